@@ -1,0 +1,54 @@
+/*
+** format.h -- the parser interface and the one registry of input formats.
+**
+** A parser reads a whole input held in memory (a file is mapped or read;
+** .gz is inflated by the loader) and fills a profile.  It reports malformed
+** input through pl_err (line, column, "expected ..., found ...") and returns
+** -1; it never leaves a partially filled profile behind as a success.
+** Detection is by content: each format scores the first bytes of the input.
+*/
+#ifndef PL_FORMAT_H
+#define PL_FORMAT_H
+
+#include <stddef.h>
+#include "profile.h"
+
+typedef struct pl_input {
+  const char *name;         /* shown in errors */
+  const char *data;
+  size_t len;
+} pl_input;
+
+typedef struct pl_parse_opts {
+  const char *const *tables; /* NULL-terminated list of wanted tables, or NULL for all */
+  int lenient;               /* salvage what parses; list the rest in diagnostics */
+  volatile int *interrupt;   /* when set non-zero, long parsers stop with an error */
+  void (*progress)(void *ud, size_t done, size_t total);
+  void *progress_ud;
+} pl_parse_opts;
+
+typedef struct pl_format {
+  const char *id;
+  const char *summary;
+  const char *tables;        /* the tables it provides, space-separated */
+  /* Score 0..100 on the first `len` bytes (at most 64 KiB) of the input. */
+  int (*detect)(const char *data, size_t len);
+  int (*parse)(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err);
+} pl_format;
+
+/* The registry (formats.c is the only file that lists them). */
+const pl_format *const *pl_formats(size_t *n);
+const pl_format *pl_format_find(const char *id);
+/* Best-scoring format for the input, or NULL when none scores above 0. */
+const pl_format *pl_format_detect(const char *data, size_t len);
+
+/* Is table `name` wanted under these options? */
+int pl_want_table(const pl_parse_opts *o, const char *name);
+
+/* Loads a file: reads it (inflating gzip), detects or uses `format_id`,
+** parses.  Returns NULL and fills err on failure. */
+pl_profile *pl_load_file(const char *path, const char *format_id,
+                         const pl_parse_opts *o, pl_err *err);
+pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
+                           const char *format_id, const pl_parse_opts *o, pl_err *err);
+#endif

@@ -1,0 +1,173 @@
+/*
+** formats.c -- the one list of input formats, content detection, and the
+** file loader (memory map for plain files, zlib inflate for gzip).
+*/
+#include "format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* Each parser file defines one of these. */
+extern const pl_format pl_fmt_kernel_table;
+
+static const pl_format *const registry[] = {
+  &pl_fmt_kernel_table,
+};
+
+const pl_format *const *pl_formats(size_t *n) {
+  *n = sizeof registry / sizeof registry[0];
+  return registry;
+}
+
+const pl_format *pl_format_find(const char *id) {
+  for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
+    if (strcmp(registry[i]->id, id) == 0) return registry[i];
+  return NULL;
+}
+
+const pl_format *pl_format_detect(const char *data, size_t len) {
+  if (len > 65536) len = 65536;
+  const pl_format *best = NULL;
+  int bestscore = 0;
+  for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
+    int s = registry[i]->detect ? registry[i]->detect(data, len) : 0;
+    if (s > bestscore) { bestscore = s; best = registry[i]; }
+  }
+  return best;
+}
+
+int pl_want_table(const pl_parse_opts *o, const char *name) {
+  if (o == NULL || o->tables == NULL) return 1;
+  for (const char *const *t = o->tables; *t; t++) if (strcmp(*t, name) == 0) return 1;
+  return 0;
+}
+
+pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
+                           const char *format_id, const pl_parse_opts *o, pl_err *err) {
+  pl_err_clear(err);
+  snprintf(err->file, sizeof err->file, "%s", name);
+  const pl_format *f = NULL;
+  if (format_id && *format_id && strcmp(format_id, "auto") != 0) {
+    f = pl_format_find(format_id);
+    if (f == NULL) { pl_err_set(err, 0, 0, "unknown format '%s' (see: perflab formats)", format_id); return NULL; }
+  } else {
+    size_t i = 0;
+    while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t')) i++;
+    if (i == len) { pl_err_set(err, 1, 1, "expected a profile, found %s", len ? "only blank lines" : "an empty file"); return NULL; }
+    f = pl_format_detect(data, len);
+    if (f == NULL) {
+      pl_err_set(err, 0, 0, "cannot tell which profiler wrote this file; name the format with --format (see: perflab formats)");
+      return NULL;
+    }
+  }
+  pl_profile *p = pl_profile_new(f->id, name);
+  pl_input in = { name, data, len };
+  if (f->parse(&in, p, o, err) != 0) {
+    pl_profile_free(p);
+    if (err->msg[0] == '\0') pl_err_set(err, 0, 0, "could not read the input as %s", f->id);
+    return NULL;
+  }
+  pl_profile_drop_empty(p);
+  return p;
+}
+
+/* Inflates a gzip buffer; -1 with err set on a damaged or cut stream. */
+static int inflate_all(const char *name, const unsigned char *src, size_t n,
+                       char **out, size_t *outlen, pl_err *err) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, 15 + 32) != Z_OK) { pl_err_set(err, 0, 0, "zlib initialisation failed"); return -1; }
+  size_t cap = n * 4 + 4096, len = 0;
+  char *buf = pl_xmalloc(cap);
+  z.next_in = (unsigned char *)src;
+  int rc = Z_OK;
+  size_t fed = 0;
+  for (;;) {
+    if (z.avail_in == 0 && fed < n) {
+      size_t chunk = n - fed > (1u << 30) ? (1u << 30) : n - fed;
+      z.next_in = (unsigned char *)src + fed; z.avail_in = (uInt)chunk; fed += chunk;
+    }
+    if (cap - len < 65536) { cap *= 2; buf = pl_xrealloc(buf, cap); }
+    size_t room = cap - len - 1;
+    if (room > (1u << 30)) room = 1u << 30;
+    z.next_out = (unsigned char *)buf + len; z.avail_out = (uInt)room;
+    rc = inflate(&z, Z_NO_FLUSH);
+    len = (size_t)((char *)z.next_out - buf);
+    if (rc == Z_STREAM_END) {
+      /* concatenated gzip members continue */
+      if (z.avail_in == 0 && fed >= n) break;
+      if (inflateReset(&z) != Z_OK) break;
+      continue;
+    }
+    if (rc == Z_BUF_ERROR && z.avail_in == 0 && fed >= n) {
+      long long at = (long long)n;
+      inflateEnd(&z); free(buf);
+      pl_err_set(err, 0, 0, "gzip stream ends early (cut short after %lld compressed bytes)", at);
+      err->offset = at;
+      (void)name;
+      return -1;
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      long long at = (long long)(fed - z.avail_in);
+      inflateEnd(&z); free(buf);
+      pl_err_set(err, 0, 0, "damaged gzip stream (%s)", z.msg ? z.msg : "inflate failed");
+      err->offset = at;
+      return -1;
+    }
+  }
+  inflateEnd(&z);
+  buf[len] = '\0';
+  *out = buf; *outlen = len;
+  return 0;
+}
+
+pl_profile *pl_load_file(const char *path, const char *format_id,
+                         const pl_parse_opts *o, pl_err *err) {
+  pl_err_clear(err);
+  snprintf(err->file, sizeof err->file, "%s", path);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) { pl_err_set(err, 0, 0, "cannot open: %s", strerror(errno)); return NULL; }
+  struct stat st;
+  if (fstat(fd, &st) != 0) { pl_err_set(err, 0, 0, "cannot stat: %s", strerror(errno)); close(fd); return NULL; }
+  if (S_ISDIR(st.st_mode)) { pl_err_set(err, 0, 0, "is a directory, expected a profile file"); close(fd); return NULL; }
+  size_t len = (size_t)st.st_size;
+  char *data = NULL;
+  int mapped = 0;
+  if (S_ISREG(st.st_mode) && len > 0) {
+    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) { data = m; mapped = 1; madvise(m, len, MADV_SEQUENTIAL); }
+  }
+  if (!mapped) {  /* pipes, /dev/stdin, empty files */
+    size_t cap = 65536; len = 0;
+    data = pl_xmalloc(cap);
+    for (;;) {
+      if (cap - len < 65536) { cap *= 2; data = pl_xrealloc(data, cap); }
+      ssize_t r = read(fd, data + len, cap - len - 1);
+      if (r < 0) { if (errno == EINTR) continue; pl_err_set(err, 0, 0, "read error: %s", strerror(errno)); free(data); close(fd); return NULL; }
+      if (r == 0) break;
+      len += (size_t)r;
+    }
+  }
+  close(fd);
+  pl_profile *p = NULL;
+  if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b) {
+    char *raw; size_t rawlen;
+    if (inflate_all(path, (const unsigned char *)data, len, &raw, &rawlen, err) == 0) {
+      if (mapped) munmap(data, len); else free(data);
+      mapped = 0; data = raw; len = rawlen;
+    } else {
+      if (mapped) munmap(data, len); else free(data);
+      snprintf(err->file, sizeof err->file, "%s", path);
+      return NULL;
+    }
+  }
+  p = pl_load_buffer(path, data, len, format_id, o, err);
+  if (mapped) munmap(data, len); else free(data);
+  return p;
+}

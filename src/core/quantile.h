@@ -1,0 +1,19 @@
+/*
+** quantile.h -- order statistics shared by the table engine and the
+** statistics module: Hyndman-Fan type 7 quantiles (NumPy's default,
+** linear interpolation between order statistics) by O(n) selection.
+*/
+#ifndef PL_QUANTILE_H
+#define PL_QUANTILE_H
+#include <stddef.h>
+
+/* q in [0,1]; x has n > 0 finite values and is reordered in place. */
+double pl_quantile_select(double *x, size_t n, double q);
+/* k-th smallest (0-based) of x[0..n), reordering x in place. */
+double pl_select_kth(double *x, size_t n, size_t k);
+/* q on an ascending sorted array. */
+double pl_quantile_sorted(const double *x, size_t n, double q);
+/* Sorts doubles ascending (NaN-free input). */
+void pl_sort_doubles(double *x, size_t n);
+
+#endif

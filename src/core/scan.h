@@ -1,0 +1,48 @@
+/*
+** scan.h -- the text-scanning helpers every text parser shares: a line
+** cursor over a memory buffer (no per-line allocation), whitespace
+** trimming, and locale-free number conversion.
+*/
+#ifndef PL_SCAN_H
+#define PL_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pl_lines {
+  const char *p, *end;      /* unread part of the buffer */
+  const char *base;
+  size_t lineno;            /* number of the line last returned (1-based) */
+} pl_lines;
+
+typedef struct pl_line {
+  const char *s;            /* start of the line */
+  size_t n;                 /* length without the line end (\n or \r\n) */
+} pl_line;
+
+void pl_lines_init(pl_lines *c, const char *data, size_t len);
+/* Next line; returns 0 at end of input.  A final line without '\n' counts. */
+int pl_lines_next(pl_lines *c, pl_line *out);
+/* Looks at the next line without consuming it. */
+int pl_lines_peek(const pl_lines *c, pl_line *out);
+
+/* Trims spaces and tabs (and a trailing \r). */
+void pl_trim(const char **s, size_t *n);
+int pl_is_blank(const char *s, size_t n);
+int pl_starts(const char *s, size_t n, const char *prefix);
+/* memmem-like search; returns pointer or NULL. */
+const char *pl_find(const char *s, size_t n, const char *needle);
+
+/* Parses a decimal number (optional sign, digits, '.', exponent, "nan",
+** "inf") occupying exactly s[0..n).  Returns 0 on success.  Locale-free:
+** '.' is the only decimal point.  Exact for up to 15 significant digits
+** without a strtod call; falls back to strtod (C locale) otherwise. */
+int pl_parse_double(const char *s, size_t n, double *out);
+/* Like pl_parse_double but accepts thousands separators: ',' groups
+** ("1,234.5"); and, with locale=1, space/NBSP groups and a decimal comma
+** ("23 982 976", "866,86"). */
+int pl_parse_number_sep(const char *s, size_t n, int locale, double *out);
+/* Parses an integer that fits int64 exactly. 0 on success, -1 otherwise. */
+int pl_parse_int64(const char *s, size_t n, int64_t *out);
+
+#endif

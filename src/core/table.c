@@ -1,0 +1,298 @@
+/*
+** table.c -- columnar tables: construction, row building, cell access and
+** derived tables (take, select, copy).  Sorting, grouping and joining live
+** in table_ops.c; writers and human formatting in table_write.c.
+*/
+#include "table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *pl_type_name(pl_type t) {
+  switch (t) {
+    case PL_NUM: return "number";
+    case PL_INT: return "integer";
+    case PL_BOOL: return "boolean";
+    case PL_STR: return "string";
+  }
+  return "?";
+}
+
+static size_t elsize(pl_type t) {
+  return t == PL_NUM ? sizeof(double) : t == PL_STR ? sizeof(uint32_t) : sizeof(int64_t);
+}
+
+pl_table *pl_table_new(const char *name) {
+  pl_table *t = pl_xcalloc(1, sizeof *t);
+  t->name = pl_xstrdup(name ? name : "");
+  t->pool = pl_pool_new();
+  return t;
+}
+
+pl_table *pl_table_new_like(const char *name, const pl_table *src) {
+  pl_table *t = pl_xcalloc(1, sizeof *t);
+  t->name = pl_xstrdup(name ? name : src->name);
+  t->pool = src->pool;
+  pl_pool_retain(t->pool);
+  return t;
+}
+
+static void col_free(pl_column *c) {
+  free(c->name); free(c->doc); free(c->v.any); free(c);
+}
+
+void pl_table_free(pl_table *t) {
+  if (t == NULL) return;
+  for (size_t i = 0; i < t->ncols; i++) col_free(t->cols[i]);
+  free(t->cols);
+  free(t->name);
+  pl_pool_release(t->pool);
+  free(t);
+}
+
+void pl_table_set_name(pl_table *t, const char *name) {
+  free(t->name);
+  t->name = pl_xstrdup(name);
+}
+
+int pl_table_col(const pl_table *t, const char *name) {
+  for (size_t i = 0; i < t->ncols; i++)
+    if (strcmp(t->cols[i]->name, name) == 0) return (int)i;
+  return -1;
+}
+
+static void col_reserve(pl_column *c, size_t n) {
+  if (n <= c->cap) return;
+  size_t cap = c->cap ? c->cap : 16;
+  while (cap < n) cap = cap < (1u << 20) ? cap * 2 : cap + cap / 2;
+  c->v.any = pl_xrealloc(c->v.any, cap * elsize(c->type));
+  c->cap = cap;
+}
+
+static void col_push_missing(pl_column *c) {
+  col_reserve(c, c->len + 1);
+  switch (c->type) {
+    case PL_NUM: c->v.num[c->len] = NAN; break;
+    case PL_INT: case PL_BOOL: c->v.i64[c->len] = PL_INT_NA; break;
+    case PL_STR: c->v.str[c->len] = 0; break;
+  }
+  c->len++;
+}
+
+int pl_table_add_col(pl_table *t, const char *name, pl_type type) {
+  int i = pl_table_col(t, name);
+  if (i >= 0) return t->cols[i]->type == type ? i : -1;
+  if (t->ncols == t->capcols) {
+    t->capcols = t->capcols ? t->capcols * 2 : 8;
+    t->cols = pl_xrealloc(t->cols, t->capcols * sizeof *t->cols);
+  }
+  pl_column *c = pl_xcalloc(1, sizeof *c);
+  c->name = pl_xstrdup(name);
+  c->type = type;
+  col_reserve(c, t->nrows > 0 ? t->nrows : 0);
+  while (c->len < t->nrows) col_push_missing(c);
+  t->cols[t->ncols] = c;
+  return (int)t->ncols++;
+}
+
+void pl_table_set_doc(pl_table *t, int col, const char *doc) {
+  pl_column *c = t->cols[col];
+  free(c->doc);
+  c->doc = doc ? pl_xstrdup(doc) : NULL;
+}
+
+void pl_table_drop_col(pl_table *t, int col) {
+  if (col < 0 || (size_t)col >= t->ncols) return;
+  col_free(t->cols[col]);
+  memmove(t->cols + col, t->cols + col + 1, (t->ncols - (size_t)col - 1) * sizeof *t->cols);
+  t->ncols--;
+}
+
+int pl_table_retype(pl_table *t, int col, pl_type to) {
+  pl_column *c = t->cols[col];
+  if (c->type == to) return 0;
+  if ((c->type == PL_INT || c->type == PL_BOOL) && to == PL_NUM) {
+    double *d = pl_xmalloc((c->cap ? c->cap : 1) * sizeof *d);
+    for (size_t i = 0; i < c->len; i++)
+      d[i] = c->v.i64[i] == PL_INT_NA ? NAN : (double)c->v.i64[i];
+    free(c->v.any); c->v.num = d; c->type = PL_NUM;
+    return 0;
+  }
+  if (c->type == PL_NUM && to == PL_INT) {
+    for (size_t i = 0; i < c->len; i++) {
+      double v = c->v.num[i];
+      if (!isnan(v) && (v != floor(v) || fabs(v) > 9007199254740992.0)) return -1;
+    }
+    int64_t *d = pl_xmalloc((c->cap ? c->cap : 1) * sizeof *d);
+    for (size_t i = 0; i < c->len; i++)
+      d[i] = isnan(c->v.num[i]) ? PL_INT_NA : (int64_t)c->v.num[i];
+    free(c->v.any); c->v.i64 = d; c->type = PL_INT;
+    return 0;
+  }
+  if (c->type == PL_INT && to == PL_BOOL) {
+    for (size_t i = 0; i < c->len; i++)
+      if (c->v.i64[i] != PL_INT_NA && c->v.i64[i] != 0 && c->v.i64[i] != 1) return -1;
+    c->type = PL_BOOL;
+    return 0;
+  }
+  return -1;
+}
+
+/* Row building: a put writes at index nrows, growing the column to nrows+1. */
+static pl_column *put_slot(pl_table *t, int col) {
+  pl_column *c = t->cols[col];
+  t->rowopen = 1;
+  while (c->len < t->nrows) col_push_missing(c);
+  if (c->len == t->nrows) col_push_missing(c);
+  return c;
+}
+
+void pl_row_put_num(pl_table *t, int col, double v) {
+  pl_column *c = put_slot(t, col);
+  if (c->type == PL_NUM) c->v.num[t->nrows] = v;
+  else if (c->type == PL_STR) c->v.str[t->nrows] = 0;
+  else c->v.i64[t->nrows] = isnan(v) ? PL_INT_NA : (int64_t)v;
+}
+
+void pl_row_put_int(pl_table *t, int col, int64_t v) {
+  pl_column *c = put_slot(t, col);
+  if (c->type == PL_NUM) c->v.num[t->nrows] = v == PL_INT_NA ? NAN : (double)v;
+  else if (c->type == PL_STR) c->v.str[t->nrows] = 0;
+  else c->v.i64[t->nrows] = v;
+}
+
+void pl_row_put_bool(pl_table *t, int col, int v) {
+  pl_row_put_int(t, col, v ? 1 : 0);
+}
+
+void pl_row_put_strid(pl_table *t, int col, uint32_t id) {
+  pl_column *c = put_slot(t, col);
+  if (c->type == PL_STR) c->v.str[t->nrows] = id;
+}
+
+void pl_row_put_str(pl_table *t, int col, const char *s, size_t n) {
+  pl_column *c = put_slot(t, col);
+  if (c->type == PL_STR) c->v.str[t->nrows] = s ? pl_pool_intern(t->pool, s, n) : 0;
+}
+
+void pl_row_end(pl_table *t) {
+  for (size_t i = 0; i < t->ncols; i++) {
+    pl_column *c = t->cols[i];
+    while (c->len < t->nrows + 1) col_push_missing(c);
+  }
+  t->nrows++;
+  t->rowopen = 0;
+}
+
+void pl_row_discard(pl_table *t) {
+  for (size_t i = 0; i < t->ncols; i++)
+    if (t->cols[i]->len > t->nrows) t->cols[i]->len = t->nrows;
+  t->rowopen = 0;
+}
+
+double pl_cell_num(const pl_table *t, int col, size_t row) {
+  const pl_column *c = t->cols[col];
+  switch (c->type) {
+    case PL_NUM: return c->v.num[row];
+    case PL_INT: case PL_BOOL: return c->v.i64[row] == PL_INT_NA ? NAN : (double)c->v.i64[row];
+    case PL_STR: return NAN;
+  }
+  return NAN;
+}
+
+int64_t pl_cell_int(const pl_table *t, int col, size_t row) {
+  const pl_column *c = t->cols[col];
+  if (c->type == PL_INT || c->type == PL_BOOL) return c->v.i64[row];
+  if (c->type == PL_NUM && !isnan(c->v.num[row])) return (int64_t)c->v.num[row];
+  return PL_INT_NA;
+}
+
+const char *pl_cell_str(const pl_table *t, int col, size_t row, size_t *len) {
+  const pl_column *c = t->cols[col];
+  if (c->type != PL_STR) { if (len) *len = 0; return NULL; }
+  return pl_pool_str(t->pool, c->v.str[row], len);
+}
+
+int pl_cell_missing(const pl_table *t, int col, size_t row) {
+  const pl_column *c = t->cols[col];
+  switch (c->type) {
+    case PL_NUM: return isnan(c->v.num[row]);
+    case PL_INT: case PL_BOOL: return c->v.i64[row] == PL_INT_NA;
+    case PL_STR: return c->v.str[row] == 0;
+  }
+  return 1;
+}
+
+int pl_cell_text(const pl_table *t, int col, size_t row, char *out, size_t outsz) {
+  const pl_column *c = t->cols[col];
+  if (pl_cell_missing(t, col, row)) { if (outsz) out[0] = '\0'; return 0; }
+  switch (c->type) {
+    case PL_NUM: return pl_fmt_double(out, outsz, c->v.num[row]);
+    case PL_INT: return snprintf(out, outsz, "%lld", (long long)c->v.i64[row]);
+    case PL_BOOL: return snprintf(out, outsz, "%s", c->v.i64[row] ? "true" : "false");
+    case PL_STR: {
+      size_t n;
+      const char *s = pl_pool_str(t->pool, c->v.str[row], &n);
+      return snprintf(out, outsz, "%s", s);
+    }
+  }
+  return 0;
+}
+
+static pl_column *col_clone_empty(const pl_column *src, size_t cap) {
+  pl_column *c = pl_xcalloc(1, sizeof *c);
+  c->name = pl_xstrdup(src->name);
+  c->doc = src->doc ? pl_xstrdup(src->doc) : NULL;
+  c->type = src->type;
+  c->v.any = pl_xmalloc((cap ? cap : 1) * elsize(src->type));
+  c->cap = cap ? cap : 1;
+  return c;
+}
+
+static void table_push_col(pl_table *t, pl_column *c) {
+  if (t->ncols == t->capcols) {
+    t->capcols = t->capcols ? t->capcols * 2 : 8;
+    t->cols = pl_xrealloc(t->cols, t->capcols * sizeof *t->cols);
+  }
+  t->cols[t->ncols++] = c;
+}
+
+pl_table *pl_table_take(const pl_table *t, const size_t *idx, size_t n) {
+  pl_table *r = pl_table_new_like(t->name, t);
+  for (size_t j = 0; j < t->ncols; j++) {
+    const pl_column *s = t->cols[j];
+    pl_column *c = col_clone_empty(s, n);
+    switch (s->type) {
+      case PL_NUM: for (size_t i = 0; i < n; i++) c->v.num[i] = s->v.num[idx[i]]; break;
+      case PL_INT: case PL_BOOL: for (size_t i = 0; i < n; i++) c->v.i64[i] = s->v.i64[idx[i]]; break;
+      case PL_STR: for (size_t i = 0; i < n; i++) c->v.str[i] = s->v.str[idx[i]]; break;
+    }
+    c->len = n;
+    table_push_col(r, c);
+  }
+  r->nrows = n;
+  return r;
+}
+
+pl_table *pl_table_select(const pl_table *t, const int *cols, size_t n) {
+  pl_table *r = pl_table_new_like(t->name, t);
+  for (size_t j = 0; j < n; j++) {
+    const pl_column *s = t->cols[cols[j]];
+    pl_column *c = col_clone_empty(s, t->nrows);
+    if (t->nrows) memcpy(c->v.any, s->v.any, t->nrows * elsize(s->type));
+    c->len = t->nrows;
+    if (pl_table_col(r, c->name) >= 0) { col_free(c); continue; }
+    table_push_col(r, c);
+  }
+  r->nrows = t->nrows;
+  return r;
+}
+
+pl_table *pl_table_copy(const pl_table *t) {
+  int *cols = pl_xmalloc((t->ncols ? t->ncols : 1) * sizeof *cols);
+  for (size_t j = 0; j < t->ncols; j++) cols[j] = (int)j;
+  pl_table *r = pl_table_select(t, cols, t->ncols);
+  free(cols);
+  return r;
+}

@@ -1,0 +1,155 @@
+/*
+** table.h -- the columnar table engine of the C core.
+**
+** A table is a list of typed columns of equal length.  Column types:
+**   PL_NUM   double; NaN is "missing"
+**   PL_INT   int64;  PL_INT_NA (INT64_MIN) is "missing"
+**   PL_BOOL  stored like PL_INT as 0/1, PL_INT_NA missing; Lua sees booleans
+**   PL_STR   uint32 ids into the table's interned string pool; 0 is "missing"
+** Tables derived from another one (take, sort, select, group) share its
+** string pool, which is reference counted.  All heavy operations (sorting,
+** top-k, grouping, joining, writing) run here, not in Lua.
+**
+** Building rows: parsers call pl_row_put_* for the columns they have and then
+** pl_row_end(); columns not set in that row are filled with "missing".  A
+** column added after rows exist is back-filled with "missing".
+*/
+#ifndef PL_TABLE_H
+#define PL_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "pl_util.h"
+
+#define PL_INT_NA INT64_MIN
+
+typedef enum pl_type { PL_NUM = 0, PL_INT = 1, PL_BOOL = 2, PL_STR = 3 } pl_type;
+const char *pl_type_name(pl_type t);
+
+/* ---- interned string pool ---------------------------------------------- */
+typedef struct pl_pool pl_pool;
+pl_pool *pl_pool_new(void);
+void pl_pool_retain(pl_pool *p);
+void pl_pool_release(pl_pool *p);
+/* Returns the id (>= 1) of the string s[0..n); the same bytes give the same id. */
+uint32_t pl_pool_intern(pl_pool *p, const char *s, size_t n);
+/* The string of an id (NUL-terminated); NULL for id 0. */
+const char *pl_pool_str(const pl_pool *p, uint32_t id, size_t *len);
+size_t pl_pool_count(const pl_pool *p);
+size_t pl_pool_bytes(const pl_pool *p);
+
+/* ---- columns ----------------------------------------------------------- */
+typedef struct pl_column {
+  char *name;
+  char *doc;                /* optional one-line description (units, meaning) */
+  pl_type type;
+  size_t len, cap;
+  union { double *num; int64_t *i64; uint32_t *str; void *any; } v;
+} pl_column;
+
+typedef struct pl_table {
+  char *name;
+  size_t nrows;
+  size_t ncols, capcols;
+  pl_column **cols;
+  pl_pool *pool;
+  int rowopen;              /* a row is being built (some put since last end) */
+} pl_table;
+
+pl_table *pl_table_new(const char *name);
+/* A new empty table sharing src's string pool (for derived tables). */
+pl_table *pl_table_new_like(const char *name, const pl_table *src);
+void pl_table_free(pl_table *t);
+void pl_table_set_name(pl_table *t, const char *name);
+
+/* Column lookup and creation.  pl_table_col returns the index or -1.
+** pl_table_add_col returns the index of a new column (back-filled), or the
+** existing one when a column of that name and type exists, or -1 when a
+** column of that name exists with another type. */
+int pl_table_col(const pl_table *t, const char *name);
+int pl_table_add_col(pl_table *t, const char *name, pl_type type);
+void pl_table_set_doc(pl_table *t, int col, const char *doc);
+/* Removes a column (shifts the later ones). */
+void pl_table_drop_col(pl_table *t, int col);
+/* Changes a column's type where that loses nothing (INT -> NUM, and the
+** reverse when every value is integral and within 2^53); 0 on success. */
+int pl_table_retype(pl_table *t, int col, pl_type to);
+
+/* Row building. */
+void pl_row_put_num(pl_table *t, int col, double v);
+void pl_row_put_int(pl_table *t, int col, int64_t v);
+void pl_row_put_bool(pl_table *t, int col, int v);
+void pl_row_put_str(pl_table *t, int col, const char *s, size_t n);
+void pl_row_put_strid(pl_table *t, int col, uint32_t id);   /* id of t->pool */
+void pl_row_end(pl_table *t);
+/* Forgets the row being built (values put since the last pl_row_end). */
+void pl_row_discard(pl_table *t);
+
+/* Cell access (row is 0-based). */
+double pl_cell_num(const pl_table *t, int col, size_t row);   /* any type -> double; NaN if missing/str */
+int64_t pl_cell_int(const pl_table *t, int col, size_t row);
+const char *pl_cell_str(const pl_table *t, int col, size_t row, size_t *len); /* NULL if missing */
+int pl_cell_missing(const pl_table *t, int col, size_t row);
+/* Text of any cell as the writers print it; "" for missing. */
+int pl_cell_text(const pl_table *t, int col, size_t row, char *out, size_t outsz);
+
+/* ---- derived tables ---------------------------------------------------- */
+/* Rows idx[0..n) of t, in that order (indexes must be < nrows). */
+pl_table *pl_table_take(const pl_table *t, const size_t *idx, size_t n);
+/* The given columns only, in that order. */
+pl_table *pl_table_select(const pl_table *t, const int *cols, size_t n);
+/* A deep copy. */
+pl_table *pl_table_copy(const pl_table *t);
+
+typedef struct pl_sortkey { int col; int desc; } pl_sortkey;
+/* Stable sort; returns a malloc'd permutation of 0..nrows-1.  Missing values
+** sort last in either direction. */
+size_t *pl_table_order(const pl_table *t, const pl_sortkey *keys, size_t nkeys);
+/* The n largest (desc=1) or smallest rows by one column, ties in row order. */
+size_t *pl_table_topk(const pl_table *t, int col, size_t n, int desc, size_t *nout);
+
+typedef enum pl_aggop {
+  PL_AGG_COUNT, PL_AGG_SUM, PL_AGG_MEAN, PL_AGG_MIN, PL_AGG_MAX,
+  PL_AGG_QUANTILE, PL_AGG_FIRST, PL_AGG_SD, PL_AGG_COUNT_DISTINCT
+} pl_aggop;
+typedef struct pl_agg {
+  const char *out;          /* output column name */
+  pl_aggop op;
+  int col;                  /* source column (ignored for COUNT) */
+  double q;                 /* for QUANTILE, 0..1 */
+} pl_agg;
+/* Groups by the key columns (in order of first appearance) and computes the
+** aggregates; missing values are skipped by every aggregate but COUNT. */
+pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
+                         const pl_agg *aggs, size_t naggs, pl_err *err);
+
+typedef enum pl_joinkind { PL_JOIN_INNER, PL_JOIN_LEFT } pl_joinkind;
+/* Joins a and b where a.akeys[i] == b.bkeys[i].  Output: all columns of a,
+** then b's non-key columns (renamed with suffix when the name clashes). */
+pl_table *pl_table_join(const pl_table *a, const pl_table *b,
+                        const int *akeys, const int *bkeys, size_t nkeys,
+                        pl_joinkind kind, const char *suffix, pl_err *err);
+/* Distinct values of one column, in order of first appearance. */
+pl_table *pl_table_unique(const pl_table *t, int col);
+
+/* ---- writers ----------------------------------------------------------- */
+/* RFC 4180 CSV with a header row; numbers at full precision. */
+void pl_table_write_csv(const pl_table *t, pl_buf *out);
+/* JSON array of row objects; NaN/missing -> null; numbers round-trip. */
+void pl_table_write_json(const pl_table *t, pl_buf *out);
+/* Human layouts.  style: 0 aligned text, 1 Markdown.  max_rows 0 = all;
+** max_width 0 = unlimited (long cells are cut with "…"). */
+typedef struct pl_fmtopts {
+  int markdown;
+  size_t max_rows;
+  size_t max_width;         /* per cell, in characters */
+  int digits;               /* significant digits for non-integral numbers (default 6) */
+} pl_fmtopts;
+void pl_table_format(const pl_table *t, const pl_fmtopts *o, pl_buf *out);
+
+/* Number text for humans: integral values without decimals and with no
+** exponent below 1e15; others with `digits` significant digits. */
+int pl_fmt_human(char *out, size_t outsz, double v, int digits);
+
+#endif

@@ -1,0 +1,433 @@
+/*
+** table_ops.c -- the heavy table operations, all in C: stable multi-key
+** sort, top-k, hash group-by with aggregates, hash join and unique.
+*/
+#include "table.h"
+#include "quantile.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- comparison -------------------------------------------------------- */
+
+/* Compares row i and j of one column; missing sorts after everything,
+** whatever the direction. */
+static int cmp_cell(const pl_table *t, const pl_column *c, size_t i, size_t j, int desc) {
+  int r = 0;
+  switch (c->type) {
+    case PL_NUM: {
+      double a = c->v.num[i], b = c->v.num[j];
+      int na = isnan(a), nb = isnan(b);
+      if (na || nb) return na - nb;
+      r = (a > b) - (a < b);
+      break;
+    }
+    case PL_INT: case PL_BOOL: {
+      int64_t a = c->v.i64[i], b = c->v.i64[j];
+      int na = a == PL_INT_NA, nb = b == PL_INT_NA;
+      if (na || nb) return na - nb;
+      r = (a > b) - (a < b);
+      break;
+    }
+    case PL_STR: {
+      uint32_t a = c->v.str[i], b = c->v.str[j];
+      if (a == b) return 0;
+      if (a == 0 || b == 0) return (a == 0) - (b == 0);
+      size_t la, lb;
+      const char *sa = pl_pool_str(t->pool, a, &la), *sb = pl_pool_str(t->pool, b, &lb);
+      size_t m = la < lb ? la : lb;
+      r = memcmp(sa, sb, m);
+      if (r == 0) r = (la > lb) - (la < lb);
+      r = (r > 0) - (r < 0);
+      break;
+    }
+  }
+  return desc ? -r : r;
+}
+
+typedef struct sortctx { const pl_table *t; const pl_sortkey *keys; size_t nkeys; } sortctx;
+
+static int cmp_rows(const sortctx *s, size_t i, size_t j) {
+  for (size_t k = 0; k < s->nkeys; k++) {
+    int r = cmp_cell(s->t, s->t->cols[s->keys[k].col], i, j, s->keys[k].desc);
+    if (r) return r;
+  }
+  return 0;
+}
+
+static void merge_sort(const sortctx *s, size_t *a, size_t *tmp, size_t n) {
+  if (n < 24) {
+    for (size_t i = 1; i < n; i++) {
+      size_t v = a[i], j = i;
+      while (j > 0 && cmp_rows(s, a[j - 1], v) > 0) { a[j] = a[j - 1]; j--; }
+      a[j] = v;
+    }
+    return;
+  }
+  size_t h = n / 2;
+  merge_sort(s, a, tmp, h);
+  merge_sort(s, a + h, tmp, n - h);
+  if (cmp_rows(s, a[h - 1], a[h]) <= 0) return;   /* already in order */
+  memcpy(tmp, a, h * sizeof *a);
+  size_t i = 0, j = h, k = 0;
+  while (i < h && j < n) a[k++] = cmp_rows(s, a[j], tmp[i]) < 0 ? a[j++] : tmp[i++];
+  while (i < h) a[k++] = tmp[i++];
+}
+
+size_t *pl_table_order(const pl_table *t, const pl_sortkey *keys, size_t nkeys) {
+  size_t n = t->nrows;
+  size_t *idx = pl_xmalloc((n ? n : 1) * sizeof *idx);
+  for (size_t i = 0; i < n; i++) idx[i] = i;
+  if (n < 2 || nkeys == 0) return idx;
+  size_t *tmp = pl_xmalloc((n / 2 + 1) * sizeof *tmp);
+  sortctx s = { t, keys, nkeys };
+  merge_sort(&s, idx, tmp, n);
+  free(tmp);
+  return idx;
+}
+
+/* Top-k with a bounded binary heap keyed on (value, row) so ties keep row
+** order; O(n log k). */
+typedef struct topctx { const pl_table *t; int col; int desc; } topctx;
+
+/* "a ranks before b" in the output order */
+static int top_before(const topctx *c, size_t a, size_t b) {
+  int r = cmp_cell(c->t, c->t->cols[c->col], a, b, c->desc);
+  return r < 0 || (r == 0 && a < b);
+}
+
+static void heap_sift_down(const topctx *c, size_t *h, size_t n, size_t i) {
+  /* max-heap on "ranks last": the root is the worst kept row */
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, w = i;
+    if (l < n && top_before(c, h[w], h[l])) w = l;
+    if (r < n && top_before(c, h[w], h[r])) w = r;
+    if (w == i) return;
+    size_t tmp = h[i]; h[i] = h[w]; h[w] = tmp;
+    i = w;
+  }
+}
+
+size_t *pl_table_topk(const pl_table *t, int col, size_t n, int desc, size_t *nout) {
+  topctx c = { t, col, desc };
+  size_t k = n < t->nrows ? n : t->nrows;
+  size_t *h = pl_xmalloc((k ? k : 1) * sizeof *h);
+  size_t m = 0;
+  for (size_t i = 0; i < t->nrows && k > 0; i++) {
+    if (m < k) {
+      h[m++] = i;
+      if (m == k) for (size_t j = k / 2 + 1; j-- > 0;) heap_sift_down(&c, h, m, j);
+    } else if (top_before(&c, i, h[0])) {
+      h[0] = i;
+      heap_sift_down(&c, h, m, 0);
+    }
+  }
+  if (m < k) for (size_t j = m / 2 + 1; j-- > 0;) heap_sift_down(&c, h, m, j);
+  /* heap sort into output order */
+  for (size_t e = m; e > 1; e--) {
+    size_t tmp = h[0]; h[0] = h[e - 1]; h[e - 1] = tmp;
+    heap_sift_down(&c, h, e - 1, 0);
+  }
+  *nout = m;
+  return h;
+}
+
+/* ---- hashing keys ------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 33; x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
+static uint64_t hash_bytes(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+/* A cell's identity for hashing: numbers by value (so 1 == 1.0 across NUM and
+** INT), strings by content (so keys match across string pools). */
+static uint64_t cell_hash(const pl_table *t, int col, size_t row) {
+  const pl_column *c = t->cols[col];
+  if (c->type == PL_STR) {
+    size_t n;
+    const char *s = pl_pool_str(t->pool, c->v.str[row], &n);
+    return s ? hash_bytes(s, n) : 0x9e3779b97f4a7c15ull;
+  }
+  double v = pl_cell_num(t, col, row);
+  if (isnan(v)) return 0x7ff8000000000000ull;
+  if (v == 0) v = 0;  /* -0 == 0 */
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  return mix64(bits);
+}
+
+static int cell_eq(const pl_table *a, int ca, size_t ra, const pl_table *b, int cb, size_t rb) {
+  const pl_column *x = a->cols[ca], *y = b->cols[cb];
+  if ((x->type == PL_STR) != (y->type == PL_STR)) return 0;
+  if (x->type == PL_STR) {
+    if (a->pool == b->pool) return x->v.str[ra] == y->v.str[rb];
+    size_t la, lb;
+    const char *sa = pl_pool_str(a->pool, x->v.str[ra], &la);
+    const char *sb = pl_pool_str(b->pool, y->v.str[rb], &lb);
+    if (sa == NULL || sb == NULL) return sa == sb;
+    return la == lb && memcmp(sa, sb, la) == 0;
+  }
+  if (x->type != PL_NUM && y->type != PL_NUM) return x->v.i64[ra] == y->v.i64[rb];
+  double u = pl_cell_num(a, ca, ra), v = pl_cell_num(b, cb, rb);
+  return (isnan(u) && isnan(v)) || u == v;
+}
+
+static uint64_t row_hash(const pl_table *t, const int *keys, size_t nkeys, size_t row) {
+  uint64_t h = 0x12345678abcdefull;
+  for (size_t k = 0; k < nkeys; k++) h = mix64(h ^ cell_hash(t, keys[k], row)) + k;
+  return h;
+}
+
+static int row_eq(const pl_table *a, const int *ak, size_t ra,
+                  const pl_table *b, const int *bk, size_t rb, size_t nkeys) {
+  for (size_t k = 0; k < nkeys; k++)
+    if (!cell_eq(a, ak[k], ra, b, bk[k], rb)) return 0;
+  return 1;
+}
+
+/* ---- group by ---------------------------------------------------------- */
+
+pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
+                         const pl_agg *aggs, size_t naggs, pl_err *err) {
+  for (size_t a = 0; a < naggs; a++) {
+    if (aggs[a].op == PL_AGG_COUNT) continue;
+    if (aggs[a].col < 0 || (size_t)aggs[a].col >= t->ncols) {
+      pl_err_set(err, 0, 0, "aggregate '%s': no such column", aggs[a].out);
+      return NULL;
+    }
+    pl_type ty = t->cols[aggs[a].col]->type;
+    if (ty == PL_STR && aggs[a].op != PL_AGG_FIRST && aggs[a].op != PL_AGG_COUNT_DISTINCT) {
+      pl_err_set(err, 0, 0, "aggregate '%s': column '%s' holds strings, not numbers",
+                 aggs[a].out, t->cols[aggs[a].col]->name);
+      return NULL;
+    }
+  }
+  size_t n = t->nrows;
+  /* 1. assign a group id to each row */
+  size_t *gid = pl_xmalloc((n ? n : 1) * sizeof *gid);
+  size_t *first = pl_xmalloc(16 * sizeof *first);     /* group -> first row */
+  size_t ngroups = 0, capg = 16;
+  size_t nslots = 64;
+  while (nslots < n * 2) nslots *= 2;
+  size_t *slots = pl_xmalloc(nslots * sizeof *slots);  /* group+1, 0 empty */
+  memset(slots, 0, nslots * sizeof *slots);
+  uint64_t *ghash = pl_xmalloc(16 * sizeof *ghash);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t h = nkeys ? row_hash(t, keys, nkeys, i) : 0;
+    size_t s = (size_t)h & (nslots - 1);
+    for (;;) {
+      size_t g = slots[s];
+      if (g == 0) {
+        if (ngroups == capg) {
+          capg *= 2;
+          first = pl_xrealloc(first, capg * sizeof *first);
+          ghash = pl_xrealloc(ghash, capg * sizeof *ghash);
+        }
+        first[ngroups] = i; ghash[ngroups] = h;
+        slots[s] = ++ngroups;
+        gid[i] = ngroups - 1;
+        break;
+      }
+      if (ghash[g - 1] == h && row_eq(t, keys, first[g - 1], t, keys, i, nkeys)) { gid[i] = g - 1; break; }
+      s = (s + 1) & (nslots - 1);
+    }
+  }
+  free(slots); free(ghash);
+
+  /* 2. output: key columns (first row of each group), then aggregates */
+  pl_table *r = pl_table_take(t, first, ngroups);
+  for (size_t j = r->ncols; j-- > 0;) {
+    int keep = 0;
+    for (size_t k = 0; k < nkeys; k++) if (strcmp(r->cols[j]->name, t->cols[keys[k]]->name) == 0) keep = 1;
+    if (!keep) pl_table_drop_col(r, (int)j);
+  }
+  /* order key columns as given */
+  for (size_t k = 0; k < nkeys; k++) {
+    int at = pl_table_col(r, t->cols[keys[k]]->name);
+    if (at >= 0 && (size_t)at != k) {
+      pl_column *c = r->cols[at];
+      memmove(r->cols + k + 1, r->cols + k, ((size_t)at - k) * sizeof *r->cols);
+      r->cols[k] = c;
+    }
+  }
+  /* group row lists (counting sort) for aggregates that need all values */
+  size_t *start = pl_xcalloc(ngroups + 1, sizeof *start);
+  for (size_t i = 0; i < n; i++) start[gid[i] + 1]++;
+  for (size_t g = 0; g < ngroups; g++) start[g + 1] += start[g];
+  size_t *rows = pl_xmalloc((n ? n : 1) * sizeof *rows);
+  size_t *fill = pl_xmalloc((ngroups ? ngroups : 1) * sizeof *fill);
+  memcpy(fill, start, (ngroups ? ngroups : 0) * sizeof *fill);
+  for (size_t i = 0; i < n; i++) rows[fill[gid[i]]++] = i;
+  free(fill);
+  double *vals = pl_xmalloc((n ? n : 1) * sizeof *vals);
+
+  for (size_t a = 0; a < naggs; a++) {
+    const pl_agg *ag = &aggs[a];
+    pl_type outt = PL_NUM;
+    if (ag->op == PL_AGG_COUNT || ag->op == PL_AGG_COUNT_DISTINCT) outt = PL_INT;
+    else if (ag->op == PL_AGG_FIRST) outt = t->cols[ag->col]->type;
+    else if ((ag->op == PL_AGG_MIN || ag->op == PL_AGG_MAX || ag->op == PL_AGG_SUM) &&
+             t->cols[ag->col]->type == PL_INT) outt = PL_INT;
+    int oc = pl_table_col(r, ag->out);
+    if (oc >= 0) pl_table_drop_col(r, oc);
+    oc = pl_table_add_col(r, ag->out, outt);
+    pl_column *out = r->cols[oc];
+    for (size_t g = 0; g < ngroups; g++) {
+      size_t b = start[g], e = start[g + 1], m = 0;
+      if (ag->op == PL_AGG_COUNT) { out->v.i64[g] = (int64_t)(e - b); continue; }
+      if (ag->op == PL_AGG_FIRST) {
+        size_t row = rows[b];
+        const pl_column *sc = t->cols[ag->col];
+        if (outt == PL_NUM) out->v.num[g] = sc->v.num[row];
+        else if (outt == PL_STR) out->v.str[g] = sc->v.str[row];
+        else out->v.i64[g] = sc->v.i64[row];
+        continue;
+      }
+      if (ag->op == PL_AGG_COUNT_DISTINCT) {
+        int64_t cnt = 0;
+        for (size_t i = b; i < e; i++) {
+          int seen = 0;
+          for (size_t j = b; j < i && !seen; j++) seen = cell_eq(t, ag->col, rows[j], t, ag->col, rows[i]);
+          if (!seen) cnt++;
+        }
+        out->v.i64[g] = cnt;
+        continue;
+      }
+      if (outt == PL_INT) {
+        const int64_t *src = t->cols[ag->col]->v.i64;
+        int64_t acc = PL_INT_NA;
+        for (size_t i = b; i < e; i++) {
+          int64_t v = src[rows[i]];
+          if (v == PL_INT_NA) continue;
+          if (acc == PL_INT_NA) acc = ag->op == PL_AGG_SUM ? 0 : v;
+          if (ag->op == PL_AGG_SUM) acc += v;
+          else if (ag->op == PL_AGG_MIN ? v < acc : v > acc) acc = v;
+        }
+        if (ag->op == PL_AGG_SUM && acc == PL_INT_NA) acc = 0;
+        out->v.i64[g] = acc;
+        continue;
+      }
+      for (size_t i = b; i < e; i++) {
+        double v = pl_cell_num(t, ag->col, rows[i]);
+        if (!isnan(v)) vals[m++] = v;
+      }
+      double res = NAN;
+      if (ag->op == PL_AGG_SUM) {
+        /* Neumaier summation: sums of many durations stay exact */
+        double s = 0, c = 0;
+        for (size_t i = 0; i < m; i++) {
+          double y = vals[i], tt = s + y;
+          c += fabs(s) >= fabs(y) ? (s - tt) + y : (y - tt) + s;
+          s = tt;
+        }
+        res = s + c;
+      } else if (m > 0) {
+        switch (ag->op) {
+          case PL_AGG_MEAN: case PL_AGG_SD: {
+            double mean = 0;
+            for (size_t i = 0; i < m; i++) mean += (vals[i] - mean) / (double)(i + 1);
+            if (ag->op == PL_AGG_MEAN) { res = mean; break; }
+            if (m < 2) { res = NAN; break; }
+            double ss = 0;
+            for (size_t i = 0; i < m; i++) ss += (vals[i] - mean) * (vals[i] - mean);
+            res = sqrt(ss / (double)(m - 1));
+            break;
+          }
+          case PL_AGG_MIN: res = vals[0]; for (size_t i = 1; i < m; i++) if (vals[i] < res) res = vals[i]; break;
+          case PL_AGG_MAX: res = vals[0]; for (size_t i = 1; i < m; i++) if (vals[i] > res) res = vals[i]; break;
+          case PL_AGG_QUANTILE: res = pl_quantile_select(vals, m, ag->q); break;
+          default: break;
+        }
+      }
+      out->v.num[g] = res;
+    }
+  }
+  free(vals); free(rows); free(start); free(gid); free(first);
+  return r;
+}
+
+/* ---- join -------------------------------------------------------------- */
+
+pl_table *pl_table_join(const pl_table *a, const pl_table *b,
+                        const int *akeys, const int *bkeys, size_t nkeys,
+                        pl_joinkind kind, const char *suffix, pl_err *err) {
+  for (size_t k = 0; k < nkeys; k++) {
+    if ((a->cols[akeys[k]]->type == PL_STR) != (b->cols[bkeys[k]]->type == PL_STR)) {
+      pl_err_set(err, 0, 0, "join key '%s' is a %s on one side and a %s on the other",
+                 a->cols[akeys[k]]->name, pl_type_name(a->cols[akeys[k]]->type),
+                 pl_type_name(b->cols[bkeys[k]]->type));
+      return NULL;
+    }
+  }
+  /* hash b: chains of rows per slot */
+  size_t nb = b->nrows, nslots = 64;
+  while (nslots < nb * 2) nslots *= 2;
+  size_t *head = pl_xmalloc(nslots * sizeof *head);
+  for (size_t s = 0; s < nslots; s++) head[s] = (size_t)-1;
+  size_t *next = pl_xmalloc((nb ? nb : 1) * sizeof *next);
+  for (size_t i = nb; i-- > 0;) {     /* reverse so chains list rows in order */
+    size_t s = (size_t)row_hash(b, bkeys, nkeys, i) & (nslots - 1);
+    next[i] = head[s]; head[s] = i;
+  }
+  size_t cap = a->nrows + 16, n = 0;
+  size_t *ra = pl_xmalloc(cap * sizeof *ra), *rb = pl_xmalloc(cap * sizeof *rb);
+  for (size_t i = 0; i < a->nrows; i++) {
+    size_t s = (size_t)row_hash(a, akeys, nkeys, i) & (nslots - 1);
+    int hit = 0;
+    for (size_t j = head[s]; j != (size_t)-1; j = next[j]) {
+      if (!row_eq(a, akeys, i, b, bkeys, j, nkeys)) continue;
+      if (n == cap) { cap *= 2; ra = pl_xrealloc(ra, cap * sizeof *ra); rb = pl_xrealloc(rb, cap * sizeof *rb); }
+      ra[n] = i; rb[n] = j; n++; hit = 1;
+    }
+    if (!hit && kind == PL_JOIN_LEFT) {
+      if (n == cap) { cap *= 2; ra = pl_xrealloc(ra, cap * sizeof *ra); rb = pl_xrealloc(rb, cap * sizeof *rb); }
+      ra[n] = i; rb[n] = (size_t)-1; n++;
+    }
+  }
+  free(head); free(next);
+  pl_table *r = pl_table_take(a, ra, n);
+  for (size_t j = 0; j < b->ncols; j++) {
+    int iskey = 0;
+    for (size_t k = 0; k < nkeys; k++) if (bkeys[k] == (int)j) iskey = 1;
+    if (iskey) continue;
+    const pl_column *bc = b->cols[j];
+    char name[512];
+    snprintf(name, sizeof name, "%s", bc->name);
+    if (pl_table_col(r, name) >= 0) snprintf(name, sizeof name, "%s%s", bc->name, suffix ? suffix : "_b");
+    int oc = pl_table_add_col(r, name, bc->type);
+    if (oc < 0) continue;
+    pl_column *c = r->cols[oc];
+    for (size_t i = 0; i < n; i++) {
+      size_t row = rb[i];
+      if (row == (size_t)-1) continue;  /* stays missing */
+      switch (bc->type) {
+        case PL_NUM: c->v.num[i] = bc->v.num[row]; break;
+        case PL_INT: case PL_BOOL: c->v.i64[i] = bc->v.i64[row]; break;
+        case PL_STR: {
+          size_t len;
+          const char *s = pl_pool_str(b->pool, bc->v.str[row], &len);
+          c->v.str[i] = s ? pl_pool_intern(r->pool, s, len) : 0;
+          break;
+        }
+      }
+    }
+  }
+  free(ra); free(rb);
+  return r;
+}
+
+pl_table *pl_table_unique(const pl_table *t, int col) {
+  int keys[1] = { col };
+  pl_err e;
+  pl_table *g = pl_table_group(t, keys, 1, NULL, 0, &e);
+  return g;
+}

@@ -1,0 +1,237 @@
+/*
+** table_write.c -- tables out: CSV (RFC 4180), JSON (array of row objects,
+** numbers that read back exactly), and the human layouts (aligned text and
+** Markdown) with row limits and cell widths counted in UTF-8 characters.
+*/
+#include "table.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void csv_field(pl_buf *o, const char *s, size_t n) {
+  int quote = 0;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r') { quote = 1; break; }
+  if (n > 0 && (s[0] == ' ' || s[n - 1] == ' ')) quote = 1;
+  if (!quote) { pl_buf_add(o, s, n); return; }
+  pl_buf_addc(o, '"');
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '"') pl_buf_addc(o, '"');
+    pl_buf_addc(o, s[i]);
+  }
+  pl_buf_addc(o, '"');
+}
+
+void pl_table_write_csv(const pl_table *t, pl_buf *o) {
+  char tmp[64];
+  for (size_t j = 0; j < t->ncols; j++) {
+    if (j) pl_buf_addc(o, ',');
+    csv_field(o, t->cols[j]->name, strlen(t->cols[j]->name));
+  }
+  pl_buf_addc(o, '\n');
+  for (size_t i = 0; i < t->nrows; i++) {
+    for (size_t j = 0; j < t->ncols; j++) {
+      if (j) pl_buf_addc(o, ',');
+      const pl_column *c = t->cols[j];
+      if (pl_cell_missing(t, (int)j, i)) continue;
+      if (c->type == PL_STR) {
+        size_t n;
+        const char *s = pl_pool_str(t->pool, c->v.str[i], &n);
+        csv_field(o, s, n);
+      } else {
+        int n = pl_cell_text(t, (int)j, i, tmp, sizeof tmp);
+        pl_buf_add(o, tmp, (size_t)n);
+      }
+    }
+    pl_buf_addc(o, '\n');
+  }
+}
+
+static void json_string(pl_buf *o, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  pl_buf_reserve(o, n + 2);
+  pl_buf_addc(o, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    switch (c) {
+      case '"': pl_buf_add(o, "\\\"", 2); break;
+      case '\\': pl_buf_add(o, "\\\\", 2); break;
+      case '\n': pl_buf_add(o, "\\n", 2); break;
+      case '\r': pl_buf_add(o, "\\r", 2); break;
+      case '\t': pl_buf_add(o, "\\t", 2); break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+          pl_buf_add(o, e, 6);
+        } else pl_buf_addc(o, (char)c);
+    }
+  }
+  pl_buf_addc(o, '"');
+}
+
+void pl_table_write_json(const pl_table *t, pl_buf *o) {
+  char tmp[64];
+  pl_buf_addc(o, '[');
+  for (size_t i = 0; i < t->nrows; i++) {
+    pl_buf_adds(o, i ? ",\n {" : "\n {");
+    for (size_t j = 0; j < t->ncols; j++) {
+      const pl_column *c = t->cols[j];
+      if (j) pl_buf_add(o, ", ", 2);
+      json_string(o, c->name, strlen(c->name));
+      pl_buf_addc(o, ':');
+      if (pl_cell_missing(t, (int)j, i)) { pl_buf_add(o, "null", 4); continue; }
+      if (c->type == PL_STR) {
+        size_t n;
+        const char *s = pl_pool_str(t->pool, c->v.str[i], &n);
+        json_string(o, s, n);
+      } else if (c->type == PL_NUM && isinf(c->v.num[i])) {
+        pl_buf_add(o, "null", 4);
+      } else {
+        int n = pl_cell_text(t, (int)j, i, tmp, sizeof tmp);
+        pl_buf_add(o, tmp, (size_t)n);
+      }
+    }
+    pl_buf_addc(o, '}');
+  }
+  pl_buf_adds(o, t->nrows ? "\n]" : "]");
+}
+
+int pl_fmt_human(char *out, size_t outsz, double v, int digits) {
+  if (isnan(v)) return snprintf(out, outsz, "%s", "");
+  if (isinf(v)) return snprintf(out, outsz, v > 0 ? "inf" : "-inf");
+  if (v == floor(v) && fabs(v) < 1e15) return snprintf(out, outsz, "%.0f", v == 0 ? 0.0 : v);
+  if (digits <= 0) digits = 6;
+  double a = fabs(v);
+  if (a >= 1e-4 && a < 1e15) {
+    /* fixed notation with `digits` significant digits, trailing zeros dropped */
+    int mag = (int)floor(log10(a)) + 1;
+    int dec = digits - mag;
+    if (dec < 0) dec = 0;
+    if (dec > 12) dec = 12;
+    int n = snprintf(out, outsz, "%.*f", dec, v);
+    if (dec > 0 && n > 0 && (size_t)n < outsz) {
+      while (n > 1 && out[n - 1] == '0') out[--n] = '\0';
+      if (out[n - 1] == '.') out[--n] = '\0';
+    }
+    return n;
+  }
+  return snprintf(out, outsz, "%.*g", digits, v);
+}
+
+/* Width in characters of UTF-8 text (continuation bytes do not count). */
+static size_t utf8_width(const char *s, size_t n) {
+  size_t w = 0;
+  for (size_t i = 0; i < n; i++) if (((unsigned char)s[i] & 0xC0) != 0x80) w++;
+  return w;
+}
+
+/* Byte length of the first `chars` characters. */
+static size_t utf8_prefix(const char *s, size_t n, size_t chars) {
+  size_t i = 0, w = 0;
+  while (i < n) {
+    if (((unsigned char)s[i] & 0xC0) != 0x80) { if (w == chars) break; w++; }
+    i++;
+  }
+  return i;
+}
+
+typedef struct cell { char *s; size_t n, w; } cell;
+
+static void md_escape(pl_buf *o, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '|') pl_buf_addc(o, '\\');
+    if (s[i] == '\n' || s[i] == '\r') { pl_buf_addc(o, ' '); continue; }
+    pl_buf_addc(o, s[i]);
+  }
+}
+
+void pl_table_format(const pl_table *t, const pl_fmtopts *opt, pl_buf *o) {
+  pl_fmtopts d = { 0, 0, 0, 6 };
+  if (opt == NULL) opt = &d;
+  size_t nr = t->nrows, nc = t->ncols;
+  if (opt->max_rows && nr > opt->max_rows) nr = opt->max_rows;
+  cell *cells = pl_xcalloc((nr + 1) * (nc ? nc : 1), sizeof *cells);
+  size_t *w = pl_xcalloc(nc ? nc : 1, sizeof *w);
+  char tmp[96];
+  for (size_t j = 0; j < nc; j++) {
+    cell *c = &cells[j];
+    c->s = pl_xstrdup(t->cols[j]->name);
+    c->n = strlen(c->s);
+  }
+  for (size_t i = 0; i < nr; i++) {
+    for (size_t j = 0; j < nc; j++) {
+      cell *c = &cells[(i + 1) * nc + j];
+      const pl_column *col = t->cols[j];
+      if (pl_cell_missing(t, (int)j, i)) { c->s = pl_xstrdup(opt->markdown ? "" : "-"); c->n = strlen(c->s); continue; }
+      if (col->type == PL_STR) {
+        size_t n;
+        const char *s = pl_pool_str(t->pool, col->v.str[i], &n);
+        c->s = pl_xstrndup(s, n); c->n = n;
+      } else if (col->type == PL_NUM) {
+        int n = pl_fmt_human(tmp, sizeof tmp, col->v.num[i], opt->digits);
+        c->s = pl_xstrndup(tmp, (size_t)n); c->n = (size_t)n;
+      } else {
+        int n = pl_cell_text(t, (int)j, i, tmp, sizeof tmp);
+        c->s = pl_xstrndup(tmp, (size_t)n); c->n = (size_t)n;
+      }
+    }
+  }
+  for (size_t k = 0; k < (nr + 1) * nc; k++) {
+    cell *c = &cells[k];
+    for (size_t b = 0; b < c->n; b++) if (c->s[b] == '\n' || c->s[b] == '\t' || c->s[b] == '\r') c->s[b] = ' ';
+    if (opt->markdown && memchr(c->s, '|', c->n)) {
+      pl_buf e; pl_buf_init(&e);
+      md_escape(&e, c->s, c->n);
+      free(c->s); c->s = e.data; c->n = e.len;
+    }
+    c->w = utf8_width(c->s, c->n);
+    if (opt->max_width > 1 && c->w > opt->max_width) {
+      size_t keep = utf8_prefix(c->s, c->n, opt->max_width - 1);
+      c->s = pl_xrealloc(c->s, keep + 4);
+      memcpy(c->s + keep, "\xe2\x80\xa6", 3);  /* … */
+      c->n = keep + 3; c->s[c->n] = '\0';
+      c->w = opt->max_width;
+    }
+    if (c->w > w[k % (nc ? nc : 1)]) w[k % (nc ? nc : 1)] = c->w;
+  }
+  for (size_t i = 0; i <= nr; i++) {
+    if (opt->markdown) pl_buf_add(o, "|", 1);
+    for (size_t j = 0; j < nc; j++) {
+      cell *c = &cells[i * nc + j];
+      int right = t->cols[j]->type != PL_STR;
+      size_t pad = w[j] - c->w;
+      if (opt->markdown) pl_buf_addc(o, ' ');
+      else if (j) pl_buf_add(o, "  ", 2);
+      if (right) for (size_t p = 0; p < pad; p++) pl_buf_addc(o, ' ');
+      pl_buf_add(o, c->s, c->n);
+      if (!right && (opt->markdown || j + 1 < nc)) for (size_t p = 0; p < pad; p++) pl_buf_addc(o, ' ');
+      if (opt->markdown) pl_buf_add(o, " |", 2);
+    }
+    pl_buf_addc(o, '\n');
+    if (i == 0) {
+      if (opt->markdown) {
+        pl_buf_addc(o, '|');
+        for (size_t j = 0; j < nc; j++) {
+          int right = t->cols[j]->type != PL_STR;
+          pl_buf_addc(o, ' ');
+          for (size_t p = 0; p + (right ? 1 : 0) < (w[j] < 3 ? 3 : w[j]); p++) pl_buf_addc(o, '-');
+          if (right) pl_buf_addc(o, ':');
+          pl_buf_add(o, " |", 2);
+        }
+        pl_buf_addc(o, '\n');
+      } else {
+        for (size_t j = 0; j < nc; j++) {
+          if (j) pl_buf_add(o, "  ", 2);
+          for (size_t p = 0; p < w[j]; p++) pl_buf_addc(o, '-');
+        }
+        pl_buf_addc(o, '\n');
+      }
+    }
+  }
+  if (nr < t->nrows)
+    pl_buf_printf(o, "%s… %zu more rows (%zu in all)\n", opt->markdown ? "\n" : "", t->nrows - nr, t->nrows);
+  for (size_t k = 0; k < (nr + 1) * nc; k++) free(cells[k].s);
+  free(cells); free(w);
+}

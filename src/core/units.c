@@ -1,0 +1,53 @@
+/*
+** units.c -- the unit spellings profilers print, mapped to base units.
+** Decimal prefixes throughout: ncu's "Kbyte" is 1000 bytes (its 1.02 Kbyte
+** is 1024 B), as the corpus MANIFEST notes.
+*/
+#include "units.h"
+
+#include <string.h>
+#include <strings.h>
+
+typedef struct unitdef { const char *name; double factor; const char *base; } unitdef;
+
+static const unitdef units[] = {
+  /* time */
+  {"ns", 1, "ns"}, {"nsecond", 1, "ns"}, {"nanosecond", 1, "ns"}, {"nsec", 1, "ns"},
+  {"us", 1e3, "ns"}, {"usecond", 1e3, "ns"}, {"microsecond", 1e3, "ns"}, {"usec", 1e3, "ns"}, {"\xc2\xb5s", 1e3, "ns"},
+  {"ms", 1e6, "ns"}, {"msecond", 1e6, "ns"}, {"millisecond", 1e6, "ns"}, {"msec", 1e6, "ns"},
+  {"s", 1e9, "ns"}, {"second", 1e9, "ns"}, {"sec", 1e9, "ns"},
+  /* sizes (decimal, as ncu prints them) */
+  {"byte", 1, "byte"}, {"bytes", 1, "byte"}, {"b", 1, "byte"},
+  {"kbyte", 1e3, "byte"}, {"kb", 1e3, "byte"},
+  {"mbyte", 1e6, "byte"}, {"mb", 1e6, "byte"},
+  {"gbyte", 1e9, "byte"}, {"gb", 1e9, "byte"},
+  {"tbyte", 1e12, "byte"}, {"tb", 1e12, "byte"},
+  {"kib", 1024.0, "byte"}, {"mib", 1048576.0, "byte"}, {"gib", 1073741824.0, "byte"},
+  {"byte/block", 1, "byte/block"}, {"kbyte/block", 1e3, "byte/block"}, {"mbyte/block", 1e6, "byte/block"},
+  /* bandwidth */
+  {"byte/s", 1, "byte/s"}, {"byte/second", 1, "byte/s"}, {"kbyte/s", 1e3, "byte/s"}, {"kbyte/second", 1e3, "byte/s"},
+  {"mbyte/s", 1e6, "byte/s"}, {"mbyte/second", 1e6, "byte/s"}, {"gbyte/s", 1e9, "byte/s"}, {"gbyte/second", 1e9, "byte/s"},
+  {"tbyte/s", 1e12, "byte/s"}, {"tbyte/second", 1e12, "byte/s"},
+  {"b/s", 1, "byte/s"}, {"kb/s", 1e3, "byte/s"}, {"mb/s", 1e6, "byte/s"}, {"gb/s", 1e9, "byte/s"}, {"tb/s", 1e12, "byte/s"},
+  /* frequency */
+  {"hz", 1, "Hz"}, {"khz", 1e3, "Hz"}, {"mhz", 1e6, "Hz"}, {"ghz", 1e9, "Hz"},
+  {"cycle/second", 1, "Hz"}, {"cycle/usecond", 1e6, "Hz"}, {"cycle/nsecond", 1e9, "Hz"}, {"cycle/msecond", 1e3, "Hz"},
+  /* percent */
+  {"%", 1, "pct"},
+  /* rates of instructions and flops per time */
+  {"inst/cycle", 1, "inst/cycle"}, {"warp/cycle", 1, "warp/cycle"},
+  {"cycle", 1, "cycle"}, {"cycles", 1, "cycle"}, {"inst", 1, "inst"}, {"warp", 1, "warp"},
+  {"block", 1, "block"}, {"thread", 1, "thread"}, {"register/thread", 1, "register/thread"},
+  {"sector", 1, "sector"}, {"request", 1, "request"}, {"SM", 1, "SM"},
+};
+
+int pl_unit_lookup(const char *s, size_t n, pl_unit *u) {
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+    if (strlen(units[i].name) == n && strncasecmp(units[i].name, s, n) == 0) {
+      u->factor = units[i].factor; u->base = units[i].base;
+      return 0;
+    }
+  }
+  u->factor = 1; u->base = NULL;
+  return -1;
+}

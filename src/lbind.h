@@ -1,0 +1,46 @@
+/*
+** lbind.h -- what the Lua binding files (src/l_*.c) share: the userdata
+** type names and the helpers that turn Lua arguments into C data.
+** Only binding files and the host include this; the core never does.
+*/
+#ifndef PL_LBIND_H
+#define PL_LBIND_H
+
+#include <lua.h>
+#include <lauxlib.h>
+#include "table.h"
+#include "profile.h"
+
+#define PL_TABLE_T  "perflab.Table"
+#define PL_COLUMN_T "perflab.Column"
+
+/* A table userdata holds a pointer to the C table it owns. */
+typedef struct pl_ltable { pl_table *t; } pl_ltable;
+/* A column userdata: the owning table object is kept alive in user value 1. */
+typedef struct pl_lcolumn { pl_table *t; int col; } pl_lcolumn;
+
+pl_table *pl_l_checktable(lua_State *L, int arg);
+pl_table *pl_l_totable(lua_State *L, int arg);      /* NULL if not a table object */
+/* Pushes a new table object that takes ownership of t. */
+void pl_l_pushtable(lua_State *L, pl_table *t);
+
+/* Numbers from a Lua array or a column object, as one contiguous array of
+** doubles.  NaN/missing handling: nan_omit=0 raises
+** "bad argument #arg to 'fname' (missing value at index i)"; nan_omit=1 skips.
+** Raises for an empty result, a non-number element or a string column.
+** The returned array is owned by a to-be-freed box pushed on the stack
+** (so it is freed even if a later error is raised); returns its pointer. */
+double *pl_l_checknumbers(lua_State *L, int arg, size_t *n, int nan_omit);
+
+/* Pushes a Lua table {format, source, meta = {...}, tables = {name = T},
+** diagnostics = {{line=, message=}...}} for a profile, moving its tables into
+** table objects (p keeps no tables afterwards). */
+void pl_l_pushprofile(lua_State *L, pl_profile *p);
+
+/* Module openers (one per src/l_*.c file). */
+int luaopen_perflab_table(lua_State *L);
+int luaopen_perflab_formats(lua_State *L);
+int luaopen_perflab_stats(lua_State *L);
+int luaopen_perflab_intervals(lua_State *L);
+
+#endif

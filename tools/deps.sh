@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs the Debian 12 packages perflab needs, when they are missing.
+# As root it runs apt-get; otherwise it prints the one command to run and stops.
+PKGS="cmake make gcc pkg-config liblua5.4-dev lua-cjson lua-cjson-dev libcsv-dev lua-unit zlib1g-dev libedit-dev"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+  echo "perflab: installing missing Debian packages:$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >/dev/null || {
+    echo "perflab: apt-get install failed for:$missing" >&2; exit 1; }
+else
+  echo "perflab: missing Debian packages:$missing" >&2
+  echo "run:  sudo apt-get install -y$missing" >&2
+  exit 1
+fi
