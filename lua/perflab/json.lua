@@ -25,7 +25,12 @@ local function num(v)
 end
 M.number = num
 
+local ObjectMT = {}
+--- An empty table that encodes as {} rather than [].
+function M.object(t) return setmetatable(t or {}, ObjectMT) end
+
 local function is_array(t)
+  if getmetatable(t) == ObjectMT then return false end
   local n = #t
   if n == 0 then return next(t) == nil end
   local k = 0

@@ -278,16 +278,16 @@ function Report:render_markdown(opts)
 end
 
 function Report:to_data()
-  local tables = {}
+  local tables = json.object()
   for _, name in ipairs(self.table_order) do tables[name] = self.tables[name] end
-  local figures = {}
+  local figures = json.object()
   for _, name in ipairs(self.figure_order) do
     figures[name] = { title = self.figures[name].title, bytes = #self.figures[name].svg }
   end
   local findings = {}
   for i, f in ipairs(self:sorted_findings()) do findings[i] = f end
   return {
-    schema = 1, recipe = self.recipe, inputs = self.inputs, options = self.options,
+    schema = 1, recipe = self.recipe, inputs = self.inputs, options = json.object(self.options),
     findings = findings, tables = tables, figures = figures, notes = self.notes,
   }
 end
