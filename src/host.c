@@ -8,6 +8,7 @@
 */
 #include "host.h"
 #include "lbind.h"
+#include "pl_limits.h"
 
 #include <lualib.h>
 #include <signal.h>
@@ -99,7 +100,7 @@ static int panic(lua_State *L) {
 }
 
 lua_State *pl_host_newstate(void) {
-  lua_State *L = luaL_newstate();
+  lua_State *L = lua_newstate(pl_limit_alloc, NULL);
   if (L == NULL) return NULL;
   lua_atpanic(L, panic);
   luaL_openlibs(L);

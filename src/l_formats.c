@@ -6,8 +6,10 @@
 */
 #include "lbind.h"
 #include "format.h"
+#include "pl_limits.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Set by the host's SIGINT handler while a parse runs. */
@@ -87,6 +89,7 @@ static void read_opts(lua_State *L, int arg, loadopts *lo) {
 static int finish(lua_State *L, pl_profile *p, pl_err *e) {
   if (p == NULL) {
     char msg[2048];
+    if (pl_time_up()) snprintf(e->msg, sizeof e->msg, "time limit exceeded while reading (--timeout)");
     pl_err_format(e, msg, sizeof msg);
     luaL_pushfail(L);
     lua_pushstring(L, msg);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "pl_limits.h"
 #include "repl.h"
 
 #ifndef PERFLAB_VERSION
@@ -78,6 +79,11 @@ static void print_usage(void) {
     "  -i         REPL after the script          -     script from stdin\n"
     "  -v, --version   print the version         -h, --help   this text\n"
     "\n"
+    "limits (any command; before SCRIPT in script mode):\n"
+    "  --max-memory SIZE  cap memory, e.g. 2G (default 80%% of physical memory)\n"
+    "  --timeout SECONDS  stop a run that takes longer (exit 2)\n"
+    "  --sandbox          no os.execute, io.popen or C modules; writes only under --output\n"
+    "\n"
     "exit status: 0 success; 1 a finding at or above --fail-on; 2 bad usage,\n"
     "unknown recipe or format, unreadable or malformed input, or a failed script.\n");
 }
@@ -121,13 +127,79 @@ static int run_script(lua_State *L, int argc, char **argv, int i) {
   return code;
 }
 
+/* The limit options may come anywhere in a subcommand's arguments, and
+** before the script in script mode.  They are removed from argv here.
+**   --max-memory SIZE   cap memory (default: 80 % of physical memory)
+**   --timeout SECONDS   wall-clock budget for the whole run
+**   --sandbox           no os.execute/io.popen/C modules; writes only under --output */
+typedef struct limits_opts { size_t memory; double timeout; int sandbox; } limits_opts;
+
+static int take_limits(int *argc, char **argv, limits_opts *lo) {
+  int sub = *argc > 1 && is_subcommand(argv[1]);
+  int k = 1;
+  for (int i = 1; i < *argc; i++) {
+    const char *a = argv[i];
+    if (!sub && (a[0] != '-' || strcmp(a, "--") == 0 || strcmp(a, "-") == 0)) {
+      while (i < *argc) argv[k++] = argv[i++];   /* script and its args: untouched */
+      break;
+    }
+    if (sub && strcmp(a, "--") == 0) { while (i < *argc) argv[k++] = argv[i++]; break; }
+    const char *val = NULL;
+    int which = 0;
+    if (strcmp(a, "--sandbox") == 0) { lo->sandbox = 1; continue; }
+    if (strncmp(a, "--max-memory", 12) == 0 && (a[12] == '\0' || a[12] == '=')) which = 1;
+    else if (strncmp(a, "--timeout", 9) == 0 && (a[9] == '\0' || a[9] == '=')) which = 2;
+    if (!which) { argv[k++] = argv[i]; if (!sub && (strcmp(a, "-e") == 0 || strcmp(a, "-l") == 0) && i + 1 < *argc) argv[k++] = argv[++i]; continue; }
+    const char *eq = strchr(a, '=');
+    if (eq) val = eq + 1;
+    else if (i + 1 < *argc) val = argv[++i];
+    if (val == NULL) { fprintf(stderr, "perflab: option '%s' needs a value\n", a); return -1; }
+    if (which == 1) {
+      if (pl_parse_size(val, &lo->memory) != 0 || lo->memory == 0) {
+        fprintf(stderr, "perflab: --max-memory expects a size like 512M or 4G, got '%s'\n", val);
+        return -1;
+      }
+    } else {
+      char *end;
+      lo->timeout = strtod(val, &end);
+      if (end == val || *end != '\0' || !(lo->timeout > 0)) {
+        fprintf(stderr, "perflab: --timeout expects seconds (a positive number), got '%s'\n", val);
+        return -1;
+      }
+    }
+  }
+  argv[k] = NULL;
+  *argc = k;
+  return 0;
+}
+
+static int apply_limits(lua_State *L, const limits_opts *lo) {
+  pl_limit_memory(lo->memory ? lo->memory : pl_default_memory_limit());
+  if (lo->timeout > 0) pl_limit_time(L, lo->timeout);
+  if (lo->sandbox) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "perflab.sandbox");
+    int st = pl_host_docall(L, 1, 1);
+    if (st == LUA_OK) {
+      lua_getfield(L, -1, "enable");
+      lua_remove(L, -2);
+      st = pl_host_docall(L, 0, 0);
+    }
+    if (st != LUA_OK) return pl_host_report(L, st);
+  }
+  return LUA_OK;
+}
+
 int main(int argc, char **argv) {
   /* Character classes follow the user's locale; numbers never do:
   ** LC_NUMERIC stays "C" so "0.5" is read and written the same everywhere. */
   setlocale(LC_CTYPE, "");
   setlocale(LC_NUMERIC, "C");
+  limits_opts lo = { 0, 0, 0 };
+  if (take_limits(&argc, argv, &lo) != 0) return 2;
   lua_State *L = pl_host_newstate();
   if (L == NULL) { fprintf(stderr, "perflab: cannot create Lua state: not enough memory\n"); return 2; }
+  if (apply_limits(L, &lo) != LUA_OK) { lua_close(L); return 2; }
 
   int code = 0;
   if (argc > 1 && is_subcommand(argv[1])) {

@@ -120,6 +120,7 @@ end
 -- ---- run -------------------------------------------------------------------
 
 local function write_outputs(dir, rep)
+  require("perflab.sandbox").allow_write(dir)
   local ok, err = sys.mkdir(dir)
   if not ok then fail(string.format("--output %s: %s", dir, err)) end
   local written = {}

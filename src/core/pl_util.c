@@ -10,10 +10,11 @@
 #include <string.h>
 
 static void pl_oom(size_t n) {
-  /* The one place the core may stop the process: the allocator itself failed.
+  /* The one place the core may end the process: the allocator itself failed.
   ** The host installs memory limits above this (see README: --max-memory). */
-  fprintf(stderr, "perflab: out of memory (allocating %zu bytes)\n", n);
-  abort();
+  fprintf(stderr, "perflab: out of memory (allocating %zu bytes): the input needs more memory than "
+          "--max-memory allows; raise it, or load only the tables you need (--table)\n", n);
+  exit(2);
 }
 
 void *pl_xmalloc(size_t n) {
