@@ -20,6 +20,7 @@ local function num(v)
   if math.type(v) == "integer" then return string.format("%d", v) end
   if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%.0f", v) end
   local s = string.format("%.15g", v)
+  if tonumber(s) ~= v then s = string.format("%.16g", v) end
   if tonumber(s) ~= v then s = string.format("%.17g", v) end
   return s
 end
@@ -62,6 +63,7 @@ local function encode(v, indent, depth, out)
       local keys = {}
       for k in pairs(v) do keys[#keys + 1] = tostring(k) end
       table.sort(keys)
+      if #keys == 0 then out[#out + 1] = "{}"; return end
       out[#out + 1] = "{"
       for i, k in ipairs(keys) do
         if i > 1 then out[#out + 1] = "," end
