@@ -284,8 +284,16 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
     for (size_t g = 0; g < ngroups; g++) {
       size_t b = start[g], e = start[g + 1], m = 0;
       if (ag->op == PL_AGG_COUNT) { out->v.i64[g] = (int64_t)(e - b); continue; }
-      if (ag->op == PL_AGG_FIRST) {
-        size_t row = rows[b];
+      if (ag->op == PL_AGG_FIRST) {      /* the first non-missing value */
+        size_t i = b;
+        while (i < e && pl_cell_missing(t, ag->col, rows[i])) i++;
+        if (i == e) {
+          if (outt == PL_NUM) out->v.num[g] = NAN;
+          else if (outt == PL_STR) out->v.str[g] = 0;
+          else out->v.i64[g] = PL_INT_NA;
+          continue;
+        }
+        size_t row = rows[i];
         const pl_column *sc = t->cols[ag->col];
         if (outt == PL_NUM) out->v.num[g] = sc->v.num[row];
         else if (outt == PL_STR) out->v.str[g] = sc->v.str[row];
@@ -295,6 +303,7 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
       if (ag->op == PL_AGG_COUNT_DISTINCT) {
         int64_t cnt = 0;
         for (size_t i = b; i < e; i++) {
+          if (pl_cell_missing(t, ag->col, rows[i])) continue;
           int seen = 0;
           for (size_t j = b; j < i && !seen; j++) seen = cell_eq(t, ag->col, rows[j], t, ag->col, rows[i]);
           if (!seen) cnt++;
