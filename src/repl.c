@@ -87,23 +87,20 @@ int pl_repl(lua_State *L, int interactive) {
     if (status != LUA_OK) {
       lua_pop(L, 1);
       /* 2: as statements, reading more lines while incomplete */
-      luaL_Buffer b;
+      int eof = 0;
       lua_pushstring(L, src);
       for (;;) {
         size_t len;
         const char *chunk = lua_tolstring(L, -1, &len);
         status = luaL_loadbuffer(L, chunk, len, "=stdin");
-        if (!incomplete(L, status)) break;
+        if (eof || !incomplete(L, status)) break;
         char *more = read_line(interactive, PROMPT2);
-        if (more == NULL) { lua_pop(L, 1); status = -1; break; }
-        luaL_buffinit(L, &b);
-        luaL_addvalue(&b);             /* what we had */
-        luaL_addchar(&b, '\n');
-        luaL_addstring(&b, more);
-        luaL_pushresult(&b);
+        if (more == NULL) { eof = 1; continue; }   /* load once more: its error is the report */
+        lua_pushliteral(L, "\n");
+        lua_pushstring(L, more);
+        lua_concat(L, 3);              /* what we had .. "\n" .. the new line */
         free(more);
       }
-      if (status == -1) { free(line); break; }
       lua_remove(L, -2);               /* the source text */
     }
 #ifdef PERFLAB_HAVE_LIBEDIT
