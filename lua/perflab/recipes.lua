@@ -102,7 +102,7 @@ function M.load(name)
   local fn, err = load(src, chunk, "t", recipe_env(name))
   if not fn then error(err, 0) end
   local r = fn()
-  M.validate(r, chunk)
+  M.validate(r, chunk:sub(2))
   r.origin = origin
   r.chunk = chunk:sub(2)
   cache[name] = r
