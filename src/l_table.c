@@ -586,7 +586,12 @@ static int tbl_unique(lua_State *L) {
   int c = checkcol(L, t, 2);
   pl_table *u = pl_table_unique(t, c);
   lua_createtable(L, (int)u->nrows, 0);
-  for (size_t i = 0; i < u->nrows; i++) { pushcell(L, u, 0, i); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+  lua_Integer k = 0;                 /* missing is not a value: no holes in the array */
+  for (size_t i = 0; i < u->nrows; i++) {
+    if (pl_cell_missing(u, 0, i)) continue;
+    pushcell(L, u, 0, i);
+    lua_rawseti(L, -2, ++k);
+  }
   pl_table_free(u);
   return 1;
 }

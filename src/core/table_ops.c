@@ -371,9 +371,9 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b,
                         pl_joinkind kind, const char *suffix, pl_err *err) {
   for (size_t k = 0; k < nkeys; k++) {
     if ((a->cols[akeys[k]]->type == PL_STR) != (b->cols[bkeys[k]]->type == PL_STR)) {
-      pl_err_set(err, 0, 0, "join key '%s' is a %s on one side and a %s on the other",
-                 a->cols[akeys[k]]->name, pl_type_name(a->cols[akeys[k]]->type),
-                 pl_type_name(b->cols[bkeys[k]]->type));
+      const char *ta = pl_type_name(a->cols[akeys[k]]->type), *tb = pl_type_name(b->cols[bkeys[k]]->type);
+      pl_err_set(err, 0, 0, "join key '%s' is %s %s on one side and %s %s on the other",
+                 a->cols[akeys[k]]->name, ta[0] == 'i' ? "an" : "a", ta, tb[0] == 'i' ? "an" : "a", tb);
       return NULL;
     }
   }
