@@ -62,6 +62,8 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   int c_dram = pl_table_add_col(t, "dram_util", PL_NUM);
   int c_trunc = pl_table_add_col(t, "truncated", PL_BOOL);
   int c_line = pl_table_add_col(t, "line", PL_INT);
+  pl_table_set_doc(t, c_name, "kernel name as the tool printed it (may end in '...' where it was cut)");
+  pl_table_set_doc(t, c_short, "short name: no namespaces, template arguments, parameters or '...'");
   pl_table_set_doc(t, c_lat, "kernel latency as the tool printed it, nanoseconds");
   pl_table_set_doc(t, c_dur, "same as latency_ns: the standard duration column");
   pl_table_set_doc(t, c_ten, "tensor-core utilisation, a fraction 0..1 as given (not percent)");
