@@ -100,7 +100,9 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       if (!next_token(l.s, l.n, &i, &st, &tl) || pl_parse_double(l.s + st, tl, &v[k]) != 0 ||
           (k == 0 && !(isfinite(v[0]) && v[0] >= 0))) {   /* a latency is a finite time >= 0 */
         pl_table_free(t);
-        return pl_err_expected(err, c.lineno, st + 1, what[k], l.s + st, tl);  /* the token */
+        /* a last line without its newline that stops early: the file was cut */
+        int cut = tl == 0 && l.s + l.n == in->data + in->len;
+        return pl_err_expected(err, c.lineno, st + 1, what[k], cut ? NULL : l.s + st, tl);  /* the token */
       }
     }
     if (next_token(l.s, l.n, &i, &st, &tl)) {
