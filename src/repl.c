@@ -114,7 +114,11 @@ int pl_repl(lua_State *L, int interactive) {
       const char *msg = NULL;
       if (lua_istable(L, -1)) { lua_getfield(L, -1, "message"); msg = lua_tostring(L, -1); lua_pop(L, 1); }
       else msg = lua_tostring(L, -1);
-      fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
+      /* the traceback ends at the chunk: the frames of the REPL itself
+      ** (perflab repl runs it from Lua) are noise to the user */
+      const char *cut = msg ? strstr(msg, "\n\t[C]: in function 'perflab.sys.repl'") : NULL;
+      if (cut) fprintf(stderr, "%.*s\n", (int)(cut - msg), msg);
+      else fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
       fflush(stderr);
     }
     lua_settop(L, base);
