@@ -102,8 +102,10 @@ return {
       report:table(name, shown, {
         title = string.format("%d kernels, %s launches, %s of kernel time%s", g:nrows(), units.count(calls),
           units.ns(total), (opts.top > 0 and g:nrows() > opts.top) and string.format(" (top %d shown)", opts.top) or ""),
-        note = #util > 0 and "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time." or nil,
+        note = #util > 0 and g:nrows() > 0
+          and "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time." or nil,
       })
+      if g:nrows() == 0 then report:note(string.format("%s has no kernel launches.", p.source)) end
       if g:nrows() > 0 and total > 0 then
         local first = g:row(1)
         report:finding {

@@ -87,6 +87,9 @@ static int sys_mkdir(lua_State *L) {   /* mkdir -p */
     *p = '/';
   }
   if (mkdir(buf, 0777) != 0 && errno != EEXIST) return luaL_fileresult(L, 0, buf);
+  struct stat st;      /* an existing file of that name is not a directory */
+  if (stat(buf, &st) != 0) return luaL_fileresult(L, 0, buf);
+  if (!S_ISDIR(st.st_mode)) { errno = ENOTDIR; return luaL_fileresult(L, 0, buf); }
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -123,7 +126,7 @@ static int sys_write_atomic(lua_State *L) {
   const char *s = luaL_checklstring(L, 2, &len);
   const char *tmp = lua_pushfstring(L, "%s.tmp~%d", path, (int)getpid());
   FILE *f = fopen(tmp, "wb");
-  if (!f) return luaL_fileresult(L, 0, tmp);
+  if (!f) return luaL_fileresult(L, 0, path);   /* name the file asked for */
   int bad = len && fwrite(s, 1, len, f) != len;
   bad |= fflush(f) != 0;
   bad |= fclose(f) != 0;

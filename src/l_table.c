@@ -7,6 +7,7 @@
 */
 #include "lbind.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,20 +34,26 @@ void pl_l_pushtable(lua_State *L, pl_table *t) {
   u->t = t;
 }
 
+/* Pushes "no column 'NAME' in table 'T' (columns: a, b, ...)"; returns it. */
+static const char *push_nocol(lua_State *L, const pl_table *t, const char *name) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (size_t i = 0; i < t->ncols && i < 40; i++) {
+    if (i) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, t->cols[i]->name);
+  }
+  if (t->ncols > 40) luaL_addstring(&b, ", ...");
+  luaL_pushresult(&b);
+  const char *msg = lua_pushfstring(L, "no column '%s' in table '%s' (columns: %s)", name, t->name,
+                                    t->ncols ? lua_tostring(L, -1) : "none");
+  lua_remove(L, -2);
+  return msg;
+}
+
 static int checkcol(lua_State *L, pl_table *t, int arg) {
   const char *name = luaL_checkstring(L, arg);
   int c = pl_table_col(t, name);
-  if (c < 0) {
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    for (size_t i = 0; i < t->ncols && i < 40; i++) {
-      if (i) luaL_addstring(&b, ", ");
-      luaL_addstring(&b, t->cols[i]->name);
-    }
-    luaL_pushresult(&b);
-    return luaL_argerror(L, arg, lua_pushfstring(L, "no column '%s' in table '%s' (columns: %s)",
-                                                 name, t->name, lua_tostring(L, -1)));
-  }
+  if (c < 0) return luaL_argerror(L, arg, push_nocol(L, t, name));
   return c;
 }
 
@@ -367,7 +374,7 @@ static size_t read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_s
       if (name[0] == '-') { desc = 1; name++; }
     }
     int c = pl_table_col(t, name);
-    if (c < 0) return (size_t)luaL_argerror(L, a, lua_pushfstring(L, "no column '%s' in table '%s'", name, t->name));
+    if (c < 0) return (size_t)luaL_argerror(L, a, push_nocol(L, t, name));
     keys[n].col = c; keys[n].desc = desc;
     n++;
   }
@@ -398,7 +405,7 @@ static int tbl_top(lua_State *L) {
   else if (name[0] == '+') { desc = 0; name++; }
   if (lua_istable(L, 4)) { lua_getfield(L, 4, "asc"); if (lua_toboolean(L, -1)) desc = 0; lua_pop(L, 1); }
   int c = pl_table_col(t, name);
-  if (c < 0) return luaL_argerror(L, 3, lua_pushfstring(L, "no column '%s' in table '%s'", name, t->name));
+  if (c < 0) return luaL_argerror(L, 3, push_nocol(L, t, name));
   size_t got;
   size_t *idx = pl_table_topk(t, c, (size_t)n, desc, &got);
   pl_table *r = pl_table_take(t, idx, got);
@@ -440,7 +447,7 @@ static int tbl_select(lua_State *L) {
     for (int i = 1; i <= k && n < 256; i++) {
       lua_geti(L, 2, i);
       int c = pl_table_col(t, luaL_checkstring(L, -1));
-      if (c < 0) return luaL_error(L, "select: no column '%s' in table '%s'", lua_tostring(L, -1), t->name);
+      if (c < 0) return luaL_error(L, "select: %s", push_nocol(L, t, lua_tostring(L, -1)));
       cols[n++] = c;
       lua_pop(L, 1);
     }
@@ -502,7 +509,11 @@ static int tbl_add_column(lua_State *L) {
     t->cols = realloc(t->cols, t->capcols * sizeof *t->cols);
     if (t->cols == NULL) return luaL_error(L, "out of memory");
   }
-  t->cols[t->ncols++] = col;
+  if (old >= 0) {             /* a replaced column keeps its place */
+    memmove(t->cols + old + 1, t->cols + old, (t->ncols - (size_t)old) * sizeof *t->cols);
+    t->cols[old] = col;
+    t->ncols++;
+  } else t->cols[t->ncols++] = col;
   lua_settop(L, 1);
   return 1;
 }
@@ -537,7 +548,8 @@ static int tbl_join(lua_State *L) {
   if (lua_isstring(L, -1)) {
     const char *k = lua_tostring(L, -1);
     ak[0] = pl_table_col(a, k); bk[0] = pl_table_col(b, k); n = 1;
-    if (ak[0] < 0 || bk[0] < 0) return luaL_error(L, "join: key '%s' missing in %s table", k, ak[0] < 0 ? "the left" : "the right");
+    if (ak[0] < 0) return luaL_error(L, "join: key missing in the left table: %s", push_nocol(L, a, k));
+    if (bk[0] < 0) return luaL_error(L, "join: key missing in the right table: %s", push_nocol(L, b, k));
   } else if (lua_istable(L, -1)) {
     size_t k = (size_t)luaL_len(L, -1);
     for (size_t i = 1; i <= k && n < 16; i++) {
@@ -547,8 +559,8 @@ static int tbl_join(lua_State *L) {
       else l = r = lua_tostring(L, -1);
       if (!l || !r) return luaL_error(L, "join: bad key list");
       ak[n] = pl_table_col(a, l); bk[n] = pl_table_col(b, r);
-      if (ak[n] < 0) return luaL_error(L, "join: key '%s' missing in the left table", l);
-      if (bk[n] < 0) return luaL_error(L, "join: key '%s' missing in the right table", r);
+      if (ak[n] < 0) return luaL_error(L, "join: key missing in the left table: %s", push_nocol(L, a, l));
+      if (bk[n] < 0) return luaL_error(L, "join: key missing in the right table: %s", push_nocol(L, b, r));
       n++;
       lua_pop(L, 1);
     }
@@ -574,7 +586,12 @@ static int tbl_unique(lua_State *L) {
   int c = checkcol(L, t, 2);
   pl_table *u = pl_table_unique(t, c);
   lua_createtable(L, (int)u->nrows, 0);
-  for (size_t i = 0; i < u->nrows; i++) { pushcell(L, u, 0, i); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+  lua_Integer k = 0;                 /* missing is not a value: no holes in the array */
+  for (size_t i = 0; i < u->nrows; i++) {
+    if (pl_cell_missing(u, 0, i)) continue;
+    pushcell(L, u, 0, i);
+    lua_rawseti(L, -2, ++k);
+  }
   pl_table_free(u);
   return 1;
 }
@@ -611,12 +628,12 @@ static int write_file(lua_State *L, const char *path, pl_buf *b) {
   /* atomic: temporary file then rename */
   const char *tmp = lua_pushfstring(L, "%s.tmp~", path);
   FILE *f = fopen(tmp, "wb");
-  if (!f) { pl_buf_free(b); luaL_pushfail(L); lua_pushfstring(L, "%s: cannot write", tmp); return 2; }
+  if (!f) { int en = errno; pl_buf_free(b); luaL_pushfail(L); lua_pushfstring(L, "%s: cannot write: %s", path, strerror(en)); return 2; }
   size_t w = b->len ? fwrite(b->data, 1, b->len, f) : 0;
   int bad = w != b->len;
   bad |= fclose(f) != 0;
   pl_buf_free(b);
-  if (bad || rename(tmp, path) != 0) { remove(tmp); luaL_pushfail(L); lua_pushfstring(L, "%s: write failed", path); return 2; }
+  if (bad || rename(tmp, path) != 0) { int en = errno; remove(tmp); luaL_pushfail(L); lua_pushfstring(L, "%s: write failed: %s", path, strerror(en)); return 2; }
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -673,6 +690,8 @@ static int tbl_release(lua_State *L) {
   return 0;
 }
 
+static const char *article(const char *word) { return word[0] == 'i' ? "an" : "a"; }
+
 /* concat(t1, t2, ...) -- rows of all, columns united (missing filled). */
 static int tbl_concat(lua_State *L) {
   int n = lua_gettop(L);
@@ -687,8 +706,9 @@ static int tbl_concat(lua_State *L) {
       if (c < 0) {
         int ex = pl_table_col(r, t->cols[j]->name);
         if (pl_table_retype(r, ex, PL_NUM) != 0 || t->cols[j]->type == PL_STR)
-          return luaL_error(L, "concat: column '%s' is a %s in one table and a %s in another", t->cols[j]->name,
-                            pl_type_name(r->cols[ex]->type), pl_type_name(t->cols[j]->type));
+          return luaL_error(L, "concat: column '%s' is %s %s in one table and %s %s in another", t->cols[j]->name,
+                            article(pl_type_name(r->cols[ex]->type)), pl_type_name(r->cols[ex]->type),
+                            article(pl_type_name(t->cols[j]->type)), pl_type_name(t->cols[j]->type));
       }
     }
   }
@@ -728,7 +748,7 @@ static int tbl_group_by(lua_State *L) {
       for (int i = 1; i <= k && g->nkeys < 16; i++) {
         lua_geti(L, a, i);
         int c = pl_table_col(t, luaL_checkstring(L, -1));
-        if (c < 0) return luaL_error(L, "group_by: no column '%s' in table '%s'", lua_tostring(L, -1), t->name);
+        if (c < 0) return luaL_error(L, "group_by: %s", push_nocol(L, t, lua_tostring(L, -1)));
         g->keys[g->nkeys++] = c;
         lua_pop(L, 1);
       }
@@ -778,7 +798,7 @@ static void read_agg(lua_State *L, pl_table *t, const char *out, pl_agg *ag) {
   ag->out = out; ag->op = aggops[k]; ag->q = q; ag->col = -1;
   if (ag->op != PL_AGG_COUNT) {
     ag->col = pl_table_col(t, col);
-    if (ag->col < 0) { luaL_error(L, "agg '%s': no column '%s' in table '%s'", out, col, t->name); return; }
+    if (ag->col < 0) { luaL_error(L, "agg '%s': %s", out, push_nocol(L, t, col)); return; }
   }
   if (ag->op == PL_AGG_QUANTILE && !(q >= 0 && q <= 1)) { luaL_error(L, "agg '%s': quantile must be in [0, 1]", out); return; }
 }

@@ -98,9 +98,14 @@ static int preload_api(lua_State *L) {
   return LUA_OK;
 }
 
+/* Runs a loaded chunk; returns 0, or the exit code of the error (2 unless a
+** perflab.fail{} error carries another). */
 static int dochunk(lua_State *L, int status) {
   if (status == LUA_OK) status = pl_host_docall(L, 0, 0);
-  return pl_host_report(L, status);
+  if (status == LUA_OK) return 0;
+  int code = status == LUA_ERRSYNTAX ? 2 : error_exit(L);
+  pl_host_report(L, status);
+  return code;
 }
 
 /* Runs a script with arguments argv[i+1..] in `arg` (lua.c's convention). */
@@ -111,7 +116,7 @@ static int run_script(lua_State *L, int argc, char **argv, int i) {
   const char *fname = argv[i];
   if (strcmp(fname, "-") == 0 && (i == 0 || strcmp(argv[i - 1], "--") != 0)) fname = NULL;
   int st = luaL_loadfile(L, fname);
-  if (st != LUA_OK) return pl_host_report(L, st);
+  if (st != LUA_OK) { pl_host_report(L, st); return 2; }   /* unreadable or bad syntax */
   int nargs = argc - i - 1;
   luaL_checkstack(L, nargs + 3, "too many arguments to script");
   for (int k = i + 1; k < argc; k++) lua_pushstring(L, argv[k]);
@@ -233,9 +238,9 @@ int main(int argc, char **argv) {
         if (st == LUA_OK) {
           const char *g = strrchr(v, '.');
           lua_setglobal(L, g ? g + 1 : v);
-        } else pl_host_report(L, st);
+        } else { int c = error_exit(L); pl_host_report(L, st); st = c; }
       }
-      if (st != LUA_OK) { lua_close(L); return 2; }
+      if (st != 0) { lua_close(L); return st; }
       ran = 1;
       continue;
     }

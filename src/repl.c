@@ -87,23 +87,20 @@ int pl_repl(lua_State *L, int interactive) {
     if (status != LUA_OK) {
       lua_pop(L, 1);
       /* 2: as statements, reading more lines while incomplete */
-      luaL_Buffer b;
+      int eof = 0;
       lua_pushstring(L, src);
       for (;;) {
         size_t len;
         const char *chunk = lua_tolstring(L, -1, &len);
         status = luaL_loadbuffer(L, chunk, len, "=stdin");
-        if (!incomplete(L, status)) break;
+        if (eof || !incomplete(L, status)) break;
         char *more = read_line(interactive, PROMPT2);
-        if (more == NULL) { lua_pop(L, 1); status = -1; break; }
-        luaL_buffinit(L, &b);
-        luaL_addvalue(&b);             /* what we had */
-        luaL_addchar(&b, '\n');
-        luaL_addstring(&b, more);
-        luaL_pushresult(&b);
+        if (more == NULL) { eof = 1; continue; }   /* load once more: its error is the report */
+        lua_pushliteral(L, "\n");
+        lua_pushstring(L, more);
+        lua_concat(L, 3);              /* what we had .. "\n" .. the new line */
         free(more);
       }
-      if (status == -1) { free(line); break; }
       lua_remove(L, -2);               /* the source text */
     }
 #ifdef PERFLAB_HAVE_LIBEDIT
@@ -117,7 +114,11 @@ int pl_repl(lua_State *L, int interactive) {
       const char *msg = NULL;
       if (lua_istable(L, -1)) { lua_getfield(L, -1, "message"); msg = lua_tostring(L, -1); lua_pop(L, 1); }
       else msg = lua_tostring(L, -1);
-      fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
+      /* the traceback ends at the chunk: the frames of the REPL itself
+      ** (perflab repl runs it from Lua) are noise to the user */
+      const char *cut = msg ? strstr(msg, "\n\t[C]: in function 'perflab.sys.repl'") : NULL;
+      if (cut) fprintf(stderr, "%.*s\n", (int)(cut - msg), msg);
+      else fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
       fflush(stderr);
     }
     lua_settop(L, base);

@@ -122,12 +122,12 @@ end
 local function write_outputs(dir, rep)
   require("perflab.sandbox").allow_write(dir)
   local ok, err = sys.mkdir(dir)
-  if not ok then fail(string.format("--output %s: %s", dir, err)) end
+  if not ok then fail("--output: " .. err) end
   local written = {}
   local function put(name, text)
     local p = dir .. "/" .. name
     local okw, e = sys.write_atomic(p, text)
-    if not okw then fail(string.format("cannot write %s: %s", p, e)) end
+    if not okw then fail("cannot write " .. e) end
     written[#written + 1] = p
   end
   put("report.txt", rep:render("text"))
@@ -231,6 +231,9 @@ function M.parse(args)
     for i, d in ipairs(p.diagnostics) do rows[i] = { line = d.line, message = d.message } end
     t = perflab.table.from_rows(rows, { "line", "message" }, "diagnostics")
   else
+    -- the parser built only the table asked for; to name the tables the
+    -- file does have, read it again in full
+    if not p:has(o.table) then p = profile.load(pos[1], load_opts(o)) end
     t = p:table(o.table)
   end
   local maxrows = tonumber(o["max-rows"] or "0")

@@ -20,6 +20,7 @@ local function num(v)
   if math.type(v) == "integer" then return string.format("%d", v) end
   if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%.0f", v) end
   local s = string.format("%.15g", v)
+  if tonumber(s) ~= v then s = string.format("%.16g", v) end
   if tonumber(s) ~= v then s = string.format("%.17g", v) end
   return s
 end
@@ -44,7 +45,13 @@ local function encode(v, indent, depth, out)
   elseif ty == "boolean" then out[#out + 1] = tostring(v)
   elseif ty == "number" then out[#out + 1] = num(v)
   elseif ty == "string" then out[#out + 1] = str(v)
-  elseif ptable.is_table(v) then out[#out + 1] = v:to_json()
+  elseif ptable.is_table(v) then
+    -- to_json puts one row per line, each after "\n "; indent them as the rest
+    local s = v:to_json()
+    if indent then
+      s = s:gsub("\n ", "\n" .. string.rep(indent, depth + 1)):gsub("\n%]$", "\n" .. string.rep(indent, depth) .. "]")
+    end
+    out[#out + 1] = s
   elseif ty == "table" then
     if depth > 100 then error("json: nesting too deep (cycle?)") end
     local nl = indent and ("\n" .. string.rep(indent, depth + 1)) or ""
@@ -62,6 +69,7 @@ local function encode(v, indent, depth, out)
       local keys = {}
       for k in pairs(v) do keys[#keys + 1] = tostring(k) end
       table.sort(keys)
+      if #keys == 0 then out[#out + 1] = "{}"; return end
       out[#out + 1] = "{"
       for i, k in ipairs(keys) do
         if i > 1 then out[#out + 1] = "," end

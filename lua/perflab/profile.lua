@@ -37,7 +37,7 @@ function Profile:table(name)
   local t = self.tables[name]
   if t then return t end
   errors.fail(string.format("%s (%s) has no table '%s' (it has: %s)", self.source, self.format,
-    name, table.concat(self:table_names(), ", ")))
+    name, #self:table_names() > 0 and table.concat(self:table_names(), ", ") or "none"))
 end
 
 --- The first of several table names that the profile has, or nil.

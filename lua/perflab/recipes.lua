@@ -19,6 +19,8 @@ local errors = require "perflab.errors"
 local report_mod = require "perflab.report"
 
 local M = {}
+-- Lua's own load, kept before the REPL installs its load(path) helper
+local lua_load = load
 
 local function config_dir()
   local xdg = os.getenv("XDG_CONFIG_HOME")
@@ -99,10 +101,10 @@ function M.load(name)
     for _, r in ipairs(M.list()) do names[#names + 1] = r.name end
     errors.fail(string.format("unknown recipe '%s' (available: %s)", name, table.concat(names, ", ")))
   end
-  local fn, err = load(src, chunk, "t", recipe_env(name))
+  local fn, err = lua_load(src, chunk, "t", recipe_env(name))
   if not fn then error(err, 0) end
   local r = fn()
-  M.validate(r, chunk)
+  M.validate(r, chunk:sub(2))
   r.origin = origin
   r.chunk = chunk:sub(2)
   cache[name] = r

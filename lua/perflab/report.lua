@@ -189,8 +189,8 @@ function Report:render_text(opts)
   for _, name in ipairs(self.table_order) do
     local t, info = self.tables[name], self.table_info[name]
     out[#out + 1] = info.title and (name .. " — " .. info.title) or name
-    out[#out + 1] = fit_table(t, width, opts.max_rows)
-    if info.note then out[#out + 1] = wrap(info.note, width, "") end
+    out[#out + 1] = (fit_table(t, width, opts.max_rows):gsub("\n$", ""))
+    if info.note then out[#out + 1] = "" ; out[#out + 1] = wrap(info.note, width, "") end
     out[#out + 1] = ""
   end
   for _, n in ipairs(self.notes) do out[#out + 1] = wrap(n, width, "") ; out[#out + 1] = "" end

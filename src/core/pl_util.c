@@ -137,7 +137,9 @@ int pl_fmt_double(char *out, size_t outsz, double v) {
   if (isnan(v)) return snprintf(out, outsz, "nan");
   if (isinf(v)) return snprintf(out, outsz, v > 0 ? "inf" : "-inf");
   if (v == 0) return snprintf(out, outsz, signbit(v) ? "-0" : "0");
+  /* the shortest of 15, 16, 17 significant digits that reads back exactly */
   int n = snprintf(out, outsz, "%.15g", v);
+  if (strtod(out, NULL) != v) n = snprintf(out, outsz, "%.16g", v);
   if (strtod(out, NULL) != v) n = snprintf(out, outsz, "%.17g", v);
   return n;
 }

@@ -292,8 +292,16 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
     for (size_t g = 0; g < ngroups; g++) {
       size_t b = start[g], e = start[g + 1], m = 0;
       if (ag->op == PL_AGG_COUNT) { out->v.i64[g] = (int64_t)(e - b); continue; }
-      if (ag->op == PL_AGG_FIRST) {
-        size_t row = rows[b];
+      if (ag->op == PL_AGG_FIRST) {      /* the first non-missing value */
+        size_t i = b;
+        while (i < e && pl_cell_missing(t, ag->col, rows[i])) i++;
+        if (i == e) {
+          if (outt == PL_NUM) out->v.num[g] = NAN;
+          else if (outt == PL_STR) out->v.str[g] = 0;
+          else out->v.i64[g] = PL_INT_NA;
+          continue;
+        }
+        size_t row = rows[i];
         const pl_column *sc = t->cols[ag->col];
         if (outt == PL_NUM) out->v.num[g] = sc->v.num[row];
         else if (outt == PL_STR) out->v.str[g] = sc->v.str[row];
@@ -303,9 +311,12 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
       if (ag->op == PL_AGG_COUNT_DISTINCT) {
         /* sort the group's rows by value hash; equal hashes are compared
         ** exactly within their run, so collisions cannot miscount */
-        size_t m2 = e - b;
-        hashrow *hr = pl_xmalloc((m2 ? m2 : 1) * sizeof *hr);
-        for (size_t i = 0; i < m2; i++) { hr[i].h = cell_hash(t, ag->col, rows[b + i]); hr[i].row = rows[b + i]; }
+        size_t m2 = 0;   /* missing values are not a distinct value */
+        hashrow *hr = pl_xmalloc((e - b ? e - b : 1) * sizeof *hr);
+        for (size_t i = b; i < e; i++) {
+          if (pl_cell_missing(t, ag->col, rows[i])) continue;
+          hr[m2].h = cell_hash(t, ag->col, rows[i]); hr[m2].row = rows[i]; m2++;
+        }
         qsort(hr, m2, sizeof *hr, cmp_hashrow);
         int64_t cnt = 0;
         for (size_t i = 0; i < m2;) {
@@ -392,9 +403,9 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b,
                         pl_joinkind kind, const char *suffix, pl_err *err) {
   for (size_t k = 0; k < nkeys; k++) {
     if ((a->cols[akeys[k]]->type == PL_STR) != (b->cols[bkeys[k]]->type == PL_STR)) {
-      pl_err_set(err, 0, 0, "join key '%s' is a %s on one side and a %s on the other",
-                 a->cols[akeys[k]]->name, pl_type_name(a->cols[akeys[k]]->type),
-                 pl_type_name(b->cols[bkeys[k]]->type));
+      const char *ta = pl_type_name(a->cols[akeys[k]]->type), *tb = pl_type_name(b->cols[bkeys[k]]->type);
+      pl_err_set(err, 0, 0, "join key '%s' is %s %s on one side and %s %s on the other",
+                 a->cols[akeys[k]]->name, ta[0] == 'i' ? "an" : "a", ta, tb[0] == 'i' ? "an" : "a", tb);
       return NULL;
     }
   }

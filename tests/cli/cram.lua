@@ -5,6 +5,10 @@
 -- output (stdout and stderr together; "  " alone is an empty line); an
 -- optional "  [N]" line gives the expected exit status (default 0).
 -- Every other line is a comment.
+-- Commands run under /bin/sh with the binary's directory first on PATH (so
+-- "perflab" anywhere in a command line is the binary under test), with
+-- XDG_CONFIG_HOME pointing nowhere (no user recipes), and with $CRAMTMP an
+-- empty scratch directory, removed afterwards.
 -- usage: perflab tests/cli/cram.lua PERFLAB_BINARY FILE.t
 local bin, file = arg[1], arg[2]
 if not bin or not file then io.stderr:write("usage: cram.lua PERFLAB FILE.t\n"); os.exit(2) end
@@ -30,10 +34,18 @@ end
 
 local function shell_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
+if bin:sub(1, 1) ~= "/" then bin = io.popen("pwd"):read("l") .. "/" .. bin end
+local bindir = bin:match("^(.*)/[^/]*$")
+local tmp = os.tmpname()
+os.remove(tmp)
+assert(os.execute("mkdir -p " .. shell_quote(tmp)))
+local prelude = "PATH=" .. shell_quote(bindir) .. ":\"$PATH\"; XDG_CONFIG_HOME=/nonexistent/perflab-cram; CRAMTMP=" ..
+  shell_quote(tmp) .. "; export PATH XDG_CONFIG_HOME CRAMTMP; "
+
 local passed, failed = 0, 0
 for _, c in ipairs(cases) do
   local cmd = c.cmd:gsub("^perflab ", shell_quote(bin) .. " "):gsub("| perflab ", "| " .. shell_quote(bin) .. " ")
-  local p = io.popen("(" .. cmd .. ") 2>&1; echo \"__status=$?\"", "r")
+  local p = io.popen(prelude .. "(" .. cmd .. ") 2>&1; echo \"__status=$?\"", "r")
   local text = p:read("a")
   p:close()
   local status = tonumber(text:match("__status=(%d+)\n?$"))
@@ -55,5 +67,6 @@ for _, c in ipairs(cases) do
     end
   end
 end
+os.execute("rm -rf " .. shell_quote(tmp))
 print(string.format("%d passed, %d failed", passed, failed))
 os.exit(failed == 0 and #cases > 0 and 0 or 1)
