@@ -483,4 +483,84 @@ function M.load_overrides(path)
   return true
 end
 
+--- user overrides from the config directory, loaded once:
+--- $XDG_CONFIG_HOME/perflab/gpus.lua or ~/.config/perflab/gpus.lua
+--- (set PERFLAB_NO_USER_GPUS=1 to skip).
+local user_loaded = false
+function M.load_user_overrides()
+  if user_loaded then return end
+  user_loaded = true
+  local ng = os.getenv("PERFLAB_NO_USER_GPUS")
+  if ng and ng ~= "" and ng ~= "0" then return end
+  local xdg = os.getenv("XDG_CONFIG_HOME")
+  local dir = (xdg and xdg ~= "") and (xdg .. "/perflab")
+    or (os.getenv("HOME") and (os.getenv("HOME") .. "/.config/perflab"))
+  if dir then M.load_overrides(dir .. "/gpus.lua") end
+end
+
+local function tf(x) return x and (math.floor(x / 1e12 * 100 + 0.5) / 100) or nil end
+
+--- rows for `perflab gpus`: one per model, peaks in TFLOPS (dense)
+function M.columns()
+  return { "id", "name", "cc", "sm_count", "boost_mhz", "l2_mib", "dram_gb_per_s",
+           "fp64", "fp32", "tf32", "fp16", "fp8", "int8" }
+end
+function M.rows()
+  M.load_user_overrides()
+  local rows = {}
+  for _, m in ipairs(models) do
+    local pk = m.peaks or {}
+    rows[#rows + 1] = { id = m.id, name = m.name, cc = m.cc or m.arch, sm_count = m.sm_count,
+      boost_mhz = m.boost_clock_hz and math.floor(m.boost_clock_hz / 1e6 + 0.5) or nil,
+      l2_mib = m.l2_bytes and math.floor(m.l2_bytes / 1048576 * 10 + 0.5) / 10 or nil,
+      dram_gb_per_s = m.dram_bw_bytes_per_s and math.floor(m.dram_bw_bytes_per_s / 1e9 + 0.5) or nil,
+      fp64 = tf(pk.fp64), fp32 = tf(pk.fp32), tf32 = tf(pk.tf32), fp16 = tf(pk.fp16),
+      fp8 = tf(pk.fp8), int8 = tf(pk.int8) }
+  end
+  return rows
+end
+
+--- infer_cc{block_limit_sm=, block_limit_warps=, warps_per_block=,
+--- smem_driver=, smem_config=} -> list of CC keys consistent with what an
+--- ncu report printed (for reports that print no "CC x.y"), in order.
+function M.infer_cc(e)
+  local out = {}
+  local keys = {}
+  for k in pairs(M.arch) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tonumber(a) < tonumber(b) end)
+  for _, k in ipairs(keys) do
+    local a = M.arch[k]
+    local ok = true
+    if e.block_limit_sm and a.max_blocks_per_sm ~= e.block_limit_sm then ok = false end
+    if ok and e.block_limit_warps and e.warps_per_block and e.warps_per_block > 0
+       and a.max_warps_per_sm // e.warps_per_block ~= e.block_limit_warps then ok = false end
+    if ok and e.smem_driver and a.smem_reserved_per_block ~= e.smem_driver then ok = false end
+    if ok and e.smem_config and e.smem_config > 0 then
+      local found = false
+      for _, c in ipairs(a.smem_carveouts_kb) do if c * 1024 == e.smem_config then found = true end end
+      if not found then ok = false end
+    end
+    if ok then out[#out + 1] = k end
+  end
+  return out
+end
+
+--- infer_sm_count(grid, waves_printed, active_blocks [, decimals=2]) -> n or nil:
+--- the SM count n for which grid / (n x active) rounds to the printed waves,
+--- when exactly one n does.
+function M.infer_sm_count(grid, waves, active, decimals)
+  if not (grid and waves and active) or waves <= 0 or active <= 0 then return nil end
+  local scale = 10 ^ (decimals or 2)
+  local guess = grid / (waves * active)
+  local found
+  for n = math.max(1, math.floor(guess * 0.8)), math.ceil(guess * 1.2) + 1 do
+    local w = grid / (n * active)
+    if math.floor(w * scale + 0.5) == math.floor(waves * scale + 0.5) then
+      if found then return nil end
+      found = n
+    end
+  end
+  return found
+end
+
 return M
