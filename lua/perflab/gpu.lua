@@ -509,11 +509,22 @@ local COLORS = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b
 --- one circle per kernel with area proportional to its share of time and a
 --- <title> for hover text.
 function M.roofline_svg(c)
-  local W, H = 760, 500
-  local ml, mr, mt, mb = 90, 170, 40, 60
+  local W, H = 860, 500
+  local ml, mr, mt, mb = 110, 230, 40, 60
   local pw, ph = W - ml - mr, H - mt - mb
   local bw = c.bandwidth
-  local ceilings = c.ceilings or {}
+  -- merge precisions with the same peak into one ceiling ("FP16 tensor / BF16 tensor")
+  local ceilings, byval = {}, {}
+  for _, ce in ipairs(c.ceilings or {}) do
+    local e = byval[ce.flops]
+    if e then
+      if e.label:match(" tensor$") and ce.label:match(" tensor$") then
+        e.label = e.label:gsub(" tensor$", "") .. "/" .. ce.label
+      else
+        e.label = e.label .. " / " .. ce.label
+      end
+    else e = { label = ce.label, flops = ce.flops }; byval[ce.flops] = e; ceilings[#ceilings + 1] = e end
+  end
   table.sort(ceilings, function(a, b) return a.flops < b.flops end)
   local top = ceilings[#ceilings] and ceilings[#ceilings].flops or 1e12
   local lowc = ceilings[1] and ceilings[1].flops or top
@@ -559,7 +570,7 @@ function M.roofline_svg(c)
   end
   add(string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>', ml, mt, pw, ph))
   add(string.format('<text x="%.1f" y="%d" text-anchor="middle">Arithmetic intensity (FLOP/byte)</text>', ml + pw / 2, H - 18))
-  add(string.format('<text x="18" y="%.1f" text-anchor="middle" transform="rotate(-90 18 %.1f)">Performance (FLOP/s)</text>', mt + ph / 2, mt + ph / 2))
+  add(string.format('<text x="16" y="%.1f" text-anchor="middle" transform="rotate(-90 16 %.1f)">Performance (FLOP/s)</text>', mt + ph / 2, mt + ph / 2))
   -- roofs
   add('<g clip-path="url(#plot)">')
   local xlo, xhi = 10 ^ lx0, 10 ^ lx1
