@@ -14,7 +14,8 @@
 --
 -- Table `launch` (part of the API): kernel, grid_size, block_size,
 -- sm_count, waves_per_sm, tail_pct (share of the run the partial last wave
--- can take: 100 / (whole waves + 1), 0 without a partial wave),
+-- can take: 100 / (whole waves + 1), 0 without a partial wave or with
+-- less than one whole wave -- that case is the small-grid rule's),
 -- findings (comma-separated rule ids).
 local perflab = require "perflab"
 local gpu = require "perflab.gpu"

@@ -410,7 +410,7 @@ function M.tail(grid, sm_count, active_blocks, th)
   local r = { waves = w, whole = whole, partial = partial,
               last_wave_fill_pct = partial * 100,
               partial_blocks = (partial > 0) and math.ceil(grid * partial / w) or 0,
-              speedup_pct = (partial > 0) and 100 / (whole + 1) or 0 }
+              speedup_pct = (partial > 1e-9 and whole >= 1) and 100 / (whole + 1) or 0 }
   r.fires = partial > 1e-9 and whole >= 1 and r.speedup_pct >= th.tail_min_speedup
   return r
 end
@@ -469,7 +469,7 @@ function M.context(p, opts)
     if not ctx.sm_count then ctx.sm_count = ctx.model.sm_count end
   end
   if ctx.cc then ctx.cc = gpus.cc_key(ctx.cc) or ctx.cc end
-  ctx.source = #ctx.from > 0 and table.concat(ctx.from, " and ") or "nothing"
+  ctx.source = #ctx.from > 0 and table.concat(ctx.from, " and ") or "nowhere (not named in the input)"
   return ctx
 end
 

@@ -362,6 +362,7 @@ function TestRooflineLaunch:test_launch()
   lu.assertFalse(gpu.tail(108 * 6 * 10 + 324, 108, 6).fires)
   -- less than one wave never fires
   lu.assertFalse(gpu.tail(100, 108, 6).fires)
+  lu.assertEquals(gpu.tail(100, 108, 6).speedup_pct, 0)
 end
 
 TestGpus = {}
