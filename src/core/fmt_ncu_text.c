@@ -249,7 +249,7 @@ typedef struct tstate {
   int st;
   /* the current section */
   const char *sec; size_t nsec; int cls; size_t sec_line;
-  size_t c2, c3;                 /* unit and value column starts of the open table */
+  size_t c2, c2end, c3;          /* unit column start and end, value column start */
   /* a kernel begun by a section (2019-2020 layout), waiting for its kernel line */
   int pending; size_t pending_line;
   /* the rule message being read */
@@ -328,8 +328,18 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       }
       size_t vs = s.c3;
       while (vs > ind && l.s[vs - 1] != ' ') vs--;
-      size_t us = s.c2 < vs ? s.c2 : vs;
-      while (us > ind && l.s[us - 1] != ' ') us--;
+      /* units are right-aligned in their column: a unit ends at c2end; text
+      ** there that does not reach c2end is a long name running over */
+      size_t us;
+      if (s.c2end <= vs) {
+        if (l.s[s.c2end - 1] != ' ') {
+          us = s.c2end - 1;
+          while (us > ind && l.s[us - 1] != ' ') us--;
+        } else us = vs;
+      } else {
+        us = s.c2 < vs ? s.c2 : vs;
+        while (us > ind && l.s[us - 1] != ' ') us--;
+      }
       const char *nm = l.s, *un = l.s + us, *va = l.s + vs;
       size_t nnm = us, nun = vs - us, nva = e - vs;
       pl_trim(&nm, &nnm); pl_trim(&un, &nun); pl_trim(&va, &nva);
@@ -363,7 +373,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       continue;
     }
     if (s.st == ST_SEC && s.sec && is_table_rule(l.s, l.n, tst, tln)) {
-      s.c2 = tst[1]; s.c3 = tst[2];
+      s.c2 = tst[1]; s.c2end = tst[1] + tln[1]; s.c3 = tst[2];
       s.st = ST_TAB1;
       continue;
     }

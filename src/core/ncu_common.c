@@ -438,7 +438,7 @@ int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
                       col->name, (int)nv, val, (int)nm, metric);
     }
     if (strcmp(col->name, "sm_count") == 0 && is_num && b->sm_count_source == NULL) {
-      b->sm_count = v; b->sm_count_source = "# SMs (Launch Statistics)";
+      b->sm_count = v; b->sm_count_source = "metric (# SMs / device__attribute_multiprocessor_count)";
     }
   }
   return 0;
