@@ -214,14 +214,13 @@ static void details_record(cstate *c) {
     ncu_b_rule(b, sec, nsec, rn, nrn, rt, nrt, rd, nrd, est, estl, c->rec_line);
     return;
   }
-  if (nm == 0) { fail_field(c, (size_t)c->col[C_MNAME], "a metric name or a rule"); return; }
   if ((size_t)c->col[C_MVAL] >= c->nf) {
-    char what[96];
-    snprintf(what, sizeof what, "%zu fields (up to \"Metric Value\"), found %zu", (size_t)c->col[C_MVAL] + 1, c->nf);
     c->failed = 1;
-    pl_err_set(c->err, c->rec_line, 1, "expected %s", what);
+    pl_err_set(c->err, c->rec_line, c->line_n + 1, "expected %zu fields (up to \"Metric Value\"), found %zu",
+               (size_t)c->col[C_MVAL] + 1, c->nf);
     return;
   }
+  if (nm == 0) { fail_field(c, (size_t)c->col[C_MNAME], "a metric name or a rule"); return; }
   if (nsec < sizeof c->cur_sec && (strlen(c->cur_sec) != nsec || memcmp(c->cur_sec, sec, nsec) != 0)) {
     memcpy(c->cur_sec, sec, nsec); c->cur_sec[nsec] = '\0';
     b->nsections++;
