@@ -15,9 +15,13 @@
 
 /* Each parser file defines one of these. */
 extern const pl_format pl_fmt_kernel_table;
+extern const pl_format pl_fmt_ncu_text;
+extern const pl_format pl_fmt_ncu_csv;
 
 static const pl_format *const registry[] = {
   &pl_fmt_kernel_table,
+  &pl_fmt_ncu_text,
+  &pl_fmt_ncu_csv,
 };
 
 const pl_format *const *pl_formats(size_t *n) {
