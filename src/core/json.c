@@ -50,7 +50,7 @@ int pl_json_fail(pl_json *j, const char *at, const char *what) {
   j->type = PL_JSON_ERROR;
   if (j->err) {
     if (at == j->end && j->end < j->limit) pl_err_set(j->err, line, col, "expected %s, found end of line", what);
-    else pl_err_expected(j->err, line, col, what, at, (size_t)(j->end - at));
+    else pl_err_expected(j->err, line, col, what, at < j->limit ? at : NULL, (size_t)(j->end - at));
   }
   return -1;
 }
