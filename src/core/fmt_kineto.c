@@ -65,6 +65,8 @@ typedef struct kctx {
   size_t nevents, nmeta_events, nother;
   size_t next_progress;
   int ndevices;
+  /* direct-mapped cache of short strings (ph, cat, pid, tid) -> pool id */
+  struct { uint64_t w[3]; uint32_t n, id; } scache[256];
 } kctx;
 
 static const char *svp(kctx *k, const sv *s) {
@@ -88,7 +90,21 @@ static sv tok_sv(kctx *k) {
 
 static uint32_t intern(kctx *k, const sv *s) {
   if (!s->set) return 0;
-  return pl_pool_intern(k->pool, svp(k, s), s->n);
+  const char *p = svp(k, s);
+  if (s->n <= 24) {
+    uint64_t w[3] = { 0, 0, 0 };
+    memcpy(w, p, s->n);
+    uint64_t h = (w[0] ^ (w[1] * 0x9E3779B97F4A7C15ull) ^ (w[2] * 0xC2B2AE3D27D4EB4Full) ^ s->n) * 0x9E3779B97F4A7C15ull;
+    unsigned slot = (unsigned)(h >> 56);
+    if (k->scache[slot].id && k->scache[slot].n == s->n && k->scache[slot].w[0] == w[0] &&
+        k->scache[slot].w[1] == w[1] && k->scache[slot].w[2] == w[2])
+      return k->scache[slot].id;
+    uint32_t id = pl_pool_intern(k->pool, p, s->n);
+    k->scache[slot].w[0] = w[0]; k->scache[slot].w[1] = w[1]; k->scache[slot].w[2] = w[2];
+    k->scache[slot].n = s->n; k->scache[slot].id = id;
+    return id;
+  }
+  return pl_pool_intern(k->pool, p, s->n);
 }
 
 /* ---- table set-up ------------------------------------------------------- */
@@ -803,6 +819,12 @@ static int parse_distributed(kctx *k) {
   return 0;
 }
 
+static size_t line_of(const pl_json *j, const char *at) {
+  size_t l, c;
+  pl_json_linecol(j, at, &l, &c);
+  return l;
+}
+
 static int launch_cmp(const void *a, const void *b) {
   int64_t x = ((const struct launch *)a)->corr, y = ((const struct launch *)b)->corr;
   return x < y ? -1 : x > y;
@@ -880,7 +902,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
       if (t == PL_JSON_OBJ_END) break;
       const char *key = j->tok;
       size_t kn = j->toklen;
-      size_t keyline = pl_json_line(j);
+      const char *keyat = key;
       t = pl_json_next(j);
       if (t == PL_JSON_ERROR) goto done;
 #define TOPKEY(lit) (kn == sizeof(lit) - 1 && memcmp(key, lit, kn) == 0)
@@ -895,7 +917,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
         meta_scalar(k, key, kn);
       } else {
         if (t == PL_JSON_OBJ || t == PL_JSON_ARR)
-          pl_profile_diag(p, keyline, "top-level \"%.*s\" (%s) not read", (int)(kn > 60 ? 60 : kn), key,
+          pl_profile_diag(p, line_of(j, keyat), "top-level \"%.*s\" (%s) not read", (int)(kn > 60 ? 60 : kn), key,
                           t == PL_JSON_OBJ ? "object" : "array");
         if (pl_json_skip(j)) goto done;
       }

@@ -81,31 +81,35 @@ static const char *scan_string(pl_json *j, const char *p, int *esc) {
     while (end - p >= 8) {
       uint64_t w;
       memcpy(&w, p, 8);
-      if (haszero(w ^ (ONES * '"')) | haszero(w ^ (ONES * '\\'))) break;
+      uint64_t m = haszero(w ^ (ONES * '"')) | haszero(w ^ (ONES * '\\'));
+      if (m) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        p += __builtin_ctzll(m) >> 3;     /* the lowest flagged byte is exact */
+#else
+        while (*p != '"' && *p != '\\') p++;
+#endif
+        goto found;
+      }
       p += 8;
     }
-    while (p < end && *p != '"' && *p != '\\') {
-      p++;
-      if (((uintptr_t)p & 7) == 0 && end - p >= 8) break;
-    }
+    while (p < end && *p != '"' && *p != '\\') p++;
+  found:
     if (p >= end) { pl_json_fail(j, end, "'\"' closing the string"); return NULL; }
     if (*p == '"') return p;
-    if (*p == '\\') {
-      *esc = 1;
-      if (end - p < 2) { pl_json_fail(j, end, "an escape after '\\'"); return NULL; }
-      char c = p[1];
-      if (c == 'u') {
-        if (end - p < 6 || hexval(p[2]) < 0 || hexval(p[3]) < 0 || hexval(p[4]) < 0 || hexval(p[5]) < 0) {
-          pl_json_fail(j, p, "four hex digits after '\\u'");
-          return NULL;
-        }
-        p += 6;
-      } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
-        p += 2;
-      } else {
-        pl_json_fail(j, p, "a JSON escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+    *esc = 1;
+    if (end - p < 2) { pl_json_fail(j, end, "an escape after '\\'"); return NULL; }
+    char c = p[1];
+    if (c == 'u') {
+      if (end - p < 6 || hexval(p[2]) < 0 || hexval(p[3]) < 0 || hexval(p[4]) < 0 || hexval(p[5]) < 0) {
+        pl_json_fail(j, p, "four hex digits after '\\u'");
         return NULL;
       }
+      p += 6;
+    } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
+      p += 2;
+    } else {
+      pl_json_fail(j, p, "a JSON escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+      return NULL;
     }
   }
 }
@@ -208,6 +212,8 @@ static const char *scan_number(pl_json *j, const char *p) {
   if (*p == '0') {
     p++;
   } else {
+    const char *lim = end - p > 19 ? p + 19 : end;     /* 19 digits cannot overflow uint64 */
+    while (p < lim && *p >= '0' && *p <= '9') v = v * 10 + (unsigned)(*p++ - '0');
     while (p < end && *p >= '0' && *p <= '9') {
       unsigned d = (unsigned)(*p - '0');
       if (v > (UINT64_MAX - d) / 10) over = 1; else v = v * 10 + d;
@@ -317,6 +323,25 @@ int pl_json_scaled(const pl_json *j, int scale, int64_t *out) {
       }
       *out = v;
       return 0;
+    }
+    if (scale == 3 && j->toklen < 24) {
+      /* fast path for the usual "123456.789" microseconds */
+      const char *s = j->tok, *e = s + j->toklen;
+      int neg = *s == '-';
+      if (neg) s++;
+      uint64_t v = 0;
+      const char *d0 = s;
+      while (s < e && *s >= '0' && *s <= '9') v = v * 10 + (uint64_t)(*s++ - '0');
+      if (s < e && *s == '.' && s - d0 <= 15) {
+        s++;
+        int nd = 0;
+        while (s < e && nd < 3 && *s >= '0' && *s <= '9') { v = v * 10 + (uint64_t)(*s++ - '0'); nd++; }
+        if (s == e) {
+          while (nd++ < 3) v *= 10;
+          *out = neg ? -(int64_t)v : (int64_t)v;
+          return 0;
+        }
+      }
     }
     return pl_json_text_scaled(j->tok, j->toklen, scale, out);
   }
