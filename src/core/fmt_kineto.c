@@ -487,8 +487,30 @@ static double ctr_value(kctx *k, const ctrarg *c) {
   return NAN;
 }
 
+/* Appending whole rows straight into the columns (every column of a table
+** built here is set on every row, missing values written as the table's
+** own missing markers): avoids the per-cell bookkeeping of pl_row_put_*. */
+typedef union cell { int64_t i; double d; uint32_t s; } cell;
+
+static void fast_row(pl_table *t, const cell *v) {
+  for (size_t i = 0; i < t->ncols; i++) {
+    pl_column *c = t->cols[i];
+    if (c->len == c->cap) {
+      size_t cap = c->cap < 1024 ? 1024 : c->cap < (1u << 20) ? c->cap * 2 : c->cap + c->cap / 2;
+      c->v.any = pl_xrealloc(c->v.any, cap * (c->type == PL_STR ? sizeof(uint32_t) : sizeof(int64_t)));
+      c->cap = cap;
+    }
+    switch (c->type) {
+      case PL_NUM: c->v.num[c->len] = v[i].d; break;
+      case PL_STR: c->v.str[c->len] = v[i].s; break;
+      default: c->v.i64[c->len] = v[i].i; break;
+    }
+    c->len++;
+  }
+  t->nrows++;
+}
+
 static void put_int(pl_table *t, int col, int64_t v) { if (v != PL_INT_NA) pl_row_put_int(t, col, v); }
-static void put_num(pl_table *t, int col, double v) { if (!isnan(v)) pl_row_put_num(t, col, v); }
 static void put_id(pl_table *t, int col, uint32_t id) { if (id) pl_row_put_strid(t, col, id); }
 
 static void emit_event(kctx *k) {
@@ -501,77 +523,46 @@ static void emit_event(kctx *k) {
   int cls = cat_class(k, &e->cat);
   int complete = e->ph.n == 1 && ph[0] == 'X';
   if (k->ev.t) {
-    pl_table *t = k->ev.t;
-    int *c = k->ev.c;
+    cell v[10];
     nameid = intern(k, &e->name); pidid = intern(k, &e->pid); tidid = intern(k, &e->tid);
-    put_id(t, c[EV_NAME], nameid);
-    put_id(t, c[EV_CAT], intern(k, &e->cat));
-    put_id(t, c[EV_PH], intern(k, &e->ph));
-    put_int(t, c[EV_TS], e->ts);
-    put_int(t, c[EV_DUR], e->dur);
-    put_id(t, c[EV_PID], pidid);
-    put_id(t, c[EV_TID], tidid);
-    put_int(t, c[EV_FLOW], e->flow_id);
-    put_int(t, c[EV_CORR], e->corr);
-    put_int(t, c[EV_EXT], e->ext);
-    pl_row_end(t);
+    v[EV_NAME].s = nameid; v[EV_CAT].s = intern(k, &e->cat); v[EV_PH].s = intern(k, &e->ph);
+    v[EV_TS].i = e->ts; v[EV_DUR].i = e->dur; v[EV_PID].s = pidid; v[EV_TID].s = tidid;
+    v[EV_FLOW].i = e->flow_id; v[EV_CORR].i = e->corr; v[EV_EXT].i = e->ext;
+    fast_row(k->ev.t, v);
   }
 #define NAMEID() (nameid ? nameid : (nameid = intern(k, &e->name)))
 #define PIDID() (pidid ? pidid : (pidid = intern(k, &e->pid)))
 #define TIDID() (tidid ? tidid : (tidid = intern(k, &e->tid)))
   if (complete) {
     if (cls == C_KERNEL && k->kn.t) {
-      pl_table *t = k->kn.t;
-      int *c = k->kn.c;
-      put_id(t, c[KN_NAME], NAMEID());
-      put_id(t, c[KN_SHORT], short_id(k, nameid));
-      put_int(t, c[KN_START], e->ts);
-      put_int(t, c[KN_DUR], e->dur);
-      put_int(t, c[KN_DEV], e->device);
-      put_int(t, c[KN_STREAM], e->stream);
-      put_int(t, c[KN_CTX], e->context);
-      put_int(t, c[KN_CORR], e->corr);
-      put_int(t, c[KN_EXT], e->ext);
-      if (e->has_grid) { put_int(t, c[KN_GX], e->grid[0]); put_int(t, c[KN_GY], e->grid[1]); put_int(t, c[KN_GZ], e->grid[2]); }
-      if (e->has_block) { put_int(t, c[KN_BX], e->block[0]); put_int(t, c[KN_BY], e->block[1]); put_int(t, c[KN_BZ], e->block[2]); }
-      put_int(t, c[KN_REGS], e->regs);
-      if (!isnan(e->smem)) pl_row_put_int(t, c[KN_SMEM], (int64_t)e->smem);
-      put_num(t, c[KN_WPS], e->wps);
-      put_num(t, c[KN_BPS], e->bps);
-      put_num(t, c[KN_OCC], e->occ);
-      put_num(t, c[KN_THEO], e->theo);
-      put_id(t, c[KN_KIND], intern(k, &e->kind));
-      put_id(t, c[KN_CAT], intern(k, &e->cat));
-      pl_row_end(t);
+      cell v[NCOLS(KN_COLS)];
+      v[KN_NAME].s = NAMEID(); v[KN_SHORT].s = short_id(k, nameid);
+      v[KN_START].i = e->ts; v[KN_DUR].i = e->dur; v[KN_DEV].i = e->device; v[KN_STREAM].i = e->stream;
+      v[KN_CTX].i = e->context; v[KN_CORR].i = e->corr; v[KN_EXT].i = e->ext;
+      for (int d = 0; d < 3; d++) {
+        v[KN_GX + d].i = e->has_grid ? e->grid[d] : PL_INT_NA;
+        v[KN_BX + d].i = e->has_block ? e->block[d] : PL_INT_NA;
+      }
+      v[KN_REGS].i = e->regs;
+      v[KN_SMEM].i = isnan(e->smem) ? PL_INT_NA : (int64_t)e->smem;
+      v[KN_SMEM_S].i = PL_INT_NA; v[KN_SMEM_D].i = PL_INT_NA;
+      v[KN_WPS].d = e->wps; v[KN_BPS].d = e->bps; v[KN_OCC].d = e->occ; v[KN_THEO].d = e->theo;
+      v[KN_KIND].s = intern(k, &e->kind); v[KN_CAT].s = intern(k, &e->cat);
+      fast_row(k->kn.t, v);
     } else if (cls == C_CPU && k->cpu.t && !(e->name.n > 13 && memcmp(svp(k, &e->name), "ProfilerStep#", 13) == 0)) {
-      pl_table *t = k->cpu.t;
-      int *c = k->cpu.c;
-      put_id(t, c[CPU_NAME], NAMEID());
-      put_int(t, c[CPU_START], e->ts);
-      put_int(t, c[CPU_DUR], e->dur);
-      put_id(t, c[CPU_PID], PIDID());
-      put_id(t, c[CPU_TID], TIDID());
-      put_int(t, c[CPU_EXT], e->ext);
-      put_int(t, c[CPU_SEQ], e->seq);
-      put_int(t, c[CPU_FWD], e->fwd);
-      put_id(t, c[CPU_DIMS], intern(k, &e->dims));
-      put_id(t, c[CPU_TYPES], intern(k, &e->types));
-      put_num(t, c[CPU_FLOPS], e->flops);
-      pl_row_end(t);
+      cell v[NCOLS(CPU_COLS)];
+      v[CPU_NAME].s = NAMEID(); v[CPU_START].i = e->ts; v[CPU_DUR].i = e->dur;
+      v[CPU_PID].s = PIDID(); v[CPU_TID].s = TIDID(); v[CPU_EXT].i = e->ext; v[CPU_SEQ].i = e->seq;
+      v[CPU_FWD].i = e->fwd; v[CPU_DIMS].s = intern(k, &e->dims); v[CPU_TYPES].s = intern(k, &e->types);
+      v[CPU_FLOPS].d = e->flops;
+      fast_row(k->cpu.t, v);
     } else if (cls == C_RUNTIME) {
       if (k->rt.t) {
-        pl_table *t = k->rt.t;
-        int *c = k->rt.c;
-        put_id(t, c[RT_NAME], NAMEID());
-        put_int(t, c[RT_START], e->ts);
-        put_int(t, c[RT_DUR], e->dur);
-        put_id(t, c[RT_PID], PIDID());
-        put_id(t, c[RT_TID], TIDID());
-        put_int(t, c[RT_CORR], e->corr);
-        put_int(t, c[RT_EXT], e->ext);
-        put_int(t, c[RT_CBID], e->cbid);
-        put_id(t, c[RT_CAT], intern(k, &e->cat));
-        pl_row_end(t);
+        cell v[NCOLS(RT_COLS)];
+        v[RT_NAME].s = NAMEID(); v[RT_START].i = e->ts; v[RT_DUR].i = e->dur;
+        v[RT_PID].s = PIDID(); v[RT_TID].s = TIDID(); v[RT_CORR].i = e->corr; v[RT_EXT].i = e->ext;
+        v[RT_CBID].i = e->cbid; v[RT_CAT].s = intern(k, &e->cat);
+        fast_row(k->rt.t, v);
       }
       if (k->kn.t && (e->has_grid || e->has_block) && e->corr != PL_INT_NA) {
         /* roctracer writes the launch configuration on the runtime call */
