@@ -332,14 +332,16 @@ int pl_json_scaled(const pl_json *j, int scale, int64_t *out) {
       uint64_t v = 0;
       const char *d0 = s;
       while (s < e && *s >= '0' && *s <= '9') v = v * 10 + (uint64_t)(*s++ - '0');
-      if (s < e && *s == '.' && s - d0 <= 15) {
+      if (s < e && *s == '.' && s - d0 <= 16) {         /* 16 + 3 digits fit in uint64 */
         s++;
         int nd = 0;
         while (s < e && nd < 3 && *s >= '0' && *s <= '9') { v = v * 10 + (uint64_t)(*s++ - '0'); nd++; }
         if (s == e) {
           while (nd++ < 3) v *= 10;
-          *out = neg ? -(int64_t)v : (int64_t)v;
-          return 0;
+          if (v <= (uint64_t)INT64_MAX) {
+            *out = neg ? -(int64_t)v : (int64_t)v;
+            return 0;
+          }
         }
       }
     }
