@@ -17,11 +17,15 @@
 extern const pl_format pl_fmt_kernel_table;
 extern const pl_format pl_fmt_ncu_text;
 extern const pl_format pl_fmt_ncu_csv;
+extern const pl_format pl_fmt_kineto;
+extern const pl_format pl_fmt_tb_profiler;
 
 static const pl_format *const registry[] = {
   &pl_fmt_kernel_table,
   &pl_fmt_ncu_text,
   &pl_fmt_ncu_csv,
+  &pl_fmt_kineto,
+  &pl_fmt_tb_profiler,
 };
 
 const pl_format *const *pl_formats(size_t *n) {
