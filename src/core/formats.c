@@ -15,9 +15,17 @@
 
 /* Each parser file defines one of these. */
 extern const pl_format pl_fmt_kernel_table;
+extern const pl_format pl_fmt_nsys_stats;
+extern const pl_format pl_fmt_nvprof;
+extern const pl_format pl_fmt_rocprof;
+extern const pl_format pl_fmt_csv;
 
 static const pl_format *const registry[] = {
   &pl_fmt_kernel_table,
+  &pl_fmt_nsys_stats,
+  &pl_fmt_nvprof,
+  &pl_fmt_rocprof,
+  &pl_fmt_csv,
 };
 
 const pl_format *const *pl_formats(size_t *n) {
