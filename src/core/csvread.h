@@ -68,6 +68,15 @@ typedef struct pl_csv_opts {
 int pl_csv_read(const char *data, size_t len, const pl_csv_opts *o,
                 pl_csv_row_fn fn, void *ud, pl_err *err);
 
+/* The same reader without copying fields: field_fn sees each field as
+** libcsv delivers it (s is NOT NUL-terminated and is valid only during the
+** call; i is the 0-based field index in its record), then row_fn sees the
+** record with n, line, index, src and srclen set and f == len == NULL.
+** Either callback returns non-zero (after setting err) to stop. */
+typedef int (*pl_csv_field_fn)(void *ud, size_t i, const char *s, size_t n, pl_err *err);
+int pl_csv_read_fields(const char *data, size_t len, const pl_csv_opts *o,
+                       pl_csv_field_fn field_fn, pl_csv_row_fn row_fn, void *ud, pl_err *err);
+
 /* 1-based column (byte offset + 1 in its line) where field i of the record
 ** starts; for i == row->n, the column just after the record's text. */
 size_t pl_csv_field_col(const pl_csv_row *row, size_t i);

@@ -30,6 +30,7 @@ static int csv_detect(const char *data, size_t len) {
   int first = -1, same = 0, lines = 0;
   while (pl_lines_next(&c, &l) && lines < 8) {
     if (pl_is_blank(l.s, l.n)) { if (lines == 0) continue; else break; }
+    if (lines == 0 && (l.s[0] == '{' || l.s[0] == '[' || l.s[0] == '=' || l.s[0] == '<' || l.s[0] == '#')) return 0;
     int k = count_fields(l.s, l.n);
     if (k < 0) break;               /* a quoted newline or junk: stop sampling */
     if (lines == 0) first = k;
@@ -38,7 +39,7 @@ static int csv_detect(const char *data, size_t len) {
     lines++;
   }
   if (first < 2) return 0;
-  return lines == 1 ? 5 : (same >= 1 ? 10 : 0);
+  return same >= 1 ? 10 : 0;
 }
 
 static int csv_parse_fmt(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
