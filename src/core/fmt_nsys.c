@@ -25,6 +25,7 @@
 */
 #include "format.h"
 #include "csvread.h"
+#include "kernsum.h"
 #include "names.h"
 #include "scan.h"
 #include "units.h"
@@ -268,6 +269,29 @@ static void report_begin(nsys_state *st, report *r, size_t first_name_row_hint) 
   st->pending[0] = '\0';
 }
 
+/* A number with optional ',' thousands groups ("1,234,567.5"): commas
+** must sit between groups of three digits; then the fast CSV number path.
+** Falls back to pl_parse_number_sep for anything unusual. */
+static int fast_number(const char *s, size_t n, double *v) {
+  char buf[64];
+  if (n >= sizeof buf) return pl_parse_number_sep(s, n, 0, v);
+  size_t k = 0, intend = n;
+  for (size_t i = 0; i < n; i++) if (s[i] == '.' || s[i] == 'e' || s[i] == 'E') { intend = i; break; }
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == ',') {
+      if (i == 0 || i >= intend || s[i - 1] < '0' || s[i - 1] > '9') return -1;
+      if (!(i + 4 == intend || (i + 4 < intend && s[i + 4] == ','))) return -1;   /* groups of three */
+      continue;
+    }
+    buf[k++] = s[i];
+  }
+  int64_t iv;
+  int got = pl_csv_number(buf, k, &iv, v);
+  if (got == 1) { *v = (double)iv; return 0; }
+  if (got == 2) return 0;
+  return -1;
+}
+
 /* One cell into the row; 0 or -1 with err set. */
 static int put_cell(report *r, size_t k, const char *s, size_t n, size_t line, size_t col, pl_err *err) {
   colspec *c = &r->cs[k];
@@ -281,7 +305,7 @@ static int put_cell(report *r, size_t k, const char *s, size_t n, size_t line, s
       return 0;
     case C_NUM: case C_INT: {
       double v;
-      if (n == 0 || pl_parse_number_sep(s, n, 0, &v) != 0) {
+      if (n == 0 || fast_number(s, n, &v) != 0) {
         snprintf(what, sizeof what, "a number in column '%s'", c->label);
         return pl_err_expected(err, line, col, what, s, n);
       }
@@ -327,14 +351,8 @@ static void report_finish(nsys_state *st, report *r) {
     pl_table *k = pl_table_copy(t);
     pl_table_set_name(k, "kernel_summary");
     int cn = pl_table_col(k, "name");
-    int cs = add_doc_col(k, "short_name", PL_STR);
-    char buf[1024];
-    for (size_t i = 0; cn >= 0 && i < k->nrows; i++) {
-      size_t len; const char *nm = pl_cell_str(k, cn, i, &len);
-      if (!nm) continue;
-      size_t sn = pl_short_name(nm, len, buf, sizeof buf);
-      k->cols[cs]->v.str[i] = pl_pool_intern(k->pool, buf, sn);
-    }
+    add_doc_col(k, "short_name", PL_STR);
+    if (cn >= 0) pl_fill_short_names(k, cn);
     pl_profile_add_table(st->p, k);
   }
   st->ntables++;

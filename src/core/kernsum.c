@@ -16,19 +16,25 @@ void pl_fill_short_names(pl_table *t, int name_col) {
   }
   if (cs < 0 || name_col < 0 || t->cols[name_col]->type != PL_STR) return;
   char buf[1024];
-  uint32_t lastid = 0, lastshort = 0;
+  /* pool ids are dense: remember each name's short id (names repeat a lot
+  ** in traces).  The pool is shared, so ids added here for short names are
+  ** simply beyond the map. */
+  size_t nmap = pl_pool_count(t->pool) + 1;
+  uint32_t *map = pl_xcalloc(nmap, sizeof *map);
   for (size_t i = 0; i < t->nrows; i++) {
     uint32_t id = t->cols[name_col]->v.str[i];
     if (id == 0) continue;
-    if (id == lastid) { t->cols[cs]->v.str[i] = lastshort; continue; }
+    if (id < nmap && map[id]) { t->cols[cs]->v.str[i] = map[id]; continue; }
     size_t len;
     const char *s = pl_pool_str(t->pool, id, &len);
     if (len >= 12 && memcmp(s + len - 12, " [clone .kd]", 12) == 0) len -= 12;
     else if (len >= 3 && memcmp(s + len - 3, ".kd", 3) == 0) len -= 3;
     size_t sn = pl_short_name(s, len, buf, sizeof buf);
-    lastid = id;
-    lastshort = t->cols[cs]->v.str[i] = pl_pool_intern(t->pool, buf, sn);
+    uint32_t sid = pl_pool_intern(t->pool, buf, sn);
+    t->cols[cs]->v.str[i] = sid;
+    if (id < nmap) map[id] = sid;
   }
+  free(map);
 }
 
 pl_table *pl_kernel_summary_from(const pl_table *t, const char *out_name) {
