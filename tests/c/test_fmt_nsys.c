@@ -188,6 +188,11 @@ static void errors(void) {
          " --------  ---------------  ---------  ----------\n"
          "     50.0            1,0x0          2  cudaMalloc\n",
          "nsys-stats", "t:3:22: expected a number in column 'Total Time (ns)', found \"1,0x0\"");
+  /* thousands groups must have three digits */
+  TL_ERR(" Time (%)  Total Time (ns)  Num Calls  Name\n"
+         " --------  ---------------  ---------  ----------\n"
+         "     50.0            12,34          2  cudaMalloc\n",
+         "nsys-stats", "t:3:22: expected a number in column 'Total Time (ns)', found \"12,34\"");
   /* CSV: an unterminated quote */
   TL_ERR("Time (%),Total Time (ns),Num Calls,Name\n"
          "50.0,1000,2,\"cudaMalloc\n",
