@@ -19,6 +19,10 @@ extern const pl_format pl_fmt_ncu_text;
 extern const pl_format pl_fmt_ncu_csv;
 extern const pl_format pl_fmt_kineto;
 extern const pl_format pl_fmt_tb_profiler;
+extern const pl_format pl_fmt_nsys_stats;
+extern const pl_format pl_fmt_nvprof;
+extern const pl_format pl_fmt_rocprof;
+extern const pl_format pl_fmt_csv;
 
 static const pl_format *const registry[] = {
   &pl_fmt_kernel_table,
@@ -26,6 +30,10 @@ static const pl_format *const registry[] = {
   &pl_fmt_ncu_csv,
   &pl_fmt_kineto,
   &pl_fmt_tb_profiler,
+  &pl_fmt_nsys_stats,
+  &pl_fmt_nvprof,
+  &pl_fmt_rocprof,
+  &pl_fmt_csv,
 };
 
 const pl_format *const *pl_formats(size_t *n) {
