@@ -17,6 +17,11 @@ listings are checked through a stable slice (CSV header, one known row).
     -i         REPL after the script          -     script from stdin
     -v, --version   print the version         -h, --help   this text
   
+  limits (any command; before SCRIPT in script mode):
+    --max-memory SIZE  cap memory, e.g. 2G (default 80% of physical memory)
+    --timeout SECONDS  stop a run that takes longer (exit 2)
+    --sandbox          no os.execute, io.popen or C modules; writes only under --output
+  
   exit status: 0 success; 1 a finding at or above --fail-on; 2 bad usage,
   unknown recipe or format, unreadable or malformed input, or a failed script.
 
