@@ -82,10 +82,17 @@ return {
       else
         g, keys, util = from_summary(p:table("kernel_summary"), opts.group)
       end
+      -- shares are of the kernel time of the same run (profiles such as
+      -- tb-profiler JSON hold several runs)
       local total = g:col("total_ns"):sum()
+      local run_total = {}
+      if keys[1] == "run" then
+        for _, r in g:rows() do run_total[r.run] = (run_total[r.run] or 0) + (r.total_ns or 0) end
+      end
       g:add_column("share_pct", function(r)
-        if total == 0 or r.total_ns == nil then return nil end
-        return 100 * r.total_ns / total
+        local tot = keys[1] == "run" and run_total[r.run] or total
+        if tot == 0 or r.total_ns == nil then return nil end
+        return 100 * r.total_ns / tot
       end, "number")
       local key = keys[#keys]
       g:rename(key, "kernel")
@@ -112,8 +119,9 @@ return {
           severity = "info",
           rule = "top-kernels.dominant",
           subject = first.kernel,
-          message = string.format("%s takes %.1f %% of kernel time (%s over %d calls)",
-            first.kernel, first.share_pct, units.ns(first.total_ns), first.calls),
+          message = string.format("%s takes %.1f %% of kernel time%s (%s over %d calls)",
+            units.label(first.kernel), first.share_pct, first.run and (" in run " .. first.run) or "",
+            units.ns(first.total_ns), first.calls),
           evidence = { share_pct = first.share_pct, total_ns = first.total_ns, calls = first.calls,
                        kernel_time_ns = total, source = p.source },
         }

@@ -50,4 +50,17 @@ function M.count(v)
   return sig(v)
 end
 
+--- A kernel name short enough for a sentence: names longer than `max`
+-- characters (default 64) keep their head and end with "…" (the full name
+-- stays in tables and in the finding's subject).
+function M.label(name, max)
+  name = tostring(name)
+  max = max or 64
+  if utf8.len(name) == nil or #name <= max then return name end
+  local cut = name:sub(1, max - 1)
+  -- do not end inside a UTF-8 sequence
+  while #cut > 0 and not utf8.len(cut) do cut = cut:sub(1, -2) end
+  return cut .. "…"
+end
+
 return M

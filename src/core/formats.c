@@ -78,7 +78,7 @@ pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
     if (i == len) { pl_err_set(err, 1, 1, "expected a profile, found %s", len ? "only blank lines" : "an empty file"); return NULL; }
     f = pl_format_detect(data, len);
     if (f == NULL) {
-      pl_err_set(err, 0, 0, "cannot tell which profiler wrote this file; name the format with --format (see: perflab formats)");
+      pl_err_set(err, 0, 0, "cannot tell which profiler wrote this file; name the format with --input-format (see: perflab formats)");
       return NULL;
     }
   }
