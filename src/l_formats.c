@@ -21,8 +21,10 @@ void pl_l_pushprofile(lua_State *L, pl_profile *p) {
   lua_pushstring(L, p->source); lua_setfield(L, -2, "source");
   lua_createtable(L, 0, (int)p->nmeta);
   for (size_t i = 0; i < p->nmeta; i++) {
+    double v = p->meta[i].num;
     if (p->meta[i].text) lua_pushstring(L, p->meta[i].text);
-    else lua_pushnumber(L, p->meta[i].num);
+    else if (v == (double)(lua_Integer)v && v > -9007199254740992.0 && v < 9007199254740992.0) lua_pushinteger(L, (lua_Integer)v);
+    else lua_pushnumber(L, v);
     lua_setfield(L, -2, p->meta[i].key);
   }
   lua_setfield(L, -2, "meta");
