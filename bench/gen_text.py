@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""Writes large synthetic nsys-stats and nvprof text files for bench/text_bench.c
-(fixed seed; layouts as the tools print them).
+"""Writes large synthetic text profiles for the benchmarks (bench/run.sh),
+from a fixed seed, in the layouts the tools print:
 
-   gen_text.py nsys|nvprof-trace|nvprof-summary OUT MEGABYTES
+   gen_text.py KIND OUT MEGABYTES
+   KIND: kernel-table   per-kernel latency table ('NAME | LATENCY TENSOR DRAM')
+         ncu-text       Nsight Compute details text (ncu --print-details), one
+                        block of sections, metrics and rule texts per launch
+         nsys           nsys stats cuda_gpu_kern_sum console table
+         nvprof-trace   nvprof --print-gpu-trace text
+         nvprof-summary nvprof summary text
 """
 import random, sys
 kind, out, mb = sys.argv[1], sys.argv[2], float(sys.argv[3])
@@ -13,9 +19,141 @@ base = ["void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunct
          "flash_fwd_kernel", "void reduce_kernel<512, 1>(ReduceOp<float, MeanOps<float>>)"]
 # a realistic number of distinct kernels (names repeat, as in real traces)
 names = ["%s_%d" % (b, i) if i else b for i in range(200) for b in base]
+
+
+# kernel-table: names as the seed tables show them (a 50-column name field;
+# longer names cut to 47 characters + '...'), a realistic mix of frequent
+# elementwise/reduce kernels and rarer GEMM/cuDNN ones, latencies in ns.
+KT_NAMES = [
+    ("vectorized_elementwise_kernel", 30), ("elementwise_kernel", 24), ("reduce_kernel", 9),
+    ("cudnn::ops::nchwToNhwcKernel", 4), ("unrolled_elementwise_kernel", 3), ("cudnn::ops::convertTensor_kernel", 2),
+    ("splitKreduce_kernel", 2), ("cudnn::ops::nhwcToNchwKernel", 2), ("CatArrayBatchedCopy", 1),
+    ("vectorized_layer_norm_kernel", 1), ("CatArrayBatchedCopy_aligned16_contig", 1),
+    ("ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2f_stages_64x3_tn", 1), ("cutlass_cudnn_train::Kernel", 1),
+    ("RowwiseMomentsCUDAKernel", 1), ("GammaBetaBackwardCUDAKernel1", 1), ("ComputeInternalGradientsCUDAKernel", 1),
+    ("ampere_sgemm_128x128_nn", 1), ("sm80_xmma_wgrad_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nhwc", 1),
+    ("softmax_warp_forward", 1), ("softmax_warp_backward", 1), ("pytorch_flash::flash_fwd_kernel", 1),
+    ("cudnn_infer_ampere_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1", 1),
+    ("elementwise_kernel_with_index", 2), ("cudnn::winograd::generateWinogradTilesKernel", 1),
+]
+
+
+def kt_name(n):
+    return (n if len(n) <= 50 else n[:47] + "...").ljust(50)
+
+
+def gen_kernel_table(f, target):
+    pool = []
+    for n, w in KT_NAMES:
+        pool += [kt_name(n)] * w
+    f.write("Kernel".ljust(55) + "Latency Tensor   DRAM\n")
+    n = 0
+    while n < target:
+        buf = []
+        for _ in range(2000):
+            lat = int(rnd.lognormvariate(9.0, 1.2)) // 32 * 32 + 32
+            ten = rnd.random() * 0.3 if rnd.random() < 0.2 else 0.0
+            dram = rnd.random() * 0.6 if rnd.random() < 0.4 else 0.0
+            buf.append("%s| %10d %6.2f %6.2f\n" % (rnd.choice(pool), lat, ten, dram))
+        s = "".join(buf)
+        f.write(s)
+        n += len(s)
+
+
+# ncu-text: the sections and metric names ncu 2024 prints for each launch.
+NCU_KERNELS = [
+    ("wmma_pipe_kernel(int, int, int, const __nv_bfloat16 *, const __nv_bfloat16 *, float *)", "(32, 16, 1)x(256, 1, 1)"),
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char *, 3>>(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char *, 3>)", "(1024, 1, 1)x(128, 1, 1)"),
+    ("ampere_sgemm_128x64_tn", "(64, 8, 1)x(128, 1, 1)"),
+    ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4>>(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4>)", "(108, 1, 1)x(32, 16, 1)"),
+    ("flash_fwd_kernel", "(4, 16, 8)x(128, 1, 1)"),
+]
+# (section, [(metric, unit, kind)]) with kind: f = 2 decimals, i = integer with
+# thousands separators, p = percent, s = a fixed text
+NCU_SECTIONS = [
+    ("GPU Speed Of Light Throughput", [("DRAM Frequency", "Ghz", [1.59, 1.51]), ("SM Frequency", "Ghz", [1.14, 1.41, 1.06]), ("Elapsed Cycles", "cycle", "i"),
+                                       ("Memory Throughput", "%", "p"), ("DRAM Throughput", "%", "p"), ("Duration", "us", "f"),
+                                       ("L1/TEX Cache Throughput", "%", "p"), ("L2 Cache Throughput", "%", "p"),
+                                       ("SM Active Cycles", "cycle", "f"), ("Compute (SM) Throughput", "%", "p")]),
+    ("Compute Workload Analysis", [("Executed Ipc Active", "inst/cycle", "f"), ("Executed Ipc Elapsed", "inst/cycle", "f"),
+                                   ("Issue Slots Busy", "%", "p"), ("Issued Ipc Active", "inst/cycle", "f"), ("SM Busy", "%", "p")]),
+    ("Memory Workload Analysis", [("Memory Throughput", "Gbyte/s", "f"), ("Mem Busy", "%", "p"), ("Max Bandwidth", "%", "p"),
+                                  ("L1/TEX Hit Rate", "%", "p"), ("L2 Hit Rate", "%", "p"), ("Mem Pipes Busy", "%", "p")]),
+    ("Launch Statistics", [("Block Size", "", [128, 256, 512, 1024]), ("Function Cache Configuration", "", "s"), ("Grid Size", "", [108, 512, 1024, 4096, 65536]),
+                           ("Registers Per Thread", "register/thread", [32, 40, 64, 96, 128, 168]), ("Shared Memory Configuration Size", "Kbyte", [32.77, 65.54, 135.17]),
+                           ("Driver Shared Memory Per Block", "Kbyte/block", [1.02]), ("Dynamic Shared Memory Per Block", "byte/block", [0, 0, 49152]),
+                           ("Static Shared Memory Per Block", "Kbyte/block", [0, 16.38, 36.86]), ("Threads", "thread", [131072, 262144, 524288, 1048576]), ("Waves Per SM", "", [0.59, 1.58, 4.74, 18.96])]),
+    ("Occupancy", [("Block Limit SM", "block", [32]), ("Block Limit Registers", "block", [3, 4, 8]), ("Block Limit Shared Mem", "block", [3, 8, 32]),
+                   ("Block Limit Warps", "block", [4, 8, 16]), ("Theoretical Active Warps per SM", "warp", [24, 32, 48, 64]),
+                   ("Theoretical Occupancy", "%", "p"), ("Achieved Occupancy", "%", "p"), ("Achieved Active Warps Per SM", "warp", "w")]),
+]
+NCU_RULES = [
+    ("OPT", "Est. Speedup: %.2f%%", ["All compute pipelines are under-utilized. Either this workload is very small or it doesn't issue enough warps",
+                                     "per scheduler. Check the Launch Statistics and Scheduler Statistics sections for further details."]),
+    ("INF", None, ["This workload is utilizing greater than 80.0% of the available compute or memory performance of the device.",
+                   "To further improve performance, work will likely need to be shifted from the most utilized to another unit."]),
+    ("OPT", "Est. Local Speedup: %.2f%%", ["The memory access pattern for shared loads might not be optimal and causes on average a 6.0 - way bank",
+                                           "conflict across all 8388608 shared load requests. Check the Source Counters section for uncoalesced loads."]),
+]
+
+
+def ncu_value(kind):
+    if isinstance(kind, list):
+        v = rnd.choice(kind)
+        return format(v, ",") if isinstance(v, int) else "%.2f" % v
+    if kind == "w":
+        return "%.2f" % (rnd.random() * 48)
+    if kind == "f":
+        return "%.2f" % (rnd.random() * 1000)
+    if kind == "p":
+        return "%.2f" % (rnd.random() * 100)
+    if kind == "i":
+        return format(rnd.randrange(1, 10**7), ",")
+    return "CachePreferNone"
+
+
+def gen_ncu_text(f, target):
+    f.write("[2190710] bench@127.0.0.1\n")
+    n = 0
+    while n < target:
+        out = []
+        name, launch = rnd.choice(NCU_KERNELS)
+        out.append("  %s %s, Context 1, Stream 7, Device 0, CC 8.0\n" % (name, launch))
+        for sec, metrics in NCU_SECTIONS:
+            w = max(len(m) for m, _, _ in metrics)
+            w = max(w, 11)
+            vals = [ncu_value(k) for _, _, k in metrics]
+            uw = max(11, max(len(u) for _, u, _ in metrics))
+            vw = max(12, max(len(v) for v in vals))
+            rule = "    %s %s %s\n" % ("-" * w, "-" * uw, "-" * vw)
+            out.append("    Section: %s\n" % sec)
+            out.append(rule)
+            out.append("    %s %s %s\n" % ("Metric Name".ljust(w), "Metric Unit".rjust(uw), "Metric Value".rjust(vw)))
+            out.append(rule)
+            for (m, u, _), v in zip(metrics, vals):
+                out.append("    %s %s %s\n" % (m.ljust(w), u.rjust(uw), v.rjust(vw)))
+            out.append(rule)
+            out.append("\n")
+            if rnd.random() < 0.5:
+                kind, head, body = rnd.choice(NCU_RULES)
+                first = (head % (rnd.random() * 90)) if head else body[0]
+                rest = body if head else body[1:]
+                out.append("    %-5s %s\n" % (kind, first.ljust(108)))
+                for b in rest:
+                    out.append("          %s\n" % b.ljust(108))
+                out.append("\n")
+        s = "".join(out)
+        f.write(s)
+        n += len(s)
+
+
 with open(out, "w") as f:
     n = 0
-    if kind == "nsys":
+    if kind == "kernel-table":
+        gen_kernel_table(f, target)
+    elif kind == "ncu-text":
+        gen_ncu_text(f, target)
+    elif kind == "nsys":
         f.write("[6/8] Executing 'cuda_gpu_kern_sum' stats report\n\n")
         W = [9, 15, 9, 17, 17, 11, 14, 14]
         L = ["Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)"]

@@ -1,0 +1,180 @@
+#!/bin/sh
+# bench/run.sh [BUILD] -- what `make bench` runs (not part of `make test`).
+#
+# Generates realistic large inputs from fixed seeds into BUILD/bench-data
+# (kept between runs: a file already there is not written again) and, for
+# each, measures side by side in the same run on the same file:
+#   - perflab's full load (pl_load_file, every table) in MB/s and peak RSS,
+#   - a memchr newline count in C (the machine's limit),
+#   - what a user would otherwise run: a Python line parser (text formats),
+#     pandas.read_csv and bare libcsv tokenising (CSV), json.load and
+#     json.load + a pandas DataFrame of the events (Kineto).
+# Every figure is the median of RUNS runs timed inside the process (no
+# interpreter or process start-up); MB = 1e6 bytes; peak RSS is ru_maxrss of
+# the measuring process (the mapped file's pages included).  Then a table of
+# the figures and the ratios against the targets of issue 4.
+#
+# Environment:
+#   PERFLAB_BENCH_SCALE   multiplies every size (default 1; 0.1 = quick run)
+#   PERFLAB_BENCH_RUNS    runs per measurement (default 3)
+#   PERFLAB_BENCH_DATA    where the inputs go (default BUILD/bench-data)
+#   PERFLAB_BENCH_PYTHON  the Python with pandas (default /usr/bin/python3)
+#   PERFLAB_BENCH_ONLY    space-separated subset of: kernel-table ncu-text nsys
+#                         nvprof kineto kineto-small csv stats
+#   sizes in MB (before scaling): PERFLAB_BENCH_KERNEL_TABLE_MB (1000),
+#   PERFLAB_BENCH_NCU_TEXT_MB (500), PERFLAB_BENCH_KINETO_MB (1000),
+#   PERFLAB_BENCH_KINETO_SMALL_MB (100), PERFLAB_BENCH_CSV_MB (1000),
+#   PERFLAB_BENCH_TEXT_MB (100: the nsys and nvprof text files)
+set -e
+BUILD=${1:-build}
+SCALE=${PERFLAB_BENCH_SCALE:-1}
+RUNS=${PERFLAB_BENCH_RUNS:-3}
+DATA=${PERFLAB_BENCH_DATA:-$BUILD/bench-data}
+PY=${PERFLAB_BENCH_PYTHON:-/usr/bin/python3}
+[ -x "$PY" ] || PY=python3
+ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof kineto kineto-small csv stats"}
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+mb() { awk -v a="$1" -v s="$SCALE" 'BEGIN { v = a * s; if (v < 1) v = 1; printf "%d", v }'; }
+KT_MB=$(mb "${PERFLAB_BENCH_KERNEL_TABLE_MB:-1000}")
+NT_MB=$(mb "${PERFLAB_BENCH_NCU_TEXT_MB:-500}")
+KI_MB=$(mb "${PERFLAB_BENCH_KINETO_MB:-1000}")
+KS_MB=$(mb "${PERFLAB_BENCH_KINETO_SMALL_MB:-100}")
+CSV_MB=$(mb "${PERFLAB_BENCH_CSV_MB:-1000}")
+TX_MB=$(mb "${PERFLAB_BENCH_TEXT_MB:-100}")
+
+want() { case " $ONLY " in *" $1 "*) return 0;; *) return 1;; esac; }
+
+echo "== building load_bench, gen_csv in $BUILD"
+cmake -S "$HERE/.." -B "$BUILD" >/dev/null      # picks up bench/*_bench.c
+cmake --build "$BUILD" --target load_bench gen_csv >/dev/null
+LB="$BUILD/load_bench"
+mkdir -p "$DATA"
+RES="$DATA/results.txt"
+: > "$RES"
+
+gen() {  # FILE CMD...: runs CMD to write FILE unless FILE is there
+  f=$1; shift
+  if [ -s "$f" ]; then return 0; fi
+  echo "   generating $f"
+  "$@" || { rm -f "$f"; echo "generator failed: $*" >&2; exit 1; }
+}
+
+# measure KEY LABEL CMD...: runs CMD (which prints RESULT ...), appends
+# "KEY|LABEL|median min rss rows bytes" to $RES
+measure() {
+  key=$1; label=$2; shift 2
+  out=$("$@") || { echo "   $label: FAILED ($*)" >&2; return 0; }
+  r=$(printf '%s\n' "$out" | sed -n 's/^RESULT //p')
+  if [ -z "$r" ]; then
+    echo "   $label: $(printf '%s\n' "$out" | head -1)" >&2
+    return 0
+  fi
+  echo "$key|$label|$r" >> "$RES"
+}
+
+text_case() {  # KEY FILE FORMAT PYMODE
+  measure "$1" "memchr newline count (C)" "$LB" memchr "$2" "$RUNS"
+  measure "$1" "perflab $3" "$LB" load "$2" "$3" "$RUNS"
+  measure "$1" "Python line parser" "$PY" "$HERE/py_bench.py" "$4" "$2" "$RUNS"
+}
+
+if want kernel-table; then
+  F="$DATA/kernel_table_${KT_MB}mb.txt"
+  echo "== kernel table ($KT_MB MB)"
+  gen "$F" python3 "$HERE/gen_text.py" kernel-table "$F" "$KT_MB"
+  text_case kernel-table "$F" kernel-table kernel-table
+fi
+if want ncu-text; then
+  F="$DATA/ncu_text_${NT_MB}mb.txt"
+  echo "== ncu text ($NT_MB MB)"
+  gen "$F" python3 "$HERE/gen_text.py" ncu-text "$F" "$NT_MB"
+  text_case ncu-text "$F" ncu-text ncu-text
+fi
+if want nsys; then
+  F="$DATA/nsys_kern_sum_${TX_MB}mb.txt"
+  echo "== nsys stats text ($TX_MB MB)"
+  gen "$F" python3 "$HERE/gen_text.py" nsys "$F" "$TX_MB"
+  text_case nsys "$F" nsys-stats columns
+fi
+if want nvprof; then
+  F="$DATA/nvprof_gpu_trace_${TX_MB}mb.txt"
+  echo "== nvprof --print-gpu-trace text ($TX_MB MB)"
+  gen "$F" python3 "$HERE/gen_text.py" nvprof-trace "$F" "$TX_MB"
+  text_case nvprof "$F" nvprof columns
+fi
+kineto_case() {  # KEY MB
+  F="$DATA/kineto_${2}mb.json"
+  echo "== Kineto trace ($2 MB)"
+  gen "$F" python3 "$HERE/gen_kineto.py" "$2" "$F" --seed 1
+  measure "$1" "memchr newline count (C)" "$LB" memchr "$F" "$RUNS"
+  measure "$1" "perflab kineto" "$LB" load "$F" kineto "$RUNS"
+  measure "$1" "perflab kineto --table kernels" "$LB" load "$F" kineto "$RUNS" kernels
+  measure "$1" "Python json.load" "$PY" "$HERE/py_bench.py" json-load "$F" "$RUNS"
+  measure "$1" "json.load + pandas DataFrame" "$PY" "$HERE/py_bench.py" json-pandas "$F" "$RUNS"
+}
+want kineto && kineto_case kineto "$KI_MB"
+want kineto-small && kineto_case kineto-small "$KS_MB"
+if want csv; then
+  F="$DATA/ncu_raw_${CSV_MB}mb.csv"
+  echo "== ncu raw CSV ($CSV_MB MB)"
+  gen "$F" "$BUILD/gen_csv" "$F" "$CSV_MB"
+  measure csv "memchr newline count (C)" "$LB" memchr "$F" "$RUNS"
+  measure csv "libcsv bare tokenising (C)" "$LB" libcsv "$F" "$RUNS"
+  measure csv "perflab csv" "$LB" load "$F" csv "$RUNS"
+  measure csv "pandas.read_csv" "$PY" "$HERE/py_bench.py" pandas-csv "$F" "$RUNS"
+fi
+
+echo
+echo "perflab benchmark: $(uname -m), $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "median of $RUNS runs, timed inside each process (wall and the process's CPU time, user + system; ratios use CPU time);"
+echo "MB = 1e6 bytes; peak RSS = ru_maxrss of the measuring process (the mapped file included)"
+echo
+awk -F'|' '
+  { key = $1; label = $2; split($3, r, " "); wall = r[1]; rss = r[3]; rows = r[4]; bytes = r[5]; c = r[6]
+    if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
+    n = ++cnt[key]; L[key, n] = label; W[key, n] = wall; T[key, n] = c; R[key, n] = rss; N[key, n] = rows; B[key] = bytes
+    if (label ~ /^memchr/) mem[key] = c
+    else if (label ~ /^libcsv/) lib[key] = c
+    else if (label ~ /^perflab/ && !(key in pl)) { pl[key] = c; plrss[key] = rss }
+    else if (label ~ /^perflab/) { pl2[key] = c; pl2rss[key] = rss; pl2l[key] = label }
+    else if (label ~ /^Python line|^pandas.read_csv|^Python json.load/) base[key] = c
+  }
+  END {
+    printf "%-13s %7s  %-31s %8s %8s %9s %10s %6s %10s\n", "input", "MB", "reader", "wall s", "CPU s", "MB/s CPU", "peak RSS", "x file", "rows"
+    printf "%-13s %7s  %-31s %8s %8s %9s %10s %6s %10s\n", "-----", "--", "------", "------", "-----", "--------", "--------", "------", "----"
+    for (k = 1; k <= nk; k++) {
+      key = order[k]; mbs = B[key] / 1e6
+      for (i = 1; i <= cnt[key]; i++)
+        printf "%-13s %7.1f  %-31s %8.3f %8.3f %9.1f %7.1f MB %6.2f %10d\n", (i == 1 ? key : ""), mbs, L[key, i], W[key, i], T[key, i],
+               (T[key, i] > 0 ? mbs / T[key, i] : 0), R[key, i] / 1024, R[key, i] * 1024 / B[key], N[key, i]
+    }
+    print ""
+    print "targets (issue 4), on CPU time:"
+    for (k = 1; k <= nk; k++) {
+      key = order[k]
+      if (!(key in pl)) continue
+      if (key ~ /^kineto/) {
+        if (key in base) { x = base[key] / pl[key]; printf "  %-13s perflab = %5.1f x json.load             (target >= 10 x)   %s\n", key, x, (x >= 10 ? "met" : "NOT MET") }
+        y = plrss[key] * 1024 / B[key]
+        printf "  %-13s peak RSS = %4.2f x the file            (target <= 1.5 x)  %s\n", key, y, (y <= 1.5 ? "met" : "NOT MET")
+        if (key in pl2) printf "  %-13s peak RSS = %4.2f x the file with --table kernels\n", key, pl2rss[key] * 1024 / B[key]
+        printf "  %-13s perflab = %4.0f MB/s, %4.1f %% of the memchr rate (aim 400 MB/s)\n", key, B[key] / 1e6 / pl[key], 100 * mem[key] / pl[key]
+      } else if (key == "csv") {
+        if (key in base) { x = base[key] / pl[key]; printf "  %-13s perflab = %5.1f x pandas.read_csv       (target >= 2 x)    %s\n", key, x, (x >= 2 ? "met" : "NOT MET") }
+        if (key in lib) { y = pl[key] / lib[key]; printf "  %-13s perflab time = %4.2f x bare libcsv       (target <= 1.3 x)  %s\n", key, y, (y <= 1.3 ? "met" : "NOT MET") }
+      } else {
+        if (key in base) { x = base[key] / pl[key]; printf "  %-13s perflab = %5.1f x the Python parser     (target >= 10 x)   %s\n", key, x, (x >= 10 ? "met" : "NOT MET") }
+        if (key in mem) printf "  %-13s perflab = %4.1f %% of the memchr rate    (aim 25 %%)\n", key, 100 * mem[key] / pl[key]
+      }
+    }
+  }' "$RES"
+
+# the statistics benchmark, when the stats engineer's bench/stats_bench is in the tree
+if want stats && ls "$HERE"/stats_bench* >/dev/null 2>&1; then
+  echo
+  echo "== stats benchmark"
+  if [ -f "$HERE/stats_bench.sh" ]; then sh "$HERE/stats_bench.sh" "$BUILD"
+  elif cmake --build "$BUILD" --target stats_bench >/dev/null 2>&1 && [ -x "$BUILD/stats_bench" ]; then "$BUILD/stats_bench"
+  else echo "   bench/stats_bench present but could not be built or run"; fi
+fi
