@@ -14,6 +14,7 @@
 #include "scan.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int is_header(const char *s, size_t n) {
@@ -48,6 +49,49 @@ static int next_token(const char *s, size_t n, size_t *i, size_t *start, size_t 
   return 1;
 }
 
+/* next_token and pl_parse_double in one pass: 1 with the value when the
+** token is a number, 0 when there is no token or it is not a number
+** (*start and *len say which). */
+static inline int num_token(const char *s, size_t n, size_t *i, size_t *start, size_t *len, double *v) {
+  static const double p10[9] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8 };
+  size_t k = *i;
+  while (k < n && (s[k] == ' ' || s[k] == '\t')) k++;
+  *start = k;
+  uint64_t m = 0;
+  size_t dot = 0, nd = 0;
+  int plain = 1;
+  for (; k < n && s[k] != ' ' && s[k] != '\t'; k++) {
+    unsigned d = (unsigned)(unsigned char)s[k] - '0';
+    if (d < 10) { m = m * 10 + d; nd++; }
+    else if (s[k] == '.' && !dot) dot = k + 1;
+    else plain = 0;
+  }
+  *i = k;
+  *len = k - *start;
+  if (*len == 0) return 0;
+  size_t frac = dot ? k - dot : 0;
+  if (plain && nd > 0 && nd <= 15 && frac <= 8) { *v = frac ? (double)m / p10[frac] : (double)m; return 1; }
+  return pl_parse_double(s + *start, *len, v) == 0;
+}
+
+/* a[0..n) == b[0..n), 8 bytes at a time (names are a few dozen bytes) */
+static inline int same_bytes(const char *a, const char *b, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    memcpy(&x, a + i, 8); memcpy(&y, b + i, 8);
+    if (x != y) return 0;
+  }
+  for (; i < n; i++) if (a[i] != b[i]) return 0;
+  return 1;
+}
+
+/* Room for one more row in every column (they grow together). */
+static inline void kt_room(pl_table *t) {
+  for (size_t j = 0; j < t->ncols; j++)
+    if (t->cols[j]->len >= t->cols[j]->cap) { pl_table_reserve(t, t->nrows < 4096 ? 8192 : t->nrows * 2); return; }
+}
+
 static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   pl_lines c;
   pl_line l;
@@ -71,55 +115,103 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_table_set_doc(t, c_trunc, "true where the tool cut the name with '...'");
   pl_table_set_doc(t, c_line, "line number in the input");
   char shortbuf[1024];
+  /* Names repeat: the raw name field (the bytes before '|', padding
+  ** included) is interned in a side pool whose ids index the trimmed name's
+  ** id, its short name's id and its truncation flag, so trimming, short
+  ** names and the table's own interning run once per distinct field. */
+  pl_pool *raw = pl_pool_new();
+  struct nm { uint32_t name, shortn; int trunc; } *nm = NULL;
+  size_t cap_nm = 0;
+  struct kslot { const char *s; size_t n; uint32_t rid; } *slot = pl_xcalloc(1024, sizeof *slot);
+  pl_table_reserve(t, in->len / 80 + 16);
+  size_t next_poll = 0;
   while (pl_lines_next(&c, &l)) {
-    if (o && o->interrupt && *o->interrupt) { pl_table_free(t); return pl_err_set(err, c.lineno, 1, "interrupted"); }
-    if (pl_is_blank(l.s, l.n)) continue;
-    if (!header) {
-      if (!is_header(l.s, l.n)) {
-        pl_table_free(t);
-        return pl_err_expected(err, c.lineno, 1, "the header 'Kernel  Latency Tensor DRAM'", l.s, l.n);
-      }
-      header = 1;
-      continue;
+    if ((size_t)(l.s - in->data) >= next_poll) {
+      next_poll = (size_t)(l.s - in->data) + (1u << 20);
+      if (o && o->interrupt && *o->interrupt) { pl_pool_release(raw); free(nm); free(slot); pl_table_free(t); return pl_err_set(err, c.lineno, 1, "interrupted"); }
+      if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     }
-    const char *bar = memchr(l.s, '|', l.n);
-    if (bar == NULL) {
+    const char *bar = l.n ? memchr(l.s, '|', l.n) : NULL;
+    if (bar == NULL || !header) {
+      if (pl_is_blank(l.s, l.n)) continue;
+      if (!header) {
+        if (!is_header(l.s, l.n)) {
+          pl_pool_release(raw); free(nm); free(slot); pl_table_free(t);
+          return pl_err_expected(err, c.lineno, 1, "the header 'Kernel  Latency Tensor DRAM'", l.s, l.n);
+        }
+        header = 1;
+        continue;
+      }
       size_t col = 1;
       while (col <= l.n && (l.s[col - 1] == ' ')) col++;
-      pl_table_free(t);
+      pl_pool_release(raw); free(nm); free(slot); pl_table_free(t);
       return pl_err_expected(err, c.lineno, col, "a row 'NAME | LATENCY TENSOR DRAM'", l.s + col - 1, l.n - (col - 1));
     }
-    const char *name = l.s;
-    size_t nn = (size_t)(bar - l.s);
-    pl_trim(&name, &nn);
-    if (nn == 0) { pl_table_free(t); return pl_err_expected(err, c.lineno, 1, "a kernel name before '|'", l.s, l.n); }
+    /* a direct-mapped cache in front of the side pool: the raw field is
+    ** compared in full against the line that last filled the slot */
+    size_t rn = (size_t)(bar - l.s);
+    uint64_t h = rn * 0x9E3779B97F4A7C15ull;
+    if (rn >= 8) {
+      uint64_t w;
+      memcpy(&w, l.s, 8); h ^= w * 0xff51afd7ed558ccdull;
+      memcpy(&w, l.s + rn - 8, 8); h ^= w * 0xc4ceb9fe1a85ec53ull;
+      if (rn >= 24) { memcpy(&w, l.s + 16, 8); h ^= w * 0x94d049bb133111ebull; }
+    } else if (rn) h ^= (unsigned char)l.s[0] * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+    struct kslot *sl = &slot[h & 1023];
+    uint32_t rid;
+    if (sl->rid && sl->n == rn && same_bytes(sl->s, l.s, rn)) rid = sl->rid;
+    else { rid = pl_pool_intern(raw, l.s, rn); sl->rid = rid; sl->n = rn; sl->s = l.s; }
+    if (rid >= cap_nm) {
+      size_t nc = cap_nm ? cap_nm * 2 : 256;
+      while (nc <= rid) nc *= 2;
+      nm = pl_xrealloc(nm, nc * sizeof *nm);
+      memset(nm + cap_nm, 0, (nc - cap_nm) * sizeof *nm);
+      cap_nm = nc;
+    }
+    if (nm[rid].name == 0) {
+      const char *name = l.s;
+      size_t nn = (size_t)(bar - l.s);
+      pl_trim(&name, &nn);
+      if (nn == 0) { pl_pool_release(raw); free(nm); free(slot); pl_table_free(t); return pl_err_expected(err, c.lineno, 1, "a kernel name before '|'", l.s, l.n); }
+      size_t sn = pl_short_name(name, nn, shortbuf, sizeof shortbuf);
+      nm[rid].name = pl_pool_intern(t->pool, name, nn);
+      nm[rid].shortn = pl_pool_intern(t->pool, shortbuf, sn);
+      nm[rid].trunc = pl_name_truncated(name, nn);
+    }
     size_t i = (size_t)(bar - l.s) + 1, st, tl;
     double v[3];
     static const char *what[3] = { "the latency in ns (a number >= 0)", "the tensor utilisation (a number)", "the DRAM utilisation (a number)" };
     for (int k = 0; k < 3; k++) {
-      if (!next_token(l.s, l.n, &i, &st, &tl) || pl_parse_double(l.s + st, tl, &v[k]) != 0 ||
+      if (!num_token(l.s, l.n, &i, &st, &tl, &v[k]) ||
           (k == 0 && !(isfinite(v[0]) && v[0] >= 0))) {   /* a latency is a finite time >= 0 */
-        pl_table_free(t);
+        pl_pool_release(raw); free(nm); free(slot); pl_table_free(t);
         /* a last line without its newline that stops early: the file was cut */
         int cut = tl == 0 && l.s + l.n == in->data + in->len;
         return pl_err_expected(err, c.lineno, st + 1, what[k], cut ? NULL : l.s + st, tl);  /* the token */
       }
     }
     if (next_token(l.s, l.n, &i, &st, &tl)) {
-      pl_table_free(t);
+      pl_pool_release(raw); free(nm); free(slot); pl_table_free(t);
       return pl_err_expected(err, c.lineno, st + 1, "end of line after the DRAM utilisation", l.s + st, tl);
     }
-    size_t sn = pl_short_name(name, nn, shortbuf, sizeof shortbuf);
-    pl_row_put_str(t, c_name, name, nn);
-    pl_row_put_str(t, c_short, shortbuf, sn);
-    pl_row_put_num(t, c_lat, v[0]);
-    pl_row_put_num(t, c_dur, v[0]);
-    pl_row_put_num(t, c_ten, v[1]);
-    pl_row_put_num(t, c_dram, v[2]);
-    pl_row_put_bool(t, c_trunc, pl_name_truncated(name, nn));
-    pl_row_put_int(t, c_line, (int64_t)c.lineno);
-    pl_row_end(t);
+    /* every column is set on every row: straight stores */
+    kt_room(t);
+    size_t r = t->nrows;
+    pl_column *const *cl = t->cols;
+    cl[c_name]->v.str[r] = nm[rid].name;
+    cl[c_short]->v.str[r] = nm[rid].shortn;
+    cl[c_lat]->v.num[r] = v[0];
+    cl[c_dur]->v.num[r] = v[0];
+    cl[c_ten]->v.num[r] = v[1];
+    cl[c_dram]->v.num[r] = v[2];
+    cl[c_trunc]->v.i64[r] = nm[rid].trunc;
+    cl[c_line]->v.i64[r] = (int64_t)c.lineno;
+    for (size_t j = 0; j < t->ncols; j++) cl[j]->len = r + 1;
+    t->nrows = r + 1;
   }
+  pl_pool_release(raw);
+  free(nm); free(slot);
   if (!header) { pl_table_free(t); return pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "the header 'Kernel  Latency Tensor DRAM'", NULL, 0); }
   if (pl_want_table(o, "kernels")) pl_profile_add_table(p, t); else pl_table_free(t);
   pl_profile_meta_str(p, "tool", "kernel latency table", strlen("kernel latency table"));

@@ -156,7 +156,7 @@ pl_profile *pl_load_file(const char *path, const char *format_id,
   char *data = NULL;
   int mapped = 0;
   if (S_ISREG(st.st_mode) && len > 0) {
-    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (m != MAP_FAILED) { data = m; mapped = 1; madvise(m, len, MADV_SEQUENTIAL); }
   }
   if (!mapped) {  /* pipes, /dev/stdin, empty files */

@@ -82,8 +82,11 @@ int pl_parse_double(const char *s, size_t n, double *out) {
   int neg = 0;
   if (s[0] == '-' || s[0] == '+') { neg = s[0] == '-'; i = 1; }
   if (i == n) return -1;
-  if (ieq(s + i, n - i, "nan")) { *out = NAN; return 0; }
-  if (ieq(s + i, n - i, "inf") || ieq(s + i, n - i, "infinity")) { *out = neg ? -INFINITY : INFINITY; return 0; }
+  if ((unsigned)(s[i] - '0') > 9 && s[i] != '.') {
+    if (ieq(s + i, n - i, "nan")) { *out = NAN; return 0; }
+    if (ieq(s + i, n - i, "inf") || ieq(s + i, n - i, "infinity")) { *out = neg ? -INFINITY : INFINITY; return 0; }
+    return -1;
+  }
   uint64_t mant = 0;
   int digits = 0, frac = 0, any = 0, dropped = 0;
   for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {

@@ -38,6 +38,27 @@ const char *pl_find(const char *s, size_t n, const char *needle);
 ** '.' is the only decimal point.  Exact for up to 15 significant digits
 ** without a strtod call; falls back to strtod (C locale) otherwise. */
 int pl_parse_double(const char *s, size_t n, double *out);
+/* The common case of pl_parse_double inline: s[0..n) is digits with at
+** most one '.', 1 to 15 digits in all, at most 8 after the point.  Then
+** *out is exactly what pl_parse_double gives and 1 is returned; otherwise
+** 0 (call pl_parse_double). */
+static inline int pl_parse_plain(const char *s, size_t n, double *out) {
+  static const double p10[9] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8 };
+  if (n == 0 || n > 16) return 0;
+  uint64_t m = 0;
+  size_t dot = n;
+  for (size_t i = 0; i < n; i++) {
+    unsigned d = (unsigned)(unsigned char)s[i] - '0';
+    if (d < 10) m = m * 10 + d;
+    else if (s[i] == '.' && dot == n) dot = i;
+    else return 0;
+  }
+  size_t frac = dot == n ? 0 : n - dot - 1;
+  if (n - (dot == n ? 0 : 1) == 0 || n - (dot == n ? 0 : 1) > 15 || frac > 8) return 0;
+  *out = frac ? (double)m / p10[frac] : (double)m;
+  return 1;
+}
+
 /* Like pl_parse_double but accepts thousands separators: ',' groups
 ** ("1,234.5"); and, with locale=1, space/NBSP groups and a decimal comma
 ** ("23 982 976", "866,86"). */

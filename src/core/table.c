@@ -143,6 +143,7 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
 static pl_column *put_slot(pl_table *t, int col) {
   pl_column *c = t->cols[col];
   t->rowopen = 1;
+  if (c->len == t->nrows && c->len < c->cap) { c->len++; return c; }   /* the caller writes the value */
   while (c->len < t->nrows) col_push_missing(c);
   if (c->len == t->nrows) col_push_missing(c);
   return c;
@@ -183,6 +184,24 @@ void pl_row_end(pl_table *t) {
   }
   t->nrows++;
   t->rowopen = 0;
+}
+
+void pl_table_append(pl_table *t, const pl_cell *v) {
+  for (size_t i = 0; i < t->ncols; i++) {
+    pl_column *c = t->cols[i];
+    if (c->len >= c->cap) col_reserve(c, c->len + 1);
+    switch (c->type) {
+      case PL_NUM: c->v.num[c->len] = v[i].d; break;
+      case PL_STR: c->v.str[c->len] = v[i].s; break;
+      default: c->v.i64[c->len] = v[i].i; break;
+    }
+    c->len++;
+  }
+  t->nrows++;
+}
+
+void pl_table_reserve(pl_table *t, size_t rows) {
+  for (size_t i = 0; i < t->ncols; i++) col_reserve(t->cols[i], rows);
 }
 
 void pl_row_discard(pl_table *t) {

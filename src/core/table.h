@@ -86,6 +86,15 @@ void pl_row_end(pl_table *t);
 /* Forgets the row being built (values put since the last pl_row_end). */
 void pl_row_discard(pl_table *t);
 
+/* Fast row appends, for parsers that set every column of every row (no row
+** may be open): v[i] is column i's value in the column's own type (d for
+** PL_NUM, i for PL_INT and PL_BOOL, s = a pool id for PL_STR), missing
+** values written as the type's marker (NAN, PL_INT_NA, 0). */
+typedef union pl_cell { double d; int64_t i; uint32_t s; } pl_cell;
+void pl_table_append(pl_table *t, const pl_cell *v);
+/* Room for `rows` rows in every column (a size hint; never shrinks). */
+void pl_table_reserve(pl_table *t, size_t rows);
+
 /* Cell access (row is 0-based). */
 double pl_cell_num(const pl_table *t, int col, size_t row);   /* any type -> double; NaN if missing/str */
 int64_t pl_cell_int(const pl_table *t, int col, size_t row);
