@@ -378,8 +378,8 @@ static int late_row(void *ud, const pl_csv_row *r, pl_err *err) {
   return 0;
 }
 
-pl_table *pl_csv_table(const char *data, size_t len, const char *name,
-                       const pl_csv_opts *o, pl_err *err) {
+static pl_table *slow_table(const char *data, size_t len, const char *name,
+                            const pl_csv_opts *o, pl_err *err) {
   tbuild b;
   memset(&b, 0, sizeof b);
   b.t = pl_table_new(name);
@@ -402,4 +402,237 @@ pl_table *pl_csv_table(const char *data, size_t len, const char *name,
   }
   free(b.kind);
   return b.t;
+}
+
+/* ---- the typed table, fast path ------------------------------------------
+** The whole input goes to libcsv in large pieces (no per-line feeding, no
+** line numbers) and its field callback types and stores each value at once:
+** numbers are converted from libcsv's field buffer (8 digits at a time where
+** the buffer allows reading 8 bytes), text is interned through a small
+** per-column cache, columns are sized from the input's line density.  Any
+** error (malformed CSV, a record of the wrong length) abandons the fast
+** path and the input is read again by slow_table above, which reports it
+** with its line and column.  Both give the same table. */
+
+typedef struct fcache { const char *s; uint32_t n, id; uint64_t key; } fcache;
+
+/* the hot part of a column, contiguous for all columns (refreshed from the
+** pl_column whenever that grows or changes type) */
+typedef struct fcol { void *v; size_t cap; int type; } fcol;
+
+typedef struct fbuild {
+  pl_table *t;
+  struct csv_parser *cp;
+  fcol *fc;
+  int *kind;
+  fcache *cache;            /* 8 slots per column */
+  size_t ncols, nf, row;
+  int header_done, fail, late;
+} fbuild;
+
+/* pl_csv_number with a fast path for plain integers and decimals (byte
+** loads only: libcsv has just written the field byte by byte, and a wide
+** load of it would stall on store forwarding). */
+static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) {
+  size_t j = 0;
+  int neg = 0;
+  if (n && (s[0] == '-' || s[0] == '+')) { neg = s[0] == '-'; j = 1; }
+  /* digits [. digits] [e[+-]digits]: up to 15 digits in all, exact as in pl_csv_number */
+  uint64_t m = 0;
+  size_t i = j, digits = 0, frac = 0;
+  unsigned d;
+  while (i < n && (d = (unsigned)(unsigned char)s[i] - '0') < 10) { m = m * 10 + d; i++; }
+  digits = i - j;
+  if (i < n && s[i] == '.') {
+    size_t f0 = ++i;
+    while (i < n && (d = (unsigned)(unsigned char)s[i] - '0') < 10) { m = m * 10 + d; i++; }
+    frac = i - f0;
+    digits += frac;
+  } else if (i == n && digits > 0 && digits <= 18) {
+    *iv = neg ? -(int64_t)m : (int64_t)m;
+    return 1;
+  }
+  if (digits == 0 || digits > 15) return pl_csv_number(s, n, iv, dv);
+  int ex = 0;
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    i++;
+    int eneg = 0;
+    if (i < n && (s[i] == '-' || s[i] == '+')) { eneg = s[i] == '-'; i++; }
+    size_t e0 = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9' && ex < 1000) { ex = ex * 10 + (s[i] - '0'); i++; }
+    if (i == e0) return 0;
+    if (eneg) ex = -ex;
+  }
+  if (i != n) return pl_csv_number(s, n, iv, dv);
+  int net = ex - (int)frac;
+  if (net < -22 || net > 22) return pl_csv_number(s, n, iv, dv);
+  double v = (double)m;
+  v = net < 0 ? v / p10[-net] : v * p10[net];
+  *dv = neg ? -v : v;
+  return 2;
+}
+
+static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
+  uint64_t key = (uint64_t)n * 0x9E3779B97F4A7C15ull, w;
+  if (n >= 8) {
+    memcpy(&w, s, 8); key ^= w * 0xff51afd7ed558ccdull;
+    memcpy(&w, s + n - 8, 8); key ^= w * 0xc4ceb9fe1a85ec53ull;
+    if (n >= 24) { memcpy(&w, s + n / 2, 8); key ^= w * 0x94d049bb133111ebull; }
+  } else {
+    w = 0;
+    memcpy(&w, s, n);
+    key ^= w * 0xff51afd7ed558ccdull;
+  }
+  key ^= key >> 31;
+  fcache *c = &b->cache[col * 8 + (key & 7)];
+  if (c->id && c->key == key && c->n == n && memcmp(c->s, s, n) == 0) return c->id;
+  uint32_t id = pl_pool_intern(b->t->pool, s, n);
+  c->id = id; c->key = key; c->n = (uint32_t)n;
+  c->s = pl_pool_str(b->t->pool, id, NULL);
+  return id;
+}
+
+static void f_refresh(fbuild *b, size_t i) {
+  pl_column *c = b->t->cols[i];
+  b->fc[i].v = c->v.any; b->fc[i].cap = c->cap; b->fc[i].type = c->type;
+}
+
+static void f_field(void *field, size_t n, void *ud) {
+  fbuild *b = ud;
+  if (b->fail) return;
+  size_t i = b->nf++;
+  const char *s = field ? (const char *)field : "";
+  if (!b->header_done) { unique_name(b->t, s, n, i); return; }
+  if (i >= b->ncols) { b->fail = 1; return; }
+  fcol *f = &b->fc[i];
+  size_t row = b->row;
+  if (row >= f->cap) { col_room(b->t->cols[i], row); f_refresh(b, i); }
+  int k = b->kind[i];
+  if (n == 0) {
+    switch (f->type) {
+      case PL_NUM: ((double *)f->v)[row] = NAN; break;
+      case PL_STR: ((uint32_t *)f->v)[row] = 0; break;
+      default: ((int64_t *)f->v)[row] = PL_INT_NA; break;
+    }
+    return;
+  }
+  if (k == K_STR) { ((uint32_t *)f->v)[row] = cached_intern(b, i, s, n); return; }
+  if (k == K_LATE) { ((uint32_t *)f->v)[row] = 0; return; }
+  int64_t iv; double dv;
+  int got = fast_number(s, n, &iv, &dv);
+  if (got == 1) {
+    if (k == K_NUM) ((double *)f->v)[row] = (double)iv;
+    else { if (k == K_NONE) b->kind[i] = K_INT; ((int64_t *)f->v)[row] = iv; }
+    return;
+  }
+  pl_table *t = b->t;
+  pl_column *c = t->cols[i];
+  if (got == 2) {
+    if (k != K_NUM) {
+      c->len = row;
+      pl_table_retype(t, (int)i, PL_NUM);
+      b->kind[i] = K_NUM;
+      c = t->cols[i];
+      col_room(c, row);
+    }
+    c->v.num[row] = dv;
+  } else if (k == K_NONE) {
+    force_str(t, (int)i);
+    b->kind[i] = K_STR;
+    c = t->cols[i];
+    c->v.str[row] = cached_intern(b, i, s, n);
+  } else {
+    force_str(t, (int)i);
+    b->kind[i] = K_LATE;
+    b->late = 1;
+  }
+  f_refresh(b, i);
+}
+
+static void f_record(int ch, void *ud) {
+  (void)ch;
+  fbuild *b = ud;
+  if (b->fail) return;
+  if (!b->header_done) {
+    b->header_done = 1;
+    b->ncols = b->nf;
+    b->kind = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->kind);
+    b->cache = pl_xcalloc((b->nf ? b->nf : 1) * 8, sizeof *b->cache);
+    b->fc = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->fc);
+    for (size_t i = 0; i < b->nf; i++) f_refresh(b, i);
+    b->nf = 0;
+    return;
+  }
+  if (b->nf != b->ncols) { b->fail = 1; return; }
+  b->row++;
+  b->nf = 0;
+}
+
+/* NULL with *redo = 1 when the slow path must read the input (an error to
+** report with its position); NULL with *redo = 0 and err set when stopped. */
+static pl_table *fast_table(const char *data, size_t len, const char *name, const pl_csv_opts *o,
+                            pl_err *err, int *redo) {
+  *redo = 1;
+  struct csv_parser p;
+  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) return NULL;
+  csv_set_delim(&p, (o && o->delim) ? o->delim : ',');
+  fbuild b;
+  memset(&b, 0, sizeof b);
+  b.t = pl_table_new(name);
+  b.cp = &p;
+  /* expected rows from the line density of the first 256 KiB */
+  size_t sample = len < (256u << 10) ? len : (256u << 10), nl = 0;
+  for (const char *q = data, *e = data + sample; (q = memchr(q, '\n', (size_t)(e - q))); q++) nl++;
+  size_t est = sample ? (size_t)((double)len / (double)sample * (double)(nl + 1) * 1.05) + 16 : 16;
+  size_t chunk = 4u << 20, off = 0, reserved = 0;
+  volatile int *intr = o ? o->interrupt : NULL;
+  while (off < len) {
+    size_t n = len - off < chunk ? len - off : chunk;
+    if (csv_parse(&p, data + off, n, f_field, f_record, &b) != n || b.fail) goto redo;
+    off += n;
+    if (!reserved && b.header_done) {
+      pl_table_reserve(b.t, est);
+      for (size_t i = 0; i < b.ncols; i++) f_refresh(&b, i);
+      reserved = 1;
+    }
+    if (intr && *intr) {
+      csv_free(&p); pl_table_free(b.t); free(b.kind); free(b.cache); free(b.fc);
+      *redo = 0;
+      pl_err_set(err, 0, 0, "interrupted");
+      return NULL;
+    }
+    if (o && o->progress) o->progress(o->progress_ud, off, len);
+  }
+  if (csv_fini(&p, f_field, f_record, &b) != 0 || b.fail || !b.header_done) goto redo;
+  csv_free(&p);
+  free(b.cache);
+  free(b.fc);
+  for (size_t i = 0; i < b.ncols; i++) b.t->cols[i]->len = b.row;
+  b.t->nrows = b.row;
+  if (b.late) {
+    tbuild tb;
+    memset(&tb, 0, sizeof tb);
+    tb.t = b.t; tb.kind = b.kind; tb.ncols = b.ncols;
+    for (size_t i = 0; i < b.ncols; i++) if (b.kind[i] == K_LATE) force_str(b.t, (int)i);
+    if (pl_csv_read(data, len, o, late_row, &tb, err) != 0) {
+      pl_table_free(b.t); free(b.kind);
+      *redo = 0;
+      return NULL;
+    }
+  }
+  free(b.kind);
+  *redo = 0;
+  return b.t;
+redo:
+  csv_free(&p);
+  pl_table_free(b.t); free(b.kind); free(b.cache); free(b.fc);
+  return NULL;
+}
+
+pl_table *pl_csv_table(const char *data, size_t len, const char *name,
+                       const pl_csv_opts *o, pl_err *err) {
+  int redo;
+  pl_table *t = fast_table(data, len, name, o, err, &redo);
+  if (t || !redo) return t;
+  return slow_table(data, len, name, o, err);
 }

@@ -62,6 +62,8 @@ typedef struct pl_csv_opts {
   unsigned char delim;       /* 0 means ',' */
   size_t first_line;         /* line number of data[0]; 0 means 1 */
   volatile int *interrupt;   /* checked between lines; stops with "interrupted" */
+  void (*progress)(void *ud, size_t done, size_t total);   /* optional (pl_csv_table) */
+  void *progress_ud;
 } pl_csv_opts;
 
 /* Reads data[0..len) record by record.  0 on success, -1 with err set. */

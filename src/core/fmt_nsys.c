@@ -467,7 +467,7 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
       while (pl_lines_peek(&c, &m) && !pl_is_blank(m.s, m.n)) { pl_lines_next(&c, &m); be = m.s + m.n; }
       memset(r, 0, sizeof *r);
       st.cur = r; st.header_line = first;
-      pl_csv_opts co = { ',', first, o ? o->interrupt : NULL };
+      pl_csv_opts co = { ',', first, o ? o->interrupt : NULL, NULL, NULL };
       if (pl_csv_read(bs, (size_t)(be - bs), &co, csv_row, &st, err) != 0) { rc = -1; goto fail; }
       if (r->t) report_finish(&st, r);
       prev.s = NULL; continue;

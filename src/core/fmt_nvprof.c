@@ -691,7 +691,7 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       while (pl_lines_peek(&c, &m) && !pl_is_blank(m.s, m.n) && !is_prof_line(m.s, m.n)) { pl_lines_next(&c, &m); be = m.s + m.n; }
       csvblk *blk = pl_xcalloc(1, sizeof *blk);
       blk->s = s; blk->kind = ck;
-      pl_csv_opts co = { ',', first, o ? o->interrupt : NULL };
+      pl_csv_opts co = { ',', first, o ? o->interrupt : NULL, NULL, NULL };
       int r = pl_csv_read(bs, (size_t)(be - bs), &co, nv_csv_row, blk, err);
       free(blk);
       if (r != 0) { rc = -1; goto fail; }

@@ -122,7 +122,7 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     break;
   }
   if (kind == R_NONE) return pl_err_expected(err, 1, 1, "a rocprof CSV header", NULL, 0);
-  pl_csv_opts co = { ',', 1, o ? o->interrupt : NULL };
+  pl_csv_opts co = { ',', 1, o ? o->interrupt : NULL, o ? o->progress : NULL, o ? o->progress_ud : NULL };
   pl_table *t = pl_csv_table(in->data, in->len, "rocprof", &co, err);
   if (t == NULL) return -1;
   pl_profile_meta_str(p, "tool", "rocprof", 7);

@@ -28,7 +28,7 @@ static void reader(void) {
   const char *s = "a,b\n\n1, \"x\"\"y\"\n2,\"multi\nline\"\n3,  z\n";
   rec x; memset(&x, 0, sizeof x);
   pl_err e;
-  pl_csv_opts o = { ',', 10, NULL };
+  pl_csv_opts o = { ',', 10, NULL, NULL, NULL };
   TC_EQ_INT(pl_csv_read(s, strlen(s), &o, on_row, &x, &e), 0);
   TC_EQ_INT(x.rows, 4);
   TC_EQ_INT(x.fields, 8);

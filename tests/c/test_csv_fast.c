@@ -1,0 +1,97 @@
+/*
+** test_csv_fast.c -- pl_csv_table's fast path (whole input to libcsv in
+** 4 MiB pieces, typed in the field callback) against values the test
+** writes itself, on an input larger than one piece, and its fall-back to
+** the line-tracking reader for errors (same message, right line).
+*/
+#include "tcheck.h"
+#include "csvread.h"
+#include "format.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROWS 120000
+
+/* the value of row r in each column, as written below */
+static int64_t ival(size_t r) { return (int64_t)(r * 2654435761u % 100000000u) - (r % 7 == 0 ? 50000000 : 0); }
+static double dval(size_t r) { return (double)(r % 10000) / 100.0; }          /* written %.2f */
+static double gval(size_t r) { return (double)(r * 7919u % 1000000007u) * 1.37e-3; }  /* written %.6g */
+
+static char *make(size_t *len, int bad_row) {
+  size_t cap = (size_t)ROWS * 160 + 1024, n = 0;
+  char *s = malloc(cap);
+  n += (size_t)sprintf(s + n, "id,i,d,g,name,late,opt\n");
+  for (size_t r = 0; r < ROWS; r++) {
+    /* a quoted name with a comma, and now and then a newline inside quotes */
+    const char *nm = r % 3 == 0 ? "\"k,a\"" : r % 1000 == 1 ? "\"multi\nline\"" : "plain";
+    /* column late: numbers, then text in the last row (re-read as text) */
+    char late[32];
+    if (r == ROWS - 1) snprintf(late, sizeof late, "x%zu", r); else snprintf(late, sizeof late, "%zu", r % 50);
+    if ((int)r == bad_row) { n += (size_t)sprintf(s + n, "%zu,1,2\n", r); continue; }
+    n += (size_t)sprintf(s + n, "%zu,%lld,\"%.2f\",%.6g,%s,%s,%s\n", r, (long long)ival(r), dval(r), gval(r), nm, late,
+                         r % 5 == 0 ? "" : r % 5 == 1 ? "+7" : r % 5 == 2 ? ".5" : r % 5 == 3 ? "5." : "-0.25e1");
+  }
+  *len = n;
+  return s;
+}
+
+int main(void) {
+  size_t len;
+  char *s = make(&len, -1);
+  TC_CHECK(len > (4u << 20));          /* more than one piece */
+  pl_err e;
+  pl_csv_opts o = { ',', 1, NULL, NULL, NULL };
+  pl_table *t = pl_csv_table(s, len, "csv", &o, &e);
+  TC_CHECK(t != NULL);
+  if (t) {
+    TC_EQ_INT(t->nrows, ROWS);
+    TC_EQ_INT(t->ncols, 7);
+    TC_EQ_INT(t->cols[0]->type, PL_INT);
+    TC_EQ_INT(t->cols[1]->type, PL_INT);
+    TC_EQ_INT(t->cols[2]->type, PL_NUM);
+    TC_EQ_INT(t->cols[3]->type, PL_NUM);
+    TC_EQ_INT(t->cols[4]->type, PL_STR);
+    TC_EQ_INT(t->cols[5]->type, PL_STR);     /* text in the last row */
+    TC_EQ_INT(t->cols[6]->type, PL_NUM);
+    size_t bad = 0;
+    for (size_t r = 0; r < ROWS; r++) {
+      char want[64];
+      if (pl_cell_int(t, 0, r) != (int64_t)r) bad++;
+      if (pl_cell_int(t, 1, r) != ival(r)) bad++;
+      snprintf(want, sizeof want, "%.2f", dval(r));
+      if (pl_cell_num(t, 2, r) != strtod(want, NULL)) bad++;       /* correctly rounded, as strtod */
+      snprintf(want, sizeof want, "%.6g", gval(r));
+      if (pl_cell_num(t, 3, r) != strtod(want, NULL)) bad++;
+      size_t ln;
+      const char *got = pl_cell_str(t, 4, r, &ln);
+      const char *exp = r % 3 == 0 ? "k,a" : r % 1000 == 1 ? "multi\nline" : "plain";
+      if (!got || strcmp(got, exp) != 0) bad++;
+      if (r == ROWS - 1) snprintf(want, sizeof want, "x%zu", r); else snprintf(want, sizeof want, "%zu", r % 50);
+      got = pl_cell_str(t, 5, r, &ln);
+      if (!got || strcmp(got, want) != 0) bad++;
+      double ov = pl_cell_num(t, 6, r), ow = r % 5 == 1 ? 7 : r % 5 == 2 ? 0.5 : r % 5 == 3 ? 5 : -2.5;
+      if (r % 5 == 0 ? !pl_cell_missing(t, 6, r) : ov != ow) bad++;
+    }
+    TC_EQ_INT(bad, 0);
+    pl_table_free(t);
+  }
+  free(s);
+  /* a short record deep in the file: the error names its line.  Rows before
+  ** it: 1 header line, br data rows, plus one extra line for each multi-line
+  ** name before it (counted as make() writes them). */
+  size_t br = 100001, line = 2 + br;
+  for (size_t r = 0; r < br; r++) if (r % 3 != 0 && r % 1000 == 1) line++;
+  s = make(&len, (int)br);
+  t = pl_csv_table(s, len, "csv", &o, &e);
+  TC_CHECK(t == NULL);
+  char want[160];
+  snprintf(want, sizeof want, "expected 7 fields as in the header (line 1), found 3: the record ends early");
+  TC_EQ_STR(e.msg, want);
+  TC_EQ_INT(e.line, line);
+  pl_table_free(t);
+  free(s);
+  return tc_done();
+}
