@@ -398,7 +398,21 @@ int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
   double v = NAN;
   int is_num = 0;
   pl_unit u = { 1, NULL };
-  int known = nu ? pl_unit_lookup(unit, nu, &u) == 0 : 0;
+  int known = 0;
+  if (nu) {
+    if (nu < sizeof b->ucache[0].s) {
+      unsigned h = ((unsigned char)unit[0] * 31u + (unsigned char)unit[nu - 1] * 7u + (unsigned)nu) & 15u;
+      if (b->ucache[h].n == nu && memcmp(b->ucache[h].s, unit, nu) == 0) {
+        known = b->ucache[h].known; u = b->ucache[h].u;
+      } else {
+        known = pl_unit_lookup(unit, nu, &u) == 0;
+        memcpy(b->ucache[h].s, unit, nu);
+        b->ucache[h].n = (uint8_t)nu; b->ucache[h].known = (uint8_t)known; b->ucache[h].u = u;
+      }
+    } else {
+      known = pl_unit_lookup(unit, nu, &u) == 0;
+    }
+  }
   const char *base = nu ? (known ? u.base : NULL) : "";
   if (nv > 0 && ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v *= u.factor; }
   int na = !is_num && (nv == 0 || eqn(val, nv, "n/a") || eqn(val, nv, "N/A"));

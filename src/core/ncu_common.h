@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "format.h"
+#include "units.h"
 
 /* Section classes whose metrics also become kernel columns. */
 enum { NCU_SEC_OTHER = 0, NCU_SEC_SOL = 1, NCU_SEC_LAUNCH = 2, NCU_SEC_OCC = 3, NCU_SEC_RAW = 4, NCU_NSEC = 5 };
@@ -60,6 +61,8 @@ typedef struct ncu_builder {
   char process[128]; int64_t pid;
   char *range; size_t nrange;     /* pending NVTX range name (text layout) */
   pl_buf tmp;
+  /* unit lookups, cached by spelling (units repeat on every launch) */
+  struct { char s[24]; uint8_t n, known; pl_unit u; } ucache[16];
 } ncu_builder;
 
 void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o);

@@ -174,7 +174,16 @@ void pl_row_put_strid(pl_table *t, int col, uint32_t id) {
 
 void pl_row_put_str(pl_table *t, int col, const char *s, size_t n) {
   pl_column *c = put_slot(t, col);
-  if (c->type == PL_STR) c->v.str[t->nrows] = s ? pl_pool_intern(t->pool, s, n) : 0;
+  if (c->type != PL_STR) return;
+  if (s && t->nrows > 0) {
+    /* the same text as the row above (sections, units, names in runs):
+    ** its id without hashing */
+    size_t ln;
+    uint32_t prev = c->v.str[t->nrows - 1];
+    const char *ps = prev ? pl_pool_str(t->pool, prev, &ln) : NULL;
+    if (ps && ln == n && memcmp(ps, s, n) == 0) { c->v.str[t->nrows] = prev; return; }
+  }
+  c->v.str[t->nrows] = s ? pl_pool_intern(t->pool, s, n) : 0;
 }
 
 void pl_row_end(pl_table *t) {

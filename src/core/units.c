@@ -41,9 +41,22 @@ static const unitdef units[] = {
   {"sector", 1, "sector"}, {"request", 1, "request"}, {"SM", 1, "SM"},
 };
 
+/* name == s[0..n) ignoring ASCII case (what strncasecmp does in the C
+** locale), without a strlen per table entry: most entries differ at once. */
+static int unit_eq(const char *name, const char *s, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    unsigned char a = (unsigned char)name[k], b = (unsigned char)s[k];
+    if (a == 0) return 0;
+    if (a >= 'A' && a <= 'Z') a = (unsigned char)(a - 'A' + 'a');
+    if (b >= 'A' && b <= 'Z') b = (unsigned char)(b - 'A' + 'a');
+    if (a != b) return 0;
+  }
+  return name[n] == '\0';
+}
+
 int pl_unit_lookup(const char *s, size_t n, pl_unit *u) {
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-    if (strlen(units[i].name) == n && strncasecmp(units[i].name, s, n) == 0) {
+    if (unit_eq(units[i].name, s, n)) {
       u->factor = units[i].factor; u->base = units[i].base;
       return 0;
     }
