@@ -53,11 +53,13 @@ mkdir -p "$DATA"
 RES="$DATA/results.txt"
 : > "$RES"
 
-gen() {  # FILE CMD...: runs CMD to write FILE unless FILE is there
+gen() {  # FILE CMD...: runs CMD (which names FILE) to write FILE unless it is there;
+         # the generator writes FILE.part, renamed when complete
   f=$1; shift
   if [ -s "$f" ]; then return 0; fi
   echo "   generating $f"
-  "$@" || { rm -f "$f"; echo "generator failed: $*" >&2; exit 1; }
+  for a; do shift; if [ "$a" = "$f" ]; then set -- "$@" "$f.part"; else set -- "$@" "$a"; fi; done
+  "$@" && mv "$f.part" "$f" || { rm -f "$f.part"; echo "generator failed: $*" >&2; exit 1; }
 }
 
 # measure KEY LABEL CMD...: runs CMD (which prints RESULT ...), appends

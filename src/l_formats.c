@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Set by the host's SIGINT handler while a parse runs. */
 volatile int pl_parse_interrupt = 0;
@@ -57,15 +59,59 @@ void pl_l_pushprofile(lua_State *L, pl_profile *p) {
   lua_setfield(L, -2, "diagnostics");
 }
 
+/* ---- progress bar ------------------------------------------------------
+** Parsers report (done, total) bytes now and then (every few MB or few
+** thousand lines).  When stderr is a terminal and a parse has run for half a
+** second, a one-line bar with the rate goes to stderr, redrawn at most ten
+** times a second and erased when the parse ends. */
+typedef struct progress {
+  double t0, last;
+  int shown;
+} progress;
+
+static double mono(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void on_progress(void *ud, size_t done, size_t total) {
+  progress *pg = ud;
+  double now = mono();
+  if (now - pg->t0 < 0.5 || now - pg->last < 0.1) return;
+  pg->last = now;
+  pg->shown = 1;
+  enum { W = 30 };
+  if (done > total) done = total;
+  int fill = total ? (int)((double)W * (double)done / (double)total) : W;
+  char bar[W + 1];
+  for (int i = 0; i < W; i++) bar[i] = i < fill ? '#' : '.';
+  bar[W] = '\0';
+  fprintf(stderr, "\rreading [%s] %3d%%  %.0f MB of %.0f MB  %.0f MB/s ", bar,
+          total ? (int)(100.0 * (double)done / (double)total) : 100, (double)done / 1e6, (double)total / 1e6,
+          (double)done / 1e6 / (now - pg->t0));
+  fflush(stderr);
+}
+
+static void progress_end(progress *pg) {
+  if (pg->shown) { fprintf(stderr, "\r%78s\r", ""); fflush(stderr); }
+}
+
 typedef struct loadopts {
   const char *format;
   const char *tables[64];
   pl_parse_opts o;
+  progress pg;
 } loadopts;
 
 static void read_opts(lua_State *L, int arg, loadopts *lo) {
   memset(lo, 0, sizeof *lo);
   lo->o.interrupt = &pl_parse_interrupt;
+  if (isatty(2)) {
+    lo->pg.t0 = mono();
+    lo->o.progress = on_progress;
+    lo->o.progress_ud = &lo->pg;
+  }
   if (!lua_istable(L, arg)) return;
   lua_getfield(L, arg, "format");
   lo->format = lua_tostring(L, -1);      /* anchored in the options table */
@@ -110,6 +156,7 @@ static int fmt_load(lua_State *L) {
   pl_err e;
   pl_parse_interrupt = 0;
   pl_profile *p = pl_load_file(path, lo.format, &lo.o, &e);
+  progress_end(&lo.pg);
   return finish(L, p, &e);
 }
 
@@ -123,6 +170,7 @@ static int fmt_parse(lua_State *L) {
   pl_err e;
   pl_parse_interrupt = 0;
   pl_profile *p = pl_load_buffer(name, text, len, lo.format, &lo.o, &e);
+  progress_end(&lo.pg);
   return finish(L, p, &e);
 }
 

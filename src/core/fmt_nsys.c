@@ -435,6 +435,7 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
   int rc = 0;
   while (pl_lines_next(&c, &l)) {
     if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
+    if (o && o->progress && (c.lineno & 4095) == 0) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     const char *s = l.s; size_t n = l.n;
     if (pl_is_blank(s, n)) { prev.s = NULL; continue; }
     const char *t = s; size_t tn = n;

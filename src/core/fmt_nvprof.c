@@ -663,6 +663,7 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   double cpu_faults = NAN;
   while (pl_lines_next(&c, &l)) {
     if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
+    if (o && o->progress && (c.lineno & 4095) == 0) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     const char *t = l.s; size_t tn = l.n;
     pl_trim(&t, &tn);
     if (tn == 0) { mode = S_NONE; continue; }

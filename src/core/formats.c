@@ -158,6 +158,13 @@ pl_profile *pl_load_file(const char *path, const char *format_id,
   if (S_ISREG(st.st_mode) && len > 0) {
     void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (m != MAP_FAILED) { data = m; mapped = 1; madvise(m, len, MADV_SEQUENTIAL); }
+    else if (errno == ENOMEM) {
+      /* reading it instead would need the same memory: say so now */
+      pl_err_set(err, 0, 0, "the file (%.0f MB) does not fit in the memory allowed (--max-memory, default 80%% of "
+                 "physical memory); raise --max-memory, or split the input", (double)len / 1e6);
+      close(fd);
+      return NULL;
+    }
   }
   if (!mapped) {  /* pipes, /dev/stdin, empty files */
     size_t cap = 65536; len = 0;
