@@ -285,6 +285,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   tstate s;
   memset(&s, 0, sizeof s);
   ncu_b_init(&s.b, p, o);
+  if (s.b.want_m) pl_table_reserve(s.b.m, in->len / 64);   /* a size hint: a metric line is 40-100 bytes */
   pl_buf_init(&s.msg);
   ncu_builder *b = &s.b;
   pl_lines c;

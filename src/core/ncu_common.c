@@ -250,6 +250,7 @@ void ncu_b_free(ncu_builder *b) {
   b->names = NULL;
   for (int i = 0; i < NCU_NSEC; i++) { free(b->colmap[i]); b->colmap[i] = NULL; }
   free(b->range); b->range = NULL;
+  free(b->mid); b->mid = NULL; b->nmid = 0;
   pl_buf_free(&b->tmp);
 }
 
@@ -352,9 +353,8 @@ static void snake(const char *s, size_t n, const char *base, pl_buf *out) {
 
 /* The kernel column for a metric of class cls (creating an automatic one
 ** for unknown Launch / Occupancy / SOL metrics); -1 when none. */
-static int kernel_col(ncu_builder *b, int cls, const char *metric, size_t nm,
+static int kernel_col(ncu_builder *b, int cls, uint32_t id, const char *metric, size_t nm,
                       const char *base, int is_num, int *numeric) {
-  uint32_t id = pl_pool_intern(b->names, metric, nm);
   if (id >= b->ncolmap[cls]) {
     size_t nn = b->ncolmap[cls] ? b->ncolmap[cls] : 64;
     while (nn <= id) nn *= 2;
@@ -399,26 +399,32 @@ int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
   int is_num = 0;
   pl_unit u = { 1, NULL };
   int known = 0;
+  int uslot = -1;                 /* the unit's cache slot, when cached */
   if (nu) {
     if (nu < sizeof b->ucache[0].s) {
-      unsigned h = ((unsigned char)unit[0] * 31u + (unsigned char)unit[nu - 1] * 7u + (unsigned)nu) & 15u;
+      unsigned h = 2166136261u;
+      for (size_t i = 0; i < nu; i++) h = (h ^ (unsigned char)unit[i]) * 16777619u;
+      h = (h ^ (h >> 15)) & 63u;
       if (b->ucache[h].n == nu && memcmp(b->ucache[h].s, unit, nu) == 0) {
         known = b->ucache[h].known; u = b->ucache[h].u;
       } else {
         known = pl_unit_lookup(unit, nu, &u) == 0;
         memcpy(b->ucache[h].s, unit, nu);
         b->ucache[h].n = (uint8_t)nu; b->ucache[h].known = (uint8_t)known; b->ucache[h].u = u;
+        b->ucache[h].unit_id = b->ucache[h].base_id = 0;
       }
+      uslot = (int)h;
     } else {
       known = pl_unit_lookup(unit, nu, &u) == 0;
     }
   }
+  uint32_t nid = pl_pool_intern(b->names, metric, nm);
   const char *base = nu ? (known ? u.base : NULL) : "";
   if (nv > 0 && ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v *= u.factor; }
   int na = !is_num && (nv == 0 || eqn(val, nv, "n/a") || eqn(val, nv, "N/A"));
   int must = 0;
   int c = -1;
-  if (cls != NCU_SEC_OTHER) c = kernel_col(b, cls, metric, nm, base, is_num, &must);
+  if (cls != NCU_SEC_OTHER) c = kernel_col(b, cls, nid, metric, nm, base, is_num, &must);
   if (!is_num && !na && (must || nu > 0)) {
     b->tmp.len = 0;
     pl_buf_printf(&b->tmp, "a number for '%.*s'%s%.*s%s", (int)nm, metric,
@@ -429,11 +435,25 @@ int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
     pl_table *m = b->m;
     pl_row_put_int(m, b->m_kid, b->nkernels);
     if (nsec) pl_row_put_str(m, b->m_sec, sec, nsec);
-    pl_row_put_str(m, b->m_metric, metric, nm);
-    if (nu) pl_row_put_str(m, b->m_unit, unit, nu);
+    /* metric names and units repeat on every launch: their ids are kept */
+    if (nid >= b->nmid) {
+      size_t nn = b->nmid ? b->nmid : 256;
+      while (nn <= nid) nn *= 2;
+      b->mid = pl_xrealloc(b->mid, nn * sizeof *b->mid);
+      memset(b->mid + b->nmid, 0, (nn - b->nmid) * sizeof *b->mid);
+      b->nmid = nn;
+    }
+    if (b->mid[nid] == 0) b->mid[nid] = pl_pool_intern(m->pool, metric, nm);
+    pl_row_put_strid(m, b->m_metric, b->mid[nid]);
     if (nu) {
-      if (known) pl_row_put_str(m, b->m_base, u.base, strlen(u.base));
-      else pl_row_put_str(m, b->m_base, unit, nu);
+      uint32_t uid = uslot >= 0 ? b->ucache[uslot].unit_id : 0, bid = uslot >= 0 ? b->ucache[uslot].base_id : 0;
+      if (!uid) {
+        uid = pl_pool_intern(m->pool, unit, nu);
+        bid = known ? pl_pool_intern(m->pool, u.base, strlen(u.base)) : uid;
+        if (uslot >= 0) { b->ucache[uslot].unit_id = uid; b->ucache[uslot].base_id = bid; }
+      }
+      pl_row_put_strid(m, b->m_unit, uid);
+      pl_row_put_strid(m, b->m_base, bid);
     }
     if (is_num) pl_row_put_num(m, b->m_value, v);
     if (nv) pl_row_put_str(m, b->m_raw, val, nv);

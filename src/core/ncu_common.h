@@ -62,7 +62,9 @@ typedef struct ncu_builder {
   char *range; size_t nrange;     /* pending NVTX range name (text layout) */
   pl_buf tmp;
   /* unit lookups, cached by spelling (units repeat on every launch) */
-  struct { char s[24]; uint8_t n, known; pl_unit u; } ucache[16];
+  struct { char s[24]; uint8_t n, known; pl_unit u; uint32_t unit_id, base_id; } ucache[64];
+  /* metric name id in `names` -> its id in the metrics table's pool (0: not yet) */
+  uint32_t *mid; size_t nmid;
 } ncu_builder;
 
 void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o);
