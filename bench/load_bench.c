@@ -57,7 +57,7 @@ static const char *map_file(const char *path, size_t *len) {
   struct stat sb;
   fstat(fd, &sb);
   *len = (size_t)sb.st_size;
-  void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
   if (m == MAP_FAILED) { perror("mmap"); exit(2); }
   madvise(m, *len, MADV_SEQUENTIAL);

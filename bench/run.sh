@@ -45,9 +45,11 @@ TX_MB=$(mb "${PERFLAB_BENCH_TEXT_MB:-100}")
 
 want() { case " $ONLY " in *" $1 "*) return 0;; *) return 1;; esac; }
 
-echo "== building load_bench, gen_csv in $BUILD"
-cmake -S "$HERE/.." -B "$BUILD" >/dev/null      # picks up bench/*_bench.c
-cmake --build "$BUILD" --target load_bench gen_csv >/dev/null
+if [ -z "$PERFLAB_BENCH_NOBUILD" ]; then   # set by the CMake target, which builds them first
+  echo "== building load_bench, gen_csv in $BUILD"
+  cmake -S "$HERE/.." -B "$BUILD" >/dev/null      # picks up bench/*_bench.c
+  cmake --build "$BUILD" --target load_bench gen_csv >/dev/null
+fi
 LB="$BUILD/load_bench"
 mkdir -p "$DATA"
 RES="$DATA/results.txt"

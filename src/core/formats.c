@@ -143,6 +143,31 @@ static int inflate_all(const char *name, const unsigned char *src, size_t n,
   return 0;
 }
 
+/* Streaming a mapped file: as the parser reports progress, the pages of the
+** input it has passed (less a margin) are released from this process's
+** memory.  The mapping is private and read-only, so a parser that looks
+** back (an error's line number, a second pass) faults them in again from
+** the page cache: nothing changes but the resident set, which stays at the
+** tables plus a window of the input instead of tables plus the whole file. */
+typedef struct loadwrap {
+  const pl_parse_opts *o;
+  char *base;
+  size_t len, dropped, page;
+} loadwrap;
+
+static void load_progress(void *ud, size_t done, size_t total) {
+  loadwrap *w = ud;
+  const size_t margin = 8u << 20, step = 16u << 20;
+  if (done <= w->len && done > w->dropped + margin + step) {
+    size_t upto = (done - margin) & ~(w->page - 1);
+    if (upto > w->dropped) {
+      madvise(w->base + w->dropped, upto - w->dropped, MADV_DONTNEED);
+      w->dropped = upto;
+    }
+  }
+  if (w->o && w->o->progress) w->o->progress(w->o->progress_ud, done, total);
+}
+
 pl_profile *pl_load_file(const char *path, const char *format_id,
                          const pl_parse_opts *o, pl_err *err) {
   pl_err_clear(err);
@@ -156,7 +181,7 @@ pl_profile *pl_load_file(const char *path, const char *format_id,
   char *data = NULL;
   int mapped = 0;
   if (S_ISREG(st.st_mode) && len > 0) {
-    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m != MAP_FAILED) { data = m; mapped = 1; madvise(m, len, MADV_SEQUENTIAL); }
     else if (errno == ENOMEM) {
       /* reading it instead would need the same memory: say so now */
@@ -190,7 +215,17 @@ pl_profile *pl_load_file(const char *path, const char *format_id,
       return NULL;
     }
   }
-  p = pl_load_buffer(path, data, len, format_id, o, err);
-  if (mapped) munmap(data, len); else free(data);
+  if (mapped) {
+    loadwrap w = { o, data, len, 0, (size_t)sysconf(_SC_PAGESIZE) };
+    pl_parse_opts wo;
+    if (o) wo = *o; else memset(&wo, 0, sizeof wo);
+    wo.progress = load_progress;
+    wo.progress_ud = &w;
+    p = pl_load_buffer(path, data, len, format_id, &wo, err);
+    munmap(data, len);
+  } else {
+    p = pl_load_buffer(path, data, len, format_id, o, err);
+    free(data);
+  }
   return p;
 }
