@@ -174,11 +174,17 @@ awk -F'|' '
     }
   }' "$RES"
 
-# the statistics benchmark, when the stats engineer's bench/stats_bench is in the tree
-if want stats && ls "$HERE"/stats_bench* >/dev/null 2>&1; then
+# the statistics benchmark (bench/stats_bench.c and bench/stats_numpy.py, from the stats work), when present
+if want stats && [ -f "$HERE/stats_bench.c" ]; then
   echo
-  echo "== stats benchmark"
-  if [ -f "$HERE/stats_bench.sh" ]; then sh "$HERE/stats_bench.sh" "$BUILD"
-  elif cmake --build "$BUILD" --target stats_bench >/dev/null 2>&1 && [ -x "$BUILD/stats_bench" ]; then "$BUILD/stats_bench"
-  else echo "   bench/stats_bench present but could not be built or run"; fi
+  echo "== statistics (bench/stats_bench.c; NumPy/SciPy by bench/stats_numpy.py on the same data)"
+  if [ -z "$PERFLAB_BENCH_NOBUILD" ]; then cmake --build "$BUILD" --target stats_bench >/dev/null 2>&1 || true; fi
+  if [ ! -x "$BUILD/stats_bench" ]; then
+    echo "   stats_bench could not be built"
+  elif [ -f "$HERE/stats_numpy.py" ] && "$PY" -c "import numpy, scipy" 2>/dev/null; then
+    "$PY" "$HERE/stats_numpy.py" "$BUILD/stats_bench" "$DATA"
+  else
+    echo "   (NumPy/SciPy not installed for $PY: perflab's own times only)"
+    "$BUILD/stats_bench" "$DATA"
+  fi
 fi
