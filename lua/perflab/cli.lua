@@ -330,8 +330,14 @@ function M.repl(args)
   if o.help then write(usage.repl); return 0 end
   local repl = require "perflab.repl"
   repl.setup({ files = pos, load_opts = load_opts(o) })
-  local ok = sys.repl()
-  return ok and 0 or 2
+  if o.jsonl then
+    repl.jsonl()
+    return 0
+  end
+  local interactive = sys.isatty(0)
+  local ok = sys.repl(interactive)
+  -- a session at a terminal ends well whatever was typed; piped input is a script
+  return (ok or interactive) and 0 or 2
 end
 
 -- ---- help / dispatch -------------------------------------------------------
