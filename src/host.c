@@ -121,7 +121,8 @@ static int msghandler(lua_State *L) {
   return 1;
 }
 
-static int structured_handler(lua_State *L) {
+
+int pl_host_msghandler(lua_State *L) {
   if (lua_istable(L, 1)) return 1;   /* a perflab.fail{} error: no traceback */
   return msghandler(L);
 }
@@ -154,7 +155,7 @@ void pl_host_release_sigint(void) {
 
 int pl_host_docall(lua_State *L, int narg, int nres) {
   int base = lua_gettop(L) - narg;
-  lua_pushcfunction(L, structured_handler);
+  lua_pushcfunction(L, pl_host_msghandler);
   lua_insert(L, base);
   pl_host_catch_sigint(L);
   int status = lua_pcall(L, narg, nres, base);

@@ -46,10 +46,13 @@ diagnostics.  With --table NAME, prints that table in full.
   gpus = "usage: perflab gpus\n\nLists the GPU models and compute capabilities perflab knows.\n",
   demo = "usage: perflab demo\n\nRuns the bundled recipes on the bundled example profiles (examples/).\n",
   repl = [[
-usage: perflab repl [FILE...]
+usage: perflab repl [FILE...] [--jsonl] [--input-format ID]
 
 Interactive session.  Files named are loaded first as p1, p2, ... (all in
 `profiles`).  With stdin not a terminal: no prompts, exit 2 if a chunk failed.
+  --jsonl   the cell protocol: one JSON object {"id", "code"} per line in,
+            one {"id", "ok", "values", "stdout", "error"} per line out
+            (README.md, "Cell protocol")
 ]],
 }
 

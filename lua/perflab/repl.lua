@@ -445,7 +445,11 @@ M.compile = compile
 
 local function error_text(e)
   if type(e) == "table" and e.message then return tostring(e.message) end
-  if type(e) == "string" then return e end
+  if type(e) == "string" then
+    -- the traceback stops where the cell machinery begins
+    local cut = e:find("\n\t%[C%]: in function 'perflab%.sys%.run_cell'")
+    return cut and e:sub(1, cut - 1) or e
+  end
   local mt = getmetatable(e)
   if mt and mt.__tostring then return tostring(e) end
   return "(error object is a " .. type(e) .. " value)"
@@ -496,6 +500,7 @@ function M.jsonl(opts)
   local cjson = require "cjson"
   local input = opts.input or io.stdin
   local out = opts.output or sys.protocol_stream()
+  sys.ignore_sigint()   -- between cells; sys.run_cell turns it into "interrupted" during one
   local function send(t)
     out:write(json.encode(t), "\n")
     out:flush()
@@ -507,6 +512,7 @@ function M.jsonl(opts)
         send({ ok = false, error = "bad request (expected one JSON object per line): " .. tostring(req), values = {}, stdout = "" })
       else
         if req.id == cjson.null then req.id = nil end
+        if math.type(req.id) == "float" and math.tointeger(req.id) then req.id = math.tointeger(req.id) end
         send(M.cell(req))
       end
     end

@@ -14,13 +14,12 @@ if ! command -v tmux >/dev/null 2>&1; then echo "skipped: tmux not installed"; e
 
 TMP=$(mktemp -d)
 SOCK="perflab-test-$$"
-S=repl
+S=repl1
 cleanup() { tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$TMP"; }
 trap cleanup EXIT
 fails=0
 
-start() {
-  tmux -L "$SOCK" kill-session -t $S >/dev/null 2>&1
+start() {   # a new session each time (killing the last one would stop the server)
   tmux -L "$SOCK" -f /dev/null new-session -d -s $S -x 132 -y 60 \
     "env HOME=$TMP/home XDG_STATE_HOME=$TMP/state TERM=xterm COLUMNS= '$BIN' repl examples/kernel-table.txt; echo \"[exit \$?]\"; sleep 60"
 }
@@ -104,6 +103,7 @@ if grep -F -q 'do\012print(' "$TMP/state/perflab/history"; then echo "ok   the m
 else echo "FAIL the multi-line chunk is not one history entry"; fails=$((fails + 1)); cat "$TMP/state/perflab/history"; fi
 
 # restart: the Up arrow recalls the last line of the previous session
+S=repl2
 start
 check "restarted" "Ctrl-D to leave"
 before=$(count '"history-25"')
