@@ -286,7 +286,18 @@ static int sys_repl(lua_State *L) {
   return 1;
 }
 
+/* exe_path() -> the absolute path of the running program (nil if unknown;
+** in a stock lua5.4 that loaded perflab.so it is the lua5.4 binary). */
+static int sys_exe_path(lua_State *L) {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) { luaL_pushfail(L); return 1; }
+  lua_pushlstring(L, buf, (size_t)n);
+  return 1;
+}
+
 static const luaL_Reg funcs[] = {
+  {"exe_path", sys_exe_path},
   {"repl", sys_repl},
   {"protocol_stream", sys_protocol_stream}, {"capture_begin", sys_capture_begin},
   {"capture_end", sys_capture_end}, {"run_cell", sys_run_cell}, {"ignore_sigint", sys_ignore_sigint},

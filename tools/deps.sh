@@ -1,7 +1,10 @@
 #!/bin/sh
 # Installs the Debian 12 packages perflab needs, when they are missing.
 # As root it runs apt-get; otherwise it prints the one command to run and stops.
-PKGS="cmake make gcc pkg-config liblua5.4-dev lua-cjson lua-cjson-dev libcsv-dev lua-unit zlib1g-dev libedit-dev"
+# tmux, python3-ipykernel and python3-jupyter-client are for tests only (the REPL
+# through a terminal, the Jupyter kernel); those tests skip when they are absent.
+PKGS="cmake make gcc pkg-config liblua5.4-dev lua-cjson lua-cjson-dev libcsv-dev lua-unit zlib1g-dev libedit-dev
+      tmux python3-ipykernel python3-jupyter-client"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

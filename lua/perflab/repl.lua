@@ -434,11 +434,19 @@ end
 
 -- ---- the cell protocol ------------------------------------------------------
 
---- Compiles a cell: as an expression first (so `1+1` gives a value), then as
--- statements.  Returns the function or nil, message.
+--- Compiles a cell, as a notebook user expects: the whole cell as an
+-- expression (`1+1`); else the statements with the last line returned when
+-- that line is an expression (`p = load(f)` then `p`; a trailing `;` on the
+-- last line prevents it); else the statements.  Returns the function (and
+-- true when the last line was made a `return`) or nil, message.
 local function compile(code, name)
   local f = lua_load("return " .. code .. "\n;", name, "t")
   if f then return f end
+  local head, last = code:match("^(.*\n)([^\n]*%S[^\n]*)%s*$")
+  if last and not last:match(";%s*$") and not last:match("^%s*%-%-") then
+    f = lua_load(head .. "return " .. last .. "\n;", name, "t")
+    if f then return f, true end
+  end
   return lua_load(code, name, "t")
 end
 M.compile = compile
@@ -455,6 +463,17 @@ local function error_text(e)
   return "(error object is a " .. type(e) .. " value)"
 end
 
+--- "complete", "incomplete" (the chunk needs more lines) or "invalid".
+function M.is_complete(code)
+  if lua_load("return " .. code .. "\n;", "=cell", "t") then return "complete" end
+  local f, err = lua_load(code, "=cell", "t")
+  if f then return "complete" end
+  if err:match("<eof>$") then return "incomplete" end
+  local _, experr = lua_load("return " .. code, "=cell", "t")
+  if experr and experr:match("<eof>$") then return "incomplete" end   -- `1 +`
+  return "invalid"
+end
+
 --- Runs one cell {id, code} and returns the reply table (not encoded).
 -- Output written to stdout while the cell runs (print, io.write, C code) is
 -- captured at the file-descriptor level by sys.capture_*.
@@ -465,6 +484,7 @@ function M.cell(req)
     return reply
   end
   local fn, err = compile(req.code, "=cell" .. (req.id ~= nil and ("[" .. tostring(req.id) .. "]") or ""))
+  local auto_return = fn and err == true
   if not fn then
     reply.ok, reply.error = false, err
     return reply
@@ -475,8 +495,11 @@ function M.cell(req)
   local values = {}
   if res[1] then
     for k = 2, res.n do
+      -- an implicit return of `io.write(...)` gives a file: not a value to show
+      if auto_return and io.type(res[k]) then goto skip end
       local okr, r = pcall(M.rich, res[k])
       values[#values + 1] = okr and r or { text = "(cannot render: " .. error_text(r) .. ")\n" }
+      ::skip::
     end
   end
   reply.stdout = sys.capture_end(cap)
@@ -513,7 +536,15 @@ function M.jsonl(opts)
       else
         if req.id == cjson.null then req.id = nil end
         if math.type(req.id) == "float" and math.tointeger(req.id) then req.id = math.tointeger(req.id) end
-        send(M.cell(req))
+        if type(req.complete) == "string" then
+          local ok, matches, start = pcall(M.complete, req.complete)
+          send(ok and { id = req.id, ok = true, matches = matches, start = start }
+                  or { id = req.id, ok = false, error = error_text(matches) })
+        elseif type(req.is_complete) == "string" then
+          send({ id = req.id, ok = true, status = M.is_complete(req.is_complete) })
+        else
+          send(M.cell(req))
+        end
       end
     end
   end
