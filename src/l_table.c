@@ -916,8 +916,11 @@ static int col_reduce(lua_State *L, int what) {
     case 0: {
       if (c->t->cols[c->col]->type == PL_INT) {
         int64_t acc = 0;
-        for (size_t i = 0; i < c->t->nrows; i++) if (!pl_cell_missing(c->t, c->col, i)) acc += c->t->cols[c->col]->v.i64[i];
-        lua_pushinteger(L, (lua_Integer)acc);
+        int over = 0;
+        for (size_t i = 0; i < c->t->nrows && !over; i++)
+          if (!pl_cell_missing(c->t, c->col, i)) over = __builtin_add_overflow(acc, c->t->cols[c->col]->v.i64[i], &acc);
+        if (over) lua_pushnumber(L, s + comp);   /* beyond int64: the double sum */
+        else lua_pushinteger(L, (lua_Integer)acc);
       } else lua_pushnumber(L, s + comp);
       break;
     }

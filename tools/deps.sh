@@ -5,6 +5,9 @@
 # through a terminal, the Jupyter kernel); those tests skip when they are absent.
 PKGS="cmake make gcc pkg-config liblua5.4-dev lua-cjson lua-cjson-dev libcsv-dev lua-unit zlib1g-dev libedit-dev
       tmux python3-ipykernel python3-jupyter-client"
+# `deps.sh ci` adds what .ci/run needs beyond `make test`: clang and its
+# sanitizer runtime for the fuzzers.
+[ "${1:-}" = ci ] && PKGS="$PKGS clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

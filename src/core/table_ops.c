@@ -196,6 +196,14 @@ static int row_eq(const pl_table *a, const int *ak, size_t ra,
 
 /* ---- group by ---------------------------------------------------------- */
 
+typedef struct hashrow { uint64_t h; size_t row; } hashrow;
+
+static int cmp_hashrow(const void *a, const void *b) {
+  const hashrow *x = a, *y = b;
+  if (x->h != y->h) return x->h < y->h ? -1 : 1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
 pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
                          const pl_agg *aggs, size_t naggs, pl_err *err) {
   for (size_t a = 0; a < naggs; a++) {
@@ -293,12 +301,24 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
         continue;
       }
       if (ag->op == PL_AGG_COUNT_DISTINCT) {
+        /* sort the group's rows by value hash; equal hashes are compared
+        ** exactly within their run, so collisions cannot miscount */
+        size_t m2 = e - b;
+        hashrow *hr = pl_xmalloc((m2 ? m2 : 1) * sizeof *hr);
+        for (size_t i = 0; i < m2; i++) { hr[i].h = cell_hash(t, ag->col, rows[b + i]); hr[i].row = rows[b + i]; }
+        qsort(hr, m2, sizeof *hr, cmp_hashrow);
         int64_t cnt = 0;
-        for (size_t i = b; i < e; i++) {
-          int seen = 0;
-          for (size_t j = b; j < i && !seen; j++) seen = cell_eq(t, ag->col, rows[j], t, ag->col, rows[i]);
-          if (!seen) cnt++;
+        for (size_t i = 0; i < m2;) {
+          size_t j = i;
+          while (j < m2 && hr[j].h == hr[i].h) j++;
+          for (size_t x = i; x < j; x++) {
+            int seen = 0;
+            for (size_t y = i; y < x && !seen; y++) seen = cell_eq(t, ag->col, hr[y].row, t, ag->col, hr[x].row);
+            if (!seen) cnt++;
+          }
+          i = j;
         }
+        free(hr);
         out->v.i64[g] = cnt;
         continue;
       }
@@ -309,9 +329,19 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
           int64_t v = src[rows[i]];
           if (v == PL_INT_NA) continue;
           if (acc == PL_INT_NA) acc = ag->op == PL_AGG_SUM ? 0 : v;
-          if (ag->op == PL_AGG_SUM) acc += v;
+          if (ag->op == PL_AGG_SUM) {
+            if (__builtin_add_overflow(acc, v, &acc) || acc == PL_INT_NA) {
+              /* the sum leaves int64: this output column becomes a double */
+              pl_table_retype(r, oc, PL_NUM);
+              out = r->cols[oc];
+              outt = PL_NUM;
+              g = (size_t)-1;   /* recompute every group as doubles */
+              break;
+            }
+          }
           else if (ag->op == PL_AGG_MIN ? v < acc : v > acc) acc = v;
         }
+        if (outt != PL_INT) continue;
         if (ag->op == PL_AGG_SUM && acc == PL_INT_NA) acc = 0;
         out->v.i64[g] = acc;
         continue;
