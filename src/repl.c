@@ -119,6 +119,7 @@ static int read_line(rio *io, const char *prompt, char **out) {
 
 /* ---- history and completion ------------------------------------------------ */
 
+#ifdef PERFLAB_HAVE_LIBEDIT
 static int mkdirs(char *path) {   /* mkdir -p of the directory part of path */
   for (char *p = path + 1; *p; p++) {
     if (*p != '/') continue;
@@ -142,7 +143,6 @@ static char *history_file(void) {
   return strdup(buf);
 }
 
-#ifdef PERFLAB_HAVE_LIBEDIT
 static lua_State *complete_L = NULL;
 static const char complete_key = 'c';   /* registry: perflab.repl.complete */
 

@@ -384,12 +384,22 @@ end
 -- ---- session setup ---------------------------------------------------------
 
 --- REPL `load`: load(path [, opts]) -> profile.  Called as Lua's load (a
--- function chunk, or a chunk name, mode or environment given) it is Lua's load.
+-- function chunk, or a chunk name, mode or environment given, or a string
+-- that is no file but compiles as Lua) it is Lua's load.
 local function repl_load(path, ...)
   local n = select("#", ...)
   local o = ...
   if type(path) == "function" or n >= 2 or (n == 1 and type(o) == "string") then
     return lua_load(path, ...)
+  end
+  -- load("return 1"): Lua code that is not a file is Lua's load
+  if n == 0 and type(path) == "string" then
+    local fh = io.open(path, "rb")
+    if fh then fh:close()
+    else
+      local f = lua_load(path)
+      if f then return f end
+    end
   end
   return perflab.load(path, o or M.load_opts)
 end
