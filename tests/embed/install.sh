@@ -40,6 +40,8 @@ if ! command -v pkg-config >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; t
   echo "skipped: no pkg-config or cc"; exit $fails
 fi
 CFLAGS=$(pkg-config --cflags perflab) && LIBS=$(pkg-config --libs perflab) || { bad "pkg-config perflab"; exit 1; }
+# a sanitizer build of perflab (make asan): instrument the program too
+[ "${PERFLAB_SANITIZE:-}" = 1 ] && CFLAGS="$CFLAGS -fsanitize=address,undefined"
 case "$LIBS" in *"-L$LIBDIR"*) ok "pkg-config points at the prefix" ;; *) bad "pkg-config --libs: $LIBS" ;; esac
 
 # shared
@@ -75,7 +77,7 @@ fi
 
 # a stock lua5.4 with the installed perflab.so
 if command -v lua5.4 >/dev/null 2>&1; then
-  LUA_CPATH="$LIBDIR/lua/5.4/?.so" lua5.4 -e '
+  LD_PRELOAD=${PERFLAB_SAN_PRELOAD:-} LUA_CPATH="$LIBDIR/lua/5.4/?.so" lua5.4 -e '
     local perflab = require "perflab"
     local p = perflab.load("examples/kernel-table.txt")
     print("rows", p:table("kernels"):nrows())

@@ -35,6 +35,16 @@ wait_for() {
   done
   return 1
 }
+# wait_prompt: until the last line on the screen is an empty prompt, so what
+# is typed next reaches the line editor and not a chunk still running
+wait_prompt() {
+  i=0
+  while [ $i -lt 200 ]; do
+    if [ "$(screen | grep -v '^$' | tail -1)" = "perflab>" ]; then return 0; fi
+    sleep 0.1; i=$((i + 1))
+  done
+  echo "FAIL no prompt"; fails=$((fails + 1)); screen | grep -v '^$' | sed 's/^/     | /'
+}
 # count TEXT: how many screen lines contain TEXT
 count() { screen | grep -F -c -- "$1"; }
 check() {  # check DESCRIPTION TEXT [SECONDS]
@@ -51,8 +61,10 @@ check "banner" "Ctrl-D to leave"
 check "preloaded profile" "p1 = examples/kernel-table.txt (kernel-table)"
 
 # an expression prints its value
+wait_prompt
 type_ '6*7'; key Enter
 check "expression" "42"
+wait_prompt
 
 # a multi-line chunk: continuation prompt, runs as one chunk
 type_ 'for i = 1, 3 do'; key Enter
@@ -60,24 +72,29 @@ check "continuation prompt" "      >>"
 type_ 'print(i .. ";" .. i * i)'; key Enter
 type_ 'end'; key Enter
 check "multi-line chunk ran" "3;9"
+wait_prompt
 
 # completion: a module field, a method, a column name (then run it)
 type_ 'perflab.lo'; key Tab
 check "perflab.lo<Tab> -> perflab.load" "perflab> perflab.load"
 key C-u
+wait_prompt
 type_ 't = p1:table("kern'; key Tab
 check "p1:table(\"kern<Tab> -> kernels" 'perflab> t = p1:table("kernels'
 type_ '")'; key Enter
+wait_prompt
 type_ 't:nr'; key Tab
 check "t:nr<Tab> -> t:nrows" "perflab> t:nrows"
 type_ '()'; key Enter
 check "t:nrows() (13065 launches, counted with grep -c '|')" "13065"
+wait_prompt
 # sum of the latency column, computed independently with
 #   awk -F'|' 'NR>1 {split($2,a," "); s+=a[1]} END {print s}' examples/kernel-table.txt
 type_ 't:col("dur'; key Tab
 check "t:col(\"dur<Tab> -> duration_ns" 'perflab> t:col("duration_ns'
 type_ '"):sum()'; key Enter
 check "column sum" "306573856.0"
+wait_prompt
 
 # Ctrl-C interrupts a running chunk and the session goes on
 type_ 'while true do end'; key Enter
@@ -86,12 +103,17 @@ key C-c
 check "Ctrl-C interrupts the chunk" "interrupted"
 type_ '1000+1'; key Enter
 check "session goes on after the interrupt" "1001"
+wait_prompt
 
 # Ctrl-C at the prompt drops the half-typed line
-type_ 'this is not lua'; key C-c
+type_ 'this is not lua'
+check "typed" "perflab> this is not lua"
+key C-c
+wait_prompt
 type_ '"history-" .. 5*5'; key Enter
 check "Ctrl-C drops the line; next line runs" '"history-25"'
 absent "the dropped line was never run" "unexpected symbol"
+wait_prompt
 
 # Ctrl-D leaves
 key C-d
@@ -106,6 +128,7 @@ else echo "FAIL the multi-line chunk is not one history entry"; fails=$((fails +
 S=repl2
 start
 check "restarted" "Ctrl-D to leave"
+wait_prompt
 before=$(count '"history-25"')
 key Up
 check "Up recalls the last line" 'perflab> "history-" .. 5*5'
