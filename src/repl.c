@@ -384,6 +384,12 @@ int pl_repl_io(lua_State *L, FILE *in, FILE *out, FILE *err, int interactive) {
     if (io.edit && text) edit_remember(&io, text);
 #endif
     free(text);
+    if (interactive && prompt_interrupted && status == LUA_OK) {
+      /* Ctrl-C after the line was read but before it ran: it is not run */
+      fputs("interrupted\n", err);
+      lua_settop(L, top);
+      continue;
+    }
     if (status == LUA_OK) status = pl_host_docall(L, 0, LUA_MULTRET);
     if (status == LUA_OK) status = print_values(L, &io, top);
     if (status != LUA_OK) {
