@@ -46,10 +46,27 @@ diagnostics.  With --table NAME, prints that table in full.
   gpus = "usage: perflab gpus\n\nLists the GPU models and compute capabilities perflab knows.\n",
   demo = "usage: perflab demo\n\nRuns the bundled recipes on the bundled example profiles (examples/).\n",
   repl = [[
-usage: perflab repl [FILE...]
+usage: perflab repl [FILE...] [--jsonl] [--input-format ID]
 
 Interactive session.  Files named are loaded first as p1, p2, ... (all in
 `profiles`).  With stdin not a terminal: no prompts, exit 2 if a chunk failed.
+  --jsonl   the cell protocol: one JSON object {"id", "code"} per line in,
+            one {"id", "ok", "values", "stdout", "error"} per line out
+            (README.md, "Cell protocol")
+]],
+  jupyter = [[
+usage: perflab jupyter install [--user | --prefix DIR] [--python PYTHON] [--name NAME]
+
+Writes a Jupyter kernelspec so JupyterLab, Notebook and jupyter console offer
+a "perflab (Lua)" kernel: kernel.json and perflab_kernel.py, a small ipykernel
+wrapper (Debian: apt-get install python3-ipykernel) that runs the cells in a
+`perflab repl --jsonl` child of this very binary.
+  (default)      /usr/local/share/jupyter/kernels/NAME (system-wide)
+  --user         $JUPYTER_DATA_DIR or ${XDG_DATA_HOME:-~/.local/share}/jupyter, kernels/NAME
+  --prefix DIR   DIR/share/jupyter/kernels/NAME (a virtualenv, a test prefix)
+  --python PY    the Python that runs the kernel (default: the first of
+                 /usr/bin/python3 and python3 that can import ipykernel)
+  --name NAME    kernelspec name (default perflab)
 ]],
 }
 
@@ -339,9 +356,92 @@ function M.repl(args)
   local pos, o = parse_args(args, { _cmd = "repl", help = "flag", ["input-format"] = "value", jsonl = "flag" })
   if o.help then write(usage.repl); return 0 end
   local repl = require "perflab.repl"
-  repl.setup({ files = pos, load_opts = load_opts(o) })
-  local ok = sys.repl()
-  return ok and 0 or 2
+  repl.setup({ files = pos, load_opts = load_opts(o), announce = not o.jsonl })
+  if o.jsonl then
+    repl.jsonl()
+    return 0
+  end
+  local interactive = sys.isatty(0)
+  local ok = sys.repl(interactive)
+  -- a session at a terminal ends well whatever was typed; piped input is a script
+  return (ok or interactive) and 0 or 2
+end
+
+-- ---- jupyter ---------------------------------------------------------------
+
+local function kernel_source()
+  if sys.lua_dir then
+    local f = io.open(sys.lua_dir .. "/../jupyter/perflab_kernel.py", "rb")
+    if f then local s = f:read("a"); f:close(); return s end
+  end
+  return sys.embedded("jupyter/perflab_kernel.py")
+end
+
+local function shell_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+local function can_import_ipykernel(py)
+  return os.execute(shell_quote(py) .. " -c 'import ipykernel' >/dev/null 2>&1") == true
+end
+
+function M.jupyter(args)
+  local pos, o = parse_args(args, { _cmd = "jupyter", user = "flag", prefix = "value", python = "value",
+    name = "value", help = "flag" })
+  if o.help then write(usage.jupyter); return 0 end
+  if pos[1] ~= "install" or #pos > 1 then io.stderr:write(usage.jupyter); return 2 end
+  if o.user and o.prefix then fail("perflab jupyter install: --user and --prefix exclude each other") end
+  local name = o.name or "perflab"
+  if not name:match("^[%w%._%-]+$") then fail(string.format("kernel name '%s': use letters, digits, '.', '_' and '-'", name)) end
+  local dir
+  if o.prefix then
+    dir = o.prefix .. "/share/jupyter/kernels/" .. name
+  elseif o.user then
+    local data = os.getenv("JUPYTER_DATA_DIR")
+    if not data or data == "" then
+      local xdg = os.getenv("XDG_DATA_HOME")
+      if not xdg or xdg == "" then
+        local home = os.getenv("HOME")
+        if not home then fail("perflab jupyter install --user: HOME is not set") end
+        xdg = home .. "/.local/share"
+      end
+      data = xdg .. "/jupyter"
+    end
+    dir = data .. "/kernels/" .. name
+  else
+    dir = "/usr/local/share/jupyter/kernels/" .. name
+  end
+  local python = o.python
+  if not python then
+    for _, py in ipairs({ "/usr/bin/python3", "python3" }) do
+      if can_import_ipykernel(py) then python = py; break end
+    end
+    if not python then
+      python = "/usr/bin/python3"
+      io.stderr:write("perflab: warning: no python3 here can import ipykernel; the kernel needs it " ..
+        "(Debian: apt-get install python3-ipykernel)\n")
+    end
+  end
+  local bin = sys.exe_path()
+  if not bin or not bin:match("perflab[^/]*$") then
+    fail("perflab jupyter install: cannot tell where the perflab binary is (run it as the perflab program)")
+  end
+  local src = kernel_source()
+  if not src then fail("the Jupyter kernel is not part of this build") end
+  local spec = {
+    argv = { python, "-Xfrozen_modules=off", "{resource_dir}/perflab_kernel.py", "-f", "{connection_file}" },
+    display_name = o.name and ("perflab (Lua, " .. name .. ")") or "perflab (Lua)",
+    language = "lua",
+    interrupt_mode = "signal",
+    env = { PERFLAB_BIN = bin, PYDEVD_DISABLE_FILE_VALIDATION = "1" },
+    metadata = { debugger = false },
+  }
+  local ok, err = sys.mkdir(dir)
+  if not ok then fail(string.format("cannot create %s: %s", dir, err)) end
+  for file, text in pairs({ ["kernel.json"] = perflab.json.encode(spec, "  ") .. "\n", ["perflab_kernel.py"] = src }) do
+    local okw, e = sys.write_atomic(dir .. "/" .. file, text)
+    if not okw then fail(string.format("cannot write %s/%s: %s", dir, file, e)) end
+  end
+  write(string.format("installed Jupyter kernel '%s' (%s) in %s\n", name, spec.display_name, dir))
+  return 0
 end
 
 -- ---- help / dispatch -------------------------------------------------------
@@ -357,7 +457,8 @@ usage: perflab COMMAND [ARGS]      (perflab help COMMAND, perflab help RECIPE)
   recipes              list recipes and where each comes from
   formats              list input formats and their tables
   gpus                 list known GPUs
-  repl [FILE...]       interactive session, files preloaded
+  repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)
+  jupyter install      install the "perflab (Lua)" Jupyter kernel
   demo                 bundled recipes on bundled example profiles
   perflab SCRIPT.lua [ARGS], perflab -e CODE, -l MOD, -i, -   as lua5.4
 

@@ -15,6 +15,7 @@
 --   4. the bundled recipes               (embedded in the binary, or
 --                                          $PERFLAB_LUA_DIR/../recipes)
 local sys = require "perflab.sys"
+local load = load   -- Lua's load, whatever a session later puts in the global
 local errors = require "perflab.errors"
 local report_mod = require "perflab.report"
 

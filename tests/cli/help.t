@@ -9,7 +9,8 @@ listings are checked through a stable slice (CSV header, one known row).
     run RECIPE FILE...   run a recipe on profiles and print its report
     parse FILE           show what was read: tables, rows, columns
     recipes | formats | gpus   list what is available
-    repl [FILE...]       interactive session, files preloaded
+    repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)
+    jupyter install      install the "perflab (Lua)" Jupyter kernel
     demo                 bundled recipes on bundled example profiles
   
   options (as lua5.4, with the perflab API preloaded as `perflab`):
@@ -36,7 +37,8 @@ listings are checked through a stable slice (CSV header, one known row).
     recipes              list recipes and where each comes from
     formats              list input formats and their tables
     gpus                 list known GPUs
-    repl [FILE...]       interactive session, files preloaded
+    repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)
+    jupyter install      install the "perflab (Lua)" Jupyter kernel
     demo                 bundled recipes on bundled example profiles
     perflab SCRIPT.lua [ARGS], perflab -e CODE, -l MOD, -i, -   as lua5.4
   
