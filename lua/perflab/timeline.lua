@@ -217,6 +217,65 @@ function M.capped_value_integral(starts, ends, values, n, cap, lo, hi)
   return total
 end
 
+--- Device-side operations of a Kineto profile, each joined to the runtime
+-- call that launched it (same correlation id):
+--   {s, e, dur, name, kind = "kernel"|"memcpy"|"memset", device, stream,
+--    corr, rt_s, rt_e, rt_name}   (rt_* nil when no runtime call matches)
+-- sorted by start.  kinds: set of kinds to keep (default all three).
+function M.device_ops(p, kinds)
+  kinds = kinds or { kernel = true, memcpy = true, memset = true }
+  local rt = p.tables.runtime
+  local rts, rte, rtn = {}, {}, {}
+  if rt and rt:nrows() > 0 then
+    local c, s, d, n = rt:col("correlation"):to_lua(), rt:col("start_ns"):to_lua(), rt:col("duration_ns"):to_lua(), rt:col("name"):to_lua()
+    for i = 1, rt:nrows() do
+      local k = c[i]
+      if k and rts[k] == nil then rts[k] = s[i]; rte[k] = s[i] + (d[i] or 0); rtn[k] = n[i] end
+    end
+  end
+  local ops = {}
+  for _, kind in ipairs({ "kernel", "memcpy", "memset" }) do
+    local t = kinds[kind] and p.tables[kind == "kernel" and "kernels" or kind]
+    if t and t:nrows() > 0 then
+      local s, d = t:col("start_ns"):to_lua(), t:col("duration_ns"):to_lua()
+      local nm = t:col("name"):to_lua()
+      local dev = t:has("device") and t:col("device"):to_lua() or {}
+      local st = t:has("stream") and t:col("stream"):to_lua() or {}
+      local co = t:has("correlation") and t:col("correlation"):to_lua() or {}
+      for i = 1, t:nrows() do
+        if s[i] then
+          local k = co[i]
+          ops[#ops + 1] = { s = s[i], e = s[i] + (d[i] or 0), dur = d[i] or 0, name = nm[i], kind = kind,
+                            device = dev[i] or 0, stream = st[i] or -1, corr = k,
+                            rt_s = k and rts[k], rt_e = k and rte[k], rt_name = k and rtn[k], idx = #ops + 1 }
+        end
+      end
+    end
+  end
+  table.sort(ops, function(a, b)
+    if a.s ~= b.s then return a.s < b.s end
+    return a.idx < b.idx
+  end)
+  return ops
+end
+
+--- ops grouped by (device, stream): returns an array of
+-- {device, stream, ops = {...}} sorted by device then stream.
+function M.by_stream(ops)
+  local g, order = {}, {}
+  for _, o in ipairs(ops) do
+    local key = o.device .. ":" .. o.stream
+    local e = g[key]
+    if not e then e = { device = o.device, stream = o.stream, ops = {} }; g[key] = e; order[#order + 1] = e end
+    e.ops[#e.ops + 1] = o
+  end
+  table.sort(order, function(a, b)
+    if a.device ~= b.device then return a.device < b.device end
+    return a.stream < b.stream
+  end)
+  return order
+end
+
 --- Use the C module perflab.intervals for construction when it exists
 -- (its sets are converted to this adapter's shape).
 do
