@@ -60,11 +60,16 @@ local function queue(ops, windows)
   local lo, hi = pts[1][1], pts[#pts][1]
   local q, qmax, at, area = 0, 0, lo, 0
   local w = {}
-  local width = (hi - lo) / windows
+  local span = hi - lo
+  -- window k covers [lo + span*(k-1)//windows, lo + span*k//windows): integer
+  -- arithmetic, so epoch-nanosecond bounds stay exact
+  local function wstart(k) return lo + (span * (k - 1)) // windows end
   local function win(t)
-    if width <= 0 then return 1 end
-    local k = math.floor((t - lo) / width) + 1
+    if span <= 0 then return 1 end
+    local k = ((t - lo) * windows) // span + 1
     if k > windows then k = windows end
+    while k > 1 and t < wstart(k) do k = k - 1 end
+    while k < windows and t >= wstart(k + 1) do k = k + 1 end
     return k
   end
   for i, pt in ipairs(pts) do
@@ -81,12 +86,12 @@ local function queue(ops, windows)
   for k = 1, windows do
     local m = w[k]
     -- the level entering window k is the queue after the last event before it
-    local start = lo + (k - 1) * width
+    local start = wstart(k)
     while j <= #pts and pts[j][1] < start do
       level = level + pts[j][2]; j = j + 1
     end
     if not m or level > m then m = level end
-    series[k] = { start = math.floor(start), max = m }
+    series[k] = { start = start, max = m }
   end
   return qmax, hi > lo and area / (hi - lo) or 0, at, series
 end

@@ -93,6 +93,17 @@ function TestLaunch:test_sampled_rank0()
     if r.max == q[k].max then seen[k] = true end
   end
   for k in pairs(q) do lu.assertTrue(seen[k], k) end
+  -- window starts are exact integer nanoseconds, increasing; window 1 of
+  -- stream 7 starts at its first launch call (1682725898100575 us in the file)
+  local prev
+  for _, r in rep.tables.queue_series:rows() do
+    lu.assertEquals(math.type(r.start_ns), "integer")
+    if r.device == 0 and r.stream == 7 then
+      if r.window == 1 then lu.assertEquals(r.start_ns, 1682725898100575000) end
+      if prev then lu.assertTrue(r.start_ns > prev) end
+      prev = r.start_ns
+    end
+  end
   -- communication (nccl*) kernels: 396.199 ms, 59.216 ms of it under computation
   local ov = rep.tables.overlap:row(1)
   lu.assertEquals(ov.comm_ns, 396199000)
