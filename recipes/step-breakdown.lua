@@ -29,6 +29,16 @@
 --  4. The plugin's recommendations, with their evidence.
 -- The patterns and thresholds are data in lua/perflab/timeline_data.lua.
 --
+-- Where this differs from the plugin, on purpose:
+--  * the plugin, once a higher role covers every step completely, takes the
+--    next role's intervals unclipped (its slot list is empty, which it reads
+--    as "not started"); here each role is always clipped to what is left;
+--  * GPU-side `gpu_user_annotation` spans (newer traces) are not CPU Exec,
+--    and their ProfilerStep#N copies are not steps (the plugin counts both);
+--  * kernels named nccl* are Communication even without an nccl:* host op;
+--  * the memory-capacity trigger (> 90 % of device memory) is not evaluated:
+--    the Kineto reader does not keep the [memory] events' arguments.
+--
 -- tb-profiler JSON: the stored step rows and average breakdown, the
 -- percentages recomputed from the stored averages (and compared with the
 -- stored ones), the stored utilisation figures, and the same triggers.
