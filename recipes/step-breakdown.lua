@@ -488,7 +488,6 @@ local function from_kineto(p, report, acc)
   for _, r in ipairs(rows) do r.run = run; acc.steps[#acc.steps + 1] = r end
   summary_rows(acc.summary, run, avg)
   local gpu = gpu_figures(p, steps)
-  local tc_used_all, k_all = 0, 0
   for _, g in ipairs(gpu) do
     local label = "GPU " .. g.device
     g.label = label
@@ -500,8 +499,6 @@ local function from_kineto(p, report, acc)
       acc.summary[#acc.summary + 1] = { run = run, metric = "Est. Achieved Occupancy", device = label, value = g.occupancy_pct, unit = "pct" }
     end
     acc.summary[#acc.summary + 1] = { run = run, metric = "Kernel Time using Tensor Cores", device = label, value = g.tc_pct, unit = "pct" }
-    tc_used_all = tc_used_all + g.tc_used_ratio * 1
-    k_all = k_all + 1
   end
   local ratio, elig_ns, op_ns = tc_eligible_ratio(p, c)
   if ratio then
