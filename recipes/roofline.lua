@@ -83,6 +83,7 @@ return {
         if r.flops then g.flops = g.flops + r.flops; g.has_flops = true end
         local b = r.dram_bytes or r.bytes
         if b then g.bytes = g.bytes + b; g.has_bytes = true end
+        if r.waves_per_sm then g.waves = math.max(g.waves or 0, r.waves_per_sm) end
         if r.compute_throughput_pct and r.memory_throughput_pct then
           local w = ns > 0 and ns or 1
           g.c_w = g.c_w + r.compute_throughput_pct * w
@@ -140,7 +141,7 @@ return {
         end
         if cpct then
           row.compute_pct, row.memory_pct = r2(cpct), r2(mpct)
-          local _, bound = gpu.sol_class(cpct, mpct)
+          local _, bound = gpu.sol_class(cpct, mpct, g.waves)
           row.bound = bound
           share_by_bound[bound] = (share_by_bound[bound] or 0) + (row.time_share_pct or 0)
         end
