@@ -297,7 +297,11 @@ end
 
 --- The demo: each entry is a recipe and the example files it runs on.
 M.demo_jobs = {
-  { recipe = "top-kernels", files = { "kernel-table.txt" }, set = { top = 10 } },
+  { recipe = "top-kernels", files = { "kernel-table.txt" }, set = { top = 8 } },
+  { recipe = "occupancy", files = { "ncu-details.txt" } },
+  { recipe = "launch", files = { "ncu-details.txt" } },
+  { recipe = "advice", files = { "ncu-details.txt" } },
+  { recipe = "top-kernels", files = { "tb-profiler.json" }, set = { top = 5, group = "short_name" } },
 }
 
 function M.demo(args)
@@ -316,10 +320,12 @@ function M.demo(args)
     local okr = pcall(recipes.load, job.recipe)
     if not missing and okr then
       if ran > 0 then write("\n") end
-      write(string.format("$ perflab run %s %s%s\n", job.recipe, table.concat(job.files, " "),
-        job.set and (function() local s = "" for k, v in pairs(job.set) do s = s .. " --set " .. k .. "=" .. tostring(v) end return s end)() or ""))
+      local sets = {}
+      for k, v in pairs(job.set or {}) do sets[#sets + 1] = " --set " .. k .. "=" .. tostring(v) end
+      table.sort(sets)
+      write(string.format("$ perflab run %s %s%s\n", job.recipe, table.concat(job.files, " "), table.concat(sets)))
       local rep = recipes.run(job.recipe, inputs, job.set)
-      write(rep:render(fmt, { width = term_width() }))
+      write(rep:render(fmt, { width = term_width(), max_rows = 6 }))
       ran = ran + 1
     end
   end
