@@ -617,7 +617,7 @@ function M.roofline_svg(c)
   local lx0 = math.floor(math.log(xmin_v, 10)) - 1
   local lx1 = math.ceil(math.log(xmax_v, 10)) + 1
   local ly1 = math.ceil(math.log(ymax_v, 10) + 0.05)
-  local ly0 = math.min(math.floor(math.log(ymin_v, 10)), ly1 - 3)
+  local ly0 = math.min(math.floor(math.log(ymin_v, 10) - 0.3), ly1 - 3)
   ly0 = math.min(ly0, math.floor(math.log(bw * 10 ^ lx0, 10)))
   if ly1 - ly0 > 8 then ly0 = ly1 - 8 end
   local function X(v) return ml + (math.log(v, 10) - lx0) / (lx1 - lx0) * pw end
@@ -680,6 +680,19 @@ function M.roofline_svg(c)
         X(pt.ai), Y(pt.flops), rad, pt.above_roof and "#d62728" or "#17becf",
         xml(pt.title or string.format("%s: %.3g FLOP/byte, %s, %.1f %% of time", pt.label or "kernel", pt.ai, si(pt.flops, "FLOP/s"), share))))
     end
+  end
+  -- labels for the biggest points (by share of time)
+  local big = {}
+  for _, pt in ipairs(c.points or {}) do
+    if pt.ai and pt.ai > 0 and pt.flops and pt.flops > 0 and pt.label then big[#big + 1] = pt end
+  end
+  table.sort(big, function(a, b) return (a.share_pct or 0) > (b.share_pct or 0) end)
+  for i = 1, math.min(c.max_labels or 6, #big) do
+    local pt = big[i]
+    local rad = 3 + 22 * math.sqrt(math.max(pt.share_pct or 0, 0) / 100)
+    local lab = pt.label
+    if #lab > 28 then lab = lab:sub(1, 27) .. "…" end
+    add(string.format('<text x="%.1f" y="%.1f" font-size="10" fill="#333">%s</text>', X(pt.ai) + rad + 2, Y(pt.flops) + 3, xml(lab)))
   end
   add('</g>')
   add('</svg>')

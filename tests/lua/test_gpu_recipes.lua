@@ -179,6 +179,75 @@ function TestRooflineRecipe:test_flops_bytes_and_svg()
   os.remove(path)
 end
 
+local function svg_ok(svg)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w")); f:write(svg); f:close()
+  if os.execute("command -v xmllint >/dev/null 2>&1") then lu.assertTrue(os.execute("xmllint --noout " .. path)) end
+  if os.execute("command -v rsvg-convert >/dev/null 2>&1") then
+    lu.assertTrue(os.execute("rsvg-convert -o " .. path .. ".png " .. path))
+    local png = io.open(path .. ".png", "rb"); lu.assertEquals(png:read(4), "\137PNG"); png:close()
+    os.remove(path .. ".png")
+  end
+  os.remove(path)
+end
+
+function TestRooflineRecipe:test_kineto_gemm_flops_from_shapes()
+  -- hta_a100_sxm4_80gb_rank0: the sgemm kernels' FLOPs from the aten::mm /
+  -- aten::addmm that launched them (runtime correlation -> innermost cpu op
+  -- on the same thread), 2*M*N*K split over the op's kernels by duration.
+  -- 7,334,789,120 computed independently with python3 json/gzip over the trace.
+  local path = corpus_file("corpus/kineto_trace/hta_a100_sxm4_80gb_rank0.json.gz")
+  if not path then return end
+  local rep = perflab.run("roofline", { path })
+  local by = {}
+  for _, r in rep.tables.roofline:rows() do by[r.kernel] = r end
+  local g = by.ampere_sgemm_128x64_nn
+  lu.assertEquals(g.flops, 7334789120)
+  lu.assertTrue(g.bytes > 0)
+  lu.assertAlmostEquals(g.arithmetic_intensity, g.flops / g.bytes, 1e-9)
+  lu.assertEquals(g.attainable_flops_per_s, 19.5e12)        -- AI 30.8 > ridge 9.6: the FP32 peak
+  lu.assertStrContains(table.concat(rep.notes, "\n"), "Kineto input shapes (GEMM 2*M*N*K)")
+  local svg = rep.figures["roofline.svg"].svg
+  lu.assertStrContains(svg, "ampere_sgemm_128x64_nn")
+  svg_ok(svg)
+end
+
+function TestRooflineRecipe:test_ncu_dram_bytes_from_details_page()
+  -- a800 wmma_pipe: Memory Workload Analysis "Memory Throughput 47.33 Gbyte/s"
+  -- x Duration 536.64 us = 25,399,171 B (the SOL "Memory Throughput %" is not it)
+  local path = corpus_file("corpus/ncu_text/cuda_gemm_a800_tc_03_wmma_pipe.details.txt")
+  if not path then return end
+  local rep = perflab.run("roofline", { path })
+  local r = rep.tables.roofline:row(1)
+  lu.assertAlmostEquals(r.bytes, 47.33e9 * 536.64e-6, 1)
+  lu.assertAlmostEquals(r.achieved_bytes_per_s, 47.33e9, 1)
+  lu.assertEquals(r.memory_pct, 88.48)
+  lu.assertEquals(r.bound, "memory-bound")
+end
+
+function TestRooflineRecipe:test_work_csv_option()
+  -- --set work=FILE.csv: per-launch flops and bytes joined by kernel name;
+  -- seed 003 has 21 launches of "Kernel" -> 21e9 FLOP, 2.1e9 B, AI 10
+  local path = corpus_file("seeds/003_ebb91119a615c85c.txt")
+  if not path then return end
+  local csv = os.tmpname()
+  local f = assert(io.open(csv, "w")); f:write("kernel,flops,bytes\nKernel,1e6,2e5\n"); f:close()
+  local rep = perflab.run("roofline", { path }, { work = csv, gpu = "rtx-3060" })
+  os.remove(csv)
+  local r = rep.tables.roofline:row(1)
+  lu.assertEquals(r.flops, 21e6)
+  lu.assertEquals(r.bytes, 4.2e6)
+  lu.assertAlmostEquals(r.arithmetic_intensity, 5, 1e-12)
+  -- attainable = min(FP32 peak, 5 x 360 GB/s) = 1.8 TFLOP/s
+  lu.assertAlmostEquals(r.attainable_flops_per_s, 5 * 360e9, 1)
+  local p = perflab.load(path)
+  local ns = 0
+  for _, k in p.tables.kernels:rows() do ns = ns + k.duration_ns end
+  lu.assertAlmostEquals(r.achieved_flops_per_s, 21e6 / (ns * 1e-9), 1e-3)
+  lu.assertStrContains(table.concat(rep.notes, "\n"), "--set work")
+  svg_ok(rep.figures["roofline.svg"].svg)
+end
+
 function TestRooflineRecipe:test_seed000_utilisation()
   local shared = os.getenv("PERFLAB_SHARED") or "../shared"
   local path = shared .. "/seeds/000_86950a828dffa530.txt"
