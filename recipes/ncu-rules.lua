@@ -339,7 +339,7 @@ end
 return {
   name = "ncu-rules",
   summary = "Nsight Compute's rules re-derived from exported metrics, compared with ncu's own output, optionally weighted by a timeline",
-  needs = { "kernels" },
+  needs = { "kernels|kernel_summary" },
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (SM count for the launch rules)" },
     timeline = { type = "string", default = "", help = "a timeline of the same program (Kineto, nsys stats, kernel table) to weight findings by GPU time" },
