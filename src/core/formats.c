@@ -15,9 +15,17 @@
 
 /* Each parser file defines one of these. */
 extern const pl_format pl_fmt_kernel_table;
+extern const pl_format pl_fmt_paddle_summary;
+extern const pl_format pl_fmt_comparison_report;
+extern const pl_format pl_fmt_torch_table;
+extern const pl_format pl_fmt_markdown;
 
 static const pl_format *const registry[] = {
   &pl_fmt_kernel_table,
+  &pl_fmt_paddle_summary,
+  &pl_fmt_comparison_report,
+  &pl_fmt_torch_table,
+  &pl_fmt_markdown,
 };
 
 const pl_format *const *pl_formats(size_t *n) {
