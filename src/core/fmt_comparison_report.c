@@ -390,7 +390,7 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         pl_buf_add(&f.corr, txt, txl);
         continue;
       }
-      pl_profile_diag(p, c.lineno, "skipped a finding line: %.60s", ts);
+      pl_profile_diag(p, c.lineno, "skipped a finding line: %.*s", (int)(tn > 60 ? 60 : tn), ts);
       continue;
     }
     if (mode == M_LEGEND && ts[0] == '-') {
@@ -422,7 +422,7 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_buf_add(&overview, ts, tn);
       continue;
     }
-    pl_profile_diag(p, c.lineno, "skipped prose: %.60s", ts);
+    pl_profile_diag(p, c.lineno, "skipped prose: %.*s", (int)(tn > 60 ? 60 : tn), ts);
   }
   finding_close(&f);
   if (!have_title && ntabs == 0) {

@@ -232,7 +232,7 @@ static int parse_perf(ps *st, pl_lines *c, const char *title, size_t titlen) {
       }
       continue;
     }
-    if (s[0] != '|') { pl_profile_diag(st->p, c->lineno, "skipped a line in the Perf Summary: %.60s", s); continue; }
+    if (s[0] != '|') { pl_profile_diag(st->p, c->lineno, "skipped a line in the Perf Summary: %.*s", (int)(n > 60 ? 60 : n), s); continue; }
     pl_md_cell cells[10];
     int nc = pl_md_split(s, n, cells, 10);
     if (nc < 2) return pl_err_expected(st->err, c->lineno, 1, "a Perf Summary row '| NAME | AVG | MAX | MIN |'", l.s, l.n);
@@ -269,7 +269,10 @@ static int parse_perf(ps *st, pl_lines *c, const char *title, size_t titlen) {
     pl_row_put_int(t, cl, (int64_t)c->lineno);
     pl_row_end(t);
   }
-  if (nhdr == 0) return pl_err_expected(st->err, c->lineno + 1, 1, "the Perf Summary table '|  | avg | max | min |'", l.s, 0);
+  if (nhdr == 0) {
+    int more = pl_lines_peek(c, &l);
+    return pl_err_expected(st->err, c->lineno + 1, 1, "the Perf Summary table '|  | avg | max | min |'", more ? l.s : NULL, more ? l.n : 0);
+  }
   return 0;
 }
 

@@ -179,15 +179,35 @@ static const char *kind_what(int kind) {
   }
 }
 
-/* The text of cell k of a row. */
-static void cell_text(const ttcol *cols, int k, int ncols, const char *s, size_t n, const char **cs, size_t *cn) {
-  size_t a = k == 0 ? 0 : cols[k - 1].end;
-  size_t b = k == ncols - 1 ? n : cols[k].end;
-  if (a > n) a = n;
-  if (b > n) b = n;
-  if (b < a) b = a;
-  *cs = s + a; *cn = b - a;
-  pl_trim(cs, cn);
+/* Splits a row into fields on runs of 2+ spaces and gives each field to the
+** column whose dash span holds the field's middle (or the nearest span): cells
+** are right-aligned and a cell wider than its column overflows by a few
+** characters, so fixed spans alone would cut it.  Fields landing in the same
+** column are joined.  ca/cb receive each column's [start, end) in the line. */
+static void assign_cells(const ttcol *cols, int ncols, const char *s, size_t n, size_t *ca, size_t *cb) {
+  for (int k = 0; k < ncols; k++) { ca[k] = cb[k] = 0; }
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) n--;
+  size_t i = 0;
+  while (i < n) {
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    if (i >= n) break;
+    size_t a = i;
+    while (i < n && !(s[i] == '\t' || (s[i] == ' ' && i + 1 < n && (s[i + 1] == ' ' || s[i + 1] == '\t')))) i++;
+    size_t b = i, mid = (a + b) / 2;
+    int best = ncols - 1;
+    size_t bestd = (size_t)-1;
+    for (int k = 0; k < ncols; k++) {
+      size_t d = mid < cols[k].start ? cols[k].start - mid : mid >= cols[k].end ? mid - cols[k].end + 1 : 0;
+      if (d < bestd) { bestd = d; best = k; }
+      if (d == 0) break;
+    }
+    if (ca[best] == cb[best]) { ca[best] = a; cb[best] = b; }
+    else { if (a < ca[best]) ca[best] = a; if (b > cb[best]) cb[best] = b; }
+  }
+}
+
+static void cell_text(const size_t *ca, const size_t *cb, int k, const char *s, const char **cs, size_t *cn) {
+  *cs = s + ca[k]; *cn = cb[k] - ca[k];
 }
 
 static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
@@ -199,6 +219,7 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   int ntables = 0;
   int c_trunc = -1, c_tidx = -1, c_line = -1, c_src = -1;
   ttcol cols[TT_MAXCOLS];
+  size_t ca[TT_MAXCOLS], cb[TT_MAXCOLS];
   int ncols = 0;
   pl_buf src;
   pl_buf_init(&src);
@@ -231,13 +252,16 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           pl_err_expected(err, c.lineno, (size_t)(v - l.s) + 1, "a time with its unit (us, ms, s)", v, vn);
           TT_FAIL();
         }
-        snprintf(key, sizeof key, "self_%s_time_total_ns", dev);
+        /* the first table's totals are the file's; later tables' get a "tableN." prefix */
+        char pre[24] = "";
+        if (ntables > 1) snprintf(pre, sizeof pre, "table%d.", ntables);
+        snprintf(key, sizeof key, "%sself_%s_time_total_ns", pre, dev);
         pl_profile_meta_num(p, key, x);
-        snprintf(key, sizeof key, "self_%s_time_total", dev);
+        snprintf(key, sizeof key, "%sself_%s_time_total", pre, dev);
         pl_profile_meta_str(p, key, v, vn);
         continue;
       }
-      pl_profile_diag(p, c.lineno, "program output: %.80s", s);
+      pl_profile_diag(p, c.lineno, "program output: %.*s", (int)(n > 80 ? 80 : n), s);
       continue;
     }
     /* the column spans from the separator line */
@@ -254,9 +278,10 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     size_t hline = c.lineno;
     ntables++;
     int have_name = 0;
+    assign_cells(cols, ncols, h.s, h.n, ca, cb);
     for (int k = 0; k < ncols; k++) {
       const char *hs; size_t hn;
-      cell_text(cols, k, ncols, h.s, h.n, &hs, &hn);
+      cell_text(ca, cb, k, h.s, &hs, &hn);
       if (hn == 0) { pl_err_expected(err, hline, cols[k].start + 1, "a column title above every dash group", h.s, h.n); TT_FAIL(); }
       classify(&cols[k], hs, hn);
       if (strcmp(cols[k].name, "name") == 0) have_name = 1;
@@ -283,12 +308,13 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         continue;
       }
       const char *ns; size_t nn;
-      cell_text(cols, 0, ncols, l.s, l.n, &ns, &nn);
+      assign_cells(cols, ncols, l.s, l.n, ca, cb);
+      cell_text(ca, cb, 0, l.s, &ns, &nn);
       if (nn == 0 && open && c_src >= 0) {
         /* a continuation row of a multi-line source location */
         for (int k = 1; k < ncols; k++) if (cols[k].col == c_src) {
           const char *cs; size_t cn;
-          cell_text(cols, k, ncols, l.s, l.n, &cs, &cn);
+          cell_text(ca, cb, k, l.s, &cs, &cn);
           if (cn) { if (src.len) pl_buf_adds(&src, "\n"); pl_buf_add(&src, cs, cn); }
         }
         continue;
@@ -297,7 +323,7 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       if (open) { if (src.len && c_src >= 0) pl_row_put_str(t, c_src, src.data, src.len); pl_row_end(t); open = 0; src.len = 0; }
       for (int k = 0; k < ncols; k++) {
         const char *cs; size_t cn;
-        cell_text(cols, k, ncols, l.s, l.n, &cs, &cn);
+        cell_text(ca, cb, k, l.s, &cs, &cn);
         if (cols[k].col == c_src) { if (cn) pl_buf_add(&src, cs, cn); continue; }
         if (cols[k].kind == K_TEXT) { if (cn) pl_row_put_str(t, cols[k].col, cs, cn); continue; }
         double v;
