@@ -526,7 +526,7 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
         local db_ = beta_a - beta_b
         rows[#rows + 1] = {
           ["function"] = f.name, metric = m or "-", device = f.device,
-          suspicion_score = math.abs(db_) * (math.abs(finite(zb)) + math.abs(finite(zl))),
+          suspicion_score = compare.suspicion_score(db_, zb, zl),
           beta_normal_pct = beta_b, beta_abnormal_pct = beta_a, delta_beta_pct = db_,
           z_beta = finite(zb), p_beta = nanil(pb), u_p_beta = nanil(upb),
           mu_normal = mub, mu_abnormal = mua, delta_mu = (mub and mua) and (mua - mub) or nil,

@@ -9,6 +9,7 @@
 --                                  means differ, t = p = NaN when they are equal.
 --   compare.mwu(a, b)    -> p, u   two-sided Mann-Whitney U p (SciPy's method
 --                                  "auto"); NaN when a side is empty.
+--   compare.suspicion_score(delta_beta, z_beta, z_log_mu) -> |Δβ|·(|Z(β)| + |Z(log μ)|)
 --   compare.finite(x)    -> x, or 0 for NaN and +-inf (how a Z column prints)
 --   compare.stats        -> the statistics module in use (perflab.stats)
 --   compare.role(p)      -> "baseline" | "target" | nil (set by --baseline/--target)
@@ -65,6 +66,12 @@ function M.mwu(a, b)
 end
 
 function M.role(p) return p.role end
+
+--- The suspicion score of seed 002's legend: |Δβ| · (|Z(β)| + |Z(log μ)|),
+-- an undefined Z counting 0.
+function M.suspicion_score(delta_beta, z_beta, z_log_mu)
+  return math.abs(M.finite(delta_beta)) * (math.abs(M.finite(z_beta)) + math.abs(M.finite(z_log_mu)))
+end
 
 --- Splits inputs by role.  Without roles: two inputs are baseline, target;
 -- otherwise an error naming the command line to use.
