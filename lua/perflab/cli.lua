@@ -29,6 +29,9 @@ Runs a recipe on one or more profiles and prints its report.
   --input-format ID   read the inputs as format ID instead of detecting it
   --lenient           salvage what parses; list what was skipped
   --gpu NAME          GPU model when the input does not name it (same as --set gpu=NAME)
+  --baseline FILE...  inputs in the role "baseline" (the normal runs) for
+                      comparison recipes (suspicion); files up to the next option
+  --target FILE...    inputs in the role "target" (the slow or new runs)
 ]],
   parse = [[
 usage: perflab parse FILE [options]
@@ -90,6 +93,15 @@ local function parse_args(args, spec)
       if kind == "flag" then
         if val then fail(string.format("option --%s takes no value", name)) end
         o[name] = true
+      elseif kind == "files" then
+        -- --baseline A B C: every following argument up to the next option
+        o[name] = o[name] or {}
+        if val then o[name][#o[name] + 1] = val end
+        while args[i + 1] ~= nil and args[i + 1]:sub(1, 1) ~= "-" do
+          i = i + 1
+          o[name][#o[name] + 1] = args[i]
+        end
+        if #o[name] == 0 then fail(string.format("option --%s needs at least one file", name)) end
       else
         if not val then
           i = i + 1
@@ -159,18 +171,28 @@ end
 
 function M.run(args)
   local pos, o = parse_args(args, { _cmd = "run", format = "value", output = "value", ["fail-on"] = "value",
-    set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag" })
+    set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag",
+    baseline = "files", target = "files" })
   if o.help and pos[1] then write(recipes.help(pos[1])); return 0 end
   if o.help or #pos == 0 then write(usage.run); return o.help and 0 or 2 end
   local fmt = output_format(o)
   local failon = o["fail-on"] and report_mod.severity(o["fail-on"])
   local r = recipes.load(pos[1])
-  if #pos < 2 and #r.needs > 0 then
+  local nroles = #(o.baseline or {}) + #(o.target or {})
+  if #pos < 2 and nroles == 0 and #r.needs > 0 then
     fail(string.format("recipe '%s' needs input files: perflab run %s FILE...", r.name, r.name))
   end
   if o.gpu then o.set.gpu = o.gpu end
   local inputs = {}
   for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], load_opts(o)) end
+  -- comparison inputs: each profile carries its role ("baseline" / "target")
+  for _, role in ipairs({ "baseline", "target" }) do
+    for _, f in ipairs(o[role] or {}) do
+      local p = profile.load(f, load_opts(o))
+      p.role = role
+      inputs[#inputs + 1] = p
+    end
+  end
   local rep = recipes.run(r, inputs, o.set)
   write(rep:render(fmt, { width = term_width(), table = o.table }))
   if o.output then

@@ -207,7 +207,7 @@ function M.run(name, inputs, given)
   local opts = M.options(r, given)
   M.check_needs(r, inputs)
   local ins = {}
-  for i, p in ipairs(inputs) do ins[i] = { source = p.source, format = p.format } end
+  for i, p in ipairs(inputs) do ins[i] = { source = p.source, format = p.format, role = p.role } end
   local rep = report_mod.new { recipe = r.name, inputs = ins, options = opts }
   r.run(inputs, opts, rep)
   return rep
@@ -217,7 +217,7 @@ end
 function M.help(name)
   local r = M.load(name)
   local lines = {
-    string.format("perflab run %s FILE... [--set KEY=VALUE]...", r.name),
+    r.usage or string.format("perflab run %s FILE... [--set KEY=VALUE]...", r.name),
     "",
     r.summary,
   }

@@ -133,7 +133,9 @@ end
 
 local function inputs_text(self)
   local parts = {}
-  for _, i in ipairs(self.inputs) do parts[#parts + 1] = string.format("%s (%s)", i.source, i.format) end
+  for _, i in ipairs(self.inputs) do
+    parts[#parts + 1] = string.format("%s (%s%s)", i.source, i.format, i.role and (", " .. i.role) or "")
+  end
   return table.concat(parts, ", ")
 end
 
@@ -246,7 +248,9 @@ function Report:render_markdown(opts)
   if #self.inputs > 0 then
     out[#out + 1] = ""
     local parts = {}
-    for _, i in ipairs(self.inputs) do parts[#parts + 1] = string.format("%s (%s)", code(i.source), i.format) end
+    for _, i in ipairs(self.inputs) do
+      parts[#parts + 1] = string.format("%s (%s%s)", code(i.source), i.format, i.role and (", " .. i.role) or "")
+    end
     out[#out + 1] = "Inputs: " .. table.concat(parts, ", ")
   end
   local fs = self:sorted_findings()

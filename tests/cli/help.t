@@ -80,6 +80,9 @@ listings are checked through a stable slice (CSV header, one known row).
     --input-format ID   read the inputs as format ID instead of detecting it
     --lenient           salvage what parses; list what was skipped
     --gpu NAME          GPU model when the input does not name it (same as --set gpu=NAME)
+    --baseline FILE...  inputs in the role "baseline" (the normal runs) for
+                        comparison recipes (suspicion); files up to the next option
+    --target FILE...    inputs in the role "target" (the slow or new runs)
   [2]
 
   $ perflab parse
