@@ -342,12 +342,11 @@ return {
   needs = { "kernels|kernel_summary" },
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (SM count for the launch rules)" },
-    timeline = { type = "string", default = "", help = "a timeline of the same program (Kineto, nsys stats, kernel table) to weight findings by GPU time" },
+    timeline = weighting.option,
   },
   run = function(inputs, opts, report)
     local th = R.thresholds
-    local reports_in, timelines = weighting.split(inputs)
-    if opts.timeline ~= "" then timelines[#timelines + 1] = perflab.load(opts.timeline) end
+    local reports_in, timelines = weighting.inputs(inputs, opts, { ncu_only = true })
     if #reports_in == 0 then perflab.fail("ncu-rules needs an Nsight Compute report (ncu text or CSV) among the inputs") end
     local all = {}   -- every grouped finding, for the weighting
     for idx, p in ipairs(reports_in) do
@@ -411,7 +410,7 @@ return {
         if f.capped_by then ev.capped_by = f.capped_by; ev.uncapped_speedup_pct = r2(f.uncapped) end
         local fd = report:finding { severity = f.severity, rule = f.id, subject = g.kernel,
           message = string.format("%s: %s (%s)", g.kernel, f.message, who), evidence = ev, speedup_pct = f.speedup }
-        all[#all + 1] = { finding = fd, kernel = g.kernel, profile = p, launch_ids = g.ids }
+        all[#all + 1] = weighting.item(fd, p, g.kernel, g.ids)
       end
       if have_ncu_rules then
         -- ncu's own output, per rule id: how many launches, and implemented or not
@@ -449,6 +448,6 @@ return {
         report:note("not evaluated (metrics absent in this file): " .. table.concat(miss, ", "))
       end
     end
-    if #timelines > 0 then weighting.apply(report, all, timelines) end
+    weighting.apply(report, all, timelines)
   end,
 }

@@ -21,9 +21,17 @@
 -- achieved_occupancy_pct (measured, ncu), est_achieved_occupancy_pct (from
 -- the grid, Kineto's formula), reported_occupancy_pct (what the input
 -- printed: ncu's theoretical or Kineto's estimate), limiter.
+--
+-- Weighted by the real run: with an ncu report, any other input is a
+-- timeline of the same program (Kineto, nsys stats, kernel table) -- or
+-- --set timeline=FILE -- and each finding gets evidence time_share_pct,
+-- kernel_time_ns, weighted_speedup_pct, saved_ns and match; findings are
+-- ranked by saved time, with tables `weighted` and `unmatched`
+-- (perflab.weighting; without an ncu report, every input is analysed).
 local perflab = require "perflab"
 local gpu = require "perflab.gpu"
 local gpus = require "perflab.gpus"
+local weighting = require "perflab.weighting"
 local T = perflab.table
 
 local COLS = { "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_config_bytes",
@@ -36,15 +44,19 @@ local function round2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 return {
   name = "occupancy",
   summary = "theoretical occupancy per launch (CUDA occupancy calculator), its limiter, achieved gap and what-if",
-  needs = { "kernels" },
+  needs = { "kernels|kernel_summary" },   -- reports: kernels (checked in run); timelines: either
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
     threshold = { type = "number", default = gpu.thresholds.occupancy_low,
                   help = "flag theoretical occupancy below this percentage" },
     gap = { type = "number", default = gpu.thresholds.achieved_gap,
             help = "flag achieved occupancy more than this many points below theoretical" },
+    timeline = weighting.option,
   },
   run = function(inputs, opts, report)
+    local timelines
+    inputs, timelines = weighting.inputs(inputs, opts, { need = "kernels", recipe = "occupancy" })
+    local items = {}   -- every per-kernel finding, for the weighting
     for idx, p in ipairs(inputs) do
       local ctx, err = gpu.context(p, opts)
       if not ctx then perflab.fail(err) end
@@ -146,10 +158,11 @@ return {
           local key = table.concat({ kernel, o.cc, bs, regs, smem_static + smem_dyn, tostring(o.smem_config_used) }, "|")
           local g = groups[key]
           if not g then
-            g = { kernel = kernel, o = o, args = args, launches = 0, ach_sum = 0, ach_n = 0 }
+            g = { kernel = kernel, o = o, args = args, launches = 0, ach_sum = 0, ach_n = 0, ids = {} }
             groups[key] = g; order[#order + 1] = key
           end
           g.launches = g.launches + 1
+          g.ids[#g.ids + 1] = r.id or (i - 1)
           if r.achieved_occupancy_pct then
             g.ach_sum = g.ach_sum + r.achieved_occupancy_pct; g.ach_n = g.ach_n + 1
           end
@@ -176,14 +189,14 @@ return {
         local o = g.o
         local launches = g.launches == 1 and "1 launch" or (g.launches .. " launches")
         if o.invalid then
-          report:finding { severity = "error", rule = "occupancy.invalid", subject = g.kernel,
+          items[#items + 1] = weighting.item(report:finding { severity = "error", rule = "occupancy.invalid", subject = g.kernel,
             message = string.format("%s cannot run on CC %s: %s", g.kernel, o.cc, o.invalid),
-            evidence = { launches = g.launches, block_size = o.block_size, registers = o.registers } }
+            evidence = { launches = g.launches, block_size = o.block_size, registers = o.registers } }, p, g.kernel, g.ids)
         elseif o.theoretical_occupancy_pct < opts.threshold then
           local whatif = gpu.what_if(g.args, o)
           local tips = {}
           for _, w in ipairs(whatif) do tips[#tips + 1] = w.text end
-          report:finding { severity = "warn", rule = "occupancy.limiter", subject = g.kernel,
+          items[#items + 1] = weighting.item(report:finding { severity = "warn", rule = "occupancy.limiter", subject = g.kernel,
             message = string.format("%s: theoretical occupancy %s %% (%d of %d warps per SM) is limited by %s%s",
               g.kernel, gpu.fmt_pct(o.theoretical_occupancy_pct), o.theoretical_warps, o.max_warps_per_sm,
               table.concat(o.limiter, " and "), #tips > 0 and ("; " .. table.concat(tips, "; ")) or ""),
@@ -193,18 +206,18 @@ return {
               block_limit_registers = o.block_limit_registers, block_limit_smem = o.block_limit_smem,
               block_limit_barriers = o.block_limit_barriers,
               smem_config_bytes = o.smem_config_used, formula = "speedup = 100 - theoretical %" },
-            speedup_pct = 100 - o.theoretical_occupancy_pct }
+            speedup_pct = 100 - o.theoretical_occupancy_pct }, p, g.kernel, g.ids)
         end
         if g.ach_n > 0 then
           local ach = g.ach_sum / g.ach_n
           local th = o.theoretical_occupancy_pct
           if th - ach > opts.gap and th > 0 then
-            report:finding { severity = "opt", rule = "occupancy.achieved_gap", subject = g.kernel,
+            items[#items + 1] = weighting.item(report:finding { severity = "opt", rule = "occupancy.achieved_gap", subject = g.kernel,
               message = string.format("%s: achieved occupancy %s %% is %s points below theoretical %s %% (%s): warp scheduling overheads or workload imbalance",
                 g.kernel, gpu.fmt_pct(ach), gpu.fmt_pct(th - ach), gpu.fmt_pct(th), launches),
               evidence = { achieved_pct = round2(ach), theoretical_pct = round2(th), gap_threshold = opts.gap,
                 launches = g.launches, formula = "speedup = (T - A) / T x 100" },
-              speedup_pct = (th - ach) / th * 100 }
+              speedup_pct = (th - ach) / th * 100 }, p, g.kernel, g.ids)
           end
         end
       end
@@ -224,5 +237,6 @@ return {
           no_cc, gpu.choices()))
       end
     end
+    weighting.apply(report, items, timelines)
   end,
 }
