@@ -13,6 +13,7 @@
 #include "names.h"
 #include "scan.h"
 
+#include <math.h>
 #include <string.h>
 
 static int is_header(const char *s, size_t n) {
@@ -61,6 +62,8 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   int c_dram = pl_table_add_col(t, "dram_util", PL_NUM);
   int c_trunc = pl_table_add_col(t, "truncated", PL_BOOL);
   int c_line = pl_table_add_col(t, "line", PL_INT);
+  pl_table_set_doc(t, c_name, "kernel name as the tool printed it (may end in '...' where it was cut)");
+  pl_table_set_doc(t, c_short, "short name: no namespaces, template arguments, parameters or '...'");
   pl_table_set_doc(t, c_lat, "kernel latency as the tool printed it, nanoseconds");
   pl_table_set_doc(t, c_dur, "same as latency_ns: the standard duration column");
   pl_table_set_doc(t, c_ten, "tensor-core utilisation, a fraction 0..1 as given (not percent)");
@@ -92,16 +95,19 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (nn == 0) { pl_table_free(t); return pl_err_expected(err, c.lineno, 1, "a kernel name before '|'", l.s, l.n); }
     size_t i = (size_t)(bar - l.s) + 1, st, tl;
     double v[3];
-    static const char *what[3] = { "the latency in ns (a number)", "the tensor utilisation (a number)", "the DRAM utilisation (a number)" };
+    static const char *what[3] = { "the latency in ns (a number >= 0)", "the tensor utilisation (a number)", "the DRAM utilisation (a number)" };
     for (int k = 0; k < 3; k++) {
-      if (!next_token(l.s, l.n, &i, &st, &tl) || pl_parse_double(l.s + st, tl, &v[k]) != 0) {
+      if (!next_token(l.s, l.n, &i, &st, &tl) || pl_parse_double(l.s + st, tl, &v[k]) != 0 ||
+          (k == 0 && !(isfinite(v[0]) && v[0] >= 0))) {   /* a latency is a finite time >= 0 */
         pl_table_free(t);
-        return pl_err_expected(err, c.lineno, st + 1, what[k], l.s + st, l.n - st);
+        /* a last line without its newline that stops early: the file was cut */
+        int cut = tl == 0 && l.s + l.n == in->data + in->len;
+        return pl_err_expected(err, c.lineno, st + 1, what[k], cut ? NULL : l.s + st, tl);  /* the token */
       }
     }
     if (next_token(l.s, l.n, &i, &st, &tl)) {
       pl_table_free(t);
-      return pl_err_expected(err, c.lineno, st + 1, "end of line after the DRAM utilisation", l.s + st, l.n - st);
+      return pl_err_expected(err, c.lineno, st + 1, "end of line after the DRAM utilisation", l.s + st, tl);
     }
     size_t sn = pl_short_name(name, nn, shortbuf, sizeof shortbuf);
     pl_row_put_str(t, c_name, name, nn);

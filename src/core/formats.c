@@ -15,9 +15,33 @@
 
 /* Each parser file defines one of these. */
 extern const pl_format pl_fmt_kernel_table;
+extern const pl_format pl_fmt_ncu_text;
+extern const pl_format pl_fmt_ncu_csv;
+extern const pl_format pl_fmt_kineto;
+extern const pl_format pl_fmt_tb_profiler;
+extern const pl_format pl_fmt_nsys_stats;
+extern const pl_format pl_fmt_nvprof;
+extern const pl_format pl_fmt_rocprof;
+extern const pl_format pl_fmt_csv;
+extern const pl_format pl_fmt_paddle_summary;
+extern const pl_format pl_fmt_comparison_report;
+extern const pl_format pl_fmt_torch_table;
+extern const pl_format pl_fmt_markdown;
 
 static const pl_format *const registry[] = {
   &pl_fmt_kernel_table,
+  &pl_fmt_ncu_text,
+  &pl_fmt_ncu_csv,
+  &pl_fmt_kineto,
+  &pl_fmt_tb_profiler,
+  &pl_fmt_nsys_stats,
+  &pl_fmt_nvprof,
+  &pl_fmt_rocprof,
+  &pl_fmt_csv,
+  &pl_fmt_paddle_summary,
+  &pl_fmt_comparison_report,
+  &pl_fmt_torch_table,
+  &pl_fmt_markdown,
 };
 
 const pl_format *const *pl_formats(size_t *n) {
@@ -62,7 +86,7 @@ pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
     if (i == len) { pl_err_set(err, 1, 1, "expected a profile, found %s", len ? "only blank lines" : "an empty file"); return NULL; }
     f = pl_format_detect(data, len);
     if (f == NULL) {
-      pl_err_set(err, 0, 0, "cannot tell which profiler wrote this file; name the format with --format (see: perflab formats)");
+      pl_err_set(err, 0, 0, "cannot tell which profiler wrote this file; name the format with --input-format (see: perflab formats)");
       return NULL;
     }
   }

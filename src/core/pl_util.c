@@ -10,10 +10,11 @@
 #include <string.h>
 
 static void pl_oom(size_t n) {
-  /* The one place the core may stop the process: the allocator itself failed.
+  /* The one place the core may end the process: the allocator itself failed.
   ** The host installs memory limits above this (see README: --max-memory). */
-  fprintf(stderr, "perflab: out of memory (allocating %zu bytes)\n", n);
-  abort();
+  fprintf(stderr, "perflab: out of memory (allocating %zu bytes): the input needs more memory than "
+          "--max-memory allows; raise it, or load only the tables you need (--table)\n", n);
+  exit(2);
 }
 
 void *pl_xmalloc(size_t n) {
@@ -136,7 +137,9 @@ int pl_fmt_double(char *out, size_t outsz, double v) {
   if (isnan(v)) return snprintf(out, outsz, "nan");
   if (isinf(v)) return snprintf(out, outsz, v > 0 ? "inf" : "-inf");
   if (v == 0) return snprintf(out, outsz, signbit(v) ? "-0" : "0");
+  /* the shortest of 15, 16, 17 significant digits that reads back exactly */
   int n = snprintf(out, outsz, "%.15g", v);
+  if (strtod(out, NULL) != v) n = snprintf(out, outsz, "%.16g", v);
   if (strtod(out, NULL) != v) n = snprintf(out, outsz, "%.17g", v);
   return n;
 }

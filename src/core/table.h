@@ -139,7 +139,8 @@ void pl_table_write_csv(const pl_table *t, pl_buf *out);
 /* JSON array of row objects; NaN/missing -> null; numbers round-trip. */
 void pl_table_write_json(const pl_table *t, pl_buf *out);
 /* Human layouts.  style: 0 aligned text, 1 Markdown.  max_rows 0 = all;
-** max_width 0 = unlimited (long cells are cut with "…"). */
+** max_width 0 = unlimited (longer text cells and headers are cut with "…";
+** numbers are never cut). */
 typedef struct pl_fmtopts {
   int markdown;
   size_t max_rows;

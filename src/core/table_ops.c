@@ -196,6 +196,14 @@ static int row_eq(const pl_table *a, const int *ak, size_t ra,
 
 /* ---- group by ---------------------------------------------------------- */
 
+typedef struct hashrow { uint64_t h; size_t row; } hashrow;
+
+static int cmp_hashrow(const void *a, const void *b) {
+  const hashrow *x = a, *y = b;
+  if (x->h != y->h) return x->h < y->h ? -1 : 1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
 pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
                          const pl_agg *aggs, size_t naggs, pl_err *err) {
   for (size_t a = 0; a < naggs; a++) {
@@ -284,8 +292,16 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
     for (size_t g = 0; g < ngroups; g++) {
       size_t b = start[g], e = start[g + 1], m = 0;
       if (ag->op == PL_AGG_COUNT) { out->v.i64[g] = (int64_t)(e - b); continue; }
-      if (ag->op == PL_AGG_FIRST) {
-        size_t row = rows[b];
+      if (ag->op == PL_AGG_FIRST) {      /* the first non-missing value */
+        size_t i = b;
+        while (i < e && pl_cell_missing(t, ag->col, rows[i])) i++;
+        if (i == e) {
+          if (outt == PL_NUM) out->v.num[g] = NAN;
+          else if (outt == PL_STR) out->v.str[g] = 0;
+          else out->v.i64[g] = PL_INT_NA;
+          continue;
+        }
+        size_t row = rows[i];
         const pl_column *sc = t->cols[ag->col];
         if (outt == PL_NUM) out->v.num[g] = sc->v.num[row];
         else if (outt == PL_STR) out->v.str[g] = sc->v.str[row];
@@ -293,12 +309,27 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
         continue;
       }
       if (ag->op == PL_AGG_COUNT_DISTINCT) {
-        int64_t cnt = 0;
+        /* sort the group's rows by value hash; equal hashes are compared
+        ** exactly within their run, so collisions cannot miscount */
+        size_t m2 = 0;   /* missing values are not a distinct value */
+        hashrow *hr = pl_xmalloc((e - b ? e - b : 1) * sizeof *hr);
         for (size_t i = b; i < e; i++) {
-          int seen = 0;
-          for (size_t j = b; j < i && !seen; j++) seen = cell_eq(t, ag->col, rows[j], t, ag->col, rows[i]);
-          if (!seen) cnt++;
+          if (pl_cell_missing(t, ag->col, rows[i])) continue;
+          hr[m2].h = cell_hash(t, ag->col, rows[i]); hr[m2].row = rows[i]; m2++;
         }
+        qsort(hr, m2, sizeof *hr, cmp_hashrow);
+        int64_t cnt = 0;
+        for (size_t i = 0; i < m2;) {
+          size_t j = i;
+          while (j < m2 && hr[j].h == hr[i].h) j++;
+          for (size_t x = i; x < j; x++) {
+            int seen = 0;
+            for (size_t y = i; y < x && !seen; y++) seen = cell_eq(t, ag->col, hr[y].row, t, ag->col, hr[x].row);
+            if (!seen) cnt++;
+          }
+          i = j;
+        }
+        free(hr);
         out->v.i64[g] = cnt;
         continue;
       }
@@ -309,9 +340,19 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
           int64_t v = src[rows[i]];
           if (v == PL_INT_NA) continue;
           if (acc == PL_INT_NA) acc = ag->op == PL_AGG_SUM ? 0 : v;
-          if (ag->op == PL_AGG_SUM) acc += v;
+          if (ag->op == PL_AGG_SUM) {
+            if (__builtin_add_overflow(acc, v, &acc) || acc == PL_INT_NA) {
+              /* the sum leaves int64: this output column becomes a double */
+              pl_table_retype(r, oc, PL_NUM);
+              out = r->cols[oc];
+              outt = PL_NUM;
+              g = (size_t)-1;   /* recompute every group as doubles */
+              break;
+            }
+          }
           else if (ag->op == PL_AGG_MIN ? v < acc : v > acc) acc = v;
         }
+        if (outt != PL_INT) continue;
         if (ag->op == PL_AGG_SUM && acc == PL_INT_NA) acc = 0;
         out->v.i64[g] = acc;
         continue;
@@ -362,9 +403,9 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b,
                         pl_joinkind kind, const char *suffix, pl_err *err) {
   for (size_t k = 0; k < nkeys; k++) {
     if ((a->cols[akeys[k]]->type == PL_STR) != (b->cols[bkeys[k]]->type == PL_STR)) {
-      pl_err_set(err, 0, 0, "join key '%s' is a %s on one side and a %s on the other",
-                 a->cols[akeys[k]]->name, pl_type_name(a->cols[akeys[k]]->type),
-                 pl_type_name(b->cols[bkeys[k]]->type));
+      const char *ta = pl_type_name(a->cols[akeys[k]]->type), *tb = pl_type_name(b->cols[bkeys[k]]->type);
+      pl_err_set(err, 0, 0, "join key '%s' is %s %s on one side and %s %s on the other",
+                 a->cols[akeys[k]]->name, ta[0] == 'i' ? "an" : "a", ta, tb[0] == 'i' ? "an" : "a", tb);
       return NULL;
     }
   }

@@ -187,7 +187,9 @@ void pl_table_format(const pl_table *t, const pl_fmtopts *opt, pl_buf *o) {
       free(c->s); c->s = e.data; c->n = e.len;
     }
     c->w = utf8_width(c->s, c->n);
-    if (opt->max_width > 1 && c->w > opt->max_width) {
+    /* only text is cut: a cut number would read as another number */
+    int cuttable = k < nc || t->cols[k % nc]->type == PL_STR;
+    if (cuttable && opt->max_width > 1 && c->w > opt->max_width) {
       size_t keep = utf8_prefix(c->s, c->n, opt->max_width - 1);
       c->s = pl_xrealloc(c->s, keep + 4);
       memcpy(c->s + keep, "\xe2\x80\xa6", 3);  /* … */

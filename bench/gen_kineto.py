@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""gen_kineto.py -- writes a realistic Kineto (PyTorch profiler) Chrome trace.
+
+    python3 bench/gen_kineto.py SIZE_MB OUT.json [--seed N]
+
+The layout follows what libkineto writes (one key group per line, the
+same argument names and order): deviceProperties for 8 A100s, then per
+training step a ProfilerStep#N user annotation and a stream of operator
+groups: a cpu_op (aten::..., with Input Dims / Input type), its
+cudaLaunchKernel runtime call, the ac2g flow start/end pair and the kernel
+with grid/block/registers/shared memory/occupancy; now and then a memcpy,
+a memset, a cudaStreamSynchronize and a [memory] instant event.  Timestamps
+are fractional microseconds (ns resolution), as recent PyTorch writes them.
+The event mix (~23% cpu_op, 23% runtime, 23% kernel, 23% flow, rest other)
+and the mean event size (~330 bytes) are close to the corpus traces.
+A fixed seed gives the same bytes every time.
+"""
+import random
+import sys
+
+OPS = [
+    ("aten::addmm", "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>(cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)", [[4096, 1024], [4096, 4096], [4096, 1024]]),
+    ("aten::mm", "ampere_sgemm_128x64_nn", [[2048, 2048], [2048, 512]]),
+    ("aten::add_", "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)", [[64, 1024], [64, 1024], []]),
+    ("aten::relu", "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>)", [[64, 1024]]),
+    ("aten::native_layer_norm", "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)", [[64, 128, 1024], [], [1024], [1024], []]),
+    ("aten::_softmax", "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)", [[64, 16, 128, 128], [], []]),
+    ("aten::copy_", "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1})", [[64, 1024], [64, 1024], []]),
+    ("aten::sum", "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4>)", [[64, 1024], [], [], []]),
+]
+
+DEV = """    {
+      "id": %d, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 84990623744,
+      "computeMajor": 8, "computeMinor": 0,
+      "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048,
+      "regsPerBlock": 65536, "regsPerMultiprocessor": 65536, "warpSize": 32,
+      "sharedMemPerBlock": 49152, "sharedMemPerMultiprocessor": 167936,
+      "numSms": 108, "sharedMemPerBlockOptin": 166912
+    }"""
+
+
+def us(t_ns):
+    return "%d.%03d" % (t_ns // 1000, t_ns % 1000)
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    target = int(float(sys.argv[1]) * 1e6)
+    out = sys.argv[2]
+    seed = 1
+    if "--seed" in sys.argv:
+        seed = int(sys.argv[sys.argv.index("--seed") + 1])
+    rnd = random.Random(seed)
+    pid, tid = 4037, 23695
+    t = 1712195495000000000  # ns
+    corr, ext, step = 1000, 1, 0
+    size = 0
+    with open(out, "w") as f:
+        head = '{\n  "schemaVersion": 1,\n  "deviceProperties": [\n' + ",\n".join(DEV % i for i in range(8)) + \
+               '\n  ],\n  "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 8},\n  "record_shapes": 1,\n  "traceEvents": [\n'
+        f.write(head)
+        size += len(head)
+        first = True
+        chunk = []
+        while size < target:
+            # one step: an annotation then ~400 operator groups
+            step += 1
+            step_start = t
+            groups = []
+            for g in range(400):
+                op, kname, dims = OPS[rnd.randrange(len(OPS))]
+                ext += 1
+                corr += 1
+                t += rnd.randrange(2000, 40000)
+                dur = rnd.randrange(8000, 60000)
+                launch_ts = t + rnd.randrange(1000, dur - 2000)
+                launch_dur = rnd.randrange(2000, 6000)
+                kts = launch_ts + rnd.randrange(5000, 200000)
+                kdur = rnd.randrange(1500, 900000)
+                grid = rnd.choice([(108, 1, 1), (1024, 1, 1), (4096, 1, 1), (32, 16, 1), (65535, 1, 1)])
+                block = rnd.choice([(128, 1, 1), (256, 1, 1), (512, 1, 1), (32, 4, 1)])
+                regs = rnd.choice([16, 24, 32, 38, 64, 128, 168])
+                smem = rnd.choice([0, 0, 1024, 16384, 49152])
+                bps = grid[0] * grid[1] / 108.0
+                wps = bps * block[0] * block[1] / 32.0
+                occ = min(100, int(wps / 64 * 100))
+                ev = []
+                ev.append('  {\n    "ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,"Record function id": 0, "Ev Idx": %d, "Input Dims": %s, "Input type": [%s]\n    }\n  }'
+                          % (op, pid, tid, us(t), us(dur), ext, ext - 1, str(dims), ", ".join('"float"' if d else '"Scalar"' for d in dims)))
+                ev.append('  {\n    "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,      "cbid": 211, "correlation": %d\n    }\n  }'
+                          % (pid, tid, us(launch_ts), us(launch_dur), ext, corr))
+                ev.append('  {\n    "ph": "s", "id": %d, "pid": %d, "tid": %d, "ts": %s,\n    "cat": "ac2g", "name": "ac2g"\n  }' % (corr, pid, tid, us(launch_ts)))
+                ev.append('  {\n    "ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": 7,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,      "queued": 0, "device": 0, "context": 1,      "stream": 7, "correlation": %d,      "registers per thread": %d,      "shared memory": %d,      "blocks per SM": %f,      "warps per SM": %f,      "grid": [%d, %d, %d],      "block": [%d, %d, %d],      "est. achieved occupancy %%": %d\n    }\n  }'
+                          % (kname, us(kts), us(kdur), ext, corr, regs, smem, bps, wps, grid[0], grid[1], grid[2], block[0], block[1], block[2], occ))
+                ev.append('  {\n    "ph": "f", "id": %d, "pid": 0, "tid": 7, "ts": %s,\n    "cat": "ac2g", "name": "ac2g", "bp": "e"\n  }' % (corr, us(kts)))
+                r = rnd.random()
+                if r < 0.04:
+                    corr += 1
+                    nbytes = rnd.choice([4, 4096, 1 << 20, 64 << 20])
+                    mdur = rnd.randrange(1500, 400000)
+                    ev.append('  {\n    "ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,      "device": 0, "context": 1,      "stream": 7, "correlation": %d,      "bytes": %d, "memory bandwidth (GB/s)": %f\n    }\n  }'
+                              % (us(kts + kdur + 1000), us(mdur), ext, corr, nbytes, nbytes / mdur))
+                elif r < 0.06:
+                    corr += 1
+                    ev.append('  {\n    "ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,      "device": 0, "context": 1,      "stream": 7, "correlation": %d,      "bytes": 4096, "memory bandwidth (GB/s)": 1.5\n    }\n  }'
+                              % (us(kts + kdur + 1000), us(2000), ext, corr))
+                elif r < 0.10:
+                    ev.append('  {\n    "ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",\n    "pid": %d, "tid": %d,\n    "ts": %s,\n    "args": {\n      "Total Reserved": 2097152, "Total Allocated": %d, "Bytes": %d, "Addr": %d, "Device Id": 0, "Device Type": 1\n    }\n  }'
+                              % (pid, tid, us(t + 500), rnd.randrange(1 << 30), rnd.choice([512, 4096, -4096]), rnd.randrange(1 << 40)))
+                groups.append(",\n".join(ev))
+            t += 50000
+            ann = '  {\n    "ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,"Record function id": 0, "Ev Idx": %d\n    }\n  }' % (step, pid, tid, us(step_start), us(t - step_start), ext, ext)
+            text = (",\n" if not first else "") + ann + ",\n" + ",\n".join(groups)
+            first = False
+            f.write(text)
+            size += len(text)
+        tail = ',\n  {\n    "name": "Record Window End", "ph": "i", "s": "g",\n    "pid": "", "tid": "", "ts": %s\n  }\n  ],\n  "traceName": "gen_kineto.json",\n  "displayTimeUnit": "ms",\n  "baseTimeNanoseconds": 1712195400000000000\n}\n' % us(t)
+        f.write(tail)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+--- perflab: the public Lua API (what `require "perflab"` returns and what
+-- scripts, recipes and the REPL use).
+--   perflab.load(path [, opts])       -> profile (raises on bad input)
+--   perflab.try_load(path [, opts])   -> profile | nil, message
+--   perflab.parse(name, text [, opts])-> profile from text in memory
+--   perflab.run(recipe, inputs [, options]) -> report
+--   perflab.recipes()                 -> {{name, summary, origin, path}...}
+--   perflab.formats()                 -> {{id, summary, tables}...}
+--   perflab.report{recipe=...}        -> an empty report (for scripts)
+--   perflab.table                     -> the table module (from_rows, ...)
+--   perflab.fail(msg [, exit])        -> raise a user-facing error
+--   perflab.units                     -> human formatting of ns, bytes, %
+-- Modules loaded on first use: perflab.stats, perflab.intervals, perflab.gpu.
+local profile = require "perflab.profile"
+local recipes = require "perflab.recipes"
+local report = require "perflab.report"
+local errors = require "perflab.errors"
+local formats = require "perflab.formats"
+local sys = require "perflab.sys"
+
+local M = {
+  version = sys.version,
+  table = require "perflab.table",
+  units = require "perflab.units",
+  json = require "perflab.json",
+  load = profile.load,
+  try_load = profile.try_load,
+  parse = profile.parse,
+  is_profile = profile.is_profile,
+  is_report = report.is_report,
+  fail = errors.fail,
+  formats = formats.list,
+}
+
+function M.recipes() return recipes.list() end
+
+function M.report(fields) return report.new(fields) end
+
+--- run(recipe, inputs, options): inputs is a profile, a path, or a list of
+-- them; recipe is a name on the search path, a path, or a recipe table.
+function M.run(recipe, inputs, options)
+  if type(inputs) == "string" or profile.is_profile(inputs) then inputs = { inputs } end
+  local list = {}
+  for i, v in ipairs(inputs or {}) do
+    list[i] = type(v) == "string" and profile.load(v) or v
+  end
+  return recipes.run(recipe, list, options)
+end
+
+-- Lazily loaded submodules: perflab.stats etc. resolve on first access.
+return setmetatable(M, {
+  __index = function(t, k)
+    local ok, mod = pcall(require, "perflab." .. k)
+    if ok then rawset(t, k, mod); return mod end
+    return nil
+  end,
+})

@@ -1,0 +1,95 @@
+--- perflab.json: a JSON encoder that keeps full precision (numbers print
+-- with the shortest text that reads back exactly; lua-cjson keeps only 14
+-- digits).  Keys of objects are written sorted, so output is stable.
+-- Values: nil/NaN/inf -> null; perflab tables -> arrays of row objects.
+local ptable = require "perflab.table"
+local M = {}
+
+local escapes = { ['"'] = '\\"', ['\\'] = '\\\\', ['\b'] = '\\b', ['\f'] = '\\f',
+                  ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t' }
+
+local function str(s)
+  return '"' .. s:gsub('[%c"\\]', function(c)
+    return escapes[c] or string.format("\\u%04x", c:byte())
+  end) .. '"'
+end
+M.string = str
+
+local function num(v)
+  if v ~= v or v == math.huge or v == -math.huge then return "null" end
+  if math.type(v) == "integer" then return string.format("%d", v) end
+  if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%.0f", v) end
+  local s = string.format("%.15g", v)
+  if tonumber(s) ~= v then s = string.format("%.16g", v) end
+  if tonumber(s) ~= v then s = string.format("%.17g", v) end
+  return s
+end
+M.number = num
+
+local ObjectMT = {}
+--- An empty table that encodes as {} rather than [].
+function M.object(t) return setmetatable(t or {}, ObjectMT) end
+
+local function is_array(t)
+  if getmetatable(t) == ObjectMT then return false end
+  local n = #t
+  if n == 0 then return next(t) == nil end
+  local k = 0
+  for _ in pairs(t) do k = k + 1 end
+  return k == n
+end
+
+local function encode(v, indent, depth, out)
+  local ty = type(v)
+  if v == nil then out[#out + 1] = "null"
+  elseif ty == "boolean" then out[#out + 1] = tostring(v)
+  elseif ty == "number" then out[#out + 1] = num(v)
+  elseif ty == "string" then out[#out + 1] = str(v)
+  elseif ptable.is_table(v) then
+    -- to_json puts one row per line, each after "\n "; indent them as the rest
+    local s = v:to_json()
+    if indent then
+      s = s:gsub("\n ", "\n" .. string.rep(indent, depth + 1)):gsub("\n%]$", "\n" .. string.rep(indent, depth) .. "]")
+    end
+    out[#out + 1] = s
+  elseif ty == "table" then
+    if depth > 100 then error("json: nesting too deep (cycle?)") end
+    local nl = indent and ("\n" .. string.rep(indent, depth + 1)) or ""
+    local close = indent and ("\n" .. string.rep(indent, depth)) or ""
+    if is_array(v) then
+      if #v == 0 then out[#out + 1] = "[]"; return end
+      out[#out + 1] = "["
+      for i = 1, #v do
+        if i > 1 then out[#out + 1] = "," end
+        out[#out + 1] = nl
+        encode(v[i], indent, depth + 1, out)
+      end
+      out[#out + 1] = close .. "]"
+    else
+      local keys = {}
+      for k in pairs(v) do keys[#keys + 1] = tostring(k) end
+      table.sort(keys)
+      if #keys == 0 then out[#out + 1] = "{}"; return end
+      out[#out + 1] = "{"
+      for i, k in ipairs(keys) do
+        if i > 1 then out[#out + 1] = "," end
+        out[#out + 1] = nl .. str(k) .. (indent and ": " or ":")
+        local val = v[k]
+        if val == nil then val = v[tonumber(k)] end
+        encode(val, indent, depth + 1, out)
+      end
+      out[#out + 1] = close .. "}"
+    end
+  else
+    out[#out + 1] = str(tostring(v))
+  end
+end
+
+--- encode(value [, indent]) -> text
+function M.encode(v, indent)
+  local out = {}
+  encode(v, indent, 0, out)
+  return table.concat(out)
+end
+
+return M

@@ -1,0 +1,245 @@
+--- perflab.recipes: finding, loading and running recipes.
+--
+-- A recipe is a Lua file returning
+--   { name, summary, needs = {"kernels|kernel_summary", ...},
+--     options = { key = { help =, default =, type = "number"|"string"|"boolean" } },
+--     run = function(inputs, opts, report) ... end }
+-- `needs` entries name tables every input must have; "a|b" means either.
+-- Recipes run in their own environment: reading or assigning an undeclared
+-- global is an error, so a typo cannot leak state between recipes.
+--
+-- Search path, first match wins:
+--   1. ./recipes                         (the project you are in)
+--   2. $XDG_CONFIG_HOME/perflab/recipes  (default ~/.config/perflab/recipes)
+--   3. each directory of $PERFLAB_PATH   (colon-separated)
+--   4. the bundled recipes               (embedded in the binary, or
+--                                          $PERFLAB_LUA_DIR/../recipes)
+local sys = require "perflab.sys"
+local load = load   -- Lua's load, whatever a session later puts in the global
+local errors = require "perflab.errors"
+local report_mod = require "perflab.report"
+
+local M = {}
+-- Lua's own load, kept before the REPL installs its load(path) helper
+local lua_load = load
+
+local function config_dir()
+  local xdg = os.getenv("XDG_CONFIG_HOME")
+  if xdg and xdg ~= "" then return xdg .. "/perflab" end
+  local home = os.getenv("HOME")
+  return home and (home .. "/.config/perflab") or nil
+end
+M.config_dir = config_dir
+
+--- The directories searched, in order: {{dir=, origin=}...}
+function M.search_path()
+  local path = { { dir = "./recipes", origin = "project (./recipes)" } }
+  local cfg = config_dir()
+  if cfg then path[#path + 1] = { dir = cfg .. "/recipes", origin = "user (" .. cfg .. "/recipes)" } end
+  for dir in (os.getenv("PERFLAB_PATH") or ""):gmatch("[^:]+") do
+    path[#path + 1] = { dir = dir, origin = "PERFLAB_PATH (" .. dir .. ")" }
+  end
+  if sys.lua_dir then
+    path[#path + 1] = { dir = sys.lua_dir .. "/../recipes", origin = "bundled (" .. sys.lua_dir .. "/../recipes)" }
+  end
+  path[#path + 1] = { embedded = true, origin = "bundled" }
+  return path
+end
+
+local function read_file(p)
+  local f = io.open(p, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+--- Finds a recipe by name: returns source text, chunk name, origin.
+local function find(name)
+  if name:find("/", 1, true) or name:match("%.lua$") then
+    local src = read_file(name)
+    if src then return src, "@" .. name, "file" end
+    errors.fail(string.format("cannot read recipe file '%s'", name))
+  end
+  for _, e in ipairs(M.search_path()) do
+    if e.embedded then
+      local src = sys.embedded("recipes/" .. name .. ".lua")
+      if src then return src, "@recipes/" .. name .. ".lua", e.origin end
+    else
+      local p = e.dir .. "/" .. name .. ".lua"
+      local src = read_file(p)
+      if src then return src, "@" .. p, e.origin end
+    end
+  end
+  return nil
+end
+
+--- A strict environment for a recipe: reads fall back to the standard
+-- globals; unknown names and assignments raise.
+local function recipe_env(name)
+  local env = {}
+  return setmetatable(env, {
+    __index = function(_, k)
+      local v = _G[k]
+      if v == nil then error(string.format("recipe '%s': undeclared global '%s' (declare it local)", name, tostring(k)), 2) end
+      return v
+    end,
+    __newindex = function(_, k)
+      error(string.format("recipe '%s': assignment to undeclared global '%s' (declare it local)", name, tostring(k)), 2)
+    end,
+  })
+end
+
+local cache = {}
+
+--- load(name) -> recipe table (validated), with .origin and .chunk set.
+function M.load(name)
+  if type(name) == "table" then return M.validate(name, "(table)") end
+  if cache[name] then return cache[name] end
+  local src, chunk, origin = find(name)
+  if not src then
+    local names = {}
+    for _, r in ipairs(M.list()) do names[#names + 1] = r.name end
+    errors.fail(string.format("unknown recipe '%s' (available: %s)", name, table.concat(names, ", ")))
+  end
+  local fn, err = lua_load(src, chunk, "t", recipe_env(name))
+  if not fn then error(err, 0) end
+  local r = fn()
+  M.validate(r, chunk:sub(2))
+  r.origin = origin
+  r.chunk = chunk:sub(2)
+  cache[name] = r
+  return r
+end
+
+function M.validate(r, where)
+  if type(r) ~= "table" then error(where .. ": a recipe must return a table", 0) end
+  for _, k in ipairs({ "name", "summary" }) do
+    if type(r[k]) ~= "string" then error(string.format("%s: recipe field '%s' must be a string", where, k), 0) end
+  end
+  if type(r.run) ~= "function" then error(where .. ": recipe field 'run' must be a function", 0) end
+  r.needs = r.needs or {}
+  r.options = r.options or {}
+  return r
+end
+
+--- Every recipe on the search path: {{name, summary, origin, path}...},
+-- sorted by name; a name found twice lists the first (the one that runs).
+function M.list()
+  local seen, out = {}, {}
+  local function add(name, origin, path)
+    if seen[name] then return end
+    seen[name] = true
+    out[#out + 1] = { name = name, origin = origin, path = path }
+  end
+  for _, e in ipairs(M.search_path()) do
+    if e.embedded then
+      for _, p in ipairs(sys.embedded_list("recipes/")) do
+        local n = p:match("^recipes/([^/]+)%.lua$")
+        if n then add(n, e.origin, p) end
+      end
+    elseif sys.isdir(e.dir) then
+      for _, f in ipairs(sys.listdir(e.dir, ".lua")) do add(f:gsub("%.lua$", ""), e.origin, e.dir .. "/" .. f) end
+    end
+  end
+  table.sort(out, function(a, b) return a.name < b.name end)
+  for _, r in ipairs(out) do
+    local ok, rec = pcall(M.load, r.name)
+    r.summary = ok and rec.summary or ("(fails to load: " .. errors.text(rec) .. ")")
+  end
+  return out
+end
+
+--- Coerces option values (strings from --set) to the declared types and
+-- fills defaults; unknown keys are an error.
+function M.options(r, given)
+  local opts = {}
+  for k, spec in pairs(r.options) do opts[k] = spec.default end
+  for k, v in pairs(given or {}) do
+    local spec = r.options[k]
+    if not spec then
+      local names = {}
+      for n in pairs(r.options) do names[#names + 1] = n end
+      table.sort(names)
+      errors.fail(string.format("recipe '%s' has no option '%s' (options: %s)", r.name, k,
+        #names > 0 and table.concat(names, ", ") or "none"))
+    end
+    local ty = spec.type or (spec.default ~= nil and type(spec.default)) or "string"
+    if ty == "number" and type(v) ~= "number" then
+      local n = tonumber(v)
+      if not n then errors.fail(string.format("option '%s' of recipe '%s' must be a number, got '%s'", k, r.name, tostring(v))) end
+      v = n
+    elseif ty == "boolean" and type(v) ~= "boolean" then
+      local s = tostring(v):lower()
+      if s == "true" or s == "1" or s == "yes" then v = true
+      elseif s == "false" or s == "0" or s == "no" then v = false
+      else errors.fail(string.format("option '%s' of recipe '%s' must be true or false, got '%s'", k, r.name, tostring(v))) end
+    elseif ty == "string" then v = tostring(v) end
+    if spec.choices then
+      local ok = false
+      for _, c in ipairs(spec.choices) do if c == v then ok = true end end
+      if not ok then
+        errors.fail(string.format("option '%s' of recipe '%s' must be one of: %s", k, r.name, table.concat(spec.choices, ", ")))
+      end
+    end
+    opts[k] = v
+  end
+  return opts
+end
+
+--- Checks that every input has the tables the recipe needs.
+function M.check_needs(r, inputs)
+  for _, p in ipairs(inputs) do
+    for _, need in ipairs(r.needs) do
+      local ok = false
+      for alt in need:gmatch("[^|]+") do if p.tables[alt] then ok = true end end
+      if not ok then
+        errors.fail(string.format("recipe '%s' needs a table %s, and %s (%s) has: %s", r.name,
+          need:gsub("|", " or "), p.source, p.format, table.concat(p:table_names(), ", ")))
+      end
+    end
+  end
+end
+
+--- run(recipe, inputs, options) -> report
+function M.run(name, inputs, given)
+  local r = M.load(name)
+  local opts = M.options(r, given)
+  M.check_needs(r, inputs)
+  local ins = {}
+  for i, p in ipairs(inputs) do ins[i] = { source = p.source, format = p.format, role = p.role } end
+  local rep = report_mod.new { recipe = r.name, inputs = ins, options = opts }
+  r.run(inputs, opts, rep)
+  return rep
+end
+
+--- Help text for a recipe, generated from its declared options.
+function M.help(name)
+  local r = M.load(name)
+  local lines = {
+    r.usage or string.format("perflab run %s FILE... [--set KEY=VALUE]...", r.name),
+    "",
+    r.summary,
+  }
+  if r.description then lines[#lines + 1] = "" ; lines[#lines + 1] = r.description end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = "needs: " .. (#r.needs > 0 and table.concat(r.needs, ", "):gsub("|", " or ") or "nothing")
+  local names = {}
+  for k in pairs(r.options) do names[#names + 1] = k end
+  table.sort(names)
+  if #names > 0 then
+    lines[#lines + 1] = ""
+    lines[#lines + 1] = "options (--set KEY=VALUE):"
+    for _, k in ipairs(names) do
+      local o = r.options[k]
+      local d = o.default ~= nil and (" (default: " .. tostring(o.default) .. ")") or ""
+      local ch = o.choices and (" [" .. table.concat(o.choices, "|") .. "]") or ""
+      lines[#lines + 1] = string.format("  %-16s %s%s%s", k, o.help or "", ch, d)
+    end
+  end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = "from: " .. (r.origin or "?") .. " (" .. (r.chunk or "?") .. ")"
+  return table.concat(lines, "\n") .. "\n"
+end
+
+return M

@@ -1,0 +1,353 @@
+--- perflab.report: what a recipe produces.  A report collects findings
+-- (severity, rule id, subject, message, evidence, optional speedup
+-- estimate), tables, figures (SVG text) and notes, and renders as aligned
+-- text, Markdown, JSON or CSV.  The JSON shape is documented in README.md
+-- and is part of the API:
+--   {"schema": 1, "recipe": NAME, "inputs": [{"source","format"}...],
+--    "options": {...}, "findings": [{severity, rule, subject, message,
+--    evidence, speedup_pct}...], "tables": {NAME: [{col: value}...]},
+--    "figures": {NAME: {"title", "bytes"}}, "notes": [TEXT...]}
+local ptable = require "perflab.table"
+local json = require "perflab.json"
+local errors = require "perflab.errors"
+
+local Report = {}
+Report.__index = Report
+Report.__name = "perflab.Report"
+
+--- Severities, lowest first.  INF/OPT/WRN are Nsight Compute's spellings.
+local levels = { info = 1, opt = 2, warn = 3, error = 4 }
+local aliases = { inf = "info", wrn = "warn", warning = "warn", err = "error", optimization = "opt" }
+local M = { levels = levels }
+
+function M.severity(s)
+  if s == nil then return nil end
+  local k = tostring(s):lower()
+  k = aliases[k] or k
+  if not levels[k] then
+    errors.fail(string.format("unknown severity '%s' (info, opt, warn, error)", tostring(s)))
+  end
+  return k
+end
+
+function M.new(fields)
+  fields = fields or {}
+  return setmetatable({
+    recipe = fields.recipe or "script",
+    title = fields.title,
+    inputs = fields.inputs or {},
+    options = fields.options or {},
+    findings = {},
+    tables = {}, table_order = {}, table_info = {},
+    figures = {}, figure_order = {},
+    notes = {},
+  }, Report)
+end
+
+--- Adds a finding.  f = {severity, rule, subject | kernel, message,
+-- evidence = {...}, speedup_pct = n}.  Returns the finding.
+function Report:finding(f)
+  if type(f) ~= "table" then error("report:finding expects a table", 2) end
+  if not f.message then error("report:finding: a finding needs a message", 2) end
+  local g = {
+    severity = M.severity(f.severity or "info"),
+    rule = f.rule or self.recipe,
+    subject = f.subject or f.kernel,
+    message = f.message,
+    evidence = f.evidence or {},
+    speedup_pct = f.speedup_pct,
+  }
+  self.findings[#self.findings + 1] = g
+  return g
+end
+
+--- Adds (or replaces) a table under a name.  info = {title=, note=}.
+function Report:table(name, t, info)
+  if not ptable.is_table(t) then error("report:table: expected a perflab table for '" .. tostring(name) .. "'", 2) end
+  if not self.tables[name] then self.table_order[#self.table_order + 1] = name end
+  self.tables[name] = t
+  self.table_info[name] = info or {}
+  return t
+end
+
+--- Adds a figure (SVG text).
+function Report:figure(name, svg, info)
+  if not self.figures[name] then self.figure_order[#self.figure_order + 1] = name end
+  self.figures[name] = { svg = svg, title = (info and info.title) or name }
+end
+
+function Report:note(text) self.notes[#self.notes + 1] = text end
+
+--- Highest severity among findings (nil when none).
+function Report:max_severity()
+  local best
+  for _, f in ipairs(self.findings) do
+    if not best or levels[f.severity] > levels[best] then best = f.severity end
+  end
+  return best
+end
+
+--- Findings ordered: severity (highest first), then speedup, then as added.
+function Report:sorted_findings()
+  -- a recipe that ranked its findings itself (by time saved in a
+  -- timeline, perflab.weighting) keeps its order
+  if self.weighted_order then return { table.unpack(self.findings) } end
+  local idx = {}
+  for i, f in ipairs(self.findings) do idx[i] = { i = i, f = f } end
+  table.sort(idx, function(a, b)
+    local la, lb = levels[a.f.severity], levels[b.f.severity]
+    if la ~= lb then return la > lb end
+    local sa, sb = a.f.speedup_pct or -1, b.f.speedup_pct or -1
+    if sa ~= sb then return sa > sb end
+    return a.i < b.i
+  end)
+  local out = {}
+  for k, e in ipairs(idx) do out[k] = e.f end
+  return out
+end
+
+-- ---- rendering ------------------------------------------------------------
+
+local function fmtval(v)
+  if type(v) == "number" then
+    if math.type(v) == "integer" or (v == math.floor(v) and math.abs(v) < 1e15) then return string.format("%d", v) end
+    local s = string.format("%.4g", v)
+    return s
+  end
+  if type(v) == "table" then
+    local parts = {}
+    for i, x in ipairs(v) do parts[i] = fmtval(x) end
+    return table.concat(parts, ", ")
+  end
+  return tostring(v)
+end
+
+local function evidence_text(ev)
+  local keys = {}
+  for k in pairs(ev) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local parts = {}
+  for _, k in ipairs(keys) do parts[#parts + 1] = k .. "=" .. fmtval(ev[k]) end
+  return table.concat(parts, "  ")
+end
+
+local function inputs_text(self)
+  local parts = {}
+  for _, i in ipairs(self.inputs) do
+    parts[#parts + 1] = string.format("%s (%s%s)", i.source, i.format, i.role and (", " .. i.role) or "")
+  end
+  return table.concat(parts, ", ")
+end
+
+--- Text that fits `width` columns: cells are cut until the widest line fits.
+local function fit_table(t, width, max_rows)
+  local text
+  for _, w in ipairs({ 72, 56, 44, 36, 28, 22, 16 }) do
+    text = t:format { width = w, max_rows = max_rows }
+    local widest = 0
+    for line in text:gmatch("[^\n]+") do
+      local n = utf8.len(line) or #line
+      if n > widest then widest = n end
+    end
+    if not width or widest <= width then break end
+  end
+  return text
+end
+
+local function wrap(text, width, indent)
+  if not width or #text + #indent <= width then return indent .. text end
+  local lines, line = {}, indent
+  for word in text:gmatch("%S+") do
+    if #line > #indent and #line + 1 + #word > width then
+      lines[#lines + 1] = line
+      line = indent .. "  " .. word
+    else
+      line = (#line > #indent) and (line .. " " .. word) or (line .. word)
+    end
+  end
+  lines[#lines + 1] = line
+  return table.concat(lines, "\n")
+end
+
+function Report:render_text(opts)
+  opts = opts or {}
+  local width = opts.width
+  local out = {}
+  local head = self.recipe
+  if #self.inputs > 0 then head = head .. " · " .. inputs_text(self) end
+  out[#out + 1] = head
+  if self.title then out[#out + 1] = self.title end
+  out[#out + 1] = ""
+  local fs = self:sorted_findings()
+  if #fs > 0 then
+    out[#out + 1] = string.format("Findings (%d)", #fs)
+    for _, f in ipairs(fs) do
+      local tag = string.format("[%s]", f.severity)
+      local line = string.format("%-7s %s", tag, f.message)
+      if f.speedup_pct then line = line .. string.format(" (est. speedup %s %%)", fmtval(f.speedup_pct)) end
+      out[#out + 1] = wrap(line, width, "  ")
+      local ev = evidence_text(f.evidence)
+      if ev ~= "" then out[#out + 1] = wrap("rule " .. f.rule .. ": " .. ev, width, "          ") end
+    end
+    out[#out + 1] = ""
+  end
+  for _, name in ipairs(self.table_order) do
+    local t, info = self.tables[name], self.table_info[name]
+    out[#out + 1] = info.title and (name .. " — " .. info.title) or name
+    out[#out + 1] = (fit_table(t, width, opts.max_rows):gsub("\n$", ""))
+    if info.note then out[#out + 1] = "" ; out[#out + 1] = wrap(info.note, width, "") end
+    out[#out + 1] = ""
+  end
+  for _, n in ipairs(self.notes) do out[#out + 1] = wrap(n, width, "") ; out[#out + 1] = "" end
+  for _, name in ipairs(self.figure_order) do
+    out[#out + 1] = string.format("figure %s: %s (%d bytes of SVG; --output DIR writes it)", name,
+      self.figures[name].title, #self.figures[name].svg)
+  end
+  while out[#out] == "" do out[#out] = nil end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local name_columns = { kernel = true, name = true, short_name = true, ["function"] = true, subject = true, operator = true }
+
+local function code(s)
+  s = tostring(s)
+  if s:find("`", 1, true) then return "`` " .. s .. " ``" end
+  return "`" .. s .. "`"
+end
+
+local function md_table(t, max_rows)
+  local cols = t:columns()
+  local types = t:types()
+  local copy
+  for _, c in ipairs(cols) do
+    if name_columns[c] and types[c] == "string" then
+      copy = copy or t:copy()
+      local vals = {}
+      for i = 1, copy:nrows() do
+        local v = copy:get(i, c)
+        vals[i] = v and code(v) or nil
+      end
+      local arr = {}
+      for i = 1, copy:nrows() do arr[i] = vals[i] == nil and "" or vals[i] end
+      copy:add_column(c, arr, "string")
+      -- keep the column where it was
+      local order = {}
+      for _, cc in ipairs(cols) do order[#order + 1] = cc end
+      copy = copy:select(order)
+    end
+  end
+  return (copy or t):format { markdown = true, max_rows = max_rows }
+end
+
+local function md_escape(s) return (tostring(s):gsub("|", "\\|")) end
+
+function Report:render_markdown(opts)
+  opts = opts or {}
+  local out = { "## " .. self.recipe }
+  if self.title then out[#out + 1] = "" ; out[#out + 1] = self.title end
+  if #self.inputs > 0 then
+    out[#out + 1] = ""
+    local parts = {}
+    for _, i in ipairs(self.inputs) do
+      parts[#parts + 1] = string.format("%s (%s%s)", code(i.source), i.format, i.role and (", " .. i.role) or "")
+    end
+    out[#out + 1] = "Inputs: " .. table.concat(parts, ", ")
+  end
+  local fs = self:sorted_findings()
+  if #fs > 0 then
+    out[#out + 1] = ""
+    out[#out + 1] = "### Findings"
+    out[#out + 1] = ""
+    for _, f in ipairs(fs) do
+      local msg = md_escape(f.message)
+      if f.subject then
+        local s = tostring(f.subject)
+        local at = msg:find(md_escape(s), 1, true)
+        if at then msg = msg:sub(1, at - 1) .. code(s) .. msg:sub(at + #md_escape(s)) end
+      end
+      local line = string.format("- **%s** %s", f.severity, msg)
+      if f.speedup_pct then line = line .. string.format(" (est. speedup %s %%)", fmtval(f.speedup_pct)) end
+      local ev = evidence_text(f.evidence)
+      line = line .. string.format(" — rule `%s`%s", f.rule, ev ~= "" and (": " .. ev) or "")
+      out[#out + 1] = line
+    end
+  end
+  for _, name in ipairs(self.table_order) do
+    local info = self.table_info[name]
+    out[#out + 1] = ""
+    out[#out + 1] = "### " .. name .. (info.title and (" — " .. info.title) or "")
+    out[#out + 1] = ""
+    out[#out + 1] = (md_table(self.tables[name], opts.max_rows):gsub("\n$", ""))
+    if info.note then out[#out + 1] = "" ; out[#out + 1] = info.note end
+  end
+  for _, n in ipairs(self.notes) do out[#out + 1] = "" ; out[#out + 1] = n end
+  return table.concat(out, "\n") .. "\n"
+end
+
+function Report:to_data()
+  local tables = json.object()
+  for _, name in ipairs(self.table_order) do tables[name] = self.tables[name] end
+  local figures = json.object()
+  for _, name in ipairs(self.figure_order) do
+    figures[name] = { title = self.figures[name].title, bytes = #self.figures[name].svg }
+  end
+  local findings = {}
+  for i, f in ipairs(self:sorted_findings()) do findings[i] = f end
+  return {
+    schema = 1, recipe = self.recipe, inputs = self.inputs, options = json.object(self.options),
+    findings = findings, tables = tables, figures = figures, notes = self.notes,
+  }
+end
+
+function Report:render_json()
+  return json.encode(self:to_data(), "  ") .. "\n"
+end
+
+--- CSV: one table (opts.table, or the only one) as plain CSV; otherwise every
+-- table, each after a line "# table: NAME", separated by blank lines.
+function Report:render_csv(opts)
+  opts = opts or {}
+  local function findings_table()
+    local rows = {}
+    for i, f in ipairs(self:sorted_findings()) do
+      rows[i] = { severity = f.severity, rule = f.rule, subject = f.subject and tostring(f.subject) or nil,
+                  message = f.message, speedup_pct = f.speedup_pct, evidence = evidence_text(f.evidence) }
+    end
+    return ptable.from_rows(rows, { "severity", "rule", "subject", "message", "speedup_pct", "evidence" }, "findings")
+  end
+  if opts.table then
+    if opts.table == "findings" then return findings_table():to_csv() end
+    local t = self.tables[opts.table]
+    if not t then errors.fail(string.format("report has no table '%s' (it has: %s)", opts.table, table.concat(self.table_order, ", "))) end
+    return t:to_csv()
+  end
+  local names = {}
+  for _, n in ipairs(self.table_order) do names[#names + 1] = n end
+  if #self.findings > 0 then names[#names + 1] = "findings" end
+  if #names == 1 then
+    return names[1] == "findings" and findings_table():to_csv() or self.tables[names[1]]:to_csv()
+  end
+  local out = {}
+  for _, n in ipairs(names) do
+    local t = n == "findings" and findings_table() or self.tables[n]
+    out[#out + 1] = "# table: " .. n .. "\n" .. t:to_csv()
+  end
+  return table.concat(out, "\n")
+end
+
+function Report:render(format, opts)
+  format = format or "text"
+  if format == "text" then return self:render_text(opts)
+  elseif format == "markdown" or format == "md" then return self:render_markdown(opts)
+  elseif format == "json" then return self:render_json(opts)
+  elseif format == "csv" then return self:render_csv(opts)
+  end
+  errors.fail(string.format("unknown output format '%s' (text, markdown, json, csv)", tostring(format)))
+end
+
+Report.__tostring = function(r) return r:render_text() end
+
+function M.is_report(v) return getmetatable(v) == Report end
+M.Report = Report
+
+return M

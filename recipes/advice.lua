@@ -1,0 +1,156 @@
+--- advice: the profiler's own advice, deduplicated across launches and
+-- ranked.  Nsight Compute rules (WRN/OPT/INF) are grouped by their text
+-- (numbers masked, so "0.3 full waves" and "0.4 full waves" group), with
+-- the launches they fired on and the best speedup estimate; tb-profiler
+-- recommendations are listed per run; and data oddities are explained:
+-- a GPU utilisation above 100 % means the step timer covered only the
+-- host's enqueue time (asynchronous launches), not the GPU work.
+local perflab = require "perflab"
+local T = perflab.table
+local units = perflab.units
+
+local sev_map = { WRN = "warn", OPT = "opt", INF = "info", warn = "warn", opt = "opt", info = "info" }
+
+--- "0-3, 5, 7-9" from sorted integers
+local function ranges(ids)
+  table.sort(ids)
+  local parts, i = {}, 1
+  while i <= #ids do
+    local j = i
+    while j < #ids and ids[j + 1] == ids[j] + 1 do j = j + 1 end
+    parts[#parts + 1] = (j > i) and (ids[i] .. "-" .. ids[j]) or tostring(ids[i])
+    i = j + 1
+  end
+  return table.concat(parts, ", ")
+end
+
+local function template(msg)
+  return (msg:gsub("%d[%d,%.]*", "#"))
+end
+
+local function ncu_rules(p, rows, report)
+  local rules = p.tables.rules
+  if not rules or rules:nrows() == 0 then return end
+  local groups, order = {}, {}
+  for _, r in rules:rows() do
+    local key = (r.section or "") .. "\0" .. (r.severity or "") .. "\0" .. template(r.message or "")
+    local g = groups[key]
+    if not g then
+      g = { section = r.section, severity = r.severity, rule = r.rule, message = r.message,
+            ids = {}, seen = {}, variants = {}, nvariants = 0 }
+      groups[key] = g
+      order[#order + 1] = key
+    end
+    if r.kernel_id and not g.seen[r.kernel_id] then g.seen[r.kernel_id] = true; g.ids[#g.ids + 1] = r.kernel_id end
+    if r.message and not g.variants[r.message] then g.variants[r.message] = true; g.nvariants = g.nvariants + 1 end
+    local s = r.est_speedup_pct
+    if s and (not g.best or s > g.best) then g.best = s end
+    local ls = r.est_local_speedup_pct
+    if ls and (not g.best_local or ls > g.best_local) then g.best_local = ls end
+  end
+  local nlaunch = p.tables.kernels and p.tables.kernels:nrows() or nil
+  for _, key in ipairs(order) do
+    local g = groups[key]
+    local sev = sev_map[g.severity] or "info"
+    rows[#rows + 1] = {
+      source = p.source, severity = sev, section = g.section, rule = g.rule, message = g.message,
+      launches = #g.ids, kernel_ids = ranges(g.ids), best_speedup_pct = g.best,
+      best_local_speedup_pct = g.best_local, variants = g.nvariants,
+    }
+    local scope = nlaunch and string.format("%d of %d launches", #g.ids, nlaunch) or string.format("%d launches", #g.ids)
+    report:finding {
+      severity = sev,
+      rule = "ncu." .. (g.rule or (g.section or "rule"):gsub("%s+", "_"):lower()),
+      subject = g.section,
+      message = string.format("[%s, %s] %s", g.section or "?", scope, g.message),
+      evidence = { launches = #g.ids, kernel_ids = ranges(g.ids), variants = g.nvariants,
+                   best_local_speedup_pct = g.best_local, source = p.source },
+      speedup_pct = g.best,
+    }
+  end
+end
+
+local function tb_recommendations(p, rows, report)
+  local rec = p.tables.recommendations
+  if not rec then return end
+  for _, r in rec:rows() do
+    local text = r.text or r.message
+    if text and text ~= "" then
+      rows[#rows + 1] = { source = p.source, severity = "opt", section = "recommendation",
+                          message = text, launches = nil, kernel_ids = r.run and ("run " .. r.run) or nil }
+      report:finding { severity = "opt", rule = "tb-profiler.recommendation",
+                       message = (r.run and ("run " .. r.run .. ": ") or "") .. text,
+                       evidence = { run = r.run, source = p.source } }
+    end
+  end
+end
+
+--- Utilisation figures above 100 %: any numeric column whose name says
+-- "util", or long-form metric tables whose metric says "Utilization".
+local function oddities(p, report)
+  local seen = {}
+  local function odd(where, what, value)
+    local key = where .. what
+    if seen[key] then return end
+    seen[key] = true
+    report:finding {
+      severity = "warn", rule = "data.utilisation_above_100",
+      subject = what,
+      message = string.format("%s reports %s of %s: more than 100 %% means the time base is not the GPU's. "
+        .. "The step timer covers only the host's enqueue time (kernels launch asynchronously), so device "
+        .. "busy time summed over the step exceeds it; compare GPU time with the device timeline, not with the step time",
+        where, units.pct(value), what),
+      evidence = { value_pct = value, threshold_pct = 100, table = where, source = p.source },
+    }
+  end
+  for name, t in pairs(p.tables) do
+    local types = t:types()
+    local cols = t:columns()
+    if t:has("metric") and t:has("value") then
+      for _, r in t:rows() do
+        if type(r.metric) == "string" and r.metric:lower():find("utili") and type(r.value) == "number" and r.value > 100 then
+          odd(name, (r.device and (r.device .. " ") or "") .. r.metric, r.value)
+        end
+      end
+    end
+    for _, c in ipairs(cols) do
+      if types[c] == "number" and c:lower():find("util") then
+        for i = 1, t:nrows() do
+          local v = t:get(i, c)
+          if v and v > 100 then
+            local label = t:has("name") and t:get(i, "name") or (t:has("device") and t:get(i, "device")) or ("row " .. i)
+            odd(name, tostring(label) .. " " .. c, v)
+          end
+        end
+      end
+    end
+  end
+end
+
+return {
+  name = "advice",
+  summary = "the profiler's own advice, deduplicated across launches and ranked, plus data oddities explained",
+  needs = {},
+  options = {},
+  run = function(inputs, opts, report)
+    local rows = {}
+    for _, p in ipairs(inputs) do
+      ncu_rules(p, rows, report)
+      tb_recommendations(p, rows, report)
+      oddities(p, report)
+    end
+    local levels = { error = 4, warn = 3, opt = 2, info = 1 }
+    table.sort(rows, function(a, b)
+      if levels[a.severity] ~= levels[b.severity] then return levels[a.severity] > levels[b.severity] end
+      local sa, sb = a.best_speedup_pct or -1, b.best_speedup_pct or -1
+      if sa ~= sb then return sa > sb end
+      return (a.launches or 0) > (b.launches or 0)
+    end)
+    if #rows > 0 then
+      report:table("advice", T.from_rows(rows, { "severity", "section", "launches", "kernel_ids",
+        "best_speedup_pct", "best_local_speedup_pct", "variants", "rule", "message", "source" }, "advice"),
+        { title = "advice grouped by text (numbers masked), most severe and largest speedup first" })
+    end
+    if #report.findings == 0 then report:note("No advice: the inputs carry no profiler rules or recommendations, and nothing odd was found.") end
+  end,
+}

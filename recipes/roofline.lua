@@ -1,0 +1,424 @@
+--- roofline: where each kernel sits against the GPU's compute ceilings and
+-- memory-bandwidth roof, with an SVG chart.
+--
+-- Per kernel (launches grouped by name), in order of what the input has:
+--   1. FLOPs and bytes (columns flops and dram_bytes or bytes; from ncu
+--      metrics, Kineto `flops` args, or a user CSV joined in beforehand):
+--      arithmetic intensity = flops / bytes, achieved FLOP/s = flops / time,
+--      attainable = min(peak, AI x bandwidth) for the precision in use,
+--      efficiency = achieved / attainable.  A point above the roof is a
+--      units or counting error and is reported as such.
+--   2. Speed-of-Light percentages (compute_throughput_pct,
+--      memory_throughput_pct from ncu).
+--   3. Tensor and DRAM utilisation (tensor_util, dram_util as fractions 0-1,
+--      kernel tables such as seed 000), time-weighted per kernel.
+-- The bound (compute-bound, memory-bound, latency-bound, balanced) follows
+-- ncu's SOLBottleneck thresholds 80 / 60 / 10 on compute % and memory %.
+-- Peaks come from perflab.gpus: the input's device name, else --gpu.
+--
+-- Table `roofline` (part of the API): kernel, precision, flops, bytes,
+-- arithmetic_intensity, achieved_flops_per_s, achieved_bytes_per_s,
+-- attainable_flops_per_s, efficiency_pct, compute_pct, memory_pct, bound,
+-- time_share_pct.  Figure `roofline.svg` when peaks and at least one
+-- kernel's FLOPs and bytes are known.
+local perflab = require "perflab"
+local gpu = require "perflab.gpu"
+local gpus = require "perflab.gpus"
+local T = perflab.table
+
+local COLS = { "kernel", "precision", "flops", "bytes", "arithmetic_intensity", "achieved_flops_per_s",
+  "achieved_bytes_per_s", "attainable_flops_per_s", "efficiency_pct", "compute_pct", "memory_pct",
+  "bound", "time_share_pct" }
+
+-- kernel-name patterns -> precision (first match wins); editable data
+local PRECISION_PATTERNS = {
+  { "fp8", "fp8" }, { "e4m3", "fp8" }, { "e5m2", "fp8" },
+  { "int8", "int8" }, { "i8i8", "int8" }, { "imma", "int8" },
+  { "tf32", "tf32" }, { "bf16", "bf16" },
+  { "fp16", "fp16" }, { "half", "fp16" }, { "h884", "fp16" }, { "h1688", "fp16" }, { "h16816", "fp16" },
+  { "hmma", "fp16" }, { "f16", "fp16" },
+  { "fp64", "fp64" }, { "double", "fp64" }, { "dgemm", "fp64" }, { "dmma", "fp64_tc" },
+}
+
+local function guess_precision(name)
+  local n = (name or ""):lower()
+  for _, pp in ipairs(PRECISION_PATTERNS) do
+    if n:find(pp[1], 1, true) then return pp[2] end
+  end
+  return "fp32"
+end
+
+local function r2(x) return x and math.floor(x * 100 + 0.5) / 100 end
+
+---------------------------------------------------------------------------
+-- FLOPs and bytes per launch, from what the input has (editable data)
+---------------------------------------------------------------------------
+
+-- ncu instruction counts (raw page / --metrics): FLOP = add + mul + 2 x fma
+local NCU_FLOPS = {
+  { "fp64", "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum" },
+  { "fp32", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum" },
+  { "fp16", "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum" },
+}
+-- DRAM bytes: raw names, else the details page's DRAM bandwidth x duration
+local NCU_BYTES = { "dram__bytes.sum", "dram__bytes_read.sum+dram__bytes_write.sum" }
+local NCU_DRAM_RATE = { "Memory Throughput@byte/s", "dram__bytes.sum.per_second@byte/s", "dram__bytes.sum.per_second" }
+
+-- Kineto operators whose FLOPs follow from input shapes (GEMM: 2*M*N*K).
+-- Each entry: op name -> function(dims) -> M, N, K, batch, {dims counted for bytes}
+local GEMM_OPS = {
+  ["aten::mm"] = function(d) local a, b = d[1], d[2]; if #a == 2 and #b == 2 then return a[1], b[2], a[2], 1, { a, b, { a[1], b[2] } } end end,
+  ["aten::addmm"] = function(d) local a, b = d[2], d[3]; if a and b and #a == 2 and #b == 2 then return a[1], b[2], a[2], 1, { d[1], a, b, { a[1], b[2] } } end end,
+  ["aten::bmm"] = function(d) local a, b = d[1], d[2]; if #a == 3 and #b == 3 then return a[2], b[3], a[3], a[1], { a, b, { a[1], a[2], b[3] } } end end,
+  ["aten::baddbmm"] = function(d) local a, b = d[2], d[3]; if a and b and #a == 3 and #b == 3 then return a[2], b[3], a[3], a[1], { d[1], a, b, { a[1], a[2], b[3] } } end end,
+}
+local ELEM_BYTES = { float = 4, double = 8, ["c10::Half"] = 2, ["c10::BFloat16"] = 2, half = 2, bfloat16 = 2,
+  int = 4, long = 8, ["signed char"] = 1, ["unsigned char"] = 1, ["c10::Float8_e4m3fn"] = 1, ["c10::Float8_e5m2"] = 1 }
+local TYPE_PRECISION = { float = "fp32", double = "fp64", ["c10::Half"] = "fp16", ["c10::BFloat16"] = "bf16",
+  ["c10::Float8_e4m3fn"] = "fp8", ["c10::Float8_e5m2"] = "fp8" }
+
+local function parse_dims(s)
+  local out = {}
+  if type(s) ~= "string" then return out end
+  local inner = s:match("^%[(.*)%]$") or ""
+  for grp in inner:gmatch("%[([^%[%]]*)%]") do
+    local d = {}
+    for n in grp:gmatch("%-?%d+") do d[#d + 1] = tonumber(n) end
+    out[#out + 1] = d
+  end
+  return out
+end
+local function parse_types(s)
+  local out = {}
+  if type(s) == "string" then for t in s:gmatch('"([^"]*)"') do out[#out + 1] = t end end
+  return out
+end
+local function numel(d) local n = 1; for _, x in ipairs(d) do n = n * x end; return n end
+
+-- Kineto: cpu op (by external id) -> flops, bytes, precision, how
+local function kineto_op_work(p)
+  local ops = p.tables.cpu_ops
+  if not ops then return nil end
+  local by = {}
+  for _, o in ops:rows() do
+    if o.external_id then
+      local dims = parse_dims(o.input_dims)
+      local types = parse_types(o.input_types)
+      local esize = ELEM_BYTES[types[1] or ""] or ELEM_BYTES[types[2] or ""] or 4
+      local prec = TYPE_PRECISION[types[2] or types[1] or ""]
+      local fn = GEMM_OPS[o.name]
+      local flops, bytes, how
+      if fn and #dims > 0 then
+        local m, n, kk, b, counted = fn(dims)
+        if m then
+          flops = 2 * m * n * kk * b
+          bytes = 0
+          for _, d in ipairs(counted) do if #d > 0 then bytes = bytes + numel(d) * esize end end
+          how = "input shapes (GEMM 2*M*N*K)"
+        end
+      end
+      if o.flops and o.flops > 0 then
+        flops = o.flops; how = "the trace's flops argument"
+        if not bytes and #dims > 0 then
+          bytes = 0
+          for _, d in ipairs(dims) do if #d > 0 then bytes = bytes + numel(d) * esize end end
+        end
+      end
+      if flops then by[o.external_id] = { flops = flops, bytes = bytes, precision = prec, how = how, op = o.name } end
+    end
+  end
+  return by
+end
+
+-- Kineto: the operator that launched each kernel.  The kernel's External id
+-- names its op in most traces; where it does not (HTA-processed traces give
+-- GPU events their correlation id as External id), the kernel's runtime
+-- call (same correlation) is placed inside the innermost cpu op on the same
+-- thread that encloses it in time.  Returns correlation -> op external id.
+local function kineto_launching_ops(p)
+  local ops, rt = p.tables.cpu_ops, p.tables.runtime
+  if not ops or not rt or not rt:has("correlation") then return {} end
+  local per = {}
+  for _, o in ops:rows() do
+    if o.start_ns and o.duration_ns and o.external_id then
+      local key = tostring(o.pid) .. "|" .. tostring(o.tid)
+      local l = per[key]; if not l then l = {}; per[key] = l end
+      l[#l + 1] = { s = o.start_ns, e = o.start_ns + o.duration_ns, ext = o.external_id, op = true }
+    end
+  end
+  for _, r in rt:rows() do
+    if r.correlation and r.start_ns then
+      local key = tostring(r.pid) .. "|" .. tostring(r.tid)
+      local l = per[key]
+      if l then l[#l + 1] = { s = r.start_ns, e = r.start_ns + (r.duration_ns or 0), corr = r.correlation } end
+    end
+  end
+  local out = {}
+  for _, l in pairs(per) do
+    -- ops before runtime calls at the same start; longer ops first
+    table.sort(l, function(a, b)
+      if a.s ~= b.s then return a.s < b.s end
+      if (a.op ~= nil) ~= (b.op ~= nil) then return a.op ~= nil end
+      return a.e > b.e
+    end)
+    local stack = {}
+    for _, ev in ipairs(l) do
+      while #stack > 0 and stack[#stack].e < ev.e do stack[#stack] = nil end
+      if ev.op then stack[#stack + 1] = ev
+      elseif #stack > 0 then out[ev.corr] = stack[#stack].ext end
+    end
+  end
+  return out
+end
+
+-- a name reduced to its last identifier without templates or arguments
+local function bare(name)
+  local s = (name or ""):gsub("%b()", ""):gsub("%b<>", ""):gsub("^%s*void%s+", "")
+  return s:match("([%w_]+)%s*$") or s
+end
+
+local function read_work_csv(path)
+  local p = perflab.load(path, { format = "csv" })
+  local t = p.tables.csv or p:table(p:table_names()[1])
+  local by = {}
+  for _, r in t:rows() do
+    if r.kernel and (r.flops or r.bytes) then
+      local w = { flops = r.flops, bytes = r.bytes, precision = r.precision }
+      by[r.kernel] = w; by[bare(r.kernel)] = by[bare(r.kernel)] or w
+    end
+  end
+  return by
+end
+
+-- per-row work for a kernels table: returns function(i, r) -> flops, bytes, precision, how
+local function work_source(p, opts)
+  local csv = (opts.work and opts.work ~= "") and read_work_csv(opts.work) or nil
+  local kin = kineto_op_work(p)
+  local mm = {}
+  if p.tables.metrics and p.tables.metrics:has("kernel_id") and p.tables.metrics:has("value") then
+    for _, r in p.tables.metrics:rows() do
+      if r.kernel_id and r.value then
+        mm[r.kernel_id] = mm[r.kernel_id] or {}
+        local name = r.metric
+        -- "Memory Throughput" is a percentage in SOL and DRAM byte/s in Memory Workload Analysis
+        if r.base_unit == "byte/s" then name = name .. "@byte/s" end
+        if mm[r.kernel_id][name] == nil then mm[r.kernel_id][name] = r.value end
+      end
+    end
+  end
+  -- Kineto: an op's work is shared by its kernels in proportion to their durations
+  local ext_ns = {}
+  local launched_by = {}
+  local function op_of(r)
+    if r.external_id and kin[r.external_id] then return r.external_id end
+    return r.correlation and launched_by[r.correlation]
+  end
+  if kin and next(kin) and p.tables.kernels then
+    launched_by = kineto_launching_ops(p)
+    for _, r in p.tables.kernels:rows() do
+      local e = op_of(r)
+      if e and kin[e] then ext_ns[e] = (ext_ns[e] or 0) + (r.duration_ns or 0) end
+    end
+  end
+  return function(i, r)
+    if csv then
+      local w = csv[r.name or ""] or csv[r.short_name or ""] or csv[bare(r.name)]
+      if w then return w.flops, w.bytes, w.precision, "--set work (per launch)" end
+    end
+    if r.flops or r.dram_bytes or r.bytes then return r.flops, r.dram_bytes or r.bytes, nil, "the input's columns" end
+    local m = mm[r.id or (i - 1)]
+    if m then
+      local flops, prec
+      for _, f in ipairs(NCU_FLOPS) do
+        local a, b, c = m[f[2]], m[f[3]], m[f[4]]
+        if a and b and c then
+          local v = a + b + 2 * c
+          if v > 0 then flops = (flops or 0) + v; if not prec or v > (flops - v) then prec = f[1] end end
+        end
+      end
+      local bytes = m["dram__bytes.sum"]
+      if not bytes and m["dram__bytes_read.sum"] and m["dram__bytes_write.sum"] then
+        bytes = m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
+      end
+      if not bytes and r.duration_ns then
+        for _, n in ipairs(NCU_DRAM_RATE) do
+          if m[n] then bytes = m[n] * r.duration_ns * 1e-9; break end
+        end
+      end
+      if flops or bytes then return flops, bytes, prec, "ncu instruction and DRAM metrics" end
+    end
+    local e = kin and op_of(r)
+    if e and kin[e] then
+      local w = kin[e]
+      local share = (ext_ns[e] or 0) > 0 and (r.duration_ns or 0) / ext_ns[e] or 1
+      return w.flops * share, w.bytes and w.bytes * share, w.precision, "Kineto " .. w.how
+    end
+    return nil
+  end
+end
+
+return {
+  name = "roofline",
+  summary = "roofline placement per kernel (AI, attainable, efficiency, bound) with an SVG chart",
+  needs = { "kernels|kernel_summary" },
+  options = {
+    gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
+    precision = { type = "string", default = "auto", help = "precision of the ceiling to use (fp64, fp32, tf32, fp16, bf16, fp8, int8; auto = from the kernel name)" },
+    work = { type = "string", default = "", help = "CSV with columns kernel,flops,bytes (per launch; optional precision) joined by kernel name" },
+  },
+  run = function(inputs, opts, report)
+    for idx, p in ipairs(inputs) do
+      local ctx, err = gpu.context(p, opts)
+      if not ctx then perflab.fail(err) end
+      local model = ctx.model
+      local peaks = model and model.peaks or {}
+      local bw = model and model.dram_bw_bytes_per_s
+      local k = p.tables.kernels or p:table("kernel_summary")
+      local is_summary = not p.tables.kernels
+      local bykernel, order = {}, {}
+      local total_ns = 0
+      local work = work_source(p, opts)
+      local hows = {}
+      for i, r in k:rows() do
+        local name = r.short_name or r.name or ("launch " .. i)
+        local g = bykernel[name]
+        if not g then
+          g = { kernel = name, ns = 0, flops = 0, bytes = 0, has_flops = false, has_bytes = false,
+                c_w = 0, m_w = 0, sol_ns = 0, u_t = 0, u_d = 0, util_ns = 0, precision = r.precision }
+          bykernel[name] = g; order[#order + 1] = name
+        end
+        local ns = is_summary and r.total_ns or r.duration_ns or 0
+        g.ns = g.ns + ns
+        total_ns = total_ns + ns
+        local fl, b, wprec, how = work(i, r)
+        if is_summary and how == "--set work (per launch)" and r.calls then
+          fl = fl and fl * r.calls; b = b and b * r.calls
+        end
+        if how then hows[how] = true end
+        if fl then g.flops = g.flops + fl; g.has_flops = true end
+        if b then g.bytes = g.bytes + b; g.has_bytes = true end
+        if wprec and not g.precision then g.precision = wprec end
+        if r.waves_per_sm then g.waves = math.max(g.waves or 0, r.waves_per_sm) end
+        if r.compute_throughput_pct and r.memory_throughput_pct then
+          local w = ns > 0 and ns or 1
+          g.c_w = g.c_w + r.compute_throughput_pct * w
+          g.m_w = g.m_w + r.memory_throughput_pct * w
+          g.sol_ns = g.sol_ns + w
+        end
+        if r.tensor_util and r.dram_util then
+          local w = ns > 0 and ns or 1
+          g.u_t = g.u_t + r.tensor_util * w
+          g.u_d = g.u_d + r.dram_util * w
+          g.util_ns = g.util_ns + w
+        end
+      end
+      local rows, points = {}, {}
+      local share_by_bound, above = {}, {}
+      local basis = {}
+      local missing_peak = {}
+      for _, name in ipairs(order) do
+        local g = bykernel[name]
+        local prec = (opts.precision ~= "auto" and opts.precision) or g.precision or guess_precision(name)
+        local peak = peaks[prec]
+        local row = { kernel = name, precision = prec,
+          time_share_pct = total_ns > 0 and r2(100 * g.ns / total_ns) or nil }
+        local cpct, mpct
+        if g.has_flops and g.has_bytes and g.bytes > 0 then
+          basis["FLOPs and bytes"] = true
+          row.flops, row.bytes = g.flops, g.bytes
+          row.arithmetic_intensity = g.flops / g.bytes
+          if g.ns > 0 then
+            row.achieved_flops_per_s = g.flops / (g.ns * 1e-9)
+            row.achieved_bytes_per_s = g.bytes / (g.ns * 1e-9)
+          end
+          if peak and bw and row.achieved_flops_per_s then
+            row.attainable_flops_per_s = gpu.attainable(peak, bw, row.arithmetic_intensity)
+            row.efficiency_pct = 100 * row.achieved_flops_per_s / row.attainable_flops_per_s
+            cpct = 100 * row.achieved_flops_per_s / peak
+            mpct = 100 * row.achieved_bytes_per_s / bw
+            if row.efficiency_pct > 100.5 then above[#above + 1] = row end
+            points[#points + 1] = { label = name, ai = row.arithmetic_intensity, flops = row.achieved_flops_per_s,
+              share_pct = row.time_share_pct, above_roof = row.efficiency_pct > 100.5,
+              title = string.format("%s: %.3g FLOP/byte, %s (%s of %s attainable), %.1f %% of time",
+                name, row.arithmetic_intensity, gpu.si(row.achieved_flops_per_s, "FLOP/s"),
+                gpu.fmt_pct(row.efficiency_pct) .. " %", gpu.si(row.attainable_flops_per_s, "FLOP/s"),
+                row.time_share_pct or 0) }
+          elseif not peak then
+            missing_peak[prec] = true
+          end
+        end
+        if not row.bytes and g.has_bytes and g.bytes > 0 then
+          row.bytes = g.bytes
+          if g.ns > 0 then row.achieved_bytes_per_s = g.bytes / (g.ns * 1e-9) end
+        end
+        if not row.flops and g.has_flops and g.flops > 0 then row.flops = g.flops end
+        if not cpct and g.sol_ns > 0 then
+          basis["Speed-of-Light percentages"] = true
+          cpct, mpct = g.c_w / g.sol_ns, g.m_w / g.sol_ns
+        elseif not cpct and g.util_ns > 0 then
+          basis["tensor and DRAM utilisation"] = true
+          cpct, mpct = 100 * g.u_t / g.util_ns, 100 * g.u_d / g.util_ns
+        end
+        if cpct then
+          row.compute_pct, row.memory_pct = r2(cpct), r2(mpct)
+          local _, bound = gpu.sol_class(cpct, mpct, g.waves)
+          row.bound = bound
+          share_by_bound[bound] = (share_by_bound[bound] or 0) + (row.time_share_pct or 0)
+        end
+        rows[#rows + 1] = row
+      end
+      table.sort(rows, function(a, b) return (a.time_share_pct or 0) > (b.time_share_pct or 0) end)
+      local tname = #inputs > 1 and ("roofline_" .. idx) or "roofline"
+      local bl = {}
+      for b in pairs(basis) do bl[#bl + 1] = b end
+      table.sort(bl)
+      report:table(tname, T.from_rows(rows, COLS), {
+        title = string.format("%d kernels (%s); placement from %s; GPU: %s", #rows, p.source,
+          #bl > 0 and table.concat(bl, ", ") or "nothing (no FLOPs, SOL or utilisation columns)",
+          model and (model.name or model.id) or "unknown (pass --gpu for peaks)"),
+        note = "bound: ncu SOLBottleneck thresholds (either >= 80 % high, both < 60 % latency, difference >= 10 points compute/memory, else balanced)." })
+      -- summary of time by bound
+      local parts = {}
+      for _, b in ipairs({ "compute-bound", "memory-bound", "latency-bound", "balanced" }) do
+        if share_by_bound[b] then parts[#parts + 1] = string.format("%s %% %s", gpu.fmt_pct(share_by_bound[b]), b) end
+      end
+      if #parts > 0 then
+        local worst, wv = nil, -1
+        for b, v in pairs(share_by_bound) do if v > wv then worst, wv = b, v end end
+        report:finding { severity = worst == "latency-bound" and "warn" or "info", rule = "roofline.time_by_bound",
+          message = string.format("kernel time by bound (time-weighted): %s", table.concat(parts, ", ")),
+          evidence = { compute_bound_pct = r2(share_by_bound["compute-bound"]),
+            memory_bound_pct = r2(share_by_bound["memory-bound"]),
+            latency_bound_pct = r2(share_by_bound["latency-bound"]),
+            balanced_pct = r2(share_by_bound["balanced"]), thresholds = "80 / 60 / 10", basis = bl } }
+      end
+      for _, row in ipairs(above) do
+        report:finding { severity = "error", rule = "roofline.above_roof", subject = row.kernel,
+          message = string.format("%s runs at %s, %s %% of the attainable %s: above the roof means mismatched units or FLOP/byte counting, not a win",
+            row.kernel, gpu.si(row.achieved_flops_per_s, "FLOP/s"), gpu.fmt_pct(row.efficiency_pct),
+            gpu.si(row.attainable_flops_per_s, "FLOP/s")),
+          evidence = { flops = row.flops, bytes = row.bytes, efficiency_pct = row.efficiency_pct } }
+      end
+      for h in pairs(hows) do report:note("FLOPs and bytes from " .. h) end
+      for prec in pairs(missing_peak) do
+        report:note(string.format("no %s peak for %s in perflab.gpus; add it in ~/.config/perflab/gpus.lua",
+          prec, model and model.id or "this GPU"))
+      end
+      if #points > 0 and model and bw then
+        local ceilings = {}
+        for _, pr in ipairs(gpus.precisions) do
+          if peaks[pr.id] then ceilings[#ceilings + 1] = { label = pr.label, flops = peaks[pr.id] } end
+        end
+        local svg = gpu.roofline_svg { title = string.format("Roofline: %s (%s)", model.name or model.id, (p.source or ""):match("[^/]+$") or p.source),
+          ceilings = ceilings, bandwidth = bw, bandwidth_label = "DRAM", points = points }
+        report:figure(#inputs > 1 and ("roofline_" .. idx .. ".svg") or "roofline.svg", svg,
+          { title = "roofline chart (log-log)" })
+      elseif #points == 0 and not model then
+        report:note("no GPU model known: pass --gpu NAME for peaks and the chart (" .. gpu.choices() .. ")")
+      end
+    end
+  end,
+}

@@ -1,0 +1,405 @@
+/*
+** csvread.c -- CSV records through libcsv (strict mode), with line numbers,
+** and the generic typed-table builder.  See csvread.h.
+**
+** The input is fed to libcsv one line at a time (a memchr per line), which
+** is what gives every record its starting line and raw text; libcsv keeps
+** its state between calls, so quoted fields spanning lines still work.
+*/
+#include "csvread.h"
+#include "scan.h"
+
+#include <csv.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct reader {
+  /* fields of the record being built: bytes in arena, offsets and lengths */
+  char *arena; size_t alen, acap;
+  size_t *off, *lens; size_t nf, capf;
+  const char **ptrs; size_t capp;
+  pl_csv_row_fn fn; void *ud; pl_err *err;
+  pl_csv_field_fn ffn;        /* streaming mode: fields are not copied */
+  int stop;
+  unsigned char delim;
+  size_t index;
+  size_t row_line; const char *row_src;   /* where the open record started */
+  const char *line_s; size_t line_n;      /* the line being fed */
+} reader;
+
+static void on_field(void *field, size_t len, void *data) {
+  reader *r = data;
+  if (r->stop) return;
+  if (r->ffn) {
+    if (r->ffn(r->ud, r->nf, field ? (const char *)field : "", len, r->err) != 0) r->stop = 1;
+    r->nf++;
+    return;
+  }
+  if (r->nf == r->capf) {
+    r->capf = r->capf ? r->capf * 2 : 64;
+    r->off = pl_xrealloc(r->off, r->capf * sizeof *r->off);
+    r->lens = pl_xrealloc(r->lens, r->capf * sizeof *r->lens);
+  }
+  if (r->alen + len + 1 > r->acap) {
+    while (r->alen + len + 1 > r->acap) r->acap = r->acap ? r->acap * 2 : 4096;
+    r->arena = pl_xrealloc(r->arena, r->acap);
+  }
+  r->off[r->nf] = r->alen;
+  r->lens[r->nf] = len;
+  if (len) memcpy(r->arena + r->alen, field, len);
+  r->alen += len;
+  r->arena[r->alen++] = '\0';
+  r->nf++;
+}
+
+static void on_record(int c, void *data) {
+  (void)c;
+  reader *r = data;
+  if (r->stop) { r->nf = 0; r->alen = 0; return; }
+  pl_csv_row row;
+  if (!r->ffn) {
+    if (r->nf > r->capp) {
+      r->capp = r->nf * 2;
+      r->ptrs = pl_xrealloc(r->ptrs, r->capp * sizeof *r->ptrs);
+    }
+    for (size_t i = 0; i < r->nf; i++) r->ptrs[i] = r->arena + r->off[i];
+    row.f = r->ptrs;
+    row.len = r->lens;
+  } else {
+    row.f = NULL;
+    row.len = NULL;
+  }
+  row.n = r->nf;
+  row.line = r->row_line;
+  row.index = r->index++;
+  row.src = r->row_src;
+  row.srclen = r->line_s ? (size_t)(r->line_s + r->line_n - r->row_src) : 0;
+  row.delim = r->delim;
+  if (r->fn(r->ud, &row, r->err) != 0) r->stop = 1;
+  r->nf = 0;
+  r->alen = 0;
+}
+
+/* Column (1-based) in its line of byte p, and the line number, counting
+** from a known (line, start) pair. */
+static void locate(const char *start, size_t line, const char *p, size_t *outline, size_t *outcol) {
+  const char *ls = start;
+  for (const char *q = start; q < p; q++) if (*q == '\n') { line++; ls = q + 1; }
+  *outline = line;
+  *outcol = (size_t)(p - ls) + 1;
+}
+
+size_t pl_csv_field_col(const pl_csv_row *row, size_t i) {
+  const char *s = row->src, *e = row->src + row->srclen;
+  const char *fs = s;
+  size_t k = 0;
+  int inq = 0, atstart = 1;
+  const char *p = s;
+  while (p < e && k < i) {
+    char c = *p;
+    if (inq) {
+      if (c == '"') { if (p + 1 < e && p[1] == '"') p++; else inq = 0; }
+    } else if (c == '"' && atstart) { inq = 1; atstart = 0; }
+    else if ((unsigned char)c == row->delim) { k++; fs = p + 1; atstart = 1; p++; continue; }
+    else if (c != ' ' && c != '\t') atstart = 0;
+    p++;
+  }
+  if (k < i) fs = e;
+  /* skip libcsv's trimmed spaces so the column points at the text */
+  while (fs < e && (*fs == ' ' || *fs == '\t')) fs++;
+  size_t line, col;
+  locate(row->src, row->line, fs, &line, &col);
+  return col;
+}
+
+static int read_impl(const char *data, size_t len, const pl_csv_opts *o, pl_csv_field_fn ffn,
+                     pl_csv_row_fn fn, void *ud, pl_err *err) {
+  struct csv_parser p;
+  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) return pl_err_set(err, 0, 0, "libcsv initialisation failed");
+  reader r;
+  memset(&r, 0, sizeof r);
+  r.fn = fn; r.ud = ud; r.err = err; r.ffn = ffn;
+  r.delim = (o && o->delim) ? o->delim : ',';
+  csv_set_delim(&p, r.delim);
+  size_t lineno = (o && o->first_line) ? o->first_line : 1;
+  volatile int *intr = o ? o->interrupt : NULL;
+  const char *s = data, *end = data + len;
+  int rc = 0, open = 0;
+  while (s < end) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    size_t n = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
+    if (!open) { r.row_line = lineno; r.row_src = s; }
+    r.line_s = s;
+    r.line_n = nl ? n - 1 : n;
+    if (r.line_n && s[r.line_n - 1] == '\r') r.line_n--;
+    size_t got = csv_parse(&p, s, n, on_field, on_record, &r);
+    if (r.stop) { rc = -1; goto done; }
+    if (got != n) {
+      if (csv_error(&p) == CSV_EPARSE) {
+        const char *at = s + got;
+        if (*at == '"')
+          pl_err_expected(err, lineno, got + 1, "a quote only at the start of a field", at, (size_t)(end - at));
+        else
+          pl_err_expected(err, lineno, got + 1, "a delimiter or end of line after the closing quote", at, (size_t)(end - at));
+      } else {
+        pl_err_set(err, lineno, 1, "CSV reader failed: %s", csv_strerror(csv_error(&p)));
+      }
+      rc = -1; goto done;
+    }
+    open = p.pstate != 0;
+    lineno++;
+    s += n;
+    if (intr && *intr) { rc = pl_err_set(err, lineno - 1, 1, "interrupted"); goto done; }
+  }
+  if (csv_fini(&p, on_field, on_record, &r) != 0) {
+    /* find the quote that opened the unterminated field */
+    const char *q = r.row_src, *qe = end, *openq = r.row_src;
+    int inq = 0, atstart = 1;
+    for (; q < qe; q++) {
+      char c = *q;
+      if (inq) { if (c == '"') { if (q + 1 < qe && q[1] == '"') q++; else inq = 0; } }
+      else if (c == '"' && atstart) { inq = 1; openq = q; atstart = 0; }
+      else if ((unsigned char)c == r.delim || c == '\n' || c == '\r') atstart = 1;
+      else if (c != ' ' && c != '\t') atstart = 0;
+    }
+    size_t ql, qc;
+    locate(r.row_src, r.row_line, openq, &ql, &qc);
+    char what[128];
+    snprintf(what, sizeof what, "a closing quote for the field opened at line %zu column %zu", ql, qc);
+    size_t el, ec;
+    locate(r.row_src, r.row_line, end, &el, &ec);
+    pl_err_expected(err, el, ec, what, NULL, 0);
+    rc = -1; goto done;
+  }
+  if (r.stop) rc = -1;
+done:
+  csv_free(&p);
+  free(r.arena); free(r.off); free(r.lens); free(r.ptrs);
+  return rc;
+}
+
+int pl_csv_read(const char *data, size_t len, const pl_csv_opts *o,
+                pl_csv_row_fn fn, void *ud, pl_err *err) {
+  return read_impl(data, len, o, NULL, fn, ud, err);
+}
+
+int pl_csv_read_fields(const char *data, size_t len, const pl_csv_opts *o,
+                       pl_csv_field_fn field_fn, pl_csv_row_fn row_fn, void *ud, pl_err *err) {
+  return read_impl(data, len, o, field_fn, row_fn, ud, err);
+}
+
+static const double p10[23] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+
+int pl_csv_number(const char *s, size_t n, int64_t *iv, double *dv) {
+  if (n == 0) return -1;
+  char c = s[0];
+  if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.')) return 0;
+  /* one pass: digits, optional fraction and exponent.  An integer of up to
+  ** 18 digits is returned exactly; a decimal of up to 15 significant
+  ** digits whose power of ten is within 1e22 is converted by one correctly
+  ** rounded * or / (Clinger's fast path); anything else goes to
+  ** pl_parse_double / pl_parse_int64. */
+  size_t j = (c == '-' || c == '+') ? 1 : 0;
+  uint64_t m = 0;
+  int nd = 0, sig = 0, frac = 0, dot = 0;
+  while (j < n) {
+    unsigned d = (unsigned)(s[j] - '0');
+    if (d < 10) {
+      m = m * 10 + d; nd++;
+      if (m) sig++;
+      if (dot) frac++;
+      if (nd > 18) break;
+    } else if (s[j] == '.' && !dot) dot = 1;
+    else break;
+    j++;
+  }
+  if (nd > 18) {
+    if (!dot && pl_parse_int64(s, n, iv) == 0) return 1;
+    return pl_parse_double(s, n, dv) == 0 ? 2 : 0;
+  }
+  if (nd == 0) return 0;
+  if (j == n && !dot) { *iv = c == '-' ? -(int64_t)m : (int64_t)m; return 1; }
+  int ex = 0;
+  if (j < n && (s[j] == 'e' || s[j] == 'E')) {
+    j++;
+    int eneg = 0;
+    if (j < n && (s[j] == '-' || s[j] == '+')) { eneg = s[j] == '-'; j++; }
+    size_t e0 = j;
+    while (j < n && s[j] >= '0' && s[j] <= '9' && ex < 1000) { ex = ex * 10 + (s[j] - '0'); j++; }
+    if (j == e0) return 0;
+    if (eneg) ex = -ex;
+  }
+  if (j != n) return 0;
+  int net = ex - frac;
+  if (sig <= 15 && net >= -22 && net <= 22) {
+    double v = (double)m;
+    v = net < 0 ? v / p10[-net] : v * p10[net];
+    *dv = c == '-' ? -v : v;
+    return 2;
+  }
+  return pl_parse_double(s, n, dv) == 0 ? 2 : 0;
+}
+
+/* ---- the typed table ---------------------------------------------------- */
+
+enum { K_NONE, K_INT, K_NUM, K_STR, K_LATE };   /* K_LATE: text seen after numbers */
+
+typedef struct tbuild {
+  pl_table *t;
+  int *kind;
+  size_t ncols;
+  size_t header_line;
+  size_t row;               /* index of the row being filled */
+  int late;                 /* some column is K_LATE */
+  int header_done;
+  uint32_t *last;           /* per column: id of the previous row's text */
+} tbuild;
+
+/* Turns column col (holding only missing values, or to be refilled) into a
+** string column of missing values. */
+static void force_str(pl_table *t, int col) {
+  pl_column *c = t->cols[col];
+  uint32_t *v = pl_xcalloc(c->cap ? c->cap : 1, sizeof *v);
+  free(c->v.any);
+  c->v.str = v;
+  c->type = PL_STR;
+}
+
+static int unique_name(pl_table *t, const char *s, size_t n, size_t i) {
+  char name[256];
+  if (n == 0) snprintf(name, sizeof name, "col_%zu", i + 1);
+  else snprintf(name, sizeof name, "%.*s", (int)(n < 200 ? n : 200), s);
+  if (pl_table_col(t, name) < 0) return pl_table_add_col(t, name, PL_INT);
+  char alt[280];
+  for (int k = 2;; k++) {
+    snprintf(alt, sizeof alt, "%s_%d", name, k);
+    if (pl_table_col(t, alt) < 0) return pl_table_add_col(t, alt, PL_INT);
+  }
+}
+
+/* Room for index `row` in column c (the table's own growth rule). */
+static inline void col_room(pl_column *c, size_t row) {
+  if (row < c->cap) return;
+  size_t cap = c->cap ? c->cap : 16;
+  while (cap <= row) cap = cap < (1u << 20) ? cap * 2 : cap + cap / 2;
+  size_t el = c->type == PL_NUM ? sizeof(double) : c->type == PL_STR ? sizeof(uint32_t) : sizeof(int64_t);
+  c->v.any = pl_xrealloc(c->v.any, cap * el);
+  c->cap = cap;
+}
+
+static int typed_field(void *ud, size_t i, const char *s, size_t n, pl_err *err) {
+  (void)err;
+  tbuild *b = ud;
+  pl_table *t = b->t;
+  if (!b->header_done) {
+    unique_name(t, s, n, i);
+    return 0;
+  }
+  if (i >= b->ncols) return 0;             /* counted and reported at the record's end */
+  pl_column *c = t->cols[i];
+  size_t row = b->row;
+  int k = b->kind[i];
+  col_room(c, row);
+  if (n == 0) {
+    switch (c->type) {
+      case PL_NUM: c->v.num[row] = NAN; break;
+      case PL_STR: c->v.str[row] = 0; break;
+      default: c->v.i64[row] = PL_INT_NA; break;
+    }
+    return 0;
+  }
+  if (k == K_STR) {
+    /* repeated text (process, host, launch shapes) skips the hash */
+    uint32_t id = b->last[i];
+    size_t ln;
+    const char *ls = pl_pool_str(t->pool, id, &ln);
+    if (!(ls && ln == n && memcmp(ls, s, n) == 0)) id = b->last[i] = pl_pool_intern(t->pool, s, n);
+    c->v.str[row] = id;
+    return 0;
+  }
+  if (k == K_LATE) { c->v.str[row] = 0; return 0; }
+  int64_t iv; double dv;
+  int got = pl_csv_number(s, n, &iv, &dv);
+  if (got == 1) {
+    if (k == K_NUM) c->v.num[row] = (double)iv;
+    else { if (k == K_NONE) b->kind[i] = K_INT; c->v.i64[row] = iv; }
+  } else if (got == 2) {
+    if (k != K_NUM) { pl_table_retype(t, (int)i, PL_NUM); b->kind[i] = K_NUM; c = t->cols[i]; col_room(c, row); }
+    c->v.num[row] = dv;
+  } else if (k == K_NONE) {
+    force_str(t, (int)i);
+    b->kind[i] = K_STR;
+    c = t->cols[i];
+    c->v.str[row] = pl_pool_intern(t->pool, s, n);
+  } else {
+    /* text after numbers: refilled as text by a second pass */
+    force_str(t, (int)i);
+    b->kind[i] = K_LATE;
+    b->late = 1;
+  }
+  return 0;
+}
+
+static int typed_end(void *ud, const pl_csv_row *r, pl_err *err) {
+  tbuild *b = ud;
+  pl_table *t = b->t;
+  if (!b->header_done) {
+    b->header_done = 1;
+    b->ncols = r->n;
+    b->header_line = r->line;
+    b->kind = pl_xcalloc(r->n ? r->n : 1, sizeof *b->kind);
+    b->last = pl_xcalloc(r->n ? r->n : 1, sizeof *b->last);
+    return 0;
+  }
+  if (r->n != b->ncols) {
+    char what[96];
+    snprintf(what, sizeof what, "%zu fields as in the header (line %zu), found %zu", b->ncols, b->header_line, r->n);
+    if (r->n < b->ncols)
+      return pl_err_set(err, r->line, pl_csv_field_col(r, r->n), "expected %s: the record ends early", what);
+    return pl_err_set(err, r->line, pl_csv_field_col(r, b->ncols), "expected %s", what);
+  }
+  b->row++;
+  for (size_t i = 0; i < b->ncols; i++) t->cols[i]->len = b->row;
+  t->nrows = b->row;
+  return 0;
+}
+
+static int late_row(void *ud, const pl_csv_row *r, pl_err *err) {
+  (void)err;
+  tbuild *b = ud;
+  if (r->index == 0) return 0;
+  size_t row = r->index - 1;
+  for (size_t i = 0; i < r->n && i < b->ncols; i++) {
+    if (b->kind[i] != K_LATE || r->len[i] == 0) continue;
+    b->t->cols[i]->v.str[row] = pl_pool_intern(b->t->pool, r->f[i], r->len[i]);
+  }
+  return 0;
+}
+
+pl_table *pl_csv_table(const char *data, size_t len, const char *name,
+                       const pl_csv_opts *o, pl_err *err) {
+  tbuild b;
+  memset(&b, 0, sizeof b);
+  b.t = pl_table_new(name);
+  if (pl_csv_read_fields(data, len, o, typed_field, typed_end, &b, err) != 0) {
+    pl_table_free(b.t); free(b.kind); free(b.last);
+    return NULL;
+  }
+  free(b.last);
+  if (!b.header_done) {
+    pl_table_free(b.t);
+    pl_err_expected(err, o && o->first_line ? o->first_line : 1, 1, "a CSV header row", NULL, 0);
+    return NULL;
+  }
+  if (b.late) {
+    for (size_t i = 0; i < b.ncols; i++) if (b.kind[i] == K_LATE) force_str(b.t, (int)i);
+    if (pl_csv_read(data, len, o, late_row, &b, err) != 0) {
+      pl_table_free(b.t); free(b.kind);
+      return NULL;
+    }
+  }
+  free(b.kind);
+  return b.t;
+}

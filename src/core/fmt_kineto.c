@@ -1,0 +1,975 @@
+/*
+** fmt_kineto.c -- format "kineto": Chrome-trace JSON written by the PyTorch
+** profiler (Kineto), plain or gzip (the loader inflates .gz to memory).
+**
+** The trace is read in one pass with the pull tokenizer of json.c: no tree
+** of the file is built; each event's fields are collected in a small
+** struct and appended to the tables that want it.  Timestamps are
+** microseconds in the Chrome format whatever "displayTimeUnit" says (that
+** key only changes the viewer's display); ts and dur are converted from
+** their decimal text to exact int64 nanoseconds (1712195495505582.988 us ->
+** 1712195495505582988 ns), never through a double.
+**
+** Tables (see docs/formats-json.md): events, kernels, cpu_ops, runtime,
+** memcpy, memset, steps, counters, devices.
+*/
+#include "format.h"
+#include "json.h"
+#include "names.h"
+#include "scan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- string views: into the input, or into the per-event scratch buffer */
+typedef struct sv { size_t off; uint32_t n; uint8_t set, scratch; } sv;
+
+typedef struct ctrarg { sv key; sv val; int isint; int64_t ival; } ctrarg;
+
+typedef struct kev {
+  sv name, cat, ph, pid, tid, kind, dims, types;
+  int64_t ts, dur, flow_id;
+  int64_t corr, ext, device, stream, context, regs, bytes, cbid, seq, fwd;
+  double smem, bps, wps, occ, theo, bw, flops;
+  int64_t grid[3], block[3];
+  int has_grid, has_block;
+  ctrarg *ctr; size_t nctr, capctr;
+} kev;
+
+/* category classes */
+enum { C_OTHER, C_KERNEL, C_CPU, C_RUNTIME, C_MEMCPY, C_MEMSET, C_PROFRANGE, C_GPU_ANNOT };
+
+typedef struct tcols {
+  pl_table *t;
+  int c[32];
+} tcols;
+
+typedef struct kctx {
+  pl_json j;
+  const pl_input *in;
+  pl_profile *p;
+  const pl_parse_opts *o;
+  pl_err *err;
+  pl_buf scratch, tmp;
+  kev e;
+  pl_pool *pool;            /* shared by every table */
+  /* tables (NULL when not wanted) */
+  tcols ev, kn, cpu, rt, mc, ms, st, ct, dv;
+  /* short-name cache: name id -> short id (0 = not computed) */
+  uint32_t *shortof; size_t nshort;
+  /* AMD: launch args on the runtime event, matched to kernels by correlation */
+  struct launch { int64_t corr; int64_t grid[3], block[3]; double smem; } *launch;
+  size_t nlaunch, caplaunch;
+  size_t nevents, nmeta_events, nother;
+  size_t next_progress;
+  int ndevices;
+  /* direct-mapped cache of short strings (ph, cat, pid, tid) -> pool id */
+  struct { uint64_t w[3]; uint32_t n, id; } scache[256];
+} kctx;
+
+static const char *svp(kctx *k, const sv *s) {
+  return s->scratch ? k->scratch.data + s->off : k->in->data + s->off;
+}
+
+/* The current STR/KEY (or NUM text) token as a view. */
+static sv tok_sv(kctx *k) {
+  sv s;
+  s.set = 1;
+  if ((k->j.type == PL_JSON_STR || k->j.type == PL_JSON_KEY) && k->j.esc) {
+    size_t off = k->scratch.len;
+    pl_json_unescape(k->j.tok, k->j.toklen, &k->scratch);
+    s.off = off; s.n = (uint32_t)(k->scratch.len - off); s.scratch = 1;
+  } else {
+    s.off = (size_t)(k->j.tok - k->in->data); s.n = (uint32_t)k->j.toklen; s.scratch = 0;
+  }
+  return s;
+}
+
+
+static uint32_t intern(kctx *k, const sv *s) {
+  if (!s->set) return 0;
+  const char *p = svp(k, s);
+  if (s->n <= 24) {
+    uint64_t w[3] = { 0, 0, 0 };
+    memcpy(w, p, s->n);
+    uint64_t h = (w[0] ^ (w[1] * 0x9E3779B97F4A7C15ull) ^ (w[2] * 0xC2B2AE3D27D4EB4Full) ^ s->n) * 0x9E3779B97F4A7C15ull;
+    unsigned slot = (unsigned)(h >> 56);
+    if (k->scache[slot].id && k->scache[slot].n == s->n && k->scache[slot].w[0] == w[0] &&
+        k->scache[slot].w[1] == w[1] && k->scache[slot].w[2] == w[2])
+      return k->scache[slot].id;
+    uint32_t id = pl_pool_intern(k->pool, p, s->n);
+    k->scache[slot].w[0] = w[0]; k->scache[slot].w[1] = w[1]; k->scache[slot].w[2] = w[2];
+    k->scache[slot].n = s->n; k->scache[slot].id = id;
+    return id;
+  }
+  return pl_pool_intern(k->pool, p, s->n);
+}
+
+/* ---- table set-up ------------------------------------------------------- */
+typedef struct coldef { const char *name; pl_type type; const char *doc; } coldef;
+
+static void make_table(kctx *k, tcols *tc, const char *name, const coldef *defs, size_t n) {
+  tc->t = NULL;
+  if (!pl_want_table(k->o, name)) return;
+  pl_table *t = pl_table_new(name);
+  pl_pool_release(t->pool);
+  t->pool = k->pool; pl_pool_retain(k->pool);
+  for (size_t i = 0; i < n; i++) {
+    tc->c[i] = pl_table_add_col(t, defs[i].name, defs[i].type);
+    pl_table_set_doc(t, tc->c[i], defs[i].doc);
+  }
+  tc->t = t;
+}
+
+static const coldef EV_COLS[] = {
+  { "name", PL_STR, "event name" },
+  { "cat", PL_STR, "event category as written (kernel, cpu_op, cuda_runtime, Kernel, Operator, ...)" },
+  { "ph", PL_STR, "Chrome-trace phase: X complete, i/I instant, C counter, s/f flow start/end, B/E, b/e" },
+  { "ts_ns", PL_INT, "start timestamp, ns (exact: the trace's microseconds times 1000)" },
+  { "dur_ns", PL_INT, "duration, ns (complete events)" },
+  { "pid", PL_STR, "process id or device as given (text)" },
+  { "tid", PL_STR, "thread id or stream as given (text: numbers and names like 'stream 7')" },
+  { "flow_id", PL_INT, "flow id (s/f events)" },
+  { "correlation", PL_INT, "CUPTI/roctracer correlation id (links a launch to its kernel)" },
+  { "external_id", PL_INT, "'External id' / 'external id': links GPU work to the CPU operator" },
+};
+enum { EV_NAME, EV_CAT, EV_PH, EV_TS, EV_DUR, EV_PID, EV_TID, EV_FLOW, EV_CORR, EV_EXT };
+
+static const coldef KN_COLS[] = {
+  { "name", PL_STR, "kernel name as in the trace" },
+  { "short_name", PL_STR, "kernel name without return type, namespaces, templates and arguments" },
+  { "start_ns", PL_INT, "kernel start, ns" },
+  { "duration_ns", PL_INT, "kernel duration, ns" },
+  { "device", PL_INT, "device index (args.device)" },
+  { "stream", PL_INT, "stream id" },
+  { "context", PL_INT, "CUDA context id" },
+  { "correlation", PL_INT, "correlation id shared with the launching runtime call" },
+  { "external_id", PL_INT, "external id of the CPU operator that launched it" },
+  { "grid_x", PL_INT, "grid size x (blocks)" }, { "grid_y", PL_INT, "grid size y" }, { "grid_z", PL_INT, "grid size z" },
+  { "block_x", PL_INT, "block size x (threads)" }, { "block_y", PL_INT, "block size y" }, { "block_z", PL_INT, "block size z" },
+  { "registers", PL_INT, "registers per thread" },
+  { "smem_bytes", PL_INT, "shared memory per block, bytes, as Kineto writes it: static + dynamic together" },
+  { "smem_static_bytes", PL_INT, "static shared memory per block, bytes: missing, Kineto records only the sum (smem_bytes)" },
+  { "smem_dynamic_bytes", PL_INT, "dynamic shared memory per block, bytes: missing, Kineto records only the sum (smem_bytes)" },
+  { "warps_per_sm", PL_NUM, "warps per SM (trace's 'warps per SM')" },
+  { "blocks_per_sm", PL_NUM, "blocks per SM (trace's 'blocks per SM')" },
+  { "est_achieved_occupancy_pct", PL_NUM, "the trace's 'est. achieved occupancy %', percent 0-100" },
+  { "theoretical_occupancy_pct", PL_NUM, "the trace's 'theoretical occupancy %' (2021 tb-plugin traces), percent 0-100" },
+  { "kind", PL_STR, "args.kind (AMD: 'Dispatch Kernel')" },
+  { "cat", PL_STR, "category as written (kernel or Kernel)" },
+};
+enum { KN_NAME, KN_SHORT, KN_START, KN_DUR, KN_DEV, KN_STREAM, KN_CTX, KN_CORR, KN_EXT,
+       KN_GX, KN_GY, KN_GZ, KN_BX, KN_BY, KN_BZ, KN_REGS, KN_SMEM, KN_SMEM_S, KN_SMEM_D,
+       KN_WPS, KN_BPS, KN_OCC, KN_THEO, KN_KIND, KN_CAT };
+
+static const coldef CPU_COLS[] = {
+  { "name", PL_STR, "operator name (aten::..., user functions)" },
+  { "start_ns", PL_INT, "start, ns" },
+  { "duration_ns", PL_INT, "duration (inclusive of children), ns" },
+  { "pid", PL_STR, "process id" },
+  { "tid", PL_STR, "thread id" },
+  { "external_id", PL_INT, "external id (GPU work launched inside carries it)" },
+  { "seq", PL_INT, "autograd sequence number" },
+  { "fwd_tid", PL_INT, "forward thread id (backward ops)" },
+  { "input_dims", PL_STR, "'Input Dims' as compact JSON text, when shapes were recorded" },
+  { "input_types", PL_STR, "'Input type' as compact JSON text" },
+  { "flops", PL_NUM, "floating-point operations when the profiler recorded them (with_flops)" },
+};
+enum { CPU_NAME, CPU_START, CPU_DUR, CPU_PID, CPU_TID, CPU_EXT, CPU_SEQ, CPU_FWD, CPU_DIMS, CPU_TYPES, CPU_FLOPS };
+
+static const coldef RT_COLS[] = {
+  { "name", PL_STR, "runtime/driver call (cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel, ...)" },
+  { "start_ns", PL_INT, "start, ns" },
+  { "duration_ns", PL_INT, "duration, ns" },
+  { "pid", PL_STR, "process id" },
+  { "tid", PL_STR, "thread id" },
+  { "correlation", PL_INT, "correlation id (the kernel/memcpy it launched has the same)" },
+  { "external_id", PL_INT, "external id of the CPU operator" },
+  { "cbid", PL_INT, "CUPTI callback id" },
+  { "cat", PL_STR, "category (cuda_runtime, cuda_driver, Runtime)" },
+};
+enum { RT_NAME, RT_START, RT_DUR, RT_PID, RT_TID, RT_CORR, RT_EXT, RT_CBID, RT_CAT };
+
+static const coldef MC_COLS[] = {
+  { "name", PL_STR, "e.g. 'Memcpy HtoD (Pageable -> Device)'" },
+  { "start_ns", PL_INT, "start, ns" },
+  { "duration_ns", PL_INT, "duration, ns" },
+  { "device", PL_INT, "device index" },
+  { "stream", PL_INT, "stream id" },
+  { "correlation", PL_INT, "correlation id" },
+  { "external_id", PL_INT, "external id" },
+  { "bytes", PL_INT, "bytes moved or set" },
+  { "bandwidth_bytes_per_s", PL_NUM, "the trace's 'memory bandwidth (GB/s)' in bytes/s (x 1e9)" },
+};
+enum { MC_NAME, MC_START, MC_DUR, MC_DEV, MC_STREAM, MC_CORR, MC_EXT, MC_BYTES, MC_BW };
+
+static const coldef ST_COLS[] = {
+  { "step", PL_INT, "N of ProfilerStep#N" },
+  { "name", PL_STR, "span name" },
+  { "start_ns", PL_INT, "start, ns" },
+  { "duration_ns", PL_INT, "duration, ns" },
+  { "pid", PL_STR, "process id" },
+  { "tid", PL_STR, "thread id" },
+};
+enum { ST_STEP, ST_NAME, ST_START, ST_DUR, ST_PID, ST_TID };
+
+static const coldef CT_COLS[] = {
+  { "ts_ns", PL_INT, "sample time, ns" },
+  { "dur_ns", PL_INT, "range duration, ns (cuda_profiler_range counters; missing for C events)" },
+  { "name", PL_STR, "counter event name (e.g. 'GPU 0 Utilization') or profiler range name" },
+  { "series", PL_STR, "argument name of the value (e.g. 'GPU Utilization', a CUPTI metric name)" },
+  { "value", PL_NUM, "value as recorded" },
+  { "pid", PL_STR, "process id or device as given" },
+  { "tid", PL_STR, "thread id as given" },
+};
+enum { CT_TS, CT_DUR, CT_NAME, CT_SERIES, CT_VALUE, CT_PID, CT_TID };
+
+static const coldef DV_COLS[] = {
+  { "id", PL_INT, "device index" },
+  { "name", PL_STR, "device name" },
+  { "cc", PL_STR, "compute capability 'major.minor'" },
+  { "cc_major", PL_INT, "compute capability major" },
+  { "cc_minor", PL_INT, "compute capability minor" },
+  { "sm_count", PL_INT, "multiprocessors (numSms / multiProcessorCount)" },
+  { "warp_size", PL_INT, "threads per warp" },
+  { "max_threads_per_block", PL_INT, "max threads per block" },
+  { "max_threads_per_sm", PL_INT, "max resident threads per SM" },
+  { "max_warps_per_sm", PL_INT, "max_threads_per_sm / warp_size" },
+  { "regs_per_block", PL_INT, "32-bit registers per block" },
+  { "regs_per_sm", PL_INT, "32-bit registers per SM" },
+  { "smem_per_block_bytes", PL_INT, "shared memory per block, bytes" },
+  { "smem_per_block_optin_bytes", PL_INT, "opt-in shared memory per block, bytes" },
+  { "smem_per_sm_bytes", PL_INT, "shared memory per SM, bytes" },
+  { "memory_bytes", PL_INT, "global memory, bytes" },
+};
+enum { DV_ID, DV_NAME, DV_CC, DV_MAJ, DV_MIN, DV_SMS, DV_WARP, DV_TPB, DV_TPSM, DV_WPSM, DV_RPB, DV_RPSM,
+       DV_SMB, DV_SMBO, DV_SMSM, DV_MEM };
+
+#define NCOLS(a) (sizeof(a) / sizeof(a[0]))
+
+/* ---- event parsing ---------------------------------------------------- */
+
+static void ev_reset(kev *e) {
+  ctrarg *ctr = e->ctr; size_t cap = e->capctr;
+  memset(e, 0, sizeof *e);
+  e->ctr = ctr; e->capctr = cap;
+  e->ts = e->dur = e->flow_id = PL_INT_NA;
+  e->corr = e->ext = e->device = e->stream = e->context = e->regs = e->bytes = e->cbid = e->seq = e->fwd = PL_INT_NA;
+  e->smem = e->bps = e->wps = e->occ = e->theo = e->bw = e->flops = NAN;
+}
+
+#define KEYIS(lit) (j->toklen == sizeof(lit) - 1 && memcmp(j->tok, lit, sizeof(lit) - 1) == 0)
+
+/* Integer arg: an integral NUM (or a number in a string); NA otherwise. */
+static int64_t tok_int(pl_json *j) {
+  if (j->type == PL_JSON_NUM && j->isint) return j->ival;
+  int64_t v;
+  if ((j->type == PL_JSON_NUM || j->type == PL_JSON_STR) && pl_json_scaled(j, 0, &v) == 0) return v;
+  return PL_INT_NA;
+}
+
+static double tok_num(pl_json *j) {
+  if (j->type == PL_JSON_NUM) return pl_json_num(j);
+  if (j->type == PL_JSON_STR && !j->esc) {
+    double d;
+    if (j->toklen == 3 && memcmp(j->tok, "inf", 3) == 0) return INFINITY;
+    if (pl_parse_double(j->tok, j->toklen, &d) == 0) return d;
+  }
+  return NAN;
+}
+
+/* Reads a value that should be [x, y, z]; anything else is skipped. */
+static int read_dim3(kctx *k, int64_t out[3], int *has) {
+  pl_json *j = &k->j;
+  if (j->type != PL_JSON_ARR) return pl_json_skip(j);
+  int i = 0;
+  for (;;) {
+    pl_json_type t = pl_json_next(j);
+    if (t == PL_JSON_ERROR) return -1;
+    if (t == PL_JSON_ARR_END) break;
+    if (t == PL_JSON_NUM && i < 3) out[i] = tok_int(j);
+    else if (pl_json_skip(j) != 0) return -1;
+    i++;
+  }
+  if (i == 3) *has = 1;
+  return 0;
+}
+
+/* Copies the value just begun as compact JSON text into scratch. */
+static int read_compact(kctx *k, sv *out) {
+  pl_json *j = &k->j;
+  const char *start = j->tok;
+  if (j->type == PL_JSON_STR) start--;        /* include the quote */
+  if (pl_json_skip(j) != 0) return -1;
+  const char *stop = j->type == PL_JSON_STR ? j->tok + j->toklen + 1 : j->tok + j->toklen;
+  size_t off = k->scratch.len;
+  int instr = 0;
+  pl_buf_reserve(&k->scratch, (size_t)(stop - start));
+  for (const char *q = start; q < stop; q++) {
+    char c = *q;
+    if (instr) {
+      pl_buf_addc(&k->scratch, c);
+      if (c == '\\' && q + 1 < stop) pl_buf_addc(&k->scratch, *++q);
+      else if (c == '"') instr = 0;
+    } else if (c == '"') { instr = 1; pl_buf_addc(&k->scratch, c); }
+    else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') pl_buf_addc(&k->scratch, c);
+  }
+  out->off = off; out->n = (uint32_t)(k->scratch.len - off); out->set = 1; out->scratch = 1;
+  return 0;
+}
+
+static int parse_args(kctx *k) {
+  pl_json *j = &k->j;
+  kev *e = &k->e;
+  for (;;) {
+    pl_json_type t = pl_json_next(j);
+    if (t == PL_JSON_ERROR) return -1;
+    if (t == PL_JSON_OBJ_END) return 0;
+    const char *key = j->tok;
+    size_t kn = j->toklen;
+    int kesc = j->esc;
+    sv keysv = tok_sv(k);
+    t = pl_json_next(j);
+    if (t == PL_JSON_ERROR) return -1;
+    int handled = 1;
+    if (kesc) handled = 0;
+    else switch (kn) {
+      case 4:
+        if (memcmp(key, "cbid", 4) == 0) e->cbid = tok_int(j);
+        else if (memcmp(key, "grid", 4) == 0) { if (read_dim3(k, e->grid, &e->has_grid)) return -1; }
+        else if (memcmp(key, "kind", 4) == 0) { if (t == PL_JSON_STR) e->kind = tok_sv(k); else if (pl_json_skip(j)) return -1; }
+        else handled = 0;
+        break;
+      case 5:
+        if (memcmp(key, "block", 5) == 0) { if (read_dim3(k, e->block, &e->has_block)) return -1; }
+        else if (memcmp(key, "bytes", 5) == 0 || memcmp(key, "Bytes", 5) == 0) e->bytes = tok_int(j);
+        else if (memcmp(key, "flops", 5) == 0) e->flops = tok_num(j);
+        else handled = 0;
+        break;
+      case 6:
+        if (memcmp(key, "device", 6) == 0) e->device = tok_int(j);
+        else if (memcmp(key, "stream", 6) == 0) e->stream = tok_int(j);
+        else handled = 0;
+        break;
+      case 7:
+        if (memcmp(key, "context", 7) == 0) e->context = tok_int(j);
+        else handled = 0;
+        break;
+      case 9:
+        if (memcmp(key, "Device Id", 9) == 0) e->device = tok_int(j);
+        else handled = 0;
+        break;
+      case 10:
+        if (memcmp(key, "Input Dims", 10) == 0) { if (read_compact(k, &e->dims)) return -1; }
+        else if (memcmp(key, "Input type", 10) == 0) { if (read_compact(k, &e->types)) return -1; }
+        else handled = 0;
+        break;
+      case 11:
+        if (memcmp(key, "correlation", 11) == 0) e->corr = tok_int(j);
+        else if (memcmp(key, "External id", 11) == 0 || memcmp(key, "external id", 11) == 0) e->ext = tok_int(j);
+        else handled = 0;
+        break;
+      case 12:
+        if (memcmp(key, "warps per SM", 12) == 0) e->wps = tok_num(j);
+        else handled = 0;
+        break;
+      case 13:
+        if (memcmp(key, "shared memory", 13) == 0) e->smem = tok_num(j);
+        else if (memcmp(key, "blocks per SM", 13) == 0) e->bps = tok_num(j);
+        else if (memcmp(key, "Fwd thread id", 13) == 0) e->fwd = tok_int(j);
+        else handled = 0;
+        break;
+      case 15:
+        if (memcmp(key, "Sequence number", 15) == 0) e->seq = tok_int(j);
+        else handled = 0;
+        break;
+      case 20:
+        if (memcmp(key, "registers per thread", 20) == 0) e->regs = tok_int(j);
+        else handled = 0;
+        break;
+      case 23:
+        if (memcmp(key, "memory bandwidth (GB/s)", 23) == 0) e->bw = tok_num(j);
+        else if (memcmp(key, "theoretical occupancy %", 23) == 0) e->theo = tok_num(j);
+        else handled = 0;
+        break;
+      case 25:
+        if (memcmp(key, "est. achieved occupancy %", 25) == 0) e->occ = tok_num(j);
+        else handled = 0;
+        break;
+      default:
+        handled = 0;
+    }
+    if (handled) continue;
+    if (t == PL_JSON_NUM) {
+      /* kept for counter events and profiler ranges */
+      if (e->nctr == e->capctr) {
+        e->capctr = e->capctr ? e->capctr * 2 : 16;
+        e->ctr = pl_xrealloc(e->ctr, e->capctr * sizeof *e->ctr);
+      }
+      ctrarg *c = &e->ctr[e->nctr++];
+      c->key = keysv; c->val = tok_sv(k); c->isint = j->isint; c->ival = j->ival;
+      if (j->special) { c->isint = 0; c->val.set = 2 + (uint8_t)j->special; }
+    } else if (pl_json_skip(j) != 0) return -1;
+  }
+}
+
+static int ts_field(kctx *k, int64_t *out, const char *what) {
+  pl_json *j = &k->j;
+  if (j->type == PL_JSON_NUM || j->type == PL_JSON_STR) {
+    if (pl_json_scaled(j, 3, out) == 0) return 0;
+  }
+  if (j->type == PL_JSON_NULL) return 0;
+  return pl_json_fail(j, j->type == PL_JSON_STR ? j->tok - 1 : j->tok, what);
+}
+
+static int cat_class(kctx *k, const sv *c) {
+  if (!c->set) return C_OTHER;
+  const char *s = svp(k, c);
+  switch (c->n) {
+    case 6:
+      if (strncasecmp(s, "kernel", 6) == 0) return C_KERNEL;
+      if (memcmp(s, "cpu_op", 6) == 0 || memcmp(s, "Memcpy", 6) == 0) return s[0] == 'c' ? C_CPU : C_MEMCPY;
+      if (memcmp(s, "Memset", 6) == 0) return C_MEMSET;
+      break;
+    case 7:
+      if (memcmp(s, "Runtime", 7) == 0) return C_RUNTIME;
+      break;
+    case 8:
+      if (memcmp(s, "Operator", 8) == 0) return C_CPU;
+      break;
+    case 10:
+      if (memcmp(s, "gpu_memcpy", 10) == 0) return C_MEMCPY;
+      if (memcmp(s, "gpu_memset", 10) == 0) return C_MEMSET;
+      break;
+    case 11:
+      if (memcmp(s, "cuda_driver", 11) == 0) return C_RUNTIME;
+      break;
+    case 12:
+      if (memcmp(s, "cuda_runtime", 12) == 0) return C_RUNTIME;
+      break;
+    case 19:
+      if (memcmp(s, "cuda_profiler_range", 19) == 0) return C_PROFRANGE;
+      if (memcmp(s, "gpu_user_annotation", 19) == 0) return C_GPU_ANNOT;
+      break;
+  }
+  return C_OTHER;
+}
+
+static uint32_t short_id(kctx *k, uint32_t nameid) {
+  if (nameid == 0) return 0;
+  if (nameid >= k->nshort) {
+    size_t n = k->nshort ? k->nshort : 1024;
+    while (n <= nameid) n *= 2;
+    k->shortof = pl_xrealloc(k->shortof, n * sizeof *k->shortof);
+    memset(k->shortof + k->nshort, 0, (n - k->nshort) * sizeof *k->shortof);
+    k->nshort = n;
+  }
+  if (k->shortof[nameid] == 0) {
+    size_t len;
+    const char *s = pl_pool_str(k->pool, nameid, &len);
+    k->tmp.len = 0;
+    pl_buf_reserve(&k->tmp, len + 64);
+    size_t sn = pl_short_name(s, len, k->tmp.data, k->tmp.cap);
+    k->shortof[nameid] = pl_pool_intern(k->pool, k->tmp.data, sn);
+  }
+  return k->shortof[nameid];
+}
+
+static double ctr_value(kctx *k, const ctrarg *c) {
+  if (c->val.set == 3) return NAN;
+  if (c->val.set == 4) return INFINITY;
+  if (c->val.set == 5) return -INFINITY;
+  if (c->isint) return (double)c->ival;
+  double d;
+  if (pl_parse_double(svp(k, &c->val), c->val.n, &d) == 0) return d;
+  return NAN;
+}
+
+/* Appending whole rows straight into the columns (every column of a table
+** built here is set on every row, missing values written as the table's
+** own missing markers): avoids the per-cell bookkeeping of pl_row_put_*. */
+typedef union cell { int64_t i; double d; uint32_t s; } cell;
+
+static void fast_row(pl_table *t, const cell *v) {
+  for (size_t i = 0; i < t->ncols; i++) {
+    pl_column *c = t->cols[i];
+    if (c->len == c->cap) {
+      size_t cap = c->cap < 1024 ? 1024 : c->cap < (1u << 20) ? c->cap * 2 : c->cap + c->cap / 2;
+      c->v.any = pl_xrealloc(c->v.any, cap * (c->type == PL_STR ? sizeof(uint32_t) : sizeof(int64_t)));
+      c->cap = cap;
+    }
+    switch (c->type) {
+      case PL_NUM: c->v.num[c->len] = v[i].d; break;
+      case PL_STR: c->v.str[c->len] = v[i].s; break;
+      default: c->v.i64[c->len] = v[i].i; break;
+    }
+    c->len++;
+  }
+  t->nrows++;
+}
+
+static void put_int(pl_table *t, int col, int64_t v) { if (v != PL_INT_NA) pl_row_put_int(t, col, v); }
+static void put_id(pl_table *t, int col, uint32_t id) { if (id) pl_row_put_strid(t, col, id); }
+
+static void emit_event(kctx *k) {
+  kev *e = &k->e;
+  if (!e->ph.set) { k->nother++; return; }
+  const char *ph = svp(k, &e->ph);
+  if (e->ph.n == 1 && ph[0] == 'M') { k->nmeta_events++; return; }
+  k->nevents++;
+  uint32_t nameid = 0, pidid = 0, tidid = 0;
+  int cls = cat_class(k, &e->cat);
+  int complete = e->ph.n == 1 && ph[0] == 'X';
+  if (k->ev.t) {
+    cell v[10];
+    nameid = intern(k, &e->name); pidid = intern(k, &e->pid); tidid = intern(k, &e->tid);
+    v[EV_NAME].s = nameid; v[EV_CAT].s = intern(k, &e->cat); v[EV_PH].s = intern(k, &e->ph);
+    v[EV_TS].i = e->ts; v[EV_DUR].i = e->dur; v[EV_PID].s = pidid; v[EV_TID].s = tidid;
+    v[EV_FLOW].i = e->flow_id; v[EV_CORR].i = e->corr; v[EV_EXT].i = e->ext;
+    fast_row(k->ev.t, v);
+  }
+#define NAMEID() (nameid ? nameid : (nameid = intern(k, &e->name)))
+#define PIDID() (pidid ? pidid : (pidid = intern(k, &e->pid)))
+#define TIDID() (tidid ? tidid : (tidid = intern(k, &e->tid)))
+  if (complete) {
+    if (cls == C_KERNEL && k->kn.t) {
+      cell v[NCOLS(KN_COLS)];
+      v[KN_NAME].s = NAMEID(); v[KN_SHORT].s = short_id(k, nameid);
+      v[KN_START].i = e->ts; v[KN_DUR].i = e->dur; v[KN_DEV].i = e->device; v[KN_STREAM].i = e->stream;
+      v[KN_CTX].i = e->context; v[KN_CORR].i = e->corr; v[KN_EXT].i = e->ext;
+      for (int d = 0; d < 3; d++) {
+        v[KN_GX + d].i = e->has_grid ? e->grid[d] : PL_INT_NA;
+        v[KN_BX + d].i = e->has_block ? e->block[d] : PL_INT_NA;
+      }
+      v[KN_REGS].i = e->regs;
+      v[KN_SMEM].i = isnan(e->smem) ? PL_INT_NA : (int64_t)e->smem;
+      v[KN_SMEM_S].i = PL_INT_NA; v[KN_SMEM_D].i = PL_INT_NA;
+      v[KN_WPS].d = e->wps; v[KN_BPS].d = e->bps; v[KN_OCC].d = e->occ; v[KN_THEO].d = e->theo;
+      v[KN_KIND].s = intern(k, &e->kind); v[KN_CAT].s = intern(k, &e->cat);
+      fast_row(k->kn.t, v);
+    } else if (cls == C_CPU && k->cpu.t && !(e->name.n > 13 && memcmp(svp(k, &e->name), "ProfilerStep#", 13) == 0)) {
+      cell v[NCOLS(CPU_COLS)];
+      v[CPU_NAME].s = NAMEID(); v[CPU_START].i = e->ts; v[CPU_DUR].i = e->dur;
+      v[CPU_PID].s = PIDID(); v[CPU_TID].s = TIDID(); v[CPU_EXT].i = e->ext; v[CPU_SEQ].i = e->seq;
+      v[CPU_FWD].i = e->fwd; v[CPU_DIMS].s = intern(k, &e->dims); v[CPU_TYPES].s = intern(k, &e->types);
+      v[CPU_FLOPS].d = e->flops;
+      fast_row(k->cpu.t, v);
+    } else if (cls == C_RUNTIME) {
+      if (k->rt.t) {
+        cell v[NCOLS(RT_COLS)];
+        v[RT_NAME].s = NAMEID(); v[RT_START].i = e->ts; v[RT_DUR].i = e->dur;
+        v[RT_PID].s = PIDID(); v[RT_TID].s = TIDID(); v[RT_CORR].i = e->corr; v[RT_EXT].i = e->ext;
+        v[RT_CBID].i = e->cbid; v[RT_CAT].s = intern(k, &e->cat);
+        fast_row(k->rt.t, v);
+      }
+      if (k->kn.t && (e->has_grid || e->has_block) && e->corr != PL_INT_NA) {
+        /* roctracer writes the launch configuration on the runtime call */
+        if (k->nlaunch == k->caplaunch) {
+          k->caplaunch = k->caplaunch ? k->caplaunch * 2 : 64;
+          k->launch = pl_xrealloc(k->launch, k->caplaunch * sizeof *k->launch);
+        }
+        struct launch *l = &k->launch[k->nlaunch++];
+        l->corr = e->corr;
+        for (int i = 0; i < 3; i++) {
+          l->grid[i] = e->has_grid ? e->grid[i] : PL_INT_NA;
+          l->block[i] = e->has_block ? e->block[i] : PL_INT_NA;
+        }
+        l->smem = e->smem;
+      }
+    } else if ((cls == C_MEMCPY && k->mc.t) || (cls == C_MEMSET && k->ms.t)) {
+      tcols *tc = cls == C_MEMCPY ? &k->mc : &k->ms;
+      pl_table *t = tc->t;
+      int *c = tc->c;
+      put_id(t, c[MC_NAME], NAMEID());
+      put_int(t, c[MC_START], e->ts);
+      put_int(t, c[MC_DUR], e->dur);
+      put_int(t, c[MC_DEV], e->device);
+      put_int(t, c[MC_STREAM], e->stream);
+      put_int(t, c[MC_CORR], e->corr);
+      put_int(t, c[MC_EXT], e->ext);
+      put_int(t, c[MC_BYTES], e->bytes);
+      if (!isnan(e->bw)) pl_row_put_num(t, c[MC_BW], e->bw * 1e9);
+      pl_row_end(t);
+    }
+    if (k->st.t && cls != C_GPU_ANNOT && e->name.n > 13 && memcmp(svp(k, &e->name), "ProfilerStep#", 13) == 0) {
+      int64_t step;
+      const char *s = svp(k, &e->name);
+      if (pl_parse_int64(s + 13, e->name.n - 13, &step) == 0) {
+        pl_table *t = k->st.t;
+        int *c = k->st.c;
+        pl_row_put_int(t, c[ST_STEP], step);
+        put_id(t, c[ST_NAME], NAMEID());
+        put_int(t, c[ST_START], e->ts);
+        put_int(t, c[ST_DUR], e->dur);
+        put_id(t, c[ST_PID], PIDID());
+        put_id(t, c[ST_TID], TIDID());
+        pl_row_end(t);
+      }
+    }
+  }
+  if (k->ct.t && ((e->ph.n == 1 && ph[0] == 'C') || (complete && cls == C_PROFRANGE))) {
+    pl_table *t = k->ct.t;
+    int *c = k->ct.c;
+    for (size_t i = 0; i < e->nctr; i++) {
+      put_int(t, c[CT_TS], e->ts);
+      put_int(t, c[CT_DUR], e->dur);
+      put_id(t, c[CT_NAME], NAMEID());
+      put_id(t, c[CT_SERIES], intern(k, &e->ctr[i].key));
+      pl_row_put_num(t, c[CT_VALUE], ctr_value(k, &e->ctr[i]));
+      put_id(t, c[CT_PID], PIDID());
+      put_id(t, c[CT_TID], TIDID());
+      pl_row_end(t);
+    }
+  }
+}
+
+static int parse_event(kctx *k) {
+  pl_json *j = &k->j;
+  kev *e = &k->e;
+  ev_reset(e);
+  k->scratch.len = 0;
+  for (;;) {
+    pl_json_type t = pl_json_next(j);
+    if (t == PL_JSON_OBJ_END) break;
+    if (t == PL_JSON_ERROR) return -1;
+    /* t is a KEY */
+    int which = 0;
+    if (!j->esc) switch (j->toklen) {
+      case 2:
+        if (KEYIS("ph")) which = 1; else if (KEYIS("ts")) which = 2; else if (KEYIS("id")) which = 3;
+        break;
+      case 3:
+        if (KEYIS("cat")) which = 4; else if (KEYIS("pid")) which = 5; else if (KEYIS("tid")) which = 6;
+        else if (KEYIS("dur")) which = 7;
+        break;
+      case 4:
+        if (KEYIS("name")) which = 8; else if (KEYIS("args")) which = 9;
+        break;
+    }
+    t = pl_json_next(j);
+    if (t == PL_JSON_ERROR) return -1;
+    switch (which) {
+      case 1: if (t == PL_JSON_STR) e->ph = tok_sv(k); else return pl_json_fail(j, j->tok, "the phase \"ph\" as a string");
+        break;
+      case 2: if (ts_field(k, &e->ts, "the timestamp \"ts\" as a number of microseconds")) return -1; break;
+      case 7: if (ts_field(k, &e->dur, "the duration \"dur\" as a number of microseconds")) return -1; break;
+      case 3: if (t == PL_JSON_NUM) e->flow_id = tok_int(j); else if (pl_json_skip(j)) return -1; break;
+      case 4: if (t == PL_JSON_STR) e->cat = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
+      case 5: case 6: case 8: {
+        sv *dst = which == 5 ? &e->pid : which == 6 ? &e->tid : &e->name;
+        if (t == PL_JSON_STR || t == PL_JSON_NUM) *dst = tok_sv(k);
+        else if (pl_json_skip(j)) return -1;
+        break;
+      }
+      case 9:
+        if (t == PL_JSON_OBJ) { if (parse_args(k)) return -1; }
+        else if (pl_json_skip(j)) return -1;
+        break;
+      default:
+        if (pl_json_skip(j)) return -1;
+    }
+  }
+  emit_event(k);
+  return 0;
+}
+
+/* ---- devices and top-level keys ---------------------------------------- */
+
+static int64_t dom_int(const pl_jdoc *d, int o, const char *key) {
+  int i = pl_jdoc_get(d, o, key);
+  if (i < 0 || d->n[i].type != PL_JSON_NUM) return PL_INT_NA;
+  if (d->n[i].isint) return d->n[i].ival;
+  return (int64_t)d->n[i].dval;
+}
+
+static int parse_devices(kctx *k) {
+  pl_json *j = &k->j;
+  if (j->type != PL_JSON_ARR) return pl_json_skip(j);
+  pl_jdoc d;
+  pl_jdoc_init(&d);
+  for (;;) {
+    pl_json_type t = pl_json_next(j);
+    if (t == PL_JSON_ERROR) { pl_jdoc_free(&d); return -1; }
+    if (t == PL_JSON_ARR_END) break;
+    pl_jdoc_clear(&d);
+    int o = pl_jdoc_read(&d, j);
+    if (o < 0) { pl_jdoc_free(&d); return -1; }
+    if (d.n[o].type != PL_JSON_OBJ) continue;
+    int64_t id = dom_int(&d, o, "id");
+    int64_t maj = dom_int(&d, o, "computeMajor"), min = dom_int(&d, o, "computeMinor");
+    if (maj == PL_INT_NA) { maj = dom_int(&d, o, "major"); min = dom_int(&d, o, "minor"); }
+    int64_t sms = dom_int(&d, o, "numSms");
+    if (sms == PL_INT_NA) sms = dom_int(&d, o, "multiProcessorCount");
+    int64_t tpsm = dom_int(&d, o, "maxThreadsPerMultiprocessor");
+    if (tpsm == PL_INT_NA) tpsm = dom_int(&d, o, "maxThreadsPerMultiProcessor");
+    int64_t warp = dom_int(&d, o, "warpSize");
+    int64_t smsm = dom_int(&d, o, "sharedMemPerMultiprocessor");
+    if (smsm == PL_INT_NA) smsm = dom_int(&d, o, "maxSharedMemoryPerMultiProcessor");
+    size_t nl = 0;
+    const char *name = pl_jdoc_str(&d, pl_jdoc_get(&d, o, "name"), &nl);
+    char cc[48] = "";
+    if (maj != PL_INT_NA) snprintf(cc, sizeof cc, "%lld.%lld", (long long)maj, (long long)(min == PL_INT_NA ? 0 : min));
+    if (k->ndevices == 0) {
+      if (name) pl_profile_meta_str(k->p, "device", name, nl);
+      if (cc[0]) pl_profile_meta_str(k->p, "cc", cc, strlen(cc));
+      if (sms != PL_INT_NA) pl_profile_meta_num(k->p, "sm_count", (double)sms);
+    }
+    k->ndevices++;
+    if (k->dv.t) {
+      pl_table *t = k->dv.t;
+      int *c = k->dv.c;
+      put_int(t, c[DV_ID], id);
+      if (name) pl_row_put_str(t, c[DV_NAME], name, nl);
+      if (cc[0]) pl_row_put_str(t, c[DV_CC], cc, strlen(cc));
+      put_int(t, c[DV_MAJ], maj);
+      put_int(t, c[DV_MIN], min);
+      put_int(t, c[DV_SMS], sms);
+      put_int(t, c[DV_WARP], warp);
+      put_int(t, c[DV_TPB], dom_int(&d, o, "maxThreadsPerBlock"));
+      put_int(t, c[DV_TPSM], tpsm);
+      if (tpsm != PL_INT_NA && warp != PL_INT_NA && warp > 0) pl_row_put_int(t, c[DV_WPSM], tpsm / warp);
+      put_int(t, c[DV_RPB], dom_int(&d, o, "regsPerBlock"));
+      put_int(t, c[DV_RPSM], dom_int(&d, o, "regsPerMultiprocessor"));
+      put_int(t, c[DV_SMB], dom_int(&d, o, "sharedMemPerBlock"));
+      put_int(t, c[DV_SMBO], dom_int(&d, o, "sharedMemPerBlockOptin"));
+      put_int(t, c[DV_SMSM], smsm);
+      put_int(t, c[DV_MEM], dom_int(&d, o, "totalGlobalMem"));
+      pl_row_end(t);
+    }
+  }
+  pl_jdoc_free(&d);
+  return 0;
+}
+
+static int progress_check(kctx *k) {
+  size_t done = (size_t)(k->j.p - k->in->data);
+  if (done < k->next_progress) return 0;
+  k->next_progress = done + (4u << 20);
+  if (k->o && k->o->interrupt && *k->o->interrupt) {
+    size_t l, c;
+    pl_json_linecol(&k->j, k->j.p, &l, &c);
+    return pl_err_set(k->err, l, c, "interrupted");
+  }
+  if (k->o && k->o->progress) k->o->progress(k->o->progress_ud, done, k->in->len);
+  return 0;
+}
+
+static int parse_events(kctx *k) {
+  pl_json *j = &k->j;
+  if (j->type != PL_JSON_ARR) return pl_json_fail(j, j->tok, "\"traceEvents\" as an array of events");
+  for (;;) {
+    pl_json_type t = pl_json_next(j);
+    if (t == PL_JSON_ERROR) return -1;
+    if (t == PL_JSON_ARR_END) return 0;
+    if (t != PL_JSON_OBJ) {
+      pl_profile_diag(k->p, pl_json_line(j), "traceEvents: skipped an element that is not an object");
+      if (pl_json_skip(j)) return -1;
+      continue;
+    }
+    if (parse_event(k)) return -1;
+    if ((size_t)(j->p - k->in->data) >= k->next_progress && progress_check(k)) return -1;
+  }
+}
+
+static void meta_scalar(kctx *k, const char *key, size_t kn) {
+  pl_json *j = &k->j;
+  char name[128];
+  if (kn >= sizeof name) return;
+  memcpy(name, key, kn); name[kn] = '\0';
+  if (strcmp(name, "displayTimeUnit") == 0) strcpy(name, "display_time_unit");
+  else if (strcmp(name, "schemaVersion") == 0) strcpy(name, "schema_version");
+  else if (strcmp(name, "baseTimeNanoseconds") == 0) strcpy(name, "base_time_ns");
+  else if (strcmp(name, "traceName") == 0) strcpy(name, "trace_name");
+  if (j->type == PL_JSON_STR) {
+    size_t n;
+    const char *s = pl_json_str(j, &n);
+    if (n <= 1024) pl_profile_meta_str(k->p, name, s, n);
+  } else if (j->type == PL_JSON_NUM) {
+    if (j->isint && (j->ival > (1ll << 53) || j->ival < -(1ll << 53)))
+      pl_profile_meta_str(k->p, name, j->tok, j->toklen);    /* keep exact */
+    else pl_profile_meta_num(k->p, name, pl_json_num(j));
+  }
+}
+
+static int parse_distributed(kctx *k) {
+  pl_json *j = &k->j;
+  if (j->type != PL_JSON_OBJ) return pl_json_skip(j);
+  pl_jdoc d;
+  pl_jdoc_init(&d);
+  int o = pl_jdoc_read(&d, j);
+  if (o < 0) { pl_jdoc_free(&d); return -1; }
+  int64_t v;
+  if ((v = dom_int(&d, o, "rank")) != PL_INT_NA) pl_profile_meta_num(k->p, "rank", (double)v);
+  if ((v = dom_int(&d, o, "world_size")) != PL_INT_NA) pl_profile_meta_num(k->p, "world_size", (double)v);
+  size_t n;
+  const char *s = pl_jdoc_str(&d, pl_jdoc_get(&d, o, "backend"), &n);
+  if (s) pl_profile_meta_str(k->p, "backend", s, n);
+  pl_jdoc_free(&d);
+  return 0;
+}
+
+static size_t line_of(const pl_json *j, const char *at) {
+  size_t l, c;
+  pl_json_linecol(j, at, &l, &c);
+  return l;
+}
+
+static int launch_cmp(const void *a, const void *b) {
+  int64_t x = ((const struct launch *)a)->corr, y = ((const struct launch *)b)->corr;
+  return x < y ? -1 : x > y;
+}
+
+/* AMD traces: kernels carry no grid/block; the hipLaunchKernel runtime event
+** with the same correlation does. */
+static void fill_launches(kctx *k) {
+  if (!k->kn.t || k->nlaunch == 0) return;
+  qsort(k->launch, k->nlaunch, sizeof *k->launch, launch_cmp);
+  pl_table *t = k->kn.t;
+  int *c = k->kn.c;
+  size_t filled = 0;
+  for (size_t r = 0; r < t->nrows; r++) {
+    int64_t corr = pl_cell_int(t, c[KN_CORR], r);
+    if (corr == PL_INT_NA || !pl_cell_missing(t, c[KN_GX], r)) continue;
+    size_t lo = 0, hi = k->nlaunch;
+    while (lo < hi) { size_t mid = (lo + hi) / 2; if (k->launch[mid].corr < corr) lo = mid + 1; else hi = mid; }
+    if (lo >= k->nlaunch || k->launch[lo].corr != corr) continue;
+    struct launch *l = &k->launch[lo];
+    int gc[3] = { c[KN_GX], c[KN_GY], c[KN_GZ] }, bc[3] = { c[KN_BX], c[KN_BY], c[KN_BZ] };
+    for (int i = 0; i < 3; i++) {
+      t->cols[gc[i]]->v.i64[r] = l->grid[i];
+      t->cols[bc[i]]->v.i64[r] = l->block[i];
+    }
+    if (!isnan(l->smem) && pl_cell_missing(t, c[KN_SMEM], r)) t->cols[c[KN_SMEM]]->v.i64[r] = (int64_t)l->smem;
+    filled++;
+  }
+  if (filled)
+    pl_profile_diag(k->p, 0, "kernels: grid/block/shared memory of %zu kernels taken from their launch call (same correlation id)", filled);
+}
+
+static void free_tables(kctx *k) {
+  tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->dv };
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) { pl_table_free(all[i]->t); all[i]->t = NULL; }
+}
+
+static void drop_if_empty_col(pl_table *t, const char *name) {
+  int c = pl_table_col(t, name);
+  if (c < 0) return;
+  for (size_t r = 0; r < t->nrows; r++) if (!pl_cell_missing(t, c, r)) return;
+  pl_table_drop_col(t, c);
+}
+
+static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  kctx *k = pl_xcalloc(1, sizeof *k);
+  k->in = in; k->p = p; k->o = o; k->err = err;
+  pl_json_init(&k->j, in->data, in->len, err);
+  pl_buf_init(&k->scratch); pl_buf_init(&k->tmp);
+  k->pool = pl_pool_new();
+  make_table(k, &k->ev, "events", EV_COLS, NCOLS(EV_COLS));
+  make_table(k, &k->kn, "kernels", KN_COLS, NCOLS(KN_COLS));
+  make_table(k, &k->cpu, "cpu_ops", CPU_COLS, NCOLS(CPU_COLS));
+  make_table(k, &k->rt, "runtime", RT_COLS, NCOLS(RT_COLS));
+  make_table(k, &k->mc, "memcpy", MC_COLS, NCOLS(MC_COLS));
+  make_table(k, &k->ms, "memset", MC_COLS, NCOLS(MC_COLS));
+  make_table(k, &k->st, "steps", ST_COLS, NCOLS(ST_COLS));
+  make_table(k, &k->ct, "counters", CT_COLS, NCOLS(CT_COLS));
+  make_table(k, &k->dv, "devices", DV_COLS, NCOLS(DV_COLS));
+  if (k->ms.t) {
+    pl_table_set_doc(k->ms.t, k->ms.c[MC_NAME], "e.g. 'Memset (Device)'");
+  }
+  pl_json *j = &k->j;
+  int rc = -1, seen_events = 0;
+  pl_json_type t = pl_json_next(j);
+  if (t == PL_JSON_ERROR) goto done;
+  if (t == PL_JSON_ARR) {
+    /* the bare form: an array of events */
+    if (parse_events(k)) goto done;
+    seen_events = 1;
+  } else if (t == PL_JSON_OBJ) {
+    for (;;) {
+      t = pl_json_next(j);
+      if (t == PL_JSON_ERROR) goto done;
+      if (t == PL_JSON_OBJ_END) break;
+      const char *key = j->tok;
+      size_t kn = j->toklen;
+      const char *keyat = key;
+      t = pl_json_next(j);
+      if (t == PL_JSON_ERROR) goto done;
+#define TOPKEY(lit) (kn == sizeof(lit) - 1 && memcmp(key, lit, kn) == 0)
+      if (TOPKEY("traceEvents")) {
+        if (parse_events(k)) goto done;
+        seen_events = 1;
+      } else if (TOPKEY("deviceProperties") || TOPKEY("computeProperties")) {
+        if (parse_devices(k)) goto done;
+      } else if (TOPKEY("distributedInfo")) {
+        if (parse_distributed(k)) goto done;
+      } else if (t == PL_JSON_STR || t == PL_JSON_NUM) {
+        meta_scalar(k, key, kn);
+      } else {
+        if (t == PL_JSON_OBJ || t == PL_JSON_ARR)
+          pl_profile_diag(p, line_of(j, keyat), "top-level \"%.*s\" (%s) not read", (int)(kn > 60 ? 60 : kn), key,
+                          t == PL_JSON_OBJ ? "object" : "array");
+        if (pl_json_skip(j)) goto done;
+      }
+    }
+  } else {
+    pl_json_fail(j, j->tok, "a Chrome trace: '{' with \"traceEvents\", or '[' of events");
+    goto done;
+  }
+  t = pl_json_next(j);
+  if (t != PL_JSON_EOF) goto done;
+  if (!seen_events) {
+    pl_err_set(err, 1, 1, "expected a Chrome trace with \"traceEvents\", found none");
+    goto done;
+  }
+  fill_launches(k);
+  if (k->nmeta_events) pl_profile_diag(p, 0, "%zu metadata (ph \"M\") events (process/thread names) not kept as events", k->nmeta_events);
+  if (k->nother) pl_profile_diag(p, 0, "%zu events without \"ph\" skipped", k->nother);
+  if (k->kn.t) { drop_if_empty_col(k->kn.t, "theoretical_occupancy_pct"); drop_if_empty_col(k->kn.t, "kind"); }
+  pl_profile_meta_str(p, "tool", "PyTorch Profiler (Kineto)", strlen("PyTorch Profiler (Kineto)"));
+  pl_profile_meta_str(p, "time_unit", "ns", 2);
+  pl_profile_meta_num(p, "events", (double)k->nevents);
+  pl_profile_meta_num(p, "devices", (double)k->ndevices);
+  {
+    tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->dv };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+      if (all[i]->t) { pl_profile_add_table(p, all[i]->t); all[i]->t = NULL; }
+  }
+  rc = 0;
+done:
+  if (rc != 0) free_tables(k);
+  if (o && o->progress && rc == 0) o->progress(o->progress_ud, in->len, in->len);
+  pl_pool_release(k->pool);
+  pl_json_free(&k->j);
+  pl_buf_free(&k->scratch); pl_buf_free(&k->tmp);
+  free(k->e.ctr); free(k->shortof); free(k->launch);
+  free(k);
+  return rc;
+}
+
+static int kineto_detect(const char *data, size_t len) {
+  size_t i = 0;
+  if (len >= 3 && (unsigned char)data[0] == 0xEF && (unsigned char)data[1] == 0xBB && (unsigned char)data[2] == 0xBF) i = 3;
+  while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t')) i++;
+  if (i >= len) return 0;
+  if (data[i] == '{') {
+    if (pl_find(data + i, len - i, "\"traceEvents\"")) return 90;
+    if (pl_find(data + i, len - i, "\"schemaVersion\"") &&
+        (pl_find(data + i, len - i, "\"deviceProperties\"") || pl_find(data + i, len - i, "\"computeProperties\"")))
+      return 80;
+    return 0;
+  }
+  if (data[i] == '[') {
+    if (pl_find(data + i, len - i, "\"ph\"") && pl_find(data + i, len - i, "\"ts\"")) return 60;
+  }
+  return 0;
+}
+
+const pl_format pl_fmt_kineto = {
+  "kineto",
+  "PyTorch profiler / Kineto Chrome-trace JSON (.json, .json.gz), read in one streaming pass",
+  "events kernels cpu_ops runtime memcpy memset steps counters devices",
+  kineto_detect,
+  kineto_parse,
+};

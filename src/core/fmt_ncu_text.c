@@ -1,0 +1,473 @@
+/*
+** fmt_ncu_text.c -- format "ncu-text": the Nsight Compute CLI details page
+** as `ncu` / `nv-nsight-cu-cli` prints it, every generation from 2019 on:
+**
+**   [27316] program@127.0.0.1
+**     NAME (8, 1, 1)x(128, 1, 1), Context 1, Stream 7, Device 0, CC 8.6
+**     NAME, 2025-May-15 09:00:25, Context 1, Stream 7        (older form)
+**       Section: Launch Statistics
+**       ------------------------- ----------- ------------
+**       Metric Name               Metric Unit Metric Value    (2022+; absent in the wide layout)
+**       ------------------------- ----------- ------------
+**       Registers Per Thread  register/thread          254
+**       ------------------------- ----------- ------------
+**       WRN   message ...                      (rules: WRN / INF / OPT / ERR)
+**             continuation ...
+**       ----- -------------------------------  (between rules)
+**
+** plus the 2019-2020 NVTX layout where `==PROF==   0: RANGE` and the
+** sections come before the kernel line.  Everything else (shell prompts,
+** `script` headers, ==PROF== progress, Markdown headings, the program's own
+** output) is noise: program output goes to the program_output table, the
+** rest to diagnostics.  Tables and columns: see ncu_common.h and
+** docs/formats-ncu.md.
+*/
+#include "format.h"
+#include "ncu_common.h"
+#include "scan.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- line shapes -------------------------------------------------------- */
+
+static size_t indent_of(const char *s, size_t n) {
+  size_t i = 0;
+  while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+  return i;
+}
+
+/* A line of dash groups ("---- ---- ----"); returns the number of groups and
+** the start columns (0-based, in the line) of the first three. */
+static int dash_groups(const char *s, size_t n, size_t starts[3], size_t lens[3]) {
+  size_t i = indent_of(s, n);
+  int g = 0;
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+  if (i >= n || s[i] != '-') return 0;
+  while (i < n) {
+    if (s[i] != '-') return 0;
+    size_t st = i;
+    while (i < n && s[i] == '-') i++;
+    if (g < 3) { starts[g] = st; lens[g] = i - st; }
+    g++;
+    while (i < n && s[i] == ' ') i++;
+  }
+  return g;
+}
+
+static int is_table_rule(const char *s, size_t n, size_t st[3], size_t ln[3]) {
+  return dash_groups(s, n, st, ln) == 3 && ln[0] >= 3;
+}
+
+static int is_msg_separator(const char *s, size_t n) {
+  size_t st[3], ln[3];
+  return dash_groups(s, n, st, ln) == 2 && ln[0] == 5;
+}
+
+/* "WRN", "INF", "OPT", "ERR" followed by a space or the end. */
+static int severity_of(const char *t, size_t n) {
+  if (n < 3 || (n > 3 && t[3] != ' ')) return 0;
+  return memcmp(t, "WRN", 3) == 0 || memcmp(t, "INF", 3) == 0 ||
+         memcmp(t, "OPT", 3) == 0 || memcmp(t, "ERR", 3) == 0;
+}
+
+static int read_uint(const char *s, size_t n, size_t *i, int64_t *v) {
+  size_t st = *i;
+  int64_t x = 0;
+  while (*i < n && s[*i] >= '0' && s[*i] <= '9') { x = x * 10 + (s[*i] - '0'); (*i)++; if (x > ((int64_t)1 << 50)) return 0; }
+  if (*i == st) return 0;
+  *v = x;
+  return 1;
+}
+
+/* "(a, b, c)" at s[i]; advances i past ')'. */
+static int read_dim3(const char *s, size_t n, size_t *i, int64_t out[3]) {
+  if (*i >= n || s[*i] != '(') return 0;
+  (*i)++;
+  for (int k = 0; k < 3; k++) {
+    while (*i < n && s[*i] == ' ') (*i)++;
+    if (!read_uint(s, n, i, &out[k])) return 0;
+    while (*i < n && s[*i] == ' ') (*i)++;
+    if (k < 2) { if (*i >= n || s[*i] != ',') return 0; (*i)++; }
+  }
+  if (*i >= n || s[*i] != ')') return 0;
+  (*i)++;
+  return 1;
+}
+
+typedef struct khead {
+  const char *name; size_t nn;
+  int has_dims; int64_t dims[6];
+  int64_t ctx, stream, dev;
+  const char *cc; size_t ncc;
+  const char *ts; size_t nts;
+} khead;
+
+static const char *find_last(const char *s, size_t n, const char *needle) {
+  size_t k = strlen(needle);
+  if (k > n) return NULL;
+  for (size_t i = n - k + 1; i-- > 0;) if (s[i] == needle[0] && memcmp(s + i, needle, k) == 0) return s + i;
+  return NULL;
+}
+
+/* Timestamp "2020-Feb-20 22:42:24" exactly spanning s[0..n). */
+static int is_stamp(const char *s, size_t n) {
+  if (n != 20) return 0;
+  static const char pat[] = "dddd-aaa-dd dd:dd:dd";
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i], p = pat[i];
+    if (p == 'd' && !(c >= '0' && c <= '9')) return 0;
+    if (p == 'a' && !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return 0;
+    if (p != 'd' && p != 'a' && c != p) return 0;
+  }
+  return 1;
+}
+
+/* The kernel line: NAME [(grid)x(block) | , STAMP], Context N, Stream N[, Device N, CC X.Y]. */
+static int parse_kernel_line(const char *t, size_t n, khead *h) {
+  const char *q = find_last(t, n, ", Context ");
+  if (q == NULL) return 0;
+  memset(h, 0, sizeof *h);
+  h->ctx = h->stream = h->dev = PL_INT_NA;
+  size_t i = (size_t)(q - t) + 10;
+  if (!read_uint(t, n, &i, &h->ctx)) return 0;
+  if (!pl_starts(t + i, n - i, ", Stream ")) return 0;
+  i += 9;
+  if (!read_uint(t, n, &i, &h->stream)) return 0;
+  if (pl_starts(t + i, n - i, ", Device ")) {
+    i += 9;
+    if (!read_uint(t, n, &i, &h->dev)) return 0;
+  }
+  if (pl_starts(t + i, n - i, ", CC ")) {
+    i += 5;
+    size_t st = i;
+    while (i < n && ((t[i] >= '0' && t[i] <= '9') || t[i] == '.')) i++;
+    if (i == st) return 0;
+    h->cc = t + st; h->ncc = i - st;
+  }
+  if (i < n && !pl_starts(t + i, n - i, ", ")) return 0;
+  size_t pn = (size_t)(q - t);
+  const char *bx = find_last(t, pn, ")x(");
+  if (pn > 0 && t[pn - 1] == ')' && bx) {
+    size_t j = (size_t)(bx - t) + 2;
+    int64_t blk[3], grd[3];
+    if (read_dim3(t, pn, &j, blk) && j == pn) {
+      /* the '(' that opens the grid */
+      size_t g = (size_t)(bx - t);
+      while (g > 0 && t[g] != '(') g--;
+      size_t jj = g;
+      if (t[g] == '(' && read_dim3(t, pn, &jj, grd) && jj == (size_t)(bx - t) + 1) {
+        h->has_dims = 1;
+        memcpy(h->dims, grd, sizeof grd); memcpy(h->dims + 3, blk, sizeof blk);
+        pn = g;
+      }
+    }
+  }
+  if (!h->has_dims && pn >= 22 && is_stamp(t + pn - 20, 20) && t[pn - 22] == ',' && t[pn - 21] == ' ') {
+    h->ts = t + pn - 20; h->nts = 20;
+    pn -= 22;
+  }
+  const char *nm = t;
+  pl_trim(&nm, &pn);
+  if (pn == 0) return 0;
+  h->name = nm; h->nn = pn;
+  return 1;
+}
+
+/* "[pid] name@host" */
+static int parse_process(const char *t, size_t n, ncu_builder *b) {
+  if (n < 4 || t[0] != '[') return 0;
+  size_t i = 1;
+  int64_t pid;
+  if (!read_uint(t, n, &i, &pid) || i + 1 >= n || t[i] != ']' || t[i + 1] != ' ') return 0;
+  i += 2;
+  const char *at = memchr(t + i, '@', n - i);
+  if (at == NULL || memchr(t + i, ' ', (size_t)(at - t) - i)) return 0;
+  ncu_b_process(b, t + i, (size_t)(at - t) - i, pid);
+  return 1;
+}
+
+static int is_prompt_or_heading(const char *t, size_t n) {
+  if (pl_starts(t, n, "$ ") || pl_starts(t, n, "# ") || pl_starts(t, n, "> ") || t[0] == '#') return 1;
+  if (n == 4 && memcmp(t, "exit", 4) == 0) return 1;
+  if (pl_starts(t, n, "Script started on") || pl_starts(t, n, "Script done on")) return 1;
+  const char *at = memchr(t, '@', n);
+  if (at) {
+    const char *colon = memchr(at, ':', n - (size_t)(at - t));
+    if (colon && (pl_find(colon, n - (size_t)(colon - t), "$ ") || pl_find(colon, n - (size_t)(colon - t), "# ") ||
+                  t[n - 1] == '$' || t[n - 1] == '#')) return 1;
+  }
+  return 0;
+}
+
+static void look_for_version(pl_profile *p, const char *t, size_t n) {
+  const char *v = pl_find(t, n, "Nsight-Compute-");
+  size_t skip = 15;
+  if (v == NULL && pl_find(t, n, "Nsight Compute")) { v = pl_find(t, n, "Version "); skip = 8; }
+  if (v == NULL) {
+    if (pl_find(t, n, "nv-nsight-cu-cli") && pl_profile_meta_get(p, "cli") == NULL)
+      pl_profile_meta_str(p, "cli", "nv-nsight-cu-cli", 16);
+    return;
+  }
+  const char *s = v + skip, *e = t + n, *q = s;
+  while (q < e && ((*q >= '0' && *q <= '9') || *q == '.')) q++;
+  if (q > s && pl_profile_meta_get(p, "version") == NULL) pl_profile_meta_str(p, "version", s, (size_t)(q - s));
+}
+
+/* ---- detection ---------------------------------------------------------- */
+
+static int nt_detect(const char *data, size_t len) {
+  pl_lines c;
+  pl_line l;
+  pl_lines_init(&c, data, len);
+  int sections = 0, rules = 0, prof = 0, heads = 0, after_section = 0;
+  size_t st[3], ln[3];
+  while (pl_lines_next(&c, &l)) {
+    const char *t = l.s;
+    size_t n = l.n;
+    pl_trim(&t, &n);
+    if (n == 0) continue;
+    if (pl_starts(t, n, "\"ID\",\"Process ID\"")) return 0;      /* ncu --csv */
+    if (pl_starts(t, n, "Section: ")) { sections++; after_section = 1; continue; }
+    if (after_section && is_table_rule(l.s, l.n, st, ln)) rules++;
+    after_section = 0;
+    if (pl_starts(t, n, "==PROF==")) prof++;
+    else if (pl_find(t, n, ", Context ") && pl_find(t, n, ", Stream ")) heads++;
+  }
+  if (sections > 0 && rules > 0) return 95;
+  if (sections > 0 && heads > 0) return 85;
+  if (heads > 0 && prof > 0) return 60;
+  return 0;
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+enum { ST_TOP, ST_SEC, ST_TAB1, ST_TAB_HDR, ST_TAB_DATA };
+
+typedef struct tstate {
+  ncu_builder b;
+  int st;
+  /* the current section */
+  const char *sec; size_t nsec; int cls; size_t sec_line;
+  size_t c2, c2end, c3;          /* unit column start and end, value column start */
+  /* a kernel begun by a section (2019-2020 layout), waiting for its kernel line */
+  int pending; size_t pending_line;
+  /* the rule message being read */
+  int rule; size_t rule_ind, rule_line;
+  char sev[4];
+  double est, estl;
+  pl_buf msg;
+  int url_open;
+} tstate;
+
+static void rule_flush(tstate *s) {
+  if (!s->rule) return;
+  ncu_b_rule(&s->b, s->sec, s->nsec, NULL, 0, s->sev, 3, s->msg.data ? s->msg.data : "", s->msg.len,
+             s->est, s->estl, s->rule_line);
+  s->rule = 0;
+}
+
+/* Appends one line of message text, re-joining a URL wrapped mid-word. */
+static void rule_add(tstate *s, const char *t, size_t n) {
+  if (n == 0) return;
+  if (s->msg.len > 0 && !s->url_open) pl_buf_addc(&s->msg, ' ');
+  pl_buf_add(&s->msg, t, n);
+  /* last token: an URL whose closing ')' has not come yet? */
+  size_t i = n;
+  while (i > 0 && t[i - 1] != ' ') i--;
+  const char *tok = t + i;
+  size_t tn = n - i;
+  const char *h = pl_find(tok, tn, "http");
+  s->url_open = h != NULL && memchr(h, ')', tn - (size_t)(h - tok)) == NULL && tok[0] == '(';
+}
+
+static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  tstate s;
+  memset(&s, 0, sizeof s);
+  ncu_b_init(&s.b, p, o);
+  pl_buf_init(&s.msg);
+  ncu_builder *b = &s.b;
+  pl_lines c;
+  pl_line l;
+  pl_lines_init(&c, in->data, in->len);
+  size_t tst[3], tln[3];
+  int rc = 0;
+  while (pl_lines_next(&c, &l)) {
+    if ((c.lineno & 4095) == 0) {
+      if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
+      if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
+    }
+    const char *t = l.s;
+    size_t n = l.n;
+    pl_trim(&t, &n);
+    size_t ind = (size_t)(t - l.s);
+
+    /* inside a section table */
+    if (s.st == ST_TAB1 || s.st == ST_TAB_HDR || s.st == ST_TAB_DATA) {
+      if (n == 0) continue;
+      if (pl_starts(t, n, "==PROF==")) continue;
+      if (is_table_rule(l.s, l.n, tst, tln)) {
+        if (s.st == ST_TAB_HDR) { s.st = ST_TAB_DATA; continue; }
+        s.st = ST_SEC;                   /* the table is closed; rules may follow */
+        continue;
+      }
+      if (s.st == ST_TAB_HDR) {
+        rc = pl_err_expected(err, c.lineno, ind + 1, "the '-----' rule under the 'Metric Name' header", t, n);
+        goto fail;
+      }
+      if (s.st == ST_TAB1 && pl_starts(t, n, "Metric Name")) { s.st = ST_TAB_HDR; continue; }
+      s.st = ST_TAB_DATA;
+      /* a metric row: NAME | UNIT | VALUE at the rule's columns */
+      size_t e = l.n;
+      while (e > 0 && (l.s[e - 1] == ' ' || l.s[e - 1] == '\t')) e--;
+      if (e <= s.c3 || severity_of(t, n) || pl_starts(t, n, "Section: ")) {
+        char what[160];
+        snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'", (int)(s.nsec > 80 ? 80 : s.nsec), s.sec);
+        rc = pl_err_expected(err, c.lineno, ind + 1, what, t, n);
+        goto fail;
+      }
+      size_t vs = s.c3;
+      while (vs > ind && l.s[vs - 1] != ' ') vs--;
+      /* units are right-aligned in their column: a unit ends at c2end; text
+      ** there that does not reach c2end is a long name running over */
+      size_t us;
+      if (s.c2end <= vs) {
+        if (l.s[s.c2end - 1] != ' ') {
+          us = s.c2end - 1;
+          while (us > ind && l.s[us - 1] != ' ') us--;
+        } else us = vs;
+      } else {
+        us = s.c2 < vs ? s.c2 : vs;
+        while (us > ind && l.s[us - 1] != ' ') us--;
+      }
+      const char *nm = l.s, *un = l.s + us, *va = l.s + vs;
+      size_t nnm = us, nun = vs - us, nva = e - vs;
+      pl_trim(&nm, &nnm); pl_trim(&un, &nun); pl_trim(&va, &nva);
+      if (nnm == 0) {
+        rc = pl_err_expected(err, c.lineno, ind + 1, "a metric name", t, n);
+        goto fail;
+      }
+      if (ncu_b_metric(b, s.sec, s.nsec, s.cls, nm, nnm, un, nun, va, nva, c.lineno,
+                       (size_t)(va - l.s) + 1, err) != 0) goto fail;
+      continue;
+    }
+
+    /* a rule message being read */
+    if (s.rule) {
+      if (n > 0 && ind >= s.rule_ind + 4 && !pl_starts(t, n, "Section: ") && !is_msg_separator(l.s, l.n)) {
+        rule_add(&s, t, n);
+        continue;
+      }
+      rule_flush(&s);
+    }
+    if (n == 0) continue;
+
+    if (pl_starts(t, n, "Section: ")) {
+      if (!b->open) { ncu_b_begin(b, c.lineno); s.pending = 1; s.pending_line = c.lineno; }
+      s.sec = t + 9; s.nsec = n - 9;
+      pl_trim(&s.sec, &s.nsec);
+      s.cls = ncu_section_class(s.sec, s.nsec);
+      s.sec_line = c.lineno;
+      b->nsections++;
+      s.st = ST_SEC;
+      continue;
+    }
+    if (s.st == ST_SEC && s.sec && is_table_rule(l.s, l.n, tst, tln)) {
+      s.c2 = tst[1]; s.c2end = tst[1] + tln[1]; s.c3 = tst[2];
+      s.st = ST_TAB1;
+      continue;
+    }
+    if (is_msg_separator(l.s, l.n) && b->open && s.sec) continue;
+    if (severity_of(t, n) && b->open && s.sec) {
+      s.rule = 1; s.rule_ind = ind; s.rule_line = c.lineno;
+      memcpy(s.sev, t, 3); s.sev[3] = '\0';
+      s.est = s.estl = NAN;
+      s.msg.len = 0; s.url_open = 0;
+      size_t i = 3;
+      while (i < n && t[i] == ' ') i++;
+      i += ncu_speedup_prefix(t + i, n - i, &s.est, &s.estl);
+      while (i < n && t[i] == ' ') i++;
+      rule_add(&s, t + i, n - i);
+      continue;
+    }
+    khead h;
+    if (!pl_starts(t, n, "==") && parse_kernel_line(t, n, &h)) {
+      if (!(s.pending && b->open)) ncu_b_begin(b, c.lineno);
+      ncu_b_header(b, h.name, h.nn, h.has_dims ? h.dims : NULL, h.ctx, h.stream, h.dev, h.cc, h.ncc, h.ts, h.nts);
+      if (s.pending) { ncu_b_end(b); s.pending = 0; }
+      s.st = ST_TOP; s.sec = NULL; s.nsec = 0;
+      continue;
+    }
+    /* noise: everything below closes the current section */
+    s.st = ST_TOP; s.sec = NULL; s.nsec = 0;
+    if (pl_starts(t, n, "==PROF==")) {
+      const char *r = t + 8;
+      size_t rn = n - 8, i = 0;
+      pl_trim(&r, &rn);
+      int64_t idx;
+      if (read_uint(r, rn, &i, &idx) && i < rn && r[i] == ':') {
+        /* "==PROF==   0: RANGE": an NVTX range; its sections and kernel line follow */
+        if (s.pending && b->open) {
+          rc = pl_err_expected(err, c.lineno, 1, "the kernel line 'NAME, DATE, Context N, Stream N' of the sections above", t, n);
+          goto fail;
+        }
+        const char *rg = r + i + 1;
+        size_t rgn = rn - i - 1;
+        pl_trim(&rg, &rgn);
+        ncu_b_range(b, rg, rgn);
+      } else if (pl_starts(r, rn, "Connected to process ")) {
+        const char *pp = memchr(r, '(', rn);
+        if (pp && r[rn - 1] == ')' && pl_profile_meta_get(p, "executable") == NULL)
+          pl_profile_meta_str(p, "executable", pp + 1, rn - (size_t)(pp - r) - 2);
+      }
+      continue;
+    }
+    if (pl_starts(t, n, "==WARNING==") || pl_starts(t, n, "==ERROR==") || pl_starts(t, n, "==WARN==")) {
+      pl_profile_diag(p, c.lineno, "ncu message: %.*s", (int)(n > 200 ? 200 : n), t);
+      continue;
+    }
+    if (parse_process(t, n, b)) continue;
+    if (is_prompt_or_heading(t, n)) {
+      look_for_version(p, t, n);
+      pl_profile_diag(p, c.lineno, "skipped shell prompt, script header or heading");
+      continue;
+    }
+    look_for_version(p, t, n);
+    ncu_b_output(b, c.lineno, t, n);
+  }
+  if (s.st == ST_TAB1 || s.st == ST_TAB_HDR || s.st == ST_TAB_DATA) {
+    char what[160];
+    snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'", (int)(s.nsec > 80 ? 80 : s.nsec), s.sec);
+    size_t eofline = in->len > 0 && in->data[in->len - 1] == '\n' ? c.lineno + 1 : c.lineno;
+    rc = pl_err_expected(err, eofline, 1, what, NULL, 0);
+    goto fail;
+  }
+  rule_flush(&s);
+  if (s.pending && b->open) {
+    /* 2019-2020 layout: the input ends before the kernel line of the last
+    ** sections (a paste cut there).  The launch is kept, without a name. */
+    pl_profile_diag(p, s.pending_line, "the sections from this line on have no kernel line (the input ends first); launch %lld kept without a name",
+                    (long long)b->nkernels);
+  }
+  if (b->nkernels == 0 && !b->open) {
+    rc = pl_err_set(err, 1, 1, "expected an Nsight Compute details page (a kernel line and 'Section:' tables), found no kernel launch");
+    goto fail;
+  }
+  ncu_b_finish(b);
+  pl_buf_free(&s.msg);
+  return 0;
+fail:
+  (void)rc;
+  if (b->open) { pl_row_discard(b->k); b->open = 0; }
+  ncu_b_free(b);
+  pl_buf_free(&s.msg);
+  return -1;
+}
+
+const pl_format pl_fmt_ncu_text = {
+  "ncu-text",
+  "Nsight Compute CLI details page (ncu / nv-nsight-cu-cli text output, 2019 on)",
+  "kernels metrics rules program_output",
+  nt_detect,
+  nt_parse,
+};

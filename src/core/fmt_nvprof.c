@@ -1,0 +1,885 @@
+/*
+** fmt_nvprof.c -- format "nvprof": what nvprof prints (text) or writes
+** with --csv.
+**
+**  - the summary ("==N== Profiling result:"): "Type Time(%) Time Calls Avg
+**    Min Max Name" with a "GPU activities:" / "API calls:" group label on
+**    the first row of each group, values with a unit suffix per cell
+**    (225.83ms, 148ns, 97.39%) or without one and a units row under the
+**    header ("%  ms  ms ms ms"); older nvprof prints no Type column and an
+**    "==N== API calls:" line before the API group.
+**  - "==N== Unified Memory profiling result:" blocks (Device "...", Count,
+**    Avg/Min/Max/Total Size, Total Time, Name; "Total CPU Page faults: N").
+**  - --print-gpu-trace: a column table (Start, Duration, Grid Size "(8 1 1)",
+**    Block Size, Regs*, SSMem*, DSMem*, Size, Throughput, ..., Name) whose
+**    cells are right-aligned under their header label (Name left-aligned).
+**  - --metrics / --events: "Invocations  Metric Name  Metric Description
+**    Min Max Avg" tables under "Kernel: NAME" lines; values like "Low (1)"
+**    stay text.
+**  - --csv of the summary, the GPU trace and the metrics: a header row, then
+**    (summary, trace) a units row ("ms,us,,,...,B,B,KB,GB/s").
+** nvprof's size units are binary (KB = 1024 B, GB/s = 2^30 B/s).
+**
+** Tables: summary (every row with its type), kernel_summary, memcpy_summary,
+** api_summary, kernels, memcpy, unified_memory, unified_memory_events,
+** metrics.
+*/
+#include "format.h"
+#include "csvread.h"
+#include "kernsum.h"
+#include "names.h"
+#include "scan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- units -------------------------------------------------------------- */
+
+/* Factor to base units for an nvprof unit spelling; 0 when unknown. */
+static double nv_unit(const char *u, size_t n, int *kind) {
+  static const struct { const char *s; double f; int kind; } units[] = {
+    { "ns", 1, 1 }, { "us", 1e3, 1 }, { "ms", 1e6, 1 }, { "s", 1e9, 1 },
+    { "B", 1, 2 }, { "KB", 1024.0, 2 }, { "MB", 1048576.0, 2 }, { "GB", 1073741824.0, 2 }, { "TB", 1099511627776.0, 2 },
+    { "B/s", 1, 3 }, { "KB/s", 1024.0, 3 }, { "MB/s", 1048576.0, 3 }, { "GB/s", 1073741824.0, 3 }, { "TB/s", 1099511627776.0, 3 },
+    { "%", 1, 4 }, { "Hz", 1, 5 }, { "KHz", 1e3, 5 }, { "MHz", 1e6, 5 }, { "GHz", 1e9, 5 },
+  };
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (strlen(units[i].s) == n && memcmp(units[i].s, u, n) == 0) { if (kind) *kind = units[i].kind; return units[i].f; }
+  return 0;
+}
+
+/* "225.83ms" -> value in base units.  With no suffix the default factor
+** applies.  Returns 0 on success. */
+static int nv_value(const char *s, size_t n, double deffactor, double *out, int *kind) {
+  size_t i = 0;
+  while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '-' || s[i] == '+' ||
+                   ((s[i] == 'e' || s[i] == 'E') && i > 0 && i + 1 < n && (s[i + 1] == '-' || s[i + 1] == '+' || (s[i + 1] >= '0' && s[i + 1] <= '9')))))
+    i++;
+  if (i == 0) return -1;
+  double v;
+  if (pl_parse_double(s, i, &v) != 0) return -1;
+  double f = deffactor;
+  if (kind) *kind = 0;
+  if (i < n) {
+    f = nv_unit(s + i, n - i, kind);
+    if (f == 0) return -1;
+  }
+  *out = v * f;
+  return 0;
+}
+
+static int is_unit_token(const char *s, size_t n) { return nv_unit(s, n, NULL) != 0; }
+
+/* ---- tables -------------------------------------------------------------- */
+
+typedef struct sumtab {
+  pl_table *t;
+  int name, type, share, total, calls, mean, min, max, line;
+} sumtab;
+
+static void sum_init(sumtab *s, const char *name) {
+  pl_table *t = s->t = pl_table_new(name);
+  s->type = pl_table_add_col(t, "type", PL_STR);
+  s->name = pl_table_add_col(t, "name", PL_STR);
+  s->calls = pl_table_add_col(t, "calls", PL_INT);
+  s->total = pl_table_add_col(t, "total_ns", PL_NUM);
+  s->mean = pl_table_add_col(t, "mean_ns", PL_NUM);
+  s->min = pl_table_add_col(t, "min_ns", PL_NUM);
+  s->max = pl_table_add_col(t, "max_ns", PL_NUM);
+  s->share = pl_table_add_col(t, "share_pct", PL_NUM);
+  s->line = pl_table_add_col(t, "line", PL_INT);
+  pl_table_set_doc(t, s->type, "nvprof group: GPU activities or API calls");
+  pl_table_set_doc(t, s->name, "kernel, memory operation or API function");
+  pl_table_set_doc(t, s->calls, "calls");
+  pl_table_set_doc(t, s->total, "total time, ns");
+  pl_table_set_doc(t, s->mean, "mean time per call, ns");
+  pl_table_set_doc(t, s->min, "shortest call, ns");
+  pl_table_set_doc(t, s->max, "longest call, ns");
+  pl_table_set_doc(t, s->share, "share of the group's time, percent 0-100");
+  pl_table_set_doc(t, s->line, "line number in the input");
+}
+
+typedef struct tracetab {
+  pl_table *k, *m, *u;       /* kernels, memcpy, unified_memory_events */
+  int k_name, k_start, k_dur, k_g[3], k_b[3], k_regs, k_ss, k_ds, k_dev, k_ctx, k_str, k_id, k_line;
+  int m_name, m_start, m_dur, m_size, m_thr, m_src, m_dst, m_dev, m_ctx, m_str, m_line;
+  int u_name, u_start, u_dur, u_dev, u_val, u_addr, u_line;
+} tracetab;
+
+static int doc_add(pl_table *t, const char *name, pl_type ty, const char *doc) {
+  int c = pl_table_add_col(t, name, ty);
+  pl_table_set_doc(t, c, doc);
+  return c;
+}
+
+static void trace_init(tracetab *x) {
+  pl_table *t = x->k = pl_table_new("kernels");
+  x->k_name = doc_add(t, "name", PL_STR, "kernel name (launch id suffix removed)");
+  x->k_start = doc_add(t, "start_ns", PL_NUM, "start time from the start of profiling, ns");
+  x->k_dur = doc_add(t, "duration_ns", PL_NUM, "duration, ns");
+  static const char *gn[3] = { "grid_x", "grid_y", "grid_z" }, *bn[3] = { "block_x", "block_y", "block_z" };
+  for (int d = 0; d < 3; d++) x->k_g[d] = doc_add(t, gn[d], PL_INT, "grid size (blocks)");
+  for (int d = 0; d < 3; d++) x->k_b[d] = doc_add(t, bn[d], PL_INT, "block size (threads)");
+  x->k_regs = doc_add(t, "registers", PL_INT, "registers per thread");
+  x->k_ss = doc_add(t, "smem_static_bytes", PL_NUM, "static shared memory per block, bytes");
+  x->k_ds = doc_add(t, "smem_dynamic_bytes", PL_NUM, "dynamic shared memory per block, bytes");
+  x->k_dev = doc_add(t, "device", PL_STR, "device name");
+  x->k_ctx = doc_add(t, "context", PL_INT, "CUDA context");
+  x->k_str = doc_add(t, "stream", PL_INT, "CUDA stream");
+  x->k_id = doc_add(t, "launch_id", PL_INT, "the [N] nvprof appends to kernel names");
+  x->k_line = doc_add(t, "line", PL_INT, "line number in the input");
+  t = x->m = pl_table_new("memcpy");
+  x->m_name = doc_add(t, "name", PL_STR, "operation, e.g. [CUDA memcpy HtoD]");
+  x->m_start = doc_add(t, "start_ns", PL_NUM, "start time, ns");
+  x->m_dur = doc_add(t, "duration_ns", PL_NUM, "duration, ns");
+  x->m_size = doc_add(t, "size_bytes", PL_NUM, "bytes moved (nvprof KB = 1024 B)");
+  x->m_thr = doc_add(t, "throughput_bytes_per_s", PL_NUM, "bytes per second (nvprof GB/s = 2^30 B/s)");
+  x->m_src = doc_add(t, "src_mem_type", PL_STR, "source memory type");
+  x->m_dst = doc_add(t, "dst_mem_type", PL_STR, "destination memory type");
+  x->m_dev = doc_add(t, "device", PL_STR, "device name");
+  x->m_ctx = doc_add(t, "context", PL_INT, "CUDA context");
+  x->m_str = doc_add(t, "stream", PL_INT, "CUDA stream");
+  x->m_line = doc_add(t, "line", PL_INT, "line number in the input");
+  t = x->u = pl_table_new("unified_memory_events");
+  x->u_name = doc_add(t, "name", PL_STR, "event, e.g. [Unified Memory GPU page faults]");
+  x->u_start = doc_add(t, "start_ns", PL_NUM, "start time, ns");
+  x->u_dur = doc_add(t, "duration_ns", PL_NUM, "duration, ns (missing for CPU faults)");
+  x->u_dev = doc_add(t, "device", PL_STR, "device name");
+  x->u_val = doc_add(t, "value", PL_STR, "the Unified Memory cell as printed (fault count, bytes, PC)");
+  x->u_addr = doc_add(t, "virtual_address", PL_STR, "virtual address");
+  x->u_line = doc_add(t, "line", PL_INT, "line number in the input");
+}
+
+typedef struct nvstate {
+  pl_profile *p;
+  const pl_parse_opts *o;
+  sumtab sum;
+  tracetab tr;
+  pl_table *um; int um_dev, um_name, um_count, um_avg, um_min, um_max, um_total, um_time;
+  pl_table *met; int mt_kid, mt_kernel, mt_dev, mt_inv, mt_metric, mt_desc, mt_unit, mt_min, mt_max, mt_avg, mt_total, mt_value, mt_minr, mt_maxr, mt_avgr, mt_raw, mt_line;
+  char device[256];
+  char kernel[4096]; size_t kernel_n; int kernel_id;
+  char deftype[32];
+  int found;
+} nvstate;
+
+static void um_init(nvstate *s) {
+  pl_table *t = s->um = pl_table_new("unified_memory");
+  s->um_dev = doc_add(t, "device", PL_STR, "device the block is for");
+  s->um_name = doc_add(t, "name", PL_STR, "Host To Device, Device To Host, Gpu page fault groups, ...");
+  s->um_count = doc_add(t, "count", PL_INT, "number of events");
+  s->um_avg = doc_add(t, "avg_size_bytes", PL_NUM, "mean size, bytes (KB = 1024 B)");
+  s->um_min = doc_add(t, "min_size_bytes", PL_NUM, "smallest size, bytes");
+  s->um_max = doc_add(t, "max_size_bytes", PL_NUM, "largest size, bytes");
+  s->um_total = doc_add(t, "total_size_bytes", PL_NUM, "total size, bytes");
+  s->um_time = doc_add(t, "total_time_ns", PL_NUM, "total time, ns");
+}
+
+static void met_init(nvstate *s) {
+  pl_table *t = s->met = pl_table_new("metrics");
+  s->mt_kid = doc_add(t, "kernel_id", PL_INT, "0-based index of the Kernel: block");
+  s->mt_kernel = doc_add(t, "kernel", PL_STR, "kernel name");
+  s->mt_dev = doc_add(t, "device", PL_STR, "device name");
+  s->mt_inv = doc_add(t, "invocations", PL_INT, "kernel invocations measured");
+  s->mt_metric = doc_add(t, "metric", PL_STR, "metric or event name");
+  s->mt_desc = doc_add(t, "description", PL_STR, "metric description");
+  s->mt_unit = doc_add(t, "unit", PL_STR, "base unit of min/max/avg: pct, ns, byte, byte/s, Hz or empty");
+  s->mt_min = doc_add(t, "min", PL_NUM, "minimum over invocations, base units (missing when not a number)");
+  s->mt_max = doc_add(t, "max", PL_NUM, "maximum, base units");
+  s->mt_avg = doc_add(t, "avg", PL_NUM, "average, base units");
+  s->mt_total = doc_add(t, "total", PL_NUM, "total (events), base units");
+  s->mt_value = doc_add(t, "value", PL_NUM, "the standard value column: avg");
+  s->mt_minr = doc_add(t, "min_raw", PL_STR, "min as printed");
+  s->mt_maxr = doc_add(t, "max_raw", PL_STR, "max as printed");
+  s->mt_avgr = doc_add(t, "avg_raw", PL_STR, "avg as printed");
+  s->mt_raw = doc_add(t, "raw", PL_STR, "the standard raw column: avg as printed");
+  s->mt_line = doc_add(t, "line", PL_INT, "line number in the input");
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static int is_prof_line(const char *s, size_t n) {
+  if (n < 5 || s[0] != '=' || s[1] != '=') return 0;
+  size_t i = 2;
+  while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+  return i > 2 && i + 1 < n && s[i] == '=' && s[i + 1] == '=';
+}
+
+/* Text after "==N== ". */
+static void prof_body(const char *s, size_t n, const char **b, size_t *bn) {
+  size_t i = 2;
+  while (i < n && s[i] != '=') i++;
+  i += 2;
+  *b = s + (i < n ? i : n); *bn = i < n ? n - i : 0;
+  pl_trim(b, bn);
+}
+
+static int next_tok(const char *s, size_t n, size_t *i, size_t *st, size_t *len) {
+  while (*i < n && (s[*i] == ' ' || s[*i] == '\t')) (*i)++;
+  *st = *i;
+  while (*i < n && s[*i] != ' ' && s[*i] != '\t') (*i)++;
+  *len = *i - *st;
+  return *len > 0;
+}
+
+typedef struct label { size_t a, b; char text[48]; } label;
+
+/* Header labels separated by two or more spaces. */
+static size_t split_labels(const char *s, size_t n, label *lab, size_t max) {
+  size_t k = 0, i = 0;
+  while (i < n && k < max) {
+    while (i < n && s[i] == ' ') i++;
+    if (i >= n) break;
+    size_t a = i;
+    while (i < n && !(s[i] == ' ' && (i + 1 >= n || s[i + 1] == ' '))) i++;
+    lab[k].a = a; lab[k].b = i;
+    snprintf(lab[k].text, sizeof lab[k].text, "%.*s", (int)(i - a < 47 ? i - a : 47), s + a);
+    k++;
+  }
+  return k;
+}
+
+/* Cell k of a right-aligned layout (the last label "Name" is left-aligned). */
+static void cell_of(const char *s, size_t n, const label *lab, size_t nl, size_t k, size_t *a, size_t *len) {
+  size_t from = k == 0 ? 0 : lab[k - 1].b, to = lab[k].b;
+  if (k == nl - 1) { to = n; if (strcmp(lab[k].text, "Name") == 0) from = lab[k].a; }
+  if (from > n) from = n;
+  if (to > n) to = n;
+  if (to < from) to = from;
+  while (from < to && s[from] == ' ') from++;
+  while (to > from && (s[to - 1] == ' ' || s[to - 1] == '\r')) to--;
+  *a = from; *len = to - from;
+}
+
+static int is_dash(const char *s, size_t n) { return n == 1 && s[0] == '-'; }
+
+/* "(8 1 1)" -> three ints; 0 on success. */
+static int parse_dim3(const char *s, size_t n, int64_t v[3]) {
+  if (n < 2 || s[0] != '(' || s[n - 1] != ')') return -1;
+  size_t i = 1, st, len;
+  for (int d = 0; d < 3; d++) {
+    if (!next_tok(s, n - 1, &i, &st, &len) || pl_parse_int64(s + st, len, &v[d]) != 0) return -1;
+  }
+  if (next_tok(s, n - 1, &i, &st, &len)) return -1;
+  return 0;
+}
+
+/* Strips " [123]" from a kernel name; returns the id or PL_INT_NA. */
+static int64_t strip_launch_id(const char *s, size_t *n) {
+  size_t k = *n;
+  if (k < 4 || s[k - 1] != ']') return PL_INT_NA;
+  size_t j = k - 1;
+  while (j > 0 && s[j - 1] >= '0' && s[j - 1] <= '9') j--;
+  if (j == k - 1 || j < 2 || s[j - 1] != '[' || s[j - 2] != ' ') return PL_INT_NA;
+  int64_t id;
+  if (pl_parse_int64(s + j, k - 1 - j, &id) != 0) return PL_INT_NA;
+  *n = j - 2;
+  return id;
+}
+
+/* ---- summary ------------------------------------------------------------- */
+
+typedef struct units6 { double f[6]; } units6;   /* share, time, calls(unused), avg, min, max */
+
+static int sum_row_text(nvstate *s, const char *line, size_t n, size_t lineno, const units6 *u, char *type, size_t typesz, pl_err *err) {
+  size_t i = 0;
+  while (i < n && line[i] == ' ') i++;
+  /* "GPU activities:" / "API calls:" label */
+  const char *colon = memchr(line + i, ':', n - i);
+  if (colon && (line[i] < '0' || line[i] > '9')) {
+    size_t ln = (size_t)(colon - (line + i));
+    snprintf(type, typesz, "%.*s", (int)(ln < typesz - 1 ? ln : typesz - 1), line + i);
+    i = (size_t)(colon - line) + 1;
+  }
+  static const char *what[6] = { "the time share (e.g. 97.39%)", "the total time (e.g. 225.83ms)", "the number of calls",
+                                 "the average time", "the minimum time", "the maximum time" };
+  double v[6];
+  for (int k = 0; k < 6; k++) {
+    size_t st, len;
+    if (!next_tok(line, n, &i, &st, &len)) return pl_err_expected(err, lineno, st + 1, what[k], NULL, 0);
+    int kind;
+    if (k == 2) {
+      int64_t c;
+      if (pl_parse_int64(line + st, len, &c) != 0) return pl_err_expected(err, lineno, st + 1, what[k], line + st, n - st);
+      v[k] = (double)c;
+    } else if (nv_value(line + st, len, u ? u->f[k] : 1, &v[k], &kind) != 0 || (!u && k > 0 && kind != 1)) {
+      /* without a units row every time needs its own unit suffix */
+      return pl_err_expected(err, lineno, st + 1, what[k], line + st, n - st);
+    }
+  }
+  size_t st, len;
+  while (i < n && line[i] == ' ') i++;
+  st = i; len = n - i;
+  while (len > 0 && (line[st + len - 1] == ' ' || line[st + len - 1] == '\r')) len--;
+  if (len == 0) return pl_err_expected(err, lineno, n + 1, "a name after the maximum time", NULL, 0);
+  sumtab *t = &s->sum;
+  pl_row_put_str(t->t, t->type, type, strlen(type));
+  pl_row_put_str(t->t, t->name, line + st, len);
+  pl_row_put_num(t->t, t->share, v[0]);
+  pl_row_put_num(t->t, t->total, v[1]);
+  pl_row_put_int(t->t, t->calls, (int64_t)v[2]);
+  pl_row_put_num(t->t, t->mean, v[3]);
+  pl_row_put_num(t->t, t->min, v[4]);
+  pl_row_put_num(t->t, t->max, v[5]);
+  pl_row_put_int(t->t, t->line, (int64_t)lineno);
+  pl_row_end(t->t);
+  return 0;
+}
+
+/* Splits the summary into kernel_summary, memcpy_summary, api_summary. */
+static void split_summary(nvstate *s) {
+  pl_table *t = s->sum.t;
+  size_t *ik = pl_xmalloc((t->nrows + 1) * sizeof *ik), *im = pl_xmalloc((t->nrows + 1) * sizeof *im), *ia = pl_xmalloc((t->nrows + 1) * sizeof *ia);
+  size_t nk = 0, nm = 0, na = 0;
+  for (size_t i = 0; i < t->nrows; i++) {
+    size_t len;
+    const char *ty = pl_cell_str(t, s->sum.type, i, &len);
+    const char *nm_ = pl_cell_str(t, s->sum.name, i, &len);
+    if (!ty || !nm_) continue;
+    if (strcmp(ty, "API calls") == 0) ia[na++] = i;
+    else if (strcmp(ty, "GPU activities") == 0) {
+      if (strncmp(nm_, "[CUDA ", 6) == 0) im[nm++] = i; else ik[nk++] = i;
+    }
+  }
+  if (nk && pl_want_table(s->o, "kernel_summary")) {
+    pl_table *k = pl_table_take(t, ik, nk);
+    pl_table_set_name(k, "kernel_summary");
+    pl_fill_short_names(k, pl_table_col(k, "name"));
+    pl_profile_add_table(s->p, k);
+  }
+  if (nm && pl_want_table(s->o, "memcpy_summary")) {
+    pl_table *m = pl_table_take(t, im, nm); pl_table_set_name(m, "memcpy_summary"); pl_profile_add_table(s->p, m);
+  }
+  if (na && pl_want_table(s->o, "api_summary")) {
+    pl_table *a = pl_table_take(t, ia, na); pl_table_set_name(a, "api_summary"); pl_profile_add_table(s->p, a);
+  }
+  free(ik); free(im); free(ia);
+}
+
+/* ---- GPU trace rows (text and CSV share this) ---------------------------- */
+
+enum { T_START, T_DUR, T_GRID, T_BLOCK, T_GX, T_GY, T_GZ, T_BX, T_BY, T_BZ, T_REGS, T_SS, T_DS, T_SIZE, T_THR,
+       T_SRC, T_DST, T_DEV, T_CTX, T_STREAM, T_UM, T_VA, T_NAME, T_OTHER };
+
+static int trace_field(const char *label) {
+  static const struct { const char *l; int f; } m[] = {
+    { "Start", T_START }, { "Duration", T_DUR }, { "Grid Size", T_GRID }, { "Block Size", T_BLOCK },
+    { "Grid X", T_GX }, { "Grid Y", T_GY }, { "Grid Z", T_GZ }, { "Block X", T_BX }, { "Block Y", T_BY }, { "Block Z", T_BZ },
+    { "Regs*", T_REGS }, { "Registers Per Thread", T_REGS }, { "SSMem*", T_SS }, { "Static SMem", T_SS },
+    { "DSMem*", T_DS }, { "Dynamic SMem", T_DS }, { "Size", T_SIZE }, { "Throughput", T_THR },
+    { "SrcMemType", T_SRC }, { "DstMemType", T_DST }, { "Device", T_DEV }, { "Context", T_CTX }, { "Stream", T_STREAM },
+    { "Unified Memory", T_UM }, { "Virtual Address", T_VA }, { "Name", T_NAME },
+  };
+  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) if (strcmp(m[i].l, label) == 0) return m[i].f;
+  return T_OTHER;
+}
+
+typedef struct tcell { const char *s; size_t n; size_t col; } tcell;
+
+/* One trace row from its cells by field; factors[] default units (CSV units row). */
+static int trace_row(nvstate *st, const tcell *c, const int *field, size_t nc, const double *factors,
+                     size_t lineno, const char *const *labels, pl_err *err) {
+  const tcell *cell[T_OTHER] = { 0 };
+  double fac[T_OTHER];
+  for (int k = 0; k < T_OTHER; k++) fac[k] = 0;
+  for (size_t i = 0; i < nc; i++) if (field[i] != T_OTHER) { cell[field[i]] = &c[i]; fac[field[i]] = factors ? factors[i] : 0; }
+  if (!cell[T_NAME]) return pl_err_set(err, lineno, 1, "expected a Name column in the GPU trace");
+  const char *nm = cell[T_NAME]->s; size_t nn = cell[T_NAME]->n;
+  tracetab *x = &st->tr;
+  int kind = (nn >= 16 && memcmp(nm, "[Unified Memory", 15) == 0) ? 2 : (nn >= 6 && memcmp(nm, "[CUDA ", 6) == 0) ? 1 : 0;
+  pl_table *t = kind == 0 ? x->k : kind == 1 ? x->m : x->u;
+  double v[T_OTHER];
+  static const int numeric[] = { T_START, T_DUR, T_SS, T_DS, T_SIZE, T_THR };
+  for (size_t q = 0; q < sizeof numeric / sizeof numeric[0]; q++) {
+    int f = numeric[q];
+    v[f] = NAN;
+    const tcell *ce = cell[f];
+    if (!ce || ce->n == 0 || is_dash(ce->s, ce->n)) continue;
+    if (nv_value(ce->s, ce->n, fac[f] ? fac[f] : 1, &v[f], NULL) != 0) {
+      char what[96];
+      snprintf(what, sizeof what, "a number with a unit in column '%s'", labels[ce - c]);
+      return pl_err_expected(err, lineno, ce->col, what, ce->s, ce->n);
+    }
+  }
+  static const int ints[] = { T_GX, T_GY, T_GZ, T_BX, T_BY, T_BZ, T_REGS, T_CTX, T_STREAM };
+  int64_t iv[T_OTHER];
+  for (size_t q = 0; q < sizeof ints / sizeof ints[0]; q++) {
+    int f = ints[q];
+    iv[f] = PL_INT_NA;
+    const tcell *ce = cell[f];
+    if (!ce || ce->n == 0 || is_dash(ce->s, ce->n)) continue;
+    if (pl_parse_int64(ce->s, ce->n, &iv[f]) != 0) {
+      char what[96];
+      snprintf(what, sizeof what, "an integer in column '%s'", labels[ce - c]);
+      return pl_err_expected(err, lineno, ce->col, what, ce->s, ce->n);
+    }
+  }
+  for (int g = 0; g < 2; g++) {
+    const tcell *ce = cell[g == 0 ? T_GRID : T_BLOCK];
+    if (!ce || ce->n == 0 || is_dash(ce->s, ce->n)) continue;
+    int64_t d[3];
+    if (parse_dim3(ce->s, ce->n, d) != 0) {
+      char what[96];
+      snprintf(what, sizeof what, "'(X Y Z)' in column '%s'", labels[ce - c]);
+      return pl_err_expected(err, lineno, ce->col, what, ce->s, ce->n);
+    }
+    for (int k = 0; k < 3; k++) iv[(g == 0 ? T_GX : T_BX) + k] = d[k];
+  }
+#define STRCELL(f, col) do { const tcell *ce_ = cell[f]; if (ce_ && ce_->n && !is_dash(ce_->s, ce_->n)) pl_row_put_str(t, col, ce_->s, ce_->n); } while (0)
+  if (kind == 0) {
+    int64_t id = strip_launch_id(nm, &nn);
+    pl_row_put_str(t, x->k_name, nm, nn);
+    pl_row_put_num(t, x->k_start, v[T_START]);
+    pl_row_put_num(t, x->k_dur, v[T_DUR]);
+    for (int k = 0; k < 3; k++) { pl_row_put_int(t, x->k_g[k], iv[T_GX + k]); pl_row_put_int(t, x->k_b[k], iv[T_BX + k]); }
+    pl_row_put_int(t, x->k_regs, iv[T_REGS]);
+    pl_row_put_num(t, x->k_ss, v[T_SS]);
+    pl_row_put_num(t, x->k_ds, v[T_DS]);
+    STRCELL(T_DEV, x->k_dev);
+    pl_row_put_int(t, x->k_ctx, iv[T_CTX]);
+    pl_row_put_int(t, x->k_str, iv[T_STREAM]);
+    pl_row_put_int(t, x->k_id, id);
+    pl_row_put_int(t, x->k_line, (int64_t)lineno);
+  } else if (kind == 1) {
+    pl_row_put_str(t, x->m_name, nm, nn);
+    pl_row_put_num(t, x->m_start, v[T_START]);
+    pl_row_put_num(t, x->m_dur, v[T_DUR]);
+    pl_row_put_num(t, x->m_size, v[T_SIZE]);
+    pl_row_put_num(t, x->m_thr, v[T_THR]);
+    STRCELL(T_SRC, x->m_src);
+    STRCELL(T_DST, x->m_dst);
+    STRCELL(T_DEV, x->m_dev);
+    pl_row_put_int(t, x->m_ctx, iv[T_CTX]);
+    pl_row_put_int(t, x->m_str, iv[T_STREAM]);
+    pl_row_put_int(t, x->m_line, (int64_t)lineno);
+  } else {
+    pl_row_put_str(t, x->u_name, nm, nn);
+    pl_row_put_num(t, x->u_start, v[T_START]);
+    pl_row_put_num(t, x->u_dur, v[T_DUR]);
+    STRCELL(T_DEV, x->u_dev);
+    STRCELL(T_UM, x->u_val);
+    STRCELL(T_VA, x->u_addr);
+    pl_row_put_int(t, x->u_line, (int64_t)lineno);
+  }
+#undef STRCELL
+  pl_row_end(t);
+  return 0;
+}
+
+/* ---- metrics -------------------------------------------------------------- */
+
+static void met_value(nvstate *s, const char *v, size_t n, int numcol, int rawcol, char *unit, size_t unitsz) {
+  double d;
+  int kind = 0;
+  pl_row_put_str(s->met, rawcol, v, n);
+  if (nv_value(v, n, 1, &d, &kind) == 0) {
+    pl_row_put_num(s->met, numcol, d);
+    if (unit[0] == '\0') {
+      const char *u = kind == 1 ? "ns" : kind == 2 ? "byte" : kind == 3 ? "byte/s" : kind == 4 ? "pct" : kind == 5 ? "Hz" : "";
+      snprintf(unit, unitsz, "%s", u);
+    }
+  }
+}
+
+static void met_row(nvstate *s, const char *kernel, size_t kn, const char *dev, size_t dn, int64_t inv,
+                    const char *metric, size_t mn, const char *desc, size_t dsn,
+                    const tcell *mn_, const tcell *mx, const tcell *av, const tcell *tot, size_t lineno) {
+  pl_table *t = s->met;
+  char unit[16] = "";
+  pl_row_put_int(t, s->mt_kid, s->kernel_id);
+  if (kn) pl_row_put_str(t, s->mt_kernel, kernel, kn);
+  if (dn) pl_row_put_str(t, s->mt_dev, dev, dn);
+  pl_row_put_int(t, s->mt_inv, inv);
+  pl_row_put_str(t, s->mt_metric, metric, mn);
+  if (desc) pl_row_put_str(t, s->mt_desc, desc, dsn);
+  if (mn_) met_value(s, mn_->s, mn_->n, s->mt_min, s->mt_minr, unit, sizeof unit);
+  if (mx) met_value(s, mx->s, mx->n, s->mt_max, s->mt_maxr, unit, sizeof unit);
+  if (av) {
+    met_value(s, av->s, av->n, s->mt_avg, s->mt_avgr, unit, sizeof unit);
+    double d;
+    if (nv_value(av->s, av->n, 1, &d, NULL) == 0) pl_row_put_num(t, s->mt_value, d);
+    pl_row_put_str(t, s->mt_raw, av->s, av->n);
+  }
+  if (tot) {
+    double d;
+    if (nv_value(tot->s, tot->n, 1, &d, NULL) == 0) pl_row_put_num(t, s->mt_total, d);
+  }
+  pl_row_put_str(t, s->mt_unit, unit, strlen(unit));
+  pl_row_put_int(t, s->mt_line, (int64_t)lineno);
+  pl_row_end(t);
+}
+
+/* ---- CSV blocks ------------------------------------------------------------ */
+
+enum { CSV_TRACE, CSV_SUMMARY, CSV_METRICS };
+
+typedef struct csvblk {
+  nvstate *s;
+  int kind;
+  size_t n;
+  int field[64];
+  char labels[64][48];
+  const char *lp[64];
+  double factor[64];
+  int units_seen;
+  size_t header_line;
+  tcell cells[64];
+} csvblk;
+
+static int csv_label_kind(const char *lab) {
+  /* summary/metrics columns */
+  static const char *const names[] = { "Type", "Time(%)", "Time", "Calls", "Avg", "Min", "Max", "Name",
+                                       "Device", "Kernel", "Invocations", "Metric Name", "Metric Description", "Event Name", "Total", NULL };
+  for (int i = 0; names[i]; i++) if (strcmp(lab, names[i]) == 0) return i;
+  return -1;
+}
+
+static int nv_csv_row(void *ud, const pl_csv_row *r, pl_err *err) {
+  csvblk *b = ud;
+  nvstate *s = b->s;
+  if (r->index == 0) {
+    if (r->n > 64) return pl_err_set(err, r->line, 1, "expected at most 64 columns, found %zu", r->n);
+    b->n = r->n;
+    b->header_line = r->line;
+    for (size_t i = 0; i < r->n; i++) {
+      snprintf(b->labels[i], sizeof b->labels[i], "%s", r->f[i]);
+      b->lp[i] = b->labels[i];
+      b->field[i] = b->kind == CSV_TRACE ? trace_field(r->f[i]) : csv_label_kind(r->f[i]);
+      b->factor[i] = 0;
+    }
+    return 0;
+  }
+  if (r->n != b->n) {
+    char what[96];
+    snprintf(what, sizeof what, "%zu fields as in the header (line %zu)", b->n, b->header_line);
+    return pl_err_expected(err, r->line, pl_csv_field_col(r, r->n < b->n ? r->n : b->n), what,
+                           r->n < b->n ? NULL : r->f[b->n], r->n < b->n ? 0 : r->len[b->n]);
+  }
+  /* the units row: every field empty or a unit */
+  if (r->index == 1 && b->kind != CSV_METRICS) {
+    int units = 1, any = 0;
+    for (size_t i = 0; i < r->n; i++) {
+      if (r->len[i] == 0) continue;
+      if (!is_unit_token(r->f[i], r->len[i])) { units = 0; break; }
+      any = 1;
+    }
+    if (units && any) {
+      for (size_t i = 0; i < r->n; i++) b->factor[i] = r->len[i] ? nv_unit(r->f[i], r->len[i], NULL) : 0;
+      b->units_seen = 1;
+      return 0;
+    }
+  }
+  for (size_t i = 0; i < r->n; i++) { b->cells[i].s = r->f[i]; b->cells[i].n = r->len[i]; b->cells[i].col = pl_csv_field_col(r, i); }
+  if (b->kind == CSV_TRACE) return trace_row(s, b->cells, b->field, b->n, b->factor, r->line, b->lp, err);
+  if (b->kind == CSV_SUMMARY) {
+    /* Type,Time(%),Time,Calls,Avg,Min,Max,Name */
+    const tcell *c[8] = { 0 };
+    double f[8] = { 0 };
+    for (size_t i = 0; i < b->n; i++) if (b->field[i] >= 0 && b->field[i] < 8) { c[b->field[i]] = &b->cells[i]; f[b->field[i]] = b->factor[i]; }
+    if (!c[7] || !c[2]) return pl_err_set(err, r->line, 1, "expected Time and Name columns in the nvprof CSV summary");
+    double v[7] = { NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+    for (int k = 1; k < 7; k++) {
+      if (!c[k] || c[k]->n == 0) continue;
+      if (nv_value(c[k]->s, c[k]->n, f[k] ? f[k] : 1, &v[k], NULL) != 0) {
+        char what[96];
+        snprintf(what, sizeof what, "a number in column '%s'", b->labels[c[k] - b->cells]);
+        return pl_err_expected(err, r->line, c[k]->col, what, c[k]->s, c[k]->n);
+      }
+    }
+    sumtab *t = &s->sum;
+    const char *ty = c[0] ? c[0]->s : s->deftype; size_t tn = c[0] ? c[0]->n : strlen(s->deftype);
+    pl_row_put_str(t->t, t->type, ty, tn);
+    pl_row_put_str(t->t, t->name, c[7]->s, c[7]->n);
+    pl_row_put_num(t->t, t->share, v[1]);
+    pl_row_put_num(t->t, t->total, v[2]);
+    pl_row_put_int(t->t, t->calls, isnan(v[3]) ? PL_INT_NA : (int64_t)v[3]);
+    pl_row_put_num(t->t, t->mean, v[4]);
+    pl_row_put_num(t->t, t->min, v[5]);
+    pl_row_put_num(t->t, t->max, v[6]);
+    pl_row_put_int(t->t, t->line, (int64_t)r->line);
+    pl_row_end(t->t);
+    return 0;
+  }
+  /* metrics: Device,Kernel,Invocations,Metric Name,Metric Description,Min,Max,Avg */
+  const tcell *c[15] = { 0 };
+  for (size_t i = 0; i < b->n; i++) if (b->field[i] >= 0) c[b->field[i]] = &b->cells[i];
+  const tcell *metric = c[11] ? c[11] : c[13];
+  if (!metric || !c[10]) return pl_err_set(err, r->line, 1, "expected Invocations and Metric Name columns in the nvprof CSV metrics");
+  int64_t inv;
+  if (pl_parse_int64(c[10]->s, c[10]->n, &inv) != 0) return pl_err_expected(err, r->line, c[10]->col, "an integer in column 'Invocations'", c[10]->s, c[10]->n);
+  const char *kn = c[9] ? c[9]->s : ""; size_t knn = c[9] ? c[9]->n : 0;
+  if (knn != s->kernel_n || memcmp(kn, s->kernel, knn) != 0) {
+    s->kernel_id++;
+    s->kernel_n = knn < sizeof s->kernel ? knn : sizeof s->kernel - 1;
+    memcpy(s->kernel, kn, s->kernel_n);
+  }
+  met_row(s, kn, knn, c[8] ? c[8]->s : "", c[8] ? c[8]->n : 0, inv, metric->s, metric->n,
+          c[12] ? c[12]->s : NULL, c[12] ? c[12]->n : 0, c[5], c[6], c[4], c[14], r->line);
+  return 0;
+}
+
+/* ---- detection ---------------------------------------------------------- */
+
+static int nv_detect(const char *data, size_t len) {
+  pl_lines c; pl_line l;
+  pl_lines_init(&c, data, len);
+  int n = 0;
+  while (pl_lines_next(&c, &l) && n++ < 200) {
+    if (is_prof_line(l.s, l.n)) {
+      if (pl_find(l.s, l.n, "NVPROF is profiling") || pl_find(l.s, l.n, "Profiling result:") ||
+          pl_find(l.s, l.n, "Metric result:") || pl_find(l.s, l.n, "Event result:") || pl_find(l.s, l.n, "Profiling application:")) return 95;
+    }
+    if (pl_starts(l.s, l.n, "\"Start\",\"Duration\",\"Grid X\"")) return 90;
+    if (pl_starts(l.s, l.n, "\"Type\",\"Time(%)\",\"Time\",\"Calls\"")) return 90;
+    if (pl_starts(l.s, l.n, "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\"")) return 90;
+    if (pl_starts(l.s, l.n, "Invocations") && pl_find(l.s, l.n, "Metric Name") && pl_find(l.s, l.n, "Metric Description")) return 85;
+    if (pl_find(l.s, l.n, " GPU activities: ")) return 85;
+  }
+  return 0;
+}
+
+/* ---- parse ---------------------------------------------------------------- */
+
+enum { S_NONE, S_SUMMARY, S_TRACE, S_UM, S_METRICS };
+
+static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  nvstate *s = pl_xcalloc(1, sizeof *s);
+  s->p = p; s->o = o;
+  s->kernel_id = -1;
+  snprintf(s->deftype, sizeof s->deftype, "GPU activities");
+  sum_init(&s->sum, "summary");
+  trace_init(&s->tr);
+  um_init(s);
+  met_init(s);
+  pl_lines c; pl_line l;
+  pl_lines_init(&c, in->data, in->len);
+  int mode = S_NONE, rc = 0;
+  units6 units; int have_units = 0;
+  char type[64] = "";
+  label lab[32]; size_t nlab = 0;
+  int field[32];
+  const char *labels[32];
+  double cpu_faults = NAN;
+  while (pl_lines_next(&c, &l)) {
+    if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
+    const char *t = l.s; size_t tn = l.n;
+    pl_trim(&t, &tn);
+    if (tn == 0) { mode = S_NONE; continue; }
+    if (is_prof_line(t, tn)) {
+      const char *b; size_t bn;
+      prof_body(t, tn, &b, &bn);
+      if (pl_starts(b, bn, "NVPROF is profiling process")) {
+        const char *cm = pl_find(b, bn, "command: ");
+        if (cm) pl_profile_meta_str(p, "command", cm + 9, (size_t)(b + bn - cm - 9));
+      } else if (pl_starts(b, bn, "API calls:")) { snprintf(type, sizeof type, "API calls"); }
+      else if (pl_starts(b, bn, "Unified Memory profiling result")) { mode = S_UM; }
+      else if (pl_starts(b, bn, "Metric result") || pl_starts(b, bn, "Event result")) { mode = S_METRICS; nlab = 0; }
+      else if (pl_starts(b, bn, "Profiling result")) { mode = S_NONE; }
+      else if (bn) pl_profile_diag(p, c.lineno, "skipped: %.*s", (int)(bn < 200 ? bn : 200), b);
+      continue;
+    }
+    /* CSV blocks */
+    int ck = -1;
+    if (pl_starts(t, tn, "\"Start\",\"Duration\"")) ck = CSV_TRACE;
+    else if (pl_starts(t, tn, "\"Type\",\"Time(%)\"") || pl_starts(t, tn, "\"Time(%)\",\"Time\"")) ck = CSV_SUMMARY;
+    else if (pl_starts(t, tn, "\"Device\",\"Kernel\",\"Invocations\"")) ck = CSV_METRICS;
+    if (ck >= 0) {
+      const char *bs = l.s, *be = l.s + l.n;
+      size_t first = c.lineno;
+      pl_line m;
+      while (pl_lines_peek(&c, &m) && !pl_is_blank(m.s, m.n) && !is_prof_line(m.s, m.n)) { pl_lines_next(&c, &m); be = m.s + m.n; }
+      csvblk *blk = pl_xcalloc(1, sizeof *blk);
+      blk->s = s; blk->kind = ck;
+      pl_csv_opts co = { ',', first, o ? o->interrupt : NULL };
+      int r = pl_csv_read(bs, (size_t)(be - bs), &co, nv_csv_row, blk, err);
+      free(blk);
+      if (r != 0) { rc = -1; goto fail; }
+      s->found = 1;
+      mode = S_NONE;
+      continue;
+    }
+    /* summary header */
+    if (pl_find(t, tn, "Time(%)") && pl_find(t, tn, "Calls") && pl_find(t, tn, "Name") && pl_find(t, tn, "Avg")) {
+      mode = S_SUMMARY; have_units = 0; s->found = 1;
+      if (!type[0]) snprintf(type, sizeof type, "GPU activities");
+      /* a units row? */
+      pl_line m;
+      if (pl_lines_peek(&c, &m)) {
+        size_t i = 0, st, len, k = 0; int ok = 1;
+        char u[6][8];
+        while (next_tok(m.s, m.n, &i, &st, &len)) {
+          if (k >= 5 || !is_unit_token(m.s + st, len)) { ok = 0; break; }
+          snprintf(u[k], sizeof u[k], "%.*s", (int)(len < 7 ? len : 7), m.s + st);
+          k++;
+        }
+        if (ok && k == 5) {
+          pl_lines_next(&c, &m);
+          static const int map[5] = { 0, 1, 3, 4, 5 };
+          for (int q = 0; q < 6; q++) units.f[q] = 1;
+          for (int q = 0; q < 5; q++) units.f[map[q]] = nv_unit(u[q], strlen(u[q]), NULL);
+          have_units = 1;
+        }
+      }
+      continue;
+    }
+    /* GPU trace header */
+    if (pl_starts(t, tn, "Start") && pl_find(t, tn, "Duration") && pl_find(t, tn, "Name")) {
+      nlab = split_labels(l.s, l.n, lab, 32);
+      for (size_t k = 0; k < nlab; k++) { field[k] = trace_field(lab[k].text); labels[k] = lab[k].text; }
+      mode = S_TRACE; s->found = 1;
+      continue;
+    }
+    if (mode == S_SUMMARY) {
+      if (sum_row_text(s, l.s, l.n, c.lineno, have_units ? &units : NULL, type, sizeof type, err) != 0) { rc = -1; goto fail; }
+      continue;
+    }
+    if (mode == S_TRACE) {
+      tcell cells[32];
+      for (size_t k = 0; k < nlab; k++) {
+        size_t a, len;
+        cell_of(l.s, l.n, lab, nlab, k, &a, &len);
+        cells[k].s = l.s + a; cells[k].n = len; cells[k].col = a + 1;
+      }
+      if (cells[nlab - 1].n == 0) { rc = pl_err_expected(err, c.lineno, l.n + 1, "a name at the end of the GPU trace row", NULL, 0); goto fail; }
+      if (trace_row(s, cells, field, nlab, NULL, c.lineno, labels, err) != 0) { rc = -1; goto fail; }
+      continue;
+    }
+    if (pl_starts(t, tn, "Device \"") && t[tn - 1] == '"') {
+      snprintf(s->device, sizeof s->device, "%.*s", (int)(tn - 9 < 255 ? tn - 9 : 255), t + 8);
+      if (!pl_profile_meta_get(p, "device")) pl_profile_meta_str(p, "device", t + 8, tn - 9);
+      continue;
+    }
+    if (mode == S_UM) {
+      if (pl_starts(t, tn, "Count") && pl_find(t, tn, "Total Time")) { s->found = 1; continue; }
+      if (pl_starts(t, tn, "Total CPU ")) {
+        const char *colon = memchr(t, ':', tn);
+        double v;
+        if (colon) {
+          const char *vs = colon + 1; size_t vn = (size_t)(t + tn - vs);
+          pl_trim(&vs, &vn);
+          if (pl_parse_double(vs, vn, &v) == 0) {
+            char key[64];
+            const char *k0 = t + 10; size_t kn = (size_t)(colon - k0);
+            size_t q = 0;
+            snprintf(key, sizeof key, "um_cpu_");
+            q = strlen(key);
+            for (size_t i = 0; i < kn && q + 1 < sizeof key; i++) key[q++] = k0[i] == ' ' ? '_' : (char)(k0[i] | 0x20);
+            key[q] = '\0';
+            pl_profile_meta_num(p, key, v);
+            if (pl_starts(k0, kn, "Page faults")) cpu_faults = v;
+            continue;
+          }
+        }
+      }
+      /* Count AvgSize MinSize MaxSize TotalSize TotalTime Name */
+      size_t i = 0, st, len;
+      double v[6];
+      static const char *what[6] = { "a count", "the average size", "the minimum size", "the maximum size", "the total size", "the total time" };
+      for (int k = 0; k < 6; k++) {
+        if (!next_tok(l.s, l.n, &i, &st, &len)) { rc = pl_err_expected(err, c.lineno, st + 1, what[k], NULL, 0); goto fail; }
+        if (is_dash(l.s + st, len)) { v[k] = NAN; continue; }
+        if (nv_value(l.s + st, len, 1, &v[k], NULL) != 0) { rc = pl_err_expected(err, c.lineno, st + 1, what[k], l.s + st, l.n - st); goto fail; }
+      }
+      while (i < l.n && l.s[i] == ' ') i++;
+      const char *nm = l.s + i; size_t nn = l.n - i;
+      pl_trim(&nm, &nn);
+      if (nn == 0) { rc = pl_err_expected(err, c.lineno, l.n + 1, "a name after the total time", NULL, 0); goto fail; }
+      pl_table *u = s->um;
+      if (s->device[0]) pl_row_put_str(u, s->um_dev, s->device, strlen(s->device));
+      pl_row_put_str(u, s->um_name, nm, nn);
+      pl_row_put_int(u, s->um_count, (int64_t)v[0]);
+      pl_row_put_num(u, s->um_avg, v[1]);
+      pl_row_put_num(u, s->um_min, v[2]);
+      pl_row_put_num(u, s->um_max, v[3]);
+      pl_row_put_num(u, s->um_total, v[4]);
+      pl_row_put_num(u, s->um_time, v[5]);
+      pl_row_end(u);
+      continue;
+    }
+    if (mode == S_METRICS || (pl_starts(t, tn, "Invocations") && (pl_find(t, tn, "Metric Name") || pl_find(t, tn, "Event Name")))) {
+      if (pl_starts(t, tn, "Invocations")) {
+        nlab = split_labels(l.s, l.n, lab, 32);
+        mode = S_METRICS; s->found = 1;
+        continue;
+      }
+      if (pl_starts(t, tn, "Kernel:")) {
+        const char *kn = t + 7; size_t knn = tn - 7;
+        pl_trim(&kn, &knn);
+        s->kernel_n = knn < sizeof s->kernel ? knn : sizeof s->kernel - 1;
+        memcpy(s->kernel, kn, s->kernel_n);
+        s->kernel_id++;
+        continue;
+      }
+      if (nlab == 0) { pl_profile_diag(p, c.lineno, "skipped a line before the metrics header"); continue; }
+      tcell cells[32];
+      const tcell *inv = NULL, *met = NULL, *desc = NULL, *mn = NULL, *mx = NULL, *av = NULL, *tot = NULL;
+      for (size_t k = 0; k < nlab; k++) {
+        size_t a, len;
+        cell_of(l.s, l.n, lab, nlab, k, &a, &len);
+        cells[k].s = l.s + a; cells[k].n = len; cells[k].col = a + 1;
+        const char *lt = lab[k].text;
+        if (strcmp(lt, "Invocations") == 0) inv = &cells[k];
+        else if (strcmp(lt, "Metric Name") == 0 || strcmp(lt, "Event Name") == 0) met = &cells[k];
+        else if (strcmp(lt, "Metric Description") == 0) desc = &cells[k];
+        else if (strcmp(lt, "Min") == 0) mn = &cells[k];
+        else if (strcmp(lt, "Max") == 0) mx = &cells[k];
+        else if (strcmp(lt, "Avg") == 0) av = &cells[k];
+        else if (strcmp(lt, "Total") == 0) tot = &cells[k];
+      }
+      int64_t iv;
+      if (!inv || pl_parse_int64(inv->s, inv->n, &iv) != 0) {
+        size_t col = inv ? inv->col : 1;
+        rc = pl_err_expected(err, c.lineno, col, "the number of invocations", inv ? inv->s : l.s, inv ? inv->n : l.n);
+        goto fail;
+      }
+      if (!met || met->n == 0) { rc = pl_err_expected(err, c.lineno, inv->col + inv->n, "a metric name", NULL, 0); goto fail; }
+      if (av && av->n == 0) { rc = pl_err_expected(err, c.lineno, l.n + 1, "the Avg value", NULL, 0); goto fail; }
+      met_row(s, s->kernel, s->kernel_n, s->device, strlen(s->device), iv, met->s, met->n,
+              desc ? desc->s : NULL, desc ? desc->n : 0, mn, mx, av, tot, c.lineno);
+      continue;
+    }
+    /* anything else: program output */
+  }
+  if (!s->found) { rc = pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "an nvprof result (summary, GPU trace, metrics or CSV)", NULL, 0); goto fail; }
+  (void)cpu_faults;
+  pl_profile_meta_str(p, "tool", "nvprof", 6);
+  pl_profile_meta_str(p, "time_unit", "ns", 2);
+  /* hand the tables over */
+  if (s->sum.t->nrows) split_summary(s);
+  pl_table *keep[6] = { s->sum.t, s->tr.k, s->tr.m, s->tr.u, s->um, s->met };
+  const char *names[6] = { "summary", "kernels", "memcpy", "unified_memory_events", "unified_memory", "metrics" };
+  if (s->tr.k->nrows) {
+    pl_fill_short_names(s->tr.k, s->tr.k_name);
+    if (pl_want_table(o, "kernel_summary") && !pl_profile_find(p, "kernel_summary")) {
+      pl_table *ks = pl_kernel_summary_from(s->tr.k, "kernel_summary");
+      if (ks) pl_profile_add_table(p, ks);
+    }
+    size_t len; const char *dv = pl_cell_str(s->tr.k, s->tr.k_dev, 0, &len);
+    if (dv && !pl_profile_meta_get(p, "device")) pl_profile_meta_str(p, "device", dv, len);
+  }
+  if (s->met->nrows) {
+    int cs = pl_table_add_col(s->met, "short_name", PL_STR);
+    (void)cs;
+    pl_fill_short_names(s->met, s->mt_kernel);
+  }
+  for (int i = 0; i < 6; i++) {
+    if (keep[i]->nrows && pl_want_table(o, names[i])) pl_profile_add_table(p, keep[i]);
+    else pl_table_free(keep[i]);
+  }
+  free(s);
+  return 0;
+fail:
+  pl_table_free(s->sum.t); pl_table_free(s->tr.k); pl_table_free(s->tr.m); pl_table_free(s->tr.u);
+  pl_table_free(s->um); pl_table_free(s->met);
+  free(s);
+  return rc ? rc : -1;
+}
+
+const pl_format pl_fmt_nvprof = {
+  "nvprof",
+  "nvprof summary, --print-gpu-trace, --metrics/--events text and --csv output",
+  "summary kernel_summary memcpy_summary api_summary kernels memcpy unified_memory unified_memory_events metrics",
+  nv_detect,
+  nv_parse,
+};

@@ -1,0 +1,265 @@
+/*
+** fmt_rocprof.c -- format "rocprof": the CSV files of AMD's rocprof (v1/v2)
+** and rocprofv3, recognised by their header row:
+**
+**   "Name","Calls","TotalDurationNs","AverageNs","Percentage"[,"MinNs","MaxNs","StdDev"]
+**        results.stats.csv / kernel_stats.csv  -> kernel_summary
+**        results.hip_stats.csv / hip_api_stats  -> api_summary   (names hip*, hsa*, __hip*)
+**        results.copy_stats.csv / memory_copy_stats -> memcpy_summary (names Copy*, MEMORY_COPY*)
+**   Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,...
+**        v1 per-dispatch results.csv (PMC counters as extra columns) -> kernels (+ kernel_summary when timed)
+**   "Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name",...,"Start_Timestamp","End_Timestamp",...
+**        rocprofv3 kernel_trace.csv -> kernels, kernel_summary
+**   "Node_Id","Logical_Node_Id","Agent_Type",...
+**        rocprofv3 agent_info.csv -> devices
+**
+** Every file is read by the shared typed CSV reader (csvread.c, libcsv
+** strict), so every column of the file is kept with its own name; the
+** standard columns are added next to them.  Sizes: rocprof's grid sizes are
+** in work-items; grid_x here is in workgroups (Grid_Size_X / Workgroup_Size_X)
+** like CUDA's, and the work-item totals stay in grid_items_x/y/z.
+*/
+#include "format.h"
+#include "csvread.h"
+#include "kernsum.h"
+#include "scan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { R_NONE, R_STATS, R_V1, R_V3TRACE, R_AGENT };
+
+static int header_kind(const char *s, size_t n) {
+  if (pl_starts(s, n, "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"") ||
+      pl_starts(s, n, "Name,Calls,TotalDurationNs,AverageNs,Percentage")) return R_STATS;
+  if (pl_starts(s, n, "Index,KernelName,gpu-id,queue-id") || pl_starts(s, n, "\"Index\",\"KernelName\",\"gpu-id\"")) return R_V1;
+  if (pl_starts(s, n, "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Id\",\"Kernel_Name\"") ||
+      (pl_starts(s, n, "\"Kind\",\"Agent_Id\",\"Queue_Id\"") && pl_find(s, n, "\"Kernel_Name\"") && pl_find(s, n, "\"Start_Timestamp\""))) return R_V3TRACE;
+  if (pl_starts(s, n, "\"Node_Id\",\"Logical_Node_Id\",\"Agent_Type\"") || pl_starts(s, n, "Node_Id,Logical_Node_Id,Agent_Type")) return R_AGENT;
+  return R_NONE;
+}
+
+static int roc_detect(const char *data, size_t len) {
+  pl_lines c; pl_line l;
+  pl_lines_init(&c, data, len);
+  while (pl_lines_next(&c, &l)) {
+    if (pl_is_blank(l.s, l.n)) continue;
+    return header_kind(l.s, l.n) != R_NONE ? 90 : 0;
+  }
+  return 0;
+}
+
+/* Renames column `from` to `to`; returns its index or -1. */
+static int rename_col(pl_table *t, const char *from, const char *to, const char *doc) {
+  int c = pl_table_col(t, from);
+  if (c < 0) return -1;
+  if (pl_table_col(t, to) >= 0) return c;
+  free(t->cols[c]->name);
+  t->cols[c]->name = pl_xstrdup(to);
+  if (doc) pl_table_set_doc(t, c, doc);
+  return c;
+}
+
+/* Integer columns that carry times become numbers only where the standard
+** table says so (summaries); traces keep exact int64 nanoseconds. */
+static void to_num(pl_table *t, int c) {
+  if (c >= 0 && t->cols[c]->type == PL_INT) pl_table_retype(t, c, PL_NUM);
+}
+
+static int name_prefix_all(const pl_table *t, int cn, const char *const *prefixes) {
+  if (cn < 0 || t->nrows == 0) return 0;
+  for (size_t i = 0; i < t->nrows; i++) {
+    size_t len; const char *s = pl_cell_str(t, cn, i, &len);
+    if (!s) return 0;
+    int ok = 0;
+    for (const char *const *p = prefixes; *p; p++) if (strncmp(s, *p, strlen(*p)) == 0) { ok = 1; break; }
+    if (!ok) return 0;
+  }
+  return 1;
+}
+
+static void doc_kernels(pl_table *t) {
+  static const char *docs[][2] = {
+    { "name", "kernel name as rocprof printed it" },
+    { "device", "GPU agent / gpu-id" }, { "stream", "queue id" },
+    { "correlation", "correlation id (rocprofv3)" },
+    { "start_ns", "dispatch start timestamp, ns" }, { "end_ns", "dispatch end timestamp, ns" },
+    { "block_x", "workgroup size x (threads)" }, { "block_y", "workgroup size y" }, { "block_z", "workgroup size z" },
+    { "grid_items_x", "grid size x in work-items (as rocprof prints it)" },
+    { "grid_items_y", "grid size y in work-items" }, { "grid_items_z", "grid size z in work-items" },
+    { "smem_static_bytes", "LDS (group segment) bytes per workgroup" },
+    { "scratch_bytes", "private segment (scratch) bytes per work-item" },
+    { "registers", "architected VGPRs per work-item" },
+  };
+  for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+    int c = pl_table_col(t, docs[i][0]);
+    if (c >= 0) pl_table_set_doc(t, c, docs[i][1]);
+  }
+}
+
+/* grid_x = items / workgroup size (CUDA-style blocks). */
+static void add_grid(pl_table *t, const char *items, const char *wg, const char *out) {
+  int ci = pl_table_col(t, items), cw = pl_table_col(t, wg);
+  if (ci < 0 || cw < 0) return;
+  int co = pl_table_add_col(t, out, PL_INT);
+  if (co < 0) return;
+  pl_table_set_doc(t, co, "grid size in workgroups (work-items / workgroup size, rounded up)");
+  for (size_t i = 0; i < t->nrows; i++) {
+    int64_t a = pl_cell_int(t, ci, i), b = pl_cell_int(t, cw, i);
+    t->cols[co]->v.i64[i] = (a == PL_INT_NA || b == PL_INT_NA || b <= 0) ? PL_INT_NA : (a + b - 1) / b;
+  }
+}
+
+static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  pl_lines c; pl_line l;
+  pl_lines_init(&c, in->data, in->len);
+  int kind = R_NONE;
+  while (pl_lines_next(&c, &l)) {
+    if (pl_is_blank(l.s, l.n)) continue;
+    kind = header_kind(l.s, l.n);
+    if (kind == R_NONE) return pl_err_expected(err, c.lineno, 1, "a rocprof CSV header (results.stats.csv, results.csv, kernel_trace.csv or agent_info.csv)", l.s, l.n);
+    break;
+  }
+  if (kind == R_NONE) return pl_err_expected(err, 1, 1, "a rocprof CSV header", NULL, 0);
+  pl_csv_opts co = { ',', 1, o ? o->interrupt : NULL };
+  pl_table *t = pl_csv_table(in->data, in->len, "rocprof", &co, err);
+  if (t == NULL) return -1;
+  pl_profile_meta_str(p, "tool", "rocprof", 7);
+  pl_profile_meta_str(p, "time_unit", "ns", 2);
+  if (kind == R_STATS) {
+    int cn = rename_col(t, "Name", "name", "kernel, API function or copy name");
+    int cc = rename_col(t, "Calls", "calls", "number of calls");
+    to_num(t, rename_col(t, "TotalDurationNs", "total_ns", "total duration, ns"));
+    to_num(t, rename_col(t, "AverageNs", "mean_ns", "mean duration, ns"));
+    to_num(t, rename_col(t, "Percentage", "share_pct", "share of the total, percent 0-100"));
+    to_num(t, rename_col(t, "MinNs", "min_ns", "shortest call, ns"));
+    to_num(t, rename_col(t, "MaxNs", "max_ns", "longest call, ns"));
+    to_num(t, rename_col(t, "StdDev", "stddev_ns", "standard deviation of the duration, ns"));
+    if (cn < 0 || cc < 0 || t->cols[cn]->type != PL_STR) { pl_table_free(t); return pl_err_set(err, 1, 1, "expected a Name column of text and a Calls column"); }
+    static const char *const api[] = { "hip", "__hip", "hsa_", "roctx", NULL };
+    static const char *const copy[] = { "Copy", "MEMORY_COPY", "Fill", NULL };
+    const char *name = "kernel_summary";
+    if (name_prefix_all(t, cn, api)) name = "api_summary";
+    else if (name_prefix_all(t, cn, copy)) name = "memcpy_summary";
+    else pl_fill_short_names(t, cn);
+    pl_table_set_name(t, name);
+    pl_profile_meta_str(p, "rocprof_file", name, strlen(name));
+    if (pl_want_table(o, name)) pl_profile_add_table(p, t); else pl_table_free(t);
+    return 0;
+  }
+  if (kind == R_AGENT) {
+    pl_table_set_name(t, "devices");
+    int cid = pl_table_col(t, "Node_Id"), cpn = pl_table_col(t, "Product_Name"), cnm = pl_table_col(t, "Name");
+    int ccu = pl_table_col(t, "Cu_Count"), cty = pl_table_col(t, "Agent_Type"), cclk = pl_table_col(t, "Max_Engine_Clk_Fcompute");
+    int sid = pl_table_add_col(t, "id", PL_INT), sname = pl_table_add_col(t, "name", PL_STR);
+    int sarch = pl_table_add_col(t, "arch", PL_STR), stype = pl_table_add_col(t, "type", PL_STR);
+    int ssm = pl_table_add_col(t, "sm_count", PL_INT), sclk = pl_table_add_col(t, "clock_hz", PL_NUM);
+    pl_table_set_doc(t, sid, "agent node id");
+    pl_table_set_doc(t, sname, "product name");
+    pl_table_set_doc(t, sarch, "GPU architecture (gfx target) for GPU agents");
+    pl_table_set_doc(t, stype, "agent type: CPU or GPU");
+    pl_table_set_doc(t, ssm, "compute units (GPU agents)");
+    pl_table_set_doc(t, sclk, "maximum engine clock, Hz (GPU: Max_Engine_Clk_Fcompute MHz)");
+    int firstgpu = -1;
+    for (size_t i = 0; i < t->nrows; i++) {
+      size_t len;
+      const char *ty = cty >= 0 ? pl_cell_str(t, cty, i, &len) : NULL;
+      int gpu = ty && strcmp(ty, "GPU") == 0;
+      if (gpu && firstgpu < 0) firstgpu = (int)i;
+      if (cid >= 0) t->cols[sid]->v.i64[i] = pl_cell_int(t, cid, i);
+      if (cpn >= 0 && t->cols[cpn]->type == PL_STR) t->cols[sname]->v.str[i] = t->cols[cpn]->v.str[i];
+      if (cty >= 0 && t->cols[cty]->type == PL_STR) t->cols[stype]->v.str[i] = t->cols[cty]->v.str[i];
+      if (gpu && cnm >= 0 && t->cols[cnm]->type == PL_STR) t->cols[sarch]->v.str[i] = t->cols[cnm]->v.str[i];
+      if (gpu && ccu >= 0) t->cols[ssm]->v.i64[i] = pl_cell_int(t, ccu, i);
+      if (gpu && cclk >= 0) { double mhz = pl_cell_num(t, cclk, i); t->cols[sclk]->v.num[i] = mhz > 0 ? mhz * 1e6 : NAN; }
+    }
+    if (firstgpu >= 0) {
+      size_t len; const char *s;
+      if ((s = pl_cell_str(t, sname, (size_t)firstgpu, &len))) pl_profile_meta_str(p, "device", s, len);
+      if ((s = pl_cell_str(t, sarch, (size_t)firstgpu, &len))) pl_profile_meta_str(p, "arch", s, len);
+      int64_t cu = pl_cell_int(t, ssm, (size_t)firstgpu);
+      if (cu != PL_INT_NA) pl_profile_meta_num(p, "sm_count", (double)cu);
+    }
+    if (pl_want_table(o, "devices")) pl_profile_add_table(p, t); else pl_table_free(t);
+    return 0;
+  }
+  /* per-dispatch traces */
+  pl_table_set_name(t, "kernels");
+  if (kind == R_V1) {
+    rename_col(t, "KernelName", "name", NULL);
+    rename_col(t, "gpu-id", "device", NULL);
+    rename_col(t, "queue-id", "stream", NULL);
+    rename_col(t, "wgr", "block_x", NULL);
+    rename_col(t, "grd", "grid_items_x", NULL);
+    rename_col(t, "lds", "smem_static_bytes", NULL);
+    rename_col(t, "scr", "scratch_bytes", NULL);
+    int cv = pl_table_col(t, "arch_vgpr");
+    if (cv < 0) cv = pl_table_col(t, "vgpr");
+    if (cv >= 0) {
+      int cr = pl_table_add_col(t, "registers", PL_INT);
+      if (cr >= 0) for (size_t i = 0; i < t->nrows; i++) t->cols[cr]->v.i64[i] = pl_cell_int(t, cv, i);
+    }
+    add_grid(t, "grid_items_x", "block_x", "grid_x");
+    int cb = pl_table_col(t, "BeginNs"), ce = pl_table_col(t, "EndNs");
+    if (cb >= 0 && ce >= 0) {
+      rename_col(t, "BeginNs", "start_ns", NULL);
+      rename_col(t, "EndNs", "end_ns", NULL);
+    }
+  } else {
+    rename_col(t, "Kernel_Name", "name", NULL);
+    rename_col(t, "Agent_Id", "device", NULL);
+    rename_col(t, "Queue_Id", "stream", NULL);
+    rename_col(t, "Correlation_Id", "correlation", NULL);
+    rename_col(t, "Start_Timestamp", "start_ns", NULL);
+    rename_col(t, "End_Timestamp", "end_ns", NULL);
+    rename_col(t, "Private_Segment_Size", "scratch_bytes", NULL);
+    rename_col(t, "Group_Segment_Size", "smem_static_bytes", NULL);
+    rename_col(t, "Workgroup_Size_X", "block_x", NULL);
+    rename_col(t, "Workgroup_Size_Y", "block_y", NULL);
+    rename_col(t, "Workgroup_Size_Z", "block_z", NULL);
+    rename_col(t, "Grid_Size_X", "grid_items_x", NULL);
+    rename_col(t, "Grid_Size_Y", "grid_items_y", NULL);
+    rename_col(t, "Grid_Size_Z", "grid_items_z", NULL);
+    int cv = pl_table_col(t, "Arch_VGPR_Count");
+    if (cv >= 0) {
+      int cr = pl_table_add_col(t, "registers", PL_INT);
+      if (cr >= 0) for (size_t i = 0; i < t->nrows; i++) t->cols[cr]->v.i64[i] = pl_cell_int(t, cv, i);
+    }
+    add_grid(t, "grid_items_x", "block_x", "grid_x");
+    add_grid(t, "grid_items_y", "block_y", "grid_y");
+    add_grid(t, "grid_items_z", "block_z", "grid_z");
+  }
+  int cn = pl_table_col(t, "name");
+  if (cn < 0 || t->cols[cn]->type != PL_STR) { pl_table_free(t); return pl_err_set(err, 1, 1, "expected a kernel-name column of text"); }
+  int cs = pl_table_col(t, "start_ns"), ce = pl_table_col(t, "end_ns");
+  if (cs >= 0 && ce >= 0) {
+    int cd = pl_table_add_col(t, "duration_ns", PL_INT);
+    pl_table_set_doc(t, cd, "end_ns - start_ns, ns (exact)");
+    for (size_t i = 0; i < t->nrows; i++) {
+      int64_t a = pl_cell_int(t, cs, i), b = pl_cell_int(t, ce, i);
+      if (a != PL_INT_NA && b != PL_INT_NA && b < a) {
+        pl_table_free(t);
+        return pl_err_set(err, i + 2, 1, "expected an end timestamp not before the start, found start %lld end %lld",
+                          (long long)a, (long long)b);
+      }
+      t->cols[cd]->v.i64[i] = (a == PL_INT_NA || b == PL_INT_NA) ? PL_INT_NA : b - a;
+    }
+  }
+  pl_fill_short_names(t, cn);
+  doc_kernels(t);
+  if (pl_table_col(t, "duration_ns") >= 0 && pl_want_table(o, "kernel_summary")) {
+    pl_table *s = pl_kernel_summary_from(t, "kernel_summary");
+    if (s) pl_profile_add_table(p, s);
+  }
+  if (pl_want_table(o, "kernels")) pl_profile_add_table(p, t); else pl_table_free(t);
+  return 0;
+}
+
+const pl_format pl_fmt_rocprof = {
+  "rocprof",
+  "AMD rocprof / rocprofv3 CSV: stats (kernel, HIP API, copy), per-dispatch results, kernel_trace, agent_info",
+  "kernels kernel_summary api_summary memcpy_summary devices",
+  roc_detect,
+  roc_parse,
+};

@@ -1,0 +1,74 @@
+/*
+** kernsum.c -- kernel summaries from per-launch tables; short names.
+*/
+#include "kernsum.h"
+#include "names.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pl_fill_short_names(pl_table *t, int name_col) {
+  int cs = pl_table_col(t, "short_name");
+  if (cs < 0) {
+    cs = pl_table_add_col(t, "short_name", PL_STR);
+    pl_table_set_doc(t, cs, "kernel name without return type, namespaces, templates, arguments and '.kd' suffixes");
+  }
+  if (cs < 0 || name_col < 0 || t->cols[name_col]->type != PL_STR) return;
+  char buf[1024];
+  /* pool ids are dense: remember each name's short id (names repeat a lot
+  ** in traces).  The pool is shared, so ids added here for short names are
+  ** simply beyond the map. */
+  size_t nmap = pl_pool_count(t->pool) + 1;
+  uint32_t *map = pl_xcalloc(nmap, sizeof *map);
+  for (size_t i = 0; i < t->nrows; i++) {
+    uint32_t id = t->cols[name_col]->v.str[i];
+    if (id == 0) continue;
+    if (id < nmap && map[id]) { t->cols[cs]->v.str[i] = map[id]; continue; }
+    size_t len;
+    const char *s = pl_pool_str(t->pool, id, &len);
+    if (len >= 12 && memcmp(s + len - 12, " [clone .kd]", 12) == 0) len -= 12;
+    else if (len >= 3 && memcmp(s + len - 3, ".kd", 3) == 0) len -= 3;
+    size_t sn = pl_short_name(s, len, buf, sizeof buf);
+    uint32_t sid = pl_pool_intern(t->pool, buf, sn);
+    t->cols[cs]->v.str[i] = sid;
+    if (id < nmap) map[id] = sid;
+  }
+  free(map);
+}
+
+pl_table *pl_kernel_summary_from(const pl_table *t, const char *out_name) {
+  int cn = pl_table_col(t, "name"), cd = pl_table_col(t, "duration_ns");
+  if (cn < 0 || cd < 0) return NULL;
+  int keys[1] = { cn };
+  pl_agg aggs[5] = {
+    { "calls", PL_AGG_COUNT, -1, 0 }, { "total_ns", PL_AGG_SUM, cd, 0 },
+    { "mean_ns", PL_AGG_MEAN, cd, 0 }, { "min_ns", PL_AGG_MIN, cd, 0 },
+    { "max_ns", PL_AGG_MAX, cd, 0 } };
+  pl_err e;
+  pl_table *g = pl_table_group(t, keys, 1, aggs, 5, &e);
+  if (g == NULL) return NULL;
+  int ct = pl_table_col(g, "total_ns");
+  if (g->cols[ct]->type != PL_NUM) pl_table_retype(g, ct, PL_NUM);
+  double total = 0;
+  for (size_t i = 0; i < g->nrows; i++) { double v = pl_cell_num(g, ct, i); if (!isnan(v)) total += v; }
+  int cp = pl_table_add_col(g, "share_pct", PL_NUM);
+  for (size_t i = 0; i < g->nrows; i++)
+    g->cols[cp]->v.num[i] = total > 0 ? 100.0 * pl_cell_num(g, ct, i) / total : NAN;
+  pl_fill_short_names(g, pl_table_col(g, "name"));
+  pl_sortkey k = { ct, 1 };
+  size_t *ord = pl_table_order(g, &k, 1);
+  pl_table *s = pl_table_take(g, ord, g->nrows);
+  free(ord);
+  pl_table_free(g);
+  pl_table_set_name(s, out_name);
+  static const char *docs[][2] = {
+    { "name", "kernel name" }, { "calls", "launches" }, { "total_ns", "sum of durations, ns" },
+    { "mean_ns", "mean duration, ns" }, { "min_ns", "shortest launch, ns" }, { "max_ns", "longest launch, ns" },
+    { "share_pct", "share of all kernel time, percent 0-100" } };
+  for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+    int c = pl_table_col(s, docs[i][0]);
+    if (c >= 0) pl_table_set_doc(s, c, docs[i][1]);
+  }
+  return s;
+}

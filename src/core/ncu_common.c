@@ -1,0 +1,578 @@
+/*
+** ncu_common.c -- the canonical Nsight Compute metric mapping and the table
+** builder shared by fmt_ncu_text.c and fmt_ncu_csv.c (see ncu_common.h and
+** docs/formats-ncu.md).
+*/
+#include "ncu_common.h"
+#include "names.h"
+#include "scan.h"
+#include "units.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the canonical mapping ---------------------------------------------- */
+
+typedef struct ncu_canon {
+  int cls;                  /* section class; NCU_SEC_RAW: raw-page metric names */
+  const char *metric;       /* as ncu prints it (any version) */
+  const char *col;          /* kernel column */
+  int numeric;
+  const char *doc;          /* for the column (first entry of a column wins) */
+} ncu_canon;
+
+static const ncu_canon canon[] = {
+  /* GPU Speed Of Light [Throughput] (2019-2020: SOL FB/L2/TEX, Memory [%], SM [%]) */
+  { NCU_SEC_SOL, "Duration", "duration_ns", 1, "kernel duration (GPU Speed Of Light: Duration), ns" },
+  { NCU_SEC_SOL, "Elapsed Cycles", "elapsed_cycles", 1, "elapsed cycles (GPU Speed Of Light), cycles" },
+  { NCU_SEC_SOL, "SM Frequency", "sm_frequency_hz", 1, "SM clock during the launch, Hz (printed as cycle/nsecond, cycle/usecond, Ghz or hz)" },
+  { NCU_SEC_SOL, "DRAM Frequency", "dram_frequency_hz", 1, "DRAM clock, Hz (DRAM Frequency; 'Memory Frequency' before 2021)" },
+  { NCU_SEC_SOL, "Memory Frequency", "dram_frequency_hz", 1, NULL },
+  { NCU_SEC_SOL, "Memory Throughput", "memory_throughput_pct", 1, "memory throughput, percent of peak (Memory Throughput; 'Memory [%]' before 2022)" },
+  { NCU_SEC_SOL, "Memory [%]", "memory_throughput_pct", 1, NULL },
+  { NCU_SEC_SOL, "DRAM Throughput", "dram_throughput_pct", 1, "DRAM throughput, percent of peak (DRAM Throughput; 'SOL FB' before 2021)" },
+  { NCU_SEC_SOL, "SOL FB", "dram_throughput_pct", 1, NULL },
+  { NCU_SEC_SOL, "L2 Cache Throughput", "l2_throughput_pct", 1, "L2 throughput, percent of peak (L2 Cache Throughput; 'SOL L2' before 2021)" },
+  { NCU_SEC_SOL, "SOL L2", "l2_throughput_pct", 1, NULL },
+  { NCU_SEC_SOL, "L1/TEX Cache Throughput", "l1tex_throughput_pct", 1, "L1/TEX throughput, percent of peak (L1/TEX Cache Throughput; 'SOL TEX' before 2021)" },
+  { NCU_SEC_SOL, "SOL TEX", "l1tex_throughput_pct", 1, NULL },
+  { NCU_SEC_SOL, "SM Active Cycles", "sm_active_cycles", 1, "cycles with at least one warp active, averaged over SMs" },
+  { NCU_SEC_SOL, "Compute (SM) Throughput", "compute_throughput_pct", 1, "compute (SM) throughput, percent of peak (Compute (SM) Throughput; 'Compute (SM) [%]' 2020-2021; 'SM [%]' 2019-2020)" },
+  { NCU_SEC_SOL, "Compute (SM) [%]", "compute_throughput_pct", 1, NULL },
+  { NCU_SEC_SOL, "SM [%]", "compute_throughput_pct", 1, NULL },
+  /* Launch Statistics */
+  { NCU_SEC_LAUNCH, "Block Size", "block_size", 1, "threads per block (Launch Statistics: Block Size, or the product of block_x/y/z)" },
+  { NCU_SEC_LAUNCH, "Grid Size", "grid_size", 1, "blocks in the grid (Launch Statistics: Grid Size, or the product of grid_x/y/z)" },
+  { NCU_SEC_LAUNCH, "Registers Per Thread", "registers", 1, "registers per thread" },
+  { NCU_SEC_LAUNCH, "Static Shared Memory Per Block", "smem_static_bytes", 1, "static shared memory per block, bytes (Kbyte values snapped to the multiple of 128 B within the printed rounding)" },
+  { NCU_SEC_LAUNCH, "Dynamic Shared Memory Per Block", "smem_dynamic_bytes", 1, "dynamic shared memory per block, bytes (snapped like smem_static_bytes)" },
+  { NCU_SEC_LAUNCH, "Driver Shared Memory Per Block", "smem_driver_bytes", 1, "shared memory the driver reserves per block (CC >= 8.0), bytes (snapped like smem_static_bytes)" },
+  { NCU_SEC_LAUNCH, "Shared Memory Configuration Size", "smem_config_bytes", 1, "shared memory carveout configured for the launch, bytes (snapped like smem_static_bytes)" },
+  { NCU_SEC_LAUNCH, "Threads", "threads", 1, "threads in the launch (grid_size x block_size)" },
+  { NCU_SEC_LAUNCH, "Waves Per SM", "waves_per_sm", 1, "waves of blocks per SM at theoretical occupancy" },
+  { NCU_SEC_LAUNCH, "# SMs", "sm_count", 1, "SMs on the device (Launch Statistics '# SMs', 2023+)" },
+  { NCU_SEC_LAUNCH, "# TPCs", "tpc_count", 1, "TPCs on the device (2023+)" },
+  { NCU_SEC_LAUNCH, "Function Cache Configuration", "cache_config", 0, "function cache configuration (cudaFuncCachePreferNone before 2022, CachePreferNone after)" },
+  { NCU_SEC_LAUNCH, "Stack Size", "stack_size", 1, "stack size per thread as printed (no unit)" },
+  { NCU_SEC_LAUNCH, "Cluster Size", "cluster_size", 1, "thread-block cluster size (0: no clusters; CC >= 9.0)" },
+  { NCU_SEC_LAUNCH, "Cluster Scheduling Policy", "cluster_scheduling_policy", 0, "cluster scheduling policy (CC >= 9.0)" },
+  { NCU_SEC_LAUNCH, "Enabled TPC IDs", "enabled_tpc_ids", 0, "TPCs enabled for the launch ('all' unless a green context restricts them)" },
+  { NCU_SEC_LAUNCH, "Uses Green Context", "uses_green_context", 1, "1 when launched in a green context" },
+  /* Occupancy */
+  { NCU_SEC_OCC, "Block Limit SM", "block_limit_sm", 1, "occupancy limit from the per-SM block maximum, blocks" },
+  { NCU_SEC_OCC, "Block Limit Registers", "block_limit_registers", 1, "occupancy limit from registers, blocks" },
+  { NCU_SEC_OCC, "Block Limit Shared Mem", "block_limit_smem", 1, "occupancy limit from shared memory, blocks" },
+  { NCU_SEC_OCC, "Block Limit Warps", "block_limit_warps", 1, "occupancy limit from the per-SM warp maximum, blocks" },
+  { NCU_SEC_OCC, "Block Limit Barriers", "block_limit_barriers", 1, "occupancy limit from barriers, blocks (2024+)" },
+  { NCU_SEC_OCC, "Theoretical Active Warps per SM", "theoretical_warps", 1, "theoretical active warps per SM" },
+  { NCU_SEC_OCC, "Theoretical Occupancy", "theoretical_occupancy_pct", 1, "theoretical occupancy, percent" },
+  { NCU_SEC_OCC, "Achieved Occupancy", "achieved_occupancy_pct", 1, "achieved occupancy, percent" },
+  { NCU_SEC_OCC, "Achieved Active Warps Per SM", "achieved_warps", 1, "achieved active warps per SM" },
+  { NCU_SEC_OCC, "Max Active Clusters", "max_active_clusters", 1, "maximum active clusters (CC >= 9.0)" },
+  { NCU_SEC_OCC, "Max Cluster Size", "max_cluster_size", 1, "maximum cluster size, blocks (CC >= 9.0)" },
+  { NCU_SEC_OCC, "Overall GPU Occupancy", "overall_gpu_occupancy_pct", 1, "overall GPU occupancy, percent (CC >= 9.0)" },
+  { NCU_SEC_OCC, "Cluster Occupancy", "cluster_occupancy_pct", 1, "cluster occupancy, percent (CC >= 9.0)" },
+  /* raw page (--page raw) metric names */
+  { NCU_SEC_RAW, "gpu__time_duration.sum", "duration_ns", 1, NULL },
+  { NCU_SEC_RAW, "gpc__cycles_elapsed.max", "elapsed_cycles", 1, NULL },
+  { NCU_SEC_RAW, "sm__cycles_elapsed.avg.per_second", "sm_frequency_hz", 1, NULL },
+  { NCU_SEC_RAW, "gpc__cycles_elapsed.avg.per_second", "sm_frequency_hz", 1, NULL },
+  { NCU_SEC_RAW, "dram__cycles_elapsed.avg.per_second", "dram_frequency_hz", 1, NULL },
+  { NCU_SEC_RAW, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "memory_throughput_pct", 1, NULL },
+  { NCU_SEC_RAW, "dram__throughput.avg.pct_of_peak_sustained_elapsed", "dram_throughput_pct", 1, NULL },
+  { NCU_SEC_RAW, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "dram_throughput_pct", 1, NULL },
+  { NCU_SEC_RAW, "lts__throughput.avg.pct_of_peak_sustained_elapsed", "l2_throughput_pct", 1, NULL },
+  { NCU_SEC_RAW, "l1tex__throughput.avg.pct_of_peak_sustained_active", "l1tex_throughput_pct", 1, NULL },
+  { NCU_SEC_RAW, "sm__cycles_active.avg", "sm_active_cycles", 1, NULL },
+  { NCU_SEC_RAW, "sm__throughput.avg.pct_of_peak_sustained_elapsed", "compute_throughput_pct", 1, NULL },
+  { NCU_SEC_RAW, "launch__block_size", "block_size", 1, NULL },
+  { NCU_SEC_RAW, "launch__grid_size", "grid_size", 1, NULL },
+  { NCU_SEC_RAW, "launch__registers_per_thread", "registers", 1, NULL },
+  { NCU_SEC_RAW, "launch__shared_mem_per_block_static", "smem_static_bytes", 1, NULL },
+  { NCU_SEC_RAW, "launch__shared_mem_per_block_dynamic", "smem_dynamic_bytes", 1, NULL },
+  { NCU_SEC_RAW, "launch__shared_mem_per_block_driver", "smem_driver_bytes", 1, NULL },
+  { NCU_SEC_RAW, "launch__shared_mem_config_size", "smem_config_bytes", 1, NULL },
+  { NCU_SEC_RAW, "launch__thread_count", "threads", 1, NULL },
+  { NCU_SEC_RAW, "launch__waves_per_multiprocessor", "waves_per_sm", 1, NULL },
+  { NCU_SEC_RAW, "launch__sm_count", "sm_count", 1, NULL },
+  { NCU_SEC_RAW, "device__attribute_multiprocessor_count", "sm_count", 1, NULL },
+  { NCU_SEC_RAW, "launch__func_cache_config", "cache_config", 0, NULL },
+  { NCU_SEC_RAW, "launch__occupancy_limit_blocks", "block_limit_sm", 1, NULL },
+  { NCU_SEC_RAW, "launch__occupancy_limit_registers", "block_limit_registers", 1, NULL },
+  { NCU_SEC_RAW, "launch__occupancy_limit_shared_mem", "block_limit_smem", 1, NULL },
+  { NCU_SEC_RAW, "launch__occupancy_limit_warps", "block_limit_warps", 1, NULL },
+  { NCU_SEC_RAW, "launch__occupancy_limit_barriers", "block_limit_barriers", 1, NULL },
+  { NCU_SEC_RAW, "sm__maximum_warps_avg_per_active_cycle", "theoretical_warps", 1, NULL },
+  { NCU_SEC_RAW, "sm__maximum_warps_per_active_cycle_pct", "theoretical_occupancy_pct", 1, NULL },
+  { NCU_SEC_RAW, "sm__warps_active.avg.pct_of_peak_sustained_active", "achieved_occupancy_pct", 1, NULL },
+  { NCU_SEC_RAW, "sm__warps_active.avg.per_cycle_active", "achieved_warps", 1, NULL },
+  { NCU_SEC_RAW, "launch__grid_dim_x", "grid_x", 1, NULL },
+  { NCU_SEC_RAW, "launch__grid_dim_y", "grid_y", 1, NULL },
+  { NCU_SEC_RAW, "launch__grid_dim_z", "grid_z", 1, NULL },
+  { NCU_SEC_RAW, "launch__block_dim_x", "block_x", 1, NULL },
+  { NCU_SEC_RAW, "launch__block_dim_y", "block_y", 1, NULL },
+  { NCU_SEC_RAW, "launch__block_dim_z", "block_z", 1, NULL },
+};
+#define NCANON (sizeof canon / sizeof canon[0])
+
+static int eqn(const char *s, size_t n, const char *w) {
+  return strlen(w) == n && memcmp(s, w, n) == 0;
+}
+
+int ncu_section_class(const char *s, size_t n) {
+  if (eqn(s, n, "GPU Speed Of Light Throughput") || eqn(s, n, "GPU Speed Of Light") ||
+      eqn(s, n, "SpeedOfLight")) return NCU_SEC_SOL;
+  if (eqn(s, n, "Launch Statistics") || eqn(s, n, "LaunchStats")) return NCU_SEC_LAUNCH;
+  if (eqn(s, n, "Occupancy")) return NCU_SEC_OCC;
+  return NCU_SEC_OTHER;
+}
+
+const char *ncu_canonical(int cls, const char *metric, size_t n, int *numeric) {
+  for (size_t i = 0; i < NCANON; i++)
+    if (canon[i].cls == cls && eqn(metric, n, canon[i].metric)) {
+      if (numeric) *numeric = canon[i].numeric;
+      return canon[i].col;
+    }
+  return NULL;
+}
+
+/* ---- numbers ------------------------------------------------------------ */
+
+int ncu_parse_value(const char *s, size_t n, int *locale, double *out) {
+  if (pl_parse_double(s, n, out) == 0) return 0;
+  if (*locale) {
+    if (pl_parse_number_sep(s, n, 1, out) == 0) return 0;
+    return pl_parse_number_sep(s, n, 0, out);
+  }
+  if (pl_parse_number_sep(s, n, 0, out) == 0) return 0;
+  /* locale numbers need a digit on each side of a space or comma */
+  if (pl_parse_number_sep(s, n, 1, out) == 0) {
+    int ok = 0;
+    for (size_t i = 1; i + 1 < n; i++)
+      if ((s[i] == ' ' || s[i] == ',') && s[i - 1] >= '0' && s[i - 1] <= '9' && s[i + 1] >= '0' && s[i + 1] <= '9') ok = 1;
+    if (!ok) return -1;
+    *locale = 1;
+    return 0;
+  }
+  return -1;
+}
+
+/* Snaps a size printed in decimal kilobytes (or larger) with limited
+** decimals to the multiple of 128 bytes inside its rounding interval. */
+static double snap_bytes(double v, double factor, const char *raw, size_t n) {
+  if (factor <= 1) return v;
+  size_t dec = 0;
+  const char *dot = memchr(raw, '.', n);
+  if (dot == NULL) dot = memchr(raw, ',', n);     /* locale decimal comma */
+  if (dot) dec = n - (size_t)(dot - raw) - 1;
+  double half = factor * pow(10, -(double)dec) / 2;
+  double m = floor(v / 128 + 0.5) * 128;
+  return fabs(m - v) < half ? m : v;
+}
+
+/* ---- the builder -------------------------------------------------------- */
+
+static int addcol(pl_table *t, const char *name, pl_type type, const char *doc) {
+  int c = pl_table_add_col(t, name, type);
+  if (c >= 0 && doc) pl_table_set_doc(t, c, doc);
+  return c;
+}
+
+void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
+  memset(b, 0, sizeof *b);
+  b->p = p; b->o = o;
+  b->want_k = pl_want_table(o, "kernels");
+  b->want_m = pl_want_table(o, "metrics");
+  b->want_r = pl_want_table(o, "rules");
+  b->want_po = pl_want_table(o, "program_output");
+  b->pid = PL_INT_NA;
+  b->names = pl_pool_new();
+  pl_buf_init(&b->tmp);
+  pl_table *k = b->k = pl_table_new("kernels");
+  b->k_id = addcol(k, "id", PL_INT, "launch number, 0-based, in file order");
+  b->k_name = addcol(k, "name", PL_STR, "kernel name as printed");
+  b->k_short = addcol(k, "short_name", PL_STR, "name without return type, namespaces, template and argument lists");
+  b->k_gx = addcol(k, "grid_x", PL_INT, "grid dimension x, blocks (from the kernel line; else Grid Size with y = z = 1)");
+  b->k_gy = addcol(k, "grid_y", PL_INT, "grid dimension y, blocks");
+  b->k_gz = addcol(k, "grid_z", PL_INT, "grid dimension z, blocks");
+  b->k_bx = addcol(k, "block_x", PL_INT, "block dimension x, threads (from the kernel line; else Block Size with y = z = 1)");
+  b->k_by = addcol(k, "block_y", PL_INT, "block dimension y, threads");
+  b->k_bz = addcol(k, "block_z", PL_INT, "block dimension z, threads");
+  b->k_grid = -1; b->k_block = -1;
+  b->k_dev = addcol(k, "device", PL_INT, "CUDA device ordinal");
+  b->k_cc = addcol(k, "cc", PL_STR, "compute capability, e.g. \"8.6\"");
+  b->k_ctx = addcol(k, "context", PL_INT, "CUDA context number");
+  b->k_stream = addcol(k, "stream", PL_INT, "CUDA stream number");
+  /* every canonical column, in table order, so the schema is the same for every file */
+  for (size_t i = 0; i < NCANON; i++) {
+    if (canon[i].doc == NULL || pl_table_col(k, canon[i].col) >= 0) continue;
+    addcol(k, canon[i].col, canon[i].numeric ? PL_NUM : PL_STR, canon[i].doc);
+  }
+  b->k_grid = pl_table_col(k, "grid_size");
+  b->k_block = pl_table_col(k, "block_size");
+  b->k_ts = addcol(k, "timestamp", PL_STR, "launch time as printed by older ncu versions (kernel line or Kernel Time column)");
+  b->k_proc = addcol(k, "process", PL_STR, "profiled process name");
+  b->k_pid = addcol(k, "pid", PL_INT, "profiled process id");
+  b->k_range = addcol(k, "nvtx_range", PL_STR, "NVTX range named on the '==PROF==   N: RANGE' line (2019-2020 layout)");
+  b->k_nsec = addcol(k, "sections", PL_INT, "number of sections printed for the launch");
+  b->k_line = addcol(k, "line", PL_INT, "input line where the launch starts");
+  b->k_ncu_id = addcol(k, "ncu_id", PL_INT, "ncu's own launch ID (CSV ID column)");
+
+  pl_table *m = b->m = pl_table_new("metrics");
+  b->m_kid = addcol(m, "kernel_id", PL_INT, "kernels.id of the launch");
+  b->m_sec = addcol(m, "section", PL_STR, "section name as printed (missing on the raw page)");
+  b->m_metric = addcol(m, "metric", PL_STR, "metric name as printed");
+  b->m_unit = addcol(m, "unit", PL_STR, "unit as printed");
+  b->m_base = addcol(m, "base_unit", PL_STR, "unit of value: ns, byte, byte/block, byte/s, Hz, pct, or the printed unit");
+  b->m_value = addcol(m, "value", PL_NUM, "value in base_unit (missing when the value is text)");
+  b->m_raw = addcol(m, "raw", PL_STR, "value text as printed");
+
+  pl_table *r = b->r = pl_table_new("rules");
+  b->r_kid = addcol(r, "kernel_id", PL_INT, "kernels.id of the launch");
+  b->r_sec = addcol(r, "section", PL_STR, "section (text) or rule section identifier (CSV) the rule belongs to");
+  b->r_name = addcol(r, "rule", PL_STR, "rule identifier (CSV Rule Name; missing in text)");
+  b->r_sev = addcol(r, "severity", PL_STR, "WRN, INF, OPT or ERR");
+  b->r_msg = addcol(r, "message", PL_STR, "message text, continuation lines joined, wrapped URLs re-joined");
+  b->r_est = addcol(r, "est_speedup_pct", PL_NUM, "estimated global speedup, percent (Est. Speedup / Estimated Speedup)");
+  b->r_estl = addcol(r, "est_local_speedup_pct", PL_NUM, "estimated local speedup, percent (Est. Local Speedup)");
+  b->r_line = addcol(r, "line", PL_INT, "input line of the rule");
+
+  pl_table *po = b->po = pl_table_new("program_output");
+  b->po_line = addcol(po, "line", PL_INT, "input line");
+  b->po_text = addcol(po, "text", PL_STR, "a line the profiled program printed");
+}
+
+void ncu_b_free(ncu_builder *b) {
+  pl_table_free(b->k); pl_table_free(b->m); pl_table_free(b->r); pl_table_free(b->po);
+  b->k = b->m = b->r = b->po = NULL;
+  if (b->names) pl_pool_release(b->names);
+  b->names = NULL;
+  for (int i = 0; i < NCU_NSEC; i++) { free(b->colmap[i]); b->colmap[i] = NULL; }
+  free(b->range); b->range = NULL;
+  pl_buf_free(&b->tmp);
+}
+
+void ncu_b_begin(ncu_builder *b, size_t line) {
+  if (b->open) ncu_b_end(b);
+  b->open = 1;
+  b->nsections = 0;
+  pl_row_put_int(b->k, b->k_id, b->nkernels);
+  pl_row_put_int(b->k, b->k_line, (int64_t)line);
+  if (b->process[0]) pl_row_put_str(b->k, b->k_proc, b->process, strlen(b->process));
+  if (b->pid != PL_INT_NA) pl_row_put_int(b->k, b->k_pid, b->pid);
+  if (b->range) {
+    pl_row_put_str(b->k, b->k_range, b->range, b->nrange);
+    free(b->range); b->range = NULL;
+  }
+}
+
+void ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *dims,
+                  int64_t context, int64_t stream, int64_t device, const char *cc, size_t ncc,
+                  const char *ts, size_t nts) {
+  pl_table *k = b->k;
+  if (name) {
+    char sb[1024];
+    size_t sn = pl_short_name(name, nn, sb, sizeof sb);
+    pl_row_put_str(k, b->k_name, name, nn);
+    pl_row_put_str(k, b->k_short, sb, sn);
+  }
+  if (dims) {
+    int cols[6] = { b->k_gx, b->k_gy, b->k_gz, b->k_bx, b->k_by, b->k_bz };
+    for (int i = 0; i < 6; i++) pl_row_put_int(k, cols[i], dims[i]);
+  }
+  if (context != PL_INT_NA) pl_row_put_int(k, b->k_ctx, context);
+  if (stream != PL_INT_NA) pl_row_put_int(k, b->k_stream, stream);
+  if (device != PL_INT_NA) pl_row_put_int(k, b->k_dev, device);
+  if (cc && ncc) {
+    pl_row_put_str(k, b->k_cc, cc, ncc);
+    if (b->cc[0] == '\0' && ncc < sizeof b->cc) { memcpy(b->cc, cc, ncc); b->cc[ncc] = '\0'; }
+  }
+  if (ts && nts) pl_row_put_str(k, b->k_ts, ts, nts);
+}
+
+void ncu_b_process(ncu_builder *b, const char *name, size_t n, int64_t pid) {
+  if (n >= sizeof b->process) n = sizeof b->process - 1;
+  memcpy(b->process, name, n); b->process[n] = '\0';
+  b->pid = pid;
+  if (pl_profile_meta_get(b->p, "process") == NULL) pl_profile_meta_str(b->p, "process", name, n);
+  if (pid != PL_INT_NA && pl_profile_meta_get(b->p, "pid") == NULL) pl_profile_meta_num(b->p, "pid", (double)pid);
+}
+
+void ncu_b_range(ncu_builder *b, const char *s, size_t n) {
+  free(b->range);
+  b->range = pl_xstrndup(s, n);
+  b->nrange = n;
+}
+
+/* Is the open row's cell set? */
+static int row_has(const pl_table *t, int col) {
+  const pl_column *c = t->cols[col];
+  if (c->len <= t->nrows) return 0;
+  switch (c->type) {
+    case PL_NUM: return !isnan(c->v.num[t->nrows]);
+    case PL_STR: return c->v.str[t->nrows] != 0;
+    default: return c->v.i64[t->nrows] != PL_INT_NA;
+  }
+}
+static double row_num(const pl_table *t, int col) {
+  if (col < 0 || !row_has(t, col)) return NAN;
+  const pl_column *c = t->cols[col];
+  if (c->type == PL_NUM) return c->v.num[t->nrows];
+  if (c->type == PL_STR) return NAN;
+  return (double)c->v.i64[t->nrows];
+}
+
+static void snake(const char *s, size_t n, const char *base, pl_buf *out) {
+  out->len = 0;
+  int us = 1;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '#') { pl_buf_adds(out, us ? "num" : "_num"); us = 0; continue; }
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) { pl_buf_addc(out, (char)c); us = 0; }
+    else if (c >= 'A' && c <= 'Z') { pl_buf_addc(out, (char)(c - 'A' + 'a')); us = 0; }
+    else if (!us) { pl_buf_addc(out, '_'); us = 1; }
+  }
+  while (out->len && out->data[out->len - 1] == '_') out->len--;
+  if (out->len == 0) pl_buf_adds(out, "metric");
+  const char *suf = NULL;
+  if (base) {
+    if (strcmp(base, "ns") == 0) suf = "_ns";
+    else if (strcmp(base, "byte") == 0 || strcmp(base, "byte/block") == 0) suf = "_bytes";
+    else if (strcmp(base, "Hz") == 0) suf = "_hz";
+    else if (strcmp(base, "pct") == 0) suf = "_pct";
+    else if (strcmp(base, "byte/s") == 0) suf = "_bytes_per_s";
+  }
+  if (suf) {
+    size_t k = strlen(suf);
+    if (out->len < k || memcmp(out->data + out->len - k, suf, k) != 0) pl_buf_adds(out, suf);
+  }
+  pl_buf_cstr(out);
+}
+
+/* The kernel column for a metric of class cls (creating an automatic one
+** for unknown Launch / Occupancy / SOL metrics); -1 when none. */
+static int kernel_col(ncu_builder *b, int cls, const char *metric, size_t nm,
+                      const char *base, int is_num, int *numeric) {
+  uint32_t id = pl_pool_intern(b->names, metric, nm);
+  if (id >= b->ncolmap[cls]) {
+    size_t nn = b->ncolmap[cls] ? b->ncolmap[cls] : 64;
+    while (nn <= id) nn *= 2;
+    b->colmap[cls] = pl_xrealloc(b->colmap[cls], nn * sizeof(int));
+    for (size_t i = b->ncolmap[cls]; i < nn; i++) b->colmap[cls][i] = -2;   /* -2: not looked up */
+    b->ncolmap[cls] = nn;
+  }
+  int e = b->colmap[cls][id];
+  if (e == -2) {
+    int num = 0, c = -1;
+    const char *name = ncu_canonical(cls, metric, nm, &num);
+    if (name) {
+      c = pl_table_col(b->k, name);
+      if (c < 0) c = pl_table_add_col(b->k, name, num ? PL_NUM : PL_STR);
+    } else if (cls == NCU_SEC_SOL || cls == NCU_SEC_LAUNCH || cls == NCU_SEC_OCC) {
+      snake(metric, nm, base, &b->tmp);
+      c = pl_table_col(b->k, b->tmp.data);
+      if (c < 0) {
+        c = pl_table_add_col(b->k, b->tmp.data, is_num ? PL_NUM : PL_STR);
+        if (c >= 0) {
+          pl_buf d; pl_buf_init(&d);
+          pl_buf_printf(&d, "'%.*s' (%s)%s%s", (int)nm, metric,
+                        cls == NCU_SEC_SOL ? "GPU Speed Of Light" : cls == NCU_SEC_LAUNCH ? "Launch Statistics" : "Occupancy",
+                        base && *base ? ", " : "", base ? base : "");
+          pl_table_set_doc(b->k, c, pl_buf_cstr(&d));
+          pl_buf_free(&d);
+        }
+      }
+    }
+    e = c < 0 ? -1 : c * 2 + (name && num ? 1 : 0);
+    b->colmap[cls][id] = e;
+  }
+  if (e < 0) { *numeric = 0; return -1; }
+  *numeric = e & 1;
+  return e >> 1;
+}
+
+int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
+                 const char *metric, size_t nm, const char *unit, size_t nu,
+                 const char *val, size_t nv, size_t line, size_t vcol, pl_err *err) {
+  double v = NAN;
+  int is_num = 0;
+  pl_unit u = { 1, NULL };
+  int known = nu ? pl_unit_lookup(unit, nu, &u) == 0 : 0;
+  const char *base = nu ? (known ? u.base : NULL) : "";
+  if (nv > 0 && ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v *= u.factor; }
+  int na = !is_num && (nv == 0 || eqn(val, nv, "n/a") || eqn(val, nv, "N/A"));
+  int must = 0;
+  int c = -1;
+  if (cls != NCU_SEC_OTHER) c = kernel_col(b, cls, metric, nm, base, is_num, &must);
+  if (!is_num && !na && (must || nu > 0)) {
+    b->tmp.len = 0;
+    pl_buf_printf(&b->tmp, "a number for '%.*s'%s%.*s%s", (int)nm, metric,
+                  nu ? " (unit '" : "", (int)nu, unit, nu ? "')" : "");
+    return pl_err_expected(err, line, vcol, pl_buf_cstr(&b->tmp), val, nv);
+  }
+  if (b->want_m) {
+    pl_table *m = b->m;
+    pl_row_put_int(m, b->m_kid, b->nkernels);
+    if (nsec) pl_row_put_str(m, b->m_sec, sec, nsec);
+    pl_row_put_str(m, b->m_metric, metric, nm);
+    if (nu) pl_row_put_str(m, b->m_unit, unit, nu);
+    if (nu) {
+      if (known) pl_row_put_str(m, b->m_base, u.base, strlen(u.base));
+      else pl_row_put_str(m, b->m_base, unit, nu);
+    }
+    if (is_num) pl_row_put_num(m, b->m_value, v);
+    if (nv) pl_row_put_str(m, b->m_raw, val, nv);
+    pl_row_end(m);
+  }
+  if (c >= 0 && !na) {
+    pl_column *col = b->k->cols[c];
+    if (col->type == PL_STR) {
+      pl_row_put_str(b->k, c, val, nv);
+    } else if (is_num) {
+      if (known && (strcmp(u.base, "byte") == 0 || strcmp(u.base, "byte/block") == 0))
+        v = snap_bytes(v, u.factor, val, nv);
+      pl_row_put_num(b->k, c, v);
+    } else {
+      pl_profile_diag(b->p, line, "kernel column '%s' is numeric; text value '%.*s' of '%.*s' kept in metrics only",
+                      col->name, (int)nv, val, (int)nm, metric);
+    }
+    if (strcmp(col->name, "sm_count") == 0 && is_num && b->sm_count_source == NULL) {
+      b->sm_count = v; b->sm_count_source = "metric (# SMs / device__attribute_multiprocessor_count)";
+    }
+  }
+  return 0;
+}
+
+size_t ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_local) {
+  static const struct { const char *w; int local; } pre[] = {
+    { "Est. Speedup:", 0 }, { "Estimated Speedup:", 0 }, { "Est. Global Speedup:", 0 },
+    { "Est. Local Speedup:", 1 }, { "Estimated Local Speedup:", 1 },
+  };
+  size_t i = 0, used = 0;
+  for (;;) {
+    while (i < n && s[i] == ' ') i++;
+    size_t k;
+    int hit = -1;
+    for (k = 0; k < sizeof pre / sizeof pre[0]; k++)
+      if (pl_starts(s + i, n - i, pre[k].w)) { hit = (int)k; break; }
+    if (hit < 0) break;
+    size_t j = i + strlen(pre[hit].w);
+    while (j < n && s[j] == ' ') j++;
+    size_t st = j;
+    while (j < n && s[j] != '%' && s[j] != ' ') j++;
+    double v;
+    if (pl_parse_double(s + st, j - st, &v) != 0) break;
+    if (j < n && s[j] == '%') j++;
+    if (pre[hit].local) *est_local = v; else *est = v;
+    i = j; used = j;
+  }
+  return used;
+}
+
+void ncu_b_scan_rule_text(ncu_builder *b, const char *msg, size_t n) {
+  if (b->sm_count_source) return;
+  const char *q = pl_find(msg, n, "GPU's ");
+  if (q == NULL) return;
+  const char *e = msg + n;
+  q += 6;
+  double v = 0;
+  const char *d = q;
+  while (d < e && *d >= '0' && *d <= '9') { v = v * 10 + (*d - '0'); d++; }
+  if (d == q || !pl_starts(d, (size_t)(e - d), " multiprocessors")) return;
+  b->sm_count = v;
+  b->sm_count_source = "rule text (\"GPU's N multiprocessors\")";
+}
+
+void ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname,
+                const char *sev, size_t nsev, const char *msg, size_t nmsg,
+                double est, double est_local, size_t line) {
+  ncu_b_scan_rule_text(b, msg, nmsg);
+  if (!b->want_r) return;
+  pl_table *r = b->r;
+  pl_row_put_int(r, b->r_kid, b->nkernels);
+  if (nsec) pl_row_put_str(r, b->r_sec, sec, nsec);
+  if (nname) pl_row_put_str(r, b->r_name, name, nname);
+  pl_row_put_str(r, b->r_sev, sev, nsev);
+  pl_row_put_str(r, b->r_msg, msg, nmsg);
+  if (!isnan(est)) pl_row_put_num(r, b->r_est, est);
+  if (!isnan(est_local)) pl_row_put_num(r, b->r_estl, est_local);
+  if (line) pl_row_put_int(r, b->r_line, (int64_t)line);
+  pl_row_end(r);
+}
+
+void ncu_b_end(ncu_builder *b) {
+  if (!b->open) return;
+  pl_table *k = b->k;
+  pl_row_put_int(k, b->k_nsec, b->nsections);
+  /* dims <-> sizes */
+  if (row_has(k, b->k_gx) && row_has(k, b->k_gy) && row_has(k, b->k_gz)) {
+    if (!row_has(k, b->k_grid))
+      pl_row_put_num(k, b->k_grid, row_num(k, b->k_gx) * row_num(k, b->k_gy) * row_num(k, b->k_gz));
+  } else if (row_has(k, b->k_grid)) {
+    double g = row_num(k, b->k_grid);
+    if (!row_has(k, b->k_gx)) pl_row_put_int(k, b->k_gx, (int64_t)g);
+    if (!row_has(k, b->k_gy)) pl_row_put_int(k, b->k_gy, 1);
+    if (!row_has(k, b->k_gz)) pl_row_put_int(k, b->k_gz, 1);
+  }
+  if (row_has(k, b->k_bx) && row_has(k, b->k_by) && row_has(k, b->k_bz)) {
+    if (!row_has(k, b->k_block))
+      pl_row_put_num(k, b->k_block, row_num(k, b->k_bx) * row_num(k, b->k_by) * row_num(k, b->k_bz));
+  } else if (row_has(k, b->k_block)) {
+    double g = row_num(k, b->k_block);
+    if (!row_has(k, b->k_bx)) pl_row_put_int(k, b->k_bx, (int64_t)g);
+    if (!row_has(k, b->k_by)) pl_row_put_int(k, b->k_by, 1);
+    if (!row_has(k, b->k_bz)) pl_row_put_int(k, b->k_bz, 1);
+  }
+  /* SM count from waves: waves = grid / (sms * blocks_per_sm), printed with
+  ** 2 decimals; accepted only when the rounding leaves one integer. */
+  if (b->sm_count_waves == 0) {
+    double grid = row_num(k, b->k_grid), block = row_num(k, b->k_block);
+    double waves = row_num(k, pl_table_col(k, "waves_per_sm"));
+    double tw = row_num(k, pl_table_col(k, "theoretical_warps"));
+    if (grid > 0 && block > 0 && waves > 0 && tw > 0) {
+      double wpb = ceil(block / 32);
+      double bps = floor(tw / wpb + 1e-9);
+      if (bps >= 1) {
+        double lo = grid / (bps * (waves + 0.005)), hi = grid / (bps * (waves - 0.005));
+        if (waves - 0.005 <= 0) hi = INFINITY;
+        double n = ceil(lo - 1e-9);
+        if (n <= hi + 1e-9 && n + 1 > hi + 1e-9 && n >= 1) b->sm_count_waves = n;
+      }
+    }
+  }
+  pl_row_end(k);
+  b->open = 0;
+  b->nkernels++;
+}
+
+void ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n) {
+  if (!b->want_po) return;
+  pl_row_put_int(b->po, b->po_line, (int64_t)line);
+  pl_row_put_str(b->po, b->po_text, s, n);
+  pl_row_end(b->po);
+}
+
+void ncu_b_finish(ncu_builder *b) {
+  if (b->open) ncu_b_end(b);
+  pl_profile *p = b->p;
+  pl_profile_meta_str(p, "tool", "Nsight Compute", 14);
+  if (b->cc[0]) pl_profile_meta_str(p, "cc", b->cc, strlen(b->cc));
+  if (b->sm_count_source) {
+    pl_profile_meta_num(p, "sm_count", b->sm_count);
+    pl_profile_meta_str(p, "sm_count_source", b->sm_count_source, strlen(b->sm_count_source));
+  } else if (b->sm_count_waves > 0) {
+    pl_profile_meta_num(p, "sm_count", b->sm_count_waves);
+    const char *s = "inferred from Waves Per SM, Grid Size and theoretical warps";
+    pl_profile_meta_str(p, "sm_count_source", s, strlen(s));
+  }
+  pl_profile_meta_num(p, "launches", (double)b->nkernels);
+  if (b->locale) pl_profile_meta_str(p, "number_format", "locale (space groups, decimal comma)", 36);
+  pl_table **ts[4] = { &b->k, &b->m, &b->r, &b->po };
+  int want[4] = { b->want_k, b->want_m, b->want_r, b->want_po };
+  for (int i = 0; i < 4; i++) {
+    if (want[i]) pl_profile_add_table(p, *ts[i]); else pl_table_free(*ts[i]);
+    *ts[i] = NULL;
+  }
+  ncu_b_free(b);
+}

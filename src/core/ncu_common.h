@@ -1,0 +1,94 @@
+/*
+** ncu_common.h -- what the two Nsight Compute parsers (ncu-text, ncu-csv)
+** share: the one canonical mapping from (section, metric name) to kernel
+** columns across ncu versions, number and unit handling, and a builder that
+** fills the standard tables
+**
+**   kernels         one row per profiled launch
+**   metrics         long form: one row per (launch, metric)
+**   rules           the tool's rule messages (WRN / INF / OPT / ERR)
+**   program_output  the profiled program's own output lines
+**
+** so that every ncu recipe runs on either format.  See docs/formats-ncu.md.
+*/
+#ifndef PL_NCU_COMMON_H
+#define PL_NCU_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "format.h"
+
+/* Section classes whose metrics also become kernel columns. */
+enum { NCU_SEC_OTHER = 0, NCU_SEC_SOL = 1, NCU_SEC_LAUNCH = 2, NCU_SEC_OCC = 3, NCU_SEC_RAW = 4, NCU_NSEC = 5 };
+int ncu_section_class(const char *s, size_t n);
+
+/* The canonical kernel column of a metric, or NULL: *numeric says whether
+** the value must be a number.  `cls` is a section class (NCU_SEC_RAW for
+** raw-page metric names like launch__registers_per_thread). */
+const char *ncu_canonical(int cls, const char *metric, size_t n, int *numeric);
+
+/* Parses a printed ncu number: plain, with ',' thousands separators, or
+** locale-formatted ("23 982 976", "866,86").  *locale is sticky: once a
+** value could only be read as a locale number, ambiguous values ("1,024")
+** are read the locale way too.  Returns 0 on success. */
+int ncu_parse_value(const char *s, size_t n, int *locale, double *out);
+
+typedef struct ncu_builder {
+  pl_profile *p;
+  const pl_parse_opts *o;
+  pl_table *k, *m, *r, *po;       /* kernels, metrics, rules, program_output */
+  int want_k, want_m, want_r, want_po;
+  /* fixed kernel columns */
+  int k_id, k_name, k_short, k_gx, k_gy, k_gz, k_bx, k_by, k_bz, k_grid, k_block,
+      k_dev, k_cc, k_ctx, k_stream, k_ts, k_proc, k_pid, k_range, k_nsec, k_line, k_ncu_id;
+  /* fixed metrics / rules / program_output columns */
+  int m_kid, m_sec, m_metric, m_unit, m_base, m_value, m_raw;
+  int r_kid, r_sec, r_name, r_sev, r_msg, r_est, r_estl, r_line;
+  int po_line, po_text;
+  /* metric name -> kernel column, per section class (by id in `names`) */
+  pl_pool *names;
+  int *colmap[NCU_NSEC]; size_t ncolmap[NCU_NSEC];
+  /* the launch being built */
+  int open;
+  int64_t nkernels;
+  int nsections;
+  int locale;
+  /* device facts seen */
+  double sm_count; const char *sm_count_source;
+  double sm_count_waves;          /* inferred from waves, 0 when not */
+  char cc[16];
+  char process[128]; int64_t pid;
+  char *range; size_t nrange;     /* pending NVTX range name (text layout) */
+  pl_buf tmp;
+} ncu_builder;
+
+void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o);
+/* Frees everything not yet handed to the profile (on error). */
+void ncu_b_free(ncu_builder *b);
+void ncu_b_begin(ncu_builder *b, size_t line);
+/* Kernel header fields; any pointer may be NULL. dims: grid x,y,z, block x,y,z. */
+void ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *dims,
+                  int64_t context, int64_t stream, int64_t device, const char *cc, size_t ncc,
+                  const char *ts, size_t nts);
+void ncu_b_process(ncu_builder *b, const char *name, size_t n, int64_t pid);
+void ncu_b_range(ncu_builder *b, const char *s, size_t n);
+/* One metric of the open launch.  Returns 0, or -1 with err set (a number
+** was required and the value is not one) at (line, vcol). */
+int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
+                 const char *metric, size_t nm, const char *unit, size_t nu,
+                 const char *val, size_t nv, size_t line, size_t vcol, pl_err *err);
+void ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname,
+                const char *sev, size_t nsev, const char *msg, size_t nmsg,
+                double est, double est_local, size_t line);
+/* Parses "Est. Speedup: 8.362%" / "Est. Local Speedup: 87.5%" / "Estimated
+** Speedup: 50%" / "Est. Global Speedup: ..." at the start of s; returns the
+** number of bytes consumed (0 when none). */
+size_t ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_local);
+/* Looks for "GPU's N multiprocessors" in a rule message (device SM count). */
+void ncu_b_scan_rule_text(ncu_builder *b, const char *msg, size_t n);
+void ncu_b_end(ncu_builder *b);
+void ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n);
+/* Hands the tables and meta to the profile. */
+void ncu_b_finish(ncu_builder *b);
+
+#endif

@@ -1,0 +1,1062 @@
+/*
+** l_table.c -- Lua module 'perflab.table': the columnar table engine of the
+** core as userdata.  Tables ("perflab.Table") own a pl_table; columns
+** ("perflab.Column") are views that keep their table alive through a user
+** value.  Heavy work (sort, top-k, group-by, join, writers) runs in C.
+** API documented in docs/table.md.
+*/
+#include "lbind.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PL_GROUP_T "perflab.Grouping"
+
+/* ---- helpers ----------------------------------------------------------- */
+
+pl_table *pl_l_totable(lua_State *L, int arg) {
+  pl_ltable *u = (pl_ltable *)luaL_testudata(L, arg, PL_TABLE_T);
+  return u ? u->t : NULL;
+}
+
+pl_table *pl_l_checktable(lua_State *L, int arg) {
+  pl_ltable *u = (pl_ltable *)luaL_checkudata(L, arg, PL_TABLE_T);
+  luaL_argcheck(L, u->t != NULL, arg, "table already closed");
+  return u->t;
+}
+
+void pl_l_pushtable(lua_State *L, pl_table *t) {
+  pl_ltable *u = (pl_ltable *)lua_newuserdatauv(L, sizeof *u, 0);
+  u->t = NULL;
+  luaL_setmetatable(L, PL_TABLE_T);
+  u->t = t;
+}
+
+/* Pushes "no column 'NAME' in table 'T' (columns: a, b, ...)"; returns it. */
+static const char *push_nocol(lua_State *L, const pl_table *t, const char *name) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (size_t i = 0; i < t->ncols && i < 40; i++) {
+    if (i) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, t->cols[i]->name);
+  }
+  if (t->ncols > 40) luaL_addstring(&b, ", ...");
+  luaL_pushresult(&b);
+  const char *msg = lua_pushfstring(L, "no column '%s' in table '%s' (columns: %s)", name, t->name,
+                                    t->ncols ? lua_tostring(L, -1) : "none");
+  lua_remove(L, -2);
+  return msg;
+}
+
+static int checkcol(lua_State *L, pl_table *t, int arg) {
+  const char *name = luaL_checkstring(L, arg);
+  int c = pl_table_col(t, name);
+  if (c < 0) return luaL_argerror(L, arg, push_nocol(L, t, name));
+  return c;
+}
+
+static void pushcell(lua_State *L, const pl_table *t, int col, size_t row) {
+  const pl_column *c = t->cols[col];
+  if (pl_cell_missing(t, col, row)) { lua_pushnil(L); return; }
+  switch (c->type) {
+    case PL_NUM: lua_pushnumber(L, c->v.num[row]); break;
+    case PL_INT: lua_pushinteger(L, (lua_Integer)c->v.i64[row]); break;
+    case PL_BOOL: lua_pushboolean(L, c->v.i64[row] != 0); break;
+    case PL_STR: {
+      size_t n;
+      const char *s = pl_pool_str(t->pool, c->v.str[row], &n);
+      lua_pushlstring(L, s, n);
+      break;
+    }
+  }
+}
+
+static void pushrow(lua_State *L, const pl_table *t, size_t row) {
+  lua_createtable(L, 0, (int)t->ncols);
+  for (size_t j = 0; j < t->ncols; j++) {
+    pushcell(L, t, (int)j, row);
+    lua_setfield(L, -2, t->cols[j]->name);
+  }
+}
+
+/* Puts the Lua value at idx into the row being built. */
+static void putvalue(lua_State *L, pl_table *t, int col, int idx) {
+  int ty = lua_type(L, idx);
+  if (ty == LUA_TNIL) return;
+  switch (t->cols[col]->type) {
+    case PL_NUM: pl_row_put_num(t, col, lua_tonumber(L, idx)); break;
+    case PL_INT:
+      if (lua_isinteger(L, idx)) pl_row_put_int(t, col, (int64_t)lua_tointeger(L, idx));
+      else pl_row_put_num(t, col, lua_tonumber(L, idx));
+      break;
+    case PL_BOOL: pl_row_put_bool(t, col, lua_toboolean(L, idx)); break;
+    case PL_STR: {
+      size_t n;
+      const char *s = luaL_tolstring(L, idx, &n);
+      pl_row_put_str(t, col, s, n);
+      lua_pop(L, 1);
+      break;
+    }
+  }
+}
+
+/* The column type a set of Lua values needs: integers stay int64, any
+** float makes a number column, any string a string column. */
+static pl_type infer_type(lua_State *L, int idx, pl_type cur, int *seen) {
+  int ty = lua_type(L, idx);
+  pl_type t;
+  if (ty == LUA_TNIL) return cur;
+  if (ty == LUA_TBOOLEAN) t = PL_BOOL;
+  else if (ty == LUA_TNUMBER) t = lua_isinteger(L, idx) ? PL_INT : PL_NUM;
+  else t = PL_STR;
+  if (!*seen) { *seen = 1; return t; }
+  if (cur == t) return cur;
+  if ((cur == PL_INT && t == PL_NUM) || (cur == PL_NUM && t == PL_INT)) return PL_NUM;
+  return PL_STR;
+}
+
+static pl_type parse_typename(lua_State *L, int idx) {
+  const char *s = luaL_checkstring(L, idx);
+  if (strcmp(s, "number") == 0) return PL_NUM;
+  if (strcmp(s, "integer") == 0) return PL_INT;
+  if (strcmp(s, "boolean") == 0) return PL_BOOL;
+  if (strcmp(s, "string") == 0) return PL_STR;
+  luaL_error(L, "unknown column type '%s' (number, integer, boolean, string)", s);
+  return PL_NUM;
+}
+
+/* ---- constructors ------------------------------------------------------ */
+
+/* from_columns({name = {...}, ...} [, {order...}] [, tablename]) */
+static int tbl_from_columns(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  int hasorder = lua_istable(L, 2);
+  const char *tname = luaL_optstring(L, hasorder ? 3 : 2, "table");
+  pl_table *t = pl_table_new(tname);
+  pl_l_pushtable(L, t);                      /* owned from here on */
+  int tidx = lua_gettop(L);
+  /* column names: the order list, else sorted keys */
+  lua_newtable(L);
+  int names = lua_gettop(L);
+  int n = 0;
+  if (hasorder) {
+    int k = (int)luaL_len(L, 2);
+    for (int i = 1; i <= k; i++) { lua_geti(L, 2, i); lua_rawseti(L, names, ++n); }
+  } else {
+    lua_pushnil(L);
+    while (lua_next(L, 1)) { lua_pop(L, 1); lua_pushvalue(L, -1); lua_rawseti(L, names, ++n); }
+    lua_getglobal(L, "table");
+    lua_getfield(L, -1, "sort");
+    lua_pushvalue(L, names);
+    lua_call(L, 1, 0);
+    lua_pop(L, 1);
+  }
+  size_t nrows = 0;
+  for (int i = 1; i <= n; i++) {
+    lua_rawgeti(L, names, i);
+    const char *cname = lua_tostring(L, -1);
+    if (cname == NULL) return luaL_error(L, "column names must be strings");
+    if (lua_getfield(L, 1, cname) != LUA_TTABLE) return luaL_error(L, "column '%s': expected an array of values", cname);
+    size_t len = (size_t)luaL_len(L, -1);
+    if (i > 1 && len != nrows) return luaL_error(L, "column '%s' has %d values, expected %d", cname, (int)len, (int)nrows);
+    nrows = len;
+    pl_type ty = PL_NUM;
+    int seen = 0;
+    for (size_t r = 1; r <= len; r++) { lua_geti(L, -1, (lua_Integer)r); ty = infer_type(L, -1, ty, &seen); lua_pop(L, 1); }
+    pl_table_add_col(t, cname, ty);
+    lua_pop(L, 2);
+  }
+  for (size_t r = 1; r <= nrows; r++) {
+    for (int i = 1; i <= n; i++) {
+      lua_rawgeti(L, names, i);
+      lua_getfield(L, 1, lua_tostring(L, -1));
+      lua_geti(L, -1, (lua_Integer)r);
+      putvalue(L, t, i - 1, -1);
+      lua_pop(L, 3);
+    }
+    pl_row_end(t);
+  }
+  lua_settop(L, tidx);
+  return 1;
+}
+
+/* from_rows({{a=1,b="x"}, ...} [, {order...}] [, tablename]) */
+static int tbl_from_rows(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  int hasorder = lua_istable(L, 2);
+  const char *tname = luaL_optstring(L, hasorder ? 3 : 2, "table");
+  size_t nrows = (size_t)luaL_len(L, 1);
+  lua_newtable(L);                            /* column -> {type, seen} */
+  int info = lua_gettop(L);
+  lua_newtable(L);
+  int names = lua_gettop(L);
+  int n = 0;
+  if (hasorder) {
+    int k = (int)luaL_len(L, 2);
+    for (int i = 1; i <= k; i++) { lua_geti(L, 2, i); lua_rawseti(L, names, ++n); }
+  }
+  for (size_t r = 1; r <= nrows; r++) {
+    if (lua_geti(L, 1, (lua_Integer)r) != LUA_TTABLE) return luaL_error(L, "row %d is not a table", (int)r);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      if (lua_type(L, -2) != LUA_TSTRING) { lua_pop(L, 1); continue; }
+      lua_pushvalue(L, -2);
+      if (lua_rawget(L, info) == LUA_TNIL) {
+        lua_pop(L, 1);
+        if (!hasorder) { lua_pushvalue(L, -2); lua_rawseti(L, names, ++n); }
+        lua_pushvalue(L, -2);
+        lua_pushinteger(L, -1);
+        lua_rawset(L, info);
+        lua_pushvalue(L, -2);
+        lua_rawget(L, info);
+      }
+      int code = (int)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+      int seen = code >= 0;
+      pl_type ty = infer_type(L, -1, seen ? (pl_type)code : PL_NUM, &seen);
+      lua_pushvalue(L, -2);
+      lua_pushinteger(L, (lua_Integer)ty);
+      lua_rawset(L, info);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  if (!hasorder) {
+    lua_getglobal(L, "table");
+    lua_getfield(L, -1, "sort");
+    lua_pushvalue(L, names);
+    lua_call(L, 1, 0);
+    lua_pop(L, 1);
+  }
+  pl_table *t = pl_table_new(tname);
+  pl_l_pushtable(L, t);
+  for (int i = 1; i <= n; i++) {
+    lua_rawgeti(L, names, i);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, info);
+    lua_Integer code = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
+    pl_table_add_col(t, lua_tostring(L, -2), code < 0 ? PL_NUM : (pl_type)code);
+    lua_pop(L, 2);
+  }
+  for (size_t r = 1; r <= nrows; r++) {
+    lua_geti(L, 1, (lua_Integer)r);
+    for (int i = 1; i <= n; i++) {
+      lua_rawgeti(L, names, i);
+      lua_gettable(L, -2);
+      putvalue(L, t, i - 1, -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    pl_row_end(t);
+  }
+  return 1;
+}
+
+/* ---- table methods ----------------------------------------------------- */
+
+static int tbl_nrows(lua_State *L) { lua_pushinteger(L, (lua_Integer)pl_l_checktable(L, 1)->nrows); return 1; }
+
+static int tbl_name(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  if (lua_isstring(L, 2)) { pl_table_set_name(t, lua_tostring(L, 2)); lua_settop(L, 1); return 1; }
+  lua_pushstring(L, t->name);
+  return 1;
+}
+
+static int tbl_columns(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  lua_createtable(L, (int)t->ncols, 0);
+  for (size_t j = 0; j < t->ncols; j++) { lua_pushstring(L, t->cols[j]->name); lua_rawseti(L, -2, (lua_Integer)j + 1); }
+  return 1;
+}
+
+static int tbl_types(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  lua_createtable(L, 0, (int)t->ncols);
+  for (size_t j = 0; j < t->ncols; j++) { lua_pushstring(L, pl_type_name(t->cols[j]->type)); lua_setfield(L, -2, t->cols[j]->name); }
+  return 1;
+}
+
+static int tbl_docs(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  lua_createtable(L, 0, (int)t->ncols);
+  for (size_t j = 0; j < t->ncols; j++) {
+    if (t->cols[j]->doc) { lua_pushstring(L, t->cols[j]->doc); lua_setfield(L, -2, t->cols[j]->name); }
+  }
+  return 1;
+}
+
+static int tbl_has(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  lua_pushboolean(L, pl_table_col(t, luaL_checkstring(L, 2)) >= 0);
+  return 1;
+}
+
+static int tbl_row(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  if (i < 0) i += (lua_Integer)t->nrows + 1;
+  luaL_argcheck(L, i >= 1 && (size_t)i <= t->nrows, 2, "row index out of range");
+  pushrow(L, t, (size_t)i - 1);
+  return 1;
+}
+
+static int tbl_get(lua_State *L) {         /* t:get(i, col) */
+  pl_table *t = pl_l_checktable(L, 1);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, i >= 1 && (size_t)i <= t->nrows, 2, "row index out of range");
+  pushcell(L, t, checkcol(L, t, 3), (size_t)i - 1);
+  return 1;
+}
+
+static int rows_iter(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  lua_Integer i = luaL_checkinteger(L, 2) + 1;
+  if ((size_t)i > t->nrows) return 0;
+  lua_pushinteger(L, i);
+  pushrow(L, t, (size_t)i - 1);
+  return 2;
+}
+
+static int tbl_rows(lua_State *L) {
+  pl_l_checktable(L, 1);
+  lua_pushcfunction(L, rows_iter);
+  lua_pushvalue(L, 1);
+  lua_pushinteger(L, 0);
+  return 3;
+}
+
+static int tbl_col(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  int c = checkcol(L, t, 2);
+  pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1);
+  u->t = t; u->col = c;
+  luaL_setmetatable(L, PL_COLUMN_T);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);              /* keeps the table alive */
+  return 1;
+}
+
+/* Index array of rows for which the predicate is truthy. */
+static int tbl_where(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  size_t *idx = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *idx, 0);
+  size_t n = 0;
+  for (size_t i = 0; i < t->nrows; i++) {
+    lua_pushvalue(L, 2);
+    pushrow(L, t, i);
+    lua_pushinteger(L, (lua_Integer)i + 1);
+    lua_call(L, 2, 1);
+    if (lua_toboolean(L, -1)) idx[n++] = i;
+    lua_pop(L, 1);
+  }
+  pl_l_pushtable(L, pl_table_take(t, idx, n));
+  return 1;
+}
+
+/* Sort keys: "col" ascending, "-col" descending, or {"col", desc=true}. */
+static size_t read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_sortkey *keys, size_t max) {
+  size_t n = 0;
+  for (int a = first; a <= last && n < max; a++) {
+    const char *name;
+    int desc = 0;
+    if (lua_istable(L, a)) {
+      lua_geti(L, a, 1);
+      name = luaL_checkstring(L, -1);
+      lua_getfield(L, a, "desc");
+      desc = lua_toboolean(L, -1);
+      lua_pop(L, 2);
+    } else {
+      name = luaL_checkstring(L, a);
+      if (name[0] == '-') { desc = 1; name++; }
+    }
+    int c = pl_table_col(t, name);
+    if (c < 0) return (size_t)luaL_argerror(L, a, push_nocol(L, t, name));
+    keys[n].col = c; keys[n].desc = desc;
+    n++;
+  }
+  return n;
+}
+
+static int tbl_sort_by(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  int top = lua_gettop(L);
+  luaL_argcheck(L, top >= 2, 2, "expected at least one sort key");
+  pl_sortkey keys[32];
+  size_t nk = read_sortkeys(L, t, 2, top, keys, 32);
+  size_t *ord = pl_table_order(t, keys, nk);
+  pl_table *r = pl_table_take(t, ord, t->nrows);
+  free(ord);
+  pl_l_pushtable(L, r);
+  return 1;
+}
+
+/* top(n, col [, {asc=true}]) -- the n largest rows by col (smallest with asc). */
+static int tbl_top(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  lua_Integer n = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, n >= 0, 2, "row count must not be negative");
+  const char *name = luaL_checkstring(L, 3);
+  int desc = 1;
+  if (name[0] == '-') name++;
+  else if (name[0] == '+') { desc = 0; name++; }
+  if (lua_istable(L, 4)) { lua_getfield(L, 4, "asc"); if (lua_toboolean(L, -1)) desc = 0; lua_pop(L, 1); }
+  int c = pl_table_col(t, name);
+  if (c < 0) return luaL_argerror(L, 3, push_nocol(L, t, name));
+  size_t got;
+  size_t *idx = pl_table_topk(t, c, (size_t)n, desc, &got);
+  pl_table *r = pl_table_take(t, idx, got);
+  free(idx);
+  pl_l_pushtable(L, r);
+  return 1;
+}
+
+static int tbl_head(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  lua_Integer n = luaL_optinteger(L, 2, 10);
+  if (n < 0) n = 0;
+  size_t k = (size_t)n < t->nrows ? (size_t)n : t->nrows;
+  size_t *idx = (size_t *)lua_newuserdatauv(L, (k ? k : 1) * sizeof *idx, 0);
+  for (size_t i = 0; i < k; i++) idx[i] = i;
+  pl_l_pushtable(L, pl_table_take(t, idx, k));
+  return 1;
+}
+
+static int tbl_slice(lua_State *L) {    /* t:slice(from, to) inclusive, 1-based */
+  pl_table *t = pl_l_checktable(L, 1);
+  lua_Integer a = luaL_checkinteger(L, 2), b = luaL_optinteger(L, 3, (lua_Integer)t->nrows);
+  if (a < 1) a = 1;
+  if (b > (lua_Integer)t->nrows) b = (lua_Integer)t->nrows;
+  size_t k = b >= a ? (size_t)(b - a + 1) : 0;
+  size_t *idx = (size_t *)lua_newuserdatauv(L, (k ? k : 1) * sizeof *idx, 0);
+  for (size_t i = 0; i < k; i++) idx[i] = (size_t)a - 1 + i;
+  pl_l_pushtable(L, pl_table_take(t, idx, k));
+  return 1;
+}
+
+static int tbl_select(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  int top = lua_gettop(L);
+  int cols[256];
+  int n = 0;
+  if (top == 2 && lua_istable(L, 2)) {
+    int k = (int)luaL_len(L, 2);
+    for (int i = 1; i <= k && n < 256; i++) {
+      lua_geti(L, 2, i);
+      int c = pl_table_col(t, luaL_checkstring(L, -1));
+      if (c < 0) return luaL_error(L, "select: %s", push_nocol(L, t, lua_tostring(L, -1)));
+      cols[n++] = c;
+      lua_pop(L, 1);
+    }
+  } else {
+    for (int a = 2; a <= top && n < 256; a++) cols[n++] = checkcol(L, t, a);
+  }
+  pl_l_pushtable(L, pl_table_select(t, cols, (size_t)n));
+  return 1;
+}
+
+/* add_column(name, values | function(row, i) [, type]) -- in place; returns t */
+static int tbl_add_column(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  int isfn = lua_isfunction(L, 3);
+  if (!isfn) luaL_checktype(L, 3, LUA_TTABLE);
+  lua_settop(L, 4);
+  /* compute values into a Lua array first (type inference, length check) */
+  lua_createtable(L, (int)t->nrows, 0);
+  int vals = lua_gettop(L);
+  pl_type ty = PL_NUM;
+  int seen = 0;
+  if (isfn) {
+    for (size_t i = 0; i < t->nrows; i++) {
+      lua_pushvalue(L, 3);
+      pushrow(L, t, i);
+      lua_pushinteger(L, (lua_Integer)i + 1);
+      lua_call(L, 2, 1);
+      ty = infer_type(L, -1, ty, &seen);
+      lua_rawseti(L, vals, (lua_Integer)i + 1);
+    }
+  } else {
+    size_t len = (size_t)luaL_len(L, 3);
+    if (len != t->nrows) return luaL_error(L, "add_column '%s': %d values for %d rows", name, (int)len, (int)t->nrows);
+    for (size_t i = 0; i < len; i++) {
+      lua_geti(L, 3, (lua_Integer)i + 1);
+      ty = infer_type(L, -1, ty, &seen);
+      lua_rawseti(L, vals, (lua_Integer)i + 1);
+    }
+  }
+  if (!lua_isnoneornil(L, 4)) ty = parse_typename(L, 4);
+  int old = pl_table_col(t, name);
+  if (old >= 0) pl_table_drop_col(t, old);
+  /* build the column without disturbing other columns: temporary table */
+  pl_table *tmp = pl_table_new_like(name, t);
+  int c = pl_table_add_col(tmp, name, ty);
+  for (size_t i = 0; i < t->nrows; i++) {
+    lua_rawgeti(L, vals, (lua_Integer)i + 1);
+    putvalue(L, tmp, c, -1);
+    lua_pop(L, 1);
+    pl_row_end(tmp);
+  }
+  /* move the column over */
+  pl_column *col = tmp->cols[0];
+  tmp->ncols = 0;
+  pl_table_free(tmp);
+  if (t->ncols == t->capcols) {
+    t->capcols = t->capcols ? t->capcols * 2 : 8;
+    t->cols = realloc(t->cols, t->capcols * sizeof *t->cols);
+    if (t->cols == NULL) return luaL_error(L, "out of memory");
+  }
+  if (old >= 0) {             /* a replaced column keeps its place */
+    memmove(t->cols + old + 1, t->cols + old, (t->ncols - (size_t)old) * sizeof *t->cols);
+    t->cols[old] = col;
+    t->ncols++;
+  } else t->cols[t->ncols++] = col;
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int tbl_drop(lua_State *L) {      /* drop columns in place */
+  pl_table *t = pl_l_checktable(L, 1);
+  for (int a = 2; a <= lua_gettop(L); a++) pl_table_drop_col(t, checkcol(L, t, a));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int tbl_rename(lua_State *L) {    /* rename(old, new) in place */
+  pl_table *t = pl_l_checktable(L, 1);
+  int c = checkcol(L, t, 2);
+  const char *nn = luaL_checkstring(L, 3);
+  luaL_argcheck(L, pl_table_col(t, nn) < 0 || pl_table_col(t, nn) == c, 3, "a column of that name exists");
+  free(t->cols[c]->name);
+  t->cols[c]->name = pl_xstrdup(nn);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int tbl_copy(lua_State *L) { pl_l_pushtable(L, pl_table_copy(pl_l_checktable(L, 1))); return 1; }
+
+/* join(other, {on = "k" | {"k1","k2"} | {left = .., right = ..}, how = "inner"|"left", suffix = "_b"}) */
+static int tbl_join(lua_State *L) {
+  pl_table *a = pl_l_checktable(L, 1), *b = pl_l_checktable(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  int ak[16], bk[16];
+  size_t n = 0;
+  lua_getfield(L, 3, "on");
+  if (lua_isstring(L, -1)) {
+    const char *k = lua_tostring(L, -1);
+    ak[0] = pl_table_col(a, k); bk[0] = pl_table_col(b, k); n = 1;
+    if (ak[0] < 0) return luaL_error(L, "join: key missing in the left table: %s", push_nocol(L, a, k));
+    if (bk[0] < 0) return luaL_error(L, "join: key missing in the right table: %s", push_nocol(L, b, k));
+  } else if (lua_istable(L, -1)) {
+    size_t k = (size_t)luaL_len(L, -1);
+    for (size_t i = 1; i <= k && n < 16; i++) {
+      lua_geti(L, -1, (lua_Integer)i);
+      const char *l = NULL, *r = NULL;
+      if (lua_istable(L, -1)) { lua_geti(L, -1, 1); lua_geti(L, -2, 2); l = lua_tostring(L, -2); r = lua_tostring(L, -1); lua_pop(L, 2); }
+      else l = r = lua_tostring(L, -1);
+      if (!l || !r) return luaL_error(L, "join: bad key list");
+      ak[n] = pl_table_col(a, l); bk[n] = pl_table_col(b, r);
+      if (ak[n] < 0) return luaL_error(L, "join: key missing in the left table: %s", push_nocol(L, a, l));
+      if (bk[n] < 0) return luaL_error(L, "join: key missing in the right table: %s", push_nocol(L, b, r));
+      n++;
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  if (n == 0) return luaL_argerror(L, 3, "expected {on = KEY or {KEYS...}}");
+  lua_getfield(L, 3, "how");
+  const char *how = luaL_optstring(L, -1, "inner");
+  pl_joinkind kind = strcmp(how, "left") == 0 ? PL_JOIN_LEFT : PL_JOIN_INNER;
+  if (strcmp(how, "left") != 0 && strcmp(how, "inner") != 0) return luaL_error(L, "join: how must be 'inner' or 'left'");
+  lua_getfield(L, 3, "suffix");
+  const char *suffix = luaL_optstring(L, -1, "_b");
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_table_join(a, b, ak, bk, n, kind, suffix, &e);
+  if (r == NULL) return luaL_error(L, "join: %s", e.msg);
+  pl_l_pushtable(L, r);
+  return 1;
+}
+
+static int tbl_unique(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  int c = checkcol(L, t, 2);
+  pl_table *u = pl_table_unique(t, c);
+  lua_createtable(L, (int)u->nrows, 0);
+  lua_Integer k = 0;                 /* missing is not a value: no holes in the array */
+  for (size_t i = 0; i < u->nrows; i++) {
+    if (pl_cell_missing(u, 0, i)) continue;
+    pushcell(L, u, 0, i);
+    lua_rawseti(L, -2, ++k);
+  }
+  pl_table_free(u);
+  return 1;
+}
+
+static int tbl_to_lua(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  lua_createtable(L, (int)t->nrows, 0);
+  for (size_t i = 0; i < t->nrows; i++) { pushrow(L, t, i); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+  return 1;
+}
+
+static void pushbuf(lua_State *L, pl_buf *b) {
+  lua_pushlstring(L, b->data ? b->data : "", b->len);
+  pl_buf_free(b);
+}
+
+static int tbl_to_csv(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  pl_buf b; pl_buf_init(&b);
+  pl_table_write_csv(t, &b);
+  pushbuf(L, &b);
+  return 1;
+}
+
+static int tbl_to_json(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  pl_buf b; pl_buf_init(&b);
+  pl_table_write_json(t, &b);
+  pushbuf(L, &b);
+  return 1;
+}
+
+static int write_file(lua_State *L, const char *path, pl_buf *b) {
+  /* atomic: temporary file then rename */
+  const char *tmp = lua_pushfstring(L, "%s.tmp~", path);
+  FILE *f = fopen(tmp, "wb");
+  if (!f) { int en = errno; pl_buf_free(b); luaL_pushfail(L); lua_pushfstring(L, "%s: cannot write: %s", path, strerror(en)); return 2; }
+  size_t w = b->len ? fwrite(b->data, 1, b->len, f) : 0;
+  int bad = w != b->len;
+  bad |= fclose(f) != 0;
+  pl_buf_free(b);
+  if (bad || rename(tmp, path) != 0) { int en = errno; remove(tmp); luaL_pushfail(L); lua_pushfstring(L, "%s: write failed: %s", path, strerror(en)); return 2; }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static int tbl_write_csv(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  const char *path = luaL_checkstring(L, 2);
+  pl_buf b; pl_buf_init(&b);
+  pl_table_write_csv(t, &b);
+  return write_file(L, path, &b);
+}
+
+static int tbl_write_json(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  const char *path = luaL_checkstring(L, 2);
+  pl_buf b; pl_buf_init(&b);
+  pl_table_write_json(t, &b);
+  return write_file(L, path, &b);
+}
+
+/* format{markdown=bool, max_rows=n, width=n, digits=n} */
+static int tbl_format(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  pl_fmtopts o = { 0, 0, 0, 6 };
+  if (lua_istable(L, 2)) {
+    lua_getfield(L, 2, "markdown"); o.markdown = lua_toboolean(L, -1);
+    lua_getfield(L, 2, "max_rows"); o.max_rows = (size_t)luaL_optinteger(L, -1, 0);
+    lua_getfield(L, 2, "width"); o.max_width = (size_t)luaL_optinteger(L, -1, 0);
+    lua_getfield(L, 2, "digits"); o.digits = (int)luaL_optinteger(L, -1, 6);
+    lua_pop(L, 4);
+  }
+  pl_buf b; pl_buf_init(&b);
+  pl_table_format(t, &o, &b);
+  pushbuf(L, &b);
+  return 1;
+}
+
+static int tbl_tostring(lua_State *L) {
+  pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
+  if (u->t == NULL) { lua_pushstring(L, "table (closed)"); return 1; }
+  pl_fmtopts o = { 0, 20, 60, 6 };
+  pl_buf b; pl_buf_init(&b);
+  pl_buf_printf(&b, "table '%s': %zu rows x %zu columns\n", u->t->name, u->t->nrows, u->t->ncols);
+  pl_table_format(u->t, &o, &b);
+  pushbuf(L, &b);
+  return 1;
+}
+
+static int tbl_len(lua_State *L) { return tbl_nrows(L); }
+
+static int tbl_release(lua_State *L) {
+  pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
+  if (u->t) { pl_table_free(u->t); u->t = NULL; }
+  return 0;
+}
+
+static const char *article(const char *word) { return word[0] == 'i' ? "an" : "a"; }
+
+/* concat(t1, t2, ...) -- rows of all, columns united (missing filled). */
+static int tbl_concat(lua_State *L) {
+  int n = lua_gettop(L);
+  luaL_argcheck(L, n >= 1, 1, "expected tables");
+  pl_table *first = pl_l_checktable(L, 1);
+  pl_table *r = pl_table_new(first->name);
+  pl_l_pushtable(L, r);
+  for (int a = 1; a <= n; a++) {
+    pl_table *t = pl_l_checktable(L, a);
+    for (size_t j = 0; j < t->ncols; j++) {
+      int c = pl_table_add_col(r, t->cols[j]->name, t->cols[j]->type);
+      if (c < 0) {
+        int ex = pl_table_col(r, t->cols[j]->name);
+        if (pl_table_retype(r, ex, PL_NUM) != 0 || t->cols[j]->type == PL_STR)
+          return luaL_error(L, "concat: column '%s' is %s %s in one table and %s %s in another", t->cols[j]->name,
+                            article(pl_type_name(r->cols[ex]->type)), pl_type_name(r->cols[ex]->type),
+                            article(pl_type_name(t->cols[j]->type)), pl_type_name(t->cols[j]->type));
+      }
+    }
+  }
+  for (int a = 1; a <= n; a++) {
+    pl_table *t = pl_l_checktable(L, a);
+    int *map = (int *)lua_newuserdatauv(L, (t->ncols ? t->ncols : 1) * sizeof *map, 0);
+    for (size_t j = 0; j < t->ncols; j++) map[j] = pl_table_col(r, t->cols[j]->name);
+    for (size_t i = 0; i < t->nrows; i++) {
+      for (size_t j = 0; j < t->ncols; j++) {
+        if (pl_cell_missing(t, (int)j, i)) continue;
+        const pl_column *c = t->cols[j];
+        switch (c->type) {
+          case PL_NUM: pl_row_put_num(r, map[j], c->v.num[i]); break;
+          case PL_INT: case PL_BOOL: pl_row_put_int(r, map[j], c->v.i64[i]); break;
+          case PL_STR: { size_t len; const char *s = pl_pool_str(t->pool, c->v.str[i], &len); pl_row_put_str(r, map[j], s, len); break; }
+        }
+      }
+      pl_row_end(r);
+    }
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+/* ---- group_by ---------------------------------------------------------- */
+
+typedef struct pl_lgroup { int nkeys; int keys[16]; } pl_lgroup;
+
+static int tbl_group_by(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  int top = lua_gettop(L);
+  pl_lgroup *g = (pl_lgroup *)lua_newuserdatauv(L, sizeof *g, 1);
+  g->nkeys = 0;
+  for (int a = 2; a <= top; a++) {
+    if (lua_istable(L, a)) {
+      int k = (int)luaL_len(L, a);
+      for (int i = 1; i <= k && g->nkeys < 16; i++) {
+        lua_geti(L, a, i);
+        int c = pl_table_col(t, luaL_checkstring(L, -1));
+        if (c < 0) return luaL_error(L, "group_by: %s", push_nocol(L, t, lua_tostring(L, -1)));
+        g->keys[g->nkeys++] = c;
+        lua_pop(L, 1);
+      }
+    } else if (g->nkeys < 16) g->keys[g->nkeys++] = checkcol(L, t, a);
+  }
+  luaL_setmetatable(L, PL_GROUP_T);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+static const char *const aggnames[] = { "count", "sum", "mean", "min", "max", "quantile", "first", "sd", "count_distinct", NULL };
+static const pl_aggop aggops[] = { PL_AGG_COUNT, PL_AGG_SUM, PL_AGG_MEAN, PL_AGG_MIN, PL_AGG_MAX, PL_AGG_QUANTILE, PL_AGG_FIRST, PL_AGG_SD, PL_AGG_COUNT_DISTINCT };
+
+/* One aggregate spec at the top of the stack: "count", "sum(col)",
+** "quantile(col, 0.9)", or {op, col [, q]}. */
+static void read_agg(lua_State *L, pl_table *t, const char *out, pl_agg *ag) {
+  char op[32] = "", col[256] = "";
+  double q = 0.5;
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    const char *s = lua_tostring(L, -1);
+    const char *lp = strchr(s, '(');
+    size_t on = lp ? (size_t)(lp - s) : strlen(s);
+    if (on >= sizeof op) { luaL_error(L, "agg '%s': unknown aggregate '%s'", out, s); return; }
+    memcpy(op, s, on); op[on] = '\0';
+    if (lp) {
+      const char *rp = strrchr(lp, ')');
+      if (!rp) { luaL_error(L, "agg '%s': missing ')' in '%s'", out, s); return; }
+      const char *comma = memchr(lp, ',', (size_t)(rp - lp));
+      const char *ce = comma ? comma : rp;
+      const char *cs = lp + 1;
+      while (*cs == ' ') cs++;
+      while (ce > cs && ce[-1] == ' ') ce--;
+      if ((size_t)(ce - cs) >= sizeof col) { luaL_error(L, "agg '%s': column name too long", out); return; }
+      memcpy(col, cs, (size_t)(ce - cs)); col[ce - cs] = '\0';
+      if (comma) q = strtod(comma + 1, NULL);
+    }
+  } else if (lua_istable(L, -1)) {
+    lua_geti(L, -1, 1); snprintf(op, sizeof op, "%s", luaL_optstring(L, -1, ""));
+    lua_geti(L, -2, 2); snprintf(col, sizeof col, "%s", luaL_optstring(L, -1, ""));
+    lua_geti(L, -3, 3); q = luaL_optnumber(L, -1, 0.5);
+    lua_pop(L, 3);
+  } else { luaL_error(L, "agg '%s': expected \"op(column)\" or {op, column}", out); return; }
+  int k = 0;
+  while (aggnames[k] && strcmp(aggnames[k], op) != 0) k++;
+  if (!aggnames[k]) { luaL_error(L, "agg '%s': unknown aggregate '%s' (count, sum, mean, min, max, quantile, first, sd, count_distinct)", out, op); return; }
+  ag->out = out; ag->op = aggops[k]; ag->q = q; ag->col = -1;
+  if (ag->op != PL_AGG_COUNT) {
+    ag->col = pl_table_col(t, col);
+    if (ag->col < 0) { luaL_error(L, "agg '%s': %s", out, push_nocol(L, t, col)); return; }
+  }
+  if (ag->op == PL_AGG_QUANTILE && !(q >= 0 && q <= 1)) { luaL_error(L, "agg '%s': quantile must be in [0, 1]", out); return; }
+}
+
+/* grouping:agg{out = spec, ...} (outputs sorted by name) or
+** grouping:agg{{out, op, col [, q]}, ...} (outputs in the given order) */
+static int grp_agg(lua_State *L) {
+  pl_lgroup *g = (pl_lgroup *)luaL_checkudata(L, 1, PL_GROUP_T);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_getiuservalue(L, 1, 1);
+  pl_table *t = pl_l_checktable(L, -1);
+  lua_pop(L, 1);
+  pl_agg aggs[64];
+  size_t n = 0;
+  size_t alen = (size_t)luaL_len(L, 2);
+  if (alen > 0) {
+    luaL_checkstack(L, 70, "too many aggregates");
+    for (size_t i = 1; i <= alen && n < 64; i++) {
+      lua_geti(L, 2, (lua_Integer)i);
+      luaL_argcheck(L, lua_istable(L, -1), 2, "expected {out, op, column}");
+      lua_geti(L, -1, 1);
+      const char *out = luaL_checkstring(L, -1);
+      lua_pop(L, 1);
+      lua_createtable(L, 3, 0);
+      for (int k = 2; k <= 4; k++) { lua_geti(L, -2, k); lua_rawseti(L, -2, k - 1); }
+      read_agg(L, t, out, &aggs[n++]);
+      lua_pop(L, 1);          /* the spec; keep the row table (anchors out) */
+    }
+  } else {
+    lua_newtable(L);
+    int keys = lua_gettop(L);
+    int nk = 0;
+    lua_pushnil(L);
+    while (lua_next(L, 2)) { lua_pop(L, 1); lua_pushvalue(L, -1); lua_rawseti(L, keys, ++nk); }
+    lua_getglobal(L, "table"); lua_getfield(L, -1, "sort"); lua_pushvalue(L, keys); lua_call(L, 1, 0); lua_pop(L, 1);
+    for (int i = 1; i <= nk && n < 64; i++) {
+      lua_rawgeti(L, keys, i);
+      const char *out = luaL_checkstring(L, -1);
+      lua_getfield(L, 2, out);
+      read_agg(L, t, out, &aggs[n++]);
+      lua_pop(L, 1);          /* spec; name string stays anchored in keys */
+    }
+  }
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_table_group(t, g->keys, (size_t)g->nkeys, aggs, n, &e);
+  if (r == NULL) return luaL_error(L, "agg: %s", e.msg);
+  pl_l_pushtable(L, r);
+  return 1;
+}
+
+/* ---- columns ----------------------------------------------------------- */
+
+static pl_lcolumn *checkcolumn(lua_State *L, int arg) {
+  return (pl_lcolumn *)luaL_checkudata(L, arg, PL_COLUMN_T);
+}
+
+double *pl_l_checknumbers(lua_State *L, int arg, size_t *n, int nan_omit) {
+  const char *fname = "?";
+  lua_Debug ar;
+  if (lua_getstack(L, 0, &ar)) { lua_getinfo(L, "n", &ar); if (ar.name) fname = ar.name; }
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, arg, PL_COLUMN_T);
+  size_t len;
+  if (c) {
+    if (c->t->cols[c->col]->type == PL_STR)
+      luaL_argerror(L, arg, lua_pushfstring(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name));
+    len = c->t->nrows;
+  } else {
+    if (!lua_istable(L, arg)) luaL_typeerror(L, arg, "array of numbers or column");
+    len = (size_t)luaL_len(L, arg);
+  }
+  double *x = (double *)lua_newuserdatauv(L, (len ? len : 1) * sizeof *x, 0);
+  size_t m = 0;
+  for (size_t i = 0; i < len; i++) {
+    double v;
+    if (c) v = pl_cell_num(c->t, c->col, i);
+    else {
+      lua_geti(L, arg, (lua_Integer)i + 1);
+      if (!lua_isnumber(L, -1) || lua_type(L, -1) == LUA_TSTRING) {
+        if (lua_isnil(L, -1)) v = NAN;
+        else { luaL_argerror(L, arg, lua_pushfstring(L, "element %d is a %s, not a number", (int)i + 1, luaL_typename(L, -1))); v = 0; }
+      } else v = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+    if (isnan(v)) {
+      if (nan_omit) continue;
+      luaL_argerror(L, arg, lua_pushfstring(L, "missing value (NaN) at index %d; pass {nan = \"omit\"} to skip", (int)i + 1));
+    }
+    x[m++] = v;
+  }
+  if (m == 0) luaL_argerror(L, arg, "empty input");
+  (void)fname;
+  *n = m;
+  return x;
+}
+
+static int col_len(lua_State *L) { pl_lcolumn *c = checkcolumn(L, 1); lua_pushinteger(L, (lua_Integer)c->t->nrows); return 1; }
+
+static int col_index(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  if (lua_isinteger(L, 2)) {
+    lua_Integer i = lua_tointeger(L, 2);
+    if (i < 1 || (size_t)i > c->t->nrows) return 0;
+    pushcell(L, c->t, c->col, (size_t)i - 1);
+    return 1;
+  }
+  luaL_getmetafield(L, 1, "__methods");
+  lua_pushvalue(L, 2);
+  lua_rawget(L, -2);
+  return 1;
+}
+
+static int col_name(lua_State *L) { pl_lcolumn *c = checkcolumn(L, 1); lua_pushstring(L, c->t->cols[c->col]->name); return 1; }
+static int col_type(lua_State *L) { pl_lcolumn *c = checkcolumn(L, 1); lua_pushstring(L, pl_type_name(c->t->cols[c->col]->type)); return 1; }
+
+/* Numeric reductions skip missing values. */
+static int col_reduce(lua_State *L, int what) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  if (c->t->cols[c->col]->type == PL_STR && what != 5)
+    return luaL_error(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name);
+  size_t n = 0;
+  double s = 0, comp = 0, mn = INFINITY, mx = -INFINITY;
+  for (size_t i = 0; i < c->t->nrows; i++) {
+    if (pl_cell_missing(c->t, c->col, i)) continue;
+    n++;
+    if (what == 5) continue;
+    double v = pl_cell_num(c->t, c->col, i);
+    double tt = s + v;
+    comp += fabs(s) >= fabs(v) ? (s - tt) + v : (v - tt) + s;
+    s = tt;
+    if (v < mn) mn = v;
+    if (v > mx) mx = v;
+  }
+  switch (what) {
+    case 0: {
+      if (c->t->cols[c->col]->type == PL_INT) {
+        int64_t acc = 0;
+        int over = 0;
+        for (size_t i = 0; i < c->t->nrows && !over; i++)
+          if (!pl_cell_missing(c->t, c->col, i)) over = __builtin_add_overflow(acc, c->t->cols[c->col]->v.i64[i], &acc);
+        if (over) lua_pushnumber(L, s + comp);   /* beyond int64: the double sum */
+        else lua_pushinteger(L, (lua_Integer)acc);
+      } else lua_pushnumber(L, s + comp);
+      break;
+    }
+    case 1: if (n == 0) lua_pushnil(L); else lua_pushnumber(L, (s + comp) / (double)n); break;
+    case 2: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mn); else lua_pushnumber(L, mn); break;
+    case 3: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mx); else lua_pushnumber(L, mx); break;
+    case 5: lua_pushinteger(L, (lua_Integer)n); break;
+  }
+  return 1;
+}
+static int col_sum(lua_State *L) { return col_reduce(L, 0); }
+static int col_mean(lua_State *L) { return col_reduce(L, 1); }
+static int col_min(lua_State *L) { return col_reduce(L, 2); }
+static int col_max(lua_State *L) { return col_reduce(L, 3); }
+static int col_count(lua_State *L) { return col_reduce(L, 5); }
+
+#include "quantile.h"
+static int col_quantile(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  if (c->t->cols[c->col]->type == PL_STR) return luaL_error(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name);
+  size_t n = 0;
+  double *x = (double *)lua_newuserdatauv(L, (c->t->nrows ? c->t->nrows : 1) * sizeof *x, 0);
+  for (size_t i = 0; i < c->t->nrows; i++) { double v = pl_cell_num(c->t, c->col, i); if (!isnan(v)) x[n++] = v; }
+  if (lua_istable(L, 2)) {
+    size_t k = (size_t)luaL_len(L, 2);
+    if (n) pl_sort_doubles(x, n);
+    lua_createtable(L, (int)k, 0);
+    for (size_t i = 1; i <= k; i++) {
+      lua_geti(L, 2, (lua_Integer)i);
+      double q = luaL_checknumber(L, -1);
+      lua_pop(L, 1);
+      luaL_argcheck(L, q >= 0 && q <= 1, 2, "quantile must be in [0, 1]");
+      if (n) lua_pushnumber(L, pl_quantile_sorted(x, n, q)); else lua_pushnil(L);
+      lua_rawseti(L, -2, (lua_Integer)i);
+    }
+    return 1;
+  }
+  double q = luaL_checknumber(L, 2);
+  luaL_argcheck(L, q >= 0 && q <= 1, 2, "quantile must be in [0, 1]");
+  if (n == 0) { lua_pushnil(L); return 1; }
+  lua_pushnumber(L, pl_quantile_select(x, n, q));
+  return 1;
+}
+
+static int col_to_lua(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  lua_createtable(L, (int)c->t->nrows, 0);
+  for (size_t i = 0; i < c->t->nrows; i++) { pushcell(L, c->t, c->col, i); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+  return 1;
+}
+
+static int col_tostring(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  lua_pushfstring(L, "column '%s' (%s, %d values)", c->t->cols[c->col]->name,
+                  pl_type_name(c->t->cols[c->col]->type), (int)c->t->nrows);
+  return 1;
+}
+
+/* ---- registration ------------------------------------------------------ */
+
+static const luaL_Reg tbl_methods[] = {
+  {"nrows", tbl_nrows}, {"name", tbl_name}, {"columns", tbl_columns}, {"types", tbl_types},
+  {"docs", tbl_docs}, {"has", tbl_has}, {"row", tbl_row}, {"get", tbl_get}, {"rows", tbl_rows},
+  {"col", tbl_col}, {"column", tbl_col}, {"where", tbl_where}, {"sort_by", tbl_sort_by},
+  {"top", tbl_top}, {"head", tbl_head}, {"slice", tbl_slice}, {"select", tbl_select},
+  {"add_column", tbl_add_column}, {"drop", tbl_drop}, {"rename", tbl_rename}, {"copy", tbl_copy},
+  {"group_by", tbl_group_by}, {"join", tbl_join}, {"unique", tbl_unique}, {"to_lua", tbl_to_lua},
+  {"to_csv", tbl_to_csv}, {"to_json", tbl_to_json}, {"write_csv", tbl_write_csv},
+  {"write_json", tbl_write_json}, {"format", tbl_format}, {"close", tbl_release},
+  {NULL, NULL}
+};
+
+static const luaL_Reg tbl_meta[] = {
+  {"__gc", tbl_release}, {"__close", tbl_release}, {"__tostring", tbl_tostring}, {"__len", tbl_len},
+  {NULL, NULL}
+};
+
+static const luaL_Reg col_methods[] = {
+  {"name", col_name}, {"type", col_type}, {"sum", col_sum}, {"mean", col_mean}, {"min", col_min},
+  {"max", col_max}, {"count", col_count}, {"quantile", col_quantile}, {"to_lua", col_to_lua},
+  {NULL, NULL}
+};
+
+static const luaL_Reg grp_methods[] = { {"agg", grp_agg}, {NULL, NULL} };
+
+static const luaL_Reg funcs[] = {
+  {"from_rows", tbl_from_rows}, {"from_columns", tbl_from_columns}, {"concat", tbl_concat},
+  {NULL, NULL}
+};
+
+static int is_table(lua_State *L) { lua_pushboolean(L, pl_l_totable(L, 1) != NULL); return 1; }
+
+int luaopen_perflab_table(lua_State *L) {
+  if (luaL_newmetatable(L, PL_TABLE_T)) {
+    luaL_setfuncs(L, tbl_meta, 0);
+    luaL_newlib(L, tbl_methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushliteral(L, "perflab.Table");
+    lua_setfield(L, -2, "__name");
+  }
+  lua_pop(L, 1);
+  if (luaL_newmetatable(L, PL_COLUMN_T)) {
+    lua_pushcfunction(L, col_len); lua_setfield(L, -2, "__len");
+    lua_pushcfunction(L, col_tostring); lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, col_index); lua_setfield(L, -2, "__index");
+    luaL_newlib(L, col_methods);
+    lua_setfield(L, -2, "__methods");
+  }
+  lua_pop(L, 1);
+  if (luaL_newmetatable(L, PL_GROUP_T)) {
+    luaL_newlib(L, grp_methods);
+    lua_setfield(L, -2, "__index");
+  }
+  lua_pop(L, 1);
+  luaL_newlib(L, funcs);
+  lua_pushcfunction(L, is_table);
+  lua_setfield(L, -2, "is_table");
+  return 1;
+}

@@ -1,0 +1,255 @@
+/* test_fmt_kineto.c -- format "kineto" on every Kineto trace of the corpus.
+**
+** The expected figures were computed independently with /usr/bin/python3
+** (json + gzip, numbers parsed with parse_float=Decimal so that ns are exact):
+**   events  = events whose ph is not "M"
+**   kernels = ph X with cat.lower() == "kernel";  ksum = sum of round(dur*1000)
+**   steps   = ph X named ProfilerStep#N, cat != gpu_user_annotation
+**   occ     = kernels whose args carry "est. achieved occupancy %"
+**   cpu     = ph X, cat cpu_op/Operator, not ProfilerStep#
+**   rt      = ph X, cat cuda_runtime/cuda_driver/Runtime
+**   mc/ms   = ph X, cat gpu_memcpy|Memcpy / gpu_memset|Memset; mcb = sum of memcpy args.bytes
+**   tsmax   = max ts*1000 over non-M events
+**   dev     = len(deviceProperties or computeProperties)
+**   ctr     = number of args of ph C events + of cuda_profiler_range events
+**   regs    = sum of kernel args "registers per thread"; gridx = sum of grid[0]
+** (the script: for each file, json.loads(raw, parse_float=Decimal) and the
+** comprehensions above; AMD grid from the runtime call of the same correlation).
+** Small files are in tests/fixtures/kineto (MIT / BSD); the three large ones
+** are read from $PERFLAB_SHARED/corpus and skipped when absent. */
+#include "tcheck.h"
+#include "format.h"
+#include "table.h"
+
+#include <stdint.h>
+
+typedef struct fig {
+  const char *file;
+  long events, kernels; long long ksum; long steps, occ, cpu, rt, mc, ms; long long mcb, tsmax;
+  long dev, ctr; long long regs, gridx;
+} fig;
+
+static const fig FIGS[] = {
+  { "hta_a100_alexnet_trace.json.gz", 1370, 79, 10692000LL, 0, 79, 359, 361, 16, 3, 244403360LL, 1695835585940062000LL, 8, 0, 4653LL, 902680LL },
+  { "hta_a100_cupti_profiler_counters_trace.json.gz", 4189, 0, 0LL, 0, 0, 375, 1862, 0, 0, 0LL, 1679055463390908000LL, 8, 693, 0LL, 0LL },
+  { "hta_a100_et_simple_add_trace.json.gz", 77, 4, 16000LL, 0, 4, 28, 15, 0, 0, 0LL, 1689360808308238000LL, 8, 0, 134LL, 768LL },
+  { "hta_a100_simple_add_trace.json.gz", 1310, 79, 10728000LL, 0, 79, 359, 331, 16, 3, 244403360LL, 1694040010536061000LL, 8, 0, 4653LL, 902680LL },
+  { "hta_a100_sxm4_80gb_rank0.json.gz", 108890, 6080, 401445000LL, 5, 6080, 25185, 33924, 1390, 277, 16890869512LL, 1683564902805798000LL, 8, 0, 189623LL, 7951717LL },
+  { "hta_a100_triton_example.json.gz", 13, 1, 1760LL, 1, 1, 3, 2, 0, 0, 0LL, 2413669097927433LL, 8, 0, 16LL, 1LL },
+  { "hta_call_stack_backward_thread.json", 7, 1, 45000LL, 1, 1, 3, 1, 0, 0, 0LL, 1666149715428509000LL, 0, 0, 240LL, 32LL },
+  { "hta_cpu_only_rank-34.pt.trace.json.gz", 18, 0, 0LL, 1, 0, 4, 0, 0, 0, 0LL, 1212076832503044LL, 0, 0, 0LL, 0LL },
+  { "hta_mi250_rocm6_2_minitoy_kineto.json.gz", 160, 14, 110881LL, 2, 0, 70, 21, 2, 0, 0LL, 4203669613175703LL, 4, 0, 0LL, 1056LL },
+  { "hta_sampled_rank-0.json.gz", 4811, 1154, 606519000LL, 2, 1154, 2329, 1204, 40, 10, 214067131LL, 1682725899305073000LL, 0, 0, 85940LL, 7817749LL },
+  { "hta_v100_ns_resolution_rank-0.pt.trace.json.gz", 68656, 4350, 468153602LL, 5, 4350, 23910, 15329, 1600, 145, 512205160LL, 1712195496004644183LL, 8, 0, 188245LL, 11847260LL },
+  { "kineto_tb_plugin_sample_resnet50_v100_worker0.1623143089861.pt.trace.json.gz", 75698, 8772, 591532000LL, 6, 8772, 23640, 11923, 12, 312, 115607040LL, 1623142624633484000LL, 4, 0, 278136LL, 30310248LL },
+  { "kineto_tb_plugin_test_gpu_metrics_input_v100.json", 320, 30, 48000LL, 1, 0, 178, 42, 2, 0, 768LL, 1621401187237108000LL, 4, 0, 841LL, 30LL },
+  { "../torch_tb_profiler/kineto_tb_plugin_test_gpu_metrics_expected.json", 398, 30, 48000LL, 1, 0, 178, 42, 2, 0, 768LL, 1621401187237108000LL, 4, 78, 841LL, 30LL },
+};
+
+static char g_path[4096];
+
+/* fixture copy first, then the shared corpus; NULL when neither exists */
+static const char *find_file(const char *name) {
+  const char *shared = getenv("PERFLAB_SHARED");
+  if (!shared) shared = "../shared";
+  const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+  snprintf(g_path, sizeof g_path, "tests/fixtures/%s/%s", strncmp(name, "../torch_tb", 11) == 0 ? "tb_profiler" : "kineto", base);
+  FILE *f = fopen(g_path, "rb");
+  if (f) { fclose(f); return g_path; }
+  snprintf(g_path, sizeof g_path, "%s/corpus/kineto_trace/%s", shared, name);
+  f = fopen(g_path, "rb");
+  if (f) { fclose(f); return g_path; }
+  return NULL;
+}
+
+static long long sum_int(const pl_table *t, const char *col) {
+  int c = pl_table_col(t, col);
+  if (c < 0) return -1;
+  long long s = 0;
+  for (size_t r = 0; r < t->nrows; r++) { int64_t v = pl_cell_int(t, c, r); if (v != PL_INT_NA) s += v; }
+  return s;
+}
+
+static long long max_int(const pl_table *t, const char *col) {
+  int c = pl_table_col(t, col);
+  long long m = INT64_MIN;
+  for (size_t r = 0; r < t->nrows; r++) { int64_t v = pl_cell_int(t, c, r); if (v != PL_INT_NA && v > m) m = v; }
+  return m;
+}
+
+static long present(const pl_table *t, const char *col) {
+  int c = pl_table_col(t, col);
+  if (c < 0) return 0;
+  long n = 0;
+  for (size_t r = 0; r < t->nrows; r++) n += !pl_cell_missing(t, c, r);
+  return n;
+}
+
+static size_t rows(const pl_profile *p, const char *name) {
+  const pl_table *t = pl_profile_find(p, name);
+  return t ? t->nrows : (size_t)-1;
+}
+
+int main(void) {
+  pl_err err;
+  int skipped = 0;
+  for (size_t i = 0; i < sizeof FIGS / sizeof FIGS[0]; i++) {
+    const fig *f = &FIGS[i];
+    const char *path = find_file(f->file);
+    if (!path) { printf("skipped %s (no corpus)\n", f->file); skipped++; continue; }
+    pl_profile *p = pl_load_file(path, NULL, NULL, &err);   /* detection by content */
+    TC_CHECK(p != NULL);
+    if (!p) { char m[2048]; pl_err_format(&err, m, sizeof m); fprintf(stderr, "%s\n", m); continue; }
+    fprintf(stderr, "-- %s\n", f->file);
+    TC_EQ_STR(p->format, "kineto");
+    const pl_table *ev = pl_profile_find(p, "events"), *kn = pl_profile_find(p, "kernels");
+    TC_EQ_INT(rows(p, "events"), f->events);
+    TC_EQ_INT(rows(p, "kernels"), f->kernels);
+    TC_EQ_INT(sum_int(kn, "duration_ns"), f->ksum);
+    TC_EQ_INT(rows(p, "steps"), f->steps);
+    TC_EQ_INT(present(kn, "est_achieved_occupancy_pct"), f->occ);
+    TC_EQ_INT(rows(p, "cpu_ops"), f->cpu);
+    TC_EQ_INT(rows(p, "runtime"), f->rt);
+    TC_EQ_INT(rows(p, "memcpy"), f->mc);
+    TC_EQ_INT(rows(p, "memset"), f->ms);
+    TC_EQ_INT(sum_int(pl_profile_find(p, "memcpy"), "bytes"), f->mcb);
+    TC_EQ_INT(max_int(ev, "ts_ns"), f->tsmax);
+    TC_EQ_INT(rows(p, "devices"), f->dev);
+    TC_EQ_INT(rows(p, "counters"), f->ctr);
+    TC_EQ_INT(sum_int(kn, "registers"), f->regs);
+    TC_EQ_INT(sum_int(kn, "grid_x"), f->gridx);
+    pl_profile_free(p);
+  }
+
+  /* details of single files */
+  const char *path;
+  if ((path = find_file("hta_v100_ns_resolution_rank-0.pt.trace.json.gz"))) {
+    /* ns resolution: first kernel "ts": 1712195495505582.988, "dur": 4.928 */
+    pl_profile *p = pl_load_file(path, NULL, NULL, &err);
+    const pl_table *kn = pl_profile_find(p, "kernels");
+    TC_CHECK(pl_cell_int(kn, pl_table_col(kn, "start_ns"), 0) == 1712195495505582988LL);
+    TC_EQ_INT(pl_cell_int(kn, pl_table_col(kn, "duration_ns"), 0), 4928);
+    TC_EQ_STR(pl_profile_meta_get(p, "display_time_unit")->text, "ns");
+    TC_EQ_STR(pl_profile_meta_get(p, "device")->text, "Tesla V100-SXM2-32GB");
+    TC_EQ_STR(pl_profile_meta_get(p, "cc")->text, "7.0");
+    TC_NEAR(pl_profile_meta_get(p, "sm_count")->num, 80, 0);
+    pl_profile_free(p);
+  } else printf("skipped ns-resolution details\n");
+
+  if ((path = find_file("kineto_tb_plugin_sample_resnet50_v100_worker0.1623143089861.pt.trace.json.gz"))) {
+    /* 2021 schema: "cat": "Kernel", "tid": "stream 7", "external id" lower-case.
+    ** Kernel time 591532000 ns is also the tb plugin's kernel table total of
+    ** run 1 of tb_profiler/kineto_tb_plugin_test_result_check_file.txt (591532 us). */
+    pl_profile *p = pl_load_file(path, NULL, NULL, &err);
+    const pl_table *kn = pl_profile_find(p, "kernels");
+    size_t n;
+    TC_EQ_STR(pl_cell_str(kn, pl_table_col(kn, "cat"), 0, &n), "Kernel");
+    TC_EQ_STR(pl_cell_str(kn, pl_table_col(kn, "short_name"), 0, &n), "computeOffsetsKernel");
+    TC_EQ_INT(pl_cell_int(kn, pl_table_col(kn, "correlation"), 0), 34441);
+    TC_EQ_INT(pl_cell_int(kn, pl_table_col(kn, "external_id"), 0), 544);
+    TC_EQ_INT(pl_cell_int(kn, pl_table_col(kn, "stream"), 0), 7);
+    TC_EQ_INT(pl_cell_int(kn, pl_table_col(kn, "registers"), 0), 38);
+    TC_NEAR(pl_cell_num(kn, pl_table_col(kn, "blocks_per_sm"), 0), 0.625, 0);
+    const pl_table *ev = pl_profile_find(p, "events");
+    int ctid = pl_table_col(ev, "tid");
+    size_t streams = 0;
+    for (size_t r = 0; r < ev->nrows; r++) {
+      const char *s = pl_cell_str(ev, ctid, r, &n);
+      if (s && strcmp(s, "stream 7") == 0) streams++;
+    }
+    /* python: sum(1 for e in ev if e.get('tid') == 'stream 7' and e['ph'] != 'M') */
+    TC_EQ_INT(streams, 18192);
+    const pl_table *st = pl_profile_find(p, "steps");
+    TC_EQ_INT(pl_cell_int(st, pl_table_col(st, "step"), 0), 5);
+    pl_profile_free(p);
+  } else printf("skipped resnet50 details\n");
+
+  if ((path = find_file("hta_mi250_rocm6_2_minitoy_kineto.json.gz"))) {
+    /* AMD: no grid/occupancy on the kernel; grid/block come from the
+    ** hipLaunchKernel call with the same correlation (python: grid[0] 1056, block[0] 3232) */
+    pl_profile *p = pl_load_file(path, NULL, NULL, &err);
+    const pl_table *kn = pl_profile_find(p, "kernels");
+    size_t n;
+    TC_EQ_STR(pl_cell_str(kn, pl_table_col(kn, "kind"), 0, &n), "Dispatch Kernel");
+    TC_EQ_INT(sum_int(kn, "block_x"), 3232);
+    TC_EQ_INT(present(kn, "est_achieved_occupancy_pct"), 0);
+    TC_EQ_STR(pl_profile_meta_get(p, "device")->text, "AMD Radeon Graphics");
+    pl_profile_free(p);
+  }
+
+  if ((path = find_file("kineto_tb_plugin_test_gpu_metrics_input_v100.json"))) {
+    /* computeProperties (major/minor/multiProcessorCount) */
+    pl_profile *p = pl_load_file(path, NULL, NULL, &err);
+    const pl_table *dv = pl_profile_find(p, "devices");
+    size_t n;
+    TC_EQ_STR(pl_cell_str(dv, pl_table_col(dv, "cc"), 0, &n), "7.0");
+    TC_EQ_INT(pl_cell_int(dv, pl_table_col(dv, "sm_count"), 0), 80);
+    TC_EQ_INT(pl_cell_int(dv, pl_table_col(dv, "max_warps_per_sm"), 0), 64);
+    const pl_table *kn = pl_profile_find(p, "kernels");
+    TC_EQ_INT(present(kn, "theoretical_occupancy_pct"), 30);
+    pl_profile_free(p);
+  }
+
+  /* --table kernels builds only that table */
+  if ((path = find_file("hta_a100_alexnet_trace.json.gz"))) {
+    const char *want[] = { "kernels", NULL };
+    pl_parse_opts o;
+    memset(&o, 0, sizeof o);
+    o.tables = want;
+    pl_profile *p = pl_load_file(path, NULL, &o, &err);
+    TC_EQ_INT(p->ntables, 1);
+    TC_EQ_INT(rows(p, "kernels"), 79);
+    TC_CHECK(pl_profile_find(p, "events") == NULL);
+    pl_profile_free(p);
+  }
+
+  /* malformed input: FILE:LINE:COLUMN and -1 */
+  {
+    const char *cut = "{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 2},\n{\"ph\": \"X\", \"ts\": 1";
+    pl_profile *p = pl_load_buffer("cut.json", cut, strlen(cut), NULL, NULL, &err);
+    TC_CHECK(p == NULL);
+    TC_EQ_INT(err.line, 3); TC_EQ_INT(err.col, 20);     /* just past "1" at the cut */
+    char m[2048];
+    pl_err_format(&err, m, sizeof m);
+    TC_CHECK(strncmp(m, "cut.json:3:20: expected ", 24) == 0);
+    const pl_format *f = pl_format_find("kineto");
+    pl_profile *q = pl_profile_new("kineto", "x");
+    pl_input in = { "x", cut, strlen(cut) };
+    TC_EQ_INT(f->parse(&in, q, NULL, &err), -1);
+    TC_EQ_INT(q->ntables, 0);                 /* nothing partial left behind */
+    pl_profile_free(q);
+    const char *badts = "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": \"soon\"}]}";
+    p = pl_load_buffer("t.json", badts, strlen(badts), "kineto", NULL, &err);
+    TC_CHECK(p == NULL);
+    TC_EQ_INT(err.col, 36);                   /* the opening quote of "soon" */
+    TC_CHECK(strstr(err.msg, "timestamp") != NULL);
+    /* 100,000 nested arrays inside an event: an error, not a crash */
+    size_t n = 100000;
+    char *deep = malloc(2 * n + 64);
+    strcpy(deep, "{\"traceEvents\": [{\"args\": ");
+    size_t l = strlen(deep);
+    memset(deep + l, '[', n); memset(deep + l + n, ']', n);
+    strcpy(deep + l + 2 * n, "}]}");
+    p = pl_load_buffer("deep.json", deep, strlen(deep), "kineto", NULL, &err);
+    TC_CHECK(p == NULL);
+    TC_CHECK(strstr(err.msg, "512 levels") != NULL);
+    free(deep);
+    /* the bare array form and exact fractional timestamps */
+    const char *bare = "[{\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"void k<1>(int)\", \"ts\": 12345678901234.5678, \"dur\": 0.001,"
+                       " \"pid\": 0, \"tid\": \"stream 7\", \"args\": {\"grid\": [2, 1, 1], \"block\": [64, 1, 1], \"shared memory\": 1024}}]";
+    p = pl_load_buffer("bare.json", bare, strlen(bare), NULL, NULL, &err);
+    TC_CHECK(p != NULL);
+    if (p) {
+      const pl_table *kn = pl_profile_find(p, "kernels");
+      TC_CHECK(pl_cell_int(kn, pl_table_col(kn, "start_ns"), 0) == 12345678901234568LL);  /* .5678 us -> 567.8 ns -> 568 */
+      TC_EQ_INT(pl_cell_int(kn, pl_table_col(kn, "duration_ns"), 0), 1);
+      TC_EQ_INT(pl_cell_int(kn, pl_table_col(kn, "smem_bytes"), 0), 1024);
+      TC_CHECK(pl_cell_missing(kn, pl_table_col(kn, "smem_static_bytes"), 0));
+      size_t sl;
+      TC_EQ_STR(pl_cell_str(kn, pl_table_col(kn, "short_name"), 0, &sl), "k");
+      pl_profile_free(p);
+    }
+  }
+  if (skipped) printf("%d corpus files skipped\n", skipped);
+  return tc_done();
+}

@@ -1,0 +1,145 @@
+Help and listings.  Recipes and formats grow as other work lands, so those
+listings are checked through a stable slice (CSV header, one known row).
+
+  $ perflab --help
+  usage: perflab COMMAND [ARGS]      (perflab help COMMAND for more)
+         perflab [OPTIONS] [SCRIPT.lua [ARGS]]
+  
+  commands:
+    run RECIPE FILE...   run a recipe on profiles and print its report
+    parse FILE           show what was read: tables, rows, columns
+    recipes | formats | gpus   list what is available
+    repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)
+    jupyter install      install the "perflab (Lua)" Jupyter kernel
+    demo                 bundled recipes on bundled example profiles
+  
+  options (as lua5.4, with the perflab API preloaded as `perflab`):
+    -e CODE    run CODE          -l MOD    require MOD into global MOD
+    -i         REPL after the script          -     script from stdin
+    -v, --version   print the version         -h, --help   this text
+  
+  limits (any command; before SCRIPT in script mode):
+    --max-memory SIZE  cap memory, e.g. 2G (default 80% of physical memory)
+    --timeout SECONDS  stop a run that takes longer (exit 2)
+    --sandbox          no os.execute, io.popen or C modules; writes only under --output
+  
+  exit status: 0 success; 1 a finding at or above --fail-on; 2 bad usage,
+  unknown recipe or format, unreadable or malformed input, or a failed script.
+
+  $ perflab -h | head -1
+  usage: perflab COMMAND [ARGS]      (perflab help COMMAND for more)
+
+  $ perflab help
+  usage: perflab COMMAND [ARGS]      (perflab help COMMAND, perflab help RECIPE)
+  
+    run RECIPE FILE...   run a recipe on profiles and print its report
+    parse FILE           show what was read: tables, rows, columns
+    recipes              list recipes and where each comes from
+    formats              list input formats and their tables
+    gpus                 list known GPUs
+    repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)
+    jupyter install      install the "perflab (Lua)" Jupyter kernel
+    demo                 bundled recipes on bundled example profiles
+    perflab SCRIPT.lua [ARGS], perflab -e CODE, -l MOD, -i, -   as lua5.4
+  
+  exit status: 0 success; 1 a finding at or above --fail-on; 2 bad usage,
+  unknown recipe or format, unreadable or malformed input.
+
+  $ perflab help parse
+  usage: perflab parse FILE [options]
+  
+  Shows what was read from FILE: format, metadata, tables (rows, columns) and
+  diagnostics.  With --table NAME, prints that table in full.
+    --table NAME        print one table
+    --format text|markdown|json|csv   how to print it (default text)
+    --input-format ID   read the file as format ID instead of detecting it
+    --lenient           salvage what parses; list what was skipped
+    --max-rows N        print at most N rows (default: all)
+
+  $ perflab help recipes
+  usage: perflab recipes
+  
+  Lists the recipes on the search path and where each came from.
+
+  $ perflab run --help | head -3
+  usage: perflab run RECIPE FILE... [options]
+  
+  Runs a recipe on one or more profiles and prints its report.
+
+  $ perflab run
+  usage: perflab run RECIPE FILE... [options]
+  
+  Runs a recipe on one or more profiles and prints its report.
+    --format text|markdown|json|csv   report format (default text)
+    --output DIR        also write report.txt/.md/.json, every table as CSV and
+                        every figure as SVG into DIR (each file written atomically)
+    --fail-on SEV       exit 1 when a finding has severity SEV or higher
+                        (info < opt < warn < error)
+    --set KEY=VALUE     set a recipe option (perflab run RECIPE --help lists them)
+    --table NAME        with --format csv: print only that table
+    --input-format ID   read the inputs as format ID instead of detecting it
+    --lenient           salvage what parses; list what was skipped
+    --gpu NAME          GPU model when the input does not name it (same as --set gpu=NAME)
+    --baseline FILE...  inputs in the role "baseline" (the normal runs) for
+                        comparison recipes (suspicion); files up to the next option
+    --target FILE...    inputs in the role "target" (the slow or new runs)
+  [2]
+
+  $ perflab parse
+  usage: perflab parse FILE [options]
+  
+  Shows what was read from FILE: format, metadata, tables (rows, columns) and
+  diagnostics.  With --table NAME, prints that table in full.
+    --table NAME        print one table
+    --format text|markdown|json|csv   how to print it (default text)
+    --input-format ID   read the file as format ID instead of detecting it
+    --lenient           salvage what parses; list what was skipped
+    --max-rows N        print at most N rows (default: all)
+  [2]
+
+  $ perflab --version | grep -c '^perflab [0-9][0-9.]* (Lua 5\.4\.[0-9]*)$'
+  1
+
+  $ perflab recipes --format csv | head -1
+  name,summary,origin
+
+  $ perflab recipes --format csv | grep '^top-kernels,'
+  top-kernels,"kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation",project (./recipes)
+
+  $ perflab recipes | head -1 | cut -c1-4
+  name
+
+  $ perflab formats --format csv | head -1
+  id,tables,summary
+
+  $ perflab formats --format csv | grep '^kernel-table,'
+  kernel-table,kernels,per-kernel latency tables: 'NAME | LATENCY TENSOR DRAM' rows under a header
+
+  $ perflab formats | head -1 | cut -c1-2
+  id
+
+  $ perflab help top-kernels
+  perflab run top-kernels FILE... [--set KEY=VALUE]...
+  
+  kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation
+  
+  needs: kernels or kernel_summary
+  
+  options (--set KEY=VALUE):
+    group            group launches by the full kernel name or the short name [name|short_name] (default: name)
+    top              how many kernels to list (0 = all) (default: 20)
+  
+  from: project (./recipes) (./recipes/top-kernels.lua)
+
+  $ perflab run top-kernels --help
+  perflab run top-kernels FILE... [--set KEY=VALUE]...
+  
+  kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation
+  
+  needs: kernels or kernel_summary
+  
+  options (--set KEY=VALUE):
+    group            group launches by the full kernel name or the short name [name|short_name] (default: name)
+    top              how many kernels to list (0 = all) (default: 20)
+  
+  from: project (./recipes) (./recipes/top-kernels.lua)
