@@ -92,6 +92,7 @@ static void build(lua_State *L, pl_ivset *out, const int64_t *s, const int64_t *
 }
 
 static int l_from_arrays(lua_State *L) {
+  lua_settop(L, 3);
   size_t limit = (size_t)-1;
   if (!lua_isnoneornil(L, 3)) {
     lua_Integer n = luaL_checkinteger(L, 3);

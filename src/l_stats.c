@@ -116,6 +116,7 @@ static void pusharray(lua_State *L, const double *v, size_t n) {
 
 #define SIMPLE(NAME, NEED, EXPR)                                   \
   static int l_##NAME(lua_State *L) {                              \
+    lua_settop(L, 2);                                              \
     size_t n;                                                      \
     double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), NEED);   \
     lua_pushnumber(L, EXPR);                                       \
@@ -130,6 +131,7 @@ SIMPLE(min, 1, pl_stats_min(x, n))
 SIMPLE(max, 1, pl_stats_max(x, n))
 
 static int l_geomean(lua_State *L) {
+  lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
   double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), 1);
   for (size_t i = 0; i < n; i++)
@@ -139,6 +141,7 @@ static int l_geomean(lua_State *L) {
 }
 
 static int l_weighted_mean(lua_State *L) {
+  lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   double *x, *w;
   size_t n = checkpairs(L, 1, 2, opt_nan_omit(L, 3), 1, &x, &w);
   double r = pl_stats_weighted_mean(x, w, n);
@@ -148,11 +151,12 @@ static int l_weighted_mean(lua_State *L) {
 }
 
 static double checkq(lua_State *L, int arg, double q) {
-  if (!(q >= 0 && q <= 1)) luaL_argerror(L, arg, lua_pushfstring(L, "quantile %f outside [0, 1]", q));
+  if (!(q >= 0 && q <= 1)) luaL_argerror(L, arg, lua_pushfstring(L, "quantile %f outside [0, 1]", (lua_Number)q));
   return q;
 }
 
 static int l_quantile(lua_State *L) {
+  lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   size_t n;
   double *x = checksample(L, 1, &n, opt_nan_omit(L, 3), 1);
   if (lua_type(L, 2) == LUA_TNUMBER) {
@@ -177,6 +181,7 @@ static int l_quantile(lua_State *L) {
 }
 
 static int l_zscores(lua_State *L) {
+  lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
   int ddof = (int)opt_number(L, 2, "ddof", 0);
   double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), (size_t)ddof + 1);
@@ -187,6 +192,7 @@ static int l_zscores(lua_State *L) {
 }
 
 static int l_describe(lua_State *L) {
+  lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
   double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), 1);
   pl_describe d;
@@ -203,6 +209,7 @@ static int l_describe(lua_State *L) {
 /* ---- two-sample tests -------------------------------------------------- */
 
 static int ttest(lua_State *L, int welch) {
+  lua_settop(L, 3);
   int omit = opt_nan_omit(L, 3);
   size_t na, nb;
   double *a = checksample(L, 1, &na, omit, 2);
@@ -218,6 +225,7 @@ static int l_welch_t(lua_State *L) { return ttest(L, 1); }
 static int l_student_t(lua_State *L) { return ttest(L, 0); }
 
 static int l_mann_whitney_u(lua_State *L) {
+  lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   int omit = opt_nan_omit(L, 3);
   size_t na, nb;
   double *a = checksample(L, 1, &na, omit, 1);
@@ -240,6 +248,7 @@ static int l_mann_whitney_u(lua_State *L) {
 }
 
 static int corr(lua_State *L, int spearman) {
+  lua_settop(L, 3);
   double *x, *y;
   size_t n = checkpairs(L, 1, 2, opt_nan_omit(L, 3), 2, &x, &y);
   pl_corr r;
@@ -254,6 +263,7 @@ static int l_spearman(lua_State *L) { return corr(L, 1); }
 
 #define TWO(NAME, NEED, FN)                                        \
   static int l_##NAME(lua_State *L) {                              \
+    lua_settop(L, 3);                                              \
     int omit = opt_nan_omit(L, 3);                                 \
     size_t na, nb;                                                 \
     double *a = checksample(L, 1, &na, omit, NEED);                \
@@ -268,6 +278,7 @@ TWO(bhattacharyya, 2, pl_stats_bhattacharyya)
 /* ---- bootstrap --------------------------------------------------------- */
 
 static int l_bootstrap_ci(lua_State *L) {
+  lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   int omit = opt_nan_omit(L, 3);
   size_t n;
   double *x = checksample(L, 1, &n, omit, 1);
@@ -314,6 +325,7 @@ static int l_bootstrap_ci(lua_State *L) {
 /* ---- histogram --------------------------------------------------------- */
 
 static int l_histogram(lua_State *L) {
+  lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
   double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), 1);
   int has_edges = 0;
