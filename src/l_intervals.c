@@ -6,8 +6,10 @@
 ** ones dropped).  Lua integers are taken exactly; floats are rounded to
 ** the nearest integer; int64 columns are read without going through doubles.
 **
-**   I.from_arrays(starts, ends [, n]) / I.empty()
-**   I.from_pairs{{s, e}, ...}
+**   I.from_arrays(starts, ends [, n] [, {strict = true}]) / I.empty()
+**   I.from_pairs({{s, e}, ...} [, {strict = true}])
+** A pair with end <= start is empty and dropped; with strict = true an end
+** before its start raises instead.
 **   set:union(o) set:intersect(o) set:subtract(o)   also  a + b, a * b, a - b
 **   set:clip(lo, hi)  set:gaps([lo, hi])  set:length()  set:count()  #set
 **   set:contains(t)   set:find(t)  set:get(i) -> s, e
@@ -82,35 +84,52 @@ static int64_t checktime(lua_State *L, int arg) {
   return checkts(L, arg, "argument", (size_t)arg - 1, 0, 0, v);
 }
 
-static void build(lua_State *L, pl_ivset *out, const int64_t *s, const int64_t *e, size_t n, int arg_end) {
+static void build(lua_State *L, pl_ivset *out, const int64_t *s, const int64_t *e, size_t n,
+                  int strict, int arg_end) {
   size_t bad = 0;
   pl_ivset tmp;
-  if (pl_iv_build(&tmp, s, e, n, &bad) != 0)
+  if (pl_iv_build(&tmp, s, e, n, strict, &bad) != 0)
     luaL_argerror(L, arg_end, lua_pushfstring(L, "end %I before start %I at index %d",
                   (lua_Integer)e[bad], (lua_Integer)s[bad], (int)bad + 1));
   *out = tmp;
 }
 
+/* Options {strict = true}: an end before its start is an error (by
+** default such a pair, like a zero-length one, is the empty set). */
+static int opt_strict(lua_State *L, int arg) {
+  if (lua_isnoneornil(L, arg)) return 0;
+  luaL_checktype(L, arg, LUA_TTABLE);
+  lua_getfield(L, arg, "strict");
+  int v = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
 static int l_from_arrays(lua_State *L) {
-  lua_settop(L, 3);
+  lua_settop(L, 4);
   size_t limit = (size_t)-1;
-  if (!lua_isnoneornil(L, 3)) {
+  int optarg = 4;
+  if (lua_istable(L, 3)) { lua_settop(L, 3); lua_pushnil(L); lua_insert(L, 3); }  /* (s, e, opts) */
+  if (!lua_isnil(L, 3)) {
     lua_Integer n = luaL_checkinteger(L, 3);
     luaL_argcheck(L, n >= 0, 3, "count must be >= 0");
     limit = (size_t)n;
   }
+  int strict = opt_strict(L, optarg);
   size_t ns, ne;
   int64_t *s = checktimes(L, 1, limit, &ns);
   int64_t *e = checktimes(L, 2, limit, &ne);
   if (ns != ne)
     luaL_argerror(L, 2, lua_pushfstring(L, "%d ends for %d starts", (int)ne, (int)ns));
   pl_ivset *out = newset(L);
-  build(L, out, s, e, ns, 2);
+  build(L, out, s, e, ns, strict, 2);
   return 1;
 }
 
 static int l_from_pairs(lua_State *L) {
+  lua_settop(L, 2);
   luaL_checktype(L, 1, LUA_TTABLE);
+  int strict = opt_strict(L, 2);
   size_t n = (size_t)luaL_len(L, 1);
   int64_t *s = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *s, 0), *e = s + (n ? n : 1);
   for (size_t i = 0; i < n; i++) {
@@ -126,7 +145,7 @@ static int l_from_pairs(lua_State *L) {
     lua_pop(L, 1);
   }
   pl_ivset *out = newset(L);
-  build(L, out, s, e, n, 1);
+  build(L, out, s, e, n, strict, 1);
   return 1;
 }
 

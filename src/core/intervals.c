@@ -42,11 +42,12 @@ void pl_iv_push(pl_ivset *a, int64_t s, int64_t e) {
   a->s[a->n] = s; a->e[a->n] = e; a->n++;
 }
 
-int pl_iv_build(pl_ivset *out, const int64_t *start, const int64_t *end, size_t n, size_t *bad) {
+int pl_iv_build(pl_ivset *out, const int64_t *start, const int64_t *end, size_t n,
+                int strict, size_t *bad) {
   pl_iv_init(out);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
-    if (end[i] < start[i]) { if (bad) *bad = i; return -1; }
+    if (strict && end[i] < start[i]) { if (bad) *bad = i; return -1; }
     if (end[i] > start[i]) m++;
   }
   if (m == 0) return 0;
@@ -82,7 +83,8 @@ static int d2i(double d, int64_t *v) {
   return 0;
 }
 
-int pl_iv_build_d(pl_ivset *out, const double *start, const double *end, size_t n, size_t *bad) {
+int pl_iv_build_d(pl_ivset *out, const double *start, const double *end, size_t n,
+                  int strict, size_t *bad) {
   pl_iv_init(out);
   int64_t *S = pl_xmalloc((n ? n : 1) * sizeof *S), *E = pl_xmalloc((n ? n : 1) * sizeof *E);
   for (size_t i = 0; i < n; i++) {
@@ -92,7 +94,7 @@ int pl_iv_build_d(pl_ivset *out, const double *start, const double *end, size_t 
       return -1;
     }
   }
-  int r = pl_iv_build(out, S, E, n, bad);
+  int r = pl_iv_build(out, S, E, n, strict, bad);
   free(S); free(E);
   return r;
 }

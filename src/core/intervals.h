@@ -24,12 +24,15 @@ void pl_iv_free(pl_ivset *a);
 void pl_iv_push(pl_ivset *a, int64_t s, int64_t e);
 
 /* Builds out (initialised by the call) from n (start, end) pairs in any
-** order.  Zero-length intervals (start == end) are empty and dropped.
-** Returns 0, or -1 with *bad = the first index where end < start. */
-int pl_iv_build(pl_ivset *out, const int64_t *start, const int64_t *end, size_t n, size_t *bad);
+** order.  [s, e) = {t : s <= t < e} is empty when e <= s: zero-length and
+** inverted pairs are dropped -- unless strict, where an inverted pair
+** (e < s) is an error: returns -1 with *bad = its index.  Returns 0. */
+int pl_iv_build(pl_ivset *out, const int64_t *start, const int64_t *end, size_t n,
+                int strict, size_t *bad);
 /* Same from doubles (rounded to the nearest integer nanosecond); -1 with
-** *bad for end < start, a NaN/infinite value or one outside int64. */
-int pl_iv_build_d(pl_ivset *out, const double *start, const double *end, size_t n, size_t *bad);
+** *bad for a NaN/infinite value, one outside int64, or (strict) e < s. */
+int pl_iv_build_d(pl_ivset *out, const double *start, const double *end, size_t n,
+                  int strict, size_t *bad);
 
 /* out is initialised by each call; out must not alias the inputs. */
 void pl_iv_union(pl_ivset *out, const pl_ivset *a, const pl_ivset *b);

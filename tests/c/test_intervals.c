@@ -49,7 +49,7 @@ static void random_set(pl_rng *r, pl_ivset *out, bits *m, int64_t *S, int64_t *E
     for (int64_t t = s; t < s + len; t++) m->c[t] = 1;
   }
   size_t bad;
-  int rc = pl_iv_build(out, S, E, n, &bad);
+  int rc = pl_iv_build(out, S, E, n, 1, &bad);
   TC_EQ_INT(rc, 0);
   *nout = n;
 }
@@ -106,7 +106,7 @@ int main(void) {
     double dS[16], dE[16];
     for (size_t i = 0; i < na; i++) { dS[i] = (double)S1[i]; dE[i] = (double)E1[i]; }
     pl_ivset d;
-    TC_EQ_INT(pl_iv_build_d(&d, dS, dE, na, NULL), 0);
+    TC_EQ_INT(pl_iv_build_d(&d, dS, dE, na, 1, NULL), 0);
     TC_CHECK(same(&d, &ma));
     pl_iv_free(&d);
     pl_iv_free(&a); pl_iv_free(&b);
@@ -115,27 +115,30 @@ int main(void) {
   /* worked by hand: [1,3) [3,5) touch -> [1,5); [7,7) empty; [8,12) holds [9,10) */
   int64_t s[5] = { 3, 1, 7, 9, 8 }, e[5] = { 5, 3, 7, 10, 12 };
   pl_ivset a;
-  TC_EQ_INT(pl_iv_build(&a, s, e, 5, NULL), 0);
+  TC_EQ_INT(pl_iv_build(&a, s, e, 5, 1, NULL), 0);
   TC_EQ_INT(a.n, 2);
   TC_EQ_INT(a.s[0], 1); TC_EQ_INT(a.e[0], 5); TC_EQ_INT(a.s[1], 8); TC_EQ_INT(a.e[1], 12);
   TC_EQ_INT(pl_iv_length(&a), 8);
   TC_CHECK(pl_iv_contains(&a, 1) && !pl_iv_contains(&a, 5) && pl_iv_contains(&a, 11) && !pl_iv_contains(&a, 12));
   pl_iv_free(&a);
-  /* end before start: error with its index */
+  /* end before start: strict -> error with its index; otherwise empty, dropped */
   int64_t bs[3] = { 0, 5, 9 }, be[3] = { 1, 4, 10 };
   size_t bad = 99;
-  TC_EQ_INT(pl_iv_build(&a, bs, be, 3, &bad), -1);
+  TC_EQ_INT(pl_iv_build(&a, bs, be, 3, 1, &bad), -1);
   TC_EQ_INT(bad, 1);
+  TC_EQ_INT(pl_iv_build(&a, bs, be, 3, 0, &bad), 0);
+  TC_EQ_INT(a.n, 2); TC_EQ_INT(a.s[1], 9); TC_EQ_INT(pl_iv_length(&a), 2);
+  pl_iv_free(&a);
   double ds[2] = { 0, NAN }, de[2] = { 1, 2 };
-  TC_EQ_INT(pl_iv_build_d(&a, ds, de, 2, &bad), -1);
+  TC_EQ_INT(pl_iv_build_d(&a, ds, de, 2, 0, &bad), -1);
   TC_EQ_INT(bad, 1);
   /* empty input */
-  TC_EQ_INT(pl_iv_build(&a, bs, be, 0, NULL), 0);
+  TC_EQ_INT(pl_iv_build(&a, bs, be, 0, 1, NULL), 0);
   TC_EQ_INT(a.n, 0); TC_EQ_INT(pl_iv_length(&a), 0); TC_CHECK(!pl_iv_contains(&a, 0));
   pl_iv_free(&a);
   /* big timestamps keep nanoseconds (beyond 2^53) */
   int64_t bs2[2] = { 1700000000000000001LL, 1700000000000000003LL }, be2[2] = { 1700000000000000002LL, 1700000000000000004LL };
-  TC_EQ_INT(pl_iv_build(&a, bs2, be2, 2, NULL), 0);
+  TC_EQ_INT(pl_iv_build(&a, bs2, be2, 2, 1, NULL), 0);
   TC_EQ_INT(a.n, 2); TC_EQ_INT(pl_iv_length(&a), 2);
   pl_iv_free(&a);
 
@@ -146,7 +149,7 @@ int main(void) {
     S[i] = (int64_t)pl_rng_below(&r, 1000000000) - 500000000;
     E[i] = S[i] + (int64_t)pl_rng_below(&r, 6000);
   }
-  TC_EQ_INT(pl_iv_build(&a, S, E, N, NULL), 0);
+  TC_EQ_INT(pl_iv_build(&a, S, E, N, 1, NULL), 0);
   pl_ivset m; pl_iv_init(&m);
   /* model: insertion into start order via qsort of indices, then merge */
   size_t *ord = malloc(N * sizeof *ord);

@@ -224,7 +224,10 @@ end
 
 function TestIntervals:test_errors()
   lu.assertErrorMsgContains("bad argument #2 to 'from_arrays' (end 1 before start 2 at index 2)",
-    function() return I.from_arrays({ 0, 2 }, { 1, 1 }) end)
+    function() return I.from_arrays({ 0, 2 }, { 1, 1 }, { strict = true }) end)
+  -- without strict an inverted pair is the empty set [2, 1) = {}
+  lu.assertEquals(I.from_arrays({ 0, 2 }, { 1, 1 }):to_lua(), { { 0, 1 } })
+  lu.assertEquals(I.from_arrays({ 0, 2 }, { 1, 1 }, 1, { strict = true }):to_lua(), { { 0, 1 } })
   lu.assertErrorMsgContains("bad argument #2 to 'from_arrays' (1 ends for 2 starts)",
     function() return I.from_arrays({ 0, 2 }, { 1 }) end)
   lu.assertErrorMsgContains("bad argument #1 to 'from_arrays' (element 2 is a string, not a number)",
