@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#define MAXV 12
+#define MAXV 24
 typedef struct vec { char name[32]; double *v; size_t n; } vec;
 typedef struct tcase {
   char name[128], func[48];
@@ -213,12 +213,14 @@ static void run_file(const char *path) {
     } else if (strncmp(line, "expectv ", 8) == 0) {
       char *k = line + 8, *sp = strchr(k, ' ');
       *sp = 0;
+      if (c.nexv == MAXV) { fprintf(stderr, "too many expectv\n"); exit(2); }
       vec *v = &c.exv[c.nexv++];
       snprintf(v->name, sizeof v->name, "%s", k);
       v->n = parse_nums(sp + 1, &v->v);
     } else if (strncmp(line, "expect ", 7) == 0) {
       char *s = line + 7, *end;
       while (*s) {
+        if (c.ne == MAXV) { fprintf(stderr, "too many expect keys\n"); exit(2); }
         while (*s == ' ') s++;
         if (!*s) break;
         char *sp = strchr(s, ' ');
@@ -230,6 +232,7 @@ static void run_file(const char *path) {
     } else {
       char *sp = strchr(line, ' ');
       *sp = 0;
+      if (c.nin == MAXV) { fprintf(stderr, "too many inputs\n"); exit(2); }
       vec *v = &c.in[c.nin++];
       snprintf(v->name, sizeof v->name, "%s", line);
       v->n = parse_nums(sp + 1, &v->v);
