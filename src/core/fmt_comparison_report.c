@@ -298,7 +298,7 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         int cm = pl_table_col(t, "metric"), cu = pl_table_add_col(t, "unit", PL_STR);
         pl_table_set_doc(t, cu, "unit of normal/abnormal/delta after conversion (ns for times), empty for counts");
         const char *vc[3] = { "normal", "abnormal", "delta" };
-        for (size_t r = 0; cm >= 0 && r < t->nrows; r++) {
+        for (size_t r = 0; cm >= 0 && cu >= 0 && r < t->nrows; r++) {
           size_t ml;
           const char *mt = pl_cell_str(t, cm, r, &ml);
           if (!mt || ml < 4 || mt[ml - 1] != ')') continue;
@@ -308,7 +308,7 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           if (pl_unit_lookup(op + 1, (size_t)(mt + ml - 1 - (op + 1)), &u) != 0 || strcmp(u.base, "ns") != 0) continue;
           for (int k = 0; k < 3; k++) {
             int ci = pl_table_col(t, vc[k]);
-            if (ci >= 0 && !pl_cell_missing(t, ci, r)) t->cols[ci]->v.num[r] *= u.factor;
+            if (ci >= 0 && t->cols[ci]->type == PL_NUM && !pl_cell_missing(t, ci, r)) t->cols[ci]->v.num[r] *= u.factor;
           }
           t->cols[cu]->v.str[r] = pl_pool_intern(t->pool, "ns", 2);
         }

@@ -148,8 +148,21 @@ static void free_all(ps *st) {
   st->notes = NULL;
 }
 
-static int add_col(pl_table *t, const char *name, pl_type ty, const char *doc) {
+/* Adds a column; when the name is taken by a column of another type (a
+** header that spells one of the parser's own column names), the new column
+** gets a "_2", "_3", ... suffix instead. */
+static int add_col_unique(pl_table *t, const char *name, pl_type ty) {
   int c = pl_table_add_col(t, name, ty);
+  char alt[128];
+  for (int k = 2; c < 0 && k < 1000; k++) {
+    snprintf(alt, sizeof alt, "%.100s_%d", name, k);
+    c = pl_table_add_col(t, alt, ty);
+  }
+  return c;
+}
+
+static int add_col(pl_table *t, const char *name, pl_type ty, const char *doc) {
+  int c = add_col_unique(t, name, ty);
   if (c >= 0 && doc) pl_table_set_doc(t, c, doc);
   return c;
 }
@@ -436,7 +449,7 @@ static int parse_row(ps *st, sect *sc, const pl_line *l, size_t lineno) {
       break;
     case R_CALLS: {
       int rc = cell_num(s, n, &v);
-      if (rc < 0 || (rc == 0 && (v != floor(v) || v < 0))) {
+      if (rc < 0 || (rc == 0 && (v != floor(v) || v < 0 || v >= 9.2e18))) {
         if (t) pl_row_discard(t);
         return pl_err_expected(st->err, lineno, f[k].col, "the number of calls (an integer or '-')", s, n);
       }

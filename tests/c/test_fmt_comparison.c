@@ -124,6 +124,16 @@ static void generic(void) {
   TC_EQ_INT(fh_rows(p, "results_2"), 1);
   TC_EQ_STR(fh_str(t2, "b", 0), "x \\| y");
   pl_profile_free(p);
+  /* a header that spells the parser's own "line" column keeps both */
+  static const char clash[] = "| Line | x |\n|---|---|\n| a | 1 |\n";
+  p = pl_load_buffer("c.md", clash, sizeof clash - 1, "markdown", NULL, &e);
+  TC_CHECK(p != NULL);
+  if (p) {
+    const pl_table *ct = pl_profile_find(p, "table");
+    TC_EQ_STR(fh_str(ct, "line", 0), "a");
+    TC_EQ_INT(fh_num(ct, "line_2", 0), 3);
+    pl_profile_free(p);
+  }
   /* detection: the comparison seed goes to comparison-report, not markdown */
   size_t n;
   char *buf = tc_slurp("tests/fixtures/seed002_comparison_report.txt", &n);
