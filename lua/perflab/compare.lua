@@ -17,10 +17,7 @@
 --                                  equal names, then names cut with "..." by prefix
 local M = {}
 
-local ok, stats = pcall(require, "perflab.stats")
-if not ok or type(stats) ~= "table" or not stats.welch_t then
-  stats = require "perflab.stats_lua" -- temporary stand-in until the C module lands
-end
+local stats = require "perflab.stats"
 M.stats = stats
 
 local NaN = 0 / 0
