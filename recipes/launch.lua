@@ -17,9 +17,18 @@
 -- can take: 100 / (whole waves + 1), 0 without a partial wave or with
 -- less than one whole wave -- that case is the small-grid rule's),
 -- findings (comma-separated rule ids).
+--
+-- Weighted by the real run: with an ncu report, any other input is a
+-- timeline of the same program (Kineto, nsys stats, kernel table) -- or
+-- --set timeline=FILE -- and each finding gets evidence time_share_pct,
+-- kernel_time_ns, weighted_speedup_pct, saved_ns and match (a finding that
+-- covers several kernels gets the sum of their times); findings are ranked
+-- by saved time, with tables `weighted` and `unmatched` (perflab.weighting;
+-- without an ncu report, every input is analysed).
 local perflab = require "perflab"
 local gpu = require "perflab.gpu"
 local gpus = require "perflab.gpus"
+local weighting = require "perflab.weighting"
 local T = perflab.table
 
 local COLS = { "kernel", "grid_size", "block_size", "sm_count", "active_blocks", "waves_per_sm",
@@ -48,13 +57,17 @@ end
 return {
   name = "launch",
   summary = "launch configuration: block size multiple of 32, grid vs SM count, tail effect (ncu rules)",
-  needs = { "kernels" },
+  needs = { "kernels|kernel_summary" },   -- reports: kernels (checked in run); timelines: either
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
     tail_min = { type = "number", default = gpu.thresholds.tail_min_speedup,
                  help = "report a tail effect when 100/(whole waves + 1) is at least this" },
+    timeline = weighting.option,
   },
   run = function(inputs, opts, report)
+    local timelines
+    inputs, timelines = weighting.inputs(inputs, opts, { need = "kernels", recipe = "launch" })
+    local items = {}   -- every finding with its kernels and launches, for the weighting
     local th = setmetatable({ tail_min_speedup = opts.tail_min }, { __index = gpu.thresholds })
     for idx, p in ipairs(inputs) do
       local ctx, err = gpu.context(p, opts)
@@ -64,16 +77,17 @@ return {
       local rows, groups, gorder = {}, {}, {}
       local skipped, no_sm = 0, 0
       local sm_sources = {}
-      local function add(rule, key, fields, kernel)
+      local function add(rule, key, fields, kernel, id)
         local gk = rule .. "|" .. key
         local g = groups[gk]
         if not g then
-          g = { rule = rule, fields = fields, kernels = {}, korder = {}, launches = 0 }
+          g = { rule = rule, fields = fields, kernels = {}, korder = {}, ids = {}, launches = 0 }
           groups[gk] = g; gorder[#gorder + 1] = gk
         end
         g.launches = g.launches + 1
-        if not g.kernels[kernel] then g.kernels[kernel] = 0; g.korder[#g.korder + 1] = kernel end
+        if not g.kernels[kernel] then g.kernels[kernel] = 0; g.korder[#g.korder + 1] = kernel; g.ids[kernel] = {} end
         g.kernels[kernel] = g.kernels[kernel] + 1
+        g.ids[kernel][#g.ids[kernel] + 1] = id
       end
       for i, r in k:rows() do
         local grid = gpu.dim(r, "grid_size", "grid")
@@ -81,17 +95,19 @@ return {
         if not grid or not bs then skipped = skipped + 1; goto next end
         do
           local kernel = r.short_name or r.name or ("launch " .. i)
-          local cc = r.cc or ctx.cc
-          local active
-          if cc and r.registers and gpus.cc(cc) then
+          local id = r.id or (i - 1)
+          local cc, sms = gpu.row_device(r, ctx)
+          local src = "the input"
+          local active = printed_active(r)
+          if not active and cc and r.registers and gpus.cc(cc) then
+            -- Kineto: one shared-memory total per block (smem_bytes)
+            local st, dy = r.smem_static_bytes, r.smem_dynamic_bytes
+            if not st and not dy then st = r.smem_bytes end
             local o = gpu.occupancy{ cc = cc, block_size = bs, registers = r.registers,
-              smem_static = r.smem_static_bytes, smem_dynamic = r.smem_dynamic_bytes,
+              smem_static = st, smem_dynamic = dy,
               smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }
             active = o.active_blocks
           end
-          active = active or printed_active(r)
-          local sms, src = r.sm_count, "the input"
-          if not sms and ctx.sm_count and ctx.source:find("the input", 1, true) then sms = ctx.sm_count end
           if not sms and r.waves_per_sm and active then
             sms = gpus.infer_sm_count(grid, r.waves_per_sm, active)
             src = "Waves Per SM"
@@ -103,17 +119,17 @@ return {
           local bc = gpu.block_size_check(bs)
           if bc then
             ids[#ids + 1] = "launch.block_size"
-            add("launch.block_size", tostring(bs), { block_size = bs, speedup = bc.speedup_pct }, kernel)
+            add("launch.block_size", tostring(bs), { block_size = bs, speedup = bc.speedup_pct }, kernel, id)
           end
           local waves, tail_pct
           if sms then
             local sg = gpu.small_grid(grid, sms)
             if sg and sg.severity == "high" then
               ids[#ids + 1] = "launch.small_grid"
-              add("launch.small_grid", grid .. "|" .. sms, { grid = grid, sms = sms, speedup = sg.speedup_pct }, kernel)
+              add("launch.small_grid", grid .. "|" .. sms, { grid = grid, sms = sms, speedup = sg.speedup_pct }, kernel, id)
             elseif sg then
               ids[#ids + 1] = "launch.grid_below_2x_sms"
-              add("launch.grid_below_2x_sms", grid .. "|" .. sms, { grid = grid, sms = sms }, kernel)
+              add("launch.grid_below_2x_sms", grid .. "|" .. sms, { grid = grid, sms = sms }, kernel, id)
             end
             if active and active > 0 then
               local t = gpu.tail(grid, sms, active, th)
@@ -122,7 +138,7 @@ return {
               if t.fires then
                 ids[#ids + 1] = "launch.tail_effect"
                 add("launch.tail_effect", string.format("%d|%d|%d", grid, sms, active),
-                  { grid = grid, sms = sms, active = active, t = t, speedup = t.speedup_pct }, kernel)
+                  { grid = grid, sms = sms, active = active, t = t, speedup = t.speedup_pct }, kernel, id)
               end
             end
           else
@@ -146,28 +162,29 @@ return {
         local who = string.format("%d launch%s: %s", g.launches, g.launches == 1 and "" or "es",
           table.concat(list, ", ", 1, math.min(#list, 5)) .. (#list > 5 and string.format(", and %d more", #list - 5) or ""))
         local subject = #g.korder == 1 and g.korder[1] or nil
+        local fd
         if g.rule == "launch.block_size" then
-          report:finding { severity = "warn", rule = g.rule, subject = subject,
+          fd = report:finding { severity = "warn", rule = g.rule, subject = subject,
             message = string.format("block size %d is not a multiple of 32: the last warp of each block runs %d idle lanes (%s); 128-256 threads is a good start",
               f.block_size, 32 - f.block_size % 32, who),
             evidence = { block_size = f.block_size, launches = g.launches, kernels = g.korder,
               formula = "speedup = (1/ceil(bs/32)) x (1 - (bs mod 32)/32) x 100" },
             speedup_pct = f.speedup }
         elseif g.rule == "launch.small_grid" then
-          report:finding { severity = "warn", rule = g.rule, subject = subject,
-            message = string.format("%d blocks on %d SMs: the grid leaves %d SMs idle (%s)",
-              f.grid, f.sms, f.sms - f.grid, who),
+          fd = report:finding { severity = "warn", rule = g.rule, subject = subject,
+            message = string.format("%d block%s on %d SMs: the grid leaves %d SMs idle (%s)",
+              f.grid, f.grid == 1 and "" or "s", f.sms, f.sms - f.grid, who),
             evidence = { grid_size = f.grid, sm_count = f.sms, launches = g.launches, kernels = g.korder,
               formula = "speedup = (SMs - grid) / SMs x 100" },
             speedup_pct = f.speedup }
         elseif g.rule == "launch.grid_below_2x_sms" then
-          report:finding { severity = "info", rule = g.rule, subject = subject,
+          fd = report:finding { severity = "info", rule = g.rule, subject = subject,
             message = string.format("%d blocks on %d SMs is less than two blocks per SM: with __syncthreads() a second resident block hides the barrier stalls (%s)",
               f.grid, f.sms, who),
             evidence = { grid_size = f.grid, sm_count = f.sms, launches = g.launches, kernels = g.korder } }
         elseif g.rule == "launch.tail_effect" then
           local t = f.t
-          report:finding { severity = "opt", rule = g.rule, subject = subject,
+          fd = report:finding { severity = "opt", rule = g.rule, subject = subject,
             message = string.format("%d blocks on %d SMs x %d active blocks = %.2f waves: the partial last wave (%d blocks) can take up to %s %% of the run (%s)",
               f.grid, f.sms, f.active, t.waves, t.partial_blocks, gpu.fmt_pct(t.speedup_pct), who),
             evidence = { grid_size = f.grid, sm_count = f.sms, active_blocks = f.active, waves = t.waves,
@@ -175,15 +192,22 @@ return {
               threshold_pct = th.tail_min_speedup, formula = "speedup = 100 / (whole waves + 1)" },
             speedup_pct = t.speedup_pct }
         end
+        local per = {}
+        for j, kn in ipairs(g.korder) do per[j] = { kn, g.ids[kn] } end
+        items[#items + 1] = weighting.item(fd, p, nil, per)
       end
       local srcs = {}
       for s in pairs(sm_sources) do srcs[#srcs + 1] = s end
       table.sort(srcs)
       if #srcs > 0 then report:note("SM count from " .. table.concat(srcs, ", ")) end
+      if ctx.vendor == "amd" then
+        report:note("AMD GPU: SM count = compute units, blocks = workgroups; occupancy and tail need the CU resource model, which perflab does not have")
+      end
       if skipped > 0 then report:note(string.format("%d launches without grid or block size were skipped", skipped)) end
       if no_sm > 0 then
         report:note(string.format("%d launches: no SM count in the input; pass --gpu NAME (one of: %s)", no_sm, gpu.choices()))
       end
     end
+    weighting.apply(report, items, timelines)
   end,
 }

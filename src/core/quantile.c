@@ -51,8 +51,7 @@ double pl_quantile_select(double *x, size_t n, double q) {
   /* after selection, x[k+1..] are >= x[k]: the next order statistic is their min */
   double hi = x[k + 1];
   for (size_t i = k + 2; i < n; i++) if (x[i] < hi) hi = x[i];
-  double f = h - (double)k;
-  return lo + (hi - lo) * f;
+  return pl_lerp7(lo, hi, h - (double)k);
 }
 
 double pl_quantile_sorted(const double *x, size_t n, double q) {
@@ -60,8 +59,54 @@ double pl_quantile_sorted(const double *x, size_t n, double q) {
   double h = (double)(n - 1) * q;
   size_t k = (size_t)floor(h);
   if (k >= n - 1) return x[n - 1];
-  double f = h - (double)k;
-  return x[k] + (x[k + 1] - x[k]) * f;
+  return pl_lerp7(x[k], x[k + 1], h - (double)k);
+}
+
+/* NumPy 1.24 _lerp: a + (b-a) t, or b - (b-a)(1-t) when t >= 0.5 (exact at
+** t = 1 and monotone).  np.quantile results agree to the last bit. */
+double pl_lerp7(double a, double b, double t) {
+  double d = b - a;
+  return t >= 0.5 ? b - d * (1.0 - t) : a + d * t;
+}
+
+/* Partition x[lo..hi] (inclusive, hi > lo + 16) around a median-of-three
+** pivot; returns j with x[lo..j] <= pivot <= x[j+1..hi]. */
+static size_t partition(double *x, size_t lo, size_t hi) {
+  size_t mid = lo + (hi - lo) / 2;
+  if (x[mid] < x[lo]) swapd(&x[mid], &x[lo]);
+  if (x[hi] < x[lo]) swapd(&x[hi], &x[lo]);
+  if (x[hi] < x[mid]) swapd(&x[hi], &x[mid]);
+  double pivot = x[mid];
+  size_t i = lo, j = hi;
+  for (;;) {
+    while (x[i] < pivot) i++;
+    while (x[j] > pivot) j--;
+    if (i >= j) return j;
+    swapd(&x[i], &x[j]);
+    i++; j--;
+  }
+}
+
+static void select_multi(double *x, size_t lo, size_t hi, const size_t *ks, size_t nk) {
+  while (nk > 0) {
+    if (hi <= lo + 16) { insertion(x, lo, hi); return; }
+    size_t j = partition(x, lo, hi);
+    size_t nleft = 0;                 /* ks[0..nleft) lie in [lo, j] */
+    while (nleft < nk && ks[nleft] <= j) nleft++;
+    /* recurse into the smaller key set, loop on the other */
+    if (nleft <= nk - nleft) {
+      if (nleft) select_multi(x, lo, j, ks, nleft);
+      ks += nleft; nk -= nleft; lo = j + 1;
+    } else {
+      if (nk - nleft) select_multi(x, j + 1, hi, ks + nleft, nk - nleft);
+      nk = nleft; hi = j;
+    }
+  }
+}
+
+void pl_select_multi(double *x, size_t n, const size_t *ks, size_t nk) {
+  if (n == 0 || nk == 0) return;
+  select_multi(x, 0, n - 1, ks, nk);
 }
 
 static int cmpd(const void *a, const void *b) {

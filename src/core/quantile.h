@@ -13,6 +13,11 @@ double pl_quantile_select(double *x, size_t n, double q);
 double pl_select_kth(double *x, size_t n, size_t k);
 /* q on an ascending sorted array. */
 double pl_quantile_sorted(const double *x, size_t n, double q);
+/* After this, x[ks[i]] is the ks[i]-th smallest for every i; ks ascending,
+** each < n.  One pass of nested partitioning (O(n log nk)). */
+void pl_select_multi(double *x, size_t n, const size_t *ks, size_t nk);
+/* NumPy's interpolation between neighbouring order statistics. */
+double pl_lerp7(double a, double b, double t);
 /* Sorts doubles ascending (NaN-free input). */
 void pl_sort_doubles(double *x, size_t n);
 

@@ -1,0 +1,187 @@
+/*
+** intervals.c -- see intervals.h.
+**
+** Normalising n intervals sorts the starts and the ends separately (radix
+** sort, stats.c) and walks them once: with S and E ascending, the covered
+** depth just after E[k] is (#S <= t) - (#E <= t), which is 0 exactly when
+** S[k+1] > E[k] -- so a union interval closes at E[k] iff the next start is
+** strictly beyond it (a start equal to E[k] touches and continues it).  No
+** pairing of starts with their own ends is needed.
+*/
+#include "intervals.h"
+#include "stats.h"
+#include "pl_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pl_iv_init(pl_ivset *a) { memset(a, 0, sizeof *a); }
+
+void pl_iv_free(pl_ivset *a) {
+  free(a->s); free(a->e);
+  memset(a, 0, sizeof *a);
+}
+
+static void reserve(pl_ivset *a, size_t n) {
+  if (n <= a->cap) return;
+  size_t c = a->cap ? a->cap : 8;
+  while (c < n) c *= 2;
+  a->s = pl_xrealloc(a->s, c * sizeof *a->s);
+  a->e = pl_xrealloc(a->e, c * sizeof *a->e);
+  a->cap = c;
+}
+
+void pl_iv_push(pl_ivset *a, int64_t s, int64_t e) {
+  if (s >= e) return;
+  if (a->n > 0 && s <= a->e[a->n - 1]) {
+    if (e > a->e[a->n - 1]) a->e[a->n - 1] = e;
+    return;
+  }
+  if (a->n == a->cap) reserve(a, a->n + 1);
+  a->s[a->n] = s; a->e[a->n] = e; a->n++;
+}
+
+int pl_iv_build(pl_ivset *out, const int64_t *start, const int64_t *end, size_t n,
+                int strict, size_t *bad) {
+  pl_iv_init(out);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (strict && end[i] < start[i]) { if (bad) *bad = i; return -1; }
+    if (end[i] > start[i]) m++;
+  }
+  if (m == 0) return 0;
+  int64_t *S = pl_xmalloc(m * sizeof *S), *E = pl_xmalloc(m * sizeof *E);
+  for (size_t i = 0, k = 0; i < n; i++)
+    if (end[i] > start[i]) { S[k] = start[i]; E[k] = end[i]; k++; }
+  /* already sorted input (the common case for timelines) skips the sort */
+  int sorted_s = 1, sorted_e = 1;
+  for (size_t k = 1; k < m; k++) {
+    if (S[k] < S[k - 1]) sorted_s = 0;
+    if (E[k] < E[k - 1]) sorted_e = 0;
+  }
+  if (!sorted_s) pl_radix_sort_i64(S, m);
+  if (!sorted_e) pl_radix_sort_i64(E, m);
+  /* count the output first, then fill S/E in place (out index <= k) */
+  size_t o = 0;
+  int64_t cur = S[0];
+  for (size_t k = 0; k < m; k++) {
+    if (k + 1 == m || S[k + 1] > E[k]) {
+      S[o] = cur; E[o] = E[k]; o++;
+      if (k + 1 < m) cur = S[k + 1];
+    }
+  }
+  out->s = pl_xrealloc(S, o * sizeof *S);
+  out->e = pl_xrealloc(E, o * sizeof *E);
+  out->n = out->cap = o;
+  return 0;
+}
+
+static int d2i(double d, int64_t *v) {
+  if (!(d >= -9.2233720368547748e18 && d < 9.2233720368547748e18)) return -1;
+  *v = (int64_t)llround(d);
+  return 0;
+}
+
+int pl_iv_build_d(pl_ivset *out, const double *start, const double *end, size_t n,
+                  int strict, size_t *bad) {
+  pl_iv_init(out);
+  int64_t *S = pl_xmalloc((n ? n : 1) * sizeof *S), *E = pl_xmalloc((n ? n : 1) * sizeof *E);
+  for (size_t i = 0; i < n; i++) {
+    if (d2i(start[i], &S[i]) || d2i(end[i], &E[i])) {
+      free(S); free(E);
+      if (bad) *bad = i;
+      return -1;
+    }
+  }
+  int r = pl_iv_build(out, S, E, n, strict, bad);
+  free(S); free(E);
+  return r;
+}
+
+void pl_iv_copy(pl_ivset *out, const pl_ivset *a) {
+  pl_iv_init(out);
+  reserve(out, a->n);
+  if (a->n) {
+    memcpy(out->s, a->s, a->n * sizeof *a->s);
+    memcpy(out->e, a->e, a->n * sizeof *a->e);
+  }
+  out->n = a->n;
+}
+
+void pl_iv_union(pl_ivset *out, const pl_ivset *a, const pl_ivset *b) {
+  pl_iv_init(out);
+  reserve(out, a->n + b->n);
+  size_t i = 0, j = 0;
+  while (i < a->n || j < b->n) {
+    if (j >= b->n || (i < a->n && a->s[i] <= b->s[j])) { pl_iv_push(out, a->s[i], a->e[i]); i++; }
+    else { pl_iv_push(out, b->s[j], b->e[j]); j++; }
+  }
+}
+
+void pl_iv_intersect(pl_ivset *out, const pl_ivset *a, const pl_ivset *b) {
+  pl_iv_init(out);
+  size_t i = 0, j = 0;
+  while (i < a->n && j < b->n) {
+    int64_t lo = a->s[i] > b->s[j] ? a->s[i] : b->s[j];
+    int64_t hi = a->e[i] < b->e[j] ? a->e[i] : b->e[j];
+    if (lo < hi) pl_iv_push(out, lo, hi);
+    if (a->e[i] < b->e[j]) i++; else j++;
+  }
+}
+
+void pl_iv_subtract(pl_ivset *out, const pl_ivset *a, const pl_ivset *b) {
+  pl_iv_init(out);
+  size_t j = 0;
+  for (size_t i = 0; i < a->n; i++) {
+    int64_t s = a->s[i], e = a->e[i];
+    while (j < b->n && b->e[j] <= s) j++;        /* b entirely before */
+    size_t k = j;
+    while (k < b->n && b->s[k] < e) {            /* b overlapping [s, e) */
+      if (b->s[k] > s) pl_iv_push(out, s, b->s[k]);
+      if (b->e[k] > s) s = b->e[k];
+      if (s >= e) break;
+      k++;
+    }
+    if (s < e) pl_iv_push(out, s, e);
+  }
+}
+
+void pl_iv_clip(pl_ivset *out, const pl_ivset *a, int64_t lo, int64_t hi) {
+  pl_ivset w = { &lo, &hi, lo < hi ? 1 : 0, 1 };
+  pl_iv_intersect(out, a, &w);
+}
+
+void pl_iv_complement(pl_ivset *out, const pl_ivset *a, int64_t lo, int64_t hi) {
+  pl_ivset w = { &lo, &hi, lo < hi ? 1 : 0, 1 };
+  pl_iv_subtract(out, &w, a);
+}
+
+void pl_iv_gaps(pl_ivset *out, const pl_ivset *a) {
+  pl_iv_init(out);
+  if (a->n > 1) reserve(out, a->n - 1);
+  for (size_t i = 0; i + 1 < a->n; i++) pl_iv_push(out, a->e[i], a->s[i + 1]);
+}
+
+int64_t pl_iv_length(const pl_ivset *a) {
+  int64_t t = 0;
+  for (size_t i = 0; i < a->n; i++) {
+    uint64_t d = (uint64_t)a->e[i] - (uint64_t)a->s[i];     /* no signed overflow */
+    if (d > (uint64_t)(INT64_MAX - t)) return INT64_MAX;
+    t += (int64_t)d;
+  }
+  return t;
+}
+
+long long pl_iv_find(const pl_ivset *a, int64_t t) {
+  /* last interval with s <= t */
+  size_t lo = 0, hi = a->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (a->s[mid] <= t) lo = mid + 1; else hi = mid;
+  }
+  if (lo == 0) return -1;
+  return t < a->e[lo - 1] ? (long long)(lo - 1) : -1;
+}
+
+int pl_iv_contains(const pl_ivset *a, int64_t t) { return pl_iv_find(a, t) >= 0; }

@@ -1,0 +1,398 @@
+/*
+** l_stats.c -- the Lua module perflab.stats over src/core/stats.c.
+** Every sample argument is a Lua array of numbers or a column object
+** (read without building a Lua table).  NaN / nil holes raise unless the
+** trailing options table says {nan = "omit"}.  Argument errors read
+** "bad argument #N to 'NAME' (...)".  Result field names are fixed (see
+** docs/stats.md): {t, df, p}, {u, z, p}, {r, p}, {rho, p}, {lo, hi},
+** {edges, counts} and describe's {n, mean, sd, var, min, max, median, p25,
+** p75, p90, p95, p99, sum}.
+*/
+#include "lbind.h"
+#include "stats.h"
+#include "quantile.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- argument helpers -------------------------------------------------- */
+
+/* Options table at arg (absent/nil allowed).  Returns the nan policy. */
+static int opt_nan_omit(lua_State *L, int arg) {
+  if (lua_isnoneornil(L, arg)) return 0;
+  luaL_checktype(L, arg, LUA_TTABLE);
+  lua_getfield(L, arg, "nan");
+  int omit = 0;
+  if (!lua_isnil(L, -1)) {
+    const char *v = lua_tostring(L, -1);
+    if (v && strcmp(v, "omit") == 0) omit = 1;
+    else if (!(v && strcmp(v, "error") == 0))
+      luaL_argerror(L, arg, "option nan must be \"omit\" or \"error\"");
+  }
+  lua_pop(L, 1);
+  return omit;
+}
+
+static lua_Number opt_number(lua_State *L, int arg, const char *key, lua_Number def) {
+  if (lua_isnoneornil(L, arg)) return def;
+  lua_getfield(L, arg, key);
+  lua_Number v = def;
+  if (!lua_isnil(L, -1)) {
+    int ok;
+    v = lua_tonumberx(L, -1, &ok);
+    if (!ok) luaL_argerror(L, arg, lua_pushfstring(L, "option %s must be a number", key));
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* Samples with at least `need` values. */
+static double *checksample(lua_State *L, int arg, size_t *n, int omit, size_t need) {
+  double *x = pl_l_checknumbers(L, arg, n, omit);
+  if (*n < need)
+    luaL_argerror(L, arg, lua_pushfstring(L, "need at least %d finite values, got %d", (int)need, (int)*n));
+  return x;
+}
+
+/* Raw element i (0-based) of an array or column: NaN for nil/missing;
+** raises for non-numbers. */
+static double rawnum(lua_State *L, int arg, pl_lcolumn *c, size_t i) {
+  if (c) return pl_cell_num(c->t, c->col, i);
+  lua_geti(L, arg, (lua_Integer)i + 1);
+  double v;
+  if (lua_isnil(L, -1)) v = NAN;
+  else if (lua_type(L, -1) != LUA_TNUMBER) {
+    luaL_argerror(L, arg, lua_pushfstring(L, "element %d is a %s, not a number", (int)i + 1, luaL_typename(L, -1)));
+    v = 0;
+  } else v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+static size_t rawlen(lua_State *L, int arg, pl_lcolumn **c) {
+  *c = (pl_lcolumn *)luaL_testudata(L, arg, PL_COLUMN_T);
+  if (*c) {
+    if ((*c)->t->cols[(*c)->col]->type == PL_STR)
+      luaL_argerror(L, arg, "column holds strings, not numbers");
+    return (*c)->t->nrows;
+  }
+  if (!lua_istable(L, arg)) luaL_typeerror(L, arg, "array of numbers or column");
+  return (size_t)luaL_len(L, arg);
+}
+
+/* Paired samples (pearson, spearman, weighted_mean): equal lengths; a pair
+** with a NaN in either is an error, or dropped with {nan = "omit"}. */
+static size_t checkpairs(lua_State *L, int ax, int ay, int omit, size_t need, double **px, double **py) {
+  pl_lcolumn *cx, *cy;
+  size_t nx = rawlen(L, ax, &cx), ny = rawlen(L, ay, &cy);
+  if (nx != ny)
+    luaL_argerror(L, ay, lua_pushfstring(L, "length %d differs from argument #%d's %d", (int)ny, ax, (int)nx));
+  double *x = lua_newuserdatauv(L, (nx ? nx : 1) * 2 * sizeof *x, 0), *y = x + (nx ? nx : 1);
+  size_t m = 0;
+  for (size_t i = 0; i < nx; i++) {
+    double a = rawnum(L, ax, cx, i), b = rawnum(L, ay, cy, i);
+    if (isnan(a) || isnan(b)) {
+      if (omit) continue;
+      luaL_argerror(L, isnan(a) ? ax : ay, lua_pushfstring(L,
+        "missing value (NaN) at index %d; pass {nan = \"omit\"} to skip", (int)i + 1));
+    }
+    x[m] = a; y[m] = b; m++;
+  }
+  if (m == 0) luaL_argerror(L, ax, "empty input");
+  if (m < need) luaL_argerror(L, ax, lua_pushfstring(L, "need at least %d finite pairs, got %d", (int)need, (int)m));
+  *px = x; *py = y;
+  return m;
+}
+
+static void setnum(lua_State *L, const char *k, double v) { lua_pushnumber(L, v); lua_setfield(L, -2, k); }
+
+static void pusharray(lua_State *L, const double *v, size_t n) {
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) { lua_pushnumber(L, v[i]); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+}
+
+/* ---- descriptive ------------------------------------------------------- */
+
+#define SIMPLE(NAME, NEED, EXPR)                                   \
+  static int l_##NAME(lua_State *L) {                              \
+    lua_settop(L, 2);                                              \
+    size_t n;                                                      \
+    double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), NEED);   \
+    lua_pushnumber(L, EXPR);                                       \
+    return 1;                                                      \
+  }
+SIMPLE(mean, 1, pl_stats_mean(x, n))
+SIMPLE(var, 2, pl_stats_var(x, n, 1))
+SIMPLE(sd, 2, pl_stats_sd(x, n, 1))
+SIMPLE(median, 1, pl_stats_median_inplace(x, n))
+SIMPLE(sum, 1, pl_stats_sum(x, n))
+SIMPLE(min, 1, pl_stats_min(x, n))
+SIMPLE(max, 1, pl_stats_max(x, n))
+
+static int l_geomean(lua_State *L) {
+  lua_settop(L, 2);   /* options slot stays put below pushed buffers */
+  size_t n;
+  double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), 1);
+  for (size_t i = 0; i < n; i++)
+    if (!(x[i] > 0)) luaL_argerror(L, 1, "geomean needs positive values");
+  lua_pushnumber(L, pl_stats_geomean(x, n));
+  return 1;
+}
+
+static int l_weighted_mean(lua_State *L) {
+  lua_settop(L, 3);   /* options slot stays put below pushed buffers */
+  double *x, *w;
+  size_t n = checkpairs(L, 1, 2, opt_nan_omit(L, 3), 1, &x, &w);
+  double r = pl_stats_weighted_mean(x, w, n);
+  if (isnan(r)) luaL_argerror(L, 2, "weights sum to zero");
+  lua_pushnumber(L, r);
+  return 1;
+}
+
+static double checkq(lua_State *L, int arg, double q) {
+  if (!(q >= 0 && q <= 1)) luaL_argerror(L, arg, lua_pushfstring(L, "quantile %f outside [0, 1]", (lua_Number)q));
+  return q;
+}
+
+static int l_quantile(lua_State *L) {
+  lua_settop(L, 3);   /* options slot stays put below pushed buffers */
+  size_t n;
+  double *x = checksample(L, 1, &n, opt_nan_omit(L, 3), 1);
+  if (lua_type(L, 2) == LUA_TNUMBER) {
+    double q = checkq(L, 2, lua_tonumber(L, 2));
+    lua_pushnumber(L, pl_quantile_select(x, n, q));     /* x is our copy */
+    return 1;
+  }
+  luaL_argexpected(L, lua_istable(L, 2), 2, "number or array of numbers");
+  size_t nq = (size_t)luaL_len(L, 2);
+  double *q = lua_newuserdatauv(L, (nq ? nq : 1) * 2 * sizeof *q, 0), *out = q + (nq ? nq : 1);
+  for (size_t i = 0; i < nq; i++) {
+    lua_geti(L, 2, (lua_Integer)i + 1);
+    int ok;
+    q[i] = lua_tonumberx(L, -1, &ok);
+    if (!ok) luaL_argerror(L, 2, lua_pushfstring(L, "element %d is not a number", (int)i + 1));
+    checkq(L, 2, q[i]);
+    lua_pop(L, 1);
+  }
+  pl_stats_quantiles(x, n, q, nq, out);
+  pusharray(L, out, nq);
+  return 1;
+}
+
+static int l_zscores(lua_State *L) {
+  lua_settop(L, 2);   /* options slot stays put below pushed buffers */
+  size_t n;
+  int ddof = (int)opt_number(L, 2, "ddof", 0);
+  double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), (size_t)ddof + 1);
+  double *z = lua_newuserdatauv(L, n * sizeof *z, 0);
+  pl_stats_zscores(x, n, ddof, z);
+  pusharray(L, z, n);
+  return 1;
+}
+
+static int l_describe(lua_State *L) {
+  lua_settop(L, 2);   /* options slot stays put below pushed buffers */
+  size_t n;
+  double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), 1);
+  pl_describe d;
+  pl_stats_describe(x, n, &d);
+  lua_createtable(L, 0, 13);
+  lua_pushinteger(L, (lua_Integer)d.n); lua_setfield(L, -2, "n");
+  setnum(L, "mean", d.mean); setnum(L, "sd", d.sd); setnum(L, "var", d.var);
+  setnum(L, "min", d.min); setnum(L, "max", d.max); setnum(L, "median", d.median);
+  setnum(L, "p25", d.p25); setnum(L, "p75", d.p75); setnum(L, "p90", d.p90);
+  setnum(L, "p95", d.p95); setnum(L, "p99", d.p99); setnum(L, "sum", d.sum);
+  return 1;
+}
+
+/* ---- two-sample tests -------------------------------------------------- */
+
+static int ttest(lua_State *L, int welch) {
+  lua_settop(L, 3);
+  int omit = opt_nan_omit(L, 3);
+  size_t na, nb;
+  double *a = checksample(L, 1, &na, omit, 2);
+  double *b = checksample(L, 2, &nb, omit, 2);
+  pl_ttest r;
+  if (welch) pl_stats_welch_t(a, na, b, nb, &r);
+  else pl_stats_student_t(a, na, b, nb, &r);
+  lua_createtable(L, 0, 3);
+  setnum(L, "t", r.t); setnum(L, "df", r.df); setnum(L, "p", r.p);
+  return 1;
+}
+static int l_welch_t(lua_State *L) { return ttest(L, 1); }
+static int l_student_t(lua_State *L) { return ttest(L, 0); }
+
+static int l_mann_whitney_u(lua_State *L) {
+  lua_settop(L, 3);   /* options slot stays put below pushed buffers */
+  int omit = opt_nan_omit(L, 3);
+  size_t na, nb;
+  double *a = checksample(L, 1, &na, omit, 1);
+  double *b = checksample(L, 2, &nb, omit, 1);
+  pl_mwu_method m = PL_MWU_AUTO;
+  if (!lua_isnoneornil(L, 3)) {
+    lua_getfield(L, 3, "method");
+    const char *s = lua_tostring(L, -1);
+    if (s && strcmp(s, "exact") == 0) m = PL_MWU_EXACT;
+    else if (s && strcmp(s, "asymptotic") == 0) m = PL_MWU_ASYMPTOTIC;
+    else if (s && strcmp(s, "auto") != 0) luaL_argerror(L, 3, "method must be \"auto\", \"exact\" or \"asymptotic\"");
+    lua_pop(L, 1);
+  }
+  pl_mwu r;
+  pl_stats_mann_whitney_u(a, na, b, nb, m, &r);
+  lua_createtable(L, 0, 4);
+  setnum(L, "u", r.u); setnum(L, "z", r.z); setnum(L, "p", r.p);
+  lua_pushstring(L, r.exact ? "exact" : "asymptotic"); lua_setfield(L, -2, "method");
+  return 1;
+}
+
+static int corr(lua_State *L, int spearman) {
+  lua_settop(L, 3);
+  double *x, *y;
+  size_t n = checkpairs(L, 1, 2, opt_nan_omit(L, 3), 2, &x, &y);
+  pl_corr r;
+  if (spearman) pl_stats_spearman(x, y, n, &r);
+  else pl_stats_pearson(x, y, n, &r);
+  lua_createtable(L, 0, 2);
+  setnum(L, spearman ? "rho" : "r", r.r); setnum(L, "p", r.p);
+  return 1;
+}
+static int l_pearson(lua_State *L) { return corr(L, 0); }
+static int l_spearman(lua_State *L) { return corr(L, 1); }
+
+#define TWO(NAME, NEED, FN)                                        \
+  static int l_##NAME(lua_State *L) {                              \
+    lua_settop(L, 3);                                              \
+    int omit = opt_nan_omit(L, 3);                                 \
+    size_t na, nb;                                                 \
+    double *a = checksample(L, 1, &na, omit, NEED);                \
+    double *b = checksample(L, 2, &nb, omit, NEED);                \
+    lua_pushnumber(L, FN(a, na, b, nb));                           \
+    return 1;                                                      \
+  }
+TWO(cliffs_delta, 1, pl_stats_cliffs_delta)
+TWO(hellinger, 2, pl_stats_hellinger)
+TWO(bhattacharyya, 2, pl_stats_bhattacharyya)
+
+/* ---- bootstrap --------------------------------------------------------- */
+
+static int l_bootstrap_ci(lua_State *L) {
+  lua_settop(L, 3);   /* options slot stays put below pushed buffers */
+  int omit = opt_nan_omit(L, 3);
+  size_t n;
+  double *x = checksample(L, 1, &n, omit, 1);
+  lua_Number nb = opt_number(L, 3, "n", 10000), alpha = opt_number(L, 3, "alpha", 0.05);
+  lua_Number seed = opt_number(L, 3, "seed", 1);
+  if (!(nb >= 1 && nb <= 1e9)) luaL_argerror(L, 3, "option n must be at least 1");
+  if (!(alpha > 0 && alpha < 1)) luaL_argerror(L, 3, "option alpha must be in (0, 1)");
+  size_t nboot = (size_t)nb;
+  double lo, hi;
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    const char *s = lua_tostring(L, 2);
+    pl_stat_fn fn = strcmp(s, "mean") == 0 ? pl_stat_fn_mean : strcmp(s, "median") == 0 ? pl_stat_fn_median : NULL;
+    if (!fn) luaL_argerror(L, 2, "statistic must be \"mean\", \"median\" or a function");
+    pl_stats_bootstrap_ci(x, n, fn, NULL, nboot, alpha, (uint64_t)seed, &lo, &hi);
+  } else {
+    luaL_argexpected(L, lua_isfunction(L, 2), 2, "\"mean\", \"median\" or function");
+    /* same draws as the C path; buffers live on the Lua stack so an error
+    ** raised by the statistic leaks nothing */
+    double *st = lua_newuserdatauv(L, nboot * sizeof *st, 0);
+    pl_rng rng;
+    pl_rng_seed(&rng, (uint64_t)seed);
+    for (size_t b = 0; b < nboot; b++) {
+      lua_pushvalue(L, 2);
+      lua_createtable(L, (int)n, 0);
+      for (size_t i = 0; i < n; i++) {
+        lua_pushnumber(L, x[pl_rng_below(&rng, n)]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+      }
+      lua_call(L, 1, 1);
+      int ok;
+      st[b] = lua_tonumberx(L, -1, &ok);
+      if (!ok || isnan(st[b])) luaL_error(L, "bad argument #2 to 'bootstrap_ci' (statistic returned %s, not a number)", luaL_typename(L, -1));
+      lua_pop(L, 1);
+    }
+    double q[2] = { alpha / 2, 1 - alpha / 2 }, out[2];
+    pl_stats_quantiles(st, nboot, q, 2, out);
+    lo = out[0]; hi = out[1];
+  }
+  lua_createtable(L, 0, 2);
+  setnum(L, "lo", lo); setnum(L, "hi", hi);
+  return 1;
+}
+
+/* ---- histogram --------------------------------------------------------- */
+
+static int l_histogram(lua_State *L) {
+  lua_settop(L, 2);   /* options slot stays put below pushed buffers */
+  size_t n;
+  double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), 1);
+  int has_edges = 0;
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_getfield(L, 2, "edges");
+    has_edges = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+  }
+  if (has_edges) {
+    lua_getfield(L, 2, "edges");
+    int ei = lua_gettop(L);
+    if (!lua_istable(L, ei)) luaL_argerror(L, 2, "option edges must be an array of numbers");
+    size_t ne = (size_t)luaL_len(L, ei);
+    if (ne < 2) luaL_argerror(L, 2, "option edges needs at least 2 values");
+    double *e = lua_newuserdatauv(L, ne * 2 * sizeof *e, 0), *c = e + ne;
+    for (size_t i = 0; i < ne; i++) {
+      lua_geti(L, ei, (lua_Integer)i + 1);
+      int ok;
+      e[i] = lua_tonumberx(L, -1, &ok);
+      if (!ok || isnan(e[i])) luaL_argerror(L, 2, "option edges must be an array of numbers");
+      lua_pop(L, 1);
+    }
+    if (pl_stats_histogram_edges(x, n, e, ne, c) != 0) luaL_argerror(L, 2, "option edges must be ascending");
+    lua_createtable(L, 0, 2);
+    pusharray(L, e, ne); lua_setfield(L, -2, "edges");
+    pusharray(L, c, ne - 1); lua_setfield(L, -2, "counts");
+    return 1;
+  }
+  lua_Number b = opt_number(L, 2, "bins", 10);
+  if (!(b >= 1 && b <= 1e8) || b != floor(b)) luaL_argerror(L, 2, "option bins must be a positive integer");
+  size_t nb = (size_t)b;
+  double *e = lua_newuserdatauv(L, (2 * nb + 1) * sizeof *e, 0), *c = e + nb + 1;
+  pl_stats_histogram(x, n, nb, e, c);
+  lua_createtable(L, 0, 2);
+  pusharray(L, e, nb + 1); lua_setfield(L, -2, "edges");
+  pusharray(L, c, nb); lua_setfield(L, -2, "counts");
+  return 1;
+}
+
+/* ---- distributions ----------------------------------------------------- */
+
+static int l_normal_cdf(lua_State *L) { lua_pushnumber(L, pl_normal_cdf(luaL_checknumber(L, 1))); return 1; }
+static int l_normal_sf(lua_State *L) { lua_pushnumber(L, pl_normal_sf(luaL_checknumber(L, 1))); return 1; }
+
+static double checkdf(lua_State *L, int arg) {
+  double df = luaL_checknumber(L, arg);
+  if (!(df > 0)) luaL_argerror(L, arg, "degrees of freedom must be > 0");
+  return df;
+}
+static int l_t_cdf(lua_State *L) { double t = luaL_checknumber(L, 1); lua_pushnumber(L, pl_t_cdf(t, checkdf(L, 2))); return 1; }
+static int l_t_sf(lua_State *L) { double t = luaL_checknumber(L, 1); lua_pushnumber(L, pl_t_sf(t, checkdf(L, 2))); return 1; }
+
+static const luaL_Reg funcs[] = {
+  {"describe", l_describe}, {"mean", l_mean}, {"var", l_var}, {"sd", l_sd},
+  {"median", l_median}, {"sum", l_sum}, {"min", l_min}, {"max", l_max},
+  {"geomean", l_geomean}, {"weighted_mean", l_weighted_mean},
+  {"quantile", l_quantile}, {"zscores", l_zscores},
+  {"welch_t", l_welch_t}, {"student_t", l_student_t}, {"mann_whitney_u", l_mann_whitney_u},
+  {"pearson", l_pearson}, {"spearman", l_spearman},
+  {"cliffs_delta", l_cliffs_delta}, {"hellinger", l_hellinger}, {"bhattacharyya", l_bhattacharyya},
+  {"bootstrap_ci", l_bootstrap_ci}, {"histogram", l_histogram},
+  {"normal_cdf", l_normal_cdf}, {"normal_sf", l_normal_sf}, {"t_cdf", l_t_cdf}, {"t_sf", l_t_sf},
+  {NULL, NULL}
+};
+
+int luaopen_perflab_stats(lua_State *L) {
+  luaL_newlib(L, funcs);
+  return 1;
+}

@@ -1,0 +1,172 @@
+/* test_intervals.c -- interval sets against a brute-force model.
+** Model: endpoints are integers in [0, W), so a set of half-open intervals
+** is exactly the set of unit cells [t, t+1) it covers -- a bitmap.  Random
+** sets (fixed seed) with zero-length, nested, touching and duplicate
+** intervals; every operation's result is compared cell by cell, and its
+** normal form (sorted, s < e, s[i+1] > e[i]) is checked. */
+#include "tcheck.h"
+#include "intervals.h"
+#include "stats.h"
+
+#include <stdint.h>
+
+#define W 160
+typedef struct { unsigned char c[W]; } bits;
+
+static int normal_form(const pl_ivset *a) {
+  for (size_t i = 0; i < a->n; i++) {
+    if (!(a->s[i] < a->e[i])) return 0;
+    if (i && !(a->s[i] > a->e[i - 1])) return 0;      /* not touching, not overlapping */
+  }
+  return 1;
+}
+
+static bits cells(const pl_ivset *a) {
+  bits b; memset(&b, 0, sizeof b);
+  for (size_t i = 0; i < a->n; i++)
+    for (int64_t t = a->s[i]; t < a->e[i]; t++) if (t >= 0 && t < W) b.c[t] = 1;
+  return b;
+}
+
+static int same(const pl_ivset *a, const bits *m) {
+  bits b = cells(a);
+  return normal_form(a) && memcmp(b.c, m->c, W) == 0;
+}
+
+static void random_set(pl_rng *r, pl_ivset *out, bits *m, int64_t *S, int64_t *E, size_t *nout) {
+  size_t n = pl_rng_below(r, 12);                       /* 0..11, often empty-ish */
+  memset(m, 0, sizeof *m);
+  for (size_t i = 0; i < n; i++) {
+    int64_t s = (int64_t)pl_rng_below(r, W - 40);
+    int64_t len = pl_rng_below(r, 4) == 0 ? 0 : (int64_t)pl_rng_below(r, 40);   /* zero-length 1/4 */
+    if (i > 0 && pl_rng_below(r, 4) == 0) {             /* nested in / touching the previous */
+      if (pl_rng_below(r, 2)) { s = S[i - 1] + (E[i - 1] > S[i - 1] ? (int64_t)pl_rng_below(r, (uint64_t)(E[i - 1] - S[i - 1])) : 0); len = (E[i - 1] - s) / 2; }
+      else { s = E[i - 1]; }
+    }
+    if (s > W) s = W;                                   /* keep the model in range */
+    if (s + len > W) len = W - s;
+    S[i] = s; E[i] = s + len;
+    for (int64_t t = s; t < s + len; t++) m->c[t] = 1;
+  }
+  size_t bad;
+  int rc = pl_iv_build(out, S, E, n, 1, &bad);
+  TC_EQ_INT(rc, 0);
+  *nout = n;
+}
+
+int main(void) {
+  pl_rng r;
+  pl_rng_seed(&r, 2024);
+  int64_t S1[16], E1[16], S2[16], E2[16];
+  for (int iter = 0; iter < 3000; iter++) {
+    pl_ivset a, b, o;
+    bits ma, mb, mo;
+    size_t na, nb;
+    random_set(&r, &a, &ma, S1, E1, &na);
+    random_set(&r, &b, &mb, S2, E2, &nb);
+    TC_CHECK(same(&a, &ma));
+    TC_CHECK(same(&b, &mb));
+
+    pl_iv_union(&o, &a, &b);
+    for (int t = 0; t < W; t++) mo.c[t] = ma.c[t] | mb.c[t];
+    TC_CHECK(same(&o, &mo)); pl_iv_free(&o);
+
+    pl_iv_intersect(&o, &a, &b);
+    for (int t = 0; t < W; t++) mo.c[t] = ma.c[t] & mb.c[t];
+    TC_CHECK(same(&o, &mo)); pl_iv_free(&o);
+
+    pl_iv_subtract(&o, &a, &b);
+    for (int t = 0; t < W; t++) mo.c[t] = ma.c[t] & !mb.c[t];
+    TC_CHECK(same(&o, &mo)); pl_iv_free(&o);
+
+    int64_t lo = (int64_t)pl_rng_below(&r, W), hi = (int64_t)pl_rng_below(&r, W);
+    pl_iv_clip(&o, &a, lo, hi);
+    for (int t = 0; t < W; t++) mo.c[t] = ma.c[t] && t >= lo && t < hi;
+    TC_CHECK(same(&o, &mo)); pl_iv_free(&o);
+
+    pl_iv_complement(&o, &a, lo, hi);
+    for (int t = 0; t < W; t++) mo.c[t] = !ma.c[t] && t >= lo && t < hi;
+    TC_CHECK(same(&o, &mo)); pl_iv_free(&o);
+
+    pl_iv_gaps(&o, &a);
+    int first = -1, last = -1;
+    for (int t = 0; t < W; t++) if (ma.c[t]) { if (first < 0) first = t; last = t; }
+    for (int t = 0; t < W; t++) mo.c[t] = first >= 0 && !ma.c[t] && t > first && t < last;
+    TC_CHECK(same(&o, &mo));
+    TC_EQ_INT(o.n, a.n ? a.n - 1 : 0); pl_iv_free(&o);
+
+    int64_t len = 0;
+    for (int t = 0; t < W; t++) len += ma.c[t];
+    TC_EQ_INT(pl_iv_length(&a), len);
+    int ok = 1;
+    for (int64_t t = -3; t < W + 3; t++)
+      if (pl_iv_contains(&a, t) != (t >= 0 && t < W && ma.c[t])) ok = 0;
+    TC_CHECK(ok);
+    /* the double entry point gives the same set */
+    double dS[16], dE[16];
+    for (size_t i = 0; i < na; i++) { dS[i] = (double)S1[i]; dE[i] = (double)E1[i]; }
+    pl_ivset d;
+    TC_EQ_INT(pl_iv_build_d(&d, dS, dE, na, 1, NULL), 0);
+    TC_CHECK(same(&d, &ma));
+    pl_iv_free(&d);
+    pl_iv_free(&a); pl_iv_free(&b);
+  }
+
+  /* worked by hand: [1,3) [3,5) touch -> [1,5); [7,7) empty; [8,12) holds [9,10) */
+  int64_t s[5] = { 3, 1, 7, 9, 8 }, e[5] = { 5, 3, 7, 10, 12 };
+  pl_ivset a;
+  TC_EQ_INT(pl_iv_build(&a, s, e, 5, 1, NULL), 0);
+  TC_EQ_INT(a.n, 2);
+  TC_EQ_INT(a.s[0], 1); TC_EQ_INT(a.e[0], 5); TC_EQ_INT(a.s[1], 8); TC_EQ_INT(a.e[1], 12);
+  TC_EQ_INT(pl_iv_length(&a), 8);
+  TC_CHECK(pl_iv_contains(&a, 1) && !pl_iv_contains(&a, 5) && pl_iv_contains(&a, 11) && !pl_iv_contains(&a, 12));
+  pl_iv_free(&a);
+  /* end before start: strict -> error with its index; otherwise empty, dropped */
+  int64_t bs[3] = { 0, 5, 9 }, be[3] = { 1, 4, 10 };
+  size_t bad = 99;
+  TC_EQ_INT(pl_iv_build(&a, bs, be, 3, 1, &bad), -1);
+  TC_EQ_INT(bad, 1);
+  TC_EQ_INT(pl_iv_build(&a, bs, be, 3, 0, &bad), 0);
+  TC_EQ_INT(a.n, 2); TC_EQ_INT(a.s[1], 9); TC_EQ_INT(pl_iv_length(&a), 2);
+  pl_iv_free(&a);
+  double ds[2] = { 0, NAN }, de[2] = { 1, 2 };
+  TC_EQ_INT(pl_iv_build_d(&a, ds, de, 2, 0, &bad), -1);
+  TC_EQ_INT(bad, 1);
+  /* empty input */
+  TC_EQ_INT(pl_iv_build(&a, bs, be, 0, 1, NULL), 0);
+  TC_EQ_INT(a.n, 0); TC_EQ_INT(pl_iv_length(&a), 0); TC_CHECK(!pl_iv_contains(&a, 0));
+  pl_iv_free(&a);
+  /* big timestamps keep nanoseconds (beyond 2^53) */
+  int64_t bs2[2] = { 1700000000000000001LL, 1700000000000000003LL }, be2[2] = { 1700000000000000002LL, 1700000000000000004LL };
+  TC_EQ_INT(pl_iv_build(&a, bs2, be2, 2, 1, NULL), 0);
+  TC_EQ_INT(a.n, 2); TC_EQ_INT(pl_iv_length(&a), 2);
+  pl_iv_free(&a);
+
+  /* 200000 random intervals (radix path) vs. a sort-by-start merge model */
+  enum { N = 200000 };
+  int64_t *S = malloc(N * sizeof *S), *E = malloc(N * sizeof *E);
+  for (size_t i = 0; i < N; i++) {
+    S[i] = (int64_t)pl_rng_below(&r, 1000000000) - 500000000;
+    E[i] = S[i] + (int64_t)pl_rng_below(&r, 6000);
+  }
+  TC_EQ_INT(pl_iv_build(&a, S, E, N, 1, NULL), 0);
+  pl_ivset m; pl_iv_init(&m);
+  /* model: insertion into start order via qsort of indices, then merge */
+  size_t *ord = malloc(N * sizeof *ord);
+  for (size_t i = 0; i < N; i++) ord[i] = i;
+  /* simple shell sort on starts to stay independent of the radix code */
+  for (size_t gap = N / 2; gap > 0; gap /= 2)
+    for (size_t i = gap; i < N; i++) {
+      size_t v = ord[i], j = i;
+      while (j >= gap && S[ord[j - gap]] > S[v]) { ord[j] = ord[j - gap]; j -= gap; }
+      ord[j] = v;
+    }
+  for (size_t i = 0; i < N; i++) pl_iv_push(&m, S[ord[i]], E[ord[i]]);
+  int eq = a.n == m.n;
+  for (size_t i = 0; eq && i < a.n; i++) eq = a.s[i] == m.s[i] && a.e[i] == m.e[i];
+  TC_CHECK(eq);
+  TC_CHECK(normal_form(&a));
+  free(ord); free(S); free(E);
+  pl_iv_free(&a); pl_iv_free(&m);
+  return tc_done();
+}
