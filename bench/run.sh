@@ -129,6 +129,7 @@ if want csv; then
   measure csv "pandas.read_csv" "$PY" "$HERE/py_bench.py" pandas-csv "$F" "$RUNS"
 fi
 
+[ -s "$RES" ] && {
 echo
 echo "perflab benchmark: $(uname -m), $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "median of $RUNS runs, timed inside each process (wall and the process's CPU time, user + system; ratios use CPU time);"
@@ -173,6 +174,7 @@ awk -F'|' '
       }
     }
   }' "$RES"
+}
 
 # the statistics benchmark (bench/stats_bench.c and bench/stats_numpy.py, from the stats work), when present
 if want stats && [ -f "$HERE/stats_bench.c" ]; then
