@@ -86,28 +86,42 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (bar == NULL) {
       size_t col = 1;
       while (col <= l.n && (l.s[col - 1] == ' ')) col++;
+      pl_err_expected(err, c.lineno, col, "a row 'NAME | LATENCY TENSOR DRAM'", l.s + col - 1, l.n - (col - 1));
+      if (pl_lenient_skip(o, p, err)) continue;
       pl_table_free(t);
-      return pl_err_expected(err, c.lineno, col, "a row 'NAME | LATENCY TENSOR DRAM'", l.s + col - 1, l.n - (col - 1));
+      return -1;
     }
     const char *name = l.s;
     size_t nn = (size_t)(bar - l.s);
     pl_trim(&name, &nn);
-    if (nn == 0) { pl_table_free(t); return pl_err_expected(err, c.lineno, 1, "a kernel name before '|'", l.s, l.n); }
+    if (nn == 0) {
+      pl_err_expected(err, c.lineno, 1, "a kernel name before '|'", l.s, l.n);
+      if (pl_lenient_skip(o, p, err)) continue;
+      pl_table_free(t);
+      return -1;
+    }
     size_t i = (size_t)(bar - l.s) + 1, st, tl;
     double v[3];
+    int bad = 0;
     static const char *what[3] = { "the latency in ns (a number >= 0)", "the tensor utilisation (a number)", "the DRAM utilisation (a number)" };
     for (int k = 0; k < 3; k++) {
       if (!next_token(l.s, l.n, &i, &st, &tl) || pl_parse_double(l.s + st, tl, &v[k]) != 0 ||
           (k == 0 && !(isfinite(v[0]) && v[0] >= 0))) {   /* a latency is a finite time >= 0 */
-        pl_table_free(t);
         /* a last line without its newline that stops early: the file was cut */
         int cut = tl == 0 && l.s + l.n == in->data + in->len;
-        return pl_err_expected(err, c.lineno, st + 1, what[k], cut ? NULL : l.s + st, tl);  /* the token */
+        pl_err_expected(err, c.lineno, st + 1, what[k], cut ? NULL : l.s + st, tl);  /* the token */
+        bad = 1;
+        break;
       }
     }
-    if (next_token(l.s, l.n, &i, &st, &tl)) {
+    if (!bad && next_token(l.s, l.n, &i, &st, &tl)) {
+      pl_err_expected(err, c.lineno, st + 1, "end of line after the DRAM utilisation", l.s + st, tl);
+      bad = 1;
+    }
+    if (bad) {
+      if (pl_lenient_skip(o, p, err)) continue;
       pl_table_free(t);
-      return pl_err_expected(err, c.lineno, st + 1, "end of line after the DRAM utilisation", l.s + st, tl);
+      return -1;
     }
     size_t sn = pl_short_name(name, nn, shortbuf, sizeof shortbuf);
     pl_row_put_str(t, c_name, name, nn);
