@@ -374,11 +374,15 @@ static int csv_row(void *ud, const pl_csv_row *row, pl_err *err) {
   if (row->n != r->n) {
     char what[96];
     snprintf(what, sizeof what, "%zu fields as in the header (line %zu)", r->n, st->header_line);
-    return pl_err_expected(err, row->line, pl_csv_field_col(row, row->n < r->n ? row->n : r->n), what,
-                           row->n < r->n ? NULL : row->f[r->n], row->n < r->n ? 0 : row->len[r->n]);
+    pl_err_expected(err, row->line, pl_csv_field_col(row, row->n < r->n ? row->n : r->n), what,
+                    row->n < r->n ? NULL : row->f[r->n], row->n < r->n ? 0 : row->len[r->n]);
+    return pl_lenient_skip(st->o, st->p, err) ? 0 : -1;
   }
   for (size_t k = 0; k < r->n; k++)
-    if (put_cell(r, k, row->f[k], row->len[k], row->line, pl_csv_field_col(row, k), err) != 0) { pl_row_discard(r->t); return -1; }
+    if (put_cell(r, k, row->f[k], row->len[k], row->line, pl_csv_field_col(row, k), err) != 0) {
+      pl_row_discard(r->t);
+      return pl_lenient_skip(st->o, st->p, err) ? 0 : -1;
+    }
   if (r->c_unit >= 0) pl_row_put_str(r->t, r->c_unit, r->size_unit, strlen(r->size_unit));
   pl_row_put_int(r->t, r->c_line, (int64_t)row->line);
   pl_row_end(r->t);
@@ -496,7 +500,8 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
       pl_line m;
       while (pl_lines_peek(&c, &m) && !pl_is_blank(m.s, m.n)) {
         pl_lines_next(&c, &m);
-        for (size_t k = 0; k < r->n; k++) {
+        int bad = 0;
+        for (size_t k = 0; k < r->n && !bad; k++) {
           size_t a = r->cs[k].a, b = k + 1 < r->n ? r->cs[k].b : m.n;
           if (k + 1 < r->n) {
             size_t nexta = r->cs[k + 1].a;
@@ -504,20 +509,27 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
               if (m.s[g] != ' ') {
                 char what[160];
                 snprintf(what, sizeof what, "a space between columns '%s' and '%s'", r->cs[k].label, r->cs[k + 1].label);
-                pl_table_free(r->t); r->t = NULL;
                 rc = pl_err_expected(err, c.lineno, g + 1, what, m.s + g, m.n - g);
-                goto fail;
+                bad = 1;
+                break;
               }
+            if (bad) break;
           }
           if (a >= m.n) {
             char what[160];
             snprintf(what, sizeof what, "a value in column '%s'", r->cs[k].label);
-            pl_table_free(r->t); r->t = NULL;
             rc = pl_err_expected(err, c.lineno, m.n + 1, what, NULL, 0);
-            goto fail;
+            bad = 1;
+            break;
           }
           if (b > m.n) b = m.n;
-          if (put_cell(r, k, m.s + a, b - a, c.lineno, a + 1, err) != 0) { pl_table_free(r->t); r->t = NULL; rc = -1; goto fail; }
+          if (put_cell(r, k, m.s + a, b - a, c.lineno, a + 1, err) != 0) { rc = -1; bad = 1; }
+        }
+        if (bad) {
+          pl_row_discard(r->t);
+          if (pl_lenient_skip(o, p, err)) { rc = 0; continue; }
+          pl_table_free(r->t); r->t = NULL;
+          goto fail;
         }
         if (r->c_unit >= 0) pl_row_put_str(r->t, r->c_unit, r->size_unit, strlen(r->size_unit));
         pl_row_put_int(r->t, r->c_line, (int64_t)c.lineno);

@@ -64,7 +64,7 @@ local t0 = os.time()
 -- ---- the formats and their samples -----------------------------------------
 
 local registered = {}
-for _, l in ipairs(lines_of(sh_quote(bin) .. " formats --format csv")) do
+for _, l in ipairs(lines_of("ulimit -v unlimited 2>/dev/null; " .. sh_quote(bin) .. " formats --format csv")) do
   local id = l:match("^([%w%-_]+),")
   if id and id ~= "id" then registered[#registered + 1] = id end
 end
