@@ -18,6 +18,8 @@
 -- parses must give the same tables (names, rows, columns) as the sample.
 -- usage: perflab tests/badinput/run.lua PERFLAB_BINARY [FORMAT...]
 -- env: PERFLAB_SHARED (seeds, corpus), BADINPUT_JOBS (parallel cases, 2),
+--      BADINPUT_EVERY=N (run every Nth damaged copy of a sample, and all the
+--      samples and per-format cases: the sanitizer build, slower, uses 6),
 --      BADINPUT_KEEP=1 (keep the temporary directory)
 local bin = arg[1]
 if not bin then io.stderr:write("usage: run.lua PERFLAB [FORMAT...]\n"); os.exit(2) end
@@ -25,6 +27,7 @@ local only = {}
 for i = 2, #arg do only[arg[i]] = true end
 local shared = os.getenv("PERFLAB_SHARED") or "../shared"
 local jobs = tonumber(os.getenv("BADINPUT_JOBS") or "2") or 2
+local every = math.max(1, tonumber(os.getenv("BADINPUT_EVERY") or "1") or 1)
 local json = require "cjson"
 
 local function sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
@@ -213,7 +216,7 @@ local function cases_for(fmt, rec)
       local l = s:match("\n([^\n]*%d[^\n]*)\n")
       if l and #l > 10 then some_line = l end
     end
-    local orig = parse_case(path, "sample")
+    local orig = parse_case(path, "sample", { always = true })
     if not big then run_case(put(base .. ".orig", s), "sample+output") end
     for k, cp in ipairs(cut_points(s, big and 3 or 10)) do
       local p = put(string.format("%s.cut%d", base, k), s:sub(1, cp[1]))
@@ -238,20 +241,22 @@ local function cases_for(fmt, rec)
       assert(sh("gzip -c " .. sh_quote(g) .. " > " .. sh_quote(g .. ".gz")) == 0)
       parse_case(g .. ".gz", "gzip", { same_as = orig })
       local gz = readall(g .. ".gz")
-      parse_case(put(base .. ".gzcut", gz:sub(1, math.floor(#gz * 0.6))), "gzip cut short", { binary = true })
+      parse_case(put(base .. ".gzcut", gz:sub(1, math.floor(#gz * 0.6))), "gzip cut short")
     end
   end
+  -- per format (always run)
   local base = fmt
-  parse_case(put(base .. ".empty", ""), "empty file")
-  parse_case(put(base .. ".garbage", garbage(65536)), "binary garbage", { binary = true })
-  parse_case(put(base .. ".garbage2", first_line .. garbage(4096)), "garbage after the first line", { binary = true })
+  local A = { always = true }
+  parse_case(put(base .. ".empty", ""), "empty file", A)
+  parse_case(put(base .. ".garbage", garbage(65536)), "binary garbage", A)
+  parse_case(put(base .. ".garbage2", first_line .. garbage(4096)), "garbage after the first line", A)
   n = n + 1
   add_case({ args = { "parse", tmp .. "/" .. base .. ".garbage" }, file = tmp .. "/" .. base .. ".garbage",
-    kind = "binary garbage, detected", fmt = fmt, binary = true })
+    kind = "binary garbage, detected", fmt = fmt, always = true })
   local deep = string.rep("[", 100000)
-  parse_case(put(base .. ".deep1", deep), "JSON nested 100000 deep")
-  parse_case(put(base .. ".deep2", '{"traceEvents": ' .. string.rep('{"a": ', 100000) .. "1"), "JSON objects nested 100000 deep")
-  parse_case(put(base .. ".deep3", first_line .. deep .. string.rep("]", 100000) .. "\n"), "nested brackets after the first line")
+  parse_case(put(base .. ".deep1", deep), "JSON nested 100000 deep", A)
+  parse_case(put(base .. ".deep2", '{"traceEvents": ' .. string.rep('{"a": ', 100000) .. "1"), "JSON objects nested 100000 deep", A)
+  parse_case(put(base .. ".deep3", first_line .. deep .. string.rep("]", 100000) .. "\n"), "nested brackets after the first line", A)
   -- the 100 MB line is made just before it runs (below)
   parse_case(tmp .. "/" .. base .. ".huge", "100 MB single line", { huge = true, first = first_line, line = some_line or first_line })
   return n
@@ -294,7 +299,12 @@ local function run_batch(list, secs)
 end
 
 local normal, huge = {}, {}
-for _, c in ipairs(cases) do if c.huge then huge[#huge + 1] = c else normal[#normal + 1] = c end end
+local nth = 0
+for _, c in ipairs(cases) do
+  nth = nth + 1
+  if every > 1 and not c.always and not c.huge and nth % every ~= 0 then c.skip = true
+  elseif c.huge then huge[#huge + 1] = c else normal[#normal + 1] = c end
+end
 run_batch(normal, 30)
 -- 100 MB single lines: one file at a time, deleted after its case ran
 for _, c in ipairs(huge) do
@@ -324,7 +334,9 @@ local function tables_of(out)
 end
 
 local counts, bykind = {}, {}
-for _, c in ipairs(cases) do
+local nrun = 0
+for _, c in ipairs(cases) do if not c.skip then
+  nrun = nrun + 1
   local rc = tonumber(readall(tmp .. "/" .. c.id .. ".rc") or "")
   local out = readall(tmp .. "/" .. c.id .. ".out") or ""
   local err = readall(tmp .. "/" .. c.id .. ".err") or ""
@@ -373,7 +385,7 @@ for _, c in ipairs(cases) do
       end
     end
   end
-end
+end end
 
 local total_ok, total_err = 0, 0
 for _, fmt in ipairs(covered) do
@@ -387,7 +399,8 @@ table.sort(kinds)
 for _, k in ipairs(kinds) do
   print(string.format("  %-36s %4d cases: %4d exit 0, %4d exit 2", k, bykind[k].n, bykind[k][0], bykind[k][2]))
 end
-print(string.format("%d cases in %d s: %d exit 0, %d exit 2, %d failures", ncases, os.time() - t0,
+print(string.format("%d cases%s in %d s: %d exit 0, %d exit 2, %d failures", nrun,
+  every > 1 and string.format(" (of %d: every %dth damaged copy)", ncases, every) or "", os.time() - t0,
   total_ok, total_err, #failures))
 for _, f in ipairs(failures) do print("FAIL " .. f) end
 if os.getenv("BADINPUT_KEEP") then print("kept " .. tmp) else sh("rm -rf " .. sh_quote(tmp)) end
