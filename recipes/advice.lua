@@ -93,13 +93,16 @@ local function oddities(p, report)
     local key = where .. what
     if seen[key] then return end
     seen[key] = true
+    local cpu = what:upper():find("CPU") ~= nil
+    local why = cpu
+      and "for a process, more than 100 % means several threads were busy at once (100 % per core), not an error"
+      or ("more than 100 % means the time base is not the GPU's: the step timer covers only the host's enqueue "
+        .. "time (kernels launch asynchronously), so device busy time summed over the step exceeds it; compare GPU "
+        .. "time with the device timeline, not with the step time")
     report:finding {
-      severity = "warn", rule = "data.utilisation_above_100",
+      severity = cpu and "info" or "warn", rule = "data.utilisation_above_100",
       subject = what,
-      message = string.format("%s reports %s of %s: more than 100 %% means the time base is not the GPU's. "
-        .. "The step timer covers only the host's enqueue time (kernels launch asynchronously), so device "
-        .. "busy time summed over the step exceeds it; compare GPU time with the device timeline, not with the step time",
-        where, units.pct(value), what),
+      message = string.format("%s reports %.2f %% for %s: %s", where, value, what, why),
       evidence = { value_pct = value, threshold_pct = 100, table = where, source = p.source },
     }
   end

@@ -81,17 +81,18 @@ return {
         if not grid or not bs then skipped = skipped + 1; goto next end
         do
           local kernel = r.short_name or r.name or ("launch " .. i)
-          local cc = r.cc or ctx.cc
-          local active
-          if cc and r.registers and gpus.cc(cc) then
+          local cc, sms = gpu.row_device(r, ctx)
+          local src = "the input"
+          local active = printed_active(r)
+          if not active and cc and r.registers and gpus.cc(cc) then
+            -- Kineto: one shared-memory total per block (smem_bytes)
+            local st, dy = r.smem_static_bytes, r.smem_dynamic_bytes
+            if not st and not dy then st = r.smem_bytes end
             local o = gpu.occupancy{ cc = cc, block_size = bs, registers = r.registers,
-              smem_static = r.smem_static_bytes, smem_dynamic = r.smem_dynamic_bytes,
+              smem_static = st, smem_dynamic = dy,
               smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }
             active = o.active_blocks
           end
-          active = active or printed_active(r)
-          local sms, src = r.sm_count, "the input"
-          if not sms and ctx.sm_count and ctx.source:find("the input", 1, true) then sms = ctx.sm_count end
           if not sms and r.waves_per_sm and active then
             sms = gpus.infer_sm_count(grid, r.waves_per_sm, active)
             src = "Waves Per SM"
@@ -155,8 +156,8 @@ return {
             speedup_pct = f.speedup }
         elseif g.rule == "launch.small_grid" then
           report:finding { severity = "warn", rule = g.rule, subject = subject,
-            message = string.format("%d blocks on %d SMs: the grid leaves %d SMs idle (%s)",
-              f.grid, f.sms, f.sms - f.grid, who),
+            message = string.format("%d block%s on %d SMs: the grid leaves %d SMs idle (%s)",
+              f.grid, f.grid == 1 and "" or "s", f.sms, f.sms - f.grid, who),
             evidence = { grid_size = f.grid, sm_count = f.sms, launches = g.launches, kernels = g.korder,
               formula = "speedup = (SMs - grid) / SMs x 100" },
             speedup_pct = f.speedup }
@@ -180,6 +181,9 @@ return {
       for s in pairs(sm_sources) do srcs[#srcs + 1] = s end
       table.sort(srcs)
       if #srcs > 0 then report:note("SM count from " .. table.concat(srcs, ", ")) end
+      if ctx.vendor == "amd" then
+        report:note("AMD GPU: SM count = compute units, blocks = workgroups; occupancy and tail need the CU resource model, which perflab does not have")
+      end
       if skipped > 0 then report:note(string.format("%d launches without grid or block size were skipped", skipped)) end
       if no_sm > 0 then
         report:note(string.format("%d launches: no SM count in the input; pass --gpu NAME (one of: %s)", no_sm, gpu.choices()))

@@ -53,38 +53,48 @@ return {
       local skipped, no_cc, inferred = 0, 0, {}
       local mismatches = {}
       local assumptions = {}
+      local is_trace = k:has("est_achieved_occupancy_pct") or p.format == "kineto"
+      local kineto_smem = 0
+      local exception_hits = {}
       for i, r in k:rows() do
         local bs = gpu.dim(r, "block_size", "block")
         local regs = r.registers
         if not bs or not regs then skipped = skipped + 1; goto next end
         do
-          local cc = r.cc or ctx.cc
-          local smem_static = r.smem_static_bytes or 0
-          local smem_dyn = r.smem_dynamic_bytes or 0
-          if not cc and r.block_limit_sm then
-            local cands = gpus.infer_cc{ block_limit_sm = r.block_limit_sm,
-              block_limit_warps = r.block_limit_warps, warps_per_block = (bs + 31) // 32,
-              smem_driver = r.smem_driver_bytes, smem_config = r.smem_config_bytes }
-            if #cands > 0 then
-              cc = cands[1]
-              inferred[table.concat(cands, " or ")] = true
+          local cc, sms, maxthr = gpu.row_device(r, ctx)
+          -- shared memory: ncu prints static and dynamic; Kineto writes one
+          -- total ("shared memory" = static + dynamic) into smem_bytes
+          local smem_static, smem_dyn = r.smem_static_bytes, r.smem_dynamic_bytes
+          if not smem_static and not smem_dyn and r.smem_bytes then
+            smem_static = r.smem_bytes; kineto_smem = kineto_smem + 1
+          end
+          smem_static, smem_dyn = smem_static or 0, smem_dyn or 0
+          if not cc and ctx.vendor ~= "amd" and r.block_limit_sm then
+            local c, cands, how = gpu.infer_cc_row(r, sms or ctx.sm_count)
+            if c then
+              cc = c
+              inferred[string.format("CC %s (from %s)", table.concat(cands, " or "), how)] = true
             end
           end
           if not cc then no_cc = no_cc + 1; goto next end
           local args = { cc = cc, block_size = bs, registers = regs, smem_static = smem_static,
             smem_dynamic = smem_dyn, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }
           local o = gpu.occupancy(args)
-          if o.assumption then assumptions[o.assumption] = true end
+          if o.assumption and not is_trace then assumptions[o.assumption] = true end
           local kernel = r.short_name or r.name or ("launch " .. i)
+          -- what the input printed: ncu's theoretical occupancy, or Kineto's
+          -- estimate (2021 Kineto wrote the same estimate as "theoretical
+          -- occupancy %")
           local est = r.est_achieved_occupancy_pct
+          if is_trace and not est then est = r.theoretical_occupancy_pct end
           local grid = gpu.dim(r, "grid_size", "grid")
-          local sms = r.sm_count or ctx.sm_count
           local my_est
-          if grid and sms and not r.smem_config_bytes then
+          if is_trace and grid and sms then
             my_est = gpu.est_achieved_occupancy{ cc = cc, block_size = bs, grid_size = grid,
-              registers = regs, smem = smem_static + smem_dyn, sm_count = sms }.pct
+              registers = regs, smem = smem_static + smem_dyn, sm_count = sms,
+              max_threads_per_sm = maxthr }.pct
           end
-          local reported = r.theoretical_occupancy_pct or est
+          local reported = is_trace and est or r.theoretical_occupancy_pct
           local row = {
             kernel = kernel, cc = o.cc, block_size = bs, registers = regs,
             smem_bytes = smem_static + smem_dyn, smem_config_bytes = o.smem_config_used,
@@ -94,15 +104,41 @@ return {
             theoretical_warps = o.theoretical_warps,
             theoretical_occupancy_pct = round2(o.theoretical_occupancy_pct),
             achieved_occupancy_pct = r.achieved_occupancy_pct,
-            est_achieved_occupancy_pct = my_est or est,
+            est_achieved_occupancy_pct = my_est,
             reported_occupancy_pct = reported,
             limiter = table.concat(o.limiter, ", "),
           }
           rows[#rows + 1] = row
-          -- compare with what the input printed
-          if r.theoretical_occupancy_pct and math.abs(r.theoretical_occupancy_pct - o.theoretical_occupancy_pct) > 0.01 then
-            mismatches[#mismatches + 1] = string.format("%s: perflab %.2f %%, input %.2f %%", kernel,
-              o.theoretical_occupancy_pct, r.theoretical_occupancy_pct)
+          -- compare with what the input printed (ncu: every block limit, the
+          -- theoretical warps and occupancy; Kineto: the estimate)
+          if not is_trace then
+            local diffs = {}
+            for _, c in ipairs({ "block_limit_sm", "block_limit_registers", "block_limit_smem",
+                                 "block_limit_warps", "theoretical_warps" }) do
+              if r[c] and r[c] ~= o[c] then diffs[#diffs + 1] = string.format("%s %s (input %s)", c, o[c], r[c]) end
+            end
+            if r.theoretical_occupancy_pct and math.abs(r.theoretical_occupancy_pct - o.theoretical_occupancy_pct) > 0.01 then
+              diffs[#diffs + 1] = string.format("theoretical %.2f %% (input %.2f %%)", o.theoretical_occupancy_pct,
+                r.theoretical_occupancy_pct)
+            end
+            if #diffs > 0 then
+              -- the known 2020 ncu exception: Block Limit Shared Mem against
+              -- the maximum carveout instead of the configuration size
+              local maxc = gpus.cc(cc).smem_per_sm
+              if #diffs == 1 and r.block_limit_smem and r.block_limit_smem ~= o.block_limit_smem
+                 and r.smem_config_bytes and r.smem_config_bytes < maxc then
+                local a2 = {}
+                for kk, vv in pairs(args) do a2[kk] = vv end
+                a2.smem_config = maxc
+                if gpu.occupancy(a2).block_limit_smem == r.block_limit_smem then
+                  exception_hits[#exception_hits + 1] = kernel
+                  diffs = {}
+                end
+              end
+            end
+            if #diffs > 0 then
+              mismatches[#mismatches + 1] = string.format("%s: %s", kernel, table.concat(diffs, ", "))
+            end
           elseif est and my_est and est ~= my_est then
             mismatches[#mismatches + 1] = string.format("%s: perflab est. %d %%, Kineto %d %%", kernel, my_est, est)
           end
@@ -119,6 +155,17 @@ return {
           end
         end
         ::next::
+      end
+      if #exception_hits > 0 then
+        report:note(string.format("%d launch(es) (%s): the input's Block Limit Shared Mem is what the maximum shared-memory carveout gives, not the printed configuration size -- the known behaviour of 2020-era ncu; the theoretical occupancy agrees",
+          #exception_hits, table.concat(exception_hits, ", ")))
+      end
+      if kineto_smem > 0 then
+        report:note(string.format("%d launches: shared memory from the trace's one total per block (static + dynamic, smem_bytes)", kineto_smem))
+      end
+      if is_trace then
+        assumptions[string.format("trace input: the calculator assumes the runtime's default carveout (the full shared memory per SM) and no opt-in above %s per block, as Kineto's estimate does",
+          "48 KB")] = true
       end
       local t = T.from_rows(rows, COLS)
       local name = #inputs > 1 and ("occupancy_" .. idx) or "occupancy"
@@ -169,7 +216,7 @@ return {
       end
       for a in pairs(assumptions) do report:note(a) end
       for c in pairs(inferred) do
-        report:note(string.format("%s prints no compute capability; the printed block limits fit CC %s (used the first)", p.source, c))
+        report:note(string.format("%s prints no compute capability; used %s, the first that fits", p.source, c))
       end
       if skipped > 0 then report:note(string.format("%d launches without block size or registers were skipped", skipped)) end
       if no_cc > 0 then

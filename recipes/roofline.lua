@@ -50,6 +50,216 @@ end
 
 local function r2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 
+---------------------------------------------------------------------------
+-- FLOPs and bytes per launch, from what the input has (editable data)
+---------------------------------------------------------------------------
+
+-- ncu instruction counts (raw page / --metrics): FLOP = add + mul + 2 x fma
+local NCU_FLOPS = {
+  { "fp64", "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum" },
+  { "fp32", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum" },
+  { "fp16", "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum" },
+}
+-- DRAM bytes: raw names, else the details page's DRAM bandwidth x duration
+local NCU_BYTES = { "dram__bytes.sum", "dram__bytes_read.sum+dram__bytes_write.sum" }
+local NCU_DRAM_RATE = { "Memory Throughput@byte/s", "dram__bytes.sum.per_second@byte/s", "dram__bytes.sum.per_second" }
+
+-- Kineto operators whose FLOPs follow from input shapes (GEMM: 2*M*N*K).
+-- Each entry: op name -> function(dims) -> M, N, K, batch, {dims counted for bytes}
+local GEMM_OPS = {
+  ["aten::mm"] = function(d) local a, b = d[1], d[2]; if #a == 2 and #b == 2 then return a[1], b[2], a[2], 1, { a, b, { a[1], b[2] } } end end,
+  ["aten::addmm"] = function(d) local a, b = d[2], d[3]; if a and b and #a == 2 and #b == 2 then return a[1], b[2], a[2], 1, { d[1], a, b, { a[1], b[2] } } end end,
+  ["aten::bmm"] = function(d) local a, b = d[1], d[2]; if #a == 3 and #b == 3 then return a[2], b[3], a[3], a[1], { a, b, { a[1], a[2], b[3] } } end end,
+  ["aten::baddbmm"] = function(d) local a, b = d[2], d[3]; if a and b and #a == 3 and #b == 3 then return a[2], b[3], a[3], a[1], { d[1], a, b, { a[1], a[2], b[3] } } end end,
+}
+local ELEM_BYTES = { float = 4, double = 8, ["c10::Half"] = 2, ["c10::BFloat16"] = 2, half = 2, bfloat16 = 2,
+  int = 4, long = 8, ["signed char"] = 1, ["unsigned char"] = 1, ["c10::Float8_e4m3fn"] = 1, ["c10::Float8_e5m2"] = 1 }
+local TYPE_PRECISION = { float = "fp32", double = "fp64", ["c10::Half"] = "fp16", ["c10::BFloat16"] = "bf16",
+  ["c10::Float8_e4m3fn"] = "fp8", ["c10::Float8_e5m2"] = "fp8" }
+
+local function parse_dims(s)
+  local out = {}
+  if type(s) ~= "string" then return out end
+  local inner = s:match("^%[(.*)%]$") or ""
+  for grp in inner:gmatch("%[([^%[%]]*)%]") do
+    local d = {}
+    for n in grp:gmatch("%-?%d+") do d[#d + 1] = tonumber(n) end
+    out[#out + 1] = d
+  end
+  return out
+end
+local function parse_types(s)
+  local out = {}
+  if type(s) == "string" then for t in s:gmatch('"([^"]*)"') do out[#out + 1] = t end end
+  return out
+end
+local function numel(d) local n = 1; for _, x in ipairs(d) do n = n * x end; return n end
+
+-- Kineto: cpu op (by external id) -> flops, bytes, precision, how
+local function kineto_op_work(p)
+  local ops = p.tables.cpu_ops
+  if not ops then return nil end
+  local by = {}
+  for _, o in ops:rows() do
+    if o.external_id then
+      local dims = parse_dims(o.input_dims)
+      local types = parse_types(o.input_types)
+      local esize = ELEM_BYTES[types[1] or ""] or ELEM_BYTES[types[2] or ""] or 4
+      local prec = TYPE_PRECISION[types[2] or types[1] or ""]
+      local fn = GEMM_OPS[o.name]
+      local flops, bytes, how
+      if fn and #dims > 0 then
+        local m, n, kk, b, counted = fn(dims)
+        if m then
+          flops = 2 * m * n * kk * b
+          bytes = 0
+          for _, d in ipairs(counted) do if #d > 0 then bytes = bytes + numel(d) * esize end end
+          how = "input shapes (GEMM 2*M*N*K)"
+        end
+      end
+      if o.flops and o.flops > 0 then
+        flops = o.flops; how = "the trace's flops argument"
+        if not bytes and #dims > 0 then
+          bytes = 0
+          for _, d in ipairs(dims) do if #d > 0 then bytes = bytes + numel(d) * esize end end
+        end
+      end
+      if flops then by[o.external_id] = { flops = flops, bytes = bytes, precision = prec, how = how, op = o.name } end
+    end
+  end
+  return by
+end
+
+-- Kineto: the operator that launched each kernel.  The kernel's External id
+-- names its op in most traces; where it does not (HTA-processed traces give
+-- GPU events their correlation id as External id), the kernel's runtime
+-- call (same correlation) is placed inside the innermost cpu op on the same
+-- thread that encloses it in time.  Returns correlation -> op external id.
+local function kineto_launching_ops(p)
+  local ops, rt = p.tables.cpu_ops, p.tables.runtime
+  if not ops or not rt or not rt:has("correlation") then return {} end
+  local per = {}
+  for _, o in ops:rows() do
+    if o.start_ns and o.duration_ns and o.external_id then
+      local key = tostring(o.pid) .. "|" .. tostring(o.tid)
+      local l = per[key]; if not l then l = {}; per[key] = l end
+      l[#l + 1] = { s = o.start_ns, e = o.start_ns + o.duration_ns, ext = o.external_id, op = true }
+    end
+  end
+  for _, r in rt:rows() do
+    if r.correlation and r.start_ns then
+      local key = tostring(r.pid) .. "|" .. tostring(r.tid)
+      local l = per[key]
+      if l then l[#l + 1] = { s = r.start_ns, e = r.start_ns + (r.duration_ns or 0), corr = r.correlation } end
+    end
+  end
+  local out = {}
+  for _, l in pairs(per) do
+    -- ops before runtime calls at the same start; longer ops first
+    table.sort(l, function(a, b)
+      if a.s ~= b.s then return a.s < b.s end
+      if (a.op ~= nil) ~= (b.op ~= nil) then return a.op ~= nil end
+      return a.e > b.e
+    end)
+    local stack = {}
+    for _, ev in ipairs(l) do
+      while #stack > 0 and stack[#stack].e < ev.e do stack[#stack] = nil end
+      if ev.op then stack[#stack + 1] = ev
+      elseif #stack > 0 then out[ev.corr] = stack[#stack].ext end
+    end
+  end
+  return out
+end
+
+-- a name reduced to its last identifier without templates or arguments
+local function bare(name)
+  local s = (name or ""):gsub("%b()", ""):gsub("%b<>", ""):gsub("^%s*void%s+", "")
+  return s:match("([%w_]+)%s*$") or s
+end
+
+local function read_work_csv(path)
+  local p = perflab.load(path, { format = "csv" })
+  local t = p.tables.csv or p:table(p:table_names()[1])
+  local by = {}
+  for _, r in t:rows() do
+    if r.kernel and (r.flops or r.bytes) then
+      local w = { flops = r.flops, bytes = r.bytes, precision = r.precision }
+      by[r.kernel] = w; by[bare(r.kernel)] = by[bare(r.kernel)] or w
+    end
+  end
+  return by
+end
+
+-- per-row work for a kernels table: returns function(i, r) -> flops, bytes, precision, how
+local function work_source(p, opts)
+  local csv = (opts.work and opts.work ~= "") and read_work_csv(opts.work) or nil
+  local kin = kineto_op_work(p)
+  local mm = {}
+  if p.tables.metrics and p.tables.metrics:has("kernel_id") and p.tables.metrics:has("value") then
+    for _, r in p.tables.metrics:rows() do
+      if r.kernel_id and r.value then
+        mm[r.kernel_id] = mm[r.kernel_id] or {}
+        local name = r.metric
+        -- "Memory Throughput" is a percentage in SOL and DRAM byte/s in Memory Workload Analysis
+        if r.base_unit == "byte/s" then name = name .. "@byte/s" end
+        if mm[r.kernel_id][name] == nil then mm[r.kernel_id][name] = r.value end
+      end
+    end
+  end
+  -- Kineto: an op's work is shared by its kernels in proportion to their durations
+  local ext_ns = {}
+  local launched_by = {}
+  local function op_of(r)
+    if r.external_id and kin[r.external_id] then return r.external_id end
+    return r.correlation and launched_by[r.correlation]
+  end
+  if kin and next(kin) and p.tables.kernels then
+    launched_by = kineto_launching_ops(p)
+    for _, r in p.tables.kernels:rows() do
+      local e = op_of(r)
+      if e and kin[e] then ext_ns[e] = (ext_ns[e] or 0) + (r.duration_ns or 0) end
+    end
+  end
+  return function(i, r)
+    if csv then
+      local w = csv[r.name or ""] or csv[r.short_name or ""] or csv[bare(r.name)]
+      if w then return w.flops, w.bytes, w.precision, "--set work (per launch)" end
+    end
+    if r.flops or r.dram_bytes or r.bytes then return r.flops, r.dram_bytes or r.bytes, nil, "the input's columns" end
+    local m = mm[r.id or (i - 1)]
+    if m then
+      local flops, prec
+      for _, f in ipairs(NCU_FLOPS) do
+        local a, b, c = m[f[2]], m[f[3]], m[f[4]]
+        if a and b and c then
+          local v = a + b + 2 * c
+          if v > 0 then flops = (flops or 0) + v; if not prec or v > (flops - v) then prec = f[1] end end
+        end
+      end
+      local bytes = m["dram__bytes.sum"]
+      if not bytes and m["dram__bytes_read.sum"] and m["dram__bytes_write.sum"] then
+        bytes = m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
+      end
+      if not bytes and r.duration_ns then
+        for _, n in ipairs(NCU_DRAM_RATE) do
+          if m[n] then bytes = m[n] * r.duration_ns * 1e-9; break end
+        end
+      end
+      if flops or bytes then return flops, bytes, prec, "ncu instruction and DRAM metrics" end
+    end
+    local e = kin and op_of(r)
+    if e and kin[e] then
+      local w = kin[e]
+      local share = (ext_ns[e] or 0) > 0 and (r.duration_ns or 0) / ext_ns[e] or 1
+      return w.flops * share, w.bytes and w.bytes * share, w.precision, "Kineto " .. w.how
+    end
+    return nil
+  end
+end
+
 return {
   name = "roofline",
   summary = "roofline placement per kernel (AI, attainable, efficiency, bound) with an SVG chart",
@@ -57,6 +267,7 @@ return {
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
     precision = { type = "string", default = "auto", help = "precision of the ceiling to use (fp64, fp32, tf32, fp16, bf16, fp8, int8; auto = from the kernel name)" },
+    work = { type = "string", default = "", help = "CSV with columns kernel,flops,bytes (per launch; optional precision) joined by kernel name" },
   },
   run = function(inputs, opts, report)
     for idx, p in ipairs(inputs) do
@@ -69,6 +280,8 @@ return {
       local is_summary = not p.tables.kernels
       local bykernel, order = {}, {}
       local total_ns = 0
+      local work = work_source(p, opts)
+      local hows = {}
       for i, r in k:rows() do
         local name = r.short_name or r.name or ("launch " .. i)
         local g = bykernel[name]
@@ -80,9 +293,15 @@ return {
         local ns = is_summary and r.total_ns or r.duration_ns or 0
         g.ns = g.ns + ns
         total_ns = total_ns + ns
-        if r.flops then g.flops = g.flops + r.flops; g.has_flops = true end
-        local b = r.dram_bytes or r.bytes
+        local fl, b, wprec, how = work(i, r)
+        if is_summary and how == "--set work (per launch)" and r.calls then
+          fl = fl and fl * r.calls; b = b and b * r.calls
+        end
+        if how then hows[how] = true end
+        if fl then g.flops = g.flops + fl; g.has_flops = true end
         if b then g.bytes = g.bytes + b; g.has_bytes = true end
+        if wprec and not g.precision then g.precision = wprec end
+        if r.waves_per_sm then g.waves = math.max(g.waves or 0, r.waves_per_sm) end
         if r.compute_throughput_pct and r.memory_throughput_pct then
           local w = ns > 0 and ns or 1
           g.c_w = g.c_w + r.compute_throughput_pct * w
@@ -131,6 +350,11 @@ return {
             missing_peak[prec] = true
           end
         end
+        if not row.bytes and g.has_bytes and g.bytes > 0 then
+          row.bytes = g.bytes
+          if g.ns > 0 then row.achieved_bytes_per_s = g.bytes / (g.ns * 1e-9) end
+        end
+        if not row.flops and g.has_flops and g.flops > 0 then row.flops = g.flops end
         if not cpct and g.sol_ns > 0 then
           basis["Speed-of-Light percentages"] = true
           cpct, mpct = g.c_w / g.sol_ns, g.m_w / g.sol_ns
@@ -140,7 +364,7 @@ return {
         end
         if cpct then
           row.compute_pct, row.memory_pct = r2(cpct), r2(mpct)
-          local _, bound = gpu.sol_class(cpct, mpct)
+          local _, bound = gpu.sol_class(cpct, mpct, g.waves)
           row.bound = bound
           share_by_bound[bound] = (share_by_bound[bound] or 0) + (row.time_share_pct or 0)
         end
@@ -178,6 +402,7 @@ return {
             gpu.si(row.attainable_flops_per_s, "FLOP/s")),
           evidence = { flops = row.flops, bytes = row.bytes, efficiency_pct = row.efficiency_pct } }
       end
+      for h in pairs(hows) do report:note("FLOPs and bytes from " .. h) end
       for prec in pairs(missing_peak) do
         report:note(string.format("no %s peak for %s in perflab.gpus; add it in ~/.config/perflab/gpus.lua",
           prec, model and model.id or "this GPU"))
@@ -187,7 +412,7 @@ return {
         for _, pr in ipairs(gpus.precisions) do
           if peaks[pr.id] then ceilings[#ceilings + 1] = { label = pr.label, flops = peaks[pr.id] } end
         end
-        local svg = gpu.roofline_svg { title = string.format("Roofline: %s (%s)", model.name or model.id, p.source),
+        local svg = gpu.roofline_svg { title = string.format("Roofline: %s (%s)", model.name or model.id, (p.source or ""):match("[^/]+$") or p.source),
           ceilings = ceilings, bandwidth = bw, bandwidth_label = "DRAM", points = points }
         report:figure(#inputs > 1 and ("roofline_" .. idx .. ".svg") or "roofline.svg", svg,
           { title = "roofline chart (log-log)" })

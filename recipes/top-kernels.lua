@@ -46,7 +46,9 @@ local function from_summary(s, key)
   if not s:has(key) then key = "name" end
   local keys = { key }
   if s:has("run") and #s:unique("run") > 1 then keys = { "run", key } end
-  local aggs = { { "calls", "sum", "calls" }, { "total_ns", "sum", "total_ns" } }
+  local aggs = { { "total_ns", "sum", "total_ns" } }
+  -- some summaries (a comparison report's shares) do not know the calls
+  if s:has("calls") and s:col("calls"):count() > 0 then table.insert(aggs, 1, { "calls", "sum", "calls" }) end
   if s:has("min_ns") then aggs[#aggs + 1] = { "min_ns", "min", "min_ns" } end
   if s:has("max_ns") then aggs[#aggs + 1] = { "max_ns", "max", "max_ns" } end
   local g = s:group_by(keys):agg(aggs)
@@ -105,9 +107,9 @@ return {
       g = g:select(order):sort_by("-total_ns", "kernel")
       local shown = opts.top > 0 and g:head(opts.top) or g
       local name = #inputs > 1 and ("top_kernels_" .. _) or "top_kernels"
-      local calls = g:col("calls"):sum()
+      local calls = g:has("calls") and g:col("calls"):sum() or nil
       report:table(name, shown, {
-        title = string.format("%d kernels, %s launches, %s of kernel time%s", g:nrows(), units.count(calls),
+        title = string.format("%d kernels, %s launches, %s of kernel time%s", g:nrows(), calls and units.count(calls) or "unknown",
           units.ns(total), (opts.top > 0 and g:nrows() > opts.top) and string.format(" (top %d shown)", opts.top) or ""),
         note = #util > 0 and g:nrows() > 0
           and "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time." or nil,
@@ -119,9 +121,9 @@ return {
           severity = "info",
           rule = "top-kernels.dominant",
           subject = first.kernel,
-          message = string.format("%s takes %.1f %% of kernel time%s (%s over %d calls)",
+          message = string.format("%s takes %.1f %% of kernel time%s (%s%s)",
             units.label(first.kernel), first.share_pct, first.run and (" in run " .. first.run) or "",
-            units.ns(first.total_ns), first.calls),
+            units.ns(first.total_ns), first.calls and string.format(" over %d calls", first.calls) or ""),
           evidence = { share_pct = first.share_pct, total_ns = first.total_ns, calls = first.calls,
                        kernel_time_ns = total, source = p.source },
         }

@@ -99,6 +99,10 @@ static int panic(lua_State *L) {
   return 0;
 }
 
+void pl_host_install(lua_State *L) {
+  install_preloads(L);
+}
+
 lua_State *pl_host_newstate(void) {
   lua_State *L = lua_newstate(pl_limit_alloc, NULL);
   if (L == NULL) return NULL;
@@ -122,7 +126,8 @@ static int msghandler(lua_State *L) {
   return 1;
 }
 
-static int structured_handler(lua_State *L) {
+
+int pl_host_msghandler(lua_State *L) {
   if (lua_istable(L, 1)) return 1;   /* a perflab.fail{} error: no traceback */
   return msghandler(L);
 }
@@ -155,11 +160,17 @@ void pl_host_release_sigint(void) {
 
 int pl_host_docall(lua_State *L, int narg, int nres) {
   int base = lua_gettop(L) - narg;
-  lua_pushcfunction(L, structured_handler);
+  lua_pushcfunction(L, pl_host_msghandler);
   lua_insert(L, base);
+  /* the SIGINT disposition in force before (an outer call's, or the
+  ** embedding program's) is put back afterwards */
+  struct sigaction old;
+  lua_State *old_L = sig_L;
+  sigaction(SIGINT, NULL, &old);
   pl_host_catch_sigint(L);
   int status = lua_pcall(L, narg, nres, base);
-  pl_host_release_sigint();
+  sig_L = old_L;
+  sigaction(SIGINT, &old, NULL);
   lua_remove(L, base);
   return status;
 }

@@ -6,6 +6,7 @@
 */
 #include "lbind.h"
 #include "format.h"
+#include "names.h"
 #include "pl_limits.h"
 
 #include <signal.h>
@@ -149,7 +150,19 @@ static int fmt_detect(lua_State *L) {
   return 1;
 }
 
+/* short_name(name) -> the kernel's short name (core/names.c), truncated -> bool */
+static int fmt_short_name(lua_State *L) {
+  size_t n;
+  const char *s = luaL_checklstring(L, 1, &n);
+  char buf[1024];
+  size_t k = pl_short_name(s, n, buf, sizeof buf);
+  lua_pushlstring(L, buf, k);
+  lua_pushboolean(L, pl_name_truncated(s, n));
+  return 2;
+}
+
 static const luaL_Reg funcs[] = {
+  {"short_name", fmt_short_name},
   {"load", fmt_load}, {"parse", fmt_parse}, {"list", fmt_list}, {"detect", fmt_detect},
   {NULL, NULL}
 };

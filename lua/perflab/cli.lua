@@ -29,6 +29,9 @@ Runs a recipe on one or more profiles and prints its report.
   --input-format ID   read the inputs as format ID instead of detecting it
   --lenient           salvage what parses; list what was skipped
   --gpu NAME          GPU model when the input does not name it (same as --set gpu=NAME)
+  --baseline FILE...  inputs in the role "baseline" (the normal runs) for
+                      comparison recipes (suspicion); files up to the next option
+  --target FILE...    inputs in the role "target" (the slow or new runs)
 ]],
   parse = [[
 usage: perflab parse FILE [options]
@@ -46,10 +49,27 @@ diagnostics.  With --table NAME, prints that table in full.
   gpus = "usage: perflab gpus\n\nLists the GPU models and compute capabilities perflab knows.\n",
   demo = "usage: perflab demo\n\nRuns the bundled recipes on the bundled example profiles (examples/).\n",
   repl = [[
-usage: perflab repl [FILE...]
+usage: perflab repl [FILE...] [--jsonl] [--input-format ID]
 
 Interactive session.  Files named are loaded first as p1, p2, ... (all in
 `profiles`).  With stdin not a terminal: no prompts, exit 2 if a chunk failed.
+  --jsonl   the cell protocol: one JSON object {"id", "code"} per line in,
+            one {"id", "ok", "values", "stdout", "error"} per line out
+            (README.md, "Cell protocol")
+]],
+  jupyter = [[
+usage: perflab jupyter install [--user | --prefix DIR] [--python PYTHON] [--name NAME]
+
+Writes a Jupyter kernelspec so JupyterLab, Notebook and jupyter console offer
+a "perflab (Lua)" kernel: kernel.json and perflab_kernel.py, a small ipykernel
+wrapper (Debian: apt-get install python3-ipykernel) that runs the cells in a
+`perflab repl --jsonl` child of this very binary.
+  (default)      /usr/local/share/jupyter/kernels/NAME (system-wide)
+  --user         $JUPYTER_DATA_DIR or ${XDG_DATA_HOME:-~/.local/share}/jupyter, kernels/NAME
+  --prefix DIR   DIR/share/jupyter/kernels/NAME (a virtualenv, a test prefix)
+  --python PY    the Python that runs the kernel (default: the first of
+                 /usr/bin/python3 and python3 that can import ipykernel)
+  --name NAME    kernelspec name (default perflab)
 ]],
 }
 
@@ -73,6 +93,15 @@ local function parse_args(args, spec)
       if kind == "flag" then
         if val then fail(string.format("option --%s takes no value", name)) end
         o[name] = true
+      elseif kind == "files" then
+        -- --baseline A B C: every following argument up to the next option
+        o[name] = o[name] or {}
+        if val then o[name][#o[name] + 1] = val end
+        while args[i + 1] ~= nil and args[i + 1]:sub(1, 1) ~= "-" do
+          i = i + 1
+          o[name][#o[name] + 1] = args[i]
+        end
+        if #o[name] == 0 then fail(string.format("option --%s needs at least one file", name)) end
       else
         if not val then
           i = i + 1
@@ -142,18 +171,28 @@ end
 
 function M.run(args)
   local pos, o = parse_args(args, { _cmd = "run", format = "value", output = "value", ["fail-on"] = "value",
-    set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag" })
+    set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag",
+    baseline = "files", target = "files" })
   if o.help and pos[1] then write(recipes.help(pos[1])); return 0 end
   if o.help or #pos == 0 then write(usage.run); return o.help and 0 or 2 end
   local fmt = output_format(o)
   local failon = o["fail-on"] and report_mod.severity(o["fail-on"])
   local r = recipes.load(pos[1])
-  if #pos < 2 and #r.needs > 0 then
+  local nroles = #(o.baseline or {}) + #(o.target or {})
+  if #pos < 2 and nroles == 0 and #r.needs > 0 then
     fail(string.format("recipe '%s' needs input files: perflab run %s FILE...", r.name, r.name))
   end
   if o.gpu then o.set.gpu = o.gpu end
   local inputs = {}
   for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], load_opts(o)) end
+  -- comparison inputs: each profile carries its role ("baseline" / "target")
+  for _, role in ipairs({ "baseline", "target" }) do
+    for _, f in ipairs(o[role] or {}) do
+      local p = profile.load(f, load_opts(o))
+      p.role = role
+      inputs[#inputs + 1] = p
+    end
+  end
   local rep = recipes.run(r, inputs, o.set)
   write(rep:render(fmt, { width = term_width(), table = o.table }))
   if o.output then
@@ -297,7 +336,11 @@ end
 
 --- The demo: each entry is a recipe and the example files it runs on.
 M.demo_jobs = {
-  { recipe = "top-kernels", files = { "kernel-table.txt" }, set = { top = 10 } },
+  { recipe = "top-kernels", files = { "kernel-table.txt" }, set = { top = 8 } },
+  { recipe = "occupancy", files = { "ncu-details.txt" } },
+  { recipe = "launch", files = { "ncu-details.txt" } },
+  { recipe = "advice", files = { "ncu-details.txt" } },
+  { recipe = "top-kernels", files = { "tb-profiler.json" }, set = { top = 5, group = "short_name" } },
 }
 
 function M.demo(args)
@@ -316,10 +359,12 @@ function M.demo(args)
     local okr = pcall(recipes.load, job.recipe)
     if not missing and okr then
       if ran > 0 then write("\n") end
-      write(string.format("$ perflab run %s %s%s\n", job.recipe, table.concat(job.files, " "),
-        job.set and (function() local s = "" for k, v in pairs(job.set) do s = s .. " --set " .. k .. "=" .. tostring(v) end return s end)() or ""))
+      local sets = {}
+      for k, v in pairs(job.set or {}) do sets[#sets + 1] = " --set " .. k .. "=" .. tostring(v) end
+      table.sort(sets)
+      write(string.format("$ perflab run %s %s%s\n", job.recipe, table.concat(job.files, " "), table.concat(sets)))
       local rep = recipes.run(job.recipe, inputs, job.set)
-      write(rep:render(fmt, { width = term_width() }))
+      write(rep:render(fmt, { width = term_width(), max_rows = 6 }))
       ran = ran + 1
     end
   end
@@ -333,9 +378,92 @@ function M.repl(args)
   local pos, o = parse_args(args, { _cmd = "repl", help = "flag", ["input-format"] = "value", jsonl = "flag" })
   if o.help then write(usage.repl); return 0 end
   local repl = require "perflab.repl"
-  repl.setup({ files = pos, load_opts = load_opts(o) })
-  local ok = sys.repl()
-  return ok and 0 or 2
+  repl.setup({ files = pos, load_opts = load_opts(o), announce = not o.jsonl })
+  if o.jsonl then
+    repl.jsonl()
+    return 0
+  end
+  local interactive = sys.isatty(0)
+  local ok = sys.repl(interactive)
+  -- a session at a terminal ends well whatever was typed; piped input is a script
+  return (ok or interactive) and 0 or 2
+end
+
+-- ---- jupyter ---------------------------------------------------------------
+
+local function kernel_source()
+  if sys.lua_dir then
+    local f = io.open(sys.lua_dir .. "/../jupyter/perflab_kernel.py", "rb")
+    if f then local s = f:read("a"); f:close(); return s end
+  end
+  return sys.embedded("jupyter/perflab_kernel.py")
+end
+
+local function shell_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+local function can_import_ipykernel(py)
+  return os.execute(shell_quote(py) .. " -c 'import ipykernel' >/dev/null 2>&1") == true
+end
+
+function M.jupyter(args)
+  local pos, o = parse_args(args, { _cmd = "jupyter", user = "flag", prefix = "value", python = "value",
+    name = "value", help = "flag" })
+  if o.help then write(usage.jupyter); return 0 end
+  if pos[1] ~= "install" or #pos > 1 then io.stderr:write(usage.jupyter); return 2 end
+  if o.user and o.prefix then fail("perflab jupyter install: --user and --prefix exclude each other") end
+  local name = o.name or "perflab"
+  if not name:match("^[%w%._%-]+$") then fail(string.format("kernel name '%s': use letters, digits, '.', '_' and '-'", name)) end
+  local dir
+  if o.prefix then
+    dir = o.prefix .. "/share/jupyter/kernels/" .. name
+  elseif o.user then
+    local data = os.getenv("JUPYTER_DATA_DIR")
+    if not data or data == "" then
+      local xdg = os.getenv("XDG_DATA_HOME")
+      if not xdg or xdg == "" then
+        local home = os.getenv("HOME")
+        if not home then fail("perflab jupyter install --user: HOME is not set") end
+        xdg = home .. "/.local/share"
+      end
+      data = xdg .. "/jupyter"
+    end
+    dir = data .. "/kernels/" .. name
+  else
+    dir = "/usr/local/share/jupyter/kernels/" .. name
+  end
+  local python = o.python
+  if not python then
+    for _, py in ipairs({ "/usr/bin/python3", "python3" }) do
+      if can_import_ipykernel(py) then python = py; break end
+    end
+    if not python then
+      python = "/usr/bin/python3"
+      io.stderr:write("perflab: warning: no python3 here can import ipykernel; the kernel needs it " ..
+        "(Debian: apt-get install python3-ipykernel)\n")
+    end
+  end
+  local bin = sys.exe_path()
+  if not bin or not bin:match("perflab[^/]*$") then
+    fail("perflab jupyter install: cannot tell where the perflab binary is (run it as the perflab program)")
+  end
+  local src = kernel_source()
+  if not src then fail("the Jupyter kernel is not part of this build") end
+  local spec = {
+    argv = { python, "-Xfrozen_modules=off", "{resource_dir}/perflab_kernel.py", "-f", "{connection_file}" },
+    display_name = o.name and ("perflab (Lua, " .. name .. ")") or "perflab (Lua)",
+    language = "lua",
+    interrupt_mode = "signal",
+    env = { PERFLAB_BIN = bin, PYDEVD_DISABLE_FILE_VALIDATION = "1" },
+    metadata = { debugger = false },
+  }
+  local ok, err = sys.mkdir(dir)
+  if not ok then fail(string.format("cannot create %s: %s", dir, err)) end
+  for file, text in pairs({ ["kernel.json"] = perflab.json.encode(spec, "  ") .. "\n", ["perflab_kernel.py"] = src }) do
+    local okw, e = sys.write_atomic(dir .. "/" .. file, text)
+    if not okw then fail(string.format("cannot write %s/%s: %s", dir, file, e)) end
+  end
+  write(string.format("installed Jupyter kernel '%s' (%s) in %s\n", name, spec.display_name, dir))
+  return 0
 end
 
 -- ---- help / dispatch -------------------------------------------------------
@@ -351,7 +479,8 @@ usage: perflab COMMAND [ARGS]      (perflab help COMMAND, perflab help RECIPE)
   recipes              list recipes and where each comes from
   formats              list input formats and their tables
   gpus                 list known GPUs
-  repl [FILE...]       interactive session, files preloaded
+  repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)
+  jupyter install      install the "perflab (Lua)" Jupyter kernel
   demo                 bundled recipes on bundled example profiles
   perflab SCRIPT.lua [ARGS], perflab -e CODE, -l MOD, -i, -   as lua5.4
 

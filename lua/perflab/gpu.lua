@@ -464,13 +464,85 @@ function M.context(p, opts)
     if not m then return nil, err end
     if not ctx.model then ctx.model = m; ctx.from[#ctx.from + 1] = "--gpu " .. g end
   end
+  -- AMD devices in Kineto traces carry the gfx version as "cc" (gfx90a ->
+  -- 9.0) and CUs as "SMs": never feed those to the NVIDIA calculator.
+  if M.is_amd(ctx.name, drow.warp_size) then
+    ctx.vendor = "amd"; ctx.cc = nil; ctx.gfx = meta.cc or drow.cc
+  end
+  -- per device id (Kineto traces of several GPUs): cc, sm_count, threads per SM
+  ctx.devices = {}
+  if dev and dev:nrows() > 0 and dev:has("id") then
+    for _, d in dev:rows() do
+      if d.id then
+        ctx.devices[d.id] = { cc = (ctx.vendor ~= "amd") and d.cc and (gpus.cc_key(d.cc) or d.cc) or nil,
+          sm_count = d.sm_count, max_threads_per_sm = d.max_threads_per_sm, name = d.name }
+      end
+    end
+  end
   if ctx.model then
-    if not ctx.cc and ctx.model.cc then ctx.cc = ctx.model.cc end
+    if not ctx.cc and ctx.model.cc and ctx.vendor ~= "amd" then ctx.cc = ctx.model.cc end
     if not ctx.sm_count then ctx.sm_count = ctx.model.sm_count end
   end
   if ctx.cc then ctx.cc = gpus.cc_key(ctx.cc) or ctx.cc end
   ctx.source = #ctx.from > 0 and table.concat(ctx.from, " and ") or "nowhere (not named in the input)"
   return ctx
+end
+
+--- true when a device name (or a 64-thread wavefront) says AMD
+function M.is_amd(name, warp_size)
+  if warp_size == 64 then return true end
+  if type(name) ~= "string" then return false end
+  local n = name:lower()
+  return n:find("amd", 1, true) ~= nil or n:find("radeon", 1, true) ~= nil
+    or n:find("instinct", 1, true) ~= nil or n:match("^mi%d") ~= nil
+end
+
+--- device figures for one kernel row: the row's own cc / sm_count, its
+--- device id in ctx.devices (Kineto), then the input-wide context.
+--- Returns cc, sm_count, max_threads_per_sm (any may be nil).
+function M.row_device(r, ctx)
+  local d = r.device and ctx.devices and ctx.devices[r.device]
+  local cc = r.cc or (d and d.cc) or ctx.cc
+  if ctx.vendor == "amd" then cc = nil end
+  local sms = r.sm_count or (d and d.sm_count)
+  if not sms and ctx.sm_count and ctx.source:find("the input", 1, true) then sms = ctx.sm_count end
+  return cc and (gpus.cc_key(cc) or cc) or nil, sms, d and d.max_threads_per_sm
+end
+
+--- compute capability of an ncu launch that prints none (2020-2021 ncu):
+--- the CCs whose constants reproduce the printed Block Limit SM / Warps,
+--- driver shared memory, configuration size and the maximum warps per SM
+--- implied by Theoretical Active Warps / Theoretical Occupancy; when more
+--- than one fits and the SM count is known, the CCs of GPU models with that
+--- SM count.  Returns cc (first candidate), list of candidates, how.
+function M.infer_cc_row(r, sm_count)
+  local bs = M.dim(r, "block_size", "block")
+  if not r.block_limit_sm or not bs then return nil, {} end
+  local maxw
+  if r.theoretical_warps and r.theoretical_occupancy_pct and r.theoretical_occupancy_pct > 0 then
+    maxw = math.floor(r.theoretical_warps * 100 / r.theoretical_occupancy_pct + 0.5)
+  end
+  local cands = gpus.infer_cc{ block_limit_sm = r.block_limit_sm,
+    block_limit_warps = r.block_limit_warps, warps_per_block = (bs + 31) // 32,
+    smem_driver = r.smem_driver_bytes, smem_config = r.smem_config_bytes, max_warps_per_sm = maxw }
+  local how = "the printed block limits"
+  if #cands > 1 and sm_count then
+    local narrowed, seen = {}, {}
+    for _, c in ipairs(cands) do
+      for _, m in ipairs(gpus.list()) do
+        if m.sm_count == sm_count and m.cc == c and not seen[c] then
+          narrowed[#narrowed + 1] = c; seen[c] = m.id
+        end
+      end
+    end
+    if #narrowed > 0 then
+      local names = {}
+      for _, c in ipairs(narrowed) do names[#names + 1] = seen[c] end
+      cands = narrowed
+      how = string.format("the printed block limits and %d SMs (%s)", sm_count, table.concat(names, ", "))
+    end
+  end
+  return cands[1], cands, how
 end
 
 --- every GPU choice, for error messages
@@ -545,7 +617,7 @@ function M.roofline_svg(c)
   local lx0 = math.floor(math.log(xmin_v, 10)) - 1
   local lx1 = math.ceil(math.log(xmax_v, 10)) + 1
   local ly1 = math.ceil(math.log(ymax_v, 10) + 0.05)
-  local ly0 = math.min(math.floor(math.log(ymin_v, 10)), ly1 - 3)
+  local ly0 = math.min(math.floor(math.log(ymin_v, 10) - 0.3), ly1 - 3)
   ly0 = math.min(ly0, math.floor(math.log(bw * 10 ^ lx0, 10)))
   if ly1 - ly0 > 8 then ly0 = ly1 - 8 end
   local function X(v) return ml + (math.log(v, 10) - lx0) / (lx1 - lx0) * pw end
@@ -608,6 +680,19 @@ function M.roofline_svg(c)
         X(pt.ai), Y(pt.flops), rad, pt.above_roof and "#d62728" or "#17becf",
         xml(pt.title or string.format("%s: %.3g FLOP/byte, %s, %.1f %% of time", pt.label or "kernel", pt.ai, si(pt.flops, "FLOP/s"), share))))
     end
+  end
+  -- labels for the biggest points (by share of time)
+  local big = {}
+  for _, pt in ipairs(c.points or {}) do
+    if pt.ai and pt.ai > 0 and pt.flops and pt.flops > 0 and pt.label then big[#big + 1] = pt end
+  end
+  table.sort(big, function(a, b) return (a.share_pct or 0) > (b.share_pct or 0) end)
+  for i = 1, math.min(c.max_labels or 6, #big) do
+    local pt = big[i]
+    local rad = 3 + 22 * math.sqrt(math.max(pt.share_pct or 0, 0) / 100)
+    local lab = pt.label
+    if #lab > 28 then lab = lab:sub(1, 27) .. "…" end
+    add(string.format('<text x="%.1f" y="%.1f" font-size="10" fill="#333">%s</text>', X(pt.ai) + rad + 2, Y(pt.flops) + 3, xml(lab)))
   end
   add('</g>')
   add('</svg>')

@@ -535,6 +535,7 @@ function M.infer_cc(e)
     if ok and e.block_limit_warps and e.warps_per_block and e.warps_per_block > 0
        and a.max_warps_per_sm // e.warps_per_block ~= e.block_limit_warps then ok = false end
     if ok and e.smem_driver and a.smem_reserved_per_block ~= e.smem_driver then ok = false end
+    if ok and e.max_warps_per_sm and a.max_warps_per_sm ~= e.max_warps_per_sm then ok = false end
     if ok and e.smem_config and e.smem_config > 0 then
       local found = false
       for _, c in ipairs(a.smem_carveouts_kb) do if c * 1024 == e.smem_config then found = true end end

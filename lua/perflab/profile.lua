@@ -15,7 +15,8 @@ Profile.__index = Profile
 Profile.__name = "perflab.Profile"
 
 local function wrap(rec)
-  return setmetatable(rec, Profile)
+  rec.table_order = rec.table_order or {}
+  return require("perflab.derive").apply(setmetatable(rec, Profile))
 end
 
 function Profile:table_names()

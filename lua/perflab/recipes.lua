@@ -15,6 +15,7 @@
 --   4. the bundled recipes               (embedded in the binary, or
 --                                          $PERFLAB_LUA_DIR/../recipes)
 local sys = require "perflab.sys"
+local load = load   -- Lua's load, whatever a session later puts in the global
 local errors = require "perflab.errors"
 local report_mod = require "perflab.report"
 
@@ -206,7 +207,7 @@ function M.run(name, inputs, given)
   local opts = M.options(r, given)
   M.check_needs(r, inputs)
   local ins = {}
-  for i, p in ipairs(inputs) do ins[i] = { source = p.source, format = p.format } end
+  for i, p in ipairs(inputs) do ins[i] = { source = p.source, format = p.format, role = p.role } end
   local rep = report_mod.new { recipe = r.name, inputs = ins, options = opts }
   r.run(inputs, opts, rep)
   return rep
@@ -216,7 +217,7 @@ end
 function M.help(name)
   local r = M.load(name)
   local lines = {
-    string.format("perflab run %s FILE... [--set KEY=VALUE]...", r.name),
+    r.usage or string.format("perflab run %s FILE... [--set KEY=VALUE]...", r.name),
     "",
     r.summary,
   }

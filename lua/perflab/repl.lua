@@ -1,22 +1,52 @@
---- perflab.repl: what the interactive session adds to plain Lua: pretty
--- printing of values (perflab tables as aligned text with a row limit,
--- profiles as their list of tables, reports as their text, Lua tables
--- nested to a depth limit) and the helpers help(), load(), run(),
--- recipes().
+--- perflab.repl: what the interactive session adds to plain Lua.
+--   render(v)            text of a value as the REPL prints it: perflab tables
+--                        as aligned text with a row limit ("… N more rows"),
+--                        profiles as their list of tables, reports as their
+--                        text, Lua tables nested to a depth limit, numbers
+--                        with full precision
+--   rich(v)              {text=, markdown=, svg=, data=} for the cell protocol
+--   complete(prefix)     tab completion: candidates for the word that ends
+--                        `prefix` (the line up to the cursor) and where it starts
+--   help([x]), setup(opts), jsonl(opts): the session helpers and the cell protocol
 local perflab = require "perflab"
 local ptable = require "perflab.table"
 local report = require "perflab.report"
 local profile = require "perflab.profile"
+local json = require "perflab.json"
+local sys = require "perflab.sys"
 
-local M = { max_rows = 20, max_depth = 3, max_items = 40 }
+local M = { max_rows = 20, max_depth = 3, max_items = 40, width = 60 }
 
-local function is_ident(k) return type(k) == "string" and k:match("^[%a_][%w_]*$") end
+local lua_load = load   -- the standard `load`, kept before setup() replaces the global
+
+local function is_ident(k) return type(k) == "string" and k:match("^[%a_][%w_]*$") ~= nil end
+
+--- A number as the shortest text that reads back exactly (tostring keeps 14 digits).
+local function number_text(v)
+  if math.type(v) == "integer" then return string.format("%d", v) end
+  if v ~= v then return "nan" end
+  if v == math.huge then return "inf" elseif v == -math.huge then return "-inf" end
+  for _, f in ipairs({ "%.14g", "%.15g", "%.16g", "%.17g" }) do
+    local s = string.format(f, v)
+    if tonumber(s) == v then
+      if not s:find("[%.eEn]") then s = s .. ".0" end   -- 2.0 stays a float, as in Lua
+      return s
+    end
+  end
+  return string.format("%.17g", v)
+end
+M.number_text = number_text
 
 local function show_lua(v, depth, seen)
   local ty = type(v)
-  if ty == "string" then return string.format("%q", v) end
-  if ty ~= "table" then return tostring(v) end
-  if ptable.is_table(v) then return string.format("<table '%s': %d rows>", v:name(), v:nrows()) end
+  if ty == "string" then return string.format("%q", v):gsub("\\\n", "\\n") end
+  if ty == "number" then return number_text(v) end
+  if ty ~= "table" then
+    if ptable.is_table(v) then return string.format("<table '%s': %d rows>", v:name(), v:nrows()) end
+    return tostring(v)
+  end
+  if profile.is_profile(v) then return string.format("<profile %s (%s)>", v.source, v.format) end
+  if report.is_report(v) then return string.format("<report %s: %d findings>", v.recipe, #v.findings) end
   if getmetatable(v) and getmetatable(v).__tostring then return tostring(v) end
   if seen[v] then return "<cycle>" end
   if depth >= M.max_depth then return "{…}" end
@@ -43,13 +73,14 @@ local function show_lua(v, depth, seen)
   return "{" .. table.concat(parts, ", ") .. "}"
 end
 
+local function table_head(v)
+  return string.format("table '%s': %d rows x %d columns\n", v:name(), v:nrows(), #v:columns())
+end
+
 --- Text for one value, as the REPL prints it.
 function M.render(v)
-  if ptable.is_table(v) then
-    local head = string.format("table '%s': %d rows x %d columns\n", v:name(), v:nrows(), #v:columns())
-    return head .. v:format { max_rows = M.max_rows, width = 60 }
-  end
-  if report.is_report(v) then return v:render("text") end
+  if ptable.is_table(v) then return table_head(v) .. v:format { max_rows = M.max_rows, width = M.width } end
+  if report.is_report(v) then return v:render("text", { width = sys.isatty(1) and sys.term_width() or nil }) end
   if profile.is_profile(v) then return v:summary() .. "\n" end
   return show_lua(v, 0, {}) .. "\n"
 end
@@ -58,16 +89,62 @@ function M.show(...)
   for i = 1, select("#", ...) do io.stdout:write(M.render((select(i, ...)))) end
 end
 
+local function is_svg(v) return type(v) == "string" and v:match("^%s*<%?xml") ~= nil and v:find("<svg", 1, true) ~= nil
+  or type(v) == "string" and v:match("^%s*<svg[%s>]") ~= nil end
+
+--- The rich forms of a value for the cell protocol and notebooks:
+-- {text = ..., markdown = ... (tables, reports, profiles), svg = ... (an SVG
+-- string, or a report's figures concatenated in order, each its own SVG in
+-- `figures`), data = JSON text (numbers, strings, booleans, plain tables)}.
+function M.rich(v)
+  local r = { text = M.render(v) }
+  if ptable.is_table(v) then
+    r.markdown = string.format("**%s** — %d rows × %d columns\n\n", v:name(), v:nrows(), #v:columns())
+      .. v:format { markdown = true, max_rows = M.max_rows }
+    r.data = nil
+  elseif report.is_report(v) then
+    r.markdown = v:render("markdown", { max_rows = M.max_rows })
+    if #v.figure_order > 0 then
+      r.figures = {}
+      for i, name in ipairs(v.figure_order) do
+        r.figures[i] = { name = name, title = v.figures[name].title, svg = v.figures[name].svg }
+      end
+      r.svg = r.figures[1].svg
+    end
+  elseif profile.is_profile(v) then
+    local lines = { string.format("**`%s`** (%s)", v.source, v.format), "" }
+    for _, n in ipairs(v:table_names()) do
+      local t = v.tables[n]
+      lines[#lines + 1] = string.format("- `%s`: %d rows, columns %s", n, t:nrows(), table.concat(t:columns(), ", "))
+    end
+    r.markdown = table.concat(lines, "\n") .. "\n"
+  elseif is_svg(v) then
+    r.svg = v
+  end
+  local ty = type(v)
+  if ty == "number" or ty == "boolean" or ty == "string" then
+    r.data = json.encode(v)
+  elseif ty == "table" and getmetatable(v) == nil then
+    local ok, s = pcall(json.encode, v)
+    if ok then r.data = s end
+  end
+  return r
+end
+
+-- ---- help ------------------------------------------------------------------
+
 local help_text = [[
 perflab REPL — Lua 5.4 with the perflab API.
   load(path)                  a profile (p:table("kernels"), p.meta, ...)
-  run(recipe, p [, options])  a report (prints as text)
+  run(recipe, p... [, opts])  a report (prints as text); opts e.g. {top = 5}
   recipes()                   the recipes you can run
   help(x)                     help on a value: a profile, table, report or recipe name
   perflab                     the whole API; perflab.table, perflab.units
 Tables: t:nrows() t:columns() t:row(i) t:where(f) t:sort_by("-col") t:top(n, "col")
-        t:group_by("k"):agg{n = "count", s = "sum(col)"} t:join(u, {on = "k"})
+        t:group_by("k"):agg{{"n", "count"}, {"s", "sum", "col"}} t:join(u, {on = "k"})
         t:col("x"):sum() / :mean() / :quantile(0.9)   t:to_csv() t:format{markdown = true}
+Keys: Tab completes names, fields, methods (t:) and column names (t:col("); Up/Down
+      recall history (kept across sessions); Ctrl-C interrupts; Ctrl-D leaves.
 ]]
 
 function M.help(x)
@@ -80,24 +157,273 @@ function M.help(x)
     end
     io.stdout:write(table.concat(lines, "\n") .. "\n")
   elseif profile.is_profile(x) then io.stdout:write(x:summary() .. "\n")
-  elseif report.is_report(x) then io.stdout:write("report of recipe " .. x.recipe .. ": " .. #x.findings .. " findings, tables: " .. table.concat(x.table_order, ", ") .. "\n")
+  elseif report.is_report(x) then
+    io.stdout:write("report of recipe " .. x.recipe .. ": " .. #x.findings .. " findings, tables: "
+      .. table.concat(x.table_order, ", ") .. "\n")
   elseif type(x) == "string" then io.stdout:write(require("perflab.recipes").help(x))
   else io.stdout:write(M.render(x)) end
+end
+
+-- ---- completion ------------------------------------------------------------
+
+local keywords = { "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if",
+  "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while" }
+
+-- Methods that take a column name as a string argument.
+local column_methods = { col = true, column = true, has = true, sort_by = true, select = true, group_by = true,
+  drop = true, rename = true, unique = true, get = true, top = true }
+-- Calls that are safe to evaluate while resolving a completion (no side effects).
+local pure_calls = { table = true, col = true, column = true }
+
+--- The value of a simple expression (names, .field, ["key"], and the pure
+-- calls :table("x"), :col("x")), or nil; never runs user code.
+local function resolve(expr)
+  expr = expr:match("^%s*(.-)%s*$")
+  local name = expr:match("^[%a_][%w_]*")
+  if not name then return nil end
+  local v = _G[name]
+  local pos = #name + 1
+  while pos <= #expr and v ~= nil do
+    local f = expr:match("^%.([%a_][%w_]*)", pos)
+    if f then
+      if type(v) ~= "table" then return nil end
+      v = v[f]
+      pos = pos + 1 + #f
+    else
+      local q, key = expr:match("^%[%s*([\"'])(.-)%1%s*%]", pos)
+      local whole = q and expr:match("^%[%s*[\"'].-[\"']%s*%]", pos)
+      if whole then
+        if type(v) ~= "table" then return nil end
+        v = v[key]
+        pos = pos + #whole
+      else
+        local m, _, arg = expr:match("^:([%a_][%w_]*)%s*%(%s*([\"'])(.-)%2%s*%)", pos)
+        local call = m and expr:match("^:[%a_][%w_]*%s*%(%s*[\"'].-[\"']%s*%)", pos)
+        if not call or not pure_calls[m] then return nil end
+        local ok, r = pcall(function() return v[m](v, arg) end)
+        if not ok then return nil end
+        v = r
+        pos = pos + #call
+      end
+    end
+  end
+  if pos <= #expr then return nil end
+  return v
+end
+M.resolve = resolve
+
+local function add_keys(out, t, want_fn)
+  local guard = 0
+  while type(t) == "table" and guard < 8 do
+    for k, val in pairs(t) do
+      if is_ident(k) and (not want_fn or type(val) == "function") then out[k] = true end
+    end
+    local mt = getmetatable(t)
+    t = mt and type(mt.__index) == "table" and mt.__index or nil
+    guard = guard + 1
+  end
+end
+
+--- Names after `v.` (fields) or `v:` (methods).
+local function members(v, methods)
+  local out = {}
+  if ptable.is_table(v) then
+    add_keys(out, getmetatable(v).__index, false)
+  elseif type(v) == "userdata" then
+    local mt = getmetatable(v)
+    if mt then
+      if type(mt.__index) == "table" then add_keys(out, mt.__index, false) end
+      if type(mt.__methods) == "table" then add_keys(out, mt.__methods, false) end
+    end
+  elseif type(v) == "string" then
+    if methods then add_keys(out, string, true) end
+  elseif type(v) == "table" then
+    add_keys(out, v, methods)
+    if v == perflab then   -- lazily loaded submodules
+      for _, p in ipairs(sys.embedded_list("lua/perflab/")) do
+        local m = p:match("^lua/perflab/([%w_]+)%.lua$")
+        if m and m ~= "init" then out[m] = true end
+      end
+    end
+  end
+  local list = {}
+  for k in pairs(out) do list[#list + 1] = k end
+  return list
+end
+
+local function filter(list, partial, prefix)
+  local out, seen = {}, {}
+  prefix = prefix or ""
+  for _, s in ipairs(list) do
+    if s:sub(1, #partial) == partial and not seen[s] then
+      seen[s] = true
+      out[#out + 1] = prefix .. s
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+--- Where the expression that ends at `stop` begins: walks back over names,
+-- dots, colons and bracketed groups (strings inside them are skipped naively).
+local function expr_start(s, stop)
+  local i = stop
+  while i >= 1 do
+    local c = s:sub(i, i)
+    if c:match("[%w_%.:]") then i = i - 1
+    elseif c == ")" or c == "]" then
+      local open = c == ")" and "(" or "["
+      local depth = 0
+      while i >= 1 do
+        local d = s:sub(i, i)
+        if d == c then depth = depth + 1 elseif d == open then depth = depth - 1 end
+        i = i - 1
+        if depth == 0 then break end
+      end
+    else break end
+  end
+  return i + 1
+end
+
+--- Files and directories that start with `partial` (for load(" and friends).
+local function files(partial)
+  local dir, base = partial:match("^(.*/)([^/]*)$")
+  if not dir then dir, base = "", partial end
+  local list = {}
+  for _, f in ipairs(sys.listdir(dir == "" and "." or dir, "")) do
+    if f:sub(1, #base) == base then
+      list[#list + 1] = dir .. f .. (sys.isdir(dir .. f) and "/" or "")
+    end
+  end
+  table.sort(list)
+  return list
+end
+
+--- complete(prefix) -> candidates, start
+-- prefix: the line up to the cursor.  candidates: sorted replacements for
+-- prefix:sub(start).  Contexts: a string argument of a column method
+-- (t:col(", t:sort_by("-), a profile's :table(", run("/help(" (recipes),
+-- load(" (files); `expr:` (methods); `expr.` (fields); else globals and keywords.
+function M.complete(prefix)
+  -- 1. inside a string literal?
+  local i, q, qpos = 1, nil, nil
+  while i <= #prefix do
+    local c = prefix:sub(i, i)
+    if q then
+      if c == "\\" then i = i + 1 elseif c == q then q = nil end
+    elseif c == '"' or c == "'" then q, qpos = c, i
+    elseif prefix:sub(i, i + 1) == "--" then return {}, #prefix + 1   -- a comment
+    end
+    i = i + 1
+  end
+  if q then
+    local partial = prefix:sub(qpos + 1)
+    local before = prefix:sub(1, qpos - 1)
+    -- the innermost open call before the string: callee(args..., "
+    local depth, k = 0, #before
+    while k >= 1 do
+      local c = before:sub(k, k)
+      if c == ")" then depth = depth + 1
+      elseif c == "(" then
+        if depth == 0 then break end
+        depth = depth - 1
+      end
+      k = k - 1
+    end
+    local cands = {}
+    if k >= 1 and before:sub(k + 1):match("^[^()\"']*$") then
+      local callee = before:sub(1, k - 1):gsub("%s+$", "")
+      local first_arg = before:sub(k + 1):match("^%s*$") ~= nil
+      local obj, sep, method = callee:match("^(.-)([%.:])([%a_][%w_]*)$")
+      if obj and sep == ":" then
+        local v = resolve(obj:sub(expr_start(obj, #obj)))
+        if ptable.is_table(v) and column_methods[method] then
+          local sign = ""
+          if partial:sub(1, 1) == "-" and method == "sort_by" then sign, partial = "-", partial:sub(2) end
+          cands = filter(v:columns(), partial, sign)
+          if sign ~= "" then partial = sign .. partial end
+        elseif profile.is_profile(v) and (method == "table" or method == "has") then
+          cands = filter(v:table_names(), partial)
+        end
+      else
+        local fname = callee:match("([%w_%.]+)$")
+        if first_arg and (fname == "run" or fname == "help" or fname == "perflab.run") then
+          local names = {}
+          for _, r in ipairs(perflab.recipes()) do names[#names + 1] = r.name end
+          cands = filter(names, partial)
+        elseif first_arg and (fname == "load" or fname == "perflab.load" or fname == "perflab.try_load") then
+          cands = files(partial)
+        end
+      end
+    else
+      local obj = before:match("^(.-)%[%s*$")
+      if obj then
+        local v = resolve(obj:sub(expr_start(obj, #obj)))
+        if type(v) == "table" then cands = filter(members(v, false), partial) end
+      end
+    end
+    return cands, qpos + 1
+  end
+  -- 2. expr:partial / expr.partial / partial
+  local partial = prefix:match("[%a_][%w_]*$") or ""
+  local wstart = #prefix - #partial + 1
+  local sep = prefix:sub(wstart - 1, wstart - 1)
+  if sep == ":" or sep == "." then
+    if prefix:sub(wstart - 2, wstart - 1) == ".." then return {}, wstart end   -- concatenation
+    local stop = wstart - 2
+    local v = resolve(prefix:sub(expr_start(prefix, stop), stop))
+    if v == nil then return {}, wstart end
+    return filter(members(v, sep == ":"), partial), wstart
+  end
+  local names = {}
+  for k in pairs(_G) do if is_ident(k) then names[#names + 1] = k end end
+  for _, k in ipairs(keywords) do names[#names + 1] = k end
+  return filter(names, partial), wstart
+end
+
+-- ---- session setup ---------------------------------------------------------
+
+--- REPL `load`: load(path [, opts]) -> profile.  Called as Lua's load (a
+-- function chunk, or a chunk name, mode or environment given, or a string
+-- that is no file but compiles as Lua) it is Lua's load.
+local function repl_load(path, ...)
+  local n = select("#", ...)
+  local o = ...
+  if type(path) == "function" or n >= 2 or (n == 1 and type(o) == "string") then
+    return lua_load(path, ...)
+  end
+  -- load("return 1"): Lua code that is not a file is Lua's load
+  if n == 0 and type(path) == "string" then
+    local fh = io.open(path, "rb")
+    if fh then fh:close()
+    else
+      local f = lua_load(path)
+      if f then return f end
+    end
+  end
+  return perflab.load(path, o or M.load_opts)
 end
 
 --- Installs the REPL globals and loads the files given.
 function M.setup(opts)
   opts = opts or {}
+  M.load_opts = opts.load_opts
   _G.perflab = perflab
   _G.help = M.help
-  _G.load = function(path, o) return perflab.load(path, o or opts.load_opts) end
+  _G.lua_load = lua_load
+  _G.load = repl_load
   _G.run = function(recipe, ...)
-    local args = { ... }
+    local args = table.pack(...)
     local options
-    if #args > 0 and type(args[#args]) == "table" and not profile.is_profile(args[#args]) and #args[#args] == 0 then
-      options = table.remove(args)
+    local last = args[args.n]
+    if args.n > 0 and type(last) == "table" and not profile.is_profile(last) and #last == 0 then
+      options = last
+      args[args.n] = nil
+      args.n = args.n - 1
     end
-    return perflab.run(recipe, args, options)
+    local inputs = {}
+    for k = 1, args.n do inputs[k] = args[k] end
+    return perflab.run(recipe, inputs, options)
   end
   _G.recipes = function()
     local rows = {}
@@ -111,9 +437,128 @@ function M.setup(opts)
     _G["p" .. i] = p
   end
   _G.profiles = profiles
-  if #profiles > 0 and require("perflab.sys").isatty(0) then
+  if #profiles > 0 and opts.announce ~= false and sys.isatty(0) then
     for i, p in ipairs(profiles) do io.stdout:write(string.format("p%d = %s (%s)\n", i, p.source, p.format)) end
   end
+end
+
+-- ---- the cell protocol ------------------------------------------------------
+
+--- Compiles a cell, as a notebook user expects: the whole cell as an
+-- expression (`1+1`); else the statements with the last line returned when
+-- that line is an expression (`p = load(f)` then `p`; a trailing `;` on the
+-- last line prevents it); else the statements.  Returns the function (and
+-- true when the last line was made a `return`) or nil, message.
+local function compile(code, name)
+  local f = lua_load("return " .. code .. "\n;", name, "t")
+  if f then return f end
+  local head, last = code:match("^(.*\n)([^\n]*%S[^\n]*)%s*$")
+  if last and not last:match(";%s*$") and not last:match("^%s*%-%-") then
+    f = lua_load(head .. "return " .. last .. "\n;", name, "t")
+    if f then return f, true end
+  end
+  return lua_load(code, name, "t")
+end
+M.compile = compile
+
+local function error_text(e)
+  if type(e) == "table" and e.message then return tostring(e.message) end
+  if type(e) == "string" then
+    -- the traceback stops where the cell machinery begins
+    local cut = e:find("\n\t%[C%]: in function 'perflab%.sys%.run_cell'")
+    return cut and e:sub(1, cut - 1) or e
+  end
+  local mt = getmetatable(e)
+  if mt and mt.__tostring then return tostring(e) end
+  return "(error object is a " .. type(e) .. " value)"
+end
+
+--- "complete", "incomplete" (the chunk needs more lines) or "invalid".
+function M.is_complete(code)
+  if lua_load("return " .. code .. "\n;", "=cell", "t") then return "complete" end
+  local f, err = lua_load(code, "=cell", "t")
+  if f then return "complete" end
+  if err:match("<eof>$") then return "incomplete" end
+  local _, experr = lua_load("return " .. code, "=cell", "t")
+  if experr and experr:match("<eof>$") then return "incomplete" end   -- `1 +`
+  return "invalid"
+end
+
+--- Runs one cell {id, code} and returns the reply table (not encoded).
+-- Output written to stdout while the cell runs (print, io.write, C code) is
+-- captured at the file-descriptor level by sys.capture_*.
+function M.cell(req)
+  local reply = { id = req.id, ok = true, values = {}, stdout = "" }
+  if type(req.code) ~= "string" then
+    reply.ok, reply.error = false, "cell has no \"code\" string"
+    return reply
+  end
+  local fn, err = compile(req.code, "=cell" .. (req.id ~= nil and ("[" .. tostring(req.id) .. "]") or ""))
+  local auto_return = fn and err == true
+  if not fn then
+    reply.ok, reply.error = false, err
+    return reply
+  end
+  local cap = sys.capture_begin()
+  local res = table.pack(sys.run_cell(fn))
+  -- render inside the capture too: rendering is user-visible code (__tostring)
+  local values = {}
+  if res[1] then
+    for k = 2, res.n do
+      -- an implicit return of `io.write(...)` gives a file: not a value to show
+      if auto_return and io.type(res[k]) then goto skip end
+      local okr, r = pcall(M.rich, res[k])
+      values[#values + 1] = okr and r or { text = "(cannot render: " .. error_text(r) .. ")\n" }
+      ::skip::
+    end
+  end
+  reply.stdout = sys.capture_end(cap)
+  if res[1] then
+    reply.values = values
+  else
+    reply.ok = false
+    reply.error = error_text(res[2])
+    if type(res[2]) == "table" and res[2].message then reply.user_error = true end
+    if res[2] == "interrupted" or (type(res[2]) == "string" and res[2]:match("^interrupted")) then
+      reply.interrupted = true
+    end
+  end
+  return reply
+end
+
+--- The cell loop: one JSON object per line in, one per line out, on the
+-- streams given (default stdin and the process stdout as it was at start).
+function M.jsonl(opts)
+  opts = opts or {}
+  local cjson = require "cjson"
+  local input = opts.input or io.stdin
+  local out = opts.output or sys.protocol_stream()
+  sys.ignore_sigint()   -- between cells; sys.run_cell turns it into "interrupted" during one
+  local function send(t)
+    out:write(json.encode(t), "\n")
+    out:flush()
+  end
+  for line in input:lines() do
+    if line:match("%S") then
+      local okd, req = pcall(cjson.decode, line)
+      if not okd or type(req) ~= "table" then
+        send({ ok = false, error = "bad request (expected one JSON object per line): " .. tostring(req), values = {}, stdout = "" })
+      else
+        if req.id == cjson.null then req.id = nil end
+        if math.type(req.id) == "float" and math.tointeger(req.id) then req.id = math.tointeger(req.id) end
+        if type(req.complete) == "string" then
+          local ok, matches, start = pcall(M.complete, req.complete)
+          send(ok and { id = req.id, ok = true, matches = matches, start = start }
+                  or { id = req.id, ok = false, error = error_text(matches) })
+        elseif type(req.is_complete) == "string" then
+          send({ id = req.id, ok = true, status = M.is_complete(req.is_complete) })
+        else
+          send(M.cell(req))
+        end
+      end
+    end
+  end
+  return true
 end
 
 return M

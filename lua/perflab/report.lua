@@ -89,6 +89,9 @@ end
 
 --- Findings ordered: severity (highest first), then speedup, then as added.
 function Report:sorted_findings()
+  -- a recipe that ranked its findings itself (by time saved in a
+  -- timeline, perflab.weighting) keeps its order
+  if self.weighted_order then return { table.unpack(self.findings) } end
   local idx = {}
   for i, f in ipairs(self.findings) do idx[i] = { i = i, f = f } end
   table.sort(idx, function(a, b)
@@ -130,7 +133,9 @@ end
 
 local function inputs_text(self)
   local parts = {}
-  for _, i in ipairs(self.inputs) do parts[#parts + 1] = string.format("%s (%s)", i.source, i.format) end
+  for _, i in ipairs(self.inputs) do
+    parts[#parts + 1] = string.format("%s (%s%s)", i.source, i.format, i.role and (", " .. i.role) or "")
+  end
   return table.concat(parts, ", ")
 end
 
@@ -243,7 +248,9 @@ function Report:render_markdown(opts)
   if #self.inputs > 0 then
     out[#out + 1] = ""
     local parts = {}
-    for _, i in ipairs(self.inputs) do parts[#parts + 1] = string.format("%s (%s)", code(i.source), i.format) end
+    for _, i in ipairs(self.inputs) do
+      parts[#parts + 1] = string.format("%s (%s%s)", code(i.source), i.format, i.role and (", " .. i.role) or "")
+    end
     out[#out + 1] = "Inputs: " .. table.concat(parts, ", ")
   end
   local fs = self:sorted_findings()

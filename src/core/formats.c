@@ -23,6 +23,10 @@ extern const pl_format pl_fmt_nsys_stats;
 extern const pl_format pl_fmt_nvprof;
 extern const pl_format pl_fmt_rocprof;
 extern const pl_format pl_fmt_csv;
+extern const pl_format pl_fmt_paddle_summary;
+extern const pl_format pl_fmt_comparison_report;
+extern const pl_format pl_fmt_torch_table;
+extern const pl_format pl_fmt_markdown;
 
 static const pl_format *const registry[] = {
   &pl_fmt_kernel_table,
@@ -34,6 +38,10 @@ static const pl_format *const registry[] = {
   &pl_fmt_nvprof,
   &pl_fmt_rocprof,
   &pl_fmt_csv,
+  &pl_fmt_paddle_summary,
+  &pl_fmt_comparison_report,
+  &pl_fmt_torch_table,
+  &pl_fmt_markdown,
 };
 
 const pl_format *const *pl_formats(size_t *n) {

@@ -9,7 +9,8 @@ listings are checked through a stable slice (CSV header, one known row).
     run RECIPE FILE...   run a recipe on profiles and print its report
     parse FILE           show what was read: tables, rows, columns
     recipes | formats | gpus   list what is available
-    repl [FILE...]       interactive session, files preloaded
+    repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)
+    jupyter install      install the "perflab (Lua)" Jupyter kernel
     demo                 bundled recipes on bundled example profiles
   
   options (as lua5.4, with the perflab API preloaded as `perflab`):
@@ -36,7 +37,8 @@ listings are checked through a stable slice (CSV header, one known row).
     recipes              list recipes and where each comes from
     formats              list input formats and their tables
     gpus                 list known GPUs
-    repl [FILE...]       interactive session, files preloaded
+    repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)
+    jupyter install      install the "perflab (Lua)" Jupyter kernel
     demo                 bundled recipes on bundled example profiles
     perflab SCRIPT.lua [ARGS], perflab -e CODE, -l MOD, -i, -   as lua5.4
   
@@ -78,6 +80,9 @@ listings are checked through a stable slice (CSV header, one known row).
     --input-format ID   read the inputs as format ID instead of detecting it
     --lenient           salvage what parses; list what was skipped
     --gpu NAME          GPU model when the input does not name it (same as --set gpu=NAME)
+    --baseline FILE...  inputs in the role "baseline" (the normal runs) for
+                        comparison recipes (suspicion); files up to the next option
+    --target FILE...    inputs in the role "target" (the slow or new runs)
   [2]
 
   $ perflab parse

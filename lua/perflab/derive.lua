@@ -1,0 +1,63 @@
+--- perflab.derive: standard tables derived in Lua right after a parser ran,
+-- where a format carries the information in another shape.  Each entry is
+-- keyed by format id and adds tables to the profile (never replaces one the
+-- parser made).  Documented in README.md (Formats).
+--
+--   comparison-report -> kernel_summary: one row per (function, device) and
+--     side (run 1 = the baseline, run 2 = the compared run), with
+--     share_pct = β (the function's share of cycle time) and
+--     total_ns = β/100 x average cycle time x cycles of that side; calls are
+--     not in the report and stay missing.
+local formats = require "perflab.formats"
+local T = require "perflab.table"
+
+local M = {}
+
+local function summary_value(s, metric, side)
+  for _, r in s:rows() do
+    if r.metric == metric then return r[side] end
+  end
+  return nil
+end
+
+M["comparison-report"] = function(p)
+  local d, s = p.tables.details, p.tables.summary
+  if not d or p.tables.kernel_summary then return end
+  local cols = { normal = "beta_normal_pct", abnormal = "beta_abnormal_pct" }
+  local sides = { { run = 1, side = "normal", label = p.meta.baseline_label or "normal" },
+                  { run = 2, side = "abnormal", label = p.meta.compare_label or "abnormal" } }
+  local rows, seen = {}, {}
+  for _, side in ipairs(sides) do
+    local cycles = s and summary_value(s, "Total Cycles", side.side)
+    local avg = s and summary_value(s, "Avg Cycle Time (us)", side.side)
+    local span = (cycles and avg) and cycles * avg or nil
+    for _, r in d:rows() do
+      local key = side.run .. "\0" .. (r["function"] or "") .. "\0" .. (r.device or "")
+      local beta = r[cols[side.side]]
+      if not seen[key] and r["function"] and beta then
+        seen[key] = true
+        local short = formats.short_name(r["function"])
+        rows[#rows + 1] = { run = side.run, run_label = side.label, name = r["function"], short_name = short,
+                            device = r.device, share_pct = beta,
+                            total_ns = span and beta / 100 * span or nil }
+      end
+    end
+  end
+  if #rows > 0 then
+    local t = T.from_rows(rows, { "run", "run_label", "name", "short_name", "device", "calls", "total_ns", "share_pct" },
+      "kernel_summary")
+    p.tables.kernel_summary = t
+    p.table_order[#p.table_order + 1] = "kernel_summary"
+    p.diagnostics[#p.diagnostics + 1] = { line = 0, message =
+      "kernel_summary derived from details: share_pct = beta, total_ns = beta x average cycle time x cycles; calls unknown" }
+  end
+end
+
+--- Applies the derivation for p.format, if any.
+function M.apply(p)
+  local f = M[p.format]
+  if f and not (p.tables and next(p.tables) == nil) then f(p) end
+  return p
+end
+
+return M

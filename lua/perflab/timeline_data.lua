@@ -1,0 +1,106 @@
+--- perflab.timeline_data: the editable data behind the timeline recipes
+-- (step-breakdown, idle-time, launch-latency).  Copy this file to a
+-- directory on PERFLAB_LUA_DIR (or edit it in place) to change a pattern or a
+-- threshold; no rebuild is needed when PERFLAB_LUA_DIR points at lua/.
+--
+-- Sources: the TensorBoard profiler plugin (pytorch/kineto tb_plugin,
+-- torch_tb_profiler/profiler/{trace,event_parser,tensor_core,data}.py) and
+-- HTA (facebookresearch/HolisticTraceAnalysis, hta/analyzers/*.py), as
+-- summarised in shared/reference/analysis-rules.md items 20-27 and 32.
+local M = {}
+
+--- Step-time categories, highest priority first (tb_plugin ProfileRole).
+M.categories = {
+  { key = "kernel",        label = "Kernel" },
+  { key = "memcpy",        label = "Memcpy" },
+  { key = "memset",        label = "Memset" },
+  { key = "communication", label = "Communication" },
+  { key = "runtime",       label = "Runtime" },
+  { key = "dataloader",    label = "DataLoader" },
+  { key = "cpu_exec",      label = "CPU Exec" },
+  { key = "other",         label = "Other" },
+}
+
+--- Event categories (the trace's `cat`, lower-cased) that count as runtime
+-- calls: they are the Runtime category and, through their correlation id,
+-- tie device work to the host step that launched it.  The plugin counts
+-- "cuda_driver" in neither role; add it here for traces whose kernels are
+-- launched with cuLaunchKernel (Triton).
+M.runtime_cats = { runtime = true, cuda_runtime = true, mtia_runtime = true, glow_runtime = true,
+                   xpu_runtime = true, privateuse1_runtime = true }
+
+--- Host-side categories that count as CPU Exec (and DataLoader when the name
+-- matches below).  The plugin also counts "gpu_user_annotation" here; we do
+-- not, since those spans lie on the GPU timeline, not the host's.
+M.cpu_cats = { cpu_op = true, operator = true, python = true, user_annotation = true }
+
+--- DataLoader: a host op whose name matches one of these (Lua patterns).
+M.dataloader_patterns = { "^enumerate%(DataLoader%)#.*%.__next__$", "^enumerate%(DataPipe%)#" }
+
+--- Host ops that are collective communication calls (the plugin's lists).
+-- Kernels launched by such an op (same external id) count as Communication.
+M.comm_ops = {
+  ["nccl:broadcast"] = true, ["nccl:reduce"] = true, ["nccl:all_reduce"] = true,
+  ["nccl:all_gather"] = true, ["nccl:reduce_scatter"] = true,
+  ["gloo:broadcast"] = true, ["gloo:reduce"] = true, ["gloo:all_reduce"] = true,
+  ["gloo:all_gather"] = true, ["gloo:reduce_scatter"] = true,
+}
+
+--- Kernel names that are communication whatever launched them (an
+-- extension of the plugin, which knows only the op names above; HTA's COMM
+-- class).  Lua patterns, matched against the lower-cased kernel name.
+M.comm_kernel_patterns = { "^nccl" }
+
+--- Tensor-core kernels: a kernel uses tensor cores when its name contains
+-- one of these substrings (tb_plugin tensor_core.py, after NVIDIA PyProf).
+M.tc_kernel_substrings = {
+  "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816",
+  "dgrad_1x1_stride_2x2", "first_layer_wgrad_kernel", "conv1x1",
+  "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm",
+  "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm",
+  "xmma_gemm", "xmma_sparse_gemm", "c1688",
+}
+
+--- Operators whose kernels could use tensor cores (exact names).
+M.tc_eligible_ops = {}
+for _, n in ipairs({
+  "aten::_convolution", "aten::_convolution_nogroup",
+  "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_tbc",
+  "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
+  "aten::convolution", "aten::cudnn_convolution", "aten::cudnn_convolution_transpose",
+  "aten::prelu", "aten::addmm", "aten::addmv", "aten::addr",
+  "aten::matmul", "aten::mm", "aten::mv",
+  "aten::linear", "aten::addbmm", "aten::baddbmm", "aten::bmm",
+  "aten::chain_matmul", "aten::linalg_multi_dot",
+  "aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_gru_cell", "aten::lstm_cell",
+  "aten::gru_cell", "aten::rnn_tanh_cell", "aten::rnn_relu_cell",
+  "CudnnConvolutionBackward", "BmmBackward0",
+  "aten::cudnn_convolution_transpose_backward", "CudnnConvolutionTransposeBackward",
+  "MmBackward", "aten::cudnn_convolution_backward_weight", "aten::addmm_",
+  "AddmvBackward", "MvBackward",
+  "aten::cudnn_convolution_transpose_backward_weight",
+  "aten::cudnn_convolution_transpose_backward_input",
+  "AddmmBackward", "aten::cudnn_convolution_backward_input",
+  "AddbmmBackward", "aten::cudnn_convolution_backward",
+}) do M.tc_eligible_ops[n] = true end
+
+--- Recommendation thresholds (tb_plugin data.py).
+M.thresholds = {
+  dataloader_pct = 5,        -- DataLoader share of the step above this
+  communication_pct = 10,    -- communication share of the step above this
+  gpu_util_pct = 50,         -- GPU utilisation below this
+  memory_pct = 90,           -- peak device memory above this share of capacity
+  tc_min_cc_major = 7,       -- tensor cores exist from compute capability 7.0
+  nccl_min_cc = 3.5,         -- NCCL recommended for DDP from cc 3.5
+  tail_step_kernel_ratio = 0.8, -- last step dropped when it matched < 80 % of the previous step's device ops
+}
+
+--- HTA idle-time and launch statistics (analysis-rules.md items 21-23).
+M.hta = {
+  kernel_wait_ns = 30,             -- a gap shorter than this, launch already issued: kernel wait
+  runtime_outlier_ns = 50000,      -- runtime call longer than 50 us
+  launch_delay_outlier_ns = 100000, -- launch delay longer than 100 us
+  queue_length_flag = 1024,        -- outstanding ops at which the CPU blocks
+}
+
+return M

@@ -1,0 +1,261 @@
+--- diff: what changed between two profiles, kernel by kernel.
+--
+--   perflab run diff FILE_A FILE_B       (A = before/baseline, B = after)
+--   perflab run diff FILE                a file holding two runs (a `run`
+--                                        column, e.g. tb-profiler JSON):
+--                                        run_a vs run_b (default: the first two)
+--   perflab run diff --baseline A --target B   the same as FILE_A FILE_B
+--
+-- Kernels are matched by short name (--set key=name for full names), so
+-- ncu, nsys, Kineto and kernel-table outputs of the same program line up; a
+-- name cut with "..." matches the one name of the other side it is a prefix
+-- of.  Per kernel: calls and total time on each side, delta_ns = B - A,
+-- regression_share_pct = 100 * delta_ns / (sum of the positive delta_ns),
+-- and, when both sides have per-launch durations for >= min_launches
+-- launches, Welch's t-test and the Mann-Whitney U test of the launch
+-- durations (two-sided p).  status: added (B only), removed (A only),
+-- slower / faster (a test has p < alpha; without tests: |delta| > rel_pct %
+-- of A's total), same.  Configuration drift: the same kernel launched with
+-- another grid, block, registers per thread or shared memory per block,
+-- with the theoretical occupancy of each (perflab.gpu.occupancy) when the
+-- compute capability is known (meta cc, or --set cc=8.0 / --gpu NAME).
+local perflab = require "perflab"
+local T = perflab.table
+local compare = require "perflab.compare"
+local units = perflab.units
+local gpu = require "perflab.gpu"
+local gpus = require "perflab.gpus"
+
+local function nanil(x) if x == nil or x ~= x then return nil end return x end
+
+-- one side: kernel key -> {calls, total, durs = {...} | nil, configs = {cfg -> n}, name}
+local function collect(tbl, keycol, run, side)
+  local per, order = {}, {}
+  local has_launch = tbl:has("duration_ns") and not tbl:has("total_ns")
+  local cfgcols = { "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers" }
+  for _, r in tbl:rows() do
+    if run == nil or tostring(r.run) == tostring(run) then
+      local key = r[keycol] or r.name
+      if key then
+        local e = per[key]
+        if not e then
+          e = { calls = 0, total = 0, durs = has_launch and {} or nil, configs = {}, cfgorder = {}, name = r.name }
+          per[key] = e
+          order[#order + 1] = key
+        end
+        if has_launch then
+          if r.duration_ns then
+            e.calls = e.calls + 1
+            e.total = e.total + r.duration_ns
+            e.durs[#e.durs + 1] = r.duration_ns
+          end
+          if r.block_x or r.registers then
+            local parts = {}
+            for i, c in ipairs(cfgcols) do parts[i] = tostring(r[c] or "-") end
+            local smem = r.smem_bytes or ((r.smem_static_bytes or r.smem_dynamic_bytes)
+              and ((r.smem_static_bytes or 0) + (r.smem_dynamic_bytes or 0))) or nil
+            local cfg = string.format("grid (%s,%s,%s) block (%s,%s,%s) regs %s smem %s", parts[1], parts[2], parts[3],
+              parts[4], parts[5], parts[6], parts[7], smem and tostring(math.floor(smem)) or "-")
+            if not e.configs[cfg] then
+              e.configs[cfg] = { n = 0, block = { r.block_x or 1, r.block_y or 1, r.block_z or 1 },
+                registers = r.registers, smem = smem }
+              e.cfgorder[#e.cfgorder + 1] = cfg
+            end
+            e.configs[cfg].n = e.configs[cfg].n + 1
+          end
+        else
+          e.calls = e.calls + (r.calls or 0)
+          e.total = e.total + (r.total_ns or 0)
+        end
+      end
+    end
+  end
+  if #order == 0 then
+    perflab.fail(string.format("diff: %s has no kernels%s", side, run and (" in run " .. tostring(run)) or ""))
+  end
+  return per, order
+end
+
+local function kernel_table(p)
+  local k = p.tables.kernels
+  if k and k:nrows() > 0 and k:has("duration_ns") then return k end
+  local s = p.tables.kernel_summary
+  if s and s:nrows() > 0 then return s end
+  if k then return k end
+  return p:table("kernel_summary")
+end
+
+local function occupancy(cc, c)
+  if not cc or not c.registers or not gpus.cc(cc) then return nil end
+  local ok, o = pcall(gpu.occupancy, { cc = cc, block_size = c.block, registers = c.registers, smem_static = c.smem or 0 })
+  if ok and o and not o.invalid then return o.theoretical_occupancy_pct end
+  return nil
+end
+
+return {
+  name = "diff",
+  summary = "kernel-by-kernel difference of two profiles: calls, time, regression share, tests, added/removed, config drift",
+  usage = "perflab run diff FILE_A FILE_B | perflab run diff FILE (two runs) [--set KEY=VALUE]...",
+  needs = { "kernels|kernel_summary" },
+  options = {
+    key = { type = "string", default = "short_name", choices = { "short_name", "name" }, help = "match kernels by short or full name" },
+    run_a = { type = "string", default = "", help = "with one input holding several runs: the run of side A (default: the first)" },
+    run_b = { type = "string", default = "", help = "with one input holding several runs: the run of side B (default: the second)" },
+    alpha = { type = "number", default = 0.01, help = "p below which a per-launch shift is called slower/faster" },
+    min_launches = { type = "number", default = 3, help = "launches each side needs for the per-launch tests" },
+    rel_pct = { type = "number", default = 5, help = "without per-launch data: |delta| above this % of A's total is slower/faster" },
+    cc = { type = "string", default = "", help = "compute capability for occupancy when the input does not say (e.g. 8.0)" },
+    gpu = { type = "string", default = "", help = "GPU model (gives the compute capability)" },
+    top = { type = "number", default = 0, help = "rows of the diff table to show (0 = all)" },
+  },
+  run = function(inputs, opts, report)
+    local pa, pb, ra, rb
+    if #inputs == 1 then
+      local t = kernel_table(inputs[1])
+      if not t:has("run") then
+        perflab.fail("diff needs two profiles (perflab run diff FILE_A FILE_B) or one holding two runs (a run column)")
+      end
+      local runs = t:unique("run")
+      ra = opts.run_a ~= "" and opts.run_a or (runs[1] and tostring(runs[1]))
+      rb = opts.run_b ~= "" and opts.run_b or (runs[2] and tostring(runs[2]))
+      if not rb then perflab.fail(string.format("diff: %s holds one run; give two files", inputs[1].source)) end
+      pa, pb = inputs[1], inputs[1]
+    elseif #inputs == 2 then
+      pa, pb = inputs[1], inputs[2]
+      if pa.role == "target" and pb.role == "baseline" then pa, pb = pb, pa end
+    else
+      perflab.fail(string.format("diff compares two profiles (or two runs of one); got %d inputs", #inputs))
+    end
+    local ta, tb = kernel_table(pa), kernel_table(pb)
+    local keycol = opts.key
+    local ka = ta:has(keycol) and keycol or "name"
+    local kb = tb:has(keycol) and keycol or "name"
+    local A, aorder = collect(ta, ka, ra, pa.source)
+    local B, border = collect(tb, kb, rb, pb.source)
+    local labels = { ra and (pa.source .. " run " .. ra) or pa.source, rb and (pb.source .. " run " .. rb) or pb.source }
+
+    -- match names (exact, then truncated "..." by prefix)
+    local map = compare.match_names(aorder, border)
+    local rows, btaken = {}, {}
+    local pos_sum = 0
+    local function add(key, a, b)
+      local r = { kernel = key, calls_a = a and a.calls or 0, calls_b = b and b.calls or 0,
+        total_ns_a = a and a.total or 0, total_ns_b = b and b.total or 0 }
+      r.delta_ns = r.total_ns_b - r.total_ns_a
+      if r.delta_ns > 0 then pos_sum = pos_sum + r.delta_ns end
+      if a and b and a.durs and b.durs and #a.durs >= opts.min_launches and #b.durs >= opts.min_launches then
+        local _, pw = compare.welch(b.durs, a.durs)
+        r.p_welch = nanil(pw)
+        r.p_mwu = nanil((compare.mwu(b.durs, a.durs)))
+      end
+      if not a then r.status = "added"
+      elseif not b then r.status = "removed"
+      else
+        local tested = r.p_welch or r.p_mwu
+        local shifted
+        if tested then
+          shifted = (r.p_welch and r.p_welch < opts.alpha) or (r.p_mwu and r.p_mwu < opts.alpha)
+          local ma, mb = compare.mean(a.durs), compare.mean(b.durs)
+          r.status = shifted and (mb > ma and "slower" or "faster") or "same"
+        else
+          shifted = a.total > 0 and math.abs(r.delta_ns) > opts.rel_pct / 100 * a.total
+          r.status = shifted and (r.delta_ns > 0 and "slower" or "faster") or "same"
+        end
+      end
+      rows[#rows + 1] = r
+      return r
+    end
+    for _, key in ipairs(aorder) do
+      local bk = map[key]
+      if bk then btaken[bk] = true end
+      local label = key
+      if bk and bk ~= key and #bk > #key then label = bk end -- the longer (untruncated) name
+      add(label, A[key], bk and B[bk] or nil)
+    end
+    for _, key in ipairs(border) do
+      if not btaken[key] then add(key, nil, B[key]) end
+    end
+    for _, r in ipairs(rows) do
+      r.regression_share_pct = pos_sum > 0 and 100 * r.delta_ns / pos_sum or nil
+    end
+    table.sort(rows, function(x, y)
+      if x.delta_ns ~= y.delta_ns then return x.delta_ns > y.delta_ns end
+      return x.kernel < y.kernel
+    end)
+    local cols = { "kernel", "calls_a", "calls_b", "total_ns_a", "total_ns_b", "delta_ns", "regression_share_pct",
+      "p_welch", "p_mwu", "status" }
+    local t = T.from_rows(rows, cols, "diff")
+    local tot_a, tot_b = 0, 0
+    local counts = { added = 0, removed = 0, slower = 0, faster = 0, same = 0 }
+    for _, r in ipairs(rows) do
+      tot_a, tot_b = tot_a + r.total_ns_a, tot_b + r.total_ns_b
+      counts[r.status] = counts[r.status] + 1
+    end
+    local shown = (opts.top > 0 and t:nrows() > opts.top) and t:head(opts.top) or t
+    report:table("diff", shown, { title = string.format(
+      "A = %s, B = %s: kernel time %s -> %s (%+.2f%%); %d kernels: %d slower, %d faster, %d same, %d added, %d removed%s",
+      labels[1], labels[2], units.ns(tot_a), units.ns(tot_b), tot_a > 0 and 100 * (tot_b - tot_a) / tot_a or 0,
+      #rows, counts.slower, counts.faster, counts.same, counts.added, counts.removed,
+      shown ~= t and string.format(" (top %d shown)", opts.top) or ""),
+      note = "delta_ns = total_ns_b - total_ns_a; regression_share_pct = delta_ns / sum of positive delta_ns; p_welch, p_mwu: two-sided tests of the per-launch durations (B vs A) when each side has enough launches." })
+
+    -- findings: the biggest contributors to the regression, added and removed
+    for i, r in ipairs(rows) do
+      if i > 3 or r.delta_ns <= 0 then break end
+      report:finding { severity = (r.regression_share_pct or 0) >= 20 and "warn" or "info", rule = "diff.regression",
+        subject = r.kernel,
+        message = string.format("%s: %s -> %s (+%s, %.1f%% of the regression; calls %d -> %d)%s", units.label(r.kernel),
+          units.ns(r.total_ns_a), units.ns(r.total_ns_b), units.ns(r.delta_ns), r.regression_share_pct or 0,
+          r.calls_a, r.calls_b, r.status == "added" and ", added in B" or (r.p_welch and string.format(
+            ", per-launch shift p %.2g (Welch), %.2g (Mann-Whitney)", r.p_welch, r.p_mwu or 0 / 0) or "")),
+        evidence = { delta_ns = r.delta_ns, regression_share_pct = r.regression_share_pct, status = r.status,
+                     p_welch = r.p_welch, p_mwu = r.p_mwu } }
+    end
+    if counts.added + counts.removed > 0 then
+      report:finding { severity = "info", rule = "diff.added_removed",
+        message = string.format("%d kernel(s) only in B (added), %d only in A (removed)", counts.added, counts.removed),
+        evidence = { added = counts.added, removed = counts.removed } }
+    end
+
+    -- configuration drift
+    local function cc_of(p)
+      if opts.cc ~= "" then return opts.cc end
+      if opts.gpu ~= "" then
+        local g = gpus.model(opts.gpu)
+        if g and g.cc then return tostring(g.cc) end
+      end
+      return p.meta and p.meta.cc and tostring(p.meta.cc) or nil
+    end
+    local cca, ccb = cc_of(pa), cc_of(pb)
+    local drift = {}
+    for _, key in ipairs(aorder) do
+      local bk = map[key]
+      local a, b = A[key], bk and B[bk]
+      if a and b and #a.cfgorder > 0 and #b.cfgorder > 0 then
+        local sa, sb = table.concat(a.cfgorder, " | "), table.concat(b.cfgorder, " | ")
+        local seta, setb = {}, {}
+        for _, c in ipairs(a.cfgorder) do seta[c] = true end
+        for _, c in ipairs(b.cfgorder) do setb[c] = true end
+        local same = #a.cfgorder == #b.cfgorder
+        for c in pairs(seta) do if not setb[c] then same = false end end
+        if not same then
+          local ca, cb = a.configs[a.cfgorder[1]], b.configs[b.cfgorder[1]]
+          drift[#drift + 1] = { kernel = bk, config_a = sa, config_b = sb,
+            occupancy_a_pct = occupancy(cca, ca), occupancy_b_pct = occupancy(ccb, cb) }
+        end
+      end
+    end
+    if #drift > 0 then
+      report:table("config_drift", T.from_rows(drift, { "kernel", "config_a", "config_b", "occupancy_a_pct", "occupancy_b_pct" }),
+        { title = "kernels launched with another configuration (grid, block, registers per thread, shared memory per block)",
+          note = "occupancy_*_pct: theoretical occupancy of the first configuration of each side (perflab.gpu.occupancy), when the compute capability is known." })
+      for _, d in ipairs(drift) do
+        report:finding { severity = "info", rule = "diff.config_drift", subject = d.kernel,
+          message = string.format("%s changed launch configuration: %s -> %s%s", units.label(d.kernel), d.config_a, d.config_b,
+            (d.occupancy_a_pct and d.occupancy_b_pct) and string.format(" (theoretical occupancy %.1f%% -> %.1f%%)",
+              d.occupancy_a_pct, d.occupancy_b_pct) or ""),
+          evidence = { occupancy_a_pct = d.occupancy_a_pct, occupancy_b_pct = d.occupancy_b_pct } }
+      end
+    end
+  end,
+}

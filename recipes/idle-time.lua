@@ -1,0 +1,120 @@
+--- idle-time: how long each GPU stream sat idle between its operations, and
+-- why, as HTA (Holistic Trace Analysis) attributes it.
+--
+-- Per (device, stream), operations (kernels, and memcpy/memset unless
+-- --set kernels_only=true) sorted by start; for each op k after the first,
+-- the gap = start_k - end of everything before it on the stream (the latest
+-- end so far, so overlapping ops make no gap).  A gap > 0 is
+--   host wait   when the runtime call that launched op k started after the
+--               stream had drained (launch start > previous end): the GPU
+--               waited for the host to enqueue work;
+--   kernel wait when the launch was already issued and the gap is shorter
+--               than kernel_wait_ns (30 ns by default): the inherent
+--               back-to-back launch overhead;
+--   other       otherwise (launched in time but not started: a dependency
+--               on another stream, an event wait, a synchronisation).
+-- An op with no matching runtime call counts as if launched in time.
+--
+-- Table `idle` (part of the API): device, stream, ops, span_ns (first start
+-- to last end), busy_ns (union of the ops), idle_ns (= span - busy),
+-- host_wait_ns, kernel_wait_ns, other_ns, idle_pct (of span),
+-- host_wait_pct, kernel_wait_pct, other_pct (of idle).
+-- Thresholds: lua/perflab/timeline_data.lua (D.hta).
+local perflab = require "perflab"
+local T = perflab.table
+local units = perflab.units
+local IV = require "perflab.timeline"
+local D = require "perflab.timeline_data"
+
+local COLS = { "device", "stream", "ops", "span_ns", "busy_ns", "idle_ns", "host_wait_ns", "kernel_wait_ns",
+  "other_ns", "idle_pct", "host_wait_pct", "kernel_wait_pct", "other_pct" }
+
+--- Idle attribution for one stream's ops (sorted by start).
+local function attribute(ops, kernel_wait_ns)
+  local r = { ops = #ops, host_wait_ns = 0, kernel_wait_ns = 0, other_ns = 0, gaps = 0 }
+  if #ops == 0 then return r end
+  local first, last = ops[1].s, ops[1].e
+  local prev_end = ops[1].e
+  local ss, ee = {}, {}
+  for i, o in ipairs(ops) do
+    ss[i] = o.s; ee[i] = o.e
+    if i > 1 then
+      local gap = o.s - prev_end
+      if gap > 0 then
+        r.gaps = r.gaps + 1
+        if o.rt_s and o.rt_s > prev_end then
+          r.host_wait_ns = r.host_wait_ns + gap
+        elseif gap < kernel_wait_ns then
+          r.kernel_wait_ns = r.kernel_wait_ns + gap
+        else
+          r.other_ns = r.other_ns + gap
+        end
+      end
+    end
+    if o.e > prev_end then prev_end = o.e end
+    if o.e > last then last = o.e end
+  end
+  r.span_ns = last - first
+  r.busy_ns = IV.length(IV.set(ss, ee, #ops))
+  r.idle_ns = r.span_ns - r.busy_ns
+  local idle = r.idle_ns
+  r.idle_pct = r.span_ns > 0 and 100 * idle / r.span_ns or 0
+  r.host_wait_pct = idle > 0 and 100 * r.host_wait_ns / idle or 0
+  r.kernel_wait_pct = idle > 0 and 100 * r.kernel_wait_ns / idle or 0
+  r.other_pct = idle > 0 and 100 * r.other_ns / idle or 0
+  return r
+end
+
+return {
+  name = "idle-time",
+  summary = "per GPU stream: idle time between operations, attributed to host wait, kernel wait or other (HTA)",
+  needs = { "kernels" },
+  options = {
+    kernel_wait_ns = { type = "number", default = D.hta.kernel_wait_ns,
+                       help = "a gap shorter than this, with the launch already issued, is kernel wait (ns)" },
+    kernels_only = { type = "boolean", default = false, help = "consider kernels only, not memcpy/memset" },
+    min_idle_pct = { type = "number", default = 20, help = "report a stream idle more than this share of its span" },
+  },
+  run = function(inputs, opts, report)
+    local rows = {}
+    for idx, p in ipairs(inputs) do
+      local kinds = opts.kernels_only and { kernel = true } or nil
+      local streams = IV.by_stream(IV.device_ops(p, kinds))
+      for _, g in ipairs(streams) do
+        local r = attribute(g.ops, opts.kernel_wait_ns)
+        r.device, r.stream = g.device, g.stream
+        if #inputs > 1 then r.input = idx end
+        rows[#rows + 1] = r
+        if r.span_ns > 0 and r.idle_pct > opts.min_idle_pct and r.ops > 1 then
+          local dominant, share = "other", r.other_pct
+          if r.host_wait_pct >= share then dominant, share = "host wait", r.host_wait_pct end
+          if r.kernel_wait_pct > share then dominant, share = "kernel wait", r.kernel_wait_pct end
+          local advice = ({
+            ["host wait"] = "the GPU waited for the host to enqueue work: reduce host overhead per launch "
+              .. "(CUDA graphs, torch.compile, fewer small ops, faster data loading)",
+            ["kernel wait"] = "back-to-back launch overhead: fuse small kernels or use CUDA graphs",
+            other = "ops were launched in time but waited: look for cross-stream dependencies, events and synchronisations",
+          })[dominant]
+          report:finding {
+            severity = r.idle_pct > 50 and "warn" or "info",
+            rule = "idle-time." .. dominant:gsub(" ", "_"),
+            subject = string.format("device %d stream %d", g.device, g.stream),
+            message = string.format("device %d stream %d is idle %.1f %% of its span (%s of %s); %.0f %% of that is %s: %s",
+              g.device, g.stream, r.idle_pct, units.ns(r.idle_ns), units.ns(r.span_ns), share, dominant, advice),
+            evidence = { idle_pct = r.idle_pct, threshold_pct = opts.min_idle_pct, host_wait_ns = r.host_wait_ns,
+                         kernel_wait_ns = r.kernel_wait_ns, other_ns = r.other_ns, span_ns = r.span_ns,
+                         kernel_wait_threshold_ns = opts.kernel_wait_ns, source = p.source,
+                         formula = "gap = start_k - max end before k; host wait if launch_k > previous end; "
+                           .. "kernel wait if gap < threshold; else other" },
+          }
+        end
+      end
+    end
+    local cols = {}
+    if #inputs > 1 then cols[1] = "input" end
+    for _, c in ipairs(COLS) do cols[#cols + 1] = c end
+    report:table("idle", T.from_rows(rows, cols, "idle"),
+      { title = "idle time per stream (ns; shares of idle time)" })
+    if #rows == 0 then report:note("No device operations with a stream in the input.") end
+  end,
+}

@@ -1,0 +1,677 @@
+--- step-breakdown: where each profiler step's time goes, as the PyTorch
+-- TensorBoard profiler plugin (torch-tb-profiler) computed it, from a Kineto
+-- trace -- and the same figures read back from a tb-profiler JSON.
+--
+-- Kineto trace:
+--  1. Steps are the host's ProfilerStep#N spans, then bounded on the GPU side
+--     the plugin's way: a runtime call that lies wholly inside a host step
+--     (start >= step start, end <= step end) ties the device ops it launched
+--     (same correlation id) to that step; the step ends at the later of its
+--     host end and its last device op's end; it starts at the later of its
+--     host start and the previous step's (new) end, the first step at the
+--     later of its host start and the end of the last device op that no step
+--     launched and that ended before the first step's first device op.
+--     Trailing steps that launched no device op are dropped, and the last
+--     one too when it launched fewer than 80 % of the ops of the one before
+--     (the profiler may have missed its kernels).
+--  2. Roles, highest priority first: Kernel (device kernels), Memcpy, Memset,
+--     Communication (kernels launched by nccl:/gloo: ops, or named nccl*),
+--     Runtime (runtime API calls), DataLoader (enumerate(DataLoader)#...
+--     __next__ ops), CPU Exec (other host ops), Other (the rest of the step).
+--     Each role = the union of its intervals minus the union of every
+--     higher role, within the steps; per step, the length inside the step.
+--  3. GPU utilisation = |union of kernels ∩ [first step start, last step
+--     end)| / that span; est. SM efficiency = integral of min(sum of
+--     blocks-per-SM of the running kernels, 1) over the span / span; est.
+--     achieved occupancy = the kernels' "est. achieved occupancy %" weighted
+--     by their time in the span; tensor-core share = time of kernels whose
+--     name has a tensor-core pattern / kernel time, in the span.
+--  4. The plugin's recommendations, with their evidence.
+-- The patterns and thresholds are data in lua/perflab/timeline_data.lua.
+--
+-- Where this differs from the plugin, on purpose:
+--  * the plugin, once a higher role covers every step completely, takes the
+--    next role's intervals unclipped (its slot list is empty, which it reads
+--    as "not started"); here each role is always clipped to what is left;
+--  * GPU-side `gpu_user_annotation` spans (newer traces) are not CPU Exec,
+--    and their ProfilerStep#N copies are not steps (the plugin counts both);
+--  * kernels named nccl* are Communication even without an nccl:* host op;
+--  * the memory-capacity trigger (> 90 % of device memory) is not evaluated:
+--    the Kineto reader does not keep the [memory] events' arguments.
+--
+-- tb-profiler JSON: the stored step rows and average breakdown, the
+-- percentages recomputed from the stored averages (and compared with the
+-- stored ones), the stored utilisation figures, and the same triggers.
+--
+-- Tables (part of the API):
+--   steps   (step, kernel_ns, memcpy_ns, memset_ns, communication_ns,
+--            runtime_ns, dataloader_ns, cpu_exec_ns, other_ns, total_ns,
+--            start_ns) -- a leading `run` column when there are several runs
+--   summary (metric, device, value, unit, pct) -- one row per category
+--            (value = average ns per step, pct = share of the average step)
+--            and per utilisation figure (value in percent, unit "pct").
+local perflab = require "perflab"
+local T = perflab.table
+local units = perflab.units
+local IV = require "perflab.timeline"
+local D = require "perflab.timeline_data"
+
+local MAXI = math.maxinteger
+local MINI = math.mininteger
+
+local STEP_COLS = { "step", "kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns",
+  "dataloader_ns", "cpu_exec_ns", "other_ns", "total_ns" }
+
+local function matches_any(s, pats)
+  for _, p in ipairs(pats) do if s:find(p) then return true end end
+  return false
+end
+
+local function has_tc_pattern(name)
+  for _, p in ipairs(D.tc_kernel_substrings) do
+    if name:find(p, 1, true) then return true end
+  end
+  return false
+end
+
+-- ---- Kineto: collect the events by role --------------------------------------
+
+local function collect(p)
+  local ev = p:table("events")
+  local n = ev:nrows()
+  local name, cat, ph = ev:col("name"):to_lua(), ev:col("cat"):to_lua(), ev:col("ph"):to_lua()
+  local ts, dur = ev:col("ts_ns"):to_lua(), ev:col("dur_ns"):to_lua()
+  local corr, ext = ev:col("correlation"):to_lua(), ev:col("external_id"):to_lua()
+  local tid = ev:col("tid"):to_lua()
+
+  local c = {
+    role = {}, -- key -> {s = {}, e = {}, n = 0}
+    device = {}, -- device ops: {s, e, corr, kind}
+    runtime = {}, -- runtime calls: {s, e, corr}
+    ops = {}, -- host ops: {name, s, e, ext, tid}
+    cpu_min = MAXI, cpu_max = MINI,
+    use_dp = false, use_ddp = false, nccl = false,
+  }
+  for _, k in ipairs(D.categories) do c.role[k.key] = { s = {}, e = {}, n = 0 } end
+  local function add(key, a, b)
+    local r = c.role[key]
+    r.n = r.n + 1; r.s[r.n] = a; r.e[r.n] = b
+  end
+
+  -- external ids of communication ops (pass 1)
+  local comm_ext = {}
+  for i = 1, n do
+    if ph[i] == "X" and D.comm_ops[name[i]] and ext[i] then comm_ext[ext[i]] = true end
+  end
+
+  for i = 1, n do
+    if ph[i] == "X" and ts[i] then
+      local a = ts[i]
+      local b = a + (dur[i] or 0)
+      local lc = (cat[i] or ""):lower()
+      local nm = name[i] or ""
+      if lc == "kernel" then
+        local comm = (ext[i] and comm_ext[ext[i]]) or matches_any(nm:lower(), D.comm_kernel_patterns)
+        add(comm and "communication" or "kernel", a, b)
+        c.device[#c.device + 1] = { s = a, e = b, corr = corr[i] }
+      elseif lc == "memcpy" or lc == "gpu_memcpy" then
+        add("memcpy", a, b)
+        c.device[#c.device + 1] = { s = a, e = b, corr = corr[i] }
+      elseif lc == "memset" or lc == "gpu_memset" then
+        add("memset", a, b)
+        c.device[#c.device + 1] = { s = a, e = b, corr = corr[i] }
+      elseif D.runtime_cats[lc] then
+        add("runtime", a, b)
+        c.runtime[#c.runtime + 1] = { s = a, e = b, corr = corr[i] }
+      elseif D.cpu_cats[lc] then
+        if nm:sub(1, 13) == "ProfilerStep#" then
+          -- steps come from the `steps` table
+          if a < c.cpu_min then c.cpu_min = a end
+          if b > c.cpu_max then c.cpu_max = b end
+        else
+          if matches_any(nm, D.dataloader_patterns) then
+            add("dataloader", a, b)
+          elseif D.comm_ops[nm] then
+            add("communication", a, b)
+            if nm:sub(1, 5) == "nccl:" then c.nccl = true end
+          else
+            add("cpu_exec", a, b)
+          end
+          if nm == "DataParallel.forward" then c.use_dp = true end
+          if nm == "DistributedDataParallel.forward" then c.use_ddp = true end
+          if lc ~= "user_annotation" then
+            if a < c.cpu_min then c.cpu_min = a end
+            if b > c.cpu_max then c.cpu_max = b end
+          end
+          c.ops[#c.ops + 1] = { name = nm, s = a, e = b, ext = ext[i], tid = tid[i] }
+        end
+      end
+    end
+  end
+  for _, k in ipairs(D.categories) do
+    local r = c.role[k.key]
+    c.role[k.key] = IV.set(r.s, r.e, r.n)
+  end
+  return c
+end
+
+-- ---- Kineto: steps bounded on the device side -------------------------------
+
+local function host_steps(p, c)
+  local st = p.tables.steps
+  local steps = {}
+  if st and st:nrows() > 0 then
+    for _, r in st:rows() do
+      steps[#steps + 1] = { name = r.step, s = r.start_ns, e = r.start_ns + (r.duration_ns or 0) }
+    end
+    table.sort(steps, function(x, y) return x.s < y.s end)
+  elseif c.cpu_min <= c.cpu_max then
+    steps[1] = { name = 0, s = c.cpu_min, e = c.cpu_max }
+  end
+  return steps
+end
+
+local function device_bound(steps, c, notes)
+  -- device ops by correlation id
+  local by_corr = {}
+  for i, d in ipairs(c.device) do
+    if d.corr then
+      local l = by_corr[d.corr]
+      if not l then l = {}; by_corr[d.corr] = l end
+      l[#l + 1] = i
+    end
+  end
+  local rts = {}
+  for i, r in ipairs(c.runtime) do rts[i] = r end
+  table.sort(rts, function(x, y) return x.s < y.s end)
+
+  local nsteps = #steps
+  local dev_min, dev_max, matched_count = {}, {}, {}
+  for i = 1, nsteps do dev_min[i] = MAXI; dev_max[i] = MINI; matched_count[i] = 0 end
+  local matched = {}
+  local any_matched = false
+  local i_step, i_rt = 1, 1
+  local cur_min, cur_max = MAXI, MINI
+  while i_step <= nsteps and i_rt <= #rts do
+    local hs, he = steps[i_step].s, steps[i_step].e
+    local rt = rts[i_rt]
+    if rt.s < hs then
+      i_rt = i_rt + 1
+    elseif rt.e <= he then
+      local l = rt.corr and by_corr[rt.corr]
+      if l then
+        for _, di in ipairs(l) do
+          local d = c.device[di]
+          if d.s < cur_min then cur_min = d.s end
+          if d.e > cur_max then cur_max = d.e end
+          matched[di] = true
+          any_matched = true
+          matched_count[i_step] = matched_count[i_step] + 1
+        end
+      end
+      i_rt = i_rt + 1
+    elseif rt.s < he then
+      i_rt = i_rt + 1
+    else
+      dev_min[i_step], dev_max[i_step] = cur_min, cur_max
+      i_step = i_step + 1
+      cur_min, cur_max = MAXI, MINI
+    end
+  end
+  while i_step <= nsteps do
+    dev_min[i_step], dev_max[i_step] = cur_min, cur_max
+    cur_min, cur_max = MAXI, MINI
+    i_step = i_step + 1
+  end
+  if not any_matched then
+    notes[#notes + 1] = "No device op was launched from inside a step: steps keep their host bounds."
+    return steps, matched_count
+  end
+  local prev_end = steps[1].s
+  if dev_min[1] ~= MAXI then
+    for i, d in ipairs(c.device) do
+      if not matched[i] and d.e < dev_min[1] and d.e > prev_end then prev_end = d.e end
+    end
+  end
+  for i = 1, nsteps do
+    local s = steps[i].s > prev_end and steps[i].s or prev_end
+    local e = steps[i].e
+    if dev_min[i] == MAXI then
+      if s > e then e = s end
+    else
+      if dev_max[i] > e then e = dev_max[i] end
+      if e < s then e = s end
+    end
+    steps[i].host_s, steps[i].host_e = steps[i].s, steps[i].e
+    steps[i].s, steps[i].e = s, e
+    steps[i].device_ops = matched_count[i]
+    prev_end = e
+  end
+  if nsteps > 1 then
+    local last = nsteps
+    while last >= 1 and matched_count[last] == 0 do last = last - 1 end
+    if last >= 1 then
+      local keep = last
+      if last > 1 and matched_count[last - 1] * D.thresholds.tail_step_kernel_ratio > matched_count[last] then
+        keep = last - 1
+      end
+      if keep < nsteps then
+        local dropped = {}
+        for i = keep + 1, nsteps do dropped[#dropped + 1] = tostring(steps[i].name); steps[i] = nil end
+        notes[#notes + 1] = string.format("Dropped the last step(s) %s: they launched no device op, or fewer "
+          .. "than %d %% of the ops of the step before (the profiler may have missed their kernels), as the plugin does.",
+          table.concat(dropped, ", "), math.floor(D.thresholds.tail_step_kernel_ratio * 100 + 0.5))
+      end
+    end
+  end
+  return steps, matched_count
+end
+
+-- ---- Kineto: the breakdown ---------------------------------------------------
+
+local function breakdown(steps, c)
+  local ss, se = {}, {}
+  for i, s in ipairs(steps) do ss[i] = s.s; se[i] = s.e end
+  local slots = IV.set(ss, se, #steps)
+  local cost = {}
+  for _, k in ipairs(D.categories) do
+    if k.key ~= "other" then
+      local r = IV.intersect(c.role[k.key], slots)
+      cost[k.key] = r
+      slots = IV.subtract(slots, r)
+    end
+  end
+  cost.other = slots
+  local rows = {}
+  for i, s in ipairs(steps) do
+    local row = { step = s.name, start_ns = s.s, total_ns = s.e - s.s }
+    for _, k in ipairs(D.categories) do row[k.key .. "_ns"] = IV.length_within(cost[k.key], s.s, s.e) end
+    rows[i] = row
+  end
+  return rows
+end
+
+-- ---- Kineto: GPU figures -----------------------------------------------------
+
+local function gpu_figures(p, steps)
+  local k = p.tables.kernels
+  if not k or k:nrows() == 0 or #steps == 0 then return {} end
+  local lo, hi = steps[1].s, steps[#steps].e
+  local span = hi - lo
+  local st, du = k:col("start_ns"):to_lua(), k:col("duration_ns"):to_lua()
+  local dev = k:has("device") and k:col("device"):to_lua() or {}
+  local names = k:col("name"):to_lua()
+  local bps = k:has("blocks_per_sm") and k:col("blocks_per_sm"):to_lua() or {}
+  local occ = k:has("est_achieved_occupancy_pct") and k:col("est_achieved_occupancy_pct"):to_lua() or {}
+  local per = {}
+  local order = {}
+  for i = 1, k:nrows() do
+    local d = dev[i] or 0
+    local g = per[d]
+    if not g then
+      g = { s = {}, e = {}, v = {}, nv = 0, n = 0, occ_x = 0.0, occ_t = 0, tc_t = 0, all_t = 0,
+            tc_all = 0, k_all = 0, nbps = 0, nocc = 0 }
+      per[d] = g; order[#order + 1] = d
+    end
+    local a, b = st[i], st[i] + (du[i] or 0)
+    g.n = g.n + 1; g.s[g.n] = a; g.e[g.n] = b
+    if bps[i] and bps[i] > 0 then g.v[g.n] = bps[i]; g.nbps = g.nbps + 1 end
+    local x = a > lo and a or lo
+    local y = b < hi and b or hi
+    local tc = has_tc_pattern(names[i] or "")
+    if x < y then
+      if occ[i] and occ[i] >= 0 then g.occ_x = g.occ_x + occ[i] * (y - x); g.occ_t = g.occ_t + (y - x); g.nocc = g.nocc + 1 end
+      g.all_t = g.all_t + (y - x)
+      if tc then g.tc_t = g.tc_t + (y - x) end
+    end
+    g.k_all = g.k_all + (b - a)
+    if tc then g.tc_all = g.tc_all + (b - a) end
+  end
+  table.sort(order)
+  local out = {}
+  for _, d in ipairs(order) do
+    local g = per[d]
+    local busy = IV.length_within(IV.set(g.s, g.e, g.n), lo, hi)
+    local f = { device = d, span_ns = span, busy_ns = busy, util_pct = span > 0 and 100 * busy / span or nil,
+                kernels = g.n, tc_kernel_ns = g.tc_t, kernel_ns = g.all_t }
+    if g.nbps > 0 and span > 0 then
+      f.sm_eff_pct = 100 * IV.capped_value_integral(g.s, g.e, g.v, g.n, 1.0, lo, hi) / span
+    end
+    if g.occ_t > 0 then f.occupancy_pct = g.occ_x / g.occ_t end
+    f.tc_pct = g.all_t > 0 and 100 * g.tc_t / g.all_t or 0
+    f.tc_used_ratio = g.k_all > 0 and g.tc_all / g.k_all or 0
+    out[#out + 1] = f
+  end
+  return out
+end
+
+--- Share of kernel time launched by "bottom" tensor-core-eligible operators
+-- (an eligible op with no eligible op nested inside it), among the kernels
+-- launched by any host op: the plugin's tc_eligible_ops_kernel_ratio.
+local function tc_eligible_ratio(p, c)
+  local k, rt = p.tables.kernels, p.tables.runtime
+  if not k or not rt or k:nrows() == 0 then return nil end
+  -- bottom eligible ops per thread
+  local by_tid = {}
+  for _, o in ipairs(c.ops) do
+    if D.tc_eligible_ops[o.name] then
+      local l = by_tid[o.tid or ""]
+      if not l then l = {}; by_tid[o.tid or ""] = l end
+      l[#l + 1] = o
+    end
+  end
+  local bottom_ext = {}
+  for _, l in pairs(by_tid) do
+    table.sort(l, function(x, y) if x.s ~= y.s then return x.s < y.s end return x.e > y.e end)
+    for i, o in ipairs(l) do
+      local nxt = l[i + 1]
+      local has_child = nxt and nxt.s >= o.s and nxt.e <= o.e
+      if not has_child and o.ext then bottom_ext[o.ext] = true end
+    end
+  end
+  local op_ext = {}
+  for _, o in ipairs(c.ops) do if o.ext then op_ext[o.ext] = true end end
+  local rt_ext = {}
+  local rc, re = rt:col("correlation"):to_lua(), rt:col("external_id"):to_lua()
+  for i = 1, rt:nrows() do if rc[i] then rt_ext[rc[i]] = re[i] end end
+  local kc, kd = k:col("correlation"):to_lua(), k:col("duration_ns"):to_lua()
+  local elig, all = 0, 0
+  for i = 1, k:nrows() do
+    local e = kc[i] and rt_ext[kc[i]]
+    if e and op_ext[e] then
+      all = all + (kd[i] or 0)
+      if bottom_ext[e] then elig = elig + (kd[i] or 0) end
+    end
+  end
+  if all == 0 then return 0, 0, 0 end
+  return elig / all, elig, all
+end
+
+-- ---- shared: summary rows and triggers ---------------------------------------
+
+local function averages(rows)
+  local avg = {}
+  local n = #rows
+  for _, col in ipairs(STEP_COLS) do
+    if col ~= "step" then
+      local s = 0
+      for _, r in ipairs(rows) do s = s + (r[col] or 0) end
+      avg[col] = n > 0 and s / n or 0
+    end
+  end
+  return avg
+end
+
+local function summary_rows(out, run, avg)
+  local total = avg.total_ns
+  out[#out + 1] = { run = run, metric = "Average Step Time", value = total, unit = "ns", pct = total > 0 and 100 or nil }
+  for _, k in ipairs(D.categories) do
+    local v = avg[k.key .. "_ns"] or 0
+    out[#out + 1] = { run = run, metric = k.label, value = v, unit = "ns", pct = total > 0 and 100 * v / total or nil }
+  end
+end
+
+local function pct_of(avg, key)
+  if not avg.total_ns or avg.total_ns <= 0 then return 0 end
+  return 100 * (avg[key] or 0) / avg.total_ns
+end
+
+local function triggers(report, src, run, avg, gpu, extra)
+  local th = D.thresholds
+  local where = run and string.format("run %s: ", run) or ""
+  local dl = pct_of(avg, "dataloader_ns")
+  if dl > th.dataloader_pct then
+    report:finding { severity = "warn", rule = "step-breakdown.dataloader", subject = "DataLoader",
+      message = string.format("%s%.1f %% of the step time is in DataLoader: set num_workers on the DataLoader "
+        .. "to load data in worker processes (multi-process data loading)", where, dl),
+      evidence = { dataloader_pct = dl, threshold_pct = th.dataloader_pct, avg_dataloader_ns = avg.dataloader_ns,
+                   avg_step_ns = avg.total_ns, formula = "avg DataLoader / avg step time", source = src, run = run },
+      speedup_pct = dl }
+  end
+  local cm = pct_of(avg, "communication_ns")
+  if cm > th.communication_pct then
+    report:finding { severity = "warn", rule = "step-breakdown.communication", subject = "Communication",
+      message = string.format("%s%.1f %% of the step time is in communication not hidden by computation: try "
+        .. "gradient compression, gradient accumulation or a larger batch", where, cm),
+      evidence = { communication_pct = cm, threshold_pct = th.communication_pct, avg_communication_ns = avg.communication_ns,
+                   avg_step_ns = avg.total_ns, source = src, run = run } }
+  end
+  for _, g in ipairs(gpu or {}) do
+    if g.util_pct and g.util_pct < th.gpu_util_pct then
+      report:finding { severity = "warn", rule = "step-breakdown.gpu_utilization", subject = g.label or ("GPU " .. g.device),
+        message = string.format("%s%s is busy %.2f %% of the step time (below %d %%): increase the batch size, "
+          .. "or look at what the Runtime, DataLoader, CPU Exec and Other shares say the host is doing", where,
+          g.label or ("GPU " .. g.device), g.util_pct, th.gpu_util_pct),
+        evidence = { gpu_util_pct = g.util_pct, threshold_pct = th.gpu_util_pct, busy_ns = g.busy_ns, span_ns = g.span_ns,
+                     formula = "|union(kernels) within steps| / steps time", source = src, run = run } }
+    end
+  end
+  extra = extra or {}
+  if extra.tc_eligible_pct and extra.tc_eligible_pct > 0 and extra.tc_used_pct == 0
+      and (extra.cc_major == nil or extra.cc_major >= th.tc_min_cc_major) then
+    report:finding { severity = "opt", rule = "step-breakdown.tensor_cores", subject = "Tensor Cores",
+      message = string.format("%sKernels with %d %% of the time are launched by tensor-core-eligible operators, and "
+        .. "no kernel uses tensor cores: enable Automatic Mixed Precision (FP16/BF16)", where,
+        math.floor(extra.tc_eligible_pct + 0.5)),
+      evidence = { tc_eligible_pct = extra.tc_eligible_pct, tc_used_pct = extra.tc_used_pct, cc_major = extra.cc_major,
+                   eligible_kernel_ns = extra.eligible_ns, op_kernel_ns = extra.op_kernel_ns, source = src, run = run } }
+  end
+  if extra.use_dp and (extra.devices_used or 0) > 1 then
+    report:finding { severity = "opt", rule = "step-breakdown.dp_to_ddp", subject = "DataParallel",
+      message = where .. "DataParallel runs on several GPUs: use DistributedDataParallel instead",
+      evidence = { devices_used = extra.devices_used, source = src, run = run } }
+  end
+  if extra.use_ddp and not extra.nccl and extra.cc and extra.cc >= th.nccl_min_cc then
+    report:finding { severity = "opt", rule = "step-breakdown.ddp_backend", subject = "DistributedDataParallel",
+      message = where .. "DistributedDataParallel without NCCL: NCCL is the fastest backend for DDP on these GPUs",
+      evidence = { cc = extra.cc, source = src, run = run } }
+  end
+end
+
+-- ---- the two input kinds -------------------------------------------------------
+
+local function from_kineto(p, report, acc)
+  local notes = {}
+  local c = collect(p)
+  local steps = host_steps(p, c)
+  if #steps == 0 then
+    report:note(string.format("%s: no ProfilerStep#N span and no host op: nothing to break down.", p.source))
+    return
+  end
+  if not p.tables.steps or p.tables.steps:nrows() == 0 then
+    notes[#notes + 1] = "No ProfilerStep#N span: the whole host span is taken as one step (step 0)."
+  end
+  steps = device_bound(steps, c, notes)
+  local rows = breakdown(steps, c)
+  local avg = averages(rows)
+  local run = acc.multi and acc.next_run() or nil
+  for _, r in ipairs(rows) do r.run = run; acc.steps[#acc.steps + 1] = r end
+  summary_rows(acc.summary, run, avg)
+  local gpu = gpu_figures(p, steps)
+  for _, g in ipairs(gpu) do
+    local label = "GPU " .. g.device
+    g.label = label
+    acc.summary[#acc.summary + 1] = { run = run, metric = "GPU Utilization", device = label, value = g.util_pct, unit = "pct" }
+    if g.sm_eff_pct then
+      acc.summary[#acc.summary + 1] = { run = run, metric = "Est. SM Efficiency", device = label, value = g.sm_eff_pct, unit = "pct" }
+    end
+    if g.occupancy_pct then
+      acc.summary[#acc.summary + 1] = { run = run, metric = "Est. Achieved Occupancy", device = label, value = g.occupancy_pct, unit = "pct" }
+    end
+    acc.summary[#acc.summary + 1] = { run = run, metric = "Kernel Time using Tensor Cores", device = label, value = g.tc_pct, unit = "pct" }
+  end
+  local ratio, elig_ns, op_ns = tc_eligible_ratio(p, c)
+  if ratio then
+    acc.summary[#acc.summary + 1] = { run = run, metric = "Kernel Time of Tensor-Core-Eligible Ops", value = 100 * ratio, unit = "pct" }
+  end
+  local devs = p.tables.devices
+  local cc_major, cc
+  if devs and devs:nrows() > 0 then
+    local d0 = devs:row(1)
+    cc_major = d0.cc_major
+    if d0.cc_major then cc = d0.cc_major + (d0.cc_minor or 0) / 10 end
+  end
+  local any_tc = false
+  for _, g in ipairs(gpu) do if g.tc_used_ratio > 0 then any_tc = true end end
+  triggers(report, p.source, run, avg, gpu, {
+    tc_eligible_pct = ratio and 100 * ratio or nil, tc_used_pct = (#gpu > 0 and not any_tc) and 0 or (#gpu > 0 and 1 or nil),
+    eligible_ns = elig_ns, op_kernel_ns = op_ns, cc_major = cc_major, cc = cc,
+    use_dp = c.use_dp, use_ddp = c.use_ddp, nccl = c.nccl, devices_used = #gpu,
+  })
+  report:note(string.format("%s: %d steps, %s per step on average (steps bounded on the device side: a step "
+    .. "ends when the last device op it launched ends).", p.source, #rows, units.ns(avg.total_ns)))
+  for _, n in ipairs(notes) do report:note(p.source .. ": " .. n) end
+end
+
+local function from_tb(p, report, acc)
+  local st = p.tables.steps
+  local runs = {}
+  local seen = {}
+  if st then
+    for _, r in st:rows() do
+      local run = r.run or 1
+      if not seen[run] then seen[run] = true; runs[#runs + 1] = run end
+    end
+  end
+  local sb = p.tables.step_breakdown
+  if sb then
+    for _, r in sb:rows() do
+      local run = r.run or 1
+      if not seen[run] then seen[run] = true; runs[#runs + 1] = run end
+    end
+  end
+  table.sort(runs)
+  local dm = p.tables.device_metrics
+  local ops = p.tables.operators
+  local ks = p.tables.kernel_summary
+  for _, run in ipairs(runs) do
+    local label = acc.multi_tb(#runs) and acc.next_run() or nil
+    if st then
+      for _, r in st:rows() do
+        if (r.run or 1) == run then
+          local row = { run = label }
+          for _, col in ipairs(STEP_COLS) do row[col] = r[col] end
+          row.communication_ns = row.communication_ns or 0
+          acc.steps[#acc.steps + 1] = row
+        end
+      end
+    end
+    -- averages: the stored breakdown (or the step rows' mean)
+    local avg, stored_pct = {}, {}
+    local by_label = {}
+    for _, k in ipairs(D.categories) do by_label[k.label:lower()] = k.key end
+    if sb then
+      for _, r in sb:rows() do
+        if (r.run or 1) == run then
+          local cat = (r.category or ""):lower()
+          if cat == "average step time" then
+            avg.total_ns = r.avg_ns
+          elseif by_label[cat] then
+            avg[by_label[cat] .. "_ns"] = r.avg_ns
+            stored_pct[by_label[cat]] = r.pct
+          end
+        end
+      end
+    end
+    if not avg.total_ns then
+      local rows = {}
+      for _, r in ipairs(acc.steps) do if r.run == label then rows[#rows + 1] = r end end
+      avg = averages(rows)
+    end
+    local total = avg.total_ns or 0
+    acc.summary[#acc.summary + 1] = { run = label, metric = "Average Step Time", value = total, unit = "ns", pct = total > 0 and 100 or nil }
+    for _, k in ipairs(D.categories) do
+      local v = avg[k.key .. "_ns"]
+      if v then
+        local pct = total > 0 and 100 * v / total or nil
+        acc.summary[#acc.summary + 1] = { run = label, metric = k.label, value = v, unit = "ns", pct = pct,
+                                          stored_pct = stored_pct[k.key] }
+        if pct and stored_pct[k.key] and math.abs(pct - stored_pct[k.key]) > 0.006 then
+          report:finding { severity = "warn", rule = "step-breakdown.stored_pct_mismatch", subject = k.label,
+            message = string.format("run %s: the stored %s share %.2f %% differs from %.2f %% recomputed from the stored averages",
+              run, k.label, stored_pct[k.key], pct),
+            evidence = { stored_pct = stored_pct[k.key], recomputed_pct = pct, avg_ns = v, avg_step_ns = total, source = p.source } }
+        end
+      end
+    end
+    local gpu = {}
+    local tc_used
+    if dm then
+      for _, r in dm:rows() do
+        if (r.run or 1) == run then
+          local m = r.metric or ""
+          acc.summary[#acc.summary + 1] = { run = label, metric = m, device = r.device, value = r.value, unit = r.unit }
+          if m:find("Utilization") then gpu[#gpu + 1] = { label = r.device, util_pct = r.value } end
+          if m:find("Tensor Cores") then tc_used = r.value end
+        end
+      end
+    end
+    local elig_pct
+    if ops and ops:has("tc_eligible") and ops:has("device_self_ns") then
+      local e, a = 0, 0
+      for _, r in ops:rows() do
+        if (r.run or 1) == run and r.device_self_ns then
+          a = a + r.device_self_ns
+          if r.tc_eligible then e = e + r.device_self_ns end
+        end
+      end
+      if a > 0 then
+        elig_pct = 100 * e / a
+        acc.summary[#acc.summary + 1] = { run = label, metric = "Kernel Time of Tensor-Core-Eligible Ops", value = elig_pct, unit = "pct" }
+      end
+    end
+    if tc_used == nil and ks and ks:has("tensor_cores_used") then
+      local t, a = 0, 0
+      for _, r in ks:rows() do
+        if (r.run or 1) == run and r.total_ns then
+          a = a + r.total_ns
+          if r.tensor_cores_used then t = t + r.total_ns end
+        end
+      end
+      if a > 0 then tc_used = 100 * t / a end
+    end
+    triggers(report, p.source, run, avg, gpu, { tc_eligible_pct = elig_pct, tc_used_pct = tc_used })
+  end
+  local rec = p.tables.recommendations
+  if rec and rec:nrows() > 0 then
+    for _, r in rec:rows() do
+      report:note(string.format("%s run %s, the plugin's own recommendation: %s", p.source, r.run or 1, r.text or ""))
+    end
+  end
+end
+
+return {
+  name = "step-breakdown",
+  summary = "per profiler step: Kernel/Memcpy/Memset/Communication/Runtime/DataLoader/CPU Exec/Other, GPU utilisation, recommendations (tb-profiler rules)",
+  needs = { "events|steps|step_breakdown" },
+  options = {},
+  run = function(inputs, opts, report)
+    local acc = { steps = {}, summary = {}, run = 0 }
+    -- a `run` column when more than one run is reported
+    local nruns = 0
+    for _, p in ipairs(inputs) do
+      if p.tables.events then nruns = nruns + 1
+      else nruns = nruns + math.max(1, math.floor(p.meta and p.meta.runs or 1)) end
+    end
+    acc.multi = nruns > 1
+    acc.multi_tb = function() return nruns > 1 end
+    acc.next_run = function() acc.run = acc.run + 1; return acc.run end
+    for _, p in ipairs(inputs) do
+      if p.tables.events then from_kineto(p, report, acc) else from_tb(p, report, acc) end
+    end
+    local cols = {}
+    if acc.multi then cols[1] = "run" end
+    for _, c in ipairs(STEP_COLS) do cols[#cols + 1] = c end
+    if #acc.steps > 0 and acc.steps[1].start_ns then cols[#cols + 1] = "start_ns" end
+    report:table("steps", T.from_rows(acc.steps, cols, "steps"),
+      { title = "time per step by category (ns; each category minus every higher one, within the step)" })
+    local scols = {}
+    if acc.multi then scols[1] = "run" end
+    for _, c in ipairs({ "metric", "device", "value", "unit", "pct" }) do scols[#scols + 1] = c end
+    local has_stored = false
+    for _, r in ipairs(acc.summary) do if r.stored_pct then has_stored = true end end
+    if has_stored then scols[#scols + 1] = "stored_pct" end
+    report:table("summary", T.from_rows(acc.summary, scols, "summary"),
+      { title = "average step and utilisation (value in ns for categories, percent for utilisation; pct = share of the average step)" })
+  end,
+}

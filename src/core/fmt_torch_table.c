@@ -1,0 +1,400 @@
+/*
+** fmt_torch_table.c -- format "torch-table": the text that PyTorch's
+** `prof.key_averages().table()` prints:
+**
+**   -----------------  ------------  ------------  ...
+**                Name    Self CPU %      Self CPU  ...   # of Calls
+**   -----------------  ------------  ------------  ...
+**            aten::mm        33.95%        2.485s  ...          420
+**   -----------------  ------------  ------------  ...
+**   Self CPU time total: 7.320s
+**   Self CUDA time total: 1.870s
+**
+** The dash groups give the column spans: every cell is right-aligned (names
+** too, in recent versions) so cell k is the text between the end of group k-1
+** and the end of group k; the last column runs to the end of the line.  Column
+** sets vary (CPU only; Self/total CPU and CUDA (or another device); memory;
+** input shapes; source location; FLOPs); units are per cell: times us/ms/s,
+** memory b/Kb/Mb/Gb (binary, as PyTorch computes them), percentages with '%'.
+** Lines before the table (the program's own output) go to the diagnostics;
+** the footer totals go to meta.  Several tables in one file are read in turn
+** (column `table_index`).  A kernel_summary is not derived: the table mixes
+** operators and kernels without saying which is which.
+*/
+#include "format.h"
+#include "mdtable.h"
+#include "names.h"
+#include "scan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define TT_MAXCOLS 32
+
+enum { K_TEXT, K_TIME, K_PCT, K_MEM, K_INT, K_FLOPS };
+
+typedef struct ttcol {
+  char hdr[64];
+  char name[64];
+  int kind;
+  double factor;            /* FLOPs: header prefix scale */
+  size_t start, end;        /* span in the line: [start, end) ; end = SIZE_MAX for the last */
+  int col;
+} ttcol;
+
+static int is_sep(const char *s, size_t n) {
+  size_t dashes = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '-') dashes++;
+    else if (s[i] != ' ' && s[i] != '\r' && s[i] != '\t') return 0;
+  }
+  return dashes >= 3;
+}
+
+static int header_like(const char *s, size_t n) {
+  return pl_find(s, n, "Name") != NULL &&
+         (pl_find(s, n, "Self CPU") != NULL || pl_find(s, n, "CPU total") != NULL) &&
+         (pl_find(s, n, "# of Calls") != NULL || pl_find(s, n, "Number of Calls") != NULL || pl_find(s, n, "CPU time avg") != NULL);
+}
+
+static void lower_into(char *out, size_t cap, const char *s, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n && k + 1 < cap; i++) {
+    char c = s[i];
+    if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+    else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) c = '_';
+    out[k++] = c;
+  }
+  out[k] = '\0';
+}
+
+static int ends_with(const char *s, size_t n, const char *suf) {
+  size_t k = strlen(suf);
+  return n >= k && memcmp(s + n - k, suf, k) == 0;
+}
+
+/* Names a column from its header text. */
+static void classify(ttcol *tc, const char *h, size_t n) {
+  char dev[32];
+  tc->factor = 1;
+  snprintf(tc->hdr, sizeof tc->hdr, "%.*s", (int)n, h);
+  if (n == 4 && memcmp(h, "Name", 4) == 0) { snprintf(tc->name, sizeof tc->name, "name"); tc->kind = K_TEXT; return; }
+  if (pl_find(h, n, "Calls")) { snprintf(tc->name, sizeof tc->name, "calls"); tc->kind = K_INT; return; }
+  if (n == 7 && memcmp(h, "Node ID", 7) == 0) { snprintf(tc->name, sizeof tc->name, "node_id"); tc->kind = K_INT; return; }
+  if (pl_starts(h, n, "Total ") && ends_with(h, n, "FLOPs")) {
+    char pre = n > 11 ? h[6] : 'F';
+    tc->factor = pre == 'K' ? 1e3 : pre == 'M' ? 1e6 : pre == 'G' ? 1e9 : pre == 'T' ? 1e12 : pre == 'P' ? 1e15 : 1;
+    snprintf(tc->name, sizeof tc->name, "flops");
+    tc->kind = K_FLOPS;
+    return;
+  }
+  int self = pl_starts(h, n, "Self ");
+  const char *d = self ? h + 5 : h;
+  size_t dn = self ? n - 5 : n;
+  /* DEV %, DEV, DEV total %, DEV total, DEV time avg, DEV Mem; "Self CPU total" is the old spelling of "Self CPU" */
+  const char *sp = memchr(d, ' ', dn);
+  size_t wl = sp ? (size_t)(sp - d) : dn;
+  if (wl > 0 && wl < sizeof dev) {
+    lower_into(dev, sizeof dev, d, wl);
+    const char *rest = d + wl;
+    size_t rn = dn - wl;
+    pl_trim(&rest, &rn);
+    const char *pfx = self ? "self_" : "";
+    if (rn == 0) { snprintf(tc->name, sizeof tc->name, "%s%s_ns", pfx, dev); tc->kind = K_TIME; return; }
+    if (rn == 1 && rest[0] == '%') { snprintf(tc->name, sizeof tc->name, "%s%s_pct", pfx, dev); tc->kind = K_PCT; return; }
+    if (rn == 5 && memcmp(rest, "total", 5) == 0) {
+      snprintf(tc->name, sizeof tc->name, self ? "self_%s_ns" : "%s_total_ns", dev); tc->kind = K_TIME; return;
+    }
+    if (rn == 7 && memcmp(rest, "total %", 7) == 0) {
+      snprintf(tc->name, sizeof tc->name, self ? "self_%s_pct" : "%s_total_pct", dev); tc->kind = K_PCT; return;
+    }
+    if (rn == 8 && memcmp(rest, "time avg", 8) == 0) { snprintf(tc->name, sizeof tc->name, "%s%s_time_avg_ns", pfx, dev); tc->kind = K_TIME; return; }
+    if (rn == 3 && memcmp(rest, "Mem", 3) == 0) { snprintf(tc->name, sizeof tc->name, "%s%s_mem_bytes", pfx, dev); tc->kind = K_MEM; return; }
+  }
+  tc->kind = K_TEXT;
+  if (pl_md_snake(h, n, tc->name, sizeof tc->name) == 0) snprintf(tc->name, sizeof tc->name, "col");
+}
+
+/* Adds a column; when the name is taken by a column of another type (a
+** header that spells one of the parser's own column names), the new column
+** gets a "_2", "_3", ... suffix instead. */
+static int add_col_unique(pl_table *t, const char *name, pl_type ty) {
+  int c = pl_table_add_col(t, name, ty);
+  char alt[128];
+  for (int k = 2; c < 0 && k < 1000; k++) {
+    snprintf(alt, sizeof alt, "%.100s_%d", name, k);
+    c = pl_table_add_col(t, alt, ty);
+  }
+  return c;
+}
+
+static const char *kind_doc(const ttcol *tc) {
+  switch (tc->kind) {
+  case K_TIME: return "time, ns (printed with a unit per cell: us, ms, s)";
+  case K_PCT: return "share of the self-time total, percent (NaN printed when the total is 0 -> missing)";
+  case K_MEM: return "memory, bytes (printed as b, Kb, Mb, Gb with 1024 steps; negative = freed)";
+  case K_INT: return "count";
+  case K_FLOPS: return "floating-point operations (the header's K/M/G prefix applied)";
+  default: return "text as printed";
+  }
+}
+
+/* Parses a cell by kind.  0 ok, 1 missing, -1 malformed. */
+static int cell_value(const ttcol *tc, const char *s, size_t n, double *v) {
+  pl_trim(&s, &n);
+  if (n == 0 || (n == 2 && memcmp(s, "--", 2) == 0) || (n == 1 && s[0] == '-')) return 1;
+  if (n == 3 && (memcmp(s, "NaN", 3) == 0 || memcmp(s, "nan", 3) == 0)) return 1;
+  size_t k = n;
+  double f = 1;
+  switch (tc->kind) {
+  case K_TIME:
+    if (ends_with(s, n, "us")) { k = n - 2; f = 1e3; }
+    else if (ends_with(s, n, "ms")) { k = n - 2; f = 1e6; }
+    else if (ends_with(s, n, "ns")) { k = n - 2; f = 1; }
+    else if (ends_with(s, n, "s")) { k = n - 1; f = 1e9; }
+    else return -1;
+    break;
+  case K_PCT:
+    if (s[n - 1] != '%') return -1;
+    k = n - 1;
+    break;
+  case K_MEM: {
+    if (ends_with(s, n, " Gb")) { k = n - 3; f = 1073741824.0; }
+    else if (ends_with(s, n, " Mb")) { k = n - 3; f = 1048576.0; }
+    else if (ends_with(s, n, " Kb")) { k = n - 3; f = 1024.0; }
+    else if (ends_with(s, n, " b")) { k = n - 2; f = 1; }
+    else return -1;
+    break;
+  }
+  case K_INT: {
+    int64_t iv;
+    if (pl_parse_int64(s, n, &iv) != 0) return -1;
+    *v = (double)iv;
+    return 0;
+  }
+  case K_FLOPS: f = tc->factor; break;
+  default: return -1;
+  }
+  if (k == 0 || pl_parse_double(s, k, v) != 0) return -1;
+  *v *= f;
+  return 0;
+}
+
+static const char *kind_what(int kind) {
+  switch (kind) {
+  case K_TIME: return "a time with its unit (us, ms, s)";
+  case K_PCT: return "a percentage like '12.80%'";
+  case K_MEM: return "a memory size with its unit (b, Kb, Mb, Gb)";
+  case K_INT: return "an integer count";
+  case K_FLOPS: return "a FLOPs number or '--'";
+  default: return "text";
+  }
+}
+
+/* Splits a row into fields on runs of 2+ spaces and gives each field to the
+** column whose dash span holds the field's middle (or the nearest span): cells
+** are right-aligned and a cell wider than its column overflows by a few
+** characters, so fixed spans alone would cut it.  Fields landing in the same
+** column are joined.  ca/cb receive each column's [start, end) in the line. */
+static void assign_cells(const ttcol *cols, int ncols, const char *s, size_t n, size_t *ca, size_t *cb) {
+  for (int k = 0; k < ncols; k++) { ca[k] = cb[k] = 0; }
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) n--;
+  size_t i = 0;
+  while (i < n) {
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    if (i >= n) break;
+    size_t a = i;
+    while (i < n && !(s[i] == '\t' || (s[i] == ' ' && i + 1 < n && (s[i + 1] == ' ' || s[i + 1] == '\t')))) i++;
+    size_t b = i, mid = (a + b) / 2;
+    int best = ncols - 1;
+    size_t bestd = (size_t)-1;
+    for (int k = 0; k < ncols; k++) {
+      size_t d = mid < cols[k].start ? cols[k].start - mid : mid >= cols[k].end ? mid - cols[k].end + 1 : 0;
+      if (d < bestd) { bestd = d; best = k; }
+      if (d == 0) break;
+    }
+    if (ca[best] == cb[best]) { ca[best] = a; cb[best] = b; }
+    else { if (a < ca[best]) ca[best] = a; if (b > cb[best]) cb[best] = b; }
+  }
+}
+
+static void cell_text(const size_t *ca, const size_t *cb, int k, const char *s, const char **cs, size_t *cn) {
+  *cs = s + ca[k]; *cn = cb[k] - ca[k];
+}
+
+static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  pl_lines c;
+  pl_line l, h, s2;
+  pl_lines_init(&c, in->data, in->len);
+  int want = pl_want_table(o, "operators");
+  pl_table *t = pl_table_new("operators");
+  int ntables = 0;
+  int c_trunc = -1, c_tidx = -1, c_line = -1, c_src = -1;
+  ttcol cols[TT_MAXCOLS];
+  size_t ca[TT_MAXCOLS], cb[TT_MAXCOLS];
+  int ncols = 0;
+  pl_buf src;
+  pl_buf_init(&src);
+#define TT_FAIL() do { pl_table_free(t); pl_buf_free(&src); return -1; } while (0)
+  while (pl_lines_next(&c, &l)) {
+    if (o && o->interrupt && *o->interrupt) { pl_err_set(err, c.lineno, 1, "interrupted"); TT_FAIL(); }
+    /* a table starts with: dashes / header / dashes */
+    int start = 0;
+    if (is_sep(l.s, l.n) && pl_lines_peek(&c, &h) && header_like(h.s, h.n)) {
+      pl_lines two = c;
+      pl_lines_next(&two, &h);
+      if (pl_lines_next(&two, &s2) && is_sep(s2.s, s2.n)) start = 1;
+    }
+    if (!start) {
+      const char *s = l.s; size_t n = l.n;
+      pl_trim(&s, &n);
+      if (n == 0) continue;
+      if (pl_starts(s, n, "Self ") && pl_find(s, n, " time total:")) {
+        /* footer: Self CPU time total: 1.853s */
+        const char *colon = memchr(s, ':', n);
+        const char *dv = s + 5;
+        const char *sp = memchr(dv, ' ', (size_t)(colon - dv));
+        char dev[32], key[80];
+        lower_into(dev, sizeof dev, dv, sp ? (size_t)(sp - dv) : 0);
+        const char *v = colon + 1; size_t vn = (size_t)(s + n - v);
+        pl_trim(&v, &vn);
+        ttcol tc; memset(&tc, 0, sizeof tc); tc.kind = K_TIME;
+        double x;
+        if (cell_value(&tc, v, vn, &x) != 0) {
+          pl_err_expected(err, c.lineno, (size_t)(v - l.s) + 1, "a time with its unit (us, ms, s)", v, vn);
+          TT_FAIL();
+        }
+        /* the first table's totals are the file's; later tables' get a "tableN." prefix */
+        char pre[24] = "";
+        if (ntables > 1) snprintf(pre, sizeof pre, "table%d.", ntables);
+        snprintf(key, sizeof key, "%sself_%s_time_total_ns", pre, dev);
+        pl_profile_meta_num(p, key, x);
+        snprintf(key, sizeof key, "%sself_%s_time_total", pre, dev);
+        pl_profile_meta_str(p, key, v, vn);
+        continue;
+      }
+      pl_profile_diag(p, c.lineno, "program output: %.*s", (int)(n > 80 ? 80 : n), s);
+      continue;
+    }
+    /* the column spans from the separator line */
+    ncols = 0;
+    for (size_t i = 0; i < l.n;) {
+      if (l.s[i] != '-') { i++; continue; }
+      size_t a = i;
+      while (i < l.n && l.s[i] == '-') i++;
+      if (ncols >= TT_MAXCOLS) { pl_err_set(err, c.lineno, a + 1, "more than %d columns", TT_MAXCOLS); TT_FAIL(); }
+      cols[ncols].start = a; cols[ncols].end = i;
+      ncols++;
+    }
+    pl_lines_next(&c, &h);
+    size_t hline = c.lineno;
+    ntables++;
+    int have_name = 0;
+    assign_cells(cols, ncols, h.s, h.n, ca, cb);
+    for (int k = 0; k < ncols; k++) {
+      const char *hs; size_t hn;
+      cell_text(ca, cb, k, h.s, &hs, &hn);
+      if (hn == 0) { pl_err_expected(err, hline, cols[k].start + 1, "a column title above every dash group", h.s, h.n); TT_FAIL(); }
+      classify(&cols[k], hs, hn);
+      if (strcmp(cols[k].name, "name") == 0) have_name = 1;
+      cols[k].col = pl_table_add_col(t, cols[k].name, cols[k].kind == K_TEXT ? PL_STR : cols[k].kind == K_INT ? PL_INT : PL_NUM);
+      if (cols[k].col < 0) { pl_err_set(err, hline, cols[k].start + 1, "column '%s' repeats with another type", cols[k].hdr); TT_FAIL(); }
+      pl_table_set_doc(t, cols[k].col, strcmp(cols[k].name, "name") == 0
+        ? "event name as printed (right-aligned in the table; cut with '...' by PyTorch at the column width)" : kind_doc(&cols[k]));
+      if (strcmp(cols[k].name, "source_location") == 0) c_src = cols[k].col;
+    }
+    if (!have_name) { pl_err_expected(err, hline, 1, "a 'Name' column in the key_averages header", h.s, h.n); TT_FAIL(); }
+    c_trunc = add_col_unique(t, "truncated", PL_BOOL);
+    pl_table_set_doc(t, c_trunc, "true where PyTorch cut the name with '...'");
+    c_tidx = add_col_unique(t, "table_index", PL_INT);
+    pl_table_set_doc(t, c_tidx, "which table of the file (1-based) the row comes from");
+    c_line = add_col_unique(t, "line", PL_INT);
+    pl_table_set_doc(t, c_line, "input line of the row");
+    pl_lines_next(&c, &s2);            /* the separator under the header */
+    /* body */
+    int open = 0, closed = 0;
+    while (pl_lines_next(&c, &l)) {
+      if (is_sep(l.s, l.n)) { closed = 1; break; }
+      if (pl_is_blank(l.s, l.n)) {
+        if (open) { if (src.len && c_src >= 0) pl_row_put_str(t, c_src, src.data, src.len); pl_row_end(t); open = 0; src.len = 0; }
+        continue;
+      }
+      const char *ns; size_t nn;
+      assign_cells(cols, ncols, l.s, l.n, ca, cb);
+      cell_text(ca, cb, 0, l.s, &ns, &nn);
+      if (nn == 0 && open && c_src >= 0) {
+        /* a continuation row of a multi-line source location */
+        for (int k = 1; k < ncols; k++) if (cols[k].col == c_src) {
+          const char *cs; size_t cn;
+          cell_text(ca, cb, k, l.s, &cs, &cn);
+          if (cn) { if (src.len) pl_buf_adds(&src, "\n"); pl_buf_add(&src, cs, cn); }
+        }
+        continue;
+      }
+      if (nn == 0) { pl_err_expected(err, c.lineno, 1, "a row with an event name in the first column", l.s, l.n); TT_FAIL(); }
+      if (open) { if (src.len && c_src >= 0) pl_row_put_str(t, c_src, src.data, src.len); pl_row_end(t); open = 0; src.len = 0; }
+      for (int k = 0; k < ncols; k++) {
+        const char *cs; size_t cn;
+        cell_text(ca, cb, k, l.s, &cs, &cn);
+        if (cols[k].col == c_src) { if (cn) pl_buf_add(&src, cs, cn); continue; }
+        if (cols[k].kind == K_TEXT) { if (cn) pl_row_put_str(t, cols[k].col, cs, cn); continue; }
+        double v;
+        int rc = cell_value(&cols[k], cs, cn, &v);
+        if (rc < 0) {
+          char what[160];
+          snprintf(what, sizeof what, "%.60s in column '%.60s'", kind_what(cols[k].kind), cols[k].hdr);
+          pl_err_expected(err, c.lineno, (size_t)(cs - l.s) + 1, what, cs, cn);
+          TT_FAIL();
+        }
+        if (rc == 1) continue;
+        if (cols[k].kind == K_INT) pl_row_put_int(t, cols[k].col, (int64_t)v);
+        else pl_row_put_num(t, cols[k].col, v);
+      }
+      pl_row_put_bool(t, c_trunc, pl_name_truncated(ns, nn));
+      pl_row_put_int(t, c_tidx, ntables);
+      pl_row_put_int(t, c_line, (int64_t)c.lineno);
+      open = 1;
+    }
+    if (open) { if (src.len && c_src >= 0) pl_row_put_str(t, c_src, src.data, src.len); pl_row_end(t); open = 0; src.len = 0; }
+    if (!closed) {
+      pl_err_expected(err, c.lineno + 1, 1, "a row or the closing '----' line of the key_averages table", NULL, 0);
+      TT_FAIL();
+    }
+  }
+  pl_buf_free(&src);
+  if (ntables == 0) {
+    pl_table_free(t);
+    return pl_err_expected(err, 1, 1, "a key_averages() table (dashes, a header with 'Name' and 'Self CPU', dashes)", in->data, in->len);
+  }
+  if (!pl_profile_meta_get(p, "self_cpu_time_total_ns")) pl_profile_diag(p, 0, "no 'Self CPU time total:' footer");
+  if (want) pl_profile_add_table(p, t); else pl_table_free(t);
+  pl_profile_meta_str(p, "tool", "torch.profiler key_averages", strlen("torch.profiler key_averages"));
+  pl_profile_meta_num(p, "tables", ntables);
+  return 0;
+#undef TT_FAIL
+}
+
+static int tt_detect(const char *data, size_t len) {
+  pl_lines c;
+  pl_line l, prev = { NULL, 0 };
+  pl_lines_init(&c, data, len);
+  int n = 0;
+  while (pl_lines_next(&c, &l) && n++ < 400) {
+    if (prev.s && is_sep(prev.s, prev.n) && header_like(l.s, l.n)) {
+      pl_line nx;
+      if (pl_lines_peek(&c, &nx) && is_sep(nx.s, nx.n)) return 90;
+    }
+    prev = l;
+  }
+  if (pl_find(data, len, "Self CPU time total:")) return 50;
+  return 0;
+}
+
+const pl_format pl_fmt_torch_table = {
+  "torch-table",
+  "PyTorch profiler key_averages().table() text: CPU and CUDA/device columns, memory, shapes",
+  "operators",
+  tt_detect,
+  tt_parse,
+};

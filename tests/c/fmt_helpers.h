@@ -1,0 +1,58 @@
+/* fmt_helpers.h -- small helpers shared by the parser tests (test_fmt_*.c). */
+#ifndef FMT_HELPERS_H
+#define FMT_HELPERS_H
+#include "tcheck.h"
+#include "format.h"
+
+/* The table's column index, or -1 (and a failed check) when missing. */
+__attribute__((unused)) static int fh_col(const pl_table *t, const char *name) {
+  int c = t ? pl_table_col(t, name) : -1;
+  if (c < 0) { tc_fail++; fprintf(stderr, "missing column %s.%s\n", t ? t->name : "(null)", name); }
+  return c;
+}
+__attribute__((unused)) static double fh_num(const pl_table *t, const char *col, size_t row) {
+  int c = fh_col(t, col);
+  return c < 0 || row >= t->nrows ? NAN : pl_cell_num(t, c, row);
+}
+__attribute__((unused)) static const char *fh_str(const pl_table *t, const char *col, size_t row) {
+  int c = fh_col(t, col);
+  size_t n;
+  return c < 0 || row >= t->nrows ? NULL : pl_cell_str(t, c, row, &n);
+}
+/* Sum of a column over the rows, missing values skipped. */
+__attribute__((unused)) static double fh_sum(const pl_table *t, const char *col) {
+  int c = fh_col(t, col);
+  double s = 0;
+  for (size_t r = 0; c >= 0 && r < t->nrows; r++) if (!pl_cell_missing(t, c, r)) s += pl_cell_num(t, c, r);
+  return s;
+}
+__attribute__((unused)) static size_t fh_rows(const pl_profile *p, const char *name) {
+  const pl_table *t = pl_profile_find(p, name);
+  if (!t) { tc_fail++; fprintf(stderr, "missing table %s\n", name); return 0; }
+  return t->nrows;
+}
+/* Loads a file (format detected); prints the error and fails the check when it does not load. */
+__attribute__((unused)) static pl_profile *fh_load(const char *path, const char *want_format) {
+  pl_err e;
+  pl_profile *p = pl_load_file(path, NULL, NULL, &e);
+  if (!p) { char b[2048]; pl_err_format(&e, b, sizeof b); tc_fail++; fprintf(stderr, "load failed: %s\n", b); return NULL; }
+  TC_EQ_STR(p->format, want_format);
+  return p;
+}
+/* Parses a buffer that must fail; returns the formatted error ("NAME:L:C: msg"). */
+__attribute__((unused)) static const char *fh_error(const char *name, const char *data, size_t len, const char *format) {
+  static char b[2048];
+  pl_err e;
+  pl_profile *p = pl_load_buffer(name, data, len, format, NULL, &e);
+  if (p) { pl_profile_free(p); snprintf(b, sizeof b, "(no error)"); return b; }
+  pl_err_format(&e, b, sizeof b);
+  return b;
+}
+/* Path under $PERFLAB_SHARED (fallback ../shared). */
+__attribute__((unused)) static const char *fh_shared(const char *rel) {
+  static char b[1024];
+  const char *s = getenv("PERFLAB_SHARED");
+  snprintf(b, sizeof b, "%s/%s", s && *s ? s : "../shared", rel);
+  return b;
+}
+#endif

@@ -1,0 +1,376 @@
+-- tests/lua/test_step_breakdown.lua -- the step-breakdown recipe and the
+-- interval adapter perflab.timeline.
+--
+-- 1. Real oracle: tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt
+--    is the TensorBoard profiler plugin's own expected output (BSD-3, from
+--    pytorch/kineto tb_plugin/test); its first line is the overview of the
+--    resnet50 sample trace kineto_trace/kineto_tb_plugin_sample_resnet50_v100_
+--    worker0.1623143089861.pt.trace.json.gz (read from $PERFLAB_SHARED,
+--    skipped when absent).  Per step 5-10: Kernel, Memcpy, Memset, Runtime,
+--    DataLoader, CPU Exec, Other and the step total (from the tooltip) must
+--    equal ours in microseconds exactly; the averages (rounded to 1 us) and
+--    their percentages (2 decimals), GPU utilisation, est. SM efficiency and
+--    est. achieved occupancy (2 decimals), tensor-core share, and the
+--    tensor-core-eligible share of the recommendation (integer %) too.
+-- 2. A hand-made trace whose every figure is worked out in the comments.
+-- 3. Seed 001 (tb-profiler JSON): the stored steps come back unchanged and
+--    the recomputed percentages agree with the stored ones to their rounding.
+-- 4. The interval adapter against a brute-force unit-grid computation.
+-- Run from the repository root:  build/perflab tests/lua/test_step_breakdown.lua -v
+
+local lu = require "luaunit"
+local perflab = require "perflab"
+local cjson = require "cjson"
+local IV = require "perflab.timeline"
+local recipes = require "perflab.recipes"
+
+local SHARED = os.getenv("PERFLAB_SHARED") or "../shared"
+local CHECK = "tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt"
+local RESNET = SHARED .. "/corpus/kineto_trace/kineto_tb_plugin_sample_resnet50_v100_worker0.1623143089861.pt.trace.json.gz"
+local SEED1 = SHARED .. "/seeds/001_e0954df1c8df0a17.txt"
+
+local function exists(p)
+  local f = io.open(p, "rb")
+  if f then f:close() return true end
+  return false
+end
+
+local function rows_of(t)
+  local out = {}
+  for i, r in t:rows() do out[i] = r end
+  return out
+end
+
+local function summary_map(rep)
+  local m = {}
+  for _, r in rep.tables.summary:rows() do m[r.metric .. (r.device and ("|" .. r.device) or "")] = r end
+  return m
+end
+
+local function round(x, d)
+  local f = 10 ^ (d or 0)
+  return math.floor(x * f + 0.5) / f
+end
+
+local function has_rule(rep, rule)
+  for _, f in ipairs(rep.findings) do if f.rule == rule then return f end end
+  return nil
+end
+
+-- ---- 1. the plugin's own expected output -------------------------------------
+
+TestPluginOracle = {}
+
+function TestPluginOracle:test_resnet50_steps_to_the_microsecond()
+  if not exists(RESNET) then print("skipped (no " .. RESNET .. ")") return end
+  local f = assert(io.open(CHECK, "rb"))
+  local line = f:read("l")
+  f:close()
+  local ov = cjson.decode(line)
+  -- columns: Step, then (value, tooltip) pairs for each category
+  local cats = {}
+  for i, c in ipairs(ov.steps.columns) do
+    if c.type == "number" then cats[#cats + 1] = { name = c.name, idx = i } end
+  end
+  lu.assertEquals(#cats, 7)
+  local key = { Kernel = "kernel_ns", Memcpy = "memcpy_ns", Memset = "memset_ns", Runtime = "runtime_ns",
+                DataLoader = "dataloader_ns", ["CPU Exec"] = "cpu_exec_ns", Other = "other_ns" }
+  local rep = recipes.run("step-breakdown", { perflab.load(RESNET) }, {})
+  local got = rows_of(rep.tables.steps)
+  lu.assertEquals(#got, #ov.steps.rows)
+  lu.assertEquals(#got, 6)
+  for i, row in ipairs(ov.steps.rows) do
+    local g = got[i]
+    lu.assertEquals(g.step, tonumber(row[1]))
+    for _, c in ipairs(cats) do
+      local want_us = row[c.idx]
+      lu.assertEquals(g[key[c.name]], want_us * 1000, string.format("step %s %s", row[1], c.name))
+    end
+    local total_us = tonumber(row[3]:match("Total: (%d+)us"))
+    lu.assertEquals(g.total_ns, total_us * 1000, "step " .. row[1] .. " total")
+    lu.assertEquals(g.communication_ns, 0)
+  end
+  -- averages and shares
+  local sm = summary_map(rep)
+  local perf = ov.performance[1]
+  lu.assertEquals(round(sm["Average Step Time"].value / 1000), perf.value)
+  for _, ch in ipairs(perf.children) do
+    local r = sm[ch.name]
+    lu.assertEquals(round(r.value / 1000), ch.value, ch.name)
+    lu.assertEquals(round(r.pct, 2), ch.extra, ch.name)
+  end
+  -- GPU summary: "55.51 %", ...
+  local want = {}
+  for _, d in ipairs(ov.gpu_metrics.data) do
+    local v = d.value:match("^([%d%.]+) %%$")
+    if v then want[d.title] = tonumber(v) end
+  end
+  lu.assertEquals(round(sm["GPU Utilization|GPU 0"].value, 2), want["GPU Utilization"])
+  lu.assertEquals(round(sm["Est. SM Efficiency|GPU 0"].value, 2), want["Est. SM Efficiency"])
+  lu.assertEquals(round(sm["Est. Achieved Occupancy|GPU 0"].value, 2), want["Est. Achieved Occupancy"])
+  lu.assertEquals(round(sm["Kernel Time using Tensor Cores|GPU 0"].value, 1), want["Kernel Time using Tensor Cores"])
+  -- recommendations: DataLoader 33.4 %, and "Kernels with 68% time are launched by Tensor Cores eligible operators"
+  local dl = ov.recommendations:match("(%d+%.%d)%% of the step time is in DataLoader")
+  local f1 = has_rule(rep, "step-breakdown.dataloader")
+  lu.assertNotNil(f1)
+  lu.assertEquals(string.format("%.1f", f1.evidence.dataloader_pct), dl)
+  local tc = tonumber(ov.recommendations:match("Kernels with (%d+)%% time"))
+  local f2 = has_rule(rep, "step-breakdown.tensor_cores")
+  lu.assertNotNil(f2)
+  lu.assertEquals(round(f2.evidence.tc_eligible_pct), tc)
+  -- 55.51 % is above the 50 % threshold: no utilisation finding, as in the plugin's list
+  lu.assertNil(has_rule(rep, "step-breakdown.gpu_utilization"))
+end
+
+-- ---- 2. a hand-made trace ------------------------------------------------------
+--
+-- Times in us.  Host thread 1:
+--   ProfilerStep#1 [0,100)   ProfilerStep#2 [100,200)   ProfilerStep#3 [250,270)
+--   DataLoader __next__ [0,20)           aten::mm [20,50) ext 10
+--   cudaLaunchKernel [25,35) corr 1      -> kernel k1 [40,90) (0.5 blocks/SM, occ 40 %)
+--   aten::copy_ [110,150) ext 11         cudaMemcpyAsync [115,120) corr 2 -> memcpy [150,170)
+--   aten::relu [178,193) ext 12          cudaLaunchKernel [180,190) corr 3 -> volta_h884gemm [195,225) (2 blocks/SM, occ 60 %)
+--   a stray kernel [2,5) with no runtime (corr 99; 1 block/SM, occ 10 %)
+-- Device-side bounds: step 1 starts at max(0, end of the stray kernel 5) = 5
+-- (the stray kernel ended before step 1's first device op at 40) and ends at
+-- max(100, 90) = 100; step 2 = [100, max(200, 225)) = [100,225); step 3
+-- launched nothing and is dropped.
+-- Step 1 [5,100): Kernel [40,90) 50; Runtime [25,35) 10; DataLoader [5,20) 15;
+--   CPU Exec [20,25)+[35,40) 10; Other [90,100) 10; total 95.
+-- Step 2 [100,225): Kernel [195,225) 30; Memcpy [150,170) 20; Runtime
+--   [115,120)+[180,190) 15; CPU Exec [110,115)+[120,150)+[178,180)+[190,193) 40;
+--   Other [100,110)+[170,178)+[193,195) 20; total 125.
+-- Averages: total 110, kernel 40, DataLoader 7.5 (6.82 % > 5 %: finding).
+-- GPU 0 over [5,225) = 220: busy 80 -> 36.36 % (< 50 %: finding); SM eff
+--   (0.5*50 + min(2,1)*30)/220 = 25 %; occupancy (40*50 + 60*30)/80 = 47.5 %
+--   (the stray kernel lies outside); tensor cores 30/80 = 37.5 %; eligible
+--   ops: k1 (aten::mm) 50 of 80 kernel-us launched by ops -> 62.5 %, but a
+--   tensor-core kernel ran, so no AMP finding.
+local function ev(t) return t end
+local HAND = {
+  ev { ph = "X", cat = "cpu_op", name = "ProfilerStep#1", pid = 1, tid = 1, ts = 0, dur = 100, args = { ["External id"] = 1 } },
+  ev { ph = "X", cat = "cpu_op", name = "ProfilerStep#2", pid = 1, tid = 1, ts = 100, dur = 100, args = { ["External id"] = 2 } },
+  ev { ph = "X", cat = "cpu_op", name = "ProfilerStep#3", pid = 1, tid = 1, ts = 250, dur = 20, args = { ["External id"] = 3 } },
+  ev { ph = "X", cat = "cpu_op", name = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", pid = 1, tid = 1,
+       ts = 0, dur = 20, args = { ["External id"] = 4 } },
+  ev { ph = "X", cat = "cpu_op", name = "aten::mm", pid = 1, tid = 1, ts = 20, dur = 30, args = { ["External id"] = 10 } },
+  ev { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 1, ts = 25, dur = 10,
+       args = { correlation = 1, ["External id"] = 10 } },
+  ev { ph = "X", cat = "kernel", name = "k1", pid = 0, tid = 7, ts = 40, dur = 50,
+       args = { device = 0, stream = 7, correlation = 1, ["External id"] = 10, ["blocks per SM"] = 0.5,
+                ["est. achieved occupancy %"] = 40 } },
+  ev { ph = "X", cat = "cpu_op", name = "aten::copy_", pid = 1, tid = 1, ts = 110, dur = 40, args = { ["External id"] = 11 } },
+  ev { ph = "X", cat = "cuda_runtime", name = "cudaMemcpyAsync", pid = 1, tid = 1, ts = 115, dur = 5,
+       args = { correlation = 2, ["External id"] = 11 } },
+  ev { ph = "X", cat = "gpu_memcpy", name = "Memcpy HtoD (Pageable -> Device)", pid = 0, tid = 7, ts = 150, dur = 20,
+       args = { device = 0, stream = 7, correlation = 2, ["External id"] = 11, bytes = 1024 } },
+  ev { ph = "X", cat = "cpu_op", name = "aten::relu", pid = 1, tid = 1, ts = 178, dur = 15, args = { ["External id"] = 12 } },
+  ev { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 1, ts = 180, dur = 10,
+       args = { correlation = 3, ["External id"] = 12 } },
+  ev { ph = "X", cat = "kernel", name = "volta_h884gemm_64x64_nn", pid = 0, tid = 7, ts = 195, dur = 30,
+       args = { device = 0, stream = 7, correlation = 3, ["External id"] = 12, ["blocks per SM"] = 2,
+                ["est. achieved occupancy %"] = 60 } },
+  ev { ph = "X", cat = "kernel", name = "stray", pid = 0, tid = 7, ts = 2, dur = 3,
+       args = { device = 0, stream = 7, correlation = 99, ["blocks per SM"] = 1, ["est. achieved occupancy %"] = 10 } },
+}
+
+local function hand_profile()
+  return perflab.parse("hand.json", cjson.encode({ traceEvents = HAND }))
+end
+
+TestHand = {}
+
+function TestHand:test_steps()
+  local rep = recipes.run("step-breakdown", { hand_profile() }, {})
+  local got = rows_of(rep.tables.steps)
+  lu.assertEquals(#got, 2)
+  local want = {
+    { step = 1, kernel_ns = 50, memcpy_ns = 0, memset_ns = 0, communication_ns = 0, runtime_ns = 10,
+      dataloader_ns = 15, cpu_exec_ns = 10, other_ns = 10, total_ns = 95, start_ns = 5 },
+    { step = 2, kernel_ns = 30, memcpy_ns = 20, memset_ns = 0, communication_ns = 0, runtime_ns = 15,
+      dataloader_ns = 0, cpu_exec_ns = 40, other_ns = 20, total_ns = 125, start_ns = 100 },
+  }
+  for i, w in ipairs(want) do
+    for k, v in pairs(w) do
+      local scale = k == "step" and 1 or 1000
+      lu.assertEquals(got[i][k], v * scale, string.format("step %d %s", i, k))
+      if k ~= "step" then lu.assertEquals(math.type(got[i][k]), "integer", k) end
+    end
+  end
+  local sm = summary_map(rep)
+  lu.assertEquals(sm["Average Step Time"].value, 110000)
+  lu.assertEquals(sm.Kernel.value, 40000)
+  lu.assertAlmostEquals(sm.DataLoader.pct, 100 * 7.5 / 110, 1e-9)
+  lu.assertAlmostEquals(sm["GPU Utilization|GPU 0"].value, 100 * 80 / 220, 1e-9)
+  lu.assertAlmostEquals(sm["Est. SM Efficiency|GPU 0"].value, 25, 1e-9)
+  lu.assertAlmostEquals(sm["Est. Achieved Occupancy|GPU 0"].value, 47.5, 1e-9)
+  lu.assertAlmostEquals(sm["Kernel Time using Tensor Cores|GPU 0"].value, 37.5, 1e-9)
+  lu.assertAlmostEquals(sm["Kernel Time of Tensor-Core-Eligible Ops"].value, 62.5, 1e-9)
+  lu.assertNotNil(has_rule(rep, "step-breakdown.dataloader"))
+  lu.assertNotNil(has_rule(rep, "step-breakdown.gpu_utilization"))
+  lu.assertNil(has_rule(rep, "step-breakdown.tensor_cores"))
+  lu.assertNil(has_rule(rep, "step-breakdown.communication"))
+  local dropped = false
+  for _, n in ipairs(rep.notes) do if n:find("Dropped the last step%(s%) 3") then dropped = true end end
+  lu.assertTrue(dropped)
+end
+
+-- Communication: a kernel launched by an nccl:all_reduce op (same external
+-- id) overlapping a compute kernel on another stream: the overlap is Kernel,
+-- the rest Communication.  Step [0,100): compute kernel [10,40), nccl kernel
+-- [30,70), host op nccl:all_reduce [3,9) (Communication too, and above
+-- Runtime).  Kernel 30; Communication [40,70) + [3,9) = 36; Runtime [1,3) 2
+-- ([4,6) lies in the nccl op); CPU Exec aten::add [0,8) minus all that: [0,1)
+-- 1; Other 31.  Communication 36 % > 10 %: finding.
+function TestHand:test_communication()
+  local evs = {
+    { ph = "X", cat = "cpu_op", name = "ProfilerStep#1", pid = 1, tid = 1, ts = 0, dur = 100, args = {} },
+    { ph = "X", cat = "cpu_op", name = "aten::add", pid = 1, tid = 1, ts = 0, dur = 8, args = { ["External id"] = 5 } },
+    { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 1, ts = 1, dur = 2, args = { correlation = 1, ["External id"] = 5 } },
+    { ph = "X", cat = "cpu_op", name = "nccl:all_reduce", pid = 1, tid = 2, ts = 3, dur = 6, args = { ["External id"] = 6 } },
+    { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 2, ts = 4, dur = 2, args = { correlation = 2, ["External id"] = 6 } },
+    { ph = "X", cat = "kernel", name = "add_kernel", pid = 0, tid = 7, ts = 10, dur = 30, args = { device = 0, stream = 7, correlation = 1, ["External id"] = 5 } },
+    { ph = "X", cat = "kernel", name = "ncclKernel_AllReduce_RING_LL_Sum_float", pid = 0, tid = 20, ts = 30, dur = 40,
+      args = { device = 0, stream = 20, correlation = 2, ["External id"] = 6 } },
+  }
+  local rep = recipes.run("step-breakdown", { perflab.parse("comm.json", cjson.encode({ traceEvents = evs })) }, {})
+  local r = rep.tables.steps:row(1)
+  lu.assertEquals(r.total_ns, 100000)
+  lu.assertEquals(r.kernel_ns, 30000)
+  lu.assertEquals(r.communication_ns, 36000)
+  lu.assertEquals(r.runtime_ns, 2000)
+  lu.assertEquals(r.cpu_exec_ns, 1000)
+  lu.assertEquals(r.other_ns, 31000)
+  lu.assertNotNil(has_rule(rep, "step-breakdown.communication"))
+end
+
+-- ---- 3. seed 001 -----------------------------------------------------------------
+
+TestSeed001 = {}
+
+function TestSeed001:test_stored_breakdown_and_percentages()
+  if not exists(SEED1) then print("skipped (no " .. SEED1 .. ")") return end
+  local p = perflab.load(SEED1)
+  local rep = recipes.run("step-breakdown", { p }, {})
+  -- the stored step rows, unchanged (two runs -> a run column)
+  local st = rows_of(rep.tables.steps)
+  lu.assertEquals(#st, 2)
+  lu.assertEquals(st[1].run, 1)
+  lu.assertEquals(st[1].kernel_ns, 576891000)    -- seed line 1: "Kernel", 576891 us
+  lu.assertEquals(st[1].runtime_ns, 4826274000)
+  lu.assertEquals(st[2].total_ns, 1068245000)
+  -- every recomputed share agrees with the stored one to its 2 decimals
+  local n = 0
+  for _, r in rep.tables.summary:rows() do
+    if r.stored_pct then
+      n = n + 1
+      lu.assertTrue(math.abs(r.pct - r.stored_pct) <= 0.005 + 1e-9, r.metric)
+    end
+  end
+  lu.assertEquals(n, 16)      -- 8 categories x 2 runs
+  lu.assertNil(has_rule(rep, "step-breakdown.stored_pct_mismatch"))
+  -- run 1 Runtime 4826274/6286787 = 76.77 %; MLU 0 at 9.18 % is below 50 %
+  local sm = {}
+  for _, r in rep.tables.summary:rows() do sm[r.run .. r.metric] = r end
+  lu.assertAlmostEquals(sm["1Runtime"].pct, 100 * 4826274 / 6286787, 1e-9)
+  local f = has_rule(rep, "step-breakdown.gpu_utilization")
+  lu.assertNotNil(f)
+  lu.assertEquals(f.evidence.gpu_util_pct, 9.18)
+end
+
+-- ---- 4. the interval adapter -------------------------------------------------------
+
+local function grid(set, n)
+  local g = {}
+  for i = 0, n - 1 do g[i] = false end
+  for i = 1, set.n do for x = set.s[i], set.e[i] - 1 do g[x] = true end end
+  return g
+end
+
+local function random_set(rng, n, len)
+  local s, e = {}, {}
+  for i = 1, n do
+    s[i] = rng(0, len - 1)
+    e[i] = s[i] + rng(-2, 12)       -- some empty and inverted ones
+  end
+  return s, e
+end
+
+TestIntervals = {}
+
+function TestIntervals:test_against_a_unit_grid()
+  math.randomseed(7)
+  local rng = math.random
+  local L = 120
+  for _ = 1, 200 do
+    local as, ae = random_set(rng, rng(0, 12), L)
+    local bs, be = random_set(rng, rng(0, 12), L)
+    local a, b = IV.set(as, ae), IV.set(bs, be)
+    -- canonical: sorted, disjoint, not touching, non-empty
+    for _, x in ipairs({ a, b }) do
+      for i = 1, x.n do
+        lu.assertTrue(x.s[i] < x.e[i])
+        if i > 1 then lu.assertTrue(x.e[i - 1] < x.s[i]) end
+      end
+    end
+    local ga, gb = grid(a, L + 20), grid(b, L + 20)
+    -- the set itself is the union of the inputs
+    local raw = {}
+    for i = 1, #as do for x = as[i], ae[i] - 1 do raw[x] = true end end
+    local u, it, sb = grid(IV.union(a, b), L + 20), grid(IV.intersect(a, b), L + 20), grid(IV.subtract(a, b), L + 20)
+    local nu, ni, ns, na = 0, 0, 0, 0
+    for x = 0, L + 19 do
+      lu.assertEquals(ga[x], raw[x] == true)
+      lu.assertEquals(u[x], ga[x] or gb[x])
+      lu.assertEquals(it[x], ga[x] and gb[x])
+      lu.assertEquals(sb[x], ga[x] and not gb[x])
+      lu.assertEquals(IV.contains(a, x), ga[x])
+      if ga[x] then na = na + 1 end
+      if ga[x] or gb[x] then nu = nu + 1 end
+      if ga[x] and gb[x] then ni = ni + 1 end
+      if ga[x] and not gb[x] then ns = ns + 1 end
+    end
+    lu.assertEquals(IV.length(a), na)
+    lu.assertEquals(IV.length(IV.union(a, b)), nu)
+    lu.assertEquals(IV.length(IV.intersect(a, b)), ni)
+    lu.assertEquals(IV.length(IV.subtract(a, b)), ns)
+    local lo, hi = rng(0, L), rng(0, L + 10)
+    local inside = 0
+    for x = lo, hi - 1 do if ga[x] then inside = inside + 1 end end
+    lu.assertEquals(IV.length_within(a, lo, hi), inside)
+    lu.assertEquals(IV.length(IV.clip(a, lo, hi)), inside)
+    -- gaps within [lo,hi) = the uncovered part
+    lu.assertEquals(IV.length(IV.gaps(a, lo, hi)), math.max(0, hi - lo) - inside)
+  end
+end
+
+function TestIntervals:test_exact_int64()
+  -- epoch nanoseconds: 1.6e18 + small offsets stay exact integers
+  local base = 1623142623460172000
+  local a = IV.set({ base, base + 5 }, { base + 3, base + 9 })
+  lu.assertEquals(a.n, 2)
+  lu.assertEquals(IV.length(a), 7)
+  lu.assertEquals(math.type(IV.length(a)), "integer")
+  lu.assertEquals(IV.length(IV.subtract(a, IV.set({ base + 1 }, { base + 6 }))), 1 + 3)
+end
+
+function TestIntervals:test_capped_value_integral()
+  -- [0,10) value 0.5 and [5,20) value 0.75: 0.5*5 + min(1.25,1)*5 + 0.75*10 = 15
+  local v = IV.capped_value_integral({ 0, 5 }, { 10, 20 }, { 0.5, 0.75 }, 2, 1.0, 0, 100)
+  lu.assertAlmostEquals(v, 15, 1e-12)
+  -- clipped to [6, 12): 1*4 + 0.75*2 = 5.5
+  lu.assertAlmostEquals(IV.capped_value_integral({ 0, 5 }, { 10, 20 }, { 0.5, 0.75 }, 2, 1.0, 6, 12), 5.5, 1e-12)
+end
+
+function TestIntervals:test_c_backend_agrees()
+  if not IV.c_set then print("skipped (perflab.intervals not built in this branch)") return end
+  math.randomseed(11)
+  for _ = 1, 100 do
+    local s, e = random_set(math.random, math.random(0, 30), 1000)
+    local a, b = IV.lua_set(s, e), IV.c_set(s, e)
+    lu.assertEquals(b.s, a.s)
+    lu.assertEquals(b.e, a.e)
+  end
+end
+
+os.exit(lu.LuaUnit.run())

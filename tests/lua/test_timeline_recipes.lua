@@ -1,0 +1,180 @@
+-- tests/lua/test_timeline_recipes.lua -- the idle-time and launch-latency
+-- recipes against an independent computation.
+--
+-- The expected numbers below were printed by tools/timeline_check.py (plain
+-- Python: json + gzip + decimal, no perflab code; its docstring states the
+-- definitions) over the MIT-licensed HTA fixture
+-- tests/fixtures/kineto/hta_sampled_rank-0.json.gz:
+--   python3 tools/timeline_check.py tests/fixtures/kineto/hta_sampled_rank-0.json.gz [5000]
+-- When /usr/bin/python3 is present the test also runs the script live on two
+-- fixtures (sampled rank 0 and alexnet) and compares every line it prints.
+-- Run from the repository root:  build/perflab tests/lua/test_timeline_recipes.lua -v
+
+local lu = require "luaunit"
+local perflab = require "perflab"
+local recipes = require "perflab.recipes"
+
+local SAMPLED = "tests/fixtures/kineto/hta_sampled_rank-0.json.gz"
+local ALEXNET = "tests/fixtures/kineto/hta_a100_alexnet_trace.json.gz"
+
+local function by_stream(t)
+  local m = {}
+  for _, r in t:rows() do m[(r.device or "-") .. ":" .. (r.stream or "-")] = r end
+  return m
+end
+
+local function find(rep, rule)
+  for _, f in ipairs(rep.findings) do if f.rule == rule then return f end end
+  return nil
+end
+
+TestIdle = {}
+
+function TestIdle:test_sampled_rank0_default_threshold()
+  local rep = recipes.run("idle-time", { perflab.load(SAMPLED) }, {})
+  local m = by_stream(rep.tables.idle)
+  -- stream: ops, span, busy, host wait, kernel wait, other (timeline_check.py, threshold 30 ns)
+  local want = {
+    ["0:7"] = { 1052, 1202935000, 202918000, 397917000, 0, 602100000 },
+    ["0:23"] = { 126, 1222847000, 7860000, 1214793000, 0, 194000 },
+    ["0:25"] = { 16, 661435000, 867000, 560120000, 0, 100448000 },
+    ["0:84"] = { 8, 1088108000, 290059000, 794901000, 0, 3148000 },
+    ["0:203"] = { 2, 664213000, 106140000, 558073000, 0, 0 },
+  }
+  lu.assertEquals(rep.tables.idle:nrows(), 5)
+  for k, w in pairs(want) do
+    local r = m[k]
+    lu.assertNotNil(r, k)
+    lu.assertEquals({ r.ops, r.span_ns, r.busy_ns, r.host_wait_ns, r.kernel_wait_ns, r.other_ns }, w, k)
+    -- the three causes add up to the idle time exactly
+    lu.assertEquals(r.host_wait_ns + r.kernel_wait_ns + r.other_ns, r.idle_ns, k)
+    lu.assertEquals(r.span_ns - r.busy_ns, r.idle_ns, k)
+  end
+  -- stream 7 is idle 83.1 % of its span, mostly "other"; stream 23 waits on the host
+  local f = find(rep, "idle-time.other")
+  lu.assertNotNil(f)
+  lu.assertStrContains(f.message, "stream 7")
+  lu.assertAlmostEquals(f.evidence.idle_pct, 100 * 1000017000 / 1202935000, 1e-9)
+end
+
+function TestIdle:test_kernel_wait_threshold_option()
+  -- with --set kernel_wait_ns=5000: stream 7 has 467 us of kernel wait, stream 23 33 us
+  local rep = recipes.run("idle-time", { perflab.load(SAMPLED) }, { kernel_wait_ns = 5000 })
+  local m = by_stream(rep.tables.idle)
+  lu.assertEquals({ m["0:7"].host_wait_ns, m["0:7"].kernel_wait_ns, m["0:7"].other_ns }, { 397917000, 467000, 601633000 })
+  lu.assertEquals({ m["0:23"].host_wait_ns, m["0:23"].kernel_wait_ns, m["0:23"].other_ns }, { 1214793000, 33000, 161000 })
+end
+
+TestLaunch = {}
+
+function TestLaunch:test_sampled_rank0()
+  local rep = recipes.run("launch-latency", { perflab.load(SAMPLED) }, {})
+  local all
+  for _, r in rep.tables.launch_delay:rows() do if r.stream == nil then all = r end end
+  lu.assertNotNil(all)
+  lu.assertEquals(all.launches, 1154)
+  lu.assertAlmostEquals(all.mean_ns, 16615609.185442, 1e-5)
+  lu.assertAlmostEquals(all.p50_ns, 10802000, 1e-6)
+  lu.assertAlmostEquals(all.p90_ns, 55396300, 1e-6)
+  lu.assertAlmostEquals(all.p99_ns, 100279990, 1e-6)
+  lu.assertEquals(all.max_ns, 111018000)
+  lu.assertEquals(all.outliers, 903)
+  local f = find(rep, "launch-latency.short_kernels")
+  lu.assertNotNil(f)
+  lu.assertEquals(f.evidence.short_launches, 250)
+  -- queue maxima per stream
+  local q = by_stream(rep.tables.queue_length)
+  lu.assertEquals({ q["0:7"].max, q["0:23"].max, q["0:25"].max, q["0:84"].max, q["0:203"].max }, { 80, 5, 8, 2, 1 })
+  -- the series never exceeds the stream's maximum and reaches it in some window
+  local seen = {}
+  for _, r in rep.tables.queue_series:rows() do
+    local k = r.device .. ":" .. r.stream
+    lu.assertTrue(r.max <= q[k].max)
+    if r.max == q[k].max then seen[k] = true end
+  end
+  for k in pairs(q) do lu.assertTrue(seen[k], k) end
+  -- window starts are exact integer nanoseconds, increasing; window 1 of
+  -- stream 7 starts at its first launch call (1682725898100575 us in the file)
+  local prev
+  for _, r in rep.tables.queue_series:rows() do
+    lu.assertEquals(math.type(r.start_ns), "integer")
+    if r.device == 0 and r.stream == 7 then
+      if r.window == 1 then lu.assertEquals(r.start_ns, 1682725898100575000) end
+      if prev then lu.assertTrue(r.start_ns > prev) end
+      prev = r.start_ns
+    end
+  end
+  -- communication (nccl*) kernels: 396.199 ms, 59.216 ms of it under computation
+  local ov = rep.tables.overlap:row(1)
+  lu.assertEquals(ov.comm_ns, 396199000)
+  lu.assertEquals(ov.overlap_ns, 59216000)
+  lu.assertAlmostEquals(ov.overlap_pct, 100 * 59216000 / 396199000, 1e-9)
+end
+
+function TestLaunch:test_no_overlap_table_without_communication()
+  local rep = recipes.run("launch-latency", { perflab.load(ALEXNET) }, {})
+  lu.assertNil(rep.tables.overlap)
+  lu.assertEquals(rep.tables.launch_delay:row(-1).launches, 79)
+end
+
+-- ---- live comparison with the Python script ------------------------------------
+
+local function python_figures(path, kwait)
+  local py = io.open("/usr/bin/python3", "rb")
+  if not py then return nil end
+  py:close()
+  local h = io.popen(string.format("/usr/bin/python3 tools/timeline_check.py %s %d", path, kwait))
+  local out = {}
+  for line in h:lines() do
+    local k, v = line:match("^(%S+) (%S+)$")
+    if k then out[k] = tonumber(v) end
+  end
+  h:close()
+  return out
+end
+
+TestLive = {}
+
+local function compare_live(path, kwait)
+  local py = python_figures(path, kwait)
+  if not py then print("skipped (no /usr/bin/python3)") return end
+  local p = perflab.load(path)
+  local idle = by_stream(recipes.run("idle-time", { p }, { kernel_wait_ns = kwait }).tables.idle)
+  local rep = recipes.run("launch-latency", { p }, {})
+  local q = by_stream(rep.tables.queue_length)
+  local all = rep.tables.launch_delay:row(-1)
+  local n = 0
+  for k, v in pairs(py) do
+    local kind, rest = k:match("^(%a+)%.(.*)$")
+    local got
+    if kind == "idle" then
+      local s, col = rest:match("^(%d+:%-?%d+)%.(.*)$")
+      got = idle[s][col]
+    elseif kind == "queue" then
+      local s = rest:match("^(%d+:%-?%d+)%.max$")
+      got = q[s].max
+    elseif kind == "launch" then
+      if rest == "unmatched" then got = 0
+      elseif rest == "short" then
+        local f = find(rep, "launch-latency.short_kernels")
+        got = f and f.evidence.short_launches or 0
+      else
+        got = all[({ launches = "launches", mean_ns = "mean_ns", p50_ns = "p50_ns", p90_ns = "p90_ns",
+                     p99_ns = "p99_ns", max_ns = "max_ns", outliers = "outliers" })[rest]]
+      end
+    elseif kind == "overlap" then
+      local d, col = rest:match("^(%d+)%.(.*)$")
+      for _, r in rep.tables.overlap:rows() do if r.device == tonumber(d) then got = r[col] end end
+    end
+    lu.assertNotNil(got, k)
+    lu.assertAlmostEquals(got, v, 1e-5 * math.max(1, math.abs(v)), k)
+    n = n + 1
+  end
+  lu.assertTrue(n > 10)
+end
+
+function TestLive:test_sampled() compare_live(SAMPLED, 30) end
+function TestLive:test_sampled_5us() compare_live(SAMPLED, 5000) end
+function TestLive:test_alexnet() compare_live(ALEXNET, 30) end
+
+os.exit(lu.LuaUnit.run())
