@@ -16,7 +16,8 @@ return {
   { "nvprof", "$S/corpus/nvprof/*" },
   { "rocprof", "$S/corpus/rocprof/*" },
   { "csv", "$S/corpus/rocprof/*.csv", "$S/corpus/nsys_stats/*.csv", "tests/fixtures/ncu/raw_page_units_base.csv" },
-  { "paddle-summary", "$S/corpus/paddle_profiler/*", "$S/seeds/004_*.txt" },
-  { "comparison-report", "$S/seeds/002_*.txt" },
-  { "torch-table", "$S/corpus/torch_profiler_table/*" },
+  { "paddle-summary", "$S/corpus/paddle_profiler/*", "$S/seeds/004_*.txt", "tests/fixtures/seed004_paddle_summary.txt" },
+  { "comparison-report", "$S/seeds/002_*.txt", "tests/fixtures/seed002_comparison_report.txt" },
+  { "torch-table", "$S/corpus/torch_profiler_table/*", "tests/fixtures/torch_table_memory_synthetic.txt" },
+  { "markdown", "tests/fixtures/comparison/*.md", "README.md", "docs/table.md" },
 }

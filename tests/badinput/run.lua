@@ -403,5 +403,5 @@ print(string.format("%d cases%s in %d s: %d exit 0, %d exit 2, %d failures", nru
   every > 1 and string.format(" (of %d: every %dth damaged copy)", ncases, every) or "", os.time() - t0,
   total_ok, total_err, #failures))
 for _, f in ipairs(failures) do print("FAIL " .. f) end
-if os.getenv("BADINPUT_KEEP") then print("kept " .. tmp) else sh("rm -rf " .. sh_quote(tmp)) end
+if (os.getenv("BADINPUT_KEEP") or "") ~= "" then print("kept " .. tmp) else sh("rm -rf " .. sh_quote(tmp)) end
 os.exit(#failures == 0 and 0 or 1)

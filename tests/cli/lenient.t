@@ -154,3 +154,20 @@ A structural error is still an error under --lenient: no header at all.
   perflab: nohdr.txt:1:1: expected the header 'Kernel  Latency Tensor DRAM', found "kernel_a | 1 2 3"
   [2]
 
+
+torch-table: a table cut before its closing line keeps its rows.
+  $ perflab parse tests/fixtures/torch-table/cut-mid-table.txt
+  perflab: tests/fixtures/torch-table/cut-mid-table.txt:7:1: expected a row or the closing '----' line of the key_averages table, found end of file
+  [2]
+
+  $ perflab parse tests/fixtures/torch-table/cut-mid-table.txt --lenient --table diagnostics --format csv
+  line,message
+  1,"program output: STAGE 1 done, loss 0.125"
+  7,"skipped: expected a row or the closing '----' line of the key_averages table, found end of file"
+  0,no 'Self CPU time total:' footer
+
+  $ perflab parse tests/fixtures/torch-table/cut-mid-table.txt --lenient --table operators --format csv | cut -d, -f1-3
+  name,self_cpu_pct,self_cpu_ns
+  aten::conv2d,10,1000000
+  aten::empty,5,500000
+
