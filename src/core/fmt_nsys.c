@@ -210,7 +210,7 @@ static const char *col_doc(const char *name) {
 
 static int add_doc_col(pl_table *t, const char *name, pl_type ty) {
   int c = pl_table_add_col(t, name, ty);
-  pl_table_set_doc(t, c, col_doc(name));
+  if (c >= 0) pl_table_set_doc(t, c, col_doc(name));   /* -1: the name is taken */
   return c;
 }
 
@@ -239,14 +239,22 @@ static void report_begin(nsys_state *st, report *r, size_t first_name_row_hint) 
   for (size_t i = 0; i < r->n; i++) {
     colspec *c = &r->cs[i];
     if (c->kind == C_XYZ) {
-      char nm[80];
-      snprintf(nm, sizeof nm, "%s_x", c->name); c->col = add_doc_col(r->t, nm, PL_INT);
-      snprintf(nm, sizeof nm, "%s_y", c->name); c->col2 = add_doc_col(r->t, nm, PL_INT);
-      snprintf(nm, sizeof nm, "%s_z", c->name); c->col3 = add_doc_col(r->t, nm, PL_INT);
+      /* grid_x/_y/_z; a second GridXYZ column gets grid2_x/_y/_z, ... */
+      char nm[3][80];
+      for (int k = 1;; k++) {
+        char base[72];
+        if (k == 1) snprintf(base, sizeof base, "%s", c->name); else snprintf(base, sizeof base, "%.60s%d", c->name, k);
+        for (int d = 0; d < 3; d++) snprintf(nm[d], sizeof nm[d], "%s_%c", base, "xyz"[d]);
+        if (pl_table_col(r->t, nm[0]) < 0 && pl_table_col(r->t, nm[1]) < 0 && pl_table_col(r->t, nm[2]) < 0) break;
+      }
+      c->col = add_doc_col(r->t, nm[0], PL_INT);
+      c->col2 = add_doc_col(r->t, nm[1], PL_INT);
+      c->col3 = add_doc_col(r->t, nm[2], PL_INT);
     } else {
       c->col = add_doc_col(r->t, c->name, c->kind == C_NUM ? PL_NUM : c->kind == C_INT ? PL_INT : PL_STR);
-      if (c->col < 0) {           /* the same name twice: keep the later one apart */
-        char nm[80]; snprintf(nm, sizeof nm, "%s_2", c->name);
+      /* the same name again: keep the later ones apart (_2, _3, ...) */
+      for (int k = 2; c->col < 0; k++) {
+        char nm[80]; snprintf(nm, sizeof nm, "%s_%d", c->name, k);
         c->col = add_doc_col(r->t, nm, c->kind == C_NUM ? PL_NUM : c->kind == C_INT ? PL_INT : PL_STR);
       }
     }

@@ -759,7 +759,7 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       if (trace_row(s, cells, field, nlab, NULL, c.lineno, labels, err) != 0) ROW_FAIL
       continue;
     }
-    if (pl_starts(t, tn, "Device \"") && t[tn - 1] == '"') {
+    if (tn > 8 && pl_starts(t, tn, "Device \"") && t[tn - 1] == '"') {   /* not the opening quote alone */
       snprintf(s->device, sizeof s->device, "%.*s", (int)(tn - 9 < 255 ? tn - 9 : 255), t + 8);
       if (!pl_profile_meta_get(p, "device")) pl_profile_meta_str(p, "device", t + 8, tn - 9);
       continue;

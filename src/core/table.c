@@ -204,7 +204,9 @@ double pl_cell_num(const pl_table *t, int col, size_t row) {
 int64_t pl_cell_int(const pl_table *t, int col, size_t row) {
   const pl_column *c = t->cols[col];
   if (c->type == PL_INT || c->type == PL_BOOL) return c->v.i64[row];
-  if (c->type == PL_NUM && !isnan(c->v.num[row])) return (int64_t)c->v.num[row];
+  /* a number outside int64 (or NaN) has no integer value: missing, not UB */
+  if (c->type == PL_NUM && c->v.num[row] >= -9223372036854775808.0 && c->v.num[row] < 9223372036854775808.0)
+    return (int64_t)c->v.num[row];
   return PL_INT_NA;
 }
 
