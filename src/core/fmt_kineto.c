@@ -544,7 +544,7 @@ static void emit_event(kctx *k) {
         v[KN_BX + d].i = e->has_block ? e->block[d] : PL_INT_NA;
       }
       v[KN_REGS].i = e->regs;
-      v[KN_SMEM].i = isnan(e->smem) ? PL_INT_NA : (int64_t)e->smem;
+      v[KN_SMEM].i = pl_int_of(e->smem);
       v[KN_SMEM_S].i = PL_INT_NA; v[KN_SMEM_D].i = PL_INT_NA;
       v[KN_WPS].d = e->wps; v[KN_BPS].d = e->bps; v[KN_OCC].d = e->occ; v[KN_THEO].d = e->theo;
       v[KN_KIND].s = intern(k, &e->kind); v[KN_CAT].s = intern(k, &e->cat);
@@ -696,7 +696,7 @@ static int64_t dom_int(const pl_jdoc *d, int o, const char *key) {
   int i = pl_jdoc_get(d, o, key);
   if (i < 0 || d->n[i].type != PL_JSON_NUM) return PL_INT_NA;
   if (d->n[i].isint) return d->n[i].ival;
-  return (int64_t)d->n[i].dval;
+  return pl_int_of(d->n[i].dval);
 }
 
 static int parse_devices(kctx *k) {
@@ -856,7 +856,7 @@ static void fill_launches(kctx *k) {
       t->cols[gc[i]]->v.i64[r] = l->grid[i];
       t->cols[bc[i]]->v.i64[r] = l->block[i];
     }
-    if (!isnan(l->smem) && pl_cell_missing(t, c[KN_SMEM], r)) t->cols[c[KN_SMEM]]->v.i64[r] = (int64_t)l->smem;
+    if (!isnan(l->smem) && pl_cell_missing(t, c[KN_SMEM], r)) t->cols[c[KN_SMEM]]->v.i64[r] = pl_int_of(l->smem);
     filled++;
   }
   if (filled)

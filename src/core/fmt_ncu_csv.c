@@ -126,7 +126,7 @@ static int64_t int_or_na(const char *s, size_t n) {
   int64_t v;
   double d;
   if (pl_parse_int64(s, n, &v) == 0) return v;
-  if (n && pl_parse_number_sep(s, n, 0, &d) == 0 && d == floor(d)) return (int64_t)d;
+  if (n && pl_parse_number_sep(s, n, 0, &d) == 0 && d == floor(d)) return pl_int_of(d);
   return PL_INT_NA;
 }
 

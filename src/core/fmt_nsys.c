@@ -317,7 +317,7 @@ static int put_cell(report *r, size_t k, const char *s, size_t n, size_t line, s
         snprintf(what, sizeof what, "a number in column '%s'", c->label);
         return pl_err_expected(err, line, col, what, s, n);
       }
-      if (c->kind == C_INT) pl_row_put_int(r->t, c->col, (int64_t)v);
+      if (c->kind == C_INT) pl_row_put_int(r->t, c->col, pl_int_of(v));
       else pl_row_put_num(r->t, c->col, v * c->factor);
       return 0;
     }

@@ -318,7 +318,7 @@ static int sum_row_text(nvstate *s, const char *line, size_t n, size_t lineno, c
   pl_row_put_str(t->t, t->name, line + st, len);
   pl_row_put_num(t->t, t->share, v[0]);
   pl_row_put_num(t->t, t->total, v[1]);
-  pl_row_put_int(t->t, t->calls, (int64_t)v[2]);
+  pl_row_put_int(t->t, t->calls, pl_int_of(v[2]));
   pl_row_put_num(t->t, t->mean, v[3]);
   pl_row_put_num(t->t, t->min, v[4]);
   pl_row_put_num(t->t, t->max, v[5]);
@@ -602,7 +602,7 @@ static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err) {
     pl_row_put_str(t->t, t->name, c[7]->s, c[7]->n);
     pl_row_put_num(t->t, t->share, v[1]);
     pl_row_put_num(t->t, t->total, v[2]);
-    pl_row_put_int(t->t, t->calls, isnan(v[3]) ? PL_INT_NA : (int64_t)v[3]);
+    pl_row_put_int(t->t, t->calls, pl_int_of(v[3]));
     pl_row_put_num(t->t, t->mean, v[4]);
     pl_row_put_num(t->t, t->min, v[5]);
     pl_row_put_num(t->t, t->max, v[6]);
@@ -804,7 +804,7 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_table *u = s->um;
       if (s->device[0]) pl_row_put_str(u, s->um_dev, s->device, strlen(s->device));
       pl_row_put_str(u, s->um_name, nm, nn);
-      pl_row_put_int(u, s->um_count, (int64_t)v[0]);
+      pl_row_put_int(u, s->um_count, pl_int_of(v[0]));
       pl_row_put_num(u, s->um_avg, v[1]);
       pl_row_put_num(u, s->um_min, v[2]);
       pl_row_put_num(u, s->um_max, v[3]);

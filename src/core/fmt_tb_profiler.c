@@ -370,7 +370,7 @@ static int do_operators(tbctx *c, int data) {
       if (s) pl_row_put_str(t, cshape, s, n);
     }
     int v = pl_jdoc_get(d, r, "calls");
-    if (v >= 0 && d->n[v].type == PL_JSON_NUM) pl_row_put_int(t, ccalls, d->n[v].isint ? d->n[v].ival : (int64_t)d->n[v].dval);
+    if (v >= 0 && d->n[v].type == PL_JSON_NUM) pl_row_put_int(t, ccalls, d->n[v].isint ? d->n[v].ival : pl_int_of(d->n[v].dval));
     double x;
     if (!isnan(x = us_to_ns(d, pl_jdoc_get(d, r, "device_self_duration")))) pl_row_put_num(t, cds, x);
     if (!isnan(x = us_to_ns(d, pl_jdoc_get(d, r, "device_total_duration")))) pl_row_put_num(t, cdt, x);
@@ -464,7 +464,7 @@ static int do_kernels(tbctx *c, int data) {
           if (s) pl_row_put_bool(t, ctc, n == 3 && strncasecmp(s, "yes", 3) == 0);
           break;
         case K_CALLS:
-          if (d->n[v].type == PL_JSON_NUM) pl_row_put_int(t, ccalls, d->n[v].isint ? d->n[v].ival : (int64_t)d->n[v].dval);
+          if (d->n[v].type == PL_JSON_NUM) pl_row_put_int(t, ccalls, d->n[v].isint ? d->n[v].ival : pl_int_of(d->n[v].dval));
           break;
         case K_US:
           if (!isnan(x = us_to_ns(d, v))) { pl_row_put_num(t, target[i], x); if (target[i] == ctot) sum += x; }

@@ -354,7 +354,7 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           break;
         }
         if (rc == 1) continue;
-        if (cols[k].kind == K_INT) pl_row_put_int(t, cols[k].col, (int64_t)v);
+        if (cols[k].kind == K_INT) pl_row_put_int(t, cols[k].col, pl_int_of(v));
         else pl_row_put_num(t, cols[k].col, v);
       }
       if (bad) {    /* lenient: the row is dropped and listed */

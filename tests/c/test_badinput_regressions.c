@@ -46,6 +46,14 @@ int main(void) {
     }
     pl_profile_free(p);
   }
+  /* 1b. Doubles cast to int64 out of range (UB; the fuzzers' finds in
+  **     ncu-csv grid sizes, nvprof counts, rocprof timestamps): pl_int_of
+  **     gives "missing" instead. */
+  TC_EQ_INT(pl_int_of(3.62678e+75), PL_INT_NA);
+  TC_EQ_INT(pl_int_of(NAN), PL_INT_NA);
+  TC_EQ_INT(pl_int_of(-1e19), PL_INT_NA);
+  TC_EQ_INT(pl_int_of(9007199254740993.0), 9007199254740992LL);   /* the double nearest */
+  TC_EQ_INT(pl_int_of(-42.9), -42);
   /* 2. Content detection that found no format gave "FILE: cannot tell ..."
   **    with no position; now FILE:1:1, or the byte of the first NUL for
   **    binary data. */
