@@ -255,6 +255,8 @@ typedef struct tbuild {
   int late;                 /* some column is K_LATE */
   int header_done;
   uint32_t *last;           /* per column: id of the previous row's text */
+  pl_profile *lenient;      /* skip records of the wrong width, listing them here */
+  size_t lrow;              /* late pass: the row being refilled */
 } tbuild;
 
 /* Turns column col (holding only missing values, or to be refilled) into a
@@ -356,6 +358,11 @@ static int typed_end(void *ud, const pl_csv_row *r, pl_err *err) {
   if (r->n != b->ncols) {
     char what[96];
     snprintf(what, sizeof what, "%zu fields as in the header (line %zu), found %zu", b->ncols, b->header_line, r->n);
+    if (b->lenient) {     /* the row's cells are overwritten by the next record */
+      pl_profile_diag(b->lenient, r->line, "skipped: expected %s (column %zu)", what,
+                      pl_csv_field_col(r, r->n < b->ncols ? r->n : b->ncols));
+      return 0;
+    }
     if (r->n < b->ncols)
       return pl_err_set(err, r->line, pl_csv_field_col(r, r->n), "expected %s: the record ends early", what);
     return pl_err_set(err, r->line, pl_csv_field_col(r, b->ncols), "expected %s", what);
@@ -370,7 +377,8 @@ static int late_row(void *ud, const pl_csv_row *r, pl_err *err) {
   (void)err;
   tbuild *b = ud;
   if (r->index == 0) return 0;
-  size_t row = r->index - 1;
+  if (r->n != b->ncols) return 0;          /* skipped (lenient) in the first pass */
+  size_t row = b->lrow++;
   for (size_t i = 0; i < r->n && i < b->ncols; i++) {
     if (b->kind[i] != K_LATE || r->len[i] == 0) continue;
     b->t->cols[i]->v.str[row] = pl_pool_intern(b->t->pool, r->f[i], r->len[i]);
@@ -378,11 +386,14 @@ static int late_row(void *ud, const pl_csv_row *r, pl_err *err) {
   return 0;
 }
 
+/* The line-tracking reader: exact error positions, and --lenient (records
+** of the wrong width are skipped and listed in `lenient`'s diagnostics). */
 static pl_table *slow_table(const char *data, size_t len, const char *name,
-                            const pl_csv_opts *o, pl_err *err) {
+                            const pl_csv_opts *o, pl_profile *lenient, pl_err *err) {
   tbuild b;
   memset(&b, 0, sizeof b);
   b.t = pl_table_new(name);
+  b.lenient = lenient;
   if (pl_csv_read_fields(data, len, o, typed_field, typed_end, &b, err) != 0) {
     pl_table_free(b.t); free(b.kind); free(b.last);
     return NULL;
@@ -634,5 +645,13 @@ pl_table *pl_csv_table(const char *data, size_t len, const char *name,
   int redo;
   pl_table *t = fast_table(data, len, name, o, err, &redo);
   if (t || !redo) return t;
-  return slow_table(data, len, name, o, err);
+  return slow_table(data, len, name, o, NULL, err);
+}
+
+pl_table *pl_csv_table_lenient(const char *data, size_t len, const char *name,
+                               const pl_csv_opts *o, pl_profile *lenient, pl_err *err) {
+  /* the fast path has no per-record recovery: lenient loads take the
+  ** line-tracking reader */
+  if (lenient == NULL) return pl_csv_table(data, len, name, o, err);
+  return slow_table(data, len, name, o, lenient, err);
 }

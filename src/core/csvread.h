@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include "pl_util.h"
 #include "table.h"
+#include "profile.h"
 
 typedef struct pl_csv_row {
   size_t n;                  /* number of fields */
@@ -89,6 +90,12 @@ size_t pl_csv_field_col(const pl_csv_row *row, size_t i);
 ** Returns NULL with err set on malformed input. */
 pl_table *pl_csv_table(const char *data, size_t len, const char *name,
                        const pl_csv_opts *o, pl_err *err);
+
+/* The same under --lenient when `lenient` is not NULL: a record with
+** another number of fields than the header is skipped and listed in that
+** profile's diagnostics instead of being an error. */
+pl_table *pl_csv_table_lenient(const char *data, size_t len, const char *name,
+                               const pl_csv_opts *o, pl_profile *lenient, pl_err *err);
 
 /* Parses a CSV field as a number: int64 when it is an integer (returns 1),
 ** double otherwise (returns 2); 0 when it is not a number, -1 when empty. */

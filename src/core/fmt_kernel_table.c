@@ -144,8 +144,8 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       }
       size_t col = 1;
       while (col <= l.n && (l.s[col - 1] == ' ')) col++;
-      pl_pool_release(raw); free(nm); free(slot); pl_table_free(t);
-      return pl_err_expected(err, c.lineno, col, "a row 'NAME | LATENCY TENSOR DRAM'", l.s + col - 1, l.n - (col - 1));
+      pl_err_expected(err, c.lineno, col, "a row 'NAME | LATENCY TENSOR DRAM'", l.s + col - 1, l.n - (col - 1));
+      goto row_error;
     }
     /* a direct-mapped cache in front of the side pool: the raw field is
     ** compared in full against the line that last filled the slot */
@@ -173,7 +173,7 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       const char *name = l.s;
       size_t nn = (size_t)(bar - l.s);
       pl_trim(&name, &nn);
-      if (nn == 0) { pl_pool_release(raw); free(nm); free(slot); pl_table_free(t); return pl_err_expected(err, c.lineno, 1, "a kernel name before '|'", l.s, l.n); }
+      if (nn == 0) { pl_err_expected(err, c.lineno, 1, "a kernel name before '|'", l.s, l.n); goto row_error; }
       size_t sn = pl_short_name(name, nn, shortbuf, sizeof shortbuf);
       nm[rid].name = pl_pool_intern(t->pool, name, nn);
       nm[rid].shortn = pl_pool_intern(t->pool, shortbuf, sn);
@@ -185,15 +185,15 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     for (int k = 0; k < 3; k++) {
       if (!num_token(l.s, l.n, &i, &st, &tl, &v[k]) ||
           (k == 0 && !(isfinite(v[0]) && v[0] >= 0))) {   /* a latency is a finite time >= 0 */
-        pl_pool_release(raw); free(nm); free(slot); pl_table_free(t);
         /* a last line without its newline that stops early: the file was cut */
         int cut = tl == 0 && l.s + l.n == in->data + in->len;
-        return pl_err_expected(err, c.lineno, st + 1, what[k], cut ? NULL : l.s + st, tl);  /* the token */
+        pl_err_expected(err, c.lineno, st + 1, what[k], cut ? NULL : l.s + st, tl);  /* the token */
+        goto row_error;
       }
     }
     if (next_token(l.s, l.n, &i, &st, &tl)) {
-      pl_pool_release(raw); free(nm); free(slot); pl_table_free(t);
-      return pl_err_expected(err, c.lineno, st + 1, "end of line after the DRAM utilisation", l.s + st, tl);
+      pl_err_expected(err, c.lineno, st + 1, "end of line after the DRAM utilisation", l.s + st, tl);
+      goto row_error;
     }
     /* every column is set on every row: straight stores */
     kt_room(t);
@@ -209,6 +209,12 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     cl[c_line]->v.i64[r] = (int64_t)c.lineno;
     for (size_t j = 0; j < t->ncols; j++) cl[j]->len = r + 1;
     t->nrows = r + 1;
+    continue;
+  row_error:
+    /* --lenient: the row is listed in the diagnostics and skipped */
+    if (pl_lenient_skip(o, p, err)) continue;
+    pl_pool_release(raw); free(nm); free(slot); pl_table_free(t);
+    return -1;
   }
   pl_pool_release(raw);
   free(nm); free(slot);

@@ -544,7 +544,7 @@ static void emit_event(kctx *k) {
         v[KN_BX + d].i = e->has_block ? e->block[d] : PL_INT_NA;
       }
       v[KN_REGS].i = e->regs;
-      v[KN_SMEM].i = isnan(e->smem) ? PL_INT_NA : (int64_t)e->smem;
+      v[KN_SMEM].i = pl_int_of(e->smem);
       v[KN_SMEM_S].i = PL_INT_NA; v[KN_SMEM_D].i = PL_INT_NA;
       v[KN_WPS].d = e->wps; v[KN_BPS].d = e->bps; v[KN_OCC].d = e->occ; v[KN_THEO].d = e->theo;
       v[KN_KIND].s = intern(k, &e->kind); v[KN_CAT].s = intern(k, &e->cat);
@@ -625,9 +625,22 @@ static void emit_event(kctx *k) {
   }
 }
 
+/* A field of an event with a value of the wrong type or form (the JSON
+** itself is sound; pl_json_fail has set the error): under --lenient the
+** event is dropped and listed and reading goes on after the value. */
+static int bad_field(kctx *k, pl_json_type t, int *bad) {
+  pl_json *j = &k->j;
+  if (!pl_lenient_skip(k->o, k->p, k->err)) return -1;
+  j->type = t;
+  if (pl_json_skip(j)) return -1;
+  *bad = 1;
+  return 0;
+}
+
 static int parse_event(kctx *k) {
   pl_json *j = &k->j;
   kev *e = &k->e;
+  int bad = 0;
   ev_reset(e);
   k->scratch.len = 0;
   for (;;) {
@@ -651,10 +664,12 @@ static int parse_event(kctx *k) {
     t = pl_json_next(j);
     if (t == PL_JSON_ERROR) return -1;
     switch (which) {
-      case 1: if (t == PL_JSON_STR) e->ph = tok_sv(k); else return pl_json_fail(j, j->tok, "the phase \"ph\" as a string");
+      case 1:
+        if (t == PL_JSON_STR) e->ph = tok_sv(k);
+        else { pl_json_fail(j, j->tok, "the phase \"ph\" as a string"); if (bad_field(k, t, &bad)) return -1; }
         break;
-      case 2: if (ts_field(k, &e->ts, "the timestamp \"ts\" as a number of microseconds")) return -1; break;
-      case 7: if (ts_field(k, &e->dur, "the duration \"dur\" as a number of microseconds")) return -1; break;
+      case 2: if (ts_field(k, &e->ts, "the timestamp \"ts\" as a number of microseconds") && bad_field(k, t, &bad)) return -1; break;
+      case 7: if (ts_field(k, &e->dur, "the duration \"dur\" as a number of microseconds") && bad_field(k, t, &bad)) return -1; break;
       case 3: if (t == PL_JSON_NUM) e->flow_id = tok_int(j); else if (pl_json_skip(j)) return -1; break;
       case 4: if (t == PL_JSON_STR) e->cat = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
       case 5: case 6: case 8: {
@@ -671,7 +686,7 @@ static int parse_event(kctx *k) {
         if (pl_json_skip(j)) return -1;
     }
   }
-  emit_event(k);
+  if (!bad) emit_event(k);
   return 0;
 }
 
@@ -681,7 +696,7 @@ static int64_t dom_int(const pl_jdoc *d, int o, const char *key) {
   int i = pl_jdoc_get(d, o, key);
   if (i < 0 || d->n[i].type != PL_JSON_NUM) return PL_INT_NA;
   if (d->n[i].isint) return d->n[i].ival;
-  return (int64_t)d->n[i].dval;
+  return pl_int_of(d->n[i].dval);
 }
 
 static int parse_devices(kctx *k) {
@@ -841,7 +856,7 @@ static void fill_launches(kctx *k) {
       t->cols[gc[i]]->v.i64[r] = l->grid[i];
       t->cols[bc[i]]->v.i64[r] = l->block[i];
     }
-    if (!isnan(l->smem) && pl_cell_missing(t, c[KN_SMEM], r)) t->cols[c[KN_SMEM]]->v.i64[r] = (int64_t)l->smem;
+    if (!isnan(l->smem) && pl_cell_missing(t, c[KN_SMEM], r)) t->cols[c[KN_SMEM]]->v.i64[r] = pl_int_of(l->smem);
     filled++;
   }
   if (filled)

@@ -45,6 +45,7 @@ typedef struct cstate {
   ncu_builder b;
   pl_profile *p;
   pl_err *err;
+  const pl_parse_opts *o;
   int failed;
   /* the record being collected: field texts in `arena` */
   pl_buf arena;
@@ -125,7 +126,7 @@ static int64_t int_or_na(const char *s, size_t n) {
   int64_t v;
   double d;
   if (pl_parse_int64(s, n, &v) == 0) return v;
-  if (n && pl_parse_number_sep(s, n, 0, &d) == 0 && d == floor(d)) return (int64_t)d;
+  if (n && pl_parse_number_sep(s, n, 0, &d) == 0 && d == floor(d)) return pl_int_of(d);
   return PL_INT_NA;
 }
 
@@ -260,7 +261,11 @@ static void raw_record(cstate *c) {
     if (strcmp(mname, "device__attribute_compute_capability_major") == 0) pl_parse_double(v, vn, &ccmaj);
     if (strcmp(mname, "device__attribute_compute_capability_minor") == 0) pl_parse_double(v, vn, &ccmin);
     if (ncu_b_metric(b, NULL, 0, NCU_SEC_RAW, mname, strlen(mname), u, strlen(u), v, vn,
-                     c->rec_line, field_col(c, i), c->err) != 0) { c->failed = 1; return; }
+                     c->rec_line, field_col(c, i), c->err) != 0) {
+      if (pl_lenient_skip(c->o, c->p, c->err)) continue;   /* lenient: only that cell */
+      c->failed = 1;
+      return;
+    }
   }
   /* compute capability from the raw attributes when the CC column is absent */
   if (c->col[C_CC] < 0 && !isnan(ccmaj) && !isnan(ccmin)) {
@@ -283,6 +288,8 @@ static void on_record(int term, void *ud) {
     if (n) ncu_b_output(&c->b, c->rec_line, s, n);
   } else if (c->raw) raw_record(c);
   else details_record(c);
+  /* lenient: a bad record (after the header) is skipped and listed */
+  if (c->failed && c->nrec > 0 && pl_lenient_skip(c->o, c->p, c->err)) c->failed = 0;
   c->nrec++;
   c->nf = 0;
   c->arena.len = 0;
@@ -328,7 +335,7 @@ static void free_state(cstate *c) {
 static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   cstate c;
   memset(&c, 0, sizeof c);
-  c.p = p; c.err = err;
+  c.p = p; c.err = err; c.o = o;
   ncu_b_init(&c.b, p, o);
   pl_buf_init(&c.arena);
   struct csv_parser cp;
@@ -374,13 +381,19 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_err_expected(err, lc.lineno, col,
                       "well-formed CSV (libcsv strict mode: a quote only around a whole field)",
                       l.s + used, l.n > used ? l.n - used : 0);
-      goto fail;
+      if (!header || c.nrec == 0 || !pl_lenient_skip(o, p, err)) goto fail;
+      /* lenient: drop the record in progress and start again on the next line */
+      csv_free(&cp);
+      if (csv_init(&cp, CSV_STRICT | CSV_STRICT_FINI) != 0) { pl_err_set(err, 0, 0, "libcsv initialisation failed"); goto fail; }
+      c.nf = 0; c.arena.len = 0;
+      at_start = 1;
+      continue;
     }
     at_start = cp.pstate == 0;          /* libcsv's ROW_NOT_BEGUN: no record in progress */
   }
   if (csv_fini(&cp, on_field, on_record, &c) != 0) {
     pl_err_expected(err, lc.lineno + 1, 1, "the closing quote of the last CSV field", NULL, 0);
-    goto fail;
+    if (!pl_lenient_skip(o, p, err)) goto fail;
   }
   if (c.failed) goto fail;
   if (!header) {

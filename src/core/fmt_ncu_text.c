@@ -314,6 +314,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       }
       if (s.st == ST_TAB_HDR) {
         rc = pl_err_expected(err, c.lineno, ind + 1, "the '-----' rule under the 'Metric Name' header", t, n);
+        if (pl_lenient_skip(o, p, err)) { s.st = ST_TAB_DATA; continue; }
         goto fail;
       }
       if (s.st == ST_TAB1 && pl_starts(t, n, "Metric Name")) { s.st = ST_TAB_HDR; continue; }
@@ -325,7 +326,11 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         char what[160];
         snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'", (int)(s.nsec > 80 ? 80 : s.nsec), s.sec);
         rc = pl_err_expected(err, c.lineno, ind + 1, what, t, n);
-        goto fail;
+        if (!pl_lenient_skip(o, p, err)) goto fail;
+        /* lenient: a section or rule line closes the table and is read as such */
+        if (!(severity_of(t, n) || pl_starts(t, n, "Section: "))) continue;
+        s.st = ST_SEC;
+        goto outside;
       }
       size_t vs = s.c3;
       while (vs > ind && l.s[vs - 1] != ' ') vs--;
@@ -346,12 +351,17 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_trim(&nm, &nnm); pl_trim(&un, &nun); pl_trim(&va, &nva);
       if (nnm == 0) {
         rc = pl_err_expected(err, c.lineno, ind + 1, "a metric name", t, n);
+        if (pl_lenient_skip(o, p, err)) continue;
         goto fail;
       }
       if (ncu_b_metric(b, s.sec, s.nsec, s.cls, nm, nnm, un, nun, va, nva, c.lineno,
-                       (size_t)(va - l.s) + 1, err) != 0) goto fail;
+                       (size_t)(va - l.s) + 1, err) != 0) {
+        if (pl_lenient_skip(o, p, err)) continue;
+        goto fail;
+      }
       continue;
     }
+  outside:
 
     /* a rule message being read */
     if (s.rule) {
@@ -441,7 +451,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'", (int)(s.nsec > 80 ? 80 : s.nsec), s.sec);
     size_t eofline = in->len > 0 && in->data[in->len - 1] == '\n' ? c.lineno + 1 : c.lineno;
     rc = pl_err_expected(err, eofline, 1, what, NULL, 0);
-    goto fail;
+    if (!pl_lenient_skip(o, p, err)) goto fail;
   }
   rule_flush(&s);
   if (s.pending && b->open) {

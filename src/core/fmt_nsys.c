@@ -210,7 +210,7 @@ static const char *col_doc(const char *name) {
 
 static int add_doc_col(pl_table *t, const char *name, pl_type ty) {
   int c = pl_table_add_col(t, name, ty);
-  pl_table_set_doc(t, c, col_doc(name));
+  if (c >= 0) pl_table_set_doc(t, c, col_doc(name));   /* -1: the name is taken */
   return c;
 }
 
@@ -239,14 +239,22 @@ static void report_begin(nsys_state *st, report *r, size_t first_name_row_hint) 
   for (size_t i = 0; i < r->n; i++) {
     colspec *c = &r->cs[i];
     if (c->kind == C_XYZ) {
-      char nm[80];
-      snprintf(nm, sizeof nm, "%s_x", c->name); c->col = add_doc_col(r->t, nm, PL_INT);
-      snprintf(nm, sizeof nm, "%s_y", c->name); c->col2 = add_doc_col(r->t, nm, PL_INT);
-      snprintf(nm, sizeof nm, "%s_z", c->name); c->col3 = add_doc_col(r->t, nm, PL_INT);
+      /* grid_x/_y/_z; a second GridXYZ column gets grid2_x/_y/_z, ... */
+      char nm[3][80];
+      for (int k = 1;; k++) {
+        char base[72];
+        if (k == 1) snprintf(base, sizeof base, "%s", c->name); else snprintf(base, sizeof base, "%.60s%d", c->name, k);
+        for (int d = 0; d < 3; d++) snprintf(nm[d], sizeof nm[d], "%s_%c", base, "xyz"[d]);
+        if (pl_table_col(r->t, nm[0]) < 0 && pl_table_col(r->t, nm[1]) < 0 && pl_table_col(r->t, nm[2]) < 0) break;
+      }
+      c->col = add_doc_col(r->t, nm[0], PL_INT);
+      c->col2 = add_doc_col(r->t, nm[1], PL_INT);
+      c->col3 = add_doc_col(r->t, nm[2], PL_INT);
     } else {
       c->col = add_doc_col(r->t, c->name, c->kind == C_NUM ? PL_NUM : c->kind == C_INT ? PL_INT : PL_STR);
-      if (c->col < 0) {           /* the same name twice: keep the later one apart */
-        char nm[80]; snprintf(nm, sizeof nm, "%s_2", c->name);
+      /* the same name again: keep the later ones apart (_2, _3, ...) */
+      for (int k = 2; c->col < 0; k++) {
+        char nm[80]; snprintf(nm, sizeof nm, "%s_%d", c->name, k);
         c->col = add_doc_col(r->t, nm, c->kind == C_NUM ? PL_NUM : c->kind == C_INT ? PL_INT : PL_STR);
       }
     }
@@ -309,7 +317,7 @@ static int put_cell(report *r, size_t k, const char *s, size_t n, size_t line, s
         snprintf(what, sizeof what, "a number in column '%s'", c->label);
         return pl_err_expected(err, line, col, what, s, n);
       }
-      if (c->kind == C_INT) pl_row_put_int(r->t, c->col, (int64_t)v);
+      if (c->kind == C_INT) pl_row_put_int(r->t, c->col, pl_int_of(v));
       else pl_row_put_num(r->t, c->col, v * c->factor);
       return 0;
     }
@@ -374,11 +382,15 @@ static int csv_row(void *ud, const pl_csv_row *row, pl_err *err) {
   if (row->n != r->n) {
     char what[96];
     snprintf(what, sizeof what, "%zu fields as in the header (line %zu)", r->n, st->header_line);
-    return pl_err_expected(err, row->line, pl_csv_field_col(row, row->n < r->n ? row->n : r->n), what,
-                           row->n < r->n ? NULL : row->f[r->n], row->n < r->n ? 0 : row->len[r->n]);
+    pl_err_expected(err, row->line, pl_csv_field_col(row, row->n < r->n ? row->n : r->n), what,
+                    row->n < r->n ? NULL : row->f[r->n], row->n < r->n ? 0 : row->len[r->n]);
+    return pl_lenient_skip(st->o, st->p, err) ? 0 : -1;
   }
   for (size_t k = 0; k < r->n; k++)
-    if (put_cell(r, k, row->f[k], row->len[k], row->line, pl_csv_field_col(row, k), err) != 0) { pl_row_discard(r->t); return -1; }
+    if (put_cell(r, k, row->f[k], row->len[k], row->line, pl_csv_field_col(row, k), err) != 0) {
+      pl_row_discard(r->t);
+      return pl_lenient_skip(st->o, st->p, err) ? 0 : -1;
+    }
   if (r->c_unit >= 0) pl_row_put_str(r->t, r->c_unit, r->size_unit, strlen(r->size_unit));
   pl_row_put_int(r->t, r->c_line, (int64_t)row->line);
   pl_row_end(r->t);
@@ -497,7 +509,8 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
       pl_line m;
       while (pl_lines_peek(&c, &m) && !pl_is_blank(m.s, m.n)) {
         pl_lines_next(&c, &m);
-        for (size_t k = 0; k < r->n; k++) {
+        int bad = 0;
+        for (size_t k = 0; k < r->n && !bad; k++) {
           size_t a = r->cs[k].a, b = k + 1 < r->n ? r->cs[k].b : m.n;
           if (k + 1 < r->n) {
             size_t nexta = r->cs[k + 1].a;
@@ -505,20 +518,27 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
               if (m.s[g] != ' ') {
                 char what[160];
                 snprintf(what, sizeof what, "a space between columns '%s' and '%s'", r->cs[k].label, r->cs[k + 1].label);
-                pl_table_free(r->t); r->t = NULL;
                 rc = pl_err_expected(err, c.lineno, g + 1, what, m.s + g, m.n - g);
-                goto fail;
+                bad = 1;
+                break;
               }
+            if (bad) break;
           }
           if (a >= m.n) {
             char what[160];
             snprintf(what, sizeof what, "a value in column '%s'", r->cs[k].label);
-            pl_table_free(r->t); r->t = NULL;
             rc = pl_err_expected(err, c.lineno, m.n + 1, what, NULL, 0);
-            goto fail;
+            bad = 1;
+            break;
           }
           if (b > m.n) b = m.n;
-          if (put_cell(r, k, m.s + a, b - a, c.lineno, a + 1, err) != 0) { pl_table_free(r->t); r->t = NULL; rc = -1; goto fail; }
+          if (put_cell(r, k, m.s + a, b - a, c.lineno, a + 1, err) != 0) { rc = -1; bad = 1; }
+        }
+        if (bad) {
+          pl_row_discard(r->t);
+          if (pl_lenient_skip(o, p, err)) { rc = 0; continue; }
+          pl_table_free(r->t); r->t = NULL;
+          goto fail;
         }
         if (r->c_unit >= 0) pl_row_put_str(r->t, r->c_unit, r->size_unit, strlen(r->size_unit));
         pl_row_put_int(r->t, r->c_line, (int64_t)c.lineno);

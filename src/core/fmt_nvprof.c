@@ -318,7 +318,7 @@ static int sum_row_text(nvstate *s, const char *line, size_t n, size_t lineno, c
   pl_row_put_str(t->t, t->name, line + st, len);
   pl_row_put_num(t->t, t->share, v[0]);
   pl_row_put_num(t->t, t->total, v[1]);
-  pl_row_put_int(t->t, t->calls, (int64_t)v[2]);
+  pl_row_put_int(t->t, t->calls, pl_int_of(v[2]));
   pl_row_put_num(t->t, t->mean, v[3]);
   pl_row_put_num(t->t, t->min, v[4]);
   pl_row_put_num(t->t, t->max, v[5]);
@@ -535,7 +535,16 @@ static int csv_label_kind(const char *lab) {
   return -1;
 }
 
+static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err);
+
+/* A bad row after the header is skipped and listed under --lenient. */
 static int nv_csv_row(void *ud, const pl_csv_row *r, pl_err *err) {
+  csvblk *b = ud;
+  if (nv_csv_row1(ud, r, err) == 0) return 0;
+  return r->index > 0 && pl_lenient_skip(b->s->o, b->s->p, err) ? 0 : -1;
+}
+
+static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err) {
   csvblk *b = ud;
   nvstate *s = b->s;
   if (r->index == 0) {
@@ -593,7 +602,7 @@ static int nv_csv_row(void *ud, const pl_csv_row *r, pl_err *err) {
     pl_row_put_str(t->t, t->name, c[7]->s, c[7]->n);
     pl_row_put_num(t->t, t->share, v[1]);
     pl_row_put_num(t->t, t->total, v[2]);
-    pl_row_put_int(t->t, t->calls, isnan(v[3]) ? PL_INT_NA : (int64_t)v[3]);
+    pl_row_put_int(t->t, t->calls, pl_int_of(v[3]));
     pl_row_put_num(t->t, t->mean, v[4]);
     pl_row_put_num(t->t, t->min, v[5]);
     pl_row_put_num(t->t, t->max, v[6]);
@@ -642,6 +651,11 @@ static int nv_detect(const char *data, size_t len) {
 /* ---- parse ---------------------------------------------------------------- */
 
 enum { S_NONE, S_SUMMARY, S_TRACE, S_UM, S_METRICS };
+
+/* A bad row in a text table (err is set): under --lenient it is skipped and
+** listed and the line loop goes on; otherwise the parse fails.  A statement
+** (no do-while) so that `continue` reaches the line loop. */
+#define ROW_FAIL { if (pl_lenient_skip(o, p, err)) continue; rc = -1; goto fail; }
 
 static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   nvstate *s = pl_xcalloc(1, sizeof *s);
@@ -732,7 +746,7 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       continue;
     }
     if (mode == S_SUMMARY) {
-      if (sum_row_text(s, l.s, l.n, c.lineno, have_units ? &units : NULL, type, sizeof type, err) != 0) { rc = -1; goto fail; }
+      if (sum_row_text(s, l.s, l.n, c.lineno, have_units ? &units : NULL, type, sizeof type, err) != 0) ROW_FAIL
       continue;
     }
     if (mode == S_TRACE) {
@@ -742,11 +756,11 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         cell_of(l.s, l.n, lab, nlab, k, &a, &len);
         cells[k].s = l.s + a; cells[k].n = len; cells[k].col = a + 1;
       }
-      if (cells[nlab - 1].n == 0) { rc = pl_err_expected(err, c.lineno, l.n + 1, "a name at the end of the GPU trace row", NULL, 0); goto fail; }
-      if (trace_row(s, cells, field, nlab, NULL, c.lineno, labels, err) != 0) { rc = -1; goto fail; }
+      if (cells[nlab - 1].n == 0) { pl_err_expected(err, c.lineno, l.n + 1, "a name at the end of the GPU trace row", NULL, 0); ROW_FAIL }
+      if (trace_row(s, cells, field, nlab, NULL, c.lineno, labels, err) != 0) ROW_FAIL
       continue;
     }
-    if (pl_starts(t, tn, "Device \"") && t[tn - 1] == '"') {
+    if (tn > 8 && pl_starts(t, tn, "Device \"") && t[tn - 1] == '"') {   /* not the opening quote alone */
       snprintf(s->device, sizeof s->device, "%.*s", (int)(tn - 9 < 255 ? tn - 9 : 255), t + 8);
       if (!pl_profile_meta_get(p, "device")) pl_profile_meta_str(p, "device", t + 8, tn - 9);
       continue;
@@ -777,19 +791,21 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       size_t i = 0, st, len;
       double v[6];
       static const char *what[6] = { "a count", "the average size", "the minimum size", "the maximum size", "the total size", "the total time" };
-      for (int k = 0; k < 6; k++) {
-        if (!next_tok(l.s, l.n, &i, &st, &len)) { rc = pl_err_expected(err, c.lineno, st + 1, what[k], NULL, 0); goto fail; }
+      int bad = 0;
+      for (int k = 0; k < 6 && !bad; k++) {
+        if (!next_tok(l.s, l.n, &i, &st, &len)) { pl_err_expected(err, c.lineno, st + 1, what[k], NULL, 0); bad = 1; break; }
         if (is_dash(l.s + st, len)) { v[k] = NAN; continue; }
-        if (nv_value(l.s + st, len, 1, &v[k], NULL) != 0) { rc = pl_err_expected(err, c.lineno, st + 1, what[k], l.s + st, l.n - st); goto fail; }
+        if (nv_value(l.s + st, len, 1, &v[k], NULL) != 0) { pl_err_expected(err, c.lineno, st + 1, what[k], l.s + st, l.n - st); bad = 1; }
       }
+      if (bad) ROW_FAIL
       while (i < l.n && l.s[i] == ' ') i++;
       const char *nm = l.s + i; size_t nn = l.n - i;
       pl_trim(&nm, &nn);
-      if (nn == 0) { rc = pl_err_expected(err, c.lineno, l.n + 1, "a name after the total time", NULL, 0); goto fail; }
+      if (nn == 0) { pl_err_expected(err, c.lineno, l.n + 1, "a name after the total time", NULL, 0); ROW_FAIL }
       pl_table *u = s->um;
       if (s->device[0]) pl_row_put_str(u, s->um_dev, s->device, strlen(s->device));
       pl_row_put_str(u, s->um_name, nm, nn);
-      pl_row_put_int(u, s->um_count, (int64_t)v[0]);
+      pl_row_put_int(u, s->um_count, pl_int_of(v[0]));
       pl_row_put_num(u, s->um_avg, v[1]);
       pl_row_put_num(u, s->um_min, v[2]);
       pl_row_put_num(u, s->um_max, v[3]);
@@ -831,11 +847,11 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       int64_t iv;
       if (!inv || pl_parse_int64(inv->s, inv->n, &iv) != 0) {
         size_t col = inv ? inv->col : 1;
-        rc = pl_err_expected(err, c.lineno, col, "the number of invocations", inv ? inv->s : l.s, inv ? inv->n : l.n);
-        goto fail;
+        pl_err_expected(err, c.lineno, col, "the number of invocations", inv ? inv->s : l.s, inv ? inv->n : l.n);
+        ROW_FAIL
       }
-      if (!met || met->n == 0) { rc = pl_err_expected(err, c.lineno, inv->col + inv->n, "a metric name", NULL, 0); goto fail; }
-      if (av && av->n == 0) { rc = pl_err_expected(err, c.lineno, l.n + 1, "the Avg value", NULL, 0); goto fail; }
+      if (!met || met->n == 0) { pl_err_expected(err, c.lineno, inv->col + inv->n, "a metric name", NULL, 0); ROW_FAIL }
+      if (av && av->n == 0) { pl_err_expected(err, c.lineno, l.n + 1, "the Avg value", NULL, 0); ROW_FAIL }
       met_row(s, s->kernel, s->kernel_n, s->device, strlen(s->device), iv, met->s, met->n,
               desc ? desc->s : NULL, desc ? desc->n : 0, mn, mx, av, tot, c.lineno);
       continue;

@@ -453,7 +453,7 @@ static int parse_row(ps *st, sect *sc, const pl_line *l, size_t lineno) {
         if (t) pl_row_discard(t);
         return pl_err_expected(st->err, lineno, f[k].col, "the number of calls (an integer or '-')", s, n);
       }
-      if (rc == 0 && t) pl_row_put_int(t, r->col[0], (int64_t)v);
+      if (rc == 0 && t) pl_row_put_int(t, r->col[0], pl_int_of(v));
       break;
     }
     case R_COMP: {

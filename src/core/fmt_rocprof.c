@@ -123,7 +123,7 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
   }
   if (kind == R_NONE) return pl_err_expected(err, 1, 1, "a rocprof CSV header", NULL, 0);
   pl_csv_opts co = { ',', 1, o ? o->interrupt : NULL, o ? o->progress : NULL, o ? o->progress_ud : NULL };
-  pl_table *t = pl_csv_table(in->data, in->len, "rocprof", &co, err);
+  pl_table *t = pl_csv_table_lenient(in->data, in->len, "rocprof", &co, o && o->lenient ? p : NULL, err);
   if (t == NULL) return -1;
   pl_profile_meta_str(p, "tool", "rocprof", 7);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
@@ -238,6 +238,13 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     pl_table_set_doc(t, cd, "end_ns - start_ns, ns (exact)");
     for (size_t i = 0; i < t->nrows; i++) {
       int64_t a = pl_cell_int(t, cs, i), b = pl_cell_int(t, ce, i);
+      if (a != PL_INT_NA && b != PL_INT_NA && b < a && o && o->lenient) {
+        /* lenient: the row stays, without a duration */
+        pl_profile_diag(p, i + 2, "skipped the duration of row %zu: its end %lld is before its start %lld",
+                        i + 1, (long long)b, (long long)a);
+        t->cols[cd]->v.i64[i] = PL_INT_NA;
+        continue;
+      }
       if (a != PL_INT_NA && b != PL_INT_NA && b < a) {
         pl_table_free(t);
         return pl_err_set(err, i + 2, 1, "expected an end timestamp not before the start, found start %lld end %lld",

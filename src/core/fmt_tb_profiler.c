@@ -83,6 +83,12 @@ static int tb_fail(tbctx *c, int node, const char *what) {
   return pl_err_set(c->err, l, cc, "expected %s", what);
 }
 
+/* A bad row of a view: under --lenient it is skipped and listed (returns 1). */
+static int tb_skip_row(tbctx *c, int node, const char *what) {
+  tb_fail(c, node, what);
+  return pl_lenient_skip(c->o, c->p, c->err);
+}
+
 /* ---- overview ------------------------------------------------------------ */
 
 static const char *cat_col(const char *title, size_t n, pl_buf *tmp) {
@@ -123,7 +129,7 @@ static int do_steps(tbctx *c, int steps) {
   }
   int ctotal = col(t, "total_ns", PL_NUM, "sum of the step's category times, ns");
   for (int r = d->n[rows].first; r >= 0; r = d->n[r].next) {
-    if (d->n[r].type != PL_JSON_ARR) return tb_fail(c, r, "a step row (array)");
+    if (d->n[r].type != PL_JSON_ARR) { if (tb_skip_row(c, r, "a step row (array)")) continue; return -1; }
     pl_row_put_int(t, 0, c->run);
     double total = 0;
     int any = 0;
@@ -351,10 +357,10 @@ static int do_operators(tbctx *c, int data) {
   int ctct = col(t, "tc_total_pct", PL_NUM, "kernel time using Tensor Cores, percent of all its kernel time (plugin ratio x 100)");
   int ccs = col(t, "has_call_stack", PL_BOOL, "the plugin holds call stacks for it");
   for (int r = d->n[data].first; r >= 0; r = d->n[r].next) {
-    if (d->n[r].type != PL_JSON_OBJ) return tb_fail(c, r, "an operator row (object)");
+    if (d->n[r].type != PL_JSON_OBJ) { if (tb_skip_row(c, r, "an operator row (object)")) continue; return -1; }
     size_t n;
     const char *name = pl_jdoc_str(d, pl_jdoc_get(d, r, "name"), &n);
-    if (!name) return tb_fail(c, r, "an operator row with \"name\"");
+    if (!name) { if (tb_skip_row(c, r, "an operator row with \"name\"")) continue; return -1; }
     pl_row_put_int(t, 0, c->run);
     pl_row_put_str(t, cname, name, n);
     int sh = pl_jdoc_get(d, r, "input_shape");
@@ -364,7 +370,7 @@ static int do_operators(tbctx *c, int data) {
       if (s) pl_row_put_str(t, cshape, s, n);
     }
     int v = pl_jdoc_get(d, r, "calls");
-    if (v >= 0 && d->n[v].type == PL_JSON_NUM) pl_row_put_int(t, ccalls, d->n[v].isint ? d->n[v].ival : (int64_t)d->n[v].dval);
+    if (v >= 0 && d->n[v].type == PL_JSON_NUM) pl_row_put_int(t, ccalls, d->n[v].isint ? d->n[v].ival : pl_int_of(d->n[v].dval));
     double x;
     if (!isnan(x = us_to_ns(d, pl_jdoc_get(d, r, "device_self_duration")))) pl_row_put_num(t, cds, x);
     if (!isnan(x = us_to_ns(d, pl_jdoc_get(d, r, "device_total_duration")))) pl_row_put_num(t, cdt, x);
@@ -436,7 +442,7 @@ static int do_kernels(tbctx *c, int data) {
   double sum = 0;
   char shortbuf[1024];
   for (int r = d->n[rows].first; r >= 0; r = d->n[r].next) {
-    if (d->n[r].type != PL_JSON_ARR) return tb_fail(c, r, "a kernel row (array)");
+    if (d->n[r].type != PL_JSON_ARR) { if (tb_skip_row(c, r, "a kernel row (array)")) continue; return -1; }
     pl_row_put_int(t, 0, c->run);
     size_t i = 0;
     for (int v = d->n[r].first; v >= 0 && i < ncols; v = d->n[v].next, i++) {
@@ -458,7 +464,7 @@ static int do_kernels(tbctx *c, int data) {
           if (s) pl_row_put_bool(t, ctc, n == 3 && strncasecmp(s, "yes", 3) == 0);
           break;
         case K_CALLS:
-          if (d->n[v].type == PL_JSON_NUM) pl_row_put_int(t, ccalls, d->n[v].isint ? d->n[v].ival : (int64_t)d->n[v].dval);
+          if (d->n[v].type == PL_JSON_NUM) pl_row_put_int(t, ccalls, d->n[v].isint ? d->n[v].ival : pl_int_of(d->n[v].dval));
           break;
         case K_US:
           if (!isnan(x = us_to_ns(d, v))) { pl_row_put_num(t, target[i], x); if (target[i] == ctot) sum += x; }
@@ -566,10 +572,14 @@ static int tb_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     size_t start = (size_t)(l.s - in->data);
     pl_json_reset(&c.j, start, start + l.n);
     pl_jdoc_clear(&c.d);
-    if (pl_json_next(&c.j) == PL_JSON_ERROR) goto done;
-    int root = pl_jdoc_read(&c.d, &c.j);
-    if (root < 0) goto done;
-    if (pl_json_next(&c.j) != PL_JSON_EOF) goto done;
+    /* a line that is not one whole JSON document: nothing of it was kept,
+    ** so under --lenient it is skipped and listed */
+    int root = -1;
+    if (pl_json_next(&c.j) != PL_JSON_ERROR) root = pl_jdoc_read(&c.d, &c.j);
+    if (root < 0 || pl_json_next(&c.j) != PL_JSON_EOF) {
+      if (pl_lenient_skip(o, p, err)) continue;
+      goto done;
+    }
     if (do_doc(&c, root)) goto done;
     docs++;
   }

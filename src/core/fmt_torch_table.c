@@ -332,9 +332,14 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         }
         continue;
       }
-      if (nn == 0) { pl_err_expected(err, c.lineno, 1, "a row with an event name in the first column", l.s, l.n); TT_FAIL(); }
+      if (nn == 0) {
+        pl_err_expected(err, c.lineno, 1, "a row with an event name in the first column", l.s, l.n);
+        if (pl_lenient_skip(o, p, err)) continue;
+        TT_FAIL();
+      }
       if (open) { if (src.len && c_src >= 0) pl_row_put_str(t, c_src, src.data, src.len); pl_row_end(t); open = 0; src.len = 0; }
-      for (int k = 0; k < ncols; k++) {
+      int bad = 0;
+      for (int k = 0; k < ncols && !bad; k++) {
         const char *cs; size_t cn;
         cell_text(ca, cb, k, l.s, &cs, &cn);
         if (cols[k].col == c_src) { if (cn) pl_buf_add(&src, cs, cn); continue; }
@@ -345,11 +350,18 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           char what[160];
           snprintf(what, sizeof what, "%.60s in column '%.60s'", kind_what(cols[k].kind), cols[k].hdr);
           pl_err_expected(err, c.lineno, (size_t)(cs - l.s) + 1, what, cs, cn);
-          TT_FAIL();
+          bad = 1;
+          break;
         }
         if (rc == 1) continue;
-        if (cols[k].kind == K_INT) pl_row_put_int(t, cols[k].col, (int64_t)v);
+        if (cols[k].kind == K_INT) pl_row_put_int(t, cols[k].col, pl_int_of(v));
         else pl_row_put_num(t, cols[k].col, v);
+      }
+      if (bad) {    /* lenient: the row is dropped and listed */
+        if (!pl_lenient_skip(o, p, err)) TT_FAIL();
+        pl_row_discard(t);
+        src.len = 0;
+        continue;
       }
       pl_row_put_bool(t, c_trunc, pl_name_truncated(ns, nn));
       pl_row_put_int(t, c_tidx, ntables);
@@ -359,7 +371,7 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (open) { if (src.len && c_src >= 0) pl_row_put_str(t, c_src, src.data, src.len); pl_row_end(t); open = 0; src.len = 0; }
     if (!closed) {
       pl_err_expected(err, c.lineno + 1, 1, "a row or the closing '----' line of the key_averages table", NULL, 0);
-      TT_FAIL();
+      if (!pl_lenient_skip(o, p, err)) TT_FAIL();
     }
   }
   pl_buf_free(&src);

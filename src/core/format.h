@@ -45,6 +45,14 @@ const pl_format *pl_format_detect(const char *data, size_t len);
 /* Is table `name` wanted under these options? */
 int pl_want_table(const pl_parse_opts *o, const char *name);
 
+/* Row-level errors under --lenient.  A parser that has just set err for a
+** bad row calls this: with o->lenient it records the error as a diagnostic
+** of p ("skipped: MESSAGE (column C)" at err's line), clears err and
+** returns 1, and the parser drops the row (pl_row_discard) and goes on;
+** without it returns 0 and the parser fails with err as before.
+** Structural errors (no header, no data at all) do not call it. */
+int pl_lenient_skip(const pl_parse_opts *o, pl_profile *p, pl_err *err);
+
 /* Loads a file: reads it (inflating gzip), detects or uses `format_id`,
 ** parses.  Returns NULL and fills err on failure. */
 pl_profile *pl_load_file(const char *path, const char *format_id,

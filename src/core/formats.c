@@ -72,6 +72,21 @@ int pl_want_table(const pl_parse_opts *o, const char *name) {
   return 0;
 }
 
+int pl_lenient_skip(const pl_parse_opts *o, pl_profile *p, pl_err *err) {
+  if (o == NULL || !o->lenient || p == NULL || err == NULL || err->msg[0] == '\0') return 0;
+  if (err->line > 0 && err->col > 1)
+    pl_profile_diag(p, err->line, "skipped: %s (column %zu)", err->msg, err->col);
+  else if (err->line == 0 && err->offset >= 0)
+    pl_profile_diag(p, 0, "skipped: %s (byte %lld)", err->msg, err->offset);
+  else
+    pl_profile_diag(p, err->line, "skipped: %s", err->msg);
+  char file[sizeof err->file];
+  memcpy(file, err->file, sizeof file);
+  pl_err_clear(err);
+  memcpy(err->file, file, sizeof file);
+  return 1;
+}
+
 pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
                            const char *format_id, const pl_parse_opts *o, pl_err *err) {
   pl_err_clear(err);
@@ -86,7 +101,14 @@ pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
     if (i == len) { pl_err_set(err, 1, 1, "expected a profile, found %s", len ? "only blank lines" : "an empty file"); return NULL; }
     f = pl_format_detect(data, len);
     if (f == NULL) {
-      pl_err_set(err, 0, 0, "cannot tell which profiler wrote this file; name the format with --input-format (see: perflab formats)");
+      /* binary input (a NUL byte in the first 64 KiB) is named by byte offset */
+      size_t k = len > 65536 ? 65536 : len;
+      if (memchr(data, '\0', k) != NULL) {
+        pl_err_set(err, 0, 0, "cannot tell which profiler wrote this file (binary data); name the format with --input-format (see: perflab formats)");
+        err->offset = (long long)((const char *)memchr(data, '\0', k) - data);
+      } else {
+        pl_err_set(err, 1, 1, "cannot tell which profiler wrote this file; name the format with --input-format (see: perflab formats)");
+      }
       return NULL;
     }
   }

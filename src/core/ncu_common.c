@@ -545,7 +545,7 @@ void ncu_b_end(ncu_builder *b) {
       pl_row_put_num(k, b->k_grid, row_num(k, b->k_gx) * row_num(k, b->k_gy) * row_num(k, b->k_gz));
   } else if (row_has(k, b->k_grid)) {
     double g = row_num(k, b->k_grid);
-    if (!row_has(k, b->k_gx)) pl_row_put_int(k, b->k_gx, (int64_t)g);
+    if (!row_has(k, b->k_gx)) pl_row_put_int(k, b->k_gx, pl_int_of(g));
     if (!row_has(k, b->k_gy)) pl_row_put_int(k, b->k_gy, 1);
     if (!row_has(k, b->k_gz)) pl_row_put_int(k, b->k_gz, 1);
   }
@@ -554,7 +554,7 @@ void ncu_b_end(ncu_builder *b) {
       pl_row_put_num(k, b->k_block, row_num(k, b->k_bx) * row_num(k, b->k_by) * row_num(k, b->k_bz));
   } else if (row_has(k, b->k_block)) {
     double g = row_num(k, b->k_block);
-    if (!row_has(k, b->k_bx)) pl_row_put_int(k, b->k_bx, (int64_t)g);
+    if (!row_has(k, b->k_bx)) pl_row_put_int(k, b->k_bx, pl_int_of(g));
     if (!row_has(k, b->k_by)) pl_row_put_int(k, b->k_by, 1);
     if (!row_has(k, b->k_bz)) pl_row_put_int(k, b->k_bz, 1);
   }

@@ -127,6 +127,7 @@ int pl_parse_double(const char *s, size_t n, double *out) {
   char *end;
   double v = strtod(buf, &end);   /* the host keeps LC_NUMERIC = "C" */
   if (end != buf + n) return -1;
+  if (isinf(v)) return -1;        /* overflow: the literal was finite */
   *out = v;
   return 0;
 }

@@ -36,7 +36,9 @@ const char *pl_find(const char *s, size_t n, const char *needle);
 /* Parses a decimal number (optional sign, digits, '.', exponent, "nan",
 ** "inf") occupying exactly s[0..n).  Returns 0 on success.  Locale-free:
 ** '.' is the only decimal point.  Exact for up to 15 significant digits
-** without a strtod call; falls back to strtod (C locale) otherwise. */
+** without a strtod call; falls back to strtod (C locale) otherwise.
+** A finite literal too large for a double ("1e400") is not a number
+** (-1): it would read as infinity; "inf" written as such still is. */
 int pl_parse_double(const char *s, size_t n, double *out);
 /* The common case of pl_parse_double inline: s[0..n) is digits with at
 ** most one '.', 1 to 15 digits in all, at most 8 after the point.  Then

@@ -126,7 +126,7 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
     }
     int64_t *d = pl_xmalloc((c->cap ? c->cap : 1) * sizeof *d);
     for (size_t i = 0; i < c->len; i++)
-      d[i] = isnan(c->v.num[i]) ? PL_INT_NA : (int64_t)c->v.num[i];
+      d[i] = pl_int_of(c->v.num[i]);
     free(c->v.any); c->v.i64 = d; c->type = PL_INT;
     return 0;
   }
@@ -232,7 +232,8 @@ double pl_cell_num(const pl_table *t, int col, size_t row) {
 int64_t pl_cell_int(const pl_table *t, int col, size_t row) {
   const pl_column *c = t->cols[col];
   if (c->type == PL_INT || c->type == PL_BOOL) return c->v.i64[row];
-  if (c->type == PL_NUM && !isnan(c->v.num[row])) return (int64_t)c->v.num[row];
+  /* a number outside int64 (or NaN) has no integer value: missing, not UB */
+  if (c->type == PL_NUM) return pl_int_of(c->v.num[row]);
   return PL_INT_NA;
 }
 

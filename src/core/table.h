@@ -23,6 +23,11 @@
 #include "pl_util.h"
 
 #define PL_INT_NA INT64_MIN
+/* A parsed double as int64: PL_INT_NA when it is NaN or outside int64
+** (a plain cast is undefined behaviour there). */
+static inline int64_t pl_int_of(double v) {
+  return v >= -9223372036854775807.0 && v < 9223372036854775808.0 ? (int64_t)v : PL_INT_NA;
+}
 
 typedef enum pl_type { PL_NUM = 0, PL_INT = 1, PL_BOOL = 2, PL_STR = 3 } pl_type;
 const char *pl_type_name(pl_type t);

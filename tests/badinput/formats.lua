@@ -1,0 +1,23 @@
+--- The bad-input suite's formats: one line per registered format.
+--   { ID, SAMPLE, ... , recipe = R }
+-- SAMPLE is a glob; "$S/..." is under $PERFLAB_SHARED (seeds, corpus),
+-- anything else is relative to the repository root.  Samples that are
+-- missing (no shared dir) are skipped; a registered format whose line is
+-- missing, or whose samples are all missing, fails the suite.  Lines for
+-- formats this build does not register are ignored.  recipe: the recipe
+-- run with --output on some of the cases (default top-kernels).
+return {
+  { "kernel-table", "tests/fixtures/kernel-table/small.txt", "examples/kernel-table.txt", "$S/seeds/000_*.txt" },
+  { "ncu-text", "$S/corpus/ncu_text/*", "tests/fixtures/ncu/*.txt", "$S/seeds/003_*.txt" },
+  { "ncu-csv", "$S/corpus/ncu_csv/*", "tests/fixtures/ncu/*.csv" },
+  { "kineto", "$S/corpus/kineto_trace/*", "tests/fixtures/kineto/*" },
+  { "tb-profiler", "tests/fixtures/tb_profiler/*", "$S/seeds/001_*.txt", recipe = "advice" },
+  { "nsys-stats", "$S/corpus/nsys_stats/*" },
+  { "nvprof", "$S/corpus/nvprof/*" },
+  { "rocprof", "$S/corpus/rocprof/*" },
+  { "csv", "$S/corpus/rocprof/*.csv", "$S/corpus/nsys_stats/*.csv", "tests/fixtures/ncu/raw_page_units_base.csv" },
+  { "paddle-summary", "$S/corpus/paddle_profiler/*", "$S/seeds/004_*.txt", "tests/fixtures/seed004_paddle_summary.txt" },
+  { "comparison-report", "$S/seeds/002_*.txt", "tests/fixtures/seed002_comparison_report.txt" },
+  { "torch-table", "$S/corpus/torch_profiler_table/*", "tests/fixtures/torch_table_memory_synthetic.txt" },
+  { "markdown", "tests/fixtures/comparison/*.md", "README.md", "docs/table.md" },
+}
