@@ -291,7 +291,7 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         }
         name = gname;
       }
-      pl_table *t = pl_md_read_table(&c, &l, name, st.which >= 0 ? cr_map : NULL, &st, err);
+      pl_table *t = pl_md_read_table_lenient(&c, &l, name, st.which >= 0 ? cr_map : NULL, &st, o, p, err);
       if (!t) CR_FAIL();
       if (st.which == 0) {
         /* times in the summary: the metric names its unit, e.g. "Avg Cycle Time (us)" */

@@ -45,7 +45,7 @@ static int md_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       char name[112];
       snprintf(name, sizeof name, "%s", heading);
       for (int k = 2; pl_profile_find(p, name); k++) snprintf(name, sizeof name, "%s_%d", heading, k);
-      pl_table *t = pl_md_read_table(&c, &l, name, NULL, NULL, err);
+      pl_table *t = pl_md_read_table_lenient(&c, &l, name, NULL, NULL, o, p, err);
       if (!t) return -1;
       ntables++;
       if (pl_want_table(o, name)) pl_profile_add_table(p, t); else pl_table_free(t);

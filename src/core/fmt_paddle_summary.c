@@ -646,7 +646,12 @@ static int parse_columns(ps *st, pl_lines *c, int kind, const char *tname, const
       pl_profile_diag(st->p, c->lineno, "skipped a comment line inside the %.*s table (rows may be missing here)", (int)titlen, title);
       continue;
     }
-    if (parse_row(st, &sc, &l, c->lineno) != 0) return -1;
+    if (parse_row(st, &sc, &l, c->lineno) != 0) {
+      /* --lenient: drop the row, list it in the diagnostics, go on */
+      if (sc.t) pl_row_discard(sc.t);
+      if (pl_lenient_skip(st->o, st->p, st->err)) continue;
+      return -1;
+    }
     rows++;
   }
   /* a Note: trailer, possibly after blank lines */

@@ -2,8 +2,10 @@
 ** mdtable.c -- Markdown pipe tables (see mdtable.h).
 */
 #include "mdtable.h"
+#include "format.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -124,6 +126,14 @@ static int is_missing(const char *s, size_t n) {
 
 pl_table *pl_md_read_table(pl_lines *c, const pl_line *header, const char *tname,
                            pl_md_mapfn map, void *ud, pl_err *err) {
+  return pl_md_read_table_lenient(c, header, tname, map, ud, NULL, NULL, err);
+}
+
+pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const char *tname,
+                                   pl_md_mapfn map, void *ud, const pl_parse_opts *o,
+                                   pl_profile *p, pl_err *err) {
+  /* rows skipped under --lenient (their line numbers, ascending) */
+  size_t *skipped = NULL, nskip = 0, capskip = 0;
   pl_md_cell hc[PL_MD_MAXCELLS], cells[PL_MD_MAXCELLS];
   size_t hline = c->lineno;
   int nh = pl_md_split(header->s, header->n, hc, PL_MD_MAXCELLS);
@@ -167,7 +177,7 @@ pl_table *pl_md_read_table(pl_lines *c, const pl_line *header, const char *tname
     pl_lines_next(&scan, &r);
     if (nc != nh) {
       pl_err_set(err, scan.lineno, 1, "expected a row of %d cells like the header of line %zu, found %d cells", nh, hline, nc);
-      return NULL;
+      goto bad_row;
     }
     for (int k = 0; k < nh; k++) {
       double v;
@@ -181,10 +191,16 @@ pl_table *pl_md_read_table(pl_lines *c, const pl_line *header, const char *tname
           char what[200];
           snprintf(what, sizeof what, "a number in column '%.*s'", (int)(hc[k].n > 80 ? 80 : hc[k].n), hc[k].s);
           pl_err_expected(err, scan.lineno, cells[k].col, what, cells[k].s, cells[k].n);
-          return NULL;
+          goto bad_row;
         }
       }
     }
+    continue;
+  bad_row:
+    /* --lenient: the row is listed in the diagnostics and left out */
+    if (!pl_lenient_skip(o, p, err)) { free(skipped); return NULL; }
+    if (nskip == capskip) { capskip = capskip ? capskip * 2 : 16; skipped = pl_xrealloc(skipped, capskip * sizeof *skipped); }
+    skipped[nskip++] = scan.lineno;
   }
   pl_table *t = pl_table_new(tname);
   int col[PL_MD_MAXCELLS], rawcol[PL_MD_MAXCELLS];
@@ -207,10 +223,12 @@ pl_table *pl_md_read_table(pl_lines *c, const pl_line *header, const char *tname
   int cline = add_col_unique(t, "line", PL_INT);
   pl_table_set_doc(t, cline, "input line of the row");
   /* pass 2: fill */
+  size_t nextskip = 0;
   while (pl_lines_peek(c, &r)) {
     int nc = pl_md_split(r.s, r.n, cells, PL_MD_MAXCELLS);
     if (nc < 0) break;
     pl_lines_next(c, &r);
+    if (nextskip < nskip && skipped[nextskip] == c->lineno) { nextskip++; continue; }
     for (int k = 0; k < nh; k++) {
       const char *s = cells[k].s;
       size_t n = cells[k].n;
@@ -227,5 +245,6 @@ pl_table *pl_md_read_table(pl_lines *c, const pl_line *header, const char *tname
     pl_row_put_int(t, cline, (int64_t)c->lineno);
     pl_row_end(t);
   }
+  free(skipped);
   return t;
 }

@@ -71,5 +71,12 @@ typedef void (*pl_md_mapfn)(void *ud, int col, const char *hdr, size_t n, pl_md_
 ** NULL with err set. */
 pl_table *pl_md_read_table(pl_lines *c, const pl_line *header, const char *tname,
                            pl_md_mapfn map, void *ud, pl_err *err);
+/* The same with --lenient: when o->lenient is set, a malformed body row is
+** left out and listed in p's diagnostics instead of failing the table. */
+struct pl_parse_opts;
+struct pl_profile;
+pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const char *tname,
+                                   pl_md_mapfn map, void *ud, const struct pl_parse_opts *o,
+                                   struct pl_profile *p, pl_err *err);
 
 #endif

@@ -171,3 +171,35 @@ torch-table: a table cut before its closing line keeps its rows.
   aten::conv2d,10,1000000
   aten::empty,5,500000
 
+
+paddle-summary: a row with a bad call count is dropped and listed.
+
+  $ perflab parse tests/fixtures/lenient/paddle_bad_calls.txt
+  perflab: tests/fixtures/lenient/paddle_bad_calls.txt:59:55: expected the number of calls (an integer or '-'), found "1x0"
+  [2]
+
+  $ perflab parse tests/fixtures/lenient/paddle_bad_calls.txt --lenient --table diagnostics --format csv
+  line,message
+  59,"skipped: expected the number of calls (an integer or '-'), found ""1x0"" (column 55)"
+  80,skipped 2 line(s) of other output
+
+  $ perflab parse tests/fixtures/lenient/paddle_bad_calls.txt --lenient --table operators --format csv | cut -d, -f1-2
+  name,calls
+  flash_attn dygraph,100
+  flash_attn compute,100
+  void flash_fwd_kernel<Flash_fwd_kernel_traits...,100
+  void Eigen::internal::EigenMetaKernel<Eigen::Te...,300
+  transpose dygraph,100
+  transpose infer_meta,100
+  transpose compute,100
+
+comparison-report (and any Markdown table): a row with a non-number in a
+numeric column is dropped and listed.
+
+  $ perflab parse tests/fixtures/comparison/details-non-number.md
+  perflab: tests/fixtures/comparison/details-non-number.md:7:1010: expected a number in column 'Suspicion Score', found "n.a."
+  [2]
+
+  $ perflab parse tests/fixtures/comparison/details-non-number.md --lenient --table diagnostics --format csv
+  line,message
+  7,"skipped: expected a number in column 'Suspicion Score', found ""n.a."" (column 1010)"
