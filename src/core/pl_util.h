@@ -1,7 +1,7 @@
 /*
 ** pl_util.h -- small helpers shared by the whole C core: checked allocation,
 ** a growable byte buffer, and the error record every parser fills.
-** The core never includes lua.h and never prints or exits.
+** The core never includes a Lua header and never prints or exits.
 */
 #ifndef PL_UTIL_H
 #define PL_UTIL_H
