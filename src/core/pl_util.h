@@ -1,7 +1,8 @@
 /*
 ** pl_util.h -- small helpers shared by the whole C core: checked allocation,
 ** a growable byte buffer, and the error record every parser fills.
-** The core never includes a Lua header and never prints or exits.
+** The core never includes a Lua header and never prints or exits, save one
+** place: an allocation that fails ends the process (pl_util.c, pl_oom).
 */
 #ifndef PL_UTIL_H
 #define PL_UTIL_H
