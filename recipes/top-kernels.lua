@@ -125,7 +125,7 @@ return {
             units.label(first.kernel), first.share_pct, first.run and (" in run " .. first.run) or "",
             units.ns(first.total_ns), first.calls and string.format(" over %d calls", first.calls) or ""),
           evidence = { share_pct = first.share_pct, total_ns = first.total_ns, calls = first.calls,
-                       kernel_time_ns = total, source = p.source },
+                       kernel_time_ns = (first.run and run_total[first.run]) or total, source = p.source },
         }
       end
     end
