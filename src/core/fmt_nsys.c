@@ -208,16 +208,10 @@ static const char *col_doc(const char *name) {
   return "as printed by nsys (text)";
 }
 
-/* Adds a documented column.  A name the report's own header already took
-** with another type (a header cell spelled "line", say) gets "_2", "_3", ...
-** so the result is always a valid column. */
+/* Adds a documented column; a name the report's own header already took
+** with another type gets "_2", "_3", ... (pl_table_add_col_unique). */
 static int add_doc_col(pl_table *t, const char *name, pl_type ty) {
-  int c = pl_table_add_col(t, name, ty);
-  for (int k = 2; c < 0; k++) {
-    char alt[96];
-    snprintf(alt, sizeof alt, "%.80s_%d", name, k);
-    c = pl_table_add_col(t, alt, ty);
-  }
+  int c = pl_table_add_col_unique(t, name, ty);
   pl_table_set_doc(t, c, col_doc(name));
   return c;
 }

@@ -152,9 +152,9 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     pl_table_set_name(t, "devices");
     int cid = pl_table_col(t, "Node_Id"), cpn = pl_table_col(t, "Product_Name"), cnm = pl_table_col(t, "Name");
     int ccu = pl_table_col(t, "Cu_Count"), cty = pl_table_col(t, "Agent_Type"), cclk = pl_table_col(t, "Max_Engine_Clk_Fcompute");
-    int sid = pl_table_add_col(t, "id", PL_INT), sname = pl_table_add_col(t, "name", PL_STR);
-    int sarch = pl_table_add_col(t, "arch", PL_STR), stype = pl_table_add_col(t, "type", PL_STR);
-    int ssm = pl_table_add_col(t, "sm_count", PL_INT), sclk = pl_table_add_col(t, "clock_hz", PL_NUM);
+    int sid = pl_table_add_col_unique(t, "id", PL_INT), sname = pl_table_add_col_unique(t, "name", PL_STR);
+    int sarch = pl_table_add_col_unique(t, "arch", PL_STR), stype = pl_table_add_col_unique(t, "type", PL_STR);
+    int ssm = pl_table_add_col_unique(t, "sm_count", PL_INT), sclk = pl_table_add_col_unique(t, "clock_hz", PL_NUM);
     pl_table_set_doc(t, sid, "agent node id");
     pl_table_set_doc(t, sname, "product name");
     pl_table_set_doc(t, sarch, "GPU architecture (gfx target) for GPU agents");
@@ -234,7 +234,7 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
   if (cn < 0 || t->cols[cn]->type != PL_STR) { pl_table_free(t); return pl_err_set(err, 1, 1, "expected a kernel-name column of text"); }
   int cs = pl_table_col(t, "start_ns"), ce = pl_table_col(t, "end_ns");
   if (cs >= 0 && ce >= 0) {
-    int cd = pl_table_add_col(t, "duration_ns", PL_INT);
+    int cd = pl_table_add_col_unique(t, "duration_ns", PL_INT);
     pl_table_set_doc(t, cd, "end_ns - start_ns, ns (exact)");
     for (size_t i = 0; i < t->nrows; i++) {
       int64_t a = pl_cell_int(t, cs, i), b = pl_cell_int(t, ce, i);

@@ -6,6 +6,7 @@
 #include "table.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,16 @@ int pl_table_add_col(pl_table *t, const char *name, pl_type type) {
   while (c->len < t->nrows) col_push_missing(c);
   t->cols[t->ncols] = c;
   return (int)t->ncols++;
+}
+
+int pl_table_add_col_unique(pl_table *t, const char *name, pl_type type) {
+  int c = pl_table_add_col(t, name, type);
+  for (int k = 2; c < 0; k++) {
+    char alt[160];
+    snprintf(alt, sizeof alt, "%.140s_%d", name, k);
+    c = pl_table_add_col(t, alt, type);
+  }
+  return c;
 }
 
 void pl_table_set_doc(pl_table *t, int col, const char *doc) {

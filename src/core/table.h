@@ -75,6 +75,10 @@ void pl_table_set_name(pl_table *t, const char *name);
 int pl_table_col(const pl_table *t, const char *name);
 int pl_table_add_col(pl_table *t, const char *name, pl_type type);
 void pl_table_set_doc(pl_table *t, int col, const char *doc);
+/* Like pl_table_add_col but never fails: when `name` is taken by a column of
+** another type (an input's own header cell, say), the new column is named
+** "name_2", "name_3", ...  Returns a valid column index. */
+int pl_table_add_col_unique(pl_table *t, const char *name, pl_type type);
 /* Removes a column (shifts the later ones). */
 void pl_table_drop_col(pl_table *t, int col);
 /* Changes a column's type where that loses nothing (INT -> NUM, and the
