@@ -211,9 +211,7 @@ static const char *col_doc(const char *name) {
 /* Adds a documented column; a name the report's own header already took
 ** with another type gets "_2", "_3", ... (pl_table_add_col_unique). */
 static int add_doc_col(pl_table *t, const char *name, pl_type ty) {
-  int c = pl_table_add_col_unique(t, name, ty);
-  pl_table_set_doc(t, c, col_doc(name));
-  return c;
+  return pl_table_add_doc_col(t, name, ty, col_doc(name));
 }
 
 /* Decides the table name (announced or inferred) and creates columns. */

@@ -107,48 +107,42 @@ typedef struct tracetab {
   int u_name, u_start, u_dur, u_dev, u_val, u_addr, u_line;
 } tracetab;
 
-static int doc_add(pl_table *t, const char *name, pl_type ty, const char *doc) {
-  int c = pl_table_add_col(t, name, ty);
-  pl_table_set_doc(t, c, doc);
-  return c;
-}
-
 static void trace_init(tracetab *x) {
   pl_table *t = x->k = pl_table_new("kernels");
-  x->k_name = doc_add(t, "name", PL_STR, "kernel name (launch id suffix removed)");
-  x->k_start = doc_add(t, "start_ns", PL_NUM, "start time from the start of profiling, ns");
-  x->k_dur = doc_add(t, "duration_ns", PL_NUM, "duration, ns");
+  x->k_name = pl_table_add_doc_col(t, "name", PL_STR, "kernel name (launch id suffix removed)");
+  x->k_start = pl_table_add_doc_col(t, "start_ns", PL_NUM, "start time from the start of profiling, ns");
+  x->k_dur = pl_table_add_doc_col(t, "duration_ns", PL_NUM, "duration, ns");
   static const char *gn[3] = { "grid_x", "grid_y", "grid_z" }, *bn[3] = { "block_x", "block_y", "block_z" };
-  for (int d = 0; d < 3; d++) x->k_g[d] = doc_add(t, gn[d], PL_INT, "grid size (blocks)");
-  for (int d = 0; d < 3; d++) x->k_b[d] = doc_add(t, bn[d], PL_INT, "block size (threads)");
-  x->k_regs = doc_add(t, "registers", PL_INT, "registers per thread");
-  x->k_ss = doc_add(t, "smem_static_bytes", PL_NUM, "static shared memory per block, bytes");
-  x->k_ds = doc_add(t, "smem_dynamic_bytes", PL_NUM, "dynamic shared memory per block, bytes");
-  x->k_dev = doc_add(t, "device", PL_STR, "device name");
-  x->k_ctx = doc_add(t, "context", PL_INT, "CUDA context");
-  x->k_str = doc_add(t, "stream", PL_INT, "CUDA stream");
-  x->k_id = doc_add(t, "launch_id", PL_INT, "the [N] nvprof appends to kernel names");
-  x->k_line = doc_add(t, "line", PL_INT, "line number in the input");
+  for (int d = 0; d < 3; d++) x->k_g[d] = pl_table_add_doc_col(t, gn[d], PL_INT, "grid size (blocks)");
+  for (int d = 0; d < 3; d++) x->k_b[d] = pl_table_add_doc_col(t, bn[d], PL_INT, "block size (threads)");
+  x->k_regs = pl_table_add_doc_col(t, "registers", PL_INT, "registers per thread");
+  x->k_ss = pl_table_add_doc_col(t, "smem_static_bytes", PL_NUM, "static shared memory per block, bytes");
+  x->k_ds = pl_table_add_doc_col(t, "smem_dynamic_bytes", PL_NUM, "dynamic shared memory per block, bytes");
+  x->k_dev = pl_table_add_doc_col(t, "device", PL_STR, "device name");
+  x->k_ctx = pl_table_add_doc_col(t, "context", PL_INT, "CUDA context");
+  x->k_str = pl_table_add_doc_col(t, "stream", PL_INT, "CUDA stream");
+  x->k_id = pl_table_add_doc_col(t, "launch_id", PL_INT, "the [N] nvprof appends to kernel names");
+  x->k_line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
   t = x->m = pl_table_new("memcpy");
-  x->m_name = doc_add(t, "name", PL_STR, "operation, e.g. [CUDA memcpy HtoD]");
-  x->m_start = doc_add(t, "start_ns", PL_NUM, "start time, ns");
-  x->m_dur = doc_add(t, "duration_ns", PL_NUM, "duration, ns");
-  x->m_size = doc_add(t, "size_bytes", PL_NUM, "bytes moved (nvprof KB = 1024 B)");
-  x->m_thr = doc_add(t, "throughput_bytes_per_s", PL_NUM, "bytes per second (nvprof GB/s = 2^30 B/s)");
-  x->m_src = doc_add(t, "src_mem_type", PL_STR, "source memory type");
-  x->m_dst = doc_add(t, "dst_mem_type", PL_STR, "destination memory type");
-  x->m_dev = doc_add(t, "device", PL_STR, "device name");
-  x->m_ctx = doc_add(t, "context", PL_INT, "CUDA context");
-  x->m_str = doc_add(t, "stream", PL_INT, "CUDA stream");
-  x->m_line = doc_add(t, "line", PL_INT, "line number in the input");
+  x->m_name = pl_table_add_doc_col(t, "name", PL_STR, "operation, e.g. [CUDA memcpy HtoD]");
+  x->m_start = pl_table_add_doc_col(t, "start_ns", PL_NUM, "start time, ns");
+  x->m_dur = pl_table_add_doc_col(t, "duration_ns", PL_NUM, "duration, ns");
+  x->m_size = pl_table_add_doc_col(t, "size_bytes", PL_NUM, "bytes moved (nvprof KB = 1024 B)");
+  x->m_thr = pl_table_add_doc_col(t, "throughput_bytes_per_s", PL_NUM, "bytes per second (nvprof GB/s = 2^30 B/s)");
+  x->m_src = pl_table_add_doc_col(t, "src_mem_type", PL_STR, "source memory type");
+  x->m_dst = pl_table_add_doc_col(t, "dst_mem_type", PL_STR, "destination memory type");
+  x->m_dev = pl_table_add_doc_col(t, "device", PL_STR, "device name");
+  x->m_ctx = pl_table_add_doc_col(t, "context", PL_INT, "CUDA context");
+  x->m_str = pl_table_add_doc_col(t, "stream", PL_INT, "CUDA stream");
+  x->m_line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
   t = x->u = pl_table_new("unified_memory_events");
-  x->u_name = doc_add(t, "name", PL_STR, "event, e.g. [Unified Memory GPU page faults]");
-  x->u_start = doc_add(t, "start_ns", PL_NUM, "start time, ns");
-  x->u_dur = doc_add(t, "duration_ns", PL_NUM, "duration, ns (missing for CPU faults)");
-  x->u_dev = doc_add(t, "device", PL_STR, "device name");
-  x->u_val = doc_add(t, "value", PL_STR, "the Unified Memory cell as printed (fault count, bytes, PC)");
-  x->u_addr = doc_add(t, "virtual_address", PL_STR, "virtual address");
-  x->u_line = doc_add(t, "line", PL_INT, "line number in the input");
+  x->u_name = pl_table_add_doc_col(t, "name", PL_STR, "event, e.g. [Unified Memory GPU page faults]");
+  x->u_start = pl_table_add_doc_col(t, "start_ns", PL_NUM, "start time, ns");
+  x->u_dur = pl_table_add_doc_col(t, "duration_ns", PL_NUM, "duration, ns (missing for CPU faults)");
+  x->u_dev = pl_table_add_doc_col(t, "device", PL_STR, "device name");
+  x->u_val = pl_table_add_doc_col(t, "value", PL_STR, "the Unified Memory cell as printed (fault count, bytes, PC)");
+  x->u_addr = pl_table_add_doc_col(t, "virtual_address", PL_STR, "virtual address");
+  x->u_line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
 }
 
 typedef struct nvstate {
@@ -166,35 +160,35 @@ typedef struct nvstate {
 
 static void um_init(nvstate *s) {
   pl_table *t = s->um = pl_table_new("unified_memory");
-  s->um_dev = doc_add(t, "device", PL_STR, "device the block is for");
-  s->um_name = doc_add(t, "name", PL_STR, "Host To Device, Device To Host, Gpu page fault groups, ...");
-  s->um_count = doc_add(t, "count", PL_INT, "number of events");
-  s->um_avg = doc_add(t, "avg_size_bytes", PL_NUM, "mean size, bytes (KB = 1024 B)");
-  s->um_min = doc_add(t, "min_size_bytes", PL_NUM, "smallest size, bytes");
-  s->um_max = doc_add(t, "max_size_bytes", PL_NUM, "largest size, bytes");
-  s->um_total = doc_add(t, "total_size_bytes", PL_NUM, "total size, bytes");
-  s->um_time = doc_add(t, "total_time_ns", PL_NUM, "total time, ns");
+  s->um_dev = pl_table_add_doc_col(t, "device", PL_STR, "device the block is for");
+  s->um_name = pl_table_add_doc_col(t, "name", PL_STR, "Host To Device, Device To Host, Gpu page fault groups, ...");
+  s->um_count = pl_table_add_doc_col(t, "count", PL_INT, "number of events");
+  s->um_avg = pl_table_add_doc_col(t, "avg_size_bytes", PL_NUM, "mean size, bytes (KB = 1024 B)");
+  s->um_min = pl_table_add_doc_col(t, "min_size_bytes", PL_NUM, "smallest size, bytes");
+  s->um_max = pl_table_add_doc_col(t, "max_size_bytes", PL_NUM, "largest size, bytes");
+  s->um_total = pl_table_add_doc_col(t, "total_size_bytes", PL_NUM, "total size, bytes");
+  s->um_time = pl_table_add_doc_col(t, "total_time_ns", PL_NUM, "total time, ns");
 }
 
 static void met_init(nvstate *s) {
   pl_table *t = s->met = pl_table_new("metrics");
-  s->mt_kid = doc_add(t, "kernel_id", PL_INT, "0-based index of the Kernel: block");
-  s->mt_kernel = doc_add(t, "kernel", PL_STR, "kernel name");
-  s->mt_dev = doc_add(t, "device", PL_STR, "device name");
-  s->mt_inv = doc_add(t, "invocations", PL_INT, "kernel invocations measured");
-  s->mt_metric = doc_add(t, "metric", PL_STR, "metric or event name");
-  s->mt_desc = doc_add(t, "description", PL_STR, "metric description");
-  s->mt_unit = doc_add(t, "unit", PL_STR, "base unit of min/max/avg: pct, ns, byte, byte/s, Hz or empty");
-  s->mt_min = doc_add(t, "min", PL_NUM, "minimum over invocations, base units (missing when not a number)");
-  s->mt_max = doc_add(t, "max", PL_NUM, "maximum, base units");
-  s->mt_avg = doc_add(t, "avg", PL_NUM, "average, base units");
-  s->mt_total = doc_add(t, "total", PL_NUM, "total (events), base units");
-  s->mt_value = doc_add(t, "value", PL_NUM, "the standard value column: avg");
-  s->mt_minr = doc_add(t, "min_raw", PL_STR, "min as printed");
-  s->mt_maxr = doc_add(t, "max_raw", PL_STR, "max as printed");
-  s->mt_avgr = doc_add(t, "avg_raw", PL_STR, "avg as printed");
-  s->mt_raw = doc_add(t, "raw", PL_STR, "the standard raw column: avg as printed");
-  s->mt_line = doc_add(t, "line", PL_INT, "line number in the input");
+  s->mt_kid = pl_table_add_doc_col(t, "kernel_id", PL_INT, "0-based index of the Kernel: block");
+  s->mt_kernel = pl_table_add_doc_col(t, "kernel", PL_STR, "kernel name");
+  s->mt_dev = pl_table_add_doc_col(t, "device", PL_STR, "device name");
+  s->mt_inv = pl_table_add_doc_col(t, "invocations", PL_INT, "kernel invocations measured");
+  s->mt_metric = pl_table_add_doc_col(t, "metric", PL_STR, "metric or event name");
+  s->mt_desc = pl_table_add_doc_col(t, "description", PL_STR, "metric description");
+  s->mt_unit = pl_table_add_doc_col(t, "unit", PL_STR, "base unit of min/max/avg: pct, ns, byte, byte/s, Hz or empty");
+  s->mt_min = pl_table_add_doc_col(t, "min", PL_NUM, "minimum over invocations, base units (missing when not a number)");
+  s->mt_max = pl_table_add_doc_col(t, "max", PL_NUM, "maximum, base units");
+  s->mt_avg = pl_table_add_doc_col(t, "avg", PL_NUM, "average, base units");
+  s->mt_total = pl_table_add_doc_col(t, "total", PL_NUM, "total (events), base units");
+  s->mt_value = pl_table_add_doc_col(t, "value", PL_NUM, "the standard value column: avg");
+  s->mt_minr = pl_table_add_doc_col(t, "min_raw", PL_STR, "min as printed");
+  s->mt_maxr = pl_table_add_doc_col(t, "max_raw", PL_STR, "max as printed");
+  s->mt_avgr = pl_table_add_doc_col(t, "avg_raw", PL_STR, "avg as printed");
+  s->mt_raw = pl_table_add_doc_col(t, "raw", PL_STR, "the standard raw column: avg as printed");
+  s->mt_line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
 }
 
 /* ---- helpers ------------------------------------------------------------- */

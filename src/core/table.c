@@ -107,6 +107,12 @@ int pl_table_add_col_unique(pl_table *t, const char *name, pl_type type) {
   return c;
 }
 
+int pl_table_add_doc_col(pl_table *t, const char *name, pl_type type, const char *doc) {
+  int c = pl_table_add_col_unique(t, name, type);
+  pl_table_set_doc(t, c, doc);
+  return c;
+}
+
 void pl_table_set_doc(pl_table *t, int col, const char *doc) {
   pl_column *c = t->cols[col];
   free(c->doc);

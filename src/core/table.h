@@ -79,6 +79,8 @@ void pl_table_set_doc(pl_table *t, int col, const char *doc);
 ** another type (an input's own header cell, say), the new column is named
 ** "name_2", "name_3", ...  Returns a valid column index. */
 int pl_table_add_col_unique(pl_table *t, const char *name, pl_type type);
+/* pl_table_add_col_unique, then pl_table_set_doc(doc). */
+int pl_table_add_doc_col(pl_table *t, const char *name, pl_type type, const char *doc);
 /* Removes a column (shifts the later ones). */
 void pl_table_drop_col(pl_table *t, int col);
 /* Changes a column's type where that loses nothing (INT -> NUM, and the
