@@ -20,6 +20,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string.h>
 #include <strings.h>
 
@@ -297,6 +300,27 @@ static int read_dim3(kctx *k, int64_t out[3], int *has) {
   return 0;
 }
 
+/* Copies JSON text start..stop into scratch without the whitespace
+** outside strings. */
+static void compact_copy(kctx *k, const char *start, const char *stop, sv *out) {
+  size_t off = k->scratch.len;
+  pl_buf_reserve(&k->scratch, (size_t)(stop - start));
+  char *d = k->scratch.data + off;
+  int instr = 0;
+  for (const char *q = start; q < stop; q++) {
+    char c = *q;
+    if (instr) {
+      *d++ = c;
+      if (c == '\\' && q + 1 < stop) *d++ = *++q;
+      else if (c == '"') instr = 0;
+    } else if (c == '"') { instr = 1; *d++ = c; }
+    else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') *d++ = c;
+  }
+  *d = '\0';
+  k->scratch.len = (size_t)(d - k->scratch.data);
+  out->off = off; out->n = (uint32_t)(k->scratch.len - off); out->set = 1; out->scratch = 1;
+}
+
 /* Copies the value just begun as compact JSON text into scratch. */
 static int read_compact(kctx *k, sv *out) {
   pl_json *j = &k->j;
@@ -304,19 +328,7 @@ static int read_compact(kctx *k, sv *out) {
   if (j->type == PL_JSON_STR) start--;        /* include the quote */
   if (pl_json_skip(j) != 0) return -1;
   const char *stop = j->type == PL_JSON_STR ? j->tok + j->toklen + 1 : j->tok + j->toklen;
-  size_t off = k->scratch.len;
-  int instr = 0;
-  pl_buf_reserve(&k->scratch, (size_t)(stop - start));
-  for (const char *q = start; q < stop; q++) {
-    char c = *q;
-    if (instr) {
-      pl_buf_addc(&k->scratch, c);
-      if (c == '\\' && q + 1 < stop) pl_buf_addc(&k->scratch, *++q);
-      else if (c == '"') instr = 0;
-    } else if (c == '"') { instr = 1; pl_buf_addc(&k->scratch, c); }
-    else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') pl_buf_addc(&k->scratch, c);
-  }
-  out->off = off; out->n = (uint32_t)(k->scratch.len - off); out->set = 1; out->scratch = 1;
+  compact_copy(k, start, stop, out);
   return 0;
 }
 
@@ -637,6 +649,511 @@ static int bad_field(kctx *k, pl_json_type t, int *bad) {
   return 0;
 }
 
+/* ---- fast path over one event object ------------------------------------
+** The tokenizer's pull loop is general; most of a trace is events of one
+** shape.  fast_event reads an event object straight from the bytes with
+** the same grammar as json.c (same number, string, escape and literal
+** rules) and fills k->e exactly as parse_event would.  It only accepts
+** what it is sure of: on anything else (a syntax error, NaN/Infinity, a
+** field the slow path diagnoses, deep nesting, a value of a shape that the
+** slow path reads in its own way) it returns NULL having consumed nothing,
+** and the event is read again by parse_event, which gives the same fields,
+** errors and diagnostics as before.  Never reads at or past end. */
+
+typedef struct fv {
+  pl_json_type t;           /* STR, NUM, TRUE, FALSE, NULL, or OBJ/ARR (not consumed) */
+  const char *tok;          /* STR: between the quotes; NUM: the text */
+  size_t n;
+  int esc, isint;
+  int64_t ival;
+  int ns_ok;                /* NUM: ns is pl_json_num_scaled(.., 3, ..) */
+  int64_t ns;
+} fv;
+
+static inline const char *fws(const char *p, const char *end) {
+  while (p < end && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+  return p;
+}
+
+static inline int fhex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+#define F_ONES 0x0101010101010101ull
+#define F_HIGHS 0x8080808080808080ull
+static inline uint64_t f_haszero(uint64_t v) { return (v - F_ONES) & ~v & F_HIGHS; }
+
+/* p just after the opening quote: the closing quote, or NULL. */
+static inline const char *fstr(const char *p, const char *end, int *esc) {
+  *esc = 0;
+  for (;;) {
+#if defined(__SSE2__)
+    {
+      const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\');
+      while (end - p >= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vb)));
+        if (m) { p += __builtin_ctz(m); goto found; }
+        p += 16;
+      }
+    }
+#endif
+    while (end - p >= 8) {
+      uint64_t w;
+      memcpy(&w, p, 8);
+      uint64_t m = f_haszero(w ^ (F_ONES * '"')) | f_haszero(w ^ (F_ONES * '\\'));
+      if (m) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        p += __builtin_ctzll(m) >> 3;
+#else
+        while (*p != '"' && *p != '\\') p++;
+#endif
+        goto found;
+      }
+      p += 8;
+    }
+    while (p < end && *p != '"' && *p != '\\') p++;
+  found:
+    if (p >= end) return NULL;
+    if (*p == '"') return p;
+    *esc = 1;
+    if (end - p < 2) return NULL;
+    char c = p[1];
+    if (c == 'u') {
+      if (end - p < 6 || !fhex(p[2]) || !fhex(p[3]) || !fhex(p[4]) || !fhex(p[5])) return NULL;
+      p += 6;
+    } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
+      p += 2;
+    } else return NULL;
+  }
+}
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define F_SWAR_DIGITS 1
+static const uint64_t F_POW10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+/* The run of decimal digits at the start of the 8 bytes at p (all
+** readable): its length (0..8), and its value in *val. */
+static inline int f_digits8(const char *p, uint64_t *val) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  /* a byte is a digit when its high nibble is 3 and adding 6 keeps it so */
+  uint64_t m = ((w & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull) |
+               (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull);
+  uint64_t nz = (((m & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | m) & 0x8080808080808080ull;
+  int n = nz ? __builtin_ctzll(nz) >> 3 : 8;
+  if (n == 0) { *val = 0; return 0; }
+  /* the n digits, most significant first, as the top bytes of d */
+  uint64_t d = (w - 0x3030303030303030ull) << (8 * (8 - n));
+  d = d * 10 + (d >> 8);
+  d = (((d & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+       (((d >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+  *val = d;
+  return n;
+}
+#endif
+
+/* A number at p as json.c's scan_number reads it (NaN / Infinity: NULL).
+** Also its value in ns for a microseconds timestamp when it has the form
+** that pl_json_num_scaled(.., 3, ..) reads in its fast path (ns_ok). */
+static const char *fnum(const char *p, const char *end, fv *v) {
+  const char *s = p;
+  int neg = 0;
+  if (p < end && *p == '-') { neg = 1; p++; }
+  if (p >= end || *p < '0' || *p > '9') return NULL;
+  const char *d0 = p;
+  uint64_t x = 0;
+  int over = 0;
+  if (*p == '0') {
+    p++;
+  } else {
+#ifdef F_SWAR_DIGITS
+    while (end - p >= 8 && p - d0 < 16) {
+      uint64_t val;
+      int n = f_digits8(p, &val);
+      x = x * F_POW10[n] + val;
+      p += n;
+      if (n < 8) goto int_done;
+    }
+#endif
+    const char *lim = end - d0 > 19 ? d0 + 19 : end;     /* 19 digits cannot overflow uint64 */
+    while (p < lim && *p >= '0' && *p <= '9') x = x * 10 + (unsigned)(*p++ - '0');
+    while (p < end && *p >= '0' && *p <= '9') {
+      unsigned d = (unsigned)(*p - '0');
+      if (x > (UINT64_MAX - d) / 10) over = 1; else x = x * 10 + d;
+      p++;
+    }
+  }
+#ifdef F_SWAR_DIGITS
+int_done:;
+#endif
+  size_t nint = (size_t)(p - d0);
+  int isint = 1, nfrac = 0;
+  uint64_t frac = 0;
+  if (p < end && *p == '.') {
+    p++;
+    if (p >= end || *p < '0' || *p > '9') return NULL;
+    const char *f0 = p;
+#ifdef F_SWAR_DIGITS
+    if (end - p >= 8) {
+      uint64_t val;
+      int n = f_digits8(p, &val);
+      p += n;
+      if (n <= 3) frac = val;
+      if (n == 8) while (p < end && *p >= '0' && *p <= '9') p++;
+    } else
+#endif
+    {
+      while (p < end && *p >= '0' && *p <= '9') p++;
+      if (p - f0 <= 3) for (const char *q = f0; q < p; q++) frac = frac * 10 + (unsigned)(*q - '0');
+    }
+    nfrac = (int)(p - f0);
+    isint = 0;
+  }
+  int expo = 0;
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    p++;
+    if (p < end && (*p == '+' || *p == '-')) p++;
+    if (p >= end || *p < '0' || *p > '9') return NULL;
+    while (p < end && *p >= '0' && *p <= '9') p++;
+    isint = 0; expo = 1;
+  }
+  v->t = PL_JSON_NUM; v->tok = s; v->n = (size_t)(p - s); v->esc = 0;
+  v->isint = 0; v->ival = 0; v->ns_ok = 0;
+  if (isint && !over) {
+    if (!neg && x <= (uint64_t)INT64_MAX) { v->isint = 1; v->ival = (int64_t)x; }
+    else if (neg && x <= (uint64_t)INT64_MAX + 1) { v->isint = 1; v->ival = x == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)x; }
+  } else if (!isint && !expo && nint <= 16 && nfrac <= 3) {
+    /* int digits <= 16: x is exact (no overflow) */
+    uint64_t ns = x * 1000 + frac * (nfrac == 1 ? 100 : nfrac == 2 ? 10 : 1);
+    if (ns <= (uint64_t)INT64_MAX) { v->ns_ok = 1; v->ns = neg ? -(int64_t)ns : (int64_t)ns; }
+  }
+  return p;
+}
+
+/* A value at p (not whitespace): scalars are read (returns the end), an
+** object or array only typed (returns p, still at its bracket). */
+static const char *fval(const char *p, const char *end, fv *v) {
+  if (p >= end) return NULL;
+  switch (*p) {
+    case '"': {
+      const char *q = fstr(p + 1, end, &v->esc);
+      if (q == NULL) return NULL;
+      v->t = PL_JSON_STR; v->tok = p + 1; v->n = (size_t)(q - (p + 1));
+      return q + 1;
+    }
+    case '{': v->t = PL_JSON_OBJ; return p;
+    case '[': v->t = PL_JSON_ARR; return p;
+    case 't': if (end - p >= 4 && memcmp(p, "true", 4) == 0) { v->t = PL_JSON_TRUE; return p + 4; } return NULL;
+    case 'f': if (end - p >= 5 && memcmp(p, "false", 5) == 0) { v->t = PL_JSON_FALSE; return p + 5; } return NULL;
+    case 'n': if (end - p >= 4 && memcmp(p, "null", 4) == 0) { v->t = PL_JSON_NULL; return p + 4; } return NULL;
+    default: return fnum(p, end, v);
+  }
+}
+
+#define F_MAXDEPTH 32
+
+/* Skips the value at p (checked, as the tokenizer would); its end or NULL. */
+static const char *fskip(const char *p, const char *end, int depth) {
+  fv v;
+  const char *q = fval(p, end, &v);
+  if (q == NULL || (v.t != PL_JSON_OBJ && v.t != PL_JSON_ARR)) return q;
+  if (depth >= F_MAXDEPTH) return NULL;
+  int obj = v.t == PL_JSON_OBJ;
+  char close = obj ? '}' : ']';
+  p = fws(p + 1, end);
+  if (p < end && *p == close) return p + 1;
+  for (;;) {
+    if (obj) {
+      int esc;
+      if (p >= end || *p != '"') return NULL;
+      q = fstr(p + 1, end, &esc);
+      if (q == NULL) return NULL;
+      p = fws(q + 1, end);
+      if (p >= end || *p != ':') return NULL;
+      p = fws(p + 1, end);
+    }
+    p = fskip(p, end, depth + 1);
+    if (p == NULL) return NULL;
+    p = fws(p, end);
+    if (p >= end) return NULL;
+    if (*p == ',') { p = fws(p + 1, end); continue; }
+    if (*p == close) return p + 1;
+    return NULL;
+  }
+}
+
+/* The end of the value v read at p: scalars are done, containers skipped. */
+static inline const char *fpast(const char *p, const char *q, const char *end, const fv *v) {
+  return v->t == PL_JSON_OBJ || v->t == PL_JSON_ARR ? fskip(p, end, 1) : q;
+}
+
+/* tok_sv, tok_int, tok_num on a fast value. */
+static sv fsv(kctx *k, const fv *v) {
+  sv s;
+  s.set = 1;
+  if (v->t == PL_JSON_STR && v->esc) {
+    size_t off = k->scratch.len;
+    pl_json_unescape(v->tok, v->n, &k->scratch);
+    s.off = off; s.n = (uint32_t)(k->scratch.len - off); s.scratch = 1;
+  } else {
+    s.off = (size_t)(v->tok - k->in->data); s.n = (uint32_t)v->n; s.scratch = 0;
+  }
+  return s;
+}
+
+static int64_t fint(const fv *v) {
+  int64_t x;
+  if (v->t == PL_JSON_NUM) {
+    if (v->isint) return v->ival;
+    if (pl_json_num_scaled(v->tok, v->n, 0, 0, 0, &x) == 0) return x;
+  } else if (v->t == PL_JSON_STR && !v->esc) {
+    const char *s = v->tok;
+    size_t n = v->n;
+    pl_trim(&s, &n);
+    if (pl_json_text_scaled(s, n, 0, &x) == 0) return x;
+  }
+  return PL_INT_NA;
+}
+
+static double fnumv(const fv *v) {
+  double d;
+  if (v->t == PL_JSON_NUM) {
+    if (v->isint) return (double)v->ival;
+    if (pl_parse_double(v->tok, v->n, &d) != 0) return NAN;
+    return d;
+  }
+  if (v->t == PL_JSON_STR && !v->esc) {
+    if (v->n == 3 && memcmp(v->tok, "inf", 3) == 0) return INFINITY;
+    if (pl_parse_double(v->tok, v->n, &d) == 0) return d;
+  }
+  return NAN;
+}
+
+/* After a member's value: ',' then the next key's quote (returned), or '}'
+** (*done set, returns just past it); NULL on anything else. */
+static inline const char *fnext(const char *p, const char *end, int *done) {
+  p = fws(p, end);
+  if (p >= end) return NULL;
+  if (*p == ',') {
+    p = fws(p + 1, end);
+    if (p >= end || *p != '"') return NULL;
+    return p;
+  }
+  if (*p == '}') { *done = 1; return p + 1; }
+  return NULL;
+}
+
+/* read_dim3 at p ('['). */
+static const char *fdim3(const char *p, const char *end, int64_t out[3], int *has) {
+  int i = 0;
+  p = fws(p + 1, end);
+  if (p < end && *p == ']') { p++; goto done; }
+  for (;;) {
+    fv v;
+    const char *q = fval(p, end, &v);
+    if (q == NULL) return NULL;
+    if (v.t == PL_JSON_NUM && i < 3) out[i] = fint(&v);
+    p = fpast(p, q, end, &v);
+    if (p == NULL) return NULL;
+    i++;
+    p = fws(p, end);
+    if (p >= end) return NULL;
+    if (*p == ',') { p = fws(p + 1, end); continue; }
+    if (*p == ']') { p++; break; }
+    return NULL;
+  }
+done:
+  if (i == 3) *has = 1;
+  return p;
+}
+
+/* parse_args from just past the '{' of "args"; returns the end of the object. */
+static const char *fast_args(kctx *k, const char *p, const char *end) {
+  kev *e = &k->e;
+  p = fws(p, end);
+  if (p >= end) return NULL;
+  if (*p == '}') return p + 1;
+  for (;;) {
+    /* p at the key's quote */
+    fv key, v;
+    const char *q = fstr(p + 1, end, &key.esc);
+    if (q == NULL) return NULL;
+    key.t = PL_JSON_STR; key.tok = p + 1; key.n = (size_t)(q - (p + 1));
+    sv keysv = fsv(k, &key);
+    p = fws(q + 1, end);
+    if (p >= end || *p != ':') return NULL;
+    p = fws(p + 1, end);
+    const char *vs = p;
+    q = fval(p, end, &v);
+    if (q == NULL) return NULL;
+    const char *kp = key.tok;
+    int handled = 1, cont = v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR;
+    /* the keys read with tok_int / tok_num: the slow path leaves a
+    ** container value half read; let it */
+#define FINT(dst) do { if (cont) return NULL; dst = fint(&v); } while (0)
+#define FNUM(dst) do { if (cont) return NULL; dst = fnumv(&v); } while (0)
+    if (key.esc) handled = 0;
+    else switch (key.n) {
+      case 4:
+        if (memcmp(kp, "cbid", 4) == 0) FINT(e->cbid);
+        else if (memcmp(kp, "grid", 4) == 0) q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->grid, &e->has_grid) : fpast(vs, q, end, &v);
+        else if (memcmp(kp, "kind", 4) == 0) { if (v.t == PL_JSON_STR) e->kind = fsv(k, &v); else q = fpast(vs, q, end, &v); }
+        else handled = 0;
+        break;
+      case 5:
+        if (memcmp(kp, "block", 5) == 0) q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->block, &e->has_block) : fpast(vs, q, end, &v);
+        else if (memcmp(kp, "bytes", 5) == 0 || memcmp(kp, "Bytes", 5) == 0) FINT(e->bytes);
+        else if (memcmp(kp, "flops", 5) == 0) FNUM(e->flops);
+        else handled = 0;
+        break;
+      case 6:
+        if (memcmp(kp, "device", 6) == 0) FINT(e->device);
+        else if (memcmp(kp, "stream", 6) == 0) FINT(e->stream);
+        else handled = 0;
+        break;
+      case 7:
+        if (memcmp(kp, "context", 7) == 0) FINT(e->context);
+        else handled = 0;
+        break;
+      case 9:
+        if (memcmp(kp, "Device Id", 9) == 0) FINT(e->device);
+        else handled = 0;
+        break;
+      case 10:
+        if (memcmp(kp, "Input Dims", 10) == 0 || memcmp(kp, "Input type", 10) == 0) {
+          q = fpast(vs, q, end, &v);
+          if (q == NULL) return NULL;
+          compact_copy(k, vs, q, kp[6] == 'D' ? &e->dims : &e->types);
+        } else handled = 0;
+        break;
+      case 11:
+        if (memcmp(kp, "correlation", 11) == 0) FINT(e->corr);
+        else if (memcmp(kp, "External id", 11) == 0 || memcmp(kp, "external id", 11) == 0) FINT(e->ext);
+        else handled = 0;
+        break;
+      case 12:
+        if (memcmp(kp, "warps per SM", 12) == 0) FNUM(e->wps);
+        else handled = 0;
+        break;
+      case 13:
+        if (memcmp(kp, "shared memory", 13) == 0) FNUM(e->smem);
+        else if (memcmp(kp, "blocks per SM", 13) == 0) FNUM(e->bps);
+        else if (memcmp(kp, "Fwd thread id", 13) == 0) FINT(e->fwd);
+        else handled = 0;
+        break;
+      case 15:
+        if (memcmp(kp, "Sequence number", 15) == 0) FINT(e->seq);
+        else handled = 0;
+        break;
+      case 20:
+        if (memcmp(kp, "registers per thread", 20) == 0) FINT(e->regs);
+        else handled = 0;
+        break;
+      case 23:
+        if (memcmp(kp, "memory bandwidth (GB/s)", 23) == 0) FNUM(e->bw);
+        else if (memcmp(kp, "theoretical occupancy %", 23) == 0) FNUM(e->theo);
+        else handled = 0;
+        break;
+      case 25:
+        if (memcmp(kp, "est. achieved occupancy %", 25) == 0) FNUM(e->occ);
+        else handled = 0;
+        break;
+      default:
+        handled = 0;
+    }
+#undef FINT
+#undef FNUM
+    if (handled) {
+      /* done: q is past the value */
+    } else if (v.t == PL_JSON_NUM) {
+      if (e->nctr == e->capctr) {
+        e->capctr = e->capctr ? e->capctr * 2 : 16;
+        e->ctr = pl_xrealloc(e->ctr, e->capctr * sizeof *e->ctr);
+      }
+      ctrarg *c = &e->ctr[e->nctr++];
+      c->key = keysv; c->val = fsv(k, &v); c->isint = v.isint; c->ival = v.ival;
+    } else q = fpast(vs, q, end, &v);
+    if (q == NULL) return NULL;
+    int done = 0;
+    p = fnext(q, end, &done);
+    if (p == NULL) return NULL;
+    if (done) return p;
+  }
+}
+
+/* parse_event from just past the event's '{'; returns the end of the
+** object, or NULL (nothing consumed: read it with parse_event). */
+static const char *fast_event(kctx *k, const char *p) {
+  const char *end = k->j.end;
+  kev *e = &k->e;
+  ev_reset(e);
+  k->scratch.len = 0;
+  p = fws(p, end);
+  if (p >= end || *p != '"') return NULL;     /* {} and errors: the slow path */
+  for (;;) {
+    fv key, v;
+    const char *q = fstr(p + 1, end, &key.esc);
+    if (q == NULL) return NULL;
+    const char *kp = p + 1;
+    size_t kn = (size_t)(q - kp);
+    int which = 0;
+    if (!key.esc) switch (kn) {
+      case 2:
+        if (kp[0] == 'p' && kp[1] == 'h') which = 1;
+        else if (kp[0] == 't' && kp[1] == 's') which = 2;
+        else if (kp[0] == 'i' && kp[1] == 'd') which = 3;
+        break;
+      case 3:
+        if (memcmp(kp, "cat", 3) == 0) which = 4; else if (memcmp(kp, "pid", 3) == 0) which = 5;
+        else if (memcmp(kp, "tid", 3) == 0) which = 6; else if (memcmp(kp, "dur", 3) == 0) which = 7;
+        break;
+      case 4:
+        if (memcmp(kp, "name", 4) == 0) which = 8; else if (memcmp(kp, "args", 4) == 0) which = 9;
+        break;
+    }
+    p = fws(q + 1, end);
+    if (p >= end || *p != ':') return NULL;
+    p = fws(p + 1, end);
+    const char *vs = p;
+    q = fval(p, end, &v);
+    if (q == NULL) return NULL;
+    switch (which) {
+      case 1:
+        if (v.t != PL_JSON_STR) return NULL;
+        e->ph = fsv(k, &v);
+        break;
+      case 2: case 7: {
+        int64_t *dst = which == 2 ? &e->ts : &e->dur;
+        if (v.t == PL_JSON_NUM) {
+          if (v.ns_ok) *dst = v.ns;
+          else if (pl_json_num_scaled(v.tok, v.n, v.isint, v.ival, 3, dst) != 0) return NULL;
+        }
+        else if (v.t != PL_JSON_NULL) return NULL;
+        break;
+      }
+      case 3: if (v.t == PL_JSON_NUM) e->flow_id = fint(&v); else q = fpast(vs, q, end, &v); break;
+      case 4: if (v.t == PL_JSON_STR) e->cat = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
+      case 5: case 6: case 8: {
+        sv *dst = which == 5 ? &e->pid : which == 6 ? &e->tid : &e->name;
+        if (v.t == PL_JSON_STR || v.t == PL_JSON_NUM) *dst = fsv(k, &v);
+        else q = fpast(vs, q, end, &v);
+        break;
+      }
+      case 9:
+        if (v.t == PL_JSON_OBJ) q = fast_args(k, vs + 1, end);
+        else q = fpast(vs, q, end, &v);
+        break;
+      default:
+        q = fpast(vs, q, end, &v);
+    }
+    if (q == NULL) return NULL;
+    int done = 0;
+    p = fnext(q, end, &done);
+    if (p == NULL) return NULL;
+    if (done) return p;
+  }
+}
+
 static int parse_event(kctx *k) {
   pl_json *j = &k->j;
   kev *e = &k->e;
@@ -783,7 +1300,11 @@ static int parse_events(kctx *k) {
       if (pl_json_skip(j)) return -1;
       continue;
     }
-    if (parse_event(k)) return -1;
+    const char *q = fast_event(k, j->p);
+    if (q != NULL) {
+      pl_json_close_at(j, q);
+      emit_event(k);
+    } else if (parse_event(k)) return -1;
     if ((size_t)(j->p - k->in->data) >= k->next_progress && progress_check(k)) return -1;
   }
 }

@@ -312,40 +312,44 @@ int pl_json_text_scaled(const char *s, size_t n, int scale, int64_t *out) {
   return 0;
 }
 
-int pl_json_scaled(const pl_json *j, int scale, int64_t *out) {
-  if (j->type == PL_JSON_NUM) {
-    if (j->special) return -1;
-    if (j->isint) {
-      int64_t v = j->ival;
-      for (int k = 0; k < scale; k++) {
-        if (v > INT64_MAX / 10 || v < INT64_MIN / 10) return -1;
-        v *= 10;
-      }
-      *out = v;
-      return 0;
+int pl_json_num_scaled(const char *tok, size_t toklen, int isint, int64_t ival, int scale, int64_t *out) {
+  if (isint) {
+    int64_t v = ival;
+    for (int k = 0; k < scale; k++) {
+      if (v > INT64_MAX / 10 || v < INT64_MIN / 10) return -1;
+      v *= 10;
     }
-    if (scale == 3 && j->toklen < 24) {
-      /* fast path for the usual "123456.789" microseconds */
-      const char *s = j->tok, *e = s + j->toklen;
-      int neg = *s == '-';
-      if (neg) s++;
-      uint64_t v = 0;
-      const char *d0 = s;
-      while (s < e && *s >= '0' && *s <= '9') v = v * 10 + (uint64_t)(*s++ - '0');
-      if (s < e && *s == '.' && s - d0 <= 16) {         /* 16 + 3 digits fit in uint64 */
-        s++;
-        int nd = 0;
-        while (s < e && nd < 3 && *s >= '0' && *s <= '9') { v = v * 10 + (uint64_t)(*s++ - '0'); nd++; }
-        if (s == e) {
-          while (nd++ < 3) v *= 10;
-          if (v <= (uint64_t)INT64_MAX) {
-            *out = neg ? -(int64_t)v : (int64_t)v;
-            return 0;
-          }
+    *out = v;
+    return 0;
+  }
+  if (scale == 3 && toklen < 24) {
+    /* fast path for the usual "123456.789" microseconds */
+    const char *s = tok, *e = s + toklen;
+    int neg = *s == '-';
+    if (neg) s++;
+    uint64_t v = 0;
+    const char *d0 = s;
+    while (s < e && *s >= '0' && *s <= '9') v = v * 10 + (uint64_t)(*s++ - '0');
+    if (s < e && *s == '.' && s - d0 <= 16) {         /* 16 + 3 digits fit in uint64 */
+      s++;
+      int nd = 0;
+      while (s < e && nd < 3 && *s >= '0' && *s <= '9') { v = v * 10 + (uint64_t)(*s++ - '0'); nd++; }
+      if (s == e) {
+        while (nd++ < 3) v *= 10;
+        if (v <= (uint64_t)INT64_MAX) {
+          *out = neg ? -(int64_t)v : (int64_t)v;
+          return 0;
         }
       }
     }
-    return pl_json_text_scaled(j->tok, j->toklen, scale, out);
+  }
+  return pl_json_text_scaled(tok, toklen, scale, out);
+}
+
+int pl_json_scaled(const pl_json *j, int scale, int64_t *out) {
+  if (j->type == PL_JSON_NUM) {
+    if (j->special) return -1;
+    return pl_json_num_scaled(j->tok, j->toklen, j->isint, j->ival, scale, out);
   }
   if (j->type == PL_JSON_STR && !j->esc) {
     const char *s = j->tok;
@@ -466,6 +470,15 @@ value:
   }
   pl_json_fail(j, p, "a JSON value");
   return PL_JSON_ERROR;
+}
+
+void pl_json_close_at(pl_json *j, const char *p) {
+  unsigned char top = j->stack[j->depth];
+  j->tok = p - 1; j->toklen = 1;
+  j->p = p;
+  j->depth--;
+  after_value(j);
+  j->type = top == '{' ? PL_JSON_OBJ_END : PL_JSON_ARR_END;
 }
 
 int pl_json_skip(pl_json *j) {

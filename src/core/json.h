@@ -76,6 +76,12 @@ pl_json_type pl_json_next(pl_json *j);
 ** to its matching end; a scalar needs nothing).  0, or -1 on error. */
 int pl_json_skip(pl_json *j);
 
+/* For a caller that read the rest of the innermost open object or array
+** itself (a fast path over input it has checked is valid JSON): p is just
+** past its closing '}' or ']'; the tokenizer goes on from there as if it
+** had returned that OBJ_END / ARR_END. */
+void pl_json_close_at(pl_json *j, const char *p);
+
 /* String of the current STR/KEY token, unescaped (NUL-terminated). */
 const char *pl_json_str(pl_json *j, size_t *n);
 /* 1 when the current STR/KEY token equals s (compares the unescaped text). */
@@ -87,6 +93,9 @@ double pl_json_num(const pl_json *j);
 ** from zero past the last kept digit.  Accepts the NUM token, or a STR
 ** token holding a plain number.  0, or -1 (not a number, out of range). */
 int pl_json_scaled(const pl_json *j, int scale, int64_t *out);
+/* The same for a NUM token given by its parts (text, isint, ival as
+** pl_json_next sets them; not NaN/Infinity). */
+int pl_json_num_scaled(const char *tok, size_t toklen, int isint, int64_t ival, int scale, int64_t *out);
 /* Same on any number text. */
 int pl_json_text_scaled(const char *s, size_t n, int scale, int64_t *out);
 
