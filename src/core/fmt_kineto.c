@@ -70,6 +70,8 @@ typedef struct kctx {
   int ndevices;
   /* direct-mapped cache of short strings (ph, cat, pid, tid) -> pool id */
   struct { uint64_t w[3]; uint32_t n, id; } scache[256];
+  /* and of longer strings: id and its pooled text (stable) */
+  struct { const char *s; uint32_t n, id; } lcache[1024];
 } kctx;
 
 static const char *svp(kctx *k, const sv *s) {
@@ -91,23 +93,47 @@ static sv tok_sv(kctx *k) {
 }
 
 
+static inline uint64_t bytemask(uint32_t k) { return k >= 8 ? ~0ull : (1ull << (8 * k)) - 1; }
+
 static uint32_t intern(kctx *k, const sv *s) {
   if (!s->set) return 0;
   const char *p = svp(k, s);
-  if (s->n <= 24) {
-    uint64_t w[3] = { 0, 0, 0 };
-    memcpy(w, p, s->n);
-    uint64_t h = (w[0] ^ (w[1] * 0x9E3779B97F4A7C15ull) ^ (w[2] * 0xC2B2AE3D27D4EB4Full) ^ s->n) * 0x9E3779B97F4A7C15ull;
+  uint32_t n = s->n;
+  if (n <= 24) {
+    uint64_t w[3];
+    if (!s->scratch && (size_t)(k->in->data + k->in->len - p) >= 24) {
+      /* whole words from the input (the bytes past the string masked off):
+      ** no byte copy through memory */
+      memcpy(&w[0], p, 8); memcpy(&w[1], p + 8, 8); memcpy(&w[2], p + 16, 8);
+      w[0] &= bytemask(n);
+      w[1] &= n > 8 ? bytemask(n - 8) : 0;
+      w[2] &= n > 16 ? bytemask(n - 16) : 0;
+    } else {
+      w[0] = w[1] = w[2] = 0;
+      memcpy(w, p, n);
+    }
+    uint64_t h = (w[0] ^ (w[1] * 0x9E3779B97F4A7C15ull) ^ (w[2] * 0xC2B2AE3D27D4EB4Full) ^ n) * 0x9E3779B97F4A7C15ull;
     unsigned slot = (unsigned)(h >> 56);
-    if (k->scache[slot].id && k->scache[slot].n == s->n && k->scache[slot].w[0] == w[0] &&
+    if (k->scache[slot].id && k->scache[slot].n == n && k->scache[slot].w[0] == w[0] &&
         k->scache[slot].w[1] == w[1] && k->scache[slot].w[2] == w[2])
       return k->scache[slot].id;
-    uint32_t id = pl_pool_intern(k->pool, p, s->n);
+    uint32_t id = pl_pool_intern(k->pool, p, n);
     k->scache[slot].w[0] = w[0]; k->scache[slot].w[1] = w[1]; k->scache[slot].w[2] = w[2];
-    k->scache[slot].n = s->n; k->scache[slot].id = id;
+    k->scache[slot].n = n; k->scache[slot].id = id;
     return id;
   }
-  return pl_pool_intern(k->pool, p, s->n);
+  /* long strings (kernel names, shapes): a cache on the length and a few
+  ** words, checked against the pooled string itself */
+  uint64_t a, b, c;
+  memcpy(&a, p, 8); memcpy(&b, p + n / 2 - 4, 8); memcpy(&c, p + n - 8, 8);
+  uint64_t h = ((a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ c ^ n) * 0x9E3779B97F4A7C15ull;
+  unsigned slot = (unsigned)(h >> 54);
+  if (k->lcache[slot].id && k->lcache[slot].n == n && memcmp(k->lcache[slot].s, p, n) == 0)
+    return k->lcache[slot].id;
+  uint32_t id = pl_pool_intern(k->pool, p, n);
+  k->lcache[slot].s = pl_pool_str(k->pool, id, NULL);
+  k->lcache[slot].n = n; k->lcache[slot].id = id;
+  return id;
 }
 
 /* ---- table set-up ------------------------------------------------------- */
