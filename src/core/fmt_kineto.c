@@ -57,6 +57,7 @@ typedef struct kctx {
   pl_err *err;
   pl_buf scratch, tmp;
   kev e;
+  kev e0;                   /* an event with nothing set (ev_reset's) */
   pl_pool *pool;            /* shared by every table */
   /* tables (NULL when not wanted) */
   tcols ev, kn, cpu, rt, mc, ms, st, ct, dv;
@@ -332,15 +333,25 @@ static void compact_copy(kctx *k, const char *start, const char *stop, sv *out) 
   size_t off = k->scratch.len;
   pl_buf_reserve(&k->scratch, (size_t)(stop - start));
   char *d = k->scratch.data + off;
-  int instr = 0;
-  for (const char *q = start; q < stop; q++) {
+  const char *q = start;
+  while (q < stop) {
     char c = *q;
-    if (instr) {
-      *d++ = c;
-      if (c == '\\' && q + 1 < stop) *d++ = *++q;
-      else if (c == '"') instr = 0;
-    } else if (c == '"') { instr = 1; *d++ = c; }
-    else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') *d++ = c;
+    if (c == '"') {
+      /* a string: as it is, to its closing quote (a backslash takes the
+      ** byte after it along) */
+      const char *s0 = q++;
+      while (q < stop) {
+        if (*q == '\\') { q += 2; continue; }
+        if (*q++ == '"') break;
+      }
+      if (q > stop) q = stop;
+      memcpy(d, s0, (size_t)(q - s0));
+      d += q - s0;
+    } else {
+      *d = c;
+      d += !(c == ' ' || c == '\n' || c == '\r' || c == '\t');
+      q++;
+    }
   }
   *d = '\0';
   k->scratch.len = (size_t)(d - k->scratch.data);
@@ -538,11 +549,9 @@ static void fast_row(pl_table *t, const cell *v) {
       c->v.any = pl_xrealloc(c->v.any, cap * (c->type == PL_STR ? sizeof(uint32_t) : sizeof(int64_t)));
       c->cap = cap;
     }
-    switch (c->type) {
-      case PL_NUM: c->v.num[c->len] = v[i].d; break;
-      case PL_STR: c->v.str[c->len] = v[i].s; break;
-      default: c->v.i64[c->len] = v[i].i; break;
-    }
+    /* 8-byte cells (integers, numbers: the union's bytes as they are) or ids */
+    if (c->type == PL_STR) c->v.str[c->len] = v[i].s;
+    else memcpy(&c->v.i64[c->len], &v[i], 8);
     c->len++;
   }
   t->nrows++;
@@ -696,9 +705,25 @@ typedef struct fv {
   int64_t ns;
 } fv;
 
-static inline const char *fws(const char *p, const char *end) {
+static const char *fws_run(const char *p, const char *end) {
+#if defined(__SSE2__)
+  const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), tb = _mm_set1_epi8('\t');
+  while (end - p >= 16) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, nl)),
+                              _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, tb)));
+    unsigned m = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFFu;
+    if (m) return p + __builtin_ctz(m);
+    p += 16;
+  }
+#endif
   while (p < end && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
   return p;
+}
+
+static inline const char *fws(const char *p, const char *end) {
+  if (p < end && (unsigned char)*p > ' ') return p;
+  return fws_run(p, end);
 }
 
 static inline int fhex(char c) {
@@ -958,15 +983,53 @@ static double fnumv(const fv *v) {
 /* After a member's value: ',' then the next key's quote (returned), or '}'
 ** (*done set, returns just past it); NULL on anything else. */
 static inline const char *fnext(const char *p, const char *end, int *done) {
-  p = fws(p, end);
   if (p >= end) return NULL;
+  if (*p != ',' && *p != '}') {
+    p = fws_run(p, end);
+    if (p >= end) return NULL;
+  }
   if (*p == ',') {
-    p = fws(p + 1, end);
+    p++;
+    if (end - p >= 2 && *p == ' ' && p[1] == '"') return p + 1;
+    p = fws(p, end);
     if (p >= end || *p != '"') return NULL;
     return p;
   }
   if (*p == '}') { *done = 1; return p + 1; }
   return NULL;
+}
+
+/* A member name at p (its opening quote), the ':' and the whitespace
+** after it: the start of the value, or NULL. */
+static inline const char *fkey(const char *p, const char *end, fv *key) {
+  const char *q = fstr(p + 1, end, &key->esc);
+  if (q == NULL) return NULL;
+  key->t = PL_JSON_STR; key->tok = p + 1; key->n = (size_t)(q - (p + 1));
+  q++;
+  if (q < end && *q == ':') q++;
+  else {
+    q = fws(q, end);
+    if (q >= end || *q != ':') return NULL;
+    q++;
+  }
+  if (end - q >= 2 && *q == ' ' && (unsigned char)q[1] > ' ') return q + 1;
+  return fws(q, end);
+}
+
+/* fval where a string or a number is the likely value. */
+static inline const char *fval_str(const char *p, const char *end, fv *v) {
+  if (p < end && *p == '"') {
+    const char *q = fstr(p + 1, end, &v->esc);
+    if (q == NULL) return NULL;
+    v->t = PL_JSON_STR; v->tok = p + 1; v->n = (size_t)(q - (p + 1));
+    return q + 1;
+  }
+  return fval(p, end, v);
+}
+
+static inline const char *fval_num(const char *p, const char *end, fv *v) {
+  if (p < end && ((*p >= '0' && *p <= '9') || *p == '-')) return fnum(p, end, v);
+  return fval(p, end, v);
 }
 
 /* read_dim3 at p ('['). */
@@ -976,13 +1039,13 @@ static const char *fdim3(const char *p, const char *end, int64_t out[3], int *ha
   if (p < end && *p == ']') { p++; goto done; }
   for (;;) {
     fv v;
-    const char *q = fval(p, end, &v);
+    const char *q = fval_num(p, end, &v);
     if (q == NULL) return NULL;
     if (v.t == PL_JSON_NUM && i < 3) out[i] = fint(&v);
     p = fpast(p, q, end, &v);
     if (p == NULL) return NULL;
     i++;
-    p = fws(p, end);
+    if (p < end && *p != ',' && *p != ']') p = fws_run(p, end);
     if (p >= end) return NULL;
     if (*p == ',') { p = fws(p + 1, end); continue; }
     if (*p == ']') { p++; break; }
@@ -991,6 +1054,15 @@ static const char *fdim3(const char *p, const char *end, int64_t out[3], int *ha
 done:
   if (i == 3) *has = 1;
   return p;
+}
+
+static inline void add_ctr(kev *e, sv key, sv val, const fv *v) {
+  if (e->nctr == e->capctr) {
+    e->capctr = e->capctr ? e->capctr * 2 : 16;
+    e->ctr = pl_xrealloc(e->ctr, e->capctr * sizeof *e->ctr);
+  }
+  ctrarg *c = &e->ctr[e->nctr++];
+  c->key = key; c->val = val; c->isint = v->isint; c->ival = v->ival;
 }
 
 /* parse_args from just past the '{' of "args"; returns the end of the object. */
@@ -1002,32 +1074,26 @@ static const char *fast_args(kctx *k, const char *p, const char *end) {
   for (;;) {
     /* p at the key's quote */
     fv key, v;
-    const char *q = fstr(p + 1, end, &key.esc);
-    if (q == NULL) return NULL;
-    key.t = PL_JSON_STR; key.tok = p + 1; key.n = (size_t)(q - (p + 1));
+    const char *vs = fkey(p, end, &key), *q;
+    if (vs == NULL) return NULL;
     sv keysv = fsv(k, &key);
-    p = fws(q + 1, end);
-    if (p >= end || *p != ':') return NULL;
-    p = fws(p + 1, end);
-    const char *vs = p;
-    q = fval(p, end, &v);
-    if (q == NULL) return NULL;
     const char *kp = key.tok;
-    int handled = 1, cont = v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR;
+    int handled = 1;
     /* the keys read with tok_int / tok_num: the slow path leaves a
     ** container value half read; let it */
-#define FINT(dst) do { if (cont) return NULL; dst = fint(&v); } while (0)
-#define FNUM(dst) do { if (cont) return NULL; dst = fnumv(&v); } while (0)
+#define FINT(dst) do { q = fval_num(vs, end, &v); if (q == NULL || v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR) return NULL; dst = fint(&v); } while (0)
+#define FNUM(dst) do { q = fval_num(vs, end, &v); if (q == NULL || v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR) return NULL; dst = fnumv(&v); } while (0)
+#define FANY() do { q = fval(vs, end, &v); if (q == NULL) return NULL; } while (0)
     if (key.esc) handled = 0;
     else switch (key.n) {
       case 4:
         if (memcmp(kp, "cbid", 4) == 0) FINT(e->cbid);
-        else if (memcmp(kp, "grid", 4) == 0) q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->grid, &e->has_grid) : fpast(vs, q, end, &v);
-        else if (memcmp(kp, "kind", 4) == 0) { if (v.t == PL_JSON_STR) e->kind = fsv(k, &v); else q = fpast(vs, q, end, &v); }
+        else if (memcmp(kp, "grid", 4) == 0) { FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->grid, &e->has_grid) : fpast(vs, q, end, &v); }
+        else if (memcmp(kp, "kind", 4) == 0) { FANY(); if (v.t == PL_JSON_STR) e->kind = fsv(k, &v); else q = fpast(vs, q, end, &v); }
         else handled = 0;
         break;
       case 5:
-        if (memcmp(kp, "block", 5) == 0) q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->block, &e->has_block) : fpast(vs, q, end, &v);
+        if (memcmp(kp, "block", 5) == 0) { FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->block, &e->has_block) : fpast(vs, q, end, &v); }
         else if (memcmp(kp, "bytes", 5) == 0 || memcmp(kp, "Bytes", 5) == 0) FINT(e->bytes);
         else if (memcmp(kp, "flops", 5) == 0) FNUM(e->flops);
         else handled = 0;
@@ -1047,6 +1113,7 @@ static const char *fast_args(kctx *k, const char *p, const char *end) {
         break;
       case 10:
         if (memcmp(kp, "Input Dims", 10) == 0 || memcmp(kp, "Input type", 10) == 0) {
+          FANY();
           q = fpast(vs, q, end, &v);
           if (q == NULL) return NULL;
           compact_copy(k, vs, q, kp[6] == 'D' ? &e->dims : &e->types);
@@ -1089,16 +1156,14 @@ static const char *fast_args(kctx *k, const char *p, const char *end) {
     }
 #undef FINT
 #undef FNUM
-    if (handled) {
-      /* done: q is past the value */
-    } else if (v.t == PL_JSON_NUM) {
-      if (e->nctr == e->capctr) {
-        e->capctr = e->capctr ? e->capctr * 2 : 16;
-        e->ctr = pl_xrealloc(e->ctr, e->capctr * sizeof *e->ctr);
-      }
-      ctrarg *c = &e->ctr[e->nctr++];
-      c->key = keysv; c->val = fsv(k, &v); c->isint = v.isint; c->ival = v.ival;
-    } else q = fpast(vs, q, end, &v);
+#undef FANY
+    if (!handled) {
+      /* numbers are kept for counter events and profiler ranges */
+      q = fval_num(vs, end, &v);
+      if (q == NULL) return NULL;
+      if (v.t == PL_JSON_NUM) add_ctr(e, keysv, fsv(k, &v), &v);
+      else q = fpast(vs, q, end, &v);
+    }
     if (q == NULL) return NULL;
     int done = 0;
     p = fnext(q, end, &done);
@@ -1112,18 +1177,21 @@ static const char *fast_args(kctx *k, const char *p, const char *end) {
 static const char *fast_event(kctx *k, const char *p) {
   const char *end = k->j.end;
   kev *e = &k->e;
-  ev_reset(e);
+  {
+    ctrarg *ctr = e->ctr; size_t cap = e->capctr;
+    *e = k->e0;
+    e->ctr = ctr; e->capctr = cap;
+  }
   k->scratch.len = 0;
   p = fws(p, end);
   if (p >= end || *p != '"') return NULL;     /* {} and errors: the slow path */
   for (;;) {
     fv key, v;
-    const char *q = fstr(p + 1, end, &key.esc);
-    if (q == NULL) return NULL;
-    const char *kp = p + 1;
-    size_t kn = (size_t)(q - kp);
+    const char *vs = fkey(p, end, &key), *q;
+    if (vs == NULL) return NULL;
+    const char *kp = key.tok;
     int which = 0;
-    if (!key.esc) switch (kn) {
+    if (!key.esc) switch (key.n) {
       case 2:
         if (kp[0] == 'p' && kp[1] == 'h') which = 1;
         else if (kp[0] == 't' && kp[1] == 's') which = 2;
@@ -1137,40 +1205,46 @@ static const char *fast_event(kctx *k, const char *p) {
         if (memcmp(kp, "name", 4) == 0) which = 8; else if (memcmp(kp, "args", 4) == 0) which = 9;
         break;
     }
-    p = fws(q + 1, end);
-    if (p >= end || *p != ':') return NULL;
-    p = fws(p + 1, end);
-    const char *vs = p;
-    q = fval(p, end, &v);
-    if (q == NULL) return NULL;
     switch (which) {
       case 1:
-        if (v.t != PL_JSON_STR) return NULL;
+        q = fval_str(vs, end, &v);
+        if (q == NULL || v.t != PL_JSON_STR) return NULL;
         e->ph = fsv(k, &v);
         break;
       case 2: case 7: {
         int64_t *dst = which == 2 ? &e->ts : &e->dur;
+        q = fval_num(vs, end, &v);
+        if (q == NULL) return NULL;
         if (v.t == PL_JSON_NUM) {
           if (v.ns_ok) *dst = v.ns;
           else if (pl_json_num_scaled(v.tok, v.n, v.isint, v.ival, 3, dst) != 0) return NULL;
-        }
-        else if (v.t != PL_JSON_NULL) return NULL;
+        } else if (v.t != PL_JSON_NULL) return NULL;
         break;
       }
-      case 3: if (v.t == PL_JSON_NUM) e->flow_id = fint(&v); else q = fpast(vs, q, end, &v); break;
-      case 4: if (v.t == PL_JSON_STR) e->cat = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
-      case 5: case 6: case 8: {
-        sv *dst = which == 5 ? &e->pid : which == 6 ? &e->tid : &e->name;
-        if (v.t == PL_JSON_STR || v.t == PL_JSON_NUM) *dst = fsv(k, &v);
+      case 3:
+        q = fval_num(vs, end, &v);
+        if (q == NULL) return NULL;
+        if (v.t == PL_JSON_NUM) e->flow_id = fint(&v); else q = fpast(vs, q, end, &v);
+        break;
+      case 4: case 8:
+        q = fval_str(vs, end, &v);
+        if (q == NULL) return NULL;
+        if (v.t == PL_JSON_STR || (which == 8 && v.t == PL_JSON_NUM)) *(which == 4 ? &e->cat : &e->name) = fsv(k, &v);
         else q = fpast(vs, q, end, &v);
         break;
-      }
+      case 5: case 6:
+        q = fval_num(vs, end, &v);
+        if (q == NULL) return NULL;
+        if (v.t == PL_JSON_STR || v.t == PL_JSON_NUM) *(which == 5 ? &e->pid : &e->tid) = fsv(k, &v);
+        else q = fpast(vs, q, end, &v);
+        break;
       case 9:
-        if (v.t == PL_JSON_OBJ) q = fast_args(k, vs + 1, end);
-        else q = fpast(vs, q, end, &v);
+        if (vs < end && *vs == '{') q = fast_args(k, vs + 1, end);
+        else { q = fval(vs, end, &v); if (q) q = fpast(vs, q, end, &v); }
         break;
       default:
-        q = fpast(vs, q, end, &v);
+        q = fval(vs, end, &v);
+        if (q) q = fpast(vs, q, end, &v);
     }
     if (q == NULL) return NULL;
     int done = 0;
@@ -1328,8 +1402,21 @@ static int parse_events(kctx *k) {
     }
     const char *q = fast_event(k, j->p);
     if (q != NULL) {
-      pl_json_close_at(j, q);
       emit_event(k);
+      /* the events that follow, while they take the fast path too (up to
+      ** the next progress report) */
+      const char *end = j->end, *lim = k->in->data + k->next_progress;
+      while (q < lim) {
+        const char *r = fws(q, end);
+        if (r >= end || *r != ',') break;
+        r = fws(r + 1, end);
+        if (r >= end || *r != '{') break;
+        const char *q2 = fast_event(k, r + 1);
+        if (q2 == NULL) break;
+        emit_event(k);
+        q = q2;
+      }
+      pl_json_close_at(j, q);
     } else if (parse_event(k)) return -1;
     if ((size_t)(j->p - k->in->data) >= k->next_progress && progress_check(k)) return -1;
   }
@@ -1428,6 +1515,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   pl_json_init(&k->j, in->data, in->len, err);
   pl_buf_init(&k->scratch); pl_buf_init(&k->tmp);
   k->pool = pl_pool_new();
+  ev_reset(&k->e0);
   make_table(k, &k->ev, "events", EV_COLS, NCOLS(EV_COLS));
   make_table(k, &k->kn, "kernels", KN_COLS, NCOLS(KN_COLS));
   make_table(k, &k->cpu, "cpu_ops", CPU_COLS, NCOLS(CPU_COLS));
