@@ -1002,6 +1002,7 @@ static inline const char *fnext(const char *p, const char *end, int *done) {
 /* A member name at p (its opening quote), the ':' and the whitespace
 ** after it: the start of the value, or NULL. */
 static inline const char *fkey(const char *p, const char *end, fv *key) {
+  if (p >= end || *p != '"') return NULL;
   const char *q = fstr(p + 1, end, &key->esc);
   if (q == NULL) return NULL;
   key->t = PL_JSON_STR; key->tok = p + 1; key->n = (size_t)(q - (p + 1));
