@@ -90,6 +90,175 @@ static size_t rows(const pl_profile *p, const char *name) {
   return t ? t->nrows : (size_t)-1;
 }
 
+/* ---- the event fast path against the tokenizer ---------------------------
+** fmt_kineto.c reads most events straight from the bytes and hands anything
+** it is unsure of to the tokenizer.  A member "zz": NaN sends an event to the
+** tokenizer (NaN is never taken by the fast path) and changes nothing else,
+** so each event below is read both ways and every table must match cell by
+** cell.  The input buffers are exactly as long as the text (no NUL after
+** it), so ASan sees any read past the end. */
+static pl_profile *load_exact(const char *name, const char *text, size_t n, pl_err *err) {
+  char *b = malloc(n ? n : 1);
+  memcpy(b, text, n);
+  pl_profile *p = pl_load_buffer(name, b, n, "kineto", NULL, err);
+  free(b);
+  return p;
+}
+
+static int same_profile(const pl_profile *a, const pl_profile *b) {
+  if (a->ntables != b->ntables || a->ndiags != b->ndiags) return 0;
+  for (size_t i = 0; i < a->ndiags; i++) if (strcmp(a->diags[i].msg, b->diags[i].msg) != 0) return 0;
+  for (size_t i = 0; i < a->ntables; i++) {
+    const pl_table *x = a->tables[i], *y = pl_profile_find(b, x->name);
+    if (!y || x->nrows != y->nrows || x->ncols != y->ncols) return 0;
+    for (size_t c = 0; c < x->ncols; c++) {
+      if (x->cols[c]->type != y->cols[c]->type || strcmp(x->cols[c]->name, y->cols[c]->name) != 0) return 0;
+      for (size_t r = 0; r < x->nrows; r++) {
+        int mx = pl_cell_missing(x, (int)c, r), my = pl_cell_missing(y, (int)c, r);
+        if (mx != my) return 0;
+        if (mx) continue;
+        if (x->cols[c]->type == PL_STR) {
+          size_t lx, ly;
+          const char *sx = pl_cell_str(x, (int)c, r, &lx), *sy = pl_cell_str(y, (int)c, r, &ly);
+          if (lx != ly || memcmp(sx, sy, lx) != 0) return 0;
+        } else if (x->cols[c]->type == PL_NUM) {
+          double dx = pl_cell_num(x, (int)c, r), dy = pl_cell_num(y, (int)c, r);
+          if (!(dx == dy || (isnan(dx) && isnan(dy))) || signbit(dx) != signbit(dy)) return 0;
+        } else if (pl_cell_int(x, (int)c, r) != pl_cell_int(y, (int)c, r)) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+static const char *FAST_EVENTS[] = {
+  /* the usual shapes */
+  "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void k<4>(int)\", \"pid\": 0, \"tid\": 7,\n    \"ts\": 1712195495000080.349, \"dur\": 521.001,\n"
+  "    \"args\": {\n      \"External id\": 2,      \"queued\": 0, \"device\": 0, \"context\": 1,      \"stream\": 7, \"correlation\": 1001,"
+  "      \"registers per thread\": 128,      \"shared memory\": 16384,      \"blocks per SM\": 4.740741,      \"warps per SM\": 18.962963,"
+  "      \"grid\": [32, 16, 1],      \"block\": [32, 4, 1],      \"est. achieved occupancy %\": 29\n    }\n  ",
+  "\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add_\",\"pid\":4037,\"tid\":23695,\"ts\":1712195495000039.303,\"dur\":58.054,"
+  "\"args\":{\"External id\":2,\"Record function id\":0,\"Ev Idx\":1,\"Input Dims\":[[64, 1024], [64, 1024], []],\"Input type\":[\"float\", \"fl\\\"oat\", \"Scalar\"]}",
+  "\t\"ph\" :\r\n\"X\" ,\n\"cat\"\t: \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": \"4037\", \"tid\": \"stream 7\", \"ts\": 1, \"dur\": 3.04, \"args\": {\"cbid\": 211, \"correlation\": 1001, \"External id\": 2}",
+  "\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\", \"ts\": 5, \"dur\": 0.5, \"args\": {\"device\": 0, \"stream\": 7, \"bytes\": 4096, \"memory bandwidth (GB/s)\": 1.25}",
+  "\"ph\": \"C\", \"name\": \"GPU 0 Utilization\", \"pid\": 0, \"ts\": 7.5, \"args\": {\"GPU Utilization\": 0.5, \"other\": 3, \"neg\": -12, \"big\": 123456789012345678901234, \"e\": 1.5e-3, \"\\u0041b\": 7, \"str\": \"x\", \"arr\": [1, {\"a\": null}]}",
+  "\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#12\", \"pid\": 1, \"tid\": 1, \"ts\": 0.001, \"dur\": 8282.419",
+  "\"ph\": \"s\", \"id\": 1001, \"pid\": 4037, \"tid\": 23695, \"ts\": 1712195495000044.438, \"cat\": \"ac2g\", \"name\": \"ac2g\"",
+  "\"ph\": \"f\", \"id\": 12.5, \"ts\": 3, \"bp\": \"e\", \"cat\": \"ac2g\", \"name\": \"ac2g\"",
+  /* timestamps: each form of the number */
+  "\"ph\": \"i\", \"ts\": 1712195495000039.3035",                 /* 303.5 ns -> 304 */
+  "\"ph\": \"i\", \"ts\": 1712195495000039.3025, \"dur\": 9.9995",
+  "\"ph\": \"i\", \"ts\": -1712195495000039.303, \"dur\": -0",
+  "\"ph\": \"i\", \"ts\": 12345678901234567.8, \"dur\": 1234567890123456.7",   /* 17 and 16 integer digits */
+  "\"ph\": \"i\", \"ts\": 9223372036854775.807, \"dur\": 0.0005",
+  "\"ph\": \"i\", \"ts\": 1712195495000039, \"dur\": 1e3",
+  "\"ph\": \"i\", \"ts\": 1.5E+2, \"dur\": 0.12345678901234567890",
+  "\"ph\": \"i\", \"ts\": null, \"dur\": 12345678",
+  "\"ph\": \"i\", \"ts\": 123456781234567, \"dur\": 12345678.123",
+  /* names and strings */
+  "\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"a\\\"b\\u00e9\\ud800x\\\\\", \"ts\": 1, \"dur\": 1",
+  "\"ph\": \"X\", \"cat\": \"\\u006bernel\", \"name\": 12.5, \"ts\": 1, \"dur\": 1, \"\\u0070h\": \"Y\"",
+  "\"ph\": \"X\", \"cat\": [\"kernel\"], \"name\": null, \"pid\": {\"a\": [1, 2]}, \"tid\": true, \"ts\": 1, \"dur\": 1",
+  "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"xxxxxxxxxxxxxxxxxxxxxxx\", \"ts\": 1, \"dur\": 1, \"args\": {\"kind\": \"Dispatch Kernel\"}",
+  "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"yyyyyyyyyyyyyyyyyyyyyyyy\", \"ts\": 1, \"dur\": 1, \"args\": {\"kind\": [\"x\"]}",
+  "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"zzzzzzzzzzzzzzzzzzzzzzzzz\", \"ts\": 1, \"dur\": 1, \"args\": {\"kind\": {\"y\": 2}}",
+  "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)\", \"ts\": 1, \"dur\": 1",
+  /* args of odd shapes */
+  "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1, \"args\": {\"grid\": [1, \"2\", [3]], \"block\": [1.5, 2, 3, 4]}",
+  "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1, \"args\": {\"grid\": {\"a\": 1}, \"block\": 5, \"grid\": []}",
+  "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1, \"args\": {\"cbid\": \"12\", \"stream\": \" 3.5 \", \"device\": 2.5, \"context\": true, \"correlation\": -9223372036854775808, \"External id\": 9223372036854775808}",
+  "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1, \"args\": {\"shared memory\": \"inf\", \"blocks per SM\": \"1.5\", \"warps per SM\": null, \"est. achieved occupancy %\": 1e400, \"theoretical occupancy %\": -0.0}",
+  "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"ts\": 1, \"dur\": 1, \"args\": {\"Input Dims\": 5, \"Input type\": \"x \\\" y\", \"Sequence number\": 3, \"Fwd thread id\": 4, \"flops\": 1e9}",
+  "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"ts\": 1, \"dur\": 1, \"args\": {\"Input Dims\": [ [ 1 ,\t2 ] , { \"k\" : \"a b\" } ], \"Input type\": null}",
+  "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"ts\": 1, \"dur\": 1, \"args\": {}",
+  "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"ts\": 1, \"dur\": 1, \"args\": []",
+  "\"ph\": \"X\", \"cat\": \"cuda_profiler_range\", \"name\": \"r\", \"ts\": 1, \"dur\": 1, \"args\": {\"m1\": 1, \"m2\": 2.5, \"m1\": -3}",
+  "\"ph\": \"M\", \"name\": \"process_name\", \"args\": {\"name\": \"python\"}",
+  "\"name\": \"no phase\", \"ts\": 1",
+  "\"ph\": \"X\", \"deep\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]], \"ts\": 2",
+  /* errors: both ways must fail */
+  "\"ph\": 5, \"ts\": 1",
+  "\"ph\": \"X\", \"ts\": \"soon\"",
+  "\"ph\": \"X\", \"ts\": [1]",
+  "\"ph\": \"X\", \"ts\": 01",
+  "\"ph\": \"X\", \"ts\": 1.",
+  "\"ph\": \"X\", \"ts\": 1e",
+  "\"ph\": \"X\", \"ts\": -",
+  "\"ph\": \"X\", \"ts\": 1, \"args\": {\"a\": [1,]}",
+  "\"ph\": \"X\", \"ts\": 1, \"args\": {\"a\": 1,}",
+  "\"ph\": \"X\", \"ts\": 1, \"args\": {\"a\" 1}",
+  "\"ph\": \"X\", \"ts\": 1, \"args\": {\"a\": tru}",
+  "\"ph\": \"X\", \"ts\": 1, \"name\": \"bad \\x escape\"",
+  "\"ph\": \"X\", \"ts\": 1, \"name\": \"bad \\u12G4\"",
+  "\"ph\": \"X\", \"ts\": 1, \"args\": {[1]: 2}",
+  "\"ph\": \"X\", \"ts\": 1,",
+};
+
+static void check_fast_path(void) {
+  pl_err err;
+  pl_buf all_fast, all_slow, a, b;
+  pl_buf_init(&all_fast); pl_buf_init(&all_slow); pl_buf_init(&a); pl_buf_init(&b);
+  size_t nev = sizeof FAST_EVENTS / sizeof FAST_EVENTS[0];
+  for (size_t i = 0; i < nev; i++) {
+    a.len = b.len = 0;
+    pl_buf_printf(&a, "{\"traceEvents\": [{%s}]}", FAST_EVENTS[i]);
+    pl_buf_printf(&b, "{\"traceEvents\": [{\"zz\": NaN, %s}]}", FAST_EVENTS[i]);
+    pl_profile *pa = load_exact("fast.json", a.data, a.len, &err);
+    char ma[2048] = "";
+    if (!pa) pl_err_format(&err, ma, sizeof ma);
+    pl_profile *pb = load_exact("slow.json", b.data, b.len, &err);
+    TC_CHECK((pa == NULL) == (pb == NULL));
+    if (pa && pb) {
+      int same = same_profile(pa, pb);
+      TC_CHECK(same);
+      if (!same) fprintf(stderr, "fast path differs on event %zu: %s\n", i, FAST_EVENTS[i]);
+    } else if (pa || pb) fprintf(stderr, "fast path: event %zu read one way only (%s)\n", i, ma);
+    if (pa && pb) {
+      if (all_fast.len) { pl_buf_addc(&all_fast, ','); pl_buf_addc(&all_slow, ','); }
+      pl_buf_printf(&all_fast, "{%s}", FAST_EVENTS[i]);
+      pl_buf_printf(&all_slow, "{\"zz\": NaN, %s}", FAST_EVENTS[i]);
+    }
+    pl_profile_free(pa); pl_profile_free(pb);
+  }
+  /* all the good ones in one trace, bare array form, ending at the buffer end */
+  a.len = b.len = 0;
+  pl_buf_printf(&a, "[%s]", all_fast.data);
+  pl_buf_printf(&b, "[%s]", all_slow.data);
+  pl_profile *pa = load_exact("fast.json", a.data, a.len, &err), *pb = load_exact("slow.json", b.data, b.len, &err);
+  TC_CHECK(pa != NULL && pb != NULL);
+  if (pa && pb) TC_CHECK(same_profile(pa, pb));
+  if (pa) {
+    /* hand-computed: the ts of the timestamp events (ph "i" -> events table only) */
+    const pl_table *ev = pl_profile_find(pa, "events");
+    int cts = pl_table_col(ev, "ts_ns"), cdur = pl_table_col(ev, "dur_ns");
+    size_t hits = 0;
+    for (size_t r = 0; r < ev->nrows; r++) {
+      int64_t ts = pl_cell_int(ev, cts, r), dur = pl_cell_int(ev, cdur, r);
+      if (ts == 1712195495000039304LL) hits++;                                   /* .3035 us */
+      if (ts == 1712195495000039303LL && dur == 10000) hits++;                   /* 302.5 ns -> 303; 9999.5 ns -> 10000 */
+      if (ts == -1712195495000039303LL && dur == 0) hits++;
+      if (ts == 9223372036854775807LL && dur == 1) hits++;                       /* 0.0005 us = 0.5 ns -> 1 */
+      if (ts == 1712195495000039000LL && dur == 1000000) hits++;
+      if (ts == 150000 && dur == 123) hits++;                                   /* 0.1234567.. us -> 123 ns */
+      if (pl_cell_missing(ev, cts, r) && dur == 12345678000LL) hits++;
+      if (ts == 123456781234567000LL && dur == 12345678123LL) hits++;
+    }
+    TC_EQ_INT(hits, 8);
+  }
+  pl_profile_free(pa); pl_profile_free(pb);
+  /* every prefix of a small trace: an error each time (never a read past the end) */
+  a.len = 0;
+  pl_buf_printf(&a, "[{%s},{%s}]", FAST_EVENTS[0], FAST_EVENTS[1]);
+  size_t fails = 0;
+  for (size_t n = 0; n < a.len; n++) {
+    pl_profile *p = load_exact("cut.json", a.data, n, &err);
+    if (p == NULL) fails++;
+    pl_profile_free(p);
+  }
+  TC_EQ_INT(fails, a.len);
+  pl_buf_free(&all_fast); pl_buf_free(&all_slow); pl_buf_free(&a); pl_buf_free(&b);
+}
+
 int main(void) {
   pl_err err;
   int skipped = 0;
@@ -250,6 +419,7 @@ int main(void) {
       pl_profile_free(p);
     }
   }
+  check_fast_path();
   if (skipped) printf("%d corpus files skipped\n", skipped);
   return tc_done();
 }
