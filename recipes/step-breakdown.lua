@@ -36,8 +36,11 @@
 --  * GPU-side `gpu_user_annotation` spans (newer traces) are not CPU Exec,
 --    and their ProfilerStep#N copies are not steps (the plugin counts both);
 --  * kernels named nccl* are Communication even without an nccl:* host op;
---  * the memory-capacity trigger (> 90 % of device memory) is not evaluated:
---    the Kineto reader does not keep the [memory] events' arguments.
+--  * the memory-capacity trigger (peak 'Total Allocated' > 90 % of the
+--    device's memory) is checked for every CUDA device, not only the first
+--    one over, and CPU-side [memory] events are never compared with a GPU
+--    (the plugin indexes device properties with the CPU's id -1); traces
+--    older than PyTorch 1.10 record no 'Total Allocated' and get no figure.
 --
 -- tb-profiler JSON: the stored step rows and average breakdown, the
 -- percentages recomputed from the stored averages (and compared with the
@@ -49,7 +52,9 @@
 --            start_ns) -- a leading `run` column when there are several runs
 --   summary (metric, device, value, unit, pct) -- one row per category
 --            (value = average ns per step, pct = share of the average step)
---            and per utilisation figure (value in percent, unit "pct").
+--            and per utilisation figure (value in percent, unit "pct"),
+--            and "Peak Memory Allocated" per GPU (unit "bytes", pct of its
+--            memory) when the trace has memory events with totals.
 local perflab = require "perflab"
 local T = perflab.table
 local units = perflab.units
@@ -456,6 +461,18 @@ local function triggers(report, src, run, avg, gpu, extra)
       evidence = { tc_eligible_pct = extra.tc_eligible_pct, tc_used_pct = extra.tc_used_pct, cc_major = extra.cc_major,
                    eligible_kernel_ns = extra.eligible_ns, op_kernel_ns = extra.op_kernel_ns, source = src, run = run } }
   end
+  for _, m in ipairs(extra.memory or {}) do
+    if m.capacity and m.capacity > 0 and 100 * m.peak / m.capacity > th.memory_pct then
+      local pct = 100 * m.peak / m.capacity
+      report:finding { severity = "warn", rule = "step-breakdown.memory", subject = "GPU " .. m.device,
+        message = string.format("%sPeak device memory is at the limit of its capacity (%.1f %% of %s on GPU %d): "
+          .. "gradient checkpointing or Automatic Mixed Precision would free memory for a larger batch", where, pct,
+          units.bytes(m.capacity), m.device),
+        evidence = { peak_allocated_bytes = m.peak, capacity_bytes = m.capacity, memory_pct = pct,
+                     threshold_pct = th.memory_pct, formula = "max 'Total Allocated' of the [memory] events / totalGlobalMem",
+                     source = src, run = run } }
+    end
+  end
   if extra.use_dp and (extra.devices_used or 0) > 1 then
     report:finding { severity = "opt", rule = "step-breakdown.dp_to_ddp", subject = "DataParallel",
       message = where .. "DataParallel runs on several GPUs: use DistributedDataParallel instead",
@@ -511,12 +528,34 @@ local function from_kineto(p, report, acc)
     cc_major = d0.cc_major
     if d0.cc_major then cc = d0.cc_major + (d0.cc_minor or 0) / 10 end
   end
+  -- peak device memory (tb_plugin: the largest 'Total Allocated' of the
+  -- [memory] events per CUDA device, PyTorch >= 1.10 traces) against capacity
+  local memory = {}
+  local mt = p.tables.memory
+  if mt and mt:nrows() > 0 then
+    local peak = {}
+    for _, r in mt:rows() do
+      if r.device_type == 1 and r.device and r.total_allocated_bytes then
+        peak[r.device] = math.max(peak[r.device] or 0, r.total_allocated_bytes)
+      end
+    end
+    local cap = {}
+    if devs then for _, d in devs:rows() do if d.id then cap[d.id] = d.memory_bytes end end end
+    local ids = {}
+    for d in pairs(peak) do ids[#ids + 1] = d end
+    table.sort(ids)
+    for _, d in ipairs(ids) do
+      memory[#memory + 1] = { device = d, peak = peak[d], capacity = cap[d] }
+      acc.summary[#acc.summary + 1] = { run = run, metric = "Peak Memory Allocated", device = "GPU " .. d,
+        value = peak[d], unit = "bytes", pct = cap[d] and cap[d] > 0 and 100 * peak[d] / cap[d] or nil }
+    end
+  end
   local any_tc = false
   for _, g in ipairs(gpu) do if g.tc_used_ratio > 0 then any_tc = true end end
   triggers(report, p.source, run, avg, gpu, {
     tc_eligible_pct = ratio and 100 * ratio or nil, tc_used_pct = (#gpu > 0 and not any_tc) and 0 or (#gpu > 0 and 1 or nil),
     eligible_ns = elig_ns, op_kernel_ns = op_ns, cc_major = cc_major, cc = cc,
-    use_dp = c.use_dp, use_ddp = c.use_ddp, nccl = c.nccl, devices_used = #gpu,
+    use_dp = c.use_dp, use_ddp = c.use_ddp, nccl = c.nccl, devices_used = #gpu, memory = memory,
   })
   report:note(string.format("%s: %d steps, %s per step on average (steps bounded on the device side: a step "
     .. "ends when the last device op it launched ends).", p.source, #rows, units.ns(avg.total_ns)))
@@ -672,6 +711,6 @@ return {
     for _, r in ipairs(acc.summary) do if r.stored_pct then has_stored = true end end
     if has_stored then scols[#scols + 1] = "stored_pct" end
     report:table("summary", T.from_rows(acc.summary, scols, "summary"),
-      { title = "average step and utilisation (value in ns for categories, percent for utilisation; pct = share of the average step)" })
+      { title = "average step and utilisation (value in ns for categories, percent for utilisation, bytes for peak memory; pct = share of the average step, or of the device memory)" })
   end,
 }

@@ -60,7 +60,7 @@ typedef struct kctx {
   kev e0;                   /* an event with nothing set (ev_reset's) */
   pl_pool *pool;            /* shared by every table */
   /* tables (NULL when not wanted) */
-  tcols ev, kn, cpu, rt, mc, ms, st, ct, dv;
+  tcols ev, kn, cpu, rt, mc, ms, st, ct, mem, dv;
   /* short-name cache: name id -> short id (0 = not computed) */
   uint32_t *shortof; size_t nshort;
   /* AMD: launch args on the runtime event, matched to kernels by correlation */
@@ -255,6 +255,19 @@ static const coldef CT_COLS[] = {
   { "tid", PL_STR, "thread id as given" },
 };
 enum { CT_TS, CT_DUR, CT_NAME, CT_SERIES, CT_VALUE, CT_PID, CT_TID };
+
+static const coldef MEM_COLS[] = {
+  { "ts_ns", PL_INT, "time of the allocation or free, ns" },
+  { "device_type", PL_INT, "args 'Device Type' (c10::DeviceType: 0 CPU, 1 CUDA)" },
+  { "device", PL_INT, "args 'Device Id' (-1 for the CPU)" },
+  { "bytes", PL_INT, "bytes allocated (> 0) or freed (< 0)" },
+  { "addr", PL_INT, "args 'Addr' (PyTorch >= 1.10): pairs an allocation with its free" },
+  { "total_allocated_bytes", PL_INT, "args 'Total Allocated': the caching allocator's allocated bytes after this event (PyTorch >= 1.10)" },
+  { "total_reserved_bytes", PL_INT, "args 'Total Reserved': bytes the caching allocator holds from the device after this event" },
+  { "pid", PL_STR, "process id" },
+  { "tid", PL_STR, "thread id" },
+};
+enum { MEM_TS, MEM_DEVTYPE, MEM_DEV, MEM_BYTES, MEM_ADDR, MEM_TALLOC, MEM_TRES, MEM_PID, MEM_TID };
 
 static const coldef DV_COLS[] = {
   { "id", PL_INT, "device index" },
@@ -560,6 +573,36 @@ static void fast_row(pl_table *t, const cell *v) {
 static void put_int(pl_table *t, int col, int64_t v) { if (v != PL_INT_NA) pl_row_put_int(t, col, v); }
 static void put_id(pl_table *t, int col, uint32_t id) { if (id) pl_row_put_strid(t, col, id); }
 
+/* An integer arg kept among the numeric args (e->ctr): NA when absent. */
+static int64_t ctr_int(kctx *k, const char *key) {
+  kev *e = &k->e;
+  size_t n = strlen(key);
+  for (size_t i = 0; i < e->nctr; i++) {
+    const ctrarg *c = &e->ctr[i];
+    if (c->key.n == n && memcmp(svp(k, &c->key), key, n) == 0)
+      return c->isint ? c->ival : pl_int_of(ctr_value(k, c));
+  }
+  return PL_INT_NA;
+}
+
+/* A "[memory]" instant event of the profiler's memory tracking
+** (profile_memory=True): one row of `memory`. */
+static void emit_memory(kctx *k, uint32_t pidid, uint32_t tidid) {
+  kev *e = &k->e;
+  pl_table *t = k->mem.t;
+  int *c = k->mem.c;
+  put_int(t, c[MEM_TS], e->ts);
+  put_int(t, c[MEM_DEVTYPE], ctr_int(k, "Device Type"));
+  put_int(t, c[MEM_DEV], e->device);
+  put_int(t, c[MEM_BYTES], e->bytes);
+  put_int(t, c[MEM_ADDR], ctr_int(k, "Addr"));
+  put_int(t, c[MEM_TALLOC], ctr_int(k, "Total Allocated"));
+  put_int(t, c[MEM_TRES], ctr_int(k, "Total Reserved"));
+  put_id(t, c[MEM_PID], pidid);
+  put_id(t, c[MEM_TID], tidid);
+  pl_row_end(t);
+}
+
 static void emit_event(kctx *k) {
   kev *e = &k->e;
   if (!e->ph.set) { k->nother++; return; }
@@ -656,6 +699,9 @@ static void emit_event(kctx *k) {
       }
     }
   }
+  if (k->mem.t && e->ph.n == 1 && (ph[0] == 'i' || ph[0] == 'I') && e->name.n == 8 &&
+      memcmp(svp(k, &e->name), "[memory]", 8) == 0)
+    emit_memory(k, PIDID(), TIDID());
   if (k->ct.t && ((e->ph.n == 1 && ph[0] == 'C') || (complete && cls == C_PROFRANGE))) {
     pl_table *t = k->ct.t;
     int *c = k->ct.c;
@@ -1499,7 +1545,7 @@ static void fill_launches(kctx *k) {
 }
 
 static void free_tables(kctx *k) {
-  tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->dv };
+  tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->dv };
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) { pl_table_free(all[i]->t); all[i]->t = NULL; }
 }
 
@@ -1525,6 +1571,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   make_table(k, &k->ms, "memset", MC_COLS, NCOLS(MC_COLS));
   make_table(k, &k->st, "steps", ST_COLS, NCOLS(ST_COLS));
   make_table(k, &k->ct, "counters", CT_COLS, NCOLS(CT_COLS));
+  make_table(k, &k->mem, "memory", MEM_COLS, NCOLS(MEM_COLS));
   make_table(k, &k->dv, "devices", DV_COLS, NCOLS(DV_COLS));
   if (k->ms.t) {
     pl_table_set_doc(k->ms.t, k->ms.c[MC_NAME], "e.g. 'Memset (Device)'");
@@ -1583,7 +1630,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   pl_profile_meta_num(p, "events", (double)k->nevents);
   pl_profile_meta_num(p, "devices", (double)k->ndevices);
   {
-    tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->dv };
+    tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->dv };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
       if (all[i]->t) { pl_profile_add_table(p, all[i]->t); all[i]->t = NULL; }
   }

@@ -244,6 +244,82 @@ function TestHand:test_communication()
   lu.assertNotNil(has_rule(rep, "step-breakdown.communication"))
 end
 
+-- The memory trigger (tb_plugin data.py): peak 'Total Allocated' of the CUDA
+-- [memory] events per device / the device's totalGlobalMem > 90 %.
+-- GPU 0 (capacity 1e9 B) peaks at 600e6 + 350e6 = 950e6 = 95.0 % (fires);
+-- GPU 1 at 850e6 = 85.0 % (does not); the CPU event (type 0, id -1, a
+-- total of 990e6) is never compared with a GPU.
+local function memory_trace(with_totals)
+  local props = {}
+  for id = 0, 1 do
+    props[#props + 1] = { id = id, name = "Test GPU", totalGlobalMem = 1000000000, computeMajor = 8, computeMinor = 0,
+      maxThreadsPerBlock = 1024, maxThreadsPerMultiprocessor = 2048, regsPerBlock = 65536, regsPerMultiprocessor = 65536,
+      warpSize = 32, sharedMemPerBlock = 49152, sharedMemPerMultiprocessor = 167936, numSms = 108, sharedMemPerBlockOptin = 166912 }
+  end
+  local evs = {
+    { ph = "X", cat = "cpu_op", name = "ProfilerStep#1", pid = 1, tid = 1, ts = 0, dur = 100, args = {} },
+    { ph = "X", cat = "cpu_op", name = "aten::add", pid = 1, tid = 1, ts = 0, dur = 8, args = { ["External id"] = 5 } },
+    { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 1, ts = 1, dur = 2, args = { correlation = 1, ["External id"] = 5 } },
+    { ph = "X", cat = "kernel", name = "add_kernel", pid = 0, tid = 7, ts = 10, dur = 30, args = { device = 0, stream = 7, correlation = 1, ["External id"] = 5 } },
+  }
+  local function mem(ts, dtype, dev, bytes, total)
+    local a = { ["Device Type"] = dtype, ["Device Id"] = dev, Bytes = bytes, Addr = 94000000000000 + ts }
+    if with_totals then a["Total Allocated"] = total; a["Total Reserved"] = total + 2097152 end
+    evs[#evs + 1] = { ph = "i", s = "t", name = "[memory]", pid = 1, tid = 1, ts = ts, args = a }
+  end
+  mem(2, 1, 0, 600000000, 600000000); mem(3, 1, 0, 350000000, 950000000); mem(4, 1, 0, -350000000, 600000000)
+  mem(5, 1, 1, 850000000, 850000000); mem(6, 0, -1, 990000000, 990000000)
+  return perflab.parse("mem.json", cjson.encode({ deviceProperties = props, traceEvents = evs }))
+end
+
+TestMemory = {}
+
+function TestMemory:test_table()
+  local m = memory_trace(true).tables.memory
+  lu.assertEquals(m:nrows(), 5)
+  local r = m:row(2)
+  lu.assertEquals({ r.ts_ns, r.device_type, r.device, r.bytes, r.addr, r.total_allocated_bytes, r.total_reserved_bytes },
+                  { 3000, 1, 0, 350000000, 94000000000003, 950000000, 952097152 })
+  lu.assertEquals(m:row(5).device, -1)
+  local old = memory_trace(false).tables.memory
+  lu.assertNil(old:row(1).total_allocated_bytes)
+  lu.assertEquals(old:row(3).bytes, -350000000)
+end
+
+function TestMemory:test_trigger()
+  local rep = recipes.run("step-breakdown", { memory_trace(true) }, {})
+  local f = has_rule(rep, "step-breakdown.memory")
+  lu.assertNotNil(f)
+  lu.assertEquals(f.subject, "GPU 0")
+  lu.assertAlmostEquals(f.evidence.memory_pct, 95.0, 1e-12)
+  lu.assertEquals(f.evidence.peak_allocated_bytes, 950000000)
+  local n = 0
+  for _, g in ipairs(rep.findings) do if g.rule == "step-breakdown.memory" then n = n + 1 end end
+  lu.assertEquals(n, 1)                     -- GPU 1 at 85 % does not fire
+  local sm = summary_map(rep)
+  lu.assertEquals(sm["Peak Memory Allocated|GPU 0"].value, 950000000)
+  lu.assertAlmostEquals(sm["Peak Memory Allocated|GPU 1"].pct, 85.0, 1e-12)
+  lu.assertNil(sm["Peak Memory Allocated|CPU"])
+  -- before PyTorch 1.10 there are no totals: no figure, no finding
+  local old = recipes.run("step-breakdown", { memory_trace(false) }, {})
+  lu.assertNil(has_rule(old, "step-breakdown.memory"))
+  lu.assertNil(summary_map(old)["Peak Memory Allocated|GPU 0"])
+end
+
+function TestMemory:test_resnet50_memory_events()
+  if not exists(RESNET) then print("skipped: " .. RESNET .. " absent") return end
+  -- counted with Python's json over the same file: 12838 [memory] events,
+  -- 8220 on CUDA device 0 and 4618 on the CPU (id -1); no totals (2021)
+  local m = perflab.load(RESNET).tables.memory
+  lu.assertEquals(m:nrows(), 12838)
+  local cuda, cpu = 0, 0
+  for _, r in m:rows() do
+    if r.device_type == 1 and r.device == 0 then cuda = cuda + 1 elseif r.device_type == 0 and r.device == -1 then cpu = cpu + 1 end
+    lu.assertNil(r.total_allocated_bytes)
+  end
+  lu.assertEquals({ cuda, cpu }, { 8220, 4618 })
+end
+
 -- ---- 3. seed 001 -----------------------------------------------------------------
 
 TestSeed001 = {}
