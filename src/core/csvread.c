@@ -428,22 +428,30 @@ static pl_table *slow_table(const char *data, size_t len, const char *name,
 typedef struct fcache { const char *s; uint32_t n, id; uint64_t key; } fcache;
 
 /* the hot part of a column, contiguous for all columns (refreshed from the
-** pl_column whenever that grows or changes type) */
-typedef struct fcol { void *v; size_t cap; int type; } fcol;
+** pl_column whenever that grows or changes type); kind mirrors b->kind */
+typedef struct fcol { void *v; size_t cap; int kind; } fcol;
+
+/* the table's text so far, for the fast path: a pool id by the text's
+** full hash, the first 16 bytes kept in the entry (one cache line or less
+** per lookup where the pool's own table takes several) */
+typedef struct sent { uint64_t h; uint32_t id, n; char s[16]; } sent;
+#define SMAP_MAX (1u << 20)           /* entries at most; past that, the pool alone */
 
 typedef struct fbuild {
+  fcol *fc;
+  size_t nf, row;
+  size_t lim;               /* ncols once the header is read, 0 before it or after a failure */
   pl_table *t;
   struct csv_parser *cp;
-  fcol *fc;
   int *kind;
   fcache *cache;            /* 8 slots per column */
-  size_t ncols, nf, row;
+  sent *map; size_t mapcap, mapn;
+  size_t ncols;
   int header_done, fail, late;
 } fbuild;
 
 /* pl_csv_number with a fast path for plain integers and decimals (byte
-** loads only: libcsv has just written the field byte by byte, and a wide
-** load of it would stall on store forwarding). */
+** loads: used where the wide path below may not read). */
 static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) {
   size_t j = 0;
   int neg = 0;
@@ -483,6 +491,156 @@ static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) 
   return 2;
 }
 
+/* ---- numbers 8 bytes at a time -------------------------------------------
+** libcsv hands every field in its own entry buffer, which the fast path
+** allocates zeroed and at least WIDE_BUF bytes long (csv_set_blk_size and
+** a calloc-ing realloc function): so for a field of n <= WIDE_MAX bytes the
+** 16 bytes after it can be read (and are initialised).  The bytes past the
+** field are masked off before they count. */
+#define WIDE_BUF 256
+#define WIDE_MAX (WIDE_BUF - 16)
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HAVE_WIDE 1
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+static inline uint64_t ld8(const char *p) { uint64_t w; memcpy(&w, p, 8); return w; }
+
+/* the high bit of each byte of w that is not an ASCII digit (exact up to
+** and including the first such byte: carries and borrows only move up) */
+static inline uint64_t nondigits(uint64_t w) {
+  return ((w - 0x30 * ONES) | (w + 0x46 * ONES)) & HIGHS;
+}
+
+/* value of the first k (1..8) digit bytes of w, the first in the low byte */
+static inline uint64_t digits_value(uint64_t w, unsigned k) {
+  w -= 0x30 * ONES;                   /* the digit bytes lend nothing upwards */
+  w <<= 8 * (8 - k);                  /* drops the bytes past them; zeros lead */
+  w = w * 10 + (w >> 8);              /* even bytes: two-digit pairs */
+  return (((w & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+          (((w >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+}
+
+static const uint64_t ip10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+
+/* the run of digits at p[0..lim) (at most 16 of them): its length and value */
+static inline unsigned digit_run(const char *p, size_t lim, uint64_t *v) {
+  uint64_t w = ld8(p), nd = nondigits(w);
+  if (lim < 8) nd |= HIGHS << (8 * lim);
+  unsigned k = nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+  if (k == 0) { *v = 0; return 0; }
+  uint64_t x = digits_value(w, k);
+  if (k < 8 || lim == 8) { *v = x; return k; }
+  uint64_t w2 = ld8(p + 8), nd2 = nondigits(w2);
+  if (lim < 16) nd2 |= HIGHS << (8 * (lim - 8));
+  unsigned k2 = nd2 ? (unsigned)__builtin_ctzll(nd2) >> 3 : 8;
+  if (k2 == 0) { *v = x; return 8; }
+  *v = x * ip10[k2] + digits_value(w2, k2);
+  return 8 + k2;
+}
+
+/* fast_number for 1 <= n <= WIDE_MAX with 16 readable bytes after s[n]:
+** the same results (the forms it does not take go to fast_number) */
+static inline int wide_number(const char *s, size_t n, int64_t *iv, double *dv) {
+  size_t j = s[0] == '-' || s[0] == '+';
+  int neg = s[0] == '-';
+  const char *p = s + j;
+  size_t L = n - j;
+  uint64_t m, f;
+  unsigned k = digit_run(p, L, &m);
+  if (k == L && k) { *iv = neg ? -(int64_t)m : (int64_t)m; return 1; }
+  if (k == 0 || k > 15) return fast_number(s, n, iv, dv);
+  size_t q = k;
+  unsigned kf = 0;
+  if (p[q] == '.') {
+    kf = digit_run(p + q + 1, L - q - 1, &f);
+    if (kf == 0 || k + kf > 15) return fast_number(s, n, iv, dv);
+    m = m * ip10[kf > 8 ? 8 : kf] * ip10[kf > 8 ? kf - 8 : 0] + f;
+    q += 1 + kf;
+  }
+  int ex = 0;
+  if (q < L) {
+    /* e[+-]d{1,3} to the end */
+    if ((p[q] | 0x20) != 'e') return fast_number(s, n, iv, dv);
+    q++;
+    int eneg = 0;
+    if (q < L && (p[q] == '-' || p[q] == '+')) { eneg = p[q] == '-'; q++; }
+    size_t e0 = q;
+    unsigned d;
+    while (q < L && q - e0 < 3 && (d = (unsigned)(unsigned char)p[q] - '0') < 10) { ex = ex * 10 + (int)d; q++; }
+    if (q != L || q == e0) return fast_number(s, n, iv, dv);
+    if (eneg) ex = -ex;
+  }
+  int net = ex - (int)kf;
+  if (net < -22 || net > 22) return fast_number(s, n, iv, dv);
+  double v = (double)m;
+  v = net < 0 ? v / p10[-net] : v * p10[net];
+  *dv = neg ? -v : v;
+  return 2;
+}
+#else
+#define HAVE_WIDE 0
+#endif
+
+/* libcsv's entry buffer, zeroed when first allocated (see WIDE_BUF) */
+static void *zero_realloc(void *p, size_t n) { return p ? realloc(p, n) : calloc(1, n); }
+
+static uint64_t text_hash(const char *s, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n, w;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    memcpy(&w, s + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  if (i < n) {
+    w = 0;
+    for (size_t k = 0; i + k < n; k++) w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  }
+  return h ^ (h >> 29);
+}
+
+static void smap_grow(fbuild *b) {
+  size_t nc = b->mapcap ? b->mapcap * 2 : 1024;
+  sent *m = pl_xcalloc(nc, sizeof *m);
+  for (size_t i = 0; i < b->mapcap; i++) {
+    sent *e = &b->map[i];
+    if (!e->id) continue;
+    size_t j = e->h & (nc - 1);
+    while (m[j].id) j = (j + 1) & (nc - 1);
+    m[j] = *e;
+  }
+  free(b->map);
+  b->map = m;
+  b->mapcap = nc;
+}
+
+static uint32_t map_intern(fbuild *b, const char *s, size_t n) {
+  if (b->mapn * 2 >= b->mapcap) {
+    if (b->mapcap >= SMAP_MAX) return pl_pool_intern(b->t->pool, s, n);
+    smap_grow(b);
+  }
+  uint64_t h = text_hash(s, n);
+  size_t mask = b->mapcap - 1, i = h & mask;
+  for (;;) {
+    sent *e = &b->map[i];
+    if (!e->id) break;
+    if (e->h == h && e->n == n) {
+      const char *t = n <= sizeof e->s ? e->s : pl_pool_str(b->t->pool, e->id, NULL);
+      if (memcmp(t, s, n) == 0) return e->id;
+    }
+    i = (i + 1) & mask;
+  }
+  uint32_t id = pl_pool_intern(b->t->pool, s, n);
+  sent *e = &b->map[i];
+  e->h = h; e->id = id; e->n = (uint32_t)n;
+  if (n <= sizeof e->s) memcpy(e->s, s, n);
+  b->mapn++;
+  return id;
+}
+
 static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
   uint64_t key = (uint64_t)n * 0x9E3779B97F4A7C15ull, w;
   if (n >= 8) {
@@ -497,7 +655,7 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
   key ^= key >> 31;
   fcache *c = &b->cache[col * 8 + (key & 7)];
   if (c->id && c->key == key && c->n == n && memcmp(c->s, s, n) == 0) return c->id;
-  uint32_t id = pl_pool_intern(b->t->pool, s, n);
+  uint32_t id = map_intern(b, s, n);
   c->id = id; c->key = key; c->n = (uint32_t)n;
   c->s = pl_pool_str(b->t->pool, id, NULL);
   return id;
@@ -505,40 +663,37 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
 
 static void f_refresh(fbuild *b, size_t i) {
   pl_column *c = b->t->cols[i];
-  b->fc[i].v = c->v.any; b->fc[i].cap = c->cap; b->fc[i].type = c->type;
+  b->fc[i].v = c->v.any; b->fc[i].cap = c->cap; b->fc[i].kind = b->kind[i];
 }
 
-static void f_field(void *field, size_t n, void *ud) {
-  fbuild *b = ud;
-  if (b->fail) return;
-  size_t i = b->nf++;
-  const char *s = field ? (const char *)field : "";
-  if (!b->header_done) { unique_name(b->t, s, n, i); return; }
-  if (i >= b->ncols) { b->fail = 1; return; }
-  fcol *f = &b->fc[i];
+/* Everything but a value of a column's own kind: the header, a record too
+** long, room to grow, an empty field, a change of kind. */
+static void f_field_slow(fbuild *b, size_t i, const char *s, size_t n, int got, int64_t iv, double dv) {
+  if (!b->header_done) { unique_name(b->t, s ? s : "", n, i); return; }
+  if (b->fail || i >= b->ncols) { b->fail = 1; b->lim = 0; return; }
   size_t row = b->row;
-  if (row >= f->cap) { col_room(b->t->cols[i], row); f_refresh(b, i); }
+  pl_table *t = b->t;
+  pl_column *c = t->cols[i];
+  if (row >= b->fc[i].cap) { col_room(c, row); f_refresh(b, i); }
   int k = b->kind[i];
   if (n == 0) {
-    switch (f->type) {
-      case PL_NUM: ((double *)f->v)[row] = NAN; break;
-      case PL_STR: ((uint32_t *)f->v)[row] = 0; break;
-      default: ((int64_t *)f->v)[row] = PL_INT_NA; break;
+    switch (c->type) {
+      case PL_NUM: c->v.num[row] = NAN; break;
+      case PL_STR: c->v.str[row] = 0; break;
+      default: c->v.i64[row] = PL_INT_NA; break;
     }
     return;
   }
-  if (k == K_STR) { ((uint32_t *)f->v)[row] = cached_intern(b, i, s, n); return; }
-  if (k == K_LATE) { ((uint32_t *)f->v)[row] = 0; return; }
-  int64_t iv; double dv;
-  int got = fast_number(s, n, &iv, &dv);
+  if (k == K_STR) { c->v.str[row] = cached_intern(b, i, s, n); return; }
+  if (k == K_LATE) { c->v.str[row] = 0; return; }
+  if (got < 0) got = fast_number(s, n, &iv, &dv);
   if (got == 1) {
-    if (k == K_NUM) ((double *)f->v)[row] = (double)iv;
-    else { if (k == K_NONE) b->kind[i] = K_INT; ((int64_t *)f->v)[row] = iv; }
-    return;
-  }
-  pl_table *t = b->t;
-  pl_column *c = t->cols[i];
-  if (got == 2) {
+    if (k == K_NUM) c->v.num[row] = (double)iv;
+    else {
+      if (k == K_NONE) { b->kind[i] = K_INT; f_refresh(b, i); }
+      c->v.i64[row] = iv;
+    }
+  } else if (got == 2) {
     if (k != K_NUM) {
       c->len = row;
       pl_table_retype(t, (int)i, PL_NUM);
@@ -560,6 +715,30 @@ static void f_field(void *field, size_t n, void *ud) {
   f_refresh(b, i);
 }
 
+static void f_field(void *field, size_t n, void *ud) {
+  fbuild *b = ud;
+  size_t i = b->nf++;
+  const char *s = field;
+  if (__builtin_expect(i >= b->lim, 0)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
+  fcol *f = &b->fc[i];
+  size_t row = b->row;
+  if (__builtin_expect(row >= f->cap || n == 0, 0)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
+  int k = f->kind;
+  if (k == K_STR) { ((uint32_t *)f->v)[row] = cached_intern(b, i, s, n); return; }
+  if (k == K_LATE) { ((uint32_t *)f->v)[row] = 0; return; }
+  int64_t iv = 0; double dv = 0;
+#if HAVE_WIDE
+  int got = n <= WIDE_MAX ? wide_number(s, n, &iv, &dv) : fast_number(s, n, &iv, &dv);
+#else
+  int got = fast_number(s, n, &iv, &dv);
+#endif
+  if (got == 1) {
+    if (k == K_INT) { ((int64_t *)f->v)[row] = iv; return; }
+    if (k == K_NUM) { ((double *)f->v)[row] = (double)iv; return; }
+  } else if (got == 2 && k == K_NUM) { ((double *)f->v)[row] = dv; return; }
+  f_field_slow(b, i, s, n, got, iv, dv);
+}
+
 static void f_record(int ch, void *ud) {
   (void)ch;
   fbuild *b = ud;
@@ -567,6 +746,7 @@ static void f_record(int ch, void *ud) {
   if (!b->header_done) {
     b->header_done = 1;
     b->ncols = b->nf;
+    b->lim = b->nf;
     b->kind = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->kind);
     b->cache = pl_xcalloc((b->nf ? b->nf : 1) * 8, sizeof *b->cache);
     b->fc = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->fc);
@@ -574,7 +754,7 @@ static void f_record(int ch, void *ud) {
     b->nf = 0;
     return;
   }
-  if (b->nf != b->ncols) { b->fail = 1; return; }
+  if (b->nf != b->ncols) { b->fail = 1; b->lim = 0; return; }
   b->row++;
   b->nf = 0;
 }
@@ -587,6 +767,8 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   struct csv_parser p;
   if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) return NULL;
   csv_set_delim(&p, (o && o->delim) ? o->delim : ',');
+  csv_set_blk_size(&p, WIDE_BUF);            /* see wide_number */
+  csv_set_realloc_func(&p, zero_realloc);
   fbuild b;
   memset(&b, 0, sizeof b);
   b.t = pl_table_new(name);
@@ -607,7 +789,7 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
       reserved = 1;
     }
     if (intr && *intr) {
-      csv_free(&p); pl_table_free(b.t); free(b.kind); free(b.cache); free(b.fc);
+      csv_free(&p); pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.fc);
       *redo = 0;
       pl_err_set(err, 0, 0, "interrupted");
       return NULL;
@@ -616,7 +798,7 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   }
   if (csv_fini(&p, f_field, f_record, &b) != 0 || b.fail || !b.header_done) goto redo;
   csv_free(&p);
-  free(b.cache);
+  free(b.cache); free(b.map);
   free(b.fc);
   for (size_t i = 0; i < b.ncols; i++) b.t->cols[i]->len = b.row;
   b.t->nrows = b.row;
@@ -636,7 +818,7 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   return b.t;
 redo:
   csv_free(&p);
-  pl_table_free(b.t); free(b.kind); free(b.cache); free(b.fc);
+  pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.fc);
   return NULL;
 }
 
