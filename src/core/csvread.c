@@ -13,6 +13,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 typedef struct reader {
   /* fields of the record being built: bytes in arena, offsets and lengths */
@@ -446,13 +449,17 @@ typedef struct fbuild {
   int *kind;
   fcache *cache;            /* 8 slots per column */
   sent *map; size_t mapcap, mapn;
+  size_t faulted, lastrow;  /* prefault: rows whose pages are in, row at the last call */
+  int nofault;
   size_t ncols;
   int header_done, fail, late;
 } fbuild;
 
-/* pl_csv_number with a fast path for plain integers and decimals (byte
-** loads: used where the wide path below may not read). */
-static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) {
+/* pl_csv_number's common forms (plain integers and decimals, byte loads:
+** libcsv has just written the field byte by byte, and a wider load of it
+** waits for those stores): the same results, or -2 where pl_csv_number
+** must decide. */
+static inline int num_core(const char *s, size_t n, int64_t *iv, double *dv) {
   size_t j = 0;
   int neg = 0;
   if (n && (s[0] == '-' || s[0] == '+')) { neg = s[0] == '-'; j = 1; }
@@ -471,7 +478,7 @@ static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) 
     *iv = neg ? -(int64_t)m : (int64_t)m;
     return 1;
   }
-  if (digits == 0 || digits > 15) return pl_csv_number(s, n, iv, dv);
+  if (digits == 0 || digits > 15) return -2;
   int ex = 0;
   if (i < n && (s[i] == 'e' || s[i] == 'E')) {
     i++;
@@ -482,109 +489,20 @@ static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) 
     if (i == e0) return 0;
     if (eneg) ex = -ex;
   }
-  if (i != n) return pl_csv_number(s, n, iv, dv);
+  if (i != n) return -2;
   int net = ex - (int)frac;
-  if (net < -22 || net > 22) return pl_csv_number(s, n, iv, dv);
+  if (net < -22 || net > 22) return -2;
   double v = (double)m;
   v = net < 0 ? v / p10[-net] : v * p10[net];
   *dv = neg ? -v : v;
   return 2;
 }
 
-/* ---- numbers 8 bytes at a time -------------------------------------------
-** libcsv hands every field in its own entry buffer, which the fast path
-** allocates zeroed and at least WIDE_BUF bytes long (csv_set_blk_size and
-** a calloc-ing realloc function): so for a field of n <= WIDE_MAX bytes the
-** 16 bytes after it can be read (and are initialised).  The bytes past the
-** field are masked off before they count. */
-#define WIDE_BUF 256
-#define WIDE_MAX (WIDE_BUF - 16)
-
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define HAVE_WIDE 1
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-
-static inline uint64_t ld8(const char *p) { uint64_t w; memcpy(&w, p, 8); return w; }
-
-/* the high bit of each byte of w that is not an ASCII digit (exact up to
-** and including the first such byte: carries and borrows only move up) */
-static inline uint64_t nondigits(uint64_t w) {
-  return ((w - 0x30 * ONES) | (w + 0x46 * ONES)) & HIGHS;
+static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) {
+  int got = num_core(s, n, iv, dv);
+  return got == -2 ? pl_csv_number(s, n, iv, dv) : got;
 }
 
-/* value of the first k (1..8) digit bytes of w, the first in the low byte */
-static inline uint64_t digits_value(uint64_t w, unsigned k) {
-  w -= 0x30 * ONES;                   /* the digit bytes lend nothing upwards */
-  w <<= 8 * (8 - k);                  /* drops the bytes past them; zeros lead */
-  w = w * 10 + (w >> 8);              /* even bytes: two-digit pairs */
-  return (((w & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-          (((w >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
-}
-
-static const uint64_t ip10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
-
-/* the run of digits at p[0..lim) (at most 16 of them): its length and value */
-static inline unsigned digit_run(const char *p, size_t lim, uint64_t *v) {
-  uint64_t w = ld8(p), nd = nondigits(w);
-  if (lim < 8) nd |= HIGHS << (8 * lim);
-  unsigned k = nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
-  if (k == 0) { *v = 0; return 0; }
-  uint64_t x = digits_value(w, k);
-  if (k < 8 || lim == 8) { *v = x; return k; }
-  uint64_t w2 = ld8(p + 8), nd2 = nondigits(w2);
-  if (lim < 16) nd2 |= HIGHS << (8 * (lim - 8));
-  unsigned k2 = nd2 ? (unsigned)__builtin_ctzll(nd2) >> 3 : 8;
-  if (k2 == 0) { *v = x; return 8; }
-  *v = x * ip10[k2] + digits_value(w2, k2);
-  return 8 + k2;
-}
-
-/* fast_number for 1 <= n <= WIDE_MAX with 16 readable bytes after s[n]:
-** the same results (the forms it does not take go to fast_number) */
-static inline int wide_number(const char *s, size_t n, int64_t *iv, double *dv) {
-  size_t j = s[0] == '-' || s[0] == '+';
-  int neg = s[0] == '-';
-  const char *p = s + j;
-  size_t L = n - j;
-  uint64_t m, f;
-  unsigned k = digit_run(p, L, &m);
-  if (k == L && k) { *iv = neg ? -(int64_t)m : (int64_t)m; return 1; }
-  if (k == 0 || k > 15) return fast_number(s, n, iv, dv);
-  size_t q = k;
-  unsigned kf = 0;
-  if (p[q] == '.') {
-    kf = digit_run(p + q + 1, L - q - 1, &f);
-    if (kf == 0 || k + kf > 15) return fast_number(s, n, iv, dv);
-    m = m * ip10[kf > 8 ? 8 : kf] * ip10[kf > 8 ? kf - 8 : 0] + f;
-    q += 1 + kf;
-  }
-  int ex = 0;
-  if (q < L) {
-    /* e[+-]d{1,3} to the end */
-    if ((p[q] | 0x20) != 'e') return fast_number(s, n, iv, dv);
-    q++;
-    int eneg = 0;
-    if (q < L && (p[q] == '-' || p[q] == '+')) { eneg = p[q] == '-'; q++; }
-    size_t e0 = q;
-    unsigned d;
-    while (q < L && q - e0 < 3 && (d = (unsigned)(unsigned char)p[q] - '0') < 10) { ex = ex * 10 + (int)d; q++; }
-    if (q != L || q == e0) return fast_number(s, n, iv, dv);
-    if (eneg) ex = -ex;
-  }
-  int net = ex - (int)kf;
-  if (net < -22 || net > 22) return fast_number(s, n, iv, dv);
-  double v = (double)m;
-  v = net < 0 ? v / p10[-net] : v * p10[net];
-  *dv = neg ? -v : v;
-  return 2;
-}
-#else
-#define HAVE_WIDE 0
-#endif
-
-/* libcsv's entry buffer, zeroed when first allocated (see WIDE_BUF) */
-static void *zero_realloc(void *p, size_t n) { return p ? realloc(p, n) : calloc(1, n); }
 
 static uint64_t text_hash(const char *s, size_t n) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n, w;
@@ -715,6 +633,12 @@ static void f_field_slow(fbuild *b, size_t i, const char *s, size_t n, int got, 
   f_refresh(b, i);
 }
 
+/* a text value (a call of its own so that f_field only makes tail calls
+** and needs no saved registers) */
+static __attribute__((noinline)) void str_field(fbuild *b, fcol *f, size_t row, size_t i, const char *s, size_t n) {
+  ((uint32_t *)f->v)[row] = cached_intern(b, i, s, n);
+}
+
 static void f_field(void *field, size_t n, void *ud) {
   fbuild *b = ud;
   size_t i = b->nf++;
@@ -724,19 +648,15 @@ static void f_field(void *field, size_t n, void *ud) {
   size_t row = b->row;
   if (__builtin_expect(row >= f->cap || n == 0, 0)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
   int k = f->kind;
-  if (k == K_STR) { ((uint32_t *)f->v)[row] = cached_intern(b, i, s, n); return; }
+  if (k == K_STR) { str_field(b, f, row, i, s, n); return; }
   if (k == K_LATE) { ((uint32_t *)f->v)[row] = 0; return; }
   int64_t iv = 0; double dv = 0;
-#if HAVE_WIDE
-  int got = n <= WIDE_MAX ? wide_number(s, n, &iv, &dv) : fast_number(s, n, &iv, &dv);
-#else
-  int got = fast_number(s, n, &iv, &dv);
-#endif
+  int got = num_core(s, n, &iv, &dv);
   if (got == 1) {
     if (k == K_INT) { ((int64_t *)f->v)[row] = iv; return; }
     if (k == K_NUM) { ((double *)f->v)[row] = (double)iv; return; }
   } else if (got == 2 && k == K_NUM) { ((double *)f->v)[row] = dv; return; }
-  f_field_slow(b, i, s, n, got, iv, dv);
+  f_field_slow(b, i, s, n, got == -2 ? -1 : got, iv, dv);
 }
 
 static void f_record(int ch, void *ud) {
@@ -759,6 +679,32 @@ static void f_record(int ch, void *ud) {
   b->nf = 0;
 }
 
+/* Asks the kernel for the pages of the rows just ahead in every column
+** in one call per column (MADV_POPULATE_WRITE) instead of one page fault
+** per page as the values are stored: a large table spends a good part of
+** its load in page faults otherwise.  The window is a little ahead of the
+** rows read, within what the columns have reserved. */
+static void prefault(fbuild *b) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  size_t step = b->row - b->lastrow, win = step * 2 > 8192 ? step * 2 : 8192;
+  b->lastrow = b->row;
+  if (b->nofault || b->row + win / 2 < b->faulted) return;
+  size_t from = b->faulted > b->row ? b->faulted : b->row, to = b->row + win;
+  const uintptr_t pg = 4096;
+  for (size_t i = 0; i < b->ncols; i++) {
+    fcol *f = &b->fc[i];
+    size_t el = f->kind == K_STR || f->kind == K_LATE ? sizeof(uint32_t) : sizeof(int64_t);
+    size_t lim = to < f->cap ? to : f->cap;
+    if (lim <= from) continue;
+    uintptr_t a = ((uintptr_t)f->v + from * el) & ~(pg - 1), e = ((uintptr_t)f->v + lim * el) & ~(pg - 1);
+    if (e > a && madvise((void *)a, e - a, MADV_POPULATE_WRITE) != 0) { b->nofault = 1; return; }
+  }
+  b->faulted = to;
+#else
+  (void)b;
+#endif
+}
+
 /* NULL with *redo = 1 when the slow path must read the input (an error to
 ** report with its position); NULL with *redo = 0 and err set when stopped. */
 static pl_table *fast_table(const char *data, size_t len, const char *name, const pl_csv_opts *o,
@@ -767,8 +713,6 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   struct csv_parser p;
   if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) return NULL;
   csv_set_delim(&p, (o && o->delim) ? o->delim : ',');
-  csv_set_blk_size(&p, WIDE_BUF);            /* see wide_number */
-  csv_set_realloc_func(&p, zero_realloc);
   fbuild b;
   memset(&b, 0, sizeof b);
   b.t = pl_table_new(name);
@@ -788,6 +732,7 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
       for (size_t i = 0; i < b.ncols; i++) f_refresh(&b, i);
       reserved = 1;
     }
+    if (reserved) prefault(&b);
     if (intr && *intr) {
       csv_free(&p); pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.fc);
       *redo = 0;
