@@ -420,13 +420,25 @@ static pl_table *slow_table(const char *data, size_t len, const char *name,
 
 /* ---- the typed table, fast path ------------------------------------------
 ** The whole input goes to libcsv in large pieces (no per-line feeding, no
-** line numbers) and its field callback types and stores each value at once:
-** numbers are converted from libcsv's field buffer (8 digits at a time where
-** the buffer allows reading 8 bytes), text is interned through a small
-** per-column cache, columns are sized from the input's line density.  Any
+** line numbers) and its field callback types and stores each value at once.
+** The callback is the hot loop (one call per field): a value of its
+** column's kind is converted from libcsv's field buffer in one byte-wise
+** pass and stored, with only tail calls (no saved registers); everything
+** else (header, empty cells, growth, a change of kind, forms pl_csv_number
+** must decide) goes to f_field_slow.  Text is interned through a small
+** per-column cache and a local map in front of the pool; columns are sized
+** from the input's line density and their pages asked for ahead.  Any
 ** error (malformed CSV, a record of the wrong length) abandons the fast
 ** path and the input is read again by slow_table above, which reports it
 ** with its line and column.  Both give the same table. */
+
+#if defined(__GNUC__)
+#define F_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define F_NOINLINE __attribute__((noinline))
+#else
+#define F_UNLIKELY(x) (x)
+#define F_NOINLINE
+#endif
 
 typedef struct fcache { const char *s; uint32_t n, id; uint64_t key; } fcache;
 
@@ -635,7 +647,7 @@ static void f_field_slow(fbuild *b, size_t i, const char *s, size_t n, int got, 
 
 /* a text value (a call of its own so that f_field only makes tail calls
 ** and needs no saved registers) */
-static __attribute__((noinline)) void str_field(fbuild *b, fcol *f, size_t row, size_t i, const char *s, size_t n) {
+static F_NOINLINE void str_field(fbuild *b, fcol *f, size_t row, size_t i, const char *s, size_t n) {
   ((uint32_t *)f->v)[row] = cached_intern(b, i, s, n);
 }
 
@@ -643,10 +655,10 @@ static void f_field(void *field, size_t n, void *ud) {
   fbuild *b = ud;
   size_t i = b->nf++;
   const char *s = field;
-  if (__builtin_expect(i >= b->lim, 0)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
+  if (F_UNLIKELY(i >= b->lim)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
   fcol *f = &b->fc[i];
   size_t row = b->row;
-  if (__builtin_expect(row >= f->cap || n == 0, 0)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
+  if (F_UNLIKELY(row >= f->cap || n == 0)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
   int k = f->kind;
   if (k == K_STR) { str_field(b, f, row, i, s, n); return; }
   if (k == K_LATE) { ((uint32_t *)f->v)[row] = 0; return; }
