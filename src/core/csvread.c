@@ -13,6 +13,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 typedef struct reader {
   /* fields of the record being built: bytes in arena, offsets and lengths */
@@ -417,34 +420,58 @@ static pl_table *slow_table(const char *data, size_t len, const char *name,
 
 /* ---- the typed table, fast path ------------------------------------------
 ** The whole input goes to libcsv in large pieces (no per-line feeding, no
-** line numbers) and its field callback types and stores each value at once:
-** numbers are converted from libcsv's field buffer (8 digits at a time where
-** the buffer allows reading 8 bytes), text is interned through a small
-** per-column cache, columns are sized from the input's line density.  Any
+** line numbers) and its field callback types and stores each value at once.
+** The callback is the hot loop (one call per field): a value of its
+** column's kind is converted from libcsv's field buffer in one byte-wise
+** pass and stored, with only tail calls (no saved registers); everything
+** else (header, empty cells, growth, a change of kind, forms pl_csv_number
+** must decide) goes to f_field_slow.  Text is interned through a small
+** per-column cache and a local map in front of the pool; columns are sized
+** from the input's line density and their pages asked for ahead.  Any
 ** error (malformed CSV, a record of the wrong length) abandons the fast
 ** path and the input is read again by slow_table above, which reports it
 ** with its line and column.  Both give the same table. */
 
+#if defined(__GNUC__)
+#define F_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define F_NOINLINE __attribute__((noinline))
+#else
+#define F_UNLIKELY(x) (x)
+#define F_NOINLINE
+#endif
+
 typedef struct fcache { const char *s; uint32_t n, id; uint64_t key; } fcache;
 
 /* the hot part of a column, contiguous for all columns (refreshed from the
-** pl_column whenever that grows or changes type) */
-typedef struct fcol { void *v; size_t cap; int type; } fcol;
+** pl_column whenever that grows or changes type); kind mirrors b->kind */
+typedef struct fcol { void *v; size_t cap; int kind; } fcol;
+
+/* the table's text so far, for the fast path: a pool id by the text's
+** full hash, the first 16 bytes kept in the entry (one cache line or less
+** per lookup where the pool's own table takes several) */
+typedef struct sent { uint64_t h; uint32_t id, n; char s[16]; } sent;
+#define SMAP_MAX (1u << 20)           /* entries at most; past that, the pool alone */
 
 typedef struct fbuild {
+  fcol *fc;
+  size_t nf, row;
+  size_t lim;               /* ncols once the header is read, 0 before it or after a failure */
   pl_table *t;
   struct csv_parser *cp;
-  fcol *fc;
   int *kind;
   fcache *cache;            /* 8 slots per column */
-  size_t ncols, nf, row;
+  sent *map; size_t mapcap, mapn;
+  size_t faulted, lastrow;  /* prefault: rows whose pages are in, row at the last call */
+  int nofault;
+  size_t ncols;
   int header_done, fail, late;
 } fbuild;
 
-/* pl_csv_number with a fast path for plain integers and decimals (byte
-** loads only: libcsv has just written the field byte by byte, and a wide
-** load of it would stall on store forwarding). */
-static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) {
+/* pl_csv_number's common forms (plain integers and decimals, byte loads:
+** libcsv has just written the field byte by byte, and a wider load of it
+** waits for those stores): the same results, or -2 where pl_csv_number
+** must decide. */
+static inline int num_core(const char *s, size_t n, int64_t *iv, double *dv) {
   size_t j = 0;
   int neg = 0;
   if (n && (s[0] == '-' || s[0] == '+')) { neg = s[0] == '-'; j = 1; }
@@ -463,7 +490,7 @@ static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) 
     *iv = neg ? -(int64_t)m : (int64_t)m;
     return 1;
   }
-  if (digits == 0 || digits > 15) return pl_csv_number(s, n, iv, dv);
+  if (digits == 0 || digits > 15) return -2;
   int ex = 0;
   if (i < n && (s[i] == 'e' || s[i] == 'E')) {
     i++;
@@ -474,13 +501,74 @@ static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) 
     if (i == e0) return 0;
     if (eneg) ex = -ex;
   }
-  if (i != n) return pl_csv_number(s, n, iv, dv);
+  if (i != n) return -2;
   int net = ex - (int)frac;
-  if (net < -22 || net > 22) return pl_csv_number(s, n, iv, dv);
+  if (net < -22 || net > 22) return -2;
   double v = (double)m;
   v = net < 0 ? v / p10[-net] : v * p10[net];
   *dv = neg ? -v : v;
   return 2;
+}
+
+static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) {
+  int got = num_core(s, n, iv, dv);
+  return got == -2 ? pl_csv_number(s, n, iv, dv) : got;
+}
+
+
+static uint64_t text_hash(const char *s, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n, w;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    memcpy(&w, s + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  if (i < n) {
+    w = 0;
+    for (size_t k = 0; i + k < n; k++) w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  }
+  return h ^ (h >> 29);
+}
+
+static void smap_grow(fbuild *b) {
+  size_t nc = b->mapcap ? b->mapcap * 2 : 1024;
+  sent *m = pl_xcalloc(nc, sizeof *m);
+  for (size_t i = 0; i < b->mapcap; i++) {
+    sent *e = &b->map[i];
+    if (!e->id) continue;
+    size_t j = e->h & (nc - 1);
+    while (m[j].id) j = (j + 1) & (nc - 1);
+    m[j] = *e;
+  }
+  free(b->map);
+  b->map = m;
+  b->mapcap = nc;
+}
+
+static uint32_t map_intern(fbuild *b, const char *s, size_t n) {
+  if (b->mapn * 2 >= b->mapcap) {
+    if (b->mapcap >= SMAP_MAX) return pl_pool_intern(b->t->pool, s, n);
+    smap_grow(b);
+  }
+  uint64_t h = text_hash(s, n);
+  size_t mask = b->mapcap - 1, i = h & mask;
+  for (;;) {
+    sent *e = &b->map[i];
+    if (!e->id) break;
+    if (e->h == h && e->n == n) {
+      const char *t = n <= sizeof e->s ? e->s : pl_pool_str(b->t->pool, e->id, NULL);
+      if (memcmp(t, s, n) == 0) return e->id;
+    }
+    i = (i + 1) & mask;
+  }
+  uint32_t id = pl_pool_intern(b->t->pool, s, n);
+  sent *e = &b->map[i];
+  e->h = h; e->id = id; e->n = (uint32_t)n;
+  if (n <= sizeof e->s) memcpy(e->s, s, n);
+  b->mapn++;
+  return id;
 }
 
 static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
@@ -497,7 +585,7 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
   key ^= key >> 31;
   fcache *c = &b->cache[col * 8 + (key & 7)];
   if (c->id && c->key == key && c->n == n && memcmp(c->s, s, n) == 0) return c->id;
-  uint32_t id = pl_pool_intern(b->t->pool, s, n);
+  uint32_t id = map_intern(b, s, n);
   c->id = id; c->key = key; c->n = (uint32_t)n;
   c->s = pl_pool_str(b->t->pool, id, NULL);
   return id;
@@ -505,40 +593,37 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
 
 static void f_refresh(fbuild *b, size_t i) {
   pl_column *c = b->t->cols[i];
-  b->fc[i].v = c->v.any; b->fc[i].cap = c->cap; b->fc[i].type = c->type;
+  b->fc[i].v = c->v.any; b->fc[i].cap = c->cap; b->fc[i].kind = b->kind[i];
 }
 
-static void f_field(void *field, size_t n, void *ud) {
-  fbuild *b = ud;
-  if (b->fail) return;
-  size_t i = b->nf++;
-  const char *s = field ? (const char *)field : "";
-  if (!b->header_done) { unique_name(b->t, s, n, i); return; }
-  if (i >= b->ncols) { b->fail = 1; return; }
-  fcol *f = &b->fc[i];
+/* Everything but a value of a column's own kind: the header, a record too
+** long, room to grow, an empty field, a change of kind. */
+static void f_field_slow(fbuild *b, size_t i, const char *s, size_t n, int got, int64_t iv, double dv) {
+  if (!b->header_done) { unique_name(b->t, s ? s : "", n, i); return; }
+  if (b->fail || i >= b->ncols) { b->fail = 1; b->lim = 0; return; }
   size_t row = b->row;
-  if (row >= f->cap) { col_room(b->t->cols[i], row); f_refresh(b, i); }
+  pl_table *t = b->t;
+  pl_column *c = t->cols[i];
+  if (row >= b->fc[i].cap) { col_room(c, row); f_refresh(b, i); }
   int k = b->kind[i];
   if (n == 0) {
-    switch (f->type) {
-      case PL_NUM: ((double *)f->v)[row] = NAN; break;
-      case PL_STR: ((uint32_t *)f->v)[row] = 0; break;
-      default: ((int64_t *)f->v)[row] = PL_INT_NA; break;
+    switch (c->type) {
+      case PL_NUM: c->v.num[row] = NAN; break;
+      case PL_STR: c->v.str[row] = 0; break;
+      default: c->v.i64[row] = PL_INT_NA; break;
     }
     return;
   }
-  if (k == K_STR) { ((uint32_t *)f->v)[row] = cached_intern(b, i, s, n); return; }
-  if (k == K_LATE) { ((uint32_t *)f->v)[row] = 0; return; }
-  int64_t iv; double dv;
-  int got = fast_number(s, n, &iv, &dv);
+  if (k == K_STR) { c->v.str[row] = cached_intern(b, i, s, n); return; }
+  if (k == K_LATE) { c->v.str[row] = 0; return; }
+  if (got < 0) got = fast_number(s, n, &iv, &dv);
   if (got == 1) {
-    if (k == K_NUM) ((double *)f->v)[row] = (double)iv;
-    else { if (k == K_NONE) b->kind[i] = K_INT; ((int64_t *)f->v)[row] = iv; }
-    return;
-  }
-  pl_table *t = b->t;
-  pl_column *c = t->cols[i];
-  if (got == 2) {
+    if (k == K_NUM) c->v.num[row] = (double)iv;
+    else {
+      if (k == K_NONE) { b->kind[i] = K_INT; f_refresh(b, i); }
+      c->v.i64[row] = iv;
+    }
+  } else if (got == 2) {
     if (k != K_NUM) {
       c->len = row;
       pl_table_retype(t, (int)i, PL_NUM);
@@ -560,6 +645,32 @@ static void f_field(void *field, size_t n, void *ud) {
   f_refresh(b, i);
 }
 
+/* a text value (a call of its own so that f_field only makes tail calls
+** and needs no saved registers) */
+static F_NOINLINE void str_field(fbuild *b, fcol *f, size_t row, size_t i, const char *s, size_t n) {
+  ((uint32_t *)f->v)[row] = cached_intern(b, i, s, n);
+}
+
+static void f_field(void *field, size_t n, void *ud) {
+  fbuild *b = ud;
+  size_t i = b->nf++;
+  const char *s = field;
+  if (F_UNLIKELY(i >= b->lim)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
+  fcol *f = &b->fc[i];
+  size_t row = b->row;
+  if (F_UNLIKELY(row >= f->cap || n == 0)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
+  int k = f->kind;
+  if (k == K_STR) { str_field(b, f, row, i, s, n); return; }
+  if (k == K_LATE) { ((uint32_t *)f->v)[row] = 0; return; }
+  int64_t iv = 0; double dv = 0;
+  int got = num_core(s, n, &iv, &dv);
+  if (got == 1) {
+    if (k == K_INT) { ((int64_t *)f->v)[row] = iv; return; }
+    if (k == K_NUM) { ((double *)f->v)[row] = (double)iv; return; }
+  } else if (got == 2 && k == K_NUM) { ((double *)f->v)[row] = dv; return; }
+  f_field_slow(b, i, s, n, got == -2 ? -1 : got, iv, dv);
+}
+
 static void f_record(int ch, void *ud) {
   (void)ch;
   fbuild *b = ud;
@@ -567,6 +678,7 @@ static void f_record(int ch, void *ud) {
   if (!b->header_done) {
     b->header_done = 1;
     b->ncols = b->nf;
+    b->lim = b->nf;
     b->kind = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->kind);
     b->cache = pl_xcalloc((b->nf ? b->nf : 1) * 8, sizeof *b->cache);
     b->fc = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->fc);
@@ -574,9 +686,35 @@ static void f_record(int ch, void *ud) {
     b->nf = 0;
     return;
   }
-  if (b->nf != b->ncols) { b->fail = 1; return; }
+  if (b->nf != b->ncols) { b->fail = 1; b->lim = 0; return; }
   b->row++;
   b->nf = 0;
+}
+
+/* Asks the kernel for the pages of the rows just ahead in every column
+** in one call per column (MADV_POPULATE_WRITE) instead of one page fault
+** per page as the values are stored: a large table spends a good part of
+** its load in page faults otherwise.  The window is a little ahead of the
+** rows read, within what the columns have reserved. */
+static void prefault(fbuild *b) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  size_t step = b->row - b->lastrow, win = step * 2 > 8192 ? step * 2 : 8192;
+  b->lastrow = b->row;
+  if (b->nofault || b->row + win / 2 < b->faulted) return;
+  size_t from = b->faulted > b->row ? b->faulted : b->row, to = b->row + win;
+  const uintptr_t pg = 4096;
+  for (size_t i = 0; i < b->ncols; i++) {
+    fcol *f = &b->fc[i];
+    size_t el = f->kind == K_STR || f->kind == K_LATE ? sizeof(uint32_t) : sizeof(int64_t);
+    size_t lim = to < f->cap ? to : f->cap;
+    if (lim <= from) continue;
+    uintptr_t a = ((uintptr_t)f->v + from * el) & ~(pg - 1), e = ((uintptr_t)f->v + lim * el) & ~(pg - 1);
+    if (e > a && madvise((void *)a, e - a, MADV_POPULATE_WRITE) != 0) { b->nofault = 1; return; }
+  }
+  b->faulted = to;
+#else
+  (void)b;
+#endif
 }
 
 /* NULL with *redo = 1 when the slow path must read the input (an error to
@@ -606,8 +744,9 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
       for (size_t i = 0; i < b.ncols; i++) f_refresh(&b, i);
       reserved = 1;
     }
+    if (reserved) prefault(&b);
     if (intr && *intr) {
-      csv_free(&p); pl_table_free(b.t); free(b.kind); free(b.cache); free(b.fc);
+      csv_free(&p); pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.fc);
       *redo = 0;
       pl_err_set(err, 0, 0, "interrupted");
       return NULL;
@@ -616,7 +755,7 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   }
   if (csv_fini(&p, f_field, f_record, &b) != 0 || b.fail || !b.header_done) goto redo;
   csv_free(&p);
-  free(b.cache);
+  free(b.cache); free(b.map);
   free(b.fc);
   for (size_t i = 0; i < b.ncols; i++) b.t->cols[i]->len = b.row;
   b.t->nrows = b.row;
@@ -636,7 +775,7 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   return b.t;
 redo:
   csv_free(&p);
-  pl_table_free(b.t); free(b.kind); free(b.cache); free(b.fc);
+  pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.fc);
   return NULL;
 }
 

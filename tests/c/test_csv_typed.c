@@ -1,0 +1,162 @@
+/*
+** test_csv_typed.c -- pl_csv_table's fast path (typed in libcsv's field
+** callback: a byte-wise number core, a per-column cache and a local map in
+** front of the string pool, pages asked for ahead) against the line-tracking
+** reader (pl_csv_table_lenient with a profile takes it) on the same inputs:
+** the same column types, the same values bit for bit, the same string ids;
+** and against values computed here for the number forms the fast core takes
+** or hands on (pl_csv_number decides those).
+*/
+#include "tcheck.h"
+#include "csvread.h"
+#include "profile.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* the same table, cell by cell (doubles compared as bits) */
+static size_t table_diff(const pl_table *a, const pl_table *b) {
+  if (a->ncols != b->ncols || a->nrows != b->nrows) return 1000000;
+  size_t bad = 0;
+  for (size_t c = 0; c < a->ncols; c++) {
+    const pl_column *x = a->cols[c], *y = b->cols[c];
+    if (x->type != y->type || strcmp(x->name, y->name) != 0) { bad++; continue; }
+    for (size_t r = 0; r < a->nrows; r++) {
+      switch (x->type) {
+        case PL_NUM:
+          if (memcmp(&x->v.num[r], &y->v.num[r], sizeof(double)) != 0) bad++;
+          break;
+        case PL_STR: {
+          size_t l1, l2;
+          const char *s1 = pl_cell_str(a, (int)c, r, &l1), *s2 = pl_cell_str(b, (int)c, r, &l2);
+          if (x->v.str[r] != y->v.str[r]) bad++;
+          if ((s1 == NULL) != (s2 == NULL) || (s1 && (l1 != l2 || memcmp(s1, s2, l1) != 0))) bad++;
+          break;
+        }
+        default:
+          if (x->v.i64[r] != y->v.i64[r]) bad++;
+      }
+    }
+  }
+  return bad;
+}
+
+static size_t fast_vs_slow(const char *s, size_t len, pl_table **out) {
+  pl_err e;
+  pl_csv_opts o = { ',', 1, NULL, NULL, NULL };
+  pl_table *f = pl_csv_table(s, len, "csv", &o, &e);
+  pl_profile *p = pl_profile_new("csv", "test");
+  pl_table *w = pl_csv_table_lenient(s, len, "csv", &o, p, &e);
+  size_t bad = (f && w) ? table_diff(f, w) : 1000000;
+  pl_profile_free(p);
+  pl_table_free(w);
+  if (out) *out = f; else pl_table_free(f);
+  return bad;
+}
+
+/* one column per form: every cell of the column holds it (quoted or not) */
+static const char *forms[] = {
+  "0", "7", "-0", "+5", "-12", "123456789", "12345678901234567", "123456789012345678",
+  "1234567890123456789", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+  "99999999999999999999", "1.", ".5", "-.5", "0.05", "22.60", "1.00022e+06", "1e5", "1E-3",
+  "2.5e+22", "1e23", "1e-22", "1e-23", "123456789012345.6", "1234567890123456.7",
+  "0.1234567890123456789", "1e", "1e+", "12.5x", "0x10", "--1", "+", "-", ".", "1.2.3",
+  "1e0999", "1e1000", "  7", "8  ", "nan", "inf", "1,5", "007", "-007.50",
+};
+#define NFORMS (sizeof forms / sizeof forms[0])
+
+int main(void) {
+  /* 1. every form in a column of its own, some rows quoted */
+  {
+    size_t cap = 1 << 20, n = 0;
+    char *s = malloc(cap);
+    for (size_t c = 0; c < NFORMS; c++) n += (size_t)sprintf(s + n, "%sc%zu", c ? "," : "", c);
+    s[n++] = '\n';
+    for (int r = 0; r < 40; r++) {
+      for (size_t c = 0; c < NFORMS; c++) {
+        const char *v = forms[c];
+        int q = (r % 3 == 1) || strchr(v, ',') != NULL;
+        n += (size_t)sprintf(s + n, "%s%s%s%s", c ? "," : "", q ? "\"" : "", v, q ? "\"" : "");
+      }
+      s[n++] = '\n';
+    }
+    pl_table *t = NULL;
+    TC_EQ_INT(fast_vs_slow(s, n, &t), 0);
+    TC_CHECK(t != NULL);
+    if (t) {
+      /* each column as pl_csv_number types and reads its one value */
+      size_t bad = 0;
+      for (size_t c = 0; c < NFORMS; c++) {
+        const char *v = forms[c];
+        /* libcsv trims blanks around unquoted fields; quoted rows keep them */
+        int64_t iv; double dv;
+        const char *vt = v;
+        while (*vt == ' ') vt++;
+        size_t vn = strlen(vt);
+        while (vn && vt[vn - 1] == ' ') vn--;
+        int got = pl_csv_number(vt, vn, &iv, &dv);
+        int blanks = vt != v || vn != strlen(v);
+        if (blanks) {
+          if (t->cols[c]->type != PL_STR) bad++;        /* " 7" quoted is text: the column is text */
+          continue;
+        }
+        pl_type want = got == 1 ? PL_INT : got == 2 ? PL_NUM : PL_STR;
+        if (t->cols[c]->type != want) { bad++; fprintf(stderr, "column %zu (%s): type %d, want %d\n", c, v, t->cols[c]->type, want); continue; }
+        for (size_t r = 0; r < t->nrows; r++) {
+          if (want == PL_INT && pl_cell_int(t, (int)c, r) != iv) bad++;
+          if (want == PL_NUM && memcmp(&t->cols[c]->v.num[r], &dv, sizeof dv) != 0) bad++;
+          if (want == PL_STR) {
+            size_t ln;
+            const char *got_s = pl_cell_str(t, (int)c, r, &ln);
+            if (!got_s || ln != strlen(v) || memcmp(got_s, v, ln) != 0) bad++;
+          }
+        }
+      }
+      TC_EQ_INT(bad, 0);
+      /* a few by hand */
+      TC_EQ_INT(pl_cell_int(t, 3, 0), 5);
+      TC_CHECK(pl_cell_num(t, 14, 0) == 0.5);
+      TC_CHECK(pl_cell_num(t, 17, 0) == 22.6);
+      TC_CHECK(pl_cell_num(t, 18, 0) == 1000220.0);
+      TC_CHECK(pl_cell_num(t, 20, 0) == 0.001);
+      TC_EQ_INT(pl_cell_int(t, 9, 0), INT64_MAX);
+      pl_table_free(t);
+    }
+    free(s);
+  }
+  /* 2. mixed columns over many rows: kinds that change (int -> number ->
+  ** text late), empty cells, text with many distinct values (the local map
+  ** grows), long texts (compared through the pool), repeated texts */
+  {
+    size_t rows = 60000, cap = rows * 200 + 1024, n = 0;
+    char *s = malloc(cap);
+    n += (size_t)sprintf(s + n, "a,b,c,d,e,f,g\n");
+    for (size_t r = 0; r < rows; r++) {
+      char b[64], d[64], g[32];
+      if (r == 30000) snprintf(b, sizeof b, "2.5"); else snprintf(b, sizeof b, "%zu", r * 37 % 1000);
+      if (r == rows - 2) snprintf(d, sizeof d, "late%zu", r); else snprintf(d, sizeof d, "%.3f", (double)(r % 977) / 7.0);
+      snprintf(g, sizeof g, "%s", r % 11 == 0 ? "" : r % 2 ? "-3" : "4.75");
+      n += (size_t)sprintf(s + n, "%zu,%s,\"(%zu, 1, 1)\",%s,\"kernel_%zu_with_a_rather_long_name<float, %zu>\",%s,%s\n",
+                           r, b, r * 7919 % 50000, d, r % 300, r % 3, r % 5 == 0 ? "" : "x", g);
+    }
+    TC_EQ_INT(fast_vs_slow(s, n, NULL), 0);
+    free(s);
+  }
+  /* 3. a file that ends without a line end, inside a number, and CRLF lines */
+  {
+    const char *s = "x,y\r\n1,2.5\r\n\r\n3,4\r\n5,6";
+    TC_EQ_INT(fast_vs_slow(s, strlen(s), NULL), 0);
+    pl_err e;
+    pl_table *t = pl_csv_table(s, strlen(s), "csv", NULL, &e);
+    TC_CHECK(t != NULL);
+    if (t) {
+      TC_EQ_INT(t->nrows, 3);
+      TC_EQ_INT(pl_cell_int(t, 0, 2), 5);
+      TC_CHECK(pl_cell_num(t, 1, 2) == 6.0);
+      pl_table_free(t);
+    }
+  }
+  return tc_done();
+}
