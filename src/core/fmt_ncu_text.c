@@ -27,7 +27,34 @@
 #include "scan.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* pl_trim and pl_lines_next, inline: they run on every line. */
+static inline void trim(const char **s, size_t *n) {
+  const char *p = *s;
+  size_t k = *n;
+  while (k > 0 && (*p == ' ' || *p == '\t')) { p++; k--; }
+  while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t' || p[k - 1] == '\r')) k--;
+  *s = p; *n = k;
+}
+
+static inline int next_line(pl_lines *c, pl_line *out) {
+  if (c->p >= c->end) return 0;
+  const char *s = c->p;
+  const char *nl = memchr(s, '\n', (size_t)(c->end - s));
+  size_t n = nl ? (size_t)(nl - s) : (size_t)(c->end - s);
+  c->p = nl ? nl + 1 : c->end;
+  if (n > 0 && s[n - 1] == '\r') n--;
+  out->s = s; out->n = n;
+  c->lineno++;
+  return 1;
+}
+
+static inline int starts(const char *s, size_t n, const char *prefix, size_t k) {
+  return n >= k && memcmp(s, prefix, k) == 0;
+}
+#define STARTS(s, n, lit) starts(s, n, lit, sizeof lit - 1)
 
 /* ---- line shapes -------------------------------------------------------- */
 
@@ -42,8 +69,8 @@ static size_t indent_of(const char *s, size_t n) {
 static int dash_groups(const char *s, size_t n, size_t starts[3], size_t lens[3]) {
   size_t i = indent_of(s, n);
   int g = 0;
-  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
   if (i >= n || s[i] != '-') return 0;
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
   while (i < n) {
     if (s[i] != '-') return 0;
     size_t st = i;
@@ -244,6 +271,20 @@ static int nt_detect(const char *data, size_t len) {
 
 enum { ST_TOP, ST_SEC, ST_TAB1, ST_TAB_HDR, ST_TAB_DATA };
 
+/* The metric rows of a section repeat, in the same order, on every launch:
+** each section name keeps the rows it had last time with what they
+** resolved to (ncu_mkey), and a row that has the same name and unit as the
+** one at its place last time is resolved from there. */
+#define NT_MAX_SECS 256
+#define NT_MAX_ROWS 4096
+typedef struct nt_row { char *txt; size_t nm, nu; ncu_mkey k; } nt_row;
+typedef struct nt_sec {
+  char *name; size_t n;
+  int cls;
+  uint32_t sec_id;               /* the name's id in the metrics pool, 0: not yet */
+  nt_row *rows; size_t nrows, cap;
+} nt_sec;
+
 typedef struct tstate {
   ncu_builder b;
   int st;
@@ -258,7 +299,59 @@ typedef struct tstate {
   double est, estl;
   pl_buf msg;
   int url_open;
+  /* row caches per section name; cur: the current section's (-1: none) */
+  nt_sec *secs; size_t nsecs;
+  int cur; size_t rowi;
 } tstate;
+
+static void secs_free(tstate *s) {
+  for (size_t i = 0; i < s->nsecs; i++) {
+    nt_sec *x = &s->secs[i];
+    for (size_t j = 0; j < x->nrows; j++) free(x->rows[j].txt);
+    free(x->rows); free(x->name);
+  }
+  free(s->secs); s->secs = NULL; s->nsecs = 0;
+}
+
+/* The section's cache (-1 when there are too many sections to keep). */
+static int sec_find(tstate *s, const char *name, size_t n) {
+  for (size_t i = 0; i < s->nsecs; i++)
+    if (s->secs[i].n == n && memcmp(s->secs[i].name, name, n) == 0) return (int)i;
+  if (s->nsecs >= NT_MAX_SECS) return -1;
+  if ((s->nsecs & (s->nsecs - 1)) == 0)
+    s->secs = pl_xrealloc(s->secs, (s->nsecs ? s->nsecs * 2 : 8) * sizeof *s->secs);
+  nt_sec *x = &s->secs[s->nsecs];
+  memset(x, 0, sizeof *x);
+  x->name = pl_xstrndup(name, n); x->n = n;
+  x->cls = ncu_section_class(name, n);
+  return (int)s->nsecs++;
+}
+
+/* The cached resolution of the current section's next metric row, or NULL. */
+static ncu_mkey *row_key(tstate *s, const char *nm, size_t nnm, const char *un, size_t nun) {
+  if (s->cur < 0) return NULL;
+  nt_sec *x = &s->secs[s->cur];
+  size_t i = s->rowi++;
+  if (i < x->nrows) {
+    nt_row *r = &x->rows[i];
+    if (r->nm == nnm && r->nu == nun && memcmp(r->txt, nm, nnm) == 0 && memcmp(r->txt + nnm, un, nun) == 0)
+      return &r->k;
+    free(r->txt);
+  } else {
+    if (i >= NT_MAX_ROWS) return NULL;
+    if (x->nrows == x->cap) {
+      x->cap = x->cap ? x->cap * 2 : 16;
+      x->rows = pl_xrealloc(x->rows, x->cap * sizeof *x->rows);
+    }
+    i = x->nrows++;
+  }
+  nt_row *r = &x->rows[i];
+  r->txt = pl_xmalloc(nnm + nun + 1);
+  memcpy(r->txt, nm, nnm); memcpy(r->txt + nnm, un, nun);
+  r->nm = nnm; r->nu = nun;
+  ncu_mkey_init(&r->k);
+  return &r->k;
+}
 
 static void rule_flush(tstate *s) {
   if (!s->rule) return;
@@ -293,21 +386,22 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_lines_init(&c, in->data, in->len);
   size_t tst[3], tln[3];
   int rc = 0;
-  while (pl_lines_next(&c, &l)) {
+  s.cur = -1;
+  while (next_line(&c, &l)) {
     if ((c.lineno & 4095) == 0) {
       if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
       if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     }
     const char *t = l.s;
     size_t n = l.n;
-    pl_trim(&t, &n);
+    trim(&t, &n);
     size_t ind = (size_t)(t - l.s);
 
     /* inside a section table */
     if (s.st == ST_TAB1 || s.st == ST_TAB_HDR || s.st == ST_TAB_DATA) {
       if (n == 0) continue;
-      if (pl_starts(t, n, "==PROF==")) continue;
-      if (is_table_rule(l.s, l.n, tst, tln)) {
+      if (t[0] == '=' && STARTS(t, n, "==PROF==")) continue;
+      if (t[0] == '-' && is_table_rule(l.s, l.n, tst, tln)) {
         if (s.st == ST_TAB_HDR) { s.st = ST_TAB_DATA; continue; }
         s.st = ST_SEC;                   /* the table is closed; rules may follow */
         continue;
@@ -317,12 +411,12 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         if (pl_lenient_skip(o, p, err)) { s.st = ST_TAB_DATA; continue; }
         goto fail;
       }
-      if (s.st == ST_TAB1 && pl_starts(t, n, "Metric Name")) { s.st = ST_TAB_HDR; continue; }
+      if (s.st == ST_TAB1 && STARTS(t, n, "Metric Name")) { s.st = ST_TAB_HDR; continue; }
       s.st = ST_TAB_DATA;
       /* a metric row: NAME | UNIT | VALUE at the rule's columns */
       size_t e = l.n;
       while (e > 0 && (l.s[e - 1] == ' ' || l.s[e - 1] == '\t')) e--;
-      if (e <= s.c3 || severity_of(t, n) || pl_starts(t, n, "Section: ")) {
+      if (e <= s.c3 || severity_of(t, n) || STARTS(t, n, "Section: ")) {
         char what[160];
         snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'", (int)(s.nsec > 80 ? 80 : s.nsec), s.sec);
         rc = pl_err_expected(err, c.lineno, ind + 1, what, t, n);
@@ -348,14 +442,16 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       }
       const char *nm = l.s, *un = l.s + us, *va = l.s + vs;
       size_t nnm = us, nun = vs - us, nva = e - vs;
-      pl_trim(&nm, &nnm); pl_trim(&un, &nun); pl_trim(&va, &nva);
+      trim(&nm, &nnm); trim(&un, &nun); trim(&va, &nva);
       if (nnm == 0) {
         rc = pl_err_expected(err, c.lineno, ind + 1, "a metric name", t, n);
         if (pl_lenient_skip(o, p, err)) continue;
         goto fail;
       }
-      if (ncu_b_metric(b, s.sec, s.nsec, s.cls, nm, nnm, un, nun, va, nva, c.lineno,
-                       (size_t)(va - l.s) + 1, err) != 0) {
+      ncu_mkey *mk = row_key(&s, nm, nnm, un, nun), tk;
+      if (mk == NULL) { ncu_mkey_init(&tk); mk = &tk; }
+      if (ncu_b_metric_k(b, mk, s.sec, s.nsec, s.cur >= 0 ? &s.secs[s.cur].sec_id : NULL, s.cls,
+                         nm, nnm, un, nun, va, nva, c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
         if (pl_lenient_skip(o, p, err)) continue;
         goto fail;
       }
@@ -376,8 +472,10 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (pl_starts(t, n, "Section: ")) {
       if (!b->open) { ncu_b_begin(b, c.lineno); s.pending = 1; s.pending_line = c.lineno; }
       s.sec = t + 9; s.nsec = n - 9;
-      pl_trim(&s.sec, &s.nsec);
-      s.cls = ncu_section_class(s.sec, s.nsec);
+      trim(&s.sec, &s.nsec);
+      s.cur = sec_find(&s, s.sec, s.nsec);
+      s.rowi = 0;
+      s.cls = s.cur >= 0 ? s.secs[s.cur].cls : ncu_section_class(s.sec, s.nsec);
       s.sec_line = c.lineno;
       b->nsections++;
       s.st = ST_SEC;
@@ -466,12 +564,14 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   }
   ncu_b_finish(b);
   pl_buf_free(&s.msg);
+  secs_free(&s);
   return 0;
 fail:
   (void)rc;
   if (b->open) { pl_row_discard(b->k); b->open = 0; }
   ncu_b_free(b);
   pl_buf_free(&s.msg);
+  secs_free(&s);
   return -1;
 }
 

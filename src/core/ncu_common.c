@@ -392,39 +392,86 @@ static int kernel_col(ncu_builder *b, int cls, uint32_t id, const char *metric, 
   return e >> 1;
 }
 
+/* The unit's factor and base, through the cache of unit spellings; returns
+** the cache slot, or -1 when the spelling is too long to be cached. */
+static int unit_resolve(ncu_builder *b, const char *unit, size_t nu, pl_unit *u, int *known) {
+  if (nu < sizeof b->ucache[0].s) {
+    unsigned h = 2166136261u;
+    for (size_t i = 0; i < nu; i++) h = (h ^ (unsigned char)unit[i]) * 16777619u;
+    h = (h ^ (h >> 15)) & 63u;
+    if (b->ucache[h].n == nu && memcmp(b->ucache[h].s, unit, nu) == 0) {
+      *known = b->ucache[h].known; *u = b->ucache[h].u;
+    } else {
+      *known = pl_unit_lookup(unit, nu, u) == 0;
+      memcpy(b->ucache[h].s, unit, nu);
+      b->ucache[h].n = (uint8_t)nu; b->ucache[h].known = (uint8_t)*known; b->ucache[h].u = *u;
+      b->ucache[h].unit_id = b->ucache[h].base_id = 0;
+    }
+    return (int)h;
+  }
+  *known = pl_unit_lookup(unit, nu, u) == 0;
+  return -1;
+}
+
+/* The id of s[0..n) in t's pool for column col of the row being added: the
+** row above's id when the text is the same (no hashing), else interned. */
+static inline uint32_t str_id(pl_table *t, int col, size_t nrow, const char *s, size_t n) {
+  if (nrow > 0) {
+    uint32_t prev = t->cols[col]->v.str[nrow - 1];
+    size_t ln;
+    const char *ps = prev ? pl_pool_str(t->pool, prev, &ln) : NULL;
+    if (ps && ln == n && memcmp(ps, s, n) == 0) return prev;
+  }
+  return pl_pool_intern(t->pool, s, n);
+}
+
+void ncu_mkey_init(ncu_mkey *k) {
+  memset(k, 0, sizeof *k);
+  k->kc = -2;
+}
+
 int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
                  const char *metric, size_t nm, const char *unit, size_t nu,
                  const char *val, size_t nv, size_t line, size_t vcol, pl_err *err) {
+  ncu_mkey k;
+  ncu_mkey_init(&k);
+  return ncu_b_metric_k(b, &k, sec, nsec, NULL, cls, metric, nm, unit, nu, val, nv, line, vcol, err);
+}
+
+int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, uint32_t *sec_id, int cls,
+                   const char *metric, size_t nm, const char *unit, size_t nu,
+                   const char *val, size_t nv, size_t line, size_t vcol, pl_err *err) {
   double v = NAN;
   int is_num = 0;
-  pl_unit u = { 1, NULL };
-  int known = 0;
-  int uslot = -1;                 /* the unit's cache slot, when cached */
-  if (nu) {
-    if (nu < sizeof b->ucache[0].s) {
-      unsigned h = 2166136261u;
-      for (size_t i = 0; i < nu; i++) h = (h ^ (unsigned char)unit[i]) * 16777619u;
-      h = (h ^ (h >> 15)) & 63u;
-      if (b->ucache[h].n == nu && memcmp(b->ucache[h].s, unit, nu) == 0) {
-        known = b->ucache[h].known; u = b->ucache[h].u;
-      } else {
-        known = pl_unit_lookup(unit, nu, &u) == 0;
-        memcpy(b->ucache[h].s, unit, nu);
-        b->ucache[h].n = (uint8_t)nu; b->ucache[h].known = (uint8_t)known; b->ucache[h].u = u;
-        b->ucache[h].unit_id = b->ucache[h].base_id = 0;
-      }
-      uslot = (int)h;
-    } else {
-      known = pl_unit_lookup(unit, nu, &u) == 0;
-    }
+  int uslot = -1;                 /* the unit's cache slot, when looked up here */
+  if (!k->ready) {
+    k->u.factor = 1; k->u.base = NULL;
+    k->known = 0;
+    if (nu) uslot = unit_resolve(b, unit, nu, &k->u, &k->known);
+    k->nid = pl_pool_intern(b->names, metric, nm);
+    k->bytes = k->known && (strcmp(k->u.base, "byte") == 0 || strcmp(k->u.base, "byte/block") == 0);
+    k->ready = 1;
   }
-  uint32_t nid = pl_pool_intern(b->names, metric, nm);
+  const int known = k->known;
+  const pl_unit u = k->u;
   const char *base = nu ? (known ? u.base : NULL) : "";
-  if (nv > 0 && ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v *= u.factor; }
+  if (nv > 0) {
+    if (pl_parse_plain(val, nv, &v)) { is_num = 1; v *= u.factor; }
+    else if (ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v *= u.factor; }
+    else v = NAN;
+  }
   int na = !is_num && (nv == 0 || eqn(val, nv, "n/a") || eqn(val, nv, "N/A"));
   int must = 0;
   int c = -1;
-  if (cls != NCU_SEC_OTHER) c = kernel_col(b, cls, nid, metric, nm, base, is_num, &must);
+  if (cls != NCU_SEC_OTHER) {
+    if (k->kc == -2) {
+      c = kernel_col(b, cls, k->nid, metric, nm, base, is_num, &must);
+      k->kc = c; k->must = must;
+      k->is_sm = c >= 0 && strcmp(b->k->cols[c]->name, "sm_count") == 0;
+    } else {
+      c = k->kc; must = k->must;
+    }
+  }
   if (!is_num && !na && (must || nu > 0)) {
     b->tmp.len = 0;
     pl_buf_printf(&b->tmp, "a number for '%.*s'%s%.*s%s", (int)nm, metric,
@@ -433,45 +480,79 @@ int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
   }
   if (b->want_m) {
     pl_table *m = b->m;
-    pl_row_put_int(m, b->m_kid, b->nkernels);
-    if (nsec) pl_row_put_str(m, b->m_sec, sec, nsec);
+    size_t row = m->nrows;
+    uint32_t sid = 0, mid, uid = 0, bid = 0, rid = 0;
+    if (nsec) {
+      if (sec_id) { if (*sec_id == 0) *sec_id = pl_pool_intern(m->pool, sec, nsec); sid = *sec_id; }
+      else sid = str_id(m, b->m_sec, row, sec, nsec);
+    }
     /* metric names and units repeat on every launch: their ids are kept */
-    if (nid >= b->nmid) {
-      size_t nn = b->nmid ? b->nmid : 256;
-      while (nn <= nid) nn *= 2;
-      b->mid = pl_xrealloc(b->mid, nn * sizeof *b->mid);
-      memset(b->mid + b->nmid, 0, (nn - b->nmid) * sizeof *b->mid);
-      b->nmid = nn;
-    }
-    if (b->mid[nid] == 0) b->mid[nid] = pl_pool_intern(m->pool, metric, nm);
-    pl_row_put_strid(m, b->m_metric, b->mid[nid]);
-    if (nu) {
-      uint32_t uid = uslot >= 0 ? b->ucache[uslot].unit_id : 0, bid = uslot >= 0 ? b->ucache[uslot].base_id : 0;
-      if (!uid) {
-        uid = pl_pool_intern(m->pool, unit, nu);
-        bid = known ? pl_pool_intern(m->pool, u.base, strlen(u.base)) : uid;
-        if (uslot >= 0) { b->ucache[uslot].unit_id = uid; b->ucache[uslot].base_id = bid; }
+    mid = k->mid;
+    if (!mid) {
+      uint32_t nid = k->nid;
+      if (nid >= b->nmid) {
+        size_t nn = b->nmid ? b->nmid : 256;
+        while (nn <= nid) nn *= 2;
+        b->mid = pl_xrealloc(b->mid, nn * sizeof *b->mid);
+        memset(b->mid + b->nmid, 0, (nn - b->nmid) * sizeof *b->mid);
+        b->nmid = nn;
       }
-      pl_row_put_strid(m, b->m_unit, uid);
-      pl_row_put_strid(m, b->m_base, bid);
+      if (b->mid[nid] == 0) b->mid[nid] = pl_pool_intern(m->pool, metric, nm);
+      mid = k->mid = b->mid[nid];
     }
-    if (is_num) pl_row_put_num(m, b->m_value, v);
-    if (nv) pl_row_put_str(m, b->m_raw, val, nv);
-    pl_row_end(m);
+    if (nu) {
+      uid = k->unit_id; bid = k->base_id;
+      if (!uid) {
+        if (uslot < 0 && nu < sizeof b->ucache[0].s) {
+          pl_unit u2; int kn2;
+          uslot = unit_resolve(b, unit, nu, &u2, &kn2);
+        }
+        uid = uslot >= 0 ? b->ucache[uslot].unit_id : 0; bid = uslot >= 0 ? b->ucache[uslot].base_id : 0;
+        if (!uid) {
+          uid = pl_pool_intern(m->pool, unit, nu);
+          bid = known ? pl_pool_intern(m->pool, u.base, strlen(u.base)) : uid;
+          if (uslot >= 0) { b->ucache[uslot].unit_id = uid; b->ucache[uslot].base_id = bid; }
+        }
+        k->unit_id = uid; k->base_id = bid;
+      }
+    }
+    if (nv) rid = str_id(m, b->m_raw, row, val, nv);
+    if (!m->rowopen) {
+      /* the metrics table gets whole rows only from here: append them */
+      pl_column **cols = m->cols;
+      if (cols[0]->len >= cols[0]->cap) pl_table_reserve(m, row + 1);
+      for (size_t i = 1; i < m->ncols; i++) if (cols[i]->len >= cols[i]->cap) pl_table_reserve(m, row + 1);
+      cols[b->m_kid]->v.i64[row] = b->nkernels;
+      cols[b->m_sec]->v.str[row] = sid;
+      cols[b->m_metric]->v.str[row] = mid;
+      cols[b->m_unit]->v.str[row] = uid;
+      cols[b->m_base]->v.str[row] = bid;
+      cols[b->m_value]->v.num[row] = is_num ? v : NAN;
+      cols[b->m_raw]->v.str[row] = rid;
+      for (size_t i = 0; i < m->ncols; i++) cols[i]->len = row + 1;
+      m->nrows = row + 1;
+    } else {
+      pl_row_put_int(m, b->m_kid, b->nkernels);
+      if (nsec) pl_row_put_strid(m, b->m_sec, sid);
+      pl_row_put_strid(m, b->m_metric, mid);
+      if (nu) { pl_row_put_strid(m, b->m_unit, uid); pl_row_put_strid(m, b->m_base, bid); }
+      if (is_num) pl_row_put_num(m, b->m_value, v);
+      if (nv) pl_row_put_strid(m, b->m_raw, rid);
+      pl_row_end(m);
+    }
   }
   if (c >= 0 && !na) {
     pl_column *col = b->k->cols[c];
     if (col->type == PL_STR) {
       pl_row_put_str(b->k, c, val, nv);
     } else if (is_num) {
-      if (known && (strcmp(u.base, "byte") == 0 || strcmp(u.base, "byte/block") == 0))
-        v = snap_bytes(v, u.factor, val, nv);
+      if (k->bytes) v = snap_bytes(v, u.factor, val, nv);
       pl_row_put_num(b->k, c, v);
     } else {
       pl_profile_diag(b->p, line, "kernel column '%s' is numeric; text value '%.*s' of '%.*s' kept in metrics only",
                       col->name, (int)nv, val, (int)nm, metric);
     }
-    if (strcmp(col->name, "sm_count") == 0 && is_num && b->sm_count_source == NULL) {
+    if (k->is_sm && is_num && b->sm_count_source == NULL) {
       b->sm_count = v; b->sm_count_source = "metric (# SMs / device__attribute_multiprocessor_count)";
     }
   }

@@ -82,6 +82,25 @@ void ncu_b_range(ncu_builder *b, const char *s, size_t n);
 int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
                  const char *metric, size_t nm, const char *unit, size_t nu,
                  const char *val, size_t nv, size_t line, size_t vcol, pl_err *err);
+
+/* What a (section class, metric name, unit) resolves to, for a parser that
+** sees the same metric rows again on every launch and caches them: start
+** it zeroed (ncu_mkey_init), pass it again with the same section class,
+** name and unit, and ncu_b_metric_k skips the lookups it holds.  *sec_id
+** caches the section's id in the metrics pool the same way (0: not yet;
+** NULL: no cache). */
+typedef struct ncu_mkey {
+  int ready;                      /* nid, known, u hold */
+  int kc;                         /* kernel column: -2 not looked up, -1 none */
+  int must, bytes, is_sm;         /* kernel column facts, when kc >= 0 */
+  int known;
+  pl_unit u;
+  uint32_t nid, mid, unit_id, base_id;   /* mid, unit_id: 0 until the first metrics row */
+} ncu_mkey;
+void ncu_mkey_init(ncu_mkey *k);
+int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, uint32_t *sec_id, int cls,
+                   const char *metric, size_t nm, const char *unit, size_t nu,
+                   const char *val, size_t nv, size_t line, size_t vcol, pl_err *err);
 void ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname,
                 const char *sev, size_t nsev, const char *msg, size_t nmsg,
                 double est, double est_local, size_t line);
