@@ -251,6 +251,7 @@ void ncu_b_free(ncu_builder *b) {
   for (int i = 0; i < NCU_NSEC; i++) { free(b->colmap[i]); b->colmap[i] = NULL; }
   free(b->range); b->range = NULL;
   free(b->mid); b->mid = NULL; b->nmid = 0;
+  free(b->rawc); b->rawc = NULL;
   pl_buf_free(&b->tmp);
 }
 
@@ -425,6 +426,25 @@ static inline uint32_t str_id(pl_table *t, int col, size_t nrow, const char *s, 
   return pl_pool_intern(t->pool, s, n);
 }
 
+/* The id of a metric's value text in the metrics pool. */
+static inline uint32_t raw_id(ncu_builder *b, const char *s, size_t n) {
+  if (n > 8) return pl_pool_intern(b->m->pool, s, n);
+  uint64_t key = 0;
+  if (n >= 4) {
+    uint32_t a, z;
+    memcpy(&a, s, 4); memcpy(&z, s + n - 4, 4);
+    key = (uint64_t)a | (uint64_t)z << ((n - 4) * 8);
+  } else {
+    for (size_t i = 0; i < n; i++) key |= (uint64_t)(unsigned char)s[i] << (i * 8);
+  }
+  if (b->rawc == NULL) b->rawc = pl_xcalloc(NCU_RAWC, sizeof *b->rawc);
+  uint64_t h = (key ^ (uint64_t)n << 61) * 0x9e3779b97f4a7c15ull;
+  struct ncu_rawc *e = &b->rawc[h >> (64 - 14)];
+  if (e->n == n && e->key == key) return e->id;
+  e->key = key; e->n = (uint32_t)n;
+  return e->id = pl_pool_intern(b->m->pool, s, n);
+}
+
 void ncu_mkey_init(ncu_mkey *k) {
   memset(k, 0, sizeof *k);
   k->kc = -2;
@@ -516,7 +536,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
         k->unit_id = uid; k->base_id = bid;
       }
     }
-    if (nv) rid = str_id(m, b->m_raw, row, val, nv);
+    if (nv) rid = raw_id(b, val, nv);
     if (!m->rowopen) {
       /* the metrics table gets whole rows only from here: append them */
       pl_column **cols = m->cols;

@@ -65,7 +65,11 @@ typedef struct ncu_builder {
   struct { char s[24]; uint8_t n, known; pl_unit u; uint32_t unit_id, base_id; } ucache[64];
   /* metric name id in `names` -> its id in the metrics table's pool (0: not yet) */
   uint32_t *mid; size_t nmid;
+  /* value texts of up to 8 bytes -> their id in the metrics pool, direct
+  ** mapped (NCU_RAWC entries, allocated on first use): most values repeat */
+  struct ncu_rawc { uint64_t key; uint32_t n, id; } *rawc;
 } ncu_builder;
+#define NCU_RAWC (1u << 14)
 
 void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o);
 /* Frees everything not yet handed to the profile (on error). */
