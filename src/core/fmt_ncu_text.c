@@ -30,11 +30,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* pl_trim and pl_lines_next, inline: they run on every line. */
+/* pl_trim and pl_lines_next, inline: they run on every line (and the
+** columns of a metric row are padded with runs of spaces: 8 at a time). */
+#define SPACES8 0x2020202020202020ull
+#define DASHES8 0x2d2d2d2d2d2d2d2dull
+static inline uint64_t rd8(const char *s) { uint64_t w; memcpy(&w, s, 8); return w; }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NT_SWAR 1
+#endif
 static inline void trim(const char **s, size_t *n) {
   const char *p = *s;
   size_t k = *n;
+  while (k >= 8) {
+    uint64_t w = rd8(p) ^ SPACES8;
+#ifdef NT_SWAR
+    if (w) { size_t z = (size_t)__builtin_ctzll(w) >> 3; p += z; k -= z; break; }
+#else
+    if (w) break;
+#endif
+    p += 8; k -= 8;
+  }
   while (k > 0 && (*p == ' ' || *p == '\t')) { p++; k--; }
+  while (k >= 8) {
+    uint64_t w = rd8(p + k - 8) ^ SPACES8;
+#ifdef NT_SWAR
+    if (w) { k -= (size_t)__builtin_clzll(w) >> 3; break; }
+#else
+    if (w) break;
+#endif
+    k -= 8;
+  }
   while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t' || p[k - 1] == '\r')) k--;
   *s = p; *n = k;
 }
@@ -56,6 +81,22 @@ static inline int starts(const char *s, size_t n, const char *prefix, size_t k) 
 }
 #define STARTS(s, n, lit) starts(s, n, lit, sizeof lit - 1)
 
+/* a[0..n) == b[0..n), reading nothing outside them. */
+static inline int same(const char *a, const char *b, size_t n) {
+  if (n >= 8) {
+    size_t i = 0;
+    for (; i + 8 < n; i += 8) if (rd8(a + i) != rd8(b + i)) return 0;
+    return rd8(a + n - 8) == rd8(b + n - 8);
+  }
+  if (n >= 4) {
+    uint32_t x, y, z, w;
+    memcpy(&x, a, 4); memcpy(&y, b, 4); memcpy(&z, a + n - 4, 4); memcpy(&w, b + n - 4, 4);
+    return x == y && z == w;
+  }
+  for (size_t i = 0; i < n; i++) if (a[i] != b[i]) return 0;
+  return 1;
+}
+
 /* ---- line shapes -------------------------------------------------------- */
 
 static size_t indent_of(const char *s, size_t n) {
@@ -74,6 +115,7 @@ static int dash_groups(const char *s, size_t n, size_t starts[3], size_t lens[3]
   while (i < n) {
     if (s[i] != '-') return 0;
     size_t st = i;
+    while (i + 8 <= n && rd8(s + i) == DASHES8) i += 8;
     while (i < n && s[i] == '-') i++;
     if (g < 3) { starts[g] = st; lens[g] = i - st; }
     g++;
@@ -334,7 +376,7 @@ static ncu_mkey *row_key(tstate *s, const char *nm, size_t nnm, const char *un, 
   size_t i = s->rowi++;
   if (i < x->nrows) {
     nt_row *r = &x->rows[i];
-    if (r->nm == nnm && r->nu == nun && memcmp(r->txt, nm, nnm) == 0 && memcmp(r->txt + nnm, un, nun) == 0)
+    if (r->nm == nnm && r->nu == nun && same(r->txt, nm, nnm) && same(r->txt + nnm, un, nun))
       return &r->k;
     free(r->txt);
   } else {

@@ -171,6 +171,30 @@ static double snap_bytes(double v, double factor, const char *raw, size_t n) {
   return fabs(m - v) < half ? m : v;
 }
 
+/* The common case of ncu_parse_value with thousands separators, before a
+** locale number was seen: "6,180,923", "1,024.5" -- digits, ',' groups of
+** exactly 3 digits, at most one '.' after them.  Returns 1 with *out what
+** ncu_parse_value gives (pl_parse_number_sep's copy without the commas,
+** read by pl_parse_plain), 0 for anything else (call ncu_parse_value). */
+static inline int parse_grouped(const char *s, size_t n, double *out) {
+  char buf[24];
+  size_t k = 0;
+  int dot = 0, commas = 0;
+  if (n >= sizeof buf) return 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (c >= '0' && c <= '9') buf[k++] = c;
+    else if (c == ',') {
+      if (k == 0 || dot || i + 3 >= n) return 0;
+      for (size_t d = 1; d <= 3; d++) if (s[i + d] < '0' || s[i + d] > '9') return 0;
+      if (i + 4 < n && s[i + 4] >= '0' && s[i + 4] <= '9') return 0;
+      commas = 1;
+    } else if (c == '.') { dot = 1; buf[k++] = c; }
+    else return 0;
+  }
+  return commas && pl_parse_plain(buf, k, out);
+}
+
 /* ---- the builder -------------------------------------------------------- */
 
 static int addcol(pl_table *t, const char *name, pl_type type, const char *doc) {
@@ -476,8 +500,8 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
   const pl_unit u = k->u;
   const char *base = nu ? (known ? u.base : NULL) : "";
   if (nv > 0) {
-    if (pl_parse_plain(val, nv, &v)) { is_num = 1; v *= u.factor; }
-    else if (ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v *= u.factor; }
+    if (pl_parse_plain(val, nv, &v) || (!b->locale && parse_grouped(val, nv, &v)) ||
+        ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v *= u.factor; }
     else v = NAN;
   }
   int na = !is_num && (nv == 0 || eqn(val, nv, "n/a") || eqn(val, nv, "N/A"));
@@ -537,11 +561,15 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
       }
     }
     if (nv) rid = raw_id(b, val, nv);
-    if (!m->rowopen) {
+    if (!m->rowopen && m->ncols == 7) {
       /* the metrics table gets whole rows only from here: append them */
       pl_column **cols = m->cols;
-      if (cols[0]->len >= cols[0]->cap) pl_table_reserve(m, row + 1);
-      for (size_t i = 1; i < m->ncols; i++) if (cols[i]->len >= cols[i]->cap) pl_table_reserve(m, row + 1);
+      if (row >= b->m_room) {
+        pl_table_reserve(m, row + 1);
+        size_t room = SIZE_MAX;
+        for (size_t i = 0; i < m->ncols; i++) if (cols[i]->cap < room) room = cols[i]->cap;
+        b->m_room = room;
+      }
       cols[b->m_kid]->v.i64[row] = b->nkernels;
       cols[b->m_sec]->v.str[row] = sid;
       cols[b->m_metric]->v.str[row] = mid;
@@ -549,7 +577,8 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
       cols[b->m_base]->v.str[row] = bid;
       cols[b->m_value]->v.num[row] = is_num ? v : NAN;
       cols[b->m_raw]->v.str[row] = rid;
-      for (size_t i = 0; i < m->ncols; i++) cols[i]->len = row + 1;
+      cols[b->m_kid]->len = cols[b->m_sec]->len = cols[b->m_metric]->len = cols[b->m_unit]->len =
+        cols[b->m_base]->len = cols[b->m_value]->len = cols[b->m_raw]->len = row + 1;
       m->nrows = row + 1;
     } else {
       pl_row_put_int(m, b->m_kid, b->nkernels);

@@ -68,6 +68,7 @@ typedef struct ncu_builder {
   /* value texts of up to 8 bytes -> their id in the metrics pool, direct
   ** mapped (NCU_RAWC entries, allocated on first use): most values repeat */
   struct ncu_rawc { uint64_t key; uint32_t n, id; } *rawc;
+  size_t m_room;                  /* rows every metrics column has room for */
 } ncu_builder;
 #define NCU_RAWC (1u << 14)
 
