@@ -128,10 +128,6 @@ static int is_table_rule(const char *s, size_t n, size_t st[3], size_t ln[3]) {
   return dash_groups(s, n, st, ln) == 3 && ln[0] >= 3;
 }
 
-static int is_msg_separator(const char *s, size_t n) {
-  size_t st[3], ln[3];
-  return dash_groups(s, n, st, ln) == 2 && ln[0] == 5;
-}
 
 /* "WRN", "INF", "OPT", "ERR" followed by a space or the end. */
 static int severity_of(const char *t, size_t n) {
@@ -319,7 +315,16 @@ enum { ST_TOP, ST_SEC, ST_TAB1, ST_TAB_HDR, ST_TAB_DATA };
 ** one at its place last time is resolved from there. */
 #define NT_MAX_SECS 256
 #define NT_MAX_ROWS 4096
-typedef struct nt_row { char *txt; size_t nm, nu; ncu_mkey k; } nt_row;
+typedef struct nt_row {
+  char *txt; size_t nm, nu;       /* the name and unit */
+  /* the row's line up to the value column, when whole rows may be matched
+  ** (NULL when not): the same bytes there, with the same table layout,
+  ** give the same name, unit and value start */
+  char *pre; size_t npre, c2, c2end;
+  size_t nm_off, un_off, vskip;   /* where name and unit start; the value, at or after vskip */
+  ncu_mkey k;
+} nt_row;
+#define NT_MAX_PRE 1024
 typedef struct nt_sec {
   char *name; size_t n;
   int cls;
@@ -344,12 +349,37 @@ typedef struct tstate {
   /* row caches per section name; cur: the current section's (-1: none) */
   nt_sec *secs; size_t nsecs;
   int cur; size_t rowi;
+  /* the last dash line's groups (rule lines repeat) */
+  struct { char s[256]; size_t n; int g; size_t st[3], ln[3]; } dm;
 } tstate;
+
+/* dash_groups, remembering the last dash line. */
+static int dash_groups_m(tstate *s, const char *l, size_t n, size_t st[3], size_t ln[3]) {
+  size_t i = indent_of(l, n);
+  if (i >= n || l[i] != '-') return 0;
+  if (s->dm.n == n && s->dm.g > 0 && same(s->dm.s, l, n)) {
+    memcpy(st, s->dm.st, sizeof s->dm.st); memcpy(ln, s->dm.ln, sizeof s->dm.ln);
+    return s->dm.g;
+  }
+  int g = dash_groups(l, n, st, ln);
+  if (n <= sizeof s->dm.s && g > 0) {
+    memcpy(s->dm.s, l, n); s->dm.n = n; s->dm.g = g;
+    memcpy(s->dm.st, st, sizeof s->dm.st); memcpy(s->dm.ln, ln, sizeof s->dm.ln);
+  }
+  return g;
+}
+static int tab_rule(tstate *s, const char *l, size_t n, size_t st[3], size_t ln[3]) {
+  return dash_groups_m(s, l, n, st, ln) == 3 && ln[0] >= 3;
+}
+static int msg_sep(tstate *s, const char *l, size_t n) {
+  size_t st[3], ln[3];
+  return dash_groups_m(s, l, n, st, ln) == 2 && ln[0] == 5;
+}
 
 static void secs_free(tstate *s) {
   for (size_t i = 0; i < s->nsecs; i++) {
     nt_sec *x = &s->secs[i];
-    for (size_t j = 0; j < x->nrows; j++) free(x->rows[j].txt);
+    for (size_t j = 0; j < x->nrows; j++) { free(x->rows[j].txt); free(x->rows[j].pre); }
     free(x->rows); free(x->name);
   }
   free(s->secs); s->secs = NULL; s->nsecs = 0;
@@ -369,16 +399,17 @@ static int sec_find(tstate *s, const char *name, size_t n) {
   return (int)s->nsecs++;
 }
 
-/* The cached resolution of the current section's next metric row, or NULL. */
-static ncu_mkey *row_key(tstate *s, const char *nm, size_t nnm, const char *un, size_t nun) {
+/* The cache entry of the current section's next metric row (holding its
+** resolution), or NULL. */
+static nt_row *row_key(tstate *s, const char *nm, size_t nnm, const char *un, size_t nun) {
   if (s->cur < 0) return NULL;
   nt_sec *x = &s->secs[s->cur];
   size_t i = s->rowi++;
   if (i < x->nrows) {
     nt_row *r = &x->rows[i];
     if (r->nm == nnm && r->nu == nun && same(r->txt, nm, nnm) && same(r->txt + nnm, un, nun))
-      return &r->k;
-    free(r->txt);
+      return r;
+    free(r->txt); free(r->pre);
   } else {
     if (i >= NT_MAX_ROWS) return NULL;
     if (x->nrows == x->cap) {
@@ -391,8 +422,9 @@ static ncu_mkey *row_key(tstate *s, const char *nm, size_t nnm, const char *un, 
   r->txt = pl_xmalloc(nnm + nun + 1);
   memcpy(r->txt, nm, nnm); memcpy(r->txt + nnm, un, nun);
   r->nm = nnm; r->nu = nun;
+  r->pre = NULL; r->npre = 0;
   ncu_mkey_init(&r->k);
-  return &r->k;
+  return r;
 }
 
 static void rule_flush(tstate *s) {
@@ -434,6 +466,29 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
       if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     }
+    /* the common case: a metric row whose bytes up to the value column are
+    ** those of the row at this place in this section last time */
+    if (s.st == ST_TAB_DATA && s.cur >= 0 && s.rowi < s.secs[s.cur].nrows) {
+      nt_row *r = &s.secs[s.cur].rows[s.rowi];
+      if (r->pre && r->npre == s.c3 && r->c2 == s.c2 && r->c2end == s.c2end && l.n > s.c3 &&
+          same(l.s, r->pre, s.c3)) {
+        size_t e = l.n;
+        while (e > 0 && (l.s[e - 1] == ' ' || l.s[e - 1] == '\t')) e--;
+        if (e > s.c3) {
+          const char *va = l.s + r->vskip;
+          size_t nva = e - r->vskip;
+          trim(&va, &nva);
+          s.rowi++;
+          if (ncu_b_metric_k(b, &r->k, s.sec, s.nsec, &s.secs[s.cur].sec_id, s.cls,
+                             l.s + r->nm_off, r->nm, l.s + r->un_off, r->nu, va, nva,
+                             c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
+            if (pl_lenient_skip(o, p, err)) continue;
+            goto fail;
+          }
+          continue;
+        }
+      }
+    }
     const char *t = l.s;
     size_t n = l.n;
     trim(&t, &n);
@@ -443,7 +498,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (s.st == ST_TAB1 || s.st == ST_TAB_HDR || s.st == ST_TAB_DATA) {
       if (n == 0) continue;
       if (t[0] == '=' && STARTS(t, n, "==PROF==")) continue;
-      if (t[0] == '-' && is_table_rule(l.s, l.n, tst, tln)) {
+      if (t[0] == '-' && tab_rule(&s, l.s, l.n, tst, tln)) {
         if (s.st == ST_TAB_HDR) { s.st = ST_TAB_DATA; continue; }
         s.st = ST_SEC;                   /* the table is closed; rules may follow */
         continue;
@@ -490,8 +545,22 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         if (pl_lenient_skip(o, p, err)) continue;
         goto fail;
       }
-      ncu_mkey *mk = row_key(&s, nm, nnm, un, nun), tk;
-      if (mk == NULL) { ncu_mkey_init(&tk); mk = &tk; }
+      nt_row *r = row_key(&s, nm, nnm, un, nun);
+      ncu_mkey *mk, tk;
+      if (r == NULL) { ncu_mkey_init(&tk); mk = &tk; }
+      else {
+        mk = &r->k;
+        if (r->pre == NULL && t[0] != '-' && t[0] != '=' && ind + 9 < s.c3 && s.c3 <= NT_MAX_PRE) {
+          /* the next time, a line with these bytes up to the value column is this row */
+          r->pre = pl_xmalloc(s.c3);
+          memcpy(r->pre, l.s, s.c3);
+          r->npre = s.c3; r->c2 = s.c2; r->c2end = s.c2end;
+          r->nm_off = (size_t)(nm - l.s); r->un_off = (size_t)(un - l.s);
+          size_t vk = vs;
+          while (vk < s.c3 && (l.s[vk] == ' ' || l.s[vk] == '\t')) vk++;
+          r->vskip = vk;
+        }
+      }
       if (ncu_b_metric_k(b, mk, s.sec, s.nsec, s.cur >= 0 ? &s.secs[s.cur].sec_id : NULL, s.cls,
                          nm, nnm, un, nun, va, nva, c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
         if (pl_lenient_skip(o, p, err)) continue;
@@ -503,7 +572,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
 
     /* a rule message being read */
     if (s.rule) {
-      if (n > 0 && ind >= s.rule_ind + 4 && !pl_starts(t, n, "Section: ") && !is_msg_separator(l.s, l.n)) {
+      if (n > 0 && ind >= s.rule_ind + 4 && !STARTS(t, n, "Section: ") && !msg_sep(&s, l.s, l.n)) {
         rule_add(&s, t, n);
         continue;
       }
@@ -523,12 +592,12 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       s.st = ST_SEC;
       continue;
     }
-    if (s.st == ST_SEC && s.sec && is_table_rule(l.s, l.n, tst, tln)) {
+    if (s.st == ST_SEC && s.sec && tab_rule(&s, l.s, l.n, tst, tln)) {
       s.c2 = tst[1]; s.c2end = tst[1] + tln[1]; s.c3 = tst[2];
       s.st = ST_TAB1;
       continue;
     }
-    if (is_msg_separator(l.s, l.n) && b->open && s.sec) continue;
+    if (msg_sep(&s, l.s, l.n) && b->open && s.sec) continue;
     if (severity_of(t, n) && b->open && s.sec) {
       s.rule = 1; s.rule_ind = ind; s.rule_line = c.lineno;
       memcpy(s.sev, t, 3); s.sev[3] = '\0';
