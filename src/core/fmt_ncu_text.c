@@ -196,21 +196,21 @@ static int parse_kernel_line(const char *t, size_t n, khead *h) {
   h->ctx = h->stream = h->dev = PL_INT_NA;
   size_t i = (size_t)(q - t) + 10;
   if (!read_uint(t, n, &i, &h->ctx)) return 0;
-  if (!pl_starts(t + i, n - i, ", Stream ")) return 0;
+  if (!STARTS(t + i, n - i, ", Stream ")) return 0;
   i += 9;
   if (!read_uint(t, n, &i, &h->stream)) return 0;
-  if (pl_starts(t + i, n - i, ", Device ")) {
+  if (STARTS(t + i, n - i, ", Device ")) {
     i += 9;
     if (!read_uint(t, n, &i, &h->dev)) return 0;
   }
-  if (pl_starts(t + i, n - i, ", CC ")) {
+  if (STARTS(t + i, n - i, ", CC ")) {
     i += 5;
     size_t st = i;
     while (i < n && ((t[i] >= '0' && t[i] <= '9') || t[i] == '.')) i++;
     if (i == st) return 0;
     h->cc = t + st; h->ncc = i - st;
   }
-  if (i < n && !pl_starts(t + i, n - i, ", ")) return 0;
+  if (i < n && !STARTS(t + i, n - i, ", ")) return 0;
   size_t pn = (size_t)(q - t);
   const char *bx = find_last(t, pn, ")x(");
   if (pn > 0 && t[pn - 1] == ')' && bx) {
@@ -332,6 +332,8 @@ typedef struct nt_sec {
   nt_row *rows; size_t nrows, cap;
 } nt_sec;
 
+typedef struct nt_dash { char s[256]; size_t n; int g; size_t st[3], ln[3]; } nt_dash;
+
 typedef struct tstate {
   ncu_builder b;
   int st;
@@ -349,22 +351,23 @@ typedef struct tstate {
   /* row caches per section name; cur: the current section's (-1: none) */
   nt_sec *secs; size_t nsecs;
   int cur; size_t rowi;
-  /* the last dash line's groups (rule lines repeat) */
-  struct { char s[256]; size_t n; int g; size_t st[3], ln[3]; } dm;
+  /* dash lines' groups, by length (rule lines repeat) */
+  nt_dash dm[16];
 } tstate;
 
 /* dash_groups, remembering the last dash line. */
 static int dash_groups_m(tstate *s, const char *l, size_t n, size_t st[3], size_t ln[3]) {
   size_t i = indent_of(l, n);
   if (i >= n || l[i] != '-') return 0;
-  if (s->dm.n == n && s->dm.g > 0 && same(s->dm.s, l, n)) {
-    memcpy(st, s->dm.st, sizeof s->dm.st); memcpy(ln, s->dm.ln, sizeof s->dm.ln);
-    return s->dm.g;
+  nt_dash *m = &s->dm[n & 15];
+  if (m->n == n && m->g > 0 && same(m->s, l, n)) {
+    memcpy(st, m->st, sizeof m->st); memcpy(ln, m->ln, sizeof m->ln);
+    return m->g;
   }
   int g = dash_groups(l, n, st, ln);
-  if (n <= sizeof s->dm.s && g > 0) {
-    memcpy(s->dm.s, l, n); s->dm.n = n; s->dm.g = g;
-    memcpy(s->dm.st, st, sizeof s->dm.st); memcpy(s->dm.ln, ln, sizeof s->dm.ln);
+  if (n <= sizeof m->s && g > 0) {
+    memcpy(m->s, l, n); m->n = n; m->g = g;
+    memcpy(m->st, st, sizeof m->st); memcpy(m->ln, ln, sizeof m->ln);
   }
   return g;
 }
@@ -572,7 +575,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
 
     /* a rule message being read */
     if (s.rule) {
-      if (n > 0 && ind >= s.rule_ind + 4 && !STARTS(t, n, "Section: ") && !msg_sep(&s, l.s, l.n)) {
+      if (n > 0 && ind >= s.rule_ind + 4 && !STARTS(t, n, "Section: ") && !(t[0] == '-' && msg_sep(&s, l.s, l.n))) {
         rule_add(&s, t, n);
         continue;
       }
@@ -580,7 +583,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     }
     if (n == 0) continue;
 
-    if (pl_starts(t, n, "Section: ")) {
+    if (STARTS(t, n, "Section: ")) {
       if (!b->open) { ncu_b_begin(b, c.lineno); s.pending = 1; s.pending_line = c.lineno; }
       s.sec = t + 9; s.nsec = n - 9;
       trim(&s.sec, &s.nsec);
@@ -592,12 +595,12 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       s.st = ST_SEC;
       continue;
     }
-    if (s.st == ST_SEC && s.sec && tab_rule(&s, l.s, l.n, tst, tln)) {
+    if (s.st == ST_SEC && s.sec && n > 0 && t[0] == '-' && tab_rule(&s, l.s, l.n, tst, tln)) {
       s.c2 = tst[1]; s.c2end = tst[1] + tln[1]; s.c3 = tst[2];
       s.st = ST_TAB1;
       continue;
     }
-    if (msg_sep(&s, l.s, l.n) && b->open && s.sec) continue;
+    if (t[0] == '-' && msg_sep(&s, l.s, l.n) && b->open && s.sec) continue;
     if (severity_of(t, n) && b->open && s.sec) {
       s.rule = 1; s.rule_ind = ind; s.rule_line = c.lineno;
       memcpy(s.sev, t, 3); s.sev[3] = '\0';
@@ -611,7 +614,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       continue;
     }
     khead h;
-    if (!pl_starts(t, n, "==") && parse_kernel_line(t, n, &h)) {
+    if (!STARTS(t, n, "==") && parse_kernel_line(t, n, &h)) {
       if (!(s.pending && b->open)) ncu_b_begin(b, c.lineno);
       ncu_b_header(b, h.name, h.nn, h.has_dims ? h.dims : NULL, h.ctx, h.stream, h.dev, h.cc, h.ncc, h.ts, h.nts);
       if (s.pending) { ncu_b_end(b); s.pending = 0; }
@@ -620,7 +623,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     }
     /* noise: everything below closes the current section */
     s.st = ST_TOP; s.sec = NULL; s.nsec = 0;
-    if (pl_starts(t, n, "==PROF==")) {
+    if (STARTS(t, n, "==PROF==")) {
       const char *r = t + 8;
       size_t rn = n - 8, i = 0;
       pl_trim(&r, &rn);
@@ -642,7 +645,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       }
       continue;
     }
-    if (pl_starts(t, n, "==WARNING==") || pl_starts(t, n, "==ERROR==") || pl_starts(t, n, "==WARN==")) {
+    if (STARTS(t, n, "==WARNING==") || STARTS(t, n, "==ERROR==") || STARTS(t, n, "==WARN==")) {
       pl_profile_diag(p, c.lineno, "ncu message: %.*s", (int)(n > 200 ? 200 : n), t);
       continue;
     }

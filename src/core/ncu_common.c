@@ -276,6 +276,7 @@ void ncu_b_free(ncu_builder *b) {
   free(b->range); b->range = NULL;
   free(b->mid); b->mid = NULL; b->nmid = 0;
   free(b->rawc); b->rawc = NULL;
+  for (int i = 0; i < NCU_KNAMES; i++) { free(b->kname[i].name); b->kname[i].name = NULL; }
   pl_buf_free(&b->tmp);
 }
 
@@ -298,10 +299,25 @@ void ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *di
                   const char *ts, size_t nts) {
   pl_table *k = b->k;
   if (name) {
-    char sb[1024];
-    size_t sn = pl_short_name(name, nn, sb, sizeof sb);
-    pl_row_put_str(k, b->k_name, name, nn);
-    pl_row_put_str(k, b->k_short, sb, sn);
+    /* kernel names repeat: their ids and short names' ids are kept */
+    unsigned h = (unsigned)nn * 31u + (nn ? (unsigned char)name[nn / 2] * 7u + (unsigned char)name[nn - 1] : 0u);
+    struct ncu_kname *e = &b->kname[h % NCU_KNAMES];
+    if (e->name && e->n == nn && memcmp(e->name, name, nn) == 0 &&
+        k->cols[b->k_name]->type == PL_STR && k->cols[b->k_short]->type == PL_STR) {
+      pl_row_put_strid(k, b->k_name, e->name_id);
+      pl_row_put_strid(k, b->k_short, e->short_id);
+    } else {
+      char sb[1024];
+      size_t sn = pl_short_name(name, nn, sb, sizeof sb);
+      pl_row_put_str(k, b->k_name, name, nn);
+      pl_row_put_str(k, b->k_short, sb, sn);
+      if (k->cols[b->k_name]->type == PL_STR && k->cols[b->k_short]->type == PL_STR) {
+        free(e->name);
+        e->name = pl_xmalloc(nn ? nn : 1); memcpy(e->name, name, nn); e->n = nn;
+        e->name_id = k->cols[b->k_name]->v.str[k->nrows];
+        e->short_id = k->cols[b->k_short]->v.str[k->nrows];
+      }
+    }
   }
   if (dims) {
     int cols[6] = { b->k_gx, b->k_gy, b->k_gz, b->k_bx, b->k_by, b->k_bz };
@@ -609,19 +625,20 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
 }
 
 size_t ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_local) {
-  static const struct { const char *w; int local; } pre[] = {
-    { "Est. Speedup:", 0 }, { "Estimated Speedup:", 0 }, { "Est. Global Speedup:", 0 },
-    { "Est. Local Speedup:", 1 }, { "Estimated Local Speedup:", 1 },
+  static const struct { const char *w; size_t n; int local; } pre[] = {
+    { "Est. Speedup:", 13, 0 }, { "Estimated Speedup:", 18, 0 }, { "Est. Global Speedup:", 20, 0 },
+    { "Est. Local Speedup:", 19, 1 }, { "Estimated Local Speedup:", 24, 1 },
   };
   size_t i = 0, used = 0;
   for (;;) {
     while (i < n && s[i] == ' ') i++;
     size_t k;
     int hit = -1;
+    if (n - i < 13 || s[i] != 'E' || s[i + 1] != 's' || s[i + 2] != 't') break;
     for (k = 0; k < sizeof pre / sizeof pre[0]; k++)
-      if (pl_starts(s + i, n - i, pre[k].w)) { hit = (int)k; break; }
+      if (n - i >= pre[k].n && memcmp(s + i, pre[k].w, pre[k].n) == 0) { hit = (int)k; break; }
     if (hit < 0) break;
-    size_t j = i + strlen(pre[hit].w);
+    size_t j = i + pre[hit].n;
     while (j < n && s[j] == ' ') j++;
     size_t st = j;
     while (j < n && s[j] != '%' && s[j] != ' ') j++;

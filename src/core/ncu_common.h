@@ -69,8 +69,11 @@ typedef struct ncu_builder {
   ** mapped (NCU_RAWC entries, allocated on first use): most values repeat */
   struct ncu_rawc { uint64_t key; uint32_t n, id; } *rawc;
   size_t m_room;                  /* rows every metrics column has room for */
+  /* kernel names seen (direct mapped) -> ids of name and short name in the kernels pool */
+  struct ncu_kname { char *name; size_t n; uint32_t name_id, short_id; } kname[16];
 } ncu_builder;
 #define NCU_RAWC (1u << 14)
+#define NCU_KNAMES 16
 
 void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o);
 /* Frees everything not yet handed to the profile (on error). */
