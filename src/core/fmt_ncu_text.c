@@ -76,6 +76,20 @@ static inline int next_line(pl_lines *c, pl_line *out) {
   return 1;
 }
 
+/* memchr(p, '\n', end - p), inline for the short rest of a metric row. */
+static inline const char *find_nl(const char *p, const char *end) {
+#ifdef NT_SWAR
+  while (end - p >= 8) {
+    uint64_t w = rd8(p) ^ 0x0a0a0a0a0a0a0a0aull;
+    uint64_t z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+    if (z) return p + (__builtin_ctzll(z) >> 3);
+    p += 8;
+  }
+#endif
+  while (p < end) { if (*p == '\n') return p; p++; }
+  return NULL;
+}
+
 static inline int starts(const char *s, size_t n, const char *prefix, size_t k) {
   return n >= k && memcmp(s, prefix, k) == 0;
 }
@@ -464,26 +478,40 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   size_t tst[3], tln[3];
   int rc = 0;
   s.cur = -1;
-  while (next_line(&c, &l)) {
+  for (;;) {
+    /* the common case: a metric row whose bytes up to the value column are
+    ** those of the row at this place in this section last time (those bytes
+    ** hold no line end: the line's end is looked for after them) */
+    nt_row *fr = NULL;
+    if (s.st == ST_TAB_DATA && s.cur >= 0 && s.rowi < s.secs[s.cur].nrows) {
+      fr = &s.secs[s.cur].rows[s.rowi];
+      if (!(fr->pre && fr->npre == s.c3 && fr->c2 == s.c2 && fr->c2end == s.c2end &&
+            (size_t)(c.end - c.p) > s.c3 && same(c.p, fr->pre, s.c3))) fr = NULL;
+    }
+    if (fr) {
+      const char *ls = c.p, *q = c.p + s.c3;
+      const char *nl = find_nl(q, c.end);
+      size_t ln = nl ? (size_t)(nl - ls) : (size_t)(c.end - ls);
+      c.p = nl ? nl + 1 : c.end;
+      if (ln > 0 && ls[ln - 1] == '\r') ln--;
+      l.s = ls; l.n = ln;
+      c.lineno++;
+    } else if (!next_line(&c, &l)) break;
     if ((c.lineno & 4095) == 0) {
       if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
       if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     }
-    /* the common case: a metric row whose bytes up to the value column are
-    ** those of the row at this place in this section last time */
-    if (s.st == ST_TAB_DATA && s.cur >= 0 && s.rowi < s.secs[s.cur].nrows) {
-      nt_row *r = &s.secs[s.cur].rows[s.rowi];
-      if (r->pre && r->npre == s.c3 && r->c2 == s.c2 && r->c2end == s.c2end && l.n > s.c3 &&
-          same(l.s, r->pre, s.c3)) {
+    if (fr) {
+      if (l.n > s.c3) {
         size_t e = l.n;
         while (e > 0 && (l.s[e - 1] == ' ' || l.s[e - 1] == '\t')) e--;
         if (e > s.c3) {
-          const char *va = l.s + r->vskip;
-          size_t nva = e - r->vskip;
+          const char *va = l.s + fr->vskip;
+          size_t nva = e - fr->vskip;
           trim(&va, &nva);
           s.rowi++;
-          if (ncu_b_metric_k(b, &r->k, s.sec, s.nsec, &s.secs[s.cur].sec_id, s.cls,
-                             l.s + r->nm_off, r->nm, l.s + r->un_off, r->nu, va, nva,
+          if (ncu_b_metric_k(b, &fr->k, s.sec, s.nsec, &s.secs[s.cur].sec_id, s.cls,
+                             l.s + fr->nm_off, fr->nm, l.s + fr->un_off, fr->nu, va, nva,
                              c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
             if (pl_lenient_skip(o, p, err)) continue;
             goto fail;

@@ -276,6 +276,7 @@ void ncu_b_free(ncu_builder *b) {
   free(b->range); b->range = NULL;
   free(b->mid); b->mid = NULL; b->nmid = 0;
   free(b->rawc); b->rawc = NULL;
+  b->praw_on = 0;
   for (int i = 0; i < NCU_KNAMES; i++) { free(b->kname[i].name); b->kname[i].name = NULL; }
   pl_buf_free(&b->tmp);
 }
@@ -466,9 +467,8 @@ static inline uint32_t str_id(pl_table *t, int col, size_t nrow, const char *s, 
   return pl_pool_intern(t->pool, s, n);
 }
 
-/* The id of a metric's value text in the metrics pool. */
-static inline uint32_t raw_id(ncu_builder *b, const char *s, size_t n) {
-  if (n > 8) return pl_pool_intern(b->m->pool, s, n);
+/* The cache entry of a value text of up to 8 bytes, and its key. */
+static inline struct ncu_rawc *raw_slot(ncu_builder *b, const char *s, size_t n, uint64_t *keyp) {
   uint64_t key = 0;
   if (n >= 4) {
     uint32_t a, z;
@@ -479,10 +479,24 @@ static inline uint32_t raw_id(ncu_builder *b, const char *s, size_t n) {
   }
   if (b->rawc == NULL) b->rawc = pl_xcalloc(NCU_RAWC, sizeof *b->rawc);
   uint64_t h = (key ^ (uint64_t)n << 61) * 0x9e3779b97f4a7c15ull;
-  struct ncu_rawc *e = &b->rawc[h >> (64 - 14)];
+  *keyp = key;
+  return &b->rawc[h >> (64 - 14)];
+}
+
+/* The id of a metric's value text in the metrics pool. */
+static inline uint32_t raw_id(ncu_builder *b, const char *s, size_t n) {
+  if (n > 8) return pl_pool_intern(b->m->pool, s, n);
+  uint64_t key;
+  struct ncu_rawc *e = raw_slot(b, s, n, &key);
   if (e->n == n && e->key == key) return e->id;
   e->key = key; e->n = (uint32_t)n;
   return e->id = pl_pool_intern(b->m->pool, s, n);
+}
+
+/* Interns the pending value text of the last metrics row. */
+static void raw_flush(ncu_builder *b) {
+  b->praw_on = 0;
+  b->m->cols[b->m_raw]->v.str[b->praw_row] = raw_id(b, b->praw, b->npraw);
 }
 
 void ncu_mkey_init(ncu_mkey *k) {
@@ -504,6 +518,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
   double v = NAN;
   int is_num = 0;
   int uslot = -1;                 /* the unit's cache slot, when looked up here */
+  if (b->praw_on) raw_flush(b);   /* before anything else goes into the metrics pool */
   if (!k->ready) {
     k->u.factor = 1; k->u.base = NULL;
     k->known = 0;
@@ -576,8 +591,15 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
         k->unit_id = uid; k->base_id = bid;
       }
     }
-    if (nv) rid = raw_id(b, val, nv);
     if (!m->rowopen && m->ncols == 7) {
+      if (nv) {
+        /* interned when the next row begins: meanwhile its entries load */
+        b->praw = val; b->npraw = nv; b->praw_row = row; b->praw_on = 1;
+#if defined(__GNUC__)
+        if (nv <= 8) { uint64_t key; __builtin_prefetch(raw_slot(b, val, nv, &key)); }
+#endif
+        pl_pool_prefetch(m->pool, val, nv);
+      }
       /* the metrics table gets whole rows only from here: append them */
       pl_column **cols = m->cols;
       if (row >= b->m_room) {
@@ -597,6 +619,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
         cols[b->m_base]->len = cols[b->m_value]->len = cols[b->m_raw]->len = row + 1;
       m->nrows = row + 1;
     } else {
+      if (nv) rid = raw_id(b, val, nv);
       pl_row_put_int(m, b->m_kid, b->nkernels);
       if (nsec) pl_row_put_strid(m, b->m_sec, sid);
       pl_row_put_strid(m, b->m_metric, mid);
@@ -735,6 +758,7 @@ void ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n) {
 }
 
 void ncu_b_finish(ncu_builder *b) {
+  if (b->praw_on) raw_flush(b);
   if (b->open) ncu_b_end(b);
   pl_profile *p = b->p;
   pl_profile_meta_str(p, "tool", "Nsight Compute", 14);

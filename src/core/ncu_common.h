@@ -69,6 +69,9 @@ typedef struct ncu_builder {
   ** mapped (NCU_RAWC entries, allocated on first use): most values repeat */
   struct ncu_rawc { uint64_t key; uint32_t n, id; } *rawc;
   size_t m_room;                  /* rows every metrics column has room for */
+  /* the value text of the last metrics row, interned when the next row
+  ** begins (its cache entry and pool slot load meanwhile) */
+  const char *praw; size_t npraw, praw_row; int praw_on;
   /* kernel names seen (direct mapped) -> ids of name and short name in the kernels pool */
   struct ncu_kname { char *name; size_t n; uint32_t name_id, short_id; } kname[16];
 } ncu_builder;

@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define POOL_BLOCK (1u << 20)
 #define POOL_HDR 4u                 /* the length in front of each string */
@@ -139,9 +140,24 @@ static char *pool_store(pl_pool *p, const char *s, size_t n) {
   return d + POOL_HDR;
 }
 
+/* A zeroed slot table.  Big ones are probed at random all over: they get
+** huge pages where the system has them (fewer TLB misses). */
+static pool_slot *slots_new(size_t ns) {
+#ifdef MADV_HUGEPAGE
+  size_t bytes = ns * sizeof(pool_slot), huge = (size_t)1 << 21;
+  void *m;
+  if (bytes >= 2 * huge && posix_memalign(&m, huge, bytes) == 0) {
+    madvise(m, bytes, MADV_HUGEPAGE);
+    memset(m, 0, bytes);
+    return m;
+  }
+#endif
+  return pl_xcalloc(ns, sizeof(pool_slot));
+}
+
 static void pool_rehash(pl_pool *p) {
   size_t ns = p->nslots * 2, mask = ns - 1;
-  pool_slot *slots = pl_xcalloc(ns, sizeof *slots);
+  pool_slot *slots = slots_new(ns);
   for (size_t k = 0; k < p->nslots; k++) {
     const pool_slot *e = &p->slots[k];
     if (e->id == 0) continue;
@@ -178,6 +194,16 @@ uint32_t pl_pool_intern(pl_pool *p, const char *s, size_t n) {
   p->slots[i].tag = tag; p->slots[i].id = id; p->slots[i].key = key;
   if (p->n * 2 > p->nslots) pool_rehash(p);
   return id;
+}
+
+void pl_pool_prefetch(const pl_pool *p, const char *s, size_t n) {
+#if defined(__GNUC__)
+  uint64_t key;
+  uint32_t tag = pool_key(s, n, &key);
+  __builtin_prefetch(&p->slots[tag & (p->nslots - 1)]);
+#else
+  (void)p; (void)s; (void)n;
+#endif
 }
 
 const char *pl_pool_str(const pl_pool *p, uint32_t id, size_t *len) {
