@@ -371,13 +371,13 @@ typedef struct tstate {
 
 /* dash_groups, remembering the last dash line. */
 static int dash_groups_m(tstate *s, const char *l, size_t n, size_t st[3], size_t ln[3]) {
-  size_t i = indent_of(l, n);
-  if (i >= n || l[i] != '-') return 0;
   nt_dash *m = &s->dm[n & 15];
   if (m->n == n && m->g > 0 && same(m->s, l, n)) {
     memcpy(st, m->st, sizeof m->st); memcpy(ln, m->ln, sizeof m->ln);
     return m->g;
   }
+  size_t i = indent_of(l, n);
+  if (i >= n || l[i] != '-') return 0;
   int g = dash_groups(l, n, st, ln);
   if (n <= sizeof m->s && g > 0) {
     memcpy(m->s, l, n); m->n = n; m->g = g;
@@ -469,6 +469,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   tstate s;
   memset(&s, 0, sizeof s);
   ncu_b_init(&s.b, p, o);
+  s.b.defer_raw = 1;              /* the input stays mapped for the whole parse */
   if (s.b.want_m) pl_table_reserve(s.b.m, in->len / 64);   /* a size hint: a metric line is 40-100 bytes */
   pl_buf_init(&s.msg);
   ncu_builder *b = &s.b;

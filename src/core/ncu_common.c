@@ -592,7 +592,8 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
       }
     }
     if (!m->rowopen && m->ncols == 7) {
-      if (nv) {
+      if (nv && !b->defer_raw) rid = raw_id(b, val, nv);
+      else if (nv) {
         /* interned when the next row begins: meanwhile its entries load */
         b->praw = val; b->npraw = nv; b->praw_row = row; b->praw_on = 1;
 #if defined(__GNUC__)
@@ -635,7 +636,12 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
       pl_row_put_str(b->k, c, val, nv);
     } else if (is_num) {
       if (k->bytes) v = snap_bytes(v, u.factor, val, nv);
-      pl_row_put_num(b->k, c, v);
+      pl_table *kt = b->k;
+      if (col->type == PL_NUM && col->len == kt->nrows && col->len < col->cap) {
+        /* pl_row_put_num's common case, inline: the cell is the row's next */
+        kt->rowopen = 1;
+        col->v.num[col->len++] = v;
+      } else pl_row_put_num(kt, c, v);
     } else {
       pl_profile_diag(b->p, line, "kernel column '%s' is numeric; text value '%.*s' of '%.*s' kept in metrics only",
                       col->name, (int)nv, val, (int)nm, metric);

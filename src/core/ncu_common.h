@@ -72,6 +72,7 @@ typedef struct ncu_builder {
   /* the value text of the last metrics row, interned when the next row
   ** begins (its cache entry and pool slot load meanwhile) */
   const char *praw; size_t npraw, praw_row; int praw_on;
+  int defer_raw;                  /* set by a parser whose value texts outlive the next row */
   /* kernel names seen (direct mapped) -> ids of name and short name in the kernels pool */
   struct ncu_kname { char *name; size_t n; uint32_t name_id, short_id; } kname[16];
 } ncu_builder;
