@@ -27,7 +27,89 @@
 #include "scan.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* pl_trim and pl_lines_next, inline: they run on every line (and the
+** columns of a metric row are padded with runs of spaces: 8 at a time). */
+#define SPACES8 0x2020202020202020ull
+#define DASHES8 0x2d2d2d2d2d2d2d2dull
+static inline uint64_t rd8(const char *s) { uint64_t w; memcpy(&w, s, 8); return w; }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NT_SWAR 1
+#endif
+static inline void trim(const char **s, size_t *n) {
+  const char *p = *s;
+  size_t k = *n;
+  while (k >= 8) {
+    uint64_t w = rd8(p) ^ SPACES8;
+#ifdef NT_SWAR
+    if (w) { size_t z = (size_t)__builtin_ctzll(w) >> 3; p += z; k -= z; break; }
+#else
+    if (w) break;
+#endif
+    p += 8; k -= 8;
+  }
+  while (k > 0 && (*p == ' ' || *p == '\t')) { p++; k--; }
+  while (k >= 8) {
+    uint64_t w = rd8(p + k - 8) ^ SPACES8;
+#ifdef NT_SWAR
+    if (w) { k -= (size_t)__builtin_clzll(w) >> 3; break; }
+#else
+    if (w) break;
+#endif
+    k -= 8;
+  }
+  while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t' || p[k - 1] == '\r')) k--;
+  *s = p; *n = k;
+}
+
+static inline int next_line(pl_lines *c, pl_line *out) {
+  if (c->p >= c->end) return 0;
+  const char *s = c->p;
+  const char *nl = memchr(s, '\n', (size_t)(c->end - s));
+  size_t n = nl ? (size_t)(nl - s) : (size_t)(c->end - s);
+  c->p = nl ? nl + 1 : c->end;
+  if (n > 0 && s[n - 1] == '\r') n--;
+  out->s = s; out->n = n;
+  c->lineno++;
+  return 1;
+}
+
+/* memchr(p, '\n', end - p), inline for the short rest of a metric row. */
+static inline const char *find_nl(const char *p, const char *end) {
+#ifdef NT_SWAR
+  while (end - p >= 8) {
+    uint64_t w = rd8(p) ^ 0x0a0a0a0a0a0a0a0aull;
+    uint64_t z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+    if (z) return p + (__builtin_ctzll(z) >> 3);
+    p += 8;
+  }
+#endif
+  while (p < end) { if (*p == '\n') return p; p++; }
+  return NULL;
+}
+
+static inline int starts(const char *s, size_t n, const char *prefix, size_t k) {
+  return n >= k && memcmp(s, prefix, k) == 0;
+}
+#define STARTS(s, n, lit) starts(s, n, lit, sizeof lit - 1)
+
+/* a[0..n) == b[0..n), reading nothing outside them. */
+static inline int same(const char *a, const char *b, size_t n) {
+  if (n >= 8) {
+    size_t i = 0;
+    for (; i + 8 < n; i += 8) if (rd8(a + i) != rd8(b + i)) return 0;
+    return rd8(a + n - 8) == rd8(b + n - 8);
+  }
+  if (n >= 4) {
+    uint32_t x, y, z, w;
+    memcpy(&x, a, 4); memcpy(&y, b, 4); memcpy(&z, a + n - 4, 4); memcpy(&w, b + n - 4, 4);
+    return x == y && z == w;
+  }
+  for (size_t i = 0; i < n; i++) if (a[i] != b[i]) return 0;
+  return 1;
+}
 
 /* ---- line shapes -------------------------------------------------------- */
 
@@ -42,11 +124,12 @@ static size_t indent_of(const char *s, size_t n) {
 static int dash_groups(const char *s, size_t n, size_t starts[3], size_t lens[3]) {
   size_t i = indent_of(s, n);
   int g = 0;
-  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
   if (i >= n || s[i] != '-') return 0;
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
   while (i < n) {
     if (s[i] != '-') return 0;
     size_t st = i;
+    while (i + 8 <= n && rd8(s + i) == DASHES8) i += 8;
     while (i < n && s[i] == '-') i++;
     if (g < 3) { starts[g] = st; lens[g] = i - st; }
     g++;
@@ -59,10 +142,6 @@ static int is_table_rule(const char *s, size_t n, size_t st[3], size_t ln[3]) {
   return dash_groups(s, n, st, ln) == 3 && ln[0] >= 3;
 }
 
-static int is_msg_separator(const char *s, size_t n) {
-  size_t st[3], ln[3];
-  return dash_groups(s, n, st, ln) == 2 && ln[0] == 5;
-}
 
 /* "WRN", "INF", "OPT", "ERR" followed by a space or the end. */
 static int severity_of(const char *t, size_t n) {
@@ -131,21 +210,21 @@ static int parse_kernel_line(const char *t, size_t n, khead *h) {
   h->ctx = h->stream = h->dev = PL_INT_NA;
   size_t i = (size_t)(q - t) + 10;
   if (!read_uint(t, n, &i, &h->ctx)) return 0;
-  if (!pl_starts(t + i, n - i, ", Stream ")) return 0;
+  if (!STARTS(t + i, n - i, ", Stream ")) return 0;
   i += 9;
   if (!read_uint(t, n, &i, &h->stream)) return 0;
-  if (pl_starts(t + i, n - i, ", Device ")) {
+  if (STARTS(t + i, n - i, ", Device ")) {
     i += 9;
     if (!read_uint(t, n, &i, &h->dev)) return 0;
   }
-  if (pl_starts(t + i, n - i, ", CC ")) {
+  if (STARTS(t + i, n - i, ", CC ")) {
     i += 5;
     size_t st = i;
     while (i < n && ((t[i] >= '0' && t[i] <= '9') || t[i] == '.')) i++;
     if (i == st) return 0;
     h->cc = t + st; h->ncc = i - st;
   }
-  if (i < n && !pl_starts(t + i, n - i, ", ")) return 0;
+  if (i < n && !STARTS(t + i, n - i, ", ")) return 0;
   size_t pn = (size_t)(q - t);
   const char *bx = find_last(t, pn, ")x(");
   if (pn > 0 && t[pn - 1] == ')' && bx) {
@@ -244,6 +323,31 @@ static int nt_detect(const char *data, size_t len) {
 
 enum { ST_TOP, ST_SEC, ST_TAB1, ST_TAB_HDR, ST_TAB_DATA };
 
+/* The metric rows of a section repeat, in the same order, on every launch:
+** each section name keeps the rows it had last time with what they
+** resolved to (ncu_mkey), and a row that has the same name and unit as the
+** one at its place last time is resolved from there. */
+#define NT_MAX_SECS 256
+#define NT_MAX_ROWS 4096
+typedef struct nt_row {
+  char *txt; size_t nm, nu;       /* the name and unit */
+  /* the row's line up to the value column, when whole rows may be matched
+  ** (NULL when not): the same bytes there, with the same table layout,
+  ** give the same name, unit and value start */
+  char *pre; size_t npre, c2, c2end;
+  size_t nm_off, un_off, vskip;   /* where name and unit start; the value, at or after vskip */
+  ncu_mkey k;
+} nt_row;
+#define NT_MAX_PRE 1024
+typedef struct nt_sec {
+  char *name; size_t n;
+  int cls;
+  uint32_t sec_id;               /* the name's id in the metrics pool, 0: not yet */
+  nt_row *rows; size_t nrows, cap;
+} nt_sec;
+
+typedef struct nt_dash { char s[256]; size_t n; int g; size_t st[3], ln[3]; } nt_dash;
+
 typedef struct tstate {
   ncu_builder b;
   int st;
@@ -258,7 +362,87 @@ typedef struct tstate {
   double est, estl;
   pl_buf msg;
   int url_open;
+  /* row caches per section name; cur: the current section's (-1: none) */
+  nt_sec *secs; size_t nsecs;
+  int cur; size_t rowi;
+  /* dash lines' groups, by length (rule lines repeat) */
+  nt_dash dm[16];
 } tstate;
+
+/* dash_groups, remembering the last dash line. */
+static int dash_groups_m(tstate *s, const char *l, size_t n, size_t st[3], size_t ln[3]) {
+  nt_dash *m = &s->dm[n & 15];
+  if (m->n == n && m->g > 0 && same(m->s, l, n)) {
+    memcpy(st, m->st, sizeof m->st); memcpy(ln, m->ln, sizeof m->ln);
+    return m->g;
+  }
+  size_t i = indent_of(l, n);
+  if (i >= n || l[i] != '-') return 0;
+  int g = dash_groups(l, n, st, ln);
+  if (n <= sizeof m->s && g > 0) {
+    memcpy(m->s, l, n); m->n = n; m->g = g;
+    memcpy(m->st, st, sizeof m->st); memcpy(m->ln, ln, sizeof m->ln);
+  }
+  return g;
+}
+static int tab_rule(tstate *s, const char *l, size_t n, size_t st[3], size_t ln[3]) {
+  return dash_groups_m(s, l, n, st, ln) == 3 && ln[0] >= 3;
+}
+static int msg_sep(tstate *s, const char *l, size_t n) {
+  size_t st[3], ln[3];
+  return dash_groups_m(s, l, n, st, ln) == 2 && ln[0] == 5;
+}
+
+static void secs_free(tstate *s) {
+  for (size_t i = 0; i < s->nsecs; i++) {
+    nt_sec *x = &s->secs[i];
+    for (size_t j = 0; j < x->nrows; j++) { free(x->rows[j].txt); free(x->rows[j].pre); }
+    free(x->rows); free(x->name);
+  }
+  free(s->secs); s->secs = NULL; s->nsecs = 0;
+}
+
+/* The section's cache (-1 when there are too many sections to keep). */
+static int sec_find(tstate *s, const char *name, size_t n) {
+  for (size_t i = 0; i < s->nsecs; i++)
+    if (s->secs[i].n == n && memcmp(s->secs[i].name, name, n) == 0) return (int)i;
+  if (s->nsecs >= NT_MAX_SECS) return -1;
+  if ((s->nsecs & (s->nsecs - 1)) == 0)
+    s->secs = pl_xrealloc(s->secs, (s->nsecs ? s->nsecs * 2 : 8) * sizeof *s->secs);
+  nt_sec *x = &s->secs[s->nsecs];
+  memset(x, 0, sizeof *x);
+  x->name = pl_xstrndup(name, n); x->n = n;
+  x->cls = ncu_section_class(name, n);
+  return (int)s->nsecs++;
+}
+
+/* The cache entry of the current section's next metric row (holding its
+** resolution), or NULL. */
+static nt_row *row_key(tstate *s, const char *nm, size_t nnm, const char *un, size_t nun) {
+  if (s->cur < 0) return NULL;
+  nt_sec *x = &s->secs[s->cur];
+  size_t i = s->rowi++;
+  if (i < x->nrows) {
+    nt_row *r = &x->rows[i];
+    if (r->nm == nnm && r->nu == nun && same(r->txt, nm, nnm) && same(r->txt + nnm, un, nun))
+      return r;
+    free(r->txt); free(r->pre);
+  } else {
+    if (i >= NT_MAX_ROWS) return NULL;
+    if (x->nrows == x->cap) {
+      x->cap = x->cap ? x->cap * 2 : 16;
+      x->rows = pl_xrealloc(x->rows, x->cap * sizeof *x->rows);
+    }
+    i = x->nrows++;
+  }
+  nt_row *r = &x->rows[i];
+  r->txt = pl_xmalloc(nnm + nun + 1);
+  memcpy(r->txt, nm, nnm); memcpy(r->txt + nnm, un, nun);
+  r->nm = nnm; r->nu = nun;
+  r->pre = NULL; r->npre = 0;
+  ncu_mkey_init(&r->k);
+  return r;
+}
 
 static void rule_flush(tstate *s) {
   if (!s->rule) return;
@@ -285,6 +469,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   tstate s;
   memset(&s, 0, sizeof s);
   ncu_b_init(&s.b, p, o);
+  s.b.defer_raw = 1;              /* the input stays mapped for the whole parse */
   if (s.b.want_m) pl_table_reserve(s.b.m, in->len / 64);   /* a size hint: a metric line is 40-100 bytes */
   pl_buf_init(&s.msg);
   ncu_builder *b = &s.b;
@@ -293,21 +478,59 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_lines_init(&c, in->data, in->len);
   size_t tst[3], tln[3];
   int rc = 0;
-  while (pl_lines_next(&c, &l)) {
+  s.cur = -1;
+  for (;;) {
+    /* the common case: a metric row whose bytes up to the value column are
+    ** those of the row at this place in this section last time (those bytes
+    ** hold no line end: the line's end is looked for after them) */
+    nt_row *fr = NULL;
+    if (s.st == ST_TAB_DATA && s.cur >= 0 && s.rowi < s.secs[s.cur].nrows) {
+      fr = &s.secs[s.cur].rows[s.rowi];
+      if (!(fr->pre && fr->npre == s.c3 && fr->c2 == s.c2 && fr->c2end == s.c2end &&
+            (size_t)(c.end - c.p) > s.c3 && same(c.p, fr->pre, s.c3))) fr = NULL;
+    }
+    if (fr) {
+      const char *ls = c.p, *q = c.p + s.c3;
+      const char *nl = find_nl(q, c.end);
+      size_t ln = nl ? (size_t)(nl - ls) : (size_t)(c.end - ls);
+      c.p = nl ? nl + 1 : c.end;
+      if (ln > 0 && ls[ln - 1] == '\r') ln--;
+      l.s = ls; l.n = ln;
+      c.lineno++;
+    } else if (!next_line(&c, &l)) break;
     if ((c.lineno & 4095) == 0) {
       if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
       if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     }
+    if (fr) {
+      if (l.n > s.c3) {
+        size_t e = l.n;
+        while (e > 0 && (l.s[e - 1] == ' ' || l.s[e - 1] == '\t')) e--;
+        if (e > s.c3) {
+          const char *va = l.s + fr->vskip;
+          size_t nva = e - fr->vskip;
+          trim(&va, &nva);
+          s.rowi++;
+          if (ncu_b_metric_k(b, &fr->k, s.sec, s.nsec, &s.secs[s.cur].sec_id, s.cls,
+                             l.s + fr->nm_off, fr->nm, l.s + fr->un_off, fr->nu, va, nva,
+                             c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
+            if (pl_lenient_skip(o, p, err)) continue;
+            goto fail;
+          }
+          continue;
+        }
+      }
+    }
     const char *t = l.s;
     size_t n = l.n;
-    pl_trim(&t, &n);
+    trim(&t, &n);
     size_t ind = (size_t)(t - l.s);
 
     /* inside a section table */
     if (s.st == ST_TAB1 || s.st == ST_TAB_HDR || s.st == ST_TAB_DATA) {
       if (n == 0) continue;
-      if (pl_starts(t, n, "==PROF==")) continue;
-      if (is_table_rule(l.s, l.n, tst, tln)) {
+      if (t[0] == '=' && STARTS(t, n, "==PROF==")) continue;
+      if (t[0] == '-' && tab_rule(&s, l.s, l.n, tst, tln)) {
         if (s.st == ST_TAB_HDR) { s.st = ST_TAB_DATA; continue; }
         s.st = ST_SEC;                   /* the table is closed; rules may follow */
         continue;
@@ -317,12 +540,12 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         if (pl_lenient_skip(o, p, err)) { s.st = ST_TAB_DATA; continue; }
         goto fail;
       }
-      if (s.st == ST_TAB1 && pl_starts(t, n, "Metric Name")) { s.st = ST_TAB_HDR; continue; }
+      if (s.st == ST_TAB1 && STARTS(t, n, "Metric Name")) { s.st = ST_TAB_HDR; continue; }
       s.st = ST_TAB_DATA;
       /* a metric row: NAME | UNIT | VALUE at the rule's columns */
       size_t e = l.n;
       while (e > 0 && (l.s[e - 1] == ' ' || l.s[e - 1] == '\t')) e--;
-      if (e <= s.c3 || severity_of(t, n) || pl_starts(t, n, "Section: ")) {
+      if (e <= s.c3 || severity_of(t, n) || STARTS(t, n, "Section: ")) {
         char what[160];
         snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'", (int)(s.nsec > 80 ? 80 : s.nsec), s.sec);
         rc = pl_err_expected(err, c.lineno, ind + 1, what, t, n);
@@ -348,14 +571,30 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       }
       const char *nm = l.s, *un = l.s + us, *va = l.s + vs;
       size_t nnm = us, nun = vs - us, nva = e - vs;
-      pl_trim(&nm, &nnm); pl_trim(&un, &nun); pl_trim(&va, &nva);
+      trim(&nm, &nnm); trim(&un, &nun); trim(&va, &nva);
       if (nnm == 0) {
         rc = pl_err_expected(err, c.lineno, ind + 1, "a metric name", t, n);
         if (pl_lenient_skip(o, p, err)) continue;
         goto fail;
       }
-      if (ncu_b_metric(b, s.sec, s.nsec, s.cls, nm, nnm, un, nun, va, nva, c.lineno,
-                       (size_t)(va - l.s) + 1, err) != 0) {
+      nt_row *r = row_key(&s, nm, nnm, un, nun);
+      ncu_mkey *mk, tk;
+      if (r == NULL) { ncu_mkey_init(&tk); mk = &tk; }
+      else {
+        mk = &r->k;
+        if (r->pre == NULL && t[0] != '-' && t[0] != '=' && ind + 9 < s.c3 && s.c3 <= NT_MAX_PRE) {
+          /* the next time, a line with these bytes up to the value column is this row */
+          r->pre = pl_xmalloc(s.c3);
+          memcpy(r->pre, l.s, s.c3);
+          r->npre = s.c3; r->c2 = s.c2; r->c2end = s.c2end;
+          r->nm_off = (size_t)(nm - l.s); r->un_off = (size_t)(un - l.s);
+          size_t vk = vs;
+          while (vk < s.c3 && (l.s[vk] == ' ' || l.s[vk] == '\t')) vk++;
+          r->vskip = vk;
+        }
+      }
+      if (ncu_b_metric_k(b, mk, s.sec, s.nsec, s.cur >= 0 ? &s.secs[s.cur].sec_id : NULL, s.cls,
+                         nm, nnm, un, nun, va, nva, c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
         if (pl_lenient_skip(o, p, err)) continue;
         goto fail;
       }
@@ -365,7 +604,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
 
     /* a rule message being read */
     if (s.rule) {
-      if (n > 0 && ind >= s.rule_ind + 4 && !pl_starts(t, n, "Section: ") && !is_msg_separator(l.s, l.n)) {
+      if (n > 0 && ind >= s.rule_ind + 4 && !STARTS(t, n, "Section: ") && !(t[0] == '-' && msg_sep(&s, l.s, l.n))) {
         rule_add(&s, t, n);
         continue;
       }
@@ -373,22 +612,24 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     }
     if (n == 0) continue;
 
-    if (pl_starts(t, n, "Section: ")) {
+    if (STARTS(t, n, "Section: ")) {
       if (!b->open) { ncu_b_begin(b, c.lineno); s.pending = 1; s.pending_line = c.lineno; }
       s.sec = t + 9; s.nsec = n - 9;
-      pl_trim(&s.sec, &s.nsec);
-      s.cls = ncu_section_class(s.sec, s.nsec);
+      trim(&s.sec, &s.nsec);
+      s.cur = sec_find(&s, s.sec, s.nsec);
+      s.rowi = 0;
+      s.cls = s.cur >= 0 ? s.secs[s.cur].cls : ncu_section_class(s.sec, s.nsec);
       s.sec_line = c.lineno;
       b->nsections++;
       s.st = ST_SEC;
       continue;
     }
-    if (s.st == ST_SEC && s.sec && is_table_rule(l.s, l.n, tst, tln)) {
+    if (s.st == ST_SEC && s.sec && n > 0 && t[0] == '-' && tab_rule(&s, l.s, l.n, tst, tln)) {
       s.c2 = tst[1]; s.c2end = tst[1] + tln[1]; s.c3 = tst[2];
       s.st = ST_TAB1;
       continue;
     }
-    if (is_msg_separator(l.s, l.n) && b->open && s.sec) continue;
+    if (t[0] == '-' && msg_sep(&s, l.s, l.n) && b->open && s.sec) continue;
     if (severity_of(t, n) && b->open && s.sec) {
       s.rule = 1; s.rule_ind = ind; s.rule_line = c.lineno;
       memcpy(s.sev, t, 3); s.sev[3] = '\0';
@@ -402,7 +643,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       continue;
     }
     khead h;
-    if (!pl_starts(t, n, "==") && parse_kernel_line(t, n, &h)) {
+    if (!STARTS(t, n, "==") && parse_kernel_line(t, n, &h)) {
       if (!(s.pending && b->open)) ncu_b_begin(b, c.lineno);
       ncu_b_header(b, h.name, h.nn, h.has_dims ? h.dims : NULL, h.ctx, h.stream, h.dev, h.cc, h.ncc, h.ts, h.nts);
       if (s.pending) { ncu_b_end(b); s.pending = 0; }
@@ -411,7 +652,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     }
     /* noise: everything below closes the current section */
     s.st = ST_TOP; s.sec = NULL; s.nsec = 0;
-    if (pl_starts(t, n, "==PROF==")) {
+    if (STARTS(t, n, "==PROF==")) {
       const char *r = t + 8;
       size_t rn = n - 8, i = 0;
       pl_trim(&r, &rn);
@@ -433,7 +674,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       }
       continue;
     }
-    if (pl_starts(t, n, "==WARNING==") || pl_starts(t, n, "==ERROR==") || pl_starts(t, n, "==WARN==")) {
+    if (STARTS(t, n, "==WARNING==") || STARTS(t, n, "==ERROR==") || STARTS(t, n, "==WARN==")) {
       pl_profile_diag(p, c.lineno, "ncu message: %.*s", (int)(n > 200 ? 200 : n), t);
       continue;
     }
@@ -466,12 +707,14 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   }
   ncu_b_finish(b);
   pl_buf_free(&s.msg);
+  secs_free(&s);
   return 0;
 fail:
   (void)rc;
   if (b->open) { pl_row_discard(b->k); b->open = 0; }
   ncu_b_free(b);
   pl_buf_free(&s.msg);
+  secs_free(&s);
   return -1;
 }
 

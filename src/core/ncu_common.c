@@ -171,6 +171,30 @@ static double snap_bytes(double v, double factor, const char *raw, size_t n) {
   return fabs(m - v) < half ? m : v;
 }
 
+/* The common case of ncu_parse_value with thousands separators, before a
+** locale number was seen: "6,180,923", "1,024.5" -- digits, ',' groups of
+** exactly 3 digits, at most one '.' after them.  Returns 1 with *out what
+** ncu_parse_value gives (pl_parse_number_sep's copy without the commas,
+** read by pl_parse_plain), 0 for anything else (call ncu_parse_value). */
+static inline int parse_grouped(const char *s, size_t n, double *out) {
+  char buf[24];
+  size_t k = 0;
+  int dot = 0, commas = 0;
+  if (n >= sizeof buf) return 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (c >= '0' && c <= '9') buf[k++] = c;
+    else if (c == ',') {
+      if (k == 0 || dot || i + 3 >= n) return 0;
+      for (size_t d = 1; d <= 3; d++) if (s[i + d] < '0' || s[i + d] > '9') return 0;
+      if (i + 4 < n && s[i + 4] >= '0' && s[i + 4] <= '9') return 0;
+      commas = 1;
+    } else if (c == '.') { dot = 1; buf[k++] = c; }
+    else return 0;
+  }
+  return commas && pl_parse_plain(buf, k, out);
+}
+
 /* ---- the builder -------------------------------------------------------- */
 
 static int addcol(pl_table *t, const char *name, pl_type type, const char *doc) {
@@ -251,6 +275,9 @@ void ncu_b_free(ncu_builder *b) {
   for (int i = 0; i < NCU_NSEC; i++) { free(b->colmap[i]); b->colmap[i] = NULL; }
   free(b->range); b->range = NULL;
   free(b->mid); b->mid = NULL; b->nmid = 0;
+  free(b->rawc); b->rawc = NULL;
+  b->praw_on = 0;
+  for (int i = 0; i < NCU_KNAMES; i++) { free(b->kname[i].name); b->kname[i].name = NULL; }
   pl_buf_free(&b->tmp);
 }
 
@@ -273,10 +300,25 @@ void ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *di
                   const char *ts, size_t nts) {
   pl_table *k = b->k;
   if (name) {
-    char sb[1024];
-    size_t sn = pl_short_name(name, nn, sb, sizeof sb);
-    pl_row_put_str(k, b->k_name, name, nn);
-    pl_row_put_str(k, b->k_short, sb, sn);
+    /* kernel names repeat: their ids and short names' ids are kept */
+    unsigned h = (unsigned)nn * 31u + (nn ? (unsigned char)name[nn / 2] * 7u + (unsigned char)name[nn - 1] : 0u);
+    struct ncu_kname *e = &b->kname[h % NCU_KNAMES];
+    if (e->name && e->n == nn && memcmp(e->name, name, nn) == 0 &&
+        k->cols[b->k_name]->type == PL_STR && k->cols[b->k_short]->type == PL_STR) {
+      pl_row_put_strid(k, b->k_name, e->name_id);
+      pl_row_put_strid(k, b->k_short, e->short_id);
+    } else {
+      char sb[1024];
+      size_t sn = pl_short_name(name, nn, sb, sizeof sb);
+      pl_row_put_str(k, b->k_name, name, nn);
+      pl_row_put_str(k, b->k_short, sb, sn);
+      if (k->cols[b->k_name]->type == PL_STR && k->cols[b->k_short]->type == PL_STR) {
+        free(e->name);
+        e->name = pl_xmalloc(nn ? nn : 1); memcpy(e->name, name, nn); e->n = nn;
+        e->name_id = k->cols[b->k_name]->v.str[k->nrows];
+        e->short_id = k->cols[b->k_short]->v.str[k->nrows];
+      }
+    }
   }
   if (dims) {
     int cols[6] = { b->k_gx, b->k_gy, b->k_gz, b->k_bx, b->k_by, b->k_bz };
@@ -392,39 +434,119 @@ static int kernel_col(ncu_builder *b, int cls, uint32_t id, const char *metric, 
   return e >> 1;
 }
 
+/* The unit's factor and base, through the cache of unit spellings; returns
+** the cache slot, or -1 when the spelling is too long to be cached. */
+static int unit_resolve(ncu_builder *b, const char *unit, size_t nu, pl_unit *u, int *known) {
+  if (nu < sizeof b->ucache[0].s) {
+    unsigned h = 2166136261u;
+    for (size_t i = 0; i < nu; i++) h = (h ^ (unsigned char)unit[i]) * 16777619u;
+    h = (h ^ (h >> 15)) & 63u;
+    if (b->ucache[h].n == nu && memcmp(b->ucache[h].s, unit, nu) == 0) {
+      *known = b->ucache[h].known; *u = b->ucache[h].u;
+    } else {
+      *known = pl_unit_lookup(unit, nu, u) == 0;
+      memcpy(b->ucache[h].s, unit, nu);
+      b->ucache[h].n = (uint8_t)nu; b->ucache[h].known = (uint8_t)*known; b->ucache[h].u = *u;
+      b->ucache[h].unit_id = b->ucache[h].base_id = 0;
+    }
+    return (int)h;
+  }
+  *known = pl_unit_lookup(unit, nu, u) == 0;
+  return -1;
+}
+
+/* The id of s[0..n) in t's pool for column col of the row being added: the
+** row above's id when the text is the same (no hashing), else interned. */
+static inline uint32_t str_id(pl_table *t, int col, size_t nrow, const char *s, size_t n) {
+  if (nrow > 0) {
+    uint32_t prev = t->cols[col]->v.str[nrow - 1];
+    size_t ln;
+    const char *ps = prev ? pl_pool_str(t->pool, prev, &ln) : NULL;
+    if (ps && ln == n && memcmp(ps, s, n) == 0) return prev;
+  }
+  return pl_pool_intern(t->pool, s, n);
+}
+
+/* The cache entry of a value text of up to 8 bytes, and its key. */
+static inline struct ncu_rawc *raw_slot(ncu_builder *b, const char *s, size_t n, uint64_t *keyp) {
+  uint64_t key = 0;
+  if (n >= 4) {
+    uint32_t a, z;
+    memcpy(&a, s, 4); memcpy(&z, s + n - 4, 4);
+    key = (uint64_t)a | (uint64_t)z << ((n - 4) * 8);
+  } else {
+    for (size_t i = 0; i < n; i++) key |= (uint64_t)(unsigned char)s[i] << (i * 8);
+  }
+  if (b->rawc == NULL) b->rawc = pl_xcalloc(NCU_RAWC, sizeof *b->rawc);
+  uint64_t h = (key ^ (uint64_t)n << 61) * 0x9e3779b97f4a7c15ull;
+  *keyp = key;
+  return &b->rawc[h >> (64 - 14)];
+}
+
+/* The id of a metric's value text in the metrics pool. */
+static inline uint32_t raw_id(ncu_builder *b, const char *s, size_t n) {
+  if (n > 8) return pl_pool_intern(b->m->pool, s, n);
+  uint64_t key;
+  struct ncu_rawc *e = raw_slot(b, s, n, &key);
+  if (e->n == n && e->key == key) return e->id;
+  e->key = key; e->n = (uint32_t)n;
+  return e->id = pl_pool_intern(b->m->pool, s, n);
+}
+
+/* Interns the pending value text of the last metrics row. */
+static void raw_flush(ncu_builder *b) {
+  b->praw_on = 0;
+  b->m->cols[b->m_raw]->v.str[b->praw_row] = raw_id(b, b->praw, b->npraw);
+}
+
+void ncu_mkey_init(ncu_mkey *k) {
+  memset(k, 0, sizeof *k);
+  k->kc = -2;
+}
+
 int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
                  const char *metric, size_t nm, const char *unit, size_t nu,
                  const char *val, size_t nv, size_t line, size_t vcol, pl_err *err) {
+  ncu_mkey k;
+  ncu_mkey_init(&k);
+  return ncu_b_metric_k(b, &k, sec, nsec, NULL, cls, metric, nm, unit, nu, val, nv, line, vcol, err);
+}
+
+int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, uint32_t *sec_id, int cls,
+                   const char *metric, size_t nm, const char *unit, size_t nu,
+                   const char *val, size_t nv, size_t line, size_t vcol, pl_err *err) {
   double v = NAN;
   int is_num = 0;
-  pl_unit u = { 1, NULL };
-  int known = 0;
-  int uslot = -1;                 /* the unit's cache slot, when cached */
-  if (nu) {
-    if (nu < sizeof b->ucache[0].s) {
-      unsigned h = 2166136261u;
-      for (size_t i = 0; i < nu; i++) h = (h ^ (unsigned char)unit[i]) * 16777619u;
-      h = (h ^ (h >> 15)) & 63u;
-      if (b->ucache[h].n == nu && memcmp(b->ucache[h].s, unit, nu) == 0) {
-        known = b->ucache[h].known; u = b->ucache[h].u;
-      } else {
-        known = pl_unit_lookup(unit, nu, &u) == 0;
-        memcpy(b->ucache[h].s, unit, nu);
-        b->ucache[h].n = (uint8_t)nu; b->ucache[h].known = (uint8_t)known; b->ucache[h].u = u;
-        b->ucache[h].unit_id = b->ucache[h].base_id = 0;
-      }
-      uslot = (int)h;
-    } else {
-      known = pl_unit_lookup(unit, nu, &u) == 0;
-    }
+  int uslot = -1;                 /* the unit's cache slot, when looked up here */
+  if (b->praw_on) raw_flush(b);   /* before anything else goes into the metrics pool */
+  if (!k->ready) {
+    k->u.factor = 1; k->u.base = NULL;
+    k->known = 0;
+    if (nu) uslot = unit_resolve(b, unit, nu, &k->u, &k->known);
+    k->nid = pl_pool_intern(b->names, metric, nm);
+    k->bytes = k->known && (strcmp(k->u.base, "byte") == 0 || strcmp(k->u.base, "byte/block") == 0);
+    k->ready = 1;
   }
-  uint32_t nid = pl_pool_intern(b->names, metric, nm);
+  const int known = k->known;
+  const pl_unit u = k->u;
   const char *base = nu ? (known ? u.base : NULL) : "";
-  if (nv > 0 && ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v *= u.factor; }
+  if (nv > 0) {
+    if (pl_parse_plain(val, nv, &v) || (!b->locale && parse_grouped(val, nv, &v)) ||
+        ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v *= u.factor; }
+    else v = NAN;
+  }
   int na = !is_num && (nv == 0 || eqn(val, nv, "n/a") || eqn(val, nv, "N/A"));
   int must = 0;
   int c = -1;
-  if (cls != NCU_SEC_OTHER) c = kernel_col(b, cls, nid, metric, nm, base, is_num, &must);
+  if (cls != NCU_SEC_OTHER) {
+    if (k->kc == -2) {
+      c = kernel_col(b, cls, k->nid, metric, nm, base, is_num, &must);
+      k->kc = c; k->must = must;
+      k->is_sm = c >= 0 && strcmp(b->k->cols[c]->name, "sm_count") == 0;
+    } else {
+      c = k->kc; must = k->must;
+    }
+  }
   if (!is_num && !na && (must || nu > 0)) {
     b->tmp.len = 0;
     pl_buf_printf(&b->tmp, "a number for '%.*s'%s%.*s%s", (int)nm, metric,
@@ -433,45 +555,98 @@ int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
   }
   if (b->want_m) {
     pl_table *m = b->m;
-    pl_row_put_int(m, b->m_kid, b->nkernels);
-    if (nsec) pl_row_put_str(m, b->m_sec, sec, nsec);
+    size_t row = m->nrows;
+    uint32_t sid = 0, mid, uid = 0, bid = 0, rid = 0;
+    if (nsec) {
+      if (sec_id) { if (*sec_id == 0) *sec_id = pl_pool_intern(m->pool, sec, nsec); sid = *sec_id; }
+      else sid = str_id(m, b->m_sec, row, sec, nsec);
+    }
     /* metric names and units repeat on every launch: their ids are kept */
-    if (nid >= b->nmid) {
-      size_t nn = b->nmid ? b->nmid : 256;
-      while (nn <= nid) nn *= 2;
-      b->mid = pl_xrealloc(b->mid, nn * sizeof *b->mid);
-      memset(b->mid + b->nmid, 0, (nn - b->nmid) * sizeof *b->mid);
-      b->nmid = nn;
-    }
-    if (b->mid[nid] == 0) b->mid[nid] = pl_pool_intern(m->pool, metric, nm);
-    pl_row_put_strid(m, b->m_metric, b->mid[nid]);
-    if (nu) {
-      uint32_t uid = uslot >= 0 ? b->ucache[uslot].unit_id : 0, bid = uslot >= 0 ? b->ucache[uslot].base_id : 0;
-      if (!uid) {
-        uid = pl_pool_intern(m->pool, unit, nu);
-        bid = known ? pl_pool_intern(m->pool, u.base, strlen(u.base)) : uid;
-        if (uslot >= 0) { b->ucache[uslot].unit_id = uid; b->ucache[uslot].base_id = bid; }
+    mid = k->mid;
+    if (!mid) {
+      uint32_t nid = k->nid;
+      if (nid >= b->nmid) {
+        size_t nn = b->nmid ? b->nmid : 256;
+        while (nn <= nid) nn *= 2;
+        b->mid = pl_xrealloc(b->mid, nn * sizeof *b->mid);
+        memset(b->mid + b->nmid, 0, (nn - b->nmid) * sizeof *b->mid);
+        b->nmid = nn;
       }
-      pl_row_put_strid(m, b->m_unit, uid);
-      pl_row_put_strid(m, b->m_base, bid);
+      if (b->mid[nid] == 0) b->mid[nid] = pl_pool_intern(m->pool, metric, nm);
+      mid = k->mid = b->mid[nid];
     }
-    if (is_num) pl_row_put_num(m, b->m_value, v);
-    if (nv) pl_row_put_str(m, b->m_raw, val, nv);
-    pl_row_end(m);
+    if (nu) {
+      uid = k->unit_id; bid = k->base_id;
+      if (!uid) {
+        if (uslot < 0 && nu < sizeof b->ucache[0].s) {
+          pl_unit u2; int kn2;
+          uslot = unit_resolve(b, unit, nu, &u2, &kn2);
+        }
+        uid = uslot >= 0 ? b->ucache[uslot].unit_id : 0; bid = uslot >= 0 ? b->ucache[uslot].base_id : 0;
+        if (!uid) {
+          uid = pl_pool_intern(m->pool, unit, nu);
+          bid = known ? pl_pool_intern(m->pool, u.base, strlen(u.base)) : uid;
+          if (uslot >= 0) { b->ucache[uslot].unit_id = uid; b->ucache[uslot].base_id = bid; }
+        }
+        k->unit_id = uid; k->base_id = bid;
+      }
+    }
+    if (!m->rowopen && m->ncols == 7) {
+      if (nv && !b->defer_raw) rid = raw_id(b, val, nv);
+      else if (nv) {
+        /* interned when the next row begins: meanwhile its entries load */
+        b->praw = val; b->npraw = nv; b->praw_row = row; b->praw_on = 1;
+#if defined(__GNUC__)
+        if (nv <= 8) { uint64_t key; __builtin_prefetch(raw_slot(b, val, nv, &key)); }
+#endif
+        pl_pool_prefetch(m->pool, val, nv);
+      }
+      /* the metrics table gets whole rows only from here: append them */
+      pl_column **cols = m->cols;
+      if (row >= b->m_room) {
+        pl_table_reserve(m, row + 1);
+        size_t room = SIZE_MAX;
+        for (size_t i = 0; i < m->ncols; i++) if (cols[i]->cap < room) room = cols[i]->cap;
+        b->m_room = room;
+      }
+      cols[b->m_kid]->v.i64[row] = b->nkernels;
+      cols[b->m_sec]->v.str[row] = sid;
+      cols[b->m_metric]->v.str[row] = mid;
+      cols[b->m_unit]->v.str[row] = uid;
+      cols[b->m_base]->v.str[row] = bid;
+      cols[b->m_value]->v.num[row] = is_num ? v : NAN;
+      cols[b->m_raw]->v.str[row] = rid;
+      cols[b->m_kid]->len = cols[b->m_sec]->len = cols[b->m_metric]->len = cols[b->m_unit]->len =
+        cols[b->m_base]->len = cols[b->m_value]->len = cols[b->m_raw]->len = row + 1;
+      m->nrows = row + 1;
+    } else {
+      if (nv) rid = raw_id(b, val, nv);
+      pl_row_put_int(m, b->m_kid, b->nkernels);
+      if (nsec) pl_row_put_strid(m, b->m_sec, sid);
+      pl_row_put_strid(m, b->m_metric, mid);
+      if (nu) { pl_row_put_strid(m, b->m_unit, uid); pl_row_put_strid(m, b->m_base, bid); }
+      if (is_num) pl_row_put_num(m, b->m_value, v);
+      if (nv) pl_row_put_strid(m, b->m_raw, rid);
+      pl_row_end(m);
+    }
   }
   if (c >= 0 && !na) {
     pl_column *col = b->k->cols[c];
     if (col->type == PL_STR) {
       pl_row_put_str(b->k, c, val, nv);
     } else if (is_num) {
-      if (known && (strcmp(u.base, "byte") == 0 || strcmp(u.base, "byte/block") == 0))
-        v = snap_bytes(v, u.factor, val, nv);
-      pl_row_put_num(b->k, c, v);
+      if (k->bytes) v = snap_bytes(v, u.factor, val, nv);
+      pl_table *kt = b->k;
+      if (col->type == PL_NUM && col->len == kt->nrows && col->len < col->cap) {
+        /* pl_row_put_num's common case, inline: the cell is the row's next */
+        kt->rowopen = 1;
+        col->v.num[col->len++] = v;
+      } else pl_row_put_num(kt, c, v);
     } else {
       pl_profile_diag(b->p, line, "kernel column '%s' is numeric; text value '%.*s' of '%.*s' kept in metrics only",
                       col->name, (int)nv, val, (int)nm, metric);
     }
-    if (strcmp(col->name, "sm_count") == 0 && is_num && b->sm_count_source == NULL) {
+    if (k->is_sm && is_num && b->sm_count_source == NULL) {
       b->sm_count = v; b->sm_count_source = "metric (# SMs / device__attribute_multiprocessor_count)";
     }
   }
@@ -479,19 +654,20 @@ int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
 }
 
 size_t ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_local) {
-  static const struct { const char *w; int local; } pre[] = {
-    { "Est. Speedup:", 0 }, { "Estimated Speedup:", 0 }, { "Est. Global Speedup:", 0 },
-    { "Est. Local Speedup:", 1 }, { "Estimated Local Speedup:", 1 },
+  static const struct { const char *w; size_t n; int local; } pre[] = {
+    { "Est. Speedup:", 13, 0 }, { "Estimated Speedup:", 18, 0 }, { "Est. Global Speedup:", 20, 0 },
+    { "Est. Local Speedup:", 19, 1 }, { "Estimated Local Speedup:", 24, 1 },
   };
   size_t i = 0, used = 0;
   for (;;) {
     while (i < n && s[i] == ' ') i++;
     size_t k;
     int hit = -1;
+    if (n - i < 13 || s[i] != 'E' || s[i + 1] != 's' || s[i + 2] != 't') break;
     for (k = 0; k < sizeof pre / sizeof pre[0]; k++)
-      if (pl_starts(s + i, n - i, pre[k].w)) { hit = (int)k; break; }
+      if (n - i >= pre[k].n && memcmp(s + i, pre[k].w, pre[k].n) == 0) { hit = (int)k; break; }
     if (hit < 0) break;
-    size_t j = i + strlen(pre[hit].w);
+    size_t j = i + pre[hit].n;
     while (j < n && s[j] == ' ') j++;
     size_t st = j;
     while (j < n && s[j] != '%' && s[j] != ' ') j++;
@@ -588,6 +764,7 @@ void ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n) {
 }
 
 void ncu_b_finish(ncu_builder *b) {
+  if (b->praw_on) raw_flush(b);
   if (b->open) ncu_b_end(b);
   pl_profile *p = b->p;
   pl_profile_meta_str(p, "tool", "Nsight Compute", 14);

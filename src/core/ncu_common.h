@@ -65,7 +65,19 @@ typedef struct ncu_builder {
   struct { char s[24]; uint8_t n, known; pl_unit u; uint32_t unit_id, base_id; } ucache[64];
   /* metric name id in `names` -> its id in the metrics table's pool (0: not yet) */
   uint32_t *mid; size_t nmid;
+  /* value texts of up to 8 bytes -> their id in the metrics pool, direct
+  ** mapped (NCU_RAWC entries, allocated on first use): most values repeat */
+  struct ncu_rawc { uint64_t key; uint32_t n, id; } *rawc;
+  size_t m_room;                  /* rows every metrics column has room for */
+  /* the value text of the last metrics row, interned when the next row
+  ** begins (its cache entry and pool slot load meanwhile) */
+  const char *praw; size_t npraw, praw_row; int praw_on;
+  int defer_raw;                  /* set by a parser whose value texts outlive the next row */
+  /* kernel names seen (direct mapped) -> ids of name and short name in the kernels pool */
+  struct ncu_kname { char *name; size_t n; uint32_t name_id, short_id; } kname[16];
 } ncu_builder;
+#define NCU_RAWC (1u << 14)
+#define NCU_KNAMES 16
 
 void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o);
 /* Frees everything not yet handed to the profile (on error). */
@@ -82,6 +94,25 @@ void ncu_b_range(ncu_builder *b, const char *s, size_t n);
 int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
                  const char *metric, size_t nm, const char *unit, size_t nu,
                  const char *val, size_t nv, size_t line, size_t vcol, pl_err *err);
+
+/* What a (section class, metric name, unit) resolves to, for a parser that
+** sees the same metric rows again on every launch and caches them: start
+** it zeroed (ncu_mkey_init), pass it again with the same section class,
+** name and unit, and ncu_b_metric_k skips the lookups it holds.  *sec_id
+** caches the section's id in the metrics pool the same way (0: not yet;
+** NULL: no cache). */
+typedef struct ncu_mkey {
+  int ready;                      /* nid, known, u hold */
+  int kc;                         /* kernel column: -2 not looked up, -1 none */
+  int must, bytes, is_sm;         /* kernel column facts, when kc >= 0 */
+  int known;
+  pl_unit u;
+  uint32_t nid, mid, unit_id, base_id;   /* mid, unit_id: 0 until the first metrics row */
+} ncu_mkey;
+void ncu_mkey_init(ncu_mkey *k);
+int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, uint32_t *sec_id, int cls,
+                   const char *metric, size_t nm, const char *unit, size_t nu,
+                   const char *val, size_t nv, size_t line, size_t vcol, pl_err *err);
 void ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname,
                 const char *sev, size_t nsev, const char *msg, size_t nmsg,
                 double est, double est_local, size_t line);

@@ -41,6 +41,8 @@ void pl_pool_release(pl_pool *p);
 uint32_t pl_pool_intern(pl_pool *p, const char *s, size_t n);
 /* The string of an id (NUL-terminated); NULL for id 0. */
 const char *pl_pool_str(const pl_pool *p, uint32_t id, size_t *len);
+/* A hint that s[0..n) is about to be interned: starts loading its slot. */
+void pl_pool_prefetch(const pl_pool *p, const char *s, size_t n);
 size_t pl_pool_count(const pl_pool *p);
 size_t pl_pool_bytes(const pl_pool *p);
 

@@ -479,6 +479,167 @@ static void test_helpers(void) {
   TC_CHECK(ncu_canonical(NCU_SEC_OCC, "SOL FB", 6, &numeric) == NULL);
 }
 
+
+/* ---- the fast paths: whole-row cache, value cache, pool ----------------- */
+
+/* One launch of a details page whose rows vary with i: values wider than
+** their column, long names running into the unit column, rows with no
+** unit, text values, grouped numbers, trailing blanks, tabs, CRLF, rows
+** that come and go or change name between launches. */
+static void launch_text(pl_buf *o, int i) {
+  static const char *vals[] = { "1.59", "1,024", "6,180,923", "1,234.5", "12345678.25", "0", "n/a", "3" };
+  pl_buf_printf(o, "  kern_%d(float*) (%d, 1, 1)x(128, 1, 1), Context 1, Stream 7, Device 0, CC 8.0\n", i % 3, 8 + i);
+  pl_buf_printf(o, "    Section: GPU Speed Of Light Throughput\n");
+  pl_buf_printf(o, "    ----------------------- ----------- ------------\n");
+  pl_buf_printf(o, "    Metric Name             Metric Unit Metric Value\n");
+  pl_buf_printf(o, "    ----------------------- ----------- ------------\n");
+  pl_buf_printf(o, "    DRAM Frequency                  Ghz         %s\n", i % 2 ? "1.59" : "1.6");
+  pl_buf_printf(o, "    Elapsed Cycles                cycle    %s\n", vals[1 + i % 3]);
+  pl_buf_printf(o, "    Duration                         us   %s\n", i % 4 == 3 ? "1234567890.5" : "436.23");
+  pl_buf_printf(o, "    Memory Throughput                 %%        %d.%02d%s\n", 90 + i % 7, i % 100, i % 3 == 1 ? "   " : "");
+  if (i % 5 != 2) pl_buf_printf(o, "    SM Active Cycles              cycle       261.09\r\n");
+  /* a name running over into the unit column (the unit ends at its column's end) */
+  pl_buf_printf(o, "    %-34s%s%13s\n", i % 4 == 1 ? "Compute (SM) Throughput Extra" : "Compute (SM) Throughput",
+                "%", i % 4 == 1 ? "1.5" : "62.72");
+  pl_buf_printf(o, "    L2 Hit Rate\t                  %%        %d\n", i % 9);
+  pl_buf_printf(o, "    ----------------------- ----------- ------------\n\n");
+  pl_buf_printf(o, "    Section: Launch Statistics\n");
+  pl_buf_printf(o, "    -------------------------------- --------------- ---------------\n");
+  pl_buf_printf(o, "    Metric Name                          Metric Unit    Metric Value\n");
+  pl_buf_printf(o, "    -------------------------------- --------------- ---------------\n");
+  pl_buf_printf(o, "    Block Size                                                 %s\n", i % 2 ? "1,024" : "128");
+  pl_buf_printf(o, "    Function Cache Configuration                     CachePreferNone\n");
+  pl_buf_printf(o, "    Registers Per Thread             register/thread              %d\n", 30 + i % 4);
+  pl_buf_printf(o, "    Shared Memory Configuration Size           Kbyte           %s\n", i % 2 ? "32.77" : "65.54");
+  pl_buf_printf(o, "    Some Text Metric                                      %s\n", vals[i % 8]);
+  pl_buf_printf(o, "    Waves Per SM                                                %s\n", i % 3 ? "0.50" : "12,345.25");
+  pl_buf_printf(o, "    -------------------------------- --------------- ---------------\n\n");
+  pl_buf_printf(o, "    OPT   Est. Local Speedup: 88.09%%\n");
+  pl_buf_printf(o, "          The memory access pattern %d.\n\n", i % 2);
+}
+
+static void same_tables(const pl_table *a, size_t a0, const pl_table *b, size_t nrows, const char *what) {
+  char x[512], y[512];
+  int bad = 0;
+  for (size_t c = 0; c < b->ncols && !bad; c++) {
+    int ca = pl_table_col(a, b->cols[c]->name);
+    if (ca < 0) { fprintf(stderr, "%s: no column %s\n", what, b->cols[c]->name); bad = 1; break; }
+    if (strcmp(b->cols[c]->name, "id") == 0 || strcmp(b->cols[c]->name, "kernel_id") == 0 ||
+        strcmp(b->cols[c]->name, "line") == 0) continue;
+    for (size_t r = 0; r < nrows; r++) {
+      pl_cell_text(a, ca, a0 + r, x, sizeof x);
+      pl_cell_text(b, (int)c, r, y, sizeof y);
+      if (strcmp(x, y) != 0 || pl_cell_missing(a, ca, a0 + r) != pl_cell_missing(b, (int)c, r)) {
+        fprintf(stderr, "%s: row %zu column %s: '%s' vs '%s' alone\n", what, r, b->cols[c]->name, x, y);
+        bad = 1; break;
+      }
+    }
+  }
+  TC_CHECK(!bad);
+}
+
+/* Many launches in one input (rows found again from the caches) read the
+** same as each launch alone (every row read the first, slow way). */
+static void test_row_cache(void) {
+  enum { N = 40 };
+  pl_buf all, one;
+  pl_buf_init(&all); pl_buf_init(&one);
+  pl_buf_printf(&all, "[123] prog@host\n");
+  for (int i = 0; i < N; i++) launch_text(&all, i);
+  /* the last line without its line end: the input is not NUL-terminated here */
+  pl_buf_printf(&all, "    trailing program output");
+  char *exact = malloc(all.len);
+  memcpy(exact, all.data, all.len);
+  pl_parse_opts o;
+  memset(&o, 0, sizeof o);
+  pl_err e;
+  pl_profile *p = pl_load_buffer("many", exact, all.len, "ncu-text", &o, &e);
+  TC_CHECK(p != NULL);
+  if (!p) { char b[1200]; err_text(&e, b, sizeof b); fprintf(stderr, "%s\n", b); }
+  pl_table *k = p ? pl_profile_find(p, "kernels") : NULL, *m = p ? pl_profile_find(p, "metrics") : NULL;
+  TC_CHECK(k && m);
+  if (k && m) {
+    TC_EQ_INT(k->nrows, N);
+    size_t m0 = 0;
+    for (int i = 0; i < N; i++) {
+      one.len = 0;
+      pl_buf_printf(&one, "[123] prog@host\n");
+      launch_text(&one, i);
+      pl_profile *q = pl_load_buffer("one", one.data, one.len, "ncu-text", &o, &e);
+      TC_CHECK(q != NULL);
+      if (!q) continue;
+      pl_table *k1 = pl_profile_find(q, "kernels"), *m1 = pl_profile_find(q, "metrics");
+      char what[64];
+      snprintf(what, sizeof what, "launch %d metrics", i);
+      TC_CHECK(m0 + m1->nrows <= m->nrows);
+      if (m0 + m1->nrows <= m->nrows) same_tables(m, m0, m1, m1->nrows, what);
+      snprintf(what, sizeof what, "launch %d kernels", i);
+      TC_EQ_INT(k1->nrows, 1);
+      /* the kernel row: same cells (a row of the many-launch table vs the one) */
+      pl_table *kk = pl_table_take(k, (size_t[]){ (size_t)i }, 1);
+      same_tables(kk, 0, k1, 1, what);
+      pl_table_free(kk);
+      m0 += m1->nrows;
+      pl_profile_free(q);
+    }
+    TC_EQ_INT(m0, m->nrows);
+    /* values by hand: grouped numbers and their raw text */
+    int cv = col(m, "value"), cr = col(m, "raw"), cm = col(m, "metric");
+    size_t n;
+    int seen = 0;
+    for (size_t r = 0; r < m->nrows; r++) {
+      const char *raw = pl_cell_str(m, cr, r, &n), *mn = pl_cell_str(m, cm, r, &n);
+      double v = pl_cell_num(m, cv, r);
+      if (!raw || !mn) continue;
+      if (strcmp(raw, "6,180,923") == 0) { TC_CHECK(v == 6180923.0); seen |= 1; }
+      if (strcmp(raw, "1,234.5") == 0) { TC_CHECK(v == 1234.5); seen |= 2; }
+      if (strcmp(raw, "12,345.25") == 0) { TC_CHECK(v == 12345.25); seen |= 4; }
+      if (strcmp(raw, "1,024") == 0 && strcmp(mn, "Block Size") == 0) { TC_CHECK(v == 1024.0); seen |= 8; }
+      if (strcmp(raw, "n/a") == 0) { TC_CHECK(isnan(v)); seen |= 16; }
+    }
+    TC_EQ_INT(seen, 31);
+  }
+  if (p) pl_profile_free(p);
+  free(exact);
+  pl_buf_free(&all); pl_buf_free(&one);
+}
+
+static void test_pool(void) {
+  pl_pool *p = pl_pool_new();
+  /* a 7-byte string and an 8-byte one whose first 8 bytes match its key */
+  const char a[] = "abcdefg", b8[] = "abcdefg\x07", e[] = "";
+  uint32_t ia = pl_pool_intern(p, a, 7), ib = pl_pool_intern(p, b8, 8), ie = pl_pool_intern(p, e, 0);
+  TC_CHECK(ia != ib && ia != ie && ib != ie);
+  TC_EQ_INT(pl_pool_intern(p, a, 7), ia);
+  TC_EQ_INT(pl_pool_intern(p, b8, 8), ib);
+  TC_EQ_INT(pl_pool_intern(p, e, 0), ie);
+  TC_EQ_INT(pl_pool_intern(p, "abc", 3) != ia, 1);
+  /* many strings of every length 0..40, twice: the same ids, the same text */
+  char buf[64];
+  uint32_t ids[2000];
+  for (int i = 0; i < 2000; i++) {
+    int len = i % 41;
+    for (int j = 0; j < len; j++) buf[j] = (char)('a' + (i * 7 + j * 3) % 26);
+    if (len > 2) buf[len - 1] = (char)('0' + i % 10), buf[0] = (char)('A' + i % 26);
+    ids[i] = pl_pool_intern(p, buf, (size_t)len);
+  }
+  int ok = 1;
+  for (int i = 0; i < 2000; i++) {
+    int len = i % 41;
+    for (int j = 0; j < len; j++) buf[j] = (char)('a' + (i * 7 + j * 3) % 26);
+    if (len > 2) buf[len - 1] = (char)('0' + i % 10), buf[0] = (char)('A' + i % 26);
+    size_t n;
+    const char *s = pl_pool_str(p, ids[i], &n);
+    if (pl_pool_intern(p, buf, (size_t)len) != ids[i] || n != (size_t)len || memcmp(s, buf, n) != 0 || s[n] != '\0') ok = 0;
+  }
+  TC_CHECK(ok);
+  size_t n;
+  TC_CHECK(pl_pool_str(p, 0, &n) == NULL && n == 0);
+  TC_EQ_STR(pl_pool_str(p, ib, &n), "abcdefg\x07");
+  TC_EQ_INT(n, 8);
+  pl_pool_release(p);
+}
+
 int main(void) {
   test_seed003();
   test_variants();
@@ -487,5 +648,7 @@ int main(void) {
   test_errors();
   test_detect();
   test_helpers();
+  test_row_cache();
+  test_pool();
   return tc_done();
 }
