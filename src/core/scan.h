@@ -61,6 +61,42 @@ static inline int pl_parse_plain(const char *s, size_t n, double *out) {
   return 1;
 }
 
+/* The common case of pl_parse_number_sep(s, n, 0, out) inline: s[0..n)
+** is one or more digits, then any number of ',' each followed by exactly
+** three digits, then optionally '.' and digits ("5,126,736,469",
+** "69,104.7", "43.6", "12."); no sign, no exponent; 1 to 15 digits in
+** all.  Then *out is exactly what pl_parse_number_sep (and
+** pl_parse_double on the text without the commas) gives and 1 is
+** returned; otherwise 0 (use the general function).  Reads s[0..n) only. */
+static inline int pl_parse_grouped(const char *s, size_t n, double *out) {
+  static const double p10[16] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                  1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+  size_t i = 0;
+  uint64_t m = 0;
+  unsigned nd = 0;
+  while (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) { m = m * 10 + (unsigned)((unsigned char)s[i] - '0'); nd++; i++; if (nd > 15) return 0; }
+  if (nd == 0) return 0;
+  while (i < n && s[i] == ',') {
+    if (n - i < 4) return 0;
+    unsigned a = (unsigned)(unsigned char)s[i + 1] - '0', b = (unsigned)(unsigned char)s[i + 2] - '0',
+             c = (unsigned)(unsigned char)s[i + 3] - '0';
+    if (a > 9 || b > 9 || c > 9) return 0;
+    if (i + 4 < n && (unsigned)(unsigned char)s[i + 4] - '0' < 10) return 0;   /* a group of more than three */
+    m = m * 1000 + a * 100 + b * 10 + c;
+    nd += 3;
+    if (nd > 15) return 0;
+    i += 4;
+  }
+  unsigned frac = 0;
+  if (i < n && s[i] == '.') {
+    i++;
+    while (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) { m = m * 10 + (unsigned)((unsigned char)s[i] - '0'); frac++; i++; if (nd + frac > 15) return 0; }
+  }
+  if (i != n) return 0;
+  *out = frac ? (double)m / p10[frac] : (double)m;
+  return 1;
+}
+
 /* Like pl_parse_double but accepts thousands separators: ',' groups
 ** ("1,234.5"); and, with locale=1, space/NBSP groups and a decimal comma
 ** ("23 982 976", "866,86"). */
