@@ -58,7 +58,7 @@ typedef struct report {
   int c_unit, c_line;
   /* the text-row fast path (fast_text_row) */
   uint32_t unit_id;          /* size_unit's pool id, once a row has interned it */
-  uint32_t scache[1024];     /* pool ids of recent string cells, by a hash of the text */
+  uint32_t scache[4096];     /* pool ids of recent string cells, by a hash of the text */
   pl_cell cells[MAXCOLS * 3 + 2];
 } report;
 
@@ -360,7 +360,7 @@ static inline uint32_t intern_cached(report *r, const char *s, size_t n) {
   memcpy(&w, s + n - 8, 8); h ^= w * 0xc4ceb9fe1a85ec53ull;
   memcpy(&w, s + n / 2 - 4, 8); h ^= w * 0x94d049bb133111ebull;
   h ^= h >> 31; h ^= h >> 17;
-  uint32_t *slot = &r->scache[h & 1023];
+  uint32_t *slot = &r->scache[h & 4095];
   if (*slot) {
     size_t ln;
     const char *ps = pl_pool_str(r->t->pool, *slot, &ln);
@@ -389,6 +389,18 @@ static int fast_text_row(report *r, const char *s, size_t n, size_t lineno) {
     } else b = n;
     if (a >= n) return 0;
     const char *p = s + a; size_t m = b - a;
+    /* cells are padded with runs of spaces: skip them 8 at a time */
+    while (m >= 8) {
+      uint64_t w;
+      memcpy(&w, p, 8);
+      w ^= 0x2020202020202020ull;
+      if (w == 0) { p += 8; m -= 8; continue; }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      size_t sp = (size_t)__builtin_ctzll(w) / 8;   /* leading spaces in this word */
+      p += sp; m -= sp;
+#endif
+      break;
+    }
     while (m > 0 && (*p == ' ' || *p == '\t')) { p++; m--; }
     while (m > 0 && (p[m - 1] == ' ' || p[m - 1] == '\t' || p[m - 1] == '\r')) m--;
     switch (c->kind) {
