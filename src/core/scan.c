@@ -7,6 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 void pl_lines_init(pl_lines *c, const char *data, size_t len) {
   c->p = data; c->end = data + len; c->base = data; c->lineno = 0;
@@ -27,6 +30,20 @@ int pl_lines_next(pl_lines *c, pl_line *out) {
 int pl_lines_peek(const pl_lines *c, pl_line *out) {
   pl_lines tmp = *c;
   return pl_lines_next(&tmp, out);
+}
+
+const char *pl_find2(const char *s, size_t n, char a, char b) {
+  size_t i = 0;
+#ifdef __SSE2__
+  const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+  for (; i + 16 <= n; i += 16) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+    int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb)));
+    if (m) return s + i + (size_t)__builtin_ctz((unsigned)m);
+  }
+#endif
+  for (; i < n; i++) if (s[i] == a || s[i] == b) return s + i;
+  return NULL;
 }
 
 void pl_trim(const char **s, size_t *n) {

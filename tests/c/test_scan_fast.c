@@ -124,7 +124,125 @@ static void test_grouped(void) {
   TC_CHECK(fast > 50000);
 }
 
+/* Loads text placed at a guard page; NULL (and the error in errbuf) on failure. */
+static char errbuf[2048];
+static pl_profile *load_at_guard(const char *text, size_t n, const char *format) {
+  const char *g = at_guard(text, n);
+  pl_err e;
+  pl_profile *p = pl_load_buffer("t.txt", g, n, format, NULL, &e);
+  if (!p) pl_err_format(&e, errbuf, sizeof errbuf); else errbuf[0] = '\0';
+  return p;
+}
+
+static double tokval(const char *s) { double v = NAN; pl_parse_double(s, strlen(s), &v); return v; }
+
+/* kernel-table: rows the fast path takes and rows it leaves to the general
+** path (exponents, long numbers, '\r', tabs, no final newline) give the
+** values pl_parse_double gives for their tokens; the errors stay. */
+static void test_kernel_table(void) {
+  static const struct { const char *row, *lat, *ten, *dram; } rows[] = {
+    { "elementwise_kernel           |       4160   0.00   0.22\n", "4160", "0.00", "0.22" },
+    { "elementwise_kernel           |       4160   0.00   0.22\r\n", "4160", "0.00", "0.22" },
+    { "elementwise_kernel           |\t4160\t0.125\t1.00 \n", "4160", "0.125", "1.00" },
+    { "reduce_kernel                |  123456789   0.3333   0.99999999\n", "123456789", "0.3333", "0.99999999" },
+    { "reduce_kernel                |   12345678   12345678.12345678   0.5\n", "12345678", "12345678.12345678", "0.5" },
+    { "reduce_kernel                |   1.5e3   0.10   7.\n", "1.5e3", "0.10", "7." },
+    { "reduce_kernel                |   0   1000.5   0.000000001\n", "0", "1000.5", "0.000000001" },
+    { "cudnn::ops::nchwToNhwcKernel |  99999999999999   0.99   0.01   \n", "99999999999999", "0.99", "0.01" },
+    { "x|1 2 3\n", "1", "2", "3" },
+    { "vectorized_elementwise_kernel|   64   0.5   0.25", "64", "0.5", "0.25" },   /* last, no newline */
+  };
+  size_t nr = sizeof rows / sizeof rows[0];
+  char buf[4096];
+  for (size_t cut = 0; cut < 2; cut++) {
+    size_t k = (size_t)snprintf(buf, sizeof buf, "Kernel     Latency Tensor   DRAM\n");
+    for (size_t i = 0; i < nr - cut; i++) k += (size_t)snprintf(buf + k, sizeof buf - k, "%s", rows[i].row);
+    if (cut) k += (size_t)snprintf(buf + k, sizeof buf - k, "\n");   /* a blank last line */
+    pl_profile *p = load_at_guard(buf, k, "kernel-table");
+    TC_CHECK(p != NULL);
+    if (!p) { fprintf(stderr, "%s\n", errbuf); continue; }
+    const pl_table *t = pl_profile_find(p, "kernels");
+    TC_EQ_INT(t->nrows, nr - cut);
+    for (size_t i = 0; i < t->nrows; i++) {
+      TC_CHECK(same_double(fh_num(t, "latency_ns", i), tokval(rows[i].lat)));
+      TC_CHECK(same_double(fh_num(t, "duration_ns", i), tokval(rows[i].lat)));
+      TC_CHECK(same_double(fh_num(t, "tensor_util", i), tokval(rows[i].ten)));
+      TC_CHECK(same_double(fh_num(t, "dram_util", i), tokval(rows[i].dram)));
+      TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "line"), i), i + 2);
+    }
+    TC_EQ_STR(fh_str(t, "name", 0), "elementwise_kernel");
+    TC_EQ_STR(fh_str(t, "name", 8), "x");
+    pl_profile_free(p);
+  }
+  /* errors as before, at the buffer's end too */
+  static const struct { const char *text, *err; } bad[] = {
+    { "Kernel     Latency Tensor   DRAM\nabc        |       4160   0.00   0.22\nabc        |       4160   0.00",
+      "t.txt:3:31: expected the DRAM utilisation (a number), found end of file" },
+    { "Kernel     Latency Tensor   DRAM\nabc        |       4160   0.00   0.22\nabc        |       41x60   0.00 0.1\n",
+      "t.txt:3:20: expected the latency in ns (a number >= 0), found \"41x60\"" },
+    { "Kernel     Latency Tensor   DRAM\nabc        |       4160   0.00   0.22\r\r\n",
+      "t.txt:2:34: expected the DRAM utilisation (a number), found \"0.22\"" },
+    { "Kernel     Latency Tensor   DRAM\n   |  4160   0.00   0.22\n",
+      "t.txt:2:1: expected a kernel name before '|', found \"   |  4160   0.00   0.22\"" },
+    { "Kernel     Latency Tensor   DRAM\nabc |  4160   0.00   0.22 9\n",
+      "t.txt:2:27: expected end of line after the DRAM utilisation, found \"9\"" },
+    { "Kernel     Latency Tensor   DRAM\nabc |  4160   0.00   0.22\nabc |  4160   0.00   0.22\rx\n",
+      "t.txt:3:22: expected the DRAM utilisation (a number), found \"0.22\"" },
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    pl_profile *p = load_at_guard(bad[i].text, strlen(bad[i].text), "kernel-table");
+    TC_CHECK(p == NULL);
+    if (p) pl_profile_free(p); else TC_EQ_STR(errbuf, bad[i].err);
+  }
+}
+
+/* nsys-stats text rows: the fast path (plain and ',' grouped numbers) next
+** to rows only the general path reads ("+5", "1e3", tabs) give the same
+** values; a table at the buffer's end without a newline. */
+static void test_nsys(void) {
+  static const struct { const char *share, *total, *calls, *avg, *name; double vs, vt; long long vc; double va; } rows[] = {
+    { "43.6", "5,126,736,469", "74,188", "69,104.7", "kern_a", 43.6, 5126736469.0, 74188, 69104.7 },
+    { "+43.6", "1.5e3", "+7", "1e-1", "kern_b", 43.6, 1500, 7, 0.1 },
+    { "0.0", "0", "0", "0", "kern_a", 0, 0, 0, 0 },
+    { "100.0", "123456789012345678", "1", "12345678901234567", "kern_c", 100, 123456789012345678.0, 1, 12345678901234567.0 },
+    { "100.0", "1,234,567,890,123,456", "1,000", "0.1234567890123456", "kern_c", 100, 1234567890123456.0, 1000, 0.1234567890123456 },
+    { "1.0", "1,234", "1", "1.5", "kern d with spaces", 1, 1234, 1, 1.5 },
+  };
+  char buf[4096];
+  size_t k = (size_t)snprintf(buf, sizeof buf, "[6/8] Executing 'cuda_gpu_kern_sum' stats report\n\n"
+                              "%9s  %24s  %9s  %24s  %s\n%9s  %24s  %9s  %24s  %s\n",
+                              "Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Name",
+                              "---------", "------------------------", "---------", "------------------------", "------");
+  size_t nr = sizeof rows / sizeof rows[0];
+  for (size_t i = 0; i < nr; i++)
+    k += (size_t)snprintf(buf + k, sizeof buf - k, "%9s  %24s  %9s  %24s  %s%s", rows[i].share, rows[i].total, rows[i].calls,
+                          rows[i].avg, rows[i].name, i + 1 < nr ? "\n" : "");   /* the last without a newline */
+  pl_profile *p = load_at_guard(buf, k, "nsys-stats");
+  TC_CHECK(p != NULL);
+  if (!p) { fprintf(stderr, "%s\n", errbuf); return; }
+  const pl_table *t = pl_profile_find(p, "cuda_gpu_kern_sum");
+  TC_EQ_INT(t ? t->nrows : 0, nr);
+  for (size_t i = 0; t && i < t->nrows; i++) {
+    TC_CHECK(same_double(fh_num(t, "share_pct", i), rows[i].vs));
+    TC_CHECK(same_double(fh_num(t, "total_ns", i), rows[i].vt));
+    TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "calls"), i), rows[i].vc);
+    TC_CHECK(same_double(fh_num(t, "mean_ns", i), rows[i].va));
+    TC_EQ_STR(fh_str(t, "name", i), rows[i].name);
+    TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "line"), i), i + 5);
+  }
+  pl_profile_free(p);
+  /* a bad cell: the general path's error */
+  k = (size_t)snprintf(buf, sizeof buf, "[6/8] Executing 'cuda_gpu_kern_sum' stats report\n\n"
+                       " Time (%%)  Total Time (ns)  Avg (ns)  Name\n --------  ---------------  --------  ----\n"
+                       "     43.6    5,126,736,469   69,10.7  kern_a\n");
+  p = load_at_guard(buf, k, "nsys-stats");
+  TC_CHECK(p == NULL);
+  if (p) pl_profile_free(p); else TC_EQ_STR(errbuf, "t.txt:5:30: expected a number in column 'Avg (ns)', found \"69,10.7\"");
+}
+
 int main(void) {
   test_grouped();
+  test_kernel_table();
+  test_nsys();
   return tc_done();
 }
