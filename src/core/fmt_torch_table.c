@@ -27,6 +27,7 @@
 #include "scan.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -176,7 +177,7 @@ static int cell_value(const ttcol *tc, const char *s, size_t n, double *v) {
   case K_FLOPS: f = tc->factor; break;
   default: return -1;
   }
-  if (k == 0 || pl_parse_double(s, k, v) != 0) return -1;
+  if (k == 0 || (!pl_parse_plain(s, k, v) && pl_parse_double(s, k, v) != 0)) return -1;
   *v *= f;
   return 0;
 }
@@ -219,8 +220,76 @@ static void assign_cells(const ttcol *cols, int ncols, const char *s, size_t n, 
   }
 }
 
+/* assign_cells for the common row: every cell non-empty and inside its
+** dash span, right-aligned to the span's end, followed by two spaces (or,
+** for the last, by the line's end), no tab and no two spaces inside a
+** cell, only spaces between the spans.  Then each cell is the one field
+** assign_cells would find there, whose middle lies in that span: the same
+** ca/cb are filled and 1 is returned; otherwise 0 (call assign_cells). */
+static int fast_assign(const ttcol *cols, int ncols, const char *s, size_t n, size_t *ca, size_t *cb) {
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) n--;
+  size_t i = 0;
+  for (int k = 0; k < ncols; k++) {
+    size_t st = cols[k].start, en = cols[k].end;
+    if (k == ncols - 1) { if (n != en) return 0; }
+    else if (en + 2 > n || s[en] != ' ' || s[en + 1] != ' ') return 0;
+    /* spaces up to the cell (the gap and the padding) */
+    for (;;) {                                   /* 8 at a time */
+      uint64_t w;
+      if (i + 8 > en) break;
+      memcpy(&w, s + i, 8);
+      if (w != 0x2020202020202020ull) break;
+      i += 8;
+    }
+    while (i < en && s[i] == ' ') i++;
+    if (i < st || i >= en) return 0;            /* text before the span, or an empty cell */
+    size_t a = i;
+    /* a word at a time while s[i + 8] is in the line: a tab, or a space
+    ** followed by a space, anywhere in s[i..i+8) is a zero byte of x */
+    while (i + 8 < en) {
+      uint64_t w0, w1;
+      memcpy(&w0, s + i, 8); memcpy(&w1, s + i + 1, 8);
+      const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+      uint64_t dbl = (w0 ^ 0x2020202020202020ull) | (w1 ^ 0x2020202020202020ull);
+      uint64_t tab = w0 ^ 0x0909090909090909ull;
+      if (((dbl - ones) & ~dbl & high) | ((tab - ones) & ~tab & high)) return 0;
+      i += 8;
+    }
+    for (; i < en; i++) {
+      if (s[i] == '\t') return 0;
+      if (s[i] == ' ' && i + 1 < n && s[i + 1] == ' ') return 0;   /* (within the line: s[n] may not exist) */
+    }
+    ca[k] = a; cb[k] = en;
+  }
+  return 1;
+}
+
 static void cell_text(const size_t *ca, const size_t *cb, int k, const char *s, const char **cs, size_t *cn) {
   *cs = s + ca[k]; *cn = cb[k] - ca[k];
+}
+
+/* The footer totals of the second and later tables go to meta under
+** "tableN." keys.  pl_profile_meta_* find a key by a scan of all keys, so
+** over hundreds of tables setting them grows as the square of the count.
+** A "tableN." key is new unless the profile had it before the parse (the
+** first nmeta0 keys) or this table's footer set it already (its own keys
+** are listed in tk): a new key is appended as pl_profile_meta_* append
+** one (same order, same values); any other goes through them. */
+typedef struct tt_metakeys { size_t nmeta0; int table; char tk[8][80]; int ntk; } tt_metakeys;
+
+static pl_meta *tt_meta_new(pl_profile *p, tt_metakeys *mk, int table, const char *key) {
+  if (mk->table != table) { mk->table = table; mk->ntk = 0; }
+  for (size_t i = 0; i < mk->nmeta0 && i < p->nmeta; i++) if (strcmp(p->meta[i].key, key) == 0) return NULL;
+  for (int i = 0; i < mk->ntk; i++) if (strcmp(mk->tk[i], key) == 0) return NULL;
+  if (mk->ntk == 8 || strlen(key) >= sizeof mk->tk[0]) return NULL;
+  snprintf(mk->tk[mk->ntk++], sizeof mk->tk[0], "%s", key);
+  if (p->nmeta == p->capmeta) {
+    p->capmeta = p->capmeta ? p->capmeta * 2 : 8;
+    p->meta = pl_xrealloc(p->meta, p->capmeta * sizeof *p->meta);
+  }
+  pl_meta *m = &p->meta[p->nmeta++];
+  m->key = pl_xstrdup(key); m->text = NULL; m->num = 0;
+  return m;
 }
 
 static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
@@ -236,6 +305,9 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   int ncols = 0;
   pl_buf src;
   pl_buf_init(&src);
+  tt_metakeys mk;
+  memset(&mk, 0, sizeof mk);
+  mk.nmeta0 = p->nmeta;
 #define TT_FAIL() do { pl_table_free(t); pl_buf_free(&src); return -1; } while (0)
   while (pl_lines_next(&c, &l)) {
     if (o && o->interrupt && *o->interrupt) { pl_err_set(err, c.lineno, 1, "interrupted"); TT_FAIL(); }
@@ -269,9 +341,11 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         char pre[24] = "";
         if (ntables > 1) snprintf(pre, sizeof pre, "table%d.", ntables);
         snprintf(key, sizeof key, "%sself_%s_time_total_ns", pre, dev);
-        pl_profile_meta_num(p, key, x);
+        pl_meta *m = pre[0] ? tt_meta_new(p, &mk, ntables, key) : NULL;
+        if (m) m->num = x; else pl_profile_meta_num(p, key, x);
         snprintf(key, sizeof key, "%sself_%s_time_total", pre, dev);
-        pl_profile_meta_str(p, key, v, vn);
+        m = pre[0] ? tt_meta_new(p, &mk, ntables, key) : NULL;
+        if (m) m->text = pl_xstrndup(v, vn); else pl_profile_meta_str(p, key, v, vn);
         continue;
       }
       pl_profile_diag(p, c.lineno, "program output: %.*s", (int)(n > 80 ? 80 : n), s);
@@ -321,7 +395,7 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         continue;
       }
       const char *ns; size_t nn;
-      assign_cells(cols, ncols, l.s, l.n, ca, cb);
+      if (!fast_assign(cols, ncols, l.s, l.n, ca, cb)) assign_cells(cols, ncols, l.s, l.n, ca, cb);
       cell_text(ca, cb, 0, l.s, &ns, &nn);
       if (nn == 0 && open && c_src >= 0) {
         /* a continuation row of a multi-line source location */
