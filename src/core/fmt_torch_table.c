@@ -29,6 +29,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TT_MAXCOLS 32
@@ -238,7 +239,13 @@ static int fast_assign(const ttcol *cols, int ncols, const char *s, size_t n, si
       uint64_t w;
       if (i + 8 > en) break;
       memcpy(&w, s + i, 8);
-      if (w != 0x2020202020202020ull) break;
+      w ^= 0x2020202020202020ull;
+      if (w) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        i += (size_t)__builtin_ctzll(w) / 8;    /* the spaces before the first other byte */
+#endif
+        break;
+      }
       i += 8;
     }
     while (i < en && s[i] == ' ') i++;
@@ -292,6 +299,39 @@ static pl_meta *tt_meta_new(pl_profile *p, tt_metakeys *mk, int table, const cha
   return m;
 }
 
+/* Rows are built in a buffer of cells and appended whole (the values the
+** pl_row_put_* calls would store; a cell not set is missing, as
+** pl_row_end fills it). */
+static pl_cell *tt_row_begin(const pl_table *t, pl_cell *rb, size_t *cap) {
+  if (t->ncols > *cap) { *cap = t->ncols + 16; rb = pl_xrealloc(rb, *cap * sizeof *rb); }
+  for (size_t j = 0; j < t->ncols; j++) {
+    switch (t->cols[j]->type) {
+      case PL_NUM: rb[j].d = NAN; break;
+      case PL_STR: rb[j].i = 0; rb[j].s = 0; break;
+      default: rb[j].i = PL_INT_NA; break;
+    }
+  }
+  return rb;
+}
+
+/* The pool id pl_row_put_str would give s[0..n), through a small cache of
+** recent ids (names repeat; a hit compares the pool's own copy). */
+typedef struct tt_icache { uint32_t id[1024]; } tt_icache;
+static uint32_t tt_intern(pl_table *t, tt_icache *ic, const char *s, size_t n) {
+  if (n < 8) return pl_pool_intern(t->pool, s, n);
+  uint64_t w, h = n * 0x9E3779B97F4A7C15ull;
+  memcpy(&w, s, 8); h ^= w * 0xff51afd7ed558ccdull;
+  memcpy(&w, s + n - 8, 8); h ^= w * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 31; h ^= h >> 17;
+  uint32_t *slot = &ic->id[h & 1023];
+  if (*slot) {
+    size_t ln;
+    const char *ps = pl_pool_str(t->pool, *slot, &ln);
+    if (ps && ln == n && memcmp(ps, s, n) == 0) return *slot;
+  }
+  return *slot = pl_pool_intern(t->pool, s, n);
+}
+
 static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   pl_lines c;
   pl_line l, h, s2;
@@ -305,10 +345,14 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   int ncols = 0;
   pl_buf src;
   pl_buf_init(&src);
+  pl_cell *rb = NULL;
+  size_t rbcap = 0;
+  tt_icache ic;
+  memset(&ic, 0, sizeof ic);
   tt_metakeys mk;
   memset(&mk, 0, sizeof mk);
   mk.nmeta0 = p->nmeta;
-#define TT_FAIL() do { pl_table_free(t); pl_buf_free(&src); return -1; } while (0)
+#define TT_FAIL() do { pl_table_free(t); pl_buf_free(&src); free(rb); return -1; } while (0)
   while (pl_lines_next(&c, &l)) {
     if (o && o->interrupt && *o->interrupt) { pl_err_set(err, c.lineno, 1, "interrupted"); TT_FAIL(); }
     /* a table starts with: dashes / header / dashes */
@@ -391,7 +435,7 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     while (pl_lines_next(&c, &l)) {
       if (is_sep(l.s, l.n)) { closed = 1; break; }
       if (pl_is_blank(l.s, l.n)) {
-        if (open) { if (src.len && c_src >= 0) pl_row_put_str(t, c_src, src.data, src.len); pl_row_end(t); open = 0; src.len = 0; }
+        if (open) { if (src.len && c_src >= 0) rb[c_src].s = tt_intern(t, &ic, src.data, src.len); pl_table_append(t, rb); open = 0; src.len = 0; }
         continue;
       }
       const char *ns; size_t nn;
@@ -411,13 +455,14 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         if (pl_lenient_skip(o, p, err)) continue;
         TT_FAIL();
       }
-      if (open) { if (src.len && c_src >= 0) pl_row_put_str(t, c_src, src.data, src.len); pl_row_end(t); open = 0; src.len = 0; }
+      if (open) { if (src.len && c_src >= 0) rb[c_src].s = tt_intern(t, &ic, src.data, src.len); pl_table_append(t, rb); open = 0; src.len = 0; }
+      rb = tt_row_begin(t, rb, &rbcap);
       int bad = 0;
       for (int k = 0; k < ncols && !bad; k++) {
         const char *cs; size_t cn;
         cell_text(ca, cb, k, l.s, &cs, &cn);
         if (cols[k].col == c_src) { if (cn) pl_buf_add(&src, cs, cn); continue; }
-        if (cols[k].kind == K_TEXT) { if (cn) pl_row_put_str(t, cols[k].col, cs, cn); continue; }
+        if (cols[k].kind == K_TEXT) { if (cn) rb[cols[k].col].s = tt_intern(t, &ic, cs, cn); continue; }
         double v;
         int rc = cell_value(&cols[k], cs, cn, &v);
         if (rc < 0) {
@@ -428,27 +473,27 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           break;
         }
         if (rc == 1) continue;
-        if (cols[k].kind == K_INT) pl_row_put_int(t, cols[k].col, pl_int_of(v));
-        else pl_row_put_num(t, cols[k].col, v);
+        if (cols[k].kind == K_INT) rb[cols[k].col].i = pl_int_of(v);
+        else rb[cols[k].col].d = v;
       }
       if (bad) {    /* lenient: the row is dropped and listed */
         if (!pl_lenient_skip(o, p, err)) TT_FAIL();
-        pl_row_discard(t);
         src.len = 0;
         continue;
       }
-      pl_row_put_bool(t, c_trunc, pl_name_truncated(ns, nn));
-      pl_row_put_int(t, c_tidx, ntables);
-      pl_row_put_int(t, c_line, (int64_t)c.lineno);
+      rb[c_trunc].i = pl_name_truncated(ns, nn) ? 1 : 0;
+      rb[c_tidx].i = ntables;
+      rb[c_line].i = (int64_t)c.lineno;
       open = 1;
     }
-    if (open) { if (src.len && c_src >= 0) pl_row_put_str(t, c_src, src.data, src.len); pl_row_end(t); open = 0; src.len = 0; }
+    if (open) { if (src.len && c_src >= 0) rb[c_src].s = tt_intern(t, &ic, src.data, src.len); pl_table_append(t, rb); open = 0; src.len = 0; }
     if (!closed) {
       pl_err_expected(err, c.lineno + 1, 1, "a row or the closing '----' line of the key_averages table", NULL, 0);
       if (!pl_lenient_skip(o, p, err)) TT_FAIL();
     }
   }
   pl_buf_free(&src);
+  free(rb);
   if (ntables == 0) {
     pl_table_free(t);
     return pl_err_expected(err, 1, 1, "a key_averages() table (dashes, a header with 'Name' and 'Self CPU', dashes)", in->data, in->len);

@@ -62,7 +62,7 @@ static inline int pl_parse_plain(const char *s, size_t n, double *out) {
   }
   size_t frac = dot == n ? 0 : n - dot - 1;
   if (n - (dot == n ? 0 : 1) == 0 || n - (dot == n ? 0 : 1) > 15 || frac > 8) return 0;
-  *out = frac ? (double)m / p10[frac] : (double)m;
+  *out = frac && m ? (double)m / p10[frac] : (double)m;   /* 0 / 10^frac is +0.0: no division */
   return 1;
 }
 
@@ -98,7 +98,7 @@ static inline int pl_parse_grouped(const char *s, size_t n, double *out) {
     while (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) { m = m * 10 + (unsigned)((unsigned char)s[i] - '0'); frac++; i++; if (nd + frac > 15) return 0; }
   }
   if (i != n) return 0;
-  *out = frac ? (double)m / p10[frac] : (double)m;
+  *out = frac && m ? (double)m / p10[frac] : (double)m;
   return 1;
 }
 
