@@ -262,6 +262,22 @@ static int fast_assign(const ttcol *cols, int ncols, const char *s, size_t n, si
       if (((dbl - ones) & ~dbl & high) | ((tab - ones) & ~tab & high)) return 0;
       i += 8;
     }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (i < en && en >= 8 && en < n) {
+      /* the rest, s[i..en) with i > en - 9, in the word s[en-8..en) (and
+      ** s[en-7..en], s[en] being in the line): exact zero-byte flags, the
+      ** bytes before i (checked already) masked off */
+      uint64_t w0, w1;
+      memcpy(&w0, s + en - 8, 8); memcpy(&w1, s + en - 7, 8);
+      const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full;
+      uint64_t dbl = (w0 ^ 0x2020202020202020ull) | (w1 ^ 0x2020202020202020ull);
+      uint64_t tab = w0 ^ 0x0909090909090909ull;
+      uint64_t z = ~(((dbl & low7) + low7) | dbl | low7) | ~(((tab & low7) + low7) | tab | low7);
+      size_t skip = i - (en - 8);                  /* 0..7 */
+      if (z & (~0ull << (8 * skip))) return 0;
+      i = en;
+    }
+#endif
     for (; i < en; i++) {
       if (s[i] == '\t') return 0;
       if (s[i] == ' ' && i + 1 < n && s[i + 1] == ' ') return 0;   /* (within the line: s[n] may not exist) */
