@@ -235,9 +235,9 @@ static int fast_assign(const ttcol *cols, int ncols, const char *s, size_t n, si
     if (k == ncols - 1) { if (n != en) return 0; }
     else if (en + 2 > n || s[en] != ' ' || s[en + 1] != ' ') return 0;
     /* spaces up to the cell (the gap and the padding) */
-    for (;;) {                                   /* 8 at a time */
+    for (;;) {                                   /* 8 at a time (within the line) */
       uint64_t w;
-      if (i + 8 > en) break;
+      if (i + 8 > n) break;
       memcpy(&w, s + i, 8);
       w ^= 0x2020202020202020ull;
       if (w) {
