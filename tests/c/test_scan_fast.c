@@ -240,9 +240,54 @@ static void test_nsys(void) {
   if (p) pl_profile_free(p); else TC_EQ_STR(errbuf, "t.txt:5:30: expected a number in column 'Avg (ns)', found \"69,10.7\"");
 }
 
+/* torch-table: rows the fast split takes and rows only assign_cells reads
+** (a cell wider than its column, an empty cell, a tab, '--') give the same
+** cells; the table ends at the buffer's end without a newline. */
+static void test_torch(void) {
+  const char *sep = "------------------  ------------  ------------  ------------  ";
+  char buf[4096];
+  size_t k = (size_t)snprintf(buf, sizeof buf, "%s\n%18s  %12s  %12s  %12s  \n%s\n", sep, "Name", "Self CPU %", "Self CPU", "# of Calls", sep);
+  static const struct { const char *name, *pct, *t, *calls; double vp, vt; long long vc; } rows[] = {
+    { "aten::mm", "33.95%", "2.485s", "420", 33.95, 2.485e9, 420 },
+    { "aten::add_", "0.00%", "0.000us", "7", 0, 0, 7 },
+    { "Memcpy HtoD (Dev)", "1.50%", "315.110us", "1", 1.5, 315110, 1 },
+    { "aten::copy_", "12.00%", "1234567890.123us", "2", 12, 1234567890123.0, 2 },        /* ditto */
+    { "aten::to", "--", "1.091ms", "3", NAN, 1091000, 3 },
+    { "aten::relu", "\t4.10%", "28.041us", "4", 4.1, 28041, 4 },
+    { "aten::empty", "5.00%", "12ns", "5", 5, 12, 5 },
+  };
+  size_t nr = sizeof rows / sizeof rows[0];
+  for (size_t i = 0; i < nr; i++)
+    k += (size_t)snprintf(buf + k, sizeof buf - k, "%18s  %12s  %12s  %12s  \n", rows[i].name, rows[i].pct, rows[i].t, rows[i].calls);
+  k += (size_t)snprintf(buf + k, sizeof buf - k, "%s\nSelf CPU time total: 7.320s", sep);   /* no final newline */
+  pl_profile *p = load_at_guard(buf, k, "torch-table");
+  TC_CHECK(p != NULL);
+  if (!p) { fprintf(stderr, "%s\n", errbuf); return; }
+  const pl_table *t = pl_profile_find(p, "operators");
+  TC_EQ_INT(t ? t->nrows : 0, nr);
+  for (size_t i = 0; t && i < t->nrows; i++) {
+    TC_EQ_STR(fh_str(t, "name", i), rows[i].name);
+    double vp = fh_num(t, "self_cpu_pct", i);
+    TC_CHECK(isnan(rows[i].vp) ? isnan(vp) : same_double(vp, rows[i].vp));
+    TC_CHECK(same_double(fh_num(t, "self_cpu_ns", i), rows[i].vt));
+    TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "calls"), i), rows[i].vc);
+    TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "line"), i), i + 4);
+  }
+  const pl_meta *m = pl_profile_meta_get(p, "self_cpu_time_total_ns");
+  TC_CHECK(m && m->num == 7.32e9);
+  pl_profile_free(p);
+  /* a body row at the buffer's end, no closing line */
+  k = (size_t)snprintf(buf, sizeof buf, "%s\n%18s  %12s  %12s  %12s  \n%s\n%18s  %12s  %12s  %12s", sep, "Name", "Self CPU %", "Self CPU",
+                       "# of Calls", sep, "aten::mm", "33.95%", "2.485s", "420");
+  p = load_at_guard(buf, k, "torch-table");
+  TC_CHECK(p == NULL);
+  if (p) pl_profile_free(p); else TC_EQ_STR(errbuf, "t.txt:5:1: expected a row or the closing '----' line of the key_averages table, found end of file");
+}
+
 int main(void) {
   test_grouped();
   test_kernel_table();
   test_nsys();
+  test_torch();
   return tc_done();
 }
