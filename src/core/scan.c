@@ -15,18 +15,6 @@ void pl_lines_init(pl_lines *c, const char *data, size_t len) {
   c->p = data; c->end = data + len; c->base = data; c->lineno = 0;
 }
 
-int pl_lines_next(pl_lines *c, pl_line *out) {
-  if (c->p >= c->end) return 0;
-  const char *s = c->p;
-  const char *nl = memchr(s, '\n', (size_t)(c->end - s));
-  size_t n = nl ? (size_t)(nl - s) : (size_t)(c->end - s);
-  c->p = nl ? nl + 1 : c->end;
-  if (n > 0 && s[n - 1] == '\r') n--;
-  out->s = s; out->n = n;
-  c->lineno++;
-  return 1;
-}
-
 int pl_lines_peek(const pl_lines *c, pl_line *out) {
   pl_lines tmp = *c;
   return pl_lines_next(&tmp, out);
@@ -44,19 +32,6 @@ const char *pl_find2(const char *s, size_t n, char a, char b) {
 #endif
   for (; i < n; i++) if (s[i] == a || s[i] == b) return s + i;
   return NULL;
-}
-
-void pl_trim(const char **s, size_t *n) {
-  const char *p = *s;
-  size_t k = *n;
-  while (k > 0 && (*p == ' ' || *p == '\t')) { p++; k--; }
-  while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t' || p[k - 1] == '\r')) k--;
-  *s = p; *n = k;
-}
-
-int pl_is_blank(const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
-  return 1;
 }
 
 int pl_starts(const char *s, size_t n, const char *prefix) {

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct pl_lines {
   const char *p, *end;      /* unread part of the buffer */
@@ -21,8 +22,19 @@ typedef struct pl_line {
 } pl_line;
 
 void pl_lines_init(pl_lines *c, const char *data, size_t len);
-/* Next line; returns 0 at end of input.  A final line without '\n' counts. */
-int pl_lines_next(pl_lines *c, pl_line *out);
+/* Next line; returns 0 at end of input.  A final line without '\n' counts.
+** (inline: every text parser calls it once a line) */
+static inline int pl_lines_next(pl_lines *c, pl_line *out) {
+  if (c->p >= c->end) return 0;
+  const char *s = c->p;
+  const char *nl = memchr(s, '\n', (size_t)(c->end - s));
+  size_t n = nl ? (size_t)(nl - s) : (size_t)(c->end - s);
+  c->p = nl ? nl + 1 : c->end;
+  if (n > 0 && s[n - 1] == '\r') n--;
+  out->s = s; out->n = n;
+  c->lineno++;
+  return 1;
+}
 /* Looks at the next line without consuming it. */
 int pl_lines_peek(const pl_lines *c, pl_line *out);
 
@@ -32,8 +44,17 @@ int pl_lines_peek(const pl_lines *c, pl_line *out);
 const char *pl_find2(const char *s, size_t n, char a, char b);
 
 /* Trims spaces and tabs (and a trailing \r). */
-void pl_trim(const char **s, size_t *n);
-int pl_is_blank(const char *s, size_t n);
+static inline void pl_trim(const char **s, size_t *n) {
+  const char *p = *s;
+  size_t k = *n;
+  while (k > 0 && (*p == ' ' || *p == '\t')) { p++; k--; }
+  while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t' || p[k - 1] == '\r')) k--;
+  *s = p; *n = k;
+}
+static inline int pl_is_blank(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
+  return 1;
+}
 int pl_starts(const char *s, size_t n, const char *prefix);
 /* memmem-like search; returns pointer or NULL. */
 const char *pl_find(const char *s, size_t n, const char *needle);
