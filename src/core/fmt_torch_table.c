@@ -461,7 +461,8 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         continue;
       }
       const char *ns; size_t nn;
-      if (!fast_assign(cols, ncols, l.s, l.n, ca, cb)) assign_cells(cols, ncols, l.s, l.n, ca, cb);
+      int fast = fast_assign(cols, ncols, l.s, l.n, ca, cb);
+      if (!fast) assign_cells(cols, ncols, l.s, l.n, ca, cb);
       cell_text(ca, cb, 0, l.s, &ns, &nn);
       if (nn == 0 && open && c_src >= 0) {
         /* a continuation row of a multi-line source location */
@@ -486,6 +487,20 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         if (cols[k].col == c_src) { if (cn) pl_buf_add(&src, cs, cn); continue; }
         if (cols[k].kind == K_TEXT) { if (cn) rb[cols[k].col].s = tt_intern(t, &ic, cs, cn); continue; }
         double v;
+        if (fast && cn > 1) {
+          /* a cell of the fast split has nothing to trim: the common
+          ** spellings inline, with cell_value's values; anything else
+          ** (missing marks, other units, other numbers) goes to it */
+          int kind = cols[k].kind;
+          if (kind == K_TIME && cs[cn - 1] == 's') {
+            char u = cs[cn - 2];
+            size_t kk = u == 'u' || u == 'm' || u == 'n' ? cn - 2 : cn - 1;
+            double f = u == 'u' ? 1e3 : u == 'm' ? 1e6 : u == 'n' ? 1 : 1e9;
+            if (kk > 0 && pl_parse_plain(cs, kk, &v)) { rb[cols[k].col].d = v * f; continue; }
+          } else if (kind == K_PCT && cs[cn - 1] == '%') {
+            if (pl_parse_plain(cs, cn - 1, &v)) { rb[cols[k].col].d = v * 1; continue; }
+          }
+        }
         int rc = cell_value(&cols[k], cs, cn, &v);
         if (rc < 0) {
           char what[160];
