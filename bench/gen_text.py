@@ -9,6 +9,10 @@ from a fixed seed, in the layouts the tools print:
          nsys           nsys stats cuda_gpu_kern_sum console table
          nvprof-trace   nvprof --print-gpu-trace text
          nvprof-summary nvprof summary text
+         torch-table    PyTorch prof.key_averages().table() text with CPU and
+                        CUDA columns (times with a unit per cell: us, ms, s),
+                        one table of a few hundred operators and kernels per
+                        profiled step, with its footer totals
 """
 import random, sys
 kind, out, mb = sys.argv[1], sys.argv[2], float(sys.argv[3])
@@ -147,10 +151,83 @@ def gen_ncu_text(f, target):
         n += len(s)
 
 
+# torch-table: the layout of key_averages().table() with CUDA columns, as in
+# the corpus (a 55-character right-aligned name column, names cut to 52
+# characters + '...', ten 12-character columns, two spaces after each).
+TT_OPS = ["aten::mm", "aten::addmm", "aten::add", "aten::add_", "aten::mul", "aten::copy_", "aten::to", "aten::_to_copy",
+          "aten::empty", "aten::empty_strided", "aten::linear", "aten::matmul", "aten::relu", "aten::gelu", "aten::softmax",
+          "aten::_softmax", "aten::layer_norm", "aten::native_layer_norm", "aten::dropout", "aten::native_dropout",
+          "aten::view", "aten::reshape", "aten::transpose", "aten::t", "aten::cat", "aten::sum", "aten::mean",
+          "aten::convolution", "aten::_convolution", "aten::cudnn_convolution", "aten::batch_norm", "aten::fill_",
+          "aten::zero_", "aten::zeros", "aten::scaled_dot_product_attention", "aten::_flash_attention_forward",
+          "cudaLaunchKernel", "cudaMemcpyAsync", "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaFuncGetAttributes",
+          "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH (Device -> Pageable)", "Memset (Device)", "Optimizer.step#AdamW.step",
+          "autograd::engine::evaluate_function: AddmmBackward0", "AddmmBackward0", "ProfilerStep*"]
+TT_KERNELS = ["void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)",
+              "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda(float)#1}> >(int, at::native::gpu_kernel_impl<...>)",
+              "ampere_fp16_s16816gemm_fp16_128x128_ldg8_relu_f2f_stages_32x5_tn", "ampere_sgemm_128x64_tn",
+              "void cutlass::Kernel<cutlass_80_tensorop_f16_s16816gemm_relu_f16_256x128_32x3_nn_align8>(cutlass_80_tensorop_f16_s16816gemm_relu_f16_256x128_32x3_nn_align8::Params)",
+              "void at::native::(anonymous namespace)::fused_dropout_kernel_vec<float, float, unsigned int, 1, 4, bool>(at::cuda::detail::TensorInfo<float, unsigned int>)",
+              "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4>)",
+              "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::half_t>, false, false, false, false, true, true, false>(Flash_fwd_params)",
+              "void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, (cudnnKernelDataType_t)2>(cudnn::ops::nchw2nhwc_params_t<float>, float const*, float*)",
+              "sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_kernel"]
+
+
+def tt_time(us):
+    # torch.autograd.profiler_util._format_time
+    if us >= 1e6:
+        return "%.3fs" % (us / 1e6)
+    if us >= 1e3:
+        return "%.3fms" % (us / 1e3)
+    return "%.3fus" % us
+
+
+def tt_name(n):
+    return (n[:52] + "...") if len(n) > 55 else n
+
+
+def gen_torch_table(f, target):
+    names = [tt_name(n) for n in TT_OPS] + [tt_name("%s_%d" % (k, i) if i else k) for i in range(30) for k in TT_KERNELS]
+    sep = "-" * 55 + "  " + ("-" * 12 + "  ") * 10 + "\n"
+    hdr = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "Self CUDA", "Self CUDA %",
+           "CUDA total", "CUDA time avg", "# of Calls"]
+    head = sep + hdr[0].rjust(55) + "  " + "".join(h.rjust(12) + "  " for h in hdr[1:]) + "\n" + sep
+    n, step = 0, 0
+    while n < target:
+        step += 1
+        buf = ["[step %d] loss=%.4f\n" % (step, rnd.random() * 3), head]
+        nrows = rnd.randrange(150, 400)
+        rows = []
+        for _ in range(nrows):
+            nm = rnd.choice(names)
+            kern = not (nm.startswith(("aten::", "cuda", "Memcpy", "Memset", "Optimizer", "autograd", "Addmm", "Profiler")))
+            calls = rnd.randrange(1, 5000)
+            cuda_self = rnd.lognormvariate(5.0, 2.0) * (1 if kern or rnd.random() < 0.3 else 0)
+            cpu_self = 0.0 if kern else rnd.lognormvariate(4.0, 2.0)
+            cpu_tot = cpu_self * (1 + rnd.random() * 3)
+            cuda_tot = cuda_self * (1 + rnd.random() * 2) if not kern else cuda_self
+            rows.append((nm, cpu_self, cpu_tot, cuda_self, cuda_tot, calls))
+        tot_cpu = sum(r[1] for r in rows) or 1.0
+        tot_cuda = sum(r[3] for r in rows) or 1.0
+        rows.sort(key=lambda r: -r[4])
+        for nm, cs, ct, us, ut, calls in rows:
+            cells = ["%.2f%%" % (100 * cs / tot_cpu), tt_time(cs), "%.2f%%" % (100 * ct / tot_cpu), tt_time(ct),
+                     tt_time(ct / calls), tt_time(us), "%.2f%%" % (100 * us / tot_cuda), tt_time(ut), tt_time(ut / calls), "%d" % calls]
+            buf.append(nm.rjust(55) + "  " + "".join(c.rjust(12) + "  " for c in cells) + "\n")
+        buf.append(sep)
+        buf.append("Self CPU time total: %s\nSelf CUDA time total: %s\n\n" % (tt_time(tot_cpu), tt_time(tot_cuda)))
+        s = "".join(buf)
+        f.write(s)
+        n += len(s)
+
+
 with open(out, "w") as f:
     n = 0
     if kind == "kernel-table":
         gen_kernel_table(f, target)
+    elif kind == "torch-table":
+        gen_torch_table(f, target)
     elif kind == "ncu-text":
         gen_ncu_text(f, target)
     elif kind == "nsys":

@@ -16,6 +16,10 @@ MODE:
                  and value with thousands separators removed)
   columns        a Python line parser of column text (nsys stats, nvprof):
                  split(), float() of the leading numeric cells
+  torch-table    a Python line parser of key_averages().table() text: the
+                 name column's width from the dashes line, split() of the
+                 rest, float() of every cell with its '%' or time unit
+                 (us, ms, s) applied, int() of the calls
   pandas-csv     pandas.read_csv(FILE)
   json-load      json.load(open(FILE))
   json-pandas    json.load + pandas.DataFrame(trace["traceEvents"])
@@ -86,6 +90,37 @@ def columns(path):
     return len(rows)
 
 
+def torch_table(path):
+    rows = []
+    units = {"us": 1e3, "ms": 1e6, "ns": 1.0}
+
+    def t(tok):                                  # a time with its unit -> ns
+        u = tok[-2:]
+        if u in units:
+            return float(tok[:-2]) * units[u]
+        return float(tok[:-1]) * 1e9
+    with open(path) as f:
+        seps, w = 0, 0                           # dashes lines seen in this table: 1 header next, 2 body
+        for line in f:
+            if line.startswith("--"):
+                if seps == 0:
+                    w, seps = line.index(" "), 1
+                elif seps == 1:
+                    seps = 2
+                else:
+                    seps = 0
+                continue
+            if seps != 2:
+                continue                         # header, footer totals, program output
+            parts = line[w:].split()
+            if len(parts) != 10:
+                continue
+            scp, sc, ctp, ct, cavg, scu, scup, cut, cuavg, calls = parts
+            rows.append((line[:w].strip(), float(scp[:-1]), t(sc), float(ctp[:-1]), t(ct), t(cavg),
+                         t(scu), float(scup[:-1]), t(cut), t(cuavg), int(calls)))
+    return len(rows)
+
+
 def pandas_csv(path):
     import pandas as pd
     return len(pd.read_csv(path))
@@ -107,7 +142,7 @@ def json_pandas(path):
     return len(df)
 
 
-MODES = {"kernel-table": kernel_table, "ncu-text": ncu_text, "columns": columns,
+MODES = {"kernel-table": kernel_table, "ncu-text": ncu_text, "columns": columns, "torch-table": torch_table,
          "pandas-csv": pandas_csv, "json-load": json_load, "json-pandas": json_pandas}
 
 

@@ -20,11 +20,11 @@
 #   PERFLAB_BENCH_DATA    where the inputs go (default BUILD/bench-data)
 #   PERFLAB_BENCH_PYTHON  the Python with pandas (default /usr/bin/python3)
 #   PERFLAB_BENCH_ONLY    space-separated subset of: kernel-table ncu-text nsys
-#                         nvprof kineto kineto-small csv stats
+#                         nvprof torch-table kineto kineto-small csv stats
 #   sizes in MB (before scaling): PERFLAB_BENCH_KERNEL_TABLE_MB (1000),
 #   PERFLAB_BENCH_NCU_TEXT_MB (500), PERFLAB_BENCH_KINETO_MB (1000),
 #   PERFLAB_BENCH_KINETO_SMALL_MB (100), PERFLAB_BENCH_CSV_MB (1000),
-#   PERFLAB_BENCH_TEXT_MB (100: the nsys and nvprof text files)
+#   PERFLAB_BENCH_TEXT_MB (100: the nsys, nvprof and torch-table text files)
 set -e
 BUILD=${1:-build}
 SCALE=${PERFLAB_BENCH_SCALE:-1}
@@ -32,7 +32,7 @@ RUNS=${PERFLAB_BENCH_RUNS:-3}
 DATA=${PERFLAB_BENCH_DATA:-$BUILD/bench-data}
 PY=${PERFLAB_BENCH_PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
-ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof kineto kineto-small csv stats"}
+ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof torch-table kineto kineto-small csv stats"}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 mb() { awk -v a="$1" -v s="$SCALE" 'BEGIN { v = a * s; if (v < 1) v = 1; printf "%d", v }'; }
@@ -106,6 +106,12 @@ if want nvprof; then
   echo "== nvprof --print-gpu-trace text ($TX_MB MB)"
   gen "$F" python3 "$HERE/gen_text.py" nvprof-trace "$F" "$TX_MB"
   text_case nvprof "$F" nvprof columns
+fi
+if want torch-table; then
+  F="$DATA/torch_table_${TX_MB}mb.txt"
+  echo "== torch key_averages().table() text ($TX_MB MB)"
+  gen "$F" python3 "$HERE/gen_text.py" torch-table "$F" "$TX_MB"
+  text_case torch-table "$F" torch-table torch-table
 fi
 kineto_case() {  # KEY MB
   F="$DATA/kineto_${2}mb.json"

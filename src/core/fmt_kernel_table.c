@@ -74,6 +74,98 @@ static inline int num_token(const char *s, size_t n, size_t *i, size_t *start, s
   return pl_parse_double(s + *start, *len, v) == 0;
 }
 
+/* Word-at-a-time scanning needs little-endian loads and GCC's ctz. */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define KT_SWAR 1
+#define KT_CTZ(x) ((unsigned)__builtin_ctzll(x))
+#else
+#define KT_SWAR 0
+#define KT_CTZ(x) 0u
+#endif
+
+/* The number of leading ASCII digits in the 8 bytes w (little-endian
+** load order), and in *t those bytes minus '0'. */
+static inline unsigned swar_digits(uint64_t w, uint64_t *t) {
+  uint64_t x = w ^ 0x3030303030303030ull;                 /* a digit byte becomes 0..9 */
+  /* high bit set in each byte that is not a digit; a carry out of a byte
+  ** only disturbs the bytes above the first non-digit, which are not used */
+  uint64_t nd = ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
+  *t = x;
+  return nd ? KT_CTZ(nd) / 8 : 8;
+}
+
+/* The value of the first n (1..8) digit bytes of t (byte 0 the first). */
+static inline uint64_t swar_value(uint64_t t, unsigned n) {
+  t <<= 8 * (8 - n);                                        /* leading zeros in front */
+  t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFull;
+  t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFull;
+  t = (t * 10000 + (t >> 32)) & 0x00000000FFFFFFFFull;
+  return t;
+}
+
+/* m / 10^frac for small m and frac 1..3, computed by the same division at
+** the start of a parse (the utilisations "0.00" .. "1.00" are all here). */
+typedef struct kt_div { double q[4][128]; } kt_div;
+static const double kt_p10[9] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8 };
+static const uint64_t kt_p10i[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+static void kt_div_init(kt_div *d) {
+  for (int f = 1; f <= 3; f++) for (int m = 0; m < 128; m++) d->q[f][m] = (double)(uint64_t)m / kt_p10[f];
+}
+
+/* The fast row's number: at *pp (after spaces and tabs), a token that
+** num_token reads as a plain number (digits, at most one '.', 1 to 15
+** digits, at most 8 after the point), ending at a space, tab, '\r', '\n'
+** or the end e.  1 with the value and *pp at the end; 0 otherwise. */
+static inline int fast_num(const kt_div *dv, const char *e, const char **pp, double *v) {
+  const char *k = *pp;
+  /* columns are padded with runs of spaces: 8 at a time */
+  while (KT_SWAR && e - k >= 8) {
+    uint64_t w;
+    memcpy(&w, k, 8);
+    w ^= 0x2020202020202020ull;
+    if (w == 0) { k += 8; continue; }
+    k += KT_CTZ(w) / 8;
+    break;
+  }
+  while (k < e && (*k == ' ' || *k == '\t')) k++;
+  uint64_t m = 0;
+  unsigned nd = 0, frac = 0;
+  if (KT_SWAR && e - k >= 8) {
+    /* up to 8 digits, the point and up to 8 more, a word at a time */
+    uint64_t w, t;
+    memcpy(&w, k, 8);
+    nd = swar_digits(w, &t);
+    if (nd == 8) return 0;                                  /* long: the general path */
+    if (nd) m = swar_value(t, nd);
+    k += nd;
+    if (*k == '.') {                                        /* k < e: nd < 8 bytes were digits */
+      k++;
+      if (e - k >= 8) {
+        memcpy(&w, k, 8);
+        frac = swar_digits(w, &t);
+        if (frac == 8) return 0;
+        if (frac) { m = m * kt_p10i[frac] + swar_value(t, frac); }
+        k += frac;
+      } else {
+        while (k < e && (unsigned)(unsigned char)*k - '0' < 10) { m = m * 10 + (unsigned)((unsigned char)*k - '0'); frac++; k++; }
+      }
+    }
+  } else {
+    while (k < e && (unsigned)(unsigned char)*k - '0' < 10) { m = m * 10 + (unsigned)((unsigned char)*k - '0'); nd++; k++; }
+    if (k < e && *k == '.') {
+      k++;
+      while (k < e && (unsigned)(unsigned char)*k - '0' < 10) { m = m * 10 + (unsigned)((unsigned char)*k - '0'); frac++; k++; }
+    }
+  }
+  if (nd + frac == 0 || nd + frac > 15 || frac > 8) return 0;
+  if (k < e && *k != ' ' && *k != '\t' && *k != '\r' && *k != '\n') return 0;
+  if (frac == 0) *v = (double)m;
+  else if (frac <= 3 && m < 128) *v = dv->q[frac][m];
+  else *v = (double)m / kt_p10[frac];
+  *pp = k;
+  return 1;
+}
+
 /* a[0..n) == b[0..n), 8 bytes at a time (names are a few dozen bytes) */
 static inline int same_bytes(const char *a, const char *b, size_t n) {
   size_t i = 0;
@@ -86,11 +178,106 @@ static inline int same_bytes(const char *a, const char *b, size_t n) {
   return 1;
 }
 
-/* Room for one more row in every column (they grow together). */
-static inline void kt_room(pl_table *t) {
-  for (size_t j = 0; j < t->ncols; j++)
-    if (t->cols[j]->len >= t->cols[j]->cap) { pl_table_reserve(t, t->nrows < 4096 ? 8192 : t->nrows * 2); return; }
+
+/* Names repeat: the raw name field (the bytes before '|', padding
+** included) is interned in a side pool whose ids index the trimmed name's
+** id, its short name's id and its truncation flag, so trimming, short
+** names and the table's own interning run once per distinct field. */
+typedef struct kt_nm { uint32_t name, shortn; int trunc; } kt_nm;
+typedef struct kt_slot { const char *s; size_t n; uint32_t rid; } kt_slot;
+
+/* The side pool's id of the raw field s[0..rn), through a direct-mapped
+** cache: the field is compared in full against the line that last filled
+** the slot. */
+static inline kt_slot *kt_slot_of(kt_slot *slot, const char *s, size_t rn) {
+  uint64_t h = rn * 0x9E3779B97F4A7C15ull;
+  if (rn >= 8) {
+    uint64_t w;
+    memcpy(&w, s, 8); h ^= w * 0xff51afd7ed558ccdull;
+    memcpy(&w, s + rn - 8, 8); h ^= w * 0xc4ceb9fe1a85ec53ull;
+    if (rn >= 24) { memcpy(&w, s + 16, 8); h ^= w * 0x94d049bb133111ebull; }
+  } else if (rn) h ^= (unsigned char)s[0] * 0xff51afd7ed558ccdull;
+  h ^= h >> 29;
+  return &slot[h & 1023];
 }
+
+static inline uint32_t kt_raw_id(pl_pool *raw, kt_slot *slot, const char *s, size_t rn) {
+  kt_slot *sl = kt_slot_of(slot, s, rn);
+  if (sl->rid && sl->n == rn && same_bytes(sl->s, s, rn)) return sl->rid;
+  uint32_t rid = pl_pool_intern(raw, s, rn);
+  sl->rid = rid; sl->n = rn; sl->s = s;
+  return rid;
+}
+
+static kt_nm *kt_grow(kt_nm *nm, size_t *cap_nm, uint32_t rid) {
+  size_t nc = *cap_nm ? *cap_nm * 2 : 256;
+  while (nc <= rid) nc *= 2;
+  nm = pl_xrealloc(nm, nc * sizeof *nm);
+  memset(nm + *cap_nm, 0, (nc - *cap_nm) * sizeof *nm);
+  *cap_nm = nc;
+  return nm;
+}
+
+/* Fills a raw field's entry; leaves name 0 when the trimmed name is empty. */
+static void kt_name(pl_table *t, kt_nm *e, const char *s, size_t rn, char *shortbuf, size_t shortsz) {
+  const char *name = s;
+  size_t nn = rn;
+  pl_trim(&name, &nn);
+  if (nn == 0) return;
+  size_t sn = pl_short_name(name, nn, shortbuf, shortsz);
+  e->name = pl_pool_intern(t->pool, name, nn);
+  e->shortn = pl_pool_intern(t->pool, shortbuf, sn);
+  e->trunc = pl_name_truncated(name, nn);
+}
+
+/* Every column is set on every row: straight stores through the column
+** arrays, the columns' lengths and the row count set by kt_sync (before
+** the columns grow, and at the end). */
+typedef struct kt_sink {
+  pl_table *t;
+  int col[8];               /* name short lat dur tensor dram trunc line */
+  uint32_t *name, *shortn;
+  double *lat, *dur, *ten, *dram;
+  int64_t *trunc, *line;
+  size_t r, room;           /* rows stored; rows the arrays hold */
+} kt_sink;
+
+static void kt_sync(kt_sink *k) {
+  pl_table *t = k->t;
+  for (size_t j = 0; j < t->ncols; j++) t->cols[j]->len = k->r;
+  t->nrows = k->r;
+}
+
+/* The arrays again after they grew (or at the start). */
+static void kt_load(kt_sink *k) {
+  pl_column *const *cl = k->t->cols;
+  k->name = cl[k->col[0]]->v.str; k->shortn = cl[k->col[1]]->v.str;
+  k->lat = cl[k->col[2]]->v.num; k->dur = cl[k->col[3]]->v.num;
+  k->ten = cl[k->col[4]]->v.num; k->dram = cl[k->col[5]]->v.num;
+  k->trunc = cl[k->col[6]]->v.i64; k->line = cl[k->col[7]]->v.i64;
+  size_t room = SIZE_MAX;
+  for (size_t j = 0; j < k->t->ncols; j++) if (cl[j]->cap < room) room = cl[j]->cap;
+  k->room = room;
+}
+
+static inline void kt_store(kt_sink *k, const kt_nm *e, const double *v, size_t lineno) {
+  if (k->r >= k->room) {
+    /* room for one more row in every column (they grow together) */
+    kt_sync(k);
+    pl_table_reserve(k->t, k->r < 4096 ? 8192 : k->r * 2);
+    kt_load(k);
+  }
+  size_t r = k->r++;
+  k->name[r] = e->name;
+  k->shortn[r] = e->shortn;
+  k->lat[r] = v[0];
+  k->dur[r] = v[0];
+  k->ten[r] = v[1];
+  k->dram[r] = v[2];
+  k->trunc[r] = e->trunc;
+  k->line[r] = (int64_t)lineno;
+}
+
 
 static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   pl_lines c;
@@ -115,22 +302,67 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_table_set_doc(t, c_trunc, "true where the tool cut the name with '...'");
   pl_table_set_doc(t, c_line, "line number in the input");
   char shortbuf[1024];
-  /* Names repeat: the raw name field (the bytes before '|', padding
-  ** included) is interned in a side pool whose ids index the trimmed name's
-  ** id, its short name's id and its truncation flag, so trimming, short
-  ** names and the table's own interning run once per distinct field. */
   pl_pool *raw = pl_pool_new();
-  struct nm { uint32_t name, shortn; int trunc; } *nm = NULL;
+  kt_nm *nm = NULL;
   size_t cap_nm = 0;
-  struct kslot { const char *s; size_t n; uint32_t rid; } *slot = pl_xcalloc(1024, sizeof *slot);
+  kt_slot *slot = pl_xcalloc(1024, sizeof *slot);
   pl_table_reserve(t, in->len / 80 + 16);
-  size_t next_poll = 0;
-  while (pl_lines_next(&c, &l)) {
-    if ((size_t)(l.s - in->data) >= next_poll) {
-      next_poll = (size_t)(l.s - in->data) + (1u << 20);
-      if (o && o->interrupt && *o->interrupt) { pl_pool_release(raw); free(nm); free(slot); pl_table_free(t); return pl_err_set(err, c.lineno, 1, "interrupted"); }
-      if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
+  kt_sink sink = { t, { c_name, c_short, c_lat, c_dur, c_ten, c_dram, c_trunc, c_line }, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 };
+  kt_load(&sink);
+  kt_div dv;
+  kt_div_init(&dv);
+  size_t next_poll = 0, last_rn = 0;
+  const char *const end = in->data + in->len;
+  while (c.p < c.end) {
+    if ((size_t)(c.p - in->data) >= next_poll) {
+      next_poll = (size_t)(c.p - in->data) + (1u << 20);
+      if (o && o->interrupt && *o->interrupt) { pl_pool_release(raw); free(nm); free(slot); pl_table_free(t); return pl_err_set(err, c.lineno + 1, 1, "interrupted"); }
+      if (o && o->progress) o->progress(o->progress_ud, (size_t)(c.p - in->data), in->len);
     }
+    /* the fast row: 'NAME | number number number' with plain numbers and
+    ** spaces, tabs and a line end after them; it finds the '|' and the
+    ** line's end in one pass and stores exactly what the general path
+    ** below would.  Anything else (the header, blank lines, errors, other
+    ** numbers) goes to the general path, which decides. */
+    if (header) {
+      const char *s0 = c.p;
+      /* the name field is usually as wide as the last row's: when a '|'
+      ** is there and the field is one already seen (a cache hit compares
+      ** it in full), it holds no other '|' and no line end */
+      const char *fb = NULL;
+      uint32_t rid = 0;
+      if (last_rn < (size_t)(end - s0) && s0[last_rn] == '|') {
+        kt_slot *sl = kt_slot_of(slot, s0, last_rn);
+        if (sl->rid && sl->n == last_rn && same_bytes(sl->s, s0, last_rn)) { fb = s0 + last_rn; rid = sl->rid; }
+      }
+      if (!fb) {
+        fb = pl_find2(s0, (size_t)(end - s0), '|', '\n');
+        if (fb && *fb == '|') rid = kt_raw_id(raw, slot, s0, (size_t)(fb - s0));
+      }
+      if (rid) {
+        last_rn = (size_t)(fb - s0);
+        if (rid >= cap_nm) nm = kt_grow(nm, &cap_nm, rid);
+        if (nm[rid].name == 0) kt_name(t, &nm[rid], s0, last_rn, shortbuf, sizeof shortbuf);
+        const char *q = fb + 1;
+        double fv[3];
+        if (nm[rid].name != 0 && fast_num(&dv, end, &q, &fv[0]) && q < end && (*q == ' ' || *q == '\t') &&
+            fast_num(&dv, end, &q, &fv[1]) && q < end && (*q == ' ' || *q == '\t') &&
+            fast_num(&dv, end, &q, &fv[2])) {
+          while (q < end && (*q == ' ' || *q == '\t')) q++;
+          const char *next = NULL;
+          if (q == end) next = end;
+          else if (*q == '\n') next = q + 1;
+          else if (*q == '\r' && (q + 1 == end || q[1] == '\n')) next = q + 1 == end ? end : q + 2;
+          if (next) {
+            c.p = next;
+            c.lineno++;
+            kt_store(&sink, &nm[rid], fv, c.lineno);
+            continue;
+          }
+        }
+      }
+    }
+    if (!pl_lines_next(&c, &l)) break;
     const char *bar = l.n ? memchr(l.s, '|', l.n) : NULL;
     if (bar == NULL || !header) {
       if (pl_is_blank(l.s, l.n)) continue;
@@ -147,37 +379,12 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_err_expected(err, c.lineno, col, "a row 'NAME | LATENCY TENSOR DRAM'", l.s + col - 1, l.n - (col - 1));
       goto row_error;
     }
-    /* a direct-mapped cache in front of the side pool: the raw field is
-    ** compared in full against the line that last filled the slot */
     size_t rn = (size_t)(bar - l.s);
-    uint64_t h = rn * 0x9E3779B97F4A7C15ull;
-    if (rn >= 8) {
-      uint64_t w;
-      memcpy(&w, l.s, 8); h ^= w * 0xff51afd7ed558ccdull;
-      memcpy(&w, l.s + rn - 8, 8); h ^= w * 0xc4ceb9fe1a85ec53ull;
-      if (rn >= 24) { memcpy(&w, l.s + 16, 8); h ^= w * 0x94d049bb133111ebull; }
-    } else if (rn) h ^= (unsigned char)l.s[0] * 0xff51afd7ed558ccdull;
-    h ^= h >> 29;
-    struct kslot *sl = &slot[h & 1023];
-    uint32_t rid;
-    if (sl->rid && sl->n == rn && same_bytes(sl->s, l.s, rn)) rid = sl->rid;
-    else { rid = pl_pool_intern(raw, l.s, rn); sl->rid = rid; sl->n = rn; sl->s = l.s; }
-    if (rid >= cap_nm) {
-      size_t nc = cap_nm ? cap_nm * 2 : 256;
-      while (nc <= rid) nc *= 2;
-      nm = pl_xrealloc(nm, nc * sizeof *nm);
-      memset(nm + cap_nm, 0, (nc - cap_nm) * sizeof *nm);
-      cap_nm = nc;
-    }
+    uint32_t rid = kt_raw_id(raw, slot, l.s, rn);
+    if (rid >= cap_nm) nm = kt_grow(nm, &cap_nm, rid);
     if (nm[rid].name == 0) {
-      const char *name = l.s;
-      size_t nn = (size_t)(bar - l.s);
-      pl_trim(&name, &nn);
-      if (nn == 0) { pl_err_expected(err, c.lineno, 1, "a kernel name before '|'", l.s, l.n); goto row_error; }
-      size_t sn = pl_short_name(name, nn, shortbuf, sizeof shortbuf);
-      nm[rid].name = pl_pool_intern(t->pool, name, nn);
-      nm[rid].shortn = pl_pool_intern(t->pool, shortbuf, sn);
-      nm[rid].trunc = pl_name_truncated(name, nn);
+      kt_name(t, &nm[rid], l.s, rn, shortbuf, sizeof shortbuf);
+      if (nm[rid].name == 0) { pl_err_expected(err, c.lineno, 1, "a kernel name before '|'", l.s, l.n); goto row_error; }
     }
     size_t i = (size_t)(bar - l.s) + 1, st, tl;
     double v[3];
@@ -195,20 +402,7 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_err_expected(err, c.lineno, st + 1, "end of line after the DRAM utilisation", l.s + st, tl);
       goto row_error;
     }
-    /* every column is set on every row: straight stores */
-    kt_room(t);
-    size_t r = t->nrows;
-    pl_column *const *cl = t->cols;
-    cl[c_name]->v.str[r] = nm[rid].name;
-    cl[c_short]->v.str[r] = nm[rid].shortn;
-    cl[c_lat]->v.num[r] = v[0];
-    cl[c_dur]->v.num[r] = v[0];
-    cl[c_ten]->v.num[r] = v[1];
-    cl[c_dram]->v.num[r] = v[2];
-    cl[c_trunc]->v.i64[r] = nm[rid].trunc;
-    cl[c_line]->v.i64[r] = (int64_t)c.lineno;
-    for (size_t j = 0; j < t->ncols; j++) cl[j]->len = r + 1;
-    t->nrows = r + 1;
+    kt_store(&sink, &nm[rid], v, c.lineno);
     continue;
   row_error:
     /* --lenient: the row is listed in the diagnostics and skipped */
@@ -216,6 +410,7 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     pl_pool_release(raw); free(nm); free(slot); pl_table_free(t);
     return -1;
   }
+  kt_sync(&sink);
   pl_pool_release(raw);
   free(nm); free(slot);
   if (!header) { pl_table_free(t); return pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "the header 'Kernel  Latency Tensor DRAM'", NULL, 0); }

@@ -56,6 +56,10 @@ typedef struct report {
   const char *size_unit;
   char unitbuf[16];
   int c_unit, c_line;
+  /* the text-row fast path (fast_text_row) */
+  uint32_t unit_id;          /* size_unit's pool id, once a row has interned it */
+  uint32_t scache[4096];     /* pool ids of recent string cells, by a hash of the text */
+  pl_cell cells[MAXCOLS * 3 + 2];
 } report;
 
 typedef struct nsys_state {
@@ -313,7 +317,7 @@ static int put_cell(report *r, size_t k, const char *s, size_t n, size_t line, s
       return 0;
     case C_NUM: case C_INT: {
       double v;
-      if (n == 0 || fast_number(s, n, &v) != 0) {
+      if (!pl_parse_grouped(s, n, &v) && (n == 0 || fast_number(s, n, &v) != 0)) {
         snprintf(what, sizeof what, "a number in column '%s'", c->label);
         return pl_err_expected(err, line, col, what, s, n);
       }
@@ -344,6 +348,96 @@ static int put_cell(report *r, size_t k, const char *s, size_t n, size_t line, s
     }
   }
   return 0;
+}
+
+/* The pool id of s[0..n), as pl_pool_intern gives it, through a small
+** direct-mapped cache of recent ids (names repeat; the cache compares the
+** pool's own copy, so a hit is exactly the id interning would return). */
+static inline uint32_t intern_cached(report *r, const char *s, size_t n) {
+  if (n < 8) return pl_pool_intern(r->t->pool, s, n);
+  uint64_t w, h = n * 0x9E3779B97F4A7C15ull;
+  memcpy(&w, s, 8); h ^= w * 0xff51afd7ed558ccdull;
+  memcpy(&w, s + n - 8, 8); h ^= w * 0xc4ceb9fe1a85ec53ull;
+  memcpy(&w, s + n / 2 - 4, 8); h ^= w * 0x94d049bb133111ebull;
+  h ^= h >> 31; h ^= h >> 17;
+  uint32_t *slot = &r->scache[h & 4095];
+  if (*slot) {
+    size_t ln;
+    const char *ps = pl_pool_str(r->t->pool, *slot, &ln);
+    if (ps && ln == n && memcmp(ps, s, n) == 0) return *slot;
+  }
+  return *slot = pl_pool_intern(r->t->pool, s, n);
+}
+
+/* One row of a text table, the common case only: every gap between
+** columns is spaces, every cell is present, numbers are plain or ','
+** grouped (pl_parse_grouped), grid/block cells are three integers.  Then
+** the row is appended (the values, ids and interning order exactly those
+** of the put_cell path) and 1 is returned; otherwise 0 and nothing but
+** interning happened: the caller runs the general path, which gives the
+** same row or the error. */
+static int fast_text_row(report *r, const char *s, size_t n, size_t lineno) {
+  pl_cell *row = r->cells;
+  for (size_t k = 0; k < r->n; k++) {
+    const colspec *c = &r->cs[k];
+    size_t a = c->a, b;
+    if (k + 1 < r->n) {
+      b = c->b;
+      size_t nexta = r->cs[k + 1].a;
+      for (size_t g = b; g < nexta && g < n; g++) if (s[g] != ' ') return 0;
+      if (b > n) b = n;
+    } else b = n;
+    if (a >= n) return 0;
+    const char *p = s + a; size_t m = b - a;
+    /* cells are padded with runs of spaces: skip them 8 at a time */
+    while (m >= 8) {
+      uint64_t w;
+      memcpy(&w, p, 8);
+      w ^= 0x2020202020202020ull;
+      if (w == 0) { p += 8; m -= 8; continue; }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      size_t sp = (size_t)__builtin_ctzll(w) / 8;   /* leading spaces in this word */
+      p += sp; m -= sp;
+#endif
+      break;
+    }
+    while (m > 0 && (*p == ' ' || *p == '\t')) { p++; m--; }
+    while (m > 0 && (p[m - 1] == ' ' || p[m - 1] == '\t' || p[m - 1] == '\r')) m--;
+    switch (c->kind) {
+      case C_STR:
+        row[c->col].s = intern_cached(r, p, m);
+        break;
+      case C_NUM: case C_INT: {
+        double v;
+        if (!pl_parse_grouped(p, m, &v)) return 0;
+        if (c->kind == C_INT) row[c->col].i = pl_int_of(v); else row[c->col].d = v * c->factor;
+        break;
+      }
+      case C_XYZ: {
+        int cols[3] = { c->col, c->col2, c->col3 };
+        size_t i = 0;
+        for (int d = 0; d < 3; d++) {
+          while (i < m && p[i] == ' ') i++;
+          size_t st = i;
+          while (i < m && p[i] != ' ') i++;
+          int64_t v;
+          if (i == st || pl_parse_int64(p + st, i - st, &v) != 0) return 0;
+          row[cols[d]].i = v;
+        }
+        while (i < m && p[i] == ' ') i++;
+        if (i < m) return 0;
+        break;
+      }
+      default: return 0;
+    }
+  }
+  if (r->c_unit >= 0) {
+    if (!r->unit_id) r->unit_id = pl_pool_intern(r->t->pool, r->size_unit, strlen(r->size_unit));
+    row[r->c_unit].s = r->unit_id;
+  }
+  row[r->c_line].i = (int64_t)lineno;
+  pl_table_append(r->t, row);
+  return 1;
 }
 
 static void report_finish(nsys_state *st, report *r) {
@@ -507,8 +601,11 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
       report_begin(&st, r, 0);
       /* rows until a blank line */
       pl_line m;
-      while (pl_lines_peek(&c, &m) && !pl_is_blank(m.s, m.n)) {
-        pl_lines_next(&c, &m);
+      for (;;) {
+        pl_lines nx = c;   /* the next line, taken unless it is blank (one scan) */
+        if (!pl_lines_next(&nx, &m) || pl_is_blank(m.s, m.n)) break;
+        c = nx;
+        if (fast_text_row(r, m.s, m.n, c.lineno)) continue;
         int bad = 0;
         for (size_t k = 0; k < r->n && !bad; k++) {
           size_t a = r->cs[k].a, b = k + 1 < r->n ? r->cs[k].b : m.n;

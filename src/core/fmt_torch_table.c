@@ -27,7 +27,9 @@
 #include "scan.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TT_MAXCOLS 32
@@ -148,12 +150,12 @@ static int cell_value(const ttcol *tc, const char *s, size_t n, double *v) {
   size_t k = n;
   double f = 1;
   switch (tc->kind) {
-  case K_TIME:
-    if (ends_with(s, n, "us")) { k = n - 2; f = 1e3; }
-    else if (ends_with(s, n, "ms")) { k = n - 2; f = 1e6; }
-    else if (ends_with(s, n, "ns")) { k = n - 2; f = 1; }
-    else if (ends_with(s, n, "s")) { k = n - 1; f = 1e9; }
-    else return -1;
+  case K_TIME:   /* "us", "ms", "ns", "s" (the tests of ends_with, inline) */
+    if (s[n - 1] != 's') return -1;
+    if (n >= 2 && s[n - 2] == 'u') { k = n - 2; f = 1e3; }
+    else if (n >= 2 && s[n - 2] == 'm') { k = n - 2; f = 1e6; }
+    else if (n >= 2 && s[n - 2] == 'n') { k = n - 2; f = 1; }
+    else { k = n - 1; f = 1e9; }
     break;
   case K_PCT:
     if (s[n - 1] != '%') return -1;
@@ -176,7 +178,7 @@ static int cell_value(const ttcol *tc, const char *s, size_t n, double *v) {
   case K_FLOPS: f = tc->factor; break;
   default: return -1;
   }
-  if (k == 0 || pl_parse_double(s, k, v) != 0) return -1;
+  if (k == 0 || (!pl_parse_plain(s, k, v) && pl_parse_double(s, k, v) != 0)) return -1;
   *v *= f;
   return 0;
 }
@@ -219,8 +221,131 @@ static void assign_cells(const ttcol *cols, int ncols, const char *s, size_t n, 
   }
 }
 
+/* assign_cells for the common row: every cell non-empty and inside its
+** dash span, right-aligned to the span's end, followed by two spaces (or,
+** for the last, by the line's end), no tab and no two spaces inside a
+** cell, only spaces between the spans.  Then each cell is the one field
+** assign_cells would find there, whose middle lies in that span: the same
+** ca/cb are filled and 1 is returned; otherwise 0 (call assign_cells). */
+static int fast_assign(const ttcol *cols, int ncols, const char *s, size_t n, size_t *ca, size_t *cb) {
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) n--;
+  size_t i = 0;
+  for (int k = 0; k < ncols; k++) {
+    size_t st = cols[k].start, en = cols[k].end;
+    if (k == ncols - 1) { if (n != en) return 0; }
+    else if (en + 2 > n || s[en] != ' ' || s[en + 1] != ' ') return 0;
+    /* spaces up to the cell (the gap and the padding) */
+    for (;;) {                                   /* 8 at a time (within the line) */
+      uint64_t w;
+      if (i + 8 > n) break;
+      memcpy(&w, s + i, 8);
+      w ^= 0x2020202020202020ull;
+      if (w) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        i += (size_t)__builtin_ctzll(w) / 8;    /* the spaces before the first other byte */
+#endif
+        break;
+      }
+      i += 8;
+    }
+    while (i < en && s[i] == ' ') i++;
+    if (i < st || i >= en) return 0;            /* text before the span, or an empty cell */
+    size_t a = i;
+    /* a word at a time while s[i + 8] is in the line: a tab, or a space
+    ** followed by a space, anywhere in s[i..i+8) is a zero byte of x */
+    while (i + 8 < en) {
+      uint64_t w0, w1;
+      memcpy(&w0, s + i, 8); memcpy(&w1, s + i + 1, 8);
+      const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+      uint64_t dbl = (w0 ^ 0x2020202020202020ull) | (w1 ^ 0x2020202020202020ull);
+      uint64_t tab = w0 ^ 0x0909090909090909ull;
+      if (((dbl - ones) & ~dbl & high) | ((tab - ones) & ~tab & high)) return 0;
+      i += 8;
+    }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (i < en && en >= 8 && en < n) {
+      /* the rest, s[i..en) with i > en - 9, in the word s[en-8..en) (and
+      ** s[en-7..en], s[en] being in the line): exact zero-byte flags, the
+      ** bytes before i (checked already) masked off */
+      uint64_t w0, w1;
+      memcpy(&w0, s + en - 8, 8); memcpy(&w1, s + en - 7, 8);
+      const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full;
+      uint64_t dbl = (w0 ^ 0x2020202020202020ull) | (w1 ^ 0x2020202020202020ull);
+      uint64_t tab = w0 ^ 0x0909090909090909ull;
+      uint64_t z = ~(((dbl & low7) + low7) | dbl | low7) | ~(((tab & low7) + low7) | tab | low7);
+      size_t skip = i - (en - 8);                  /* 0..7 */
+      if (z & (~0ull << (8 * skip))) return 0;
+      i = en;
+    }
+#endif
+    for (; i < en; i++) {
+      if (s[i] == '\t') return 0;
+      if (s[i] == ' ' && i + 1 < n && s[i + 1] == ' ') return 0;   /* (within the line: s[n] may not exist) */
+    }
+    ca[k] = a; cb[k] = en;
+  }
+  return 1;
+}
+
 static void cell_text(const size_t *ca, const size_t *cb, int k, const char *s, const char **cs, size_t *cn) {
   *cs = s + ca[k]; *cn = cb[k] - ca[k];
+}
+
+/* The footer totals of the second and later tables go to meta under
+** "tableN." keys.  pl_profile_meta_* find a key by a scan of all keys, so
+** over hundreds of tables setting them grows as the square of the count.
+** A "tableN." key is new unless the profile had it before the parse (the
+** first nmeta0 keys) or this table's footer set it already (its own keys
+** are listed in tk): a new key is appended as pl_profile_meta_* append
+** one (same order, same values); any other goes through them. */
+typedef struct tt_metakeys { size_t nmeta0; int table; char tk[8][80]; int ntk; } tt_metakeys;
+
+static pl_meta *tt_meta_new(pl_profile *p, tt_metakeys *mk, int table, const char *key) {
+  if (mk->table != table) { mk->table = table; mk->ntk = 0; }
+  for (size_t i = 0; i < mk->nmeta0 && i < p->nmeta; i++) if (strcmp(p->meta[i].key, key) == 0) return NULL;
+  for (int i = 0; i < mk->ntk; i++) if (strcmp(mk->tk[i], key) == 0) return NULL;
+  if (mk->ntk == 8 || strlen(key) >= sizeof mk->tk[0]) return NULL;
+  snprintf(mk->tk[mk->ntk++], sizeof mk->tk[0], "%s", key);
+  if (p->nmeta == p->capmeta) {
+    p->capmeta = p->capmeta ? p->capmeta * 2 : 8;
+    p->meta = pl_xrealloc(p->meta, p->capmeta * sizeof *p->meta);
+  }
+  pl_meta *m = &p->meta[p->nmeta++];
+  m->key = pl_xstrdup(key); m->text = NULL; m->num = 0;
+  return m;
+}
+
+/* Rows are built in a buffer of cells and appended whole (the values the
+** pl_row_put_* calls would store; a cell not set is missing, as
+** pl_row_end fills it). */
+static pl_cell *tt_row_begin(const pl_table *t, pl_cell *rb, size_t *cap) {
+  if (t->ncols > *cap) { *cap = t->ncols + 16; rb = pl_xrealloc(rb, *cap * sizeof *rb); }
+  for (size_t j = 0; j < t->ncols; j++) {
+    switch (t->cols[j]->type) {
+      case PL_NUM: rb[j].d = NAN; break;
+      case PL_STR: rb[j].i = 0; rb[j].s = 0; break;
+      default: rb[j].i = PL_INT_NA; break;
+    }
+  }
+  return rb;
+}
+
+/* The pool id pl_row_put_str would give s[0..n), through a small cache of
+** recent ids (names repeat; a hit compares the pool's own copy). */
+typedef struct tt_icache { uint32_t id[1024]; } tt_icache;
+static uint32_t tt_intern(pl_table *t, tt_icache *ic, const char *s, size_t n) {
+  if (n < 8) return pl_pool_intern(t->pool, s, n);
+  uint64_t w, h = n * 0x9E3779B97F4A7C15ull;
+  memcpy(&w, s, 8); h ^= w * 0xff51afd7ed558ccdull;
+  memcpy(&w, s + n - 8, 8); h ^= w * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 31; h ^= h >> 17;
+  uint32_t *slot = &ic->id[h & 1023];
+  if (*slot) {
+    size_t ln;
+    const char *ps = pl_pool_str(t->pool, *slot, &ln);
+    if (ps && ln == n && memcmp(ps, s, n) == 0) return *slot;
+  }
+  return *slot = pl_pool_intern(t->pool, s, n);
 }
 
 static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
@@ -236,7 +361,14 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   int ncols = 0;
   pl_buf src;
   pl_buf_init(&src);
-#define TT_FAIL() do { pl_table_free(t); pl_buf_free(&src); return -1; } while (0)
+  pl_cell *rb = NULL;
+  size_t rbcap = 0;
+  tt_icache ic;
+  memset(&ic, 0, sizeof ic);
+  tt_metakeys mk;
+  memset(&mk, 0, sizeof mk);
+  mk.nmeta0 = p->nmeta;
+#define TT_FAIL() do { pl_table_free(t); pl_buf_free(&src); free(rb); return -1; } while (0)
   while (pl_lines_next(&c, &l)) {
     if (o && o->interrupt && *o->interrupt) { pl_err_set(err, c.lineno, 1, "interrupted"); TT_FAIL(); }
     /* a table starts with: dashes / header / dashes */
@@ -269,9 +401,11 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         char pre[24] = "";
         if (ntables > 1) snprintf(pre, sizeof pre, "table%d.", ntables);
         snprintf(key, sizeof key, "%sself_%s_time_total_ns", pre, dev);
-        pl_profile_meta_num(p, key, x);
+        pl_meta *m = pre[0] ? tt_meta_new(p, &mk, ntables, key) : NULL;
+        if (m) m->num = x; else pl_profile_meta_num(p, key, x);
         snprintf(key, sizeof key, "%sself_%s_time_total", pre, dev);
-        pl_profile_meta_str(p, key, v, vn);
+        m = pre[0] ? tt_meta_new(p, &mk, ntables, key) : NULL;
+        if (m) m->text = pl_xstrndup(v, vn); else pl_profile_meta_str(p, key, v, vn);
         continue;
       }
       pl_profile_diag(p, c.lineno, "program output: %.*s", (int)(n > 80 ? 80 : n), s);
@@ -315,13 +449,20 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     /* body */
     int open = 0, closed = 0;
     while (pl_lines_next(&c, &l)) {
-      if (is_sep(l.s, l.n)) { closed = 1; break; }
-      if (pl_is_blank(l.s, l.n)) {
-        if (open) { if (src.len && c_src >= 0) pl_row_put_str(t, c_src, src.data, src.len); pl_row_end(t); open = 0; src.len = 0; }
+      /* the first byte that is not a space decides most lines: a row's
+      ** (a name) is neither a dashes line's nor a blank line's */
+      size_t fi = 0;
+      while (fi + 8 <= l.n) { uint64_t w; memcpy(&w, l.s + fi, 8); if (w != 0x2020202020202020ull) break; fi += 8; }
+      while (fi < l.n && l.s[fi] == ' ') fi++;
+      int other = fi < l.n && l.s[fi] != '-' && l.s[fi] != '\t' && l.s[fi] != '\r';
+      if (!other && is_sep(l.s, l.n)) { closed = 1; break; }
+      if (!other && pl_is_blank(l.s, l.n)) {
+        if (open) { if (src.len && c_src >= 0) rb[c_src].s = tt_intern(t, &ic, src.data, src.len); pl_table_append(t, rb); open = 0; src.len = 0; }
         continue;
       }
       const char *ns; size_t nn;
-      assign_cells(cols, ncols, l.s, l.n, ca, cb);
+      int fast = fast_assign(cols, ncols, l.s, l.n, ca, cb);
+      if (!fast) assign_cells(cols, ncols, l.s, l.n, ca, cb);
       cell_text(ca, cb, 0, l.s, &ns, &nn);
       if (nn == 0 && open && c_src >= 0) {
         /* a continuation row of a multi-line source location */
@@ -337,14 +478,29 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         if (pl_lenient_skip(o, p, err)) continue;
         TT_FAIL();
       }
-      if (open) { if (src.len && c_src >= 0) pl_row_put_str(t, c_src, src.data, src.len); pl_row_end(t); open = 0; src.len = 0; }
+      if (open) { if (src.len && c_src >= 0) rb[c_src].s = tt_intern(t, &ic, src.data, src.len); pl_table_append(t, rb); open = 0; src.len = 0; }
+      rb = tt_row_begin(t, rb, &rbcap);
       int bad = 0;
       for (int k = 0; k < ncols && !bad; k++) {
         const char *cs; size_t cn;
         cell_text(ca, cb, k, l.s, &cs, &cn);
         if (cols[k].col == c_src) { if (cn) pl_buf_add(&src, cs, cn); continue; }
-        if (cols[k].kind == K_TEXT) { if (cn) pl_row_put_str(t, cols[k].col, cs, cn); continue; }
+        if (cols[k].kind == K_TEXT) { if (cn) rb[cols[k].col].s = tt_intern(t, &ic, cs, cn); continue; }
         double v;
+        if (fast && cn > 1) {
+          /* a cell of the fast split has nothing to trim: the common
+          ** spellings inline, with cell_value's values; anything else
+          ** (missing marks, other units, other numbers) goes to it */
+          int kind = cols[k].kind;
+          if (kind == K_TIME && cs[cn - 1] == 's') {
+            char u = cs[cn - 2];
+            size_t kk = u == 'u' || u == 'm' || u == 'n' ? cn - 2 : cn - 1;
+            double f = u == 'u' ? 1e3 : u == 'm' ? 1e6 : u == 'n' ? 1 : 1e9;
+            if (kk > 0 && pl_parse_plain(cs, kk, &v)) { rb[cols[k].col].d = v * f; continue; }
+          } else if (kind == K_PCT && cs[cn - 1] == '%') {
+            if (pl_parse_plain(cs, cn - 1, &v)) { rb[cols[k].col].d = v * 1; continue; }
+          }
+        }
         int rc = cell_value(&cols[k], cs, cn, &v);
         if (rc < 0) {
           char what[160];
@@ -354,27 +510,27 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           break;
         }
         if (rc == 1) continue;
-        if (cols[k].kind == K_INT) pl_row_put_int(t, cols[k].col, pl_int_of(v));
-        else pl_row_put_num(t, cols[k].col, v);
+        if (cols[k].kind == K_INT) rb[cols[k].col].i = pl_int_of(v);
+        else rb[cols[k].col].d = v;
       }
       if (bad) {    /* lenient: the row is dropped and listed */
         if (!pl_lenient_skip(o, p, err)) TT_FAIL();
-        pl_row_discard(t);
         src.len = 0;
         continue;
       }
-      pl_row_put_bool(t, c_trunc, pl_name_truncated(ns, nn));
-      pl_row_put_int(t, c_tidx, ntables);
-      pl_row_put_int(t, c_line, (int64_t)c.lineno);
+      rb[c_trunc].i = pl_name_truncated(ns, nn) ? 1 : 0;
+      rb[c_tidx].i = ntables;
+      rb[c_line].i = (int64_t)c.lineno;
       open = 1;
     }
-    if (open) { if (src.len && c_src >= 0) pl_row_put_str(t, c_src, src.data, src.len); pl_row_end(t); open = 0; src.len = 0; }
+    if (open) { if (src.len && c_src >= 0) rb[c_src].s = tt_intern(t, &ic, src.data, src.len); pl_table_append(t, rb); open = 0; src.len = 0; }
     if (!closed) {
       pl_err_expected(err, c.lineno + 1, 1, "a row or the closing '----' line of the key_averages table", NULL, 0);
       if (!pl_lenient_skip(o, p, err)) TT_FAIL();
     }
   }
   pl_buf_free(&src);
+  free(rb);
   if (ntables == 0) {
     pl_table_free(t);
     return pl_err_expected(err, 1, 1, "a key_averages() table (dashes, a header with 'Name' and 'Self CPU', dashes)", in->data, in->len);

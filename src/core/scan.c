@@ -7,21 +7,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 void pl_lines_init(pl_lines *c, const char *data, size_t len) {
   c->p = data; c->end = data + len; c->base = data; c->lineno = 0;
-}
-
-int pl_lines_next(pl_lines *c, pl_line *out) {
-  if (c->p >= c->end) return 0;
-  const char *s = c->p;
-  const char *nl = memchr(s, '\n', (size_t)(c->end - s));
-  size_t n = nl ? (size_t)(nl - s) : (size_t)(c->end - s);
-  c->p = nl ? nl + 1 : c->end;
-  if (n > 0 && s[n - 1] == '\r') n--;
-  out->s = s; out->n = n;
-  c->lineno++;
-  return 1;
 }
 
 int pl_lines_peek(const pl_lines *c, pl_line *out) {
@@ -29,17 +20,18 @@ int pl_lines_peek(const pl_lines *c, pl_line *out) {
   return pl_lines_next(&tmp, out);
 }
 
-void pl_trim(const char **s, size_t *n) {
-  const char *p = *s;
-  size_t k = *n;
-  while (k > 0 && (*p == ' ' || *p == '\t')) { p++; k--; }
-  while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t' || p[k - 1] == '\r')) k--;
-  *s = p; *n = k;
-}
-
-int pl_is_blank(const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
-  return 1;
+const char *pl_find2(const char *s, size_t n, char a, char b) {
+  size_t i = 0;
+#ifdef __SSE2__
+  const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+  for (; i + 16 <= n; i += 16) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+    int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb)));
+    if (m) return s + i + (size_t)__builtin_ctz((unsigned)m);
+  }
+#endif
+  for (; i < n; i++) if (s[i] == a || s[i] == b) return s + i;
+  return NULL;
 }
 
 int pl_starts(const char *s, size_t n, const char *prefix) {
