@@ -291,30 +291,6 @@ static void cell_text(const size_t *ca, const size_t *cb, int k, const char *s, 
   *cs = s + ca[k]; *cn = cb[k] - ca[k];
 }
 
-/* The footer totals of the second and later tables go to meta under
-** "tableN." keys.  pl_profile_meta_* find a key by a scan of all keys, so
-** over hundreds of tables setting them grows as the square of the count.
-** A "tableN." key is new unless the profile had it before the parse (the
-** first nmeta0 keys) or this table's footer set it already (its own keys
-** are listed in tk): a new key is appended as pl_profile_meta_* append
-** one (same order, same values); any other goes through them. */
-typedef struct tt_metakeys { size_t nmeta0; int table; char tk[8][80]; int ntk; } tt_metakeys;
-
-static pl_meta *tt_meta_new(pl_profile *p, tt_metakeys *mk, int table, const char *key) {
-  if (mk->table != table) { mk->table = table; mk->ntk = 0; }
-  for (size_t i = 0; i < mk->nmeta0 && i < p->nmeta; i++) if (strcmp(p->meta[i].key, key) == 0) return NULL;
-  for (int i = 0; i < mk->ntk; i++) if (strcmp(mk->tk[i], key) == 0) return NULL;
-  if (mk->ntk == 8 || strlen(key) >= sizeof mk->tk[0]) return NULL;
-  snprintf(mk->tk[mk->ntk++], sizeof mk->tk[0], "%s", key);
-  if (p->nmeta == p->capmeta) {
-    p->capmeta = p->capmeta ? p->capmeta * 2 : 8;
-    p->meta = pl_xrealloc(p->meta, p->capmeta * sizeof *p->meta);
-  }
-  pl_meta *m = &p->meta[p->nmeta++];
-  m->key = pl_xstrdup(key); m->text = NULL; m->num = 0;
-  return m;
-}
-
 /* Rows are built in a buffer of cells and appended whole (the values the
 ** pl_row_put_* calls would store; a cell not set is missing, as
 ** pl_row_end fills it). */
@@ -365,9 +341,6 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   size_t rbcap = 0;
   tt_icache ic;
   memset(&ic, 0, sizeof ic);
-  tt_metakeys mk;
-  memset(&mk, 0, sizeof mk);
-  mk.nmeta0 = p->nmeta;
 #define TT_FAIL() do { pl_table_free(t); pl_buf_free(&src); free(rb); return -1; } while (0)
   while (pl_lines_next(&c, &l)) {
     if (o && o->interrupt && *o->interrupt) { pl_err_set(err, c.lineno, 1, "interrupted"); TT_FAIL(); }
@@ -401,11 +374,9 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         char pre[24] = "";
         if (ntables > 1) snprintf(pre, sizeof pre, "table%d.", ntables);
         snprintf(key, sizeof key, "%sself_%s_time_total_ns", pre, dev);
-        pl_meta *m = pre[0] ? tt_meta_new(p, &mk, ntables, key) : NULL;
-        if (m) m->num = x; else pl_profile_meta_num(p, key, x);
+        pl_profile_meta_num(p, key, x);
         snprintf(key, sizeof key, "%sself_%s_time_total", pre, dev);
-        m = pre[0] ? tt_meta_new(p, &mk, ntables, key) : NULL;
-        if (m) m->text = pl_xstrndup(v, vn); else pl_profile_meta_str(p, key, v, vn);
+        pl_profile_meta_str(p, key, v, vn);
         continue;
       }
       pl_profile_diag(p, c.lineno, "program output: %.*s", (int)(n > 80 ? 80 : n), s);

@@ -22,20 +22,59 @@ void pl_profile_free(pl_profile *p) {
   for (size_t i = 0; i < p->nmeta; i++) { free(p->meta[i].key); free(p->meta[i].text); }
   for (size_t i = 0; i < p->ntables; i++) pl_table_free(p->tables[i]);
   for (size_t i = 0; i < p->ndiags; i++) free(p->diags[i].msg);
-  free(p->meta); free(p->tables); free(p->diags);
+  free(p->meta); free(p->metaidx); free(p->tables); free(p->diags);
   free(p->format); free(p->source);
   free(p);
 }
 
+/* Meta keys are found through a hash index once there are more than a
+** few (a torch-table file with hundreds of tables sets thousands of
+** "tableN." keys; a scan per key would grow as the square). */
+#define META_SCAN 16
+
+static uint32_t meta_hash(const char *k) {
+  uint32_t h = 2166136261u;
+  for (; *k; k++) h = (h ^ (unsigned char)*k) * 16777619u;
+  return h;
+}
+
+static void meta_index_put(pl_profile *p, size_t i) {
+  size_t mask = p->nmetaidx - 1, j = meta_hash(p->meta[i].key) & mask;
+  while (p->metaidx[j]) j = (j + 1) & mask;
+  p->metaidx[j] = (uint32_t)(i + 1);
+}
+
+static long meta_find(const pl_profile *p, const char *key) {
+  if (p->metaidx == NULL) {
+    for (size_t i = 0; i < p->nmeta; i++) if (strcmp(p->meta[i].key, key) == 0) return (long)i;
+    return -1;
+  }
+  size_t mask = p->nmetaidx - 1;
+  for (size_t j = meta_hash(key) & mask; p->metaidx[j]; j = (j + 1) & mask)
+    if (strcmp(p->meta[p->metaidx[j] - 1].key, key) == 0) return (long)(p->metaidx[j] - 1);
+  return -1;
+}
+
 static pl_meta *meta_slot(pl_profile *p, const char *key) {
-  for (size_t i = 0; i < p->nmeta; i++)
-    if (strcmp(p->meta[i].key, key) == 0) { free(p->meta[i].text); p->meta[i].text = NULL; return &p->meta[i]; }
+  long f = meta_find(p, key);
+  if (f >= 0) { pl_meta *m = &p->meta[f]; free(m->text); m->text = NULL; return m; }
   if (p->nmeta == p->capmeta) {
     p->capmeta = p->capmeta ? p->capmeta * 2 : 8;
     p->meta = pl_xrealloc(p->meta, p->capmeta * sizeof *p->meta);
   }
-  pl_meta *m = &p->meta[p->nmeta++];
+  size_t i = p->nmeta++;
+  pl_meta *m = &p->meta[i];
   m->key = pl_xstrdup(key); m->text = NULL; m->num = 0;
+  if (p->nmeta > META_SCAN && p->nmeta * 2 > p->nmetaidx) {
+    /* (re)build at twice the keys' load factor */
+    free(p->metaidx);
+    p->nmetaidx = 64;
+    while (p->nmetaidx < p->nmeta * 4) p->nmetaidx *= 2;
+    p->metaidx = pl_xcalloc(p->nmetaidx, sizeof *p->metaidx);
+    for (size_t k = 0; k < p->nmeta; k++) meta_index_put(p, k);
+  } else if (p->metaidx) {
+    meta_index_put(p, i);
+  }
   return m;
 }
 
@@ -50,8 +89,8 @@ void pl_profile_meta_num(pl_profile *p, const char *key, double v) {
 }
 
 const pl_meta *pl_profile_meta_get(const pl_profile *p, const char *key) {
-  for (size_t i = 0; i < p->nmeta; i++) if (strcmp(p->meta[i].key, key) == 0) return &p->meta[i];
-  return NULL;
+  long f = meta_find(p, key);
+  return f >= 0 ? &p->meta[f] : NULL;
 }
 
 pl_table *pl_profile_find(const pl_profile *p, const char *name) {

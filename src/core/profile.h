@@ -23,6 +23,7 @@ typedef struct pl_profile {
   char *format;
   char *source;
   pl_meta *meta; size_t nmeta, capmeta;
+  uint32_t *metaidx; size_t nmetaidx;  /* key hash -> meta index + 1 (built past a few keys) */
   pl_table **tables; size_t ntables, captables;
   pl_diag *diags; size_t ndiags, capdiags;
   size_t ndiags_dropped;    /* diagnostics past the cap are only counted */
