@@ -435,7 +435,9 @@ static pl_table *slow_table(const char *data, size_t len, const char *name,
 #if defined(__GNUC__)
 #define F_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define F_NOINLINE __attribute__((noinline))
+#define F_INLINE inline __attribute__((always_inline))
 #else
+#define F_INLINE inline
 #define F_UNLIKELY(x) (x)
 #define F_NOINLINE
 #endif
@@ -464,6 +466,7 @@ typedef struct fbuild {
   size_t faulted, lastrow;  /* prefault: rows whose pages are in, row at the last call */
   int nofault;
   size_t ncols;
+  size_t est, mincap;       /* rows reserved after the header; least room of the columns */
   int header_done, fail, late;
 } fbuild;
 
@@ -513,6 +516,104 @@ static inline int num_core(const char *s, size_t n, int64_t *iv, double *dv) {
 static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) {
   int got = num_core(s, n, iv, dv);
   return got == -2 ? pl_csv_number(s, n, iv, dv) : got;
+}
+
+/* The same forms eight bytes at a time (SWAR): the field's bytes are
+** gathered into 64-bit words, every byte is classed (digit or not) at once,
+** the first two non-digits found (a '.', then an 'e'), and up to eight
+** digits are converted by three multiplies.  The caller makes sure that 16
+** bytes from s + 1 can be read (libcsv's field buffer is larger than the
+** field: bytes past n are masked off and never decide anything).  The
+** bytes are gathered one by one: libcsv has just stored them one by one,
+** and a load wider than a byte would wait for those stores to reach the
+** cache.  Only forms whose result is certain here are taken (integers of
+** up to 16 digits; up to 7 digits with a '.' in the first 8 bytes, and an
+** exponent of up to 3 digits); -2 hands the rest to num_core /
+** pl_csv_number, with the same results. */
+#define B8(x) (0x0101010101010101ull * (x))
+static const uint64_t lowbytes[9] = { 0, 0xffull, 0xffffull, 0xffffffull, 0xffffffffull,
+  0xffffffffffull, 0xffffffffffffull, 0xffffffffffffffull, ~0ull };
+
+/* one byte; volatile keeps it a byte load (the compiler would otherwise
+** merge the eight into one wide load, which waits for libcsv's stores) */
+#define F_BYTE(u, i) ((uint64_t)(u)[i])
+
+static F_INLINE uint64_t gather8(const char *s) {
+  const volatile unsigned char *u = (const volatile unsigned char *)s;
+  uint64_t a = F_BYTE(u, 0) | F_BYTE(u, 1) << 8 | F_BYTE(u, 2) << 16 | F_BYTE(u, 3) << 24;
+  uint64_t b = F_BYTE(u, 4) | F_BYTE(u, 5) << 8 | F_BYTE(u, 6) << 16 | F_BYTE(u, 7) << 24;
+  return a | b << 32;
+}
+
+/* the value of nd (0..8) digits held as 0..9 in the low bytes of d, the
+** first digit lowest */
+static F_INLINE uint64_t digits8(uint64_t d, unsigned nd) {
+  uint64_t x = d << (64 - 8 * nd);               /* nd >= 1 */
+  x = x * 10 + (x >> 8);
+  return (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+          (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+}
+
+/* high bit of every byte of t (a byte ^ '0') that is not a digit */
+static F_INLINE uint64_t nondigits(uint64_t t) {
+  return (t | ((t & B8(0x7f)) + B8(0x76))) & B8(0x80);
+}
+
+static F_INLINE int num_fast(const char *s, size_t n, int64_t *iv, double *dv) {
+  int neg = s[0] == '-';
+  size_t j = neg || s[0] == '+';
+  s += j; n -= j;
+  if (F_UNLIKELY(n - 1 >= 16)) return -2;       /* empty, or longer than 16 */
+  unsigned k = n < 8 ? (unsigned)n : 8;
+  uint64_t t = (gather8(s) ^ B8('0')) & lowbytes[k];
+  uint64_t nd8 = nondigits(t) & lowbytes[k];
+  if (nd8 == 0) {                                /* digits only so far */
+    uint64_t m = digits8(t, k);
+    if (n > 8) {
+      unsigned k2 = (unsigned)n - 8;
+      uint64_t t2 = (gather8(s + 8) ^ B8('0')) & lowbytes[k2];
+      if (nondigits(t2) & lowbytes[k2]) return -2;
+      static const uint64_t p10i[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+      m = m * p10i[k2] + digits8(t2, k2);
+    }
+    *iv = neg ? -(int64_t)m : (int64_t)m;
+    return 1;
+  }
+  unsigned p = (unsigned)__builtin_ctzll(nd8) >> 3, q, nd, frac;
+  uint64_t d;
+  if (((t >> (8 * p)) & 0xff) == ('.' ^ '0')) {
+    uint64_t rest = nd8 & (nd8 - 1);
+    if (rest) q = (unsigned)__builtin_ctzll(rest) >> 3;
+    else if (n <= 8) q = (unsigned)n;
+    else return -2;
+    nd = q - 1; frac = q - 1 - p;
+    d = (t & lowbytes[p]) | ((t >> 8) & lowbytes[nd] & ~lowbytes[p]);
+  } else {
+    q = p; nd = p; frac = 0;
+    d = t & lowbytes[p];
+  }
+  if (nd == 0) return -2;
+  uint64_t m = digits8(d, nd);
+  int ex = 0;
+  if (q < n) {                                   /* e[+-]d{1,3} */
+    if ((s[q] | 0x20) != 'e') return -2;
+    size_t i = q + 1;
+    int eneg = 0;
+    if (i < n && (s[i] == '-' || s[i] == '+')) { eneg = s[i] == '-'; i++; }
+    if (n - i - 1 >= 3) return -2;
+    for (; i < n; i++) {
+      unsigned e = (unsigned)(unsigned char)s[i] - '0';
+      if (e > 9) return -2;
+      ex = ex * 10 + (int)e;
+    }
+    if (eneg) ex = -ex;
+  }
+  int net = ex - (int)frac;
+  if (net < -22 || net > 22) return -2;
+  double v = (double)m;
+  v = net < 0 ? v / p10[-net] : v * p10[net];
+  *dv = neg ? -v : v;
+  return 2;
 }
 
 
@@ -651,24 +752,58 @@ static F_NOINLINE void str_field(fbuild *b, fcol *f, size_t row, size_t i, const
   ((uint32_t *)f->v)[row] = cached_intern(b, i, s, n);
 }
 
-static void f_field(void *field, size_t n, void *ud) {
-  fbuild *b = ud;
-  size_t i = b->nf++;
-  const char *s = field;
-  if (F_UNLIKELY(i >= b->lim)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
-  fcol *f = &b->fc[i];
-  size_t row = b->row;
-  if (F_UNLIKELY(row >= f->cap || n == 0)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
-  int k = f->kind;
-  if (k == K_STR) { str_field(b, f, row, i, s, n); return; }
-  if (k == K_LATE) { ((uint32_t *)f->v)[row] = 0; return; }
+/* a number the SWAR core hands on: the byte-wise core, then pl_csv_number */
+static F_NOINLINE void num_field(fbuild *b, fcol *f, size_t row, size_t i, const char *s, size_t n) {
   int64_t iv = 0; double dv = 0;
-  int got = num_core(s, n, &iv, &dv);
+  int got = num_core(s, n, &iv, &dv), k = f->kind;
   if (got == 1) {
     if (k == K_INT) { ((int64_t *)f->v)[row] = iv; return; }
     if (k == K_NUM) { ((double *)f->v)[row] = (double)iv; return; }
   } else if (got == 2 && k == K_NUM) { ((double *)f->v)[row] = dv; return; }
   f_field_slow(b, i, s, n, got == -2 ? -1 : got, iv, dv);
+}
+
+static void f_field(void *field, size_t n, void *ud) {
+  fbuild *b = ud;
+  size_t i = b->nf++;
+  const char *s = field;
+  /* lim is 0 before the header, after a failure, and on a row some column
+  ** has no room for */
+  if (F_UNLIKELY(i >= b->lim)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
+  fcol *f = &b->fc[i];
+  size_t row = b->row;
+  int k = f->kind;
+  if (k == K_NUM || k == K_INT) {
+    /* 17 bytes from s inside libcsv's field buffer */
+    uintptr_t at = (uintptr_t)s - (uintptr_t)b->cp->entry_buf;
+    if (F_UNLIKELY(n == 0 || at > b->cp->entry_size || b->cp->entry_size - at < 17)) {
+      num_field(b, f, row, i, s, n);
+      return;
+    }
+    int64_t iv; double dv;
+    int got = num_fast(s, n, &iv, &dv);
+    if (got == 2) {
+      if (F_UNLIKELY(k != K_NUM)) { f_field_slow(b, i, s, n, 2, 0, dv); return; }
+      ((double *)f->v)[row] = dv;
+    } else if (got == 1) {
+      if (k == K_INT) ((int64_t *)f->v)[row] = iv;
+      else ((double *)f->v)[row] = (double)iv;
+    } else num_field(b, f, row, i, s, n);
+    return;
+  }
+  if (k == K_STR && n) { str_field(b, f, row, i, s, n); return; }
+  if (k == K_LATE && n) { ((uint32_t *)f->v)[row] = 0; return; }
+  f_field_slow(b, i, s, n, -1, 0, 0);
+}
+
+/* lim for the row about to be read: ncols where every column has room for
+** it, else 0 (f_field_slow grows the columns) */
+static void f_limit(fbuild *b) {
+  if (b->row < b->mincap) { b->lim = b->ncols; return; }
+  size_t mc = SIZE_MAX;
+  for (size_t i = 0; i < b->ncols; i++) if (b->fc[i].cap < mc) mc = b->fc[i].cap;
+  b->mincap = mc;
+  b->lim = b->row < mc ? b->ncols : 0;
 }
 
 static void f_record(int ch, void *ud) {
@@ -678,17 +813,20 @@ static void f_record(int ch, void *ud) {
   if (!b->header_done) {
     b->header_done = 1;
     b->ncols = b->nf;
-    b->lim = b->nf;
     b->kind = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->kind);
     b->cache = pl_xcalloc((b->nf ? b->nf : 1) * 8, sizeof *b->cache);
     b->fc = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->fc);
+    pl_table_reserve(b->t, b->est);
     for (size_t i = 0; i < b->nf; i++) f_refresh(b, i);
     b->nf = 0;
+    b->mincap = 0;
+    f_limit(b);
     return;
   }
   if (b->nf != b->ncols) { b->fail = 1; b->lim = 0; return; }
   b->row++;
   b->nf = 0;
+  if (F_UNLIKELY(b->row >= b->mincap)) f_limit(b);
 }
 
 /* Asks the kernel for the pages of the rows just ahead in every column
@@ -733,18 +871,14 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   size_t sample = len < (256u << 10) ? len : (256u << 10), nl = 0;
   for (const char *q = data, *e = data + sample; (q = memchr(q, '\n', (size_t)(e - q))); q++) nl++;
   size_t est = sample ? (size_t)((double)len / (double)sample * (double)(nl + 1) * 1.05) + 16 : 16;
-  size_t chunk = 4u << 20, off = 0, reserved = 0;
+  b.est = est;
+  size_t chunk = 4u << 20, off = 0;
   volatile int *intr = o ? o->interrupt : NULL;
   while (off < len) {
     size_t n = len - off < chunk ? len - off : chunk;
     if (csv_parse(&p, data + off, n, f_field, f_record, &b) != n || b.fail) goto redo;
     off += n;
-    if (!reserved && b.header_done) {
-      pl_table_reserve(b.t, est);
-      for (size_t i = 0; i < b.ncols; i++) f_refresh(&b, i);
-      reserved = 1;
-    }
-    if (reserved) prefault(&b);
+    if (b.header_done) prefault(&b);
     if (intr && *intr) {
       csv_free(&p); pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.fc);
       *redo = 0;
