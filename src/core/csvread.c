@@ -443,6 +443,7 @@ static pl_table *slow_table(const char *data, size_t len, const char *name,
 #endif
 
 typedef struct fcache { const char *s; uint32_t n, id; uint64_t key; } fcache;
+typedef struct fmiss { uint32_t looks, news; int direct; } fmiss;  /* a column's map lookups */
 
 /* the hot part of a column, contiguous for all columns (refreshed from the
 ** pl_column whenever that grows or changes type); kind mirrors b->kind */
@@ -462,6 +463,7 @@ typedef struct fbuild {
   struct csv_parser *cp;
   int *kind;
   fcache *cache;            /* 8 slots per column */
+  fmiss *miss;
   sent *map; size_t mapcap, mapn;
   size_t faulted, lastrow;  /* prefault: rows whose pages are in, row at the last call */
   int nofault;
@@ -474,7 +476,7 @@ typedef struct fbuild {
 ** libcsv has just written the field byte by byte, and a wider load of it
 ** waits for those stores): the same results, or -2 where pl_csv_number
 ** must decide. */
-static inline int num_core(const char *s, size_t n, int64_t *iv, double *dv) {
+static F_INLINE int num_core(const char *s, size_t n, int64_t *iv, double *dv) {
   size_t j = 0;
   int neg = 0;
   if (n && (s[0] == '-' || s[0] == '+')) { neg = s[0] == '-'; j = 1; }
@@ -513,101 +515,38 @@ static inline int num_core(const char *s, size_t n, int64_t *iv, double *dv) {
   return 2;
 }
 
-static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) {
-  int got = num_core(s, n, iv, dv);
-  return got == -2 ? pl_csv_number(s, n, iv, dv) : got;
-}
-
-/* The same forms eight bytes at a time (SWAR): the field's bytes are
-** gathered into 64-bit words, every byte is classed (digit or not) at once,
-** the first two non-digits found (a '.', then an 'e'), and up to eight
-** digits are converted by three multiplies.  The caller makes sure that 16
-** bytes from s + 1 can be read (libcsv's field buffer is larger than the
-** field: bytes past n are masked off and never decide anything).  The
-** bytes are gathered one by one: libcsv has just stored them one by one,
-** and a load wider than a byte would wait for those stores to reach the
-** cache.  Only forms whose result is certain here are taken (integers of
-** up to 16 digits; up to 7 digits with a '.' in the first 8 bytes, and an
-** exponent of up to 3 digits); -2 hands the rest to num_core /
-** pl_csv_number, with the same results. */
-#define B8(x) (0x0101010101010101ull * (x))
-static const uint64_t lowbytes[9] = { 0, 0xffull, 0xffffull, 0xffffffull, 0xffffffffull,
-  0xffffffffffull, 0xffffffffffffull, 0xffffffffffffffull, ~0ull };
-
-/* one byte; volatile keeps it a byte load (the compiler would otherwise
-** merge the eight into one wide load, which waits for libcsv's stores) */
-#define F_BYTE(u, i) ((uint64_t)(u)[i])
-
-static F_INLINE uint64_t gather8(const char *s) {
-  const volatile unsigned char *u = (const volatile unsigned char *)s;
-  uint64_t a = F_BYTE(u, 0) | F_BYTE(u, 1) << 8 | F_BYTE(u, 2) << 16 | F_BYTE(u, 3) << 24;
-  uint64_t b = F_BYTE(u, 4) | F_BYTE(u, 5) << 8 | F_BYTE(u, 6) << 16 | F_BYTE(u, 7) << 24;
-  return a | b << 32;
-}
-
-/* the value of nd (0..8) digits held as 0..9 in the low bytes of d, the
-** first digit lowest */
-static F_INLINE uint64_t digits8(uint64_t d, unsigned nd) {
-  uint64_t x = d << (64 - 8 * nd);               /* nd >= 1 */
-  x = x * 10 + (x >> 8);
-  return (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-          (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
-}
-
-/* high bit of every byte of t (a byte ^ '0') that is not a digit */
-static F_INLINE uint64_t nondigits(uint64_t t) {
-  return (t | ((t & B8(0x7f)) + B8(0x76))) & B8(0x80);
-}
-
-static F_INLINE int num_fast(const char *s, size_t n, int64_t *iv, double *dv) {
-  int neg = s[0] == '-';
-  size_t j = neg || s[0] == '+';
-  s += j; n -= j;
-  if (F_UNLIKELY(n - 1 >= 16)) return -2;       /* empty, or longer than 16 */
-  unsigned k = n < 8 ? (unsigned)n : 8;
-  uint64_t t = (gather8(s) ^ B8('0')) & lowbytes[k];
-  uint64_t nd8 = nondigits(t) & lowbytes[k];
-  if (nd8 == 0) {                                /* digits only so far */
-    uint64_t m = digits8(t, k);
-    if (n > 8) {
-      unsigned k2 = (unsigned)n - 8;
-      uint64_t t2 = (gather8(s + 8) ^ B8('0')) & lowbytes[k2];
-      if (nondigits(t2) & lowbytes[k2]) return -2;
-      static const uint64_t p10i[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
-      m = m * p10i[k2] + digits8(t2, k2);
-    }
+/* num_core for a field that libcsv has ended with a NUL (CSV_APPEND_NULL):
+** the NUL stops every digit loop, so a loop tests one byte per digit; a NUL
+** inside the field stops it early and the form is then not taken. */
+static F_INLINE int num_core_z(const char *s, size_t n, int64_t *iv, double *dv) {
+  const unsigned char *u = (const unsigned char *)s;
+  int neg = u[0] == '-';
+  size_t j = neg || u[0] == '+', i = j, frac = 0;
+  uint64_t m = 0;
+  unsigned d;
+  while ((d = (unsigned)u[i] - '0') < 10) { m = m * 10 + d; i++; }
+  size_t digits = i - j;
+  if (u[i] == '.') {
+    size_t f0 = ++i;
+    while ((d = (unsigned)u[i] - '0') < 10) { m = m * 10 + d; i++; }
+    frac = i - f0;
+    digits += frac;
+  } else if (i == n && digits - 1 < 18) {
     *iv = neg ? -(int64_t)m : (int64_t)m;
     return 1;
   }
-  unsigned p = (unsigned)__builtin_ctzll(nd8) >> 3, q, nd, frac;
-  uint64_t d;
-  if (((t >> (8 * p)) & 0xff) == ('.' ^ '0')) {
-    uint64_t rest = nd8 & (nd8 - 1);
-    if (rest) q = (unsigned)__builtin_ctzll(rest) >> 3;
-    else if (n <= 8) q = (unsigned)n;
-    else return -2;
-    nd = q - 1; frac = q - 1 - p;
-    d = (t & lowbytes[p]) | ((t >> 8) & lowbytes[nd] & ~lowbytes[p]);
-  } else {
-    q = p; nd = p; frac = 0;
-    d = t & lowbytes[p];
-  }
-  if (nd == 0) return -2;
-  uint64_t m = digits8(d, nd);
+  if (digits - 1 >= 15) return -2;               /* none, or more than 15 */
   int ex = 0;
-  if (q < n) {                                   /* e[+-]d{1,3} */
-    if ((s[q] | 0x20) != 'e') return -2;
-    size_t i = q + 1;
-    int eneg = 0;
-    if (i < n && (s[i] == '-' || s[i] == '+')) { eneg = s[i] == '-'; i++; }
-    if (n - i - 1 >= 3) return -2;
-    for (; i < n; i++) {
-      unsigned e = (unsigned)(unsigned char)s[i] - '0';
-      if (e > 9) return -2;
-      ex = ex * 10 + (int)e;
-    }
+  if ((u[i] | 0x20) == 'e') {
+    i++;
+    int eneg = u[i] == '-';
+    if (eneg || u[i] == '+') i++;
+    size_t e0 = i;
+    while ((d = (unsigned)u[i] - '0') < 10 && ex < 1000) { ex = ex * 10 + (int)d; i++; }
+    if (i == e0) return i == n ? 0 : -2;
     if (eneg) ex = -ex;
   }
+  if (i != n) return -2;
   int net = ex - (int)frac;
   if (net < -22 || net > 22) return -2;
   double v = (double)m;
@@ -616,6 +555,10 @@ static F_INLINE int num_fast(const char *s, size_t n, int64_t *iv, double *dv) {
   return 2;
 }
 
+static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) {
+  int got = num_core(s, n, iv, dv);
+  return got == -2 ? pl_csv_number(s, n, iv, dv) : got;
+}
 
 static uint64_t text_hash(const char *s, size_t n) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n, w;
@@ -648,7 +591,7 @@ static void smap_grow(fbuild *b) {
   b->mapcap = nc;
 }
 
-static uint32_t map_intern(fbuild *b, const char *s, size_t n) {
+static uint32_t map_intern(fbuild *b, const char *s, size_t n, int *isnew) {
   if (b->mapn * 2 >= b->mapcap) {
     if (b->mapcap >= SMAP_MAX) return pl_pool_intern(b->t->pool, s, n);
     smap_grow(b);
@@ -665,6 +608,7 @@ static uint32_t map_intern(fbuild *b, const char *s, size_t n) {
     i = (i + 1) & mask;
   }
   uint32_t id = pl_pool_intern(b->t->pool, s, n);
+  *isnew = 1;
   sent *e = &b->map[i];
   e->h = h; e->id = id; e->n = (uint32_t)n;
   if (n <= sizeof e->s) memcpy(e->s, s, n);
@@ -686,7 +630,20 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
   key ^= key >> 31;
   fcache *c = &b->cache[col * 8 + (key & 7)];
   if (c->id && c->key == key && c->n == n && memcmp(c->s, s, n) == 0) return c->id;
-  uint32_t id = map_intern(b, s, n);
+  /* a column whose text is mostly new (a grid shape, an id) goes to the
+  ** pool at once: the map would only add a miss and an entry per value */
+  uint32_t id;
+  fmiss *ms = &b->miss[col];
+  if (ms->direct) id = pl_pool_intern(b->t->pool, s, n);
+  else {
+    int isnew = 0;
+    id = map_intern(b, s, n, &isnew);
+    ms->news += (uint32_t)isnew;
+    if (++ms->looks == 1024) {
+      if (ms->news > 512) ms->direct = 1;
+      ms->looks = ms->news = 0;
+    }
+  }
   c->id = id; c->key = key; c->n = (uint32_t)n;
   c->s = pl_pool_str(b->t->pool, id, NULL);
   return id;
@@ -752,17 +709,6 @@ static F_NOINLINE void str_field(fbuild *b, fcol *f, size_t row, size_t i, const
   ((uint32_t *)f->v)[row] = cached_intern(b, i, s, n);
 }
 
-/* a number the SWAR core hands on: the byte-wise core, then pl_csv_number */
-static F_NOINLINE void num_field(fbuild *b, fcol *f, size_t row, size_t i, const char *s, size_t n) {
-  int64_t iv = 0; double dv = 0;
-  int got = num_core(s, n, &iv, &dv), k = f->kind;
-  if (got == 1) {
-    if (k == K_INT) { ((int64_t *)f->v)[row] = iv; return; }
-    if (k == K_NUM) { ((double *)f->v)[row] = (double)iv; return; }
-  } else if (got == 2 && k == K_NUM) { ((double *)f->v)[row] = dv; return; }
-  f_field_slow(b, i, s, n, got == -2 ? -1 : got, iv, dv);
-}
-
 static void f_field(void *field, size_t n, void *ud) {
   fbuild *b = ud;
   size_t i = b->nf++;
@@ -774,21 +720,15 @@ static void f_field(void *field, size_t n, void *ud) {
   size_t row = b->row;
   int k = f->kind;
   if (k == K_NUM || k == K_INT) {
-    /* 17 bytes from s inside libcsv's field buffer */
-    uintptr_t at = (uintptr_t)s - (uintptr_t)b->cp->entry_buf;
-    if (F_UNLIKELY(n == 0 || at > b->cp->entry_size || b->cp->entry_size - at < 17)) {
-      num_field(b, f, row, i, s, n);
-      return;
-    }
-    int64_t iv; double dv;
-    int got = num_fast(s, n, &iv, &dv);
+    int64_t iv = 0; double dv = 0;
+    int got = num_core_z(s, n, &iv, &dv);
     if (got == 2) {
       if (F_UNLIKELY(k != K_NUM)) { f_field_slow(b, i, s, n, 2, 0, dv); return; }
       ((double *)f->v)[row] = dv;
     } else if (got == 1) {
       if (k == K_INT) ((int64_t *)f->v)[row] = iv;
       else ((double *)f->v)[row] = (double)iv;
-    } else num_field(b, f, row, i, s, n);
+    } else f_field_slow(b, i, s, n, got == -2 ? -1 : got, iv, dv);
     return;
   }
   if (k == K_STR && n) { str_field(b, f, row, i, s, n); return; }
@@ -815,6 +755,7 @@ static void f_record(int ch, void *ud) {
     b->ncols = b->nf;
     b->kind = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->kind);
     b->cache = pl_xcalloc((b->nf ? b->nf : 1) * 8, sizeof *b->cache);
+    b->miss = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->miss);
     b->fc = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->fc);
     pl_table_reserve(b->t, b->est);
     for (size_t i = 0; i < b->nf; i++) f_refresh(b, i);
@@ -861,7 +802,8 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
                             pl_err *err, int *redo) {
   *redo = 1;
   struct csv_parser p;
-  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) return NULL;
+  /* CSV_APPEND_NULL: every field ends with a NUL for num_core_z */
+  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) return NULL;
   csv_set_delim(&p, (o && o->delim) ? o->delim : ',');
   fbuild b;
   memset(&b, 0, sizeof b);
@@ -880,7 +822,7 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
     off += n;
     if (b.header_done) prefault(&b);
     if (intr && *intr) {
-      csv_free(&p); pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.fc);
+      csv_free(&p); pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.miss); free(b.fc);
       *redo = 0;
       pl_err_set(err, 0, 0, "interrupted");
       return NULL;
@@ -889,7 +831,7 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   }
   if (csv_fini(&p, f_field, f_record, &b) != 0 || b.fail || !b.header_done) goto redo;
   csv_free(&p);
-  free(b.cache); free(b.map);
+  free(b.cache); free(b.map); free(b.miss);
   free(b.fc);
   for (size_t i = 0; i < b.ncols; i++) b.t->cols[i]->len = b.row;
   b.t->nrows = b.row;
@@ -909,7 +851,7 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   return b.t;
 redo:
   csv_free(&p);
-  pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.fc);
+  pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.miss); free(b.fc);
   return NULL;
 }
 
