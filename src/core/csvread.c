@@ -549,7 +549,7 @@ static F_INLINE int num_core_z(const char *s, size_t n, int64_t *iv, double *dv)
   if (i != n) return -2;
   int net = ex - (int)frac;
   if (net < -22 || net > 22) return -2;
-  double v = (double)m;
+  double v = (double)(int64_t)m;                 /* m < 10^15: the same value */
   v = net < 0 ? v / p10[-net] : v * p10[net];
   *dv = neg ? -v : v;
   return 2;
@@ -709,31 +709,32 @@ static F_NOINLINE void str_field(fbuild *b, fcol *f, size_t row, size_t i, const
   ((uint32_t *)f->v)[row] = cached_intern(b, i, s, n);
 }
 
+/* f_field_slow for the field just counted (fewer values live in f_field) */
+static F_NOINLINE void f_slow(fbuild *b, const char *s, size_t n) {
+  f_field_slow(b, b->nf - 1, s, n, -1, 0, 0);
+}
+
 static void f_field(void *field, size_t n, void *ud) {
   fbuild *b = ud;
   size_t i = b->nf++;
   const char *s = field;
   /* lim is 0 before the header, after a failure, and on a row some column
   ** has no room for */
-  if (F_UNLIKELY(i >= b->lim)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
+  if (F_UNLIKELY(i >= b->lim)) { f_slow(b, s, n); return; }
   fcol *f = &b->fc[i];
-  size_t row = b->row;
   int k = f->kind;
   if (k == K_NUM || k == K_INT) {
     int64_t iv = 0; double dv = 0;
     int got = num_core_z(s, n, &iv, &dv);
-    if (got == 2) {
-      if (F_UNLIKELY(k != K_NUM)) { f_field_slow(b, i, s, n, 2, 0, dv); return; }
-      ((double *)f->v)[row] = dv;
-    } else if (got == 1) {
-      if (k == K_INT) ((int64_t *)f->v)[row] = iv;
-      else ((double *)f->v)[row] = (double)iv;
-    } else f_field_slow(b, i, s, n, got == -2 ? -1 : got, iv, dv);
+    if (got == 2 && k == K_NUM) ((double *)f->v)[b->row] = dv;
+    else if (got == 1 && k == K_INT) ((int64_t *)f->v)[b->row] = iv;
+    else if (got == 1 && k == K_NUM) ((double *)f->v)[b->row] = (double)iv;
+    else f_slow(b, s, n);
     return;
   }
-  if (k == K_STR && n) { str_field(b, f, row, i, s, n); return; }
-  if (k == K_LATE && n) { ((uint32_t *)f->v)[row] = 0; return; }
-  f_field_slow(b, i, s, n, -1, 0, 0);
+  if (k == K_STR && n) { str_field(b, f, b->row, i, s, n); return; }
+  if (k == K_LATE && n) { ((uint32_t *)f->v)[b->row] = 0; return; }
+  f_slow(b, s, n);
 }
 
 /* lim for the row about to be read: ncols where every column has room for
