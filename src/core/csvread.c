@@ -435,12 +435,15 @@ static pl_table *slow_table(const char *data, size_t len, const char *name,
 #if defined(__GNUC__)
 #define F_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define F_NOINLINE __attribute__((noinline))
+#define F_INLINE inline __attribute__((always_inline))
 #else
+#define F_INLINE inline
 #define F_UNLIKELY(x) (x)
 #define F_NOINLINE
 #endif
 
 typedef struct fcache { const char *s; uint32_t n, id; uint64_t key; } fcache;
+typedef struct fmiss { uint32_t looks, news; int direct; } fmiss;  /* a column's map lookups */
 
 /* the hot part of a column, contiguous for all columns (refreshed from the
 ** pl_column whenever that grows or changes type); kind mirrors b->kind */
@@ -460,10 +463,12 @@ typedef struct fbuild {
   struct csv_parser *cp;
   int *kind;
   fcache *cache;            /* 8 slots per column */
+  fmiss *miss;
   sent *map; size_t mapcap, mapn;
   size_t faulted, lastrow;  /* prefault: rows whose pages are in, row at the last call */
   int nofault;
   size_t ncols;
+  size_t est, mincap;       /* rows reserved after the header; least room of the columns */
   int header_done, fail, late;
 } fbuild;
 
@@ -471,7 +476,7 @@ typedef struct fbuild {
 ** libcsv has just written the field byte by byte, and a wider load of it
 ** waits for those stores): the same results, or -2 where pl_csv_number
 ** must decide. */
-static inline int num_core(const char *s, size_t n, int64_t *iv, double *dv) {
+static F_INLINE int num_core(const char *s, size_t n, int64_t *iv, double *dv) {
   size_t j = 0;
   int neg = 0;
   if (n && (s[0] == '-' || s[0] == '+')) { neg = s[0] == '-'; j = 1; }
@@ -510,11 +515,50 @@ static inline int num_core(const char *s, size_t n, int64_t *iv, double *dv) {
   return 2;
 }
 
+/* num_core for a field that libcsv has ended with a NUL (CSV_APPEND_NULL):
+** the NUL stops every digit loop, so a loop tests one byte per digit; a NUL
+** inside the field stops it early and the form is then not taken. */
+static F_INLINE int num_core_z(const char *s, size_t n, int64_t *iv, double *dv) {
+  const unsigned char *u = (const unsigned char *)s;
+  int neg = u[0] == '-';
+  size_t j = neg || u[0] == '+', i = j, frac = 0;
+  uint64_t m = 0;
+  unsigned d;
+  while ((d = (unsigned)u[i] - '0') < 10) { m = m * 10 + d; i++; }
+  size_t digits = i - j;
+  if (u[i] == '.') {
+    size_t f0 = ++i;
+    while ((d = (unsigned)u[i] - '0') < 10) { m = m * 10 + d; i++; }
+    frac = i - f0;
+    digits += frac;
+  } else if (i == n && digits - 1 < 18) {
+    *iv = neg ? -(int64_t)m : (int64_t)m;
+    return 1;
+  }
+  if (digits - 1 >= 15) return -2;               /* none, or more than 15 */
+  int ex = 0;
+  if ((u[i] | 0x20) == 'e') {
+    i++;
+    int eneg = u[i] == '-';
+    if (eneg || u[i] == '+') i++;
+    size_t e0 = i;
+    while ((d = (unsigned)u[i] - '0') < 10 && ex < 1000) { ex = ex * 10 + (int)d; i++; }
+    if (i == e0) return i == n ? 0 : -2;
+    if (eneg) ex = -ex;
+  }
+  if (i != n) return -2;
+  int net = ex - (int)frac;
+  if (net < -22 || net > 22) return -2;
+  double v = (double)(int64_t)m;                 /* m < 10^15: the same value */
+  v = net < 0 ? v / p10[-net] : v * p10[net];
+  *dv = neg ? -v : v;
+  return 2;
+}
+
 static inline int fast_number(const char *s, size_t n, int64_t *iv, double *dv) {
   int got = num_core(s, n, iv, dv);
   return got == -2 ? pl_csv_number(s, n, iv, dv) : got;
 }
-
 
 static uint64_t text_hash(const char *s, size_t n) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n, w;
@@ -547,7 +591,7 @@ static void smap_grow(fbuild *b) {
   b->mapcap = nc;
 }
 
-static uint32_t map_intern(fbuild *b, const char *s, size_t n) {
+static uint32_t map_intern(fbuild *b, const char *s, size_t n, int *isnew) {
   if (b->mapn * 2 >= b->mapcap) {
     if (b->mapcap >= SMAP_MAX) return pl_pool_intern(b->t->pool, s, n);
     smap_grow(b);
@@ -564,6 +608,7 @@ static uint32_t map_intern(fbuild *b, const char *s, size_t n) {
     i = (i + 1) & mask;
   }
   uint32_t id = pl_pool_intern(b->t->pool, s, n);
+  *isnew = 1;
   sent *e = &b->map[i];
   e->h = h; e->id = id; e->n = (uint32_t)n;
   if (n <= sizeof e->s) memcpy(e->s, s, n);
@@ -585,7 +630,20 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
   key ^= key >> 31;
   fcache *c = &b->cache[col * 8 + (key & 7)];
   if (c->id && c->key == key && c->n == n && memcmp(c->s, s, n) == 0) return c->id;
-  uint32_t id = map_intern(b, s, n);
+  /* a column whose text is mostly new (a grid shape, an id) goes to the
+  ** pool at once: the map would only add a miss and an entry per value */
+  uint32_t id;
+  fmiss *ms = &b->miss[col];
+  if (ms->direct) id = pl_pool_intern(b->t->pool, s, n);
+  else {
+    int isnew = 0;
+    id = map_intern(b, s, n, &isnew);
+    ms->news += (uint32_t)isnew;
+    if (++ms->looks == 1024) {
+      if (ms->news > 512) ms->direct = 1;
+      ms->looks = ms->news = 0;
+    }
+  }
   c->id = id; c->key = key; c->n = (uint32_t)n;
   c->s = pl_pool_str(b->t->pool, id, NULL);
   return id;
@@ -651,24 +709,42 @@ static F_NOINLINE void str_field(fbuild *b, fcol *f, size_t row, size_t i, const
   ((uint32_t *)f->v)[row] = cached_intern(b, i, s, n);
 }
 
+/* f_field_slow for the field just counted (fewer values live in f_field) */
+static F_NOINLINE void f_slow(fbuild *b, const char *s, size_t n) {
+  f_field_slow(b, b->nf - 1, s, n, -1, 0, 0);
+}
+
 static void f_field(void *field, size_t n, void *ud) {
   fbuild *b = ud;
   size_t i = b->nf++;
   const char *s = field;
-  if (F_UNLIKELY(i >= b->lim)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
+  /* lim is 0 before the header, after a failure, and on a row some column
+  ** has no room for */
+  if (F_UNLIKELY(i >= b->lim)) { f_slow(b, s, n); return; }
   fcol *f = &b->fc[i];
-  size_t row = b->row;
-  if (F_UNLIKELY(row >= f->cap || n == 0)) { f_field_slow(b, i, s, n, -1, 0, 0); return; }
   int k = f->kind;
-  if (k == K_STR) { str_field(b, f, row, i, s, n); return; }
-  if (k == K_LATE) { ((uint32_t *)f->v)[row] = 0; return; }
-  int64_t iv = 0; double dv = 0;
-  int got = num_core(s, n, &iv, &dv);
-  if (got == 1) {
-    if (k == K_INT) { ((int64_t *)f->v)[row] = iv; return; }
-    if (k == K_NUM) { ((double *)f->v)[row] = (double)iv; return; }
-  } else if (got == 2 && k == K_NUM) { ((double *)f->v)[row] = dv; return; }
-  f_field_slow(b, i, s, n, got == -2 ? -1 : got, iv, dv);
+  if (k == K_NUM || k == K_INT) {
+    int64_t iv = 0; double dv = 0;
+    int got = num_core_z(s, n, &iv, &dv);
+    if (got == 2 && k == K_NUM) ((double *)f->v)[b->row] = dv;
+    else if (got == 1 && k == K_INT) ((int64_t *)f->v)[b->row] = iv;
+    else if (got == 1 && k == K_NUM) ((double *)f->v)[b->row] = (double)iv;
+    else f_slow(b, s, n);
+    return;
+  }
+  if (k == K_STR && n) { str_field(b, f, b->row, i, s, n); return; }
+  if (k == K_LATE && n) { ((uint32_t *)f->v)[b->row] = 0; return; }
+  f_slow(b, s, n);
+}
+
+/* lim for the row about to be read: ncols where every column has room for
+** it, else 0 (f_field_slow grows the columns) */
+static void f_limit(fbuild *b) {
+  if (b->row < b->mincap) { b->lim = b->ncols; return; }
+  size_t mc = SIZE_MAX;
+  for (size_t i = 0; i < b->ncols; i++) if (b->fc[i].cap < mc) mc = b->fc[i].cap;
+  b->mincap = mc;
+  b->lim = b->row < mc ? b->ncols : 0;
 }
 
 static void f_record(int ch, void *ud) {
@@ -678,17 +754,21 @@ static void f_record(int ch, void *ud) {
   if (!b->header_done) {
     b->header_done = 1;
     b->ncols = b->nf;
-    b->lim = b->nf;
     b->kind = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->kind);
     b->cache = pl_xcalloc((b->nf ? b->nf : 1) * 8, sizeof *b->cache);
+    b->miss = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->miss);
     b->fc = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->fc);
+    pl_table_reserve(b->t, b->est);
     for (size_t i = 0; i < b->nf; i++) f_refresh(b, i);
     b->nf = 0;
+    b->mincap = 0;
+    f_limit(b);
     return;
   }
   if (b->nf != b->ncols) { b->fail = 1; b->lim = 0; return; }
   b->row++;
   b->nf = 0;
+  if (F_UNLIKELY(b->row >= b->mincap)) f_limit(b);
 }
 
 /* Asks the kernel for the pages of the rows just ahead in every column
@@ -723,7 +803,8 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
                             pl_err *err, int *redo) {
   *redo = 1;
   struct csv_parser p;
-  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) return NULL;
+  /* CSV_APPEND_NULL: every field ends with a NUL for num_core_z */
+  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) return NULL;
   csv_set_delim(&p, (o && o->delim) ? o->delim : ',');
   fbuild b;
   memset(&b, 0, sizeof b);
@@ -733,20 +814,16 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   size_t sample = len < (256u << 10) ? len : (256u << 10), nl = 0;
   for (const char *q = data, *e = data + sample; (q = memchr(q, '\n', (size_t)(e - q))); q++) nl++;
   size_t est = sample ? (size_t)((double)len / (double)sample * (double)(nl + 1) * 1.05) + 16 : 16;
-  size_t chunk = 4u << 20, off = 0, reserved = 0;
+  b.est = est;
+  size_t chunk = 4u << 20, off = 0;
   volatile int *intr = o ? o->interrupt : NULL;
   while (off < len) {
     size_t n = len - off < chunk ? len - off : chunk;
     if (csv_parse(&p, data + off, n, f_field, f_record, &b) != n || b.fail) goto redo;
     off += n;
-    if (!reserved && b.header_done) {
-      pl_table_reserve(b.t, est);
-      for (size_t i = 0; i < b.ncols; i++) f_refresh(&b, i);
-      reserved = 1;
-    }
-    if (reserved) prefault(&b);
+    if (b.header_done) prefault(&b);
     if (intr && *intr) {
-      csv_free(&p); pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.fc);
+      csv_free(&p); pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.miss); free(b.fc);
       *redo = 0;
       pl_err_set(err, 0, 0, "interrupted");
       return NULL;
@@ -755,7 +832,7 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   }
   if (csv_fini(&p, f_field, f_record, &b) != 0 || b.fail || !b.header_done) goto redo;
   csv_free(&p);
-  free(b.cache); free(b.map);
+  free(b.cache); free(b.map); free(b.miss);
   free(b.fc);
   for (size_t i = 0; i < b.ncols; i++) b.t->cols[i]->len = b.row;
   b.t->nrows = b.row;
@@ -775,7 +852,7 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   return b.t;
 redo:
   csv_free(&p);
-  pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.fc);
+  pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.miss); free(b.fc);
   return NULL;
 }
 

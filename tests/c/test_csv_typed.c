@@ -158,5 +158,97 @@ int main(void) {
       pl_table_free(t);
     }
   }
+  /* 4. random numbers, one column per family (the SWAR core's forms and
+  ** its edges: 1..19 digits, signs, a '.' anywhere, exponents of 0..4
+  ** digits, forms it hands on), fast path against the line-tracking
+  ** reader bit for bit, and every cell against pl_csv_number */
+  {
+    size_t rows = 20000, cap = rows * 8 * 40 + 1024, n = 0;
+    char *s = malloc(cap);
+    uint64_t st = 0x9E3779B97F4A7C15ull;
+#define RND() (st ^= st << 13, st ^= st >> 7, st ^= st << 17, st)
+    const int ncol = 8;
+    char **vals = malloc(rows * (size_t)ncol * sizeof *vals);
+    n += (size_t)sprintf(s + n, "i8,i19,d,de,e,mix,small,q\n");
+    for (size_t r = 0; r < rows; r++) {
+      for (int c = 0; c < ncol; c++) {
+        char v[64];
+        size_t k = 0;
+        uint64_t x = RND();
+        int sign = (int)(x % 5);
+        if (c != 6) { if (sign == 1) v[k++] = '-'; else if (sign == 2) v[k++] = '+'; }
+        int nd = c == 0 ? 1 + (int)(RND() % 8) : c == 1 ? 1 + (int)(RND() % 19)
+               : c == 6 ? 1 + (int)(RND() % 3) : 1 + (int)(RND() % 17);
+        int dot = (c == 2 || c == 3 || (c == 5 && RND() % 2) || (c == 7 && RND() % 3 == 0)) ? (int)(RND() % (unsigned)(nd + 1)) : -1;
+        for (int d = 0; d < nd; d++) {
+          if (d == dot) v[k++] = '.';
+          v[k++] = (char)('0' + RND() % 10);
+        }
+        if (dot == nd) v[k++] = '.';
+        if (c == 3 || c == 4 || (c == 5 && RND() % 3 == 0) || (c == 7 && RND() % 2)) {
+          v[k++] = RND() % 4 ? 'e' : 'E';
+          int es = (int)(RND() % 3);
+          if (es == 1) v[k++] = '-'; else if (es == 2) v[k++] = '+';
+          /* 1..3 digits; 0 or 4 (handed on, text or not) in the last column */
+          int ed = c == 5 ? 1 + (int)(RND() % 2) : c == 7 ? (int)(RND() % 5) : 1 + (int)(RND() % 3);
+          for (int d = 0; d < ed; d++) v[k++] = (char)('0' + RND() % (d ? 10 : 2));
+        }
+        v[k] = 0;
+        vals[r * (size_t)ncol + (size_t)c] = strdup(v);
+        int q = c == 7 || RND() % 4 == 0;
+        n += (size_t)sprintf(s + n, "%s%s%s%s", c ? "," : "", q ? "\"" : "", v, q ? "\"" : "");
+      }
+      s[n++] = '\n';
+    }
+#undef RND
+    pl_table *t = NULL;
+    TC_EQ_INT(fast_vs_slow(s, n, &t), 0);
+    TC_CHECK(t != NULL);
+    if (t) {
+      size_t bad = 0;
+      for (int c = 0; c < ncol; c++) {
+        pl_type ty = t->cols[c]->type;
+        for (size_t r = 0; r < rows; r++) {
+          const char *v = vals[r * (size_t)ncol + (size_t)c];
+          int64_t iv = 0; double dv = 0;
+          int got = pl_csv_number(v, strlen(v), &iv, &dv);
+          if (ty == PL_INT) { if (got != 1 || t->cols[c]->v.i64[r] != iv) bad++; }
+          else if (ty == PL_NUM) {
+            double want = got == 1 ? (double)iv : dv;
+            if (got == 0 || memcmp(&t->cols[c]->v.num[r], &want, sizeof want) != 0) {
+              if (bad < 5) fprintf(stderr, "col %d row %zu '%s'\n", c, r, v);
+              bad++;
+            }
+          }
+        }
+      }
+      TC_EQ_INT(bad, 0);
+      TC_EQ_INT(t->cols[0]->type, PL_INT);
+      TC_EQ_INT(t->cols[2]->type, PL_NUM);
+      TC_EQ_INT(t->cols[3]->type, PL_NUM);
+      TC_EQ_INT(t->cols[4]->type, PL_NUM);
+      TC_EQ_INT(t->cols[5]->type, PL_NUM);
+      TC_EQ_INT(t->cols[6]->type, PL_INT);
+      pl_table_free(t);
+    }
+    for (size_t i = 0; i < rows * (size_t)ncol; i++) free(vals[i]);
+    free(vals);
+    free(s);
+  }
+  /* 5. numbers of every length around the 8- and 16-byte edges, alone on
+  ** the last line (the input's end) and in a long quoted field before them
+  ** (libcsv's field buffer grows) */
+  {
+    char s[4096];
+    for (int len = 1; len <= 24; len++) {
+      size_t n = 0;
+      n += (size_t)sprintf(s + n, "a,b\n\"%0300d\",", 0);
+      for (int d = 0; d < len; d++) s[n++] = (char)('1' + d % 9);
+      s[n++] = '\n';
+      n += (size_t)sprintf(s + n, "x,");
+      for (int d = 0; d < len; d++) s[n++] = d == len / 2 ? '.' : (char)('9' - d % 9);
+      TC_EQ_INT(fast_vs_slow(s, n, NULL), 0);
+    }
+  }
   return tc_done();
 }
