@@ -1075,6 +1075,43 @@ static inline const char *fval_str(const char *p, const char *end, fv *v) {
 }
 
 static inline const char *fval_num(const char *p, const char *end, fv *v) {
+#ifdef F_SWAR_DIGITS
+  /* the common shapes inline: a short integer (not 0-led), or one with up
+  ** to 3 fraction digits (a duration in us); else fnum reads it the same */
+  if (end - p >= 8 && *p >= '0' && *p <= '9') {
+    uint64_t x;
+    int n = f_digits8(p, &x);
+    if (*p == '0' && n != 1) goto slow;         /* 0-led: as fnum reads it */
+    if (n == 8 && end - p >= 16) {
+      /* up to 15 digits (a timestamp in us): exact in x */
+      uint64_t y;
+      int n2 = f_digits8(p + 8, &y);
+      x = x * F_POW10[n2] + y; n += n2;
+    }
+    /* n < 8, or 9..16 digits with the byte after them readable and not a
+    ** digit (16 digits: x < 1e16, exact; ns checked below) */
+    if (n < 8 || (n > 8 && (n < 16 || (end - p > 16 && (p[16] < '0' || p[16] > '9'))))) {
+      char c = p[n];
+      if (c != '.' && c != 'e' && c != 'E') {
+        v->t = PL_JSON_NUM; v->tok = p; v->n = (size_t)n; v->esc = 0;
+        v->isint = 1; v->ival = (int64_t)x; v->ns_ok = 0;
+        return p + n;
+      }
+      const char *f = p + n + 1;
+      if (c == '.' && end - f >= 8) {
+        uint64_t fr;
+        int m = f_digits8(f, &fr);
+        if (m >= 1 && m < 8 && f[m] != 'e' && f[m] != 'E' && (m > 3 || x < 9000000000000000ull)) {
+          v->t = PL_JSON_NUM; v->tok = p; v->n = (size_t)(f + m - p); v->esc = 0;
+          v->isint = 0; v->ival = 0; v->ns_ok = 0;
+          if (m <= 3) { v->ns_ok = 1; v->ns = (int64_t)(x * 1000 + fr * (m == 1 ? 100 : m == 2 ? 10 : 1)); }
+          return f + m;
+        }
+      }
+    }
+  }
+slow:
+#endif
   if (p < end && ((*p >= '0' && *p <= '9') || *p == '-')) return fnum(p, end, v);
   return fval(p, end, v);
 }
