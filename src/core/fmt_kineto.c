@@ -68,11 +68,14 @@ typedef struct kctx {
   size_t nlaunch, caplaunch;
   size_t nevents, nmeta_events, nother;
   size_t next_progress;
+  int reserved;             /* the tables' columns sized from the first MBs */
   int ndevices;
   /* direct-mapped cache of short strings (ph, cat, pid, tid) -> pool id */
   struct { uint64_t w[3]; uint32_t n, id; } scache[256];
   /* and of longer strings: id and its pooled text (stable) */
   struct { const char *s; uint32_t n, id; } lcache[1024];
+  /* ph, cat, pid, tid of up to 8 bytes read from the input -> pool id */
+  struct wid { uint64_t w; uint32_t n, id; } wcache[64];
 } kctx;
 
 static const char *svp(kctx *k, const sv *s) {
@@ -135,6 +138,22 @@ static uint32_t intern(kctx *k, const sv *s) {
   k->lcache[slot].s = pl_pool_str(k->pool, id, NULL);
   k->lcache[slot].n = n; k->lcache[slot].id = id;
   return id;
+}
+
+/* intern for the short fields that repeat (ph, cat, pid, tid): up to 8
+** bytes, read as one word, looked up by that word in a small cache */
+static inline uint32_t intern_w(kctx *k, const sv *s) {
+  if (!s->set) return 0;
+  if (s->n <= 8 && !s->scratch && k->in->len - s->off >= 8) {
+    uint64_t w;
+    memcpy(&w, k->in->data + s->off, 8);
+    w &= bytemask(s->n);
+    struct wid *c = &k->wcache[((w + s->n) * 0x9E3779B97F4A7C15ull) >> 58];
+    if (c->id && c->n == s->n && c->w == w) return c->id;
+    c->id = intern(k, s); c->n = s->n; c->w = w;
+    return c->id;
+  }
+  return intern(k, s);
 }
 
 /* ---- table set-up ------------------------------------------------------- */
@@ -614,15 +633,15 @@ static void emit_event(kctx *k) {
   int complete = e->ph.n == 1 && ph[0] == 'X';
   if (k->ev.t) {
     cell v[10];
-    nameid = intern(k, &e->name); pidid = intern(k, &e->pid); tidid = intern(k, &e->tid);
-    v[EV_NAME].s = nameid; v[EV_CAT].s = intern(k, &e->cat); v[EV_PH].s = intern(k, &e->ph);
+    nameid = intern(k, &e->name); pidid = intern_w(k, &e->pid); tidid = intern_w(k, &e->tid);
+    v[EV_NAME].s = nameid; v[EV_CAT].s = intern_w(k, &e->cat); v[EV_PH].s = intern_w(k, &e->ph);
     v[EV_TS].i = e->ts; v[EV_DUR].i = e->dur; v[EV_PID].s = pidid; v[EV_TID].s = tidid;
     v[EV_FLOW].i = e->flow_id; v[EV_CORR].i = e->corr; v[EV_EXT].i = e->ext;
     fast_row(k->ev.t, v);
   }
 #define NAMEID() (nameid ? nameid : (nameid = intern(k, &e->name)))
-#define PIDID() (pidid ? pidid : (pidid = intern(k, &e->pid)))
-#define TIDID() (tidid ? tidid : (tidid = intern(k, &e->tid)))
+#define PIDID() (pidid ? pidid : (pidid = intern_w(k, &e->pid)))
+#define TIDID() (tidid ? tidid : (tidid = intern_w(k, &e->tid)))
   if (complete) {
     if (cls == C_KERNEL && k->kn.t) {
       cell v[NCOLS(KN_COLS)];
@@ -637,7 +656,7 @@ static void emit_event(kctx *k) {
       v[KN_SMEM].i = pl_int_of(e->smem);
       v[KN_SMEM_S].i = PL_INT_NA; v[KN_SMEM_D].i = PL_INT_NA;
       v[KN_WPS].d = e->wps; v[KN_BPS].d = e->bps; v[KN_OCC].d = e->occ; v[KN_THEO].d = e->theo;
-      v[KN_KIND].s = intern(k, &e->kind); v[KN_CAT].s = intern(k, &e->cat);
+      v[KN_KIND].s = intern(k, &e->kind); v[KN_CAT].s = intern_w(k, &e->cat);
       fast_row(k->kn.t, v);
     } else if (cls == C_CPU && k->cpu.t && !(e->name.n > 13 && memcmp(svp(k, &e->name), "ProfilerStep#", 13) == 0)) {
       cell v[NCOLS(CPU_COLS)];
@@ -651,7 +670,7 @@ static void emit_event(kctx *k) {
         cell v[NCOLS(RT_COLS)];
         v[RT_NAME].s = NAMEID(); v[RT_START].i = e->ts; v[RT_DUR].i = e->dur;
         v[RT_PID].s = PIDID(); v[RT_TID].s = TIDID(); v[RT_CORR].i = e->corr; v[RT_EXT].i = e->ext;
-        v[RT_CBID].i = e->cbid; v[RT_CAT].s = intern(k, &e->cat);
+        v[RT_CBID].i = e->cbid; v[RT_CAT].s = intern_w(k, &e->cat);
         fast_row(k->rt.t, v);
       }
       if (k->kn.t && (e->has_grid || e->has_block) && e->corr != PL_INT_NA) {
@@ -1463,6 +1482,18 @@ static int progress_check(kctx *k) {
   size_t done = (size_t)(k->j.p - k->in->data);
   if (done < k->next_progress) return 0;
   k->next_progress = done + (4u << 20);
+  if (!k->reserved && done >= (4u << 20)) {
+    /* the rows to come, estimated from the rows per byte so far (5 % over):
+    ** each column allocated once instead of grown by realloc and copy
+    ** (pages past the rows written are never touched) */
+    k->reserved = 1;
+    tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem };
+    double scale = (double)k->in->len / (double)done * 1.05;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+      pl_table *t = all[i]->t;
+      if (t && t->nrows > 0 && scale > 1.5) pl_table_reserve(t, (size_t)((double)t->nrows * scale) + 1024);
+    }
+  }
   if (k->o && k->o->interrupt && *k->o->interrupt) {
     size_t l, c;
     pl_json_linecol(&k->j, k->j.p, &l, &c);
