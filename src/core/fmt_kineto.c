@@ -47,6 +47,8 @@ enum { C_OTHER, C_KERNEL, C_CPU, C_RUNTIME, C_MEMCPY, C_MEMSET, C_PROFRANGE, C_G
 typedef struct tcols {
   pl_table *t;
   int c[32];
+  size_t room;              /* fast_row: rows every column has room for */
+  uint64_t strmask;         /* fast_row: the PL_STR columns */
 } tcols;
 
 typedef struct kctx {
@@ -573,20 +575,34 @@ static double ctr_value(kctx *k, const ctrarg *c) {
 ** own missing markers): avoids the per-cell bookkeeping of pl_row_put_*. */
 typedef union cell { int64_t i; double d; uint32_t s; } cell;
 
-static void fast_row(pl_table *t, const cell *v) {
-  for (size_t i = 0; i < t->ncols; i++) {
-    pl_column *c = t->cols[i];
-    if (c->len == c->cap) {
-      size_t cap = c->cap < 1024 ? 1024 : c->cap < (1u << 20) ? c->cap * 2 : c->cap + c->cap / 2;
-      c->v.any = pl_xrealloc(c->v.any, cap * (c->type == PL_STR ? sizeof(uint32_t) : sizeof(int64_t)));
-      c->cap = cap;
+static void fast_row(tcols *tc, const cell *v) {
+  pl_table *t = tc->t;
+  size_t n = t->nrows, nc = t->ncols;
+  if (n >= tc->room) {
+    /* grow the full columns; then the room of the fullest, and the types */
+    size_t room = SIZE_MAX;
+    uint64_t mask = 0;
+    for (size_t i = 0; i < nc; i++) {
+      pl_column *c = t->cols[i];
+      if (c->len == c->cap) {
+        size_t cap = c->cap < 1024 ? 1024 : c->cap < (1u << 20) ? c->cap * 2 : c->cap + c->cap / 2;
+        c->v.any = pl_xrealloc(c->v.any, cap * (c->type == PL_STR ? sizeof(uint32_t) : sizeof(int64_t)));
+        c->cap = cap;
+      }
+      if (c->cap < room) room = c->cap;
+      if (c->type == PL_STR && i < 64) mask |= 1ull << i;
     }
-    /* 8-byte cells (integers, numbers: the union's bytes as they are) or ids */
-    if (c->type == PL_STR) c->v.str[c->len] = v[i].s;
-    else memcpy(&c->v.i64[c->len], &v[i], 8);
-    c->len++;
+    tc->room = room; tc->strmask = mask;
   }
-  t->nrows++;
+  /* 8-byte cells (integers, numbers: the union's bytes as they are) or ids */
+  pl_column *const *cols = t->cols;
+  for (size_t i = 0; i < nc; i++) {
+    pl_column *c = cols[i];
+    if ((tc->strmask >> i) & 1) c->v.str[n] = v[i].s;
+    else memcpy(&c->v.i64[n], &v[i], 8);
+    c->len = n + 1;
+  }
+  t->nrows = n + 1;
 }
 
 static void put_int(pl_table *t, int col, int64_t v) { if (v != PL_INT_NA) pl_row_put_int(t, col, v); }
@@ -637,7 +653,7 @@ static void emit_event(kctx *k) {
     v[EV_NAME].s = nameid; v[EV_CAT].s = intern_w(k, &e->cat); v[EV_PH].s = intern_w(k, &e->ph);
     v[EV_TS].i = e->ts; v[EV_DUR].i = e->dur; v[EV_PID].s = pidid; v[EV_TID].s = tidid;
     v[EV_FLOW].i = e->flow_id; v[EV_CORR].i = e->corr; v[EV_EXT].i = e->ext;
-    fast_row(k->ev.t, v);
+    fast_row(&k->ev, v);
   }
 #define NAMEID() (nameid ? nameid : (nameid = intern(k, &e->name)))
 #define PIDID() (pidid ? pidid : (pidid = intern_w(k, &e->pid)))
@@ -657,21 +673,21 @@ static void emit_event(kctx *k) {
       v[KN_SMEM_S].i = PL_INT_NA; v[KN_SMEM_D].i = PL_INT_NA;
       v[KN_WPS].d = e->wps; v[KN_BPS].d = e->bps; v[KN_OCC].d = e->occ; v[KN_THEO].d = e->theo;
       v[KN_KIND].s = intern(k, &e->kind); v[KN_CAT].s = intern_w(k, &e->cat);
-      fast_row(k->kn.t, v);
+      fast_row(&k->kn, v);
     } else if (cls == C_CPU && k->cpu.t && !(e->name.n > 13 && memcmp(svp(k, &e->name), "ProfilerStep#", 13) == 0)) {
       cell v[NCOLS(CPU_COLS)];
       v[CPU_NAME].s = NAMEID(); v[CPU_START].i = e->ts; v[CPU_DUR].i = e->dur;
       v[CPU_PID].s = PIDID(); v[CPU_TID].s = TIDID(); v[CPU_EXT].i = e->ext; v[CPU_SEQ].i = e->seq;
       v[CPU_FWD].i = e->fwd; v[CPU_DIMS].s = intern(k, &e->dims); v[CPU_TYPES].s = intern(k, &e->types);
       v[CPU_FLOPS].d = e->flops;
-      fast_row(k->cpu.t, v);
+      fast_row(&k->cpu, v);
     } else if (cls == C_RUNTIME) {
       if (k->rt.t) {
         cell v[NCOLS(RT_COLS)];
         v[RT_NAME].s = NAMEID(); v[RT_START].i = e->ts; v[RT_DUR].i = e->dur;
         v[RT_PID].s = PIDID(); v[RT_TID].s = TIDID(); v[RT_CORR].i = e->corr; v[RT_EXT].i = e->ext;
         v[RT_CBID].i = e->cbid; v[RT_CAT].s = intern_w(k, &e->cat);
-        fast_row(k->rt.t, v);
+        fast_row(&k->rt, v);
       }
       if (k->kn.t && (e->has_grid || e->has_block) && e->corr != PL_INT_NA) {
         /* roctracer writes the launch configuration on the runtime call */
