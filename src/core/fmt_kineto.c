@@ -1014,6 +1014,49 @@ static const char *fskip(const char *p, const char *end, int depth) {
   }
 }
 
+/* fskip that also writes the value compacted as compact_copy does (every
+** byte but the whitespace between tokens) while there is room. */
+typedef struct fcw { char *d, *lim; int full; } fcw;
+
+static inline void fcw_put(fcw *w, const char *s, size_t n) {
+  if (w->full || n > (size_t)(w->lim - w->d)) { w->full = 1; return; }
+  memcpy(w->d, s, n);
+  w->d += n;
+}
+
+static const char *fskipc(const char *p, const char *end, int depth, fcw *w) {
+  fv v;
+  const char *q = fval(p, end, &v);
+  if (q == NULL) return NULL;
+  if (v.t != PL_JSON_OBJ && v.t != PL_JSON_ARR) { fcw_put(w, p, (size_t)(q - p)); return q; }
+  if (depth >= F_MAXDEPTH) return NULL;
+  int obj = v.t == PL_JSON_OBJ;
+  char close = obj ? '}' : ']';
+  fcw_put(w, p, 1);
+  p = fws(p + 1, end);
+  if (p < end && *p == close) { fcw_put(w, p, 1); return p + 1; }
+  for (;;) {
+    if (obj) {
+      int esc;
+      if (p >= end || *p != '"') return NULL;
+      q = fstr(p + 1, end, &esc);
+      if (q == NULL) return NULL;
+      fcw_put(w, p, (size_t)(q + 1 - p));
+      p = fws(q + 1, end);
+      if (p >= end || *p != ':') return NULL;
+      fcw_put(w, p, 1);
+      p = fws(p + 1, end);
+    }
+    p = fskipc(p, end, depth + 1, w);
+    if (p == NULL) return NULL;
+    p = fws(p, end);
+    if (p >= end) return NULL;
+    if (*p == ',') { fcw_put(w, p, 1); p = fws(p + 1, end); continue; }
+    if (*p == close) { fcw_put(w, p, 1); return p + 1; }
+    return NULL;
+  }
+}
+
 /* The end of the value v read at p: scalars are done, containers skipped. */
 static inline const char *fpast(const char *p, const char *q, const char *end, const fv *v) {
   return v->t == PL_JSON_OBJ || v->t == PL_JSON_ARR ? fskip(p, end, 1) : q;
@@ -1232,10 +1275,19 @@ static const char *fast_args(kctx *k, const char *p, const char *end) {
         break;
       case 10:
         if (memcmp(kp, "Input Dims", 10) == 0 || memcmp(kp, "Input type", 10) == 0) {
-          FANY();
-          q = fpast(vs, q, end, &v);
+          /* skipped and compacted in one pass (compact_copy when long) */
+          sv *dst = kp[6] == 'D' ? &e->dims : &e->types;
+          size_t off = k->scratch.len;
+          pl_buf_reserve(&k->scratch, 1024 + 1);
+          fcw w = { k->scratch.data + off, k->scratch.data + off + 1024, 0 };
+          q = fskipc(vs, end, 1, &w);
           if (q == NULL) return NULL;
-          compact_copy(k, vs, q, kp[6] == 'D' ? &e->dims : &e->types);
+          if (w.full) compact_copy(k, vs, q, dst);
+          else {
+            *w.d = '\0';
+            k->scratch.len = (size_t)(w.d - k->scratch.data);
+            dst->off = off; dst->n = (uint32_t)(k->scratch.len - off); dst->set = 1; dst->scratch = 1;
+          }
         } else handled = 0;
         break;
       case 11:

@@ -131,7 +131,14 @@ static int same_profile(const pl_profile *a, const pl_profile *b) {
   return 1;
 }
 
+#define R10(x) x x x x x x x x x x
 static const char *FAST_EVENTS[] = {
+  /* Input Dims / Input type compacted while skipped, and past the 1024
+  ** bytes that pass writes (then compact_copy) */
+  "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::cat\", \"ts\": 1, \"dur\": 1, \"args\": {\"Input Dims\": [" R10(R10("[1000, 2000, 3000], ")) "[]], \"Input type\": [" R10(R10("\"fl oat\", ")) "\"x\\\"y\"]}",
+  "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::cat\", \"ts\": 1, \"dur\": 1, \"args\": {\"Input Dims\": [" R10("[1000, 2000, 3000], ") "[]], \"Input type\": [ \"a\" , { \"k\" :\t[ 1 , null , true , -2.5e3 ] } , \"\\u0041 \" ]}",
+  "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::cat\", \"ts\": 1, \"dur\": 1, \"args\": {\"Input Dims\": [[1, 2], [3,]], \"b\": 1}",
+  "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::cat\", \"ts\": 1, \"dur\": 1, \"args\": {\"Input type\": [\"a\" \"b\"], \"b\": 1}",
   /* the usual shapes */
   "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void k<4>(int)\", \"pid\": 0, \"tid\": 7,\n    \"ts\": 1712195495000080.349, \"dur\": 521.001,\n"
   "    \"args\": {\n      \"External id\": 2,      \"queued\": 0, \"device\": 0, \"context\": 1,      \"stream\": 7, \"correlation\": 1001,"
