@@ -47,6 +47,8 @@ enum { C_OTHER, C_KERNEL, C_CPU, C_RUNTIME, C_MEMCPY, C_MEMSET, C_PROFRANGE, C_G
 typedef struct tcols {
   pl_table *t;
   int c[32];
+  size_t room;              /* fast_row: rows every column has room for */
+  uint64_t strmask;         /* fast_row: the PL_STR columns */
 } tcols;
 
 typedef struct kctx {
@@ -68,11 +70,14 @@ typedef struct kctx {
   size_t nlaunch, caplaunch;
   size_t nevents, nmeta_events, nother;
   size_t next_progress;
+  int reserved;             /* the tables' columns sized from the first MBs */
   int ndevices;
   /* direct-mapped cache of short strings (ph, cat, pid, tid) -> pool id */
   struct { uint64_t w[3]; uint32_t n, id; } scache[256];
   /* and of longer strings: id and its pooled text (stable) */
   struct { const char *s; uint32_t n, id; } lcache[1024];
+  /* ph, cat, pid, tid of up to 8 bytes read from the input -> pool id */
+  struct wid { uint64_t w; uint32_t n, id; } wcache[64];
 } kctx;
 
 static const char *svp(kctx *k, const sv *s) {
@@ -135,6 +140,22 @@ static uint32_t intern(kctx *k, const sv *s) {
   k->lcache[slot].s = pl_pool_str(k->pool, id, NULL);
   k->lcache[slot].n = n; k->lcache[slot].id = id;
   return id;
+}
+
+/* intern for the short fields that repeat (ph, cat, pid, tid): up to 8
+** bytes, read as one word, looked up by that word in a small cache */
+static inline uint32_t intern_w(kctx *k, const sv *s) {
+  if (!s->set) return 0;
+  if (s->n <= 8 && !s->scratch && k->in->len - s->off >= 8) {
+    uint64_t w;
+    memcpy(&w, k->in->data + s->off, 8);
+    w &= bytemask(s->n);
+    struct wid *c = &k->wcache[((w + s->n) * 0x9E3779B97F4A7C15ull) >> 58];
+    if (c->id && c->n == s->n && c->w == w) return c->id;
+    c->id = intern(k, s); c->n = s->n; c->w = w;
+    return c->id;
+  }
+  return intern(k, s);
 }
 
 /* ---- table set-up ------------------------------------------------------- */
@@ -554,20 +575,34 @@ static double ctr_value(kctx *k, const ctrarg *c) {
 ** own missing markers): avoids the per-cell bookkeeping of pl_row_put_*. */
 typedef union cell { int64_t i; double d; uint32_t s; } cell;
 
-static void fast_row(pl_table *t, const cell *v) {
-  for (size_t i = 0; i < t->ncols; i++) {
-    pl_column *c = t->cols[i];
-    if (c->len == c->cap) {
-      size_t cap = c->cap < 1024 ? 1024 : c->cap < (1u << 20) ? c->cap * 2 : c->cap + c->cap / 2;
-      c->v.any = pl_xrealloc(c->v.any, cap * (c->type == PL_STR ? sizeof(uint32_t) : sizeof(int64_t)));
-      c->cap = cap;
+static void fast_row(tcols *tc, const cell *v) {
+  pl_table *t = tc->t;
+  size_t n = t->nrows, nc = t->ncols;
+  if (n >= tc->room) {
+    /* grow the full columns; then the room of the fullest, and the types */
+    size_t room = SIZE_MAX;
+    uint64_t mask = 0;
+    for (size_t i = 0; i < nc; i++) {
+      pl_column *c = t->cols[i];
+      if (c->len == c->cap) {
+        size_t cap = c->cap < 1024 ? 1024 : c->cap < (1u << 20) ? c->cap * 2 : c->cap + c->cap / 2;
+        c->v.any = pl_xrealloc(c->v.any, cap * (c->type == PL_STR ? sizeof(uint32_t) : sizeof(int64_t)));
+        c->cap = cap;
+      }
+      if (c->cap < room) room = c->cap;
+      if (c->type == PL_STR && i < 64) mask |= 1ull << i;
     }
-    /* 8-byte cells (integers, numbers: the union's bytes as they are) or ids */
-    if (c->type == PL_STR) c->v.str[c->len] = v[i].s;
-    else memcpy(&c->v.i64[c->len], &v[i], 8);
-    c->len++;
+    tc->room = room; tc->strmask = mask;
   }
-  t->nrows++;
+  /* 8-byte cells (integers, numbers: the union's bytes as they are) or ids */
+  pl_column *const *cols = t->cols;
+  for (size_t i = 0; i < nc; i++) {
+    pl_column *c = cols[i];
+    if ((tc->strmask >> i) & 1) c->v.str[n] = v[i].s;
+    else memcpy(&c->v.i64[n], &v[i], 8);
+    c->len = n + 1;
+  }
+  t->nrows = n + 1;
 }
 
 static void put_int(pl_table *t, int col, int64_t v) { if (v != PL_INT_NA) pl_row_put_int(t, col, v); }
@@ -614,15 +649,15 @@ static void emit_event(kctx *k) {
   int complete = e->ph.n == 1 && ph[0] == 'X';
   if (k->ev.t) {
     cell v[10];
-    nameid = intern(k, &e->name); pidid = intern(k, &e->pid); tidid = intern(k, &e->tid);
-    v[EV_NAME].s = nameid; v[EV_CAT].s = intern(k, &e->cat); v[EV_PH].s = intern(k, &e->ph);
+    nameid = intern(k, &e->name); pidid = intern_w(k, &e->pid); tidid = intern_w(k, &e->tid);
+    v[EV_NAME].s = nameid; v[EV_CAT].s = intern_w(k, &e->cat); v[EV_PH].s = intern_w(k, &e->ph);
     v[EV_TS].i = e->ts; v[EV_DUR].i = e->dur; v[EV_PID].s = pidid; v[EV_TID].s = tidid;
     v[EV_FLOW].i = e->flow_id; v[EV_CORR].i = e->corr; v[EV_EXT].i = e->ext;
-    fast_row(k->ev.t, v);
+    fast_row(&k->ev, v);
   }
 #define NAMEID() (nameid ? nameid : (nameid = intern(k, &e->name)))
-#define PIDID() (pidid ? pidid : (pidid = intern(k, &e->pid)))
-#define TIDID() (tidid ? tidid : (tidid = intern(k, &e->tid)))
+#define PIDID() (pidid ? pidid : (pidid = intern_w(k, &e->pid)))
+#define TIDID() (tidid ? tidid : (tidid = intern_w(k, &e->tid)))
   if (complete) {
     if (cls == C_KERNEL && k->kn.t) {
       cell v[NCOLS(KN_COLS)];
@@ -637,22 +672,22 @@ static void emit_event(kctx *k) {
       v[KN_SMEM].i = pl_int_of(e->smem);
       v[KN_SMEM_S].i = PL_INT_NA; v[KN_SMEM_D].i = PL_INT_NA;
       v[KN_WPS].d = e->wps; v[KN_BPS].d = e->bps; v[KN_OCC].d = e->occ; v[KN_THEO].d = e->theo;
-      v[KN_KIND].s = intern(k, &e->kind); v[KN_CAT].s = intern(k, &e->cat);
-      fast_row(k->kn.t, v);
+      v[KN_KIND].s = intern(k, &e->kind); v[KN_CAT].s = intern_w(k, &e->cat);
+      fast_row(&k->kn, v);
     } else if (cls == C_CPU && k->cpu.t && !(e->name.n > 13 && memcmp(svp(k, &e->name), "ProfilerStep#", 13) == 0)) {
       cell v[NCOLS(CPU_COLS)];
       v[CPU_NAME].s = NAMEID(); v[CPU_START].i = e->ts; v[CPU_DUR].i = e->dur;
       v[CPU_PID].s = PIDID(); v[CPU_TID].s = TIDID(); v[CPU_EXT].i = e->ext; v[CPU_SEQ].i = e->seq;
       v[CPU_FWD].i = e->fwd; v[CPU_DIMS].s = intern(k, &e->dims); v[CPU_TYPES].s = intern(k, &e->types);
       v[CPU_FLOPS].d = e->flops;
-      fast_row(k->cpu.t, v);
+      fast_row(&k->cpu, v);
     } else if (cls == C_RUNTIME) {
       if (k->rt.t) {
         cell v[NCOLS(RT_COLS)];
         v[RT_NAME].s = NAMEID(); v[RT_START].i = e->ts; v[RT_DUR].i = e->dur;
         v[RT_PID].s = PIDID(); v[RT_TID].s = TIDID(); v[RT_CORR].i = e->corr; v[RT_EXT].i = e->ext;
-        v[RT_CBID].i = e->cbid; v[RT_CAT].s = intern(k, &e->cat);
-        fast_row(k->rt.t, v);
+        v[RT_CBID].i = e->cbid; v[RT_CAT].s = intern_w(k, &e->cat);
+        fast_row(&k->rt, v);
       }
       if (k->kn.t && (e->has_grid || e->has_block) && e->corr != PL_INT_NA) {
         /* roctracer writes the launch configuration on the runtime call */
@@ -979,6 +1014,49 @@ static const char *fskip(const char *p, const char *end, int depth) {
   }
 }
 
+/* fskip that also writes the value compacted as compact_copy does (every
+** byte but the whitespace between tokens) while there is room. */
+typedef struct fcw { char *d, *lim; int full; } fcw;
+
+static inline void fcw_put(fcw *w, const char *s, size_t n) {
+  if (w->full || n > (size_t)(w->lim - w->d)) { w->full = 1; return; }
+  memcpy(w->d, s, n);
+  w->d += n;
+}
+
+static const char *fskipc(const char *p, const char *end, int depth, fcw *w) {
+  fv v;
+  const char *q = fval(p, end, &v);
+  if (q == NULL) return NULL;
+  if (v.t != PL_JSON_OBJ && v.t != PL_JSON_ARR) { fcw_put(w, p, (size_t)(q - p)); return q; }
+  if (depth >= F_MAXDEPTH) return NULL;
+  int obj = v.t == PL_JSON_OBJ;
+  char close = obj ? '}' : ']';
+  fcw_put(w, p, 1);
+  p = fws(p + 1, end);
+  if (p < end && *p == close) { fcw_put(w, p, 1); return p + 1; }
+  for (;;) {
+    if (obj) {
+      int esc;
+      if (p >= end || *p != '"') return NULL;
+      q = fstr(p + 1, end, &esc);
+      if (q == NULL) return NULL;
+      fcw_put(w, p, (size_t)(q + 1 - p));
+      p = fws(q + 1, end);
+      if (p >= end || *p != ':') return NULL;
+      fcw_put(w, p, 1);
+      p = fws(p + 1, end);
+    }
+    p = fskipc(p, end, depth + 1, w);
+    if (p == NULL) return NULL;
+    p = fws(p, end);
+    if (p >= end) return NULL;
+    if (*p == ',') { fcw_put(w, p, 1); p = fws(p + 1, end); continue; }
+    if (*p == close) { fcw_put(w, p, 1); return p + 1; }
+    return NULL;
+  }
+}
+
 /* The end of the value v read at p: scalars are done, containers skipped. */
 static inline const char *fpast(const char *p, const char *q, const char *end, const fv *v) {
   return v->t == PL_JSON_OBJ || v->t == PL_JSON_ARR ? fskip(p, end, 1) : q;
@@ -1075,6 +1153,43 @@ static inline const char *fval_str(const char *p, const char *end, fv *v) {
 }
 
 static inline const char *fval_num(const char *p, const char *end, fv *v) {
+#ifdef F_SWAR_DIGITS
+  /* the common shapes inline: a short integer (not 0-led), or one with up
+  ** to 3 fraction digits (a duration in us); else fnum reads it the same */
+  if (end - p >= 8 && *p >= '0' && *p <= '9') {
+    uint64_t x;
+    int n = f_digits8(p, &x);
+    if (*p == '0' && n != 1) goto slow;         /* 0-led: as fnum reads it */
+    if (n == 8 && end - p >= 16) {
+      /* up to 15 digits (a timestamp in us): exact in x */
+      uint64_t y;
+      int n2 = f_digits8(p + 8, &y);
+      x = x * F_POW10[n2] + y; n += n2;
+    }
+    /* n < 8, or 9..16 digits with the byte after them readable and not a
+    ** digit (16 digits: x < 1e16, exact; ns checked below) */
+    if (n < 8 || (n > 8 && (n < 16 || (end - p > 16 && (p[16] < '0' || p[16] > '9'))))) {
+      char c = p[n];
+      if (c != '.' && c != 'e' && c != 'E') {
+        v->t = PL_JSON_NUM; v->tok = p; v->n = (size_t)n; v->esc = 0;
+        v->isint = 1; v->ival = (int64_t)x; v->ns_ok = 0;
+        return p + n;
+      }
+      const char *f = p + n + 1;
+      if (c == '.' && end - f >= 8) {
+        uint64_t fr;
+        int m = f_digits8(f, &fr);
+        if (m >= 1 && m < 8 && f[m] != 'e' && f[m] != 'E' && (m > 3 || x < 9000000000000000ull)) {
+          v->t = PL_JSON_NUM; v->tok = p; v->n = (size_t)(f + m - p); v->esc = 0;
+          v->isint = 0; v->ival = 0; v->ns_ok = 0;
+          if (m <= 3) { v->ns_ok = 1; v->ns = (int64_t)(x * 1000 + fr * (m == 1 ? 100 : m == 2 ? 10 : 1)); }
+          return f + m;
+        }
+      }
+    }
+  }
+slow:
+#endif
   if (p < end && ((*p >= '0' && *p <= '9') || *p == '-')) return fnum(p, end, v);
   return fval(p, end, v);
 }
@@ -1160,10 +1275,19 @@ static const char *fast_args(kctx *k, const char *p, const char *end) {
         break;
       case 10:
         if (memcmp(kp, "Input Dims", 10) == 0 || memcmp(kp, "Input type", 10) == 0) {
-          FANY();
-          q = fpast(vs, q, end, &v);
+          /* skipped and compacted in one pass (compact_copy when long) */
+          sv *dst = kp[6] == 'D' ? &e->dims : &e->types;
+          size_t off = k->scratch.len;
+          pl_buf_reserve(&k->scratch, 1024 + 1);
+          fcw w = { k->scratch.data + off, k->scratch.data + off + 1024, 0 };
+          q = fskipc(vs, end, 1, &w);
           if (q == NULL) return NULL;
-          compact_copy(k, vs, q, kp[6] == 'D' ? &e->dims : &e->types);
+          if (w.full) compact_copy(k, vs, q, dst);
+          else {
+            *w.d = '\0';
+            k->scratch.len = (size_t)(w.d - k->scratch.data);
+            dst->off = off; dst->n = (uint32_t)(k->scratch.len - off); dst->set = 1; dst->scratch = 1;
+          }
         } else handled = 0;
         break;
       case 11:
@@ -1426,6 +1550,18 @@ static int progress_check(kctx *k) {
   size_t done = (size_t)(k->j.p - k->in->data);
   if (done < k->next_progress) return 0;
   k->next_progress = done + (4u << 20);
+  if (!k->reserved && done >= (4u << 20)) {
+    /* the rows to come, estimated from the rows per byte so far (5 % over):
+    ** each column allocated once instead of grown by realloc and copy
+    ** (pages past the rows written are never touched) */
+    k->reserved = 1;
+    tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem };
+    double scale = (double)k->in->len / (double)done * 1.05;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+      pl_table *t = all[i]->t;
+      if (t && t->nrows > 0 && scale > 1.5) pl_table_reserve(t, (size_t)((double)t->nrows * scale) + 1024);
+    }
+  }
   if (k->o && k->o->interrupt && *k->o->interrupt) {
     size_t l, c;
     pl_json_linecol(&k->j, k->j.p, &l, &c);

@@ -131,7 +131,14 @@ static int same_profile(const pl_profile *a, const pl_profile *b) {
   return 1;
 }
 
+#define R10(x) x x x x x x x x x x
 static const char *FAST_EVENTS[] = {
+  /* Input Dims / Input type compacted while skipped, and past the 1024
+  ** bytes that pass writes (then compact_copy) */
+  "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::cat\", \"ts\": 1, \"dur\": 1, \"args\": {\"Input Dims\": [" R10(R10("[1000, 2000, 3000], ")) "[]], \"Input type\": [" R10(R10("\"fl oat\", ")) "\"x\\\"y\"]}",
+  "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::cat\", \"ts\": 1, \"dur\": 1, \"args\": {\"Input Dims\": [" R10("[1000, 2000, 3000], ") "[]], \"Input type\": [ \"a\" , { \"k\" :\t[ 1 , null , true , -2.5e3 ] } , \"\\u0041 \" ]}",
+  "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::cat\", \"ts\": 1, \"dur\": 1, \"args\": {\"Input Dims\": [[1, 2], [3,]], \"b\": 1}",
+  "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::cat\", \"ts\": 1, \"dur\": 1, \"args\": {\"Input type\": [\"a\" \"b\"], \"b\": 1}",
   /* the usual shapes */
   "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void k<4>(int)\", \"pid\": 0, \"tid\": 7,\n    \"ts\": 1712195495000080.349, \"dur\": 521.001,\n"
   "    \"args\": {\n      \"External id\": 2,      \"queued\": 0, \"device\": 0, \"context\": 1,      \"stream\": 7, \"correlation\": 1001,"
@@ -155,6 +162,22 @@ static const char *FAST_EVENTS[] = {
   "\"ph\": \"i\", \"ts\": 1.5E+2, \"dur\": 0.12345678901234567890",
   "\"ph\": \"i\", \"ts\": null, \"dur\": 12345678",
   "\"ph\": \"i\", \"ts\": 123456781234567, \"dur\": 12345678.123",
+  /* numbers read inline (fval_num) and their edges: 0-led, 8 / 15 / 16 /
+  ** 17 digits, 1-3 / 4-7 / 8+ fraction digits, exponents, at the buffer end */
+  "\"ph\": \"i\", \"ts\": 0.5, \"dur\": 0, \"id\": 0.25, \"args\": {\"a\": 0, \"b\": 0.0001, \"d\": 1, \"e\": 0e1, \"f\": 0.5E3}",
+  "\"ph\": \"X\", \"ts\": 1234567812345678, \"dur\": 123456781234567.1234567, \"args\": {\"x\": 12345678, \"y\": 123456789, \"z\": 1234567.1234567, \"w\": 1234567.12345678, \"v\": 12.5e2, \"u\": 12.5E-2, \"t\": 12345678.5, \"s\": 7.25}",
+  "\"ph\": \"i\", \"ts\": 8999999999999999.999, \"dur\": 9000000000000000.001, \"args\": {\"a\": 12345678901234567, \"b\": 1234567890123456, \"c\": 9999999999999999.5, \"d\": 999999999999999.5}",
+  "\"ph\": \"i\", \"ts\": 123456789012345.12, \"dur\": 1.1, \"args\": {\"External id\": 1234567, \"correlation\": 12345678.0, \"blocks per SM\": 4.740741}",
+  "\"ph\": \"i\", \"dur\": 1, \"ts\": 1234567",
+  "\"ph\": \"i\", \"dur\": 1, \"ts\": 12345678",
+  "\"ph\": \"i\", \"dur\": 1, \"ts\": 123.45",
+  "\"ph\": \"i\", \"dur\": 1, \"ts\": 1234.5678",
+  "\"ph\": \"X\", \"ts\": 00, \"dur\": 1, \"args\": {\"a\": 1}",
+  "\"ph\": \"X\", \"ts\": 0123, \"dur\": 1, \"args\": {\"a\": 1}",
+  "\"ph\": \"X\", \"ts\": 12345678., \"dur\": 1, \"args\": {\"a\": 1}",
+  "\"ph\": \"X\", \"ts\": 1.e5, \"dur\": 1, \"args\": {\"a\": 1}",
+  "\"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"args\": {\"a\": 1.5e, \"b\": 1}",
+  "\"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"args\": {\"a\": 1234567.5x, \"b\": 1}",
   /* names and strings */
   "\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"a\\\"b\\u00e9\\ud800x\\\\\", \"ts\": 1, \"dur\": 1",
   "\"ph\": \"X\", \"cat\": \"\\u006bernel\", \"name\": 12.5, \"ts\": 1, \"dur\": 1, \"\\u0070h\": \"Y\"",
