@@ -496,7 +496,10 @@ static inline uint32_t raw_id(ncu_builder *b, const char *s, size_t n) {
 /* Interns the pending value text of the last metrics row. */
 static void raw_flush(ncu_builder *b) {
   b->praw_on = 0;
-  b->m->cols[b->m_raw]->v.str[b->praw_row] = raw_id(b, b->praw, b->npraw);
+  uint32_t id = pl_pool_intern_key(b->m->pool, b->praw, b->npraw, b->praw_tag, b->praw_key);
+  struct ncu_rawc *e = b->praw_e;
+  if (e) { e->key = b->praw_rk; e->n = (uint32_t)b->npraw; e->id = id; }
+  b->m->cols[b->m_raw]->v.str[b->praw_row] = id;
 }
 
 void ncu_mkey_init(ncu_mkey *k) {
@@ -594,12 +597,20 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
     if (!m->rowopen && m->ncols == 7) {
       if (nv && !b->defer_raw) rid = raw_id(b, val, nv);
       else if (nv) {
-        /* interned when the next row begins: meanwhile its entries load */
-        b->praw = val; b->npraw = nv; b->praw_row = row; b->praw_on = 1;
-#if defined(__GNUC__)
-        if (nv <= 8) { uint64_t key; __builtin_prefetch(raw_slot(b, val, nv, &key)); }
-#endif
-        pl_pool_prefetch(m->pool, val, nv);
+        /* a short text in the cache has its id; any other is interned
+        ** when the next row begins: meanwhile its pool slot loads */
+        struct ncu_rawc *e = NULL;
+        uint64_t rk = 0;
+        if (nv <= 8) {
+          e = raw_slot(b, val, nv, &rk);
+          if (e->n == nv && e->key == rk) rid = e->id;
+        }
+        if (!rid) {
+          b->praw = val; b->npraw = nv; b->praw_row = row; b->praw_on = 1;
+          b->praw_e = e; b->praw_rk = rk;
+          b->praw_tag = pl_pool_key(val, nv, &b->praw_key);
+          pl_pool_prefetch_tag(m->pool, b->praw_tag);
+        }
       }
       /* the metrics table gets whole rows only from here: append them */
       pl_column **cols = m->cols;

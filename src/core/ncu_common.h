@@ -72,6 +72,8 @@ typedef struct ncu_builder {
   /* the value text of the last metrics row, interned when the next row
   ** begins (its cache entry and pool slot load meanwhile) */
   const char *praw; size_t npraw, praw_row; int praw_on;
+  uint32_t praw_tag; uint64_t praw_key;   /* its pool hash */
+  struct ncu_rawc *praw_e; uint64_t praw_rk;   /* its cache entry (NULL: too long) and key there */
   int defer_raw;                  /* set by a parser whose value texts outlive the next row */
   /* kernel names seen (direct mapped) -> ids of name and short name in the kernels pool */
   struct ncu_kname { char *name; size_t n; uint32_t name_id, short_id; } kname[16];
