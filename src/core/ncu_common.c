@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---- the canonical mapping ---------------------------------------------- */
 
@@ -276,7 +277,7 @@ void ncu_b_free(ncu_builder *b) {
   free(b->range); b->range = NULL;
   free(b->mid); b->mid = NULL; b->nmid = 0;
   free(b->rawc); b->rawc = NULL;
-  b->praw_on = 0;
+  b->npend = 0;
   for (int i = 0; i < NCU_KNAMES; i++) { free(b->kname[i].name); b->kname[i].name = NULL; }
   pl_buf_free(&b->tmp);
 }
@@ -493,10 +494,77 @@ static inline uint32_t raw_id(ncu_builder *b, const char *s, size_t n) {
   return e->id = pl_pool_intern(b->m->pool, s, n);
 }
 
-/* Interns the pending value text of the last metrics row. */
-static void raw_flush(ncu_builder *b) {
-  b->praw_on = 0;
-  b->m->cols[b->m_raw]->v.str[b->praw_row] = raw_id(b, b->praw, b->npraw);
+/* A pending value text: its cache entry is looked at; a miss is hashed
+** and its pool slot starts loading. */
+static inline void raw_stage1(ncu_builder *b, struct ncu_praw *q) {
+  struct ncu_rawc *e = q->e;
+  if (e && e->n == q->n && e->key == q->rk) { q->id = e->id; q->stage = 2; return; }
+  q->tag = pl_pool_key(q->s, q->n, &q->key);
+  pl_pool_prefetch_tag(b->m->pool, q->tag);
+  q->stage = 1;
+}
+
+/* Interns the oldest pending value text. */
+static inline void raw_flush1(ncu_builder *b) {
+  struct ncu_praw *q = &b->pend[b->phead];
+  if (q->stage == 0) raw_stage1(b, q);
+  uint32_t id = q->id;
+  if (q->stage == 1) {
+    id = pl_pool_intern_key(b->m->pool, q->s, q->n, q->tag, q->key);
+    if (q->e) { q->e->key = q->rk; q->e->n = (uint32_t)q->n; q->e->id = id; }
+  }
+  b->m->cols[b->m_raw]->v.str[q->row] = id;
+  b->phead = (b->phead + 1) & (NCU_PEND - 1);
+  b->npend--;
+}
+
+/* Interns every pending value text (before anything else goes into the metrics pool). */
+static inline void raw_flush(ncu_builder *b) {
+  while (b->npend) raw_flush1(b);
+}
+
+/* Queues the value text of metrics row `row`. */
+static inline void raw_defer(ncu_builder *b, const char *s, size_t n, size_t row) {
+  if (b->npend == NCU_PEND) raw_flush1(b);
+  struct ncu_praw *q = &b->pend[(b->phead + b->npend++) & (NCU_PEND - 1)];
+  q->s = s; q->n = n; q->row = row; q->stage = 0; q->id = 0;
+  if (n <= 8) {
+    q->e = raw_slot(b, s, n, &q->rk);
+#if defined(__GNUC__)
+    __builtin_prefetch(q->e);
+#endif
+  } else {
+    q->e = NULL; q->rk = 0;
+    raw_stage1(b, q);
+  }
+  /* the one queued NCU_PEND / 2 rows ago: its cache entry has loaded */
+  if (b->npend > NCU_PEND / 2) {
+    struct ncu_praw *o = &b->pend[(b->phead + b->npend - 1 - NCU_PEND / 2) & (NCU_PEND - 1)];
+    if (o->stage == 0) raw_stage1(b, o);
+  }
+}
+
+/* Asks the kernel for the pages of the metrics rows just ahead, in one
+** call per column (MADV_POPULATE_WRITE), instead of one page fault per
+** page as the cells are stored; within what the columns have reserved. */
+static void m_prefault(ncu_builder *b, size_t row) {
+  size_t to = row + 65536;
+  if (to > b->m_room) to = b->m_room;
+  b->m_faulted = to;
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  const uintptr_t pg = 4096;
+  pl_table *m = b->m;
+  for (size_t i = 0; i < m->ncols; i++) {
+    pl_column *col = m->cols[i];
+    size_t el = col->type == PL_STR ? sizeof(uint32_t) : sizeof(double);
+    size_t lim = to < col->cap ? to : col->cap;
+    if (lim <= row) continue;
+    uintptr_t a = ((uintptr_t)col->v.any + row * el) & ~(pg - 1), e = ((uintptr_t)col->v.any + lim * el) & ~(pg - 1);
+    if (e > a && madvise((void *)a, e - a, MADV_POPULATE_WRITE) != 0) { b->m_nofault = 1; return; }
+  }
+#else
+  b->m_nofault = 1;
+#endif
 }
 
 void ncu_mkey_init(ncu_mkey *k) {
@@ -518,7 +586,6 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
   double v = NAN;
   int is_num = 0;
   int uslot = -1;                 /* the unit's cache slot, when looked up here */
-  if (b->praw_on) raw_flush(b);   /* before anything else goes into the metrics pool */
   if (!k->ready) {
     k->u.factor = 1; k->u.base = NULL;
     k->known = 0;
@@ -558,8 +625,8 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
     size_t row = m->nrows;
     uint32_t sid = 0, mid, uid = 0, bid = 0, rid = 0;
     if (nsec) {
-      if (sec_id) { if (*sec_id == 0) *sec_id = pl_pool_intern(m->pool, sec, nsec); sid = *sec_id; }
-      else sid = str_id(m, b->m_sec, row, sec, nsec);
+      if (sec_id) { if (*sec_id == 0) { raw_flush(b); *sec_id = pl_pool_intern(m->pool, sec, nsec); } sid = *sec_id; }
+      else { raw_flush(b); sid = str_id(m, b->m_sec, row, sec, nsec); }
     }
     /* metric names and units repeat on every launch: their ids are kept */
     mid = k->mid;
@@ -572,7 +639,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
         memset(b->mid + b->nmid, 0, (nn - b->nmid) * sizeof *b->mid);
         b->nmid = nn;
       }
-      if (b->mid[nid] == 0) b->mid[nid] = pl_pool_intern(m->pool, metric, nm);
+      if (b->mid[nid] == 0) { raw_flush(b); b->mid[nid] = pl_pool_intern(m->pool, metric, nm); }
       mid = k->mid = b->mid[nid];
     }
     if (nu) {
@@ -584,6 +651,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
         }
         uid = uslot >= 0 ? b->ucache[uslot].unit_id : 0; bid = uslot >= 0 ? b->ucache[uslot].base_id : 0;
         if (!uid) {
+          raw_flush(b);
           uid = pl_pool_intern(m->pool, unit, nu);
           bid = known ? pl_pool_intern(m->pool, u.base, strlen(u.base)) : uid;
           if (uslot >= 0) { b->ucache[uslot].unit_id = uid; b->ucache[uslot].base_id = bid; }
@@ -592,14 +660,10 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
       }
     }
     if (!m->rowopen && m->ncols == 7) {
-      if (nv && !b->defer_raw) rid = raw_id(b, val, nv);
+      if (nv && !b->defer_raw) { raw_flush(b); rid = raw_id(b, val, nv); }
       else if (nv) {
-        /* interned when the next row begins: meanwhile its entries load */
-        b->praw = val; b->npraw = nv; b->praw_row = row; b->praw_on = 1;
-#if defined(__GNUC__)
-        if (nv <= 8) { uint64_t key; __builtin_prefetch(raw_slot(b, val, nv, &key)); }
-#endif
-        pl_pool_prefetch(m->pool, val, nv);
+        /* resolved while the next rows are read (raw_defer) */
+        raw_defer(b, val, nv, row);
       }
       /* the metrics table gets whole rows only from here: append them */
       pl_column **cols = m->cols;
@@ -609,6 +673,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
         for (size_t i = 0; i < m->ncols; i++) if (cols[i]->cap < room) room = cols[i]->cap;
         b->m_room = room;
       }
+      if (row >= b->m_faulted && !b->m_nofault) m_prefault(b, row);
       cols[b->m_kid]->v.i64[row] = b->nkernels;
       cols[b->m_sec]->v.str[row] = sid;
       cols[b->m_metric]->v.str[row] = mid;
@@ -620,6 +685,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
         cols[b->m_base]->len = cols[b->m_value]->len = cols[b->m_raw]->len = row + 1;
       m->nrows = row + 1;
     } else {
+      raw_flush(b);
       if (nv) rid = raw_id(b, val, nv);
       pl_row_put_int(m, b->m_kid, b->nkernels);
       if (nsec) pl_row_put_strid(m, b->m_sec, sid);
@@ -764,7 +830,7 @@ void ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n) {
 }
 
 void ncu_b_finish(ncu_builder *b) {
-  if (b->praw_on) raw_flush(b);
+  raw_flush(b);
   if (b->open) ncu_b_end(b);
   pl_profile *p = b->p;
   pl_profile_meta_str(p, "tool", "Nsight Compute", 14);

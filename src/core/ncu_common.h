@@ -69,14 +69,28 @@ typedef struct ncu_builder {
   ** mapped (NCU_RAWC entries, allocated on first use): most values repeat */
   struct ncu_rawc { uint64_t key; uint32_t n, id; } *rawc;
   size_t m_room;                  /* rows every metrics column has room for */
+  size_t m_faulted; int m_nofault;   /* metrics rows whose pages are populated (m_prefault) */
   /* the value text of the last metrics row, interned when the next row
   ** begins (its cache entry and pool slot load meanwhile) */
-  const char *praw; size_t npraw, praw_row; int praw_on;
+  /* the value texts of the last rows, resolved in a pipeline while the
+  ** next rows are read: on arrival their cache entry loads; NCU_PEND / 2
+  ** rows later a cache miss is hashed and its pool slot loads; NCU_PEND
+  ** rows later (or before anything else goes into the metrics pool) it
+  ** is interned, in row order */
+  struct ncu_praw {
+    const char *s; size_t n, row;
+    int stage;                    /* 0: cache not looked at, 1: pool hashed, 2: id known */
+    uint32_t id;
+    uint32_t tag; uint64_t key;   /* the pool hash (stage 1) */
+    struct ncu_rawc *e; uint64_t rk;   /* the cache entry (NULL: too long) and key there */
+  } pend[8];
+  unsigned phead, npend;
   int defer_raw;                  /* set by a parser whose value texts outlive the next row */
   /* kernel names seen (direct mapped) -> ids of name and short name in the kernels pool */
   struct ncu_kname { char *name; size_t n; uint32_t name_id, short_id; } kname[16];
 } ncu_builder;
 #define NCU_RAWC (1u << 14)
+#define NCU_PEND 8u
 #define NCU_KNAMES 16
 
 void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o);

@@ -169,10 +169,28 @@ static void pool_rehash(pl_pool *p) {
   p->slots = slots; p->nslots = ns;
 }
 
+uint32_t pl_pool_key(const char *s, size_t n, uint64_t *key) {
+  if (n > UINT32_MAX - 1) n = UINT32_MAX - 1;
+  return pool_key(s, n, key);
+}
+
+void pl_pool_prefetch_tag(const pl_pool *p, uint32_t tag) {
+#if defined(__GNUC__)
+  __builtin_prefetch(&p->slots[tag & (p->nslots - 1)]);
+#else
+  (void)p; (void)tag;
+#endif
+}
+
 uint32_t pl_pool_intern(pl_pool *p, const char *s, size_t n) {
   if (n > UINT32_MAX - 1) n = UINT32_MAX - 1;
   uint64_t key;
   uint32_t tag = pool_key(s, n, &key);
+  return pl_pool_intern_key(p, s, n, tag, key);
+}
+
+uint32_t pl_pool_intern_key(pl_pool *p, const char *s, size_t n, uint32_t tag, uint64_t key) {
+  if (n > UINT32_MAX - 1) n = UINT32_MAX - 1;
   size_t mask = p->nslots - 1, i = tag & mask;
   for (;;) {
     const pool_slot *e = &p->slots[i];

@@ -43,6 +43,12 @@ uint32_t pl_pool_intern(pl_pool *p, const char *s, size_t n);
 const char *pl_pool_str(const pl_pool *p, uint32_t id, size_t *len);
 /* A hint that s[0..n) is about to be interned: starts loading its slot. */
 void pl_pool_prefetch(const pl_pool *p, const char *s, size_t n);
+/* The same in two steps, for a caller that looks a string up later: its
+** hash (tag, key) once, the prefetch of its slot, then the intern with the
+** hash given (the string must be the same bytes). */
+uint32_t pl_pool_key(const char *s, size_t n, uint64_t *key);
+void pl_pool_prefetch_tag(const pl_pool *p, uint32_t tag);
+uint32_t pl_pool_intern_key(pl_pool *p, const char *s, size_t n, uint32_t tag, uint64_t key);
 size_t pl_pool_count(const pl_pool *p);
 size_t pl_pool_bytes(const pl_pool *p);
 

@@ -633,6 +633,20 @@ static void test_pool(void) {
     if (pl_pool_intern(p, buf, (size_t)len) != ids[i] || n != (size_t)len || memcmp(s, buf, n) != 0 || s[n] != '\0') ok = 0;
   }
   TC_CHECK(ok);
+  /* the two-step intern (hash, prefetch, intern with the hash) gives the same ids */
+  ok = 1;
+  for (int i = 0; i < 2400; i++) {
+    int len = i % 41;
+    for (int j = 0; j < len; j++) buf[j] = (char)('a' + (i * 7 + j * 3) % 26);
+    if (len > 2) buf[len - 1] = (char)('0' + i % 10), buf[0] = (char)('A' + i % 26);
+    uint64_t key;
+    uint32_t tag = pl_pool_key(buf, (size_t)len, &key);
+    pl_pool_prefetch_tag(p, tag);
+    uint32_t id = pl_pool_intern_key(p, buf, (size_t)len, tag, key);
+    if (i < 2000 && id != ids[i]) ok = 0;
+    if (pl_pool_intern(p, buf, (size_t)len) != id) ok = 0;
+  }
+  TC_CHECK(ok);
   size_t n;
   TC_CHECK(pl_pool_str(p, 0, &n) == NULL && n == 0);
   TC_EQ_STR(pl_pool_str(p, ib, &n), "abcdefg\x07");
