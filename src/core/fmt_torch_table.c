@@ -27,6 +27,9 @@
 #include "scan.h"
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +46,13 @@ typedef struct ttcol {
   double factor;            /* FLOPs: header prefix scale */
   size_t start, end;        /* span in the line: [start, end) ; end = SIZE_MAX for the last */
   int col;
+  /* fast_assign_bm's tests as masks on the 64 bits from fbase (the end of
+  ** the column before; 0 for the first) when [fbase, end + 2) fits (fok):
+  ** fG the bits that must be spaces (the gap before the span, the two
+  ** after it), fM the span */
+  size_t fbase;
+  uint64_t fG, fM;
+  int fok;
 } ttcol;
 
 static int is_sep(const char *s, size_t n) {
@@ -287,6 +297,82 @@ static int fast_assign(const ttcol *cols, int ncols, const char *s, size_t n, si
   return 1;
 }
 
+/* fast_assign through bitmaps of the line's spaces and tabs (64 bytes a
+** word, SSE2 where there): the same tests, a few bit operations a cell
+** instead of a pass over its bytes.  Lines longer than TT_BMW * 64 bytes
+** go to fast_assign.  Reads s[0..n) only. */
+#define TT_BMW 16
+static inline unsigned tt_ctz64(uint64_t x) {   /* x != 0 */
+#if defined(__GNUC__)
+  return (unsigned)__builtin_ctzll(x);
+#else
+  unsigned r = 0;
+  while (!(x & 1)) { x >>= 1; r++; }
+  return r;
+#endif
+}
+static int fast_assign_bm(const ttcol *cols, int ncols, const char *s, size_t n, size_t *ca, size_t *cb) {
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) n--;
+  if (n > TT_BMW * 64) return fast_assign(cols, ncols, s, n, ca, cb);
+  uint64_t sp[TT_BMW + 2], bad[TT_BMW + 2];
+  size_t nw = (n + 63) / 64;
+  for (size_t w = 0; w < nw; w++) {
+    size_t base = w * 64, j = 0;
+    uint64_t ms = 0, mt = 0;
+#if defined(__SSE2__)
+    const __m128i vs = _mm_set1_epi8(' '), vt = _mm_set1_epi8('\t');
+    for (; j < 64 && base + j + 16 <= n; j += 16) {
+      __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + base + j));
+      ms |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vs)) << j;
+      mt |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vt)) << j;
+    }
+#endif
+    for (; j < 64 && base + j < n; j++) {
+      ms |= (uint64_t)(s[base + j] == ' ') << j;
+      mt |= (uint64_t)(s[base + j] == '\t') << j;
+    }
+    sp[w] = ms; bad[w] = mt;
+  }
+  sp[nw] = sp[nw + 1] = 0; bad[nw] = bad[nw + 1] = 0;
+  /* bad: a tab, or a space followed by a space (both in the line) */
+  for (size_t w = 0; w < nw; w++) bad[w] |= sp[w] & ((sp[w] >> 1) | (sp[w + 1] << 63));
+  size_t i = 0;
+  for (int k = 0; k < ncols; k++) {
+    size_t st = cols[k].start, en = cols[k].end;
+    if (k == ncols - 1) { if (n != en) return 0; }
+    else if (en + 2 > n) return 0;
+    if (cols[k].fok) {
+      size_t b = cols[k].fbase, bw = b >> 6, bb = b & 63;
+      uint64_t wsp = bb ? (sp[bw] >> bb) | (sp[bw + 1] << (64 - bb)) : sp[bw];
+      uint64_t wbad = bb ? (bad[bw] >> bb) | (bad[bw + 1] << (64 - bb)) : bad[bw];
+      uint64_t x = ~wsp & cols[k].fM;
+      if ((wsp & cols[k].fG) != cols[k].fG || !x) return 0;
+      if (wbad & cols[k].fM & ~((x & (0 - x)) - 1)) return 0;   /* a bad bit from the cell's first byte on */
+      ca[k] = b + tt_ctz64(x); cb[k] = en;
+      i = en;
+      continue;
+    }
+    if (k != ncols - 1 && (!((sp[en >> 6] >> (en & 63)) & 1) || !((sp[(en + 1) >> 6] >> ((en + 1) & 63)) & 1))) return 0;
+    /* the first byte at or after i that is not a space (n at most: sp's
+    ** bits past n are 0, and sp[nw] is 0) */
+    size_t w = i >> 6;
+    uint64_t x = ~sp[w] & (~0ull << (i & 63));
+    while (!x) x = ~sp[++w];
+    size_t a = w * 64 + tt_ctz64(x);
+    if (a < st || a >= en) return 0;            /* text before the span, or an empty cell */
+    /* no bad bit in [a, en) */
+    for (size_t q = a; q < en;) {
+      size_t qw = q >> 6, lo = q & 63, hi = en - qw * 64;
+      uint64_t m = (hi >= 64 ? ~0ull : ((1ull << hi) - 1)) & (~0ull << lo);
+      if (bad[qw] & m) return 0;
+      q = (qw + 1) * 64;
+    }
+    ca[k] = a; cb[k] = en;
+    i = en;
+  }
+  return 1;
+}
+
 static void cell_text(const size_t *ca, const size_t *cb, int k, const char *s, const char **cs, size_t *cn) {
   *cs = s + ca[k]; *cn = cb[k] - ca[k];
 }
@@ -294,15 +380,20 @@ static void cell_text(const size_t *ca, const size_t *cb, int k, const char *s, 
 /* Rows are built in a buffer of cells and appended whole (the values the
 ** pl_row_put_* calls would store; a cell not set is missing, as
 ** pl_row_end fills it). */
-static pl_cell *tt_row_begin(const pl_table *t, pl_cell *rb, size_t *cap) {
+static pl_cell *tt_row_begin(const pl_table *t, pl_cell *rb, size_t *cap, pl_cell **tmpl, size_t *tmpl_n) {
   if (t->ncols > *cap) { *cap = t->ncols + 16; rb = pl_xrealloc(rb, *cap * sizeof *rb); }
-  for (size_t j = 0; j < t->ncols; j++) {
-    switch (t->cols[j]->type) {
-      case PL_NUM: rb[j].d = NAN; break;
-      case PL_STR: rb[j].i = 0; rb[j].s = 0; break;
-      default: rb[j].i = PL_INT_NA; break;
+  if (*tmpl_n != t->ncols) {       /* the empty row, built once per column set */
+    *tmpl = pl_xrealloc(*tmpl, (t->ncols ? t->ncols : 1) * sizeof **tmpl);
+    for (size_t j = 0; j < t->ncols; j++) {
+      switch (t->cols[j]->type) {
+        case PL_NUM: (*tmpl)[j].d = NAN; break;
+        case PL_STR: (*tmpl)[j].i = 0; (*tmpl)[j].s = 0; break;
+        default: (*tmpl)[j].i = PL_INT_NA; break;
+      }
     }
+    *tmpl_n = t->ncols;
   }
+  memcpy(rb, *tmpl, t->ncols * sizeof *rb);
   return rb;
 }
 
@@ -339,9 +430,11 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_buf_init(&src);
   pl_cell *rb = NULL;
   size_t rbcap = 0;
+  pl_cell *tmpl = NULL;
+  size_t tmpl_n = 0;
   tt_icache ic;
   memset(&ic, 0, sizeof ic);
-#define TT_FAIL() do { pl_table_free(t); pl_buf_free(&src); free(rb); return -1; } while (0)
+#define TT_FAIL() do { pl_table_free(t); pl_buf_free(&src); free(rb); free(tmpl); return -1; } while (0)
   while (pl_lines_next(&c, &l)) {
     if (o && o->interrupt && *o->interrupt) { pl_err_set(err, c.lineno, 1, "interrupted"); TT_FAIL(); }
     /* a table starts with: dashes / header / dashes */
@@ -392,6 +485,17 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       cols[ncols].start = a; cols[ncols].end = i;
       ncols++;
     }
+    for (int k = 0; k < ncols; k++) {
+      size_t b = k ? cols[k - 1].end : 0, st = cols[k].start, en = cols[k].end;
+      size_t top = k == ncols - 1 ? en : en + 2;
+      cols[k].fbase = b;
+      cols[k].fok = top - b <= 64 && st >= b;
+      if (!cols[k].fok) continue;
+      uint64_t gap = st - b ? (~0ull >> (64 - (st - b))) : 0;         /* bits [0, st - b) */
+      uint64_t upto = en - b >= 64 ? ~0ull : ((1ull << (en - b)) - 1);  /* bits [0, en - b) */
+      cols[k].fM = upto & ~gap;
+      cols[k].fG = gap | (k == ncols - 1 ? 0 : (3ull << (en - b)));
+    }
     pl_lines_next(&c, &h);
     size_t hline = c.lineno;
     ntables++;
@@ -417,6 +521,12 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     c_line = add_col_unique(t, "line", PL_INT);
     pl_table_set_doc(t, c_line, "input line of the row");
     pl_lines_next(&c, &s2);            /* the separator under the header */
+    /* a size hint: rows are about as wide as the separator line (at most
+    ** 2^19 rows: past that the columns grow as they fill) */
+    if (t->nrows == 0) {
+      size_t est = (size_t)(c.end - c.p) / (s2.n + 1) + 16;
+      pl_table_reserve(t, est < ((size_t)1 << 19) ? est : ((size_t)1 << 19));
+    }
     /* body */
     int open = 0, closed = 0;
     while (pl_lines_next(&c, &l)) {
@@ -432,7 +542,7 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         continue;
       }
       const char *ns; size_t nn;
-      int fast = fast_assign(cols, ncols, l.s, l.n, ca, cb);
+      int fast = fast_assign_bm(cols, ncols, l.s, l.n, ca, cb);
       if (!fast) assign_cells(cols, ncols, l.s, l.n, ca, cb);
       cell_text(ca, cb, 0, l.s, &ns, &nn);
       if (nn == 0 && open && c_src >= 0) {
@@ -450,7 +560,7 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         TT_FAIL();
       }
       if (open) { if (src.len && c_src >= 0) rb[c_src].s = tt_intern(t, &ic, src.data, src.len); pl_table_append(t, rb); open = 0; src.len = 0; }
-      rb = tt_row_begin(t, rb, &rbcap);
+      rb = tt_row_begin(t, rb, &rbcap, &tmpl, &tmpl_n);
       int bad = 0;
       for (int k = 0; k < ncols && !bad; k++) {
         const char *cs; size_t cn;
@@ -471,6 +581,14 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           } else if (kind == K_PCT && cs[cn - 1] == '%') {
             if (pl_parse_plain(cs, cn - 1, &v)) { rb[cols[k].col].d = v * 1; continue; }
           }
+        }
+        if (fast && cols[k].kind == K_INT && cn <= 15) {
+          /* a count of 1 to 15 digits: pl_parse_int64's value, exact as a
+          ** double (cell_value's path: pl_int_of((double)iv)) */
+          uint64_t m = 0;
+          size_t q = 0;
+          for (; q < cn; q++) { unsigned d = (unsigned)(unsigned char)cs[q] - '0'; if (d > 9) break; m = m * 10 + d; }
+          if (q == cn) { rb[cols[k].col].i = (int64_t)m; continue; }
         }
         int rc = cell_value(&cols[k], cs, cn, &v);
         if (rc < 0) {
@@ -502,6 +620,7 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   }
   pl_buf_free(&src);
   free(rb);
+  free(tmpl);
   if (ntables == 0) {
     pl_table_free(t);
     return pl_err_expected(err, 1, 1, "a key_averages() table (dashes, a header with 'Name' and 'Self CPU', dashes)", in->data, in->len);

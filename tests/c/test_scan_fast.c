@@ -284,10 +284,66 @@ static void test_torch(void) {
   if (p) pl_profile_free(p); else TC_EQ_STR(errbuf, "t.txt:5:1: expected a row or the closing '----' line of the key_averages table, found end of file");
 }
 
+/* torch-table, the bitmap split: name columns 18 to 1100 wide (a span
+** that fits the 64-bit window, one that does not, lines over several
+** words and over the bitmap's 1024 bytes), shifted by 0 to 9 columns so
+** spans straddle word boundaries; rows the fast split takes next to rows
+** it gives up on (two spaces or a tab inside a name, a cell over its span,
+** long counts, signs) read the same as the hand-computed values; the last
+** row at the buffer's end. */
+static void test_torch_wide(void) {
+  static const int widths[] = { 18, 55, 60, 62, 63, 64, 65, 70, 127, 130, 1000, 1100 };
+  static const struct { const char *name, *pct, *t, *calls; double vp, vt; long long vc; } rows[] = {
+    { "aten::mm", "33.95%", "2.485s", "420", 33.95, 2.485e9, 420 },
+    { "aten::add_", "0.00%", "0.000us", "7", 0, 0, 7 },
+    { "Memcpy HtoD (Dev)", "1.50%", "315.110us", "123456789012345", 1.5, 315110, 123456789012345LL },
+    { "a  b", "2.00%", "1.000ms", "1234567890123456", 2, 1e6, 1234567890123456LL },          /* two spaces: general */
+    { "c\td", "3.00%", "2.000ms", "+7", 3, 2e6, 7 },                                          /* a tab: general */
+    { "aten::to", "--", "1.091ms", "-", NAN, 1091000, PL_INT_NA },
+    { "aten::empty", "5.00%", "12ns", "0", 5, 12, 0 },
+    { "x", "100.00%", "1234567890.123us", "99", 100, 1234567890123.0, 99 },
+  };
+  size_t nr = sizeof rows / sizeof rows[0];
+  static char buf[40000];
+  char sep[1300];
+  for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+    for (int shift = 0; shift < 10; shift += 3) {
+      int w = widths[wi] + shift;
+      int k0 = 0;
+      for (int j = 0; j < w; j++) sep[k0++] = '-';
+      k0 += snprintf(sep + k0, sizeof sep - (size_t)k0, "  ------------  ------------  ------------");
+      size_t k = (size_t)snprintf(buf, sizeof buf, "%s\n%*s  %12s  %12s  %12s\n%s\n", sep, w, "Name", "Self CPU %", "Self CPU", "# of Calls", sep);
+      for (size_t i = 0; i < nr; i++)
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%*s  %12s  %12s  %12s\n", w, rows[i].name, rows[i].pct, rows[i].t, rows[i].calls);
+      k += (size_t)snprintf(buf + k, sizeof buf - k, "%s\nSelf CPU time total: 7.320s", sep);
+      pl_profile *p = load_at_guard(buf, k, "torch-table");
+      TC_CHECK(p != NULL);
+      if (!p) { fprintf(stderr, "width %d: %s\n", w, errbuf); continue; }
+      const pl_table *t = pl_profile_find(p, "operators");
+      TC_EQ_INT(t ? t->nrows : 0, nr);
+      for (size_t i = 0; t && i < t->nrows; i++) {
+        TC_EQ_STR(fh_str(t, "name", i), rows[i].name);
+        double vp = fh_num(t, "self_cpu_pct", i);
+        TC_CHECK(isnan(rows[i].vp) ? isnan(vp) : same_double(vp, rows[i].vp));
+        TC_CHECK(same_double(fh_num(t, "self_cpu_ns", i), rows[i].vt));
+        TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "calls"), i), rows[i].vc);
+        TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "line"), i), i + 4);
+      }
+      pl_profile_free(p);
+      /* the last row at the buffer's end (no newline, no closing line) */
+      k = (size_t)snprintf(buf, sizeof buf, "%s\n%*s  %12s  %12s  %12s\n%s\n%*s  %12s  %12s  %12s", sep, w, "Name", "Self CPU %", "Self CPU",
+                           "# of Calls", sep, w, "aten::mm", "33.95%", "2.485s", "420");
+      p = load_at_guard(buf, k, "torch-table");
+      TC_CHECK(p == NULL);
+      if (p) pl_profile_free(p);
+    }
+}
+
 int main(void) {
   test_grouped();
   test_kernel_table();
   test_nsys();
   test_torch();
+  test_torch_wide();
   return tc_done();
 }
