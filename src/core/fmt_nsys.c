@@ -613,7 +613,7 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
             size_t nexta = r->cs[k + 1].a;
             for (size_t g = b; g < nexta && g < m.n; g++)
               if (m.s[g] != ' ') {
-                char what[160];
+                char what[2 * 96 + 64];   /* two labels (up to 95 bytes each) and the text */
                 snprintf(what, sizeof what, "a space between columns '%s' and '%s'", r->cs[k].label, r->cs[k + 1].label);
                 rc = pl_err_expected(err, c.lineno, g + 1, what, m.s + g, m.n - g);
                 bad = 1;
