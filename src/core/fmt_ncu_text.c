@@ -64,18 +64,6 @@ static inline void trim(const char **s, size_t *n) {
   *s = p; *n = k;
 }
 
-static inline int next_line(pl_lines *c, pl_line *out) {
-  if (c->p >= c->end) return 0;
-  const char *s = c->p;
-  const char *nl = memchr(s, '\n', (size_t)(c->end - s));
-  size_t n = nl ? (size_t)(nl - s) : (size_t)(c->end - s);
-  c->p = nl ? nl + 1 : c->end;
-  if (n > 0 && s[n - 1] == '\r') n--;
-  out->s = s; out->n = n;
-  c->lineno++;
-  return 1;
-}
-
 /* memchr(p, '\n', end - p), inline for the short rest of a metric row. */
 static inline const char *find_nl(const char *p, const char *end) {
 #ifdef NT_SWAR
@@ -497,7 +485,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       if (ln > 0 && ls[ln - 1] == '\r') ln--;
       l.s = ls; l.n = ln;
       c.lineno++;
-    } else if (!next_line(&c, &l)) break;
+    } else if (!pl_lines_next(&c, &l)) break;
     if ((c.lineno & 4095) == 0) {
       if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
       if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
