@@ -11,7 +11,7 @@
 ** 1712195495505582988 ns), never through a double.
 **
 ** Tables (see docs/formats-json.md): events, kernels, cpu_ops, runtime,
-** memcpy, memset, steps, counters, devices.
+** memcpy, memset, steps, counters, memory, devices.
 */
 #include "format.h"
 #include "json.h"
@@ -1803,7 +1803,7 @@ static int kineto_detect(const char *data, size_t len) {
 const pl_format pl_fmt_kineto = {
   "kineto",
   "PyTorch profiler / Kineto Chrome-trace JSON (.json, .json.gz), read in one streaming pass",
-  "events kernels cpu_ops runtime memcpy memset steps counters devices",
+  "events kernels cpu_ops runtime memcpy memset steps counters memory devices",
   kineto_detect,
   kineto_parse,
 };
