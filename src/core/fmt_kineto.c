@@ -23,6 +23,7 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -40,6 +41,53 @@ typedef struct kev {
   int has_grid, has_block;
   ctrarg *ctr; size_t nctr, capctr;
 } kev;
+
+/* The args keys the reader keeps, one list for both the tokenizer path
+** (parse_args) and the fast path (fast_args): sorted by length, found
+** through the per-length ranges kctx.argfirst (arg_index). */
+enum { AK_INT, AK_NUM, AK_GRID, AK_BLOCK, AK_KIND, AK_DIMS, AK_TYPES };
+typedef struct argdef { const char *name; uint8_t len, kind; uint16_t off; } argdef;
+#define AI(s, f) { s, sizeof(s) - 1, AK_INT, offsetof(kev, f) }
+#define AN(s, f) { s, sizeof(s) - 1, AK_NUM, offsetof(kev, f) }
+#define AS(s, kd) { s, sizeof(s) - 1, kd, 0 }
+static const argdef ARGS[] = {
+  AI("cbid", cbid), AS("grid", AK_GRID), AS("kind", AK_KIND),
+  AS("block", AK_BLOCK), AI("bytes", bytes), AI("Bytes", bytes), AN("flops", flops),
+  AI("device", device), AI("stream", stream),
+  AI("context", context),
+  AI("Device Id", device),
+  AS("Input Dims", AK_DIMS), AS("Input type", AK_TYPES),
+  AI("correlation", corr), AI("External id", ext), AI("external id", ext),
+  AN("warps per SM", wps),
+  AN("shared memory", smem), AN("blocks per SM", bps), AI("Fwd thread id", fwd),
+  AI("Sequence number", seq),
+  AI("registers per thread", regs),
+  AN("memory bandwidth (GB/s)", bw), AN("theoretical occupancy %", theo),
+  AN("est. achieved occupancy %", occ),
+};
+#undef AI
+#undef AN
+#undef AS
+#define NARGS (sizeof ARGS / sizeof ARGS[0])
+#define ARG_MAXLEN 25
+#define ARG_INT(e, a) (*(int64_t *)(void *)((char *)(e) + (a)->off))
+#define ARG_NUM(e, a) (*(double *)(void *)((char *)(e) + (a)->off))
+
+/* first[n] .. first[n + 1]: the entries of length n */
+static void arg_index(uint8_t first[ARG_MAXLEN + 2]) {
+  size_t i = 0;
+  for (size_t n = 0; n <= ARG_MAXLEN + 1; n++) {
+    while (i < NARGS && ARGS[i].len < n) i++;
+    first[n] = (uint8_t)i;
+  }
+}
+
+static inline const argdef *arg_find(const uint8_t *first, const char *s, size_t n) {
+  if (n > ARG_MAXLEN) return NULL;
+  for (size_t i = first[n]; i < first[n + 1]; i++)
+    if (memcmp(ARGS[i].name, s, n) == 0) return &ARGS[i];
+  return NULL;
+}
 
 /* category classes */
 enum { C_OTHER, C_KERNEL, C_CPU, C_RUNTIME, C_MEMCPY, C_MEMSET, C_PROFRANGE, C_GPU_ANNOT };
@@ -72,6 +120,7 @@ typedef struct kctx {
   size_t next_progress;
   int reserved;             /* the tables' columns sized from the first MBs */
   int ndevices;
+  uint8_t argfirst[ARG_MAXLEN + 2];  /* arg_index */
   /* direct-mapped cache of short strings (ph, cat, pid, tid) -> pool id */
   struct { uint64_t w[3]; uint32_t n, id; } scache[256];
   /* and of longer strings: id and its pooled text (stable) */
@@ -416,73 +465,17 @@ static int parse_args(kctx *k) {
     sv keysv = tok_sv(k);
     t = pl_json_next(j);
     if (t == PL_JSON_ERROR) return -1;
-    int handled = 1;
-    if (kesc) handled = 0;
-    else switch (kn) {
-      case 4:
-        if (memcmp(key, "cbid", 4) == 0) e->cbid = tok_int(j);
-        else if (memcmp(key, "grid", 4) == 0) { if (read_dim3(k, e->grid, &e->has_grid)) return -1; }
-        else if (memcmp(key, "kind", 4) == 0) { if (t == PL_JSON_STR) e->kind = tok_sv(k); else if (pl_json_skip(j)) return -1; }
-        else handled = 0;
-        break;
-      case 5:
-        if (memcmp(key, "block", 5) == 0) { if (read_dim3(k, e->block, &e->has_block)) return -1; }
-        else if (memcmp(key, "bytes", 5) == 0 || memcmp(key, "Bytes", 5) == 0) e->bytes = tok_int(j);
-        else if (memcmp(key, "flops", 5) == 0) e->flops = tok_num(j);
-        else handled = 0;
-        break;
-      case 6:
-        if (memcmp(key, "device", 6) == 0) e->device = tok_int(j);
-        else if (memcmp(key, "stream", 6) == 0) e->stream = tok_int(j);
-        else handled = 0;
-        break;
-      case 7:
-        if (memcmp(key, "context", 7) == 0) e->context = tok_int(j);
-        else handled = 0;
-        break;
-      case 9:
-        if (memcmp(key, "Device Id", 9) == 0) e->device = tok_int(j);
-        else handled = 0;
-        break;
-      case 10:
-        if (memcmp(key, "Input Dims", 10) == 0) { if (read_compact(k, &e->dims)) return -1; }
-        else if (memcmp(key, "Input type", 10) == 0) { if (read_compact(k, &e->types)) return -1; }
-        else handled = 0;
-        break;
-      case 11:
-        if (memcmp(key, "correlation", 11) == 0) e->corr = tok_int(j);
-        else if (memcmp(key, "External id", 11) == 0 || memcmp(key, "external id", 11) == 0) e->ext = tok_int(j);
-        else handled = 0;
-        break;
-      case 12:
-        if (memcmp(key, "warps per SM", 12) == 0) e->wps = tok_num(j);
-        else handled = 0;
-        break;
-      case 13:
-        if (memcmp(key, "shared memory", 13) == 0) e->smem = tok_num(j);
-        else if (memcmp(key, "blocks per SM", 13) == 0) e->bps = tok_num(j);
-        else if (memcmp(key, "Fwd thread id", 13) == 0) e->fwd = tok_int(j);
-        else handled = 0;
-        break;
-      case 15:
-        if (memcmp(key, "Sequence number", 15) == 0) e->seq = tok_int(j);
-        else handled = 0;
-        break;
-      case 20:
-        if (memcmp(key, "registers per thread", 20) == 0) e->regs = tok_int(j);
-        else handled = 0;
-        break;
-      case 23:
-        if (memcmp(key, "memory bandwidth (GB/s)", 23) == 0) e->bw = tok_num(j);
-        else if (memcmp(key, "theoretical occupancy %", 23) == 0) e->theo = tok_num(j);
-        else handled = 0;
-        break;
-      case 25:
-        if (memcmp(key, "est. achieved occupancy %", 25) == 0) e->occ = tok_num(j);
-        else handled = 0;
-        break;
-      default:
-        handled = 0;
+    const argdef *a = kesc ? NULL : arg_find(k->argfirst, key, kn);
+    int handled = a != NULL;
+    if (a) switch (a->kind) {
+      case AK_INT: ARG_INT(e, a) = tok_int(j); break;
+      case AK_NUM: ARG_NUM(e, a) = tok_num(j); break;
+      case AK_GRID: if (read_dim3(k, e->grid, &e->has_grid)) return -1; break;
+      case AK_BLOCK: if (read_dim3(k, e->block, &e->has_block)) return -1; break;
+      case AK_KIND: if (t == PL_JSON_STR) e->kind = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
+      case AK_DIMS: if (read_compact(k, &e->dims)) return -1; break;
+      case AK_TYPES: if (read_compact(k, &e->types)) return -1; break;
+      default: handled = 0; break;
     }
     if (handled) continue;
     if (t == PL_JSON_NUM) {
@@ -1240,90 +1233,36 @@ static const char *fast_args(kctx *k, const char *p, const char *end) {
     if (vs == NULL) return NULL;
     sv keysv = fsv(k, &key);
     const char *kp = key.tok;
-    int handled = 1;
     /* the keys read with tok_int / tok_num: the slow path leaves a
     ** container value half read; let it */
 #define FINT(dst) do { q = fval_num(vs, end, &v); if (q == NULL || v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR) return NULL; dst = fint(&v); } while (0)
 #define FNUM(dst) do { q = fval_num(vs, end, &v); if (q == NULL || v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR) return NULL; dst = fnumv(&v); } while (0)
 #define FANY() do { q = fval(vs, end, &v); if (q == NULL) return NULL; } while (0)
-    if (key.esc) handled = 0;
-    else switch (key.n) {
-      case 4:
-        if (memcmp(kp, "cbid", 4) == 0) FINT(e->cbid);
-        else if (memcmp(kp, "grid", 4) == 0) { FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->grid, &e->has_grid) : fpast(vs, q, end, &v); }
-        else if (memcmp(kp, "kind", 4) == 0) { FANY(); if (v.t == PL_JSON_STR) e->kind = fsv(k, &v); else q = fpast(vs, q, end, &v); }
-        else handled = 0;
+    const argdef *a = key.esc ? NULL : arg_find(k->argfirst, kp, key.n);
+    int handled = a != NULL;
+    if (a) switch (a->kind) {
+      case AK_INT: FINT(ARG_INT(e, a)); break;
+      case AK_NUM: FNUM(ARG_NUM(e, a)); break;
+      case AK_GRID: FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->grid, &e->has_grid) : fpast(vs, q, end, &v); break;
+      case AK_BLOCK: FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->block, &e->has_block) : fpast(vs, q, end, &v); break;
+      case AK_KIND: FANY(); if (v.t == PL_JSON_STR) e->kind = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
+      case AK_DIMS: case AK_TYPES: {
+        /* skipped and compacted in one pass (compact_copy when long) */
+        sv *dst = a->kind == AK_DIMS ? &e->dims : &e->types;
+        size_t off = k->scratch.len;
+        pl_buf_reserve(&k->scratch, 1024 + 1);
+        fcw w = { k->scratch.data + off, k->scratch.data + off + 1024, 0 };
+        q = fskipc(vs, end, 1, &w);
+        if (q == NULL) return NULL;
+        if (w.full) compact_copy(k, vs, q, dst);
+        else {
+          *w.d = '\0';
+          k->scratch.len = (size_t)(w.d - k->scratch.data);
+          dst->off = off; dst->n = (uint32_t)(k->scratch.len - off); dst->set = 1; dst->scratch = 1;
+        }
         break;
-      case 5:
-        if (memcmp(kp, "block", 5) == 0) { FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->block, &e->has_block) : fpast(vs, q, end, &v); }
-        else if (memcmp(kp, "bytes", 5) == 0 || memcmp(kp, "Bytes", 5) == 0) FINT(e->bytes);
-        else if (memcmp(kp, "flops", 5) == 0) FNUM(e->flops);
-        else handled = 0;
-        break;
-      case 6:
-        if (memcmp(kp, "device", 6) == 0) FINT(e->device);
-        else if (memcmp(kp, "stream", 6) == 0) FINT(e->stream);
-        else handled = 0;
-        break;
-      case 7:
-        if (memcmp(kp, "context", 7) == 0) FINT(e->context);
-        else handled = 0;
-        break;
-      case 9:
-        if (memcmp(kp, "Device Id", 9) == 0) FINT(e->device);
-        else handled = 0;
-        break;
-      case 10:
-        if (memcmp(kp, "Input Dims", 10) == 0 || memcmp(kp, "Input type", 10) == 0) {
-          /* skipped and compacted in one pass (compact_copy when long) */
-          sv *dst = kp[6] == 'D' ? &e->dims : &e->types;
-          size_t off = k->scratch.len;
-          pl_buf_reserve(&k->scratch, 1024 + 1);
-          fcw w = { k->scratch.data + off, k->scratch.data + off + 1024, 0 };
-          q = fskipc(vs, end, 1, &w);
-          if (q == NULL) return NULL;
-          if (w.full) compact_copy(k, vs, q, dst);
-          else {
-            *w.d = '\0';
-            k->scratch.len = (size_t)(w.d - k->scratch.data);
-            dst->off = off; dst->n = (uint32_t)(k->scratch.len - off); dst->set = 1; dst->scratch = 1;
-          }
-        } else handled = 0;
-        break;
-      case 11:
-        if (memcmp(kp, "correlation", 11) == 0) FINT(e->corr);
-        else if (memcmp(kp, "External id", 11) == 0 || memcmp(kp, "external id", 11) == 0) FINT(e->ext);
-        else handled = 0;
-        break;
-      case 12:
-        if (memcmp(kp, "warps per SM", 12) == 0) FNUM(e->wps);
-        else handled = 0;
-        break;
-      case 13:
-        if (memcmp(kp, "shared memory", 13) == 0) FNUM(e->smem);
-        else if (memcmp(kp, "blocks per SM", 13) == 0) FNUM(e->bps);
-        else if (memcmp(kp, "Fwd thread id", 13) == 0) FINT(e->fwd);
-        else handled = 0;
-        break;
-      case 15:
-        if (memcmp(kp, "Sequence number", 15) == 0) FINT(e->seq);
-        else handled = 0;
-        break;
-      case 20:
-        if (memcmp(kp, "registers per thread", 20) == 0) FINT(e->regs);
-        else handled = 0;
-        break;
-      case 23:
-        if (memcmp(kp, "memory bandwidth (GB/s)", 23) == 0) FNUM(e->bw);
-        else if (memcmp(kp, "theoretical occupancy %", 23) == 0) FNUM(e->theo);
-        else handled = 0;
-        break;
-      case 25:
-        if (memcmp(kp, "est. achieved occupancy %", 25) == 0) FNUM(e->occ);
-        else handled = 0;
-        break;
-      default:
-        handled = 0;
+      }
+      default: handled = 0; break;
     }
 #undef FINT
 #undef FNUM
@@ -1699,6 +1638,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   pl_buf_init(&k->scratch); pl_buf_init(&k->tmp);
   k->pool = pl_pool_new();
   ev_reset(&k->e0);
+  arg_index(k->argfirst);
   make_table(k, &k->ev, "events", EV_COLS, NCOLS(EV_COLS));
   make_table(k, &k->kn, "kernels", KN_COLS, NCOLS(KN_COLS));
   make_table(k, &k->cpu, "cpu_ops", CPU_COLS, NCOLS(CPU_COLS));
