@@ -243,11 +243,27 @@ static void test_nsys(void) {
 /* torch-table: rows the fast split takes and rows only assign_cells reads
 ** (a cell wider than its column, an empty cell, a tab, '--') give the same
 ** cells; the table ends at the buffer's end without a newline. */
+/* A torch-table body row as written and the values it must read as. */
+typedef struct tt_row { const char *name, *pct, *t, *calls; double vp, vt; long long vc; } tt_row;
+
+/* The operators table holds rows[0..nr) in order, from line 4 on. */
+static void check_tt_rows(const pl_table *t, const tt_row *rows, size_t nr) {
+  TC_EQ_INT(t ? t->nrows : 0, nr);
+  for (size_t i = 0; t && i < t->nrows; i++) {
+    TC_EQ_STR(fh_str(t, "name", i), rows[i].name);
+    double vp = fh_num(t, "self_cpu_pct", i);
+    TC_CHECK(isnan(rows[i].vp) ? isnan(vp) : same_double(vp, rows[i].vp));
+    TC_CHECK(same_double(fh_num(t, "self_cpu_ns", i), rows[i].vt));
+    TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "calls"), i), rows[i].vc);
+    TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "line"), i), i + 4);
+  }
+}
+
 static void test_torch(void) {
   const char *sep = "------------------  ------------  ------------  ------------  ";
   char buf[4096];
   size_t k = (size_t)snprintf(buf, sizeof buf, "%s\n%18s  %12s  %12s  %12s  \n%s\n", sep, "Name", "Self CPU %", "Self CPU", "# of Calls", sep);
-  static const struct { const char *name, *pct, *t, *calls; double vp, vt; long long vc; } rows[] = {
+  static const tt_row rows[] = {
     { "aten::mm", "33.95%", "2.485s", "420", 33.95, 2.485e9, 420 },
     { "aten::add_", "0.00%", "0.000us", "7", 0, 0, 7 },
     { "Memcpy HtoD (Dev)", "1.50%", "315.110us", "1", 1.5, 315110, 1 },
@@ -264,15 +280,7 @@ static void test_torch(void) {
   TC_CHECK(p != NULL);
   if (!p) { fprintf(stderr, "%s\n", errbuf); return; }
   const pl_table *t = pl_profile_find(p, "operators");
-  TC_EQ_INT(t ? t->nrows : 0, nr);
-  for (size_t i = 0; t && i < t->nrows; i++) {
-    TC_EQ_STR(fh_str(t, "name", i), rows[i].name);
-    double vp = fh_num(t, "self_cpu_pct", i);
-    TC_CHECK(isnan(rows[i].vp) ? isnan(vp) : same_double(vp, rows[i].vp));
-    TC_CHECK(same_double(fh_num(t, "self_cpu_ns", i), rows[i].vt));
-    TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "calls"), i), rows[i].vc);
-    TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "line"), i), i + 4);
-  }
+  check_tt_rows(t, rows, nr);
   const pl_meta *m = pl_profile_meta_get(p, "self_cpu_time_total_ns");
   TC_CHECK(m && m->num == 7.32e9);
   pl_profile_free(p);
@@ -293,7 +301,7 @@ static void test_torch(void) {
 ** row at the buffer's end. */
 static void test_torch_wide(void) {
   static const int widths[] = { 18, 55, 60, 62, 63, 64, 65, 70, 127, 130, 1000, 1100 };
-  static const struct { const char *name, *pct, *t, *calls; double vp, vt; long long vc; } rows[] = {
+  static const tt_row rows[] = {
     { "aten::mm", "33.95%", "2.485s", "420", 33.95, 2.485e9, 420 },
     { "aten::add_", "0.00%", "0.000us", "7", 0, 0, 7 },
     { "Memcpy HtoD (Dev)", "1.50%", "315.110us", "123456789012345", 1.5, 315110, 123456789012345LL },
@@ -320,15 +328,7 @@ static void test_torch_wide(void) {
       TC_CHECK(p != NULL);
       if (!p) { fprintf(stderr, "width %d: %s\n", w, errbuf); continue; }
       const pl_table *t = pl_profile_find(p, "operators");
-      TC_EQ_INT(t ? t->nrows : 0, nr);
-      for (size_t i = 0; t && i < t->nrows; i++) {
-        TC_EQ_STR(fh_str(t, "name", i), rows[i].name);
-        double vp = fh_num(t, "self_cpu_pct", i);
-        TC_CHECK(isnan(rows[i].vp) ? isnan(vp) : same_double(vp, rows[i].vp));
-        TC_CHECK(same_double(fh_num(t, "self_cpu_ns", i), rows[i].vt));
-        TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "calls"), i), rows[i].vc);
-        TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "line"), i), i + 4);
-      }
+      check_tt_rows(t, rows, nr);
       pl_profile_free(p);
       /* the last row at the buffer's end (no newline, no closing line) */
       k = (size_t)snprintf(buf, sizeof buf, "%s\n%*s  %12s  %12s  %12s\n%s\n%*s  %12s  %12s  %12s", sep, w, "Name", "Self CPU %", "Self CPU",
