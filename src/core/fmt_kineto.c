@@ -43,8 +43,9 @@ typedef struct kev {
 } kev;
 
 /* The args keys the reader keeps, one list for both the tokenizer path
-** (parse_args) and the fast path (fast_args): sorted by length, found
-** through the per-length ranges kctx.argfirst (arg_index). */
+** (parse_args) and the fast path (fast_args), sorted by length: arg_find
+** names each length's range of indices (keep them in step with a new
+** entry). */
 enum { AK_INT, AK_NUM, AK_GRID, AK_BLOCK, AK_KIND, AK_DIMS, AK_TYPES };
 typedef struct argdef { const char *name; uint8_t len, kind; uint16_t off; } argdef;
 #define AI(s, f) { s, sizeof(s) - 1, AK_INT, offsetof(kev, f) }
@@ -69,24 +70,23 @@ static const argdef ARGS[] = {
 #undef AN
 #undef AS
 #define NARGS (sizeof ARGS / sizeof ARGS[0])
-#define ARG_MAXLEN 25
 #define ARG_INT(e, a) (*(int64_t *)(void *)((char *)(e) + (a)->off))
 #define ARG_NUM(e, a) (*(double *)(void *)((char *)(e) + (a)->off))
 
-/* first[n] .. first[n + 1]: the entries of length n */
-static void arg_index(uint8_t first[ARG_MAXLEN + 2]) {
-  size_t i = 0;
-  for (size_t n = 0; n <= ARG_MAXLEN + 1; n++) {
-    while (i < NARGS && ARGS[i].len < n) i++;
-    first[n] = (uint8_t)i;
+/* A case per length, over that length's entries of ARGS (from, to): the
+** memcmp lengths and names are constants, so each compiles to a few word
+** compares (this runs for every args key of every event). */
+static inline const argdef *arg_find(const char *s, size_t n) {
+#define ARG_LEN(L, from, to) case L: \
+    for (size_t i = from; i < to; i++) if (memcmp(ARGS[i].name, s, L) == 0) return &ARGS[i]; \
+    return NULL;
+  switch (n) {
+    ARG_LEN(4, 0, 3) ARG_LEN(5, 3, 7) ARG_LEN(6, 7, 9) ARG_LEN(7, 9, 10) ARG_LEN(9, 10, 11)
+    ARG_LEN(10, 11, 13) ARG_LEN(11, 13, 16) ARG_LEN(12, 16, 17) ARG_LEN(13, 17, 20)
+    ARG_LEN(15, 20, 21) ARG_LEN(20, 21, 22) ARG_LEN(23, 22, 24) ARG_LEN(25, 24, 25)
+    default: return NULL;
   }
-}
-
-static inline const argdef *arg_find(const uint8_t *first, const char *s, size_t n) {
-  if (n > ARG_MAXLEN) return NULL;
-  for (size_t i = first[n]; i < first[n + 1]; i++)
-    if (memcmp(ARGS[i].name, s, n) == 0) return &ARGS[i];
-  return NULL;
+#undef ARG_LEN
 }
 
 /* category classes */
@@ -120,7 +120,6 @@ typedef struct kctx {
   size_t next_progress;
   int reserved;             /* the tables' columns sized from the first MBs */
   int ndevices;
-  uint8_t argfirst[ARG_MAXLEN + 2];  /* arg_index */
   /* direct-mapped cache of short strings (ph, cat, pid, tid) -> pool id */
   struct { uint64_t w[3]; uint32_t n, id; } scache[256];
   /* and of longer strings: id and its pooled text (stable) */
@@ -465,7 +464,7 @@ static int parse_args(kctx *k) {
     sv keysv = tok_sv(k);
     t = pl_json_next(j);
     if (t == PL_JSON_ERROR) return -1;
-    const argdef *a = kesc ? NULL : arg_find(k->argfirst, key, kn);
+    const argdef *a = kesc ? NULL : arg_find(key, kn);
     int handled = a != NULL;
     if (a) switch (a->kind) {
       case AK_INT: ARG_INT(e, a) = tok_int(j); break;
@@ -800,57 +799,12 @@ static inline const char *fws(const char *p, const char *end) {
   return fws_run(p, end);
 }
 
-static inline int fhex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
 
-#define F_ONES 0x0101010101010101ull
-#define F_HIGHS 0x8080808080808080ull
-static inline uint64_t f_haszero(uint64_t v) { return (v - F_ONES) & ~v & F_HIGHS; }
 
 /* p just after the opening quote: the closing quote, or NULL. */
 static inline const char *fstr(const char *p, const char *end, int *esc) {
-  *esc = 0;
-  for (;;) {
-#if defined(__SSE2__)
-    {
-      const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\');
-      while (end - p >= 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vb)));
-        if (m) { p += __builtin_ctz(m); goto found; }
-        p += 16;
-      }
-    }
-#endif
-    while (end - p >= 8) {
-      uint64_t w;
-      memcpy(&w, p, 8);
-      uint64_t m = f_haszero(w ^ (F_ONES * '"')) | f_haszero(w ^ (F_ONES * '\\'));
-      if (m) {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        p += __builtin_ctzll(m) >> 3;
-#else
-        while (*p != '"' && *p != '\\') p++;
-#endif
-        goto found;
-      }
-      p += 8;
-    }
-    while (p < end && *p != '"' && *p != '\\') p++;
-  found:
-    if (p >= end) return NULL;
-    if (*p == '"') return p;
-    *esc = 1;
-    if (end - p < 2) return NULL;
-    char c = p[1];
-    if (c == 'u') {
-      if (end - p < 6 || !fhex(p[2]) || !fhex(p[3]) || !fhex(p[4]) || !fhex(p[5])) return NULL;
-      p += 6;
-    } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
-      p += 2;
-    } else return NULL;
-  }
+  const char *bad, *what;
+  return pl_json_str_end(p, end, esc, &bad, &what);
 }
 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -1238,7 +1192,7 @@ static const char *fast_args(kctx *k, const char *p, const char *end) {
 #define FINT(dst) do { q = fval_num(vs, end, &v); if (q == NULL || v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR) return NULL; dst = fint(&v); } while (0)
 #define FNUM(dst) do { q = fval_num(vs, end, &v); if (q == NULL || v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR) return NULL; dst = fnumv(&v); } while (0)
 #define FANY() do { q = fval(vs, end, &v); if (q == NULL) return NULL; } while (0)
-    const argdef *a = key.esc ? NULL : arg_find(k->argfirst, kp, key.n);
+    const argdef *a = key.esc ? NULL : arg_find(kp, key.n);
     int handled = a != NULL;
     if (a) switch (a->kind) {
       case AK_INT: FINT(ARG_INT(e, a)); break;
@@ -1638,7 +1592,6 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   pl_buf_init(&k->scratch); pl_buf_init(&k->tmp);
   k->pool = pl_pool_new();
   ev_reset(&k->e0);
-  arg_index(k->argfirst);
   make_table(k, &k->ev, "events", EV_COLS, NCOLS(EV_COLS));
   make_table(k, &k->kn, "kernels", KN_COLS, NCOLS(KN_COLS));
   make_table(k, &k->cpu, "cpu_ops", CPU_COLS, NCOLS(CPU_COLS));

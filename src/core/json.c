@@ -68,50 +68,13 @@ static int hexval(int c) {
   return -1;
 }
 
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-static inline uint64_t haszero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
-
 /* Scans a string body starting after the opening quote; returns the
 ** position of the closing quote or NULL (error set). */
 static const char *scan_string(pl_json *j, const char *p, int *esc) {
-  const char *end = j->end;
-  *esc = 0;
-  for (;;) {
-    while (end - p >= 8) {
-      uint64_t w;
-      memcpy(&w, p, 8);
-      uint64_t m = haszero(w ^ (ONES * '"')) | haszero(w ^ (ONES * '\\'));
-      if (m) {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        p += __builtin_ctzll(m) >> 3;     /* the lowest flagged byte is exact */
-#else
-        while (*p != '"' && *p != '\\') p++;
-#endif
-        goto found;
-      }
-      p += 8;
-    }
-    while (p < end && *p != '"' && *p != '\\') p++;
-  found:
-    if (p >= end) { pl_json_fail(j, end, "'\"' closing the string"); return NULL; }
-    if (*p == '"') return p;
-    *esc = 1;
-    if (end - p < 2) { pl_json_fail(j, end, "an escape after '\\'"); return NULL; }
-    char c = p[1];
-    if (c == 'u') {
-      if (end - p < 6 || hexval(p[2]) < 0 || hexval(p[3]) < 0 || hexval(p[4]) < 0 || hexval(p[5]) < 0) {
-        pl_json_fail(j, p, "four hex digits after '\\u'");
-        return NULL;
-      }
-      p += 6;
-    } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
-      p += 2;
-    } else {
-      pl_json_fail(j, p, "a JSON escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
-      return NULL;
-    }
-  }
+  const char *bad, *what;
+  const char *q = pl_json_str_end(p, j->end, esc, &bad, &what);
+  if (q == NULL) pl_json_fail(j, bad, what);
+  return q;
 }
 
 static void put_utf8(pl_buf *b, uint32_t cp) {

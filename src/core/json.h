@@ -24,6 +24,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include "pl_util.h"
 
 #define PL_JSON_MAXDEPTH 512
@@ -144,5 +148,66 @@ const char *pl_jdoc_str(const pl_jdoc *d, int i, size_t *n);
 const char *pl_jdoc_key(const pl_jdoc *d, int i, size_t *n);
 /* Number of a NUM node; NaN otherwise. */
 double pl_jdoc_num(const pl_jdoc *d, int i);
+
+/* The end of a string body that starts at p (just after the opening
+** quote): the closing quote, or NULL with *bad at the offending byte and
+** *what naming what was expected there.  *esc = 1 when the body has
+** escapes (each checked: \" \\ \/ \b \f \n \r \t \uXXXX).  Reads nothing
+** at or past end.  Inline: the tokenizer and the Kineto fast path call it
+** for every string. */
+static inline const char *pl_json_str_end(const char *p, const char *end, int *esc,
+                                          const char **bad, const char **what) {
+#define PL_JSON_HEX(c) (((c) >= '0' && (c) <= '9') || ((c) >= 'a' && (c) <= 'f') || ((c) >= 'A' && (c) <= 'F'))
+  const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  *esc = 0;
+  for (;;) {
+#if defined(__SSE2__)
+    {
+      const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\');
+      while (end - p >= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vb)));
+        if (m) { p += __builtin_ctz(m); goto found; }
+        p += 16;
+      }
+    }
+#endif
+    while (end - p >= 8) {
+      uint64_t w, a, b;
+      memcpy(&w, p, 8);
+      a = w ^ (ones * '"'); b = w ^ (ones * '\\');
+      uint64_t m = ((a - ones) & ~a & highs) | ((b - ones) & ~b & highs);
+      if (m) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        p += __builtin_ctzll(m) >> 3;     /* the lowest flagged byte is exact */
+#else
+        while (*p != '"' && *p != '\\') p++;
+#endif
+        goto found;
+      }
+      p += 8;
+    }
+    while (p < end && *p != '"' && *p != '\\') p++;
+  found:
+    if (p >= end) { *bad = end; *what = "'\"' closing the string"; return NULL; }
+    if (*p == '"') return p;
+    *esc = 1;
+    if (end - p < 2) { *bad = end; *what = "an escape after '\\'"; return NULL; }
+    char c = p[1];
+    if (c == 'u') {
+      if (end - p < 6 || !PL_JSON_HEX(p[2]) || !PL_JSON_HEX(p[3]) || !PL_JSON_HEX(p[4]) || !PL_JSON_HEX(p[5])) {
+        *bad = p; *what = "four hex digits after '\\u'";
+        return NULL;
+      }
+      p += 6;
+    } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
+      p += 2;
+    } else {
+      *bad = p; *what = "a JSON escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)";
+      return NULL;
+    }
+  }
+#undef PL_JSON_HEX
+}
 
 #endif
