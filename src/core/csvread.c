@@ -286,12 +286,7 @@ static int unique_name(pl_table *t, const char *s, size_t n, size_t i) {
 
 /* Room for index `row` in column c (the table's own growth rule). */
 static inline void col_room(pl_column *c, size_t row) {
-  if (row < c->cap) return;
-  size_t cap = c->cap ? c->cap : 16;
-  while (cap <= row) cap = cap < (1u << 20) ? cap * 2 : cap + cap / 2;
-  size_t el = c->type == PL_NUM ? sizeof(double) : c->type == PL_STR ? sizeof(uint32_t) : sizeof(int64_t);
-  c->v.any = pl_xrealloc(c->v.any, cap * el);
-  c->cap = cap;
+  if (row >= c->cap) pl_column_reserve(c, row + 1);
 }
 
 static int typed_field(void *ud, size_t i, const char *s, size_t n, pl_err *err) {
@@ -771,30 +766,15 @@ static void f_record(int ch, void *ud) {
   if (F_UNLIKELY(b->row >= b->mincap)) f_limit(b);
 }
 
-/* Asks the kernel for the pages of the rows just ahead in every column
-** in one call per column (MADV_POPULATE_WRITE) instead of one page fault
-** per page as the values are stored: a large table spends a good part of
-** its load in page faults otherwise.  The window is a little ahead of the
-** rows read, within what the columns have reserved. */
+/* The rows just ahead populated (pl_table_populate): a window a little
+** ahead of the rows read, within what the columns have reserved. */
 static void prefault(fbuild *b) {
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
   size_t step = b->row - b->lastrow, win = step * 2 > 8192 ? step * 2 : 8192;
   b->lastrow = b->row;
   if (b->nofault || b->row + win / 2 < b->faulted) return;
   size_t from = b->faulted > b->row ? b->faulted : b->row, to = b->row + win;
-  const uintptr_t pg = 4096;
-  for (size_t i = 0; i < b->ncols; i++) {
-    fcol *f = &b->fc[i];
-    size_t el = f->kind == K_STR || f->kind == K_LATE ? sizeof(uint32_t) : sizeof(int64_t);
-    size_t lim = to < f->cap ? to : f->cap;
-    if (lim <= from) continue;
-    uintptr_t a = ((uintptr_t)f->v + from * el) & ~(pg - 1), e = ((uintptr_t)f->v + lim * el) & ~(pg - 1);
-    if (e > a && madvise((void *)a, e - a, MADV_POPULATE_WRITE) != 0) { b->nofault = 1; return; }
-  }
+  if (pl_table_populate(b->t, from, to) != 0) { b->nofault = 1; return; }
   b->faulted = to;
-#else
-  (void)b;
-#endif
 }
 
 /* NULL with *redo = 1 when the slow path must read the input (an error to

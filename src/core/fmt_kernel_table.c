@@ -312,12 +312,18 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   kt_div dv;
   kt_div_init(&dv);
   size_t next_poll = 0, last_rn = 0;
+  size_t faulted = 0;       /* rows whose pages are in (pl_table_populate); SIZE_MAX: stop asking */
   const char *const end = in->data + in->len;
   while (c.p < c.end) {
     if ((size_t)(c.p - in->data) >= next_poll) {
       next_poll = (size_t)(c.p - in->data) + (1u << 20);
       if (o && o->interrupt && *o->interrupt) { pl_pool_release(raw); free(nm); free(slot); pl_table_free(t); return pl_err_set(err, c.lineno + 1, 1, "interrupted"); }
       if (o && o->progress) o->progress(o->progress_ud, (size_t)(c.p - in->data), in->len);
+      /* a megabyte of input is some 13000 rows: keep 32768 rows ahead populated */
+      if (sink.r + 16384 > faulted && faulted != SIZE_MAX) {
+        size_t to = sink.r + 32768 < sink.room ? sink.r + 32768 : sink.room;
+        faulted = pl_table_populate(t, faulted > sink.r ? faulted : sink.r, to) == 0 ? to : SIZE_MAX;
+      }
     }
     /* the fast row: 'NAME | number number number' with plain numbers and
     ** spaces, tabs and a line end after them; it finds the '|' and the

@@ -576,11 +576,7 @@ static void fast_row(tcols *tc, const cell *v) {
     uint64_t mask = 0;
     for (size_t i = 0; i < nc; i++) {
       pl_column *c = t->cols[i];
-      if (c->len == c->cap) {
-        size_t cap = c->cap < 1024 ? 1024 : c->cap < (1u << 20) ? c->cap * 2 : c->cap + c->cap / 2;
-        c->v.any = pl_xrealloc(c->v.any, cap * (c->type == PL_STR ? sizeof(uint32_t) : sizeof(int64_t)));
-        c->cap = cap;
-      }
+      if (c->len == c->cap) pl_column_reserve(c, c->len < 1024 ? 1024 : c->len + 1);
       if (c->cap < room) room = c->cap;
       if (c->type == PL_STR && i < 64) mask |= 1ull << i;
     }

@@ -544,27 +544,13 @@ static inline void raw_defer(ncu_builder *b, const char *s, size_t n, size_t row
   }
 }
 
-/* Asks the kernel for the pages of the metrics rows just ahead, in one
-** call per column (MADV_POPULATE_WRITE), instead of one page fault per
-** page as the cells are stored; within what the columns have reserved. */
+/* The metrics rows just ahead populated (pl_table_populate), within what
+** the columns have reserved. */
 static void m_prefault(ncu_builder *b, size_t row) {
   size_t to = row + 65536;
   if (to > b->m_room) to = b->m_room;
   b->m_faulted = to;
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
-  const uintptr_t pg = 4096;
-  pl_table *m = b->m;
-  for (size_t i = 0; i < m->ncols; i++) {
-    pl_column *col = m->cols[i];
-    size_t el = col->type == PL_STR ? sizeof(uint32_t) : sizeof(double);
-    size_t lim = to < col->cap ? to : col->cap;
-    if (lim <= row) continue;
-    uintptr_t a = ((uintptr_t)col->v.any + row * el) & ~(pg - 1), e = ((uintptr_t)col->v.any + lim * el) & ~(pg - 1);
-    if (e > a && madvise((void *)a, e - a, MADV_POPULATE_WRITE) != 0) { b->m_nofault = 1; return; }
-  }
-#else
-  b->m_nofault = 1;
-#endif
+  if (pl_table_populate(b->m, row, to) != 0) b->m_nofault = 1;
 }
 
 void ncu_mkey_init(ncu_mkey *k) {

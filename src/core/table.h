@@ -113,6 +113,21 @@ typedef union pl_cell { double d; int64_t i; uint32_t s; } pl_cell;
 void pl_table_append(pl_table *t, const pl_cell *v);
 /* Room for `rows` rows in every column (a size hint; never shrinks). */
 void pl_table_reserve(pl_table *t, size_t rows);
+/* Room for n values in column c (its len is unchanged): the table's growth
+** rule, doubling to a million values and by half after that. */
+void pl_column_reserve(pl_column *c, size_t n);
+/* Asks the system for the memory of rows [from, to) of every column (within
+** what each has reserved) in one call per column, instead of one page fault
+** per page as the values are stored: a large table being filled spends a
+** good part of its time in page faults otherwise.  0, or -1 where the system
+** cannot (the caller then stops asking). */
+int pl_table_populate(pl_table *t, size_t from, size_t to);
+/* Asks the system for the memory of rows [from, to) of every column (within
+** what each has reserved) in one call per column, instead of one page fault
+** per page as the values are stored: a large table being filled spends a
+** good part of its time in page faults otherwise.  0, or -1 where the system
+** cannot (the caller then stops asking). */
+int pl_table_populate(pl_table *t, size_t from, size_t to);
 
 /* Cell access (row is 0-based). */
 double pl_cell_num(const pl_table *t, int col, size_t row);   /* any type -> double; NaN if missing/str */
