@@ -70,20 +70,8 @@ void pl_column_reserve(pl_column *c, size_t n) {
   if (n <= c->cap) return;
   size_t cap = c->cap ? c->cap : 16;
   while (cap < n) cap = cap < (1u << 20) ? cap * 2 : cap + cap / 2;
-  size_t bytes = cap * elsize(c->type);
-  c->v.any = pl_xrealloc(c->v.any, bytes);
+  c->v.any = pl_xrealloc(c->v.any, cap * elsize(c->type));
   c->cap = cap;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  /* a large column asks for huge pages where the system gives them on
-  ** request: one fault (or populate step) and one accounting per 2 MiB
-  ** instead of per 4 KiB, a third of a large text load's time otherwise;
-  ** the cost is at most one part-filled huge page per column */
-  const uintptr_t huge = (uintptr_t)1 << 21;
-  if (bytes >= 2 * huge) {
-    uintptr_t a = ((uintptr_t)c->v.any + huge - 1) & ~(huge - 1), e = ((uintptr_t)c->v.any + bytes) & ~(huge - 1);
-    if (e > a) madvise((void *)a, e - a, MADV_HUGEPAGE);
-  }
-#endif
 }
 
 
