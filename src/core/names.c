@@ -10,6 +10,9 @@ int pl_name_truncated(const char *s, size_t n) {
   return n >= 3 && memcmp(s + n - 3, "...", 3) == 0;
 }
 
+/* kernels that only launch the class named by their first template argument */
+static const char *const WRAPPERS[] = { "cutlass::Kernel", "cutlass::Kernel2", "cutlass::device_kernel" };
+
 size_t pl_short_name(const char *s, size_t n, char *out, size_t outsz) {
   while (n > 0 && (*s == ' ' || *s == '\t')) { s++; n--; }
   while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
@@ -26,6 +29,28 @@ size_t pl_short_name(const char *s, size_t n, char *out, size_t outsz) {
       if (n - i >= 21 && memcmp(s + i, "(anonymous namespace)", 21) == 0) { i += 20; continue; }
       end = i; break;
     }
+  }
+  /* 1b. a launch wrapper (WRAPPERS): the short name of its first template
+  **     argument, up to the ',' or '>' that ends it (or the cut) */
+  for (size_t i = 0; i < end; i++) {
+    if (s[i] == '(' || s[i] == '>') break;
+    if (s[i] != '<') continue;
+    size_t q = i;                                  /* the qualified name before '<' */
+    while (q > 0 && s[q - 1] != ' ') q--;
+    for (size_t w = 0; w < sizeof WRAPPERS / sizeof WRAPPERS[0]; w++) {
+      size_t wl = strlen(WRAPPERS[w]);
+      if (i - q != wl || memcmp(s + q, WRAPPERS[w], wl) != 0) continue;
+      size_t a = i + 1, e = a;
+      int d = 0;
+      for (; e < end; e++) {
+        if (s[e] == '<') d++;
+        else if (s[e] == '>') { if (d == 0) break; d--; }
+        else if (s[e] == ',' && d == 0) break;
+      }
+      size_t got = pl_short_name(s + a, e - a, out, outsz);
+      if (got > 0) return got;
+    }
+    break;
   }
   /* 2. copy without template arguments (depth > 0 parts) */
   char tmp[1024];

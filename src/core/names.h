@@ -10,7 +10,12 @@
 /* Writes the short name of s[0..n) into out (NUL-terminated) and returns its
 ** length.  "void at::native::vectorized_elementwise_kernel<4, F>(int, F)"
 ** -> "vectorized_elementwise_kernel"; "sm80_xmma_fprop_..." keeps its text
-** without the dots. */
+** without the dots.  A generic launch wrapper names its kernel by its
+** first template argument: "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_
+** 128x128_32x3_nn_align4>(...)" -> "cutlass_80_tensorop_s1688gemm_128x128_32x3_
+** nn_align4", "cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<...>>"
+** -> "GemmUniversal" (the wrapper's own name, "Kernel", would put every
+** CUTLASS kernel of a run in one group). */
 size_t pl_short_name(const char *s, size_t n, char *out, size_t outsz);
 /* 1 when the name ends with "..." (cut by the tool). */
 int pl_name_truncated(const char *s, size_t n);

@@ -145,6 +145,26 @@ int main(void) {
   TC_EQ_STR(sn, "sm80_xmma_fprop_implicit_gemm_indexed_wo_smem_f");
   pl_short_name("ampere_sgemm_128x64_tn", 22, sn, sizeof sn);
   TC_EQ_STR(sn, "ampere_sgemm_128x64_tn");
+  /* launch wrappers: the first template argument names the kernel */
+  {
+    static const char *const cases[][2] = {
+      { "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>(cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)",
+        "cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4" },
+      { "void cutlass::Kernel<cutlass::conv::kernel::ImplicitGemmConvolution<cutlass::conv::threadblock::ImplicitGemmMultistage<cutlass::gemm::GemmShape<(int)128, (int)128, (int)64>, int>, int, (cutlass::conv::Operator)0>>(T1::Params)",
+        "ImplicitGemmConvolution" },
+      { "void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int>, void>>(T1::Params)", "GemmUniversal" },
+      { "cutlass::Kernel2<cutlass_80_wmma_tensorop_h161616gemm_32x32_128x2_nn_align8>(Params)", "cutlass_80_wmma_tensorop_h161616gemm_32x32_128x2_nn_align8" },
+      { "void cutlass::Kernel<cutlass_80_tensorop_f16_s16816g...", "cutlass_80_tensorop_f16_s16816g" },   /* cut by the tool */
+      { "cutlass::Kernel", "Kernel" },                                  /* no argument: the wrapper's name */
+      { "cutlass_cudnn_infer::Kernel", "Kernel" },
+      { "void mykernel<cutlass::Kernel<X>>(int)", "mykernel" },        /* a wrapper as an argument: not taken */
+      { "void cutlass::Kernel<>(int)", "Kernel" },                     /* an empty argument: the wrapper's name */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      pl_short_name(cases[i][0], strlen(cases[i][0]), sn, sizeof sn);
+      TC_EQ_STR(sn, cases[i][1]);
+    }
+  }
 
   /* quantiles, type 7: [1,2,3,4] q=0.25 -> 1.75 */
   double xs[4] = { 4, 1, 3, 2 };

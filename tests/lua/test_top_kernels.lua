@@ -190,6 +190,25 @@ function TestRecipe:test_group_short_name()
   lu.assertTrue(g.Kernel.calls > 944)
 end
 
+-- CUTLASS launches wrap the GEMM in cutlass::Kernel<...>: the short name is
+-- the template argument, so the 308 launches of the HTA sample trace's 53
+-- CUTLASS GEMMs (counted with Python's json on the trace: names starting
+-- "void cutlass::Kernel<", 54.787 ms in all) stay 53 groups instead of one
+-- "Kernel" group of 308 (59 groups in all before, 111 now).
+function TestRecipe:test_group_short_name_cutlass()
+  local rep = perflab.run("top-kernels", "tests/fixtures/kineto/hta_sampled_rank-0.json.gz", { top = 0, group = "short_name" })
+  local t = rep.tables.top_kernels
+  lu.assertEquals(t:nrows(), 111)
+  local groups, calls, total = 0, 0, 0
+  for _, r in t:rows() do
+    lu.assertNotEquals(r.kernel, "Kernel")
+    if r.kernel:match("^cutlass_") then groups = groups + 1; calls = calls + r.calls; total = total + r.total_ns end
+  end
+  lu.assertEquals(groups, 53)
+  lu.assertEquals(calls, 308)
+  lu.assertEquals(total, 54787000)
+end
+
 function TestRecipe:test_default_top_and_title()
   local rep = perflab.run("top-kernels", PATH)
   lu.assertEquals(rep.tables.top_kernels:nrows(), 20)
