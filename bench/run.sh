@@ -9,14 +9,15 @@
 #   - what a user would otherwise run: a Python line parser (text formats),
 #     pandas.read_csv and bare libcsv tokenising (CSV), json.load and
 #     json.load + a pandas DataFrame of the events (Kineto).
-# Every figure is the median of RUNS runs timed inside the process (no
-# interpreter or process start-up); MB = 1e6 bytes; peak RSS is ru_maxrss of
+# Every figure is the median of RUNS rounds -- each round runs every reader
+# of a file once, in turn, one process per run -- timed inside the process
+# (no interpreter or process start-up); MB = 1e6 bytes; peak RSS is ru_maxrss of
 # the measuring process (the mapped file's pages included).  Then a table of
 # the figures and the ratios against the targets of issue 4.
 #
 # Environment:
 #   PERFLAB_BENCH_SCALE   multiplies every size (default 1; 0.1 = quick run)
-#   PERFLAB_BENCH_RUNS    runs per measurement (default 3)
+#   PERFLAB_BENCH_RUNS    rounds per file (default 3)
 #   PERFLAB_BENCH_DATA    where the inputs go (default BUILD/bench-data)
 #   PERFLAB_BENCH_PYTHON  the Python with pandas (default /usr/bin/python3)
 #   PERFLAB_BENCH_ONLY    space-separated subset of: kernel-table ncu-text nsys
@@ -64,23 +65,64 @@ gen() {  # FILE CMD...: runs CMD (which names FILE) to write FILE unless it is t
   "$@" && mv "$f.part" "$f" || { rm -f "$f.part"; echo "generator failed: $*" >&2; exit 1; }
 }
 
-# measure KEY LABEL CMD...: runs CMD (which prints RESULT ...), appends
-# "KEY|LABEL|median min rss rows bytes" to $RES
+# The readers of one file are measured in rounds: each round runs every
+# reader once (one run per process), in turn, and each figure is the median
+# of its RUNS rounds.  So a drift of the machine's speed over the minutes a
+# file takes falls on perflab and on what it is compared with alike, instead
+# of on whichever ran during the slow minutes.
+QDIR=$(mktemp -d)
+trap 'rm -rf "$QDIR"' EXIT
+NQ=0
+# measure KEY LABEL CMD...: queues CMD (one run; it prints RESULT ...) for run_queue
 measure() {
-  key=$1; label=$2; shift 2
-  out=$("$@") || { echo "   $label: FAILED ($*)" >&2; return 0; }
-  r=$(printf '%s\n' "$out" | sed -n 's/^RESULT //p')
-  if [ -z "$r" ]; then
-    echo "   $label: $(printf '%s\n' "$out" | head -1)" >&2
-    return 0
-  fi
-  echo "$key|$label|$r" >> "$RES"
+  NQ=$((NQ + 1))
+  printf '%s\n' "$1" > "$QDIR/$NQ.key"
+  printf '%s\n' "$2" > "$QDIR/$NQ.label"
+  shift 2
+  printf '%s\n' "$@" > "$QDIR/$NQ.cmd"
+  : > "$QDIR/$NQ.out"
+  rm -f "$QDIR/$NQ.failed"
+}
+median_of() {  # COLUMN FILE: the median of that column
+  sort -g -k"$1","$1" "$2" | awk -v c="$1" '{ a[NR] = $c } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+# run_queue: RUNS rounds of the queued commands, then per command
+# "KEY|LABEL|median_wall min_wall max_rss rows bytes median_cpu" appended to $RES
+run_queue() {
+  r=0
+  while [ "$r" -lt "$RUNS" ]; do
+    r=$((r + 1)); i=0
+    while [ "$i" -lt "$NQ" ]; do
+      i=$((i + 1))
+      [ -f "$QDIR/$i.failed" ] && continue
+      label=$(cat "$QDIR/$i.label")
+      set --
+      while IFS= read -r a; do set -- "$@" "$a"; done < "$QDIR/$i.cmd"
+      out=$("$@") || { echo "   $label: FAILED ($*)" >&2; touch "$QDIR/$i.failed"; continue; }
+      res=$(printf '%s\n' "$out" | sed -n 's/^RESULT //p')
+      if [ -z "$res" ]; then
+        echo "   $label: $(printf '%s\n' "$out" | head -1)" >&2
+        touch "$QDIR/$i.failed"; continue
+      fi
+      printf '%s\n' "$res" >> "$QDIR/$i.out"
+    done
+  done
+  i=0
+  while [ "$i" -lt "$NQ" ]; do
+    i=$((i + 1))
+    [ -s "$QDIR/$i.out" ] && [ ! -f "$QDIR/$i.failed" ] || continue
+    rest=$(awk 'NR == 1 || $2 < mn { mn = $2 } $3 > rss { rss = $3 } { rows = $4; bytes = $5 } END { print mn, rss, rows, bytes }' "$QDIR/$i.out")
+    set -- $rest
+    echo "$(cat "$QDIR/$i.key")|$(cat "$QDIR/$i.label")|$(median_of 1 "$QDIR/$i.out") $1 $2 $3 $4 $(median_of 6 "$QDIR/$i.out")" >> "$RES"
+  done
+  NQ=0
 }
 
 text_case() {  # KEY FILE FORMAT PYMODE
-  measure "$1" "memchr newline count (C)" "$LB" memchr "$2" "$RUNS"
-  measure "$1" "perflab $3" "$LB" load "$2" "$3" "$RUNS"
-  measure "$1" "Python line parser" "$PY" "$HERE/py_bench.py" "$4" "$2" "$RUNS"
+  measure "$1" "memchr newline count (C)" "$LB" memchr "$2" 1
+  measure "$1" "perflab $3" "$LB" load "$2" "$3" 1
+  measure "$1" "Python line parser" "$PY" "$HERE/py_bench.py" "$4" "$2" 1
+  run_queue
 }
 
 if want kernel-table; then
@@ -117,11 +159,12 @@ kineto_case() {  # KEY MB
   F="$DATA/kineto_${2}mb.json"
   echo "== Kineto trace ($2 MB)"
   gen "$F" python3 "$HERE/gen_kineto.py" "$2" "$F" --seed 1
-  measure "$1" "memchr newline count (C)" "$LB" memchr "$F" "$RUNS"
-  measure "$1" "perflab kineto" "$LB" load "$F" kineto "$RUNS"
-  measure "$1" "perflab kineto --table kernels" "$LB" load "$F" kineto "$RUNS" kernels
-  measure "$1" "Python json.load" "$PY" "$HERE/py_bench.py" json-load "$F" "$RUNS"
-  measure "$1" "json.load + pandas DataFrame" "$PY" "$HERE/py_bench.py" json-pandas "$F" "$RUNS"
+  measure "$1" "memchr newline count (C)" "$LB" memchr "$F" 1
+  measure "$1" "perflab kineto" "$LB" load "$F" kineto 1
+  measure "$1" "perflab kineto --table kernels" "$LB" load "$F" kineto 1 kernels
+  measure "$1" "Python json.load" "$PY" "$HERE/py_bench.py" json-load "$F" 1
+  measure "$1" "json.load + pandas DataFrame" "$PY" "$HERE/py_bench.py" json-pandas "$F" 1
+  run_queue
 }
 want kineto && kineto_case kineto "$KI_MB"
 want kineto-small && kineto_case kineto-small "$KS_MB"
@@ -129,16 +172,18 @@ if want csv; then
   F="$DATA/ncu_raw_${CSV_MB}mb.csv"
   echo "== ncu raw CSV ($CSV_MB MB)"
   gen "$F" "$BUILD/gen_csv" "$F" "$CSV_MB"
-  measure csv "memchr newline count (C)" "$LB" memchr "$F" "$RUNS"
-  measure csv "libcsv bare tokenising (C)" "$LB" libcsv "$F" "$RUNS"
-  measure csv "perflab csv" "$LB" load "$F" csv "$RUNS"
-  measure csv "pandas.read_csv" "$PY" "$HERE/py_bench.py" pandas-csv "$F" "$RUNS"
+  measure csv "memchr newline count (C)" "$LB" memchr "$F" 1
+  measure csv "libcsv bare tokenising (C)" "$LB" libcsv "$F" 1
+  measure csv "perflab csv" "$LB" load "$F" csv 1
+  measure csv "pandas.read_csv" "$PY" "$HERE/py_bench.py" pandas-csv "$F" 1
+  run_queue
 fi
 
 [ -s "$RES" ] && {
 echo
 echo "perflab benchmark: $(uname -m), $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "median of $RUNS runs, timed inside each process (wall and the process's CPU time, user + system; ratios use CPU time);"
+echo "median of $RUNS rounds (each reader of a file once per round, in turn, one process per run), timed inside the process"
+echo "(wall and the process's CPU time, user + system; ratios use CPU time);"
 echo "MB = 1e6 bytes; peak RSS = ru_maxrss of the measuring process (the mapped file included)"
 echo
 awk -F'|' '
