@@ -149,9 +149,13 @@ static uint64_t hash_bytes(const char *s, size_t n) {
 }
 
 /* A cell's identity for hashing: numbers by value (so 1 == 1.0 across NUM and
-** INT), strings by content (so keys match across string pools). */
-static uint64_t cell_hash(const pl_table *t, int col, size_t row) {
+** INT), strings by content (so keys match across string pools) or, where
+** every cell hashed comes from one pool (byid), by id: a pool holds each
+** text once, so equal ids are equal texts, and a long kernel name is not
+** hashed byte by byte on every row of a group-by. */
+static uint64_t cell_hash(const pl_table *t, int col, size_t row, int byid) {
   const pl_column *c = t->cols[col];
+  if (c->type == PL_STR && byid) return mix64(0x5bd1e9955bd1e995ull ^ c->v.str[row]);
   if (c->type == PL_STR) {
     size_t n;
     const char *s = pl_pool_str(t->pool, c->v.str[row], &n);
@@ -181,9 +185,9 @@ static int cell_eq(const pl_table *a, int ca, size_t ra, const pl_table *b, int 
   return (isnan(u) && isnan(v)) || u == v;
 }
 
-static uint64_t row_hash(const pl_table *t, const int *keys, size_t nkeys, size_t row) {
+static uint64_t row_hash(const pl_table *t, const int *keys, size_t nkeys, size_t row, int byid) {
   uint64_t h = 0x12345678abcdefull;
-  for (size_t k = 0; k < nkeys; k++) h = mix64(h ^ cell_hash(t, keys[k], row)) + k;
+  for (size_t k = 0; k < nkeys; k++) h = mix64(h ^ cell_hash(t, keys[k], row, byid)) + k;
   return h;
 }
 
@@ -230,7 +234,7 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
   memset(slots, 0, nslots * sizeof *slots);
   uint64_t *ghash = pl_xmalloc(16 * sizeof *ghash);
   for (size_t i = 0; i < n; i++) {
-    uint64_t h = nkeys ? row_hash(t, keys, nkeys, i) : 0;
+    uint64_t h = nkeys ? row_hash(t, keys, nkeys, i, 1) : 0;
     size_t s = (size_t)h & (nslots - 1);
     for (;;) {
       size_t g = slots[s];
@@ -315,7 +319,7 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
         hashrow *hr = pl_xmalloc((e - b ? e - b : 1) * sizeof *hr);
         for (size_t i = b; i < e; i++) {
           if (pl_cell_missing(t, ag->col, rows[i])) continue;
-          hr[m2].h = cell_hash(t, ag->col, rows[i]); hr[m2].row = rows[i]; m2++;
+          hr[m2].h = cell_hash(t, ag->col, rows[i], 1); hr[m2].row = rows[i]; m2++;
         }
         qsort(hr, m2, sizeof *hr, cmp_hashrow);
         int64_t cnt = 0;
@@ -409,20 +413,21 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b,
       return NULL;
     }
   }
-  /* hash b: chains of rows per slot */
+  /* hash b: chains of rows per slot (text keys by id when both tables share a pool) */
+  int byid = a->pool == b->pool;
   size_t nb = b->nrows, nslots = 64;
   while (nslots < nb * 2) nslots *= 2;
   size_t *head = pl_xmalloc(nslots * sizeof *head);
   for (size_t s = 0; s < nslots; s++) head[s] = (size_t)-1;
   size_t *next = pl_xmalloc((nb ? nb : 1) * sizeof *next);
   for (size_t i = nb; i-- > 0;) {     /* reverse so chains list rows in order */
-    size_t s = (size_t)row_hash(b, bkeys, nkeys, i) & (nslots - 1);
+    size_t s = (size_t)row_hash(b, bkeys, nkeys, i, byid) & (nslots - 1);
     next[i] = head[s]; head[s] = i;
   }
   size_t cap = a->nrows + 16, n = 0;
   size_t *ra = pl_xmalloc(cap * sizeof *ra), *rb = pl_xmalloc(cap * sizeof *rb);
   for (size_t i = 0; i < a->nrows; i++) {
-    size_t s = (size_t)row_hash(a, akeys, nkeys, i) & (nslots - 1);
+    size_t s = (size_t)row_hash(a, akeys, nkeys, i, byid) & (nslots - 1);
     int hit = 0;
     for (size_t j = head[s]; j != (size_t)-1; j = next[j]) {
       if (!row_eq(a, akeys, i, b, bkeys, j, nkeys)) continue;
