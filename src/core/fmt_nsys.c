@@ -389,18 +389,9 @@ static int fast_text_row(report *r, const char *s, size_t n, size_t lineno) {
     } else b = n;
     if (a >= n) return 0;
     const char *p = s + a; size_t m = b - a;
-    /* cells are padded with runs of spaces: skip them 8 at a time */
-    while (m >= 8) {
-      uint64_t w;
-      memcpy(&w, p, 8);
-      w ^= 0x2020202020202020ull;
-      if (w == 0) { p += 8; m -= 8; continue; }
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-      size_t sp = (size_t)__builtin_ctzll(w) / 8;   /* leading spaces in this word */
-      p += sp; m -= sp;
-#endif
-      break;
-    }
+    /* cells are padded with runs of spaces */
+    size_t sp = pl_skip_spaces(p, 0, m);
+    p += sp; m -= sp;
     while (m > 0 && (*p == ' ' || *p == '\t')) { p++; m--; }
     while (m > 0 && (p[m - 1] == ' ' || p[m - 1] == '\t' || p[m - 1] == '\r')) m--;
     switch (c->kind) {

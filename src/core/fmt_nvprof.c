@@ -38,14 +38,14 @@
 
 /* Factor to base units for an nvprof unit spelling; 0 when unknown. */
 static double nv_unit(const char *u, size_t n, int *kind) {
-  static const struct { const char *s; double f; int kind; } units[] = {
-    { "ns", 1, 1 }, { "us", 1e3, 1 }, { "ms", 1e6, 1 }, { "s", 1e9, 1 },
-    { "B", 1, 2 }, { "KB", 1024.0, 2 }, { "MB", 1048576.0, 2 }, { "GB", 1073741824.0, 2 }, { "TB", 1099511627776.0, 2 },
-    { "B/s", 1, 3 }, { "KB/s", 1024.0, 3 }, { "MB/s", 1048576.0, 3 }, { "GB/s", 1073741824.0, 3 }, { "TB/s", 1099511627776.0, 3 },
-    { "%", 1, 4 }, { "Hz", 1, 5 }, { "KHz", 1e3, 5 }, { "MHz", 1e6, 5 }, { "GHz", 1e9, 5 },
+  static const struct { const char *s; size_t n; double f; int kind; } units[] = {
+    { "ns", 2, 1, 1 }, { "us", 2, 1e3, 1 }, { "ms", 2, 1e6, 1 }, { "s", 1, 1e9, 1 },
+    { "B", 1, 1, 2 }, { "KB", 2, 1024.0, 2 }, { "MB", 2, 1048576.0, 2 }, { "GB", 2, 1073741824.0, 2 }, { "TB", 2, 1099511627776.0, 2 },
+    { "B/s", 3, 1, 3 }, { "KB/s", 4, 1024.0, 3 }, { "MB/s", 4, 1048576.0, 3 }, { "GB/s", 4, 1073741824.0, 3 }, { "TB/s", 4, 1099511627776.0, 3 },
+    { "%", 1, 1, 4 }, { "Hz", 2, 1, 5 }, { "KHz", 3, 1e3, 5 }, { "MHz", 3, 1e6, 5 }, { "GHz", 3, 1e9, 5 },
   };
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-    if (strlen(units[i].s) == n && memcmp(units[i].s, u, n) == 0) { if (kind) *kind = units[i].kind; return units[i].f; }
+    if (units[i].n == n && units[i].s[0] == u[0] && memcmp(units[i].s, u, n) == 0) { if (kind) *kind = units[i].kind; return units[i].f; }
   return 0;
 }
 
@@ -241,7 +241,7 @@ static void cell_of(const char *s, size_t n, const label *lab, size_t nl, size_t
   if (from > n) from = n;
   if (to > n) to = n;
   if (to < from) to = from;
-  while (from < to && s[from] == ' ') from++;
+  from = pl_skip_spaces(s, from, to);
   while (to > from && (s[to - 1] == ' ' || s[to - 1] == '\r')) to--;
   *a = from; *len = to - from;
 }
@@ -690,7 +690,8 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     }
     /* CSV blocks */
     int ck = -1;
-    if (pl_starts(t, tn, "\"Start\",\"Duration\"")) ck = CSV_TRACE;
+    if (t[0] != '"') { /* not a CSV header */ }
+    else if (pl_starts(t, tn, "\"Start\",\"Duration\"")) ck = CSV_TRACE;
     else if (pl_starts(t, tn, "\"Type\",\"Time(%)\"") || pl_starts(t, tn, "\"Time(%)\",\"Time\"")) ck = CSV_SUMMARY;
     else if (pl_starts(t, tn, "\"Device\",\"Kernel\",\"Invocations\"")) ck = CSV_METRICS;
     if (ck >= 0) {

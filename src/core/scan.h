@@ -51,6 +51,22 @@ static inline void pl_trim(const char **s, size_t *n) {
   while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t' || p[k - 1] == '\r')) k--;
   *s = p; *n = k;
 }
+/* The first index from i on (below n) whose byte is not a space, else n:
+** the padding of a column-aligned cell skipped 8 bytes at a time, reading
+** s[i..n) only. */
+static inline size_t pl_skip_spaces(const char *s, size_t i, size_t n) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  while (i < n && n - i >= 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    w ^= 0x2020202020202020ull;
+    if (w) return i + (size_t)__builtin_ctzll(w) / 8;
+    i += 8;
+  }
+#endif
+  while (i < n && s[i] == ' ') i++;
+  return i;
+}
 static inline int pl_is_blank(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
   return 1;

@@ -339,7 +339,35 @@ static void test_torch_wide(void) {
     }
 }
 
+/* pl_skip_spaces against a byte loop: every start of every prefix of
+** random space runs, the text ending at the guard page */
+static void test_skip_spaces(void) {
+  unsigned seed = 7;
+  char b[64];
+  for (int t = 0; t < 400; t++) {
+    size_t n = (size_t)(t % 40);
+    for (size_t i = 0; i < n; i++) {
+      seed = seed * 1103515245u + 12345u;
+      unsigned r = (seed >> 16) % 10;
+      b[i] = r < 7 ? ' ' : r == 7 ? 'x' : r == 8 ? '\t' : '\0';   /* tabs and NULs are not spaces */
+    }
+    const char *g = at_guard(b, n);
+    for (size_t i = 0; i <= n; i++) {
+      size_t want = i;
+      while (want < n && g[want] == ' ') want++;
+      TC_EQ_INT((long long)pl_skip_spaces(g, i, n), (long long)want);
+    }
+  }
+  /* a long run: the word loop to the end */
+  memset(b, ' ', 64);
+  const char *g = at_guard(b, 64);
+  TC_EQ_INT((long long)pl_skip_spaces(g, 0, 64), 64);
+  TC_EQ_INT((long long)pl_skip_spaces(g, 3, 64), 64);
+  TC_EQ_INT((long long)pl_skip_spaces(g, 5, 3), 5);   /* past the end: as given */
+}
+
 int main(void) {
+  test_skip_spaces();
   test_grouped();
   test_kernel_table();
   test_nsys();
