@@ -13,9 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 typedef struct reader {
   /* fields of the record being built: bytes in arena, offsets and lengths */

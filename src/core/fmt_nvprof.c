@@ -690,10 +690,11 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     }
     /* CSV blocks */
     int ck = -1;
-    if (t[0] != '"') { /* not a CSV header */ }
-    else if (pl_starts(t, tn, "\"Start\",\"Duration\"")) ck = CSV_TRACE;
-    else if (pl_starts(t, tn, "\"Type\",\"Time(%)\"") || pl_starts(t, tn, "\"Time(%)\",\"Time\"")) ck = CSV_SUMMARY;
-    else if (pl_starts(t, tn, "\"Device\",\"Kernel\",\"Invocations\"")) ck = CSV_METRICS;
+    if (t[0] == '"') {   /* every CSV header starts with a quote: trace rows skip these tests */
+      if (pl_starts(t, tn, "\"Start\",\"Duration\"")) ck = CSV_TRACE;
+      else if (pl_starts(t, tn, "\"Type\",\"Time(%)\"") || pl_starts(t, tn, "\"Time(%)\",\"Time\"")) ck = CSV_SUMMARY;
+      else if (pl_starts(t, tn, "\"Device\",\"Kernel\",\"Invocations\"")) ck = CSV_METRICS;
+    }
     if (ck >= 0) {
       const char *bs = l.s, *be = l.s + l.n;
       size_t first = c.lineno;

@@ -74,7 +74,6 @@ void pl_column_reserve(pl_column *c, size_t n) {
   c->cap = cap;
 }
 
-
 static void col_push_missing(pl_column *c) {
   pl_column_reserve(c, c->len + 1);
   switch (c->type) {

@@ -122,12 +122,6 @@ void pl_column_reserve(pl_column *c, size_t n);
 ** good part of its time in page faults otherwise.  0, or -1 where the system
 ** cannot (the caller then stops asking). */
 int pl_table_populate(pl_table *t, size_t from, size_t to);
-/* Asks the system for the memory of rows [from, to) of every column (within
-** what each has reserved) in one call per column, instead of one page fault
-** per page as the values are stored: a large table being filled spends a
-** good part of its time in page faults otherwise.  0, or -1 where the system
-** cannot (the caller then stops asking). */
-int pl_table_populate(pl_table *t, size_t from, size_t to);
 
 /* Cell access (row is 0-based). */
 double pl_cell_num(const pl_table *t, int col, size_t row);   /* any type -> double; NaN if missing/str */
