@@ -499,6 +499,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           size_t nva = e - fr->vskip;
           trim(&va, &nva);
           s.rowi++;
+          if (ncu_b_metric_fast(b, &fr->k, va, nva)) continue;
           if (ncu_b_metric_k(b, &fr->k, s.sec, s.nsec, &s.secs[s.cur].sec_id, s.cls,
                              l.s + fr->nm_off, fr->nm, l.s + fr->un_off, fr->nu, va, nva,
                              c.lineno, (size_t)(va - l.s) + 1, err) != 0) {

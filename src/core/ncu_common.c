@@ -701,7 +701,49 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
       b->sm_count = v; b->sm_count_source = "metric (# SMs / device__attribute_multiprocessor_count)";
     }
   }
+  /* what ncu_b_metric_fast needs to add the next number of this key */
+  if (is_num && !k->fast) {
+    int ok = 1;
+    if (b->want_m) ok = nsec > 0 && sec_id && *sec_id && k->mid && (nu == 0 || k->unit_id);
+    if (c >= 0) ok = ok && b->k->cols[c]->type == PL_NUM && !k->is_sm;
+    if (ok) { k->fast = 1; k->fkc = c; k->fsid = sec_id ? *sec_id : 0; }
+  }
   return 0;
+}
+
+int ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, size_t nv) {
+  double v;
+  if (!k->fast || nv == 0) return 0;
+  if (!(pl_parse_plain(val, nv, &v) || (!b->locale && parse_grouped(val, nv, &v)))) return 0;
+  v *= k->u.factor;
+  if (b->want_m) {
+    pl_table *m = b->m;
+    size_t row = m->nrows;
+    if (m->rowopen || m->ncols != 7 || row >= b->m_room || !b->defer_raw) return 0;
+    if (row >= b->m_faulted && !b->m_nofault) m_prefault(b, row);
+    raw_defer(b, val, nv, row);
+    pl_column **cols = m->cols;
+    cols[b->m_kid]->v.i64[row] = b->nkernels;
+    cols[b->m_sec]->v.str[row] = k->fsid;
+    cols[b->m_metric]->v.str[row] = k->mid;
+    cols[b->m_unit]->v.str[row] = k->unit_id;
+    cols[b->m_base]->v.str[row] = k->base_id;
+    cols[b->m_value]->v.num[row] = v;
+    cols[b->m_raw]->v.str[row] = 0;
+    cols[b->m_kid]->len = cols[b->m_sec]->len = cols[b->m_metric]->len = cols[b->m_unit]->len =
+      cols[b->m_base]->len = cols[b->m_value]->len = cols[b->m_raw]->len = row + 1;
+    m->nrows = row + 1;
+  }
+  if (k->fkc >= 0) {
+    pl_table *kt = b->k;
+    pl_column *col = kt->cols[k->fkc];
+    if (k->bytes) v = snap_bytes(v, k->u.factor, val, nv);
+    if (col->len == kt->nrows && col->len < col->cap) {
+      kt->rowopen = 1;
+      col->v.num[col->len++] = v;
+    } else pl_row_put_num(kt, k->fkc, v);
+  }
+  return 1;
 }
 
 size_t ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_local) {

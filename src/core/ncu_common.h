@@ -122,11 +122,20 @@ typedef struct ncu_mkey {
   int known;
   pl_unit u;
   uint32_t nid, mid, unit_id, base_id;   /* mid, unit_id: 0 until the first metrics row */
+  /* ncu_b_metric_fast: set once a number went through ncu_b_metric_k
+  ** with every id above known; fkc: the kernel column (-1: none), fsid:
+  ** the section's id in the metrics pool */
+  int fast, fkc;
+  uint32_t fsid;
 } ncu_mkey;
 void ncu_mkey_init(ncu_mkey *k);
 int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, uint32_t *sec_id, int cls,
                    const char *metric, size_t nm, const char *unit, size_t nu,
                    const char *val, size_t nv, size_t line, size_t vcol, pl_err *err);
+/* ncu_b_metric_k's common case for a key that has been through it (a
+** number value, every id known): returns 1 when the row was added, 0 when
+** it does not apply (nothing was done; call ncu_b_metric_k). */
+int ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, size_t nv);
 void ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname,
                 const char *sev, size_t nsev, const char *msg, size_t nmsg,
                 double est, double est_local, size_t line);
