@@ -480,7 +480,7 @@ static inline struct ncu_rawc *raw_slot(ncu_builder *b, const char *s, size_t n,
   if (b->rawc == NULL) b->rawc = pl_xcalloc(NCU_RAWC, sizeof *b->rawc);
   uint64_t h = (key ^ (uint64_t)n << 61) * 0x9e3779b97f4a7c15ull;
   *keyp = key;
-  return &b->rawc[h >> (64 - 14)];
+  return &b->rawc[h >> (64 - NCU_RAWC_BITS)];
 }
 
 /* The id of a metric's value text in the metrics pool. */
