@@ -332,6 +332,10 @@ typedef struct nt_sec {
   int cls;
   uint32_t sec_id;               /* the name's id in the metrics pool, 0: not yet */
   nt_row *rows; size_t nrows, cap;
+  /* the three lines that opened its table last time (rule, 'Metric Name'
+  ** header, rule; line ends included) and the columns they set: the same
+  ** bytes after the 'Section:' line open the table the same way */
+  char *hdr; size_t nhdr, hc2, hc2end, hc3;
 } nt_sec;
 
 typedef struct nt_dash { char s[256]; size_t n; int g; size_t st[3], ln[3]; } nt_dash;
@@ -341,6 +345,7 @@ typedef struct tstate {
   int st;
   /* the current section */
   const char *sec; size_t nsec; int cls; size_t sec_line;
+  const char *sec_end;           /* where the 'Section:' line's next line starts */
   size_t c2, c2end, c3;          /* unit column start and end, value column start */
   /* a kernel begun by a section (2019-2020 layout), waiting for its kernel line */
   int pending; size_t pending_line;
@@ -385,7 +390,7 @@ static void secs_free(tstate *s) {
   for (size_t i = 0; i < s->nsecs; i++) {
     nt_sec *x = &s->secs[i];
     for (size_t j = 0; j < x->nrows; j++) { free(x->rows[j].txt); free(x->rows[j].pre); }
-    free(x->rows); free(x->name);
+    free(x->rows); free(x->name); free(x->hdr);
   }
   free(s->secs); s->secs = NULL; s->nsecs = 0;
 }
@@ -465,6 +470,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_line l;
   pl_lines_init(&c, in->data, in->len);
   size_t tst[3], tln[3];
+  size_t next_check = 4096;
   int rc = 0;
   s.cur = -1;
   for (;;) {
@@ -486,7 +492,8 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       l.s = ls; l.n = ln;
       c.lineno++;
     } else if (!pl_lines_next(&c, &l)) break;
-    if ((c.lineno & 4095) == 0) {
+    if (c.lineno >= next_check) {
+      next_check = c.lineno + 4096;
       if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
       if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     }
@@ -520,7 +527,21 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       if (n == 0) continue;
       if (t[0] == '=' && STARTS(t, n, "==PROF==")) continue;
       if (t[0] == '-' && tab_rule(&s, l.s, l.n, tst, tln)) {
-        if (s.st == ST_TAB_HDR) { s.st = ST_TAB_DATA; continue; }
+        if (s.st == ST_TAB_HDR) {
+          s.st = ST_TAB_DATA;
+          /* the table opened by the three lines right after 'Section:': keep them */
+          if (s.cur >= 0 && c.lineno == s.sec_line + 3 && c.p > s.sec_end && c.p[-1] == '\n') {
+            nt_sec *x = &s.secs[s.cur];
+            size_t nh = (size_t)(c.p - s.sec_end);
+            if (nh <= NT_MAX_PRE * 4 && !(x->hdr && x->nhdr == nh && memcmp(x->hdr, s.sec_end, nh) == 0)) {
+              free(x->hdr);
+              x->hdr = pl_xmalloc(nh);
+              memcpy(x->hdr, s.sec_end, nh);
+              x->nhdr = nh; x->hc2 = s.c2; x->hc2end = s.c2end; x->hc3 = s.c3;
+            }
+          }
+          continue;
+        }
         s.st = ST_SEC;                   /* the table is closed; rules may follow */
         continue;
       }
@@ -609,8 +630,19 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       s.rowi = 0;
       s.cls = s.cur >= 0 ? s.secs[s.cur].cls : ncu_section_class(s.sec, s.nsec);
       s.sec_line = c.lineno;
+      s.sec_end = c.p;
       b->nsections++;
       s.st = ST_SEC;
+      if (s.cur >= 0) {
+        /* the same three lines as last time: the table opens as it did then */
+        const nt_sec *x = &s.secs[s.cur];
+        if (x->hdr && (size_t)(c.end - c.p) >= x->nhdr && memcmp(c.p, x->hdr, x->nhdr) == 0) {
+          c.p += x->nhdr;
+          c.lineno += 3;
+          s.c2 = x->hc2; s.c2end = x->hc2end; s.c3 = x->hc3;
+          s.st = ST_TAB_DATA;
+        }
+      }
       continue;
     }
     if (s.st == ST_SEC && s.sec && n > 0 && t[0] == '-' && tab_rule(&s, l.s, l.n, tst, tln)) {

@@ -490,8 +490,11 @@ static void launch_text(pl_buf *o, int i) {
   static const char *vals[] = { "1.59", "1,024", "6,180,923", "1,234.5", "12345678.25", "0", "n/a", "3" };
   pl_buf_printf(o, "  kern_%d(float*) (%d, 1, 1)x(128, 1, 1), Context 1, Stream 7, Device 0, CC 8.0\n", i % 3, 8 + i);
   pl_buf_printf(o, "    Section: GPU Speed Of Light Throughput\n");
+  /* the lines opening a table: now and then not as last time (a blank line
+  ** first, another header spelling) */
+  if (i % 7 == 6) pl_buf_printf(o, "\n");
   pl_buf_printf(o, "    ----------------------- ----------- ------------\n");
-  pl_buf_printf(o, "    Metric Name             Metric Unit Metric Value\n");
+  pl_buf_printf(o, i % 5 == 3 ? "    Metric Name             Metric Unit  Metric Value\n" : "    Metric Name             Metric Unit Metric Value\n");
   pl_buf_printf(o, "    ----------------------- ----------- ------------\n");
   pl_buf_printf(o, "    DRAM Frequency                  Ghz         %s\n", i % 2 ? "1.59" : "1.6");
   pl_buf_printf(o, "    Elapsed Cycles                cycle    %s\n", vals[1 + i % 3]);
@@ -545,7 +548,21 @@ static void test_row_cache(void) {
   pl_buf all, one;
   pl_buf_init(&all); pl_buf_init(&one);
   pl_buf_printf(&all, "[123] prog@host\n");
-  for (int i = 0; i < N; i++) launch_text(&all, i);
+  /* the line numbers of each launch's kernel line and first rule, counted here */
+  size_t kline[N], rline[N];
+  for (int i = 0; i < N; i++) {
+    size_t at = all.len;
+    launch_text(&all, i);
+    size_t nl = 0;
+    for (size_t j = 0; j < at; j++) nl += all.data[j] == '\n';
+    kline[i] = nl + 1;
+    const char *opt = strstr(all.data + at, "    OPT ");
+    rline[i] = 0;
+    if (opt) {
+      rline[i] = kline[i];
+      for (const char *q = all.data + at; q < opt; q++) rline[i] += *q == '\n';
+    }
+  }
   /* the last line without its line end: the input is not NUL-terminated here */
   pl_buf_printf(&all, "    trailing program output");
   char *exact = malloc(all.len);
@@ -583,6 +600,13 @@ static void test_row_cache(void) {
       pl_profile_free(q);
     }
     TC_EQ_INT(m0, m->nrows);
+    /* line numbers, with table openings skipped as seen before */
+    pl_table *r = pl_profile_find(p, "rules");
+    TC_CHECK(r != NULL && r->nrows == N);
+    for (int i = 0; i < N; i++) {
+      TC_EQ_INT((size_t)pl_cell_num(k, col(k, "line"), (size_t)i), kline[i]);
+      if (r && r->nrows == N) TC_EQ_INT((size_t)pl_cell_num(r, col(r, "line"), (size_t)i), rline[i]);
+    }
     /* values by hand: grouped numbers and their raw text */
     int cv = col(m, "value"), cr = col(m, "raw"), cm = col(m, "metric");
     size_t n;
