@@ -41,6 +41,9 @@ static const char *const known_cols[C_NKNOWN] = {
   "Estimated Speedup Type", "Estimated Speedup",
 };
 
+/* What a raw-page column is, beyond a metric. */
+enum { RAW_OTHER, RAW_DEVICE, RAW_CC_MAJOR, RAW_CC_MINOR, RAW_ID };
+
 typedef struct cstate {
   ncu_builder b;
   pl_profile *p;
@@ -59,7 +62,11 @@ typedef struct cstate {
   int raw;                      /* raw page */
   char **hdr;                   /* raw page: header names */
   char **units;                 /* raw page: units row (NULL entries when absent) */
-  int units_done;
+  /* raw page, per column: what its metric resolves to (the same name and
+  ** unit on every row), name and unit lengths, and which device attribute
+  ** it is (RAW_*) */
+  ncu_mkey *keys; size_t *nhdr, *nunit; unsigned char *attr;
+  int units_done, ids_marked;
   /* current launch */
   int have_id; int64_t cur_id;
   char cur_sec[256];
@@ -152,6 +159,18 @@ static void header_record(cstate *c) {
       const char *s = fld(c, (int)i, &n);
       c->hdr[i] = pl_xstrndup(s, n);
     }
+    c->keys = pl_xcalloc(c->nf, sizeof *c->keys);
+    c->nhdr = pl_xcalloc(c->nf, sizeof *c->nhdr);
+    c->nunit = pl_xcalloc(c->nf, sizeof *c->nunit);
+    c->attr = pl_xcalloc(c->nf, 1);
+    for (size_t i = 0; i < c->nf; i++) {
+      ncu_mkey_init(&c->keys[i]);
+      c->nhdr[i] = strlen(c->hdr[i]);
+      const char *h = c->hdr[i];
+      c->attr[i] = strcmp(h, "device__attribute_display_name") == 0 ? RAW_DEVICE
+                 : strcmp(h, "device__attribute_compute_capability_major") == 0 ? RAW_CC_MAJOR
+                 : strcmp(h, "device__attribute_compute_capability_minor") == 0 ? RAW_CC_MINOR : RAW_OTHER;
+    }
     pl_profile_meta_str(c->p, "page", "raw", 3);
   } else {
     pl_profile_meta_str(c->p, "page", "details", 7);
@@ -226,8 +245,10 @@ static void details_record(cstate *c) {
     memcpy(c->cur_sec, sec, nsec); c->cur_sec[nsec] = '\0';
     b->nsections++;
   }
-  if (ncu_b_metric(b, sec, nsec, ncu_section_class(sec, nsec), mn, nm, mu, nu, mv, nv,
-                   c->rec_line, field_col(c, (size_t)c->col[C_MVAL]), c->err) != 0) c->failed = 1;
+  if (ncu_b_metric(b, sec, nsec, ncu_section_class(sec, nsec), mn, nm, mu, nu, mv, nv, c->rec_line, 0, c->err) != 0) {
+    c->err->col = field_col(c, (size_t)c->col[C_MVAL]);   /* only now: it reads the line up to the field */
+    c->failed = 1;
+  }
 }
 
 static void raw_record(cstate *c) {
@@ -240,7 +261,7 @@ static void raw_record(cstate *c) {
       for (size_t i = 0; i < c->nf && i < c->ncols; i++) {
         size_t un;
         const char *u = fld(c, (int)i, &un);
-        if (un && !is_id_col(c, i)) c->units[i] = pl_xstrndup(u, un);
+        if (un && !is_id_col(c, i)) { c->units[i] = pl_xstrndup(u, un); c->nunit[i] = un; }
       }
       return;
     }
@@ -249,19 +270,23 @@ static void raw_record(cstate *c) {
   if (pl_parse_int64(s, n, &id) != 0) { fail_field(c, (size_t)c->col[C_ID], "a launch ID (an integer)"); return; }
   begin_launch(c, id);
   double ccmaj = NAN, ccmin = NAN;
+  if (!c->ids_marked) {
+    for (size_t i = 0; i < c->ncols; i++) if (is_id_col(c, i)) c->attr[i] = RAW_ID;
+    c->ids_marked = 1;
+  }
   for (size_t i = 0; i < c->nf && i < c->ncols; i++) {
-    if (is_id_col(c, i)) continue;
+    if (c->attr[i] == RAW_ID) continue;
     size_t vn;
     const char *v = fld(c, (int)i, &vn);
     if (vn == 0) continue;
     const char *u = c->units[i] ? c->units[i] : "";
-    const char *mname = c->hdr[i];
-    if (strcmp(mname, "device__attribute_display_name") == 0 && pl_profile_meta_get(c->p, "device") == NULL)
+    if (c->attr[i] == RAW_DEVICE && pl_profile_meta_get(c->p, "device") == NULL)
       pl_profile_meta_str(c->p, "device", v, vn);
-    if (strcmp(mname, "device__attribute_compute_capability_major") == 0) pl_parse_double(v, vn, &ccmaj);
-    if (strcmp(mname, "device__attribute_compute_capability_minor") == 0) pl_parse_double(v, vn, &ccmin);
-    if (ncu_b_metric(b, NULL, 0, NCU_SEC_RAW, mname, strlen(mname), u, strlen(u), v, vn,
-                     c->rec_line, field_col(c, i), c->err) != 0) {
+    if (c->attr[i] == RAW_CC_MAJOR) pl_parse_double(v, vn, &ccmaj);
+    if (c->attr[i] == RAW_CC_MINOR) pl_parse_double(v, vn, &ccmin);
+    if (ncu_b_metric_k(b, &c->keys[i], NULL, 0, NULL, NCU_SEC_RAW, c->hdr[i], c->nhdr[i], u, c->nunit[i], v, vn,
+                       c->rec_line, 0, c->err) != 0) {
+      c->err->col = field_col(c, i);   /* only now: it reads the line up to the field */
       if (pl_lenient_skip(c->o, c->p, c->err)) continue;   /* lenient: only that cell */
       c->failed = 1;
       return;
@@ -328,6 +353,7 @@ static void free_state(cstate *c) {
   if (c->hdr) for (size_t i = 0; i < c->ncols; i++) free(c->hdr[i]);
   if (c->units) for (size_t i = 0; i < c->ncols; i++) free(c->units[i]);
   free(c->hdr); free(c->units);
+  free(c->keys); free(c->nhdr); free(c->nunit); free(c->attr);
   free(c->off); free(c->len);
   pl_buf_free(&c->arena);
 }
