@@ -284,6 +284,7 @@ static void raw_record(cstate *c) {
       pl_profile_meta_str(c->p, "device", v, vn);
     if (c->attr[i] == RAW_CC_MAJOR) pl_parse_double(v, vn, &ccmaj);
     if (c->attr[i] == RAW_CC_MINOR) pl_parse_double(v, vn, &ccmin);
+    if (ncu_b_metric_fast(b, &c->keys[i], v, vn)) continue;
     if (ncu_b_metric_k(b, &c->keys[i], NULL, 0, NULL, NCU_SEC_RAW, c->hdr[i], c->nhdr[i], u, c->nunit[i], v, vn,
                        c->rec_line, 0, c->err) != 0) {
       c->err->col = field_col(c, i);   /* only now: it reads the line up to the field */
@@ -315,6 +316,7 @@ static void on_record(int term, void *ud) {
   else details_record(c);
   /* lenient: a bad record (after the header) is skipped and listed */
   if (c->failed && c->nrec > 0 && pl_lenient_skip(c->o, c->p, c->err)) c->failed = 0;
+  ncu_b_flush(&c->b);           /* the record's value texts are read before its fields go */
   c->nrec++;
   c->nf = 0;
   c->arena.len = 0;
@@ -363,6 +365,7 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   memset(&c, 0, sizeof c);
   c.p = p; c.err = err; c.o = o;
   ncu_b_init(&c.b, p, o);
+  c.b.defer_raw = 1;            /* value texts stay in `arena` until the record ends: ncu_b_flush there */
   pl_buf_init(&c.arena);
   struct csv_parser cp;
   if (csv_init(&cp, CSV_STRICT | CSV_STRICT_FINI) != 0) {

@@ -543,6 +543,10 @@ static inline void raw_defer(ncu_builder *b, const char *s, size_t n, size_t row
   }
 }
 
+void ncu_b_flush(ncu_builder *b) {
+  raw_flush(b);
+}
+
 /* The metrics rows just ahead populated (pl_table_populate), within what
 ** the columns have reserved. */
 static void m_prefault(ncu_builder *b, size_t row) {
@@ -704,9 +708,9 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
   /* what ncu_b_metric_fast needs to add the next number of this key */
   if (is_num && !k->fast) {
     int ok = 1;
-    if (b->want_m) ok = nsec > 0 && sec_id && *sec_id && k->mid && (nu == 0 || k->unit_id);
+    if (b->want_m) ok = (nsec == 0 || (sec_id && *sec_id)) && k->mid && (nu == 0 || k->unit_id);
     if (c >= 0) ok = ok && b->k->cols[c]->type == PL_NUM && !k->is_sm;
-    if (ok) { k->fast = 1; k->fkc = c; k->fsid = sec_id ? *sec_id : 0; }
+    if (ok) { k->fast = 1; k->fkc = c; k->fsid = nsec && sec_id ? *sec_id : 0; }
   }
   return 0;
 }

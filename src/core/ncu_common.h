@@ -90,7 +90,8 @@ typedef struct ncu_builder {
     struct ncu_rawc *e; uint64_t rk;   /* the cache entry (NULL: too long) and key there */
   } pend[8];
   unsigned phead, npend;
-  int defer_raw;                  /* set by a parser whose value texts outlive the next row */
+  int defer_raw;                  /* set by a parser whose value texts outlive the next rows
+                                  ** (or that calls ncu_b_flush before reusing them) */
   /* kernel names seen (direct mapped) -> ids of name and short name in the kernels pool */
   struct ncu_kname { char *name; size_t n; uint32_t name_id, short_id; } kname[16];
 } ncu_builder;
@@ -142,6 +143,9 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
 ** number value, every id known): returns 1 when the row was added, 0 when
 ** it does not apply (nothing was done; call ncu_b_metric_k). */
 int ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, size_t nv);
+/* With defer_raw set, the value texts of the last rows are read again
+** later: this finishes them, for a parser about to reuse their memory. */
+void ncu_b_flush(ncu_builder *b);
 void ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname,
                 const char *sev, size_t nsev, const char *msg, size_t nmsg,
                 double est, double est_local, size_t line);

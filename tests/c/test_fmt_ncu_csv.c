@@ -148,6 +148,54 @@ static void test_raw(void) {
   }
 }
 
+/* A raw page of many launches: every cell's metrics row has the cell's
+** own text and number (value texts are interned after later cells are
+** read, so each record's texts must be finished before its fields go). */
+static void test_raw_many(void) {
+  enum { L = 60, C = 30 };
+  pl_buf b;
+  pl_buf_init(&b);
+  pl_buf_adds(&b, "\"ID\",\"Kernel Name\"");
+  for (int j = 0; j < C; j++) pl_buf_printf(&b, ",\"m%d\"", j);
+  pl_buf_adds(&b, "\n");
+  char cell[L][C][32];
+  for (int r = 0; r < L; r++) {
+    pl_buf_printf(&b, "\"%d\",\"k%d\"", r, r % 3);
+    for (int j = 0; j < C; j++) {
+      if ((r * 7 + j) % 11 == 0) snprintf(cell[r][j], sizeof cell[r][j], "t%d_%d", r, j);        /* text */
+      else if (j % 5 == 0) snprintf(cell[r][j], sizeof cell[r][j], "%d", j);                    /* the same on every row */
+      else snprintf(cell[r][j], sizeof cell[r][j], "%d.%02d", r * 1000 + j, (r + j) % 100);     /* its own */
+      pl_buf_printf(&b, ",\"%s\"", cell[r][j]);
+    }
+    pl_buf_adds(&b, "\n");
+  }
+  pl_err e;
+  pl_profile *p = load_buf("many.csv", b.data, &e);
+  TC_CHECK(p != NULL);
+  pl_table *m = p ? pl_profile_find(p, "metrics") : NULL;
+  TC_CHECK(m != NULL);
+  if (m) {
+    TC_EQ_INT(m->nrows, L * C);
+    int bad = 0;
+    for (int r = 0; r < L && !bad; r++)
+      for (int j = 0; j < C && !bad; j++) {
+        size_t k = (size_t)(r * C + j);
+        char mn[16];
+        snprintf(mn, sizeof mn, "m%d", j);
+        const char *raw = str(m, "raw", k), *name = str(m, "metric", k);
+        double v = num(m, "value", k), want = cell[r][j][0] == 't' ? NAN : strtod(cell[r][j], NULL);
+        if (!raw || !name || strcmp(raw, cell[r][j]) != 0 || strcmp(name, mn) != 0 ||
+            (isnan(want) ? !isnan(v) : v != want) || num(m, "kernel_id", k) != r) {
+          fprintf(stderr, "launch %d column %d: raw '%s' metric '%s' value %g\n", r, j, raw ? raw : "(null)", name ? name : "(null)", v);
+          bad = 1;
+        }
+      }
+    TC_CHECK(!bad);
+  }
+  if (p) pl_profile_free(p);
+  pl_buf_free(&b);
+}
+
 /* launches per file: distinct IDs (awk -F'","' '{print $1}' | sort -u) */
 static const struct { const char *file; int launches; int rules; } counts[] = {
   { "superbench_b200_cc100_cublaslt_ncu_details.csv", 1, 8 },
@@ -280,6 +328,7 @@ static void test_detect(void) {
 int main(void) {
   test_superbench();
   test_raw();
+  test_raw_many();
   test_corpus();
   test_errors();
   test_detect();
