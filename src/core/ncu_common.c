@@ -166,7 +166,8 @@ static double snap_bytes(double v, double factor, const char *raw, size_t n) {
   const char *dot = memchr(raw, '.', n);
   if (dot == NULL) dot = memchr(raw, ',', n);     /* locale decimal comma */
   if (dot) dec = n - (size_t)(dot - raw) - 1;
-  double half = factor * pow(10, -(double)dec) / 2;
+  static const double p10[] = { 1, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8 };   /* pow(10, -dec), exactly */
+  double half = factor * (dec < sizeof p10 / sizeof p10[0] ? p10[dec] : pow(10, -(double)dec)) / 2;
   double m = floor(v / 128 + 0.5) * 128;
   return fabs(m - v) < half ? m : v;
 }
