@@ -66,7 +66,7 @@ typedef struct cstate {
   ** unit on every row), name and unit lengths, and which device attribute
   ** it is (RAW_*) */
   ncu_mkey *keys; size_t *nhdr, *nunit; unsigned char *attr;
-  int units_done, ids_marked;
+  int units_done;
   /* current launch */
   int have_id; int64_t cur_id;
   char cur_sec[256];
@@ -137,6 +137,11 @@ static int64_t int_or_na(const char *s, size_t n) {
   return PL_INT_NA;
 }
 
+static int is_id_col(const cstate *c, size_t i) {
+  for (int k = 0; k < C_NKNOWN; k++) if (c->col[k] == (int)i) return 1;
+  return 0;
+}
+
 static void header_record(cstate *c) {
   c->ncols = c->nf;
   for (int k = 0; k < C_NKNOWN; k++) c->col[k] = -1;
@@ -170,16 +175,12 @@ static void header_record(cstate *c) {
       c->attr[i] = strcmp(h, "device__attribute_display_name") == 0 ? RAW_DEVICE
                  : strcmp(h, "device__attribute_compute_capability_major") == 0 ? RAW_CC_MAJOR
                  : strcmp(h, "device__attribute_compute_capability_minor") == 0 ? RAW_CC_MINOR : RAW_OTHER;
+      if (is_id_col(c, i)) c->attr[i] = RAW_ID;
     }
     pl_profile_meta_str(c->p, "page", "raw", 3);
   } else {
     pl_profile_meta_str(c->p, "page", "details", 7);
   }
-}
-
-static int is_id_col(const cstate *c, size_t i) {
-  for (int k = 0; k < C_NKNOWN; k++) if (c->col[k] == (int)i) return 1;
-  return 0;
 }
 
 /* Starts a launch from the identification fields of the record. */
@@ -270,10 +271,6 @@ static void raw_record(cstate *c) {
   if (pl_parse_int64(s, n, &id) != 0) { fail_field(c, (size_t)c->col[C_ID], "a launch ID (an integer)"); return; }
   begin_launch(c, id);
   double ccmaj = NAN, ccmin = NAN;
-  if (!c->ids_marked) {
-    for (size_t i = 0; i < c->ncols; i++) if (is_id_col(c, i)) c->attr[i] = RAW_ID;
-    c->ids_marked = 1;
-  }
   for (size_t i = 0; i < c->nf && i < c->ncols; i++) {
     if (c->attr[i] == RAW_ID) continue;
     size_t vn;
