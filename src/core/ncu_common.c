@@ -544,6 +544,34 @@ static inline void raw_defer(ncu_builder *b, const char *s, size_t n, size_t row
   }
 }
 
+/* Metrics row `row` (the next one, room reserved and populated), whole. */
+static inline void m_put_row(ncu_builder *b, size_t row, uint32_t sid, uint32_t mid, uint32_t uid,
+                             uint32_t bid, double v, uint32_t rid) {
+  pl_table *m = b->m;
+  pl_column **cols = m->cols;
+  cols[b->m_kid]->v.i64[row] = b->nkernels;
+  cols[b->m_sec]->v.str[row] = sid;
+  cols[b->m_metric]->v.str[row] = mid;
+  cols[b->m_unit]->v.str[row] = uid;
+  cols[b->m_base]->v.str[row] = bid;
+  cols[b->m_value]->v.num[row] = v;
+  cols[b->m_raw]->v.str[row] = rid;
+  cols[b->m_kid]->len = cols[b->m_sec]->len = cols[b->m_metric]->len = cols[b->m_unit]->len =
+    cols[b->m_base]->len = cols[b->m_value]->len = cols[b->m_raw]->len = row + 1;
+  m->nrows = row + 1;
+}
+
+/* A number in kernel column c of the open launch: pl_row_put_num, with its
+** common case inline (a number column whose next cell is the row's). */
+static inline void k_put_num(ncu_builder *b, int c, double v) {
+  pl_table *kt = b->k;
+  pl_column *col = kt->cols[c];
+  if (col->type == PL_NUM && col->len == kt->nrows && col->len < col->cap) {
+    kt->rowopen = 1;
+    col->v.num[col->len++] = v;
+  } else pl_row_put_num(kt, c, v);
+}
+
 void ncu_b_flush(ncu_builder *b) {
   raw_flush(b);
 }
@@ -664,16 +692,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
         b->m_room = room;
       }
       if (row >= b->m_faulted && !b->m_nofault) m_prefault(b, row);
-      cols[b->m_kid]->v.i64[row] = b->nkernels;
-      cols[b->m_sec]->v.str[row] = sid;
-      cols[b->m_metric]->v.str[row] = mid;
-      cols[b->m_unit]->v.str[row] = uid;
-      cols[b->m_base]->v.str[row] = bid;
-      cols[b->m_value]->v.num[row] = is_num ? v : NAN;
-      cols[b->m_raw]->v.str[row] = rid;
-      cols[b->m_kid]->len = cols[b->m_sec]->len = cols[b->m_metric]->len = cols[b->m_unit]->len =
-        cols[b->m_base]->len = cols[b->m_value]->len = cols[b->m_raw]->len = row + 1;
-      m->nrows = row + 1;
+      m_put_row(b, row, sid, mid, uid, bid, is_num ? v : NAN, rid);
     } else {
       raw_flush(b);
       if (nv) rid = raw_id(b, val, nv);
@@ -692,12 +711,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
       pl_row_put_str(b->k, c, val, nv);
     } else if (is_num) {
       if (k->bytes) v = snap_bytes(v, u.factor, val, nv);
-      pl_table *kt = b->k;
-      if (col->type == PL_NUM && col->len == kt->nrows && col->len < col->cap) {
-        /* pl_row_put_num's common case, inline: the cell is the row's next */
-        kt->rowopen = 1;
-        col->v.num[col->len++] = v;
-      } else pl_row_put_num(kt, c, v);
+      k_put_num(b, c, v);
     } else {
       pl_profile_diag(b->p, line, "kernel column '%s' is numeric; text value '%.*s' of '%.*s' kept in metrics only",
                       col->name, (int)nv, val, (int)nm, metric);
@@ -727,26 +741,11 @@ int ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, size_t
     if (m->rowopen || m->ncols != 7 || row >= b->m_room || !b->defer_raw) return 0;
     if (row >= b->m_faulted && !b->m_nofault) m_prefault(b, row);
     raw_defer(b, val, nv, row);
-    pl_column **cols = m->cols;
-    cols[b->m_kid]->v.i64[row] = b->nkernels;
-    cols[b->m_sec]->v.str[row] = k->fsid;
-    cols[b->m_metric]->v.str[row] = k->mid;
-    cols[b->m_unit]->v.str[row] = k->unit_id;
-    cols[b->m_base]->v.str[row] = k->base_id;
-    cols[b->m_value]->v.num[row] = v;
-    cols[b->m_raw]->v.str[row] = 0;
-    cols[b->m_kid]->len = cols[b->m_sec]->len = cols[b->m_metric]->len = cols[b->m_unit]->len =
-      cols[b->m_base]->len = cols[b->m_value]->len = cols[b->m_raw]->len = row + 1;
-    m->nrows = row + 1;
+    m_put_row(b, row, k->fsid, k->mid, k->unit_id, k->base_id, v, 0);
   }
   if (k->fkc >= 0) {
-    pl_table *kt = b->k;
-    pl_column *col = kt->cols[k->fkc];
     if (k->bytes) v = snap_bytes(v, k->u.factor, val, nv);
-    if (col->len == kt->nrows && col->len < col->cap) {
-      kt->rowopen = 1;
-      col->v.num[col->len++] = v;
-    } else pl_row_put_num(kt, k->fkc, v);
+    k_put_num(b, k->fkc, v);
   }
   return 1;
 }
