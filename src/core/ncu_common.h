@@ -67,16 +67,15 @@ typedef struct ncu_builder {
   uint32_t *mid; size_t nmid;
   /* value texts of up to 8 bytes -> their id in the metrics pool, direct
   ** mapped (NCU_RAWC entries, allocated on first use): most values repeat.
-  ** 2^16 entries (1 MB, within L2): on the 500 MB bench report (111,000
-  ** distinct values of up to 8 bytes) 11 % of rows miss (2^14 entries: 31 %
-  ** of a 50 MB slice's rows, and the load took 8 % longer over 5
-  ** alternated rounds; 2^17 entries or 4-way sets of 2 MB missed less, 4 %,
-  ** with no measurable change in time) */
+  ** 2^16 entries (1 MB, within L2).  Rows sent to the pool (misses, and
+  ** texts over 8 bytes): 50 MB slice of the bench report, 136,000 of
+  ** 432,000 with 2^14 entries, 93,000 with 2^16; on the whole 500 MB report
+  ** 2^16 misses 459,000 of 4.3 M rows (plus 238,000 longer texts), 4-way
+  ** sets of 2 MB 151,000.  Time: 2^16 took 8 % less than 2^14 (5 alternated
+  ** rounds); 2^17 entries and the 4-way sets changed nothing measurable */
   struct ncu_rawc { uint64_t key; uint32_t n, id; } *rawc;
   size_t m_room;                  /* rows every metrics column has room for */
   size_t m_faulted; int m_nofault;   /* metrics rows whose pages are populated (m_prefault) */
-  /* the value text of the last metrics row, interned when the next row
-  ** begins (its cache entry and pool slot load meanwhile) */
   /* the value texts of the last rows, resolved in a pipeline while the
   ** next rows are read: on arrival their cache entry loads; NCU_PEND / 2
   ** rows later a cache miss is hashed and its pool slot loads; NCU_PEND
