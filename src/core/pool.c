@@ -12,7 +12,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define POOL_BLOCK (1u << 20)
 #define POOL_HDR 4u                 /* the length in front of each string */
@@ -140,18 +139,10 @@ static char *pool_store(pl_pool *p, const char *s, size_t n) {
   return d + POOL_HDR;
 }
 
-/* A zeroed slot table.  Big ones are probed at random all over: they get
-** huge pages where the system has them (fewer TLB misses). */
+/* A zeroed slot table.  No huge pages: on the build VM a 2 MiB page costs
+** 5-7 times as much per byte to fault in as 4 KiB pages (bench notes in
+** docs/design-notes.md), and calloc's fresh pages need no memset. */
 static pool_slot *slots_new(size_t ns) {
-#ifdef MADV_HUGEPAGE
-  size_t bytes = ns * sizeof(pool_slot), huge = (size_t)1 << 21;
-  void *m;
-  if (bytes >= 2 * huge && posix_memalign(&m, huge, bytes) == 0) {
-    madvise(m, bytes, MADV_HUGEPAGE);
-    memset(m, 0, bytes);
-    return m;
-  }
-#endif
   return pl_xcalloc(ns, sizeof(pool_slot));
 }
 
