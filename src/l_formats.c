@@ -120,6 +120,9 @@ static void read_opts(lua_State *L, int arg, loadopts *lo) {
   lua_getfield(L, arg, "lenient");
   lo->o.lenient = lua_toboolean(L, -1);
   lua_pop(L, 1);
+  lua_getfield(L, arg, "raw_text");
+  lo->o.raw_text = lua_toboolean(L, -1);
+  lua_pop(L, 1);
   lua_getfield(L, arg, "tables");
   if (lua_istable(L, -1)) {
     int n = (int)luaL_len(L, -1);
@@ -149,7 +152,7 @@ static int finish(lua_State *L, pl_profile *p, pl_err *e) {
   return 1;
 }
 
-/* load(path [, {format=, tables={...}, lenient=}]) -> record | nil, msg */
+/* load(path [, {format=, tables={...}, lenient=, raw_text=}]) -> record | nil, msg */
 static int fmt_load(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   loadopts lo;

@@ -42,6 +42,8 @@ diagnostics.  With --table NAME, prints that table in full.
   --format text|markdown|json|csv   how to print it (default text)
   --input-format ID   read the file as format ID instead of detecting it
   --lenient           salvage what parses; list what was skipped
+  --raw-text          ncu metrics.raw: keep the printed text of numbers too
+                      (by default only of values that are not numbers)
   --max-rows N        print at most N rows (default: all)
 ]],
   recipes = "usage: perflab recipes\n\nLists the recipes on the search path and where each came from.\n",
@@ -138,7 +140,7 @@ local function output_format(o)
 end
 
 local function load_opts(o)
-  return { format = o["input-format"], lenient = o.lenient or nil }
+  return { format = o["input-format"], lenient = o.lenient or nil, raw_text = o["raw-text"] or nil }
 end
 
 local function term_width()
@@ -257,7 +259,7 @@ end
 
 function M.parse(args)
   local pos, o = parse_args(args, { _cmd = "parse", format = "value", table = "value", ["input-format"] = "value",
-    lenient = "flag", ["max-rows"] = "value", help = "flag" })
+    lenient = "flag", ["raw-text"] = "flag", ["max-rows"] = "value", help = "flag" })
   if o.help or #pos ~= 1 then write(usage.parse); return o.help and 0 or 2 end
   local fmt = output_format(o)
   local lo = load_opts(o)

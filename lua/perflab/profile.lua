@@ -66,8 +66,10 @@ Profile.__tostring = Profile.summary
 
 local M = { Profile = Profile }
 
---- load(path [, {format=, tables={...}, lenient=}]) -> profile; raises a
--- user-facing error (exit 2) naming FILE:LINE:COLUMN on bad input.
+--- load(path [, {format=, tables={...}, lenient=, raw_text=}]) -> profile;
+-- raises a user-facing error (exit 2) naming FILE:LINE:COLUMN on bad input.
+-- raw_text = true keeps the printed text of numbers in ncu's metrics.raw too
+-- (by default only text values are kept there: numbers are in value).
 function M.load(path, opts)
   local rec, err = formats.load(path, opts)
   if not rec then errors.fail(err, 2) end

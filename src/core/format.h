@@ -22,6 +22,8 @@ typedef struct pl_input {
 typedef struct pl_parse_opts {
   const char *const *tables; /* NULL-terminated list of wanted tables, or NULL for all */
   int lenient;               /* salvage what parses; list the rest in diagnostics */
+  int raw_text;              /* metrics.raw: the printed text of every value, numbers
+                             ** too (else only of values that are not numbers) */
   volatile int *interrupt;   /* when set non-zero, long parsers stop with an error */
   void (*progress)(void *ud, size_t done, size_t total);
   void *progress_ud;

@@ -211,6 +211,7 @@ void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   b->want_m = pl_want_table(o, "metrics");
   b->want_r = pl_want_table(o, "rules");
   b->want_po = pl_want_table(o, "program_output");
+  b->raw_all = o && o->raw_text;
   b->pid = PL_INT_NA;
   b->names = pl_pool_new();
   pl_buf_init(&b->tmp);
@@ -251,7 +252,7 @@ void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   b->m_unit = addcol(m, "unit", PL_STR, "unit as printed");
   b->m_base = addcol(m, "base_unit", PL_STR, "unit of value: ns, byte, byte/block, byte/s, Hz, pct, or the printed unit");
   b->m_value = addcol(m, "value", PL_NUM, "value in base_unit (missing when the value is text)");
-  b->m_raw = addcol(m, "raw", PL_STR, "value text as printed");
+  b->m_raw = addcol(m, "raw", PL_STR, "value text as printed where it is not a number (missing for numbers, which are in value; every value's text with the raw_text load option)");
 
   pl_table *r = b->r = pl_table_new("rules");
   b->r_kid = addcol(r, "kernel_id", PL_INT, "kernels.id of the launch");
@@ -677,9 +678,12 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
         k->unit_id = uid; k->base_id = bid;
       }
     }
+    /* the printed text of a number says nothing value does not (but its
+    ** digits and separators): kept only when asked (raw_text) */
+    int keep = nv && (!is_num || b->raw_all);
     if (!m->rowopen && m->ncols == 7) {
-      if (nv && !b->defer_raw) { raw_flush(b); rid = raw_id(b, val, nv); }
-      else if (nv) {
+      if (keep && !b->defer_raw) { raw_flush(b); rid = raw_id(b, val, nv); }
+      else if (keep) {
         /* resolved while the next rows are read (raw_defer) */
         raw_defer(b, val, nv, row);
       }
@@ -695,13 +699,13 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
       m_put_row(b, row, sid, mid, uid, bid, is_num ? v : NAN, rid);
     } else {
       raw_flush(b);
-      if (nv) rid = raw_id(b, val, nv);
+      if (keep) rid = raw_id(b, val, nv);
       pl_row_put_int(m, b->m_kid, b->nkernels);
       if (nsec) pl_row_put_strid(m, b->m_sec, sid);
       pl_row_put_strid(m, b->m_metric, mid);
       if (nu) { pl_row_put_strid(m, b->m_unit, uid); pl_row_put_strid(m, b->m_base, bid); }
       if (is_num) pl_row_put_num(m, b->m_value, v);
-      if (nv) pl_row_put_strid(m, b->m_raw, rid);
+      if (keep) pl_row_put_strid(m, b->m_raw, rid);
       pl_row_end(m);
     }
   }
@@ -738,9 +742,9 @@ int ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, size_t
   if (b->want_m) {
     pl_table *m = b->m;
     size_t row = m->nrows;
-    if (m->rowopen || m->ncols != 7 || row >= b->m_room || !b->defer_raw) return 0;
+    if (m->rowopen || m->ncols != 7 || row >= b->m_room || (b->raw_all && !b->defer_raw)) return 0;
     if (row >= b->m_faulted && !b->m_nofault) m_prefault(b, row);
-    raw_defer(b, val, nv, row);
+    if (b->raw_all) raw_defer(b, val, nv, row);
     m_put_row(b, row, k->fsid, k->mid, k->unit_id, k->base_id, v, 0);
   }
   if (k->fkc >= 0) {

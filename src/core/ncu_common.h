@@ -89,6 +89,7 @@ typedef struct ncu_builder {
     struct ncu_rawc *e; uint64_t rk;   /* the cache entry (NULL: too long) and key there */
   } pend[8];
   unsigned phead, npend;
+  int raw_all;                    /* metrics.raw for numbers too (pl_parse_opts.raw_text) */
   int defer_raw;                  /* set by a parser whose value texts outlive the next rows
                                   ** (or that calls ncu_b_flush before reusing them) */
   /* kernel names seen (direct mapped) -> ids of name and short name in the kernels pool */

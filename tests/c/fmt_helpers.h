@@ -55,4 +55,35 @@ __attribute__((unused)) static const char *fh_shared(const char *rel) {
   snprintf(b, sizeof b, "%s/%s", s && *s ? s : "../shared", rel);
   return b;
 }
+/* ncu's metrics table read with raw_text (`all`) and without (`dflt`): the
+** same rows and cells but raw, which without raw_text holds the text of a
+** value that is not a number and is missing where value holds a number.
+** Returns the number of rows whose raw text was dropped (a failed check,
+** with the row printed, on any other difference). */
+__attribute__((unused)) static size_t fh_ncu_raw_rule(const pl_table *all, const pl_table *dflt) {
+  size_t dropped = 0;
+  if (!all || !dflt || all->nrows != dflt->nrows || all->ncols != dflt->ncols) {
+    tc_fail++; fprintf(stderr, "metrics with and without raw_text: different shapes\n");
+    return 0;
+  }
+  int cv = fh_col(all, "value"), cr = fh_col(all, "raw");
+  if (cv < 0 || cr < 0) return 0;
+  char x[512], y[512];
+  for (size_t r = 0; r < all->nrows; r++)
+    for (size_t c = 0; c < all->ncols; c++) {
+      pl_cell_text(all, (int)c, r, x, sizeof x);
+      pl_cell_text(dflt, (int)c, r, y, sizeof y);
+      int ok;
+      if ((int)c != cr) ok = strcmp(x, y) == 0;
+      else if (pl_cell_missing(all, cv, r)) ok = strcmp(x, y) == 0 && pl_cell_missing(all, cr, r) == pl_cell_missing(dflt, cr, r);
+      else { ok = pl_cell_missing(dflt, cr, r); dropped += ok && !pl_cell_missing(all, cr, r); }
+      if (!ok) {
+        tc_fail++;
+        fprintf(stderr, "metrics row %zu column %s: '%s' with raw_text, '%s' without\n", r, all->cols[c]->name, x, y);
+        return dropped;
+      }
+    }
+  return dropped;
+}
+
 #endif

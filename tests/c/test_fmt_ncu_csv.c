@@ -11,6 +11,7 @@
 */
 #include "tcheck.h"
 #include "format.h"
+#include "fmt_helpers.h"
 
 #include <dirent.h>
 
@@ -23,6 +24,26 @@ static pl_profile *load(const char *path, pl_err *e) {
   pl_parse_opts o;
   memset(&o, 0, sizeof o);
   return pl_load_file(path, NULL, &o, e);
+}
+
+/* load with the printed text of numbers kept in metrics.raw */
+static pl_profile *load_raw_text(const char *path, pl_err *e) {
+  pl_parse_opts o;
+  memset(&o, 0, sizeof o);
+  o.raw_text = 1;
+  return pl_load_file(path, NULL, &o, e);
+}
+
+/* The metrics of `path` with and without raw_text differ only in the raw
+** texts of numbers (fh_ncu_raw_rule); returns how many were dropped. */
+static size_t raw_rule(const char *path, const pl_profile *dflt) {
+  pl_err e;
+  pl_profile *q = load_raw_text(path, &e);
+  TC_CHECK(q != NULL);
+  if (!q) return 0;
+  size_t n = fh_ncu_raw_rule(pl_profile_find(q, "metrics"), pl_profile_find(dflt, "metrics"));
+  pl_profile_free(q);
+  return n;
 }
 
 static pl_profile *load_buf(const char *name, const char *text, pl_err *e) {
@@ -125,7 +146,11 @@ static void test_raw(void) {
     TC_EQ_STR(str(m, "metric", 2), "dram__bytes_read.sum");
     TC_EQ_STR(str(m, "unit", 2), "Mbyte");
     TC_NEAR(num(m, "value", 2), 8.39e6, 1e-12);
-    TC_EQ_STR(str(m, "raw", 2), "8.39");
+    TC_CHECK(str(m, "raw", 2) == NULL);                       /* a number: its text only with raw_text */
+    TC_EQ_INT(raw_rule("tests/fixtures/ncu/raw_page_units_auto.csv", p), 38);   /* 42 cells, 4 texts (device name, CachePreferNone) */
+    pl_profile *q = load_raw_text("tests/fixtures/ncu/raw_page_units_auto.csv", &e);
+    TC_CHECK(q != NULL);
+    if (q) { TC_EQ_STR(str(pl_profile_find(q, "metrics"), "raw", 2), "8.39"); pl_profile_free(q); }
     TC_CHECK(str(m, "section", 2) == NULL);
     TC_EQ_INT(po->nrows, 2);                                  /* "n=1048576 ok", "checksum ..." */
     TC_EQ_STR(str(po, "text", 1), "checksum 3.14159e+06");
@@ -169,8 +194,13 @@ static void test_raw_many(void) {
     }
     pl_buf_adds(&b, "\n");
   }
+  for (int rt = 1; rt >= 0; rt--) {
+  /* with raw_text every cell's text; without, texts only (numbers: value) */
   pl_err e;
-  pl_profile *p = load_buf("many.csv", b.data, &e);
+  pl_parse_opts o;
+  memset(&o, 0, sizeof o);
+  o.raw_text = rt;
+  pl_profile *p = pl_load_buffer("many.csv", b.data, b.len, NULL, &o, &e);
   TC_CHECK(p != NULL);
   pl_table *m = p ? pl_profile_find(p, "metrics") : NULL;
   TC_CHECK(m != NULL);
@@ -184,7 +214,8 @@ static void test_raw_many(void) {
         snprintf(mn, sizeof mn, "m%d", j);
         const char *raw = str(m, "raw", k), *name = str(m, "metric", k);
         double v = num(m, "value", k), want = cell[r][j][0] == 't' ? NAN : strtod(cell[r][j], NULL);
-        if (!raw || !name || strcmp(raw, cell[r][j]) != 0 || strcmp(name, mn) != 0 ||
+        int raw_ok = rt || isnan(want) ? raw && strcmp(raw, cell[r][j]) == 0 : raw == NULL;
+        if (!raw_ok || !name || strcmp(name, mn) != 0 ||
             (isnan(want) ? !isnan(v) : v != want) || num(m, "kernel_id", k) != r) {
           fprintf(stderr, "launch %d column %d: raw '%s' metric '%s' value %g\n", r, j, raw ? raw : "(null)", name ? name : "(null)", v);
           bad = 1;
@@ -193,6 +224,7 @@ static void test_raw_many(void) {
     TC_CHECK(!bad);
   }
   if (p) pl_profile_free(p);
+  }
   pl_buf_free(&b);
 }
 
@@ -212,6 +244,7 @@ static void test_corpus(void) {
   if (!d) { printf("skipped: corpus (no %s)\n", dir); return; }
   struct dirent *de;
   int files = 0;
+  size_t dropped = 0;
   while ((de = readdir(d)) != NULL) {
     if (de->d_name[0] == '.') continue;
     char path[2048];
@@ -223,6 +256,7 @@ static void test_corpus(void) {
     if (!p) continue;
     files++;
     TC_EQ_STR(p->format, "ncu-csv");
+    dropped += raw_rule(path, p);
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
       if (strcmp(counts[i].file, de->d_name) != 0) continue;
       TC_EQ_INT(pl_profile_find(p, "kernels")->nrows, counts[i].launches);
@@ -253,6 +287,7 @@ static void test_corpus(void) {
   }
   closedir(d);
   TC_CHECK(files >= 5);
+  TC_CHECK(dropped > 100);
 }
 
 #define HDR "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"

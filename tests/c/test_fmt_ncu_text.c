@@ -11,6 +11,7 @@
 */
 #include "tcheck.h"
 #include "format.h"
+#include "fmt_helpers.h"
 #include "ncu_common.h"
 
 #include <dirent.h>
@@ -24,6 +25,26 @@ static pl_profile *load(const char *path, pl_err *e) {
   pl_parse_opts o;
   memset(&o, 0, sizeof o);
   return pl_load_file(path, NULL, &o, e);
+}
+
+/* load with the printed text of numbers kept in metrics.raw */
+static pl_profile *load_raw_text(const char *path, pl_err *e) {
+  pl_parse_opts o;
+  memset(&o, 0, sizeof o);
+  o.raw_text = 1;
+  return pl_load_file(path, NULL, &o, e);
+}
+
+/* The metrics of `path` with and without raw_text differ only in the raw
+** texts of numbers (fh_ncu_raw_rule); returns how many were dropped. */
+static size_t raw_rule(const char *path, const pl_profile *dflt) {
+  pl_err e;
+  pl_profile *q = load_raw_text(path, &e);
+  TC_CHECK(q != NULL);
+  if (!q) return 0;
+  size_t n = fh_ncu_raw_rule(pl_profile_find(q, "metrics"), pl_profile_find(dflt, "metrics"));
+  pl_profile_free(q);
+  return n;
 }
 
 static pl_profile *load_buf(const char *name, const char *text, const char *fmt, pl_err *e) {
@@ -174,7 +195,12 @@ static void test_seed003(void) {
   TC_EQ_STR(str(m, "unit", 0), "cycle/nsecond");
   TC_EQ_STR(str(m, "base_unit", 0), "Hz");
   TC_NEAR(num(m, "value", 0), 7.05e9, 1e-12);
-  TC_EQ_STR(str(m, "raw", 0), "7.05");
+  TC_CHECK(str(m, "raw", 0) == NULL);   /* a number: its text only with raw_text */
+  {
+    pl_profile *q = load_raw_text("tests/fixtures/ncu/003_ebb91119a615c85c.txt", &e);
+    TC_CHECK(q != NULL);
+    if (q) { TC_EQ_STR(str(pl_profile_find(q, "metrics"), "raw", 0), "7.05"); pl_profile_free(q); }
+  }
   TC_EQ_INT(m->nrows, 21 * 58);          /* 10+5+8+5+4+4+10+8+4 rows per launch */
   /* rules: continuation lines joined; the URL wrapped as "...-c" / "-aa)" re-joined */
   TC_EQ_STR(str(r, "message", 0), "This kernel grid is too small to fill the available resources on this device, "
@@ -352,6 +378,7 @@ static void test_corpus(void) {
   if (!d) { printf("skipped: corpus (no %s)\n", dir); return; }
   struct dirent *de;
   int files = 0;
+  size_t dropped = 0;
   while ((de = readdir(d)) != NULL) {
     if (de->d_name[0] == '.') continue;
     char path[2048];
@@ -368,10 +395,13 @@ static void test_corpus(void) {
       TC_EQ_INT(pl_profile_find(p, "kernels")->nrows, counts[i].launches);
       TC_EQ_INT(pl_profile_find(p, "rules")->nrows, counts[i].rules);
     }
+    /* numbers' texts dropped from raw by default, nothing else */
+    dropped += raw_rule(path, p);
     pl_profile_free(p);
   }
   closedir(d);
   TC_CHECK(files >= 11);
+  TC_CHECK(dropped > 1000);
 }
 
 static void test_errors(void) {
@@ -569,6 +599,7 @@ static void test_row_cache(void) {
   memcpy(exact, all.data, all.len);
   pl_parse_opts o;
   memset(&o, 0, sizeof o);
+  o.raw_text = 1;                 /* the value texts' pipeline too (ncu_b_flush, raw_defer) */
   pl_err e;
   pl_profile *p = pl_load_buffer("many", exact, all.len, "ncu-text", &o, &e);
   TC_CHECK(p != NULL);
@@ -622,6 +653,17 @@ static void test_row_cache(void) {
       if (strcmp(raw, "n/a") == 0) { TC_CHECK(isnan(v)); seen |= 16; }
     }
     TC_EQ_INT(seen, 31);
+    /* read by default: the same but for the numbers' texts, all dropped */
+    o.raw_text = 0;
+    pl_profile *q = pl_load_buffer("many", exact, all.len, "ncu-text", &o, &e);
+    TC_CHECK(q != NULL);
+    if (q) {
+      size_t nums = 0;
+      for (size_t r = 0; r < m->nrows; r++) nums += !pl_cell_missing(m, cv, r);
+      TC_EQ_INT(fh_ncu_raw_rule(m, pl_profile_find(q, "metrics")), nums);
+      TC_CHECK(nums >= (size_t)N * 10);   /* not a vacuous comparison */
+      pl_profile_free(q);
+    }
   }
   if (p) pl_profile_free(p);
   free(exact);

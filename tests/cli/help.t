@@ -54,6 +54,8 @@ listings are checked through a stable slice (CSV header, one known row).
     --format text|markdown|json|csv   how to print it (default text)
     --input-format ID   read the file as format ID instead of detecting it
     --lenient           salvage what parses; list what was skipped
+    --raw-text          ncu metrics.raw: keep the printed text of numbers too
+                        (by default only of values that are not numbers)
     --max-rows N        print at most N rows (default: all)
 
   $ perflab help recipes
@@ -94,6 +96,8 @@ listings are checked through a stable slice (CSV header, one known row).
     --format text|markdown|json|csv   how to print it (default text)
     --input-format ID   read the file as format ID instead of detecting it
     --lenient           salvage what parses; list what was skipped
+    --raw-text          ncu metrics.raw: keep the printed text of numbers too
+                        (by default only of values that are not numbers)
     --max-rows N        print at most N rows (default: all)
   [2]
 

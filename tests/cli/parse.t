@@ -139,3 +139,16 @@ skipped); two names were cut by the tool ("..."), one has a namespace.
 
   $ perflab parse examples/kernel-table.txt --table kernels --format csv | tail -n +2 | wc -l
   13065
+
+ncu metrics: raw keeps the text of a value that is not a number (the cache
+configuration); a number's printed text (7.05 cycle/nsecond, in value as
+7.05e9 Hz) only with --raw-text.
+
+  $ perflab parse examples/ncu-details.txt --table metrics --format csv | sed -n '1,2p;/Function Cache/{p;q}'
+  kernel_id,section,metric,unit,base_unit,value,raw
+  0,GPU Speed Of Light Throughput,DRAM Frequency,cycle/nsecond,Hz,7050000000,
+  0,Launch Statistics,Function Cache Configuration,,,,cudaFuncCachePreferNone
+  $ perflab parse examples/ncu-details.txt --table metrics --format csv --raw-text | sed -n '1,2p;/Function Cache/{p;q}'
+  kernel_id,section,metric,unit,base_unit,value,raw
+  0,GPU Speed Of Light Throughput,DRAM Frequency,cycle/nsecond,Hz,7050000000,7.05
+  0,Launch Statistics,Function Cache Configuration,,,,cudaFuncCachePreferNone

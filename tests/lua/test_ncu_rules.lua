@@ -146,4 +146,23 @@ function TestNcuRules:test_raw_metrics_rules()
   lu.assertEquals(f["ncu.sol_bottleneck"].evidence.class, "compute")   -- 60 vs 30: >= 10 apart
 end
 
+-- the loader's raw_text option: metrics.raw holds a number's printed text
+-- only when asked; text values always; the rules see the same findings
+function TestNcuRules:test_raw_text_option()
+  local f = "examples/ncu-details.txt"
+  local d, a = perflab.load(f), perflab.load(f, { raw_text = true })
+  local md, ma = d.tables.metrics, a.tables.metrics
+  lu.assertEquals(md:nrows(), ma:nrows())
+  lu.assertEquals(md:col("raw")[1], nil)
+  lu.assertEquals(ma:col("raw")[1], "7.05")                  -- DRAM Frequency 7.05 cycle/nsecond
+  lu.assertEquals(md:col("value")[1], 7.05e9)
+  local texts = 0
+  for _, r in md:rows() do
+    if r.value == nil then texts = texts + 1; lu.assertNotNil(r.raw) else lu.assertNil(r.raw) end
+  end
+  lu.assertEquals(texts, 21)                                       -- Function Cache Configuration, per launch
+  local function ids(rep) local t = {} for _, r in rep.tables.ncu_rules:rows() do t[#t + 1] = r.kernel_id .. "|" .. r.rule end return t end
+  lu.assertEquals(ids(perflab.run("ncu-rules", { d })), ids(perflab.run("ncu-rules", { a })))
+end
+
 os.exit(lu.LuaUnit.run())
