@@ -13,7 +13,9 @@
 **   load_bench load FILE FORMAT [RUNS=3] [TABLE...]
 **                                             pl_load_file: perflab's full load (map, detect
 **                                             nothing: FORMAT is given, parse, build every
-**                                             table or only the TABLEs named), then free
+**                                             table or only the TABLEs named), then free;
+**                                             with LB_RAW_TEXT set in the environment,
+**                                             as with the raw_text load option
 **
 ** Each mode maps the file anew in every run (the page cache is warm after the
 ** first), exactly as pl_load_file does, so the three are comparable.  Peak
@@ -110,6 +112,7 @@ int main(int argc, char **argv) {
       pl_parse_opts o;
       memset(&o, 0, sizeof o);
       if (nt) o.tables = tables;
+      o.raw_text = getenv("LB_RAW_TEXT") != NULL;   /* ncu: numbers' texts kept too (--raw-text) */
       pl_err err;
       pl_profile *pr = pl_load_file(file, fmt, &o, &err);
       if (!pr) { char b[2048]; pl_err_format(&err, b, sizeof b); fprintf(stderr, "%s\n", b); return 1; }

@@ -135,7 +135,13 @@ if want ncu-text; then
   F="$DATA/ncu_text_${NT_MB}mb.txt"
   echo "== ncu text ($NT_MB MB)"
   gen "$F" python3 "$HERE/gen_text.py" ncu-text "$F" "$NT_MB"
-  text_case ncu-text "$F" ncu-text ncu-text
+  # the default reading, and with the printed text of every number kept in
+  # metrics.raw as well (--raw-text; shown, no target)
+  measure ncu-text "memchr newline count (C)" "$LB" memchr "$F" 1
+  measure ncu-text "perflab ncu-text" "$LB" load "$F" ncu-text 1
+  measure ncu-text "perflab ncu-text --raw-text" env LB_RAW_TEXT=1 "$LB" load "$F" ncu-text 1
+  measure ncu-text "Python line parser" "$PY" "$HERE/py_bench.py" ncu-text "$F" 1
+  run_queue
 fi
 if want nsys; then
   F="$DATA/nsys_kern_sum_${TX_MB}mb.txt"
