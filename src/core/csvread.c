@@ -447,6 +447,13 @@ typedef struct fcol { void *v; size_t cap; int kind; } fcol;
 typedef struct sent { uint64_t h; uint32_t id, n; char s[16]; } sent;
 #define SMAP_MAX (1u << 20)           /* entries at most; past that, the pool alone */
 
+/* A text of a column that goes to the pool directly, interned at the end
+** of its record: its pool slot was asked for when the field was read, and
+** has loaded by then.  The text is copied (libcsv reuses its buffer). */
+#define FPEND_MAX 16
+#define FPEND_TEXT 32
+typedef struct fpend { size_t col, row; uint32_t n, tag; uint64_t key; char s[FPEND_TEXT]; } fpend;
+
 typedef struct fbuild {
   fcol *fc;
   size_t nf, row;
@@ -462,6 +469,8 @@ typedef struct fbuild {
   size_t ncols;
   size_t est, mincap;       /* rows reserved after the header; least room of the columns */
   int header_done, fail, late;
+  fpend pend[FPEND_MAX];    /* direct texts of the record being read (f_pend_flush) */
+  size_t npend;
 } fbuild;
 
 /* pl_csv_number's common forms (plain integers and decimals, byte loads:
@@ -626,8 +635,18 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
   ** pool at once: the map would only add a miss and an entry per value */
   uint32_t id;
   fmiss *ms = &b->miss[col];
-  if (ms->direct) id = pl_pool_intern(b->t->pool, s, n);
-  else {
+  if (ms->direct) {
+    if (n <= FPEND_TEXT && b->npend < FPEND_MAX && b->header_done) {
+      /* interned at the record's end (f_pend_flush): 0 until then */
+      fpend *q = &b->pend[b->npend++];
+      q->col = col; q->row = b->row; q->n = (uint32_t)n;
+      memcpy(q->s, s, n);
+      q->tag = pl_pool_key(s, n, &q->key);
+      pl_pool_prefetch_tag(b->t->pool, q->tag);
+      return 0;
+    }
+    id = pl_pool_intern(b->t->pool, s, n);
+  } else {
     int isnew = 0;
     id = map_intern(b, s, n, &isnew);
     ms->news += (uint32_t)isnew;
@@ -639,6 +658,17 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
   c->id = id; c->key = key; c->n = (uint32_t)n;
   c->s = pl_pool_str(b->t->pool, id, NULL);
   return id;
+}
+
+/* The direct texts of the record just read, interned (their slots asked
+** for when each was read) and put in their cells and the column caches. */
+static void f_pend_flush(fbuild *b) {
+  for (size_t k = 0; k < b->npend; k++) {
+    fpend *q = &b->pend[k];
+    uint32_t id = pl_pool_intern_key(b->t->pool, q->s, q->n, q->tag, q->key);
+    b->t->cols[q->col]->v.str[q->row] = id;
+  }
+  b->npend = 0;
 }
 
 static void f_refresh(fbuild *b, size_t i) {
@@ -758,6 +788,7 @@ static void f_record(int ch, void *ud) {
     return;
   }
   if (b->nf != b->ncols) { b->fail = 1; b->lim = 0; return; }
+  if (b->npend) f_pend_flush(b);
   b->row++;
   b->nf = 0;
   if (F_UNLIKELY(b->row >= b->mincap)) f_limit(b);
