@@ -68,6 +68,7 @@ return {
   name = "top-kernels",
   summary = "kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation",
   needs = { "kernels|kernel_summary" },
+  tables = { "kernels", "kernel_summary" },   -- all it reads: perflab run loads only these
   options = {
     top = { type = "number", default = 20, help = "how many kernels to list (0 = all)" },
     group = { type = "string", default = "name", choices = { "name", "short_name" },

@@ -186,11 +186,14 @@ function M.run(args)
   end
   if o.gpu then o.set.gpu = o.gpu end
   local inputs = {}
-  for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], load_opts(o)) end
+  -- a recipe that lists the tables it reads gets only those built
+  local lo = load_opts(o)
+  lo.tables = r.tables
+  for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], lo) end
   -- comparison inputs: each profile carries its role ("baseline" / "target")
   for _, role in ipairs({ "baseline", "target" }) do
     for _, f in ipairs(o[role] or {}) do
-      local p = profile.load(f, load_opts(o))
+      local p = profile.load(f, lo)
       p.role = role
       inputs[#inputs + 1] = p
     end

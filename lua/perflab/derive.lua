@@ -53,6 +53,21 @@ M["comparison-report"] = function(p)
   end
 end
 
+--- The tables each derivation reads, by the table it makes: a load asking
+-- for some tables only (opts.tables) asks for these too (M.expand).
+M.sources = { kernel_summary = { "details", "summary" } }
+
+--- tables plus the tables their derivations read (a new array).
+function M.expand(tables)
+  local out, seen = {}, {}
+  local function add(n) if not seen[n] then seen[n] = true; out[#out + 1] = n end end
+  for _, n in ipairs(tables) do
+    add(n)
+    for _, s in ipairs(M.sources[n] or {}) do add(s) end
+  end
+  return out
+end
+
 --- Applies the derivation for p.format, if any.
 function M.apply(p)
   local f = M[p.format]

@@ -14,9 +14,22 @@ local Profile = {}
 Profile.__index = Profile
 Profile.__name = "perflab.Profile"
 
-local function wrap(rec)
+local function wrap(rec, opts)
   rec.table_order = rec.table_order or {}
+  if opts and opts.tables then
+    -- only some tables were asked for; derived ones came with their sources
+    rec.partial = true
+  end
   return require("perflab.derive").apply(setmetatable(rec, Profile))
+end
+
+-- opts with the sources of derived tables added to opts.tables
+local function load_opts(opts)
+  if not (opts and opts.tables) then return opts end
+  local o = {}
+  for k, v in pairs(opts) do o[k] = v end
+  o.tables = require("perflab.derive").expand(opts.tables)
+  return o
 end
 
 function Profile:table_names()
@@ -71,23 +84,23 @@ local M = { Profile = Profile }
 -- raw_text = true keeps the printed text of numbers in ncu's metrics.raw too
 -- (by default only text values are kept there: numbers are in value).
 function M.load(path, opts)
-  local rec, err = formats.load(path, opts)
+  local rec, err = formats.load(path, load_opts(opts))
   if not rec then errors.fail(err, 2) end
-  return wrap(rec)
+  return wrap(rec, opts)
 end
 
 --- Like load but returns nil, message instead of raising.
 function M.try_load(path, opts)
-  local rec, err = formats.load(path, opts)
+  local rec, err = formats.load(path, load_opts(opts))
   if not rec then return nil, err end
-  return wrap(rec)
+  return wrap(rec, opts)
 end
 
 --- parse(name, text [, opts]) -> profile (text already in memory)
 function M.parse(name, text, opts)
-  local rec, err = formats.parse(name, text, opts)
+  local rec, err = formats.parse(name, text, load_opts(opts))
   if not rec then errors.fail(err, 2) end
-  return wrap(rec)
+  return wrap(rec, opts)
 end
 
 function M.is_profile(v) return getmetatable(v) == Profile end

@@ -127,6 +127,13 @@ Bad usage.
   perflab: recipe 'top-kernels' needs input files: perflab run top-kernels FILE...
   [2]
 
+A recipe that lists the tables it reads loads only those; a file without
+them says so and points at perflab parse for what the file has:
+
+  $ perflab run top-kernels tests/fixtures/csv/no_kernels.csv
+  perflab: recipe 'top-kernels' needs a table kernels or kernel_summary, and tests/fixtures/csv/no_kernels.csv (csv) has none of them (perflab parse tests/fixtures/csv/no_kernels.csv lists its tables)
+  [2]
+
   $ perflab parse examples/kernel-table.txt --table
   perflab: option --table needs a value
   [2]

@@ -128,6 +128,7 @@ listings are checked through a stable slice (CSV header, one known row).
   kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation
   
   needs: kernels or kernel_summary
+  reads (the only tables loaded): kernels, kernel_summary
   
   options (--set KEY=VALUE):
     group            group launches by the full kernel name or the short name [name|short_name] (default: name)
@@ -141,6 +142,7 @@ listings are checked through a stable slice (CSV header, one known row).
   kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation
   
   needs: kernels or kernel_summary
+  reads (the only tables loaded): kernels, kernel_summary
   
   options (--set KEY=VALUE):
     group            group launches by the full kernel name or the short name [name|short_name] (default: name)

@@ -41,7 +41,11 @@ function TestCorpus:test_top_kernels_everywhere()
   if not sys.isdir(shared .. "/corpus") then print("skipped"); return end
   local files = files_under(shared .. "/seeds")
   files_under(shared .. "/corpus", files)
-  local ran = 0
+  local ran, same = 0, 0
+  -- perflab run loads only the tables the recipe lists (`tables`): the
+  -- report from that load must be the report from a full one
+  local only = require("perflab.recipes").load("top-kernels").tables
+  lu.assertEquals(only, { "kernels", "kernel_summary" })
   for _, f in ipairs(files) do
     local p = perflab.try_load(f)
     local k = p and (p.tables.kernels or p.tables.kernel_summary)
@@ -57,9 +61,19 @@ function TestCorpus:test_top_kernels_everywhere()
         lu.assertAlmostEquals(t:col("share_pct"):sum(), 100 * runs, 1e-6, f)
       end
       ran = ran + 1
+      local q = perflab.try_load(f, { tables = only })
+      lu.assertTrue(q.partial, f)
+      local r2 = perflab.run("top-kernels", q, { top = 0 })
+      local n2, t2 = next(r2.tables)
+      lu.assertEquals(n2, name, f)
+      lu.assertEquals(t2:to_csv(), t:to_csv(), f)
+      lu.assertEquals(#r2.findings, #r.findings, f)
+      for i, x in ipairs(r.findings) do lu.assertEquals(r2.findings[i].message, x.message, f) end
+      same = same + 1
     end
   end
   lu.assertTrue(ran >= 30, "top-kernels ran on " .. ran .. " files")
+  lu.assertEquals(same, ran)
 end
 
 os.exit(lu.LuaUnit.run())

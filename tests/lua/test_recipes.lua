@@ -243,6 +243,22 @@ function TestNeeds:test_needs_input_files()
   lu.assertEquals(out, "perflab: recipe 'myrec' needs input files: perflab run myrec FILE...\n")
 end
 
+-- `tables`: what a recipe reads; it must cover `needs`, and perflab run
+-- then builds only those tables (the report the same: test_corpus.lua)
+function TestNeeds:test_tables_field_is_checked()
+  local recipes = require "perflab.recipes"
+  local function rec(t) t.name = "x"; t.summary = "s"; t.run = function() end; return t end
+  local ok = recipes.validate(rec { needs = { "kernels|kernel_summary" }, tables = { "kernels", "kernel_summary", "meta" } }, "x.lua")
+  lu.assertEquals(ok.tables[3], "meta")
+  lu.assertErrorMsgContains("x.lua: recipe field 'tables' must list every table of 'needs' (kernel_summary is missing)",
+    function() recipes.validate(rec { needs = { "kernels|kernel_summary" }, tables = { "kernels" } }, "x.lua") end)
+  lu.assertErrorMsgContains("x.lua: recipe field 'tables' must be a list of table names",
+    function() recipes.validate(rec { tables = "kernels" }, "x.lua") end)
+  lu.assertErrorMsgContains("x.lua: recipe field 'tables' must be a list of table names",
+    function() recipes.validate(rec { tables = {} }, "x.lua") end)
+  lu.assertEquals(recipes.validate(rec { needs = { "kernels" } }, "x.lua").tables, nil)
+end
+
 -- ---------------------------------------------------------------------------
 TestFail = {}
 
