@@ -97,6 +97,7 @@ return {
   summary = "kernel-by-kernel difference of two profiles: calls, time, regression share, tests, added/removed, config drift",
   usage = "perflab run diff FILE_A FILE_B | perflab run diff FILE (two runs) [--set KEY=VALUE]...",
   needs = { "kernels|kernel_summary" },
+  tables = { "kernels", "kernel_summary", "devices" },   -- all it reads (devices: perflab.gpu)
   options = {
     key = { type = "string", default = "short_name", choices = { "short_name", "name" }, help = "match kernels by short or full name" },
     run_a = { type = "string", default = "", help = "with one input holding several runs: the run of side A (default: the first)" },

@@ -58,6 +58,7 @@ return {
   name = "launch",
   summary = "launch configuration: block size multiple of 32, grid vs SM count, tail effect (ncu rules)",
   needs = { "kernels|kernel_summary" },   -- reports: kernels (checked in run); timelines: either
+  tables = { "kernels", "kernel_summary", "rules", "devices" },   -- all it reads (devices: perflab.gpu)
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
     tail_min = { type = "number", default = gpu.thresholds.tail_min_speedup,

@@ -45,6 +45,7 @@ return {
   name = "occupancy",
   summary = "theoretical occupancy per launch (CUDA occupancy calculator), its limiter, achieved gap and what-if",
   needs = { "kernels|kernel_summary" },   -- reports: kernels (checked in run); timelines: either
+  tables = { "kernels", "kernel_summary", "devices" },   -- all it reads (devices: perflab.gpu)
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
     threshold = { type = "number", default = gpu.thresholds.occupancy_low,
