@@ -661,7 +661,8 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
 }
 
 /* The direct texts of the record just read, interned (their slots asked
-** for when each was read) and put in their cells and the column caches. */
+** for when each was read) and put in their cells.  The column caches do
+** not learn them: these columns hold mostly new texts. */
 static void f_pend_flush(fbuild *b) {
   for (size_t k = 0; k < b->npend; k++) {
     fpend *q = &b->pend[k];

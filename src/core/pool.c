@@ -139,16 +139,12 @@ static char *pool_store(pl_pool *p, const char *s, size_t n) {
   return d + POOL_HDR;
 }
 
-/* A zeroed slot table.  No huge pages: on the build VM a 2 MiB page costs
-** 5-7 times as much per byte to fault in as 4 KiB pages (bench notes in
-** docs/design-notes.md), and calloc's fresh pages need no memset. */
-static pool_slot *slots_new(size_t ns) {
-  return pl_xcalloc(ns, sizeof(pool_slot));
-}
-
+/* The slot table doubled.  Ordinary pages (calloc: fresh ones need no
+** memset), no huge pages: on the build VM a 2 MiB page costs 5-7 times as
+** much per byte to fault in as 4 KiB pages (docs/design-notes.md). */
 static void pool_rehash(pl_pool *p) {
   size_t ns = p->nslots * 2, mask = ns - 1;
-  pool_slot *slots = slots_new(ns);
+  pool_slot *slots = pl_xcalloc(ns, sizeof *slots);
   for (size_t k = 0; k < p->nslots; k++) {
     const pool_slot *e = &p->slots[k];
     if (e->id == 0) continue;

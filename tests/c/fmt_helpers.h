@@ -86,4 +86,24 @@ __attribute__((unused)) static size_t fh_ncu_raw_rule(const pl_table *all, const
   return dropped;
 }
 
+/* An ncu file loaded with the printed text of numbers kept in metrics.raw. */
+__attribute__((unused)) static pl_profile *fh_load_raw_text(const char *path, pl_err *e) {
+  pl_parse_opts o;
+  memset(&o, 0, sizeof o);
+  o.raw_text = 1;
+  return pl_load_file(path, NULL, &o, e);
+}
+
+/* The metrics of `path` read with raw_text and `dflt` (read without)
+** differ only in the raw texts of numbers (fh_ncu_raw_rule); returns how
+** many were dropped. */
+__attribute__((unused)) static size_t fh_raw_rule(const char *path, const pl_profile *dflt) {
+  pl_err e;
+  pl_profile *q = fh_load_raw_text(path, &e);
+  if (!q) { tc_fail++; fprintf(stderr, "%s: could not be read with raw_text\n", path); return 0; }
+  size_t n = fh_ncu_raw_rule(pl_profile_find(q, "metrics"), pl_profile_find(dflt, "metrics"));
+  pl_profile_free(q);
+  return n;
+}
+
 #endif

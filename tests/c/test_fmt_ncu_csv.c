@@ -26,26 +26,6 @@ static pl_profile *load(const char *path, pl_err *e) {
   return pl_load_file(path, NULL, &o, e);
 }
 
-/* load with the printed text of numbers kept in metrics.raw */
-static pl_profile *load_raw_text(const char *path, pl_err *e) {
-  pl_parse_opts o;
-  memset(&o, 0, sizeof o);
-  o.raw_text = 1;
-  return pl_load_file(path, NULL, &o, e);
-}
-
-/* The metrics of `path` with and without raw_text differ only in the raw
-** texts of numbers (fh_ncu_raw_rule); returns how many were dropped. */
-static size_t raw_rule(const char *path, const pl_profile *dflt) {
-  pl_err e;
-  pl_profile *q = load_raw_text(path, &e);
-  TC_CHECK(q != NULL);
-  if (!q) return 0;
-  size_t n = fh_ncu_raw_rule(pl_profile_find(q, "metrics"), pl_profile_find(dflt, "metrics"));
-  pl_profile_free(q);
-  return n;
-}
-
 static pl_profile *load_buf(const char *name, const char *text, pl_err *e) {
   pl_parse_opts o;
   memset(&o, 0, sizeof o);
@@ -147,8 +127,8 @@ static void test_raw(void) {
     TC_EQ_STR(str(m, "unit", 2), "Mbyte");
     TC_NEAR(num(m, "value", 2), 8.39e6, 1e-12);
     TC_CHECK(str(m, "raw", 2) == NULL);                       /* a number: its text only with raw_text */
-    TC_EQ_INT(raw_rule("tests/fixtures/ncu/raw_page_units_auto.csv", p), 38);   /* 42 cells, 4 texts (device name, CachePreferNone) */
-    pl_profile *q = load_raw_text("tests/fixtures/ncu/raw_page_units_auto.csv", &e);
+    TC_EQ_INT(fh_raw_rule("tests/fixtures/ncu/raw_page_units_auto.csv", p), 38);   /* 42 cells, 4 texts (device name, CachePreferNone) */
+    pl_profile *q = fh_load_raw_text("tests/fixtures/ncu/raw_page_units_auto.csv", &e);
     TC_CHECK(q != NULL);
     if (q) { TC_EQ_STR(str(pl_profile_find(q, "metrics"), "raw", 2), "8.39"); pl_profile_free(q); }
     TC_CHECK(str(m, "section", 2) == NULL);
@@ -256,7 +236,7 @@ static void test_corpus(void) {
     if (!p) continue;
     files++;
     TC_EQ_STR(p->format, "ncu-csv");
-    dropped += raw_rule(path, p);
+    dropped += fh_raw_rule(path, p);
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
       if (strcmp(counts[i].file, de->d_name) != 0) continue;
       TC_EQ_INT(pl_profile_find(p, "kernels")->nrows, counts[i].launches);

@@ -27,26 +27,6 @@ static pl_profile *load(const char *path, pl_err *e) {
   return pl_load_file(path, NULL, &o, e);
 }
 
-/* load with the printed text of numbers kept in metrics.raw */
-static pl_profile *load_raw_text(const char *path, pl_err *e) {
-  pl_parse_opts o;
-  memset(&o, 0, sizeof o);
-  o.raw_text = 1;
-  return pl_load_file(path, NULL, &o, e);
-}
-
-/* The metrics of `path` with and without raw_text differ only in the raw
-** texts of numbers (fh_ncu_raw_rule); returns how many were dropped. */
-static size_t raw_rule(const char *path, const pl_profile *dflt) {
-  pl_err e;
-  pl_profile *q = load_raw_text(path, &e);
-  TC_CHECK(q != NULL);
-  if (!q) return 0;
-  size_t n = fh_ncu_raw_rule(pl_profile_find(q, "metrics"), pl_profile_find(dflt, "metrics"));
-  pl_profile_free(q);
-  return n;
-}
-
 static pl_profile *load_buf(const char *name, const char *text, const char *fmt, pl_err *e) {
   pl_parse_opts o;
   memset(&o, 0, sizeof o);
@@ -197,7 +177,7 @@ static void test_seed003(void) {
   TC_NEAR(num(m, "value", 0), 7.05e9, 1e-12);
   TC_CHECK(str(m, "raw", 0) == NULL);   /* a number: its text only with raw_text */
   {
-    pl_profile *q = load_raw_text("tests/fixtures/ncu/003_ebb91119a615c85c.txt", &e);
+    pl_profile *q = fh_load_raw_text("tests/fixtures/ncu/003_ebb91119a615c85c.txt", &e);
     TC_CHECK(q != NULL);
     if (q) { TC_EQ_STR(str(pl_profile_find(q, "metrics"), "raw", 0), "7.05"); pl_profile_free(q); }
   }
@@ -396,7 +376,7 @@ static void test_corpus(void) {
       TC_EQ_INT(pl_profile_find(p, "rules")->nrows, counts[i].rules);
     }
     /* numbers' texts dropped from raw by default, nothing else */
-    dropped += raw_rule(path, p);
+    dropped += fh_raw_rule(path, p);
     pl_profile_free(p);
   }
   closedir(d);
