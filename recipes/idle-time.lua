@@ -69,6 +69,7 @@ return {
   name = "idle-time",
   summary = "per GPU stream: idle time between operations, attributed to host wait, kernel wait or other (HTA)",
   needs = { "kernels" },
+  tables = { "kernels", "runtime", "memcpy", "memset" },   -- all it reads (perflab.timeline.device_ops)
   options = {
     kernel_wait_ns = { type = "number", default = D.hta.kernel_wait_ns,
                        help = "a gap shorter than this, with the launch already issued, is kernel wait (ns)" },

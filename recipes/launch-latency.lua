@@ -100,6 +100,7 @@ return {
   name = "launch-latency",
   summary = "launch delay (GPU start - CPU launch end) per stream, outliers, kernels cheaper than their launch, queue length, comm/compute overlap (HTA)",
   needs = { "kernels" },
+  tables = { "kernels", "runtime", "memcpy", "memset" },   -- all it reads (perflab.timeline.device_ops)
   options = {
     top = { type = "number", default = 10, help = "how many worst launches to list" },
     windows = { type = "number", default = 20, help = "time windows in queue_series" },

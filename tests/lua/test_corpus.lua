@@ -71,7 +71,7 @@ function TestCorpus:test_partial_loads_give_the_same_reports()
   local files = files_under(shared .. "/seeds")
   files_under(shared .. "/corpus", files)
   local checked = {}
-  for _, name in ipairs({ "top-kernels", "diff", "occupancy", "launch" }) do
+  for _, name in ipairs({ "top-kernels", "diff", "occupancy", "launch", "idle-time", "launch-latency" }) do
     local only = recipes.load(name).tables
     lu.assertNotNil(only, name .. " lists the tables it reads")
     local ran = 0
