@@ -10,6 +10,8 @@
 -- merge); when the C module `perflab.intervals` is present it is used for
 -- `set` (the O(n log n) part) and the plain-Lua code stays as the reference
 -- that tests/lua/test_timeline.lua checks it against.
+local T = require "perflab.table"
+
 local M = {}
 
 local function new(s, e, n) return { s = s, e = e, n = n } end
@@ -251,6 +253,23 @@ function M.device_ops(p, kinds)
         end
       end
     end
+  end
+  -- by start, then insertion: the table engine's stable sort on integer
+  -- starts (no Lua call per comparison; 3 s -> 1 s for 650 k operations);
+  -- the Lua sort where a start is not an integer (exact either way)
+  local n, ss, ints = #ops, {}, true
+  for i = 1, n do
+    local s = ops[i].s
+    ss[i] = s
+    if math.type(s) ~= "integer" then ints = false end
+  end
+  if ints and n > 1 then
+    local ix = {}
+    for i = 1, n do ix[i] = i end
+    local order = T.from_columns({ s = ss, i = ix }, { "s", "i" }):sort_by("s"):col("i"):to_lua()
+    local sorted = {}
+    for k = 1, n do sorted[k] = ops[order[k]] end
+    return sorted
   end
   table.sort(ops, function(a, b)
     if a.s ~= b.s then return a.s < b.s end

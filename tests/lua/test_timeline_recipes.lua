@@ -28,6 +28,33 @@ local function find(rep, rule)
   return nil
 end
 
+-- device_ops orders operations by start, ties in insertion order (kernels,
+-- then memcpy, then memset; rows in table order), by the table engine's
+-- stable sort for integer starts and by Lua's sort otherwise: both must give
+-- the order the comparator defines, checked here against a hand-made list
+TestDeviceOps = {}
+
+function TestDeviceOps:test_order_with_ties()
+  local T = perflab.table
+  local IV = require "perflab.timeline"
+  local function prof(starts_k, starts_m)
+    local k, m = {}, {}
+    for i, s in ipairs(starts_k) do k[i] = { start_ns = s, duration_ns = 1, name = "k" .. i, stream = 7 } end
+    for i, s in ipairs(starts_m) do m[i] = { start_ns = s, duration_ns = 1, name = "m" .. i, stream = 7 } end
+    return { tables = { kernels = T.from_rows(k, { "start_ns", "duration_ns", "name", "stream" }),
+                        memcpy = T.from_rows(m, { "start_ns", "duration_ns", "name", "stream" }) } }
+  end
+  local function names(ops) local o = {} for i, x in ipairs(ops) do o[i] = x.name end return o end
+  -- integer starts (the engine's sort), 2^60 + small offsets: beyond a double's 53 bits
+  local big = 1 << 60
+  local ops = IV.device_ops(prof({ big + 5, big + 1, big + 5, big + 2 }, { big + 1, big + 5, big + 3 }))
+  lu.assertEquals(names(ops), { "k2", "m1", "k4", "m3", "k1", "k3", "m2" })
+  lu.assertEquals(ops[1].s, big + 1)
+  -- a fractional start: Lua's sort, the same rule
+  ops = IV.device_ops(prof({ 5, 1.5, 5, 2 }, { 1.5, 5, 3 }))
+  lu.assertEquals(names(ops), { "k2", "m1", "k4", "m3", "k1", "k3", "m2" })
+end
+
 TestIdle = {}
 
 function TestIdle:test_sampled_rank0_default_threshold()
