@@ -428,10 +428,12 @@ static pl_table *slow_table(const char *data, size_t len, const char *name,
 #define F_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define F_NOINLINE __attribute__((noinline))
 #define F_INLINE inline __attribute__((always_inline))
+#define F_PREFETCH(p) __builtin_prefetch(p)
 #else
 #define F_INLINE inline
 #define F_UNLIKELY(x) (x)
 #define F_NOINLINE
+#define F_PREFETCH(p) ((void)(p))
 #endif
 
 typedef struct fcache { const char *s; uint32_t n, id; uint64_t key; } fcache;
@@ -452,7 +454,7 @@ typedef struct sent { uint64_t h; uint32_t id, n; char s[16]; } sent;
 ** has loaded by then.  The text is copied (libcsv reuses its buffer). */
 #define FPEND_MAX 16
 #define FPEND_TEXT 32
-typedef struct fpend { size_t col, row; uint32_t n, tag; uint64_t key; char s[FPEND_TEXT]; } fpend;
+typedef struct fpend { size_t col, row; uint32_t n, tag; uint64_t key, h; char s[FPEND_TEXT]; } fpend;
 
 typedef struct fbuild {
   fcol *fc;
@@ -592,28 +594,36 @@ static void smap_grow(fbuild *b) {
   b->mapcap = nc;
 }
 
-static uint32_t map_intern(fbuild *b, const char *s, size_t n, int *isnew) {
+/* The map's entry for s[0..n) (hash h): the text's, or the empty one where
+** it goes; NULL when the map is full (SMAP_MAX) and the text not in it. */
+static sent *map_slot(fbuild *b, uint64_t h, const char *s, size_t n) {
   if (b->mapn * 2 >= b->mapcap) {
-    if (b->mapcap >= SMAP_MAX) return pl_pool_intern(b->t->pool, s, n);
-    smap_grow(b);
+    if (b->mapcap < SMAP_MAX) smap_grow(b);
   }
-  uint64_t h = text_hash(s, n);
   size_t mask = b->mapcap - 1, i = h & mask;
   for (;;) {
     sent *e = &b->map[i];
-    if (!e->id) break;
+    if (!e->id) return b->mapn * 2 >= b->mapcap ? NULL : e;
     if (e->h == h && e->n == n) {
       const char *t = n <= sizeof e->s ? e->s : pl_pool_str(b->t->pool, e->id, NULL);
-      if (memcmp(t, s, n) == 0) return e->id;
+      if (memcmp(t, s, n) == 0) return e;
     }
     i = (i + 1) & mask;
   }
-  uint32_t id = pl_pool_intern(b->t->pool, s, n);
-  *isnew = 1;
-  sent *e = &b->map[i];
-  e->h = h; e->id = id; e->n = (uint32_t)n;
-  if (n <= sizeof e->s) memcpy(e->s, s, n);
-  b->mapn++;
+}
+
+/* s[0..n)'s pool id through the map; q, where given, holds the text's pool
+** key already computed (and its slot prefetched) */
+static uint32_t map_intern(fbuild *b, const char *s, size_t n, uint64_t h, const fpend *q, int *isnew) {
+  sent *e = map_slot(b, h, s, n);
+  if (e && e->id) return e->id;
+  uint32_t id = q ? pl_pool_intern_key(b->t->pool, s, n, q->tag, q->key) : pl_pool_intern(b->t->pool, s, n);
+  if (e) {
+    e->h = h; e->id = id; e->n = (uint32_t)n;
+    if (n <= sizeof e->s) memcpy(e->s, s, n);
+    b->mapn++;
+    *isnew = 1;
+  }
   return id;
 }
 
@@ -642,13 +652,15 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
       q->col = col; q->row = b->row; q->n = (uint32_t)n;
       memcpy(q->s, s, n);
       q->tag = pl_pool_key(s, n, &q->key);
+      q->h = text_hash(s, n);
       pl_pool_prefetch_tag(b->t->pool, q->tag);
+      if (b->mapcap) F_PREFETCH(&b->map[q->h & (b->mapcap - 1)]);
       return 0;
     }
     id = pl_pool_intern(b->t->pool, s, n);
   } else {
     int isnew = 0;
-    id = map_intern(b, s, n, &isnew);
+    id = map_intern(b, s, n, text_hash(s, n), NULL, &isnew);
     ms->news += (uint32_t)isnew;
     if (++ms->looks == 1024) {
       if (ms->news > 512) ms->direct = 1;
@@ -666,8 +678,8 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
 static void f_pend_flush(fbuild *b) {
   for (size_t k = 0; k < b->npend; k++) {
     fpend *q = &b->pend[k];
-    uint32_t id = pl_pool_intern_key(b->t->pool, q->s, q->n, q->tag, q->key);
-    b->t->cols[q->col]->v.str[q->row] = id;
+    int isnew = 0;
+    b->t->cols[q->col]->v.str[q->row] = map_intern(b, q->s, q->n, q->h, q, &isnew);
   }
   b->npend = 0;
 }

@@ -22,10 +22,13 @@ static double gval(size_t r) { return (double)(r * 7919u % 1000000007u) * 1.37e-
 /* two text columns that are mostly new values (the reader sends them to
 ** the string pool at once, interned at each record's end): a grid shape
 ** that repeats every 40000 rows, and a tag longer than the reader's
-** pending copy (32 bytes) on every 7th row */
+** pending copy (32 bytes) on every 7th row and the text of another
+** column ("plain", from the name column) on every 11th */
 static void grid(size_t r, char *out, size_t n) { snprintf(out, n, "(%zu, 1, 1)", r % 40000); }
 static void tag(size_t r, char *out, size_t n) {
-  if (r % 7 == 0) snprintf(out, n, "a-tag-longer-than-thirty-two-bytes-%zu", r); else snprintf(out, n, "t%zu", r);
+  if (r % 7 == 0) snprintf(out, n, "a-tag-longer-than-thirty-two-bytes-%zu", r);
+  else if (r % 11 == 5) snprintf(out, n, "plain");
+  else snprintf(out, n, "t%zu", r);
 }
 
 static char *make(size_t *len, int bad_row) {
@@ -95,6 +98,8 @@ int main(void) {
       tag(r, tw, sizeof tw);
       got = pl_cell_str(t, 8, r, &ln);
       if (!got || strcmp(got, tw) != 0) bad++;
+      /* one pool: the tag "plain" has the name column's id (row 2 is plain) */
+      if (r % 11 == 5 && r % 7 != 0 && t->cols[8]->v.str[r] != t->cols[4]->v.str[2]) bad++;
     }
     TC_EQ_INT(bad, 0);
     pl_table_free(t);
