@@ -36,9 +36,13 @@ def check(what, cond, detail=""):
         failures.append(what)
 
 
-def run_cell(kc, code, timeout=30, interrupt_after=None, km=None):
-    """Executes code; returns (reply content, [iopub messages for it])."""
-    msg_id = kc.execute(code)
+def run_cell(kc, code, timeout=30, interrupt_after=None, km=None, expect_error=False):
+    """Executes code; returns (reply content, [iopub messages for it]).
+    expect_error: the cell is meant to fail, so it is sent with stop_on_error
+    off; otherwise ipykernel aborts the requests that reach it in the moment
+    after the failed cell's reply (as "Run All" stops at a failing cell), and
+    on a loaded machine the next cell of the test can be one of them."""
+    msg_id = kc.execute(code, stop_on_error=not expect_error)
     if interrupt_after is not None:
         time.sleep(interrupt_after)
         km.interrupt_kernel()
@@ -168,12 +172,12 @@ def main():
             check("an SVG string: image/svg+xml", res and res[0]["data"].get("image/svg+xml") == svg, outs)
 
             # errors: a Lua error and a perflab user-facing error; the session goes on
-            reply, outs = run_cell(kc, 'error("boom")')
+            reply, outs = run_cell(kc, 'error("boom")', expect_error=True)
             errs = of_type(outs, "error")
             check("a Lua error: status error", reply["status"] == "error" and reply["ename"] == "LuaError", reply)
             check("a Lua error: evalue", "boom" in reply.get("evalue", ""), reply)
             check("a Lua error: iopub error message", errs and "boom" in errs[0]["evalue"], outs)
-            reply, outs = run_cell(kc, 'load("/nonexistent/file.txt")')
+            reply, outs = run_cell(kc, 'load("/nonexistent/file.txt")', expect_error=True)
             check("a perflab error", reply["status"] == "error" and reply["ename"] == "PerflabError"
                   and "cannot open" in reply["evalue"], reply)
             reply, outs = run_cell(kc, "x")
@@ -181,7 +185,8 @@ def main():
             check("after errors the state is still there", res and res[0]["data"]["text/plain"] == "20", outs)
 
             # an interrupt: SIGINT through KernelManager.interrupt_kernel
-            reply, outs = run_cell(kc, "n = 0\nwhile true do n = n + 1 end", interrupt_after=1.5, km=km)
+            reply, outs = run_cell(kc, "n = 0\nwhile true do n = n + 1 end", interrupt_after=1.5, km=km,
+                                   expect_error=True)
             check("interrupt: status error, KeyboardInterrupt",
                   reply["status"] == "error" and reply["ename"] == "KeyboardInterrupt", reply)
             reply, outs = run_cell(kc, "n > 0, x")
