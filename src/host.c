@@ -137,7 +137,9 @@ static lua_State *volatile sig_L = NULL;
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   lua_sethook(L, NULL, 0, 0);
-  luaL_error(L, "interrupted");
+  /* the bare word: where it stopped is in the traceback (scripts, REPL) */
+  lua_pushliteral(L, "interrupted");
+  lua_error(L);
 }
 
 extern volatile int pl_parse_interrupt;

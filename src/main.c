@@ -34,6 +34,8 @@ static int is_subcommand(const char *s) {
   return 0;
 }
 
+extern volatile int pl_parse_interrupt;   /* set by Ctrl-C and by --timeout (l_formats.c) */
+
 /* Exit code from an error object: perflab.fail{} tables carry one. */
 static int error_exit(lua_State *L) {
   int code = 2;
@@ -56,7 +58,19 @@ static int run_cli(lua_State *L, int argc, char **argv, int first) {
   lua_createtable(L, argc - first, 0);
   for (int i = first; i < argc; i++) { lua_pushstring(L, argv[i]); lua_rawseti(L, -2, i - first + 1); }
   st = pl_host_docall(L, 1, 1);
-  if (st != LUA_OK) { int code = error_exit(L); pl_host_report(L, st); return code; }
+  if (st != LUA_OK) {
+    if (!lua_istable(L, -1) && pl_parse_interrupt && lua_type(L, -1) == LUA_TSTRING) {
+      /* stopped by Ctrl-C or --timeout, not a bug: the message alone, not
+      ** the traceback of where in perflab's own code that happened */
+      const char *m = lua_tostring(L, -1);
+      fprintf(stderr, "perflab: %.*s\n", (int)strcspn(m, "\n"), m);
+      lua_pop(L, 1);
+      return 2;
+    }
+    int code = error_exit(L);
+    pl_host_report(L, st);
+    return code;
+  }
   int code = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : 0;
   lua_pop(L, 1);
   return code;

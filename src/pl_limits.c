@@ -95,7 +95,8 @@ static void time_hook(lua_State *L, lua_Debug *ar) {
     /* Stays armed: a pcall that catches this error gets it again at the
     ** next check, so the budget cannot be swallowed. */
     lua_sethook(L, time_hook, LUA_MASKCOUNT, 1);   /* every instruction, every frame */
-    luaL_error(L, "time limit exceeded (--timeout %f s)", time_budget);
+    lua_pushfstring(L, "time limit exceeded (--timeout %f s)", time_budget);
+    lua_error(L);
   }
 }
 

@@ -8,6 +8,17 @@ A time budget cannot be swallowed by pcall:
   $ perflab --timeout 0.5 -e 'while true do end' >/dev/null 2>&1
   [2]
 
+Stopped by --timeout or by Ctrl-C, a command says so in one line (not a
+traceback of where in perflab's own code it was) and exits 2:
+
+  $ printf 'return { name = "loop", summary = "runs until stopped", needs = { "kernels" },\n  run = function() while true do end end }\n' > $CRAMTMP/loop.lua; perflab --timeout 0.5 run $CRAMTMP/loop.lua examples/kernel-table.txt
+  perflab: time limit exceeded (--timeout 0.5 s)
+  [2]
+
+  $ perflab run $CRAMTMP/loop.lua examples/kernel-table.txt & sleep 2; kill -INT $!; wait $!
+  perflab: interrupted
+  [2]
+
 A memory cap stops a runaway script:
 
   $ perflab --max-memory 32M -e 'local t = {} for i = 1, 1e8 do t[i] = i end'
