@@ -49,15 +49,25 @@ end
 --- Queue length over time for one stream: returns max, time-weighted mean,
 -- the first time the max was reached, and per-window maxima.
 local function queue(ops, windows)
-  local pts = {}
+  local pt, pd, k = {}, {}, 0
   for _, o in ipairs(ops) do
-    local enq = o.rt_s or o.s
-    pts[#pts + 1] = { enq, 1 }
-    pts[#pts + 1] = { o.e, -1 }
+    k = k + 1; pt[k] = o.rt_s or o.s; pd[k] = 1
+    k = k + 1; pt[k] = o.e; pd[k] = -1
   end
   -- at equal times, ends (-1) before launches (+1)
-  table.sort(pts, function(a, b) if a[1] ~= b[1] then return a[1] < b[1] end return a[2] < b[2] end)
-  local lo, hi = pts[1][1], pts[#pts][1]
+  local order = IV.int_order(k, { t = pt, d = pd }, { "t", "d" })
+  if not order then
+    order = {}
+    for i = 1, k do order[i] = i end
+    table.sort(order, function(a, b)
+      if pt[a] ~= pt[b] then return pt[a] < pt[b] end
+      if pd[a] ~= pd[b] then return pd[a] < pd[b] end
+      return a < b
+    end)
+  end
+  local ts, ds = {}, {}             -- the points in order: time, +1 / -1
+  for i = 1, k do local j = order[i]; ts[i] = pt[j]; ds[i] = pd[j] end
+  local lo, hi = ts[1], ts[k]
   local q, qmax, at, area = 0, 0, lo, 0
   local w = {}
   local span = hi - lo
@@ -72,26 +82,27 @@ local function queue(ops, windows)
     while k < windows and t >= wstart(k + 1) do k = k + 1 end
     return k
   end
-  for i, pt in ipairs(pts) do
-    if i > 1 then area = area + q * (pt[1] - pts[i - 1][1]) end
-    q = q + pt[2]
-    if q > qmax then qmax = q; at = pt[1] end
-    local k = win(pt[1])
-    if not w[k] or q > w[k] then w[k] = q end
+  for i = 1, k do
+    local t = ts[i]
+    if i > 1 then area = area + q * (t - ts[i - 1]) end
+    q = q + ds[i]
+    if q > qmax then qmax = q; at = t end
+    local wk = win(t)
+    if not w[wk] or q > w[wk] then w[wk] = q end
   end
   -- windows with no event keep the level carried in
   local level = 0
   local series = {}
   local j = 1
-  for k = 1, windows do
-    local m = w[k]
-    -- the level entering window k is the queue after the last event before it
-    local start = wstart(k)
-    while j <= #pts and pts[j][1] < start do
-      level = level + pts[j][2]; j = j + 1
+  for wk = 1, windows do
+    local m = w[wk]
+    -- the level entering window wk is the queue after the last event before it
+    local start = wstart(wk)
+    while j <= k and ts[j] < start do
+      level = level + ds[j]; j = j + 1
     end
     if not m or level > m then m = level end
-    series[k] = { start = start, max = m }
+    series[wk] = { start = start, max = m }
   end
   return qmax, hi > lo and area / (hi - lo) or 0, at, series
 end
@@ -112,7 +123,9 @@ return {
   run = function(inputs, opts, report)
     local ld_rows, out_rows, rt_rows, short_rows, q_rows, qs_rows, ov_rows = {}, {}, {}, {}, {}, {}, {}
     for _, p in ipairs(inputs) do
-      local kern = IV.device_ops(p, { kernel = true })
+      local all = IV.device_ops(p)      -- kernels, memcpy, memset: by start
+      local kern = {}
+      for _, o in ipairs(all) do if o.kind == "kernel" then kern[#kern + 1] = o end end
       local all_delays, unmatched = {}, 0
       local launched = {}
       for _, o in ipairs(kern) do
@@ -157,7 +170,22 @@ return {
           p.source, unmatched))
       end
       -- worst launches
-      table.sort(launched, function(a, b) if a.delay ~= b.delay then return a.delay > b.delay end return a.s < b.s end)
+      -- longest delay first, then earliest start, then device_ops order
+      local dl, st = {}, {}
+      for i, o in ipairs(launched) do dl[i] = o.delay; st[i] = o.s end
+      local order = IV.int_order(#launched, { delay = dl, s = st }, { "-delay", "s" })
+      if order then
+        local sorted = {}
+        for i, j in ipairs(order) do sorted[i] = launched[j] end
+        launched = sorted
+      else
+        for i, o in ipairs(launched) do o.seq = i end
+        table.sort(launched, function(a, b)
+          if a.delay ~= b.delay then return a.delay > b.delay end
+          if a.s ~= b.s then return a.s < b.s end
+          return a.seq < b.seq
+        end)
+      end
       for i = 1, math.min(opts.top, #launched) do
         local o = launched[i]
         out_rows[#out_rows + 1] = { kernel = o.name, device = o.device, stream = o.stream, delay_ns = o.delay,
@@ -224,7 +252,7 @@ return {
                        formula = "kernel duration < runtime call duration" } }
       end
       -- queue length per stream (all device ops)
-      for _, g in ipairs(IV.by_stream(IV.device_ops(p))) do
+      for _, g in ipairs(IV.by_stream(all)) do
         local qmax, qmean, at, series = queue(g.ops, math.max(1, math.floor(opts.windows)))
         q_rows[#q_rows + 1] = { device = g.device, stream = g.stream, max = qmax, mean = qmean, at_ns = at,
                                 flagged = qmax >= D.hta.queue_length_flag }

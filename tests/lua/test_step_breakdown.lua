@@ -436,6 +436,11 @@ function TestIntervals:test_capped_value_integral()
   lu.assertAlmostEquals(v, 15, 1e-12)
   -- clipped to [6, 12): 1*4 + 0.75*2 = 5.5
   lu.assertAlmostEquals(IV.capped_value_integral({ 0, 5 }, { 10, 20 }, { 0.5, 0.75 }, 2, 1.0, 6, 12), 5.5, 1e-12)
+  -- the same with float times (sorted by Lua's sort, not the table engine's)
+  lu.assertAlmostEquals(IV.capped_value_integral({ 0.0, 5.0 }, { 10.0, 20.0 }, { 0.5, 0.75 }, 2, 1.0, 0, 100), 15, 1e-12)
+  -- epoch nanoseconds beyond 2^53 stay exact: the same intervals shifted
+  local b = 1 << 60
+  lu.assertAlmostEquals(IV.capped_value_integral({ b + 5, b }, { b + 20, b + 10 }, { 0.75, 0.5 }, 2, 1.0, b, b + 100), 15, 1e-12)
 end
 
 function TestIntervals:test_c_backend_agrees()

@@ -55,6 +55,53 @@ function TestDeviceOps:test_order_with_ties()
   lu.assertEquals(names(ops), { "k2", "m1", "k4", "m3", "k1", "k3", "m2" })
 end
 
+function TestDeviceOps:test_int_order()
+  local IV = require "perflab.timeline"
+  local big = 1 << 60
+  -- ascending on a, descending on b, ties in index order; beyond 2^53
+  lu.assertEquals(IV.int_order(5, { a = { big + 2, big + 1, big + 2, big + 1, big + 2 }, b = { 1, 1, 3, 1, 1 } }, { "a", "-b" }),
+                  { 2, 4, 3, 1, 5 })
+  lu.assertEquals(IV.int_order(1, { a = { 7 } }, { "a" }), { 1 })
+  lu.assertNil(IV.int_order(2, { a = { 1, 2.5 } }, { "a" }))      -- not integers: the caller sorts
+end
+
+-- launch-latency's worst launches and queue lengths on a hand-made profile,
+-- once with integer times (the table engine's sort) and once with the same
+-- times as floats (Lua's sort).  Stream 7: launch calls end at 10, 15, 10,
+-- 25, 35 and their kernels start at 30, 35, 12, 45, 50 (delays 20, 20, 2,
+-- 20, 15); stream 8: two launches at 40-45 whose kernels both start at 65
+-- (delay 20 each: a full tie, kept in table order).  Queue of stream 7:
+-- +1 at 0, 5, 6, 20, 32 and -1 at 32, 40, 40, 46, 52 (the end at 32 counts
+-- before the launch at 32), so at most 4, first at 20, area 147 over 52 ns.
+-- Stream 8: 2 from 40 to 66, 1 to 68: at most 2 at 40, area 54 over 28 ns.
+function TestDeviceOps:test_launch_latency_orders()
+  local T = perflab.table
+  local function prof(f)
+    local K = { { 30, 10, 7, 1 }, { 35, 5, 7, 2 }, { 12, 20, 7, 3 }, { 45, 1, 7, 4 }, { 50, 2, 7, 5 },
+                { 65, 3, 8, 6 }, { 65, 1, 8, 7 } }
+    local R = { { 0, 10, 1 }, { 5, 10, 2 }, { 6, 4, 3 }, { 20, 5, 4 }, { 32, 3, 5 }, { 40, 5, 6 }, { 40, 5, 7 } }
+    local k, r = {}, {}
+    for i, x in ipairs(K) do
+      k[i] = { name = "k" .. i, start_ns = f(x[1]), duration_ns = f(x[2]), stream = x[3], device = 0, correlation = x[4] }
+    end
+    for i, x in ipairs(R) do r[i] = { name = "cudaLaunchKernel", start_ns = f(x[1]), duration_ns = f(x[2]), correlation = x[3] } end
+    return { source = "hand-made", tables = {
+      kernels = T.from_rows(k, { "name", "start_ns", "duration_ns", "stream", "device", "correlation" }),
+      runtime = T.from_rows(r, { "name", "start_ns", "duration_ns", "correlation" }) } }
+  end
+  for _, f in ipairs({ function(v) return v end, function(v) return v + 0.0 end }) do
+    local rep = recipes.run("launch-latency", { prof(f) }, {})
+    local worst = {}
+    for _, row in rep.tables.outliers:rows() do worst[#worst + 1] = row.kernel .. "=" .. math.floor(row.delay_ns) end
+    lu.assertEquals(worst, { "k1=20", "k2=20", "k4=20", "k6=20", "k7=20", "k5=15", "k3=2" })
+    local q = by_stream(rep.tables.queue_length)
+    lu.assertEquals({ q["0:7"].max, q["0:7"].at_ns }, { 4, 20 })
+    lu.assertAlmostEquals(q["0:7"].mean, 147 / 52, 1e-12)
+    lu.assertEquals({ q["0:8"].max, q["0:8"].at_ns }, { 2, 40 })
+    lu.assertAlmostEquals(q["0:8"].mean, 54 / 28, 1e-12)
+  end
+end
+
 TestIdle = {}
 
 function TestIdle:test_sampled_rank0_default_threshold()
