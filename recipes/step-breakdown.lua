@@ -109,14 +109,21 @@ local function collect(p)
     if ph[i] == "X" and D.comm_ops[name[i]] and ext[i] then comm_ext[ext[i]] = true end
   end
 
+  -- a trace repeats a few hundred names and categories millions of times:
+  -- what depends on the text alone is worked out once per distinct text
+  local lower = setmetatable({}, { __index = function(t, k) local v = k:lower(); t[k] = v; return v end })
+  local comm_kernel = setmetatable({}, { __index = function(t, k)
+    local v = matches_any(k:lower(), D.comm_kernel_patterns); t[k] = v; return v end })
+  local dataloader = setmetatable({}, { __index = function(t, k)
+    local v = matches_any(k, D.dataloader_patterns); t[k] = v; return v end })
   for i = 1, n do
     if ph[i] == "X" and ts[i] then
       local a = ts[i]
       local b = a + (dur[i] or 0)
-      local lc = (cat[i] or ""):lower()
+      local lc = lower[cat[i] or ""]
       local nm = name[i] or ""
       if lc == "kernel" then
-        local comm = (ext[i] and comm_ext[ext[i]]) or matches_any(nm:lower(), D.comm_kernel_patterns)
+        local comm = (ext[i] and comm_ext[ext[i]]) or comm_kernel[nm]
         add(comm and "communication" or "kernel", a, b)
         c.device[#c.device + 1] = { s = a, e = b, corr = corr[i] }
       elseif lc == "memcpy" or lc == "gpu_memcpy" then
@@ -134,7 +141,7 @@ local function collect(p)
           if a < c.cpu_min then c.cpu_min = a end
           if b > c.cpu_max then c.cpu_max = b end
         else
-          if matches_any(nm, D.dataloader_patterns) then
+          if dataloader[nm] then
             add("dataloader", a, b)
           elseif D.comm_ops[nm] then
             add("communication", a, b)
