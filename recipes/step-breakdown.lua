@@ -325,6 +325,7 @@ local function gpu_figures(p, steps)
   local occ = k:has("est_achieved_occupancy_pct") and k:col("est_achieved_occupancy_pct"):to_lua() or {}
   local per = {}
   local order = {}
+  local tc_name = setmetatable({}, { __index = function(t, nm) local v = has_tc_pattern(nm); t[nm] = v; return v end })
   for i = 1, k:nrows() do
     local d = dev[i] or 0
     local g = per[d]
@@ -338,7 +339,7 @@ local function gpu_figures(p, steps)
     if bps[i] and bps[i] > 0 then g.v[g.n] = bps[i]; g.nbps = g.nbps + 1 end
     local x = a > lo and a or lo
     local y = b < hi and b or hi
-    local tc = has_tc_pattern(names[i] or "")
+    local tc = tc_name[names[i] or ""]
     if x < y then
       if occ[i] and occ[i] >= 0 then g.occ_x = g.occ_x + occ[i] * (y - x); g.occ_t = g.occ_t + (y - x); g.nocc = g.nocc + 1 end
       g.all_t = g.all_t + (y - x)
