@@ -55,16 +55,7 @@ local function queue(ops, windows)
     k = k + 1; pt[k] = o.e; pd[k] = -1
   end
   -- at equal times, ends (-1) before launches (+1)
-  local order = IV.int_order(k, { t = pt, d = pd }, { "t", "d" })
-  if not order then
-    order = {}
-    for i = 1, k do order[i] = i end
-    table.sort(order, function(a, b)
-      if pt[a] ~= pt[b] then return pt[a] < pt[b] end
-      if pd[a] ~= pd[b] then return pd[a] < pd[b] end
-      return a < b
-    end)
-  end
+  local order = IV.order(k, { t = pt, d = pd }, { "t", "d" })
   local ts, ds = {}, {}             -- the points in order: time, +1 / -1
   for i = 1, k do local j = order[i]; ts[i] = pt[j]; ds[i] = pd[j] end
   local lo, hi = ts[1], ts[k]
@@ -173,19 +164,9 @@ return {
       -- longest delay first, then earliest start, then device_ops order
       local dl, st = {}, {}
       for i, o in ipairs(launched) do dl[i] = o.delay; st[i] = o.s end
-      local order = IV.int_order(#launched, { delay = dl, s = st }, { "-delay", "s" })
-      if order then
-        local sorted = {}
-        for i, j in ipairs(order) do sorted[i] = launched[j] end
-        launched = sorted
-      else
-        for i, o in ipairs(launched) do o.seq = i end
-        table.sort(launched, function(a, b)
-          if a.delay ~= b.delay then return a.delay > b.delay end
-          if a.s ~= b.s then return a.s < b.s end
-          return a.seq < b.seq
-        end)
-      end
+      local sorted = {}
+      for i, j in ipairs(IV.order(#launched, { delay = dl, s = st }, { "-delay", "s" })) do sorted[i] = launched[j] end
+      launched = sorted
       for i = 1, math.min(opts.top, #launched) do
         local o = launched[i]
         out_rows[#out_rows + 1] = { kernel = o.name, device = o.device, stream = o.stream, delay_ns = o.delay,

@@ -194,16 +194,10 @@ local function device_bound(steps, c, notes)
     end
   end
   -- runtime calls by start, ties in trace order (a stable sort, as the
-  -- plugin's Python sort); the Lua sort where a start is not an integer
+  -- plugin's Python sort)
   local rts, ss = {}, {}
   for i, r in ipairs(c.runtime) do ss[i] = r.s end
-  local order = IV.int_order(#ss, { s = ss }, { "s" })
-  if order then
-    for i, j in ipairs(order) do rts[i] = c.runtime[j] end
-  else
-    for i, r in ipairs(c.runtime) do rts[i] = r; r.seq = i end
-    table.sort(rts, function(x, y) if x.s ~= y.s then return x.s < y.s end return x.seq < y.seq end)
-  end
+  for i, j in ipairs(IV.order(#ss, { s = ss }, { "s" })) do rts[i] = c.runtime[j] end
 
   local nsteps = #steps
   local dev_min, dev_max, matched_count = {}, {}, {}

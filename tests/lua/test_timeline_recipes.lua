@@ -62,7 +62,11 @@ function TestDeviceOps:test_int_order()
   lu.assertEquals(IV.int_order(5, { a = { big + 2, big + 1, big + 2, big + 1, big + 2 }, b = { 1, 1, 3, 1, 1 } }, { "a", "-b" }),
                   { 2, 4, 3, 1, 5 })
   lu.assertEquals(IV.int_order(1, { a = { 7 } }, { "a" }), { 1 })
-  lu.assertNil(IV.int_order(2, { a = { 1, 2.5 } }, { "a" }))      -- not integers: the caller sorts
+  lu.assertNil(IV.int_order(2, { a = { 1, 2.5 } }, { "a" }))      -- not integers: the engine is not used
+  -- order: the same rule with Lua's sort for other numbers
+  lu.assertEquals(IV.order(5, { a = { 2.5, 1.5, 2.5, 1.5, 2.5 }, b = { 1, 1, 3, 1, 1 } }, { "a", "-b" }), { 2, 4, 3, 1, 5 })
+  lu.assertEquals(IV.order(5, { a = { big + 2, big + 1, big + 2, big + 1, big + 2 }, b = { 1, 1, 3, 1, 1 } }, { "a", "-b" }),
+                  { 2, 4, 3, 1, 5 })
 end
 
 -- launch-latency's worst launches and queue lengths on a hand-made profile,
