@@ -68,7 +68,7 @@ end
 return {
   name = "idle-time",
   summary = "per GPU stream: idle time between operations, attributed to host wait, kernel wait or other (HTA)",
-  needs = { "kernels" },
+  needs = { "kernels.start_ns" },   -- a timeline: kernels with start times
   tables = { "kernels", "runtime", "memcpy", "memset" },   -- all it reads (perflab.timeline.device_ops)
   options = {
     kernel_wait_ns = { type = "number", default = D.hta.kernel_wait_ns,

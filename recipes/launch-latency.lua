@@ -101,7 +101,7 @@ end
 return {
   name = "launch-latency",
   summary = "launch delay (GPU start - CPU launch end) per stream, outliers, kernels cheaper than their launch, queue length, comm/compute overlap (HTA)",
-  needs = { "kernels" },
+  needs = { "kernels.start_ns" },   -- a timeline: kernels with start times
   tables = { "kernels", "runtime", "memcpy", "memset" },   -- all it reads (perflab.timeline.device_ops)
   options = {
     top = { type = "number", default = 10, help = "how many worst launches to list" },

@@ -5,7 +5,9 @@
 --     tables = {"kernels", "kernel_summary", ...},          (optional)
 --     options = { key = { help =, default =, type = "number"|"string"|"boolean" } },
 --     run = function(inputs, opts, report) ... end }
--- `needs` entries name tables every input must have; "a|b" means either.
+-- `needs` entries name tables every input must have; "a|b" means either;
+-- "a.col" is table a with a column col (kernels.start_ns: a timeline, not a
+-- per-kernel summary without start times).
 -- `tables`, when given, lists every table the recipe reads from its inputs
 -- (each of `needs` included): `perflab run` then has the parsers build only
 -- those, which on a large file saves most of the time and memory.  A recipe
@@ -117,6 +119,18 @@ function M.load(name)
   return r
 end
 
+-- "kernels.start_ns" -> "kernels", "start_ns"; "kernels" -> "kernels", nil
+local function need_parts(alt)
+  local t, c = alt:match("^([^.]+)%.(.+)$")
+  if t then return t, c end
+  return alt, nil
+end
+
+-- a need as the user reads it: "kernels with start_ns or kernel_summary"
+local function need_text(need)
+  return (need:gsub("%.", " with "):gsub("|", " or "))
+end
+
 function M.validate(r, where)
   if type(r) ~= "table" then error(where .. ": a recipe must return a table", 0) end
   for _, k in ipairs({ "name", "summary" }) do
@@ -136,8 +150,9 @@ function M.validate(r, where)
     end
     for _, need in ipairs(r.needs) do
       for alt in need:gmatch("[^|]+") do
-        if not has[alt] then
-          error(string.format("%s: recipe field 'tables' must list every table of 'needs' (%s is missing)", where, alt), 0)
+        local t = need_parts(alt)
+        if not has[t] then
+          error(string.format("%s: recipe field 'tables' must list every table of 'needs' (%s is missing)", where, t), 0)
         end
       end
     end
@@ -213,14 +228,23 @@ end
 function M.check_needs(r, inputs)
   for _, p in ipairs(inputs) do
     for _, need in ipairs(r.needs) do
-      local ok = false
-      for alt in need:gmatch("[^|]+") do if p.tables[alt] then ok = true end end
-      if not ok and p.partial then
+      local ok, lacking = false, nil
+      for alt in need:gmatch("[^|]+") do
+        local t, c = need_parts(alt)
+        local tb = p.tables[t]
+        if tb and (c == nil or tb:has(c)) then ok = true
+        elseif tb then lacking = lacking or { t, c, tb } end
+      end
+      if not ok and lacking then
+        local t, c, tb = lacking[1], lacking[2], lacking[3]
+        errors.fail(string.format("recipe '%s' needs a table %s, and %s (%s) has %s without %s (columns: %s)",
+          r.name, need_text(need), p.source, p.format, t, c, table.concat(tb:columns(), ", ")))
+      elseif not ok and p.partial then
         errors.fail(string.format("recipe '%s' needs a table %s, and %s (%s) has none of them (perflab parse %s lists its tables)",
-          r.name, need:gsub("|", " or "), p.source, p.format, p.source))
+          r.name, need_text(need), p.source, p.format, p.source))
       elseif not ok then
         errors.fail(string.format("recipe '%s' needs a table %s, and %s (%s) has: %s", r.name,
-          need:gsub("|", " or "), p.source, p.format, table.concat(p:table_names(), ", ")))
+          need_text(need), p.source, p.format, table.concat(p:table_names(), ", ")))
       end
     end
   end
@@ -248,7 +272,9 @@ function M.help(name)
   }
   if r.description then lines[#lines + 1] = "" ; lines[#lines + 1] = r.description end
   lines[#lines + 1] = ""
-  lines[#lines + 1] = "needs: " .. (#r.needs > 0 and table.concat(r.needs, ", "):gsub("|", " or ") or "nothing")
+  local needs = {}
+  for i, n in ipairs(r.needs) do needs[i] = need_text(n) end
+  lines[#lines + 1] = "needs: " .. (#needs > 0 and table.concat(needs, ", ") or "nothing")
   if r.tables then lines[#lines + 1] = "reads (the only tables loaded): " .. table.concat(r.tables, ", ") end
   local names = {}
   for k in pairs(r.options) do names[#names + 1] = k end

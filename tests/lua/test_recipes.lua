@@ -243,6 +243,40 @@ function TestNeeds:test_needs_input_files()
   lu.assertEquals(out, "perflab: recipe 'myrec' needs input files: perflab run myrec FILE...\n")
 end
 
+-- "table.column" needs: the table with that column (a kernel table has
+-- kernels but no start_ns: the timeline recipes refuse it with a message)
+function TestNeeds:test_column_needs()
+  local recipes = require "perflab.recipes"
+  local T = perflab.table
+  local function rec(needs) return recipes.validate({ name = "x", summary = "s", run = function() end, needs = needs }, "x.lua") end
+  local function prof(cols)
+    local row = {}
+    for _, c in ipairs(cols) do row[c] = 1 end
+    return { source = "f.txt", format = "fmt", tables = { kernels = T.from_rows({ row }, cols) },
+             table_names = function() return { "kernels" } end }
+  end
+  local timeline, summary = prof({ "name", "start_ns" }), prof({ "name", "duration_ns" })
+  recipes.check_needs(rec { "kernels.start_ns" }, { timeline })              -- has it: no error
+  recipes.check_needs(rec { "kernels.start_ns|kernels" }, { summary })       -- the other alternative
+  local ok, e = pcall(recipes.check_needs, rec { "kernels.start_ns" }, { summary })
+  lu.assertFalse(ok)
+  lu.assertEquals(e.message, "recipe 'x' needs a table kernels with start_ns, and f.txt (fmt) has kernels without "
+    .. "start_ns (columns: name, duration_ns)")
+  lu.assertEquals(e.exit, 2)
+  -- tables must cover the table part
+  lu.assertEquals(recipes.validate({ name = "x", summary = "s", run = function() end, needs = { "kernels.start_ns" },
+                                     tables = { "kernels", "runtime" } }, "x.lua").tables[1], "kernels")
+  lu.assertErrorMsgContains("(kernels is missing)", function()
+    recipes.validate({ name = "x", summary = "s", run = function() end, needs = { "kernels.start_ns" },
+                       tables = { "runtime" } }, "x.lua") end)
+  -- the bundled timeline recipes on a kernel table: that message, exit 2
+  local out, rc = perflab_cli("run idle-time " .. KT)
+  lu.assertEquals(rc, 2)
+  lu.assertStrContains(out, "perflab: recipe 'idle-time' needs a table kernels with start_ns, and " .. KT
+    .. " (kernel-table) has kernels without start_ns (columns: name, short_name, latency_ns, duration_ns")
+  lu.assertNotStrContains(out, "traceback")
+end
+
 -- `tables`: what a recipe reads; it must cover `needs`, and perflab run
 -- then builds only those tables (the report the same: test_corpus.lua)
 function TestNeeds:test_tables_field_is_checked()
