@@ -242,8 +242,8 @@ return {
         end
         if qmax >= D.hta.queue_length_flag then
           report:finding { severity = "warn", rule = "launch-latency.queue_full",
-            subject = string.format("device %d stream %d", g.device, g.stream),
-            message = string.format("device %d stream %d had %d launched-but-unfinished ops: at %d the launch "
+            subject = string.format("device %s stream %s", g.device, g.stream),
+            message = string.format("device %s stream %s had %d launched-but-unfinished ops: at %d the launch "
               .. "queue is full and the host blocks", g.device, g.stream, qmax, D.hta.queue_length_flag),
             evidence = { max = qmax, threshold = D.hta.queue_length_flag, at_ns = at, source = p.source } }
         end
@@ -269,7 +269,7 @@ return {
           ov_rows[#ov_rows + 1] = row
           if row.overlap_pct and row.overlap_pct < 50 then
             report:finding { severity = "info", rule = "launch-latency.comm_overlap", subject = "device " .. dev,
-              message = string.format("device %d: only %.1f %% of communication kernel time (%s) overlaps computation",
+              message = string.format("device %s: only %.1f %% of communication kernel time (%s) overlaps computation",
                 dev, row.overlap_pct, units.ns(cl)),
               evidence = { overlap_pct = row.overlap_pct, comm_ns = cl, overlap_ns = ov, source = p.source,
                            formula = "|comp ∩ comm| / |comm|" } }
