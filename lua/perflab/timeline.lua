@@ -223,7 +223,7 @@ end
 -- ("k" ascending, "-k" descending); ties stay in index order.  The table
 -- engine's stable sort: no Lua call per comparison (a comparator sort of a
 -- million rows takes seconds).  nil when a value is not an integer (a
--- double column would round epoch nanoseconds): the caller sorts in Lua.
+-- double column would round epoch nanoseconds): M.order then sorts in Lua.
 function M.int_order(n, keys, by)
   local cols, names = { ["#"] = {} }, { "#" }
   for name, vals in pairs(keys) do
