@@ -158,11 +158,16 @@ local function read_kineto(side, p, opts)
   side.runs[#side.runs + 1] = run
   -- cycles
   local cyc = {}
-  if opts.cycle == "ProfilerStep" and p:has("steps") and p:table("steps"):nrows() > 0 then
+  if opts.cycle == "ProfilerStep" and p:has("steps") and p:table("steps"):nrows() > 0 and p:table("steps"):has("start_ns") then
     for _, r in p:table("steps"):rows() do
       cyc[#cyc + 1] = { run = run, id = r.step, start = r.start_ns, dur = r.duration_ns, fn = {} }
     end
   else
+    if not p:has("events") then
+      -- a tb-profiler export has per-step times but no timeline to place them on
+      perflab.fail(string.format("%s (%s): suspicion needs cycles with start times (a Kineto trace's ProfilerStep "
+        .. "spans or events) or function/metric CSVs; this has tables %s", p.source, p.format, table.concat(p:table_names(), ", ")))
+    end
     local ev = p:table("events")
     local want = opts.cycle == "ProfilerStep" and "ProfilerStep" or opts.cycle
     local names, ph, ts, dur, cat = ev:col("name"):to_lua(), ev:col("ph"):to_lua(), ev:col("ts_ns"):to_lua(),

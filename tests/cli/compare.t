@@ -42,3 +42,10 @@ tests/lua/test_diff.lua; here the command lines, table names and columns.
   d2d_tnc,0,69,0,3522000,3522000,66.98364397109167,,,added
   MLUUnionXKernelBatchNormBackward,106,106,96916000,97476000,560000,10.650437428680107,,,same
   MLUBlockKernel3StagePipelineV2ThresholdBackwardFast,98,98,63142000,63418000,276000,5.2491441612780525,,,same
+
+A tb-profiler export has step times but no timeline to place them on (it
+stopped with "attempt to compare two nil values"): a clear error instead.
+
+  $ perflab run suspicion --baseline tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt --target tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt
+  perflab: tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt (tb-profiler): suspicion needs cycles with start times (a Kineto trace's ProfilerStep spans or events) or function/metric CSVs; this has tables steps, step_breakdown, operators, kernel_summary, recommendations, environment, device_metrics
+  [2]
