@@ -103,11 +103,11 @@ return {
     run_a = { type = "string", default = "", help = "with one input holding several runs: the run of side A (default: the first)" },
     run_b = { type = "string", default = "", help = "with one input holding several runs: the run of side B (default: the second)" },
     alpha = { type = "number", default = 0.01, help = "p below which a per-launch shift is called slower/faster" },
-    min_launches = { type = "number", default = 3, help = "launches each side needs for the per-launch tests" },
+    min_launches = { type = "integer", min = 0, default = 3, help = "launches each side needs for the per-launch tests" },
     rel_pct = { type = "number", default = 5, help = "without per-launch data: |delta| above this % of A's total is slower/faster" },
     cc = { type = "string", default = "", help = "compute capability for occupancy when the input does not say (e.g. 8.0)" },
     gpu = { type = "string", default = "", help = "GPU model (gives the compute capability)" },
-    top = { type = "number", default = 0, help = "rows of the diff table to show (0 = all)" },
+    top = { type = "integer", min = 0, default = 0, help = "rows of the diff table to show (0 = all)" },
   },
   run = function(inputs, opts, report)
     local pa, pb, ra, rb

@@ -104,8 +104,8 @@ return {
   needs = { "kernels.start_ns" },   -- a timeline: kernels with start times
   tables = { "kernels", "runtime", "memcpy", "memset" },   -- all it reads (perflab.timeline.device_ops)
   options = {
-    top = { type = "number", default = 10, help = "how many worst launches to list" },
-    windows = { type = "number", default = 20, help = "time windows in queue_series" },
+    top = { type = "integer", min = 0, default = 10, help = "how many worst launches to list" },
+    windows = { type = "integer", min = 1, max = 10000, default = 20, help = "time windows in queue_series" },
     launch_delay_outlier_ns = { type = "number", default = D.hta.launch_delay_outlier_ns,
                                 help = "a launch delay above this is an outlier (ns)" },
     runtime_outlier_ns = { type = "number", default = D.hta.runtime_outlier_ns,
@@ -234,7 +234,7 @@ return {
       end
       -- queue length per stream (all device ops)
       for _, g in ipairs(IV.by_stream(all)) do
-        local qmax, qmean, at, series = queue(g.ops, math.max(1, math.floor(opts.windows)))
+        local qmax, qmean, at, series = queue(g.ops, opts.windows)
         q_rows[#q_rows + 1] = { device = g.device, stream = g.stream, max = qmax, mean = qmean, at_ns = at,
                                 flagged = qmax >= D.hta.queue_length_flag }
         for k, s in ipairs(series) do

@@ -455,9 +455,9 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
     key = { type = "string", default = "name", choices = { "name", "short_name" }, help = "group kernels by full or short name" },
     alpha = { type = "number", default = 0.01, help = "significance level for p(β) and U-test p(β)" },
     min_delta_beta = { type = "number", default = 0.1, help = "smallest |Δβ| (percentage points) called significant" },
-    top = { type = "number", default = 3, help = "functions described in the key findings" },
-    rows = { type = "number", default = 0, help = "rows of the details table to show (0 = all)" },
-    metrics_per_finding = { type = "number", default = 3, help = "metric changes listed per key finding" },
+    top = { type = "integer", min = 0, default = 3, help = "functions described in the key findings" },
+    rows = { type = "integer", min = 0, default = 0, help = "rows of the details table to show (0 = all)" },
+    metrics_per_finding = { type = "integer", min = 0, default = 3, help = "metric changes listed per key finding" },
   },
   run = function(inputs, opts, report)
     if #inputs == 0 then perflab.fail("suspicion needs inputs: perflab run suspicion --baseline FILE... --target FILE...") end

@@ -70,7 +70,7 @@ return {
   needs = { "kernels|kernel_summary" },
   tables = { "kernels", "kernel_summary" },   -- all it reads: perflab run loads only these
   options = {
-    top = { type = "number", default = 20, help = "how many kernels to list (0 = all)" },
+    top = { type = "integer", min = 0, default = 20, help = "how many kernels to list (0 = all)" },
     group = { type = "string", default = "name", choices = { "name", "short_name" },
               help = "group launches by the full kernel name or the short name" },
   },

@@ -3,7 +3,8 @@
 -- A recipe is a Lua file returning
 --   { name, summary, needs = {"kernels|kernel_summary", ...},
 --     tables = {"kernels", "kernel_summary", ...},          (optional)
---     options = { key = { help =, default =, type = "number"|"string"|"boolean" } },
+--     options = { key = { help =, default =, type = "number"|"integer"|"string"|"boolean",
+--                         min =, max =, choices = {...} } },      (min, max: numbers; all but help optional)
 --     run = function(inputs, opts, report) ... end }
 -- `needs` entries name tables every input must have; "a|b" means either;
 -- "a.col" is table a with a column col (kernels.start_ns: a timeline, not a
@@ -202,10 +203,23 @@ function M.options(r, given)
         #names > 0 and table.concat(names, ", ") or "none"))
     end
     local ty = spec.type or (spec.default ~= nil and type(spec.default)) or "string"
-    if ty == "number" and type(v) ~= "number" then
+    if (ty == "number" or ty == "integer") and type(v) ~= "number" then
       local n = tonumber(v)
       if not n then errors.fail(string.format("option '%s' of recipe '%s' must be a number, got '%s'", k, r.name, tostring(v))) end
       v = n
+    end
+    if ty == "integer" then
+      local i = math.tointeger(v)
+      if not i then errors.fail(string.format("option '%s' of recipe '%s' must be a whole number, got '%s'", k, r.name, tostring(v))) end
+      v = i
+    end
+    if ty == "number" or ty == "integer" then
+      if (spec.min and v < spec.min) or (spec.max and v > spec.max) or v ~= v then
+        local range = spec.min and spec.max and string.format("between %s and %s", spec.min, spec.max)
+          or spec.min and string.format("at least %s", spec.min) or spec.max and string.format("at most %s", spec.max)
+          or "a number"
+        errors.fail(string.format("option '%s' of recipe '%s' must be %s, got '%s'", k, r.name, range, tostring(v)))
+      end
     elseif ty == "boolean" and type(v) ~= "boolean" then
       local s = tostring(v):lower()
       if s == "true" or s == "1" or s == "yes" then v = true

@@ -188,6 +188,35 @@ function TestOptions:test_coercion_from_strings()
   lu.assertEquals(n, 6)   -- header and five rows
 end
 
+-- integer options and bounds (type = "integer", min, max): a count given
+-- as 0.5 or a window count of 1e9 is refused before the recipe runs
+function TestOptions:test_integer_and_bounds()
+  local recipes = require "perflab.recipes"
+  local r = recipes.validate({ name = "x", summary = "s", run = function() end, options = {
+    k = { type = "integer", min = 0, default = 3 }, w = { type = "integer", min = 1, max = 100, default = 20 },
+    f = { type = "number", max = 1, default = 0.5 } } }, "x.lua")
+  local o = recipes.options(r, { k = "7", w = 100, f = "-2.5" })
+  lu.assertEquals({ o.k, math.type(o.k), o.w, o.f }, { 7, "integer", 100, -2.5 })
+  lu.assertEquals(math.type(recipes.options(r, { k = "4.0" }).k), "integer")    -- 4.0 is a whole number
+  local function msg(given)
+    local ok, e = pcall(recipes.options, r, given)
+    lu.assertFalse(ok)
+    return e.message
+  end
+  lu.assertEquals(msg { k = "0.5" }, "option 'k' of recipe 'x' must be a whole number, got '0.5'")
+  lu.assertEquals(msg { k = -1 }, "option 'k' of recipe 'x' must be at least 0, got '-1'")
+  lu.assertEquals(msg { w = "1e9" }, "option 'w' of recipe 'x' must be between 1 and 100, got '1000000000'")
+  lu.assertEquals(msg { w = 0 }, "option 'w' of recipe 'x' must be between 1 and 100, got '0'")
+  lu.assertEquals(msg { f = 2 }, "option 'f' of recipe 'x' must be at most 1, got '2'")
+  -- the bundled recipes declare theirs: the CLI says so, exit 2
+  local out, rc = perflab_cli("run top-kernels " .. KT .. " --set top=0.5")
+  lu.assertEquals(rc, 2)
+  lu.assertEquals(out, "perflab: option 'top' of recipe 'top-kernels' must be a whole number, got '0.5'\n")
+  out, rc = perflab_cli("run launch-latency tests/fixtures/kineto/hta_sampled_rank-0.json.gz --set windows=1e9")
+  lu.assertEquals(rc, 2)
+  lu.assertEquals(out, "perflab: option 'windows' of recipe 'launch-latency' must be between 1 and 10000, got '1000000000'\n")
+end
+
 function TestOptions:test_errors()
   local cases = {
     { "--set bogus=1", "perflab: recipe 'myrec' has no option 'bogus' (options: flag, mode, n, word)\n" },
