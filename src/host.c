@@ -185,7 +185,12 @@ int pl_host_report(lua_State *L, int status) {
     msg = lua_tostring(L, -1);
     lua_pop(L, 1);
   } else msg = lua_tostring(L, -1);
-  fprintf(stderr, "perflab: %s\n", msg ? msg : "(error object is not a string)");
+  /* a traceback's last frame is main.c's pmain: not the user's */
+  size_t n = msg ? strlen(msg) : 0;
+  static const char tail[] = "\n\t[C]: in ?";
+  if (n >= sizeof tail - 1 && strcmp(msg + n - (sizeof tail - 1), tail) == 0) n -= sizeof tail - 1;
+  if (msg) fprintf(stderr, "perflab: %.*s\n", (int)n, msg);
+  else fprintf(stderr, "perflab: (error object is not a string)\n");
   fflush(stderr);
   lua_pop(L, 1);
   return status;

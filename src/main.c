@@ -210,31 +210,22 @@ static int apply_limits(lua_State *L, const limits_opts *lo) {
   return LUA_OK;
 }
 
-int main(int argc, char **argv) {
-  /* Character classes follow the user's locale; numbers never do:
-  ** LC_NUMERIC stays "C" so "0.5" is read and written the same everywhere. */
-  setlocale(LC_CTYPE, "");
-  setlocale(LC_NUMERIC, "C");
-  limits_opts lo = { 0, 0, 0 };
-  if (take_limits(&argc, argv, &lo) != 0) return 2;
-  lua_State *L = pl_host_newstate();
-  if (L == NULL) { fprintf(stderr, "perflab: cannot create Lua state: not enough memory\n"); return 2; }
-  if (apply_limits(L, &lo) != LUA_OK) { lua_close(L); return 2; }
-
+/* The command line's work; returns the exit code.  Runs inside pmain's
+** protected call, so a failure outside perflab's own protected calls (the
+** memory cap reached while building an argument table) is an error to
+** report, not a panic. */
+static int run_main(lua_State *L, int argc, char **argv, const limits_opts *lo) {
+  if (apply_limits(L, lo) != LUA_OK) return 2;
   int code = 0;
-  if (argc > 1 && is_subcommand(argv[1])) {
-    code = run_cli(L, argc, argv, 1);
-    lua_close(L);
-    return code;
-  }
-  if (preload_api(L) != LUA_OK) { lua_close(L); return 2; }
+  if (argc > 1 && is_subcommand(argv[1])) return run_cli(L, argc, argv, 1);
+  if (preload_api(L) != LUA_OK) return 2;
 
   int interactive = 0, ran = 0, i;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (a[0] != '-' || strcmp(a, "-") == 0) break;
     if (strcmp(a, "--") == 0) { i++; break; }
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { print_usage(); lua_close(L); return 0; }
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { print_usage(); return 0; }
     if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
       printf("perflab %s (%s)\n", PERFLAB_VERSION, LUA_RELEASE);
       ran = 1;
@@ -242,7 +233,7 @@ int main(int argc, char **argv) {
     }
     if (strcmp(a, "-i") == 0) { interactive = 1; continue; }
     if (strcmp(a, "-e") == 0 || strcmp(a, "-l") == 0) {
-      if (i + 1 >= argc) { fprintf(stderr, "perflab: '%s' needs an argument\n", a); lua_close(L); return 2; }
+      if (i + 1 >= argc) { fprintf(stderr, "perflab: '%s' needs an argument\n", a); return 2; }
       const char *v = argv[++i];
       int st;
       if (a[1] == 'e') st = dochunk(L, luaL_loadbuffer(L, v, strlen(v), "=(command line)"));
@@ -255,12 +246,11 @@ int main(int argc, char **argv) {
           lua_setglobal(L, g ? g + 1 : v);
         } else { int c = error_exit(L); pl_host_report(L, st); st = c; }
       }
-      if (st != 0) { lua_close(L); return st; }
+      if (st != 0) return st;
       ran = 1;
       continue;
     }
     fprintf(stderr, "perflab: unknown option '%s' (see perflab --help)\n", a);
-    lua_close(L);
     return 2;
   }
   if (i < argc) {
@@ -279,7 +269,7 @@ int main(int argc, char **argv) {
         lua_newtable(L);
         st = pl_host_docall(L, 1, 0);
       }
-      if (st != LUA_OK) { pl_host_report(L, st); lua_close(L); return 2; }
+      if (st != LUA_OK) { pl_host_report(L, st); return 2; }
       code = pl_repl(L, tty) ? 2 : code;
     } else {
       /* no arguments and stdin is not a terminal: run stdin as a script */
@@ -287,6 +277,34 @@ int main(int argc, char **argv) {
       code = run_script(L, 2, args, 1);
     }
   }
-  lua_close(L);
   return code;
+}
+
+typedef struct main_args { int argc; char **argv; const limits_opts *lo; int code; } main_args;
+
+static int pmain(lua_State *L) {
+  main_args *m = lua_touserdata(L, 1);
+  m->code = run_main(L, m->argc, m->argv, m->lo);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  /* Character classes follow the user's locale; numbers never do:
+  ** LC_NUMERIC stays "C" so "0.5" is read and written the same everywhere. */
+  setlocale(LC_CTYPE, "");
+  setlocale(LC_NUMERIC, "C");
+  limits_opts lo = { 0, 0, 0 };
+  if (take_limits(&argc, argv, &lo) != 0) return 2;
+  lua_State *L = pl_host_newstate();
+  if (L == NULL) { fprintf(stderr, "perflab: cannot create Lua state: not enough memory\n"); return 2; }
+  main_args m = { argc, argv, &lo, 2 };
+  lua_pushcfunction(L, pmain);
+  lua_pushlightuserdata(L, &m);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    const char *msg = lua_tostring(L, -1);
+    fprintf(stderr, "perflab: %s\n", msg ? msg : "(error object is not a string)");
+    m.code = 2;
+  }
+  lua_close(L);
+  return m.code;
 }

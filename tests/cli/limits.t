@@ -25,6 +25,13 @@ A memory cap stops a runaway script:
   perflab: not enough memory
   [2]
 
+A cap too small for perflab itself is the same error, not an abort (it
+was "unprotected error in Lua: not enough memory" and SIGABRT):
+
+  $ perflab parse examples/kernel-table.txt --max-memory 1K
+  perflab: not enough memory
+  [2]
+
   $ perflab --max-memory lots -e 'print(1)'
   perflab: --max-memory expects a size like 512M or 4G, got 'lots'
   [2]
