@@ -47,30 +47,33 @@ static int error_exit(lua_State *L) {
   return code;
 }
 
+/* Reports a failed call of a subcommand; returns its exit code.  Stopped by
+** Ctrl-C or --timeout (not a bug): the message alone, not the traceback of
+** where in perflab's own code that happened. */
+static int cli_failed(lua_State *L, int st) {
+  if (!lua_istable(L, -1) && pl_parse_interrupt && lua_type(L, -1) == LUA_TSTRING) {
+    const char *m = lua_tostring(L, -1);
+    fprintf(stderr, "perflab: %.*s\n", (int)strcspn(m, "\n"), m);
+    lua_pop(L, 1);
+    return 2;
+  }
+  int code = error_exit(L);
+  pl_host_report(L, st);
+  return code;
+}
+
 /* Calls require("perflab.cli").main(args...) and returns its exit code. */
 static int run_cli(lua_State *L, int argc, char **argv, int first) {
   lua_getglobal(L, "require");
   lua_pushliteral(L, "perflab.cli");
   int st = pl_host_docall(L, 1, 1);
-  if (st != LUA_OK) { pl_host_report(L, st); return 2; }
+  if (st != LUA_OK) return cli_failed(L, st);
   lua_getfield(L, -1, "main");
   lua_remove(L, -2);
   lua_createtable(L, argc - first, 0);
   for (int i = first; i < argc; i++) { lua_pushstring(L, argv[i]); lua_rawseti(L, -2, i - first + 1); }
   st = pl_host_docall(L, 1, 1);
-  if (st != LUA_OK) {
-    if (!lua_istable(L, -1) && pl_parse_interrupt && lua_type(L, -1) == LUA_TSTRING) {
-      /* stopped by Ctrl-C or --timeout, not a bug: the message alone, not
-      ** the traceback of where in perflab's own code that happened */
-      const char *m = lua_tostring(L, -1);
-      fprintf(stderr, "perflab: %.*s\n", (int)strcspn(m, "\n"), m);
-      lua_pop(L, 1);
-      return 2;
-    }
-    int code = error_exit(L);
-    pl_host_report(L, st);
-    return code;
-  }
+  if (st != LUA_OK) return cli_failed(L, st);
   int code = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : 0;
   lua_pop(L, 1);
   return code;

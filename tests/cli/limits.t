@@ -19,6 +19,10 @@ traceback of where in perflab's own code it was) and exits 2:
   perflab: interrupted
   [2]
 
+  $ perflab demo --timeout 0.001
+  perflab: time limit exceeded (--timeout 0.001 s)
+  [2]
+
 A memory cap stops a runaway script:
 
   $ perflab --max-memory 32M -e 'local t = {} for i = 1, 1e8 do t[i] = i end'
