@@ -29,43 +29,54 @@ local gpus = require "perflab.gpus"
 local function nanil(x) if x == nil or x ~= x then return nil end return x end
 
 -- one side: kernel key -> {calls, total, durs = {...} | nil, configs = {cfg -> n}, name}
+-- (columns read once as arrays: a Lua table per row costs seconds on a
+-- 600 k-launch trace; a missing column reads as nil, as in a row)
 local function collect(tbl, keycol, run, side)
   local per, order = {}, {}
+  local n = tbl:nrows()
+  local function col(c) return tbl:has(c) and tbl:col(c):to_lua() or {} end
   local has_launch = tbl:has("duration_ns") and not tbl:has("total_ns")
+  local runs, keys, names = col("run"), col(keycol), col("name")
+  local want_run = run ~= nil and tostring(run) or nil
+  local dur, calls, total = col("duration_ns"), col("calls"), col("total_ns")
   local cfgcols = { "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers" }
-  for _, r in tbl:rows() do
-    if run == nil or tostring(r.run) == tostring(run) then
-      local key = r[keycol] or r.name
+  local cv = {}
+  for i, c in ipairs(cfgcols) do cv[i] = col(c) end
+  local smem_b, smem_s, smem_d = col("smem_bytes"), col("smem_static_bytes"), col("smem_dynamic_bytes")
+  local bx, by, bz, regs = cv[4], cv[5], cv[6], cv[7]
+  for r = 1, n do
+    if want_run == nil or tostring(runs[r]) == want_run then
+      local key = keys[r] or names[r]
       if key then
         local e = per[key]
         if not e then
-          e = { calls = 0, total = 0, durs = has_launch and {} or nil, configs = {}, cfgorder = {}, name = r.name }
+          e = { calls = 0, total = 0, durs = has_launch and {} or nil, configs = {}, cfgorder = {}, name = names[r] }
           per[key] = e
           order[#order + 1] = key
         end
         if has_launch then
-          if r.duration_ns then
+          local d = dur[r]
+          if d then
             e.calls = e.calls + 1
-            e.total = e.total + r.duration_ns
-            e.durs[#e.durs + 1] = r.duration_ns
+            e.total = e.total + d
+            e.durs[#e.durs + 1] = d
           end
-          if r.block_x or r.registers then
-            local parts = {}
-            for i, c in ipairs(cfgcols) do parts[i] = tostring(r[c] or "-") end
-            local smem = r.smem_bytes or ((r.smem_static_bytes or r.smem_dynamic_bytes)
-              and ((r.smem_static_bytes or 0) + (r.smem_dynamic_bytes or 0))) or nil
-            local cfg = string.format("grid (%s,%s,%s) block (%s,%s,%s) regs %s smem %s", parts[1], parts[2], parts[3],
-              parts[4], parts[5], parts[6], parts[7], smem and tostring(math.floor(smem)) or "-")
-            if not e.configs[cfg] then
-              e.configs[cfg] = { n = 0, block = { r.block_x or 1, r.block_y or 1, r.block_z or 1 },
-                registers = r.registers, smem = smem }
+          if bx[r] or regs[r] then
+            local smem = smem_b[r] or ((smem_s[r] or smem_d[r]) and ((smem_s[r] or 0) + (smem_d[r] or 0))) or nil
+            local cfg = string.format("grid (%s,%s,%s) block (%s,%s,%s) regs %s smem %s", tostring(cv[1][r] or "-"),
+              tostring(cv[2][r] or "-"), tostring(cv[3][r] or "-"), tostring(bx[r] or "-"), tostring(by[r] or "-"),
+              tostring(bz[r] or "-"), tostring(regs[r] or "-"), smem and tostring(math.floor(smem)) or "-")
+            local c = e.configs[cfg]
+            if not c then
+              c = { n = 0, block = { bx[r] or 1, by[r] or 1, bz[r] or 1 }, registers = regs[r], smem = smem }
+              e.configs[cfg] = c
               e.cfgorder[#e.cfgorder + 1] = cfg
             end
-            e.configs[cfg].n = e.configs[cfg].n + 1
+            c.n = c.n + 1
           end
         else
-          e.calls = e.calls + (r.calls or 0)
-          e.total = e.total + (r.total_ns or 0)
+          e.calls = e.calls + (calls[r] or 0)
+          e.total = e.total + (total[r] or 0)
         end
       end
     end
