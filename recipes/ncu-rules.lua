@@ -33,16 +33,20 @@ local T = perflab.table
 local function r2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 local fmt = gpu.fmt_pct
 
--- per-launch metric maps from the long-form `metrics` table
+-- per-launch metric maps from the long-form `metrics` table (its columns
+-- read as arrays: a Lua table per row costs seconds on millions of rows)
 local function metric_maps(p)
   local out = {}
   local m = p.tables.metrics
   if not m then return out end
-  for _, r in m:rows() do
-    if r.kernel_id and r.value then
-      local t = out[r.kernel_id]
-      if not t then t = {}; out[r.kernel_id] = t end
-      if t[r.metric] == nil then t[r.metric] = r.value end
+  local kid, metric, value = m:col("kernel_id"):to_lua(), m:col("metric"):to_lua(), m:col("value"):to_lua()
+  for i = 1, m:nrows() do
+    local id, v = kid[i], value[i]
+    if id and v then
+      local t = out[id]
+      if not t then t = {}; out[id] = t end
+      local name = metric[i]
+      if name ~= nil and t[name] == nil then t[name] = v end
     end
   end
   return out
