@@ -90,6 +90,7 @@ return {
         g.kernels[kernel] = g.kernels[kernel] + 1
         g.ids[kernel][#g.ids[kernel] + 1] = id
       end
+      local occupancy_of = gpu.memoize(gpu.occupancy)   -- each launch shape once
       for i, r in k:rows() do
         local grid = gpu.dim(r, "grid_size", "grid")
         local bs = gpu.dim(r, "block_size", "block")
@@ -104,9 +105,9 @@ return {
             -- Kineto: one shared-memory total per block (smem_bytes)
             local st, dy = r.smem_static_bytes, r.smem_dynamic_bytes
             if not st and not dy then st = r.smem_bytes end
-            local o = gpu.occupancy{ cc = cc, block_size = bs, registers = r.registers,
-              smem_static = st, smem_dynamic = dy,
-              smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }
+            local o = occupancy_of({ cc = cc, block_size = bs, registers = r.registers,
+              smem_static = st, smem_dynamic = dy, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes },
+              cc, bs, r.registers, st, dy, r.smem_config_bytes, r.smem_driver_bytes)
             active = o.active_blocks
           end
           if not sms and r.waves_per_sm and active then

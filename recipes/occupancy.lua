@@ -69,6 +69,8 @@ return {
       local is_trace = k:has("est_achieved_occupancy_pct") or p.format == "kineto"
       local kineto_smem = 0
       local exception_hits = {}
+      -- each launch shape once (a trace repeats a few hundred of them)
+      local occupancy_of, est_of = gpu.memoize(gpu.occupancy), gpu.memoize(gpu.est_achieved_occupancy)
       for i, r in k:rows() do
         local bs = gpu.dim(r, "block_size", "block")
         local regs = r.registers
@@ -92,7 +94,7 @@ return {
           if not cc then no_cc = no_cc + 1; goto next end
           local args = { cc = cc, block_size = bs, registers = regs, smem_static = smem_static,
             smem_dynamic = smem_dyn, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }
-          local o = gpu.occupancy(args)
+          local o = occupancy_of(args, cc, bs, regs, smem_static, smem_dyn, r.smem_config_bytes, r.smem_driver_bytes)
           if o.assumption and not is_trace then assumptions[o.assumption] = true end
           local kernel = r.short_name or r.name or ("launch " .. i)
           -- what the input printed: ncu's theoretical occupancy, or Kineto's
@@ -103,9 +105,9 @@ return {
           local grid = gpu.dim(r, "grid_size", "grid")
           local my_est
           if is_trace and grid and sms then
-            my_est = gpu.est_achieved_occupancy{ cc = cc, block_size = bs, grid_size = grid,
-              registers = regs, smem = smem_static + smem_dyn, sm_count = sms,
-              max_threads_per_sm = maxthr }.pct
+            my_est = est_of({ cc = cc, block_size = bs, grid_size = grid,
+              registers = regs, smem = smem_static + smem_dyn, sm_count = sms, max_threads_per_sm = maxthr },
+              cc, bs, grid, regs, smem_static + smem_dyn, sms, maxthr).pct
           end
           local reported = is_trace and est or r.theoretical_occupancy_pct
           local row = {
