@@ -24,6 +24,7 @@
 local perflab = require "perflab"
 local gpu = require "perflab.gpu"
 local gpus = require "perflab.gpus"
+local IV = require "perflab.timeline"
 local T = perflab.table
 
 local COLS = { "kernel", "precision", "flops", "bytes", "arithmetic_intensity", "achieved_flops_per_s",
@@ -98,36 +99,52 @@ local function parse_types(s)
 end
 local function numel(d) local n = 1; for _, x in ipairs(d) do n = n * x end; return n end
 
--- Kineto: cpu op (by external id) -> flops, bytes, precision, how
+-- Kineto: one cpu op's work from its name, input shapes and types, and the
+-- trace's flops argument: {flops, bytes, precision, how, op}, or false
+local function op_work(o)
+  local dims = parse_dims(o.input_dims)
+  local types = parse_types(o.input_types)
+  local esize = ELEM_BYTES[types[1] or ""] or ELEM_BYTES[types[2] or ""] or 4
+  local prec = TYPE_PRECISION[types[2] or types[1] or ""]
+  local fn = GEMM_OPS[o.name]
+  local flops, bytes, how
+  if fn and #dims > 0 then
+    local m, n, kk, b, counted = fn(dims)
+    if m then
+      flops = 2 * m * n * kk * b
+      bytes = 0
+      for _, d in ipairs(counted) do if #d > 0 then bytes = bytes + numel(d) * esize end end
+      how = "input shapes (GEMM 2*M*N*K)"
+    end
+  end
+  if o.flops and o.flops > 0 then
+    flops = o.flops; how = "the trace's flops argument"
+    if not bytes and #dims > 0 then
+      bytes = 0
+      for _, d in ipairs(dims) do if #d > 0 then bytes = bytes + numel(d) * esize end end
+    end
+  end
+  if flops then return { flops = flops, bytes = bytes, precision = prec, how = how, op = o.name } end
+  return false
+end
+
+-- Kineto: cpu op (by external id) -> flops, bytes, precision, how.  Columns
+-- are read as arrays and each distinct (name, shapes, types, flops) is
+-- worked out once: a trace repeats a few hundred op signatures millions of
+-- times.  The records are shared between ops: read them, do not change them.
 local function kineto_op_work(p)
   local ops = p.tables.cpu_ops
   if not ops then return nil end
+  local function col(c) return ops:has(c) and ops:col(c):to_lua() or {} end
+  local ext, name, dims, types, fl = col("external_id"), col("name"), col("input_dims"), col("input_types"), col("flops")
+  local work_of = gpu.memoize(op_work)
   local by = {}
-  for _, o in ops:rows() do
-    if o.external_id then
-      local dims = parse_dims(o.input_dims)
-      local types = parse_types(o.input_types)
-      local esize = ELEM_BYTES[types[1] or ""] or ELEM_BYTES[types[2] or ""] or 4
-      local prec = TYPE_PRECISION[types[2] or types[1] or ""]
-      local fn = GEMM_OPS[o.name]
-      local flops, bytes, how
-      if fn and #dims > 0 then
-        local m, n, kk, b, counted = fn(dims)
-        if m then
-          flops = 2 * m * n * kk * b
-          bytes = 0
-          for _, d in ipairs(counted) do if #d > 0 then bytes = bytes + numel(d) * esize end end
-          how = "input shapes (GEMM 2*M*N*K)"
-        end
-      end
-      if o.flops and o.flops > 0 then
-        flops = o.flops; how = "the trace's flops argument"
-        if not bytes and #dims > 0 then
-          bytes = 0
-          for _, d in ipairs(dims) do if #d > 0 then bytes = bytes + numel(d) * esize end end
-        end
-      end
-      if flops then by[o.external_id] = { flops = flops, bytes = bytes, precision = prec, how = how, op = o.name } end
+  for i = 1, ops:nrows() do
+    local e = ext[i]
+    if e then
+      local w = work_of({ name = name[i], input_dims = dims[i], input_types = types[i], flops = fl[i] },
+        name[i], dims[i], types[i], fl[i])
+      if w then by[e] = w end
     end
   end
   return by
@@ -141,34 +158,42 @@ end
 local function kineto_launching_ops(p)
   local ops, rt = p.tables.cpu_ops, p.tables.runtime
   if not ops or not rt or not rt:has("correlation") then return {} end
-  local per = {}
-  for _, o in ops:rows() do
-    if o.start_ns and o.duration_ns and o.external_id then
-      local key = tostring(o.pid) .. "|" .. tostring(o.tid)
-      local l = per[key]; if not l then l = {}; per[key] = l end
-      l[#l + 1] = { s = o.start_ns, e = o.start_ns + o.duration_ns, ext = o.external_id, op = true }
-    end
+  local function cols(t, names)
+    local out = {}
+    for i, c in ipairs(names) do out[i] = t:has(c) and t:col(c):to_lua() or {} end
+    return table.unpack(out)
   end
-  for _, r in rt:rows() do
-    if r.correlation and r.start_ns then
-      local key = tostring(r.pid) .. "|" .. tostring(r.tid)
-      local l = per[key]
-      if l then l[#l + 1] = { s = r.start_ns, e = r.start_ns + (r.duration_ns or 0), corr = r.correlation } end
+  -- per thread: starts, ends, 0 for an op / 1 for a runtime call, and the
+  -- op's external id or the call's correlation
+  local per = {}
+  local function add(key, s, e, kind, v)
+    local l = per[key]
+    if not l then l = { s = {}, e = {}, k = {}, v = {}, n = 0 }; per[key] = l end
+    local n = l.n + 1
+    l.n = n; l.s[n] = s; l.e[n] = e; l.k[n] = kind; l.v[n] = v
+  end
+  local os_, od, oext, opid, otid = cols(ops, { "start_ns", "duration_ns", "external_id", "pid", "tid" })
+  for i = 1, ops:nrows() do
+    if os_[i] and od[i] and oext[i] then add(tostring(opid[i]) .. "|" .. tostring(otid[i]), os_[i], os_[i] + od[i], 0, oext[i]) end
+  end
+  local rc, rs, rd, rpid, rtid = cols(rt, { "correlation", "start_ns", "duration_ns", "pid", "tid" })
+  for i = 1, rt:nrows() do
+    if rc[i] and rs[i] then
+      local key = tostring(rpid[i]) .. "|" .. tostring(rtid[i])
+      if per[key] then add(key, rs[i], rs[i] + (rd[i] or 0), 1, rc[i]) end
     end
   end
   local out = {}
   for _, l in pairs(per) do
-    -- ops before runtime calls at the same start; longer ops first
-    table.sort(l, function(a, b)
-      if a.s ~= b.s then return a.s < b.s end
-      if (a.op ~= nil) ~= (b.op ~= nil) then return a.op ~= nil end
-      return a.e > b.e
-    end)
-    local stack = {}
-    for _, ev in ipairs(l) do
-      while #stack > 0 and stack[#stack].e < ev.e do stack[#stack] = nil end
-      if ev.op then stack[#stack + 1] = ev
-      elseif #stack > 0 then out[ev.corr] = stack[#stack].ext end
+    -- ops before runtime calls at the same start; longer ops first; then
+    -- table order (ops, then calls)
+    local order = IV.order(l.n, { s = l.s, k = l.k, e = l.e }, { "s", "k", "-e" })
+    local stack, top = {}, 0
+    for _, j in ipairs(order) do
+      local e = l.e[j]
+      while top > 0 and l.e[stack[top]] < e do stack[top] = nil; top = top - 1 end
+      if l.k[j] == 0 then top = top + 1; stack[top] = j
+      elseif top > 0 then out[l.v[j]] = l.v[stack[top]] end
     end
   end
   return out
