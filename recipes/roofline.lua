@@ -98,6 +98,13 @@ local function parse_types(s)
   return out
 end
 local function numel(d) local n = 1; for _, x in ipairs(d) do n = n * x end; return n end
+-- the named columns of t as arrays ({} for a column t lacks: nil, as in a
+-- row); a Lua table per row costs seconds on a trace's millions of rows
+local function arrays(t, names)
+  local out = {}
+  for i, c in ipairs(names) do out[i] = t:has(c) and t:col(c):to_lua() or {} end
+  return table.unpack(out)
+end
 
 -- Kineto: one cpu op's work from its name, input shapes and types, and the
 -- trace's flops argument: {flops, bytes, precision, how, op}, or false
@@ -128,15 +135,14 @@ local function op_work(o)
   return false
 end
 
--- Kineto: cpu op (by external id) -> flops, bytes, precision, how.  Columns
--- are read as arrays and each distinct (name, shapes, types, flops) is
--- worked out once: a trace repeats a few hundred op signatures millions of
--- times.  The records are shared between ops: read them, do not change them.
+-- Kineto: cpu op (by external id) -> flops, bytes, precision, how.  Each
+-- distinct (name, shapes, types, flops) is worked out once: a trace repeats
+-- a few hundred op signatures millions of times.  The records are shared
+-- between ops: read them, do not change them.
 local function kineto_op_work(p)
   local ops = p.tables.cpu_ops
   if not ops then return nil end
-  local function col(c) return ops:has(c) and ops:col(c):to_lua() or {} end
-  local ext, name, dims, types, fl = col("external_id"), col("name"), col("input_dims"), col("input_types"), col("flops")
+  local ext, name, dims, types, fl = arrays(ops, { "external_id", "name", "input_dims", "input_types", "flops" })
   local work_of = gpu.memoize(op_work)
   local by = {}
   for i = 1, ops:nrows() do
@@ -158,11 +164,6 @@ end
 local function kineto_launching_ops(p)
   local ops, rt = p.tables.cpu_ops, p.tables.runtime
   if not ops or not rt or not rt:has("correlation") then return {} end
-  local function cols(t, names)
-    local out = {}
-    for i, c in ipairs(names) do out[i] = t:has(c) and t:col(c):to_lua() or {} end
-    return table.unpack(out)
-  end
   -- per thread: starts, ends, 0 for an op / 1 for a runtime call, and the
   -- op's external id or the call's correlation
   local per = {}
@@ -172,11 +173,11 @@ local function kineto_launching_ops(p)
     local n = l.n + 1
     l.n = n; l.s[n] = s; l.e[n] = e; l.k[n] = kind; l.v[n] = v
   end
-  local os_, od, oext, opid, otid = cols(ops, { "start_ns", "duration_ns", "external_id", "pid", "tid" })
+  local os_, od, oext, opid, otid = arrays(ops, { "start_ns", "duration_ns", "external_id", "pid", "tid" })
   for i = 1, ops:nrows() do
     if os_[i] and od[i] and oext[i] then add(tostring(opid[i]) .. "|" .. tostring(otid[i]), os_[i], os_[i] + od[i], 0, oext[i]) end
   end
-  local rc, rs, rd, rpid, rtid = cols(rt, { "correlation", "start_ns", "duration_ns", "pid", "tid" })
+  local rc, rs, rd, rpid, rtid = arrays(rt, { "correlation", "start_ns", "duration_ns", "pid", "tid" })
   for i = 1, rt:nrows() do
     if rc[i] and rs[i] then
       local key = tostring(rpid[i]) .. "|" .. tostring(rtid[i])

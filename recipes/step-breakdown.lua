@@ -67,6 +67,12 @@ local MINI = math.mininteger
 local STEP_COLS = { "step", "kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns",
   "dataloader_ns", "cpu_exec_ns", "other_ns", "total_ns" }
 
+-- f(text) worked out once per distinct text: memo[text] (a trace repeats a
+-- few hundred names and categories millions of times)
+local function per_text(f)
+  return setmetatable({}, { __index = function(t, k) local v = f(k); t[k] = v; return v end })
+end
+
 local function matches_any(s, pats)
   for _, p in ipairs(pats) do if s:find(p) then return true end end
   return false
@@ -109,13 +115,9 @@ local function collect(p)
     if ph[i] == "X" and D.comm_ops[name[i]] and ext[i] then comm_ext[ext[i]] = true end
   end
 
-  -- a trace repeats a few hundred names and categories millions of times:
-  -- what depends on the text alone is worked out once per distinct text
-  local lower = setmetatable({}, { __index = function(t, k) local v = k:lower(); t[k] = v; return v end })
-  local comm_kernel = setmetatable({}, { __index = function(t, k)
-    local v = matches_any(k:lower(), D.comm_kernel_patterns); t[k] = v; return v end })
-  local dataloader = setmetatable({}, { __index = function(t, k)
-    local v = matches_any(k, D.dataloader_patterns); t[k] = v; return v end })
+  local lower = per_text(string.lower)
+  local comm_kernel = per_text(function(k) return matches_any(k:lower(), D.comm_kernel_patterns) end)
+  local dataloader = per_text(function(k) return matches_any(k, D.dataloader_patterns) end)
   for i = 1, n do
     if ph[i] == "X" and ts[i] then
       local a = ts[i]
@@ -319,7 +321,7 @@ local function gpu_figures(p, steps)
   local occ = k:has("est_achieved_occupancy_pct") and k:col("est_achieved_occupancy_pct"):to_lua() or {}
   local per = {}
   local order = {}
-  local tc_name = setmetatable({}, { __index = function(t, nm) local v = has_tc_pattern(nm); t[nm] = v; return v end })
+  local tc_name = per_text(has_tc_pattern)
   for i = 1, k:nrows() do
     local d = dev[i] or 0
     local g = per[d]

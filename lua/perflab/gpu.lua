@@ -437,11 +437,11 @@ end
 -- helpers shared by the kernel recipes (occupancy, roofline, launch)
 ---------------------------------------------------------------------------
 
---- product of x/y/z columns of a row, or the scalar column
 --- memoize(f) -> g, where g(args, k1, k2, ...) returns f(args) computed once
--- per distinct (k1, k2, ...): the values f reads from args.  For the
--- calculators below, which are pure: a trace repeats a few hundred launch
--- shapes over hundreds of thousands of launches.  Keys are the values
+-- per distinct (k1, k2, ...): the values f reads from args.  For pure
+-- calculators (occupancy, Kineto's estimate, an op's FLOPs from its shapes):
+-- a trace repeats a few hundred launch shapes over hundreds of thousands of
+-- launches.  Keys are the values
 -- themselves in a tree of tables (exact; nil and NaN have their own keys).
 -- The result is shared between calls: read it, do not change it.
 function M.memoize(f)
@@ -462,6 +462,7 @@ function M.memoize(f)
   end
 end
 
+--- product of x/y/z columns of a row, or the scalar column
 function M.dim(r, scalar, prefix)
   if r[scalar] then return r[scalar] end
   local x = r[prefix .. "_x"]

@@ -447,11 +447,12 @@ typedef struct fcol { void *v; size_t cap; int kind; } fcol;
 ** full hash, the first 16 bytes kept in the entry (one cache line or less
 ** per lookup where the pool's own table takes several) */
 typedef struct sent { uint64_t h; uint32_t id, n; char s[16]; } sent;
-#define SMAP_MAX (1u << 20)           /* entries at most; past that, the pool alone */
+#define SMAP_MAX (1u << 20)           /* entries at most; past that it answers, new texts go to the pool only */
 
-/* A text of a column that goes to the pool directly, interned at the end
-** of its record: its pool slot was asked for when the field was read, and
-** has loaded by then.  The text is copied (libcsv reuses its buffer). */
+/* A text of a column of mostly new values, looked up at the end of its
+** record (map, then pool): its map entry and pool slot were asked for when
+** the field was read, and have loaded by then.  The text is copied (libcsv
+** reuses its buffer). */
 #define FPEND_MAX 16
 #define FPEND_TEXT 32
 typedef struct fpend { size_t col, row; uint32_t n, tag; uint64_t key, h; char s[FPEND_TEXT]; } fpend;
@@ -641,8 +642,9 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
   key ^= key >> 31;
   fcache *c = &b->cache[col * 8 + (key & 7)];
   if (c->id && c->key == key && c->n == n && memcmp(c->s, s, n) == 0) return c->id;
-  /* a column whose text is mostly new (a grid shape, an id) goes to the
-  ** pool at once: the map would only add a miss and an entry per value */
+  /* a column whose text is mostly new (a grid shape, an id) skips the
+  ** column cache and waits for the record's end (f_pend_flush), with its
+  ** map entry and pool slot prefetched: a lookup then finds them loaded */
   uint32_t id;
   fmiss *ms = &b->miss[col];
   if (ms->direct) {
@@ -672,9 +674,10 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
   return id;
 }
 
-/* The direct texts of the record just read, interned (their slots asked
-** for when each was read) and put in their cells.  The column caches do
-** not learn them: these columns hold mostly new texts. */
+/* The direct texts of the record just read, looked up in the map and
+** interned in the pool (their entries asked for when each was read) and put
+** in their cells.  The column caches do not learn them: these columns hold
+** mostly new texts. */
 static void f_pend_flush(fbuild *b) {
   for (size_t k = 0; k < b->npend; k++) {
     fpend *q = &b->pend[k];
