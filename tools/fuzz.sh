@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer harnesses (clang, -fsanitize=fuzzer,address,undefined)
 # into build-fuzz and runs each for SECONDS (default 30), seeded from the
-# seeds and ../shared/corpus.  Fails on any crash, leak or sanitizer report;
+# seeds and corpus copies in tests/data.  Fails on any crash, leak or sanitizer report;
 # a crashing input is saved under tests/fuzz/regressions/FORMAT/ so that it
 # becomes a regression test (tests/c/test_fuzz_regressions.c).
 # usage: tools/fuzz.sh [SECONDS] [FORMAT...]
@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-30}
 [ $# -gt 0 ] && shift
-SHARED=${PERFLAB_SHARED:-../shared}
+SHARED=${PERFLAB_DATA:-tests/data}
 command -v clang >/dev/null || { echo "fuzz: clang is not installed (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 cmake -S . -B build-fuzz -DPERFLAB_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-fuzz -j "$(nproc)" --target perflab_fuzzers >/dev/null

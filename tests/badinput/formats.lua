@@ -1,6 +1,6 @@
 --- The bad-input suite's formats: one line per registered format.
 --   { ID, SAMPLE, ... , recipe = R }
--- SAMPLE is a glob; "$S/..." is under $PERFLAB_SHARED (seeds, corpus),
+-- SAMPLE is a glob; "$S/..." is under $PERFLAB_DATA (seeds, corpus),
 -- anything else is relative to the repository root.  Samples that are
 -- missing (no shared dir) are skipped; a registered format whose line is
 -- missing, or whose samples are all missing, fails the suite.  Lines for

@@ -17,7 +17,7 @@
 -- valid JSON, CSV files ending in a newline).  CRLF copies of a sample that
 -- parses must give the same tables (names, rows, columns) as the sample.
 -- usage: perflab tests/badinput/run.lua PERFLAB_BINARY [FORMAT...]
--- env: PERFLAB_SHARED (seeds, corpus), BADINPUT_JOBS (parallel cases, 2),
+-- env: PERFLAB_DATA (seeds, corpus), BADINPUT_JOBS (parallel cases, 2),
 --      BADINPUT_EVERY=N (run every Nth damaged copy of a sample, and all the
 --      samples and per-format cases: the sanitizer build, slower, uses 6),
 --      BADINPUT_KEEP=1 (keep the temporary directory)
@@ -25,7 +25,7 @@ local bin = arg[1]
 if not bin then io.stderr:write("usage: run.lua PERFLAB [FORMAT...]\n"); os.exit(2) end
 local only = {}
 for i = 2, #arg do only[arg[i]] = true end
-local shared = os.getenv("PERFLAB_SHARED") or "../shared"
+local shared = os.getenv("PERFLAB_DATA") or "tests/data"
 local jobs = tonumber(os.getenv("BADINPUT_JOBS") or "2") or 2
 local every = math.max(1, tonumber(os.getenv("BADINPUT_EVERY") or "1") or 1)
 local json = require "cjson"
@@ -271,7 +271,7 @@ for _, fmt in ipairs(registered) do
     else
       local n = cases_for(fmt, rec)
       if n == 0 then
-        if os.getenv("PERFLAB_SHARED") and sh("test -d " .. sh_quote(shared .. "/corpus")) == 0 then
+        if os.getenv("PERFLAB_DATA") and sh("test -d " .. sh_quote(shared .. "/corpus")) == 0 then
           failf("%s: none of its sample files exist", fmt)
         else
           print(string.format("%-18s skipped (no samples without %s)", fmt, shared))

@@ -48,11 +48,11 @@ __attribute__((unused)) static const char *fh_error(const char *name, const char
   pl_err_format(&e, b, sizeof b);
   return b;
 }
-/* Path under $PERFLAB_SHARED (fallback ../shared). */
+/* Path under $PERFLAB_DATA (fallback tests/data). */
 __attribute__((unused)) static const char *fh_shared(const char *rel) {
   static char b[1024];
-  const char *s = getenv("PERFLAB_SHARED");
-  snprintf(b, sizeof b, "%s/%s", s && *s ? s : "../shared", rel);
+  const char *s = getenv("PERFLAB_DATA");
+  snprintf(b, sizeof b, "%s/%s", s && *s ? s : "tests/data", rel);
   return b;
 }
 /* ncu's metrics table read with raw_text (`all`) and without (`dflt`): the

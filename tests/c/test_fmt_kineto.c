@@ -16,7 +16,7 @@
 ** (the script: for each file, json.loads(raw, parse_float=Decimal) and the
 ** comprehensions above; AMD grid from the runtime call of the same correlation).
 ** Small files are in tests/fixtures/kineto (MIT / BSD); the three large ones
-** are read from $PERFLAB_SHARED/corpus and skipped when absent. */
+** are read from $PERFLAB_DATA/corpus and skipped when absent. */
 #include "tcheck.h"
 #include "format.h"
 #include "table.h"
@@ -50,8 +50,8 @@ static char g_path[4096];
 
 /* fixture copy first, then the shared corpus; NULL when neither exists */
 static const char *find_file(const char *name) {
-  const char *shared = getenv("PERFLAB_SHARED");
-  if (!shared) shared = "../shared";
+  const char *shared = getenv("PERFLAB_DATA");
+  if (!shared) shared = "tests/data";
   const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
   snprintf(g_path, sizeof g_path, "tests/fixtures/%s/%s", strncmp(name, "../torch_tb", 11) == 0 ? "tb_profiler" : "kineto", base);
   FILE *f = fopen(g_path, "rb");

@@ -17,8 +17,8 @@
 #include <dirent.h>
 
 static const char *shared_dir(void) {
-  const char *s = getenv("PERFLAB_SHARED");
-  return s && *s ? s : "../shared";
+  const char *s = getenv("PERFLAB_DATA");
+  return s && *s ? s : "tests/data";
 }
 
 static pl_profile *load(const char *path, pl_err *e) {

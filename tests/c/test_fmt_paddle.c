@@ -1,6 +1,6 @@
 /* test_fmt_paddle.c -- format paddle-summary on seed 004 (copied into
 ** tests/fixtures) and on the corpus file (licence unknown: read from
-** $PERFLAB_SHARED/corpus at test time, skipped when absent).
+** $PERFLAB_DATA/corpus at test time, skipped when absent).
 **
 ** Expected values were computed independently of the parser:
 **  - seed 004 by reading the file (the issue's figures: kernels 100 calls /

@@ -6,7 +6,7 @@
 **   operators: len(L[2]['data']), sum(x['device_self_duration'] for x in L[2]['data']) (and L[7])
 **   kernels:   len(L[3]['data']['rows']), sum(r[3] for r in L[3]['data']['rows']) (and L[8])
 **   steps:     [x for x in L[0]['steps']['rows'][0] if not an HTML tooltip]
-** Seed 001 is read from $PERFLAB_SHARED/seeds (skipped when absent); the
+** Seed 001 is read from $PERFLAB_DATA/seeds (skipped when absent); the
 ** corpus file (BSD-3-Clause) is a fixture. */
 #include "tcheck.h"
 #include "format.h"
@@ -36,8 +36,8 @@ static double cell(const pl_table *t, const char *col, size_t row) {
 int main(void) {
   pl_err err;
   char path[4096];
-  const char *shared = getenv("PERFLAB_SHARED");
-  if (!shared) shared = "../shared";
+  const char *shared = getenv("PERFLAB_DATA");
+  if (!shared) shared = "tests/data";
 
   snprintf(path, sizeof path, "%s/seeds/001_e0954df1c8df0a17.txt", shared);
   size_t len;

@@ -1,5 +1,5 @@
 /* test_fmt_torch_table.c -- format torch-table on the corpus files (licence
-** unknown: read from $PERFLAB_SHARED/corpus at test time, skipped when absent)
+** unknown: read from $PERFLAB_DATA/corpus at test time, skipped when absent)
 ** and on a synthetic fixture with memory and input-shape columns
 ** (tests/fixtures/torch_table_memory_synthetic.txt, written in PyTorch's
 ** layout: 55/12/35-wide right-aligned columns, two spaces between them).

@@ -1,6 +1,6 @@
 /*
 ** tload.h -- helpers for the format tests: load a corpus file (skipping
-** when $PERFLAB_SHARED/corpus is absent), sum a column, find a row, and
+** when $PERFLAB_DATA/corpus is absent), sum a column, find a row, and
 ** check the exact FILE:LINE:COLUMN error text of a malformed input.
 */
 #ifndef TLOAD_H
@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 __attribute__((unused)) static const char *tl_shared(void) {
-  const char *s = getenv("PERFLAB_SHARED");
-  return s && *s ? s : "../shared";
+  const char *s = getenv("PERFLAB_DATA");
+  return s && *s ? s : "tests/data";
 }
 
 /* Loads corpus/REL with detection and checks the detected format.  NULL
@@ -19,7 +19,7 @@ __attribute__((unused)) static const char *tl_shared(void) {
 __attribute__((unused)) static pl_profile *tl_corpus(const char *rel, const char *fmt) {
   char path[1024];
   snprintf(path, sizeof path, "%s/corpus/%s", tl_shared(), rel);
-  if (access(path, R_OK) != 0) { printf("skipped (absent): %s\n", path); return NULL; }
+  if (access(path, R_OK) != 0) { tc_fail++; fprintf(stderr, "FAIL: test data missing: %s\n", path); return NULL; }
   size_t len;
   char *data = tc_slurp(path, &len);
   TC_CHECK(data != NULL);

@@ -5,7 +5,7 @@ local lu = require "luaunit"
 local perflab = require "perflab"
 local compare = require "perflab.compare"
 
-local SHARED = os.getenv("PERFLAB_SHARED") or "../shared"
+local SHARED = os.getenv("PERFLAB_DATA") or "tests/data"
 local SEED1 = SHARED .. "/seeds/001_e0954df1c8df0a17.txt"
 local FIX = "tests/fixtures/suspicion/"
 

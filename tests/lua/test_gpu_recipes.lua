@@ -29,7 +29,7 @@ local function findings(rep, rule)
   return out
 end
 
-local shared = os.getenv("PERFLAB_SHARED") or "../shared"
+local shared = os.getenv("PERFLAB_DATA") or "tests/data"
 local function corpus_file(rel)
   local path = shared .. "/" .. rel
   local fh = io.open(path)
@@ -249,7 +249,7 @@ function TestRooflineRecipe:test_work_csv_option()
 end
 
 function TestRooflineRecipe:test_seed000_utilisation()
-  local shared = os.getenv("PERFLAB_SHARED") or "../shared"
+  local shared = os.getenv("PERFLAB_DATA") or "tests/data"
   local path = shared .. "/seeds/000_86950a828dffa530.txt"
   local fh = io.open(path)
   if not fh then print("skipped (no seed 000)"); return end

@@ -1,6 +1,6 @@
 -- tests/lua/test_kineto_occupancy.lua -- Oracle 2 of issue 6.
 --
--- Every Kineto kernel event in ../shared/corpus/kineto_trace that carries
+-- Every Kineto kernel event in tests/data/corpus/kineto_trace that carries
 -- "est. achieved occupancy %" and whose trace has deviceProperties (CC, SM
 -- count, max threads per SM): perflab.gpu.est_achieved_occupancy must print
 -- the same integer for at least 99 % of them.  (Found 19,365 such events;
@@ -8,7 +8,7 @@
 -- hta_call_stack_backward_thread, 1,155 events -- name no GPU and are
 -- counted as skipped, not compared.)
 --
--- Reads the corpus at test time ($PERFLAB_SHARED, default ../shared) with
+-- Reads the corpus at test time ($PERFLAB_DATA, default tests/data) with
 -- lua-cjson and `gzip -dc`; prints "skipped" when either is unavailable.
 -- Run from the repository root:  lua5.4 tests/lua/test_kineto_occupancy.lua
 
@@ -18,7 +18,7 @@ package.path = package.path .. ";/usr/share/lua/5.4/?.lua"
 local lu = require("luaunit")
 local gpu = require("perflab.gpu")
 
-local shared = os.getenv("PERFLAB_SHARED") or "../shared"
+local shared = os.getenv("PERFLAB_DATA") or "tests/data"
 local dir = shared .. "/corpus/kineto_trace/"
 
 local FILES = {

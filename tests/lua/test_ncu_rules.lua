@@ -3,13 +3,13 @@
 -- ncu fired that perflab implements must fire on the same launch, unless the
 -- metrics it needs are not in the exported file (then the report says so).
 -- Speedup estimates are compared with ncu's printed Est. (Local) Speedup.
--- Reads $PERFLAB_SHARED at test time; prints "skipped" when absent.
+-- Reads $PERFLAB_DATA at test time; prints "skipped" when absent.
 local lu = require "luaunit"
 local perflab = require "perflab"
 local sys = require "perflab.sys"
 local R = require "perflab.ncu_rules"
 
-local shared = os.getenv("PERFLAB_SHARED") or "../shared"
+local shared = os.getenv("PERFLAB_DATA") or "tests/data"
 
 local function files()
   local out = {}

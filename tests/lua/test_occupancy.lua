@@ -5,9 +5,9 @@
 -- or inside the host
 --   build/perflab tests/lua/test_occupancy.lua
 --
--- Oracle 1: every launch in ../shared/corpus ncu text and CSV files that
+-- Oracle 1: every launch in tests/data/corpus ncu text and CSV files that
 -- prints block size, registers, shared memory and the configuration size
--- (the occupancy-oracle table of ../shared/corpus/MANIFEST.md, plus the CSV
+-- (the occupancy-oracle table of tests/data/corpus/MANIFEST.md, plus the CSV
 -- launches it names).  Inputs and ncu's printed outputs were typed in from
 -- the corpus files (file and kernel named on each row).  ncu prints sizes in
 -- decimal Kbyte: 1.02 KB = 1024 B, 8.19 = 8192, 16.38 = 16384, 32.77 = 32768,
@@ -164,7 +164,7 @@ function TestKnownException:test_hotspot_2020_v100()
   end
 end
 
--- Hand-checked cases of ../shared/reference/gpu-facts.md
+-- Hand-checked cases of tests/data/reference/gpu-facts.md
 TestWorkedExamples = {}
 
 function TestWorkedExamples:test_section_1_5_user_sample()

@@ -18,12 +18,12 @@
 -- cannot be compared are listed with the reason in
 -- tests/fixtures/kineto_occupancy_exceptions.txt.
 --
--- Reads $PERFLAB_SHARED/corpus at test time; prints "skipped" when absent.
+-- Reads $PERFLAB_DATA/corpus at test time; prints "skipped" when absent.
 local lu = require "luaunit"
 local perflab = require "perflab"
 local sys = require "perflab.sys"
 
-local shared = os.getenv("PERFLAB_SHARED") or "../shared"
+local shared = os.getenv("PERFLAB_DATA") or "tests/data"
 local corpus = shared .. "/corpus"
 local src = os.getenv("PERFLAB_SRC") or "."
 

@@ -5,7 +5,7 @@
 --    is the TensorBoard profiler plugin's own expected output (BSD-3, from
 --    pytorch/kineto tb_plugin/test); its first line is the overview of the
 --    resnet50 sample trace kineto_trace/kineto_tb_plugin_sample_resnet50_v100_
---    worker0.1623143089861.pt.trace.json.gz (read from $PERFLAB_SHARED,
+--    worker0.1623143089861.pt.trace.json.gz (read from $PERFLAB_DATA,
 --    skipped when absent).  Per step 5-10: Kernel, Memcpy, Memset, Runtime,
 --    DataLoader, CPU Exec, Other and the step total (from the tooltip) must
 --    equal ours in microseconds exactly; the averages (rounded to 1 us) and
@@ -24,7 +24,7 @@ local cjson = require "cjson"
 local IV = require "perflab.timeline"
 local recipes = require "perflab.recipes"
 
-local SHARED = os.getenv("PERFLAB_SHARED") or "../shared"
+local SHARED = os.getenv("PERFLAB_DATA") or "tests/data"
 local CHECK = "tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt"
 local RESNET = SHARED .. "/corpus/kineto_trace/kineto_tb_plugin_sample_resnet50_v100_worker0.1623143089861.pt.trace.json.gz"
 local SEED1 = SHARED .. "/seeds/001_e0954df1c8df0a17.txt"

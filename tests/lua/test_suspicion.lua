@@ -7,7 +7,7 @@ local lu = require "luaunit"
 local perflab = require "perflab"
 local compare = require "perflab.compare"
 
-local SHARED = os.getenv("PERFLAB_SHARED") or "../shared"
+local SHARED = os.getenv("PERFLAB_DATA") or "tests/data"
 local SEED2 = SHARED .. "/seeds/002_713e97ee5e652e9e.txt"
 local FIX = "tests/fixtures/suspicion/"
 local PLANTED = "ampere_sgemm_128x64_nn"

@@ -114,7 +114,7 @@ TestIdle = {}
 -- 215.481427 ms .. 215.532884 + 7.744 us = 59201 ns, busy 8256 + 7968 +
 -- 2016 + 7744 = 25984 ns; stream 14 49441 ns, busy 8192 + 7904 + 1696 + 7744.
 function TestIdle:test_nvprof_trace_named_device()
-  local shared = os.getenv("PERFLAB_SHARED") or "../shared"
+  local shared = os.getenv("PERFLAB_DATA") or "tests/data"
   local rep = recipes.run("idle-time", { perflab.load(shared .. "/corpus/nvprof/cuda_timeline_gtx950_nvprof_gpu_trace.csv") }, {})
   local m = by_stream(rep.tables.idle)
   local a, b = m["GeForce GTX 950 (0):13"], m["GeForce GTX 950 (0):14"]

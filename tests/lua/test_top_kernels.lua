@@ -7,7 +7,7 @@ local perflab = require "perflab"
 local cjson = require "cjson"
 
 local PATH = "examples/kernel-table.txt"
-local SEED = (os.getenv("PERFLAB_SHARED") or "../shared") .. "/seeds/000_86950a828dffa530.txt"
+local SEED = (os.getenv("PERFLAB_DATA") or "tests/data") .. "/seeds/000_86950a828dffa530.txt"
 
 local function slurp(p)
   local f = io.open(p, "rb")

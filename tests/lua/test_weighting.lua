@@ -25,7 +25,7 @@
 local lu = require "luaunit"
 local perflab = require "perflab"
 
-local shared = os.getenv("PERFLAB_SHARED") or "../shared"
+local shared = os.getenv("PERFLAB_DATA") or "tests/data"
 local NCU = shared .. "/corpus/ncu_text/gpumode_lecture001_ncu_logs_cc80.txt"
 local TRACE = shared .. "/corpus/kineto_trace/hta_a100_alexnet_trace.json.gz"
 

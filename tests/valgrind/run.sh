@@ -5,11 +5,11 @@
 # (exit 2 for a file the recipe cannot use is fine).  Files up to 200 KB
 # (a copy in tests/fixtures of a corpus file counts once), plus the smallest
 # larger one, keep it to a few minutes.  Exit 77 (skipped) without valgrind.
-# usage: tests/valgrind/run.sh PERFLAB_BINARY      env: PERFLAB_SHARED, VALGRIND_JOBS (2)
+# usage: tests/valgrind/run.sh PERFLAB_BINARY      env: PERFLAB_DATA, VALGRIND_JOBS (2)
 set -u
 bin=${1:?usage: run.sh PERFLAB}
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-shared=${PERFLAB_SHARED:-../shared}
+shared=${PERFLAB_DATA:-tests/data}
 command -v valgrind >/dev/null 2>&1 || { echo "skipped: valgrind is not installed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
