@@ -70,6 +70,35 @@ local function ncu_rules(p, rows, report)
   end
 end
 
+--- Launches ncu could not measure: its ==ERROR== message for the launch
+-- (LaunchFailed, ...) and the values printed as "(!) nan" / "(!) n/a",
+-- which the parsers keep as missing.  Their rules were written without
+-- the missing values: read them with that in mind.
+local function failed_launches(p, rows, report)
+  local k = p.tables.kernels
+  if not k or not (k:has("launch_error") or k:has("missing_values")) then return end
+  for _, r in k:rows() do
+    local err, miss = r.launch_error, r.missing_values or 0
+    if (err and err ~= "") or miss > 0 then
+      local what = string.format("launch %s (%s)", tostring(r.id), units.label(r.short_name or r.name or "?"))
+      local msg
+      if err and err ~= "" then
+        msg = string.format("%s failed under the profiler: ncu says \"%s\"; %d of its values were not collected "
+          .. "(printed as (!) nan / (!) n/a, read as missing), so its figures and rules are incomplete", what, err, miss)
+      else
+        msg = string.format("ncu could not collect %d values of %s (printed as (!) nan / (!) n/a, read as missing); "
+          .. "the launch may have failed or the device lacks those counters", miss, what)
+      end
+      rows[#rows + 1] = { source = p.source, severity = err and "warn" or "info", section = "launch",
+                          launches = 1, kernel_ids = tostring(r.id), rule = "ncu.launch_failed", message = msg }
+      report:finding { severity = err and "warn" or "info",
+                       rule = err and "ncu.launch_failed" or "ncu.values_not_collected",
+                       subject = r.name, message = msg,
+                       evidence = { kernel_id = r.id, launch_error = err, missing_values = miss, source = p.source } }
+    end
+  end
+end
+
 local function tb_recommendations(p, rows, report)
   local rec = p.tables.recommendations
   if not rec then return end
@@ -138,6 +167,7 @@ return {
   run = function(inputs, opts, report)
     local rows = {}
     for _, p in ipairs(inputs) do
+      failed_launches(p, rows, report)
       ncu_rules(p, rows, report)
       tb_recommendations(p, rows, report)
       oddities(p, report)

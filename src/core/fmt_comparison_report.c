@@ -308,7 +308,7 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           if (pl_unit_lookup(op + 1, (size_t)(mt + ml - 1 - (op + 1)), &u) != 0 || strcmp(u.base, "ns") != 0) continue;
           for (int k = 0; k < 3; k++) {
             int ci = pl_table_col(t, vc[k]);
-            if (ci >= 0 && t->cols[ci]->type == PL_NUM && !pl_cell_missing(t, ci, r)) t->cols[ci]->v.num[r] *= u.factor;
+            if (ci >= 0 && t->cols[ci]->type == PL_NUM && !pl_cell_missing(t, ci, r)) t->cols[ci]->v.num[r] = pl_unit_scale(t->cols[ci]->v.num[r], u.factor);
           }
           t->cols[cu]->v.str[r] = pl_pool_intern(t->pool, "ns", 2);
         }

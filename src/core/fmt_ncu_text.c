@@ -281,13 +281,43 @@ static void look_for_version(pl_profile *p, const char *t, size_t n) {
   if (q > s && pl_profile_meta_get(p, "version") == NULL) pl_profile_meta_str(p, "version", s, (size_t)(q - s));
 }
 
+/* The lines only ncu prints: "==PROF== Connected to process", "==PROF==
+** Profiling "NAME" - N: ...", "==PROF== Disconnected from process",
+** "==PROF== Report: PATH". */
+static int prof_signature(const char *t, size_t n) {
+  const char *r = t + 8;
+  size_t rn = n - 8;
+  pl_trim(&r, &rn);
+  return pl_starts(r, rn, "Connected to process") || pl_starts(r, rn, "Profiling \"") ||
+         pl_starts(r, rn, "Disconnected from process") || pl_starts(r, rn, "Report: ") ||
+         pl_starts(r, rn, "Creating report");
+}
+
+/* The kernel line of `ncu --print-summary per-kernel`:
+**   NAME (g, g, g)x(b, b, b), Device 0, CC 8.9, Invocations 14
+**   NAME, Block Size 256, Grid Size 32, Device 0, 1 invocations     (older) */
+static int summary_head(const char *t, size_t n) {
+  const char *q = find_last(t, n, ", Invocations ");
+  if (q) {
+    size_t i = (size_t)(q - t) + 14;
+    int64_t v;
+    return read_uint(t, n, &i, &v) && i == n;
+  }
+  if (n > 12 && memcmp(t + n - 12, " invocations", 12) == 0) {
+    size_t i = n - 12;
+    while (i > 0 && t[i - 1] >= '0' && t[i - 1] <= '9') i--;
+    return i >= 2 && i < n - 12 && t[i - 1] == ' ' && t[i - 2] == ',';
+  }
+  return 0;
+}
+
 /* ---- detection ---------------------------------------------------------- */
 
 static int nt_detect(const char *data, size_t len) {
   pl_lines c;
   pl_line l;
   pl_lines_init(&c, data, len);
-  int sections = 0, rules = 0, prof = 0, heads = 0, after_section = 0;
+  int sections = 0, rules = 0, prof = 0, heads = 0, after_section = 0, sig = 0, sums = 0;
   size_t st[3], ln[3];
   while (pl_lines_next(&c, &l)) {
     const char *t = l.s;
@@ -298,12 +328,17 @@ static int nt_detect(const char *data, size_t len) {
     if (pl_starts(t, n, "Section: ")) { sections++; after_section = 1; continue; }
     if (after_section && is_table_rule(l.s, l.n, st, ln)) rules++;
     after_section = 0;
-    if (pl_starts(t, n, "==PROF==")) prof++;
+    if (pl_starts(t, n, "==PROF==")) { prof++; if (prof_signature(t, n)) sig++; }
     else if (pl_find(t, n, ", Context ") && pl_find(t, n, ", Stream ")) heads++;
+    else if (summary_head(t, n)) sums++;
   }
   if (sections > 0 && rules > 0) return 95;
   if (sections > 0 && heads > 0) return 85;
+  if (sums > 0) return 80;        /* --print-summary per-kernel: refused clearly by the parser */
   if (heads > 0 && prof > 0) return 60;
+  /* ncu's own progress lines: a long run prints thousands of them before
+  ** its first result, and a run with -o ends with '==PROF== Report:' */
+  if (sig > 0) return 50;
   return 0;
 }
 
@@ -360,7 +395,43 @@ typedef struct tstate {
   int cur; size_t rowi;
   /* dash lines' groups, by length (rule lines repeat) */
   nt_dash dm[16];
+  /* ncu's ==ERROR== lines by profiled launch: the ID of the last
+  ** '==PROF== Profiling "NAME" - ID:' line (-1: none yet); the errors
+  ** printed after it, in ID order, attached when that launch's result is read */
+  int64_t prof_id;
+  struct nt_lerr { int64_t id; char *msg; size_t n; } *lerr;
+  size_t nlerr, lerri;
+  char *report; size_t nreport, report_line;   /* '==PROF== Report: PATH' */
 } tstate;
+
+static void lerr_add(tstate *s, const char *t, size_t n) {
+  if (s->nlerr > 0 && s->lerr[s->nlerr - 1].id == s->prof_id) {
+    struct nt_lerr *e = &s->lerr[s->nlerr - 1];
+    if (e->n > 4096) return;
+    e->msg = pl_xrealloc(e->msg, e->n + 2 + n + 1);
+    memcpy(e->msg + e->n, "; ", 2); memcpy(e->msg + e->n + 2, t, n);
+    e->n += 2 + n; e->msg[e->n] = '\0';
+    return;
+  }
+  if ((s->nlerr & (s->nlerr - 1)) == 0)
+    s->lerr = pl_xrealloc(s->lerr, (s->nlerr ? s->nlerr * 2 : 4) * sizeof *s->lerr);
+  struct nt_lerr *e = &s->lerr[s->nlerr++];
+  e->id = s->prof_id; e->msg = pl_xstrndup(t, n); e->n = n;
+}
+
+/* The ==ERROR== text of the launch just opened (its id is b->nkernels). */
+static void lerr_attach(tstate *s) {
+  int64_t id = s->b.nkernels;
+  while (s->lerri < s->nlerr && s->lerr[s->lerri].id < id) s->lerri++;
+  if (s->lerri < s->nlerr && s->lerr[s->lerri].id == id)
+    ncu_b_launch_error(&s->b, s->lerr[s->lerri].msg, s->lerr[s->lerri].n);
+}
+
+static void lerr_free(tstate *s) {
+  for (size_t i = 0; i < s->nlerr; i++) free(s->lerr[i].msg);
+  free(s->lerr); s->lerr = NULL; s->nlerr = 0;
+  free(s->report); s->report = NULL;
+}
 
 /* dash_groups, remembering the last dash line. */
 static int dash_groups_m(tstate *s, const char *l, size_t n, size_t st[3], size_t ln[3]) {
@@ -473,6 +544,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   size_t next_check = 4096;
   int rc = 0;
   s.cur = -1;
+  s.prof_id = -1;
   for (;;) {
     /* the common case: a metric row whose bytes up to the value column are
     ** those of the row at this place in this section last time (those bytes
@@ -663,10 +735,19 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       rule_add(&s, t + i, n - i);
       continue;
     }
+    if (t[0] != '=' && summary_head(t, n)) {
+      rc = pl_err_set(err, c.lineno, ind + 1,
+        "expected an Nsight Compute details page (kernel lines with ', Context N, Stream N'), found the "
+        "'ncu --print-summary per-kernel' summary (one line per kernel with its invocation count, "
+        "minimum/maximum/average per metric), which perflab does not read: print the details page "
+        "instead, 'ncu --import REPORT.ncu-rep --page details' (or --csv)");
+      goto fail;
+    }
     khead h;
     if (!STARTS(t, n, "==") && parse_kernel_line(t, n, &h)) {
       if (!(s.pending && b->open)) ncu_b_begin(b, c.lineno);
       ncu_b_header(b, h.name, h.nn, h.has_dims ? h.dims : NULL, h.ctx, h.stream, h.dev, h.cc, h.ncc, h.ts, h.nts);
+      lerr_attach(&s);
       if (s.pending) { ncu_b_end(b); s.pending = 0; }
       s.st = ST_TOP; s.sec = NULL; s.nsec = 0;
       continue;
@@ -688,6 +769,18 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         size_t rgn = rn - i - 1;
         pl_trim(&rg, &rgn);
         ncu_b_range(b, rg, rgn);
+      } else if (pl_starts(r, rn, "Profiling \"")) {
+        /* '==PROF== Profiling "NAME" - ID: 0%....100% - N passes' */
+        const char *dash = pl_find(r, rn, "\" - ");
+        size_t j = dash ? (size_t)(dash - r) + 4 : rn;
+        int64_t id;
+        if (j < rn && read_uint(r, rn, &j, &id) && j < rn && r[j] == ':') s.prof_id = id;
+      } else if (pl_starts(r, rn, "Report: ")) {
+        const char *rp = r + 8;
+        size_t rpn = rn - 8;
+        pl_trim(&rp, &rpn);
+        free(s.report);
+        s.report = pl_xstrndup(rp, rpn); s.nreport = rpn; s.report_line = c.lineno;
       } else if (pl_starts(r, rn, "Connected to process ")) {
         const char *pp = memchr(r, '(', rn);
         if (pp && r[rn - 1] == ')' && pl_profile_meta_get(p, "executable") == NULL)
@@ -697,6 +790,13 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     }
     if (STARTS(t, n, "==WARNING==") || STARTS(t, n, "==ERROR==") || STARTS(t, n, "==WARN==")) {
       pl_profile_diag(p, c.lineno, "ncu message: %.*s", (int)(n > 200 ? 200 : n), t);
+      if (STARTS(t, n, "==ERROR==") && s.prof_id >= 0) {
+        const char *em = t + 9;
+        size_t emn = n - 9;
+        pl_trim(&em, &emn);
+        if (b->open && b->nkernels == s.prof_id) ncu_b_launch_error(b, em, emn);
+        else lerr_add(&s, em, emn);
+      }
       continue;
     }
     if (parse_process(t, n, b)) continue;
@@ -722,6 +822,12 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     pl_profile_diag(p, s.pending_line, "the sections from this line on have no kernel line (the input ends first); launch %lld kept without a name",
                     (long long)b->nkernels);
   }
+  if (b->nkernels == 0 && !b->open && s.report) {
+    rc = pl_err_set(err, s.report_line, 1, "expected an Nsight Compute details page, found only ncu's log: the results "
+                    "went to the report '%s'; export them with 'ncu --import %s --page details' (or --csv) and read that",
+                    s.report, s.report);
+    goto fail;
+  }
   if (b->nkernels == 0 && !b->open) {
     rc = pl_err_set(err, 1, 1, "expected an Nsight Compute details page (a kernel line and 'Section:' tables), found no kernel launch");
     goto fail;
@@ -729,6 +835,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   ncu_b_finish(b);
   pl_buf_free(&s.msg);
   secs_free(&s);
+  lerr_free(&s);
   return 0;
 fail:
   (void)rc;
@@ -736,6 +843,7 @@ fail:
   ncu_b_free(b);
   pl_buf_free(&s.msg);
   secs_free(&s);
+  lerr_free(&s);
   return -1;
 }
 

@@ -322,7 +322,7 @@ static int put_cell(report *r, size_t k, const char *s, size_t n, size_t line, s
         return pl_err_expected(err, line, col, what, s, n);
       }
       if (c->kind == C_INT) pl_row_put_int(r->t, c->col, pl_int_of(v));
-      else pl_row_put_num(r->t, c->col, v * c->factor);
+      else pl_row_put_num(r->t, c->col, pl_unit_scale(v, c->factor));
       return 0;
     }
     case C_XYZ: {
@@ -401,7 +401,7 @@ static int fast_text_row(report *r, const char *s, size_t n, size_t lineno) {
       case C_NUM: case C_INT: {
         double v;
         if (!pl_parse_grouped(p, m, &v)) return 0;
-        if (c->kind == C_INT) row[c->col].i = pl_int_of(v); else row[c->col].d = v * c->factor;
+        if (c->kind == C_INT) row[c->col].i = pl_int_of(v); else row[c->col].d = pl_unit_scale(v, c->factor);
         break;
       }
       case C_XYZ: {

@@ -25,6 +25,7 @@
 ** metrics.
 */
 #include "format.h"
+#include "units.h"
 #include "csvread.h"
 #include "kernsum.h"
 #include "names.h"
@@ -65,7 +66,7 @@ static int nv_value(const char *s, size_t n, double deffactor, double *out, int 
     f = nv_unit(s + i, n - i, kind);
     if (f == 0) return -1;
   }
-  *out = v * f;
+  *out = pl_unit_scale(v, f);
   return 0;
 }
 

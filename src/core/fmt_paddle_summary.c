@@ -276,7 +276,7 @@ static int parse_perf(ps *st, pl_lines *c, const char *title, size_t titlen) {
     rows++;
     if (!t) continue;
     pl_row_put_str(t, cm, cells[0].s, cells[0].n);
-    for (int k = 1; k < nc && k < 8; k++) if (!isnan(vals[k])) pl_row_put_num(t, cv[k], is_time ? vals[k] * fac : vals[k]);
+    for (int k = 1; k < nc && k < 8; k++) if (!isnan(vals[k])) pl_row_put_num(t, cv[k], is_time ? pl_unit_scale(vals[k], fac) : vals[k]);
     pl_row_put_str(t, cu, is_time ? "ns" : iunit, strlen(is_time ? "ns" : iunit));
     pl_row_put_str(t, cr, is_time ? tunit : iunit, strlen(is_time ? tunit : iunit));
     pl_row_put_int(t, cl, (int64_t)c->lineno);
@@ -472,7 +472,7 @@ static int parse_row(ps *st, sect *sc, const pl_line *l, size_t lineno) {
           while (lead < pn && ps0[lead] == ' ') lead++;
           return pl_err_expected(st->err, lineno, f[k].col + st0 + lead, "a number or '-' in the 'Total / Avg / Max / Min / Ratio(%)' cell", ps0 + lead, pn - lead);
         }
-        if (rc == 0 && t) pl_row_put_num(t, r->col[part], part < 4 ? pv * st->tfac : pv);
+        if (rc == 0 && t) pl_row_put_num(t, r->col[part], part < 4 ? pl_unit_scale(pv, st->tfac) : pv);
         part++;
         if (i >= n) break;
         i++;                                  /* past '/' */
@@ -492,7 +492,7 @@ static int parse_row(ps *st, sect *sc, const pl_line *l, size_t lineno) {
         snprintf(what, sizeof what, "a number or '-' in the column '%s'", sc->hdrtext[k]);
         return pl_err_expected(st->err, lineno, f[k].col, what, s, n);
       }
-      if (rc == 0 && t) pl_row_put_num(t, r->col[0], r->role == R_TIME ? v * st->tfac : v);
+      if (rc == 0 && t) pl_row_put_num(t, r->col[0], r->role == R_TIME ? pl_unit_scale(v, st->tfac) : v);
       break;
     }
     default:

@@ -15,6 +15,7 @@
 ** a few tens of KB); a malformed line is FILE:LINE:COLUMN.
 */
 #include "format.h"
+#include "units.h"
 #include "json.h"
 #include "names.h"
 #include "scan.h"
@@ -61,7 +62,7 @@ static double us_to_ns(const pl_jdoc *d, int i) {
   if (i < 0 || d->n[i].type != PL_JSON_NUM) return NAN;
   int64_t v;
   if (pl_json_text_scaled(d->text.data + d->n[i].str, d->n[i].len, 3, &v) == 0) return (double)v;
-  return d->n[i].dval * 1000.0;
+  return pl_unit_scale(d->n[i].dval, 1000.0);
 }
 
 /* snake_case of a column title: "CPU Exec" -> "cpu_exec" */

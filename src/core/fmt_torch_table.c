@@ -22,6 +22,7 @@
 ** operators and kernels without saying which is which.
 */
 #include "format.h"
+#include "units.h"
 #include "mdtable.h"
 #include "names.h"
 #include "scan.h"
@@ -189,7 +190,7 @@ static int cell_value(const ttcol *tc, const char *s, size_t n, double *v) {
   default: return -1;
   }
   if (k == 0 || (!pl_parse_plain(s, k, v) && pl_parse_double(s, k, v) != 0)) return -1;
-  *v *= f;
+  *v = pl_unit_scale(*v, f);
   return 0;
 }
 
@@ -577,7 +578,7 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
             char u = cs[cn - 2];
             size_t kk = u == 'u' || u == 'm' || u == 'n' ? cn - 2 : cn - 1;
             double f = u == 'u' ? 1e3 : u == 'm' ? 1e6 : u == 'n' ? 1 : 1e9;
-            if (kk > 0 && pl_parse_plain(cs, kk, &v)) { rb[cols[k].col].d = v * f; continue; }
+            if (kk > 0 && pl_parse_plain(cs, kk, &v)) { rb[cols[k].col].d = pl_unit_scale(v, f); continue; }
           } else if (kind == K_PCT && cs[cn - 1] == '%') {
             if (pl_parse_plain(cs, cn - 1, &v)) { rb[cols[k].col].d = v * 1; continue; }
           }

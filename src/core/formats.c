@@ -3,6 +3,7 @@
 ** file loader (memory map for plain files, zlib inflate for gzip).
 */
 #include "format.h"
+#include "textenc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,8 +88,63 @@ int pl_lenient_skip(const pl_parse_opts *o, pl_profile *p, pl_err *err) {
   return 1;
 }
 
+/* Where detection looks: past a leading run of ncu's own lines (==PROF==
+** progress, ==WARNING== / ==ERROR==) and blank lines, which a long ncu run
+** prints by the thousand before its first result.  *nprof: how many
+** ==PROF== lines were skipped. */
+static size_t sniff_start(const char *data, size_t len, size_t *nprof) {
+  size_t i = 0, start = 0;
+  *nprof = 0;
+  while (i < len) {
+    const char *nl = memchr(data + i, '\n', len - i);
+    size_t e = nl ? (size_t)(nl - data) : len, k = i;
+    while (k < e && (data[k] == ' ' || data[k] == '\t' || data[k] == '\r')) k++;
+    if (k < e) {
+      if (e - k >= 8 && memcmp(data + k, "==PROF==", 8) == 0) (*nprof)++;
+      else if (!(e - k >= 9 && (memcmp(data + k, "==WARNING", 9) == 0 || memcmp(data + k, "==ERROR==", 9) == 0)))
+        break;
+    }
+    i = nl ? e + 1 : len;
+    start = i;
+  }
+  return start;
+}
+
+static const pl_format *detect_input(const char *data, size_t len) {
+  const pl_format *f = pl_format_detect(data, len);
+  if (len <= 65536) return f;
+  size_t nprof, st = sniff_start(data, len, &nprof);
+  if (nprof == 0 || st == 0) return f;
+  /* a long run: what follows the progress lines says which page it is */
+  const pl_format *g = pl_format_detect(data + st, len - st);
+  return g ? g : f;
+}
+
+static pl_profile *load_utf8(const char *name, const char *data, size_t len,
+                             const char *format_id, const pl_parse_opts *o, pl_err *err);
+
 pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
                            const char *format_id, const pl_parse_opts *o, pl_err *err) {
+  /* UTF-16 and a UTF-8 BOM are made plain UTF-8 before anything looks */
+  pl_encoding e = pl_text_encoding(data, len);
+  if (e == PL_ENC_UTF8) return load_utf8(name, data, len, format_id, o, err);
+  char *owned;
+  size_t n;
+  const char *u = pl_text_utf8(data, len, e, &n, &owned);
+  pl_parse_opts wo;
+  if (o) wo = *o; else memset(&wo, 0, sizeof wo);
+  if (owned) { wo.progress = NULL; wo.progress_ud = NULL; }  /* progress offsets are the copy's */
+  pl_profile *p = load_utf8(name, u, n, format_id, &wo, err);
+  if (p) {
+    const char *en = pl_encoding_name(e);
+    pl_profile_meta_str(p, "encoding", en, strlen(en));
+  }
+  free(owned);
+  return p;
+}
+
+static pl_profile *load_utf8(const char *name, const char *data, size_t len,
+                             const char *format_id, const pl_parse_opts *o, pl_err *err) {
   pl_err_clear(err);
   snprintf(err->file, sizeof err->file, "%s", name);
   const pl_format *f = NULL;
@@ -99,7 +155,7 @@ pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
     size_t i = 0;
     while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t')) i++;
     if (i == len) { pl_err_set(err, 1, 1, "expected a profile, found %s", len ? "only blank lines" : "an empty file"); return NULL; }
-    f = pl_format_detect(data, len);
+    f = detect_input(data, len);
     if (f == NULL) {
       /* binary input (a NUL byte in the first 64 KiB) is named by byte offset */
       size_t k = len > 65536 ? 65536 : len;

@@ -2,6 +2,7 @@
 ** mdtable.c -- Markdown pipe tables (see mdtable.h).
 */
 #include "mdtable.h"
+#include "units.h"
 #include "format.h"
 
 #include <math.h>
@@ -240,7 +241,7 @@ pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const cha
       double v;
       if (is_missing(s, n) || pl_md_number(s, n, &v) != 0) continue;
       if (spec[k].kind == PL_MD_INT) pl_row_put_int(t, col[k], (int64_t)v);
-      else pl_row_put_num(t, col[k], v * spec[k].factor);
+      else pl_row_put_num(t, col[k], pl_unit_scale(v, spec[k].factor));
     }
     pl_row_put_int(t, cline, (int64_t)c->lineno);
     pl_row_end(t);

@@ -244,6 +244,8 @@ void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   b->k_nsec = addcol(k, "sections", PL_INT, "number of sections printed for the launch");
   b->k_line = addcol(k, "line", PL_INT, "input line where the launch starts");
   b->k_ncu_id = addcol(k, "ncu_id", PL_INT, "ncu's own launch ID (CSV ID column)");
+  b->k_nmiss = addcol(k, "missing_values", PL_INT, "values ncu could not collect, printed as '(!) nan' or '(!) n/a' (missing in value)");
+  b->k_err = addcol(k, "launch_error", PL_STR, "ncu's ==ERROR== message for the launch (e.g. LaunchFailed), when it printed one");
 
   pl_table *m = b->m = pl_table_new("metrics");
   b->m_kid = addcol(m, "kernel_id", PL_INT, "kernels.id of the launch");
@@ -287,6 +289,7 @@ void ncu_b_begin(ncu_builder *b, size_t line) {
   if (b->open) ncu_b_end(b);
   b->open = 1;
   b->nsections = 0;
+  b->nmissing = 0;
   pl_row_put_int(b->k, b->k_id, b->nkernels);
   pl_row_put_int(b->k, b->k_line, (int64_t)line);
   if (b->process[0]) pl_row_put_str(b->k, b->k_proc, b->process, strlen(b->process));
@@ -618,10 +621,11 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
   const char *base = nu ? (known ? u.base : NULL) : "";
   if (nv > 0) {
     if (pl_parse_plain(val, nv, &v) || (!b->locale && parse_grouped(val, nv, &v)) ||
-        ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v *= u.factor; }
+        ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v = pl_unit_scale(v, u.factor); }
     else v = NAN;
   }
   int na = !is_num && (nv == 0 || eqn(val, nv, "n/a") || eqn(val, nv, "N/A"));
+  if (!is_num && !na && ncu_not_collected(val, nv)) { na = 1; b->nmissing++; }
   int must = 0;
   int c = -1;
   if (cls != NCU_SEC_OTHER) {
@@ -738,7 +742,7 @@ int ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, size_t
   double v;
   if (!k->fast || nv == 0) return 0;
   if (!(pl_parse_plain(val, nv, &v) || (!b->locale && parse_grouped(val, nv, &v)))) return 0;
-  v *= k->u.factor;
+  v = pl_unit_scale(v, k->u.factor);
   if (b->want_m) {
     pl_table *m = b->m;
     size_t row = m->nrows;
@@ -816,6 +820,7 @@ void ncu_b_end(ncu_builder *b) {
   if (!b->open) return;
   pl_table *k = b->k;
   pl_row_put_int(k, b->k_nsec, b->nsections);
+  pl_row_put_int(k, b->k_nmiss, b->nmissing);
   /* dims <-> sizes */
   if (row_has(k, b->k_gx) && row_has(k, b->k_gy) && row_has(k, b->k_gz)) {
     if (!row_has(k, b->k_grid))
@@ -855,6 +860,19 @@ void ncu_b_end(ncu_builder *b) {
   pl_row_end(k);
   b->open = 0;
   b->nkernels++;
+}
+
+int ncu_not_collected(const char *s, size_t n) {
+  if (n < 3 || memcmp(s, "(!)", 3) != 0) return 0;
+  s += 3; n -= 3;
+  while (n > 0 && *s == ' ') { s++; n--; }
+  return n == 0 || eqn(s, n, "nan") || eqn(s, n, "NaN") || eqn(s, n, "n/a") || eqn(s, n, "N/A") ||
+         eqn(s, n, "-nan") || eqn(s, n, "inf");
+}
+
+void ncu_b_launch_error(ncu_builder *b, const char *msg, size_t n) {
+  if (!b->open || n == 0) return;
+  pl_row_put_str(b->k, b->k_err, msg, n);
 }
 
 void ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n) {

@@ -41,7 +41,8 @@ typedef struct ncu_builder {
   int want_k, want_m, want_r, want_po;
   /* fixed kernel columns */
   int k_id, k_name, k_short, k_gx, k_gy, k_gz, k_bx, k_by, k_bz, k_grid, k_block,
-      k_dev, k_cc, k_ctx, k_stream, k_ts, k_proc, k_pid, k_range, k_nsec, k_line, k_ncu_id;
+      k_dev, k_cc, k_ctx, k_stream, k_ts, k_proc, k_pid, k_range, k_nsec, k_line, k_ncu_id,
+      k_nmiss, k_err;
   /* fixed metrics / rules / program_output columns */
   int m_kid, m_sec, m_metric, m_unit, m_base, m_value, m_raw;
   int r_kid, r_sec, r_name, r_sev, r_msg, r_est, r_estl, r_line;
@@ -53,6 +54,7 @@ typedef struct ncu_builder {
   int open;
   int64_t nkernels;
   int nsections;
+  int64_t nmissing;               /* '(!) nan' / '(!) n/a' values of the open launch */
   int locale;
   /* device facts seen */
   double sm_count; const char *sm_count_source;
@@ -156,6 +158,11 @@ size_t ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_loca
 /* Looks for "GPU's N multiprocessors" in a rule message (device SM count). */
 void ncu_b_scan_rule_text(ncu_builder *b, const char *msg, size_t n);
 void ncu_b_end(ncu_builder *b);
+/* ncu's text for a value it could not collect: "(!) nan", "(!) n/a" (a
+** launch that failed, a counter the device lacks).  Read as missing. */
+int ncu_not_collected(const char *s, size_t n);
+/* The ==ERROR== text ncu printed for the open launch (LaunchFailed, ...). */
+void ncu_b_launch_error(ncu_builder *b, const char *msg, size_t n);
 void ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n);
 /* Hands the tables and meta to the profile. */
 void ncu_b_finish(ncu_builder *b);

@@ -5,6 +5,7 @@
 */
 #include "units.h"
 
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
@@ -63,4 +64,29 @@ int pl_unit_lookup(const char *s, size_t n, pl_unit *u) {
   }
   u->factor = 1; u->base = NULL;
   return -1;
+}
+
+static const double p10[23] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+
+double pl_unit_scale(double v, double factor) {
+  double r = v * factor;
+  if (factor <= 1 || !isfinite(r) || v == floor(v)) return r;
+  int k = 0;
+  while (k < 16 && p10[k] != factor) k++;
+  if (k == 16) return r;                      /* not a power of ten */
+  /* the input's decimals: the fewest d with v == round(v * 10^d) / 10^d */
+  double a = fabs(v);
+  int d = 1;
+  for (; d <= 15; d++) {
+    double m = a * p10[d];
+    if (m >= 9007199254740992.0) return r;   /* beyond 2^53: no exact decimal here */
+    if (nearbyint(m) / p10[d] == a) break;
+  }
+  if (d > 15) return r;
+  int rd = d - k;
+  if (rd <= 0) return nearbyint(r);
+  double m = r * p10[rd];
+  if (fabs(m) >= 9007199254740992.0) return r;
+  return nearbyint(m) / p10[rd];
 }

@@ -19,4 +19,12 @@ typedef struct pl_unit {
 ** (u then holds factor 1 and the spelling itself is the base). */
 int pl_unit_lookup(const char *s, size_t n, pl_unit *u);
 
+/* v * factor without binary noise: a decimal input scaled by a power of
+** ten comes out as the double nearest the exact decimal result
+** ("32.06" us -> 32060 ns, not 32060.000000000004).  The input's decimals
+** are those of the shortest decimal that reads back as v (at most 15);
+** the product is rounded to that many decimals less the factor's power of
+** ten.  Any other factor (1024, 1) is a plain product. */
+double pl_unit_scale(double v, double factor);
+
 #endif
