@@ -11,6 +11,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 #include <lualib.h>
+#include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,6 +284,55 @@ static int run_main(lua_State *L, int argc, char **argv, const limits_opts *lo) 
   return code;
 }
 
+/* Standard output is checked at exit, as coreutils' close_stdout does: a
+** write, flush or close that failed (a full disk, /dev/full, an I/O error)
+** is an error, exit 2, whatever wrote there (parse, run, export, the cell
+** protocol, a script's io.write or print) and however the process ends
+** (return from main or os.exit).  A closed pipe (| head) stays quiet: the
+** default SIGPIPE ends the process first, and EPIPE, where SIGPIPE is
+** ignored, is not reported either.
+** stdio forgets why a write failed (print flushes at once; the error shows
+** only as ferror), so when stdout is not a terminal its stream writes
+** through out_write, which keeps the first errno. */
+static int stdout_errno;
+
+static ssize_t out_write(void *cookie, const char *buf, size_t n) {
+  (void)cookie;
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = write(1, buf + done, n - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      if (!stdout_errno) stdout_errno = errno;
+      return (ssize_t)done;          /* short: stdio marks the stream failed */
+    }
+    done += (size_t)w;
+  }
+  return (ssize_t)n;
+}
+
+static void checked_stdout(void) {
+  if (isatty(1)) return;             /* the REPL's line editing wants the real one */
+  cookie_io_functions_t io = { NULL, out_write, NULL, NULL };
+  FILE *f = fopencookie(NULL, "w", io);
+  if (f == NULL) return;
+  fflush(stdout);
+  stdout = f;
+}
+
+static void close_stdout(void) {
+  int prev = ferror(stdout);
+  errno = 0;
+  int bad = fclose(stdout) != 0;
+  int en = stdout_errno ? stdout_errno : bad ? errno : 0;
+  if (!prev && !bad) return;
+  if (en == EPIPE) _exit(2);
+  if (en) fprintf(stderr, "perflab: error writing standard output: %s\n", strerror(en));
+  else fprintf(stderr, "perflab: error writing standard output\n");
+  fflush(stderr);
+  _exit(2);
+}
+
 typedef struct main_args { int argc; char **argv; const limits_opts *lo; int code; } main_args;
 
 static int pmain(lua_State *L) {
@@ -296,6 +346,8 @@ int main(int argc, char **argv) {
   ** LC_NUMERIC stays "C" so "0.5" is read and written the same everywhere. */
   setlocale(LC_CTYPE, "");
   setlocale(LC_NUMERIC, "C");
+  checked_stdout();
+  atexit(close_stdout);
   limits_opts lo = { 0, 0, 0 };
   if (take_limits(&argc, argv, &lo) != 0) return 2;
   lua_State *L = pl_host_newstate();

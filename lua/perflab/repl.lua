@@ -534,9 +534,12 @@ function M.jsonl(opts)
   local input = opts.input or io.stdin
   local out = opts.output or sys.protocol_stream()
   sys.ignore_sigint()   -- between cells; sys.run_cell turns it into "interrupted" during one
+  -- a reply that cannot be written (a full disk, a closed reader) ends the
+  -- loop with the error, as the host does for stdout (exit 2)
   local function send(t)
-    out:write(json.encode(t), "\n")
-    out:flush()
+    local ok, err = out:write(json.encode(t), "\n")
+    if ok then ok, err = out:flush() end
+    if not ok then require("perflab.errors").fail("error writing standard output: " .. tostring(err)) end
   end
   for line in input:lines() do
     if line:match("%S") then
