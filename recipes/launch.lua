@@ -54,10 +54,12 @@ local function printed_active(r)
   return m
 end
 
-return {
+local R
+R = {
   name = "launch",
   summary = "launch configuration: block size multiple of 32, grid vs SM count, tail effect (ncu rules)",
-  needs = { "kernels|kernel_summary" },   -- reports: kernels (checked in run); timelines: either
+  needs = { "kernels" },                       -- each report (or every input when none is one) ...
+  timeline_needs = { "kernels|kernel_summary" },   -- ... and a timeline beside it
   tables = { "kernels", "kernel_summary", "rules", "devices" },   -- all it reads (devices: perflab.gpu)
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
@@ -67,7 +69,7 @@ return {
   },
   run = function(inputs, opts, report)
     local timelines
-    inputs, timelines = weighting.inputs(inputs, opts, { need = "kernels", recipe = "launch" })
+    inputs, timelines = weighting.inputs(inputs, opts, { recipe_def = R })
     local items = {}   -- every finding with its kernels and launches, for the weighting
     local th = setmetatable({ tail_min_speedup = opts.tail_min }, { __index = gpu.thresholds })
     for idx, p in ipairs(inputs) do
@@ -213,3 +215,4 @@ return {
     weighting.apply(report, items, timelines)
   end,
 }
+return R

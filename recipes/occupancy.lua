@@ -41,10 +41,12 @@ local COLS = { "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_co
 
 local function round2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 
-return {
+local R
+R = {
   name = "occupancy",
   summary = "theoretical occupancy per launch (CUDA occupancy calculator), its limiter, achieved gap and what-if",
-  needs = { "kernels|kernel_summary" },   -- reports: kernels (checked in run); timelines: either
+  needs = { "kernels" },                       -- each report (or every input when none is one) ...
+  timeline_needs = { "kernels|kernel_summary" },   -- ... and a timeline beside it
   tables = { "kernels", "kernel_summary", "devices" },   -- all it reads (devices: perflab.gpu)
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
@@ -56,7 +58,7 @@ return {
   },
   run = function(inputs, opts, report)
     local timelines
-    inputs, timelines = weighting.inputs(inputs, opts, { need = "kernels", recipe = "occupancy" })
+    inputs, timelines = weighting.inputs(inputs, opts, { recipe_def = R })
     local items = {}   -- every per-kernel finding, for the weighting
     for idx, p in ipairs(inputs) do
       local ctx, err = gpu.context(p, opts)
@@ -243,3 +245,4 @@ return {
     weighting.apply(report, items, timelines)
   end,
 }
+return R

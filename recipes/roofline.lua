@@ -70,11 +70,14 @@ local NCU_DRAM_RATE = { "Memory Throughput@byte/s", "dram__bytes.sum.per_second@
 
 -- Kineto operators whose FLOPs follow from input shapes (GEMM: 2*M*N*K).
 -- Each entry: op name -> function(dims) -> M, N, K, batch, {dims counted for bytes}
+-- An op whose Input Dims lack the shapes (fewer of them, or empty ones)
+-- gives nil: it is skipped and counted in a note.
+local function mat(d, n) return type(d) == "table" and #d == n end
 local GEMM_OPS = {
-  ["aten::mm"] = function(d) local a, b = d[1], d[2]; if #a == 2 and #b == 2 then return a[1], b[2], a[2], 1, { a, b, { a[1], b[2] } } end end,
-  ["aten::addmm"] = function(d) local a, b = d[2], d[3]; if a and b and #a == 2 and #b == 2 then return a[1], b[2], a[2], 1, { d[1], a, b, { a[1], b[2] } } end end,
-  ["aten::bmm"] = function(d) local a, b = d[1], d[2]; if #a == 3 and #b == 3 then return a[2], b[3], a[3], a[1], { a, b, { a[1], a[2], b[3] } } end end,
-  ["aten::baddbmm"] = function(d) local a, b = d[2], d[3]; if a and b and #a == 3 and #b == 3 then return a[2], b[3], a[3], a[1], { d[1], a, b, { a[1], a[2], b[3] } } end end,
+  ["aten::mm"] = function(d) local a, b = d[1], d[2]; if mat(a, 2) and mat(b, 2) then return a[1], b[2], a[2], 1, { a, b, { a[1], b[2] } } end end,
+  ["aten::addmm"] = function(d) local a, b = d[2], d[3]; if mat(a, 2) and mat(b, 2) then return a[1], b[2], a[2], 1, { d[1] or {}, a, b, { a[1], b[2] } } end end,
+  ["aten::bmm"] = function(d) local a, b = d[1], d[2]; if mat(a, 3) and mat(b, 3) then return a[2], b[3], a[3], a[1], { a, b, { a[1], a[2], b[3] } } end end,
+  ["aten::baddbmm"] = function(d) local a, b = d[2], d[3]; if mat(a, 3) and mat(b, 3) then return a[2], b[3], a[3], a[1], { d[1] or {}, a, b, { a[1], a[2], b[3] } } end end,
 }
 local ELEM_BYTES = { float = 4, double = 8, ["c10::Half"] = 2, ["c10::BFloat16"] = 2, half = 2, bfloat16 = 2,
   int = 4, long = 8, ["signed char"] = 1, ["unsigned char"] = 1, ["c10::Float8_e4m3fn"] = 1, ["c10::Float8_e5m2"] = 1 }
@@ -144,16 +147,16 @@ local function kineto_op_work(p)
   if not ops then return nil end
   local ext, name, dims, types, fl = arrays(ops, { "external_id", "name", "input_dims", "input_types", "flops" })
   local work_of = gpu.memoize(op_work)
-  local by = {}
+  local by, skipped = {}, 0
   for i = 1, ops:nrows() do
     local e = ext[i]
     if e then
       local w = work_of({ name = name[i], input_dims = dims[i], input_types = types[i], flops = fl[i] },
         name[i], dims[i], types[i], fl[i])
-      if w then by[e] = w end
+      if w then by[e] = w elseif GEMM_OPS[name[i]] then skipped = skipped + 1 end
     end
   end
-  return by
+  return by, skipped
 end
 
 -- Kineto: the operator that launched each kernel.  The kernel's External id
@@ -222,7 +225,7 @@ end
 -- per-row work for a kernels table: returns function(i, r) -> flops, bytes, precision, how
 local function work_source(p, opts)
   local csv = (opts.work and opts.work ~= "") and read_work_csv(opts.work) or nil
-  local kin = kineto_op_work(p)
+  local kin, skipped = kineto_op_work(p)
   local mm = {}
   if p.tables.metrics and p.tables.metrics:has("kernel_id") and p.tables.metrics:has("value") then
     for _, r in p.tables.metrics:rows() do
@@ -283,7 +286,7 @@ local function work_source(p, opts)
       return w.flops * share, w.bytes and w.bytes * share, w.precision, "Kineto " .. w.how
     end
     return nil
-  end
+  end, skipped or 0
 end
 
 return {
@@ -306,7 +309,7 @@ return {
       local is_summary = not p.tables.kernels
       local bykernel, order = {}, {}
       local total_ns = 0
-      local work = work_source(p, opts)
+      local work, skipped_ops = work_source(p, opts)
       local hows = {}
       for i, r in k:rows() do
         local name = r.short_name or r.name or ("launch " .. i)
@@ -428,7 +431,14 @@ return {
             gpu.si(row.attainable_flops_per_s, "FLOP/s")),
           evidence = { flops = row.flops, bytes = row.bytes, efficiency_pct = row.efficiency_pct } }
       end
-      for h in pairs(hows) do report:note("FLOPs and bytes from " .. h) end
+      local hl = {}
+      for h in pairs(hows) do hl[#hl + 1] = h end
+      table.sort(hl)
+      for _, h in ipairs(hl) do report:note("FLOPs and bytes from " .. h) end
+      if skipped_ops > 0 then
+        report:note(string.format("%d GEMM operator%s (aten::mm, addmm, bmm, baddbmm) skipped: Input Dims holds fewer "
+          .. "or empty shapes than the FLOPs need, and the trace gives no flops for them", skipped_ops, skipped_ops == 1 and "" or "s"))
+      end
       for prec in pairs(missing_peak) do
         report:note(string.format("no %s peak for %s in perflab.gpus; add it in ~/.config/perflab/gpus.lua",
           prec, model and model.id or "this GPU"))

@@ -85,16 +85,26 @@ return {
       else
         g, keys, util = from_summary(p:table("kernel_summary"), opts.group)
       end
+      -- an input without durations (a metrics-only ncu run) has no kernel
+      -- time: its totals are missing, not 0 ns (a sum of nothing is 0)
+      local timed = k and k:has("duration_ns") and k:col("duration_ns"):count() > 0
+        or (not (k and k:has("duration_ns")) and p.tables.kernel_summary
+            and p.tables.kernel_summary:has("total_ns") and p.tables.kernel_summary:col("total_ns"):count() > 0)
+      if not timed then
+        for _, c in ipairs({ "total_ns", "mean_ns", "min_ns", "max_ns" }) do
+          if g:has(c) then g:drop(c); g:add_column(c, function() return nil end, "number") end
+        end
+      end
       -- shares are of the kernel time of the same run (profiles such as
       -- tb-profiler JSON hold several runs)
-      local total = g:col("total_ns"):sum()
+      local total = timed and g:col("total_ns"):sum() or nil
       local run_total = {}
       if keys[1] == "run" then
         for _, r in g:rows() do run_total[r.run] = (run_total[r.run] or 0) + (r.total_ns or 0) end
       end
       g:add_column("share_pct", function(r)
         local tot = keys[1] == "run" and run_total[r.run] or total
-        if tot == 0 or r.total_ns == nil then return nil end
+        if tot == nil or tot == 0 or r.total_ns == nil then return nil end
         return 100 * r.total_ns / tot
       end, "number")
       local key = keys[#keys]
@@ -110,13 +120,18 @@ return {
       local name = #inputs > 1 and ("top_kernels_" .. _) or "top_kernels"
       local calls = g:has("calls") and g:col("calls"):sum() or nil
       report:table(name, shown, {
-        title = string.format("%d kernels, %s launches, %s of kernel time%s", g:nrows(), calls and units.count(calls) or "unknown",
-          units.ns(total), (opts.top > 0 and g:nrows() > opts.top) and string.format(" (top %d shown)", opts.top) or ""),
+        title = string.format("%d kernels, %s launches, %s%s", g:nrows(), calls and units.count(calls) or "unknown",
+          total and (units.ns(total) .. " of kernel time") or "kernel time unknown",
+          (opts.top > 0 and g:nrows() > opts.top) and string.format(" (top %d shown)", opts.top) or ""),
         note = #util > 0 and g:nrows() > 0
           and "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time." or nil,
       })
       if g:nrows() == 0 then report:note(string.format("%s has no kernel launches.", p.source)) end
-      if g:nrows() > 0 and total > 0 then
+      if g:nrows() > 0 and not total then
+        report:note(string.format("%s has no kernel durations (a metrics-only profile): times and shares are "
+          .. "missing, kernels are listed by name with their launch counts.", p.source))
+      end
+      if g:nrows() > 0 and total and total > 0 then
         local first = g:row(1)
         report:finding {
           severity = "info",

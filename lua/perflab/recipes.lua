@@ -9,6 +9,12 @@
 -- `needs` entries name tables every input must have; "a|b" means either;
 -- "a.col" is table a with a column col (kernels.start_ns: a timeline, not a
 -- per-kernel summary without start times).
+-- `timeline_needs` (optional; the kernel recipes weighted by a timeline):
+-- then `needs` is what each analysed input (an Nsight Compute report, or
+-- every input when none is one) must have, and `timeline_needs` what the
+-- other inputs, timelines of the same program, must have.  `perflab run`
+-- checks, the recipe's --help says and perflab.weighting splits the inputs
+-- by this one declaration.
 -- `tables`, when given, lists every table the recipe reads from its inputs
 -- (each of `needs` included): `perflab run` then has the parsers build only
 -- those, which on a large file saves most of the time and memory.  A recipe
@@ -149,7 +155,10 @@ function M.validate(r, where)
       if type(n) ~= "string" then error(where .. ": recipe field 'tables' must be a list of table names", 0) end
       has[n] = true
     end
-    for _, need in ipairs(r.needs) do
+    local all = {}
+    for _, need in ipairs(r.needs) do all[#all + 1] = need end
+    for _, need in ipairs(r.timeline_needs or {}) do all[#all + 1] = need end
+    for _, need in ipairs(all) do
       for alt in need:gmatch("[^|]+") do
         local t = need_parts(alt)
         if not has[t] then
@@ -238,10 +247,22 @@ function M.options(r, given)
   return opts
 end
 
---- Checks that every input has the tables the recipe needs.
-function M.check_needs(r, inputs)
+--- The inputs a recipe analyses and the timelines beside them: with
+--- `timeline_needs`, the Nsight Compute reports and the rest (all inputs are
+--- analysed when none is a report, unless ncu_only); else all and none.
+function M.roles(r, inputs)
+  if not r.timeline_needs then return inputs, {} end
+  local reports, timelines = require("perflab.weighting").split(inputs)
+  if #reports == 0 and not r.ncu_only then return inputs, {} end
+  return reports, timelines
+end
+
+--- Checks that each of `inputs` has the tables of `needs` (a list as in a
+--- recipe's needs); `role` names them in the error ("timeline ").
+function M.check_tables(r, inputs, needs, role)
+  role = role or ""
   for _, p in ipairs(inputs) do
-    for _, need in ipairs(r.needs) do
+    for _, need in ipairs(needs) do
       local ok, lacking = false, nil
       for alt in need:gmatch("[^|]+") do
         local t, c = need_parts(alt)
@@ -251,17 +272,25 @@ function M.check_needs(r, inputs)
       end
       if not ok and lacking then
         local t, c, tb = lacking[1], lacking[2], lacking[3]
-        errors.fail(string.format("recipe '%s' needs a table %s, and %s (%s) has %s without %s (columns: %s)",
-          r.name, need_text(need), p.source, p.format, t, c, table.concat(tb:columns(), ", ")))
+        errors.fail(string.format("recipe '%s' needs a table %s, and %s%s (%s) has %s without %s (columns: %s)",
+          r.name, need_text(need), role, p.source, p.format, t, c, table.concat(tb:columns(), ", ")))
       elseif not ok and p.partial then
-        errors.fail(string.format("recipe '%s' needs a table %s, and %s (%s) has none of them (perflab parse %s lists its tables)",
-          r.name, need_text(need), p.source, p.format, p.source))
+        errors.fail(string.format("recipe '%s' needs a table %s, and %s%s (%s) has none of them (perflab parse %s lists its tables)",
+          r.name, need_text(need), role, p.source, p.format, p.source))
       elseif not ok then
-        errors.fail(string.format("recipe '%s' needs a table %s, and %s (%s) has: %s", r.name,
-          need_text(need), p.source, p.format, table.concat(p:table_names(), ", ")))
+        errors.fail(string.format("recipe '%s' needs a table %s, and %s%s (%s) has: %s", r.name,
+          need_text(need), role, p.source, p.format, table.concat(p:table_names(), ", ")))
       end
     end
   end
+end
+
+--- Checks that every input has the tables the recipe needs (by role, with
+--- timeline_needs).
+function M.check_needs(r, inputs)
+  local reports, timelines = M.roles(r, inputs)
+  M.check_tables(r, reports, r.needs)
+  if r.timeline_needs then M.check_tables(r, timelines, r.timeline_needs, "timeline ") end
 end
 
 --- run(recipe, inputs, options) -> report
@@ -289,6 +318,14 @@ function M.help(name)
   local needs = {}
   for i, n in ipairs(r.needs) do needs[i] = need_text(n) end
   lines[#lines + 1] = "needs: " .. (#needs > 0 and table.concat(needs, ", ") or "nothing")
+  if r.timeline_needs then
+    local tn = {}
+    for i, n in ipairs(r.timeline_needs) do tn[i] = need_text(n) end
+    lines[#lines - 0] = lines[#lines] .. (r.ncu_only and " (each Nsight Compute report)"
+      or " (each Nsight Compute report; every input when none is one)")
+    lines[#lines + 1] = "       a timeline of the same program beside a report (or --set timeline=FILE): "
+      .. table.concat(tn, ", ")
+  end
   if r.tables then lines[#lines + 1] = "reads (the only tables loaded): " .. table.concat(r.tables, ", ") end
   local names = {}
   for k in pairs(r.options) do names[#names + 1] = k end

@@ -130,6 +130,13 @@ function M.inputs(inputs, opts, spec)
   if opts and opts.timeline and opts.timeline ~= "" then
     timelines[#timelines + 1] = perflab.load(opts.timeline)
   end
+  if spec.recipe_def then
+    -- the recipe's own declaration (needs, timeline_needs), as perflab run checked it
+    local recipes = require "perflab.recipes"
+    recipes.check_tables(spec.recipe_def, reports, spec.recipe_def.needs)
+    recipes.check_tables(spec.recipe_def, timelines, spec.recipe_def.timeline_needs or {}, "timeline ")
+    return reports, timelines
+  end
   if spec.need then
     for _, p in ipairs(reports) do
       if not p.tables[spec.need] then
