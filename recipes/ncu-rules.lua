@@ -314,10 +314,12 @@ local function ncu_fired(p)
   local rules = p.tables.rules
   if not rules then return by end
   for _, r in rules:rows() do
-    local id = R.classify(r.message)
-    if id and r.kernel_id then
-      by[r.kernel_id] = by[r.kernel_id] or {}
-      by[r.kernel_id][id] = by[r.kernel_id][id] or { message = r.message, speedup = r.est_speedup_pct or r.est_local_speedup_pct }
+    -- one message may hold several rules' sentences (ncu 2022's occupancy paragraph)
+    for _, id in ipairs(R.classify_all(r.message)) do
+      if r.kernel_id then
+        by[r.kernel_id] = by[r.kernel_id] or {}
+        by[r.kernel_id][id] = by[r.kernel_id][id] or { message = r.message, speedup = r.est_speedup_pct or r.est_local_speedup_pct }
+      end
     end
   end
   return by

@@ -189,6 +189,33 @@ function M.classify(message)
   return nil
 end
 
+--- The sentences of a rule message: ncu versions lay the same advice out
+--- differently (ncu 2022 merges the theoretical- and achieved-occupancy
+--- advice into one paragraph), so messages are matched sentence by
+--- sentence.  A sentence ends at . ! or ? before a space and a capital
+--- letter or the end ("33.3%" and "e.g. the" do not end one).
+function M.sentences(message)
+  local out, start = {}, 1
+  local m = message or ""
+  for pos in m:gmatch("()[%.!?]%s+%u") do
+    out[#out + 1] = m:sub(start, pos)
+    start = pos + 1
+  end
+  out[#out + 1] = m:sub(start)
+  for i, s in ipairs(out) do out[i] = s:match("^%s*(.-)%s*$") end
+  return out
+end
+
+--- classify_all(message) -> every rule its sentences name, in order, each once
+function M.classify_all(message)
+  local ids, seen = {}, {}
+  for _, s in ipairs(M.sentences(message)) do
+    local id = M.classify(s)
+    if id and not seen[id] then seen[id] = true; ids[#ids + 1] = id end
+  end
+  return ids
+end
+
 function M.rule(id)
   for _, r in ipairs(M.rules) do if r.id == id then return r end end
   return nil
