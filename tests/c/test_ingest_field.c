@@ -234,11 +234,42 @@ static void test_unit_scale(void) {
   TC_EQ_INT(bad, 0);
 }
 
+/* The shared conversion in every parser: values printed with decimals in
+** ms / us / cycle/nsecond read back as the exact figure (the plain product
+** was one ulp off in each of these).  Text read off the files:
+**   nvprof: "API calls:    51.65  262.2986  5 ..." in ms (the units row);
+**   torch-table: row 11, Self CUDA "65.469ms";
+**   ncu-text: "SM Frequency  cycle/nsecond  1.07" of the first launch. */
+static void test_unit_scale_formats(void) {
+  const char *d = getenv("PERFLAB_DATA");
+  char path[1024];
+  struct { const char *file, *fmt, *table, *col; size_t row; double want; } cases[] = {
+    { "corpus/nvprof/xplacer_v100_aws_nvprof_cfd_000_097K.log", "nvprof", "api_summary", "total_ns", 0, 262298600.0 },
+    { "corpus/torch_profiler_table/unknownrepo_a100_key_averages_cuda_graph_table.txt", "torch-table", "operators",
+      "self_cuda_ns", 10, 65469000.0 },
+    { "corpus/ncu_text/gpumode_lecture001_ncu_logs_cc80.txt", "ncu-text", "kernels", "sm_frequency_hz", 0, 1070000000.0 },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(path, sizeof path, "%s/%s", d && *d ? d : "tests/data", cases[i].file);
+    pl_profile *p = fh_load(path, cases[i].fmt);
+    if (!p) continue;
+    const pl_table *t = pl_profile_find(p, cases[i].table);
+    TC_CHECK(t != NULL);
+    if (t) {
+      double v = fh_num(t, cases[i].col, cases[i].row);
+      if (v != cases[i].want) fprintf(stderr, "%s: %.17g, expected %.17g\n", cases[i].file, v, cases[i].want);
+      TC_CHECK(v == cases[i].want);
+    }
+    pl_profile_free(p);
+  }
+}
+
 int main(void) {
   test_failed_launch();
   test_encodings();
   test_long_run();
   test_refusals();
   test_unit_scale();
+  test_unit_scale_formats();
   return tc_done();
 }
