@@ -293,23 +293,8 @@ static int prof_signature(const char *t, size_t n) {
          pl_starts(r, rn, "Creating report");
 }
 
-/* The kernel line of `ncu --print-summary per-kernel`:
-**   NAME (g, g, g)x(b, b, b), Device 0, CC 8.9, Invocations 14
-**   NAME, Block Size 256, Grid Size 32, Device 0, 1 invocations     (older) */
-static int summary_head(const char *t, size_t n) {
-  const char *q = find_last(t, n, ", Invocations ");
-  if (q) {
-    size_t i = (size_t)(q - t) + 14;
-    int64_t v;
-    return read_uint(t, n, &i, &v) && i == n;
-  }
-  if (n > 12 && memcmp(t + n - 12, " invocations", 12) == 0) {
-    size_t i = n - 12;
-    while (i > 0 && t[i - 1] >= '0' && t[i - 1] <= '9') i--;
-    return i >= 2 && i < n - 12 && t[i - 1] == ' ' && t[i - 2] == ',';
-  }
-  return 0;
-}
+/* The kernel line of `ncu --print-summary per-kernel` (ncu_summary.c). */
+static int summary_head(const char *t, size_t n) { return ncu_summary_head(t, n); }
 
 /* ---- detection ---------------------------------------------------------- */
 
@@ -545,6 +530,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   int rc = 0;
   s.cur = -1;
   s.prof_id = -1;
+  size_t ndiag0 = p->ndiags;
   for (;;) {
     /* the common case: a metric row whose bytes up to the value column are
     ** those of the row at this place in this section last time (those bytes
@@ -735,13 +721,15 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       rule_add(&s, t + i, n - i);
       continue;
     }
-    if (t[0] != '=' && summary_head(t, n)) {
-      rc = pl_err_set(err, c.lineno, ind + 1,
-        "expected an Nsight Compute details page (kernel lines with ', Context N, Stream N'), found the "
-        "'ncu --print-summary per-kernel' summary (one line per kernel with its invocation count, "
-        "minimum/maximum/average per metric), which perflab does not read: print the details page "
-        "instead, 'ncu --import REPORT.ncu-rep --page details' (or --csv)");
-      goto fail;
+    if (t[0] != '=' && b->nkernels == 0 && !b->open && summary_head(t, n)) {
+      /* the --print-summary per-kernel layout: read from the start by its
+      ** own reader, with what this pass noted dropped */
+      ncu_b_free(b);
+      pl_buf_free(&s.msg);
+      secs_free(&s);
+      lerr_free(&s);
+      pl_profile_diags_truncate(p, ndiag0);
+      return ncu_summary_parse(in, p, o, err);
     }
     khead h;
     if (!STARTS(t, n, "==") && parse_kernel_line(t, n, &h)) {

@@ -161,6 +161,13 @@ void ncu_b_end(ncu_builder *b);
 /* ncu's text for a value it could not collect: "(!) nan", "(!) n/a" (a
 ** launch that failed, a counter the device lacks).  Read as missing. */
 int ncu_not_collected(const char *s, size_t n);
+/* The `ncu --print-summary per-kernel` layout (ncu_summary.c): is this
+** trimmed line one of its kernel lines ("NAME ..., Device 0, CC 8.6,
+** Invocations 14" or "NAME, Block Size 256, Grid Size 32, Device 0, 1
+** invocations"), and the reader of the whole input in that layout
+** (tables kernel_summary, metrics with min/max/avg, program_output). */
+int ncu_summary_head(const char *t, size_t n);
+int ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err);
 /* The ==ERROR== text ncu printed for the open launch (LaunchFailed, ...). */
 void ncu_b_launch_error(ncu_builder *b, const char *msg, size_t n);
 void ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n);

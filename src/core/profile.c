@@ -125,6 +125,11 @@ void pl_profile_drop_empty(pl_profile *p) {
   p->ntables = k;
 }
 
+void pl_profile_diags_truncate(pl_profile *p, size_t n) {
+  while (p->ndiags > n) free(p->diags[--p->ndiags].msg);
+  if (n == 0 || p->ndiags < PL_MAX_DIAGS) p->ndiags_dropped = 0;
+}
+
 void pl_profile_diag(pl_profile *p, size_t line, const char *fmt, ...) {
   if (p->ndiags >= PL_MAX_DIAGS) { p->ndiags_dropped++; return; }
   if (p->ndiags == p->capdiags) {

@@ -42,6 +42,8 @@ pl_table *pl_profile_find(const pl_profile *p, const char *name);
 void pl_profile_add_table(pl_profile *p, pl_table *t);
 /* Removes and frees tables with no rows and no columns. */
 void pl_profile_drop_empty(pl_profile *p);
+/* Drops the diagnostics from the n-th on (a parser that starts over). */
+void pl_profile_diags_truncate(pl_profile *p, size_t n);
 void pl_profile_diag(pl_profile *p, size_t line, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 3, 4)))

@@ -1,7 +1,7 @@
 /* test_ingest_field.c -- what the field writes (issue 22): ncu launches that
 ** failed ("(!) nan"), UTF-16 and BOM inputs, long ncu runs, ncu logs whose
-** results went to a .ncu-rep, the --print-summary per-kernel layout, and
-** exact decimal unit scaling.
+** results went to a .ncu-rep, the --print-summary per-kernel layout (read:
+** kernel_summary and min/max/avg metrics), and exact decimal unit scaling.
 **
 ** Expected values are read off the fixtures by hand (tests/fixtures/README.md
 ** says what each imitates): launch_failed_nan.txt has 2 launches; the second
@@ -190,24 +190,82 @@ static void test_refusals(void) {
   TC_CHECK(p == NULL);
   TC_EQ_INT(e.line, 7);
   TC_CHECK(strstr(e.msg, "'ncu --import /home/user/attn/profiles/attn_fwd.ncu-rep --page details' (or --csv)") != NULL);
-  p = load_file("tests/fixtures/ncu/print_summary_per_kernel.txt", &e);
+}
+
+/* --print-summary per-kernel, read: one kernel_summary row per kernel with
+** its invocations, and min/max/avg per metric.  By hand from the fixture:
+** transposeNaive Invocations 3, Duration 32.06 / 33.10 / 32.58 usecond
+** (total = 3 x 32580 = 97740 ns); transposeShared 1, 12.42 usecond;
+** shares 97740 / 110160 and 12420 / 110160. */
+static void test_print_summary(void) {
+  pl_err e;
+  pl_profile *p = load_file("tests/fixtures/ncu/print_summary_per_kernel.txt", &e);
+  TC_CHECK(p != NULL);
+  if (!p) { char b[2048]; pl_err_format(&e, b, sizeof b); fprintf(stderr, "%s\n", b); return; }
+  TC_EQ_STR(p->format, "ncu-text");
+  TC_EQ_STR(meta_text(p, "layout"), "print-summary per-kernel");
+  TC_CHECK(pl_profile_find(p, "kernels") == NULL);
+  const pl_table *k = pl_profile_find(p, "kernel_summary");
+  TC_EQ_INT(k->nrows, 2);
+  TC_EQ_STR(fh_str(k, "short_name", 0), "transposeNaive");
+  TC_EQ_INT(fh_num(k, "calls", 0), 3);
+  TC_CHECK(fh_num(k, "min_ns", 0) == 32060.0);
+  TC_CHECK(fh_num(k, "max_ns", 0) == 33100.0);
+  TC_CHECK(fh_num(k, "mean_ns", 0) == 32580.0);
+  TC_CHECK(fh_num(k, "total_ns", 0) == 97740.0);
+  TC_NEAR(fh_num(k, "share_pct", 0), 100.0 * 97740 / 110160, 1e-12);
+  TC_EQ_INT(fh_num(k, "calls", 1), 1);
+  TC_CHECK(fh_num(k, "total_ns", 1) == 12420.0);
+  TC_EQ_INT(fh_num(k, "block_size", 1), 256);
+  TC_EQ_INT(fh_num(k, "grid_size", 1), 1024);
+  TC_EQ_STR(fh_str(k, "cc", 0), "8.6");
+  const pl_table *m = pl_profile_find(p, "metrics");
+  TC_EQ_INT(m->nrows, 8);
+  /* row 4: Achieved Occupancy % 86.10 88.02 87.01 */
+  TC_EQ_STR(fh_str(m, "metric", 4), "Achieved Occupancy");
+  TC_EQ_STR(fh_str(m, "section", 4), "Occupancy");
+  TC_CHECK(fh_num(m, "min", 4) == 86.10 && fh_num(m, "max", 4) == 88.02 && fh_num(m, "value", 4) == 87.01);
+  TC_CHECK(fh_num(m, "value", 0) == 9260000000.0);
+  TC_EQ_INT(fh_num(m, "kernel_id", 5), 1);
+  /* the program's own line between the progress lines */
+  const pl_table *po = pl_profile_find(p, "program_output");
+  TC_EQ_INT(po->nrows, 1);
+  TC_EQ_STR(fh_str(po, "text", 0), "transpose: 3 runs done");
+  pl_profile_free(p);
+
+  /* the older layout: "NAME, Block Size 256, Grid Size 32, Device 0, 1 invocations",
+  ** header above the rule, left-aligned values; gpu__time_duration.sum 9.998720 msecond */
+  p = load_file("tests/fixtures/ncu/print_summary_per_kernel_old.txt", &e);
+  TC_CHECK(p != NULL);
+  if (!p) return;
+  k = pl_profile_find(p, "kernel_summary");
+  TC_EQ_INT(k->nrows, 1);
+  TC_EQ_INT(fh_num(k, "calls", 0), 1);
+  TC_EQ_INT(fh_num(k, "block_size", 0), 256);
+  TC_EQ_INT(fh_num(k, "grid_size", 0), 32);
+  TC_CHECK(fh_num(k, "mean_ns", 0) == 9998720.0);
+  m = pl_profile_find(p, "metrics");
+  TC_EQ_INT(m->nrows, 4);
+  TC_EQ_STR(fh_str(m, "unit", 1), "cycle");
+  TC_CHECK(fh_num(m, "value", 1) == 13479154.0);
+  TC_CHECK(fh_num(m, "value", 0) == 6701347000.0);
+  pl_profile_free(p);
+  /* detected from its kernel line alone */
+  const char *old = "  k(int), Block Size 256, Grid Size 32, Device 0, 1 invocations \n";
+  TC_CHECK(pl_format_detect(old, strlen(old)) == pl_format_find("ncu-text"));
+  /* a metric row that is not one: FILE:LINE:COLUMN, exit 2 */
+  const char *bad =
+    "  k(int) (1, 1, 1)x(32, 1, 1), Device 0, CC 8.6, Invocations 2\n"
+    "    Section: S\n"
+    "    -------- ---- ---- ---- ----\n"
+    "    Metric Name Metric Unit Minimum Maximum Average\n"
+    "    -------- ---- ---- ---- ----\n"
+    "    Duration usecond 1.0 oops 2.0\n";
+  p = pl_load_buffer("bad.txt", bad, strlen(bad), NULL, NULL, &e);
   TC_CHECK(p == NULL);
   TC_EQ_INT(e.line, 6);
-  TC_EQ_INT(e.col, 3);
-  TC_CHECK(strstr(e.msg, "'ncu --print-summary per-kernel' summary") != NULL);
-  /* the older summary layout ("Block Size N, Grid Size N, Device 0, N invocations") */
-  const char *old =
-    "[69642] transpose@127.0.0.1\n"
-    "  transpose_device(float *, float *, int, int), Block Size 256, Grid Size 32, Device 0, 1 invocations \n"
-    "    Section: GPU Speed Of Light Throughput\n"
-    "    Metric Name                         Metric Unit   Minimum         Maximum         Average        \n"
-    "    ----------------------------------- ------------- --------------- --------------- ---------------\n"
-    "    dram__cycles_elapsed.avg.per_second cycle/nsecond 6.701347        6.701347        6.701347       \n";
-  TC_CHECK(pl_format_detect(old, strlen(old)) == pl_format_find("ncu-text"));
-  p = pl_load_buffer("old.txt", old, strlen(old), NULL, NULL, &e);
-  TC_CHECK(p == NULL);
-  TC_EQ_INT(e.line, 2);
-  TC_CHECK(strstr(e.msg, "--print-summary per-kernel") != NULL);
+  TC_EQ_INT(e.col, 5);
+  TC_CHECK(strstr(e.msg, "MINIMUM MAXIMUM AVERAGE") != NULL);
 }
 
 static void test_unit_scale(void) {
@@ -269,6 +327,7 @@ int main(void) {
   test_encodings();
   test_long_run();
   test_refusals();
+  test_print_summary();
   test_unit_scale();
   test_unit_scale_formats();
   return tc_done();

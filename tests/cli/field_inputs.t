@@ -44,16 +44,39 @@ A long ncu run: thousands of ==PROF== lines before the first result.
   $ perflab parse $CRAMTMP/progress.txt 2>&1 | sed "s#$CRAMTMP#TMP#"
   perflab: TMP/progress.txt:1:1: expected an Nsight Compute details page (a kernel line and 'Section:' tables), found no kernel launch
 
-A log whose results went to a .ncu-rep, and the --print-summary per-kernel
-layout: refused with what to run instead, exit 2, nothing on stdout.
+A log whose results went to a .ncu-rep: refused with what to run instead,
+exit 2, nothing on stdout.
   $ perflab parse tests/fixtures/ncu/report_only_log.txt
   perflab: tests/fixtures/ncu/report_only_log.txt:7:1: expected an Nsight Compute details page, found only ncu's log: the results went to the report '/home/user/attn/profiles/attn_fwd.ncu-rep'; export them with 'ncu --import /home/user/attn/profiles/attn_fwd.ncu-rep --page details' (or --csv) and read that
   [2]
-  $ perflab run top-kernels tests/fixtures/ncu/print_summary_per_kernel.txt
-  perflab: tests/fixtures/ncu/print_summary_per_kernel.txt:6:3: expected an Nsight Compute details page (kernel lines with ', Context N, Stream N'), found the 'ncu --print-summary per-kernel' summary (one line per kernel with its invocation count, minimum/maximum/average per metric), which perflab does not read: print the details page instead, 'ncu --import REPORT.ncu-rep --page details' (or --csv)
-  [2]
-  $ perflab parse tests/fixtures/ncu/print_summary_per_kernel.txt --input-format ncu-text 2>/dev/null | wc -c
+  $ perflab parse tests/fixtures/ncu/report_only_log.txt 2>/dev/null | wc -c
   0
+
+The --print-summary per-kernel layout is read: kernels with their
+invocation counts (kernel_summary) and min/max/avg per metric.
+  $ perflab parse tests/fixtures/ncu/print_summary_per_kernel.txt --table kernel_summary
+  name                                          short_name       calls  total_ns  mean_ns  min_ns  max_ns  share_pct  grid_x  grid_y  grid_z  block_x  block_y  block_z  grid_size  block_size  device  cc   process      pid  line
+  --------------------------------------------  ---------------  -----  --------  -------  ------  ------  ---------  ------  ------  ------  -------  -------  -------  ---------  ----------  ------  ---  ---------  -----  ----
+  transposeNaive(const float *, float *, int)   transposeNaive       3     97740    32580   32060   33100    88.7255      32      32       1       32       32        1       1024        1024       0  8.6  transpose  69642     9
+  transposeShared(const float *, float *, int)  transposeShared      1     12420    12420   12420   12420    11.2745      32      32       1       32        8        1       1024         256       0  8.6  transpose  69642    27
+  $ perflab parse tests/fixtures/ncu/print_summary_per_kernel_old.txt --input-format ncu-text --table metrics --format csv
+  kernel_id,section,metric,unit,base_unit,min,max,value
+  0,GPU Speed Of Light Throughput,dram__cycles_elapsed.avg.per_second,cycle/nsecond,Hz,6701347000,6701347000,6701347000
+  0,GPU Speed Of Light Throughput,gpc__cycles_elapsed.max,cycle,cycle,13479154,13479154,13479154
+  0,GPU Speed Of Light Throughput,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,%,pct,44.233118,44.233118,44.233118
+  0,GPU Speed Of Light Throughput,gpu__time_duration.sum,msecond,ns,9998720,9998720,9998720
+  $ perflab run top-kernels tests/fixtures/ncu/print_summary_per_kernel.txt
+  top-kernels · tests/fixtures/ncu/print_summary_per_kernel.txt (ncu-text)
+  
+  Findings (1)
+    [info]  transposeNaive(const float *, float *, int) takes 88.7 % of kernel time (97.74 µs over 3 calls)
+            rule top-kernels.dominant: calls=3  kernel_time_ns=110160  share_pct=88.73  source=tests/fixtures/ncu/print_summary_per_kernel.txt  total_ns=97740
+  
+  top_kernels — 2 kernels, 4 launches, 110.2 µs of kernel time
+  kernel                                        calls  total_ns  mean_ns  min_ns  max_ns  share_pct
+  --------------------------------------------  -----  --------  -------  ------  ------  ---------
+  transposeNaive(const float *, float *, int)       3     97740    32580   32060   33100    88.7255
+  transposeShared(const float *, float *, int)      1     12420    12420   12420   12420    11.2745
 
 Exact decimals: 3.44 usecond is 3440 ns, 9.26 cycle/nsecond 9260000000 Hz.
   $ perflab -e 'local k = perflab.load("tests/fixtures/ncu/launch_failed_nan.txt"):table("kernels"); print(string.format("%.17g %.17g", k:get(1, "duration_ns"), k:get(1, "dram_frequency_hz")))'
