@@ -2,7 +2,8 @@
 -- (tests/badinput/formats.lua) it takes the format's sample files and feeds
 -- the CLI, as a child process under `timeout`, damaged copies of them:
 --   cut at ten points (mid-line, mid-number, mid-section, mid-string),
---   single-byte flips (fixed seed), CRLF line ends, decimal commas,
+--   single-byte flips (fixed seed), CRLF line ends, UTF-16LE and UTF-8 BOM
+--   copies (same tables as the sample), decimal commas,
 --   invalid UTF-8 in names, numbers that overflow double and int64, a gzip
 --   stream cut short, and per format: an empty file, binary garbage (alone
 --   and after the first line), JSON nested 100,000 deep and a 100 MB single
@@ -159,6 +160,25 @@ local function bad_utf8(s)
   return r
 end
 
+-- s in UTF-16LE with a BOM and CRLF line ends (a PowerShell redirect), or
+-- nil when s is not valid UTF-8
+local function utf16le(s)
+  local ok, out = pcall(function()
+    local t = { "\xff\xfe" }
+    for _, c in utf8.codes((s:gsub("\r?\n", "\r\n"))) do
+      if c >= 0x10000 then
+        local v = c - 0x10000
+        local hi, lo = 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF)
+        t[#t + 1] = string.char(hi & 0xFF, hi >> 8, lo & 0xFF, lo >> 8)
+      else
+        t[#t + 1] = string.char(c & 0xFF, c >> 8)
+      end
+    end
+    return table.concat(t)
+  end)
+  return ok and out or nil
+end
+
 local function overflow_double(s)
   return (s:gsub("(%d+)%.(%d+)", function(a, b) return "1" .. b .. "e400" end))
 end
@@ -233,6 +253,10 @@ local function cases_for(fmt, rec)
       parse_case(put(base .. ".crlf", (s:gsub("\n", "\r\n"))), "CRLF", { same_as = orig })
     end
     if not big then
+      -- the same text in UTF-16LE (BOM, CRLF) and with a UTF-8 BOM reads the same
+      local u16 = utf16le(s)
+      if u16 then parse_case(put(base .. ".utf16", u16), "UTF-16LE with BOM and CRLF", { same_as = orig }) end
+      parse_case(put(base .. ".bom", "\xef\xbb\xbf" .. s), "UTF-8 BOM", { same_as = orig })
       parse_case(put(base .. ".comma", (s:gsub("(%d)%.(%d)", "%1,%2"))), "decimal commas")
       parse_case(put(base .. ".utf8", bad_utf8(s)), "invalid UTF-8")
       parse_case(put(base .. ".ovd", overflow_double(s)), "double overflow")
