@@ -87,9 +87,9 @@ return {
       end
       -- an input without durations (a metrics-only ncu run) has no kernel
       -- time: its totals are missing, not 0 ns (a sum of nothing is 0)
-      local timed = k and k:has("duration_ns") and k:col("duration_ns"):count() > 0
-        or (not (k and k:has("duration_ns")) and p.tables.kernel_summary
-            and p.tables.kernel_summary:has("total_ns") and p.tables.kernel_summary:col("total_ns"):count() > 0)
+      local src = (k and k:has("duration_ns")) and k or p.tables.kernel_summary
+      local tcol = (k and k:has("duration_ns")) and "duration_ns" or "total_ns"
+      local timed = not src or src:nrows() == 0 or (src:has(tcol) and src:col(tcol):count() > 0)
       if not timed then
         for _, c in ipairs({ "total_ns", "mean_ns", "min_ns", "max_ns" }) do
           if g:has(c) then g:drop(c); g:add_column(c, function() return nil end, "number") end

@@ -140,7 +140,9 @@ static char *long_run(int nlines, const char *tail) {
   for (int i = 0; i < nlines; i++)
     pl_buf_printf(&b, "==PROF== Profiling \"scale_kernel\" - %d: 0%%....50%%....100%% - 9 passes\n", i);
   pl_buf_printf(&b, "==PROF== Disconnected from process 7\n%s", tail);
-  return pl_xstrndup(b.data, b.len);
+  char *out = pl_xstrndup(b.data, b.len);
+  pl_buf_free(&b);
+  return out;
 }
 
 static void test_long_run(void) {
