@@ -342,17 +342,20 @@ local function evidence_text(ev)
   return table.concat(parts, " ")
 end
 
-return {
+local NR
+NR = {
   name = "ncu-rules",
   summary = "Nsight Compute's rules re-derived from exported metrics, compared with ncu's own output, optionally weighted by a timeline",
-  needs = { "kernels|kernel_summary" },
+  needs = { "kernels" },                           -- each Nsight Compute report (per launch) ...
+  timeline_needs = { "kernels|kernel_summary" },   -- ... and a timeline beside it
+  ncu_only = true,
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (SM count for the launch rules)" },
     timeline = weighting.option,
   },
   run = function(inputs, opts, report)
     local th = R.thresholds
-    local reports_in, timelines = weighting.inputs(inputs, opts, { ncu_only = true })
+    local reports_in, timelines = weighting.inputs(inputs, opts, { recipe_def = NR })
     if #reports_in == 0 then perflab.fail("ncu-rules needs an Nsight Compute report (ncu text or CSV) among the inputs") end
     local all = {}   -- every grouped finding, for the weighting
     for idx, p in ipairs(reports_in) do
@@ -457,3 +460,4 @@ return {
     weighting.apply(report, all, timelines)
   end,
 }
+return NR

@@ -123,7 +123,7 @@ function M.inputs(inputs, opts, spec)
   spec = spec or {}
   local perflab = require "perflab"
   local reports, timelines = M.split(inputs)
-  if #reports == 0 and not spec.ncu_only then
+  if #reports == 0 and not (spec.ncu_only or (spec.recipe_def and spec.recipe_def.ncu_only)) then
     reports, timelines = {}, {}
     for i, p in ipairs(inputs) do reports[i] = p end
   end

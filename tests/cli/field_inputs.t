@@ -110,6 +110,12 @@ Help and runtime say the same needs.
   $ perflab run launch --help | sed -n '5,6p'
   needs: kernels (each Nsight Compute report; every input when none is one)
          a timeline of the same program beside a report (or --set timeline=FILE): kernels or kernel_summary
+  $ perflab run ncu-rules --help | sed -n '5,6p'
+  needs: kernels (each Nsight Compute report)
+         a timeline of the same program beside a report (or --set timeline=FILE): kernels or kernel_summary
+  $ perflab run ncu-rules tests/fixtures/ncu/print_summary_per_kernel.txt
+  perflab: recipe 'ncu-rules' needs a table kernels, and tests/fixtures/ncu/print_summary_per_kernel.txt (ncu-text) has: kernel_summary, metrics, program_output
+  [2]
 
 roofline skips Kineto GEMM ops whose Input Dims lack the shapes, with a note.
   $ perflab run roofline tests/fixtures/kineto/roofline_short_input_dims.json --format markdown | tail -4

@@ -142,4 +142,21 @@ function TestRoofline:test_short_input_dims_are_skipped_and_counted()
   lu.assertNil(by.ampere_sgemm_bmm_nn.flops)
 end
 
+function TestNeeds:test_ncu_rules_help_and_runtime_agree()
+  local r = recipes.load("ncu-rules")
+  lu.assertEquals(r.needs, { "kernels" })
+  lu.assertTrue(r.ncu_only)
+  local help = recipes.help("ncu-rules")
+  lu.assertStrContains(help, "needs: kernels (each Nsight Compute report)\n")
+  lu.assertStrContains(help, "beside a report (or --set timeline=FILE): kernels or kernel_summary")
+  -- an ncu report with only a kernel_summary (the per-kernel summary layout) is refused, as help says
+  local ok, err = pcall(perflab.run, "ncu-rules", "tests/fixtures/ncu/print_summary_per_kernel.txt")
+  lu.assertFalse(ok)
+  lu.assertStrContains(tostring(err.message or err), "recipe 'ncu-rules' needs a table kernels")
+  -- a kernel_summary-only timeline beside a report is accepted
+  ok, err = pcall(perflab.run, "ncu-rules", { perflab.load("tests/data/seeds/003_ebb91119a615c85c.txt"),
+    perflab.load("tests/data/corpus/nsys_stats/alcf_polaris_a100_babelstream_nsys_stats.txt") })
+  lu.assertTrue(ok, tostring(err and (err.message or err)))
+end
+
 os.exit(lu.LuaUnit.run())
