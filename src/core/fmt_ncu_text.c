@@ -736,6 +736,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       if (!(s.pending && b->open)) ncu_b_begin(b, c.lineno);
       ncu_b_header(b, h.name, h.nn, h.has_dims ? h.dims : NULL, h.ctx, h.stream, h.dev, h.cc, h.ncc, h.ts, h.nts);
       lerr_attach(&s);
+      s.prof_id = -1;
       if (s.pending) { ncu_b_end(b); s.pending = 0; }
       s.st = ST_TOP; s.sec = NULL; s.nsec = 0;
       continue;
@@ -747,6 +748,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       size_t rn = n - 8, i = 0;
       pl_trim(&r, &rn);
       int64_t idx;
+      s.prof_id = -1;                /* ==ERROR== lines belong to the Profiling line just above */
       if (read_uint(r, rn, &i, &idx) && i < rn && r[i] == ':') {
         /* "==PROF==   0: RANGE": an NVTX range; its sections and kernel line follow */
         if (s.pending && b->open) {
@@ -782,11 +784,13 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         const char *em = t + 9;
         size_t emn = n - 9;
         pl_trim(&em, &emn);
-        if (b->open && b->nkernels == s.prof_id) ncu_b_launch_error(b, em, emn);
-        else lerr_add(&s, em, emn);
+        lerr_add(&s, em, emn);
       }
       continue;
     }
+    /* any other line ends the ==ERROR== lines of the launch profiled last
+    ** (an error after the program's output is the run's, not the launch's) */
+    s.prof_id = -1;
     if (parse_process(t, n, b)) continue;
     if (is_prompt_or_heading(t, n)) {
       look_for_version(p, t, n);

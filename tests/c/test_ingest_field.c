@@ -73,6 +73,38 @@ static void test_failed_launch(void) {
   pl_profile_free(p);
 }
 
+/* An ==ERROR== line belongs to the launch of the ==PROF== Profiling line
+** right above it (with other ==ERROR== and ==WARNING== lines between);
+** after the program's output it is the run's, not the launch's. */
+static void test_error_attribution(void) {
+  size_t n;
+  char *page = tc_slurp("tests/fixtures/ncu/launch_failed_nan.txt", &n);
+  TC_CHECK(page != NULL);
+  if (!page) return;
+  pl_buf b;
+  pl_buf_init(&b);
+  pl_buf_printf(&b, "==PROF== Profiling \"scale_kernel\" - 0: 0%%....50%%....100%% - 9 passes\n"
+                    "==PROF== Profiling \"persistent_kernel\" - 1: 0%%....50%%....100%% - 9 passes\n"
+                    "==WARNING== Launch 1: counters may be incomplete\n"
+                    "==ERROR== LaunchFailed\n"
+                    "result: FAILED\n"
+                    "==ERROR== The application returned an error code (1).\n"
+                    "%s", strstr(page, "[4242]"));
+  pl_err e;
+  pl_profile *p = pl_load_buffer("err.txt", b.data, b.len, NULL, NULL, &e);
+  TC_CHECK(p != NULL);
+  if (p) {
+    const pl_table *k = pl_profile_find(p, "kernels");
+    TC_EQ_INT(k->nrows, 2);
+    TC_CHECK(fh_str(k, "launch_error", 0) == NULL);
+    TC_EQ_STR(fh_str(k, "launch_error", 1), "LaunchFailed");
+    TC_EQ_INT(fh_num(k, "missing_values", 1), 6);
+  }
+  pl_profile_free(p);
+  pl_buf_free(&b);
+  free(page);
+}
+
 static int same_table_csv(const pl_profile *a, const pl_profile *b, const char *name) {
   const pl_table *x = pl_profile_find(a, name), *y = pl_profile_find(b, name);
   if (!x || !y || x->nrows != y->nrows || x->ncols != y->ncols) return 0;
@@ -326,6 +358,7 @@ static void test_unit_scale_formats(void) {
 
 int main(void) {
   test_failed_launch();
+  test_error_attribution();
   test_encodings();
   test_long_run();
   test_refusals();
