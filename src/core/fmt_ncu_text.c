@@ -319,7 +319,7 @@ static int nt_detect(const char *data, size_t len) {
   }
   if (sections > 0 && rules > 0) return 95;
   if (sections > 0 && heads > 0) return 85;
-  if (sums > 0) return 80;        /* --print-summary per-kernel: refused clearly by the parser */
+  if (sums > 0) return 80;        /* --print-summary per-kernel (read by ncu_summary.c) */
   if (heads > 0 && prof > 0) return 60;
   /* ncu's own progress lines: a long run prints thousands of them before
   ** its first result, and a run with -o ends with '==PROF== Report:' */

@@ -232,7 +232,7 @@ int ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
       intab = intab == 1 ? 2 : 1;                        /* old form: the rule after the header */
       continue;
     }
-    if (sec && pl_starts(t, n, "Metric Name")) { intab = intab ? 1 : 1; if (unit_col == 0) intab = 1; continue; }
+    if (sec && pl_starts(t, n, "Metric Name")) { intab = 1; continue; }   /* the header row */
     if (intab && sec && s.open) {
       /* NAME [UNIT] MIN MAX AVG: three values from the end */
       const char *tok[3]; size_t tn[3];
