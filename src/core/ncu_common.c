@@ -625,7 +625,12 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
     else v = NAN;
   }
   int na = !is_num && (nv == 0 || eqn(val, nv, "n/a") || eqn(val, nv, "N/A"));
+  int flagged = 0;                /* "(!) 12.5": a number ncu marks as doubtful (its text is kept) */
   if (!is_num && !na && ncu_not_collected(val, nv)) { na = 1; b->nmissing++; }
+  else if (!is_num && !na && nv > 4 && memcmp(val, "(!) ", 4) == 0 &&
+           ncu_parse_value(val + 4, nv - 4, &b->locale, &v) == 0 && isfinite(v)) {
+    is_num = 1; flagged = 1; v = pl_unit_scale(v, u.factor);
+  }
   int must = 0;
   int c = -1;
   if (cls != NCU_SEC_OTHER) {
@@ -684,7 +689,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
     }
     /* the printed text of a number says nothing value does not (but its
     ** digits and separators): kept only when asked (raw_text) */
-    int keep = nv && (!is_num || b->raw_all);
+    int keep = nv && (!is_num || b->raw_all || flagged);
     if (!m->rowopen && m->ncols == 7) {
       if (keep && !b->defer_raw) { raw_flush(b); rid = raw_id(b, val, nv); }
       else if (keep) {

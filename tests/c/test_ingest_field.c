@@ -105,6 +105,31 @@ static void test_error_attribution(void) {
   free(page);
 }
 
+/* "(!) 32.06": a number ncu flags; read as the number, its text kept in raw */
+static void test_flagged_number(void) {
+  const char *t =
+    "  k(int) (1, 1, 1)x(32, 1, 1), Context 1, Stream 7, Device 0, CC 8.6\n"
+    "    Section: GPU Speed Of Light Throughput\n"
+    "    ----------------------- --------------- ------------\n"
+    "    Metric Name               Metric Unit   Metric Value\n"
+    "    ----------------------- --------------- ------------\n"
+    "    Duration                        usecond    (!) 32.06\n"
+    "    Memory Throughput                     %      (!) nan\n"
+    "    ----------------------- --------------- ------------\n";
+  pl_err e;
+  pl_profile *p = pl_load_buffer("flag.txt", t, strlen(t), NULL, NULL, &e);
+  TC_CHECK(p != NULL);
+  if (!p) return;
+  const pl_table *k = pl_profile_find(p, "kernels"), *m = pl_profile_find(p, "metrics");
+  TC_CHECK(fh_num(k, "duration_ns", 0) == 32060.0);
+  TC_EQ_INT(fh_num(k, "missing_values", 0), 1);
+  TC_CHECK(isnan(fh_num(k, "memory_throughput_pct", 0)));
+  TC_CHECK(fh_num(m, "value", 0) == 32060.0);
+  TC_EQ_STR(fh_str(m, "raw", 0), "(!) 32.06");
+  TC_EQ_STR(fh_str(m, "raw", 1), "(!) nan");
+  pl_profile_free(p);
+}
+
 static int same_table_csv(const pl_profile *a, const pl_profile *b, const char *name) {
   const pl_table *x = pl_profile_find(a, name), *y = pl_profile_find(b, name);
   if (!x || !y || x->nrows != y->nrows || x->ncols != y->ncols) return 0;
@@ -359,6 +384,7 @@ static void test_unit_scale_formats(void) {
 int main(void) {
   test_failed_launch();
   test_error_attribution();
+  test_flagged_number();
   test_encodings();
   test_long_run();
   test_refusals();
