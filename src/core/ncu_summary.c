@@ -169,7 +169,8 @@ static void close_kernel(sstate *s) {
 /* "1,234.5", "1.21", "n/a": 1 with *v (NaN for a value ncu could not give). */
 static int value(sstate *s, const char *t, size_t n, double *v) {
   if ((n == 3 && (memcmp(t, "n/a", 3) == 0 || memcmp(t, "N/A", 3) == 0)) || ncu_not_collected(t, n)) { *v = NAN; return 1; }
-  return ncu_parse_value(t, n, &s->locale, v) == 0;
+  if (n > 4 && memcmp(t, "(!) ", 4) == 0) { t += 4; n -= 4; }   /* a number ncu flags */
+  return ncu_parse_value(t, n, &s->locale, v) == 0 && isfinite(*v);
 }
 
 int ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
