@@ -13,3 +13,16 @@ in a Lua traceback.
   line,message
   3,"skipped: expected 5 fields as in the header (line 1), found 6 (column 24)"
 
+nsys stats 2021 with two processes (class 11): blocks named by their heading;
+--table NAME gives the table the listing names.
+  $ perflab parse tests/fixtures/nsys/nsys_2021_two_processes.txt --table osrt_sum_2 --format csv
+  share_pct,total_ns,calls,mean_ns,min_ns,max_ns,name,line
+  100,50000000,5,10000000,9000000,11000000,pthread_cond_wait,52
+
+  $ perflab -e "print(perflab.load('tests/fixtures/nsys/nsys_2021_two_processes.txt'):table('osrt_sum_2'):row(1).name)"
+  pthread_cond_wait
+
+  $ perflab parse tests/fixtures/nsys/nsys_2021_two_processes.txt --table cuda_gpu_mem_size_sum --format csv
+  total_bytes,count,mean_bytes,min_bytes,max_bytes,name,size_unit,line
+  33554432,2,16777216,16777216,16777216,[CUDA memcpy HtoD],KiB,36
+
