@@ -342,8 +342,8 @@ static const coldef DV_COLS[] = {
   { "id", PL_INT, "device index" },
   { "name", PL_STR, "device name" },
   { "cc", PL_STR, "compute capability 'major.minor'" },
-  { "cc_major", PL_INT, "compute capability major" },
-  { "cc_minor", PL_INT, "compute capability minor" },
+  { "cc_major", PL_INT, "compute capability major (AMD: HIP's gfx major)" },
+  { "cc_minor", PL_INT, "compute capability minor (AMD: HIP's gfx minor)" },
   { "sm_count", PL_INT, "multiprocessors (numSms / multiProcessorCount)" },
   { "warp_size", PL_INT, "threads per warp" },
   { "max_threads_per_block", PL_INT, "max threads per block" },
@@ -355,9 +355,11 @@ static const coldef DV_COLS[] = {
   { "smem_per_block_optin_bytes", PL_INT, "opt-in shared memory per block, bytes" },
   { "smem_per_sm_bytes", PL_INT, "shared memory per SM, bytes" },
   { "memory_bytes", PL_INT, "global memory, bytes" },
+  { "vendor", PL_STR, "NVIDIA or AMD (AMD: a 64-thread wavefront, an AMD/Radeon/Instinct name or gcnArchName)" },
+  { "arch", PL_STR, "AMD: the gfx target (gcnArchName, or from HIP's major.minor and the CU count); cc is then missing" },
 };
 enum { DV_ID, DV_NAME, DV_CC, DV_MAJ, DV_MIN, DV_SMS, DV_WARP, DV_TPB, DV_TPSM, DV_WPSM, DV_RPB, DV_RPSM,
-       DV_SMB, DV_SMBO, DV_SMSM, DV_MEM };
+       DV_SMB, DV_SMBO, DV_SMSM, DV_MEM, DV_VENDOR, DV_ARCH };
 
 #define NCOLS(a) (sizeof(a) / sizeof(a[0]))
 
@@ -1376,6 +1378,32 @@ static int64_t dom_int(const pl_jdoc *d, int o, const char *key) {
   return pl_int_of(d->n[i].dval);
 }
 
+/* An AMD device in deviceProperties: HIP fills computeMajor/Minor with the
+** gfx version (gfx90a -> 9.0, gfx942 -> 9.4), which is no CUDA compute
+** capability.  Its gfx target goes to *arch ("" when it cannot be told):
+** gcnArchName when present ("gfx942:sramecc+:xnack-"), else 9.4 -> gfx942
+** (MI300A/X; gfx940/941 were never shipped), 9.5 -> gfx950, 9.0 with 104
+** or 110 CUs -> gfx90a (MI250/MI250X GCD), 9.0 with 120 CUs -> gfx908
+** (MI100); the CU counts are those of gpu-facts.md and the ROCm table. */
+static int amd_device(const pl_jdoc *d, int o, const char *name, size_t nl, int64_t warp,
+                      int64_t maj, int64_t min, int64_t cus, char *arch, size_t archsz) {
+  size_t gl = 0;
+  const char *gcn = pl_jdoc_str(d, pl_jdoc_get(d, o, "gcnArchName"), &gl);
+  int amd = warp == 64 || (gcn && gl > 3 && memcmp(gcn, "gfx", 3) == 0) ||
+            (name && (pl_find(name, nl, "AMD") || pl_find(name, nl, "Radeon") || pl_find(name, nl, "Instinct")));
+  arch[0] = '\0';
+  if (!amd) return 0;
+  if (gcn && gl > 3 && memcmp(gcn, "gfx", 3) == 0) {
+    size_t n = 0;
+    while (n < gl && gcn[n] != ':') n++;
+    snprintf(arch, archsz, "%.*s", (int)(n < 31 ? n : 31), gcn);
+  } else if (maj == 9 && min == 4) snprintf(arch, archsz, "gfx942");
+  else if (maj == 9 && min == 5) snprintf(arch, archsz, "gfx950");
+  else if (maj == 9 && min == 0 && (cus == 104 || cus == 110)) snprintf(arch, archsz, "gfx90a");
+  else if (maj == 9 && min == 0 && cus == 120) snprintf(arch, archsz, "gfx908");
+  return 1;
+}
+
 static int parse_devices(kctx *k) {
   pl_json *j = &k->j;
   if (j->type != PL_JSON_ARR) return pl_json_skip(j);
@@ -1401,11 +1429,17 @@ static int parse_devices(kctx *k) {
     if (smsm == PL_INT_NA) smsm = dom_int(&d, o, "maxSharedMemoryPerMultiProcessor");
     size_t nl = 0;
     const char *name = pl_jdoc_str(&d, pl_jdoc_get(&d, o, "name"), &nl);
-    char cc[48] = "";
+    char cc[48] = "", arch[32] = "";
     if (maj != PL_INT_NA) snprintf(cc, sizeof cc, "%lld.%lld", (long long)maj, (long long)(min == PL_INT_NA ? 0 : min));
+    int amd = amd_device(&d, o, name, nl, warp, maj, min, sms, arch, sizeof arch);
     if (k->ndevices == 0) {
       if (name) pl_profile_meta_str(k->p, "device", name, nl);
-      if (cc[0]) pl_profile_meta_str(k->p, "cc", cc, strlen(cc));
+      if (amd) {
+        /* no "cc": the NVIDIA rules must not take the gfx version for one */
+        pl_profile_meta_str(k->p, "vendor", "AMD", 3);
+        if (arch[0]) pl_profile_meta_str(k->p, "arch", arch, strlen(arch));
+        if (cc[0]) pl_profile_meta_str(k->p, "gfx_version", cc, strlen(cc));
+      } else if (cc[0]) pl_profile_meta_str(k->p, "cc", cc, strlen(cc));
       if (sms != PL_INT_NA) pl_profile_meta_num(k->p, "sm_count", (double)sms);
     }
     k->ndevices++;
@@ -1414,7 +1448,10 @@ static int parse_devices(kctx *k) {
       int *c = k->dv.c;
       put_int(t, c[DV_ID], id);
       if (name) pl_row_put_str(t, c[DV_NAME], name, nl);
-      if (cc[0]) pl_row_put_str(t, c[DV_CC], cc, strlen(cc));
+      if (cc[0] && !amd) pl_row_put_str(t, c[DV_CC], cc, strlen(cc));
+      if (amd) pl_row_put_str(t, c[DV_VENDOR], "AMD", 3);
+      else if (cc[0]) pl_row_put_str(t, c[DV_VENDOR], "NVIDIA", 6);
+      if (arch[0]) pl_row_put_str(t, c[DV_ARCH], arch, strlen(arch));
       put_int(t, c[DV_MAJ], maj);
       put_int(t, c[DV_MIN], min);
       put_int(t, c[DV_SMS], sms);

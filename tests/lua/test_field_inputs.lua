@@ -66,4 +66,60 @@ function TestFieldInputs:test_truncated_names_not_merged()
   lu.assertEquals(notes_with(rep, "cut by the tool"), 0)
 end
 
+local function findings(rep, rule)
+  local out = {}
+  for _, f in ipairs(rep.findings) do if f.rule == rule then out[#out + 1] = f end end
+  return out
+end
+
+-- Class 14: the four traces of kineto/gen_tensor_core_traces.py.  Per step
+-- the GEMMs (under aten::mm, tensor-core eligible) take 600 us and the add
+-- 100 us of kernel time: eligible share 1200 / 1400 = 85.714 %.
+function TestFieldInputs:test_tensor_core_advice()
+  local function run(f) return perflab.run("step-breakdown", { FIX .. "kineto/" .. f }) end
+  -- A100, FP32 SGEMM: the plugin's advice, as before
+  local rep = run("tc_a100_fp32.json")
+  local tc = findings(rep, "step-breakdown.tensor_cores")
+  lu.assertEquals(#tc, 1)
+  lu.assertAlmostEquals(tc[1].evidence.tc_eligible_pct, 100 * 1200 / 1400, 1e-9)
+  lu.assertStrContains(tc[1].message, "FP16/BF16")
+  -- B200, FP8 nvjet/bmm_E4m3/fmhaSm100: no AMP advice, a note naming FP8
+  rep = run("tc_b200_fp8.json")
+  lu.assertEquals(#findings(rep, "step-breakdown.tensor_cores"), 0)
+  lu.assertEquals(notes_with(rep, "FP8 among them"), 1)
+  lu.assertEquals(notes_with(rep, "cuBLAS nvjet"), 1)
+  for _, f in ipairs(rep.findings) do lu.assertNotStrContains(f.message, "FP16") end
+  -- MI300X, BF16 on matrix cores (Cijk_..._MI16x16x1_): no advice
+  rep = run("tc_mi300x_bf16.json")
+  lu.assertEquals(#findings(rep, "step-breakdown.tensor_cores"), 0)
+  lu.assertEquals(notes_with(rep, "AMD MFMA"), 1)
+  -- no deviceProperties: the rule is skipped, and the note says why
+  rep = run("tc_nodevice_fp32.json")
+  lu.assertEquals(#findings(rep, "step-breakdown.tensor_cores"), 0)
+  lu.assertEquals(notes_with(rep, "the trace names no GPU"), 1)
+end
+
+-- Class 13: HIP's computeMajor/Minor is the gfx version: MI300X's 9.4 is
+-- vendor AMD, arch gfx942, and no compute capability.
+function TestFieldInputs:test_kineto_amd_device()
+  local p = perflab.load(FIX .. "kineto/tc_mi300x_bf16.json")
+  lu.assertEquals(p.meta.vendor, "AMD")
+  lu.assertEquals(p.meta.arch, "gfx942")
+  lu.assertEquals(p.meta.gfx_version, "9.4")
+  lu.assertNil(p.meta.cc)
+  local d = p:table("devices"):row(1)
+  lu.assertNil(d.cc)
+  lu.assertEquals(d.vendor, "AMD")
+  lu.assertEquals(d.arch, "gfx942")
+  -- MI250 (HTA corpus copy): 9.0 with 104 CUs -> gfx90a
+  p = perflab.load(FIX .. "kineto/hta_mi250_rocm6_2_minitoy_kineto.json.gz")
+  lu.assertEquals(p.meta.arch, "gfx90a")
+  lu.assertNil(p.meta.cc)
+  -- NVIDIA keeps its compute capability
+  p = perflab.load(FIX .. "kineto/tc_b200_fp8.json")
+  lu.assertEquals(p.meta.cc, "10.0")
+  lu.assertNil(p.meta.vendor)
+  lu.assertEquals(p:table("devices"):row(1).vendor, "NVIDIA")
+end
+
 os.exit(lu.LuaUnit.run())
