@@ -122,4 +122,26 @@ function TestFieldInputs:test_kineto_amd_device()
   lu.assertEquals(p:table("devices"):row(1).vendor, "NVIDIA")
 end
 
+-- Class 18: diff across devices says so first (a warn finding before the
+-- regression findings, and the head of the diff table's title).
+function TestFieldInputs:test_diff_devices_differ()
+  local rep = perflab.run("diff", { FIX .. "kineto/tc_a100_fp32.json", FIX .. "kineto/tc_mi300x_bf16.json" })
+  local f = rep:sorted_findings()[1]
+  lu.assertEquals(f.rule, "diff.devices")
+  lu.assertEquals(f.evidence.device_a, "NVIDIA A100-SXM4-80GB (cc 8.0)")
+  lu.assertEquals(f.evidence.device_b, "AMD Instinct MI300X (gfx942)")
+  lu.assertStrContains(f.message, "devices differ (A: NVIDIA A100-SXM4-80GB (cc 8.0), B: AMD Instinct MI300X (gfx942))")
+  lu.assertStrContains(rep.table_info.diff.title, "devices differ (A: ")
+  -- two runs of one nvprof log, on a V100 and a T4 (meta run1/run2.device)
+  rep = perflab.run("diff", { FIX .. "nvprof/two_runs_gpu_trace.txt" })
+  f = rep:sorted_findings()[1]
+  lu.assertEquals(f.rule, "diff.devices")
+  lu.assertStrContains(f.message, "devices differ (A: Tesla V100-SXM2, B: Tesla T4): ")
+  -- the same device, or a side that does not say: nothing
+  rep = perflab.run("diff", { FIX .. "kineto/tc_a100_fp32.json", FIX .. "kineto/tc_a100_fp32.json" })
+  lu.assertEquals(#findings(rep, "diff.devices"), 0)
+  rep = perflab.run("diff", { FIX .. "kineto/tc_a100_fp32.json", FIX .. "kineto/tc_nodevice_fp32.json" })
+  lu.assertEquals(#findings(rep, "diff.devices"), 0)
+end
+
 os.exit(lu.LuaUnit.run())
