@@ -144,4 +144,34 @@ function TestFieldInputs:test_diff_devices_differ()
   lu.assertEquals(#findings(rep, "diff.devices"), 0)
 end
 
+-- Class 13: occupancy --gpu mi300x on a rocprof per-dispatch CSV.  By hand
+-- with gfx942's limits (8 waves/SIMD, 512 VGPRs, 800 SGPRs, 64 KB LDS/CU):
+--  vector_add  wg 256 (4 waves), 8 VGPRs, 16 SGPRs, no LDS: 512/8 = 64, 800/16 = 50 -> 8 waves, 100 %
+--  gemm_tile   128 + 128 VGPRs = 256: 512/256 = 2; LDS 32 KB: 2 WGs x 4 waves / 4 SIMDs = 2 -> 2 waves, 25 %
+--  block_reduce wg 1024 (16 waves), 40 VGPRs: 12 -> 8; 112 SGPRs: 800/112 = 7; LDS 16 KB: 4 x 16 / 4 = 16 -> 8;
+--              -> 7 waves, 87.5 %
+function TestFieldInputs:test_amd_occupancy_rocprof()
+  local rep = perflab.run("occupancy", { FIX .. "rocprof/mi300x_dispatches_results.csv" }, { gpu = "mi300x" })
+  local t = rep.tables.amd_occupancy
+  lu.assertEquals(t:nrows(), 3)
+  local want = { { "vector_add", 8, 100, "" }, { "gemm_tile", 2, 25, "VGPRs, LDS" }, { "block_reduce", 7, 87.5, "SGPRs" } }
+  for i, w in ipairs(want) do
+    local r = t:row(i)
+    lu.assertEquals(r.kernel, w[1])
+    lu.assertEquals(r.arch, "gfx942")
+    lu.assertEquals(r.waves_per_simd, w[2])
+    lu.assertEquals(r.occupancy_pct, w[3])
+    lu.assertEquals(r.limiter or "", w[4])
+  end
+  local f = findings(rep, "occupancy.amd_limiter")
+  lu.assertEquals(#f, 1)
+  lu.assertEquals(f[1].subject, "gemm_tile")
+  lu.assertEquals(f[1].evidence.dispatches, 2)
+  lu.assertEquals(f[1].speedup_pct, 75)
+  -- without --gpu: said plainly, no CUDA calculator on AMD
+  rep = perflab.run("occupancy", { FIX .. "rocprof/mi300x_dispatches_results.csv" })
+  lu.assertNil(rep.tables.occupancy)
+  lu.assertEquals(notes_with(rep, "pass --gpu mi300x"), 1)
+end
+
 os.exit(lu.LuaUnit.run())
