@@ -34,8 +34,10 @@ typedef struct ctrarg { sv key; sv val; int isint; int64_t ival; } ctrarg;
 
 typedef struct kev {
   sv name, cat, ph, pid, tid, kind, dims, types;
+  sv argname;               /* args "name": a process_name metadata event's name */
   int64_t ts, dur, flow_id;
   int64_t corr, ext, device, stream, context, regs, bytes, cbid, seq, fwd;
+  int64_t begin_ns, end_ns; /* rocprof's Chrome trace: args BeginNs / EndNs, exact ns */
   double smem, bps, wps, occ, theo, bw, flops;
   int64_t grid[3], block[3];
   int has_grid, has_block;
@@ -46,16 +48,16 @@ typedef struct kev {
 ** (parse_args) and the fast path (fast_args), sorted by length: arg_find
 ** names each length's range of indices (keep them in step with a new
 ** entry). */
-enum { AK_INT, AK_NUM, AK_GRID, AK_BLOCK, AK_KIND, AK_DIMS, AK_TYPES };
+enum { AK_INT, AK_NUM, AK_GRID, AK_BLOCK, AK_KIND, AK_DIMS, AK_TYPES, AK_ARGNAME };
 typedef struct argdef { const char *name; uint8_t len, kind; uint16_t off; } argdef;
 #define AI(s, f) { s, sizeof(s) - 1, AK_INT, offsetof(kev, f) }
 #define AN(s, f) { s, sizeof(s) - 1, AK_NUM, offsetof(kev, f) }
 #define AS(s, kd) { s, sizeof(s) - 1, kd, 0 }
 static const argdef ARGS[] = {
-  AI("cbid", cbid), AS("grid", AK_GRID), AS("kind", AK_KIND),
-  AS("block", AK_BLOCK), AI("bytes", bytes), AI("Bytes", bytes), AN("flops", flops),
+  AI("cbid", cbid), AS("grid", AK_GRID), AS("kind", AK_KIND), AS("name", AK_ARGNAME),
+  AS("block", AK_BLOCK), AI("bytes", bytes), AI("Bytes", bytes), AN("flops", flops), AI("EndNs", end_ns),
   AI("device", device), AI("stream", stream),
-  AI("context", context),
+  AI("context", context), AI("BeginNs", begin_ns),
   AI("Device Id", device),
   AS("Input Dims", AK_DIMS), AS("Input type", AK_TYPES),
   AI("correlation", corr), AI("External id", ext), AI("external id", ext),
@@ -81,9 +83,9 @@ static inline const argdef *arg_find(const char *s, size_t n) {
     for (size_t i = from; i < to; i++) if (memcmp(ARGS[i].name, s, L) == 0) return &ARGS[i]; \
     return NULL;
   switch (n) {
-    ARG_LEN(4, 0, 3) ARG_LEN(5, 3, 7) ARG_LEN(6, 7, 9) ARG_LEN(7, 9, 10) ARG_LEN(9, 10, 11)
-    ARG_LEN(10, 11, 13) ARG_LEN(11, 13, 16) ARG_LEN(12, 16, 17) ARG_LEN(13, 17, 20)
-    ARG_LEN(15, 20, 21) ARG_LEN(20, 21, 22) ARG_LEN(23, 22, 24) ARG_LEN(25, 24, 25)
+    ARG_LEN(4, 0, 4) ARG_LEN(5, 4, 9) ARG_LEN(6, 9, 11) ARG_LEN(7, 11, 13) ARG_LEN(9, 13, 14)
+    ARG_LEN(10, 14, 16) ARG_LEN(11, 16, 19) ARG_LEN(12, 19, 20) ARG_LEN(13, 20, 23)
+    ARG_LEN(15, 23, 24) ARG_LEN(20, 24, 25) ARG_LEN(23, 25, 27) ARG_LEN(25, 27, 28)
     default: return NULL;
   }
 #undef ARG_LEN
@@ -116,6 +118,11 @@ typedef struct kctx {
   /* AMD: launch args on the runtime event, matched to kernels by correlation */
   struct launch { int64_t corr; int64_t grid[3], block[3]; double smem; } *launch;
   size_t nlaunch, caplaunch;
+  /* rocprof's Chrome trace (rocprof --hip-trace, results.json): its
+  ** processes are named "GPU<n>" (kernels), "CPU HIP API" (runtime calls)
+  ** and "COPY" (copies), its events have no "cat" */
+  struct rocpid { char pid[32]; int cls; int64_t dev; } *rp;
+  size_t nrp;
   size_t nevents, nmeta_events, nother;
   size_t next_progress;
   int reserved;             /* the tables' columns sized from the first MBs */
@@ -371,6 +378,7 @@ static void ev_reset(kev *e) {
   e->ctr = ctr; e->capctr = cap;
   e->ts = e->dur = e->flow_id = PL_INT_NA;
   e->corr = e->ext = e->device = e->stream = e->context = e->regs = e->bytes = e->cbid = e->seq = e->fwd = PL_INT_NA;
+  e->begin_ns = e->end_ns = PL_INT_NA;
   e->smem = e->bps = e->wps = e->occ = e->theo = e->bw = e->flops = NAN;
 }
 
@@ -474,6 +482,7 @@ static int parse_args(kctx *k) {
       case AK_GRID: if (read_dim3(k, e->grid, &e->has_grid)) return -1; break;
       case AK_BLOCK: if (read_dim3(k, e->block, &e->has_block)) return -1; break;
       case AK_KIND: if (t == PL_JSON_STR) e->kind = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
+      case AK_ARGNAME: if (t == PL_JSON_STR) e->argname = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
       case AK_DIMS: if (read_compact(k, &e->dims)) return -1; break;
       case AK_TYPES: if (read_compact(k, &e->types)) return -1; break;
       default: handled = 0; break;
@@ -628,14 +637,57 @@ static void emit_memory(kctx *k, uint32_t pidid, uint32_t tidid) {
   pl_row_end(t);
 }
 
+/* A process_name metadata event of rocprof's Chrome trace: remembers the
+** class of the process's events. */
+static void roc_process(kctx *k, const kev *e) {
+  const char *a = svp(k, &e->argname), *pid = svp(k, &e->pid);
+  size_t n = e->argname.n;
+  int cls = C_OTHER;
+  int64_t dev = PL_INT_NA;
+  if (n > 3 && n < 12 && memcmp(a, "GPU", 3) == 0) {
+    int64_t d;
+    if (pl_parse_int64(a + 3, n - 3, &d) == 0) { cls = C_KERNEL; dev = d; }
+  } else if ((n == 11 && memcmp(a, "CPU HIP API", 11) == 0) || (n == 7 && memcmp(a, "HIP API", 7) == 0)) cls = C_RUNTIME;
+  else if (n == 4 && memcmp(a, "COPY", 4) == 0) cls = C_MEMCPY;
+  if (cls == C_OTHER || e->pid.n >= sizeof k->rp[0].pid) return;
+  k->rp = pl_xrealloc(k->rp, (k->nrp + 1) * sizeof *k->rp);
+  struct rocpid *r = &k->rp[k->nrp++];
+  memcpy(r->pid, pid, e->pid.n);
+  r->pid[e->pid.n] = '\0';
+  r->cls = cls; r->dev = dev;
+}
+
+/* An event of rocprof's Chrome trace (no "cat"): its class from its
+** process, its device from "GPU<n>", its times from BeginNs/EndNs (exact). */
+static int roc_class(kctx *k, kev *e) {
+  if (!e->pid.set) return C_OTHER;
+  const char *pid = svp(k, &e->pid);
+  for (size_t i = 0; i < k->nrp; i++) {
+    struct rocpid *r = &k->rp[i];
+    if (strlen(r->pid) != e->pid.n || memcmp(r->pid, pid, e->pid.n) != 0) continue;
+    if (e->device == PL_INT_NA) e->device = r->dev;
+    if (e->begin_ns != PL_INT_NA && e->end_ns != PL_INT_NA && e->end_ns >= e->begin_ns) {
+      e->ts = e->begin_ns; e->dur = e->end_ns - e->begin_ns;
+    }
+    return r->cls;
+  }
+  return C_OTHER;
+}
+
 static void emit_event(kctx *k) {
   kev *e = &k->e;
   if (!e->ph.set) { k->nother++; return; }
   const char *ph = svp(k, &e->ph);
-  if (e->ph.n == 1 && ph[0] == 'M') { k->nmeta_events++; return; }
+  if (e->ph.n == 1 && ph[0] == 'M') {
+    k->nmeta_events++;
+    if (e->argname.set && e->name.n == 12 && memcmp(svp(k, &e->name), "process_name", 12) == 0 && e->pid.set)
+      roc_process(k, e);
+    return;
+  }
   k->nevents++;
   uint32_t nameid = 0, pidid = 0, tidid = 0;
   int cls = cat_class(k, &e->cat);
+  if (k->nrp && !e->cat.set) cls = roc_class(k, e);
   int complete = e->ph.n == 1 && ph[0] == 'X';
   if (k->ev.t) {
     cell v[10];
@@ -1198,6 +1250,7 @@ static const char *fast_args(kctx *k, const char *p, const char *end) {
       case AK_GRID: FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->grid, &e->has_grid) : fpast(vs, q, end, &v); break;
       case AK_BLOCK: FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->block, &e->has_block) : fpast(vs, q, end, &v); break;
       case AK_KIND: FANY(); if (v.t == PL_JSON_STR) e->kind = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
+      case AK_ARGNAME: FANY(); if (v.t == PL_JSON_STR) e->argname = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
       case AK_DIMS: case AK_TYPES: {
         /* skipped and compacted in one pass (compact_copy when long) */
         sv *dst = a->kind == AK_DIMS ? &e->dims : &e->types;
@@ -1687,7 +1740,10 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   if (k->nmeta_events) pl_profile_diag(p, 0, "%zu metadata (ph \"M\") events (process/thread names) not kept as events", k->nmeta_events);
   if (k->nother) pl_profile_diag(p, 0, "%zu events without \"ph\" skipped", k->nother);
   if (k->kn.t) { drop_if_empty_col(k->kn.t, "theoretical_occupancy_pct"); drop_if_empty_col(k->kn.t, "kind"); }
-  pl_profile_meta_str(p, "tool", "PyTorch Profiler (Kineto)", strlen("PyTorch Profiler (Kineto)"));
+  if (k->nrp) {
+    pl_profile_meta_str(p, "tool", "rocprof --hip-trace (Chrome trace)", strlen("rocprof --hip-trace (Chrome trace)"));
+    pl_profile_meta_str(p, "vendor", "AMD", 3);
+  } else pl_profile_meta_str(p, "tool", "PyTorch Profiler (Kineto)", strlen("PyTorch Profiler (Kineto)"));
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   pl_profile_meta_num(p, "events", (double)k->nevents);
   pl_profile_meta_num(p, "devices", (double)k->ndevices);
@@ -1703,7 +1759,7 @@ done:
   pl_pool_release(k->pool);
   pl_json_free(&k->j);
   pl_buf_free(&k->scratch); pl_buf_free(&k->tmp);
-  free(k->e.ctr); free(k->shortof); free(k->launch);
+  free(k->e.ctr); free(k->shortof); free(k->launch); free(k->rp);
   free(k);
   return rc;
 }
