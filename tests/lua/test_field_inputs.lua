@@ -72,7 +72,7 @@ local function findings(rep, rule)
   return out
 end
 
--- Class 14: the four traces of kineto/gen_tensor_core_traces.py.  Per step
+-- Class 14: the four traces of fixtures/gen/gen_tensor_core_traces.py.  Per step
 -- the GEMMs (under aten::mm, tensor-core eligible) take 600 us and the add
 -- 100 us of kernel time: eligible share 1200 / 1400 = 85.714 %.
 function TestFieldInputs:test_tensor_core_advice()
