@@ -99,7 +99,9 @@ local function family_use(p)
   for i = 1, k:nrows() do
     local d = du[i] or 0
     all = all + d
-    local f = fam[names[i] or ""]
+    local nm = names[i] or ""
+    if nm:sub(1, 5) == "Cijk_" then out.tensile = true end   -- Tensile/hipBLASLt GEMM naming
+    local f = fam[nm]
     if f then
       out.ns = out.ns + d
       if not seen[f.family] then seen[f.family] = true; out.names[#out.names + 1] = f.family end
@@ -508,6 +510,10 @@ local function triggers(report, src, run, avg, gpu, extra)
     elseif extra.gpu_known == false then
       report:note(string.format("%s%s: step-breakdown.tensor_cores skipped: the trace names no GPU (no deviceProperties), "
         .. "so whether its kernels could use tensor cores, and under which names, is unknown.", where, src))
+    elseif extra.vendor == "amd" and not (fam and fam.tensile) then
+      report:note(string.format("%s%s: step-breakdown.tensor_cores skipped: no GEMM kernel is named the way Tensile / "
+        .. "hipBLASLt name theirs (Cijk_...), so whether the kernels use matrix cores cannot be told from their names.",
+        where, src))
     elseif extra.vendor == "amd" then
       report:finding { severity = "opt", rule = "step-breakdown.tensor_cores", subject = "Matrix Cores",
         message = string.format("%sKernels with %d %% of the time are launched by matrix-core-eligible operators, and "

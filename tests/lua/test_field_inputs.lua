@@ -93,6 +93,17 @@ function TestFieldInputs:test_tensor_core_advice()
   rep = run("tc_mi300x_bf16.json")
   lu.assertEquals(#findings(rep, "step-breakdown.tensor_cores"), 0)
   lu.assertEquals(notes_with(rep, "AMD MFMA"), 1)
+  -- MI300X, an FP32 Tensile GEMM without MFMA: the advice, in matrix-core words, BF16
+  rep = run("tc_mi300x_fp32.json")
+  tc = findings(rep, "step-breakdown.tensor_cores")
+  lu.assertEquals(#tc, 1)
+  lu.assertEquals(tc[1].subject, "Matrix Cores")
+  lu.assertStrContains(tc[1].message, "(BF16)")
+  lu.assertEquals(tc[1].evidence.arch, "gfx942")
+  -- MI300X, a GEMM named outside Tensile's naming: skipped, with why
+  rep = run("tc_mi300x_unnamed.json")
+  lu.assertEquals(#findings(rep, "step-breakdown.tensor_cores"), 0)
+  lu.assertEquals(notes_with(rep, "cannot be told from their names"), 1)
   -- no deviceProperties: the rule is skipped, and the note says why
   rep = run("tc_nodevice_fp32.json")
   lu.assertEquals(#findings(rep, "step-breakdown.tensor_cores"), 0)
