@@ -36,6 +36,11 @@
 --  * GPU-side `gpu_user_annotation` spans (newer traces) are not CPU Exec,
 --    and their ProfilerStep#N copies are not steps (the plugin counts both);
 --  * kernels named nccl* are Communication even without an nccl:* host op;
+--  * the tensor-core advice is not given when kernels of tensor/matrix-core
+--    families the plugin's list predates run (FP8/FP4, nvjet, sm90/sm100,
+--    AMD MFMA: D.tc_kernel_families; a note says so), is worded for matrix
+--    cores and BF16 on AMD, and is skipped with a note when the trace names
+--    no GPU or an AMD trace's GEMMs are not Tensile-named;
 --  * the memory-capacity trigger (peak 'Total Allocated' > 90 % of the
 --    device's memory) is checked for every CUDA device, not only the first
 --    one over, and CPU-side [memory] events are never compared with a GPU
