@@ -96,6 +96,22 @@ local function kernel_table(p)
   return p:table("kernel_summary")
 end
 
+-- what the input says of its device: "NVIDIA A100-SXM4-80GB (cc 8.0)",
+-- "AMD Instinct MI300X (gfx942)"; with a run of a file of several runs,
+-- that run's device (meta runN.device).  nil when the input does not say.
+local function device_of(p, run)
+  local m = p.meta or {}
+  local name = run and m["run" .. tostring(run) .. ".device"] or nil
+  local d = p.tables and p.tables.devices
+  local d0 = (d and d:nrows() > 0) and d:row(1) or {}
+  if not name then name = m.device or d0.name end
+  local arch = m.arch or d0.arch
+  local tag = arch or ((m.cc or d0.cc) and ("cc " .. tostring(m.cc or d0.cc))) or nil
+  if run and m["run" .. tostring(run) .. ".device"] then tag = nil end   -- per-run: the name is all there is
+  if name and tag then return string.format("%s (%s)", name, tag) end
+  return name or tag
+end
+
 local function occupancy(cc, c)
   if not cc or not c.registers or not gpus.cc(cc) then return nil end
   local ok, o = pcall(gpu.occupancy, { cc = cc, block_size = c.block, registers = c.registers, smem_static = c.smem or 0 })
@@ -145,6 +161,16 @@ return {
     local A, aorder = collect(ta, ka, ra, pa.source)
     local B, border = collect(tb, kb, rb, pb.source)
     local labels = { ra and (pa.source .. " run " .. ra) or pa.source, rb and (pb.source .. " run " .. rb) or pb.source }
+    -- another device (or vendor) on each side: said first, kernel times are
+    -- not comparable as a regression of the same program on the same GPU
+    local deva, devb = device_of(pa, ra), device_of(pb, rb)
+    local devices_differ = deva and devb and deva ~= devb
+    if devices_differ then
+      report:finding { severity = "warn", rule = "diff.devices", subject = "devices",
+        message = string.format("devices differ (A: %s, B: %s): time differences below include the change of device",
+          deva, devb),
+        evidence = { device_a = deva, device_b = devb } }
+    end
 
     -- match names (exact, then truncated "..." by prefix)
     local map = compare.match_names(aorder, border)
@@ -205,8 +231,8 @@ return {
     end
     local shown = (opts.top > 0 and t:nrows() > opts.top) and t:head(opts.top) or t
     report:table("diff", shown, { title = string.format(
-      "A = %s, B = %s: kernel time %s -> %s (%+.2f%%); %d kernels: %d slower, %d faster, %d same, %d added, %d removed%s",
-      labels[1], labels[2], units.ns(tot_a), units.ns(tot_b), tot_a > 0 and 100 * (tot_b - tot_a) / tot_a or 0,
+      "%sA = %s, B = %s: kernel time %s -> %s (%+.2f%%); %d kernels: %d slower, %d faster, %d same, %d added, %d removed%s",
+      devices_differ and string.format("devices differ (A: %s, B: %s); ", deva, devb) or "", labels[1], labels[2], units.ns(tot_a), units.ns(tot_b), tot_a > 0 and 100 * (tot_b - tot_a) / tot_a or 0,
       #rows, counts.slower, counts.faster, counts.same, counts.added, counts.removed,
       shown ~= t and string.format(" (top %d shown)", opts.top) or ""),
       note = "delta_ns = total_ns_b - total_ns_a; regression_share_pct = delta_ns / sum of positive delta_ns; p_welch, p_mwu: two-sided tests of the per-launch durations (B vs A) when each side has enough launches." })

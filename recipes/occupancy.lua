@@ -41,6 +41,72 @@ local COLS = { "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_co
 
 local function round2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 
+-- AMD devices (rocprof dispatches, HIP Kineto traces): waves per SIMD from
+-- VGPRs, SGPRs and LDS (perflab.amd_occupancy), never the CUDA calculator.
+-- Table `amd_occupancy`; finding occupancy.amd_limiter below the threshold.
+local AMD_COLS = { "kernel", "arch", "workgroup_size", "waves_per_workgroup", "arch_vgpr", "accum_vgpr",
+  "vgprs_allocated", "sgpr", "lds_bytes", "limit_vgpr", "limit_sgpr", "limit_lds", "waves_per_simd",
+  "max_waves_per_simd", "occupancy_pct", "limiter" }
+local function amd_report(p, ctx, opts, report, name)
+  local amd = require "perflab.amd_occupancy"
+  local k = p:table("kernels")
+  local arch = ctx.gfx
+  if not arch or not amd.arch[arch] then
+    report:note(string.format("%s: AMD device%s: occupancy needs the gfx target's limits (known: gfx90a, gfx942, gfx950); "
+      .. "pass --gpu mi300x or --gpu mi250x-gcd", p.source, arch and (" " .. arch) or " of unknown arch"))
+    return
+  end
+  local function col(...)
+    for _, c in ipairs({ ... }) do if k:has(c) then return k:col(c):to_lua() end end
+    return {}
+  end
+  local names, wx, wy, wz = col("short_name", "name"), col("block_x"), col("block_y"), col("block_z")
+  local wg = {}
+  for i = 1, k:nrows() do wg[i] = wx[i] and wx[i] * (wy[i] or 1) * (wz[i] or 1) or nil end
+  local vg, ag, sg = col("arch_vgpr", "Arch_VGPR_Count", "registers"), col("accum_vgpr", "Accum_VGPR_Count"), col("sgpr", "SGPR_Count")
+  local lds, ws = col("smem_static_bytes", "smem_bytes", "lds"), col("wave_size", "Wave_Size")
+  local rows, seen, skipped = {}, {}, 0
+  for i = 1, k:nrows() do
+    if not wg[i] or not vg[i] then skipped = skipped + 1
+    else
+      local key = table.concat({ names[i] or "", wg[i], vg[i], ag[i] or 0, sg[i] or 0, lds[i] or 0, ws[i] or 64 }, "|")
+      local row = seen[key]
+      if row then row.dispatches = row.dispatches + 1
+      else
+        local o = amd.occupancy{ arch = arch, workgroup_size = wg[i], arch_vgpr = vg[i], accum_vgpr = ag[i],
+          sgpr = sg[i], lds_bytes = lds[i], wave_size = ws[i] }
+        row = { kernel = names[i] or ("dispatch " .. i), arch = arch, workgroup_size = wg[i],
+          waves_per_workgroup = o.waves_per_workgroup, arch_vgpr = vg[i], accum_vgpr = ag[i], vgprs_allocated = o.vgprs_allocated,
+          sgpr = sg[i], lds_bytes = lds[i] or 0, limit_vgpr = o.limit_vgpr, limit_sgpr = o.limit_sgpr, limit_lds = o.limit_lds,
+          waves_per_simd = o.waves_per_simd, max_waves_per_simd = o.max_waves_per_simd, occupancy_pct = o.occupancy_pct,
+          limiter = table.concat(o.limiter, ", "), dispatches = 1, o = o }
+        seen[key] = row
+        rows[#rows + 1] = row
+      end
+    end
+  end
+  report:table(name, T.from_rows(rows, AMD_COLS), { title = string.format(
+    "%d kernel configurations (%s), AMD %s (%s), device from %s", #rows, p.source, arch, amd.arch[arch].name, ctx.source),
+    note = "waves per SIMD = min(8, 512 VGPRs / allocated VGPRs, 800 SGPRs / allocated SGPRs, LDS-limited workgroups "
+      .. "per CU x waves per workgroup / 4 SIMDs); occupancy_pct = waves per SIMD / 8 (perflab.amd_occupancy: workgroup "
+      .. "slots, barriers and reserved SGPRs are not modelled)." })
+  for _, r in ipairs(rows) do
+    if r.o.invalid then
+      report:finding { severity = "error", rule = "occupancy.invalid", subject = r.kernel,
+        message = string.format("%s cannot run on %s: %s", r.kernel, arch, r.o.invalid), evidence = { arch = arch } }
+    elseif r.occupancy_pct < opts.threshold then
+      report:finding { severity = "warn", rule = "occupancy.amd_limiter", subject = r.kernel,
+        message = string.format("%s: theoretical occupancy %s %% (%d of %d waves per SIMD) is limited by %s",
+          r.kernel, gpu.fmt_pct(r.occupancy_pct), r.waves_per_simd, r.max_waves_per_simd, r.limiter),
+        evidence = { arch = arch, dispatches = r.dispatches, waves_per_simd = r.waves_per_simd,
+          limit_vgpr = r.limit_vgpr, limit_sgpr = r.limit_sgpr, limit_lds = r.limit_lds, threshold_pct = opts.threshold,
+          formula = "speedup = 100 - occupancy %" },
+        speedup_pct = 100 - r.occupancy_pct }
+    end
+  end
+  if skipped > 0 then report:note(string.format("%d dispatches without workgroup size or VGPR count were skipped", skipped)) end
+end
+
 local R
 R = {
   name = "occupancy",
@@ -63,6 +129,11 @@ R = {
     for idx, p in ipairs(inputs) do
       local ctx, err = gpu.context(p, opts)
       if not ctx then perflab.fail(err) end
+      if ctx.vendor == "amd" then
+        amd_report(p, ctx, opts, report, #inputs > 1 and ("amd_occupancy_" .. idx) or "amd_occupancy")
+        goto next_input
+      end
+      do
       local k = p:table("kernels")
       local rows, groups, order = {}, {}, {}
       local skipped, no_cc, inferred = 0, 0, {}
@@ -241,6 +312,8 @@ R = {
         report:note(string.format("%d launches skipped: no compute capability in the input; pass --gpu NAME (one of: %s)",
           no_cc, gpu.choices()))
       end
+      end
+      ::next_input::
     end
     weighting.apply(report, items, timelines)
   end,

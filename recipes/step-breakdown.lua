@@ -36,6 +36,11 @@
 --  * GPU-side `gpu_user_annotation` spans (newer traces) are not CPU Exec,
 --    and their ProfilerStep#N copies are not steps (the plugin counts both);
 --  * kernels named nccl* are Communication even without an nccl:* host op;
+--  * the tensor-core advice is not given when kernels of tensor/matrix-core
+--    families the plugin's list predates run (FP8/FP4, nvjet, sm90/sm100,
+--    AMD MFMA: D.tc_kernel_families; a note says so), is worded for matrix
+--    cores and BF16 on AMD, and is skipped with a note when the trace names
+--    no GPU or an AMD trace's GEMMs are not Tensile-named;
 --  * the memory-capacity trigger (peak 'Total Allocated' > 90 % of the
 --    device's memory) is checked for every CUDA device, not only the first
 --    one over, and CPU-side [memory] events are never compared with a GPU
@@ -76,6 +81,41 @@ end
 local function matches_any(s, pats)
   for _, p in ipairs(pats) do if s:find(p) then return true end end
   return false
+end
+
+-- the tensor/matrix-core family a kernel name belongs to (D.tc_kernel_families), or false
+local function tc_family(name)
+  local l = name:lower()
+  for _, f in ipairs(D.tc_kernel_families) do
+    if l:find(f.pat) then return f end
+  end
+  return false
+end
+
+--- Kernel time in tensor/matrix-core families the plugin's list does not
+-- know: { ns, pct (of all kernel time), names = {family, ...}, low = "FP8"|"FP4"|nil }.
+local function family_use(p)
+  local k = p.tables.kernels
+  local out = { ns = 0, pct = 0, names = {} }
+  if not k or k:nrows() == 0 then return out end
+  local names, du = k:col("name"):to_lua(), k:col("duration_ns"):to_lua()
+  local fam = per_text(tc_family)
+  local all, seen, low = 0, {}, {}
+  for i = 1, k:nrows() do
+    local d = du[i] or 0
+    all = all + d
+    local nm = names[i] or ""
+    if nm:sub(1, 5) == "Cijk_" then out.tensile = true end   -- Tensile/hipBLASLt GEMM naming
+    local f = fam[nm]
+    if f then
+      out.ns = out.ns + d
+      if not seen[f.family] then seen[f.family] = true; out.names[#out.names + 1] = f.family end
+      if f.precision then low[f.precision] = true end
+    end
+  end
+  out.pct = all > 0 and 100 * out.ns / all or 0
+  out.low = (low.fp8 and low.fp4) and "FP8 and FP4" or low.fp8 and "FP8" or low.fp4 and "FP4" or nil
+  return out
 end
 
 local function has_tc_pattern(name)
@@ -464,14 +504,37 @@ local function triggers(report, src, run, avg, gpu, extra)
     end
   end
   extra = extra or {}
-  if extra.tc_eligible_pct and extra.tc_eligible_pct > 0 and extra.tc_used_pct == 0
-      and (extra.cc_major == nil or extra.cc_major >= th.tc_min_cc_major) then
-    report:finding { severity = "opt", rule = "step-breakdown.tensor_cores", subject = "Tensor Cores",
-      message = string.format("%sKernels with %d %% of the time are launched by tensor-core-eligible operators, and "
-        .. "no kernel uses tensor cores: enable Automatic Mixed Precision (FP16/BF16)", where,
-        math.floor(extra.tc_eligible_pct + 0.5)),
-      evidence = { tc_eligible_pct = extra.tc_eligible_pct, tc_used_pct = extra.tc_used_pct, cc_major = extra.cc_major,
-                   eligible_kernel_ns = extra.eligible_ns, op_kernel_ns = extra.op_kernel_ns, source = src, run = run } }
+  local fam = extra.families
+  if extra.tc_eligible_pct and extra.tc_eligible_pct > 0 and extra.tc_used_pct == 0 then
+    if fam and fam.ns > 0 then
+      -- tensor/matrix-core kernels of families the plugin's list predates
+      -- (FP8/FP4 among them): nothing to advise, never FP16 AMP to FP8
+      report:note(string.format("%s%s: step-breakdown.tensor_cores not advised: %.1f %% of kernel time is in "
+        .. "tensor/matrix-core kernels the plugin's name list does not know (%s)%s.", where, src,
+        fam.pct, table.concat(fam.names, ", "), fam.low and (", " .. fam.low .. " among them") or ""))
+    elseif extra.gpu_known == false then
+      report:note(string.format("%s%s: step-breakdown.tensor_cores skipped: the trace names no GPU (no deviceProperties), "
+        .. "so whether its kernels could use tensor cores, and under which names, is unknown.", where, src))
+    elseif extra.vendor == "amd" and not (fam and fam.tensile) then
+      report:note(string.format("%s%s: step-breakdown.tensor_cores skipped: no GEMM kernel is named the way Tensile / "
+        .. "hipBLASLt name theirs (Cijk_...), so whether the kernels use matrix cores cannot be told from their names.",
+        where, src))
+    elseif extra.vendor == "amd" then
+      report:finding { severity = "opt", rule = "step-breakdown.tensor_cores", subject = "Matrix Cores",
+        message = string.format("%sKernels with %d %% of the time are launched by matrix-core-eligible operators, and "
+          .. "no kernel name shows matrix cores (MFMA): enable Automatic Mixed Precision (BF16)", where,
+          math.floor(extra.tc_eligible_pct + 0.5)),
+        evidence = { tc_eligible_pct = extra.tc_eligible_pct, tc_used_pct = extra.tc_used_pct, arch = extra.arch,
+                     vendor = "AMD", eligible_kernel_ns = extra.eligible_ns, op_kernel_ns = extra.op_kernel_ns,
+                     source = src, run = run } }
+    elseif extra.cc_major == nil or extra.cc_major >= th.tc_min_cc_major then
+      report:finding { severity = "opt", rule = "step-breakdown.tensor_cores", subject = "Tensor Cores",
+        message = string.format("%sKernels with %d %% of the time are launched by tensor-core-eligible operators, and "
+          .. "no kernel uses tensor cores: enable Automatic Mixed Precision (FP16/BF16)", where,
+          math.floor(extra.tc_eligible_pct + 0.5)),
+        evidence = { tc_eligible_pct = extra.tc_eligible_pct, tc_used_pct = extra.tc_used_pct, cc_major = extra.cc_major,
+                     eligible_kernel_ns = extra.eligible_ns, op_kernel_ns = extra.op_kernel_ns, source = src, run = run } }
+    end
   end
   for _, m in ipairs(extra.memory or {}) do
     if m.capacity and m.capacity > 0 and 100 * m.peak / m.capacity > th.memory_pct then
@@ -534,12 +597,17 @@ local function from_kineto(p, report, acc)
     acc.summary[#acc.summary + 1] = { run = run, metric = "Kernel Time of Tensor-Core-Eligible Ops", value = 100 * ratio, unit = "pct" }
   end
   local devs = p.tables.devices
-  local cc_major, cc
+  local cc_major, cc, vendor, arch
   if devs and devs:nrows() > 0 then
     local d0 = devs:row(1)
-    cc_major = d0.cc_major
-    if d0.cc_major then cc = d0.cc_major + (d0.cc_minor or 0) / 10 end
+    if d0.vendor == "AMD" or (p.meta or {}).vendor == "AMD" then
+      vendor, arch = "amd", d0.arch or (p.meta or {}).arch     -- HIP's gfx version is no compute capability
+    else
+      cc_major = d0.cc_major
+      if d0.cc_major then cc = d0.cc_major + (d0.cc_minor or 0) / 10 end
+    end
   end
+  local gpu_known = (devs and devs:nrows() > 0) or (p.meta or {}).device ~= nil
   -- peak device memory (tb_plugin: the largest 'Total Allocated' of the
   -- [memory] events per CUDA device, PyTorch >= 1.10 traces) against capacity
   local memory = {}
@@ -567,6 +635,7 @@ local function from_kineto(p, report, acc)
   triggers(report, p.source, run, avg, gpu, {
     tc_eligible_pct = ratio and 100 * ratio or nil, tc_used_pct = (#gpu > 0 and not any_tc) and 0 or (#gpu > 0 and 1 or nil),
     eligible_ns = elig_ns, op_kernel_ns = op_ns, cc_major = cc_major, cc = cc,
+    vendor = vendor, arch = arch, gpu_known = gpu_known, families = family_use(p),
     use_dp = c.use_dp, use_ddp = c.use_ddp, nccl = c.nccl, devices_used = #gpu, memory = memory,
   })
   report:note(string.format("%s: %d steps, %s per step on average (steps bounded on the device side: a step "

@@ -42,16 +42,32 @@ local function per_launch(k, key)
   return g, keys, util
 end
 
+-- A name the tool cut ("...", or nsys's "…"): different kernels can print
+-- the same cut name, so in a summary each such row stays its own kernel.
+local function is_cut(s) return s ~= nil and (s:sub(-3) == "..." or s:sub(-3) == "\u{2026}") end
+
 local function from_summary(s, key)
   if not s:has(key) then key = "name" end
   local keys = { key }
   if s:has("run") and #s:unique("run") > 1 then keys = { "run", key } end
+  local ncut, gkeys = 0, keys
+  if s:has("name") then
+    local names, cut = s:col("name"):to_lua(), {}
+    for i = 1, s:nrows() do
+      if is_cut(names[i]) then ncut = ncut + 1; cut[i] = i else cut[i] = 0 end
+    end
+    if ncut > 0 then
+      s = s:copy():add_column("cut_row_", cut, "integer")
+      gkeys = { table.unpack(keys) }
+      gkeys[#gkeys + 1] = "cut_row_"
+    end
+  end
   local aggs = { { "total_ns", "sum", "total_ns" } }
   -- some summaries (a comparison report's shares) do not know the calls
   if s:has("calls") and s:col("calls"):count() > 0 then table.insert(aggs, 1, { "calls", "sum", "calls" }) end
   if s:has("min_ns") then aggs[#aggs + 1] = { "min_ns", "min", "min_ns" } end
   if s:has("max_ns") then aggs[#aggs + 1] = { "max_ns", "max", "max_ns" } end
-  local g = s:group_by(keys):agg(aggs)
+  local g = s:group_by(gkeys):agg(aggs)
   g:add_column("mean_ns", function(r)
     if not r.calls or r.calls == 0 or not r.total_ns then return nil end
     return r.total_ns / r.calls
@@ -61,7 +77,7 @@ local function from_summary(s, key)
   for _, c in ipairs({ "calls", "total_ns", "mean_ns", "min_ns", "max_ns" }) do
     if g:has(c) then order[#order + 1] = c end
   end
-  return g:select(order), keys, {}
+  return g:select(order), keys, {}, ncut
 end
 
 return {
@@ -76,14 +92,19 @@ return {
   },
   run = function(inputs, opts, report)
     for _, p in ipairs(inputs) do
-      local g, keys, util
+      local g, keys, util, ncut
       local k = p.tables.kernels
       if k and k:has("duration_ns") then
         local key = opts.group
         if not k:has(key) then key = "name" end
         g, keys, util = per_launch(k, key)
       else
-        g, keys, util = from_summary(p:table("kernel_summary"), opts.group)
+        g, keys, util, ncut = from_summary(p:table("kernel_summary"), opts.group)
+      end
+      if ncut and ncut > 0 then
+        report:note(string.format("%s: %d kernel name%s cut by the tool (ending in \"…\" or \"...\"): each of those rows "
+          .. "is kept as its own kernel, not merged with rows of the same printed name (they may be different kernels).",
+          p.source, ncut, ncut == 1 and " was" or "s were"))
       end
       -- an input without durations (a metrics-only ncu run) has no kernel
       -- time: its totals are missing, not 0 ns (a sum of nothing is 0)

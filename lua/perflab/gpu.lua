@@ -491,8 +491,11 @@ function M.context(p, opts)
   end
   -- AMD devices in Kineto traces carry the gfx version as "cc" (gfx90a ->
   -- 9.0) and CUs as "SMs": never feed those to the NVIDIA calculator.
-  if M.is_amd(ctx.name, drow.warp_size) then
-    ctx.vendor = "amd"; ctx.cc = nil; ctx.gfx = meta.cc or drow.cc
+  -- (The Kineto reader gives them meta vendor AMD and arch gfx942 instead.)
+  if meta.vendor == "AMD" or drow.vendor == "AMD" or meta.tool == "rocprof" or M.is_amd(ctx.name, drow.warp_size)
+     or (ctx.model and ctx.model.vendor == "amd") then
+    ctx.vendor = "amd"; ctx.cc = nil
+    ctx.gfx = meta.arch or drow.arch or (ctx.model and ctx.model.arch) or meta.gfx_version or meta.cc or drow.cc
   end
   -- per device id (Kineto traces of several GPUs): cc, sm_count, threads per SM
   ctx.devices = {}

@@ -61,6 +61,45 @@ M.tc_kernel_substrings = {
   "xmma_gemm", "xmma_sparse_gemm", "c1688",
 }
 
+--- Tensor-core and matrix-core kernel families the plugin's list above
+-- predates (issue 22): Lua patterns on the lower-cased kernel name.  They
+-- decide only whether the tensor_cores advice applies; the "Kernel Time
+-- using Tensor Cores" figure stays the plugin's.  `precision` is what the
+-- name says of the data type (nil: not said).  Edit to add a library.
+M.tc_kernel_families = {
+  -- FP8 / FP4 (Hopper, Blackwell; cuBLASLt, TensorRT-LLM, CUTLASS)
+  { pat = "e4m3", family = "FP8 (E4M3)", precision = "fp8" },
+  { pat = "e5m2", family = "FP8 (E5M2)", precision = "fp8" },
+  { pat = "fp8", family = "FP8", precision = "fp8" },
+  { pat = "e2m1", family = "FP4 (E2M1)", precision = "fp4" },
+  { pat = "nvfp4", family = "NVFP4", precision = "fp4" },
+  { pat = "mxfp4", family = "MXFP4", precision = "fp4" },
+  { pat = "mxfp8", family = "MXFP8", precision = "fp8" },
+  -- NVIDIA tensor-core GEMM/attention families of CUDA 12+
+  { pat = "^nvjet", family = "cuBLAS nvjet (Hopper/Blackwell tensor cores)" },
+  { pat = "tcgen05", family = "tcgen05 (Blackwell tensor cores)" },
+  { pat = "fmhasm1%d%d", family = "FMHA sm100" },
+  { pat = "fmhasm90", family = "FMHA sm90" },
+  { pat = "sm90_xmma", family = "sm90 xmma" },
+  { pat = "sm100_xmma", family = "sm100 xmma" },
+  { pat = "wgmma", family = "wgmma (Hopper)" },
+  { pat = "gmma", family = "gmma (Hopper)" },
+  { pat = "cutlass3x_sm%d+", family = "CUTLASS 3 sm90+" },
+  { pat = "_sm1[02]0[af]?_", family = "sm100/sm120 kernels" },
+  { pat = "_sm1[02]0[af]?$", family = "sm100/sm120 kernels" },
+  { pat = "_sm90a?_", family = "sm90 kernels" },
+  { pat = "tensorop", family = "CUTLASS tensorop" },
+  { pat = "flash_fwd", family = "FlashAttention" },
+  { pat = "flash_bwd", family = "FlashAttention" },
+  -- AMD matrix cores (MFMA): Tensile / hipBLASLt "Cijk_..._MI16x16x1_...",
+  -- composable_kernel xdl, rocWMMA
+  { pat = "^cijk_.*_mi%d+x%d+x%d+", family = "AMD MFMA (Tensile/hipBLASLt)", vendor = "amd" },
+  { pat = "mfma", family = "AMD MFMA", vendor = "amd" },
+  { pat = "xdlops", family = "AMD MFMA (composable_kernel xdl)", vendor = "amd" },
+  { pat = "_xdl_", family = "AMD MFMA (composable_kernel xdl)", vendor = "amd" },
+  { pat = "wmma", family = "WMMA" },
+}
+
 --- Operators whose kernels could use tensor cores (exact names).
 M.tc_eligible_ops = {}
 for _, n in ipairs({

@@ -257,6 +257,9 @@ typedef struct tbuild {
   uint32_t *last;           /* per column: id of the previous row's text */
   pl_profile *lenient;      /* skip records of the wrong width, listing them here */
   size_t lrow;              /* late pass: the row being refilled */
+  /* lenient: the records to skip (ascending record indexes, found by a
+  ** first pass) so that a skipped record never types a column */
+  size_t *skip, nskip, kskip, rec;
 } tbuild;
 
 /* Turns column col (holding only missing values, or to be refilled) into a
@@ -295,6 +298,7 @@ static int typed_field(void *ud, size_t i, const char *s, size_t n, pl_err *err)
     return 0;
   }
   if (i >= b->ncols) return 0;             /* counted and reported at the record's end */
+  if (b->kskip < b->nskip && b->skip[b->kskip] == b->rec) return 0;   /* lenient: skipped */
   pl_column *c = t->cols[i];
   size_t row = b->row;
   int k = b->kind[i];
@@ -342,6 +346,8 @@ static int typed_field(void *ud, size_t i, const char *s, size_t n, pl_err *err)
 static int typed_end(void *ud, const pl_csv_row *r, pl_err *err) {
   tbuild *b = ud;
   pl_table *t = b->t;
+  if (b->kskip < b->nskip && b->skip[b->kskip] == b->rec) b->kskip++;
+  b->rec++;
   if (!b->header_done) {
     b->header_done = 1;
     b->ncols = r->n;
@@ -381,18 +387,42 @@ static int late_row(void *ud, const pl_csv_row *r, pl_err *err) {
   return 0;
 }
 
+/* Lenient first pass: the indexes of the records whose width differs from
+** the header's.  Their fields must not take part in typing the columns: a
+** skipped record with one field too many would otherwise turn a number
+** column into text (issue 22: `calls` read as strings). */
+typedef struct widths { size_t ncols, *skip, n, cap; } widths;
+
+static int width_row(void *ud, const pl_csv_row *r, pl_err *err) {
+  (void)err;
+  widths *w = ud;
+  if (r->index == 0) { w->ncols = r->n; return 0; }
+  if (r->n == w->ncols) return 0;
+  if (w->n == w->cap) { w->cap = w->cap ? w->cap * 2 : 16; w->skip = pl_xrealloc(w->skip, w->cap * sizeof *w->skip); }
+  w->skip[w->n++] = r->index;
+  return 0;
+}
+
 /* The line-tracking reader: exact error positions, and --lenient (records
 ** of the wrong width are skipped and listed in `lenient`'s diagnostics). */
 static pl_table *slow_table(const char *data, size_t len, const char *name,
                             const pl_csv_opts *o, pl_profile *lenient, pl_err *err) {
   tbuild b;
   memset(&b, 0, sizeof b);
+  if (lenient) {
+    widths w;
+    memset(&w, 0, sizeof w);
+    if (pl_csv_read(data, len, o, width_row, &w, err) != 0) { free(w.skip); return NULL; }
+    b.skip = w.skip;
+    b.nskip = w.n;
+  }
   b.t = pl_table_new(name);
   b.lenient = lenient;
   if (pl_csv_read_fields(data, len, o, typed_field, typed_end, &b, err) != 0) {
-    pl_table_free(b.t); free(b.kind); free(b.last);
+    pl_table_free(b.t); free(b.kind); free(b.last); free(b.skip);
     return NULL;
   }
+  free(b.skip);
   free(b.last);
   if (!b.header_done) {
     pl_table_free(b.t);

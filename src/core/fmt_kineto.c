@@ -34,8 +34,10 @@ typedef struct ctrarg { sv key; sv val; int isint; int64_t ival; } ctrarg;
 
 typedef struct kev {
   sv name, cat, ph, pid, tid, kind, dims, types;
+  sv argname;               /* args "name": a process_name metadata event's name */
   int64_t ts, dur, flow_id;
   int64_t corr, ext, device, stream, context, regs, bytes, cbid, seq, fwd;
+  int64_t begin_ns, end_ns; /* rocprof's Chrome trace: args BeginNs / EndNs, exact ns */
   double smem, bps, wps, occ, theo, bw, flops;
   int64_t grid[3], block[3];
   int has_grid, has_block;
@@ -46,16 +48,16 @@ typedef struct kev {
 ** (parse_args) and the fast path (fast_args), sorted by length: arg_find
 ** names each length's range of indices (keep them in step with a new
 ** entry). */
-enum { AK_INT, AK_NUM, AK_GRID, AK_BLOCK, AK_KIND, AK_DIMS, AK_TYPES };
+enum { AK_INT, AK_NUM, AK_GRID, AK_BLOCK, AK_KIND, AK_DIMS, AK_TYPES, AK_ARGNAME };
 typedef struct argdef { const char *name; uint8_t len, kind; uint16_t off; } argdef;
 #define AI(s, f) { s, sizeof(s) - 1, AK_INT, offsetof(kev, f) }
 #define AN(s, f) { s, sizeof(s) - 1, AK_NUM, offsetof(kev, f) }
 #define AS(s, kd) { s, sizeof(s) - 1, kd, 0 }
 static const argdef ARGS[] = {
-  AI("cbid", cbid), AS("grid", AK_GRID), AS("kind", AK_KIND),
-  AS("block", AK_BLOCK), AI("bytes", bytes), AI("Bytes", bytes), AN("flops", flops),
+  AI("cbid", cbid), AS("grid", AK_GRID), AS("kind", AK_KIND), AS("name", AK_ARGNAME),
+  AS("block", AK_BLOCK), AI("bytes", bytes), AI("Bytes", bytes), AN("flops", flops), AI("EndNs", end_ns),
   AI("device", device), AI("stream", stream),
-  AI("context", context),
+  AI("context", context), AI("BeginNs", begin_ns),
   AI("Device Id", device),
   AS("Input Dims", AK_DIMS), AS("Input type", AK_TYPES),
   AI("correlation", corr), AI("External id", ext), AI("external id", ext),
@@ -81,9 +83,9 @@ static inline const argdef *arg_find(const char *s, size_t n) {
     for (size_t i = from; i < to; i++) if (memcmp(ARGS[i].name, s, L) == 0) return &ARGS[i]; \
     return NULL;
   switch (n) {
-    ARG_LEN(4, 0, 3) ARG_LEN(5, 3, 7) ARG_LEN(6, 7, 9) ARG_LEN(7, 9, 10) ARG_LEN(9, 10, 11)
-    ARG_LEN(10, 11, 13) ARG_LEN(11, 13, 16) ARG_LEN(12, 16, 17) ARG_LEN(13, 17, 20)
-    ARG_LEN(15, 20, 21) ARG_LEN(20, 21, 22) ARG_LEN(23, 22, 24) ARG_LEN(25, 24, 25)
+    ARG_LEN(4, 0, 4) ARG_LEN(5, 4, 9) ARG_LEN(6, 9, 11) ARG_LEN(7, 11, 13) ARG_LEN(9, 13, 14)
+    ARG_LEN(10, 14, 16) ARG_LEN(11, 16, 19) ARG_LEN(12, 19, 20) ARG_LEN(13, 20, 23)
+    ARG_LEN(15, 23, 24) ARG_LEN(20, 24, 25) ARG_LEN(23, 25, 27) ARG_LEN(25, 27, 28)
     default: return NULL;
   }
 #undef ARG_LEN
@@ -116,6 +118,11 @@ typedef struct kctx {
   /* AMD: launch args on the runtime event, matched to kernels by correlation */
   struct launch { int64_t corr; int64_t grid[3], block[3]; double smem; } *launch;
   size_t nlaunch, caplaunch;
+  /* rocprof's Chrome trace (rocprof --hip-trace, results.json): its
+  ** processes are named "GPU<n>" (kernels), "CPU HIP API" (runtime calls)
+  ** and "COPY" (copies), its events have no "cat" */
+  struct rocpid { char pid[32]; int cls; int64_t dev; } *rp;
+  size_t nrp;
   size_t nevents, nmeta_events, nother;
   size_t next_progress;
   int reserved;             /* the tables' columns sized from the first MBs */
@@ -342,8 +349,8 @@ static const coldef DV_COLS[] = {
   { "id", PL_INT, "device index" },
   { "name", PL_STR, "device name" },
   { "cc", PL_STR, "compute capability 'major.minor'" },
-  { "cc_major", PL_INT, "compute capability major" },
-  { "cc_minor", PL_INT, "compute capability minor" },
+  { "cc_major", PL_INT, "compute capability major (AMD: HIP's gfx major)" },
+  { "cc_minor", PL_INT, "compute capability minor (AMD: HIP's gfx minor)" },
   { "sm_count", PL_INT, "multiprocessors (numSms / multiProcessorCount)" },
   { "warp_size", PL_INT, "threads per warp" },
   { "max_threads_per_block", PL_INT, "max threads per block" },
@@ -355,9 +362,11 @@ static const coldef DV_COLS[] = {
   { "smem_per_block_optin_bytes", PL_INT, "opt-in shared memory per block, bytes" },
   { "smem_per_sm_bytes", PL_INT, "shared memory per SM, bytes" },
   { "memory_bytes", PL_INT, "global memory, bytes" },
+  { "vendor", PL_STR, "NVIDIA or AMD (AMD: a 64-thread wavefront, an AMD/Radeon/Instinct name or gcnArchName)" },
+  { "arch", PL_STR, "AMD: the gfx target (gcnArchName, or from HIP's major.minor and the CU count); cc is then missing" },
 };
 enum { DV_ID, DV_NAME, DV_CC, DV_MAJ, DV_MIN, DV_SMS, DV_WARP, DV_TPB, DV_TPSM, DV_WPSM, DV_RPB, DV_RPSM,
-       DV_SMB, DV_SMBO, DV_SMSM, DV_MEM };
+       DV_SMB, DV_SMBO, DV_SMSM, DV_MEM, DV_VENDOR, DV_ARCH };
 
 #define NCOLS(a) (sizeof(a) / sizeof(a[0]))
 
@@ -369,6 +378,7 @@ static void ev_reset(kev *e) {
   e->ctr = ctr; e->capctr = cap;
   e->ts = e->dur = e->flow_id = PL_INT_NA;
   e->corr = e->ext = e->device = e->stream = e->context = e->regs = e->bytes = e->cbid = e->seq = e->fwd = PL_INT_NA;
+  e->begin_ns = e->end_ns = PL_INT_NA;
   e->smem = e->bps = e->wps = e->occ = e->theo = e->bw = e->flops = NAN;
 }
 
@@ -472,6 +482,7 @@ static int parse_args(kctx *k) {
       case AK_GRID: if (read_dim3(k, e->grid, &e->has_grid)) return -1; break;
       case AK_BLOCK: if (read_dim3(k, e->block, &e->has_block)) return -1; break;
       case AK_KIND: if (t == PL_JSON_STR) e->kind = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
+      case AK_ARGNAME: if (t == PL_JSON_STR) e->argname = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
       case AK_DIMS: if (read_compact(k, &e->dims)) return -1; break;
       case AK_TYPES: if (read_compact(k, &e->types)) return -1; break;
       default: handled = 0; break;
@@ -626,14 +637,57 @@ static void emit_memory(kctx *k, uint32_t pidid, uint32_t tidid) {
   pl_row_end(t);
 }
 
+/* A process_name metadata event of rocprof's Chrome trace: remembers the
+** class of the process's events. */
+static void roc_process(kctx *k, const kev *e) {
+  const char *a = svp(k, &e->argname), *pid = svp(k, &e->pid);
+  size_t n = e->argname.n;
+  int cls = C_OTHER;
+  int64_t dev = PL_INT_NA;
+  if (n > 3 && n < 12 && memcmp(a, "GPU", 3) == 0) {
+    int64_t d;
+    if (pl_parse_int64(a + 3, n - 3, &d) == 0) { cls = C_KERNEL; dev = d; }
+  } else if ((n == 11 && memcmp(a, "CPU HIP API", 11) == 0) || (n == 7 && memcmp(a, "HIP API", 7) == 0)) cls = C_RUNTIME;
+  else if (n == 4 && memcmp(a, "COPY", 4) == 0) cls = C_MEMCPY;
+  if (cls == C_OTHER || e->pid.n >= sizeof k->rp[0].pid) return;
+  k->rp = pl_xrealloc(k->rp, (k->nrp + 1) * sizeof *k->rp);
+  struct rocpid *r = &k->rp[k->nrp++];
+  memcpy(r->pid, pid, e->pid.n);
+  r->pid[e->pid.n] = '\0';
+  r->cls = cls; r->dev = dev;
+}
+
+/* An event of rocprof's Chrome trace (no "cat"): its class from its
+** process, its device from "GPU<n>", its times from BeginNs/EndNs (exact). */
+static int roc_class(kctx *k, kev *e) {
+  if (!e->pid.set) return C_OTHER;
+  const char *pid = svp(k, &e->pid);
+  for (size_t i = 0; i < k->nrp; i++) {
+    struct rocpid *r = &k->rp[i];
+    if (strlen(r->pid) != e->pid.n || memcmp(r->pid, pid, e->pid.n) != 0) continue;
+    if (e->device == PL_INT_NA) e->device = r->dev;
+    if (e->begin_ns != PL_INT_NA && e->end_ns != PL_INT_NA && e->end_ns >= e->begin_ns) {
+      e->ts = e->begin_ns; e->dur = e->end_ns - e->begin_ns;
+    }
+    return r->cls;
+  }
+  return C_OTHER;
+}
+
 static void emit_event(kctx *k) {
   kev *e = &k->e;
   if (!e->ph.set) { k->nother++; return; }
   const char *ph = svp(k, &e->ph);
-  if (e->ph.n == 1 && ph[0] == 'M') { k->nmeta_events++; return; }
+  if (e->ph.n == 1 && ph[0] == 'M') {
+    k->nmeta_events++;
+    if (e->argname.set && e->name.n == 12 && memcmp(svp(k, &e->name), "process_name", 12) == 0 && e->pid.set)
+      roc_process(k, e);
+    return;
+  }
   k->nevents++;
   uint32_t nameid = 0, pidid = 0, tidid = 0;
   int cls = cat_class(k, &e->cat);
+  if (k->nrp && !e->cat.set) cls = roc_class(k, e);
   int complete = e->ph.n == 1 && ph[0] == 'X';
   if (k->ev.t) {
     cell v[10];
@@ -1196,6 +1250,7 @@ static const char *fast_args(kctx *k, const char *p, const char *end) {
       case AK_GRID: FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->grid, &e->has_grid) : fpast(vs, q, end, &v); break;
       case AK_BLOCK: FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->block, &e->has_block) : fpast(vs, q, end, &v); break;
       case AK_KIND: FANY(); if (v.t == PL_JSON_STR) e->kind = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
+      case AK_ARGNAME: FANY(); if (v.t == PL_JSON_STR) e->argname = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
       case AK_DIMS: case AK_TYPES: {
         /* skipped and compacted in one pass (compact_copy when long) */
         sv *dst = a->kind == AK_DIMS ? &e->dims : &e->types;
@@ -1376,6 +1431,32 @@ static int64_t dom_int(const pl_jdoc *d, int o, const char *key) {
   return pl_int_of(d->n[i].dval);
 }
 
+/* An AMD device in deviceProperties: HIP fills computeMajor/Minor with the
+** gfx version (gfx90a -> 9.0, gfx942 -> 9.4), which is no CUDA compute
+** capability.  Its gfx target goes to *arch ("" when it cannot be told):
+** gcnArchName when present ("gfx942:sramecc+:xnack-"), else 9.4 -> gfx942
+** (MI300A/X; gfx940/941 were never shipped), 9.5 -> gfx950, 9.0 with 104
+** or 110 CUs -> gfx90a (MI250/MI250X GCD), 9.0 with 120 CUs -> gfx908
+** (MI100); the CU counts are those of gpu-facts.md and the ROCm table. */
+static int amd_device(const pl_jdoc *d, int o, const char *name, size_t nl, int64_t warp,
+                      int64_t maj, int64_t min, int64_t cus, char *arch, size_t archsz) {
+  size_t gl = 0;
+  const char *gcn = pl_jdoc_str(d, pl_jdoc_get(d, o, "gcnArchName"), &gl);
+  int amd = warp == 64 || (gcn && gl > 3 && memcmp(gcn, "gfx", 3) == 0) ||
+            (name && (pl_find(name, nl, "AMD") || pl_find(name, nl, "Radeon") || pl_find(name, nl, "Instinct")));
+  arch[0] = '\0';
+  if (!amd) return 0;
+  if (gcn && gl > 3 && memcmp(gcn, "gfx", 3) == 0) {
+    size_t n = 0;
+    while (n < gl && gcn[n] != ':') n++;
+    snprintf(arch, archsz, "%.*s", (int)(n < 31 ? n : 31), gcn);
+  } else if (maj == 9 && min == 4) snprintf(arch, archsz, "gfx942");
+  else if (maj == 9 && min == 5) snprintf(arch, archsz, "gfx950");
+  else if (maj == 9 && min == 0 && (cus == 104 || cus == 110)) snprintf(arch, archsz, "gfx90a");
+  else if (maj == 9 && min == 0 && cus == 120) snprintf(arch, archsz, "gfx908");
+  return 1;
+}
+
 static int parse_devices(kctx *k) {
   pl_json *j = &k->j;
   if (j->type != PL_JSON_ARR) return pl_json_skip(j);
@@ -1401,11 +1482,17 @@ static int parse_devices(kctx *k) {
     if (smsm == PL_INT_NA) smsm = dom_int(&d, o, "maxSharedMemoryPerMultiProcessor");
     size_t nl = 0;
     const char *name = pl_jdoc_str(&d, pl_jdoc_get(&d, o, "name"), &nl);
-    char cc[48] = "";
+    char cc[48] = "", arch[32] = "";
     if (maj != PL_INT_NA) snprintf(cc, sizeof cc, "%lld.%lld", (long long)maj, (long long)(min == PL_INT_NA ? 0 : min));
+    int amd = amd_device(&d, o, name, nl, warp, maj, min, sms, arch, sizeof arch);
     if (k->ndevices == 0) {
       if (name) pl_profile_meta_str(k->p, "device", name, nl);
-      if (cc[0]) pl_profile_meta_str(k->p, "cc", cc, strlen(cc));
+      if (amd) {
+        /* no "cc": the NVIDIA rules must not take the gfx version for one */
+        pl_profile_meta_str(k->p, "vendor", "AMD", 3);
+        if (arch[0]) pl_profile_meta_str(k->p, "arch", arch, strlen(arch));
+        if (cc[0]) pl_profile_meta_str(k->p, "gfx_version", cc, strlen(cc));
+      } else if (cc[0]) pl_profile_meta_str(k->p, "cc", cc, strlen(cc));
       if (sms != PL_INT_NA) pl_profile_meta_num(k->p, "sm_count", (double)sms);
     }
     k->ndevices++;
@@ -1414,7 +1501,10 @@ static int parse_devices(kctx *k) {
       int *c = k->dv.c;
       put_int(t, c[DV_ID], id);
       if (name) pl_row_put_str(t, c[DV_NAME], name, nl);
-      if (cc[0]) pl_row_put_str(t, c[DV_CC], cc, strlen(cc));
+      if (cc[0] && !amd) pl_row_put_str(t, c[DV_CC], cc, strlen(cc));
+      if (amd) pl_row_put_str(t, c[DV_VENDOR], "AMD", 3);
+      else if (cc[0]) pl_row_put_str(t, c[DV_VENDOR], "NVIDIA", 6);
+      if (arch[0]) pl_row_put_str(t, c[DV_ARCH], arch, strlen(arch));
       put_int(t, c[DV_MAJ], maj);
       put_int(t, c[DV_MIN], min);
       put_int(t, c[DV_SMS], sms);
@@ -1650,7 +1740,10 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   if (k->nmeta_events) pl_profile_diag(p, 0, "%zu metadata (ph \"M\") events (process/thread names) not kept as events", k->nmeta_events);
   if (k->nother) pl_profile_diag(p, 0, "%zu events without \"ph\" skipped", k->nother);
   if (k->kn.t) { drop_if_empty_col(k->kn.t, "theoretical_occupancy_pct"); drop_if_empty_col(k->kn.t, "kind"); }
-  pl_profile_meta_str(p, "tool", "PyTorch Profiler (Kineto)", strlen("PyTorch Profiler (Kineto)"));
+  if (k->nrp) {
+    pl_profile_meta_str(p, "tool", "rocprof --hip-trace (Chrome trace)", strlen("rocprof --hip-trace (Chrome trace)"));
+    pl_profile_meta_str(p, "vendor", "AMD", 3);
+  } else pl_profile_meta_str(p, "tool", "PyTorch Profiler (Kineto)", strlen("PyTorch Profiler (Kineto)"));
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   pl_profile_meta_num(p, "events", (double)k->nevents);
   pl_profile_meta_num(p, "devices", (double)k->ndevices);
@@ -1666,7 +1759,7 @@ done:
   pl_pool_release(k->pool);
   pl_json_free(&k->j);
   pl_buf_free(&k->scratch); pl_buf_free(&k->tmp);
-  free(k->e.ctr); free(k->shortof); free(k->launch);
+  free(k->e.ctr); free(k->shortof); free(k->launch); free(k->rp);
   free(k);
   return rc;
 }

@@ -8,6 +8,10 @@
 **           Statistics", "CUDA Memory Operation Statistics (nanoseconds|KiB)",
 **           "Operating System Runtime API Statistics", "NVTX Push-Pop Range
 **           Statistics"; headers "Time(%) Total Time Calls Average ...".
+**   2021    headings "CUDA API Statistics:", "CUDA Memory Operation Statistics
+**           (by size in KiB):", ..., "Operating System Runtime API
+**           Statistics:" (one per process); Average/Minimum/Maximum without
+**           a unit (ns; KiB in the size report).
 **   2021-22 "Executing 'cudaapisum' stats report", gpukernsum with GridXYZ /
 **           BlockXYZ columns (cells "32768    1    1"), gpumemtimesum,
 **           gpumemsizesum, osrtsum, nvtxsum.
@@ -21,7 +25,9 @@
 **
 ** Tables: cuda_api_sum, cuda_gpu_kern_sum, cuda_gpu_mem_time_sum,
 ** cuda_gpu_mem_size_sum, nvtx_sum, osrt_sum (others keep their report
-** name), and kernel_summary (the kernel report plus short_name).
+** name), and kernel_summary (the kernel report plus short_name).  A second
+** report of a name (another process or run) is NAME_2, NAME_3, ... in file
+** order, whichever tables are asked for.
 */
 #include "format.h"
 #include "csvread.h"
@@ -71,6 +77,10 @@ typedef struct nsys_state {
   int ntables;
   report *cur;               /* CSV block being read */
   size_t header_line;
+  /* every table name given so far, whether or not the table is kept
+  ** (--table NAME), so that a name never depends on what was asked for */
+  char (*used)[128];
+  size_t nused, capused;
 } nsys_state;
 
 /* ---- names ------------------------------------------------------------- */
@@ -91,6 +101,28 @@ static void normalise_report(nsys_state *st, const char *s, size_t n) {
     if (strcmp(buf, aliases[i].from) == 0) { snprintf(st->pending, sizeof st->pending, "%s", aliases[i].to); st->gen2022 = 1; return; }
   if (strchr(buf, '_')) st->gen2023 = 1;
   snprintf(st->pending, sizeof st->pending, "%s", buf);
+}
+
+/* 2021 headings ("CUDA API Statistics:", one per process for the OS
+** runtime): times without a unit are ns, the memory sizes KiB. */
+static int title_2021(nsys_state *st, const char *s, size_t n) {
+  static const struct { const char *title, *name, *unit; } tt[] = {
+    { "CUDA API Statistics:", "cuda_api_sum", "ns" },
+    { "CUDA Kernel Statistics:", "cuda_gpu_kern_sum", "ns" },
+    { "CUDA Memory Operation Statistics (by time):", "cuda_gpu_mem_time_sum", "ns" },
+    { "CUDA Memory Operation Statistics (by size in KiB):", "cuda_gpu_mem_size_sum", "KiB" },
+    { "Operating System Runtime API Statistics:", "osrt_sum", "ns" },
+    { "NVTX Push-Pop Range Statistics:", "nvtx_sum", "ns" },
+    { "NVTX Range Statistics:", "nvtx_sum", "ns" },
+  };
+  for (size_t i = 0; i < sizeof tt / sizeof tt[0]; i++) {
+    if (n != strlen(tt[i].title) || memcmp(s, tt[i].title, n) != 0) continue;
+    snprintf(st->pending, sizeof st->pending, "%s", tt[i].name);
+    snprintf(st->title_unit, sizeof st->title_unit, "%s", tt[i].unit);
+    st->gen2022 = 1;
+    return 1;
+  }
+  return 0;
 }
 
 /* 2019 titles. */
@@ -233,13 +265,7 @@ static void report_begin(nsys_state *st, report *r, size_t first_name_row_hint) 
   else snprintf(name, sizeof name, "nsys_report");
   int iskern = strcmp(name, "cuda_gpu_kern_sum") == 0;
   if (iskern) for (size_t i = 0; i < r->n; i++) if (strcmp(r->cs[i].name, "instances") == 0) snprintf(r->cs[i].name, sizeof r->cs[i].name, "calls");
-  /* a second report of the same name (two runs in one log) gets a suffix */
-  if (pl_profile_find(st->p, name)) {
-    char alt[128];
-    for (int k = 2; k < 1000; k++) { snprintf(alt, sizeof alt, "%.90s_%d", name, k); if (!pl_profile_find(st->p, alt)) break; }
-    snprintf(name, sizeof name, "%s", alt);
-  }
-  r->t = pl_table_new(name);
+  r->t = pl_table_new(name);   /* the final name (suffix) is given by report_finish */
   for (size_t i = 0; i < r->n; i++) {
     colspec *c = &r->cs[i];
     if (c->kind == C_XYZ) {
@@ -431,6 +457,11 @@ static int fast_text_row(report *r, const char *s, size_t n, size_t lineno) {
   return 1;
 }
 
+static int name_used(const nsys_state *st, const char *name) {
+  for (size_t i = 0; i < st->nused; i++) if (strcmp(st->used[i], name) == 0) return 1;
+  return 0;
+}
+
 static void report_finish(nsys_state *st, report *r) {
   pl_table *t = r->t;
   r->t = NULL;
@@ -438,8 +469,19 @@ static void report_finish(nsys_state *st, report *r) {
   if (strcmp(t->name, "cuda_api_sum") == 0 && t->nrows > 0) {
     int cn = pl_table_col(t, "name");
     size_t len; const char *nm = cn >= 0 ? pl_cell_str(t, cn, 0, &len) : NULL;
-    if (nm && strncmp(nm, "cu", 2) != 0 && !pl_profile_find(st->p, "osrt_sum")) pl_table_set_name(t, "osrt_sum");
+    if (nm && strncmp(nm, "cu", 2) != 0) pl_table_set_name(t, "osrt_sum");
   }
+  /* a second report of the same name (another process, another run) gets
+  ** a suffix: osrt_sum, osrt_sum_2, ... in file order, whatever is kept */
+  char name[128];
+  snprintf(name, sizeof name, "%s", t->name);
+  for (int k = 2; name_used(st, name) && k < 100000; k++) snprintf(name, sizeof name, "%.90s_%d", t->name, k);
+  if (strcmp(name, t->name) != 0) pl_table_set_name(t, name);
+  if (st->nused == st->capused) {
+    st->capused = st->capused ? 2 * st->capused : 16;
+    st->used = pl_xrealloc(st->used, st->capused * sizeof *st->used);
+  }
+  snprintf(st->used[st->nused++], sizeof st->used[0], "%s", name);
   if (strcmp(t->name, "cuda_gpu_kern_sum") == 0 && pl_want_table(st->o, "kernel_summary") && !pl_profile_find(st->p, "kernel_summary")) {
     pl_table *k = pl_table_copy(t);
     pl_table_set_name(k, "kernel_summary");
@@ -512,6 +554,8 @@ static int nsys_detect(const char *data, size_t len) {
   while (pl_lines_next(&c, &l) && n++ < 400) {
     if (pl_find(l.s, l.n, "' stats report") && pl_find(l.s, l.n, "Executing '")) return 90;
     if (pl_starts(l.s, l.n, "CUDA API Statistics (") || pl_starts(l.s, l.n, "CUDA Kernel Statistics (") ||
+        pl_starts(l.s, l.n, "CUDA API Statistics:") || pl_starts(l.s, l.n, "CUDA Kernel Statistics:") ||
+        pl_starts(l.s, l.n, "Operating System Runtime API Statistics:") ||
         pl_starts(l.s, l.n, "Operating System Runtime API Statistics (")) return 90;
     if (pl_starts(l.s, l.n, " ** ") && (pl_find(l.s, l.n, "(cuda_") || pl_find(l.s, l.n, "(osrt_sum)") || pl_find(l.s, l.n, "(nvtx_"))) return 90;
     if (n == 1 && is_csv_header(l.s, l.n) && pl_find(l.s, l.n, "(ns)")) return 85;
@@ -555,7 +599,7 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
       st.pending[0] = '\0';
       prev.s = NULL; continue;
     }
-    if (title_2019(&st, t, tn)) { prev.s = NULL; continue; }
+    if (title_2019(&st, t, tn) || title_2021(&st, t, tn)) { prev.s = NULL; continue; }
     /* a CSV report */
     if (is_csv_header(t, tn)) {
       const char *bs = l.s;
@@ -642,6 +686,7 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
     goto fail;
   }
   free(r);
+  free(st.used);
   pl_profile_meta_str(p, "tool", "Nsight Systems", strlen("Nsight Systems"));
   const char *gen = st.gen2019 ? "2019" : st.gen2023 ? "2023+" : st.gen2022 ? "2021-2022" : "unknown";
   pl_profile_meta_str(p, "report_names", gen, strlen(gen));
@@ -650,6 +695,7 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
 fail:
   if (r->t) pl_table_free(r->t);
   free(r);
+  free(st.used);
   /* free tables already handed to the profile: the loader frees the profile */
   return rc ? rc : -1;
 }

@@ -157,7 +157,82 @@ typedef struct nvstate {
   char kernel[4096]; size_t kernel_n; int kernel_id;
   char deftype[32];
   int found;
+  /* runs: a log of several profiled processes holds one run per
+  ** "NVPROF is profiling process" / "Profiling result:" block.  snap holds,
+  ** per run, the row count of each of the NV_TABLES tables when it began
+  ** (rows are appended in file order, so a run's rows are a range). */
+  int run, run_header;
+  size_t *snap;
+  struct nvrun { char pid[24], command[512], device[256]; } *runs;
 } nvstate;
+
+enum { NV_TABLES = 6 };
+
+static void nv_tables(nvstate *s, pl_table *out[NV_TABLES]) {
+  out[0] = s->sum.t; out[1] = s->tr.k; out[2] = s->tr.m; out[3] = s->tr.u; out[4] = s->um; out[5] = s->met;
+}
+
+/* Rows read since the current run began. */
+static size_t run_rows(nvstate *s) {
+  pl_table *t[NV_TABLES];
+  nv_tables(s, t);
+  size_t n = 0;
+  for (int k = 0; k < NV_TABLES; k++) n += t[k]->nrows - s->snap[(size_t)(s->run - 1) * NV_TABLES + (size_t)k];
+  return n;
+}
+
+static void new_run(nvstate *s) {
+  pl_table *t[NV_TABLES];
+  nv_tables(s, t);
+  s->run++;
+  s->snap = pl_xrealloc(s->snap, (size_t)s->run * NV_TABLES * sizeof *s->snap);
+  s->runs = pl_xrealloc(s->runs, (size_t)s->run * sizeof *s->runs);
+  memset(&s->runs[s->run - 1], 0, sizeof *s->runs);
+  for (int k = 0; k < NV_TABLES; k++) s->snap[(size_t)(s->run - 1) * NV_TABLES + (size_t)k] = t[k]->nrows;
+  s->run_header = 0;
+}
+
+/* With several runs: a `run` column (1, 2, ...) on every table, from the
+** row ranges of the runs, and meta runs, runN.pid, runN.command,
+** runN.device.  One run keeps the tables as they were. */
+static void add_runs(nvstate *s) {
+  if (s->run < 2) return;
+  pl_table *t[NV_TABLES];
+  nv_tables(s, t);
+  for (int k = 0; k < NV_TABLES; k++) {
+    int c = pl_table_add_doc_col(t[k], "run", PL_INT, "run number (1, 2, ...): one per profiled process "
+                                 "(\"NVPROF is profiling process\" / \"Profiling result:\" block) in file order");
+    if (c < 0) continue;
+    for (int r = 0; r < s->run; r++) {
+      size_t a = s->snap[(size_t)r * NV_TABLES + (size_t)k];
+      size_t b = r + 1 < s->run ? s->snap[(size_t)(r + 1) * NV_TABLES + (size_t)k] : t[k]->nrows;
+      for (size_t i = a; i < b; i++) t[k]->cols[c]->v.i64[i] = r + 1;
+    }
+  }
+  pl_profile_meta_num(s->p, "runs", s->run);
+  for (int r = 0; r < s->run; r++) {
+    char key[48];
+    const struct nvrun *u = &s->runs[r];
+    if (u->pid[0]) { snprintf(key, sizeof key, "run%d.pid", r + 1); pl_profile_meta_str(s->p, key, u->pid, strlen(u->pid)); }
+    if (u->command[0]) { snprintf(key, sizeof key, "run%d.command", r + 1); pl_profile_meta_str(s->p, key, u->command, strlen(u->command)); }
+    if (u->device[0]) { snprintf(key, sizeof key, "run%d.device", r + 1); pl_profile_meta_str(s->p, key, u->device, strlen(u->device)); }
+  }
+}
+
+/* The run column first, as in the other formats with runs (tb-profiler). */
+static pl_table *run_first(pl_table *t) {
+  int c = pl_table_col(t, "run");
+  if (c <= 0) return t;
+  int *cols = pl_xmalloc(t->ncols * sizeof *cols);
+  size_t n = 0;
+  cols[n++] = c;
+  for (size_t i = 0; i < t->ncols; i++) if ((int)i != c) cols[n++] = (int)i;
+  pl_table *o = pl_table_select(t, cols, n);
+  free(cols);
+  if (!o) return t;
+  pl_table_free(t);
+  return o;
+}
 
 static void um_init(nvstate *s) {
   pl_table *t = s->um = pl_table_new("unified_memory");
@@ -341,13 +416,13 @@ static void split_summary(nvstate *s) {
     pl_table *k = pl_table_take(t, ik, nk);
     pl_table_set_name(k, "kernel_summary");
     pl_fill_short_names(k, pl_table_col(k, "name"));
-    pl_profile_add_table(s->p, k);
+    pl_profile_add_table(s->p, run_first(k));
   }
   if (nm && pl_want_table(s->o, "memcpy_summary")) {
-    pl_table *m = pl_table_take(t, im, nm); pl_table_set_name(m, "memcpy_summary"); pl_profile_add_table(s->p, m);
+    pl_table *m = pl_table_take(t, im, nm); pl_table_set_name(m, "memcpy_summary"); pl_profile_add_table(s->p, run_first(m));
   }
   if (na && pl_want_table(s->o, "api_summary")) {
-    pl_table *a = pl_table_take(t, ia, na); pl_table_set_name(a, "api_summary"); pl_profile_add_table(s->p, a);
+    pl_table *a = pl_table_take(t, ia, na); pl_table_set_name(a, "api_summary"); pl_profile_add_table(s->p, run_first(a));
   }
   free(ik); free(im); free(ia);
 }
@@ -661,6 +736,7 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   trace_init(&s->tr);
   um_init(s);
   met_init(s);
+  new_run(s);
   pl_lines c; pl_line l;
   pl_lines_init(&c, in->data, in->len);
   int mode = S_NONE, rc = 0;
@@ -680,12 +756,28 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       const char *b; size_t bn;
       prof_body(t, tn, &b, &bn);
       if (pl_starts(b, bn, "NVPROF is profiling process")) {
+        if (s->run_header || run_rows(s)) new_run(s);
+        s->run_header = 1;
+        mode = S_NONE;
+        struct nvrun *u = &s->runs[s->run - 1];
+        size_t d = 2;                  /* "==PID==": is_prof_line checked the digits */
+        while (d < tn && d < 22 && t[d] >= '0' && t[d] <= '9') d++;
+        snprintf(u->pid, sizeof u->pid, "%.*s", (int)(d - 2), t + 2);
         const char *cm = pl_find(b, bn, "command: ");
-        if (cm) pl_profile_meta_str(p, "command", cm + 9, (size_t)(b + bn - cm - 9));
+        if (cm) {
+          size_t cn = (size_t)(b + bn - cm - 9);
+          if (!pl_profile_meta_get(p, "command")) pl_profile_meta_str(p, "command", cm + 9, cn);
+          snprintf(u->command, sizeof u->command, "%.*s", (int)(cn < 511 ? cn : 511), cm + 9);
+        }
+        type[0] = '\0';
       } else if (pl_starts(b, bn, "API calls:")) { snprintf(type, sizeof type, "API calls"); }
       else if (pl_starts(b, bn, "Unified Memory profiling result")) { mode = S_UM; }
       else if (pl_starts(b, bn, "Metric result") || pl_starts(b, bn, "Event result")) { mode = S_METRICS; nlab = 0; }
-      else if (pl_starts(b, bn, "Profiling result")) { mode = S_NONE; }
+      else if (pl_starts(b, bn, "Profiling result")) {
+        mode = S_NONE;
+        if (run_rows(s)) new_run(s);   /* a second result page: another run */
+        type[0] = '\0';
+      }
       else if (bn) pl_profile_diag(p, c.lineno, "skipped: %.*s", (int)(bn < 200 ? bn : 200), b);
       continue;
     }
@@ -760,6 +852,7 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (tn > 8 && pl_starts(t, tn, "Device \"") && t[tn - 1] == '"') {   /* not the opening quote alone */
       snprintf(s->device, sizeof s->device, "%.*s", (int)(tn - 9 < 255 ? tn - 9 : 255), t + 8);
       if (!pl_profile_meta_get(p, "device")) pl_profile_meta_str(p, "device", t + 8, tn - 9);
+      if (!s->runs[s->run - 1].device[0]) snprintf(s->runs[s->run - 1].device, sizeof s->runs[0].device, "%s", s->device);
       continue;
     }
     if (mode == S_UM) {
@@ -842,6 +935,14 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         else if (strcmp(lt, "Total") == 0) tot = &cells[k];
       }
       int64_t iv;
+      if (!(t[0] >= '0' && t[0] <= '9')) {
+        /* not a metrics row (a shell prompt, program output): the block
+        ** ends here, as ncu-text ends a section at program output */
+        pl_profile_diag(p, c.lineno, "the metrics block ends before this line (not a metrics row): %.*s",
+                        (int)(tn < 200 ? tn : 200), t);
+        mode = S_NONE; nlab = 0;
+        continue;
+      }
       if (!inv || pl_parse_int64(inv->s, inv->n, &iv) != 0) {
         size_t col = inv ? inv->col : 1;
         pl_err_expected(err, c.lineno, col, "the number of invocations", inv ? inv->s : l.s, inv ? inv->n : l.n);
@@ -860,6 +961,7 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_profile_meta_str(p, "tool", "nvprof", 6);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   /* hand the tables over */
+  add_runs(s);
   if (s->sum.t->nrows) split_summary(s);
   pl_table *keep[6] = { s->sum.t, s->tr.k, s->tr.m, s->tr.u, s->um, s->met };
   const char *names[6] = { "summary", "kernels", "memcpy", "unified_memory_events", "unified_memory", "metrics" };
@@ -867,10 +969,17 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     pl_fill_short_names(s->tr.k, s->tr.k_name);
     if (pl_want_table(o, "kernel_summary") && !pl_profile_find(p, "kernel_summary")) {
       pl_table *ks = pl_kernel_summary_from(s->tr.k, "kernel_summary");
-      if (ks) pl_profile_add_table(p, ks);
+      if (ks) pl_profile_add_table(p, run_first(ks));
     }
     size_t len; const char *dv = pl_cell_str(s->tr.k, s->tr.k_dev, 0, &len);
     if (dv && !pl_profile_meta_get(p, "device")) pl_profile_meta_str(p, "device", dv, len);
+    for (int r = 0; r < s->run && s->run > 1; r++) {   /* each run's device: its first launch's */
+      size_t i = s->snap[(size_t)r * NV_TABLES + 1];
+      char key[32];
+      snprintf(key, sizeof key, "run%d.device", r + 1);
+      if (i < s->tr.k->nrows && !pl_profile_meta_get(p, key) && (dv = pl_cell_str(s->tr.k, s->tr.k_dev, i, &len)))
+        pl_profile_meta_str(p, key, dv, len);
+    }
   }
   if (s->met->nrows) {
     int cs = pl_table_add_col(s->met, "short_name", PL_STR);
@@ -878,14 +987,16 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     pl_fill_short_names(s->met, s->mt_kernel);
   }
   for (int i = 0; i < 6; i++) {
-    if (keep[i]->nrows && pl_want_table(o, names[i])) pl_profile_add_table(p, keep[i]);
+    if (keep[i]->nrows && pl_want_table(o, names[i])) pl_profile_add_table(p, run_first(keep[i]));
     else pl_table_free(keep[i]);
   }
+  free(s->snap); free(s->runs);
   free(s);
   return 0;
 fail:
   pl_table_free(s->sum.t); pl_table_free(s->tr.k); pl_table_free(s->tr.m); pl_table_free(s->tr.u);
   pl_table_free(s->um); pl_table_free(s->met);
+  free(s->snap); free(s->runs);
   free(s);
   return rc ? rc : -1;
 }

@@ -637,6 +637,12 @@ static int parse_columns(ps *st, pl_lines *c, int kind, const char *tname, const
       snprintf(what, sizeof what, "a row or the closing '----' line of the %.*s table", (int)titlen, title);
       return pl_err_expected(st->err, c->lineno, 1, what, l.s, l.n);
     }
+    if (n >= 3 && (memcmp(s, "```", 3) == 0 || memcmp(s, "~~~", 3) == 0)) {
+      /* a summary pasted into Markdown, its fence closing the table */
+      pl_profile_diag(st->p, c->lineno, "the %.*s table ends at a Markdown code fence, without its closing '----' line",
+                      (int)titlen, title);
+      return 0;
+    }
     if (n == 0) {
       if ((kind == S_USERDEF || kind == S_OTHER) && rows > 0) return 0;   /* these end with blank lines */
       pl_err_set(st->err, c->lineno, 1, "expected a row or the closing '----' line of the %.*s table, found a blank line", (int)titlen, title);

@@ -111,6 +111,72 @@ static void add_grid(pl_table *t, const char *items, const char *wg, const char 
   }
 }
 
+/* A field of a stats row that must be a number (or empty). */
+static int numeric_field(const char *s, size_t n) {
+  while (n && (*s == ' ' || *s == '\t')) { s++; n--; }
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+  int64_t iv; double dv;
+  return n == 0 || pl_csv_number(s, n, &iv, &dv) > 0;
+}
+
+/* ROCm 4's rocprof wrote stats rows with the kernel name unquoted, commas
+** and all ("void k<float, 4>(int, float*)",...).  A row that does not start
+** with a quote and has more fields than the header, whose last ncols-1
+** fields are numbers (Calls, TotalDurationNs, AverageNs, Percentage[, ...]),
+** has the rest re-joined as its name: the text is rewritten with that name
+** quoted (line for line, so line numbers stay), to be read by the shared
+** CSV reader.  Returns NULL when no row needed it; *nfixed, *first say how
+** many rows were re-joined and the first one's line. */
+static char *rejoin_stats_names(const char *data, size_t len, size_t *outlen, size_t *nfixed, size_t *first) {
+  size_t ncols = 0, lineno = 0;
+  const char *s = data, *end = data + len;
+  pl_buf b;
+  int have = 0;
+  *nfixed = 0; *first = 0;
+  while (s < end) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    const char *le = nl ? nl : end, *next = nl ? nl + 1 : end;
+    size_t n = (size_t)(le - s);
+    if (n && s[n - 1] == '\r') n--;
+    lineno++;
+    size_t commas = 0;
+    for (size_t i = 0; i < n; i++) commas += s[i] == ',';
+    size_t cut = 0;                 /* offset of the comma that ends the name */
+    if (ncols == 0) {
+      if (!pl_is_blank(s, n)) ncols = commas + 1;
+    } else if (n && s[0] != '"' && commas + 1 > ncols && ncols > 1) {
+      /* the (ncols-1)-th comma from the right */
+      size_t k = 0, i = n;
+      while (i > 0) { i--; if (s[i] == ',' && ++k == ncols - 1) break; }
+      int ok = 1;
+      for (size_t a = i + 1; ok && a <= n;) {
+        size_t z = a;
+        while (z < n && s[z] != ',') z++;
+        ok = numeric_field(s + a, z - a);
+        a = z + 1;
+      }
+      if (ok) cut = i;
+    }
+    if (cut && !have) { pl_buf_init(&b); pl_buf_add(&b, data, (size_t)(s - data)); have = 1; }
+    if (cut) {
+      if ((*nfixed)++ == 0) *first = lineno;
+      size_t a = 0, z = cut;
+      while (a < z && (s[a] == ' ' || s[a] == '\t')) a++;
+      while (z > a && (s[z - 1] == ' ' || s[z - 1] == '\t')) z--;
+      pl_buf_addc(&b, '"');
+      for (size_t i = a; i < z; i++) { if (s[i] == '"') pl_buf_addc(&b, '"'); pl_buf_addc(&b, s[i]); }
+      pl_buf_addc(&b, '"');
+      pl_buf_add(&b, s + cut, (size_t)(next - s) - cut);
+    } else if (have) {
+      pl_buf_add(&b, s, (size_t)(next - s));
+    }
+    s = next;
+  }
+  if (!have) return NULL;
+  *outlen = b.len;
+  return b.data;
+}
+
 static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   pl_lines c; pl_line l;
   pl_lines_init(&c, in->data, in->len);
@@ -123,8 +189,16 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
   }
   if (kind == R_NONE) return pl_err_expected(err, 1, 1, "a rocprof CSV header", NULL, 0);
   pl_csv_opts co = { ',', 1, o ? o->interrupt : NULL, o ? o->progress : NULL, o ? o->progress_ud : NULL };
-  pl_table *t = pl_csv_table_lenient(in->data, in->len, "rocprof", &co, o && o->lenient ? p : NULL, err);
+  size_t jlen = 0, nfixed = 0, first = 0;
+  char *joined = kind == R_STATS ? rejoin_stats_names(in->data, in->len, &jlen, &nfixed, &first) : NULL;
+  pl_table *t = pl_csv_table_lenient(joined ? joined : in->data, joined ? jlen : in->len, "rocprof", &co,
+                                     o && o->lenient ? p : NULL, err);
+  free(joined);
   if (t == NULL) return -1;
+  if (nfixed)
+    pl_profile_diag(p, first, "%zu row%s with an unquoted comma in the name (rocprof of ROCm 4), first on this line: "
+                    "the last fields read as Calls, TotalDurationNs, AverageNs, Percentage, the rest re-joined as the name",
+                    nfixed, nfixed == 1 ? "" : "s");
   pl_profile_meta_str(p, "tool", "rocprof", 7);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   if (kind == R_STATS) {

@@ -146,7 +146,7 @@ static const char *kind_doc(const ttcol *tc) {
   switch (tc->kind) {
   case K_TIME: return "time, ns (printed with a unit per cell: us, ms, s)";
   case K_PCT: return "share of the self-time total, percent (NaN printed when the total is 0 -> missing)";
-  case K_MEM: return "memory, bytes (printed as b, Kb, Mb, Gb with 1024 steps; negative = freed)";
+  case K_MEM: return "memory, bytes (printed as b, Kb, Mb, Gb or B, KB, MB, GB with 1024 steps; negative = freed)";
   case K_INT: return "count";
   case K_FLOPS: return "floating-point operations (the header's K/M/G prefix applied)";
   default: return "text as printed";
@@ -173,10 +173,16 @@ static int cell_value(const ttcol *tc, const char *s, size_t n, double *v) {
     k = n - 1;
     break;
   case K_MEM: {
-    if (ends_with(s, n, " Gb")) { k = n - 3; f = 1073741824.0; }
-    else if (ends_with(s, n, " Mb")) { k = n - 3; f = 1048576.0; }
-    else if (ends_with(s, n, " Kb")) { k = n - 3; f = 1024.0; }
-    else if (ends_with(s, n, " b")) { k = n - 2; f = 1; }
+    /* PyTorch < 2.1 prints b/Kb/Mb/Gb, later versions B/KB/MB/GB: both are
+    ** 1024 steps of bytes (torch.autograd.profiler_util._format_memory) */
+    if (n >= 3 && s[n - 3] == ' ' && (s[n - 1] == 'b' || s[n - 1] == 'B')) {
+      char p = s[n - 2];
+      if (p == 'G') f = 1073741824.0;
+      else if (p == 'M') f = 1048576.0;
+      else if (p == 'K') f = 1024.0;
+      else return -1;
+      k = n - 3;
+    } else if (n >= 2 && s[n - 2] == ' ' && (s[n - 1] == 'b' || s[n - 1] == 'B')) { k = n - 2; f = 1; }
     else return -1;
     break;
   }
@@ -198,7 +204,7 @@ static const char *kind_what(int kind) {
   switch (kind) {
   case K_TIME: return "a time with its unit (us, ms, s)";
   case K_PCT: return "a percentage like '12.80%'";
-  case K_MEM: return "a memory size with its unit (b, Kb, Mb, Gb)";
+  case K_MEM: return "a memory size with its unit (B, KB, MB, GB or b, Kb, Mb, Gb)";
   case K_INT: return "an integer count";
   case K_FLOPS: return "a FLOPs number or '--'";
   default: return "text";

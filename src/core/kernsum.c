@@ -40,32 +40,50 @@ void pl_fill_short_names(pl_table *t, int name_col) {
 pl_table *pl_kernel_summary_from(const pl_table *t, const char *out_name) {
   int cn = pl_table_col(t, "name"), cd = pl_table_col(t, "duration_ns");
   if (cn < 0 || cd < 0) return NULL;
-  int keys[1] = { cn };
+  /* a table of several runs (an integer `run` column) is summarised per
+  ** run: shares are of the run's kernel time, rows by run then time */
+  int cr = pl_table_col(t, "run");
+  if (cr >= 0 && t->cols[cr]->type != PL_INT) cr = -1;
+  int keys[2] = { cr, cn };
+  size_t nk = cr >= 0 ? 2 : 1;
   pl_agg aggs[5] = {
     { "calls", PL_AGG_COUNT, -1, 0 }, { "total_ns", PL_AGG_SUM, cd, 0 },
     { "mean_ns", PL_AGG_MEAN, cd, 0 }, { "min_ns", PL_AGG_MIN, cd, 0 },
     { "max_ns", PL_AGG_MAX, cd, 0 } };
   pl_err e;
-  pl_table *g = pl_table_group(t, keys, 1, aggs, 5, &e);
+  pl_table *g = pl_table_group(t, cr >= 0 ? keys : keys + 1, nk, aggs, 5, &e);
   if (g == NULL) return NULL;
-  int ct = pl_table_col(g, "total_ns");
+  int ct = pl_table_col(g, "total_ns"), gr = cr >= 0 ? pl_table_col(g, "run") : -1;
   if (g->cols[ct]->type != PL_NUM) pl_table_retype(g, ct, PL_NUM);
-  double total = 0;
-  for (size_t i = 0; i < g->nrows; i++) { double v = pl_cell_num(g, ct, i); if (!isnan(v)) total += v; }
+  int64_t nruns = 1;
+  for (size_t i = 0; gr >= 0 && i < g->nrows; i++) { int64_t r = pl_cell_int(g, gr, i); if (r != PL_INT_NA && r > nruns) nruns = r; }
+  if (nruns > 1000000) nruns = 1000000;
+  double *total = pl_xcalloc((size_t)nruns + 1, sizeof *total);   /* [run], 0: no run */
+  for (size_t i = 0; i < g->nrows; i++) {
+    double v = pl_cell_num(g, ct, i);
+    int64_t r = gr >= 0 ? pl_cell_int(g, gr, i) : 0;
+    if (r == PL_INT_NA || r < 0 || r > nruns) r = 0;
+    if (!isnan(v)) total[r] += v;
+  }
   int cp = pl_table_add_col(g, "share_pct", PL_NUM);
-  for (size_t i = 0; i < g->nrows; i++)
-    g->cols[cp]->v.num[i] = total > 0 ? 100.0 * pl_cell_num(g, ct, i) / total : NAN;
+  for (size_t i = 0; i < g->nrows; i++) {
+    int64_t r = gr >= 0 ? pl_cell_int(g, gr, i) : 0;
+    if (r == PL_INT_NA || r < 0 || r > nruns) r = 0;
+    g->cols[cp]->v.num[i] = total[r] > 0 ? 100.0 * pl_cell_num(g, ct, i) / total[r] : NAN;
+  }
+  free(total);
   pl_fill_short_names(g, pl_table_col(g, "name"));
-  pl_sortkey k = { ct, 1 };
-  size_t *ord = pl_table_order(g, &k, 1);
+  pl_sortkey k[2] = { { gr, 0 }, { ct, 1 } };
+  size_t *ord = gr >= 0 ? pl_table_order(g, k, 2) : pl_table_order(g, k + 1, 1);
   pl_table *s = pl_table_take(g, ord, g->nrows);
   free(ord);
   pl_table_free(g);
   pl_table_set_name(s, out_name);
-  static const char *docs[][2] = {
+  const char *docs[][2] = {
     { "name", "kernel name" }, { "calls", "launches" }, { "total_ns", "sum of durations, ns" },
     { "mean_ns", "mean duration, ns" }, { "min_ns", "shortest launch, ns" }, { "max_ns", "longest launch, ns" },
-    { "share_pct", "share of all kernel time, percent 0-100" } };
+    { "share_pct", gr >= 0 ? "share of the run's kernel time, percent 0-100" : "share of all kernel time, percent 0-100" },
+    { "run", "run number (1, 2, ...)" } };
   for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
     int c = pl_table_col(s, docs[i][0]);
     if (c >= 0) pl_table_set_doc(s, c, docs[i][1]);

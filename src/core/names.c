@@ -7,7 +7,8 @@
 
 int pl_name_truncated(const char *s, size_t n) {
   while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
-  return n >= 3 && memcmp(s + n - 3, "...", 3) == 0;
+  /* "..." or "\u2026" (nsys), both three bytes */
+  return n >= 3 && (memcmp(s + n - 3, "...", 3) == 0 || memcmp(s + n - 3, "\xe2\x80\xa6", 3) == 0);
 }
 
 /* kernels that only launch the class named by their first template argument */

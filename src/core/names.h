@@ -17,7 +17,7 @@
 ** -> "GemmUniversal" (the wrapper's own name, "Kernel", would put every
 ** CUTLASS kernel of a run in one group). */
 size_t pl_short_name(const char *s, size_t n, char *out, size_t outsz);
-/* 1 when the name ends with "..." (cut by the tool). */
+/* 1 when the name ends with "..." or "\u2026" (cut by the tool). */
 int pl_name_truncated(const char *s, size_t n);
 
 #endif

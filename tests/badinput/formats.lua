@@ -3,7 +3,8 @@
 -- SAMPLE is a glob; "$S/..." is under $PERFLAB_DATA (seeds, corpus),
 -- anything else is relative to the repository root.  Samples that are
 -- missing (no shared dir) are skipped; a registered format whose line is
--- missing, or whose samples are all missing, fails the suite.  Lines for
+-- missing, or whose samples are all missing, fails the suite (a second line
+-- for an ID adds its samples to the first).  Lines for
 -- formats this build does not register are ignored.  recipe: the recipe
 -- run with --output on some of the cases (default top-kernels).
 return {
@@ -20,4 +21,11 @@ return {
   { "comparison-report", "$S/seeds/002_*.txt", "tests/fixtures/seed002_comparison_report.txt" },
   { "torch-table", "$S/corpus/torch_profiler_table/*", "tests/fixtures/torch_table_memory_synthetic.txt" },
   { "markdown", "tests/fixtures/comparison/*.md", "README.md", "docs/table.md" },
+  -- issue 22, real-world shapes (a second line for an id adds samples)
+  { "torch-table", "tests/fixtures/torch-table/memory_units_2x.txt" },
+  { "rocprof", "tests/fixtures/rocprof/*.csv" },
+  { "kineto", "tests/fixtures/rocprof/hip_trace_results.json" },
+  { "nvprof", "tests/fixtures/nvprof/*.txt" },
+  { "paddle-summary", "tests/fixtures/paddle/markdown_fenced.md" },
+  { "nsys-stats", "tests/fixtures/nsys/*.txt" },
 }

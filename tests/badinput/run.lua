@@ -74,7 +74,15 @@ for _, l in ipairs(lines_of("ulimit -v unlimited 2>/dev/null; " .. sh_quote(bin)
 end
 local lines = dofile(here .. "/formats.lua")
 local byid = {}
-for _, e in ipairs(lines) do byid[e[1]] = e end
+for _, e in ipairs(lines) do
+  -- a second line for an id adds its samples (and a recipe) to the first
+  local b = byid[e[1]]
+  if not b then byid[e[1]] = e
+  else
+    for i = 2, #e do b[#b + 1] = e[i] end
+    b.recipe = b.recipe or e.recipe
+  end
+end
 
 local failures, ncases = {}, 0
 local function failf(fmt, ...) failures[#failures + 1] = string.format(fmt, ...) end

@@ -250,5 +250,31 @@ int main(void) {
       TC_EQ_INT(fast_vs_slow(s, n, NULL), 0);
     }
   }
+  /* 5. --lenient never changes a column's type (issue 22): a skipped
+  **    record of the wrong width (text where the kept rows hold numbers,
+  **    before or after them) types nothing; the kept rows read as without it */
+  {
+    static const char *in[] = {
+      "name,calls,total\na,2,600\nb,x,1,100\nc,1,400\n",
+      "name,calls,total\nb,x,1,100\na,2,600\nc,1,400\n",
+      "name,calls,total\na,2,600\nc,1,400\nb,1.5,y,z\n",
+    };
+    for (size_t k = 0; k < sizeof in / sizeof in[0]; k++) {
+      pl_err e;
+      pl_csv_opts o = { ',', 1, NULL, NULL, NULL };
+      pl_profile *p = pl_profile_new("csv", "test");
+      pl_table *t = pl_csv_table_lenient(in[k], strlen(in[k]), "csv", &o, p, &e);
+      TC_CHECK(t != NULL);
+      if (!t) { pl_profile_free(p); continue; }
+      TC_EQ_INT(t->nrows, 2);
+      TC_EQ_INT(t->cols[1]->type, PL_INT);
+      TC_EQ_INT(t->cols[2]->type, PL_INT);
+      TC_EQ_INT(pl_cell_int(t, 1, 0) + pl_cell_int(t, 1, 1), 3);      /* 2 + 1 */
+      TC_EQ_INT(pl_cell_int(t, 2, 0) + pl_cell_int(t, 2, 1), 1000);   /* 600 + 400 */
+      TC_EQ_INT(p->ndiags, 1);
+      pl_table_free(t);
+      pl_profile_free(p);
+    }
+  }
   return tc_done();
 }

@@ -22,6 +22,7 @@
 #include "table.h"
 
 #include <stdint.h>
+#include <string.h>
 
 typedef struct fig {
   const char *file;
@@ -282,7 +283,45 @@ static void check_fast_path(void) {
   pl_buf_free(&all_fast); pl_buf_free(&all_slow); pl_buf_free(&a); pl_buf_free(&b);
 }
 
+/* Issue 22 class 13: rocprof's Chrome trace (--hip-trace) read as kernels,
+** HIP API calls and copies (tests/fixtures/rocprof/hip_trace_results.json,
+** figures as written there: BeginNs/EndNs exact); and HIP's gfx version in
+** deviceProperties (tests/fixtures/kineto/tc_mi300x_bf16.json, 9.4). */
+static void rocprof_hip_trace(void) {
+  pl_err err;
+  pl_profile *p = pl_load_file("tests/fixtures/rocprof/hip_trace_results.json", NULL, NULL, &err);
+  TC_CHECK(p != NULL);
+  if (p) {
+    const pl_table *kn = pl_profile_find(p, "kernels"), *mc = pl_profile_find(p, "memcpy"), *rt = pl_profile_find(p, "runtime");
+    TC_EQ_INT(rows(p, "kernels"), 2);
+    TC_EQ_INT(sum_int(kn, "duration_ns"), 55555 + 44445);
+    TC_EQ_INT(sum_int(kn, "start_ns"), 1000720100LL + 1000815000LL);
+    TC_EQ_INT(sum_int(kn, "device"), 0);
+    TC_EQ_INT(present(kn, "device"), 2);
+    TC_EQ_INT(rows(p, "runtime"), 5);
+    TC_EQ_INT(sum_int(rt, "duration_ns"), 150000 + 420500 + 12345 + 10000 + 300000);
+    TC_EQ_INT(rows(p, "memcpy"), 2);
+    TC_EQ_INT(sum_int(mc, "duration_ns"), 400125 + 280000);
+    const pl_meta *m = pl_profile_meta_get(p, "vendor");
+    TC_CHECK(m && m->text && strcmp(m->text, "AMD") == 0);
+    m = pl_profile_meta_get(p, "tool");
+    TC_CHECK(m && m->text && strcmp(m->text, "rocprof --hip-trace (Chrome trace)") == 0);
+    pl_profile_free(p);
+  }
+  p = pl_load_file("tests/fixtures/kineto/tc_mi300x_bf16.json", NULL, NULL, &err);
+  TC_CHECK(p != NULL);
+  if (p) {
+    TC_CHECK(pl_profile_meta_get(p, "cc") == NULL);
+    const pl_meta *m = pl_profile_meta_get(p, "arch");
+    TC_CHECK(m && m->text && strcmp(m->text, "gfx942") == 0);
+    m = pl_profile_meta_get(p, "tool");
+    TC_CHECK(m && m->text && strcmp(m->text, "PyTorch Profiler (Kineto)") == 0);
+    pl_profile_free(p);
+  }
+}
+
 int main(void) {
+  rocprof_hip_trace();
   pl_err err;
   int skipped = 0;
   for (size_t i = 0; i < sizeof FIGS / sizeof FIGS[0]; i++) {

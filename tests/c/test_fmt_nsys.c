@@ -10,6 +10,7 @@
 ** for the CSV files, rows after the header and the sum of field 2 / field 3.
 */
 #include "tload.h"
+#include "fmt_helpers.h"
 
 static void v3_2023(void) {
   pl_profile *p = tl_corpus("nsys_stats/nsight_systems_deep_dive_a100_nsys_stats_v3.txt", "nsys-stats");
@@ -205,8 +206,50 @@ static void errors(void) {
          "t:1:1: expected an nsys stats report table (a header over a dashes line, or a CSV header), found end of file");
 }
 
+/* Issue 22 class 11: nsys 2021 headings, one OS runtime block per process
+** (tests/fixtures/nsys/nsys_2021_two_processes.txt, written by its .py;
+** figures as written there).  Names come from the headings and never
+** depend on which tables were asked for. */
+static void two_processes_2021(void) {
+  const char *path = "tests/fixtures/nsys/nsys_2021_two_processes.txt";
+  pl_profile *p = fh_load(path, "nsys-stats");
+  if (!p) return;
+  static const char *names[] = { "cuda_api_sum", "kernel_summary", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum",
+                                 "cuda_gpu_mem_size_sum", "osrt_sum", "osrt_sum_2" };
+  TC_EQ_INT(p->ntables, 7);
+  for (size_t i = 0; i < 7 && i < p->ntables; i++) TC_EQ_STR(p->tables[i]->name, names[i]);
+  const pl_table *o2 = pl_profile_find(p, "osrt_sum_2"), *o1 = pl_profile_find(p, "osrt_sum");
+  TC_EQ_STR(fh_str(o2, "name", 0), "pthread_cond_wait");
+  TC_NEAR(fh_num(o2, "mean_ns", 0), 10e6, 0);          /* "Average" of a 2021 time report: ns */
+  TC_NEAR(fh_num(o1, "max_ns", 0), 100153187, 0);
+  TC_NEAR(fh_sum(o1, "calls"), 30, 0);
+  const pl_table *ms = pl_profile_find(p, "cuda_gpu_mem_size_sum");
+  TC_NEAR(fh_num(ms, "total_bytes", 0), 32768.0 * 1024, 0);
+  TC_NEAR(fh_num(ms, "mean_bytes", 0), 16384.0 * 1024, 0);
+  const pl_table *k = pl_profile_find(p, "kernel_summary");
+  TC_NEAR(fh_num(k, "calls", 0), 60, 0);
+  TC_NEAR(fh_num(k, "min_ns", 1), 24000, 0);
+  const pl_meta *m = pl_profile_meta_get(p, "report_names");
+  TC_CHECK(m && m->text && strcmp(m->text, "2021-2022") == 0);
+  pl_profile_free(p);
+  /* one table asked for: the same name and rows as in the full load */
+  static const char *want[] = { "osrt_sum_2", NULL };
+  pl_parse_opts o;
+  memset(&o, 0, sizeof o);
+  o.tables = want;
+  pl_err e;
+  p = pl_load_file(path, NULL, &o, &e);
+  TC_CHECK(p != NULL);
+  if (!p) return;
+  TC_EQ_INT(p->ntables, 1);
+  o2 = pl_profile_find(p, "osrt_sum_2");
+  TC_EQ_STR(fh_str(o2, "name", 0), "pthread_cond_wait");
+  pl_profile_free(p);
+}
+
 int main(void) {
   v3_2023();
+  two_processes_2021();
   alcf_2022();
   conv_2019();
   csv_2024();

@@ -11,6 +11,7 @@
 ** units row; for --metrics, lines matching r'\s+\d+\s+\w+'.
 */
 #include "tload.h"
+#include "fmt_helpers.h"
 
 static void summaries(void) {
   static const struct { const char *file; size_t nk, nm, na; double tk, tm, ta; } f[] = {
@@ -242,8 +243,91 @@ static void errors(void) {
          "nvprof", "t:3:33: expected '(X Y Z)' in column 'Grid Size', found \"(8 1 x)\"");
 }
 
+/* Issue 22 class 8: a shell prompt after a metrics block ends the block
+** with a diagnostic (tests/fixtures/nvprof/metrics_then_shell_prompt.txt:
+** 4 metric rows, figures as written there). */
+static void metrics_then_prompt(void) {
+  pl_profile *p = fh_load("tests/fixtures/nvprof/metrics_then_shell_prompt.txt", "nvprof");
+  if (!p) return;
+  const pl_table *m = pl_profile_find(p, "metrics");
+  TC_EQ_INT(fh_rows(p, "metrics"), 4);
+  TC_NEAR(fh_num(m, "avg", 0), 99.5, 0);
+  TC_NEAR(fh_num(m, "max", 3), 25, 0);
+  TC_EQ_STR(fh_str(m, "kernel", 3), "void scale_kernel(float*, float, int)");
+  TC_EQ_INT(p->ndiags, 3);              /* two ==PROF== lines, then the end of the block */
+  TC_EQ_INT(p->diags[2].line, 14);
+  TC_CHECK(strstr(p->diags[2].msg, "the metrics block ends before this line") != NULL);
+  TC_CHECK(strstr(p->diags[2].msg, "user@gpu-node:~/thrust$ ls") != NULL);
+  pl_profile_free(p);
+  /* a metrics row with a number of invocations that is not one stays an error */
+  const char bad[] =
+    "==1== Metric result:\n"
+    "Invocations                               Metric Name                        Metric Description         Min         Max         Avg\n"
+    "    Kernel: k()\n"
+    "         2x                         branch_efficiency                         Branch Efficiency     100.00%     100.00%     100.00%\n";
+  TC_EQ_STR(fh_error("bad.txt", bad, sizeof bad - 1, "nvprof"),
+            "bad.txt:4:10: expected the number of invocations, found \"2x\"");
+}
+
+/* Issue 22 class 10: several runs in one log, each its own run (a `run`
+** column on every table, per-run meta); figures as written in the fixtures. */
+static void two_runs(void) {
+  pl_profile *p = fh_load("tests/fixtures/nvprof/two_runs_summary.txt", "nvprof");
+  if (p) {
+    const pl_table *k = pl_profile_find(p, "kernel_summary");
+    TC_EQ_INT(fh_rows(p, "kernel_summary"), 2);
+    TC_EQ_INT(fh_rows(p, "api_summary"), 4);
+    TC_EQ_INT(fh_rows(p, "memcpy_summary"), 2);
+    TC_EQ_INT(pl_table_col(k, "run"), 0);                 /* first, as in tb-profiler */
+    TC_NEAR(fh_num(k, "run", 0), 1, 0);
+    TC_NEAR(fh_num(k, "calls", 0), 10, 0);
+    TC_NEAR(fh_num(k, "mean_ns", 0), 462000, 0);        /* 462.00us, not a merged 55 ms */
+    TC_NEAR(fh_num(k, "run", 1), 2, 0);
+    TC_NEAR(fh_num(k, "mean_ns", 1), 110e6, 0);
+    const pl_table *a = pl_profile_find(p, "api_summary");
+    TC_NEAR(fh_num(a, "run", 2), 2, 0);
+    TC_EQ_STR(fh_str(a, "name", 2), "cudaLaunchKernel");
+    TC_EQ_STR(fh_str(a, "type", 2), "API calls");
+    const pl_meta *m = pl_profile_meta_get(p, "runs");
+    TC_CHECK(m && m->num == 2);
+    m = pl_profile_meta_get(p, "run2.command");
+    TC_CHECK(m && m->text && strcmp(m->text, "./matmul 4096") == 0);
+    m = pl_profile_meta_get(p, "run1.pid");
+    TC_CHECK(m && m->text && strcmp(m->text, "2101") == 0);
+    m = pl_profile_meta_get(p, "command");
+    TC_CHECK(m && m->text && strcmp(m->text, "./matmul 512") == 0);
+    pl_profile_free(p);
+  }
+  p = fh_load("tests/fixtures/nvprof/two_runs_gpu_trace.txt", "nvprof");
+  if (p) {
+    const pl_table *k = pl_profile_find(p, "kernels"), *s = pl_profile_find(p, "kernel_summary");
+    TC_EQ_INT(fh_rows(p, "kernels"), 5);
+    TC_NEAR(fh_sum(k, "run"), 1 + 1 + 2 + 2 + 2, 0);
+    TC_EQ_INT(fh_rows(p, "kernel_summary"), 2);           /* one per run */
+    TC_NEAR(fh_num(s, "calls", 0), 2, 0);
+    TC_NEAR(fh_num(s, "total_ns", 0), 6000, 0);           /* 2 + 4 us */
+    TC_NEAR(fh_num(s, "share_pct", 0), 100, 0);           /* of its run */
+    TC_NEAR(fh_num(s, "calls", 1), 3, 0);
+    TC_NEAR(fh_num(s, "mean_ns", 1), 40000, 0);           /* (30 + 50 + 40) / 3 us */
+    const pl_meta *m = pl_profile_meta_get(p, "run2.device");
+    TC_CHECK(m && m->text && strcmp(m->text, "Tesla T4") == 0);
+    m = pl_profile_meta_get(p, "run1.device");
+    TC_CHECK(m && m->text && strcmp(m->text, "Tesla V100-SXM2") == 0);
+    pl_profile_free(p);
+  }
+  /* one run: no run column, no runs meta (the corpus tables are unchanged) */
+  p = tl_corpus("nvprof/unknownrepo_v100_nvprof_matrix_sums_summary.txt", "nvprof");
+  if (p) {
+    TC_EQ_INT(pl_table_col(pl_profile_find(p, "kernel_summary"), "run"), -1);
+    TC_CHECK(pl_profile_meta_get(p, "runs") == NULL);
+    pl_profile_free(p);
+  }
+}
+
 int main(void) {
   summaries();
+  metrics_then_prompt();
+  two_runs();
   traces();
   metrics();
   variants();

@@ -190,8 +190,32 @@ static void corpus(void) {
   pl_profile_free(p);
 }
 
+/* Issue 22 class 9: summaries pasted into Markdown; the Device Summary is
+** closed by the code fence instead of its '----' line: the table ends
+** there with a diagnostic and the Kernel Summary after it is kept
+** (tests/fixtures/paddle/markdown_fenced.md; figures as written there). */
+static void markdown_fenced(void) {
+  pl_profile *p = fh_load("tests/fixtures/paddle/markdown_fenced.md", "paddle-summary");
+  if (!p) return;
+  const pl_table *d = pl_profile_find(p, "devices"), *k = pl_profile_find(p, "kernel_summary");
+  TC_EQ_INT(fh_rows(p, "devices"), 2);
+  TC_NEAR(fh_num(d, "utilization_pct", 1), 811.58, 1e-12);
+  TC_EQ_INT(fh_rows(p, "kernel_summary"), 2);
+  TC_NEAR(fh_num(k, "calls", 1), 300, 0);
+  TC_NEAR(fh_num(k, "total_ns", 1), 16.68e6, 1e-6);
+  TC_NEAR(fh_num(k, "share_pct", 0), 78.57, 1e-12);
+  const pl_meta *m = pl_profile_meta_get(p, "summaries");
+  TC_CHECK(m && m->num == 2);
+  int fence = 0;
+  for (size_t i = 0; i < p->ndiags; i++)
+    if (p->diags[i].line == 12 && strstr(p->diags[i].msg, "Device Summary table ends at a Markdown code fence")) fence++;
+  TC_EQ_INT(fence, 1);
+  pl_profile_free(p);
+}
+
 int main(void) {
   seed004();
+  markdown_fenced();
   corpus();
   return tc_done();
 }

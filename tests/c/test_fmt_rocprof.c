@@ -8,6 +8,7 @@
 ** agent_info the number of rows with Agent_Type == "GPU" and the Hive_Id.
 */
 #include "tload.h"
+#include "fmt_helpers.h"
 
 static void stats(void) {
   static const struct { const char *file, *table; size_t rows; double total, calls; } f[] = {
@@ -125,8 +126,38 @@ static void errors(void) {
          "t:1:1: expected a rocprof CSV header (results.stats.csv, results.csv, kernel_trace.csv or agent_info.csv), found \"a,b\"");
 }
 
+/* Issue 22 class 7: ROCm 4 stats with unquoted commas in kernel names
+** (tests/fixtures/rocprof/rocm4_stats_unquoted_commas.csv): the last four
+** fields are Calls/TotalDurationNs/AverageNs/Percentage, the rest is the
+** name; figures as written in the fixture. */
+static void rocm4_commas(void) {
+  pl_profile *p = fh_load("tests/fixtures/rocprof/rocm4_stats_unquoted_commas.csv", "rocprof");
+  if (!p) return;
+  const pl_table *k = pl_profile_find(p, "kernel_summary");
+  TC_EQ_INT(fh_rows(p, "kernel_summary"), 3);
+  TC_EQ_STR(fh_str(k, "name", 0), "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+            "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>) [clone .kd]");
+  TC_EQ_STR(fh_str(k, "short_name", 0), "vectorized_elementwise_kernel");
+  TC_NEAR(fh_num(k, "calls", 0), 12, 0);
+  TC_NEAR(fh_num(k, "total_ns", 0), 48000, 0);
+  TC_NEAR(fh_num(k, "mean_ns", 0), 4000, 0);
+  TC_NEAR(fh_num(k, "share_pct", 0), 48, 0);
+  TC_EQ_STR(fh_str(k, "name", 2), "void foo<1>(float*)");
+  TC_NEAR(fh_sum(k, "calls"), 20, 0);
+  TC_NEAR(fh_sum(k, "total_ns"), 100000, 0);
+  TC_EQ_INT(k->cols[fh_col(k, "calls")]->type, PL_INT);
+  TC_EQ_INT(p->ndiags, 1);
+  TC_EQ_INT(p->diags[0].line, 2);
+  pl_profile_free(p);
+  /* a row whose tail is not numbers is not re-joined: the CSV error stays */
+  const char bad[] = "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\nk, x,1,2,3,oops\n";
+  TC_EQ_STR(fh_error("bad.csv", bad, sizeof bad - 1, "rocprof"),
+            "bad.csv:2:12: expected 5 fields as in the header (line 1), found 6");
+}
+
 int main(void) {
   stats();
+  rocm4_commas();
   traces();
   errors();
   return tc_done();

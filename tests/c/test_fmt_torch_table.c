@@ -99,6 +99,35 @@ static void synthetic(void) {
   free(buf);
 }
 
+/* Issue 22 class 6: PyTorch >= 2.1 spells memory B/KB/MB/GB (1024 steps,
+** as the older b/Kb/Mb/Gb); values may be negative (memory freed). */
+static void memory_units_2x(void) {
+  pl_profile *p = fh_load("tests/fixtures/torch-table/memory_units_2x.txt", "torch-table");
+  if (!p) return;
+  const pl_table *t = pl_profile_find(p, "operators");
+  TC_EQ_INT(fh_rows(p, "operators"), 3);
+  TC_NEAR(fh_num(t, "cpu_mem_bytes", 0), 0, 0);
+  TC_NEAR(fh_num(t, "cuda_mem_bytes", 0), 1.5 * 1024, 0);
+  TC_NEAR(fh_num(t, "self_cuda_mem_bytes", 0), -4.0 * 1048576, 0);
+  TC_NEAR(fh_num(t, "cpu_mem_bytes", 1), 512, 0);
+  TC_NEAR(fh_num(t, "cuda_mem_bytes", 1), 2.0 * 1073741824.0, 0);
+  TC_NEAR(fh_num(t, "cpu_mem_bytes", 2), -1.25 * 1048576, 0);
+  TC_NEAR(fh_num(t, "self_cpu_mem_bytes", 2), -16, 0);
+  TC_NEAR(fh_num(t, "cuda_mem_bytes", 2), -3.5 * 1024, 0);
+  TC_NEAR(fh_num(t, "self_cpu_ns", 1), 1e6, 0);
+  TC_EQ_INT(p->ndiags, 0);
+  pl_profile_free(p);
+  /* a unit that is neither spelling stays an error */
+  size_t n;
+  char *buf = tc_slurp("tests/fixtures/torch-table/memory_units_2x.txt", &n);
+  if (!buf) { TC_CHECK(0); return; }
+  char *kb = strstr(buf, "1.50 KB");
+  memcpy(kb, "1.50 TB", 7);    /* column 217: python3, line 4 .index("1.50 KB") + 1 */
+  TC_EQ_STR(fh_error("tb.txt", buf, n, NULL),
+            "tb.txt:4:217: expected a memory size with its unit (B, KB, MB, GB or b, Kb, Mb, Gb) in column 'CUDA Mem', found \"1.50 TB\"");
+  free(buf);
+}
+
 int main(void) {
   static const expect files[] = {
     { "unknownrepo_a100_key_averages_cuda_graph_table.txt", 48, 15311, 1853121000.0, 1870385000.0, 1870385000.0,
@@ -110,6 +139,7 @@ int main(void) {
   };
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) corpus_file(&files[i]);
   synthetic();
+  memory_units_2x();
   /* detection stays off other formats' files */
   size_t n;
   char *b = tc_slurp("tests/fixtures/seed004_paddle_summary.txt", &n);

@@ -221,7 +221,8 @@ function TestOracle2:test_kineto_estimates()
   for _, f in ipairs(listdir(corpus .. "/kineto_trace")) do
     local p = perflab.load(f)
     local k = p.tables.kernels
-    if k and k:nrows() > 0 then
+    -- (an AMD trace gets the AMD model, table amd_occupancy: no Kineto estimate to compare)
+    if k and k:nrows() > 0 and p.meta.vendor ~= "AMD" then
       local rep = perflab.run("occupancy", { p })
       local occ = rep.tables.occupancy
       -- events that carry the estimate, counted on the parsed kernels table
