@@ -9,7 +9,11 @@ training step a ProfilerStep#N user annotation and a stream of operator
 groups: a cpu_op (aten::..., with Input Dims / Input type), its
 cudaLaunchKernel runtime call, the ac2g flow start/end pair and the kernel
 with grid/block/registers/shared memory/occupancy; now and then a memcpy,
-a memset, a cudaStreamSynchronize and a [memory] instant event.  Timestamps
+a memset, a cudaStreamSynchronize and a [memory] instant event.  The cpu
+ops of the thread follow one another (the next starts after the previous
+ends) inside their step's annotation, with the runtime call inside its op:
+nested or in sequence, as a profiler writes them, never overlapping
+without nesting.  Timestamps
 are fractional microseconds (ns resolution), as recent PyTorch writes them.
 The event mix (~23% cpu_op, 23% runtime, 23% kernel, 23% flow, rest other)
 and the mean event size (~330 bytes) are close to the corpus traces.
@@ -109,6 +113,8 @@ def main():
                     ev.append('  {\n    "ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",\n    "pid": %d, "tid": %d,\n    "ts": %s,\n    "args": {\n      "Total Reserved": 2097152, "Total Allocated": %d, "Bytes": %d, "Addr": %d, "Device Id": 0, "Device Type": 1\n    }\n  }'
                               % (pid, tid, us(t + 500), rnd.randrange(1 << 30), rnd.choice([512, 4096, -4096]), rnd.randrange(1 << 40)))
                 groups.append(",\n".join(ev))
+                t += dur  # the next op starts after this one ends: ops on a thread follow one another
+
             t += 50000
             ann = '  {\n    "ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,"Record function id": 0, "Ev Idx": %d\n    }\n  }' % (step, pid, tid, us(step_start), us(t - step_start), ext, ext)
             text = (",\n" if not first else "") + ann + ",\n" + ",\n".join(groups)

@@ -156,50 +156,6 @@ local function kineto_op_work(p)
   return by
 end
 
--- Kineto: the operator that launched each kernel.  The kernel's External id
--- names its op in most traces; where it does not (HTA-processed traces give
--- GPU events their correlation id as External id), the kernel's runtime
--- call (same correlation) is placed inside the innermost cpu op on the same
--- thread that encloses it in time.  Returns correlation -> op external id.
-local function kineto_launching_ops(p)
-  local ops, rt = p.tables.cpu_ops, p.tables.runtime
-  if not ops or not rt or not rt:has("correlation") then return {} end
-  -- per thread: starts, ends, 0 for an op / 1 for a runtime call, and the
-  -- op's external id or the call's correlation
-  local per = {}
-  local function add(key, s, e, kind, v)
-    local l = per[key]
-    if not l then l = { s = {}, e = {}, k = {}, v = {}, n = 0 }; per[key] = l end
-    local n = l.n + 1
-    l.n = n; l.s[n] = s; l.e[n] = e; l.k[n] = kind; l.v[n] = v
-  end
-  local os_, od, oext, opid, otid = arrays(ops, { "start_ns", "duration_ns", "external_id", "pid", "tid" })
-  for i = 1, ops:nrows() do
-    if os_[i] and od[i] and oext[i] then add(tostring(opid[i]) .. "|" .. tostring(otid[i]), os_[i], os_[i] + od[i], 0, oext[i]) end
-  end
-  local rc, rs, rd, rpid, rtid = arrays(rt, { "correlation", "start_ns", "duration_ns", "pid", "tid" })
-  for i = 1, rt:nrows() do
-    if rc[i] and rs[i] then
-      local key = tostring(rpid[i]) .. "|" .. tostring(rtid[i])
-      if per[key] then add(key, rs[i], rs[i] + (rd[i] or 0), 1, rc[i]) end
-    end
-  end
-  local out = {}
-  for _, l in pairs(per) do
-    -- ops before runtime calls at the same start; longer ops first; then
-    -- table order (ops, then calls)
-    local order = IV.order(l.n, { s = l.s, k = l.k, e = l.e }, { "s", "k", "-e" })
-    local stack, top = {}, 0
-    for _, j in ipairs(order) do
-      local e = l.e[j]
-      while top > 0 and l.e[stack[top]] < e do stack[top] = nil; top = top - 1 end
-      if l.k[j] == 0 then top = top + 1; stack[top] = j
-      elseif top > 0 then out[l.v[j]] = l.v[stack[top]] end
-    end
-  end
-  return out
-end
-
 -- a name reduced to its last identifier without templates or arguments
 local function bare(name)
   local s = (name or ""):gsub("%b()", ""):gsub("%b<>", ""):gsub("^%s*void%s+", "")
@@ -235,18 +191,19 @@ local function work_source(p, opts)
       end
     end
   end
-  -- Kineto: an op's work is shared by its kernels in proportion to their durations
+  -- Kineto: each kernel's launching op (perflab.timeline.launching_op: the
+  -- trace's ids, else the innermost enclosing op); an op's work is shared
+  -- by its kernels in proportion to their durations
   local ext_ns = {}
   local launched_by = {}
-  local function op_of(r)
-    if r.external_id and kin[r.external_id] then return r.external_id end
-    return r.correlation and launched_by[r.correlation]
-  end
+  local function op_of(r, i) return launched_by[i] end
   if kin and next(kin) and p.tables.kernels then
-    launched_by = kineto_launching_ops(p)
-    for _, r in p.tables.kernels:rows() do
-      local e = op_of(r)
-      if e and kin[e] then ext_ns[e] = (ext_ns[e] or 0) + (r.duration_ns or 0) end
+    local k = p.tables.kernels
+    launched_by = IV.launching_op(p):col("launch_op_id"):to_lua()
+    local dur = arrays(k, { "duration_ns" })
+    for i = 1, k:nrows() do
+      local e = launched_by[i]
+      if e and kin[e] then ext_ns[e] = (ext_ns[e] or 0) + (dur[i] or 0) end
     end
   end
   return function(i, r)
@@ -276,7 +233,7 @@ local function work_source(p, opts)
       end
       if flops or bytes then return flops, bytes, prec, "ncu instruction and DRAM metrics" end
     end
-    local e = kin and op_of(r)
+    local e = kin and op_of(r, i)
     if e and kin[e] then
       local w = kin[e]
       local share = (ext_ns[e] or 0) > 0 and (r.duration_ns or 0) / ext_ns[e] or 1
