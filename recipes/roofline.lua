@@ -49,6 +49,15 @@ local function guess_precision(name)
   return "fp32"
 end
 
+-- the keys of a set, sorted: notes in a fixed order (pairs' order changes
+-- from run to run in Lua 5.4)
+local function sorted_keys(t)
+  local k = {}
+  for x in pairs(t) do k[#k + 1] = x end
+  table.sort(k)
+  return k
+end
+
 local function r2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 
 ---------------------------------------------------------------------------
@@ -353,7 +362,12 @@ return {
         end
         rows[#rows + 1] = row
       end
-      table.sort(rows, function(a, b) return (a.time_share_pct or 0) > (b.time_share_pct or 0) end)
+      local pos = {}
+      for i, r in ipairs(rows) do pos[r] = i end   -- ties in first-seen order (table.sort is not stable)
+      table.sort(rows, function(a, b)
+        if (a.time_share_pct or 0) ~= (b.time_share_pct or 0) then return (a.time_share_pct or 0) > (b.time_share_pct or 0) end
+        return pos[a] < pos[b]
+      end)
       local tname = #inputs > 1 and ("roofline_" .. idx) or "roofline"
       local bl = {}
       for b in pairs(basis) do bl[#bl + 1] = b end
@@ -370,7 +384,10 @@ return {
       end
       if #parts > 0 then
         local worst, wv = nil, -1
-        for b, v in pairs(share_by_bound) do if v > wv then worst, wv = b, v end end
+        for _, b in ipairs({ "compute-bound", "memory-bound", "latency-bound", "balanced" }) do
+          local v = share_by_bound[b]
+          if v and v > wv then worst, wv = b, v end
+        end
         report:finding { severity = worst == "latency-bound" and "warn" or "info", rule = "roofline.time_by_bound",
           message = string.format("kernel time by bound (time-weighted): %s", table.concat(parts, ", ")),
           evidence = { compute_bound_pct = r2(share_by_bound["compute-bound"]),
@@ -385,8 +402,8 @@ return {
             gpu.si(row.attainable_flops_per_s, "FLOP/s")),
           evidence = { flops = row.flops, bytes = row.bytes, efficiency_pct = row.efficiency_pct } }
       end
-      for h in pairs(hows) do report:note("FLOPs and bytes from " .. h) end
-      for prec in pairs(missing_peak) do
+      for _, h in ipairs(sorted_keys(hows)) do report:note("FLOPs and bytes from " .. h) end
+      for _, prec in ipairs(sorted_keys(missing_peak)) do
         report:note(string.format("no %s peak for %s in perflab.gpus; add it in ~/.config/perflab/gpus.lua",
           prec, model and model.id or "this GPU"))
       end

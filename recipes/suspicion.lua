@@ -66,7 +66,7 @@ local function new_series() return { ts = {}, v = {}, e = nil } end
 local function sort_series(s)
   local idx = {}
   for i = 1, #s.ts do idx[i] = i end
-  table.sort(idx, function(a, b) return s.ts[a] < s.ts[b] end)
+  table.sort(idx, function(a, b) if s.ts[a] ~= s.ts[b] then return s.ts[a] < s.ts[b] end return a < b end)
   local ts, v, e = {}, {}, s.e and {} or nil
   for k, i in ipairs(idx) do ts[k] = s.ts[i]; v[k] = s.v[i]; if e then e[k] = s.e[i] end end
   s.ts, s.v, s.e = ts, v, e
@@ -186,7 +186,8 @@ local function read_kineto(side, p, opts)
     perflab.fail(string.format("%s has no cycles: no ProfilerStep#N spans%s (name the annotation that marks a cycle with --set cycle=NAME)",
       p.source, opts.cycle ~= "ProfilerStep" and (" and no complete events named '" .. opts.cycle .. "'") or ""))
   end
-  table.sort(cyc, function(a, b) return a.start < b.start end)
+  for i, c in ipairs(cyc) do c.pos = i end     -- ties in input order (table.sort is not stable)
+  table.sort(cyc, function(a, b) if a.start ~= b.start then return a.start < b.start end return a.pos < b.pos end)
   local starts = {}
   for i, c in ipairs(cyc) do starts[i] = c.start end
   -- counters
