@@ -190,31 +190,38 @@ function M.launching_op(p)
     local op_of = {}                     -- External id -> first op row
     for i = 1, ops:nrows() do local e = oext[i]; if e and not op_of[e] then op_of[e] = i end end
     local call_of = {}                   -- correlation -> first runtime row
-    local rc, rs, rd, rext = arr(rt, "correlation"), arr(rt, "start_ns"), arr(rt, "duration_ns"), arr(rt, "external_id")
+    local rc, rs, rext = arr(rt, "correlation"), arr(rt, "start_ns"), arr(rt, "external_id")
     for i = 1, rt and rt:nrows() or 0 do local c = rc[i]; if c and not call_of[c] then call_of[c] = i end end
-    local inner = {}
-    if rt and rt:nrows() > 0 and ops:has("pid") and rt:has("pid") then
-      inner = I.innermost(ops, rt, { by = { "pid", "tid" }, where = function(i) return oext[i] ~= nil end }):to_lua()
-    end
     local kext, kcorr = arr(k, "external_id"), arr(k, "correlation")
+    local by_time = {}                   -- kernel rows the ids leave open
     for i = 1, n do
       local c = kcorr[i] and call_of[kcorr[i]]
-      local o
+      local cs = c and rs[c]
       for _, e in ipairs({ kext[i] or false, c and rext[c] or false }) do
         local j = e and op_of[e]
-        if j and not o then
-          local cs = c and rs[c]
-          if not cs or (os_[j] and od[j] and os_[j] <= cs and cs <= os_[j] + od[j]) then o = j end
+        if j and not link[i] and (not cs or (os_[j] and od[j] and os_[j] <= cs and cs <= os_[j] + od[j])) then
+          link[i] = "id"; id[i] = e; name[i] = oname[j]
         end
       end
-      if o then link[i] = "id"
-      elseif c and inner[c] then o = inner[c]; link[i] = "time" end
-      if o then id[i] = oext[o]; name[i] = oname[o] end
+      if not link[i] and c then by_time[#by_time + 1] = i end
+    end
+    if #by_time > 0 and ops:has("pid") and rt:has("pid") then
+      -- ops with no External id take no part (the query is skipped only
+      -- when some op lacks one: a Lua call per op otherwise)
+      local where
+      if ops:col("external_id"):count() < ops:nrows() then where = function(i) return oext[i] ~= nil end end
+      local inner = I.innermost(ops, rt, { by = { "pid", "tid" }, where = where }):to_lua()
+      for _, i in ipairs(by_time) do
+        local o = inner[call_of[kcorr[i]]]
+        if o then link[i] = "time"; id[i] = oext[o]; name[i] = oname[o] end
+      end
     end
   end
-  k:add_column("launch_op_id", function(_, i) return id[i] end, "integer")
-  k:add_column("launch_op_name", function(_, i) return name[i] end, "string")
-  k:add_column("launch_op_link", function(_, i) return link[i] end, "string")
+  -- arrays with holes: __len gives add_column the row count
+  local len = { __len = function() return n end }
+  k:add_column("launch_op_id", setmetatable(id, len), "integer")
+  k:add_column("launch_op_name", setmetatable(name, len), "string")
+  k:add_column("launch_op_link", setmetatable(link, len), "string")
   return k
 end
 
