@@ -22,12 +22,15 @@ function M.set(starts, ends, n)
   return I.from_arrays(starts, ends, n or #starts)
 end
 
---- A set from start and duration arrays.
+--- A set from start and duration arrays (an index where either is nil is
+-- left out).
 function M.from_durations(starts, durs, n)
-  n = n or #starts
-  local ends = {}
-  for i = 1, n do ends[i] = starts[i] + durs[i] end
-  return I.from_arrays(starts, ends, n)
+  local s, e, k = {}, {}, 0
+  for i = 1, n or #starts do
+    local a, d = starts[i], durs[i]
+    if a and d then k = k + 1; s[k] = a; e[k] = a + d end
+  end
+  return I.from_arrays(s, e, k)
 end
 
 --- A set from two columns of a perflab table (start, and end or duration:
