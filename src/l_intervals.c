@@ -19,6 +19,7 @@
 **   set:locate(points) -> integer column   set:length_within(lo, hi)
 **   I.innermost(ops, queries [, {start, duration | stop, by, where, query_where}])
 **   I.step_integral(starts, ends, values [, {cap, lo, hi, n}])
+**   I.series_windows(ts, te, values, starts, ends) -> area, cov, at
 ** (docs/intervals.md has the whole contract.)
 */
 #include "lbind.h"
@@ -510,6 +511,47 @@ static int l_step_integral(lua_State *L) {
   return 1;
 }
 
+/* I.series_windows(ts, te, v, starts, ends) -> area, cov, at: a sampled
+** series (ts sorted; te the ends of interval samples, or false/nil for
+** samples that hold until the next) over the windows [starts[j], ends[j]):
+** per window the integral of the values (value x ns), the length covered
+** (an integer) and the 1-based sample in force at the window's start (nil
+** where none), as three Lua arrays.  See pl_iv_series_windows. */
+static int l_series_windows(lua_State *L) {
+  lua_settop(L, 5);
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 1, PL_COLUMN_T);
+  size_t n = c ? c->t->nrows : (lua_istable(L, 1) ? (size_t)luaL_len(L, 1) : 0);
+  pl_lcolumn *w = (pl_lcolumn *)luaL_testudata(L, 4, PL_COLUMN_T);
+  size_t m = w ? w->t->nrows : (lua_istable(L, 4) ? (size_t)luaL_len(L, 4) : 0);
+  int64_t *ts, *te = NULL, *a, *b;
+  double *v;
+  unsigned char *mt, *me, *mv, *ma, *mb;
+  readvals(L, 1, n, &ts, NULL, &mt);
+  if (lua_toboolean(L, 2)) readvals(L, 2, n, &te, NULL, &me);
+  readvals(L, 3, n, NULL, &v, &mv);
+  for (size_t k = 0; k < n; k++) {
+    if (mt[k] || mv[k] || (te && me[k]))
+      return luaL_argerror(L, mt[k] ? 1 : mv[k] ? 3 : 2, lua_pushfstring(L, "missing value at index %d", (int)k + 1));
+    if (k && ts[k] < ts[k - 1]) return luaL_argerror(L, 1, "sample times must be sorted");
+  }
+  readvals(L, 4, m, &a, NULL, &ma);
+  readvals(L, 5, m, &b, NULL, &mb);
+  for (size_t j = 0; j < m; j++)
+    if (ma[j] || mb[j]) return luaL_argerror(L, ma[j] ? 4 : 5, lua_pushfstring(L, "missing value at index %d", (int)j + 1));
+  double *area = lua_newuserdatauv(L, (m ? m : 1) * sizeof *area, 0);
+  int64_t *cov = lua_newuserdatauv(L, (m ? m : 1) * 2 * sizeof *cov, 0), *at = cov + (m ? m : 1);
+  pl_iv_series_windows(ts, te, v, n, a, b, m, area, cov, at);
+  lua_createtable(L, (int)m, 0);
+  lua_createtable(L, (int)m, 0);
+  lua_createtable(L, (int)m, 0);
+  for (size_t j = 0; j < m; j++) {
+    lua_pushnumber(L, area[j]); lua_rawseti(L, -4, (lua_Integer)j + 1);
+    lua_pushinteger(L, (lua_Integer)cov[j]); lua_rawseti(L, -3, (lua_Integer)j + 1);
+    if (at[j] >= 0) { lua_pushinteger(L, (lua_Integer)at[j] + 1); lua_rawseti(L, -2, (lua_Integer)j + 1); }
+  }
+  return 3;
+}
+
 /* ---- methods ----------------------------------------------------------- */
 
 typedef void (*binop)(pl_ivset *, const pl_ivset *, const pl_ivset *);
@@ -646,7 +688,7 @@ static const luaL_Reg funcs[] = {
   {"from_arrays", l_from_arrays}, {"from_pairs", l_from_pairs},
   {"empty", l_empty}, {"to_arrays", m_to_arrays},
   {"from_table", l_from_table}, {"innermost", l_innermost},
-  {"step_integral", l_step_integral},
+  {"step_integral", l_step_integral}, {"series_windows", l_series_windows},
   {NULL, NULL}
 };
 

@@ -296,3 +296,54 @@ double pl_iv_step_integral(const int64_t *s, const int64_t *e, const double *v,
   free(p);
   return total;
 }
+
+/* ---- a sampled series over windows -------------------------------------- */
+
+/* The number of samples with ts <= t (so the last one is that - 1). */
+static size_t upto(const int64_t *ts, size_t n, int64_t t) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ts[mid] <= t) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v, size_t n,
+                          const int64_t *a, const int64_t *b, size_t m,
+                          double *area, int64_t *cov, int64_t *at) {
+  /* interval samples: the running maximum of the ends, so the first sample
+  ** that can reach past a window's start is found by binary search */
+  int64_t *maxe = NULL;
+  if (te && n) {
+    maxe = pl_xmalloc(n * sizeof *maxe);
+    for (size_t k = 0; k < n; k++) maxe[k] = k && maxe[k - 1] > te[k] ? maxe[k - 1] : te[k];
+  }
+  for (size_t j = 0; j < m; j++) {
+    double ar = 0;
+    int64_t cv = 0;
+    size_t u = upto(ts, n, a[j]);
+    at[j] = u == 0 || (te && te[u - 1] < a[j]) ? -1 : (int64_t)(u - 1);
+    if (n > 0 && b[j] > a[j]) {
+      if (te) {
+        size_t lo = 0, hi = n;                           /* first k with maxe[k] > a */
+        while (lo < hi) {
+          size_t mid = lo + (hi - lo) / 2;
+          if (maxe[mid] > a[j]) hi = mid; else lo = mid + 1;
+        }
+        for (size_t k = lo; k < n && ts[k] < b[j]; k++) {
+          int64_t x = ts[k] > a[j] ? ts[k] : a[j], y = te[k] < b[j] ? te[k] : b[j];
+          if (y > x) { ar += v[k] * (double)(y - x); cv += y - x; }
+        }
+      } else {
+        for (size_t k = u ? u - 1 : 0; k < n && ts[k] < b[j]; k++) {
+          int64_t x = ts[k] > a[j] ? ts[k] : a[j];
+          int64_t y = k + 1 < n ? (ts[k + 1] < b[j] ? ts[k + 1] : b[j]) : b[j];
+          if (y > x) { ar += v[k] * (double)(y - x); cv += y - x; }
+        }
+      }
+    }
+    area[j] = ar; cov[j] = cv;
+  }
+  free(maxe);
+}

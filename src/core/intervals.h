@@ -87,4 +87,18 @@ double pl_iv_step_integral(const int64_t *s, const int64_t *e, const double *v,
                            const unsigned char *skip, size_t n, double cap,
                            int64_t lo, int64_t hi);
 
+/* A sampled series over windows.  Samples k = 0..n-1, sorted by ts, with
+** values v: with te an interval sample covers [ts[k], te[k]); without
+** (te NULL) a sample holds its value from ts[k] to the next sample's ts
+** (the last one to the window's end).  For each window j, [a[j], b[j]):
+**   area[j] = sum over samples of v[k] x |cover_k within the window|,
+**   cov[j]  = sum of those lengths (interval samples that overlap count
+**             twice), both 0 for an empty window;
+**   at[j]   = the sample in force at a[j] (the last with ts <= a[j]; an
+**             interval sample only when te >= a[j]), or -1.
+** The sums run over the samples in index order (reproducible to the bit). */
+void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v, size_t n,
+                          const int64_t *a, const int64_t *b, size_t m,
+                          double *area, int64_t *cov, int64_t *at);
+
 #endif

@@ -145,4 +145,43 @@ function TestIntervalsTable:test_step_integral()
   end
 end
 
+-- series_windows: unit cells.  Point samples: cell x (x >= the first
+-- sample) holds the value of the last sample at or before x; interval
+-- samples: every sample adds its value on the cells of [ts, te).
+function TestIntervalsTable:test_series_windows()
+  math.randomseed(10)
+  for _ = 1, 150 do
+    local n = math.random(0, 8)
+    local ts, te, v = {}, {}, {}
+    local t = math.random(0, 10)
+    for k = 1, n do
+      t = t + math.random(0, 6); ts[k] = t
+      te[k] = t + math.random(0, 12); v[k] = math.random(-4, 8) / 2
+    end
+    local ws, we = {}, {}
+    for j = 1, 12 do ws[j] = math.random(-5, 60); we[j] = ws[j] + math.random(-3, 20) end
+    for _, interval in ipairs({ false, true }) do
+      local area, cov, at = I.series_windows(ts, interval and te, v, ws, we)
+      for j = 1, #ws do
+        local wa, wc, wat = 0.0, 0, nil
+        for x = ws[j], we[j] - 1 do
+          if interval then
+            for k = 1, n do if ts[k] <= x and x < te[k] then wa = wa + v[k]; wc = wc + 1 end end
+          else
+            local last
+            for k = 1, n do if ts[k] <= x then last = k end end
+            if last then wa = wa + v[last]; wc = wc + 1 end
+          end
+        end
+        for k = 1, n do if ts[k] <= ws[j] then wat = k end end      -- the last sample at or before the start,
+        if interval and wat and te[wat] < ws[j] then wat = nil end   -- unless it ended before it
+        lu.assertAlmostEquals(area[j], wa, 1e-9)
+        lu.assertEquals(cov[j], wc)
+        lu.assertEquals(at[j], wat)
+      end
+    end
+  end
+  lu.assertErrorMsgContains("sorted", I.series_windows, { 5, 1 }, false, { 1, 1 }, { 0 }, { 9 })
+end
+
 os.exit(lu.LuaUnit.run())
