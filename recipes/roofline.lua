@@ -200,7 +200,7 @@ local function work_source(p, opts)
       end
     end
   end
-  -- Kineto: each kernel's launching op (perflab.timeline.launching_op: the
+  -- Kineto: each kernel's launching op (perflab.timeline.launch_links: the
   -- trace's ids, else the innermost enclosing op); an op's work is shared
   -- by its kernels in proportion to their durations
   local ext_ns = {}
@@ -208,7 +208,7 @@ local function work_source(p, opts)
   local function op_of(r, i) return launched_by[i] end
   if kin and next(kin) and p.tables.kernels then
     local k = p.tables.kernels
-    launched_by = IV.launching_op(p):col("launch_op_id"):to_lua()
+    launched_by = IV.launch_links(p)
     local dur = arrays(k, { "duration_ns" })
     for i = 1, k:nrows() do
       local e = launched_by[i]

@@ -181,9 +181,25 @@ end
 --     call's thread (pid, tid) enclosing the call (perflab.intervals.innermost).
 -- A kernel with neither keeps the three columns missing.  Profiles with no
 -- cpu_ops or runtime table get the columns all missing.
+--
+-- M.launch_links(p) gives the same as three arrays (id, name, link; one
+-- entry per kernel row, nil where missing) without changing the table: what
+-- a recipe uses, so a profile's tables stay as they were loaded.
 function M.launching_op(p)
   local k = p.tables.kernels
   if not k then error("launching_op: the profile has no kernels table", 2) end
+  local id, name, link = M.launch_links(p)
+  -- arrays with holes: __len gives add_column the row count
+  local len = { __len = function() return k:nrows() end }
+  k:add_column("launch_op_id", setmetatable(id, len), "integer")
+  k:add_column("launch_op_name", setmetatable(name, len), "string")
+  k:add_column("launch_op_link", setmetatable(link, len), "string")
+  return k
+end
+
+function M.launch_links(p)
+  local k = p.tables.kernels
+  if not k then error("launch_links: the profile has no kernels table", 2) end
   local ops, rt = p.tables.cpu_ops, p.tables.runtime
   local function arr(t, c) return t and t:has(c) and t:col(c):to_lua() or {} end
   local n = k:nrows()
@@ -220,12 +236,7 @@ function M.launching_op(p)
       end
     end
   end
-  -- arrays with holes: __len gives add_column the row count
-  local len = { __len = function() return n end }
-  k:add_column("launch_op_id", setmetatable(id, len), "integer")
-  k:add_column("launch_op_name", setmetatable(name, len), "string")
-  k:add_column("launch_op_link", setmetatable(link, len), "string")
-  return k
+  return id, name, link
 end
 
 return M

@@ -72,6 +72,9 @@ function TestLaunchingOp:test_hand_made()
                             { name = "k2", start_ns = 300, duration_ns = 1, external_id = 9, correlation = 11 },
                             { name = "k3", start_ns = 400, duration_ns = 1, external_id = 7, correlation = 12 } }, cols),
   } }
+  local ids, names, links = IV.launch_links(p)
+  lu.assertFalse(p.tables.kernels:has("launch_op_id"))     -- launch_links leaves the table as it was
+  lu.assertEquals({ ids[1], names[1], links[1], ids[2], names[2], links[2], ids[3] }, { 2, "B", "id", 2, "B", "time", nil })
   local k = IV.launching_op(p)
   local r = k:to_lua()
   lu.assertEquals({ r[1].launch_op_id, r[1].launch_op_name, r[1].launch_op_link }, { 2, "B", "id" })
