@@ -186,4 +186,19 @@ function TestDiff:test_summaries_without_sd_say_why()
   lu.assertNil(added.test)                    -- added: nothing to test
 end
 
+-- compare.welch on degenerate samples, as scipy.stats.ttest_ind(a, b,
+-- equal_var=False) returns them (SciPy 1.10): both variances 0 and means
+-- 1 vs 2 -> t = -inf, p = 0; equal constant samples -> nan, nan; fewer than
+-- two values a side -> nan, nan
+function TestDiff:test_welch_degenerate_cases()
+  local t, p = compare.welch({ 1, 1, 1 }, { 2, 2 })
+  lu.assertEquals(t, -math.huge); lu.assertEquals(p, 0)
+  t, p = compare.welch({ 3, 3 }, { 1, 1, 1 })
+  lu.assertEquals(t, math.huge); lu.assertEquals(p, 0)
+  t, p = compare.welch({ 1, 1, 1 }, { 1, 1 })
+  lu.assertTrue(t ~= t and p ~= p)
+  t, p = compare.welch({ 1 }, { 1, 2 })
+  lu.assertTrue(t ~= t and p ~= p)
+end
+
 os.exit(lu.LuaUnit.run())
