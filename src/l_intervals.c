@@ -198,7 +198,7 @@ static void readvals(lua_State *L, int arg, size_t n, int64_t **iv, double **dv,
   }
 }
 
-/* The column name at arg of table t (an error naming the columns it has). */
+/* The index of column name of t; an argument error at arg naming the column and table when it has none. */
 static int tcol(lua_State *L, pl_table *t, const char *name, int arg) {
   int c = pl_table_col(t, name);
   if (c < 0) luaL_argerror(L, arg, lua_pushfstring(L, "no column '%s' in table '%s'", name, t->name ? t->name : "?"));
