@@ -9,7 +9,12 @@ training step a ProfilerStep#N user annotation and a stream of operator
 groups: a cpu_op (aten::..., with Input Dims / Input type), its
 cudaLaunchKernel runtime call, the ac2g flow start/end pair and the kernel
 with grid/block/registers/shared memory/occupancy; now and then a memcpy,
-a memset, a cudaStreamSynchronize and a [memory] instant event.  Timestamps
+a memset, a cudaStreamSynchronize and a [memory] instant event.  The cpu
+ops of the thread follow one another (the next starts after the previous
+ends) inside their step's annotation, GEMMs inside a parent op
+(aten::linear around aten::addmm, aten::matmul around aten::mm), with the
+runtime call inside its op: nested or in sequence, as a profiler writes
+them, never overlapping without nesting.  Timestamps
 are fractional microseconds (ns resolution), as recent PyTorch writes them.
 The event mix (~23% cpu_op, 23% runtime, 23% kernel, 23% flow, rest other)
 and the mean event size (~330 bytes) are close to the corpus traces.
@@ -28,6 +33,9 @@ OPS = [
     ("aten::copy_", "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1})", [[64, 1024], [64, 1024], []]),
     ("aten::sum", "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4>)", [[64, 1024], [], [], []]),
 ]
+
+# ops written inside a parent op (nesting, as PyTorch's module ops do)
+PARENT = {"aten::addmm": "aten::linear", "aten::mm": "aten::matmul"}
 
 DEV = """    {
       "id": %d, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 84990623744,
@@ -73,9 +81,12 @@ def main():
                 ext += 1
                 corr += 1
                 t += rnd.randrange(2000, 40000)
+                parent_ts = t
+                if op in PARENT:
+                    t += 1000  # the GEMM starts 1 us into its parent op
                 dur = rnd.randrange(8000, 60000)
-                launch_ts = t + rnd.randrange(1000, dur - 2000)
                 launch_dur = rnd.randrange(2000, 6000)
+                launch_ts = t + rnd.randrange(500, dur - launch_dur - 500)  # the call lies inside its op
                 kts = launch_ts + rnd.randrange(5000, 200000)
                 kdur = rnd.randrange(1500, 900000)
                 grid = rnd.choice([(108, 1, 1), (1024, 1, 1), (4096, 1, 1), (32, 16, 1), (65535, 1, 1)])
@@ -86,6 +97,12 @@ def main():
                 wps = bps * block[0] * block[1] / 32.0
                 occ = min(100, int(wps / 64 * 100))
                 ev = []
+                if op in PARENT:
+                    # a module-level op around the GEMM (aten::linear around
+                    # aten::addmm): ops nest, the kernel's op is the inner one
+                    ev.append('  {\n    "ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,"Record function id": 0, "Ev Idx": %d, "Input Dims": %s, "Input type": [%s]\n    }\n  }'
+                              % (PARENT[op], pid, tid, us(parent_ts), us(dur + 2000), ext, ext - 1, str(dims), ", ".join('"float"' if d else '"Scalar"' for d in dims)))
+                    ext += 1
                 ev.append('  {\n    "ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,"Record function id": 0, "Ev Idx": %d, "Input Dims": %s, "Input type": [%s]\n    }\n  }'
                           % (op, pid, tid, us(t), us(dur), ext, ext - 1, str(dims), ", ".join('"float"' if d else '"Scalar"' for d in dims)))
                 ev.append('  {\n    "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,      "cbid": 211, "correlation": %d\n    }\n  }'
@@ -109,6 +126,10 @@ def main():
                     ev.append('  {\n    "ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",\n    "pid": %d, "tid": %d,\n    "ts": %s,\n    "args": {\n      "Total Reserved": 2097152, "Total Allocated": %d, "Bytes": %d, "Addr": %d, "Device Id": 0, "Device Type": 1\n    }\n  }'
                               % (pid, tid, us(t + 500), rnd.randrange(1 << 30), rnd.choice([512, 4096, -4096]), rnd.randrange(1 << 40)))
                 groups.append(",\n".join(ev))
+                t += dur  # the next op starts after this one ends: ops on a thread follow one another
+                if op in PARENT:
+                    t += 1000
+
             t += 50000
             ann = '  {\n    "ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,"Record function id": 0, "Ev Idx": %d\n    }\n  }' % (step, pid, tid, us(step_start), us(t - step_start), ext, ext)
             text = (",\n" if not first else "") + ann + ",\n" + ",\n".join(groups)

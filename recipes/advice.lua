@@ -135,7 +135,11 @@ local function oddities(p, report)
       evidence = { value_pct = value, threshold_pct = 100, table = where, source = p.source },
     }
   end
-  for name, t in pairs(p.tables) do
+  local tnames = {}
+  for name in pairs(p.tables) do tnames[#tnames + 1] = name end
+  table.sort(tnames)                   -- findings in a fixed order, not pairs'
+  for _, name in ipairs(tnames) do
+    local t = p.tables[name]
     local types = t:types()
     local cols = t:columns()
     if t:has("metric") and t:has("value") then

@@ -13,7 +13,12 @@
 -- regression_share_pct = 100 * delta_ns / (sum of the positive delta_ns),
 -- and, when both sides have per-launch durations for >= min_launches
 -- launches, Welch's t-test and the Mann-Whitney U test of the launch
--- durations (two-sided p).  status: added (B only), removed (A only),
+-- durations (two-sided p); where a side is a summary (nsys stats, with a
+-- standard deviation column) Welch's t from each side's mean, standard
+-- deviation and count (perflab.stats.welch_t_from_stats), and where no test
+-- can be made a column `test` says why (tb-profiler and nvprof summaries
+-- have no standard deviation; fewer launches than min_launches).
+-- status: added (B only), removed (A only),
 -- slower / faster (a test has p < alpha; without tests: |delta| > rel_pct %
 -- of A's total), same.  Configuration drift: the same kernel launched with
 -- another grid, block, registers per thread or shared memory per block,
@@ -39,6 +44,7 @@ local function collect(tbl, keycol, run, side)
   local runs, keys, names = col("run"), col(keycol), col("name")
   local want_run = run ~= nil and tostring(run) or nil
   local dur, calls, total = col("duration_ns"), col("calls"), col("total_ns")
+  local mean, sdev = col("mean_ns"), col("stddev_ns")
   local cfgcols = { "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers" }
   local cv = {}
   for i, c in ipairs(cfgcols) do cv[i] = col(c) end
@@ -77,6 +83,15 @@ local function collect(tbl, keycol, run, side)
         else
           e.calls = e.calls + (calls[r] or 0)
           e.total = e.total + (total[r] or 0)
+          -- summary statistics for Welch's t from (mean, sd, n): rows of one
+          -- key pooled (sum S of the values, sum Q of their squares)
+          local c, m, sd = calls[r], mean[r] or (calls[r] and calls[r] > 0 and total[r] and total[r] / calls[r]), sdev[r]
+          if c and c > 0 and m then
+            e.sn = (e.sn or 0) + c
+            e.S = (e.S or 0) + c * m
+            if sd and e.sd_ok ~= false then e.Q = (e.Q or 0) + (c - 1) * sd * sd + c * m * m; e.sd_ok = true
+            else e.sd_ok = false end
+          end
         end
       end
     end
@@ -84,7 +99,31 @@ local function collect(tbl, keycol, run, side)
   if #order == 0 then
     perflab.fail(string.format("diff: %s has no kernels%s", side, run and (" in run " .. tostring(run)) or ""))
   end
+  -- n, mean and sample sd of each key (nil sd where the input has none)
+  for _, key in ipairs(order) do
+    local e = per[key]
+    if e.durs and #e.durs > 0 then
+      e.n, e.mean = #e.durs, compare.stats.mean(e.durs)
+      if #e.durs > 1 then e.sd = compare.stats.sd(e.durs) end
+    elseif e.sn and e.sn > 0 then
+      e.n, e.mean = e.sn, e.S / e.sn
+      if e.sd_ok and e.sn > 1 then e.sd = math.sqrt(math.max(0, (e.Q - e.sn * e.mean * e.mean) / (e.sn - 1))) end
+    end
+  end
   return per, order
+end
+
+-- why a pair of sides cannot be tested (nil when Welch from summaries can)
+local function untested(a, b, min_launches)
+  if a.durs and b.durs then return string.format("fewer than %d launches a side", min_launches) end
+  local why = {}
+  for _, x in ipairs({ { "A", a }, { "B", b } }) do
+    local e = x[2]
+    if not e.n or e.n < 2 then why[#why + 1] = x[1] .. " has fewer than 2 calls"
+    elseif not e.sd then why[#why + 1] = x[1] .. " has no per-launch durations or standard deviation" end
+  end
+  if #why > 0 then return "no test: " .. table.concat(why, "; ") end
+  return nil
 end
 
 local function kernel_table(p)
@@ -185,6 +224,13 @@ return {
         local _, pw = compare.welch(b.durs, a.durs)
         r.p_welch = nanil(pw)
         r.p_mwu = nanil((compare.mwu(b.durs, a.durs)))
+      elseif a and b then
+        r.test = untested(a, b, opts.min_launches)
+        if not r.test then
+          -- a summary side: Welch's t from (mean, sd, n) of each side
+          r.p_welch = nanil(compare.stats.welch_t_from_stats(b.mean, b.sd, b.n, a.mean, a.sd, a.n).p)
+          r.test = "Welch from mean, sd, n"
+        end
       end
       if not a then r.status = "added"
       elseif not b then r.status = "removed"
@@ -193,7 +239,7 @@ return {
         local shifted
         if tested then
           shifted = (r.p_welch and r.p_welch < opts.alpha) or (r.p_mwu and r.p_mwu < opts.alpha)
-          local ma, mb = compare.mean(a.durs), compare.mean(b.durs)
+          local ma, mb = a.mean, b.mean
           r.status = shifted and (mb > ma and "slower" or "faster") or "same"
         else
           shifted = a.total > 0 and math.abs(r.delta_ns) > opts.rel_pct / 100 * a.total
@@ -222,6 +268,9 @@ return {
     end)
     local cols = { "kernel", "calls_a", "calls_b", "total_ns_a", "total_ns_b", "delta_ns", "regression_share_pct",
       "p_welch", "p_mwu", "status" }
+    local any_test = false
+    for _, r in ipairs(rows) do if r.test then any_test = true end end
+    if any_test then table.insert(cols, 10, "test") end
     local t = T.from_rows(rows, cols, "diff")
     local tot_a, tot_b = 0, 0
     local counts = { added = 0, removed = 0, slower = 0, faster = 0, same = 0 }
@@ -235,7 +284,8 @@ return {
       devices_differ and string.format("devices differ (A: %s, B: %s); ", deva, devb) or "", labels[1], labels[2], units.ns(tot_a), units.ns(tot_b), tot_a > 0 and 100 * (tot_b - tot_a) / tot_a or 0,
       #rows, counts.slower, counts.faster, counts.same, counts.added, counts.removed,
       shown ~= t and string.format(" (top %d shown)", opts.top) or ""),
-      note = "delta_ns = total_ns_b - total_ns_a; regression_share_pct = delta_ns / sum of positive delta_ns; p_welch, p_mwu: two-sided tests of the per-launch durations (B vs A) when each side has enough launches." })
+      note = "delta_ns = total_ns_b - total_ns_a; regression_share_pct = delta_ns / sum of positive delta_ns; p_welch, p_mwu: two-sided tests of the per-launch durations (B vs A) when each side has enough launches"
+        .. (any_test and "; test: how p_welch was found where not from launches (Welch's t from each side's mean, standard deviation and count, as scipy ttest_ind_from_stats), or why there is no test." or ".") })
 
     -- findings: the biggest contributors to the regression, added and removed
     for i, r in ipairs(rows) do

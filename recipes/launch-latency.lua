@@ -12,7 +12,8 @@
 --                  max_ns, outliers) -- per stream and a row "all" (stream
 --                  missing); outliers: delay > launch_delay_outlier_ns (100 us)
 --   outliers      the worst launches: kernel, device, stream, delay_ns,
---                  runtime, runtime_ns, start_ns
+--                  runtime, runtime_ns, start_ns, duration_ns, correlation
+--                  (start, duration and correlation join back to the kernels)
 --   runtime_calls (runtime, calls, total_ns, p50_ns, max_ns, over_threshold)
 --                  -- over_threshold: calls longer than runtime_outlier_ns (50 us)
 --   short_kernels (kernel, calls, short_calls, kernel_ns, launch_ns) --
@@ -170,7 +171,8 @@ return {
       for i = 1, math.min(opts.top, #launched) do
         local o = launched[i]
         out_rows[#out_rows + 1] = { kernel = o.name, device = o.device, stream = o.stream, delay_ns = o.delay,
-                                    runtime = o.rt_name, runtime_ns = o.rt_e - o.rt_s, start_ns = o.s }
+                                    runtime = o.rt_name, runtime_ns = o.rt_e - o.rt_s, start_ns = o.s,
+                                    duration_ns = o.dur, correlation = o.corr }
       end
       -- runtime calls
       local rt = p.tables.runtime
@@ -281,7 +283,7 @@ return {
       "p99_ns", "max_ns", "outliers" }, "launch_delay"),
       { title = "launch delay = kernel start - launch call end (ns); last row: all streams" })
     report:table("outliers", T.from_rows(out_rows, { "kernel", "device", "stream", "delay_ns", "runtime", "runtime_ns",
-      "start_ns" }, "outliers"), { title = string.format("the %d longest launch delays", opts.top) })
+      "start_ns", "duration_ns", "correlation" }, "outliers"), { title = string.format("the %d longest launch delays", opts.top) })
     report:table("runtime_calls", T.from_rows(rt_rows, { "runtime", "calls", "total_ns", "p50_ns", "max_ns",
       "over_threshold" }, "runtime_calls"):sort_by("-total_ns", "runtime"),
       { title = string.format("runtime API calls (over_threshold: longer than %s)", units.ns(opts.runtime_outlier_ns)) })

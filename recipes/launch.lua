@@ -31,8 +31,10 @@ local gpus = require "perflab.gpus"
 local weighting = require "perflab.weighting"
 local T = perflab.table
 
+-- id, start_ns, duration_ns: the launch's join keys (id = the input's id
+-- column or the 0-based row; start and duration where the input has them)
 local COLS = { "kernel", "grid_size", "block_size", "sm_count", "active_blocks", "waves_per_sm",
-  "tail_pct", "findings" }
+  "tail_pct", "findings", "id", "start_ns", "duration_ns" }
 
 local function sms_from_rules(p)
   local rules = p.tables.rules
@@ -150,7 +152,7 @@ R = {
           end
           rows[#rows + 1] = { kernel = kernel, grid_size = grid, block_size = bs, sm_count = sms,
             active_blocks = active, waves_per_sm = waves or r.waves_per_sm, tail_pct = tail_pct,
-            findings = table.concat(ids, ", ") }
+            findings = table.concat(ids, ", "), id = id, start_ns = r.start_ns, duration_ns = r.duration_ns }
         end
         ::next::
       end

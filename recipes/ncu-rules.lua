@@ -141,7 +141,11 @@ local function evaluate(r, mm, ctx, th)
   local cpi = get("cycles_per_issue")
   local stalls = {}
   local function scan(map)
-    for name, v in pairs(map) do
+    local names = {}
+    for name in pairs(map) do if type(name) == "string" then names[#names + 1] = name end end
+    table.sort(names)                  -- the first metric of a reason in name order, not pairs'
+    for _, name in ipairs(names) do
+      local v = map[name]
       if type(name) == "string" and type(v) == "number" then
         for _, pat in ipairs(R.stall_patterns) do
           local reason = name:match(pat)
@@ -154,7 +158,7 @@ local function evaluate(r, mm, ctx, th)
   if cpi and next(stalls) then
     local sorted = {}
     for reason, v in pairs(stalls) do sorted[#sorted + 1] = { reason, v } end
-    table.sort(sorted, function(a, b) return a[2] > b[2] end)
+    table.sort(sorted, function(a, b) if a[2] ~= b[2] then return a[2] > b[2] end return a[1] < b[1] end)
     for _, s in ipairs(sorted) do
       local ratio = s[2] / cpi
       if (not issue or issue < th.stall_issue_active) and ratio > th.stall_ratio then
@@ -393,7 +397,11 @@ NR = {
           g.dur = g.dur + (r.duration_ns or 0)
         end
         -- what ncu fired that perflab implements but did not fire here
-        for rid, info in pairs(fired[id] or {}) do
+        local rids = {}
+        for rid in pairs(fired[id] or {}) do rids[#rids + 1] = rid end
+        table.sort(rids)
+        for _, rid in ipairs(rids) do
+          local info = fired[id][rid]
           if R.rule(rid) then
             ncu_total = ncu_total + 1
             if mine[rid] then matched = matched + 1

@@ -37,7 +37,17 @@ local T = perflab.table
 local COLS = { "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_config_bytes",
   "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
   "block_limit_barriers", "active_blocks", "theoretical_warps", "theoretical_occupancy_pct",
-  "achieved_occupancy_pct", "est_achieved_occupancy_pct", "reported_occupancy_pct", "limiter" }
+  "achieved_occupancy_pct", "est_achieved_occupancy_pct", "reported_occupancy_pct", "limiter",
+  "id", "start_ns", "duration_ns" }   -- the launch's join keys (id: the input's id or the 0-based row)
+
+-- the keys of a set, sorted: notes in a fixed order (pairs' order changes
+-- from run to run in Lua 5.4)
+local function sorted_keys(t)
+  local k = {}
+  for x in pairs(t) do k[#k + 1] = x end
+  table.sort(k)
+  return k
+end
 
 local function round2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 
@@ -195,6 +205,7 @@ R = {
             est_achieved_occupancy_pct = my_est,
             reported_occupancy_pct = reported,
             limiter = table.concat(o.limiter, ", "),
+            id = r.id or (i - 1), start_ns = r.start_ns, duration_ns = r.duration_ns,
           }
           rows[#rows + 1] = row
           -- compare with what the input printed (ncu: every block limit, the
@@ -303,8 +314,8 @@ R = {
             #mismatches, table.concat(mismatches, "; ", 1, math.min(#mismatches, 5))),
           evidence = { count = #mismatches } }
       end
-      for a in pairs(assumptions) do report:note(a) end
-      for c in pairs(inferred) do
+      for _, a in ipairs(sorted_keys(assumptions)) do report:note(a) end
+      for _, c in ipairs(sorted_keys(inferred)) do
         report:note(string.format("%s prints no compute capability; used %s, the first that fits", p.source, c))
       end
       if skipped > 0 then report:note(string.format("%d launches without block size or registers were skipped", skipped)) end

@@ -49,6 +49,15 @@ local function guess_precision(name)
   return "fp32"
 end
 
+-- the keys of a set, sorted: notes in a fixed order (pairs' order changes
+-- from run to run in Lua 5.4)
+local function sorted_keys(t)
+  local k = {}
+  for x in pairs(t) do k[#k + 1] = x end
+  table.sort(k)
+  return k
+end
+
 local function r2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 
 ---------------------------------------------------------------------------
@@ -159,50 +168,6 @@ local function kineto_op_work(p)
   return by, skipped
 end
 
--- Kineto: the operator that launched each kernel.  The kernel's External id
--- names its op in most traces; where it does not (HTA-processed traces give
--- GPU events their correlation id as External id), the kernel's runtime
--- call (same correlation) is placed inside the innermost cpu op on the same
--- thread that encloses it in time.  Returns correlation -> op external id.
-local function kineto_launching_ops(p)
-  local ops, rt = p.tables.cpu_ops, p.tables.runtime
-  if not ops or not rt or not rt:has("correlation") then return {} end
-  -- per thread: starts, ends, 0 for an op / 1 for a runtime call, and the
-  -- op's external id or the call's correlation
-  local per = {}
-  local function add(key, s, e, kind, v)
-    local l = per[key]
-    if not l then l = { s = {}, e = {}, k = {}, v = {}, n = 0 }; per[key] = l end
-    local n = l.n + 1
-    l.n = n; l.s[n] = s; l.e[n] = e; l.k[n] = kind; l.v[n] = v
-  end
-  local os_, od, oext, opid, otid = arrays(ops, { "start_ns", "duration_ns", "external_id", "pid", "tid" })
-  for i = 1, ops:nrows() do
-    if os_[i] and od[i] and oext[i] then add(tostring(opid[i]) .. "|" .. tostring(otid[i]), os_[i], os_[i] + od[i], 0, oext[i]) end
-  end
-  local rc, rs, rd, rpid, rtid = arrays(rt, { "correlation", "start_ns", "duration_ns", "pid", "tid" })
-  for i = 1, rt:nrows() do
-    if rc[i] and rs[i] then
-      local key = tostring(rpid[i]) .. "|" .. tostring(rtid[i])
-      if per[key] then add(key, rs[i], rs[i] + (rd[i] or 0), 1, rc[i]) end
-    end
-  end
-  local out = {}
-  for _, l in pairs(per) do
-    -- ops before runtime calls at the same start; longer ops first; then
-    -- table order (ops, then calls)
-    local order = IV.order(l.n, { s = l.s, k = l.k, e = l.e }, { "s", "k", "-e" })
-    local stack, top = {}, 0
-    for _, j in ipairs(order) do
-      local e = l.e[j]
-      while top > 0 and l.e[stack[top]] < e do stack[top] = nil; top = top - 1 end
-      if l.k[j] == 0 then top = top + 1; stack[top] = j
-      elseif top > 0 then out[l.v[j]] = l.v[stack[top]] end
-    end
-  end
-  return out
-end
-
 -- a name reduced to its last identifier without templates or arguments
 local function bare(name)
   local s = (name or ""):gsub("%b()", ""):gsub("%b<>", ""):gsub("^%s*void%s+", "")
@@ -238,18 +203,19 @@ local function work_source(p, opts)
       end
     end
   end
-  -- Kineto: an op's work is shared by its kernels in proportion to their durations
+  -- Kineto: each kernel's launching op (perflab.timeline.launch_links: the
+  -- trace's ids, else the innermost enclosing op); an op's work is shared
+  -- by its kernels in proportion to their durations
   local ext_ns = {}
   local launched_by = {}
-  local function op_of(r)
-    if r.external_id and kin[r.external_id] then return r.external_id end
-    return r.correlation and launched_by[r.correlation]
-  end
+  local function op_of(r, i) return launched_by[i] end
   if kin and next(kin) and p.tables.kernels then
-    launched_by = kineto_launching_ops(p)
-    for _, r in p.tables.kernels:rows() do
-      local e = op_of(r)
-      if e and kin[e] then ext_ns[e] = (ext_ns[e] or 0) + (r.duration_ns or 0) end
+    local k = p.tables.kernels
+    launched_by = IV.launch_links(p)
+    local dur = arrays(k, { "duration_ns" })
+    for i = 1, k:nrows() do
+      local e = launched_by[i]
+      if e and kin[e] then ext_ns[e] = (ext_ns[e] or 0) + (dur[i] or 0) end
     end
   end
   return function(i, r)
@@ -279,7 +245,7 @@ local function work_source(p, opts)
       end
       if flops or bytes then return flops, bytes, prec, "ncu instruction and DRAM metrics" end
     end
-    local e = kin and op_of(r)
+    local e = kin and op_of(r, i)
     if e and kin[e] then
       local w = kin[e]
       local share = (ext_ns[e] or 0) > 0 and (r.duration_ns or 0) / ext_ns[e] or 1
@@ -399,7 +365,12 @@ return {
         end
         rows[#rows + 1] = row
       end
-      table.sort(rows, function(a, b) return (a.time_share_pct or 0) > (b.time_share_pct or 0) end)
+      local pos = {}
+      for i, r in ipairs(rows) do pos[r] = i end   -- ties in first-seen order (table.sort is not stable)
+      table.sort(rows, function(a, b)
+        if (a.time_share_pct or 0) ~= (b.time_share_pct or 0) then return (a.time_share_pct or 0) > (b.time_share_pct or 0) end
+        return pos[a] < pos[b]
+      end)
       local tname = #inputs > 1 and ("roofline_" .. idx) or "roofline"
       local bl = {}
       for b in pairs(basis) do bl[#bl + 1] = b end
@@ -416,7 +387,10 @@ return {
       end
       if #parts > 0 then
         local worst, wv = nil, -1
-        for b, v in pairs(share_by_bound) do if v > wv then worst, wv = b, v end end
+        for _, b in ipairs({ "compute-bound", "memory-bound", "latency-bound", "balanced" }) do
+          local v = share_by_bound[b]
+          if v and v > wv then worst, wv = b, v end
+        end
         report:finding { severity = worst == "latency-bound" and "warn" or "info", rule = "roofline.time_by_bound",
           message = string.format("kernel time by bound (time-weighted): %s", table.concat(parts, ", ")),
           evidence = { compute_bound_pct = r2(share_by_bound["compute-bound"]),
@@ -431,15 +405,12 @@ return {
             gpu.si(row.attainable_flops_per_s, "FLOP/s")),
           evidence = { flops = row.flops, bytes = row.bytes, efficiency_pct = row.efficiency_pct } }
       end
-      local hl = {}
-      for h in pairs(hows) do hl[#hl + 1] = h end
-      table.sort(hl)
-      for _, h in ipairs(hl) do report:note("FLOPs and bytes from " .. h) end
+      for _, h in ipairs(sorted_keys(hows)) do report:note("FLOPs and bytes from " .. h) end
       if skipped_ops > 0 then
         report:note(string.format("%d GEMM operator%s (aten::mm, addmm, bmm, baddbmm) skipped: Input Dims holds fewer "
           .. "or empty shapes than the FLOPs need, and the trace gives no flops for them", skipped_ops, skipped_ops == 1 and "" or "s"))
       end
-      for prec in pairs(missing_peak) do
+      for _, prec in ipairs(sorted_keys(missing_peak)) do
         report:note(string.format("no %s peak for %s in perflab.gpus; add it in ~/.config/perflab/gpus.lua",
           prec, model and model.id or "this GPU"))
       end

@@ -218,7 +218,8 @@ local function host_steps(p, c)
     for _, r in st:rows() do
       steps[#steps + 1] = { name = r.step, s = r.start_ns, e = r.start_ns + (r.duration_ns or 0) }
     end
-    table.sort(steps, function(x, y) return x.s < y.s end)
+    for i, x in ipairs(steps) do x.pos = i end   -- ties in table order (table.sort is not stable)
+    table.sort(steps, function(x, y) if x.s ~= y.s then return x.s < y.s end return x.pos < y.pos end)
   elseif c.cpu_min <= c.cpu_max then
     steps[1] = { name = 0, s = c.cpu_min, e = c.cpu_max }
   end

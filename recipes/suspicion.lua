@@ -42,6 +42,7 @@
 local perflab = require "perflab"
 local T = perflab.table
 local compare = require "perflab.compare"
+local I = require "perflab.intervals"
 local units = perflab.units
 
 local finite, NaN = compare.finite, compare.NaN
@@ -66,7 +67,7 @@ local function new_series() return { ts = {}, v = {}, e = nil } end
 local function sort_series(s)
   local idx = {}
   for i = 1, #s.ts do idx[i] = i end
-  table.sort(idx, function(a, b) return s.ts[a] < s.ts[b] end)
+  table.sort(idx, function(a, b) if s.ts[a] ~= s.ts[b] then return s.ts[a] < s.ts[b] end return a < b end)
   local ts, v, e = {}, {}, s.e and {} or nil
   for k, i in ipairs(idx) do ts[k] = s.ts[i]; v[k] = s.v[i]; if e then e[k] = s.e[i] end end
   s.ts, s.v, s.e = ts, v, e
@@ -83,40 +84,6 @@ local function upper(ts, t)
   return ans
 end
 
--- integral of the step function over [a, b] and the length it covers
-local function integrate(s, a, b)
-  local ts, v = s.ts, s.v
-  local n = #ts
-  if n == 0 or b <= a then return 0, 0 end
-  local area, cov = 0, 0
-  if s.e then -- interval samples: value over [ts, e]
-    local i = math.max(1, upper(ts, a) - 8)
-    while i <= n and ts[i] < b do
-      local lo, hi = math.max(a, ts[i]), math.min(b, s.e[i])
-      if hi > lo then area = area + v[i] * (hi - lo); cov = cov + (hi - lo) end
-      i = i + 1
-    end
-    return area, cov
-  end
-  local i = upper(ts, a)
-  if i == 0 then i = 1 end
-  while i <= n and ts[i] < b do
-    local lo = math.max(a, ts[i])
-    local hi = (i < n) and math.min(b, ts[i + 1]) or b
-    if hi > lo then area = area + v[i] * (hi - lo); cov = cov + (hi - lo) end
-    i = i + 1
-  end
-  return area, cov
-end
-
--- value at time t (step function), or nil
-local function value_at(s, t)
-  local i = upper(s.ts, t)
-  if i == 0 then return nil end
-  if s.e and s.e[i] < t then return nil end
-  return s.v[i]
-end
-
 -- ---- a side: cycles, executions, metrics ---------------------------------
 
 -- side = { cycles = { {run=, id=, dur=, fn = {key -> {busy=, area = {metric -> a}, cov = {metric -> c}, calls=}}} },
@@ -125,11 +92,14 @@ end
 --          cmetric = {cycle index -> {device -> {metric -> value}}} (per-cycle metric samples) }
 
 local function new_side()
-  return { cycles = {}, fnames = {}, metrics = {}, runs = {} }
+  return { cycles = {}, fnames = {}, metrics = {}, runs = {}, pending = {}, pending_order = {} }
 end
 
 local function fkey(name, dev) return name .. "\0" .. dev end
 
+-- An execution [s, e) of a function: its busy time now; its metric values
+-- (the time-weighted mean of each of the device's series over [s, e), or
+-- the value in force at s when no sample covers it) when settle() runs.
 local function add_exec(side, cyc, name, dev, s, e, series_by_dev)
   local key = fkey(name, dev)
   if not side.fnames[key] then side.fnames[key] = { name = name, device = dev } end
@@ -139,17 +109,38 @@ local function add_exec(side, cyc, name, dev, s, e, series_by_dev)
   f.calls = f.calls + 1
   local ser = series_by_dev and series_by_dev[dev]
   if ser and s then
-    for m, sr in pairs(ser) do
-      local a, c = integrate(sr, s, e)
-      if c > 0 then
-        f.area[m] = (f.area[m] or 0) + a
-        f.cov[m] = (f.cov[m] or 0) + c
-      else
-        local v = value_at(sr, s)
-        if v then f.point[m] = f.point[m] or {}; f.point[m][#f.point[m] + 1] = v end
+    local q = side.pending[ser]
+    if not q then q = { f = {}, s = {}, e = {} }; side.pending[ser] = q; side.pending_order[#side.pending_order + 1] = ser end
+    local k = #q.f + 1
+    q.f[k], q.s[k], q.e[k] = f, s, e
+  end
+end
+
+-- The pending executions against their device's series: one call of the
+-- interval engine per series (perflab.intervals.series_windows) gives each
+-- execution's integral, covered length and the sample in force at its
+-- start; they are added in execution order, per function and metric.
+local function settle(side)
+  for _, ser in ipairs(side.pending_order) do
+    local q = side.pending[ser]
+    local ms = {}
+    for m in pairs(ser) do ms[#ms + 1] = m end
+    table.sort(ms)
+    for _, m in ipairs(ms) do
+      local sr = ser[m]
+      local area, cov, at = I.series_windows(sr.ts, sr.e or false, sr.v, q.s, q.e)
+      for k, f in ipairs(q.f) do
+        if cov[k] > 0 then
+          f.area[m] = (f.area[m] or 0) + area[k]
+          f.cov[m] = (f.cov[m] or 0) + cov[k]
+        elseif at[k] then
+          f.point[m] = f.point[m] or {}
+          f.point[m][#f.point[m] + 1] = sr.v[at[k]]
+        end
       end
     end
   end
+  side.pending, side.pending_order = {}, {}
 end
 
 -- Kineto trace -> one run
@@ -186,7 +177,8 @@ local function read_kineto(side, p, opts)
     perflab.fail(string.format("%s has no cycles: no ProfilerStep#N spans%s (name the annotation that marks a cycle with --set cycle=NAME)",
       p.source, opts.cycle ~= "ProfilerStep" and (" and no complete events named '" .. opts.cycle .. "'") or ""))
   end
-  table.sort(cyc, function(a, b) return a.start < b.start end)
+  for i, c in ipairs(cyc) do c.pos = i end     -- ties in input order (table.sort is not stable)
+  table.sort(cyc, function(a, b) if a.start ~= b.start then return a.start < b.start end return a.pos < b.pos end)
   local starts = {}
   for i, c in ipairs(cyc) do starts[i] = c.start end
   -- counters
@@ -261,6 +253,7 @@ local function read_kineto(side, p, opts)
       end
     end
   end
+  settle(side)
   for _, c in ipairs(cyc) do side.cycles[#side.cycles + 1] = c end
   return dropped
 end
@@ -332,6 +325,7 @@ local function finish_csv(side, state)
     for _, x in ipairs(c.execs or {}) do
       add_exec(side, c, x.name, x.device, x.s or 0, (x.s or 0) + x.d, x.s and series or nil)
     end
+    settle(side)
     -- per-cycle metric values apply to every function of the cycle on that device
     local cv = state.cval[c.run .. "\0" .. tostring(c.id)]
     if cv then

@@ -15,12 +15,19 @@
 **   set:contains(t)   set:find(t)  set:get(i) -> s, e
 **   for s, e in set:iter() do ... end
 **   set:to_lua() -> {{s, e}, ...}      set:to_arrays() / I.to_arrays(set) -> starts, ends
+**   I.from_table(t, start_col, end_col [, {duration = true, by = col, where = mask}])
+**   set:locate(points) -> integer column   set:length_within(lo, hi)
+**   I.innermost(ops, queries [, {start, duration | stop, by, where, query_where}])
+**   I.step_integral(starts, ends, values [, {cap, lo, hi, n}])
+**   I.series_windows(ts, te, values, starts, ends) -> area, cov, at
+** (docs/intervals.md has the whole contract.)
 */
 #include "lbind.h"
 #include "intervals.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PL_IVSET_T "perflab.IntervalSet"
@@ -151,6 +158,400 @@ static int l_from_pairs(lua_State *L) {
 
 static int l_empty(lua_State *L) { newset(L); return 1; }
 
+
+/* ---- tables and columns ------------------------------------------------- */
+
+/* Values of a source at arg: a column object or a Lua array (nil holes
+** allowed), read as int64 times (iv) or doubles (dv), with miss[i] = 1 for
+** a missing value; n values (a column shorter than n is missing beyond its
+** end; an array is read at 1..n, nil is missing).  The arrays are boxes pushed on the stack. */
+static void readvals(lua_State *L, int arg, size_t n, int64_t **iv, double **dv, unsigned char **miss) {
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, arg, PL_COLUMN_T);
+  if (!c && !lua_istable(L, arg)) luaL_typeerror(L, arg, "array of numbers or column");
+  if (c && c->t->cols[c->col]->type == PL_STR)
+    luaL_argerror(L, arg, lua_pushfstring(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name));
+  size_t len = c ? c->t->nrows : n;                    /* an array is read to n: nil holes */
+  *miss = lua_newuserdatauv(L, n ? n : 1, 0);
+  if (iv) *iv = lua_newuserdatauv(L, (n ? n : 1) * sizeof **iv, 0);
+  if (dv) *dv = lua_newuserdatauv(L, (n ? n : 1) * sizeof **dv, 0);
+  for (size_t i = 0; i < n; i++) {
+    int m = 1, isint = 0;
+    int64_t x = 0; double d = 0;
+    if (i < len && c) {
+      if (!pl_cell_missing(c->t, c->col, i)) {
+        m = 0;
+        if (c->t->cols[c->col]->type == PL_NUM) d = pl_cell_num(c->t, c->col, i);
+        else { x = pl_cell_int(c->t, c->col, i); isint = 1; }
+      }
+    } else if (i < len) {
+      lua_geti(L, arg, (lua_Integer)i + 1);
+      if (lua_isinteger(L, -1)) { x = (int64_t)lua_tointeger(L, -1); isint = 1; m = 0; }
+      else if (lua_type(L, -1) == LUA_TNUMBER) { d = lua_tonumber(L, -1); m = 0; }
+      else if (!lua_isnil(L, -1))
+        luaL_argerror(L, arg, lua_pushfstring(L, "element %d is a %s, not a number", (int)i + 1, luaL_typename(L, -1)));
+      lua_pop(L, 1);
+    }
+    if (!m && !isint && d != d) m = 1;                   /* NaN: missing */
+    (*miss)[i] = (unsigned char)m;
+    if (iv) (*iv)[i] = m ? 0 : isint ? x : checkts(L, arg, "element", i, 0, 0, d);
+    if (dv) (*dv)[i] = m ? 0 : isint ? (double)x : d;
+  }
+}
+
+/* The index of column name of t; an argument error at arg naming the column and table when it has none. */
+static int tcol(lua_State *L, pl_table *t, const char *name, int arg) {
+  int c = pl_table_col(t, name);
+  if (c < 0) luaL_argerror(L, arg, lua_pushfstring(L, "no column '%s' in table '%s'", name, t->name ? t->name : "?"));
+  return c;
+}
+
+/* Pushes the column object for column c of the table object at index tix. */
+static void pushcol(lua_State *L, int tix, pl_table *t, int c) {
+  tix = lua_absindex(L, tix);
+  pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1);
+  u->t = t; u->col = c;
+  luaL_setmetatable(L, PL_COLUMN_T);
+  lua_pushvalue(L, tix);
+  lua_setiuservalue(L, -2, 1);
+}
+
+/* Pushes a one-column integer table "name" holding 1-based v[i] + 1 (missing
+** where v[i] < 0) and returns its column object in place of the table. */
+static void pushindex(lua_State *L, const char *name, const int64_t *v, size_t n) {
+  pl_table *t = pl_table_new(name);
+  int c = pl_table_add_col(t, "index", PL_INT);
+  pl_table_reserve(t, n);
+  for (size_t i = 0; i < n; i++) {
+    pl_cell x; x.i = v[i] < 0 ? PL_INT_NA : v[i] + 1;
+    pl_table_append(t, &x);
+  }
+  pl_l_pushtable(L, t);
+  pushcol(L, -1, t, c);
+  lua_remove(L, -2);
+}
+
+/* opts.where as skip flags for n rows: a boolean column (or an array of
+** booleans) that keeps the rows where it is true, or a function(row) that
+** keeps the rows where it returns a true value.  NULL when absent. */
+static unsigned char *wheremask(lua_State *L, int opts, const char *field, size_t n) {
+  if (opts == 0 || !lua_istable(L, opts)) return NULL;
+  lua_getfield(L, opts, field);
+  int w = lua_gettop(L);
+  if (lua_isnil(L, w)) { lua_pop(L, 1); return NULL; }
+  unsigned char *skip = lua_newuserdatauv(L, n ? n : 1, 0);
+  lua_insert(L, w);                                      /* box below the value */
+  w = lua_gettop(L);
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, w, PL_COLUMN_T);
+  if (c) {
+    if (c->t->cols[c->col]->type != PL_BOOL || c->t->nrows != n)
+      luaL_error(L, "%s: a boolean column of %d rows expected, found a %s column of %d rows", field, (int)n,
+                 pl_type_name(c->t->cols[c->col]->type), (int)c->t->nrows);
+    for (size_t i = 0; i < n; i++) skip[i] = pl_cell_missing(c->t, c->col, i) || pl_cell_int(c->t, c->col, i) == 0;
+  } else if (lua_isfunction(L, w)) {
+    for (size_t i = 0; i < n; i++) {
+      lua_pushvalue(L, w);
+      lua_pushinteger(L, (lua_Integer)i + 1);
+      lua_call(L, 1, 1);
+      skip[i] = !lua_toboolean(L, -1);
+      lua_pop(L, 1);
+    }
+  } else if (lua_istable(L, w)) {
+    for (size_t i = 0; i < n; i++) { lua_geti(L, w, (lua_Integer)i + 1); skip[i] = !lua_toboolean(L, -1); lua_pop(L, 1); }
+  } else {
+    luaL_error(L, "%s: a boolean column, an array of booleans or a function expected, found a %s", field, luaL_typename(L, w));
+  }
+  lua_pop(L, 1);                                         /* the value; the box stays */
+  return skip;
+}
+
+/* Group codes of the rows of t by the key columns named in the string or
+** array at opts.by: rows with equal values in every key column get the same
+** code.  codes is a Lua table (at index ctab) mapping key values to dense
+** codes, shared between calls so two tables get comparable codes.  A
+** missing key value gives the row skip[i] = 1.  The array is a box on the
+** stack. */
+static int64_t *groupcodes(lua_State *L, pl_table *t, int opts, int ctab, unsigned char *skip, int *any) {
+  size_t n = t->nrows;
+  *any = 0;
+  if (opts == 0 || !lua_istable(L, opts)) return NULL;
+  lua_getfield(L, opts, "by");
+  if (lua_isnil(L, -1)) { lua_pop(L, 1); return NULL; }
+  if (lua_isstring(L, -1)) { lua_createtable(L, 1, 0); lua_insert(L, -2); lua_rawseti(L, -2, 1); }
+  luaL_argcheck(L, lua_istable(L, -1), opts, "by: a column name or an array of names expected");
+  int by = lua_gettop(L);
+  int nby = (int)luaL_len(L, by);
+  int64_t *g = lua_newuserdatauv(L, (n ? n : 1) * sizeof *g, 0);
+  for (size_t i = 0; i < n; i++) g[i] = 0;
+  *any = 1;
+  for (int k = 1; k <= nby; k++) {
+    lua_geti(L, by, k);
+    int c = tcol(L, t, luaL_checkstring(L, -1), opts);
+    lua_pop(L, 1);
+    lua_geti(L, ctab, k);                                /* this key column's value -> code */
+    if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_newtable(L); lua_pushvalue(L, -1); lua_rawseti(L, ctab, k); }
+    int map = lua_gettop(L);
+    lua_Integer ncode;                                   /* codes handed out so far: map["\1n"] */
+    lua_getfield(L, map, "\001n"); ncode = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0; lua_pop(L, 1);
+    pl_column *col = t->cols[c];
+    size_t ids = col->type == PL_STR ? pl_pool_count(t->pool) + 1 : 0;
+    int64_t *idcode = ids ? lua_newuserdatauv(L, ids * sizeof *idcode, 0) : NULL;
+    for (size_t j = 0; j < ids; j++) idcode[j] = -1;
+    for (size_t i = 0; i < n; i++) {
+      if (pl_cell_missing(t, c, i)) { skip[i] = 1; continue; }
+      int64_t code;
+      uint32_t id = 0;
+      if (idcode && idcode[id = col->v.str[i]] >= 0) code = idcode[id];
+      else {
+        if (col->type == PL_STR) { size_t len; const char *s = pl_cell_str(t, c, i, &len); lua_pushlstring(L, s, len); }
+        else if (col->type == PL_NUM) lua_pushnumber(L, pl_cell_num(t, c, i));
+        else lua_pushinteger(L, (lua_Integer)pl_cell_int(t, c, i));
+        lua_pushvalue(L, -1);
+        lua_rawget(L, map);
+        if (lua_isinteger(L, -1)) { code = lua_tointeger(L, -1); lua_pop(L, 2); }
+        else {
+          lua_pop(L, 1);
+          code = ++ncode;
+          lua_pushinteger(L, code);
+          lua_rawset(L, map);
+        }
+        if (idcode) idcode[id] = code;
+      }
+      if (g[i] > (INT64_MAX - code) / (1 << 20)) luaL_error(L, "by: too many distinct keys");
+      g[i] = g[i] * ((int64_t)1 << 20) + code;
+    }
+    lua_pushinteger(L, ncode); lua_setfield(L, map, "\001n");
+    if (ncode >= ((int64_t)1 << 20)) luaL_error(L, "by: more than 2^20 distinct values in one key column");
+    if (idcode) lua_pop(L, 1);
+    lua_pop(L, 1);                                       /* map */
+  }
+  lua_remove(L, by);                                     /* the box stays on top */
+  return g;
+}
+
+/* Start and end times of the rows of t: opts.stop names an end column or
+** opts.duration (default "duration_ns" when neither is given) a duration
+** column; end = start + duration.  Rows with a missing start get skip[i];
+** a missing end or duration gives skip[i] too unless point_ok, where the
+** row is a point (end = start). */
+static void rowtimes(lua_State *L, pl_table *t, int tix, const char *scol, const char *ecol, int isdur,
+                     int64_t **s, int64_t **e, unsigned char *skip, int point_ok) {
+  size_t n = t->nrows;
+  unsigned char *ms, *me;
+  int sc = tcol(L, t, scol, 2), ec = tcol(L, t, ecol, 2);
+  pushcol(L, tix, t, sc); readvals(L, -1, n, s, NULL, &ms); lua_remove(L, -3);
+  pushcol(L, tix, t, ec); readvals(L, -1, n, e, NULL, &me); lua_remove(L, -3);
+  for (size_t i = 0; i < n; i++) {
+    if (ms[i]) { skip[i] = 1; continue; }
+    if (me[i]) { if (point_ok) (*e)[i] = (*s)[i]; else skip[i] = 1; }
+    else if (isdur) (*e)[i] = (*s)[i] + (*e)[i];
+  }
+}
+
+/* I.from_table(t, start_col, end_col [, {duration = true, by = col(s), where = mask}])
+** One set of the rows' [start, end) (end_col holds durations with
+** duration = true); rows with a missing start or end are left out, and so
+** are the rows a where mask drops.  With by (one column): a Lua table
+** value -> set, and second the values in the table engine's sort order
+** (numbers ascending, strings bytewise); rows with no value are left out. */
+static int l_from_table(lua_State *L) {
+  lua_settop(L, 4);
+  pl_table *t = pl_l_checktable(L, 1);
+  const char *scol = luaL_checkstring(L, 2), *ecol = luaL_checkstring(L, 3);
+  int opts = lua_isnil(L, 4) ? 0 : 4;
+  if (opts) luaL_checktype(L, 4, LUA_TTABLE);
+  int isdur = 0;
+  if (opts) { lua_getfield(L, 4, "duration"); isdur = lua_toboolean(L, -1); lua_pop(L, 1); }
+  size_t n = t->nrows;
+  unsigned char *skip = wheremask(L, opts, "where", n);
+  if (!skip) { skip = lua_newuserdatauv(L, n ? n : 1, 0); memset(skip, 0, n ? n : 1); }
+  int64_t *s, *e;
+  rowtimes(L, t, 1, scol, ecol, isdur, &s, &e, skip, 0);
+  const char *by = NULL;
+  if (opts) { lua_getfield(L, 4, "by"); by = lua_tostring(L, -1); lua_pop(L, 1); }
+  if (!by) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) if (!skip[i]) { s[m] = s[i]; e[m] = e[i]; m++; }
+    pl_ivset *out = newset(L);
+    build(L, out, s, e, m, 0, 3);
+    return 1;
+  }
+  int bc = tcol(L, t, by, 4);
+  pl_column *col = t->cols[bc];
+  /* order rows by key (stable), then one set per run of equal keys */
+  pl_sortkey key = { bc, 0 };
+  size_t *ord = pl_table_order(t, &key, 1);
+  size_t *box = lua_newuserdatauv(L, (n ? n : 1) * sizeof *box, 0);
+  if (n) memcpy(box, ord, n * sizeof *box);
+  free(ord);
+  lua_newtable(L);                                       /* sets */
+  int sets = lua_gettop(L);
+  lua_newtable(L);                                       /* keys, sorted */
+  int keys = lua_gettop(L);
+  int64_t *S = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *S, 0), *E = S + (n ? n : 1);
+  size_t nk = 0;
+  for (size_t a = 0; a < n;) {
+    size_t r = box[a];
+    if (pl_cell_missing(t, bc, r)) break;                /* missing keys sort last */
+    size_t b = a, m = 0;
+    while (b < n && !pl_cell_missing(t, bc, box[b]) &&
+           (col->type == PL_STR ? col->v.str[box[b]] == col->v.str[r]
+            : col->type == PL_NUM ? pl_cell_num(t, bc, box[b]) == pl_cell_num(t, bc, r)
+            : pl_cell_int(t, bc, box[b]) == pl_cell_int(t, bc, r))) {
+      size_t i = box[b++];
+      if (!skip[i]) { S[m] = s[i]; E[m] = e[i]; m++; }
+    }
+    if (col->type == PL_STR) { size_t len; const char *str = pl_cell_str(t, bc, r, &len); lua_pushlstring(L, str, len); }
+    else if (col->type == PL_NUM) lua_pushnumber(L, pl_cell_num(t, bc, r));
+    else if (col->type == PL_BOOL) lua_pushboolean(L, pl_cell_int(t, bc, r) != 0);
+    else lua_pushinteger(L, (lua_Integer)pl_cell_int(t, bc, r));
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, keys, (lua_Integer)++nk);
+    pl_ivset *out = newset(L);
+    build(L, out, S, E, m, 0, 3);
+    lua_rawset(L, sets);
+    a = b;
+  }
+  lua_pushvalue(L, sets);
+  lua_pushvalue(L, keys);
+  return 2;
+}
+
+/* set:locate(points) -> integer column: the 1-based index of the interval
+** holding each point, missing where none does (or the point is missing). */
+static int m_locate(lua_State *L) {
+  pl_ivset *a = checkset(L, 1);
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
+  size_t n = c ? c->t->nrows : (lua_istable(L, 2) ? (size_t)luaL_len(L, 2) : 0);
+  int64_t *t; unsigned char *miss;
+  readvals(L, 2, n, &t, NULL, &miss);
+  int64_t *out = lua_newuserdatauv(L, (n ? n : 1) * sizeof *out, 0);
+  size_t m = 0;                                          /* the present points, packed */
+  for (size_t i = 0; i < n; i++) if (!miss[i]) t[m++] = t[i];
+  pl_iv_locate(a, t, m, out);
+  for (size_t i = n, k = m; i-- > 0;) out[i] = miss[i] ? -1 : out[--k];
+  pushindex(L, "locate", out, n);
+  return 1;
+}
+
+static int m_length_within(lua_State *L) {
+  pl_ivset *a = checkset(L, 1);
+  lua_pushinteger(L, (lua_Integer)pl_iv_length_within(a, checktime(L, 2), checktime(L, 3)));
+  return 1;
+}
+
+/* I.innermost(ops, queries [, opts]) -> integer column, one row per query:
+** the row (1-based) of the innermost op of ops enclosing the query in time
+** within the same group, missing where none does.  opts: start (column,
+** "start_ns"), duration ("duration_ns") or stop (an end column), by (a
+** column name or names, both tables; equal values are one group), where
+** (mask of ops that take part), query_where (mask of queries).  An op needs
+** a start and an end; a query with no end is a point. */
+static int l_innermost(lua_State *L) {
+  lua_settop(L, 3);
+  pl_table *ot = pl_l_checktable(L, 1), *qt = pl_l_checktable(L, 2);
+  int opts = lua_isnil(L, 3) ? 0 : 3;
+  if (opts) luaL_checktype(L, 3, LUA_TTABLE);
+  const char *scol = "start_ns", *ecol = "duration_ns";
+  int isdur = 1;
+  if (opts) {
+    lua_getfield(L, 3, "start"); if (!lua_isnil(L, -1)) scol = luaL_checkstring(L, -1);
+    lua_getfield(L, 3, "stop"); if (!lua_isnil(L, -1)) { ecol = luaL_checkstring(L, -1); isdur = 0; }
+    lua_getfield(L, 3, "duration"); if (!lua_isnil(L, -1)) { ecol = luaL_checkstring(L, -1); isdur = 1; }
+    lua_pop(L, 3);                                       /* the strings stay alive in opts */
+  }
+  size_t n = ot->nrows, m = qt->nrows;
+  unsigned char *oskip = wheremask(L, opts, "where", n);
+  if (!oskip) { oskip = lua_newuserdatauv(L, n ? n : 1, 0); memset(oskip, 0, n ? n : 1); }
+  unsigned char *qskip = wheremask(L, opts, "query_where", m);
+  if (!qskip) { qskip = lua_newuserdatauv(L, m ? m : 1, 0); memset(qskip, 0, m ? m : 1); }
+  int64_t *os, *oe, *qs, *qe;
+  rowtimes(L, ot, 1, scol, ecol, isdur, &os, &oe, oskip, 0);
+  rowtimes(L, qt, 2, scol, ecol, isdur, &qs, &qe, qskip, 1);
+  lua_newtable(L);
+  int ctab = lua_gettop(L);
+  int any;
+  int64_t *og = groupcodes(L, ot, opts, ctab, oskip, &any);
+  int64_t *qg = groupcodes(L, qt, opts, ctab, qskip, &any);
+  int64_t *out = lua_newuserdatauv(L, (m ? m : 1) * sizeof *out, 0);
+  pl_iv_innermost(os, oe, og, oskip, n, qs, qe, qg, qskip, m, out);
+  pushindex(L, "innermost", out, m);
+  return 1;
+}
+
+/* I.step_integral(starts, ends, values [, {cap = , lo = , hi = , n = }]):
+** the integral over [lo, hi) (default: everything) of min(level, cap),
+** level(t) = the sum of the values of the intervals [start, end) active at
+** t, where level > 0 (value x ns).  Arrays (nil holes) or columns; an index
+** where any of the three is missing is left out. */
+static int l_step_integral(lua_State *L) {
+  lua_settop(L, 4);
+  int opts = lua_isnil(L, 4) ? 0 : 4;
+  if (opts) luaL_checktype(L, 4, LUA_TTABLE);
+  double cap = HUGE_VAL;
+  int64_t lo = INT64_MIN, hi = INT64_MAX;
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 1, PL_COLUMN_T);
+  size_t n = c ? c->t->nrows : (lua_istable(L, 1) ? (size_t)luaL_len(L, 1) : 0);
+  if (opts) {
+    lua_getfield(L, 4, "cap"); if (!lua_isnil(L, 5)) cap = luaL_checknumber(L, 5);
+    lua_getfield(L, 4, "lo"); if (!lua_isnil(L, 6)) lo = checktime(L, 6);
+    lua_getfield(L, 4, "hi"); if (!lua_isnil(L, 7)) hi = checktime(L, 7);
+    lua_getfield(L, 4, "n"); if (!lua_isnil(L, 8)) {
+      lua_Integer k = luaL_checkinteger(L, 8);
+      luaL_argcheck(L, k >= 0, 4, "n must be >= 0");
+      n = (size_t)k;
+    }
+    lua_settop(L, 4);
+  }
+  int64_t *s, *e; double *v; unsigned char *ms, *me, *mv;
+  readvals(L, 1, n, &s, NULL, &ms);
+  readvals(L, 2, n, &e, NULL, &me);
+  readvals(L, 3, n, NULL, &v, &mv);
+  for (size_t i = 0; i < n; i++) ms[i] = ms[i] || me[i] || mv[i];
+  lua_pushnumber(L, pl_iv_step_integral(s, e, v, ms, n, cap, lo, hi));
+  return 1;
+}
+
+/* I.series_windows(ts, te, v, starts, ends) -> area, cov, at: a sampled
+** series (ts sorted; te the ends of interval samples, or false/nil for
+** samples that hold until the next) over the windows [starts[j], ends[j]):
+** per window the integral of the values (value x ns), the length covered
+** (an integer) and the 1-based sample in force at the window's start (nil
+** where none), as three Lua arrays.  See pl_iv_series_windows. */
+static int l_series_windows(lua_State *L) {
+  lua_settop(L, 5);
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 1, PL_COLUMN_T);
+  size_t n = c ? c->t->nrows : (lua_istable(L, 1) ? (size_t)luaL_len(L, 1) : 0);
+  pl_lcolumn *w = (pl_lcolumn *)luaL_testudata(L, 4, PL_COLUMN_T);
+  size_t m = w ? w->t->nrows : (lua_istable(L, 4) ? (size_t)luaL_len(L, 4) : 0);
+  int64_t *ts, *te = NULL, *a, *b;
+  double *v;
+  unsigned char *mt, *me, *mv, *ma, *mb;
+  readvals(L, 1, n, &ts, NULL, &mt);
+  if (lua_toboolean(L, 2)) readvals(L, 2, n, &te, NULL, &me);
+  readvals(L, 3, n, NULL, &v, &mv);
+  for (size_t k = 0; k < n; k++) {
+    if (mt[k] || mv[k] || (te && me[k]))
+      return luaL_argerror(L, mt[k] ? 1 : mv[k] ? 3 : 2, lua_pushfstring(L, "missing value at index %d", (int)k + 1));
+    if (k && ts[k] < ts[k - 1]) return luaL_argerror(L, 1, "sample times must be sorted");
+  }
+  readvals(L, 4, m, &a, NULL, &ma);
+  readvals(L, 5, m, &b, NULL, &mb);
+  for (size_t j = 0; j < m; j++)
+    if (ma[j] || mb[j]) return luaL_argerror(L, ma[j] ? 4 : 5, lua_pushfstring(L, "missing value at index %d", (int)j + 1));
+  double *area = lua_newuserdatauv(L, (m ? m : 1) * sizeof *area, 0);
+  int64_t *cov = lua_newuserdatauv(L, (m ? m : 1) * 2 * sizeof *cov, 0), *at = cov + (m ? m : 1);
+  pl_iv_series_windows(ts, te, v, n, a, b, m, area, cov, at);
+  lua_createtable(L, (int)m, 0);
+  lua_createtable(L, (int)m, 0);
+  lua_createtable(L, (int)m, 0);
+  for (size_t j = 0; j < m; j++) {
+    lua_pushnumber(L, area[j]); lua_rawseti(L, -4, (lua_Integer)j + 1);
+    lua_pushinteger(L, (lua_Integer)cov[j]); lua_rawseti(L, -3, (lua_Integer)j + 1);
+    if (at[j] >= 0) { lua_pushinteger(L, (lua_Integer)at[j] + 1); lua_rawseti(L, -2, (lua_Integer)j + 1); }
+  }
+  return 3;
+}
+
 /* ---- methods ----------------------------------------------------------- */
 
 typedef void (*binop)(pl_ivset *, const pl_ivset *, const pl_ivset *);
@@ -273,6 +674,7 @@ static const luaL_Reg methods[] = {
   {"clip", m_clip}, {"gaps", m_gaps}, {"length", m_length}, {"count", m_count},
   {"contains", m_contains}, {"find", m_find}, {"get", m_get}, {"iter", m_iter},
   {"to_lua", m_to_lua}, {"to_arrays", m_to_arrays},
+  {"locate", m_locate}, {"length_within", m_length_within},
   {NULL, NULL}
 };
 
@@ -285,6 +687,8 @@ static const luaL_Reg meta[] = {
 static const luaL_Reg funcs[] = {
   {"from_arrays", l_from_arrays}, {"from_pairs", l_from_pairs},
   {"empty", l_empty}, {"to_arrays", m_to_arrays},
+  {"from_table", l_from_table}, {"innermost", l_innermost},
+  {"step_integral", l_step_integral}, {"series_windows", l_series_windows},
   {NULL, NULL}
 };
 

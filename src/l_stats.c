@@ -222,6 +222,23 @@ static int ttest(lua_State *L, int welch) {
   return 1;
 }
 static int l_welch_t(lua_State *L) { return ttest(L, 1); }
+
+/* welch_t_from_stats(m1, s1, n1, m2, s2, n2) -> {t, df, p}: from means,
+** sample standard deviations and counts (SciPy ttest_ind_from_stats,
+** equal_var=False).  Counts must be >= 1, sds >= 0. */
+static int l_welch_t_from_stats(lua_State *L) {
+  double v[6];
+  for (int i = 0; i < 6; i++) v[i] = luaL_checknumber(L, i + 1);
+  for (int k = 0; k < 2; k++) {
+    luaL_argcheck(L, v[3 * k + 1] >= 0, 3 * k + 2, "standard deviation must be >= 0");
+    luaL_argcheck(L, v[3 * k + 2] >= 1, 3 * k + 3, "count must be >= 1");
+  }
+  pl_ttest r;
+  pl_stats_welch_t_from_stats(v[0], v[1], v[2], v[3], v[4], v[5], &r);
+  lua_createtable(L, 0, 3);
+  setnum(L, "t", r.t); setnum(L, "df", r.df); setnum(L, "p", r.p);
+  return 1;
+}
 static int l_student_t(lua_State *L) { return ttest(L, 0); }
 
 static int l_mann_whitney_u(lua_State *L) {
@@ -370,6 +387,12 @@ static int l_histogram(lua_State *L) {
 
 static int l_normal_cdf(lua_State *L) { lua_pushnumber(L, pl_normal_cdf(luaL_checknumber(L, 1))); return 1; }
 static int l_normal_sf(lua_State *L) { lua_pushnumber(L, pl_normal_sf(luaL_checknumber(L, 1))); return 1; }
+static int l_normal_ppf(lua_State *L) {
+  double p = luaL_checknumber(L, 1);
+  luaL_argcheck(L, p >= 0 && p <= 1, 1, "probability must be in [0, 1]");
+  lua_pushnumber(L, pl_normal_ppf(p));
+  return 1;
+}
 
 static double checkdf(lua_State *L, int arg) {
   double df = luaL_checknumber(L, arg);
@@ -384,11 +407,11 @@ static const luaL_Reg funcs[] = {
   {"median", l_median}, {"sum", l_sum}, {"min", l_min}, {"max", l_max},
   {"geomean", l_geomean}, {"weighted_mean", l_weighted_mean},
   {"quantile", l_quantile}, {"zscores", l_zscores},
-  {"welch_t", l_welch_t}, {"student_t", l_student_t}, {"mann_whitney_u", l_mann_whitney_u},
+  {"welch_t", l_welch_t}, {"welch_t_from_stats", l_welch_t_from_stats}, {"student_t", l_student_t}, {"mann_whitney_u", l_mann_whitney_u},
   {"pearson", l_pearson}, {"spearman", l_spearman},
   {"cliffs_delta", l_cliffs_delta}, {"hellinger", l_hellinger}, {"bhattacharyya", l_bhattacharyya},
   {"bootstrap_ci", l_bootstrap_ci}, {"histogram", l_histogram},
-  {"normal_cdf", l_normal_cdf}, {"normal_sf", l_normal_sf}, {"t_cdf", l_t_cdf}, {"t_sf", l_t_sf},
+  {"normal_cdf", l_normal_cdf}, {"normal_sf", l_normal_sf}, {"normal_ppf", l_normal_ppf}, {"t_cdf", l_t_cdf}, {"t_sf", l_t_sf},
   {NULL, NULL}
 };
 

@@ -714,7 +714,12 @@ function M.roofline_svg(c)
   for _, pt in ipairs(c.points or {}) do
     if pt.ai and pt.ai > 0 and pt.flops and pt.flops > 0 and pt.label then big[#big + 1] = pt end
   end
-  table.sort(big, function(a, b) return (a.share_pct or 0) > (b.share_pct or 0) end)
+  local pos = {}
+  for i, pt in ipairs(big) do pos[pt] = i end   -- ties in input order (table.sort is not stable)
+  table.sort(big, function(a, b)
+    if (a.share_pct or 0) ~= (b.share_pct or 0) then return (a.share_pct or 0) > (b.share_pct or 0) end
+    return pos[a] < pos[b]
+  end)
   for i = 1, math.min(c.max_labels or 6, #big) do
     local pt = big[i]
     local rad = 3 + 22 * math.sqrt(math.max(pt.share_pct or 0, 0) / 100)

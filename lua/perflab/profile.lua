@@ -37,11 +37,14 @@ function Profile:table_names()
   for _, n in ipairs(self.table_order or {}) do
     if self.tables[n] then names[#names + 1] = n end
   end
+  local rest = {}
   for n in pairs(self.tables) do
     local seen = false
     for _, m in ipairs(names) do if m == n then seen = true end end
-    if not seen then names[#names + 1] = n end
+    if not seen then rest[#rest + 1] = n end
   end
+  table.sort(rest)                     -- the tables no order names: by name, not pairs'
+  for _, n in ipairs(rest) do names[#names + 1] = n end
   return names
 end
 

@@ -1,221 +1,70 @@
---- perflab.timeline: interval sets for timeline recipes (step-breakdown,
--- idle-time, launch-latency).
+--- perflab.timeline: what the timeline recipes (step-breakdown, idle-time,
+-- launch-latency, roofline) share: interval sets, the order of events, the
+-- device operations of a profile and the op that launched each kernel.
 --
--- An interval set is a Lua table {s = {...}, e = {...}, n = N}: N disjoint,
--- sorted, half-open intervals [s[i], e[i]) with s[i] < e[i], and e[i] <
--- s[i+1] (intervals that touch are merged, so [1,2) and [2,3) become [1,3)).
--- Times are int64 nanoseconds held as Lua integers, so every length is exact.
---
--- This is the adapter the recipes call.  It is written in plain Lua (sort and
--- merge); when the C module `perflab.intervals` is present it is used for
--- `set` (the O(n log n) part) and the plain-Lua code stays as the reference
--- that tests/lua/test_timeline.lua checks it against.
+-- Interval sets are the C engine's (perflab.intervals, docs/intervals.md):
+-- sorted, disjoint, half-open [s, e) on int64 nanoseconds, touching
+-- intervals merged, so every length is exact.  The functions below are the
+-- shapes the recipes call; a set also has its own methods
+-- (set:union(o), set:length(), set:locate(points), ...).
 local T = require "perflab.table"
+local I = require "perflab.intervals"
 
 local M = {}
 
-local function new(s, e, n) return { s = s, e = e, n = n } end
-
 --- The empty set.
-function M.empty() return new({}, {}, 0) end
+M.empty = I.empty
 
---- Plain-Lua construction: starts and ends are arrays (or ends = nil and
--- durs given via M.from_durations).  Empty and inverted intervals are dropped.
-function M.lua_set(starts, ends, n)
-  n = n or #starts
-  local idx, k = {}, 0
-  for i = 1, n do
-    local a, b = starts[i], ends[i]
-    if a ~= nil and b ~= nil and b > a then k = k + 1; idx[k] = i end
-  end
-  table.sort(idx, function(x, y)
-    local sx, sy = starts[x], starts[y]
-    if sx ~= sy then return sx < sy end
-    return x < y
-  end)
-  local s, e, m = {}, {}, 0
-  for j = 1, k do
-    local i = idx[j]
-    local a, b = starts[i], ends[i]
-    if m > 0 and a <= e[m] then
-      if b > e[m] then e[m] = b end
-    else
-      m = m + 1; s[m] = a; e[m] = b
-    end
-  end
-  return new(s, e, m)
+--- A set from arrays (or columns) of starts and ends, n of them (default
+-- all); an empty or inverted pair is dropped; a float time is rounded to the
+-- nearest nanosecond.
+function M.set(starts, ends, n)
+  return I.from_arrays(starts, ends, n or #starts)
 end
 
-M.set = M.lua_set
-M.backend = "lua"
-
---- Interval set from start and duration arrays.
+--- A set from start and duration arrays (an index where either is nil is
+-- left out).
 function M.from_durations(starts, durs, n)
-  n = n or #starts
-  local ends = {}
-  for i = 1, n do
-    local a, d = starts[i], durs[i]
-    if a ~= nil and d ~= nil then ends[i] = a + d end
-  end
-  return M.set(starts, ends, n)
-end
-
---- Interval set from two columns of a perflab table (start, and end or
--- duration: {dur = "duration_ns"} or {stop = "end_ns"}), optionally only the
--- rows where keep(i) is true.
-function M.from_table(t, start_col, how, keep)
-  local st = t:col(start_col):to_lua()
-  local n = t:nrows()
-  local other = how.dur and t:col(how.dur):to_lua() or t:col(how.stop):to_lua()
   local s, e, k = {}, {}, 0
-  for i = 1, n do
-    if not keep or keep(i) then
-      local a, b = st[i], other[i]
-      if a ~= nil and b ~= nil then
-        k = k + 1; s[k] = a; e[k] = how.dur and (a + b) or b
-      end
-    end
+  for i = 1, n or #starts do
+    local a, d = starts[i], durs[i]
+    if a and d then k = k + 1; s[k] = a; e[k] = a + d end
   end
-  return M.set(s, e, k)
+  return I.from_arrays(s, e, k)
 end
 
---- a ∪ b
-function M.union(a, b)
-  local s, e, m = {}, {}, 0
-  local i, j = 1, 1
-  while i <= a.n or j <= b.n do
-    local x, y
-    if j > b.n or (i <= a.n and a.s[i] <= b.s[j]) then
-      x, y = a.s[i], a.e[i]; i = i + 1
-    else
-      x, y = b.s[j], b.e[j]; j = j + 1
-    end
-    if m > 0 and x <= e[m] then
-      if y > e[m] then e[m] = y end
-    else
-      m = m + 1; s[m] = x; e[m] = y
-    end
-  end
-  return new(s, e, m)
+--- A set from two columns of a perflab table (start, and end or duration:
+-- {dur = "duration_ns"} or {stop = "end_ns"}), optionally only the rows
+-- where keep(i) is true (or keep, a boolean column, is true); rows with a
+-- missing value are left out.  perflab.intervals.from_table with `by` gives
+-- one set per value of a column.
+function M.from_table(t, start_col, how, keep)
+  return I.from_table(t, start_col, how.dur or how.stop, { duration = how.dur ~= nil, where = keep })
 end
 
---- a ∩ b
-function M.intersect(a, b)
-  local s, e, m = {}, {}, 0
-  local i, j = 1, 1
-  while i <= a.n and j <= b.n do
-    local lo = a.s[i] > b.s[j] and a.s[i] or b.s[j]
-    local hi = a.e[i] < b.e[j] and a.e[i] or b.e[j]
-    if lo < hi then m = m + 1; s[m] = lo; e[m] = hi end
-    if a.e[i] < b.e[j] then i = i + 1 else j = j + 1 end
-  end
-  return new(s, e, m)
-end
-
---- a − b
-function M.subtract(a, b)
-  local s, e, m = {}, {}, 0
-  local j = 1
-  for i = 1, a.n do
-    local lo, hi = a.s[i], a.e[i]
-    while j <= b.n and b.e[j] <= lo do j = j + 1 end
-    local k = j
-    while k <= b.n and b.s[k] < hi do
-      if b.s[k] > lo then m = m + 1; s[m] = lo; e[m] = b.s[k] end
-      if b.e[k] > lo then lo = b.e[k] end
-      if lo >= hi then break end
-      k = k + 1
-    end
-    if lo < hi then m = m + 1; s[m] = lo; e[m] = hi end
-  end
-  return new(s, e, m)
-end
-
+function M.union(a, b) return a:union(b) end
+function M.intersect(a, b) return a:intersect(b) end
+function M.subtract(a, b) return a:subtract(b) end
 --- a ∩ [lo, hi)
-function M.clip(a, lo, hi)
-  if hi <= lo then return M.empty() end
-  return M.intersect(a, new({ lo }, { hi }, 1))
-end
-
---- Total covered length (an integer when the bounds are integers).
-function M.length(a)
-  local t = 0
-  for i = 1, a.n do t = t + (a.e[i] - a.s[i]) end
-  return t
-end
-
-function M.count(a) return a.n end
-
---- Length of a ∩ [lo, hi), by binary search (no new set is built).
-function M.length_within(a, lo, hi)
-  if hi <= lo or a.n == 0 then return 0 end
-  local l, h = 1, a.n
-  while l < h do                       -- first interval with e > lo
-    local mid = (l + h) // 2
-    if a.e[mid] > lo then h = mid else l = mid + 1 end
-  end
-  local t = 0
-  for i = l, a.n do
-    local x, y = a.s[i], a.e[i]
-    if x >= hi then break end
-    if x < lo then x = lo end
-    if y > hi then y = hi end
-    if y > x then t = t + (y - x) end
-  end
-  return t
-end
-
---- The gaps between consecutive intervals, as a set (optionally within
--- [lo, hi): the parts of [lo, hi) not covered by a).
-function M.gaps(a, lo, hi)
-  if lo ~= nil then return M.subtract(new({ lo }, { hi }, hi > lo and 1 or 0), a) end
-  local s, e, m = {}, {}, 0
-  for i = 2, a.n do m = m + 1; s[m] = a.e[i - 1]; e[m] = a.s[i] end
-  return new(s, e, m)
-end
-
---- Whether t lies in the set (binary search).
-function M.contains(a, t)
-  local lo, hi = 1, a.n
-  while lo <= hi do
-    local mid = (lo + hi) // 2
-    if t < a.s[mid] then hi = mid - 1
-    elseif t >= a.e[mid] then lo = mid + 1
-    else return true end
-  end
-  return false
-end
+function M.clip(a, lo, hi) return a:clip(lo, hi) end
+--- Total covered length (an integer).
+function M.length(a) return a:length() end
+function M.count(a) return a:count() end
+--- Length of a ∩ [lo, hi), without building the clipped set.
+function M.length_within(a, lo, hi) return a:length_within(lo, hi) end
+--- The gaps between consecutive intervals (within [lo, hi): the parts of
+-- [lo, hi) a does not cover).
+function M.gaps(a, lo, hi) return a:gaps(lo, hi) end
+--- Whether t lies in the set.
+function M.contains(a, t) return a:contains(t) end
 
 --- Integral over time of min(sum of values of the intervals active at t,
 -- cap), within [lo, hi): the tb-profiler plugin's SM-efficiency sweep
 -- (values are added at starts and removed at ends; a start and an end at the
--- same instant: the start first).  Returns the integral (value x ns).
+-- same instant: the start first).  Returns the integral (value x ns).  An
+-- index where a start, end or value is nil is left out.
 function M.capped_value_integral(starts, ends, values, n, cap, lo, hi)
-  local pt, pk, pv = {}, {}, {}     -- time, 0 start / 1 end, value
-  local k = 0
-  for i = 1, n do
-    if starts[i] and ends[i] and values[i] then
-      k = k + 1; pt[k] = starts[i]; pk[k] = 0; pv[k] = values[i]
-      k = k + 1; pt[k] = ends[i]; pk[k] = 1; pv[k] = values[i]
-    end
-  end
-  local total = 0.0
-  if k == 0 then return total end
-  local order = M.order(k, { t = pt, k = pk }, { "t", "k" })
-  local j = order[1]
-  local last_t, level = pt[j], pv[j]
-  for i = 2, k do
-    j = order[i]
-    local t = pt[j]
-    if t > last_t and level > 0 then
-      local a = last_t > lo and last_t or lo
-      local b = t < hi and t or hi
-      if b > a then total = total + (level < cap and level or cap) * (b - a) end
-    end
-    last_t = t
-    if pk[j] == 0 then level = level + pv[j] else level = level - pv[j] end
-  end
-  return total
+  return I.step_integral(starts, ends, values, { n = n, cap = cap, lo = lo, hi = hi })
 end
 
 --- The order (indices 1..n) that sorts n rows by integer keys: keys maps a
@@ -320,17 +169,74 @@ function M.by_stream(ops)
   return order
 end
 
---- Use the C module perflab.intervals for construction when it exists
--- (its sets are converted to this adapter's shape).
-do
-  local ok, C = pcall(require, "perflab.intervals")
-  if ok and type(C) == "table" and C.from_arrays and C.to_arrays then
-    M.c_set = function(starts, ends, n)
-      local set = C.from_arrays(starts, ends, n)
-      local s, e = C.to_arrays(set)
-      return new(s, e, #s)
+--- The operator that launched each kernel of a Kineto profile, added to
+-- p.tables.kernels as columns launch_op_id (the op's External id),
+-- launch_op_name and launch_op_link ("id" or "time"); returns that table.
+--   * By the trace's ids first: the kernel's External id, else the External
+--     id of its runtime call (same correlation), names a cpu op; the link
+--     is taken when the runtime call starts within that op (HTA-processed
+--     traces give GPU events their correlation as External id, which then
+--     names an unrelated op: 78 of 79 kernels of the alexnet trace).
+--   * Else by time: the innermost cpu op with an External id on the runtime
+--     call's thread (pid, tid) enclosing the call (perflab.intervals.innermost).
+-- A kernel with neither keeps the three columns missing.  Profiles with no
+-- cpu_ops or runtime table get the columns all missing.
+--
+-- M.launch_links(p) gives the same as three arrays (id, name, link; one
+-- entry per kernel row, nil where missing) without changing the table: what
+-- a recipe uses, so a profile's tables stay as they were loaded.
+function M.launching_op(p)
+  local k = p.tables.kernels
+  if not k then error("launching_op: the profile has no kernels table", 2) end
+  local id, name, link = M.launch_links(p)
+  -- arrays with holes: __len gives add_column the row count
+  local len = { __len = function() return k:nrows() end }
+  k:add_column("launch_op_id", setmetatable(id, len), "integer")
+  k:add_column("launch_op_name", setmetatable(name, len), "string")
+  k:add_column("launch_op_link", setmetatable(link, len), "string")
+  return k
+end
+
+function M.launch_links(p)
+  local k = p.tables.kernels
+  if not k then error("launch_links: the profile has no kernels table", 2) end
+  local ops, rt = p.tables.cpu_ops, p.tables.runtime
+  local function arr(t, c) return t and t:has(c) and t:col(c):to_lua() or {} end
+  local n = k:nrows()
+  local id, name, link = {}, {}, {}
+  if ops and ops:nrows() > 0 then
+    local oext, oname, os_, od = arr(ops, "external_id"), arr(ops, "name"), arr(ops, "start_ns"), arr(ops, "duration_ns")
+    local op_of = {}                     -- External id -> first op row
+    for i = 1, ops:nrows() do local e = oext[i]; if e and not op_of[e] then op_of[e] = i end end
+    local call_of = {}                   -- correlation -> first runtime row
+    local rc, rs, rext = arr(rt, "correlation"), arr(rt, "start_ns"), arr(rt, "external_id")
+    for i = 1, rt and rt:nrows() or 0 do local c = rc[i]; if c and not call_of[c] then call_of[c] = i end end
+    local kext, kcorr = arr(k, "external_id"), arr(k, "correlation")
+    local by_time = {}                   -- kernel rows the ids leave open
+    for i = 1, n do
+      local c = kcorr[i] and call_of[kcorr[i]]
+      local cs = c and rs[c]
+      for _, e in ipairs({ kext[i] or false, c and rext[c] or false }) do
+        local j = e and op_of[e]
+        if j and not link[i] and (not cs or (os_[j] and od[j] and os_[j] <= cs and cs <= os_[j] + od[j])) then
+          link[i] = "id"; id[i] = e; name[i] = oname[j]
+        end
+      end
+      if not link[i] and c then by_time[#by_time + 1] = i end
+    end
+    if #by_time > 0 and ops:has("pid") and rt:has("pid") then
+      -- ops with no External id take no part (the query is skipped only
+      -- when some op lacks one: a Lua call per op otherwise)
+      local where
+      if ops:col("external_id"):count() < ops:nrows() then where = function(i) return oext[i] ~= nil end end
+      local inner = I.innermost(ops, rt, { by = { "pid", "tid" }, where = where }):to_lua()
+      for _, i in ipairs(by_time) do
+        local o = inner[call_of[kcorr[i]]]
+        if o then link[i] = "time"; id[i] = oext[o]; name[i] = oname[o] end
+      end
     end
   end
+  return id, name, link
 end
 
 return M

@@ -206,7 +206,11 @@ local function kernel_time(ix, rx, short, ids)
       else all_cfg = false end
     end
     if all_cfg and next(per) then
-      for key, n in pairs(per) do
+      local keys = {}
+      for key in pairs(per) do keys[#keys + 1] = key end
+      table.sort(keys)                 -- the sum in a fixed order: the same bits every run
+      for _, key in ipairs(keys) do
+        local n = per[key]
         local v = ix.by_cfg[key]
         if not v then matched = false; break end
         total = total + v * n / (rx.n_cfg[key] or n)
@@ -285,7 +289,12 @@ function M.apply(report, items, timelines)
         saved_ns = ns * sp / 100, join = how }
     end
   end
-  table.sort(rows, function(a, b) return (a.saved_ns or 0) > (b.saved_ns or 0) end)
+  local pos = {}
+  for i, r in ipairs(rows) do pos[r] = i end    -- ties in input order (table.sort is not stable)
+  table.sort(rows, function(a, b)
+    if (a.saved_ns or 0) ~= (b.saved_ns or 0) then return (a.saved_ns or 0) > (b.saved_ns or 0) end
+    return pos[a] < pos[b]
+  end)
   for i, r in ipairs(rows) do r.rank = i end
   -- findings: weighted ones by saved time first, the rest after (stable)
   local idx = {}
@@ -303,7 +312,8 @@ function M.apply(report, items, timelines)
   for _, s in ipairs(ix.order) do
     if not covered[s] then rest[#rest + 1] = { s, ix.by_name[s] } end
   end
-  table.sort(rest, function(a, b) return a[2] > b[2] end)
+  for i, r in ipairs(rest) do r[3] = i end
+  table.sort(rest, function(a, b) if a[2] ~= b[2] then return a[2] > b[2] end return a[3] < b[3] end)
   for i = 1, math.min(10, #rest) do
     unmatched[#unmatched + 1] = { side = "timeline", kernel = rest[i][1],
       time_share_pct = math.floor(10000 * rest[i][2] / ix.total_ns + 0.5) / 100,

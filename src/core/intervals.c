@@ -185,3 +185,165 @@ long long pl_iv_find(const pl_ivset *a, int64_t t) {
 }
 
 int pl_iv_contains(const pl_ivset *a, int64_t t) { return pl_iv_find(a, t) >= 0; }
+
+int64_t pl_iv_length_within(const pl_ivset *a, int64_t lo, int64_t hi) {
+  if (hi <= lo || a->n == 0) return 0;
+  size_t l = 0, h = a->n;                  /* first interval with e > lo */
+  while (l < h) {
+    size_t mid = l + (h - l) / 2;
+    if (a->e[mid] > lo) h = mid; else l = mid + 1;
+  }
+  int64_t t = 0;
+  for (size_t i = l; i < a->n && a->s[i] < hi; i++) {
+    int64_t x = a->s[i] < lo ? lo : a->s[i], y = a->e[i] > hi ? hi : a->e[i];
+    if (y > x) t += y - x;
+  }
+  return t;
+}
+
+void pl_iv_locate(const pl_ivset *a, const int64_t *t, size_t m, int64_t *out) {
+  size_t j = 0;
+  for (size_t k = 0; k < m; k++) {
+    if (k > 0 && t[k] < t[k - 1]) {        /* out of order: binary search */
+      out[k] = pl_iv_find(a, t[k]);
+      j = out[k] >= 0 ? (size_t)out[k] : 0;
+      continue;
+    }
+    while (j < a->n && a->e[j] <= t[k]) j++;
+    out[k] = (j < a->n && a->s[j] <= t[k]) ? (int64_t)j : -1;
+  }
+}
+
+/* ---- innermost enclosing op -------------------------------------------- */
+
+typedef struct ivitem { int64_t g, s, e; size_t idx; int kind; } ivitem;
+
+static int item_cmp(const void *pa, const void *pb) {
+  const ivitem *a = pa, *b = pb;
+  if (a->g != b->g) return a->g < b->g ? -1 : 1;
+  if (a->s != b->s) return a->s < b->s ? -1 : 1;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;   /* ops first */
+  if (a->e != b->e) return a->e > b->e ? -1 : 1;               /* longer first */
+  return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og,
+                     const unsigned char *oskip, size_t n,
+                     const int64_t *qs, const int64_t *qe, const int64_t *qg,
+                     const unsigned char *qskip, size_t m, int64_t *out) {
+  for (size_t k = 0; k < m; k++) out[k] = -1;
+  ivitem *it = pl_xmalloc((n + m ? n + m : 1) * sizeof *it);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!oskip || !oskip[i]) it[k++] = (ivitem){ og ? og[i] : 0, os[i], oe[i], i, 0 };
+  for (size_t i = 0; i < m; i++)
+    if (!qskip || !qskip[i]) it[k++] = (ivitem){ qg ? qg[i] : 0, qs[i], qe ? qe[i] : qs[i], i, 1 };
+  qsort(it, k, sizeof *it, item_cmp);
+  size_t *stack = pl_xmalloc((n ? n : 1) * sizeof *stack), top = 0;
+  for (size_t i = 0; i < k; i++) {
+    if (i == 0 || it[i].g != it[i - 1].g) top = 0;           /* a new group */
+    if (it[i].kind == 0) {                                   /* an op: close what it outlasts */
+      while (top > 0 && it[stack[top - 1]].e < it[i].e) top--;
+      stack[top++] = i;
+    } else {                                                 /* a query: close what ended before it */
+      while (top > 0 && it[stack[top - 1]].e < it[i].s) top--;
+      size_t j = top;                                        /* the innermost open op reaching its end */
+      while (j > 0 && it[stack[j - 1]].e < it[i].e) j--;
+      if (j > 0) out[it[i].idx] = (int64_t)it[stack[j - 1]].idx;
+    }
+  }
+  free(stack);
+  free(it);
+}
+
+/* ---- step-function integral -------------------------------------------- */
+
+typedef struct ivstep { int64_t t; size_t idx; int end; } ivstep;
+
+static int step_cmp(const void *pa, const void *pb) {
+  const ivstep *a = pa, *b = pb;
+  if (a->t != b->t) return a->t < b->t ? -1 : 1;
+  if (a->end != b->end) return a->end - b->end;                /* starts first */
+  if (a->idx != b->idx) return a->idx < b->idx ? -1 : 1;
+  return 0;
+}
+
+double pl_iv_step_integral(const int64_t *s, const int64_t *e, const double *v,
+                           const unsigned char *skip, size_t n, double cap,
+                           int64_t lo, int64_t hi) {
+  ivstep *p = pl_xmalloc((n ? 2 * n : 1) * sizeof *p);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if ((skip && skip[i]) || e[i] < s[i]) continue;
+    p[k++] = (ivstep){ s[i], i, 0 };
+    p[k++] = (ivstep){ e[i], i, 1 };
+  }
+  double total = 0.0;
+  if (k > 0) {
+    qsort(p, k, sizeof *p, step_cmp);
+    int64_t last = p[0].t;
+    double level = v[p[0].idx];
+    for (size_t j = 1; j < k; j++) {
+      int64_t t = p[j].t;
+      if (t > last && level > 0) {
+        int64_t a = last > lo ? last : lo, b = t < hi ? t : hi;
+        if (b > a) total += (level < cap ? level : cap) * (double)(b - a);
+      }
+      last = t;
+      if (p[j].end) level -= v[p[j].idx]; else level += v[p[j].idx];
+    }
+  }
+  free(p);
+  return total;
+}
+
+/* ---- a sampled series over windows -------------------------------------- */
+
+/* The number of samples with ts <= t (so the last one is that - 1). */
+static size_t upto(const int64_t *ts, size_t n, int64_t t) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ts[mid] <= t) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v, size_t n,
+                          const int64_t *a, const int64_t *b, size_t m,
+                          double *area, int64_t *cov, int64_t *at) {
+  /* interval samples: the running maximum of the ends, so the first sample
+  ** that can reach past a window's start is found by binary search */
+  int64_t *maxe = NULL;
+  if (te && n) {
+    maxe = pl_xmalloc(n * sizeof *maxe);
+    for (size_t k = 0; k < n; k++) maxe[k] = k && maxe[k - 1] > te[k] ? maxe[k - 1] : te[k];
+  }
+  for (size_t j = 0; j < m; j++) {
+    double ar = 0;
+    int64_t cv = 0;
+    size_t u = upto(ts, n, a[j]);
+    at[j] = u == 0 || (te && te[u - 1] < a[j]) ? -1 : (int64_t)(u - 1);
+    if (n > 0 && b[j] > a[j]) {
+      if (te) {
+        size_t lo = 0, hi = n;                           /* first k with maxe[k] > a */
+        while (lo < hi) {
+          size_t mid = lo + (hi - lo) / 2;
+          if (maxe[mid] > a[j]) hi = mid; else lo = mid + 1;
+        }
+        for (size_t k = lo; k < n && ts[k] < b[j]; k++) {
+          int64_t x = ts[k] > a[j] ? ts[k] : a[j], y = te[k] < b[j] ? te[k] : b[j];
+          if (y > x) { ar += v[k] * (double)(y - x); cv += y - x; }
+        }
+      } else {
+        for (size_t k = u ? u - 1 : 0; k < n && ts[k] < b[j]; k++) {
+          int64_t x = ts[k] > a[j] ? ts[k] : a[j];
+          int64_t y = k + 1 < n ? (ts[k + 1] < b[j] ? ts[k + 1] : b[j]) : b[j];
+          if (y > x) { ar += v[k] * (double)(y - x); cv += y - x; }
+        }
+      }
+    }
+    area[j] = ar; cov[j] = cv;
+  }
+  free(maxe);
+}

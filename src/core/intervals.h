@@ -52,4 +52,53 @@ int pl_iv_contains(const pl_ivset *a, int64_t t);
 /* Index of the interval holding t, or -1. */
 long long pl_iv_find(const pl_ivset *a, int64_t t);
 
+/* Length of a within [lo, hi), without building the clipped set. */
+int64_t pl_iv_length_within(const pl_ivset *a, int64_t lo, int64_t hi);
+
+/* Point location: out[k] = index of the interval holding t[k], or -1, for m
+** points in any order (a merge when they are sorted, a binary search per
+** point otherwise). */
+void pl_iv_locate(const pl_ivset *a, const int64_t *t, size_t m, int64_t *out);
+
+/* Innermost enclosing interval per group.  Ops are n raw intervals
+** [os, oe] (any order, may nest) in groups og; queries are m intervals
+** [qs, qe] (qe = qs for a point) in groups qg.  out[k] = the index of the
+** innermost op of group qg[k] enclosing query k, or -1.  One sweep per
+** group in the order (start, ops before queries, longer first, then index)
+** with a stack of open ops: an op closes the open ops that end before it
+** does, and a query gets the innermost open op with os <= qs and qe <= oe
+** (ends included).  Where ops nest or follow one another this is the
+** innermost op containing the query; of ops that overlap without nesting
+** the later one closes the earlier (a profiler never writes those on one
+** thread).  A row
+** with skip[i] (ops, when oskip) / qskip[k] set takes no part (out -1). */
+void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og,
+                     const unsigned char *oskip, size_t n,
+                     const int64_t *qs, const int64_t *qe, const int64_t *qg,
+                     const unsigned char *qskip, size_t m, int64_t *out);
+
+/* Step-function integral: level(t) = sum of v[i] over the intervals
+** [s[i], e[i]) active at t (overlaps add up); returns the integral of
+** min(level(t), cap) over [lo, hi) where level > 0, in value x ns.  The
+** steps are taken in time order, a start before an end at the same instant,
+** then in index order, so the sum is reproducible to the bit.  Intervals
+** with skip[i] set, or e < s, are left out.  cap = INFINITY for none. */
+double pl_iv_step_integral(const int64_t *s, const int64_t *e, const double *v,
+                           const unsigned char *skip, size_t n, double cap,
+                           int64_t lo, int64_t hi);
+
+/* A sampled series over windows.  Samples k = 0..n-1, sorted by ts, with
+** values v: with te an interval sample covers [ts[k], te[k]); without
+** (te NULL) a sample holds its value from ts[k] to the next sample's ts
+** (the last one to the window's end).  For each window j, [a[j], b[j]):
+**   area[j] = sum over samples of v[k] x |cover_k within the window|,
+**   cov[j]  = sum of those lengths (interval samples that overlap count
+**             twice), both 0 for an empty window;
+**   at[j]   = the sample in force at a[j] (the last with ts <= a[j]; an
+**             interval sample only when te >= a[j]), or -1.
+** The sums run over the samples in index order (reproducible to the bit). */
+void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v, size_t n,
+                          const int64_t *a, const int64_t *b, size_t m,
+                          double *area, int64_t *cov, int64_t *at);
+
 #endif

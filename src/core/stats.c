@@ -343,6 +343,44 @@ void pl_stats_describe(const double *x, size_t n, pl_describe *d) {
 double pl_normal_cdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
 double pl_normal_sf(double x) { return 0.5 * erfc(x * M_SQRT1_2); }
 
+/* Lower tail, 0 < p <= 0.5: Acklam's rational approximation (relative
+** error 1.2e-9), then one Halley step on cdf(x) - p, computed with erfc
+** (no cancellation in the lower tail), which brings it to rounding. */
+static double ppf_lower(double p) {
+  static const double a[6] = { -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                               1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00 };
+  static const double b[5] = { -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                               6.680131188771972e+01, -1.328068155288572e+01 };
+  static const double c[6] = { -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                               -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00 };
+  static const double d[4] = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                               3.754408661907416e+00 };
+  double x;
+  if (p < 0.02425) {
+    double q = sqrt(-2 * log(p));
+    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else {
+    double q = p - 0.5, r = q * q;
+    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  }
+  for (int k = 0; k < 2; k++) {                  /* Halley; the second step is a check */
+    double e = 0.5 * erfc(-x * M_SQRT1_2) - p;
+    double u = e * sqrt(2 * M_PI) * exp(x * x / 2);
+    x = x - u / (1 + x * u / 2);
+  }
+  return x;
+}
+
+double pl_normal_ppf(double p) {
+  if (isnan(p) || p < 0 || p > 1) return NAN;
+  if (p == 0) return -INFINITY;
+  if (p == 1) return INFINITY;
+  if (p <= 0.5) return ppf_lower(p);
+  return -ppf_lower(1 - p);                      /* 1 - p is exact for p >= 0.5 */
+}
+
 /* Stirling remainder lgamma(x) - ((x-0.5) log x - x + log(2 pi)/2), x >= 10. */
 static double stirling_corr(double x) {
   double r = 1.0 / x, r2 = r * r;
@@ -464,6 +502,14 @@ void pl_stats_welch_t(const double *a, size_t na, const double *b, size_t nb, pl
   double v1 = pl_stats_var(a, na, 1), v2 = pl_stats_var(b, nb, 1);
   double n1 = (double)na, n2 = (double)nb;
   double vn1 = v1 / n1, vn2 = v2 / n2;
+  double df = (vn1 + vn2) * (vn1 + vn2) / (vn1 * vn1 / (n1 - 1) + vn2 * vn2 / (n2 - 1));
+  if (isnan(df)) df = 1;                         /* as SciPy: 0/0 -> 1 */
+  ttest_finish(m1 - m2, sqrt(vn1 + vn2), df, r);
+}
+
+void pl_stats_welch_t_from_stats(double m1, double s1, double n1, double m2, double s2, double n2,
+                                 pl_ttest *r) {
+  double vn1 = s1 * s1 / n1, vn2 = s2 * s2 / n2;
   double df = (vn1 + vn2) * (vn1 + vn2) / (vn1 * vn1 / (n1 - 1) + vn2 * vn2 / (n2 - 1));
   if (isnan(df)) df = 1;                         /* as SciPy: 0/0 -> 1 */
   ttest_finish(m1 - m2, sqrt(vn1 + vn2), df, r);

@@ -52,6 +52,12 @@ typedef struct pl_ttest { double t, df, p; } pl_ttest;
 /* Two-sided; scipy.stats.ttest_ind(a, b, equal_var=False / True). */
 void pl_stats_welch_t(const double *a, size_t na, const double *b, size_t nb, pl_ttest *r);
 void pl_stats_student_t(const double *a, size_t na, const double *b, size_t nb, pl_ttest *r);
+/* Welch's t from summaries: means, sample standard deviations (n - 1) and
+** counts; scipy.stats.ttest_ind_from_stats(equal_var=False).  Both sd 0:
+** t = +-inf and p = 0 when the means differ, t = p = NaN when equal; a
+** count below 2 gives df from SciPy's formula (p NaN where it is). */
+void pl_stats_welch_t_from_stats(double m1, double s1, double n1, double m2, double s2, double n2,
+                                 pl_ttest *r);
 
 typedef enum { PL_MWU_AUTO = 0, PL_MWU_EXACT, PL_MWU_ASYMPTOTIC } pl_mwu_method;
 typedef struct pl_mwu {
@@ -123,6 +129,10 @@ int pl_stats_histogram_edges(const double *x, size_t n, const double *edges,
 /* ---- distributions ----------------------------------------------------- */
 double pl_normal_cdf(double x);
 double pl_normal_sf(double x);
+/* Inverse of pl_normal_cdf (scipy.stats.norm.ppf): -inf at 0, +inf at 1,
+** NaN outside [0, 1]; relative error ~1e-15 (Acklam's rational start and
+** one Halley step on erfc). */
+double pl_normal_ppf(double p);
 /* Student t with df > 0 degrees of freedom (df may be fractional).
 ** Accurate far into the tails: t_sf(1e10, 3) ~ 1e-30 and smaller down to
 ** the double range (no 1 - cdf cancellation). */

@@ -54,6 +54,146 @@ static void random_set(pl_rng *r, pl_ivset *out, bits *m, int64_t *S, int64_t *E
   *nout = n;
 }
 
+
+/* Ops that nest or follow one another (a laminar family, as a profiler
+** writes one thread's ops): each op holds children at random, each
+** starting after its parent and a gap after its previous sibling (ends
+** count as inside, so touching siblings would share a point). */
+static size_t laminar(pl_rng *r, int64_t s, int64_t e, int depth, int64_t *S, int64_t *E, size_t n, size_t cap) {
+  if (n >= cap || e - s < 2) return n;
+  S[n] = s; E[n] = e; n++;
+  if (depth == 0) return n;
+  int64_t t = s;
+  while (t < e && n < cap) {
+    int64_t a = t + 1 + (int64_t)pl_rng_below(r, 4), b = a + 1 + (int64_t)pl_rng_below(r, (uint64_t)(e - s) / 2 + 1);
+    if (b > e) b = e;
+    if (a >= b) break;
+    n = laminar(r, a, b, depth - 1, S, E, n, cap);
+    t = b;
+  }
+  return n;
+}
+
+/* locate, length_within, the step integral and innermost against brute force */
+static void test_queries(pl_rng *r) {
+  int64_t S1[16], E1[16];
+  for (int iter = 0; iter < 2000; iter++) {
+    pl_ivset a; bits ma; size_t na;
+    random_set(r, &a, &ma, S1, E1, &na);
+    /* locate: sorted points (the merge) and shuffled ones (binary search) */
+    int64_t pt[40], out[40];
+    for (int k = 0; k < 40; k++) pt[k] = (int64_t)pl_rng_below(r, W + 10) - 5;
+    if (iter % 2) for (int k = 1; k < 40; k++) for (int j = k; j > 0 && pt[j] < pt[j - 1]; j--) { int64_t x = pt[j]; pt[j] = pt[j - 1]; pt[j - 1] = x; }
+    pl_iv_locate(&a, pt, 40, out);
+    int ok = 1;
+    for (int k = 0; k < 40; k++) {
+      long long want = -1;
+      for (size_t i = 0; i < a.n; i++) if (a.s[i] <= pt[k] && pt[k] < a.e[i]) want = (long long)i;
+      if (out[k] != want) ok = 0;
+      if ((out[k] >= 0) != (pt[k] >= 0 && pt[k] < W && ma.c[pt[k]])) ok = 0;
+    }
+    TC_CHECK(ok);
+    int64_t lo = (int64_t)pl_rng_below(r, W) - 5, hi = (int64_t)pl_rng_below(r, W + 5);
+    int64_t inside = 0;
+    for (int64_t t = lo; t < hi; t++) if (t >= 0 && t < W && ma.c[t]) inside++;
+    TC_EQ_INT(pl_iv_length_within(&a, lo, hi), inside);
+    /* step integral: unit cells, level = sum of the values of the raw
+    ** intervals holding the cell */
+    double v[16];
+    unsigned char skip[16];
+    for (size_t i = 0; i < na; i++) { v[i] = (double)(1 + pl_rng_below(r, 8)) / 4; skip[i] = pl_rng_below(r, 5) == 0; }
+    double cap = (double)(1 + pl_rng_below(r, 12)) / 4, want = 0;
+    for (int64_t t = lo; t < hi; t++) {
+      double level = 0;
+      for (size_t i = 0; i < na; i++) if (!skip[i] && S1[i] <= t && t < E1[i]) level += v[i];
+      if (level > 0) want += level < cap ? level : cap;
+    }
+    TC_NEAR(pl_iv_step_integral(S1, E1, v, skip, na, cap, lo, hi), want, 1e-9);
+    pl_iv_free(&a);
+  }
+  /* innermost: two groups of laminar ops; a query's answer is the shortest
+  ** op of its group holding [qs, qe] (unique in a laminar family, ends
+  ** included), or -1 */
+  enum { NO = 400, NQ = 300 };
+  int64_t os[NO], oe[NO], og[NO], qs[NQ], qe[NQ], qg[NQ], out[NQ];
+  for (int iter = 0; iter < 50; iter++) {
+    size_t n = 0;
+    for (int g = 0; g < 2; g++) {
+      size_t from = n;
+      n = laminar(r, 0, 1000, 4, os, oe, n, NO / 2 * (size_t)(g + 1));
+      for (size_t i = from; i < n; i++) og[i] = g * 7 + 3;
+    }
+    for (size_t i = n; i-- > 1;) {             /* shuffle: any input order */
+      size_t j = pl_rng_below(r, i + 1);
+      int64_t t;
+      t = os[i]; os[i] = os[j]; os[j] = t; t = oe[i]; oe[i] = oe[j]; oe[j] = t; t = og[i]; og[i] = og[j]; og[j] = t;
+    }
+    for (int k = 0; k < NQ; k++) {
+      qs[k] = (int64_t)pl_rng_below(r, 1010) - 5;
+      qe[k] = qs[k] + (pl_rng_below(r, 2) ? 0 : (int64_t)pl_rng_below(r, 20));
+      qg[k] = pl_rng_below(r, 3) == 0 ? 10 : 3;
+    }
+    pl_iv_innermost(os, oe, og, NULL, n, qs, qe, qg, NULL, NQ, out);
+    int ok = 1;
+    for (int k = 0; k < NQ; k++) {
+      long long want = -1;
+      for (size_t i = 0; i < n; i++)
+        if (og[i] == qg[k] && os[i] <= qs[k] && qe[k] <= oe[i] &&
+            (want < 0 || oe[i] - os[i] < oe[want] - os[want] ||
+             (oe[i] - os[i] == oe[want] - os[want] && i > (size_t)want)))   /* equal ops: the later row */
+          want = (long long)i;
+      if (out[k] != want) ok = 0;
+    }
+    TC_CHECK(ok);
+  }
+  /* by hand: ops [0,100] [10,30] [50,60] on thread 1, [0,100] on thread 2 */
+  int64_t hs[4] = { 0, 10, 50, 0 }, he[4] = { 100, 30, 60, 100 }, hg[4] = { 1, 1, 1, 2 };
+  int64_t hq[5] = { 15, 55, 70, 5, 200 }, hqe[5] = { 16, 55, 71, 6, 201 }, hqg[5] = { 1, 1, 1, 2, 2 }, ho[5];
+  unsigned char hskip[4] = { 0, 1, 0, 0 };
+  pl_iv_innermost(hs, he, hg, NULL, 4, hq, hqe, hqg, NULL, 5, ho);
+  TC_EQ_INT(ho[0], 1); TC_EQ_INT(ho[1], 2); TC_EQ_INT(ho[2], 0); TC_EQ_INT(ho[3], 3); TC_EQ_INT(ho[4], -1);
+  pl_iv_innermost(hs, he, hg, hskip, 4, hq, hqe, hqg, NULL, 5, ho);   /* [10,30] left out */
+  TC_EQ_INT(ho[0], 0);
+  /* series over windows vs unit cells (point samples hold to the next;
+  ** interval samples add up where they overlap) */
+  for (int iter = 0; iter < 300; iter++) {
+    int64_t ts[10], te[10], a[8], b[8], at[8], cov[8];
+    double v[10], area[8];
+    size_t n = pl_rng_below(r, 10);
+    int64_t t = (int64_t)pl_rng_below(r, 10);
+    for (size_t k = 0; k < n; k++) {
+      t += (int64_t)pl_rng_below(r, 6); ts[k] = t;
+      te[k] = t + (int64_t)pl_rng_below(r, 12); v[k] = ((double)pl_rng_below(r, 13) - 4) / 2;
+    }
+    for (int j = 0; j < 8; j++) { a[j] = (int64_t)pl_rng_below(r, 70) - 5; b[j] = a[j] + (int64_t)pl_rng_below(r, 24) - 3; }
+    for (int iv = 0; iv < 2; iv++) {
+      pl_iv_series_windows(ts, iv ? te : NULL, v, n, a, b, 8, area, cov, at);
+      int ok = 1;
+      for (int j = 0; j < 8; j++) {
+        double wa = 0; int64_t wc = 0; long long wat = -1;
+        for (int64_t x = a[j]; x < b[j]; x++) {
+          if (iv) { for (size_t k = 0; k < n; k++) if (ts[k] <= x && x < te[k]) { wa += v[k]; wc++; } }
+          else {
+            long long last = -1;
+            for (size_t k = 0; k < n; k++) if (ts[k] <= x) last = (long long)k;
+            if (last >= 0) { wa += v[last]; wc++; }
+          }
+        }
+        for (size_t k = 0; k < n; k++) if (ts[k] <= a[j]) wat = (long long)k;
+        if (iv && wat >= 0 && te[wat] < a[j]) wat = -1;
+        if (fabs(area[j] - wa) > 1e-9 || cov[j] != wc || at[j] != wat) ok = 0;
+      }
+      TC_CHECK(ok);
+    }
+  }
+  /* step integral by hand: [0,10) 0.5 and [5,20) 0.75, cap 1: 2.5 + 5 + 7.5 */
+  int64_t ss[2] = { 0, 5 }, se[2] = { 10, 20 };
+  double sv[2] = { 0.5, 0.75 };
+  TC_NEAR(pl_iv_step_integral(ss, se, sv, NULL, 2, 1.0, 0, 100), 15.0, 1e-12);
+  TC_NEAR(pl_iv_step_integral(ss, se, sv, NULL, 2, INFINITY, 0, 100), 16.25, 1e-12);
+  TC_NEAR(pl_iv_step_integral(ss, se, sv, NULL, 2, 1.0, 6, 12), 5.5, 1e-12);
+}
+
 int main(void) {
   pl_rng r;
   pl_rng_seed(&r, 2024);
@@ -168,5 +308,6 @@ int main(void) {
   TC_CHECK(normal_form(&a));
   free(ord); free(S); free(E);
   pl_iv_free(&a); pl_iv_free(&m);
+  test_queries(&r);
   return tc_done();
 }

@@ -103,6 +103,19 @@ static void run_case(const tcase *c) {
     if (f[0] == 'w') pl_stats_welch_t(a->v, a->n, b->v, b->n, &r);
     else pl_stats_student_t(a->v, a->n, b->v, b->n, &r);
     CHK("t", r.t); CHK("df", r.df); CHK("p", r.p);
+  } else if (strcmp(f, "welch_t_from_stats") == 0) {
+    const vec *v = getv(c, "s");                 /* m1 s1 n1 m2 s2 n2 */
+    pl_ttest r;
+    pl_stats_welch_t_from_stats(v->v[0], v->v[1], v->v[2], v->v[3], v->v[4], v->v[5], &r);
+    CHK("t", r.t); CHK("df", r.df); CHK("p", r.p);
+  } else if (strcmp(f, "normal_ppf") == 0) {
+    const vec *q = getv(c, "q");
+    double *out = malloc(q->n * sizeof *out);
+    for (size_t i = 0; i < q->n; i++) out[i] = pl_normal_ppf(q->v[i]);
+    chkv(c, "ppf", out, q->n);
+    for (size_t i = 0; i < q->n; i++)            /* and back through the cdf */
+      if (q->v[i] > 1e-300 && q->v[i] < 1 - 1e-9) TC_NEAR(pl_normal_cdf(out[i]), q->v[i], 4e-16 + 1e-14 * q->v[i]);
+    free(out);
   } else if (strcmp(f, "mann_whitney_u") == 0) {
     const vec *a = getv(c, "a"), *b = getv(c, "b");
     pl_mwu r;
@@ -291,7 +304,7 @@ static void hand_checks(void) {
 
 int main(void) {
   const char *files[] = { "descriptive.txt", "tests.txt", "corr.txt", "dist.txt",
-                          "histogram.txt", "bootstrap.txt" };
+                          "histogram.txt", "bootstrap.txt", "from_stats.txt" };
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     char path[256];
     snprintf(path, sizeof path, "tests/fixtures/stats/%s", files[i]);

@@ -37,11 +37,14 @@ tests/lua/test_diff.lua; here the command lines, table names and columns.
   layer_norm_fwd_kernel,20,20,1106775,1085852,-20923,-0.31219355851417174,same
   vectorized_elementwise_kernel,40,40,3819147,3759952,-59195,-0.8832527694998994,same
 
+A tb-profiler summary has means but no standard deviations: no test, and
+the test column says why.
+
   $ perflab run diff examples/tb-profiler.json --set top=3 --format csv --table diff
-  kernel,calls_a,calls_b,total_ns_a,total_ns_b,delta_ns,regression_share_pct,p_welch,p_mwu,status
-  d2d_tnc,0,69,0,3522000,3522000,66.98364397109167,,,added
-  MLUUnionXKernelBatchNormBackward,106,106,96916000,97476000,560000,10.650437428680107,,,same
-  MLUBlockKernel3StagePipelineV2ThresholdBackwardFast,98,98,63142000,63418000,276000,5.2491441612780525,,,same
+  kernel,calls_a,calls_b,total_ns_a,total_ns_b,delta_ns,regression_share_pct,p_welch,p_mwu,test,status
+  d2d_tnc,0,69,0,3522000,3522000,66.98364397109167,,,,added
+  MLUUnionXKernelBatchNormBackward,106,106,96916000,97476000,560000,10.650437428680107,,,no test: A has no per-launch durations or standard deviation; B has no per-launch durations or standard deviation,same
+  MLUBlockKernel3StagePipelineV2ThresholdBackwardFast,98,98,63142000,63418000,276000,5.2491441612780525,,,no test: A has no per-launch durations or standard deviation; B has no per-launch durations or standard deviation,same
 
 A tb-profiler export has step times but no timeline to place them on (it
 stopped with "attempt to compare two nil values"): a clear error instead.

@@ -155,4 +155,50 @@ function TestDiff:test_one_run_is_an_error()
   lu.assertStrContains(tostring(err.message or err), "diff needs two profiles")
 end
 
+-- Summary-only inputs (nsys stats cuda_gpu_kern_sum: mean, sd, count per
+-- kernel; hand-made fixtures tests/fixtures/nsys/kern_sum_{a,b}.csv): Welch's
+-- t from the summaries.  Expected p from /usr/bin/python3 with SciPy 1.10:
+--   stats.ttest_ind_from_stats(3306000.0, 198000.5, 32, 3105800.0, 216832.4, 32, equal_var=False).pvalue
+--     = 0.00027752651356166666
+--   stats.ttest_ind_from_stats(192068.0, 270000.0, 200, 195479.1, 266509.9, 193, equal_var=False).pvalue
+--     = 0.8997703990223406
+function TestDiff:test_summaries_welch_from_stats()
+  local rep = perflab.run("diff", { "tests/fixtures/nsys/kern_sum_a.csv", "tests/fixtures/nsys/kern_sum_b.csv" })
+  local d = rep.tables.diff
+  local fa, dq = row_of(d, "flash_attention_prefill_f16"), row_of(d, "dequant_q4_k_f16")
+  lu.assertAlmostEquals(fa.p_welch, 0.00027752651356166666, 1e-12)
+  lu.assertAlmostEquals(dq.p_welch, 0.8997703990223406, 1e-12)
+  lu.assertEquals(fa.status, "slower")        -- p < alpha 0.01, mean 3105800 -> 3306000
+  lu.assertEquals(dq.status, "same")
+  lu.assertEquals(fa.test, "Welch from mean, sd, n")
+  lu.assertNil(fa.p_mwu)
+end
+
+-- tb-profiler summaries have mean, min and max but no standard deviation:
+-- the test column says so instead of leaving p_welch silently empty
+function TestDiff:test_summaries_without_sd_say_why()
+  local rep = perflab.run("diff", { "examples/tb-profiler.json" })
+  local r = row_of(rep.tables.diff, "MLUUnionXKernelBatchNormBackward")
+  lu.assertNil(r.p_welch)
+  lu.assertEquals(r.test, "no test: A has no per-launch durations or standard deviation; "
+    .. "B has no per-launch durations or standard deviation")
+  local added = row_of(rep.tables.diff, "d2d_tnc")
+  lu.assertNil(added.test)                    -- added: nothing to test
+end
+
+-- compare.welch on degenerate samples, as scipy.stats.ttest_ind(a, b,
+-- equal_var=False) returns them (SciPy 1.10): both variances 0 and means
+-- 1 vs 2 -> t = -inf, p = 0; equal constant samples -> nan, nan; fewer than
+-- two values a side -> nan, nan
+function TestDiff:test_welch_degenerate_cases()
+  local t, p = compare.welch({ 1, 1, 1 }, { 2, 2 })
+  lu.assertEquals(t, -math.huge); lu.assertEquals(p, 0)
+  t, p = compare.welch({ 3, 3 }, { 1, 1, 1 })
+  lu.assertEquals(t, math.huge); lu.assertEquals(p, 0)
+  t, p = compare.welch({ 1, 1, 1 }, { 1, 1 })
+  lu.assertTrue(t ~= t and p ~= p)
+  t, p = compare.welch({ 1 }, { 1, 2 })
+  lu.assertTrue(t ~= t and p ~= p)
+end
+
 os.exit(lu.LuaUnit.run())

@@ -138,6 +138,40 @@ function TestTests:test_distributions()
   near(S.t_sf(1e250, 1), 1 / (math.pi * 1e250), 1e-9)
 end
 
+-- welch_t_from_stats and normal_ppf through the binding, against the
+-- SciPy values of tests/fixtures/stats/from_stats.txt
+-- (tools/gen_from_stats_fixtures.py)
+function TestTests:test_from_stats_and_ppf_against_scipy()
+  local f = assert(io.open("tests/fixtures/stats/from_stats.txt"))
+  local text = f:read("a"); f:close()
+  local function num(x) if x == "nan" then return 0 / 0 elseif x == "inf" then return math.huge
+    elseif x == "-inf" then return -math.huge end return tonumber(x) end
+  local function close(got, want, rel)
+    if want ~= want then return got ~= got end
+    if want == math.huge or want == -math.huge then return got == want end
+    return math.abs(got - want) <= rel * math.abs(want) + 1e-300
+  end
+  local n = 0
+  for args, t, df, p in text:gmatch("welch_t_from_stats\ns ([^\n]+)\nexpect t (%S+) df (%S+) p (%S+)") do
+    local v = {}
+    for x in args:gmatch("%S+") do v[#v + 1] = num(x) end
+    local r = S.welch_t_from_stats(table.unpack(v))
+    lu.assertTrue(close(r.t, num(t), 1e-12), args)
+    lu.assertTrue(close(r.df, num(df), 1e-12), args)
+    lu.assertTrue(close(r.p, num(p), 1e-9), args)
+    n = n + 1
+  end
+  lu.assertEquals(n, 21)
+  local qs, ppfs = text:match("normal_ppf\nq ([^\n]+)\nexpectv ppf ([^\n]+)")
+  local q, want = {}, {}
+  for x in qs:gmatch("%S+") do q[#q + 1] = num(x) end
+  for x in ppfs:gmatch("%S+") do want[#want + 1] = num(x) end
+  lu.assertEquals(#q, 25)
+  for i = 1, #q do lu.assertTrue(close(S.normal_ppf(q[i]), want[i], 1e-14), tostring(q[i])) end
+  lu.assertErrorMsgContains("probability must be in [0, 1]", S.normal_ppf, 1.5)
+  lu.assertErrorMsgContains("count must be >= 1", S.welch_t_from_stats, 1, 1, 0, 2, 1, 5)
+end
+
 TestErrors = {}
 
 function TestErrors:test_messages()
