@@ -65,8 +65,8 @@ A Paddle summary pasted into Markdown (class 9).
 
 Two nvprof runs in one log (class 10): diff FILE, top-kernels per run.
   $ perflab run diff tests/fixtures/nvprof/two_runs_summary.txt --format csv --table diff
-  kernel,calls_a,calls_b,total_ns_a,total_ns_b,delta_ns,regression_share_pct,p_welch,p_mwu,status
-  matmul_kernel,10,10,4620000,1100000000,1095380000,100,,,slower
+  kernel,calls_a,calls_b,total_ns_a,total_ns_b,delta_ns,regression_share_pct,p_welch,p_mwu,test,status
+  matmul_kernel,10,10,4620000,1100000000,1095380000,100,,,no test: A has no per-launch durations or standard deviation; B has no per-launch durations or standard deviation,slower
 
   $ perflab run top-kernels tests/fixtures/nvprof/two_runs_summary.txt --format csv --table top_kernels
   run,kernel,calls,total_ns,mean_ns,min_ns,max_ns,share_pct
