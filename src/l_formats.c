@@ -3,20 +3,29 @@
 ** core.  load() reads a file into a plain profile record (the Lua library
 ** wraps it, see lua/perflab/profile.lua); errors in the data are returned
 ** as nil, "FILE:LINE:COLUMN: message" (the caller decides to raise).
+** Interrupts, the progress bar and the host's advice in messages come from
+** the parse hooks the host lends (lbind.h); this file knows no host.
 */
 #include "lbind.h"
 #include "format.h"
 #include "names.h"
-#include "pl_limits.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-/* Set by the host's SIGINT handler while a parse runs. */
-volatile int pl_parse_interrupt = 0;
+static const char hooks_key = 'h';   /* registry[&hooks_key] = light pl_l_parsehooks* */
+
+void pl_l_sethooks(lua_State *L, const pl_l_parsehooks *h) {
+  if (h) lua_pushlightuserdata(L, (void *)h); else lua_pushnil(L);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &hooks_key);
+}
+
+static const pl_l_parsehooks *gethooks(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &hooks_key);      /* [... h] */
+  const pl_l_parsehooks *h = (const pl_l_parsehooks *)lua_touserdata(L, -1);
+  lua_pop(L, 1);                                       /* [...] */
+  return h;
+}
 
 void pl_l_pushprofile(lua_State *L, pl_profile *p) {
   lua_createtable(L, 0, 6);
@@ -60,59 +69,17 @@ void pl_l_pushprofile(lua_State *L, pl_profile *p) {
   lua_setfield(L, -2, "diagnostics");
 }
 
-/* ---- progress bar ------------------------------------------------------
-** Parsers report (done, total) bytes now and then (every few MB or few
-** thousand lines).  When stderr is a terminal and a parse has run for half a
-** second, a one-line bar with the rate goes to stderr, redrawn at most ten
-** times a second and erased when the parse ends. */
-typedef struct progress {
-  double t0, last;
-  int shown;
-} progress;
-
-static double mono(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void on_progress(void *ud, size_t done, size_t total) {
-  progress *pg = ud;
-  double now = mono();
-  if (now - pg->t0 < 0.5 || now - pg->last < 0.1) return;
-  pg->last = now;
-  pg->shown = 1;
-  enum { W = 30 };
-  if (done > total) done = total;
-  int fill = total ? (int)((double)W * (double)done / (double)total) : W;
-  char bar[W + 1];
-  for (int i = 0; i < W; i++) bar[i] = i < fill ? '#' : '.';
-  bar[W] = '\0';
-  fprintf(stderr, "\rreading [%s] %3d%%  %.0f MB of %.0f MB  %.0f MB/s ", bar,
-          total ? (int)(100.0 * (double)done / (double)total) : 100, (double)done / 1e6, (double)total / 1e6,
-          (double)done / 1e6 / (now - pg->t0));
-  fflush(stderr);
-}
-
-static void progress_end(progress *pg) {
-  if (pg->shown) { fprintf(stderr, "\r%78s\r", ""); fflush(stderr); }
-}
-
 typedef struct loadopts {
   const char *format;
   const char *tables[64];
   pl_parse_opts o;
-  progress pg;
+  const pl_l_parsehooks *hooks;   /* NULL in a bare state */
 } loadopts;
 
+/* Reads the options table at arg (strings stay anchored in it). */
 static void read_opts(lua_State *L, int arg, loadopts *lo) {
   memset(lo, 0, sizeof *lo);
-  lo->o.interrupt = &pl_parse_interrupt;
-  if (isatty(2)) {
-    lo->pg.t0 = mono();
-    lo->o.progress = on_progress;
-    lo->o.progress_ud = &lo->pg;
-  }
+  lo->hooks = gethooks(L);
   if (!lua_istable(L, arg)) return;
   lua_getfield(L, arg, "format");
   lo->format = lua_tostring(L, -1);      /* anchored in the options table */
@@ -138,10 +105,15 @@ static void read_opts(lua_State *L, int arg, loadopts *lo) {
   lua_pop(L, 1);
 }
 
-static int finish(lua_State *L, pl_profile *p, pl_err *e) {
+static void begin(loadopts *lo) {
+  if (lo->hooks) lo->hooks->begin(&lo->o);
+}
+
+/* [...] -> [... record] | [... nil msg]; returns the number pushed. */
+static int finish(lua_State *L, loadopts *lo, pl_profile *p, pl_err *e) {
+  if (lo->hooks) lo->hooks->end(&lo->o, p ? NULL : e);
   if (p == NULL) {
     char msg[2048];
-    if (pl_time_up()) snprintf(e->msg, sizeof e->msg, "time limit exceeded while reading (--timeout)");
     pl_err_format(e, msg, sizeof msg);
     luaL_pushfail(L);
     lua_pushstring(L, msg);
@@ -158,10 +130,9 @@ static int fmt_load(lua_State *L) {
   loadopts lo;
   read_opts(L, 2, &lo);
   pl_err e;
-  pl_parse_interrupt = 0;
+  begin(&lo);
   pl_profile *p = pl_load_file(path, lo.format, &lo.o, &e);
-  progress_end(&lo.pg);
-  return finish(L, p, &e);
+  return finish(L, &lo, p, &e);
 }
 
 /* parse(name, text [, opts]) -> record | nil, msg */
@@ -172,10 +143,9 @@ static int fmt_parse(lua_State *L) {
   loadopts lo;
   read_opts(L, 3, &lo);
   pl_err e;
-  pl_parse_interrupt = 0;
+  begin(&lo);
   pl_profile *p = pl_load_buffer(name, text, len, lo.format, &lo.o, &e);
-  progress_end(&lo.pg);
-  return finish(L, p, &e);
+  return finish(L, &lo, p, &e);
 }
 
 static int fmt_list(lua_State *L) {

@@ -7,6 +7,7 @@
 */
 #include "perflab.h"
 #include "host.h"
+#include "pl_call.h"
 #include "repl.h"
 
 #include <lauxlib.h>
@@ -67,7 +68,7 @@ static int lua_failure(perflab *pl, int status) {
 static int call_embed(perflab *pl, const char *fn, int nargs, int nres) {
   lua_State *L = pl->L;
   int base = lua_gettop(L) - nargs;       /* the function goes here */
-  lua_pushcfunction(L, pl_host_msghandler);
+  lua_pushcfunction(L, pl_msghandler);
   lua_getglobal(L, "require");
   lua_pushliteral(L, "perflab.embed");
   int st = lua_pcall(L, 1, 1, base + nargs + 1);

@@ -389,7 +389,7 @@ function M.repl(args)
     return 0
   end
   local interactive = sys.isatty(0)
-  local ok = sys.repl(interactive)
+  local ok = require("perflab.session").repl(interactive)
   -- a session at a terminal ends well whatever was typed; piped input is a script
   return (ok or interactive) and 0 or 2
 end

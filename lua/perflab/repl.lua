@@ -465,7 +465,7 @@ local function error_text(e)
   if type(e) == "table" and e.message then return tostring(e.message) end
   if type(e) == "string" then
     -- the traceback stops where the cell machinery begins
-    local cut = e:find("\n\t%[C%]: in function 'perflab%.sys%.run_cell'")
+    local cut = e:find("\n\t%[C%]: in function 'perflab%.session%.run_cell'")
     return cut and e:sub(1, cut - 1) or e
   end
   local mt = getmetatable(e)
@@ -486,7 +486,7 @@ end
 
 --- Runs one cell {id, code} and returns the reply table (not encoded).
 -- Output written to stdout while the cell runs (print, io.write, C code) is
--- captured at the file-descriptor level by sys.capture_*.
+-- captured at the file-descriptor level by session.capture_*.
 function M.cell(req)
   local reply = { id = req.id, ok = true, values = {}, stdout = "" }
   if type(req.code) ~= "string" then
@@ -499,8 +499,9 @@ function M.cell(req)
     reply.ok, reply.error = false, err
     return reply
   end
-  local cap = sys.capture_begin()
-  local res = table.pack(sys.run_cell(fn))
+  local session = require "perflab.session"
+  local cap = session.capture_begin()
+  local res = table.pack(session.run_cell(fn))
   -- render inside the capture too: rendering is user-visible code (__tostring)
   local values = {}
   if res[1] then
@@ -512,16 +513,14 @@ function M.cell(req)
       ::skip::
     end
   end
-  reply.stdout = sys.capture_end(cap)
+  reply.stdout = session.capture_end(cap)
   if res[1] then
     reply.values = values
   else
     reply.ok = false
     reply.error = error_text(res[2])
     if type(res[2]) == "table" and res[2].message then reply.user_error = true end
-    if res[2] == "interrupted" or (type(res[2]) == "string" and res[2]:match("^interrupted")) then
-      reply.interrupted = true
-    end
+    if res[3] then reply.interrupted = true end   -- run_cell says Ctrl-C stopped it
   end
   return reply
 end
@@ -532,8 +531,9 @@ function M.jsonl(opts)
   opts = opts or {}
   local cjson = require "cjson"
   local input = opts.input or io.stdin
-  local out = opts.output or sys.protocol_stream()
-  sys.ignore_sigint()   -- between cells; sys.run_cell turns it into "interrupted" during one
+  local session = require "perflab.session"
+  local out = opts.output or session.protocol_stream()
+  session.ignore_sigint()   -- between cells; session.run_cell turns it into "interrupted" during one
   local function send(t)
     out:write(json.encode(t), "\n")
     out:flush()
