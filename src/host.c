@@ -74,6 +74,7 @@ static const luaL_Reg builtin_modules[] = {
   {"perflab.session", luaopen_perflab_session},
   {"perflab.stats", luaopen_perflab_stats},
   {"perflab.intervals", luaopen_perflab_intervals},
+  {"perflab.options", luaopen_perflab_options},
   {"cjson", luaopen_cjson},
   {NULL, NULL}
 };

@@ -78,9 +78,11 @@ typedef struct loadopts {
 
 /* Reads the options table at arg (strings stay anchored in it). */
 static void read_opts(lua_State *L, int arg, loadopts *lo) {
+  static const char *const accepted[] = { "format", "lenient", "raw_text", "tables", NULL };
   memset(lo, 0, sizeof *lo);
   lo->hooks = gethooks(L);
   if (!lua_istable(L, arg)) return;
+  pl_l_checkoptions(L, arg, accepted);
   lua_getfield(L, arg, "format");
   lo->format = lua_tostring(L, -1);      /* anchored in the options table */
   lua_pop(L, 1);

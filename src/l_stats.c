@@ -18,10 +18,12 @@
 
 /* ---- argument helpers -------------------------------------------------- */
 
-/* Options table at arg (absent/nil allowed).  Returns the nan policy. */
-static int opt_nan_omit(lua_State *L, int arg) {
+/* Options table at arg (absent/nil allowed), which may hold only the keys
+** in accepted (pl_l_checkoptions).  Returns the nan policy. */
+static int opt_nan_in(lua_State *L, int arg, const char *const accepted[]) {
   if (lua_isnoneornil(L, arg)) return 0;
   luaL_checktype(L, arg, LUA_TTABLE);
+  pl_l_checkoptions(L, arg, accepted);
   lua_getfield(L, arg, "nan");
   int omit = 0;
   if (!lua_isnil(L, -1)) {
@@ -32,6 +34,12 @@ static int opt_nan_omit(lua_State *L, int arg) {
   }
   lua_pop(L, 1);
   return omit;
+}
+
+/* The functions whose only option is nan. */
+static int opt_nan_omit(lua_State *L, int arg) {
+  static const char *const only_nan[] = { "nan", NULL };
+  return opt_nan_in(L, arg, only_nan);
 }
 
 static lua_Number opt_number(lua_State *L, int arg, const char *key, lua_Number def) {
@@ -184,7 +192,8 @@ static int l_zscores(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
   int ddof = (int)opt_number(L, 2, "ddof", 0);
-  double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), (size_t)ddof + 1);
+  static const char *const accepted[] = { "ddof", "nan", NULL };
+  double *x = checksample(L, 1, &n, opt_nan_in(L, 2, accepted), (size_t)ddof + 1);
   double *z = lua_newuserdatauv(L, n * sizeof *z, 0);
   pl_stats_zscores(x, n, ddof, z);
   pusharray(L, z, n);
@@ -226,7 +235,8 @@ static int l_student_t(lua_State *L) { return ttest(L, 0); }
 
 static int l_mann_whitney_u(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
-  int omit = opt_nan_omit(L, 3);
+  static const char *const accepted[] = { "method", "nan", NULL };
+  int omit = opt_nan_in(L, 3, accepted);
   size_t na, nb;
   double *a = checksample(L, 1, &na, omit, 1);
   double *b = checksample(L, 2, &nb, omit, 1);
@@ -279,7 +289,8 @@ TWO(bhattacharyya, 2, pl_stats_bhattacharyya)
 
 static int l_bootstrap_ci(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
-  int omit = opt_nan_omit(L, 3);
+  static const char *const accepted[] = { "alpha", "n", "nan", "seed", NULL };
+  int omit = opt_nan_in(L, 3, accepted);
   size_t n;
   double *x = checksample(L, 1, &n, omit, 1);
   lua_Number nb = opt_number(L, 3, "n", 10000), alpha = opt_number(L, 3, "alpha", 0.05);
@@ -327,7 +338,8 @@ static int l_bootstrap_ci(lua_State *L) {
 static int l_histogram(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
-  double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), 1);
+  static const char *const accepted[] = { "bins", "edges", "nan", NULL };
+  double *x = checksample(L, 1, &n, opt_nan_in(L, 2, accepted), 1);
   int has_edges = 0;
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);

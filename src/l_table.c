@@ -403,6 +403,8 @@ static int tbl_top(lua_State *L) {
   int desc = 1;
   if (name[0] == '-') name++;
   else if (name[0] == '+') { desc = 0; name++; }
+  static const char *const top_opts[] = { "asc", NULL };
+  pl_l_checkoptions(L, 4, top_opts);
   if (lua_istable(L, 4)) { lua_getfield(L, 4, "asc"); if (lua_toboolean(L, -1)) desc = 0; lua_pop(L, 1); }
   int c = pl_table_col(t, name);
   if (c < 0) return luaL_argerror(L, 3, push_nocol(L, t, name));
@@ -541,7 +543,9 @@ static int tbl_copy(lua_State *L) { pl_l_pushtable(L, pl_table_copy(pl_l_checkta
 /* join(other, {on = "k" | {"k1","k2"} | {left = .., right = ..}, how = "inner"|"left", suffix = "_b"}) */
 static int tbl_join(lua_State *L) {
   pl_table *a = pl_l_checktable(L, 1), *b = pl_l_checktable(L, 2);
+  static const char *const join_opts[] = { "how", "on", "suffix", NULL };
   luaL_checktype(L, 3, LUA_TTABLE);
+  pl_l_checkoptions(L, 3, join_opts);
   int ak[16], bk[16];
   size_t n = 0;
   lua_getfield(L, 3, "on");
@@ -658,6 +662,8 @@ static int tbl_write_json(lua_State *L) {
 static int tbl_format(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   pl_fmtopts o = { 0, 0, 0, 6 };
+  static const char *const format_opts[] = { "digits", "markdown", "max_rows", "width", NULL };
+  pl_l_checkoptions(L, 2, format_opts);
   if (lua_istable(L, 2)) {
     lua_getfield(L, 2, "markdown"); o.markdown = lua_toboolean(L, -1);
     lua_getfield(L, 2, "max_rows"); o.max_rows = (size_t)luaL_optinteger(L, -1, 0);

@@ -40,6 +40,13 @@ double *pl_l_checknumbers(lua_State *L, int arg, size_t *n, int nan_omit);
 ** table objects (p keeps no tables afterwards). */
 void pl_l_pushprofile(lua_State *L, pl_profile *p);
 
+/* Raises an argument error at arg naming the first key of the options table
+** there that is not in accepted (NULL-terminated) and listing the accepted
+** ones: "unknown option 'tabels'; accepted: format, lenient, ...".  Nothing
+** when arg is not a table.  The one checker (l_options.c; in Lua
+** perflab.options.check). */
+void pl_l_checkoptions(lua_State *L, int arg, const char *const accepted[]);
+
 /* What the host lends the bindings that run parsers (perflab.formats),
 ** kept in the registry of the state.  A bare state (lua_newstate and the
 ** openers below, no host) has none: parses then run without interrupt,
@@ -60,5 +67,6 @@ int luaopen_perflab_formats(lua_State *L);
 int luaopen_perflab_stats(lua_State *L);
 int luaopen_perflab_intervals(lua_State *L);
 int luaopen_perflab_sys(lua_State *L);
+int luaopen_perflab_options(lua_State *L);
 
 #endif
