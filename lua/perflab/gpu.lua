@@ -12,6 +12,10 @@
 local gpus = require("perflab.gpus")
 
 local M = {}
+-- The calculators' argument tables are strict (perflab.options).
+local OCC_ARGS = { "barriers", "block", "block_size", "carveout_pct", "cc", "optin", "registers",
+  "smem_config", "smem_driver", "smem_dynamic", "smem_static" }
+local check = require("perflab.options").check
 
 -- Thresholds of the ncu rules (analysis-rules.md); editable data.
 M.thresholds = {
@@ -88,11 +92,6 @@ M.LIMIT_NAMES = LIMIT_NAMES
 --- invalid (string when the launch cannot run: a limit of 0).
 --- A limit that does not apply (no registers, no shared memory) is reported
 --- as the SM block limit, as ncu prints it.
--- The calculators' argument tables are strict (perflab.options).
-local OCC_ARGS = { "barriers", "block", "block_size", "carveout_pct", "cc", "optin", "registers",
-  "smem_config", "smem_driver", "smem_dynamic", "smem_static" }
-local check = require("perflab.options").check
-
 function M.occupancy(args)
   check(args, OCC_ARGS, "perflab.gpu.occupancy")
   local a = resolve_arch(args.cc)

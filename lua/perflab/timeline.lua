@@ -320,16 +320,14 @@ function M.by_stream(ops)
   return order
 end
 
---- Use the C module perflab.intervals for construction when it exists
--- (its sets are converted to this adapter's shape).
+--- The same construction by the C module perflab.intervals (always built;
+-- its sets are converted to this adapter's shape).
 do
-  local ok, C = pcall(require, "perflab.intervals")
-  if ok and type(C) == "table" and C.from_arrays and C.to_arrays then
-    M.c_set = function(starts, ends, n)
-      local set = C.from_arrays(starts, ends, n)
-      local s, e = C.to_arrays(set)
-      return new(s, e, #s)
-    end
+  local C = require "perflab.intervals"
+  M.c_set = function(starts, ends, n)
+    local set = C.from_arrays(starts, ends, n)
+    local s, e = C.to_arrays(set)
+    return new(s, e, #s)
   end
 end
 

@@ -80,6 +80,15 @@ type_ 'perflab.lo'; key Tab
 check "perflab.lo<Tab> -> perflab.load" "perflab> perflab.load"
 key C-u
 wait_prompt
+# a module not loaded yet (perflab.stats is a C module nothing has touched)
+type_ 'perflab.sta'; key Tab
+check "perflab.sta<Tab> -> perflab.stats" "perflab> perflab.stats"
+key C-u
+wait_prompt
+# help on a function prints its documentation (docs/api.md), not its address
+type_ 'help(perflab.units.ns)'; key Enter
+check "help(fn) prints the api.md entry" '- `perflab.units.ns` Duration in nanoseconds -> "1.234 ms".'
+wait_prompt
 type_ 't = p1:table("kern'; key Tab
 check "p1:table(\"kern<Tab> -> kernels" 'perflab> t = p1:table("kernels'
 type_ '")'; key Enter
