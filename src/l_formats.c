@@ -10,6 +10,7 @@
 #include "format.h"
 #include "names.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,38 +28,42 @@ static const pl_l_parsehooks *gethooks(lua_State *L) {
   return h;
 }
 
+/* [...] -> [... record].  Tables move into table objects one by one: a
+** table leaves p (p->tables[i] = NULL) only once its object owns it, so a
+** memory error half-way leaves every table owned by p or by an object. */
 void pl_l_pushprofile(lua_State *L, pl_profile *p) {
-  lua_createtable(L, 0, 6);
+  int top = lua_gettop(L);
+  lua_createtable(L, 0, 6);                                  /* [rec] */
   lua_pushstring(L, p->format); lua_setfield(L, -2, "format");
   lua_pushstring(L, p->source); lua_setfield(L, -2, "source");
-  lua_createtable(L, 0, (int)p->nmeta);
+  lua_createtable(L, 0, (int)p->nmeta);                      /* [rec meta] */
   for (size_t i = 0; i < p->nmeta; i++) {
     double v = p->meta[i].num;
     if (p->meta[i].text) lua_pushstring(L, p->meta[i].text);
     else if (v == (double)(lua_Integer)v && v > -9007199254740992.0 && v < 9007199254740992.0) lua_pushinteger(L, (lua_Integer)v);
-    else lua_pushnumber(L, v);
-    lua_setfield(L, -2, p->meta[i].key);
+    else lua_pushnumber(L, v);                               /* [rec meta v] */
+    lua_setfield(L, -2, p->meta[i].key);                     /* meta[key] = v */
   }
-  lua_setfield(L, -2, "meta");
-  lua_createtable(L, 0, (int)p->ntables);
-  lua_createtable(L, (int)p->ntables, 0);     /* table order as the parser made them */
+  lua_setfield(L, -2, "meta");                               /* [rec] */
+  lua_createtable(L, 0, (int)p->ntables);                    /* [rec tables] */
+  lua_createtable(L, (int)p->ntables, 0);                    /* [rec tables order]: as the parser made them */
   for (size_t i = 0; i < p->ntables; i++) {
     pl_table *t = p->tables[i];
+    lua_pushstring(L, t->name);                              /* [rec tables order name] */
+    lua_rawseti(L, -2, (lua_Integer)i + 1);                  /* order[i+1] = name */
+    pl_l_pushtable(L, t);                                    /* [rec tables order T]: T owns t */
     p->tables[i] = NULL;
-    lua_pushstring(L, t->name);
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-    pl_l_pushtable(L, t);
-    lua_setfield(L, -3, t->name);
+    lua_setfield(L, -3, t->name);                            /* tables[name] = T */
   }
   p->ntables = 0;
-  lua_setfield(L, -3, "table_order");
-  lua_setfield(L, -2, "tables");
-  lua_createtable(L, (int)p->ndiags, 0);
+  lua_setfield(L, -3, "table_order");                        /* [rec tables] */
+  lua_setfield(L, -2, "tables");                             /* [rec] */
+  lua_createtable(L, (int)p->ndiags, 0);                     /* [rec diags] */
   for (size_t i = 0; i < p->ndiags; i++) {
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 2);                                /* [rec diags d] */
     lua_pushinteger(L, (lua_Integer)p->diags[i].line); lua_setfield(L, -2, "line");
     lua_pushstring(L, p->diags[i].msg); lua_setfield(L, -2, "message");
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);                  /* [rec diags] */
   }
   if (p->ndiags_dropped) {
     lua_createtable(L, 0, 2);
@@ -66,7 +71,31 @@ void pl_l_pushprofile(lua_State *L, pl_profile *p) {
     lua_pushfstring(L, "%d more diagnostics not kept", (int)p->ndiags_dropped); lua_setfield(L, -2, "message");
     lua_rawseti(L, -2, (lua_Integer)p->ndiags + 1);
   }
-  lua_setfield(L, -2, "diagnostics");
+  lua_setfield(L, -2, "diagnostics");                        /* [rec] */
+  assert(lua_gettop(L) == top + 1);                          /* pushed exactly the record */
+  (void)top;
+}
+
+/* A profile in a box whose __gc frees it: a memory error while the record
+** is built (or before the parse returns) frees what the core made. */
+#define PL_PROFILEBOX_T "perflab.ProfileBox"
+
+static int pbox_gc(lua_State *L) {
+  pl_profile **b = (pl_profile **)luaL_checkudata(L, 1, PL_PROFILEBOX_T);
+  if (*b) { pl_profile_free(*b); *b = NULL; }
+  return 0;
+}
+
+/* [...] -> [... box], empty */
+static pl_profile **newbox(lua_State *L) {
+  pl_profile **b = (pl_profile **)lua_newuserdatauv(L, sizeof *b, 0);
+  *b = NULL;                                                 /* empty until filled: __gc is safe */
+  if (luaL_newmetatable(L, PL_PROFILEBOX_T)) {               /* [... box mt] */
+    lua_pushcfunction(L, pbox_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);                                   /* [... box] */
+  return b;
 }
 
 typedef struct loadopts {
@@ -111,18 +140,20 @@ static void begin(loadopts *lo) {
   if (lo->hooks) lo->hooks->begin(&lo->o);
 }
 
-/* [...] -> [... record] | [... nil msg]; returns the number pushed. */
-static int finish(lua_State *L, loadopts *lo, pl_profile *p, pl_err *e) {
-  if (lo->hooks) lo->hooks->end(&lo->o, p ? NULL : e);
-  if (p == NULL) {
+/* [... box] -> [... box record] | [... box nil msg]; returns the number
+** pushed.  The box holds the profile until the record owns its tables. */
+static int finish(lua_State *L, loadopts *lo, pl_profile **box, pl_err *e) {
+  if (lo->hooks) lo->hooks->end(&lo->o, *box ? NULL : e);
+  if (*box == NULL) {
     char msg[2048];
     pl_err_format(e, msg, sizeof msg);
     luaL_pushfail(L);
     lua_pushstring(L, msg);
     return 2;
   }
-  pl_l_pushprofile(L, p);
-  pl_profile_free(p);
+  pl_l_pushprofile(L, *box);
+  pl_profile_free(*box);                                     /* what is left: meta, diagnostics */
+  *box = NULL;
   return 1;
 }
 
@@ -132,9 +163,10 @@ static int fmt_load(lua_State *L) {
   loadopts lo;
   read_opts(L, 2, &lo);
   pl_err e;
+  pl_profile **box = newbox(L);
   begin(&lo);
-  pl_profile *p = pl_load_file(path, lo.format, &lo.o, &e);
-  return finish(L, &lo, p, &e);
+  *box = pl_load_file(path, lo.format, &lo.o, &e);
+  return finish(L, &lo, box, &e);
 }
 
 /* parse(name, text [, opts]) -> record | nil, msg */
@@ -145,9 +177,10 @@ static int fmt_parse(lua_State *L) {
   loadopts lo;
   read_opts(L, 3, &lo);
   pl_err e;
+  pl_profile **box = newbox(L);
   begin(&lo);
-  pl_profile *p = pl_load_buffer(name, text, len, lo.format, &lo.o, &e);
-  return finish(L, &lo, p, &e);
+  *box = pl_load_buffer(name, text, len, lo.format, &lo.o, &e);
+  return finish(L, &lo, box, &e);
 }
 
 static int fmt_list(lua_State *L) {

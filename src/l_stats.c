@@ -122,6 +122,8 @@ static void pusharray(lua_State *L, const double *v, size_t n) {
 
 /* ---- descriptive ------------------------------------------------------- */
 
+/* mean|var|sd|median|sum|min|max(x [, {nan=}]) -> number.  Stack: [x opts]
+** then the sample box checksample pushes; the result is pushed last. */
 #define SIMPLE(NAME, NEED, EXPR)                                   \
   static int l_##NAME(lua_State *L) {                              \
     lua_settop(L, 2);                                              \
@@ -138,6 +140,7 @@ SIMPLE(sum, 1, pl_stats_sum(x, n))
 SIMPLE(min, 1, pl_stats_min(x, n))
 SIMPLE(max, 1, pl_stats_max(x, n))
 
+/* geomean(x [, {nan=}]) -> exp(mean(log x)) */
 static int l_geomean(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -148,6 +151,7 @@ static int l_geomean(lua_State *L) {
   return 1;
 }
 
+/* weighted_mean(x, w [, {nan=}]) -> sum(w x) / sum(w) */
 static int l_weighted_mean(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   double *x, *w;
@@ -163,6 +167,7 @@ static double checkq(lua_State *L, int arg, double q) {
   return q;
 }
 
+/* quantile(x, q | {q...} [, {nan=}]) -> number | array */
 static int l_quantile(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -188,6 +193,7 @@ static int l_quantile(lua_State *L) {
   return 1;
 }
 
+/* zscores(x [, {ddof = 0, nan=}]) -> array */
 static int l_zscores(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -200,6 +206,7 @@ static int l_zscores(lua_State *L) {
   return 1;
 }
 
+/* describe(x [, {nan=}]) -> {n, mean, sd, var, min, max, median, p25, p75, p90, p95, p99, sum} */
 static int l_describe(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -217,6 +224,7 @@ static int l_describe(lua_State *L) {
 
 /* ---- two-sample tests -------------------------------------------------- */
 
+/* welch_t|student_t(a, b [, {nan=}]) -> {t, df, p}.  Stack: [a b opts boxA boxB result] */
 static int ttest(lua_State *L, int welch) {
   lua_settop(L, 3);
   int omit = opt_nan_omit(L, 3);
@@ -233,6 +241,7 @@ static int ttest(lua_State *L, int welch) {
 static int l_welch_t(lua_State *L) { return ttest(L, 1); }
 static int l_student_t(lua_State *L) { return ttest(L, 0); }
 
+/* mann_whitney_u(a, b [, {method=, nan=}]) -> {u, z, p, method} */
 static int l_mann_whitney_u(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   static const char *const accepted[] = { "method", "nan", NULL };
@@ -257,6 +266,7 @@ static int l_mann_whitney_u(lua_State *L) {
   return 1;
 }
 
+/* pearson(x, y [, {nan=}]) -> {r, p}; spearman -> {rho, p} */
 static int corr(lua_State *L, int spearman) {
   lua_settop(L, 3);
   double *x, *y;
@@ -271,6 +281,7 @@ static int corr(lua_State *L, int spearman) {
 static int l_pearson(lua_State *L) { return corr(L, 0); }
 static int l_spearman(lua_State *L) { return corr(L, 1); }
 
+/* cliffs_delta|hellinger|bhattacharyya(a, b [, {nan=}]) -> number */
 #define TWO(NAME, NEED, FN)                                        \
   static int l_##NAME(lua_State *L) {                              \
     lua_settop(L, 3);                                              \
@@ -287,6 +298,8 @@ TWO(bhattacharyya, 2, pl_stats_bhattacharyya)
 
 /* ---- bootstrap --------------------------------------------------------- */
 
+/* bootstrap_ci(x, statistic [, {n=, alpha=, seed=, nan=}]) -> {lo, hi};
+** statistic: "mean", "median", ... or a function of a resample. */
 static int l_bootstrap_ci(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   static const char *const accepted[] = { "alpha", "n", "nan", "seed", NULL };
@@ -335,6 +348,7 @@ static int l_bootstrap_ci(lua_State *L) {
 
 /* ---- histogram --------------------------------------------------------- */
 
+/* histogram(x [, {bins= | edges=, nan=}]) -> {edges, counts} */
 static int l_histogram(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -380,6 +394,7 @@ static int l_histogram(lua_State *L) {
 
 /* ---- distributions ----------------------------------------------------- */
 
+/* normal_cdf(x) / normal_sf(x) -> number; t_cdf(t, df) / t_sf(t, df) -> number */
 static int l_normal_cdf(lua_State *L) { lua_pushnumber(L, pl_normal_cdf(luaL_checknumber(L, 1))); return 1; }
 static int l_normal_sf(lua_State *L) { lua_pushnumber(L, pl_normal_sf(luaL_checknumber(L, 1))); return 1; }
 

@@ -17,11 +17,17 @@
 #include <unistd.h>
 #include <dirent.h>
 
+/* Each function's comment gives its Lua signature; results are pushed last
+** to first as written, and failures of the OS are `fail, "PATH: reason",
+** errno` (luaL_fileresult), as in Lua's io library. */
+
+/* isatty([fd = 1]) -> boolean */
 static int sys_isatty(lua_State *L) {
   lua_pushboolean(L, isatty((int)luaL_optinteger(L, 1, 1)));
   return 1;
 }
 
+/* term_width() -> columns | nil: $COLUMNS, else the terminal on fd 1 */
 static int sys_term_width(lua_State *L) {
   struct winsize ws;
   const char *cols = getenv("COLUMNS");
@@ -31,6 +37,7 @@ static int sys_term_width(lua_State *L) {
   return 1;
 }
 
+/* clock() -> seconds (monotonic, a float) */
 static int sys_clock(lua_State *L) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -38,19 +45,22 @@ static int sys_clock(lua_State *L) {
   return 1;
 }
 
+/* isdir(path) -> boolean */
 static int sys_isdir(lua_State *L) {
   struct stat st;
   lua_pushboolean(L, stat(luaL_checkstring(L, 1), &st) == 0 && S_ISDIR(st.st_mode));
   return 1;
 }
 
+/* isfile(path) -> boolean (a regular file) */
 static int sys_isfile(lua_State *L) {
   struct stat st;
   lua_pushboolean(L, stat(luaL_checkstring(L, 1), &st) == 0 && S_ISREG(st.st_mode));
   return 1;
 }
 
-static int sys_mkdir(lua_State *L) {   /* mkdir -p */
+/* mkdir(path) -> true | fail, msg, errno: mkdir -p */
+static int sys_mkdir(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   char buf[4096];
   snprintf(buf, sizeof buf, "%s", path);
@@ -126,12 +136,13 @@ static int sys_listdir(lua_State *L) {
   return 1;
 }
 
-/* write_atomic(path, text): writes a temporary file and renames it. */
+/* write_atomic(path, text) -> true | fail, msg, errno: writes a temporary
+** file beside path and renames it over path. */
 static int sys_write_atomic(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   size_t len;
   const char *s = luaL_checklstring(L, 2, &len);
-  const char *tmp = lua_pushfstring(L, "%s.tmp~%d", path, (int)getpid());
+  const char *tmp = lua_pushfstring(L, "%s.tmp~%d", path, (int)getpid());   /* [path text tmp] */
   FILE *f = fopen(tmp, "wb");
   if (!f) return luaL_fileresult(L, 0, path);   /* name the file asked for */
   int bad = len && fwrite(s, 1, len, f) != len;
@@ -161,8 +172,9 @@ static const luaL_Reg funcs[] = {
   {NULL, NULL}
 };
 
+/* -> the module table, with version, source_dir and lua_dir fields */
 int luaopen_perflab_sys(lua_State *L) {
-  luaL_newlib(L, funcs);
+  luaL_newlib(L, funcs);                                       /* [sys] */
   const char *dir = getenv("PERFLAB_LUA_DIR");
   if (dir && *dir) { lua_pushstring(L, dir); lua_setfield(L, -2, "lua_dir"); }
 #ifdef PERFLAB_VERSION
