@@ -47,7 +47,7 @@ static void core_oom(size_t n) {
 /* Exit code from an error object: perflab.fail{} tables carry one. */
 static int error_exit(lua_State *L) {
   int code = 2;
-  if (lua_istable(L, -1)) {
+  if (pl_is_fail(L, -1)) {
     lua_getfield(L, -1, "exit");
     if (lua_isinteger(L, -1)) code = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
@@ -59,7 +59,7 @@ static int error_exit(lua_State *L) {
 ** Ctrl-C or --timeout (not a bug): the message alone, not the traceback of
 ** where in perflab's own code that happened. */
 static int cli_failed(lua_State *L, int st) {
-  if (!lua_istable(L, -1) && pl_call_stopped() && lua_type(L, -1) == LUA_TSTRING) {
+  if (!pl_is_fail(L, -1) && pl_call_stopped() && lua_type(L, -1) == LUA_TSTRING) {
     const char *m = lua_tostring(L, -1);
     fprintf(stderr, "perflab: %.*s\n", (int)strcspn(m, "\n"), m);
     lua_pop(L, 1);

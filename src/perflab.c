@@ -50,7 +50,7 @@ static int lua_failure(perflab *pl, int status) {
   int code = PERFLAB_ELUA;
   const char *msg = NULL;
   if (status == LUA_ERRMEM) code = PERFLAB_EMEM;
-  if (lua_istable(L, -1)) {              /* perflab.fail{}: the user's input */
+  if (pl_is_fail(L, -1)) {               /* perflab.fail{}: the user's input */
     lua_getfield(L, -1, "message");
     msg = lua_tostring(L, -1);
     lua_remove(L, -2);

@@ -96,8 +96,15 @@ void pl_prompt_clear(void) { prompt_flag = 0; }
 
 /* ---- protected calls ------------------------------------------------------ */
 
+int pl_is_fail(lua_State *L, int idx) {
+  if (!lua_istable(L, idx) || !lua_getmetatable(L, idx)) return 0;   /* [... mt] */
+  int is = lua_getfield(L, -1, "__name") == LUA_TSTRING && strcmp(lua_tostring(L, -1), "perflab.Fail") == 0;
+  lua_pop(L, 2);                                                     /* [...] */
+  return is;
+}
+
 int pl_msghandler(lua_State *L) {
-  if (lua_istable(L, 1)) return 1;   /* a perflab.fail{} error: no traceback */
+  if (pl_is_fail(L, 1)) return 1;    /* the user's error: no traceback */
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
@@ -145,7 +152,7 @@ int pl_docell(lua_State *L, int narg, int nres, int *interrupted) {
 int pl_report(lua_State *L, int status) {
   if (status == LUA_OK) return status;
   const char *msg = NULL;
-  if (lua_istable(L, -1)) {
+  if (pl_is_fail(L, -1)) {
     lua_getfield(L, -1, "message");           /* [err msg] */
     msg = lua_tostring(L, -1);
     lua_pop(L, 1);                            /* [err]: msg stays anchored in it */

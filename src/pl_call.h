@@ -16,9 +16,16 @@
 ** the C parsers poll it (pl_parse_opts.interrupt) and stop with an error. */
 extern volatile int pl_interrupted;
 
-/* The message handler: perflab.fail{} tables pass through as they are
-** (the user's error, no traceback); anything else becomes its text with a
-** traceback ("(error object is a X value)" when it has none). */
+/* Whether the value at idx is a perflab.fail{} error (a table whose
+** metatable's __name is "perflab.Fail", errors.lua): the user's error, shown
+** without a traceback and with its exit code.  Classified by structure,
+** never by message text. */
+int pl_is_fail(lua_State *L, int idx);
+
+/* The message handler: perflab.fail{} errors pass through as they are (the
+** user's error, no traceback); anything else, other tables included,
+** becomes its text with a traceback ("(error object is a X value)" when it
+** has none). */
 int pl_msghandler(lua_State *L);
 
 /* Calls the function below narg arguments with pl_msghandler.  While it

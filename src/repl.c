@@ -306,7 +306,7 @@ static int read_chunk(lua_State *L, rio *io, char **text) {
 
 static void report_error(lua_State *L, rio *io) {
   const char *msg = NULL;
-  if (lua_istable(L, -1)) {
+  if (pl_is_fail(L, -1)) {
     lua_getfield(L, -1, "message");
     msg = lua_tostring(L, -1);
     lua_pop(L, 1);

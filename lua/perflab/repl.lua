@@ -615,7 +615,7 @@ function M.cell(req)
   else
     reply.ok = false
     reply.error = error_text(res[2])
-    if type(res[2]) == "table" and res[2].message then reply.user_error = true end
+    if require("perflab.errors").is_fail(res[2]) then reply.user_error = true end
     if res[3] then reply.interrupted = true end   -- run_cell says Ctrl-C stopped it
   end
   return reply
