@@ -28,9 +28,10 @@ static const pl_l_parsehooks *gethooks(lua_State *L) {
   return h;
 }
 
-/* [...] -> [... record].  Tables move into table objects one by one: a
-** table leaves p (p->tables[i] = NULL) only once its object owns it, so a
-** memory error half-way leaves every table owned by p or by an object. */
+/* [...] -> [... record].  Tables move into table objects one by one: each
+** leaves p (p->tables[i] = NULL) as pl_l_pushtable takes it (which frees it
+** if the object cannot be made), so a memory error half-way leaves every
+** table owned by exactly one of p, an object, or nobody (freed). */
 void pl_l_pushprofile(lua_State *L, pl_profile *p) {
   int top = lua_gettop(L);
   lua_createtable(L, 0, 6);                                  /* [rec] */
@@ -51,8 +52,8 @@ void pl_l_pushprofile(lua_State *L, pl_profile *p) {
     pl_table *t = p->tables[i];
     lua_pushstring(L, t->name);                              /* [rec tables order name] */
     lua_rawseti(L, -2, (lua_Integer)i + 1);                  /* order[i+1] = name */
-    pl_l_pushtable(L, t);                                    /* [rec tables order T]: T owns t */
-    p->tables[i] = NULL;
+    p->tables[i] = NULL;                                     /* pl_l_pushtable owns t from here */
+    pl_l_pushtable(L, t);                                    /* [rec tables order T] */
     lua_setfield(L, -3, t->name);                            /* tables[name] = T */
   }
   p->ntables = 0;

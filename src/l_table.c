@@ -27,11 +27,26 @@ pl_table *pl_l_checktable(lua_State *L, int arg) {
   return u->t;
 }
 
-void pl_l_pushtable(lua_State *L, pl_table *t) {
-  pl_ltable *u = (pl_ltable *)lua_newuserdatauv(L, sizeof *u, 0);
+/* (light t) -> [T]: the object, created closed, then given t. */
+static int pushtable_p(lua_State *L) {
+  pl_table *t = (pl_table *)lua_touserdata(L, 1);
+  pl_ltable *u = (pl_ltable *)lua_newuserdatauv(L, sizeof *u, 0);   /* [t T] */
   u->t = NULL;
   luaL_setmetatable(L, PL_TABLE_T);
   u->t = t;
+  return 1;
+}
+
+/* [...] -> [... T].  Built in a protected call: if making the object fails
+** (no memory), t is freed and the error raised again, so the caller's
+** table is never lost. */
+void pl_l_pushtable(lua_State *L, pl_table *t) {
+  lua_pushcfunction(L, pushtable_p);         /* light C function: no allocation */
+  lua_pushlightuserdata(L, t);
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {     /* [... err] */
+    pl_table_free(t);
+    lua_error(L);
+  }                                          /* [... T] */
 }
 
 /* Pushes "no column 'NAME' in table 'T' (columns: a, b, ...)"; returns it. */
@@ -589,14 +604,17 @@ static int tbl_unique(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   int c = checkcol(L, t, 2);
   pl_table *u = pl_table_unique(t, c);
+  pl_l_pushtable(L, u);              /* [t col U]: owned, freed by __gc on an error */
   lua_createtable(L, (int)u->nrows, 0);
   lua_Integer k = 0;                 /* missing is not a value: no holes in the array */
   for (size_t i = 0; i < u->nrows; i++) {
     if (pl_cell_missing(u, 0, i)) continue;
     pushcell(L, u, 0, i);
     lua_rawseti(L, -2, ++k);
-  }
-  pl_table_free(u);
+  }                                  /* [t col U array] */
+  pl_ltable *uo = (pl_ltable *)lua_touserdata(L, -2);
+  pl_table_free(uo->t);              /* now, not at the next collection */
+  uo->t = NULL;
   return 1;
 }
 
@@ -607,9 +625,20 @@ static int tbl_to_lua(lua_State *L) {
   return 1;
 }
 
-static void pushbuf(lua_State *L, pl_buf *b) {
+/* (light buf) -> [text] */
+static int pushbuf_p(lua_State *L) {
+  const pl_buf *b = (const pl_buf *)lua_touserdata(L, 1);
   lua_pushlstring(L, b->data ? b->data : "", b->len);
+  return 1;
+}
+
+/* [...] -> [... text]; b is freed whether or not the string could be made. */
+static void pushbuf(lua_State *L, pl_buf *b) {
+  lua_pushcfunction(L, pushbuf_p);
+  lua_pushlightuserdata(L, b);
+  int st = lua_pcall(L, 1, 1, 0);
   pl_buf_free(b);
+  if (st != LUA_OK) lua_error(L);
 }
 
 static int tbl_to_csv(lua_State *L) {
@@ -629,8 +658,15 @@ static int tbl_to_json(lua_State *L) {
 }
 
 static int write_file(lua_State *L, const char *path, pl_buf *b) {
-  /* atomic: temporary file then rename */
-  const char *tmp = lua_pushfstring(L, "%s.tmp~", path);
+  /* atomic: temporary file then rename; nothing is pushed while b holds
+  ** memory (a memory error would lose it) */
+  char tmp[4096];
+  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp~", path) >= sizeof tmp) {
+    pl_buf_free(b);
+    luaL_pushfail(L);
+    lua_pushfstring(L, "%s: cannot write: path too long", path);
+    return 2;
+  }
   FILE *f = fopen(tmp, "wb");
   if (!f) { int en = errno; pl_buf_free(b); luaL_pushfail(L); lua_pushfstring(L, "%s: cannot write: %s", path, strerror(en)); return 2; }
   size_t w = b->len ? fwrite(b->data, 1, b->len, f) : 0;

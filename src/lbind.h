@@ -24,7 +24,9 @@ typedef struct pl_lcolumn { pl_table *t; int col; } pl_lcolumn;
 
 pl_table *pl_l_checktable(lua_State *L, int arg);
 pl_table *pl_l_totable(lua_State *L, int arg);      /* NULL if not a table object */
-/* Pushes a new table object that takes ownership of t. */
+/* [...] -> [... T]: a new table object that takes ownership of t, in every
+** case: if the object cannot be made (no memory), t is freed and the error
+** raised, so a caller never loses a table it built. */
 void pl_l_pushtable(lua_State *L, pl_table *t);
 
 /* Numbers from a Lua array or a column object, as one contiguous array of
