@@ -287,7 +287,7 @@ static void completeness(void) {
   if (run_chunk(L, SETUP, "=setup") != LUA_OK || run_chunk(L, check, "=completeness") != LUA_OK)
     fail("completeness", lua_tostring(L, -1));
   else if (lua_tostring(L, -1)[0] != '\0') {
-    char b[2048]; snprintf(b, sizeof b, "no case for: %s", lua_tostring(L, -1));
+    char b[2048]; snprintf(b, sizeof b, "no case for: %s (add one to the cases[] list of tests/bind/test_bind_oom.c)", lua_tostring(L, -1));
     fail("completeness", b);
   }
   lua_close(L);

@@ -37,7 +37,7 @@ function TestApi:test_module_table()
   lu.assertEquals(mods["perflab.cli"], "internal")
   -- every module there is, documented (a new module needs a line)
   for _, m in ipairs(perflab.modules()) do
-    lu.assertNotNil(mods["perflab." .. m], "perflab." .. m .. " is not in docs/api.md")
+    lu.assertNotNil(mods["perflab." .. m], "perflab." .. m .. " is not in docs/api.md (add a row to its Modules table)")
   end
 end
 
@@ -86,7 +86,7 @@ function TestApi:test_every_public_function_is_documented()
   each(require("perflab.profile").Profile, "Profile", ":")
   each(getmetatable(perflab.report {}).__index, "Report", ":")
   table.sort(missing)
-  lu.assertEquals(missing, {})
+  lu.assertEquals(missing, {}, "functions without an entry in docs/api.md (add a line '- `NAME(args)` ...')")
   lu.assertTrue(n >= 180, "only " .. n .. " functions")
 end
 
