@@ -270,9 +270,13 @@ static int tbl_from_rows(lua_State *L) {
 }
 
 /* ---- table methods ----------------------------------------------------- */
+/* Each comment gives the method's Lua signature (t is argument 1); a
+** method returns what it pushed last, as Lua's own libraries do. */
 
+/* t:nrows() -> n  (also #t) */
 static int tbl_nrows(lua_State *L) { lua_pushinteger(L, (lua_Integer)pl_l_checktable(L, 1)->nrows); return 1; }
 
+/* t:name() -> name | t:name(new) -> t (renamed in place) */
 static int tbl_name(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   if (lua_isstring(L, 2)) { pl_table_set_name(t, lua_tostring(L, 2)); lua_settop(L, 1); return 1; }
@@ -280,35 +284,40 @@ static int tbl_name(lua_State *L) {
   return 1;
 }
 
+/* t:columns() -> {name, ...} in order */
 static int tbl_columns(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
-  lua_createtable(L, (int)t->ncols, 0);
+  lua_createtable(L, (int)t->ncols, 0);                 /* [t names] */
   for (size_t j = 0; j < t->ncols; j++) { lua_pushstring(L, t->cols[j]->name); lua_rawseti(L, -2, (lua_Integer)j + 1); }
   return 1;
 }
 
+/* t:types() -> {name = "number" | "integer" | "boolean" | "string"} */
 static int tbl_types(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
-  lua_createtable(L, 0, (int)t->ncols);
+  lua_createtable(L, 0, (int)t->ncols);                 /* [t types] */
   for (size_t j = 0; j < t->ncols; j++) { lua_pushstring(L, pl_type_name(t->cols[j]->type)); lua_setfield(L, -2, t->cols[j]->name); }
   return 1;
 }
 
+/* t:docs() -> {name = description} for the columns that have one */
 static int tbl_docs(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
-  lua_createtable(L, 0, (int)t->ncols);
+  lua_createtable(L, 0, (int)t->ncols);                 /* [t docs] */
   for (size_t j = 0; j < t->ncols; j++) {
     if (t->cols[j]->doc) { lua_pushstring(L, t->cols[j]->doc); lua_setfield(L, -2, t->cols[j]->name); }
   }
   return 1;
 }
 
+/* t:has(name) -> boolean */
 static int tbl_has(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_pushboolean(L, pl_table_col(t, luaL_checkstring(L, 2)) >= 0);
   return 1;
 }
 
+/* t:row(i) -> {col = value, ...} (i < 0 counts from the end) */
 static int tbl_row(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
@@ -318,7 +327,8 @@ static int tbl_row(lua_State *L) {
   return 1;
 }
 
-static int tbl_get(lua_State *L) {         /* t:get(i, col) */
+/* t:get(i, col) -> value | nil (missing) */
+static int tbl_get(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
   luaL_argcheck(L, i >= 1 && (size_t)i <= t->nrows, 2, "row index out of range");
@@ -326,6 +336,7 @@ static int tbl_get(lua_State *L) {         /* t:get(i, col) */
   return 1;
 }
 
+/* (t, i) -> i + 1, row | nothing: the iterator t:rows() returns */
 static int rows_iter(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2) + 1;
@@ -335,22 +346,24 @@ static int rows_iter(lua_State *L) {
   return 2;
 }
 
+/* t:rows() -> iterator, t, 0  (for i, r in t:rows() do ... end) */
 static int tbl_rows(lua_State *L) {
   pl_l_checktable(L, 1);
-  lua_pushcfunction(L, rows_iter);
-  lua_pushvalue(L, 1);
-  lua_pushinteger(L, 0);
+  lua_pushcfunction(L, rows_iter);                      /* [t iter] */
+  lua_pushvalue(L, 1);                                  /* [t iter t] */
+  lua_pushinteger(L, 0);                                /* [t iter t 0] */
   return 3;
 }
 
+/* t:col(name) -> column object (also t:column) */
 static int tbl_col(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   int c = checkcol(L, t, 2);
-  pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1);
+  pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1);   /* [t name C] */
   u->t = t; u->col = c;
   luaL_setmetatable(L, PL_COLUMN_T);
-  lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 1);              /* keeps the table alive */
+  lua_pushvalue(L, 1);                      /* [t name C t] */
+  lua_setiuservalue(L, -2, 1);              /* [t name C]: C's user value keeps t alive */
   return 1;
 }
 
@@ -600,6 +613,7 @@ static int tbl_join(lua_State *L) {
   return 1;
 }
 
+/* t:unique(col) -> {value, ...} in first-seen order, missing left out */
 static int tbl_unique(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   int c = checkcol(L, t, 2);
@@ -618,6 +632,7 @@ static int tbl_unique(lua_State *L) {
   return 1;
 }
 
+/* t:to_lua() -> {row, ...} */
 static int tbl_to_lua(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_createtable(L, (int)t->nrows, 0);
@@ -641,6 +656,7 @@ static void pushbuf(lua_State *L, pl_buf *b) {
   if (st != LUA_OK) lua_error(L);
 }
 
+/* t:to_csv() -> text (RFC 4180, a header row) */
 static int tbl_to_csv(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   pl_buf b; pl_buf_init(&b);
@@ -649,6 +665,7 @@ static int tbl_to_csv(lua_State *L) {
   return 1;
 }
 
+/* t:to_json() -> text (an array of row objects) */
 static int tbl_to_json(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   pl_buf b; pl_buf_init(&b);
@@ -678,6 +695,7 @@ static int write_file(lua_State *L, const char *path, pl_buf *b) {
   return 1;
 }
 
+/* t:write_csv(path) -> true | fail, msg */
 static int tbl_write_csv(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   const char *path = luaL_checkstring(L, 2);
@@ -686,6 +704,7 @@ static int tbl_write_csv(lua_State *L) {
   return write_file(L, path, &b);
 }
 
+/* t:write_json(path) -> true | fail, msg */
 static int tbl_write_json(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   const char *path = luaL_checkstring(L, 2);
@@ -713,6 +732,7 @@ static int tbl_format(lua_State *L) {
   return 1;
 }
 
+/* tostring(t) -> "table 'NAME': R rows x C columns" and up to 20 rows */
 static int tbl_tostring(lua_State *L) {
   pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
   if (u->t == NULL) { lua_pushstring(L, "table (closed)"); return 1; }
@@ -726,6 +746,7 @@ static int tbl_tostring(lua_State *L) {
 
 static int tbl_len(lua_State *L) { return tbl_nrows(L); }
 
+/* t:close(), __gc, __close: frees the C table; safe to call twice */
 static int tbl_release(lua_State *L) {
   pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
   if (u->t) { pl_table_free(u->t); u->t = NULL; }
