@@ -2,33 +2,79 @@
 ** host.c -- creates perflab Lua states.  The one list of built-in C modules
 ** lives here and goes into package.preload (nothing becomes a global); the
 ** Lua library under lua/perflab/ is found by a searcher that reads the copy
-** embedded at build time, or the files under $PERFLAB_LUA_DIR when set, so
-** editing Lua needs no rebuild.  Every call into Lua is protected and
-** reports a traceback; Ctrl-C arms a count hook that raises "interrupted".
+** embedded at build time (the table embedded_lua.c generates), or the files
+** under $PERFLAB_LUA_DIR when set, so editing Lua needs no rebuild.
+**
+** Layers (docs/design-notes.md): host.c -> session.c, pl_call.c and the
+** bindings (l_*.c); the bindings -> the core only.  What only the host
+** knows reaches Lua as functions the host adds (perflab.sys.embedded) and
+** reaches the bindings as hooks it lends (pl_call_lend_hooks).
 */
 #include "host.h"
 #include "lbind.h"
+#include "pl_call.h"
 #include "pl_limits.h"
+#include "session.h"
 
 #include <lualib.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <lua-cjson.h>
 
-int luaopen_perflab_sys(lua_State *L);
+/* ---- embedded files ---------------------------------------------------- */
+
+typedef struct pl_embedded { const char *path; const unsigned char *data; size_t len; } pl_embedded;
+extern const pl_embedded pl_embedded_files[];   /* generated: embedded_lua.c */
+
+const char *pl_host_embedded(const char *path, size_t *len) {
+  for (const pl_embedded *e = pl_embedded_files; e->path; e++)
+    if (strcmp(e->path, path) == 0) { *len = e->len; return (const char *)e->data; }
+  return NULL;
+}
+
+/* embedded(path) -> text | fail */
+static int host_embedded(lua_State *L) {
+  size_t len;
+  const char *s = pl_host_embedded(luaL_checkstring(L, 1), &len);
+  if (s) lua_pushlstring(L, s, len); else luaL_pushfail(L);
+  return 1;
+}
+
+/* embedded_list([prefix]) -> the embedded paths starting with prefix */
+static int host_embedded_list(lua_State *L) {
+  const char *prefix = luaL_optstring(L, 1, "");
+  size_t pl = strlen(prefix);
+  lua_newtable(L);                                   /* [prefix list] */
+  int n = 0;
+  for (const pl_embedded *e = pl_embedded_files; e->path; e++)
+    if (strncmp(e->path, prefix, pl) == 0) { lua_pushstring(L, e->path); lua_rawseti(L, -2, ++n); }
+  return 1;
+}
+
+/* perflab.sys as the host gives it: the binding's OS facts (l_sys.c) and
+** the embedded files, which only the host has. */
+static int open_sys(lua_State *L) {
+  luaopen_perflab_sys(L);                            /* [sys] */
+  lua_pushcfunction(L, host_embedded);
+  lua_setfield(L, -2, "embedded");                   /* sys.embedded = ... */
+  lua_pushcfunction(L, host_embedded_list);
+  lua_setfield(L, -2, "embedded_list");
+  return 1;
+}
+
+/* ---- modules and the searcher --------------------------------------------- */
 
 /* The only list of built-in C modules. */
 static const luaL_Reg builtin_modules[] = {
   {"perflab.table", luaopen_perflab_table},
   {"perflab.formats", luaopen_perflab_formats},
-  {"perflab.sys", luaopen_perflab_sys},
-#ifdef PERFLAB_HAVE_STATS
+  {"perflab.sys", open_sys},
+  {"perflab.session", luaopen_perflab_session},
   {"perflab.stats", luaopen_perflab_stats},
   {"perflab.intervals", luaopen_perflab_intervals},
-#endif
+  {"perflab.options", luaopen_perflab_options},
   {"cjson", luaopen_cjson},
   {NULL, NULL}
 };
@@ -43,7 +89,8 @@ static void module_path(const char *name, char *out, size_t outsz) {
   else snprintf(out, outsz, "lua/%s.lua", tmp);
 }
 
-/* package.searchers entry: embedded library, or $PERFLAB_LUA_DIR on disk. */
+/* package.searchers entry: embedded library, or $PERFLAB_LUA_DIR on disk.
+** (name) -> loader, path | message */
 static int searcher(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   if (strncmp(name, "perflab", 7) != 0 || (name[7] != '\0' && name[7] != '.')) {
@@ -55,15 +102,15 @@ static int searcher(lua_State *L) {
   const char *dir = getenv("PERFLAB_LUA_DIR");
   if (dir && *dir) {
     /* path is "lua/..."; PERFLAB_LUA_DIR names the "lua" directory */
-    const char *file = lua_pushfstring(L, "%s/%s", dir, path + 4);
+    const char *file = lua_pushfstring(L, "%s/%s", dir, path + 4);   /* [name file] */
     FILE *f = fopen(file, "r");
     if (f) {
       fclose(f);
       if (luaL_loadfile(L, file) != LUA_OK) return lua_error(L);
-      lua_pushstring(L, file);
+      lua_pushstring(L, file);                                      /* [name file chunk file] */
       return 2;
     }
-    lua_pop(L, 1);
+    lua_pop(L, 1);                                                  /* [name] */
   }
   size_t len;
   const char *src = pl_host_embedded(path, &len);
@@ -71,26 +118,32 @@ static int searcher(lua_State *L) {
     lua_pushfstring(L, "no file '%s' in the embedded library", path);
     return 1;
   }
-  const char *chunk = lua_pushfstring(L, "@%s", path);
+  const char *chunk = lua_pushfstring(L, "@%s", path);              /* [name @path] */
   if (luaL_loadbufferx(L, src, len, chunk, "t") != LUA_OK) return lua_error(L);
-  lua_pushstring(L, path);
+  lua_pushstring(L, path);                                          /* [name @path chunk path] */
   return 2;
 }
 
+/* preload[name] = opener for every built-in module, and the searcher at
+** package.searchers[2] (after the preload searcher).  Raw table operations
+** only: no call into Lua code (a script may have replaced `table`). */
 static void install_preloads(lua_State *L) {
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  int top = lua_gettop(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);        /* [preload] */
   luaL_setfuncs(L, builtin_modules, 0);
-  lua_pop(L, 1);
-  /* searcher goes right after the preload searcher */
-  lua_getglobal(L, "package");
-  lua_getfield(L, -1, "searchers");
-  lua_getglobal(L, "table");
-  lua_getfield(L, -1, "insert");
-  lua_pushvalue(L, -3);
-  lua_pushinteger(L, 2);
-  lua_pushcfunction(L, searcher);
-  lua_call(L, 3, 0);
-  lua_pop(L, 3);
+  lua_pop(L, 1);                                                    /* [] */
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);         /* [loaded] */
+  lua_getfield(L, -1, LUA_LOADLIBNAME);                             /* [loaded package] */
+  if (lua_istable(L, -1) && lua_getfield(L, -1, "searchers") == LUA_TTABLE) {  /* [loaded package s] */
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    for (lua_Integer i = n; i >= 2; i--) {                          /* s[i+1] = s[i] */
+      lua_rawgeti(L, -1, i);
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_pushcfunction(L, searcher);
+    lua_rawseti(L, -2, 2);                                          /* s[2] = searcher */
+  }
+  lua_settop(L, top);
 }
 
 static int panic(lua_State *L) {
@@ -101,6 +154,7 @@ static int panic(lua_State *L) {
 
 void pl_host_install(lua_State *L) {
   install_preloads(L);
+  pl_call_lend_hooks(L);
 }
 
 lua_State *pl_host_newstate(void) {
@@ -108,90 +162,6 @@ lua_State *pl_host_newstate(void) {
   if (L == NULL) return NULL;
   lua_atpanic(L, panic);
   luaL_openlibs(L);
-  install_preloads(L);
+  pl_host_install(L);
   return L;
-}
-
-/* ---- protected calls ---------------------------------------------------- */
-
-static int msghandler(lua_State *L) {
-  const char *msg = lua_tostring(L, 1);
-  if (msg == NULL) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
-    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-  }
-  /* Errors raised on purpose by perflab for the user (bad input, bad usage)
-  ** are tables {perflab_error = msg, exit = n}; they pass through as is. */
-  luaL_traceback(L, L, msg, 1);
-  return 1;
-}
-
-
-int pl_host_msghandler(lua_State *L) {
-  if (lua_istable(L, 1)) return 1;   /* a perflab.fail{} error: no traceback */
-  return msghandler(L);
-}
-
-static lua_State *volatile sig_L = NULL;
-
-static void interrupt_hook(lua_State *L, lua_Debug *ar) {
-  (void)ar;
-  lua_sethook(L, NULL, 0, 0);
-  /* the bare word: where it stopped is in the traceback (scripts, REPL) */
-  lua_pushliteral(L, "interrupted");
-  lua_error(L);
-}
-
-extern volatile int pl_parse_interrupt;
-
-static void on_sigint(int sig) {
-  signal(sig, SIG_DFL);   /* a second Ctrl-C ends the process */
-  pl_parse_interrupt = 1;
-  if (sig_L) lua_sethook(sig_L, interrupt_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
-}
-
-void pl_host_catch_sigint(lua_State *L) {
-  sig_L = L;
-  signal(SIGINT, on_sigint);
-}
-
-void pl_host_release_sigint(void) {
-  signal(SIGINT, SIG_DFL);
-  sig_L = NULL;
-}
-
-int pl_host_docall(lua_State *L, int narg, int nres) {
-  int base = lua_gettop(L) - narg;
-  lua_pushcfunction(L, pl_host_msghandler);
-  lua_insert(L, base);
-  /* the SIGINT disposition in force before (an outer call's, or the
-  ** embedding program's) is put back afterwards */
-  struct sigaction old;
-  lua_State *old_L = sig_L;
-  sigaction(SIGINT, NULL, &old);
-  pl_host_catch_sigint(L);
-  int status = lua_pcall(L, narg, nres, base);
-  sig_L = old_L;
-  sigaction(SIGINT, &old, NULL);
-  lua_remove(L, base);
-  return status;
-}
-
-int pl_host_report(lua_State *L, int status) {
-  if (status == LUA_OK) return status;
-  const char *msg = NULL;
-  if (lua_istable(L, -1)) {
-    lua_getfield(L, -1, "message");
-    msg = lua_tostring(L, -1);
-    lua_pop(L, 1);
-  } else msg = lua_tostring(L, -1);
-  /* a traceback's last frame is main.c's pmain: not the user's */
-  size_t n = msg ? strlen(msg) : 0;
-  static const char tail[] = "\n\t[C]: in ?";
-  if (n >= sizeof tail - 1 && strcmp(msg + n - (sizeof tail - 1), tail) == 0) n -= sizeof tail - 1;
-  if (msg) fprintf(stderr, "perflab: %.*s\n", (int)n, msg);
-  else fprintf(stderr, "perflab: (error object is not a string)\n");
-  fflush(stderr);
-  lua_pop(L, 1);
-  return status;
 }

@@ -3,53 +3,68 @@
 ** core.  load() reads a file into a plain profile record (the Lua library
 ** wraps it, see lua/perflab/profile.lua); errors in the data are returned
 ** as nil, "FILE:LINE:COLUMN: message" (the caller decides to raise).
+** Interrupts, the progress bar and the host's advice in messages come from
+** the parse hooks the host lends (lbind.h); this file knows no host.
 */
 #include "lbind.h"
 #include "format.h"
 #include "names.h"
-#include "pl_limits.h"
 
-#include <signal.h>
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-/* Set by the host's SIGINT handler while a parse runs. */
-volatile int pl_parse_interrupt = 0;
+static const char hooks_key = 'h';   /* registry[&hooks_key] = light pl_l_parsehooks* */
 
+void pl_l_sethooks(lua_State *L, const pl_l_parsehooks *h) {
+  if (h) lua_pushlightuserdata(L, (void *)h); else lua_pushnil(L);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &hooks_key);
+}
+
+static const pl_l_parsehooks *gethooks(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &hooks_key);      /* [... h] */
+  const pl_l_parsehooks *h = (const pl_l_parsehooks *)lua_touserdata(L, -1);
+  lua_pop(L, 1);                                       /* [...] */
+  return h;
+}
+
+/* [...] -> [... record].  Tables move into table objects one by one: each
+** leaves p (p->tables[i] = NULL) as pl_l_pushtable takes it (which frees it
+** if the object cannot be made), so a memory error half-way leaves every
+** table owned by exactly one of p, an object, or nobody (freed). */
 void pl_l_pushprofile(lua_State *L, pl_profile *p) {
-  lua_createtable(L, 0, 6);
+  int top = lua_gettop(L);
+  lua_createtable(L, 0, 6);                                  /* [rec] */
   lua_pushstring(L, p->format); lua_setfield(L, -2, "format");
   lua_pushstring(L, p->source); lua_setfield(L, -2, "source");
-  lua_createtable(L, 0, (int)p->nmeta);
+  lua_createtable(L, 0, (int)p->nmeta);                      /* [rec meta] */
   for (size_t i = 0; i < p->nmeta; i++) {
     double v = p->meta[i].num;
     if (p->meta[i].text) lua_pushstring(L, p->meta[i].text);
     else if (v == (double)(lua_Integer)v && v > -9007199254740992.0 && v < 9007199254740992.0) lua_pushinteger(L, (lua_Integer)v);
-    else lua_pushnumber(L, v);
-    lua_setfield(L, -2, p->meta[i].key);
+    else lua_pushnumber(L, v);                               /* [rec meta v] */
+    lua_setfield(L, -2, p->meta[i].key);                     /* meta[key] = v */
   }
-  lua_setfield(L, -2, "meta");
-  lua_createtable(L, 0, (int)p->ntables);
-  lua_createtable(L, (int)p->ntables, 0);     /* table order as the parser made them */
+  lua_setfield(L, -2, "meta");                               /* [rec] */
+  lua_createtable(L, 0, (int)p->ntables);                    /* [rec tables] */
+  lua_createtable(L, (int)p->ntables, 0);                    /* [rec tables order]: as the parser made them */
   for (size_t i = 0; i < p->ntables; i++) {
     pl_table *t = p->tables[i];
-    p->tables[i] = NULL;
-    lua_pushstring(L, t->name);
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-    pl_l_pushtable(L, t);
-    lua_setfield(L, -3, t->name);
+    lua_pushstring(L, t->name);                              /* [rec tables order name] */
+    lua_rawseti(L, -2, (lua_Integer)i + 1);                  /* order[i+1] = name */
+    p->tables[i] = NULL;                                     /* pl_l_pushtable owns t from here */
+    pl_l_pushtable(L, t);                                    /* [rec tables order T] */
+    lua_setfield(L, -3, t->name);                            /* tables[name] = T */
   }
   p->ntables = 0;
-  lua_setfield(L, -3, "table_order");
-  lua_setfield(L, -2, "tables");
-  lua_createtable(L, (int)p->ndiags, 0);
+  lua_setfield(L, -3, "table_order");                        /* [rec tables] */
+  lua_setfield(L, -2, "tables");                             /* [rec] */
+  lua_createtable(L, (int)p->ndiags, 0);                     /* [rec diags] */
   for (size_t i = 0; i < p->ndiags; i++) {
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 2);                                /* [rec diags d] */
     lua_pushinteger(L, (lua_Integer)p->diags[i].line); lua_setfield(L, -2, "line");
     lua_pushstring(L, p->diags[i].msg); lua_setfield(L, -2, "message");
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);                  /* [rec diags] */
   }
   if (p->ndiags_dropped) {
     lua_createtable(L, 0, 2);
@@ -57,63 +72,47 @@ void pl_l_pushprofile(lua_State *L, pl_profile *p) {
     lua_pushfstring(L, "%d more diagnostics not kept", (int)p->ndiags_dropped); lua_setfield(L, -2, "message");
     lua_rawseti(L, -2, (lua_Integer)p->ndiags + 1);
   }
-  lua_setfield(L, -2, "diagnostics");
+  lua_setfield(L, -2, "diagnostics");                        /* [rec] */
+  assert(lua_gettop(L) == top + 1);                          /* pushed exactly the record */
+  (void)top;
 }
 
-/* ---- progress bar ------------------------------------------------------
-** Parsers report (done, total) bytes now and then (every few MB or few
-** thousand lines).  When stderr is a terminal and a parse has run for half a
-** second, a one-line bar with the rate goes to stderr, redrawn at most ten
-** times a second and erased when the parse ends. */
-typedef struct progress {
-  double t0, last;
-  int shown;
-} progress;
+/* A profile in a box whose __gc frees it: a memory error while the record
+** is built (or before the parse returns) frees what the core made. */
+#define PL_PROFILEBOX_T "perflab.ProfileBox"
 
-static double mono(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+static int pbox_gc(lua_State *L) {
+  pl_profile **b = (pl_profile **)luaL_checkudata(L, 1, PL_PROFILEBOX_T);
+  if (*b) { pl_profile_free(*b); *b = NULL; }
+  return 0;
 }
 
-static void on_progress(void *ud, size_t done, size_t total) {
-  progress *pg = ud;
-  double now = mono();
-  if (now - pg->t0 < 0.5 || now - pg->last < 0.1) return;
-  pg->last = now;
-  pg->shown = 1;
-  enum { W = 30 };
-  if (done > total) done = total;
-  int fill = total ? (int)((double)W * (double)done / (double)total) : W;
-  char bar[W + 1];
-  for (int i = 0; i < W; i++) bar[i] = i < fill ? '#' : '.';
-  bar[W] = '\0';
-  fprintf(stderr, "\rreading [%s] %3d%%  %.0f MB of %.0f MB  %.0f MB/s ", bar,
-          total ? (int)(100.0 * (double)done / (double)total) : 100, (double)done / 1e6, (double)total / 1e6,
-          (double)done / 1e6 / (now - pg->t0));
-  fflush(stderr);
-}
-
-static void progress_end(progress *pg) {
-  if (pg->shown) { fprintf(stderr, "\r%78s\r", ""); fflush(stderr); }
+/* [...] -> [... box], empty */
+static pl_profile **newbox(lua_State *L) {
+  pl_profile **b = (pl_profile **)lua_newuserdatauv(L, sizeof *b, 0);
+  *b = NULL;                                                 /* empty until filled: __gc is safe */
+  if (luaL_newmetatable(L, PL_PROFILEBOX_T)) {               /* [... box mt] */
+    lua_pushcfunction(L, pbox_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);                                   /* [... box] */
+  return b;
 }
 
 typedef struct loadopts {
   const char *format;
   const char *tables[64];
   pl_parse_opts o;
-  progress pg;
+  const pl_l_parsehooks *hooks;   /* NULL in a bare state */
 } loadopts;
 
+/* Reads the options table at arg (strings stay anchored in it). */
 static void read_opts(lua_State *L, int arg, loadopts *lo) {
+  static const char *const accepted[] = { "format", "lenient", "raw_text", "tables", NULL };
   memset(lo, 0, sizeof *lo);
-  lo->o.interrupt = &pl_parse_interrupt;
-  if (isatty(2)) {
-    lo->pg.t0 = mono();
-    lo->o.progress = on_progress;
-    lo->o.progress_ud = &lo->pg;
-  }
+  lo->hooks = gethooks(L);
   if (!lua_istable(L, arg)) return;
+  pl_l_checkoptions(L, arg, accepted);
   lua_getfield(L, arg, "format");
   lo->format = lua_tostring(L, -1);      /* anchored in the options table */
   lua_pop(L, 1);
@@ -138,17 +137,24 @@ static void read_opts(lua_State *L, int arg, loadopts *lo) {
   lua_pop(L, 1);
 }
 
-static int finish(lua_State *L, pl_profile *p, pl_err *e) {
-  if (p == NULL) {
+static void begin(loadopts *lo) {
+  if (lo->hooks) lo->hooks->begin(&lo->o);
+}
+
+/* [... box] -> [... box record] | [... box nil msg]; returns the number
+** pushed.  The box holds the profile until the record owns its tables. */
+static int finish(lua_State *L, loadopts *lo, pl_profile **box, pl_err *e) {
+  if (lo->hooks) lo->hooks->end(&lo->o, *box ? NULL : e);
+  if (*box == NULL) {
     char msg[2048];
-    if (pl_time_up()) snprintf(e->msg, sizeof e->msg, "time limit exceeded while reading (--timeout)");
     pl_err_format(e, msg, sizeof msg);
     luaL_pushfail(L);
     lua_pushstring(L, msg);
     return 2;
   }
-  pl_l_pushprofile(L, p);
-  pl_profile_free(p);
+  pl_l_pushprofile(L, *box);
+  pl_profile_free(*box);                                     /* what is left: meta, diagnostics */
+  *box = NULL;
   return 1;
 }
 
@@ -158,10 +164,10 @@ static int fmt_load(lua_State *L) {
   loadopts lo;
   read_opts(L, 2, &lo);
   pl_err e;
-  pl_parse_interrupt = 0;
-  pl_profile *p = pl_load_file(path, lo.format, &lo.o, &e);
-  progress_end(&lo.pg);
-  return finish(L, p, &e);
+  pl_profile **box = newbox(L);
+  begin(&lo);
+  *box = pl_load_file(path, lo.format, &lo.o, &e);
+  return finish(L, &lo, box, &e);
 }
 
 /* parse(name, text [, opts]) -> record | nil, msg */
@@ -172,10 +178,10 @@ static int fmt_parse(lua_State *L) {
   loadopts lo;
   read_opts(L, 3, &lo);
   pl_err e;
-  pl_parse_interrupt = 0;
-  pl_profile *p = pl_load_buffer(name, text, len, lo.format, &lo.o, &e);
-  progress_end(&lo.pg);
-  return finish(L, p, &e);
+  pl_profile **box = newbox(L);
+  begin(&lo);
+  *box = pl_load_buffer(name, text, len, lo.format, &lo.o, &e);
+  return finish(L, &lo, box, &e);
 }
 
 static int fmt_list(lua_State *L) {

@@ -104,8 +104,10 @@ static void build(lua_State *L, pl_ivset *out, const int64_t *s, const int64_t *
 /* Options {strict = true}: an end before its start is an error (by
 ** default such a pair, like a zero-length one, is the empty set). */
 static int opt_strict(lua_State *L, int arg) {
+  static const char *const accepted[] = { "strict", NULL };
   if (lua_isnoneornil(L, arg)) return 0;
   luaL_checktype(L, arg, LUA_TTABLE);
+  pl_l_checkoptions(L, arg, accepted);
   lua_getfield(L, arg, "strict");
   int v = lua_toboolean(L, -1);
   lua_pop(L, 1);

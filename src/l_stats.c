@@ -18,10 +18,12 @@
 
 /* ---- argument helpers -------------------------------------------------- */
 
-/* Options table at arg (absent/nil allowed).  Returns the nan policy. */
-static int opt_nan_omit(lua_State *L, int arg) {
+/* Options table at arg (absent/nil allowed), which may hold only the keys
+** in accepted (pl_l_checkoptions).  Returns the nan policy. */
+static int opt_nan_in(lua_State *L, int arg, const char *const accepted[]) {
   if (lua_isnoneornil(L, arg)) return 0;
   luaL_checktype(L, arg, LUA_TTABLE);
+  pl_l_checkoptions(L, arg, accepted);
   lua_getfield(L, arg, "nan");
   int omit = 0;
   if (!lua_isnil(L, -1)) {
@@ -32,6 +34,12 @@ static int opt_nan_omit(lua_State *L, int arg) {
   }
   lua_pop(L, 1);
   return omit;
+}
+
+/* The functions whose only option is nan. */
+static int opt_nan_omit(lua_State *L, int arg) {
+  static const char *const only_nan[] = { "nan", NULL };
+  return opt_nan_in(L, arg, only_nan);
 }
 
 static lua_Number opt_number(lua_State *L, int arg, const char *key, lua_Number def) {
@@ -114,6 +122,8 @@ static void pusharray(lua_State *L, const double *v, size_t n) {
 
 /* ---- descriptive ------------------------------------------------------- */
 
+/* mean|var|sd|median|sum|min|max(x [, {nan=}]) -> number.  Stack: [x opts]
+** then the sample box checksample pushes; the result is pushed last. */
 #define SIMPLE(NAME, NEED, EXPR)                                   \
   static int l_##NAME(lua_State *L) {                              \
     lua_settop(L, 2);                                              \
@@ -130,6 +140,7 @@ SIMPLE(sum, 1, pl_stats_sum(x, n))
 SIMPLE(min, 1, pl_stats_min(x, n))
 SIMPLE(max, 1, pl_stats_max(x, n))
 
+/* geomean(x [, {nan=}]) -> exp(mean(log x)) */
 static int l_geomean(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -140,6 +151,7 @@ static int l_geomean(lua_State *L) {
   return 1;
 }
 
+/* weighted_mean(x, w [, {nan=}]) -> sum(w x) / sum(w) */
 static int l_weighted_mean(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   double *x, *w;
@@ -155,6 +167,7 @@ static double checkq(lua_State *L, int arg, double q) {
   return q;
 }
 
+/* quantile(x, q | {q...} [, {nan=}]) -> number | array */
 static int l_quantile(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -180,17 +193,20 @@ static int l_quantile(lua_State *L) {
   return 1;
 }
 
+/* zscores(x [, {ddof = 0, nan=}]) -> array */
 static int l_zscores(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
   int ddof = (int)opt_number(L, 2, "ddof", 0);
-  double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), (size_t)ddof + 1);
+  static const char *const accepted[] = { "ddof", "nan", NULL };
+  double *x = checksample(L, 1, &n, opt_nan_in(L, 2, accepted), (size_t)ddof + 1);
   double *z = lua_newuserdatauv(L, n * sizeof *z, 0);
   pl_stats_zscores(x, n, ddof, z);
   pusharray(L, z, n);
   return 1;
 }
 
+/* describe(x [, {nan=}]) -> {n, mean, sd, var, min, max, median, p25, p75, p90, p95, p99, sum} */
 static int l_describe(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -208,6 +224,7 @@ static int l_describe(lua_State *L) {
 
 /* ---- two-sample tests -------------------------------------------------- */
 
+/* welch_t|student_t(a, b [, {nan=}]) -> {t, df, p}.  Stack: [a b opts boxA boxB result] */
 static int ttest(lua_State *L, int welch) {
   lua_settop(L, 3);
   int omit = opt_nan_omit(L, 3);
@@ -241,9 +258,11 @@ static int l_welch_t_from_stats(lua_State *L) {
 }
 static int l_student_t(lua_State *L) { return ttest(L, 0); }
 
+/* mann_whitney_u(a, b [, {method=, nan=}]) -> {u, z, p, method} */
 static int l_mann_whitney_u(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
-  int omit = opt_nan_omit(L, 3);
+  static const char *const accepted[] = { "method", "nan", NULL };
+  int omit = opt_nan_in(L, 3, accepted);
   size_t na, nb;
   double *a = checksample(L, 1, &na, omit, 1);
   double *b = checksample(L, 2, &nb, omit, 1);
@@ -264,6 +283,7 @@ static int l_mann_whitney_u(lua_State *L) {
   return 1;
 }
 
+/* pearson(x, y [, {nan=}]) -> {r, p}; spearman -> {rho, p} */
 static int corr(lua_State *L, int spearman) {
   lua_settop(L, 3);
   double *x, *y;
@@ -278,6 +298,7 @@ static int corr(lua_State *L, int spearman) {
 static int l_pearson(lua_State *L) { return corr(L, 0); }
 static int l_spearman(lua_State *L) { return corr(L, 1); }
 
+/* cliffs_delta|hellinger|bhattacharyya(a, b [, {nan=}]) -> number */
 #define TWO(NAME, NEED, FN)                                        \
   static int l_##NAME(lua_State *L) {                              \
     lua_settop(L, 3);                                              \
@@ -294,9 +315,12 @@ TWO(bhattacharyya, 2, pl_stats_bhattacharyya)
 
 /* ---- bootstrap --------------------------------------------------------- */
 
+/* bootstrap_ci(x, statistic [, {n=, alpha=, seed=, nan=}]) -> {lo, hi};
+** statistic: "mean", "median", ... or a function of a resample. */
 static int l_bootstrap_ci(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
-  int omit = opt_nan_omit(L, 3);
+  static const char *const accepted[] = { "alpha", "n", "nan", "seed", NULL };
+  int omit = opt_nan_in(L, 3, accepted);
   size_t n;
   double *x = checksample(L, 1, &n, omit, 1);
   lua_Number nb = opt_number(L, 3, "n", 10000), alpha = opt_number(L, 3, "alpha", 0.05);
@@ -341,10 +365,12 @@ static int l_bootstrap_ci(lua_State *L) {
 
 /* ---- histogram --------------------------------------------------------- */
 
+/* histogram(x [, {bins= | edges=, nan=}]) -> {edges, counts} */
 static int l_histogram(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
-  double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), 1);
+  static const char *const accepted[] = { "bins", "edges", "nan", NULL };
+  double *x = checksample(L, 1, &n, opt_nan_in(L, 2, accepted), 1);
   int has_edges = 0;
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -385,6 +411,7 @@ static int l_histogram(lua_State *L) {
 
 /* ---- distributions ----------------------------------------------------- */
 
+/* normal_cdf(x) / normal_sf(x) -> number; t_cdf(t, df) / t_sf(t, df) -> number */
 static int l_normal_cdf(lua_State *L) { lua_pushnumber(L, pl_normal_cdf(luaL_checknumber(L, 1))); return 1; }
 static int l_normal_sf(lua_State *L) { lua_pushnumber(L, pl_normal_sf(luaL_checknumber(L, 1))); return 1; }
 static int l_normal_ppf(lua_State *L) {

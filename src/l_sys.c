@@ -1,15 +1,13 @@
 /*
-** l_sys.c -- Lua module 'perflab.sys': the few host facts the Lua library
+** l_sys.c -- Lua module 'perflab.sys': the few OS facts the Lua library
 ** needs and the Lua standard library lacks: terminal queries, a monotonic
-** clock, directories, atomic file writes, and the embedded Lua files.
+** clock, directories, atomic file writes.  The perflab host adds what only
+** it knows to this table (the embedded Lua files: host.c, open_sys); the
+** REPL and the cell protocol are perflab.session (session.c).
 */
 #include "lbind.h"
-#include "host.h"
-#include "repl.h"
 
 #include <errno.h>
-#include <signal.h>
-#include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,20 +17,17 @@
 #include <unistd.h>
 #include <dirent.h>
 
-typedef struct pl_embedded { const char *path; const unsigned char *data; size_t len; } pl_embedded;
-extern const pl_embedded pl_embedded_files[];
+/* Each function's comment gives its Lua signature; results are pushed last
+** to first as written, and failures of the OS are `fail, "PATH: reason",
+** errno` (luaL_fileresult), as in Lua's io library. */
 
-const char *pl_host_embedded(const char *path, size_t *len) {
-  for (const pl_embedded *e = pl_embedded_files; e->path; e++)
-    if (strcmp(e->path, path) == 0) { *len = e->len; return (const char *)e->data; }
-  return NULL;
-}
-
+/* isatty([fd = 1]) -> boolean */
 static int sys_isatty(lua_State *L) {
   lua_pushboolean(L, isatty((int)luaL_optinteger(L, 1, 1)));
   return 1;
 }
 
+/* term_width() -> columns | nil: $COLUMNS, else the terminal on fd 1 */
 static int sys_term_width(lua_State *L) {
   struct winsize ws;
   const char *cols = getenv("COLUMNS");
@@ -42,6 +37,7 @@ static int sys_term_width(lua_State *L) {
   return 1;
 }
 
+/* clock() -> seconds (monotonic, a float) */
 static int sys_clock(lua_State *L) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -49,36 +45,22 @@ static int sys_clock(lua_State *L) {
   return 1;
 }
 
-static int sys_embedded(lua_State *L) {
-  size_t len;
-  const char *s = pl_host_embedded(luaL_checkstring(L, 1), &len);
-  if (s) lua_pushlstring(L, s, len); else luaL_pushfail(L);
-  return 1;
-}
-
-static int sys_embedded_list(lua_State *L) {
-  const char *prefix = luaL_optstring(L, 1, "");
-  size_t pl = strlen(prefix);
-  lua_newtable(L);
-  int n = 0;
-  for (const pl_embedded *e = pl_embedded_files; e->path; e++)
-    if (strncmp(e->path, prefix, pl) == 0) { lua_pushstring(L, e->path); lua_rawseti(L, -2, ++n); }
-  return 1;
-}
-
+/* isdir(path) -> boolean */
 static int sys_isdir(lua_State *L) {
   struct stat st;
   lua_pushboolean(L, stat(luaL_checkstring(L, 1), &st) == 0 && S_ISDIR(st.st_mode));
   return 1;
 }
 
+/* isfile(path) -> boolean (a regular file) */
 static int sys_isfile(lua_State *L) {
   struct stat st;
   lua_pushboolean(L, stat(luaL_checkstring(L, 1), &st) == 0 && S_ISREG(st.st_mode));
   return 1;
 }
 
-static int sys_mkdir(lua_State *L) {   /* mkdir -p */
+/* mkdir(path) -> true | fail, msg, errno: mkdir -p */
+static int sys_mkdir(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   char buf[4096];
   snprintf(buf, sizeof buf, "%s", path);
@@ -96,37 +78,71 @@ static int sys_mkdir(lua_State *L) {   /* mkdir -p */
   return 1;
 }
 
-/* listdir(dir [, suffix]) -> sorted array of entry names (ending in suffix) */
+/* An open directory in a box whose __gc closes it: a memory error while the
+** names are read leaves no DIR open (created empty first, as liolib.c). */
+#define PL_DIR_T "perflab.Dir"
+typedef struct dirbox { DIR *d; } dirbox;
+
+static int dirbox_gc(lua_State *L) {
+  dirbox *b = (dirbox *)luaL_checkudata(L, 1, PL_DIR_T);
+  if (b->d) { closedir(b->d); b->d = NULL; }
+  return 0;
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcoll(*(const char *const *)a, *(const char *const *)b);   /* as table.sort */
+}
+
+/* listdir(dir [, suffix]) -> sorted array of entry names (ending in suffix);
+** an empty array when dir cannot be opened. */
 static int sys_listdir(lua_State *L) {
   const char *dir = luaL_checkstring(L, 1);
   const char *suffix = luaL_optstring(L, 2, "");
   size_t sl = strlen(suffix);
-  lua_newtable(L);
-  DIR *d = opendir(dir);
-  if (d == NULL) return 1;
-  int n = 0;
+  lua_settop(L, 2);
+  dirbox *b = (dirbox *)lua_newuserdatauv(L, sizeof *b, 0);   /* [dir suf box] */
+  b->d = NULL;
+  if (luaL_newmetatable(L, PL_DIR_T)) {                        /* [dir suf box mt] */
+    lua_pushcfunction(L, dirbox_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, 3);                                      /* [dir suf box] */
+  lua_newtable(L);                                             /* [dir suf box names] */
+  b->d = opendir(dir);
+  if (b->d == NULL) return 1;
+  lua_Integer n = 0;
   struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
+  while ((e = readdir(b->d)) != NULL) {
     size_t k = strlen(e->d_name);
     if (e->d_name[0] == '.' || k < sl || strcmp(e->d_name + k - sl, suffix) != 0) continue;
     lua_pushstring(L, e->d_name);
-    lua_rawseti(L, -2, ++n);
+    lua_rawseti(L, 4, ++n);                                    /* names[n] = name */
   }
-  closedir(d);
-  lua_getglobal(L, "table");
-  lua_getfield(L, -1, "sort");
-  lua_pushvalue(L, -3);
-  lua_call(L, 1, 0);
-  lua_pop(L, 1);
+  closedir(b->d);
+  b->d = NULL;
+  /* sort: pointers to the names (anchored in `names`), then a new array */
+  const char **v = (const char **)lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *v, 0);  /* [.. names v] */
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, 4, i);
+    v[i - 1] = lua_tostring(L, -1);
+    lua_pop(L, 1);                       /* still anchored in names */
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_names);
+  lua_createtable(L, (int)n, 0);                               /* [.. names v out] */
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_pushstring(L, v[i - 1]);
+    lua_rawseti(L, -2, i);
+  }
   return 1;
 }
 
-/* write_atomic(path, text): writes a temporary file and renames it. */
+/* write_atomic(path, text) -> true | fail, msg, errno: writes a temporary
+** file beside path and renames it over path. */
 static int sys_write_atomic(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   size_t len;
   const char *s = luaL_checklstring(L, 2, &len);
-  const char *tmp = lua_pushfstring(L, "%s.tmp~%d", path, (int)getpid());
+  const char *tmp = lua_pushfstring(L, "%s.tmp~%d", path, (int)getpid());   /* [path text tmp] */
   FILE *f = fopen(tmp, "wb");
   if (!f) return luaL_fileresult(L, 0, path);   /* name the file asked for */
   int bad = len && fwrite(s, 1, len, f) != len;
@@ -135,157 +151,6 @@ static int sys_write_atomic(lua_State *L) {
   if (bad) { remove(tmp); return luaL_fileresult(L, 0, path); }
   if (rename(tmp, path) != 0) { int en = errno; remove(tmp); errno = en; return luaL_fileresult(L, 0, path); }
   lua_pushboolean(L, 1);
-  return 1;
-}
-
-/* ---- the cell protocol: output capture and interruptible cells ---------- */
-
-/* A file handle for Lua's io library over a stdio stream we opened. */
-static int stream_close(lua_State *L) {
-  luaL_Stream *p = (luaL_Stream *)luaL_checkudata(L, 1, LUA_FILEHANDLE);
-  int ok = fclose(p->f) == 0;
-  return luaL_fileresult(L, ok, NULL);
-}
-
-static void push_stream(lua_State *L, FILE *f) {
-  luaL_Stream *p = (luaL_Stream *)lua_newuserdatauv(L, sizeof(luaL_Stream), 0);
-  p->closef = NULL;                  /* closed until set up */
-  luaL_setmetatable(L, LUA_FILEHANDLE);
-  p->f = f;
-  p->closef = stream_close;
-}
-
-/* protocol_stream() -> a file on a duplicate of fd 1 as it is now: replies
-** keep going to the real stdout while a cell's fd 1 is redirected. */
-static int sys_protocol_stream(lua_State *L) {
-  fflush(stdout);
-  int fd = dup(1);
-  if (fd < 0) return luaL_fileresult(L, 0, "stdout");
-  FILE *f = fdopen(fd, "w");
-  if (!f) { close(fd); return luaL_fileresult(L, 0, "stdout"); }
-  push_stream(L, f);
-  return 1;
-}
-
-#define PL_CAPTURE_T "perflab.Capture"
-typedef struct capture { int saved; FILE *tmp; } capture;
-
-static void capture_restore(capture *c) {
-  if (c->saved >= 0) {
-    fflush(stdout);
-    dup2(c->saved, 1);
-    close(c->saved);
-    c->saved = -1;
-  }
-}
-
-static int capture_gc(lua_State *L) {
-  capture *c = (capture *)luaL_checkudata(L, 1, PL_CAPTURE_T);
-  capture_restore(c);
-  if (c->tmp) { fclose(c->tmp); c->tmp = NULL; }
-  return 0;
-}
-
-/* capture_begin() -> handle: from now on fd 1 (print, io.write, C code,
-** child processes) goes to a temporary file. */
-static int sys_capture_begin(lua_State *L) {
-  capture *c = (capture *)lua_newuserdatauv(L, sizeof *c, 0);
-  c->saved = -1;
-  c->tmp = NULL;
-  if (luaL_newmetatable(L, PL_CAPTURE_T)) {
-    lua_pushcfunction(L, capture_gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_setmetatable(L, -2);
-  fflush(stdout);
-  c->tmp = tmpfile();
-  if (!c->tmp) return luaL_error(L, "capture: cannot create a temporary file: %s", strerror(errno));
-  c->saved = dup(1);
-  if (c->saved < 0 || dup2(fileno(c->tmp), 1) < 0) {
-    int en = errno;
-    if (c->saved >= 0) { close(c->saved); c->saved = -1; }
-    return luaL_error(L, "capture: cannot redirect stdout: %s", strerror(en));
-  }
-  return 1;
-}
-
-/* capture_end(handle) -> text written to fd 1 since capture_begin */
-static int sys_capture_end(lua_State *L) {
-  capture *c = (capture *)luaL_checkudata(L, 1, PL_CAPTURE_T);
-  capture_restore(c);
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  if (c->tmp) {
-    rewind(c->tmp);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, c->tmp)) > 0) luaL_addlstring(&b, buf, n);
-    fclose(c->tmp);
-    c->tmp = NULL;
-  }
-  luaL_pushresult(&b);
-  return 1;
-}
-
-extern volatile int pl_parse_interrupt;
-static lua_State *volatile cell_L = NULL;
-
-static void cell_hook(lua_State *L, lua_Debug *ar) {
-  (void)ar;
-  lua_sethook(L, NULL, 0, 0);
-  luaL_error(L, "interrupted");
-}
-
-/* SIGINT while a cell runs: arm a hook that raises "interrupted" at the next
-** Lua instruction, and stop parsers.  The handler stays installed: every
-** Ctrl-C (or Jupyter interrupt) interrupts, none ends the process. */
-static void cell_sigint(int sig) {
-  (void)sig;
-  pl_parse_interrupt = 1;
-  if (cell_L) lua_sethook(cell_L, cell_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
-}
-
-static void set_sigint(void (*h)(int)) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = h;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &sa, NULL);
-}
-
-/* ignore_sigint(): between cells, SIGINT does nothing. */
-static int sys_ignore_sigint(lua_State *L) {
-  (void)L;
-  set_sigint(SIG_IGN);
-  return 0;
-}
-
-/* run_cell(f, ...) -> true, results... | false, error: calls f protected,
-** with a traceback for errors that are not perflab.fail{} tables, and SIGINT
-** turned into the error "interrupted".  SIGINT is ignored afterwards. */
-static int sys_run_cell(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TFUNCTION);
-  int n = lua_gettop(L);
-  lua_pushcfunction(L, pl_host_msghandler);
-  lua_insert(L, 1);
-  pl_parse_interrupt = 0;
-  cell_L = L;
-  set_sigint(cell_sigint);
-  int st = lua_pcall(L, n - 1, LUA_MULTRET, 1);
-  set_sigint(SIG_IGN);
-  cell_L = NULL;
-  lua_sethook(L, NULL, 0, 0);   /* a Ctrl-C that came after the cell ended */
-  pl_parse_interrupt = 0;
-  lua_pushboolean(L, st == LUA_OK);
-  lua_replace(L, 1);             /* the handler's slot */
-  return lua_gettop(L);
-}
-
-/* repl([interactive]) runs the REPL on stdin/stdout in this state; returns ok */
-static int sys_repl(lua_State *L) {
-  int interactive = lua_isnoneornil(L, 1) ? isatty(0) : lua_toboolean(L, 1);
-  lua_pushboolean(L, pl_repl(L, interactive) == 0);
   return 1;
 }
 
@@ -301,18 +166,15 @@ static int sys_exe_path(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"exe_path", sys_exe_path},
-  {"repl", sys_repl},
-  {"protocol_stream", sys_protocol_stream}, {"capture_begin", sys_capture_begin},
-  {"capture_end", sys_capture_end}, {"run_cell", sys_run_cell}, {"ignore_sigint", sys_ignore_sigint},
   {"isatty", sys_isatty}, {"term_width", sys_term_width}, {"clock", sys_clock},
-  {"embedded", sys_embedded}, {"embedded_list", sys_embedded_list},
   {"isdir", sys_isdir}, {"isfile", sys_isfile}, {"mkdir", sys_mkdir},
   {"write_atomic", sys_write_atomic}, {"listdir", sys_listdir},
   {NULL, NULL}
 };
 
+/* -> the module table, with version, source_dir and lua_dir fields */
 int luaopen_perflab_sys(lua_State *L) {
-  luaL_newlib(L, funcs);
+  luaL_newlib(L, funcs);                                       /* [sys] */
   const char *dir = getenv("PERFLAB_LUA_DIR");
   if (dir && *dir) { lua_pushstring(L, dir); lua_setfield(L, -2, "lua_dir"); }
 #ifdef PERFLAB_VERSION

@@ -27,11 +27,26 @@ pl_table *pl_l_checktable(lua_State *L, int arg) {
   return u->t;
 }
 
-void pl_l_pushtable(lua_State *L, pl_table *t) {
-  pl_ltable *u = (pl_ltable *)lua_newuserdatauv(L, sizeof *u, 0);
+/* (light t) -> [T]: the object, created closed, then given t. */
+static int pushtable_p(lua_State *L) {
+  pl_table *t = (pl_table *)lua_touserdata(L, 1);
+  pl_ltable *u = (pl_ltable *)lua_newuserdatauv(L, sizeof *u, 0);   /* [t T] */
   u->t = NULL;
   luaL_setmetatable(L, PL_TABLE_T);
   u->t = t;
+  return 1;
+}
+
+/* [...] -> [... T].  Built in a protected call: if making the object fails
+** (no memory), t is freed and the error raised again, so the caller's
+** table is never lost. */
+void pl_l_pushtable(lua_State *L, pl_table *t) {
+  lua_pushcfunction(L, pushtable_p);         /* light C function: no allocation */
+  lua_pushlightuserdata(L, t);
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {     /* [... err] */
+    pl_table_free(t);
+    lua_error(L);
+  }                                          /* [... T] */
 }
 
 /* Pushes "no column 'NAME' in table 'T' (columns: a, b, ...)"; returns it. */
@@ -255,9 +270,13 @@ static int tbl_from_rows(lua_State *L) {
 }
 
 /* ---- table methods ----------------------------------------------------- */
+/* Each comment gives the method's Lua signature (t is argument 1); a
+** method returns what it pushed last, as Lua's own libraries do. */
 
+/* t:nrows() -> n  (also #t) */
 static int tbl_nrows(lua_State *L) { lua_pushinteger(L, (lua_Integer)pl_l_checktable(L, 1)->nrows); return 1; }
 
+/* t:name() -> name | t:name(new) -> t (renamed in place) */
 static int tbl_name(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   if (lua_isstring(L, 2)) { pl_table_set_name(t, lua_tostring(L, 2)); lua_settop(L, 1); return 1; }
@@ -265,35 +284,40 @@ static int tbl_name(lua_State *L) {
   return 1;
 }
 
+/* t:columns() -> {name, ...} in order */
 static int tbl_columns(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
-  lua_createtable(L, (int)t->ncols, 0);
+  lua_createtable(L, (int)t->ncols, 0);                 /* [t names] */
   for (size_t j = 0; j < t->ncols; j++) { lua_pushstring(L, t->cols[j]->name); lua_rawseti(L, -2, (lua_Integer)j + 1); }
   return 1;
 }
 
+/* t:types() -> {name = "number" | "integer" | "boolean" | "string"} */
 static int tbl_types(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
-  lua_createtable(L, 0, (int)t->ncols);
+  lua_createtable(L, 0, (int)t->ncols);                 /* [t types] */
   for (size_t j = 0; j < t->ncols; j++) { lua_pushstring(L, pl_type_name(t->cols[j]->type)); lua_setfield(L, -2, t->cols[j]->name); }
   return 1;
 }
 
+/* t:docs() -> {name = description} for the columns that have one */
 static int tbl_docs(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
-  lua_createtable(L, 0, (int)t->ncols);
+  lua_createtable(L, 0, (int)t->ncols);                 /* [t docs] */
   for (size_t j = 0; j < t->ncols; j++) {
     if (t->cols[j]->doc) { lua_pushstring(L, t->cols[j]->doc); lua_setfield(L, -2, t->cols[j]->name); }
   }
   return 1;
 }
 
+/* t:has(name) -> boolean */
 static int tbl_has(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_pushboolean(L, pl_table_col(t, luaL_checkstring(L, 2)) >= 0);
   return 1;
 }
 
+/* t:row(i) -> {col = value, ...} (i < 0 counts from the end) */
 static int tbl_row(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
@@ -303,7 +327,8 @@ static int tbl_row(lua_State *L) {
   return 1;
 }
 
-static int tbl_get(lua_State *L) {         /* t:get(i, col) */
+/* t:get(i, col) -> value | nil (missing) */
+static int tbl_get(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
   luaL_argcheck(L, i >= 1 && (size_t)i <= t->nrows, 2, "row index out of range");
@@ -311,6 +336,7 @@ static int tbl_get(lua_State *L) {         /* t:get(i, col) */
   return 1;
 }
 
+/* (t, i) -> i + 1, row | nothing: the iterator t:rows() returns */
 static int rows_iter(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2) + 1;
@@ -320,22 +346,24 @@ static int rows_iter(lua_State *L) {
   return 2;
 }
 
+/* t:rows() -> iterator, t, 0  (for i, r in t:rows() do ... end) */
 static int tbl_rows(lua_State *L) {
   pl_l_checktable(L, 1);
-  lua_pushcfunction(L, rows_iter);
-  lua_pushvalue(L, 1);
-  lua_pushinteger(L, 0);
+  lua_pushcfunction(L, rows_iter);                      /* [t iter] */
+  lua_pushvalue(L, 1);                                  /* [t iter t] */
+  lua_pushinteger(L, 0);                                /* [t iter t 0] */
   return 3;
 }
 
+/* t:col(name) -> column object (also t:column) */
 static int tbl_col(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   int c = checkcol(L, t, 2);
-  pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1);
+  pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1);   /* [t name C] */
   u->t = t; u->col = c;
   luaL_setmetatable(L, PL_COLUMN_T);
-  lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 1);              /* keeps the table alive */
+  lua_pushvalue(L, 1);                      /* [t name C t] */
+  lua_setiuservalue(L, -2, 1);              /* [t name C]: C's user value keeps t alive */
   return 1;
 }
 
@@ -403,6 +431,8 @@ static int tbl_top(lua_State *L) {
   int desc = 1;
   if (name[0] == '-') name++;
   else if (name[0] == '+') { desc = 0; name++; }
+  static const char *const top_opts[] = { "asc", NULL };
+  pl_l_checkoptions(L, 4, top_opts);
   if (lua_istable(L, 4)) { lua_getfield(L, 4, "asc"); if (lua_toboolean(L, -1)) desc = 0; lua_pop(L, 1); }
   int c = pl_table_col(t, name);
   if (c < 0) return luaL_argerror(L, 3, push_nocol(L, t, name));
@@ -541,7 +571,9 @@ static int tbl_copy(lua_State *L) { pl_l_pushtable(L, pl_table_copy(pl_l_checkta
 /* join(other, {on = "k" | {"k1","k2"} | {left = .., right = ..}, how = "inner"|"left", suffix = "_b"}) */
 static int tbl_join(lua_State *L) {
   pl_table *a = pl_l_checktable(L, 1), *b = pl_l_checktable(L, 2);
+  static const char *const join_opts[] = { "how", "on", "suffix", NULL };
   luaL_checktype(L, 3, LUA_TTABLE);
+  pl_l_checkoptions(L, 3, join_opts);
   int ak[16], bk[16];
   size_t n = 0;
   lua_getfield(L, 3, "on");
@@ -581,21 +613,26 @@ static int tbl_join(lua_State *L) {
   return 1;
 }
 
+/* t:unique(col) -> {value, ...} in first-seen order, missing left out */
 static int tbl_unique(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   int c = checkcol(L, t, 2);
   pl_table *u = pl_table_unique(t, c);
+  pl_l_pushtable(L, u);              /* [t col U]: owned, freed by __gc on an error */
   lua_createtable(L, (int)u->nrows, 0);
   lua_Integer k = 0;                 /* missing is not a value: no holes in the array */
   for (size_t i = 0; i < u->nrows; i++) {
     if (pl_cell_missing(u, 0, i)) continue;
     pushcell(L, u, 0, i);
     lua_rawseti(L, -2, ++k);
-  }
-  pl_table_free(u);
+  }                                  /* [t col U array] */
+  pl_ltable *uo = (pl_ltable *)lua_touserdata(L, -2);
+  pl_table_free(uo->t);              /* now, not at the next collection */
+  uo->t = NULL;
   return 1;
 }
 
+/* t:to_lua() -> {row, ...} */
 static int tbl_to_lua(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_createtable(L, (int)t->nrows, 0);
@@ -603,11 +640,23 @@ static int tbl_to_lua(lua_State *L) {
   return 1;
 }
 
-static void pushbuf(lua_State *L, pl_buf *b) {
+/* (light buf) -> [text] */
+static int pushbuf_p(lua_State *L) {
+  const pl_buf *b = (const pl_buf *)lua_touserdata(L, 1);
   lua_pushlstring(L, b->data ? b->data : "", b->len);
-  pl_buf_free(b);
+  return 1;
 }
 
+/* [...] -> [... text]; b is freed whether or not the string could be made. */
+static void pushbuf(lua_State *L, pl_buf *b) {
+  lua_pushcfunction(L, pushbuf_p);
+  lua_pushlightuserdata(L, b);
+  int st = lua_pcall(L, 1, 1, 0);
+  pl_buf_free(b);
+  if (st != LUA_OK) lua_error(L);
+}
+
+/* t:to_csv() -> text (RFC 4180, a header row) */
 static int tbl_to_csv(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   pl_buf b; pl_buf_init(&b);
@@ -616,6 +665,7 @@ static int tbl_to_csv(lua_State *L) {
   return 1;
 }
 
+/* t:to_json() -> text (an array of row objects) */
 static int tbl_to_json(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   pl_buf b; pl_buf_init(&b);
@@ -625,8 +675,15 @@ static int tbl_to_json(lua_State *L) {
 }
 
 static int write_file(lua_State *L, const char *path, pl_buf *b) {
-  /* atomic: temporary file then rename */
-  const char *tmp = lua_pushfstring(L, "%s.tmp~", path);
+  /* atomic: temporary file then rename; nothing is pushed while b holds
+  ** memory (a memory error would lose it) */
+  char tmp[4096];
+  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp~", path) >= sizeof tmp) {
+    pl_buf_free(b);
+    luaL_pushfail(L);
+    lua_pushfstring(L, "%s: cannot write: path too long", path);
+    return 2;
+  }
   FILE *f = fopen(tmp, "wb");
   if (!f) { int en = errno; pl_buf_free(b); luaL_pushfail(L); lua_pushfstring(L, "%s: cannot write: %s", path, strerror(en)); return 2; }
   size_t w = b->len ? fwrite(b->data, 1, b->len, f) : 0;
@@ -638,6 +695,7 @@ static int write_file(lua_State *L, const char *path, pl_buf *b) {
   return 1;
 }
 
+/* t:write_csv(path) -> true | fail, msg */
 static int tbl_write_csv(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   const char *path = luaL_checkstring(L, 2);
@@ -646,6 +704,7 @@ static int tbl_write_csv(lua_State *L) {
   return write_file(L, path, &b);
 }
 
+/* t:write_json(path) -> true | fail, msg */
 static int tbl_write_json(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   const char *path = luaL_checkstring(L, 2);
@@ -658,6 +717,8 @@ static int tbl_write_json(lua_State *L) {
 static int tbl_format(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   pl_fmtopts o = { 0, 0, 0, 6 };
+  static const char *const format_opts[] = { "digits", "markdown", "max_rows", "width", NULL };
+  pl_l_checkoptions(L, 2, format_opts);
   if (lua_istable(L, 2)) {
     lua_getfield(L, 2, "markdown"); o.markdown = lua_toboolean(L, -1);
     lua_getfield(L, 2, "max_rows"); o.max_rows = (size_t)luaL_optinteger(L, -1, 0);
@@ -671,6 +732,7 @@ static int tbl_format(lua_State *L) {
   return 1;
 }
 
+/* tostring(t) -> "table 'NAME': R rows x C columns" and up to 20 rows */
 static int tbl_tostring(lua_State *L) {
   pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
   if (u->t == NULL) { lua_pushstring(L, "table (closed)"); return 1; }
@@ -684,6 +746,7 @@ static int tbl_tostring(lua_State *L) {
 
 static int tbl_len(lua_State *L) { return tbl_nrows(L); }
 
+/* t:close(), __gc, __close: frees the C table; safe to call twice */
 static int tbl_release(lua_State *L) {
   pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
   if (u->t) { pl_table_free(u->t); u->t = NULL; }

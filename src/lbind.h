@@ -2,6 +2,8 @@
 ** lbind.h -- what the Lua binding files (src/l_*.c) share: the userdata
 ** type names and the helpers that turn Lua arguments into C data.
 ** Only binding files and the host include this; the core never does.
+** Bindings call the core and Lua, never the host: what the host lends them
+** (interrupts, progress, its wording) comes through pl_l_parsehooks.
 */
 #ifndef PL_LBIND_H
 #define PL_LBIND_H
@@ -10,6 +12,7 @@
 #include <lauxlib.h>
 #include "table.h"
 #include "profile.h"
+#include "format.h"
 
 #define PL_TABLE_T  "perflab.Table"
 #define PL_COLUMN_T "perflab.Column"
@@ -21,7 +24,9 @@ typedef struct pl_lcolumn { pl_table *t; int col; } pl_lcolumn;
 
 pl_table *pl_l_checktable(lua_State *L, int arg);
 pl_table *pl_l_totable(lua_State *L, int arg);      /* NULL if not a table object */
-/* Pushes a new table object that takes ownership of t. */
+/* [...] -> [... T]: a new table object that takes ownership of t, in every
+** case: if the object cannot be made (no memory), t is freed and the error
+** raised, so a caller never loses a table it built. */
 void pl_l_pushtable(lua_State *L, pl_table *t);
 
 /* Numbers from a Lua array or a column object, as one contiguous array of
@@ -37,10 +42,33 @@ double *pl_l_checknumbers(lua_State *L, int arg, size_t *n, int nan_omit);
 ** table objects (p keeps no tables afterwards). */
 void pl_l_pushprofile(lua_State *L, pl_profile *p);
 
+/* Raises an argument error at arg naming the first key of the options table
+** there that is not in accepted (NULL-terminated) and listing the accepted
+** ones: "unknown option 'tabels'; accepted: format, lenient, ...".  Nothing
+** when arg is not a table.  The one checker (l_options.c; in Lua
+** perflab.options.check). */
+void pl_l_checkoptions(lua_State *L, int arg, const char *const accepted[]);
+
+/* What the host lends the bindings that run parsers (perflab.formats),
+** kept in the registry of the state.  A bare state (lua_newstate and the
+** openers below, no host) has none: parses then run without interrupt,
+** progress bar or command-line advice. */
+typedef struct pl_l_parsehooks {
+  /* before a parse: may set o->interrupt, o->progress and o->progress_ud */
+  void (*begin)(pl_parse_opts *o);
+  /* after it: e is the error when the parse failed, else NULL; the host may
+  ** reword it (a time-out; advice by e->kind) */
+  void (*end)(pl_parse_opts *o, pl_err *e);
+} pl_l_parsehooks;
+/* Sets (h, which must outlive L) or clears (NULL) the hooks of L. */
+void pl_l_sethooks(lua_State *L, const pl_l_parsehooks *h);
+
 /* Module openers (one per src/l_*.c file). */
 int luaopen_perflab_table(lua_State *L);
 int luaopen_perflab_formats(lua_State *L);
 int luaopen_perflab_stats(lua_State *L);
 int luaopen_perflab_intervals(lua_State *L);
+int luaopen_perflab_sys(lua_State *L);
+int luaopen_perflab_options(lua_State *L);
 
 #endif

@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "pl_call.h"
 #include "pl_limits.h"
+#include "pl_util.h"
 #include "repl.h"
 
 #ifndef PERFLAB_VERSION
@@ -35,12 +37,18 @@ static int is_subcommand(const char *s) {
   return 0;
 }
 
-extern volatile int pl_parse_interrupt;   /* set by Ctrl-C and by --timeout (l_formats.c) */
+/* The C core's out-of-memory handler (pl_util.h): the command line's
+** words for it, and its exit status. */
+static void core_oom(size_t n) {
+  fprintf(stderr, "perflab: out of memory (allocating %zu bytes): the input needs more memory than "
+          "--max-memory allows; raise it, or load only the tables you need (--table)\n", n);
+  exit(2);
+}
 
 /* Exit code from an error object: perflab.fail{} tables carry one. */
 static int error_exit(lua_State *L) {
   int code = 2;
-  if (lua_istable(L, -1)) {
+  if (pl_is_fail(L, -1)) {
     lua_getfield(L, -1, "exit");
     if (lua_isinteger(L, -1)) code = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
@@ -52,14 +60,14 @@ static int error_exit(lua_State *L) {
 ** Ctrl-C or --timeout (not a bug): the message alone, not the traceback of
 ** where in perflab's own code that happened. */
 static int cli_failed(lua_State *L, int st) {
-  if (!lua_istable(L, -1) && pl_parse_interrupt && lua_type(L, -1) == LUA_TSTRING) {
+  if (!pl_is_fail(L, -1) && pl_call_stopped() && lua_type(L, -1) == LUA_TSTRING) {
     const char *m = lua_tostring(L, -1);
     fprintf(stderr, "perflab: %.*s\n", (int)strcspn(m, "\n"), m);
     lua_pop(L, 1);
     return 2;
   }
   int code = error_exit(L);
-  pl_host_report(L, st);
+  pl_report(L, st);
   return code;
 }
 
@@ -67,13 +75,13 @@ static int cli_failed(lua_State *L, int st) {
 static int run_cli(lua_State *L, int argc, char **argv, int first) {
   lua_getglobal(L, "require");
   lua_pushliteral(L, "perflab.cli");
-  int st = pl_host_docall(L, 1, 1);
+  int st = pl_docall(L, 1, 1);
   if (st != LUA_OK) return cli_failed(L, st);
   lua_getfield(L, -1, "main");
   lua_remove(L, -2);
   lua_createtable(L, argc - first, 0);
   for (int i = first; i < argc; i++) { lua_pushstring(L, argv[i]); lua_rawseti(L, -2, i - first + 1); }
-  st = pl_host_docall(L, 1, 1);
+  st = pl_docall(L, 1, 1);
   if (st != LUA_OK) return cli_failed(L, st);
   int code = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : 0;
   lua_pop(L, 1);
@@ -111,8 +119,8 @@ static void print_usage(void) {
 static int preload_api(lua_State *L) {
   lua_getglobal(L, "require");
   lua_pushliteral(L, "perflab");
-  int st = pl_host_docall(L, 1, 1);
-  if (st != LUA_OK) return pl_host_report(L, st);
+  int st = pl_docall(L, 1, 1);
+  if (st != LUA_OK) return pl_report(L, st);
   lua_setglobal(L, "perflab");
   return LUA_OK;
 }
@@ -120,10 +128,10 @@ static int preload_api(lua_State *L) {
 /* Runs a loaded chunk; returns 0, or the exit code of the error (2 unless a
 ** perflab.fail{} error carries another). */
 static int dochunk(lua_State *L, int status) {
-  if (status == LUA_OK) status = pl_host_docall(L, 0, 0);
+  if (status == LUA_OK) status = pl_docall(L, 0, 0);
   if (status == LUA_OK) return 0;
   int code = status == LUA_ERRSYNTAX ? 2 : error_exit(L);
-  pl_host_report(L, status);
+  pl_report(L, status);
   return code;
 }
 
@@ -135,14 +143,14 @@ static int run_script(lua_State *L, int argc, char **argv, int i) {
   const char *fname = argv[i];
   if (strcmp(fname, "-") == 0 && (i == 0 || strcmp(argv[i - 1], "--") != 0)) fname = NULL;
   int st = luaL_loadfile(L, fname);
-  if (st != LUA_OK) { pl_host_report(L, st); return 2; }   /* unreadable or bad syntax */
+  if (st != LUA_OK) { pl_report(L, st); return 2; }   /* unreadable or bad syntax */
   int nargs = argc - i - 1;
   luaL_checkstack(L, nargs + 3, "too many arguments to script");
   for (int k = i + 1; k < argc; k++) lua_pushstring(L, argv[k]);
-  st = pl_host_docall(L, nargs, 1);
+  st = pl_docall(L, nargs, 1);
   if (st != LUA_OK) {
     int code = error_exit(L);
-    pl_host_report(L, st);
+    pl_report(L, st);
     return code;
   }
   /* a script may return an exit code (os.exit works too) */
@@ -203,13 +211,13 @@ static int apply_limits(lua_State *L, const limits_opts *lo) {
   if (lo->sandbox) {
     lua_getglobal(L, "require");
     lua_pushliteral(L, "perflab.sandbox");
-    int st = pl_host_docall(L, 1, 1);
+    int st = pl_docall(L, 1, 1);
     if (st == LUA_OK) {
       lua_getfield(L, -1, "enable");
       lua_remove(L, -2);
-      st = pl_host_docall(L, 0, 0);
+      st = pl_docall(L, 0, 0);
     }
-    if (st != LUA_OK) return pl_host_report(L, st);
+    if (st != LUA_OK) return pl_report(L, st);
   }
   return LUA_OK;
 }
@@ -244,11 +252,11 @@ static int run_main(lua_State *L, int argc, char **argv, const limits_opts *lo) 
       else {
         lua_getglobal(L, "require");
         lua_pushstring(L, v);
-        st = pl_host_docall(L, 1, 1);
+        st = pl_docall(L, 1, 1);
         if (st == LUA_OK) {
           const char *g = strrchr(v, '.');
           lua_setglobal(L, g ? g + 1 : v);
-        } else { int c = error_exit(L); pl_host_report(L, st); st = c; }
+        } else { int c = error_exit(L); pl_report(L, st); st = c; }
       }
       if (st != 0) return st;
       ran = 1;
@@ -266,14 +274,14 @@ static int run_main(lua_State *L, int argc, char **argv, const limits_opts *lo) 
     if (interactive || tty) {
       lua_getglobal(L, "require");
       lua_pushliteral(L, "perflab.repl");
-      int st = pl_host_docall(L, 1, 1);
+      int st = pl_docall(L, 1, 1);
       if (st == LUA_OK) {
         lua_getfield(L, -1, "setup");
         lua_remove(L, -2);
         lua_newtable(L);
-        st = pl_host_docall(L, 1, 0);
+        st = pl_docall(L, 1, 0);
       }
-      if (st != LUA_OK) { pl_host_report(L, st); return 2; }
+      if (st != LUA_OK) { pl_report(L, st); return 2; }
       code = pl_repl(L, tty) ? 2 : code;
     } else {
       /* no arguments and stdin is not a terminal: run stdin as a script */
@@ -350,6 +358,7 @@ int main(int argc, char **argv) {
   atexit(close_stdout);
   limits_opts lo = { 0, 0, 0 };
   if (take_limits(&argc, argv, &lo) != 0) return 2;
+  pl_set_oom_handler(core_oom);
   lua_State *L = pl_host_newstate();
   if (L == NULL) { fprintf(stderr, "perflab: cannot create Lua state: not enough memory\n"); return 2; }
   main_args m = { argc, argv, &lo, 2 };

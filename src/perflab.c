@@ -7,6 +7,7 @@
 */
 #include "perflab.h"
 #include "host.h"
+#include "pl_call.h"
 #include "repl.h"
 
 #include <lauxlib.h>
@@ -49,7 +50,7 @@ static int lua_failure(perflab *pl, int status) {
   int code = PERFLAB_ELUA;
   const char *msg = NULL;
   if (status == LUA_ERRMEM) code = PERFLAB_EMEM;
-  if (lua_istable(L, -1)) {              /* perflab.fail{}: the user's input */
+  if (pl_is_fail(L, -1)) {               /* perflab.fail{}: the user's input */
     lua_getfield(L, -1, "message");
     msg = lua_tostring(L, -1);
     lua_remove(L, -2);
@@ -67,7 +68,7 @@ static int lua_failure(perflab *pl, int status) {
 static int call_embed(perflab *pl, const char *fn, int nargs, int nres) {
   lua_State *L = pl->L;
   int base = lua_gettop(L) - nargs;       /* the function goes here */
-  lua_pushcfunction(L, pl_host_msghandler);
+  lua_pushcfunction(L, pl_msghandler);
   lua_getglobal(L, "require");
   lua_pushliteral(L, "perflab.embed");
   int st = lua_pcall(L, 1, 1, base + nargs + 1);

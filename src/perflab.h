@@ -27,8 +27,10 @@
 ** prints, with these exceptions: perflab_repl writes to the streams you give
 ** it; Lua code you run (print, a recipe's io.write) writes where Lua writes
 ** (the process stdout); and when memory runs out inside the C core
-** (pl_xmalloc in src/core/pl_util.c) the process prints one line to stderr
-** and aborts, as does Lua's panic handler on an error outside any protected
+** (pl_xmalloc in src/core/pl_util.c) the process aborts (the core calls the
+** out-of-memory handler a host may set with pl_set_oom_handler, else
+** abort(); the perflab command line's prints the --max-memory advice and
+** exits 2), as does Lua's panic handler on an error outside any protected
 ** call (never reached through this API).  Allocation failures that Lua sees
 ** come back as PERFLAB_EMEM.
 **

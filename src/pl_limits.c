@@ -1,15 +1,14 @@
 /*
-** pl_limits.c -- memory and time limits (see pl_limits.h).
+** pl_limits.c -- the memory limits (see pl_limits.h); the time budget is
+** part of the interrupt service in pl_call.c.
 */
 #include "pl_limits.h"
 
 #include <lauxlib.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -80,48 +79,4 @@ void *pl_limit_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   if (p == NULL) return NULL;
   mem_used += nsize - osize;
   return p;
-}
-
-/* ---- time ------------------------------------------------------------- */
-
-static volatile sig_atomic_t time_up = 0;
-static lua_State *time_L = NULL;
-static double time_budget = 0;
-extern volatile int pl_parse_interrupt;
-
-static void time_hook(lua_State *L, lua_Debug *ar) {
-  (void)ar;
-  if (time_up) {
-    /* Stays armed: a pcall that catches this error gets it again at the
-    ** next check, so the budget cannot be swallowed. */
-    lua_sethook(L, time_hook, LUA_MASKCOUNT, 1);   /* every instruction, every frame */
-    lua_pushfstring(L, "time limit exceeded (--timeout %f s)", time_budget);
-    lua_error(L);
-  }
-}
-
-static void on_alarm(int sig) {
-  (void)sig;
-  time_up = 1;
-  pl_parse_interrupt = 1;
-  if (time_L) lua_sethook(time_L, time_hook, LUA_MASKCOUNT | LUA_MASKCALL, 1);
-}
-
-int pl_time_up(void) { return time_up != 0; }
-
-void pl_limit_time(lua_State *L, double seconds) {
-  time_L = L;
-  time_budget = seconds;
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_alarm;
-  sigaction(SIGALRM, &sa, NULL);
-  struct itimerval it;
-  memset(&it, 0, sizeof it);
-  it.it_value.tv_sec = (time_t)seconds;
-  it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
-  if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0) it.it_value.tv_usec = 1;
-  setitimer(ITIMER_REAL, &it, NULL);
-  /* also check periodically, in case the signal lands between hooks */
-  lua_sethook(L, time_hook, LUA_MASKCOUNT, 100000);
 }

@@ -9,11 +9,12 @@
 ** ${XDG_STATE_HOME:-~/.local/state}/perflab/history (a multi-line chunk is
 ** one entry), and Tab completion whose candidates come from
 ** perflab.repl.complete (Lua, testable without a terminal).  Ctrl-C while a
-** chunk runs raises "interrupted" through a Lua hook (host.c); Ctrl-C at the
-** prompt drops the line being typed; Ctrl-D on an empty line leaves.
+** chunk runs raises "interrupted" through the interrupt service (pl_call.c);
+** Ctrl-C at the prompt drops the line being typed; Ctrl-D on an empty line
+** leaves.
 */
 #include "repl.h"
-#include "host.h"
+#include "pl_call.h"
 
 #include <lauxlib.h>
 #include <errno.h>
@@ -40,24 +41,9 @@ typedef struct rio {
   char *histfile;    /* NULL: no history file */
 } rio;
 
-/* Set by the SIGINT handler installed while waiting at the prompt. */
-static volatile sig_atomic_t prompt_interrupted = 0;
-
-static void on_prompt_sigint(int sig) {
-  (void)sig;
-  prompt_interrupted = 1;
-}
-
-/* While at the prompt, Ctrl-C interrupts the read (no SA_RESTART) and sets a
-** flag; the line being typed is dropped and a fresh prompt is shown. */
-static void prompt_catch_sigint(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_prompt_sigint;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;
-  sigaction(SIGINT, &sa, NULL);
-}
+/* While at the prompt, Ctrl-C interrupts the read (pl_prompt_catch_sigint:
+** no SA_RESTART) and sets a flag; the line being typed is dropped and a
+** fresh prompt is shown. */
 
 /* ---- reading lines ------------------------------------------------------- */
 
@@ -73,7 +59,7 @@ static int plain_line(rio *io, const char *prompt, char **out) {
   for (;;) {
     c = getc(io->in);
     if (c == EOF) {
-      if (ferror(io->in) && errno == EINTR && prompt_interrupted) {
+      if (ferror(io->in) && errno == EINTR && pl_prompt_interrupted()) {
         clearerr(io->in);
         free(buf);
         return LINE_INTR;
@@ -97,11 +83,11 @@ static int plain_line(rio *io, const char *prompt, char **out) {
 
 static int read_line(rio *io, const char *prompt, char **out) {
   *out = NULL;
-  prompt_interrupted = 0;
+  pl_prompt_clear();
 #ifdef PERFLAB_HAVE_LIBEDIT
   if (io->edit) {
     char *line = readline(prompt);
-    if (prompt_interrupted) {
+    if (pl_prompt_interrupted()) {
       free(line);
       fputs("^C\n", io->out);
       fflush(io->out);
@@ -257,12 +243,12 @@ static int print_values(lua_State *L, rio *io, int base) {
   for (int i = 1; i <= n; i++) {
     lua_getglobal(L, "require");
     lua_pushliteral(L, "perflab.repl");
-    int st = pl_host_docall(L, 1, 1);
+    int st = pl_docall(L, 1, 1);
     if (st != LUA_OK) return st;
     lua_getfield(L, -1, "render");
     lua_remove(L, -2);
     lua_pushvalue(L, base + i);
-    st = pl_host_docall(L, 1, 1);
+    st = pl_docall(L, 1, 1);
     if (st != LUA_OK) return st;
     size_t len;
     const char *s = lua_tolstring(L, -1, &len);
@@ -320,7 +306,7 @@ static int read_chunk(lua_State *L, rio *io, char **text) {
 
 static void report_error(lua_State *L, rio *io) {
   const char *msg = NULL;
-  if (lua_istable(L, -1)) {
+  if (pl_is_fail(L, -1)) {
     lua_getfield(L, -1, "message");
     msg = lua_tostring(L, -1);
     lua_pop(L, 1);
@@ -329,7 +315,7 @@ static void report_error(lua_State *L, rio *io) {
   } else msg = lua_tostring(L, -1);
   if (msg == NULL) msg = "(error object is not a string)";
   /* the traceback stops where the REPL itself begins */
-  const char *cut = strstr(msg, "\n\t[C]: in function 'perflab.sys.repl'");
+  const char *cut = strstr(msg, "\n\t[C]: in function 'perflab.session.repl'");
   if (cut == NULL) cut = strstr(msg, "\n\t[C]: in ?");
   fprintf(io->err, "%.*s\n", (int)(cut ? (size_t)(cut - msg) : strlen(msg)), msg);
   fflush(io->err);
@@ -382,7 +368,7 @@ int pl_repl_io(lua_State *L, FILE *in, FILE *out, FILE *err, int interactive) {
            LUA_RELEASE);
   }
   for (;;) {
-    if (interactive) prompt_catch_sigint();
+    if (interactive) pl_prompt_catch_sigint();
     char *text;
     int top = lua_gettop(L);
     int status = read_chunk(L, &io, &text);
@@ -392,13 +378,13 @@ int pl_repl_io(lua_State *L, FILE *in, FILE *out, FILE *err, int interactive) {
     if (io.edit && text) edit_remember(&io, text);
 #endif
     free(text);
-    if (interactive && prompt_interrupted && status == LUA_OK) {
+    if (interactive && pl_prompt_interrupted() && status == LUA_OK) {
       /* Ctrl-C after the line was read but before it ran: it is not run */
       fputs("interrupted\n", err);
       lua_settop(L, top);
       continue;
     }
-    if (status == LUA_OK) status = pl_host_docall(L, 0, LUA_MULTRET);
+    if (status == LUA_OK) status = pl_docall(L, 0, LUA_MULTRET);
     if (status == LUA_OK) status = print_values(L, &io, top);
     if (status != LUA_OK) {
       failed = 1;

@@ -320,10 +320,9 @@ end
 function M.gpus(args)
   local _, o = parse_args(args, { _cmd = "gpus", format = "value", help = "flag" })
   if o.help then write(usage.gpus); return 0 end
-  local ok, gpus = pcall(require, "perflab.gpus")
-  if not ok then fail("the GPU database is not part of this build yet") end
-  local rows = gpus.rows and gpus.rows() or {}
-  local cols = gpus.columns and gpus.columns() or nil
+  local gpus = require "perflab.gpus"   -- always built: a load error is a bug to see
+  local rows = gpus.rows()
+  local cols = gpus.columns()
   print_rows(rows, cols, output_format(o))
   return 0
 end
@@ -389,7 +388,7 @@ function M.repl(args)
     return 0
   end
   local interactive = sys.isatty(0)
-  local ok = sys.repl(interactive)
+  local ok = require("perflab.session").repl(interactive)
   -- a session at a terminal ends well whatever was typed; piped input is a script
   return (ok or interactive) and 0 or 2
 end

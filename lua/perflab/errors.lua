@@ -7,6 +7,7 @@ local M = {}
 
 local Fail = {}
 Fail.__index = Fail
+Fail.__name = "perflab.Fail"   -- how the host tells it from other errors (pl_is_fail)
 Fail.__tostring = function(e) return e.message end
 
 --- Raises a user-facing error.

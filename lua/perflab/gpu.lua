@@ -12,6 +12,10 @@
 local gpus = require("perflab.gpus")
 
 local M = {}
+-- The calculators' argument tables are strict (perflab.options).
+local OCC_ARGS = { "barriers", "block", "block_size", "carveout_pct", "cc", "optin", "registers",
+  "smem_config", "smem_driver", "smem_dynamic", "smem_static" }
+local check = require("perflab.options").check
 
 -- Thresholds of the ncu rules (analysis-rules.md); editable data.
 M.thresholds = {
@@ -89,6 +93,7 @@ M.LIMIT_NAMES = LIMIT_NAMES
 --- A limit that does not apply (no registers, no shared memory) is reported
 --- as the SM block limit, as ncu prints it.
 function M.occupancy(args)
+  check(args, OCC_ARGS, "perflab.gpu.occupancy")
   local a = resolve_arch(args.cc)
   local T = threads_of(args.block_size or args.block)
   if not T or T <= 0 then error("perflab.gpu.occupancy: block_size must be > 0", 2) end
@@ -214,6 +219,7 @@ end
 --- grow to the architecture's maximum carveout if that helps (the driver
 --- picks it per launch), which the text says.
 function M.what_if(args, res)
+  check(args, OCC_ARGS, "perflab.gpu.what_if")
   res = res or M.occupancy(args)
   local a = resolve_arch(args.cc)
   local out = {}
@@ -311,6 +317,8 @@ M.f32 = f32
 --- (from the grid), active_blocks, and warps_pct = min(active, grid blocks
 --- per SM) x warps per block / max warps x 100 (the warp-granular form).
 function M.est_achieved_occupancy(args)
+  check(args, { "block", "block_size", "cc", "grid", "grid_size", "max_threads_per_sm", "registers", "sm_count",
+    "smem" }, "perflab.gpu.est_achieved_occupancy")
   local a = resolve_arch(args.cc)
   local T = threads_of(args.block_size or args.block)
   local Gs = threads_of(args.grid_size or args.grid)
@@ -609,6 +617,7 @@ local COLORS = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b
 --- one circle per kernel with area proportional to its share of time and a
 --- <title> for hover text.
 function M.roofline_svg(c)
+  check(c, { "bandwidth", "bandwidth_label", "ceilings", "max_labels", "points", "title" }, "perflab.gpu.roofline_svg")
   local W, H = 860, 500
   local ml, mr, mt, mb = 110, 230, 40, 60
   local pw, ph = W - ml - mr, H - mt - mb

@@ -10,7 +10,9 @@
 --   perflab.table                     -> the table module (from_rows, ...)
 --   perflab.fail(msg [, exit])        -> raise a user-facing error
 --   perflab.units                     -> human formatting of ns, bytes, %
--- Modules loaded on first use: perflab.stats, perflab.intervals, perflab.gpu.
+--   perflab.modules()                 -> names of every perflab module
+-- Modules loaded on first use: perflab.stats, perflab.intervals, perflab.gpu
+-- (any name modules() lists).  docs/api.md says which are stable.
 local profile = require "perflab.profile"
 local recipes = require "perflab.recipes"
 local report = require "perflab.report"
@@ -47,11 +49,43 @@ function M.run(recipe, inputs, options)
   return recipes.run(recipe, list, options)
 end
 
+--- modules() -> sorted names of every perflab module, loaded or not: the C
+-- modules in package.preload and the Lua library (embedded, or the files
+-- under PERFLAB_LUA_DIR).  "stats" stands for perflab.stats.
+function M.modules()
+  local set = {}
+  for name in pairs(package.preload) do
+    local m = type(name) == "string" and name:match("^perflab%.([%w_]+)$")
+    if m then set[m] = true end
+  end
+  for _, path in ipairs(sys.embedded_list("lua/perflab/")) do
+    local m = path:match("^lua/perflab/([%w_]+)%.lua$")
+    if m and m ~= "init" then set[m] = true end
+  end
+  if sys.lua_dir then
+    for _, f in ipairs(sys.listdir(sys.lua_dir .. "/perflab", ".lua")) do
+      local m = f:match("^([%w_]+)%.lua$")
+      if m and m ~= "init" then set[m] = true end
+    end
+  end
+  local list = {}
+  for m in pairs(set) do list[#list + 1] = m end
+  table.sort(list)
+  return list
+end
+
 -- Lazily loaded submodules: perflab.stats etc. resolve on first access.
+-- Only names of modules that exist are looked up, and their load errors
+-- are raised, not turned into nil (a syntax error in gpu.lua used to make
+-- perflab.gpu quietly nil).
 return setmetatable(M, {
   __index = function(t, k)
-    local ok, mod = pcall(require, "perflab." .. k)
-    if ok then rawset(t, k, mod); return mod end
-    return nil
+    if type(k) ~= "string" or not k:match("^[%w_]+$") then return nil end
+    local known = false
+    for _, m in ipairs(M.modules()) do if m == k then known = true; break end end
+    if not known then return nil end
+    local mod = require("perflab." .. k)
+    rawset(t, k, mod)
+    return mod
   end,
 })

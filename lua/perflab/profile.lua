@@ -23,8 +23,14 @@ local function wrap(rec, opts)
   return require("perflab.derive").apply(setmetatable(rec, Profile))
 end
 
--- opts with the sources of derived tables added to opts.tables
-local function load_opts(opts)
+-- The load options (strict: perflab.options names a misspelt key).
+local LOAD_OPTS = { "format", "lenient", "raw_text", "tables" }
+local check = require("perflab.options").check
+
+-- opts with the sources of derived tables added to opts.tables; where is
+-- the function the user called, for the error on an unknown key
+local function load_opts(opts, where)
+  check(opts, LOAD_OPTS, where, 4)
   if not (opts and opts.tables) then return opts end
   local o = {}
   for k, v in pairs(opts) do o[k] = v end
@@ -87,21 +93,21 @@ local M = { Profile = Profile }
 -- raw_text = true keeps the printed text of numbers in ncu's metrics.raw too
 -- (by default only text values are kept there: numbers are in value).
 function M.load(path, opts)
-  local rec, err = formats.load(path, load_opts(opts))
+  local rec, err = formats.load(path, load_opts(opts, "perflab.load"))
   if not rec then errors.fail(err, 2) end
   return wrap(rec, opts)
 end
 
 --- Like load but returns nil, message instead of raising.
 function M.try_load(path, opts)
-  local rec, err = formats.load(path, load_opts(opts))
+  local rec, err = formats.load(path, load_opts(opts, "perflab.try_load"))
   if not rec then return nil, err end
   return wrap(rec, opts)
 end
 
 --- parse(name, text [, opts]) -> profile (text already in memory)
 function M.parse(name, text, opts)
-  local rec, err = formats.parse(name, text, load_opts(opts))
+  local rec, err = formats.parse(name, text, load_opts(opts, "perflab.parse"))
   if not rec then errors.fail(err, 2) end
   return wrap(rec, opts)
 end

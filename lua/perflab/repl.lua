@@ -138,7 +138,7 @@ perflab REPL — Lua 5.4 with the perflab API.
   load(path)                  a profile (p:table("kernels"), p.meta, ...)
   run(recipe, p... [, opts])  a report (prints as text); opts e.g. {top = 5}
   recipes()                   the recipes you can run
-  help(x)                     help on a value: a profile, table, report or recipe name
+  help(x)                     help on a value: a function, profile, table, report or recipe name
   perflab                     the whole API; perflab.table, perflab.units
 Tables: t:nrows() t:columns() t:row(i) t:where(f) t:sort_by("-col") t:top(n, "col")
         t:group_by("k"):agg{{"n", "count"}, {"s", "sum", "col"}} t:join(u, {on = "k"})
@@ -147,8 +147,107 @@ Keys: Tab completes names, fields, methods (t:) and column names (t:col("); Up/D
       recall history (kept across sessions); Ctrl-C interrupts; Ctrl-D leaves.
 ]]
 
+-- The text of a file of the source tree: under PERFLAB_LUA_DIR's tree when
+-- set (editing needs no rebuild), else the copy embedded at build time.
+local function source_text(path)
+  if sys.lua_dir then
+    local f = io.open(sys.lua_dir .. "/../" .. path, "rb")
+    if f then local s = f:read("a"); f:close(); return s end
+  end
+  return sys.embedded(path)
+end
+
+-- function -> its public name ("perflab.stats.mean", "Table:sort_by"),
+-- built once from perflab's modules and the method tables of its objects.
+local fn_names
+local function name_index()
+  if fn_names then return fn_names end
+  fn_names = {}
+  local function add(t, prefix, sep)
+    if type(t) ~= "table" then return end
+    local keys = {}
+    for k, v in pairs(t) do
+      if type(k) == "string" and type(v) == "function" and not k:match("^__") then keys[#keys + 1] = k end
+    end
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      if fn_names[t[k]] == nil then fn_names[t[k]] = prefix .. sep .. k end
+    end
+  end
+  add(perflab, "perflab", ".")
+  for _, m in ipairs(perflab.modules()) do
+    local ok, mod = pcall(require, "perflab." .. m)   -- a module that cannot load has no names
+    if ok then add(mod, "perflab." .. m, ".") end
+  end
+  local T = perflab.table
+  local t = T.from_rows({ { x = 1 } }, { "x" })
+  add(getmetatable(t).__index, "Table", ":")
+  add(getmetatable(t:col("x")).__methods, "Column", ":")
+  add(getmetatable(t:group_by("x")).__index, "Group", ":")
+  add(profile.Profile, "Profile", ":")
+  add(getmetatable(report.new()).__index, "Report", ":")
+  add(getmetatable(perflab.intervals.empty()).__index, "IntervalSet", ":")
+  return fn_names
+end
+
+-- The entry of docs/api.md for name: its list item "- `NAME(...` or
+-- "- `NAME`", with the indented lines that continue it.
+local function api_entry(name)
+  local text = source_text("docs/api.md")
+  if not text then return nil end
+  local out, inside = {}, false
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    if inside then
+      if line:match("^  %S") then out[#out + 1] = line else break end
+    elseif line:sub(1, #name + 3) == "- `" .. name then
+      local nx = line:sub(#name + 4, #name + 4)
+      if nx == "(" or nx == "{" or nx == "`" then inside = true; out[#out + 1] = line end
+    end
+  end
+  return #out > 0 and table.concat(out, "\n") or nil
+end
+
+-- The comment block right above a Lua function's definition.
+local function source_comment(fn)
+  if not debug or not debug.getinfo then return nil end
+  local info = debug.getinfo(fn, "S")
+  local path = info and info.what == "Lua" and info.source:match("^@(.+)$")
+  if not path then return nil end
+  path = path:gsub("^.*/(lua/perflab/)", "%1"):gsub("^.*/(recipes/)", "%1")
+  local text = source_text(path)
+  if not text then return nil end
+  local lines = {}
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+  local out = {}
+  for i = info.linedefined - 1, 1, -1 do
+    local c = lines[i] and lines[i]:match("^%s*%-%-%-?%s?(.*)$")
+    if not c then break end
+    table.insert(out, 1, c)
+  end
+  return #out > 0 and table.concat(out, "\n") or nil
+end
+
+--- doc(fn) -> the documentation of a function of the API: its name, its
+-- entry in docs/api.md and the comment above its Lua definition; nil when
+-- fn is not a function of perflab's modules or objects.
+function M.doc(fn)
+  local name = name_index()[fn]
+  if not name then return nil end
+  local parts = { name }
+  local entry = api_entry(name)
+  if entry then parts[#parts + 1] = entry end
+  local c = source_comment(fn)
+  if c then parts[#parts + 1] = c end
+  if #parts == 1 then parts[2] = "(no documentation: not in docs/api.md)" end
+  return table.concat(parts, "\n") .. "\n"
+end
+
 function M.help(x)
   if x == nil then io.stdout:write(help_text); return end
+  if type(x) == "function" then
+    io.stdout:write(M.doc(x) or ("a function that is not part of perflab's API: " .. tostring(x) .. "\n"))
+    return
+  end
   if ptable.is_table(x) then
     local types, docs = x:types(), x:docs()
     local lines = { string.format("table '%s': %d rows", x:name(), x:nrows()) }
@@ -239,11 +338,8 @@ local function members(v, methods)
     if methods then add_keys(out, string, true) end
   elseif type(v) == "table" then
     add_keys(out, v, methods)
-    if v == perflab then   -- lazily loaded submodules
-      for _, p in ipairs(sys.embedded_list("lua/perflab/")) do
-        local m = p:match("^lua/perflab/([%w_]+)%.lua$")
-        if m and m ~= "init" then out[m] = true end
-      end
+    if v == perflab then   -- every module, loaded or not (C and Lua)
+      for _, m in ipairs(perflab.modules()) do out[m] = true end
     end
   end
   local list = {}
@@ -465,7 +561,7 @@ local function error_text(e)
   if type(e) == "table" and e.message then return tostring(e.message) end
   if type(e) == "string" then
     -- the traceback stops where the cell machinery begins
-    local cut = e:find("\n\t%[C%]: in function 'perflab%.sys%.run_cell'")
+    local cut = e:find("\n\t%[C%]: in function 'perflab%.session%.run_cell'")
     return cut and e:sub(1, cut - 1) or e
   end
   local mt = getmetatable(e)
@@ -486,7 +582,7 @@ end
 
 --- Runs one cell {id, code} and returns the reply table (not encoded).
 -- Output written to stdout while the cell runs (print, io.write, C code) is
--- captured at the file-descriptor level by sys.capture_*.
+-- captured at the file-descriptor level by session.capture_*.
 function M.cell(req)
   local reply = { id = req.id, ok = true, values = {}, stdout = "" }
   if type(req.code) ~= "string" then
@@ -499,8 +595,9 @@ function M.cell(req)
     reply.ok, reply.error = false, err
     return reply
   end
-  local cap = sys.capture_begin()
-  local res = table.pack(sys.run_cell(fn))
+  local session = require "perflab.session"
+  local cap = session.capture_begin()
+  local res = table.pack(session.run_cell(fn))
   -- render inside the capture too: rendering is user-visible code (__tostring)
   local values = {}
   if res[1] then
@@ -512,16 +609,14 @@ function M.cell(req)
       ::skip::
     end
   end
-  reply.stdout = sys.capture_end(cap)
+  reply.stdout = session.capture_end(cap)
   if res[1] then
     reply.values = values
   else
     reply.ok = false
     reply.error = error_text(res[2])
-    if type(res[2]) == "table" and res[2].message then reply.user_error = true end
-    if res[2] == "interrupted" or (type(res[2]) == "string" and res[2]:match("^interrupted")) then
-      reply.interrupted = true
-    end
+    if require("perflab.errors").is_fail(res[2]) then reply.user_error = true end
+    if res[3] then reply.interrupted = true end   -- run_cell says Ctrl-C stopped it
   end
   return reply
 end
@@ -532,8 +627,9 @@ function M.jsonl(opts)
   opts = opts or {}
   local cjson = require "cjson"
   local input = opts.input or io.stdin
-  local out = opts.output or sys.protocol_stream()
-  sys.ignore_sigint()   -- between cells; sys.run_cell turns it into "interrupted" during one
+  local session = require "perflab.session"
+  local out = opts.output or session.protocol_stream()
+  session.ignore_sigint()   -- between cells; session.run_cell turns it into "interrupted" during one
   -- a reply that cannot be written (a full disk, a closed reader) ends the
   -- loop with the error, as the host does for stdout (exit 2)
   local function send(t)

@@ -30,7 +30,11 @@ function M.severity(s)
   return k
 end
 
+-- Option tables are strict (perflab.options): a misspelt key is an error.
+local check = require("perflab.options").check
+
 function M.new(fields)
+  check(fields, { "inputs", "options", "recipe", "title" }, "perflab.report")
   fields = fields or {}
   return setmetatable({
     recipe = fields.recipe or "script",
@@ -49,6 +53,7 @@ end
 function Report:finding(f)
   if type(f) ~= "table" then error("report:finding expects a table", 2) end
   if not f.message then error("report:finding: a finding needs a message", 2) end
+  check(f, { "evidence", "kernel", "message", "rule", "severity", "speedup_pct", "subject" }, "report:finding")
   local g = {
     severity = M.severity(f.severity or "info"),
     rule = f.rule or self.recipe,
@@ -64,6 +69,7 @@ end
 --- Adds (or replaces) a table under a name.  info = {title=, note=}.
 function Report:table(name, t, info)
   if not ptable.is_table(t) then error("report:table: expected a perflab table for '" .. tostring(name) .. "'", 2) end
+  check(info, { "note", "title" }, "report:table")
   if not self.tables[name] then self.table_order[#self.table_order + 1] = name end
   self.tables[name] = t
   self.table_info[name] = info or {}
@@ -72,6 +78,7 @@ end
 
 --- Adds a figure (SVG text).
 function Report:figure(name, svg, info)
+  check(info, { "title" }, "report:figure")
   if not self.figures[name] then self.figure_order[#self.figure_order + 1] = name end
   self.figures[name] = { svg = svg, title = (info and info.title) or name }
 end
@@ -336,6 +343,7 @@ function Report:render_csv(opts)
 end
 
 function Report:render(format, opts)
+  check(opts, { "max_rows", "table", "width" }, "report:render")
   format = format or "text"
   if format == "text" then return self:render_text(opts)
   elseif format == "markdown" or format == "md" then return self:render_markdown(opts)

@@ -150,7 +150,7 @@ static pl_profile *load_utf8(const char *name, const char *data, size_t len,
   const pl_format *f = NULL;
   if (format_id && *format_id && strcmp(format_id, "auto") != 0) {
     f = pl_format_find(format_id);
-    if (f == NULL) { pl_err_set(err, 0, 0, "unknown format '%s' (see: perflab formats)", format_id); return NULL; }
+    if (f == NULL) { pl_err_set(err, 0, 0, "unknown format '%s'", format_id); err->kind = PL_ERR_FORMAT_UNKNOWN; return NULL; }
   } else {
     size_t i = 0;
     while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t')) i++;
@@ -160,11 +160,12 @@ static pl_profile *load_utf8(const char *name, const char *data, size_t len,
       /* binary input (a NUL byte in the first 64 KiB) is named by byte offset */
       size_t k = len > 65536 ? 65536 : len;
       if (memchr(data, '\0', k) != NULL) {
-        pl_err_set(err, 0, 0, "cannot tell which profiler wrote this file (binary data); name the format with --input-format (see: perflab formats)");
+        pl_err_set(err, 0, 0, "cannot tell which profiler wrote this file (binary data)");
         err->offset = (long long)((const char *)memchr(data, '\0', k) - data);
       } else {
-        pl_err_set(err, 1, 1, "cannot tell which profiler wrote this file; name the format with --input-format (see: perflab formats)");
+        pl_err_set(err, 1, 1, "cannot tell which profiler wrote this file");
       }
+      err->kind = PL_ERR_UNDETECTED;
       return NULL;
     }
   }
@@ -271,8 +272,8 @@ pl_profile *pl_load_file(const char *path, const char *format_id,
     if (m != MAP_FAILED) { data = m; mapped = 1; madvise(m, len, MADV_SEQUENTIAL); }
     else if (errno == ENOMEM) {
       /* reading it instead would need the same memory: say so now */
-      pl_err_set(err, 0, 0, "the file (%.0f MB) does not fit in the memory allowed (--max-memory, default 80%% of "
-                 "physical memory); raise --max-memory, or split the input", (double)len / 1e6);
+      pl_err_set(err, 0, 0, "the file (%.0f MB) does not fit in the memory allowed", (double)len / 1e6);
+      err->kind = PL_ERR_TOO_BIG;
       close(fd);
       return NULL;
     }

@@ -9,12 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+static pl_oom_handler oom_handler = NULL;
+
+void pl_set_oom_handler(pl_oom_handler h) { oom_handler = h; }
+
+/* The allocator itself failed: the host's handler decides what the user
+** sees and ends the process; the core neither prints nor picks an exit
+** status. */
 static void pl_oom(size_t n) {
-  /* The one place the core may end the process: the allocator itself failed.
-  ** The host installs memory limits above this (see README: --max-memory). */
-  fprintf(stderr, "perflab: out of memory (allocating %zu bytes): the input needs more memory than "
-          "--max-memory allows; raise it, or load only the tables you need (--table)\n", n);
-  exit(2);
+  if (oom_handler) oom_handler(n);
+  abort();
 }
 
 void *pl_xmalloc(size_t n) {
@@ -92,12 +96,12 @@ const char *pl_buf_cstr(pl_buf *b) {
 }
 
 void pl_err_clear(pl_err *e) {
-  e->file[0] = '\0'; e->line = e->col = 0; e->offset = -1; e->msg[0] = '\0';
+  e->file[0] = '\0'; e->line = e->col = 0; e->offset = -1; e->kind = PL_ERR_DATA; e->msg[0] = '\0';
 }
 
 int pl_err_set(pl_err *e, size_t line, size_t col, const char *fmt, ...) {
   if (e == NULL) return -1;
-  e->line = line; e->col = col; e->offset = -1;
+  e->line = line; e->col = col; e->offset = -1; e->kind = PL_ERR_DATA;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(e->msg, sizeof e->msg, fmt, ap);

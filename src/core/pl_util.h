@@ -1,8 +1,9 @@
 /*
 ** pl_util.h -- small helpers shared by the whole C core: checked allocation,
 ** a growable byte buffer, and the error record every parser fills.
-** The core never includes a Lua header and never prints or exits, save one
-** place: an allocation that fails ends the process (pl_util.c, pl_oom).
+** The core never includes a Lua header and never prints or exits: errors
+** are returned in a pl_err, and an allocation that fails goes to the
+** handler the host installed (pl_set_oom_handler), else abort().
 */
 #ifndef PL_UTIL_H
 #define PL_UTIL_H
@@ -11,13 +12,22 @@
 #include <stdint.h>
 #include <stdarg.h>
 
-/* Allocation: these abort only on true out-of-memory (malloc returning NULL),
-** which the host turns into a clear message.  Everything else reports errors. */
+/* Allocation: these return only with memory; on true out-of-memory (malloc
+** returning NULL) they call the out-of-memory handler, which must not
+** return, and abort() if it does or none is set.  Everything else reports
+** errors. */
 void *pl_xmalloc(size_t n);
 void *pl_xcalloc(size_t n, size_t sz);
 void *pl_xrealloc(void *p, size_t n);
 char *pl_xstrdup(const char *s);
 char *pl_xstrndup(const char *s, size_t n);
+
+/* The out-of-memory handler: called with the size asked for; it must not
+** return (the core cannot go on without the memory).  The host decides what
+** the user sees: perflab's command line prints the --max-memory advice and
+** exits 2 (main.c); the default is abort(), silently. */
+typedef void (*pl_oom_handler)(size_t n);
+void pl_set_oom_handler(pl_oom_handler h);
 
 /* Growable byte buffer, always NUL-terminated when len > 0 or after pl_buf_cstr. */
 typedef struct pl_buf { char *data; size_t len, cap; } pl_buf;
@@ -36,11 +46,23 @@ const char *pl_buf_cstr(pl_buf *b);
 
 /* The error record.  line and col are 1-based; 0 means "not applicable"
 ** (then offset, a byte offset, is meaningful for binary input).
-** pl_err_format renders "FILE:LINE:COLUMN: MESSAGE". */
+** pl_err_format renders "FILE:LINE:COLUMN: MESSAGE".  kind says what
+** happened where a caller may want to act on it or add its own advice
+** (the core's messages name no command-line flag; perflab's host adds
+** "--input-format", "--max-memory" by kind): set by the loader, reset to
+** PL_ERR_DATA by pl_err_set. */
+typedef enum pl_err_kind {
+  PL_ERR_DATA = 0,          /* the input is not what its format says */
+  PL_ERR_FORMAT_UNKNOWN,    /* no format of the id asked for */
+  PL_ERR_UNDETECTED,        /* no format recognises the input */
+  PL_ERR_TOO_BIG            /* the input does not fit in the address space allowed */
+} pl_err_kind;
+
 typedef struct pl_err {
   char file[512];
   size_t line, col;
   long long offset;         /* -1 when line/col are used */
+  pl_err_kind kind;
   char msg[1024];
 } pl_err;
 

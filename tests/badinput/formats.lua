@@ -1,10 +1,10 @@
 --- The bad-input suite's formats: one line per registered format.
 --   { ID, SAMPLE, ... , recipe = R }
 -- SAMPLE is a glob; "$S/..." is under $PERFLAB_DATA (seeds, corpus),
--- anything else is relative to the repository root.  Samples that are
--- missing (no shared dir) are skipped; a registered format whose line is
--- missing, or whose samples are all missing, fails the suite (a second line
--- for an ID adds its samples to the first).  Lines for
+-- anything else is relative to the repository root.  A SAMPLE that
+-- matches no file fails the suite, naming it (the data is in the
+-- repository), and so does a registered format without a line (a second
+-- line for an ID adds its samples to the first).  Lines for
 -- formats this build does not register are ignored.  recipe: the recipe
 -- run with --output on some of the cases (default top-kernels).
 return {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int tc_pass, tc_fail;
 
@@ -27,6 +28,16 @@ static int tc_pass, tc_fail;
 static int tc_done(void) {
   printf("%d passed, %d failed\n", tc_pass, tc_fail);
   return tc_fail ? 1 : 0;
+}
+
+/* Test data a test reads must be there: a missing file or folder is a
+** failure that names it (tests read only tests/data and tests/fixtures, so
+** a clean clone has them all), never a silent skip.  1 when readable. */
+__attribute__((unused)) static int tc_need(const char *path) {
+  if (access(path, R_OK) == 0) return 1;
+  tc_fail++;
+  fprintf(stderr, "FAIL: test data missing: %s\n", path);
+  return 0;
 }
 
 /* Reads a whole file (for fixtures); NULL when missing. */

@@ -279,7 +279,7 @@ static void test_variants(void) {
       TC_EQ_STR(str(k, "name", 4), "gemv_kernel");
       pl_profile_free(p);
     }
-  } else printf("skipped: locale corpus file (no %s)\n", path);
+  } else tc_need(path);
   /* H20 --set full: Ghz, us, Est. Speedup / Est. Local Speedup, # SMs */
   snprintf(path, sizeof path, "%s/corpus/ncu_text/cuda_gemm_h20_tc_04_wgmma_tma_ws.details.txt", shared_dir());
   f = fopen(path, "rb");
@@ -307,7 +307,7 @@ static void test_variants(void) {
       TC_CHECK(mt && mt->num == 78);
       pl_profile_free(p);
     }
-  } else printf("skipped: H20 corpus file\n");
+  } else tc_need(path);
 }
 
 static void test_oracles(void) {
@@ -325,7 +325,7 @@ static void test_oracles(void) {
       p = load(path, &e);
       last = o->file;
       k = p ? pl_profile_find(p, "kernels") : NULL;
-      if (!p) { printf("skipped: %s (not readable)\n", path); continue; }
+      if (!p) { if (tc_need(path)) { tc_fail++; fprintf(stderr, "FAIL: %s does not load\n", path); } continue; }
     }
     if (!k) continue;
     size_t r = (size_t)o->idx;
@@ -355,7 +355,7 @@ static void test_corpus(void) {
   char dir[1024];
   snprintf(dir, sizeof dir, "%s/corpus/ncu_text", shared_dir());
   DIR *d = opendir(dir);
-  if (!d) { printf("skipped: corpus (no %s)\n", dir); return; }
+  if (!d) { tc_need(dir); return; }
   struct dirent *de;
   int files = 0;
   size_t dropped = 0;

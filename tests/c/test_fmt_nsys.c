@@ -1,5 +1,5 @@
 /* test_fmt_nsys.c -- format nsys-stats on every corpus file of
-** corpus/nsys_stats (read from $PERFLAB_DATA, skipped when absent: their
+** corpus/nsys_stats (read from $PERFLAB_DATA, a failure when absent: their
 ** licences are not stated) and on small inline variants.
 **
 ** Expected figures were computed independently with python3 over the files:

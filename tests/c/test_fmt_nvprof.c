@@ -1,6 +1,6 @@
 /* test_fmt_nvprof.c -- format nvprof on every corpus file of corpus/nvprof
 ** (licences "none stated"/"not stated"/"unknown": read from
-** $PERFLAB_DATA, skipped when absent) and on inline variants.
+** $PERFLAB_DATA, a failure when absent) and on inline variants.
 **
 ** Expected figures were computed independently with python3: for the
 ** summaries, rows after the header (and units row) up to the first blank

@@ -1,6 +1,6 @@
 /* test_fmt_paddle.c -- format paddle-summary on seed 004 (copied into
 ** tests/fixtures) and on the corpus file (licence unknown: read from
-** $PERFLAB_DATA/corpus at test time, skipped when absent).
+** $PERFLAB_DATA/corpus at test time, a failure when absent).
 **
 ** Expected values were computed independently of the parser:
 **  - seed 004 by reading the file (the issue's figures: kernels 100 calls /
@@ -156,7 +156,7 @@ static void seed004(void) {
 static void corpus(void) {
   const char *path = fh_shared("corpus/paddle_profiler/fleetx_gpt_v100_paddle_profiler_summary_excerpts.txt");
   FILE *f = fopen(path, "rb");
-  if (!f) { printf("skipped: %s not found\n", path); return; }
+  if (!f) { tc_need(path); return; }
   fclose(f);
   pl_profile *p = fh_load(path, "paddle-summary");
   if (!p) return;

@@ -1,6 +1,6 @@
 /* test_fmt_rocprof.c -- format rocprof on every corpus file of
 ** corpus/rocprof (licences not stated / not verified: read from
-** $PERFLAB_DATA, skipped when absent) and inline variants.
+** $PERFLAB_DATA, a failure when absent) and inline variants.
 **
 ** Expected figures computed independently with python3's csv module:
 ** row counts, sum(int(TotalDurationNs)), sum(int(Calls)); for the

@@ -6,7 +6,7 @@
 **   operators: len(L[2]['data']), sum(x['device_self_duration'] for x in L[2]['data']) (and L[7])
 **   kernels:   len(L[3]['data']['rows']), sum(r[3] for r in L[3]['data']['rows']) (and L[8])
 **   steps:     [x for x in L[0]['steps']['rows'][0] if not an HTML tooltip]
-** Seed 001 is read from $PERFLAB_DATA/seeds (skipped when absent); the
+** Seed 001 is read from $PERFLAB_DATA/seeds (a failure when absent); the
 ** corpus file (BSD-3-Clause) is a fixture. */
 #include "tcheck.h"
 #include "format.h"
@@ -42,7 +42,7 @@ int main(void) {
   snprintf(path, sizeof path, "%s/seeds/001_e0954df1c8df0a17.txt", shared);
   size_t len;
   char *seed = tc_slurp(path, &len);
-  if (!seed) printf("skipped seed 001 (no %s)\n", path);
+  if (!seed) tc_need(path);
   else {
     pl_profile *p = pl_load_buffer("001.txt", seed, len, NULL, NULL, &err);   /* by content */
     TC_CHECK(p != NULL);

@@ -1,5 +1,5 @@
 /* test_fmt_torch_table.c -- format torch-table on the corpus files (licence
-** unknown: read from $PERFLAB_DATA/corpus at test time, skipped when absent)
+** unknown: read from $PERFLAB_DATA/corpus at test time, a failure when absent)
 ** and on a synthetic fixture with memory and input-shape columns
 ** (tests/fixtures/torch_table_memory_synthetic.txt, written in PyTorch's
 ** layout: 55/12/35-wide right-aligned columns, two spaces between them).
@@ -31,7 +31,7 @@ static void corpus_file(const expect *x) {
   snprintf(rel, sizeof rel, "corpus/torch_profiler_table/%s", x->file);
   const char *path = fh_shared(rel);
   FILE *f = fopen(path, "rb");
-  if (!f) { printf("skipped: %s not found\n", path); return; }
+  if (!f) { tc_need(path); return; }
   fclose(f);
   pl_profile *p = fh_load(path, "torch-table");
   if (!p) return;

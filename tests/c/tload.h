@@ -1,6 +1,6 @@
 /*
-** tload.h -- helpers for the format tests: load a corpus file (skipping
-** when $PERFLAB_DATA/corpus is absent), sum a column, find a row, and
+** tload.h -- helpers for the format tests: load a corpus file (failing,
+** with its path, when it is absent from $PERFLAB_DATA/corpus), sum a column, find a row, and
 ** check the exact FILE:LINE:COLUMN error text of a malformed input.
 */
 #ifndef TLOAD_H
@@ -15,11 +15,11 @@ __attribute__((unused)) static const char *tl_shared(void) {
 }
 
 /* Loads corpus/REL with detection and checks the detected format.  NULL
-** (and prints "skipped") when the file is absent. */
+** (and a failure naming the file) when the file is absent. */
 __attribute__((unused)) static pl_profile *tl_corpus(const char *rel, const char *fmt) {
   char path[1024];
   snprintf(path, sizeof path, "%s/corpus/%s", tl_shared(), rel);
-  if (access(path, R_OK) != 0) { tc_fail++; fprintf(stderr, "FAIL: test data missing: %s\n", path); return NULL; }
+  if (!tc_need(path)) return NULL;
   size_t len;
   char *data = tc_slurp(path, &len);
   TC_CHECK(data != NULL);

@@ -37,7 +37,7 @@ expect "installed binary runs a recipe" "$TMP/run.json" '"kernel_time_ns": 30657
 
 export PKG_CONFIG_PATH="$LIBDIR/pkgconfig"
 if ! command -v pkg-config >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
-  echo "skipped: no pkg-config or cc"; exit $fails
+  echo "SKIPPED (optional tools pkg-config, cc not installed): building examples/embed.c"; exit $fails
 fi
 CFLAGS=$(pkg-config --cflags perflab) && LIBS=$(pkg-config --libs perflab) || { bad "pkg-config perflab"; exit 1; }
 # a sanitizer build of perflab (make asan): instrument the program too
@@ -86,7 +86,7 @@ if command -v lua5.4 >/dev/null 2>&1; then
   expect "lua5.4 require \"perflab\" (installed)" "$TMP/lua.txt" "rows	13065"
   expect "lua5.4 runs a recipe" "$TMP/lua.txt" "top	elementwise_kernel	56058272"
 else
-  echo "skipped: lua5.4 not installed"
+  echo "SKIPPED (optional tool lua5.4 not installed): require \"perflab\" from a stock lua5.4"
 fi
 echo "$fails failed"
 [ "$fails" -eq 0 ]

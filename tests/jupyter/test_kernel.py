@@ -3,9 +3,9 @@
 Installs the kernelspec into a temporary prefix with `perflab jupyter install
 --prefix`, starts it with jupyter_client's KernelManager (as JupyterLab does)
 and executes cells: a value, print output, a table, a recipe report, figures,
-errors, an interrupt, completion and is_complete.  Prints "skipped" and exits
-0 when this Python cannot import jupyter_client and ipykernel (Debian:
-python3-jupyter-client, python3-ipykernel).
+errors, an interrupt, completion and is_complete.  Says SKIPPED and exits 77
+(ctest: skipped) when this Python cannot import jupyter_client and ipykernel
+(optional; Debian: python3-jupyter-client, python3-ipykernel).
 """
 import json
 import os
@@ -23,8 +23,9 @@ try:
     from jupyter_client.manager import KernelManager
     from jupyter_client.kernelspec import KernelSpecManager
 except ImportError as e:
-    print("skipped: %s (apt-get install python3-jupyter-client python3-ipykernel)" % e)
-    sys.exit(0)
+    print("SKIPPED (optional tool missing: %s): the Jupyter kernel test "
+          "(apt-get install python3-jupyter-client python3-ipykernel)" % e)
+    sys.exit(77)
 
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/perflab")
 failures = []

@@ -9,12 +9,6 @@ local SHARED = os.getenv("PERFLAB_DATA") or "tests/data"
 local SEED1 = SHARED .. "/seeds/001_e0954df1c8df0a17.txt"
 local FIX = "tests/fixtures/suspicion/"
 
-local function exists(p)
-  local f = io.open(p, "rb")
-  if f then f:close() return true end
-  return false
-end
-
 local function row_of(t, kernel)
   for _, r in t:rows() do if r.kernel == kernel then return r end end
   return nil
@@ -29,7 +23,7 @@ TestDiff = {}
 -- MLUUnionXKernelBatchNormBackward 106 calls, 96916 -> 97476 us
 -- (10.650437428680107 %); totals 578421 -> 583538 us.
 function TestDiff:test_seed001_two_runs()
-  if not exists(SEED1) then print("skipped: seed 001 not found") return end
+  require("tdata").need(SEED1)
   local rep = perflab.run("diff", { SEED1 }, { key = "name" })
   local d = rep.tables.diff
   lu.assertEquals(d:nrows(), 62)

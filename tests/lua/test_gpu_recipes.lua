@@ -10,9 +10,10 @@ local lu = require("luaunit")
 
 local ok_pl, perflab = pcall(require, "perflab")
 if not ok_pl or not perflab.table then
-  print("skipped (needs the perflab host: build/perflab tests/lua/test_gpu_recipes.lua)")
-  os.exit(0)
+  io.stderr:write("FAIL: needs the perflab host: build/perflab tests/lua/test_gpu_recipes.lua\n")
+  os.exit(1)
 end
+local tdata = require("tdata")
 local Profile = require("perflab.profile").Profile
 local T = perflab.table
 
@@ -29,14 +30,7 @@ local function findings(rep, rule)
   return out
 end
 
-local shared = os.getenv("PERFLAB_DATA") or "tests/data"
-local function corpus_file(rel)
-  local path = shared .. "/" .. rel
-  local fh = io.open(path)
-  if not fh then print("skipped (no " .. path .. ")"); return nil end
-  fh:close()
-  return path
-end
+local corpus_file = tdata.path   -- a missing file fails, naming it
 
 TestOccupancyRecipe = {}
 
@@ -46,7 +40,6 @@ function TestOccupancyRecipe:test_achieved_gap_real_ncu()
   -- gpumode A100 log, first launch (distribution_elementwise_grid_stride_kernel):
   -- ncu printed Theoretical 75 %, Achieved 58.78 % -> gap 16.22 > 10 points
   local path = corpus_file("corpus/ncu_text/gpumode_lecture001_ncu_logs_cc80.txt")
-  if not path then return end
   local rep = perflab.run("occupancy", { path })
   local g
   for _, f in ipairs(findings(rep, "occupancy.achieved_gap")) do
@@ -68,7 +61,6 @@ function TestOccupancyRecipe:test_kineto_trace()
   -- fused_dropout_kernel_vec: grid 864, block 256, 47 registers, 0 B shared:
   -- 5 blocks x 8 warps / 64 = 62.5 %; Kineto printed 63 (min(5, 8) x 256 / 2048)
   local path = corpus_file("corpus/kineto_trace/hta_a100_alexnet_trace.json.gz")
-  if not path then return end
   local rep = perflab.run("occupancy", { path })
   local t = rep.tables.occupancy
   lu.assertEquals(t:nrows(), 79)
@@ -93,7 +85,6 @@ end
 function TestOccupancyRecipe:test_amd_trace_is_not_cuda()
   -- the MI250 trace's devices carry gfx90a as "cc" 9.0: not a Hopper
   local path = corpus_file("corpus/kineto_trace/hta_mi250_rocm6_2_minitoy_kineto.json.gz")
-  if not path then return end
   local rep = perflab.run("launch", { path })
   lu.assertStrContains(table.concat(rep.notes, "\n"), "AMD GPU")
   for _, r in rep.tables.launch:rows() do lu.assertNil(r.active_blocks) end
@@ -165,7 +156,8 @@ function TestRooflineRecipe:test_flops_bytes_and_svg()
   local path = os.tmpname()
   local f = assert(io.open(path, "w")); f:write(svg); f:close()
   local okx = os.execute("command -v xmllint >/dev/null 2>&1")
-  if okx then lu.assertTrue(os.execute("xmllint --noout " .. path)) end
+  if okx then lu.assertTrue(os.execute("xmllint --noout " .. path))
+  else tdata.optional_tool("xmllint", "the XML well-formedness check of the SVG") end
   local okr = os.execute("command -v rsvg-convert >/dev/null 2>&1")
   if okr then
     lu.assertTrue(os.execute("rsvg-convert -o " .. path .. ".png " .. path))
@@ -174,7 +166,7 @@ function TestRooflineRecipe:test_flops_bytes_and_svg()
     png:close()
     os.remove(path .. ".png")
   else
-    print("rsvg-convert not installed: render check skipped")
+    tdata.optional_tool("rsvg-convert", "the SVG render check (the SVG's structure was checked)")
   end
   os.remove(path)
 end
@@ -182,11 +174,14 @@ end
 local function svg_ok(svg)
   local path = os.tmpname()
   local f = assert(io.open(path, "w")); f:write(svg); f:close()
-  if os.execute("command -v xmllint >/dev/null 2>&1") then lu.assertTrue(os.execute("xmllint --noout " .. path)) end
+  if os.execute("command -v xmllint >/dev/null 2>&1") then lu.assertTrue(os.execute("xmllint --noout " .. path))
+  else tdata.optional_tool("xmllint", "the XML well-formedness check of the SVG") end
   if os.execute("command -v rsvg-convert >/dev/null 2>&1") then
     lu.assertTrue(os.execute("rsvg-convert -o " .. path .. ".png " .. path))
     local png = io.open(path .. ".png", "rb"); lu.assertEquals(png:read(4), "\137PNG"); png:close()
     os.remove(path .. ".png")
+  else
+    tdata.optional_tool("rsvg-convert", "the SVG render check")
   end
   os.remove(path)
 end
@@ -197,7 +192,6 @@ function TestRooflineRecipe:test_kineto_gemm_flops_from_shapes()
   -- on the same thread), 2*M*N*K split over the op's kernels by duration.
   -- 7,334,789,120 computed independently with python3 json/gzip over the trace.
   local path = corpus_file("corpus/kineto_trace/hta_a100_sxm4_80gb_rank0.json.gz")
-  if not path then return end
   local rep = perflab.run("roofline", { path })
   local by = {}
   for _, r in rep.tables.roofline:rows() do by[r.kernel] = r end
@@ -216,7 +210,6 @@ function TestRooflineRecipe:test_ncu_dram_bytes_from_details_page()
   -- a800 wmma_pipe: Memory Workload Analysis "Memory Throughput 47.33 Gbyte/s"
   -- x Duration 536.64 us = 25,399,171 B (the SOL "Memory Throughput %" is not it)
   local path = corpus_file("corpus/ncu_text/cuda_gemm_a800_tc_03_wmma_pipe.details.txt")
-  if not path then return end
   local rep = perflab.run("roofline", { path })
   local r = rep.tables.roofline:row(1)
   lu.assertAlmostEquals(r.bytes, 47.33e9 * 536.64e-6, 1)
@@ -229,7 +222,6 @@ function TestRooflineRecipe:test_work_csv_option()
   -- --set work=FILE.csv: per-launch flops and bytes joined by kernel name;
   -- seed 003 has 21 launches of "Kernel" -> 21e9 FLOP, 2.1e9 B, AI 10
   local path = corpus_file("seeds/003_ebb91119a615c85c.txt")
-  if not path then return end
   local csv = os.tmpname()
   local f = assert(io.open(csv, "w")); f:write("kernel,flops,bytes\nKernel,1e6,2e5\n"); f:close()
   local rep = perflab.run("roofline", { path }, { work = csv, gpu = "rtx-3060" })
@@ -249,11 +241,7 @@ function TestRooflineRecipe:test_work_csv_option()
 end
 
 function TestRooflineRecipe:test_seed000_utilisation()
-  local shared = os.getenv("PERFLAB_DATA") or "tests/data"
-  local path = shared .. "/seeds/000_86950a828dffa530.txt"
-  local fh = io.open(path)
-  if not fh then print("skipped (no seed 000)"); return end
-  fh:close()
+  local path = tdata.path("seeds/000_86950a828dffa530.txt")
   local rep = perflab.run("roofline", { path })
   local t = rep.tables.roofline
   lu.assertEquals(t:nrows(), 83)

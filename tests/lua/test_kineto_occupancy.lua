@@ -6,10 +6,10 @@
 -- the same integer for at least 99 % of them.  (Found 19,365 such events;
 -- all match.  Traces without deviceProperties -- hta_sampled_rank-0 and
 -- hta_call_stack_backward_thread, 1,155 events -- name no GPU and are
--- counted as skipped, not compared.)
+-- counted apart, not compared.)
 --
 -- Reads the corpus at test time ($PERFLAB_DATA, default tests/data) with
--- lua-cjson and `gzip -dc`; prints "skipped" when either is unavailable.
+-- lua-cjson and `gzip -dc`; a missing file fails the test, naming it.
 -- Run from the repository root:  lua5.4 tests/lua/test_kineto_occupancy.lua
 
 package.path = "lua/?.lua;" .. package.path
@@ -17,9 +17,9 @@ package.path = package.path .. ";/usr/share/lua/5.4/?.lua"
 
 local lu = require("luaunit")
 local gpu = require("perflab.gpu")
+local tdata = require("tdata")
 
-local shared = os.getenv("PERFLAB_DATA") or "tests/data"
-local dir = shared .. "/corpus/kineto_trace/"
+local dir = tdata.dir .. "/corpus/kineto_trace/"
 
 local FILES = {
   "hta_a100_alexnet_trace.json.gz",
@@ -34,33 +34,28 @@ local FILES = {
 }
 
 local function read(path)
+  tdata.need(path)
   local f
   if path:match("%.gz$") then
-    if not io.popen then return nil end
-    local test = io.open(path, "rb")
-    if not test then return nil end
-    test:close()
-    f = io.popen("gzip -dc '" .. path .. "'", "r")
+    f = assert(io.popen("gzip -dc '" .. path .. "'", "r"))
   else
-    f = io.open(path, "rb")
+    f = assert(io.open(path, "rb"))
   end
-  if not f then return nil end
   local s = f:read("a")
   f:close()
-  if not s or s == "" then return nil end
+  assert(s and s ~= "", "empty after reading: " .. path)
   return s
 end
 
 TestOracle2 = {}
 
 function TestOracle2:test_kineto_est_achieved_occupancy()
-  local ok_cjson, cjson = pcall(require, "cjson")
-  if not ok_cjson then print("skipped (no lua-cjson)"); return end
-  local total, match, skipped, files = 0, 0, 0, 0
+  local cjson = require("cjson")
+  local total, match, no_props, files = 0, 0, 0, 0
   local mismatches = {}
   for _, name in ipairs(FILES) do
     local text = read(dir .. name)
-    if text then
+    do
       files = files + 1
       local doc = cjson.decode(text)
       local props = {}
@@ -71,7 +66,7 @@ function TestOracle2:test_kineto_est_achieved_occupancy()
         if want then
           local p = props[a.device]
           if not p or not p.numSms then
-            skipped = skipped + 1
+            no_props = no_props + 1
           else
             total = total + 1
             local est = gpu.est_achieved_occupancy{
@@ -91,15 +86,13 @@ function TestOracle2:test_kineto_est_achieved_occupancy()
       end
     end
   end
-  if files == 0 then print("skipped (corpus not found at " .. dir .. ")"); return end
-  print(string.format("\nOracle 2: %d / %d Kineto events match (%d without deviceProperties skipped)",
-    match, total, skipped))
+  print(string.format("\nOracle 2: %d / %d Kineto events match (%d without deviceProperties, not compared)",
+    match, total, no_props))
   for _, m in ipairs(mismatches) do print("  mismatch: " .. m) end
-  if files == #FILES then
-    -- counts computed independently with a Python json/gzip pass over the same files
-    lu.assertEquals(total, 19365)
-    lu.assertEquals(skipped, 1155)
-  end
+  -- counts computed independently with a Python json/gzip pass over the same files
+  lu.assertEquals(files, #FILES)
+  lu.assertEquals(total, 19365)
+  lu.assertEquals(no_props, 1155)
   lu.assertTrue(total > 0)
   lu.assertTrue(match >= 0.99 * total, string.format("only %d of %d match", match, total))
   lu.assertEquals(match, total)

@@ -3,23 +3,22 @@
 -- ncu fired that perflab implements must fire on the same launch, unless the
 -- metrics it needs are not in the exported file (then the report says so).
 -- Speedup estimates are compared with ncu's printed Est. (Local) Speedup.
--- Reads $PERFLAB_DATA at test time; prints "skipped" when absent.
+-- Reads $PERFLAB_DATA at test time; a missing file or folder fails, naming it.
 local lu = require "luaunit"
 local perflab = require "perflab"
 local sys = require "perflab.sys"
 local R = require "perflab.ncu_rules"
+local tdata = require "tdata"
 
 local shared = os.getenv("PERFLAB_DATA") or "tests/data"
 
 local function files()
   local out = {}
   for _, d in ipairs({ "ncu_text", "ncu_csv" }) do
-    local dir = shared .. "/corpus/" .. d
-    if sys.isdir(dir) then
-      for _, n in ipairs(sys.listdir(dir)) do out[#out + 1] = dir .. "/" .. n end
-    end
+    local dir = tdata.dir_need(shared .. "/corpus/" .. d)
+    for _, n in ipairs(sys.listdir(dir)) do out[#out + 1] = dir .. "/" .. n end
   end
-  out[#out + 1] = shared .. "/seeds/003_ebb91119a615c85c.txt"
+  out[#out + 1] = tdata.need(shared .. "/seeds/003_ebb91119a615c85c.txt")
   table.sort(out)
   return out
 end
@@ -27,7 +26,6 @@ end
 TestNcuRules = {}
 
 function TestNcuRules:test_fires_what_ncu_fired()
-  if not sys.isdir(shared .. "/corpus") then print("skipped: no corpus"); return end
   local by = {}
   local total, matched, absent = 0, 0, 0
   for _, f in ipairs(files()) do
@@ -59,7 +57,6 @@ end
 -- printed 21.63 %, perflab 25 % = 100 - 75): that ncu version weighted the
 -- estimate by a factor it does not print.
 function TestNcuRules:test_speedups_match_ncu()
-  if not sys.isdir(shared .. "/corpus") then print("skipped: no corpus"); return end
   local compared, equal, diffs = 0, 0, {}
   for _, f in ipairs(files()) do
     local p = perflab.load(f)
@@ -88,7 +85,7 @@ end
 
 function TestNcuRules:test_seed003_findings_and_capping()
   local path = shared .. "/seeds/003_ebb91119a615c85c.txt"
-  local fh = io.open(path); if not fh then print("skipped"); return end; fh:close()
+  tdata.need(path)
   local rep = perflab.run("ncu-rules", { path })
   local f = {}
   for _, x in ipairs(rep.findings) do f[x.rule] = x end

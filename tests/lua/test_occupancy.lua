@@ -333,8 +333,10 @@ function TestKinetoEstimate:test_events()
     { cc = "7.0", grid = { 4, 106, 1 }, block = { 128, 1, 1 }, registers = 30, smem = 0, sm_count = 80, want = 33 },
   }
   for i, c in ipairs(cases) do
+    local want = c.want
+    c.want = nil                  -- not an argument: the calculator's tables are strict
     local e = gpu.est_achieved_occupancy(c)
-    lu.assertEquals(e.pct, c.want, "case " .. i)
+    lu.assertEquals(e.pct, want, "case " .. i)
   end
   local e = gpu.est_achieved_occupancy(cases[1])
   lu.assertEquals(e.active_blocks, 5)

@@ -18,17 +18,18 @@
 -- cannot be compared are listed with the reason in
 -- tests/fixtures/kineto_occupancy_exceptions.txt.
 --
--- Reads $PERFLAB_DATA/corpus at test time; prints "skipped" when absent.
+-- Reads $PERFLAB_DATA/corpus at test time; a missing file fails, naming it.
 local lu = require "luaunit"
 local perflab = require "perflab"
 local sys = require "perflab.sys"
+local tdata = require "tdata"
 
 local shared = os.getenv("PERFLAB_DATA") or "tests/data"
 local corpus = shared .. "/corpus"
 local src = os.getenv("PERFLAB_SRC") or "."
 
-local function have_corpus()
-  if not sys.isdir(corpus) then print("skipped: no " .. corpus); return false end
+local function have_corpus()   -- raises, naming the folder, when it is absent
+  tdata.dir_need(corpus)
   return true
 end
 
@@ -160,8 +161,7 @@ TestSeed003 = {}
 
 local function seed003()
   local path = shared .. "/seeds/003_ebb91119a615c85c.txt"
-  local fh = io.open(path); if fh then fh:close(); return path end
-  print("skipped: no seed 003"); return nil
+  return tdata.need(path)
 end
 
 function TestSeed003:test_occupancy_matches_the_printed_figures()

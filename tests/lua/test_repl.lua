@@ -32,6 +32,24 @@ function TestComplete:test_globals_and_keywords()
   end
 end
 
+-- every module of perflab, loaded or not: perflab.stats is a C module in
+-- package.preload that nothing has touched yet (it offered nothing before)
+function TestComplete:test_every_module_loaded_or_not()
+  lu.assertNil(rawget(perflab, "stats"))
+  lu.assertNil(package.loaded["perflab.stats"])
+  local c, s = comp("perflab.sta")
+  lu.assertEquals(c, { "stats" })
+  lu.assertEquals(s, 9)
+  c = comp("x = perflab.in")
+  lu.assertEquals(c, { "intervals" })
+  c = comp("perflab.")
+  local have = {}
+  for _, v in ipairs(c) do have[v] = true end
+  for _, m in ipairs({ "gpu", "gpus", "intervals", "json", "load", "options", "stats", "table", "timeline", "units" }) do
+    lu.assertTrue(have[m], m)
+  end
+end
+
 function TestComplete:test_module_fields()
   local c, s = comp("perflab.lo")
   lu.assertEquals(c, { "load" })

@@ -6,7 +6,7 @@
 --    pytorch/kineto tb_plugin/test); its first line is the overview of the
 --    resnet50 sample trace kineto_trace/kineto_tb_plugin_sample_resnet50_v100_
 --    worker0.1623143089861.pt.trace.json.gz (read from $PERFLAB_DATA,
---    skipped when absent).  Per step 5-10: Kernel, Memcpy, Memset, Runtime,
+--    the test fails when it is absent).  Per step 5-10: Kernel, Memcpy, Memset, Runtime,
 --    DataLoader, CPU Exec, Other and the step total (from the tooltip) must
 --    equal ours in microseconds exactly; the averages (rounded to 1 us) and
 --    their percentages (2 decimals), GPU utilisation, est. SM efficiency and
@@ -28,12 +28,6 @@ local SHARED = os.getenv("PERFLAB_DATA") or "tests/data"
 local CHECK = "tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt"
 local RESNET = SHARED .. "/corpus/kineto_trace/kineto_tb_plugin_sample_resnet50_v100_worker0.1623143089861.pt.trace.json.gz"
 local SEED1 = SHARED .. "/seeds/001_e0954df1c8df0a17.txt"
-
-local function exists(p)
-  local f = io.open(p, "rb")
-  if f then f:close() return true end
-  return false
-end
 
 local function rows_of(t)
   local out = {}
@@ -62,7 +56,7 @@ end
 TestPluginOracle = {}
 
 function TestPluginOracle:test_resnet50_steps_to_the_microsecond()
-  if not exists(RESNET) then print("skipped (no " .. RESNET .. ")") return end
+  require("tdata").need(RESNET)
   local f = assert(io.open(CHECK, "rb"))
   local line = f:read("l")
   f:close()
@@ -307,7 +301,7 @@ function TestMemory:test_trigger()
 end
 
 function TestMemory:test_resnet50_memory_events()
-  if not exists(RESNET) then print("skipped: " .. RESNET .. " absent") return end
+  require("tdata").need(RESNET)
   -- counted with Python's json over the same file: 12838 [memory] events,
   -- 8220 on CUDA device 0 and 4618 on the CPU (id -1); no totals (2021)
   local m = perflab.load(RESNET).tables.memory
@@ -325,7 +319,7 @@ end
 TestSeed001 = {}
 
 function TestSeed001:test_stored_breakdown_and_percentages()
-  if not exists(SEED1) then print("skipped (no " .. SEED1 .. ")") return end
+  require("tdata").need(SEED1)
   local p = perflab.load(SEED1)
   local rep = recipes.run("step-breakdown", { p }, {})
   -- the stored step rows, unchanged (two runs -> a run column)

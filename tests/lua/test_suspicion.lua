@@ -12,12 +12,6 @@ local SEED2 = SHARED .. "/seeds/002_713e97ee5e652e9e.txt"
 local FIX = "tests/fixtures/suspicion/"
 local PLANTED = "ampere_sgemm_128x64_nn"
 
-local function exists(p)
-  local f = io.open(p, "rb")
-  if f then f:close() return true end
-  return false
-end
-
 local function load_role(path, role)
   local p = perflab.load(path)
   p.role = role
@@ -49,7 +43,7 @@ local function half_ulp6(x)
 end
 
 function TestSeed002:test_every_score_recomputes_from_its_columns()
-  if not exists(SEED2) then print("skipped: seed 002 not found") return end
+  require("tdata").need(SEED2)
   local p = perflab.load(SEED2)
   lu.assertEquals(p.format, "comparison-report")
   local d = p:table("details")

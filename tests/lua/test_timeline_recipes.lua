@@ -114,8 +114,7 @@ TestIdle = {}
 -- 215.481427 ms .. 215.532884 + 7.744 us = 59201 ns, busy 8256 + 7968 +
 -- 2016 + 7744 = 25984 ns; stream 14 49441 ns, busy 8192 + 7904 + 1696 + 7744.
 function TestIdle:test_nvprof_trace_named_device()
-  local shared = os.getenv("PERFLAB_DATA") or "tests/data"
-  local rep = recipes.run("idle-time", { perflab.load(shared .. "/corpus/nvprof/cuda_timeline_gtx950_nvprof_gpu_trace.csv") }, {})
+  local rep = recipes.run("idle-time", { perflab.load(require("tdata").path("corpus/nvprof/cuda_timeline_gtx950_nvprof_gpu_trace.csv")) }, {})
   local m = by_stream(rep.tables.idle)
   local a, b = m["GeForce GTX 950 (0):13"], m["GeForce GTX 950 (0):14"]
   lu.assertEquals({ a.ops, a.span_ns, a.busy_ns, a.idle_ns }, { 4, 59201, 25984, 33217 })
@@ -230,7 +229,7 @@ TestLive = {}
 
 local function compare_live(path, kwait)
   local py = python_figures(path, kwait)
-  if not py then print("skipped (no /usr/bin/python3)") return end
+  if not py then require("tdata").optional_tool("/usr/bin/python3", "the live comparison with tools/timeline_check.py") return end
   local p = perflab.load(path)
   local idle = by_stream(recipes.run("idle-time", { p }, { kernel_wait_ns = kwait }).tables.idle)
   local rep = recipes.run("launch-latency", { p }, {})

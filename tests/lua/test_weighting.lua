@@ -24,16 +24,14 @@
 --     71 us x (75 - 58.78) / 75 = 15,354.9 ns.
 local lu = require "luaunit"
 local perflab = require "perflab"
+local tdata = require "tdata"
 
 local shared = os.getenv("PERFLAB_DATA") or "tests/data"
 local NCU = shared .. "/corpus/ncu_text/gpumode_lecture001_ncu_logs_cc80.txt"
 local TRACE = shared .. "/corpus/kineto_trace/hta_a100_alexnet_trace.json.gz"
 
-local function have()
-  local a, b = io.open(NCU), io.open(TRACE)
-  if a then a:close() end
-  if b then b:close() end
-  if not (a and b) then print("skipped: corpus files absent"); return false end
+local function have()   -- raises, naming the file, when one is absent
+  tdata.need(NCU); tdata.need(TRACE)
   return true
 end
 
@@ -92,7 +90,7 @@ function TestWeighting:test_kernel_summary_timeline_joins_by_name()
     { "name", "short_name", "total_ns" })
   local tl = setmetatable({ format = "nsys-stats", source = "mem", meta = {}, tables = { kernel_summary = ks },
     table_order = { "kernel_summary" }, diagnostics = {} }, Profile)
-  if not io.open(NCU) then print("skipped"); return end
+  tdata.need(NCU)
   local rep = perflab.run("ncu-rules", { perflab.load(NCU), tl })
   local r = rep.tables.weighted:row(1)
   lu.assertEquals(r.kernel, "vectorized_elementwise_kernel")

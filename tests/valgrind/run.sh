@@ -4,13 +4,17 @@
 # each directory; each must give no memcheck error and no definite leak
 # (exit 2 for a file the recipe cannot use is fine).  Files up to 200 KB
 # (a copy in tests/fixtures of a corpus file counts once), plus the smallest
-# larger one, keep it to a few minutes.  Exit 77 (skipped) without valgrind.
+# larger one, keep it to a few minutes.  Exit 77 (skipped, said on stdout)
+# without valgrind, an optional tool; missing test data fails (exit 1).
 # usage: tests/valgrind/run.sh PERFLAB_BINARY      env: PERFLAB_DATA, VALGRIND_JOBS (2)
 set -u
 bin=${1:?usage: run.sh PERFLAB}
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 shared=${PERFLAB_DATA:-tests/data}
-command -v valgrind >/dev/null 2>&1 || { echo "skipped: valgrind is not installed"; exit 77; }
+command -v valgrind >/dev/null 2>&1 || { echo "SKIPPED (optional tool valgrind not installed): the memcheck run"; exit 77; }
+for d in "$shared/corpus" "$shared/seeds" tests/fixtures examples; do
+  [ -d "$d" ] || { echo "FAIL: test data missing: folder $d"; exit 1; }
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 {
@@ -18,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
   find "$shared/corpus" "$shared/seeds" -type f -size +200k 2>/dev/null | xargs -r ls -S 2>/dev/null | tail -1
 } | awk -F/ '!seen[$NF]++' > "$tmp/files"
 n=$(wc -l < "$tmp/files")
-[ "$n" -gt 0 ] || { echo "skipped: no input files"; exit 77; }
+[ "$n" -gt 0 ] || { echo "FAIL: test data missing: no input files under $shared, tests/fixtures, examples"; exit 1; }
 i=0
 while IFS= read -r f; do
   i=$((i + 1))
