@@ -12,16 +12,19 @@ local sys = require "perflab.sys"
 local M = {}
 local fail = errors.fail
 
-local out_formats = { text = true, markdown = true, md = true, json = true, csv = true }
+local out_formats = { text = true, markdown = true, md = true, json = true, csv = true, html = true }
 
 local usage = {
   run = [[
 usage: perflab run RECIPE FILE... [options]
+       perflab run all FILE... [options]   every recipe whose needs the inputs meet
 
 Runs a recipe on one or more profiles and prints its report.
-  --format text|markdown|json|csv   report format (default text)
-  --output DIR        also write report.txt/.md/.json, every table as CSV and
-                      every figure as SVG into DIR (each file written atomically)
+  --format text|markdown|json|csv|html   report format (default text); html is
+                      one self-contained page with the figures inline
+  --output DIR        also write report.txt/.md/.json/.html, every table as CSV and
+                      every figure as SVG into DIR (each file written atomically;
+                      with 'all', each recipe's files in DIR/RECIPE/)
   --fail-on SEV       exit 1 when a finding has severity SEV or higher
                       (info < opt < warn < error)
   --set KEY=VALUE     set a recipe option (perflab run RECIPE --help lists them)
@@ -134,7 +137,7 @@ local function output_format(o)
     for _, fm in ipairs(perflab.formats()) do
       if fm.id == f then o["input-format"] = f; return "text" end
     end
-    fail(string.format("unknown format '%s' (output: text, markdown, json, csv; input formats: perflab formats)", f))
+    fail(string.format("unknown format '%s' (output: text, markdown, json, csv, html; input formats: perflab formats)", f))
   end
   return f
 end
@@ -164,6 +167,7 @@ local function write_outputs(dir, rep)
   put("report.txt", rep:render("text"))
   put("report.md", rep:render("markdown"))
   put("report.json", rep:render("json"))
+  put("report.html", rep:render("html"))
   for _, name in ipairs(rep.table_order) do put(name .. ".csv", rep.tables[name]:to_csv()) end
   for _, name in ipairs(rep.figure_order) do
     put(name:match("%.svg$") and name or (name .. ".svg"), rep.figures[name].svg)
@@ -171,10 +175,69 @@ local function write_outputs(dir, rep)
   return written
 end
 
+--- perflab run all FILE...: every recipe on the search path whose needs the
+-- inputs meet, in name order; a recipe that needs two runs or roles, or
+-- tables the inputs lack, is left out (named on stderr).  --set applies to
+-- the recipes that declare the option.
+local function run_all(pos, o, fmt, failon)
+  if fmt == "csv" then fail("perflab run all: --format csv prints one report's tables; use --output DIR or another format") end
+  local inputs = {}
+  for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], load_opts(o)) end
+  if #inputs == 0 then fail("perflab run all needs input files: perflab run all FILE...") end
+  if o.gpu then o.set.gpu = o.gpu end
+  local reps, skipped = {}, {}
+  for _, info in ipairs(recipes.list()) do
+    local r = recipes.load(info.name)
+    local given = {}
+    for k, v in pairs(o.set) do if r.options[k] then given[k] = v end end
+    local ok = #r.needs > 0 and pcall(recipes.check_needs, r, inputs)
+    local rep, err
+    if ok then ok, rep = pcall(recipes.run, r, inputs, given) end
+    if ok then reps[#reps + 1] = rep
+    else
+      -- a recipe that cannot use these inputs says so with a user error; anything else is a bug
+      if rep ~= nil and not errors.is_fail(rep) then error(rep, 0) end
+      err = rep and errors.text(rep) or "its needs are not met"
+      skipped[#skipped + 1] = string.format("%s (%s)", r.name, (tostring(err):gsub("\n.*", "")))
+    end
+  end
+  if #reps == 0 then fail("perflab run all: no recipe could run on these inputs: " .. table.concat(skipped, "; ")) end
+  if #skipped > 0 then io.stderr:write("perflab: not run: " .. table.concat(skipped, "; ") .. "\n") end
+  if fmt == "html" then
+    write(require("perflab.html").page(reps))
+  elseif fmt == "json" then
+    local parts = {}
+    for i, rep in ipairs(reps) do parts[i] = rep:render("json"):gsub("\n$", "") end
+    write("[\n" .. table.concat(parts, ",\n") .. "\n]\n")
+  else
+    for i, rep in ipairs(reps) do
+      if i > 1 then write("\n") end
+      write(rep:render(fmt, { width = term_width() }))
+    end
+  end
+  if o.output then
+    local n = 0
+    for _, rep in ipairs(reps) do n = n + #write_outputs(o.output .. "/" .. rep.recipe, rep) end
+    local okw, e = sys.write_atomic(o.output .. "/report.html", require("perflab.html").page(reps))
+    if not okw then fail("cannot write " .. e) end
+    io.stderr:write(string.format("perflab: wrote %d files to %s\n", n + 1, o.output))
+  end
+  if failon then
+    for _, rep in ipairs(reps) do
+      local top = rep:max_severity()
+      if top and report_mod.levels[top] >= report_mod.levels[failon] then return 1 end
+    end
+  end
+  return 0
+end
+
 function M.run(args)
   local pos, o = parse_args(args, { _cmd = "run", format = "value", output = "value", ["fail-on"] = "value",
     set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag",
     baseline = "files", target = "files" })
+  if pos[1] == "all" and not o.help then
+    return run_all(pos, o, output_format(o), o["fail-on"] and report_mod.severity(o["fail-on"]))
+  end
   if o.help and pos[1] then write(recipes.help(pos[1])); return 0 end
   if o.help or #pos == 0 then write(usage.run); return o.help and 0 or 2 end
   local fmt = output_format(o)

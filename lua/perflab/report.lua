@@ -40,6 +40,7 @@ function M.new(fields)
     findings = {},
     tables = {}, table_order = {}, table_info = {},
     figures = {}, figure_order = {},
+    input_meta = fields.input_meta,   -- each input's profile meta (device), for the HTML page
     notes = {},
   }, Report)
 end
@@ -341,8 +342,9 @@ function Report:render(format, opts)
   elseif format == "markdown" or format == "md" then return self:render_markdown(opts)
   elseif format == "json" then return self:render_json(opts)
   elseif format == "csv" then return self:render_csv(opts)
+  elseif format == "html" then return require("perflab.html").page({ self }, opts)
   end
-  errors.fail(string.format("unknown output format '%s' (text, markdown, json, csv)", tostring(format)))
+  errors.fail(string.format("unknown output format '%s' (text, markdown, json, csv, html)", tostring(format)))
 end
 
 Report.__tostring = function(r) return r:render_text() end
