@@ -211,5 +211,6 @@ return {
       end
     end
     weighting.apply(report, items, timelines)
+    perflab.figures.launch(report)   -- waves and the partial last wave
   end,
 }

@@ -241,5 +241,6 @@ return {
       end
     end
     weighting.apply(report, items, timelines)
+    perflab.figures.occupancy(report)   -- ncu's three occupancy graphs
   end,
 }

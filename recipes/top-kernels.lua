@@ -130,5 +130,6 @@ return {
         }
       end
     end
+    perflab.figures.top_kernels(report)   -- horizontal bars of time share
   end,
 }

@@ -164,21 +164,28 @@ M.markers = markers
 
 --- Legend: entries {{name=, fill= | marker= + colour=, dash=}} in a row under the title
 -- (or a column at x, y).
-local function legend(s, entries, x, y, vertical, maxw)
+local function legend(s, entries, x, y, vertical, maxw, dry)
   local cx, cy = x, y
   for _, e in ipairs(entries) do
     local label = esc(M.short(e.name, 32))
     local w = 32 + 7.6 * (utf8.len(M.short(e.name, 32)) or 33)
-    if not vertical and cx + w > x + (maxw or 1e9) then cx = x; cy = cy + 16 end
+    if not vertical and cx > x and cx + w > x + (maxw or 1e9) then cx = x; cy = cy + 16 end
+    if dry then goto next end
     if e.fill then s.add('<rect x="%.1f" y="%.1f" width="12" height="12" fill="%s" stroke="#000" stroke-width="0.6"/>', cx, cy - 10, e.fill)
     elseif e.marker then
       if e.line then s.add('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>', cx - 2, cy - 4, cx + 14, cy - 4, e.colour, e.dash or "") end
-      marker(s, e.marker, cx + 6, cy - 4, 4, e.colour)
+      if e.marker ~= "none" then marker(s, e.marker, cx + 6, cy - 4, 4, e.colour) end
     end
     s.add('<text x="%.1f" y="%.1f">%s</text>', cx + 18, cy, label)
+    ::next::
     if vertical then cy = cy + 16 else cx = cx + w end
   end
   return cy
+end
+
+--- rows a legend takes when laid out in a width
+local function legend_rows(entries, maxw)
+  return (legend(nil, entries, 0, 0, false, maxw, true)) // 16 + 1
 end
 
 local function axis_x(s, X, tk, y0, y1, fmt, label, x_mid)
@@ -215,16 +222,16 @@ function M.bars(o)
   local lab_chars = 4
   for _, c in ipairs(cats) do lab_chars = math.max(lab_chars, utf8.len(M.short(c, 40)) or 41) end
   local ml = horiz and (16 + 8.2 * lab_chars) or 70
-  local mt = (o.title and 44 or 12) + (ns > 1 and 18 or 0) + (o.subtitle and 14 or 0)
+  local entries = {}
+  for i, se in ipairs(series) do entries[i] = { name = se.name or ("series " .. i), fill = "#000" } end
+  local lrows = ns > 1 and legend_rows(entries, W - 20) or 0
+  local mt = (o.title and 44 or 12) + 18 * lrows + (o.subtitle and 14 or 0)
   local mb = horiz and 48 or 90
   local H = o.height or (horiz and (mt + mb + math.max(1, n) * band) or 380)
   local s = new_svg(W, H, o)
   local f = fills(s, ns)
-  if ns > 1 then legend(s, (function()
-    local e = {}
-    for i, se in ipairs(series) do e[i] = { name = se.name or ("series " .. i), fill = f[i] } end
-    return e
-  end)(), 10, mt - 8, false, W - 20) end
+  for i = 1, ns do entries[i].fill = f[i] end
+  if ns > 1 then legend(s, entries, 10, mt - 16 * lrows + 6, false, W - 20) end
   local x0, x1, y0, y1 = ml, W - (o.labels and 60 or 20), mt, H - mb
   -- value range
   local lo, hi = math.huge, -math.huge
@@ -343,8 +350,14 @@ end
 function M.plot(o)
   local W, H = o.width or 760, o.height or 420
   local series = o.series or {}
-  local mt = (o.title and 44 or 12) + (o.subtitle and 14 or 0) + 18
+  local entries = {}
+  for i, se in ipairs(series) do
+    entries[i] = { name = se.name or ("series " .. i), marker = se.marker ~= false and (se.marker_shape or markers[(i - 1) % #markers + 1]) or "none",
+      colour = se.colour or M.palette[(i - 1) % #M.palette + 1], line = se.line ~= false, dash = dashes[(i - 1) % #dashes + 1] }
+  end
   local ml, mr, mb = 76, 20, 50
+  local lrows = (#series > 0 and o.legend ~= false) and legend_rows(entries, W - ml - mr) or 0
+  local mt = (o.title and 44 or 12) + (o.subtitle and 14 or 0) + 16 * lrows + 4
   local s = new_svg(W, H, o)
   local xlo, xhi, ylo, yhi = math.huge, -math.huge, math.huge, -math.huge
   local function take(x, y)
@@ -382,7 +395,6 @@ function M.plot(o)
     s.add('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#000" stroke-dasharray="4 3"><title>%s</title></line>', x0, Y(h.y), x1, Y(h.y), esc(h.label or M.num(h.y)))
     if h.label then s.add('<text x="%.1f" y="%.1f" font-size="10" text-anchor="end">%s</text>', x1 - 3, Y(h.y) - 3, esc(h.label)) end
   end
-  local entries = {}
   s.add('<g clip-path="url(#%s-clip)">', s.id)
   for i, se in ipairs(series) do
     local col = se.colour or M.palette[(i - 1) % #M.palette + 1]
@@ -407,14 +419,12 @@ function M.plot(o)
         end
       end
     end
-    entries[#entries + 1] = { name = se.name or ("series " .. i), marker = se.marker ~= false and mk or "circle", colour = col,
-      line = se.line ~= false, dash = dash }
   end
   for _, l in ipairs(o.labels or {}) do
     s.add('<text x="%.1f" y="%.1f" font-size="10" fill="#222">%s</text>', X(l.x) + 6, Y(l.y) - 4, esc(M.short(l.text, 30)))
   end
   s.add("</g>")
-  if #series > 0 and o.legend ~= false then legend(s, entries, x0, mt - 8, false, x1 - x0) end
+  if lrows > 0 then legend(s, entries, x0, mt - 16 * lrows + 8, false, x1 - x0) end
   return s.finish()
 end
 

@@ -274,6 +274,64 @@ function M.run(args)
   return 0
 end
 
+-- ---- export ----------------------------------------------------------------
+
+usage.export = [[
+usage: perflab export chrome-trace FILE [-o OUT.json] [--window START:END]
+
+Writes the timeline of FILE (a Kineto trace, an nvprof GPU trace, a rocprof
+kernel trace: kernels with start times) as Chrome-trace JSON that
+ui.perfetto.dev and chrome://tracing open: one track per device stream and
+per CPU thread, launch -> kernel flow arrows, timestamps in microseconds with
+the nanoseconds kept.
+  -o, --output FILE   write there (atomically) instead of stdout
+  --window START:END  only events overlapping [START, END], times from the
+                      trace's first event, with a unit: 2ms:5.5ms, 100us:1s
+                      (ns, us, ms, s; a bare number is ns)
+  --input-format ID   read FILE as format ID
+]]
+
+local time_units = { ns = 1, us = 1e3, ["µs"] = 1e3, ms = 1e6, s = 1e9 }
+
+local function parse_time(text, what)
+  local num, unit = text:match("^%s*([%d%.eE%+%-]+)%s*(%a*µ?s?)%s*$")
+  local v = num and tonumber(num)
+  local f = time_units[unit == "" and "ns" or unit]
+  if not v or not f then fail(string.format("--window: expected a time like 2ms or 1500us for %s, found '%s'", what, text)) end
+  return v * f
+end
+
+function M.export(args)
+  local pos, o = parse_args(args, { _cmd = "export", o = "value", output = "value", window = "value",
+    ["input-format"] = "value", lenient = "flag", help = "flag" })
+  if o.help then write(usage.export); return 0 end
+  if pos[1] ~= "chrome-trace" or #pos ~= 2 then io.stderr:write(usage.export); return 2 end
+  local p = profile.load(pos[2], load_opts(o))
+  local opts = {}
+  if o.window then
+    local a, b = o.window:match("^([^:]*):([^:]*)$")
+    if not a then fail(string.format("--window: expected START:END, found '%s'", o.window)) end
+    local first = math.huge
+    for _, n in ipairs({ "kernels", "memcpy", "memset", "runtime", "cpu_ops" }) do
+      local t = p.tables[n]
+      if t and t:nrows() > 0 and t:has("start_ns") then first = math.min(first, t:col("start_ns"):min()) end
+    end
+    if first == math.huge then first = 0 end
+    local s, e = parse_time(a, "START"), parse_time(b, "END")
+    if e < s then fail(string.format("--window: END (%s) is before START (%s)", b, a)) end
+    opts.window = { first + s, first + e }
+  end
+  local text = require("perflab.trace").chrome(p, opts)
+  local dest = o.o or o.output
+  if dest then
+    local okw, e = sys.write_atomic(dest, text)
+    if not okw then fail("cannot write " .. e) end
+  else
+    write(text)
+  end
+  return 0
+end
+
 -- ---- parse -----------------------------------------------------------------
 
 local function describe_profile(p, fmt)
@@ -544,6 +602,7 @@ usage: perflab COMMAND [ARGS]      (perflab help COMMAND, perflab help RECIPE)
 
   run RECIPE FILE...   run a recipe on profiles and print its report
   parse FILE           show what was read: tables, rows, columns
+  export chrome-trace FILE   the timeline as Chrome-trace JSON for ui.perfetto.dev
   recipes              list recipes and where each comes from
   formats              list input formats and their tables
   gpus                 list known GPUs
