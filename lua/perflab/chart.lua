@@ -256,7 +256,7 @@ function M.bars(o)
     local mn = math.huge
     for i = 1, ns do for c = 1, n do local v = series[i].values[c]; if v and v > 0 then mn = math.min(mn, v) end end end
     lo = mn < math.huge and mn or 1
-  else lo = math.min(lo, 0) end
+  else lo = o.min or math.min(lo, 0) end
   if o.max then hi = math.max(hi, o.max) end
   local V, tk, vlo = scale(lo, hi, horiz and x0 or y1, horiz and x1 or y0, o.log)
   local base0 = o.log and vlo or 0
@@ -332,10 +332,27 @@ function M.waterfall(o)
   end
   local k = #cats + 1
   cats[k] = o.end_label or "after"; base[k] = 0; tot[k] = acc
+  -- the value axis starts near the lowest running total, so that changes
+  -- small beside the totals stay visible (the subtitle says so)
+  local lo, hi = math.min(o.start or 0, acc), math.max(o.start or 0, acc)
+  local run = o.start or 0
+  for _, it in ipairs(o.items or {}) do run = run + it.delta; lo = math.min(lo, run); hi = math.max(hi, run) end
+  local floor = 0
+  if lo > 0 and hi > lo then
+    local _, a = ticks(math.max(0, lo - 0.15 * (hi - lo)), hi, false)
+    floor = math.max(0, a)
+  end
+  if floor > 0 then
+    base[1], base[k] = floor, floor
+    tot[1], tot[k] = (o.start or 0) - floor, acc - floor
+  end
+  local ttl = { [1] = string.format("%s: %s", cats[1], fmt(o.start or 0)), [k] = string.format("%s: %s", cats[k], fmt(acc)) }
   return M.bars {
-    title = o.title, subtitle = o.subtitle, categories = cats, base = base, horizontal = o.horizontal,
+    title = o.title, categories = cats, base = base, horizontal = o.horizontal,
     value_label = o.value_label, format = fmt, width = o.width, height = o.height, id = o.id,
-    series = { { name = "total", values = tot }, { name = "slower (+)", values = up, titles = titles },
+    min = floor > 0 and floor or nil,
+    subtitle = floor > 0 and ((o.subtitle and (o.subtitle .. "; ") or "") .. "the axis starts at " .. fmt(floor)) or o.subtitle,
+    series = { { name = "total", values = tot, titles = ttl }, { name = "slower (+)", values = up, titles = titles },
                { name = "faster (−)", values = down, titles = titles } },
     stacked = true,
   }
@@ -432,7 +449,7 @@ end
 -- one bar per bin (hover: range and count); marks are dashed lines (thresholds, outliers).
 function M.histogram(o)
   local W, H = o.width or 760, o.height or 360
-  local mt = (o.title and 44 or 12) + (o.subtitle and 14 or 0)
+  local mt = (o.title and 44 or 12) + (o.subtitle and 14 or 0) + (o.legend and 20 or 0)
   local s = new_svg(W, H, o)
   local x0, x1, y0, y1 = 70, W - 20, mt, H - 50
   local lo, hi, top = math.huge, -math.huge, 0
@@ -458,9 +475,13 @@ function M.histogram(o)
     local x = X(m.x)
     s.add('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="%s"><title>%s</title></line>',
       x, y0, x, y1, m.colour or "#000", dashes[(k % #dashes) + 1], esc(m.label or xf(m.x)))
-    if m.label then s.add('<text x="%.1f" y="%.1f" font-size="10">%s</text>', x + 3, y0 + 12 * k, esc(M.short(m.label, 40))) end
+    if m.label then
+      local right = x > x1 - 150
+      s.add('<text x="%.1f" y="%.1f" font-size="10" text-anchor="%s" fill="#000" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>',
+        right and x - 3 or x + 3, y0 + 12 * k, right and "end" or "start", esc(M.short(m.label, 40)))
+    end
   end
-  if o.legend then legend(s, { { name = o.legend[1], fill = f[1] }, { name = o.legend[2], fill = f[2] } }, x1 - 260, y0 - 6, false) end
+  if o.legend then legend(s, { { name = o.legend[1], fill = f[1] }, { name = o.legend[2], fill = f[2] } }, x0, y0 - 8, false) end
   return s.finish()
 end
 

@@ -168,13 +168,20 @@ end
 --- launch: waves per SM per kernel, whole waves and the partial last wave.
 function M.launch(report, tname)
   tname = tname or "launch"
-  local rows = rows_of(report.tables[tname], { "kernel", "grid_size", "sm_count", "active_blocks", "waves_per_sm", "tail_pct" }, 25)
-  if not rows then return end
+  local all = rows_of(report.tables[tname], { "kernel", "grid_size", "block_size", "sm_count", "active_blocks", "waves_per_sm", "tail_pct" })
+  if not all then return end
+  -- one bar per distinct launch configuration, in table order, with its count
+  local rows, seen = {}, {}
+  for _, r in ipairs(all) do
+    local key = table.concat({ tostring(r.kernel), tostring(r.grid_size), tostring(r.block_size), tostring(r.sm_count), tostring(r.active_blocks) }, "\0")
+    if seen[key] then seen[key].n = seen[key].n + 1
+    elseif #rows < 25 then r.n = 1; seen[key] = r; rows[#rows + 1] = r end
+  end
   local cats, whole, part, tw, tp = {}, {}, {}, {}, {}
   for _, r in ipairs(rows) do
     if r.waves_per_sm and r.waves_per_sm == r.waves_per_sm then
       local k = #cats + 1
-      cats[k] = r.kernel
+      cats[k] = r.n > 1 and string.format("%s (×%d)", chart.short(r.kernel, 32), r.n) or r.kernel
       local w = math.floor(r.waves_per_sm)
       whole[k], part[k] = w, r.waves_per_sm - w
       local desc = string.format("%s: grid %s blocks over %s SMs × %s blocks = %.3g waves", r.kernel, units.count(r.grid_size or 0),
@@ -331,7 +338,7 @@ function M.diff(report, tname, max_items)
   local b_name = report.inputs[2] and base(report.inputs[2].source) or "B"
   report:figure("diff_waterfall.svg", chart.waterfall {
     title = "Kernel time change per kernel, largest first", subtitle = a_name .. " → " .. b_name,
-    start = ta / 1e6, start_label = "A total", end_label = "B total", items = shown, value_label = "kernel time (ms)",
+    start = ta / 1e6, start_label = "A total", end_label = "B total", items = shown, value_label = "kernel time (ms)", horizontal = true,
     format = function(v) return units.sig(v, 4) .. " ms" end,
   }, { title = "per-kernel change (waterfall)" })
 end
