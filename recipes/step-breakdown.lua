@@ -725,8 +725,5 @@ return {
     report:table("summary", T.from_rows(acc.summary, scols, "summary"),
       { title = "average step and utilisation (value in ns for categories, percent for utilisation, bytes for peak memory; pct = share of the average step, or of the device memory)" })
     perflab.figures.step_breakdown(report)   -- stacked bars per step
-    if #inputs == 1 and inputs[1].tables.kernels and inputs[1].tables.kernels:has("start_ns") then
-      perflab.figures.timeline(report, inputs[1])   -- Gantt of the slowest step
-    end
   end,
 }

@@ -103,11 +103,17 @@ M.scale = scale
 
 -- ---- the frame shared by every chart ---------------------------------------
 
-local counter = 0
+--- FNV-1a, 32 bits: ids from the chart's own text, so that a chart is the
+-- same bytes whatever was drawn before it, and charts inlined in one page
+-- do not share ids unless they are identical.
+local function fnv1a(s)
+  local h = 2166136261
+  for i = 1, #s do h = ((h ~ s:byte(i)) * 16777619) & 0xffffffff end
+  return h
+end
 
 local function new_svg(W, H, o)
-  counter = counter + 1
-  local id = (o.id or "c") .. counter
+  local id = "\1"      -- replaced by finish(); escape() drops \1 from any input
   local s = { id = id, W = W, H = H, out = {} }
   function s.add(fmt, ...) s.out[#s.out + 1] = select("#", ...) > 0 and string.format(fmt, ...) or fmt end
   s.add('<?xml version="1.0" encoding="UTF-8"?>')
@@ -117,7 +123,12 @@ local function new_svg(W, H, o)
   s.add('<rect x="0" y="0" width="%d" height="%d" fill="white"/>', W, H)
   if o.title then s.add('<text x="10" y="20" font-size="15" font-weight="bold">%s</text>', esc(M.short(o.title, 110))) end
   if o.subtitle then s.add('<text x="10" y="36" fill="#444">%s</text>', esc(M.short(o.subtitle, 130))) end
-  function s.finish() s.add("</svg>"); return table.concat(s.out, "\n") .. "\n" end
+  function s.finish()
+    s.add("</svg>")
+    local text = table.concat(s.out, "\n") .. "\n"
+    local id = string.format("%s%08x", o.id or "c", fnv1a(text))
+    return (text:gsub("\1", id))
+  end
   return s
 end
 

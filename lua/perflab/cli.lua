@@ -291,37 +291,16 @@ the nanoseconds kept.
   --input-format ID   read FILE as format ID
 ]]
 
-local time_units = { ns = 1, us = 1e3, ["µs"] = 1e3, ms = 1e6, s = 1e9 }
-
-local function parse_time(text, what)
-  local num, unit = text:match("^%s*([%d%.eE%+%-]+)%s*(%a*µ?s?)%s*$")
-  local v = num and tonumber(num)
-  local f = time_units[unit == "" and "ns" or unit]
-  if not v or not f then fail(string.format("--window: expected a time like 2ms or 1500us for %s, found '%s'", what, text)) end
-  return v * f
-end
-
 function M.export(args)
   local pos, o = parse_args(args, { _cmd = "export", o = "value", output = "value", window = "value",
     ["input-format"] = "value", lenient = "flag", help = "flag" })
   if o.help then write(usage.export); return 0 end
   if pos[1] ~= "chrome-trace" or #pos ~= 2 then io.stderr:write(usage.export); return 2 end
   local p = profile.load(pos[2], load_opts(o))
+  local trace = require "perflab.trace"
   local opts = {}
-  if o.window then
-    local a, b = o.window:match("^([^:]*):([^:]*)$")
-    if not a then fail(string.format("--window: expected START:END, found '%s'", o.window)) end
-    local first = math.huge
-    for _, n in ipairs({ "kernels", "memcpy", "memset", "runtime", "cpu_ops" }) do
-      local t = p.tables[n]
-      if t and t:nrows() > 0 and t:has("start_ns") then first = math.min(first, t:col("start_ns"):min()) end
-    end
-    if first == math.huge then first = 0 end
-    local s, e = parse_time(a, "START"), parse_time(b, "END")
-    if e < s then fail(string.format("--window: END (%s) is before START (%s)", b, a)) end
-    opts.window = { first + s, first + e }
-  end
-  local text = require("perflab.trace").chrome(p, opts)
+  if o.window then opts.window = trace.parse_window(o.window, p) end
+  local text = trace.chrome(p, opts)
   local dest = o.o or o.output
   if dest then
     local okw, e = sys.write_atomic(dest, text)

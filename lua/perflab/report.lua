@@ -201,8 +201,8 @@ function Report:render_text(opts)
   end
   for _, n in ipairs(self.notes) do out[#out + 1] = wrap(n, width, "") ; out[#out + 1] = "" end
   for _, name in ipairs(self.figure_order) do
-    out[#out + 1] = string.format("figure %s: %s (%d bytes of SVG; --output DIR writes it)", name,
-      self.figures[name].title, #self.figures[name].svg)
+    out[#out + 1] = wrap(string.format("figure %s: %s (%d bytes of SVG; --output DIR writes it)", name,
+      self.figures[name].title, #self.figures[name].svg), width, "")
   end
   while out[#out] == "" do out[#out] = nil end
   return table.concat(out, "\n") .. "\n"

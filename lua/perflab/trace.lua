@@ -152,6 +152,42 @@ function M.collect(p, opts)
   return { tracks = tracks, gpu = gpu, cpu = cpu, flows = flows, t0 = t0, t1 = t1, what = what, truncated = truncated }
 end
 
+--- The first start time of the profile's timed events (ns), or nil.
+function M.first_ns(p)
+  local first
+  for _, n in ipairs({ "kernels", "memcpy", "memset", "runtime", "cpu_ops" }) do
+    local t = p.tables[n]
+    if t and t:nrows() > 0 and t:has("start_ns") then
+      local m = t:col("start_ns"):min()
+      if m and m == m and (not first or m < first) then first = m end
+    end
+  end
+  return first
+end
+
+local time_units = { ns = 1, us = 1e3, ["µs"] = 1e3, ms = 1e6, s = 1e9 }
+
+--- "START:END" with units (2ms:5.5ms, 100us:1s; a bare number is ns), times
+-- from the trace's first event -> {start_ns, end_ns} absolute.
+function M.parse_window(text, p, what)
+  what = what or "--window"
+  local a, b = tostring(text):match("^([^:]*):([^:]*)$")
+  if not a then errors.fail(string.format("%s: expected START:END (e.g. 2ms:5ms), found '%s'", what, tostring(text))) end
+  local function t(x, which)
+    local num, unit = x:match("^%s*([%d%.eE%+%-]+)%s*(%S*)%s*$")
+    local v = num and tonumber(num)
+    local f = time_units[(unit == nil or unit == "") and "ns" or unit]
+    if not v or not f then
+      errors.fail(string.format("%s: expected a time like 2ms or 1500us for %s, found '%s'", what, which, x))
+    end
+    return v * f
+  end
+  local s, e = t(a, "START"), t(b, "END")
+  if e < s then errors.fail(string.format("%s: END (%s) is before START (%s)", what, b, a)) end
+  local first = M.first_ns(p) or 0
+  return { first + s, first + e }
+end
+
 -- ---- Chrome trace JSON -------------------------------------------------------
 
 --- microseconds with three decimals from integer nanoseconds (exact)

@@ -256,7 +256,8 @@ function testStepBreakdownAndTimeline()
   local s1, s2 = tostring(st:get(1, "step")), tostring(st:get(2, "step"))
   lu.assertAlmostEquals(h[s2] / h[s1], cat_sum(2) / cat_sum(1), 0.02)
   -- the Gantt chart of the slowest step: its kernels, runtime calls and ops, one arrow per launch
-  local g = rep.figures["timeline.svg"].svg
+  local tlr = run("timeline", { HOSTILE })
+  local g = tlr.figures["timeline.svg"].svg
   check_svg(g, "timeline")
   local p = perflab.load(HOSTILE)
   local steps = p.tables.steps
@@ -274,6 +275,32 @@ function testStepBreakdownAndTimeline()
   lu.assertEquals(n, 12)                                        -- 4 kernels, 4 launches, 4 ops in step 2
   lu.assertEquals(#rects(g), n)
   lu.assertEquals(select(2, g:gsub("marker%-end=", "")), 4)
+  -- the table: per track its events in the window and busy time (by hand:
+  -- the stream's four kernels of step 2 do not overlap)
+  local tt = tlr.tables.timeline
+  local busy, kn = 0, 0
+  local k = p.tables.kernels
+  for i = 1, k:nrows() do
+    local s, d = k:get(i, "start_ns"), k:get(i, "duration_ns")
+    if s + d >= a and s <= b then busy = busy + d; kn = kn + 1 end
+  end
+  local row
+  for i = 1, tt:nrows() do if tt:get(i, "track") == "GPU 0 stream 7" then row = i end end
+  lu.assertEquals(tt:get(row, "events"), kn)
+  lu.assertEquals(tt:get(row, "busy_ns"), busy)
+  -- a chosen window: the first 300 us from the first event
+  local w = run("timeline", { HOSTILE }, { window = "0us:300us" })
+  local t0 = k:col("start_ns"):min()
+  local cpu0 = p.tables.cpu_ops:col("start_ns"):min()
+  local first = math.min(t0, cpu0, p.tables.runtime:col("start_ns"):min())
+  local kin = 0
+  for i = 1, k:nrows() do
+    local s, d = k:get(i, "start_ns"), k:get(i, "duration_ns")
+    if s + d >= first and s <= first + 300000 then kin = kin + 1 end
+  end
+  local wt = w.tables.timeline
+  for i = 1, wt:nrows() do if wt:get(i, "track") == "GPU 0 stream 7" then row = i end end
+  lu.assertEquals(wt:get(row, "events"), kin)
 end
 
 function testIdleTimeAndLaunchDelay()
