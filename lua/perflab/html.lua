@@ -211,7 +211,15 @@ end
 
 local device_keys = { "device", "gpu", "device_name", "compute_capability", "cc", "sm_count" }
 
-local function section(out, rep, idx)
+--- One table as an HTML <table> (readable numbers, exact values on hover):
+-- for notebooks.  max_rows default 2000.
+function M.table(t, max_rows)
+  local out = {}
+  table_html(out, t, max_rows)
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function section(out, rep, idx, opts)
   local sid = "r" .. idx
   out[#out + 1] = string.format('<section id="%s"><h2>%s</h2>', sid, esc(rep.recipe))
   if rep.title then out[#out + 1] = "<p>" .. esc(rep.title) .. "</p>" end
@@ -246,7 +254,7 @@ local function section(out, rep, idx)
         f.subject and (" · subject <code>" .. esc(f.subject) .. "</code>") or "", ev)
     end
   end
-  for _, name in ipairs(rep.figure_order) do
+  for _, name in ipairs(opts and opts.no_figures and {} or rep.figure_order) do
     local fig = rep.figures[name]
     -- inline SVG needs neither the XML declaration nor the namespace URL
     local svg = fig.svg:gsub("^<%?xml[^>]*>%s*", ""):gsub('^<svg xmlns="http://www.w3.org/2000/svg"', "<svg", 1)
@@ -305,6 +313,14 @@ function M.page(reports, opts)
   out[#out + 1] = "</main>"
   out[#out + 1] = "<script>" .. JS .. "</script>"
   out[#out + 1] = "</body></html>"
+  return table.concat(out, "\n") .. "\n"
+end
+
+--- A report as an HTML fragment (no page, style or script): for notebooks,
+-- which show the figures beside it (opts.no_figures) or inline.
+function M.fragment(rep, opts)
+  local out = {}
+  section(out, rep, 1, opts)
   return table.concat(out, "\n") .. "\n"
 end
 
