@@ -180,10 +180,10 @@ end
 -- tables the inputs lack, is left out (named on stderr).  --set applies to
 -- the recipes that declare the option.
 local function run_all(pos, o, fmt, failon)
-  if fmt == "csv" then fail("perflab run all: --format csv prints one report's tables; use --output DIR or another format") end
+  if fmt == "csv" then fail("run all: --format csv prints one report's tables; use --output DIR or another format") end
   local inputs = {}
   for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], load_opts(o)) end
-  if #inputs == 0 then fail("perflab run all needs input files: perflab run all FILE...") end
+  if #inputs == 0 then fail("run all needs input files: perflab run all FILE...") end
   if o.gpu then o.set.gpu = o.gpu end
   local reps, skipped = {}, {}
   for _, info in ipairs(recipes.list()) do
@@ -201,7 +201,7 @@ local function run_all(pos, o, fmt, failon)
       skipped[#skipped + 1] = string.format("%s (%s)", r.name, (tostring(err):gsub("\n.*", "")))
     end
   end
-  if #reps == 0 then fail("perflab run all: no recipe could run on these inputs: " .. table.concat(skipped, "; ")) end
+  if #reps == 0 then fail("run all: no recipe could run on these inputs: " .. table.concat(skipped, "; ")) end
   if #skipped > 0 then io.stderr:write("perflab: not run: " .. table.concat(skipped, "; ") .. "\n") end
   if fmt == "html" then
     write(require("perflab.html").page(reps))
