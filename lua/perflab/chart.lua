@@ -238,7 +238,8 @@ function M.bars(o)
   for i, se in ipairs(series) do entries[i] = { name = se.name or ("series " .. i), fill = "#000" } end
   local lrows = ns > 1 and legend_rows(entries, W - 20) or 0
   local mt = (o.title and 44 or 12) + 18 * lrows + (o.subtitle and 14 or 0)
-  local mb = horiz and 48 or 90
+  local short_cats = lab_chars <= 6      -- short category labels stand upright
+  local mb = horiz and 48 or (short_cats and 54 or 90)
   local H = o.height or (horiz and (mt + mb + math.max(1, n) * band) or 380)
   local s = new_svg(W, H, o)
   local f = fills(s, ns)
@@ -286,8 +287,12 @@ function M.bars(o)
     if horiz then
       s.add('<text x="%.1f" y="%.1f" text-anchor="end"><title>%s</title>%s</text>', x0 - 5, p + bw / 2 + 4, esc(cats[c]), esc(label))
     else
-      s.add('<text x="%.1f" y="%.1f" text-anchor="end" transform="rotate(-40 %.1f %.1f)"><title>%s</title>%s</text>',
-        p + bw / 2, y1 + 14, p + bw / 2, y1 + 14, esc(cats[c]), esc(label))
+      if short_cats then
+        s.add('<text x="%.1f" y="%.1f" text-anchor="middle"><title>%s</title>%s</text>', p + bw / 2, y1 + 15, esc(cats[c]), esc(label))
+      else
+        s.add('<text x="%.1f" y="%.1f" text-anchor="end" transform="rotate(-40 %.1f %.1f)"><title>%s</title>%s</text>',
+          p + bw / 2, y1 + 14, p + bw / 2, y1 + 14, esc(cats[c]), esc(label))
+      end
     end
     local acc, accn = (o.base and o.base[c]) or base0, (o.base and o.base[c]) or base0
     for i = 1, ns do
@@ -321,7 +326,7 @@ function M.bars(o)
   end
   if o.category_label then
     if horiz then s.add('<text x="10" y="%.1f" font-weight="bold">%s</text>', y0 - 4, esc(o.category_label))
-    else s.add('<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>', (x0 + x1) / 2, H - 6, esc(o.category_label)) end
+    else s.add('<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>', (x0 + x1) / 2, H - (short_cats and 14 or 6), esc(o.category_label)) end
   end
   return s.finish()
 end
@@ -614,8 +619,9 @@ function M.gantt(o)
     if li and it.finish >= t0 and it.start <= t1 then
       local a, b = X(math.max(it.start, t0) - t0), X(math.min(it.finish, t1) - t0)
       local y = mt + (li - 1) * lh
-      s.add('<rect x="%.2f" y="%.1f" width="%.2f" height="%d" fill="%s" stroke="#000" stroke-width="0.4"><title>%s</title></rect>',
-        a, y + 3, math.max(b - a, 0.6), lh - 6, f[kidx[it.kind] or 1],
+      -- no outline on slivers: a crowd of them would read as black
+      s.add('<rect x="%.2f" y="%.1f" width="%.2f" height="%d" fill="%s" stroke="%s" stroke-width="0.4"><title>%s</title></rect>',
+        a, y + 3, math.max(b - a, 0.6), lh - 6, f[kidx[it.kind] or 1], b - a >= 3 and "#000" or "none",
         esc(it.title or string.format("%s: %s", it.label or "", tf(it.finish - it.start))))
       if b - a > 60 and it.label then
         s.add('<text x="%.1f" y="%.1f" font-size="9" fill="#000" stroke="#fff" stroke-width="2" paint-order="stroke">%s</text>', a + 2, y + lh / 2 + 3, esc(M.short(it.label, math.floor((b - a) / 6))))
