@@ -766,9 +766,14 @@ function M.roofline(c)
   -- labels for the biggest points (by share of time)
   local big = {}
   for _, pt in ipairs(c.points or {}) do
-    if pt.ai and pt.ai > 0 and pt.flops and pt.flops > 0 and pt.label then big[#big + 1] = pt end
+    if pt.ai and pt.ai > 0 and pt.flops and pt.flops > 0 and pt.label then big[#big + 1] = { pt = pt, i = #big + 1 } end
   end
-  table.sort(big, function(a, b) return (a.share_pct or 0) > (b.share_pct or 0) end)
+  table.sort(big, function(a, b)
+    local x, y = a.pt.share_pct or 0, b.pt.share_pct or 0
+    if x ~= y then return x > y end
+    return a.i < b.i
+  end)
+  for k, e in ipairs(big) do big[k] = e.pt end
   for i = 1, math.min(c.max_labels or 6, #big) do
     local pt = big[i]
     local rad = 3 + 22 * math.sqrt(math.max(pt.share_pct or 0, 0) / 100)

@@ -296,7 +296,9 @@ function M.export(args)
     ["input-format"] = "value", lenient = "flag", help = "flag" })
   if o.help then write(usage.export); return 0 end
   if pos[1] ~= "chrome-trace" or #pos ~= 2 then io.stderr:write(usage.export); return 2 end
-  local p = profile.load(pos[2], load_opts(o))
+  local lo = load_opts(o)
+  lo.tables = { "kernels", "memcpy", "memset", "runtime", "cpu_ops", "steps" }   -- what the export reads
+  local p = profile.load(pos[2], lo)
   local trace = require "perflab.trace"
   local opts = {}
   if o.window then opts.window = trace.parse_window(o.window, p) end

@@ -319,9 +319,13 @@ function M.diff(report, tname, max_items)
   for _, r in ipairs(rows) do
     ta = ta + (r.total_ns_a or 0); tb = tb + (r.total_ns_b or 0)
     local d = (r.total_ns_b or 0) - (r.total_ns_a or 0)
-    items[#items + 1] = { label = tostring(r.kernel), delta = d, ad = math.abs(d), a = r.total_ns_a, b = r.total_ns_b }
+    items[#items + 1] = { label = tostring(r.kernel), delta = d, ad = math.abs(d), a = r.total_ns_a, b = r.total_ns_b, i = #items + 1 }
   end
-  table.sort(items, function(x, y) if x.ad ~= y.ad then return x.ad > y.ad end return x.label < y.label end)
+  table.sort(items, function(x, y)
+    if x.ad ~= y.ad then return x.ad > y.ad end
+    if x.label ~= y.label then return x.label < y.label end
+    return x.i < y.i
+  end)
   local n = max_items or 15
   local shown, rest, nrest = {}, 0, 0
   for i, it in ipairs(items) do

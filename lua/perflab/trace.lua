@@ -65,13 +65,20 @@ function M.collect(p, opts)
         if s and d and inside(s, d) then
           local dev, str = c[4][i], c[5][i]
           local tk = track("gpu", dev or 0, str or 0, string.format("GPU %s stream %s", tostring(dev or 0), tostring(str or 0)))
-          local e = { name = c[1][i] or "?", start = s, dur = d, kind = spec[2], track = tk.label, tk = tk, corr = c[6][i], device = dev, stream = str }
+          local e = { name = c[1][i] or "?", start = s, dur = d, kind = spec[2], track = tk.label, tk = tk, corr = c[6][i], device = dev, stream = str,
+                      seq = #gpu + 1 }
           gpu[#gpu + 1] = e
         end
       end
     end
   end
-  table.sort(gpu, function(a, b) if a.start ~= b.start then return a.start < b.start end return a.track < b.track end)
+  -- Lua's sort is not stable (and picks pivots at random): every order here
+  -- ends on the events' reading order, so the output is the same each run
+  table.sort(gpu, function(a, b)
+    if a.start ~= b.start then return a.start < b.start end
+    if a.track ~= b.track then return a.track < b.track end
+    return a.seq < b.seq
+  end)
   local truncated = false
   -- a figure of a trace without steps: its last device operations (the
   -- steady state, after warm-up), not hours of idle host time
@@ -114,7 +121,7 @@ function M.collect(p, opts)
       local s, d = int(c[2][i]), int(c[3][i])
       if s and d and inside(s, d) and (not truncated or s <= w1) then
         local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0), tostring(c[5][i] or 0)))
-        local e = { name = c[1][i] or "?", start = s, dur = d, kind = "runtime", track = tk.label, tk = tk, corr = c[6][i] }
+        local e = { name = c[1][i] or "?", start = s, dur = d, kind = "runtime", track = tk.label, tk = tk, corr = c[6][i], seq = #cpu + 1 }
         cpu[#cpu + 1] = e
         local k = e.corr and by_corr[e.corr]
         if k then flows[#flows + 1] = { id = e.corr, from = s, from_track = tk.label, from_tk = tk, to = k.start, to_track = k.track, to_tk = k.tk, name = k.name } end
@@ -128,14 +135,15 @@ function M.collect(p, opts)
       local s, d = int(c[2][i]), int(c[3][i])
       if s and d and inside(s, d) and (not truncated or s <= w1) then
         local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0), tostring(c[5][i] or 0)))
-        cpu[#cpu + 1] = { name = c[1][i] or "?", start = s, dur = d, kind = "cpu op", track = tk.label, tk = tk }
+        cpu[#cpu + 1] = { name = c[1][i] or "?", start = s, dur = d, kind = "cpu op", track = tk.label, tk = tk, seq = #cpu + 1 }
       end
     end
   end
   table.sort(cpu, function(a, b)
     if a.start ~= b.start then return a.start < b.start end
     if a.dur ~= b.dur then return a.dur > b.dur end
-    return a.track < b.track
+    if a.track ~= b.track then return a.track < b.track end
+    return a.seq < b.seq
   end)
   table.sort(tracks, function(a, b)
     if a.kind ~= b.kind then return a.kind == "cpu" end
@@ -216,6 +224,7 @@ function M.chrome(p, opts)
   -- when it is a number; others (names) are numbered after them
   local pid_of, tid_of, next_pid = {}, {}, 1000000
   local function npid(tk)
+    if tk.npid then return tk.npid end
     local key = tk.kind .. "\0" .. tostring(tk.pid)
     if not pid_of[key] then
       local n = math.tointeger(tonumber(tk.pid))
@@ -224,9 +233,11 @@ function M.chrome(p, opts)
       for _, v in pairs(pid_of) do if v == n then n = next_pid; next_pid = next_pid + 1; break end end
       pid_of[key] = n
     end
-    return pid_of[key]
+    tk.npid = pid_of[key]
+    return tk.npid
   end
   local function ntid(tk)
+    if tk.ntid then return tk.ntid end
     local key = tk.kind .. "\0" .. tostring(tk.pid) .. "\0" .. tostring(tk.tid)
     if not tid_of[key] then
       local n = math.tointeger(tonumber(tk.tid))
@@ -237,7 +248,8 @@ function M.chrome(p, opts)
       end
       tid_of[key] = n
     end
-    return tid_of[key]
+    tk.ntid = tid_of[key]
+    return tk.ntid
   end
   local out = {}
   local function add(s) out[#out + 1] = s end

@@ -460,6 +460,14 @@ function testChromeTraceTracksAndFlows()
   lu.assertEquals(q.tables.cpu_ops:nrows(), p.tables.cpu_ops:nrows())
 end
 
+function testChromeTraceDeterministic()
+  -- many cpu ops share start, duration and thread here: the order must not
+  -- depend on Lua's sort (unstable, random pivots)
+  local p = perflab.load(C .. "kineto_trace/hta_a100_sxm4_80gb_rank0.json.gz")
+  local a = trace.chrome(p)
+  for _ = 1, 3 do lu.assertTrue(trace.chrome(p) == a) end
+end
+
 function testChromeTraceWindow()
   local p = perflab.load(KINETO)
   local k = p.tables.kernels
