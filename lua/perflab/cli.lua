@@ -216,6 +216,7 @@ local function run_all(pos, o, fmt, failon)
     end
   end
   if o.output then
+    require("perflab.sandbox").allow_write(o.output)
     local n = 0
     for _, rep in ipairs(reps) do n = n + #write_outputs(o.output .. "/" .. rep.recipe, rep) end
     local okw, e = sys.write_atomic(o.output .. "/report.html", require("perflab.html").page(reps))

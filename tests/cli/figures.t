@@ -64,3 +64,8 @@ tests/html/browser.py).
   $ perflab export chrome-trace examples/kernel-table.txt
   perflab: examples/kernel-table.txt (kernel-table) has no timed device or host events to export (it needs kernels with start_ns: a Kineto, nvprof GPU-trace, rocprof or nsys trace)
   [2]
+
+Under --sandbox, `run all --output DIR` writes the page into DIR too:
+
+  $ perflab run all examples/ncu-details.txt --sandbox --output $CRAMTMP/sbx >/dev/null 2>&1; ls $CRAMTMP/sbx | grep -c html
+  1
