@@ -190,14 +190,16 @@ local function run_all(pos, o, fmt, failon)
     local r = recipes.load(info.name)
     local given = {}
     for k, v in pairs(o.set) do if r.options[k] then given[k] = v end end
-    local ok = #r.needs > 0 and pcall(recipes.check_needs, r, inputs)
-    local rep, err
+    local ok, rep = pcall(recipes.check_needs, r, inputs)
+    local err
+    -- "recipe 'X' needs a table T, and FILE has ...": the first half says it
+    if not ok and errors.is_fail(rep) then rep.message = rep.message:match("^recipe '[^']*' (needs .-), and ") or rep.message end
     if ok then ok, rep = pcall(recipes.run, r, inputs, given) end
     if ok then reps[#reps + 1] = rep
     else
       -- a recipe that cannot use these inputs says so with a user error; anything else is a bug
       if rep ~= nil and not errors.is_fail(rep) then error(rep, 0) end
-      err = rep and errors.text(rep) or "its needs are not met"
+      err = errors.text(rep)
       skipped[#skipped + 1] = string.format("%s (%s)", r.name, (tostring(err):gsub("\n.*", "")))
     end
   end

@@ -12,13 +12,13 @@ tests/html/browser.py).
   [1]
 
   $ perflab run all examples/ncu-details.txt --format html --output $CRAMTMP/all 2>&1 >/dev/null | sed 's|[^ ]*/all|DIR|'
-  perflab: not run: advice (its needs are not met); diff (diff needs two profiles (perflab run diff FILE_A FILE_B) or one holding two runs (a run column)); idle-time (its needs are not met); launch-latency (its needs are not met); step-breakdown (its needs are not met); suspicion (its needs are not met); timeline (its needs are not met)
-  perflab: wrote 33 files to DIR
+  perflab: not run: diff (diff needs two profiles (perflab run diff FILE_A FILE_B) or one holding two runs (a run column)); idle-time (needs a table kernels with start_ns); launch-latency (needs a table kernels with start_ns); step-breakdown (needs a table events or steps or step_breakdown); suspicion (suspicion needs baseline and target inputs: perflab run suspicion --baseline FILE... --target FILE...); timeline (needs a table kernels with start_ns)
+  perflab: wrote 38 files to DIR
 
   $ ls $CRAMTMP/all | head -3; ls $CRAMTMP/all/occupancy | grep svg
+  advice
   launch
   ncu-rules
-  occupancy
   occupancy_block_size.svg
   occupancy_registers.svg
   occupancy_smem_bytes.svg
