@@ -15,13 +15,15 @@ in chromium; the test checks that
     citing its documentation, is data),
   - with hostile kernel and op names (<script>, </svg>, '" onload="', &,
     non-ASCII) the DOM has the same number of elements as with plain names,
-    and no script from the input ran (no data-pwned attribute anywhere).
+    and no script from the input ran (no data-pwned attribute anywhere),
+  - it prints (--print-to-pdf gives a PDF with pages).
 Exit 77 (skipped) only when no chromium is installed (tools/deps.sh installs it).
 Usage: browser.py PERFLAB_BINARY   (run from the source tree; PERFLAB_DATA
 points at tests/data)."""
 import html.parser
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -202,6 +204,18 @@ def main():
             print("%s: screenshot %s, %.1f %% of pixels not white" % (name, shot, 100 * share))
             if share < 0.02:
                 fail("%s: the screenshot is blank (%.2f %% not white)" % (name, 100 * share))
+        # it prints: a PDF of at least one page per recipe section's worth
+        pdf = os.path.join(tmp, name + ".pdf")
+        subprocess.run(common + ["--no-pdf-header-footer", "--print-to-pdf=" + pdf, "file://" + os.path.abspath(page)],
+                       capture_output=True, timeout=120)
+        pages = 0
+        if os.path.exists(pdf):
+            with open(pdf, "rb") as f:
+                body = f.read()
+            pages = len(re.findall(rb"/Type\s*/Page\b", body)) if body.startswith(b"%PDF") else 0
+        print("%s: printed to %d PDF page(s)" % (name, pages))
+        if pages < 1:
+            fail("%s: printing to PDF gave no page" % name)
         r = subprocess.run(common + ["--dump-dom", "file://" + os.path.abspath(page)], capture_output=True, timeout=120)
         dom = Dom()
         dom.feed(r.stdout.decode("utf-8", errors="replace"))
