@@ -20,9 +20,8 @@ local textures = { "", "M0,6 L6,0", "D", "M0,0 L6,6", "M0,3 L6,3", "M0,6 L6,0 M0
 local markers = { "circle", "square", "triangle", "diamond", "cross", "plus", "tri-down", "star" }
 local dashes = { "", "6 3", "2 2", "8 3 2 3", "1 3", "10 4" }
 
---- XML text for any value: & < > " ' escaped, control bytes XML forbids
--- dropped, bytes that are not UTF-8 replaced by U+FFFD.
-function M.escape(s)
+--- s with every byte that is not part of valid UTF-8 replaced by U+FFFD.
+function M.utf8_clean(s)
   s = tostring(s)
   if not utf8.len(s) then
     local out, i = {}, 1
@@ -38,7 +37,13 @@ function M.escape(s)
     end
     s = table.concat(out)
   end
-  s = s:gsub("[%z\1-\8\11\12\14-\31]", "")
+  return s
+end
+
+--- XML text for any value: & < > " ' escaped, control bytes XML forbids
+-- dropped, bytes that are not UTF-8 replaced by U+FFFD.
+function M.escape(s)
+  s = M.utf8_clean(s):gsub("[%z\1-\8\11\12\14-\31]", "")
   return (s:gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;", ["'"] = "&#39;" }))
 end
 local esc = M.escape

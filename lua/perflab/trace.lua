@@ -207,7 +207,9 @@ local function us(ns)
 end
 M.us = us
 
-local function jstr(s) return json.encode(tostring(s)) end
+-- names as JSON strings; bytes that are not UTF-8 become U+FFFD (a strict
+-- JSON reader such as Perfetto's would refuse them)
+local function jstr(s) return json.encode(require("perflab.chart").utf8_clean(s)) end
 
 function M.chrome(p, opts)
   opts = opts or {}

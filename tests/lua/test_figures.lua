@@ -460,6 +460,19 @@ function testChromeTraceTracksAndFlows()
   lu.assertEquals(q.tables.cpu_ops:nrows(), p.tables.cpu_ops:nrows())
 end
 
+function testChromeTraceNamesAreValidJson()
+  -- a kernel name with a byte that is not UTF-8 and a control byte: the export stays valid UTF-8 JSON
+  local p = perflab.load(HOSTILE)
+  local k = p.tables.kernels
+  k:add_column("name", function(r) return r.name .. "\255\1\"" end, "string")
+  local text = trace.chrome(p)
+  lu.assertNotNil(utf8.len(text))
+  local q = perflab.parse("x.json", text)
+  local want = k:get(1, "name"):gsub("\255", "\u{FFFD}")
+  lu.assertStrContains(want, "\u{FFFD}\1\"")
+  lu.assertEquals(q.tables.kernels:get(1, "name"), want)
+end
+
 function testChromeTraceDeterministic()
   -- many cpu ops share start, duration and thread here: the order must not
   -- depend on Lua's sort (unstable, random pivots)
