@@ -12,6 +12,8 @@
 --   figures.suspicion(report [, table_name])           scores of the top triplets
 --   figures.diff(report [, table_name])                per-kernel change, largest first (waterfall)
 --   figures.timeline(report, profile [, window])       Gantt of GPU streams and CPU threads
+--   figures.distributed(report [, table_name])         per-rank stacked bars (for the distributed recipe)
+--   figures.stragglers(report [, table_name])          rank × iteration heat map of lateness
 local chart = require "perflab.chart"
 local units = require "perflab.units"
 
@@ -345,6 +347,64 @@ function M.diff(report, tname, max_items)
     start = ta / 1e6, start_label = "A total", end_label = "B total", items = shown, value_label = "kernel time (ms)", horizontal = true,
     format = function(v) return units.sig(v, 4) .. " ms" end,
   }, { title = "per-kernel change (waterfall)" })
+end
+
+--- distributed (per rank, the plugin's Distributed view): one stacked bar per
+-- rank of its mean step: computation only, overlap, communication only,
+-- other (step = computation + communication - overlap + other).
+-- Reads the `ranks` table (rank, computation_ns, communication_ns, overlap_ns, other_ns).
+function M.distributed(report, tname)
+  local rows = rows_of(report.tables[tname or "ranks"], { "rank", "computation_ns", "communication_ns", "overlap_ns", "other_ns" })
+  if not rows or rows[1].computation_ns == nil and rows[1].communication_ns == nil then return end
+  local cats = {}
+  local names = { "computation only", "overlap", "communication only", "other" }
+  local series = {}
+  for i, n in ipairs(names) do series[i] = { name = n, values = {}, titles = {} } end
+  for k, r in ipairs(rows) do
+    cats[k] = "rank " .. tostring(r.rank)
+    local comp, comm, ov, oth = r.computation_ns or 0, r.communication_ns or 0, r.overlap_ns or 0, r.other_ns or 0
+    local v = { comp - ov, ov, comm - ov, oth }
+    for i = 1, 4 do
+      series[i].values[k] = v[i] / 1e6
+      series[i].titles[k] = string.format("%s · %s: %s per step", cats[k], names[i], ms(v[i]))
+    end
+  end
+  report:figure("ranks.svg", chart.bars {
+    title = "Mean step per rank", subtitle = "computation and communication, their overlap, and other time",
+    horizontal = true, stacked = true, categories = cats, series = series, value_label = "time per step (ms)",
+  }, { title = "per-rank stacked step time" })
+end
+
+--- stragglers: a rank × iteration heat map of lateness (the `iterations`
+-- table: iteration, rank, lateness, flagged); flagged cells say so on hover.
+function M.stragglers(report, tname)
+  local rows = rows_of(report.tables[tname or "iterations"], { "iteration", "rank", "lateness", "flagged" })
+  if not rows then return end
+  local ranks, its, ri, ii = {}, {}, {}, {}
+  for _, r in ipairs(rows) do
+    if r.rank ~= nil and not ri[r.rank] then ranks[#ranks + 1] = r.rank; ri[r.rank] = true end
+    if r.iteration ~= nil and not ii[r.iteration] then its[#its + 1] = r.iteration; ii[r.iteration] = true end
+  end
+  local function cmp(a, b)
+    if type(a) == type(b) and type(a) == "number" then return a < b end
+    return tostring(a) < tostring(b)
+  end
+  table.sort(ranks, cmp); table.sort(its, cmp)
+  for k, v in ipairs(ranks) do ri[v] = k end
+  for k, v in ipairs(its) do ii[v] = k end
+  local values = {}
+  for k = 1, #ranks do values[k] = {} end
+  for _, r in ipairs(rows) do
+    if r.rank ~= nil and r.iteration ~= nil and r.lateness then values[ri[r.rank]][ii[r.iteration]] = r.lateness end
+  end
+  local rl, cl = {}, {}
+  for k, v in ipairs(ranks) do rl[k] = "rank " .. tostring(v) end
+  for k, v in ipairs(its) do cl[k] = tostring(v) end
+  report:figure("stragglers.svg", chart.heatmap {
+    title = "Lateness per rank and iteration", subtitle = "start of the chosen kernel minus the median over ranks, in mean iterations",
+    rows = rl, cols = cl, values = values, row_label = "rank", col_label = "iteration",
+    format = function(v) return units.sig(v, 3) end,
+  }, { title = "rank × iteration heat map of lateness" })
 end
 
 --- timeline: a Gantt chart of the GPU streams and CPU threads in a window

@@ -352,6 +352,40 @@ function testSuspicionScores()
   lu.assertStrContains(r[1].title, "suspicion score " .. units.sig(d:get(1, "suspicion_score"), 4))
 end
 
+function testDistributedAndStragglersFigures()
+  -- the distributed and stragglers recipes live on another branch: their
+  -- tables, built here by hand, drive the two figures
+  local T = perflab.table
+  local rep = perflab.report { recipe = "distributed" }
+  rep:table("ranks", T.from_rows({
+    { rank = 0, computation_ns = 8e6, communication_ns = 4e6, overlap_ns = 1e6, other_ns = 1e6 },
+    { rank = 1, computation_ns = 6e6, communication_ns = 6e6, overlap_ns = 2e6, other_ns = 0 } },
+    { "rank", "computation_ns", "communication_ns", "overlap_ns", "other_ns" }))
+  perflab.figures.distributed(rep)
+  local svg = rep.figures["ranks.svg"].svg
+  check_svg(svg, "ranks")
+  local w = {}
+  for _, m in ipairs(rects(svg)) do
+    local r = m.title:match("^rank (%d)")
+    w[r] = (w[r] or 0) + m.attrs.width
+  end
+  -- bar length = step = computation + communication - overlap + other: 12 ms and 10 ms
+  lu.assertAlmostEquals(w["1"] / w["0"], 10 / 12, 0.01)
+  lu.assertStrContains(svg, "rank 0 · overlap: 1 ms per step")
+  local st = perflab.report { recipe = "stragglers" }
+  st:table("iterations", T.from_rows({
+    { iteration = 2, rank = 0, lateness = 0.0 }, { iteration = 1, rank = 1, lateness = 0.5 },
+    { iteration = 1, rank = 0, lateness = -0.1 }, { iteration = 2, rank = 1, lateness = 0.2 } },
+    { "iteration", "rank", "lateness" }))
+  perflab.figures.stragglers(st)
+  local h = st.figures["stragglers.svg"].svg
+  check_svg(h, "stragglers")
+  local fill = {}
+  for _, m in ipairs(marks(h)) do if m.tag == "rect" then fill[m.title] = m.attrs.fill end end
+  lu.assertEquals(fill["rank 1 · 1: 0.5"], "#fde725")     -- the latest: top of the ramp
+  lu.assertEquals(fill["rank 0 · 1: -0.1"], "#440154")    -- the earliest: bottom
+end
+
 -- ---- hostile names -----------------------------------------------------------
 
 function testHostileNamesStayData()
