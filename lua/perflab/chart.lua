@@ -237,7 +237,8 @@ function M.bars(o)
   local W = o.width or 760
   local band = horiz and (o.stacked and 20 or math.max(12, 8 * ns + 6)) or nil
   local lab_chars = 4
-  for _, c in ipairs(cats) do lab_chars = math.max(lab_chars, utf8.len(M.short(c, 40)) or 41) end
+  local maxlab = o.label_chars or 40
+  for _, c in ipairs(cats) do lab_chars = math.max(lab_chars, utf8.len(M.short(c, maxlab)) or maxlab + 1) end
   local ml = horiz and (16 + 8.2 * lab_chars) or 70
   local entries = {}
   for i, se in ipairs(series) do entries[i] = { name = se.name or ("series " .. i), fill = "#000" } end
@@ -288,7 +289,7 @@ function M.bars(o)
   local bw = horiz and band or (y1 - y0 > 0 and (x1 - x0) / math.max(n, 1)) or 1
   for c = 1, n do
     local p = (horiz and y0 or x0) + (c - 1) * bw
-    local label = M.short(cats[c], horiz and 40 or 16)
+    local label = M.short(cats[c], horiz and maxlab or 16)
     if horiz then
       s.add('<text x="%.1f" y="%.1f" text-anchor="end"><title>%s</title>%s</text>', x0 - 5, p + bw / 2 + 4, esc(cats[c]), esc(label))
     else

@@ -296,16 +296,18 @@ function M.suspicion(report, tname, n)
   for _, r in ipairs(rows) do
     if r.suspicion_score then
       local k = #cats + 1
-      cats[k] = string.format("%s · %s · %s", tostring(r["function"]), tostring(r.metric), tostring(r.device))
+      -- the metric and device stay readable: the function name is cut first
+      cats[k] = string.format("%s · %s · %s", chart.short(tostring(r["function"]), 28), tostring(r.metric), tostring(r.device))
       vals[k] = r.suspicion_score
-      tips[k] = string.format("%s: suspicion score %s%s", cats[k], units.sig(r.suspicion_score, 4),
+      tips[k] = string.format("%s · %s · %s: suspicion score %s%s", tostring(r["function"]), tostring(r.metric), tostring(r.device),
+        units.sig(r.suspicion_score, 4),
         r.delta_beta_pct and string.format(", Δβ %+.3g ppt", r.delta_beta_pct) or "")
     end
   end
   if #cats == 0 then return end
   report:figure("suspicion.svg", chart.bars {
     title = "Suspicion scores of the top triplets", subtitle = "function · metric · device, score = |Δβ|·(|Z(β)| + |Z(log μ)|)",
-    horizontal = true, labels = true, categories = cats, format = function(v) return units.sig(v, 4) end,
+    horizontal = true, labels = true, categories = cats, format = function(v) return units.sig(v, 4) end, label_chars = 60, width = 900,
     series = { { name = "suspicion score", values = vals, titles = tips } }, value_label = "suspicion score",
   }, { title = "scores of the top triplets" })
 end
