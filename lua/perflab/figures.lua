@@ -31,6 +31,14 @@ local function rows_of(t, cols, n)
   return out
 end
 
+--- a kernel's short name for an axis label (core/names.c: no return type,
+-- namespaces, template or call arguments); hover titles keep the full name
+local function label(name)
+  local ok, short = pcall(require("perflab.formats").short_name, tostring(name))
+  if ok and type(short) == "string" and short ~= "" then return short end
+  return tostring(name)
+end
+
 local function ms(v) return units.ns(v, 3) end
 local function pct(v) return units.sig(v, 3) .. " %" end
 local function base(s) return tostring(s or ""):match("[^/]+$") or tostring(s) end
@@ -43,9 +51,10 @@ function M.top_kernels(report, tname)
       if rows then
         local cats, vals, tips = {}, {}, {}
         for i, r in ipairs(rows) do
-          cats[i] = (r.run and (tostring(r.run) .. ": ") or "") .. tostring(r.kernel)
+          cats[i] = (r.run and (tostring(r.run) .. ": ") or "") .. label(r.kernel)
           vals[i] = r.share_pct
-          tips[i] = string.format("%s: %s of kernel time, %s%s", cats[i], r.share_pct and pct(r.share_pct) or "?",
+          tips[i] = string.format("%s%s: %s of kernel time, %s%s", r.run and (tostring(r.run) .. ": ") or "", tostring(r.kernel),
+            r.share_pct and pct(r.share_pct) or "?",
             ms(r.total_ns), r.calls and string.format(", %d calls", r.calls) or "")
         end
         report:figure(name .. ".svg", chart.bars {
@@ -149,8 +158,8 @@ function M.occupancy(report, tname, max_kernels)
       local pts = {}
       for _, x in ipairs(xs) do pts[#pts + 1] = { x, d.f(r, x) } end
       local cur = r[d.key] or 0
-      series[#series + 1] = { name = chart.short(r.kernel, 40), points = pts, marker = false }
-      series[#series + 1] = { name = "current: " .. chart.short(r.kernel, 24), line = false, marker_shape = chart.markers[i + 4],
+      series[#series + 1] = { name = chart.short(label(r.kernel), 40), points = pts, marker = false }
+      series[#series + 1] = { name = "current: " .. chart.short(label(r.kernel), 24), line = false, marker_shape = chart.markers[i + 4],
         colour = chart.palette[(2 * i - 2) % #chart.palette + 1],
         points = { { cur, d.f(r, cur), r = 7, title = string.format("%s: %s = %s → %s theoretical occupancy", r.kernel, d.label,
           units.count(cur), pct(d.f(r, cur))) } } }
@@ -183,7 +192,7 @@ function M.launch(report, tname)
   for _, r in ipairs(rows) do
     if r.waves_per_sm and r.waves_per_sm == r.waves_per_sm then
       local k = #cats + 1
-      cats[k] = r.n > 1 and string.format("%s (×%d)", chart.short(r.kernel, 32), r.n) or r.kernel
+      cats[k] = r.n > 1 and string.format("%s (×%d)", chart.short(label(r.kernel), 32), r.n) or label(r.kernel)
       local w = math.floor(r.waves_per_sm)
       whole[k], part[k] = w, r.waves_per_sm - w
       local desc = string.format("%s: grid %s blocks over %s SMs × %s blocks = %.3g waves", r.kernel, units.count(r.grid_size or 0),
@@ -297,7 +306,7 @@ function M.suspicion(report, tname, n)
     if r.suspicion_score then
       local k = #cats + 1
       -- the metric and device stay readable: the function name is cut first
-      cats[k] = string.format("%s · %s · %s", chart.short(tostring(r["function"]), 28), tostring(r.metric), tostring(r.device))
+      cats[k] = string.format("%s · %s · %s", chart.short(label(r["function"]), 28), tostring(r.metric), tostring(r.device))
       vals[k] = r.suspicion_score
       tips[k] = string.format("%s · %s · %s: suspicion score %s%s", tostring(r["function"]), tostring(r.metric), tostring(r.device),
         units.sig(r.suspicion_score, 4),
@@ -334,7 +343,7 @@ function M.diff(report, tname, max_items)
   local shown, rest, nrest = {}, 0, 0
   for i, it in ipairs(items) do
     if i <= n then
-      shown[#shown + 1] = { label = it.label, delta = it.delta / 1e6, title = string.format("%s: %s → %s (%s%s)", it.label,
+      shown[#shown + 1] = { label = label(it.label), delta = it.delta / 1e6, title = string.format("%s: %s → %s (%s%s)", it.label,
         ms(it.a or 0), ms(it.b or 0), it.delta >= 0 and "+" or "", ms(it.delta)) }
     else rest = rest + it.delta; nrest = nrest + 1 end
   end
