@@ -185,9 +185,16 @@ local function run_all(pos, o, fmt, failon)
   for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], load_opts(o)) end
   if #inputs == 0 then fail("run all needs input files: perflab run all FILE...") end
   if o.gpu then o.set.gpu = o.gpu end
-  local reps, skipped = {}, {}
-  for _, info in ipairs(recipes.list()) do
-    local r = recipes.load(info.name)
+  local reps, skipped, used, all = {}, {}, {}, {}
+  for i, info in ipairs(recipes.list()) do
+    all[i] = recipes.load(info.name)
+    for k in pairs(o.set) do if all[i].options[k] then used[k] = true end end
+  end
+  local unused = {}
+  for k in pairs(o.set) do if not used[k] then unused[#unused + 1] = k end end
+  table.sort(unused)
+  if #unused > 0 then fail("run all: no recipe has the option " .. table.concat(unused, ", ")) end
+  for _, r in ipairs(all) do
     local given = {}
     for k, v in pairs(o.set) do if r.options[k] then given[k] = v end end
     local ok, rep = pcall(recipes.check_needs, r, inputs)

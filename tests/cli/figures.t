@@ -69,3 +69,12 @@ Under --sandbox, `run all --output DIR` writes the page into DIR too:
 
   $ perflab run all examples/ncu-details.txt --sandbox --output $CRAMTMP/sbx >/dev/null 2>&1; ls $CRAMTMP/sbx | grep -c html
   1
+
+`--set` goes to the recipes that have the option; one that none has is an error:
+
+  $ perflab run all examples/ncu-details.txt --set nosuch=1
+  perflab: run all: no recipe has the option nosuch
+  [2]
+
+  $ perflab run all examples/ncu-details.txt --set top=2 --format json 2>/dev/null | grep -c '"top": 2'
+  1
