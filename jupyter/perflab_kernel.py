@@ -4,7 +4,8 @@ Installed by `perflab jupyter install` next to its kernel.json.  It starts one
 `perflab repl --jsonl` child per kernel (one Lua state: cells share it),
 sends each cell as {"id", "code"} and turns the reply into Jupyter messages:
 captured stdout as a stream, values as execute_result/display_data with
-text/plain, text/markdown (tables, reports, profiles) and image/svg+xml
+text/plain, text/markdown (tables, reports, profiles), text/html (tables,
+reports) and image/svg+xml
 (figures), errors as Jupyter errors.  Interrupts: Jupyter sends SIGINT to the
 kernel's process group; this wrapper ignores it (ipykernel does) and the
 perflab child turns it into an "interrupted" error reply.
@@ -93,6 +94,8 @@ class PerflabKernel(Kernel):
         main = {"text/plain": text}
         if "markdown" in value:
             main["text/markdown"] = value["markdown"]
+        if "html" in value:
+            main["text/html"] = value["html"]
         extra = []
         figures = value.get("figures")
         if figures:

@@ -345,5 +345,6 @@ return {
           evidence = { occupancy_a_pct = d.occupancy_a_pct, occupancy_b_pct = d.occupancy_b_pct } }
       end
     end
+    perflab.figures.diff(report)   -- per-kernel change, largest first (waterfall)
   end,
 }

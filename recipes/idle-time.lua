@@ -117,5 +117,6 @@ return {
     report:table("idle", T.from_rows(rows, cols, "idle"),
       { title = "idle time per stream (ns; shares of idle time)" })
     if #rows == 0 then report:note("No device operations with a stream in the input.") end
+    perflab.figures.idle_time(report)   -- per stream: host wait, kernel wait, other
   end,
 }

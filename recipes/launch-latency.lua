@@ -143,6 +143,8 @@ return {
         ld_rows[#ld_rows + 1] = { device = g.device, stream = g.stream, launches = #d, mean_ns = q.mean, p50_ns = q.p50,
                                   p90_ns = q.p90, p99_ns = q.p99, max_ns = q.max, outliers = nout }
       end
+      perflab.figures.launch_delay(report, all_delays, opts.launch_delay_outlier_ns, p.source,
+        #inputs > 1 and ("launch_delay_" .. _ .. ".svg") or nil)   -- distribution of launch delay
       if #all_delays > 0 then
         local q = quantiles(all_delays)
         ld_rows[#ld_rows + 1] = { device = nil, stream = nil, launches = #all_delays, mean_ns = q.mean, p50_ns = q.p50,

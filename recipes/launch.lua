@@ -215,6 +215,7 @@ R = {
       end
     end
     weighting.apply(report, items, timelines)
+    perflab.figures.launch(report)   -- waves and the partial last wave
   end,
 }
 return R

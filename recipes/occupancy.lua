@@ -327,6 +327,7 @@ R = {
       ::next_input::
     end
     weighting.apply(report, items, timelines)
+    perflab.figures.occupancy(report)   -- ncu's three occupancy graphs
   end,
 }
 return R

@@ -427,5 +427,6 @@ return {
         report:note("no GPU model known: pass --gpu NAME for peaks and the chart (" .. gpu.choices() .. ")")
       end
     end
+    perflab.figures.roofline_fallback(report)   -- no roofline drawn: the Speed-of-Light chart
   end,
 }

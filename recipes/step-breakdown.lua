@@ -794,5 +794,6 @@ return {
     if has_stored then scols[#scols + 1] = "stored_pct" end
     report:table("summary", T.from_rows(acc.summary, scols, "summary"),
       { title = "average step and utilisation (value in ns for categories, percent for utilisation, bytes for peak memory; pct = share of the average step, or of the device memory)" })
+    perflab.figures.step_breakdown(report)   -- stacked bars per step
   end,
 }

@@ -609,5 +609,6 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
       report:note(string.format("%d kernel/memcpy/memset executions were launched outside every cycle and are not counted.",
         B.dropped + A.dropped))
     end
+    perflab.figures.suspicion(report)   -- scores of the top triplets
   end,
 }

@@ -166,5 +166,6 @@ return {
         }
       end
     end
+    perflab.figures.top_kernels(report)   -- horizontal bars of time share
   end,
 }

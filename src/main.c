@@ -29,7 +29,7 @@
 #endif
 
 static const char *const subcommands[] = {
-  "run", "parse", "recipes", "formats", "gpus", "demo", "repl", "help", "jupyter", NULL
+  "run", "parse", "recipes", "formats", "gpus", "demo", "repl", "help", "jupyter", "export", NULL
 };
 
 static int is_subcommand(const char *s) {

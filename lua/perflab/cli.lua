@@ -12,16 +12,19 @@ local sys = require "perflab.sys"
 local M = {}
 local fail = errors.fail
 
-local out_formats = { text = true, markdown = true, md = true, json = true, csv = true }
+local out_formats = { text = true, markdown = true, md = true, json = true, csv = true, html = true }
 
 local usage = {
   run = [[
 usage: perflab run RECIPE FILE... [options]
+       perflab run all FILE... [options]   every recipe whose needs the inputs meet
 
 Runs a recipe on one or more profiles and prints its report.
-  --format text|markdown|json|csv   report format (default text)
-  --output DIR        also write report.txt/.md/.json, every table as CSV and
-                      every figure as SVG into DIR (each file written atomically)
+  --format text|markdown|json|csv|html   report format (default text); html is
+                      one self-contained page with the figures inline
+  --output DIR        also write report.txt/.md/.json/.html, every table as CSV and
+                      every figure as SVG into DIR (each file written atomically;
+                      with 'all', each recipe's files in DIR/RECIPE/)
   --fail-on SEV       exit 1 when a finding has severity SEV or higher
                       (info < opt < warn < error)
   --set KEY=VALUE     set a recipe option (perflab run RECIPE --help lists them)
@@ -134,7 +137,7 @@ local function output_format(o)
     for _, fm in ipairs(perflab.formats()) do
       if fm.id == f then o["input-format"] = f; return "text" end
     end
-    fail(string.format("unknown format '%s' (output: text, markdown, json, csv; input formats: perflab formats)", f))
+    fail(string.format("unknown format '%s' (output: text, markdown, json, csv, html; input formats: perflab formats)", f))
   end
   return f
 end
@@ -164,6 +167,7 @@ local function write_outputs(dir, rep)
   put("report.txt", rep:render("text"))
   put("report.md", rep:render("markdown"))
   put("report.json", rep:render("json"))
+  put("report.html", rep:render("html"))
   for _, name in ipairs(rep.table_order) do put(name .. ".csv", rep.tables[name]:to_csv()) end
   for _, name in ipairs(rep.figure_order) do
     put(name:match("%.svg$") and name or (name .. ".svg"), rep.figures[name].svg)
@@ -171,10 +175,79 @@ local function write_outputs(dir, rep)
   return written
 end
 
+--- perflab run all FILE...: every recipe on the search path whose needs the
+-- inputs meet, in name order; a recipe that needs two runs or roles, or
+-- tables the inputs lack, is left out (named on stderr).  --set applies to
+-- the recipes that declare the option.
+local function run_all(pos, o, fmt, failon)
+  if fmt == "csv" then fail("run all: --format csv prints one report's tables; use --output DIR or another format") end
+  local inputs = {}
+  for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], load_opts(o)) end
+  if #inputs == 0 then fail("run all needs input files: perflab run all FILE...") end
+  if o.gpu then o.set.gpu = o.gpu end
+  local reps, skipped, used, all = {}, {}, {}, {}
+  for i, info in ipairs(recipes.list()) do
+    all[i] = recipes.load(info.name)
+    for k in pairs(o.set) do if all[i].options[k] then used[k] = true end end
+  end
+  local unused = {}
+  for k in pairs(o.set) do if not used[k] then unused[#unused + 1] = k end end
+  table.sort(unused)
+  if #unused > 0 then fail("run all: no recipe has the option " .. table.concat(unused, ", ")) end
+  for _, r in ipairs(all) do
+    local given = {}
+    for k, v in pairs(o.set) do if r.options[k] then given[k] = v end end
+    local ok, rep = pcall(recipes.check_needs, r, inputs)
+    local err
+    -- "recipe 'X' needs a table T, and FILE has ...": the first half says it
+    if not ok and errors.is_fail(rep) then rep.message = rep.message:match("^recipe '[^']*' (needs .-), and ") or rep.message end
+    if ok then ok, rep = pcall(recipes.run, r, inputs, given) end
+    if ok then reps[#reps + 1] = rep
+    else
+      -- a recipe that cannot use these inputs says so with a user error; anything else is a bug
+      if rep ~= nil and not errors.is_fail(rep) then error(rep, 0) end
+      err = errors.text(rep)
+      skipped[#skipped + 1] = string.format("%s (%s)", r.name, (tostring(err):gsub("\n.*", "")))
+    end
+  end
+  if #reps == 0 then fail("run all: no recipe could run on these inputs: " .. table.concat(skipped, "; ")) end
+  if #skipped > 0 then io.stderr:write("perflab: not run: " .. table.concat(skipped, "; ") .. "\n") end
+  if fmt == "html" then
+    write(require("perflab.html").page(reps))
+  elseif fmt == "json" then
+    local parts = {}
+    for i, rep in ipairs(reps) do parts[i] = rep:render("json"):gsub("\n$", "") end
+    write("[\n" .. table.concat(parts, ",\n") .. "\n]\n")
+  else
+    for i, rep in ipairs(reps) do
+      if i > 1 then write("\n") end
+      write(rep:render(fmt, { width = term_width() }))
+    end
+  end
+  if o.output then
+    require("perflab.sandbox").allow_write(o.output)
+    local n = 0
+    for _, rep in ipairs(reps) do n = n + #write_outputs(o.output .. "/" .. rep.recipe, rep) end
+    local okw, e = sys.write_atomic(o.output .. "/report.html", require("perflab.html").page(reps))
+    if not okw then fail("cannot write " .. e) end
+    io.stderr:write(string.format("perflab: wrote %d files to %s\n", n + 1, o.output))
+  end
+  if failon then
+    for _, rep in ipairs(reps) do
+      local top = rep:max_severity()
+      if top and report_mod.levels[top] >= report_mod.levels[failon] then return 1 end
+    end
+  end
+  return 0
+end
+
 function M.run(args)
   local pos, o = parse_args(args, { _cmd = "run", format = "value", output = "value", ["fail-on"] = "value",
     set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag",
     baseline = "files", target = "files" })
+  if pos[1] == "all" and not o.help then
+    return run_all(pos, o, output_format(o), o["fail-on"] and report_mod.severity(o["fail-on"]))
+  end
   if o.help and pos[1] then write(recipes.help(pos[1])); return 0 end
   if o.help or #pos == 0 then write(usage.run); return o.help and 0 or 2 end
   local fmt = output_format(o)
@@ -207,6 +280,45 @@ function M.run(args)
   if failon then
     local top = rep:max_severity()
     if top and report_mod.levels[top] >= report_mod.levels[failon] then return 1 end
+  end
+  return 0
+end
+
+-- ---- export ----------------------------------------------------------------
+
+usage.export = [[
+usage: perflab export chrome-trace FILE [-o OUT.json] [--window START:END]
+
+Writes the timeline of FILE (a Kineto trace, an nvprof GPU trace, a rocprof
+kernel trace: kernels with start times) as Chrome-trace JSON that
+ui.perfetto.dev and chrome://tracing open: one track per device stream and
+per CPU thread, launch -> kernel flow arrows, timestamps in microseconds with
+the nanoseconds kept.
+  -o, --output FILE   write there (atomically) instead of stdout
+  --window START:END  only events overlapping [START, END], times from the
+                      trace's first event, with a unit: 2ms:5.5ms, 100us:1s
+                      (ns, us, ms, s; a bare number is ns)
+  --input-format ID   read FILE as format ID
+]]
+
+function M.export(args)
+  local pos, o = parse_args(args, { _cmd = "export", o = "value", output = "value", window = "value",
+    ["input-format"] = "value", lenient = "flag", help = "flag" })
+  if o.help then write(usage.export); return 0 end
+  if pos[1] ~= "chrome-trace" or #pos ~= 2 then io.stderr:write(usage.export); return 2 end
+  local lo = load_opts(o)
+  lo.tables = { "kernels", "memcpy", "memset", "runtime", "cpu_ops", "steps" }   -- what the export reads
+  local p = profile.load(pos[2], lo)
+  local trace = require "perflab.trace"
+  local opts = {}
+  if o.window then opts.window = trace.parse_window(o.window, p) end
+  local text = trace.chrome(p, opts)
+  local dest = o.o or o.output
+  if dest then
+    local okw, e = sys.write_atomic(dest, text)
+    if not okw then fail("cannot write " .. e) end
+  else
+    write(text)
   end
   return 0
 end
@@ -480,6 +592,7 @@ usage: perflab COMMAND [ARGS]      (perflab help COMMAND, perflab help RECIPE)
 
   run RECIPE FILE...   run a recipe on profiles and print its report
   parse FILE           show what was read: tables, rows, columns
+  export chrome-trace FILE   the timeline as Chrome-trace JSON for ui.perfetto.dev
   recipes              list recipes and where each comes from
   formats              list input formats and their tables
   gpus                 list known GPUs

@@ -589,14 +589,9 @@ function M.choices()
 end
 
 ---------------------------------------------------------------------------
--- roofline chart (SVG)
+-- formatting shared with the roofline recipe; the roofline chart itself is
+-- perflab.chart.roofline (gpu.roofline_svg is kept as its old name)
 ---------------------------------------------------------------------------
-
-local function xml(s)
-  return (tostring(s):gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
-    ['"'] = "&quot;", ["'"] = "&apos;" }))
-end
-M.xml_escape = xml
 
 local function si(x, unit)
   local prefixes = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }
@@ -607,138 +602,11 @@ local function si(x, unit)
 end
 M.si = si
 
-local COLORS = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f" }
-
---- roofline_svg{ ceilings = {{label=, flops=}...}, bandwidth = B/s,
----   bandwidth_label =, points = {{label=, ai=, flops=, share_pct=, title=}...},
----   title = } -> SVG text.  Log-log axes: arithmetic intensity (FLOP/byte)
---- and performance (FLOP/s); one horizontal ceiling per precision, the
---- bandwidth roof up to the highest ceiling, a marker at each ridge point,
---- one circle per kernel with area proportional to its share of time and a
---- <title> for hover text.
+function M.xml_escape(s) return require("perflab.chart").escape(s) end
+--- roofline_svg{ ceilings, bandwidth, bandwidth_label, points, title, max_labels } -> SVG text (perflab.chart.roofline)
 function M.roofline_svg(c)
   check(c, { "bandwidth", "bandwidth_label", "ceilings", "max_labels", "points", "title" }, "perflab.gpu.roofline_svg")
-  local W, H = 860, 500
-  local ml, mr, mt, mb = 110, 230, 40, 60
-  local pw, ph = W - ml - mr, H - mt - mb
-  local bw = c.bandwidth
-  -- merge precisions with the same peak into one ceiling ("FP16 tensor / BF16 tensor")
-  local ceilings, byval = {}, {}
-  for _, ce in ipairs(c.ceilings or {}) do
-    local e = byval[ce.flops]
-    if e then
-      if e.label:match(" tensor$") and ce.label:match(" tensor$") then
-        e.label = e.label:gsub(" tensor$", "") .. "/" .. ce.label
-      else
-        e.label = e.label .. " / " .. ce.label
-      end
-    else e = { label = ce.label, flops = ce.flops }; byval[ce.flops] = e; ceilings[#ceilings + 1] = e end
-  end
-  table.sort(ceilings, function(a, b) return a.flops < b.flops end)
-  local top = ceilings[#ceilings] and ceilings[#ceilings].flops or 1e12
-  local lowc = ceilings[1] and ceilings[1].flops or top
-  -- axis ranges (decades)
-  local xmin_v, xmax_v = math.huge, 0
-  local ymin_v, ymax_v = lowc, top
-  for _, ce in ipairs(ceilings) do
-    local r = ce.flops / bw
-    xmin_v = math.min(xmin_v, r); xmax_v = math.max(xmax_v, r)
-  end
-  for _, pt in ipairs(c.points or {}) do
-    if pt.ai and pt.ai > 0 and pt.flops and pt.flops > 0 then
-      xmin_v = math.min(xmin_v, pt.ai); xmax_v = math.max(xmax_v, pt.ai)
-      ymin_v = math.min(ymin_v, pt.flops); ymax_v = math.max(ymax_v, pt.flops)
-    end
-  end
-  if xmin_v == math.huge then xmin_v, xmax_v = 0.1, 100 end
-  local lx0 = math.floor(math.log(xmin_v, 10)) - 1
-  local lx1 = math.ceil(math.log(xmax_v, 10)) + 1
-  local ly1 = math.ceil(math.log(ymax_v, 10) + 0.05)
-  local ly0 = math.min(math.floor(math.log(ymin_v, 10) - 0.3), ly1 - 3)
-  ly0 = math.min(ly0, math.floor(math.log(bw * 10 ^ lx0, 10)))
-  if ly1 - ly0 > 8 then ly0 = ly1 - 8 end
-  local function X(v) return ml + (math.log(v, 10) - lx0) / (lx1 - lx0) * pw end
-  local function Y(v) return mt + ph - (math.log(v, 10) - ly0) / (ly1 - ly0) * ph end
-  local o = {}
-  local function add(s) o[#o + 1] = s end
-  add('<?xml version="1.0" encoding="UTF-8"?>')
-  add(string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">', W, H, W, H))
-  add(string.format('<rect x="0" y="0" width="%d" height="%d" fill="white"/>', W, H))
-  add(string.format('<text x="%d" y="24" font-size="15" font-weight="bold">%s</text>', ml, xml(c.title or "Roofline")))
-  add(string.format('<defs><clipPath id="plot"><rect x="%d" y="%d" width="%d" height="%d"/></clipPath></defs>', ml, mt, pw, ph))
-  -- grid and ticks
-  for e = lx0, lx1 do
-    local x = X(10 ^ e)
-    add(string.format('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>', x, mt, x, mt + ph))
-    add(string.format('<text x="%.1f" y="%d" text-anchor="middle">%s</text>', x, mt + ph + 16, xml(string.format("%g", 10 ^ e))))
-  end
-  for e = ly0, ly1 do
-    local y = Y(10 ^ e)
-    add(string.format('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>', ml, y, ml + pw, y))
-    add(string.format('<text x="%d" y="%.1f" text-anchor="end">%s</text>', ml - 6, y + 4, xml(si(10 ^ e, "FLOP/s"))))
-  end
-  add(string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>', ml, mt, pw, ph))
-  add(string.format('<text x="%.1f" y="%d" text-anchor="middle">Arithmetic intensity (FLOP/byte)</text>', ml + pw / 2, H - 18))
-  add(string.format('<text x="16" y="%.1f" text-anchor="middle" transform="rotate(-90 16 %.1f)">Performance (FLOP/s)</text>', mt + ph / 2, mt + ph / 2))
-  -- roofs
-  add('<g clip-path="url(#plot)">')
-  local xlo, xhi = 10 ^ lx0, 10 ^ lx1
-  local rtop = top / bw
-  add(string.format('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#000" stroke-width="2"><title>%s</title></line>',
-    X(xlo), Y(xlo * bw), X(rtop), Y(top), xml((c.bandwidth_label or "DRAM") .. " bandwidth " .. si(bw, "B/s"))))
-  for i, ce in ipairs(ceilings) do
-    local col = COLORS[(i - 1) % #COLORS + 1]
-    local r = ce.flops / bw
-    add(string.format('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"><title>%s</title></line>',
-      X(r), Y(ce.flops), X(xhi), Y(ce.flops), col, xml(ce.label .. " peak " .. si(ce.flops, "FLOP/s"))))
-    add(string.format('<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s</title></circle>', X(r), Y(ce.flops), col,
-      xml(string.format("%s ridge point: %.3g FLOP/byte", ce.label, r))))
-  end
-  add('</g>')
-  -- legend (right margin)
-  local ly = mt + 8
-  add(string.format('<text x="%d" y="%d" font-weight="bold">Ceilings</text>', ml + pw + 12, ly)); ly = ly + 16
-  add(string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#000" stroke-width="2"/>', ml + pw + 12, ly - 4, ml + pw + 30, ly - 4))
-  add(string.format('<text x="%d" y="%d">%s %s</text>', ml + pw + 34, ly, xml(c.bandwidth_label or "DRAM"), xml(si(bw, "B/s")))); ly = ly + 16
-  for i = #ceilings, 1, -1 do
-    local ce = ceilings[i]
-    local col = COLORS[(i - 1) % #COLORS + 1]
-    add(string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>', ml + pw + 12, ly - 4, ml + pw + 30, ly - 4, col))
-    add(string.format('<text x="%d" y="%d">%s %s</text>', ml + pw + 34, ly, xml(ce.label), xml(si(ce.flops, "FLOP/s")))); ly = ly + 16
-  end
-  add(string.format('<text x="%d" y="%d" fill="#555">circle area = share of time</text>', ml + pw + 12, ly + 8))
-  -- points
-  add('<g clip-path="url(#plot)">')
-  for _, pt in ipairs(c.points or {}) do
-    if pt.ai and pt.ai > 0 and pt.flops and pt.flops > 0 then
-      local share = pt.share_pct or 0
-      local rad = 3 + 22 * math.sqrt(math.max(share, 0) / 100)
-      add(string.format('<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s" fill-opacity="0.55" stroke="#333"><title>%s</title></circle>',
-        X(pt.ai), Y(pt.flops), rad, pt.above_roof and "#d62728" or "#17becf",
-        xml(pt.title or string.format("%s: %.3g FLOP/byte, %s, %.1f %% of time", pt.label or "kernel", pt.ai, si(pt.flops, "FLOP/s"), share))))
-    end
-  end
-  -- labels for the biggest points (by share of time)
-  local big = {}
-  for _, pt in ipairs(c.points or {}) do
-    if pt.ai and pt.ai > 0 and pt.flops and pt.flops > 0 and pt.label then big[#big + 1] = pt end
-  end
-  local pos = {}
-  for i, pt in ipairs(big) do pos[pt] = i end   -- ties in input order (table.sort is not stable)
-  table.sort(big, function(a, b)
-    if (a.share_pct or 0) ~= (b.share_pct or 0) then return (a.share_pct or 0) > (b.share_pct or 0) end
-    return pos[a] < pos[b]
-  end)
-  for i = 1, math.min(c.max_labels or 6, #big) do
-    local pt = big[i]
-    local rad = 3 + 22 * math.sqrt(math.max(pt.share_pct or 0, 0) / 100)
-    local lab = pt.label
-    if #lab > 28 then lab = lab:sub(1, 27) .. "…" end
-    add(string.format('<text x="%.1f" y="%.1f" font-size="10" fill="#333">%s</text>', X(pt.ai) + rad + 2, Y(pt.flops) + 3, xml(lab)))
-  end
-  add('</g>')
-  add('</svg>')
-  return table.concat(o, "\n") .. "\n"
+  return require("perflab.chart").roofline(c)
 end
 
 return M

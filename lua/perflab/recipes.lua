@@ -298,9 +298,9 @@ function M.run(name, inputs, given)
   local r = M.load(name)
   local opts = M.options(r, given)
   M.check_needs(r, inputs)
-  local ins = {}
-  for i, p in ipairs(inputs) do ins[i] = { source = p.source, format = p.format, role = p.role } end
-  local rep = report_mod.new { recipe = r.name, inputs = ins, options = opts }
+  local ins, metas = {}, {}
+  for i, p in ipairs(inputs) do ins[i] = { source = p.source, format = p.format, role = p.role }; metas[i] = p.meta end
+  local rep = report_mod.new { recipe = r.name, inputs = ins, options = opts, input_meta = metas }
   r.run(inputs, opts, rep)
   return rep
 end

@@ -93,7 +93,8 @@ local function is_svg(v) return type(v) == "string" and v:match("^%s*<%?xml") ~=
   or type(v) == "string" and v:match("^%s*<svg[%s>]") ~= nil end
 
 --- The rich forms of a value for the cell protocol and notebooks:
--- {text = ..., markdown = ... (tables, reports, profiles), svg = ... (an SVG
+-- {text = ..., markdown = ... (tables, reports, profiles), html = ... (tables,
+-- reports: perflab.html, figures left to `figures`), svg = ... (an SVG
 -- string, or a report's figures concatenated in order, each its own SVG in
 -- `figures`), data = JSON text (numbers, strings, booleans, plain tables)}.
 function M.rich(v)
@@ -101,9 +102,12 @@ function M.rich(v)
   if ptable.is_table(v) then
     r.markdown = string.format("**%s** — %d rows × %d columns\n\n", v:name(), v:nrows(), #v:columns())
       .. v:format { markdown = true, max_rows = M.max_rows }
+    r.html = string.format("<p><b>%s</b> — %d rows × %d columns</p>\n", require("perflab.chart").escape(v:name()), v:nrows(), #v:columns())
+      .. require("perflab.html").table(v, M.max_rows)
     r.data = nil
   elseif report.is_report(v) then
     r.markdown = v:render("markdown", { max_rows = M.max_rows })
+    r.html = require("perflab.html").fragment(v, { no_figures = true })
     if #v.figure_order > 0 then
       r.figures = {}
       for i, name in ipairs(v.figure_order) do

@@ -44,6 +44,7 @@ function M.new(fields)
     findings = {},
     tables = {}, table_order = {}, table_info = {},
     figures = {}, figure_order = {},
+    input_meta = fields.input_meta,   -- each input's profile meta (device), for the HTML page
     notes = {},
   }, Report)
 end
@@ -207,8 +208,8 @@ function Report:render_text(opts)
   end
   for _, n in ipairs(self.notes) do out[#out + 1] = wrap(n, width, "") ; out[#out + 1] = "" end
   for _, name in ipairs(self.figure_order) do
-    out[#out + 1] = string.format("figure %s: %s (%d bytes of SVG; --output DIR writes it)", name,
-      self.figures[name].title, #self.figures[name].svg)
+    out[#out + 1] = wrap(string.format("figure %s: %s (%d bytes of SVG; --output DIR writes it)", name,
+      self.figures[name].title, #self.figures[name].svg), width, "")
   end
   while out[#out] == "" do out[#out] = nil end
   return table.concat(out, "\n") .. "\n"
@@ -349,8 +350,9 @@ function Report:render(format, opts)
   elseif format == "markdown" or format == "md" then return self:render_markdown(opts)
   elseif format == "json" then return self:render_json(opts)
   elseif format == "csv" then return self:render_csv(opts)
+  elseif format == "html" then return require("perflab.html").page({ self }, opts)
   end
-  errors.fail(string.format("unknown output format '%s' (text, markdown, json, csv)", tostring(format)))
+  errors.fail(string.format("unknown output format '%s' (text, markdown, json, csv, html)", tostring(format)))
 end
 
 Report.__tostring = function(r) return r:render_text() end

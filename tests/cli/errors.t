@@ -104,11 +104,11 @@ Bad usage.
   [2]
 
   $ perflab run top-kernels examples/kernel-table.txt --format xml
-  perflab: unknown format 'xml' (output: text, markdown, json, csv; input formats: perflab formats)
+  perflab: unknown format 'xml' (output: text, markdown, json, csv, html; input formats: perflab formats)
   [2]
 
   $ perflab parse examples/kernel-table.txt --format yaml
-  perflab: unknown format 'yaml' (output: text, markdown, json, csv; input formats: perflab formats)
+  perflab: unknown format 'yaml' (output: text, markdown, json, csv, html; input formats: perflab formats)
   [2]
 
   $ perflab run top-kernels examples/kernel-table.txt --fail-on sometimes

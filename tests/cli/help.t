@@ -34,6 +34,7 @@ listings are checked through a stable slice (CSV header, one known row).
   
     run RECIPE FILE...   run a recipe on profiles and print its report
     parse FILE           show what was read: tables, rows, columns
+    export chrome-trace FILE   the timeline as Chrome-trace JSON for ui.perfetto.dev
     recipes              list recipes and where each comes from
     formats              list input formats and their tables
     gpus                 list known GPUs
@@ -65,16 +66,19 @@ listings are checked through a stable slice (CSV header, one known row).
 
   $ perflab run --help | head -3
   usage: perflab run RECIPE FILE... [options]
+         perflab run all FILE... [options]   every recipe whose needs the inputs meet
   
-  Runs a recipe on one or more profiles and prints its report.
 
   $ perflab run
   usage: perflab run RECIPE FILE... [options]
+         perflab run all FILE... [options]   every recipe whose needs the inputs meet
   
   Runs a recipe on one or more profiles and prints its report.
-    --format text|markdown|json|csv   report format (default text)
-    --output DIR        also write report.txt/.md/.json, every table as CSV and
-                        every figure as SVG into DIR (each file written atomically)
+    --format text|markdown|json|csv|html   report format (default text); html is
+                        one self-contained page with the figures inline
+    --output DIR        also write report.txt/.md/.json/.html, every table as CSV and
+                        every figure as SVG into DIR (each file written atomically;
+                        with 'all', each recipe's files in DIR/RECIPE/)
     --fail-on SEV       exit 1 when a finding has severity SEV or higher
                         (info < opt < warn < error)
     --set KEY=VALUE     set a recipe option (perflab run RECIPE --help lists them)

@@ -55,7 +55,9 @@ The sandbox: no processes, no writes outside --output, text chunks only.
   nil
 
   $ perflab run top-kernels examples/kernel-table.txt --sandbox --set top=1 --output $CRAMTMP/out >/dev/null 2>&1 && ls $CRAMTMP/out
+  report.html
   report.json
   report.md
   report.txt
   top_kernels.csv
+  top_kernels.svg

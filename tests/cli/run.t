@@ -18,6 +18,8 @@ exact text of each output format.
   vectorized_elementwise_kernel   4002  33716352  8424.88    3488  147680    10.9978   0.00475988   0.288134
   
   tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time.
+  
+  figure top_kernels.svg: time share per kernel (top_kernels) (2317 bytes of SVG; --output DIR writes it)
 
   $ perflab run top-kernels examples/kernel-table.txt --set top=3 --format markdown
   ## top-kernels
@@ -43,7 +45,12 @@ exact text of each output format.
 
   $ perflab run top-kernels examples/kernel-table.txt --set top=3 --format json
   {
-    "figures": {},
+    "figures": {
+      "top_kernels.svg": {
+        "bytes": 2317,
+        "title": "time share per kernel (top_kernels)"
+      }
+    },
     "findings": [
       {
         "evidence": {
@@ -116,13 +123,15 @@ exact text of each output format.
 
 --output DIR writes every rendering and every table; stderr says so.
   $ cd $CRAMTMP && perflab run top-kernels "$OLDPWD/examples/kernel-table.txt" --set top=3 --output out > /dev/null
-  perflab: wrote 4 files to out
+  perflab: wrote 6 files to out
 
   $ ls $CRAMTMP/out
+  report.html
   report.json
   report.md
   report.txt
   top_kernels.csv
+  top_kernels.svg
 
   $ cat $CRAMTMP/out/top_kernels.csv
   kernel,calls,total_ns,mean_ns,min_ns,max_ns,share_pct,tensor_util,dram_util
@@ -144,8 +153,8 @@ exact text of each output format.
   [2]
 
   $ cd $CRAMTMP && perflab run top-kernels "$OLDPWD/examples/kernel-table.txt" --output a/b/c > /dev/null && ls a/b/c | wc -l
-  perflab: wrote 4 files to a/b/c
-  4
+  perflab: wrote 6 files to a/b/c
+  6
 
 
 Two inputs: one table per input.

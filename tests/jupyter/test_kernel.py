@@ -152,6 +152,9 @@ def main():
             check("a table: a Markdown table header", "| name " in md, md[:300])
             check("a table: row limit line", "… 13045 more rows (13065 in all)" in md, md[-200:])
             check("a table: text/plain as well", res[0]["data"]["text/plain"].startswith("table 'kernels': 13065 rows"), res)
+            html = res[0]["data"].get("text/html", "") if res else ""
+            check("a table: text/html, header and 20 rows", '<table class="data">' in html and html.count("<tr>") == 21, html[:300])
+            check("a table: 20 of 13065 rows said", "20 of 13065 rows shown" in html, html[-300:])
 
             # a recipe report (56058272 ns = elementwise_kernel total, summed with awk over the file)
             reply, outs = run_cell(kc, 'run("top-kernels", p, {top = 3})')
@@ -160,6 +163,12 @@ def main():
             check("a report: Markdown heading", md.startswith("## top-kernels"), md[:200])
             check("a report: the dominant kernel finding", "`elementwise_kernel` takes 18.3 %" in md, md[:600])
             check("a report: its table", "| `elementwise_kernel`   " in md and "| 56058272 |" in md, md)
+            html = res[0]["data"].get("text/html", "") if res else ""
+            check("a report: text/html with the finding and the exact total on hover",
+                  'class="finding sev-info"' in html and 'data-v="56058272" title="56058272">56.1 ms</td>' in html, html[:600])
+            disp = of_type(outs, "display_data")
+            check("a report: its figure as display_data image/svg+xml",
+                  disp and "Share of kernel time by kernel" in disp[0]["data"].get("image/svg+xml", ""), outs)
 
             # figures: a report's figures as image/svg+xml, and an SVG string value
             svg = '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"><rect width="5" height="10"/></svg>'

@@ -98,6 +98,9 @@ function TestRich:test_svg_strings_tables_and_profiles()
   local r = repl.rich(t)
   lu.assertStrContains(r.markdown, "**kernels** — 13065 rows × 8 columns")
   lu.assertStrContains(r.markdown, "… 13045 more rows (13065 in all)")
+  -- text/html for notebooks: 20 rows, the count said
+  lu.assertEquals(select(2, r.html:gsub("<tr>", "")), 21)
+  lu.assertStrContains(r.html, "20 of 13065 rows shown")
   lu.assertNil(r.data)
   lu.assertStrContains(repl.rich(p).markdown, "- `kernels`: 13065 rows")
 end

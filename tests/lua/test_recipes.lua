@@ -381,7 +381,7 @@ function TestSeverity:test_report_findings()
   lu.assertFalse(ok)
   lu.assertEquals(err.message, "unknown severity 'fatal' (info, opt, warn, error)")
   lu.assertErrorMsgContains("expected a perflab table for 't'", function() rep:table("t", {}) end)
-  lu.assertErrorMsgContains("unknown output format 'xml' (text, markdown, json, csv)", function() rep:render("xml") end)
+  lu.assertErrorMsgContains("unknown output format 'xml' (text, markdown, json, csv, html)", function() rep:render("xml") end)
 end
 
 -- remove the temporary directories after the run

@@ -248,8 +248,11 @@ function TestRender:test_json_shape()
     rel_close(r.share_pct, g[r.kernel].share, "json share")
   end
   lu.assertEquals(rows[1].kernel, "elementwise_kernel")
-  lu.assertEquals(d.figures, {})
-  lu.assertStrContains(text, '"figures": {}')        -- an empty object, not []
+  -- the one figure: time share per kernel (its bars: tests/lua/test_figures.lua)
+  local figs = {}
+  for k in pairs(d.figures) do figs[#figs + 1] = k end
+  lu.assertEquals(figs, { "top_kernels.svg" })
+  lu.assertEquals(d.figures["top_kernels.svg"].title, "time share per kernel (top_kernels)")
   lu.assertEquals(d.notes, {})
 end
 
@@ -296,7 +299,8 @@ function TestRender:test_text()
   lu.assertEquals(lines[7], "top_kernels — 85 kernels, 13065 launches, 306.6 ms of kernel time (top 3 shown)")
   lu.assertEquals(lines[8], "kernel                         calls  total_ns  mean_ns  min_ns  max_ns  share_pct  tensor_util  dram_util")
   lu.assertEquals(lines[10], "elementwise_kernel              3185  56058272  17600.7    5120  255488    18.2854    0.0238878   0.226779")
-  lu.assertEquals(lines[#lines], "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time.")
+  lu.assertEquals(lines[#lines - 2], "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time.")
+  lu.assertNotNil(lines[#lines]:match("^figure top_kernels%.svg: time share per kernel %(top_kernels%) %(%d+ bytes of SVG; %-%-output DIR writes it%)$"), lines[#lines])
   -- a narrower terminal: kernel names are cut (numbers never are), every line fits
   local narrow = report3():render("text", { width = 100 })
   for l in narrow:gmatch("[^\n]+") do lu.assertTrue(utf8.len(l) <= 100, l) end

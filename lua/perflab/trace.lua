@@ -1,0 +1,292 @@
+--- perflab.trace: a profile's timeline as tracks of events, and its export
+-- as Chrome-trace JSON (what ui.perfetto.dev and chrome://tracing open).
+--   trace.collect(p [, opts]) -> {tracks, gpu, cpu, flows, t0, t1, what, truncated}
+--     opts.window = {start_ns, end_ns}; opts.slowest_step: the longest
+--     ProfilerStep when the trace has steps; opts.max_events: keep the
+--     first N device events of the window (for a figure).
+--   trace.chrome(p [, opts]) -> JSON text (opts as collect)
+-- Sources: kernels, memcpy and memset with start times (Kineto, nvprof GPU
+-- trace, rocprof kernel trace, nsys), runtime calls and cpu ops (Kineto).
+-- Tracks: one per device stream (pid = device, tid = stream) and one per
+-- CPU thread (pid, tid as the trace gives them), named with "M" events;
+-- launch -> kernel flows ("s" on the runtime call, "f" with bp "e" on the
+-- kernel, cat "ac2g", id = correlation id), as Kineto writes them.
+-- Timestamps are microseconds with three decimals, relative to
+-- baseTimeNanoseconds, so every nanosecond is kept.
+local json = require "perflab.json"
+local errors = require "perflab.errors"
+
+local M = {}
+
+local function cols(t, names)
+  local out = {}
+  for i, c in ipairs(names) do out[i] = t:has(c) and t:col(c):to_lua() or {} end
+  return out
+end
+
+local function int(v) if v == nil then return nil end; return math.floor(v + 0.5) end
+
+--- The window to show: the one given, the slowest step, or everything.
+local function pick_window(p, opts)
+  if opts.window then return opts.window[1], opts.window[2], "window" end
+  local st = p.tables.steps
+  if opts.slowest_step and st and st:nrows() > 0 and st:has("start_ns") and st:has("duration_ns") then
+    local c = cols(st, { "step", "start_ns", "duration_ns" })
+    local best
+    for i = 1, st:nrows() do
+      if c[2][i] and c[3][i] and (not best or c[3][i] > c[3][best]) then best = i end
+    end
+    if best then return c[2][best], c[2][best] + c[3][best], string.format("slowest step (%s)", tostring(c[1][best])) end
+  end
+  return nil, nil, "whole trace"
+end
+
+function M.collect(p, opts)
+  opts = opts or {}
+  local w0, w1, what = pick_window(p, opts)
+  local function inside(s, d) return not w0 or (s + d >= w0 and s <= w1) end
+  local tracks, track_ix = {}, {}
+  local function track(kind, pid, tid, label)
+    local key = kind .. "\0" .. tostring(pid) .. "\0" .. tostring(tid)
+    if not track_ix[key] then
+      tracks[#tracks + 1] = { kind = kind, pid = pid, tid = tid, label = label }
+      track_ix[key] = tracks[#tracks]
+    end
+    return track_ix[key]
+  end
+  local gpu, cpu, flows = {}, {}, {}
+  local by_corr = {}
+  for _, spec in ipairs({ { "kernels", "kernel" }, { "memcpy", "memcpy" }, { "memset", "memset" } }) do
+    local t = p.tables[spec[1]]
+    if t and t:nrows() > 0 and t:has("start_ns") and t:has("duration_ns") then
+      local c = cols(t, { "name", "start_ns", "duration_ns", "device", "stream", "correlation" })
+      for i = 1, t:nrows() do
+        local s, d = int(c[2][i]), int(c[3][i])
+        if s and d and inside(s, d) then
+          local dev, str = c[4][i], c[5][i]
+          local tk = track("gpu", dev or 0, str or 0, string.format("GPU %s stream %s", tostring(dev or 0), tostring(str or 0)))
+          local e = { name = c[1][i] or "?", start = s, dur = d, kind = spec[2], track = tk.label, tk = tk, corr = c[6][i], device = dev, stream = str,
+                      seq = #gpu + 1 }
+          gpu[#gpu + 1] = e
+        end
+      end
+    end
+  end
+  -- Lua's sort is not stable (and picks pivots at random): every order here
+  -- ends on the events' reading order, so the output is the same each run
+  table.sort(gpu, function(a, b)
+    if a.start ~= b.start then return a.start < b.start end
+    if a.track ~= b.track then return a.track < b.track end
+    return a.seq < b.seq
+  end)
+  local truncated = false
+  -- a figure of a trace without steps: its last device operations (the
+  -- steady state, after warm-up), not hours of idle host time
+  if opts.slowest_step and not w0 then
+    -- after the longest device idle gap while it is most of the span (warm-up, set-up)
+    for _ = 1, 6 do
+      if #gpu < 2 then break end
+      local best, at, reach = 0, nil, gpu[1].start + gpu[1].dur
+      for i = 2, #gpu do
+        if gpu[i].start - reach > best then best, at = gpu[i].start - reach, i end
+        reach = math.max(reach, gpu[i].start + gpu[i].dur)
+      end
+      if not at or best <= 0.5 * (reach - gpu[1].start) then break end
+      local keep = {}
+      for i = at, #gpu do keep[#keep + 1] = gpu[i] end
+      gpu = keep
+      w0, w1, what = gpu[1].start, reach, "device activity after the longest idle gap"
+    end
+  end
+  if opts.slowest_step and opts.last_ops and #gpu > opts.last_ops then
+    local keep = {}
+    for i = #gpu - opts.last_ops + 1, #gpu do keep[#keep + 1] = gpu[i] end
+    gpu = keep
+    w0, w1 = gpu[1].start, 0
+    for _, e in ipairs(gpu) do w1 = math.max(w1, e.start + e.dur) end
+    what = (what == "whole trace" and "" or what .. ", ") .. string.format("last %d device operations", opts.last_ops)
+  end
+  if opts.max_events and #gpu > opts.max_events then
+    for i = #gpu, opts.max_events + 1, -1 do gpu[i] = nil end
+    truncated = true
+    if not w0 then w0 = gpu[1].start end
+    w1 = 0
+    for _, e in ipairs(gpu) do w1 = math.max(w1, e.start + e.dur) end
+  end
+  for _, e in ipairs(gpu) do if e.corr then by_corr[e.corr] = e end end
+  local rt = p.tables.runtime
+  if rt and rt:nrows() > 0 then
+    local c = cols(rt, { "name", "start_ns", "duration_ns", "pid", "tid", "correlation" })
+    for i = 1, rt:nrows() do
+      local s, d = int(c[2][i]), int(c[3][i])
+      if s and d and inside(s, d) and (not truncated or s <= w1) then
+        local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0), tostring(c[5][i] or 0)))
+        local e = { name = c[1][i] or "?", start = s, dur = d, kind = "runtime", track = tk.label, tk = tk, corr = c[6][i], seq = #cpu + 1 }
+        cpu[#cpu + 1] = e
+        local k = e.corr and by_corr[e.corr]
+        if k then flows[#flows + 1] = { id = e.corr, from = s, from_track = tk.label, from_tk = tk, to = k.start, to_track = k.track, to_tk = k.tk, name = k.name } end
+      end
+    end
+  end
+  local ops = p.tables.cpu_ops
+  if ops and ops:nrows() > 0 then
+    local c = cols(ops, { "name", "start_ns", "duration_ns", "pid", "tid" })
+    for i = 1, ops:nrows() do
+      local s, d = int(c[2][i]), int(c[3][i])
+      if s and d and inside(s, d) and (not truncated or s <= w1) then
+        local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0), tostring(c[5][i] or 0)))
+        cpu[#cpu + 1] = { name = c[1][i] or "?", start = s, dur = d, kind = "cpu op", track = tk.label, tk = tk, seq = #cpu + 1 }
+      end
+    end
+  end
+  table.sort(cpu, function(a, b)
+    if a.start ~= b.start then return a.start < b.start end
+    if a.dur ~= b.dur then return a.dur > b.dur end
+    if a.track ~= b.track then return a.track < b.track end
+    return a.seq < b.seq
+  end)
+  table.sort(tracks, function(a, b)
+    if a.kind ~= b.kind then return a.kind == "cpu" end
+    if tostring(a.pid) ~= tostring(b.pid) then return tostring(a.pid) < tostring(b.pid) end
+    local x, y = tonumber(a.tid), tonumber(b.tid)
+    if x and y and x ~= y then return x < y end
+    return tostring(a.tid) < tostring(b.tid)
+  end)
+  local t0, t1 = w0, w1
+  if not t0 then
+    t0, t1 = math.huge, -math.huge
+    for _, l in ipairs({ gpu, cpu }) do for _, e in ipairs(l) do t0 = math.min(t0, e.start); t1 = math.max(t1, e.start + e.dur) end end
+  end
+  return { tracks = tracks, gpu = gpu, cpu = cpu, flows = flows, t0 = t0, t1 = t1, what = what, truncated = truncated }
+end
+
+--- The first start time of the profile's timed events (ns), or nil.
+function M.first_ns(p)
+  local first
+  for _, n in ipairs({ "kernels", "memcpy", "memset", "runtime", "cpu_ops" }) do
+    local t = p.tables[n]
+    if t and t:nrows() > 0 and t:has("start_ns") then
+      local m = t:col("start_ns"):min()
+      if m and m == m and (not first or m < first) then first = m end
+    end
+  end
+  return first
+end
+
+local time_units = { ns = 1, us = 1e3, ["µs"] = 1e3, ms = 1e6, s = 1e9 }
+
+--- "START:END" with units (2ms:5.5ms, 100us:1s; a bare number is ns), times
+-- from the trace's first event -> {start_ns, end_ns} absolute.
+function M.parse_window(text, p, what)
+  what = what or "--window"
+  local a, b = tostring(text):match("^([^:]*):([^:]*)$")
+  if not a then errors.fail(string.format("%s: expected START:END (e.g. 2ms:5ms), found '%s'", what, tostring(text))) end
+  local function t(x, which)
+    local num, unit = x:match("^%s*([%d%.eE%+%-]+)%s*(%S*)%s*$")
+    local v = num and tonumber(num)
+    local f = time_units[(unit == nil or unit == "") and "ns" or unit]
+    if not v or not f then
+      errors.fail(string.format("%s: expected a time like 2ms or 1500us for %s, found '%s'", what, which, x))
+    end
+    return v * f
+  end
+  local s, e = t(a, "START"), t(b, "END")
+  if e < s then errors.fail(string.format("%s: END (%s) is before START (%s)", what, b, a)) end
+  local first = M.first_ns(p) or 0
+  return { first + s, first + e }
+end
+
+-- ---- Chrome trace JSON -------------------------------------------------------
+
+--- microseconds with three decimals from integer nanoseconds (exact)
+local function us(ns)
+  ns = math.tointeger(ns) or math.floor(ns + 0.5)
+  local sign = ns < 0 and "-" or ""
+  ns = math.abs(ns)
+  return string.format("%s%d.%03d", sign, ns // 1000, ns % 1000)
+end
+M.us = us
+
+-- names as JSON strings; bytes that are not UTF-8 become U+FFFD (a strict
+-- JSON reader such as Perfetto's would refuse them)
+local function jstr(s) return json.encode(require("perflab.chart").utf8_clean(s)) end
+
+function M.chrome(p, opts)
+  opts = opts or {}
+  local tl = M.collect(p, opts)
+  if #tl.gpu == 0 and #tl.cpu == 0 then
+    errors.fail(string.format("%s (%s) has no timed device or host events to export (it needs kernels with start_ns: a Kineto, nvprof GPU-trace, rocprof or nsys trace)",
+      p.source, p.format))
+  end
+  -- timestamps relative to a base on a whole microsecond, as Kineto writes them
+  local base = math.huge
+  for _, l in ipairs({ tl.gpu, tl.cpu }) do for _, e in ipairs(l) do base = math.min(base, e.start) end end
+  base = (base // 1000) * 1000
+  -- numeric pids and tids: a device keeps its index, a CPU process its pid
+  -- when it is a number; others (names) are numbered after them
+  local pid_of, tid_of, next_pid = {}, {}, 1000000
+  local function npid(tk)
+    if tk.npid then return tk.npid end
+    local key = tk.kind .. "\0" .. tostring(tk.pid)
+    if not pid_of[key] then
+      local n = math.tointeger(tonumber(tk.pid))
+      if tk.kind == "gpu" then n = n and (n >= 0 and n < 1000) and n or nil end
+      if not n or n < 0 then n = next_pid; next_pid = next_pid + 1 end
+      for _, v in pairs(pid_of) do if v == n then n = next_pid; next_pid = next_pid + 1; break end end
+      pid_of[key] = n
+    end
+    tk.npid = pid_of[key]
+    return tk.npid
+  end
+  local function ntid(tk)
+    if tk.ntid then return tk.ntid end
+    local key = tk.kind .. "\0" .. tostring(tk.pid) .. "\0" .. tostring(tk.tid)
+    if not tid_of[key] then
+      local n = math.tointeger(tonumber(tk.tid))
+      if not n then
+        local k = 0
+        for _ in pairs(tid_of) do k = k + 1 end
+        n = 2000000 + k
+      end
+      tid_of[key] = n
+    end
+    tk.ntid = tid_of[key]
+    return tk.ntid
+  end
+  local out = {}
+  local function add(s) out[#out + 1] = s end
+  local named = {}
+  for _, tk in ipairs(tl.tracks) do
+    local pid, tid = npid(tk), ntid(tk)
+    if not named[pid] then
+      named[pid] = true
+      local pname = tk.kind == "gpu" and ("GPU " .. tostring(tk.pid)) or ("CPU process " .. tostring(tk.pid))
+      add(string.format('{"ph":"M","name":"process_name","pid":%d,"tid":0,"args":{"name":%s}}', pid, jstr(pname)))
+      add(string.format('{"ph":"M","name":"process_sort_index","pid":%d,"tid":0,"args":{"sort_index":%d}}', pid, tk.kind == "gpu" and pid + 5000000 or pid))
+    end
+    add(string.format('{"ph":"M","name":"thread_name","pid":%d,"tid":%d,"args":{"name":%s}}', pid, tid,
+      jstr(tk.kind == "gpu" and ("stream " .. tostring(tk.tid)) or ("thread " .. tostring(tk.tid)))))
+  end
+  local cat = { kernel = "kernel", memcpy = "gpu_memcpy", memset = "gpu_memset", runtime = "cuda_runtime", ["cpu op"] = "cpu_op" }
+  for _, e in ipairs(tl.cpu) do
+    local args = e.corr and string.format('{"correlation":%d}', e.corr) or "{}"
+    add(string.format('{"ph":"X","cat":"%s","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":%s}', cat[e.kind], jstr(e.name),
+      npid(e.tk), ntid(e.tk), us(e.start - base), us(e.dur), args))
+  end
+  for _, e in ipairs(tl.gpu) do
+    local a = {}
+    if math.tointeger(e.device) then a[#a + 1] = string.format('"device":%d', e.device) end
+    if math.tointeger(e.stream) then a[#a + 1] = string.format('"stream":%d', e.stream) end
+    if e.corr then a[#a + 1] = string.format('"correlation":%d', e.corr) end
+    add(string.format('{"ph":"X","cat":"%s","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{%s}}', cat[e.kind], jstr(e.name),
+      npid(e.tk), ntid(e.tk), us(e.start - base), us(e.dur), table.concat(a, ",")))
+  end
+  for _, f in ipairs(tl.flows) do
+    add(string.format('{"ph":"s","id":%d,"pid":%d,"tid":%d,"ts":%s,"cat":"ac2g","name":"ac2g"}', f.id, npid(f.from_tk), ntid(f.from_tk), us(f.from - base)))
+    add(string.format('{"ph":"f","id":%d,"pid":%d,"tid":%d,"ts":%s,"cat":"ac2g","name":"ac2g","bp":"e"}', f.id, npid(f.to_tk), ntid(f.to_tk), us(f.to - base)))
+  end
+  return string.format('{"schemaVersion":1,"displayTimeUnit":"ns","baseTimeNanoseconds":%d,"traceName":%s,\n"traceEvents":[\n%s\n]}\n',
+    base, jstr(p.source or ""), table.concat(out, ",\n"))
+end
+
+return M
