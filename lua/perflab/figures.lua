@@ -48,7 +48,9 @@ function M.top_kernels(report, tname)
   for _, name in ipairs(report.table_order) do
     if name == (tname or name) and name:match("^top_kernels") then
       local rows = rows_of(report.tables[name], { "kernel", "share_pct", "total_ns", "calls", "run" }, 25)
-      if rows then
+      local known = false   -- no figure of shares that are all unknown (an input without durations)
+      for _, r in ipairs(rows or {}) do if r.share_pct then known = true; break end end
+      if rows and known then
         local cats, vals, tips = {}, {}, {}
         for i, r in ipairs(rows) do
           cats[i] = (r.run and (tostring(r.run) .. ": ") or "") .. label(r.kernel)

@@ -34,7 +34,7 @@ end
 local check = require("perflab.options").check
 
 function M.new(fields)
-  check(fields, { "inputs", "options", "recipe", "title" }, "perflab.report")
+  check(fields, { "input_meta", "inputs", "options", "recipe", "title" }, "perflab.report")
   fields = fields or {}
   return setmetatable({
     recipe = fields.recipe or "script",
