@@ -24,7 +24,7 @@
 --   queue_series  (device, stream, window, start_ns, max) -- the maximum
 --                  queue length in each of `windows` equal time windows
 --   overlap       (device, comm_ns, comp_ns, overlap_ns, overlap_pct) -- only
---                  when communication kernels (nccl*) exist: overlap_pct =
+--                  when communication kernels (perflab.comm: nccl*, multimem_*, ...) exist: overlap_pct =
 --                  |comp ∩ comm| / |comm|
 local perflab = require "perflab"
 local T = perflab.table
@@ -40,11 +40,7 @@ local function quantiles(vals)
   return { mean = c:mean(), p50 = q[1], p90 = q[2], p99 = q[3], max = c:max() }
 end
 
-local function is_comm(name)
-  local n = (name or ""):lower()
-  for _, p in ipairs(D.comm_kernel_patterns) do if n:find(p) then return true end end
-  return false
-end
+local is_comm = require("perflab.comm").is_kernel
 
 --- Queue length over time for one stream: returns max, time-weighted mean,
 -- the first time the max was reached, and per-window maxima.

@@ -15,7 +15,9 @@
 --     one too when it launched fewer than 80 % of the ops of the one before
 --     (the profiler may have missed its kernels).
 --  2. Roles, highest priority first: Kernel (device kernels), Memcpy, Memset,
---     Communication (kernels launched by nccl:/gloo: ops, or named nccl*),
+--     Communication (kernels launched by nccl:/gloo: ops, or whose name is
+--     communication by the rules in lua/perflab/comm.lua: nccl*, rccl,
+--     torch symmetric memory, Gloo, HCCL),
 --     Runtime (runtime API calls), DataLoader (enumerate(DataLoader)#...
 --     __next__ ops), CPU Exec (other host ops), Other (the rest of the step).
 --     Each role = the union of its intervals minus the union of every
@@ -35,7 +37,8 @@
 --    as "not started"); here each role is always clipped to what is left;
 --  * GPU-side `gpu_user_annotation` spans (newer traces) are not CPU Exec,
 --    and their ProfilerStep#N copies are not steps (the plugin counts both);
---  * kernels named nccl* are Communication even without an nccl:* host op;
+--  * kernels that perflab.comm names communication (nccl*, multimem_*, ...)
+--    are Communication even without an nccl:* host op;
 --  * the memory-capacity trigger (peak 'Total Allocated' > 90 % of the
 --    device's memory) is checked for every CUDA device, not only the first
 --    one over, and CPU-side [memory] events are never compared with a GPU
@@ -60,6 +63,7 @@ local T = perflab.table
 local units = perflab.units
 local IV = require "perflab.timeline"
 local D = require "perflab.timeline_data"
+local comm = require "perflab.comm"
 
 local MAXI = math.maxinteger
 local MINI = math.mininteger
@@ -116,7 +120,7 @@ local function collect(p)
   end
 
   local lower = per_text(string.lower)
-  local comm_kernel = per_text(function(k) return matches_any(k:lower(), D.comm_kernel_patterns) end)
+  local comm_kernel = per_text(comm.is_kernel)
   local dataloader = per_text(function(k) return matches_any(k, D.dataloader_patterns) end)
   for i = 1, n do
     if ph[i] == "X" and ts[i] then
