@@ -8,6 +8,7 @@
 #include "format.h"
 #include "names.h"
 #include "pl_limits.h"
+#include "pl_loadmany.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -164,6 +165,50 @@ static int fmt_load(lua_State *L) {
   return finish(L, p, &e);
 }
 
+/* load_many(paths, opts, jobs) -> {record...} | nil, msg: the files parsed
+** on `jobs` threads (0 or nil: the core count); each record is built as
+** soon as its file (and those before it) are parsed.  The first error in
+** file order stops the rest and is returned, naming its file. */
+static int fmt_load_many(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_Integer n = luaL_len(L, 1);
+  if (n < 0) n = 0;
+  const char **paths = lua_newuserdatauv(L, sizeof *paths * (size_t)(n ? n : 1), 0);  /* freed by the GC */
+  lua_createtable(L, (int)n, 0);   /* anchors the path strings */
+  int anchor = lua_gettop(L);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, 1, i);
+    if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "load_many: element %d of the file list is not a string", (int)i);
+    paths[i - 1] = lua_tostring(L, -1);
+    lua_rawseti(L, anchor, i);
+  }
+  loadopts lo;
+  read_opts(L, 2, &lo);
+  int jobs = (int)luaL_optinteger(L, 3, 0);
+  pl_parse_interrupt = 0;
+  pl_many *m = pl_many_start(paths, (size_t)n, lo.format, &lo.o, jobs);
+  lua_createtable(L, (int)n, 0);
+  for (lua_Integer i = 0; i < n; i++) {
+    pl_err e;
+    pl_profile *p = pl_many_take(m, (size_t)i, &e);
+    if (!p) {
+      pl_many_finish(m);
+      return finish(L, NULL, &e);
+    }
+    pl_l_pushprofile(L, p);
+    pl_profile_free(p);
+    lua_rawseti(L, -2, i + 1);
+  }
+  pl_many_finish(m);
+  return 1;
+}
+
+/* cores() -> the number of online CPU cores (load_many's default) */
+static int fmt_cores(lua_State *L) {
+  lua_pushinteger(L, pl_many_cores());
+  return 1;
+}
+
 /* parse(name, text [, opts]) -> record | nil, msg */
 static int fmt_parse(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
@@ -214,7 +259,7 @@ static int fmt_short_name(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"short_name", fmt_short_name},
-  {"load", fmt_load}, {"parse", fmt_parse}, {"list", fmt_list}, {"detect", fmt_detect},
+  {"load", fmt_load}, {"load_many", fmt_load_many}, {"cores", fmt_cores}, {"parse", fmt_parse}, {"list", fmt_list}, {"detect", fmt_detect},
   {NULL, NULL}
 };
 

@@ -32,6 +32,8 @@ Runs a recipe on one or more profiles and prints its report.
   --baseline FILE...  inputs in the role "baseline" (the normal runs) for
                       comparison recipes (suspicion); files up to the next option
   --target FILE...    inputs in the role "target" (the slow or new runs)
+  --jobs N            parse the input files on N threads (default: the number
+                      of cores); the reports do not depend on N
 ]],
   parse = [[
 usage: perflab parse FILE [options]
@@ -174,7 +176,7 @@ end
 function M.run(args)
   local pos, o = parse_args(args, { _cmd = "run", format = "value", output = "value", ["fail-on"] = "value",
     set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag",
-    baseline = "files", target = "files" })
+    baseline = "files", target = "files", jobs = "value" })
   if o.help and pos[1] then write(recipes.help(pos[1])); return 0 end
   if o.help or #pos == 0 then write(usage.run); return o.help and 0 or 2 end
   local fmt = output_format(o)
@@ -189,7 +191,19 @@ function M.run(args)
   -- a recipe that lists the tables it reads gets only those built
   local lo = load_opts(o)
   lo.tables = r.tables
-  for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], lo) end
+  if o.jobs then
+    local j = math.tointeger(tonumber(o.jobs))
+    if not j or j < 1 then fail(string.format("--jobs expects a whole number >= 1, got '%s'", o.jobs)) end
+    lo.jobs = j
+  end
+  if #pos > 2 or lo.jobs then
+    -- several files: parsed side by side (perflab.load_many)
+    local files = {}
+    for k = 2, #pos do files[#files + 1] = pos[k] end
+    inputs = profile.load_many(files, lo)
+  else
+    for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], lo) end
+  end
   -- comparison inputs: each profile carries its role ("baseline" / "target")
   for _, role in ipairs({ "baseline", "target" }) do
     for _, f in ipairs(o[role] or {}) do

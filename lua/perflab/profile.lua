@@ -7,6 +7,9 @@
 --   p:table(name)  the table, or an error naming the tables there are
 --   p:has(name)    true when the profile has that table
 --   p:table_names() names in the order the parser made them
+--   p.rank, p.world_size  the rank of a multi-rank job and its size, when
+--                  the file says (Kineto distributedInfo); load_many and
+--                  perflab.ranks fill them in by file order otherwise
 local formats = require "perflab.formats"
 local errors = require "perflab.errors"
 
@@ -20,6 +23,9 @@ local function wrap(rec, opts)
     -- only some tables were asked for; derived ones came with their sources
     rec.partial = true
   end
+  local meta = rec.meta or {}
+  if math.type(meta.rank) == "integer" then rec.rank = meta.rank end
+  if math.type(meta.world_size) == "integer" then rec.world_size = meta.world_size end
   return require("perflab.derive").apply(setmetatable(rec, Profile))
 end
 
@@ -94,6 +100,22 @@ function M.try_load(path, opts)
   local rec, err = formats.load(path, load_opts(opts))
   if not rec then return nil, err end
   return wrap(rec, opts)
+end
+
+--- load_many(paths [, opts]) -> {profile...} in the order of paths: the
+-- files are parsed on opts.jobs threads (default: the core count), each
+-- handed to Lua when its parse ends; raises naming the first file (in
+-- order) that failed.  Ranks: see perflab.ranks.assign.
+function M.load_many(paths, opts)
+  local jobs = opts and opts.jobs
+  if jobs ~= nil and (math.type(jobs) ~= "integer" or jobs < 1) then
+    errors.fail(string.format("jobs must be a whole number >= 1, got %s", tostring(jobs)), 2)
+  end
+  local recs, err = formats.load_many(paths, load_opts(opts), jobs or 0)
+  if not recs then errors.fail(err, 2) end
+  local out = {}
+  for i, rec in ipairs(recs) do out[i] = wrap(rec, opts) end
+  return out
 end
 
 --- parse(name, text [, opts]) -> profile (text already in memory)
