@@ -64,6 +64,7 @@ local units = perflab.units
 local IV = require "perflab.timeline"
 local D = require "perflab.timeline_data"
 local comm = require "perflab.comm"
+local ranks = require "perflab.ranks"
 
 local MAXI = math.maxinteger
 local MINI = math.mininteger
@@ -714,14 +715,22 @@ return {
     for _, p in ipairs(inputs) do
       if p.tables.events then from_kineto(p, report, acc) else from_tb(p, report, acc) end
     end
+    -- several ranks of one job (one run per trace): a rank column beside run
+    local per_rank = ranks.of_job(inputs) and acc.multi
+    if per_rank then
+      for _, r in ipairs(acc.steps) do r.rank = inputs[r.run] and inputs[r.run].rank end
+      for _, r in ipairs(acc.summary) do r.rank = r.run and inputs[r.run] and inputs[r.run].rank end
+    end
     local cols = {}
     if acc.multi then cols[1] = "run" end
+    if per_rank then cols[#cols + 1] = "rank" end
     for _, c in ipairs(STEP_COLS) do cols[#cols + 1] = c end
     if #acc.steps > 0 and acc.steps[1].start_ns then cols[#cols + 1] = "start_ns" end
     report:table("steps", T.from_rows(acc.steps, cols, "steps"),
       { title = "time per step by category (ns; each category minus every higher one, within the step)" })
     local scols = {}
     if acc.multi then scols[1] = "run" end
+    if per_rank then scols[#scols + 1] = "rank" end
     for _, c in ipairs({ "metric", "device", "value", "unit", "pct" }) do scols[#scols + 1] = c end
     local has_stored = false
     for _, r in ipairs(acc.summary) do if r.stored_pct then has_stored = true end end

@@ -70,4 +70,32 @@ function M.assign(profiles, opts)
   return sorted, notes
 end
 
+--- ranks.of_job(inputs) -> true when two or more inputs each carry a rank
+-- of their own (distributedInfo) and no two the same: the per-input
+-- recipes (top-kernels, idle-time, launch-latency, step-breakdown) then
+-- report per rank, in a leading `rank` column.
+function M.of_job(inputs)
+  if #inputs < 2 then return false end
+  local seen = {}
+  for _, p in ipairs(inputs) do
+    if math.type(p.rank) ~= "integer" or seen[p.rank] then return false end
+    seen[p.rank] = true
+  end
+  return true
+end
+
+--- ranks.columns(per_rank, cols) -> cols with "rank" in front when per_rank.
+function M.columns(per_rank, cols)
+  if not per_rank then return cols end
+  local out = { "rank" }
+  for _, c in ipairs(cols) do out[#out + 1] = c end
+  return out
+end
+
+--- ranks.tag(per_rank, rank, list, from): sets .rank on list[from+1 ..].
+function M.tag(per_rank, rank, list, from)
+  if not per_rank then return end
+  for i = from + 1, #list do list[i].rank = rank end
+end
+
 return M

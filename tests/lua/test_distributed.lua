@@ -274,4 +274,47 @@ function TestBadInput:test_missing_rank_and_duplicates()
   lu.assertStrContains(tostring(err), "both are rank 0")
 end
 
+-- ---- 5. the per-input recipes on several ranks --------------------------------------
+
+-- Given two ranks of one job, top-kernels, idle-time, launch-latency and
+-- step-breakdown report per rank: a rank column whose rows, for each rank,
+-- equal those of the recipe run on that rank's file alone.
+TestPerRank = {}
+
+local function strip(rows_, drop)
+  local out = {}
+  for i, r in ipairs(rows_) do
+    local c = {}
+    for k, v in pairs(r) do if not drop[k] then c[k] = v end end
+    out[i] = c
+  end
+  return out
+end
+
+function TestPerRank:test_rank_columns()
+  local F = { "tests/fixtures/multirank/straggler/rank-1.json.gz", "tests/fixtures/multirank/straggler/rank-0.json.gz" }
+  local both = perflab.load_many(F)
+  for _, case in ipairs({ { "top-kernels", "per_rank", "top_kernels" }, { "idle-time", "idle", "idle" },
+                          { "launch-latency", "launch_delay", "launch_delay" }, { "launch-latency", "overlap", "overlap" },
+                          { "step-breakdown", "steps", "steps" } }) do
+    local rep = recipes.run(case[1], both, {})
+    local t = rep.tables[case[2]]
+    lu.assertNotNil(t, case[1] .. " " .. case[2])
+    lu.assertTrue(t:has("rank"), case[1])
+    for _, k in ipairs({ 2, 1 }) do
+      local alone = rows_of(recipes.run(case[1], { both[k] }, {}).tables[case[3]])
+      local mine = {}
+      for _, r in ipairs(rows_of(t)) do if r.rank == both[k].rank then mine[#mine + 1] = r end end
+      lu.assertEquals(#mine, #alone, case[1])
+      -- the columns the per-rank table has (top-kernels' per_rank keeps five)
+      local drop = { run = true }
+      local keep = {}
+      for _, c in ipairs(t:columns()) do keep[c] = true end
+      for _, r in ipairs(alone) do for c in pairs(r) do if not keep[c] then drop[c] = true end end end
+      lu.assertEquals(strip(mine, { rank = true, run = true, input = true }), strip(alone, drop),
+        case[1] .. " rank " .. both[k].rank)
+    end
+  end
+end
+
 os.exit(lu.LuaUnit.run())
