@@ -103,10 +103,12 @@ local function map_rank(p, opts)
   for i, sp in ipairs(spans) do irows[i] = { iteration = sp.it, start_ns = sp.s, end_ns = sp.e } end
   return {
     source = p.source, format = p.format, rank = p.rank, world_size = p.world_size,
-    meta = { t_max = #spans > 0 and t_max or nil, comm_kernels = ncomm },
+    meta = {},
     notes = {},
-    table_order = { "iterations", "comm_kernels" },
+    table_order = { "iterations", "comm_kernels", "extent" },
     tables = {
+      -- int64 values go in tables (exact in CSV), not in the manifest
+      extent = T.from_rows({ { t_max = #spans > 0 and t_max or 0, comm_kernels = ncomm } }, { "t_max", "comm_kernels" }, "extent"),
       iterations = T.from_rows(irows, { "iteration", "start_ns", "end_ns" }, "iterations"),
       comm_kernels = T.from_rows(krows, { "stream", "iteration", "name", "start_ns", "duration_ns" }, "comm_kernels"),
     },
@@ -149,8 +151,9 @@ local function merge(parts, opts, report)
       if r.start_ns < t_min then t_min = r.start_ns end
       if not its[r.iteration] then its[r.iteration] = true; itlist[#itlist + 1] = r.iteration end
     end
-    local tm = s.meta and s.meta.t_max
-    if tm and tm > t_max then t_max = tm end
+    local ext = rows(s.tables.extent)[1] or {}
+    s.comm_kernels = ext.comm_kernels or 0
+    if (ext.t_max or 0) > t_max and #rows(s.tables.iterations) > 0 then t_max = ext.t_max end
   end
   table.sort(itlist)
   local rank_rows, it_rows, cand_rows = {}, {}, {}
@@ -165,7 +168,7 @@ local function merge(parts, opts, report)
   end
   local function plain_ranks()
     for k, s in ipairs(sorted) do
-      rank_rows[k] = { rank = s.rank, source = s.source, comm_kernels = s.meta and s.meta.comm_kernels or 0,
+      rank_rows[k] = { rank = s.rank, source = s.source, comm_kernels = s.comm_kernels,
         iterations = 0, flagged = 0, flagged_pct = 0, verdict = "-" }
     end
   end
@@ -250,7 +253,7 @@ local function merge(parts, opts, report)
   for k, s in ipairs(sorted) do
     local others = {}
     for q = 1, #sorted do if q ~= k then for _, v in ipairs(metric[q]) do others[#others + 1] = v end end end
-    local row = { rank = s.rank, source = s.source, comm_kernels = s.meta and s.meta.comm_kernels or 0,
+    local row = { rank = s.rank, source = s.source, comm_kernels = s.comm_kernels,
       iterations = #metric[k], flagged = flagged[k], flagged_pct = #metric[k] > 0 and 100 * flagged[k] / #metric[k] or 0,
       median_lateness = median(metric[k]), verdict = "-" }
     if #metric[k] >= 2 and #others >= 2 then

@@ -34,6 +34,11 @@ Runs a recipe on one or more profiles and prints its report.
   --target FILE...    inputs in the role "target" (the slow or new runs)
   --jobs N            parse the input files on N threads (default: the number
                       of cores); the reports do not depend on N
+  --map FILE          (multi-rank recipes: distributed, stragglers) write the
+                      per-rank summary of FILE into --output DIR (CSV tables,
+                      manifest.json); no report
+  --merge DIR...      the report from folders written by --map, the same as
+                      the direct run on their files
 ]],
   parse = [[
 usage: perflab parse FILE [options]
@@ -176,14 +181,25 @@ end
 function M.run(args)
   local pos, o = parse_args(args, { _cmd = "run", format = "value", output = "value", ["fail-on"] = "value",
     set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag",
-    baseline = "files", target = "files", jobs = "value" })
+    baseline = "files", target = "files", jobs = "value", map = "value", merge = "files" })
   if o.help and pos[1] then write(recipes.help(pos[1])); return 0 end
   if o.help or #pos == 0 then write(usage.run); return o.help and 0 or 2 end
+  if o.gpu then o.set.gpu = o.gpu end
+  if o.map then
+    -- the map step of a multi-rank recipe: one file's summary into --output
+    if not o.output then fail("--map FILE needs --output DIR (where the summary goes)") end
+    if #pos > 1 or o.merge then fail("--map takes one FILE, and no other input files or --merge") end
+    local lo = load_opts(o)
+    lo.tables = recipes.load(pos[1]).tables
+    local files = recipes.map_write(pos[1], profile.load(o.map, lo), o.set, o.output)
+    io.stderr:write(string.format("perflab: wrote %d files to %s\n", #files, o.output))
+    return 0
+  end
   local fmt = output_format(o)
   local failon = o["fail-on"] and report_mod.severity(o["fail-on"])
   local r = recipes.load(pos[1])
   local nroles = #(o.baseline or {}) + #(o.target or {})
-  if #pos < 2 and nroles == 0 and #r.needs > 0 then
+  if #pos < 2 and nroles == 0 and #r.needs > 0 and not o.merge then
     fail(string.format("recipe '%s' needs input files: perflab run %s FILE...", r.name, r.name))
   end
   if o.gpu then o.set.gpu = o.gpu end
@@ -212,7 +228,13 @@ function M.run(args)
       inputs[#inputs + 1] = p
     end
   end
-  local rep = recipes.run(r, inputs, o.set)
+  local rep
+  if o.merge then
+    if #pos > 1 then fail("--merge DIR... takes no input files") end
+    rep = recipes.merge_dirs(r, o.merge, o.set)
+  else
+    rep = recipes.run(r, inputs, o.set)
+  end
   write(rep:render(fmt, { width = term_width(), table = o.table }))
   if o.output then
     local files = write_outputs(o.output, rep)
