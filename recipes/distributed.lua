@@ -210,7 +210,10 @@ local function map_rank(p)
   end
   local h = hta_breakdown(p, K, kcomm)
   return {
-    source = p.source, format = p.format, rank = p.rank, world_size = p.world_size,
+    -- a rank that only came from the file order is left to the merge (which
+    -- ranks by the order of its inputs, and says so)
+    source = p.source, format = p.format,
+    rank = p.rank_from ~= "order" and p.rank or nil, world_size = p.rank_from ~= "order" and p.world_size or nil,
     meta = { cpu_fallback = cpu_fallback },
     notes = notes,
     table_order = { "steps", "collectives", "ranges", "hta" },

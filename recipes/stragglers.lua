@@ -102,7 +102,10 @@ local function map_rank(p, opts)
   local irows = {}
   for i, sp in ipairs(spans) do irows[i] = { iteration = sp.it, start_ns = sp.s, end_ns = sp.e } end
   return {
-    source = p.source, format = p.format, rank = p.rank, world_size = p.world_size,
+    -- a rank that only came from the file order is left to the merge (which
+    -- ranks by the order of its inputs, and says so)
+    source = p.source, format = p.format,
+    rank = p.rank_from ~= "order" and p.rank or nil, world_size = p.rank_from ~= "order" and p.world_size or nil,
     meta = {},
     notes = {},
     table_order = { "iterations", "comm_kernels", "extent" },

@@ -8,8 +8,9 @@
 --   p:has(name)    true when the profile has that table
 --   p:table_names() names in the order the parser made them
 --   p.rank, p.world_size  the rank of a multi-rank job and its size, when
---                  the file says (Kineto distributedInfo); load_many and
---                  perflab.ranks fill them in by file order otherwise
+--                  the file says (Kineto distributedInfo); load_many fills
+--                  them in by file order otherwise (p.rank_from = "order",
+--                  else "trace")
 local formats = require "perflab.formats"
 local errors = require "perflab.errors"
 
@@ -114,7 +115,16 @@ function M.load_many(paths, opts)
   local recs, err = formats.load_many(paths, load_opts(opts), jobs or 0)
   if not recs then errors.fail(err, 2) end
   local out = {}
-  for i, rec in ipairs(recs) do out[i] = wrap(rec, opts) end
+  local any_world = false
+  for i, rec in ipairs(recs) do
+    out[i] = wrap(rec, opts)
+    if out[i].world_size then any_world = true end
+  end
+  -- every profile knows its rank: from the trace, else its position
+  for i, p in ipairs(out) do
+    if p.rank == nil then p.rank, p.rank_from = i - 1, "order" else p.rank_from = "trace" end
+    if not any_world then p.world_size = #out end
+  end
   return out
 end
 

@@ -19,7 +19,7 @@ function M.assign(profiles, opts)
   local notes = {}
   local from_order = {}
   for i, p in ipairs(profiles) do
-    if math.type(p.rank) ~= "integer" then
+    if math.type(p.rank) ~= "integer" or p.rank_from == "order" then
       p.rank = i - 1
       from_order[#from_order + 1] = p.source
     end
@@ -78,7 +78,7 @@ function M.of_job(inputs)
   if #inputs < 2 then return false end
   local seen = {}
   for _, p in ipairs(inputs) do
-    if math.type(p.rank) ~= "integer" or seen[p.rank] then return false end
+    if math.type(p.rank) ~= "integer" or p.rank_from == "order" or seen[p.rank] then return false end
     seen[p.rank] = true
   end
   return true

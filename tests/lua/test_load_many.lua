@@ -71,6 +71,7 @@ function TestRanks:test_from_the_trace()
   local ps = perflab.load_many({ MR .. "hta_trace_filter_sampled_2rank/sampled_rank-1.json.gz",
     MR .. "hta_trace_filter_sampled_2rank/sampled_rank-0.json.gz" }, { jobs = 2 })
   lu.assertEquals(ps[1].rank, 1)
+  lu.assertEquals(ps[1].rank_from, "trace")
   lu.assertEquals(ps[1].world_size, 128)
   local sorted, notes = ranks.assign(ps)
   lu.assertEquals(sorted[1].rank, 0)
@@ -82,7 +83,9 @@ end
 function TestRanks:test_from_file_order()
   local ps = perflab.load_many({ MR .. "tbplugin_distributed_test_inline/nccl/worker1.json",
     MR .. "tbplugin_distributed_test_inline/nccl/worker0.json" })
-  lu.assertNil(ps[1].rank)
+  -- every profile knows its rank: here from the order of the files
+  lu.assertEquals({ ps[1].rank, ps[1].rank_from, ps[1].world_size }, { 0, "order", 2 })
+  lu.assertEquals({ ps[2].rank, ps[2].world_size }, { 1, 2 })
   local sorted, notes = ranks.assign(ps)
   lu.assertStrContains(sorted[1].source, "worker1.json")
   lu.assertEquals(sorted[1].rank, 0)
