@@ -160,7 +160,9 @@ static int fmt_load(lua_State *L) {
   read_opts(L, 2, &lo);
   pl_err e;
   pl_parse_interrupt = 0;
+  pl_oom_file = path;
   pl_profile *p = pl_load_file(path, lo.format, &lo.o, &e);
+  pl_oom_file = NULL;
   progress_end(&lo.pg);
   return finish(L, p, &e);
 }

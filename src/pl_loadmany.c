@@ -41,7 +41,9 @@ static void *worker(void *arg) {
     size_t i = m->next++;
     pthread_mutex_unlock(&m->mu);
     pl_err e;
+    pl_oom_file = m->paths[i];
     pl_profile *p = pl_load_file(m->paths[i], m->format, &m->o, &e);
+    pl_oom_file = NULL;
     pthread_mutex_lock(&m->mu);
     m->s[i].p = p;
     if (!p) m->s[i].err = e;

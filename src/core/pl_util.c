@@ -9,10 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Thread_local const char *pl_oom_file = NULL;
+
 static void pl_oom(size_t n) {
   /* The one place the core may end the process: the allocator itself failed.
   ** The host installs memory limits above this (see README: --max-memory). */
-  fprintf(stderr, "perflab: out of memory (allocating %zu bytes): the input needs more memory than "
+  if (pl_oom_file) fprintf(stderr, "perflab: %s: ", pl_oom_file);
+  else fprintf(stderr, "perflab: ");
+  fprintf(stderr, "out of memory (allocating %zu bytes): the input needs more memory than "
           "--max-memory allows; raise it, or load only the tables you need (--table)\n", n);
   exit(2);
 }

@@ -13,6 +13,9 @@
 
 /* Allocation: these abort only on true out-of-memory (malloc returning NULL),
 ** which the host turns into a clear message.  Everything else reports errors. */
+/* The file being read on this thread, named by the out-of-memory message
+** (set by the host around a load; NULL when none). */
+extern _Thread_local const char *pl_oom_file;
 void *pl_xmalloc(size_t n);
 void *pl_xcalloc(size_t n, size_t sz);
 void *pl_xrealloc(void *p, size_t n);
