@@ -8,8 +8,9 @@
 --    span when the trace has no ProfilerStep#N);
 --  * Kernel = device kernels that are not communication; Communication =
 --    kernels launched by a collective host op (same external id: nccl:*,
---    gloo:*) or named communication by lua/perflab/comm.lua, and those host
---    ops themselves.  A trace with no kernel at all (Gloo on CPU) takes its
+--    gloo:*; cpu ops, or user annotations as older PyTorch wrote them) or
+--    named communication by lua/perflab/comm.lua, and those host ops
+--    themselves.  A trace with no kernel at all (Gloo on CPU) takes its
 --    other host ops as computation, as the plugin does.
 --    Per step [s, e): computation = |Kernel ∩ step|, communication =
 --    |Comm ∩ step|, overlap = |Kernel ∩ Comm ∩ step|, other = (e - s) +
@@ -156,6 +157,22 @@ local function map_rank(p)
       nodes[#nodes + 1] = nd
       if C.ext[i] then by_ext[C.ext[i]] = nd end
       comm_s[#comm_s + 1] = a; comm_e[#comm_e + 1] = b
+    end
+  end
+  -- collective calls recorded as user annotations (record_function around
+  -- the call, as older PyTorch wrote them): in the events table only
+  local et = p.tables.events
+  if et and et:has("cat") then
+    local en, ec, eph, ets, edur, eext = col(et, "name"), col(et, "cat"), col(et, "ph"), col(et, "ts_ns"),
+      col(et, "dur_ns"), col(et, "external_id")
+    for i = 1, #en do
+      if eph[i] == "X" and comm.is_op(en[i]) and ec[i] and ec[i]:lower() == "user_annotation" and ets[i] then
+        local a, b = ets[i], ets[i] + (edur[i] or 0)
+        local nd = { name = en[i], s = a, e = b, bytes = 0, ranges = { { a, b } }, idx = #nodes + 1 }
+        nodes[#nodes + 1] = nd
+        if eext[i] and not by_ext[eext[i]] then by_ext[eext[i]] = nd end
+        comm_s[#comm_s + 1] = a; comm_e[#comm_e + 1] = b
+      end
     end
   end
   local kcomm = {}
@@ -463,7 +480,7 @@ end
 return {
   name = "distributed",
   summary = "all ranks of a job: computation/communication/overlap per step, data transfer vs synchronisation per collective, who waits for whom (tb-plugin Distributed view, HTA overlap)",
-  needs = { "kernels|cpu_ops" },
+  needs = { "kernels.start_ns|cpu_ops.start_ns" },   -- a timeline (Kineto)
   options = {
     min_overlap_pct = { type = "number", default = 30, help = "report ranks overlapping less than this share of communication" },
     max_sync_pct = { type = "number", default = 50, help = "report ranks whose collective time is more than this share synchronisation" },

@@ -3,7 +3,8 @@
 --   ranks.assign(profiles [, opts]) -> sorted, notes
 --     Each profile's rank is what its file says (Kineto distributedInfo.rank,
 --     kept as p.rank by perflab.load), else its position in the list
---     (0-based).  World size: what the files say, else the number of files.
+--     (0-based).  World size: what the files say, else the number of files
+--     or the highest rank + 1, whichever is larger.
 --     Raises a clear error (exit 2) when two files claim the same rank or
 --     the files disagree on the world size (ranks of different jobs);
 --     returns the profiles sorted by rank and notes: ranks taken from file
@@ -39,7 +40,11 @@ function M.assign(profiles, opts)
       world, world_src = world or p.world_size, world_src or p.source
     end
   end
-  world = world or #profiles
+  if not world then
+    -- no file says: at least as many ranks as files, and as the highest rank
+    world = #profiles
+    for _, p in ipairs(profiles) do if p.rank + 1 > world then world = p.rank + 1 end end
+  end
   local by_rank = {}
   for _, p in ipairs(profiles) do
     local q = by_rank[p.rank]
