@@ -13,6 +13,12 @@ Files parsed on several threads give the same report as on one:
   perflab: --jobs expects a whole number >= 1, got '0'
   [2]
 
+--timeout still holds while files are parsed on several threads:
+
+  $ perflab --timeout 0.001 run distributed tests/fixtures/multirank/straggler/rank-*.json.gz --jobs 2
+  perflab: time limit exceeded (--timeout 0.001 s)
+  [2]
+
 The map step: one process per rank, each writes its summary folder:
 
   $ F=tests/fixtures/multirank/straggler; for r in 0 1 2 3; do perflab run distributed --map $F/rank-$r.json.gz --output $CRAMTMP/map-$r 2>/dev/null || echo fail; done; ls $CRAMTMP/map-2
