@@ -102,8 +102,8 @@ return {
           report:finding {
             severity = r.idle_pct > 50 and "warn" or "info",
             rule = "idle-time." .. dominant:gsub(" ", "_"),
-            subject = string.format("device %s stream %s", g.device, g.stream),
-            message = string.format("device %s stream %s is idle %.1f %% of its span (%s of %s); %.0f %% of that is %s: %s",
+            subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. string.format("device %s stream %s", g.device, g.stream),
+            message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. string.format("device %s stream %s is idle %.1f %% of its span (%s of %s); %.0f %% of that is %s: %s",
               g.device, g.stream, r.idle_pct, units.ns(r.idle_ns), units.ns(r.span_ns), share, dominant, advice),
             evidence = { idle_pct = r.idle_pct, threshold_pct = opts.min_idle_pct, host_wait_ns = r.host_wait_ns,
                          kernel_wait_ns = r.kernel_wait_ns, other_ns = r.other_ns, span_ns = r.span_ns,

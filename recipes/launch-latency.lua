@@ -271,8 +271,8 @@ return {
                         overlap_pct = cl > 0 and 100 * ov / cl or nil }
           ov_rows[#ov_rows + 1] = row
           if row.overlap_pct and row.overlap_pct < 50 then
-            report:finding { severity = "info", rule = "launch-latency.comm_overlap", subject = "device " .. dev,
-              message = string.format("device %s: only %.1f %% of communication kernel time (%s) overlaps computation",
+            report:finding { severity = "info", rule = "launch-latency.comm_overlap", subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. "device " .. dev,
+              message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. string.format("device %s: only %.1f %% of communication kernel time (%s) overlaps computation",
                 dev, row.overlap_pct, units.ns(cl)),
               evidence = { overlap_pct = row.overlap_pct, comm_ns = cl, overlap_ns = ov, source = p.source,
                            formula = "|comp ∩ comm| / |comm|" } }
