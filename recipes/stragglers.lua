@@ -295,6 +295,7 @@ return {
     min_delta = { type = "number", default = 0.5, help = "Cliff's delta (later minus earlier) a straggler must reach" },
   },
   map = map_rank,
+  map_options = { "include_last" },
   merge = merge,
   run = function(inputs, opts, report)
     local parts = {}

@@ -283,6 +283,9 @@ end
 -- small number}, notes = {text...}, tables = {name = table},
 -- table_order = {name...}}.  On disk (map_write) it is one folder: each
 -- table as NAME.csv (int64 exact) and manifest.json with the rest.
+-- r.map_options lists the options the map step reads: the merge refuses
+-- folders mapped with other values (the others may differ: thresholds
+-- applied at the merge).
 
 local MANIFEST_SCHEMA = 1
 
@@ -338,6 +341,8 @@ function M.map_read(dir, rname)
               meta = {}, notes = {}, tables = {}, table_order = {} }
   for k, v in pairs(m.meta or {}) do s.meta[k] = opt(v) end
   for i, n in ipairs(m.notes or {}) do s.notes[i] = n end
+  s.options = {}
+  for k, v in pairs(m.options or {}) do s.options[k] = opt(v) end
   local profile = require "perflab.profile"
   for i, tn in ipairs(m.tables or {}) do
     local p = profile.parse(dir .. "/" .. tn .. ".csv", read_text(dir .. "/" .. tn .. ".csv"), { format = "csv" })
@@ -357,6 +362,13 @@ function M.merge_dirs(name, dirs, given)
   local parts, ins = {}, {}
   for i, d in ipairs(dirs) do
     parts[i] = M.map_read(d, r.name)
+    -- the options the map step reads (r.map_options) must be the merge's
+    for _, k in ipairs(r.map_options or {}) do
+      if parts[i].options[k] ~= opts[k] then
+        errors.fail(string.format("%s was mapped with --set %s=%s, and the merge has %s=%s: give the map and the merge the same %s",
+          d, k, tostring(parts[i].options[k]), k, tostring(opts[k]), k), 2)
+      end
+    end
     ins[i] = { source = parts[i].source, format = parts[i].format, role = parts[i].role }
   end
   local rep = report_mod.new { recipe = r.name, inputs = ins, options = opts }

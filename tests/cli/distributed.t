@@ -54,6 +54,9 @@ Bad input:
   $ perflab run stragglers --merge $CRAMTMP/map-0 2>&1 | sed "s|$CRAMTMP|TMP|g"
   perflab: TMP/map-0/manifest.json: written by the map step of recipe 'distributed', not 'stragglers'
 
+  $ perflab run stragglers --merge $CRAMTMP/s-0 $CRAMTMP/s-1 --set include_last=true 2>&1 | sed "s|$CRAMTMP|TMP|g"
+  perflab: TMP/s-0 was mapped with --set include_last=false, and the merge has include_last=true: give the map and the merge the same include_last
+
   $ perflab run top-kernels --map examples/kernel-table.txt --output $CRAMTMP/tk
   perflab: recipe 'top-kernels' has no map/merge steps (--map, --merge)
   [2]
