@@ -80,6 +80,25 @@ end
 
 local function iv(s, e) return I.from_arrays(s, e, #s) end
 
+-- covered(set) -> f with f(t) = the length of set before t, in O(log n):
+-- |set ∩ [lo, hi)| = f(hi) - f(lo) for every step without clipping the
+-- whole set once per step
+local function covered(set)
+  local s, e = set:to_arrays()
+  local cum, acc = {}, 0
+  for i = 1, #s do cum[i] = acc; acc = acc + (e[i] - s[i]) end
+  return function(t)
+    local lo, hi = 1, #s
+    local k = 0
+    while lo <= hi do
+      local mid = (lo + hi) // 2
+      if s[mid] <= t then k = mid; lo = mid + 1 else hi = mid - 1 end
+    end
+    if k == 0 then return 0 end
+    return cum[k] + math.min(t, e[k]) - s[k]
+  end
+end
+
 -- ---- map: one rank ------------------------------------------------------------
 
 local function step_spans(p)
@@ -88,8 +107,9 @@ local function step_spans(p)
   local out = {}
   if st and st:nrows() > 0 and st:has("start_ns") then
     local step, start, total = col(st, "step"), col(st, "start_ns"), col(st, "total_ns")
-    for i = 1, #step do out[i] = { step = step[i], s = start[i], e = start[i] + total[i] } end
+    for i = 1, #step do out[i] = { step = step[i], s = start[i], e = start[i] + total[i], i = i } end
   end
+  table.sort(out, function(a, b) if a.s ~= b.s then return a.s < b.s end return a.i < b.i end)
   return out
 end
 
@@ -205,11 +225,11 @@ local function map_rank(p)
     return x.idx < y.idx
   end)
   local compset, commset = iv(comp_s, comp_e), iv(comm_s, comm_e)
+  local fk, fc, fo = covered(compset), covered(commset), covered(compset * commset)
   local steps = step_spans(p)
   local srows = {}
   for i, st in ipairs(steps) do
-    local kc, cc = compset:clip(st.s, st.e), commset:clip(st.s, st.e)
-    local c1, c2, ov = kc:length(), cc:length(), (kc * cc):length()
+    local c1, c2, ov = fk(st.e) - fk(st.s), fc(st.e) - fc(st.s), fo(st.e) - fo(st.s)
     srows[i] = { step = st.step, start_ns = st.s, duration_ns = st.e - st.s, computation_ns = c1,
                  communication_ns = c2, overlap_ns = ov, other_ns = (st.e - st.s) + ov - c1 - c2 }
   end
@@ -217,10 +237,14 @@ local function map_rank(p)
   local crow, rrow = {}, {}
   for i, nd in ipairs(nodes) do
     table.sort(nd.ranges, function(x, y) if x[1] ~= y[1] then return x[1] < y[1] end return x[2] > y[2] end)
+    -- the step that contains it: the last step starting at or before it
     local step = -1
-    for _, st in ipairs(steps) do
-      if nd.s >= st.s and nd.e <= st.e then step = st.step; break end
+    local lo, hi, k = 1, #steps, 0
+    while lo <= hi do
+      local mid = (lo + hi) // 2
+      if steps[mid].s <= nd.s then k = mid; lo = mid + 1 else hi = mid - 1 end
     end
+    if k > 0 and nd.e <= steps[k].e then step = steps[k].step end
     crow[i] = { collective = i, name = nd.name, step = step, bytes = nd.bytes, start_ns = nd.s, end_ns = nd.e,
                 nranges = #nd.ranges }
     for j, r in ipairs(nd.ranges) do rrow[#rrow + 1] = { collective = i, j = j, start_ns = r[1], end_ns = r[2] } end
