@@ -5,7 +5,8 @@
 --    expected.json, copied from pytorch/kineto tb_plugin/test): overlap bars
 --    [computation - overlap, overlap, communication - overlap, other],
 --    wait bars [data transfer, synchronising], and the op table rows
---    (calls, sizes, latencies, transfer; averages rounded to 1 us).
+--    (calls, sizes, latencies, transfer; averages rounded to 1 us); and its
+--    per-step role costs through step-breakdown.
 -- 2. HTA's temporal breakdown and comm/comp overlap (MANIFEST.md of the
 --    corpus, "HTA reference figures") on the sampled 2-rank pair and on each
 --    rank of the trace_diff pair, to the microsecond.
@@ -79,6 +80,31 @@ local function check_pair(set)
     for _, c in ipairs(rows_of(rep.tables.collectives)) do if c.rank == w then n = n + 1 end end
     lu.assertEquals(n, exp.comm_node_list_len)
   end
+end
+
+-- The same expected file's steps_costs: the plugin's overview roles per step
+-- [Kernel, Memcpy, Memset, Communication, Runtime, DataLoader, CpuOp, Other,
+-- Total], which step-breakdown computes (its Communication category uses
+-- perflab.comm).
+function TestPluginOracle:test_step_costs()
+  local want = cjson.decode(read(DATA .. "/reference/tbplugin-distributed-expected.json"))
+  local n = 0
+  for _, set in ipairs({ "nccl", "gloo_gpu", "gloo_cpu" }) do
+    for w = 0, 1 do
+      local exp = want[set]["worker" .. w]
+      local p = perflab.load(MR .. "tbplugin_distributed_test_inline/" .. set .. "/worker" .. w .. ".json")
+      local r = rows_of(recipes.run("step-breakdown", { p }, {}).tables.steps)[1]
+      local got = { us(r.kernel_ns), us(r.memcpy_ns), us(r.memset_ns), us(r.communication_ns), us(r.runtime_ns),
+        us(r.dataloader_ns), us(r.cpu_exec_ns), us(r.other_ns), us(r.total_ns) }
+      if exp.steps_costs then
+        lu.assertEquals(got, exp.steps_costs, set .. " worker" .. w)
+        n = n + 1
+      else
+        lu.assertEquals(got[4], exp.steps_costs_index3_communication, set .. " worker" .. w)
+      end
+    end
+  end
+  lu.assertEquals(n, 5)
 end
 
 function TestPluginOracle:test_nccl() check_pair("nccl") end
