@@ -67,8 +67,8 @@ SlurmdPort=$((P + 1))
 AuthType=auth/munge
 AuthInfo=socket=$T/munge.sock
 CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
+SlurmUser=$(id -un)
+SlurmdUser=$(id -un)
 StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool
 SlurmctldPidFile=$T/slurmctld.pid
