@@ -105,4 +105,16 @@ function TestRanks:test_different_jobs()
   lu.assertStrContains(tostring(err), "both are rank 1")
 end
 
+-- The tb-plugin's worker files are bare JSON arrays whose kernels give their
+-- stream only as tid "stream 16": the stream column still has it (read by
+-- hand from the file: broadcast and all_reduce on 16, the add kernel on 7).
+TestChromeVariants = {}
+
+function TestChromeVariants:test_stream_from_tid()
+  local p = perflab.load(MR .. "tbplugin_distributed_test_inline/nccl/worker0.json")
+  local k = p:table("kernels")
+  lu.assertEquals(k:col("stream"):to_lua(), { 16, 7, 16 })
+  lu.assertEquals(k:col("start_ns"):to_lua(), { 16000, 130000, 162000 })
+end
+
 os.exit(lu.LuaUnit.run())
