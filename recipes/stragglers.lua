@@ -31,7 +31,8 @@
 -- not reported: against a pool that holds a straggler every normal rank
 -- looks early.)
 -- Tables: ranks (rank, source, comm_kernels, iterations, flagged,
--- flagged_pct, median_lateness, mw_u, mw_p, cliffs_delta, verdict),
+-- flagged_pct, median_lateness, mw_u, mw_p, cliffs_delta, step_p,
+-- step_delta, verdict),
 -- iterations (iteration, rank, start_metric, lateness, duration_metric,
 -- flagged),
 -- kernels (stream, name, iterations, mean_std: the candidates of step 4).
@@ -162,7 +163,7 @@ local function merge(parts, opts, report)
   local rank_rows, it_rows, cand_rows = {}, {}, {}
   local function finish_tables()
     report:table("ranks", T.from_rows(rank_rows, { "rank", "source", "comm_kernels", "iterations", "flagged", "flagged_pct",
-      "median_lateness", "mw_u", "mw_p", "cliffs_delta", "verdict" }, "ranks"),
+      "median_lateness", "mw_u", "mw_p", "cliffs_delta", "step_p", "step_delta", "verdict" }, "ranks"),
       { title = "per rank: iterations flagged as a straggler (HTA), and the Mann-Whitney verdict on its start metric" })
     report:table("iterations", T.from_rows(it_rows, { "iteration", "rank", "start_metric", "lateness", "duration_metric", "flagged" }, "iterations"),
       { title = "per iteration and rank: start of the chosen kernel, (start - t_min) / mean iteration; lateness = that minus the median over ranks; its duration / mean iteration" })
@@ -253,9 +254,26 @@ local function merge(parts, opts, report)
       end
     end
   end
+  -- longer: each rank's step durations minus the median over ranks of that
+  -- step's duration
+  local sdur, excess = {}, {}
+  for k, s in ipairs(sorted) do
+    sdur[k] = {}; excess[k] = {}
+    for _, r in ipairs(rows(s.tables.iterations)) do sdur[k][r.iteration] = r.end_ns - r.start_ns end
+  end
+  for _, it in ipairs(itlist) do
+    local v = {}
+    for k = 1, #sorted do if sdur[k][it] then v[#v + 1] = sdur[k][it] end end
+    if #v >= 2 then
+      local mid = median(v)
+      for k = 1, #sorted do if sdur[k][it] then excess[k][#excess[k] + 1] = sdur[k][it] - mid end end
+    end
+  end
   for k, s in ipairs(sorted) do
     local others = {}
     for q = 1, #sorted do if q ~= k then for _, v in ipairs(metric[q]) do others[#others + 1] = v end end end
+    local oex = {}
+    for q = 1, #sorted do if q ~= k then for _, v in ipairs(excess[q]) do oex[#oex + 1] = v end end end
     local row = { rank = s.rank, source = s.source, comm_kernels = s.comm_kernels,
       iterations = #metric[k], flagged = flagged[k], flagged_pct = #metric[k] > 0 and 100 * flagged[k] / #metric[k] or 0,
       median_lateness = median(metric[k]), verdict = "-" }
@@ -265,6 +283,20 @@ local function merge(parts, opts, report)
       row.mw_u, row.mw_p, row.cliffs_delta = mw.u, mw.p, d
       if mw.p < opts.alpha and d >= opts.min_delta then row.verdict = "straggler"
       else row.verdict = "normal" end
+    end
+    if #excess[k] >= 2 and #oex >= 2 then
+      local mw = S.mann_whitney_u(excess[k], oex)
+      row.step_p, row.step_delta = mw.p, S.cliffs_delta(excess[k], oex)
+      if row.verdict == "normal" and mw.p < opts.alpha and row.step_delta >= opts.min_delta then
+        row.verdict = "slow steps"
+        report:finding {
+          severity = "warn", rule = "stragglers.slow_steps", subject = "rank " .. s.rank,
+          message = string.format("rank %d's steps take longer than the other ranks' (median %s over the step's median; "
+            .. "Mann-Whitney p = %.3g, Cliff's delta = %.2f)", s.rank, units.ns(median(excess[k])), mw.p, row.step_delta),
+          evidence = { mw_p = mw.p, cliffs_delta = row.step_delta, alpha = opts.alpha, min_delta = opts.min_delta,
+            formula = "excess = step duration - median over ranks of that step's duration" },
+        }
+      end
     end
     rank_rows[k] = row
     if row.verdict == "straggler" then

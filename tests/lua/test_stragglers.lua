@@ -113,4 +113,32 @@ function TestStragglers:test_hta_prefix_would_miss_them()
   lu.assertEquals(hta, 0)
 end
 
+-- Longer, not later: three hand-built ranks with the same collectives, rank
+-- 1's ProfilerStep spans 990 us instead of 900 (8 steps, the last dropped):
+-- its step excess over the per-step median is +90 us in all 7 steps, the
+-- others' 0, so "slow steps" (p < 0.01, Cliff's delta 1); no rank is late.
+function TestStragglers:test_slow_steps()
+  local cjson = require "cjson"
+  local ps = {}
+  for r = 0, 2 do
+    local ev = {}
+    for i = 0, 7 do
+      local t0 = i * 1000
+      ev[#ev + 1] = { ph = "X", cat = "user_annotation", name = "ProfilerStep#" .. i, pid = 1, tid = 1, ts = t0,
+        dur = r == 1 and 990 or 900, args = {} }
+      ev[#ev + 1] = { ph = "X", cat = "kernel", name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL", pid = 0, tid = 20,
+        ts = t0 + 100, dur = 50, args = { device = 0, stream = 20 } }
+    end
+    ps[#ps + 1] = perflab.parse("r" .. r .. ".json", cjson.encode({ distributedInfo = { rank = r, world_size = 3 }, traceEvents = ev }))
+  end
+  local rep = recipes.run("stragglers", ps, {})
+  local rr = rows_of(rep.tables.ranks)
+  lu.assertEquals({ rr[1].verdict, rr[2].verdict, rr[3].verdict }, { "normal", "slow steps", "normal" })
+  lu.assertTrue(rr[2].step_p < 0.01)
+  lu.assertEquals(rr[2].step_delta, 1)
+  lu.assertEquals(rr[2].iterations, 7)
+  lu.assertEquals(#rep.findings, 1)
+  lu.assertEquals(rep.findings[1].rule, "stragglers.slow_steps")
+end
+
 os.exit(lu.LuaUnit.run())
