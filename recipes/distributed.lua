@@ -503,6 +503,9 @@ end
 
 return {
   name = "distributed",
+  usage = "perflab run distributed FILE... [--jobs N] [--set KEY=VALUE]...\n"
+    .. "       perflab run distributed --map FILE --output DIR      (per-rank summary)\n"
+    .. "       perflab run distributed --merge DIR... [--set KEY=VALUE]...",
   summary = "all ranks of a job: computation/communication/overlap per step, data transfer vs synchronisation per collective, who waits for whom (tb-plugin Distributed view, HTA overlap)",
   needs = { "kernels.start_ns|cpu_ops.start_ns" },   -- a timeline (Kineto)
   options = {

@@ -317,6 +317,9 @@ end
 
 return {
   name = "stragglers",
+  usage = "perflab run stragglers FILE... [--jobs N] [--set KEY=VALUE]...\n"
+    .. "       perflab run stragglers --map FILE --output DIR      (per-rank summary)\n"
+    .. "       perflab run stragglers --merge DIR... [--set KEY=VALUE]...",
   summary = "ranks that arrive late at the collectives: HTA's straggler method (fixed for ncclDevKernel_*) and a Mann-Whitney verdict per rank",
   needs = { "kernels.start_ns" },
   options = {
