@@ -21,7 +21,9 @@
 #   PERFLAB_BENCH_DATA    where the inputs go (default BUILD/bench-data)
 #   PERFLAB_BENCH_PYTHON  the Python with pandas (default /usr/bin/python3)
 #   PERFLAB_BENCH_ONLY    space-separated subset of: kernel-table ncu-text nsys
-#                         nvprof torch-table kineto kineto-small csv stats
+#                         nvprof torch-table kineto kineto-small csv stats ranks
+#   ranks: bench/ranks.sh, 8 rank traces of PERFLAB_BENCH_RANK_MB (125) MB
+#   parsed by perflab.load_many on 1, 2 and all cores
 #   sizes in MB (before scaling): PERFLAB_BENCH_KERNEL_TABLE_MB (1000),
 #   PERFLAB_BENCH_NCU_TEXT_MB (500), PERFLAB_BENCH_KINETO_MB (1000),
 #   PERFLAB_BENCH_KINETO_SMALL_MB (100), PERFLAB_BENCH_CSV_MB (1000),
@@ -33,7 +35,7 @@ RUNS=${PERFLAB_BENCH_RUNS:-3}
 DATA=${PERFLAB_BENCH_DATA:-$BUILD/bench-data}
 PY=${PERFLAB_BENCH_PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
-ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof torch-table kineto kineto-small csv stats"}
+ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof torch-table kineto kineto-small csv stats ranks"}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 mb() { awk -v a="$1" -v s="$SCALE" 'BEGIN { v = a * s; if (v < 1) v = 1; printf "%d", v }'; }
@@ -252,4 +254,10 @@ if want stats && [ -f "$HERE/stats_bench.c" ]; then
     echo "   (NumPy/SciPy not installed for $PY: perflab's own times only)"
     "$BUILD/stats_bench" "$DATA"
   fi
+fi
+
+# several rank traces of one job parsed on 1, 2 and all cores (issue 20)
+if want ranks; then
+  echo
+  PERFLAB_BENCH_DATA="$DATA" PERFLAB_BENCH_RUNS="$RUNS" sh "$HERE/ranks.sh" "$BUILD" 8 "$(mb "${PERFLAB_BENCH_RANK_MB:-125}")"
 fi

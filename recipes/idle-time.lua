@@ -25,6 +25,7 @@ local T = perflab.table
 local units = perflab.units
 local IV = require "perflab.timeline"
 local D = require "perflab.timeline_data"
+local ranks = require "perflab.ranks"
 
 local COLS = { "device", "stream", "ops", "span_ns", "busy_ns", "idle_ns", "host_wait_ns", "kernel_wait_ns",
   "other_ns", "idle_pct", "host_wait_pct", "kernel_wait_pct", "other_pct" }
@@ -78,6 +79,7 @@ return {
   },
   run = function(inputs, opts, report)
     local rows = {}
+    local per_rank = ranks.of_job(inputs)   -- several ranks of one job: a rank column
     for idx, p in ipairs(inputs) do
       local kinds = opts.kernels_only and { kernel = true } or nil
       local streams = IV.by_stream(IV.device_ops(p, kinds))
@@ -85,6 +87,7 @@ return {
         local r = attribute(g.ops, opts.kernel_wait_ns)
         r.device, r.stream = g.device, g.stream
         if #inputs > 1 then r.input = idx end
+        if per_rank then r.rank = p.rank end
         rows[#rows + 1] = r
         if r.span_ns > 0 and r.idle_pct > opts.min_idle_pct and r.ops > 1 then
           local dominant, share = "other", r.other_pct
@@ -99,8 +102,8 @@ return {
           report:finding {
             severity = r.idle_pct > 50 and "warn" or "info",
             rule = "idle-time." .. dominant:gsub(" ", "_"),
-            subject = string.format("device %s stream %s", g.device, g.stream),
-            message = string.format("device %s stream %s is idle %.1f %% of its span (%s of %s); %.0f %% of that is %s: %s",
+            subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. string.format("device %s stream %s", g.device, g.stream),
+            message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. string.format("device %s stream %s is idle %.1f %% of its span (%s of %s); %.0f %% of that is %s: %s",
               g.device, g.stream, r.idle_pct, units.ns(r.idle_ns), units.ns(r.span_ns), share, dominant, advice),
             evidence = { idle_pct = r.idle_pct, threshold_pct = opts.min_idle_pct, host_wait_ns = r.host_wait_ns,
                          kernel_wait_ns = r.kernel_wait_ns, other_ns = r.other_ns, span_ns = r.span_ns,
@@ -113,6 +116,7 @@ return {
     end
     local cols = {}
     if #inputs > 1 then cols[1] = "input" end
+    if per_rank then cols[#cols + 1] = "rank" end
     for _, c in ipairs(COLS) do cols[#cols + 1] = c end
     report:table("idle", T.from_rows(rows, cols, "idle"),
       { title = "idle time per stream (ns; shares of idle time)" })

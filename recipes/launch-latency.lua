@@ -25,13 +25,14 @@
 --   queue_series  (device, stream, window, start_ns, max) -- the maximum
 --                  queue length in each of `windows` equal time windows
 --   overlap       (device, comm_ns, comp_ns, overlap_ns, overlap_pct) -- only
---                  when communication kernels (nccl*) exist: overlap_pct =
+--                  when communication kernels (perflab.comm: nccl*, multimem_*, ...) exist: overlap_pct =
 --                  |comp ∩ comm| / |comm|
 local perflab = require "perflab"
 local T = perflab.table
 local units = perflab.units
 local IV = require "perflab.timeline"
 local D = require "perflab.timeline_data"
+local ranks = require "perflab.ranks"
 
 local function quantiles(vals)
   if #vals == 0 then return {} end
@@ -41,11 +42,7 @@ local function quantiles(vals)
   return { mean = c:mean(), p50 = q[1], p90 = q[2], p99 = q[3], max = c:max() }
 end
 
-local function is_comm(name)
-  local n = (name or ""):lower()
-  for _, p in ipairs(D.comm_kernel_patterns) do if n:find(p) then return true end end
-  return false
-end
+local is_comm = require("perflab.comm").is_kernel
 
 --- Queue length over time for one stream: returns max, time-weighted mean,
 -- the first time the max was reached, and per-window maxima.
@@ -114,7 +111,13 @@ return {
   },
   run = function(inputs, opts, report)
     local ld_rows, out_rows, rt_rows, short_rows, q_rows, qs_rows, ov_rows = {}, {}, {}, {}, {}, {}, {}
+    local lists = { ld_rows, out_rows, rt_rows, short_rows, q_rows, qs_rows, ov_rows }
+    -- several ranks of one job: every table gets a leading rank column
+    local per_rank = ranks.of_job(inputs)
+    local C = function(cols) return ranks.columns(per_rank, cols) end
     for _, p in ipairs(inputs) do
+      local marks = {}
+      for i, l in ipairs(lists) do marks[i] = #l end
       local all = IV.device_ops(p)      -- kernels, memcpy, memset: by start
       local kern = {}
       for _, o in ipairs(all) do if o.kind == "kernel" then kern[#kern + 1] = o end end
@@ -272,31 +275,32 @@ return {
                         overlap_pct = cl > 0 and 100 * ov / cl or nil }
           ov_rows[#ov_rows + 1] = row
           if row.overlap_pct and row.overlap_pct < 50 then
-            report:finding { severity = "info", rule = "launch-latency.comm_overlap", subject = "device " .. dev,
-              message = string.format("device %s: only %.1f %% of communication kernel time (%s) overlaps computation",
+            report:finding { severity = "info", rule = "launch-latency.comm_overlap", subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. "device " .. dev,
+              message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. string.format("device %s: only %.1f %% of communication kernel time (%s) overlaps computation",
                 dev, row.overlap_pct, units.ns(cl)),
               evidence = { overlap_pct = row.overlap_pct, comm_ns = cl, overlap_ns = ov, source = p.source,
                            formula = "|comp ∩ comm| / |comm|" } }
           end
         end
       end
+      for i, l in ipairs(lists) do ranks.tag(per_rank, p.rank, l, marks[i]) end
     end
-    report:table("launch_delay", T.from_rows(ld_rows, { "device", "stream", "launches", "mean_ns", "p50_ns", "p90_ns",
-      "p99_ns", "max_ns", "outliers" }, "launch_delay"),
+    report:table("launch_delay", T.from_rows(ld_rows, C({ "device", "stream", "launches", "mean_ns", "p50_ns", "p90_ns",
+      "p99_ns", "max_ns", "outliers" }), "launch_delay"),
       { title = "launch delay = kernel start - launch call end (ns); last row: all streams" })
-    report:table("outliers", T.from_rows(out_rows, { "kernel", "device", "stream", "delay_ns", "runtime", "runtime_ns",
-      "start_ns", "duration_ns", "correlation" }, "outliers"), { title = string.format("the %d longest launch delays", opts.top) })
-    report:table("runtime_calls", T.from_rows(rt_rows, { "runtime", "calls", "total_ns", "p50_ns", "max_ns",
-      "over_threshold" }, "runtime_calls"):sort_by("-total_ns", "runtime"),
+    report:table("outliers", T.from_rows(out_rows, C({ "kernel", "device", "stream", "delay_ns", "runtime", "runtime_ns",
+      "start_ns", "duration_ns", "correlation" }), "outliers"), { title = string.format("the %d longest launch delays", opts.top) })
+    report:table("runtime_calls", T.from_rows(rt_rows, C({ "runtime", "calls", "total_ns", "p50_ns", "max_ns",
+      "over_threshold" }), "runtime_calls"):sort_by("-total_ns", "runtime"),
       { title = string.format("runtime API calls (over_threshold: longer than %s)", units.ns(opts.runtime_outlier_ns)) })
-    report:table("short_kernels", T.from_rows(short_rows, { "kernel", "calls", "short_calls", "kernel_ns", "launch_ns" },
+    report:table("short_kernels", T.from_rows(short_rows, C({ "kernel", "calls", "short_calls", "kernel_ns", "launch_ns" }),
       "short_kernels"), { title = string.format("kernels whose GPU time is below their launch call's time (short_calls of calls; top %d by short calls)", opts.top) })
-    report:table("queue_length", T.from_rows(q_rows, { "device", "stream", "max", "mean", "at_ns", "flagged" },
+    report:table("queue_length", T.from_rows(q_rows, C({ "device", "stream", "max", "mean", "at_ns", "flagged" }),
       "queue_length"), { title = "launched but unfinished ops per stream" })
-    report:table("queue_series", T.from_rows(qs_rows, { "device", "stream", "window", "start_ns", "max" },
+    report:table("queue_series", T.from_rows(qs_rows, C({ "device", "stream", "window", "start_ns", "max" }),
       "queue_series"), { title = "maximum queue length per time window" })
     if #ov_rows > 0 then
-      report:table("overlap", T.from_rows(ov_rows, { "device", "comm_ns", "comp_ns", "overlap_ns", "overlap_pct" },
+      report:table("overlap", T.from_rows(ov_rows, C({ "device", "comm_ns", "comp_ns", "overlap_ns", "overlap_pct" }),
         "overlap"), { title = "communication kernels overlapping computation kernels" })
     end
   end,

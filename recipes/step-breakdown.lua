@@ -15,7 +15,9 @@
 --     one too when it launched fewer than 80 % of the ops of the one before
 --     (the profiler may have missed its kernels).
 --  2. Roles, highest priority first: Kernel (device kernels), Memcpy, Memset,
---     Communication (kernels launched by nccl:/gloo: ops, or named nccl*),
+--     Communication (kernels launched by nccl:/gloo: ops, or whose name is
+--     communication by the rules in lua/perflab/comm.lua: nccl*, rccl,
+--     torch symmetric memory, Gloo, HCCL),
 --     Runtime (runtime API calls), DataLoader (enumerate(DataLoader)#...
 --     __next__ ops), CPU Exec (other host ops), Other (the rest of the step).
 --     Each role = the union of its intervals minus the union of every
@@ -35,7 +37,8 @@
 --    as "not started"); here each role is always clipped to what is left;
 --  * GPU-side `gpu_user_annotation` spans (newer traces) are not CPU Exec,
 --    and their ProfilerStep#N copies are not steps (the plugin counts both);
---  * kernels named nccl* are Communication even without an nccl:* host op;
+--  * kernels that perflab.comm names communication (nccl*, multimem_*, ...)
+--    are Communication even without an nccl:* host op;
 --  * the tensor-core advice is not given when kernels of tensor/matrix-core
 --    families the plugin's list predates run (FP8/FP4, nvjet, sm90/sm100,
 --    AMD MFMA: D.tc_kernel_families; a note says so), is worded for matrix
@@ -65,6 +68,8 @@ local T = perflab.table
 local units = perflab.units
 local IV = require "perflab.timeline"
 local D = require "perflab.timeline_data"
+local comm = require "perflab.comm"
+local ranks = require "perflab.ranks"
 
 local MAXI = math.maxinteger
 local MINI = math.mininteger
@@ -156,7 +161,7 @@ local function collect(p)
   end
 
   local lower = per_text(string.lower)
-  local comm_kernel = per_text(function(k) return matches_any(k:lower(), D.comm_kernel_patterns) end)
+  local comm_kernel = per_text(comm.is_kernel)
   local dataloader = per_text(function(k) return matches_any(k, D.dataloader_patterns) end)
   for i = 1, n do
     if ph[i] == "X" and ts[i] then
@@ -780,14 +785,22 @@ return {
     for _, p in ipairs(inputs) do
       if p.tables.events then from_kineto(p, report, acc) else from_tb(p, report, acc) end
     end
+    -- several ranks of one job (one run per trace): a rank column beside run
+    local per_rank = ranks.of_job(inputs) and acc.multi
+    if per_rank then
+      for _, r in ipairs(acc.steps) do r.rank = inputs[r.run] and inputs[r.run].rank end
+      for _, r in ipairs(acc.summary) do r.rank = r.run and inputs[r.run] and inputs[r.run].rank end
+    end
     local cols = {}
     if acc.multi then cols[1] = "run" end
+    if per_rank then cols[#cols + 1] = "rank" end
     for _, c in ipairs(STEP_COLS) do cols[#cols + 1] = c end
     if #acc.steps > 0 and acc.steps[1].start_ns then cols[#cols + 1] = "start_ns" end
     report:table("steps", T.from_rows(acc.steps, cols, "steps"),
       { title = "time per step by category (ns; each category minus every higher one, within the step)" })
     local scols = {}
     if acc.multi then scols[1] = "run" end
+    if per_rank then scols[#scols + 1] = "rank" end
     for _, c in ipairs({ "metric", "device", "value", "unit", "pct" }) do scols[#scols + 1] = c end
     local has_stored = false
     for _, r in ipairs(acc.summary) do if r.stored_pct then has_stored = true end end

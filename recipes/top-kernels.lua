@@ -91,6 +91,9 @@ return {
               help = "group launches by the full kernel name or the short name" },
   },
   run = function(inputs, opts, report)
+    -- several ranks of one job: also one table of every rank's top kernels
+    local per_rank = require("perflab.ranks").of_job(inputs)
+    local rank_rows = {}
     for _, p in ipairs(inputs) do
       local g, keys, util, ncut
       local k = p.tables.kernels
@@ -147,6 +150,12 @@ return {
         note = #util > 0 and g:nrows() > 0
           and "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time." or nil,
       })
+      if per_rank then
+        for _, r in shown:rows() do
+          rank_rows[#rank_rows + 1] = { rank = p.rank, kernel = r.kernel, calls = r.calls, total_ns = r.total_ns,
+                                        share_pct = r.share_pct, i = #rank_rows + 1 }
+        end
+      end
       if g:nrows() == 0 then report:note(string.format("%s has no kernel launches.", p.source)) end
       if g:nrows() > 0 and not total then
         report:note(string.format("%s has no kernel durations (a metrics-only profile): times and shares are "
@@ -165,6 +174,11 @@ return {
                        kernel_time_ns = (first.run and run_total[first.run]) or total, source = p.source },
         }
       end
+    end
+    if per_rank then
+      table.sort(rank_rows, function(a, b) if a.rank ~= b.rank then return a.rank < b.rank end return a.i < b.i end)
+      report:table("per_rank", perflab.table.from_rows(rank_rows, { "rank", "kernel", "calls", "total_ns", "share_pct" }, "per_rank"),
+        { title = "top kernels of each rank (share of that rank's kernel time)" })
     end
     perflab.figures.top_kernels(report)   -- horizontal bars of time share
   end,

@@ -9,6 +9,7 @@
 #include "lbind.h"
 #include "format.h"
 #include "names.h"
+#include "loadmany.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -166,8 +167,73 @@ static int fmt_load(lua_State *L) {
   pl_err e;
   pl_profile **box = newbox(L);
   begin(&lo);
+  pl_oom_file = path;                                        /* named by an out-of-memory message */
   *box = pl_load_file(path, lo.format, &lo.o, &e);
+  pl_oom_file = NULL;
   return finish(L, &lo, box, &e);
+}
+
+static int many_gc(lua_State *L) {
+  pl_many **b = (pl_many **)luaL_checkudata(L, 1, "perflab.ManyLoad");
+  if (*b) { pl_many_finish(*b); *b = NULL; }
+  return 0;
+}
+
+/* load_many(paths, opts, jobs) -> {record...} | nil, msg: the files parsed
+** on `jobs` threads (0 or nil: the core count); each record is built as
+** soon as its file (and those before it) are parsed.  The first error in
+** file order stops the rest and is returned, naming its file. */
+static int fmt_load_many(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_Integer n = luaL_len(L, 1);
+  if (n < 0) n = 0;
+  const char **paths = lua_newuserdatauv(L, sizeof *paths * (size_t)(n ? n : 1), 0);  /* [... paths]: freed by the GC */
+  lua_createtable(L, (int)n, 0);                             /* [... paths anchor]: keeps the path strings */
+  int anchor = lua_gettop(L);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, 1, i);                                       /* [... anchor path] */
+    if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "load_many: element %d of the file list is not a string", (int)i);
+    paths[i - 1] = lua_tostring(L, -1);
+    lua_rawseti(L, anchor, i);                               /* [... anchor] */
+  }
+  loadopts lo;
+  read_opts(L, 2, &lo);
+  int jobs = (int)luaL_optinteger(L, 3, 0);
+  /* the running load in a box whose __gc stops and joins it, so a memory
+  ** error while a record is built leaves no thread behind */
+  pl_many **mb = (pl_many **)lua_newuserdatauv(L, sizeof *mb, 0);   /* [... anchor mbox] */
+  *mb = NULL;
+  if (luaL_newmetatable(L, "perflab.ManyLoad")) {
+    lua_pushcfunction(L, many_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  begin(&lo);
+  *mb = pl_many_start(paths, (size_t)n, lo.format, &lo.o, jobs);
+  lua_createtable(L, (int)n, 0);                             /* [... mbox records] */
+  for (lua_Integer i = 0; i < n; i++) {
+    pl_err e;
+    pl_profile **box = newbox(L);                            /* [... mbox records box] */
+    *box = pl_many_take(*mb, (size_t)i, &e);
+    if (!*box) {
+      pl_many_finish(*mb); *mb = NULL;
+      return finish(L, &lo, box, &e);                        /* [... box nil msg] */
+    }
+    pl_l_pushprofile(L, *box);                               /* [... mbox records box rec] */
+    pl_profile_free(*box);
+    *box = NULL;
+    lua_rawseti(L, -3, i + 1);                               /* records[i+1] = rec */
+    lua_pop(L, 1);                                           /* [... mbox records] */
+  }
+  pl_many_finish(*mb); *mb = NULL;
+  if (lo.hooks) lo.hooks->end(&lo.o, NULL);
+  return 1;
+}
+
+/* cores() -> the number of online CPU cores (load_many's default) */
+static int fmt_cores(lua_State *L) {
+  lua_pushinteger(L, pl_many_cores());
+  return 1;
 }
 
 /* parse(name, text [, opts]) -> record | nil, msg */
@@ -220,7 +286,7 @@ static int fmt_short_name(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"short_name", fmt_short_name},
-  {"load", fmt_load}, {"parse", fmt_parse}, {"list", fmt_list}, {"detect", fmt_detect},
+  {"load", fmt_load}, {"load_many", fmt_load_many}, {"cores", fmt_cores}, {"parse", fmt_parse}, {"list", fmt_list}, {"detect", fmt_detect},
   {NULL, NULL}
 };
 

@@ -40,7 +40,9 @@ static int is_subcommand(const char *s) {
 /* The C core's out-of-memory handler (pl_util.h): the command line's
 ** words for it, and its exit status. */
 static void core_oom(size_t n) {
-  fprintf(stderr, "perflab: out of memory (allocating %zu bytes): the input needs more memory than "
+  if (pl_oom_file) fprintf(stderr, "perflab: %s: out of memory", pl_oom_file);
+  else fprintf(stderr, "perflab: out of memory");
+  fprintf(stderr, " (allocating %zu bytes): the input needs more memory than "
           "--max-memory allows; raise it, or load only the tables you need (--table)\n", n);
   exit(2);
 }

@@ -35,6 +35,13 @@ Runs a recipe on one or more profiles and prints its report.
   --baseline FILE...  inputs in the role "baseline" (the normal runs) for
                       comparison recipes (suspicion); files up to the next option
   --target FILE...    inputs in the role "target" (the slow or new runs)
+  --jobs N            parse the input files on N threads (default: the number
+                      of cores); the reports do not depend on N
+  --map FILE          (multi-rank recipes: distributed, stragglers) write the
+                      per-rank summary of FILE into --output DIR (CSV tables,
+                      manifest.json); no report
+  --merge DIR...      the report from folders written by --map, the same as
+                      the direct run on their files
 ]],
   parse = [[
 usage: perflab parse FILE [options]
@@ -244,17 +251,28 @@ end
 function M.run(args)
   local pos, o = parse_args(args, { _cmd = "run", format = "value", output = "value", ["fail-on"] = "value",
     set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag",
-    baseline = "files", target = "files" })
+    baseline = "files", target = "files", jobs = "value", map = "value", merge = "files" })
   if pos[1] == "all" and not o.help then
     return run_all(pos, o, output_format(o), o["fail-on"] and report_mod.severity(o["fail-on"]))
   end
   if o.help and pos[1] then write(recipes.help(pos[1])); return 0 end
   if o.help or #pos == 0 then write(usage.run); return o.help and 0 or 2 end
+  if o.gpu then o.set.gpu = o.gpu end
+  if o.map then
+    -- the map step of a multi-rank recipe: one file's summary into --output
+    if not o.output then fail("--map FILE needs --output DIR (where the summary goes)") end
+    if #pos > 1 or o.merge then fail("--map takes one FILE, and no other input files or --merge") end
+    local lo = load_opts(o)
+    lo.tables = recipes.load(pos[1]).tables
+    local files = recipes.map_write(pos[1], profile.load(o.map, lo), o.set, o.output)
+    io.stderr:write(string.format("perflab: wrote %d files to %s\n", #files, o.output))
+    return 0
+  end
   local fmt = output_format(o)
   local failon = o["fail-on"] and report_mod.severity(o["fail-on"])
   local r = recipes.load(pos[1])
   local nroles = #(o.baseline or {}) + #(o.target or {})
-  if #pos < 2 and nroles == 0 and #r.needs > 0 then
+  if #pos < 2 and nroles == 0 and #r.needs > 0 and not o.merge then
     fail(string.format("recipe '%s' needs input files: perflab run %s FILE...", r.name, r.name))
   end
   if o.gpu then o.set.gpu = o.gpu end
@@ -262,7 +280,19 @@ function M.run(args)
   -- a recipe that lists the tables it reads gets only those built
   local lo = load_opts(o)
   lo.tables = r.tables
-  for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], lo) end
+  if o.jobs then
+    local j = math.tointeger(tonumber(o.jobs))
+    if not j or j < 1 then fail(string.format("--jobs expects a whole number >= 1, got '%s'", o.jobs)) end
+    lo.jobs = j
+  end
+  if #pos > 2 or lo.jobs then
+    -- several files: parsed side by side (perflab.load_many)
+    local files = {}
+    for k = 2, #pos do files[#files + 1] = pos[k] end
+    inputs = profile.load_many(files, lo)
+  else
+    for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], lo) end
+  end
   -- comparison inputs: each profile carries its role ("baseline" / "target")
   for _, role in ipairs({ "baseline", "target" }) do
     for _, f in ipairs(o[role] or {}) do
@@ -271,7 +301,13 @@ function M.run(args)
       inputs[#inputs + 1] = p
     end
   end
-  local rep = recipes.run(r, inputs, o.set)
+  local rep
+  if o.merge then
+    if #pos > 1 then fail("--merge DIR... takes no input files") end
+    rep = recipes.merge_dirs(r, o.merge, o.set)
+  else
+    rep = recipes.run(r, inputs, o.set)
+  end
   write(rep:render(fmt, { width = term_width(), table = o.table }))
   if o.output then
     local files = write_outputs(o.output, rep)

@@ -3,6 +3,7 @@
 --   perflab.load(path [, opts])       -> profile (raises on bad input)
 --   perflab.try_load(path [, opts])   -> profile | nil, message
 --   perflab.parse(name, text [, opts])-> profile from text in memory
+--   perflab.load_many(paths [, {jobs=N}]) -> {profile...}: parsed on N threads
 --   perflab.run(recipe, inputs [, options]) -> report
 --   perflab.recipes()                 -> {{name, summary, origin, path}...}
 --   perflab.formats()                 -> {{id, summary, tables}...}
@@ -27,6 +28,7 @@ local M = {
   json = require "perflab.json",
   load = profile.load,
   try_load = profile.try_load,
+  load_many = profile.load_many,
   parse = profile.parse,
   is_profile = profile.is_profile,
   is_report = report.is_report,

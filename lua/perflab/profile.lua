@@ -7,6 +7,10 @@
 --   p:table(name)  the table, or an error naming the tables there are
 --   p:has(name)    true when the profile has that table
 --   p:table_names() names in the order the parser made them
+--   p.rank, p.world_size  the rank of a multi-rank job and its size, when
+--                  the file says (Kineto distributedInfo); load_many fills
+--                  them in by file order otherwise (p.rank_from = "order",
+--                  else "trace")
 local formats = require "perflab.formats"
 local errors = require "perflab.errors"
 
@@ -20,6 +24,9 @@ local function wrap(rec, opts)
     -- only some tables were asked for; derived ones came with their sources
     rec.partial = true
   end
+  local meta = rec.meta or {}
+  if math.type(meta.rank) == "integer" then rec.rank = meta.rank end
+  if math.type(meta.world_size) == "integer" then rec.world_size = meta.world_size end
   return require("perflab.derive").apply(setmetatable(rec, Profile))
 end
 
@@ -103,6 +110,33 @@ function M.try_load(path, opts)
   local rec, err = formats.load(path, load_opts(opts, "perflab.try_load"))
   if not rec then return nil, err end
   return wrap(rec, opts)
+end
+
+--- load_many(paths [, opts]) -> {profile...} in the order of paths: the
+-- files are parsed on opts.jobs threads (default: the core count), each
+-- handed to Lua when its parse ends; raises naming the first file (in
+-- order) that failed.  Ranks: see perflab.ranks.assign.
+function M.load_many(paths, opts)
+  local jobs = opts and opts.jobs
+  if jobs ~= nil and (math.type(jobs) ~= "integer" or jobs < 1) then
+    errors.fail(string.format("jobs must be a whole number >= 1, got %s", tostring(jobs)), 2)
+  end
+  local lo                             -- the load options: opts less jobs, checked as perflab.load's
+  if opts then lo = {}; for k, v in pairs(opts) do if k ~= "jobs" then lo[k] = v end end end
+  local recs, err = formats.load_many(paths, load_opts(lo, "perflab.load_many"), jobs or 0)
+  if not recs then errors.fail(err, 2) end
+  local out = {}
+  local any_world = false
+  for i, rec in ipairs(recs) do
+    out[i] = wrap(rec, opts)
+    if out[i].world_size then any_world = true end
+  end
+  -- every profile knows its rank: from the trace, else its position
+  for i, p in ipairs(out) do
+    if p.rank == nil then p.rank, p.rank_from = i - 1, "order" else p.rank_from = "trace" end
+    if not any_world then p.world_size = #out end
+  end
+  return out
 end
 
 --- parse(name, text [, opts]) -> profile (text already in memory)

@@ -305,6 +305,106 @@ function M.run(name, inputs, given)
   return rep
 end
 
+-- ---- map / merge ------------------------------------------------------------
+-- A multi-rank recipe may split into map(p, opts) -> summary, a pure
+-- function of one profile, and merge(summaries, opts, report).  A summary
+-- is {source, format, rank, world_size, role, meta = {k = boolean|string|
+-- small number}, notes = {text...}, tables = {name = table},
+-- table_order = {name...}}.  On disk (map_write) it is one folder: each
+-- table as NAME.csv (int64 exact) and manifest.json with the rest.
+-- r.map_options lists the options the map step reads: the merge refuses
+-- folders mapped with other values (the others may differ: thresholds
+-- applied at the merge).
+
+local MANIFEST_SCHEMA = 1
+
+--- map_write(recipe, profile, options, dir) -> list of files written
+function M.map_write(name, p, given, dir)
+  local r = M.load(name)
+  if not (r.map and r.merge) then errors.fail(string.format("recipe '%s' has no map/merge steps (--map, --merge)", r.name)) end
+  local opts = M.options(r, given)
+  M.check_needs(r, { p })
+  local s = r.map(p, opts)
+  local sys = require "perflab.sys"
+  local json = require "perflab.json"
+  require("perflab.sandbox").allow_write(dir)
+  local ok, err = sys.mkdir(dir)
+  if not ok then errors.fail("--output: " .. err) end
+  local written = {}
+  local function put(file, text)
+    local path = dir .. "/" .. file
+    local okw, e = sys.write_atomic(path, text)
+    if not okw then errors.fail("cannot write " .. e) end
+    written[#written + 1] = path
+  end
+  for _, tn in ipairs(s.table_order) do put(tn .. ".csv", s.tables[tn]:to_csv()) end
+  put("manifest.json", json.encode({
+    schema = MANIFEST_SCHEMA, recipe = r.name, source = s.source, format = s.format, rank = s.rank,
+    world_size = s.world_size, role = s.role, meta = json.object(s.meta or {}), notes = s.notes or {},
+    tables = s.table_order, options = json.object(opts),
+  }, "  ") .. "\n")
+  return written
+end
+
+local function read_text(path)
+  local f, err = io.open(path, "rb")
+  if not f then errors.fail(string.format("--merge: cannot read %s (%s): not a folder written by --map?", path, err), 2) end
+  local t = f:read("a")
+  f:close()
+  return t
+end
+
+--- map_read(dir, recipe_name) -> summary (as map returned it)
+function M.map_read(dir, rname)
+  local cjson = require "cjson"
+  local path = dir .. "/manifest.json"
+  local ok, m = pcall(cjson.decode, read_text(path))
+  if not ok or type(m) ~= "table" then errors.fail(string.format("%s: expected a JSON manifest written by --map, found %s", path, tostring(m)), 2) end
+  if m.schema ~= MANIFEST_SCHEMA then errors.fail(string.format("%s: manifest schema %s, expected %d", path, tostring(m.schema), MANIFEST_SCHEMA), 2) end
+  if m.recipe ~= rname then
+    errors.fail(string.format("%s: written by the map step of recipe '%s', not '%s'", path, tostring(m.recipe), rname), 2)
+  end
+  local function opt(v) if v == cjson.null then return nil end return v end
+  local function int(v) v = opt(v); return v and math.tointeger(v) or v end
+  local s = { source = m.source, format = m.format, rank = int(m.rank), world_size = int(m.world_size), role = opt(m.role),
+              meta = {}, notes = {}, tables = {}, table_order = {} }
+  for k, v in pairs(m.meta or {}) do s.meta[k] = opt(v) end
+  for i, n in ipairs(m.notes or {}) do s.notes[i] = n end
+  s.options = {}
+  for k, v in pairs(m.options or {}) do s.options[k] = opt(v) end
+  local profile = require "perflab.profile"
+  for i, tn in ipairs(m.tables or {}) do
+    local p = profile.parse(dir .. "/" .. tn .. ".csv", read_text(dir .. "/" .. tn .. ".csv"), { format = "csv" })
+    local t = p.tables[p:table_names()[1]]
+    s.tables[tn] = t
+    s.table_order[i] = tn
+  end
+  return s
+end
+
+--- merge_dirs(recipe, dirs, options) -> report: the same report as the
+-- direct run on the files the folders were mapped from.
+function M.merge_dirs(name, dirs, given)
+  local r = M.load(name)
+  if not (r.map and r.merge) then errors.fail(string.format("recipe '%s' has no map/merge steps (--map, --merge)", r.name)) end
+  local opts = M.options(r, given)
+  local parts, ins = {}, {}
+  for i, d in ipairs(dirs) do
+    parts[i] = M.map_read(d, r.name)
+    -- the options the map step reads (r.map_options) must be the merge's
+    for _, k in ipairs(r.map_options or {}) do
+      if parts[i].options[k] ~= opts[k] then
+        errors.fail(string.format("%s was mapped with --set %s=%s, and the merge has %s=%s: give the map and the merge the same %s",
+          d, k, tostring(parts[i].options[k]), k, tostring(opts[k]), k), 2)
+      end
+    end
+    ins[i] = { source = parts[i].source, format = parts[i].format, role = parts[i].role }
+  end
+  local rep = report_mod.new { recipe = r.name, inputs = ins, options = opts }
+  r.merge(parts, opts, rep)
+  return rep
+end
+
 --- Help text for a recipe, generated from its declared options.
 function M.help(name)
   local r = M.load(name)

@@ -37,19 +37,9 @@ M.cpu_cats = { cpu_op = true, operator = true, python = true, user_annotation = 
 --- DataLoader: a host op whose name matches one of these (Lua patterns).
 M.dataloader_patterns = { "^enumerate%(DataLoader%)#.*%.__next__$", "^enumerate%(DataPipe%)#" }
 
---- Host ops that are collective communication calls (the plugin's lists).
--- Kernels launched by such an op (same external id) count as Communication.
-M.comm_ops = {
-  ["nccl:broadcast"] = true, ["nccl:reduce"] = true, ["nccl:all_reduce"] = true,
-  ["nccl:all_gather"] = true, ["nccl:reduce_scatter"] = true,
-  ["gloo:broadcast"] = true, ["gloo:reduce"] = true, ["gloo:all_reduce"] = true,
-  ["gloo:all_gather"] = true, ["gloo:reduce_scatter"] = true,
-}
-
---- Kernel names that are communication whatever launched them (an
--- extension of the plugin, which knows only the op names above; HTA's COMM
--- class).  Lua patterns, matched against the lower-cased kernel name.
-M.comm_kernel_patterns = { "^nccl" }
+--- Collective communication (host ops and kernel names): one rule set for
+-- every recipe, in lua/perflab/comm.lua (edit it there).
+M.comm_ops = require("perflab.comm").op_names
 
 --- Tensor-core kernels: a kernel uses tensor cores when its name contains
 -- one of these substrings (tb_plugin tensor_core.py, after NVIDIA PyProf).

@@ -621,6 +621,23 @@ static int64_t ctr_int(kctx *k, const char *key) {
 
 /* A "[memory]" instant event of the profiler's memory tracking
 ** (profile_memory=True): one row of `memory`. */
+/* A GPU event without a "stream" argument: the stream from its tid, which
+** Kineto sets to the stream ("7"), and older writers (the TensorBoard
+** plugin's test traces) to "stream 7". */
+static int64_t stream_of_tid(kctx *k, const kev *e) {
+  if (e->stream != PL_INT_NA || !e->tid.set) return e->stream;
+  const char *t = svp(k, &e->tid);
+  size_t n = e->tid.n, i = 0;
+  if (n > 7 && memcmp(t, "stream ", 7) == 0) i = 7;
+  if (i >= n || n - i > 18) return PL_INT_NA;
+  int64_t v = 0;
+  for (; i < n; i++) {
+    if (t[i] < '0' || t[i] > '9') return PL_INT_NA;
+    v = v * 10 + (t[i] - '0');
+  }
+  return v;
+}
+
 static void emit_memory(kctx *k, uint32_t pidid, uint32_t tidid) {
   kev *e = &k->e;
   pl_table *t = k->mem.t;
@@ -704,7 +721,7 @@ static void emit_event(kctx *k) {
     if (cls == C_KERNEL && k->kn.t) {
       cell v[NCOLS(KN_COLS)];
       v[KN_NAME].s = NAMEID(); v[KN_SHORT].s = short_id(k, nameid);
-      v[KN_START].i = e->ts; v[KN_DUR].i = e->dur; v[KN_DEV].i = e->device; v[KN_STREAM].i = e->stream;
+      v[KN_START].i = e->ts; v[KN_DUR].i = e->dur; v[KN_DEV].i = e->device; v[KN_STREAM].i = stream_of_tid(k, e);
       v[KN_CTX].i = e->context; v[KN_CORR].i = e->corr; v[KN_EXT].i = e->ext;
       for (int d = 0; d < 3; d++) {
         v[KN_GX + d].i = e->has_grid ? e->grid[d] : PL_INT_NA;
@@ -753,7 +770,7 @@ static void emit_event(kctx *k) {
       put_int(t, c[MC_START], e->ts);
       put_int(t, c[MC_DUR], e->dur);
       put_int(t, c[MC_DEV], e->device);
-      put_int(t, c[MC_STREAM], e->stream);
+      put_int(t, c[MC_STREAM], stream_of_tid(k, e));
       put_int(t, c[MC_CORR], e->corr);
       put_int(t, c[MC_EXT], e->ext);
       put_int(t, c[MC_BYTES], e->bytes);

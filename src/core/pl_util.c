@@ -9,13 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Thread_local const char *pl_oom_file = NULL;
+
 static pl_oom_handler oom_handler = NULL;
 
 void pl_set_oom_handler(pl_oom_handler h) { oom_handler = h; }
 
 /* The allocator itself failed: the host's handler decides what the user
-** sees and ends the process; the core neither prints nor picks an exit
-** status. */
+** sees (it may name pl_oom_file) and ends the process; the core neither
+** prints nor picks an exit status. */
 static void pl_oom(size_t n) {
   if (oom_handler) oom_handler(n);
   abort();

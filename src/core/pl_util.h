@@ -16,6 +16,9 @@
 ** returning NULL) they call the out-of-memory handler, which must not
 ** return, and abort() if it does or none is set.  Everything else reports
 ** errors. */
+/* The file being read on this thread, for the out-of-memory handler to
+** name (set by the loader around a load; NULL when none). */
+extern _Thread_local const char *pl_oom_file;
 void *pl_xmalloc(size_t n);
 void *pl_xcalloc(size_t n, size_t sz);
 void *pl_xrealloc(void *p, size_t n);

@@ -169,6 +169,8 @@ static const bcase cases[] = {
   {"IntervalSet:__tostring", "return tostring(A), A == IV.from_pairs({{0,10},{20,30}})"},
   /* perflab.formats */
   {"formats.load", "local p = F.load(SMALL); t2 = p.tables.kernels; return p.format, t2:nrows(), t2:col('duration_ns'):sum()"},
+  {"formats.load_many", "local r = F.load_many({SMALL, SMALL}, nil, 2); return #r, r[2].format, r[2].tables.kernels:nrows()"},
+  {"formats.cores", "return F.cores() >= 1"},
   {"formats.parse", "local p = F.parse('x.csv', 'a,b\\n1,x\\n2,y\\n', {format = 'csv'}); t2 = p.tables.csv; return p.format, t2:nrows()"},
   {"formats.list", "local l = F.list(); return #l > 5, l[1].id"},
   {"formats.detect", "return F.detect('a,b\\n1,2\\n')"},

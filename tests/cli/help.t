@@ -89,6 +89,13 @@ listings are checked through a stable slice (CSV header, one known row).
     --baseline FILE...  inputs in the role "baseline" (the normal runs) for
                         comparison recipes (suspicion); files up to the next option
     --target FILE...    inputs in the role "target" (the slow or new runs)
+    --jobs N            parse the input files on N threads (default: the number
+                        of cores); the reports do not depend on N
+    --map FILE          (multi-rank recipes: distributed, stragglers) write the
+                        per-rank summary of FILE into --output DIR (CSV tables,
+                        manifest.json); no report
+    --merge DIR...      the report from folders written by --map, the same as
+                        the direct run on their files
   [2]
 
   $ perflab parse

@@ -210,7 +210,7 @@ def main():
             c = kc.complete("t:col(\"dur", 10, reply=True, timeout=30)["content"]
             check("complete t:col(\"dur", c["matches"] == ["duration_ns"] and c["cursor_start"] == 7, c)
             c = kc.complete("perflab.lo", 10, reply=True, timeout=30)["content"]
-            check("complete perflab.lo", c["matches"] == ["load"] and c["cursor_start"] == 8, c)
+            check("complete perflab.lo", c["matches"] == ["load", "load_many"] and c["cursor_start"] == 8, c)
             mid = kc.is_complete("for i = 1, 3 do")
             ic = kc.get_shell_msg(timeout=30)
             while ic["parent_header"].get("msg_id") != mid:

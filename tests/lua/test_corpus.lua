@@ -20,9 +20,9 @@ local function files_under(dir, out)
 end
 
 -- The corpus families this build reads.  Not yet: nsys_sqlite (the nsys
--- SQLite reader) and kineto_multirank (several ranks of one job).
+-- SQLite reader).  kineto_multirank: every rank file, bare JSON arrays too.
 local FAMILIES = { "kineto_trace", "ncu_csv", "ncu_text", "nsys_stats", "nvprof",
-  "paddle_profiler", "rocprof", "torch_profiler_table", "torch_tb_profiler" }
+  "paddle_profiler", "rocprof", "torch_profiler_table", "torch_tb_profiler", "kineto_multirank" }
 
 -- Seeds and the files of FAMILIES; a missing folder fails the test (the
 -- data lives in the repository, so absence is a broken checkout).

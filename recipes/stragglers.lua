@@ -1,0 +1,340 @@
+--- stragglers: which ranks of a job arrive late at its collectives -- HTA's
+-- straggler method (hta/analyzers/straggler.py) and a statistical verdict
+-- per rank.  Input: one trace per rank (Kineto).
+--
+-- HTA's method, with its name test fixed (communication kernels are what
+-- lua/perflab/comm.lua says, so ncclDevKernel_* and torch symmetric-memory
+-- kernels count; HTA tests the prefix "ncclKernel"):
+--  1. iterations: the ProfilerStep#N spans, the last one dropped (HTA's
+--     default; --set include_last=true keeps it); a kernel belongs to the
+--     iteration whose span holds its launch (the runtime call with its
+--     correlation id), else its start;
+--  2. t_min = the earliest iteration start over all ranks, mean_iter =
+--     (latest end - t_min) / number of iterations;
+--  3. communication kernels on a stream > 0, in an iteration, lasting at
+--     least min_share_pct (1 %) of mean_iter; the last one per (rank,
+--     stream, iteration, name);
+--  4. the (stream, name) whose duration / mean_iter has the largest mean
+--     over iterations of its standard deviation across ranks (a waiting
+--     rank's kernel is long, the late rank's short);
+--  5. metric = (start - t_min) / mean_iter of that kernel; per iteration
+--     the ranks at or above the `candidates`-th largest metric are flagged
+--     (HTA's num_candidates; default here 1, HTA's 2 flags half of a
+--     4-rank job every time); result: how many iterations each rank was
+--     flagged.
+-- Verdict: per rank, its lateness in each iteration (metric minus the
+-- median metric of the ranks in that iteration, so iterations compare),
+-- Mann-Whitney U against the lateness values of every other rank
+-- (perflab.stats, two-sided p) and Cliff's delta (the share of pairs where
+-- it is later minus the share where it is earlier): a straggler when p <
+-- alpha and delta >= min_delta, else normal.  (Earlier than the others is
+-- not reported: against a pool that holds a straggler every normal rank
+-- looks early.)
+-- Tables: ranks (rank, source, comm_kernels, iterations, flagged,
+-- flagged_pct, median_lateness, mw_u, mw_p, cliffs_delta, step_p,
+-- step_delta, verdict),
+-- iterations (iteration, rank, start_metric, lateness, duration_metric,
+-- flagged),
+-- kernels (stream, name, iterations, mean_std: the candidates of step 4).
+local perflab = require "perflab"
+local T = perflab.table
+local S = require "perflab.stats"
+local comm = require "perflab.comm"
+local ranks_mod = require "perflab.ranks"
+local units = perflab.units
+
+local function col(t, name)
+  if t and t:has(name) then return t:col(name):to_lua() end
+  return {}
+end
+
+local function rows(t)
+  local out = {}
+  if not t then return out end
+  local cols, arrs = t:columns(), {}
+  for _, c in ipairs(cols) do arrs[c] = t:col(c):to_lua() end
+  for i = 1, t:nrows() do
+    local r = {}
+    for _, c in ipairs(cols) do r[c] = arrs[c][i] end
+    out[i] = r
+  end
+  return out
+end
+
+-- ---- map: one rank ------------------------------------------------------------
+
+local function map_rank(p, opts)
+  local st = p.tables.steps
+  local sn, ss, sd = col(st, "step"), col(st, "start_ns"), col(st, "duration_ns")
+  local spans = {}
+  for i = 1, #sn do spans[i] = { it = sn[i], s = ss[i], e = ss[i] + sd[i] } end
+  table.sort(spans, function(a, b) return a.s < b.s end)
+  if not opts.include_last and #spans >= 2 then spans[#spans] = nil end
+  local function iteration_at(t)
+    local lo, hi = 1, #spans
+    while lo <= hi do
+      local mid = (lo + hi) // 2
+      local sp = spans[mid]
+      if t < sp.s then hi = mid - 1 elseif t >= sp.e then lo = mid + 1 else return sp.it end
+    end
+    return nil
+  end
+  local rt = p.tables.runtime
+  local launch = {}
+  local rc, rs = col(rt, "correlation"), col(rt, "start_ns")
+  for i = 1, #rc do if rc[i] then launch[rc[i]] = rs[i] end end
+  local kt = p.tables.kernels
+  local name, start, dur, stream, corr = col(kt, "name"), col(kt, "start_ns"), col(kt, "duration_ns"),
+    col(kt, "stream"), col(kt, "correlation")
+  local t_max = math.mininteger
+  for _, sp in ipairs(spans) do if sp.e > t_max then t_max = sp.e end end
+  local krows, ncomm = {}, 0
+  for i = 1, #name do
+    local it = iteration_at((corr[i] and launch[corr[i]]) or start[i])
+    if it then
+      local e = start[i] + dur[i]
+      if e > t_max then t_max = e end
+      if comm.is_kernel(name[i]) then
+        ncomm = ncomm + 1
+        krows[#krows + 1] = { stream = stream[i] or -1, iteration = it, name = name[i], start_ns = start[i], duration_ns = dur[i] }
+      end
+    end
+  end
+  local irows = {}
+  for i, sp in ipairs(spans) do irows[i] = { iteration = sp.it, start_ns = sp.s, end_ns = sp.e } end
+  return {
+    -- a rank that only came from the file order is left to the merge (which
+    -- ranks by the order of its inputs, and says so)
+    source = p.source, format = p.format,
+    rank = p.rank_from ~= "order" and p.rank or nil, world_size = p.rank_from ~= "order" and p.world_size or nil,
+    meta = {},
+    notes = {},
+    table_order = { "iterations", "comm_kernels", "extent" },
+    tables = {
+      -- int64 values go in tables (exact in CSV), not in the manifest
+      extent = T.from_rows({ { t_max = #spans > 0 and t_max or 0, comm_kernels = ncomm } }, { "t_max", "comm_kernels" }, "extent"),
+      iterations = T.from_rows(irows, { "iteration", "start_ns", "end_ns" }, "iterations"),
+      comm_kernels = T.from_rows(krows, { "stream", "iteration", "name", "start_ns", "duration_ns" }, "comm_kernels"),
+    },
+  }
+end
+
+-- ---- merge ----------------------------------------------------------------------
+
+local function std(v)
+  local n = #v
+  if n < 2 then return nil end
+  local m = 0
+  for _, x in ipairs(v) do m = m + x end
+  m = m / n
+  local s = 0
+  for _, x in ipairs(v) do s = s + (x - m) ^ 2 end
+  return math.sqrt(s / (n - 1))
+end
+
+local function median(v)
+  local c = {}
+  for i, x in ipairs(v) do c[i] = x end
+  table.sort(c)
+  local n = #c
+  if n == 0 then return 0 / 0 end
+  if n % 2 == 1 then return c[(n + 1) // 2] end
+  return (c[n // 2] + c[n // 2 + 1]) / 2
+end
+
+local function merge(parts, opts, report)
+  local sorted, notes = ranks_mod.assign(parts)
+  for _, n in ipairs(notes) do report:note(n) end
+  local ins = {}
+  for i, s in ipairs(sorted) do ins[i] = { source = s.source, format = s.format, role = s.role } end
+  report.inputs = ins
+  -- iterations and t_min / mean_iter over all ranks
+  local t_min, t_max, its, itlist = math.maxinteger, math.mininteger, {}, {}
+  for _, s in ipairs(sorted) do
+    for _, r in ipairs(rows(s.tables.iterations)) do
+      if r.start_ns < t_min then t_min = r.start_ns end
+      if not its[r.iteration] then its[r.iteration] = true; itlist[#itlist + 1] = r.iteration end
+    end
+    local ext = rows(s.tables.extent)[1] or {}
+    s.comm_kernels = ext.comm_kernels or 0
+    if (ext.t_max or 0) > t_max and #rows(s.tables.iterations) > 0 then t_max = ext.t_max end
+  end
+  table.sort(itlist)
+  local rank_rows, it_rows, cand_rows = {}, {}, {}
+  local function finish_tables()
+    report:table("ranks", T.from_rows(rank_rows, { "rank", "source", "comm_kernels", "iterations", "flagged", "flagged_pct",
+      "median_lateness", "mw_u", "mw_p", "cliffs_delta", "step_p", "step_delta", "verdict" }, "ranks"),
+      { title = "per rank: iterations flagged as a straggler (HTA), and the Mann-Whitney verdict on its start metric" })
+    report:table("iterations", T.from_rows(it_rows, { "iteration", "rank", "start_metric", "lateness", "duration_metric", "flagged" }, "iterations"),
+      { title = "per iteration and rank: start of the chosen kernel, (start - t_min) / mean iteration; lateness = that minus the median over ranks; its duration / mean iteration" })
+    report:table("kernels", T.from_rows(cand_rows, { "stream", "name", "iterations", "mean_std" }, "kernels"),
+      { title = "candidate (stream, kernel) pairs: mean over iterations of the std across ranks of duration / mean iteration" })
+  end
+  local function plain_ranks()
+    for k, s in ipairs(sorted) do
+      rank_rows[k] = { rank = s.rank, source = s.source, comm_kernels = s.comm_kernels,
+        iterations = 0, flagged = 0, flagged_pct = 0, verdict = "-" }
+    end
+  end
+  if #itlist == 0 then
+    report:note("No ProfilerStep#N iterations in the ranks: HTA's method needs them.")
+    plain_ranks(); finish_tables(); return
+  end
+  local mean_iter = (t_max - t_min) / #itlist
+  local min_dur = opts.min_share_pct / 100 * mean_iter
+  -- last long communication kernel per (rank, stream, iteration, name)
+  local last = {}     -- key stream|name -> iteration -> rank index -> row
+  local groups = {}
+  for k, s in ipairs(sorted) do
+    for _, r in ipairs(rows(s.tables.comm_kernels)) do
+      if r.stream > 0 and r.duration_ns >= min_dur then
+        local key = string.format("%d\0%s", r.stream, r.name)
+        local g = last[key]
+        if not g then
+          g = {}; last[key] = g
+          groups[#groups + 1] = { key = key, stream = r.stream, name = r.name }
+        end
+        g[r.iteration] = g[r.iteration] or {}
+        local cur = g[r.iteration][k]
+        if not cur or r.start_ns >= cur.start_ns then g[r.iteration][k] = r end
+      end
+    end
+  end
+  if #groups == 0 then
+    report:note(string.format("No communication kernel of at least %g %% of the mean iteration (%s) on a stream: nothing to compare.",
+      opts.min_share_pct, units.ns(mean_iter)))
+    plain_ranks(); finish_tables(); return
+  end
+  table.sort(groups, function(a, b) if a.stream ~= b.stream then return a.stream < b.stream end return a.name < b.name end)
+  local best
+  for _, g in ipairs(groups) do
+    local sum, n = 0, 0
+    for _, it in ipairs(itlist) do
+      local byr = last[g.key][it]
+      if byr then
+        local v = {}
+        for k = 1, #sorted do if byr[k] then v[#v + 1] = byr[k].duration_ns / mean_iter end end
+        local sd = std(v)
+        if sd then sum = sum + sd; n = n + 1 end
+      end
+    end
+    g.mean_std = n > 0 and sum / n or nil
+    g.n = n
+    cand_rows[#cand_rows + 1] = { stream = g.stream, name = g.name, iterations = n, mean_std = g.mean_std }
+    if g.mean_std and (not best or g.mean_std > best.mean_std) then best = g end
+  end
+  best = best or groups[1]
+  report:note(string.format("Kernel compared: %s on stream %d (mean iteration %s; kernels of at least %s counted).",
+    best.name, best.stream, units.ns(mean_iter), units.ns(min_dur)))
+  -- metric per rank and iteration; flags
+  local flagged, metric = {}, {}
+  for k = 1, #sorted do flagged[k] = 0; metric[k] = {} end
+  local n_its = 0
+  for _, it in ipairs(itlist) do
+    local byr = last[best.key][it]
+    if byr then
+      local vals = {}
+      for k = 1, #sorted do
+        if byr[k] then vals[#vals + 1] = (byr[k].start_ns - t_min) / mean_iter end
+      end
+      local mid = median(vals)
+      table.sort(vals, function(a, b) return a > b end)
+      local th = vals[math.min(math.max(opts.candidates, 1), #vals)]
+      n_its = n_its + 1
+      for k = 1, #sorted do
+        local r = byr[k]
+        if r then
+          local m = (r.start_ns - t_min) / mean_iter
+          local f = m >= th
+          if f then flagged[k] = flagged[k] + 1 end
+          metric[k][#metric[k] + 1] = m - mid
+          it_rows[#it_rows + 1] = { iteration = it, rank = sorted[k].rank, start_metric = m, lateness = m - mid,
+            duration_metric = r.duration_ns / mean_iter, flagged = f }
+        end
+      end
+    end
+  end
+  -- longer: each rank's step durations minus the median over ranks of that
+  -- step's duration
+  local sdur, excess = {}, {}
+  for k, s in ipairs(sorted) do
+    sdur[k] = {}; excess[k] = {}
+    for _, r in ipairs(rows(s.tables.iterations)) do sdur[k][r.iteration] = r.end_ns - r.start_ns end
+  end
+  for _, it in ipairs(itlist) do
+    local v = {}
+    for k = 1, #sorted do if sdur[k][it] then v[#v + 1] = sdur[k][it] end end
+    if #v >= 2 then
+      local mid = median(v)
+      for k = 1, #sorted do if sdur[k][it] then excess[k][#excess[k] + 1] = sdur[k][it] - mid end end
+    end
+  end
+  for k, s in ipairs(sorted) do
+    local others = {}
+    for q = 1, #sorted do if q ~= k then for _, v in ipairs(metric[q]) do others[#others + 1] = v end end end
+    local oex = {}
+    for q = 1, #sorted do if q ~= k then for _, v in ipairs(excess[q]) do oex[#oex + 1] = v end end end
+    local row = { rank = s.rank, source = s.source, comm_kernels = s.comm_kernels,
+      iterations = #metric[k], flagged = flagged[k], flagged_pct = #metric[k] > 0 and 100 * flagged[k] / #metric[k] or 0,
+      median_lateness = median(metric[k]), verdict = "-" }
+    if #metric[k] >= 2 and #others >= 2 then
+      local mw = S.mann_whitney_u(metric[k], others)
+      local d = S.cliffs_delta(metric[k], others)
+      row.mw_u, row.mw_p, row.cliffs_delta = mw.u, mw.p, d
+      if mw.p < opts.alpha and d >= opts.min_delta then row.verdict = "straggler"
+      else row.verdict = "normal" end
+    end
+    if #excess[k] >= 2 and #oex >= 2 then
+      local mw = S.mann_whitney_u(excess[k], oex)
+      row.step_p, row.step_delta = mw.p, S.cliffs_delta(excess[k], oex)
+      if row.verdict == "normal" and mw.p < opts.alpha and row.step_delta >= opts.min_delta then
+        row.verdict = "slow steps"
+        report:finding {
+          severity = "warn", rule = "stragglers.slow_steps", subject = "rank " .. s.rank,
+          message = string.format("rank %d's steps take longer than the other ranks' (median %s over the step's median; "
+            .. "Mann-Whitney p = %.3g, Cliff's delta = %.2f)", s.rank, units.ns(median(excess[k])), mw.p, row.step_delta),
+          evidence = { mw_p = mw.p, cliffs_delta = row.step_delta, alpha = opts.alpha, min_delta = opts.min_delta,
+            formula = "excess = step duration - median over ranks of that step's duration" },
+        }
+      end
+    end
+    rank_rows[k] = row
+    if row.verdict == "straggler" then
+      report:finding {
+        severity = "warn", rule = "stragglers.late_rank", subject = "rank " .. s.rank,
+        message = string.format("rank %d is a straggler: flagged in %d of %d iterations; its %s on stream %d starts later than the other ranks' "
+          .. "(Mann-Whitney p = %.3g, Cliff's delta = %.2f): the other ranks wait for it at every collective",
+          s.rank, flagged[k], #metric[k], best.name, best.stream, row.mw_p, row.cliffs_delta),
+        evidence = { flagged = flagged[k], iterations = #metric[k], mw_u = row.mw_u, mw_p = row.mw_p,
+          cliffs_delta = row.cliffs_delta, alpha = opts.alpha, min_delta = opts.min_delta, kernel = best.name,
+          stream = best.stream, mean_iteration_ns = mean_iter,
+          formula = "metric = (start of the last such kernel in the iteration - t_min) / mean iteration" },
+      }
+    end
+  end
+  finish_tables()
+end
+
+return {
+  name = "stragglers",
+  usage = "perflab run stragglers FILE... [--jobs N] [--set KEY=VALUE]...\n"
+    .. "       perflab run stragglers --map FILE --output DIR      (per-rank summary)\n"
+    .. "       perflab run stragglers --merge DIR... [--set KEY=VALUE]...",
+  summary = "ranks that arrive late at the collectives: HTA's straggler method (fixed for ncclDevKernel_*) and a Mann-Whitney verdict per rank",
+  needs = { "kernels.start_ns" },
+  options = {
+    candidates = { type = "number", default = 1, help = "ranks flagged per iteration (HTA's num_candidates)" },
+    min_share_pct = { type = "number", default = 1, help = "communication kernels shorter than this share of the mean iteration are ignored" },
+    include_last = { type = "boolean", default = false, help = "keep the last ProfilerStep (HTA drops it)" },
+    alpha = { type = "number", default = 0.01, help = "Mann-Whitney significance level of the verdict" },
+    min_delta = { type = "number", default = 0.5, help = "Cliff's delta (later minus earlier) a straggler must reach" },
+  },
+  map = map_rank,
+  map_options = { "include_last" },
+  merge = merge,
+  run = function(inputs, opts, report)
+    local parts = {}
+    for i, p in ipairs(inputs) do parts[i] = map_rank(p, opts) end
+    merge(parts, opts, report)
+  end,
+}
