@@ -4,7 +4,7 @@
 # tmux, python3-ipykernel, python3-jupyter-client and luarocks are for tests
 # only (the REPL through a terminal, the Jupyter kernel, the rockspec); those
 # tests skip when they are absent.
-PKGS="cmake make gcc pkg-config liblua5.4-dev lua-cjson lua-cjson-dev libcsv-dev lua-unit zlib1g-dev libedit-dev
+PKGS="cmake make gcc pkg-config liblua5.4-dev lua-cjson lua-cjson-dev libcsv-dev lua-unit zlib1g-dev libedit-dev libsqlite3-dev
       tmux python3-ipykernel python3-jupyter-client luarocks"
 # `deps.sh ci` adds what .ci/run needs beyond `make test`: clang and its
 # sanitizer runtime for the fuzzers, valgrind for the memcheck test.
