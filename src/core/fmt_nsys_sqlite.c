@@ -795,6 +795,7 @@ static int read_devices(nx *x, pl_table *t) {
     v[DV_CLOCK].i = (old && clk != PL_INT_NA) ? clk * 1000 : clk;
     v[DV_BW].i = (old && bw != PL_INT_NA) ? bw * 1000 : bw;
     v[DV_L2].i = int_cell(st, 17);
+    for (int c = DV_WARP; c <= DV_L2; c++) if (v[c].i == 0) v[c].i = PL_INT_NA;   /* 0: not recorded (2022: maxBlocksPerSm) */
     pl_table_append(t, v);
   }
   sqlite3_finalize(st);

@@ -21,7 +21,7 @@ end
 
 -- The corpus families this build reads.  Not yet: nsys_sqlite (the nsys
 -- SQLite reader) and kineto_multirank (several ranks of one job).
-local FAMILIES = { "kineto_trace", "ncu_csv", "ncu_text", "nsys_stats", "nvprof",
+local FAMILIES = { "kineto_trace", "ncu_csv", "ncu_text", "nsys_sqlite", "nsys_stats", "nvprof",
   "paddle_profiler", "rocprof", "torch_profiler_table", "torch_tb_profiler" }
 
 -- Seeds and the files of FAMILIES; a missing folder fails the test (the
