@@ -1014,8 +1014,8 @@ static int open_db(nx *x) {
     if (!wal) { memcpy(side + pl, "-journal", 9); if (!file_exists(side, &sz) || sz == 0) sz = -1; }
     if (wal || sz > 0) {
       pl_err_set(x->err, 0, 0, "expected a closed SQLite database, found %s beside it: another program has it open or "
-                 "did not close it, so the file alone may lack changes; close that program (or run `sqlite3 %s "
-                 "'PRAGMA wal_checkpoint'` on a copy) and try again", side, path);
+                 "did not close it, so the file alone may lack changes; close that program (the last one to close "
+                 "the database writes the log into it) and try again", side);
       free(side);
       return -1;
     }
