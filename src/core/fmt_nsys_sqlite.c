@@ -226,11 +226,12 @@ static uint32_t str_pool(nx *x, int64_t id) {
 
 /* A name column: a StringIds id, or (some post-processed files) text. */
 static uint32_t name_cell(nx *x, sqlite3_stmt *st, int i) {
-  switch (sqlite3_column_type(st, i)) {
-    case SQLITE_INTEGER: return str_pool(x, sqlite3_column_int64(st, i));
+  sqlite3_value *v = sqlite3_column_value(st, i);
+  switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER: return str_pool(x, sqlite3_value_int64(v));
     case SQLITE_TEXT: {
-      const char *v = (const char *)sqlite3_column_text(st, i);
-      return v ? pl_pool_intern(x->pool, v, (size_t)sqlite3_column_bytes(st, i)) : 0;
+      const char *t = (const char *)sqlite3_value_text(v);
+      return t ? pl_pool_intern(x->pool, t, (size_t)sqlite3_value_bytes(v)) : 0;
     }
     default: return 0;
   }
@@ -242,10 +243,14 @@ static uint32_t text_cell(nx *x, sqlite3_stmt *st, int i) {
   return v ? pl_pool_intern(x->pool, v, (size_t)sqlite3_column_bytes(st, i)) : 0;
 }
 
+/* One value lookup per cell: sqlite3_column_value and the sqlite3_value_*
+** readers (sqlite3_column_type + sqlite3_column_int64 look the cell up twice
+** and check for a malloc failure each time: a third of the load's time). */
 static inline int64_t int_cell(sqlite3_stmt *st, int i) {
-  int t = sqlite3_column_type(st, i);
-  if (t == SQLITE_INTEGER) return sqlite3_column_int64(st, i);
-  if (t == SQLITE_FLOAT) return pl_int_of(sqlite3_column_double(st, i));
+  sqlite3_value *v = sqlite3_column_value(st, i);
+  int t = sqlite3_value_type(v);
+  if (t == SQLITE_INTEGER) return sqlite3_value_int64(v);
+  if (t == SQLITE_FLOAT) return pl_int_of(sqlite3_value_double(v));
   return PL_INT_NA;
 }
 
@@ -275,6 +280,29 @@ static pl_table *make_table(nx *x, const char *name, const coldef *defs, size_t 
   return t;
 }
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Rows of a table, from max(rowid) (a b-tree descent; nsys never deletes,
+** so it is the count): a size hint for the columns, so that they are
+** allocated once and faulted in by one call each (pl_table_populate)
+** instead of page by page.  Capped, and 0 when unknown (a WITHOUT ROWID
+** table, an error): the columns then grow as usual. */
+static void reserve_rows(nx *x, pl_table *t, const char *table) {
+  pl_buf q; pl_buf_init(&q);
+  pl_buf_adds(&q, "SELECT max(rowid) FROM ");
+  quote_ident(&q, table);
+  pl_buf_addc(&q, '\0');
+  sqlite3_stmt *st;
+  int64_t n = 0;
+  if (sqlite3_prepare_v2(x->db, q.data, -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_step(st) == SQLITE_ROW) n = int_cell(st, 0);
+    sqlite3_finalize(st);
+  }
+  pl_buf_free(&q);
+  if (n <= 0 || n == PL_INT_NA || n > ((int64_t)1 << 31)) return;
+  if ((uint64_t)n > x->in->len / 8 + 1024) n = (int64_t)(x->in->len / 8 + 1024);   /* a row takes bytes of the file */
+  pl_table_reserve(t, (size_t)n);
+  pl_table_populate(t, 0, (size_t)n);
+}
 
 static int step_row(nx *x, sqlite3_stmt *st, int *rc) {
   *rc = sqlite3_step(st);
@@ -316,6 +344,7 @@ enum { KN_NAME, KN_SHORT, KN_MANGLED, KN_START, KN_END, KN_DUR, KN_DEV, KN_STREA
        KN_GX, KN_GY, KN_GZ, KN_BX, KN_BY, KN_BZ, KN_REGS, KN_SMS, KN_SMD, KN_SMEM, KN_LOCAL, KN_GRAPH, KN_GNODE };
 
 static int read_kernels(nx *x, pl_table *t, const char *tab) {
+  reserve_rows(x, t, tab);
   static const char *const W[] = { "demangledName", "shortName", "mangledName", "start", "end", "deviceId",
     "streamId", "contextId", "correlationId", "globalPid", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
     "registersPerThread", "staticSharedMemory", "dynamicSharedMemory", "localMemoryPerThread", "graphId", "graphNodeId" };
@@ -373,6 +402,7 @@ static const coldef RT_COLS[] = {
 enum { RT_NAME, RT_RAW, RT_START, RT_END, RT_DUR, RT_PID, RT_TID, RT_CORR, RT_CAT, RT_DRIVER, RT_RET };
 
 static int read_runtime(nx *x, pl_table *t, const char *tab) {
+  reserve_rows(x, t, tab);
   static const char *const W[] = { "nameId", "start", "end", "globalTid", "correlationId", "eventClass", "returnValue" };
   sqlite3_stmt *st;
   if (select_cols(x, tab, W, NCOLS(W), NULL, &st, NULL)) return -1;
@@ -384,8 +414,9 @@ static int read_runtime(nx *x, pl_table *t, const char *tab) {
     int64_t cls = int_cell(st, 5);
     if (cls != PL_INT_NA && cls != 0 && cls != 1) { other++; continue; }
     uint32_t raw = 0, nm = 0;
-    if (sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
-      sstr *s = str_find(x, sqlite3_column_int64(st, 0));
+    sqlite3_value *nv = sqlite3_column_value(st, 0);
+    if (sqlite3_value_type(nv) == SQLITE_INTEGER) {
+      sstr *s = str_find(x, sqlite3_value_int64(nv));
       if (s) {
         if (!s->pool) s->pool = pl_pool_intern(x->pool, x->text.data + s->off, s->n);
         if (!s->strip) s->strip = pl_pool_intern(x->pool, x->text.data + s->off, strip_version(x->text.data + s->off, s->n));
@@ -499,6 +530,7 @@ enum { MC_NAME, MC_KIND, MC_START, MC_END, MC_DUR, MC_DEV, MC_STREAM, MC_CTX, MC
 
 /* memcpy (memset = 0) or memset (1) */
 static int read_copies(nx *x, pl_table *t, const char *tab, int memset_) {
+  reserve_rows(x, t, tab);
   static const char *const WC[] = { "copyKind", "srcKind", "dstKind", "start", "end", "deviceId", "streamId",
     "contextId", "correlationId", "globalPid", "bytes" };
   static const char *const WS[] = { "value", "memKind", "memKind", "start", "end", "deviceId", "streamId",
@@ -624,6 +656,7 @@ static void nvtx_depth(pl_table *t, const int64_t *gtid) {
 }
 
 static int read_nvtx(nx *x, pl_table *rt, pl_table *mt, const char *tab) {
+  if (rt) reserve_rows(x, rt, tab);
   static const char *const W[] = { "eventType", "text", "textId", "start", "end", "globalTid", "endGlobalTid",
     "domainId", "category" };
   /* event type ids: ENUM_NSYS_EVENT_TYPE when present, else the values every
@@ -901,39 +934,80 @@ static int read_diagnostics(nx *x) {
 }
 
 /* kernels.tid: the thread of the runtime call with the same (pid,
-** correlation); an open-addressing table over the runtime rows */
+** correlation); first call wins.  Correlation ids count up within a
+** process, so per process they index a dense array (one sequential pass
+** each way); a process whose ids are sparse, or more than 64 processes,
+** goes through an open-addressing hash table instead. */
+typedef struct corrmap { int64_t pid, lo, hi; size_t n; uint32_t *tid; } corrmap;   /* tid + 1, 0 = none */
+
 static void fill_kernel_tids(nx *x, pl_table *k, pl_table *rt) {
   if (!k || !rt || rt->nrows == 0 || k->nrows == 0) return;
-  size_t cap = 16;
-  while (cap < rt->nrows * 2) cap <<= 1;
-  uint32_t *h = pl_xcalloc(cap, sizeof *h);   /* runtime row + 1 */
   const int64_t *rp = rt->cols[RT_PID]->v.i64, *rc = rt->cols[RT_CORR]->v.i64, *rtid = rt->cols[RT_TID]->v.i64;
-#define HK(p, c) (((uint64_t)(p) * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(c) * 0xC2B2AE3D27D4EB4Full))
-  for (size_t r = 0; r < rt->nrows && r < UINT32_MAX - 1; r++) {
-    if (rc[r] == PL_INT_NA) continue;
-    size_t i = (size_t)(HK(rp[r], rc[r]) >> 7) & (cap - 1);
-    while (h[i]) {
-      size_t o = h[i] - 1;
-      if (rp[o] == rp[r] && rc[o] == rc[r]) goto next;   /* first call wins */
-      i = (i + 1) & (cap - 1);
-    }
-    h[i] = (uint32_t)(r + 1);
-  next:;
-  }
   const int64_t *kp = k->cols[KN_PID]->v.i64, *kc = k->cols[KN_CORR]->v.i64;
   int64_t *kt = k->cols[KN_TID]->v.i64;
-  size_t matched = 0;
-  for (size_t r = 0; r < k->nrows; r++) {
-    if (kc[r] == PL_INT_NA) continue;
-    size_t i = (size_t)(HK(kp[r], kc[r]) >> 7) & (cap - 1);
-    while (h[i]) {
-      size_t o = h[i] - 1;
-      if (rp[o] == kp[r] && rc[o] == kc[r]) { kt[r] = rtid[o]; matched++; break; }
-      i = (i + 1) & (cap - 1);
+  corrmap m[64];
+  size_t nm = 0, matched = 0;
+  int dense = 1;
+  for (size_t r = 0; r < rt->nrows && dense; r++) {
+    if (rc[r] == PL_INT_NA) continue;
+    size_t i = 0;
+    while (i < nm && m[i].pid != rp[r]) i++;
+    if (i == nm) {
+      if (nm == 64) { dense = 0; break; }
+      m[nm].pid = rp[r]; m[nm].lo = m[nm].hi = rc[r]; m[nm].n = 0; m[nm].tid = NULL; nm++;
     }
+    if (rc[r] < m[i].lo) m[i].lo = rc[r];
+    if (rc[r] > m[i].hi) m[i].hi = rc[r];
+    m[i].n++;
   }
+  for (size_t i = 0; i < nm && dense; i++)
+    if (m[i].hi - m[i].lo > (int64_t)(4 * m[i].n + 1024) || m[i].lo < 0) dense = 0;
+  if (dense) {
+    for (size_t i = 0; i < nm; i++) m[i].tid = pl_xcalloc((size_t)(m[i].hi - m[i].lo + 1), sizeof *m[i].tid);
+    size_t last = 0;
+    for (size_t r = 0; r < rt->nrows; r++) {
+      if (rc[r] == PL_INT_NA) continue;
+      if (m[last].pid != rp[r]) { last = 0; while (m[last].pid != rp[r]) last++; }
+      uint32_t *slot = &m[last].tid[rc[r] - m[last].lo];
+      if (*slot == 0) *slot = (uint32_t)(rtid[r] + 1);
+    }
+    last = 0;
+    for (size_t r = 0; r < k->nrows; r++) {
+      if (kc[r] == PL_INT_NA) continue;
+      if (m[last].pid != kp[r]) { last = 0; while (last < nm && m[last].pid != kp[r]) last++; if (last == nm) { last = 0; continue; } }
+      if (kc[r] < m[last].lo || kc[r] > m[last].hi) continue;
+      uint32_t v = m[last].tid[kc[r] - m[last].lo];
+      if (v) { kt[r] = (int64_t)v - 1; matched++; }
+    }
+    for (size_t i = 0; i < nm; i++) free(m[i].tid);
+  } else {
+    size_t cap = 16;
+    while (cap < rt->nrows * 2) cap <<= 1;
+    uint32_t *h = pl_xcalloc(cap, sizeof *h);   /* runtime row + 1 */
+#define HK(p, c) (((uint64_t)(p) * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(c) * 0xC2B2AE3D27D4EB4Full))
+    for (size_t r = 0; r < rt->nrows && r < UINT32_MAX - 1; r++) {
+      if (rc[r] == PL_INT_NA) continue;
+      size_t i = (size_t)(HK(rp[r], rc[r]) >> 7) & (cap - 1);
+      while (h[i]) {
+        size_t o = h[i] - 1;
+        if (rp[o] == rp[r] && rc[o] == rc[r]) goto next;   /* first call wins */
+        i = (i + 1) & (cap - 1);
+      }
+      h[i] = (uint32_t)(r + 1);
+    next:;
+    }
+    for (size_t r = 0; r < k->nrows; r++) {
+      if (kc[r] == PL_INT_NA) continue;
+      size_t i = (size_t)(HK(kp[r], kc[r]) >> 7) & (cap - 1);
+      while (h[i]) {
+        size_t o = h[i] - 1;
+        if (rp[o] == kp[r] && rc[o] == kc[r]) { kt[r] = rtid[o]; matched++; break; }
+        i = (i + 1) & (cap - 1);
+      }
+    }
 #undef HK
-  free(h);
+    free(h);
+  }
   if (matched < k->nrows)
     pl_profile_diag(x->p, 0, "kernels: %zu of %zu have no runtime call with the same (pid, correlation) "
                     "(launched before the capture window, or a call not traced): tid missing",

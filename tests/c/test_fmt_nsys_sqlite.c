@@ -266,7 +266,31 @@ static pl_profile *load_mem(const char *path) {
   return p;
 }
 
+/* The hand-made export (tests/fixtures/nsys_sqlite/nvtx_small.sql): the
+** launching thread of each kernel through (pid, correlation); pid 300's
+** sparse correlation ids send the join through its hash-table path (the
+** corpus exports take the dense one), pid 200 reuses correlation 1. */
+static void fixture_tids(void) {
+  pl_err e;
+  pl_profile *p = pl_load_file("tests/fixtures/nsys_sqlite/nvtx_small.sqlite", NULL, NULL, &e);
+  TC_CHECK(p != NULL);
+  if (!p) return;
+  const pl_table *k = pl_profile_find(p, "kernels");
+  static const long want[] = { 101, 101, 101, 101, 102, 101, 201 };
+  TC_EQ_INT(k->nrows, 7);
+  int c = pl_table_col(k, "tid");
+  for (size_t r = 0; r < k->nrows && r < 7; r++) TC_EQ_INT(pl_cell_int(k, c, r), want[r]);
+  const pl_table *rt = pl_profile_find(p, "runtime");
+  TC_EQ_INT(rt->nrows, 9);
+  TC_EQ_INT(count_eq(rt, "cat", "cuda_driver"), 1);
+  TC_EQ_INT(count_eq(rt, "name", "cudaLaunchKernel"), 8);
+  const pl_table *mk = pl_profile_find(p, "nvtx_marks");
+  TC_EQ_INT(mk ? (long)mk->nrows : -1L, 1);
+  pl_profile_free(p);
+}
+
 int main(void) {
+  fixture_tids();
   for (size_t i = 0; i < sizeof FIGS / sizeof FIGS[0]; i++) {
     char rel[512], path[1024];
     snprintf(rel, sizeof rel, "nsys_sqlite/%s", FIGS[i].file);
