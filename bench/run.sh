@@ -204,12 +204,16 @@ if want nsys-sqlite; then
   gen "$F" "$PY" "$HERE/gen_nsys_sqlite.py" "$NK" "$F"
   measure nsys-sqlite "sqlite3_step floor (C)" "$BUILD/nsys_sqlite_bench" "$F" 1
   measure nsys-sqlite "perflab nsys-sqlite" "$LB" load "$F" nsys-sqlite 1
-  measure nsys-sqlite "Python sqlite3 fetchall" "$PY" "$HERE/nsys_sqlite_py.py" "$F" 1
+  measure nsys-sqlite "Python sqlite3, same columns" "$PY" "$HERE/nsys_sqlite_py.py" "$F" 1
+  measure nsys-sqlite "Python sqlite3, SELECT *" "$PY" "$HERE/nsys_sqlite_py.py" --star "$F" 1
   run_queue
   awk -F'|' '$1 == "nsys-sqlite" { split($3, r, " "); c[$2] = r[6] }
-    END { f = c["sqlite3_step floor (C)"]; p = c["perflab nsys-sqlite"]; y = c["Python sqlite3 fetchall"]
+    END { f = c["sqlite3_step floor (C)"]; p = c["perflab nsys-sqlite"]
       if (f > 0 && p > 0) printf "   perflab = %.2f x the sqlite3_step floor (target <= 1.5 x)  %s\n", p / f, (p / f <= 1.5 ? "met" : "NOT MET")
-      if (y > 0 && p > 0) printf "   perflab = %.1f x faster than Python sqlite3 (target >= 5 x)  %s\n", y / p, (y / p >= 5 ? "met" : "NOT MET") }' "$RES"
+      split("Python sqlite3, same columns|Python sqlite3, SELECT *", ys, "|")
+      for (i = 1; i <= 2; i++) { y = c[ys[i]]
+        if (y > 0 && p > 0) printf "   perflab = %.1f x faster than %s (target >= 5 x)  %s\n", y / p, ys[i], (y / p >= 5 ? "met" : "NOT MET") }
+      if (f > 0 && c[ys[1]] > 0) printf "   (the floor itself is %.1f x faster than Python on the same columns)\n", c[ys[1]] / f }' "$RES"
 fi
 
 [ -s "$RES" ] && {
