@@ -55,16 +55,42 @@ typedef struct nx {
 #define PID_OF(g) (((g) >> 24) & 0xFFFFFF)
 #define TID_OF(g) ((g) & 0xFFFFFF)
 
+/* Byte offset of a table's root page (errors name the table's place in the
+** file, as errors in binary input do: "FILE: byte N: ..."); 0 for the
+** schema itself or when the schema cannot be read. */
+static long long table_offset(nx *x, const char *table) {
+  const unsigned char *d = (const unsigned char *)x->in->data;
+  size_t page = x->in->len >= 18 ? ((size_t)d[16] << 8 | d[17]) : 0;
+  if (page == 1) page = 65536;
+  if (!x->db || !table || page == 0 || strcmp(table, "sqlite_master") == 0) return 0;
+  sqlite3_stmt *st;
+  long long off = 0;
+  if (sqlite3_prepare_v2(x->db, "SELECT rootpage FROM sqlite_master WHERE name = ?1", -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+      long long root = sqlite3_column_int64(st, 0);
+      if (root > 0 && (unsigned long long)(root - 1) * page < x->in->len) off = (root - 1) * (long long)page;
+    }
+    sqlite3_finalize(st);
+  }
+  return off;
+}
+
 static int sql_fail(nx *x, int rc) {
-  const char *m = x->db ? sqlite3_errmsg(x->db) : sqlite3_errstr(rc);
+  char m[512];
+  snprintf(m, sizeof m, "%s", x->db ? sqlite3_errmsg(x->db) : sqlite3_errstr(rc));
   int prim = rc & 0xff;
   if (x->o && x->o->interrupt && *x->o->interrupt)
     return pl_err_set(x->err, 0, 0, "interrupted while reading %s", x->where ? x->where : "the database");
+  long long off = table_offset(x, x->where);
   if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB || prim == SQLITE_IOERR || prim == SQLITE_FORMAT)
-    return pl_err_set(x->err, 0, 0, "expected an intact SQLite database, found a damaged or cut one (SQLite: %s%s%s); "
-                      "export the report again with `nsys export --type sqlite`", m,
-                      x->where ? ", reading " : "", x->where ? x->where : "");
-  return pl_err_set(x->err, 0, 0, "SQLite error reading %s: %s", x->where ? x->where : "the database", m);
+    pl_err_set(x->err, 0, 0, "expected an intact SQLite database, found a damaged or cut one (SQLite: %s%s%s); "
+               "export the report again with `nsys export --type sqlite`", m,
+               x->where ? ", reading " : "", x->where ? x->where : "");
+  else
+    pl_err_set(x->err, 0, 0, "SQLite error reading %s: %s", x->where ? x->where : "the database", m);
+  x->err->offset = off;
+  return -1;
 }
 
 static int interrupted(nx *x) {
@@ -1090,6 +1116,7 @@ static int open_db(nx *x) {
       pl_err_set(x->err, 0, 0, "expected a closed SQLite database, found %s beside it: another program has it open or "
                  "did not close it, so the file alone may lack changes; close that program (the last one to close "
                  "the database writes the log into it) and try again", side);
+      x->err->offset = 0;
       free(side);
       return -1;
     }
@@ -1140,6 +1167,7 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
     pl_err_set(err, 0, 0, "expected an Nsight Systems export (tables StringIds, CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, "
                "TARGET_INFO_GPU), found a SQLite database of another program (tables: %s)",
                x->ntabs ? b.data : "none");
+    err->offset = 0;
     pl_buf_free(&b);
     goto done;
   }

@@ -5,7 +5,9 @@
 -- missing (no shared dir) are skipped; a registered format whose line is
 -- missing, or whose samples are all missing, fails the suite.  Lines for
 -- formats this build does not register are ignored.  recipe: the recipe
--- run with --output on some of the cases (default top-kernels).
+-- run with --output on some of the cases (default top-kernels).  binary:
+-- the samples are binary files, so a CRLF copy is damage, not the same
+-- input with other line ends.
 return {
   { "kernel-table", "tests/fixtures/kernel-table/small.txt", "examples/kernel-table.txt", "$S/seeds/000_*.txt" },
   { "ncu-text", "$S/corpus/ncu_text/*", "tests/fixtures/ncu/*.txt", "$S/seeds/003_*.txt" },
@@ -20,4 +22,5 @@ return {
   { "comparison-report", "$S/seeds/002_*.txt", "tests/fixtures/seed002_comparison_report.txt" },
   { "torch-table", "$S/corpus/torch_profiler_table/*", "tests/fixtures/torch_table_memory_synthetic.txt" },
   { "markdown", "tests/fixtures/comparison/*.md", "README.md", "docs/table.md" },
+  { "nsys-sqlite", "$S/corpus/nsys_sqlite/*.sqlite", "tests/fixtures/nsys_sqlite/nvtx_small.sqlite", binary = true },
 }

@@ -230,7 +230,7 @@ local function cases_for(fmt, rec)
       if k == 1 then run_case(p, "flip+output") end
     end
     if not s:find("\r\n", 1, true) then
-      parse_case(put(base .. ".crlf", (s:gsub("\n", "\r\n"))), "CRLF", { same_as = orig })
+      parse_case(put(base .. ".crlf", (s:gsub("\n", "\r\n"))), "CRLF", { same_as = not rec.binary and orig or nil })
     end
     if not big then
       parse_case(put(base .. ".comma", (s:gsub("(%d)%.(%d)", "%1,%2"))), "decimal commas")

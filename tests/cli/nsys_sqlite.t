@@ -10,7 +10,7 @@ folder's listing.
 Another program's SQLite database:
 
   $ mkdir $CRAMTMP/a && cp tests/fixtures/nsys_sqlite/other_program.sqlite $CRAMTMP/a/places.sqlite && cd $CRAMTMP/a && . ../check.sh && check places.sqlite perflab parse places.sqlite
-  perflab: places.sqlite: expected an Nsight Systems export (tables StringIds, CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, TARGET_INFO_GPU), found a SQLite database of another program (tables: moz_bookmarks, moz_places)
+  perflab: places.sqlite: byte 0: expected an Nsight Systems export (tables StringIds, CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, TARGET_INFO_GPU), found a SQLite database of another program (tables: moz_bookmarks, moz_places)
   untouched
   places.sqlite
   [2]
@@ -27,7 +27,7 @@ An export whose page 48 (the root page of CUPTI_ACTIVITY_KIND_KERNEL) was
 overwritten:
 
   $ mkdir $CRAMTMP/c && cp ${PERFLAB_DATA:-tests/data}/corpus/nsys_sqlite/extrap_gtx1060_nsys2022.1.1_con_kernel.sqlite $CRAMTMP/c/damaged.sqlite && chmod u+w $CRAMTMP/c/damaged.sqlite && printf 'GARBAGE%.0s' $(seq 1 585) | dd of=$CRAMTMP/c/damaged.sqlite bs=4096 seek=47 conv=notrunc 2>/dev/null && cd $CRAMTMP/c && . ../check.sh && check damaged.sqlite perflab run top-kernels damaged.sqlite
-  perflab: damaged.sqlite: expected an intact SQLite database, found a damaged or cut one (SQLite: database disk image is malformed, reading CUPTI_ACTIVITY_KIND_KERNEL); export the report again with `nsys export --type sqlite`
+  perflab: damaged.sqlite: byte 192512: expected an intact SQLite database, found a damaged or cut one (SQLite: database disk image is malformed, reading CUPTI_ACTIVITY_KIND_KERNEL); export the report again with `nsys export --type sqlite`
   untouched
   damaged.sqlite
   [2]
@@ -43,7 +43,7 @@ A .nsys-rep report (nsys' own format; the message names the export command):
 An export with a write-ahead log beside it (another program has it open):
 
   $ mkdir $CRAMTMP/e && cp ${PERFLAB_DATA:-tests/data}/corpus/nsys_sqlite/extrap_gtx1060_nsys2022.1.1_con_kernel.sqlite $CRAMTMP/e/open.sqlite && : > $CRAMTMP/e/open.sqlite-wal && cd $CRAMTMP/e && . ../check.sh && check open.sqlite perflab parse open.sqlite
-  perflab: open.sqlite: expected a closed SQLite database, found open.sqlite-wal beside it: another program has it open or did not close it, so the file alone may lack changes; close that program (the last one to close the database writes the log into it) and try again
+  perflab: open.sqlite: byte 0: expected a closed SQLite database, found open.sqlite-wal beside it: another program has it open or did not close it, so the file alone may lack changes; close that program (the last one to close the database writes the log into it) and try again
   untouched
   open.sqlite
   open.sqlite-wal
