@@ -286,6 +286,21 @@ static void fixture_tids(void) {
   TC_EQ_INT(count_eq(rt, "name", "cudaLaunchKernel"), 8);
   const pl_table *mk = pl_profile_find(p, "nvtx_marks");
   TC_EQ_INT(mk ? (long)mk->nrows : -1L, 1);
+  /* MPI ranks, thread and process names (pid/tid from the global ids) */
+  const pl_table *mr = pl_profile_find(p, "mpi_ranks");
+  TC_CHECK(mr != NULL);
+  if (mr) {
+    TC_EQ_INT(mr->nrows, 2);
+    TC_EQ_INT(pl_cell_int(mr, pl_table_col(mr, "pid"), 1), 200);
+    TC_EQ_INT(pl_cell_int(mr, pl_table_col(mr, "tid"), 1), 201);
+    TC_EQ_INT(pl_cell_int(mr, pl_table_col(mr, "rank"), 1), 1);
+  }
+  const pl_table *th = pl_profile_find(p, "threads");
+  TC_EQ_STR(tl_str(th, "name", 1), "loader");
+  TC_EQ_INT((long)tl_num(th, "tid", 1), 102);
+  const pl_table *pr = pl_profile_find(p, "processes");
+  TC_EQ_STR(tl_str(pr, "name", 2), "helper");
+  TC_EQ_INT((long)tl_num(pr, "pid", 2), 300);
   pl_profile_free(p);
 }
 
