@@ -340,7 +340,8 @@ static int step_row(nx *x, sqlite3_stmt *st, int *rc) {
 static void times(pl_cell *v, int is, sqlite3_stmt *st, int s, int e) {
   int64_t a = int_cell(st, s), b = int_cell(st, e);
   v[is].i = a; v[is + 1].i = b;
-  v[is + 2].i = (a != PL_INT_NA && b != PL_INT_NA && b >= a) ? b - a : PL_INT_NA;
+  int64_t d;
+  v[is + 2].i = (a != PL_INT_NA && b != PL_INT_NA && b >= a && !__builtin_sub_overflow(b, a, &d)) ? d : PL_INT_NA;
 }
 
 static const coldef KN_COLS[] = {
@@ -401,7 +402,9 @@ static int read_kernels(nx *x, pl_table *t, const char *tab) {
     for (int i = 0; i < 7; i++) v[KN_GX + i].i = int_cell(st, 10 + i);
     v[KN_SMS].i = int_cell(st, 17);
     v[KN_SMD].i = int_cell(st, 18);
-    v[KN_SMEM].i = (v[KN_SMS].i != PL_INT_NA && v[KN_SMD].i != PL_INT_NA) ? v[KN_SMS].i + v[KN_SMD].i : PL_INT_NA;
+    int64_t sum;
+    v[KN_SMEM].i = (v[KN_SMS].i != PL_INT_NA && v[KN_SMD].i != PL_INT_NA &&
+                    !__builtin_add_overflow(v[KN_SMS].i, v[KN_SMD].i, &sum)) ? sum : PL_INT_NA;
     v[KN_LOCAL].i = int_cell(st, 19);
     v[KN_GRAPH].i = int_cell(st, 20);
     v[KN_GNODE].i = int_cell(st, 21);
@@ -842,7 +845,9 @@ static int read_devices(nx *x, pl_table *t) {
     v[DV_WARP].i = int_cell(st, 5);
     v[DV_TPB].i = int_cell(st, 6);
     v[DV_WPSM].i = int_cell(st, 7);
-    v[DV_TPSM].i = (v[DV_WPSM].i != PL_INT_NA && v[DV_WARP].i != PL_INT_NA) ? v[DV_WPSM].i * v[DV_WARP].i : PL_INT_NA;
+    int64_t prod;
+    v[DV_TPSM].i = (v[DV_WPSM].i != PL_INT_NA && v[DV_WARP].i != PL_INT_NA &&
+                    !__builtin_mul_overflow(v[DV_WPSM].i, v[DV_WARP].i, &prod)) ? prod : PL_INT_NA;
     v[DV_BPSM].i = int_cell(st, 8);
     v[DV_RPB].i = int_cell(st, 9);
     v[DV_RPSM].i = int_cell(st, 10);
@@ -851,8 +856,10 @@ static int read_devices(nx *x, pl_table *t) {
     v[DV_SMSM].i = int_cell(st, 13);
     v[DV_MEM].i = int_cell(st, 14);
     int64_t clk = int_cell(st, 15), bw = int_cell(st, 16);
-    v[DV_CLOCK].i = (old && clk != PL_INT_NA) ? clk * 1000 : clk;
-    v[DV_BW].i = (old && bw != PL_INT_NA) ? bw * 1000 : bw;
+    if (old && clk != PL_INT_NA && __builtin_mul_overflow(clk, 1000, &clk)) clk = PL_INT_NA;   /* kHz */
+    if (old && bw != PL_INT_NA && __builtin_mul_overflow(bw, 1000, &bw)) bw = PL_INT_NA;       /* kB/s */
+    v[DV_CLOCK].i = clk;
+    v[DV_BW].i = bw;
     v[DV_L2].i = int_cell(st, 17);
     for (int c = DV_WARP; c <= DV_L2; c++) if (v[c].i == 0) v[c].i = PL_INT_NA;   /* 0: not recorded (2022: maxBlocksPerSm) */
     pl_table_append(t, v);
@@ -987,12 +994,12 @@ static void fill_kernel_tids(nx *x, pl_table *k, pl_table *rt) {
     m[i].n++;
   }
   for (size_t i = 0; i < nm && dense; i++)
-    if (m[i].hi - m[i].lo > (int64_t)(4 * m[i].n + 1024) || m[i].lo < 0) dense = 0;
+    if (m[i].lo < 0 || m[i].hi - m[i].lo > (int64_t)(4 * m[i].n + 1024)) dense = 0;
   if (dense) {
     for (size_t i = 0; i < nm; i++) m[i].tid = pl_xcalloc((size_t)(m[i].hi - m[i].lo + 1), sizeof *m[i].tid);
     size_t last = 0;
     for (size_t r = 0; r < rt->nrows; r++) {
-      if (rc[r] == PL_INT_NA) continue;
+      if (rc[r] == PL_INT_NA || rtid[r] == PL_INT_NA) continue;
       if (m[last].pid != rp[r]) { last = 0; while (m[last].pid != rp[r]) last++; }
       uint32_t *slot = &m[last].tid[rc[r] - m[last].lo];
       if (*slot == 0) *slot = (uint32_t)(rtid[r] + 1);
@@ -1087,7 +1094,7 @@ static int file_exists(const char *path, off_t *size) {
 /* file:PATH?immutable=1 with PATH percent-encoded where the URI needs it */
 static char *file_uri(const char *path) {
   pl_buf b; pl_buf_init(&b);
-  pl_buf_adds(&b, "file:");
+  pl_buf_adds(&b, path[0] == '/' ? "file://" : "file:");   /* "file:///abs" (a path "//x" is no authority) */
   for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
     if (*p == '%' || *p == '?' || *p == '#' || *p <= ' ' || *p >= 0x7f) pl_buf_printf(&b, "%%%02X", *p);
     else pl_buf_addc(&b, (char)*p);
