@@ -51,12 +51,14 @@ local function launches(p)
   return L
 end
 
--- first index in [lo, hi] with a[i] >= v (hi + 1 when none)
+-- first index in [lo, hi] with a[i] >= v (hi + 1 when none); a missing
+-- value sorts last (the engine's order), so it counts as +infinity
 local function lower_bound(a, lo, hi, v)
   hi = hi + 1
   while lo < hi do
     local m = (lo + hi) // 2
-    if a[m] < v then lo = m + 1 else hi = m end
+    local x = a[m]
+    if x ~= nil and x < v then lo = m + 1 else hi = m end
   end
   return lo
 end
@@ -95,14 +97,19 @@ return {
             if hi >= lo then
               local ks, ke, gs, ge, m = {}, {}, math.maxinteger, math.mininteger, 0
               for x = lo, hi do
-                m = m + 1
-                ks[m], ke[m] = L.ks[x], L.ke[x]
-                if ks[m] < gs then gs = ks[m] end
-                if ke[m] > ge then ge = ke[m] end
+                local a, z = L.ks[x], L.ke[x]
+                if a and z then   -- a kernel row without times (a damaged export) counts nowhere
+                  m = m + 1
+                  ks[m], ke[m] = a, z
+                  if a < gs then gs = a end
+                  if z > ge then ge = z end
+                end
               end
-              r.kernels, r.gpu_start_ns, r.gpu_end_ns = m, gs, ge
-              r.gpu_span_ns = ge - gs
-              r.gpu_busy_ns = I.from_arrays(ks, ke, m):length()
+              if m > 0 then
+                r.kernels, r.gpu_start_ns, r.gpu_end_ns = m, gs, ge
+                r.gpu_span_ns = ge - gs
+                r.gpu_busy_ns = I.from_arrays(ks, ke, m):length()
+              end
             end
           end
           rows[#rows + 1] = r
