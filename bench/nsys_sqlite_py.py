@@ -16,7 +16,7 @@ Q = [
     'SELECT name, value FROM META_DATA_EXPORT',
     'SELECT demangledName, shortName, mangledName, start, "end", deviceId, streamId, contextId, correlationId, globalPid, '
     'gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory, '
-    'localMemoryPerThread, NULL, graphNodeId FROM CUPTI_ACTIVITY_KIND_KERNEL',
+    'localMemoryPerThread, NULL, graphNodeId, sharedMemoryExecuted FROM CUPTI_ACTIVITY_KIND_KERNEL',
     'SELECT nameId, start, "end", globalTid, correlationId, eventClass, returnValue FROM CUPTI_ACTIVITY_KIND_RUNTIME',
     'SELECT id, name FROM ENUM_CUDA_MEMCPY_OPER',
     'SELECT copyKind, srcKind, dstKind, start, "end", deviceId, streamId, contextId, correlationId, globalPid, bytes '

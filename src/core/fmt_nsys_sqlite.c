@@ -363,18 +363,21 @@ static const coldef KN_COLS[] = {
   { "smem_static_bytes", PL_INT, "static shared memory per block, bytes" },
   { "smem_dynamic_bytes", PL_INT, "dynamic shared memory per block, bytes" },
   { "smem_bytes", PL_INT, "static + dynamic shared memory per block, bytes" },
+  { "smem_config_bytes", PL_INT, "shared memory per SM the driver configured for the launch (sharedMemoryExecuted), bytes: "
+    "ncu's Shared Memory Configuration Size; missing when recorded as 0 (2022 and older GPUs)" },
   { "local_bytes_per_thread", PL_INT, "local memory per thread, bytes" },
   { "graph_id", PL_INT, "CUDA graph id (graphId, 2026+)" },
   { "graph_node_id", PL_INT, "CUDA graph node id (graphNodeId)" },
 };
 enum { KN_NAME, KN_SHORT, KN_MANGLED, KN_START, KN_END, KN_DUR, KN_DEV, KN_STREAM, KN_CTX, KN_CORR, KN_PID, KN_TID,
-       KN_GX, KN_GY, KN_GZ, KN_BX, KN_BY, KN_BZ, KN_REGS, KN_SMS, KN_SMD, KN_SMEM, KN_LOCAL, KN_GRAPH, KN_GNODE };
+       KN_GX, KN_GY, KN_GZ, KN_BX, KN_BY, KN_BZ, KN_REGS, KN_SMS, KN_SMD, KN_SMEM, KN_SMCFG, KN_LOCAL, KN_GRAPH, KN_GNODE };
 
 static int read_kernels(nx *x, pl_table *t, const char *tab) {
   reserve_rows(x, t, tab);
   static const char *const W[] = { "demangledName", "shortName", "mangledName", "start", "end", "deviceId",
     "streamId", "contextId", "correlationId", "globalPid", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
-    "registersPerThread", "staticSharedMemory", "dynamicSharedMemory", "localMemoryPerThread", "graphId", "graphNodeId" };
+    "registersPerThread", "staticSharedMemory", "dynamicSharedMemory", "localMemoryPerThread", "graphId", "graphNodeId",
+    "sharedMemoryExecuted" };
   sqlite3_stmt *st;
   uint64_t have = 0;
   if (select_cols(x, tab, W, NCOLS(W), NULL, &st, &have)) return -1;
@@ -405,6 +408,8 @@ static int read_kernels(nx *x, pl_table *t, const char *tab) {
     int64_t sum;
     v[KN_SMEM].i = (v[KN_SMS].i != PL_INT_NA && v[KN_SMD].i != PL_INT_NA &&
                     !__builtin_add_overflow(v[KN_SMS].i, v[KN_SMD].i, &sum)) ? sum : PL_INT_NA;
+    v[KN_SMCFG].i = int_cell(st, 22);
+    if (v[KN_SMCFG].i == 0) v[KN_SMCFG].i = PL_INT_NA;
     v[KN_LOCAL].i = int_cell(st, 19);
     v[KN_GRAPH].i = int_cell(st, 20);
     v[KN_GNODE].i = int_cell(st, 21);

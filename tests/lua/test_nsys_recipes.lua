@@ -38,6 +38,13 @@ function TestNsysRecipes:test_occupancy_and_launch_use_the_exports_device()
   lu.assertEquals(occ.tables.occupancy:col("theoretical_occupancy_pct"):count(), 1312)
   lu.assertEquals(occ.tables.occupancy:row(1).cc, "8.0")
   lu.assertNil(note_with(occ, "pass --gpu"))
+  -- the configured shared memory of each launch (sharedMemoryExecuted: 1,309
+  -- launches at 32 KB, 3 at 100 KB, measured with the sqlite3 CLI), as ncu's
+  -- Shared Memory Configuration Size: no carveout assumption
+  lu.assertNil(note_with(occ, "shared-memory configuration size not given"))
+  local cfg = {}
+  for _, r in occ.tables.occupancy:rows() do cfg[r.smem_config_bytes] = (cfg[r.smem_config_bytes] or 0) + 1 end
+  lu.assertEquals(cfg, { [32768] = 1309, [102400] = 3 })
   local l = perflab.run("launch", p, {})
   lu.assertEquals(l.tables.launch:nrows(), 1312)
   lu.assertEquals(l.tables.launch:row(1).sm_count, 108)
