@@ -52,6 +52,10 @@ function TestNsysRecipes:test_occupancy_and_launch_use_the_exports_device()
   local cut = perflab.run("occupancy", perflab.load(BEFORE), {})
   lu.assertNotNil(note_with(cut, "pass --gpu"))
   lu.assertEquals(perflab.run("occupancy", perflab.load(BEFORE), { gpu = "h100-sxm" }).tables.occupancy:nrows(), 4010)
+  -- a GPU the calculator has no constants for (GTX 1060, CC 6.1): skipped with a note, not an error
+  local pascal = perflab.run("occupancy", perflab.load(D .. "extrap_gtx1060_nsys2022.1.1_con_kernel.sqlite"), {})
+  lu.assertEquals(pascal.tables.occupancy:nrows(), 0)
+  lu.assertNotNil(note_with(pascal, "9 at CC 6.1"))
 end
 
 function TestNsysRecipes:test_idle_time_per_device()
