@@ -45,6 +45,15 @@ function TestNsysRecipes:test_occupancy_and_launch_use_the_exports_device()
   local cfg = {}
   for _, r in occ.tables.occupancy:rows() do cfg[r.smem_config_bytes] = (cfg[r.smem_config_bytes] or 0) + 1 end
   lu.assertEquals(cfg, { [32768] = 1309, [102400] = 3 })
+  -- weighted by the export's own kernel times (--set timeline=the same file)
+  local w = perflab.run("occupancy", perflab.load(CLOVER), { timeline = CLOVER })
+  lu.assertNotNil(w.tables.weighted)
+  local total = 0
+  for _, f in ipairs(w.findings) do
+    lu.assertTrue(f.evidence.kernel_time_ns > 0, f.subject)
+    total = total + f.evidence.kernel_time_ns
+  end
+  lu.assertTrue(total <= 294404540)
   local l = perflab.run("launch", p, {})
   lu.assertEquals(l.tables.launch:nrows(), 1312)
   lu.assertEquals(l.tables.launch:row(1).sm_count, 108)
