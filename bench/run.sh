@@ -21,13 +21,15 @@
 #   PERFLAB_BENCH_DATA    where the inputs go (default BUILD/bench-data)
 #   PERFLAB_BENCH_PYTHON  the Python with pandas (default /usr/bin/python3)
 #   PERFLAB_BENCH_ONLY    space-separated subset of: kernel-table ncu-text nsys
-#                         nvprof torch-table kineto kineto-small csv stats ranks
+#                         nvprof torch-table kineto kineto-small csv stats ranks nsys-sqlite
 #   ranks: bench/ranks.sh, 8 rank traces of PERFLAB_BENCH_RANK_MB (125) MB
 #   parsed by perflab.load_many on 1, 2 and all cores
 #   sizes in MB (before scaling): PERFLAB_BENCH_KERNEL_TABLE_MB (1000),
 #   PERFLAB_BENCH_NCU_TEXT_MB (500), PERFLAB_BENCH_KINETO_MB (1000),
 #   PERFLAB_BENCH_KINETO_SMALL_MB (100), PERFLAB_BENCH_CSV_MB (1000),
 #   PERFLAB_BENCH_TEXT_MB (100: the nsys, nvprof and torch-table text files)
+#   PERFLAB_BENCH_NSYS_KERNELS (2000000: kernels, and as many launch calls, of
+#   the generated Nsight Systems SQLite export; scaled like the sizes)
 set -e
 BUILD=${1:-build}
 SCALE=${PERFLAB_BENCH_SCALE:-1}
@@ -35,7 +37,7 @@ RUNS=${PERFLAB_BENCH_RUNS:-3}
 DATA=${PERFLAB_BENCH_DATA:-$BUILD/bench-data}
 PY=${PERFLAB_BENCH_PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
-ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof torch-table kineto kineto-small csv stats ranks"}
+ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof torch-table kineto kineto-small csv stats ranks nsys-sqlite"}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 mb() { awk -v a="$1" -v s="$SCALE" 'BEGIN { v = a * s; if (v < 1) v = 1; printf "%d", v }'; }
@@ -189,6 +191,31 @@ if want csv; then
   measure csv "perflab ncu-csv --table kernels" "$LB" load "$F" ncu-csv 1 kernels
   measure csv "pandas.read_csv" "$PY" "$HERE/py_bench.py" pandas-csv "$F" 1
   run_queue
+fi
+
+if want nsys-sqlite; then
+  # an Nsight Systems SQLite export (bench/gen_nsys_sqlite.py: the corpus
+  # schema, N kernels and N launch calls); perflab's load against the floor
+  # (bench/nsys_sqlite_bench.c: a bare sqlite3_step loop over the same tables
+  # and columns) and Python's sqlite3 fetching the same rows (targets of
+  # issue 19: <= 1.5 x the floor, >= 5 x Python, on CPU time)
+  NK=$(mb "${PERFLAB_BENCH_NSYS_KERNELS:-2000000}")
+  F="$DATA/nsys_${NK}_kernels.sqlite"
+  echo "== Nsight Systems SQLite export ($NK kernels)"
+  if [ -z "$PERFLAB_BENCH_NOBUILD" ]; then cmake --build "$BUILD" --target nsys_sqlite_bench >/dev/null; fi
+  gen "$F" "$PY" "$HERE/gen_nsys_sqlite.py" "$NK" "$F"
+  measure nsys-sqlite "sqlite3_step floor (C)" "$BUILD/nsys_sqlite_bench" "$F" 1
+  measure nsys-sqlite "perflab nsys-sqlite" "$LB" load "$F" nsys-sqlite 1
+  measure nsys-sqlite "Python sqlite3, same columns" "$PY" "$HERE/nsys_sqlite_py.py" "$F" 1
+  measure nsys-sqlite "Python sqlite3, SELECT *" "$PY" "$HERE/nsys_sqlite_py.py" --star "$F" 1
+  run_queue
+  awk -F'|' '$1 == "nsys-sqlite" { split($3, r, " "); c[$2] = r[6] }
+    END { f = c["sqlite3_step floor (C)"]; p = c["perflab nsys-sqlite"]
+      if (f > 0 && p > 0) printf "   perflab = %.2f x the sqlite3_step floor (target <= 1.5 x)  %s\n", p / f, (p / f <= 1.5 ? "met" : "NOT MET")
+      split("Python sqlite3, same columns|Python sqlite3, SELECT *", ys, "|")
+      for (i = 1; i <= 2; i++) { y = c[ys[i]]
+        if (y > 0 && p > 0) printf "   perflab = %.1f x faster than %s (target >= 5 x)  %s\n", y / p, ys[i], (y / p >= 5 ? "met" : "NOT MET") }
+      if (f > 0 && c[ys[1]] > 0) printf "   (the floor itself is %.1f x faster than Python on the same columns)\n", c[ys[1]] / f }' "$RES"
 fi
 
 [ -s "$RES" ] && {

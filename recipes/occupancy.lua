@@ -146,7 +146,7 @@ R = {
       do
       local k = p:table("kernels")
       local rows, groups, order = {}, {}, {}
-      local skipped, no_cc, inferred = 0, 0, {}
+      local skipped, no_cc, inferred, unknown_cc = 0, 0, {}, {}
       local mismatches = {}
       local assumptions = {}
       local is_trace = k:has("est_achieved_occupancy_pct") or p.format == "kineto"
@@ -175,6 +175,10 @@ R = {
             end
           end
           if not cc then no_cc = no_cc + 1; goto next end
+          if not gpus.cc(cc) then   -- a CC the calculator has no constants for (Pascal 6.1 in nsys 2022 exports)
+            unknown_cc[cc] = (unknown_cc[cc] or 0) + 1
+            goto next
+          end
           local args = { cc = cc, block_size = bs, registers = regs, smem_static = smem_static,
             smem_dynamic = smem_dyn, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }
           local o = occupancy_of(args, cc, bs, regs, smem_static, smem_dyn, r.smem_config_bytes, r.smem_driver_bytes)
@@ -319,6 +323,13 @@ R = {
         report:note(string.format("%s prints no compute capability; used %s, the first that fits", p.source, c))
       end
       if skipped > 0 then report:note(string.format("%d launches without block size or registers were skipped", skipped)) end
+      local unknown = {}
+      for c, n in pairs(unknown_cc) do unknown[#unknown + 1] = string.format("%d at CC %s", n, c) end
+      table.sort(unknown)
+      if #unknown > 0 then
+        report:note(string.format("launches skipped: %s -- a compute capability the occupancy calculator has no "
+          .. "constants for (perflab gpus lists the known ones)", table.concat(unknown, ", ")))
+      end
       if no_cc > 0 then
         report:note(string.format("%d launches skipped: no compute capability in the input; pass --gpu NAME (one of: %s)",
           no_cc, gpu.choices()))

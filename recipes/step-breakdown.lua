@@ -214,12 +214,127 @@ local function collect(p)
   return c
 end
 
+-- ---- Nsight Systems exports: the same roles from nsys' tables ----------------
+-- Steps are the NVTX ranges named --set step=NAME (exact name, else names
+-- that start with it) of one process (--set pid=N, default the first process
+-- that has such ranges); device ops and runtime calls of that process only,
+-- joined on (pid, correlation).  Roles: kernels (communication when named
+-- nccl*), memcpy, memset, runtime calls, CPU Exec = the other NVTX ranges of
+-- the process (host annotations; nsys records no operator events).
+local function collect_nsys(p, opts, notes)
+  local c = {
+    role = {}, device = {}, runtime = {}, ops = {},
+    cpu_min = MAXI, cpu_max = MINI, use_dp = false, use_ddp = false, nccl = false, nsys = true,
+  }
+  for _, k in ipairs(D.categories) do c.role[k.key] = { s = {}, e = {}, n = 0 } end
+  local function add(key, a, b)
+    local r = c.role[key]
+    r.n = r.n + 1; r.s[r.n] = a; r.e[r.n] = b
+  end
+  local nv = p.tables.nvtx
+  local step = opts.step or ""
+  -- step ranges and the process they belong to
+  local steps = {}
+  local pid = opts.pid ~= 0 and opts.pid or nil
+  if step ~= "" and nv and nv:nrows() > 0 then
+    local nm, st, en, pp = nv:col("name"):to_lua(), nv:col("start_ns"):to_lua(), nv:col("end_ns"):to_lua(), nv:col("pid"):to_lua()
+    local exact = false
+    for i = 1, nv:nrows() do if nm[i] == step then exact = true; break end end
+    local n = #step
+    for i = 1, nv:nrows() do
+      local x = nm[i]
+      if x and st[i] and en[i] and (x == step or (not exact and x:sub(1, n) == step)) then
+        if pid == nil then pid = pp[i] end
+        if pp[i] == pid then steps[#steps + 1] = { s = st[i], e = en[i] } end
+      end
+    end
+    table.sort(steps, function(x, y) return x.s < y.s end)
+    for i, s in ipairs(steps) do s.name = i end
+    if #steps == 0 then
+      notes[#notes + 1] = string.format("No NVTX range named '%s'%s: the whole capture is taken as one step (step 0).",
+        step, pid and (" in process " .. pid) or "")
+    else
+      local procs = {}
+      for i = 1, nv:nrows() do
+        if nm[i] == step or (not exact and nm[i] and nm[i]:sub(1, n) == step) then procs[pp[i]] = true end
+      end
+      local np = 0
+      for _ in pairs(procs) do np = np + 1 end
+      notes[#notes + 1] = string.format("Steps: %d NVTX ranges %s '%s' of process %s%s.", #steps,
+        exact and "named" or "whose name starts with", step, tostring(pid),
+        np > 1 and string.format(" (%d processes have such ranges; --set pid=N picks another)", np) or "")
+    end
+  else
+    -- the most frequent range names, to say what --set step could be
+    local hint = ""
+    if nv and nv:nrows() > 0 then
+      local g = nv:group_by("name"):agg { { "n", "count" } }:sort_by("-n", "name"):head(5)
+      local names = {}
+      for _, r in g:rows() do names[#names + 1] = string.format("'%s' (%d)", units.label(r.name or "", 40), r.n) end
+      hint = " (most frequent ranges: " .. table.concat(names, ", ") .. ")"
+    end
+    notes[#notes + 1] = "Nsight Systems export without --set step=NAME: the whole capture is taken as one step (step 0); "
+      .. "name the NVTX range that marks a training step with --set step=NAME" .. hint .. "."
+  end
+  c.steps = steps
+  local function mine(t, i, pids) return pid == nil or pids == nil or pids[i] == pid end
+  local rkey = function(pp, corr) return corr and (tostring(pp) .. ":" .. corr) or nil end
+  local lower = per_text(comm.is_kernel)   -- communication kernels (perflab.comm)
+  for _, spec in ipairs({ { "kernels", "kernel" }, { "memcpy", "memcpy" }, { "memset", "memset" } }) do
+    local t = p.tables[spec[1]]
+    if t and t:nrows() > 0 then
+      local st, en, co = t:col("start_ns"):to_lua(), t:col("end_ns"):to_lua(), t:col("correlation"):to_lua()
+      local pids = t:has("pid") and t:col("pid"):to_lua() or nil
+      local nm = t:col("name"):to_lua()
+      for i = 1, t:nrows() do
+        if st[i] and en[i] and mine(t, i, pids) then
+          local role = spec[2]
+          if role == "kernel" and lower[nm[i] or ""] then role = "communication"; c.nccl = true end
+          add(role, st[i], en[i])
+          c.device[#c.device + 1] = { s = st[i], e = en[i], corr = rkey(pids and pids[i], co[i]) }
+        end
+      end
+    end
+  end
+  local rt = p.tables.runtime
+  if rt and rt:nrows() > 0 then
+    local st, en, co, pids = rt:col("start_ns"):to_lua(), rt:col("end_ns"):to_lua(), rt:col("correlation"):to_lua(), rt:col("pid"):to_lua()
+    for i = 1, rt:nrows() do
+      if st[i] and en[i] and mine(rt, i, pids) then
+        add("runtime", st[i], en[i])
+        c.runtime[#c.runtime + 1] = { s = st[i], e = en[i], corr = rkey(pids[i], co[i]) }
+        if st[i] < c.cpu_min then c.cpu_min = st[i] end
+        if en[i] > c.cpu_max then c.cpu_max = en[i] end
+      end
+    end
+  end
+  if nv and nv:nrows() > 0 then
+    local nm, st, en, pids = nv:col("name"):to_lua(), nv:col("start_ns"):to_lua(), nv:col("end_ns"):to_lua(), nv:col("pid"):to_lua()
+    for i = 1, nv:nrows() do
+      if st[i] and en[i] and mine(nv, i, pids) and not (step ~= "" and nm[i] == step) then
+        add("cpu_exec", st[i], en[i])
+        if st[i] < c.cpu_min then c.cpu_min = st[i] end
+        if en[i] > c.cpu_max then c.cpu_max = en[i] end
+      end
+    end
+  end
+  for _, k in ipairs(D.categories) do
+    local r = c.role[k.key]
+    c.role[k.key] = IV.set(r.s, r.e, r.n)
+  end
+  return c
+end
+
 -- ---- Kineto: steps bounded on the device side -------------------------------
 
 local function host_steps(p, c)
   local st = p.tables.steps
   local steps = {}
-  if st and st:nrows() > 0 then
+  if c.steps and #c.steps > 0 then
+    for i, x in ipairs(c.steps) do steps[i] = x end
+  elseif c.nsys then
+    if c.cpu_min <= c.cpu_max then steps[1] = { name = 0, s = c.cpu_min, e = c.cpu_max } end
+  elseif st and st:nrows() > 0 then
     for _, r in st:rows() do
       steps[#steps + 1] = { name = r.step, s = r.start_ns, e = r.start_ns + (r.duration_ns or 0) }
     end
@@ -413,7 +528,7 @@ end
 -- launched by any host op: the plugin's tc_eligible_ops_kernel_ratio.
 local function tc_eligible_ratio(p, c)
   local k, rt = p.tables.kernels, p.tables.runtime
-  if not k or not rt or k:nrows() == 0 then return nil end
+  if c.nsys or not k or not rt or k:nrows() == 0 then return nil end   -- nsys: no operators (external ids)
   -- bottom eligible ops per thread
   local by_tid = {}
   for _, o in ipairs(c.ops) do
@@ -568,15 +683,18 @@ end
 
 -- ---- the two input kinds -------------------------------------------------------
 
-local function from_kineto(p, report, acc)
+local function from_kineto(p, report, acc, opts)
   local notes = {}
-  local c = collect(p)
+  local c = p.tables.events and collect(p) or collect_nsys(p, opts, notes)
   local steps = host_steps(p, c)
   if #steps == 0 then
     report:note(string.format("%s: no ProfilerStep#N span and no host op: nothing to break down.", p.source))
+    for _, n in ipairs(notes) do report:note(p.source .. ": " .. n) end
     return
   end
-  if not p.tables.steps or p.tables.steps:nrows() == 0 then
+  if c.nsys then
+    -- notes from collect_nsys say where the steps came from
+  elseif not p.tables.steps or p.tables.steps:nrows() == 0 then
     notes[#notes + 1] = "No ProfilerStep#N span: the whole host span is taken as one step (step 0)."
   end
   steps = device_bound(steps, c, notes)
@@ -769,21 +887,24 @@ end
 return {
   name = "step-breakdown",
   summary = "per profiler step: Kernel/Memcpy/Memset/Communication/Runtime/DataLoader/CPU Exec/Other, GPU utilisation, recommendations (tb-profiler rules)",
-  needs = { "events|steps|step_breakdown" },
-  options = {},
+  needs = { "events|steps|step_breakdown|runtime" },   -- runtime: an Nsight Systems export
+  options = {
+    step = { type = "string", default = "", help = "Nsight Systems exports: the NVTX range that marks a step (exact name, else a name prefix)" },
+    pid = { type = "integer", default = 0, help = "Nsight Systems exports: the process whose steps to break down (0: the first with step ranges)" },
+  },
   run = function(inputs, opts, report)
     local acc = { steps = {}, summary = {}, run = 0 }
     -- a `run` column when more than one run is reported
     local nruns = 0
     for _, p in ipairs(inputs) do
-      if p.tables.events then nruns = nruns + 1
+      if p.tables.events or p.format == "nsys-sqlite" then nruns = nruns + 1
       else nruns = nruns + math.max(1, math.floor(p.meta and p.meta.runs or 1)) end
     end
     acc.multi = nruns > 1
     acc.multi_tb = function() return nruns > 1 end
     acc.next_run = function() acc.run = acc.run + 1; return acc.run end
     for _, p in ipairs(inputs) do
-      if p.tables.events then from_kineto(p, report, acc) else from_tb(p, report, acc) end
+      if p.tables.events or p.format == "nsys-sqlite" then from_kineto(p, report, acc, opts) else from_tb(p, report, acc) end
     end
     -- several ranks of one job (one run per trace): a rank column beside run
     local per_rank = ranks.of_job(inputs) and acc.multi

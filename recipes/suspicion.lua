@@ -218,12 +218,20 @@ local function read_kineto(side, p, opts)
       end
     end
   end
-  -- launches: correlation -> CPU launch time
-  local launch = {}
+  -- launches: correlation -> CPU launch time; also by (pid, correlation)
+  -- for device tables that carry pid (nsys exports: correlation ids repeat
+  -- across processes)
+  local launch, launch_pc = {}, {}
   if p:has("runtime") then
     local rt = p:table("runtime")
     local co, st = rt:col("correlation"):to_lua(), rt:col("start_ns"):to_lua()
-    for i = 1, rt:nrows() do if co[i] and st[i] then launch[co[i]] = st[i] end end
+    local pp = rt:has("pid") and rt:col("pid"):to_lua() or {}
+    for i = 1, rt:nrows() do
+      if co[i] and st[i] then
+        launch[co[i]] = st[i]
+        if pp[i] ~= nil then launch_pc[tostring(pp[i]) .. ":" .. co[i]] = st[i] end
+      end
+    end
   end
   local function place(t)
     local i = upper(starts, t)
@@ -240,9 +248,13 @@ local function read_kineto(side, p, opts)
       local nm, st, du, dv = k:col(key):to_lua(), k:col("start_ns"):to_lua(), k:col("duration_ns"):to_lua(),
         k:col("device"):to_lua()
       local co = k:has("correlation") and k:col("correlation"):to_lua() or {}
+      local kp = k:has("pid") and k:col("pid"):to_lua()
       for i = 1, k:nrows() do
         if nm[i] and st[i] and du[i] then
-          local c = place(launch[co[i] or -1] or st[i])
+          local l
+          if kp then l = co[i] and kp[i] ~= nil and launch_pc[tostring(kp[i]) .. ":" .. co[i]]
+          else l = launch[co[i] or -1] end
+          local c = place(l or st[i])
           if c then
             local dev = "GPU " .. tostring(dv[i] or 0)
             add_exec(side, c, nm[i], dev, st[i], st[i] + du[i], series)

@@ -5,7 +5,7 @@
 # only (the REPL through a terminal, the Jupyter kernel, the rockspec); those
 # tests skip when they are absent.  slurm-wlm and munge: the test that runs
 # the distributed map step as a Slurm job array (tests/slurm/map_merge.sh).
-PKGS="cmake make gcc pkg-config liblua5.4-dev lua-cjson lua-cjson-dev libcsv-dev lua-unit zlib1g-dev libedit-dev
+PKGS="cmake make gcc pkg-config liblua5.4-dev lua-cjson lua-cjson-dev libcsv-dev lua-unit zlib1g-dev libedit-dev libsqlite3-dev
       tmux python3-ipykernel python3-jupyter-client luarocks
       libxml2-utils librsvg2-bin chromium slurm-wlm munge"
 # libxml2-utils (xmllint) and librsvg2-bin (rsvg-convert) check every figure;

@@ -107,8 +107,10 @@ function M.order(n, keys, by)
   return o
 end
 
---- Device-side operations of a Kineto profile, each joined to the runtime
--- call that launched it (same correlation id):
+--- Device-side operations of a timeline profile, each joined to the runtime
+-- call that launched it (same correlation id; where the runtime table and
+-- the device table both carry `pid`, as nsys exports do, on (pid,
+-- correlation): correlation ids are unique within a process only):
 --   {s, e, dur, name, kind = "kernel"|"memcpy"|"memset", device, stream,
 --    corr, rt_s, rt_e, rt_name}   (rt_* nil when no runtime call matches)
 -- sorted by start.  kinds: set of kinds to keep (default all three).
@@ -116,10 +118,19 @@ function M.device_ops(p, kinds)
   kinds = kinds or { kernel = true, memcpy = true, memset = true }
   local rt = p.tables.runtime
   local rts, rte, rtn = {}, {}, {}
+  -- (pid, correlation) when every table has pid (nsys); correlation alone
+  -- otherwise (Kineto: one process, GPU rows without pid)
+  local use_pid = rt ~= nil and rt:has("pid")
+  for _, name in ipairs({ "kernels", "memcpy", "memset" }) do
+    local t = p.tables[name]
+    if t and t:nrows() > 0 and not t:has("pid") then use_pid = false end
+  end
+  local rt_pid = use_pid and rt:col("pid"):to_lua()
   if rt and rt:nrows() > 0 then
     local c, s, d, n = rt:col("correlation"):to_lua(), rt:col("start_ns"):to_lua(), rt:col("duration_ns"):to_lua(), rt:col("name"):to_lua()
     for i = 1, rt:nrows() do
       local k = c[i]
+      if k and rt_pid then k = tostring(rt_pid[i]) .. ":" .. k end
       if k and rts[k] == nil then rts[k] = s[i]; rte[k] = s[i] + (d[i] or 0); rtn[k] = n[i] end
     end
   end
@@ -132,12 +143,15 @@ function M.device_ops(p, kinds)
       local dev = t:has("device") and t:col("device"):to_lua() or {}
       local st = t:has("stream") and t:col("stream"):to_lua() or {}
       local co = t:has("correlation") and t:col("correlation"):to_lua() or {}
+      local pid = rt_pid and t:has("pid") and t:col("pid"):to_lua()
       for i = 1, t:nrows() do
         if s[i] then
           local k = co[i]
+          local key = k
+          if k and rt_pid then key = pid and (tostring(pid[i]) .. ":" .. k) or nil end
           ops[#ops + 1] = { s = s[i], e = s[i] + (d[i] or 0), dur = d[i] or 0, name = nm[i], kind = kind,
                             device = dev[i] or 0, stream = st[i] or -1, corr = k,
-                            rt_s = k and rts[k], rt_e = k and rte[k], rt_name = k and rtn[k] }
+                            rt_s = key and rts[key], rt_e = key and rte[key], rt_name = key and rtn[key] }
         end
       end
     end

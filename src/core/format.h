@@ -27,6 +27,10 @@ typedef struct pl_parse_opts {
   volatile int *interrupt;   /* when set non-zero, long parsers stop with an error */
   void (*progress)(void *ud, size_t done, size_t total);
   void *progress_ud;
+  const char *path;          /* the file the input is, byte for byte, when the loader
+                             ** mapped a plain regular file (not inflated, not a
+                             ** pipe); NULL otherwise.  For parsers that must open
+                             ** the file through a library (nsys-sqlite) */
 } pl_parse_opts;
 
 typedef struct pl_format {

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@ extern const pl_format pl_fmt_paddle_summary;
 extern const pl_format pl_fmt_comparison_report;
 extern const pl_format pl_fmt_torch_table;
 extern const pl_format pl_fmt_markdown;
+extern const pl_format pl_fmt_nsys_sqlite;
 
 static const pl_format *const registry[] = {
   &pl_fmt_kernel_table,
@@ -43,6 +45,7 @@ static const pl_format *const registry[] = {
   &pl_fmt_comparison_report,
   &pl_fmt_torch_table,
   &pl_fmt_markdown,
+  &pl_fmt_nsys_sqlite,
 };
 
 const pl_format *const *pl_formats(size_t *n) {
@@ -123,6 +126,25 @@ static const pl_format *detect_input(const char *data, size_t len) {
 static pl_profile *load_utf8(const char *name, const char *data, size_t len,
                              const char *format_id, const pl_parse_opts *o, pl_err *err);
 
+/* Files that a profiler writes in a form perflab does not read, named by
+** their extension, with what to run instead (checked when detection finds
+** no format sure of the content). */
+static const struct { const char *ext, *advice; } UNREAD[] = {
+  { ".nsys-rep", "expected an Nsight Systems SQLite export, found an .nsys-rep report (its own binary format): "
+                 "run `nsys export --type sqlite FILE.nsys-rep` and pass the .sqlite it writes" },
+  { ".qdrep", "expected an Nsight Systems SQLite export, found a .qdrep report (its own binary format): "
+              "run `nsys export --type sqlite FILE.qdrep` and pass the .sqlite it writes" },
+};
+
+static const char *unread_advice(const char *name) {
+  size_t n = name ? strlen(name) : 0;
+  for (size_t i = 0; i < sizeof UNREAD / sizeof UNREAD[0]; i++) {
+    size_t e = strlen(UNREAD[i].ext);
+    if (n >= e && strcasecmp(name + n - e, UNREAD[i].ext) == 0) return UNREAD[i].advice;
+  }
+  return NULL;
+}
+
 pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
                            const char *format_id, const pl_parse_opts *o, pl_err *err) {
   /* UTF-16 and a UTF-8 BOM are made plain UTF-8 before anything looks */
@@ -156,6 +178,12 @@ static pl_profile *load_utf8(const char *name, const char *data, size_t len,
     while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t')) i++;
     if (i == len) { pl_err_set(err, 1, 1, "expected a profile, found %s", len ? "only blank lines" : "an empty file"); return NULL; }
     f = detect_input(data, len);
+    const char *advice = f == NULL || f->detect(data, len) < 100 ? unread_advice(name) : NULL;
+    if (advice) {
+      pl_err_set(err, 0, 0, "%s", advice);
+      err->offset = 0;
+      return NULL;
+    }
     if (f == NULL) {
       /* binary input (a NUL byte in the first 64 KiB) is named by byte offset */
       size_t k = len > 65536 ? 65536 : len;
@@ -308,6 +336,7 @@ pl_profile *pl_load_file(const char *path, const char *format_id,
     if (o) wo = *o; else memset(&wo, 0, sizeof wo);
     wo.progress = load_progress;
     wo.progress_ud = &w;
+    wo.path = path;
     p = pl_load_buffer(path, data, len, format_id, &wo, err);
     munmap(data, len);
   } else {

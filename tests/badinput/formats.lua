@@ -6,7 +6,9 @@
 -- repository), and so does a registered format without a line (a second
 -- line for an ID adds its samples to the first).  Lines for
 -- formats this build does not register are ignored.  recipe: the recipe
--- run with --output on some of the cases (default top-kernels).
+-- run with --output on some of the cases (default top-kernels).  binary:
+-- the samples are binary files, so a CRLF copy is damage, not the same
+-- input with other line ends.
 return {
   { "kernel-table", "tests/fixtures/kernel-table/small.txt", "examples/kernel-table.txt", "$S/seeds/000_*.txt" },
   { "ncu-text", "$S/corpus/ncu_text/*", "tests/fixtures/ncu/*.txt", "$S/seeds/003_*.txt" },
@@ -28,4 +30,5 @@ return {
   { "nvprof", "tests/fixtures/nvprof/*.txt" },
   { "paddle-summary", "tests/fixtures/paddle/markdown_fenced.md" },
   { "nsys-stats", "tests/fixtures/nsys/*.txt" },
+  { "nsys-sqlite", "$S/corpus/nsys_sqlite/*.sqlite", "tests/fixtures/nsys_sqlite/nvtx_small.sqlite", binary = true },
 }

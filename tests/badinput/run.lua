@@ -262,13 +262,14 @@ local function cases_for(fmt, rec)
       if k == 1 then run_case(p, "flip+output") end
     end
     if not s:find("\r\n", 1, true) then
-      parse_case(put(base .. ".crlf", (s:gsub("\n", "\r\n"))), "CRLF", { same_as = orig })
+      parse_case(put(base .. ".crlf", (s:gsub("\n", "\r\n"))), "CRLF", { same_as = not rec.binary and orig or nil })
     end
     if not big then
       -- the same text in UTF-16LE (BOM, CRLF) and with a UTF-8 BOM reads the same
       local u16 = utf16le(s)
-      if u16 then parse_case(put(base .. ".utf16", u16), "UTF-16LE with BOM and CRLF", { same_as = orig }) end
-      parse_case(put(base .. ".bom", "\xef\xbb\xbf" .. s), "UTF-8 BOM", { same_as = orig })
+      -- (text formats only: a BOM in front of a binary file is damage)
+      if u16 and not rec.binary then parse_case(put(base .. ".utf16", u16), "UTF-16LE with BOM and CRLF", { same_as = orig }) end
+      if not rec.binary then parse_case(put(base .. ".bom", "\xef\xbb\xbf" .. s), "UTF-8 BOM", { same_as = orig }) end
       parse_case(put(base .. ".comma", (s:gsub("(%d)%.(%d)", "%1,%2"))), "decimal commas")
       parse_case(put(base .. ".utf8", bad_utf8(s)), "invalid UTF-8")
       parse_case(put(base .. ".ovd", overflow_double(s)), "double overflow")

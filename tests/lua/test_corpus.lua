@@ -19,9 +19,9 @@ local function files_under(dir, out)
   return out
 end
 
--- The corpus families this build reads.  Not yet: nsys_sqlite (the nsys
--- SQLite reader).  kineto_multirank: every rank file, bare JSON arrays too.
-local FAMILIES = { "kineto_trace", "ncu_csv", "ncu_text", "nsys_stats", "nvprof",
+-- The corpus families this build reads (all of them now; a family joins
+-- when its reader lands).  kineto_multirank: every rank file, bare JSON arrays too.
+local FAMILIES = { "kineto_trace", "ncu_csv", "ncu_text", "nsys_sqlite", "nsys_stats", "nvprof",
   "paddle_profiler", "rocprof", "torch_profiler_table", "torch_tb_profiler", "kineto_multirank" }
 
 -- Seeds and the files of FAMILIES; a missing folder fails the test (the
