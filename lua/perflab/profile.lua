@@ -20,7 +20,11 @@ local function wrap(rec, opts)
     -- only some tables were asked for; derived ones came with their sources
     rec.partial = true
   end
-  return require("perflab.derive").apply(setmetatable(rec, Profile))
+  rec = require("perflab.derive").apply(setmetatable(rec, Profile))
+  -- a profile's tables stay as loaded: add_column/with/drop/rename on them
+  -- work on a copy (docs/table.md, "Stable tables")
+  for _, t in pairs(rec.tables) do t:freeze() end
+  return rec
 end
 
 -- opts with the sources of derived tables added to opts.tables

@@ -42,9 +42,9 @@ pl_table *pl_kernel_summary_from(const pl_table *t, const char *out_name) {
   if (cn < 0 || cd < 0) return NULL;
   int keys[1] = { cn };
   pl_agg aggs[5] = {
-    { "calls", PL_AGG_COUNT, -1, 0 }, { "total_ns", PL_AGG_SUM, cd, 0 },
-    { "mean_ns", PL_AGG_MEAN, cd, 0 }, { "min_ns", PL_AGG_MIN, cd, 0 },
-    { "max_ns", PL_AGG_MAX, cd, 0 } };
+    { "calls", PL_AGG_COUNT, -1, 0, -1, NULL }, { "total_ns", PL_AGG_SUM, cd, 0, -1, NULL },
+    { "mean_ns", PL_AGG_MEAN, cd, 0, -1, NULL }, { "min_ns", PL_AGG_MIN, cd, 0, -1, NULL },
+    { "max_ns", PL_AGG_MAX, cd, 0, -1, NULL } };
   pl_err e;
   pl_table *g = pl_table_group(t, keys, 1, aggs, 5, &e);
   if (g == NULL) return NULL;

@@ -122,6 +122,21 @@ void pl_table_set_doc(pl_table *t, int col, const char *doc) {
   c->doc = doc ? pl_xstrdup(doc) : NULL;
 }
 
+static void table_push_col(pl_table *t, pl_column *c);
+
+void pl_table_set_col(pl_table *t, pl_column *c) {
+  int at = pl_table_col(t, c->name);
+  if (at >= 0) { col_free(t->cols[at]); t->cols[at] = c; return; }
+  table_push_col(t, c);
+}
+
+pl_column *pl_table_take_col(pl_table *t, int col) {
+  pl_column *c = t->cols[col];
+  memmove(t->cols + col, t->cols + col + 1, (t->ncols - (size_t)col - 1) * sizeof *t->cols);
+  t->ncols--;
+  return c;
+}
+
 void pl_table_drop_col(pl_table *t, int col) {
   if (col < 0 || (size_t)col >= t->ncols) return;
   col_free(t->cols[col]);

@@ -26,7 +26,7 @@ Errors: a Lua error (with its traceback), a user-facing perflab error
 A perflab table: aligned text and Markdown.
 
   $ printf '%s\n' '{"id": "t", "code": "perflab.load(\"examples/kernel-table.txt\"):table(\"kernels\"):head(2):select{\"name\", \"duration_ns\"}"}' | perflab repl --jsonl
-  {"id":"t","ok":true,"stdout":"","values":[{"markdown":"**kernels** — 2 rows × 2 columns\n\n| name                          | duration_ns |\n| ----------------------------- | ----------: |\n| elementwise_kernel_with_index |        4160 |\n| unrolled_elementwise_kernel   |        6912 |\n","text":"table 'kernels': 2 rows x 2 columns\nname                           duration_ns\n-----------------------------  -----------\nelementwise_kernel_with_index         4160\nunrolled_elementwise_kernel           6912\n"}]}
+  {"id":"t","ok":true,"stdout":"","values":[{"markdown":"**select(head(kernels))** — 2 rows × 2 columns\n\n| name                          | duration_ns |\n| ----------------------------- | ----------: |\n| elementwise_kernel_with_index |        4160 |\n| unrolled_elementwise_kernel   |        6912 |\n","text":"table 'select(head(kernels))': 2 rows x 2 columns\nname                           duration_ns\n-----------------------------  -----------\nelementwise_kernel_with_index         4160\nunrolled_elementwise_kernel           6912\n"}]}
 
 State between cells: a report made in one cell is used in the next
 (56058272 ns: elementwise_kernel's total, awk over examples/kernel-table.txt).
