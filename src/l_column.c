@@ -396,7 +396,10 @@ static int tbl_pivot(lua_State *L) {
   else return luaL_error(L, "pivot: index must be a column name or a list of them");
   int ck = fieldcol(L, t, "columns"), cv = fieldcol(L, t, "values");
   lua_getfield(L, 2, "agg");
-  int k = luaL_checkoption(L, -1, "first", pivot_aggs);
+  const char *an = luaL_optstring(L, -1, "first");
+  int k = 0;
+  while (pivot_aggs[k] && strcmp(pivot_aggs[k], an) != 0) k++;
+  if (!pivot_aggs[k]) return luaL_error(L, "pivot: unknown agg '%s' (first, last, sum, mean, min, max, count)", an);
   pl_err e;
   pl_err_clear(&e);
   pl_table *r = pl_table_pivot(t, idx, ni, ck, cv, pivot_ops[k], &e);

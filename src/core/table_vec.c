@@ -198,7 +198,7 @@ static int opbool(const pl_operand *a, size_t i) {   /* 1, 0, or -1 missing */
 static pl_table *logic(const char *name, const pl_operand *a, const pl_operand *b, pl_vop op, size_t n, pl_err *err) {
   pl_type ta = optype(a), tb = optype(b);
   if (ta != PL_BOOL || tb != PL_BOOL) {
-    pl_err_set(err, 0, 0, "%s: expected booleans, got %s", op == PL_V_AND ? "&" : "|", what(ta != PL_BOOL ? ta : tb));
+    pl_err_set(err, 0, 0, "expected booleans, got %s", what(ta != PL_BOOL ? ta : tb));
     return NULL;
   }
   pl_table *r = result_table(name, a->t ? a->t : b->t);

@@ -343,7 +343,7 @@ function TestAgg:test_pivot()
     { id = 3, sm__throughput = 0, dram__bytes = 1 },
   })
   lu.assertErrorMsgContains("pivot: values: no column 'x'", function() return long:pivot { index = "id", columns = "metric", values = "x" } end)
-  lu.assertErrorMsgContains("invalid option 'median'", function() return long:pivot { index = "id", columns = "metric", values = "v", agg = "median" } end)
+  lu.assertErrorMsgContains("pivot: unknown agg 'median' (first, last, sum, mean, min, max, count)", function() return long:pivot { index = "id", columns = "metric", values = "v", agg = "median" } end)
 end
 
 TestStable = {}
@@ -402,6 +402,60 @@ function TestHistogram:test_log_bins()
   lu.assertEquals(h.under, 1)              -- the zero
   lu.assertEquals(h.over, 0)
   lu.assertErrorMsgContains("log bins need at least one value > 0", function() return S.histogram({ 0, -1 }, { log = true }) end)
+end
+
+-- the examples of docs/table.md, sections "Column expressions" to "Errors
+-- inside callbacks", on the page's table (values worked out by hand)
+TestDocExamples = {}
+local function launches()
+  return T.from_rows({
+    { k = "gemm", d = 100, u = 0.5 }, { k = "relu", d = 10, u = 0.25 }, { k = "gemm", d = 300, u = 0.75 },
+    { k = "copy", d = 40 }, { k = "relu", d = 30, u = 0.125 },
+  }, { "k", "d", "u" }, "launches")
+end
+
+function TestDocExamples:test_expressions_and_masks()
+  local t = launches()
+  local d, u = t:col("d"), t:col("u")
+  lu.assertEquals((d + 1):to_lua(), { 101, 11, 301, 41, 31 })
+  lu.assertEquals((d * u):to_lua(), { 50.0, 2.5, 225.0, nil, 3.75 })
+  lu.assertEquals(d:clip(20, 100):to_lua(), { 100, 20, 100, 40, 30 })
+  lu.assertEquals(d:min_with(50):to_lua(), { 50, 10, 50, 40, 30 })
+  local m = d:gt(30) & t:col("k"):eq("gemm")
+  lu.assertEquals(m:to_lua(), { true, false, true, false, false })
+  lu.assertEquals(u:lt(0.3):to_lua(), { false, true, false, false, true })
+  lu.assertEquals(t:col("k"):isin { "copy", "relu" }:to_lua(), { false, true, false, true, true })
+  lu.assertEquals(t:col("k"):match("^[gc]"):to_lua(), { true, false, true, true, false })
+  lu.assertEquals(d:between(30, 100):to_lua(), { true, false, false, true, true })
+  lu.assertErrorMsgContains("&: expected booleans, got integers", function() return d & m end)
+  lu.assertErrorMsgContains("==: cannot compare strings with integers", function() return t:col("k"):eq(1) end)
+  lu.assertEquals(t:filter(m):col("d"):to_lua(), { 100, 300 })
+  lu.assertEquals(t:where { k = "relu" }:col("d"):to_lua(), { 10, 30 })
+  lu.assertEquals(t:where { k = { "relu", "copy" } }:nrows(), 3)
+  lu.assertEquals(t:order("-d"):to_lua(), { 3, 1, 4, 5, 2 })
+  lu.assertEquals(t:take(t:order("d")):col("d"):to_lua(), { 10, 30, 40, 100, 300 })
+  lu.assertEquals(t:take({ 2, 2 }):col("k"):to_lua(), { "relu", "relu" })
+  lu.assertEquals(t:with("busy", d * u):col("busy"):to_lua(), { 50.0, 2.5, 225.0, nil, 3.75 })
+  lu.assertEquals(t:col("k"):map({ gemm = "matmul", relu = "act" }):to_lua(), { "matmul", "act", "matmul", nil, "act" })
+  local calls = 0
+  lu.assertEquals(t:col("k"):map(function(s) calls = calls + 1 return #s end):to_lua(), { 4, 4, 4, 4, 4 })
+  lu.assertEquals(calls, 3)
+end
+
+function TestDocExamples:test_aggregates()
+  local t = launches()
+  local d = t:col("d")
+  local g, ids = t:group_by("k"):agg {
+    { "n", "count" }, { "util", "wmean", "u", "d" }, { "last_d", "last", "d" }, { "rows", "ids" },
+    { "long_ns", "sum", "d", where = d:gt(50) },
+  }
+  lu.assertEquals(g:to_lua(), {
+    { k = "gemm", n = 2, util = 0.6875, last_d = 300, rows = 1, long_ns = 400 },
+    { k = "relu", n = 2, util = 0.15625, last_d = 30, rows = 2, long_ns = 0 },
+    { k = "copy", n = 1, last_d = 40, rows = 4, long_ns = 0 },
+  })
+  lu.assertEquals(ids.rows, { { 1, 3 }, { 2, 5 }, { 4 } })
+  lu.assertEquals(d:sum { where = t:col("k"):eq("relu") }, 40)
 end
 
 os.exit(lu.LuaUnit.run())
