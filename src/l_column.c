@@ -409,10 +409,18 @@ static int tbl_pivot(lua_State *L) {
   return 1;
 }
 
+/* c:keep(mask): the values where mask is true, missing elsewhere. */
+static int col_keep(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  const pl_column *m = checkmask(L, 2, c->t->nrows, "keep");
+  push_result(L, pl_vec_keep(colname(c), c->t, c->col, m));
+  return 1;
+}
+
 static const luaL_Reg col_fns[] = {
   {"abs", col_abs}, {"clip", col_clip}, {"min_with", col_min_with}, {"max_with", col_max_with},
   {"eq", col_eq}, {"ne", col_ne}, {"lt", col_lt}, {"le", col_le}, {"gt", col_gt}, {"ge", col_ge},
-  {"between", col_between}, {"isin", col_isin}, {"match", col_match}, {"map", col_map},
+  {"between", col_between}, {"isin", col_isin}, {"match", col_match}, {"map", col_map}, {"keep", col_keep},
   {NULL, NULL}
 };
 

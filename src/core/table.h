@@ -229,6 +229,8 @@ pl_table *pl_vec_clip(const char *name, const pl_table *t, int col, double lo, d
 /* Membership in a set given as a column of `set` (any length): strings by
 ** content, numbers by value; missing is never a member. */
 pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_table *set, int setcol, pl_err *err);
+/* Column col of t where `mask` is true, missing elsewhere. */
+pl_table *pl_vec_keep(const char *name, const pl_table *t, int col, const pl_column *mask);
 /* Rows where the boolean column `mask` (of t's length) is true. */
 pl_table *pl_table_filter(const pl_table *t, const pl_column *mask);
 /* The distinct pool ids a string column uses: out[id] = 1 (out has

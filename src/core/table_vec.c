@@ -343,6 +343,20 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
 
 /* ---- rows by mask ------------------------------------------------------ */
 
+pl_table *pl_vec_keep(const char *name, const pl_table *t, int col, const pl_column *mask) {
+  pl_table *r = pl_column_copy(name, t, col);
+  pl_column *c = r->cols[0];
+  for (size_t i = 0; i < t->nrows; i++) {
+    if (mask->v.i64[i] == 1) continue;
+    switch (c->type) {
+      case PL_NUM: c->v.num[i] = NAN; break;
+      case PL_STR: c->v.str[i] = 0; break;
+      default: c->v.i64[i] = PL_INT_NA; break;
+    }
+  }
+  return r;
+}
+
 pl_table *pl_table_filter(const pl_table *t, const pl_column *mask) {
   size_t n = 0;
   size_t *idx = pl_xmalloc((t->nrows ? t->nrows : 1) * sizeof *idx);
