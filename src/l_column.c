@@ -417,10 +417,25 @@ static int col_keep(lua_State *L) {
   return 1;
 }
 
+/* c:present(): true where the value is not missing. */
+static int col_present(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  const char *name = lua_pushfstring(L, "present(%s)", colname(c));
+  pl_table *r = pl_table_new_like(name, c->t);
+  int oc = pl_table_add_col(r, name, PL_BOOL);
+  pl_column *o = r->cols[oc];
+  pl_column_reserve(o, c->t->nrows ? c->t->nrows : 1);
+  for (size_t i = 0; i < c->t->nrows; i++) o->v.i64[i] = !pl_cell_missing(c->t, c->col, i);
+  o->len = c->t->nrows; r->nrows = c->t->nrows;
+  push_result(L, r);
+  return 1;
+}
+
 static const luaL_Reg col_fns[] = {
   {"abs", col_abs}, {"clip", col_clip}, {"min_with", col_min_with}, {"max_with", col_max_with},
   {"eq", col_eq}, {"ne", col_ne}, {"lt", col_lt}, {"le", col_le}, {"gt", col_gt}, {"ge", col_ge},
   {"between", col_between}, {"isin", col_isin}, {"match", col_match}, {"map", col_map}, {"keep", col_keep},
+  {"present", col_present},
   {NULL, NULL}
 };
 
