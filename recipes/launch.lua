@@ -34,6 +34,13 @@ local T = perflab.table
 local COLS = { "kernel", "grid_size", "block_size", "sm_count", "active_blocks", "waves_per_sm",
   "tail_pct", "findings" }
 
+-- the columns the checks read: launches equal in all of them are one
+-- launch shape, checked once
+local SHAPE = { "short_name", "name", "grid_size", "grid_x", "grid_y", "grid_z", "block_size", "block_x",
+  "block_y", "block_z", "device", "cc", "sm_count", "registers", "smem_static_bytes", "smem_dynamic_bytes",
+  "smem_bytes", "smem_config_bytes", "smem_driver_bytes", "waves_per_sm", "block_limit_sm",
+  "block_limit_warps", "block_limit_registers", "block_limit_smem", "block_limit_barriers" }
+
 local function sms_from_rules(p)
   local rules = p.tables.rules
   if not rules or not rules:has("message") then return nil end
@@ -75,29 +82,32 @@ return {
       if not ctx then perflab.fail(err) end
       local k = p:table("kernels")
       local rule_sms = sms_from_rules(p)
-      local rows, groups, gorder = {}, {}, {}
+      local groups, gorder = {}, {}
       local skipped, no_sm = 0, 0
       local sm_sources = {}
-      local function add(rule, key, fields, kernel, id)
+      -- a finding group collects its launches as row numbers: kernels and
+      -- ids are put in launch order once every shape is in
+      local function add(rule, key, fields, kernel, rows)
         local gk = rule .. "|" .. key
         local g = groups[gk]
         if not g then
-          g = { rule = rule, fields = fields, kernels = {}, korder = {}, ids = {}, launches = 0 }
+          g = { rule = rule, fields = fields, rows = {} }
           groups[gk] = g; gorder[#gorder + 1] = gk
         end
-        g.launches = g.launches + 1
-        if not g.kernels[kernel] then g.kernels[kernel] = 0; g.korder[#g.korder + 1] = kernel; g.ids[kernel] = {} end
-        g.kernels[kernel] = g.kernels[kernel] + 1
-        g.ids[kernel][#g.ids[kernel] + 1] = id
+        for _, row in ipairs(rows) do g.rows[#g.rows + 1] = { row, kernel or ("launch " .. row) } end
       end
-      local occupancy_of = gpu.memoize(gpu.occupancy)   -- each launch shape once
-      for i, r in k:rows() do
+      local keys = {}
+      for _, c in ipairs(SHAPE) do if k:has(c) then keys[#keys + 1] = c end end
+      local shapes, launches = k:group_by(keys):agg { { "first_row", "ids" } }
+      local res, kept, nameless = {}, {}, false
+      for si, r in shapes:rows() do
+        local rows = launches.first_row[si]
+        kept[si] = false
         local grid = gpu.dim(r, "grid_size", "grid")
         local bs = gpu.dim(r, "block_size", "block")
-        if not grid or not bs then skipped = skipped + 1; goto next end
+        if not grid or not bs then skipped = skipped + #rows; goto next end
         do
-          local kernel = r.short_name or r.name or ("launch " .. i)
-          local id = r.id or (i - 1)
+          local kernel = r.short_name or r.name
           local cc, sms = gpu.row_device(r, ctx)
           local src = "the input"
           local active = printed_active(r)
@@ -105,10 +115,8 @@ return {
             -- Kineto: one shared-memory total per block (smem_bytes)
             local st, dy = r.smem_static_bytes, r.smem_dynamic_bytes
             if not st and not dy then st = r.smem_bytes end
-            local o = occupancy_of({ cc = cc, block_size = bs, registers = r.registers,
-              smem_static = st, smem_dynamic = dy, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes },
-              cc, bs, r.registers, st, dy, r.smem_config_bytes, r.smem_driver_bytes)
-            active = o.active_blocks
+            active = gpu.occupancy({ cc = cc, block_size = bs, registers = r.registers, smem_static = st,
+              smem_dynamic = dy, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }).active_blocks
           end
           if not sms and r.waves_per_sm and active then
             sms = gpus.infer_sm_count(grid, r.waves_per_sm, active)
@@ -121,17 +129,17 @@ return {
           local bc = gpu.block_size_check(bs)
           if bc then
             ids[#ids + 1] = "launch.block_size"
-            add("launch.block_size", tostring(bs), { block_size = bs, speedup = bc.speedup_pct }, kernel, id)
+            add("launch.block_size", tostring(bs), { block_size = bs, speedup = bc.speedup_pct }, kernel, rows)
           end
           local waves, tail_pct
           if sms then
             local sg = gpu.small_grid(grid, sms)
             if sg and sg.severity == "high" then
               ids[#ids + 1] = "launch.small_grid"
-              add("launch.small_grid", grid .. "|" .. sms, { grid = grid, sms = sms, speedup = sg.speedup_pct }, kernel, id)
+              add("launch.small_grid", grid .. "|" .. sms, { grid = grid, sms = sms, speedup = sg.speedup_pct }, kernel, rows)
             elseif sg then
               ids[#ids + 1] = "launch.grid_below_2x_sms"
-              add("launch.grid_below_2x_sms", grid .. "|" .. sms, { grid = grid, sms = sms }, kernel, id)
+              add("launch.grid_below_2x_sms", grid .. "|" .. sms, { grid = grid, sms = sms }, kernel, rows)
             end
             if active and active > 0 then
               local t = gpu.tail(grid, sms, active, th)
@@ -140,20 +148,57 @@ return {
               if t.fires then
                 ids[#ids + 1] = "launch.tail_effect"
                 add("launch.tail_effect", string.format("%d|%d|%d", grid, sms, active),
-                  { grid = grid, sms = sms, active = active, t = t, speedup = t.speedup_pct }, kernel, id)
+                  { grid = grid, sms = sms, active = active, t = t, speedup = t.speedup_pct }, kernel, rows)
               end
             end
           else
-            no_sm = no_sm + 1
+            no_sm = no_sm + #rows
           end
-          rows[#rows + 1] = { kernel = kernel, grid_size = grid, block_size = bs, sm_count = sms,
-            active_blocks = active, waves_per_sm = waves or r.waves_per_sm, tail_pct = tail_pct,
-            findings = table.concat(ids, ", ") }
+          res[#res + 1] = { shape_kernel = kernel, shape_grid = grid, shape_block = bs, shape_sms = sms, shape_active = active,
+            shape_waves = waves or r.waves_per_sm, shape_tail = tail_pct, shape_findings = table.concat(ids, ", ") }
+          kept[si] = true
+          if not kernel then nameless = true end
         end
         ::next::
       end
+      -- the launch table: each launch gets its shape's results (skipped
+      -- launches have no shape row)
+      local rcols = { "shape_kernel", "shape_grid", "shape_block", "shape_sms", "shape_active", "shape_waves",
+        "shape_tail", "shape_findings" }
+      local t
+      if #res == 0 then
+        t = T.from_rows({}, COLS)
+      else
+        local rt, rr = shapes:filter(T.from_columns({ kept = kept }):col("kept")):select(keys), T.from_rows(res, rcols)
+        for _, c in ipairs(rcols) do rt:with(c, rr:col(c)) end
+        local base = k:select(keys)
+        if nameless then
+          local rn = {}
+          for i = 1, k:nrows() do rn[i] = i end
+          base:with("launch_row", rn)
+        end
+        t = base:join(rt, { on = keys })
+        if nameless then
+          t:add_column("shape_kernel", function(r) return r.shape_kernel or ("launch " .. r.launch_row) end, "string")
+        end
+        t = t:select(rcols)
+        for j, c in ipairs(rcols) do t:rename(c, COLS[j]) end
+      end
+      -- finding groups: kernels in order of first launch, ids in launch order
+      local idc = k:has("id") and k:col("id") or nil
+      for _, gk in ipairs(gorder) do
+        local g = groups[gk]
+        table.sort(g.rows, function(x, y) return x[1] < y[1] end)
+        g.kernels, g.korder, g.ids, g.launches = {}, {}, {}, #g.rows
+        for _, e in ipairs(g.rows) do
+          local kn = e[2]
+          if not g.kernels[kn] then g.kernels[kn] = 0; g.korder[#g.korder + 1] = kn; g.ids[kn] = {} end
+          g.kernels[kn] = g.kernels[kn] + 1
+          g.ids[kn][#g.ids[kn] + 1] = (idc and idc[e[1]]) or (e[1] - 1)
+        end
+      end
       local name = #inputs > 1 and ("launch_" .. idx) or "launch"
-      report:table(name, T.from_rows(rows, COLS), { title = string.format("%d launches (%s)", #rows, p.source) })
+      report:table(name, t, { title = string.format("%d launches (%s)", t:nrows(), p.source) })
       for _, gk in ipairs(gorder) do
         local g = groups[gk]
         local f = g.fields

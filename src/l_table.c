@@ -13,6 +13,7 @@
 #include <string.h>
 
 #define PL_GROUP_T "perflab.Grouping"
+#define PL_MAX_GROUP_KEYS 64   /* key columns of group_by and join */
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -602,7 +603,7 @@ static int tbl_copy(lua_State *L) { pl_l_pushtable(L, pl_table_copy(pl_l_checkta
 static int tbl_join(lua_State *L) {
   pl_table *a = pl_l_checktable(L, 1), *b = pl_l_checktable(L, 2);
   luaL_checktype(L, 3, LUA_TTABLE);
-  int ak[16], bk[16];
+  int ak[PL_MAX_GROUP_KEYS], bk[PL_MAX_GROUP_KEYS];
   size_t n = 0;
   lua_getfield(L, 3, "on");
   if (lua_isstring(L, -1)) {
@@ -612,7 +613,8 @@ static int tbl_join(lua_State *L) {
     if (bk[0] < 0) return luaL_error(L, "join: key missing in the right table: %s", pl_l_push_nocol(L, b, k));
   } else if (lua_istable(L, -1)) {
     size_t k = (size_t)luaL_len(L, -1);
-    for (size_t i = 1; i <= k && n < 16; i++) {
+    if (k > PL_MAX_GROUP_KEYS) return luaL_error(L, "join: more than %d key columns", PL_MAX_GROUP_KEYS);
+    for (size_t i = 1; i <= k; i++) {
       lua_geti(L, -1, (lua_Integer)i);
       const char *l = NULL, *r = NULL;
       if (lua_istable(L, -1)) { lua_geti(L, -1, 1); lua_geti(L, -2, 2); l = lua_tostring(L, -2); r = lua_tostring(L, -1); lua_pop(L, 2); }
@@ -796,7 +798,7 @@ static int tbl_concat(lua_State *L) {
 
 /* ---- group_by ---------------------------------------------------------- */
 
-typedef struct pl_lgroup { int nkeys; int keys[16]; } pl_lgroup;
+typedef struct pl_lgroup { int nkeys; int keys[PL_MAX_GROUP_KEYS]; } pl_lgroup;
 
 static int tbl_group_by(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
@@ -806,14 +808,18 @@ static int tbl_group_by(lua_State *L) {
   for (int a = 2; a <= top; a++) {
     if (lua_istable(L, a)) {
       int k = (int)luaL_len(L, a);
-      for (int i = 1; i <= k && g->nkeys < 16; i++) {
+      if (g->nkeys + k > PL_MAX_GROUP_KEYS) return luaL_error(L, "group_by: more than %d key columns", PL_MAX_GROUP_KEYS);
+      for (int i = 1; i <= k; i++) {
         lua_geti(L, a, i);
         int c = pl_table_col(t, luaL_checkstring(L, -1));
         if (c < 0) return luaL_error(L, "group_by: %s", pl_l_push_nocol(L, t, lua_tostring(L, -1)));
         g->keys[g->nkeys++] = c;
         lua_pop(L, 1);
       }
-    } else if (g->nkeys < 16) g->keys[g->nkeys++] = pl_l_checkcol(L, t, a);
+    } else {
+      if (g->nkeys >= PL_MAX_GROUP_KEYS) return luaL_error(L, "group_by: more than %d key columns", PL_MAX_GROUP_KEYS);
+      g->keys[g->nkeys++] = pl_l_checkcol(L, t, a);
+    }
   }
   luaL_setmetatable(L, PL_GROUP_T);
   lua_pushvalue(L, 1);
