@@ -85,22 +85,26 @@ return {
       local groups, gorder = {}, {}
       local skipped, no_sm = 0, 0
       local sm_sources = {}
-      -- a finding group collects its launches as row numbers: kernels and
-      -- ids are put in launch order once every shape is in
-      local function add(rule, key, fields, kernel, rows)
+      -- a finding group is filled launch by launch once every shape is in
+      local shape_groups = {}   -- shape -> {{group, kernel}, ...}
+      local si
+      local function add(rule, key, fields, kernel)
         local gk = rule .. "|" .. key
         local g = groups[gk]
         if not g then
-          g = { rule = rule, fields = fields, rows = {} }
+          g = { rule = rule, fields = fields, kernels = {}, korder = {}, ids = {}, launches = 0 }
           groups[gk] = g; gorder[#gorder + 1] = gk
         end
-        for _, row in ipairs(rows) do g.rows[#g.rows + 1] = { row, kernel or ("launch " .. row) } end
+        local sg = shape_groups[si]
+        if not sg then sg = {}; shape_groups[si] = sg end
+        sg[#sg + 1] = { g, kernel }
       end
       local keys = {}
       for _, c in ipairs(SHAPE) do if k:has(c) then keys[#keys + 1] = c end end
       local shapes, launches = k:group_by(keys):agg { { "first_row", "ids" } }
       local res, kept, nameless = {}, {}, false
-      for si, r in shapes:rows() do
+      for i, r in shapes:rows() do
+        si = i
         local rows = launches.first_row[si]
         kept[si] = false
         local grid = gpu.dim(r, "grid_size", "grid")
@@ -129,17 +133,17 @@ return {
           local bc = gpu.block_size_check(bs)
           if bc then
             ids[#ids + 1] = "launch.block_size"
-            add("launch.block_size", tostring(bs), { block_size = bs, speedup = bc.speedup_pct }, kernel, rows)
+            add("launch.block_size", tostring(bs), { block_size = bs, speedup = bc.speedup_pct }, kernel)
           end
           local waves, tail_pct
           if sms then
             local sg = gpu.small_grid(grid, sms)
             if sg and sg.severity == "high" then
               ids[#ids + 1] = "launch.small_grid"
-              add("launch.small_grid", grid .. "|" .. sms, { grid = grid, sms = sms, speedup = sg.speedup_pct }, kernel, rows)
+              add("launch.small_grid", grid .. "|" .. sms, { grid = grid, sms = sms, speedup = sg.speedup_pct }, kernel)
             elseif sg then
               ids[#ids + 1] = "launch.grid_below_2x_sms"
-              add("launch.grid_below_2x_sms", grid .. "|" .. sms, { grid = grid, sms = sms }, kernel, rows)
+              add("launch.grid_below_2x_sms", grid .. "|" .. sms, { grid = grid, sms = sms }, kernel)
             end
             if active and active > 0 then
               local t = gpu.tail(grid, sms, active, th)
@@ -148,7 +152,7 @@ return {
               if t.fires then
                 ids[#ids + 1] = "launch.tail_effect"
                 add("launch.tail_effect", string.format("%d|%d|%d", grid, sms, active),
-                  { grid = grid, sms = sms, active = active, t = t, speedup = t.speedup_pct }, kernel, rows)
+                  { grid = grid, sms = sms, active = active, t = t, speedup = t.speedup_pct }, kernel)
               end
             end
           else
@@ -185,16 +189,21 @@ return {
         for j, c in ipairs(rcols) do t:rename(c, COLS[j]) end
       end
       -- finding groups: kernels in order of first launch, ids in launch order
-      local idc = k:has("id") and k:col("id") or nil
-      for _, gk in ipairs(gorder) do
-        local g = groups[gk]
-        table.sort(g.rows, function(x, y) return x[1] < y[1] end)
-        g.kernels, g.korder, g.ids, g.launches = {}, {}, {}, #g.rows
-        for _, e in ipairs(g.rows) do
-          local kn = e[2]
-          if not g.kernels[kn] then g.kernels[kn] = 0; g.korder[#g.korder + 1] = kn; g.ids[kn] = {} end
-          g.kernels[kn] = g.kernels[kn] + 1
-          g.ids[kn][#g.ids[kn] + 1] = (idc and idc[e[1]]) or (e[1] - 1)
+      local shape_of = {}
+      for i, rows in ipairs(launches.first_row) do
+        if shape_groups[i] then for _, row in ipairs(rows) do shape_of[row] = i end end
+      end
+      local ids = k:has("id") and k:col("id"):to_lua() or {}
+      for row = 1, k:nrows() do
+        local sg = shape_groups[shape_of[row]]
+        if sg then
+          for _, e in ipairs(sg) do
+            local g, kn = e[1], e[2] or ("launch " .. row)
+            g.launches = g.launches + 1
+            if not g.kernels[kn] then g.kernels[kn] = 0; g.korder[#g.korder + 1] = kn; g.ids[kn] = {} end
+            g.kernels[kn] = g.kernels[kn] + 1
+            g.ids[kn][#g.ids[kn] + 1] = ids[row] or (row - 1)
+          end
         end
       end
       local name = #inputs > 1 and ("launch_" .. idx) or "launch"
