@@ -39,6 +39,19 @@ local COLS = { "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_co
   "block_limit_barriers", "active_blocks", "theoretical_warps", "theoretical_occupancy_pct",
   "achieved_occupancy_pct", "est_achieved_occupancy_pct", "reported_occupancy_pct", "limiter" }
 
+-- the columns the calculator and the comparisons read: launches equal in
+-- all of them are one launch shape, worked out once
+local SHAPE = { "short_name", "name", "block_size", "block_x", "block_y", "block_z", "grid_size", "grid_x",
+  "grid_y", "grid_z", "registers", "device", "cc", "sm_count", "smem_static_bytes", "smem_dynamic_bytes",
+  "smem_bytes", "smem_config_bytes", "smem_driver_bytes", "block_limit_sm", "block_limit_warps",
+  "block_limit_registers", "block_limit_smem", "block_limit_barriers", "theoretical_warps",
+  "theoretical_occupancy_pct", "est_achieved_occupancy_pct" }
+-- per-shape results, joined back to the launches as the table's columns
+local RCOLS = { "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_config_bytes",
+  "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
+  "block_limit_barriers", "active_blocks", "theoretical_warps", "theoretical_occupancy_pct",
+  "est_achieved_occupancy_pct", "reported_occupancy_pct", "limiter" }
+
 local function round2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 
 return {
@@ -62,26 +75,31 @@ return {
       local ctx, err = gpu.context(p, opts)
       if not ctx then perflab.fail(err) end
       local k = p:table("kernels")
-      local rows, groups, order = {}, {}, {}
+      local groups, order = {}, {}
       local skipped, no_cc, inferred = 0, 0, {}
       local mismatches = {}
       local assumptions = {}
       local is_trace = k:has("est_achieved_occupancy_pct") or p.format == "kineto"
       local kineto_smem = 0
       local exception_hits = {}
-      -- each launch shape once (a trace repeats a few hundred of them)
-      local occupancy_of, est_of = gpu.memoize(gpu.occupancy), gpu.memoize(gpu.est_achieved_occupancy)
-      for i, r in k:rows() do
+      local keys = {}
+      for _, c in ipairs(SHAPE) do if k:has(c) then keys[#keys + 1] = c end end
+      local shapes, launches = k:group_by(keys):agg { { "first_row", "ids" } }
+      local res, kept, nameless = {}, {}, false
+      local shape = {}   -- shape number -> {o, args, kernel, mismatch, exception} for the launch pass
+      for si, r in shapes:rows() do
+        local nrows = #launches.first_row[si]
+        kept[si] = false
         local bs = gpu.dim(r, "block_size", "block")
         local regs = r.registers
-        if not bs or not regs then skipped = skipped + 1; goto next end
+        if not bs or not regs then skipped = skipped + nrows; goto next end
         do
           local cc, sms, maxthr = gpu.row_device(r, ctx)
           -- shared memory: ncu prints static and dynamic; Kineto writes one
           -- total ("shared memory" = static + dynamic) into smem_bytes
           local smem_static, smem_dyn = r.smem_static_bytes, r.smem_dynamic_bytes
           if not smem_static and not smem_dyn and r.smem_bytes then
-            smem_static = r.smem_bytes; kineto_smem = kineto_smem + 1
+            smem_static = r.smem_bytes; kineto_smem = kineto_smem + nrows
           end
           smem_static, smem_dyn = smem_static or 0, smem_dyn or 0
           if not cc and ctx.vendor ~= "amd" and r.block_limit_sm then
@@ -91,12 +109,12 @@ return {
               inferred[string.format("CC %s (from %s)", table.concat(cands, " or "), how)] = true
             end
           end
-          if not cc then no_cc = no_cc + 1; goto next end
+          if not cc then no_cc = no_cc + nrows; goto next end
           local args = { cc = cc, block_size = bs, registers = regs, smem_static = smem_static,
             smem_dynamic = smem_dyn, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }
-          local o = occupancy_of(args, cc, bs, regs, smem_static, smem_dyn, r.smem_config_bytes, r.smem_driver_bytes)
+          local o = gpu.occupancy(args)
           if o.assumption and not is_trace then assumptions[o.assumption] = true end
-          local kernel = r.short_name or r.name or ("launch " .. i)
+          local kernel = r.short_name or r.name
           -- what the input printed: ncu's theoretical occupancy, or Kineto's
           -- estimate (2021 Kineto wrote the same estimate as "theoretical
           -- occupancy %")
@@ -105,12 +123,11 @@ return {
           local grid = gpu.dim(r, "grid_size", "grid")
           local my_est
           if is_trace and grid and sms then
-            my_est = est_of({ cc = cc, block_size = bs, grid_size = grid,
-              registers = regs, smem = smem_static + smem_dyn, sm_count = sms, max_threads_per_sm = maxthr },
-              cc, bs, grid, regs, smem_static + smem_dyn, sms, maxthr).pct
+            my_est = gpu.est_achieved_occupancy({ cc = cc, block_size = bs, grid_size = grid, registers = regs,
+              smem = smem_static + smem_dyn, sm_count = sms, max_threads_per_sm = maxthr }).pct
           end
           local reported = is_trace and est or r.theoretical_occupancy_pct
-          local row = {
+          res[#res + 1] = {
             kernel = kernel, cc = o.cc, block_size = bs, registers = regs,
             smem_bytes = smem_static + smem_dyn, smem_config_bytes = o.smem_config_used,
             block_limit_sm = o.block_limit_sm, block_limit_warps = o.block_limit_warps,
@@ -118,12 +135,14 @@ return {
             block_limit_barriers = o.block_limit_barriers, active_blocks = o.active_blocks,
             theoretical_warps = o.theoretical_warps,
             theoretical_occupancy_pct = round2(o.theoretical_occupancy_pct),
-            achieved_occupancy_pct = r.achieved_occupancy_pct,
             est_achieved_occupancy_pct = my_est,
             reported_occupancy_pct = reported,
             limiter = table.concat(o.limiter, ", "),
           }
-          rows[#rows + 1] = row
+          kept[si] = true
+          if not kernel then nameless = true end
+          local sh = { o = o, args = args, kernel = kernel }
+          shape[si] = sh
           -- compare with what the input printed (ncu: every block limit, the
           -- theoretical warps and occupancy; Kineto: the estimate)
           if not is_trace then
@@ -146,31 +165,70 @@ return {
                 for kk, vv in pairs(args) do a2[kk] = vv end
                 a2.smem_config = maxc
                 if gpu.occupancy(a2).block_limit_smem == r.block_limit_smem then
-                  exception_hits[#exception_hits + 1] = kernel
+                  sh.exception = true
                   diffs = {}
                 end
               end
             end
-            if #diffs > 0 then
-              mismatches[#mismatches + 1] = string.format("%s: %s", kernel, table.concat(diffs, ", "))
-            end
+            if #diffs > 0 then sh.mismatch = table.concat(diffs, ", ") end
           elseif est and my_est and est ~= my_est then
-            mismatches[#mismatches + 1] = string.format("%s: perflab est. %d %%, Kineto %d %%", kernel, my_est, est)
+            sh.mismatch = string.format("perflab est. %d %%, Kineto %d %%", my_est, est)
           end
-          -- group identical configurations for findings
-          local key = table.concat({ kernel, o.cc, bs, regs, smem_static + smem_dyn, tostring(o.smem_config_used) }, "|")
+          -- identical configurations make one finding
+          sh.gkey = table.concat({ kernel or "", o.cc, bs, regs, smem_static + smem_dyn, tostring(o.smem_config_used) }, "|")
+        end
+        ::next::
+      end
+      -- each launch, in order: its finding group, mismatches and achieved
+      -- occupancy (measured per launch)
+      local shape_of = {}
+      for si, rows in ipairs(launches.first_row) do
+        if shape[si] then for _, row in ipairs(rows) do shape_of[row] = shape[si] end end
+      end
+      local ids = k:has("id") and k:col("id"):to_lua() or {}
+      local ach = k:has("achieved_occupancy_pct") and k:col("achieved_occupancy_pct"):to_lua() or {}
+      for row = 1, k:nrows() do
+        local sh = shape_of[row]
+        if sh then
+          local kernel = sh.kernel or ("launch " .. row)
+          if sh.exception then exception_hits[#exception_hits + 1] = kernel end
+          if sh.mismatch then mismatches[#mismatches + 1] = string.format("%s: %s", kernel, sh.mismatch) end
+          local key = sh.kernel and sh.gkey or (kernel .. sh.gkey)
           local g = groups[key]
           if not g then
-            g = { kernel = kernel, o = o, args = args, launches = 0, ach_sum = 0, ach_n = 0, ids = {} }
+            g = { kernel = kernel, o = sh.o, args = sh.args, launches = 0, ach_sum = 0, ach_n = 0, ids = {} }
             groups[key] = g; order[#order + 1] = key
           end
           g.launches = g.launches + 1
-          g.ids[#g.ids + 1] = r.id or (i - 1)
-          if r.achieved_occupancy_pct then
-            g.ach_sum = g.ach_sum + r.achieved_occupancy_pct; g.ach_n = g.ach_n + 1
-          end
+          g.ids[#g.ids + 1] = ids[row] or (row - 1)
+          local a = ach[row]
+          if a then g.ach_sum = g.ach_sum + a; g.ach_n = g.ach_n + 1 end
         end
-        ::next::
+      end
+      -- the launch table: each launch gets its shape's figures (skipped
+      -- launches have no shape row)
+      local t
+      if #res == 0 then
+        t = T.from_rows({}, COLS)
+      else
+        local rt, rr = shapes:filter(T.from_columns({ kept = kept }):col("kept")):select(keys), T.from_rows(res, RCOLS)
+        for _, c in ipairs(RCOLS) do rt:with("shape_" .. c, rr:col(c)) end
+        local base = k:select(keys)
+        if k:has("achieved_occupancy_pct") then base:with("shape_achieved_occupancy_pct", k:col("achieved_occupancy_pct"))
+        else base:add_column("shape_achieved_occupancy_pct", function() return nil end, "number") end
+        if nameless then
+          local rn = {}
+          for i = 1, k:nrows() do rn[i] = i end
+          base:with("launch_row", rn)
+        end
+        t = base:join(rt, { on = keys })
+        if nameless then
+          t:add_column("shape_kernel", function(r) return r.shape_kernel or ("launch " .. r.launch_row) end, "string")
+        end
+        local sel = {}
+        for j, c in ipairs(COLS) do sel[j] = "shape_" .. c end
+        t = t:select(sel)
+        for j, c in ipairs(COLS) do t:rename(sel[j], c) end
       end
       if #exception_hits > 0 then
         report:note(string.format("%d launch(es) (%s): the input's Block Limit Shared Mem is what the maximum shared-memory carveout gives, not the printed configuration size -- the known behaviour of 2020-era ncu; the theoretical occupancy agrees",
@@ -183,9 +241,8 @@ return {
         assumptions[string.format("trace input: the calculator assumes the runtime's default carveout (the full shared memory per SM) and no opt-in above %s per block, as Kineto's estimate does",
           "48 KB")] = true
       end
-      local t = T.from_rows(rows, COLS)
       local name = #inputs > 1 and ("occupancy_" .. idx) or "occupancy"
-      report:table(name, t, { title = string.format("%d launches (%s), device from %s", #rows, p.source, ctx.source),
+      report:table(name, t, { title = string.format("%d launches (%s), device from %s", t:nrows(), p.source, ctx.source),
         note = "Theoretical occupancy from perflab.gpu.occupancy; reported_occupancy_pct is what the input printed." })
       for _, key in ipairs(order) do
         local g = groups[key]
