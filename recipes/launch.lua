@@ -101,12 +101,13 @@ return {
       end
       local keys = {}
       for _, c in ipairs(SHAPE) do if k:has(c) then keys[#keys + 1] = c end end
-      local shapes, launches = k:group_by(keys):agg { { "first_row", "ids" } }
-      local res, kept, nameless = {}, {}, false
+      local by_shape = k:group_by(keys)
+      local shapes, launches = by_shape:agg { { "first_row", "ids" } }
+      local res, nameless = {}, false
       for i, r in shapes:rows() do
         si = i
         local rows = launches.first_row[si]
-        kept[si] = false
+        res[si] = { kept = false }
         local grid = gpu.dim(r, "grid_size", "grid")
         local bs = gpu.dim(r, "block_size", "block")
         if not grid or not bs then skipped = skipped + #rows; goto next end
@@ -158,36 +159,21 @@ return {
           else
             no_sm = no_sm + #rows
           end
-          res[#res + 1] = { shape_kernel = kernel, shape_grid = grid, shape_block = bs, shape_sms = sms, shape_active = active,
-            shape_waves = waves or r.waves_per_sm, shape_tail = tail_pct, shape_findings = table.concat(ids, ", ") }
-          kept[si] = true
+          res[si] = { kernel = kernel, grid_size = grid, block_size = bs, sm_count = sms, active_blocks = active,
+            waves_per_sm = waves or r.waves_per_sm, tail_pct = tail_pct, findings = table.concat(ids, ", "), kept = true }
           if not kernel then nameless = true end
         end
         ::next::
       end
       -- the launch table: each launch gets its shape's results (skipped
-      -- launches have no shape row)
-      local rcols = { "shape_kernel", "shape_grid", "shape_block", "shape_sms", "shape_active", "shape_waves",
-        "shape_tail", "shape_findings" }
-      local t
-      if #res == 0 then
-        t = T.from_rows({}, COLS)
-      else
-        local rt, rr = shapes:filter(T.from_columns({ kept = kept }):col("kept")):select(keys), T.from_rows(res, rcols)
-        for _, c in ipairs(rcols) do rt:with(c, rr:col(c)) end
-        local base = k:select(keys)
-        if nameless then
-          local rn = {}
-          for i = 1, k:nrows() do rn[i] = i end
-          base:with("launch_row", rn)
-        end
-        t = base:join(rt, { on = keys })
-        if nameless then
-          t:add_column("shape_kernel", function(r) return r.shape_kernel or ("launch " .. r.launch_row) end, "string")
-        end
-        t = t:select(rcols)
-        for j, c in ipairs(rcols) do t:rename(c, COLS[j]) end
+      -- launches are not kept)
+      local rcols = { table.unpack(COLS) }
+      rcols[#rcols + 1] = "kept"
+      local t = by_shape:broadcast(T.from_rows(res, rcols, "shapes"))
+      if nameless then
+        t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")
       end
+      t = #res > 0 and t:filter(t:col("kept")):select(COLS) or t:select(COLS)
       -- finding groups: kernels in order of first launch, ids in launch order
       local shape_of = {}
       for i, rows in ipairs(launches.first_row) do

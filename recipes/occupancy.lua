@@ -46,12 +46,6 @@ local SHAPE = { "short_name", "name", "block_size", "block_x", "block_y", "block
   "smem_bytes", "smem_config_bytes", "smem_driver_bytes", "block_limit_sm", "block_limit_warps",
   "block_limit_registers", "block_limit_smem", "block_limit_barriers", "theoretical_warps",
   "theoretical_occupancy_pct", "est_achieved_occupancy_pct" }
--- per-shape results, joined back to the launches as the table's columns
-local RCOLS = { "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_config_bytes",
-  "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
-  "block_limit_barriers", "active_blocks", "theoretical_warps", "theoretical_occupancy_pct",
-  "est_achieved_occupancy_pct", "reported_occupancy_pct", "limiter" }
-
 local function round2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 
 return {
@@ -84,12 +78,13 @@ return {
       local exception_hits = {}
       local keys = {}
       for _, c in ipairs(SHAPE) do if k:has(c) then keys[#keys + 1] = c end end
-      local shapes, launches = k:group_by(keys):agg { { "first_row", "ids" } }
-      local res, kept, nameless = {}, {}, false
+      local by_shape = k:group_by(keys)
+      local shapes, launches = by_shape:agg { { "first_row", "ids" } }
+      local res, nameless = {}, false
       local shape = {}   -- shape number -> {o, args, kernel, mismatch, exception} for the launch pass
       for si, r in shapes:rows() do
         local nrows = #launches.first_row[si]
-        kept[si] = false
+        res[si] = { kept = false }
         local bs = gpu.dim(r, "block_size", "block")
         local regs = r.registers
         if not bs or not regs then skipped = skipped + nrows; goto next end
@@ -127,8 +122,8 @@ return {
               smem = smem_static + smem_dyn, sm_count = sms, max_threads_per_sm = maxthr }).pct
           end
           local reported = is_trace and est or r.theoretical_occupancy_pct
-          res[#res + 1] = {
-            kernel = kernel, cc = o.cc, block_size = bs, registers = regs,
+          res[si] = {
+            kept = true, kernel = kernel, cc = o.cc, block_size = bs, registers = regs,
             smem_bytes = smem_static + smem_dyn, smem_config_bytes = o.smem_config_used,
             block_limit_sm = o.block_limit_sm, block_limit_warps = o.block_limit_warps,
             block_limit_registers = o.block_limit_registers, block_limit_smem = o.block_limit_smem,
@@ -139,7 +134,6 @@ return {
             reported_occupancy_pct = reported,
             limiter = table.concat(o.limiter, ", "),
           }
-          kept[si] = true
           if not kernel then nameless = true end
           local sh = { o = o, args = args, kernel = kernel }
           shape[si] = sh
@@ -205,31 +199,16 @@ return {
           if a then g.ach_sum = g.ach_sum + a; g.ach_n = g.ach_n + 1 end
         end
       end
-      -- the launch table: each launch gets its shape's figures (skipped
-      -- launches have no shape row)
-      local t
-      if #res == 0 then
-        t = T.from_rows({}, COLS)
-      else
-        local rt, rr = shapes:filter(T.from_columns({ kept = kept }):col("kept")):select(keys), T.from_rows(res, RCOLS)
-        for _, c in ipairs(RCOLS) do rt:with("shape_" .. c, rr:col(c)) end
-        local base = k:select(keys)
-        if k:has("achieved_occupancy_pct") then base:with("shape_achieved_occupancy_pct", k:col("achieved_occupancy_pct"))
-        else base:add_column("shape_achieved_occupancy_pct", function() return nil end, "number") end
-        if nameless then
-          local rn = {}
-          for i = 1, k:nrows() do rn[i] = i end
-          base:with("launch_row", rn)
-        end
-        t = base:join(rt, { on = keys })
-        if nameless then
-          t:add_column("shape_kernel", function(r) return r.shape_kernel or ("launch " .. r.launch_row) end, "string")
-        end
-        local sel = {}
-        for j, c in ipairs(COLS) do sel[j] = "shape_" .. c end
-        t = t:select(sel)
-        for j, c in ipairs(COLS) do t:rename(sel[j], c) end
+      -- the launch table: each launch gets its shape's figures and its own
+      -- achieved occupancy (skipped launches are not kept)
+      local rcols = { table.unpack(COLS) }
+      rcols[#rcols + 1] = "kept"
+      local t = by_shape:broadcast(T.from_rows(res, rcols, "shapes"))
+      if k:has("achieved_occupancy_pct") then t:with("achieved_occupancy_pct", k:col("achieved_occupancy_pct")) end
+      if nameless then
+        t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")
       end
+      t = #res > 0 and t:filter(t:col("kept")):select(COLS) or t:select(COLS)
       if #exception_hits > 0 then
         report:note(string.format("%d launch(es) (%s): the input's Block Limit Shared Mem is what the maximum shared-memory carveout gives, not the printed configuration size -- the known behaviour of 2020-era ncu; the theoretical occupancy agrees",
           #exception_hits, table.concat(exception_hits, ", ")))

@@ -1147,7 +1147,28 @@ static const luaL_Reg col_methods[] = {
   {NULL, NULL}
 };
 
-static const luaL_Reg grp_methods[] = { {"agg", grp_agg}, {NULL, NULL} };
+/* grouping:broadcast(res): res has one row per group (in the groups' order,
+** as agg gives them); the result has one row per row of the grouped table,
+** the row of its group. */
+static int grp_broadcast(lua_State *L) {
+  pl_lgroup *g = (pl_lgroup *)luaL_checkudata(L, 1, PL_GROUP_T);
+  pl_table *res = pl_l_checktable(L, 2);
+  lua_getiuservalue(L, 1, 1);
+  pl_table *t = pl_l_checktable(L, -1);
+  lua_pop(L, 1);
+  size_t *gid = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *gid, 0);
+  size_t *first = NULL;
+  size_t ng = pl_table_group_ids(t, g->keys, (size_t)g->nkeys, gid, &first);
+  free(first);
+  if (res->nrows != ng)
+    return luaL_error(L, "broadcast: table '%s' has %d rows for %d groups", res->name, (int)res->nrows, (int)ng);
+  pl_table *r = pl_table_take(res, gid, t->nrows);
+  pl_l_derived_name(r, "broadcast", res);
+  pl_l_pushtable(L, r);
+  return 1;
+}
+
+static const luaL_Reg grp_methods[] = { {"agg", grp_agg}, {"broadcast", grp_broadcast}, {NULL, NULL} };
 
 static const luaL_Reg funcs[] = {
   {"from_rows", tbl_from_rows}, {"from_columns", tbl_from_columns}, {"concat", tbl_concat},

@@ -458,4 +458,19 @@ function TestDocExamples:test_aggregates()
   lu.assertEquals(d:sum { where = t:col("k"):eq("relu") }, 40)
 end
 
+function TestDocExamples:test_keep_present_broadcast()
+  local t = launches()
+  local d, u = t:col("d"), t:col("u")
+  lu.assertEquals(u:present():to_lua(), { true, true, true, false, true })
+  lu.assertEquals(d:keep(d:gt(50)):to_lua(), { 100, nil, 300 })
+  local by_k = t:group_by("k")
+  local g = by_k:agg { { "n", "count" } }                     -- gemm, relu, copy
+  local per_group = T.from_rows({ { tag = "G" }, { tag = "R" }, { tag = "C" } }, { "tag" })
+  lu.assertEquals(by_k:broadcast(per_group):col("tag"):to_lua(), { "G", "R", "G", "C", "R" })
+  lu.assertEquals(g:nrows(), 3)
+  lu.assertErrorMsgContains("broadcast: table 'table' has 1 rows for 3 groups",
+    function() return by_k:broadcast(T.from_rows({ { tag = "x" } }, { "tag" })) end)
+  lu.assertErrorMsgContains("keep: expected a boolean column (a mask)", function() return d:keep(d) end)
+end
+
 os.exit(lu.LuaUnit.run())
