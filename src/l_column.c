@@ -186,7 +186,7 @@ static int col_match(lua_State *L) {
   pl_column *o = r->cols[oc];
   pl_column_reserve(o, t->nrows ? t->nrows : 1);
   const uint32_t *ids = t->cols[c->col]->v.str;
-  for (size_t i = 0; i < t->nrows; i++) o->v.i64[i] = ids[i] ? memo[ids[i]] == 3 : 0;
+  for (size_t i = 0; i < t->nrows; i++) o->v.b[i] = ids[i] ? memo[ids[i]] == 3 : 0;
   o->len = t->nrows; r->nrows = t->nrows;
   push_result(L, r);
   return 1;
@@ -425,7 +425,7 @@ static int col_present(lua_State *L) {
   int oc = pl_table_add_col(r, name, PL_BOOL);
   pl_column *o = r->cols[oc];
   pl_column_reserve(o, c->t->nrows ? c->t->nrows : 1);
-  for (size_t i = 0; i < c->t->nrows; i++) o->v.i64[i] = !pl_cell_missing(c->t, c->col, i);
+  for (size_t i = 0; i < c->t->nrows; i++) o->v.b[i] = !pl_cell_missing(c->t, c->col, i);
   o->len = c->t->nrows; r->nrows = c->t->nrows;
   push_result(L, r);
   return 1;

@@ -106,7 +106,7 @@ void pl_l_pushcell(lua_State *L, const pl_table *t, int col, size_t row) {
   switch (c->type) {
     case PL_NUM: lua_pushnumber(L, c->v.num[row]); break;
     case PL_INT: lua_pushinteger(L, (lua_Integer)c->v.i64[row]); break;
-    case PL_BOOL: lua_pushboolean(L, c->v.i64[row] != 0); break;
+    case PL_BOOL: lua_pushboolean(L, c->v.b[row] != 0); break;
     case PL_STR: {
       size_t n;
       const char *s = pl_pool_str(t->pool, c->v.str[row], &n);
@@ -785,7 +785,8 @@ static int tbl_concat(lua_State *L) {
         const pl_column *c = t->cols[j];
         switch (c->type) {
           case PL_NUM: pl_row_put_num(r, map[j], c->v.num[i]); break;
-          case PL_INT: case PL_BOOL: pl_row_put_int(r, map[j], c->v.i64[i]); break;
+          case PL_INT: pl_row_put_int(r, map[j], c->v.i64[i]); break;
+          case PL_BOOL: pl_row_put_bool(r, map[j], c->v.b[i]); break;
           case PL_STR: { size_t len; const char *s = pl_pool_str(t->pool, c->v.str[i], &len); pl_row_put_str(r, map[j], s, len); break; }
         }
       }
@@ -953,7 +954,7 @@ static int grp_agg(lua_State *L) {
     int lists = lua_gettop(L);
     for (size_t k = 0; k < ng; k++) { lua_newtable(L); lua_rawseti(L, lists, (lua_Integer)k + 1); }
     for (size_t i = 0; i < t->nrows; i++) {
-      if (aggs[a].where && aggs[a].where->v.i64[i] != 1) continue;
+      if (aggs[a].where && aggs[a].where->v.b[i] != 1) continue;
       lua_rawgeti(L, lists, (lua_Integer)gid[i] + 1);
       lua_pushinteger(L, (lua_Integer)i + 1);
       lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
@@ -1039,7 +1040,7 @@ static int col_reduce(lua_State *L, int what) {
     lua_getfield(L, 2, "where");
     if (!lua_isnil(L, -1)) wh = pl_l_checkmask(L, -1, c->t->nrows, c->t->cols[c->col]->name);
   }
-#define SKIP(i) (pl_cell_missing(c->t, c->col, i) || (wh && wh->v.i64[i] != 1))
+#define SKIP(i) (pl_cell_missing(c->t, c->col, i) || (wh && wh->v.b[i] != 1))
   size_t n = 0;
   double s = 0, comp = 0, mn = INFINITY, mx = -INFINITY;
   for (size_t i = 0; i < c->t->nrows; i++) {

@@ -238,7 +238,8 @@ typedef struct kt_sink {
   int col[8];               /* name short lat dur tensor dram trunc line */
   uint32_t *name, *shortn;
   double *lat, *dur, *ten, *dram;
-  int64_t *trunc, *line;
+  uint8_t *trunc;
+  int64_t *line;
   size_t r, room;           /* rows stored; rows the arrays hold */
 } kt_sink;
 
@@ -254,7 +255,7 @@ static void kt_load(kt_sink *k) {
   k->name = cl[k->col[0]]->v.str; k->shortn = cl[k->col[1]]->v.str;
   k->lat = cl[k->col[2]]->v.num; k->dur = cl[k->col[3]]->v.num;
   k->ten = cl[k->col[4]]->v.num; k->dram = cl[k->col[5]]->v.num;
-  k->trunc = cl[k->col[6]]->v.i64; k->line = cl[k->col[7]]->v.i64;
+  k->trunc = cl[k->col[6]]->v.b; k->line = cl[k->col[7]]->v.i64;
   size_t room = SIZE_MAX;
   for (size_t j = 0; j < k->t->ncols; j++) if (cl[j]->cap < room) room = cl[j]->cap;
   k->room = room;
@@ -274,7 +275,7 @@ static inline void kt_store(kt_sink *k, const kt_nm *e, const double *v, size_t 
   k->dur[r] = v[0];
   k->ten[r] = v[1];
   k->dram[r] = v[2];
-  k->trunc[r] = e->trunc;
+  k->trunc[r] = (uint8_t)(e->trunc != 0);
   k->line[r] = (int64_t)lineno;
 }
 

@@ -24,7 +24,7 @@ const char *pl_type_name(pl_type t) {
 }
 
 static size_t elsize(pl_type t) {
-  return t == PL_NUM ? sizeof(double) : t == PL_STR ? sizeof(uint32_t) : sizeof(int64_t);
+  return t == PL_NUM ? sizeof(double) : t == PL_STR ? sizeof(uint32_t) : t == PL_BOOL ? 1 : sizeof(int64_t);
 }
 
 pl_table *pl_table_new(const char *name) {
@@ -78,7 +78,8 @@ static void col_push_missing(pl_column *c) {
   pl_column_reserve(c, c->len + 1);
   switch (c->type) {
     case PL_NUM: c->v.num[c->len] = NAN; break;
-    case PL_INT: case PL_BOOL: c->v.i64[c->len] = PL_INT_NA; break;
+    case PL_INT: c->v.i64[c->len] = PL_INT_NA; break;
+    case PL_BOOL: c->v.b[c->len] = PL_BOOL_NA; break;
     case PL_STR: c->v.str[c->len] = 0; break;
   }
   c->len++;
@@ -150,7 +151,8 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
   if ((c->type == PL_INT || c->type == PL_BOOL) && to == PL_NUM) {
     double *d = pl_xmalloc((c->cap ? c->cap : 1) * sizeof *d);
     for (size_t i = 0; i < c->len; i++)
-      d[i] = c->v.i64[i] == PL_INT_NA ? NAN : (double)c->v.i64[i];
+      d[i] = c->type == PL_BOOL ? (c->v.b[i] == PL_BOOL_NA ? NAN : (double)c->v.b[i])
+                                : c->v.i64[i] == PL_INT_NA ? NAN : (double)c->v.i64[i];
     free(c->v.any); c->v.num = d; c->type = PL_NUM;
     return 0;
   }
@@ -168,6 +170,9 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
   if (c->type == PL_INT && to == PL_BOOL) {
     for (size_t i = 0; i < c->len; i++)
       if (c->v.i64[i] != PL_INT_NA && c->v.i64[i] != 0 && c->v.i64[i] != 1) return -1;
+    uint8_t *d = pl_xmalloc(c->cap ? c->cap : 1);
+    for (size_t i = 0; i < c->len; i++) d[i] = c->v.i64[i] == PL_INT_NA ? PL_BOOL_NA : (uint8_t)c->v.i64[i];
+    free(c->v.any); c->v.b = d;
     c->type = PL_BOOL;
     return 0;
   }
@@ -188,6 +193,7 @@ void pl_row_put_num(pl_table *t, int col, double v) {
   pl_column *c = put_slot(t, col);
   if (c->type == PL_NUM) c->v.num[t->nrows] = v;
   else if (c->type == PL_STR) c->v.str[t->nrows] = 0;
+  else if (c->type == PL_BOOL) c->v.b[t->nrows] = isnan(v) ? PL_BOOL_NA : v != 0;
   else c->v.i64[t->nrows] = isnan(v) ? PL_INT_NA : (int64_t)v;
 }
 
@@ -195,6 +201,7 @@ void pl_row_put_int(pl_table *t, int col, int64_t v) {
   pl_column *c = put_slot(t, col);
   if (c->type == PL_NUM) c->v.num[t->nrows] = v == PL_INT_NA ? NAN : (double)v;
   else if (c->type == PL_STR) c->v.str[t->nrows] = 0;
+  else if (c->type == PL_BOOL) c->v.b[t->nrows] = v == PL_INT_NA ? PL_BOOL_NA : v != 0;
   else c->v.i64[t->nrows] = v;
 }
 
@@ -237,6 +244,7 @@ void pl_table_append(pl_table *t, const pl_cell *v) {
     switch (c->type) {
       case PL_NUM: c->v.num[c->len] = v[i].d; break;
       case PL_STR: c->v.str[c->len] = v[i].s; break;
+      case PL_BOOL: c->v.b[c->len] = v[i].i == PL_INT_NA ? PL_BOOL_NA : v[i].i != 0; break;
       default: c->v.i64[c->len] = v[i].i; break;
     }
     c->len++;
@@ -275,7 +283,8 @@ double pl_cell_num(const pl_table *t, int col, size_t row) {
   const pl_column *c = t->cols[col];
   switch (c->type) {
     case PL_NUM: return c->v.num[row];
-    case PL_INT: case PL_BOOL: return c->v.i64[row] == PL_INT_NA ? NAN : (double)c->v.i64[row];
+    case PL_INT: return c->v.i64[row] == PL_INT_NA ? NAN : (double)c->v.i64[row];
+    case PL_BOOL: return c->v.b[row] == PL_BOOL_NA ? NAN : (double)c->v.b[row];
     case PL_STR: return NAN;
   }
   return NAN;
@@ -283,7 +292,8 @@ double pl_cell_num(const pl_table *t, int col, size_t row) {
 
 int64_t pl_cell_int(const pl_table *t, int col, size_t row) {
   const pl_column *c = t->cols[col];
-  if (c->type == PL_INT || c->type == PL_BOOL) return c->v.i64[row];
+  if (c->type == PL_INT) return c->v.i64[row];
+  if (c->type == PL_BOOL) return c->v.b[row] == PL_BOOL_NA ? PL_INT_NA : c->v.b[row];
   /* a number outside int64 (or NaN) has no integer value: missing, not UB */
   if (c->type == PL_NUM) return pl_int_of(c->v.num[row]);
   return PL_INT_NA;
@@ -299,7 +309,8 @@ int pl_cell_missing(const pl_table *t, int col, size_t row) {
   const pl_column *c = t->cols[col];
   switch (c->type) {
     case PL_NUM: return isnan(c->v.num[row]);
-    case PL_INT: case PL_BOOL: return c->v.i64[row] == PL_INT_NA;
+    case PL_INT: return c->v.i64[row] == PL_INT_NA;
+    case PL_BOOL: return c->v.b[row] == PL_BOOL_NA;
     case PL_STR: return c->v.str[row] == 0;
   }
   return 1;
@@ -311,7 +322,7 @@ int pl_cell_text(const pl_table *t, int col, size_t row, char *out, size_t outsz
   switch (c->type) {
     case PL_NUM: return pl_fmt_double(out, outsz, c->v.num[row]);
     case PL_INT: return snprintf(out, outsz, "%lld", (long long)c->v.i64[row]);
-    case PL_BOOL: return snprintf(out, outsz, "%s", c->v.i64[row] ? "true" : "false");
+    case PL_BOOL: return snprintf(out, outsz, "%s", c->v.b[row] ? "true" : "false");
     case PL_STR: {
       size_t n;
       const char *s = pl_pool_str(t->pool, c->v.str[row], &n);
@@ -346,7 +357,8 @@ pl_table *pl_table_take(const pl_table *t, const size_t *idx, size_t n) {
     pl_column *c = col_clone_empty(s, n);
     switch (s->type) {
       case PL_NUM: for (size_t i = 0; i < n; i++) c->v.num[i] = s->v.num[idx[i]]; break;
-      case PL_INT: case PL_BOOL: for (size_t i = 0; i < n; i++) c->v.i64[i] = s->v.i64[idx[i]]; break;
+      case PL_INT: for (size_t i = 0; i < n; i++) c->v.i64[i] = s->v.i64[idx[i]]; break;
+      case PL_BOOL: for (size_t i = 0; i < n; i++) c->v.b[i] = s->v.b[idx[i]]; break;
       case PL_STR: for (size_t i = 0; i < n; i++) c->v.str[i] = s->v.str[idx[i]]; break;
     }
     c->len = n;

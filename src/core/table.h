@@ -4,7 +4,7 @@
 ** A table is a list of typed columns of equal length.  Column types:
 **   PL_NUM   double; NaN is "missing"
 **   PL_INT   int64;  PL_INT_NA (INT64_MIN) is "missing"
-**   PL_BOOL  stored like PL_INT as 0/1, PL_INT_NA missing; Lua sees booleans
+**   PL_BOOL  one byte: 0 false, 1 true, PL_BOOL_NA (2) missing; Lua sees booleans
 **   PL_STR   uint32 ids into the table's interned string pool; 0 is "missing"
 ** Tables derived from another one (take, sort, select, group) share its
 ** string pool, which is reference counted.  All heavy operations (sorting,
@@ -23,6 +23,7 @@
 #include "pl_util.h"
 
 #define PL_INT_NA INT64_MIN
+#define PL_BOOL_NA 2
 /* A parsed double as int64: PL_INT_NA when it is NaN or outside int64
 ** (a plain cast is undefined behaviour there). */
 static inline int64_t pl_int_of(double v) {
@@ -58,7 +59,7 @@ typedef struct pl_column {
   char *doc;                /* optional one-line description (units, meaning) */
   pl_type type;
   size_t len, cap;
-  union { double *num; int64_t *i64; uint32_t *str; void *any; } v;
+  union { double *num; int64_t *i64; uint32_t *str; uint8_t *b; void *any; } v;
 } pl_column;
 
 typedef struct pl_table {
@@ -113,7 +114,8 @@ void pl_row_discard(pl_table *t);
 /* Fast row appends, for parsers that set every column of every row (no row
 ** may be open): v[i] is column i's value in the column's own type (d for
 ** PL_NUM, i for PL_INT and PL_BOOL, s = a pool id for PL_STR), missing
-** values written as the type's marker (NAN, PL_INT_NA, 0). */
+** values written as the type's marker (NAN, PL_INT_NA, 0; PL_INT_NA for a
+** missing boolean too). */
 typedef union pl_cell { double d; int64_t i; uint32_t s; } pl_cell;
 void pl_table_append(pl_table *t, const pl_cell *v);
 /* Room for `rows` rows in every column (a size hint; never shrinks). */

@@ -24,7 +24,8 @@ static int cmp_cell(const pl_table *t, const pl_column *c, size_t i, size_t j, i
       break;
     }
     case PL_INT: case PL_BOOL: {
-      int64_t a = c->v.i64[i], b = c->v.i64[j];
+      int64_t a = c->type == PL_INT ? c->v.i64[i] : c->v.b[i] == PL_BOOL_NA ? PL_INT_NA : c->v.b[i];
+      int64_t b = c->type == PL_INT ? c->v.i64[j] : c->v.b[j] == PL_BOOL_NA ? PL_INT_NA : c->v.b[j];
       int na = a == PL_INT_NA, nb = b == PL_INT_NA;
       if (na || nb) return na - nb;
       r = (a > b) - (a < b);
@@ -180,7 +181,7 @@ static int cell_eq(const pl_table *a, int ca, size_t ra, const pl_table *b, int 
     if (sa == NULL || sb == NULL) return sa == sb;
     return la == lb && memcmp(sa, sb, la) == 0;
   }
-  if (x->type != PL_NUM && y->type != PL_NUM) return x->v.i64[ra] == y->v.i64[rb];
+  if (x->type != PL_NUM && y->type != PL_NUM) return pl_cell_int(a, ca, ra) == pl_cell_int(b, cb, rb);
   double u = pl_cell_num(a, ca, ra), v = pl_cell_num(b, cb, rb);
   return (isnan(u) && isnan(v)) || u == v;
 }
@@ -317,7 +318,7 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
     const pl_agg *ag = &aggs[a];
     pl_type outt = PL_NUM;
     const pl_column *wh = ag->where;
-#define PASS(row) (wh == NULL || wh->v.i64[row] == 1)
+#define PASS(row) (wh == NULL || wh->v.b[row] == 1)
     if (ag->op == PL_AGG_COUNT || ag->op == PL_AGG_COUNT_DISTINCT || ag->op == PL_AGG_IDS) outt = PL_INT;
     else if (ag->op == PL_AGG_FIRST || ag->op == PL_AGG_LAST) outt = t->cols[ag->col]->type;
     else if ((ag->op == PL_AGG_MIN || ag->op == PL_AGG_MAX || ag->op == PL_AGG_SUM) &&
@@ -358,6 +359,7 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
         if (i == e) {
           if (outt == PL_NUM) out->v.num[g] = NAN;
           else if (outt == PL_STR) out->v.str[g] = 0;
+          else if (outt == PL_BOOL) out->v.b[g] = PL_BOOL_NA;
           else out->v.i64[g] = PL_INT_NA;
           continue;
         }
@@ -365,6 +367,7 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
         const pl_column *sc = t->cols[ag->col];
         if (outt == PL_NUM) out->v.num[g] = sc->v.num[row];
         else if (outt == PL_STR) out->v.str[g] = sc->v.str[row];
+        else if (outt == PL_BOOL) out->v.b[g] = sc->v.b[row];
         else out->v.i64[g] = sc->v.i64[row];
         continue;
       }
@@ -514,7 +517,8 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b,
       if (row == (size_t)-1) continue;  /* stays missing */
       switch (bc->type) {
         case PL_NUM: c->v.num[i] = bc->v.num[row]; break;
-        case PL_INT: case PL_BOOL: c->v.i64[i] = bc->v.i64[row]; break;
+        case PL_INT: c->v.i64[i] = bc->v.i64[row]; break;
+        case PL_BOOL: c->v.b[i] = bc->v.b[row]; break;
         case PL_STR: {
           size_t len;
           const char *s = pl_pool_str(b->pool, bc->v.str[row], &len);

@@ -22,7 +22,10 @@ static double opnum(const pl_operand *a, size_t i) {
 }
 
 static int64_t opint(const pl_operand *a, size_t i) {
-  return a->t ? a->t->cols[a->col]->v.i64[i] : a->i;
+  if (!a->t) return a->i;
+  const pl_column *c = a->t->cols[a->col];
+  if (c->type == PL_BOOL) return c->v.b[i] == PL_BOOL_NA ? PL_INT_NA : c->v.b[i];
+  return c->v.i64[i];
 }
 
 /* A new column of n values (contents the caller's) in an empty table. */
@@ -148,7 +151,7 @@ static pl_table *compare(const char *name, const pl_operand *a, const pl_operand
         double x = opnum(a, i), y = opnum(b, i);
         res = !isnan(x) && !isnan(y) && cmp_holds(op, (x > y) - (x < y));
       }
-      c->v.i64[i] = res;
+      c->v.b[i] = (uint8_t)res;
     }
     return r;
   }
@@ -162,14 +165,14 @@ static pl_table *compare(const char *name, const pl_operand *a, const pl_operand
     int flip = col != a;                        /* scalar on the left */
     for (size_t i = 0; i < n; i++) {
       uint32_t id = ids[i];
-      if (id == 0) { c->v.i64[i] = 0; continue; }
+      if (id == 0) { c->v.b[i] = 0; continue; }
       if (!memo[id]) {
         size_t ln;
         const char *s = pl_pool_str(t->pool, id, &ln);
         int rr = cmp_bytes(s, ln, other->s, other->slen);
         memo[id] = (unsigned char)(1 + cmp_holds(op, flip ? -rr : rr));
       }
-      c->v.i64[i] = memo[id] - 1;
+      c->v.b[i] = (uint8_t)(memo[id] - 1);
     }
     free(memo);
     return r;
@@ -179,11 +182,11 @@ static pl_table *compare(const char *name, const pl_operand *a, const pl_operand
     size_t lx, ly;
     if (samepool && (op == PL_V_EQ || op == PL_V_NE)) {
       uint32_t x = a->t->cols[a->col]->v.str[i], y = b->t->cols[b->col]->v.str[i];
-      c->v.i64[i] = x && y && cmp_holds(op, x == y ? 0 : 1);
+      c->v.b[i] = x && y && cmp_holds(op, x == y ? 0 : 1);
       continue;
     }
     const char *x = opstr(a, i, &lx), *y = opstr(b, i, &ly);
-    c->v.i64[i] = x && y && cmp_holds(op, cmp_bytes(x, lx, y, ly));
+    c->v.b[i] = x && y && cmp_holds(op, cmp_bytes(x, lx, y, ly));
   }
   return r;
 }
@@ -207,7 +210,7 @@ static pl_table *logic(const char *name, const pl_operand *a, const pl_operand *
     int x = opbool(a, i), y = opbool(b, i), v;
     if (op == PL_V_AND) v = (x == 0 || y == 0) ? 0 : (x < 0 || y < 0) ? -1 : 1;
     else v = (x == 1 || y == 1) ? 1 : (x < 0 || y < 0) ? -1 : 0;
-    c->v.i64[i] = v < 0 ? PL_INT_NA : v;
+    c->v.b[i] = v < 0 ? PL_BOOL_NA : (uint8_t)v;
   }
   return r;
 }
@@ -230,7 +233,7 @@ pl_table *pl_vec_not(const char *name, const pl_table *t, int col, pl_err *err) 
   if (s->type != PL_BOOL) { pl_err_set(err, 0, 0, "~: expected booleans, got %s", what(s->type)); return NULL; }
   pl_table *r = pl_table_new_like(name, t);
   pl_column *c = newcol(r, name, PL_BOOL, t->nrows);
-  for (size_t i = 0; i < t->nrows; i++) c->v.i64[i] = s->v.i64[i] == PL_INT_NA ? PL_INT_NA : !s->v.i64[i];
+  for (size_t i = 0; i < t->nrows; i++) c->v.b[i] = s->v.b[i] == PL_BOOL_NA ? PL_BOOL_NA : !s->v.b[i];
   return r;
 }
 
@@ -312,7 +315,7 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
     unsigned char *memo = pl_xcalloc(np, 1);
     for (size_t i = 0; i < t->nrows; i++) {
       uint32_t id = s->v.str[i];
-      if (id == 0) { c->v.i64[i] = 0; continue; }
+      if (id == 0) { c->v.b[i] = 0; continue; }
       if (!memo[id]) {
         size_t ln, ly;
         const char *x = pl_pool_str(t->pool, id, &ln);
@@ -323,7 +326,7 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
         }
         memo[id] = (unsigned char)(1 + hit);
       }
-      c->v.i64[i] = memo[id] - 1;
+      c->v.b[i] = (uint8_t)(memo[id] - 1);
     }
     free(memo); free(slot);
     return r;
@@ -335,7 +338,7 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
   qsort(vals, m, sizeof *vals, cmp_double);
   for (size_t i = 0; i < t->nrows; i++) {
     double v = pl_cell_num(t, col, i);
-    c->v.i64[i] = !isnan(v) && m && bsearch(&v, vals, m, sizeof *vals, cmp_double) != NULL;
+    c->v.b[i] = !isnan(v) && m && bsearch(&v, vals, m, sizeof *vals, cmp_double) != NULL;
   }
   free(vals);
   return r;
@@ -347,10 +350,11 @@ pl_table *pl_vec_keep(const char *name, const pl_table *t, int col, const pl_col
   pl_table *r = pl_column_copy(name, t, col);
   pl_column *c = r->cols[0];
   for (size_t i = 0; i < t->nrows; i++) {
-    if (mask->v.i64[i] == 1) continue;
+    if (mask->v.b[i] == 1) continue;
     switch (c->type) {
       case PL_NUM: c->v.num[i] = NAN; break;
       case PL_STR: c->v.str[i] = 0; break;
+      case PL_BOOL: c->v.b[i] = PL_BOOL_NA; break;
       default: c->v.i64[i] = PL_INT_NA; break;
     }
   }
@@ -360,7 +364,7 @@ pl_table *pl_vec_keep(const char *name, const pl_table *t, int col, const pl_col
 pl_table *pl_table_filter(const pl_table *t, const pl_column *mask) {
   size_t n = 0;
   size_t *idx = pl_xmalloc((t->nrows ? t->nrows : 1) * sizeof *idx);
-  for (size_t i = 0; i < t->nrows; i++) if (mask->v.i64[i] == 1) idx[n++] = i;
+  for (size_t i = 0; i < t->nrows; i++) if (mask->v.b[i] == 1) idx[n++] = i;
   pl_table *r = pl_table_take(t, idx, n);
   free(idx);
   return r;
@@ -419,6 +423,7 @@ pl_table *pl_table_pivot(const pl_table *t, const int *index, size_t nindex, int
     switch (vt) {
       case PL_NUM: dst->v.num[row[i]] = src->v.num[i]; break;
       case PL_STR: dst->v.str[row[i]] = src->v.str[i]; break;
+      case PL_BOOL: dst->v.b[row[i]] = src->v.b[i]; break;
       default: dst->v.i64[row[i]] = src->v.i64[i]; break;
     }
   }

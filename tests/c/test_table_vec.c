@@ -62,7 +62,7 @@ int main(void) {
   r = pl_vec_binary("m", &d, &twenty, PL_V_GE, &e);
   TC_EQ_INT(r->cols[0]->type, PL_BOOL);
   int64_t want_ge[] = { 0, 1, 1, 0, 1 };
-  for (int i = 0; i < 5; i++) TC_EQ_INT(r->cols[0]->v.i64[i], want_ge[i]);
+  for (int i = 0; i < 5; i++) TC_EQ_INT(r->cols[0]->v.b[i], want_ge[i]);
 
   /* name == "b": F T F F T; AND with the mask above: F T F F T; OR: F T T F T */
   pl_operand nm = colop(t, 0), b = strop("b");
@@ -70,7 +70,7 @@ int main(void) {
   pl_operand o1 = colop(r, 0), o2 = colop(m2, 0);
   pl_table *an = pl_vec_binary("and", &o1, &o2, PL_V_AND, &e), *orr = pl_vec_binary("or", &o1, &o2, PL_V_OR, &e);
   int64_t want_and[] = { 0, 1, 0, 0, 1 }, want_or[] = { 0, 1, 1, 0, 1 };
-  for (int i = 0; i < 5; i++) { TC_EQ_INT(an->cols[0]->v.i64[i], want_and[i]); TC_EQ_INT(orr->cols[0]->v.i64[i], want_or[i]); }
+  for (int i = 0; i < 5; i++) { TC_EQ_INT(an->cols[0]->v.b[i], want_and[i]); TC_EQ_INT(orr->cols[0]->v.b[i], want_or[i]); }
 
   /* filter by the OR mask: rows 2 3 5 -> durations 30 20 40 */
   pl_table *f = pl_table_filter(t, orr->cols[0]);
@@ -81,10 +81,10 @@ int main(void) {
   pl_table_free(f);
 
   /* name < "b" (bytewise): T F T F F, missing never true */
-  r->cols[0]->v.i64[0] = 0;
+  r->cols[0]->v.b[0] = 0;
   pl_table *lt = pl_vec_binary("lt", &nm, &b, PL_V_LT, &e);
   int64_t want_lt[] = { 1, 0, 1, 0, 0 };
-  for (int i = 0; i < 5; i++) TC_EQ_INT(lt->cols[0]->v.i64[i], want_lt[i]);
+  for (int i = 0; i < 5; i++) TC_EQ_INT(lt->cols[0]->v.b[i], want_lt[i]);
   pl_table_free(lt);
 
   /* string with number: an error */
@@ -108,7 +108,7 @@ int main(void) {
   pl_agg aggs[3] = {
     { "wm", PL_AGG_WMEAN, 1, 0, 3, NULL }, { "last", PL_AGG_LAST, 2, 0, -1, NULL },
     { "s", PL_AGG_SUM, 3, 0, -1, r->cols[0] } };
-  r->cols[0]->v.i64[0] = 0;
+  r->cols[0]->v.b[0] = 0;
   pl_table *g = pl_table_group(t, &key, 1, aggs, 3, &e);
   TC_NEAR(pl_cell_num(g, 1, 0), 15, 1e-15);
   TC_NEAR(pl_cell_num(g, 1, 1), 32.5, 1e-15);
@@ -154,8 +154,15 @@ int main(void) {
   pl_row_put_str(set, sc, "a", 1); pl_row_end(set);
   pl_table *in = pl_vec_isin("in", t, 0, set, 0, &e);
   int64_t want_in[] = { 1, 0, 1, 1, 0 };
-  for (int i = 0; i < 5; i++) TC_EQ_INT(in->cols[0]->v.i64[i], want_in[i]);
+  for (int i = 0; i < 5; i++) TC_EQ_INT(in->cols[0]->v.b[i], want_in[i]);
   pl_table_free(in); pl_table_free(set);
+
+  /* booleans take one byte; a missing one is PL_BOOL_NA */
+  TC_EQ_INT(sizeof r->cols[0]->v.b[0], 1);
+  pl_table *nb = pl_vec_not("not", an, 0, &e);
+  TC_EQ_INT(nb->cols[0]->v.b[1], 0);
+  TC_EQ_INT(nb->cols[0]->v.b[0], 1);
+  pl_table_free(nb);
 
   pl_table_free(an); pl_table_free(orr); pl_table_free(m2); pl_table_free(r);
   pl_table_free(t);
