@@ -929,8 +929,14 @@ static int grp_agg(lua_State *L) {
       lua_rawgeti(L, keys, i);
       const char *out = luaL_checkstring(L, -1);
       lua_getfield(L, 2, out);
-      read_agg(L, t, out, &aggs[n++]);
-      lua_pop(L, 1);          /* spec; name string stays anchored in keys */
+      read_agg(L, t, out, &aggs[n]);
+      if (lua_istable(L, -1) && lua_getfield(L, -1, "where") != LUA_TNIL) {   /* out = {op, col, where = mask} */
+        const char *fn = lua_pushfstring(L, "agg '%s'", out);
+        aggs[n].where = pl_l_checkmask(L, -2, t->nrows, fn);
+        lua_pop(L, 1);
+      }
+      lua_settop(L, keys + i);   /* the spec goes; the name string stays (also in keys) */
+      n++;
     }
   }
   pl_err e;

@@ -456,6 +456,10 @@ function TestDocExamples:test_aggregates()
   })
   lu.assertEquals(ids.rows, { { 1, 3 }, { 2, 5 }, { 4 } })
   lu.assertEquals(d:sum { where = t:col("k"):eq("relu") }, 40)
+  -- the map form takes where too: {op, col, where = mask}
+  local m = t:group_by("k"):agg { long_ns = { "sum", "d", where = d:gt(50) }, n = "count" }
+  lu.assertEquals(m:col("long_ns"):to_lua(), { 400, 0, 0 })
+  lu.assertEquals(m:col("n"):to_lua(), { 2, 2, 1 })
 end
 
 function TestDocExamples:test_keep_present_broadcast()
