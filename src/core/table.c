@@ -43,7 +43,21 @@ pl_table *pl_table_new_like(const char *name, const pl_table *src) {
 }
 
 static void col_free(pl_column *c) {
-  free(c->name); free(c->doc); free(c->v.any); free(c);
+  if (c->shared && --*c->shared > 0) c->v.any = NULL;   /* another column keeps the buffer */
+  else { free(c->shared); free(c->v.any); }
+  free(c->name); free(c->doc); free(c);
+}
+
+/* Gives a column that shares its buffer its own copy (before a write). */
+static void col_own(pl_column *c) {
+  if (!c->shared) return;
+  if (*c->shared == 1) { free(c->shared); c->shared = NULL; return; }   /* the last holder owns it */
+  size_t bytes = (c->cap ? c->cap : 1) * elsize(c->type);
+  void *v = pl_xmalloc(bytes);
+  if (c->v.any) memcpy(v, c->v.any, c->cap * elsize(c->type));
+  --*c->shared;
+  c->shared = NULL;
+  c->v.any = v;
 }
 
 void pl_table_free(pl_table *t) {
@@ -67,6 +81,7 @@ int pl_table_col(const pl_table *t, const char *name) {
 }
 
 void pl_column_reserve(pl_column *c, size_t n) {
+  col_own(c);
   if (n <= c->cap) return;
   size_t cap = c->cap ? c->cap : 16;
   while (cap < n) cap = cap < (1u << 20) ? cap * 2 : cap + cap / 2;
@@ -125,6 +140,26 @@ void pl_table_set_doc(pl_table *t, int col, const char *doc) {
 
 static void table_push_col(pl_table *t, pl_column *c);
 
+int pl_table_add_alias(pl_table *t, const char *name, int src, int at) {
+  if (pl_table_col(t, name) >= 0) return -1;
+  pl_column *s = t->cols[src];
+  pl_column *c = pl_xcalloc(1, sizeof *c);
+  c->name = pl_xstrdup(name);
+  c->type = s->type;
+  c->len = s->len; c->cap = s->cap;
+  c->v.any = s->v.any;
+  if (!s->shared) { s->shared = pl_xmalloc(sizeof *s->shared); *s->shared = 1; }
+  c->shared = s->shared;
+  ++*c->shared;
+  table_push_col(t, c);
+  if (at >= 0 && (size_t)at < t->ncols - 1) {
+    memmove(t->cols + at + 1, t->cols + at, (t->ncols - 1 - (size_t)at) * sizeof *t->cols);
+    t->cols[at] = c;
+    return at;
+  }
+  return (int)t->ncols - 1;
+}
+
 void pl_table_set_col(pl_table *t, pl_column *c) {
   int at = pl_table_col(t, c->name);
   if (at >= 0) { col_free(t->cols[at]); t->cols[at] = c; return; }
@@ -148,6 +183,7 @@ void pl_table_drop_col(pl_table *t, int col) {
 int pl_table_retype(pl_table *t, int col, pl_type to) {
   pl_column *c = t->cols[col];
   if (c->type == to) return 0;
+  col_own(c);
   if ((c->type == PL_INT || c->type == PL_BOOL) && to == PL_NUM) {
     double *d = pl_xmalloc((c->cap ? c->cap : 1) * sizeof *d);
     for (size_t i = 0; i < c->len; i++)
@@ -182,6 +218,7 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
 /* Row building: a put writes at index nrows, growing the column to nrows+1. */
 static pl_column *put_slot(pl_table *t, int col) {
   pl_column *c = t->cols[col];
+  col_own(c);
   t->rowopen = 1;
   if (c->len == t->nrows && c->len < c->cap) { c->len++; return c; }   /* the caller writes the value */
   while (c->len < t->nrows) col_push_missing(c);
@@ -240,6 +277,7 @@ void pl_row_end(pl_table *t) {
 void pl_table_append(pl_table *t, const pl_cell *v) {
   for (size_t i = 0; i < t->ncols; i++) {
     pl_column *c = t->cols[i];
+    col_own(c);
     if (c->len >= c->cap) pl_column_reserve(c, c->len + 1);
     switch (c->type) {
       case PL_NUM: c->v.num[c->len] = v[i].d; break;

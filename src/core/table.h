@@ -60,6 +60,10 @@ typedef struct pl_column {
   pl_type type;
   size_t len, cap;
   union { double *num; int64_t *i64; uint32_t *str; uint8_t *b; void *any; } v;
+  int *shared;              /* NULL: the column owns v; else the count of the
+                            ** columns holding this same buffer (an alias made
+                            ** by pl_table_add_alias); a write or growth first
+                            ** gives the column its own copy */
 } pl_column;
 
 typedef struct pl_table {
@@ -95,6 +99,10 @@ int pl_table_add_doc_col(pl_table *t, const char *name, pl_type type, const char
 void pl_table_set_col(pl_table *t, pl_column *c);
 /* Detaches column col from t (shifting the later ones) and returns it. */
 pl_column *pl_table_take_col(pl_table *t, int col);
+/* A column `name` at index `at` (0..ncols) holding the same values as
+** column src, sharing its storage (no copy) until either is written to or
+** grows.  Returns its index, or -1 when the name is taken. */
+int pl_table_add_alias(pl_table *t, const char *name, int src, int at);
 /* Removes a column (shifts the later ones). */
 void pl_table_drop_col(pl_table *t, int col);
 /* Changes a column's type where that loses nothing (INT -> NUM, and the

@@ -164,6 +164,36 @@ int main(void) {
   TC_EQ_INT(nb->cols[0]->v.b[0], 1);
   pl_table_free(nb);
 
+  /* an alias shares the values (one buffer) until one of the two is written */
+  {
+    pl_table *a = pl_table_new("alias");
+    int cl = pl_table_add_col(a, "lat", PL_NUM), cx = pl_table_add_col(a, "x", PL_INT);
+    for (int i = 0; i < 3; i++) { pl_row_put_num(a, cl, 10.0 * (i + 1)); pl_row_put_int(a, cx, i); pl_row_end(a); }
+    int cd = pl_table_add_alias(a, "dur", cl, cl + 1);
+    TC_EQ_INT(cd, 1);
+    TC_EQ_STR(a->cols[1]->name, "dur");
+    TC_EQ_STR(a->cols[2]->name, "x");
+    TC_CHECK(a->cols[0]->v.num == a->cols[1]->v.num);
+    TC_EQ_INT(pl_table_add_alias(a, "lat", 0, 0), -1);            /* the name is taken */
+    pl_table *cp = pl_table_copy(a);                              /* copies own their values */
+    TC_CHECK(cp->cols[1]->v.num != a->cols[1]->v.num);
+    /* a new row writes both columns: each gets its own buffer first */
+    pl_row_put_num(a, 0, 40); pl_row_put_num(a, 1, 41); pl_row_end(a);
+    TC_CHECK(a->cols[0]->v.num != a->cols[1]->v.num);
+    TC_NEAR(pl_cell_num(a, 0, 3), 40, 0);
+    TC_NEAR(pl_cell_num(a, 1, 3), 41, 0);
+    TC_NEAR(pl_cell_num(a, 1, 2), 30, 0);
+    TC_NEAR(pl_cell_num(cp, 1, 2), 30, 0);
+    /* dropping one of two sharing columns leaves the other's values */
+    pl_table *b = pl_table_copy(cp);
+    pl_table_add_alias(b, "d2", 0, -1);
+    pl_table_drop_col(b, 0);
+    TC_NEAR(pl_cell_num(b, pl_table_col(b, "d2"), 1), 20, 0);
+    pl_table_retype(b, pl_table_col(b, "d2"), PL_INT);
+    TC_EQ_INT(pl_cell_int(b, pl_table_col(b, "d2"), 2), 30);
+    pl_table_free(b); pl_table_free(cp); pl_table_free(a);
+  }
+
   pl_table_free(an); pl_table_free(orr); pl_table_free(m2); pl_table_free(r);
   pl_table_free(t);
   return tc_done();

@@ -369,6 +369,20 @@ function TestStable:test_profile_tables_are_frozen()
   lu.assertEquals(k:sort_by("latency_ns"):name(), "sort_by(kernels)")
 end
 
+function TestStable:test_kernel_table_duration_is_latency()
+  -- the kernel-table reader stores duration_ns as latency_ns itself (one
+  -- buffer); both read the same, and a script's changes to one leave the other
+  local p = perflab.load((os.getenv("PERFLAB_SRC") or ".") .. "/tests/fixtures/kernel-table/small.txt")
+  local k = p:table("kernels")
+  lu.assertEquals(k:columns()[3], "latency_ns")
+  lu.assertEquals(k:columns()[4], "duration_ns")
+  lu.assertEquals(k:col("duration_ns"):to_lua(), k:col("latency_ns"):to_lua())
+  local c = k:copy()
+  c:with("latency_ns", c:col("latency_ns") * 2)
+  lu.assertEquals(c:col("duration_ns"):to_lua(), k:col("latency_ns"):to_lua())
+  lu.assertEquals(c:col("latency_ns"):sum(), 2 * k:col("duration_ns"):sum())
+end
+
 function TestStable:test_callback_errors_name_the_row()
   local t = T.from_rows({ { a = 1 }, { a = 2 }, {} }, { "a" }, "t3")
   lu.assertErrorMsgContains("where (table 't3'), row 3:", function() return t:where(function(r) return r.a > 1 end) end)
