@@ -69,7 +69,7 @@ return {
       local ctx, err = gpu.context(p, opts)
       if not ctx then perflab.fail(err) end
       local k = p:table("kernels")
-      local groups, order = {}, {}
+      local groups, order, represents = {}, {}, {}
       local skipped, no_cc, inferred = 0, 0, {}
       local mismatches = {}
       local assumptions = {}
@@ -170,6 +170,9 @@ return {
           end
           -- identical configurations make one finding
           sh.gkey = table.concat({ kernel or "", o.cc, bs, regs, smem_static + smem_dyn, tostring(o.smem_config_used) }, "|")
+          -- a finding reads the calculator's result of its group's first
+          -- shape only: the others need not keep theirs
+          if kernel and represents[sh.gkey] then sh.o, sh.args = nil, nil else represents[sh.gkey] = true end
         end
         ::next::
       end
