@@ -71,10 +71,40 @@ static int tbl_frozen(lua_State *L) {
 /* Calls the function at the top (with nargs arguments below it... as
 ** lua_call) and, on error, raises "WHAT, row I: MESSAGE" (error objects
 ** that are not strings pass through unchanged). */
-static void call_row(lua_State *L, int nargs, const char *what, size_t row) {
-  if (lua_pcall(L, nargs, 1, 0) == LUA_OK) return;
+/* __index of the row proxy below: notes the column read last. */
+static int proxy_index(lua_State *L) {
+  lua_pushvalue(L, 2);
+  lua_setfield(L, lua_upvalueindex(2), "last");
+  lua_pushvalue(L, 2);
+  lua_gettable(L, lua_upvalueindex(1));
+  return 1;
+}
+
+/* Calls fn (at fnidx) with row i of t and i, as pushed by the caller; on
+** an error raises "WHAT, row I, column 'C': MESSAGE", C being the column
+** the callback read last before failing (found by calling it once more on
+** that row through a proxy that notes its reads).  Error objects that are
+** not strings pass through unchanged. */
+static void call_row(lua_State *L, int fnidx, const pl_table *t, const char *what, size_t row) {
+  if (lua_pcall(L, 2, 1, 0) == LUA_OK) return;
   if (lua_type(L, -1) != LUA_TSTRING) lua_error(L);
-  luaL_error(L, "%s, row %d: %s", what, (int)row + 1, lua_tostring(L, -1));
+  int msg = lua_gettop(L);
+  lua_newtable(L);                                  /* box: {last = column} */
+  int box = lua_gettop(L);
+  lua_pushvalue(L, fnidx);
+  lua_newtable(L);                                  /* the proxy row */
+  lua_createtable(L, 0, 1);
+  pl_l_pushrow(L, t, row);
+  lua_pushvalue(L, box);
+  lua_pushcclosure(L, proxy_index, 2);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+  lua_pushinteger(L, (lua_Integer)row + 1);
+  int again = lua_pcall(L, 2, 1, 0);
+  lua_getfield(L, box, "last");
+  if (again != LUA_OK && lua_type(L, -1) == LUA_TSTRING)
+    luaL_error(L, "%s, row %d, column '%s': %s", what, (int)row + 1, lua_tostring(L, -1), lua_tostring(L, msg));
+  luaL_error(L, "%s, row %d: %s", what, (int)row + 1, lua_tostring(L, msg));
 }
 
 /* Pushes "no column 'NAME' in table 'T' (columns: a, b, ...)"; returns it. */
@@ -396,7 +426,7 @@ static int tbl_where(lua_State *L) {
     lua_pushvalue(L, 2);
     pl_l_pushrow(L, t, i);
     lua_pushinteger(L, (lua_Integer)i + 1);
-    call_row(L, 2, what, i);
+    call_row(L, 2, t, what, i);
     if (lua_toboolean(L, -1)) idx[n++] = i;
     lua_pop(L, 1);
   }
@@ -533,7 +563,7 @@ static int tbl_add_column(lua_State *L) {
       lua_pushvalue(L, 3);
       pl_l_pushrow(L, t, i);
       lua_pushinteger(L, (lua_Integer)i + 1);
-      call_row(L, 2, what, i);
+      call_row(L, 3, t, what, i);
       ty = pl_l_infer_type(L, -1, ty, &seen);
       lua_rawseti(L, vals, (lua_Integer)i + 1);
     }

@@ -385,9 +385,18 @@ end
 
 function TestStable:test_callback_errors_name_the_row()
   local t = T.from_rows({ { a = 1 }, { a = 2 }, {} }, { "a" }, "t3")
-  lu.assertErrorMsgContains("where (table 't3'), row 3:", function() return t:where(function(r) return r.a > 1 end) end)
-  lu.assertErrorMsgContains("add_column 'b' (table 't3'), row 3:", function() return t:add_column("b", function(r) return r.a + 1 end) end)
+  lu.assertErrorMsgContains("where (table 't3'), row 3, column 'a':", function() return t:where(function(r) return r.a > 1 end) end)
+  lu.assertErrorMsgContains("add_column 'b' (table 't3'), row 3, column 'a':", function() return t:add_column("b", function(r) return r.a + 1 end) end)
   lu.assertErrorMsgContains("(field 'a')", function() return t:add_column("b", function(r) return r.a + 1 end) end)
+  -- the column named is the one read last before the error
+  local u = T.from_rows({ { a = 1, b = 2 }, { a = 2 } }, { "a", "b" }, "t2")
+  lu.assertErrorMsgContains("where (table 't2'), row 2, column 'b':", function() return u:where(function(r) return r.a + r.b > 0 end) end)
+  -- an error that reads no column names none
+  lu.assertErrorMsgContains("where (table 't2'), row 1: ", function() return u:where(function() error("boom") end) end)
+  -- error objects that are not strings pass through unchanged
+  local ok, e = pcall(function() return u:where(function() error({ code = 7 }) end) end)
+  lu.assertFalse(ok)
+  lu.assertEquals(e.code, 7)
 end
 
 TestHistogram = {}
