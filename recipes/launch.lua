@@ -36,6 +36,13 @@ local T = perflab.table
 local COLS = { "kernel", "grid_size", "block_size", "sm_count", "active_blocks", "waves_per_sm",
   "tail_pct", "findings", "id", "start_ns", "duration_ns" }
 
+-- the columns the checks read: launches equal in all of them are one
+-- launch shape, checked once
+local SHAPE = { "short_name", "name", "grid_size", "grid_x", "grid_y", "grid_z", "block_size", "block_x",
+  "block_y", "block_z", "device", "cc", "sm_count", "registers", "smem_static_bytes", "smem_dynamic_bytes",
+  "smem_bytes", "smem_config_bytes", "smem_driver_bytes", "waves_per_sm", "block_limit_sm",
+  "block_limit_warps", "block_limit_registers", "block_limit_smem", "block_limit_barriers" }
+
 local function sms_from_rules(p)
   local rules = p.tables.rules
   if not rules or not rules:has("message") then return nil end
@@ -79,29 +86,37 @@ R = {
       if not ctx then perflab.fail(err) end
       local k = p:table("kernels")
       local rule_sms = sms_from_rules(p)
-      local rows, groups, gorder = {}, {}, {}
+      local groups, gorder = {}, {}
       local skipped, no_sm = 0, 0
       local sm_sources = {}
-      local function add(rule, key, fields, kernel, id)
+      -- a finding group is filled launch by launch once every shape is in
+      local shape_groups = {}   -- shape -> {{group, kernel}, ...}
+      local si
+      local function add(rule, key, fields, kernel)
         local gk = rule .. "|" .. key
         local g = groups[gk]
         if not g then
           g = { rule = rule, fields = fields, kernels = {}, korder = {}, ids = {}, launches = 0 }
           groups[gk] = g; gorder[#gorder + 1] = gk
         end
-        g.launches = g.launches + 1
-        if not g.kernels[kernel] then g.kernels[kernel] = 0; g.korder[#g.korder + 1] = kernel; g.ids[kernel] = {} end
-        g.kernels[kernel] = g.kernels[kernel] + 1
-        g.ids[kernel][#g.ids[kernel] + 1] = id
+        local sg = shape_groups[si]
+        if not sg then sg = {}; shape_groups[si] = sg end
+        sg[#sg + 1] = { g, kernel }
       end
-      local occupancy_of = gpu.memoize(gpu.occupancy)   -- each launch shape once
-      for i, r in k:rows() do
+      local keys = {}
+      for _, c in ipairs(SHAPE) do if k:has(c) then keys[#keys + 1] = c end end
+      local by_shape = k:group_by(keys)
+      local shapes, launches = by_shape:agg { { "first_row", "ids" } }
+      local res, nameless = {}, false
+      for i, r in shapes:rows() do
+        si = i
+        local rows = launches.first_row[si]
+        res[si] = { kept = false }
         local grid = gpu.dim(r, "grid_size", "grid")
         local bs = gpu.dim(r, "block_size", "block")
-        if not grid or not bs then skipped = skipped + 1; goto next end
+        if not grid or not bs then skipped = skipped + #rows; goto next end
         do
-          local kernel = r.short_name or r.name or ("launch " .. i)
-          local id = r.id or (i - 1)
+          local kernel = r.short_name or r.name
           local cc, sms = gpu.row_device(r, ctx)
           local src = "the input"
           local active = printed_active(r)
@@ -109,10 +124,8 @@ R = {
             -- Kineto: one shared-memory total per block (smem_bytes)
             local st, dy = r.smem_static_bytes, r.smem_dynamic_bytes
             if not st and not dy then st = r.smem_bytes end
-            local o = occupancy_of({ cc = cc, block_size = bs, registers = r.registers,
-              smem_static = st, smem_dynamic = dy, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes },
-              cc, bs, r.registers, st, dy, r.smem_config_bytes, r.smem_driver_bytes)
-            active = o.active_blocks
+            active = gpu.occupancy({ cc = cc, block_size = bs, registers = r.registers, smem_static = st,
+              smem_dynamic = dy, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }).active_blocks
           end
           if not sms and r.waves_per_sm and active then
             sms = gpus.infer_sm_count(grid, r.waves_per_sm, active)
@@ -125,17 +138,17 @@ R = {
           local bc = gpu.block_size_check(bs)
           if bc then
             ids[#ids + 1] = "launch.block_size"
-            add("launch.block_size", tostring(bs), { block_size = bs, speedup = bc.speedup_pct }, kernel, id)
+            add("launch.block_size", tostring(bs), { block_size = bs, speedup = bc.speedup_pct }, kernel)
           end
           local waves, tail_pct
           if sms then
             local sg = gpu.small_grid(grid, sms)
             if sg and sg.severity == "high" then
               ids[#ids + 1] = "launch.small_grid"
-              add("launch.small_grid", grid .. "|" .. sms, { grid = grid, sms = sms, speedup = sg.speedup_pct }, kernel, id)
+              add("launch.small_grid", grid .. "|" .. sms, { grid = grid, sms = sms, speedup = sg.speedup_pct }, kernel)
             elseif sg then
               ids[#ids + 1] = "launch.grid_below_2x_sms"
-              add("launch.grid_below_2x_sms", grid .. "|" .. sms, { grid = grid, sms = sms }, kernel, id)
+              add("launch.grid_below_2x_sms", grid .. "|" .. sms, { grid = grid, sms = sms }, kernel)
             end
             if active and active > 0 then
               local t = gpu.tail(grid, sms, active, th)
@@ -144,20 +157,54 @@ R = {
               if t.fires then
                 ids[#ids + 1] = "launch.tail_effect"
                 add("launch.tail_effect", string.format("%d|%d|%d", grid, sms, active),
-                  { grid = grid, sms = sms, active = active, t = t, speedup = t.speedup_pct }, kernel, id)
+                  { grid = grid, sms = sms, active = active, t = t, speedup = t.speedup_pct }, kernel)
               end
             end
           else
-            no_sm = no_sm + 1
+            no_sm = no_sm + #rows
           end
-          rows[#rows + 1] = { kernel = kernel, grid_size = grid, block_size = bs, sm_count = sms,
-            active_blocks = active, waves_per_sm = waves or r.waves_per_sm, tail_pct = tail_pct,
-            findings = table.concat(ids, ", "), id = id, start_ns = r.start_ns, duration_ns = r.duration_ns }
+          res[si] = { kernel = kernel, grid_size = grid, block_size = bs, sm_count = sms, active_blocks = active,
+            waves_per_sm = waves or r.waves_per_sm, tail_pct = tail_pct, findings = table.concat(ids, ", "), kept = true }
+          if not kernel then nameless = true end
         end
         ::next::
       end
+      -- the launch table: each launch gets its shape's results (skipped
+      -- launches are not kept)
+      local rcols, KEYS = {}, { id = true, start_ns = true, duration_ns = true }
+      for _, c in ipairs(COLS) do if not KEYS[c] then rcols[#rcols + 1] = c end end
+      rcols[#rcols + 1] = "kept"
+      local t = by_shape:broadcast(T.from_rows(res, rcols, "shapes"))
+      -- each launch's join keys: the input's id (else its 0-based row), start and duration
+      if k:has("id") then t:with("id", k:col("id"))
+      else t:add_column("id", function(_, i) return i - 1 end, "integer") end
+      for _, c in ipairs({ "start_ns", "duration_ns" }) do
+        if k:has(c) then t:with(c, k:col(c)) else t:add_column(c, function() return nil end, "integer") end
+      end
+      if nameless then
+        t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")
+      end
+      t = #res > 0 and t:filter(t:col("kept")):select(COLS) or t:select(COLS)
+      -- finding groups: kernels in order of first launch, ids in launch order
+      local shape_of = {}
+      for i, rows in ipairs(launches.first_row) do
+        if shape_groups[i] then for _, row in ipairs(rows) do shape_of[row] = i end end
+      end
+      local ids = k:has("id") and k:col("id"):to_lua() or {}
+      for row = 1, k:nrows() do
+        local sg = shape_groups[shape_of[row]]
+        if sg then
+          for _, e in ipairs(sg) do
+            local g, kn = e[1], e[2] or ("launch " .. row)
+            g.launches = g.launches + 1
+            if not g.kernels[kn] then g.kernels[kn] = 0; g.korder[#g.korder + 1] = kn; g.ids[kn] = {} end
+            g.kernels[kn] = g.kernels[kn] + 1
+            g.ids[kn][#g.ids[kn] + 1] = ids[row] or (row - 1)
+          end
+        end
+      end
       local name = #inputs > 1 and ("launch_" .. idx) or "launch"
-      report:table(name, T.from_rows(rows, COLS), { title = string.format("%d launches (%s)", #rows, p.source) })
+      report:table(name, t, { title = string.format("%d launches (%s)", t:nrows(), p.source) })
       for _, gk in ipairs(gorder) do
         local g = groups[gk]
         local f = g.fields

@@ -33,22 +33,15 @@ local T = perflab.table
 local function r2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 local fmt = gpu.fmt_pct
 
--- per-launch metric maps from the long-form `metrics` table (its columns
--- read as arrays: a Lua table per row costs seconds on millions of rows)
+-- per-launch metric maps from the long-form `metrics` table: one row per
+-- launch, one column per metric (the first value of each), by pivot
 local function metric_maps(p)
   local out = {}
   local m = p.tables.metrics
   if not m then return out end
-  local kid, metric, value = m:col("kernel_id"):to_lua(), m:col("metric"):to_lua(), m:col("value"):to_lua()
-  for i = 1, m:nrows() do
-    local id, v = kid[i], value[i]
-    if id and v then
-      local t = out[id]
-      if not t then t = {}; out[id] = t end
-      local name = metric[i]
-      if name ~= nil and t[name] == nil then t[name] = v end
-    end
-  end
+  local known = m:col("kernel_id"):present() & m:col("metric"):present() & m:col("value"):present()
+  local wide = m:filter(known):pivot { index = "kernel_id", columns = "metric", values = "value", agg = "first" }
+  for _, r in wide:rows() do out[r.kernel_id] = r end
   return out
 end
 

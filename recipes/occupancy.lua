@@ -49,6 +49,13 @@ local function sorted_keys(t)
   return k
 end
 
+-- the columns the calculator and the comparisons read: launches equal in
+-- all of them are one launch shape, worked out once
+local SHAPE = { "short_name", "name", "block_size", "block_x", "block_y", "block_z", "grid_size", "grid_x",
+  "grid_y", "grid_z", "registers", "device", "cc", "sm_count", "smem_static_bytes", "smem_dynamic_bytes",
+  "smem_bytes", "smem_config_bytes", "smem_driver_bytes", "block_limit_sm", "block_limit_warps",
+  "block_limit_registers", "block_limit_smem", "block_limit_barriers", "theoretical_warps",
+  "theoretical_occupancy_pct", "est_achieved_occupancy_pct" }
 local function round2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 
 -- AMD devices (rocprof dispatches, HIP Kineto traces): waves per SIMD from
@@ -145,26 +152,32 @@ R = {
       end
       do
       local k = p:table("kernels")
-      local rows, groups, order = {}, {}, {}
+      local groups, order, represents = {}, {}, {}
       local skipped, no_cc, inferred, unknown_cc = 0, 0, {}, {}
       local mismatches = {}
       local assumptions = {}
       local is_trace = k:has("est_achieved_occupancy_pct") or p.format == "kineto"
       local kineto_smem = 0
       local exception_hits = {}
-      -- each launch shape once (a trace repeats a few hundred of them)
-      local occupancy_of, est_of = gpu.memoize(gpu.occupancy), gpu.memoize(gpu.est_achieved_occupancy)
-      for i, r in k:rows() do
+      local keys = {}
+      for _, c in ipairs(SHAPE) do if k:has(c) then keys[#keys + 1] = c end end
+      local by_shape = k:group_by(keys)
+      local shapes, launches = by_shape:agg { { "first_row", "ids" } }
+      local res, nameless = {}, false
+      local shape = {}   -- shape number -> {o, args, kernel, mismatch, exception} for the launch pass
+      for si, r in shapes:rows() do
+        local nrows = #launches.first_row[si]
+        res[si] = { kept = false }
         local bs = gpu.dim(r, "block_size", "block")
         local regs = r.registers
-        if not bs or not regs then skipped = skipped + 1; goto next end
+        if not bs or not regs then skipped = skipped + nrows; goto next end
         do
           local cc, sms, maxthr = gpu.row_device(r, ctx)
           -- shared memory: ncu prints static and dynamic; Kineto writes one
           -- total ("shared memory" = static + dynamic) into smem_bytes
           local smem_static, smem_dyn = r.smem_static_bytes, r.smem_dynamic_bytes
           if not smem_static and not smem_dyn and r.smem_bytes then
-            smem_static = r.smem_bytes; kineto_smem = kineto_smem + 1
+            smem_static = r.smem_bytes; kineto_smem = kineto_smem + nrows
           end
           smem_static, smem_dyn = smem_static or 0, smem_dyn or 0
           if not cc and ctx.vendor ~= "amd" and r.block_limit_sm then
@@ -174,16 +187,16 @@ R = {
               inferred[string.format("CC %s (from %s)", table.concat(cands, " or "), how)] = true
             end
           end
-          if not cc then no_cc = no_cc + 1; goto next end
+          if not cc then no_cc = no_cc + nrows; goto next end
           if not gpus.cc(cc) then   -- a CC the calculator has no constants for (Pascal 6.1 in nsys 2022 exports)
-            unknown_cc[cc] = (unknown_cc[cc] or 0) + 1
+            unknown_cc[cc] = (unknown_cc[cc] or 0) + nrows
             goto next
           end
           local args = { cc = cc, block_size = bs, registers = regs, smem_static = smem_static,
             smem_dynamic = smem_dyn, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }
-          local o = occupancy_of(args, cc, bs, regs, smem_static, smem_dyn, r.smem_config_bytes, r.smem_driver_bytes)
+          local o = gpu.occupancy(args)
           if o.assumption and not is_trace then assumptions[o.assumption] = true end
-          local kernel = r.short_name or r.name or ("launch " .. i)
+          local kernel = r.short_name or r.name
           -- what the input printed: ncu's theoretical occupancy, or Kineto's
           -- estimate (2021 Kineto wrote the same estimate as "theoretical
           -- occupancy %")
@@ -192,26 +205,25 @@ R = {
           local grid = gpu.dim(r, "grid_size", "grid")
           local my_est
           if is_trace and grid and sms then
-            my_est = est_of({ cc = cc, block_size = bs, grid_size = grid,
-              registers = regs, smem = smem_static + smem_dyn, sm_count = sms, max_threads_per_sm = maxthr },
-              cc, bs, grid, regs, smem_static + smem_dyn, sms, maxthr).pct
+            my_est = gpu.est_achieved_occupancy({ cc = cc, block_size = bs, grid_size = grid, registers = regs,
+              smem = smem_static + smem_dyn, sm_count = sms, max_threads_per_sm = maxthr }).pct
           end
           local reported = is_trace and est or r.theoretical_occupancy_pct
-          local row = {
-            kernel = kernel, cc = o.cc, block_size = bs, registers = regs,
+          res[si] = {
+            kept = true, kernel = kernel, cc = o.cc, block_size = bs, registers = regs,
             smem_bytes = smem_static + smem_dyn, smem_config_bytes = o.smem_config_used,
             block_limit_sm = o.block_limit_sm, block_limit_warps = o.block_limit_warps,
             block_limit_registers = o.block_limit_registers, block_limit_smem = o.block_limit_smem,
             block_limit_barriers = o.block_limit_barriers, active_blocks = o.active_blocks,
             theoretical_warps = o.theoretical_warps,
             theoretical_occupancy_pct = round2(o.theoretical_occupancy_pct),
-            achieved_occupancy_pct = r.achieved_occupancy_pct,
             est_achieved_occupancy_pct = my_est,
             reported_occupancy_pct = reported,
             limiter = table.concat(o.limiter, ", "),
-            id = r.id or (i - 1), start_ns = r.start_ns, duration_ns = r.duration_ns,
           }
-          rows[#rows + 1] = row
+          if not kernel then nameless = true end
+          local sh = { o = o, args = args, kernel = kernel }
+          shape[si] = sh
           -- compare with what the input printed (ncu: every block limit, the
           -- theoretical warps and occupancy; Kineto: the estimate)
           if not is_trace then
@@ -234,32 +246,66 @@ R = {
                 for kk, vv in pairs(args) do a2[kk] = vv end
                 a2.smem_config = maxc
                 if gpu.occupancy(a2).block_limit_smem == r.block_limit_smem then
-                  exception_hits[#exception_hits + 1] = kernel
+                  sh.exception = true
                   diffs = {}
                 end
               end
             end
-            if #diffs > 0 then
-              mismatches[#mismatches + 1] = string.format("%s: %s", kernel, table.concat(diffs, ", "))
-            end
+            if #diffs > 0 then sh.mismatch = table.concat(diffs, ", ") end
           elseif est and my_est and est ~= my_est then
-            mismatches[#mismatches + 1] = string.format("%s: perflab est. %d %%, Kineto %d %%", kernel, my_est, est)
+            sh.mismatch = string.format("perflab est. %d %%, Kineto %d %%", my_est, est)
           end
-          -- group identical configurations for findings
-          local key = table.concat({ kernel, o.cc, bs, regs, smem_static + smem_dyn, tostring(o.smem_config_used) }, "|")
-          local g = groups[key]
-          if not g then
-            g = { kernel = kernel, o = o, args = args, launches = 0, ach_sum = 0, ach_n = 0, ids = {} }
-            groups[key] = g; order[#order + 1] = key
-          end
-          g.launches = g.launches + 1
-          g.ids[#g.ids + 1] = r.id or (i - 1)
-          if r.achieved_occupancy_pct then
-            g.ach_sum = g.ach_sum + r.achieved_occupancy_pct; g.ach_n = g.ach_n + 1
-          end
+          -- identical configurations make one finding
+          sh.gkey = table.concat({ kernel or "", o.cc, bs, regs, smem_static + smem_dyn, tostring(o.smem_config_used) }, "|")
+          -- a finding reads the calculator's result of its group's first
+          -- shape only: the others need not keep theirs
+          if kernel and represents[sh.gkey] then sh.o, sh.args = nil, nil else represents[sh.gkey] = true end
         end
         ::next::
       end
+      -- each launch, in order: its finding group, mismatches and achieved
+      -- occupancy (measured per launch)
+      local shape_of = {}
+      for si, rows in ipairs(launches.first_row) do
+        if shape[si] then for _, row in ipairs(rows) do shape_of[row] = shape[si] end end
+      end
+      local ids = k:has("id") and k:col("id"):to_lua() or {}
+      local ach = k:has("achieved_occupancy_pct") and k:col("achieved_occupancy_pct"):to_lua() or {}
+      for row = 1, k:nrows() do
+        local sh = shape_of[row]
+        if sh then
+          local kernel = sh.kernel or ("launch " .. row)
+          if sh.exception then exception_hits[#exception_hits + 1] = kernel end
+          if sh.mismatch then mismatches[#mismatches + 1] = string.format("%s: %s", kernel, sh.mismatch) end
+          local key = sh.kernel and sh.gkey or (kernel .. sh.gkey)
+          local g = groups[key]
+          if not g then
+            g = { kernel = kernel, o = sh.o, args = sh.args, launches = 0, ach_sum = 0, ach_n = 0, ids = {} }
+            groups[key] = g; order[#order + 1] = key
+          end
+          g.launches = g.launches + 1
+          g.ids[#g.ids + 1] = ids[row] or (row - 1)
+          local a = ach[row]
+          if a then g.ach_sum = g.ach_sum + a; g.ach_n = g.ach_n + 1 end
+        end
+      end
+      -- the launch table: each launch gets its shape's figures and its own
+      -- achieved occupancy (skipped launches are not kept)
+      local rcols, KEYS = {}, { id = true, start_ns = true, duration_ns = true }
+      for _, c in ipairs(COLS) do if not KEYS[c] then rcols[#rcols + 1] = c end end
+      rcols[#rcols + 1] = "kept"
+      local t = by_shape:broadcast(T.from_rows(res, rcols, "shapes"))
+      -- each launch's join keys: the input's id (else its 0-based row), start and duration
+      if k:has("id") then t:with("id", k:col("id"))
+      else t:add_column("id", function(_, i) return i - 1 end, "integer") end
+      for _, c in ipairs({ "start_ns", "duration_ns" }) do
+        if k:has(c) then t:with(c, k:col(c)) else t:add_column(c, function() return nil end, "integer") end
+      end
+      if k:has("achieved_occupancy_pct") then t:with("achieved_occupancy_pct", k:col("achieved_occupancy_pct")) end
+      if nameless then
+        t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")
+      end
+      t = #res > 0 and t:filter(t:col("kept")):select(COLS) or t:select(COLS)
       if #exception_hits > 0 then
         report:note(string.format("%d launch(es) (%s): the input's Block Limit Shared Mem is what the maximum shared-memory carveout gives, not the printed configuration size -- the known behaviour of 2020-era ncu; the theoretical occupancy agrees",
           #exception_hits, table.concat(exception_hits, ", ")))
@@ -271,9 +317,8 @@ R = {
         assumptions[string.format("trace input: the calculator assumes the runtime's default carveout (the full shared memory per SM) and no opt-in above %s per block, as Kineto's estimate does",
           "48 KB")] = true
       end
-      local t = T.from_rows(rows, COLS)
       local name = #inputs > 1 and ("occupancy_" .. idx) or "occupancy"
-      report:table(name, t, { title = string.format("%d launches (%s), device from %s", #rows, p.source, ctx.source),
+      report:table(name, t, { title = string.format("%d launches (%s), device from %s", t:nrows(), p.source, ctx.source),
         note = "Theoretical occupancy from perflab.gpu.occupancy; reported_occupancy_pct is what the input printed." })
       for _, key in ipairs(order) do
         local g = groups[key]

@@ -9,18 +9,6 @@ local T = perflab.table
 local units = perflab.units
 
 local function per_launch(k, key)
-  -- weighted utilisation: sum(util * duration) / sum(duration) per group
-  local util = {}
-  for _, c in ipairs({ "tensor_util", "dram_util" }) do
-    if k:has(c) then
-      util[#util + 1] = c
-      k = k:copy():add_column(c .. "_x_ns", function(r)
-        local u, d = r[c], r.duration_ns
-        if u == nil or d == nil then return nil end
-        return u * d
-      end, "number")
-    end
-  end
   local keys = { key }
   if k:has("run") and #k:unique("run") > 1 then keys = { "run", key } end
   local aggs = {
@@ -30,16 +18,15 @@ local function per_launch(k, key)
     { "min_ns", "min", "duration_ns" },
     { "max_ns", "max", "duration_ns" },
   }
-  for _, c in ipairs(util) do aggs[#aggs + 1] = { c .. "_x_ns", "sum", c .. "_x_ns" } end
-  local g = k:group_by(keys):agg(aggs)
-  for _, c in ipairs(util) do
-    g:add_column(c, function(r)
-      if not r.total_ns or r.total_ns == 0 then return nil end
-      return r[c .. "_x_ns"] / r.total_ns
-    end, "number")
-    g:drop(c .. "_x_ns")
+  -- utilisation weighted by kernel time
+  local util = {}
+  for _, c in ipairs({ "tensor_util", "dram_util" }) do
+    if k:has(c) then
+      util[#util + 1] = c
+      aggs[#aggs + 1] = { c, "wmean", c, "duration_ns" }
+    end
   end
-  return g, keys, util
+  return k:group_by(keys):agg(aggs), keys, util
 end
 
 -- A name the tool cut ("...", or nsys's "…"): different kernels can print
@@ -68,10 +55,11 @@ local function from_summary(s, key)
   if s:has("min_ns") then aggs[#aggs + 1] = { "min_ns", "min", "min_ns" } end
   if s:has("max_ns") then aggs[#aggs + 1] = { "max_ns", "max", "max_ns" } end
   local g = s:group_by(gkeys):agg(aggs)
-  g:add_column("mean_ns", function(r)
-    if not r.calls or r.calls == 0 or not r.total_ns then return nil end
-    return r.total_ns / r.calls
-  end, "number")
+  if g:has("calls") then
+    g:with("mean_ns", (g:col("total_ns") / g:col("calls")):keep(g:col("calls"):gt(0)))
+  else
+    g:add_column("mean_ns", function() return nil end, "number")
+  end
   local order = {}
   for _, c in ipairs(keys) do order[#order + 1] = c end
   for _, c in ipairs({ "calls", "total_ns", "mean_ns", "min_ns", "max_ns" }) do
@@ -125,12 +113,13 @@ return {
       local run_total = {}
       if keys[1] == "run" then
         for _, r in g:rows() do run_total[r.run] = (run_total[r.run] or 0) + (r.total_ns or 0) end
+        local tot = g:col("run"):map(run_total)
+        g:with("share_pct", (g:col("total_ns") * 100 / tot):keep(tot:ne(0)))
+      elseif total and total ~= 0 then
+        g:with("share_pct", g:col("total_ns") * 100 / total)
+      else
+        g:add_column("share_pct", function() return nil end, "number")
       end
-      g:add_column("share_pct", function(r)
-        local tot = keys[1] == "run" and run_total[r.run] or total
-        if tot == nil or tot == 0 or r.total_ns == nil then return nil end
-        return 100 * r.total_ns / tot
-      end, "number")
       local key = keys[#keys]
       g:rename(key, "kernel")
       local order = {}

@@ -365,20 +365,101 @@ static int l_bootstrap_ci(lua_State *L) {
 
 /* ---- histogram --------------------------------------------------------- */
 
-/* histogram(x [, {bins= | edges=, nan=}]) -> {edges, counts} */
+#define PL_HIST_T "perflab.Histogram"
+
+static void pushcounts(lua_State *L, const double *v, size_t n) {
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) { lua_pushinteger(L, (lua_Integer)v[i]); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+}
+
+static lua_Integer hfield(lua_State *L, int h, const char *k) {
+  lua_getfield(L, h, k);
+  lua_Integer v = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* h:table(): a perflab table lo, hi, count (rows for values under the
+** first edge and over the last one where there are any; their open end
+** missing). */
+static int hist_table(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_getfield(L, 1, "edges");
+  lua_getfield(L, 1, "counts");
+  int e = lua_gettop(L) - 1, c = e + 1;
+  luaL_argcheck(L, lua_istable(L, e) && lua_istable(L, c), 1, "expected a histogram");
+  size_t ne = (size_t)luaL_len(L, e);
+  lua_Integer under = hfield(L, 1, "under"), over = hfield(L, 1, "over");
+  pl_table *t = pl_table_new("histogram");
+  pl_l_pushtable(L, t);
+  int clo = pl_table_add_col(t, "lo", PL_NUM), chi = pl_table_add_col(t, "hi", PL_NUM), cn = pl_table_add_col(t, "count", PL_INT);
+  if (ne == 0) return 1;
+  lua_geti(L, e, 1); double first = lua_tonumber(L, -1); lua_pop(L, 1);
+  lua_geti(L, e, (lua_Integer)ne); double last = lua_tonumber(L, -1); lua_pop(L, 1);
+  if (under > 0) { pl_row_put_num(t, chi, first); pl_row_put_int(t, cn, under); pl_row_end(t); }
+  for (size_t i = 1; i < ne; i++) {
+    lua_geti(L, e, (lua_Integer)i); lua_geti(L, e, (lua_Integer)i + 1); lua_geti(L, c, (lua_Integer)i);
+    pl_row_put_num(t, clo, lua_tonumber(L, -3));
+    pl_row_put_num(t, chi, lua_tonumber(L, -2));
+    pl_row_put_int(t, cn, (int64_t)lua_tointeger(L, -1));
+    pl_row_end(t);
+    lua_pop(L, 3);
+  }
+  if (over > 0) { pl_row_put_num(t, clo, last); pl_row_put_int(t, cn, over); pl_row_end(t); }
+  return 1;
+}
+
+static int hist_tostring(lua_State *L) {
+  lua_settop(L, 1);
+  hist_table(L);
+  pl_table *t = pl_l_checktable(L, -1);
+  pl_fmtopts o = { 0, 0, 0, 6 };
+  pl_buf b; pl_buf_init(&b);
+  pl_table_format(t, &o, &b);
+  lua_pushlstring(L, b.data ? b.data : "", b.len);
+  pl_buf_free(&b);
+  return 1;
+}
+
+static void sethistmeta(lua_State *L) {
+  if (luaL_newmetatable(L, PL_HIST_T)) {
+    lua_pushcfunction(L, hist_tostring); lua_setfield(L, -2, "__tostring");
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, hist_table); lua_setfield(L, -2, "table");
+    lua_setfield(L, -2, "__index");
+  }
+  lua_setmetatable(L, -2);
+}
+
+/* {edges, counts (integers), under, over} with a metatable that prints. */
+static void pushhist(lua_State *L, const double *x, size_t n, const double *e, size_t ne, const double *c) {
+  size_t under, over;
+  pl_stats_histogram_outside(x, n, e, ne, &under, &over);
+  lua_createtable(L, 0, 4);
+  pusharray(L, e, ne); lua_setfield(L, -2, "edges");
+  pushcounts(L, c, ne - 1); lua_setfield(L, -2, "counts");
+  lua_pushinteger(L, (lua_Integer)under); lua_setfield(L, -2, "under");
+  lua_pushinteger(L, (lua_Integer)over); lua_setfield(L, -2, "over");
+  sethistmeta(L);
+}
+
+/* histogram(x [, {bins= | edges=, log=, nan=}]) -> {edges, counts, under, over} */
 static int l_histogram(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
-  static const char *const accepted[] = { "bins", "edges", "nan", NULL };
+  static const char *const accepted[] = { "bins", "edges", "log", "nan", NULL };
   double *x = checksample(L, 1, &n, opt_nan_in(L, 2, accepted), 1);
-  int has_edges = 0;
+  int has_edges = 0, logbins = 0;
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_getfield(L, 2, "edges");
     has_edges = !lua_isnil(L, -1);
-    lua_pop(L, 1);
+    lua_getfield(L, 2, "log");
+    logbins = lua_toboolean(L, -1);
+    lua_pop(L, 2);
   }
   if (has_edges) {
+    if (logbins) luaL_argerror(L, 2, "give edges or log = true, not both");
     lua_getfield(L, 2, "edges");
     int ei = lua_gettop(L);
     if (!lua_istable(L, ei)) luaL_argerror(L, 2, "option edges must be an array of numbers");
@@ -393,19 +474,18 @@ static int l_histogram(lua_State *L) {
       lua_pop(L, 1);
     }
     if (pl_stats_histogram_edges(x, n, e, ne, c) != 0) luaL_argerror(L, 2, "option edges must be ascending");
-    lua_createtable(L, 0, 2);
-    pusharray(L, e, ne); lua_setfield(L, -2, "edges");
-    pusharray(L, c, ne - 1); lua_setfield(L, -2, "counts");
+    pushhist(L, x, n, e, ne, c);
     return 1;
   }
   lua_Number b = opt_number(L, 2, "bins", 10);
   if (!(b >= 1 && b <= 1e8) || b != floor(b)) luaL_argerror(L, 2, "option bins must be a positive integer");
   size_t nb = (size_t)b;
   double *e = lua_newuserdatauv(L, (2 * nb + 1) * sizeof *e, 0), *c = e + nb + 1;
-  pl_stats_histogram(x, n, nb, e, c);
-  lua_createtable(L, 0, 2);
-  pusharray(L, e, nb + 1); lua_setfield(L, -2, "edges");
-  pusharray(L, c, nb); lua_setfield(L, -2, "counts");
+  if (logbins) {
+    if (pl_stats_log_edges(x, n, nb, e) != 0) luaL_argerror(L, 1, "log bins need at least one value > 0");
+    pl_stats_histogram_edges(x, n, e, nb + 1, c);
+  } else pl_stats_histogram(x, n, nb, e, c);
+  pushhist(L, x, n, e, nb + 1, c);
   return 1;
 }
 

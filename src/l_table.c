@@ -13,6 +13,7 @@
 #include <string.h>
 
 #define PL_GROUP_T "perflab.Grouping"
+#define PL_MAX_GROUP_KEYS 64   /* key columns of group_by and join */
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -32,6 +33,7 @@ static int pushtable_p(lua_State *L) {
   pl_table *t = (pl_table *)lua_touserdata(L, 1);
   pl_ltable *u = (pl_ltable *)lua_newuserdatauv(L, sizeof *u, 0);   /* [t T] */
   u->t = NULL;
+  u->frozen = 0;
   luaL_setmetatable(L, PL_TABLE_T);
   u->t = t;
   return 1;
@@ -49,8 +51,79 @@ void pl_l_pushtable(lua_State *L, pl_table *t) {
   }                                          /* [... T] */
 }
 
+pl_table *pl_l_writable(lua_State *L, int arg) {
+  pl_ltable *u = (pl_ltable *)luaL_checkudata(L, arg, PL_TABLE_T);
+  luaL_argcheck(L, u->t != NULL, arg, "table already closed");
+  if (!u->frozen) return u->t;
+  pl_table *c = pl_table_copy(u->t);
+  pl_l_pushtable(L, c);
+  lua_replace(L, arg);
+  return c;
+}
+
+void pl_l_derived_name(pl_table *r, const char *op, const pl_table *src) {
+  size_t n = strlen(op) + strlen(src->name) + 3;
+  char *nm = pl_xmalloc(n);
+  snprintf(nm, n, "%s(%s)", op, src->name);
+  free(r->name);
+  r->name = nm;
+}
+
+/* t:freeze(): the table becomes a profile's table (see pl_ltable). */
+static int tbl_freeze(lua_State *L) {
+  pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
+  u->frozen = 1;
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int tbl_frozen(lua_State *L) {
+  pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
+  lua_pushboolean(L, u->frozen);
+  return 1;
+}
+
+/* Calls the function at the top (with nargs arguments below it... as
+** lua_call) and, on error, raises "WHAT, row I: MESSAGE" (error objects
+** that are not strings pass through unchanged). */
+/* __index of the row proxy below: notes the column read last. */
+static int proxy_index(lua_State *L) {
+  lua_pushvalue(L, 2);
+  lua_setfield(L, lua_upvalueindex(2), "last");
+  lua_pushvalue(L, 2);
+  lua_gettable(L, lua_upvalueindex(1));
+  return 1;
+}
+
+/* Calls fn (at fnidx) with row i of t and i, as pushed by the caller; on
+** an error raises "WHAT, row I, column 'C': MESSAGE", C being the column
+** the callback read last before failing (found by calling it once more on
+** that row through a proxy that notes its reads).  Error objects that are
+** not strings pass through unchanged. */
+static void call_row(lua_State *L, int fnidx, const pl_table *t, const char *what, size_t row) {
+  if (lua_pcall(L, 2, 1, 0) == LUA_OK) return;
+  if (lua_type(L, -1) != LUA_TSTRING) lua_error(L);
+  int msg = lua_gettop(L);
+  lua_newtable(L);                                  /* box: {last = column} */
+  int box = lua_gettop(L);
+  lua_pushvalue(L, fnidx);
+  lua_newtable(L);                                  /* the proxy row */
+  lua_createtable(L, 0, 1);
+  pl_l_pushrow(L, t, row);
+  lua_pushvalue(L, box);
+  lua_pushcclosure(L, proxy_index, 2);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+  lua_pushinteger(L, (lua_Integer)row + 1);
+  int again = lua_pcall(L, 2, 1, 0);
+  lua_getfield(L, box, "last");
+  if (again != LUA_OK && lua_type(L, -1) == LUA_TSTRING)
+    luaL_error(L, "%s, row %d, column '%s': %s", what, (int)row + 1, lua_tostring(L, -1), lua_tostring(L, msg));
+  luaL_error(L, "%s, row %d: %s", what, (int)row + 1, lua_tostring(L, msg));
+}
+
 /* Pushes "no column 'NAME' in table 'T' (columns: a, b, ...)"; returns it. */
-static const char *push_nocol(lua_State *L, const pl_table *t, const char *name) {
+const char *pl_l_push_nocol(lua_State *L, const pl_table *t, const char *name) {
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   for (size_t i = 0; i < t->ncols && i < 40; i++) {
@@ -65,20 +138,20 @@ static const char *push_nocol(lua_State *L, const pl_table *t, const char *name)
   return msg;
 }
 
-static int checkcol(lua_State *L, pl_table *t, int arg) {
+int pl_l_checkcol(lua_State *L, pl_table *t, int arg) {
   const char *name = luaL_checkstring(L, arg);
   int c = pl_table_col(t, name);
-  if (c < 0) return luaL_argerror(L, arg, push_nocol(L, t, name));
+  if (c < 0) return luaL_argerror(L, arg, pl_l_push_nocol(L, t, name));
   return c;
 }
 
-static void pushcell(lua_State *L, const pl_table *t, int col, size_t row) {
+void pl_l_pushcell(lua_State *L, const pl_table *t, int col, size_t row) {
   const pl_column *c = t->cols[col];
   if (pl_cell_missing(t, col, row)) { lua_pushnil(L); return; }
   switch (c->type) {
     case PL_NUM: lua_pushnumber(L, c->v.num[row]); break;
     case PL_INT: lua_pushinteger(L, (lua_Integer)c->v.i64[row]); break;
-    case PL_BOOL: lua_pushboolean(L, c->v.i64[row] != 0); break;
+    case PL_BOOL: lua_pushboolean(L, c->v.b[row] != 0); break;
     case PL_STR: {
       size_t n;
       const char *s = pl_pool_str(t->pool, c->v.str[row], &n);
@@ -88,16 +161,16 @@ static void pushcell(lua_State *L, const pl_table *t, int col, size_t row) {
   }
 }
 
-static void pushrow(lua_State *L, const pl_table *t, size_t row) {
+void pl_l_pushrow(lua_State *L, const pl_table *t, size_t row) {
   lua_createtable(L, 0, (int)t->ncols);
   for (size_t j = 0; j < t->ncols; j++) {
-    pushcell(L, t, (int)j, row);
+    pl_l_pushcell(L, t, (int)j, row);
     lua_setfield(L, -2, t->cols[j]->name);
   }
 }
 
 /* Puts the Lua value at idx into the row being built. */
-static void putvalue(lua_State *L, pl_table *t, int col, int idx) {
+void pl_l_putvalue(lua_State *L, pl_table *t, int col, int idx) {
   int ty = lua_type(L, idx);
   if (ty == LUA_TNIL) return;
   switch (t->cols[col]->type) {
@@ -119,7 +192,7 @@ static void putvalue(lua_State *L, pl_table *t, int col, int idx) {
 
 /* The column type a set of Lua values needs: integers stay int64, any
 ** float makes a number column, any string a string column. */
-static pl_type infer_type(lua_State *L, int idx, pl_type cur, int *seen) {
+pl_type pl_l_infer_type(lua_State *L, int idx, pl_type cur, int *seen) {
   int ty = lua_type(L, idx);
   pl_type t;
   if (ty == LUA_TNIL) return cur;
@@ -179,7 +252,7 @@ static int tbl_from_columns(lua_State *L) {
     nrows = len;
     pl_type ty = PL_NUM;
     int seen = 0;
-    for (size_t r = 1; r <= len; r++) { lua_geti(L, -1, (lua_Integer)r); ty = infer_type(L, -1, ty, &seen); lua_pop(L, 1); }
+    for (size_t r = 1; r <= len; r++) { lua_geti(L, -1, (lua_Integer)r); ty = pl_l_infer_type(L, -1, ty, &seen); lua_pop(L, 1); }
     pl_table_add_col(t, cname, ty);
     lua_pop(L, 2);
   }
@@ -188,7 +261,7 @@ static int tbl_from_columns(lua_State *L) {
       lua_rawgeti(L, names, i);
       lua_getfield(L, 1, lua_tostring(L, -1));
       lua_geti(L, -1, (lua_Integer)r);
-      putvalue(L, t, i - 1, -1);
+      pl_l_putvalue(L, t, i - 1, -1);
       lua_pop(L, 3);
     }
     pl_row_end(t);
@@ -230,7 +303,7 @@ static int tbl_from_rows(lua_State *L) {
       int code = (int)lua_tointeger(L, -1);
       lua_pop(L, 1);
       int seen = code >= 0;
-      pl_type ty = infer_type(L, -1, seen ? (pl_type)code : PL_NUM, &seen);
+      pl_type ty = pl_l_infer_type(L, -1, seen ? (pl_type)code : PL_NUM, &seen);
       lua_pushvalue(L, -2);
       lua_pushinteger(L, (lua_Integer)ty);
       lua_rawset(L, info);
@@ -260,7 +333,7 @@ static int tbl_from_rows(lua_State *L) {
     for (int i = 1; i <= n; i++) {
       lua_rawgeti(L, names, i);
       lua_gettable(L, -2);
-      putvalue(L, t, i - 1, -1);
+      pl_l_putvalue(L, t, i - 1, -1);
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -279,7 +352,7 @@ static int tbl_nrows(lua_State *L) { lua_pushinteger(L, (lua_Integer)pl_l_checkt
 /* t:name() -> name | t:name(new) -> t (renamed in place) */
 static int tbl_name(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
-  if (lua_isstring(L, 2)) { pl_table_set_name(t, lua_tostring(L, 2)); lua_settop(L, 1); return 1; }
+  if (lua_isstring(L, 2)) { t = pl_l_writable(L, 1); pl_table_set_name(t, lua_tostring(L, 2)); lua_settop(L, 1); return 1; }
   lua_pushstring(L, t->name);
   return 1;
 }
@@ -323,7 +396,7 @@ static int tbl_row(lua_State *L) {
   lua_Integer i = luaL_checkinteger(L, 2);
   if (i < 0) i += (lua_Integer)t->nrows + 1;
   luaL_argcheck(L, i >= 1 && (size_t)i <= t->nrows, 2, "row index out of range");
-  pushrow(L, t, (size_t)i - 1);
+  pl_l_pushrow(L, t, (size_t)i - 1);
   return 1;
 }
 
@@ -332,7 +405,7 @@ static int tbl_get(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
   luaL_argcheck(L, i >= 1 && (size_t)i <= t->nrows, 2, "row index out of range");
-  pushcell(L, t, checkcol(L, t, 3), (size_t)i - 1);
+  pl_l_pushcell(L, t, pl_l_checkcol(L, t, 3), (size_t)i - 1);
   return 1;
 }
 
@@ -342,7 +415,7 @@ static int rows_iter(lua_State *L) {
   lua_Integer i = luaL_checkinteger(L, 2) + 1;
   if ((size_t)i > t->nrows) return 0;
   lua_pushinteger(L, i);
-  pushrow(L, t, (size_t)i - 1);
+  pl_l_pushrow(L, t, (size_t)i - 1);
   return 2;
 }
 
@@ -358,7 +431,7 @@ static int tbl_rows(lua_State *L) {
 /* t:col(name) -> column object (also t:column) */
 static int tbl_col(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
-  int c = checkcol(L, t, 2);
+  int c = pl_l_checkcol(L, t, 2);
   pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1);   /* [t name C] */
   u->t = t; u->col = c;
   luaL_setmetatable(L, PL_COLUMN_T);
@@ -368,25 +441,31 @@ static int tbl_col(lua_State *L) {
 }
 
 /* Index array of rows for which the predicate is truthy. */
+int pl_l_where_eq(lua_State *L);
+
 static int tbl_where(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
+  if (lua_istable(L, 2)) return pl_l_where_eq(L);
   luaL_checktype(L, 2, LUA_TFUNCTION);
+  const char *what = lua_pushfstring(L, "where (table '%s')", t->name);
   size_t *idx = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *idx, 0);
   size_t n = 0;
   for (size_t i = 0; i < t->nrows; i++) {
     lua_pushvalue(L, 2);
-    pushrow(L, t, i);
+    pl_l_pushrow(L, t, i);
     lua_pushinteger(L, (lua_Integer)i + 1);
-    lua_call(L, 2, 1);
+    call_row(L, 2, t, what, i);
     if (lua_toboolean(L, -1)) idx[n++] = i;
     lua_pop(L, 1);
   }
-  pl_l_pushtable(L, pl_table_take(t, idx, n));
+  pl_table *r = pl_table_take(t, idx, n);
+  pl_l_derived_name(r, "where", t);
+  pl_l_pushtable(L, r);
   return 1;
 }
 
 /* Sort keys: "col" ascending, "-col" descending, or {"col", desc=true}. */
-static size_t read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_sortkey *keys, size_t max) {
+size_t pl_l_read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_sortkey *keys, size_t max) {
   size_t n = 0;
   for (int a = first; a <= last && n < max; a++) {
     const char *name;
@@ -402,7 +481,7 @@ static size_t read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_s
       if (name[0] == '-') { desc = 1; name++; }
     }
     int c = pl_table_col(t, name);
-    if (c < 0) return (size_t)luaL_argerror(L, a, push_nocol(L, t, name));
+    if (c < 0) return (size_t)luaL_argerror(L, a, pl_l_push_nocol(L, t, name));
     keys[n].col = c; keys[n].desc = desc;
     n++;
   }
@@ -414,10 +493,11 @@ static int tbl_sort_by(lua_State *L) {
   int top = lua_gettop(L);
   luaL_argcheck(L, top >= 2, 2, "expected at least one sort key");
   pl_sortkey keys[32];
-  size_t nk = read_sortkeys(L, t, 2, top, keys, 32);
+  size_t nk = pl_l_read_sortkeys(L, t, 2, top, keys, 32);
   size_t *ord = pl_table_order(t, keys, nk);
   pl_table *r = pl_table_take(t, ord, t->nrows);
   free(ord);
+  pl_l_derived_name(r, "sort_by", t);
   pl_l_pushtable(L, r);
   return 1;
 }
@@ -435,11 +515,12 @@ static int tbl_top(lua_State *L) {
   pl_l_checkoptions(L, 4, top_opts);
   if (lua_istable(L, 4)) { lua_getfield(L, 4, "asc"); if (lua_toboolean(L, -1)) desc = 0; lua_pop(L, 1); }
   int c = pl_table_col(t, name);
-  if (c < 0) return luaL_argerror(L, 3, push_nocol(L, t, name));
+  if (c < 0) return luaL_argerror(L, 3, pl_l_push_nocol(L, t, name));
   size_t got;
   size_t *idx = pl_table_topk(t, c, (size_t)n, desc, &got);
   pl_table *r = pl_table_take(t, idx, got);
   free(idx);
+  pl_l_derived_name(r, "top", t);
   pl_l_pushtable(L, r);
   return 1;
 }
@@ -451,7 +532,9 @@ static int tbl_head(lua_State *L) {
   size_t k = (size_t)n < t->nrows ? (size_t)n : t->nrows;
   size_t *idx = (size_t *)lua_newuserdatauv(L, (k ? k : 1) * sizeof *idx, 0);
   for (size_t i = 0; i < k; i++) idx[i] = i;
-  pl_l_pushtable(L, pl_table_take(t, idx, k));
+  pl_table *r = pl_table_take(t, idx, k);
+  pl_l_derived_name(r, "head", t);
+  pl_l_pushtable(L, r);
   return 1;
 }
 
@@ -463,7 +546,9 @@ static int tbl_slice(lua_State *L) {    /* t:slice(from, to) inclusive, 1-based 
   size_t k = b >= a ? (size_t)(b - a + 1) : 0;
   size_t *idx = (size_t *)lua_newuserdatauv(L, (k ? k : 1) * sizeof *idx, 0);
   for (size_t i = 0; i < k; i++) idx[i] = (size_t)a - 1 + i;
-  pl_l_pushtable(L, pl_table_take(t, idx, k));
+  pl_table *r = pl_table_take(t, idx, k);
+  pl_l_derived_name(r, "slice", t);
+  pl_l_pushtable(L, r);
   return 1;
 }
 
@@ -477,20 +562,22 @@ static int tbl_select(lua_State *L) {
     for (int i = 1; i <= k && n < 256; i++) {
       lua_geti(L, 2, i);
       int c = pl_table_col(t, luaL_checkstring(L, -1));
-      if (c < 0) return luaL_error(L, "select: %s", push_nocol(L, t, lua_tostring(L, -1)));
+      if (c < 0) return luaL_error(L, "select: %s", pl_l_push_nocol(L, t, lua_tostring(L, -1)));
       cols[n++] = c;
       lua_pop(L, 1);
     }
   } else {
-    for (int a = 2; a <= top && n < 256; a++) cols[n++] = checkcol(L, t, a);
+    for (int a = 2; a <= top && n < 256; a++) cols[n++] = pl_l_checkcol(L, t, a);
   }
-  pl_l_pushtable(L, pl_table_select(t, cols, (size_t)n));
+  pl_table *r = pl_table_select(t, cols, (size_t)n);
+  pl_l_derived_name(r, "select", t);
+  pl_l_pushtable(L, r);
   return 1;
 }
 
 /* add_column(name, values | function(row, i) [, type]) -- in place; returns t */
 static int tbl_add_column(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
+  pl_table *t = pl_l_writable(L, 1);
   const char *name = luaL_checkstring(L, 2);
   int isfn = lua_isfunction(L, 3);
   if (!isfn) luaL_checktype(L, 3, LUA_TTABLE);
@@ -501,12 +588,13 @@ static int tbl_add_column(lua_State *L) {
   pl_type ty = PL_NUM;
   int seen = 0;
   if (isfn) {
+    const char *what = lua_pushfstring(L, "add_column '%s' (table '%s')", name, t->name);
     for (size_t i = 0; i < t->nrows; i++) {
       lua_pushvalue(L, 3);
-      pushrow(L, t, i);
+      pl_l_pushrow(L, t, i);
       lua_pushinteger(L, (lua_Integer)i + 1);
-      lua_call(L, 2, 1);
-      ty = infer_type(L, -1, ty, &seen);
+      call_row(L, 3, t, what, i);
+      ty = pl_l_infer_type(L, -1, ty, &seen);
       lua_rawseti(L, vals, (lua_Integer)i + 1);
     }
   } else {
@@ -514,7 +602,7 @@ static int tbl_add_column(lua_State *L) {
     if (len != t->nrows) return luaL_error(L, "add_column '%s': %d values for %d rows", name, (int)len, (int)t->nrows);
     for (size_t i = 0; i < len; i++) {
       lua_geti(L, 3, (lua_Integer)i + 1);
-      ty = infer_type(L, -1, ty, &seen);
+      ty = pl_l_infer_type(L, -1, ty, &seen);
       lua_rawseti(L, vals, (lua_Integer)i + 1);
     }
   }
@@ -526,7 +614,7 @@ static int tbl_add_column(lua_State *L) {
   int c = pl_table_add_col(tmp, name, ty);
   for (size_t i = 0; i < t->nrows; i++) {
     lua_rawgeti(L, vals, (lua_Integer)i + 1);
-    putvalue(L, tmp, c, -1);
+    pl_l_putvalue(L, tmp, c, -1);
     lua_pop(L, 1);
     pl_row_end(tmp);
   }
@@ -550,16 +638,19 @@ static int tbl_add_column(lua_State *L) {
 
 static int tbl_drop(lua_State *L) {      /* drop columns in place */
   pl_table *t = pl_l_checktable(L, 1);
-  for (int a = 2; a <= lua_gettop(L); a++) pl_table_drop_col(t, checkcol(L, t, a));
+  for (int a = 2; a <= lua_gettop(L); a++) pl_l_checkcol(L, t, a);
+  t = pl_l_writable(L, 1);
+  for (int a = 2; a <= lua_gettop(L); a++) pl_table_drop_col(t, pl_l_checkcol(L, t, a));
   lua_settop(L, 1);
   return 1;
 }
 
 static int tbl_rename(lua_State *L) {    /* rename(old, new) in place */
   pl_table *t = pl_l_checktable(L, 1);
-  int c = checkcol(L, t, 2);
+  int c = pl_l_checkcol(L, t, 2);
   const char *nn = luaL_checkstring(L, 3);
   luaL_argcheck(L, pl_table_col(t, nn) < 0 || pl_table_col(t, nn) == c, 3, "a column of that name exists");
+  t = pl_l_writable(L, 1);
   free(t->cols[c]->name);
   t->cols[c]->name = pl_xstrdup(nn);
   lua_settop(L, 1);
@@ -574,25 +665,26 @@ static int tbl_join(lua_State *L) {
   static const char *const join_opts[] = { "how", "on", "suffix", NULL };
   luaL_checktype(L, 3, LUA_TTABLE);
   pl_l_checkoptions(L, 3, join_opts);
-  int ak[16], bk[16];
+  int ak[PL_MAX_GROUP_KEYS], bk[PL_MAX_GROUP_KEYS];
   size_t n = 0;
   lua_getfield(L, 3, "on");
   if (lua_isstring(L, -1)) {
     const char *k = lua_tostring(L, -1);
     ak[0] = pl_table_col(a, k); bk[0] = pl_table_col(b, k); n = 1;
-    if (ak[0] < 0) return luaL_error(L, "join: key missing in the left table: %s", push_nocol(L, a, k));
-    if (bk[0] < 0) return luaL_error(L, "join: key missing in the right table: %s", push_nocol(L, b, k));
+    if (ak[0] < 0) return luaL_error(L, "join: key missing in the left table: %s", pl_l_push_nocol(L, a, k));
+    if (bk[0] < 0) return luaL_error(L, "join: key missing in the right table: %s", pl_l_push_nocol(L, b, k));
   } else if (lua_istable(L, -1)) {
     size_t k = (size_t)luaL_len(L, -1);
-    for (size_t i = 1; i <= k && n < 16; i++) {
+    if (k > PL_MAX_GROUP_KEYS) return luaL_error(L, "join: more than %d key columns", PL_MAX_GROUP_KEYS);
+    for (size_t i = 1; i <= k; i++) {
       lua_geti(L, -1, (lua_Integer)i);
       const char *l = NULL, *r = NULL;
       if (lua_istable(L, -1)) { lua_geti(L, -1, 1); lua_geti(L, -2, 2); l = lua_tostring(L, -2); r = lua_tostring(L, -1); lua_pop(L, 2); }
       else l = r = lua_tostring(L, -1);
       if (!l || !r) return luaL_error(L, "join: bad key list");
       ak[n] = pl_table_col(a, l); bk[n] = pl_table_col(b, r);
-      if (ak[n] < 0) return luaL_error(L, "join: key missing in the left table: %s", push_nocol(L, a, l));
-      if (bk[n] < 0) return luaL_error(L, "join: key missing in the right table: %s", push_nocol(L, b, r));
+      if (ak[n] < 0) return luaL_error(L, "join: key missing in the left table: %s", pl_l_push_nocol(L, a, l));
+      if (bk[n] < 0) return luaL_error(L, "join: key missing in the right table: %s", pl_l_push_nocol(L, b, r));
       n++;
       lua_pop(L, 1);
     }
@@ -609,6 +701,7 @@ static int tbl_join(lua_State *L) {
   pl_err_clear(&e);
   pl_table *r = pl_table_join(a, b, ak, bk, n, kind, suffix, &e);
   if (r == NULL) return luaL_error(L, "join: %s", e.msg);
+  pl_l_derived_name(r, "join", a);
   pl_l_pushtable(L, r);
   return 1;
 }
@@ -616,14 +709,14 @@ static int tbl_join(lua_State *L) {
 /* t:unique(col) -> {value, ...} in first-seen order, missing left out */
 static int tbl_unique(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
-  int c = checkcol(L, t, 2);
+  int c = pl_l_checkcol(L, t, 2);
   pl_table *u = pl_table_unique(t, c);
   pl_l_pushtable(L, u);              /* [t col U]: owned, freed by __gc on an error */
   lua_createtable(L, (int)u->nrows, 0);
   lua_Integer k = 0;                 /* missing is not a value: no holes in the array */
   for (size_t i = 0; i < u->nrows; i++) {
     if (pl_cell_missing(u, 0, i)) continue;
-    pushcell(L, u, 0, i);
+    pl_l_pushcell(L, u, 0, i);
     lua_rawseti(L, -2, ++k);
   }                                  /* [t col U array] */
   pl_ltable *uo = (pl_ltable *)lua_touserdata(L, -2);
@@ -636,7 +729,7 @@ static int tbl_unique(lua_State *L) {
 static int tbl_to_lua(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_createtable(L, (int)t->nrows, 0);
-  for (size_t i = 0; i < t->nrows; i++) { pushrow(L, t, i); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+  for (size_t i = 0; i < t->nrows; i++) { pl_l_pushrow(L, t, i); lua_rawseti(L, -2, (lua_Integer)i + 1); }
   return 1;
 }
 
@@ -785,7 +878,8 @@ static int tbl_concat(lua_State *L) {
         const pl_column *c = t->cols[j];
         switch (c->type) {
           case PL_NUM: pl_row_put_num(r, map[j], c->v.num[i]); break;
-          case PL_INT: case PL_BOOL: pl_row_put_int(r, map[j], c->v.i64[i]); break;
+          case PL_INT: pl_row_put_int(r, map[j], c->v.i64[i]); break;
+          case PL_BOOL: pl_row_put_bool(r, map[j], c->v.b[i]); break;
           case PL_STR: { size_t len; const char *s = pl_pool_str(t->pool, c->v.str[i], &len); pl_row_put_str(r, map[j], s, len); break; }
         }
       }
@@ -798,7 +892,7 @@ static int tbl_concat(lua_State *L) {
 
 /* ---- group_by ---------------------------------------------------------- */
 
-typedef struct pl_lgroup { int nkeys; int keys[16]; } pl_lgroup;
+typedef struct pl_lgroup { int nkeys; int keys[PL_MAX_GROUP_KEYS]; } pl_lgroup;
 
 static int tbl_group_by(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
@@ -808,14 +902,18 @@ static int tbl_group_by(lua_State *L) {
   for (int a = 2; a <= top; a++) {
     if (lua_istable(L, a)) {
       int k = (int)luaL_len(L, a);
-      for (int i = 1; i <= k && g->nkeys < 16; i++) {
+      if (g->nkeys + k > PL_MAX_GROUP_KEYS) return luaL_error(L, "group_by: more than %d key columns", PL_MAX_GROUP_KEYS);
+      for (int i = 1; i <= k; i++) {
         lua_geti(L, a, i);
         int c = pl_table_col(t, luaL_checkstring(L, -1));
-        if (c < 0) return luaL_error(L, "group_by: %s", push_nocol(L, t, lua_tostring(L, -1)));
+        if (c < 0) return luaL_error(L, "group_by: %s", pl_l_push_nocol(L, t, lua_tostring(L, -1)));
         g->keys[g->nkeys++] = c;
         lua_pop(L, 1);
       }
-    } else if (g->nkeys < 16) g->keys[g->nkeys++] = checkcol(L, t, a);
+    } else {
+      if (g->nkeys >= PL_MAX_GROUP_KEYS) return luaL_error(L, "group_by: more than %d key columns", PL_MAX_GROUP_KEYS);
+      g->keys[g->nkeys++] = pl_l_checkcol(L, t, a);
+    }
   }
   luaL_setmetatable(L, PL_GROUP_T);
   lua_pushvalue(L, 1);
@@ -823,13 +921,16 @@ static int tbl_group_by(lua_State *L) {
   return 1;
 }
 
-static const char *const aggnames[] = { "count", "sum", "mean", "min", "max", "quantile", "first", "sd", "count_distinct", NULL };
-static const pl_aggop aggops[] = { PL_AGG_COUNT, PL_AGG_SUM, PL_AGG_MEAN, PL_AGG_MIN, PL_AGG_MAX, PL_AGG_QUANTILE, PL_AGG_FIRST, PL_AGG_SD, PL_AGG_COUNT_DISTINCT };
+static const char *const aggnames[] = { "count", "sum", "mean", "min", "max", "quantile", "first", "sd", "count_distinct",
+                                        "wmean", "last", "ids", NULL };
+static const pl_aggop aggops[] = { PL_AGG_COUNT, PL_AGG_SUM, PL_AGG_MEAN, PL_AGG_MIN, PL_AGG_MAX, PL_AGG_QUANTILE, PL_AGG_FIRST, PL_AGG_SD, PL_AGG_COUNT_DISTINCT,
+                                   PL_AGG_WMEAN, PL_AGG_LAST, PL_AGG_IDS };
+#define AGG_LIST "count, sum, mean, min, max, quantile, first, sd, count_distinct, wmean, last, ids"
 
 /* One aggregate spec at the top of the stack: "count", "sum(col)",
 ** "quantile(col, 0.9)", or {op, col [, q]}. */
 static void read_agg(lua_State *L, pl_table *t, const char *out, pl_agg *ag) {
-  char op[32] = "", col[256] = "";
+  char op[32] = "", col[256] = "", col2[256] = "";
   double q = 0.5;
   if (lua_type(L, -1) == LUA_TSTRING) {
     const char *s = lua_tostring(L, -1);
@@ -847,21 +948,34 @@ static void read_agg(lua_State *L, pl_table *t, const char *out, pl_agg *ag) {
       while (ce > cs && ce[-1] == ' ') ce--;
       if ((size_t)(ce - cs) >= sizeof col) { luaL_error(L, "agg '%s': column name too long", out); return; }
       memcpy(col, cs, (size_t)(ce - cs)); col[ce - cs] = '\0';
-      if (comma) q = strtod(comma + 1, NULL);
+      if (comma) {
+        const char *a = comma + 1, *z = rp;
+        while (*a == ' ') a++;
+        while (z > a && z[-1] == ' ') z--;
+        if ((size_t)(z - a) < sizeof col2) { memcpy(col2, a, (size_t)(z - a)); col2[z - a] = '\0'; }
+        q = strtod(comma + 1, NULL);
+      }
     }
   } else if (lua_istable(L, -1)) {
     lua_geti(L, -1, 1); snprintf(op, sizeof op, "%s", luaL_optstring(L, -1, ""));
     lua_geti(L, -2, 2); snprintf(col, sizeof col, "%s", luaL_optstring(L, -1, ""));
-    lua_geti(L, -3, 3); q = luaL_optnumber(L, -1, 0.5);
+    lua_geti(L, -3, 3);
+    if (lua_type(L, -1) == LUA_TSTRING) snprintf(col2, sizeof col2, "%s", lua_tostring(L, -1));
+    else q = luaL_optnumber(L, -1, 0.5);
     lua_pop(L, 3);
   } else { luaL_error(L, "agg '%s': expected \"op(column)\" or {op, column}", out); return; }
   int k = 0;
   while (aggnames[k] && strcmp(aggnames[k], op) != 0) k++;
-  if (!aggnames[k]) { luaL_error(L, "agg '%s': unknown aggregate '%s' (count, sum, mean, min, max, quantile, first, sd, count_distinct)", out, op); return; }
-  ag->out = out; ag->op = aggops[k]; ag->q = q; ag->col = -1;
-  if (ag->op != PL_AGG_COUNT) {
+  if (!aggnames[k]) { luaL_error(L, "agg '%s': unknown aggregate '%s' (" AGG_LIST ")", out, op); return; }
+  ag->out = out; ag->op = aggops[k]; ag->q = q; ag->col = -1; ag->col2 = -1; ag->where = NULL;
+  if (ag->op != PL_AGG_COUNT && ag->op != PL_AGG_IDS) {
     ag->col = pl_table_col(t, col);
-    if (ag->col < 0) { luaL_error(L, "agg '%s': %s", out, push_nocol(L, t, col)); return; }
+    if (ag->col < 0) { luaL_error(L, "agg '%s': %s", out, pl_l_push_nocol(L, t, col)); return; }
+  }
+  if (ag->op == PL_AGG_WMEAN) {
+    if (col2[0] == '\0') { luaL_error(L, "agg '%s': wmean needs a weight column: {\"%s\", \"wmean\", column, weight}", out, out); return; }
+    ag->col2 = pl_table_col(t, col2);
+    if (ag->col2 < 0) { luaL_error(L, "agg '%s': weight: %s", out, pl_l_push_nocol(L, t, col2)); return; }
   }
   if (ag->op == PL_AGG_QUANTILE && !(q >= 0 && q <= 1)) { luaL_error(L, "agg '%s': quantile must be in [0, 1]", out); return; }
 }
@@ -887,8 +1001,15 @@ static int grp_agg(lua_State *L) {
       lua_pop(L, 1);
       lua_createtable(L, 3, 0);
       for (int k = 2; k <= 4; k++) { lua_geti(L, -2, k); lua_rawseti(L, -2, k - 1); }
-      read_agg(L, t, out, &aggs[n++]);
+      read_agg(L, t, out, &aggs[n]);
       lua_pop(L, 1);          /* the spec; keep the row table (anchors out) */
+      if (lua_getfield(L, -1, "where") != LUA_TNIL) {   /* anchored by argument 2 */
+        const char *fn = lua_pushfstring(L, "agg '%s'", out);
+        aggs[n].where = pl_l_checkmask(L, -2, t->nrows, fn);
+        lua_pop(L, 1);
+      }
+      lua_pop(L, 1);
+      n++;
     }
   } else {
     lua_newtable(L);
@@ -901,16 +1022,47 @@ static int grp_agg(lua_State *L) {
       lua_rawgeti(L, keys, i);
       const char *out = luaL_checkstring(L, -1);
       lua_getfield(L, 2, out);
-      read_agg(L, t, out, &aggs[n++]);
-      lua_pop(L, 1);          /* spec; name string stays anchored in keys */
+      read_agg(L, t, out, &aggs[n]);
+      if (lua_istable(L, -1) && lua_getfield(L, -1, "where") != LUA_TNIL) {   /* out = {op, col, where = mask} */
+        const char *fn = lua_pushfstring(L, "agg '%s'", out);
+        aggs[n].where = pl_l_checkmask(L, -2, t->nrows, fn);
+        lua_pop(L, 1);
+      }
+      lua_settop(L, keys + i);   /* the spec goes; the name string stays (also in keys) */
+      n++;
     }
   }
   pl_err e;
   pl_err_clear(&e);
   pl_table *r = pl_table_group(t, g->keys, (size_t)g->nkeys, aggs, n, &e);
   if (r == NULL) return luaL_error(L, "agg: %s", e.msg);
+  pl_l_derived_name(r, "agg", t);
   pl_l_pushtable(L, r);
-  return 1;
+  int nids = 0;
+  for (size_t a = 0; a < n; a++) nids += aggs[a].op == PL_AGG_IDS;
+  if (nids == 0) return 1;
+  /* ids: the row numbers of each group, as a second result {out = {{rows}...}} */
+  size_t *gid = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *gid, 0);
+  size_t *first = NULL;
+  size_t ng = pl_table_group_ids(t, g->keys, (size_t)g->nkeys, gid, &first);
+  free(first);
+  lua_createtable(L, 0, nids);
+  for (size_t a = 0; a < n; a++) {
+    if (aggs[a].op != PL_AGG_IDS) continue;
+    lua_createtable(L, (int)ng, 0);
+    int lists = lua_gettop(L);
+    for (size_t k = 0; k < ng; k++) { lua_newtable(L); lua_rawseti(L, lists, (lua_Integer)k + 1); }
+    for (size_t i = 0; i < t->nrows; i++) {
+      if (aggs[a].where && aggs[a].where->v.b[i] != 1) continue;
+      lua_rawgeti(L, lists, (lua_Integer)gid[i] + 1);
+      lua_pushinteger(L, (lua_Integer)i + 1);
+      lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+      lua_pop(L, 1);
+    }
+    lua_setfield(L, -2, aggs[a].out);
+  }
+  lua_remove(L, -2);     /* gid */
+  return 2;
 }
 
 /* ---- columns ----------------------------------------------------------- */
@@ -965,7 +1117,7 @@ static int col_index(lua_State *L) {
   if (lua_isinteger(L, 2)) {
     lua_Integer i = lua_tointeger(L, 2);
     if (i < 1 || (size_t)i > c->t->nrows) return 0;
-    pushcell(L, c->t, c->col, (size_t)i - 1);
+    pl_l_pushcell(L, c->t, c->col, (size_t)i - 1);
     return 1;
   }
   luaL_getmetafield(L, 1, "__methods");
@@ -982,10 +1134,16 @@ static int col_reduce(lua_State *L, int what) {
   pl_lcolumn *c = checkcolumn(L, 1);
   if (c->t->cols[c->col]->type == PL_STR && what != 5)
     return luaL_error(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name);
+  const pl_column *wh = NULL;          /* c:sum{where = mask} */
+  if (lua_istable(L, 2)) {
+    lua_getfield(L, 2, "where");
+    if (!lua_isnil(L, -1)) wh = pl_l_checkmask(L, -1, c->t->nrows, c->t->cols[c->col]->name);
+  }
+#define SKIP(i) (pl_cell_missing(c->t, c->col, i) || (wh && wh->v.b[i] != 1))
   size_t n = 0;
   double s = 0, comp = 0, mn = INFINITY, mx = -INFINITY;
   for (size_t i = 0; i < c->t->nrows; i++) {
-    if (pl_cell_missing(c->t, c->col, i)) continue;
+    if (SKIP(i)) continue;
     n++;
     if (what == 5) continue;
     double v = pl_cell_num(c->t, c->col, i);
@@ -1001,7 +1159,7 @@ static int col_reduce(lua_State *L, int what) {
         int64_t acc = 0;
         int over = 0;
         for (size_t i = 0; i < c->t->nrows && !over; i++)
-          if (!pl_cell_missing(c->t, c->col, i)) over = __builtin_add_overflow(acc, c->t->cols[c->col]->v.i64[i], &acc);
+          if (!SKIP(i)) over = __builtin_add_overflow(acc, c->t->cols[c->col]->v.i64[i], &acc);
         if (over) lua_pushnumber(L, s + comp);   /* beyond int64: the double sum */
         else lua_pushinteger(L, (lua_Integer)acc);
       } else lua_pushnumber(L, s + comp);
@@ -1012,6 +1170,7 @@ static int col_reduce(lua_State *L, int what) {
     case 3: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mx); else lua_pushnumber(L, mx); break;
     case 5: lua_pushinteger(L, (lua_Integer)n); break;
   }
+#undef SKIP
   return 1;
 }
 static int col_sum(lua_State *L) { return col_reduce(L, 0); }
@@ -1051,7 +1210,7 @@ static int col_quantile(lua_State *L) {
 static int col_to_lua(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   lua_createtable(L, (int)c->t->nrows, 0);
-  for (size_t i = 0; i < c->t->nrows; i++) { pushcell(L, c->t, c->col, i); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+  for (size_t i = 0; i < c->t->nrows; i++) { pl_l_pushcell(L, c->t, c->col, i); lua_rawseti(L, -2, (lua_Integer)i + 1); }
   return 1;
 }
 
@@ -1073,6 +1232,7 @@ static const luaL_Reg tbl_methods[] = {
   {"group_by", tbl_group_by}, {"join", tbl_join}, {"unique", tbl_unique}, {"to_lua", tbl_to_lua},
   {"to_csv", tbl_to_csv}, {"to_json", tbl_to_json}, {"write_csv", tbl_write_csv},
   {"write_json", tbl_write_json}, {"format", tbl_format}, {"close", tbl_release},
+  {"freeze", tbl_freeze}, {"frozen", tbl_frozen},
   {NULL, NULL}
 };
 
@@ -1087,7 +1247,28 @@ static const luaL_Reg col_methods[] = {
   {NULL, NULL}
 };
 
-static const luaL_Reg grp_methods[] = { {"agg", grp_agg}, {NULL, NULL} };
+/* grouping:broadcast(res): res has one row per group (in the groups' order,
+** as agg gives them); the result has one row per row of the grouped table,
+** the row of its group. */
+static int grp_broadcast(lua_State *L) {
+  pl_lgroup *g = (pl_lgroup *)luaL_checkudata(L, 1, PL_GROUP_T);
+  pl_table *res = pl_l_checktable(L, 2);
+  lua_getiuservalue(L, 1, 1);
+  pl_table *t = pl_l_checktable(L, -1);
+  lua_pop(L, 1);
+  size_t *gid = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *gid, 0);
+  size_t *first = NULL;
+  size_t ng = pl_table_group_ids(t, g->keys, (size_t)g->nkeys, gid, &first);
+  free(first);
+  if (res->nrows != ng)
+    return luaL_error(L, "broadcast: table '%s' has %d rows for %d groups", res->name, (int)res->nrows, (int)ng);
+  pl_table *r = pl_table_take(res, gid, t->nrows);
+  pl_l_derived_name(r, "broadcast", res);
+  pl_l_pushtable(L, r);
+  return 1;
+}
+
+static const luaL_Reg grp_methods[] = { {"agg", grp_agg}, {"broadcast", grp_broadcast}, {NULL, NULL} };
 
 static const luaL_Reg funcs[] = {
   {"from_rows", tbl_from_rows}, {"from_columns", tbl_from_columns}, {"concat", tbl_concat},
@@ -1104,7 +1285,6 @@ int luaopen_perflab_table(lua_State *L) {
     lua_pushliteral(L, "perflab.Table");
     lua_setfield(L, -2, "__name");
   }
-  lua_pop(L, 1);
   if (luaL_newmetatable(L, PL_COLUMN_T)) {
     lua_pushcfunction(L, col_len); lua_setfield(L, -2, "__len");
     lua_pushcfunction(L, col_tostring); lua_setfield(L, -2, "__tostring");
@@ -1112,7 +1292,11 @@ int luaopen_perflab_table(lua_State *L) {
     luaL_newlib(L, col_methods);
     lua_setfield(L, -2, "__methods");
   }
-  lua_pop(L, 1);
+  /* stack: table metatable, column metatable */
+  lua_getfield(L, -2, "__index");
+  lua_getfield(L, -2, "__methods");
+  pl_l_column_register(L, -2, -1, -3);
+  lua_pop(L, 4);
   if (luaL_newmetatable(L, PL_GROUP_T)) {
     luaL_newlib(L, grp_methods);
     lua_setfield(L, -2, "__index");

@@ -17,8 +17,10 @@
 #define PL_TABLE_T  "perflab.Table"
 #define PL_COLUMN_T "perflab.Column"
 
-/* A table userdata holds a pointer to the C table it owns. */
-typedef struct pl_ltable { pl_table *t; } pl_ltable;
+/* A table userdata holds a pointer to the C table it owns.  frozen: a
+** profile's table; calls that change a table in place (add_column, with,
+** drop, rename, name(new)) work on a copy of it and return the copy. */
+typedef struct pl_ltable { pl_table *t; int frozen; } pl_ltable;
 /* A column userdata: the owning table object is kept alive in user value 1. */
 typedef struct pl_lcolumn { pl_table *t; int col; } pl_lcolumn;
 
@@ -28,6 +30,25 @@ pl_table *pl_l_totable(lua_State *L, int arg);      /* NULL if not a table objec
 ** case: if the object cannot be made (no memory), t is freed and the error
 ** raised, so a caller never loses a table it built. */
 void pl_l_pushtable(lua_State *L, pl_table *t);
+
+/* Shared by l_table.c and l_column.c (the column expressions). */
+const char *pl_l_push_nocol(lua_State *L, const pl_table *t, const char *name);
+int pl_l_checkcol(lua_State *L, pl_table *t, int arg);
+void pl_l_pushcell(lua_State *L, const pl_table *t, int col, size_t row);
+void pl_l_pushrow(lua_State *L, const pl_table *t, size_t row);
+void pl_l_putvalue(lua_State *L, pl_table *t, int col, int idx);
+pl_type pl_l_infer_type(lua_State *L, int idx, pl_type cur, int *seen);
+size_t pl_l_read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_sortkey *keys, size_t max);
+/* The table at arg, made writable: a frozen table is replaced at arg by a
+** new table object holding a copy (returned). */
+pl_table *pl_l_writable(lua_State *L, int arg);
+/* The boolean column (mask) at arg, of n rows, or an error naming fn. */
+const pl_column *pl_l_checkmask(lua_State *L, int arg, size_t n, const char *fn);
+/* Names a derived table "OP(SOURCE)". */
+void pl_l_derived_name(pl_table *r, const char *op, const pl_table *src);
+/* Registers the column expressions (l_column.c): methods into the tables
+** at the given stack indexes, metamethods into the column metatable. */
+void pl_l_column_register(lua_State *L, int tbl_methods, int col_methods, int col_meta);
 
 /* Numbers from a Lua array or a column object, as one contiguous array of
 ** doubles.  NaN/missing handling: nan_omit=0 raises

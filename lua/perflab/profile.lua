@@ -27,7 +27,11 @@ local function wrap(rec, opts)
   local meta = rec.meta or {}
   if math.type(meta.rank) == "integer" then rec.rank = meta.rank end
   if math.type(meta.world_size) == "integer" then rec.world_size = meta.world_size end
-  return require("perflab.derive").apply(setmetatable(rec, Profile))
+  rec = require("perflab.derive").apply(setmetatable(rec, Profile))
+  -- a profile's tables stay as loaded: add_column/with/drop/rename on them
+  -- work on a copy (docs/table.md, "Stable tables")
+  for _, t in pairs(rec.tables) do t:freeze() end
+  return rec
 end
 
 -- The load options (strict: perflab.options names a misspelt key).

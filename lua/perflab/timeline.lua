@@ -183,9 +183,10 @@ function M.by_stream(ops)
   return order
 end
 
---- The operator that launched each kernel of a Kineto profile, added to
--- p.tables.kernels as columns launch_op_id (the op's External id),
--- launch_op_name and launch_op_link ("id" or "time"); returns that table.
+--- The operator that launched each kernel of a Kineto profile: returns a
+-- copy of p.tables.kernels with the columns launch_op_id (the op's External
+-- id), launch_op_name and launch_op_link ("id" or "time"); the profile's own
+-- table stays as loaded.
 --   * By the trace's ids first: the kernel's External id, else the External
 --     id of its runtime call (same correlation), names a cpu op; the link
 --     is taken when the runtime call starts within that op (HTA-processed
@@ -205,9 +206,11 @@ function M.launching_op(p)
   local id, name, link = M.launch_links(p)
   -- arrays with holes: __len gives add_column the row count
   local len = { __len = function() return k:nrows() end }
-  k:add_column("launch_op_id", setmetatable(id, len), "integer")
-  k:add_column("launch_op_name", setmetatable(name, len), "string")
-  k:add_column("launch_op_link", setmetatable(link, len), "string")
+  -- a profile's tables are frozen: each add_column gives a copy, so the
+  -- profile keeps its kernels table as loaded
+  k = k:add_column("launch_op_id", setmetatable(id, len), "integer")
+  k = k:add_column("launch_op_name", setmetatable(name, len), "string")
+  k = k:add_column("launch_op_link", setmetatable(link, len), "string")
   return k
 end
 

@@ -58,36 +58,32 @@ M.dim = dim
 
 --- index(timelines) -> { total_ns, by_name = {short -> ns}, by_cfg = {key -> ns},
 ---   has_cfg = bool, names = {short -> full name} }
+-- Kernel time per name and per (name, grid, block): the timeline grouped
+-- by those columns in the table engine, the groups folded here.
+local CFG = { "grid_size", "grid_x", "grid_y", "grid_z", "block_size", "block_x", "block_y", "block_z" }
 function M.index(timelines)
   local ix = { total_ns = 0, by_name = {}, by_cfg = {}, has_cfg = false, names = {}, order = {} }
   for _, p in ipairs(timelines) do
-    local k = p.tables.kernels
-    if k and k:nrows() > 0 and k:has("duration_ns") then
-      for _, r in k:rows() do
+    local t, dcol, cfg = p.tables.kernels, "duration_ns", true
+    if not (t and t:nrows() > 0 and t:has("duration_ns")) then t, dcol, cfg = p.tables.kernel_summary, "total_ns", false end
+    if t then
+      local keys = {}
+      for _, c in ipairs({ "short_name", "name" }) do if t:has(c) then keys[#keys + 1] = c end end
+      if cfg then for _, c in ipairs(CFG) do if t:has(c) then keys[#keys + 1] = c end end end
+      local aggs = { { "n", "count" } }
+      if t:has(dcol) then aggs[2] = { "ns", "sum", dcol } end
+      for _, r in t:group_by(keys):agg(aggs):rows() do
         local s = r.short_name or r.name
-        local d = r.duration_ns or 0
+        local d = r.ns or 0
         if s then
           if not ix.by_name[s] then ix.by_name[s] = 0; ix.order[#ix.order + 1] = s; ix.names[s] = r.name end
           ix.by_name[s] = ix.by_name[s] + d
           ix.total_ns = ix.total_ns + d
           local g, b = dim(r, "grid_size", "grid"), dim(r, "block_size", "block")
-          if g and b then
+          if cfg and g and b then
             ix.has_cfg = true
             local key = string.format("%s|%d|%d", s, g, b)
             ix.by_cfg[key] = (ix.by_cfg[key] or 0) + d
-          end
-        end
-      end
-    else
-      local ks = p.tables.kernel_summary
-      if ks then
-        for _, r in ks:rows() do
-          local s = r.short_name or r.name
-          local d = r.total_ns or 0
-          if s then
-            if not ix.by_name[s] then ix.by_name[s] = 0; ix.order[#ix.order + 1] = s; ix.names[s] = r.name end
-            ix.by_name[s] = ix.by_name[s] + d
-            ix.total_ns = ix.total_ns + d
           end
         end
       end

@@ -235,10 +235,11 @@ static void kt_name(pl_table *t, kt_nm *e, const char *s, size_t rn, char *short
 ** the columns grow, and at the end). */
 typedef struct kt_sink {
   pl_table *t;
-  int col[8];               /* name short lat dur tensor dram trunc line */
+  int col[8];               /* name short lat (dur) tensor dram trunc line */
   uint32_t *name, *shortn;
-  double *lat, *dur, *ten, *dram;
-  int64_t *trunc, *line;
+  double *lat, *ten, *dram;
+  uint8_t *trunc;
+  int64_t *line;
   size_t r, room;           /* rows stored; rows the arrays hold */
 } kt_sink;
 
@@ -252,9 +253,9 @@ static void kt_sync(kt_sink *k) {
 static void kt_load(kt_sink *k) {
   pl_column *const *cl = k->t->cols;
   k->name = cl[k->col[0]]->v.str; k->shortn = cl[k->col[1]]->v.str;
-  k->lat = cl[k->col[2]]->v.num; k->dur = cl[k->col[3]]->v.num;
+  k->lat = cl[k->col[2]]->v.num;
   k->ten = cl[k->col[4]]->v.num; k->dram = cl[k->col[5]]->v.num;
-  k->trunc = cl[k->col[6]]->v.i64; k->line = cl[k->col[7]]->v.i64;
+  k->trunc = cl[k->col[6]]->v.b; k->line = cl[k->col[7]]->v.i64;
   size_t room = SIZE_MAX;
   for (size_t j = 0; j < k->t->ncols; j++) if (cl[j]->cap < room) room = cl[j]->cap;
   k->room = room;
@@ -271,10 +272,9 @@ static inline void kt_store(kt_sink *k, const kt_nm *e, const double *v, size_t 
   k->name[r] = e->name;
   k->shortn[r] = e->shortn;
   k->lat[r] = v[0];
-  k->dur[r] = v[0];
   k->ten[r] = v[1];
   k->dram[r] = v[2];
-  k->trunc[r] = e->trunc;
+  k->trunc[r] = (uint8_t)(e->trunc != 0);
   k->line[r] = (int64_t)lineno;
 }
 
@@ -288,7 +288,6 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   int c_name = pl_table_add_col(t, "name", PL_STR);
   int c_short = pl_table_add_col(t, "short_name", PL_STR);
   int c_lat = pl_table_add_col(t, "latency_ns", PL_NUM);
-  int c_dur = pl_table_add_col(t, "duration_ns", PL_NUM);
   int c_ten = pl_table_add_col(t, "tensor_util", PL_NUM);
   int c_dram = pl_table_add_col(t, "dram_util", PL_NUM);
   int c_trunc = pl_table_add_col(t, "truncated", PL_BOOL);
@@ -296,7 +295,6 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_table_set_doc(t, c_name, "kernel name as the tool printed it (may end in '...' where it was cut)");
   pl_table_set_doc(t, c_short, "short name: no namespaces, template arguments, parameters or '...'");
   pl_table_set_doc(t, c_lat, "kernel latency as the tool printed it, nanoseconds");
-  pl_table_set_doc(t, c_dur, "same as latency_ns: the standard duration column");
   pl_table_set_doc(t, c_ten, "tensor-core utilisation, a fraction 0..1 as given (not percent)");
   pl_table_set_doc(t, c_dram, "DRAM bandwidth utilisation, a fraction 0..1 as given (not percent)");
   pl_table_set_doc(t, c_trunc, "true where the tool cut the name with '...'");
@@ -307,7 +305,7 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   size_t cap_nm = 0;
   kt_slot *slot = pl_xcalloc(1024, sizeof *slot);
   pl_table_reserve(t, in->len / 80 + 16);
-  kt_sink sink = { t, { c_name, c_short, c_lat, c_dur, c_ten, c_dram, c_trunc, c_line }, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 };
+  kt_sink sink = { t, { c_name, c_short, c_lat, -1, c_ten, c_dram, c_trunc, c_line }, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 };
   kt_load(&sink);
   kt_div dv;
   kt_div_init(&dv);
@@ -420,6 +418,10 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_pool_release(raw);
   free(nm); free(slot);
   if (!header) { pl_table_free(t); return pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "the header 'Kernel  Latency Tensor DRAM'", NULL, 0); }
+  /* duration_ns, the standard duration column, is latency_ns itself: one
+  ** buffer for both (8 bytes a row not stored twice) */
+  int c_dur = pl_table_add_alias(t, "duration_ns", c_lat, c_lat + 1);
+  pl_table_set_doc(t, c_dur, "same as latency_ns: the standard duration column");
   if (pl_want_table(o, "kernels")) pl_profile_add_table(p, t); else pl_table_free(t);
   pl_profile_meta_str(p, "tool", "kernel latency table", strlen("kernel latency table"));
   pl_profile_meta_str(p, "time_unit", "ns", 2);

@@ -598,6 +598,7 @@ static void fast_row(tcols *tc, const cell *v) {
   for (size_t i = 0; i < nc; i++) {
     pl_column *c = cols[i];
     if ((tc->strmask >> i) & 1) c->v.str[n] = v[i].s;
+    else if (c->type == PL_BOOL) c->v.b[n] = v[i].i == PL_INT_NA ? PL_BOOL_NA : v[i].i != 0;
     else memcpy(&c->v.i64[n], &v[i], 8);
     c->len = n + 1;
   }

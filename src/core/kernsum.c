@@ -47,9 +47,9 @@ pl_table *pl_kernel_summary_from(const pl_table *t, const char *out_name) {
   int keys[2] = { cr, cn };
   size_t nk = cr >= 0 ? 2 : 1;
   pl_agg aggs[5] = {
-    { "calls", PL_AGG_COUNT, -1, 0 }, { "total_ns", PL_AGG_SUM, cd, 0 },
-    { "mean_ns", PL_AGG_MEAN, cd, 0 }, { "min_ns", PL_AGG_MIN, cd, 0 },
-    { "max_ns", PL_AGG_MAX, cd, 0 } };
+    { "calls", PL_AGG_COUNT, -1, 0, -1, NULL }, { "total_ns", PL_AGG_SUM, cd, 0, -1, NULL },
+    { "mean_ns", PL_AGG_MEAN, cd, 0, -1, NULL }, { "min_ns", PL_AGG_MIN, cd, 0, -1, NULL },
+    { "max_ns", PL_AGG_MAX, cd, 0, -1, NULL } };
   pl_err e;
   pl_table *g = pl_table_group(t, cr >= 0 ? keys : keys + 1, nk, aggs, 5, &e);
   if (g == NULL) return NULL;

@@ -843,3 +843,28 @@ int pl_stats_histogram_edges(const double *x, size_t n, const double *edges,
   }
   return 0;
 }
+
+void pl_stats_histogram_outside(const double *x, size_t n, const double *edges, size_t nedges,
+                                size_t *under, size_t *over) {
+  size_t u = 0, o = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (x[i] < edges[0]) u++;
+    else if (x[i] > edges[nedges - 1]) o++;
+  }
+  *under = u; *over = o;
+}
+
+int pl_stats_log_edges(const double *x, size_t n, size_t nbins, double *edges) {
+  double lo = INFINITY, hi = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!(x[i] > 0)) continue;
+    if (x[i] < lo) lo = x[i];
+    if (x[i] > hi) hi = x[i];
+  }
+  if (!(hi > 0)) return -1;
+  if (lo == hi) { lo /= 10; hi *= 10; }
+  double a = log10(lo), step = (log10(hi) - a) / (double)nbins;
+  for (size_t i = 0; i <= nbins; i++) edges[i] = pow(10, a + (double)i * step);
+  edges[0] = lo; edges[nbins] = hi;
+  return 0;
+}

@@ -125,6 +125,14 @@ void pl_stats_histogram(const double *x, size_t n, size_t nbins,
 ** Returns 0, -1 if the edges are not ascending. */
 int pl_stats_histogram_edges(const double *x, size_t n, const double *edges,
                              size_t nedges, double *counts);
+/* The values below edges[0] and above edges[nedges-1] (what the edges
+** leave out), so a caller never drops them silently. */
+void pl_stats_histogram_outside(const double *x, size_t n, const double *edges, size_t nedges,
+                                size_t *under, size_t *over);
+/* nbins + 1 log-spaced edges from the smallest to the largest positive
+** value (a decade either side when they are equal); values <= 0 fall under
+** edges[0].  -1 when no value is positive. */
+int pl_stats_log_edges(const double *x, size_t n, size_t nbins, double *edges);
 
 /* ---- distributions ----------------------------------------------------- */
 double pl_normal_cdf(double x);

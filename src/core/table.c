@@ -24,7 +24,7 @@ const char *pl_type_name(pl_type t) {
 }
 
 static size_t elsize(pl_type t) {
-  return t == PL_NUM ? sizeof(double) : t == PL_STR ? sizeof(uint32_t) : sizeof(int64_t);
+  return t == PL_NUM ? sizeof(double) : t == PL_STR ? sizeof(uint32_t) : t == PL_BOOL ? 1 : sizeof(int64_t);
 }
 
 pl_table *pl_table_new(const char *name) {
@@ -43,7 +43,21 @@ pl_table *pl_table_new_like(const char *name, const pl_table *src) {
 }
 
 static void col_free(pl_column *c) {
-  free(c->name); free(c->doc); free(c->v.any); free(c);
+  if (c->shared && --*c->shared > 0) c->v.any = NULL;   /* another column keeps the buffer */
+  else { free(c->shared); free(c->v.any); }
+  free(c->name); free(c->doc); free(c);
+}
+
+/* Gives a column that shares its buffer its own copy (before a write). */
+static void col_own(pl_column *c) {
+  if (!c->shared) return;
+  if (*c->shared == 1) { free(c->shared); c->shared = NULL; return; }   /* the last holder owns it */
+  size_t bytes = (c->cap ? c->cap : 1) * elsize(c->type);
+  void *v = pl_xmalloc(bytes);
+  if (c->v.any) memcpy(v, c->v.any, c->cap * elsize(c->type));
+  --*c->shared;
+  c->shared = NULL;
+  c->v.any = v;
 }
 
 void pl_table_free(pl_table *t) {
@@ -67,6 +81,7 @@ int pl_table_col(const pl_table *t, const char *name) {
 }
 
 void pl_column_reserve(pl_column *c, size_t n) {
+  col_own(c);
   if (n <= c->cap) return;
   size_t cap = c->cap ? c->cap : 16;
   while (cap < n) cap = cap < (1u << 20) ? cap * 2 : cap + cap / 2;
@@ -78,7 +93,8 @@ static void col_push_missing(pl_column *c) {
   pl_column_reserve(c, c->len + 1);
   switch (c->type) {
     case PL_NUM: c->v.num[c->len] = NAN; break;
-    case PL_INT: case PL_BOOL: c->v.i64[c->len] = PL_INT_NA; break;
+    case PL_INT: c->v.i64[c->len] = PL_INT_NA; break;
+    case PL_BOOL: c->v.b[c->len] = PL_BOOL_NA; break;
     case PL_STR: c->v.str[c->len] = 0; break;
   }
   c->len++;
@@ -122,6 +138,41 @@ void pl_table_set_doc(pl_table *t, int col, const char *doc) {
   c->doc = doc ? pl_xstrdup(doc) : NULL;
 }
 
+static void table_push_col(pl_table *t, pl_column *c);
+
+int pl_table_add_alias(pl_table *t, const char *name, int src, int at) {
+  if (pl_table_col(t, name) >= 0) return -1;
+  pl_column *s = t->cols[src];
+  pl_column *c = pl_xcalloc(1, sizeof *c);
+  c->name = pl_xstrdup(name);
+  c->type = s->type;
+  c->len = s->len; c->cap = s->cap;
+  c->v.any = s->v.any;
+  if (!s->shared) { s->shared = pl_xmalloc(sizeof *s->shared); *s->shared = 1; }
+  c->shared = s->shared;
+  ++*c->shared;
+  table_push_col(t, c);
+  if (at >= 0 && (size_t)at < t->ncols - 1) {
+    memmove(t->cols + at + 1, t->cols + at, (t->ncols - 1 - (size_t)at) * sizeof *t->cols);
+    t->cols[at] = c;
+    return at;
+  }
+  return (int)t->ncols - 1;
+}
+
+void pl_table_set_col(pl_table *t, pl_column *c) {
+  int at = pl_table_col(t, c->name);
+  if (at >= 0) { col_free(t->cols[at]); t->cols[at] = c; return; }
+  table_push_col(t, c);
+}
+
+pl_column *pl_table_take_col(pl_table *t, int col) {
+  pl_column *c = t->cols[col];
+  memmove(t->cols + col, t->cols + col + 1, (t->ncols - (size_t)col - 1) * sizeof *t->cols);
+  t->ncols--;
+  return c;
+}
+
 void pl_table_drop_col(pl_table *t, int col) {
   if (col < 0 || (size_t)col >= t->ncols) return;
   col_free(t->cols[col]);
@@ -132,10 +183,12 @@ void pl_table_drop_col(pl_table *t, int col) {
 int pl_table_retype(pl_table *t, int col, pl_type to) {
   pl_column *c = t->cols[col];
   if (c->type == to) return 0;
+  col_own(c);
   if ((c->type == PL_INT || c->type == PL_BOOL) && to == PL_NUM) {
     double *d = pl_xmalloc((c->cap ? c->cap : 1) * sizeof *d);
     for (size_t i = 0; i < c->len; i++)
-      d[i] = c->v.i64[i] == PL_INT_NA ? NAN : (double)c->v.i64[i];
+      d[i] = c->type == PL_BOOL ? (c->v.b[i] == PL_BOOL_NA ? NAN : (double)c->v.b[i])
+                                : c->v.i64[i] == PL_INT_NA ? NAN : (double)c->v.i64[i];
     free(c->v.any); c->v.num = d; c->type = PL_NUM;
     return 0;
   }
@@ -153,6 +206,9 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
   if (c->type == PL_INT && to == PL_BOOL) {
     for (size_t i = 0; i < c->len; i++)
       if (c->v.i64[i] != PL_INT_NA && c->v.i64[i] != 0 && c->v.i64[i] != 1) return -1;
+    uint8_t *d = pl_xmalloc(c->cap ? c->cap : 1);
+    for (size_t i = 0; i < c->len; i++) d[i] = c->v.i64[i] == PL_INT_NA ? PL_BOOL_NA : (uint8_t)c->v.i64[i];
+    free(c->v.any); c->v.b = d;
     c->type = PL_BOOL;
     return 0;
   }
@@ -162,6 +218,7 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
 /* Row building: a put writes at index nrows, growing the column to nrows+1. */
 static pl_column *put_slot(pl_table *t, int col) {
   pl_column *c = t->cols[col];
+  col_own(c);
   t->rowopen = 1;
   if (c->len == t->nrows && c->len < c->cap) { c->len++; return c; }   /* the caller writes the value */
   while (c->len < t->nrows) col_push_missing(c);
@@ -173,6 +230,7 @@ void pl_row_put_num(pl_table *t, int col, double v) {
   pl_column *c = put_slot(t, col);
   if (c->type == PL_NUM) c->v.num[t->nrows] = v;
   else if (c->type == PL_STR) c->v.str[t->nrows] = 0;
+  else if (c->type == PL_BOOL) c->v.b[t->nrows] = isnan(v) ? PL_BOOL_NA : v != 0;
   else c->v.i64[t->nrows] = isnan(v) ? PL_INT_NA : (int64_t)v;
 }
 
@@ -180,6 +238,7 @@ void pl_row_put_int(pl_table *t, int col, int64_t v) {
   pl_column *c = put_slot(t, col);
   if (c->type == PL_NUM) c->v.num[t->nrows] = v == PL_INT_NA ? NAN : (double)v;
   else if (c->type == PL_STR) c->v.str[t->nrows] = 0;
+  else if (c->type == PL_BOOL) c->v.b[t->nrows] = v == PL_INT_NA ? PL_BOOL_NA : v != 0;
   else c->v.i64[t->nrows] = v;
 }
 
@@ -218,10 +277,12 @@ void pl_row_end(pl_table *t) {
 void pl_table_append(pl_table *t, const pl_cell *v) {
   for (size_t i = 0; i < t->ncols; i++) {
     pl_column *c = t->cols[i];
+    col_own(c);
     if (c->len >= c->cap) pl_column_reserve(c, c->len + 1);
     switch (c->type) {
       case PL_NUM: c->v.num[c->len] = v[i].d; break;
       case PL_STR: c->v.str[c->len] = v[i].s; break;
+      case PL_BOOL: c->v.b[c->len] = v[i].i == PL_INT_NA ? PL_BOOL_NA : v[i].i != 0; break;
       default: c->v.i64[c->len] = v[i].i; break;
     }
     c->len++;
@@ -260,7 +321,8 @@ double pl_cell_num(const pl_table *t, int col, size_t row) {
   const pl_column *c = t->cols[col];
   switch (c->type) {
     case PL_NUM: return c->v.num[row];
-    case PL_INT: case PL_BOOL: return c->v.i64[row] == PL_INT_NA ? NAN : (double)c->v.i64[row];
+    case PL_INT: return c->v.i64[row] == PL_INT_NA ? NAN : (double)c->v.i64[row];
+    case PL_BOOL: return c->v.b[row] == PL_BOOL_NA ? NAN : (double)c->v.b[row];
     case PL_STR: return NAN;
   }
   return NAN;
@@ -268,7 +330,8 @@ double pl_cell_num(const pl_table *t, int col, size_t row) {
 
 int64_t pl_cell_int(const pl_table *t, int col, size_t row) {
   const pl_column *c = t->cols[col];
-  if (c->type == PL_INT || c->type == PL_BOOL) return c->v.i64[row];
+  if (c->type == PL_INT) return c->v.i64[row];
+  if (c->type == PL_BOOL) return c->v.b[row] == PL_BOOL_NA ? PL_INT_NA : c->v.b[row];
   /* a number outside int64 (or NaN) has no integer value: missing, not UB */
   if (c->type == PL_NUM) return pl_int_of(c->v.num[row]);
   return PL_INT_NA;
@@ -284,7 +347,8 @@ int pl_cell_missing(const pl_table *t, int col, size_t row) {
   const pl_column *c = t->cols[col];
   switch (c->type) {
     case PL_NUM: return isnan(c->v.num[row]);
-    case PL_INT: case PL_BOOL: return c->v.i64[row] == PL_INT_NA;
+    case PL_INT: return c->v.i64[row] == PL_INT_NA;
+    case PL_BOOL: return c->v.b[row] == PL_BOOL_NA;
     case PL_STR: return c->v.str[row] == 0;
   }
   return 1;
@@ -296,7 +360,7 @@ int pl_cell_text(const pl_table *t, int col, size_t row, char *out, size_t outsz
   switch (c->type) {
     case PL_NUM: return pl_fmt_double(out, outsz, c->v.num[row]);
     case PL_INT: return snprintf(out, outsz, "%lld", (long long)c->v.i64[row]);
-    case PL_BOOL: return snprintf(out, outsz, "%s", c->v.i64[row] ? "true" : "false");
+    case PL_BOOL: return snprintf(out, outsz, "%s", c->v.b[row] ? "true" : "false");
     case PL_STR: {
       size_t n;
       const char *s = pl_pool_str(t->pool, c->v.str[row], &n);
@@ -331,7 +395,8 @@ pl_table *pl_table_take(const pl_table *t, const size_t *idx, size_t n) {
     pl_column *c = col_clone_empty(s, n);
     switch (s->type) {
       case PL_NUM: for (size_t i = 0; i < n; i++) c->v.num[i] = s->v.num[idx[i]]; break;
-      case PL_INT: case PL_BOOL: for (size_t i = 0; i < n; i++) c->v.i64[i] = s->v.i64[idx[i]]; break;
+      case PL_INT: for (size_t i = 0; i < n; i++) c->v.i64[i] = s->v.i64[idx[i]]; break;
+      case PL_BOOL: for (size_t i = 0; i < n; i++) c->v.b[i] = s->v.b[idx[i]]; break;
       case PL_STR: for (size_t i = 0; i < n; i++) c->v.str[i] = s->v.str[idx[i]]; break;
     }
     c->len = n;

@@ -4,7 +4,7 @@
 ** A table is a list of typed columns of equal length.  Column types:
 **   PL_NUM   double; NaN is "missing"
 **   PL_INT   int64;  PL_INT_NA (INT64_MIN) is "missing"
-**   PL_BOOL  stored like PL_INT as 0/1, PL_INT_NA missing; Lua sees booleans
+**   PL_BOOL  one byte: 0 false, 1 true, PL_BOOL_NA (2) missing; Lua sees booleans
 **   PL_STR   uint32 ids into the table's interned string pool; 0 is "missing"
 ** Tables derived from another one (take, sort, select, group) share its
 ** string pool, which is reference counted.  All heavy operations (sorting,
@@ -23,6 +23,7 @@
 #include "pl_util.h"
 
 #define PL_INT_NA INT64_MIN
+#define PL_BOOL_NA 2
 /* A parsed double as int64: PL_INT_NA when it is NaN or outside int64
 ** (a plain cast is undefined behaviour there). */
 static inline int64_t pl_int_of(double v) {
@@ -58,7 +59,11 @@ typedef struct pl_column {
   char *doc;                /* optional one-line description (units, meaning) */
   pl_type type;
   size_t len, cap;
-  union { double *num; int64_t *i64; uint32_t *str; void *any; } v;
+  union { double *num; int64_t *i64; uint32_t *str; uint8_t *b; void *any; } v;
+  int *shared;              /* NULL: the column owns v; else the count of the
+                            ** columns holding this same buffer (an alias made
+                            ** by pl_table_add_alias); a write or growth first
+                            ** gives the column its own copy */
 } pl_column;
 
 typedef struct pl_table {
@@ -89,6 +94,15 @@ void pl_table_set_doc(pl_table *t, int col, const char *doc);
 int pl_table_add_col_unique(pl_table *t, const char *name, pl_type type);
 /* pl_table_add_col_unique, then pl_table_set_doc(doc). */
 int pl_table_add_doc_col(pl_table *t, const char *name, pl_type type, const char *doc);
+/* Takes column c (c->len == nrows, storage malloc'd) into t: in place of
+** t's column of the same name, else at the end. */
+void pl_table_set_col(pl_table *t, pl_column *c);
+/* Detaches column col from t (shifting the later ones) and returns it. */
+pl_column *pl_table_take_col(pl_table *t, int col);
+/* A column `name` at index `at` (0..ncols) holding the same values as
+** column src, sharing its storage (no copy) until either is written to or
+** grows.  Returns its index, or -1 when the name is taken. */
+int pl_table_add_alias(pl_table *t, const char *name, int src, int at);
 /* Removes a column (shifts the later ones). */
 void pl_table_drop_col(pl_table *t, int col);
 /* Changes a column's type where that loses nothing (INT -> NUM, and the
@@ -108,7 +122,8 @@ void pl_row_discard(pl_table *t);
 /* Fast row appends, for parsers that set every column of every row (no row
 ** may be open): v[i] is column i's value in the column's own type (d for
 ** PL_NUM, i for PL_INT and PL_BOOL, s = a pool id for PL_STR), missing
-** values written as the type's marker (NAN, PL_INT_NA, 0). */
+** values written as the type's marker (NAN, PL_INT_NA, 0; PL_INT_NA for a
+** missing boolean too). */
 typedef union pl_cell { double d; int64_t i; uint32_t s; } pl_cell;
 void pl_table_append(pl_table *t, const pl_cell *v);
 /* Room for `rows` rows in every column (a size hint; never shrinks). */
@@ -148,16 +163,25 @@ size_t *pl_table_topk(const pl_table *t, int col, size_t n, int desc, size_t *no
 
 typedef enum pl_aggop {
   PL_AGG_COUNT, PL_AGG_SUM, PL_AGG_MEAN, PL_AGG_MIN, PL_AGG_MAX,
-  PL_AGG_QUANTILE, PL_AGG_FIRST, PL_AGG_SD, PL_AGG_COUNT_DISTINCT
+  PL_AGG_QUANTILE, PL_AGG_FIRST, PL_AGG_SD, PL_AGG_COUNT_DISTINCT,
+  PL_AGG_WMEAN, PL_AGG_LAST, PL_AGG_IDS
 } pl_aggop;
 typedef struct pl_agg {
   const char *out;          /* output column name */
   pl_aggop op;
   int col;                  /* source column (ignored for COUNT) */
   double q;                 /* for QUANTILE, 0..1 */
+  int col2;                 /* WMEAN: the weight column */
+  const pl_column *where;   /* NULL, or a PL_BOOL column of nrows values: only
+                            ** rows where it is true (1) count for this aggregate */
 } pl_agg;
 /* Groups by the key columns (in order of first appearance) and computes the
-** aggregates; missing values are skipped by every aggregate but COUNT. */
+** aggregates; missing values are skipped by every aggregate but COUNT.
+** WMEAN is sum(col*w)/sum(w) over rows where both are present (missing when
+** sum(w) is 0); LAST the last value that is not missing; IDS the 1-based row
+** number of the group's first row (the binding hands out the full lists,
+** see pl_table_group_ids).  A group with no row passing `where` gets 0 for
+** COUNT and SUM, missing for the others. */
 pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
                          const pl_agg *aggs, size_t naggs, pl_err *err);
 
@@ -169,6 +193,61 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b,
                         pl_joinkind kind, const char *suffix, pl_err *err);
 /* Distinct values of one column, in order of first appearance. */
 pl_table *pl_table_unique(const pl_table *t, int col);
+/* Group ids: gid[i] (size nrows, caller's) gets row i's group, numbered in
+** order of first appearance; *first (malloc'd) the first row of each group.
+** Returns the number of groups.  nkeys 0: one group. */
+size_t pl_table_group_ids(const pl_table *t, const int *keys, size_t nkeys, size_t *gid, size_t **first);
+/* Long to wide: one row per distinct index tuple, one column per distinct
+** value of `colkey` (named by its text, in order of first appearance), cells
+** the aggregate `op` of `val` over the rows of that (index, column) pair;
+** missing where a pair has no row (0 for COUNT).  NULL with err set when
+** the aggregate does not apply to the column. */
+pl_table *pl_table_pivot(const pl_table *t, const int *index, size_t nindex, int colkey, int val,
+                         pl_aggop op, pl_err *err);
+
+/* ---- vector operations (table_vec.c) -------------------------------------
+** Each returns a new one-column table of t's length (sharing the pool of the
+** first column operand) named `name`.  An operand is a column of a table or
+** a scalar (t == NULL: type PL_NUM with d, PL_INT with i, PL_STR with s/slen,
+** PL_BOOL with i). */
+typedef struct pl_operand {
+  const pl_table *t; int col;
+  pl_type type;
+  double d; int64_t i;
+  const char *s; size_t slen;
+} pl_operand;
+typedef enum pl_vop {
+  PL_V_ADD, PL_V_SUB, PL_V_MUL, PL_V_DIV, PL_V_MIN, PL_V_MAX,   /* arithmetic */
+  PL_V_EQ, PL_V_NE, PL_V_LT, PL_V_LE, PL_V_GT, PL_V_GE,        /* comparisons */
+  PL_V_AND, PL_V_OR                                            /* booleans */
+} pl_vop;
+/* Length of the operand (SIZE_MAX for a scalar). */
+size_t pl_operand_len(const pl_operand *a);
+/* Arithmetic: both numeric; INT op INT stays INT for ADD SUB MUL MIN MAX
+** (a column that overflows int64 becomes NUM), DIV gives NUM; a missing
+** operand gives a missing result.  Comparisons: numbers by value, strings
+** by content (bytewise order), booleans as 0/1; a missing side gives false.
+** AND/OR on booleans with Kleene logic (false & missing = false, true |
+** missing = true, else missing).  NULL + err on a type mismatch. */
+pl_table *pl_vec_binary(const char *name, const pl_operand *a, const pl_operand *b, pl_vop op, pl_err *err);
+/* NOT (missing stays missing). */
+pl_table *pl_vec_not(const char *name, const pl_table *t, int col, pl_err *err);
+/* abs; clip to [lo, hi] (NaN bound: no bound); numeric columns; INT stays INT
+** when the bounds are integral. */
+pl_table *pl_vec_abs(const char *name, const pl_table *t, int col, pl_err *err);
+pl_table *pl_vec_clip(const char *name, const pl_table *t, int col, double lo, double hi, pl_err *err);
+/* Membership in a set given as a column of `set` (any length): strings by
+** content, numbers by value; missing is never a member. */
+pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_table *set, int setcol, pl_err *err);
+/* Column col of t where `mask` is true, missing elsewhere. */
+pl_table *pl_vec_keep(const char *name, const pl_table *t, int col, const pl_column *mask);
+/* Rows where the boolean column `mask` (of t's length) is true. */
+pl_table *pl_table_filter(const pl_table *t, const pl_column *mask);
+/* The distinct pool ids a string column uses: out[id] = 1 (out has
+** pl_pool_count + 1 slots, caller's). */
+void pl_column_used_ids(const pl_table *t, int col, unsigned char *out);
+/* A one-column table `name` whose row i is row i of column `col` of t. */
+pl_table *pl_column_copy(const char *name, const pl_table *t, int col);
 
 /* ---- writers ----------------------------------------------------------- */
 /* RFC 4180 CSV with a header row; numbers at full precision. */

@@ -24,7 +24,8 @@ static int cmp_cell(const pl_table *t, const pl_column *c, size_t i, size_t j, i
       break;
     }
     case PL_INT: case PL_BOOL: {
-      int64_t a = c->v.i64[i], b = c->v.i64[j];
+      int64_t a = c->type == PL_INT ? c->v.i64[i] : c->v.b[i] == PL_BOOL_NA ? PL_INT_NA : c->v.b[i];
+      int64_t b = c->type == PL_INT ? c->v.i64[j] : c->v.b[j] == PL_BOOL_NA ? PL_INT_NA : c->v.b[j];
       int na = a == PL_INT_NA, nb = b == PL_INT_NA;
       if (na || nb) return na - nb;
       r = (a > b) - (a < b);
@@ -180,7 +181,7 @@ static int cell_eq(const pl_table *a, int ca, size_t ra, const pl_table *b, int 
     if (sa == NULL || sb == NULL) return sa == sb;
     return la == lb && memcmp(sa, sb, la) == 0;
   }
-  if (x->type != PL_NUM && y->type != PL_NUM) return x->v.i64[ra] == y->v.i64[rb];
+  if (x->type != PL_NUM && y->type != PL_NUM) return pl_cell_int(a, ca, ra) == pl_cell_int(b, cb, rb);
   double u = pl_cell_num(a, ca, ra), v = pl_cell_num(b, cb, rb);
   return (isnan(u) && isnan(v)) || u == v;
 }
@@ -208,24 +209,8 @@ static int cmp_hashrow(const void *a, const void *b) {
   return (x->row > y->row) - (x->row < y->row);
 }
 
-pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
-                         const pl_agg *aggs, size_t naggs, pl_err *err) {
-  for (size_t a = 0; a < naggs; a++) {
-    if (aggs[a].op == PL_AGG_COUNT) continue;
-    if (aggs[a].col < 0 || (size_t)aggs[a].col >= t->ncols) {
-      pl_err_set(err, 0, 0, "aggregate '%s': no such column", aggs[a].out);
-      return NULL;
-    }
-    pl_type ty = t->cols[aggs[a].col]->type;
-    if (ty == PL_STR && aggs[a].op != PL_AGG_FIRST && aggs[a].op != PL_AGG_COUNT_DISTINCT) {
-      pl_err_set(err, 0, 0, "aggregate '%s': column '%s' holds strings, not numbers",
-                 aggs[a].out, t->cols[aggs[a].col]->name);
-      return NULL;
-    }
-  }
+size_t pl_table_group_ids(const pl_table *t, const int *keys, size_t nkeys, size_t *gid, size_t **firstp) {
   size_t n = t->nrows;
-  /* 1. assign a group id to each row */
-  size_t *gid = pl_xmalloc((n ? n : 1) * sizeof *gid);
   size_t *first = pl_xmalloc(16 * sizeof *first);     /* group -> first row */
   size_t ngroups = 0, capg = 16;
   size_t nslots = 64;
@@ -254,6 +239,53 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
     }
   }
   free(slots); free(ghash);
+  *firstp = first;
+  return ngroups;
+}
+
+/* Neumaier summation: sums of many durations stay exact */
+typedef struct ksum { double s, c; } ksum;
+static void ksum_add(ksum *k, double y) {
+  double tt = k->s + y;
+  k->c += fabs(k->s) >= fabs(y) ? (k->s - tt) + y : (y - tt) + k->s;
+  k->s = tt;
+}
+
+pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
+                         const pl_agg *aggs, size_t naggs, pl_err *err) {
+  for (size_t a = 0; a < naggs; a++) {
+    if (aggs[a].op == PL_AGG_COUNT || aggs[a].op == PL_AGG_IDS) continue;
+    if (aggs[a].col < 0 || (size_t)aggs[a].col >= t->ncols) {
+      pl_err_set(err, 0, 0, "aggregate '%s': no such column", aggs[a].out);
+      return NULL;
+    }
+    pl_type ty = t->cols[aggs[a].col]->type;
+    if (ty == PL_STR && aggs[a].op != PL_AGG_FIRST && aggs[a].op != PL_AGG_LAST && aggs[a].op != PL_AGG_COUNT_DISTINCT) {
+      pl_err_set(err, 0, 0, "aggregate '%s': column '%s' holds strings, not numbers",
+                 aggs[a].out, t->cols[aggs[a].col]->name);
+      return NULL;
+    }
+    if (aggs[a].op == PL_AGG_WMEAN) {
+      if (aggs[a].col2 < 0 || (size_t)aggs[a].col2 >= t->ncols) {
+        pl_err_set(err, 0, 0, "aggregate '%s': no weight column", aggs[a].out);
+        return NULL;
+      }
+      if (t->cols[aggs[a].col2]->type == PL_STR) {
+        pl_err_set(err, 0, 0, "aggregate '%s': weight column '%s' holds strings, not numbers",
+                   aggs[a].out, t->cols[aggs[a].col2]->name);
+        return NULL;
+      }
+    }
+    if (aggs[a].where && (aggs[a].where->type != PL_BOOL || aggs[a].where->len != t->nrows)) {
+      pl_err_set(err, 0, 0, "aggregate '%s': where must be a boolean column of %zu rows", aggs[a].out, t->nrows);
+      return NULL;
+    }
+  }
+  size_t n = t->nrows;
+  /* 1. assign a group id to each row */
+  size_t *gid = pl_xmalloc((n ? n : 1) * sizeof *gid);
+  size_t *first = NULL;
+  size_t ngroups = pl_table_group_ids(t, keys, nkeys, gid, &first);
 
   /* 2. output: key columns (first row of each group), then aggregates */
   pl_table *r = pl_table_take(t, first, ngroups);
@@ -285,8 +317,10 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
   for (size_t a = 0; a < naggs; a++) {
     const pl_agg *ag = &aggs[a];
     pl_type outt = PL_NUM;
-    if (ag->op == PL_AGG_COUNT || ag->op == PL_AGG_COUNT_DISTINCT) outt = PL_INT;
-    else if (ag->op == PL_AGG_FIRST) outt = t->cols[ag->col]->type;
+    const pl_column *wh = ag->where;
+#define PASS(row) (wh == NULL || wh->v.b[row] == 1)
+    if (ag->op == PL_AGG_COUNT || ag->op == PL_AGG_COUNT_DISTINCT || ag->op == PL_AGG_IDS) outt = PL_INT;
+    else if (ag->op == PL_AGG_FIRST || ag->op == PL_AGG_LAST) outt = t->cols[ag->col]->type;
     else if ((ag->op == PL_AGG_MIN || ag->op == PL_AGG_MAX || ag->op == PL_AGG_SUM) &&
              t->cols[ag->col]->type == PL_INT) outt = PL_INT;
     int oc = pl_table_col(r, ag->out);
@@ -295,13 +329,37 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
     pl_column *out = r->cols[oc];
     for (size_t g = 0; g < ngroups; g++) {
       size_t b = start[g], e = start[g + 1], m = 0;
-      if (ag->op == PL_AGG_COUNT) { out->v.i64[g] = (int64_t)(e - b); continue; }
-      if (ag->op == PL_AGG_FIRST) {      /* the first non-missing value */
-        size_t i = b;
-        while (i < e && pl_cell_missing(t, ag->col, rows[i])) i++;
+      if (ag->op == PL_AGG_COUNT) {
+        if (wh == NULL) { out->v.i64[g] = (int64_t)(e - b); continue; }
+        int64_t k = 0;
+        for (size_t i = b; i < e; i++) k += PASS(rows[i]);
+        out->v.i64[g] = k;
+        continue;
+      }
+      if (ag->op == PL_AGG_IDS) { out->v.i64[g] = (int64_t)first[g] + 1; continue; }
+      if (ag->op == PL_AGG_WMEAN) {
+        ksum sx = { 0, 0 }, sw = { 0, 0 };
+        for (size_t i = b; i < e; i++) {
+          if (!PASS(rows[i])) continue;
+          double x = pl_cell_num(t, ag->col, rows[i]), w = pl_cell_num(t, ag->col2, rows[i]);
+          if (isnan(x) || isnan(w)) continue;
+          ksum_add(&sx, x * w); ksum_add(&sw, w);
+        }
+        double den = sw.s + sw.c;
+        out->v.num[g] = den != 0 ? (sx.s + sx.c) / den : NAN;
+        continue;
+      }
+      if (ag->op == PL_AGG_FIRST || ag->op == PL_AGG_LAST) {   /* the first (last) non-missing value */
+        size_t i = e;
+        if (ag->op == PL_AGG_FIRST) {
+          for (size_t x = b; x < e && i == e; x++) if (PASS(rows[x]) && !pl_cell_missing(t, ag->col, rows[x])) i = x;
+        } else {
+          for (size_t x = e; x-- > b && i == e;) if (PASS(rows[x]) && !pl_cell_missing(t, ag->col, rows[x])) i = x;
+        }
         if (i == e) {
           if (outt == PL_NUM) out->v.num[g] = NAN;
           else if (outt == PL_STR) out->v.str[g] = 0;
+          else if (outt == PL_BOOL) out->v.b[g] = PL_BOOL_NA;
           else out->v.i64[g] = PL_INT_NA;
           continue;
         }
@@ -309,6 +367,7 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
         const pl_column *sc = t->cols[ag->col];
         if (outt == PL_NUM) out->v.num[g] = sc->v.num[row];
         else if (outt == PL_STR) out->v.str[g] = sc->v.str[row];
+        else if (outt == PL_BOOL) out->v.b[g] = sc->v.b[row];
         else out->v.i64[g] = sc->v.i64[row];
         continue;
       }
@@ -318,7 +377,7 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
         size_t m2 = 0;   /* missing values are not a distinct value */
         hashrow *hr = pl_xmalloc((e - b ? e - b : 1) * sizeof *hr);
         for (size_t i = b; i < e; i++) {
-          if (pl_cell_missing(t, ag->col, rows[i])) continue;
+          if (!PASS(rows[i]) || pl_cell_missing(t, ag->col, rows[i])) continue;
           hr[m2].h = cell_hash(t, ag->col, rows[i], 1); hr[m2].row = rows[i]; m2++;
         }
         qsort(hr, m2, sizeof *hr, cmp_hashrow);
@@ -342,7 +401,7 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
         int64_t acc = PL_INT_NA;
         for (size_t i = b; i < e; i++) {
           int64_t v = src[rows[i]];
-          if (v == PL_INT_NA) continue;
+          if (v == PL_INT_NA || !PASS(rows[i])) continue;
           if (acc == PL_INT_NA) acc = ag->op == PL_AGG_SUM ? 0 : v;
           if (ag->op == PL_AGG_SUM) {
             if (__builtin_add_overflow(acc, v, &acc) || acc == PL_INT_NA) {
@@ -363,7 +422,7 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
       }
       for (size_t i = b; i < e; i++) {
         double v = pl_cell_num(t, ag->col, rows[i]);
-        if (!isnan(v)) vals[m++] = v;
+        if (!isnan(v) && PASS(rows[i])) vals[m++] = v;
       }
       double res = NAN;
       if (ag->op == PL_AGG_SUM) {
@@ -395,6 +454,7 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
       }
       out->v.num[g] = res;
     }
+#undef PASS
   }
   free(vals); free(rows); free(start); free(gid); free(first);
   return r;
@@ -457,7 +517,8 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b,
       if (row == (size_t)-1) continue;  /* stays missing */
       switch (bc->type) {
         case PL_NUM: c->v.num[i] = bc->v.num[row]; break;
-        case PL_INT: case PL_BOOL: c->v.i64[i] = bc->v.i64[row]; break;
+        case PL_INT: c->v.i64[i] = bc->v.i64[row]; break;
+        case PL_BOOL: c->v.b[i] = bc->v.b[row]; break;
         case PL_STR: {
           size_t len;
           const char *s = pl_pool_str(b->pool, bc->v.str[row], &len);

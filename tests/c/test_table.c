@@ -62,8 +62,8 @@ int main(void) {
   /* group by name: a: count 2 sum 30 mean 15; b: 2, 70, 35; c: 1, 0, NA */
   int gk[1] = { 0 };
   pl_agg aggs[4] = {
-    { "calls", PL_AGG_COUNT, -1, 0 }, { "total", PL_AGG_SUM, 1, 0 },
-    { "mean", PL_AGG_MEAN, 1, 0 }, { "p50", PL_AGG_QUANTILE, 1, 0.5 } };
+    { "calls", PL_AGG_COUNT, -1, 0, -1, NULL }, { "total", PL_AGG_SUM, 1, 0, -1, NULL },
+    { "mean", PL_AGG_MEAN, 1, 0, -1, NULL }, { "p50", PL_AGG_QUANTILE, 1, 0.5, -1, NULL } };
   pl_err e;
   pl_table *g = pl_table_group(t, gk, 1, aggs, 4, &e);
   TC_EQ_INT(g->nrows, 3);

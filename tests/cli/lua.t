@@ -109,7 +109,7 @@ The REPL, stdin not a terminal.
   "kernel-table"
 
   $ printf 'p1:table("kernels"):select("short_name", "latency_ns"):head(2)\n' | perflab repl tests/fixtures/kernel-table/small.txt
-  table 'kernels': 2 rows x 2 columns
+  table 'head(select(kernels))': 2 rows x 2 columns
   short_name                                       latency_ns
   -----------------------------------------------  ----------
   vectorized_elementwise_kernel                          4896

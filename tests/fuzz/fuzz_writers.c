@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t *ord = pl_table_order(t, k, 2);
   free(ord);
   int keys[1] = { cs };
-  pl_agg aggs[3] = { { "c", PL_AGG_COUNT, -1, 0 }, { "q", PL_AGG_QUANTILE, cn, 0.9 }, { "s", PL_AGG_SUM, ci, 0 } };
+  pl_agg aggs[3] = { { "c", PL_AGG_COUNT, -1, 0, -1, NULL }, { "q", PL_AGG_QUANTILE, cn, 0.9, -1, NULL }, { "s", PL_AGG_SUM, ci, 0, -1, NULL } };
   pl_err e;
   pl_table *g = pl_table_group(t, keys, 1, aggs, 3, &e);
   if (g) {

@@ -65,7 +65,7 @@ function TestOptions:test_stats_options()
   lu.assertEquals(S.mean({ 1, 0 / 0, 3 }, { nan = "omit" }), 2)
   lu.assertErrorMsgContains("unknown option 'nans'; accepted: nan", S.mean, { 1, 2 }, { nans = "omit" })
   lu.assertErrorMsgContains("unknown option 'methd'; accepted: method, nan", S.mann_whitney_u, { 1, 2 }, { 3, 4 }, { methd = "exact" })
-  lu.assertErrorMsgContains("unknown option 'bin'; accepted: bins, edges, nan", S.histogram, { 1, 2 }, { bin = 3 })
+  lu.assertErrorMsgContains("unknown option 'bin'; accepted: bins, edges, log, nan", S.histogram, { 1, 2 }, { bin = 3 })
   lu.assertErrorMsgContains("unknown option 'level'; accepted: alpha, n, nan, seed", S.bootstrap_ci, { 1, 2 }, "mean", { level = 0.9 })
   lu.assertEquals(#S.histogram({ 1, 2, 3, 4 }, { bins = 2 }).counts, 2)
 end

@@ -404,7 +404,7 @@ function TestGroup:test_agg_errors()
   local t = launches()
   lu.assertErrorMsgContains("agg 's': no column 'nope' in table 'launches' (columns: k, d, u)",
     function() return t:group_by("k"):agg { s = "sum(nope)" } end)
-  lu.assertErrorMsgContains("agg 's': unknown aggregate 'bogus' (count, sum, mean, min, max, quantile, first, sd, count_distinct)",
+  lu.assertErrorMsgContains("agg 's': unknown aggregate 'bogus' (count, sum, mean, min, max, quantile, first, sd, count_distinct, wmean, last, ids)",
     function() return t:group_by("k"):agg { s = "bogus(d)" } end)
   lu.assertErrorMsgContains("aggregate 's': column 'k' holds strings, not numbers",
     function() return t:group_by("d"):agg { s = "sum(k)" } end)

@@ -1,0 +1,433 @@
+/*
+** table_vec.c -- column expressions of the table engine: arithmetic,
+** comparisons, boolean masks, membership, clipping, filtering by mask and
+** long-to-wide pivots.  Every operation makes a new one-column table (the
+** binding wraps it as a column object), so a chain of them never touches
+** the source tables.
+*/
+#include "table.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pl_type optype(const pl_operand *a) { return a->t ? a->t->cols[a->col]->type : a->type; }
+
+size_t pl_operand_len(const pl_operand *a) { return a->t ? a->t->nrows : SIZE_MAX; }
+
+static double opnum(const pl_operand *a, size_t i) {
+  if (a->t) return pl_cell_num(a->t, a->col, i);
+  return a->type == PL_NUM ? a->d : a->i == PL_INT_NA ? NAN : (double)a->i;
+}
+
+static int64_t opint(const pl_operand *a, size_t i) {
+  if (!a->t) return a->i;
+  const pl_column *c = a->t->cols[a->col];
+  if (c->type == PL_BOOL) return c->v.b[i] == PL_BOOL_NA ? PL_INT_NA : c->v.b[i];
+  return c->v.i64[i];
+}
+
+/* A new column of n values (contents the caller's) in an empty table. */
+static pl_column *newcol(pl_table *r, const char *name, pl_type type, size_t n) {
+  int c = pl_table_add_col(r, name, type);
+  pl_column *col = r->cols[c];
+  pl_column_reserve(col, n ? n : 1);
+  col->len = n;
+  r->nrows = n;
+  return col;
+}
+
+static pl_table *result_table(const char *name, const pl_table *src) {
+  return src ? pl_table_new_like(name, src) : pl_table_new(name);
+}
+
+static int isnumtype(pl_type t) { return t != PL_STR; }
+
+static const char *what(pl_type t) {
+  switch (t) {
+    case PL_NUM: return "numbers";
+    case PL_INT: return "integers";
+    case PL_BOOL: return "booleans";
+    case PL_STR: return "strings";
+  }
+  return "?";
+}
+
+/* ---- arithmetic -------------------------------------------------------- */
+
+static int int_op(pl_vop op, int64_t x, int64_t y, int64_t *out) {
+  switch (op) {
+    case PL_V_ADD: return __builtin_add_overflow(x, y, out) || *out == PL_INT_NA;
+    case PL_V_SUB: return __builtin_sub_overflow(x, y, out) || *out == PL_INT_NA;
+    case PL_V_MUL: return __builtin_mul_overflow(x, y, out) || *out == PL_INT_NA;
+    case PL_V_MIN: *out = x < y ? x : y; return 0;
+    case PL_V_MAX: *out = x > y ? x : y; return 0;
+    default: return 1;
+  }
+}
+
+static double num_op(pl_vop op, double x, double y) {
+  if (isnan(x) || isnan(y)) return NAN;
+  switch (op) {
+    case PL_V_ADD: return x + y;
+    case PL_V_SUB: return x - y;
+    case PL_V_MUL: return x * y;
+    case PL_V_DIV: return x / y;
+    case PL_V_MIN: return x < y ? x : y;
+    case PL_V_MAX: return x > y ? x : y;
+    default: return NAN;
+  }
+}
+
+static pl_table *arith(const char *name, const pl_operand *a, const pl_operand *b, pl_vop op, size_t n, pl_err *err) {
+  pl_type ta = optype(a), tb = optype(b);
+  if (!isnumtype(ta) || !isnumtype(tb)) {
+    pl_err_set(err, 0, 0, "arithmetic on %s: expected numbers", what(!isnumtype(ta) ? ta : tb));
+    return NULL;
+  }
+  const pl_table *src = a->t ? a->t : b->t;
+  pl_table *r = result_table(name, src);
+  if (ta != PL_NUM && tb != PL_NUM && op != PL_V_DIV) {
+    pl_column *c = newcol(r, name, PL_INT, n);
+    size_t i = 0;
+    for (; i < n; i++) {
+      int64_t x = opint(a, i), y = opint(b, i);
+      if (x == PL_INT_NA || y == PL_INT_NA) { c->v.i64[i] = PL_INT_NA; continue; }
+      if (int_op(op, x, y, &c->v.i64[i])) break;
+    }
+    if (i == n) return r;
+    pl_table_drop_col(r, 0);   /* left int64: the whole column as doubles */
+  }
+  pl_column *c = newcol(r, name, PL_NUM, n);
+  for (size_t i = 0; i < n; i++) c->v.num[i] = num_op(op, opnum(a, i), opnum(b, i));
+  return r;
+}
+
+/* ---- comparisons ------------------------------------------------------- */
+
+static int cmp_bytes(const char *x, size_t lx, const char *y, size_t ly) {
+  size_t m = lx < ly ? lx : ly;
+  int r = m ? memcmp(x, y, m) : 0;
+  if (r == 0) r = (lx > ly) - (lx < ly);
+  return (r > 0) - (r < 0);
+}
+
+static int cmp_holds(pl_vop op, int r) {
+  switch (op) {
+    case PL_V_EQ: return r == 0;
+    case PL_V_NE: return r != 0;
+    case PL_V_LT: return r < 0;
+    case PL_V_LE: return r <= 0;
+    case PL_V_GT: return r > 0;
+    case PL_V_GE: return r >= 0;
+    default: return 0;
+  }
+}
+
+static const char *opstr(const pl_operand *a, size_t i, size_t *len) {
+  if (a->t) return pl_cell_str(a->t, a->col, i, len);
+  *len = a->slen;
+  return a->s;
+}
+
+static pl_table *compare(const char *name, const pl_operand *a, const pl_operand *b, pl_vop op, size_t n, pl_err *err) {
+  pl_type ta = optype(a), tb = optype(b);
+  if ((ta == PL_STR) != (tb == PL_STR)) {
+    pl_err_set(err, 0, 0, "cannot compare %s with %s", what(ta), what(tb));
+    return NULL;
+  }
+  const pl_table *src = a->t ? a->t : b->t;
+  pl_table *r = result_table(name, src);
+  pl_column *c = newcol(r, name, PL_BOOL, n);
+  if (ta != PL_STR) {
+    int ints = ta != PL_NUM && tb != PL_NUM;
+    for (size_t i = 0; i < n; i++) {
+      int res;
+      if (ints) {
+        int64_t x = opint(a, i), y = opint(b, i);
+        res = x != PL_INT_NA && y != PL_INT_NA && cmp_holds(op, (x > y) - (x < y));
+      } else {
+        double x = opnum(a, i), y = opnum(b, i);
+        res = !isnan(x) && !isnan(y) && cmp_holds(op, (x > y) - (x < y));
+      }
+      c->v.b[i] = (uint8_t)res;
+    }
+    return r;
+  }
+  /* strings: one column against a scalar is decided once per pool id */
+  const pl_operand *col = a->t ? a : b, *other = a->t ? b : a;
+  if (!other->t) {
+    const pl_table *t = col->t;
+    size_t np = pl_pool_count(t->pool) + 1;
+    unsigned char *memo = pl_xcalloc(np, 1);   /* 0 unknown, 1 false, 2 true */
+    const uint32_t *ids = t->cols[col->col]->v.str;
+    int flip = col != a;                        /* scalar on the left */
+    for (size_t i = 0; i < n; i++) {
+      uint32_t id = ids[i];
+      if (id == 0) { c->v.b[i] = 0; continue; }
+      if (!memo[id]) {
+        size_t ln;
+        const char *s = pl_pool_str(t->pool, id, &ln);
+        int rr = cmp_bytes(s, ln, other->s, other->slen);
+        memo[id] = (unsigned char)(1 + cmp_holds(op, flip ? -rr : rr));
+      }
+      c->v.b[i] = (uint8_t)(memo[id] - 1);
+    }
+    free(memo);
+    return r;
+  }
+  int samepool = a->t->pool == b->t->pool;
+  for (size_t i = 0; i < n; i++) {
+    size_t lx, ly;
+    if (samepool && (op == PL_V_EQ || op == PL_V_NE)) {
+      uint32_t x = a->t->cols[a->col]->v.str[i], y = b->t->cols[b->col]->v.str[i];
+      c->v.b[i] = x && y && cmp_holds(op, x == y ? 0 : 1);
+      continue;
+    }
+    const char *x = opstr(a, i, &lx), *y = opstr(b, i, &ly);
+    c->v.b[i] = x && y && cmp_holds(op, cmp_bytes(x, lx, y, ly));
+  }
+  return r;
+}
+
+/* ---- booleans ---------------------------------------------------------- */
+
+static int opbool(const pl_operand *a, size_t i) {   /* 1, 0, or -1 missing */
+  int64_t v = opint(a, i);
+  return v == PL_INT_NA ? -1 : v != 0;
+}
+
+static pl_table *logic(const char *name, const pl_operand *a, const pl_operand *b, pl_vop op, size_t n, pl_err *err) {
+  pl_type ta = optype(a), tb = optype(b);
+  if (ta != PL_BOOL || tb != PL_BOOL) {
+    pl_err_set(err, 0, 0, "expected booleans, got %s", what(ta != PL_BOOL ? ta : tb));
+    return NULL;
+  }
+  pl_table *r = result_table(name, a->t ? a->t : b->t);
+  pl_column *c = newcol(r, name, PL_BOOL, n);
+  for (size_t i = 0; i < n; i++) {
+    int x = opbool(a, i), y = opbool(b, i), v;
+    if (op == PL_V_AND) v = (x == 0 || y == 0) ? 0 : (x < 0 || y < 0) ? -1 : 1;
+    else v = (x == 1 || y == 1) ? 1 : (x < 0 || y < 0) ? -1 : 0;
+    c->v.b[i] = v < 0 ? PL_BOOL_NA : (uint8_t)v;
+  }
+  return r;
+}
+
+pl_table *pl_vec_binary(const char *name, const pl_operand *a, const pl_operand *b, pl_vop op, pl_err *err) {
+  size_t la = pl_operand_len(a), lb = pl_operand_len(b);
+  if (la == SIZE_MAX && lb == SIZE_MAX) { pl_err_set(err, 0, 0, "expected at least one column"); return NULL; }
+  if (la != SIZE_MAX && lb != SIZE_MAX && la != lb) {
+    pl_err_set(err, 0, 0, "columns of different lengths (%zu and %zu rows)", la, lb);
+    return NULL;
+  }
+  size_t n = la != SIZE_MAX ? la : lb;
+  if (op <= PL_V_MAX) return arith(name, a, b, op, n, err);
+  if (op <= PL_V_GE) return compare(name, a, b, op, n, err);
+  return logic(name, a, b, op, n, err);
+}
+
+pl_table *pl_vec_not(const char *name, const pl_table *t, int col, pl_err *err) {
+  const pl_column *s = t->cols[col];
+  if (s->type != PL_BOOL) { pl_err_set(err, 0, 0, "~: expected booleans, got %s", what(s->type)); return NULL; }
+  pl_table *r = pl_table_new_like(name, t);
+  pl_column *c = newcol(r, name, PL_BOOL, t->nrows);
+  for (size_t i = 0; i < t->nrows; i++) c->v.b[i] = s->v.b[i] == PL_BOOL_NA ? PL_BOOL_NA : !s->v.b[i];
+  return r;
+}
+
+/* ---- unary numeric ----------------------------------------------------- */
+
+pl_table *pl_vec_abs(const char *name, const pl_table *t, int col, pl_err *err) {
+  const pl_column *s = t->cols[col];
+  if (s->type == PL_STR || s->type == PL_BOOL) { pl_err_set(err, 0, 0, "abs: expected numbers, got %s", what(s->type)); return NULL; }
+  pl_table *r = pl_table_new_like(name, t);
+  pl_column *c = newcol(r, name, s->type, t->nrows);
+  for (size_t i = 0; i < t->nrows; i++) {
+    if (s->type == PL_NUM) c->v.num[i] = fabs(s->v.num[i]);
+    else c->v.i64[i] = s->v.i64[i] == PL_INT_NA ? PL_INT_NA : s->v.i64[i] < 0 ? -s->v.i64[i] : s->v.i64[i];
+  }
+  return r;
+}
+
+static int integral(double v) { return isnan(v) || (v == floor(v) && fabs(v) < 9007199254740992.0); }
+
+pl_table *pl_vec_clip(const char *name, const pl_table *t, int col, double lo, double hi, pl_err *err) {
+  const pl_column *s = t->cols[col];
+  if (s->type == PL_STR || s->type == PL_BOOL) { pl_err_set(err, 0, 0, "clip: expected numbers, got %s", what(s->type)); return NULL; }
+  if (!isnan(lo) && !isnan(hi) && lo > hi) { pl_err_set(err, 0, 0, "clip: lower bound %g above upper bound %g", lo, hi); return NULL; }
+  pl_table *r = pl_table_new_like(name, t);
+  if (s->type == PL_INT && integral(lo) && integral(hi)) {
+    pl_column *c = newcol(r, name, PL_INT, t->nrows);
+    int64_t l = isnan(lo) ? INT64_MIN : (int64_t)lo, h = isnan(hi) ? INT64_MAX : (int64_t)hi;
+    for (size_t i = 0; i < t->nrows; i++) {
+      int64_t v = s->v.i64[i];
+      c->v.i64[i] = v == PL_INT_NA ? v : v < l ? l : v > h ? h : v;
+    }
+    return r;
+  }
+  pl_column *c = newcol(r, name, PL_NUM, t->nrows);
+  for (size_t i = 0; i < t->nrows; i++) {
+    double v = pl_cell_num(t, col, i);
+    if (!isnan(v)) {
+      if (!isnan(lo) && v < lo) v = lo;
+      if (!isnan(hi) && v > hi) v = hi;
+    }
+    c->v.num[i] = v;
+  }
+  return r;
+}
+
+/* ---- membership -------------------------------------------------------- */
+
+static uint64_t fnv(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_table *set, int setcol, pl_err *err) {
+  (void)err;
+  const pl_column *s = t->cols[col];
+  pl_table *r = pl_table_new_like(name, t);
+  pl_column *c = newcol(r, name, PL_BOOL, t->nrows);
+  int setstr = set->ncols > 0 && set->cols[setcol]->type == PL_STR;
+  if (s->type == PL_STR) {
+    /* a hash set of the set's strings; each distinct id looked up once */
+    size_t m = setstr ? set->nrows : 0, ns = 16;
+    while (ns < 2 * m) ns *= 2;
+    size_t *slot = pl_xcalloc(ns, sizeof *slot);    /* row + 1, 0 empty */
+    for (size_t j = 0; j < m; j++) {
+      size_t ln;
+      const char *x = pl_cell_str(set, setcol, j, &ln);
+      if (!x) continue;
+      size_t h = (size_t)fnv(x, ln) & (ns - 1);
+      while (slot[h]) h = (h + 1) & (ns - 1);
+      slot[h] = j + 1;
+    }
+    size_t np = pl_pool_count(t->pool) + 1;
+    unsigned char *memo = pl_xcalloc(np, 1);
+    for (size_t i = 0; i < t->nrows; i++) {
+      uint32_t id = s->v.str[i];
+      if (id == 0) { c->v.b[i] = 0; continue; }
+      if (!memo[id]) {
+        size_t ln, ly;
+        const char *x = pl_pool_str(t->pool, id, &ln);
+        int hit = 0;
+        for (size_t h = (size_t)fnv(x, ln) & (ns - 1); slot[h] && !hit; h = (h + 1) & (ns - 1)) {
+          const char *y = pl_cell_str(set, setcol, slot[h] - 1, &ly);
+          hit = ly == ln && memcmp(x, y, ln) == 0;
+        }
+        memo[id] = (unsigned char)(1 + hit);
+      }
+      c->v.b[i] = (uint8_t)(memo[id] - 1);
+    }
+    free(memo); free(slot);
+    return r;
+  }
+  size_t m = 0;
+  double *vals = pl_xmalloc((set->nrows ? set->nrows : 1) * sizeof *vals);
+  if (!setstr)
+    for (size_t j = 0; j < set->nrows; j++) { double v = pl_cell_num(set, setcol, j); if (!isnan(v)) vals[m++] = v; }
+  qsort(vals, m, sizeof *vals, cmp_double);
+  for (size_t i = 0; i < t->nrows; i++) {
+    double v = pl_cell_num(t, col, i);
+    c->v.b[i] = !isnan(v) && m && bsearch(&v, vals, m, sizeof *vals, cmp_double) != NULL;
+  }
+  free(vals);
+  return r;
+}
+
+/* ---- rows by mask ------------------------------------------------------ */
+
+pl_table *pl_vec_keep(const char *name, const pl_table *t, int col, const pl_column *mask) {
+  pl_table *r = pl_column_copy(name, t, col);
+  pl_column *c = r->cols[0];
+  for (size_t i = 0; i < t->nrows; i++) {
+    if (mask->v.b[i] == 1) continue;
+    switch (c->type) {
+      case PL_NUM: c->v.num[i] = NAN; break;
+      case PL_STR: c->v.str[i] = 0; break;
+      case PL_BOOL: c->v.b[i] = PL_BOOL_NA; break;
+      default: c->v.i64[i] = PL_INT_NA; break;
+    }
+  }
+  return r;
+}
+
+pl_table *pl_table_filter(const pl_table *t, const pl_column *mask) {
+  size_t n = 0;
+  size_t *idx = pl_xmalloc((t->nrows ? t->nrows : 1) * sizeof *idx);
+  for (size_t i = 0; i < t->nrows; i++) if (mask->v.b[i] == 1) idx[n++] = i;
+  pl_table *r = pl_table_take(t, idx, n);
+  free(idx);
+  return r;
+}
+
+void pl_column_used_ids(const pl_table *t, int col, unsigned char *out) {
+  const uint32_t *ids = t->cols[col]->v.str;
+  for (size_t i = 0; i < t->nrows; i++) out[ids[i]] = 1;
+  out[0] = 0;
+}
+
+pl_table *pl_column_copy(const char *name, const pl_table *t, int col) {
+  pl_table *r = pl_table_select(t, &col, 1);
+  pl_table_set_name(r, name);
+  free(r->cols[0]->name);
+  r->cols[0]->name = pl_xstrdup(name);
+  return r;
+}
+
+/* ---- pivot ------------------------------------------------------------- */
+
+pl_table *pl_table_pivot(const pl_table *t, const int *index, size_t nindex, int colkey, int val,
+                         pl_aggop op, pl_err *err) {
+  /* aggregate per (index..., colkey), then scatter into one column per key */
+  int keys[17];
+  if (nindex > 16) { pl_err_set(err, 0, 0, "pivot: at most 16 index columns"); return NULL; }
+  memcpy(keys, index, nindex * sizeof *keys);
+  keys[nindex] = colkey;
+  pl_agg ag = { "value", op, val, 0.5, -1, NULL };
+  pl_table *g = pl_table_group(t, keys, nindex + 1, &ag, 1, err);
+  if (g == NULL) return NULL;
+  int gv = (int)nindex + 1, gk = (int)nindex;
+  int gidx[16];
+  for (size_t k = 0; k < nindex; k++) gidx[k] = (int)k;
+  size_t *row = pl_xmalloc((g->nrows ? g->nrows : 1) * sizeof *row), *first = NULL;
+  size_t *cid = pl_xmalloc((g->nrows ? g->nrows : 1) * sizeof *cid), *cfirst = NULL;
+  size_t nrow = pl_table_group_ids(g, gidx, nindex, row, &first);
+  size_t ncol = pl_table_group_ids(g, &gk, 1, cid, &cfirst);
+  pl_table *r = pl_table_take(g, first, nrow);
+  pl_table_set_name(r, "pivot");
+  pl_table_drop_col(r, gv);
+  pl_table_drop_col(r, gk);
+  pl_type vt = g->cols[gv]->type;
+  size_t base = r->ncols;
+  for (size_t j = 0; j < ncol; j++) {
+    char nm[512];
+    if (pl_cell_missing(g, gk, cfirst[j])) snprintf(nm, sizeof nm, "NA");
+    else pl_cell_text(g, gk, cfirst[j], nm, sizeof nm);
+    int c = pl_table_add_col_unique(r, nm, vt);
+    if (op == PL_AGG_COUNT)
+      for (size_t i = 0; i < nrow; i++) r->cols[c]->v.i64[i] = 0;
+  }
+  const pl_column *src = g->cols[gv];
+  for (size_t i = 0; i < g->nrows; i++) {
+    pl_column *dst = r->cols[base + cid[i]];
+    switch (vt) {
+      case PL_NUM: dst->v.num[row[i]] = src->v.num[i]; break;
+      case PL_STR: dst->v.str[row[i]] = src->v.str[i]; break;
+      case PL_BOOL: dst->v.b[row[i]] = src->v.b[i]; break;
+      default: dst->v.i64[row[i]] = src->v.i64[i]; break;
+    }
+  }
+  free(row); free(first); free(cid); free(cfirst);
+  pl_table_free(g);
+  return r;
+}
