@@ -23,10 +23,11 @@ demo: build
 	./$(BUILD)/perflab demo
 
 test: build
+	@sh tools/deps.sh test
 	cd $(BUILD) && ctest --no-tests=error --output-on-failure --timeout 600 -j $(JOBS)
 
 asan:
-	@sh tools/deps.sh
+	@sh tools/deps.sh test
 	$(MAKE) BUILD=build-asan CMAKE_FLAGS="-DPERFLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug" test
 
 bench: build
