@@ -147,24 +147,33 @@ local function op_work(o)
   return false
 end
 
--- Kineto: cpu op (by external id) -> flops, bytes, precision, how.  Each
--- distinct (name, shapes, types, flops) is worked out once: a trace repeats
--- a few hundred op signatures millions of times.  The records are shared
--- between ops: read them, do not change them.
+-- Kineto: cpu op (by external id) -> flops, bytes, precision, how.  The
+-- ops are grouped by (name, shapes, types, flops) and each group's work is
+-- worked out once: a trace repeats a few hundred op signatures millions of
+-- times.  Where ops share an external id, the last one with work counts.
+-- The records are shared between ops: read them, do not change them.
 local function kineto_op_work(p)
   local ops = p.tables.cpu_ops
   if not ops then return nil end
-  local ext, name, dims, types, fl = arrays(ops, { "external_id", "name", "input_dims", "input_types", "flops" })
-  local work_of = gpu.memoize(op_work)
-  local by, skipped = {}, 0
-  for i = 1, ops:nrows() do
-    local e = ext[i]
-    if e then
-      local w = work_of({ name = name[i], input_dims = dims[i], input_types = types[i], flops = fl[i] },
-        name[i], dims[i], types[i], fl[i])
-      if w then by[e] = w elseif GEMM_OPS[name[i]] then skipped = skipped + 1 end
-    end
+  if not ops:has("external_id") or not ops:has("name") then return {}, 0 end
+  local keys = {}
+  for _, c in ipairs { "name", "input_dims", "input_types", "flops" } do
+    if ops:has(c) then keys[#keys + 1] = c end
   end
+  ops = ops:filter(ops:col("external_id"):present())
+  local by_sig = ops:group_by(keys)
+  local work, has_work, gemm_miss, gi = {}, {}, {}, {}
+  for g, r in by_sig:agg({ { "n", "count" } }):rows() do
+    local w = op_work(r)
+    work[g], has_work[g], gemm_miss[g] = w, w and true or false, (not w and GEMM_OPS[r.name]) and true or false
+    gi[g] = { g = g }
+  end
+  if #gi == 0 then return {}, 0 end
+  local sig = by_sig:broadcast(T.from_rows(gi, { "g" })):col("g")
+  local skipped = sig:count { where = sig:map(gemm_miss) }
+  local with = ops:with("g", sig):filter(sig:map(has_work))
+  local by = {}
+  for _, r in with:group_by("external_id"):agg({ { "g", "last", "g" } }):rows() do by[r.external_id] = work[r.g] end
   return by, skipped
 end
 
