@@ -22,6 +22,9 @@
 #   PERFLAB_BENCH_PYTHON  the Python with pandas (default /usr/bin/python3)
 #   PERFLAB_BENCH_ONLY    space-separated subset of: kernel-table ncu-text nsys
 #                         nvprof torch-table kineto kineto-small csv stats ranks nsys-sqlite
+#                         recipes
+#   recipes: bench/recipes.sh, every bundled recipe beside `perflab parse` on
+#   the Kineto trace and the ncu text, and top kernels against DuckDB
 #   ranks: bench/ranks.sh, 8 rank traces of PERFLAB_BENCH_RANK_MB (125) MB
 #   parsed by perflab.load_many on 1, 2 and all cores
 #   sizes in MB (before scaling): PERFLAB_BENCH_KERNEL_TABLE_MB (1000),
@@ -37,7 +40,7 @@ RUNS=${PERFLAB_BENCH_RUNS:-3}
 DATA=${PERFLAB_BENCH_DATA:-$BUILD/bench-data}
 PY=${PERFLAB_BENCH_PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
-ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof torch-table kineto kineto-small csv stats ranks nsys-sqlite"}
+ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof torch-table kineto kineto-small csv stats ranks nsys-sqlite recipes"}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 mb() { awk -v a="$1" -v s="$SCALE" 'BEGIN { v = a * s; if (v < 1) v = 1; printf "%d", v }'; }
@@ -287,4 +290,10 @@ fi
 if want ranks; then
   echo
   PERFLAB_BENCH_DATA="$DATA" PERFLAB_BENCH_RUNS="$RUNS" sh "$HERE/ranks.sh" "$BUILD" 8 "$(mb "${PERFLAB_BENCH_RANK_MB:-125}")"
+fi
+
+# every bundled recipe beside the parse of the same file (issue 17)
+if want recipes; then
+  echo
+  PERFLAB_BENCH_DATA="$DATA" sh "$HERE/recipes.sh" "$BUILD"
 fi

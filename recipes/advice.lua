@@ -28,25 +28,51 @@ local function template(msg)
   return (msg:gsub("%d[%d,%.]*", "#"))
 end
 
+-- the row numbers of t where mask is true, ascending
+local function rows_where(t, mask)
+  local g, ids = t:with("_mask", mask):group_by("_mask"):agg { { "rows", "ids" } }
+  for i, r in g:rows() do if r._mask then return ids.rows[i] end end
+  return {}
+end
+
+-- rules grouped by (section, severity, text with its numbers masked): the
+-- key is worked out once per distinct (section, severity, message); each
+-- group's rule, section and message are its first row's
 local function ncu_rules(p, rows, report)
   local rules = p.tables.rules
   if not rules or rules:nrows() == 0 then return end
-  local groups, order = {}, {}
-  for _, r in rules:rows() do
-    local key = (r.section or "") .. "\0" .. (r.severity or "") .. "\0" .. template(r.message or "")
-    local g = groups[key]
-    if not g then
-      g = { section = r.section, severity = r.severity, rule = r.rule, message = r.message,
-            ids = {}, seen = {}, variants = {}, nvariants = 0 }
-      groups[key] = g
-      order[#order + 1] = key
+  local cols = {}
+  for _, c in ipairs { "section", "severity", "message" } do if rules:has(c) then cols[#cols + 1] = c end end
+  local t
+  if #cols > 0 then
+    local by = rules:group_by(cols)
+    local keys = {}
+    for i, r in by:agg({ { "n", "count" } }):rows() do
+      keys[i] = { _key = (r.section or "") .. "\0" .. (r.severity or "") .. "\0" .. template(r.message or "") }
     end
-    if r.kernel_id and not g.seen[r.kernel_id] then g.seen[r.kernel_id] = true; g.ids[#g.ids + 1] = r.kernel_id end
-    if r.message and not g.variants[r.message] then g.variants[r.message] = true; g.nvariants = g.nvariants + 1 end
-    local s = r.est_speedup_pct
-    if s and (not g.best or s > g.best) then g.best = s end
-    local ls = r.est_local_speedup_pct
-    if ls and (not g.best_local or ls > g.best_local) then g.best_local = ls end
+    t = rules:with("_key", by:broadcast(T.from_rows(keys, { "_key" })):col("_key"))
+  else
+    return   -- a rules table has messages
+  end
+  local by = t:group_by("_key")
+  local spec = { { "first", "ids" } }
+  if t:has("message") then spec[#spec + 1] = { "variants", "count_distinct", "message" } end
+  if t:has("est_speedup_pct") then spec[#spec + 1] = { "best", "max", "est_speedup_pct" } end
+  if t:has("est_local_speedup_pct") then spec[#spec + 1] = { "best_local", "max", "est_local_speedup_pct" } end
+  local agg, ids = by:agg(spec)
+  local first = t:take(agg:col("first"))
+  local kid = t:has("kernel_id") and t:col("kernel_id"):to_lua() or {}
+  local groups, order = {}, {}
+  for i, r in agg:rows() do
+    local f = first:row(i)
+    local g = { section = f.section, severity = f.severity, rule = f.rule, message = f.message,
+      ids = {}, nvariants = r.variants or 0, best = r.best, best_local = r.best_local }
+    local seen = {}
+    for _, j in ipairs(ids.first[i]) do
+      local k = kid[j]
+      if k and not seen[k] then seen[k] = true; g.ids[#g.ids + 1] = k end
+    end
+    groups[i] = g; order[i] = i
   end
   local nlaunch = p.tables.kernels and p.tables.kernels:nrows() or nil
   for _, key in ipairs(order) do
@@ -77,25 +103,29 @@ end
 local function failed_launches(p, rows, report)
   local k = p.tables.kernels
   if not k or not (k:has("launch_error") or k:has("missing_values")) then return end
-  for _, r in k:rows() do
+  local e = k:has("launch_error") and k:col("launch_error")
+  local bad = e and (k:types().launch_error == "string" and e:ne("") or e:present()) or nil
+  if k:has("missing_values") then
+    local miss = k:col("missing_values"):gt(0)
+    bad = bad and (bad | miss) or miss
+  end
+  for _, r in k:filter(bad):rows() do   -- the launches ncu could not measure: few
     local err, miss = r.launch_error, r.missing_values or 0
-    if (err and err ~= "") or miss > 0 then
-      local what = string.format("launch %s (%s)", tostring(r.id), units.label(r.short_name or r.name or "?"))
-      local msg
-      if err and err ~= "" then
-        msg = string.format("%s failed under the profiler: ncu says \"%s\"; %d of its values were not collected "
-          .. "(printed as (!) nan / (!) n/a, read as missing), so its figures and rules are incomplete", what, err, miss)
-      else
-        msg = string.format("ncu could not collect %d values of %s (printed as (!) nan / (!) n/a, read as missing); "
-          .. "the launch may have failed or the device lacks those counters", miss, what)
-      end
-      rows[#rows + 1] = { source = p.source, severity = err and "warn" or "info", section = "launch",
-                          launches = 1, kernel_ids = tostring(r.id), rule = "ncu.launch_failed", message = msg }
-      report:finding { severity = err and "warn" or "info",
-                       rule = err and "ncu.launch_failed" or "ncu.values_not_collected",
-                       subject = r.name, message = msg,
-                       evidence = { kernel_id = r.id, launch_error = err, missing_values = miss, source = p.source } }
+    local what = string.format("launch %s (%s)", tostring(r.id), units.label(r.short_name or r.name or "?"))
+    local msg
+    if err and err ~= "" then
+      msg = string.format("%s failed under the profiler: ncu says \"%s\"; %d of its values were not collected "
+        .. "(printed as (!) nan / (!) n/a, read as missing), so its figures and rules are incomplete", what, err, miss)
+    else
+      msg = string.format("ncu could not collect %d values of %s (printed as (!) nan / (!) n/a, read as missing); "
+        .. "the launch may have failed or the device lacks those counters", miss, what)
     end
+    rows[#rows + 1] = { source = p.source, severity = err and "warn" or "info", section = "launch",
+                        launches = 1, kernel_ids = tostring(r.id), rule = "ncu.launch_failed", message = msg }
+    report:finding { severity = err and "warn" or "info",
+                     rule = err and "ncu.launch_failed" or "ncu.values_not_collected",
+                     subject = r.name, message = msg,
+                     evidence = { kernel_id = r.id, launch_error = err, missing_values = miss, source = p.source } }
   end
 end
 
@@ -142,20 +172,20 @@ local function oddities(p, report)
     local t = p.tables[name]
     local types = t:types()
     local cols = t:columns()
-    if t:has("metric") and t:has("value") then
-      for _, r in t:rows() do
-        if type(r.metric) == "string" and r.metric:lower():find("utili") and type(r.value) == "number" and r.value > 100 then
-          odd(name, (r.device and (r.device .. " ") or "") .. r.metric, r.value)
-        end
+    if t:has("metric") and t:has("value") and types.metric == "string"
+      and (types.value == "number" or types.value == "integer") then
+      local util = t:col("metric"):map(function(m) return m:lower():find("utili") ~= nil end)
+      for _, r in t:filter(util & t:col("value"):gt(100)):rows() do
+        odd(name, (r.device and (r.device .. " ") or "") .. r.metric, r.value)
       end
     end
     for _, c in ipairs(cols) do
       if types[c] == "number" and c:lower():find("util") then
-        for i = 1, t:nrows() do
-          local v = t:get(i, c)
-          if v and v > 100 then
+        local over = t:col(c):gt(100)
+        if t:col(c):count { where = over } > 0 then
+          for _, i in ipairs(rows_where(t, over)) do
             local label = t:has("name") and t:get(i, "name") or (t:has("device") and t:get(i, "device")) or ("row " .. i)
-            odd(name, tostring(label) .. " " .. c, v)
+            odd(name, tostring(label) .. " " .. c, t:get(i, c))
           end
         end
       end

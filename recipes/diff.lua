@@ -33,66 +33,97 @@ local gpus = require "perflab.gpus"
 
 local function nanil(x) if x == nil or x ~= x then return nil end return x end
 
--- one side: kernel key -> {calls, total, durs = {...} | nil, configs = {cfg -> n}, name}
--- (columns read once as arrays: a Lua table per row costs seconds on a
--- 600 k-launch trace; a missing column reads as nil, as in a row)
+-- one side: kernel key -> {calls, total, durs = {...} | nil, configs = {cfg -> n}}
+-- (per kernel by group_by; only the per-launch durations of each kernel,
+-- for the tests, and its distinct launch configurations come to Lua)
+local CFG_COLS = { "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers",
+  "smem_bytes", "smem_static_bytes", "smem_dynamic_bytes" }
+local function cfg_of(r)
+  local smem = r.smem_bytes or ((r.smem_static_bytes or r.smem_dynamic_bytes)
+    and ((r.smem_static_bytes or 0) + (r.smem_dynamic_bytes or 0))) or nil
+  local function s(v) return tostring(v or "-") end
+  return string.format("grid (%s,%s,%s) block (%s,%s,%s) regs %s smem %s", s(r.grid_x), s(r.grid_y), s(r.grid_z),
+    s(r.block_x), s(r.block_y), s(r.block_z), s(r.registers), smem and tostring(math.floor(smem)) or "-"),
+    { n = 0, block = { r.block_x or 1, r.block_y or 1, r.block_z or 1 }, registers = r.registers, smem = smem }
+end
+
+-- the rows of one run (all rows without a run), with a `key` column: the
+-- key column's value, else the name (worked out per distinct pair)
+local function keyed(tbl, keycol, run)
+  local t = tbl
+  if run ~= nil then
+    if not t:has("run") then return nil end
+    local want = tostring(run)
+    t = t:filter(t:col("run"):map(function(v) return tostring(v) == want end))
+  end
+  local kc = t:has(keycol) and keycol or nil
+  local nc = t:has("name") and "name" or nil
+  if not (kc or nc) or t:nrows() == 0 then return nil end
+  local by
+  if kc and nc and kc ~= nc then
+    by = t:group_by(kc, nc)
+    local keys = {}
+    for g, r in by:agg({ { "n", "count" } }):rows() do keys[g] = { key = r[kc] or r[nc] } end
+    t = t:with("key", by:broadcast(T.from_rows(keys, { "key" })):col("key"))
+  else
+    t = t:with("key", t:col(kc or nc))
+  end
+  t = t:filter(t:col("key"):present())
+  return t:nrows() > 0 and t or nil
+end
+
 local function collect(tbl, keycol, run, side)
   local per, order = {}, {}
-  local n = tbl:nrows()
-  local function col(c) return tbl:has(c) and tbl:col(c):to_lua() or {} end
   local has_launch = tbl:has("duration_ns") and not tbl:has("total_ns")
-  local runs, keys, names = col("run"), col(keycol), col("name")
-  local want_run = run ~= nil and tostring(run) or nil
-  local dur, calls, total = col("duration_ns"), col("calls"), col("total_ns")
-  local mean, sdev = col("mean_ns"), col("stddev_ns")
-  local cfgcols = { "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers" }
-  local cv = {}
-  for i, c in ipairs(cfgcols) do cv[i] = col(c) end
-  local smem_b, smem_s, smem_d = col("smem_bytes"), col("smem_static_bytes"), col("smem_dynamic_bytes")
-  local bx, by, bz, regs = cv[4], cv[5], cv[6], cv[7]
-  for r = 1, n do
-    if want_run == nil or tostring(runs[r]) == want_run then
-      local key = keys[r] or names[r]
-      if key then
-        local e = per[key]
-        if not e then
-          e = { calls = 0, total = 0, durs = has_launch and {} or nil, configs = {}, cfgorder = {}, name = names[r] }
-          per[key] = e
-          order[#order + 1] = key
+  local t = keyed(tbl, keycol, run)
+  if t and has_launch then
+    local dur = t:col("duration_ns")
+    local g, ids = t:group_by("key"):agg { { "calls", "count", where = dur:present() },
+      { "total", "sum", "duration_ns" }, { "rows", "ids" } }
+    for i, r in g:rows() do
+      local durs = t:take(ids.rows[i]):col("duration_ns"):to_lua()
+      local d = {}
+      for j = 1, #ids.rows[i] do if durs[j] then d[#d + 1] = durs[j] end end
+      per[r.key] = { calls = r.calls, total = r.total, durs = d, configs = {}, cfgorder = {} }
+      order[#order + 1] = r.key
+    end
+    -- the distinct launch configurations of each kernel, in order of first launch
+    local cols = { "key" }
+    for _, c in ipairs(CFG_COLS) do if t:has(c) then cols[#cols + 1] = c end end
+    local mask = t:has("block_x") and t:col("block_x"):present() or nil
+    if t:has("registers") then mask = mask and (mask | t:col("registers"):present()) or t:col("registers"):present() end
+    if mask then
+      local c = t:filter(mask)
+      if c:nrows() > 0 then
+        for _, r in c:group_by(cols):agg({ { "n", "count" } }):rows() do
+          local e = per[r.key]
+          local cfg, rec = cfg_of(r)
+          if not e.configs[cfg] then e.configs[cfg] = rec; e.cfgorder[#e.cfgorder + 1] = cfg end
+          e.configs[cfg].n = e.configs[cfg].n + r.n
         end
-        if has_launch then
-          local d = dur[r]
-          if d then
-            e.calls = e.calls + 1
-            e.total = e.total + d
-            e.durs[#e.durs + 1] = d
-          end
-          if bx[r] or regs[r] then
-            local smem = smem_b[r] or ((smem_s[r] or smem_d[r]) and ((smem_s[r] or 0) + (smem_d[r] or 0))) or nil
-            local cfg = string.format("grid (%s,%s,%s) block (%s,%s,%s) regs %s smem %s", tostring(cv[1][r] or "-"),
-              tostring(cv[2][r] or "-"), tostring(cv[3][r] or "-"), tostring(bx[r] or "-"), tostring(by[r] or "-"),
-              tostring(bz[r] or "-"), tostring(regs[r] or "-"), smem and tostring(math.floor(smem)) or "-")
-            local c = e.configs[cfg]
-            if not c then
-              c = { n = 0, block = { bx[r] or 1, by[r] or 1, bz[r] or 1 }, registers = regs[r], smem = smem }
-              e.configs[cfg] = c
-              e.cfgorder[#e.cfgorder + 1] = cfg
-            end
-            c.n = c.n + 1
-          end
-        else
-          e.calls = e.calls + (calls[r] or 0)
-          e.total = e.total + (total[r] or 0)
-          -- summary statistics for Welch's t from (mean, sd, n): rows of one
-          -- key pooled (sum S of the values, sum Q of their squares)
-          local c, m, sd = calls[r], mean[r] or (calls[r] and calls[r] > 0 and total[r] and total[r] / calls[r]), sdev[r]
-          if c and c > 0 and m then
-            e.sn = (e.sn or 0) + c
-            e.S = (e.S or 0) + c * m
-            if sd and e.sd_ok ~= false then e.Q = (e.Q or 0) + (c - 1) * sd * sd + c * m * m; e.sd_ok = true
-            else e.sd_ok = false end
-          end
-        end
+      end
+    end
+  elseif t then
+    local function col(c) return t:has(c) and t:col(c):to_lua() or {} end
+    local keys, calls, total, mean, sdev = col("key"), col("calls"), col("total_ns"), col("mean_ns"), col("stddev_ns")
+    for r = 1, t:nrows() do   -- a summary: a row per kernel (or a few)
+      local key = keys[r]
+      local e = per[key]
+      if not e then
+        e = { calls = 0, total = 0, configs = {}, cfgorder = {} }
+        per[key] = e
+        order[#order + 1] = key
+      end
+      e.calls = e.calls + (calls[r] or 0)
+      e.total = e.total + (total[r] or 0)
+      -- summary statistics for Welch's t from (mean, sd, n): rows of one
+      -- key pooled (sum S of the values, sum Q of their squares)
+      local c, m, sd = calls[r], mean[r] or (calls[r] and calls[r] > 0 and total[r] and total[r] / calls[r]), sdev[r]
+      if c and c > 0 and m then
+        e.sn = (e.sn or 0) + c
+        e.S = (e.S or 0) + c * m
+        if sd and e.sd_ok ~= false then e.Q = (e.Q or 0) + (c - 1) * sd * sd + c * m * m; e.sd_ok = true
+        else e.sd_ok = false end
       end
     end
   end

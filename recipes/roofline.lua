@@ -147,24 +147,33 @@ local function op_work(o)
   return false
 end
 
--- Kineto: cpu op (by external id) -> flops, bytes, precision, how.  Each
--- distinct (name, shapes, types, flops) is worked out once: a trace repeats
--- a few hundred op signatures millions of times.  The records are shared
--- between ops: read them, do not change them.
+-- Kineto: cpu op (by external id) -> flops, bytes, precision, how.  The
+-- ops are grouped by (name, shapes, types, flops) and each group's work is
+-- worked out once: a trace repeats a few hundred op signatures millions of
+-- times.  Where ops share an external id, the last one with work counts.
+-- The records are shared between ops: read them, do not change them.
 local function kineto_op_work(p)
   local ops = p.tables.cpu_ops
   if not ops then return nil end
-  local ext, name, dims, types, fl = arrays(ops, { "external_id", "name", "input_dims", "input_types", "flops" })
-  local work_of = gpu.memoize(op_work)
-  local by, skipped = {}, 0
-  for i = 1, ops:nrows() do
-    local e = ext[i]
-    if e then
-      local w = work_of({ name = name[i], input_dims = dims[i], input_types = types[i], flops = fl[i] },
-        name[i], dims[i], types[i], fl[i])
-      if w then by[e] = w elseif GEMM_OPS[name[i]] then skipped = skipped + 1 end
-    end
+  if not ops:has("external_id") or not ops:has("name") then return {}, 0 end
+  local keys = {}
+  for _, c in ipairs { "name", "input_dims", "input_types", "flops" } do
+    if ops:has(c) then keys[#keys + 1] = c end
   end
+  ops = ops:filter(ops:col("external_id"):present())
+  local by_sig = ops:group_by(keys)
+  local work, has_work, gemm_miss, gi = {}, {}, {}, {}
+  for g, r in by_sig:agg({ { "n", "count" } }):rows() do
+    local w = op_work(r)
+    work[g], has_work[g], gemm_miss[g] = w, w and true or false, (not w and GEMM_OPS[r.name]) and true or false
+    gi[g] = { g = g }
+  end
+  if #gi == 0 then return {}, 0 end
+  local sig = by_sig:broadcast(T.from_rows(gi, { "g" })):col("g")
+  local skipped = sig:count { where = sig:map(gemm_miss) }
+  local with = ops:with("g", sig):filter(sig:map(has_work))
+  local by = {}
+  for _, r in with:group_by("external_id"):agg({ { "g", "last", "g" } }):rows() do by[r.external_id] = work[r.g] end
   return by, skipped
 end
 
@@ -187,22 +196,53 @@ local function read_work_csv(path)
   return by
 end
 
+-- ncu metrics (a long table: kernel_id, metric, value, base_unit) per
+-- kernel, pivoted wide (one row per kernel, one column per metric; a
+-- kernel's first value of each): {has = {[kernel_id] = true}, get =
+-- function(kernel_id, name)} for the metrics above, where "NAME@byte/s" is
+-- a metric in byte/s ("Memory Throughput" is a percentage in SOL and DRAM
+-- byte/s in Memory Workload Analysis); nil without a metrics table
+local NCU_READ = { "dram__bytes.sum", "dram__bytes_read.sum", "dram__bytes_write.sum" }
+for _, f in ipairs(NCU_FLOPS) do for j = 2, 4 do NCU_READ[#NCU_READ + 1] = f[j] end end
+for _, n in ipairs(NCU_DRAM_RATE) do NCU_READ[#NCU_READ + 1] = n end
+local function ncu_metrics(p)
+  local t = p.tables.metrics
+  if not (t and t:has("kernel_id") and t:has("value") and t:has("metric")) then return nil end
+  t = t:filter(t:col("kernel_id"):present() & t:col("value"):present())
+  local has, cols, bases = {}, {}, {}
+  for _, id in ipairs(t:unique("kernel_id")) do has[id] = true end
+  for _, name in ipairs(NCU_READ) do bases[#bases + 1] = (name:gsub("@byte/s$", "")) end
+  t = t:filter(t:col("metric"):isin(bases))   -- only the metrics read: a narrow pivot
+  local parts = { { t, "" } }
+  if t:has("base_unit") then
+    local rate = t:col("base_unit"):eq("byte/s")
+    parts = { { t:filter(~rate), "" }, { t:filter(rate), "@byte/s" } }
+  end
+  for _, part in ipairs(parts) do
+    local pt, suffix = part[1], part[2]
+    if pt:nrows() > 0 then
+      local w = pt:pivot { index = "kernel_id", columns = "metric", values = "value" }
+      local row = {}
+      for j, id in ipairs(w:col("kernel_id"):to_lua()) do row[id] = j end
+      for _, name in ipairs(NCU_READ) do
+        local base = suffix == "" and not name:find("@", 1, true) and name
+          or (suffix ~= "" and name:sub(-#suffix) == suffix and name:sub(1, -#suffix - 1))
+        if base and w:has(base) then cols[name] = { row = row, v = w:col(base):to_lua() } end
+      end
+    end
+  end
+  return { has = has, get = function(id, name)
+    local c = cols[name]
+    local j = c and c.row[id]
+    return j and c.v[j]
+  end }
+end
+
 -- per-row work for a kernels table: returns function(i, r) -> flops, bytes, precision, how
 local function work_source(p, opts)
   local csv = (opts.work and opts.work ~= "") and read_work_csv(opts.work) or nil
   local kin, skipped = kineto_op_work(p)
-  local mm = {}
-  if p.tables.metrics and p.tables.metrics:has("kernel_id") and p.tables.metrics:has("value") then
-    for _, r in p.tables.metrics:rows() do
-      if r.kernel_id and r.value then
-        mm[r.kernel_id] = mm[r.kernel_id] or {}
-        local name = r.metric
-        -- "Memory Throughput" is a percentage in SOL and DRAM byte/s in Memory Workload Analysis
-        if r.base_unit == "byte/s" then name = name .. "@byte/s" end
-        if mm[r.kernel_id][name] == nil then mm[r.kernel_id][name] = r.value end
-      end
-    end
-  end
+  local ncu = ncu_metrics(p)
   -- Kineto: each kernel's launching op (perflab.timeline.launch_links: the
   -- trace's ids, else the innermost enclosing op); an op's work is shared
   -- by its kernels in proportion to their durations
@@ -224,23 +264,24 @@ local function work_source(p, opts)
       if w then return w.flops, w.bytes, w.precision, "--set work (per launch)" end
     end
     if r.flops or r.dram_bytes or r.bytes then return r.flops, r.dram_bytes or r.bytes, nil, "the input's columns" end
-    local m = mm[r.id or (i - 1)]
-    if m then
+    local kid = r.id or (i - 1)
+    if ncu and ncu.has[kid] then
+      local function m(name) return ncu.get(kid, name) end
       local flops, prec
       for _, f in ipairs(NCU_FLOPS) do
-        local a, b, c = m[f[2]], m[f[3]], m[f[4]]
+        local a, b, c = m(f[2]), m(f[3]), m(f[4])
         if a and b and c then
           local v = a + b + 2 * c
           if v > 0 then flops = (flops or 0) + v; if not prec or v > (flops - v) then prec = f[1] end end
         end
       end
-      local bytes = m["dram__bytes.sum"]
-      if not bytes and m["dram__bytes_read.sum"] and m["dram__bytes_write.sum"] then
-        bytes = m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
+      local bytes = m("dram__bytes.sum")
+      if not bytes and m("dram__bytes_read.sum") and m("dram__bytes_write.sum") then
+        bytes = m("dram__bytes_read.sum") + m("dram__bytes_write.sum")
       end
       if not bytes and r.duration_ns then
         for _, n in ipairs(NCU_DRAM_RATE) do
-          if m[n] then bytes = m[n] * r.duration_ns * 1e-9; break end
+          if m(n) then bytes = m(n) * r.duration_ns * 1e-9; break end
         end
       end
       if flops or bytes then return flops, bytes, prec, "ncu instruction and DRAM metrics" end

@@ -159,18 +159,14 @@ local function read_kineto(side, p, opts)
       perflab.fail(string.format("%s (%s): suspicion needs cycles with start times (a Kineto trace's ProfilerStep "
         .. "spans or events) or function/metric CSVs; this has tables %s", p.source, p.format, table.concat(p:table_names(), ", ")))
     end
+    -- complete spans named WANT or WANT#N (the name test once per distinct name)
     local ev = p:table("events")
     local want = opts.cycle == "ProfilerStep" and "ProfilerStep" or opts.cycle
-    local names, ph, ts, dur, cat = ev:col("name"):to_lua(), ev:col("ph"):to_lua(), ev:col("ts_ns"):to_lua(),
-      ev:col("dur_ns"):to_lua(), ev:col("cat"):to_lua()
-    local n = 0
-    for i = 1, ev:nrows() do
-      local nm = names[i]
-      if nm and ph[i] == "X" and dur[i] and dur[i] > 0 and cat[i] ~= "gpu_user_annotation"
-        and (nm == want or nm:sub(1, #want + 1) == want .. "#") then
-        n = n + 1
-        cyc[#cyc + 1] = { run = run, id = tonumber(nm:match("#(%d+)$")) or n, start = ts[i], dur = dur[i], fn = {} }
-      end
+    local named = ev:col("name"):map(function(nm) return nm == want or nm:sub(1, #want + 1) == want .. "#" end)
+    local spans = ev:filter(named & ev:col("ph"):eq("X") & ev:col("dur_ns"):gt(0)
+      & ~ev:col("cat"):eq("gpu_user_annotation"))
+    for n, r in spans:rows() do
+      cyc[#cyc + 1] = { run = run, id = tonumber(r.name:match("#(%d+)$")) or n, start = r.ts_ns, dur = r.dur_ns, fn = {} }
     end
   end
   if #cyc == 0 then
@@ -185,36 +181,40 @@ local function read_kineto(side, p, opts)
   local series = {}
   if p:has("counters") then
     local ct = p:table("counters")
-    local nm, se, ts, du, va, pid = ct:col("name"):to_lua(), ct:col("series"):to_lua(), ct:col("ts_ns"):to_lua(),
-      ct:col("dur_ns"):to_lua(), ct:col("value"):to_lua(), ct:col("pid"):to_lua()
-    for i = 1, ct:nrows() do
-      if nm[i] and va[i] and ts[i] then
-        local dev = counter_device(se[i], pid[i])
-        -- {"name": M, "args": {"GPU 0": v}} -> metric M; a CUPTI range
-        -- (name = kernel, arg = metric) -> the arg; else NAME.ARG
-        local metric = nm[i]
-        local s_ = se[i]
-        if s_ and s_ ~= "" and s_ ~= nm[i] and s_ ~= "Host" and s_ ~= "CPU" and s_ ~= "cpu"
-          and not counter_device(s_, nil):match("^GPU") then
-          metric = (du[i] and du[i] > 0) and s_ or (nm[i] .. "." .. s_)
+    ct = ct:filter(ct:col("name"):present() & ct:col("value"):present() & ct:col("ts_ns"):present())
+    ct = ct:with("_ranged", ct:col("dur_ns"):gt(0))
+    -- device and metric once per distinct (name, series, pid, ranged):
+    -- {"name": M, "args": {"GPU 0": v}} -> metric M; a CUPTI range
+    -- (name = kernel, arg = metric) -> the arg; else NAME.ARG
+    local by = ct:group_by("name", "series", "pid", "_ranged")
+    local keys, dm = {}, {}
+    for g, r in by:agg({ { "n", "count" } }):rows() do
+      local dev, metric, s_ = counter_device(r.series, r.pid), r.name, r.series
+      if s_ and s_ ~= "" and s_ ~= r.name and s_ ~= "Host" and s_ ~= "CPU" and s_ ~= "cpu"
+        and not counter_device(s_, nil):match("^GPU") then
+        metric = r._ranged and s_ or (r.name .. "." .. s_)
+      end
+      keys[g] = { _series = dev .. "\0" .. metric }
+      dm[keys[g]._series] = { dev, metric }
+    end
+    if #keys > 0 then
+      ct = ct:with("_series", by:broadcast(T.from_rows(keys, { "_series" })):col("_series"))
+      -- each series in time order (stable: equal times keep input order)
+      local g, ids = ct:group_by("_series"):agg { { "rows", "ids" }, { "ranged", "count", where = ct:col("_ranged") } }
+      for i, r in g:rows() do
+        local dev, metric = dm[r._series][1], dm[r._series][2]
+        local sub = ct:take(ids.rows[i])
+        sub = sub:take(sub:order("ts_ns"))
+        local s = { ts = sub:col("ts_ns"):to_lua(), v = sub:col("value"):to_lua() }
+        if r.ranged > 0 then
+          local du = sub:col("dur_ns"):to_lua()
+          s.e = {}
+          for k = 1, #s.ts do s.e[k] = (du[k] and du[k] > 0) and s.ts[k] + du[k] or s.ts[k] end
         end
         series[dev] = series[dev] or {}
-        local s = series[dev][metric]
-        if not s then s = new_series(); series[dev][metric] = s end
-        s.ts[#s.ts + 1] = ts[i]
-        s.v[#s.v + 1] = va[i]
-        if du[i] and du[i] > 0 then
-          s.e = s.e or {}
-          s.e[#s.ts] = ts[i] + du[i]
-        end
+        series[dev][metric] = s
         side.metrics[dev] = side.metrics[dev] or {}
         side.metrics[dev][metric] = true
-      end
-    end
-    for _, ms in pairs(series) do
-      for _, s in pairs(ms) do
-        if s.e then for k = 1, #s.ts do s.e[k] = s.e[k] or s.ts[k] end end
-        sort_series(s)
       end
     end
   end

@@ -445,31 +445,6 @@ end
 -- helpers shared by the kernel recipes (occupancy, roofline, launch)
 ---------------------------------------------------------------------------
 
---- memoize(f) -> g, where g(args, k1, k2, ...) returns f(args) computed once
--- per distinct (k1, k2, ...): the values f reads from args.  For pure
--- calculators (occupancy, Kineto's estimate, an op's FLOPs from its shapes):
--- a trace repeats a few hundred launch shapes over hundreds of thousands of
--- launches.  Keys are the values
--- themselves in a tree of tables (exact; nil and NaN have their own keys).
--- The result is shared between calls: read it, do not change it.
-function M.memoize(f)
-  local cache, NONE, NAN = {}, {}, {}
-  return function(args, ...)
-    local node, n = cache, select("#", ...)
-    for j = 1, n do
-      local v = select(j, ...)
-      if v == nil then v = NONE elseif v ~= v then v = NAN end
-      local nx = node[v]
-      if nx == nil then
-        if j == n then nx = f(args) else nx = {} end
-        node[v] = nx
-      end
-      node = nx
-    end
-    return node
-  end
-end
-
 --- product of x/y/z columns of a row, or the scalar column
 function M.dim(r, scalar, prefix)
   if r[scalar] then return r[scalar] end

@@ -247,29 +247,6 @@ function TestWorkedExamples:test_impossible_launches()
   lu.assertNotNil(r.invalid)
 end
 
--- gpu.memoize: one call per distinct key tuple, the same result as a
--- direct call; nil and NaN keys are their own; 8 and 8.0 are one key (Lua
--- table keys), which the calculator treats alike
-TestMemoize = {}
-
-function TestMemoize:test_calls_once_per_key()
-  local G = gpu
-  local calls = 0
-  local f = G.memoize(function(args) calls = calls + 1; return { v = args.x } end)
-  lu.assertEquals(f({ x = 1 }, 1, nil, 2).v, 1)
-  lu.assertEquals(f({ x = 9 }, 1, nil, 2).v, 1)       -- same keys: the first result
-  lu.assertEquals(calls, 1)
-  lu.assertEquals(f({ x = 3 }, 1, 0 / 0, 2).v, 3)     -- NaN is not nil
-  lu.assertEquals(f({ x = 4 }, 1, nil, 2.5).v, 4)
-  lu.assertEquals(f({ x = 5 }, 1, nil, 2.0).v, 1)     -- 2.0 and 2: one key
-  lu.assertEquals(calls, 3)
-  local occ = G.memoize(G.occupancy)
-  local args = { cc = 8.0, block_size = 256, registers = 40, smem_static = 12288 }
-  local a = occ(args, 8.0, 256, 40, 12288)
-  lu.assertEquals(a.theoretical_occupancy_pct, G.occupancy(args).theoretical_occupancy_pct)
-  lu.assertIs(occ(args, 8.0, 256, 40, 12288), a)
-end
-
 TestWhatIf = {}
 
 function TestWhatIf:test_registers_step()
