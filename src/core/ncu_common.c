@@ -4,6 +4,7 @@
 ** docs/formats-ncu.md).
 */
 #include "ncu_common.h"
+#include "schema.h"
 #include "names.h"
 #include "scan.h"
 #include "units.h"
@@ -187,19 +188,19 @@ void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   pl_buf_init(&b->tmp);
   pl_table *k = b->k = pl_table_new("kernels");
   b->k_id = pl_table_add_doc_col(k, "id", PL_INT, "launch number, 0-based, in file order");
-  b->k_name = pl_table_add_doc_col(k, "name", PL_STR, "kernel name as printed");
-  b->k_short = pl_table_add_doc_col(k, "short_name", PL_STR, "name without return type, namespaces, template and argument lists");
-  b->k_gx = pl_table_add_doc_col(k, "grid_x", PL_INT, "grid dimension x, blocks (from the kernel line; else Grid Size with y = z = 1)");
-  b->k_gy = pl_table_add_doc_col(k, "grid_y", PL_INT, "grid dimension y, blocks");
-  b->k_gz = pl_table_add_doc_col(k, "grid_z", PL_INT, "grid dimension z, blocks");
-  b->k_bx = pl_table_add_doc_col(k, "block_x", PL_INT, "block dimension x, threads (from the kernel line; else Block Size with y = z = 1)");
-  b->k_by = pl_table_add_doc_col(k, "block_y", PL_INT, "block dimension y, threads");
-  b->k_bz = pl_table_add_doc_col(k, "block_z", PL_INT, "block dimension z, threads");
+  b->k_name = pl_std_col(k, "name", "kernel name as printed");
+  b->k_short = pl_std_col(k, "short_name", "name without return type, namespaces, template and argument lists");
+  b->k_gx = pl_std_col(k, "grid_x", "grid dimension x, blocks (from the kernel line; else Grid Size with y = z = 1)");
+  b->k_gy = pl_std_col(k, "grid_y", "grid dimension y, blocks");
+  b->k_gz = pl_std_col(k, "grid_z", "grid dimension z, blocks");
+  b->k_bx = pl_std_col(k, "block_x", "block dimension x, threads (from the kernel line; else Block Size with y = z = 1)");
+  b->k_by = pl_std_col(k, "block_y", "block dimension y, threads");
+  b->k_bz = pl_std_col(k, "block_z", "block dimension z, threads");
   b->k_grid = -1; b->k_block = -1;
-  b->k_dev = pl_table_add_doc_col(k, "device", PL_INT, "CUDA device ordinal");
+  b->k_dev = pl_std_col(k, "device", "CUDA device ordinal");
   b->k_cc = pl_table_add_doc_col(k, "cc", PL_STR, "compute capability, e.g. \"8.6\"");
-  b->k_ctx = pl_table_add_doc_col(k, "context", PL_INT, "CUDA context number");
-  b->k_stream = pl_table_add_doc_col(k, "stream", PL_INT, "CUDA stream number");
+  b->k_ctx = pl_std_col(k, "context", "CUDA context number");
+  b->k_stream = pl_std_col(k, "stream", "CUDA stream number");
   /* every canonical column, in table order, so the schema is the same for every file */
   for (size_t i = 0; i < NCANON; i++) {
     if (canon[i].doc == NULL || pl_table_col(k, canon[i].col) >= 0) continue;
@@ -209,32 +210,32 @@ void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   b->k_block = pl_table_col(k, "block_size");
   b->k_ts = pl_table_add_doc_col(k, "timestamp", PL_STR, "launch time as printed by older ncu versions (kernel line or Kernel Time column)");
   b->k_proc = pl_table_add_doc_col(k, "process", PL_STR, "profiled process name");
-  b->k_pid = pl_table_add_doc_col(k, "pid", PL_INT, "profiled process id");
+  b->k_pid = pl_std_col(k, "pid", "profiled process id");
   b->k_range = pl_table_add_doc_col(k, "nvtx_range", PL_STR, "NVTX range named on the '==PROF==   N: RANGE' line (2019-2020 layout)");
   b->k_nsec = pl_table_add_doc_col(k, "sections", PL_INT, "number of sections printed for the launch");
-  b->k_line = pl_table_add_doc_col(k, "line", PL_INT, "input line where the launch starts");
+  b->k_line = pl_std_col(k, "line", "input line where the launch starts");
   b->k_ncu_id = pl_table_add_doc_col(k, "ncu_id", PL_INT, "ncu's own launch ID (CSV ID column)");
   b->k_nmiss = pl_table_add_doc_col(k, "missing_values", PL_INT, "values ncu could not collect, printed as '(!) nan' or '(!) n/a' (missing in value)");
   b->k_err = pl_table_add_doc_col(k, "launch_error", PL_STR, "ncu's ==ERROR== message for the launch (e.g. LaunchFailed), when it printed one");
 
   pl_table *m = b->m = pl_table_new("metrics");
-  b->m_kid = pl_table_add_doc_col(m, "kernel_id", PL_INT, "kernels.id of the launch");
+  b->m_kid = pl_std_col(m, "kernel_id", "kernels.id of the launch");
   b->m_sec = pl_table_add_doc_col(m, "section", PL_STR, "section name as printed (missing on the raw page)");
-  b->m_metric = pl_table_add_doc_col(m, "metric", PL_STR, "metric name as printed");
-  b->m_unit = pl_table_add_doc_col(m, "unit", PL_STR, "unit as printed");
+  b->m_metric = pl_std_col(m, "metric", "metric name as printed");
+  b->m_unit = pl_std_col(m, "unit", "unit as printed");
   b->m_base = pl_table_add_doc_col(m, "base_unit", PL_STR, "unit of value: ns, byte, byte/block, byte/s, Hz, pct, or the printed unit");
-  b->m_value = pl_table_add_doc_col(m, "value", PL_NUM, "value in base_unit (missing when the value is text)");
-  b->m_raw = pl_table_add_doc_col(m, "raw", PL_STR, "value text as printed where it is not a number (missing for numbers, which are in value; every value's text with the raw_text load option)");
+  b->m_value = pl_std_col(m, "value", "value in base_unit (missing when the value is text)");
+  b->m_raw = pl_std_col(m, "raw", "value text as printed where it is not a number (missing for numbers, which are in value; every value's text with the raw_text load option)");
 
   pl_table *r = b->r = pl_table_new("rules");
-  b->r_kid = pl_table_add_doc_col(r, "kernel_id", PL_INT, "kernels.id of the launch");
-  b->r_sec = pl_table_add_doc_col(r, "section", PL_STR, "section (text) or rule section identifier (CSV) the rule belongs to");
-  b->r_name = pl_table_add_doc_col(r, "rule", PL_STR, "rule identifier (CSV Rule Name; missing in text)");
-  b->r_sev = pl_table_add_doc_col(r, "severity", PL_STR, "WRN, INF, OPT or ERR");
-  b->r_msg = pl_table_add_doc_col(r, "message", PL_STR, "message text, continuation lines joined, wrapped URLs re-joined");
-  b->r_est = pl_table_add_doc_col(r, "est_speedup_pct", PL_NUM, "estimated global speedup, percent (Est. Speedup / Estimated Speedup)");
+  b->r_kid = pl_std_col(r, "kernel_id", "kernels.id of the launch");
+  b->r_sec = pl_std_col(r, "section", "section (text) or rule section identifier (CSV) the rule belongs to");
+  b->r_name = pl_std_col(r, "rule", "rule identifier (CSV Rule Name; missing in text)");
+  b->r_sev = pl_std_col(r, "severity", "WRN, INF, OPT or ERR");
+  b->r_msg = pl_std_col(r, "message", "message text, continuation lines joined, wrapped URLs re-joined");
+  b->r_est = pl_std_col(r, "est_speedup_pct", "estimated global speedup, percent (Est. Speedup / Estimated Speedup)");
   b->r_estl = pl_table_add_doc_col(r, "est_local_speedup_pct", PL_NUM, "estimated local speedup, percent (Est. Local Speedup)");
-  b->r_line = pl_table_add_doc_col(r, "line", PL_INT, "input line of the rule");
+  b->r_line = pl_std_col(r, "line", "input line of the rule");
 
   pl_table *po = b->po = pl_table_new("program_output");
   b->po_line = pl_table_add_doc_col(po, "line", PL_INT, "input line");

@@ -50,6 +50,13 @@ int pl_schema_find(const char *table, const char *name, pl_std_column *out);
 ** the schema has no such column (a programming error: the caller names
 ** standard columns only). */
 int pl_std_col(pl_table *t, const char *name, const char *doc);
+/* A declarative column list: the schema gives the type of a standard
+** column (the `type` here is for the format's own columns), `doc` the
+** format's description (NULL: the schema's). */
+typedef struct pl_coldef { const char *name; pl_type type; const char *doc; } pl_coldef;
+/* Adds defs[0..n) to t: standard columns by pl_std_col, the others by
+** pl_table_add_doc_col; cols[i] (cols may be NULL) gets each index. */
+void pl_add_cols(pl_table *t, const pl_coldef *defs, size_t n, int *cols);
 /* A new table of standard name `name`, or NULL when the parse options do not
 ** want it (pl_want_table). */
 pl_table *pl_std_table_new(const pl_parse_opts *o, const char *name);
