@@ -82,24 +82,15 @@ typedef struct sumtab {
 
 static void sum_init(sumtab *s, const char *name) {
   pl_table *t = s->t = pl_table_new(name);
-  s->type = pl_table_add_col(t, "type", PL_STR);
-  s->name = pl_table_add_col(t, "name", PL_STR);
-  s->calls = pl_table_add_col(t, "calls", PL_INT);
-  s->total = pl_table_add_col(t, "total_ns", PL_NUM);
-  s->mean = pl_table_add_col(t, "mean_ns", PL_NUM);
-  s->min = pl_table_add_col(t, "min_ns", PL_NUM);
-  s->max = pl_table_add_col(t, "max_ns", PL_NUM);
-  s->share = pl_table_add_col(t, "share_pct", PL_NUM);
-  s->line = pl_table_add_col(t, "line", PL_INT);
-  pl_table_set_doc(t, s->type, "nvprof group: GPU activities or API calls");
-  pl_table_set_doc(t, s->name, "kernel, memory operation or API function");
-  pl_table_set_doc(t, s->calls, "calls");
-  pl_table_set_doc(t, s->total, "total time, ns");
-  pl_table_set_doc(t, s->mean, "mean time per call, ns");
-  pl_table_set_doc(t, s->min, "shortest call, ns");
-  pl_table_set_doc(t, s->max, "longest call, ns");
-  pl_table_set_doc(t, s->share, "share of the group's time, percent 0-100");
-  pl_table_set_doc(t, s->line, "line number in the input");
+  s->type = pl_table_add_doc_col(t, "type", PL_STR, "nvprof group: GPU activities or API calls");
+  s->name = pl_table_add_doc_col(t, "name", PL_STR, "kernel, memory operation or API function");
+  s->calls = pl_table_add_doc_col(t, "calls", PL_INT, "calls");
+  s->total = pl_table_add_doc_col(t, "total_ns", PL_NUM, "total time, ns");
+  s->mean = pl_table_add_doc_col(t, "mean_ns", PL_NUM, "mean time per call, ns");
+  s->min = pl_table_add_doc_col(t, "min_ns", PL_NUM, "shortest call, ns");
+  s->max = pl_table_add_doc_col(t, "max_ns", PL_NUM, "longest call, ns");
+  s->share = pl_table_add_doc_col(t, "share_pct", PL_NUM, "share of the group's time, percent 0-100");
+  s->line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
 }
 
 typedef struct tracetab {

@@ -44,8 +44,7 @@ static pl_table *mk(tbctx *c, const char *name) {
   pl_table *t = pl_table_new(name);
   pl_pool_release(t->pool);
   t->pool = c->pool; pl_pool_retain(c->pool);
-  int col = pl_table_add_col(t, "run", PL_INT);
-  pl_table_set_doc(t, col, "run number (1, 2, ...): runs are the overview-led groups of views in file order");
+  pl_table_add_doc_col(t, "run", PL_INT, "run number (1, 2, ...): runs are the overview-led groups of views in file order");
   return t;
 }
 

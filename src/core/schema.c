@@ -118,7 +118,7 @@ static const struct { const char *table, *name, *why; } loose[] = {
   { "kernels", "smem_static_bytes", "a number in ncu and nvprof, an integer in Kineto, nsys and rocprof" },
   { "kernels", "smem_dynamic_bytes", "a number in ncu and nvprof, an integer in Kineto and nsys" },
   { "kernel_summary", "calls", "a number in comparison reports, an integer elsewhere" },
-  { "kernel_summary", "min_ns", "an integer in rocprof's stats, a number elsewhere (also max_ns)" },
+  { "kernel_summary", "min_ns", "an integer where computed from an int64 timeline (rocprof, nvprof traces), a number where the tool printed it (also max_ns)" },
   { "kernel_summary", "device", "a device name in comparison reports" },
   { "runtime", "pid", "text in Kineto (as the trace writes it), an integer in nsys (also tid)" },
   { "devices", "clock_hz", "an integer in nsys, a number in rocprof" },
