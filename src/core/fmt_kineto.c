@@ -218,13 +218,7 @@ static inline uint32_t intern_w(kctx *k, const sv *s) {
 typedef pl_coldef coldef;
 
 static void make_table(kctx *k, tcols *tc, const char *name, const coldef *defs, size_t n) {
-  tc->t = NULL;
-  if (!pl_want_table(k->o, name)) return;
-  pl_table *t = pl_table_new(name);
-  pl_pool_release(t->pool);
-  t->pool = k->pool; pl_pool_retain(k->pool);
-  pl_add_cols(t, defs, n, tc->c);        /* standard columns typed by the schema */
-  tc->t = t;
+  tc->t = pl_table_declare(k->o, name, k->pool, defs, n, tc->c);   /* standard columns typed by the schema */
 }
 
 static const coldef EV_COLS[] = {

@@ -296,12 +296,7 @@ static size_t strip_version(const char *s, size_t n) {
 typedef pl_coldef coldef;
 
 static pl_table *make_table(nx *x, const char *name, const coldef *defs, size_t n) {
-  if (!pl_want_table(x->o, name)) return NULL;
-  pl_table *t = pl_table_new(name);
-  pl_pool_release(t->pool);
-  t->pool = x->pool; pl_pool_retain(x->pool);
-  pl_add_cols(t, defs, n, NULL);          /* standard columns typed by the schema */
-  return t;
+  return pl_table_declare(x->o, name, x->pool, defs, n, NULL);   /* standard columns typed by the schema */
 }
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -15,6 +15,7 @@
 ** a few tens of KB); a malformed line is FILE:LINE:COLUMN.
 */
 #include "format.h"
+#include "schema.h"
 #include "units.h"
 #include "json.h"
 #include "names.h"
@@ -40,12 +41,8 @@ typedef struct tbctx {
 } tbctx;
 
 static pl_table *mk(tbctx *c, const char *name) {
-  if (!pl_want_table(c->o, name)) return NULL;
-  pl_table *t = pl_table_new(name);
-  pl_pool_release(t->pool);
-  t->pool = c->pool; pl_pool_retain(c->pool);
-  pl_table_add_doc_col(t, "run", PL_INT, "run number (1, 2, ...): runs are the overview-led groups of views in file order");
-  return t;
+  static const pl_coldef run = { "run", PL_INT, "run number (1, 2, ...): runs are the overview-led groups of views in file order" };
+  return pl_table_declare(c->o, name, c->pool, &run, 1, NULL);
 }
 
 /* microseconds (number node) -> ns, exact from the decimal text */

@@ -177,8 +177,17 @@ void pl_add_cols(pl_table *t, const pl_coldef *defs, size_t n, int *cols) {
   }
 }
 
-pl_table *pl_std_table_new(const pl_parse_opts *o, const char *name) {
-  return pl_want_table(o, name) ? pl_table_new(name) : NULL;
+pl_table *pl_table_declare(const pl_parse_opts *o, const char *name, pl_pool *pool,
+                           const pl_coldef *defs, size_t n, int *cols) {
+  if (!pl_want_table(o, name)) return NULL;
+  pl_table *t = pl_table_new(name);
+  if (pool) {
+    pl_pool_release(t->pool);
+    t->pool = pool;
+    pl_pool_retain(pool);
+  }
+  pl_add_cols(t, defs, n, cols);
+  return t;
 }
 
 void pl_schema_markdown(pl_buf *out) {

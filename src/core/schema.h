@@ -57,9 +57,12 @@ typedef struct pl_coldef { const char *name; pl_type type; const char *doc; } pl
 /* Adds defs[0..n) to t: standard columns by pl_std_col, the others by
 ** pl_table_add_doc_col; cols[i] (cols may be NULL) gets each index. */
 void pl_add_cols(pl_table *t, const pl_coldef *defs, size_t n, int *cols);
-/* A new table of standard name `name`, or NULL when the parse options do not
-** want it (pl_want_table). */
-pl_table *pl_std_table_new(const pl_parse_opts *o, const char *name);
+/* A new table `name` holding columns defs[0..n) (pl_add_cols; cols may be
+** NULL), sharing string pool `pool` when not NULL; NULL when the parse
+** options do not want the table (pl_want_table): a parser builds no column
+** of a table nobody reads. */
+pl_table *pl_table_declare(const pl_parse_opts *o, const char *name, pl_pool *pool,
+                           const pl_coldef *defs, size_t n, int *cols);
 
 /* docs/tables.md: the schema as Markdown, appended to out. */
 void pl_schema_markdown(pl_buf *out);

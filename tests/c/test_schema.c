@@ -5,7 +5,8 @@
 **      and example file that loads, each standard column present has the
 **      schema's type (kernels.duration_ns may be a number where the table has
 **      no start_ns: ncu and kernel tables measure durations off a timeline);
-**   3. pl_std_col gives the schema's type and doc, and -1 off the schema. */
+**   3. pl_std_col and pl_table_declare give the schema's type and doc, and
+**      pl_std_col -1 off the schema. */
 #define _XOPEN_SOURCE 700
 #include "tcheck.h"
 #include "format.h"
@@ -114,6 +115,26 @@ int main(int argc, char **argv) {
   pl_table *x = pl_table_new("not_standard");
   TC_EQ_INT(pl_std_col(x, "start_ns", NULL), -1);
   pl_table_free(x);
+  /* pl_table_declare: the schema types a standard column whatever the list
+  ** says; a format's own column keeps its type; an unwanted table is NULL */
+  static const char *const only_k[] = { "kernels", NULL };
+  pl_parse_opts o = { 0 };
+  o.tables = only_k;
+  static const pl_coldef defs[] = {
+    { "start_ns", PL_NUM, "start" }, { "device", PL_STR, NULL }, { "my_metric", PL_NUM, "mine" },
+  };
+  int cols[3];
+  pl_pool *pool = pl_pool_new();
+  pl_table *d = pl_table_declare(&o, "kernels", pool, defs, 3, cols);
+  TC_CHECK(d && d->pool == pool && d->ncols == 3);
+  if (d) {
+    TC_CHECK(d->cols[cols[0]]->type == PL_INT && strcmp(d->cols[cols[0]]->doc, "start") == 0);
+    TC_CHECK(d->cols[cols[1]]->type == PL_INT && strstr(d->cols[cols[1]]->doc, "index") != NULL);
+    TC_CHECK(d->cols[cols[2]]->type == PL_NUM && strcmp(d->cols[cols[2]]->name, "my_metric") == 0);
+  }
+  pl_table_free(d);
+  TC_CHECK(pl_table_declare(&o, "memcpy", pool, defs, 3, cols) == NULL);
+  pl_pool_release(pool);
   TC_CHECK(pl_schema_find("memcpy", "duration_ns", &sc) && sc.type == PL_INT);
   TC_CHECK(pl_schema_find("kernels", "device", &sc) && sc.type == PL_INT);
 
