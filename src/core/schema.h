@@ -6,7 +6,7 @@
 ** every format that provides it; that is what lets a recipe run on any input
 ** that has the tables it needs.  This file is the one place those columns
 ** are declared: parsers create them with pl_std_col (type and doc from here),
-** docs/tables.md is printed from here (pl_schema_markdown, `perflab tables`),
+** docs/tables.md is printed from here (pl_schema_markdown; `build/test_schema print`),
 ** and tests/c/test_schema.c checks every format's output against it.
 **
 ** A format may add columns of its own beside the standard ones (tool
