@@ -14,6 +14,7 @@
 ** memcpy, memset, steps, counters, memory, devices.
 */
 #include "format.h"
+#include "schema.h"
 #include "json.h"
 #include "names.h"
 #include "scan.h"
@@ -214,19 +215,10 @@ static inline uint32_t intern_w(kctx *k, const sv *s) {
 }
 
 /* ---- table set-up ------------------------------------------------------- */
-typedef struct coldef { const char *name; pl_type type; const char *doc; } coldef;
+typedef pl_coldef coldef;
 
 static void make_table(kctx *k, tcols *tc, const char *name, const coldef *defs, size_t n) {
-  tc->t = NULL;
-  if (!pl_want_table(k->o, name)) return;
-  pl_table *t = pl_table_new(name);
-  pl_pool_release(t->pool);
-  t->pool = k->pool; pl_pool_retain(k->pool);
-  for (size_t i = 0; i < n; i++) {
-    tc->c[i] = pl_table_add_col(t, defs[i].name, defs[i].type);
-    pl_table_set_doc(t, tc->c[i], defs[i].doc);
-  }
-  tc->t = t;
+  tc->t = pl_table_declare(k->o, name, k->pool, defs, n, tc->c);   /* standard columns typed by the schema */
 }
 
 static const coldef EV_COLS[] = {

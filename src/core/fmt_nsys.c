@@ -244,12 +244,6 @@ static const char *col_doc(const char *name) {
   return "as printed by nsys (text)";
 }
 
-/* Adds a documented column; a name the report's own header already took
-** with another type gets "_2", "_3", ... (pl_table_add_col_unique). */
-static int add_doc_col(pl_table *t, const char *name, pl_type ty) {
-  return pl_table_add_doc_col(t, name, ty, col_doc(name));
-}
-
 /* Decides the table name (announced or inferred) and creates columns. */
 static void report_begin(nsys_state *st, report *r, size_t first_name_row_hint) {
   (void)first_name_row_hint;
@@ -277,22 +271,22 @@ static void report_begin(nsys_state *st, report *r, size_t first_name_row_hint) 
         for (int d = 0; d < 3; d++) snprintf(nm[d], sizeof nm[d], "%s_%c", base, "xyz"[d]);
         if (pl_table_col(r->t, nm[0]) < 0 && pl_table_col(r->t, nm[1]) < 0 && pl_table_col(r->t, nm[2]) < 0) break;
       }
-      c->col = add_doc_col(r->t, nm[0], PL_INT);
-      c->col2 = add_doc_col(r->t, nm[1], PL_INT);
-      c->col3 = add_doc_col(r->t, nm[2], PL_INT);
+      c->col = pl_table_add_doc_col(r->t, nm[0], PL_INT, col_doc(nm[0]));
+      c->col2 = pl_table_add_doc_col(r->t, nm[1], PL_INT, col_doc(nm[1]));
+      c->col3 = pl_table_add_doc_col(r->t, nm[2], PL_INT, col_doc(nm[2]));
     } else {
-      c->col = add_doc_col(r->t, c->name, c->kind == C_NUM ? PL_NUM : c->kind == C_INT ? PL_INT : PL_STR);
+      c->col = pl_table_add_doc_col(r->t, c->name, c->kind == C_NUM ? PL_NUM : c->kind == C_INT ? PL_INT : PL_STR, col_doc(c->name));
       /* the same name again: keep the later ones apart (_2, _3, ...) */
       for (int k = 2; c->col < 0; k++) {
         char nm[80]; snprintf(nm, sizeof nm, "%s_%d", c->name, k);
-        c->col = add_doc_col(r->t, nm, c->kind == C_NUM ? PL_NUM : c->kind == C_INT ? PL_INT : PL_STR);
+        c->col = pl_table_add_doc_col(r->t, nm, c->kind == C_NUM ? PL_NUM : c->kind == C_INT ? PL_INT : PL_STR, col_doc(nm));
       }
     }
     if (c->factor != 1 && strstr(c->name, "_bytes")) { r->has_size_unit = 1; }
   }
   r->c_unit = -1;
   if (r->has_size_unit) {
-    r->c_unit = add_doc_col(r->t, "size_unit", PL_STR);
+    r->c_unit = pl_table_add_doc_col(r->t, "size_unit", PL_STR, col_doc("size_unit"));
     for (size_t i = 0; i < r->n; i++)
       if (strstr(r->cs[i].name, "_bytes")) {
         const char *lp = strchr(r->cs[i].label, '(');
@@ -302,7 +296,7 @@ static void report_begin(nsys_state *st, report *r, size_t first_name_row_hint) 
         break;
       }
   }
-  r->c_line = add_doc_col(r->t, "line", PL_INT);
+  r->c_line = pl_table_add_doc_col(r->t, "line", PL_INT, col_doc("line"));
   st->title_unit[0] = '\0';
   st->pending[0] = '\0';
 }
@@ -486,7 +480,7 @@ static void report_finish(nsys_state *st, report *r) {
     pl_table *k = pl_table_copy(t);
     pl_table_set_name(k, "kernel_summary");
     int cn = pl_table_col(k, "name");
-    add_doc_col(k, "short_name", PL_STR);
+    pl_table_add_doc_col(k, "short_name", PL_STR, col_doc("short_name"));
     if (cn >= 0) pl_fill_short_names(k, cn);
     pl_profile_add_table(st->p, k);
   }

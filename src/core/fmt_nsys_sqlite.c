@@ -26,6 +26,7 @@
 ** the runtime call with the same (pid, correlation).
 */
 #include "format.h"
+#include "schema.h"
 #include "names.h"
 #include "scan.h"
 
@@ -292,18 +293,10 @@ static size_t strip_version(const char *s, size_t n) {
 }
 
 /* ---- tables ------------------------------------------------------------- */
-typedef struct coldef { const char *name; pl_type type; const char *doc; } coldef;
+typedef pl_coldef coldef;
 
 static pl_table *make_table(nx *x, const char *name, const coldef *defs, size_t n) {
-  if (!pl_want_table(x->o, name)) return NULL;
-  pl_table *t = pl_table_new(name);
-  pl_pool_release(t->pool);
-  t->pool = x->pool; pl_pool_retain(x->pool);
-  for (size_t i = 0; i < n; i++) {
-    int c = pl_table_add_col(t, defs[i].name, defs[i].type);
-    pl_table_set_doc(t, c, defs[i].doc);
-  }
-  return t;
+  return pl_table_declare(x->o, name, x->pool, defs, n, NULL);   /* standard columns typed by the schema */
 }
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -25,6 +25,7 @@
 ** metrics.
 */
 #include "format.h"
+#include "schema.h"
 #include "units.h"
 #include "csvread.h"
 #include "kernsum.h"
@@ -81,66 +82,60 @@ typedef struct sumtab {
 
 static void sum_init(sumtab *s, const char *name) {
   pl_table *t = s->t = pl_table_new(name);
-  s->type = pl_table_add_col(t, "type", PL_STR);
-  s->name = pl_table_add_col(t, "name", PL_STR);
-  s->calls = pl_table_add_col(t, "calls", PL_INT);
-  s->total = pl_table_add_col(t, "total_ns", PL_NUM);
-  s->mean = pl_table_add_col(t, "mean_ns", PL_NUM);
-  s->min = pl_table_add_col(t, "min_ns", PL_NUM);
-  s->max = pl_table_add_col(t, "max_ns", PL_NUM);
-  s->share = pl_table_add_col(t, "share_pct", PL_NUM);
-  s->line = pl_table_add_col(t, "line", PL_INT);
-  pl_table_set_doc(t, s->type, "nvprof group: GPU activities or API calls");
-  pl_table_set_doc(t, s->name, "kernel, memory operation or API function");
-  pl_table_set_doc(t, s->calls, "calls");
-  pl_table_set_doc(t, s->total, "total time, ns");
-  pl_table_set_doc(t, s->mean, "mean time per call, ns");
-  pl_table_set_doc(t, s->min, "shortest call, ns");
-  pl_table_set_doc(t, s->max, "longest call, ns");
-  pl_table_set_doc(t, s->share, "share of the group's time, percent 0-100");
-  pl_table_set_doc(t, s->line, "line number in the input");
+  s->type = pl_table_add_doc_col(t, "type", PL_STR, "nvprof group: GPU activities or API calls");
+  s->name = pl_table_add_doc_col(t, "name", PL_STR, "kernel, memory operation or API function");
+  s->calls = pl_table_add_doc_col(t, "calls", PL_INT, "calls");
+  s->total = pl_table_add_doc_col(t, "total_ns", PL_NUM, "total time, ns");
+  s->mean = pl_table_add_doc_col(t, "mean_ns", PL_NUM, "mean time per call, ns");
+  s->min = pl_table_add_doc_col(t, "min_ns", PL_NUM, "shortest call, ns");
+  s->max = pl_table_add_doc_col(t, "max_ns", PL_NUM, "longest call, ns");
+  s->share = pl_table_add_doc_col(t, "share_pct", PL_NUM, "share of the group's time, percent 0-100");
+  s->line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
 }
 
 typedef struct tracetab {
   pl_table *k, *m, *u;       /* kernels, memcpy, unified_memory_events */
-  int k_name, k_start, k_dur, k_g[3], k_b[3], k_regs, k_ss, k_ds, k_dev, k_ctx, k_str, k_id, k_line;
-  int m_name, m_start, m_dur, m_size, m_thr, m_src, m_dst, m_dev, m_ctx, m_str, m_line;
-  int u_name, u_start, u_dur, u_dev, u_val, u_addr, u_line;
+  int k_name, k_start, k_dur, k_g[3], k_b[3], k_regs, k_ss, k_ds, k_dev, k_devn, k_ctx, k_str, k_id, k_line;
+  int m_name, m_start, m_dur, m_size, m_thr, m_src, m_dst, m_dev, m_devn, m_ctx, m_str, m_line;
+  int u_name, u_start, u_dur, u_dev, u_devn, u_val, u_addr, u_line;
 } tracetab;
 
 static void trace_init(tracetab *x) {
   pl_table *t = x->k = pl_table_new("kernels");
-  x->k_name = pl_table_add_doc_col(t, "name", PL_STR, "kernel name (launch id suffix removed)");
-  x->k_start = pl_table_add_doc_col(t, "start_ns", PL_NUM, "start time from the start of profiling, ns");
-  x->k_dur = pl_table_add_doc_col(t, "duration_ns", PL_NUM, "duration, ns");
+  x->k_name = pl_std_col(t, "name", "kernel name (launch id suffix removed)");
+  x->k_start = pl_std_col(t, "start_ns", NULL);
+  x->k_dur = pl_std_col(t, "duration_ns", NULL);
   static const char *gn[3] = { "grid_x", "grid_y", "grid_z" }, *bn[3] = { "block_x", "block_y", "block_z" };
-  for (int d = 0; d < 3; d++) x->k_g[d] = pl_table_add_doc_col(t, gn[d], PL_INT, "grid size (blocks)");
-  for (int d = 0; d < 3; d++) x->k_b[d] = pl_table_add_doc_col(t, bn[d], PL_INT, "block size (threads)");
+  for (int d = 0; d < 3; d++) x->k_g[d] = pl_std_col(t, gn[d], NULL);
+  for (int d = 0; d < 3; d++) x->k_b[d] = pl_std_col(t, bn[d], NULL);
   x->k_regs = pl_table_add_doc_col(t, "registers", PL_INT, "registers per thread");
   x->k_ss = pl_table_add_doc_col(t, "smem_static_bytes", PL_NUM, "static shared memory per block, bytes");
   x->k_ds = pl_table_add_doc_col(t, "smem_dynamic_bytes", PL_NUM, "dynamic shared memory per block, bytes");
-  x->k_dev = pl_table_add_doc_col(t, "device", PL_STR, "device name");
-  x->k_ctx = pl_table_add_doc_col(t, "context", PL_INT, "CUDA context");
-  x->k_str = pl_table_add_doc_col(t, "stream", PL_INT, "CUDA stream");
+  x->k_dev = pl_std_col(t, "device", NULL);
+  x->k_devn = pl_std_col(t, "device_name", NULL);
+  x->k_ctx = pl_std_col(t, "context", NULL);
+  x->k_str = pl_std_col(t, "stream", NULL);
   x->k_id = pl_table_add_doc_col(t, "launch_id", PL_INT, "the [N] nvprof appends to kernel names");
   x->k_line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
   t = x->m = pl_table_new("memcpy");
-  x->m_name = pl_table_add_doc_col(t, "name", PL_STR, "operation, e.g. [CUDA memcpy HtoD]");
-  x->m_start = pl_table_add_doc_col(t, "start_ns", PL_NUM, "start time, ns");
-  x->m_dur = pl_table_add_doc_col(t, "duration_ns", PL_NUM, "duration, ns");
+  x->m_name = pl_std_col(t, "name", "operation, e.g. [CUDA memcpy HtoD]");
+  x->m_start = pl_std_col(t, "start_ns", NULL);
+  x->m_dur = pl_std_col(t, "duration_ns", NULL);
   x->m_size = pl_table_add_doc_col(t, "size_bytes", PL_NUM, "bytes moved (nvprof KB = 1024 B)");
   x->m_thr = pl_table_add_doc_col(t, "throughput_bytes_per_s", PL_NUM, "bytes per second (nvprof GB/s = 2^30 B/s)");
   x->m_src = pl_table_add_doc_col(t, "src_mem_type", PL_STR, "source memory type");
   x->m_dst = pl_table_add_doc_col(t, "dst_mem_type", PL_STR, "destination memory type");
-  x->m_dev = pl_table_add_doc_col(t, "device", PL_STR, "device name");
-  x->m_ctx = pl_table_add_doc_col(t, "context", PL_INT, "CUDA context");
-  x->m_str = pl_table_add_doc_col(t, "stream", PL_INT, "CUDA stream");
+  x->m_dev = pl_std_col(t, "device", NULL);
+  x->m_devn = pl_std_col(t, "device_name", NULL);
+  x->m_ctx = pl_std_col(t, "context", NULL);
+  x->m_str = pl_std_col(t, "stream", NULL);
   x->m_line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
   t = x->u = pl_table_new("unified_memory_events");
   x->u_name = pl_table_add_doc_col(t, "name", PL_STR, "event, e.g. [Unified Memory GPU page faults]");
-  x->u_start = pl_table_add_doc_col(t, "start_ns", PL_NUM, "start time, ns");
-  x->u_dur = pl_table_add_doc_col(t, "duration_ns", PL_NUM, "duration, ns (missing for CPU faults)");
-  x->u_dev = pl_table_add_doc_col(t, "device", PL_STR, "device name");
+  x->u_start = pl_table_add_doc_col(t, "start_ns", PL_INT, "start time, ns");
+  x->u_dur = pl_table_add_doc_col(t, "duration_ns", PL_INT, "duration, ns (missing for CPU faults)");
+  x->u_dev = pl_table_add_doc_col(t, "device", PL_INT, "device index, in order of first appearance in the file");
+  x->u_devn = pl_table_add_doc_col(t, "device_name", PL_STR, "device name");
   x->u_val = pl_table_add_doc_col(t, "value", PL_STR, "the Unified Memory cell as printed (fault count, bytes, PC)");
   x->u_addr = pl_table_add_doc_col(t, "virtual_address", PL_STR, "virtual address");
   x->u_line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
@@ -151,9 +146,10 @@ typedef struct nvstate {
   const pl_parse_opts *o;
   sumtab sum;
   tracetab tr;
-  pl_table *um; int um_dev, um_name, um_count, um_avg, um_min, um_max, um_total, um_time;
-  pl_table *met; int mt_kid, mt_kernel, mt_dev, mt_inv, mt_metric, mt_desc, mt_unit, mt_min, mt_max, mt_avg, mt_total, mt_value, mt_minr, mt_maxr, mt_avgr, mt_raw, mt_line;
+  pl_table *um; int um_dev, um_devn, um_name, um_count, um_avg, um_min, um_max, um_total, um_time;
+  pl_table *met; int mt_kid, mt_kernel, mt_dev, mt_devn, mt_inv, mt_metric, mt_desc, mt_unit, mt_min, mt_max, mt_avg, mt_total, mt_value, mt_minr, mt_maxr, mt_avgr, mt_raw, mt_line;
   char device[256];
+  char **devs; size_t ndevs;   /* device names in order of first appearance: device = index */
   char kernel[4096]; size_t kernel_n; int kernel_id;
   char deftype[32];
   int found;
@@ -170,6 +166,26 @@ enum { NV_TABLES = 6 };
 
 static void nv_tables(nvstate *s, pl_table *out[NV_TABLES]) {
   out[0] = s->sum.t; out[1] = s->tr.k; out[2] = s->tr.m; out[3] = s->tr.u; out[4] = s->um; out[5] = s->met;
+}
+
+/* Puts device name s[0..n) in row-building table t: its index (in order of
+** first appearance in the file) in column dev, the name in column devn. */
+static void put_device(nvstate *st, pl_table *t, int dev, int devn, const char *s, size_t n) {
+  size_t i = 0;
+  while (i < st->ndevs && !(strlen(st->devs[i]) == n && memcmp(st->devs[i], s, n) == 0)) i++;
+  if (i == st->ndevs) {
+    st->devs = pl_xrealloc(st->devs, (st->ndevs + 1) * sizeof *st->devs);
+    st->devs[st->ndevs] = pl_xmalloc(n + 1);
+    memcpy(st->devs[st->ndevs], s, n); st->devs[st->ndevs][n] = '\0';
+    st->ndevs++;
+  }
+  pl_row_put_int(t, dev, (int64_t)i);
+  pl_row_put_str(t, devn, s, n);
+}
+
+static void free_devices(nvstate *st) {
+  for (size_t i = 0; i < st->ndevs; i++) free(st->devs[i]);
+  free(st->devs);
 }
 
 /* Rows read since the current run began. */
@@ -236,7 +252,8 @@ static pl_table *run_first(pl_table *t) {
 
 static void um_init(nvstate *s) {
   pl_table *t = s->um = pl_table_new("unified_memory");
-  s->um_dev = pl_table_add_doc_col(t, "device", PL_STR, "device the block is for");
+  s->um_dev = pl_table_add_doc_col(t, "device", PL_INT, "device index (order of first appearance in the file) the block is for");
+  s->um_devn = pl_table_add_doc_col(t, "device_name", PL_STR, "device name");
   s->um_name = pl_table_add_doc_col(t, "name", PL_STR, "Host To Device, Device To Host, Gpu page fault groups, ...");
   s->um_count = pl_table_add_doc_col(t, "count", PL_INT, "number of events");
   s->um_avg = pl_table_add_doc_col(t, "avg_size_bytes", PL_NUM, "mean size, bytes (KB = 1024 B)");
@@ -250,7 +267,8 @@ static void met_init(nvstate *s) {
   pl_table *t = s->met = pl_table_new("metrics");
   s->mt_kid = pl_table_add_doc_col(t, "kernel_id", PL_INT, "0-based index of the Kernel: block");
   s->mt_kernel = pl_table_add_doc_col(t, "kernel", PL_STR, "kernel name");
-  s->mt_dev = pl_table_add_doc_col(t, "device", PL_STR, "device name");
+  s->mt_dev = pl_table_add_doc_col(t, "device", PL_INT, "device index, in order of first appearance in the file");
+  s->mt_devn = pl_table_add_doc_col(t, "device_name", PL_STR, "device name");
   s->mt_inv = pl_table_add_doc_col(t, "invocations", PL_INT, "kernel invocations measured");
   s->mt_metric = pl_table_add_doc_col(t, "metric", PL_STR, "metric or event name");
   s->mt_desc = pl_table_add_doc_col(t, "description", PL_STR, "metric description");
@@ -445,6 +463,9 @@ static int trace_field(const char *label) {
   return T_OTHER;
 }
 
+/* A time in ns (a double from nv_value) as the int64 of the timelines. */
+static int64_t ns_int(double v) { return isnan(v) ? PL_INT_NA : pl_int_of(round(v)); }
+
 typedef struct tcell { const char *s; size_t n; size_t col; } tcell;
 
 /* One trace row from its cells by field; factors[] default units (CSV units row). */
@@ -497,42 +518,44 @@ static int trace_row(nvstate *st, const tcell *c, const int *field, size_t nc, c
     for (int k = 0; k < 3; k++) iv[(g == 0 ? T_GX : T_BX) + k] = d[k];
   }
 #define STRCELL(f, col) do { const tcell *ce_ = cell[f]; if (ce_ && ce_->n && !is_dash(ce_->s, ce_->n)) pl_row_put_str(t, col, ce_->s, ce_->n); } while (0)
+#define DEVCELL(col, ncol) do { const tcell *ce_ = cell[T_DEV]; if (ce_ && ce_->n && !is_dash(ce_->s, ce_->n)) put_device(st, t, col, ncol, ce_->s, ce_->n); } while (0)
   if (kind == 0) {
     int64_t id = strip_launch_id(nm, &nn);
     pl_row_put_str(t, x->k_name, nm, nn);
-    pl_row_put_num(t, x->k_start, v[T_START]);
-    pl_row_put_num(t, x->k_dur, v[T_DUR]);
+    pl_row_put_int(t, x->k_start, ns_int(v[T_START]));
+    pl_row_put_int(t, x->k_dur, ns_int(v[T_DUR]));
     for (int k = 0; k < 3; k++) { pl_row_put_int(t, x->k_g[k], iv[T_GX + k]); pl_row_put_int(t, x->k_b[k], iv[T_BX + k]); }
     pl_row_put_int(t, x->k_regs, iv[T_REGS]);
     pl_row_put_num(t, x->k_ss, v[T_SS]);
     pl_row_put_num(t, x->k_ds, v[T_DS]);
-    STRCELL(T_DEV, x->k_dev);
+    DEVCELL(x->k_dev, x->k_devn);
     pl_row_put_int(t, x->k_ctx, iv[T_CTX]);
     pl_row_put_int(t, x->k_str, iv[T_STREAM]);
     pl_row_put_int(t, x->k_id, id);
     pl_row_put_int(t, x->k_line, (int64_t)lineno);
   } else if (kind == 1) {
     pl_row_put_str(t, x->m_name, nm, nn);
-    pl_row_put_num(t, x->m_start, v[T_START]);
-    pl_row_put_num(t, x->m_dur, v[T_DUR]);
+    pl_row_put_int(t, x->m_start, ns_int(v[T_START]));
+    pl_row_put_int(t, x->m_dur, ns_int(v[T_DUR]));
     pl_row_put_num(t, x->m_size, v[T_SIZE]);
     pl_row_put_num(t, x->m_thr, v[T_THR]);
     STRCELL(T_SRC, x->m_src);
     STRCELL(T_DST, x->m_dst);
-    STRCELL(T_DEV, x->m_dev);
+    DEVCELL(x->m_dev, x->m_devn);
     pl_row_put_int(t, x->m_ctx, iv[T_CTX]);
     pl_row_put_int(t, x->m_str, iv[T_STREAM]);
     pl_row_put_int(t, x->m_line, (int64_t)lineno);
   } else {
     pl_row_put_str(t, x->u_name, nm, nn);
-    pl_row_put_num(t, x->u_start, v[T_START]);
-    pl_row_put_num(t, x->u_dur, v[T_DUR]);
-    STRCELL(T_DEV, x->u_dev);
+    pl_row_put_int(t, x->u_start, ns_int(v[T_START]));
+    pl_row_put_int(t, x->u_dur, ns_int(v[T_DUR]));
+    DEVCELL(x->u_dev, x->u_devn);
     STRCELL(T_UM, x->u_val);
     STRCELL(T_VA, x->u_addr);
     pl_row_put_int(t, x->u_line, (int64_t)lineno);
   }
 #undef STRCELL
+#undef DEVCELL
   pl_row_end(t);
   return 0;
 }
@@ -559,7 +582,7 @@ static void met_row(nvstate *s, const char *kernel, size_t kn, const char *dev, 
   char unit[16] = "";
   pl_row_put_int(t, s->mt_kid, s->kernel_id);
   if (kn) pl_row_put_str(t, s->mt_kernel, kernel, kn);
-  if (dn) pl_row_put_str(t, s->mt_dev, dev, dn);
+  if (dn) put_device(s, t, s->mt_dev, s->mt_devn, dev, dn);
   pl_row_put_int(t, s->mt_inv, inv);
   pl_row_put_str(t, s->mt_metric, metric, mn);
   if (desc) pl_row_put_str(t, s->mt_desc, desc, dsn);
@@ -893,7 +916,7 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_trim(&nm, &nn);
       if (nn == 0) { pl_err_expected(err, c.lineno, l.n + 1, "a name after the total time", NULL, 0); ROW_FAIL }
       pl_table *u = s->um;
-      if (s->device[0]) pl_row_put_str(u, s->um_dev, s->device, strlen(s->device));
+      if (s->device[0]) put_device(s, u, s->um_dev, s->um_devn, s->device, strlen(s->device));
       pl_row_put_str(u, s->um_name, nm, nn);
       pl_row_put_int(u, s->um_count, pl_int_of(v[0]));
       pl_row_put_num(u, s->um_avg, v[1]);
@@ -971,13 +994,13 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_table *ks = pl_kernel_summary_from(s->tr.k, "kernel_summary");
       if (ks) pl_profile_add_table(p, run_first(ks));
     }
-    size_t len; const char *dv = pl_cell_str(s->tr.k, s->tr.k_dev, 0, &len);
+    size_t len; const char *dv = pl_cell_str(s->tr.k, s->tr.k_devn, 0, &len);
     if (dv && !pl_profile_meta_get(p, "device")) pl_profile_meta_str(p, "device", dv, len);
     for (int r = 0; r < s->run && s->run > 1; r++) {   /* each run's device: its first launch's */
       size_t i = s->snap[(size_t)r * NV_TABLES + 1];
       char key[32];
       snprintf(key, sizeof key, "run%d.device", r + 1);
-      if (i < s->tr.k->nrows && !pl_profile_meta_get(p, key) && (dv = pl_cell_str(s->tr.k, s->tr.k_dev, i, &len)))
+      if (i < s->tr.k->nrows && !pl_profile_meta_get(p, key) && (dv = pl_cell_str(s->tr.k, s->tr.k_devn, i, &len)))
         pl_profile_meta_str(p, key, dv, len);
     }
   }
@@ -991,12 +1014,14 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     else pl_table_free(keep[i]);
   }
   free(s->snap); free(s->runs);
+  free_devices(s);
   free(s);
   return 0;
 fail:
   pl_table_free(s->sum.t); pl_table_free(s->tr.k); pl_table_free(s->tr.m); pl_table_free(s->tr.u);
   pl_table_free(s->um); pl_table_free(s->met);
   free(s->snap); free(s->runs);
+  free_devices(s);
   free(s);
   return rc ? rc : -1;
 }

@@ -151,22 +151,6 @@ static void free_all(ps *st) {
 /* Adds a column; when the name is taken by a column of another type (a
 ** header that spells one of the parser's own column names), the new column
 ** gets a "_2", "_3", ... suffix instead. */
-static int add_col_unique(pl_table *t, const char *name, pl_type ty) {
-  int c = pl_table_add_col(t, name, ty);
-  char alt[128];
-  for (int k = 2; c < 0 && k < 1000; k++) {
-    snprintf(alt, sizeof alt, "%.100s_%d", name, k);
-    c = pl_table_add_col(t, alt, ty);
-  }
-  return c;
-}
-
-static int add_col(pl_table *t, const char *name, pl_type ty, const char *doc) {
-  int c = add_col_unique(t, name, ty);
-  if (c >= 0 && doc) pl_table_set_doc(t, c, doc);
-  return c;
-}
-
 static int time_factor(const char *s, size_t n, double *f) {
   pl_unit u;
   pl_trim(&s, &n);
@@ -194,9 +178,9 @@ static void read_note(ps *st, pl_lines *c, const char *title, size_t titlen) {
   if (pl_want_table(st->o, "notes")) {
     if (!st->notes) {
       st->notes = pl_table_new("notes");
-      add_col(st->notes, "section", PL_STR, "summary the note belongs to");
-      add_col(st->notes, "text", PL_STR, "the note's text, lines joined with newlines");
-      add_col(st->notes, "line", PL_INT, "input line of 'Note:'");
+      pl_table_add_doc_col(st->notes, "section", PL_STR, "summary the note belongs to");
+      pl_table_add_doc_col(st->notes, "text", PL_STR, "the note's text, lines joined with newlines");
+      pl_table_add_doc_col(st->notes, "line", PL_INT, "input line of 'Note:'");
     }
     pl_row_put_str(st->notes, 0, title, titlen);
     if (b.len) pl_row_put_str(st->notes, 1, b.data, b.len);
@@ -254,11 +238,11 @@ static int parse_perf(ps *st, pl_lines *c, const char *title, size_t titlen) {
       nhdr = nc;
       for (int k = 1; k < nc && k < 8; k++) pl_md_snake(cells[k].s, cells[k].n, hdr[k], sizeof hdr[k]);
       if (t) {
-        cm = add_col(t, "metric", PL_STR, "what is measured: reader_cost, batch_cost (times), ips (throughput)");
-        for (int k = 1; k < nc && k < 8; k++) cv[k] = add_col(t, hdr[k], PL_NUM, "value over the steps (avg/max/min as titled), in `unit`");
-        cu = add_col(t, "unit", PL_STR, "unit of the values: ns for *_cost rows, the IPS unit for ips");
-        cr = add_col(t, "raw_unit", PL_STR, "the unit as printed (Time Unit / IPS Unit)");
-        cl = add_col(t, "line", PL_INT, "input line");
+        cm = pl_table_add_doc_col(t, "metric", PL_STR, "what is measured: reader_cost, batch_cost (times), ips (throughput)");
+        for (int k = 1; k < nc && k < 8; k++) cv[k] = pl_table_add_doc_col(t, hdr[k], PL_NUM, "value over the steps (avg/max/min as titled), in `unit`");
+        cu = pl_table_add_doc_col(t, "unit", PL_STR, "unit of the values: ns for *_cost rows, the IPS unit for ips");
+        cr = pl_table_add_doc_col(t, "raw_unit", PL_STR, "the unit as printed (Time Unit / IPS Unit)");
+        cl = pl_table_add_doc_col(t, "line", PL_INT, "input line");
       }
       continue;
     }
@@ -327,14 +311,14 @@ static int setup_columns(ps *st, sect *sc, field *f, int nf, size_t lineno) {
       const char *doc = sc->kind == S_OVERVIEW ? "event type (ProfileStep, Operator, Kernel, ...), without its indentation"
                       : sc->kind == S_DEVICE ? "device as printed: CPU(Process), CPU(System), GPU0, ..."
                       : "name as printed, without its indentation (cut with '...' where the tool shortened it)";
-      r->col[0] = add_col(t, nm, PL_STR, doc);
+      r->col[0] = pl_table_add_doc_col(t, nm, PL_STR, doc);
       if (sc->kind == S_KERNEL)   /* the standard order: name, short_name, calls, ... */
-        sc->c_short = add_col(t, "short_name", PL_STR, "short kernel name (no return type, namespaces, templates, arguments)");
+        sc->c_short = pl_table_add_doc_col(t, "short_name", PL_STR, "short kernel name (no return type, namespaces, templates, arguments)");
       continue;
     }
     if (hn == 5 && memcmp(h, "Calls", 5) == 0) {
       r->role = R_CALLS;
-      if (t) r->col[0] = add_col(t, "calls", PL_INT, "number of calls");
+      if (t) r->col[0] = pl_table_add_doc_col(t, "calls", PL_INT, "number of calls");
       continue;
     }
     if ((pl_starts(h, hn, "CPU Total") || pl_starts(h, hn, "GPU Total")) && pl_find(h, hn, "/")) {
@@ -344,63 +328,63 @@ static int setup_columns(ps *st, sect *sc, field *f, int nf, size_t lineno) {
       char nm[64], doc[160];
       for (int j = 0; j < 5; j++) {
         if (sc->kind == S_KERNEL && gpu) {
-          r->col[j] = add_col(t, comp_names_std[j], PL_NUM, comp_docs_std[j]);
+          r->col[j] = pl_table_add_doc_col(t, comp_names_std[j], PL_NUM, comp_docs_std[j]);
         } else {
           snprintf(nm, sizeof nm, "%s_%s", gpu ? "gpu" : "cpu", comp_suffix[j]);
           snprintf(doc, sizeof doc, "%s %s", gpu ? "GPU (device)" : "CPU (host)",
                    j == 0 ? "total time over all calls, ns" : j == 1 ? "mean time per call, ns" : j == 2 ? "longest call, ns"
                    : j == 3 ? "shortest call, ns" : "ratio as printed (share of the parent or of the total), percent");
-          r->col[j] = add_col(t, nm, PL_NUM, doc);
+          r->col[j] = pl_table_add_doc_col(t, nm, PL_NUM, doc);
         }
       }
       snprintf(nm, sizeof nm, "%s_raw", gpu ? "gpu" : "cpu");
-      r->raw = add_col(t, nm, PL_STR, "the composite 'Total / Avg / Max / Min / Ratio(%)' cell as printed, in the time unit of meta time_unit");
+      r->raw = pl_table_add_doc_col(t, nm, PL_STR, "the composite 'Total / Avg / Max / Min / Ratio(%)' cell as printed, in the time unit of meta time_unit");
       continue;
     }
     if ((hn == 8 && (memcmp(h, "CPU Time", 8) == 0 || memcmp(h, "GPU Time", 8) == 0)) || (hn == 10 && memcmp(h, "Total Time", 10) == 0)) {
       r->role = R_TIME;
-      if (t) r->col[0] = add_col(t, "time_ns", PL_NUM, "time of the events (merged where they overlap), ns");
+      if (t) r->col[0] = pl_table_add_doc_col(t, "time_ns", PL_NUM, "time of the events (merged where they overlap), ns");
       continue;
     }
     if (pl_starts(h, hn, "Ratio")) {
       r->role = R_RATIO;
-      if (t) r->col[0] = add_col(t, "ratio_pct", PL_NUM, "share of the total time, percent");
+      if (t) r->col[0] = pl_table_add_doc_col(t, "ratio_pct", PL_NUM, "share of the total time, percent");
       continue;
     }
     if (pl_starts(h, hn, "Utilization")) {
       r->role = R_UTIL;
-      if (t) r->col[0] = add_col(t, "utilization_pct", PL_NUM, "utilisation, percent (CPU(Process) can exceed 100 with several cores; GPU above 100 means the step timer covers less than the device time)");
+      if (t) r->col[0] = pl_table_add_doc_col(t, "utilization_pct", PL_NUM, "utilisation, percent (CPU(Process) can exceed 100 with several cores; GPU above 100 means the step timer covers less than the device time)");
       continue;
     }
     if (hn == 5 && memcmp(h, "FLOPs", 5) == 0) {
       r->role = R_NUM;
-      if (t) r->col[0] = add_col(t, "flops", PL_NUM, "floating-point operations counted by the profiler");
+      if (t) r->col[0] = pl_table_add_doc_col(t, "flops", PL_NUM, "floating-point operations counted by the profiler");
       continue;
     }
     r->role = R_TEXT;
     if (t) {
       char nm[64];
       if (pl_md_snake(h, hn, nm, sizeof nm) == 0) snprintf(nm, sizeof nm, "col%d", k + 1);
-      r->col[0] = add_col(t, nm, PL_STR, "cell text as printed (column not known to the parser)");
+      r->col[0] = pl_table_add_doc_col(t, nm, PL_STR, "cell text as printed (column not known to the parser)");
     }
   }
   (void)st; (void)lineno;
   if (!t) return 0;
   sc->c_depth = sc->c_parent = sc->c_trunc = sc->c_thread = sc->c_side = sc->c_kind = sc->c_id = -1;
   if (sc->kind == S_DEVICE) {
-    sc->c_kind = add_col(t, "kind", PL_STR, "CPU or GPU (the letters of the name)");
-    sc->c_id = add_col(t, "id", PL_INT, "device index (the digits after GPU), missing for CPU rows");
+    sc->c_kind = pl_table_add_doc_col(t, "kind", PL_STR, "CPU or GPU (the letters of the name)");
+    sc->c_id = pl_table_add_doc_col(t, "id", PL_INT, "device index (the digits after GPU), missing for CPU rows");
   }
-  if (sc->kind == S_OVERVIEW) sc->c_side = add_col(t, "side", PL_STR, "CPU (host half of the table) or GPU (device half)");
+  if (sc->kind == S_OVERVIEW) sc->c_side = pl_table_add_doc_col(t, "side", PL_STR, "CPU (host half of the table) or GPU (device half)");
   if (sc->kind != S_DEVICE && sc->kind != S_KERNEL && sc->kind != S_MEMMANIP) {
-    sc->c_depth = add_col(t, "depth", PL_INT, "tree depth from the indentation (two spaces per level), 0 = top level");
-    sc->c_parent = add_col(t, "parent", PL_INT, "row index (0-based, in this table) of the enclosing row one level up; missing at depth 0");
+    sc->c_depth = pl_table_add_doc_col(t, "depth", PL_INT, "tree depth from the indentation (two spaces per level), 0 = top level");
+    sc->c_parent = pl_table_add_doc_col(t, "parent", PL_INT, "row index (0-based, in this table) of the enclosing row one level up; missing at depth 0");
   }
   if (sc->kind != S_DEVICE && sc->kind != S_OVERVIEW)
-    sc->c_trunc = add_col(t, "truncated", PL_BOOL, "true where the profiler cut the name with '...'");
+    sc->c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, "true where the profiler cut the name with '...'");
   if (sc->kind == S_OPERATOR || sc->kind == S_USERDEF)
-    sc->c_thread = add_col(t, "thread", PL_STR, "thread banner the row is under ('All threads merged' or a thread id)");
-  sc->c_line = add_col(t, "line", PL_INT, "input line of the row");
+    sc->c_thread = pl_table_add_doc_col(t, "thread", PL_STR, "thread banner the row is under ('All threads merged' or a thread id)");
+  sc->c_line = pl_table_add_doc_col(t, "line", PL_INT, "input line of the row");
   return 0;
 }
 

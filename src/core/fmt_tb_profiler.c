@@ -15,6 +15,7 @@
 ** a few tens of KB); a malformed line is FILE:LINE:COLUMN.
 */
 #include "format.h"
+#include "schema.h"
 #include "units.h"
 #include "json.h"
 #include "names.h"
@@ -40,21 +41,8 @@ typedef struct tbctx {
 } tbctx;
 
 static pl_table *mk(tbctx *c, const char *name) {
-  if (!pl_want_table(c->o, name)) return NULL;
-  pl_table *t = pl_table_new(name);
-  pl_pool_release(t->pool);
-  t->pool = c->pool; pl_pool_retain(c->pool);
-  int col = pl_table_add_col(t, "run", PL_INT);
-  pl_table_set_doc(t, col, "run number (1, 2, ...): runs are the overview-led groups of views in file order");
-  return t;
-}
-
-static int col(pl_table *t, const char *name, pl_type type, const char *doc) {
-  int c = pl_table_col(t, name);
-  if (c >= 0) return c;
-  c = pl_table_add_col(t, name, type);
-  if (c >= 0 && doc) pl_table_set_doc(t, c, doc);
-  return c;
+  static const pl_coldef run = { "run", PL_INT, "run number (1, 2, ...): runs are the overview-led groups of views in file order" };
+  return pl_table_declare(c->o, name, c->pool, &run, 1, NULL);
 }
 
 /* microseconds (number node) -> ns, exact from the decimal text */
@@ -112,7 +100,7 @@ static int do_steps(tbctx *c, int steps) {
     return tb_fail(c, steps, "\"steps\" with \"columns\" and \"rows\" arrays");
   pl_table *t = c->steps;
   if (!t) return 0;
-  int cstep = col(t, "step", PL_INT, "profiler step number");
+  int cstep = pl_table_add_doc_col(t, "step", PL_INT, "profiler step number");
   int colmap[64];
   size_t ncols = 0;
   for (int k = d->n[cols].first; k >= 0 && ncols < 64; k = d->n[k].next, ncols++) {
@@ -126,9 +114,9 @@ static int do_steps(tbctx *c, int steps) {
     const char *cn = cat_col(name, n, &c->tmp);
     char doc[160];
     snprintf(doc, sizeof doc, "time in category '%.*s' in this step, ns (plugin's us x 1000)", (int)(n > 60 ? 60 : n), name);
-    colmap[ncols] = col(t, cn, PL_NUM, doc);
+    colmap[ncols] = pl_table_add_doc_col(t, cn, PL_NUM, doc);
   }
-  int ctotal = col(t, "total_ns", PL_NUM, "sum of the step's category times, ns");
+  int ctotal = pl_table_add_doc_col(t, "total_ns", PL_NUM, "sum of the step's category times, ns");
   for (int r = d->n[rows].first; r >= 0; r = d->n[r].next) {
     if (d->n[r].type != PL_JSON_ARR) { if (tb_skip_row(c, r, "a step row (array)")) continue; return -1; }
     pl_row_put_int(t, 0, c->run);
@@ -157,9 +145,9 @@ static int do_performance(tbctx *c, int perf) {
   const pl_jdoc *d = &c->d;
   pl_table *t = c->breakdown;
   if (!t || d->n[perf].type != PL_JSON_ARR) return 0;
-  int cname = col(t, "category", PL_STR, "step-time category ('Average Step Time' is the whole step)");
-  int cval = col(t, "avg_ns", PL_NUM, "average time per step in this category, ns");
-  int cpct = col(t, "pct", PL_NUM, "share of the average step time, percent");
+  int cname = pl_table_add_doc_col(t, "category", PL_STR, "step-time category ('Average Step Time' is the whole step)");
+  int cval = pl_table_add_doc_col(t, "avg_ns", PL_NUM, "average time per step in this category, ns");
+  int cpct = pl_table_add_doc_col(t, "pct", PL_NUM, "share of the average step time, percent");
   for (int top = d->n[perf].first; top >= 0; top = d->n[top].next) {
     for (int pass = 0; pass < 2; pass++) {
       int first = pass == 0 ? top : pl_jdoc_get(d, top, "children");
@@ -233,7 +221,7 @@ static int do_recommendations(tbctx *c, int node) {
   size_t n;
   const char *s = pl_jdoc_str(d, node, &n);
   if (!t || !s) return 0;
-  int ctext = col(t, "text", PL_STR, "the recommendation as plain text (HTML stripped; links as 'text (URL)')");
+  int ctext = pl_table_add_doc_col(t, "text", PL_STR, "the recommendation as plain text (HTML stripped; links as 'text (URL)')");
   /* one row per <li>, or the whole text when there is no list */
   const char *li = pl_find(s, n, "<li>");
   pl_buf item; pl_buf_init(&item);
@@ -260,8 +248,8 @@ static int do_recommendations(tbctx *c, int node) {
 static void do_pairs(tbctx *c, int list, pl_table *t, const char *what) {
   const pl_jdoc *d = &c->d;
   if (!t || list < 0 || d->n[list].type != PL_JSON_ARR) return;
-  int cn = col(t, "name", PL_STR, what);
-  int cv = col(t, "value", PL_STR, "value as printed");
+  int cn = pl_table_add_doc_col(t, "name", PL_STR, what);
+  int cv = pl_table_add_doc_col(t, "value", PL_STR, "value as printed");
   for (int k = d->n[list].first; k >= 0; k = d->n[k].next) {
     size_t tn, vn;
     const char *title = pl_jdoc_str(d, pl_jdoc_get(d, k, "title"), &tn);
@@ -282,11 +270,11 @@ static void do_metrics(tbctx *c, int node, const char *key) {
   pl_table *t = c->devm;
   int cdev = -1, cm = -1, cv = -1, cu = -1, craw = -1;
   if (t) {
-    cdev = col(t, "device", PL_STR, "device the metric belongs to ('GPU 0', 'MLU 0')");
-    cm = col(t, "metric", PL_STR, "metric title as printed (GPU Utilization, Est. SM Efficiency, ...)");
-    cv = col(t, "value", PL_NUM, "value in base units: percent 0-100 for '%', bytes for 'GB' (the plugin's GB are GiB: x 2^30)");
-    cu = col(t, "unit", PL_STR, "unit of value: pct, byte, or empty");
-    craw = col(t, "raw", PL_STR, "the text as printed");
+    cdev = pl_table_add_doc_col(t, "device", PL_STR, "device the metric belongs to ('GPU 0', 'MLU 0')");
+    cm = pl_table_add_doc_col(t, "metric", PL_STR, "metric title as printed (GPU Utilization, Est. SM Efficiency, ...)");
+    cv = pl_table_add_doc_col(t, "value", PL_NUM, "value in base units: percent 0-100 for '%', bytes for 'GB' (the plugin's GB are GiB: x 2^30)");
+    cu = pl_table_add_doc_col(t, "unit", PL_STR, "unit of value: pct, byte, or empty");
+    craw = pl_table_add_doc_col(t, "raw", PL_STR, "the text as printed");
   }
   for (int k = d->n[data].first; k >= 0; k = d->n[k].next) {
     size_t tn, vn;
@@ -346,17 +334,17 @@ static int do_operators(tbctx *c, int data) {
   const pl_jdoc *d = &c->d;
   pl_table *t = c->ops;
   if (!t) return 0;
-  int cname = col(t, "name", PL_STR, "operator name");
+  int cname = pl_table_add_doc_col(t, "name", PL_STR, "operator name");
   int cshape = -1;
-  int ccalls = col(t, "calls", PL_INT, "number of calls");
-  int cds = col(t, "device_self_ns", PL_NUM, "GPU time of kernels launched by the operator itself, ns");
-  int cdt = col(t, "device_total_ns", PL_NUM, "GPU time including child operators, ns");
-  int chs = col(t, "host_self_ns", PL_NUM, "CPU time excluding child operators, ns");
-  int cht = col(t, "host_total_ns", PL_NUM, "CPU time including child operators, ns");
-  int ctce = col(t, "tc_eligible", PL_BOOL, "operator is eligible to use Tensor Cores");
-  int ctcs = col(t, "tc_self_pct", PL_NUM, "self-kernel time using Tensor Cores, percent of self-kernel time (plugin ratio x 100)");
-  int ctct = col(t, "tc_total_pct", PL_NUM, "kernel time using Tensor Cores, percent of all its kernel time (plugin ratio x 100)");
-  int ccs = col(t, "has_call_stack", PL_BOOL, "the plugin holds call stacks for it");
+  int ccalls = pl_table_add_doc_col(t, "calls", PL_INT, "number of calls");
+  int cds = pl_table_add_doc_col(t, "device_self_ns", PL_NUM, "GPU time of kernels launched by the operator itself, ns");
+  int cdt = pl_table_add_doc_col(t, "device_total_ns", PL_NUM, "GPU time including child operators, ns");
+  int chs = pl_table_add_doc_col(t, "host_self_ns", PL_NUM, "CPU time excluding child operators, ns");
+  int cht = pl_table_add_doc_col(t, "host_total_ns", PL_NUM, "CPU time including child operators, ns");
+  int ctce = pl_table_add_doc_col(t, "tc_eligible", PL_BOOL, "operator is eligible to use Tensor Cores");
+  int ctcs = pl_table_add_doc_col(t, "tc_self_pct", PL_NUM, "self-kernel time using Tensor Cores, percent of self-kernel time (plugin ratio x 100)");
+  int ctct = pl_table_add_doc_col(t, "tc_total_pct", PL_NUM, "kernel time using Tensor Cores, percent of all its kernel time (plugin ratio x 100)");
+  int ccs = pl_table_add_doc_col(t, "has_call_stack", PL_BOOL, "the plugin holds call stacks for it");
   for (int r = d->n[data].first; r >= 0; r = d->n[r].next) {
     if (d->n[r].type != PL_JSON_OBJ) { if (tb_skip_row(c, r, "an operator row (object)")) continue; return -1; }
     size_t n;
@@ -366,7 +354,7 @@ static int do_operators(tbctx *c, int data) {
     pl_row_put_str(t, cname, name, n);
     int sh = pl_jdoc_get(d, r, "input_shape");
     if (sh >= 0) {
-      if (cshape < 0) cshape = col(t, "input_shape", PL_STR, "input shapes (operator table grouped by input shape)");
+      if (cshape < 0) cshape = pl_table_add_doc_col(t, "input_shape", PL_STR, "input shapes (operator table grouped by input shape)");
       const char *s = pl_jdoc_str(d, sh, &n);
       if (s) pl_row_put_str(t, cshape, s, n);
     }
@@ -397,15 +385,15 @@ static int do_kernels(tbctx *c, int data) {
   if (cols < 0 || rows < 0 || d->n[cols].type != PL_JSON_ARR || d->n[rows].type != PL_JSON_ARR)
     return tb_fail(c, data, "a kernel table with \"columns\" and \"rows\"");
   if (!t) return 0;
-  int cname = col(t, "name", PL_STR, "kernel name");
-  int cshort = col(t, "short_name", PL_STR, "kernel name without return type, namespaces, templates and arguments");
-  int ctc = col(t, "tensor_cores_used", PL_BOOL, "kernel uses Tensor Cores");
-  int ccalls = col(t, "calls", PL_INT, "launches");
-  int ctot = col(t, "total_ns", PL_NUM, "total duration, ns");
-  int cmean = col(t, "mean_ns", PL_NUM, "mean duration, ns");
-  int cmax = col(t, "max_ns", PL_NUM, "longest launch, ns");
-  int cmin = col(t, "min_ns", PL_NUM, "shortest launch, ns");
-  int cshare = col(t, "share_pct", PL_NUM, "total_ns as percent of all kernels' total in this run");
+  int cname = pl_table_add_doc_col(t, "name", PL_STR, "kernel name");
+  int cshort = pl_table_add_doc_col(t, "short_name", PL_STR, "kernel name without return type, namespaces, templates and arguments");
+  int ctc = pl_table_add_doc_col(t, "tensor_cores_used", PL_BOOL, "kernel uses Tensor Cores");
+  int ccalls = pl_table_add_doc_col(t, "calls", PL_INT, "launches");
+  int ctot = pl_table_add_doc_col(t, "total_ns", PL_NUM, "total duration, ns");
+  int cmean = pl_table_add_doc_col(t, "mean_ns", PL_NUM, "mean duration, ns");
+  int cmax = pl_table_add_doc_col(t, "max_ns", PL_NUM, "longest launch, ns");
+  int cmin = pl_table_add_doc_col(t, "min_ns", PL_NUM, "shortest launch, ns");
+  int cshare = pl_table_add_doc_col(t, "share_pct", PL_NUM, "total_ns as percent of all kernels' total in this run");
   enum { K_SKIP, K_NAME, K_TC, K_CALLS, K_US, K_NUM, K_OP } kind[64];
   int target[64];
   size_t ncols = 0;
@@ -422,9 +410,9 @@ static int do_kernels(tbctx *c, int data) {
     else if (IS("Mean Duration (us)")) { kind[ncols] = K_US; target[ncols] = cmean; }
     else if (IS("Max Duration (us)")) { kind[ncols] = K_US; target[ncols] = cmax; }
     else if (IS("Min Duration (us)")) { kind[ncols] = K_US; target[ncols] = cmin; }
-    else if (IS("Mean Blocks Per SM")) { kind[ncols] = K_NUM; target[ncols] = col(t, "mean_blocks_per_sm", PL_NUM, "duration-weighted mean blocks per SM"); }
-    else if (IS("Mean Est. Achieved Occupancy (%)")) { kind[ncols] = K_NUM; target[ncols] = col(t, "mean_est_achieved_occupancy_pct", PL_NUM, "duration-weighted mean estimated achieved occupancy, percent"); }
-    else if (IS("Operator")) { kind[ncols] = K_OP; target[ncols] = col(t, "operator", PL_STR, "operator that launched it (kernel table grouped by operator)"); }
+    else if (IS("Mean Blocks Per SM")) { kind[ncols] = K_NUM; target[ncols] = pl_table_add_doc_col(t, "mean_blocks_per_sm", PL_NUM, "duration-weighted mean blocks per SM"); }
+    else if (IS("Mean Est. Achieved Occupancy (%)")) { kind[ncols] = K_NUM; target[ncols] = pl_table_add_doc_col(t, "mean_est_achieved_occupancy_pct", PL_NUM, "duration-weighted mean estimated achieved occupancy, percent"); }
+    else if (IS("Operator")) { kind[ncols] = K_OP; target[ncols] = pl_table_add_doc_col(t, "operator", PL_STR, "operator that launched it (kernel table grouped by operator)"); }
     else {
       /* any other column: kept under its snake_case name */
       snake(name, n, &c->tmp);
@@ -434,7 +422,7 @@ static int do_kernels(tbctx *c, int data) {
         int us = n > 5 && memcmp(name + n - 5, " (us)", 5) == 0;
         if (us) { c->tmp.len -= 3; pl_buf_adds(&c->tmp, "_ns"); }
         kind[ncols] = us ? K_US : isnum ? K_NUM : K_OP;
-        target[ncols] = col(t, pl_buf_cstr(&c->tmp), isnum ? PL_NUM : PL_STR, "column of the plugin's kernel table");
+        target[ncols] = pl_table_add_doc_col(t, pl_buf_cstr(&c->tmp), isnum ? PL_NUM : PL_STR, "column of the plugin's kernel table");
       }
     }
 #undef IS

@@ -132,16 +132,6 @@ static void classify(ttcol *tc, const char *h, size_t n) {
 /* Adds a column; when the name is taken by a column of another type (a
 ** header that spells one of the parser's own column names), the new column
 ** gets a "_2", "_3", ... suffix instead. */
-static int add_col_unique(pl_table *t, const char *name, pl_type ty) {
-  int c = pl_table_add_col(t, name, ty);
-  char alt[128];
-  for (int k = 2; c < 0 && k < 1000; k++) {
-    snprintf(alt, sizeof alt, "%.100s_%d", name, k);
-    c = pl_table_add_col(t, alt, ty);
-  }
-  return c;
-}
-
 static const char *kind_doc(const ttcol *tc) {
   switch (tc->kind) {
   case K_TIME: return "time, ns (printed with a unit per cell: us, ms, s)";
@@ -521,12 +511,9 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       if (strcmp(cols[k].name, "source_location") == 0) c_src = cols[k].col;
     }
     if (!have_name) { pl_err_expected(err, hline, 1, "a 'Name' column in the key_averages header", h.s, h.n); TT_FAIL(); }
-    c_trunc = add_col_unique(t, "truncated", PL_BOOL);
-    pl_table_set_doc(t, c_trunc, "true where PyTorch cut the name with '...'");
-    c_tidx = add_col_unique(t, "table_index", PL_INT);
-    pl_table_set_doc(t, c_tidx, "which table of the file (1-based) the row comes from");
-    c_line = add_col_unique(t, "line", PL_INT);
-    pl_table_set_doc(t, c_line, "input line of the row");
+    c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, "true where PyTorch cut the name with '...'");
+    c_tidx = pl_table_add_doc_col(t, "table_index", PL_INT, "which table of the file (1-based) the row comes from");
+    c_line = pl_table_add_doc_col(t, "line", PL_INT, "input line of the row");
     pl_lines_next(&c, &s2);            /* the separator under the header */
     /* a size hint: rows are about as wide as the separator line (at most
     ** 2^19 rows: past that the columns grow as they fill) */

@@ -11,8 +11,7 @@
 void pl_fill_short_names(pl_table *t, int name_col) {
   int cs = pl_table_col(t, "short_name");
   if (cs < 0) {
-    cs = pl_table_add_col(t, "short_name", PL_STR);
-    pl_table_set_doc(t, cs, "kernel name without return type, namespaces, templates, arguments and '.kd' suffixes");
+    cs = pl_table_add_doc_col(t, "short_name", PL_STR, "kernel name without return type, namespaces, templates, arguments and '.kd' suffixes");
   }
   if (cs < 0 || name_col < 0 || t->cols[name_col]->type != PL_STR) return;
   char buf[1024];

@@ -110,16 +110,6 @@ int pl_md_number(const char *s, size_t n, double *out) {
 /* Adds a column; when the name is taken by a column of another type (a
 ** header that spells one of the parser's own column names), the new column
 ** gets a "_2", "_3", ... suffix instead. */
-static int add_col_unique(pl_table *t, const char *name, pl_type ty) {
-  int c = pl_table_add_col(t, name, ty);
-  char alt[128];
-  for (int k = 2; c < 0 && k < 1000; k++) {
-    snprintf(alt, sizeof alt, "%.100s_%d", name, k);
-    c = pl_table_add_col(t, alt, ty);
-  }
-  return c;
-}
-
 static int is_missing(const char *s, size_t n) {
   double v;
   return pl_md_number(s, n, &v) == 1;
@@ -209,19 +199,19 @@ pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const cha
     int kind = spec[k].kind;
     if (kind == PL_MD_AUTO) kind = (isnum[k] && anyval[k]) ? PL_MD_NUM : PL_MD_TEXT;
     spec[k].kind = kind;
-    col[k] = add_col_unique(t, spec[k].name, kind == PL_MD_TEXT ? PL_STR : kind == PL_MD_INT ? PL_INT : PL_NUM);
+    col[k] = pl_table_add_col_unique(t, spec[k].name, kind == PL_MD_TEXT ? PL_STR : kind == PL_MD_INT ? PL_INT : PL_NUM);
     if (spec[k].doc) pl_table_set_doc(t, col[k], spec[k].doc);
     rawcol[k] = -1;
     if (spec[k].keep_raw) {
       char rn[128];
       snprintf(rn, sizeof rn, "%.95s_raw", spec[k].name);
-      rawcol[k] = add_col_unique(t, rn, PL_STR);
+      rawcol[k] = pl_table_add_col_unique(t, rn, PL_STR);
       char doc[160];
       snprintf(doc, sizeof doc, "%.95s as printed, before unit conversion", spec[k].name);
       pl_table_set_doc(t, rawcol[k], doc);
     }
   }
-  int cline = add_col_unique(t, "line", PL_INT);
+  int cline = pl_table_add_col_unique(t, "line", PL_INT);
   pl_table_set_doc(t, cline, "input line of the row");
   /* pass 2: fill */
   size_t nextskip = 0;

@@ -4,6 +4,7 @@
 ** docs/formats-ncu.md).
 */
 #include "ncu_common.h"
+#include "schema.h"
 #include "names.h"
 #include "scan.h"
 #include "units.h"
@@ -172,37 +173,7 @@ static double snap_bytes(double v, double factor, const char *raw, size_t n) {
   return fabs(m - v) < half ? m : v;
 }
 
-/* The common case of ncu_parse_value with thousands separators, before a
-** locale number was seen: "6,180,923", "1,024.5" -- digits, ',' groups of
-** exactly 3 digits, at most one '.' after them.  Returns 1 with *out what
-** ncu_parse_value gives (pl_parse_number_sep's copy without the commas,
-** read by pl_parse_plain), 0 for anything else (call ncu_parse_value). */
-static inline int parse_grouped(const char *s, size_t n, double *out) {
-  char buf[24];
-  size_t k = 0;
-  int dot = 0, commas = 0;
-  if (n >= sizeof buf) return 0;
-  for (size_t i = 0; i < n; i++) {
-    char c = s[i];
-    if (c >= '0' && c <= '9') buf[k++] = c;
-    else if (c == ',') {
-      if (k == 0 || dot || i + 3 >= n) return 0;
-      for (size_t d = 1; d <= 3; d++) if (s[i + d] < '0' || s[i + d] > '9') return 0;
-      if (i + 4 < n && s[i + 4] >= '0' && s[i + 4] <= '9') return 0;
-      commas = 1;
-    } else if (c == '.') { dot = 1; buf[k++] = c; }
-    else return 0;
-  }
-  return commas && pl_parse_plain(buf, k, out);
-}
-
 /* ---- the builder -------------------------------------------------------- */
-
-static int addcol(pl_table *t, const char *name, pl_type type, const char *doc) {
-  int c = pl_table_add_col(t, name, type);
-  if (c >= 0 && doc) pl_table_set_doc(t, c, doc);
-  return c;
-}
 
 void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   memset(b, 0, sizeof *b);
@@ -216,59 +187,59 @@ void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   b->names = pl_pool_new();
   pl_buf_init(&b->tmp);
   pl_table *k = b->k = pl_table_new("kernels");
-  b->k_id = addcol(k, "id", PL_INT, "launch number, 0-based, in file order");
-  b->k_name = addcol(k, "name", PL_STR, "kernel name as printed");
-  b->k_short = addcol(k, "short_name", PL_STR, "name without return type, namespaces, template and argument lists");
-  b->k_gx = addcol(k, "grid_x", PL_INT, "grid dimension x, blocks (from the kernel line; else Grid Size with y = z = 1)");
-  b->k_gy = addcol(k, "grid_y", PL_INT, "grid dimension y, blocks");
-  b->k_gz = addcol(k, "grid_z", PL_INT, "grid dimension z, blocks");
-  b->k_bx = addcol(k, "block_x", PL_INT, "block dimension x, threads (from the kernel line; else Block Size with y = z = 1)");
-  b->k_by = addcol(k, "block_y", PL_INT, "block dimension y, threads");
-  b->k_bz = addcol(k, "block_z", PL_INT, "block dimension z, threads");
+  b->k_id = pl_table_add_doc_col(k, "id", PL_INT, "launch number, 0-based, in file order");
+  b->k_name = pl_std_col(k, "name", "kernel name as printed");
+  b->k_short = pl_std_col(k, "short_name", "name without return type, namespaces, template and argument lists");
+  b->k_gx = pl_std_col(k, "grid_x", "grid dimension x, blocks (from the kernel line; else Grid Size with y = z = 1)");
+  b->k_gy = pl_std_col(k, "grid_y", "grid dimension y, blocks");
+  b->k_gz = pl_std_col(k, "grid_z", "grid dimension z, blocks");
+  b->k_bx = pl_std_col(k, "block_x", "block dimension x, threads (from the kernel line; else Block Size with y = z = 1)");
+  b->k_by = pl_std_col(k, "block_y", "block dimension y, threads");
+  b->k_bz = pl_std_col(k, "block_z", "block dimension z, threads");
   b->k_grid = -1; b->k_block = -1;
-  b->k_dev = addcol(k, "device", PL_INT, "CUDA device ordinal");
-  b->k_cc = addcol(k, "cc", PL_STR, "compute capability, e.g. \"8.6\"");
-  b->k_ctx = addcol(k, "context", PL_INT, "CUDA context number");
-  b->k_stream = addcol(k, "stream", PL_INT, "CUDA stream number");
+  b->k_dev = pl_std_col(k, "device", "CUDA device ordinal");
+  b->k_cc = pl_table_add_doc_col(k, "cc", PL_STR, "compute capability, e.g. \"8.6\"");
+  b->k_ctx = pl_std_col(k, "context", "CUDA context number");
+  b->k_stream = pl_std_col(k, "stream", "CUDA stream number");
   /* every canonical column, in table order, so the schema is the same for every file */
   for (size_t i = 0; i < NCANON; i++) {
     if (canon[i].doc == NULL || pl_table_col(k, canon[i].col) >= 0) continue;
-    addcol(k, canon[i].col, canon[i].numeric ? PL_NUM : PL_STR, canon[i].doc);
+    pl_table_add_doc_col(k, canon[i].col, canon[i].numeric ? PL_NUM : PL_STR, canon[i].doc);
   }
   b->k_grid = pl_table_col(k, "grid_size");
   b->k_block = pl_table_col(k, "block_size");
-  b->k_ts = addcol(k, "timestamp", PL_STR, "launch time as printed by older ncu versions (kernel line or Kernel Time column)");
-  b->k_proc = addcol(k, "process", PL_STR, "profiled process name");
-  b->k_pid = addcol(k, "pid", PL_INT, "profiled process id");
-  b->k_range = addcol(k, "nvtx_range", PL_STR, "NVTX range named on the '==PROF==   N: RANGE' line (2019-2020 layout)");
-  b->k_nsec = addcol(k, "sections", PL_INT, "number of sections printed for the launch");
-  b->k_line = addcol(k, "line", PL_INT, "input line where the launch starts");
-  b->k_ncu_id = addcol(k, "ncu_id", PL_INT, "ncu's own launch ID (CSV ID column)");
-  b->k_nmiss = addcol(k, "missing_values", PL_INT, "values ncu could not collect, printed as '(!) nan' or '(!) n/a' (missing in value)");
-  b->k_err = addcol(k, "launch_error", PL_STR, "ncu's ==ERROR== message for the launch (e.g. LaunchFailed), when it printed one");
+  b->k_ts = pl_table_add_doc_col(k, "timestamp", PL_STR, "launch time as printed by older ncu versions (kernel line or Kernel Time column)");
+  b->k_proc = pl_table_add_doc_col(k, "process", PL_STR, "profiled process name");
+  b->k_pid = pl_std_col(k, "pid", "profiled process id");
+  b->k_range = pl_table_add_doc_col(k, "nvtx_range", PL_STR, "NVTX range named on the '==PROF==   N: RANGE' line (2019-2020 layout)");
+  b->k_nsec = pl_table_add_doc_col(k, "sections", PL_INT, "number of sections printed for the launch");
+  b->k_line = pl_std_col(k, "line", "input line where the launch starts");
+  b->k_ncu_id = pl_table_add_doc_col(k, "ncu_id", PL_INT, "ncu's own launch ID (CSV ID column)");
+  b->k_nmiss = pl_table_add_doc_col(k, "missing_values", PL_INT, "values ncu could not collect, printed as '(!) nan' or '(!) n/a' (missing in value)");
+  b->k_err = pl_table_add_doc_col(k, "launch_error", PL_STR, "ncu's ==ERROR== message for the launch (e.g. LaunchFailed), when it printed one");
 
   pl_table *m = b->m = pl_table_new("metrics");
-  b->m_kid = addcol(m, "kernel_id", PL_INT, "kernels.id of the launch");
-  b->m_sec = addcol(m, "section", PL_STR, "section name as printed (missing on the raw page)");
-  b->m_metric = addcol(m, "metric", PL_STR, "metric name as printed");
-  b->m_unit = addcol(m, "unit", PL_STR, "unit as printed");
-  b->m_base = addcol(m, "base_unit", PL_STR, "unit of value: ns, byte, byte/block, byte/s, Hz, pct, or the printed unit");
-  b->m_value = addcol(m, "value", PL_NUM, "value in base_unit (missing when the value is text)");
-  b->m_raw = addcol(m, "raw", PL_STR, "value text as printed where it is not a number (missing for numbers, which are in value; every value's text with the raw_text load option)");
+  b->m_kid = pl_std_col(m, "kernel_id", "kernels.id of the launch");
+  b->m_sec = pl_table_add_doc_col(m, "section", PL_STR, "section name as printed (missing on the raw page)");
+  b->m_metric = pl_std_col(m, "metric", "metric name as printed");
+  b->m_unit = pl_std_col(m, "unit", "unit as printed");
+  b->m_base = pl_table_add_doc_col(m, "base_unit", PL_STR, "unit of value: ns, byte, byte/block, byte/s, Hz, pct, or the printed unit");
+  b->m_value = pl_std_col(m, "value", "value in base_unit (missing when the value is text)");
+  b->m_raw = pl_std_col(m, "raw", "value text as printed where it is not a number (missing for numbers, which are in value; every value's text with the raw_text load option)");
 
   pl_table *r = b->r = pl_table_new("rules");
-  b->r_kid = addcol(r, "kernel_id", PL_INT, "kernels.id of the launch");
-  b->r_sec = addcol(r, "section", PL_STR, "section (text) or rule section identifier (CSV) the rule belongs to");
-  b->r_name = addcol(r, "rule", PL_STR, "rule identifier (CSV Rule Name; missing in text)");
-  b->r_sev = addcol(r, "severity", PL_STR, "WRN, INF, OPT or ERR");
-  b->r_msg = addcol(r, "message", PL_STR, "message text, continuation lines joined, wrapped URLs re-joined");
-  b->r_est = addcol(r, "est_speedup_pct", PL_NUM, "estimated global speedup, percent (Est. Speedup / Estimated Speedup)");
-  b->r_estl = addcol(r, "est_local_speedup_pct", PL_NUM, "estimated local speedup, percent (Est. Local Speedup)");
-  b->r_line = addcol(r, "line", PL_INT, "input line of the rule");
+  b->r_kid = pl_std_col(r, "kernel_id", "kernels.id of the launch");
+  b->r_sec = pl_std_col(r, "section", "section (text) or rule section identifier (CSV) the rule belongs to");
+  b->r_name = pl_std_col(r, "rule", "rule identifier (CSV Rule Name; missing in text)");
+  b->r_sev = pl_std_col(r, "severity", "WRN, INF, OPT or ERR");
+  b->r_msg = pl_std_col(r, "message", "message text, continuation lines joined, wrapped URLs re-joined");
+  b->r_est = pl_std_col(r, "est_speedup_pct", "estimated global speedup, percent (Est. Speedup / Estimated Speedup)");
+  b->r_estl = pl_table_add_doc_col(r, "est_local_speedup_pct", PL_NUM, "estimated local speedup, percent (Est. Local Speedup)");
+  b->r_line = pl_std_col(r, "line", "input line of the rule");
 
   pl_table *po = b->po = pl_table_new("program_output");
-  b->po_line = addcol(po, "line", PL_INT, "input line");
-  b->po_text = addcol(po, "text", PL_STR, "a line the profiled program printed");
+  b->po_line = pl_table_add_doc_col(po, "line", PL_INT, "input line");
+  b->po_text = pl_table_add_doc_col(po, "text", PL_STR, "a line the profiled program printed");
 }
 
 void ncu_b_free(ncu_builder *b) {
@@ -620,7 +591,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
   const pl_unit u = k->u;
   const char *base = nu ? (known ? u.base : NULL) : "";
   if (nv > 0) {
-    if (pl_parse_plain(val, nv, &v) || (!b->locale && parse_grouped(val, nv, &v)) ||
+    if (pl_parse_plain(val, nv, &v) || (!b->locale && pl_parse_grouped(val, nv, &v)) ||
         ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v = pl_unit_scale(v, u.factor); }
     else v = NAN;
   }
@@ -746,7 +717,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
 int ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, size_t nv) {
   double v;
   if (!k->fast || nv == 0) return 0;
-  if (!(pl_parse_plain(val, nv, &v) || (!b->locale && parse_grouped(val, nv, &v)))) return 0;
+  if (!(pl_parse_plain(val, nv, &v) || (!b->locale && pl_parse_grouped(val, nv, &v)))) return 0;
   v = pl_unit_scale(v, k->u.factor);
   if (b->want_m) {
     pl_table *m = b->m;

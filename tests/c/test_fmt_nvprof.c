@@ -78,7 +78,8 @@ static void summaries(void) {
     r = tl_find(u, "name", "Gpu page fault groups");
     TC_CHECK(isnan(tl_num(u, "avg_size_bytes", r)));
     TC_NEAR(tl_num(u, "count", r), 39, 0);
-    TC_EQ_STR(tl_str(u, "device", r), "Tesla V100-PCIE-32GB (0)");
+    TC_EQ_STR(tl_str(u, "device_name", r), "Tesla V100-PCIE-32GB (0)");
+    TC_NEAR(tl_num(u, "device", r), 0, 0);   /* the file's first (only) device */
     const pl_meta *m = pl_profile_meta_get(p, "um_cpu_page_faults");
     TC_CHECK(m && m->num == 15);
     pl_profile_free(p);
@@ -105,7 +106,10 @@ static void traces(void) {
     TC_NEAR(tl_num(k, "start_ns", 0), 572.86e6, 1e-12);
     TC_NEAR(tl_num(k, "duration_ns", 0), 7648, 1e-12);
     TC_NEAR(tl_num(k, "stream", 0), 7, 0);
-    TC_EQ_STR(tl_str(k, "device", 0), "Tesla V100-SXM2");
+    TC_EQ_STR(tl_str(k, "device_name", 0), "Tesla V100-SXM2");
+    TC_NEAR(tl_num(k, "device", 0), 0, 0);
+    TC_CHECK(k->cols[pl_table_col(k, "start_ns")]->type == PL_INT);     /* int64 ns, as every timeline */
+    TC_CHECK(k->cols[pl_table_col(k, "duration_ns")]->type == PL_INT);
     const pl_table *ks = tl_table(p, "kernel_summary");
     long r = tl_find(ks, "short_name", "Kernel2");
     TC_NEAR(tl_num(ks, "calls", r), 8, 0);
@@ -157,7 +161,8 @@ static void metrics(void) {
   TC_EQ_STR(tl_str(m, "unit", 1), "pct");
   TC_NEAR(tl_num(m, "invocations", 10), 20, 0);
   TC_EQ_STR(tl_str(m, "short_name", 10), "binary_reduce_kernel");
-  TC_EQ_STR(tl_str(m, "device", 0), "GeForce GTX 1070 (0)");
+  TC_EQ_STR(tl_str(m, "device_name", 0), "GeForce GTX 1070 (0)");
+  TC_NEAR(tl_num(m, "device", 0), 0, 0);
   pl_profile_free(p);
 }
 

@@ -108,18 +108,25 @@ end
 
 TestIdle = {}
 
--- An nvprof GPU trace names its device ("GeForce GTX 950 (0)") where Kineto
--- has an index; the findings print it as given.  Spans and busy times by
+-- An nvprof GPU trace names its device ("GeForce GTX 950 (0)"); the reader
+-- gives it index 0 (first appearance) in `device`, as Kineto's index, and
+-- keeps the name in `device_name`.  Spans and busy times by
 -- hand from the CSV's Start (ms) and Duration (us) columns: stream 13 runs
 -- 215.481427 ms .. 215.532884 + 7.744 us = 59201 ns, busy 8256 + 7968 +
 -- 2016 + 7744 = 25984 ns; stream 14 49441 ns, busy 8192 + 7904 + 1696 + 7744.
-function TestIdle:test_nvprof_trace_named_device()
-  local rep = recipes.run("idle-time", { perflab.load(require("tdata").path("corpus/nvprof/cuda_timeline_gtx950_nvprof_gpu_trace.csv")) }, {})
+function TestIdle:test_nvprof_trace_device_index()
+  local p = perflab.load(require("tdata").path("corpus/nvprof/cuda_timeline_gtx950_nvprof_gpu_trace.csv"))
+  local k = p:table("kernels")
+  lu.assertEquals(k:col("device"):type(), "integer")
+  lu.assertEquals(k:col("start_ns"):type(), "integer")
+  lu.assertEquals(k:row(1).device, 0)
+  lu.assertEquals(k:row(1).device_name, "GeForce GTX 950 (0)")
+  local rep = recipes.run("idle-time", { p }, {})
   local m = by_stream(rep.tables.idle)
-  local a, b = m["GeForce GTX 950 (0):13"], m["GeForce GTX 950 (0):14"]
+  local a, b = m["0:13"], m["0:14"]
   lu.assertEquals({ a.ops, a.span_ns, a.busy_ns, a.idle_ns }, { 4, 59201, 25984, 33217 })
   lu.assertEquals({ b.ops, b.span_ns, b.busy_ns, b.idle_ns }, { 4, 49441, 25536, 23905 })
-  lu.assertStrContains(find(rep, "idle-time.other").message, "device GeForce GTX 950 (0) stream 13 is idle 56.1 %")
+  lu.assertStrContains(find(rep, "idle-time.other").message, "device 0 stream 13 is idle 56.1 %")
 end
 
 function TestIdle:test_sampled_rank0_default_threshold()
