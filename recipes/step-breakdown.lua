@@ -67,6 +67,7 @@ local perflab = require "perflab"
 local T = perflab.table
 local units = perflab.units
 local IV = require "perflab.timeline"
+local I = perflab.intervals
 local D = require "perflab.timeline_data"
 local comm = require "perflab.comm"
 local ranks = require "perflab.ranks"
@@ -103,21 +104,19 @@ local function family_use(p)
   local k = p.tables.kernels
   local out = { ns = 0, pct = 0, names = {} }
   if not k or k:nrows() == 0 then return out end
-  local names, du = k:col("name"):to_lua(), k:col("duration_ns"):to_lua()
-  local fam = per_text(tc_family)
-  local all, seen, low = 0, {}, {}
-  for i = 1, k:nrows() do
-    local d = du[i] or 0
-    all = all + d
-    local nm = names[i] or ""
+  local per = k:group_by("name"):agg { { "ns", "sum", "duration_ns" } }   -- names in order of first launch
+  local seen, low = {}, {}
+  for _, r in per:rows() do
+    local nm = r.name or ""
     if nm:sub(1, 5) == "Cijk_" then out.tensile = true end   -- Tensile/hipBLASLt GEMM naming
-    local f = fam[nm]
+    local f = tc_family(nm)
     if f then
-      out.ns = out.ns + d
+      out.ns = out.ns + r.ns
       if not seen[f.family] then seen[f.family] = true; out.names[#out.names + 1] = f.family end
       if f.precision then low[f.precision] = true end
     end
   end
+  local all = k:col("duration_ns"):sum()
   out.pct = all > 0 and 100 * out.ns / all or 0
   out.low = (low.fp8 and low.fp4) and "FP8 and FP4" or low.fp8 and "FP8" or low.fp4 and "FP4" or nil
   return out
@@ -132,85 +131,74 @@ end
 
 -- ---- Kineto: collect the events by role --------------------------------------
 
+local function sorted_keys(set)
+  local l = {}
+  for k in pairs(set) do l[#l + 1] = k end
+  table.sort(l)
+  return l
+end
+
+-- the smallest / largest value of an int64 column where mask holds, exact
+-- (a column's min/max goes through a double, which rounds epoch ns): nil
+-- when no row counts
+local function extreme(col, mask, op)
+  if col:count { where = mask } == 0 then return nil end
+  local base = math.floor(col:min { where = mask })
+  return base + (col - base)[op](col - base, { where = mask })
+end
+
+local function any(mask) return mask:count { where = mask } > 0 end
+
+-- Roles by masks over the events table: the category (lower-cased once per
+-- distinct text), name tests run once per distinct name (c:map, c:match),
+-- one interval set per role from the masked rows.  The device ops, runtime
+-- calls and host ops the later passes need are tables filtered from it.
 local function collect(p)
   local ev = p:table("events")
+  local ts = ev:col("ts_ns")
+  -- a text column that holds no string at all (every value missing) is a
+  -- string column all missing, so comparisons with text give false
   local n = ev:nrows()
-  local name, cat, ph = ev:col("name"):to_lua(), ev:col("cat"):to_lua(), ev:col("ph"):to_lua()
-  local ts, dur = ev:col("ts_ns"):to_lua(), ev:col("dur_ns"):to_lua()
-  local corr, ext = ev:col("correlation"):to_lua(), ev:col("external_id"):to_lua()
-  local tid = ev:col("tid"):to_lua()
-
-  local c = {
-    role = {}, -- key -> {s = {}, e = {}, n = 0}
-    device = {}, -- device ops: {s, e, corr, kind}
-    runtime = {}, -- runtime calls: {s, e, corr}
-    ops = {}, -- host ops: {name, s, e, ext, tid}
-    cpu_min = MAXI, cpu_max = MINI,
-    use_dp = false, use_ddp = false, nccl = false,
+  local function text(c)
+    if c:type() == "string" then return c end
+    return ev:select("ts_ns"):add_column("text", setmetatable({}, { __len = function() return n end }), "string"):col("text")
+  end
+  local name, ph, ext = text(ev:col("name")), text(ev:col("ph")), ev:col("external_id")
+  local e = ev:select("name", "ts_ns", "correlation", "external_id", "tid")
+    :with("end_ns", ts + IV.filled(ev, "dur_ns", 0))
+  local lc = text(text(ev:col("cat")):map(string.lower))
+  local X = ph:eq("X")
+  local V = X & ts:present()
+  local commop = name:isin(sorted_keys(D.comm_ops))
+  -- kernels of communication ops (same external id), or named so (perflab.comm)
+  local comm_ext = ev:filter(X & commop & ext:present()):unique("external_id")
+  local commk = ext:isin(comm_ext) | name:map(comm.is_kernel):eq(true)
+  local kernel, memcpy, memset = V & lc:eq("kernel"), V & lc:isin { "memcpy", "gpu_memcpy" }, V & lc:isin { "memset", "gpu_memset" }
+  local runtime = V & lc:isin(sorted_keys(D.runtime_cats))
+  local cpu = V & lc:isin(sorted_keys(D.cpu_cats))
+  local step = name:match("^ProfilerStep#")            -- steps come from the `steps` table
+  local op = cpu & ~step
+  local dl = name:map(function(k) return matches_any(k, D.dataloader_patterns) end):eq(true)
+  local cpu_comm = op & ~dl & commop
+  local masks = {
+    kernel = kernel & ~commk, communication = (kernel & commk) | cpu_comm, memcpy = memcpy, memset = memset,
+    runtime = runtime, dataloader = op & dl, cpu_exec = op & ~dl & ~commop,
   }
-  for _, k in ipairs(D.categories) do c.role[k.key] = { s = {}, e = {}, n = 0 } end
-  local function add(key, a, b)
-    local r = c.role[key]
-    r.n = r.n + 1; r.s[r.n] = a; r.e[r.n] = b
-  end
-
-  -- external ids of communication ops (pass 1)
-  local comm_ext = {}
-  for i = 1, n do
-    if ph[i] == "X" and D.comm_ops[name[i]] and ext[i] then comm_ext[ext[i]] = true end
-  end
-
-  local lower = per_text(string.lower)
-  local comm_kernel = per_text(comm.is_kernel)
-  local dataloader = per_text(function(k) return matches_any(k, D.dataloader_patterns) end)
-  for i = 1, n do
-    if ph[i] == "X" and ts[i] then
-      local a = ts[i]
-      local b = a + (dur[i] or 0)
-      local lc = lower[cat[i] or ""]
-      local nm = name[i] or ""
-      if lc == "kernel" then
-        local comm = (ext[i] and comm_ext[ext[i]]) or comm_kernel[nm]
-        add(comm and "communication" or "kernel", a, b)
-        c.device[#c.device + 1] = { s = a, e = b, corr = corr[i] }
-      elseif lc == "memcpy" or lc == "gpu_memcpy" then
-        add("memcpy", a, b)
-        c.device[#c.device + 1] = { s = a, e = b, corr = corr[i] }
-      elseif lc == "memset" or lc == "gpu_memset" then
-        add("memset", a, b)
-        c.device[#c.device + 1] = { s = a, e = b, corr = corr[i] }
-      elseif D.runtime_cats[lc] then
-        add("runtime", a, b)
-        c.runtime[#c.runtime + 1] = { s = a, e = b, corr = corr[i] }
-      elseif D.cpu_cats[lc] then
-        if nm:sub(1, 13) == "ProfilerStep#" then
-          -- steps come from the `steps` table
-          if a < c.cpu_min then c.cpu_min = a end
-          if b > c.cpu_max then c.cpu_max = b end
-        else
-          if dataloader[nm] then
-            add("dataloader", a, b)
-          elseif D.comm_ops[nm] then
-            add("communication", a, b)
-            if nm:sub(1, 5) == "nccl:" then c.nccl = true end
-          else
-            add("cpu_exec", a, b)
-          end
-          if nm == "DataParallel.forward" then c.use_dp = true end
-          if nm == "DistributedDataParallel.forward" then c.use_ddp = true end
-          if lc ~= "user_annotation" then
-            if a < c.cpu_min then c.cpu_min = a end
-            if b > c.cpu_max then c.cpu_max = b end
-          end
-          c.ops[#c.ops + 1] = { name = nm, s = a, e = b, ext = ext[i], tid = tid[i] }
-        end
-      end
-    end
-  end
+  local c = {
+    role = {},
+    device = e:filter(kernel | memcpy | memset):select("ts_ns", "end_ns", "correlation"),
+    runtime = e:filter(runtime):select("ts_ns", "end_ns", "correlation"),
+    ops = e:filter(op):select("name", "ts_ns", "end_ns", "external_id", "tid"),
+    nccl = any(cpu_comm & name:match("^nccl:")),
+    use_dp = any(op & name:eq("DataParallel.forward")),
+    use_ddp = any(op & name:eq("DistributedDataParallel.forward")),
+  }
   for _, k in ipairs(D.categories) do
-    local r = c.role[k.key]
-    c.role[k.key] = IV.set(r.s, r.e, r.n)
+    c.role[k.key] = masks[k.key] and I.from_table(e, "ts_ns", "end_ns", { where = masks[k.key] }) or I.empty()
   end
+  local span = cpu & (step | lc:ne("user_annotation"))   -- host ops and steps, not annotations
+  c.cpu_min = extreme(ts, span, "min") or MAXI
+  c.cpu_max = extreme(e:col("end_ns"), span, "max") or MINI
   return c
 end
 
@@ -280,6 +268,8 @@ local function collect_nsys(p, opts, notes)
   local function mine(t, i, pids) return pid == nil or pids == nil or pids[i] == pid end
   local rkey = function(pp, corr) return corr and (tostring(pp) .. ":" .. corr) or nil end
   local lower = per_text(comm.is_kernel)   -- communication kernels (perflab.comm)
+  -- device ops and runtime calls: start, end, "pid:correlation"
+  local dv, rn = { s = {}, e = {}, c = {}, n = 0 }, { s = {}, e = {}, c = {}, n = 0 }
   for _, spec in ipairs({ { "kernels", "kernel" }, { "memcpy", "memcpy" }, { "memset", "memset" } }) do
     local t = p.tables[spec[1]]
     if t and t:nrows() > 0 then
@@ -291,7 +281,7 @@ local function collect_nsys(p, opts, notes)
           local role = spec[2]
           if role == "kernel" and lower[nm[i] or ""] then role = "communication"; c.nccl = true end
           add(role, st[i], en[i])
-          c.device[#c.device + 1] = { s = st[i], e = en[i], corr = rkey(pids and pids[i], co[i]) }
+          dv.n = dv.n + 1; dv.s[dv.n] = st[i]; dv.e[dv.n] = en[i]; dv.c[dv.n] = rkey(pids and pids[i], co[i])
         end
       end
     end
@@ -302,7 +292,7 @@ local function collect_nsys(p, opts, notes)
     for i = 1, rt:nrows() do
       if st[i] and en[i] and mine(rt, i, pids) then
         add("runtime", st[i], en[i])
-        c.runtime[#c.runtime + 1] = { s = st[i], e = en[i], corr = rkey(pids[i], co[i]) }
+        rn.n = rn.n + 1; rn.s[rn.n] = st[i]; rn.e[rn.n] = en[i]; rn.c[rn.n] = rkey(pids[i], co[i])
         if st[i] < c.cpu_min then c.cpu_min = st[i] end
         if en[i] > c.cpu_max then c.cpu_max = en[i] end
       end
@@ -321,6 +311,12 @@ local function collect_nsys(p, opts, notes)
   for _, k in ipairs(D.categories) do
     local r = c.role[k.key]
     c.role[k.key] = IV.set(r.s, r.e, r.n)
+  end
+  for _, x in ipairs({ { "device", dv }, { "runtime", rn } }) do
+    local a = x[2]
+    local len = { __len = function() return a.n end }
+    c[x[1]] = T.from_columns({ ts_ns = setmetatable(a.s, len), end_ns = setmetatable(a.e, len),
+                               correlation = setmetatable(a.c, len) }, { "ts_ns", "end_ns", "correlation" })
   end
   return c
 end
@@ -347,47 +343,40 @@ local function host_steps(p, c)
 end
 
 local function device_bound(steps, c, notes)
-  -- device ops by correlation id
-  local by_corr = {}
-  for i, d in ipairs(c.device) do
-    if d.corr then
-      local l = by_corr[d.corr]
-      if not l then l = {}; by_corr[d.corr] = l end
-      l[#l + 1] = i
-    end
-  end
   -- runtime calls by start, ties in trace order (a stable sort, as the
-  -- plugin's Python sort)
-  local rts, ss = {}, {}
-  for i, r in ipairs(c.runtime) do ss[i] = r.s end
-  for i, j in ipairs(IV.order(#ss, { s = ss }, { "s" })) do rts[i] = c.runtime[j] end
+  -- plugin's Python sort), each with the first start, last end and number
+  -- of the device ops of its correlation id
+  local dev, rt = c.device, c.runtime
+  local per = dev:filter(dev:col("correlation"):present()):group_by("correlation")
+    :agg { { "dmin", "min", "ts_ns" }, { "dmax", "max", "end_ns" }, { "dn", "count" } }
+  rt = rt:take(rt:order("ts_ns")):join(per, { on = "correlation", how = "left" })
+  local rs, re = rt:col("ts_ns"):to_lua(), rt:col("end_ns"):to_lua()
+  local rmin, rmax, rn = rt:col("dmin"):to_lua(), rt:col("dmax"):to_lua(), rt:col("dn"):to_lua()
+  local nrt = rt:nrows()
+  local hit = {}                  -- runtime calls (in rt's order) inside a step that launched device ops
 
   local nsteps = #steps
   local dev_min, dev_max, matched_count = {}, {}, {}
   for i = 1, nsteps do dev_min[i] = MAXI; dev_max[i] = MINI; matched_count[i] = 0 end
-  local matched = {}
   local any_matched = false
   local i_step, i_rt = 1, 1
   local cur_min, cur_max = MAXI, MINI
-  while i_step <= nsteps and i_rt <= #rts do
+  while i_step <= nsteps and i_rt <= nrt do
     local hs, he = steps[i_step].s, steps[i_step].e
-    local rt = rts[i_rt]
-    if rt.s < hs then
+    local a, b = rs[i_rt], re[i_rt]
+    if a < hs then
       i_rt = i_rt + 1
-    elseif rt.e <= he then
-      local l = rt.corr and by_corr[rt.corr]
-      if l then
-        for _, di in ipairs(l) do
-          local d = c.device[di]
-          if d.s < cur_min then cur_min = d.s end
-          if d.e > cur_max then cur_max = d.e end
-          matched[di] = true
-          any_matched = true
-          matched_count[i_step] = matched_count[i_step] + 1
-        end
+    elseif b <= he then
+      local n = rn[i_rt]
+      if n and n > 0 then
+        if rmin[i_rt] < cur_min then cur_min = rmin[i_rt] end
+        if rmax[i_rt] > cur_max then cur_max = rmax[i_rt] end
+        hit[i_rt] = true
+        any_matched = true
+        matched_count[i_step] = matched_count[i_step] + n
       end
       i_rt = i_rt + 1
-    elseif rt.s < he then
+    elseif a < he then
       i_rt = i_rt + 1
     else
       dev_min[i_step], dev_max[i_step] = cur_min, cur_max
@@ -406,9 +395,14 @@ local function device_bound(steps, c, notes)
   end
   local prev_end = steps[1].s
   if dev_min[1] ~= MAXI then
-    for i, d in ipairs(c.device) do
-      if not matched[i] and d.e < dev_min[1] and d.e > prev_end then prev_end = d.e end
-    end
+    -- the last end of the device ops no step launched (their correlation
+    -- is no hit call's) that ended before the first step's first device op
+    local calls = rt:select("correlation"):add_column("hit", setmetatable(hit, { __len = function() return nrt end }), "boolean")
+    local hits = calls:filter(calls:col("hit")):group_by("correlation"):agg { { "calls", "count" } }
+    local d = dev:join(hits, { on = "correlation", how = "left" })
+    local en = d:col("end_ns")
+    local free = ~d:col("calls"):present() & en:lt(dev_min[1]) & en:gt(prev_end)
+    prev_end = extreme(en, free, "max") or prev_end
   end
   for i = 1, nsteps do
     local s = steps[i].s > prev_end and steps[i].s or prev_end
@@ -529,38 +523,29 @@ end
 local function tc_eligible_ratio(p, c)
   local k, rt = p.tables.kernels, p.tables.runtime
   if c.nsys or not k or not rt or k:nrows() == 0 then return nil end   -- nsys: no operators (external ids)
-  -- bottom eligible ops per thread
-  local by_tid = {}
-  for _, o in ipairs(c.ops) do
-    if D.tc_eligible_ops[o.name] then
-      local l = by_tid[o.tid or ""]
-      if not l then l = {}; by_tid[o.tid or ""] = l end
-      l[#l + 1] = o
-    end
+  -- bottom eligible ops: by thread, start, longest first; an op whose next
+  -- op on its thread lies inside it has a child
+  local ops = c.ops
+  local el = ops:filter(ops:col("name"):isin(sorted_keys(D.tc_eligible_ops)))
+  el = el:take(el:order("tid", "ts_ns", "-end_ns"))
+  local m = el:nrows()
+  local bottom = el
+  if m > 1 then
+    local o, nxt = el:slice(1, m - 1), el:slice(2, m)
+    local child = nxt:col("tid"):eq(o:col("tid")) & nxt:col("ts_ns"):ge(o:col("ts_ns")) & nxt:col("end_ns"):le(o:col("end_ns"))
+    bottom = T.concat(o:filter(~child), el:slice(m, m))
   end
-  local bottom_ext = {}
-  for _, l in pairs(by_tid) do
-    table.sort(l, function(x, y) if x.s ~= y.s then return x.s < y.s end return x.e > y.e end)
-    for i, o in ipairs(l) do
-      local nxt = l[i + 1]
-      local has_child = nxt and nxt.s >= o.s and nxt.e <= o.e
-      if not has_child and o.ext then bottom_ext[o.ext] = true end
-    end
-  end
-  local op_ext = {}
-  for _, o in ipairs(c.ops) do if o.ext then op_ext[o.ext] = true end end
-  local rt_ext = {}
-  local rc, re = rt:col("correlation"):to_lua(), rt:col("external_id"):to_lua()
-  for i = 1, rt:nrows() do if rc[i] then rt_ext[rc[i]] = re[i] end end
-  local kc, kd = k:col("correlation"):to_lua(), k:col("duration_ns"):to_lua()
-  local elig, all = 0, 0
-  for i = 1, k:nrows() do
-    local e = kc[i] and rt_ext[kc[i]]
-    if e and op_ext[e] then
-      all = all + (kd[i] or 0)
-      if bottom_ext[e] then elig = elig + (kd[i] or 0) end
-    end
-  end
+  local bottom_ext = bottom:unique("external_id")
+  -- kernel -> its runtime call (correlation; the last such call's External
+  -- id) -> a host op with that External id
+  local rt_ext = rt:filter(rt:col("correlation"):present()):group_by("correlation")
+    :agg { { "ext", "last", "external_id" } }
+  local op_ext = ops:filter(ops:col("external_id"):present()):group_by("external_id"):agg { { "n", "count" } }
+    :rename("external_id", "ext")
+  local kl = k:select("correlation", "duration_ns"):join(rt_ext, { on = "correlation" }):join(op_ext, { on = "ext" })
+  local d = kl:col("duration_ns")
+  local all = d:sum()
+  local elig = d:sum { where = kl:col("ext"):isin(bottom_ext) }
   if all == 0 then return 0, 0, 0 end
   return elig / all, elig, all
 end

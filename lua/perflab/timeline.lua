@@ -126,9 +126,9 @@ local function const(t, v)
   return t:col(t:columns()[1]):present():map(function() return v end)
 end
 
--- column `name` of t with its missing values as v (a constant where t has
--- no such column); a Lua pass only over a column that has holes
-local function filled(t, name, v)
+--- Column `name` of t with its missing values as v (a constant column where
+-- t has no such column); a Lua pass only over a column that has holes.
+function M.filled(t, name, v)
   if not t:has(name) then return const(t, v) end
   local c = t:col(name)
   local n = #c
@@ -144,7 +144,7 @@ local function launches(rt, keys)
   rt = rt:filter(rt:col("correlation"):present())
   local g = rt:group_by(keys):agg { { "rt_start_ns", "first", "start_ns" }, { "rt_dur", "first", "duration_ns" },
                                     { "rt_name", "first", "name" } }
-  return g:with("rt_end_ns", g:col("rt_start_ns") + filled(g, "rt_dur", 0)):drop("rt_dur")
+  return g:with("rt_end_ns", g:col("rt_start_ns") + M.filled(g, "rt_dur", 0)):drop("rt_dur")
 end
 
 function M.device_ops(p, kinds)
@@ -165,9 +165,9 @@ function M.device_ops(p, kinds)
   for i, part in ipairs(parts) do
     local kind, t = part[1], part[2]
     t = t:filter(t:col("start_ns"):present())
-    local s, d = t:col("start_ns"), filled(t, "duration_ns", 0)
+    local s, d = t:col("start_ns"), M.filled(t, "duration_ns", 0)
     local o = t:select("start_ns"):with("end_ns", s + d):with("duration_ns", d):with("name", t:col("name"))
-      :with("kind", const(t, kind)):with("device", filled(t, "device", 0)):with("stream", filled(t, "stream", -1))
+      :with("kind", const(t, kind)):with("device", M.filled(t, "device", 0)):with("stream", M.filled(t, "stream", -1))
     if t:has("correlation") then o:with("correlation", t:col("correlation")) end
     if use_pid then o:with("pid", t:col("pid")) end
     parts[i] = o
