@@ -155,27 +155,29 @@ local function any(mask) return mask:count { where = mask } > 0 end
 -- calls and host ops the later passes need are tables filtered from it.
 local function collect(p)
   local ev = p:table("events")
-  local ts = ev:col("ts_ns")
   -- a text column that holds no string at all (every value missing) is a
   -- string column all missing, so comparisons with text give false
-  local n = ev:nrows()
-  local function text(c)
+  local function text(t, c)
+    c = type(c) == "string" and t:col(c) or c
     if c:type() == "string" then return c end
-    return ev:select("ts_ns"):add_column("text", setmetatable({}, { __len = function() return n end }), "string"):col("text")
+    local n = t:nrows()
+    return t:select("ts_ns"):add_column("text", setmetatable({}, { __len = function() return n end }), "string"):col("text")
   end
-  local name, ph, ext = text(ev:col("name")), text(ev:col("ph")), ev:col("external_id")
-  local e = ev:select("name", "ts_ns", "correlation", "external_id", "tid")
-    :with("end_ns", ts + IV.filled(ev, "dur_ns", 0))
-  local lc = text(text(ev:col("cat")):map(string.lower))
-  local X = ph:eq("X")
-  local V = X & ts:present()
+  local X, ext = text(ev, "ph"):eq("X"), ev:col("external_id")
+  local commop_ev = text(ev, "name"):isin(sorted_keys(D.comm_ops))
+  -- external ids of communication ops: their kernels are communication
+  local comm_ext = ev:filter(X & commop_ev & ext:present()):unique("external_id")
+  -- the complete events with a start; a missing duration is 0
+  local e = ev:select("name", "cat", "ts_ns", "dur_ns", "correlation", "external_id", "tid")
+  e = e:filter((X & ev:col("ts_ns"):present()))
+  e:with("end_ns", e:col("ts_ns") + IV.filled(e, "dur_ns", 0))
+  local name, ts = text(e, "name"), e:col("ts_ns")
+  local lc = text(e, text(e, "cat"):map(string.lower))
   local commop = name:isin(sorted_keys(D.comm_ops))
-  -- kernels of communication ops (same external id), or named so (perflab.comm)
-  local comm_ext = ev:filter(X & commop & ext:present()):unique("external_id")
-  local commk = ext:isin(comm_ext) | name:map(comm.is_kernel):eq(true)
-  local kernel, memcpy, memset = V & lc:eq("kernel"), V & lc:isin { "memcpy", "gpu_memcpy" }, V & lc:isin { "memset", "gpu_memset" }
-  local runtime = V & lc:isin(sorted_keys(D.runtime_cats))
-  local cpu = V & lc:isin(sorted_keys(D.cpu_cats))
+  local commk = e:col("external_id"):isin(comm_ext) | name:map(comm.is_kernel):eq(true)
+  local kernel, memcpy, memset = lc:eq("kernel"), lc:isin { "memcpy", "gpu_memcpy" }, lc:isin { "memset", "gpu_memset" }
+  local runtime = lc:isin(sorted_keys(D.runtime_cats))
+  local cpu = lc:isin(sorted_keys(D.cpu_cats))
   local step = name:match("^ProfilerStep#")            -- steps come from the `steps` table
   local op = cpu & ~step
   local dl = name:map(function(k) return matches_any(k, D.dataloader_patterns) end):eq(true)
@@ -186,9 +188,9 @@ local function collect(p)
   }
   local c = {
     role = {},
-    device = e:filter(kernel | memcpy | memset):select("ts_ns", "end_ns", "correlation"),
-    runtime = e:filter(runtime):select("ts_ns", "end_ns", "correlation"),
-    ops = e:filter(op):select("name", "ts_ns", "end_ns", "external_id", "tid"),
+    device = e:select("ts_ns", "end_ns", "correlation"):filter(kernel | memcpy | memset),
+    runtime = e:select("ts_ns", "end_ns", "correlation"):filter(runtime),
+    ops = e:select("name", "ts_ns", "end_ns", "external_id", "tid"):filter(op),
     nccl = any(cpu_comm & name:match("^nccl:")),
     use_dp = any(op & name:eq("DataParallel.forward")),
     use_ddp = any(op & name:eq("DistributedDataParallel.forward")),
@@ -469,48 +471,35 @@ local function gpu_figures(p, steps)
   if not k or k:nrows() == 0 or #steps == 0 then return {} end
   local lo, hi = steps[1].s, steps[#steps].e
   local span = hi - lo
-  local st, du = k:col("start_ns"):to_lua(), k:col("duration_ns"):to_lua()
-  local dev = k:has("device") and k:col("device"):to_lua() or {}
-  local names = k:col("name"):to_lua()
-  local bps = k:has("blocks_per_sm") and k:col("blocks_per_sm"):to_lua() or {}
-  local occ = k:has("est_achieved_occupancy_pct") and k:col("est_achieved_occupancy_pct"):to_lua() or {}
-  local per = {}
-  local order = {}
-  local tc_name = per_text(has_tc_pattern)
-  for i = 1, k:nrows() do
-    local d = dev[i] or 0
-    local g = per[d]
-    if not g then
-      g = { s = {}, e = {}, v = {}, nv = 0, n = 0, occ_x = 0.0, occ_t = 0, tc_t = 0, all_t = 0,
-            tc_all = 0, k_all = 0, nbps = 0, nocc = 0 }
-      per[d] = g; order[#order + 1] = d
-    end
-    local a, b = st[i], st[i] + (du[i] or 0)
-    g.n = g.n + 1; g.s[g.n] = a; g.e[g.n] = b
-    if bps[i] and bps[i] > 0 then g.v[g.n] = bps[i]; g.nbps = g.nbps + 1 end
-    local x = a > lo and a or lo
-    local y = b < hi and b or hi
-    local tc = tc_name[names[i] or ""]
-    if x < y then
-      if occ[i] and occ[i] >= 0 then g.occ_x = g.occ_x + occ[i] * (y - x); g.occ_t = g.occ_t + (y - x); g.nocc = g.nocc + 1 end
-      g.all_t = g.all_t + (y - x)
-      if tc then g.tc_t = g.tc_t + (y - x) end
-    end
-    g.k_all = g.k_all + (b - a)
-    if tc then g.tc_all = g.tc_all + (b - a) end
+  local a, d = k:col("start_ns"), IV.filled(k, "duration_ns", 0)
+  local b = a + d
+  local w = (b:min_with(hi) - a:max_with(lo)):max_with(0)          -- time inside the span
+  local kw = k:select("name"):with("device", IV.filled(k, "device", 0)):with("a", a):with("b", b):with("d", d):with("w", w)
+  local bps = k:has("blocks_per_sm") and k:col("blocks_per_sm") or nil
+  local occ = k:has("est_achieved_occupancy_pct") and k:col("est_achieved_occupancy_pct") or nil
+  if bps then kw:with("bps", bps:keep(bps:gt(0))) end
+  if occ then kw:with("occ", occ) end
+  local tc = kw:col("name"):map(has_tc_pattern):eq(true)
+  local inside = w:gt(0)
+  local spec = { { "kernels", "count" }, { "kernel_ns", "sum", "w" }, { "tc_kernel_ns", "sum", "w", where = tc },
+                 { "k_all", "sum", "d" }, { "tc_all", "sum", "d", where = tc } }
+  if occ then
+    local counted = inside & occ:ge(0)
+    spec[#spec + 1] = { "occ_t", "sum", "w", where = counted }
+    spec[#spec + 1] = { "occupancy_pct", "wmean", "occ", "w", where = counted }
   end
-  table.sort(order)
+  if bps then spec[#spec + 1] = { "nbps", "count", where = kw:col("bps"):present() } end
   local out = {}
-  for _, d in ipairs(order) do
-    local g = per[d]
-    local busy = IV.length_within(IV.set(g.s, g.e, g.n), lo, hi)
-    local f = { device = d, span_ns = span, busy_ns = busy, util_pct = span > 0 and 100 * busy / span or nil,
-                kernels = g.n, tc_kernel_ns = g.tc_t, kernel_ns = g.all_t }
-    if g.nbps > 0 and span > 0 then
-      f.sm_eff_pct = 100 * IV.capped_value_integral(g.s, g.e, g.v, g.n, 1.0, lo, hi) / span
+  for _, g in kw:group_by("device"):agg(spec):sort_by("device"):rows() do
+    local on = kw:filter(kw:col("device"):eq(g.device))
+    local busy = I.from_table(on, "a", "b"):length_within(lo, hi)
+    local f = { device = g.device, span_ns = span, busy_ns = busy, util_pct = span > 0 and 100 * busy / span or nil,
+                kernels = g.kernels, tc_kernel_ns = g.tc_kernel_ns, kernel_ns = g.kernel_ns }
+    if (g.nbps or 0) > 0 and span > 0 then
+      f.sm_eff_pct = 100 * I.step_integral(on:col("a"), on:col("b"), on:col("bps"), { cap = 1.0, lo = lo, hi = hi }) / span
     end
-    if g.occ_t > 0 then f.occupancy_pct = g.occ_x / g.occ_t end
-    f.tc_pct = g.all_t > 0 and 100 * g.tc_t / g.all_t or 0
+    if (g.occ_t or 0) > 0 then f.occupancy_pct = g.occupancy_pct end
+    f.tc_pct = g.kernel_ns > 0 and 100 * g.tc_kernel_ns / g.kernel_ns or 0
     f.tc_used_ratio = g.k_all > 0 and g.tc_all / g.k_all or 0
     out[#out + 1] = f
   end
