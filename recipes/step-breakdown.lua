@@ -78,12 +78,6 @@ local MINI = math.mininteger
 local STEP_COLS = { "step", "kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns",
   "dataloader_ns", "cpu_exec_ns", "other_ns", "total_ns" }
 
--- f(text) worked out once per distinct text: memo[text] (a trace repeats a
--- few hundred names and categories millions of times)
-local function per_text(f)
-  return setmetatable({}, { __index = function(t, k) local v = f(k); t[k] = v; return v end })
-end
-
 local function matches_any(s, pats)
   for _, p in ipairs(pats) do if s:find(p) then return true end end
   return false
@@ -213,14 +207,9 @@ end
 -- the process (host annotations; nsys records no operator events).
 local function collect_nsys(p, opts, notes)
   local c = {
-    role = {}, device = {}, runtime = {}, ops = {},
+    role = {},
     cpu_min = MAXI, cpu_max = MINI, use_dp = false, use_ddp = false, nccl = false, nsys = true,
   }
-  for _, k in ipairs(D.categories) do c.role[k.key] = { s = {}, e = {}, n = 0 } end
-  local function add(key, a, b)
-    local r = c.role[key]
-    r.n = r.n + 1; r.s[r.n] = a; r.e[r.n] = b
-  end
   local nv = p.tables.nvtx
   local step = opts.step or ""
   -- step ranges and the process they belong to
@@ -267,59 +256,62 @@ local function collect_nsys(p, opts, notes)
       .. "name the NVTX range that marks a training step with --set step=NAME" .. hint .. "."
   end
   c.steps = steps
-  local function mine(t, i, pids) return pid == nil or pids == nil or pids[i] == pid end
-  local rkey = function(pp, corr) return corr and (tostring(pp) .. ":" .. corr) or nil end
-  local lower = per_text(comm.is_kernel)   -- communication kernels (perflab.comm)
-  -- device ops and runtime calls: start, end, "pid:correlation"
-  local dv, rn = { s = {}, e = {}, c = {}, n = 0 }, { s = {}, e = {}, c = {}, n = 0 }
+  -- the rows of t with a start and an end, of the chosen process
+  local function kept(t)
+    local m = t:col("start_ns"):present() & t:col("end_ns"):present()
+    if pid ~= nil and t:has("pid") then m = m & t:col("pid"):eq(pid) end
+    return m
+  end
+  local sets = {}
+  local function add(key, t, where)
+    local set = I.from_table(t, "start_ns", "end_ns", { where = where })
+    sets[key] = sets[key] and sets[key]:union(set) or set
+  end
+  local function span(t, where)
+    local lo, hi = extreme(t:col("start_ns"), where, "min"), extreme(t:col("end_ns"), where, "max")
+    if lo and lo < c.cpu_min then c.cpu_min = lo end
+    if hi and hi > c.cpu_max then c.cpu_max = hi end
+  end
+  -- device ops and runtime calls: start, end, pid, correlation (joined on
+  -- (pid, correlation): nsys' correlation ids are unique within a process)
+  local dev = {}
+  local function keys(t, m)
+    local x = t:select("start_ns", "end_ns", "correlation"):rename("start_ns", "ts_ns")
+    local ts = x:col("ts_ns")
+    x:with("pid", t:has("pid") and t:col("pid") or ts:keep(ts:lt(ts)))   -- no pid: matches no call
+    return x:filter(m)
+  end
   for _, spec in ipairs({ { "kernels", "kernel" }, { "memcpy", "memcpy" }, { "memset", "memset" } }) do
     local t = p.tables[spec[1]]
     if t and t:nrows() > 0 then
-      local st, en, co = t:col("start_ns"):to_lua(), t:col("end_ns"):to_lua(), t:col("correlation"):to_lua()
-      local pids = t:has("pid") and t:col("pid"):to_lua() or nil
-      local nm = t:col("name"):to_lua()
-      for i = 1, t:nrows() do
-        if st[i] and en[i] and mine(t, i, pids) then
-          local role = spec[2]
-          if role == "kernel" and lower[nm[i] or ""] then role = "communication"; c.nccl = true end
-          add(role, st[i], en[i])
-          dv.n = dv.n + 1; dv.s[dv.n] = st[i]; dv.e[dv.n] = en[i]; dv.c[dv.n] = rkey(pids and pids[i], co[i])
-        end
+      local m = kept(t)
+      if spec[2] == "kernel" then
+        local commk = t:col("name"):map(comm.is_kernel):eq(true)   -- communication kernels (perflab.comm)
+        add("kernel", t, m & ~commk)
+        add("communication", t, m & commk)
+        if (m & commk):count { where = m & commk } > 0 then c.nccl = true end
+      else
+        add(spec[2], t, m)
       end
+      dev[#dev + 1] = keys(t, m)
     end
   end
   local rt = p.tables.runtime
   if rt and rt:nrows() > 0 then
-    local st, en, co, pids = rt:col("start_ns"):to_lua(), rt:col("end_ns"):to_lua(), rt:col("correlation"):to_lua(), rt:col("pid"):to_lua()
-    for i = 1, rt:nrows() do
-      if st[i] and en[i] and mine(rt, i, pids) then
-        add("runtime", st[i], en[i])
-        rn.n = rn.n + 1; rn.s[rn.n] = st[i]; rn.e[rn.n] = en[i]; rn.c[rn.n] = rkey(pids[i], co[i])
-        if st[i] < c.cpu_min then c.cpu_min = st[i] end
-        if en[i] > c.cpu_max then c.cpu_max = en[i] end
-      end
-    end
+    local m = kept(rt)
+    add("runtime", rt, m)
+    span(rt, m)
+    c.runtime = keys(rt, m)
   end
   if nv and nv:nrows() > 0 then
-    local nm, st, en, pids = nv:col("name"):to_lua(), nv:col("start_ns"):to_lua(), nv:col("end_ns"):to_lua(), nv:col("pid"):to_lua()
-    for i = 1, nv:nrows() do
-      if st[i] and en[i] and mine(nv, i, pids) and not (step ~= "" and nm[i] == step) then
-        add("cpu_exec", st[i], en[i])
-        if st[i] < c.cpu_min then c.cpu_min = st[i] end
-        if en[i] > c.cpu_max then c.cpu_max = en[i] end
-      end
-    end
+    local m = kept(nv)
+    if step ~= "" then m = m & ~nv:col("name"):eq(step) end
+    add("cpu_exec", nv, m)
+    span(nv, m)
   end
-  for _, k in ipairs(D.categories) do
-    local r = c.role[k.key]
-    c.role[k.key] = IV.set(r.s, r.e, r.n)
-  end
-  for _, x in ipairs({ { "device", dv }, { "runtime", rn } }) do
-    local a = x[2]
-    local len = { __len = function() return a.n end }
-    c[x[1]] = T.from_columns({ ts_ns = setmetatable(a.s, len), end_ns = setmetatable(a.e, len),
-                               correlation = setmetatable(a.c, len) }, { "ts_ns", "end_ns", "correlation" })
-  end
+  for _, k in ipairs(D.categories) do c.role[k.key] = sets[k.key] or I.empty() end
+  c.keys = { "pid", "correlation" }
+  c.device = #dev > 0 and T.concat(table.unpack(dev)) or nil
   return c
 end
 
@@ -348,10 +340,16 @@ local function device_bound(steps, c, notes)
   -- runtime calls by start, ties in trace order (a stable sort, as the
   -- plugin's Python sort), each with the first start, last end and number
   -- of the device ops of its correlation id
-  local dev, rt = c.device, c.runtime
-  local per = dev:filter(dev:col("correlation"):present()):group_by("correlation")
+  local dev, rt, keys = c.device, c.runtime, c.keys or { "correlation" }
+  if not dev or not rt or rt:nrows() == 0 then
+    local none = {}
+    for i = 1, #steps do none[i] = 0 end
+    notes[#notes + 1] = "No device op was launched from inside a step: steps keep their host bounds."
+    return steps, none
+  end
+  local per = dev:filter(dev:col("correlation"):present()):group_by(keys)
     :agg { { "dmin", "min", "ts_ns" }, { "dmax", "max", "end_ns" }, { "dn", "count" } }
-  rt = rt:take(rt:order("ts_ns")):join(per, { on = "correlation", how = "left" })
+  rt = rt:take(rt:order("ts_ns")):join(per, { on = keys, how = "left" })
   local rs, re = rt:col("ts_ns"):to_lua(), rt:col("end_ns"):to_lua()
   local rmin, rmax, rn = rt:col("dmin"):to_lua(), rt:col("dmax"):to_lua(), rt:col("dn"):to_lua()
   local nrt = rt:nrows()
@@ -399,9 +397,9 @@ local function device_bound(steps, c, notes)
   if dev_min[1] ~= MAXI then
     -- the last end of the device ops no step launched (their correlation
     -- is no hit call's) that ended before the first step's first device op
-    local calls = rt:select("correlation"):add_column("hit", setmetatable(hit, { __len = function() return nrt end }), "boolean")
-    local hits = calls:filter(calls:col("hit")):group_by("correlation"):agg { { "calls", "count" } }
-    local d = dev:join(hits, { on = "correlation", how = "left" })
+    local calls = rt:select(keys):add_column("hit", setmetatable(hit, { __len = function() return nrt end }), "boolean")
+    local hits = calls:filter(calls:col("hit")):group_by(keys):agg { { "calls", "count" } }
+    local d = dev:join(hits, { on = keys, how = "left" })
     local en = d:col("end_ns")
     local free = ~d:col("calls"):present() & en:lt(dev_min[1]) & en:gt(prev_end)
     prev_end = extreme(en, free, "max") or prev_end

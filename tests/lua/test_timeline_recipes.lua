@@ -59,20 +59,6 @@ function TestDeviceOps:test_order_with_ties()
   lu.assertEquals(names(ops), { "k2", "m1", "k4", "m3", "k1", "k3", "m2" })
 end
 
-function TestDeviceOps:test_int_order()
-  local IV = require "perflab.timeline"
-  local big = 1 << 60
-  -- ascending on a, descending on b, ties in index order; beyond 2^53
-  lu.assertEquals(IV.int_order(5, { a = { big + 2, big + 1, big + 2, big + 1, big + 2 }, b = { 1, 1, 3, 1, 1 } }, { "a", "-b" }),
-                  { 2, 4, 3, 1, 5 })
-  lu.assertEquals(IV.int_order(1, { a = { 7 } }, { "a" }), { 1 })
-  lu.assertNil(IV.int_order(2, { a = { 1, 2.5 } }, { "a" }))      -- not integers: the engine is not used
-  -- order: the same rule with Lua's sort for other numbers
-  lu.assertEquals(IV.order(5, { a = { 2.5, 1.5, 2.5, 1.5, 2.5 }, b = { 1, 1, 3, 1, 1 } }, { "a", "-b" }), { 2, 4, 3, 1, 5 })
-  lu.assertEquals(IV.order(5, { a = { big + 2, big + 1, big + 2, big + 1, big + 2 }, b = { 1, 1, 3, 1, 1 } }, { "a", "-b" }),
-                  { 2, 4, 3, 1, 5 })
-end
-
 -- launch-latency's worst launches and queue lengths on a hand-made profile,
 -- once with integer times (the table engine's sort) and once with the same
 -- times as floats (Lua's sort).  Stream 7: launch calls end at 10, 15, 10,
