@@ -24,40 +24,38 @@ local perflab = require "perflab"
 local T = perflab.table
 local units = perflab.units
 local IV = require "perflab.timeline"
+local I = perflab.intervals
 local D = require "perflab.timeline_data"
 local ranks = require "perflab.ranks"
 
 local COLS = { "device", "stream", "ops", "span_ns", "busy_ns", "idle_ns", "host_wait_ns", "kernel_wait_ns",
   "other_ns", "idle_pct", "host_wait_pct", "kernel_wait_pct", "other_pct" }
 
---- Idle attribution for one stream's ops (sorted by start).
+--- Idle attribution for one stream's ops (a device_ops table, by start).
+-- A gap opens where an op starts after every op before it has ended: the
+-- ops fall into blocks, the closed-interval union of their [start, end]
+-- (touching ops share a block, a zero-length op is a block of its own).
+-- The engine finds the blocks as the union of [2 start, 2 end + 1) (half
+-- open, so zero-length ops count and a 1 ns gap stays a gap); the first op
+-- of each block after the first ends a gap from the previous block's end.
 local function attribute(ops, kernel_wait_ns)
-  local r = { ops = #ops, host_wait_ns = 0, kernel_wait_ns = 0, other_ns = 0, gaps = 0 }
-  if #ops == 0 then return r end
-  local first, last = ops[1].s, ops[1].e
-  local prev_end = ops[1].e
-  local ss, ee = {}, {}
-  for i, o in ipairs(ops) do
-    ss[i] = o.s; ee[i] = o.e
-    if i > 1 then
-      local gap = o.s - prev_end
-      if gap > 0 then
-        r.gaps = r.gaps + 1
-        if o.rt_s and o.rt_s > prev_end then
-          r.host_wait_ns = r.host_wait_ns + gap
-        elseif gap < kernel_wait_ns then
-          r.kernel_wait_ns = r.kernel_wait_ns + gap
-        else
-          r.other_ns = r.other_ns + gap
-        end
-      end
-    end
-    if o.e > prev_end then prev_end = o.e end
-    if o.e > last then last = o.e end
-  end
-  r.span_ns = last - first
-  r.busy_ns = IV.length(IV.set(ss, ee, #ops))
+  local s, e = ops:col("start_ns"), ops:col("end_ns")
+  local r = { ops = ops:nrows() }
+  r.span_ns = (e - s[1]):max()          -- (c:max() of epoch ns goes through a double)
+  r.busy_ns = I.from_table(ops, "start_ns", "end_ns"):length()
   r.idle_ns = r.span_ns - r.busy_ns
+  local blocks = I.from_arrays(s * 2, e * 2 + 1)
+  ops = ops:with("block", blocks:locate(s * 2))
+  local b = ops:group_by("block"):agg { { "end_ns", "max", "end_ns" }, { "first", "ids" } }
+  local after = b:filter(b:col("block"):gt(1))          -- blocks that a gap precedes
+  local prev_end = b:take(after:col("block") - 1):col("end_ns")
+  local first = ops:take(after:col("first"))
+  local gap = first:col("start_ns") - prev_end
+  local host = first:col("rt_start_ns"):gt(prev_end)     -- launched after the stream drained
+  local kernel = ~host & gap:lt(kernel_wait_ns)
+  r.host_wait_ns = gap:sum { where = host }
+  r.kernel_wait_ns = gap:sum { where = kernel }
+  r.other_ns = gap:sum { where = ~host & ~kernel }
   local idle = r.idle_ns
   r.idle_pct = r.span_ns > 0 and 100 * idle / r.span_ns or 0
   r.host_wait_pct = idle > 0 and 100 * r.host_wait_ns / idle or 0

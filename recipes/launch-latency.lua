@@ -31,13 +31,11 @@ local perflab = require "perflab"
 local T = perflab.table
 local units = perflab.units
 local IV = require "perflab.timeline"
+local I = perflab.intervals
 local D = require "perflab.timeline_data"
 local ranks = require "perflab.ranks"
 
-local function quantiles(vals)
-  if #vals == 0 then return {} end
-  local t = T.from_columns({ v = vals }, { "v" })
-  local c = t:col("v")
+local function quantiles(c)
   local q = c:quantile({ 0.5, 0.9, 0.99 })
   return { mean = c:mean(), p50 = q[1], p90 = q[2], p99 = q[3], max = c:max() }
 end
@@ -46,16 +44,24 @@ local is_comm = require("perflab.comm").is_kernel
 
 --- Queue length over time for one stream: returns max, time-weighted mean,
 -- the first time the max was reached, and per-window maxima.
+-- The points (+1 at each launch: the runtime call's start, else the op's
+-- start; -1 at each end) are built and sorted by the engine; the level is
+-- a running sum over them, walked in Lua.
+local function points(t, col, d)
+  if t:nrows() == 0 then return nil end
+  local p = t:select(col):rename(col, "t")
+  return p:with("d", p:col("t"):present():map(function() return d end))
+end
+
 local function queue(ops, windows)
-  local pt, pd, k = {}, {}, 0
-  for _, o in ipairs(ops) do
-    k = k + 1; pt[k] = o.rt_s or o.s; pd[k] = 1
-    k = k + 1; pt[k] = o.e; pd[k] = -1
-  end
-  -- at equal times, ends (-1) before launches (+1)
-  local order = IV.order(k, { t = pt, d = pd }, { "t", "d" })
-  local ts, ds = {}, {}             -- the points in order: time, +1 / -1
-  for i = 1, k do local j = order[i]; ts[i] = pt[j]; ds[i] = pd[j] end
+  local has = ops:col("rt_start_ns"):present()
+  local parts, each = {}, { points(ops, "end_ns", -1), points(ops:filter(has), "rt_start_ns", 1),
+                            points(ops:filter(~has), "start_ns", 1) }
+  for i = 1, 3 do parts[#parts + 1] = each[i] end
+  local pts = T.concat(table.unpack(parts))
+  pts = pts:take(pts:order("t", "d"))   -- at equal times, ends (-1) before launches (+1)
+  local ts, ds = pts:col("t"):to_lua(), pts:col("d"):to_lua()
+  local k = #ts
   local lo, hi = ts[1], ts[k]
   local q, qmax, at, area = 0, 0, lo, 0
   local w = {}
@@ -119,45 +125,35 @@ return {
       local marks = {}
       for i, l in ipairs(lists) do marks[i] = #l end
       local all = IV.device_ops(p)      -- kernels, memcpy, memset: by start
-      local kern = {}
-      for _, o in ipairs(all) do if o.kind == "kernel" then kern[#kern + 1] = o end end
-      local all_delays, unmatched = {}, 0
-      local launched = {}
-      for _, o in ipairs(kern) do
-        if o.rt_e then
-          o.delay = o.s - o.rt_e
-          all_delays[#all_delays + 1] = o.delay
-          launched[#launched + 1] = o
-        else
-          unmatched = unmatched + 1
-        end
-      end
+      local kern = all:nrows() > 0 and all:filter(all:col("kind"):eq("kernel")) or all
+      local launched = kern:filter(kern:col("rt_end_ns"):present())
+      local unmatched = kern:nrows() - launched:nrows()
+      local delay = launched:col("start_ns") - launched:col("rt_end_ns")
+      launched = launched:with("delay_ns", delay)
+        :with("runtime_ns", launched:col("rt_end_ns") - launched:col("rt_start_ns"))
+      local outlier = delay:gt(opts.launch_delay_outlier_ns)
       -- per stream delay distribution
-      local total_out = 0
       for _, g in ipairs(IV.by_stream(launched)) do
-        local d = {}
-        local nout = 0
-        for i, o in ipairs(g.ops) do
-          d[i] = o.delay
-          if o.delay > opts.launch_delay_outlier_ns then nout = nout + 1 end
-        end
-        total_out = total_out + nout
+        local d = g.ops:col("delay_ns")
         local q = quantiles(d)
         ld_rows[#ld_rows + 1] = { device = g.device, stream = g.stream, launches = #d, mean_ns = q.mean, p50_ns = q.p50,
-                                  p90_ns = q.p90, p99_ns = q.p99, max_ns = q.max, outliers = nout }
+                                  p90_ns = q.p90, p99_ns = q.p99, max_ns = q.max,
+                                  outliers = d:count { where = d:gt(opts.launch_delay_outlier_ns) } }
       end
-      perflab.figures.launch_delay(report, all_delays, opts.launch_delay_outlier_ns, p.source,
+      local nlaunch = launched:nrows()
+      perflab.figures.launch_delay(report, delay:to_lua(), opts.launch_delay_outlier_ns, p.source,
         #inputs > 1 and ("launch_delay_" .. _ .. ".svg") or nil)   -- distribution of launch delay
-      if #all_delays > 0 then
-        local q = quantiles(all_delays)
-        ld_rows[#ld_rows + 1] = { device = nil, stream = nil, launches = #all_delays, mean_ns = q.mean, p50_ns = q.p50,
+      if nlaunch > 0 then
+        local q = quantiles(delay)
+        local total_out = delay:count { where = outlier }
+        ld_rows[#ld_rows + 1] = { device = nil, stream = nil, launches = nlaunch, mean_ns = q.mean, p50_ns = q.p50,
                                   p90_ns = q.p90, p99_ns = q.p99, max_ns = q.max, outliers = total_out }
         if total_out > 0 then
           report:finding { severity = "warn", rule = "launch-latency.delay_outliers",
             message = string.format("%d of %d kernel launches waited more than %s between the launch call's end and "
               .. "the kernel's start (p50 %s, max %s): the stream was busy or blocked; see idle-time and queue_length",
-              total_out, #all_delays, units.ns(opts.launch_delay_outlier_ns), units.ns(q.p50), units.ns(q.max)),
-            evidence = { outliers = total_out, launches = #all_delays, threshold_ns = opts.launch_delay_outlier_ns,
+              total_out, nlaunch, units.ns(opts.launch_delay_outlier_ns), units.ns(q.p50), units.ns(q.max)),
+            evidence = { outliers = total_out, launches = nlaunch, threshold_ns = opts.launch_delay_outlier_ns,
                          p50_ns = q.p50, p99_ns = q.p99, max_ns = q.max, source = p.source,
                          formula = "delay = kernel start - (runtime start + runtime duration)" } }
         end
@@ -166,77 +162,55 @@ return {
         report:note(string.format("%s: %d kernels have no runtime call with their correlation id (no launch delay).",
           p.source, unmatched))
       end
-      -- worst launches
-      -- longest delay first, then earliest start, then device_ops order
-      local dl, st = {}, {}
-      for i, o in ipairs(launched) do dl[i] = o.delay; st[i] = o.s end
-      local sorted = {}
-      for i, j in ipairs(IV.order(#launched, { delay = dl, s = st }, { "-delay", "s" })) do sorted[i] = launched[j] end
-      launched = sorted
-      for i = 1, math.min(opts.top, #launched) do
-        local o = launched[i]
-        out_rows[#out_rows + 1] = { kernel = o.name, device = o.device, stream = o.stream, delay_ns = o.delay,
-                                    runtime = o.rt_name, runtime_ns = o.rt_e - o.rt_s, start_ns = o.s,
-                                    duration_ns = o.dur, correlation = o.corr }
+      -- worst launches: longest delay first, then earliest start, then device_ops order
+      local worst = launched:take(launched:order("-delay_ns", "start_ns")):head(opts.top)
+      for _, o in worst:rows() do
+        out_rows[#out_rows + 1] = { kernel = o.name, device = o.device, stream = o.stream, delay_ns = o.delay_ns,
+                                    runtime = o.rt_name, runtime_ns = o.runtime_ns, start_ns = o.start_ns,
+                                    duration_ns = o.duration_ns, correlation = o.correlation }
       end
       -- runtime calls
       local rt = p.tables.runtime
       if rt and rt:nrows() > 0 then
+        local over = rt:col("duration_ns"):gt(opts.runtime_outlier_ns)
         local g = rt:group_by("name"):agg { { "calls", "count" }, { "total_ns", "sum", "duration_ns" },
-          { "p50_ns", "quantile", "duration_ns", 0.5 }, { "max_ns", "max", "duration_ns" } }
-        local over = {}
-        local names, durs = rt:col("name"):to_lua(), rt:col("duration_ns"):to_lua()
-        local nover = 0
-        for i = 1, rt:nrows() do
-          if durs[i] and durs[i] > opts.runtime_outlier_ns then
-            over[names[i]] = (over[names[i]] or 0) + 1; nover = nover + 1
-          end
-        end
+          { "p50_ns", "quantile", "duration_ns", 0.5 }, { "max_ns", "max", "duration_ns" },
+          { "over_threshold", "count", where = over } }
+        local nover, worst_rt, wn = 0, nil, 0
         for _, r in g:rows() do
           rt_rows[#rt_rows + 1] = { runtime = r.name, calls = r.calls, total_ns = r.total_ns, p50_ns = r.p50_ns,
-                                    max_ns = r.max_ns, over_threshold = over[r.name] or 0 }
+                                    max_ns = r.max_ns, over_threshold = r.over_threshold }
+          local c, n = r.over_threshold, r.name
+          nover = nover + c
+          if c > 0 and (c > wn or (c == wn and n < worst_rt)) then worst_rt, wn = n, c end
         end
         if nover > 0 then
-          local worst, wn = nil, 0
-          for n, c in pairs(over) do if c > wn or (c == wn and n < worst) then worst, wn = n, c end end
-          report:finding { severity = "info", rule = "launch-latency.runtime_outliers", subject = worst,
+          report:finding { severity = "info", rule = "launch-latency.runtime_outliers", subject = worst_rt,
             message = string.format("%d runtime calls took longer than %s (most often %s, %d times): "
               .. "synchronising calls or a blocked launch queue stall the host",
-              nover, units.ns(opts.runtime_outlier_ns), worst, wn),
+              nover, units.ns(opts.runtime_outlier_ns), worst_rt, wn),
             evidence = { calls = nover, threshold_ns = opts.runtime_outlier_ns, source = p.source } }
         end
       end
       -- kernels shorter than their launch
-      local sk, sorder = {}, {}
-      local nshort, nlaunch = 0, 0
-      for _, o in ipairs(launched) do
-        local e = sk[o.name]
-        if not e then e = { kernel = o.name, calls = 0, short_calls = 0, kernel_ns = 0, launch_ns = 0 }; sk[o.name] = e; sorder[#sorder + 1] = e end
-        e.calls = e.calls + 1
-        nlaunch = nlaunch + 1
-        if o.dur < (o.rt_e - o.rt_s) then
-          e.short_calls = e.short_calls + 1
-          e.kernel_ns = e.kernel_ns + o.dur
-          e.launch_ns = e.launch_ns + (o.rt_e - o.rt_s)
-          nshort = nshort + 1
+      local short = launched:col("duration_ns"):lt(launched:col("runtime_ns"))
+      local sk = launched:group_by("name"):agg { { "calls", "count" }, { "short_calls", "count", where = short },
+        { "kernel_ns", "sum", "duration_ns", where = short }, { "launch_ns", "sum", "runtime_ns", where = short } }
+      sk = sk:filter(sk:col("short_calls"):gt(0)):rename("name", "kernel"):sort_by("-short_calls", "kernel")
+      local nshort = short:count { where = short }
+      for i, e in sk:rows() do
+        if opts.top <= 0 or i <= opts.top then
+          short_rows[#short_rows + 1] = { kernel = e.kernel, calls = e.calls, short_calls = e.short_calls,
+                                          kernel_ns = e.kernel_ns, launch_ns = e.launch_ns }
         end
-      end
-      local with_short = {}
-      for _, e in ipairs(sorder) do if e.short_calls > 0 then with_short[#with_short + 1] = e end end
-      table.sort(with_short, function(a, b)
-        if a.short_calls ~= b.short_calls then return a.short_calls > b.short_calls end
-        return a.kernel < b.kernel
-      end)
-      for i, e in ipairs(with_short) do
-        if opts.top <= 0 or i <= opts.top then short_rows[#short_rows + 1] = e end
       end
       if nshort > 0 then
         report:finding { severity = nshort * 2 > nlaunch and "warn" or "info", rule = "launch-latency.short_kernels",
-          subject = with_short[1].kernel,
+          subject = sk:col("kernel")[1],
           message = string.format("%d of %d kernel launches ran for less time on the GPU than their launch call took "
             .. "on the host (%d kernels): launch overhead dominates; fuse them or capture them in a CUDA graph",
-            nshort, nlaunch, #with_short),
-          evidence = { short_launches = nshort, launches = nlaunch, kernels = #with_short, source = p.source,
+            nshort, nlaunch, sk:nrows()),
+          evidence = { short_launches = nshort, launches = nlaunch, kernels = sk:nrows(), source = p.source,
                        formula = "kernel duration < runtime call duration" } }
       end
       -- queue length per stream (all device ops)
@@ -255,23 +229,17 @@ return {
             evidence = { max = qmax, threshold = D.hta.queue_length_flag, at_ns = at, source = p.source } }
         end
       end
-      -- communication / computation overlap
-      local per = {}
-      local dorder = {}
-      for _, o in ipairs(kern) do
-        local d = per[o.device]
-        if not d then d = { cs = {}, ce = {}, ks = {}, ke = {} }; per[o.device] = d; dorder[#dorder + 1] = o.device end
-        if is_comm(o.name) then d.cs[#d.cs + 1] = o.s; d.ce[#d.ce + 1] = o.e
-        else d.ks[#d.ks + 1] = o.s; d.ke[#d.ke + 1] = o.e end
-      end
-      table.sort(dorder)
-      for _, dev in ipairs(dorder) do
-        local d = per[dev]
-        if #d.cs > 0 then
-          local comm, comp = IV.set(d.cs, d.ce), IV.set(d.ks, d.ke)
-          local ov = IV.length(IV.intersect(comm, comp))
-          local cl = IV.length(comm)
-          local row = { device = dev, comm_ns = cl, comp_ns = IV.length(comp), overlap_ns = ov,
+      -- communication / computation overlap, per device with communication kernels
+      if kern:nrows() > 0 then
+        local comm = kern:col("name"):map(is_comm)
+        local comms = I.from_table(kern, "start_ns", "end_ns", { by = "device", where = comm })
+        local comps = I.from_table(kern, "start_ns", "end_ns", { by = "device", where = ~comm })
+        local devs = kern:group_by("device"):agg { { "n", "count", where = comm } }
+        devs = devs:filter(devs:col("n"):gt(0)):sort_by("device"):col("device"):to_lua()
+        for _, dev in ipairs(devs) do
+          local cm, cp = comms[dev] or I.empty(), comps[dev] or I.empty()
+          local ov, cl = cm:intersect(cp):length(), cm:length()
+          local row = { device = dev, comm_ns = cl, comp_ns = cp:length(), overlap_ns = ov,
                         overlap_pct = cl > 0 and 100 * ov / cl or nil }
           ov_rows[#ov_rows + 1] = row
           if row.overlap_pct and row.overlap_pct < 50 then

@@ -67,6 +67,7 @@ local perflab = require "perflab"
 local T = perflab.table
 local units = perflab.units
 local IV = require "perflab.timeline"
+local I = perflab.intervals
 local D = require "perflab.timeline_data"
 local comm = require "perflab.comm"
 local ranks = require "perflab.ranks"
@@ -76,12 +77,6 @@ local MINI = math.mininteger
 
 local STEP_COLS = { "step", "kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns",
   "dataloader_ns", "cpu_exec_ns", "other_ns", "total_ns" }
-
--- f(text) worked out once per distinct text: memo[text] (a trace repeats a
--- few hundred names and categories millions of times)
-local function per_text(f)
-  return setmetatable({}, { __index = function(t, k) local v = f(k); t[k] = v; return v end })
-end
 
 local function matches_any(s, pats)
   for _, p in ipairs(pats) do if s:find(p) then return true end end
@@ -103,21 +98,19 @@ local function family_use(p)
   local k = p.tables.kernels
   local out = { ns = 0, pct = 0, names = {} }
   if not k or k:nrows() == 0 then return out end
-  local names, du = k:col("name"):to_lua(), k:col("duration_ns"):to_lua()
-  local fam = per_text(tc_family)
-  local all, seen, low = 0, {}, {}
-  for i = 1, k:nrows() do
-    local d = du[i] or 0
-    all = all + d
-    local nm = names[i] or ""
+  local per = k:group_by("name"):agg { { "ns", "sum", "duration_ns" } }   -- names in order of first launch
+  local seen, low = {}, {}
+  for _, r in per:rows() do
+    local nm = r.name or ""
     if nm:sub(1, 5) == "Cijk_" then out.tensile = true end   -- Tensile/hipBLASLt GEMM naming
-    local f = fam[nm]
+    local f = tc_family(nm)
     if f then
-      out.ns = out.ns + d
+      out.ns = out.ns + r.ns
       if not seen[f.family] then seen[f.family] = true; out.names[#out.names + 1] = f.family end
       if f.precision then low[f.precision] = true end
     end
   end
+  local all = k:col("duration_ns"):sum()
   out.pct = all > 0 and 100 * out.ns / all or 0
   out.low = (low.fp8 and low.fp4) and "FP8 and FP4" or low.fp8 and "FP8" or low.fp4 and "FP4" or nil
   return out
@@ -132,85 +125,76 @@ end
 
 -- ---- Kineto: collect the events by role --------------------------------------
 
+local function sorted_keys(set)
+  local l = {}
+  for k in pairs(set) do l[#l + 1] = k end
+  table.sort(l)
+  return l
+end
+
+-- the smallest / largest value of an int64 column where mask holds, exact
+-- (a column's min/max goes through a double, which rounds epoch ns): nil
+-- when no row counts
+local function extreme(col, mask, op)
+  if col:count { where = mask } == 0 then return nil end
+  local base = math.floor(col:min { where = mask })
+  return base + (col - base)[op](col - base, { where = mask })
+end
+
+local function any(mask) return mask:count { where = mask } > 0 end
+
+-- Roles by masks over the events table: the category (lower-cased once per
+-- distinct text), name tests run once per distinct name (c:map, c:match),
+-- one interval set per role from the masked rows.  The device ops, runtime
+-- calls and host ops the later passes need are tables filtered from it.
 local function collect(p)
   local ev = p:table("events")
-  local n = ev:nrows()
-  local name, cat, ph = ev:col("name"):to_lua(), ev:col("cat"):to_lua(), ev:col("ph"):to_lua()
-  local ts, dur = ev:col("ts_ns"):to_lua(), ev:col("dur_ns"):to_lua()
-  local corr, ext = ev:col("correlation"):to_lua(), ev:col("external_id"):to_lua()
-  local tid = ev:col("tid"):to_lua()
-
-  local c = {
-    role = {}, -- key -> {s = {}, e = {}, n = 0}
-    device = {}, -- device ops: {s, e, corr, kind}
-    runtime = {}, -- runtime calls: {s, e, corr}
-    ops = {}, -- host ops: {name, s, e, ext, tid}
-    cpu_min = MAXI, cpu_max = MINI,
-    use_dp = false, use_ddp = false, nccl = false,
+  -- a text column that holds no string at all (every value missing) is a
+  -- string column all missing, so comparisons with text give false
+  local function text(t, c)
+    c = type(c) == "string" and t:col(c) or c
+    if c:type() == "string" then return c end
+    local n = t:nrows()
+    return t:select("ts_ns"):add_column("text", setmetatable({}, { __len = function() return n end }), "string"):col("text")
+  end
+  local X, ext = text(ev, "ph"):eq("X"), ev:col("external_id")
+  local commop_ev = text(ev, "name"):isin(sorted_keys(D.comm_ops))
+  -- external ids of communication ops: their kernels are communication
+  local comm_ext = ev:filter(X & commop_ev & ext:present()):unique("external_id")
+  -- the complete events with a start; a missing duration is 0
+  local e = ev:select("name", "cat", "ts_ns", "dur_ns", "correlation", "external_id", "tid")
+  e = e:filter((X & ev:col("ts_ns"):present()))
+  e:with("end_ns", e:col("ts_ns") + IV.filled(e, "dur_ns", 0))
+  local name, ts = text(e, "name"), e:col("ts_ns")
+  local lc = text(e, text(e, "cat"):map(string.lower))
+  local commop = name:isin(sorted_keys(D.comm_ops))
+  local commk = e:col("external_id"):isin(comm_ext) | name:map(comm.is_kernel):eq(true)
+  local kernel, memcpy, memset = lc:eq("kernel"), lc:isin { "memcpy", "gpu_memcpy" }, lc:isin { "memset", "gpu_memset" }
+  local runtime = lc:isin(sorted_keys(D.runtime_cats))
+  local cpu = lc:isin(sorted_keys(D.cpu_cats))
+  local step = name:match("^ProfilerStep#")            -- steps come from the `steps` table
+  local op = cpu & ~step
+  local dl = name:map(function(k) return matches_any(k, D.dataloader_patterns) end):eq(true)
+  local cpu_comm = op & ~dl & commop
+  local masks = {
+    kernel = kernel & ~commk, communication = (kernel & commk) | cpu_comm, memcpy = memcpy, memset = memset,
+    runtime = runtime, dataloader = op & dl, cpu_exec = op & ~dl & ~commop,
   }
-  for _, k in ipairs(D.categories) do c.role[k.key] = { s = {}, e = {}, n = 0 } end
-  local function add(key, a, b)
-    local r = c.role[key]
-    r.n = r.n + 1; r.s[r.n] = a; r.e[r.n] = b
-  end
-
-  -- external ids of communication ops (pass 1)
-  local comm_ext = {}
-  for i = 1, n do
-    if ph[i] == "X" and D.comm_ops[name[i]] and ext[i] then comm_ext[ext[i]] = true end
-  end
-
-  local lower = per_text(string.lower)
-  local comm_kernel = per_text(comm.is_kernel)
-  local dataloader = per_text(function(k) return matches_any(k, D.dataloader_patterns) end)
-  for i = 1, n do
-    if ph[i] == "X" and ts[i] then
-      local a = ts[i]
-      local b = a + (dur[i] or 0)
-      local lc = lower[cat[i] or ""]
-      local nm = name[i] or ""
-      if lc == "kernel" then
-        local comm = (ext[i] and comm_ext[ext[i]]) or comm_kernel[nm]
-        add(comm and "communication" or "kernel", a, b)
-        c.device[#c.device + 1] = { s = a, e = b, corr = corr[i] }
-      elseif lc == "memcpy" or lc == "gpu_memcpy" then
-        add("memcpy", a, b)
-        c.device[#c.device + 1] = { s = a, e = b, corr = corr[i] }
-      elseif lc == "memset" or lc == "gpu_memset" then
-        add("memset", a, b)
-        c.device[#c.device + 1] = { s = a, e = b, corr = corr[i] }
-      elseif D.runtime_cats[lc] then
-        add("runtime", a, b)
-        c.runtime[#c.runtime + 1] = { s = a, e = b, corr = corr[i] }
-      elseif D.cpu_cats[lc] then
-        if nm:sub(1, 13) == "ProfilerStep#" then
-          -- steps come from the `steps` table
-          if a < c.cpu_min then c.cpu_min = a end
-          if b > c.cpu_max then c.cpu_max = b end
-        else
-          if dataloader[nm] then
-            add("dataloader", a, b)
-          elseif D.comm_ops[nm] then
-            add("communication", a, b)
-            if nm:sub(1, 5) == "nccl:" then c.nccl = true end
-          else
-            add("cpu_exec", a, b)
-          end
-          if nm == "DataParallel.forward" then c.use_dp = true end
-          if nm == "DistributedDataParallel.forward" then c.use_ddp = true end
-          if lc ~= "user_annotation" then
-            if a < c.cpu_min then c.cpu_min = a end
-            if b > c.cpu_max then c.cpu_max = b end
-          end
-          c.ops[#c.ops + 1] = { name = nm, s = a, e = b, ext = ext[i], tid = tid[i] }
-        end
-      end
-    end
-  end
+  local c = {
+    role = {},
+    device = e:select("ts_ns", "end_ns", "correlation"):filter(kernel | memcpy | memset),
+    runtime = e:select("ts_ns", "end_ns", "correlation"):filter(runtime),
+    ops = e:select("name", "ts_ns", "end_ns", "external_id", "tid"):filter(op),
+    nccl = any(cpu_comm & name:match("^nccl:")),
+    use_dp = any(op & name:eq("DataParallel.forward")),
+    use_ddp = any(op & name:eq("DistributedDataParallel.forward")),
+  }
   for _, k in ipairs(D.categories) do
-    local r = c.role[k.key]
-    c.role[k.key] = IV.set(r.s, r.e, r.n)
+    c.role[k.key] = masks[k.key] and I.from_table(e, "ts_ns", "end_ns", { where = masks[k.key] }) or I.empty()
   end
+  local span = cpu & (step | lc:ne("user_annotation"))   -- host ops and steps, not annotations
+  c.cpu_min = extreme(ts, span, "min") or MAXI
+  c.cpu_max = extreme(e:col("end_ns"), span, "max") or MINI
   return c
 end
 
@@ -223,14 +207,9 @@ end
 -- the process (host annotations; nsys records no operator events).
 local function collect_nsys(p, opts, notes)
   local c = {
-    role = {}, device = {}, runtime = {}, ops = {},
+    role = {},
     cpu_min = MAXI, cpu_max = MINI, use_dp = false, use_ddp = false, nccl = false, nsys = true,
   }
-  for _, k in ipairs(D.categories) do c.role[k.key] = { s = {}, e = {}, n = 0 } end
-  local function add(key, a, b)
-    local r = c.role[key]
-    r.n = r.n + 1; r.s[r.n] = a; r.e[r.n] = b
-  end
   local nv = p.tables.nvtx
   local step = opts.step or ""
   -- step ranges and the process they belong to
@@ -277,51 +256,62 @@ local function collect_nsys(p, opts, notes)
       .. "name the NVTX range that marks a training step with --set step=NAME" .. hint .. "."
   end
   c.steps = steps
-  local function mine(t, i, pids) return pid == nil or pids == nil or pids[i] == pid end
-  local rkey = function(pp, corr) return corr and (tostring(pp) .. ":" .. corr) or nil end
-  local lower = per_text(comm.is_kernel)   -- communication kernels (perflab.comm)
+  -- the rows of t with a start and an end, of the chosen process
+  local function kept(t)
+    local m = t:col("start_ns"):present() & t:col("end_ns"):present()
+    if pid ~= nil and t:has("pid") then m = m & t:col("pid"):eq(pid) end
+    return m
+  end
+  local sets = {}
+  local function add(key, t, where)
+    local set = I.from_table(t, "start_ns", "end_ns", { where = where })
+    sets[key] = sets[key] and sets[key]:union(set) or set
+  end
+  local function span(t, where)
+    local lo, hi = extreme(t:col("start_ns"), where, "min"), extreme(t:col("end_ns"), where, "max")
+    if lo and lo < c.cpu_min then c.cpu_min = lo end
+    if hi and hi > c.cpu_max then c.cpu_max = hi end
+  end
+  -- device ops and runtime calls: start, end, pid, correlation (joined on
+  -- (pid, correlation): nsys' correlation ids are unique within a process)
+  local dev = {}
+  local function keys(t, m)
+    local x = t:select("start_ns", "end_ns", "correlation"):rename("start_ns", "ts_ns")
+    local ts = x:col("ts_ns")
+    x:with("pid", t:has("pid") and t:col("pid") or ts:keep(ts:lt(ts)))   -- no pid: matches no call
+    return x:filter(m)
+  end
   for _, spec in ipairs({ { "kernels", "kernel" }, { "memcpy", "memcpy" }, { "memset", "memset" } }) do
     local t = p.tables[spec[1]]
     if t and t:nrows() > 0 then
-      local st, en, co = t:col("start_ns"):to_lua(), t:col("end_ns"):to_lua(), t:col("correlation"):to_lua()
-      local pids = t:has("pid") and t:col("pid"):to_lua() or nil
-      local nm = t:col("name"):to_lua()
-      for i = 1, t:nrows() do
-        if st[i] and en[i] and mine(t, i, pids) then
-          local role = spec[2]
-          if role == "kernel" and lower[nm[i] or ""] then role = "communication"; c.nccl = true end
-          add(role, st[i], en[i])
-          c.device[#c.device + 1] = { s = st[i], e = en[i], corr = rkey(pids and pids[i], co[i]) }
-        end
+      local m = kept(t)
+      if spec[2] == "kernel" then
+        local commk = t:col("name"):map(comm.is_kernel):eq(true)   -- communication kernels (perflab.comm)
+        add("kernel", t, m & ~commk)
+        add("communication", t, m & commk)
+        if (m & commk):count { where = m & commk } > 0 then c.nccl = true end
+      else
+        add(spec[2], t, m)
       end
+      dev[#dev + 1] = keys(t, m)
     end
   end
   local rt = p.tables.runtime
   if rt and rt:nrows() > 0 then
-    local st, en, co, pids = rt:col("start_ns"):to_lua(), rt:col("end_ns"):to_lua(), rt:col("correlation"):to_lua(), rt:col("pid"):to_lua()
-    for i = 1, rt:nrows() do
-      if st[i] and en[i] and mine(rt, i, pids) then
-        add("runtime", st[i], en[i])
-        c.runtime[#c.runtime + 1] = { s = st[i], e = en[i], corr = rkey(pids[i], co[i]) }
-        if st[i] < c.cpu_min then c.cpu_min = st[i] end
-        if en[i] > c.cpu_max then c.cpu_max = en[i] end
-      end
-    end
+    local m = kept(rt)
+    add("runtime", rt, m)
+    span(rt, m)
+    c.runtime = keys(rt, m)
   end
   if nv and nv:nrows() > 0 then
-    local nm, st, en, pids = nv:col("name"):to_lua(), nv:col("start_ns"):to_lua(), nv:col("end_ns"):to_lua(), nv:col("pid"):to_lua()
-    for i = 1, nv:nrows() do
-      if st[i] and en[i] and mine(nv, i, pids) and not (step ~= "" and nm[i] == step) then
-        add("cpu_exec", st[i], en[i])
-        if st[i] < c.cpu_min then c.cpu_min = st[i] end
-        if en[i] > c.cpu_max then c.cpu_max = en[i] end
-      end
-    end
+    local m = kept(nv)
+    if step ~= "" then m = m & ~nv:col("name"):eq(step) end
+    add("cpu_exec", nv, m)
+    span(nv, m)
   end
-  for _, k in ipairs(D.categories) do
-    local r = c.role[k.key]
-    c.role[k.key] = IV.set(r.s, r.e, r.n)
-  end
+  for _, k in ipairs(D.categories) do c.role[k.key] = sets[k.key] or I.empty() end
+  c.keys = { "pid", "correlation" }
+  c.device = #dev > 0 and T.concat(table.unpack(dev)) or nil
   return c
 end
 
@@ -347,47 +337,46 @@ local function host_steps(p, c)
 end
 
 local function device_bound(steps, c, notes)
-  -- device ops by correlation id
-  local by_corr = {}
-  for i, d in ipairs(c.device) do
-    if d.corr then
-      local l = by_corr[d.corr]
-      if not l then l = {}; by_corr[d.corr] = l end
-      l[#l + 1] = i
-    end
-  end
   -- runtime calls by start, ties in trace order (a stable sort, as the
-  -- plugin's Python sort)
-  local rts, ss = {}, {}
-  for i, r in ipairs(c.runtime) do ss[i] = r.s end
-  for i, j in ipairs(IV.order(#ss, { s = ss }, { "s" })) do rts[i] = c.runtime[j] end
+  -- plugin's Python sort), each with the first start, last end and number
+  -- of the device ops of its correlation id
+  local dev, rt, keys = c.device, c.runtime, c.keys or { "correlation" }
+  if not dev or not rt or rt:nrows() == 0 then
+    local none = {}
+    for i = 1, #steps do none[i] = 0 end
+    notes[#notes + 1] = "No device op was launched from inside a step: steps keep their host bounds."
+    return steps, none
+  end
+  local per = dev:filter(dev:col("correlation"):present()):group_by(keys)
+    :agg { { "dmin", "min", "ts_ns" }, { "dmax", "max", "end_ns" }, { "dn", "count" } }
+  rt = rt:take(rt:order("ts_ns")):join(per, { on = keys, how = "left" })
+  local rs, re = rt:col("ts_ns"):to_lua(), rt:col("end_ns"):to_lua()
+  local rmin, rmax, rn = rt:col("dmin"):to_lua(), rt:col("dmax"):to_lua(), rt:col("dn"):to_lua()
+  local nrt = rt:nrows()
+  local hit = {}                  -- runtime calls (in rt's order) inside a step that launched device ops
 
   local nsteps = #steps
   local dev_min, dev_max, matched_count = {}, {}, {}
   for i = 1, nsteps do dev_min[i] = MAXI; dev_max[i] = MINI; matched_count[i] = 0 end
-  local matched = {}
   local any_matched = false
   local i_step, i_rt = 1, 1
   local cur_min, cur_max = MAXI, MINI
-  while i_step <= nsteps and i_rt <= #rts do
+  while i_step <= nsteps and i_rt <= nrt do
     local hs, he = steps[i_step].s, steps[i_step].e
-    local rt = rts[i_rt]
-    if rt.s < hs then
+    local a, b = rs[i_rt], re[i_rt]
+    if a < hs then
       i_rt = i_rt + 1
-    elseif rt.e <= he then
-      local l = rt.corr and by_corr[rt.corr]
-      if l then
-        for _, di in ipairs(l) do
-          local d = c.device[di]
-          if d.s < cur_min then cur_min = d.s end
-          if d.e > cur_max then cur_max = d.e end
-          matched[di] = true
-          any_matched = true
-          matched_count[i_step] = matched_count[i_step] + 1
-        end
+    elseif b <= he then
+      local n = rn[i_rt]
+      if n and n > 0 then
+        if rmin[i_rt] < cur_min then cur_min = rmin[i_rt] end
+        if rmax[i_rt] > cur_max then cur_max = rmax[i_rt] end
+        hit[i_rt] = true
+        any_matched = true
+        matched_count[i_step] = matched_count[i_step] + n
       end
       i_rt = i_rt + 1
-    elseif rt.s < he then
+    elseif a < he then
       i_rt = i_rt + 1
     else
       dev_min[i_step], dev_max[i_step] = cur_min, cur_max
@@ -406,9 +395,14 @@ local function device_bound(steps, c, notes)
   end
   local prev_end = steps[1].s
   if dev_min[1] ~= MAXI then
-    for i, d in ipairs(c.device) do
-      if not matched[i] and d.e < dev_min[1] and d.e > prev_end then prev_end = d.e end
-    end
+    -- the last end of the device ops no step launched (their correlation
+    -- is no hit call's) that ended before the first step's first device op
+    local calls = rt:select(keys):add_column("hit", setmetatable(hit, { __len = function() return nrt end }), "boolean")
+    local hits = calls:filter(calls:col("hit")):group_by(keys):agg { { "calls", "count" } }
+    local d = dev:join(hits, { on = keys, how = "left" })
+    local en = d:col("end_ns")
+    local free = ~d:col("calls"):present() & en:lt(dev_min[1]) & en:gt(prev_end)
+    prev_end = extreme(en, free, "max") or prev_end
   end
   for i = 1, nsteps do
     local s = steps[i].s > prev_end and steps[i].s or prev_end
@@ -475,48 +469,35 @@ local function gpu_figures(p, steps)
   if not k or k:nrows() == 0 or #steps == 0 then return {} end
   local lo, hi = steps[1].s, steps[#steps].e
   local span = hi - lo
-  local st, du = k:col("start_ns"):to_lua(), k:col("duration_ns"):to_lua()
-  local dev = k:has("device") and k:col("device"):to_lua() or {}
-  local names = k:col("name"):to_lua()
-  local bps = k:has("blocks_per_sm") and k:col("blocks_per_sm"):to_lua() or {}
-  local occ = k:has("est_achieved_occupancy_pct") and k:col("est_achieved_occupancy_pct"):to_lua() or {}
-  local per = {}
-  local order = {}
-  local tc_name = per_text(has_tc_pattern)
-  for i = 1, k:nrows() do
-    local d = dev[i] or 0
-    local g = per[d]
-    if not g then
-      g = { s = {}, e = {}, v = {}, nv = 0, n = 0, occ_x = 0.0, occ_t = 0, tc_t = 0, all_t = 0,
-            tc_all = 0, k_all = 0, nbps = 0, nocc = 0 }
-      per[d] = g; order[#order + 1] = d
-    end
-    local a, b = st[i], st[i] + (du[i] or 0)
-    g.n = g.n + 1; g.s[g.n] = a; g.e[g.n] = b
-    if bps[i] and bps[i] > 0 then g.v[g.n] = bps[i]; g.nbps = g.nbps + 1 end
-    local x = a > lo and a or lo
-    local y = b < hi and b or hi
-    local tc = tc_name[names[i] or ""]
-    if x < y then
-      if occ[i] and occ[i] >= 0 then g.occ_x = g.occ_x + occ[i] * (y - x); g.occ_t = g.occ_t + (y - x); g.nocc = g.nocc + 1 end
-      g.all_t = g.all_t + (y - x)
-      if tc then g.tc_t = g.tc_t + (y - x) end
-    end
-    g.k_all = g.k_all + (b - a)
-    if tc then g.tc_all = g.tc_all + (b - a) end
+  local a, d = k:col("start_ns"), IV.filled(k, "duration_ns", 0)
+  local b = a + d
+  local w = (b:min_with(hi) - a:max_with(lo)):max_with(0)          -- time inside the span
+  local kw = k:select("name"):with("device", IV.filled(k, "device", 0)):with("a", a):with("b", b):with("d", d):with("w", w)
+  local bps = k:has("blocks_per_sm") and k:col("blocks_per_sm") or nil
+  local occ = k:has("est_achieved_occupancy_pct") and k:col("est_achieved_occupancy_pct") or nil
+  if bps then kw:with("bps", bps:keep(bps:gt(0))) end
+  if occ then kw:with("occ", occ) end
+  local tc = kw:col("name"):map(has_tc_pattern):eq(true)
+  local inside = w:gt(0)
+  local spec = { { "kernels", "count" }, { "kernel_ns", "sum", "w" }, { "tc_kernel_ns", "sum", "w", where = tc },
+                 { "k_all", "sum", "d" }, { "tc_all", "sum", "d", where = tc } }
+  if occ then
+    local counted = inside & occ:ge(0)
+    spec[#spec + 1] = { "occ_t", "sum", "w", where = counted }
+    spec[#spec + 1] = { "occupancy_pct", "wmean", "occ", "w", where = counted }
   end
-  table.sort(order)
+  if bps then spec[#spec + 1] = { "nbps", "count", where = kw:col("bps"):present() } end
   local out = {}
-  for _, d in ipairs(order) do
-    local g = per[d]
-    local busy = IV.length_within(IV.set(g.s, g.e, g.n), lo, hi)
-    local f = { device = d, span_ns = span, busy_ns = busy, util_pct = span > 0 and 100 * busy / span or nil,
-                kernels = g.n, tc_kernel_ns = g.tc_t, kernel_ns = g.all_t }
-    if g.nbps > 0 and span > 0 then
-      f.sm_eff_pct = 100 * IV.capped_value_integral(g.s, g.e, g.v, g.n, 1.0, lo, hi) / span
+  for _, g in kw:group_by("device"):agg(spec):sort_by("device"):rows() do
+    local on = kw:filter(kw:col("device"):eq(g.device))
+    local busy = I.from_table(on, "a", "b"):length_within(lo, hi)
+    local f = { device = g.device, span_ns = span, busy_ns = busy, util_pct = span > 0 and 100 * busy / span or nil,
+                kernels = g.kernels, tc_kernel_ns = g.tc_kernel_ns, kernel_ns = g.kernel_ns }
+    if (g.nbps or 0) > 0 and span > 0 then
+      f.sm_eff_pct = 100 * I.step_integral(on:col("a"), on:col("b"), on:col("bps"), { cap = 1.0, lo = lo, hi = hi }) / span
     end
-    if g.occ_t > 0 then f.occupancy_pct = g.occ_x / g.occ_t end
-    f.tc_pct = g.all_t > 0 and 100 * g.tc_t / g.all_t or 0
+    if (g.occ_t or 0) > 0 then f.occupancy_pct = g.occupancy_pct end
+    f.tc_pct = g.kernel_ns > 0 and 100 * g.tc_kernel_ns / g.kernel_ns or 0
     f.tc_used_ratio = g.k_all > 0 and g.tc_all / g.k_all or 0
     out[#out + 1] = f
   end
@@ -529,38 +510,29 @@ end
 local function tc_eligible_ratio(p, c)
   local k, rt = p.tables.kernels, p.tables.runtime
   if c.nsys or not k or not rt or k:nrows() == 0 then return nil end   -- nsys: no operators (external ids)
-  -- bottom eligible ops per thread
-  local by_tid = {}
-  for _, o in ipairs(c.ops) do
-    if D.tc_eligible_ops[o.name] then
-      local l = by_tid[o.tid or ""]
-      if not l then l = {}; by_tid[o.tid or ""] = l end
-      l[#l + 1] = o
-    end
+  -- bottom eligible ops: by thread, start, longest first; an op whose next
+  -- op on its thread lies inside it has a child
+  local ops = c.ops
+  local el = ops:filter(ops:col("name"):isin(sorted_keys(D.tc_eligible_ops)))
+  el = el:take(el:order("tid", "ts_ns", "-end_ns"))
+  local m = el:nrows()
+  local bottom = el
+  if m > 1 then
+    local o, nxt = el:slice(1, m - 1), el:slice(2, m)
+    local child = nxt:col("tid"):eq(o:col("tid")) & nxt:col("ts_ns"):ge(o:col("ts_ns")) & nxt:col("end_ns"):le(o:col("end_ns"))
+    bottom = T.concat(o:filter(~child), el:slice(m, m))
   end
-  local bottom_ext = {}
-  for _, l in pairs(by_tid) do
-    table.sort(l, function(x, y) if x.s ~= y.s then return x.s < y.s end return x.e > y.e end)
-    for i, o in ipairs(l) do
-      local nxt = l[i + 1]
-      local has_child = nxt and nxt.s >= o.s and nxt.e <= o.e
-      if not has_child and o.ext then bottom_ext[o.ext] = true end
-    end
-  end
-  local op_ext = {}
-  for _, o in ipairs(c.ops) do if o.ext then op_ext[o.ext] = true end end
-  local rt_ext = {}
-  local rc, re = rt:col("correlation"):to_lua(), rt:col("external_id"):to_lua()
-  for i = 1, rt:nrows() do if rc[i] then rt_ext[rc[i]] = re[i] end end
-  local kc, kd = k:col("correlation"):to_lua(), k:col("duration_ns"):to_lua()
-  local elig, all = 0, 0
-  for i = 1, k:nrows() do
-    local e = kc[i] and rt_ext[kc[i]]
-    if e and op_ext[e] then
-      all = all + (kd[i] or 0)
-      if bottom_ext[e] then elig = elig + (kd[i] or 0) end
-    end
-  end
+  local bottom_ext = bottom:unique("external_id")
+  -- kernel -> its runtime call (correlation; the last such call's External
+  -- id) -> a host op with that External id
+  local rt_ext = rt:filter(rt:col("correlation"):present()):group_by("correlation")
+    :agg { { "ext", "last", "external_id" } }
+  local op_ext = ops:filter(ops:col("external_id"):present()):group_by("external_id"):agg { { "n", "count" } }
+    :rename("external_id", "ext")
+  local kl = k:select("correlation", "duration_ns"):join(rt_ext, { on = "correlation" }):join(op_ext, { on = "ext" })
+  local d = kl:col("duration_ns")
+  local all = d:sum()
+  local elig = d:sum { where = kl:col("ext"):isin(bottom_ext) }
   if all == 0 then return 0, 0, 0 end
   return elig / all, elig, all
 end

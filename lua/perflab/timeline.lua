@@ -67,120 +67,99 @@ function M.capped_value_integral(starts, ends, values, n, cap, lo, hi)
   return I.step_integral(starts, ends, values, { n = n, cap = cap, lo = lo, hi = hi })
 end
 
---- The order (indices 1..n) that sorts n rows by integer keys: keys maps a
--- name to an array of n values, by lists the names as T:sort_by takes them
--- ("k" ascending, "-k" descending); ties stay in index order.  The table
--- engine's stable sort: no Lua call per comparison (a comparator sort of a
--- million rows takes seconds).  nil when a value is not an integer (a
--- double column would round epoch nanoseconds): M.order then sorts in Lua.
-function M.int_order(n, keys, by)
-  local cols, names = { ["#"] = {} }, { "#" }
-  for name, vals in pairs(keys) do
-    for i = 1, n do if math.type(vals[i]) ~= "integer" then return nil end end
-    cols[name] = vals; names[#names + 1] = name
-  end
-  local ix = cols["#"]
-  for i = 1, n do ix[i] = i end
-  if n < 2 then return ix end
-  return T.from_columns(cols, names):sort_by(table.unpack(by)):col("#"):to_lua()
+--- Device-side operations of a timeline profile as one table, each row
+-- joined to the runtime call that launched it (same correlation id; where
+-- the runtime table and the device tables all carry `pid`, as nsys exports
+-- do, on (pid, correlation): correlation ids are unique within a process
+-- only).  Columns:
+--   start_ns, end_ns, duration_ns (missing as 0), name,
+--   kind ("kernel" | "memcpy" | "memset"), device (missing as 0),
+--   stream (missing as -1), correlation,
+--   rt_start_ns, rt_end_ns, rt_name (missing where no runtime call matches)
+-- rows sorted by start, ties in kernel, memcpy, memset and table order; a
+-- row without a start is left out.  kinds: set of kinds to keep (default
+-- all three).  The engine does the work: a concat, a join and an order.
+local SOURCES = { { "kernel", "kernels" }, { "memcpy", "memcpy" }, { "memset", "memset" } }
+
+-- a column of t of the value v
+local function const(t, v)
+  return t:col(t:columns()[1]):present():map(function() return v end)
 end
 
---- The same order for any comparable keys (no nil): int_order where every
--- key is an integer, else Lua's sort with the same rule.
-function M.order(n, keys, by)
-  local o = M.int_order(n, keys, by)
-  if o then return o end
-  o = {}
-  for i = 1, n do o[i] = i end
-  local spec = {}
-  for j, b in ipairs(by) do
-    local desc = b:sub(1, 1) == "-"
-    spec[j] = { keys[desc and b:sub(2) or b], desc }
-  end
-  table.sort(o, function(x, y)
-    for _, sp in ipairs(spec) do
-      local a, b = sp[1][x], sp[1][y]
-      if a ~= b then if sp[2] then return a > b end return a < b end
-    end
-    return x < y
-  end)
-  return o
+--- Column `name` of t with its missing values as v (a constant column where
+-- t has no such column); a Lua pass only over a column that has holes.
+function M.filled(t, name, v)
+  if not t:has(name) then return const(t, v) end
+  local c = t:col(name)
+  local n = #c
+  if c:count() == n then return c end
+  local a = c:to_lua()
+  for i = 1, n do if a[i] == nil then a[i] = v end end
+  return t:select(name):add_column("_filled", setmetatable(a, { __len = function() return n end }), c:type()):col("_filled")
 end
 
---- Device-side operations of a timeline profile, each joined to the runtime
--- call that launched it (same correlation id; where the runtime table and
--- the device table both carry `pid`, as nsys exports do, on (pid,
--- correlation): correlation ids are unique within a process only):
---   {s, e, dur, name, kind = "kernel"|"memcpy"|"memset", device, stream,
---    corr, rt_s, rt_e, rt_name}   (rt_* nil when no runtime call matches)
--- sorted by start.  kinds: set of kinds to keep (default all three).
+-- the first runtime call of each correlation (or (pid, correlation)): its
+-- start, end and name
+local function launches(rt, keys)
+  rt = rt:filter(rt:col("correlation"):present())
+  local g = rt:group_by(keys):agg { { "rt_start_ns", "first", "start_ns" }, { "rt_dur", "first", "duration_ns" },
+                                    { "rt_name", "first", "name" } }
+  return g:with("rt_end_ns", g:col("rt_start_ns") + M.filled(g, "rt_dur", 0)):drop("rt_dur")
+end
+
 function M.device_ops(p, kinds)
   kinds = kinds or { kernel = true, memcpy = true, memset = true }
   local rt = p.tables.runtime
-  local rts, rte, rtn = {}, {}, {}
-  -- (pid, correlation) when every table has pid (nsys); correlation alone
-  -- otherwise (Kineto: one process, GPU rows without pid)
+  if rt and rt:nrows() == 0 then rt = nil end
   local use_pid = rt ~= nil and rt:has("pid")
-  for _, name in ipairs({ "kernels", "memcpy", "memset" }) do
-    local t = p.tables[name]
-    if t and t:nrows() > 0 and not t:has("pid") then use_pid = false end
-  end
-  local rt_pid = use_pid and rt:col("pid"):to_lua()
-  if rt and rt:nrows() > 0 then
-    local c, s, d, n = rt:col("correlation"):to_lua(), rt:col("start_ns"):to_lua(), rt:col("duration_ns"):to_lua(), rt:col("name"):to_lua()
-    for i = 1, rt:nrows() do
-      local k = c[i]
-      if k and rt_pid then k = tostring(rt_pid[i]) .. ":" .. k end
-      if k and rts[k] == nil then rts[k] = s[i]; rte[k] = s[i] + (d[i] or 0); rtn[k] = n[i] end
-    end
-  end
-  local ops = {}
-  for _, kind in ipairs({ "kernel", "memcpy", "memset" }) do
-    local t = kinds[kind] and p.tables[kind == "kernel" and "kernels" or kind]
+  local parts = {}
+  for _, src in ipairs(SOURCES) do
+    local t = p.tables[src[2]]
     if t and t:nrows() > 0 then
-      local s, d = t:col("start_ns"):to_lua(), t:col("duration_ns"):to_lua()
-      local nm = t:col("name"):to_lua()
-      local dev = t:has("device") and t:col("device"):to_lua() or {}
-      local st = t:has("stream") and t:col("stream"):to_lua() or {}
-      local co = t:has("correlation") and t:col("correlation"):to_lua() or {}
-      local pid = rt_pid and t:has("pid") and t:col("pid"):to_lua()
-      for i = 1, t:nrows() do
-        if s[i] then
-          local k = co[i]
-          local key = k
-          if k and rt_pid then key = pid and (tostring(pid[i]) .. ":" .. k) or nil end
-          ops[#ops + 1] = { s = s[i], e = s[i] + (d[i] or 0), dur = d[i] or 0, name = nm[i], kind = kind,
-                            device = dev[i] or 0, stream = st[i] or -1, corr = k,
-                            rt_s = key and rts[key], rt_e = key and rte[key], rt_name = key and rtn[key] }
-        end
-      end
+      if not t:has("pid") then use_pid = false end
+      if kinds[src[1]] then parts[#parts + 1] = { src[1], t } end
     end
   end
-  -- by start, then insertion (3 s -> 1 s for 650 k operations with the
-  -- engine's sort)
-  local n, ss = #ops, {}
-  for i = 1, n do ss[i] = ops[i].s end
-  local order = M.order(n, { s = ss }, { "s" })
-  local sorted = {}
-  for k = 1, n do sorted[k] = ops[order[k]] end
-  return sorted
+  -- no rows anywhere: the (empty) kernels table gives the columns
+  if #parts == 0 and p.tables.kernels then parts[1] = { "kernel", p.tables.kernels }; use_pid = false end
+  for i, part in ipairs(parts) do
+    local kind, t = part[1], part[2]
+    t = t:filter(t:col("start_ns"):present())
+    local s, d = t:col("start_ns"), M.filled(t, "duration_ns", 0)
+    local o = t:select("start_ns"):with("end_ns", s + d):with("duration_ns", d):with("name", t:col("name"))
+      :with("kind", const(t, kind)):with("device", M.filled(t, "device", 0)):with("stream", M.filled(t, "stream", -1))
+    if t:has("correlation") then o:with("correlation", t:col("correlation")) end
+    if use_pid then o:with("pid", t:col("pid")) end
+    parts[i] = o
+  end
+  if #parts == 0 then return nil end
+  local ops = T.concat(table.unpack(parts))
+  if not ops:has("correlation") then rt = nil end
+  if rt then
+    local keys = use_pid and { "pid", "correlation" } or { "correlation" }
+    ops = ops:join(launches(rt, keys), { on = keys, how = "left" })
+  else
+    local s, none = ops:col("start_ns"), ops:col("start_ns"):present()
+    none = ~none
+    ops:with("rt_start_ns", s:keep(none)):with("rt_end_ns", s:keep(none)):with("rt_name", ops:col("name"):keep(none))
+  end
+  if use_pid then ops = ops:drop("pid") end
+  return ops:take(ops:order("start_ns"))
 end
 
---- ops grouped by (device, stream): returns an array of
--- {device, stream, ops = {...}} sorted by device then stream.
+--- ops (a device_ops table) by (device, stream): an array of
+-- {device, stream, ops = table} sorted by device then stream, each ops
+-- table in start order.
 function M.by_stream(ops)
-  local g, order = {}, {}
-  for _, o in ipairs(ops) do
-    local key = o.device .. ":" .. o.stream
-    local e = g[key]
-    if not e then e = { device = o.device, stream = o.stream, ops = {} }; g[key] = e; order[#order + 1] = e end
-    e.ops[#e.ops + 1] = o
+  local out = {}
+  if not ops or ops:nrows() == 0 then return out end
+  local sorted = ops:take(ops:order("device", "stream"))   -- stable: start order within a stream
+  local from = 1
+  for _, g in sorted:group_by("device", "stream"):agg { { "n", "count" } }:rows() do
+    out[#out + 1] = { device = g.device, stream = g.stream, ops = sorted:slice(from, from + g.n - 1) }
+    from = from + g.n
   end
-  table.sort(order, function(a, b)
-    if a.device ~= b.device then return a.device < b.device end
-    return a.stream < b.stream
-  end)
-  return order
+  return out
 end
 
 --- The operator that launched each kernel of a Kineto profile: returns a

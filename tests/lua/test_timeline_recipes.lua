@@ -30,8 +30,8 @@ end
 
 -- device_ops orders operations by start, ties in insertion order (kernels,
 -- then memcpy, then memset; rows in table order), by the table engine's
--- stable sort for integer starts and by Lua's sort otherwise: both must give
--- the order the comparator defines, checked here against a hand-made list
+-- stable sort, for integer and for fractional starts: checked here against
+-- a hand-made list
 TestDeviceOps = {}
 
 function TestDeviceOps:test_order_with_ties()
@@ -44,29 +44,19 @@ function TestDeviceOps:test_order_with_ties()
     return { tables = { kernels = T.from_rows(k, { "start_ns", "duration_ns", "name", "stream" }),
                         memcpy = T.from_rows(m, { "start_ns", "duration_ns", "name", "stream" }) } }
   end
-  local function names(ops) local o = {} for i, x in ipairs(ops) do o[i] = x.name end return o end
+  local function names(ops) return ops:col("name"):to_lua() end
   -- integer starts (the engine's sort), 2^60 + small offsets: beyond a double's 53 bits
   local big = 1 << 60
   local ops = IV.device_ops(prof({ big + 5, big + 1, big + 5, big + 2 }, { big + 1, big + 5, big + 3 }))
   lu.assertEquals(names(ops), { "k2", "m1", "k4", "m3", "k1", "k3", "m2" })
-  lu.assertEquals(ops[1].s, big + 1)
-  -- a fractional start: Lua's sort, the same rule
+  lu.assertEquals(ops:col("start_ns")[1], big + 1)
+  lu.assertEquals(ops:col("kind"):to_lua(), { "kernel", "memcpy", "kernel", "memcpy", "kernel", "kernel", "memcpy" })
+  lu.assertEquals(ops:col("end_ns")[2], big + 2)
+  lu.assertEquals(ops:col("device"):to_lua(), { 0, 0, 0, 0, 0, 0, 0 })   -- no device column: 0
+  lu.assertNil(ops:col("rt_start_ns")[1])                                   -- no runtime table
+  -- fractional starts: the same rule
   ops = IV.device_ops(prof({ 5, 1.5, 5, 2 }, { 1.5, 5, 3 }))
   lu.assertEquals(names(ops), { "k2", "m1", "k4", "m3", "k1", "k3", "m2" })
-end
-
-function TestDeviceOps:test_int_order()
-  local IV = require "perflab.timeline"
-  local big = 1 << 60
-  -- ascending on a, descending on b, ties in index order; beyond 2^53
-  lu.assertEquals(IV.int_order(5, { a = { big + 2, big + 1, big + 2, big + 1, big + 2 }, b = { 1, 1, 3, 1, 1 } }, { "a", "-b" }),
-                  { 2, 4, 3, 1, 5 })
-  lu.assertEquals(IV.int_order(1, { a = { 7 } }, { "a" }), { 1 })
-  lu.assertNil(IV.int_order(2, { a = { 1, 2.5 } }, { "a" }))      -- not integers: the engine is not used
-  -- order: the same rule with Lua's sort for other numbers
-  lu.assertEquals(IV.order(5, { a = { 2.5, 1.5, 2.5, 1.5, 2.5 }, b = { 1, 1, 3, 1, 1 } }, { "a", "-b" }), { 2, 4, 3, 1, 5 })
-  lu.assertEquals(IV.order(5, { a = { big + 2, big + 1, big + 2, big + 1, big + 2 }, b = { 1, 1, 3, 1, 1 } }, { "a", "-b" }),
-                  { 2, 4, 3, 1, 5 })
 end
 
 -- launch-latency's worst launches and queue lengths on a hand-made profile,
@@ -107,6 +97,26 @@ function TestDeviceOps:test_launch_latency_orders()
 end
 
 TestIdle = {}
+
+-- Gap attribution by hand on one stream: A [0,10) launched 0-1; B [15,15)
+-- (zero length) launched at 12, after A ended: host wait 5; C [16,20)
+-- launched at 1: a 1 ns gap after B, kernel wait 1; D [20,25) touches C:
+-- no gap; E [100,110) launched at 20: a 75 ns gap, other.  Span 110, busy
+-- 10 + 4 + 5 + 10 = 29, idle 81 = 5 + 1 + 75.
+function TestIdle:test_gaps_by_hand()
+  local T = perflab.table
+  local K = { { 0, 10, 1 }, { 15, 0, 2 }, { 16, 4, 3 }, { 20, 5, 4 }, { 100, 10, 5 } }
+  local R = { { 0, 1, 1 }, { 12, 1, 2 }, { 1, 1, 3 }, { 2, 1, 4 }, { 20, 1, 5 } }
+  local k, r = {}, {}
+  for i, x in ipairs(K) do k[i] = { name = "k" .. i, start_ns = x[1], duration_ns = x[2], stream = 7, device = 0, correlation = x[3] } end
+  for i, x in ipairs(R) do r[i] = { name = "cudaLaunchKernel", start_ns = x[1], duration_ns = x[2], correlation = x[3] } end
+  local p = { source = "hand-made", tables = {
+    kernels = T.from_rows(k, { "name", "start_ns", "duration_ns", "stream", "device", "correlation" }),
+    runtime = T.from_rows(r, { "name", "start_ns", "duration_ns", "correlation" }) } }
+  local m = by_stream(recipes.run("idle-time", { p }, {}).tables.idle)["0:7"]
+  lu.assertEquals({ m.ops, m.span_ns, m.busy_ns, m.idle_ns, m.host_wait_ns, m.kernel_wait_ns, m.other_ns },
+                  { 5, 110, 29, 81, 5, 1, 75 })
+end
 
 -- An nvprof GPU trace names its device ("GeForce GTX 950 (0)"); the reader
 -- gives it index 0 (first appearance) in `device`, as Kineto's index, and
