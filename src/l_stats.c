@@ -21,19 +21,11 @@
 /* Options table at arg (absent/nil allowed), which may hold only the keys
 ** in accepted (pl_l_checkoptions).  Returns the nan policy. */
 static int opt_nan_in(lua_State *L, int arg, const char *const accepted[]) {
+  static const char *const policies[] = { "omit", "error", NULL };
   if (lua_isnoneornil(L, arg)) return 0;
   luaL_checktype(L, arg, LUA_TTABLE);
   pl_l_checkoptions(L, arg, accepted);
-  lua_getfield(L, arg, "nan");
-  int omit = 0;
-  if (!lua_isnil(L, -1)) {
-    const char *v = lua_tostring(L, -1);
-    if (v && strcmp(v, "omit") == 0) omit = 1;
-    else if (!(v && strcmp(v, "error") == 0))
-      luaL_argerror(L, arg, "option nan must be \"omit\" or \"error\"");
-  }
-  lua_pop(L, 1);
-  return omit;
+  return pl_l_checkfieldoption(L, arg, "nan", "error", policies) == 0;   /* "omit" */
 }
 
 /* The functions whose only option is nan. */

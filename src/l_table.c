@@ -17,6 +17,40 @@
 
 /* ---- helpers ----------------------------------------------------------- */
 
+/* Key names sorted in C, as table.sort would order them (strings by
+** strcoll, numbers by value; a mix is an error), without calling the global
+** `table.sort` that a script may have replaced (review 5.3).
+** The array at idx (1..n) is rewritten in order.  [...] -> [...] */
+typedef struct { const char *s; lua_Number d; int pos; } sortkey_t;
+
+static int cmp_sortkey(const void *a, const void *b) {
+  const sortkey_t *x = (const sortkey_t *)a, *y = (const sortkey_t *)b;
+  if (x->s) return strcoll(x->s, y->s);
+  return (x->d > y->d) - (x->d < y->d);
+}
+
+static void sort_names(lua_State *L, int idx, int n) {
+  if (n < 2) return;
+  idx = lua_absindex(L, idx);
+  sortkey_t *v = (sortkey_t *)lua_newuserdatauv(L, (size_t)n * sizeof *v, 0);   /* [... box] */
+  int strings = 0;
+  for (int i = 0; i < n; i++) {
+    int ty = lua_rawgeti(L, idx, i + 1);                    /* [... box k] */
+    if (ty != LUA_TSTRING && ty != LUA_TNUMBER) luaL_error(L, "attempt to compare %s values", luaL_typename(L, -1));
+    if (i == 0) strings = ty == LUA_TSTRING;
+    else if (strings != (ty == LUA_TSTRING)) luaL_error(L, "attempt to compare number with string");
+    v[i].s = strings ? lua_tostring(L, -1) : NULL;          /* anchored in the array */
+    v[i].d = strings ? 0 : lua_tonumber(L, -1);
+    v[i].pos = i + 1;
+    lua_pop(L, 1);                                          /* [... box] */
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_sortkey);
+  lua_createtable(L, n, 0);                                 /* [... box sorted] */
+  for (int i = 0; i < n; i++) { lua_rawgeti(L, idx, v[i].pos); lua_rawseti(L, -2, i + 1); }
+  for (int i = 1; i <= n; i++) { lua_rawgeti(L, -1, i); lua_rawseti(L, idx, i); }
+  lua_pop(L, 2);                                            /* [...] */
+}
+
 pl_table *pl_l_totable(lua_State *L, int arg) {
   pl_ltable *u = (pl_ltable *)luaL_testudata(L, arg, PL_TABLE_T);
   return u ? u->t : NULL;
@@ -205,14 +239,11 @@ pl_type pl_l_infer_type(lua_State *L, int idx, pl_type cur, int *seen) {
   return PL_STR;
 }
 
+/* A column type by name at idx.  [...] -> [...] */
 static pl_type parse_typename(lua_State *L, int idx) {
-  const char *s = luaL_checkstring(L, idx);
-  if (strcmp(s, "number") == 0) return PL_NUM;
-  if (strcmp(s, "integer") == 0) return PL_INT;
-  if (strcmp(s, "boolean") == 0) return PL_BOOL;
-  if (strcmp(s, "string") == 0) return PL_STR;
-  luaL_error(L, "unknown column type '%s' (number, integer, boolean, string)", s);
-  return PL_NUM;
+  static const char *const names[] = { "number", "integer", "boolean", "string", NULL };
+  static const pl_type types[] = { PL_NUM, PL_INT, PL_BOOL, PL_STR };
+  return types[luaL_checkoption(L, idx, NULL, names)];
 }
 
 /* ---- constructors ------------------------------------------------------ */
@@ -235,11 +266,7 @@ static int tbl_from_columns(lua_State *L) {
   } else {
     lua_pushnil(L);
     while (lua_next(L, 1)) { lua_pop(L, 1); lua_pushvalue(L, -1); lua_rawseti(L, names, ++n); }
-    lua_getglobal(L, "table");
-    lua_getfield(L, -1, "sort");
-    lua_pushvalue(L, names);
-    lua_call(L, 1, 0);
-    lua_pop(L, 1);
+    sort_names(L, names, n);
   }
   size_t nrows = 0;
   for (int i = 1; i <= n; i++) {
@@ -311,13 +338,7 @@ static int tbl_from_rows(lua_State *L) {
     }
     lua_pop(L, 1);
   }
-  if (!hasorder) {
-    lua_getglobal(L, "table");
-    lua_getfield(L, -1, "sort");
-    lua_pushvalue(L, names);
-    lua_call(L, 1, 0);
-    lua_pop(L, 1);
-  }
+  if (!hasorder) sort_names(L, names, n);
   pl_table *t = pl_table_new(tname);
   pl_l_pushtable(L, t);
   for (int i = 1; i <= n; i++) {
@@ -1017,7 +1038,7 @@ static int grp_agg(lua_State *L) {
     int nk = 0;
     lua_pushnil(L);
     while (lua_next(L, 2)) { lua_pop(L, 1); lua_pushvalue(L, -1); lua_rawseti(L, keys, ++nk); }
-    lua_getglobal(L, "table"); lua_getfield(L, -1, "sort"); lua_pushvalue(L, keys); lua_call(L, 1, 0); lua_pop(L, 1);
+    sort_names(L, keys, nk);
     for (int i = 1; i <= nk && n < 64; i++) {
       lua_rawgeti(L, keys, i);
       const char *out = luaL_checkstring(L, -1);

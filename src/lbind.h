@@ -70,6 +70,12 @@ void pl_l_pushprofile(lua_State *L, pl_profile *p);
 ** perflab.options.check). */
 void pl_l_checkoptions(lua_State *L, int arg, const char *const accepted[]);
 
+/* luaL_checkoption for a field of the options table at arg: the index in
+** lst (NULL-terminated) of opts[key], or of def when the table or the key
+** is absent (def must be in lst).  Anything else raises an argument error
+** at arg: "option KEY must be "a" or "b"".  [...] -> [...] */
+int pl_l_checkfieldoption(lua_State *L, int arg, const char *key, const char *def, const char *const lst[]);
+
 /* What the host lends the bindings that run parsers (perflab.formats),
 ** kept in the registry of the state.  A bare state (lua_newstate and the
 ** openers below, no host) has none: parses then run without interrupt,
