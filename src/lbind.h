@@ -14,6 +14,17 @@
 #include "profile.h"
 #include "format.h"
 
+#include <assert.h>
+
+/* Stack balance where a binding's stack is long (a loop that pushes and
+** pops per row): the top must be back at `top`.  Checked in builds without
+** NDEBUG (the Debug/ASan build runs the tests with it). */
+#ifdef NDEBUG
+#define PL_L_BALANCE(L, top) ((void)(L), (void)(top))
+#else
+#define PL_L_BALANCE(L, top) assert(lua_gettop(L) == (top))
+#endif
+
 #define PL_TABLE_T  "perflab.Table"
 #define PL_COLUMN_T "perflab.Column"
 

@@ -31,10 +31,17 @@ end
 -- launches.  Keys are the values
 -- themselves in a tree of tables (exact; nil and NaN have their own keys).
 -- The result is shared between calls: read it, do not change it.
+-- With no key arguments the one result is computed once (it used to return
+-- the empty cache table instead of f(args)).
 function M.memoize(f)
   local cache, NONE, NAN = {}, {}, {}
+  local computed, only
   return function(args, ...)
     local node, n = cache, select("#", ...)
+    if n == 0 then
+      if not computed then only = f(args); computed = true end
+      return only
+    end
     for j = 1, n do
       local v = select(j, ...)
       if v == nil then v = NONE elseif v ~= v then v = NAN end

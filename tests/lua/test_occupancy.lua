@@ -268,6 +268,12 @@ function TestMemoize:test_calls_once_per_key()
   local a = occ(args, 8.0, 256, 40, 12288)
   lu.assertEquals(a.theoretical_occupancy_pct, G.occupancy(args).theoretical_occupancy_pct)
   lu.assertIs(occ(args, 8.0, 256, 40, 12288), a)
+  -- no key arguments: f(args), computed once (was: the empty cache table)
+  calls = 0
+  local g = G.memoize(function(args2) calls = calls + 1; return { v = args2.x } end)
+  lu.assertEquals(g({ x = 7 }).v, 7)
+  lu.assertEquals(g({ x = 8 }).v, 7)
+  lu.assertEquals(calls, 1)
 end
 
 TestWhatIf = {}

@@ -637,4 +637,18 @@ function TestSortedNames:test_no_global_table_sort()
   lu.assertErrorMsgContains("invalid option 'float'", function() return t:add_column("b", { 2 }, "float") end)
 end
 
+-- perflab.json.number and the C writers (pl_fmt_double, Table:to_json) are
+-- two copies of the shortest round-trip double: they must print the same
+-- text (review 1.4), and it must read back exactly.
+function TestSortedNames:test_json_number_is_the_c_text()
+  local json = require "perflab.json"
+  local xs = { 0.1, 1 / 3, 2 / 3, 1e300, -1e-300, 123.456, 5e-324, 1.7976931348623157e308, 2 ^ 53 + 2.0,
+    0.30000000000000004, 100.0, 1e15 + 0.5, 6.02214076e23, -2.5, 9007199254740993.0, 1e-7 }
+  for _, x in ipairs(xs) do
+    local c = T.from_columns({ x = { x } }):to_json():match('"x":%s*([^}%s]+)')
+    lu.assertEquals(json.number(x), c, string.format("%.17g", x))
+    lu.assertEquals(tonumber(c), x)
+  end
+end
+
 os.exit(lu.LuaUnit.run())
