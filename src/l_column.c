@@ -224,9 +224,11 @@ static int col_map(lua_State *L) {
   if (ct != PL_STR && ct != PL_INT && ct != PL_BOOL)
     return luaL_error(L, "map: column '%s' holds numbers; map takes string, integer or boolean columns", colname(c));
   size_t *gid = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *gid, 0);
+  /* the box for the first rows before the C array: a memory error in
+  ** lua_newuserdatauv must not leave `first` unfreed (ng <= nrows) */
+  size_t *fb = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *fb, 0);   /* collected, unlike first */
   size_t *first = NULL;
   size_t ng = pl_table_group_ids(t, &c->col, 1, gid, &first);
-  size_t *fb = (size_t *)lua_newuserdatauv(L, (ng ? ng : 1) * sizeof *fb, 0);   /* collected, unlike first */
   memcpy(fb, first, ng * sizeof *fb);
   free(first);
   lua_createtable(L, (int)ng, 0);

@@ -385,8 +385,8 @@ static int l_from_table(lua_State *L) {
   pl_column *col = t->cols[bc];
   /* order rows by key (stable), then one set per run of equal keys */
   pl_sortkey key = { bc, 0 };
+  size_t *box = lua_newuserdatauv(L, (n ? n : 1) * sizeof *box, 0);   /* before ord: no leak on a memory error */
   size_t *ord = pl_table_order(t, &key, 1);
-  size_t *box = lua_newuserdatauv(L, (n ? n : 1) * sizeof *box, 0);
   if (n) memcpy(box, ord, n * sizeof *box);
   free(ord);
   lua_newtable(L);                                       /* sets */
