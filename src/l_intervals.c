@@ -395,6 +395,7 @@ static int l_from_table(lua_State *L) {
   int keys = lua_gettop(L);
   int64_t *S = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *S, 0), *E = S + (n ? n : 1);
   size_t nk = 0;
+  int base = lua_gettop(L);                              /* [... box sets keys S] */
   for (size_t a = 0; a < n;) {
     size_t r = box[a];
     if (pl_cell_missing(t, bc, r)) break;                /* missing keys sort last */
@@ -412,10 +413,11 @@ static int l_from_table(lua_State *L) {
     else lua_pushinteger(L, (lua_Integer)pl_cell_int(t, bc, r));
     lua_pushvalue(L, -1);
     lua_rawseti(L, keys, (lua_Integer)++nk);
-    pl_ivset *out = newset(L);
+    pl_ivset *out = newset(L);                           /* [... S key set] */
     build(L, out, S, E, m, 0, 3);
-    lua_rawset(L, sets);
+    lua_rawset(L, sets);                                 /* sets[key] = set; [... S] */
     a = b;
+    PL_L_BALANCE(L, base);
   }
   lua_pushvalue(L, sets);
   lua_pushvalue(L, keys);

@@ -1203,10 +1203,12 @@ static int col_name(lua_State *L) { pl_lcolumn *c = checkcolumn(L, 1); lua_pushs
 /* [C] -> [C type] */
 static int col_type(lua_State *L) { pl_lcolumn *c = checkcolumn(L, 1); lua_pushstring(L, pl_type_name(c->t->cols[c->col]->type)); return 1; }
 
-/* Numeric reductions skip missing values. */
-static int col_reduce(lua_State *L, int what) {
+/* Numeric reductions skip missing values (and, with {where = mask}, the
+** rows where the mask is not true).  [C [opts]] -> [C [opts] [mask] x | nil] */
+enum col_red { RED_SUM, RED_MEAN, RED_MIN, RED_MAX, RED_COUNT };
+static int col_reduce(lua_State *L, enum col_red what) {
   pl_lcolumn *c = checkcolumn(L, 1);
-  if (c->t->cols[c->col]->type == PL_STR && what != 5)
+  if (c->t->cols[c->col]->type == PL_STR && what != RED_COUNT)
     return luaL_error(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name);
   const pl_column *wh = NULL;          /* c:sum{where = mask} */
   if (lua_istable(L, 2)) {
@@ -1219,7 +1221,7 @@ static int col_reduce(lua_State *L, int what) {
   for (size_t i = 0; i < c->t->nrows; i++) {
     if (SKIP(i)) continue;
     n++;
-    if (what == 5) continue;
+    if (what == RED_COUNT) continue;
     double v = pl_cell_num(c->t, c->col, i);
     double tt = s + v;
     comp += fabs(s) >= fabs(v) ? (s - tt) + v : (v - tt) + s;
@@ -1228,7 +1230,7 @@ static int col_reduce(lua_State *L, int what) {
     if (v > mx) mx = v;
   }
   switch (what) {
-    case 0: {
+    case RED_SUM: {
       if (c->t->cols[c->col]->type == PL_INT) {
         int64_t acc = 0;
         int over = 0;
@@ -1239,24 +1241,24 @@ static int col_reduce(lua_State *L, int what) {
       } else lua_pushnumber(L, s + comp);
       break;
     }
-    case 1: if (n == 0) lua_pushnil(L); else lua_pushnumber(L, (s + comp) / (double)n); break;
-    case 2: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mn); else lua_pushnumber(L, mn); break;
-    case 3: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mx); else lua_pushnumber(L, mx); break;
-    case 5: lua_pushinteger(L, (lua_Integer)n); break;
+    case RED_MEAN: if (n == 0) lua_pushnil(L); else lua_pushnumber(L, (s + comp) / (double)n); break;
+    case RED_MIN: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mn); else lua_pushnumber(L, mn); break;
+    case RED_MAX: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mx); else lua_pushnumber(L, mx); break;
+    case RED_COUNT: lua_pushinteger(L, (lua_Integer)n); break;
   }
 #undef SKIP
   return 1;
 }
-/* [C] -> [C x | nil] */
-static int col_sum(lua_State *L) { return col_reduce(L, 0); }
-/* [C] -> [C x | nil] */
-static int col_mean(lua_State *L) { return col_reduce(L, 1); }
-/* [C] -> [C x | nil] */
-static int col_min(lua_State *L) { return col_reduce(L, 2); }
-/* [C] -> [C x | nil] */
-static int col_max(lua_State *L) { return col_reduce(L, 3); }
-/* [C] -> [C n] */
-static int col_count(lua_State *L) { return col_reduce(L, 5); }
+/* [C [opts]] -> [C [opts] [mask] x | nil] (each of the five; count: n) */
+static int col_sum(lua_State *L) { return col_reduce(L, RED_SUM); }
+/* [C [opts]] -> [C [opts] [mask] x | nil] */
+static int col_mean(lua_State *L) { return col_reduce(L, RED_MEAN); }
+/* [C [opts]] -> [C [opts] [mask] x | nil] */
+static int col_min(lua_State *L) { return col_reduce(L, RED_MIN); }
+/* [C [opts]] -> [C [opts] [mask] x | nil] */
+static int col_max(lua_State *L) { return col_reduce(L, RED_MAX); }
+/* [C [opts]] -> [C [opts] [mask] n] */
+static int col_count(lua_State *L) { return col_reduce(L, RED_COUNT); }
 
 #include "quantile.h"
 /* [C q | {q...}] -> [C q ... x | {x...}] */
