@@ -187,9 +187,12 @@ static int col_match(lua_State *L) {
   unsigned char *memo = (unsigned char *)lua_newuserdatauv(L, np, 0);
   memset(memo, 0, np);
   pl_column_used_ids(t, c->col, memo);       /* 1: used, not yet tried */
-  lua_getglobal(L, "string");
-  lua_getfield(L, -1, "find");
-  int find = lua_gettop(L);
+  /* string.find of the string library itself (package.loaded), not the
+  ** global `string` a script may have replaced */
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);        /* [C pat memo loaded] */
+  if (lua_getfield(L, -1, "string") != LUA_TTABLE || lua_getfield(L, -1, "find") != LUA_TFUNCTION)
+    return luaL_error(L, "match: the string library is not loaded");
+  int find = lua_gettop(L);                                    /* [C pat memo loaded string find] */
   for (size_t id = 1; id < np; id++) {
     if (memo[id] != 1) continue;
     size_t ln;

@@ -629,6 +629,14 @@ function TestSortedNames:test_no_global_table_sort()
   lu.assertEquals(b, { "x", "y", "z" })
   lu.assertEquals(c:columns(), { "k", "aa", "zz" })
   lu.assertEquals(c:col("zz"):to_lua(), { 4, 2 })   -- a: 1 + 3, b: 2
+  -- Column:match calls the string library's find, not the global `string`
+  local ks = T.from_rows({ { k = "ab" }, { k = "b" }, { k = "ab" } }):col("k")
+  local saved_string = string
+  string = { find = function() error("global string.find called") end }
+  local ok2, m = pcall(ks.match, ks, "^a")
+  string = saved_string
+  lu.assertTrue(ok2, tostring(m))
+  lu.assertEquals(m:to_lua(), { true, false, true })
   -- names that cannot be ordered: the error table.sort gave
   lu.assertErrorMsgContains("attempt to compare", function() return T.from_columns({ [2] = { 1 }, a = { 2 } }) end)
   -- a column type by name: luaL_checkoption
