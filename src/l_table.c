@@ -656,10 +656,13 @@ static int tbl_add_column(lua_State *L) {
     }
   }
   if (!lua_isnoneornil(L, 4)) ty = parse_typename(L, 4);
-  int old = pl_table_col(t, name);
-  if (old >= 0) pl_table_drop_col(t, old);
-  /* build the column without disturbing other columns: temporary table */
+  /* build the column in a temporary table, anchored on the stack (an error
+  ** in putvalue frees it through __gc), then hand it to t through the core
+  ** (pl_table_set_col: in place of the column of that name, which keeps its
+  ** place, else at the end; review 1.4: the binding no longer edits t->cols
+  ** itself, whose realloc lost the array on failure) */
   pl_table *tmp = pl_table_new_like(name, t);
+  pl_l_pushtable(L, tmp);                     /* [t name v type vals [what] tmp] */
   int c = pl_table_add_col(tmp, name, ty);
   for (size_t i = 0; i < t->nrows; i++) {
     lua_rawgeti(L, vals, (lua_Integer)i + 1);
@@ -667,21 +670,8 @@ static int tbl_add_column(lua_State *L) {
     lua_pop(L, 1);
     pl_row_end(tmp);
   }
-  /* move the column over */
-  pl_column *col = tmp->cols[0];
-  tmp->ncols = 0;
-  pl_table_free(tmp);
-  if (t->ncols == t->capcols) {
-    t->capcols = t->capcols ? t->capcols * 2 : 8;
-    t->cols = realloc(t->cols, t->capcols * sizeof *t->cols);
-    if (t->cols == NULL) return luaL_error(L, "out of memory");
-  }
-  if (old >= 0) {             /* a replaced column keeps its place */
-    memmove(t->cols + old + 1, t->cols + old, (t->ncols - (size_t)old) * sizeof *t->cols);
-    t->cols[old] = col;
-    t->ncols++;
-  } else t->cols[t->ncols++] = col;
-  lua_settop(L, 1);
+  pl_table_set_col(t, pl_table_take_col(tmp, c));
+  lua_settop(L, 1);                           /* [t]; tmp (no columns) goes with the GC */
   return 1;
 }
 
