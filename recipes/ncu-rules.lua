@@ -447,7 +447,6 @@ NR = {
           { title = "ncu's own rule output in the file, by rule" })
         report:note(string.format("ncu's own output: %d rule firings that perflab implements; perflab fired %d of them on the same launch; %d could not be evaluated (their metrics are not in the exported file)%s",
           ncu_total, matched, no_inputs, #ncu_missed > 0 and ("; NOT fired: " .. table.concat(ncu_missed, "; ", 1, math.min(5, #ncu_missed))) or ""))
-        report.ncu_comparison = { implemented = ncu_total, matched = matched, metrics_absent = no_inputs, missed = ncu_missed }
       end
       local miss = {}
       for m, n in pairs(missing_count) do

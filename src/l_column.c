@@ -64,14 +64,23 @@ static int binary(lua_State *L, int a, int b, pl_vop op, const char *sym) {
   return 1;
 }
 
+/* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
 static int col_add(lua_State *L) { return binary(L, 1, 2, PL_V_ADD, "+"); }
+/* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
 static int col_sub(lua_State *L) { return binary(L, 1, 2, PL_V_SUB, "-"); }
+/* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
 static int col_mul(lua_State *L) { return binary(L, 1, 2, PL_V_MUL, "*"); }
+/* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
 static int col_div(lua_State *L) { return binary(L, 1, 2, PL_V_DIV, "/"); }
+/* [C x] -> [C x 0 ... R]  (0 - C) */
 static int col_unm(lua_State *L) { lua_pushinteger(L, 0); return binary(L, lua_gettop(L), 1, PL_V_SUB, "-"); }
+/* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
 static int col_band(lua_State *L) { return binary(L, 1, 2, PL_V_AND, "&"); }
+/* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
 static int col_bor(lua_State *L) { return binary(L, 1, 2, PL_V_OR, "|"); }
+/* [C x] -> [C x ... R] */
 static int col_min_with(lua_State *L) { checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_MIN, "min"); }
+/* [C x] -> [C x ... R] */
 static int col_max_with(lua_State *L) { checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_MAX, "max"); }
 
 static int compare(lua_State *L, pl_vop op, const char *sym) {
@@ -79,13 +88,20 @@ static int compare(lua_State *L, pl_vop op, const char *sym) {
   luaL_checkany(L, 2);
   return binary(L, 1, 2, op, sym);
 }
+/* [C v] -> [C v ... M]  (M a mask) */
 static int col_eq(lua_State *L) { return compare(L, PL_V_EQ, "=="); }
+/* [C v] -> [C v ... M]  (M a mask) */
 static int col_ne(lua_State *L) { return compare(L, PL_V_NE, "~="); }
+/* [C v] -> [C v ... M]  (M a mask) */
 static int col_lt(lua_State *L) { return compare(L, PL_V_LT, "<"); }
+/* [C v] -> [C v ... M]  (M a mask) */
 static int col_le(lua_State *L) { return compare(L, PL_V_LE, "<="); }
+/* [C v] -> [C v ... M]  (M a mask) */
 static int col_gt(lua_State *L) { return compare(L, PL_V_GT, ">"); }
+/* [C v] -> [C v ... M]  (M a mask) */
 static int col_ge(lua_State *L) { return compare(L, PL_V_GE, ">="); }
 
+/* [M] -> [M name R] */
 static int col_bnot(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   const char *name = lua_pushfstring(L, "~%s", colname(c));
@@ -97,6 +113,7 @@ static int col_bnot(lua_State *L) {
   return 1;
 }
 
+/* [C lo hi] -> [C lo hi ... M] */
 static int col_between(lua_State *L) {
   checkcolumn(L, 1);
   luaL_checkany(L, 2);
@@ -108,6 +125,7 @@ static int col_between(lua_State *L) {
   return binary(L, lo, lua_gettop(L), PL_V_AND, "&");
 }
 
+/* [C] -> [C ... R] */
 static int col_abs(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   const char *name = lua_pushfstring(L, "abs(%s)", colname(c));
@@ -119,6 +137,7 @@ static int col_abs(lua_State *L) {
   return 1;
 }
 
+/* [C lo hi] -> [C lo hi ... R] */
 static int col_clip(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   double lo = lua_isnoneornil(L, 2) ? NAN : luaL_checknumber(L, 2);
@@ -145,6 +164,7 @@ static pl_table *array_table(lua_State *L, int idx, const char *name) {
   return t;
 }
 
+/* [C {v...}] -> [C {v...} ... M] */
 static int col_isin(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -156,7 +176,8 @@ static int col_isin(lua_State *L) {
   return 1;
 }
 
-/* c:match(pattern): string.find(value, pattern) once per distinct string. */
+/* c:match(pattern): string.find(value, pattern) once per distinct string.
+** [C pattern] -> [C pattern ... M] */
 static int col_match(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   luaL_checkstring(L, 2);
@@ -166,9 +187,12 @@ static int col_match(lua_State *L) {
   unsigned char *memo = (unsigned char *)lua_newuserdatauv(L, np, 0);
   memset(memo, 0, np);
   pl_column_used_ids(t, c->col, memo);       /* 1: used, not yet tried */
-  lua_getglobal(L, "string");
-  lua_getfield(L, -1, "find");
-  int find = lua_gettop(L);
+  /* string.find of the string library itself (package.loaded), not the
+  ** global `string` a script may have replaced */
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);        /* [C pat memo loaded] */
+  if (lua_getfield(L, -1, "string") != LUA_TTABLE || lua_getfield(L, -1, "find") != LUA_TFUNCTION)
+    return luaL_error(L, "match: the string library is not loaded");
+  int find = lua_gettop(L);                                    /* [C pat memo loaded string find] */
   for (size_t id = 1; id < np; id++) {
     if (memo[id] != 1) continue;
     size_t ln;
@@ -192,7 +216,8 @@ static int col_match(lua_State *L) {
   return 1;
 }
 
-/* c:map(tbl | fn): one lookup or call per distinct value, broadcast. */
+/* c:map(tbl | fn): one lookup or call per distinct value, broadcast.
+** [C tbl|fn] -> [C tbl|fn ... R] */
 static int col_map(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   int isfn = lua_isfunction(L, 2);
@@ -245,6 +270,7 @@ static const pl_column *checkmask(lua_State *L, int arg, size_t n, const char *f
 
 const pl_column *pl_l_checkmask(lua_State *L, int arg, size_t n, const char *fn) { return checkmask(L, arg, n, fn); }
 
+/* [T M] -> [T M R] */
 static int tbl_filter(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   const pl_column *m = checkmask(L, 2, t->nrows, "filter");
@@ -254,6 +280,7 @@ static int tbl_filter(lua_State *L) {
   return 1;
 }
 
+/* [T key...] -> [T key... ... I]  (I an integer column) */
 static int tbl_order(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   int top = lua_gettop(L);
@@ -272,6 +299,7 @@ static int tbl_order(lua_State *L) {
   return 1;
 }
 
+/* [T rows] -> [T rows ... R] */
 static int tbl_take(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
@@ -298,7 +326,8 @@ static int tbl_take(lua_State *L) {
   return 1;
 }
 
-/* t:with(name, column) -- in place (a frozen table: on a copy), returns it. */
+/* t:with(name, column) -- in place (a frozen table: on a copy), returns it.
+** [T name C|{v...}] -> [T'] (T, or its copy when frozen) */
 static int tbl_with(lua_State *L) {
   pl_l_checktable(L, 1);
   const char *name = luaL_checkstring(L, 2);
@@ -333,7 +362,8 @@ static int tbl_with(lua_State *L) {
 }
 
 /* t:where{col = value, ...}: rows where every column equals its value (a
-** Lua array value: is one of them). */
+** Lua array value: is one of them).
+** [T spec] -> [T spec ... R] */
 int pl_l_where_eq(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -378,7 +408,8 @@ static int fieldcol(lua_State *L, pl_table *t, const char *field) {
   return c;
 }
 
-/* t:pivot{index = col | {cols}, columns = col, values = col, agg = "first"} */
+/* t:pivot{index = col | {cols}, columns = col, values = col, agg = "first"}
+** [T spec] -> [T spec ... R] */
 static int tbl_pivot(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -411,7 +442,8 @@ static int tbl_pivot(lua_State *L) {
   return 1;
 }
 
-/* c:keep(mask): the values where mask is true, missing elsewhere. */
+/* c:keep(mask): the values where mask is true, missing elsewhere.
+** [C M] -> [C M R] */
 static int col_keep(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   const pl_column *m = checkmask(L, 2, c->t->nrows, "keep");
@@ -419,7 +451,8 @@ static int col_keep(lua_State *L) {
   return 1;
 }
 
-/* c:present(): true where the value is not missing. */
+/* c:present(): true where the value is not missing.
+** [C] -> [C ... M] */
 static int col_present(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   const char *name = lua_pushfstring(L, "present(%s)", colname(c));

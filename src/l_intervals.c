@@ -114,6 +114,7 @@ static int opt_strict(lua_State *L, int arg) {
   return v;
 }
 
+/* [starts ends [n] [opts]] -> [starts ends n opts S] */
 static int l_from_arrays(lua_State *L) {
   lua_settop(L, 4);
   size_t limit = (size_t)-1;
@@ -135,6 +136,7 @@ static int l_from_arrays(lua_State *L) {
   return 1;
 }
 
+/* [pairs [opts]] -> [pairs opts ... S] */
 static int l_from_pairs(lua_State *L) {
   lua_settop(L, 2);
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -158,6 +160,7 @@ static int l_from_pairs(lua_State *L) {
   return 1;
 }
 
+/* [] -> [S] */
 static int l_empty(lua_State *L) { newset(L); return 1; }
 
 
@@ -354,7 +357,8 @@ static void rowtimes(lua_State *L, pl_table *t, int tix, const char *scol, const
 ** duration = true); rows with a missing start or end are left out, and so
 ** are the rows a where mask drops.  With by (one column): a Lua table
 ** value -> set, and second the values in the table engine's sort order
-** (numbers ascending, strings bytewise); rows with no value are left out. */
+** (numbers ascending, strings bytewise); rows with no value are left out.
+** [T scol ecol [opts]] -> [T scol ecol opts ... S]  |  with by: [... {key = S} {key...}] */
 static int l_from_table(lua_State *L) {
   lua_settop(L, 4);
   pl_table *t = pl_l_checktable(L, 1);
@@ -391,6 +395,7 @@ static int l_from_table(lua_State *L) {
   int keys = lua_gettop(L);
   int64_t *S = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *S, 0), *E = S + (n ? n : 1);
   size_t nk = 0;
+  int base = lua_gettop(L);                              /* [... box sets keys S] */
   for (size_t a = 0; a < n;) {
     size_t r = box[a];
     if (pl_cell_missing(t, bc, r)) break;                /* missing keys sort last */
@@ -408,10 +413,11 @@ static int l_from_table(lua_State *L) {
     else lua_pushinteger(L, (lua_Integer)pl_cell_int(t, bc, r));
     lua_pushvalue(L, -1);
     lua_rawseti(L, keys, (lua_Integer)++nk);
-    pl_ivset *out = newset(L);
+    pl_ivset *out = newset(L);                           /* [... S key set] */
     build(L, out, S, E, m, 0, 3);
-    lua_rawset(L, sets);
+    lua_rawset(L, sets);                                 /* sets[key] = set; [... S] */
     a = b;
+    PL_L_BALANCE(L, base);
   }
   lua_pushvalue(L, sets);
   lua_pushvalue(L, keys);
@@ -419,7 +425,8 @@ static int l_from_table(lua_State *L) {
 }
 
 /* set:locate(points) -> integer column: the 1-based index of the interval
-** holding each point, missing where none does (or the point is missing). */
+** holding each point, missing where none does (or the point is missing).
+** [S points] -> [S points ... I] */
 static int m_locate(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
   pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
@@ -435,6 +442,7 @@ static int m_locate(lua_State *L) {
   return 1;
 }
 
+/* [S lo hi] -> [S lo hi n] */
 static int m_length_within(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
   lua_pushinteger(L, (lua_Integer)pl_iv_length_within(a, checktime(L, 2), checktime(L, 3)));
@@ -447,7 +455,8 @@ static int m_length_within(lua_State *L) {
 ** "start_ns"), duration ("duration_ns") or stop (an end column), by (a
 ** column name or names, both tables; equal values are one group), where
 ** (mask of ops that take part), query_where (mask of queries).  An op needs
-** a start and an end; a query with no end is a point. */
+** a start and an end; a query with no end is a point.
+** [ops queries [opts]] -> [ops queries opts ... I] */
 static int l_innermost(lua_State *L) {
   lua_settop(L, 3);
   pl_table *ot = pl_l_checktable(L, 1), *qt = pl_l_checktable(L, 2);
@@ -484,7 +493,8 @@ static int l_innermost(lua_State *L) {
 ** the integral over [lo, hi) (default: everything) of min(level, cap),
 ** level(t) = the sum of the values of the intervals [start, end) active at
 ** t, where level > 0 (value x ns).  Arrays (nil holes) or columns; an index
-** where any of the three is missing is left out. */
+** where any of the three is missing is left out.
+** [starts ends values [opts]] -> [starts ends values opts ... x] */
 static int l_step_integral(lua_State *L) {
   lua_settop(L, 4);
   int opts = lua_isnil(L, 4) ? 0 : 4;
@@ -518,7 +528,8 @@ static int l_step_integral(lua_State *L) {
 ** samples that hold until the next) over the windows [starts[j], ends[j]):
 ** per window the integral of the values (value x ns), the length covered
 ** (an integer) and the 1-based sample in force at the window's start (nil
-** where none), as three Lua arrays.  See pl_iv_series_windows. */
+** where none), as three Lua arrays.  See pl_iv_series_windows.
+** [ts te v starts ends] -> [ts te v starts ends ... area cov at] */
 static int l_series_windows(lua_State *L) {
   lua_settop(L, 5);
   pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 1, PL_COLUMN_T);
@@ -563,10 +574,14 @@ static int setop(lua_State *L, binop op) {
   op(o, a, b);
   return 1;
 }
+/* [S other] -> [S other R] */
 static int m_union(lua_State *L) { return setop(L, pl_iv_union); }
+/* [S other] -> [S other R] */
 static int m_intersect(lua_State *L) { return setop(L, pl_iv_intersect); }
+/* [S other] -> [S other R] */
 static int m_subtract(lua_State *L) { return setop(L, pl_iv_subtract); }
 
+/* [S lo hi] -> [S lo hi R] */
 static int m_clip(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
   int64_t lo = checktime(L, 2), hi = checktime(L, 3);
@@ -575,6 +590,7 @@ static int m_clip(lua_State *L) {
   return 1;
 }
 
+/* [S] -> [S R]  |  [S lo hi] -> [S lo hi R] */
 static int m_gaps(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
   if (lua_isnoneornil(L, 2)) { pl_ivset *o = newset(L); pl_iv_gaps(o, a); return 1; }
@@ -584,19 +600,24 @@ static int m_gaps(lua_State *L) {
   return 1;
 }
 
+/* [S] -> [S n] */
 static int m_length(lua_State *L) { lua_pushinteger(L, (lua_Integer)pl_iv_length(checkset(L, 1))); return 1; }
+/* [S] -> [S n] */
 static int m_count(lua_State *L) { lua_pushinteger(L, (lua_Integer)checkset(L, 1)->n); return 1; }
+/* [S t] -> [S t b] */
 static int m_contains(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
   lua_pushboolean(L, pl_iv_contains(a, checktime(L, 2)));
   return 1;
 }
+/* [S t] -> [S t i | nil] */
 static int m_find(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
   long long i = pl_iv_find(a, checktime(L, 2));
   if (i < 0) lua_pushnil(L); else lua_pushinteger(L, (lua_Integer)i + 1);
   return 1;
 }
+/* [S i] -> [S i s e]  |  [S i] (out of range) */
 static int m_get(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
@@ -606,6 +627,7 @@ static int m_get(lua_State *L) {
   return 2;
 }
 
+/* [...] -> [... s e]  |  [] at the end  (upvalues: S, the index) */
 static int iter_next(lua_State *L) {
   pl_ivset *a = checkset(L, lua_upvalueindex(1));
   lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
@@ -616,6 +638,7 @@ static int iter_next(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)a->e[i]);
   return 2;
 }
+/* [S] -> [S iter] */
 static int m_iter(lua_State *L) {
   checkset(L, 1);
   lua_pushvalue(L, 1);
@@ -624,6 +647,7 @@ static int m_iter(lua_State *L) {
   return 1;
 }
 
+/* [S] -> [S {{s, e}...}] */
 static int m_to_lua(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
   lua_createtable(L, (int)a->n, 0);
@@ -636,6 +660,7 @@ static int m_to_lua(lua_State *L) {
   return 1;
 }
 
+/* [S] -> [S starts ends] */
 static int m_to_arrays(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
   for (int k = 0; k < 2; k++) {
@@ -646,8 +671,11 @@ static int m_to_arrays(lua_State *L) {
   return 2;
 }
 
+/* [S] -> [S] (no results; freed) */
 static int m_gc(lua_State *L) { pl_iv_free(checkset(L, 1)); return 0; }
+/* [S x] -> [S x n]  (__len) */
 static int m_len(lua_State *L) { return m_count(L); }
+/* [S other] -> [S other b] */
 static int m_eq(lua_State *L) {
   pl_ivset *a = checkset(L, 1), *b = checkset(L, 2);
   int eq = a->n == b->n;
@@ -656,6 +684,7 @@ static int m_eq(lua_State *L) {
   return 1;
 }
 
+/* [S] -> [S ... text] */
 static int m_tostring(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
   luaL_Buffer b;
@@ -694,6 +723,7 @@ static const luaL_Reg funcs[] = {
   {NULL, NULL}
 };
 
+/* [...] -> [... module]  (registers the metatable) */
 int luaopen_perflab_intervals(lua_State *L) {
   if (luaL_newmetatable(L, PL_IVSET_T)) {
     luaL_setfuncs(L, meta, 0);

@@ -56,6 +56,27 @@ void pl_l_checkoptions(lua_State *L, int arg, const char *const accepted[]) {
   }
 }
 
+int pl_l_checkfieldoption(lua_State *L, int arg, const char *key, const char *def, const char *const lst[]) {
+  const char *v = def;
+  if (lua_istable(L, arg)) {
+    lua_getfield(L, arg, key);                   /* [... v] */
+    if (!lua_isnil(L, -1)) v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    lua_pop(L, 1);                               /* [...]; v stays anchored in the table */
+  }
+  for (int i = 0; v && lst[i]; i++)
+    if (strcmp(lst[i], v) == 0) return i;
+  /* "option nan must be "omit" or "error"" */
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "option "); luaL_addstring(&b, key); luaL_addstring(&b, " must be ");
+  for (int i = 0; lst[i]; i++) {
+    if (i) luaL_addstring(&b, lst[i + 1] ? ", " : " or ");
+    luaL_addchar(&b, '"'); luaL_addstring(&b, lst[i]); luaL_addchar(&b, '"');
+  }
+  luaL_pushresult(&b);                           /* [... msg] */
+  return luaL_argerror(L, arg, lua_tostring(L, -1));
+}
+
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }

@@ -21,19 +21,11 @@
 /* Options table at arg (absent/nil allowed), which may hold only the keys
 ** in accepted (pl_l_checkoptions).  Returns the nan policy. */
 static int opt_nan_in(lua_State *L, int arg, const char *const accepted[]) {
+  static const char *const policies[] = { "omit", "error", NULL };
   if (lua_isnoneornil(L, arg)) return 0;
   luaL_checktype(L, arg, LUA_TTABLE);
   pl_l_checkoptions(L, arg, accepted);
-  lua_getfield(L, arg, "nan");
-  int omit = 0;
-  if (!lua_isnil(L, -1)) {
-    const char *v = lua_tostring(L, -1);
-    if (v && strcmp(v, "omit") == 0) omit = 1;
-    else if (!(v && strcmp(v, "error") == 0))
-      luaL_argerror(L, arg, "option nan must be \"omit\" or \"error\"");
-  }
-  lua_pop(L, 1);
-  return omit;
+  return pl_l_checkfieldoption(L, arg, "nan", "error", policies) == 0;   /* "omit" */
 }
 
 /* The functions whose only option is nan. */
@@ -140,7 +132,8 @@ SIMPLE(sum, 1, pl_stats_sum(x, n))
 SIMPLE(min, 1, pl_stats_min(x, n))
 SIMPLE(max, 1, pl_stats_max(x, n))
 
-/* geomean(x [, {nan=}]) -> exp(mean(log x)) */
+/* geomean(x [, {nan=}]) -> exp(mean(log x))
+** [x opts] -> [x opts box g] */
 static int l_geomean(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -151,7 +144,8 @@ static int l_geomean(lua_State *L) {
   return 1;
 }
 
-/* weighted_mean(x, w [, {nan=}]) -> sum(w x) / sum(w) */
+/* weighted_mean(x, w [, {nan=}]) -> sum(w x) / sum(w)
+** [x w opts] -> [x w opts ... m] */
 static int l_weighted_mean(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   double *x, *w;
@@ -167,7 +161,8 @@ static double checkq(lua_State *L, int arg, double q) {
   return q;
 }
 
-/* quantile(x, q | {q...} [, {nan=}]) -> number | array */
+/* quantile(x, q | {q...} [, {nan=}]) -> number | array
+** [x q opts] -> [x q opts box r | {r...}] */
 static int l_quantile(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -193,7 +188,8 @@ static int l_quantile(lua_State *L) {
   return 1;
 }
 
-/* zscores(x [, {ddof = 0, nan=}]) -> array */
+/* zscores(x [, {ddof = 0, nan=}]) -> array
+** [x opts] -> [x opts box {z...}] */
 static int l_zscores(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -206,7 +202,8 @@ static int l_zscores(lua_State *L) {
   return 1;
 }
 
-/* describe(x [, {nan=}]) -> {n, mean, sd, var, min, max, median, p25, p75, p90, p95, p99, sum} */
+/* describe(x [, {nan=}]) -> {n, mean, sd, var, min, max, median, p25, p75, p90, p95, p99, sum}
+** [x opts] -> [x opts box {n, mean, ...}] */
 static int l_describe(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -238,11 +235,13 @@ static int ttest(lua_State *L, int welch) {
   setnum(L, "t", r.t); setnum(L, "df", r.df); setnum(L, "p", r.p);
   return 1;
 }
+/* [a b opts] -> [a b opts ... {t, df, p}] */
 static int l_welch_t(lua_State *L) { return ttest(L, 1); }
 
 /* welch_t_from_stats(m1, s1, n1, m2, s2, n2) -> {t, df, p}: from means,
 ** sample standard deviations and counts (SciPy ttest_ind_from_stats,
-** equal_var=False).  Counts must be >= 1, sds >= 0. */
+** equal_var=False).  Counts must be >= 1, sds >= 0.
+** [m1 s1 n1 m2 s2 n2] -> [m1 s1 n1 m2 s2 n2 {t, df, p}] */
 static int l_welch_t_from_stats(lua_State *L) {
   double v[6];
   for (int i = 0; i < 6; i++) v[i] = luaL_checknumber(L, i + 1);
@@ -256,9 +255,11 @@ static int l_welch_t_from_stats(lua_State *L) {
   setnum(L, "t", r.t); setnum(L, "df", r.df); setnum(L, "p", r.p);
   return 1;
 }
+/* [a b opts] -> [a b opts ... {t, df, p}] */
 static int l_student_t(lua_State *L) { return ttest(L, 0); }
 
-/* mann_whitney_u(a, b [, {method=, nan=}]) -> {u, z, p, method} */
+/* mann_whitney_u(a, b [, {method=, nan=}]) -> {u, z, p, method}
+** [a b opts] -> [a b opts ... {u, z, p, method}] */
 static int l_mann_whitney_u(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   static const char *const accepted[] = { "method", "nan", NULL };
@@ -295,10 +296,13 @@ static int corr(lua_State *L, int spearman) {
   setnum(L, spearman ? "rho" : "r", r.r); setnum(L, "p", r.p);
   return 1;
 }
+/* [x y opts] -> [x y opts ... {r, p}] */
 static int l_pearson(lua_State *L) { return corr(L, 0); }
+/* [x y opts] -> [x y opts ... {rho, p}] */
 static int l_spearman(lua_State *L) { return corr(L, 1); }
 
-/* cliffs_delta|hellinger|bhattacharyya(a, b [, {nan=}]) -> number */
+/* cliffs_delta|hellinger|bhattacharyya(a, b [, {nan=}]) -> number
+** [a b opts] -> [a b opts boxa boxb x] */
 #define TWO(NAME, NEED, FN)                                        \
   static int l_##NAME(lua_State *L) {                              \
     lua_settop(L, 3);                                              \
@@ -316,7 +320,8 @@ TWO(bhattacharyya, 2, pl_stats_bhattacharyya)
 /* ---- bootstrap --------------------------------------------------------- */
 
 /* bootstrap_ci(x, statistic [, {n=, alpha=, seed=, nan=}]) -> {lo, hi};
-** statistic: "mean", "median", ... or a function of a resample. */
+** statistic: "mean", "median", ... or a function of a resample.
+** [x statistic opts] -> [x statistic opts ... {lo, hi}] */
 static int l_bootstrap_ci(lua_State *L) {
   lua_settop(L, 3);   /* options slot stays put below pushed buffers */
   static const char *const accepted[] = { "alpha", "n", "nan", "seed", NULL };
@@ -381,7 +386,8 @@ static lua_Integer hfield(lua_State *L, int h, const char *k) {
 
 /* h:table(): a perflab table lo, hi, count (rows for values under the
 ** first edge and over the last one where there are any; their open end
-** missing). */
+** missing).
+** [h] -> [h edges counts ... T] */
 static int hist_table(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_getfield(L, 1, "edges");
@@ -409,6 +415,7 @@ static int hist_table(lua_State *L) {
   return 1;
 }
 
+/* [h] -> [h ... text] */
 static int hist_tostring(lua_State *L) {
   lua_settop(L, 1);
   hist_table(L);
@@ -443,7 +450,8 @@ static void pushhist(lua_State *L, const double *x, size_t n, const double *e, s
   sethistmeta(L);
 }
 
-/* histogram(x [, {bins= | edges=, log=, nan=}]) -> {edges, counts, under, over} */
+/* histogram(x [, {bins= | edges=, log=, nan=}]) -> {edges, counts, under, over}
+** [x opts] -> [x opts ... h] */
 static int l_histogram(lua_State *L) {
   lua_settop(L, 2);   /* options slot stays put below pushed buffers */
   size_t n;
@@ -491,9 +499,12 @@ static int l_histogram(lua_State *L) {
 
 /* ---- distributions ----------------------------------------------------- */
 
-/* normal_cdf(x) / normal_sf(x) -> number; t_cdf(t, df) / t_sf(t, df) -> number */
+/* normal_cdf(x) / normal_sf(x) -> number; t_cdf(t, df) / t_sf(t, df) -> number
+** [x] -> [x p] */
 static int l_normal_cdf(lua_State *L) { lua_pushnumber(L, pl_normal_cdf(luaL_checknumber(L, 1))); return 1; }
+/* [x] -> [x p] */
 static int l_normal_sf(lua_State *L) { lua_pushnumber(L, pl_normal_sf(luaL_checknumber(L, 1))); return 1; }
+/* [p] -> [p x] */
 static int l_normal_ppf(lua_State *L) {
   double p = luaL_checknumber(L, 1);
   luaL_argcheck(L, p >= 0 && p <= 1, 1, "probability must be in [0, 1]");
@@ -506,7 +517,9 @@ static double checkdf(lua_State *L, int arg) {
   if (!(df > 0)) luaL_argerror(L, arg, "degrees of freedom must be > 0");
   return df;
 }
+/* [t df] -> [t df p] */
 static int l_t_cdf(lua_State *L) { double t = luaL_checknumber(L, 1); lua_pushnumber(L, pl_t_cdf(t, checkdf(L, 2))); return 1; }
+/* [t df] -> [t df p] */
 static int l_t_sf(lua_State *L) { double t = luaL_checknumber(L, 1); lua_pushnumber(L, pl_t_sf(t, checkdf(L, 2))); return 1; }
 
 static const luaL_Reg funcs[] = {
@@ -522,6 +535,7 @@ static const luaL_Reg funcs[] = {
   {NULL, NULL}
 };
 
+/* [...] -> [... module] */
 int luaopen_perflab_stats(lua_State *L) {
   luaL_newlib(L, funcs);
   return 1;

@@ -17,6 +17,40 @@
 
 /* ---- helpers ----------------------------------------------------------- */
 
+/* Key names sorted in C, as table.sort would order them (strings by
+** strcoll, numbers by value; a mix is an error), without calling the global
+** `table.sort` that a script may have replaced (review 5.3).
+** The array at idx (1..n) is rewritten in order.  [...] -> [...] */
+typedef struct { const char *s; lua_Number d; int pos; } sortkey_t;
+
+static int cmp_sortkey(const void *a, const void *b) {
+  const sortkey_t *x = (const sortkey_t *)a, *y = (const sortkey_t *)b;
+  if (x->s) return strcoll(x->s, y->s);
+  return (x->d > y->d) - (x->d < y->d);
+}
+
+static void sort_names(lua_State *L, int idx, int n) {
+  if (n < 2) return;
+  idx = lua_absindex(L, idx);
+  sortkey_t *v = (sortkey_t *)lua_newuserdatauv(L, (size_t)n * sizeof *v, 0);   /* [... box] */
+  int strings = 0;
+  for (int i = 0; i < n; i++) {
+    int ty = lua_rawgeti(L, idx, i + 1);                    /* [... box k] */
+    if (ty != LUA_TSTRING && ty != LUA_TNUMBER) luaL_error(L, "attempt to compare %s values", luaL_typename(L, -1));
+    if (i == 0) strings = ty == LUA_TSTRING;
+    else if (strings != (ty == LUA_TSTRING)) luaL_error(L, "attempt to compare number with string");
+    v[i].s = strings ? lua_tostring(L, -1) : NULL;          /* anchored in the array */
+    v[i].d = strings ? 0 : lua_tonumber(L, -1);
+    v[i].pos = i + 1;
+    lua_pop(L, 1);                                          /* [... box] */
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_sortkey);
+  lua_createtable(L, n, 0);                                 /* [... box sorted] */
+  for (int i = 0; i < n; i++) { lua_rawgeti(L, idx, v[i].pos); lua_rawseti(L, -2, i + 1); }
+  for (int i = 1; i <= n; i++) { lua_rawgeti(L, -1, i); lua_rawseti(L, idx, i); }
+  lua_pop(L, 2);                                            /* [...] */
+}
+
 pl_table *pl_l_totable(lua_State *L, int arg) {
   pl_ltable *u = (pl_ltable *)luaL_testudata(L, arg, PL_TABLE_T);
   return u ? u->t : NULL;
@@ -28,7 +62,8 @@ pl_table *pl_l_checktable(lua_State *L, int arg) {
   return u->t;
 }
 
-/* (light t) -> [T]: the object, created closed, then given t. */
+/* (light t) -> [T]: the object, created closed, then given t.
+** [t*] -> [t* T] */
 static int pushtable_p(lua_State *L) {
   pl_table *t = (pl_table *)lua_touserdata(L, 1);
   pl_ltable *u = (pl_ltable *)lua_newuserdatauv(L, sizeof *u, 0);   /* [t T] */
@@ -69,7 +104,8 @@ void pl_l_derived_name(pl_table *r, const char *op, const pl_table *src) {
   r->name = nm;
 }
 
-/* t:freeze(): the table becomes a profile's table (see pl_ltable). */
+/* t:freeze(): the table becomes a profile's table (see pl_ltable).
+** [T] -> [T] */
 static int tbl_freeze(lua_State *L) {
   pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
   u->frozen = 1;
@@ -77,6 +113,7 @@ static int tbl_freeze(lua_State *L) {
   return 1;
 }
 
+/* [T] -> [T b] */
 static int tbl_frozen(lua_State *L) {
   pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
   lua_pushboolean(L, u->frozen);
@@ -86,7 +123,8 @@ static int tbl_frozen(lua_State *L) {
 /* Calls the function at the top (with nargs arguments below it... as
 ** lua_call) and, on error, raises "WHAT, row I: MESSAGE" (error objects
 ** that are not strings pass through unchanged). */
-/* __index of the row proxy below: notes the column read last. */
+/* __index of the row proxy below: notes the column read last.
+** [proxy k] -> [proxy k v]  (upvalues: the row, the box) */
 static int proxy_index(lua_State *L) {
   lua_pushvalue(L, 2);
   lua_setfield(L, lua_upvalueindex(2), "last");
@@ -205,19 +243,17 @@ pl_type pl_l_infer_type(lua_State *L, int idx, pl_type cur, int *seen) {
   return PL_STR;
 }
 
+/* A column type by name at idx.  [...] -> [...] */
 static pl_type parse_typename(lua_State *L, int idx) {
-  const char *s = luaL_checkstring(L, idx);
-  if (strcmp(s, "number") == 0) return PL_NUM;
-  if (strcmp(s, "integer") == 0) return PL_INT;
-  if (strcmp(s, "boolean") == 0) return PL_BOOL;
-  if (strcmp(s, "string") == 0) return PL_STR;
-  luaL_error(L, "unknown column type '%s' (number, integer, boolean, string)", s);
-  return PL_NUM;
+  static const char *const names[] = { "number", "integer", "boolean", "string", NULL };
+  static const pl_type types[] = { PL_NUM, PL_INT, PL_BOOL, PL_STR };
+  return types[luaL_checkoption(L, idx, NULL, names)];
 }
 
 /* ---- constructors ------------------------------------------------------ */
 
-/* from_columns({name = {...}, ...} [, {order...}] [, tablename]) */
+/* from_columns({name = {...}, ...} [, {order...}] [, tablename])
+** [cols [order] [name]] -> [cols [order] [name] T] */
 static int tbl_from_columns(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   int hasorder = lua_istable(L, 2);
@@ -235,11 +271,7 @@ static int tbl_from_columns(lua_State *L) {
   } else {
     lua_pushnil(L);
     while (lua_next(L, 1)) { lua_pop(L, 1); lua_pushvalue(L, -1); lua_rawseti(L, names, ++n); }
-    lua_getglobal(L, "table");
-    lua_getfield(L, -1, "sort");
-    lua_pushvalue(L, names);
-    lua_call(L, 1, 0);
-    lua_pop(L, 1);
+    sort_names(L, names, n);
   }
   size_t nrows = 0;
   for (int i = 1; i <= n; i++) {
@@ -270,86 +302,87 @@ static int tbl_from_columns(lua_State *L) {
   return 1;
 }
 
-/* from_rows({{a=1,b="x"}, ...} [, {order...}] [, tablename]) */
+/* from_rows({{a=1,b="x"}, ...} [, {order...}] [, tablename])
+** [rows [order] [name]] -> [rows [order] [name] ... T] */
 static int tbl_from_rows(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   int hasorder = lua_istable(L, 2);
   const char *tname = luaL_optstring(L, hasorder ? 3 : 2, "table");
   size_t nrows = (size_t)luaL_len(L, 1);
-  lua_newtable(L);                            /* column -> {type, seen} */
+  lua_newtable(L);                            /* [args info]: column -> type code (-1: none yet) */
   int info = lua_gettop(L);
-  lua_newtable(L);
+  lua_newtable(L);                            /* [args info names]: the column names in order */
   int names = lua_gettop(L);
   int n = 0;
   if (hasorder) {
     int k = (int)luaL_len(L, 2);
     for (int i = 1; i <= k; i++) { lua_geti(L, 2, i); lua_rawseti(L, names, ++n); }
   }
+  /* pass 1: the names and the type of each column */
   for (size_t r = 1; r <= nrows; r++) {
     if (lua_geti(L, 1, (lua_Integer)r) != LUA_TTABLE) return luaL_error(L, "row %d is not a table", (int)r);
-    lua_pushnil(L);
-    while (lua_next(L, -2)) {
+    lua_pushnil(L);                           /* [... names row nil] */
+    while (lua_next(L, -2)) {                 /* [... names row k v] */
       if (lua_type(L, -2) != LUA_TSTRING) { lua_pop(L, 1); continue; }
       lua_pushvalue(L, -2);
-      if (lua_rawget(L, info) == LUA_TNIL) {
-        lua_pop(L, 1);
+      if (lua_rawget(L, info) == LUA_TNIL) {  /* [... row k v code|nil] */
+        lua_pop(L, 1);                        /* a new column: */
         if (!hasorder) { lua_pushvalue(L, -2); lua_rawseti(L, names, ++n); }
         lua_pushvalue(L, -2);
         lua_pushinteger(L, -1);
-        lua_rawset(L, info);
+        lua_rawset(L, info);                  /* info[k] = -1 */
         lua_pushvalue(L, -2);
-        lua_rawget(L, info);
+        lua_rawget(L, info);                  /* [... row k v -1] */
       }
       int code = (int)lua_tointeger(L, -1);
-      lua_pop(L, 1);
+      lua_pop(L, 1);                          /* [... row k v] */
       int seen = code >= 0;
       pl_type ty = pl_l_infer_type(L, -1, seen ? (pl_type)code : PL_NUM, &seen);
       lua_pushvalue(L, -2);
       lua_pushinteger(L, (lua_Integer)ty);
-      lua_rawset(L, info);
-      lua_pop(L, 1);
+      lua_rawset(L, info);                    /* info[k] = ty */
+      lua_pop(L, 1);                          /* [... row k] */
     }
-    lua_pop(L, 1);
+    lua_pop(L, 1);                            /* [args info names] */
+    PL_L_BALANCE(L, names);
   }
-  if (!hasorder) {
-    lua_getglobal(L, "table");
-    lua_getfield(L, -1, "sort");
-    lua_pushvalue(L, names);
-    lua_call(L, 1, 0);
-    lua_pop(L, 1);
-  }
+  if (!hasorder) sort_names(L, names, n);
   pl_table *t = pl_table_new(tname);
-  pl_l_pushtable(L, t);
+  pl_l_pushtable(L, t);                       /* [args info names T] */
   for (int i = 1; i <= n; i++) {
     lua_rawgeti(L, names, i);
     lua_pushvalue(L, -1);
-    lua_rawget(L, info);
+    lua_rawget(L, info);                      /* [... T name code] */
     lua_Integer code = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
     pl_table_add_col(t, lua_tostring(L, -2), code < 0 ? PL_NUM : (pl_type)code);
-    lua_pop(L, 2);
+    lua_pop(L, 2);                            /* [... T] */
   }
+  /* pass 2: the values, row by row */
   for (size_t r = 1; r <= nrows; r++) {
-    lua_geti(L, 1, (lua_Integer)r);
+    lua_geti(L, 1, (lua_Integer)r);           /* [... T row] */
     for (int i = 1; i <= n; i++) {
       lua_rawgeti(L, names, i);
-      lua_gettable(L, -2);
+      lua_gettable(L, -2);                    /* [... T row v] */
       pl_l_putvalue(L, t, i - 1, -1);
       lua_pop(L, 1);
     }
-    lua_pop(L, 1);
+    lua_pop(L, 1);                            /* [... T] */
     pl_row_end(t);
   }
-  return 1;
+  PL_L_BALANCE(L, names + 1);
+  return 1;                                   /* T */
 }
 
 /* ---- table methods ----------------------------------------------------- */
 /* Each comment gives the method's Lua signature (t is argument 1); a
 ** method returns what it pushed last, as Lua's own libraries do. */
 
-/* t:nrows() -> n  (also #t) */
+/* t:nrows() -> n  (also #t)
+** [T] -> [T n] */
 static int tbl_nrows(lua_State *L) { lua_pushinteger(L, (lua_Integer)pl_l_checktable(L, 1)->nrows); return 1; }
 
-/* t:name() -> name | t:name(new) -> t (renamed in place) */
+/* t:name() -> name | t:name(new) -> t (renamed in place)
+** [T] -> [T name]  |  [T new] -> [T'] (renamed; a frozen T: its copy) */
 static int tbl_name(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   if (lua_isstring(L, 2)) { t = pl_l_writable(L, 1); pl_table_set_name(t, lua_tostring(L, 2)); lua_settop(L, 1); return 1; }
@@ -357,7 +390,8 @@ static int tbl_name(lua_State *L) {
   return 1;
 }
 
-/* t:columns() -> {name, ...} in order */
+/* t:columns() -> {name, ...} in order
+** [T] -> [T {name...}] */
 static int tbl_columns(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_createtable(L, (int)t->ncols, 0);                 /* [t names] */
@@ -365,7 +399,8 @@ static int tbl_columns(lua_State *L) {
   return 1;
 }
 
-/* t:types() -> {name = "number" | "integer" | "boolean" | "string"} */
+/* t:types() -> {name = "number" | "integer" | "boolean" | "string"}
+** [T] -> [T {name = type}] */
 static int tbl_types(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_createtable(L, 0, (int)t->ncols);                 /* [t types] */
@@ -373,7 +408,8 @@ static int tbl_types(lua_State *L) {
   return 1;
 }
 
-/* t:docs() -> {name = description} for the columns that have one */
+/* t:docs() -> {name = description} for the columns that have one
+** [T] -> [T {name = doc}] */
 static int tbl_docs(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_createtable(L, 0, (int)t->ncols);                 /* [t docs] */
@@ -383,14 +419,16 @@ static int tbl_docs(lua_State *L) {
   return 1;
 }
 
-/* t:has(name) -> boolean */
+/* t:has(name) -> boolean
+** [T name] -> [T name b] */
 static int tbl_has(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_pushboolean(L, pl_table_col(t, luaL_checkstring(L, 2)) >= 0);
   return 1;
 }
 
-/* t:row(i) -> {col = value, ...} (i < 0 counts from the end) */
+/* t:row(i) -> {col = value, ...} (i < 0 counts from the end)
+** [T i] -> [T i row] */
 static int tbl_row(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
@@ -400,7 +438,8 @@ static int tbl_row(lua_State *L) {
   return 1;
 }
 
-/* t:get(i, col) -> value | nil (missing) */
+/* t:get(i, col) -> value | nil (missing)
+** [T i col] -> [T i col v] */
 static int tbl_get(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
@@ -409,7 +448,8 @@ static int tbl_get(lua_State *L) {
   return 1;
 }
 
-/* (t, i) -> i + 1, row | nothing: the iterator t:rows() returns */
+/* (t, i) -> i + 1, row | nothing: the iterator t:rows() returns
+** [T i] -> [T i i+1 row]  |  [T i] (past the end) */
 static int rows_iter(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2) + 1;
@@ -419,7 +459,8 @@ static int rows_iter(lua_State *L) {
   return 2;
 }
 
-/* t:rows() -> iterator, t, 0  (for i, r in t:rows() do ... end) */
+/* t:rows() -> iterator, t, 0  (for i, r in t:rows() do ... end)
+** [T] -> [T iter T 0] */
 static int tbl_rows(lua_State *L) {
   pl_l_checktable(L, 1);
   lua_pushcfunction(L, rows_iter);                      /* [t iter] */
@@ -428,7 +469,8 @@ static int tbl_rows(lua_State *L) {
   return 3;
 }
 
-/* t:col(name) -> column object (also t:column) */
+/* t:col(name) -> column object (also t:column)
+** [T name] -> [T name C] */
 static int tbl_col(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   int c = pl_l_checkcol(L, t, 2);
@@ -443,6 +485,7 @@ static int tbl_col(lua_State *L) {
 /* Index array of rows for which the predicate is truthy. */
 int pl_l_where_eq(lua_State *L);
 
+/* [T fn] -> [T fn ... R]  |  [T spec] -> as pl_l_where_eq */
 static int tbl_where(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   if (lua_istable(L, 2)) return pl_l_where_eq(L);
@@ -488,6 +531,7 @@ size_t pl_l_read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_sor
   return n;
 }
 
+/* [T key...] -> [T key... R] */
 static int tbl_sort_by(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   int top = lua_gettop(L);
@@ -502,7 +546,8 @@ static int tbl_sort_by(lua_State *L) {
   return 1;
 }
 
-/* top(n, col [, {asc=true}]) -- the n largest rows by col (smallest with asc). */
+/* top(n, col [, {asc=true}]) -- the n largest rows by col (smallest with asc).
+** [T n col [opts]] -> [T n col [opts] ... R] */
 static int tbl_top(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer n = luaL_checkinteger(L, 2);
@@ -525,6 +570,7 @@ static int tbl_top(lua_State *L) {
   return 1;
 }
 
+/* [T [n]] -> [T [n] R] */
 static int tbl_head(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer n = luaL_optinteger(L, 2, 10);
@@ -538,6 +584,7 @@ static int tbl_head(lua_State *L) {
   return 1;
 }
 
+/* [T from [to]] -> [T from [to] R] */
 static int tbl_slice(lua_State *L) {    /* t:slice(from, to) inclusive, 1-based */
   pl_table *t = pl_l_checktable(L, 1);
   lua_Integer a = luaL_checkinteger(L, 2), b = luaL_optinteger(L, 3, (lua_Integer)t->nrows);
@@ -552,6 +599,7 @@ static int tbl_slice(lua_State *L) {    /* t:slice(from, to) inclusive, 1-based 
   return 1;
 }
 
+/* [T col...] -> [T col... R]  |  [T {col...}] -> [T {col...} R] */
 static int tbl_select(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   int top = lua_gettop(L);
@@ -575,7 +623,8 @@ static int tbl_select(lua_State *L) {
   return 1;
 }
 
-/* add_column(name, values | function(row, i) [, type]) -- in place; returns t */
+/* add_column(name, values | function(row, i) [, type]) -- in place; returns t
+** [T name vals|fn [type]] -> [T'] (T, or its copy when frozen) */
 static int tbl_add_column(lua_State *L) {
   pl_table *t = pl_l_writable(L, 1);
   const char *name = luaL_checkstring(L, 2);
@@ -607,10 +656,13 @@ static int tbl_add_column(lua_State *L) {
     }
   }
   if (!lua_isnoneornil(L, 4)) ty = parse_typename(L, 4);
-  int old = pl_table_col(t, name);
-  if (old >= 0) pl_table_drop_col(t, old);
-  /* build the column without disturbing other columns: temporary table */
+  /* build the column in a temporary table, anchored on the stack (an error
+  ** in putvalue frees it through __gc), then hand it to t through the core
+  ** (pl_table_set_col: in place of the column of that name, which keeps its
+  ** place, else at the end; review 1.4: the binding no longer edits t->cols
+  ** itself, whose realloc lost the array on failure) */
   pl_table *tmp = pl_table_new_like(name, t);
+  pl_l_pushtable(L, tmp);                     /* [t name v type vals [what] tmp] */
   int c = pl_table_add_col(tmp, name, ty);
   for (size_t i = 0; i < t->nrows; i++) {
     lua_rawgeti(L, vals, (lua_Integer)i + 1);
@@ -618,24 +670,12 @@ static int tbl_add_column(lua_State *L) {
     lua_pop(L, 1);
     pl_row_end(tmp);
   }
-  /* move the column over */
-  pl_column *col = tmp->cols[0];
-  tmp->ncols = 0;
-  pl_table_free(tmp);
-  if (t->ncols == t->capcols) {
-    t->capcols = t->capcols ? t->capcols * 2 : 8;
-    t->cols = realloc(t->cols, t->capcols * sizeof *t->cols);
-    if (t->cols == NULL) return luaL_error(L, "out of memory");
-  }
-  if (old >= 0) {             /* a replaced column keeps its place */
-    memmove(t->cols + old + 1, t->cols + old, (t->ncols - (size_t)old) * sizeof *t->cols);
-    t->cols[old] = col;
-    t->ncols++;
-  } else t->cols[t->ncols++] = col;
-  lua_settop(L, 1);
+  pl_table_set_col(t, pl_table_take_col(tmp, c));
+  lua_settop(L, 1);                           /* [t]; tmp (no columns) goes with the GC */
   return 1;
 }
 
+/* [T col...] -> [T'] (T, or its copy when frozen) */
 static int tbl_drop(lua_State *L) {      /* drop columns in place */
   pl_table *t = pl_l_checktable(L, 1);
   for (int a = 2; a <= lua_gettop(L); a++) pl_l_checkcol(L, t, a);
@@ -645,6 +685,7 @@ static int tbl_drop(lua_State *L) {      /* drop columns in place */
   return 1;
 }
 
+/* [T old new] -> [T'] (T, or its copy when frozen) */
 static int tbl_rename(lua_State *L) {    /* rename(old, new) in place */
   pl_table *t = pl_l_checktable(L, 1);
   int c = pl_l_checkcol(L, t, 2);
@@ -657,9 +698,11 @@ static int tbl_rename(lua_State *L) {    /* rename(old, new) in place */
   return 1;
 }
 
+/* [T] -> [T R] */
 static int tbl_copy(lua_State *L) { pl_l_pushtable(L, pl_table_copy(pl_l_checktable(L, 1))); return 1; }
 
-/* join(other, {on = "k" | {"k1","k2"} | {left = .., right = ..}, how = "inner"|"left", suffix = "_b"}) */
+/* join(other, {on = "k" | {"k1","k2"} | {left = .., right = ..}, how = "inner"|"left", suffix = "_b"})
+** [T other opts] -> [T other opts ... R] */
 static int tbl_join(lua_State *L) {
   pl_table *a = pl_l_checktable(L, 1), *b = pl_l_checktable(L, 2);
   static const char *const join_opts[] = { "how", "on", "suffix", NULL };
@@ -706,7 +749,8 @@ static int tbl_join(lua_State *L) {
   return 1;
 }
 
-/* t:unique(col) -> {value, ...} in first-seen order, missing left out */
+/* t:unique(col) -> {value, ...} in first-seen order, missing left out
+** [T col] -> [T col {v...}] */
 static int tbl_unique(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   int c = pl_l_checkcol(L, t, 2);
@@ -725,7 +769,8 @@ static int tbl_unique(lua_State *L) {
   return 1;
 }
 
-/* t:to_lua() -> {row, ...} */
+/* t:to_lua() -> {row, ...}
+** [T] -> [T {row...}] */
 static int tbl_to_lua(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   lua_createtable(L, (int)t->nrows, 0);
@@ -733,7 +778,8 @@ static int tbl_to_lua(lua_State *L) {
   return 1;
 }
 
-/* (light buf) -> [text] */
+/* (light buf) -> [text]
+** [buf*] -> [buf* text] */
 static int pushbuf_p(lua_State *L) {
   const pl_buf *b = (const pl_buf *)lua_touserdata(L, 1);
   lua_pushlstring(L, b->data ? b->data : "", b->len);
@@ -749,7 +795,8 @@ static void pushbuf(lua_State *L, pl_buf *b) {
   if (st != LUA_OK) lua_error(L);
 }
 
-/* t:to_csv() -> text (RFC 4180, a header row) */
+/* t:to_csv() -> text (RFC 4180, a header row)
+** [T] -> [T ... text] */
 static int tbl_to_csv(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   pl_buf b; pl_buf_init(&b);
@@ -758,7 +805,8 @@ static int tbl_to_csv(lua_State *L) {
   return 1;
 }
 
-/* t:to_json() -> text (an array of row objects) */
+/* t:to_json() -> text (an array of row objects)
+** [T] -> [T ... text] */
 static int tbl_to_json(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   pl_buf b; pl_buf_init(&b);
@@ -788,7 +836,8 @@ static int write_file(lua_State *L, const char *path, pl_buf *b) {
   return 1;
 }
 
-/* t:write_csv(path) -> true | fail, msg */
+/* t:write_csv(path) -> true | fail, msg
+** [T path] -> [T path ... true]  |  [T path ... nil msg] */
 static int tbl_write_csv(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   const char *path = luaL_checkstring(L, 2);
@@ -797,7 +846,8 @@ static int tbl_write_csv(lua_State *L) {
   return write_file(L, path, &b);
 }
 
-/* t:write_json(path) -> true | fail, msg */
+/* t:write_json(path) -> true | fail, msg
+** [T path] -> [T path ... true]  |  [T path ... nil msg] */
 static int tbl_write_json(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   const char *path = luaL_checkstring(L, 2);
@@ -806,7 +856,8 @@ static int tbl_write_json(lua_State *L) {
   return write_file(L, path, &b);
 }
 
-/* format{markdown=bool, max_rows=n, width=n, digits=n} */
+/* format{markdown=bool, max_rows=n, width=n, digits=n}
+** [T [opts]] -> [T [opts] ... text] */
 static int tbl_format(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   pl_fmtopts o = { 0, 0, 0, 6 };
@@ -825,7 +876,8 @@ static int tbl_format(lua_State *L) {
   return 1;
 }
 
-/* tostring(t) -> "table 'NAME': R rows x C columns" and up to 20 rows */
+/* tostring(t) -> "table 'NAME': R rows x C columns" and up to 20 rows
+** [T] -> [T ... text] */
 static int tbl_tostring(lua_State *L) {
   pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
   if (u->t == NULL) { lua_pushstring(L, "table (closed)"); return 1; }
@@ -837,9 +889,11 @@ static int tbl_tostring(lua_State *L) {
   return 1;
 }
 
+/* [T x] -> [T x n]  (__len) */
 static int tbl_len(lua_State *L) { return tbl_nrows(L); }
 
-/* t:close(), __gc, __close: frees the C table; safe to call twice */
+/* t:close(), __gc, __close: frees the C table; safe to call twice
+** [T ...] -> [T ...] (no results; T closed) */
 static int tbl_release(lua_State *L) {
   pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
   if (u->t) { pl_table_free(u->t); u->t = NULL; }
@@ -848,7 +902,8 @@ static int tbl_release(lua_State *L) {
 
 static const char *article(const char *word) { return word[0] == 'i' ? "an" : "a"; }
 
-/* concat(t1, t2, ...) -- rows of all, columns united (missing filled). */
+/* concat(t1, t2, ...) -- rows of all, columns united (missing filled).
+** [T1 T2 ...] -> [T1 T2 ... R] */
 static int tbl_concat(lua_State *L) {
   int n = lua_gettop(L);
   luaL_argcheck(L, n >= 1, 1, "expected tables");
@@ -894,6 +949,7 @@ static int tbl_concat(lua_State *L) {
 
 typedef struct pl_lgroup { int nkeys; int keys[PL_MAX_GROUP_KEYS]; } pl_lgroup;
 
+/* [T key...] -> [T key... G] */
 static int tbl_group_by(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   int top = lua_gettop(L);
@@ -981,7 +1037,8 @@ static void read_agg(lua_State *L, pl_table *t, const char *out, pl_agg *ag) {
 }
 
 /* grouping:agg{out = spec, ...} (outputs sorted by name) or
-** grouping:agg{{out, op, col [, q]}, ...} (outputs in the given order) */
+** grouping:agg{{out, op, col [, q]}, ...} (outputs in the given order)
+** [G spec] -> [G spec ... R]  |  with an "ids" aggregate: [G spec ... R {out = {{row...}...}}] */
 static int grp_agg(lua_State *L) {
   pl_lgroup *g = (pl_lgroup *)luaL_checkudata(L, 1, PL_GROUP_T);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -993,8 +1050,9 @@ static int grp_agg(lua_State *L) {
   size_t alen = (size_t)luaL_len(L, 2);
   if (alen > 0) {
     luaL_checkstack(L, 70, "too many aggregates");
+    int base = lua_gettop(L);                 /* [G spec] */
     for (size_t i = 1; i <= alen && n < 64; i++) {
-      lua_geti(L, 2, (lua_Integer)i);
+      lua_geti(L, 2, (lua_Integer)i);         /* [G spec row1 ... row_i] */
       luaL_argcheck(L, lua_istable(L, -1), 2, "expected {out, op, column}");
       lua_geti(L, -1, 1);
       const char *out = luaL_checkstring(L, -1);
@@ -1010,6 +1068,7 @@ static int grp_agg(lua_State *L) {
       }
       lua_pop(L, 1);
       n++;
+      PL_L_BALANCE(L, base + (int)i);          /* one spec row kept per aggregate */
     }
   } else {
     lua_newtable(L);
@@ -1017,7 +1076,7 @@ static int grp_agg(lua_State *L) {
     int nk = 0;
     lua_pushnil(L);
     while (lua_next(L, 2)) { lua_pop(L, 1); lua_pushvalue(L, -1); lua_rawseti(L, keys, ++nk); }
-    lua_getglobal(L, "table"); lua_getfield(L, -1, "sort"); lua_pushvalue(L, keys); lua_call(L, 1, 0); lua_pop(L, 1);
+    sort_names(L, keys, nk);
     for (int i = 1; i <= nk && n < 64; i++) {
       lua_rawgeti(L, keys, i);
       const char *out = luaL_checkstring(L, -1);
@@ -1030,6 +1089,7 @@ static int grp_agg(lua_State *L) {
       }
       lua_settop(L, keys + i);   /* the spec goes; the name string stays (also in keys) */
       n++;
+      PL_L_BALANCE(L, keys + i);
     }
   }
   pl_err e;
@@ -1110,8 +1170,10 @@ double *pl_l_checknumbers(lua_State *L, int arg, size_t *n, int nan_omit) {
   return x;
 }
 
+/* [C x] -> [C x n]  (__len) */
 static int col_len(lua_State *L) { pl_lcolumn *c = checkcolumn(L, 1); lua_pushinteger(L, (lua_Integer)c->t->nrows); return 1; }
 
+/* [C i] -> [C i v]  |  [C i] (out of range)  |  [C name] -> [C name methods method] */
 static int col_index(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   if (lua_isinteger(L, 2)) {
@@ -1126,13 +1188,17 @@ static int col_index(lua_State *L) {
   return 1;
 }
 
+/* [C] -> [C name] */
 static int col_name(lua_State *L) { pl_lcolumn *c = checkcolumn(L, 1); lua_pushstring(L, c->t->cols[c->col]->name); return 1; }
+/* [C] -> [C type] */
 static int col_type(lua_State *L) { pl_lcolumn *c = checkcolumn(L, 1); lua_pushstring(L, pl_type_name(c->t->cols[c->col]->type)); return 1; }
 
-/* Numeric reductions skip missing values. */
-static int col_reduce(lua_State *L, int what) {
+/* Numeric reductions skip missing values (and, with {where = mask}, the
+** rows where the mask is not true).  [C [opts]] -> [C [opts] [mask] x | nil] */
+enum col_red { RED_SUM, RED_MEAN, RED_MIN, RED_MAX, RED_COUNT };
+static int col_reduce(lua_State *L, enum col_red what) {
   pl_lcolumn *c = checkcolumn(L, 1);
-  if (c->t->cols[c->col]->type == PL_STR && what != 5)
+  if (c->t->cols[c->col]->type == PL_STR && what != RED_COUNT)
     return luaL_error(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name);
   const pl_column *wh = NULL;          /* c:sum{where = mask} */
   if (lua_istable(L, 2)) {
@@ -1145,7 +1211,7 @@ static int col_reduce(lua_State *L, int what) {
   for (size_t i = 0; i < c->t->nrows; i++) {
     if (SKIP(i)) continue;
     n++;
-    if (what == 5) continue;
+    if (what == RED_COUNT) continue;
     double v = pl_cell_num(c->t, c->col, i);
     double tt = s + v;
     comp += fabs(s) >= fabs(v) ? (s - tt) + v : (v - tt) + s;
@@ -1154,7 +1220,7 @@ static int col_reduce(lua_State *L, int what) {
     if (v > mx) mx = v;
   }
   switch (what) {
-    case 0: {
+    case RED_SUM: {
       if (c->t->cols[c->col]->type == PL_INT) {
         int64_t acc = 0;
         int over = 0;
@@ -1165,21 +1231,27 @@ static int col_reduce(lua_State *L, int what) {
       } else lua_pushnumber(L, s + comp);
       break;
     }
-    case 1: if (n == 0) lua_pushnil(L); else lua_pushnumber(L, (s + comp) / (double)n); break;
-    case 2: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mn); else lua_pushnumber(L, mn); break;
-    case 3: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mx); else lua_pushnumber(L, mx); break;
-    case 5: lua_pushinteger(L, (lua_Integer)n); break;
+    case RED_MEAN: if (n == 0) lua_pushnil(L); else lua_pushnumber(L, (s + comp) / (double)n); break;
+    case RED_MIN: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mn); else lua_pushnumber(L, mn); break;
+    case RED_MAX: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mx); else lua_pushnumber(L, mx); break;
+    case RED_COUNT: lua_pushinteger(L, (lua_Integer)n); break;
   }
 #undef SKIP
   return 1;
 }
-static int col_sum(lua_State *L) { return col_reduce(L, 0); }
-static int col_mean(lua_State *L) { return col_reduce(L, 1); }
-static int col_min(lua_State *L) { return col_reduce(L, 2); }
-static int col_max(lua_State *L) { return col_reduce(L, 3); }
-static int col_count(lua_State *L) { return col_reduce(L, 5); }
+/* [C [opts]] -> [C [opts] [mask] x | nil] (each of the five; count: n) */
+static int col_sum(lua_State *L) { return col_reduce(L, RED_SUM); }
+/* [C [opts]] -> [C [opts] [mask] x | nil] */
+static int col_mean(lua_State *L) { return col_reduce(L, RED_MEAN); }
+/* [C [opts]] -> [C [opts] [mask] x | nil] */
+static int col_min(lua_State *L) { return col_reduce(L, RED_MIN); }
+/* [C [opts]] -> [C [opts] [mask] x | nil] */
+static int col_max(lua_State *L) { return col_reduce(L, RED_MAX); }
+/* [C [opts]] -> [C [opts] [mask] n] */
+static int col_count(lua_State *L) { return col_reduce(L, RED_COUNT); }
 
 #include "quantile.h"
+/* [C q | {q...}] -> [C q ... x | {x...}] */
 static int col_quantile(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   if (c->t->cols[c->col]->type == PL_STR) return luaL_error(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name);
@@ -1207,6 +1279,7 @@ static int col_quantile(lua_State *L) {
   return 1;
 }
 
+/* [C] -> [C {v...}] */
 static int col_to_lua(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   lua_createtable(L, (int)c->t->nrows, 0);
@@ -1214,6 +1287,7 @@ static int col_to_lua(lua_State *L) {
   return 1;
 }
 
+/* [C] -> [C text] */
 static int col_tostring(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
   lua_pushfstring(L, "column '%s' (%s, %d values)", c->t->cols[c->col]->name,
@@ -1249,7 +1323,8 @@ static const luaL_Reg col_methods[] = {
 
 /* grouping:broadcast(res): res has one row per group (in the groups' order,
 ** as agg gives them); the result has one row per row of the grouped table,
-** the row of its group. */
+** the row of its group.
+** [G res] -> [G res ... R] */
 static int grp_broadcast(lua_State *L) {
   pl_lgroup *g = (pl_lgroup *)luaL_checkudata(L, 1, PL_GROUP_T);
   pl_table *res = pl_l_checktable(L, 2);
@@ -1275,8 +1350,10 @@ static const luaL_Reg funcs[] = {
   {NULL, NULL}
 };
 
+/* [v] -> [v b] */
 static int is_table(lua_State *L) { lua_pushboolean(L, pl_l_totable(L, 1) != NULL); return 1; }
 
+/* [...] -> [... module]  (registers the metatables) */
 int luaopen_perflab_table(lua_State *L) {
   if (luaL_newmetatable(L, PL_TABLE_T)) {
     luaL_setfuncs(L, tbl_meta, 0);

@@ -14,6 +14,17 @@
 #include "profile.h"
 #include "format.h"
 
+#include <assert.h>
+
+/* Stack balance where a binding's stack is long (a loop that pushes and
+** pops per row): the top must be back at `top`.  Checked in builds without
+** NDEBUG (the Debug/ASan build runs the tests with it). */
+#ifdef NDEBUG
+#define PL_L_BALANCE(L, top) ((void)(L), (void)(top))
+#else
+#define PL_L_BALANCE(L, top) assert(lua_gettop(L) == (top))
+#endif
+
 #define PL_TABLE_T  "perflab.Table"
 #define PL_COLUMN_T "perflab.Column"
 
@@ -69,6 +80,12 @@ void pl_l_pushprofile(lua_State *L, pl_profile *p);
 ** when arg is not a table.  The one checker (l_options.c; in Lua
 ** perflab.options.check). */
 void pl_l_checkoptions(lua_State *L, int arg, const char *const accepted[]);
+
+/* luaL_checkoption for a field of the options table at arg: the index in
+** lst (NULL-terminated) of opts[key], or of def when the table or the key
+** is absent (def must be in lst).  Anything else raises an argument error
+** at arg: "option KEY must be "a" or "b"".  [...] -> [...] */
+int pl_l_checkfieldoption(lua_State *L, int arg, const char *key, const char *def, const char *const lst[]);
 
 /* What the host lends the bindings that run parsers (perflab.formats),
 ** kept in the registry of the state.  A bare state (lua_newstate and the

@@ -167,7 +167,9 @@ local fn_names
 local function name_index()
   if fn_names then return fn_names end
   fn_names = {}
-  local function add(t, prefix, sep)
+  -- own: only the functions a Lua module defines itself (a facade such as
+  -- perflab.gpu re-exports others' functions: they keep their owner's name)
+  local function add(t, prefix, sep, own)
     if type(t) ~= "table" then return end
     local keys = {}
     for k, v in pairs(t) do
@@ -175,14 +177,24 @@ local function name_index()
     end
     table.sort(keys)
     for _, k in ipairs(keys) do
-      if fn_names[t[k]] == nil then fn_names[t[k]] = prefix .. sep .. k end
+      local f = t[k]
+      local ok = fn_names[f] == nil
+      if ok and own then
+        local src = debug and debug.getinfo and debug.getinfo(f, "S").source or ""
+        local file = src:match("perflab/([%w_]+)%.lua$")
+        ok = file == nil or "perflab." .. file == own
+      end
+      if ok then fn_names[f] = prefix .. sep .. k end
     end
   end
   add(perflab, "perflab", ".")
+  local mods = {}
   for _, m in ipairs(perflab.modules()) do
     local ok, mod = pcall(require, "perflab." .. m)   -- a module that cannot load has no names
-    if ok then add(mod, "perflab." .. m, ".") end
+    if ok then mods[#mods + 1] = { mod, "perflab." .. m } end
   end
+  for _, e in ipairs(mods) do add(e[1], e[2], ".", e[2]) end
+  for _, e in ipairs(mods) do add(e[1], e[2], ".") end
   local T = perflab.table
   local t = T.from_rows({ { x = 1 } }, { "x" })
   add(getmetatable(t).__index, "Table", ":")

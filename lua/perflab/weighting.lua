@@ -48,12 +48,8 @@ function M.split(inputs)
   return reports, timelines
 end
 
-local function dim(r, scalar, prefix)
-  if r[scalar] then return r[scalar] end
-  local x = r[prefix .. "_x"]
-  if not x then return nil end
-  return x * (r[prefix .. "_y"] or 1) * (r[prefix .. "_z"] or 1)
-end
+-- one copy of dim: perflab.device's (kept here under its old name)
+local dim = require("perflab.device").dim
 M.dim = dim
 
 --- index(timelines) -> { total_ns, by_name = {short -> ns}, by_cfg = {key -> ns},

@@ -82,7 +82,8 @@ int pl_err_expected(pl_err *e, size_t line, size_t col, const char *what,
                     const char *found, size_t n);
 void pl_err_format(const pl_err *e, char *out, size_t outsz);
 
-/* Shortest text that reads back as the same double ("%.15g" then "%.17g");
+/* Shortest text that reads back as the same double (the first of "%.15g",
+** "%.16g", "%.17g" that does; perflab.json.number gives the same text);
 ** NaN -> "nan", infinities -> "inf"/"-inf".  Returns the length. */
 int pl_fmt_double(char *out, size_t outsz, double v);
 

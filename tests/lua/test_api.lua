@@ -34,6 +34,8 @@ function TestApi:test_module_table()
   local mods = documented_modules()
   lu.assertEquals(mods["perflab"], "stable")
   lu.assertEquals(mods["perflab.gpu"], "provisional")
+  lu.assertEquals(mods["perflab.cuda_occupancy"], "stable")
+  lu.assertEquals(mods["perflab.device"], "provisional")
   lu.assertEquals(mods["perflab.cli"], "internal")
   -- every module there is, documented (a new module needs a line)
   for _, m in ipairs(perflab.modules()) do
@@ -105,9 +107,10 @@ end
 
 function TestApi:test_help_prints_the_documentation()
   -- a Lua function: the api.md entry and the comment above its definition
+  -- (perflab.gpu re-exports it: help names the module that owns it)
   local s = help_output(perflab.gpu.occupancy)
-  lu.assertStrContains(s, "perflab.gpu.occupancy\n")
-  lu.assertStrContains(s, "- `perflab.gpu.occupancy` gpu.occupancy{cc=, block_size=")
+  lu.assertStrContains(s, "perflab.cuda_occupancy.occupancy\n")
+  lu.assertStrContains(s, "- `perflab.cuda_occupancy.occupancy{cc=, block_size=")
   lu.assertStrContains(s, "block_size: threads, or {x, y, z}.")
   -- a C function: its entry
   s = help_output(perflab.stats.mean)
@@ -142,6 +145,32 @@ function TestApi:test_lazy_module_load_error_is_raised()
   lu.assertStrContains(out, "nil\ntrue\n")
   lu.assertStrContains(out, "lua/perflab/compare.lua:")
   lu.assertStrContains(out, "expected near 'this'")
+end
+
+-- perflab.gpu is a facade (issue 18): the same functions and the same
+-- thresholds table as the modules it re-exports; weighting has no copy of dim.
+function TestApi:test_gpu_facade_reexports_the_split_modules()
+  local gpu = require "perflab.gpu"
+  local n = 0
+  for _, name in ipairs({ "perflab.cuda_occupancy", "perflab.ncu_math", "perflab.device" }) do
+    for k, v in pairs(require(name)) do
+      n = n + 1
+      lu.assertIs(gpu[k], v, "perflab.gpu." .. k .. " is not " .. name .. "." .. k)
+    end
+  end
+  lu.assertTrue(n >= 20, "only " .. n .. " fields")
+  lu.assertIs(gpu.thresholds, require("perflab.ncu_math").thresholds)
+  lu.assertIs(require("perflab.weighting").dim, require("perflab.device").dim)
+  -- dim: 4 x 2 x 3 threads from the x/y/z columns, the scalar column first
+  local dim = require("perflab.device").dim
+  lu.assertEquals(dim({ block_x = 4, block_y = 2, block_z = 3 }, "block_size", "block"), 24)
+  lu.assertEquals(dim({ block_size = 7, block_x = 4 }, "block_size", "block"), 7)
+  lu.assertNil(dim({}, "block_size", "block"))
+  -- the module a user copies needs no facade: 256 threads, 32 registers on
+  -- CC 8.0: 65536 / (32 x 32 x 8 warps) = 8 blocks, 64 of 64 warps = 100 %
+  local o = require("perflab.cuda_occupancy").occupancy{ cc = "8.0", block_size = 256, registers = 32 }
+  lu.assertEquals(o.active_blocks, 8)
+  lu.assertEquals(o.theoretical_occupancy_pct, 100)
 end
 
 os.exit(lu.LuaUnit.run())

@@ -195,6 +195,11 @@ function TestErrors:test_nan_omit()
   lu.assertEquals(S.pearson({ 1, 2, 0 / 0, 3 }, { 1, 2, 7, 4 }, { nan = "omit" }).r,
                   S.pearson({ 1, 2, 3 }, { 1, 2, 4 }).r)
   lu.assertErrorMsgContains("option nan must be", function() return S.mean({ 1 }, { nan = "skip" }) end)
+  -- one option checker (pl_l_checkfieldoption): the message names both values, a non-string fails too
+  lu.assertErrorMsgContains('(option nan must be "omit" or "error")', function() return S.mean({ 1 }, { nan = 1 }) end)
+  lu.assertErrorMsgContains("bad argument #2", function() return S.mean({ 1 }, { nan = true }) end)
+  lu.assertEquals(S.mean({ 1, 3 }, { nan = "error" }), 2)
+  lu.assertEquals(S.mean({ 1, 3 }, {}), 2)
 end
 
 TestIntervals = {}

@@ -1,0 +1,129 @@
+-- perflab.device -- the device context of a profile: which GPU a trace or
+-- an ncu report ran on (what the input says, then --gpu), per launch row
+-- (row_device), the compute capability of an ncu launch that prints none
+-- (infer_cc_row), and launch dimensions of a row (dim).  The GPU constants
+-- themselves are perflab.gpus; perflab.gpu re-exports every field here.
+
+local gpus = require("perflab.gpus")
+
+local M = {}
+
+--- product of x/y/z columns of a row, or the scalar column
+function M.dim(r, scalar, prefix)
+  if r[scalar] then return r[scalar] end
+  local x = r[prefix .. "_x"]
+  if not x then return nil end
+  return x * (r[prefix .. "_y"] or 1) * (r[prefix .. "_z"] or 1)
+end
+
+--- device context of a profile: what the input says first (meta device /
+--- cc / sm_count, a `devices` table), then opts.gpu (--gpu NAME).  Returns
+--- { model =, cc =, sm_count =, name =, source = text } (fields may be nil
+--- when nothing says) or nil, message when --gpu names no known model.
+function M.context(p, opts)
+  gpus.load_user_overrides()
+  local meta = p.meta or {}
+  local dev = p.tables and p.tables.devices
+  local drow = (dev and dev:nrows() > 0) and dev:row(1) or {}
+  local ctx = { name = meta.device or drow.name, cc = meta.cc or drow.cc,
+                sm_count = meta.sm_count or drow.sm_count, from = {} }
+  if ctx.name then ctx.model = gpus.model(ctx.name) end
+  if ctx.cc or ctx.sm_count or ctx.name then ctx.from[#ctx.from + 1] = "the input" end
+  local g = opts and opts.gpu
+  if g and g ~= "" and g ~= "auto" then
+    local m, err = gpus.model(g)
+    if not m then return nil, err end
+    if not ctx.model then ctx.model = m; ctx.from[#ctx.from + 1] = "--gpu " .. g end
+  end
+  -- AMD devices in Kineto traces carry the gfx version as "cc" (gfx90a ->
+  -- 9.0) and CUs as "SMs": never feed those to the NVIDIA calculator.
+  -- (The Kineto reader gives them meta vendor AMD and arch gfx942 instead.)
+  if meta.vendor == "AMD" or drow.vendor == "AMD" or meta.tool == "rocprof" or M.is_amd(ctx.name, drow.warp_size)
+     or (ctx.model and ctx.model.vendor == "amd") then
+    ctx.vendor = "amd"; ctx.cc = nil
+    ctx.gfx = meta.arch or drow.arch or (ctx.model and ctx.model.arch) or meta.gfx_version or meta.cc or drow.cc
+  end
+  -- per device id (Kineto traces of several GPUs): cc, sm_count, threads per SM
+  ctx.devices = {}
+  if dev and dev:nrows() > 0 and dev:has("id") then
+    for _, d in dev:rows() do
+      if d.id then
+        ctx.devices[d.id] = { cc = (ctx.vendor ~= "amd") and d.cc and (gpus.cc_key(d.cc) or d.cc) or nil,
+          sm_count = d.sm_count, max_threads_per_sm = d.max_threads_per_sm, name = d.name }
+      end
+    end
+  end
+  if ctx.model then
+    if not ctx.cc and ctx.model.cc and ctx.vendor ~= "amd" then ctx.cc = ctx.model.cc end
+    if not ctx.sm_count then ctx.sm_count = ctx.model.sm_count end
+  end
+  if ctx.cc then ctx.cc = gpus.cc_key(ctx.cc) or ctx.cc end
+  ctx.source = #ctx.from > 0 and table.concat(ctx.from, " and ") or "nowhere (not named in the input)"
+  return ctx
+end
+
+--- true when a device name (or a 64-thread wavefront) says AMD
+function M.is_amd(name, warp_size)
+  if warp_size == 64 then return true end
+  if type(name) ~= "string" then return false end
+  local n = name:lower()
+  return n:find("amd", 1, true) ~= nil or n:find("radeon", 1, true) ~= nil
+    or n:find("instinct", 1, true) ~= nil or n:match("^mi%d") ~= nil
+end
+
+--- device figures for one kernel row: the row's own cc / sm_count, its
+--- device id in ctx.devices (Kineto), then the input-wide context.
+--- Returns cc, sm_count, max_threads_per_sm (any may be nil).
+function M.row_device(r, ctx)
+  local d = r.device and ctx.devices and ctx.devices[r.device]
+  local cc = r.cc or (d and d.cc) or ctx.cc
+  if ctx.vendor == "amd" then cc = nil end
+  local sms = r.sm_count or (d and d.sm_count)
+  if not sms and ctx.sm_count and ctx.source:find("the input", 1, true) then sms = ctx.sm_count end
+  return cc and (gpus.cc_key(cc) or cc) or nil, sms, d and d.max_threads_per_sm
+end
+
+--- compute capability of an ncu launch that prints none (2020-2021 ncu):
+--- the CCs whose constants reproduce the printed Block Limit SM / Warps,
+--- driver shared memory, configuration size and the maximum warps per SM
+--- implied by Theoretical Active Warps / Theoretical Occupancy; when more
+--- than one fits and the SM count is known, the CCs of GPU models with that
+--- SM count.  Returns cc (first candidate), list of candidates, how.
+function M.infer_cc_row(r, sm_count)
+  local bs = M.dim(r, "block_size", "block")
+  if not r.block_limit_sm or not bs then return nil, {} end
+  local maxw
+  if r.theoretical_warps and r.theoretical_occupancy_pct and r.theoretical_occupancy_pct > 0 then
+    maxw = math.floor(r.theoretical_warps * 100 / r.theoretical_occupancy_pct + 0.5)
+  end
+  local cands = gpus.infer_cc{ block_limit_sm = r.block_limit_sm,
+    block_limit_warps = r.block_limit_warps, warps_per_block = (bs + 31) // 32,
+    smem_driver = r.smem_driver_bytes, smem_config = r.smem_config_bytes, max_warps_per_sm = maxw }
+  local how = "the printed block limits"
+  if #cands > 1 and sm_count then
+    local narrowed, seen = {}, {}
+    for _, c in ipairs(cands) do
+      for _, m in ipairs(gpus.list()) do
+        if m.sm_count == sm_count and m.cc == c and not seen[c] then
+          narrowed[#narrowed + 1] = c; seen[c] = m.id
+        end
+      end
+    end
+    if #narrowed > 0 then
+      local names = {}
+      for _, c in ipairs(narrowed) do names[#names + 1] = seen[c] end
+      cands = narrowed
+      how = string.format("the printed block limits and %d SMs (%s)", sm_count, table.concat(names, ", "))
+    end
+  end
+  return cands[1], cands, how
+end
+
+--- every GPU choice, for error messages
+function M.choices()
+  local ids = {}
+  for _, m in ipairs(gpus.list()) do ids[#ids + 1] = m.id end
+  return table.concat(ids, ", ")
+end
+
+return M
