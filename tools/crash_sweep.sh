@@ -1,0 +1,61 @@
+#!/bin/sh
+# crash_sweep.sh PERFLAB [REPO] [JOBS]
+# A user's crash sweep: every recipe on every file under tests/data (corpus,
+# seeds), tests/fixtures and examples, in every output format, plus `parse`
+# of each file and `run all` in each format.  Per (recipe, file):
+#   run RECIPE FILE --output DIR   (report.txt, .md, .json, .html, tables as CSV)
+#   run RECIPE FILE --format csv   (the stdout CSV renderer)
+# per file: parse FILE; run all FILE --format text|markdown|json|csv|html.
+# A run passes when it exits 0, 1 or 2 within 120 s, prints no Lua
+# traceback, no "attempt to", no sanitizer report, and an exit 2 says why on
+# a line starting "perflab: ".  Prints one line per failure and a count;
+# exit 0 when none (ASan/UBSan builds work too: their reports fail a run).
+# JOBS parallel runs (default 2).  Outputs go to a temporary folder.
+set -u
+PL=$(realpath "$1"); REPO=${2:-.}; JOBS=${3:-2}
+cd "$REPO" || exit 2
+TMP=$(mktemp -d /tmp/perflab-sweep.XXXXXX)
+files=$(find tests/data/seeds tests/data/corpus tests/fixtures examples -type f \
+  ! -name '*.md' ! -name '*.lua' ! -name '*.c' ! -name '*.ipynb' ! -name '*.py' ! -name '*.sh' \
+  ! -name 'README*' ! -name 'MANIFEST*' | LC_ALL=C sort)
+recipes=$("$PL" recipes 2>/dev/null | tail -n +3 | awk '{print $1}')
+# one command per line: ID<TAB>args (word-split; no file name has spaces)
+{
+  i=0
+  for f in $files; do
+    i=$((i + 1))
+    printf 'p%d\tparse %s\n' "$i" "$f"
+    for fmt in text markdown json csv html; do printf 'a%d.%s\trun all %s --format %s\n' "$i" "$fmt" "$f" "$fmt"; done
+    for r in $recipes; do
+      printf 'r%d.%s\trun %s %s --output %s/or%d.%s\n' "$i" "$r" "$r" "$f" "$TMP" "$i" "$r"
+      printf 'c%d.%s\trun %s %s --format csv\n' "$i" "$r" "$r" "$f"
+    done
+  done
+} > "$TMP/cmds"
+check() {   # ID ARGS...: runs one, prints FAIL lines
+  id=$1; shift
+  out=$TMP/$id.err
+  timeout 120 "$PL" "$@" > /dev/null 2> "$out"
+  rc=$?
+  why=""
+  case $rc in 0|1|2) ;; 124) why="timeout" ;; *) why="exit $rc" ;; esac
+  if grep -q -e 'stack traceback' -e 'attempt to ' -e 'ERROR: AddressSanitizer' -e 'runtime error:' \
+      -e 'LeakSanitizer' -e 'PANIC' "$out"; then why="$why traceback/sanitizer"; fi
+  if [ $rc = 2 ] && ! grep -q '^perflab: ' "$out"; then why="$why exit 2 without a 'perflab: ' line"; fi
+  if [ -n "$why" ]; then
+    printf 'FAIL %s: perflab %s\n  %s\n' "$why" "$*" "$(head -c 400 "$out" | tr '\n' ' ')"
+  fi
+  rm -f "$out"
+  rm -rf "$TMP/o$id" 2>/dev/null
+}
+export PL TMP
+n=$(wc -l < "$TMP/cmds")
+# sh has no export -f: each worker is a small sh -c with check inlined
+CHECK=$(sed -n '/^check() {/,/^}/p' "$0")
+export CHECK
+tr '\t' ' ' < "$TMP/cmds" | xargs -P "$JOBS" -L 1 sh -c 'eval "$CHECK"; check "$@"' sh > "$TMP/fails"
+bad=$(grep -c '^FAIL' "$TMP/fails")
+cat "$TMP/fails"
+echo "crash sweep: $n runs on $(echo "$files" | wc -l) files, $bad failure(s)"
+rm -rf "$TMP"
+[ "$bad" = 0 ]
