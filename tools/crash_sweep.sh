@@ -42,6 +42,8 @@ check() {   # ID ARGS...: runs one, prints FAIL lines
   if grep -q -e 'stack traceback' -e 'attempt to ' -e 'ERROR: AddressSanitizer' -e 'runtime error:' \
       -e 'LeakSanitizer' -e 'PANIC' "$out"; then why="$why traceback/sanitizer"; fi
   if [ $rc = 2 ] && ! grep -q '^perflab: ' "$out"; then why="$why exit 2 without a 'perflab: ' line"; fi
+  echo "$rc" >> "$TMP/rc.$$"
+  [ $rc = 2 ] && printf '%s\t%s\n' "$*" "$(grep -m1 '^perflab: ' "$out")" >> "$TMP/exit2.$$"
   if [ -n "$why" ]; then
     printf 'FAIL %s: perflab %s\n  %s\n' "$why" "$*" "$(head -c 400 "$out" | tr '\n' ' ')"
   fi
@@ -56,6 +58,9 @@ export CHECK
 tr '\t' ' ' < "$TMP/cmds" | xargs -P "$JOBS" -L 1 sh -c 'eval "$CHECK"; check "$@"' sh > "$TMP/fails"
 bad=$(grep -c '^FAIL' "$TMP/fails")
 cat "$TMP/fails"
+# SWEEP_EXIT2=FILE keeps every exit-2 run with its message (to read them)
+[ -n "${SWEEP_EXIT2:-}" ] && cat "$TMP"/exit2.* 2>/dev/null | LC_ALL=C sort > "$SWEEP_EXIT2"
+echo "exit statuses: $(cat "$TMP"/rc.* | sort | uniq -c | awk '{printf "%s%s x %s", (NR > 1 ? ", " : ""), $2, $1}')"
 echo "crash sweep: $n runs on $(echo "$files" | wc -l) files, $bad failure(s)"
 rm -rf "$TMP"
 [ "$bad" = 0 ]

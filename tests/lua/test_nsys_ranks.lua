@@ -210,4 +210,24 @@ function TestNsysRanks:testMapRefusesMultiProcessExport()
   lu.assertStrContains(tostring(err), "2 processes")
 end
 
+function TestNsysRanks:testHeatmapLabelsFitTheirCells()
+  -- a value label is drawn in its cell only where it fits (the stragglers
+  -- heat map had "-0.0000524" spill over its 45 px neighbours)
+  local chart = require "perflab.chart"
+  local cols = {}
+  for i = 1, 11 do cols[i] = tostring(i) end
+  local vals = { {}, {} }
+  for i = 1, 11 do vals[1][i] = -0.0000524; vals[2][i] = 0.0359 end
+  local svg = chart.heatmap { rows = { "a", "b" }, cols = cols, values = vals, format = function(v) return perflab.units.sig(v, 3) end }
+  local cw = tonumber(svg:match('<rect x="[%d%.]+" y="[%d%.]+" width="([%d%.]+)"[^>]*><title>a · 1:'))
+  lu.assertTrue(cw < 10 * 5.3)                       -- too narrow for the long label
+  local long, short = 0, 0
+  for t in svg:gmatch('font%-size="9"[^>]*>([^<]*)</text>') do
+    if t == perflab.units.sig(-0.0000524, 3) then long = long + 1 end
+    if t == perflab.units.sig(0.0359, 3) then short = short + 1 end
+  end
+  lu.assertEquals(long, 0)
+  lu.assertEquals(short, 11)
+end
+
 os.exit(lu.LuaUnit.run())
