@@ -5,7 +5,8 @@
 # of each file and `run all` in each format.  Per (recipe, file):
 #   run RECIPE FILE --output DIR   (report.txt, .md, .json, .html, tables as CSV)
 #   run RECIPE FILE --format csv   (the stdout CSV renderer)
-# per file: parse FILE; run all FILE --format text|markdown|json|csv|html.
+# per file: parse FILE; run all FILE --format text|markdown|json|csv|html;
+# the same with all the files of each multi-rank folder (and the nsys pair).
 # A run passes when it exits 0, 1 or 2 within 120 s, prints no Lua
 # traceback, no "attempt to", no sanitizer report, and an exit 2 says why on
 # a line starting "perflab: ".  Prints one line per failure and a count;
@@ -18,6 +19,8 @@ TMP=$(mktemp -d /tmp/perflab-sweep.XXXXXX)
 files=$(find tests/data/seeds tests/data/corpus tests/fixtures examples -type f \
   ! -name '*.md' ! -name '*.lua' ! -name '*.c' ! -name '*.ipynb' ! -name '*.py' ! -name '*.sh' \
   ! -name 'README*' ! -name 'MANIFEST*' | LC_ALL=C sort)
+# SWEEP_FILES="F..." sweeps those files instead (the multi-file sets still run)
+[ -n "${SWEEP_FILES:-}" ] && files=$SWEEP_FILES
 recipes=$("$PL" recipes 2>/dev/null | tail -n +3 | awk '{print $1}')
 # one command per line: ID<TAB>args (word-split; no file name has spaces)
 {
@@ -29,6 +32,20 @@ recipes=$("$PL" recipes 2>/dev/null | tail -n +3 | awk '{print $1}')
     for r in $recipes; do
       printf 'r%d.%s\trun %s %s --output %s/or%d.%s\n' "$i" "$r" "$r" "$f" "$TMP" "$i" "$r"
       printf 'c%d.%s\trun %s %s --format csv\n' "$i" "$r" "$r" "$f"
+    done
+  done
+  # multi-file runs: each folder of one job's ranks, and the nsys export pair
+  # (two processes each), on two threads
+  j=0
+  for d in $(find tests/data/corpus/kineto_multirank tests/fixtures/multirank -type d | LC_ALL=C sort) nsys; do
+    if [ "$d" = nsys ]; then set -- tests/data/corpus/nsys_sqlite/nsysai_h100x2_*_mfu_2gpu_*.sqlite
+    else set -- $(find "$d" -maxdepth 1 -type f -name '*.json*' | LC_ALL=C sort); fi
+    [ $# -ge 2 ] || continue
+    j=$((j + 1))
+    for fmt in text markdown json csv html; do printf 's%d.%s\trun all %s --jobs 2 --format %s\n' "$j" "$fmt" "$*" "$fmt"; done
+    for r in $recipes; do
+      printf 's%d.%s\trun %s %s --jobs 2 --output %s/os%d.%s\n' "$j" "$r" "$r" "$*" "$TMP" "$j" "$r"
+      printf 't%d.%s\trun %s %s --jobs 2 --format csv\n' "$j" "$r" "$r" "$*"
     done
   done
 } > "$TMP/cmds"
