@@ -230,4 +230,20 @@ function TestNsysRanks:testHeatmapLabelsFitTheirCells()
   lu.assertEquals(short, 11)
 end
 
+function TestNsysRanks:testMpiRanks()
+  -- tests/fixtures/nsys_sqlite/nvtx_small.sql: processes 100 and 200 ran
+  -- kernels (6 and 1), MPI_RANKS gives their main threads ranks 0 and 1;
+  -- process 300 ran none and is no rank
+  local p = perflab.load("tests/fixtures/nsys_sqlite/nvtx_small.sqlite")
+  local ps = ranks.split({ p })
+  lu.assertEquals(#ps, 2)
+  lu.assertEquals({ ps[1].pid, ps[2].pid }, { 100, 200 })
+  lu.assertEquals({ ps[1].rank, ps[2].rank }, { 0, 1 })
+  lu.assertEquals({ ps[1].rank_from, ps[2].rank_from }, { "mpi", "mpi" })
+  lu.assertEquals({ ps[1].tables.kernels:nrows(), ps[2].tables.kernels:nrows() }, { 6, 1 })
+  -- the NVTX ranges go with their process (all five on pid 100's threads)
+  lu.assertEquals(ps[1].tables.nvtx:nrows() + ps[2].tables.nvtx:nrows(), p.tables.nvtx:nrows())
+  lu.assertEquals(ps[2].tables.nvtx:nrows(), 0)
+end
+
 os.exit(lu.LuaUnit.run())
