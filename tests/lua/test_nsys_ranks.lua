@@ -246,4 +246,26 @@ function TestNsysRanks:testMpiRanks()
   lu.assertEquals(ps[2].tables.nvtx:nrows(), 0)
 end
 
+function TestNsysRanks:testTimelineOnNsys()
+  -- the timeline recipe on the 2-process export: its table has a GPU track
+  -- per (device, stream) that ran kernels in the window and a CPU track per
+  -- launching thread, and the Gantt chart has a lane for each
+  local p = perflab.load(BEFORE)
+  local rep = recipes.run("timeline", { p }, {})
+  local svg = rep.figures["timeline.svg"].svg
+  lu.assertNotNil(svg)
+  local tracks = rows_of(rep.tables.timeline)
+  local gpu, cpu = 0, 0
+  for _, t in ipairs(tracks) do
+    if t.kind == "gpu" then gpu = gpu + 1 else cpu = cpu + 1 end
+    lu.assertStrContains(svg, ">" .. t.track .. "<")
+  end
+  -- both GPUs (device 0: pid 144, device 1: pid 145) and both processes
+  lu.assertTrue(gpu >= 2)
+  lu.assertTrue(cpu >= 2)
+  local devs = {}
+  for _, t in ipairs(tracks) do local d = t.track:match("^GPU (%d+)"); if d then devs[d] = true end end
+  lu.assertTrue(devs["0"] and devs["1"])
+end
+
 os.exit(lu.LuaUnit.run())
