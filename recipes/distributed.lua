@@ -514,10 +514,15 @@ return {
     imbalance_pct = { type = "number", default = 5, help = "report a spread of the ranks' mean step time above this share of the mean" },
   },
   map = map_rank,
-  merge = merge,
+  merge = function(parts, opts, report)   -- --merge: the same report, figure included
+    merge(parts, opts, report)
+    perflab.figures.distributed(report)
+  end,
   run = function(inputs, opts, report)
     local parts = {}
+    inputs = ranks_mod.split(inputs)      -- each process of an nsys export is a rank
     for i, p in ipairs(inputs) do parts[i] = map_rank(p) end
     merge(parts, opts, report)
+    perflab.figures.distributed(report)   -- per-rank stacked bars of the mean step
   end,
 }

@@ -331,10 +331,15 @@ return {
   },
   map = map_rank,
   map_options = { "include_last" },
-  merge = merge,
+  merge = function(parts, opts, report)   -- --merge: the same report, figure included
+    merge(parts, opts, report)
+    perflab.figures.stragglers(report)
+  end,
   run = function(inputs, opts, report)
     local parts = {}
+    inputs = ranks_mod.split(inputs)      -- each process of an nsys export is a rank
     for i, p in ipairs(inputs) do parts[i] = map_rank(p, opts) end
     merge(parts, opts, report)
+    perflab.figures.stragglers(report)   -- rank × iteration heat map of lateness
   end,
 }

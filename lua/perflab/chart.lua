@@ -551,9 +551,11 @@ function M.heatmap(o)
         local col, t = ramp_colour((v - lo) / span)
         s.add('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff" stroke-width="0.5"><title>%s</title></rect>',
           x, y, cw, ch, col, esc(string.format("%s · %s: %s", rows[r], cols[c], fmt(v))))
-        if cw >= 34 and ch >= 14 then
+        -- the value in the cell only where it fits (9 px text: about 5.3 px a character)
+        local lab = fmt(v)
+        if cw >= 34 and ch >= 14 and utf8.len(lab) and utf8.len(lab) * 5.3 <= cw - 2 then
           s.add('<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="%s">%s</text>', x + cw / 2, y + ch / 2 + 3,
-            t > 0.6 and "#000" or "#fff", esc(fmt(v)))
+            t > 0.6 and "#000" or "#fff", esc(lab))
         end
       else
         s.add('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#fff" stroke="#ccc" stroke-width="0.5"><title>%s</title></rect>',

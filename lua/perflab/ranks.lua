@@ -103,4 +103,66 @@ function M.tag(per_rank, rank, list, from)
   for i = from + 1, #list do list[i].rank = rank end
 end
 
+--- ranks.split(profiles) -> profiles: each profile whose kernels come from
+-- several processes (an nsys export of a multi-process job: kernels.pid)
+-- becomes one profile per such process, in pid order; a process's rank is
+-- its MPI rank (the mpi_ranks table) when the export has one, else its
+-- position among the processes (p.rank_from = "mpi" or "process").  Every
+-- table with a pid column keeps that process's rows; the others are
+-- shared.  Profiles of one process pass through unchanged.  Raises when
+-- two processes of one export claim the same MPI rank.
+function M.split(profiles)
+  local out, base = {}, 0
+  for _, p in ipairs(profiles) do
+    local kt = p.tables and p.tables.kernels
+    local pids = {}
+    if kt and kt:has("pid") then
+      for _, v in ipairs(kt:unique("pid")) do if math.type(v) == "integer" then pids[#pids + 1] = v end end
+    end
+    if #pids < 2 then
+      out[#out + 1] = p
+    else
+      table.sort(pids)
+      local mpi = {}
+      local mt = p.tables.mpi_ranks
+      if mt and mt:has("pid") and mt:has("rank") then
+        local mp, mr = mt:col("pid"):to_lua(), mt:col("rank"):to_lua()
+        for i = 1, #mp do if mp[i] and mr[i] and mpi[mp[i]] == nil then mpi[mp[i]] = mr[i] end end
+      end
+      local all_mpi = true
+      for _, pid in ipairs(pids) do if mpi[pid] == nil then all_mpi = false end end
+      local seen = {}
+      for i, pid in ipairs(pids) do
+        local q = setmetatable({}, getmetatable(p))
+        for k, v in pairs(p) do q[k] = v end
+        q.tables = {}
+        for name, t in pairs(p.tables) do
+          if t:has("pid") then
+            local f = t:where { pid = pid }
+            f:freeze()
+            q.tables[name] = f
+          else
+            q.tables[name] = t
+          end
+        end
+        q.source = string.format("%s (pid %d)", p.source, pid)
+        q.pid = pid
+        if all_mpi then
+          q.rank, q.rank_from = mpi[pid], "mpi"
+          if seen[q.rank] then
+            errors.fail(string.format("%s: processes %d and %d both are MPI rank %d", p.source, seen[q.rank], pid, q.rank), 2)
+          end
+          seen[q.rank] = pid
+        else
+          q.rank, q.rank_from = base + i - 1, "process"
+        end
+        q.world_size = nil
+        out[#out + 1] = q
+      end
+      if not all_mpi then base = base + #pids end
+    end
+  end
+  return out
+end
+
 return M

@@ -324,6 +324,12 @@ function M.map_write(name, p, given, dir)
   if not (r.map and r.merge) then errors.fail(string.format("recipe '%s' has no map/merge steps (--map, --merge)", r.name)) end
   local opts = M.options(r, given)
   M.check_needs(r, { p })
+  -- the map step is one rank: an nsys export of several processes is several
+  local split = require("perflab.ranks").split({ p })
+  if #split > 1 then
+    errors.fail(string.format("%s holds %d processes with GPU work (%d ranks): --map takes one rank per file; "
+      .. "run the recipe on the file directly", p.source, #split, #split), 2)
+  end
   local s = r.map(p, opts)
   local sys = require "perflab.sys"
   local json = require "perflab.json"

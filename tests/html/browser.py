@@ -19,7 +19,7 @@ in chromium; the test checks that
   - it prints (--print-to-pdf gives a PDF with pages).
 Exit 77 (skipped) only when no chromium is installed (tools/deps.sh installs it).
 Usage: browser.py PERFLAB_BINARY   (run from the source tree; PERFLAB_DATA
-points at tests/data)."""
+points at tests/data; PERFLAB_BROWSER_KEEP=DIR keeps the screenshots)."""
 import html.parser
 import json
 import os
@@ -39,6 +39,9 @@ INPUTS = {
     "kineto": DATA + "/corpus/kineto_trace/hta_a100_alexnet_trace.json.gz",
     "hostile": "tests/fixtures/hostile/hostile_trace.json",
     "plain": "tests/fixtures/hostile/plain_trace.json",
+    # an nsys export of two processes (two ranks), and a 4-rank Kineto job
+    "nsys": DATA + "/corpus/nsys_sqlite/nsysai_h100x2_nsys2026.2.1_mfu_2gpu_before.sqlite",
+    "multirank": ["tests/fixtures/multirank/straggler/rank-%d.json.gz" % r for r in range(4)],
 }
 failures = []
 
@@ -168,16 +171,18 @@ def main():
     tmp = tempfile.mkdtemp(prefix="perflab-browser-")
     counts = {}
     for name, src in INPUTS.items():
-        if not os.path.exists(src):
-            fail("missing test input " + src)
+        srcs = src if isinstance(src, list) else [src]
+        missing = [f for f in srcs if not os.path.exists(f)]
+        if missing:
+            fail("missing test input " + ", ".join(missing))
             continue
         page = os.path.join(tmp, name + ".html")
         with open(page, "wb") as f:
-            r = subprocess.run([PERFLAB, "run", "all", src, "--format", "html"], stdout=f, stderr=subprocess.PIPE, timeout=300)
+            r = subprocess.run([PERFLAB, "run", "all"] + srcs + ["--format", "html"], stdout=f, stderr=subprocess.PIPE, timeout=300)
         if r.returncode != 0:
             fail("%s: perflab exit %d: %s" % (name, r.returncode, r.stderr.decode(errors="replace")))
             continue
-        rj = subprocess.run([PERFLAB, "run", "all", src, "--format", "json"], capture_output=True, timeout=300)
+        rj = subprocess.run([PERFLAB, "run", "all"] + srcs + ["--format", "json"], capture_output=True, timeout=300)
         reports = json.loads(rj.stdout)
         want_figs = [n for rep in reports for n in rep["figures"]]
         want_tables = sum(len(rep["tables"]) for rep in reports)
@@ -200,6 +205,10 @@ def main():
         if not os.path.exists(shot):
             fail("%s: no screenshot (%s)" % (name, log[-500:]))
         else:
+            keep = os.environ.get("PERFLAB_BROWSER_KEEP")   # a folder to keep the screenshots in, to look at them
+            if keep:
+                os.makedirs(keep, exist_ok=True)
+                shutil.copy(shot, os.path.join(keep, name + ".png"))
             share = png_nonwhite_share(shot)
             print("%s: screenshot %s, %.1f %% of pixels not white" % (name, shot, 100 * share))
             if share < 0.02:

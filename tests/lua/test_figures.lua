@@ -442,7 +442,10 @@ local function sum(t, c) local s = 0; for i = 1, t:nrows() do s = s + t:get(i, c
 
 function testChromeTraceReadsBack()
   for _, f in ipairs({ KINETO, C .. "nvprof/cuda_timeline_gtx950_nvprof_gpu_trace.csv",
-                       C .. "rocprof/hpctraining_mi300a_rocprofv3_kernel_trace_head.csv" }) do
+                       C .. "rocprof/hpctraining_mi300a_rocprofv3_kernel_trace_head.csv",
+                       -- nsys exports: two processes on two GPUs; a driver-API-only (OpenMP offload) run
+                       C .. "nsys_sqlite/nsysai_h100x2_nsys2026.2.1_mfu_2gpu_before.sqlite",
+                       C .. "nsys_sqlite/sc23_t4_nsys2023.3.1_openmp_heat_report3.sqlite" }) do
     local p = perflab.load(f)
     local text = trace.chrome(p)
     local q = perflab.parse("export.json", text)
