@@ -81,6 +81,7 @@ return {
     for idx, p in ipairs(inputs) do
       local kinds = opts.kernels_only and { kernel = true } or nil
       local streams = IV.by_stream(IV.device_ops(p, kinds))
+      local dev_label = IV.device_label(p)   -- "0 (GPU name)" where the input names its devices
       for _, g in ipairs(streams) do
         local r = attribute(g.ops, opts.kernel_wait_ns)
         r.device, r.stream = g.device, g.stream
@@ -100,9 +101,9 @@ return {
           report:finding {
             severity = r.idle_pct > 50 and "warn" or "info",
             rule = "idle-time." .. dominant:gsub(" ", "_"),
-            subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. string.format("device %s stream %s", g.device, g.stream),
+            subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. string.format("device %s stream %s", dev_label(g.device), g.stream),
             message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. string.format("device %s stream %s is idle %.1f %% of its span (%s of %s); %.0f %% of that is %s: %s",
-              g.device, g.stream, r.idle_pct, units.ns(r.idle_ns), units.ns(r.span_ns), share, dominant, advice),
+              dev_label(g.device), g.stream, r.idle_pct, units.ns(r.idle_ns), units.ns(r.span_ns), share, dominant, advice),
             evidence = { idle_pct = r.idle_pct, threshold_pct = opts.min_idle_pct, host_wait_ns = r.host_wait_ns,
                          kernel_wait_ns = r.kernel_wait_ns, other_ns = r.other_ns, span_ns = r.span_ns,
                          kernel_wait_threshold_ns = opts.kernel_wait_ns, source = p.source,

@@ -125,6 +125,7 @@ return {
       local marks = {}
       for i, l in ipairs(lists) do marks[i] = #l end
       local all = IV.device_ops(p)      -- kernels, memcpy, memset: by start
+      local dev_label = IV.device_label(p)   -- "0 (GPU name)" where the input names its devices
       local kern = all:nrows() > 0 and all:filter(all:col("kind"):eq("kernel")) or all
       local launched = kern:filter(kern:col("rt_end_ns"):present())
       local unmatched = kern:nrows() - launched:nrows()
@@ -223,9 +224,9 @@ return {
         end
         if qmax >= D.hta.queue_length_flag then
           report:finding { severity = "warn", rule = "launch-latency.queue_full",
-            subject = string.format("device %s stream %s", g.device, g.stream),
+            subject = string.format("device %s stream %s", dev_label(g.device), g.stream),
             message = string.format("device %s stream %s had %d launched-but-unfinished ops: at %d the launch "
-              .. "queue is full and the host blocks", g.device, g.stream, qmax, D.hta.queue_length_flag),
+              .. "queue is full and the host blocks", dev_label(g.device), g.stream, qmax, D.hta.queue_length_flag),
             evidence = { max = qmax, threshold = D.hta.queue_length_flag, at_ns = at, source = p.source } }
         end
       end
@@ -243,9 +244,9 @@ return {
                         overlap_pct = cl > 0 and 100 * ov / cl or nil }
           ov_rows[#ov_rows + 1] = row
           if row.overlap_pct and row.overlap_pct < 50 then
-            report:finding { severity = "info", rule = "launch-latency.comm_overlap", subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. "device " .. dev,
+            report:finding { severity = "info", rule = "launch-latency.comm_overlap", subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. "device " .. dev_label(dev),
               message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. string.format("device %s: only %.1f %% of communication kernel time (%s) overlaps computation",
-                dev, row.overlap_pct, units.ns(cl)),
+                dev_label(dev), row.overlap_pct, units.ns(cl)),
               evidence = { overlap_pct = row.overlap_pct, comm_ns = cl, overlap_ns = ov, source = p.source,
                            formula = "|comp ∩ comm| / |comm|" } }
           end

@@ -235,4 +235,25 @@ function M.launch_links(p)
   return id, name, link
 end
 
+--- device_label(p) -> function(device) -> text: the device index, with the
+-- device's name in brackets where the profile's kernels (or copies) carry a
+-- device_name (nvprof traces name their GPUs; Kineto and nsys give only
+-- the index here): "0 (Tesla V100-SXM2-16GB)", else "0".
+function M.device_label(p)
+  local names = {}
+  for _, tn in ipairs({ "kernels", "memcpy", "memset" }) do
+    local t = p.tables and p.tables[tn]
+    if t and t:has("device") and t:has("device_name") then
+      local g = t:group_by("device"):agg { { "name", "first", "device_name" } }
+      for _, r in g:rows() do
+        if r.device ~= nil and r.name and names[r.device] == nil then names[r.device] = r.name end
+      end
+    end
+  end
+  return function(dev)
+    local n = dev ~= nil and names[dev]
+    return n and string.format("%s (%s)", tostring(dev), n) or tostring(dev)
+  end
+end
+
 return M

@@ -56,6 +56,7 @@ function M.collect(p, opts)
   end
   local gpu, cpu, flows = {}, {}, {}
   local by_corr = {}
+  local dev_label = require("perflab.timeline").device_label(p)
   for _, spec in ipairs({ { "kernels", "kernel" }, { "memcpy", "memcpy" }, { "memset", "memset" } }) do
     local t = p.tables[spec[1]]
     if t and t:nrows() > 0 and t:has("start_ns") and t:has("duration_ns") then
@@ -64,7 +65,7 @@ function M.collect(p, opts)
         local s, d = int(c[2][i]), int(c[3][i])
         if s and d and inside(s, d) then
           local dev, str = c[4][i], c[5][i]
-          local tk = track("gpu", dev or 0, str or 0, string.format("GPU %s stream %s", tostring(dev or 0), tostring(str or 0)))
+          local tk = track("gpu", dev or 0, str or 0, string.format("GPU %s stream %s", dev_label(dev or 0), tostring(str or 0)))
           local e = { name = c[1][i] or "?", start = s, dur = d, kind = spec[2], track = tk.label, tk = tk, corr = c[6][i], device = dev, stream = str,
                       seq = #gpu + 1 }
           gpu[#gpu + 1] = e

@@ -136,7 +136,7 @@ function TestIdle:test_nvprof_trace_device_index()
   local a, b = m["0:13"], m["0:14"]
   lu.assertEquals({ a.ops, a.span_ns, a.busy_ns, a.idle_ns }, { 4, 59201, 25984, 33217 })
   lu.assertEquals({ b.ops, b.span_ns, b.busy_ns, b.idle_ns }, { 4, 49441, 25536, 23905 })
-  lu.assertStrContains(find(rep, "idle-time.other").message, "device 0 stream 13 is idle 56.1 %")
+  lu.assertStrContains(find(rep, "idle-time.other").message, "device 0 (GeForce GTX 950 (0)) stream 13 is idle 56.1 %")
 end
 
 function TestIdle:test_sampled_rank0_default_threshold()
