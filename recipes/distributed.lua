@@ -270,19 +270,8 @@ end
 
 -- ---- merge: all ranks ---------------------------------------------------------
 
-local function rows(t)
-  local out = {}
-  if not t then return out end
-  local cols = t:columns()
-  local arrs = {}
-  for _, c in ipairs(cols) do arrs[c] = t:col(c):to_lua() end
-  for i = 1, t:nrows() do
-    local r = {}
-    for _, c in ipairs(cols) do r[c] = arrs[c][i] end
-    out[i] = r
-  end
-  return out
-end
+-- a table as an array of row tables (none: empty)
+local function rows(t) return t and t:to_lua() or {} end
 
 local function pct(a, b) if b and b > 0 then return 100 * a / b end return 0 end
 

@@ -291,16 +291,8 @@ R = {
       end
       -- the launch table: each launch gets its shape's figures and its own
       -- achieved occupancy (skipped launches are not kept)
-      local rcols, KEYS = {}, { id = true, start_ns = true, duration_ns = true }
-      for _, c in ipairs(COLS) do if not KEYS[c] then rcols[#rcols + 1] = c end end
-      rcols[#rcols + 1] = "kept"
-      local t = by_shape:broadcast(T.from_rows(res, rcols, "shapes"))
-      -- each launch's join keys: the input's id (else its 0-based row), start and duration
-      if k:has("id") then t:with("id", k:col("id"))
-      else t:add_column("id", function(_, i) return i - 1 end, "integer") end
-      for _, c in ipairs({ "start_ns", "duration_ns" }) do
-        if k:has(c) then t:with(c, k:col(c)) else t:add_column(c, function() return nil end, "integer") end
-      end
+      -- (with each launch's join keys: id, start_ns, duration_ns)
+      local t = weighting.per_launch(by_shape, res, COLS, k)
       if k:has("achieved_occupancy_pct") then t:with("achieved_occupancy_pct", k:col("achieved_occupancy_pct")) end
       if nameless then
         t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")

@@ -48,18 +48,8 @@ local function col(t, name)
   return {}
 end
 
-local function rows(t)
-  local out = {}
-  if not t then return out end
-  local cols, arrs = t:columns(), {}
-  for _, c in ipairs(cols) do arrs[c] = t:col(c):to_lua() end
-  for i = 1, t:nrows() do
-    local r = {}
-    for _, c in ipairs(cols) do r[c] = arrs[c][i] end
-    out[i] = r
-  end
-  return out
-end
+-- a table as an array of row tables (none: empty)
+local function rows(t) return t and t:to_lua() or {} end
 
 -- ---- map: one rank ------------------------------------------------------------
 

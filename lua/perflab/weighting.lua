@@ -319,4 +319,25 @@ function M.apply(report, items, timelines)
     { title = "kernels the join could not pair" })
 end
 
+--- per_launch(by_shape, res, cols, k) -> one row per launch of the kernels
+-- table k: by_shape is k:group_by(the shape columns), res one result row
+-- per shape (in the grouping's order) with the columns of cols and `kept`;
+-- the columns id (the input's id, else the 0-based row), start_ns and
+-- duration_ns in cols are each launch's own join keys, taken from k.
+-- (occupancy and launch: the checks run once per shape, the table is per
+-- launch.)
+local KEYS = { id = true, start_ns = true, duration_ns = true }
+function M.per_launch(by_shape, res, cols, k)
+  local rcols = {}
+  for _, c in ipairs(cols) do if not KEYS[c] then rcols[#rcols + 1] = c end end
+  rcols[#rcols + 1] = "kept"
+  local t = by_shape:broadcast(T.from_rows(res, rcols, "shapes"))
+  if k:has("id") then t:with("id", k:col("id"))
+  else t:add_column("id", function(_, i) return i - 1 end, "integer") end
+  for _, c in ipairs({ "start_ns", "duration_ns" }) do
+    if k:has(c) then t:with(c, k:col(c)) else t:add_column(c, function() return nil end, "integer") end
+  end
+  return t
+end
+
 return M
