@@ -29,26 +29,57 @@ local gpus = require "perflab.gpus"
 local R = require "perflab.ncu_rules"
 local weighting = require "perflab.weighting"
 local T = perflab.table
+-- the standard functions as locals: a recipe's globals resolve through the
+-- strict environment's __index function, per call, in the per-launch loop
+local ipairs, pairs, type, tostring, next = ipairs, pairs, type, tostring, next
+local math, string, table = math, string, table
 
 local function r2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 local fmt = gpu.fmt_pct
 
 -- per-launch metric maps from the long-form `metrics` table: one row per
--- launch, one column per metric (the first value of each), by pivot
+-- launch, one column per metric (the first value of each), by pivot; and
+-- the stall-reason columns among the metrics, matched once per metric name
+-- (not per launch): { {metric, reason}, ... } in metric-name order
 local function metric_maps(p)
-  local out = {}
+  local out, stall_cols = {}, {}
   local m = p.tables.metrics
-  if not m then return out end
+  if not m then return out, stall_cols, {} end
   local known = m:col("kernel_id"):present() & m:col("metric"):present() & m:col("value"):present()
   local wide = m:filter(known):pivot { index = "kernel_id", columns = "metric", values = "value", agg = "first" }
   for _, r in wide:rows() do out[r.kernel_id] = r end
-  return out
+  local names = wide:columns()
+  local cols = wide:columns()
+  table.sort(names)
+  for _, name in ipairs(names) do
+    for _, pat in ipairs(R.stall_patterns) do
+      local reason = name:match(pat)
+      if reason then stall_cols[#stall_cols + 1] = { name, reason } end
+    end
+  end
+  return out, stall_cols, cols
 end
 
-local function getter(r, mm)
+-- the aliases of each metric key that name a column of the launch row or the
+-- metric map (the others are nil on every launch), resolved once per report
+local function alias_resolver(present)
+  local cache = {}
   return function(key)
-    local aliases = R.metrics[key] or { key }
-    for _, a in ipairs(aliases) do
+    local list = cache[key]
+    if not list then
+      list = {}
+      for _, a in ipairs(R.metrics[key] or { key }) do
+        if present[a] then list[#list + 1] = a end
+      end
+      cache[key] = list
+    end
+    return list
+  end
+end
+
+local function getter(r, mm, resolve)
+  return function(key)
+    for _, a in ipairs(resolve(key)) do
       local v = r[a]
       if v == nil and mm then v = mm[a] end
       if type(v) == "number" and v == v then return v end
@@ -69,8 +100,8 @@ end
 
 -- evaluate every rule on one launch -> list of { id, severity, message, evidence, speedup }
 -- and the set of rules that could not run (missing inputs)
-local function evaluate(r, mm, ctx, th)
-  local get = getter(r, mm)
+local function evaluate(r, mm, ctx, th, stall_cols, resolve)
+  local get = getter(r, mm, resolve)
   local out, missing = {}, {}
   local function fire(id, sev, msg, ev, sp) out[#out + 1] = { id = id, severity = sev, message = msg, evidence = ev, speedup = sp } end
   local sm, mem = get("compute_pct"), get("memory_pct")
@@ -133,21 +164,12 @@ local function evaluate(r, mm, ctx, th)
   -- 8 warp stalls
   local cpi = get("cycles_per_issue")
   local stalls = {}
-  local function scan(map)
-    local names = {}
-    for name in pairs(map) do if type(name) == "string" then names[#names + 1] = name end end
-    table.sort(names)                  -- the first metric of a reason in name order, not pairs'
-    for _, name in ipairs(names) do
-      local v = map[name]
-      if type(name) == "string" and type(v) == "number" then
-        for _, pat in ipairs(R.stall_patterns) do
-          local reason = name:match(pat)
-          if reason and not stalls[reason] then stalls[reason] = v end
-        end
-      end
+  if mm then                           -- the first metric of a reason in name order
+    for _, sc in ipairs(stall_cols) do
+      local v = mm[sc[1]]
+      if type(v) == "number" and not stalls[sc[2]] then stalls[sc[2]] = v end
     end
   end
-  if mm then scan(mm) end
   if cpi and next(stalls) then
     local sorted = {}
     for reason, v in pairs(stalls) do sorted[#sorted + 1] = { reason, v } end
@@ -310,12 +332,17 @@ local function ncu_fired(p)
   local by = {}
   local rules = p.tables.rules
   if not rules then return by end
-  for _, r in rules:rows() do
-    -- one message may hold several rules' sentences (ncu 2022's occupancy paragraph)
-    for _, id in ipairs(R.classify_all(r.message)) do
-      if r.kernel_id then
-        by[r.kernel_id] = by[r.kernel_id] or {}
-        by[r.kernel_id][id] = by[r.kernel_id][id] or { message = r.message, speedup = r.est_speedup_pct or r.est_local_speedup_pct }
+  -- one message may hold several rules' sentences (ncu 2022's occupancy
+  -- paragraph); classified once per distinct message
+  local ids_of, none = {}, R.classify_all(nil)
+  for _, msg in ipairs(rules:unique("message")) do ids_of[msg] = R.classify_all(msg) end
+  local kid, msgs = rules:col("kernel_id"):to_lua(), rules:col("message"):to_lua()
+  for i = 1, rules:nrows() do
+    local k, msg = kid[i], msgs[i]
+    if k then
+      for _, id in ipairs(ids_of[msg] or none) do
+        by[k] = by[k] or {}
+        by[k][id] = by[k][id] or { message = msg }
       end
     end
   end
@@ -359,7 +386,11 @@ NR = {
       local ctx, err = gpu.context(p, opts)
       if not ctx then perflab.fail(err) end
       local k = p:table("kernels")
-      local maps = metric_maps(p)
+      local maps, stall_cols, mcols = metric_maps(p)
+      local present = {}
+      for _, c in ipairs(k:columns()) do present[c] = true end
+      for _, c in ipairs(mcols) do present[c] = true end
+      local resolve = alias_resolver(present)
       local fired = ncu_fired(p)
       local rows, groups, gorder = {}, {}, {}
       local missing_count = {}
@@ -369,7 +400,7 @@ NR = {
       for i, r in k:rows() do
         local id = r.id or (i - 1)
         local kernel = r.short_name or r.name or ("launch " .. id)
-        local fs, missing = evaluate(r, maps[id], ctx, th)
+        local fs, missing = evaluate(r, maps[id], ctx, th, stall_cols, resolve)
         for m in pairs(missing) do missing_count[m] = (missing_count[m] or 0) + 1 end
         local mine = {}
         for _, f in ipairs(fs) do

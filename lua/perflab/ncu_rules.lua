@@ -216,9 +216,13 @@ function M.classify_all(message)
   return ids
 end
 
+local by_id      -- rule id -> rule, built on first use
 function M.rule(id)
-  for _, r in ipairs(M.rules) do if r.id == id then return r end end
-  return nil
+  if not by_id then
+    by_id = {}
+    for _, r in ipairs(M.rules) do if by_id[r.id] == nil then by_id[r.id] = r end end
+  end
+  return by_id[id]
 end
 
 return M
