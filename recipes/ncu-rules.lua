@@ -38,16 +38,22 @@ local function r2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 local fmt = gpu.fmt_pct
 
 -- per-launch metric maps from the long-form `metrics` table: one row per
--- launch, one column per metric (the first value of each), by pivot; and
--- the stall-reason columns among the metrics, matched once per metric name
--- (not per launch): { {metric, reason}, ... } in metric-name order
+-- launch, one column per metric (the first value of each), by pivot, read
+-- as a Lua table launch by launch (map_of(kernel_id)); and the stall-reason
+-- columns among the metrics, matched once per metric name (not per
+-- launch): { {metric, reason}, ... } in metric-name order
 local function metric_maps(p)
-  local out, stall_cols = {}, {}
+  local stall_cols = {}
   local m = p.tables.metrics
-  if not m then return out, stall_cols, {} end
+  if not m then return function() return nil end, stall_cols, {} end
   local known = m:col("kernel_id"):present() & m:col("metric"):present() & m:col("value"):present()
-  local wide = m:filter(known):pivot { index = "kernel_id", columns = "metric", values = "value", agg = "first" }
-  for _, r in wide:rows() do out[r.kernel_id] = r end
+  local wide = m:select("kernel_id", "metric", "value"):filter(known):pivot { index = "kernel_id", columns = "metric", values = "value", agg = "first" }
+  local row_of = {}
+  for j, id in ipairs(wide:col("kernel_id"):to_lua()) do row_of[id] = j end
+  local function map_of(id)
+    local j = row_of[id]
+    return j and wide:row(j)
+  end
   local names = wide:columns()
   local cols = wide:columns()
   table.sort(names)
@@ -57,7 +63,7 @@ local function metric_maps(p)
       if reason then stall_cols[#stall_cols + 1] = { name, reason } end
     end
   end
-  return out, stall_cols, cols
+  return map_of, stall_cols, cols
 end
 
 -- the aliases of each metric key that name a column of the launch row or the
@@ -386,7 +392,7 @@ NR = {
       local ctx, err = gpu.context(p, opts)
       if not ctx then perflab.fail(err) end
       local k = p:table("kernels")
-      local maps, stall_cols, mcols = metric_maps(p)
+      local map_of, stall_cols, mcols = metric_maps(p)
       local present = {}
       for _, c in ipairs(k:columns()) do present[c] = true end
       for _, c in ipairs(mcols) do present[c] = true end
@@ -400,7 +406,7 @@ NR = {
       for i, r in k:rows() do
         local id = r.id or (i - 1)
         local kernel = r.short_name or r.name or ("launch " .. id)
-        local fs, missing = evaluate(r, maps[id], ctx, th, stall_cols, resolve)
+        local fs, missing = evaluate(r, map_of(id), ctx, th, stall_cols, resolve)
         for m in pairs(missing) do missing_count[m] = (missing_count[m] or 0) + 1 end
         local mine = {}
         for _, f in ipairs(fs) do
