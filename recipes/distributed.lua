@@ -181,18 +181,24 @@ local function map_rank(p)
   end
   -- collective calls recorded as user annotations (record_function around
   -- the call, as older PyTorch wrote them): in the events table only
+  -- (the few such events picked by a mask in the table engine: the
+  -- category tested once per distinct string, not per event)
   local et = p.tables.events
-  if et and et:has("cat") then
-    local en, ec, eph, ets, edur, eext = col(et, "name"), col(et, "cat"), col(et, "ph"), col(et, "ts_ns"),
-      col(et, "dur_ns"), col(et, "external_id")
+  if et and et:has("cat") and et:has("ph") and et:has("name") and et:has("ts_ns") then
+    local ops = {}
+    for n, v in pairs(comm.op_names) do if v == true then ops[#ops + 1] = n end end
+    table.sort(ops)
+    local ts = et:col("ts_ns")
+    local mask = et:col("ph"):eq("X") & et:col("name"):isin(ops) & ts:eq(ts)
+      & et:col("cat"):map(function(c) return c:lower() == "user_annotation" end):eq(true)
+    local ev = et:filter(mask)
+    local en, ets, edur, eext = col(ev, "name"), col(ev, "ts_ns"), col(ev, "dur_ns"), col(ev, "external_id")
     for i = 1, #en do
-      if eph[i] == "X" and comm.is_op(en[i]) and ec[i] and ec[i]:lower() == "user_annotation" and ets[i] then
-        local a, b = ets[i], ets[i] + (edur[i] or 0)
-        local nd = { name = en[i], s = a, e = b, bytes = 0, ranges = { { a, b } }, idx = #nodes + 1 }
-        nodes[#nodes + 1] = nd
-        if eext[i] and not by_ext[eext[i]] then by_ext[eext[i]] = nd end
-        comm_s[#comm_s + 1] = a; comm_e[#comm_e + 1] = b
-      end
+      local a, b = ets[i], ets[i] + (edur[i] or 0)
+      local nd = { name = en[i], s = a, e = b, bytes = 0, ranges = { { a, b } }, idx = #nodes + 1 }
+      nodes[#nodes + 1] = nd
+      if eext[i] and not by_ext[eext[i]] then by_ext[eext[i]] = nd end
+      comm_s[#comm_s + 1] = a; comm_e[#comm_e + 1] = b
     end
   end
   local kcomm = {}
