@@ -113,7 +113,7 @@ local function step_spans(p)
   return out
 end
 
-local function hta_breakdown(p, K, kcomm)
+local function hta_breakdown(p, kt, kc)
   -- GPU events launched before the last ProfilerStep (HTA's default filter)
   local steps = p.tables.steps
   local cut
@@ -127,14 +127,26 @@ local function hta_breakdown(p, K, kcomm)
     local rc, rs = col(rt, "correlation"), col(rt, "start_ns")
     for i = 1, #rc do if rc[i] and rs[i] < cut then launched[rc[i]] = true end end
   end
-  local all_s, all_e, cs, ce, ms, me = {}, {}, {}, {}, {}, {}
+  local all_s, all_e = {}, {}
   local function keep(corr) return not cut or (corr ~= nil and launched[corr]) end
-  for i = 1, #K.start do
-    if keep(K.corr[i]) then
-      local a, b = K.start[i], K.start[i] + K.dur[i]
-      all_s[#all_s + 1] = a; all_e[#all_e + 1] = b
-      if kcomm[i] then ms[#ms + 1] = a; me[#me + 1] = b else cs[#cs + 1] = a; ce[#ce + 1] = b end
+  -- the kernels: sets from the table by masks (kc: the communication
+  -- kernels; keepk: launched before the cut)
+  local nkept, allk, compute, commset = 0, iv({}, {}), iv({}, {}), iv({}, {})
+  if kc then
+    local keepk
+    if cut then
+      local lst = {}
+      for c in pairs(launched) do lst[#lst + 1] = c end
+      table.sort(lst)
+      keepk = kt:has("correlation") and kt:col("correlation"):isin(lst) or (kc & ~kc)
+      nkept = kt:filter(keepk):nrows()
+    else
+      nkept = kt:nrows()
     end
+    local function set(m) return I.from_table(kt, "start_ns", "duration_ns", { duration = true, where = m }) end
+    allk = keepk and set(keepk) or set(nil)
+    compute = set(keepk and (keepk & ~kc) or ~kc)
+    commset = set(keepk and (keepk & kc) or kc)
   end
   for _, tn in ipairs({ "memcpy", "memset" }) do
     local t = p.tables[tn]
@@ -144,11 +156,10 @@ local function hta_breakdown(p, K, kcomm)
     end
   end
   local h = { span_ns = 0, idle_ns = 0, compute_ns = 0, non_compute_ns = 0, comm_ns = 0, overlap_ns = 0 }
-  if #all_s == 0 then return h end
-  local all = iv(all_s, all_e)
+  if #all_s == 0 and nkept == 0 then return h end
+  local all = allk + iv(all_s, all_e)
   local first = all:get(1)
   local _, last = all:get(all:count())
-  local compute, commset = iv(cs, ce), iv(ms, me)
   h.span_ns = last - first
   h.idle_ns = h.span_ns - all:length()
   h.compute_ns = compute:length()
@@ -161,8 +172,7 @@ end
 local function map_rank(p)
   local notes = {}
   local kt = p.tables.kernels
-  local K = { name = col(kt, "name"), start = col(kt, "start_ns"), dur = col(kt, "duration_ns"),
-              ext = col(kt, "external_id"), corr = col(kt, "correlation") }
+  local nk = kt and kt:has("name") and kt:nrows() or 0
   local ct = p.tables.cpu_ops
   local C = { name = col(ct, "name"), start = col(ct, "start_ns"), dur = col(ct, "duration_ns"),
               ext = col(ct, "external_id"), dims = col(ct, "input_dims"), types = col(ct, "input_types") }
@@ -181,35 +191,51 @@ local function map_rank(p)
   end
   -- collective calls recorded as user annotations (record_function around
   -- the call, as older PyTorch wrote them): in the events table only
+  -- (the few such events picked by a mask in the table engine: the
+  -- category tested once per distinct string, not per event)
   local et = p.tables.events
-  if et and et:has("cat") then
-    local en, ec, eph, ets, edur, eext = col(et, "name"), col(et, "cat"), col(et, "ph"), col(et, "ts_ns"),
-      col(et, "dur_ns"), col(et, "external_id")
+  if et and et:has("cat") and et:has("ph") and et:has("name") and et:has("ts_ns") then
+    local ops = {}
+    for n, v in pairs(comm.op_names) do if v == true then ops[#ops + 1] = n end end
+    table.sort(ops)
+    local ts = et:col("ts_ns")
+    local mask = et:col("ph"):eq("X") & et:col("name"):isin(ops) & ts:eq(ts)
+      & et:col("cat"):map(function(c) return c:lower() == "user_annotation" end):eq(true)
+    local ev = et:filter(mask)
+    local en, ets, edur, eext = col(ev, "name"), col(ev, "ts_ns"), col(ev, "dur_ns"), col(ev, "external_id")
     for i = 1, #en do
-      if eph[i] == "X" and comm.is_op(en[i]) and ec[i] and ec[i]:lower() == "user_annotation" and ets[i] then
-        local a, b = ets[i], ets[i] + (edur[i] or 0)
-        local nd = { name = en[i], s = a, e = b, bytes = 0, ranges = { { a, b } }, idx = #nodes + 1 }
-        nodes[#nodes + 1] = nd
-        if eext[i] and not by_ext[eext[i]] then by_ext[eext[i]] = nd end
-        comm_s[#comm_s + 1] = a; comm_e[#comm_e + 1] = b
-      end
+      local a, b = ets[i], ets[i] + (edur[i] or 0)
+      local nd = { name = en[i], s = a, e = b, bytes = 0, ranges = { { a, b } }, idx = #nodes + 1 }
+      nodes[#nodes + 1] = nd
+      if eext[i] and not by_ext[eext[i]] then by_ext[eext[i]] = nd end
+      comm_s[#comm_s + 1] = a; comm_e[#comm_e + 1] = b
     end
   end
-  local kcomm = {}
-  for i = 1, #K.name do
-    local a, b = K.start[i], K.start[i] + K.dur[i]
-    local nd = K.ext[i] and by_ext[K.ext[i]]
-    if nd then
-      nd.ranges[#nd.ranges + 1] = { a, b }
-      kcomm[i] = true
-    elseif comm.is_kernel(K.name[i]) then
-      nodes[#nodes + 1] = { name = K.name[i], s = a, e = b, bytes = 0, ranges = { { a, b } }, idx = #nodes + 1 }
-      kcomm[i] = true
+  -- the collectives' kernels (linked by external id to a host collective,
+  -- or a communication library's kernel by name) by a mask in the table
+  -- engine, the name tested once per distinct string: only those rows go
+  -- to Lua, the other kernels make the computation set in C
+  local kc, kset   -- the mask of communication kernels; the computation set
+  if nk > 0 then
+    kc = kt:col("name"):map(function(n) return comm.is_kernel(n) end):eq(true)
+    if kt:has("external_id") and next(by_ext) then
+      local exts = {}
+      for e in pairs(by_ext) do exts[#exts + 1] = e end
+      table.sort(exts)
+      kc = kt:col("external_id"):isin(exts) | kc
     end
-    if kcomm[i] then comm_s[#comm_s + 1] = a; comm_e[#comm_e + 1] = b
-    else comp_s[#comp_s + 1] = a; comp_e[#comp_e + 1] = b end
+    local ck = kt:filter(kc)
+    local kn, ks, kd, ke = col(ck, "name"), col(ck, "start_ns"), col(ck, "duration_ns"), col(ck, "external_id")
+    for i = 1, ck:nrows() do
+      local a, b = ks[i], ks[i] + kd[i]
+      local nd = ke[i] and by_ext[ke[i]]
+      if nd then nd.ranges[#nd.ranges + 1] = { a, b }
+      else nodes[#nodes + 1] = { name = kn[i], s = a, e = b, bytes = 0, ranges = { { a, b } }, idx = #nodes + 1 } end
+      comm_s[#comm_s + 1] = a; comm_e[#comm_e + 1] = b
+    end
+    kset = I.from_table(kt, "start_ns", "duration_ns", { duration = true, where = ~kc })
   end
-  local cpu_fallback = #K.name == 0
+  local cpu_fallback = nk == 0
   if cpu_fallback then
     for i = 1, #C.name do
       local n = C.name[i]
@@ -224,7 +250,7 @@ local function map_rank(p)
     if x.e ~= y.e then return x.e > y.e end
     return x.idx < y.idx
   end)
-  local compset, commset = iv(comp_s, comp_e), iv(comm_s, comm_e)
+  local compset, commset = kset or iv(comp_s, comp_e), iv(comm_s, comm_e)
   local fk, fc, fo = covered(compset), covered(commset), covered(compset * commset)
   local steps = step_spans(p)
   local srows = {}
@@ -249,7 +275,7 @@ local function map_rank(p)
                 nranges = #nd.ranges }
     for j, r in ipairs(nd.ranges) do rrow[#rrow + 1] = { collective = i, j = j, start_ns = r[1], end_ns = r[2] } end
   end
-  local h = hta_breakdown(p, K, kcomm)
+  local h = hta_breakdown(p, kt, kc)
   return {
     -- a rank that only came from the file order is left to the merge (which
     -- ranks by the order of its inputs, and says so)

@@ -177,23 +177,43 @@ R = {
         t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")
       end
       t = #res > 0 and t:filter(t:col("kept")):select(COLS) or t:select(COLS)
-      -- finding groups: kernels in order of first launch, ids in launch order
-      local shape_of = {}
-      for i, rows in ipairs(launches.first_row) do
-        if shape_groups[i] then for _, row in ipairs(rows) do shape_of[row] = i end end
+      -- finding groups from the shapes' row lists, not a pass over the
+      -- launches: per group, its kernels in order of first launch, each
+      -- with its launches' ids in launch order
+      local function part(g, kn, rows)
+        local parts = g.parts[kn]
+        if not parts then
+          parts = { first = rows[1] }
+          g.parts[kn] = parts; g.korder[#g.korder + 1] = kn
+        elseif rows[1] < parts.first then parts.first = rows[1] end
+        parts[#parts + 1] = rows
       end
-      local ids = k:has("id") and k:col("id"):to_lua() or {}
-      for row = 1, k:nrows() do
-        local sg = shape_groups[shape_of[row]]
-        if sg then
-          for _, e in ipairs(sg) do
-            local g, kn = e[1], e[2] or ("launch " .. row)
-            g.launches = g.launches + 1
-            if not g.kernels[kn] then g.kernels[kn] = 0; g.korder[#g.korder + 1] = kn; g.ids[kn] = {} end
-            g.kernels[kn] = g.kernels[kn] + 1
-            g.ids[kn][#g.ids[kn] + 1] = ids[row] or (row - 1)
-          end
+      for i, rows in ipairs(launches.first_row) do
+        for _, e in ipairs(shape_groups[i] or {}) do
+          local g, kn = e[1], e[2]
+          g.parts = g.parts or {}
+          g.launches = g.launches + #rows
+          if kn then part(g, kn, rows)
+          else for _, row in ipairs(rows) do part(g, "launch " .. row, { row }) end end
         end
+      end
+      local ids = k:has("id") and k:col("id"):to_lua() or nil
+      for _, gk in ipairs(gorder) do
+        local g = groups[gk]
+        local parts = g.parts or {}
+        table.sort(g.korder, function(a, b) return parts[a].first < parts[b].first end)
+        for _, kn in ipairs(g.korder) do
+          local rows = parts[kn][1]
+          if #parts[kn] > 1 then
+            rows = {}
+            for _, pr in ipairs(parts[kn]) do table.move(pr, 1, #pr, #rows + 1, rows) end
+            table.sort(rows)
+          end
+          local gi = {}
+          for j, row in ipairs(rows) do gi[j] = ids and ids[row] or (row - 1) end
+          g.kernels[kn], g.ids[kn] = #rows, gi
+        end
+        g.parts = nil
       end
       local name = #inputs > 1 and ("launch_" .. idx) or "launch"
       report:table(name, t, { title = string.format("%d launches (%s)", t:nrows(), p.source) })

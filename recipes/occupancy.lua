@@ -152,7 +152,7 @@ R = {
       end
       do
       local k = p:table("kernels")
-      local groups, order, represents = {}, {}, {}
+      local order, represents = {}, {}
       local skipped, no_cc, inferred, unknown_cc = 0, 0, {}, {}
       local mismatches = {}
       local assumptions = {}
@@ -263,31 +263,61 @@ R = {
         end
         ::next::
       end
-      -- each launch, in order: its finding group, mismatches and achieved
-      -- occupancy (measured per launch)
-      local shape_of = {}
+      -- finding groups from the shapes (the grouping's row lists), not a
+      -- pass over the launches: the shapes of one configuration (gkey) make
+      -- one group, a nameless launch is its own; groups in the order of
+      -- their first launch, each with its launches in order (ids, the
+      -- achieved occupancy measured per launch)
+      local ids = k:has("id") and k:col("id"):to_lua() or nil
+      local ach = k:has("achieved_occupancy_pct") and k:col("achieved_occupancy_pct"):to_lua() or nil
+      local by_key, flagged, n_mismatch = {}, {}, 0
       for si, rows in ipairs(launches.first_row) do
-        if shape[si] then for _, row in ipairs(rows) do shape_of[row] = shape[si] end end
-      end
-      local ids = k:has("id") and k:col("id"):to_lua() or {}
-      local ach = k:has("achieved_occupancy_pct") and k:col("achieved_occupancy_pct"):to_lua() or {}
-      for row = 1, k:nrows() do
-        local sh = shape_of[row]
+        local sh = shape[si]
         if sh then
-          local kernel = sh.kernel or ("launch " .. row)
-          if sh.exception then exception_hits[#exception_hits + 1] = kernel end
-          if sh.mismatch then mismatches[#mismatches + 1] = string.format("%s: %s", kernel, sh.mismatch) end
-          local key = sh.kernel and sh.gkey or (kernel .. sh.gkey)
-          local g = groups[key]
-          if not g then
-            g = { kernel = kernel, o = sh.o, args = sh.args, launches = 0, ach_sum = 0, ach_n = 0, ids = {} }
-            groups[key] = g; order[#order + 1] = key
+          if sh.kernel then
+            local g = by_key[sh.gkey]
+            if not g then
+              g = { kernel = sh.kernel, o = sh.o, args = sh.args, first = rows[1], parts = {} }
+              by_key[sh.gkey] = g; order[#order + 1] = g
+            end
+            g.parts[#g.parts + 1] = rows
+          else
+            for _, row in ipairs(rows) do
+              order[#order + 1] = { kernel = "launch " .. row, o = sh.o, args = sh.args, first = row, parts = { { row } } }
+            end
           end
-          g.launches = g.launches + 1
-          g.ids[#g.ids + 1] = ids[row] or (row - 1)
-          local a = ach[row]
-          if a then g.ach_sum = g.ach_sum + a; g.ach_n = g.ach_n + 1 end
+          -- every launch of the known ncu exception is named; of the
+          -- mismatches, the count and the first five launches
+          if sh.exception then
+            for _, row in ipairs(rows) do flagged[#flagged + 1] = { row, sh.kernel or ("launch " .. row), sh } end
+          elseif sh.mismatch then
+            n_mismatch = n_mismatch + #rows
+            for i = 1, math.min(#rows, 5) do
+              flagged[#flagged + 1] = { rows[i], sh.kernel or ("launch " .. rows[i]), sh }
+            end
+          end
         end
+      end
+      table.sort(order, function(a, b) return a.first < b.first end)
+      table.sort(flagged, function(a, b) return a[1] < b[1] end)
+      for _, f in ipairs(flagged) do
+        if f[3].exception then exception_hits[#exception_hits + 1] = f[2] end
+        if f[3].mismatch and #mismatches < 5 then mismatches[#mismatches + 1] = string.format("%s: %s", f[2], f[3].mismatch) end
+      end
+      for _, g in ipairs(order) do
+        local rows = g.parts[1]
+        if #g.parts > 1 then
+          rows = {}
+          for _, part in ipairs(g.parts) do table.move(part, 1, #part, #rows + 1, rows) end
+          table.sort(rows)
+        end
+        local gi, sum, n = {}, 0, 0
+        for i, row in ipairs(rows) do
+          gi[i] = ids and ids[row] or (row - 1)
+          local a = ach and ach[row]
+          if a then sum = sum + a; n = n + 1 end
+        end
+        g.ids, g.launches, g.ach_sum, g.ach_n = gi, #rows, sum, n
       end
       -- the launch table: each launch gets its shape's figures and its own
       -- achieved occupancy (skipped launches are not kept)
@@ -312,8 +342,7 @@ R = {
       local name = #inputs > 1 and ("occupancy_" .. idx) or "occupancy"
       report:table(name, t, { title = string.format("%d launches (%s), device from %s", t:nrows(), p.source, ctx.source),
         note = "Theoretical occupancy from perflab.gpu.occupancy; reported_occupancy_pct is what the input printed." })
-      for _, key in ipairs(order) do
-        local g = groups[key]
+      for _, g in ipairs(order) do
         local o = g.o
         local launches = g.launches == 1 and "1 launch" or (g.launches .. " launches")
         if o.invalid then
@@ -349,11 +378,11 @@ R = {
           end
         end
       end
-      if #mismatches > 0 then
+      if n_mismatch > 0 then
         report:finding { severity = "warn", rule = "occupancy.mismatch",
           message = string.format("%d launch(es) where perflab's occupancy differs from the input's own figure: %s",
-            #mismatches, table.concat(mismatches, "; ", 1, math.min(#mismatches, 5))),
-          evidence = { count = #mismatches } }
+            n_mismatch, table.concat(mismatches, "; ")),
+          evidence = { count = n_mismatch } }
       end
       for _, a in ipairs(sorted_keys(assumptions)) do report:note(a) end
       for _, c in ipairs(sorted_keys(inferred)) do

@@ -333,7 +333,11 @@ function M.per_launch(by_shape, res, cols, k)
   rcols[#rcols + 1] = "kept"
   local t = by_shape:broadcast(T.from_rows(res, rcols, "shapes"))
   if k:has("id") then t:with("id", k:col("id"))
-  else t:add_column("id", function(_, i) return i - 1 end, "integer") end
+  else
+    local rn = {}   -- the 0-based row numbers, an array: no callback per row
+    for i = 1, k:nrows() do rn[i] = i - 1 end
+    t:with("id", rn)
+  end
   for _, c in ipairs({ "start_ns", "duration_ns" }) do
     if k:has(c) then t:with(c, k:col(c)) else t:add_column(c, function() return nil end, "integer") end
   end
