@@ -1232,8 +1232,21 @@ static int col_reduce(lua_State *L, enum col_red what) {
       break;
     }
     case RED_MEAN: if (n == 0) lua_pushnil(L); else lua_pushnumber(L, (s + comp) / (double)n); break;
-    case RED_MIN: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mn); else lua_pushnumber(L, mn); break;
-    case RED_MAX: if (n == 0) lua_pushnil(L); else if (c->t->cols[c->col]->type == PL_INT) lua_pushinteger(L, (lua_Integer)mx); else lua_pushnumber(L, mx); break;
+    case RED_MIN: case RED_MAX:
+      if (n == 0) lua_pushnil(L);
+      else if (c->t->cols[c->col]->type == PL_INT) {
+        /* exactly, in int64: through a double, 2^60 + 3 came back 2^60 */
+        const int64_t *v = c->t->cols[c->col]->v.i64;
+        int64_t best = 0;
+        int any = 0;
+        for (size_t i = 0; i < c->t->nrows; i++) {
+          if (SKIP(i)) continue;
+          if (!any || (what == RED_MIN ? v[i] < best : v[i] > best)) best = v[i];
+          any = 1;
+        }
+        lua_pushinteger(L, (lua_Integer)best);
+      } else lua_pushnumber(L, what == RED_MIN ? mn : mx);
+      break;
     case RED_COUNT: lua_pushinteger(L, (lua_Integer)n); break;
   }
 #undef SKIP

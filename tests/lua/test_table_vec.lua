@@ -500,4 +500,18 @@ function TestDocExamples:test_keep_present_broadcast()
   lu.assertErrorMsgContains("keep: expected a boolean column (a mask)", function() return d:keep(d) end)
 end
 
+-- min and max of an int64 column are exact (epoch nanoseconds beyond 2^53):
+-- through a double, 2^60 + 3 came back as 2^60
+TestExactMinMax = {}
+function TestExactMinMax:test_int64_beyond_2_53()
+  local big = (1 << 60) + 3
+  local t = T.from_columns({ v = { big, big - 7, big + 5, 42 } }, { "v" })
+  lu.assertEquals(math.type(t:col("v"):max()), "integer")
+  lu.assertEquals(t:col("v"):max(), big + 5)
+  lu.assertEquals(t:col("v"):min(), 42)
+  local m = t:col("v"):ne(42)
+  lu.assertEquals(t:col("v"):min{ where = m }, big - 7)
+  lu.assertEquals(T.from_columns({ v = { math.mininteger, math.maxinteger } }, { "v" }):col("v"):max(), math.maxinteger)
+end
+
 os.exit(lu.LuaUnit.run())
