@@ -101,17 +101,21 @@ static int col_gt(lua_State *L) { return compare(L, PL_V_GT, ">"); }
 /* [C v] -> [C v ... M]  (M a mask) */
 static int col_ge(lua_State *L) { return compare(L, PL_V_GE, ">="); }
 
-/* [M] -> [M name R] */
-static int col_bnot(lua_State *L) {
+/* A one-column operation named FMT(column): [C] -> [C name R] */
+typedef pl_table *(*unary_fn)(const char *name, const pl_table *t, int col, pl_err *err);
+static int unary(lua_State *L, const char *fmt, unary_fn fn) {
   pl_lcolumn *c = checkcolumn(L, 1);
-  const char *name = lua_pushfstring(L, "~%s", colname(c));
+  const char *name = lua_pushfstring(L, fmt, colname(c));
   pl_err e;
   pl_err_clear(&e);
-  pl_table *r = pl_vec_not(name, c->t, c->col, &e);
+  pl_table *r = fn(name, c->t, c->col, &e);
   if (r == NULL) return luaL_error(L, "%s", e.msg);
   push_result(L, r);
   return 1;
 }
+
+/* [M] -> [M name R] */
+static int col_bnot(lua_State *L) { return unary(L, "~%s", pl_vec_not); }
 
 /* [C lo hi] -> [C lo hi ... M] */
 static int col_between(lua_State *L) {
@@ -125,17 +129,8 @@ static int col_between(lua_State *L) {
   return binary(L, lo, lua_gettop(L), PL_V_AND, "&");
 }
 
-/* [C] -> [C ... R] */
-static int col_abs(lua_State *L) {
-  pl_lcolumn *c = checkcolumn(L, 1);
-  const char *name = lua_pushfstring(L, "abs(%s)", colname(c));
-  pl_err e;
-  pl_err_clear(&e);
-  pl_table *r = pl_vec_abs(name, c->t, c->col, &e);
-  if (r == NULL) return luaL_error(L, "%s", e.msg);
-  push_result(L, r);
-  return 1;
-}
+/* [C] -> [C name R] */
+static int col_abs(lua_State *L) { return unary(L, "abs(%s)", pl_vec_abs); }
 
 /* [C lo hi] -> [C lo hi ... R] */
 static int col_clip(lua_State *L) {

@@ -148,12 +148,6 @@ typedef struct sstate {
   int locale;
 } sstate;
 
-static int col(pl_table *t, const char *name, pl_type ty, const char *doc) {
-  int c = pl_table_add_col(t, name, ty);
-  if (c >= 0) pl_table_set_doc(t, c, doc);
-  return c;
-}
-
 static void close_kernel(sstate *s) {
   if (!s->open) return;
   if (s->has_dur) {
@@ -178,39 +172,39 @@ int ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
   memset(&s, 0, sizeof s);
   s.pid = PL_INT_NA;
   pl_table *ks = s.ks = pl_table_new("kernel_summary");
-  s.c_name = col(ks, "name", PL_STR, "kernel name as printed");
-  s.c_short = col(ks, "short_name", PL_STR, "name without return type, arguments or templates");
-  s.c_calls = col(ks, "calls", PL_INT, "invocations profiled (Invocations N / N invocations)");
-  s.c_total = col(ks, "total_ns", PL_NUM, "mean_ns x calls (the summary prints no sum)");
-  s.c_mean = col(ks, "mean_ns", PL_NUM, "Average of the Duration metric, ns");
-  s.c_min = col(ks, "min_ns", PL_NUM, "Minimum of the Duration metric, ns");
-  s.c_max = col(ks, "max_ns", PL_NUM, "Maximum of the Duration metric, ns");
-  s.c_share = col(ks, "share_pct", PL_NUM, "total_ns / the sum over kernels x 100");
-  s.c_gx = col(ks, "grid_x", PL_INT, "grid dimension x, blocks");
-  s.c_gy = col(ks, "grid_y", PL_INT, "grid dimension y, blocks");
-  s.c_gz = col(ks, "grid_z", PL_INT, "grid dimension z, blocks");
-  s.c_bx = col(ks, "block_x", PL_INT, "block dimension x, threads");
-  s.c_by = col(ks, "block_y", PL_INT, "block dimension y, threads");
-  s.c_bz = col(ks, "block_z", PL_INT, "block dimension z, threads");
-  s.c_grid = col(ks, "grid_size", PL_NUM, "blocks per grid");
-  s.c_block = col(ks, "block_size", PL_NUM, "threads per block");
-  s.c_dev = col(ks, "device", PL_INT, "CUDA device ordinal");
-  s.c_cc = col(ks, "cc", PL_STR, "compute capability");
-  s.c_proc = col(ks, "process", PL_STR, "profiled process name");
-  s.c_pid = col(ks, "pid", PL_INT, "profiled process id");
-  s.c_line = col(ks, "line", PL_INT, "input line of the kernel");
+  s.c_name = pl_table_add_doc_col(ks, "name", PL_STR, "kernel name as printed");
+  s.c_short = pl_table_add_doc_col(ks, "short_name", PL_STR, "name without return type, arguments or templates");
+  s.c_calls = pl_table_add_doc_col(ks, "calls", PL_INT, "invocations profiled (Invocations N / N invocations)");
+  s.c_total = pl_table_add_doc_col(ks, "total_ns", PL_NUM, "mean_ns x calls (the summary prints no sum)");
+  s.c_mean = pl_table_add_doc_col(ks, "mean_ns", PL_NUM, "Average of the Duration metric, ns");
+  s.c_min = pl_table_add_doc_col(ks, "min_ns", PL_NUM, "Minimum of the Duration metric, ns");
+  s.c_max = pl_table_add_doc_col(ks, "max_ns", PL_NUM, "Maximum of the Duration metric, ns");
+  s.c_share = pl_table_add_doc_col(ks, "share_pct", PL_NUM, "total_ns / the sum over kernels x 100");
+  s.c_gx = pl_table_add_doc_col(ks, "grid_x", PL_INT, "grid dimension x, blocks");
+  s.c_gy = pl_table_add_doc_col(ks, "grid_y", PL_INT, "grid dimension y, blocks");
+  s.c_gz = pl_table_add_doc_col(ks, "grid_z", PL_INT, "grid dimension z, blocks");
+  s.c_bx = pl_table_add_doc_col(ks, "block_x", PL_INT, "block dimension x, threads");
+  s.c_by = pl_table_add_doc_col(ks, "block_y", PL_INT, "block dimension y, threads");
+  s.c_bz = pl_table_add_doc_col(ks, "block_z", PL_INT, "block dimension z, threads");
+  s.c_grid = pl_table_add_doc_col(ks, "grid_size", PL_NUM, "blocks per grid");
+  s.c_block = pl_table_add_doc_col(ks, "block_size", PL_NUM, "threads per block");
+  s.c_dev = pl_table_add_doc_col(ks, "device", PL_INT, "CUDA device ordinal");
+  s.c_cc = pl_table_add_doc_col(ks, "cc", PL_STR, "compute capability");
+  s.c_proc = pl_table_add_doc_col(ks, "process", PL_STR, "profiled process name");
+  s.c_pid = pl_table_add_doc_col(ks, "pid", PL_INT, "profiled process id");
+  s.c_line = pl_table_add_doc_col(ks, "line", PL_INT, "input line of the kernel");
   pl_table *m = s.m = pl_table_new("metrics");
-  s.m_kid = col(m, "kernel_id", PL_INT, "row of kernel_summary (0-based)");
-  s.m_sec = col(m, "section", PL_STR, "section name as printed");
-  s.m_metric = col(m, "metric", PL_STR, "metric name as printed");
-  s.m_unit = col(m, "unit", PL_STR, "unit as printed");
-  s.m_base = col(m, "base_unit", PL_STR, "unit of min, max and value");
-  s.m_min = col(m, "min", PL_NUM, "Minimum over the invocations, base unit");
-  s.m_max = col(m, "max", PL_NUM, "Maximum over the invocations, base unit");
-  s.m_value = col(m, "value", PL_NUM, "Average over the invocations, base unit");
+  s.m_kid = pl_table_add_doc_col(m, "kernel_id", PL_INT, "row of kernel_summary (0-based)");
+  s.m_sec = pl_table_add_doc_col(m, "section", PL_STR, "section name as printed");
+  s.m_metric = pl_table_add_doc_col(m, "metric", PL_STR, "metric name as printed");
+  s.m_unit = pl_table_add_doc_col(m, "unit", PL_STR, "unit as printed");
+  s.m_base = pl_table_add_doc_col(m, "base_unit", PL_STR, "unit of min, max and value");
+  s.m_min = pl_table_add_doc_col(m, "min", PL_NUM, "Minimum over the invocations, base unit");
+  s.m_max = pl_table_add_doc_col(m, "max", PL_NUM, "Maximum over the invocations, base unit");
+  s.m_value = pl_table_add_doc_col(m, "value", PL_NUM, "Average over the invocations, base unit");
   pl_table *po = s.po = pl_table_new("program_output");
-  s.po_line = col(po, "line", PL_INT, "input line");
-  s.po_text = col(po, "text", PL_STR, "a line the profiled program printed");
+  s.po_line = pl_table_add_doc_col(po, "line", PL_INT, "input line");
+  s.po_text = pl_table_add_doc_col(po, "text", PL_STR, "a line the profiled program printed");
 
   pl_lines c;
   pl_line l;
