@@ -617,6 +617,7 @@ typedef struct csvblk {
   double factor[64];
   int units_seen;
   size_t header_line;
+  size_t rejoined, first_rejoined;   /* summary rows whose unquoted name held commas */
   tcell cells[64];
 } csvblk;
 
@@ -652,7 +653,22 @@ static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err) {
     }
     return 0;
   }
-  if (r->n != b->n) {
+  /* A summary written without quotes (a hand-made or converted nvprof --csv
+  ** summary): a kernel name such as "k(float*, int)" splits at its commas.
+  ** Name is the last column, so the rest of the record is the name. */
+  size_t nfields = r->n;
+  const char *joined = NULL; size_t joinedn = 0;
+  if (r->n > b->n && b->kind == CSV_SUMMARY && b->n > 1 && b->field[b->n - 1] == 7 && r->index > 0) {
+    size_t col = pl_csv_field_col(r, b->n - 1);
+    if (col >= 1 && col - 1 < r->srclen && r->src[col - 1] != '"') {
+      joined = r->src + col - 1;
+      joinedn = r->srclen - (col - 1);
+      while (joinedn && (joined[joinedn - 1] == '\r' || joined[joinedn - 1] == ' ')) joinedn--;
+      nfields = b->n;
+      if (b->rejoined++ == 0) b->first_rejoined = r->line;
+    }
+  }
+  if (nfields != b->n) {
     char what[96];
     snprintf(what, sizeof what, "%zu fields as in the header (line %zu)", b->n, b->header_line);
     return pl_err_expected(err, r->line, pl_csv_field_col(r, r->n < b->n ? r->n : b->n), what,
@@ -672,7 +688,8 @@ static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err) {
       return 0;
     }
   }
-  for (size_t i = 0; i < r->n; i++) { b->cells[i].s = r->f[i]; b->cells[i].n = r->len[i]; b->cells[i].col = pl_csv_field_col(r, i); }
+  for (size_t i = 0; i < nfields; i++) { b->cells[i].s = r->f[i]; b->cells[i].n = r->len[i]; b->cells[i].col = pl_csv_field_col(r, i); }
+  if (joined) { b->cells[nfields - 1].s = joined; b->cells[nfields - 1].n = joinedn; }
   if (b->kind == CSV_TRACE) return trace_row(s, b->cells, b->field, b->n, b->factor, r->line, b->lp, err);
   if (b->kind == CSV_SUMMARY) {
     /* Type,Time(%),Time,Calls,Avg,Min,Max,Name */
@@ -734,6 +751,7 @@ static int nv_detect(const char *data, size_t len) {
     }
     if (pl_starts(l.s, l.n, "\"Start\",\"Duration\",\"Grid X\"")) return 90;
     if (pl_starts(l.s, l.n, "\"Type\",\"Time(%)\",\"Time\",\"Calls\"")) return 90;
+    if (pl_starts(l.s, l.n, "Type,Time(%),Time,Calls,Avg,Min,Max,Name") || pl_starts(l.s, l.n, "Time(%),Time,Calls,Avg,Min,Max,Name")) return 85;
     if (pl_starts(l.s, l.n, "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\"")) return 90;
     if (pl_starts(l.s, l.n, "Invocations") && pl_find(l.s, l.n, "Metric Name") && pl_find(l.s, l.n, "Metric Description")) return 85;
     if (pl_find(l.s, l.n, " GPU activities: ")) return 85;
@@ -811,6 +829,7 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       else if (pl_starts(t, tn, "\"Type\",\"Time(%)\"") || pl_starts(t, tn, "\"Time(%)\",\"Time\"")) ck = CSV_SUMMARY;
       else if (pl_starts(t, tn, "\"Device\",\"Kernel\",\"Invocations\"")) ck = CSV_METRICS;
     }
+    else if (pl_starts(t, tn, "Type,Time(%),Time,Calls,") || pl_starts(t, tn, "Time(%),Time,Calls,")) ck = CSV_SUMMARY;   /* unquoted */
     if (ck >= 0) {
       const char *bs = l.s, *be = l.s + l.n;
       size_t first = c.lineno;
@@ -820,6 +839,9 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       blk->s = s; blk->kind = ck;
       pl_csv_opts co = { ',', first, o ? o->interrupt : NULL, NULL, NULL };
       int r = pl_csv_read(bs, (size_t)(be - bs), &co, nv_csv_row, blk, err);
+      if (r == 0 && blk->rejoined)
+        pl_profile_diag(p, blk->first_rejoined, "%zu summary row%s with unquoted commas in the name, first on this line: "
+                        "the fields after Max re-joined as the name", blk->rejoined, blk->rejoined == 1 ? "" : "s");
       free(blk);
       if (r != 0) { rc = -1; goto fail; }
       s->found = 1;

@@ -185,4 +185,47 @@ function TestFieldInputs:test_amd_occupancy_rocprof()
   lu.assertEquals(notes_with(rep, "pass --gpu mi300x"), 1)
 end
 
+-- An nvprof summary saved as CSV without quotes: "axpy(float*, float const *,
+-- float, int)" splits into 4 extra fields at its commas; the name is the last
+-- column, so the rest of the record is the name.  Values by hand from the
+-- fixture: axpy 4 calls, 3.0000ms = 3,000,000 ns, mean 750 us; scale 10
+-- calls, 500 us; kernel time 3.5 ms, axpy's share 3/3.5 = 85.714 %.
+function TestFieldInputs:test_nvprof_summary_csv_unquoted_names()
+  local p = perflab.load(FIX .. "nvprof/summary_csv_unquoted.csv")
+  lu.assertEquals(p.format, "nvprof")
+  local ks = p.tables.kernel_summary
+  lu.assertEquals(ks:nrows(), 2)
+  local r = ks:row(1)
+  lu.assertEquals(r.name, "axpy(float*, float const *, float, int)")
+  lu.assertEquals(r.calls, 4)
+  lu.assertEquals(r.total_ns, 3000000)
+  lu.assertEquals(r.mean_ns, 750000)
+  lu.assertEquals(r.min_ns, 700000)
+  lu.assertEquals(ks:row(2).name, "scale(float*, int)")
+  lu.assertEquals(ks:row(2).total_ns, 500000)
+  lu.assertEquals(p.tables.memcpy_summary:row(1).name, "[CUDA memcpy HtoD]")
+  lu.assertEquals(p.tables.summary:nrows(), 4)
+  lu.assertEquals(p.tables.summary:row(4).type, "API calls")
+  lu.assertEquals(p.tables.summary:row(4).total_ns, 90e6)
+  local said = 0
+  for _, d in ipairs(p.diagnostics) do
+    if tostring(d.message or d):find("2 summary rows with unquoted commas", 1, true) then said = said + 1 end
+  end
+  lu.assertEquals(said, 1)
+  local rep = perflab.run("top-kernels", { p })
+  local t = rep.tables.top_kernels
+  lu.assertEquals(t:row(1).kernel, "axpy(float*, float const *, float, int)")
+  lu.assertAlmostEquals(t:row(1).share_pct, 300 / 3.5, 1e-9)
+  -- a row that has fewer fields than the header is still an error
+  local bad = os.tmpname()
+  local f = assert(io.open(bad, "w"))
+  f:write("Time(%),Time,Calls,Avg,Min,Max,Name\n60.00%,3.0000ms,4,750.00us\n")
+  f:close()
+  local ok, err = pcall(perflab.load, bad)
+  os.remove(bad)
+  lu.assertFalse(ok)
+  lu.assertStrContains(tostring(err), ":2:")
+  lu.assertStrContains(tostring(err), "7 fields as in the header")
+end
+
 os.exit(lu.LuaUnit.run())
