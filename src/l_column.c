@@ -80,6 +80,8 @@ static int col_band(lua_State *L) { return binary(L, 1, 2, PL_V_AND, "&"); }
 static int col_bor(lua_State *L) { return binary(L, 1, 2, PL_V_OR, "|"); }
 /* [C x] -> [C x ... R] */
 static int col_min_with(lua_State *L) { checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_MIN, "min"); }
+/* [C x] -> [C x ... R]  (C's values, x's where C is missing) */
+static int col_fill(lua_State *L) { checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_FILL, "fill"); }
 /* [C x] -> [C x ... R] */
 static int col_max_with(lua_State *L) { checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_MAX, "max"); }
 
@@ -463,6 +465,7 @@ static int col_present(lua_State *L) {
 
 static const luaL_Reg col_fns[] = {
   {"abs", col_abs}, {"clip", col_clip}, {"min_with", col_min_with}, {"max_with", col_max_with},
+  {"fill", col_fill},
   {"eq", col_eq}, {"ne", col_ne}, {"lt", col_lt}, {"le", col_le}, {"gt", col_gt}, {"ge", col_ge},
   {"between", col_between}, {"isin", col_isin}, {"match", col_match}, {"map", col_map}, {"keep", col_keep},
   {"present", col_present},

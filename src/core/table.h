@@ -164,7 +164,7 @@ size_t *pl_table_topk(const pl_table *t, int col, size_t n, int desc, size_t *no
 typedef enum pl_aggop {
   PL_AGG_COUNT, PL_AGG_SUM, PL_AGG_MEAN, PL_AGG_MIN, PL_AGG_MAX,
   PL_AGG_QUANTILE, PL_AGG_FIRST, PL_AGG_SD, PL_AGG_COUNT_DISTINCT,
-  PL_AGG_WMEAN, PL_AGG_LAST, PL_AGG_IDS
+  PL_AGG_WMEAN, PL_AGG_LAST, PL_AGG_IDS, PL_AGG_FIRST_ROW
 } pl_aggop;
 typedef struct pl_agg {
   const char *out;          /* output column name */
@@ -218,6 +218,7 @@ typedef struct pl_operand {
 } pl_operand;
 typedef enum pl_vop {
   PL_V_ADD, PL_V_SUB, PL_V_MUL, PL_V_DIV, PL_V_MIN, PL_V_MAX,   /* arithmetic */
+  PL_V_FILL,                                                   /* a's value, b's where a is missing */
   PL_V_EQ, PL_V_NE, PL_V_LT, PL_V_LE, PL_V_GT, PL_V_GE,        /* comparisons */
   PL_V_AND, PL_V_OR                                            /* booleans */
 } pl_vop;
@@ -225,7 +226,8 @@ typedef enum pl_vop {
 size_t pl_operand_len(const pl_operand *a);
 /* Arithmetic: both numeric; INT op INT stays INT for ADD SUB MUL MIN MAX
 ** (a column that overflows int64 becomes NUM), DIV gives NUM; a missing
-** operand gives a missing result.  Comparisons: numbers by value, strings
+** operand gives a missing result.  FILL (numeric): a's value, b's where a
+** is missing (INT with INT stays INT).  Comparisons: numbers by value, strings
 ** by content (bytewise order), booleans as 0/1; a missing side gives false.
 ** AND/OR on booleans with Kleene logic (false & missing = false, true |
 ** missing = true, else missing).  NULL + err on a type mismatch. */

@@ -63,11 +63,13 @@ static int int_op(pl_vop op, int64_t x, int64_t y, int64_t *out) {
     case PL_V_MUL: return __builtin_mul_overflow(x, y, out) || *out == PL_INT_NA;
     case PL_V_MIN: *out = x < y ? x : y; return 0;
     case PL_V_MAX: *out = x > y ? x : y; return 0;
+    case PL_V_FILL: *out = x; return 0;
     default: return 1;
   }
 }
 
 static double num_op(pl_vop op, double x, double y) {
+  if (op == PL_V_FILL) return isnan(x) ? y : x;
   if (isnan(x) || isnan(y)) return NAN;
   switch (op) {
     case PL_V_ADD: return x + y;
@@ -93,6 +95,7 @@ static pl_table *arith(const char *name, const pl_operand *a, const pl_operand *
     size_t i = 0;
     for (; i < n; i++) {
       int64_t x = opint(a, i), y = opint(b, i);
+      if (op == PL_V_FILL) { c->v.i64[i] = x == PL_INT_NA ? y : x; continue; }
       if (x == PL_INT_NA || y == PL_INT_NA) { c->v.i64[i] = PL_INT_NA; continue; }
       if (int_op(op, x, y, &c->v.i64[i])) break;
     }
@@ -223,7 +226,7 @@ pl_table *pl_vec_binary(const char *name, const pl_operand *a, const pl_operand 
     return NULL;
   }
   size_t n = la != SIZE_MAX ? la : lb;
-  if (op <= PL_V_MAX) return arith(name, a, b, op, n, err);
+  if (op <= PL_V_FILL) return arith(name, a, b, op, n, err);
   if (op <= PL_V_GE) return compare(name, a, b, op, n, err);
   return logic(name, a, b, op, n, err);
 }

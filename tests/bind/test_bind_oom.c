@@ -122,6 +122,7 @@ static const bcase cases[] = {
   {"Column:clip", "return t0:col('x'):clip(1, 2):sum()"},
   {"Column:min_with", "return t0:col('x'):min_with(1):sum(), t0:col('v'):min_with(t0:col('x')):sum()"},
   {"Column:max_with", "return t0:col('x'):max_with(1):sum()"},
+  {"Column:fill", "return t0:col('x'):keep(t0:col('v'):gt(1)):fill(t0:col('v')):sum(), t0:col('v'):fill(0):sum()"},
   {"Column:eq", "return t0:col('k'):eq('a'):sum(), t0:col('v'):eq(t0:col('v')):sum()"},
   {"Column:ne", "return t0:col('k'):ne('a'):sum()"},
   {"Column:lt", "return t0:col('x'):lt(2):sum()"}, {"Column:le", "return t0:col('v'):le(2):sum()"},
@@ -139,6 +140,7 @@ static const bcase cases[] = {
   {"Table:pivot", "t2 = t0:pivot{index = 'v', columns = 'k', values = 'x', agg = 'sum'}; return t2:nrows(), #t2:columns()"},
   {"Table:freeze", "t1:freeze(); local t3 = t1:with('z', t1:col('v')); return t1:has('z'), t3:has('z')"},
   {"Table:frozen", "return t0:frozen()"},
+  {"Group:agg first_row", "t2 = t0:group_by('k'):agg{{'r','first_row'},{'w','first_row',where=t0:col('v'):gt(1)}}; return t2:get(1,'r'), t2:get(1,'w')"},
   {"Group:broadcast", "local g = t0:group_by('k'); t2 = g:broadcast(g:agg{{'n', 'count'}}); return t2:nrows(), t2:col('n'):sum()"},
   {"Column:to_lua", "local l = t0:col('k'):to_lua(); return #l, l[2]"},
   /* perflab.stats */
