@@ -83,8 +83,19 @@ static void add_int(pl_buf *o, int64_t v) {
   o->len += n;
 }
 
+/* the text of one double, cached (pl_fmt_double writes at most 24 bytes) */
+typedef struct numtext { double v; char s[32]; unsigned char len, used; } numtext;
+enum { NT_SLOTS = 256 };
+static size_t nt_slot(double v) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof b);
+  b ^= b >> 29; b *= 0xbf58476d1ce4e5b9ULL; b ^= b >> 32;
+  return (size_t)(b & (NT_SLOTS - 1));
+}
+
 void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_indent, const char *end_indent) {
   char tmp[64];
+  numtext *cache = pl_xcalloc(t->ncols ? t->ncols * NT_SLOTS : 1, sizeof *cache);
   size_t ri = strlen(row_indent);
   /* each column's '"name":' escaped once, not once per row */
   pl_buf keys; pl_buf_init(&keys);
@@ -113,6 +124,17 @@ void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_in
         add_int(o, c->v.i64[i]);
       } else if (c->type == PL_NUM && isinf(c->v.num[i])) {
         pl_buf_add(o, "null", 4);
+      } else if (c->type == PL_NUM) {
+        /* a column's doubles repeat (a few hundred distinct values over
+        ** many rows): their text from a small per-column cache keyed by
+        ** the bits, the shortest round-trip search only on a miss */
+        numtext *e = &cache[j * NT_SLOTS + nt_slot(c->v.num[i])];
+        if (!e->used || memcmp(&e->v, &c->v.num[i], sizeof e->v) != 0) {
+          e->v = c->v.num[i];
+          e->len = (unsigned char)pl_fmt_double(e->s, sizeof e->s, e->v);
+          e->used = 1;
+        }
+        pl_buf_add(o, e->s, e->len);
       } else {
         int n = pl_cell_text(t, (int)j, i, tmp, sizeof tmp);
         pl_buf_add(o, tmp, (size_t)n);
@@ -124,6 +146,7 @@ void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_in
   pl_buf_addc(o, ']');
   pl_buf_free(&keys);
   free(kat);
+  free(cache);
 }
 
 void pl_table_write_json(const pl_table *t, pl_buf *o) { pl_table_write_json_indent(t, o, " ", ""); }

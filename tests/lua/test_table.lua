@@ -534,6 +534,22 @@ function TestWrite:test_to_json_indent_and_integers()
   lu.assertEquals(T.from_rows({}, { "a" }):to_json("    ", "  "), "[]")
 end
 
+function TestWrite:test_to_json_repeated_doubles()
+  -- 3000 rows over 700 distinct doubles (more than the writer's text cache
+  -- holds, so slots collide), with 0.0 and -0.0: every row's text is what a
+  -- one-row table (one lookup, always computed) gives for that value
+  local vals, distinct = {}, {}
+  for d = 1, 700 do distinct[d] = (d * 7919 % 1000003) / 977 + d * 1e-9 end
+  distinct[1], distinct[2] = 0.0, -0.0
+  for r = 1, 3000 do vals[r] = distinct[(r * 37) % 700 + 1] end
+  local got = lines(T.from_columns({ x = vals }):to_json() .. "\n")
+  for r = 1, 3000 do
+    local one = T.from_columns({ x = { vals[r] } }):to_json():match('"x":([^}]+)}')
+    lu.assertEquals(got[r + 1]:match('"x":([^}]+)}'), one, "row " .. r)
+  end
+  lu.assertEquals(got[2]:match('"x":([^}]+)}'), T.from_columns({ x = { distinct[38] } }):to_json():match('"x":([^}]+)}'))
+end
+
 function TestWrite:test_write_files()
   local t = launches()
   local p = os.tmpname()
