@@ -219,6 +219,7 @@ typedef struct pl_operand {
 typedef enum pl_vop {
   PL_V_ADD, PL_V_SUB, PL_V_MUL, PL_V_DIV, PL_V_MIN, PL_V_MAX,   /* arithmetic */
   PL_V_FILL,                                                   /* a's value, b's where a is missing */
+  PL_V_IDIV, PL_V_MOD,                                         /* floor division, modulo (Lua's // and %) */
   PL_V_EQ, PL_V_NE, PL_V_LT, PL_V_LE, PL_V_GT, PL_V_GE,        /* comparisons */
   PL_V_AND, PL_V_OR                                            /* booleans */
 } pl_vop;
@@ -227,7 +228,9 @@ size_t pl_operand_len(const pl_operand *a);
 /* Arithmetic: both numeric; INT op INT stays INT for ADD SUB MUL MIN MAX
 ** (a column that overflows int64 becomes NUM), DIV gives NUM; a missing
 ** operand gives a missing result.  FILL (numeric): a's value, b's where a
-** is missing (INT with INT stays INT).  Comparisons: numbers by value, strings
+** is missing (INT with INT stays INT).  IDIV and MOD as Lua's // and %
+** (floor division; the remainder takes the divisor's sign); INT with INT
+** stays INT, an integer division by zero gives a missing value.  Comparisons: numbers by value, strings
 ** by content (bytewise order), booleans as 0/1; a missing side gives false.
 ** AND/OR on booleans with Kleene logic (false & missing = false, true |
 ** missing = true, else missing).  NULL + err on a type mismatch. */
@@ -237,6 +240,9 @@ pl_table *pl_vec_not(const char *name, const pl_table *t, int col, pl_err *err);
 /* abs; clip to [lo, hi] (NaN bound: no bound); numeric columns; INT stays INT
 ** when the bounds are integral. */
 pl_table *pl_vec_abs(const char *name, const pl_table *t, int col, pl_err *err);
+/* floor / ceil (up = 1): an INT column when every value fits int64 (as
+** Lua's math.floor gives an integer), else NUM; an INT column is copied. */
+pl_table *pl_vec_round(const char *name, const pl_table *t, int col, int up, pl_err *err);
 pl_table *pl_vec_clip(const char *name, const pl_table *t, int col, double lo, double hi, pl_err *err);
 /* Membership in a set given as a column of `set` (any length): strings by
 ** content, numbers by value; missing is never a member. */

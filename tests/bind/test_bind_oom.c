@@ -122,6 +122,8 @@ static const bcase cases[] = {
   {"Column:clip", "return t0:col('x'):clip(1, 2):sum()"},
   {"Column:min_with", "return t0:col('x'):min_with(1):sum(), t0:col('v'):min_with(t0:col('x')):sum()"},
   {"Column:max_with", "return t0:col('x'):max_with(1):sum()"},
+  {"Column:floor", "return (t0:col('x') // 1):sum(), (t0:col('v') % 2):sum(), t0:col('x'):floor():sum()"},
+  {"Column:ceil", "return t0:col('x'):ceil():sum()"},
   {"Column:fill", "return t0:col('x'):keep(t0:col('v'):gt(1)):fill(t0:col('v')):sum(), t0:col('v'):fill(0):sum()"},
   {"Column:eq", "return t0:col('k'):eq('a'):sum(), t0:col('v'):eq(t0:col('v')):sum()"},
   {"Column:ne", "return t0:col('k'):ne('a'):sum()"},
