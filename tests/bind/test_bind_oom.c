@@ -124,7 +124,7 @@ static const bcase cases[] = {
   {"Column:max_with", "return t0:col('x'):max_with(1):sum()"},
   {"Column:floor", "return (t0:col('x') // 1):sum(), (t0:col('v') % 2):sum(), t0:col('x'):floor():sum()"},
   {"Column:ceil", "return t0:col('x'):ceil():sum()"},
-  {"Column:fill", "return t0:col('x'):keep(t0:col('v'):gt(1)):fill(t0:col('v')):sum(), t0:col('v'):fill(0):sum()"},
+  {"Column:fill", "return t0:col('v'):keep(t0:col('x'):gt(1)):fill(t0:col('v') * 10):sum()"},
   {"Column:eq", "return t0:col('k'):eq('a'):sum(), t0:col('v'):eq(t0:col('v')):sum()"},
   {"Column:ne", "return t0:col('k'):ne('a'):sum()"},
   {"Column:lt", "return t0:col('x'):lt(2):sum()"}, {"Column:le", "return t0:col('v'):le(2):sum()"},
