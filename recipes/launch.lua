@@ -78,6 +78,13 @@ local function printed_active(k)
   return m
 end
 
+-- a's values, b's where a has none (a column of b's type where a is empty)
+local function coalesce(a, b)
+  if b:count() == 0 then return a end
+  if a:count() == 0 then return b end
+  return a:fill(b)
+end
+
 -- fn(row) once per distinct value of keys (columns of w), its result
 -- columns (cols) broadcast back to w's rows
 local function per_distinct(w, keys, cols, fn)
@@ -133,54 +140,48 @@ R = {
       end
       local nkept = kept:count { where = kept }
       local skipped = n - nkept
-      -- device (cc, SM count) and active blocks per SM, once per launch
-      -- configuration: the device's columns, the block size, the printed
-      -- block limits, and -- only where no limits were printed -- what the
-      -- occupancy calculator reads (blanked elsewhere, so launches with
-      -- printed limits do not split by registers or shared memory)
-      -- (the lead's seam: a column-wise occupancy function replaces the
-      -- per-configuration call below)
-      local pa = printed_active(k)
-      if pa then w:with("_pa", pa) end
-      local calc = pa and ~pa:present() or nil
-      local ckeys = {}
-      for _, c in ipairs({ "device", "cc", "sm_count" }) do if k:has(c) then ckeys[#ckeys + 1] = c end end
-      if nkept > 0 then
-        ckeys[#ckeys + 1] = "_bs"
-        if pa then ckeys[#ckeys + 1] = "_pa" end
-        for _, c in ipairs(OCC) do
-          if k:has(c) then
-            w:with("_o_" .. c, calc and k:col(c):keep(calc) or k:col(c))
-            ckeys[#ckeys + 1] = "_o_" .. c
+      -- the device of each launch (cc, SM count): once per distinct device
+      local dkeys = {}
+      for _, c in ipairs({ "device", "cc", "sm_count" }) do if k:has(c) then dkeys[#dkeys + 1] = c end end
+      if #dkeys == 0 then dkeys[1] = "_one" end
+      local dev = per_distinct(w, dkeys, { "cc", "sms" }, function(r)
+        local cc, sms = gpu.row_device(r, ctx)
+        return { cc = cc, sms = sms }
+      end)
+      -- active blocks per SM: the block limits ncu printed, else the
+      -- occupancy calculator where the registers are known, once per
+      -- distinct configuration (its inputs blanked on the other launches,
+      -- so those do not split the groups).  The seam for a column-wise
+      -- calculator: `occ` is the active blocks of the launches in `need`.
+      local active = printed_active(k)
+      if nkept > 0 and k:has("registers") then
+        local need = kept & dev:col("cc"):present() & k:col("registers"):present()
+        if active then need = need & ~active:present() end
+        if kept:count { where = need } > 0 then
+          local okeys = { "_occ_cc", "_occ_bs" }
+          w:with("_occ_cc", dev:col("cc"):keep(need)):with("_occ_bs", bs:keep(need))
+          for _, c in ipairs(OCC) do
+            if k:has(c) then w:with("_occ_" .. c, k:col(c):keep(need)); okeys[#okeys + 1] = "_occ_" .. c end
           end
+          local occ = per_distinct(w, okeys, { "active" }, function(r)
+            local cc = r._occ_cc
+            if not cc or not gpus.cc(cc) then return nil end
+            -- Kineto: one shared-memory total per block (smem_bytes)
+            local st, dy = r._occ_smem_static_bytes, r._occ_smem_dynamic_bytes
+            if not st and not dy then st = r._occ_smem_bytes end
+            return { active = gpu.occupancy({ cc = cc, block_size = r._occ_bs, registers = r._occ_registers,
+              smem_static = st, smem_dynamic = dy, smem_config = r._occ_smem_config_bytes,
+              smem_driver = r._occ_smem_driver_bytes }).active_blocks }
+          end):col("active")
+          active = active and coalesce(active, occ) or occ
         end
       end
-      if #ckeys == 0 then ckeys[1] = "_one" end
-      local dev = per_distinct(w, ckeys, { "cc", "sms", "active" }, function(r)
-        local cc, sms = gpu.row_device(r, ctx)
-        local active = r._pa
-        local regs = r._o_registers
-        if not active and cc and regs and r._bs and gpus.cc(cc) then
-          -- Kineto: one shared-memory total per block (smem_bytes)
-          local st, dy = r._o_smem_static_bytes, r._o_smem_dynamic_bytes
-          if not st and not dy then st = r._o_smem_bytes end
-          active = gpu.occupancy({ cc = cc, block_size = r._bs, registers = regs, smem_static = st,
-            smem_dynamic = dy, smem_config = r._o_smem_config_bytes, smem_driver = r._o_smem_driver_bytes }).active_blocks
-        end
-        return { cc = cc, sms = sms, active = active }
-      end)
-      local active = dev:col("active")
+      active = active or w:col("_one"):keep(kept & ~kept)
       w:with("_active", active)
       -- the SM count: the launch's device, what ncu's Waves Per SM imply,
       -- the rule text, the input-wide context
       local sms = dev:col("sms")
       local function missing_where(c) return kept & ~c:present() end
-      -- a's values, b's where a has none (a column of b's type where a is empty)
-      local function coalesce(a, b)
-        if b:count() == 0 then return a end
-        if a:count() == 0 then return b end
-        return a:fill(b)
-      end
       if nkept > 0 and sms:count { where = kept } > 0 then sm_sources["the input"] = true end
       if nkept > 0 and k:has("waves_per_sm") then
         local need = missing_where(sms) & k:col("waves_per_sm"):present() & active:present()
