@@ -122,6 +122,42 @@ function TestLaunchRecipe:test_block_size_and_tail()
   lu.assertAlmostEquals(bs[1].speedup_pct, 25, 1e-9)
 end
 
+function TestLaunchRecipe:test_sm_count_sources_skipped_and_nameless()
+  -- no sm_count column: launch 1 (and the nameless launch 4) print Waves
+  -- Per SM 1.33 and block limits (min 6): 864 / (n x 6) rounds to 1.33
+  -- only for n = 108 (107: 1.35, 109: 1.32) -> 108 SMs, 1 whole wave + a
+  -- partial one, tail 100 / 2 = 50 %.  Launch 2 prints neither: 80 SMs
+  -- from the rule text; block 100 is not a multiple of 32 (speedup
+  -- 1/4 x (1 - 4/32) x 100 = 21.875 %) and 40 blocks < 80 SMs (small grid,
+  -- (80 - 40) / 80 = 50 %).  Launch 3 has no grid: skipped.
+  local p = profile({
+      { name = "k1", grid_size = 864, block_size = 128, waves_per_sm = 1.33, block_limit_sm = 6, block_limit_warps = 16 },
+      { name = "k2", grid_size = 40, block_size = 100 },
+      { name = "k3", block_size = 128 },
+      { grid_size = 864, block_size = 128, waves_per_sm = 1.33, block_limit_sm = 32, block_limit_warps = 6 } },
+    { "name", "grid_size", "block_size", "waves_per_sm", "block_limit_sm", "block_limit_warps" }, {},
+    { rules = T.from_rows({ { message = "a grid of 40 blocks is less than the GPU's 80 multiprocessors" } }, { "message" }) })
+  local rep = perflab.run("launch", { p })
+  local t = rep.tables.launch
+  lu.assertEquals(t:col("kernel"):to_lua(), { "k1", "k2", "launch 4" })
+  lu.assertEquals(t:col("sm_count"):to_lua(), { 108, 80, 108 })
+  lu.assertEquals(t:col("active_blocks"):to_lua(), { 6, nil, 6 })
+  lu.assertEquals(t:col("id"):to_lua(), { 0, 1, 3 })
+  lu.assertEquals(t:col("findings"):to_lua(), { "launch.tail_effect", "launch.block_size, launch.small_grid", "launch.tail_effect" })
+  lu.assertAlmostEquals(t:get(1, "waves_per_sm"), 864 / 648, 1e-12)
+  lu.assertEquals(t:get(2, "waves_per_sm"), nil)
+  local tail = findings(rep, "launch.tail_effect")
+  lu.assertEquals(#tail, 1)
+  lu.assertEquals(tail[1].evidence.launches, 2)
+  lu.assertEquals(tail[1].evidence.kernels, nil)
+  lu.assertStrContains(tail[1].message, "2 launches: k1, launch 4")
+  lu.assertAlmostEquals(tail[1].speedup_pct, 50, 1e-12)
+  lu.assertAlmostEquals(findings(rep, "launch.block_size")[1].speedup_pct, 21.875, 1e-12)
+  lu.assertAlmostEquals(findings(rep, "launch.small_grid")[1].speedup_pct, 50, 1e-12)
+  lu.assertEquals(rep.notes[1], "SM count from Waves Per SM, the rule text")
+  lu.assertEquals(rep.notes[2], "1 launches without grid or block size were skipped")
+end
+
 TestRooflineRecipe = {}
 
 function TestRooflineRecipe:test_flops_bytes_and_svg()
