@@ -36,31 +36,62 @@ local T = perflab.table
 local COLS = { "kernel", "grid_size", "block_size", "sm_count", "active_blocks", "waves_per_sm",
   "tail_pct", "findings", "id", "start_ns", "duration_ns" }
 
--- the columns the checks read: launches equal in all of them are one
--- launch shape, checked once
-local SHAPE = { "short_name", "name", "grid_size", "grid_x", "grid_y", "grid_z", "block_size", "block_x",
-  "block_y", "block_z", "device", "cc", "sm_count", "registers", "smem_static_bytes", "smem_dynamic_bytes",
-  "smem_bytes", "smem_config_bytes", "smem_driver_bytes", "waves_per_sm", "block_limit_sm",
-  "block_limit_warps", "block_limit_registers", "block_limit_smem", "block_limit_barriers" }
+local LIMITS = { "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
+  "block_limit_barriers" }
+-- what the occupancy calculator reads (besides the device and block size)
+local OCC = { "registers", "smem_static_bytes", "smem_dynamic_bytes", "smem_bytes", "smem_config_bytes",
+  "smem_driver_bytes" }
 
+-- the SM count a rule text states ("the GPU's N multiprocessors"): the
+-- pattern runs once per distinct message, in C
 local function sms_from_rules(p)
   local rules = p.tables.rules
   if not rules or not rules:has("message") then return nil end
-  for _, r in rules:rows() do
-    local n = r.message and r.message:match("GPU's (%d+) multiprocessors")
-    if n then return tonumber(n) end
-  end
-  return nil
+  local hit = rules:filter(rules:col("message"):match("GPU's %d+ multiprocessors"))
+  if hit:nrows() == 0 then return nil end
+  return tonumber(hit:get(1, "message"):match("GPU's (%d+) multiprocessors"))
 end
 
-local function printed_active(r)
+-- a launch dimension as a column: the scalar column where present, else
+-- x * y * z (a missing y or z counts as 1) -- perflab.device.dim in C
+local function dim_col(k, scalar, prefix)
+  local c
+  if k:has(prefix .. "_x") then
+    c = k:col(prefix .. "_x")
+    for _, a in ipairs({ "_y", "_z" }) do
+      if k:has(prefix .. a) then c = c * k:col(prefix .. a):fill(1) end
+    end
+  end
+  if k:has(scalar) then return c and k:col(scalar):fill(c) or k:col(scalar) end
+  return c
+end
+
+-- the active blocks ncu printed: the smallest of the block limits present
+local function printed_active(k)
   local m
-  for _, c in ipairs({ "block_limit_sm", "block_limit_warps", "block_limit_registers",
-                       "block_limit_smem", "block_limit_barriers" }) do
-    local v = r[c]
-    if v and (not m or v < m) then m = v end
+  for _, c in ipairs(LIMITS) do
+    if k:has(c) then
+      local v = k:col(c)
+      m = m and m:fill(v):min_with(v:fill(m)) or v
+    end
   end
   return m
+end
+
+-- a's values, b's where a has none (a column of b's type where a is empty)
+local function coalesce(a, b)
+  if b:count() == 0 then return a end
+  if a:count() == 0 then return b end
+  return a:fill(b)
+end
+
+-- fn(row) once per distinct value of keys (columns of w), its result
+-- columns (cols) broadcast back to w's rows
+local function per_distinct(w, keys, cols, fn)
+  local g = w:group_by(keys)
+  local res = {}
+  for i, r in g:agg({ { "_n", "count" } }):rows() do res[i] = fn(r) or {} end
+  return g:broadcast(T.from_rows(res, cols, "per_distinct"))
 end
 
 local R
@@ -85,135 +116,228 @@ R = {
       local ctx, err = gpu.context(p, opts)
       if not ctx then perflab.fail(err) end
       local k = p:table("kernels")
+      local n = k:nrows()
       local rule_sms = sms_from_rules(p)
       local groups, gorder = {}, {}
-      local skipped, no_sm = 0, 0
       local sm_sources = {}
-      -- a finding group is filled launch by launch once every shape is in
-      local shape_groups = {}   -- shape -> {{group, kernel}, ...}
-      local si
-      local function add(rule, key, fields, kernel)
+      -- every launch's values as columns, in C; what needs Lua (the device
+      -- lookup, the occupancy calculator, the rules) runs once per distinct
+      -- input of it and is broadcast back to the launches
+      local wcols = {}
+      for _, c in ipairs({ "device", "cc", "sm_count", "short_name", "name" }) do
+        if k:has(c) then wcols[#wcols + 1] = c end
+      end
+      if #wcols == 0 then wcols[1] = k:columns()[1] end
+      local w = k:select(wcols)
+      w:with("_one", w:col(wcols[1]):present():map(function() return 1 end))
+      local grid, bs = dim_col(k, "grid_size", "grid"), dim_col(k, "block_size", "block")
+      local kept
+      if grid and bs then
+        w:with("_grid", grid):with("_bs", bs)
+        kept = grid:present() & bs:present()
+      else
+        kept = w:col("_one"):eq(0)
+      end
+      local nkept = kept:count { where = kept }
+      local skipped = n - nkept
+      -- the device of each launch (cc, SM count): once per distinct device
+      local dkeys = {}
+      for _, c in ipairs({ "device", "cc", "sm_count" }) do if k:has(c) then dkeys[#dkeys + 1] = c end end
+      if #dkeys == 0 then dkeys[1] = "_one" end
+      local dev = per_distinct(w, dkeys, { "cc", "sms" }, function(r)
+        local cc, sms = gpu.row_device(r, ctx)
+        return { cc = cc, sms = sms }
+      end)
+      -- active blocks per SM: the block limits ncu printed, else the
+      -- occupancy calculator where the registers are known, once per
+      -- distinct configuration (its inputs blanked on the other launches,
+      -- so those do not split the groups).  The seam for a column-wise
+      -- calculator: `occ` is the active blocks of the launches in `need`.
+      local active = printed_active(k)
+      if nkept > 0 and k:has("registers") then
+        local need = kept & dev:col("cc"):present() & k:col("registers"):present()
+        if active then need = need & ~active:present() end
+        if kept:count { where = need } > 0 then
+          local okeys = { "_occ_cc", "_occ_bs" }
+          w:with("_occ_cc", dev:col("cc"):keep(need)):with("_occ_bs", bs:keep(need))
+          for _, c in ipairs(OCC) do
+            if k:has(c) then w:with("_occ_" .. c, k:col(c):keep(need)); okeys[#okeys + 1] = "_occ_" .. c end
+          end
+          local occ = per_distinct(w, okeys, { "active" }, function(r)
+            local cc = r._occ_cc
+            if not cc or not gpus.cc(cc) then return nil end
+            -- Kineto: one shared-memory total per block (smem_bytes)
+            local st, dy = r._occ_smem_static_bytes, r._occ_smem_dynamic_bytes
+            if not st and not dy then st = r._occ_smem_bytes end
+            return { active = gpu.occupancy({ cc = cc, block_size = r._occ_bs, registers = r._occ_registers,
+              smem_static = st, smem_dynamic = dy, smem_config = r._occ_smem_config_bytes,
+              smem_driver = r._occ_smem_driver_bytes }).active_blocks }
+          end):col("active")
+          active = active and coalesce(active, occ) or occ
+        end
+      end
+      active = active or w:col("_one"):keep(kept & ~kept)
+      w:with("_active", active)
+      -- the SM count: the launch's device, what ncu's Waves Per SM imply,
+      -- the rule text, the input-wide context
+      local sms = dev:col("sms")
+      local function missing_where(c) return kept & ~c:present() end
+      if nkept > 0 and sms:count { where = kept } > 0 then sm_sources["the input"] = true end
+      if nkept > 0 and k:has("waves_per_sm") then
+        local need = missing_where(sms) & k:col("waves_per_sm"):present() & active:present()
+        if kept:count { where = need } > 0 then
+          w:with("_iw", k:col("waves_per_sm"):keep(need)):with("_ig", grid:keep(need)):with("_ia", active:keep(need))
+          local inf = per_distinct(w, { "_iw", "_ig", "_ia" }, { "sms" }, function(r)
+            return { sms = r._iw and gpus.infer_sm_count(r._ig, r._iw, r._ia) }
+          end):col("sms")
+          if inf:count { where = kept } > 0 then
+            sm_sources["Waves Per SM"] = true
+            sms = coalesce(sms, inf)
+          end
+        end
+      end
+      for _, alt in ipairs({ { rule_sms, "the rule text" }, { ctx.sm_count, ctx.source } }) do
+        if alt[1] and nkept > 0 and kept:count { where = missing_where(sms) } > 0 then
+          sm_sources[alt[2]] = true
+          sms = coalesce(sms, w:col("_one") * alt[1])
+        end
+      end
+      local no_sm = nkept > 0 and kept:count { where = missing_where(sms) } or 0
+      w:with("_sms", sms)
+      -- the rules, once per distinct (grid, block, SMs, active blocks)
+      local function add(rule, key, fields, gi)
         local gk = rule .. "|" .. key
         local g = groups[gk]
         if not g then
-          g = { rule = rule, fields = fields, kernels = {}, korder = {}, ids = {}, launches = 0 }
+          g = { rule = rule, fields = fields, kernels = {}, korder = {}, ids = {}, launches = 0, parts = {} }
           groups[gk] = g; gorder[#gorder + 1] = gk
         end
-        local sg = shape_groups[si]
-        if not sg then sg = {}; shape_groups[si] = sg end
-        sg[#sg + 1] = { g, kernel }
+        gi[#gi + 1] = g
       end
-      local keys = {}
-      for _, c in ipairs(SHAPE) do if k:has(c) then keys[#keys + 1] = c end end
-      local by_shape = k:group_by(keys)
-      local shapes, launches = by_shape:agg { { "first_row", "ids" } }
-      local res, nameless = {}, false
-      for i, r in shapes:rows() do
-        si = i
-        local rows = launches.first_row[si]
-        res[si] = { kept = false }
-        local grid = gpu.dim(r, "grid_size", "grid")
-        local bs = gpu.dim(r, "block_size", "block")
-        if not grid or not bs then skipped = skipped + #rows; goto next end
-        do
-          local kernel = r.short_name or r.name
-          local cc, sms = gpu.row_device(r, ctx)
-          local src = "the input"
-          local active = printed_active(r)
-          if not active and cc and r.registers and gpus.cc(cc) then
-            -- Kineto: one shared-memory total per block (smem_bytes)
-            local st, dy = r.smem_static_bytes, r.smem_dynamic_bytes
-            if not st and not dy then st = r.smem_bytes end
-            active = gpu.occupancy({ cc = cc, block_size = bs, registers = r.registers, smem_static = st,
-              smem_dynamic = dy, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }).active_blocks
-          end
-          if not sms and r.waves_per_sm and active then
-            sms = gpus.infer_sm_count(grid, r.waves_per_sm, active)
-            src = "Waves Per SM"
-          end
-          if not sms and rule_sms then sms, src = rule_sms, "the rule text" end
-          if not sms and ctx.sm_count then sms, src = ctx.sm_count, ctx.source end
-          if sms then sm_sources[src] = true end
-          local ids = {}
-          local bc = gpu.block_size_check(bs)
-          if bc then
-            ids[#ids + 1] = "launch.block_size"
-            add("launch.block_size", tostring(bs), { block_size = bs, speedup = bc.speedup_pct }, kernel)
-          end
-          local waves, tail_pct
-          if sms then
-            local sg = gpu.small_grid(grid, sms)
-            if sg and sg.severity == "high" then
-              ids[#ids + 1] = "launch.small_grid"
-              add("launch.small_grid", grid .. "|" .. sms, { grid = grid, sms = sms, speedup = sg.speedup_pct }, kernel)
-            elseif sg then
-              ids[#ids + 1] = "launch.grid_below_2x_sms"
-              add("launch.grid_below_2x_sms", grid .. "|" .. sms, { grid = grid, sms = sms }, kernel)
+      local rgroups = {}   -- R group -> the finding groups it adds to
+      local RKEYS = { "_grid", "_bs", "_sms", "_active" }
+      local res
+      if nkept > 0 then
+        local rg = w:group_by(RKEYS)
+        local shapes = rg:agg({ { "_n", "count", where = kept } })
+        local rows = {}
+        for i, r in shapes:rows() do
+          local gi = {}
+          rgroups[i] = gi
+          if r._n == 0 then rows[i] = { ri = i }; goto next end
+          do
+            local g, b, sm, act = r._grid, r._bs, r._sms, r._active
+            local ids = {}
+            local bc = gpu.block_size_check(b)
+            if bc then
+              ids[#ids + 1] = "launch.block_size"
+              add("launch.block_size", tostring(b), { block_size = b, speedup = bc.speedup_pct }, gi)
             end
-            if active and active > 0 then
-              local t = gpu.tail(grid, sms, active, th)
-              waves = t.waves
-              tail_pct = t.speedup_pct
-              if t.fires then
-                ids[#ids + 1] = "launch.tail_effect"
-                add("launch.tail_effect", string.format("%d|%d|%d", grid, sms, active),
-                  { grid = grid, sms = sms, active = active, t = t, speedup = t.speedup_pct }, kernel)
+            local waves, tail_pct
+            if sm then
+              local sg = gpu.small_grid(g, sm)
+              if sg and sg.severity == "high" then
+                ids[#ids + 1] = "launch.small_grid"
+                add("launch.small_grid", g .. "|" .. sm, { grid = g, sms = sm, speedup = sg.speedup_pct }, gi)
+              elseif sg then
+                ids[#ids + 1] = "launch.grid_below_2x_sms"
+                add("launch.grid_below_2x_sms", g .. "|" .. sm, { grid = g, sms = sm }, gi)
+              end
+              if act and act > 0 then
+                local t = gpu.tail(g, sm, act, th)
+                waves = t.waves
+                tail_pct = t.speedup_pct
+                if t.fires then
+                  ids[#ids + 1] = "launch.tail_effect"
+                  add("launch.tail_effect", string.format("%d|%d|%d", g, sm, act),
+                    { grid = g, sms = sm, active = act, t = t, speedup = t.speedup_pct }, gi)
+                end
               end
             end
-          else
-            no_sm = no_sm + #rows
+            rows[i] = { ri = i, waves = waves, tail_pct = tail_pct, findings = table.concat(ids, ", ") }
           end
-          res[si] = { kernel = kernel, grid_size = grid, block_size = bs, sm_count = sms, active_blocks = active,
-            waves_per_sm = waves or r.waves_per_sm, tail_pct = tail_pct, findings = table.concat(ids, ", "), kept = true }
-          if not kernel then nameless = true end
+          ::next::
         end
-        ::next::
+        res = rg:broadcast(T.from_rows(rows, { "ri", "waves", "tail_pct", "findings" }, "shapes"))
+        w:with("_ri", res:col("ri"))
       end
-      -- the launch table: each launch gets its shape's results (skipped
-      -- launches are not kept)
-      -- (with each launch's join keys: id, start_ns, duration_ns)
-      local t = weighting.per_launch(by_shape, res, COLS, k)
+      -- the launch table: each kept launch with its results and its join
+      -- keys (id = the input's id or the 0-based row; start and duration)
+      local kernel = k:has("short_name") and k:col("short_name") or nil
+      if k:has("name") and (not kernel or kernel:count() < n) then
+        kernel = per_distinct(w, k:has("short_name") and { "short_name", "name" } or { "name" }, { "kernel" },
+          function(r) return { kernel = r.short_name or r.name } end):col("kernel")
+      end
+      local nameless = kernel == nil or kernel:count { where = kept } < nkept
+      local none = w:col("_one"):keep(kept & ~kept)   -- an integer column, all missing
+      w:with("kernel", kernel or none)
+      w:with("grid_size", grid or none):with("block_size", bs or none):with("sm_count", sms):with("active_blocks", active)
+      if res then
+        local wv = res:col("waves")
+        if k:has("waves_per_sm") then wv = wv:fill(k:col("waves_per_sm")) end
+        w:with("waves_per_sm", wv):with("tail_pct", res:col("tail_pct")):with("findings", res:col("findings"))
+      else
+        w:with("waves_per_sm", k:has("waves_per_sm") and k:col("waves_per_sm") or none * 1.0)
+        w:with("tail_pct", none * 1.0):with("findings", none)
+      end
+      w:with("id", k:has("id") and k:col("id") or (w:order("_one") - 1))
+      for _, c in ipairs({ "start_ns", "duration_ns" }) do w:with(c, k:has(c) and k:col(c) or none) end
+      local t = w:select(COLS)
       if nameless then
         t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")
       end
-      t = #res > 0 and t:filter(t:col("kept")):select(COLS) or t:select(COLS)
-      -- finding groups from the shapes' row lists, not a pass over the
-      -- launches: per group, its kernels in order of first launch, each
-      -- with its launches' ids in launch order
-      local function part(g, kn, rows)
-        local parts = g.parts[kn]
-        if not parts then
-          parts = { first = rows[1] }
-          g.parts[kn] = parts; g.korder[#g.korder + 1] = kn
-        elseif rows[1] < parts.first then parts.first = rows[1] end
-        parts[#parts + 1] = rows
-      end
-      for i, rows in ipairs(launches.first_row) do
-        for _, e in ipairs(shape_groups[i] or {}) do
-          local g, kn = e[1], e[2]
-          g.parts = g.parts or {}
-          g.launches = g.launches + #rows
-          if kn then part(g, kn, rows)
-          else for _, row in ipairs(rows) do part(g, "launch " .. row, { row }) end end
+      t = t:filter(kept):select(COLS)
+      -- finding groups: per R group and kernel, its launches (count, first
+      -- row; the row lists only where a timeline weighs the findings or a
+      -- launch has no name); per finding group, its kernels in order of
+      -- first launch, each with its launches' ids in launch order
+      if nkept > 0 then
+        local need_ids = #timelines > 0 or nameless
+        local spec = { { "_n", "count", where = kept }, { "_first", "first_row", where = kept } }
+        if need_ids then spec[#spec + 1] = { "_rows", "ids", where = kept } end
+        local parts, lists = w:group_by("_ri", "kernel"):agg(spec)
+        local function part(g, kn, cnt, first, rows)
+          local pk = g.parts[kn]
+          if not pk then
+            pk = { first = first, n = 0, lists = {} }
+            g.parts[kn] = pk; g.korder[#g.korder + 1] = kn
+          elseif first < pk.first then pk.first = first end
+          pk.n = pk.n + cnt
+          pk.lists[#pk.lists + 1] = rows
         end
-      end
-      local ids = k:has("id") and k:col("id"):to_lua() or nil
-      for _, gk in ipairs(gorder) do
-        local g = groups[gk]
-        local parts = g.parts or {}
-        table.sort(g.korder, function(a, b) return parts[a].first < parts[b].first end)
-        for _, kn in ipairs(g.korder) do
-          local rows = parts[kn][1]
-          if #parts[kn] > 1 then
-            rows = {}
-            for _, pr in ipairs(parts[kn]) do table.move(pr, 1, #pr, #rows + 1, rows) end
-            table.sort(rows)
+        for j, r in parts:rows() do
+          if r._n > 0 then
+            local rows = need_ids and lists._rows[j] or nil
+            for _, g in ipairs(rgroups[r._ri]) do
+              g.launches = g.launches + r._n
+              if r.kernel then part(g, r.kernel, r._n, r._first, rows)
+              else for _, row in ipairs(rows) do part(g, "launch " .. row, 1, row, { row }) end end
+            end
           end
-          local gi = {}
-          for j, row in ipairs(rows) do gi[j] = ids and ids[row] or (row - 1) end
-          g.kernels[kn], g.ids[kn] = #rows, gi
         end
-        g.parts = nil
+        local ids = need_ids and k:has("id") and k:col("id"):to_lua() or nil
+        for _, gk in ipairs(gorder) do
+          local g = groups[gk]
+          table.sort(g.korder, function(x, y) return g.parts[x].first < g.parts[y].first end)
+          for _, kn in ipairs(g.korder) do
+            local pk = g.parts[kn]
+            g.kernels[kn] = pk.n
+            if need_ids then
+              local rows = pk.lists[1]
+              if #pk.lists > 1 then
+                rows = {}
+                for _, pr in ipairs(pk.lists) do table.move(pr, 1, #pr, #rows + 1, rows) end
+                table.sort(rows)
+              end
+              local gi = {}
+              for j, row in ipairs(rows) do gi[j] = ids and ids[row] or (row - 1) end
+              g.ids[kn] = gi
+            else
+              g.ids[kn] = {}
+            end
+          end
+          g.parts = nil
+        end
       end
       local name = #inputs > 1 and ("launch_" .. idx) or "launch"
       report:table(name, t, { title = string.format("%d launches (%s)", t:nrows(), p.source) })

@@ -75,11 +75,17 @@ static int col_div(lua_State *L) { return binary(L, 1, 2, PL_V_DIV, "/"); }
 /* [C x] -> [C x 0 ... R]  (0 - C) */
 static int col_unm(lua_State *L) { lua_pushinteger(L, 0); return binary(L, lua_gettop(L), 1, PL_V_SUB, "-"); }
 /* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
+static int col_idiv(lua_State *L) { return binary(L, 1, 2, PL_V_IDIV, "//"); }
+/* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
+static int col_mod(lua_State *L) { return binary(L, 1, 2, PL_V_MOD, "%"); }
+/* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
 static int col_band(lua_State *L) { return binary(L, 1, 2, PL_V_AND, "&"); }
 /* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
 static int col_bor(lua_State *L) { return binary(L, 1, 2, PL_V_OR, "|"); }
 /* [C x] -> [C x ... R] */
 static int col_min_with(lua_State *L) { checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_MIN, "min"); }
+/* [C x] -> [C x ... R]  (C's values, x's where C is missing) */
+static int col_fill(lua_State *L) { checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_FILL, "fill"); }
 /* [C x] -> [C x ... R] */
 static int col_max_with(lua_State *L) { checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_MAX, "max"); }
 
@@ -131,6 +137,12 @@ static int col_between(lua_State *L) {
 
 /* [C] -> [C name R] */
 static int col_abs(lua_State *L) { return unary(L, "abs(%s)", pl_vec_abs); }
+static pl_table *vec_floor(const char *name, const pl_table *t, int col, pl_err *err) { return pl_vec_round(name, t, col, 0, err); }
+static pl_table *vec_ceil(const char *name, const pl_table *t, int col, pl_err *err) { return pl_vec_round(name, t, col, 1, err); }
+/* [C] -> [C name R] */
+static int col_floor(lua_State *L) { return unary(L, "floor(%s)", vec_floor); }
+/* [C] -> [C name R] */
+static int col_ceil(lua_State *L) { return unary(L, "ceil(%s)", vec_ceil); }
 
 /* [C lo hi] -> [C lo hi ... R] */
 static int col_clip(lua_State *L) {
@@ -463,6 +475,7 @@ static int col_present(lua_State *L) {
 
 static const luaL_Reg col_fns[] = {
   {"abs", col_abs}, {"clip", col_clip}, {"min_with", col_min_with}, {"max_with", col_max_with},
+  {"fill", col_fill}, {"floor", col_floor}, {"ceil", col_ceil},
   {"eq", col_eq}, {"ne", col_ne}, {"lt", col_lt}, {"le", col_le}, {"gt", col_gt}, {"ge", col_ge},
   {"between", col_between}, {"isin", col_isin}, {"match", col_match}, {"map", col_map}, {"keep", col_keep},
   {"present", col_present},
@@ -471,6 +484,7 @@ static const luaL_Reg col_fns[] = {
 
 static const luaL_Reg col_metas[] = {
   {"__add", col_add}, {"__sub", col_sub}, {"__mul", col_mul}, {"__div", col_div}, {"__unm", col_unm},
+  {"__idiv", col_idiv}, {"__mod", col_mod},
   {"__band", col_band}, {"__bor", col_bor}, {"__bnot", col_bnot},
   {NULL, NULL}
 };

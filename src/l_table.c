@@ -805,12 +805,14 @@ static int tbl_to_csv(lua_State *L) {
   return 1;
 }
 
-/* t:to_json() -> text (an array of row objects)
-** [T] -> [T ... text] */
+/* t:to_json([row_indent [, end_indent]]) -> text (an array of row objects,
+** one a line after row_indent, default " "; the "]" after end_indent)
+** [T [ri [ei]]] -> [T [ri [ei]] ... text] */
 static int tbl_to_json(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
+  const char *ri = luaL_optstring(L, 2, " "), *ei = luaL_optstring(L, 3, "");
   pl_buf b; pl_buf_init(&b);
-  pl_table_write_json(t, &b);
+  pl_table_write_json_indent(t, &b, ri, ei);
   pushbuf(L, &b);
   return 1;
 }
@@ -978,10 +980,10 @@ static int tbl_group_by(lua_State *L) {
 }
 
 static const char *const aggnames[] = { "count", "sum", "mean", "min", "max", "quantile", "first", "sd", "count_distinct",
-                                        "wmean", "last", "ids", NULL };
+                                        "wmean", "last", "ids", "first_row", NULL };
 static const pl_aggop aggops[] = { PL_AGG_COUNT, PL_AGG_SUM, PL_AGG_MEAN, PL_AGG_MIN, PL_AGG_MAX, PL_AGG_QUANTILE, PL_AGG_FIRST, PL_AGG_SD, PL_AGG_COUNT_DISTINCT,
-                                   PL_AGG_WMEAN, PL_AGG_LAST, PL_AGG_IDS };
-#define AGG_LIST "count, sum, mean, min, max, quantile, first, sd, count_distinct, wmean, last, ids"
+                                   PL_AGG_WMEAN, PL_AGG_LAST, PL_AGG_IDS, PL_AGG_FIRST_ROW };
+#define AGG_LIST "count, sum, mean, min, max, quantile, first, sd, count_distinct, wmean, last, ids, first_row"
 
 /* One aggregate spec at the top of the stack: "count", "sum(col)",
 ** "quantile(col, 0.9)", or {op, col [, q]}. */
@@ -1024,7 +1026,7 @@ static void read_agg(lua_State *L, pl_table *t, const char *out, pl_agg *ag) {
   while (aggnames[k] && strcmp(aggnames[k], op) != 0) k++;
   if (!aggnames[k]) { luaL_error(L, "agg '%s': unknown aggregate '%s' (" AGG_LIST ")", out, op); return; }
   ag->out = out; ag->op = aggops[k]; ag->q = q; ag->col = -1; ag->col2 = -1; ag->where = NULL;
-  if (ag->op != PL_AGG_COUNT && ag->op != PL_AGG_IDS) {
+  if (ag->op != PL_AGG_COUNT && ag->op != PL_AGG_IDS && ag->op != PL_AGG_FIRST_ROW) {
     ag->col = pl_table_col(t, col);
     if (ag->col < 0) { luaL_error(L, "agg '%s': %s", out, pl_l_push_nocol(L, t, col)); return; }
   }

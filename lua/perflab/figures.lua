@@ -19,8 +19,11 @@ local units = require "perflab.units"
 
 local M = {}
 
+-- the first n rows (all without n) of t as Lua rows of cols (a column t
+-- lacks reads as missing); only those rows are converted
 local function rows_of(t, cols, n)
   if not t or t:nrows() == 0 then return nil end
+  if n and n < t:nrows() then t = t:head(n) end
   local out, arr = {}, {}
   for _, c in ipairs(cols) do arr[c] = t:has(c) and t:col(c):to_lua() or {} end
   for i = 1, math.min(t:nrows(), n or t:nrows()) do
@@ -181,15 +184,23 @@ end
 --- launch: waves per SM per kernel, whole waves and the partial last wave.
 function M.launch(report, tname)
   tname = tname or "launch"
-  local all = rows_of(report.tables[tname], { "kernel", "grid_size", "block_size", "sm_count", "active_blocks", "waves_per_sm", "tail_pct" })
-  if not all then return end
-  -- one bar per distinct launch configuration, in table order, with its count
-  local rows, seen = {}, {}
-  for _, r in ipairs(all) do
-    local key = table.concat({ tostring(r.kernel), tostring(r.grid_size), tostring(r.block_size), tostring(r.sm_count), tostring(r.active_blocks) }, "\0")
-    if seen[key] then seen[key].n = seen[key].n + 1
-    elseif #rows < 25 then r.n = 1; seen[key] = r; rows[#rows + 1] = r end
+  local t = report.tables[tname]
+  if not t or t:nrows() == 0 then return end
+  -- one bar per distinct launch configuration, the first 25 in table order,
+  -- with its launch count: grouped in the engine, only those rows in Lua
+  local keys = {}
+  for _, c in ipairs({ "kernel", "grid_size", "block_size", "sm_count", "active_blocks" }) do
+    if t:has(c) then keys[#keys + 1] = c end
   end
+  local firsts, counts
+  if #keys > 0 then
+    local g = t:group_by(keys):agg({ { "n", "count" }, { "first", "first_row" } }):head(25)
+    firsts, counts = t:take(g:col("first")), g:col("n"):to_lua()
+  else
+    firsts, counts = t:head(1), { t:nrows() }
+  end
+  local rows = rows_of(firsts, { "kernel", "grid_size", "block_size", "sm_count", "active_blocks", "waves_per_sm", "tail_pct" })
+  for i, r in ipairs(rows) do r.n = counts[i] end
   local cats, whole, part, tw, tp = {}, {}, {}, {}, {}
   for _, r in ipairs(rows) do
     if r.waves_per_sm and r.waves_per_sm == r.waves_per_sm then

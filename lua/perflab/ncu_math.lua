@@ -126,4 +126,63 @@ function M.small_grid(grid, sm_count)
   return nil
 end
 
+---------------------------------------------------------------------------
+-- the same checks on columns (one value per launch, computed in C by
+-- column expressions; docs/table.md): the arguments are columns of one
+-- length or numbers, the results columns with the scalar functions'
+-- values row by row (missing where the scalar function gives nil)
+---------------------------------------------------------------------------
+
+local T = require "perflab.table"
+local function is_col(x) return type(x) == "userdata" and not T.is_table(x) end
+
+-- where cond: a, else b (a column or number)
+local function choose(cond, a, b) return a:keep(cond):fill(b) end
+
+--- waves_col(grid, sm_count, active_blocks) -> column: grid / (SMs x
+--- active), missing where active is missing or <= 0
+function M.waves_col(grid, sm_count, active_blocks)
+  local w = grid / (sm_count * active_blocks)
+  if is_col(active_blocks) then return w:keep(active_blocks:gt(0)) end
+  return w
+end
+
+--- tail_col(grid, sm_count, active_blocks [, th]) -> { waves, whole,
+--- partial, last_wave_fill_pct, partial_blocks, speedup_pct, fires } as
+--- columns (fires a mask; the rest missing where waves is)
+function M.tail_col(grid, sm_count, active_blocks, th)
+  th = th or M.thresholds
+  local w = M.waves_col(grid, sm_count, active_blocks)
+  local whole = w:floor()
+  local partial = w - whole
+  local has_partial, some = partial:gt(1e-9), whole:ge(1)
+  local speedup = choose(has_partial & some, 100 / (whole + 1), 0):keep(w:present())
+  return {
+    waves = w, whole = whole, partial = partial, last_wave_fill_pct = partial * 100,
+    partial_blocks = choose(partial:gt(0), (grid * partial / w):ceil(), 0):keep(w:present()),
+    speedup_pct = speedup,
+    fires = has_partial & some & speedup:ge(th.tail_min_speedup),
+  }
+end
+
+--- block_size_check_col(bs) -> { speedup_pct, wasted_threads, fires }:
+--- columns, the speedup and waste missing where bs is a multiple of 32
+function M.block_size_check_col(bs)
+  local rem = bs % 32
+  local fires = rem:ne(0)
+  return { fires = fires,
+    speedup_pct = ((1 / ((bs + 31) // 32)) * (1 - rem / 32) * 100):keep(fires),
+    wasted_threads = (32 - rem):keep(fires) }
+end
+
+--- small_grid_col(grid, sm_count) -> { high, low, speedup_pct }: masks of
+--- grid < SMs and SMs <= grid < 2 x SMs; speedup (SMs - grid)/SMs x 100
+--- where high, 0 where low, missing elsewhere
+function M.small_grid_col(grid, sm_count)
+  local high = grid:lt(sm_count)
+  local low = grid:ge(sm_count) & grid:lt(sm_count * 2)
+  local sp = choose(high, (sm_count - grid) / sm_count * 100, 0)
+  return { high = high, low = low, speedup_pct = sp:keep(high | low) }
+end
+
 return M

@@ -164,7 +164,7 @@ size_t *pl_table_topk(const pl_table *t, int col, size_t n, int desc, size_t *no
 typedef enum pl_aggop {
   PL_AGG_COUNT, PL_AGG_SUM, PL_AGG_MEAN, PL_AGG_MIN, PL_AGG_MAX,
   PL_AGG_QUANTILE, PL_AGG_FIRST, PL_AGG_SD, PL_AGG_COUNT_DISTINCT,
-  PL_AGG_WMEAN, PL_AGG_LAST, PL_AGG_IDS
+  PL_AGG_WMEAN, PL_AGG_LAST, PL_AGG_IDS, PL_AGG_FIRST_ROW
 } pl_aggop;
 typedef struct pl_agg {
   const char *out;          /* output column name */
@@ -218,6 +218,8 @@ typedef struct pl_operand {
 } pl_operand;
 typedef enum pl_vop {
   PL_V_ADD, PL_V_SUB, PL_V_MUL, PL_V_DIV, PL_V_MIN, PL_V_MAX,   /* arithmetic */
+  PL_V_FILL,                                                   /* a's value, b's where a is missing */
+  PL_V_IDIV, PL_V_MOD,                                         /* floor division, modulo (Lua's // and %) */
   PL_V_EQ, PL_V_NE, PL_V_LT, PL_V_LE, PL_V_GT, PL_V_GE,        /* comparisons */
   PL_V_AND, PL_V_OR                                            /* booleans */
 } pl_vop;
@@ -225,7 +227,10 @@ typedef enum pl_vop {
 size_t pl_operand_len(const pl_operand *a);
 /* Arithmetic: both numeric; INT op INT stays INT for ADD SUB MUL MIN MAX
 ** (a column that overflows int64 becomes NUM), DIV gives NUM; a missing
-** operand gives a missing result.  Comparisons: numbers by value, strings
+** operand gives a missing result.  FILL (numeric): a's value, b's where a
+** is missing (INT with INT stays INT).  IDIV and MOD as Lua's // and %
+** (floor division; the remainder takes the divisor's sign); INT with INT
+** stays INT, an integer division by zero gives a missing value.  Comparisons: numbers by value, strings
 ** by content (bytewise order), booleans as 0/1; a missing side gives false.
 ** AND/OR on booleans with Kleene logic (false & missing = false, true |
 ** missing = true, else missing).  NULL + err on a type mismatch. */
@@ -235,6 +240,9 @@ pl_table *pl_vec_not(const char *name, const pl_table *t, int col, pl_err *err);
 /* abs; clip to [lo, hi] (NaN bound: no bound); numeric columns; INT stays INT
 ** when the bounds are integral. */
 pl_table *pl_vec_abs(const char *name, const pl_table *t, int col, pl_err *err);
+/* floor / ceil (up = 1): an INT column when every value fits int64 (as
+** Lua's math.floor gives an integer), else NUM; an INT column is copied. */
+pl_table *pl_vec_round(const char *name, const pl_table *t, int col, int up, pl_err *err);
 pl_table *pl_vec_clip(const char *name, const pl_table *t, int col, double lo, double hi, pl_err *err);
 /* Membership in a set given as a column of `set` (any length): strings by
 ** content, numbers by value; missing is never a member. */
@@ -254,6 +262,10 @@ pl_table *pl_column_copy(const char *name, const pl_table *t, int col);
 void pl_table_write_csv(const pl_table *t, pl_buf *out);
 /* JSON array of row objects; NaN/missing -> null; numbers round-trip. */
 void pl_table_write_json(const pl_table *t, pl_buf *out);
+/* The same with each row's line starting with row_indent (" " above) and
+** the closing "]" on a line of its own after end_indent ("" above): a
+** table nested in an indented JSON document without re-indenting it. */
+void pl_table_write_json_indent(const pl_table *t, pl_buf *out, const char *row_indent, const char *end_indent);
 /* Human layouts.  style: 0 aligned text, 1 Markdown.  max_rows 0 = all;
 ** max_width 0 = unlimited (longer text cells and headers are cut with "…";
 ** numbers are never cut). */

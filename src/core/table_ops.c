@@ -254,7 +254,7 @@ static void ksum_add(ksum *k, double y) {
 pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
                          const pl_agg *aggs, size_t naggs, pl_err *err) {
   for (size_t a = 0; a < naggs; a++) {
-    if (aggs[a].op == PL_AGG_COUNT || aggs[a].op == PL_AGG_IDS) continue;
+    if (aggs[a].op == PL_AGG_COUNT || aggs[a].op == PL_AGG_IDS || aggs[a].op == PL_AGG_FIRST_ROW) continue;
     if (aggs[a].col < 0 || (size_t)aggs[a].col >= t->ncols) {
       pl_err_set(err, 0, 0, "aggregate '%s': no such column", aggs[a].out);
       return NULL;
@@ -319,7 +319,8 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
     pl_type outt = PL_NUM;
     const pl_column *wh = ag->where;
 #define PASS(row) (wh == NULL || wh->v.b[row] == 1)
-    if (ag->op == PL_AGG_COUNT || ag->op == PL_AGG_COUNT_DISTINCT || ag->op == PL_AGG_IDS) outt = PL_INT;
+    if (ag->op == PL_AGG_COUNT || ag->op == PL_AGG_COUNT_DISTINCT || ag->op == PL_AGG_IDS ||
+        ag->op == PL_AGG_FIRST_ROW) outt = PL_INT;
     else if (ag->op == PL_AGG_FIRST || ag->op == PL_AGG_LAST) outt = t->cols[ag->col]->type;
     else if ((ag->op == PL_AGG_MIN || ag->op == PL_AGG_MAX || ag->op == PL_AGG_SUM) &&
              t->cols[ag->col]->type == PL_INT) outt = PL_INT;
@@ -337,6 +338,12 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
         continue;
       }
       if (ag->op == PL_AGG_IDS) { out->v.i64[g] = (int64_t)first[g] + 1; continue; }
+      if (ag->op == PL_AGG_FIRST_ROW) {   /* the first row (1-based) that passes the mask */
+        int64_t fr = PL_INT_NA;
+        for (size_t i = b; i < e && fr == PL_INT_NA; i++) if (PASS(rows[i])) fr = (int64_t)rows[i] + 1;
+        out->v.i64[g] = fr;
+        continue;
+      }
       if (ag->op == PL_AGG_WMEAN) {
         ksum sx = { 0, 0 }, sw = { 0, 0 };
         for (size_t i = b; i < e; i++) {

@@ -63,11 +63,23 @@ static int int_op(pl_vop op, int64_t x, int64_t y, int64_t *out) {
     case PL_V_MUL: return __builtin_mul_overflow(x, y, out) || *out == PL_INT_NA;
     case PL_V_MIN: *out = x < y ? x : y; return 0;
     case PL_V_MAX: *out = x > y ? x : y; return 0;
+    case PL_V_FILL: *out = x; return 0;
+    case PL_V_IDIV:
+      if (y == 0) { *out = PL_INT_NA; return 0; }
+      *out = x / y;
+      if (x % y != 0 && ((x < 0) != (y < 0))) (*out)--;
+      return 0;
+    case PL_V_MOD:
+      if (y == 0) { *out = PL_INT_NA; return 0; }
+      *out = x % y;
+      if (*out != 0 && ((*out < 0) != (y < 0))) *out += y;
+      return 0;
     default: return 1;
   }
 }
 
 static double num_op(pl_vop op, double x, double y) {
+  if (op == PL_V_FILL) return isnan(x) ? y : x;
   if (isnan(x) || isnan(y)) return NAN;
   switch (op) {
     case PL_V_ADD: return x + y;
@@ -76,6 +88,12 @@ static double num_op(pl_vop op, double x, double y) {
     case PL_V_DIV: return x / y;
     case PL_V_MIN: return x < y ? x : y;
     case PL_V_MAX: return x > y ? x : y;
+    case PL_V_IDIV: return floor(x / y);
+    case PL_V_MOD: {   /* as Lua: fmod, moved to the divisor's sign */
+      double m = fmod(x, y);
+      if (m != 0 && ((m < 0) != (y < 0))) m += y;
+      return m;
+    }
     default: return NAN;
   }
 }
@@ -93,6 +111,7 @@ static pl_table *arith(const char *name, const pl_operand *a, const pl_operand *
     size_t i = 0;
     for (; i < n; i++) {
       int64_t x = opint(a, i), y = opint(b, i);
+      if (op == PL_V_FILL) { c->v.i64[i] = x == PL_INT_NA ? y : x; continue; }
       if (x == PL_INT_NA || y == PL_INT_NA) { c->v.i64[i] = PL_INT_NA; continue; }
       if (int_op(op, x, y, &c->v.i64[i])) break;
     }
@@ -223,7 +242,7 @@ pl_table *pl_vec_binary(const char *name, const pl_operand *a, const pl_operand 
     return NULL;
   }
   size_t n = la != SIZE_MAX ? la : lb;
-  if (op <= PL_V_MAX) return arith(name, a, b, op, n, err);
+  if (op <= PL_V_MOD) return arith(name, a, b, op, n, err);
   if (op <= PL_V_GE) return compare(name, a, b, op, n, err);
   return logic(name, a, b, op, n, err);
 }
@@ -247,6 +266,35 @@ pl_table *pl_vec_abs(const char *name, const pl_table *t, int col, pl_err *err) 
   for (size_t i = 0; i < t->nrows; i++) {
     if (s->type == PL_NUM) c->v.num[i] = fabs(s->v.num[i]);
     else c->v.i64[i] = s->v.i64[i] == PL_INT_NA ? PL_INT_NA : s->v.i64[i] < 0 ? -s->v.i64[i] : s->v.i64[i];
+  }
+  return r;
+}
+
+pl_table *pl_vec_round(const char *name, const pl_table *t, int col, int up, pl_err *err) {
+  const pl_column *s = t->cols[col];
+  if (s->type == PL_STR || s->type == PL_BOOL) {
+    pl_err_set(err, 0, 0, "%s: expected numbers, got %s", up ? "ceil" : "floor", what(s->type));
+    return NULL;
+  }
+  pl_table *r = pl_table_new_like(name, t);
+  if (s->type == PL_INT) {
+    pl_column *c = newcol(r, name, PL_INT, t->nrows);
+    if (t->nrows) memcpy(c->v.i64, s->v.i64, t->nrows * sizeof *c->v.i64);
+    return r;
+  }
+  int fits = 1;   /* [-2^63, 2^63) and not the missing marker */
+  for (size_t i = 0; i < t->nrows && fits; i++) {
+    double v = s->v.num[i];
+    if (isnan(v)) continue;
+    v = up ? ceil(v) : floor(v);
+    fits = v >= -9223372036854775808.0 && v < 9223372036854775808.0 && (int64_t)v != PL_INT_NA;
+  }
+  pl_column *c = newcol(r, name, fits ? PL_INT : PL_NUM, t->nrows);
+  for (size_t i = 0; i < t->nrows; i++) {
+    double v = s->v.num[i];
+    double f = isnan(v) ? v : up ? ceil(v) : floor(v);
+    if (fits) c->v.i64[i] = isnan(f) ? PL_INT_NA : (int64_t)f;
+    else c->v.num[i] = f;
   }
   return r;
 }

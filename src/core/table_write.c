@@ -71,23 +71,70 @@ static void json_string(pl_buf *o, const char *s, size_t n) {
   pl_buf_addc(o, '"');
 }
 
-void pl_table_write_json(const pl_table *t, pl_buf *o) {
+/* an int64 in decimal (what "%lld" gives), without printf */
+static void add_int(pl_buf *o, int64_t v) {
+  char d[24];
+  size_t n = 0;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  do { d[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+  if (v < 0) d[n++] = '-';
+  pl_buf_reserve(o, n);
+  for (size_t k = 0; k < n; k++) o->data[o->len + k] = d[n - 1 - k];
+  o->len += n;
+}
+
+/* the text of one double, cached (pl_fmt_double writes at most 24 bytes) */
+typedef struct numtext { double v; char s[32]; unsigned char len, used; } numtext;
+enum { NT_SLOTS = 256 };
+static size_t nt_slot(double v) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof b);
+  b ^= b >> 29; b *= 0xbf58476d1ce4e5b9ULL; b ^= b >> 32;
+  return (size_t)(b & (NT_SLOTS - 1));
+}
+
+void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_indent, const char *end_indent) {
   char tmp[64];
+  numtext *cache = pl_xcalloc(t->ncols ? t->ncols * NT_SLOTS : 1, sizeof *cache);
+  size_t ri = strlen(row_indent);
+  /* each column's '"name":' escaped once, not once per row */
+  pl_buf keys; pl_buf_init(&keys);
+  size_t *kat = pl_xmalloc((t->ncols + 1) * sizeof *kat);
+  for (size_t j = 0; j < t->ncols; j++) {
+    kat[j] = keys.len;
+    if (j) pl_buf_add(&keys, ", ", 2);
+    json_string(&keys, t->cols[j]->name, strlen(t->cols[j]->name));
+    pl_buf_addc(&keys, ':');
+  }
+  kat[t->ncols] = keys.len;
   pl_buf_addc(o, '[');
   for (size_t i = 0; i < t->nrows; i++) {
-    pl_buf_adds(o, i ? ",\n {" : "\n {");
+    pl_buf_adds(o, i ? ",\n" : "\n");
+    pl_buf_add(o, row_indent, ri);
+    pl_buf_addc(o, '{');
     for (size_t j = 0; j < t->ncols; j++) {
       const pl_column *c = t->cols[j];
-      if (j) pl_buf_add(o, ", ", 2);
-      json_string(o, c->name, strlen(c->name));
-      pl_buf_addc(o, ':');
+      pl_buf_add(o, keys.data + kat[j], kat[j + 1] - kat[j]);
       if (pl_cell_missing(t, (int)j, i)) { pl_buf_add(o, "null", 4); continue; }
       if (c->type == PL_STR) {
         size_t n;
         const char *s = pl_pool_str(t->pool, c->v.str[i], &n);
         json_string(o, s, n);
+      } else if (c->type == PL_INT) {
+        add_int(o, c->v.i64[i]);
       } else if (c->type == PL_NUM && isinf(c->v.num[i])) {
         pl_buf_add(o, "null", 4);
+      } else if (c->type == PL_NUM) {
+        /* a column's doubles repeat (a few hundred distinct values over
+        ** many rows): their text from a small per-column cache keyed by
+        ** the bits, the shortest round-trip search only on a miss */
+        numtext *e = &cache[j * NT_SLOTS + nt_slot(c->v.num[i])];
+        if (!e->used || memcmp(&e->v, &c->v.num[i], sizeof e->v) != 0) {
+          e->v = c->v.num[i];
+          e->len = (unsigned char)pl_fmt_double(e->s, sizeof e->s, e->v);
+          e->used = 1;
+        }
+        pl_buf_add(o, e->s, e->len);
       } else {
         int n = pl_cell_text(t, (int)j, i, tmp, sizeof tmp);
         pl_buf_add(o, tmp, (size_t)n);
@@ -95,8 +142,14 @@ void pl_table_write_json(const pl_table *t, pl_buf *o) {
     }
     pl_buf_addc(o, '}');
   }
-  pl_buf_adds(o, t->nrows ? "\n]" : "]");
+  if (t->nrows) { pl_buf_addc(o, '\n'); pl_buf_adds(o, end_indent); }
+  pl_buf_addc(o, ']');
+  pl_buf_free(&keys);
+  free(kat);
+  free(cache);
 }
+
+void pl_table_write_json(const pl_table *t, pl_buf *o) { pl_table_write_json_indent(t, o, " ", ""); }
 
 int pl_fmt_human(char *out, size_t outsz, double v, int digits) {
   if (isnan(v)) return snprintf(out, outsz, "%s", "");

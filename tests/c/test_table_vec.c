@@ -121,6 +121,33 @@ int main(void) {
   TC_EQ_INT(pl_cell_int(g, 3, 2), 0);
   pl_table_free(g);
 
+  /* first_row per name: a 1, b 2, c 4; where dur >= 20 (mask F T T F T):
+  ** a 3, b 2, c missing */
+  r->cols[0]->v.b[0] = 0;
+  pl_agg fr[2] = { { "fr", PL_AGG_FIRST_ROW, -1, 0, -1, NULL }, { "frw", PL_AGG_FIRST_ROW, -1, 0, -1, r->cols[0] } };
+  g = pl_table_group(t, &key, 1, fr, 2, &e);
+  TC_EQ_INT(g->cols[1]->type, PL_INT);
+  TC_EQ_INT(pl_cell_int(g, 1, 0), 1);
+  TC_EQ_INT(pl_cell_int(g, 1, 1), 2);
+  TC_EQ_INT(pl_cell_int(g, 1, 2), 4);
+  TC_EQ_INT(pl_cell_int(g, 2, 0), 3);
+  TC_EQ_INT(pl_cell_int(g, 2, 1), 2);
+  TC_CHECK(pl_cell_int(g, 2, 2) == PL_INT_NA);
+  pl_table_free(g);
+
+  /* fill: n with w: 1 2 1 4 5 (integer); dur with 0: 10 30 20 0 40 */
+  pl_operand wo = colop(t, 3), zero = intop(0);
+  pl_table *fl = pl_vec_binary("f", &n, &wo, PL_V_FILL, &e);
+  TC_EQ_INT(fl->cols[0]->type, PL_INT);
+  int64_t want_fill[] = { 1, 2, 1, 4, 5 };
+  for (int i = 0; i < 5; i++) TC_EQ_INT(fl->cols[0]->v.i64[i], want_fill[i]);
+  pl_table_free(fl);
+  fl = pl_vec_binary("f", &d, &zero, PL_V_FILL, &e);
+  TC_EQ_INT(fl->cols[0]->type, PL_NUM);
+  double want_fd[] = { 10, 30, 20, 0, 40 };
+  for (int i = 0; i < 5; i++) TC_NEAR(fl->cols[0]->v.num[i], want_fd[i], 0);
+  pl_table_free(fl);
+
   /* group ids: a a -> 0, b -> 1, c -> 2 */
   size_t gid[5], *first = NULL;
   TC_EQ_INT(pl_table_group_ids(t, &key, 1, gid, &first), 3);

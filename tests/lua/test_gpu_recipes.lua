@@ -122,6 +122,42 @@ function TestLaunchRecipe:test_block_size_and_tail()
   lu.assertAlmostEquals(bs[1].speedup_pct, 25, 1e-9)
 end
 
+function TestLaunchRecipe:test_sm_count_sources_skipped_and_nameless()
+  -- no sm_count column: launch 1 (and the nameless launch 4) print Waves
+  -- Per SM 1.33 and block limits (min 6): 864 / (n x 6) rounds to 1.33
+  -- only for n = 108 (107: 1.35, 109: 1.32) -> 108 SMs, 1 whole wave + a
+  -- partial one, tail 100 / 2 = 50 %.  Launch 2 prints neither: 80 SMs
+  -- from the rule text; block 100 is not a multiple of 32 (speedup
+  -- 1/4 x (1 - 4/32) x 100 = 21.875 %) and 40 blocks < 80 SMs (small grid,
+  -- (80 - 40) / 80 = 50 %).  Launch 3 has no grid: skipped.
+  local p = profile({
+      { name = "k1", grid_size = 864, block_size = 128, waves_per_sm = 1.33, block_limit_sm = 6, block_limit_warps = 16 },
+      { name = "k2", grid_size = 40, block_size = 100 },
+      { name = "k3", block_size = 128 },
+      { grid_size = 864, block_size = 128, waves_per_sm = 1.33, block_limit_sm = 32, block_limit_warps = 6 } },
+    { "name", "grid_size", "block_size", "waves_per_sm", "block_limit_sm", "block_limit_warps" }, {},
+    { rules = T.from_rows({ { message = "a grid of 40 blocks is less than the GPU's 80 multiprocessors" } }, { "message" }) })
+  local rep = perflab.run("launch", { p })
+  local t = rep.tables.launch
+  lu.assertEquals(t:col("kernel"):to_lua(), { "k1", "k2", "launch 4" })
+  lu.assertEquals(t:col("sm_count"):to_lua(), { 108, 80, 108 })
+  lu.assertEquals(t:col("active_blocks"):to_lua(), { 6, nil, 6 })
+  lu.assertEquals(t:col("id"):to_lua(), { 0, 1, 3 })
+  lu.assertEquals(t:col("findings"):to_lua(), { "launch.tail_effect", "launch.block_size, launch.small_grid", "launch.tail_effect" })
+  lu.assertAlmostEquals(t:get(1, "waves_per_sm"), 864 / 648, 1e-12)
+  lu.assertEquals(t:get(2, "waves_per_sm"), nil)
+  local tail = findings(rep, "launch.tail_effect")
+  lu.assertEquals(#tail, 1)
+  lu.assertEquals(tail[1].evidence.launches, 2)
+  lu.assertEquals(tail[1].evidence.kernels, nil)
+  lu.assertStrContains(tail[1].message, "2 launches: k1, launch 4")
+  lu.assertAlmostEquals(tail[1].speedup_pct, 50, 1e-12)
+  lu.assertAlmostEquals(findings(rep, "launch.block_size")[1].speedup_pct, 21.875, 1e-12)
+  lu.assertAlmostEquals(findings(rep, "launch.small_grid")[1].speedup_pct, 50, 1e-12)
+  lu.assertEquals(rep.notes[1], "SM count from Waves Per SM, the rule text")
+  lu.assertEquals(rep.notes[2], "1 launches without grid or block size were skipped")
+end
+
 TestRooflineRecipe = {}
 
 function TestRooflineRecipe:test_flops_bytes_and_svg()
@@ -252,6 +288,62 @@ function TestRooflineRecipe:test_seed000_utilisation()
   local f = findings(rep, "roofline.time_by_bound")
   lu.assertEquals(#f, 1)
   lu.assertStrContains(f[1].message, "latency-bound")
+end
+
+-- perflab.ncu_math's column forms against its scalar functions, launch by
+-- launch, on generated launches (grids, block sizes, SM counts and active
+-- blocks from an LCG, some missing, some 0)
+TestNcuMathColumns = {}
+
+function TestNcuMathColumns:test_columns_equal_scalars()
+  local nm = require("perflab.ncu_math")
+  local state = 7
+  local function rnd(n) state = (state * 1103515245 + 12345) % 2147483648; return state % n end
+  local rows = {}
+  for i = 1, 600 do
+    local r = { grid = rnd(4000) + 1, bs = rnd(1024) + 1, sms = ({ 80, 108, 132, 28 })[rnd(4) + 1] }
+    if rnd(10) ~= 0 then r.active = rnd(9) end          -- 0 .. 8, some missing
+    if i % 7 == 0 then r.grid = r.sms * (r.active or 1) * (rnd(3) + 1) end   -- whole waves, no partial
+    rows[i] = r
+  end
+  local t = T.from_rows(rows, { "grid", "bs", "sms", "active" })
+  local g, b, s, a = t:col("grid"), t:col("bs"), t:col("sms"), t:col("active")
+  local th = { tail_min_speedup = 25 }
+  local tc, bc, sg = nm.tail_col(g, s, a, th), nm.block_size_check_col(b), nm.small_grid_col(g, s)
+  local w = nm.waves_col(g, s, a):to_lua()
+  local tl = {}
+  for k, c in pairs(tc) do tl[k] = c:to_lua() end
+  local bl, sl = {}, {}
+  for k, c in pairs(bc) do bl[k] = c:to_lua() end
+  for k, c in pairs(sg) do sl[k] = c:to_lua() end
+  local fired = 0
+  for i, r in ipairs(rows) do
+    lu.assertEquals(w[i], nm.waves(r.grid, r.sms, r.active), "waves row " .. i)
+    local want = nm.tail(r.grid, r.sms, r.active, th)
+    for _, k in ipairs({ "waves", "whole", "partial", "last_wave_fill_pct", "partial_blocks", "speedup_pct" }) do
+      lu.assertEquals(tl[k][i], want and want[k], k .. " row " .. i)
+    end
+    lu.assertEquals(tl.fires[i], want and want.fires or false, "fires row " .. i)
+    if want and want.fires then fired = fired + 1 end
+    local wb = nm.block_size_check(r.bs)
+    lu.assertEquals(bl.fires[i], wb ~= nil)
+    lu.assertEquals(bl.speedup_pct[i], wb and wb.speedup_pct, "block speedup row " .. i)
+    lu.assertEquals(bl.wasted_threads[i], wb and wb.wasted_threads)
+    local ws = nm.small_grid(r.grid, r.sms)
+    lu.assertEquals(sl.high[i], ws ~= nil and ws.severity == "high")
+    lu.assertEquals(sl.low[i], ws ~= nil and ws.severity == "low")
+    lu.assertEquals(sl.speedup_pct[i], ws and ws.speedup_pct, "small grid row " .. i)
+  end
+  lu.assertTrue(fired > 10)   -- the data exercise the rule
+  -- by hand: 864 blocks on 108 SMs x 6 = 1.333 waves, 1 whole, 25 %% full
+  -- last wave (216 blocks), speedup 100 / 2 = 50
+  local one = T.from_rows({ { g = 864, s = 108, a = 6 } }, { "g", "s", "a" })
+  local h = nm.tail_col(one:col("g"), one:col("s"), one:col("a"))
+  lu.assertEquals(h.whole[1], 1)
+  lu.assertEquals(math.type(h.whole[1]), "integer")
+  lu.assertEquals(h.partial_blocks[1], 216)
+  lu.assertEquals(h.speedup_pct[1], 50.0)
+  lu.assertTrue(h.fires[1])
 end
 
 os.exit(lu.LuaUnit.run())

@@ -404,7 +404,7 @@ function TestGroup:test_agg_errors()
   local t = launches()
   lu.assertErrorMsgContains("agg 's': no column 'nope' in table 'launches' (columns: k, d, u)",
     function() return t:group_by("k"):agg { s = "sum(nope)" } end)
-  lu.assertErrorMsgContains("agg 's': unknown aggregate 'bogus' (count, sum, mean, min, max, quantile, first, sd, count_distinct, wmean, last, ids)",
+  lu.assertErrorMsgContains("agg 's': unknown aggregate 'bogus' (count, sum, mean, min, max, quantile, first, sd, count_distinct, wmean, last, ids, first_row)",
     function() return t:group_by("k"):agg { s = "bogus(d)" } end)
   lu.assertErrorMsgContains("aggregate 's': column 'k' holds strings, not numbers",
     function() return t:group_by("d"):agg { s = "sum(k)" } end)
@@ -513,6 +513,41 @@ function TestWrite:test_to_json_missing_is_null()
   local d = cjson.decode(text)
   lu.assertEquals(d[4].u, cjson.null)
   lu.assertEquals(d[1], { k = "gemm", d = 100, u = 0.5 })
+end
+
+function TestWrite:test_to_json_indent_and_integers()
+  -- integers as string.format("%d") writes them, extremes included
+  local ints = { 0, -1, 7, 10, -10, 1234567890123, math.maxinteger, math.mininteger + 1 }
+  local t = T.from_columns({ i = ints, s = { "a\n b", "x", "", "q\"", "\n ", "é", "z", "]" } }, { "i", "s" })
+  local d = cjson.decode(t:to_json())
+  for r, v in ipairs(ints) do
+    lu.assertEquals(lines(t:to_json() .. "\n")[r + 1]:match('"i":(%-?%d+)'), string.format("%d", v))
+  end
+  lu.assertEquals(#d, #ints)
+  -- indented: the same text as re-indenting the default one line by line
+  -- (what perflab.json did before), on strings that hold newlines
+  for _, tb in ipairs({ t, launches(), T.from_rows({}, { "a" }) }) do
+    local want = tb:to_json():gsub("\n ", "\n      "):gsub("\n%]$", "\n    ]")
+    lu.assertEquals(tb:to_json("      ", "    "), want)
+  end
+  lu.assertEquals(T.from_rows({ { a = 1 }, { a = 2 } }, { "a" }):to_json("    ", "  "), '[\n    {"a":1},\n    {"a":2}\n  ]')
+  lu.assertEquals(T.from_rows({}, { "a" }):to_json("    ", "  "), "[]")
+end
+
+function TestWrite:test_to_json_repeated_doubles()
+  -- 3000 rows over 700 distinct doubles (more than the writer's text cache
+  -- holds, so slots collide), with 0.0 and -0.0: every row's text is what a
+  -- one-row table (one lookup, always computed) gives for that value
+  local vals, distinct = {}, {}
+  for d = 1, 700 do distinct[d] = (d * 7919 % 1000003) / 977 + d * 1e-9 end
+  distinct[1], distinct[2] = 0.0, -0.0
+  for r = 1, 3000 do vals[r] = distinct[(r * 37) % 700 + 1] end
+  local got = lines(T.from_columns({ x = vals }):to_json() .. "\n")
+  for r = 1, 3000 do
+    local one = T.from_columns({ x = { vals[r] } }):to_json():match('"x":([^}]+)}')
+    lu.assertEquals(got[r + 1]:match('"x":([^}]+)}'), one, "row " .. r)
+  end
+  lu.assertEquals(got[2]:match('"x":([^}]+)}'), T.from_columns({ x = { distinct[38] } }):to_json():match('"x":([^}]+)}'))
 end
 
 function TestWrite:test_write_files()

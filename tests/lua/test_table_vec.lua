@@ -96,6 +96,69 @@ function TestArith:test_unary()
   check_vec(x:min_with(t:col("y")), function(r) return r.x and r.y and math.min(r.x, r.y) end, "number")
 end
 
+function TestArith:test_fill()
+  local t = tbl()
+  local i, j, x, y = t:col("i"), t:col("j"), t:col("x"), t:col("y")
+  -- independent: the plain Lua `a or b` per row
+  check_vec(i:fill(j), function(r) if r.i ~= nil then return r.i end return r.j end, "integer")
+  check_vec(i:fill(7), function(r) if r.i ~= nil then return r.i end return 7 end, "integer")
+  check_vec(x:fill(y), function(r) if r.x ~= nil then return r.x end return r.y end, "number")
+  check_vec(i:fill(y), function(r) if r.i ~= nil then return r.i end return r.y end, "number")
+  check_vec(x:fill(0.25), function(r) if r.x ~= nil then return r.x end return 0.25 end, "number")
+  -- the smallest present value of two columns (missing only where both are)
+  check_vec(x:fill(y):min_with(y:fill(x)), function(r)
+    if r.x and r.y then return math.min(r.x, r.y) end
+    if r.x ~= nil then return r.x end
+    return r.y
+  end, "number")
+  -- by hand
+  local h = T.from_rows({ { a = 1 }, { b = 5 }, { a = 3, b = 4 }, {} }, { "a", "b" })
+  lu.assertEquals(h:col("a"):fill(h:col("b")):to_lua(), { 1, 5, 3, nil })
+  lu.assertEquals(h:col("a"):fill(0):to_lua(), { 1, 0, 3, 0 })
+  -- the examples of docs/table.md
+  local L = T.from_rows({
+    { k = "gemm", d = 100, u = 0.5 }, { k = "relu", d = 10, u = 0.25 }, { k = "gemm", d = 300, u = 0.75 },
+    { k = "copy", d = 40 }, { k = "relu", d = 30, u = 0.125 },
+  }, { "k", "d", "u" }, "launches")
+  local d, u = L:col("d"), L:col("u")
+  lu.assertEquals(u:fill(0):to_lua(), { 0.5, 0.25, 0.75, 0, 0.125 })
+  lu.assertEquals(u:fill(0):type(), "number")
+  lu.assertEquals(d:keep(d:gt(50)):fill(d * 2):to_lua(), { 100, 20, 300, 80, 60 })
+  lu.assertEquals((d // 40):to_lua(), { 2, 0, 7, 1, 0 })
+  lu.assertEquals((d % 40):to_lua(), { 20, 10, 20, 0, 30 })
+  lu.assertEquals((d / 40):ceil():to_lua(), { 3, 1, 8, 1, 1 })
+  lu.assertErrorMsgContains("fill: arithmetic on strings", function() return t:col("s"):fill("x") end)
+end
+
+function TestArith:test_idiv_mod_floor_ceil()
+  local t = tbl()
+  local i, j, x, y = t:col("i"), t:col("j"), t:col("x"), t:col("y")
+  -- independent: Lua's own // and % and math.floor / math.ceil per row
+  -- (an integer division by zero is missing; Lua would raise)
+  local function op(f) return function(a, b) if a == nil or b == nil then return nil end return f(a, b) end end
+  local idiv = op(function(a, b) if math.type(a) == "integer" and math.type(b) == "integer" and b == 0 then return nil end return a // b end)
+  local mod = op(function(a, b) if math.type(a) == "integer" and math.type(b) == "integer" and b == 0 then return nil end return a % b end)
+  check_vec(i // j, function(r) return idiv(r.i, r.j) end, "integer")
+  check_vec(i % j, function(r) return mod(r.i, r.j) end, "integer")
+  check_vec(i // 7, function(r) return idiv(r.i, 7) end, "integer")
+  check_vec(i % -7, function(r) return mod(r.i, -7) end, "integer")
+  check_vec(x // y, function(r) return idiv(r.x, r.y) end, "number")
+  check_vec(x % y, function(r) return mod(r.x, r.y) end, "number")
+  check_vec(x % -3, function(r) return mod(r.x, -3) end, "number")
+  check_vec(1000 // j, function(r) return idiv(1000, r.j) end, "integer")
+  check_vec(x:floor(), function(r) return r.x and math.floor(r.x) end, "integer")
+  check_vec(x:ceil(), function(r) return r.x and math.ceil(r.x) end, "integer")
+  check_vec(i:floor(), function(r) return r.i end, "integer")
+  -- by hand: Lua's signs (the remainder takes the divisor's)
+  local h = T.from_rows({ { a = 7, b = 2 }, { a = -7, b = 2 }, { a = 7, b = -2 }, { a = 5, b = 0 } }, { "a", "b" })
+  lu.assertEquals((h:col("a") // h:col("b")):to_lua(), { 3, -4, -4, nil })
+  lu.assertEquals((h:col("a") % h:col("b")):to_lua(), { 1, 1, -1, nil })
+  local f = T.from_rows({ { v = 2.5 }, { v = -2.5 }, { v = 1e300 } }, { "v" })
+  lu.assertEquals(f:col("v"):floor():to_lua(), { 2.0, -3.0, 1e300 })   -- 1e300 does not fit: a number column
+  lu.assertEquals(f:col("v"):floor():type(), "number")
+  lu.assertErrorMsgContains("floor: expected numbers", function() return t:col("s"):floor() end)
+end
+
 function TestArith:test_integer_overflow_becomes_number()
   local t = T.from_rows({ { a = math.maxinteger }, { a = 1 } }, { "a" })
   local c = t:col("a") + 1
@@ -304,6 +367,30 @@ function TestAgg:test_wmean_last_ids_where()
   lu.assertEquals(h:group_by("k"):agg { w = "wmean(u, d)" }:row(1).w, 0.6875)
   lu.assertErrorMsgContains("agg 'w': wmean needs a weight column", function() return h:group_by("k"):agg { { "w", "wmean", "u" } } end)
   lu.assertErrorMsgContains("agg 'n': expected a boolean column (a mask)", function() return h:group_by("k"):agg { { "n", "count", where = h:col("d") } } end)
+end
+
+function TestAgg:test_first_row()
+  local t = tbl()
+  local mask = t:col("x"):gt(0)
+  local g = t:group_by("s", "b"):agg { { "r", "first_row" }, { "pr", "first_row", where = mask } }
+  -- independent: one pass in Lua, groups in order of first appearance
+  local want, order = {}, {}
+  for r, row in ipairs(ROWS) do
+    local k = tostring(row.s) .. "|" .. tostring(row.b)
+    if not want[k] then want[k] = { first = r }; order[#order + 1] = k end
+    if row.x and row.x > 0 and not want[k].pos then want[k].pos = r end
+  end
+  lu.assertEquals(g:nrows(), #order)
+  lu.assertEquals(g:col("r"):type(), "integer")
+  for gi, k in ipairs(order) do
+    lu.assertEquals(g:get(gi, "r"), want[k].first)
+    lu.assertEquals(g:get(gi, "pr"), want[k].pos)
+  end
+  -- by hand: k = a a b a, v = 1 5 2 7; first_row: a 1, b 3; where v > 3: a 2, b missing
+  local h = T.from_rows({ { k = "a", v = 1 }, { k = "a", v = 5 }, { k = "b", v = 2 }, { k = "a", v = 7 } }, { "k", "v" })
+  local hg = h:group_by("k"):agg { { "r", "first_row" }, { "big", "first_row", where = h:col("v"):gt(3) } }
+  lu.assertEquals(hg:col("r"):to_lua(), { 1, 3 })
+  lu.assertEquals(hg:col("big"):to_lua(), { 2, nil })
 end
 
 function TestAgg:test_masked_reductions()
