@@ -6,6 +6,7 @@
 ** the work runs in src/core/table_vec.c.  Documented in docs/table.md.
 */
 #include "lbind.h"
+#include "quantile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -461,11 +462,44 @@ static int col_present(lua_State *L) {
   return 1;
 }
 
+/* c:nth(k): the k-th smallest (1-based) of the values that are not
+** missing, by O(n) selection; nil when there are fewer than k.  Integer
+** columns give exact integers.  (launch-latency's figure marks the median
+** and p99 launch delay as order statistics.)
+** [C k] -> [C k ... buf v] */
+static int col_nth(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  lua_Integer k = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, k >= 1, 2, "k must be 1 or more");
+  pl_type ty = c->t->cols[c->col]->type;
+  if (ty != PL_INT && ty != PL_NUM)
+    return luaL_error(L, "nth: column '%s' holds %s, not numbers", colname(c), pl_type_name(ty));
+  size_t n = c->t->nrows, m = 0;
+  if (ty == PL_INT) {
+    int64_t *x = lua_newuserdatauv(L, (n ? n : 1) * sizeof *x, 0);
+    for (size_t i = 0; i < n; i++) if (!pl_cell_missing(c->t, c->col, i)) x[m++] = pl_cell_int(c->t, c->col, i);
+    if ((size_t)k > m) lua_pushnil(L);
+    else lua_pushinteger(L, (lua_Integer)pl_select_kth_i64(x, m, (size_t)k - 1));
+  } else {
+    double *x = lua_newuserdatauv(L, (n ? n : 1) * sizeof *x, 0);
+    for (size_t i = 0; i < n; i++) if (!pl_cell_missing(c->t, c->col, i)) x[m++] = pl_cell_num(c->t, c->col, i);
+    if ((size_t)k > m) lua_pushnil(L);
+    else lua_pushnumber(L, pl_select_kth(x, m, (size_t)k - 1));
+  }
+  return 1;
+}
+
 static const luaL_Reg col_fns[] = {
   {"abs", col_abs}, {"clip", col_clip}, {"min_with", col_min_with}, {"max_with", col_max_with},
   {"eq", col_eq}, {"ne", col_ne}, {"lt", col_lt}, {"le", col_le}, {"gt", col_gt}, {"ge", col_ge},
   {"between", col_between}, {"isin", col_isin}, {"match", col_match}, {"map", col_map}, {"keep", col_keep},
   {"present", col_present},
+  {NULL, NULL}
+};
+
+/* column calls added for issue 17's timeline recipes (kept apart: merges) */
+static const luaL_Reg col_fns_tl[] = {
+  {"nth", col_nth},
   {NULL, NULL}
 };
 
@@ -486,5 +520,6 @@ void pl_l_column_register(lua_State *L, int tbl_methods, int col_methods, int co
   col_meta = lua_absindex(L, col_meta);
   lua_pushvalue(L, tbl_methods); luaL_setfuncs(L, tbl_fns, 0); lua_pop(L, 1);
   lua_pushvalue(L, col_methods); luaL_setfuncs(L, col_fns, 0); lua_pop(L, 1);
+  lua_pushvalue(L, col_methods); luaL_setfuncs(L, col_fns_tl, 0); lua_pop(L, 1);
   lua_pushvalue(L, col_meta); luaL_setfuncs(L, col_metas, 0); lua_pop(L, 1);
 }

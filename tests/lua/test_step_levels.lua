@@ -1,0 +1,112 @@
+-- test_step_levels.lua -- perflab.intervals.step_levels (a counter's level
+-- from +/- steps, launch-latency's queue) against a Lua walk written here
+-- over the same random steps, and Column:nth against a sort.
+local lu = require "luaunit"
+local perflab = require "perflab"
+local I = perflab.intervals
+local T = perflab.table
+
+TestStepLevels = {}
+
+function TestStepLevels:test_hand_example()
+  -- levels 1, 2, 1, 2, 1, 0; area 1*2 + 2*1 + 2*2 + 1*1 = 9 over [0, 6]
+  local r = I.step_levels({ 0, 2, 3, 3, 5, 6 }, { 1, 1, -1, 1, -1, -1 }, { windows = 3 })
+  lu.assertEquals({ r.max, r.at, r.area, r.mean, r.lo, r.hi }, { 2, 2, 9, 1.5, 0, 6 })
+  lu.assertEquals(r.window_start, { 0, 2, 4 })
+  lu.assertEquals(r.window_max, { 1, 2, 2 })
+  -- the same steps as columns, shuffled, with a row missing a delta (left out)
+  local t = T.from_rows({ { t = 6, d = -1 }, { t = 3, d = 1 }, { t = 9 }, { t = 0, d = 1 }, { t = 5, d = -1 },
+                          { t = 3, d = -1 }, { t = 2, d = 1 } }, { "t", "d" })
+  local c = I.step_levels(t:col("t"), t:col("d"), { windows = 3 })
+  lu.assertEquals({ c.max, c.at, c.area, c.mean }, { 2, 2, 9, 1.5 })
+  lu.assertEquals(c.window_max, { 1, 2, 2 })
+  -- one instant: mean 0 (an integer, as hi > lo and a / b or 0 gives)
+  local one = I.step_levels({ 4, 4 }, { 1, 1 })
+  lu.assertEquals({ one.max, one.at, one.area }, { 2, 4, 0 })
+  lu.assertEquals(math.type(one.mean), "integer")
+  lu.assertNil(I.step_levels({}, {}))
+  lu.assertErrorMsgContains("2 times and 1 deltas", I.step_levels, { 1, 2 }, { 1 })
+  lu.assertErrorMsgContains("windows must be", I.step_levels, { 1 }, { 1 }, { windows = 0 })
+end
+
+-- the walk launch-latency did in Lua before step_levels
+local function walk(ts, ds, windows)
+  local idx = {}
+  for i = 1, #ts do idx[i] = i end
+  table.sort(idx, function(a, b)
+    if ts[a] ~= ts[b] then return ts[a] < ts[b] end
+    if ds[a] ~= ds[b] then return ds[a] < ds[b] end
+    return a < b
+  end)
+  local t, d = {}, {}
+  for k, i in ipairs(idx) do t[k], d[k] = ts[i], ds[i] end
+  local n, lo, hi = #t, t[1], t[#t]
+  local span = hi - lo
+  local function wstart(k) return lo + (span * (k - 1)) // windows end
+  local q, qmax, at, area, w = 0, 0, lo, 0, {}
+  for i = 1, n do
+    if i > 1 then area = area + q * (t[i] - t[i - 1]) end
+    q = q + d[i]
+    if q > qmax then qmax, at = q, t[i] end
+    local k = 1
+    if span > 0 then
+      k = math.min(windows, ((t[i] - lo) * windows) // span + 1)
+      while k > 1 and t[i] < wstart(k) do k = k - 1 end
+      while k < windows and t[i] >= wstart(k + 1) do k = k + 1 end
+    end
+    if not w[k] or q > w[k] then w[k] = q end
+  end
+  local level, j, starts, maxes = 0, 1, {}, {}
+  for k = 1, windows do
+    starts[k] = wstart(k)
+    while j <= n and t[j] < starts[k] do level = level + d[j]; j = j + 1 end
+    maxes[k] = (not w[k] or level > w[k]) and level or w[k]
+  end
+  return { max = qmax, at = at, area = area, starts = starts, maxes = maxes,
+           mean = hi > lo and area / (hi - lo) or 0 }
+end
+
+function TestStepLevels:test_random_against_walk()
+  math.randomseed(11)
+  for round = 1, 200 do
+    local n, windows = math.random(1, 40), math.random(1, 12)
+    local base = round % 2 == 0 and 1700000000000000000 or 0   -- epoch nanoseconds stay exact
+    local ts, ds = {}, {}
+    for i = 1, n do
+      ts[i] = base + math.random(0, round % 3 == 0 and 2 or 500)   -- some rounds crowd a few instants
+      ds[i] = math.random(-2, 2)
+    end
+    local want = walk(ts, ds, windows)
+    local got = I.step_levels(ts, ds, { windows = windows })
+    lu.assertEquals({ got.max, got.at, got.area, got.mean }, { want.max, want.at, want.area, want.mean })
+    lu.assertEquals(got.window_start, want.starts)
+    lu.assertEquals(got.window_max, want.maxes)
+  end
+end
+
+function TestStepLevels:test_nth()
+  local t = T.from_rows({ { d = 100, u = 0.5 }, { d = 10, u = 0.25 }, { d = 300, u = 0.75 }, { d = 40 }, { d = 30, u = 0.125 } },
+    { "d", "u" })
+  local d = t:col("d")
+  lu.assertEquals({ d:nth(1), d:nth(4) }, { 10, 100 })
+  lu.assertNil(d:nth(6))
+  lu.assertEquals(t:col("u"):nth(4), 0.75)
+  lu.assertNil(t:col("u"):nth(5))                     -- one value is missing
+  lu.assertEquals(math.type(d:nth(2)), "integer")
+  -- exact beyond 2^53
+  local big = T.from_rows({ { x = (1 << 60) + 3 }, { x = (1 << 60) + 1 }, { x = (1 << 60) + 2 } }, { "x" }):col("x")
+  lu.assertEquals(big:nth(2), (1 << 60) + 2)
+  lu.assertErrorMsgContains("k must be 1 or more", d.nth, d, 0)
+  lu.assertErrorMsgContains("holds string", function() return T.from_rows({ { s = "a" } }):col("s"):nth(1) end)
+  -- random columns against a sort
+  math.randomseed(3)
+  for _ = 1, 50 do
+    local vals, n = {}, math.random(1, 200)
+    for i = 1, n do vals[i] = math.random(-50, 50) end
+    local c = T.from_columns({ v = vals }, { "v" }):col("v")
+    table.sort(vals)
+    for _ = 1, 5 do local k = math.random(1, n); lu.assertEquals(c:nth(k), vals[k]) end
+  end
+end
+
+os.exit(lu.LuaUnit.run())
