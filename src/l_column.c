@@ -7,6 +7,7 @@
 */
 #include "lbind.h"
 #include "quantile.h"
+#include "table_scan.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -498,8 +499,12 @@ static const luaL_Reg col_fns[] = {
 };
 
 /* column calls added for issue 17's timeline recipes (kept apart: merges) */
+/* c:cummax(): the running maximum (missing until the first value).
+** [C] -> [C name R] */
+static int col_cummax(lua_State *L) { return unary(L, "cummax(%s)", pl_vec_cummax); }
+
 static const luaL_Reg col_fns_tl[] = {
-  {"nth", col_nth},
+  {"nth", col_nth}, {"cummax", col_cummax},
   {NULL, NULL}
 };
 

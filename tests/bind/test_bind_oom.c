@@ -120,6 +120,7 @@ static const bcase cases[] = {
   {"Column:quantile", "local q = t0:col('x'):quantile({0.25, 0.5}); return t0:col('x'):quantile(0.9), q[1], q[2]"},
   {"Column:abs", "return (t0:col('v') - 2):abs():sum()"},
   {"Column:clip", "return t0:col('x'):clip(1, 2):sum()"},
+  {"Column:cummax", "return t0:col('v'):cummax():sum(), t0:col('x'):cummax():max()"},
   {"Column:nth", "return t0:col('x'):nth(2), t0:col('v'):nth(3), t0:col('v'):nth(4)"},
   {"Column:min_with", "return t0:col('x'):min_with(1):sum(), t0:col('v'):min_with(t0:col('x')):sum()"},
   {"Column:max_with", "return t0:col('x'):max_with(1):sum()"},

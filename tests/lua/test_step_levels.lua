@@ -109,4 +109,28 @@ function TestStepLevels:test_nth()
   end
 end
 
+function TestStepLevels:test_cummax()
+  local t = T.from_rows({ { d = 3, u = 0.5 }, { d = 1 }, { u = 0.25 }, { d = 7, u = 2.5 }, { d = 5, u = -1.0 } }, { "d", "u" })
+  lu.assertEquals(t:col("d"):cummax():to_lua(), { 3, 3, 3, 7, 7 })     -- a missing value carries the maximum
+  lu.assertEquals(t:col("d"):cummax():type(), "integer")
+  local u = t:col("u"):cummax():to_lua()
+  lu.assertEquals(u, { 0.5, 0.5, 0.5, 2.5, 2.5 })     -- row 2's u is missing: 0.5 carries
+  local m = T.from_rows({ { x = 1 }, { x = 4 } }, { "x" }):col("x")
+  lu.assertEquals((-m):cummax():to_lua(), { -1, -1 })
+  -- missing until the first value
+  local lead = T.from_rows({ { y = "a" }, { x = 2, y = "b" } }, { "x", "y" }):col("x"):cummax():to_lua()
+  lu.assertNil(lead[1]); lu.assertEquals(lead[2], 2)
+  -- exact beyond 2^53
+  local big = T.from_rows({ { x = (1 << 60) + 1 }, { x = (1 << 60) }, { x = (1 << 60) + 3 } }, { "x" }):col("x")
+  lu.assertEquals(big:cummax():to_lua(), { (1 << 60) + 1, (1 << 60) + 1, (1 << 60) + 3 })
+  lu.assertErrorMsgContains("holds string", function() return T.from_rows({ { s = "a" } }):col("s"):cummax() end)
+  -- random columns against a Lua running maximum
+  math.randomseed(9)
+  for _ = 1, 30 do
+    local vals, n, want, m2 = {}, math.random(1, 100), {}, nil
+    for i = 1, n do vals[i] = math.random(-1000, 1000); m2 = m2 and math.max(m2, vals[i]) or vals[i]; want[i] = m2 end
+    lu.assertEquals(T.from_columns({ v = vals }, { "v" }):col("v"):cummax():to_lua(), want)
+  end
+end
+
 os.exit(lu.LuaUnit.run())
