@@ -503,8 +503,46 @@ static const luaL_Reg col_fns[] = {
 ** [C] -> [C name R] */
 static int col_cummax(lua_State *L) { return unary(L, "cummax(%s)", pl_vec_cummax); }
 
+/* c:cumsum(): the running sum.
+** [C] -> [C name R] */
+static int col_cumsum(lua_State *L) { return unary(L, "cumsum(%s)", pl_vec_cumsum); }
+
+/* c:at(rows): the values of c at those rows (an integer column of 1-based
+** row numbers of c's table), missing where a row number is missing.
+** [C I] -> [C I name R] */
+static int col_at(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  pl_lcolumn *ix = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
+  if (ix == NULL) return luaL_error(L, "at: expected an integer column of row numbers, got %s", luaL_typename(L, 2));
+  const char *name = lua_pushfstring(L, "at(%s)", colname(c));
+  pl_err e;
+  pl_err_clear(&e);
+  size_t bad = 0;
+  pl_table *r = pl_vec_at(name, c->t, c->col, ix->t, ix->col, &bad, &e);
+  if (r == NULL) return luaL_error(L, "%s", e.msg);
+  push_result(L, r);
+  return 1;
+}
+
+/* c:coalesce(x): c where it is not missing, else x (a column of the same
+** length or a number, string or boolean).
+** [C x] -> [C x ... R] */
+static int col_coalesce(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  luaL_argcheck(L, !lua_isnoneornil(L, 2), 2, "a column or a value expected");
+  pl_operand b;
+  to_operand(L, 2, &b);
+  const char *name = lua_pushfstring(L, "coalesce(%s)", colname(c));
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_vec_coalesce(name, c->t, c->col, &b, &e);
+  if (r == NULL) return luaL_error(L, "%s", e.msg);
+  push_result(L, r);
+  return 1;
+}
+
 static const luaL_Reg col_fns_tl[] = {
-  {"nth", col_nth}, {"cummax", col_cummax},
+  {"nth", col_nth}, {"cummax", col_cummax}, {"cumsum", col_cumsum}, {"at", col_at}, {"coalesce", col_coalesce},
   {NULL, NULL}
 };
 

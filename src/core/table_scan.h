@@ -13,4 +13,23 @@
 ** columns.  A one-column table `name`. */
 pl_table *pl_vec_cummax(const char *name, const pl_table *t, int col, pl_err *err);
 
+/* Running sum: row i is the sum of the values of rows 1..i that are not
+** missing (0 before the first one).  Integer columns stay integer while
+** the sum fits int64 (past it the whole column becomes doubles); numbers
+** are summed left to right.  NULL + err for strings and booleans. */
+pl_table *pl_vec_cumsum(const char *name, const pl_table *t, int col, pl_err *err);
+
+/* Gather: row i is column col of t at row idx[i] (1-based row numbers in
+** the integer column ic of it), missing where idx[i] is missing.  The
+** result has it's length and t's type (strings share t's pool).  NULL +
+** err when a row number is out of range (*bad = its position). */
+pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table *it, int ic,
+                    size_t *bad, pl_err *err);
+
+/* Coalesce: column col of t where it is not missing, else b (a column of
+** t's length or a scalar; a missing scalar changes nothing).  The types
+** must agree (integer and number mix as numbers); strings of another pool
+** are interned into the result's.  NULL + err on a mismatch. */
+pl_table *pl_vec_coalesce(const char *name, const pl_table *t, int col, const pl_operand *b, pl_err *err);
+
 #endif

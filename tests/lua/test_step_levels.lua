@@ -133,4 +133,51 @@ function TestStepLevels:test_cummax()
   end
 end
 
+function TestStepLevels:test_cumsum_at_coalesce()
+  local t = T.from_rows({ { a = 3, s = "x" }, { s = "y" }, { a = -1 }, { a = 5, s = "x" } }, { "a", "s" }, "t")
+  lu.assertEquals(t:col("a"):cumsum():to_lua(), { 3, 3, 2, 7 })          -- a missing value adds nothing
+  lu.assertEquals(t:col("a"):cumsum():type(), "integer")
+  local f = T.from_rows({ { x = 0.5 }, { x = 0.25 }, { x = 1.0 } }, { "x" }):col("x"):cumsum():to_lua()
+  lu.assertEquals(f, { 0.5, 0.75, 1.75 })
+  -- leaving int64: the column becomes numbers
+  local big = T.from_rows({ { x = math.maxinteger }, { x = 1 } }, { "x" }):col("x"):cumsum()
+  lu.assertEquals(big:type(), "number")
+  lu.assertEquals(big:to_lua()[2], math.maxinteger + 1.0)
+  -- at: gather by row numbers, missing where the row number is
+  local rows = T.from_rows({ { r = 4 }, {}, { r = 1 }, { r = 4 } }, { "r" }):col("r")
+  local s = t:col("s"):at(rows):to_lua()
+  lu.assertEquals({ s[1], s[2], s[3], s[4] }, { "x", nil, "x", "x" })
+  lu.assertEquals(t:col("a"):at(rows):to_lua()[1], 5)
+  lu.assertErrorMsgContains("row 9 out of range (table 't' has 4 rows)", function()
+    return t:col("a"):at(T.from_rows({ { r = 9 } }, { "r" }):col("r")) end)
+  lu.assertErrorMsgContains("expected an integer column", function() return t:col("a"):at(t:col("s")) end)
+  -- coalesce: the column where present, else the other
+  local a = t:col("a"):coalesce(0):to_lua()
+  lu.assertEquals(a, { 3, 0, -1, 5 })
+  lu.assertEquals(t:col("s"):coalesce("z"):to_lua(), { "x", "y", "z", "x" })
+  local o = T.from_rows({ { s = "p" }, { s = "q" }, { s = "r" }, {} }, { "s" })   -- another table's strings
+  lu.assertEquals(t:col("s"):coalesce(o:col("s")):to_lua(), { "x", "y", "r", "x" })
+  lu.assertEquals(t:col("a"):coalesce(0.5):type(), "number")
+  lu.assertErrorMsgContains("coalesce: column 'a' holds integer, the other string", function() return t:col("a"):coalesce("z") end)
+  lu.assertErrorMsgContains("different lengths", function() return t:col("a"):coalesce(T.from_rows({ { a = 1 } }):col("a")) end)
+  -- random: gather and coalesce against Lua loops
+  math.randomseed(13)
+  for _ = 1, 30 do
+    local n, vals, idx, alt = math.random(1, 60), {}, {}, {}
+    for i = 1, n do
+      vals[i] = math.random(1, 4) > 1 and math.random(-9, 9) or nil
+      idx[i] = math.random(1, 5) > 1 and math.random(1, n) or nil
+      alt[i] = math.random(100, 200)
+    end
+    local len = { __len = function() return n end }
+    tt = T.from_columns({ alt = alt }, { "alt" }):add_column("v", setmetatable(vals, len), "integer")
+      :add_column("i", setmetatable(idx, len), "integer")
+    local got, co = tt:col("v"):at(tt:col("i")):to_lua(), tt:col("v"):coalesce(tt:col("alt")):to_lua()
+    for i = 1, n do
+      lu.assertEquals(got[i], idx[i] and vals[idx[i]] or nil)
+      lu.assertEquals(co[i], vals[i] or alt[i])
+    end
+  end
+end
+
 os.exit(lu.LuaUnit.run())
