@@ -87,15 +87,12 @@ local function const(t, v)
 end
 
 --- Column `name` of t with its missing values as v (a constant column where
--- t has no such column); a Lua pass only over a column that has holes.
+-- t has no such column): Column:coalesce in the engine.
 function M.filled(t, name, v)
   if not t:has(name) then return const(t, v) end
   local c = t:col(name)
-  local n = #c
-  if c:count() == n then return c end
-  local a = c:to_lua()
-  for i = 1, n do if a[i] == nil then a[i] = v end end
-  return t:select(name):add_column("_filled", setmetatable(a, { __len = function() return n end }), c:type()):col("_filled")
+  if c:count() == #c then return c end
+  return c:coalesce(v)
 end
 
 -- the first runtime call of each correlation (or (pid, correlation)): its
