@@ -35,9 +35,9 @@ local I = perflab.intervals
 local D = require "perflab.timeline_data"
 local ranks = require "perflab.ranks"
 
+-- (each quantile by selection, not a sort of the column: the same values)
 local function quantiles(c)
-  local q = c:quantile({ 0.5, 0.9, 0.99 })
-  return { mean = c:mean(), p50 = q[1], p90 = q[2], p99 = q[3], max = c:max() }
+  return { mean = c:mean(), p50 = c:quantile(0.5), p90 = c:quantile(0.9), p99 = c:quantile(0.99), max = c:max() }
 end
 
 local is_comm = require("perflab.comm").is_kernel
@@ -97,13 +97,14 @@ return {
       launched = launched:with("delay_ns", delay)
         :with("runtime_ns", launched:col("rt_end_ns") - launched:col("rt_start_ns"))
       local outlier = delay:gt(opts.launch_delay_outlier_ns)
-      -- per stream delay distribution
-      for _, g in ipairs(IV.by_stream(launched)) do
-        local d = g.ops:col("delay_ns")
-        local q = quantiles(d)
-        ld_rows[#ld_rows + 1] = { device = g.device, stream = g.stream, launches = #d, mean_ns = q.mean, p50_ns = q.p50,
-                                  p90_ns = q.p90, p99_ns = q.p99, max_ns = q.max,
-                                  outliers = d:count { where = d:gt(opts.launch_delay_outlier_ns) } }
+      -- per stream delay distribution: one group-by (quantiles by selection
+      -- per stream), the mean per stream as the column's mean under a mask
+      local per = launched:group_by("device", "stream"):agg { { "launches", "count" },
+        { "p50_ns", "quantile", "delay_ns", 0.5 }, { "p90_ns", "quantile", "delay_ns", 0.9 },
+        { "p99_ns", "quantile", "delay_ns", 0.99 }, { "max_ns", "max", "delay_ns" }, { "outliers", "count", where = outlier } }
+      for _, g in per:sort_by("device", "stream"):rows() do
+        g.mean_ns = delay:mean { where = launched:col("device"):eq(g.device) & launched:col("stream"):eq(g.stream) }
+        ld_rows[#ld_rows + 1] = g
       end
       local nlaunch = launched:nrows()
       perflab.figures.launch_delay(report, delay, opts.launch_delay_outlier_ns, p.source,
@@ -128,7 +129,9 @@ return {
           p.source, unmatched))
       end
       -- worst launches: longest delay first, then earliest start, then device_ops order
-      local worst = launched:take(launched:order("-delay_ns", "start_ns")):head(opts.top)
+      -- (launched is in start order, ties in device_ops order: top keeps
+      -- that order among equal delays, a top-k instead of a sort)
+      local worst = opts.top > 0 and launched:top(opts.top, "delay_ns") or launched:head(0)
       for _, o in worst:rows() do
         out_rows[#out_rows + 1] = { kernel = o.name, device = o.device, stream = o.stream, delay_ns = o.delay_ns,
                                     runtime = o.rt_name, runtime_ns = o.runtime_ns, start_ns = o.start_ns,
