@@ -229,18 +229,17 @@ local function ncu_metrics(p, k, kid)
     local rate = t:col("base_unit"):eq("byte/s")
     parts = { { t:filter(~rate), "" }, { t:filter(rate), "@byte/s" } }
   end
-  local q = k:select(k:columns()[1]):with("_kid", kid)
   for _, part in ipairs(parts) do
     local pt, suffix = part[1], part[2]
     if pt:nrows() > 0 then
       local w = pt:pivot { index = "kernel_id", columns = "metric", values = "value" }
-      local j
+      local at                                           -- each launch's row of w
       for _, name in ipairs(NCU_READ) do
         local base = suffix == "" and not name:find("@", 1, true) and name
           or (suffix ~= "" and name:sub(-#suffix) == suffix and name:sub(1, -#suffix - 1))
         if base and w:has(base) then
-          j = j or q:join(w, { on = { { "_kid", "kernel_id" } }, how = "left" })   -- w: one row per kernel
-          cols[name] = j:col(base)
+          at = at or w:col("kernel_id"):index_of(kid)
+          cols[name] = w:col(base):at(at)
         end
       end
     end
@@ -338,14 +337,16 @@ local function work_columns(p, k, opts, is_summary)
   if kin and p.tables.kernels then
     local e = IV.launch_link_columns(p)
     if e then
-      local q = k:select(k:columns()[1]):with("_e", e):with("_dur", col("duration_ns") and k:col("duration_ns"):coalesce(0) or const(k, 0))
-      q = q:join(kin, { on = { { "_e", "external_id" } }, how = "left" })
-      local has = q:col("w_how"):present()
+      local dur = col("duration_ns") and k:col("duration_ns"):coalesce(0) or const(k, 0)
+      local ki = kin:col("external_id"):index_of(e)       -- each launch's row of kin
+      local has = ki:present()
+      local q = k:select(k:columns()[1]):with("_e", e):with("_dur", dur)
       local ext = q:group_by("_e"):agg { { "_ext_ns", "sum", "_dur", where = has } }
-      local ext_ns = q:select("_e"):join(ext, { on = "_e", how = "left" }):col("_ext_ns")
-      local share = (q:col("_dur") / ext_ns):keep(ext_ns:gt(0)):coalesce(1)
-      claim(has, q:col("w_flops") * share, q:col("w_bytes") * share, q:col("w_precision"), nil)
-      local wh = q:col("w_how"):keep(has)
+      local ext_ns = ext:col("_ext_ns"):at(ext:col("_e"):index_of(e))
+      local share = (dur / ext_ns):keep(ext_ns:gt(0)):coalesce(1)
+      local function w(c) return kin:col(c):at(ki) end
+      claim(has, w("w_flops") * share, w("w_bytes") * share, w("w_precision"), nil)
+      local wh = w("w_how"):keep(has)
       if wh:count() > 0 then how = how and how:coalesce(wh) or wh end
     end
   end

@@ -541,8 +541,25 @@ static int col_coalesce(lua_State *L) {
   return 1;
 }
 
+/* c:index_of(values): for each value of the column `values`, the 1-based
+** row of c's first equal value, missing where there is none.
+** [C V] -> [C V name R] */
+static int col_index_of(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  pl_lcolumn *v = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
+  if (v == NULL) return luaL_error(L, "index_of: expected a column of values, got %s", luaL_typename(L, 2));
+  const char *name = lua_pushfstring(L, "index_of(%s)", colname(c));
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_vec_index_of(name, c->t, c->col, v->t, v->col, &e);
+  if (r == NULL) return luaL_error(L, "%s", e.msg);
+  push_result(L, r);
+  return 1;
+}
+
 static const luaL_Reg col_fns_tl[] = {
   {"nth", col_nth}, {"cummax", col_cummax}, {"cumsum", col_cumsum}, {"at", col_at}, {"coalesce", col_coalesce},
+  {"index_of", col_index_of},
   {NULL, NULL}
 };
 

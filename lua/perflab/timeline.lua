@@ -199,25 +199,17 @@ function M.launch_links(p)
   return id:to_lua(), name:to_lua(), link:to_lua()
 end
 
--- the row numbers 1..n of t as an integer column
-local function rownum(t)
-  return t:col(t:columns()[1]):present():map(function() return 1 end):cumsum()
-end
-
 -- for each value of column qkey of q: the first row of t whose column tkey
--- holds it (an integer column of q's length, missing where none does): a
--- group-by and a left join in the engine
+-- holds it (an integer column of q's length, missing where none does):
+-- one hash pass in the engine (Column:index_of)
 local function first_rows(t, tkey, q, qkey)
-  local r = t:select(tkey):with("_row", rownum(t))
-  local f = r:filter(r:col(tkey):present()):group_by(tkey):agg { { "_first", "min", "_row" } }
-  local on = qkey == tkey and tkey or { { qkey, tkey } }
-  return q:select(qkey):join(f, { on = on, how = "left" }):col("_first")
+  return t:col(tkey):index_of(q:col(qkey))
 end
 
 --- The launch links as columns of the kernels table's length: launch_op_id,
 -- launch_op_name, launch_op_link (the rules above), or nothing when no
 -- kernel can have a link (no cpu ops, or ops without External ids).  The
--- engine does the work: first rows by key (group-by and join), gathers
+-- engine does the work: first rows by key (Column:index_of), gathers
 -- (Column:at), masks, and perflab.intervals.innermost for the time rule.
 function M.launch_link_columns(p)
   local k = p.tables.kernels
@@ -253,7 +245,7 @@ function M.launch_link_columns(p)
   end
   local j
   if k:has("external_id") then j = by_id(k, "external_id") end
-  if e2 then
+  if e2 and not (j and j:count() == k:nrows()) then      -- (every kernel linked already: nothing to add)
     local q = k:select(k:columns()[1]):with("_e", e2)
     local j2 = by_id(q, "_e")
     j = j and j:coalesce(j2) or j2

@@ -3,7 +3,11 @@
 */
 #include "table_scan.h"
 
+#include "pl_util.h"
+
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 pl_table *pl_vec_cummax(const char *name, const pl_table *t, int col, pl_err *err) {
   const pl_column *s = t->cols[col];
@@ -161,4 +165,97 @@ pl_table *pl_vec_coalesce(const char *name, const pl_table *t, int col, const pl
     }
   }
   return r;
+}
+
+/* ---- index_of ---------------------------------------------------------- */
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+static uint64_t bytes_hash(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ULL; }
+  return mix64(h);
+}
+
+/* the kind of key a value is read as: 0 integer (int64), 1 number, 2 string */
+typedef struct ikey { int kind; int64_t i; double d; const char *s; size_t n; } ikey;
+
+static int read_key(const pl_table *t, int col, size_t r, int kind, ikey *k) {
+  const pl_column *c = t->cols[col];
+  k->kind = kind;
+  if (kind == 0 && c->type == PL_INT) { k->i = c->v.i64[r]; return k->i != PL_INT_NA; }   /* the common case, inline */
+  if (pl_cell_missing(t, col, r)) return 0;
+  if (kind == 0) k->i = pl_cell_int(t, col, r);
+  else if (kind == 1) { k->d = pl_cell_num(t, col, r); if (k->d == 0) k->d = 0; }   /* -0 is 0 */
+  else k->s = pl_pool_str(t->pool, t->cols[col]->v.str[r], &k->n);
+  return 1;
+}
+
+static uint64_t key_hash(const ikey *k) {
+  if (k->kind == 0) return mix64((uint64_t)k->i);
+  if (k->kind == 1) { uint64_t b; memcpy(&b, &k->d, sizeof b); return mix64(b); }
+  return bytes_hash(k->s, k->n);
+}
+
+static int key_eq(const ikey *a, const ikey *b) {
+  if (a->kind == 0) return a->i == b->i;
+  if (a->kind == 1) return a->d == b->d;
+  return a->n == b->n && (a->n == 0 || memcmp(a->s, b->s, a->n) == 0);
+}
+
+/* a slot: the key's 64-bit hash (a bijection of an integer or a number's
+** bits, so equal hashes are equal keys; strings are compared on a match)
+** and row + 1 of its first value (0: empty) */
+typedef struct islot { uint64_t h; size_t row; } islot;
+
+pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl_table *q, int qc, pl_err *err) {
+  pl_type ta = t->cols[col]->type, tq = q->cols[qc]->type;
+  if ((ta == PL_STR) != (tq == PL_STR)) {
+    pl_err_set(err, 0, 0, "index_of: cannot look up %s in %s", pl_type_name(tq), pl_type_name(ta));
+    return NULL;
+  }
+  int kind = ta == PL_STR ? 2 : (ta == PL_NUM || tq == PL_NUM) ? 1 : 0;   /* booleans read as integers */
+  size_t n = t->nrows, m = q->nrows, cap = 16;
+  while (cap < 2 * n) cap *= 2;
+  islot *slot = pl_xcalloc(cap, sizeof *slot);
+  ikey a, b;
+  for (size_t r = 0; r < n; r++) {
+    if (!read_key(t, col, r, kind, &a)) continue;
+    uint64_t hv = key_hash(&a);
+    size_t h = (size_t)hv & (cap - 1);
+    for (;;) {
+      if (slot[h].row == 0) { slot[h].h = hv; slot[h].row = r + 1; break; }
+      if (slot[h].h == hv) {
+        if (kind != 2) break;                  /* a later duplicate: the first row stays */
+        read_key(t, col, slot[h].row - 1, kind, &b);
+        if (key_eq(&a, &b)) break;
+      }
+      h = (h + 1) & (cap - 1);
+    }
+  }
+  pl_table *res = pl_table_new_like(name, q);
+  int oc = pl_table_add_col(res, name, PL_INT);
+  pl_column *c = res->cols[oc];
+  pl_column_reserve(c, m ? m : 1);
+  c->len = m; res->nrows = m;
+  for (size_t r = 0; r < m; r++) {
+    c->v.i64[r] = PL_INT_NA;
+    if (!read_key(q, qc, r, kind, &a)) continue;
+    uint64_t hv = key_hash(&a);
+    size_t h = (size_t)hv & (cap - 1);
+    while (slot[h].row != 0) {
+      if (slot[h].h == hv) {
+        if (kind != 2) { c->v.i64[r] = (int64_t)slot[h].row; break; }
+        read_key(t, col, slot[h].row - 1, kind, &b);
+        if (key_eq(&a, &b)) { c->v.i64[r] = (int64_t)slot[h].row; break; }
+      }
+      h = (h + 1) & (cap - 1);
+    }
+  }
+  free(slot);
+  return res;
 }

@@ -32,4 +32,12 @@ pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table
 ** are interned into the result's.  NULL + err on a mismatch. */
 pl_table *pl_vec_coalesce(const char *name, const pl_table *t, int col, const pl_operand *b, pl_err *err);
 
+/* Lookup: row i is the 1-based row of the first value of column col of t
+** equal to value i of column qc of q (missing where none is, or where the
+** value is missing).  Integers exactly, numbers by value (an integer
+** column against a number column too), strings by content, booleans as
+** booleans; one hash pass over t and one over q.  NULL + err when one side
+** is strings and the other not. */
+pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl_table *q, int qc, pl_err *err);
+
 #endif

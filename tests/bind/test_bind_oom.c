@@ -124,6 +124,7 @@ static const bcase cases[] = {
   {"Column:cumsum", "return t0:col('v'):cumsum():sum(), t0:col('x'):cumsum():max()"},
   {"Column:at", "local r = t0:col('v'); return t0:col('k'):at(r):to_lua()[3], t0:col('x'):at(r):sum()"},
   {"Column:coalesce", "local m = t0:col('v'):keep(t0:col('v'):gt(1)); return m:coalesce(0):sum(), t0:col('k'):keep(t0:col('v'):gt(1)):coalesce('z'):to_lua()[1]"},
+  {"Column:index_of", "local r = t0:col('k'):index_of(t1:col('k')):to_lua(); return r[1], r[2], r[3], t0:col('v'):index_of(t0:col('x')):count()"},
   {"Column:nth", "return t0:col('x'):nth(2), t0:col('v'):nth(3), t0:col('v'):nth(4)"},
   {"Column:min_with", "return t0:col('x'):min_with(1):sum(), t0:col('v'):min_with(t0:col('x')):sum()"},
   {"Column:max_with", "return t0:col('x'):max_with(1):sum()"},

@@ -1,6 +1,7 @@
 -- test_step_levels.lua -- perflab.intervals.step_levels (a counter's level
 -- from +/- steps, launch-latency's queue) against a Lua walk written here
--- over the same random steps, and Column:nth against a sort.
+-- over the same random steps; the column calls the timeline recipes added
+-- (nth, cummax, cumsum, at, coalesce, index_of) against sorts and Lua loops.
 local lu = require "luaunit"
 local perflab = require "perflab"
 local I = perflab.intervals
@@ -177,6 +178,42 @@ function TestStepLevels:test_cumsum_at_coalesce()
       lu.assertEquals(got[i], idx[i] and vals[idx[i]] or nil)
       lu.assertEquals(co[i], vals[i] or alt[i])
     end
+  end
+end
+
+function TestStepLevels:test_index_of()
+  local t = T.from_rows({ { k = 5, s = "b" }, { k = 7, s = "a" }, { s = "b" }, { k = 5, s = "c" }, { k = 9 } }, { "k", "s" }, "t")
+  local q = T.from_rows({ { k = 5, s = "c" }, { k = 8 }, {}, { k = 9, s = "b" }, { k = 7, s = "z" } }, { "k", "s" }, "q")
+  local r = t:col("k"):index_of(q:col("k")):to_lua()
+  lu.assertEquals({ r[1], r[2], r[3], r[4], r[5] }, { 1, nil, nil, 5, 2 })      -- the first 5 is row 1
+  local rs = t:col("s"):index_of(q:col("s")):to_lua()                       -- strings of another table's pool
+  lu.assertEquals({ rs[1], rs[2], rs[3], rs[4], rs[5] }, { 4, nil, nil, 1, nil })
+  -- integers against numbers, by value
+  local f = T.from_rows({ { x = 7.0 }, { x = 5.5 } }, { "x" }):col("x")
+  local rf = t:col("k"):index_of(f):to_lua()
+  lu.assertEquals({ rf[1], rf[2] }, { 2, nil })
+  -- exact beyond 2^53
+  local big = T.from_rows({ { x = (1 << 60) + 1 }, { x = 1 << 60 } }, { "x" }):col("x")
+  lu.assertEquals(big:index_of(T.from_rows({ { y = 1 << 60 } }, { "y" }):col("y")):to_lua(), { 2 })
+  lu.assertErrorMsgContains("index_of: cannot look up string in integer", function() return t:col("k"):index_of(t:col("s")) end)
+  lu.assertErrorMsgContains("expected a column", function() return t:col("k"):index_of({ 1 }) end)
+  -- random keys (many repeats, holes) against a Lua first-occurrence map
+  math.randomseed(21)
+  for _ = 1, 30 do
+    local n, m, keys, qs, first = math.random(1, 80), math.random(1, 80), {}, {}, {}
+    for i = 1, n do
+      keys[i] = math.random(1, 6) > 1 and math.random(-20, 20) or nil
+      if keys[i] and not first[keys[i]] then first[keys[i]] = i end
+    end
+    for i = 1, m do qs[i] = math.random(1, 6) > 1 and math.random(-25, 25) or nil end
+    local tt
+    local len_n, len_m = { __len = function() return n end }, { __len = function() return m end }
+    tt = T.from_columns({ z = (function() local a = {}; for i = 1, n do a[i] = 0 end; return a end)() }, { "z" })
+      :add_column("k", setmetatable(keys, len_n), "integer")
+    local qq = T.from_columns({ z = (function() local a = {}; for i = 1, m do a[i] = 0 end; return a end)() }, { "z" })
+      :add_column("k", setmetatable(qs, len_m), "integer")
+    local got = tt:col("k"):index_of(qq:col("k")):to_lua()
+    for i = 1, m do lu.assertEquals(got[i], qs[i] and first[qs[i]] or nil) end
   end
 end
 
