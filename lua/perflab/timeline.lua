@@ -121,18 +121,31 @@ function M.device_ops(p, kinds)
   if #parts == 0 and p.tables.kernels then parts[1] = { "kernel", p.tables.kernels }; use_pid = false end
   for i, part in ipairs(parts) do
     local kind, t = part[1], part[2]
-    t = t:filter(t:col("start_ns"):present())
     local s, d = t:col("start_ns"), M.filled(t, "duration_ns", 0)
     local o = t:select("start_ns"):with("end_ns", s + d):with("duration_ns", d):with("name", t:col("name"))
       :with("kind", const(t, kind)):with("device", M.filled(t, "device", 0)):with("stream", M.filled(t, "stream", -1))
     if t:has("correlation") then o:with("correlation", t:col("correlation")) end
     if use_pid then o:with("pid", t:col("pid")) end
+    -- rows without a start left out, from the narrow table (not a copy of
+    -- every column of the source)
+    if s:count() < #s then o = o:filter(s:present()) end
     parts[i] = o
   end
   if #parts == 0 then return nil end
   local ops = T.concat(table.unpack(parts))
   if not ops:has("correlation") then rt = nil end
-  if rt then
+  local whole = rt and not use_pid and rt:has("start_ns") and rt:has("duration_ns") and rt:has("name")
+  for _, c in ipairs(whole and { "start_ns", "duration_ns", "name" } or {}) do
+    if rt:col(c):count() < rt:nrows() then whole = false end
+  end
+  if whole then
+    -- no value missing: the first call of a correlation has the first
+    -- values launches() takes, found by one hash lookup per op
+    local at = rt:col("correlation"):index_of(ops:col("correlation"))
+    local s = rt:col("start_ns"):at(at)
+    ops:with("rt_start_ns", s):with("rt_name", rt:col("name"):at(at))
+      :with("rt_end_ns", s + rt:col("duration_ns"):at(at))
+  elseif rt then
     local keys = use_pid and { "pid", "correlation" } or { "correlation" }
     ops = ops:join(launches(rt, keys), { on = keys, how = "left" })
   else
