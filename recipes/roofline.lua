@@ -110,13 +110,6 @@ local function parse_types(s)
   return out
 end
 local function numel(d) local n = 1; for _, x in ipairs(d) do n = n * x end; return n end
--- the named columns of t as arrays ({} for a column t lacks: nil, as in a
--- row); a Lua table per row costs seconds on a trace's millions of rows
-local function arrays(t, names)
-  local out = {}
-  for i, c in ipairs(names) do out[i] = t:has(c) and t:col(c):to_lua() or {} end
-  return table.unpack(out)
-end
 
 -- Kineto: one cpu op's work from its name, input shapes and types, and the
 -- trace's flops argument: {flops, bytes, precision, how, op}, or false
@@ -202,21 +195,21 @@ local function read_work_csv(path)
   return by
 end
 
--- ncu metrics (a long table: kernel_id, metric, value, base_unit) per
--- kernel, pivoted wide (one row per kernel, one column per metric; a
--- kernel's first value of each): {has = {[kernel_id] = true}, get =
--- function(kernel_id, name)} for the metrics above, where "NAME@byte/s" is
--- a metric in byte/s ("Memory Throughput" is a percentage in SOL and DRAM
--- byte/s in Memory Workload Analysis); nil without a metrics table
+-- the ncu metrics read (a long table: kernel_id, metric, value, base_unit),
+-- where "NAME@byte/s" is a metric in byte/s ("Memory Throughput" is a
+-- percentage in SOL and DRAM byte/s in Memory Workload Analysis)
 local NCU_READ = { "dram__bytes.sum", "dram__bytes_read.sum", "dram__bytes_write.sum" }
 for _, f in ipairs(NCU_FLOPS) do for j = 2, 4 do NCU_READ[#NCU_READ + 1] = f[j] end end
 for _, n in ipairs(NCU_DRAM_RATE) do NCU_READ[#NCU_READ + 1] = n end
+
 -- a constant column of t's length; t's row numbers (1..n)
 local function const(t, v) return t:col(t:columns()[1]):present():map(function() return v end) end
 local function rownum(t) return const(t, 1):cumsum() end
 
--- ncu metrics per launch of k: name -> column of k's length (the launch's
--- first value of that metric; a launch is its id, else its 0-based row)
+-- ncu metrics per launch of k, pivoted wide (one row per kernel, one
+-- column per metric) and gathered per launch: name -> column of k's length
+-- (the launch's first value of that metric; a launch is its id, else its
+-- 0-based row); nil without a metrics table
 local function ncu_metrics(p, k, kid)
   local t = p.tables.metrics
   if not (t and t:has("kernel_id") and t:has("value") and t:has("metric")) then return nil end
