@@ -154,7 +154,11 @@ local function kineto_op_work(p)
   for _, c in ipairs { "name", "input_dims", "input_types", "flops" } do
     if ops:has(c) then keys[#keys + 1] = c end
   end
-  ops = ops:filter(ops:col("external_id"):present())
+  -- the columns read, then the ops with an External id (a narrow copy)
+  local narrow = { "external_id" }
+  for i, c in ipairs(keys) do narrow[i + 1] = c end
+  ops = ops:select(narrow)
+  if ops:col("external_id"):count() < ops:nrows() then ops = ops:filter(ops:col("external_id"):present()) end
   local by_sig = ops:group_by(keys)
   local work, has_work, gemm_miss, gi = {}, {}, {}, {}
   for g, r in by_sig:agg({ { "n", "count" } }):rows() do
