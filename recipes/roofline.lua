@@ -217,10 +217,13 @@ local function rownum(t) return const(t, 1):cumsum() end
 local function ncu_metrics(p, k, kid)
   local t = p.tables.metrics
   if not (t and t:has("kernel_id") and t:has("value") and t:has("metric")) then return nil end
-  t = t:filter(t:col("kernel_id"):present() & t:col("value"):present())
   local cols, bases = {}, {}
   for _, name in ipairs(NCU_READ) do bases[#bases + 1] = (name:gsub("@byte/s$", "")) end
-  t = t:filter(t:col("metric"):isin(bases))   -- only the metrics read: a narrow pivot
+  -- only the metrics read, with a kernel and a value: one filter of the
+  -- columns the pivot needs
+  local keep = t:col("kernel_id"):present() & t:col("value"):present() & t:col("metric"):isin(bases)
+  t = t:select(t:has("base_unit") and { "kernel_id", "metric", "value", "base_unit" } or { "kernel_id", "metric", "value" })
+  t = t:filter(keep)
   local parts = { { t, "" } }
   if t:has("base_unit") then
     local rate = t:col("base_unit"):eq("byte/s")
