@@ -35,9 +35,9 @@ local I = perflab.intervals
 local D = require "perflab.timeline_data"
 local ranks = require "perflab.ranks"
 
+-- (each quantile by selection, not a sort of the column: the same values)
 local function quantiles(c)
-  local q = c:quantile({ 0.5, 0.9, 0.99 })
-  return { mean = c:mean(), p50 = q[1], p90 = q[2], p99 = q[3], max = c:max() }
+  return { mean = c:mean(), p50 = c:quantile(0.5), p90 = c:quantile(0.9), p99 = c:quantile(0.99), max = c:max() }
 end
 
 local is_comm = require("perflab.comm").is_kernel
@@ -45,8 +45,9 @@ local is_comm = require("perflab.comm").is_kernel
 --- Queue length over time for one stream: returns max, time-weighted mean,
 -- the first time the max was reached, and per-window maxima.
 -- The points (+1 at each launch: the runtime call's start, else the op's
--- start; -1 at each end) are built and sorted by the engine; the level is
--- a running sum over them, walked in Lua.
+-- start; -1 at each end) are built by the engine; the level, a running
+-- sum over them in time order (at equal times, ends before launches), is
+-- perflab.intervals.step_levels (C).
 local function points(t, col, d)
   if t:nrows() == 0 then return nil end
   local p = t:select(col):rename(col, "t")
@@ -59,47 +60,10 @@ local function queue(ops, windows)
                             points(ops:filter(~has), "start_ns", 1) }
   for i = 1, 3 do parts[#parts + 1] = each[i] end
   local pts = T.concat(table.unpack(parts))
-  pts = pts:take(pts:order("t", "d"))   -- at equal times, ends (-1) before launches (+1)
-  local ts, ds = pts:col("t"):to_lua(), pts:col("d"):to_lua()
-  local k = #ts
-  local lo, hi = ts[1], ts[k]
-  local q, qmax, at, area = 0, 0, lo, 0
-  local w = {}
-  local span = hi - lo
-  -- window k covers [lo + span*(k-1)//windows, lo + span*k//windows): integer
-  -- arithmetic, so epoch-nanosecond bounds stay exact
-  local function wstart(k) return lo + (span * (k - 1)) // windows end
-  local function win(t)
-    if span <= 0 then return 1 end
-    local k = ((t - lo) * windows) // span + 1
-    if k > windows then k = windows end
-    while k > 1 and t < wstart(k) do k = k - 1 end
-    while k < windows and t >= wstart(k + 1) do k = k + 1 end
-    return k
-  end
-  for i = 1, k do
-    local t = ts[i]
-    if i > 1 then area = area + q * (t - ts[i - 1]) end
-    q = q + ds[i]
-    if q > qmax then qmax = q; at = t end
-    local wk = win(t)
-    if not w[wk] or q > w[wk] then w[wk] = q end
-  end
-  -- windows with no event keep the level carried in
-  local level = 0
+  local r = I.step_levels(pts:col("t"), pts:col("d"), { windows = windows })
   local series = {}
-  local j = 1
-  for wk = 1, windows do
-    local m = w[wk]
-    -- the level entering window wk is the queue after the last event before it
-    local start = wstart(wk)
-    while j <= k and ts[j] < start do
-      level = level + ds[j]; j = j + 1
-    end
-    if not m or level > m then m = level end
-    series[wk] = { start = start, max = m }
-  end
-  return qmax, hi > lo and area / (hi - lo) or 0, at, series
+  for k = 1, windows do series[k] = { start = r.window_start[k], max = r.window_max[k] } end
+  return r.max, r.mean, r.at, series
 end
 
 return {
@@ -133,16 +97,17 @@ return {
       launched = launched:with("delay_ns", delay)
         :with("runtime_ns", launched:col("rt_end_ns") - launched:col("rt_start_ns"))
       local outlier = delay:gt(opts.launch_delay_outlier_ns)
-      -- per stream delay distribution
-      for _, g in ipairs(IV.by_stream(launched)) do
-        local d = g.ops:col("delay_ns")
-        local q = quantiles(d)
-        ld_rows[#ld_rows + 1] = { device = g.device, stream = g.stream, launches = #d, mean_ns = q.mean, p50_ns = q.p50,
-                                  p90_ns = q.p90, p99_ns = q.p99, max_ns = q.max,
-                                  outliers = d:count { where = d:gt(opts.launch_delay_outlier_ns) } }
+      -- per stream delay distribution: one group-by (quantiles by selection
+      -- per stream), the mean per stream as the column's mean under a mask
+      local per = launched:group_by("device", "stream"):agg { { "launches", "count" },
+        { "p50_ns", "quantile", "delay_ns", 0.5 }, { "p90_ns", "quantile", "delay_ns", 0.9 },
+        { "p99_ns", "quantile", "delay_ns", 0.99 }, { "max_ns", "max", "delay_ns" }, { "outliers", "count", where = outlier } }
+      for _, g in per:sort_by("device", "stream"):rows() do
+        g.mean_ns = delay:mean { where = launched:col("device"):eq(g.device) & launched:col("stream"):eq(g.stream) }
+        ld_rows[#ld_rows + 1] = g
       end
       local nlaunch = launched:nrows()
-      perflab.figures.launch_delay(report, delay:to_lua(), opts.launch_delay_outlier_ns, p.source,
+      perflab.figures.launch_delay(report, delay, opts.launch_delay_outlier_ns, p.source,
         #inputs > 1 and ("launch_delay_" .. _ .. ".svg") or nil)   -- distribution of launch delay
       if nlaunch > 0 then
         local q = quantiles(delay)
@@ -164,7 +129,9 @@ return {
           p.source, unmatched))
       end
       -- worst launches: longest delay first, then earliest start, then device_ops order
-      local worst = launched:take(launched:order("-delay_ns", "start_ns")):head(opts.top)
+      -- (launched is in start order, ties in device_ops order: top keeps
+      -- that order among equal delays, a top-k instead of a sort)
+      local worst = opts.top > 0 and launched:top(opts.top, "delay_ns") or launched:head(0)
       for _, o in worst:rows() do
         out_rows[#out_rows + 1] = { kernel = o.name, device = o.device, stream = o.stream, delay_ns = o.delay_ns,
                                     runtime = o.rt_name, runtime_ns = o.runtime_ns, start_ns = o.start_ns,

@@ -110,13 +110,6 @@ local function parse_types(s)
   return out
 end
 local function numel(d) local n = 1; for _, x in ipairs(d) do n = n * x end; return n end
--- the named columns of t as arrays ({} for a column t lacks: nil, as in a
--- row); a Lua table per row costs seconds on a trace's millions of rows
-local function arrays(t, names)
-  local out = {}
-  for i, c in ipairs(names) do out[i] = t:has(c) and t:col(c):to_lua() or {} end
-  return table.unpack(out)
-end
 
 -- Kineto: one cpu op's work from its name, input shapes and types, and the
 -- trace's flops argument: {flops, bytes, precision, how, op}, or false
@@ -147,20 +140,25 @@ local function op_work(o)
   return false
 end
 
--- Kineto: cpu op (by external id) -> flops, bytes, precision, how.  The
--- ops are grouped by (name, shapes, types, flops) and each group's work is
--- worked out once: a trace repeats a few hundred op signatures millions of
--- times.  Where ops share an external id, the last one with work counts.
--- The records are shared between ops: read them, do not change them.
+-- Kineto: the work of the cpu ops, as a table external_id, w_flops,
+-- w_bytes, w_precision, w_how (one row per External id with work), and the
+-- number of GEMM ops skipped.  The ops are grouped by (name, shapes, types,
+-- flops) and each group's work is worked out once: a trace repeats a few
+-- hundred op signatures millions of times.  Where ops share an external
+-- id, the last one with work counts.  nil without work.
 local function kineto_op_work(p)
   local ops = p.tables.cpu_ops
-  if not ops then return nil end
-  if not ops:has("external_id") or not ops:has("name") then return {}, 0 end
+  if not ops then return nil, 0 end
+  if not ops:has("external_id") or not ops:has("name") then return nil, 0 end
   local keys = {}
   for _, c in ipairs { "name", "input_dims", "input_types", "flops" } do
     if ops:has(c) then keys[#keys + 1] = c end
   end
-  ops = ops:filter(ops:col("external_id"):present())
+  -- the columns read, then the ops with an External id (a narrow copy)
+  local narrow = { "external_id" }
+  for i, c in ipairs(keys) do narrow[i + 1] = c end
+  ops = ops:select(narrow)
+  if ops:col("external_id"):count() < ops:nrows() then ops = ops:filter(ops:col("external_id"):present()) end
   local by_sig = ops:group_by(keys)
   local work, has_work, gemm_miss, gi = {}, {}, {}, {}
   for g, r in by_sig:agg({ { "n", "count" } }):rows() do
@@ -168,13 +166,18 @@ local function kineto_op_work(p)
     work[g], has_work[g], gemm_miss[g] = w, w and true or false, (not w and GEMM_OPS[r.name]) and true or false
     gi[g] = { g = g }
   end
-  if #gi == 0 then return {}, 0 end
+  if #gi == 0 then return nil, 0 end
   local sig = by_sig:broadcast(T.from_rows(gi, { "g" })):col("g")
   local skipped = sig:count { where = sig:map(gemm_miss) }
   local with = ops:with("g", sig):filter(sig:map(has_work))
-  local by = {}
-  for _, r in with:group_by("external_id"):agg({ { "g", "last", "g" } }):rows() do by[r.external_id] = work[r.g] end
-  return by, skipped
+  if with:nrows() == 0 then return nil, skipped end
+  local by = with:group_by("external_id"):agg({ { "g", "last", "g" } })
+  local g = by:col("g")
+  by:with("w_flops", g:map(function(x) return work[x].flops end))
+  by:with("w_bytes", g:map(function(x) return work[x].bytes end))
+  by:with("w_precision", g:map(function(x) return work[x].precision end))
+  by:with("w_how", g:map(function(x) return "Kineto " .. work[x].how end))
+  return by:drop("g"), skipped
 end
 
 -- a name reduced to its last identifier without templates or arguments
@@ -196,23 +199,31 @@ local function read_work_csv(path)
   return by
 end
 
--- ncu metrics (a long table: kernel_id, metric, value, base_unit) per
--- kernel, pivoted wide (one row per kernel, one column per metric; a
--- kernel's first value of each): {has = {[kernel_id] = true}, get =
--- function(kernel_id, name)} for the metrics above, where "NAME@byte/s" is
--- a metric in byte/s ("Memory Throughput" is a percentage in SOL and DRAM
--- byte/s in Memory Workload Analysis); nil without a metrics table
+-- the ncu metrics read (a long table: kernel_id, metric, value, base_unit),
+-- where "NAME@byte/s" is a metric in byte/s ("Memory Throughput" is a
+-- percentage in SOL and DRAM byte/s in Memory Workload Analysis)
 local NCU_READ = { "dram__bytes.sum", "dram__bytes_read.sum", "dram__bytes_write.sum" }
 for _, f in ipairs(NCU_FLOPS) do for j = 2, 4 do NCU_READ[#NCU_READ + 1] = f[j] end end
 for _, n in ipairs(NCU_DRAM_RATE) do NCU_READ[#NCU_READ + 1] = n end
-local function ncu_metrics(p)
+
+-- a constant column of t's length; t's row numbers (1..n)
+local function const(t, v) return t:col(t:columns()[1]):present():map(function() return v end) end
+local function rownum(t) return const(t, 1):cumsum() end
+
+-- ncu metrics per launch of k, pivoted wide (one row per kernel, one
+-- column per metric) and gathered per launch: name -> column of k's length
+-- (the launch's first value of that metric; a launch is its id, else its
+-- 0-based row); nil without a metrics table
+local function ncu_metrics(p, k, kid)
   local t = p.tables.metrics
   if not (t and t:has("kernel_id") and t:has("value") and t:has("metric")) then return nil end
-  t = t:filter(t:col("kernel_id"):present() & t:col("value"):present())
-  local has, cols, bases = {}, {}, {}
-  for _, id in ipairs(t:unique("kernel_id")) do has[id] = true end
+  local cols, bases = {}, {}
   for _, name in ipairs(NCU_READ) do bases[#bases + 1] = (name:gsub("@byte/s$", "")) end
-  t = t:filter(t:col("metric"):isin(bases))   -- only the metrics read: a narrow pivot
+  -- only the metrics read, with a kernel and a value: one filter of the
+  -- columns the pivot needs
+  local keep = t:col("kernel_id"):present() & t:col("value"):present() & t:col("metric"):isin(bases)
+  t = t:select(t:has("base_unit") and { "kernel_id", "metric", "value", "base_unit" } or { "kernel_id", "metric", "value" })
+  t = t:filter(keep)
   local parts = { { t, "" } }
   if t:has("base_unit") then
     local rate = t:col("base_unit"):eq("byte/s")
@@ -222,78 +233,124 @@ local function ncu_metrics(p)
     local pt, suffix = part[1], part[2]
     if pt:nrows() > 0 then
       local w = pt:pivot { index = "kernel_id", columns = "metric", values = "value" }
-      local row = {}
-      for j, id in ipairs(w:col("kernel_id"):to_lua()) do row[id] = j end
+      local at                                           -- each launch's row of w
       for _, name in ipairs(NCU_READ) do
         local base = suffix == "" and not name:find("@", 1, true) and name
           or (suffix ~= "" and name:sub(-#suffix) == suffix and name:sub(1, -#suffix - 1))
-        if base and w:has(base) then cols[name] = { row = row, v = w:col(base):to_lua() } end
+        if base and w:has(base) then
+          at = at or w:col("kernel_id"):index_of(kid)
+          cols[name] = w:col(base):at(at)
+        end
       end
     end
   end
-  return { has = has, get = function(id, name)
-    local c = cols[name]
-    local j = c and c.row[id]
-    return j and c.v[j]
-  end }
+  return cols
 end
 
--- per-row work for a kernels table: returns function(i, r) -> flops, bytes, precision, how
-local function work_source(p, opts)
+-- per-launch work of k as columns (k's length): flops, bytes, precision
+-- and how (what gave them), from the first source that has the launch:
+-- --set work, the input's columns, ncu metrics, the launching op's Kineto
+-- work (an op's work shared by its kernels in proportion to their time).
+-- Each source is worked out in the engine; the first that applies wins.
+local function work_columns(p, k, opts, is_summary)
+  local n = k:nrows()
+  local fl, b, prec, how, taken          -- taken: the launches a source has claimed
+  local function claim(on, f, by, pr, h)
+    if taken then on = on & ~taken end
+    local function put(acc, v)
+      if not v then return acc end
+      v = v:keep(on)
+      if v:count() == 0 then return acc end   -- nothing (and maybe of no type)
+      return acc and acc:coalesce(v) or v
+    end
+    fl, b, prec = put(fl, f), put(b, by), put(prec, pr)
+    how = put(how, h and const(k, h) or nil)
+    taken = taken and (taken | on) or on
+  end
+  local function col(name) return k:has(name) and k:col(name) or nil end
+  -- 1. --set work CSV, by name, short name or bare name
   local csv = (opts.work and opts.work ~= "") and read_work_csv(opts.work) or nil
-  local kin, skipped = kineto_op_work(p)
-  local ncu = ncu_metrics(p)
-  -- Kineto: each kernel's launching op (perflab.timeline.launch_links: the
-  -- trace's ids, else the innermost enclosing op); an op's work is shared
-  -- by its kernels in proportion to their durations
-  local ext_ns = {}
-  local launched_by = {}
-  local function op_of(r, i) return launched_by[i] end
-  if kin and next(kin) and p.tables.kernels then
-    local k = p.tables.kernels
-    launched_by = IV.launch_links(p)
-    local dur = arrays(k, { "duration_ns" })
-    for i = 1, k:nrows() do
-      local e = launched_by[i]
-      if e and kin[e] then ext_ns[e] = (ext_ns[e] or 0) + (dur[i] or 0) end
+  if csv then
+    local recs, ix = {}, {}
+    local function find(key) local w = csv[key]; if w and not ix[w] then recs[#recs + 1] = w; ix[w] = #recs end; return w and ix[w] end
+    local ci
+    for _, c in ipairs({ { "name", find }, { "short_name", find }, { "name", function(nm) return find(bare(nm)) end } }) do
+      local src = col(c[1])
+      if src then
+        local m = src:map(c[2])
+        if m:count() > 0 then ci = ci and ci:coalesce(m) or m end
+      end
+    end
+    if ci and ci:count() > 0 then
+      local f = ci:map(function(i) return recs[i].flops end)
+      local by = ci:map(function(i) return recs[i].bytes end)
+      if is_summary and col("calls") then
+        f = (f * k:col("calls")):coalesce(f); by = (by * k:col("calls")):coalesce(by)
+      end
+      claim(ci:present(), f:count() > 0 and f or nil, by:count() > 0 and by or nil,
+        (function() local pr = ci:map(function(i) return recs[i].precision end); return pr:count() > 0 and pr or nil end)(),
+        "--set work (per launch)")
     end
   end
-  return function(i, r)
-    if csv then
-      local w = csv[r.name or ""] or csv[r.short_name or ""] or csv[bare(r.name)]
-      if w then return w.flops, w.bytes, w.precision, "--set work (per launch)" end
-    end
-    if r.flops or r.dram_bytes or r.bytes then return r.flops, r.dram_bytes or r.bytes, nil, "the input's columns" end
-    local kid = r.id or (i - 1)
-    if ncu and ncu.has[kid] then
-      local function m(name) return ncu.get(kid, name) end
-      local flops, prec
-      for _, f in ipairs(NCU_FLOPS) do
-        local a, b, c = m(f[2]), m(f[3]), m(f[4])
-        if a and b and c then
-          local v = a + b + 2 * c
-          if v > 0 then flops = (flops or 0) + v; if not prec or v > (flops - v) then prec = f[1] end end
-        end
+  -- 2. the input's own columns
+  local iflops, ibytes = col("flops"), col("dram_bytes")
+  if col("bytes") then ibytes = ibytes and ibytes:coalesce(k:col("bytes")) or k:col("bytes") end
+  if iflops or ibytes then
+    local on = iflops and iflops:present()
+    if ibytes then on = on and (on | ibytes:present()) or ibytes:present() end
+    claim(on, iflops, ibytes, nil, "the input's columns")
+  end
+  -- 3. ncu instruction counts (FLOP = add + mul + 2 x fma) and DRAM bytes
+  local kid = rownum(k) - 1
+  if col("id") then kid = k:col("id"):coalesce(kid) end
+  local m = ncu_metrics(p, k, kid)
+  if m then
+    local flops, fprec
+    for _, f in ipairs(NCU_FLOPS) do
+      local x, y, z = m[f[2]], m[f[3]], m[f[4]]
+      if x and y and z then
+        local v = x + y + z * 2
+        v = v:keep(v:gt(0))
+        local new = flops and (flops + v):coalesce(flops):coalesce(v) or v
+        local up = v:present()
+        if fprec then up = up & (~fprec:present() | v:gt(new - v)) end
+        local name = const(k, f[1]):keep(up)
+        fprec = fprec and name:coalesce(fprec) or name
+        flops = new
       end
-      local bytes = m("dram__bytes.sum")
-      if not bytes and m("dram__bytes_read.sum") and m("dram__bytes_write.sum") then
-        bytes = m("dram__bytes_read.sum") + m("dram__bytes_write.sum")
-      end
-      if not bytes and r.duration_ns then
-        for _, n in ipairs(NCU_DRAM_RATE) do
-          if m(n) then bytes = m(n) * r.duration_ns * 1e-9; break end
-        end
-      end
-      if flops or bytes then return flops, bytes, prec, "ncu instruction and DRAM metrics" end
     end
-    local e = kin and op_of(r, i)
-    if e and kin[e] then
-      local w = kin[e]
-      local share = (ext_ns[e] or 0) > 0 and (r.duration_ns or 0) / ext_ns[e] or 1
-      return w.flops * share, w.bytes and w.bytes * share, w.precision, "Kineto " .. w.how
+    local bytes = m["dram__bytes.sum"]
+    local rw = m["dram__bytes_read.sum"] and m["dram__bytes_write.sum"] and (m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"])
+    if rw then bytes = bytes and bytes:coalesce(rw) or rw end
+    local rate
+    for _, nm in ipairs(NCU_DRAM_RATE) do if m[nm] then rate = rate and rate:coalesce(m[nm]) or m[nm] end end
+    if rate and col("duration_ns") then
+      local rb = rate * k:col("duration_ns") * 1e-9
+      bytes = bytes and bytes:coalesce(rb) or rb
     end
-    return nil
-  end, skipped or 0
+    local on = flops and flops:present()
+    if bytes then on = on and (on | bytes:present()) or bytes:present() end
+    if on then claim(on, flops, bytes, fprec, "ncu instruction and DRAM metrics") end
+  end
+  -- 4. the launching op's Kineto work, shared by duration among its kernels
+  local kin, skipped = kineto_op_work(p)
+  if kin and p.tables.kernels then
+    local e = IV.launch_link_columns(p)
+    if e then
+      local dur = col("duration_ns") and k:col("duration_ns"):coalesce(0) or const(k, 0)
+      local ki = kin:col("external_id"):index_of(e)       -- each launch's row of kin
+      local has = ki:present()
+      local q = k:select(k:columns()[1]):with("_e", e):with("_dur", dur)
+      local ext = q:group_by("_e"):agg { { "_ext_ns", "sum", "_dur", where = has } }
+      local ext_ns = ext:col("_ext_ns"):at(ext:col("_e"):index_of(e))
+      local share = (dur / ext_ns):keep(ext_ns:gt(0)):coalesce(1)
+      local function w(c) return kin:col(c):at(ki) end
+      claim(has, w("w_flops") * share, w("w_bytes") * share, w("w_precision"), nil)
+      local wh = w("w_how"):keep(has)
+      if wh:count() > 0 then how = how and how:coalesce(wh) or wh end
+    end
+  end
+  return fl, b, prec, how, skipped or 0
 end
 
 return {
@@ -314,43 +371,53 @@ return {
       local bw = model and model.dram_bw_bytes_per_s
       local k = p.tables.kernels or p:table("kernel_summary")
       local is_summary = not p.tables.kernels
-      local bykernel, order = {}, {}
-      local total_ns = 0
-      local work, skipped_ops = work_source(p, opts)
-      local hows = {}
-      for i, r in k:rows() do
-        local name = r.short_name or r.name or ("launch " .. i)
-        local g = bykernel[name]
-        if not g then
-          g = { kernel = name, ns = 0, flops = 0, bytes = 0, has_flops = false, has_bytes = false,
-                c_w = 0, m_w = 0, sol_ns = 0, u_t = 0, u_d = 0, util_ns = 0, precision = r.precision }
-          bykernel[name] = g; order[#order + 1] = name
-        end
-        local ns = is_summary and r.total_ns or r.duration_ns or 0
-        g.ns = g.ns + ns
-        total_ns = total_ns + ns
-        local fl, b, wprec, how = work(i, r)
-        if is_summary and how == "--set work (per launch)" and r.calls then
-          fl = fl and fl * r.calls; b = b and b * r.calls
-        end
-        if how then hows[how] = true end
-        if fl then g.flops = g.flops + fl; g.has_flops = true end
-        if b then g.bytes = g.bytes + b; g.has_bytes = true end
-        if wprec and not g.precision then g.precision = wprec end
-        if r.waves_per_sm then g.waves = math.max(g.waves or 0, r.waves_per_sm) end
-        if r.compute_throughput_pct and r.memory_throughput_pct then
-          local w = ns > 0 and ns or 1
-          g.c_w = g.c_w + r.compute_throughput_pct * w
-          g.m_w = g.m_w + r.memory_throughput_pct * w
-          g.sol_ns = g.sol_ns + w
-        end
-        if r.tensor_util and r.dram_util then
-          local w = ns > 0 and ns or 1
-          g.u_t = g.u_t + r.tensor_util * w
-          g.u_d = g.u_d + r.dram_util * w
-          g.util_ns = g.util_ns + w
-        end
+      -- per kernel (launches grouped by name, in first-seen order): the
+      -- engine sums each launch's time, work and time-weighted SOL and
+      -- utilisation; Lua then walks the kernels, not the launches
+      local fl, by, wprec, how, skipped_ops = work_columns(p, k, opts, is_summary)
+      local function col(name) return k:has(name) and k:col(name) or nil end
+      local key = col("short_name")
+      if col("name") then key = key and key:coalesce(k:col("name")) or k:col("name") end
+      if not key or key:count() < k:nrows() then   -- a launch without a name: "launch i"
+        local li = rownum(k):map(function(i) return "launch " .. i end)
+        key = key and key:coalesce(li) or li
       end
+      local ns = col("duration_ns")
+      if is_summary and col("total_ns") then ns = ns and k:col("total_ns"):coalesce(ns) or k:col("total_ns") end
+      ns = ns and ns:coalesce(0) or const(k, 0)
+      local a = k:select(k:columns()[1]):with("_key", key):with("_ns", ns):with("_row", rownum(k))
+      local w = ns:keep(ns:gt(0)):coalesce(1)                 -- a launch's weight: its time, else 1
+      local spec = { { "ns", "sum", "_ns" }, { "first_row", "min", "_row" } }
+      local function add(name, v, agg, where) if v then a:with(name, v); spec[#spec + 1] = { name .. "_" .. agg, agg, name, where = where } end end
+      add("_fl", fl, "sum"); add("_fl", fl, "count"); add("_b", by, "sum"); add("_b", by, "count")
+      add("_wp", wprec, "first"); add("_waves", col("waves_per_sm"), "max")
+      local c, mm = col("compute_throughput_pct"), col("memory_throughput_pct")
+      if c and mm then
+        local sol = c:present() & mm:present()
+        add("_cw", c * w, "sum", sol); add("_mw", mm * w, "sum", sol); add("_solw", w, "sum", sol)
+      end
+      local tu, du = col("tensor_util"), col("dram_util")
+      if tu and du then
+        local ut = tu:present() & du:present()
+        add("_ut", tu * w, "sum", ut); add("_ud", du * w, "sum", ut); add("_uw", w, "sum", ut)
+      end
+      local groups = a:group_by("_key"):agg(spec)
+      local first_prec = col("precision") and col("precision"):at(groups:col("first_row"))
+      if first_prec then groups:with("_prec", first_prec) end
+      local bykernel, order = {}, {}
+      local total_ns = ns:sum()
+      for _, r in groups:rows() do
+        local prec = r._prec
+        if prec == nil then prec = r._wp_first end
+        bykernel[r._key] = { kernel = r._key, ns = r.ns, flops = r._fl_sum or 0, bytes = r._b_sum or 0,
+          has_flops = (r._fl_count or 0) > 0, has_bytes = (r._b_count or 0) > 0,
+          c_w = r._cw_sum or 0, m_w = r._mw_sum or 0, sol_ns = r._solw_sum or 0,
+          u_t = r._ut_sum or 0, u_d = r._ud_sum or 0, util_ns = r._uw_sum or 0, precision = prec,
+          waves = r._waves_max and math.max(0, r._waves_max) }
+        order[#order + 1] = r._key
+      end
+      local hows = {}
+      if how then for _, h in ipairs(a:with("_how", how):unique("_how")) do hows[h] = true end end
       local rows, points = {}, {}
       local share_by_bound, above = {}, {}
       local basis = {}

@@ -6,6 +6,8 @@
 ** the work runs in src/core/table_vec.c.  Documented in docs/table.md.
 */
 #include "lbind.h"
+#include "quantile.h"
+#include "table_scan.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -473,12 +475,104 @@ static int col_present(lua_State *L) {
   return 1;
 }
 
+/* c:nth(k): the k-th smallest (1-based) of the values that are not
+** missing, by O(n) selection; nil when there are fewer than k.  Integer
+** columns give exact integers.  (launch-latency's figure marks the median
+** and p99 launch delay as order statistics.)
+** [C k] -> [C k ... buf v] */
+static int col_nth(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  lua_Integer k = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, k >= 1, 2, "k must be 1 or more");
+  pl_type ty = c->t->cols[c->col]->type;
+  if (ty != PL_INT && ty != PL_NUM)
+    return luaL_error(L, "nth: column '%s' holds %s, not numbers", colname(c), pl_type_name(ty));
+  size_t n = c->t->nrows, m = 0;
+  if (ty == PL_INT) {
+    int64_t *x = lua_newuserdatauv(L, (n ? n : 1) * sizeof *x, 0);
+    for (size_t i = 0; i < n; i++) if (!pl_cell_missing(c->t, c->col, i)) x[m++] = pl_cell_int(c->t, c->col, i);
+    if ((size_t)k > m) lua_pushnil(L);
+    else lua_pushinteger(L, (lua_Integer)pl_select_kth_i64(x, m, (size_t)k - 1));
+  } else {
+    double *x = lua_newuserdatauv(L, (n ? n : 1) * sizeof *x, 0);
+    for (size_t i = 0; i < n; i++) if (!pl_cell_missing(c->t, c->col, i)) x[m++] = pl_cell_num(c->t, c->col, i);
+    if ((size_t)k > m) lua_pushnil(L);
+    else lua_pushnumber(L, pl_select_kth(x, m, (size_t)k - 1));
+  }
+  return 1;
+}
+
 static const luaL_Reg col_fns[] = {
   {"abs", col_abs}, {"clip", col_clip}, {"min_with", col_min_with}, {"max_with", col_max_with},
   {"fill", col_fill}, {"floor", col_floor}, {"ceil", col_ceil},
   {"eq", col_eq}, {"ne", col_ne}, {"lt", col_lt}, {"le", col_le}, {"gt", col_gt}, {"ge", col_ge},
   {"between", col_between}, {"isin", col_isin}, {"match", col_match}, {"map", col_map}, {"keep", col_keep},
   {"present", col_present},
+  {NULL, NULL}
+};
+
+/* column calls added for issue 17's timeline recipes (kept apart: merges) */
+/* c:cummax(): the running maximum (missing until the first value).
+** [C] -> [C name R] */
+static int col_cummax(lua_State *L) { return unary(L, "cummax(%s)", pl_vec_cummax); }
+
+/* c:cumsum(): the running sum.
+** [C] -> [C name R] */
+static int col_cumsum(lua_State *L) { return unary(L, "cumsum(%s)", pl_vec_cumsum); }
+
+/* c:at(rows): the values of c at those rows (an integer column of 1-based
+** row numbers of c's table), missing where a row number is missing.
+** [C I] -> [C I name R] */
+static int col_at(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  pl_lcolumn *ix = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
+  if (ix == NULL) return luaL_error(L, "at: expected an integer column of row numbers, got %s", luaL_typename(L, 2));
+  const char *name = lua_pushfstring(L, "at(%s)", colname(c));
+  pl_err e;
+  pl_err_clear(&e);
+  size_t bad = 0;
+  pl_table *r = pl_vec_at(name, c->t, c->col, ix->t, ix->col, &bad, &e);
+  if (r == NULL) return luaL_error(L, "%s", e.msg);
+  push_result(L, r);
+  return 1;
+}
+
+/* c:coalesce(x): c where it is not missing, else x (a column of the same
+** length or a number, string or boolean).
+** [C x] -> [C x ... R] */
+static int col_coalesce(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  luaL_argcheck(L, !lua_isnoneornil(L, 2), 2, "a column or a value expected");
+  pl_operand b;
+  to_operand(L, 2, &b);
+  const char *name = lua_pushfstring(L, "coalesce(%s)", colname(c));
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_vec_coalesce(name, c->t, c->col, &b, &e);
+  if (r == NULL) return luaL_error(L, "%s", e.msg);
+  push_result(L, r);
+  return 1;
+}
+
+/* c:index_of(values): for each value of the column `values`, the 1-based
+** row of c's first equal value, missing where there is none.
+** [C V] -> [C V name R] */
+static int col_index_of(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  pl_lcolumn *v = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
+  if (v == NULL) return luaL_error(L, "index_of: expected a column of values, got %s", luaL_typename(L, 2));
+  const char *name = lua_pushfstring(L, "index_of(%s)", colname(c));
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_vec_index_of(name, c->t, c->col, v->t, v->col, &e);
+  if (r == NULL) return luaL_error(L, "%s", e.msg);
+  push_result(L, r);
+  return 1;
+}
+
+static const luaL_Reg col_fns_tl[] = {
+  {"nth", col_nth}, {"cummax", col_cummax}, {"cumsum", col_cumsum}, {"at", col_at}, {"coalesce", col_coalesce},
+  {"index_of", col_index_of},
   {NULL, NULL}
 };
 
@@ -500,5 +594,6 @@ void pl_l_column_register(lua_State *L, int tbl_methods, int col_methods, int co
   col_meta = lua_absindex(L, col_meta);
   lua_pushvalue(L, tbl_methods); luaL_setfuncs(L, tbl_fns, 0); lua_pop(L, 1);
   lua_pushvalue(L, col_methods); luaL_setfuncs(L, col_fns, 0); lua_pop(L, 1);
+  lua_pushvalue(L, col_methods); luaL_setfuncs(L, col_fns_tl, 0); lua_pop(L, 1);
   lua_pushvalue(L, col_meta); luaL_setfuncs(L, col_metas, 0); lua_pop(L, 1);
 }

@@ -24,6 +24,7 @@
 */
 #include "lbind.h"
 #include "intervals.h"
+#include "steplevels.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -700,6 +701,61 @@ static int m_tostring(lua_State *L) {
   return 1;
 }
 
+/* I.step_levels(times, deltas [, {windows = W}]): the level of a counter
+** that changes by deltas[i] at times[i] (a queue: +1 at each launch, -1 at
+** each end), in the order (time, delta ascending, index).  Columns or
+** arrays of one length; an index where either is missing is left out.
+** Returns nil without events, else {max, at, area, mean, lo, hi,
+** window_start = {...}, window_max = {...}} (steplevels.h).
+** [times deltas [opts]] -> [times deltas opts ... r] */
+static int l_step_levels(lua_State *L) {
+  lua_settop(L, 3);
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 1, PL_COLUMN_T);
+  size_t n = c ? c->t->nrows : (lua_istable(L, 1) ? (size_t)luaL_len(L, 1) : 0);
+  lua_Integer windows = 1;
+  if (!lua_isnil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_getfield(L, 3, "windows");
+    if (!lua_isnil(L, -1)) windows = luaL_checkinteger(L, -1);
+    lua_pop(L, 1);
+  }
+  luaL_argcheck(L, windows >= 1 && windows <= 100000000, 3, "windows must be an integer from 1 to 1e8");
+  pl_lcolumn *dc = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
+  size_t nd = dc ? dc->t->nrows : (lua_istable(L, 2) ? (size_t)luaL_len(L, 2) : 0);
+  if (nd != n) return luaL_error(L, "step_levels: %d times and %d deltas", (int)n, (int)nd);
+  int64_t *t, *d; unsigned char *tm, *dm;
+  readvals(L, 1, n, &t, NULL, &tm);
+  readvals(L, 2, n, &d, NULL, &dm);
+  pl_step_ev *ev = lua_newuserdatauv(L, (n ? n : 1) * sizeof *ev, 0);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (tm[i] || dm[i]) continue;
+    ev[m].t = t[i]; ev[m].d = d[i]; ev[m].i = i; m++;
+  }
+  if (m == 0) { lua_pushnil(L); return 1; }
+  size_t w = (size_t)windows;
+  int64_t *ws = lua_newuserdatauv(L, 2 * w * sizeof *ws, 0), *wm = ws + w;
+  pl_levels r;
+  pl_step_levels(ev, m, w, &r, ws, wm);
+  lua_createtable(L, 0, 8);
+  lua_pushinteger(L, (lua_Integer)r.max); lua_setfield(L, -2, "max");
+  lua_pushinteger(L, (lua_Integer)r.at); lua_setfield(L, -2, "at");
+  lua_pushinteger(L, (lua_Integer)r.area); lua_setfield(L, -2, "area");
+  lua_pushinteger(L, (lua_Integer)r.lo); lua_setfield(L, -2, "lo");
+  lua_pushinteger(L, (lua_Integer)r.hi); lua_setfield(L, -2, "hi");
+  /* as Lua writes hi > lo and area / (hi - lo) or 0 */
+  if (r.hi > r.lo) lua_pushnumber(L, (lua_Number)r.area / (lua_Number)(r.hi - r.lo));
+  else lua_pushinteger(L, 0);
+  lua_setfield(L, -2, "mean");
+  for (int k = 0; k < 2; k++) {
+    const int64_t *v = k ? wm : ws;
+    lua_createtable(L, (int)w, 0);
+    for (size_t i = 0; i < w; i++) { lua_pushinteger(L, (lua_Integer)v[i]); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+    lua_setfield(L, -2, k ? "window_max" : "window_start");
+  }
+  return 1;
+}
+
 static const luaL_Reg methods[] = {
   {"union", m_union}, {"intersect", m_intersect}, {"subtract", m_subtract},
   {"clip", m_clip}, {"gaps", m_gaps}, {"length", m_length}, {"count", m_count},
@@ -720,6 +776,7 @@ static const luaL_Reg funcs[] = {
   {"empty", l_empty}, {"to_arrays", m_to_arrays},
   {"from_table", l_from_table}, {"innermost", l_innermost},
   {"step_integral", l_step_integral}, {"series_windows", l_series_windows},
+  {"step_levels", l_step_levels},
   {NULL, NULL}
 };
 

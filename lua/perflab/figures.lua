@@ -277,22 +277,32 @@ end
 -- outlier threshold and the p50 / p99 marked; bins above the threshold are
 -- drawn as outliers.
 function M.launch_delay(report, delays, threshold_ns, source, figname)
-  if not delays or #delays == 0 then return end
-  local xs = {}
-  for i, d in ipairs(delays) do xs[i] = d end
-  table.sort(xs)
-  local function q(p) return xs[math.max(1, math.min(#xs, math.floor(p * (#xs - 1) + 0.5) + 1))] end
+  if not delays then return end
+  -- a column (or an array, made one): the engine finds the order
+  -- statistics and counts the bins, no Lua pass over the launches
+  if type(delays) == "table" then
+    delays = require("perflab.table").from_columns({ d = delays }, { "d" }):col("d")
+  end
+  local n = delays:count()
+  if n == 0 then return end
+  -- the value at rank round(p * (n - 1)) + 1 of the sorted delays
+  local function q(p) return delays:nth(math.max(1, math.min(n, math.floor(p * (n - 1) + 0.5) + 1))) end
   -- bins in µs: negative delays (clock skew) into the first bin
-  local lo, hi = math.max(xs[1], 1000), math.max(xs[#xs], 2000)
+  local lo, hi = math.max(delays:min(), 1000), math.max(delays:max(), 2000)
   local l0, l1 = math.floor(math.log(lo, 10) * 4) / 4, math.ceil(math.log(hi, 10) * 4 + 1e-9) / 4
   if l1 <= l0 then l1 = l0 + 0.25 end
-  local bins = {}
-  for e = l0, l1 - 1e-9, 0.25 do bins[#bins + 1] = { 10 ^ e / 1e3, 10 ^ (e + 0.25) / 1e3, 0 } end
-  for _, d in ipairs(xs) do
-    local v = math.max(d, 10 ^ l0)
-    local k = math.min(#bins, math.max(1, math.floor((math.log(v, 10) - l0) / 0.25) + 1))
-    bins[k][3] = bins[k][3] + 1
+  local bins, edges = {}, {}
+  for e = l0, l1 - 1e-9, 0.25 do
+    bins[#bins + 1] = { 10 ^ e / 1e3, 10 ^ (e + 0.25) / 1e3, 0 }
+    edges[#edges + 1] = 10 ^ e
   end
+  edges[#edges + 1] = 10 ^ (l0 + 0.25 * #bins)
+  -- quarter-decade bins [10^e, 10^(e + 1/4)); values below the first edge
+  -- (negative delays) count in the first bin, above the last in the last
+  local h = require("perflab.stats").histogram(delays, { edges = edges })
+  for k, b in ipairs(bins) do b[3] = h.counts[k] end
+  bins[1][3] = bins[1][3] + h.under
+  bins[#bins][3] = bins[#bins][3] + h.over
   for _, b in ipairs(bins) do
     b.outlier = b[1] * 1e3 >= threshold_ns
     b.title = string.format("%s – %s: %d launch%s%s", units.ns(b[1] * 1e3, 3), units.ns(b[2] * 1e3, 3), b[3], b[3] == 1 and "" or "es",
@@ -304,7 +314,7 @@ function M.launch_delay(report, delays, threshold_ns, source, figname)
   end
   for _, m in ipairs(marks) do m.x = math.max(m.x, bins[1][1]) end
   report:figure(figname or "launch_delay.svg", chart.histogram {
-    title = "Launch delay distribution", subtitle = string.format("%d launches, kernel start - launch call end; %s", #xs, base(source)),
+    title = "Launch delay distribution", subtitle = string.format("%d launches, kernel start - launch call end; %s", n, base(source)),
     bins = bins, marks = marks, x_log = true, x_label = "launch delay (µs, log scale)", y_label = "launches",
     x_format = function(v) return units.ns(v * 1e3, 3) end, legend = { "launches", "outliers (above the threshold)" },
   }, { title = "distribution of launch delay, outliers marked" })

@@ -87,15 +87,12 @@ local function const(t, v)
 end
 
 --- Column `name` of t with its missing values as v (a constant column where
--- t has no such column); a Lua pass only over a column that has holes.
+-- t has no such column): Column:coalesce in the engine.
 function M.filled(t, name, v)
   if not t:has(name) then return const(t, v) end
   local c = t:col(name)
-  local n = #c
-  if c:count() == n then return c end
-  local a = c:to_lua()
-  for i = 1, n do if a[i] == nil then a[i] = v end end
-  return t:select(name):add_column("_filled", setmetatable(a, { __len = function() return n end }), c:type()):col("_filled")
+  if c:count() == #c then return c end
+  return c:coalesce(v)
 end
 
 -- the first runtime call of each correlation (or (pid, correlation)): its
@@ -124,18 +121,31 @@ function M.device_ops(p, kinds)
   if #parts == 0 and p.tables.kernels then parts[1] = { "kernel", p.tables.kernels }; use_pid = false end
   for i, part in ipairs(parts) do
     local kind, t = part[1], part[2]
-    t = t:filter(t:col("start_ns"):present())
     local s, d = t:col("start_ns"), M.filled(t, "duration_ns", 0)
     local o = t:select("start_ns"):with("end_ns", s + d):with("duration_ns", d):with("name", t:col("name"))
       :with("kind", const(t, kind)):with("device", M.filled(t, "device", 0)):with("stream", M.filled(t, "stream", -1))
     if t:has("correlation") then o:with("correlation", t:col("correlation")) end
     if use_pid then o:with("pid", t:col("pid")) end
+    -- rows without a start left out, from the narrow table (not a copy of
+    -- every column of the source)
+    if s:count() < #s then o = o:filter(s:present()) end
     parts[i] = o
   end
   if #parts == 0 then return nil end
   local ops = T.concat(table.unpack(parts))
   if not ops:has("correlation") then rt = nil end
-  if rt then
+  local whole = rt and not use_pid and rt:has("start_ns") and rt:has("duration_ns") and rt:has("name")
+  for _, c in ipairs(whole and { "start_ns", "duration_ns", "name" } or {}) do
+    if rt:col(c):count() < rt:nrows() then whole = false end
+  end
+  if whole then
+    -- no value missing: the first call of a correlation has the first
+    -- values launches() takes, found by one hash lookup per op
+    local at = rt:col("correlation"):index_of(ops:col("correlation"))
+    local s = rt:col("start_ns"):at(at)
+    ops:with("rt_start_ns", s):with("rt_name", rt:col("name"):at(at))
+      :with("rt_end_ns", s + rt:col("duration_ns"):at(at))
+  elseif rt then
     local keys = use_pid and { "pid", "correlation" } or { "correlation" }
     ops = ops:join(launches(rt, keys), { on = keys, how = "left" })
   else
@@ -182,57 +192,97 @@ end
 function M.launching_op(p)
   local k = p.tables.kernels
   if not k then error("launching_op: the profile has no kernels table", 2) end
-  local id, name, link = M.launch_links(p)
-  -- arrays with holes: __len gives add_column the row count
+  local id, name, link = M.launch_link_columns(p)
+  -- a profile's tables are frozen: each with gives a copy, so the profile
+  -- keeps its kernels table as loaded
+  if id then return k:with("launch_op_id", id):with("launch_op_name", name):with("launch_op_link", link) end
+  -- no link at all: the columns all missing (arrays with holes: __len
+  -- gives add_column the row count)
   local len = { __len = function() return k:nrows() end }
-  -- a profile's tables are frozen: each add_column gives a copy, so the
-  -- profile keeps its kernels table as loaded
-  k = k:add_column("launch_op_id", setmetatable(id, len), "integer")
-  k = k:add_column("launch_op_name", setmetatable(name, len), "string")
-  k = k:add_column("launch_op_link", setmetatable(link, len), "string")
-  return k
+  k = k:add_column("launch_op_id", setmetatable({}, len), "integer")
+  k = k:add_column("launch_op_name", setmetatable({}, len), "string")
+  return k:add_column("launch_op_link", setmetatable({}, len), "string")
 end
 
 function M.launch_links(p)
   local k = p.tables.kernels
   if not k then error("launch_links: the profile has no kernels table", 2) end
+  local id, name, link = M.launch_link_columns(p)
+  if not id then return {}, {}, {} end
+  return id:to_lua(), name:to_lua(), link:to_lua()
+end
+
+-- for each value of column qkey of q: the first row of t whose column tkey
+-- holds it (an integer column of q's length, missing where none does):
+-- one hash pass in the engine (Column:index_of)
+local function first_rows(t, tkey, q, qkey)
+  return t:col(tkey):index_of(q:col(qkey))
+end
+
+--- The launch links as columns of the kernels table's length: launch_op_id,
+-- launch_op_name, launch_op_link (the rules above), or nothing when no
+-- kernel can have a link (no cpu ops, or ops without External ids).  The
+-- engine does the work: first rows by key (Column:index_of), gathers
+-- (Column:at), masks, and perflab.intervals.innermost for the time rule.
+function M.launch_link_columns(p)
+  local k = p.tables.kernels
+  if not k then error("launch_link_columns: the profile has no kernels table", 2) end
   local ops, rt = p.tables.cpu_ops, p.tables.runtime
-  local function arr(t, c) return t and t:has(c) and t:col(c):to_lua() or {} end
-  local n = k:nrows()
-  local id, name, link = {}, {}, {}
-  if ops and ops:nrows() > 0 then
-    local oext, oname, os_, od = arr(ops, "external_id"), arr(ops, "name"), arr(ops, "start_ns"), arr(ops, "duration_ns")
-    local op_of = {}                     -- External id -> first op row
-    for i = 1, ops:nrows() do local e = oext[i]; if e and not op_of[e] then op_of[e] = i end end
-    local call_of = {}                   -- correlation -> first runtime row
-    local rc, rs, rext = arr(rt, "correlation"), arr(rt, "start_ns"), arr(rt, "external_id")
-    for i = 1, rt and rt:nrows() or 0 do local c = rc[i]; if c and not call_of[c] then call_of[c] = i end end
-    local kext, kcorr = arr(k, "external_id"), arr(k, "correlation")
-    local by_time = {}                   -- kernel rows the ids leave open
-    for i = 1, n do
-      local c = kcorr[i] and call_of[kcorr[i]]
-      local cs = c and rs[c]
-      for _, e in ipairs({ kext[i] or false, c and rext[c] or false }) do
-        local j = e and op_of[e]
-        if j and not link[i] and (not cs or (os_[j] and od[j] and os_[j] <= cs and cs <= os_[j] + od[j])) then
-          link[i] = "id"; id[i] = e; name[i] = oname[j]
-        end
+  if not (ops and ops:nrows() > 0 and ops:has("external_id") and k:nrows() > 0) then return nil end
+  local oext = ops:col("external_id")
+  if rt and rt:nrows() == 0 then rt = nil end
+  -- c: the runtime call of each kernel (the first with its correlation);
+  -- cs: its start; e2: its External id
+  local c, cs, e2
+  if rt and k:has("correlation") and rt:has("correlation") then
+    c = first_rows(rt, "correlation", k, "correlation")
+    if rt:has("start_ns") then cs = rt:col("start_ns"):at(c) end
+    if rt:has("external_id") then e2 = rt:col("external_id"):at(c) end
+  end
+  local os_ = ops:has("start_ns") and ops:col("start_ns")
+  local od = ops:has("duration_ns") and ops:col("duration_ns")
+  -- the op an External id names, where the runtime call starts within it
+  -- (or has no start)
+  local function by_id(q, col)
+    local j = first_rows(ops, "external_id", q, col)
+    local ok = j:present()
+    if cs then
+      local free = ~cs:present()
+      if os_ and od then
+        local s = os_:at(j)
+        free = free | (cs:ge(s) & cs:le(s + od:at(j)))
       end
-      if not link[i] and c then by_time[#by_time + 1] = i end
+      ok = ok & free
     end
-    if #by_time > 0 and ops:has("pid") and rt:has("pid") then
-      -- ops with no External id take no part (the query is skipped only
-      -- when some op lacks one: a Lua call per op otherwise)
-      local where
-      if ops:col("external_id"):count() < ops:nrows() then where = function(i) return oext[i] ~= nil end end
-      local inner = I.innermost(ops, rt, { by = { "pid", "tid" }, where = where }):to_lua()
-      for _, i in ipairs(by_time) do
-        local o = inner[call_of[kcorr[i]]]
-        if o then link[i] = "time"; id[i] = oext[o]; name[i] = oname[o] end
-      end
+    return j:keep(ok)
+  end
+  local j
+  if k:has("external_id") then j = by_id(k, "external_id") end
+  if e2 and not (j and j:count() == k:nrows()) then      -- (every kernel linked already: nothing to add)
+    local q = k:select(k:columns()[1]):with("_e", e2)
+    local j2 = by_id(q, "_e")
+    j = j and j:coalesce(j2) or j2
+  end
+  local byid = j and j:present()
+  local byt
+  if c and ops:has("pid") and rt:has("pid") then
+    local open = byid and (~byid & c:present()) or c:present()
+    if c:count { where = open } > 0 then
+      -- ops with no External id take no part
+      local inner = I.innermost(ops, rt, { by = { "pid", "tid" }, where = oext:present() })
+      local o = inner:at(c):keep(open)
+      byt = o:present()
+      j = j and j:coalesce(o) or o
     end
   end
-  return id, name, link
+  if not j then return nil end
+  local oname = ops:has("name") and ops:col("name"):at(j)
+  local none = (oname or k:col("name")):keep(j:present() & ~j:present())     -- strings, all missing
+  local link = none
+  if byid and byid:count { where = byid } > 0 then link = link:coalesce(byid:map({ [true] = "id" })) end
+  if byt and byt:count { where = byt } > 0 then link = link:coalesce(byt:map({ [true] = "time" })) end
+  local name = oname or none
+  return oext:at(j), name, link
 end
 
 --- device_label(p) -> function(device) -> text: the device index, with the

@@ -14,6 +14,7 @@
 -- Timestamps are microseconds with three decimals, relative to
 -- baseTimeNanoseconds, so every nanosecond is kept.
 local json = require "perflab.json"
+local T = require "perflab.table"
 local errors = require "perflab.errors"
 
 local M = {}
@@ -25,6 +26,27 @@ local function cols(t, names)
 end
 
 local function int(v) if v == nil then return nil end; return math.floor(v + 0.5) end
+
+--- Column `name` of t in whole nanoseconds (a float rounded to the
+-- nearest: int above); integer columns, what the parsers give, as they are.
+local function ns_col(t, name)
+  local c = t:col(name)
+  if c:type() == "integer" then return c end
+  local a, n = c:to_lua(), t:nrows()
+  for i = 1, n do if a[i] then a[i] = int(a[i]) end end
+  return t:select(name):add_column("_ns", setmetatable(a, { __len = function() return n end }), "integer"):col("_ns")
+end
+
+--- Mask of the events [s, s + d] that reach into the window [w0, w1] (all
+-- timed events without a window) and start by `upto` where given.  Bounds
+-- are made whole first (s + d >= w0 is s + d >= ceil(w0) for integers), so
+-- the engine compares integers exactly, as Lua did.
+local function in_window(s, d, w0, w1, upto)
+  local m = s:present() & d:present()
+  if w0 then m = m & (s + d):ge(math.ceil(w0)) & s:le(math.floor(w1)) end
+  if upto then m = m & s:le(math.floor(upto)) end
+  return m
+end
 
 --- The window to show: the one given, the slowest step, or everything.
 local function pick_window(p, opts)
@@ -41,10 +63,51 @@ local function pick_window(p, opts)
   return nil, nil, "whole trace"
 end
 
+-- a column of n missing values of c's type (for a column no source has)
+local function none(c) return c:keep(c:present() & ~c:present()) end
+
+--- The device events in the window as one table, in the order (start,
+-- track, reading order): start, dur, name, kind, device, stream, corr,
+-- track (the track's label: "GPU 0 stream 7").  The engine filters, labels
+-- (once per distinct device and stream) and sorts.
+local function device_events(p, w0, w1, dev_label)
+  local parts = {}
+  for _, spec in ipairs({ { "kernels", "kernel" }, { "memcpy", "memcpy" }, { "memset", "memset" } }) do
+    local t = p.tables[spec[1]]
+    if t and t:nrows() > 0 and t:has("start_ns") and t:has("duration_ns") then
+      local s, d = ns_col(t, "start_ns"), ns_col(t, "duration_ns")
+      local o = t:select("start_ns"):with("start", s):with("dur", d):drop("start_ns")
+      if t:has("name") then o:with("name", t:col("name")) end
+      o:with("kind", s:present():map(function() return spec[2] end))
+      for _, c in ipairs({ { "device", "device" }, { "stream", "stream" }, { "corr", "correlation" } }) do
+        if t:has(c[2]) then o:with(c[1], t:col(c[2])) end
+      end
+      parts[#parts + 1] = o:filter(in_window(s, d, w0, w1))
+    end
+  end
+  if #parts == 0 then return nil end
+  local g = T.concat(table.unpack(parts))
+  for _, c in ipairs({ "device", "stream", "corr" }) do
+    if not g:has(c) then g:with(c, none(g:col("start"))) end
+  end
+  if g:nrows() == 0 then return g end
+  -- one track per (device, stream), a missing one as 0
+  local IV = require "perflab.timeline"
+  local key = g:select("start"):with("dev", IV.filled(g, "device", 0)):with("str", IV.filled(g, "stream", 0))
+  local by = key:group_by("dev", "str")
+  local labels = {}
+  for i, r in by:agg({ { "n", "count" } }):rows() do
+    labels[i] = { track = string.format("GPU %s stream %s", dev_label(r.dev), tostring(r.str)) }
+  end
+  g:with("track", by:broadcast(T.from_rows(labels, { "track" })):col("track"))
+  g:with("tdev", key:col("dev")):with("tstr", key:col("str"))
+  -- stable: reading order among equal (start, track)
+  return g:take(g:order("start", "track"))
+end
+
 function M.collect(p, opts)
   opts = opts or {}
   local w0, w1, what = pick_window(p, opts)
-  local function inside(s, d) return not w0 or (s + d >= w0 and s <= w1) end
   local tracks, track_ix = {}, {}
   local function track(kind, pid, tid, label)
     local key = kind .. "\0" .. tostring(pid) .. "\0" .. tostring(tid)
@@ -57,88 +120,80 @@ function M.collect(p, opts)
   local gpu, cpu, flows = {}, {}, {}
   local by_corr = {}
   local dev_label = require("perflab.timeline").device_label(p)
-  for _, spec in ipairs({ { "kernels", "kernel" }, { "memcpy", "memcpy" }, { "memset", "memset" } }) do
-    local t = p.tables[spec[1]]
-    if t and t:nrows() > 0 and t:has("start_ns") and t:has("duration_ns") then
-      local c = cols(t, { "name", "start_ns", "duration_ns", "device", "stream", "correlation" })
-      for i = 1, t:nrows() do
-        local s, d = int(c[2][i]), int(c[3][i])
-        if s and d and inside(s, d) then
-          local dev, str = c[4][i], c[5][i]
-          local tk = track("gpu", dev or 0, str or 0, string.format("GPU %s stream %s", dev_label(dev or 0), tostring(str or 0)))
-          local e = { name = c[1][i] or "?", start = s, dur = d, kind = spec[2], track = tk.label, tk = tk, corr = c[6][i], device = dev, stream = str,
-                      seq = #gpu + 1 }
-          gpu[#gpu + 1] = e
-        end
-      end
+  local g = device_events(p, w0, w1, dev_label)
+  -- every track of the window, also those of events cut below
+  if g and g:nrows() > 0 then
+    for _, r in g:group_by("tdev", "tstr"):agg({ { "track", "first", "track" } }):rows() do
+      track("gpu", r.tdev, r.tstr, r.track)
     end
   end
-  -- Lua's sort is not stable (and picks pivots at random): every order here
-  -- ends on the events' reading order, so the output is the same each run
-  table.sort(gpu, function(a, b)
-    if a.start ~= b.start then return a.start < b.start end
-    if a.track ~= b.track then return a.track < b.track end
-    return a.seq < b.seq
-  end)
   local truncated = false
+  local function ends(t) return math.max(0, (t:col("start") + t:col("dur")):max()) end
   -- a figure of a trace without steps: its last device operations (the
   -- steady state, after warm-up), not hours of idle host time
-  if opts.slowest_step and not w0 then
-    -- after the longest device idle gap while it is most of the span (warm-up, set-up)
+  if g and opts.slowest_step and not w0 then
+    -- after the longest device idle gap while it is most of the span (warm-up, set-up):
+    -- the gap before event i is its start minus the furthest end before it
     for _ = 1, 6 do
-      if #gpu < 2 then break end
-      local best, at, reach = 0, nil, gpu[1].start + gpu[1].dur
-      for i = 2, #gpu do
-        if gpu[i].start - reach > best then best, at = gpu[i].start - reach, i end
-        reach = math.max(reach, gpu[i].start + gpu[i].dur)
-      end
-      if not at or best <= 0.5 * (reach - gpu[1].start) then break end
-      local keep = {}
-      for i = at, #gpu do keep[#keep + 1] = gpu[i] end
-      gpu = keep
-      w0, w1, what = gpu[1].start, reach, "device activity after the longest idle gap"
+      local n = g:nrows()
+      if n < 2 then break end
+      local e = g:col("start") + g:col("dur")
+      local reach = g:select("start"):with("reach", e:cummax())
+      local gaps = g:slice(2, n):select("start")
+      gaps:with("gap", gaps:col("start") - reach:slice(1, n - 1):col("reach"))
+      local best = gaps:col("gap"):max()
+      local last = reach:col("reach")[n]
+      if not best or best <= 0 or best <= 0.5 * (last - g:col("start")[1]) then break end
+      local at = gaps:order("-gap")[1] + 1              -- the first of the longest gaps
+      g = g:slice(at, n)
+      w0, w1, what = g:col("start")[1], last, "device activity after the longest idle gap"
     end
   end
-  if opts.slowest_step and opts.last_ops and #gpu > opts.last_ops then
-    local keep = {}
-    for i = #gpu - opts.last_ops + 1, #gpu do keep[#keep + 1] = gpu[i] end
-    gpu = keep
-    w0, w1 = gpu[1].start, 0
-    for _, e in ipairs(gpu) do w1 = math.max(w1, e.start + e.dur) end
+  if g and opts.slowest_step and opts.last_ops and g:nrows() > opts.last_ops then
+    g = g:slice(g:nrows() - opts.last_ops + 1, g:nrows())
+    w0, w1 = g:col("start")[1], ends(g)
     what = (what == "whole trace" and "" or what .. ", ") .. string.format("last %d device operations", opts.last_ops)
   end
-  if opts.max_events and #gpu > opts.max_events then
-    for i = #gpu, opts.max_events + 1, -1 do gpu[i] = nil end
+  if g and opts.max_events and g:nrows() > opts.max_events then
+    g = g:head(opts.max_events)
     truncated = true
-    if not w0 then w0 = gpu[1].start end
-    w1 = 0
-    for _, e in ipairs(gpu) do w1 = math.max(w1, e.start + e.dur) end
+    if not w0 then w0 = g:col("start")[1] end
+    w1 = ends(g)
   end
-  for _, e in ipairs(gpu) do if e.corr then by_corr[e.corr] = e end end
-  local rt = p.tables.runtime
-  if rt and rt:nrows() > 0 then
-    local c = cols(rt, { "name", "start_ns", "duration_ns", "pid", "tid", "correlation" })
-    for i = 1, rt:nrows() do
-      local s, d = int(c[2][i]), int(c[3][i])
-      if s and d and inside(s, d) and (not truncated or s <= w1) then
-        local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0), tostring(c[5][i] or 0)))
-        local e = { name = c[1][i] or "?", start = s, dur = d, kind = "runtime", track = tk.label, tk = tk, corr = c[6][i], seq = #cpu + 1 }
-        cpu[#cpu + 1] = e
-        local k = e.corr and by_corr[e.corr]
-        if k then flows[#flows + 1] = { id = e.corr, from = s, from_track = tk.label, from_tk = tk, to = k.start, to_track = k.track, to_tk = k.tk, name = k.name } end
-      end
+  if g and g:nrows() > 0 then
+    local c = cols(g, { "name", "start", "dur", "kind", "track", "corr", "device", "stream", "tdev", "tstr" })
+    for i = 1, g:nrows() do
+      local e = { name = c[1][i] or "?", start = c[2][i], dur = c[3][i], kind = c[4][i], track = c[5][i],
+                  tk = track_ix["gpu\0" .. tostring(c[9][i]) .. "\0" .. tostring(c[10][i])],
+                  corr = c[6][i], device = c[7][i], stream = c[8][i], seq = i }
+      gpu[i] = e
+      if e.corr then by_corr[e.corr] = e end
     end
   end
-  local ops = p.tables.cpu_ops
-  if ops and ops:nrows() > 0 then
-    local c = cols(ops, { "name", "start_ns", "duration_ns", "pid", "tid" })
-    for i = 1, ops:nrows() do
-      local s, d = int(c[2][i]), int(c[3][i])
-      if s and d and inside(s, d) and (not truncated or s <= w1) then
-        local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0), tostring(c[5][i] or 0)))
-        cpu[#cpu + 1] = { name = c[1][i] or "?", start = s, dur = d, kind = "cpu op", track = tk.label, tk = tk, seq = #cpu + 1 }
-      end
-    end
+  -- host events in the window (and, when the device events were cut, not
+  -- after the last one kept): filtered by the engine, then one Lua pass
+  local function host(t, names)
+    if not (t and t:nrows() > 0 and t:has("start_ns") and t:has("duration_ns")) then return nil end
+    local s, d = ns_col(t, "start_ns"), ns_col(t, "duration_ns")
+    local keep = in_window(s, d, w0, w1, truncated and w1 or nil)
+    local k = t:select("start_ns"):with("s", s):with("d", d)
+    for _, n in ipairs(names) do if t:has(n) then k:with(n, t:col(n)) end end
+    k = k:filter(keep)
+    return k:nrows(), cols(k, { "name", "s", "d", "pid", "tid", "correlation" })
+  end
+  local n, c = host(p.tables.runtime, { "name", "pid", "tid", "correlation" })
+  for i = 1, n or 0 do
+    local s, d = c[2][i], c[3][i]
+    local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0), tostring(c[5][i] or 0)))
+    local e = { name = c[1][i] or "?", start = s, dur = d, kind = "runtime", track = tk.label, tk = tk, corr = c[6][i], seq = #cpu + 1 }
+    cpu[#cpu + 1] = e
+    local k = e.corr and by_corr[e.corr]
+    if k then flows[#flows + 1] = { id = e.corr, from = s, from_track = tk.label, from_tk = tk, to = k.start, to_track = k.track, to_tk = k.tk, name = k.name } end
+  end
+  n, c = host(p.tables.cpu_ops, { "name", "pid", "tid" })
+  for i = 1, n or 0 do
+    local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0), tostring(c[5][i] or 0)))
+    cpu[#cpu + 1] = { name = c[1][i] or "?", start = c[2][i], dur = c[3][i], kind = "cpu op", track = tk.label, tk = tk, seq = #cpu + 1 }
   end
   table.sort(cpu, function(a, b)
     if a.start ~= b.start then return a.start < b.start end

@@ -115,3 +115,34 @@ static int cmpd(const void *a, const void *b) {
 }
 
 void pl_sort_doubles(double *x, size_t n) { qsort(x, n, sizeof *x, cmpd); }
+
+/* k-th smallest (0-based) of int64 values, exactly (pl_select_kth goes
+** through doubles, which lose integers beyond 2^53). */
+static void swapi(int64_t *a, int64_t *b) { int64_t t = *a; *a = *b; *b = t; }
+
+int64_t pl_select_kth_i64(int64_t *x, size_t n, size_t k) {
+  size_t lo = 0, hi = n - 1;
+  while (hi > lo + 16) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (x[mid] < x[lo]) swapi(&x[mid], &x[lo]);
+    if (x[hi] < x[lo]) swapi(&x[hi], &x[lo]);
+    if (x[hi] < x[mid]) swapi(&x[hi], &x[mid]);
+    int64_t pivot = x[mid];
+    size_t i = lo, j = hi;
+    for (;;) {
+      while (x[i] < pivot) i++;
+      while (x[j] > pivot) j--;
+      if (i >= j) break;
+      swapi(&x[i], &x[j]);
+      i++; j--;
+    }
+    if (k <= j) hi = j; else lo = j + 1;
+  }
+  for (size_t i = lo + 1; i <= hi; i++) {   /* insertion sort of the small range */
+    int64_t v = x[i];
+    size_t j = i;
+    while (j > lo && x[j - 1] > v) { x[j] = x[j - 1]; j--; }
+    x[j] = v;
+  }
+  return x[k];
+}

@@ -6,6 +6,7 @@
 #ifndef PL_QUANTILE_H
 #define PL_QUANTILE_H
 #include <stddef.h>
+#include <stdint.h>
 
 /* q in [0,1]; x has n > 0 finite values and is reordered in place. */
 double pl_quantile_select(double *x, size_t n, double q);
@@ -20,5 +21,8 @@ void pl_select_multi(double *x, size_t n, const size_t *ks, size_t nk);
 double pl_lerp7(double a, double b, double t);
 /* Sorts doubles ascending (NaN-free input). */
 void pl_sort_doubles(double *x, size_t n);
+
+/* k-th smallest (0-based) of n > k int64 values, exact; reorders x. */
+int64_t pl_select_kth_i64(int64_t *x, size_t n, size_t k);
 
 #endif

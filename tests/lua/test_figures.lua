@@ -456,7 +456,12 @@ function testChromeTraceReadsBack()
     -- every start kept to the nanosecond, relative to baseTimeNanoseconds
     local base = math.tointeger(tonumber(text:match('"baseTimeNanoseconds":(%d+)')))
     local starts = {}
-    for i = 1, k:nrows() do starts[#starts + 1] = math.floor(k:get(i, "start_ns") + 0.5) - base end
+    -- (an integer start as it is: start + 0.5 would make it a double, which
+    -- rounds epoch nanoseconds to a multiple of 256)
+    for i = 1, k:nrows() do
+      local s = k:get(i, "start_ns")
+      starts[#starts + 1] = (math.tointeger(s) or math.floor(s + 0.5)) - base
+    end
     table.sort(starts)
     local qs = {}
     for i = 1, qk:nrows() do qs[i] = qk:get(i, "start_ns") end

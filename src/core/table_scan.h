@@ -1,0 +1,43 @@
+/*
+** table_scan.h -- running (scan) column operations of the table engine:
+** each row's result depends on the rows before it.  Bound as column
+** methods in src/l_column.c; documented in docs/table.md.
+*/
+#ifndef PL_TABLE_SCAN_H
+#define PL_TABLE_SCAN_H
+#include "table.h"
+
+/* Running maximum: row i is the largest value of rows 1..i that is not
+** missing (missing until the first value).  Integer columns stay integer
+** (exact); numbers give numbers.  NULL + err for string and boolean
+** columns.  A one-column table `name`. */
+pl_table *pl_vec_cummax(const char *name, const pl_table *t, int col, pl_err *err);
+
+/* Running sum: row i is the sum of the values of rows 1..i that are not
+** missing (0 before the first one).  Integer columns stay integer while
+** the sum fits int64 (past it the whole column becomes doubles); numbers
+** are summed left to right.  NULL + err for strings and booleans. */
+pl_table *pl_vec_cumsum(const char *name, const pl_table *t, int col, pl_err *err);
+
+/* Gather: row i is column col of t at row idx[i] (1-based row numbers in
+** the integer column ic of it), missing where idx[i] is missing.  The
+** result has it's length and t's type (strings share t's pool).  NULL +
+** err when a row number is out of range (*bad = its position). */
+pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table *it, int ic,
+                    size_t *bad, pl_err *err);
+
+/* Coalesce: column col of t where it is not missing, else b (a column of
+** t's length or a scalar; a missing scalar changes nothing).  The types
+** must agree (integer and number mix as numbers); strings of another pool
+** are interned into the result's.  NULL + err on a mismatch. */
+pl_table *pl_vec_coalesce(const char *name, const pl_table *t, int col, const pl_operand *b, pl_err *err);
+
+/* Lookup: row i is the 1-based row of the first value of column col of t
+** equal to value i of column qc of q (missing where none is, or where the
+** value is missing).  Integers exactly, numbers by value (an integer
+** column against a number column too), strings by content, booleans as
+** booleans; one hash pass over t and one over q.  NULL + err when one side
+** is strings and the other not. */
+pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl_table *q, int qc, pl_err *err);
+
+#endif
