@@ -461,11 +461,50 @@ static int col_present(lua_State *L) {
   return 1;
 }
 
+/* c:fill(x): the missing values of c replaced by x (a column or a value).
+** [C x] -> [C x ... R] */
+static int col_fill(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  luaL_checkany(L, 2);
+  pl_operand x;
+  to_operand(L, 2, &x);
+  const char *name = lua_pushfstring(L, "fill(%s)", colname(c));
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_vec_fill(name, c->t, c->col, &x, &e);
+  if (r == NULL) return luaL_error(L, "fill: %s", e.msg);
+  push_result(L, r);
+  return 1;
+}
+
+/* [C] -> [C name R] */
+static int col_floor(lua_State *L) { return unary(L, "floor(%s)", pl_vec_floor); }
+
+/* T.sprintf(fmt, v1, ...): one string per row, printf-formatted from
+** columns (and values); missing where a column value is missing.
+** [fmt v...] -> [fmt v... ... R] */
+int pl_l_sprintf(lua_State *L) {
+  const char *fmt = luaL_checkstring(L, 1);
+  int n = lua_gettop(L) - 1;
+  luaL_argcheck(L, n <= 64, 66, "at most 64 values");
+  pl_operand *ops = (pl_operand *)lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *ops, 0);
+  for (int k = 0; k < n; k++) {
+    if (lua_isnil(L, k + 2)) return luaL_error(L, "sprintf: value %d is nil", k + 1);
+    to_operand(L, k + 2, &ops[k]);
+  }
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_vec_sprintf("sprintf", fmt, ops, (size_t)n, &e);
+  if (r == NULL) return luaL_error(L, "%s", e.msg);
+  push_result(L, r);
+  return 1;
+}
+
 static const luaL_Reg col_fns[] = {
   {"abs", col_abs}, {"clip", col_clip}, {"min_with", col_min_with}, {"max_with", col_max_with},
   {"eq", col_eq}, {"ne", col_ne}, {"lt", col_lt}, {"le", col_le}, {"gt", col_gt}, {"ge", col_ge},
   {"between", col_between}, {"isin", col_isin}, {"match", col_match}, {"map", col_map}, {"keep", col_keep},
-  {"present", col_present},
+  {"present", col_present}, {"fill", col_fill}, {"floor", col_floor},
   {NULL, NULL}
 };
 

@@ -249,6 +249,20 @@ void pl_column_used_ids(const pl_table *t, int col, unsigned char *out);
 /* A one-column table `name` whose row i is row i of column `col` of t. */
 pl_table *pl_column_copy(const char *name, const pl_table *t, int col);
 
+/* ---- more column expressions (table_vec2.c) ---------------------------- */
+/* Column col of t with its missing values replaced by x (a column of t's
+** length or a scalar): numbers with numbers (INT with INT stays INT, else
+** NUM), strings with strings, booleans with booleans; NULL + err else. */
+pl_table *pl_vec_fill(const char *name, const pl_table *t, int col, const pl_operand *x, pl_err *err);
+/* Rounded down (floor); INT stays INT; missing stays missing. */
+pl_table *pl_vec_floor(const char *name, const pl_table *t, int col, pl_err *err);
+/* A string column: row i is printf(fmt, ops[0][i], ...) (conversions
+** d i o u x X e E f F g G a A s with flags, width, precision; %% a percent
+** sign); integer conversions take numbers that are integral, %s strings
+** and numbers (as Lua's tostring writes them).  A row where any column
+** operand is missing is missing.  At least one operand is a column. */
+pl_table *pl_vec_sprintf(const char *name, const char *fmt, const pl_operand *ops, size_t nops, pl_err *err);
+
 /* ---- writers ----------------------------------------------------------- */
 /* RFC 4180 CSV with a header row; numbers at full precision. */
 void pl_table_write_csv(const pl_table *t, pl_buf *out);
