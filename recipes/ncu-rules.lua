@@ -420,42 +420,52 @@ local function frame(p, k)
   return F
 end
 
--- the launch-configuration rules once per distinct launch shape (the
--- columns launch_findings reads), broadcast to the launches
-local SHAPE_COLS = { "block_size", "block_x", "block_y", "block_z", "grid_size", "grid_x", "grid_y", "grid_z",
-  "device", "cc", "sm_count", "registers", "smem_static_bytes", "smem_dynamic_bytes", "smem_config_bytes",
-  "smem_driver_bytes", "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
-  "block_limit_barriers" }
-local LAUNCH_RULES = { "ncu.block_size", "ncu.small_grid", "ncu.grid_below_2x_sms", "ncu.tail_effect" }
+-- results per distinct value of the key columns of table t: fn(row) once
+-- per group gives a Lua row of `names`, broadcast to t's rows
+local function per_distinct(t, keys, names, fn)
+  local grp = t:select(keys):group_by(keys)
+  local groups = grp:agg { { "n", "count" } }
+  local rows = {}
+  for g = 1, groups:nrows() do rows[g] = fn(groups:row(g)) end
+  return grp:broadcast(T.from_rows(rows, names))
+end
 
-local function launch_shapes(F, ctx, th)
-  local keys = {}
-  for _, c in ipairs(SHAPE_COLS) do if F.k:has(c) then keys[#keys + 1] = c end end
-  local rows, names = {}, { "missing_small_grid" }
-  for _, id in ipairs(LAUNCH_RULES) do
-    for _, s in ipairs({ "|sp", "|ev", "|sev" }) do names[#names + 1] = id .. s end
+-- launch_findings' inputs as columns: block and grid size (gpu.dim), SM
+-- count (gpu.row_device), active blocks per SM (printed block limits, else
+-- the occupancy calculator once per distinct launch shape)
+local function launch_columns(F, ctx, active)
+  local k, get = F.k, F.kcol
+  local function dim(scalar, prefix)
+    local x = get(prefix .. "_x")
+    local prod = x and x * (get(prefix .. "_y") or F.NONE):fill(1) * (get(prefix .. "_z") or F.NONE):fill(1)
+    local s = get(scalar)
+    return (s and prod and s:fill(prod)) or s or prod or F.NONE
   end
-  local grp, shapes
-  if #keys > 0 then
-    grp = F.k:select(keys):group_by(keys)
-    shapes = grp:agg { { "n", "count" } }
+  local bs, grid = dim("block_size", "block"), dim("grid_size", "grid")
+  local sms = get("sm_count") or F.NONE
+  if ctx.devices and k:has("device") and k:types().device == "integer" then
+    sms = sms:fill(k:col("device"):map(function(d) return ctx.devices[d] and ctx.devices[d].sm_count end) / 1)
   end
-  local ns = shapes and shapes:nrows() or 1
-  for g = 1, ns do
-    local r = shapes and shapes:row(g) or {}
-    local out, missing = {}, {}
-    launch_findings(r, ctx, th, function(id, sev, msg, ev, sp)
-      out[id] = { sev = sev, ev = evidence_text(ev), sp = sp }
-    end, missing)
-    local row = { missing_small_grid = missing["ncu.small_grid"] or false }
-    for _, id in ipairs(LAUNCH_RULES) do
-      local f = out[id]
-      if f then row[id .. "|sp"], row[id .. "|ev"], row[id .. "|sev"] = f.sp, f.ev, f.sev end
+  if ctx.sm_count then sms = sms:fill(ctx.sm_count) end
+  active = active or F.NONE
+  if ntrue(~active:present() & grid:present() & sms:present() & (get("registers") or F.NONE):present()) > 0 then
+    local keys = {}
+    for _, c in ipairs({ "device", "cc", "sm_count", "block_size", "block_x", "block_y", "block_z", "registers",
+      "smem_static_bytes", "smem_dynamic_bytes", "smem_config_bytes", "smem_driver_bytes" }) do
+      if k:has(c) then keys[#keys + 1] = c end
     end
-    rows[g] = row
+    local occ = per_distinct(k, keys, { "active" }, function(r)
+      local cc = gpu.row_device(r, ctx)
+      local b = gpu.dim(r, "block_size", "block")
+      if cc and r.registers and gpus.cc(cc) then
+        return { active = gpu.occupancy { cc = cc, block_size = b, registers = r.registers, smem_static = r.smem_static_bytes,
+          smem_dynamic = r.smem_dynamic_bytes, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }.active_blocks }
+      end
+      return {}
+    end)
+    active = active:fill(occ:col("active") / 1)
   end
-  local t = T.from_rows(rows, names)
-  return grp and grp:broadcast(t) or t:take(F.ZERO + 1)
+  return bs, grid, sms, active
 end
 
 -- what ncu itself fired in this file: per rule id, the mask of the rules
@@ -559,8 +569,8 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
 
   -- 5 theoretical occupancy / 6 achieved gap
   local tocc, aocc = F.kcol("theoretical_occupancy_pct") or F.NONE, F.kcol("achieved_occupancy_pct") or F.NONE
+  local active
   do
-    local active
     for _, c in ipairs({ "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem", "block_limit_barriers" }) do
       local v = F.kcol(c)
       if v then active = active and active:min_with(v):fill(active):fill(v) or v end
@@ -677,16 +687,29 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     miss["ncu.workload_imbalance"] = ~any_wi
   end
 
-  -- 2-4 launch configuration, per distinct launch shape
+  -- 2-4 launch configuration
   do
-    local S = launch_shapes(F, ctx, th)
-    for j, id in ipairs(LAUNCH_RULES) do
-      local ev = S:col(id .. "|ev")
-      local sp = S:col(id .. "|sp")
-      emit(id, j == 4 and 13 or (j == 1 and 11 or 12), ev:present(), { sev = S:col(id .. "|sev"),
-        sp = (id ~= "ncu.grid_below_2x_sms") and sp or nil, ev = ev })
-    end
-    miss["ncu.small_grid"] = S:col("missing_small_grid"):eq(true)
+    local bs, grid, sms, act = launch_columns(F, ctx, active)
+    local bsc = per_distinct(F.base:select("row"):with("bs", bs), { "bs" }, { "sp", "ev" }, function(r)
+      local bc = r.bs and gpu.block_size_check(r.bs)
+      return bc and { sp = bc.speedup_pct, ev = evidence_text({ block_size = r.bs }) } or {}
+    end)
+    emit("ncu.block_size", 11, bsc:col("ev"):present(), { sev = "warn", sp = bsc:col("sp") / 1, ev = bsc:col("ev") })
+    local both = grid:present() & sms:present()
+    local small = grid:lt(sms)
+    local gev = T.sprintf("grid_size=%.4g sm_count=%.4g", grid, sms)
+    emit("ncu.small_grid", 12, small, { sev = "warn", sp = (sms - grid) / sms * 100, ev = gev })
+    emit("ncu.grid_below_2x_sms", 12, both & ~small & grid:lt(sms * 2), { sev = "info", ev = gev })
+    miss["ncu.small_grid"] = grid:present() & ~sms:present()
+    -- tail effect (ncu_math.tail)
+    local w = grid / (sms * act)
+    local whole = w:floor()
+    local partial = w - whole
+    local pb = -(-(grid * partial / w)):floor()
+    local tail = both & act:gt(0) & partial:gt(1e-9) & whole:ge(1)
+    local sp = 100 / (whole + 1)
+    emit("ncu.tail_effect", 13, tail & sp:ge(th.tail_min_speedup), { sev = "opt", sp = sp,
+      ev = T.sprintf("active_blocks=%.4g partial_blocks=%.4g waves=%.4g whole_waves=%.4g", act, pb, w, whole) })
   end
   return parts, mine, miss
 end
