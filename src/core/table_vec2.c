@@ -207,7 +207,7 @@ static int add_conv(pl_buf *b, const piece *q, const pl_operand *a, size_t i, pl
     if (ty == PL_NUM) {
       double d = op_num(a, i);
       if (d != floor(d) || !(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
-        pl_err_set(err, 0, 0, "sprintf: row %zu: %%%c: number %.17g has no integer representation", i + 1, q->conv, d);
+        pl_err_set(err, 0, 0, "sprintf: row %zu: %%%c: number %.14g has no integer representation", i + 1, q->conv, d);
         return -1;
       }
       v = (int64_t)d;
