@@ -386,11 +386,51 @@ pl_table *pl_column_copy(const char *name, const pl_table *t, int col) {
 
 /* ---- pivot ------------------------------------------------------------- */
 
+/* pivot with agg first / last: no grouped table in between; each row's
+** value goes straight to its (index group, column) cell: the first (last)
+** value that is not missing.  Same rows, columns and order as the general
+** path (both in order of first appearance). */
+static pl_table *pivot_pick(const pl_table *t, const int *index, size_t nindex, int colkey, int val, int last) {
+  size_t n = t->nrows;
+  size_t *row = pl_xmalloc((n ? n : 1) * sizeof *row), *first = NULL;
+  size_t *cid = pl_xmalloc((n ? n : 1) * sizeof *cid), *cfirst = NULL;
+  size_t nrow = pl_table_group_ids(t, index, nindex, row, &first);
+  size_t ncol = pl_table_group_ids(t, &colkey, 1, cid, &cfirst);
+  pl_table *sel = pl_table_select(t, index, nindex);
+  pl_table *r = pl_table_take(sel, first, nrow);
+  pl_table_free(sel);
+  pl_table_set_name(r, "pivot");
+  pl_type vt = t->cols[val]->type;
+  int *col = pl_xmalloc((ncol ? ncol : 1) * sizeof *col);
+  for (size_t j = 0; j < ncol; j++) {
+    char nm[512];
+    if (pl_cell_missing(t, colkey, cfirst[j])) snprintf(nm, sizeof nm, "NA");
+    else pl_cell_text(t, colkey, cfirst[j], nm, sizeof nm);
+    col[j] = pl_table_add_col_unique(r, nm, vt);
+  }
+  const pl_column *src = t->cols[val];
+  for (size_t i = 0; i < n; i++) {
+    if (pl_cell_missing(t, val, i)) continue;
+    pl_column *dst = r->cols[col[cid[i]]];
+    size_t o = row[i];
+    if (!last && !pl_cell_missing(r, col[cid[i]], o)) continue;
+    switch (vt) {
+      case PL_NUM: dst->v.num[o] = src->v.num[i]; break;
+      case PL_STR: dst->v.str[o] = src->v.str[i]; break;
+      case PL_BOOL: dst->v.b[o] = src->v.b[i]; break;
+      default: dst->v.i64[o] = src->v.i64[i]; break;
+    }
+  }
+  free(col); free(row); free(first); free(cid); free(cfirst);
+  return r;
+}
+
 pl_table *pl_table_pivot(const pl_table *t, const int *index, size_t nindex, int colkey, int val,
                          pl_aggop op, pl_err *err) {
   /* aggregate per (index..., colkey), then scatter into one column per key */
   int keys[17];
   if (nindex > 16) { pl_err_set(err, 0, 0, "pivot: at most 16 index columns"); return NULL; }
+  if (op == PL_AGG_FIRST || op == PL_AGG_LAST) return pivot_pick(t, index, nindex, colkey, val, op == PL_AGG_LAST);
   memcpy(keys, index, nindex * sizeof *keys);
   keys[nindex] = colkey;
   pl_agg ag = { "value", op, val, 0.5, -1, NULL };

@@ -1,7 +1,8 @@
 -- test_table_fill.lua -- c:fill, c:floor and perflab.table.sprintf
 -- (docs/table.md, "Filling, rounding and text from columns"): each vector
 -- result against a plain Lua loop over the same rows (string.format,
--- math.floor, `or`), and the errors.
+-- math.floor, `or`), and the errors.  Also pivot's first/last (a path of
+-- their own in C) against a Lua loop, with missing values and strings.
 local lu = require "luaunit"
 local perflab = require "perflab"
 local T = perflab.table
@@ -43,6 +44,46 @@ function test_sprintf_against_string_format()
   -- numbers under %s as tostring writes them; a value beside columns
   local d = T.sprintf("%s %s %s", t:col("i"), t:col("i") / 2, "v"):to_lua()
   for i = 1, #rows do lu.assertEquals(d[i], string.format("%s %s %s", i, i / 2, "v")) end
+end
+
+function test_pivot_first_last_against_lua()
+  -- long rows: id (some missing), metric (some missing), v (number, some
+  -- missing), s (string, some missing)
+  local long = {}
+  for i = 1, 500 do
+    local r = { metric = (i % 13 == 0) and nil or ("m" .. (i * 7) % 6) }
+    if i % 17 ~= 0 then r.id = (i * 5) % 23 end
+    if i % 4 ~= 0 then r.v = i * 0.5 end
+    if i % 6 ~= 0 then r.s = "s" .. i % 9 end
+    long[i] = r
+  end
+  local t = T.from_rows(long, { "id", "metric", "v", "s" })
+  for _, agg in ipairs({ "first", "last" }) do
+    for _, val in ipairs({ "v", "s" }) do
+      local w = t:pivot { index = "id", columns = "metric", values = val, agg = agg }
+      -- the same by hand: index keys and metric names in order of first appearance
+      local NA = {}
+      local ids, nid, idrow, metrics, mseen, cell = {}, 0, {}, {}, {}, {}
+      for _, r in ipairs(long) do
+        local id = r.id == nil and NA or r.id
+        if not idrow[id] then nid = nid + 1; ids[nid] = r.id; idrow[id] = nid; cell[nid] = {} end
+        local m = r.metric or "NA"
+        if not mseen[m] then mseen[m] = true; metrics[#metrics + 1] = m end
+        local x = r[val]
+        if x ~= nil and (agg == "last" or cell[idrow[id]][m] == nil) then cell[idrow[id]][m] = x end
+      end
+      lu.assertEquals(w:nrows(), nid)
+      local cols = w:columns()
+      lu.assertEquals(#cols, #metrics + 1)
+      for j, m in ipairs(metrics) do
+        lu.assertEquals(cols[j + 1], m)
+        local got = w:col(m):to_lua()
+        for i = 1, nid do lu.assertEquals(got[i], cell[i][m], agg .. " " .. val .. " " .. m .. " row " .. i) end
+      end
+      local gid = w:col("id"):to_lua()
+      for i = 1, nid do lu.assertEquals(gid[i], ids[i]) end
+    end
+  end
 end
 
 function test_errors()
