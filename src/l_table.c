@@ -809,8 +809,9 @@ static int tbl_to_csv(lua_State *L) {
 ** [T] -> [T ... text] */
 static int tbl_to_json(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
+  const char *indent = luaL_optstring(L, 2, " "), *close = luaL_optstring(L, 3, "");
   pl_buf b; pl_buf_init(&b);
-  pl_table_write_json(t, &b);
+  pl_table_write_json_indent(t, &b, indent, close);
   pushbuf(L, &b);
   return 1;
 }

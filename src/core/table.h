@@ -268,6 +268,9 @@ pl_table *pl_vec_sprintf(const char *name, const char *fmt, const pl_operand *op
 void pl_table_write_csv(const pl_table *t, pl_buf *out);
 /* JSON array of row objects; NaN/missing -> null; numbers round-trip. */
 void pl_table_write_json(const pl_table *t, pl_buf *out);
+/* The same with each row's line starting with `indent` (" " above) and the
+** closing bracket's with `close` ("" above): JSON nested in indented JSON. */
+void pl_table_write_json_indent(const pl_table *t, pl_buf *out, const char *indent, const char *close);
 /* Human layouts.  style: 0 aligned text, 1 Markdown.  max_rows 0 = all;
 ** max_width 0 = unlimited (longer text cells and headers are cut with "…";
 ** numbers are never cut). */

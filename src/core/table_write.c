@@ -71,11 +71,17 @@ static void json_string(pl_buf *o, const char *s, size_t n) {
   pl_buf_addc(o, '"');
 }
 
-void pl_table_write_json(const pl_table *t, pl_buf *o) {
+void pl_table_write_json(const pl_table *t, pl_buf *o) { pl_table_write_json_indent(t, o, " ", ""); }
+
+void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *indent, const char *close) {
   char tmp[64];
+  size_t li = strlen(indent);
   pl_buf_addc(o, '[');
   for (size_t i = 0; i < t->nrows; i++) {
-    pl_buf_adds(o, i ? ",\n {" : "\n {");
+    if (i) pl_buf_addc(o, ',');
+    pl_buf_addc(o, '\n');
+    pl_buf_add(o, indent, li);
+    pl_buf_addc(o, '{');
     for (size_t j = 0; j < t->ncols; j++) {
       const pl_column *c = t->cols[j];
       if (j) pl_buf_add(o, ", ", 2);
@@ -95,7 +101,8 @@ void pl_table_write_json(const pl_table *t, pl_buf *o) {
     }
     pl_buf_addc(o, '}');
   }
-  pl_buf_adds(o, t->nrows ? "\n]" : "]");
+  if (t->nrows) { pl_buf_addc(o, '\n'); pl_buf_adds(o, close); }
+  pl_buf_addc(o, ']');
 }
 
 int pl_fmt_human(char *out, size_t outsz, double v, int digits) {

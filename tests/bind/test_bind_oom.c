@@ -104,7 +104,7 @@ static const bcase cases[] = {
   {"Table:unique", "return table.concat(t0:unique('k'), ',')"},
   {"Table:to_lua", "local l = t0:to_lua(); return #l, l[3].x"},
   {"Table:to_csv", "return t0:to_csv()"},
-  {"Table:to_json", "return t0:to_json()"},
+  {"Table:to_json", "return t0:to_json(), t0:to_json('    ', '  ')"},
   {"Table:write_csv", "return t0:write_csv(TMP .. '/t.csv')"},
   {"Table:write_json", "return t0:write_json(TMP .. '/t.json')"},
   {"Table:format", "return t0:format{markdown = true}, t0:format{max_rows = 1, digits = 3}"},

@@ -86,6 +86,17 @@ function test_pivot_first_last_against_lua()
   end
 end
 
+function test_to_json_indent()
+  local t2 = T.from_rows({ { a = 1, b = "x" }, { a = 2 } }, { "a", "b" })
+  lu.assertEquals(t2:to_json(), '[\n {"a":1, "b":"x"},\n {"a":2, "b":null}\n]')
+  lu.assertEquals(t2:to_json("    ", "  "), '[\n    {"a":1, "b":"x"},\n    {"a":2, "b":null}\n  ]')
+  lu.assertEquals(t2:head(0):to_json("    ", "  "), "[]")
+  -- in a report: the same text as re-indenting the plain form
+  local json = require "perflab.json"
+  local plain = t2:to_json():gsub("\n ", "\n    "):gsub("\n%]$", "\n  ]")
+  lu.assertEquals(json.encode({ t = t2 }, "  "), '{\n  "t": ' .. plain .. "\n}")
+end
+
 function test_errors()
   lu.assertErrorMsgContains("fill: cannot fill numbers with strings", function() return t:col("x"):fill("a") end)
   lu.assertErrorMsgContains("floor: expected numbers, got strings", function() return t:col("s"):floor() end)
