@@ -346,8 +346,11 @@ local function pick(zero, cases, default)
   end)
 end
 
--- "fmt" of a column, or "" where it is missing (an optional evidence key)
-local function opt(fmt, c) return T.sprintf(fmt, c):fill("") end
+-- an evidence text: T.sprintf(fmt, ...) made by emit() on the firing rows
+-- only; an argument opt(fmt, c) is "fmt" of c, or "" where c is missing
+-- (an optional evidence key)
+local function evs(fmt, ...) return { fmt = fmt, ... } end
+local function opt(fmt, c) return { opt = fmt, c } end
 
 -- r2 of a column: floor(x * 100 + 0.5) / 100
 local function r2c(c) return (c * 100 + 0.5):floor() / 100 end
@@ -378,8 +381,9 @@ local function frame(p, k)
   local mcol, stall = {}, {}
   local m = p.tables.metrics
   if m and m:nrows() > 0 then
-    local known = m:col("kernel_id"):present() & m:col("metric"):present() & m:col("value"):present()
-    local wide = m:select("kernel_id", "metric", "value"):filter(known):pivot { index = "kernel_id", columns = "metric", values = "value", agg = "first" }
+    -- (pivot's first skips missing values; rows without a launch id or a
+    -- metric name give a row or a column "NA" that no rule reads)
+    local wide = m:pivot { index = "kernel_id", columns = "metric", values = "value", agg = "first" }
     local J = F.base:select("kernel_id"):join(wide, { on = "kernel_id", how = "left" })
     F.J = J
     local names = wide:columns()
@@ -504,27 +508,59 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
   local get = F.get
   local parts, mine, miss = {}, {}, {}
   local function addmask(tbl, id, m) tbl[id] = tbl[id] and (tbl[id] | m) or m end
-  -- one rule's firing rows: mask, evidence text and the optional columns
+  -- one rule's firing rows: mask, evidence text and the optional columns;
+  -- the per-row texts are made on the firing rows only
   local function emit(id, seq, mask, o)
     addmask(mine, id, mask)
     if ntrue(mask) == 0 then return end
-    local t = F.base:copy():with("evidence", o.ev)
-    if o.sp then
-      local sp = o.sp
-      if o.cap then
-        local capm = sp:gt(o.cap)
-        sp = o.cap:keep(capm):fill(sp)
-        if ntrue(capm & mask) > 0 then t:with("capped_by", capm:map({ [true] = R.rule(id).parent })) end
+    local t = F.base:copy()
+    local carried = {}
+    local function carry(c)
+      local nm = "_c" .. (#carried + 1)
+      carried[#carried + 1] = nm
+      t:with(nm, c)
+      return nm
+    end
+    local ev = o.ev
+    local args = {}
+    if type(ev) == "table" then
+      for i, a in ipairs(ev) do
+        if type(a) == "userdata" then args[i] = carry(a)
+        elseif type(a) == "table" then args[i] = { opt = a.opt, carry(a[1]) }
+        else args[i] = { value = a } end
       end
-      t:with("speedup", sp)
+    else
+      args = carry(ev)
     end
-    if have_ncu_rules then
-      t:with("ncu_fired", (fired.launches[id] or F.FALSE):map({ [true] = "yes", [false] = "no" }))
+    local sp, capm
+    if o.sp then
+      sp = o.sp
+      if o.cap then
+        capm = carry(sp:gt(o.cap))
+        sp = o.cap:keep(t:col(capm)):fill(sp)
+      end
     end
+    t:with("speedup", sp or F.NONE)
+    local nf = have_ncu_rules and carry(fired.launches[id] or F.FALSE)
     if type(o.sev) ~= "string" then t:with("severity", o.sev) end
     if o.gkey and type(o.gkey) ~= "string" then t:with("gkey", o.gkey) end
-    t:with("sv", o.sv or F.NONE):with("speedup", o.sp and t:col("speedup") or F.NONE)
+    t:with("sv", o.sv or F.NONE)
     t = t:filter(mask)
+    local function col(a)
+      if type(a) == "string" then return t:col(a) end
+      if a.opt then return T.sprintf(a.opt, t:col(a[1])):fill("") end
+      return a.value
+    end
+    if type(args) == "table" then
+      local vals = {}
+      for i, a in ipairs(args) do vals[i] = col(a) end
+      t:with("evidence", T.sprintf(ev.fmt, table.unpack(vals, 1, #args)))
+    else
+      t:with("evidence", t:col(args))
+    end
+    if capm and ntrue(t:col(capm)) > 0 then t:with("capped_by", t:col(capm):map({ [true] = R.rule(id).parent })) end
+    if nf then t:with("ncu_fired", t:col(nf):map({ [true] = "yes", [false] = "no" })) end
+    t:drop(table.unpack(carried))
     local one = t:col("row"):present()
     t:with("seq", one * seq):with("sub", one * (o.sub or 0)):with("rule", one:map({ [true] = id }))
      :with("ncu_rule", one:map({ [true] = R.rule(id).ncu }))
@@ -554,7 +590,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     local bound = cb:map(function(s) return (s:match("|(.*)$")) end)
     local sev = class:map(function(c) return (c == "high_throughput" or c == "balanced") and "info" or "opt" end)
     emit("ncu.sol_bottleneck", 1, ok, { sev = sev, gkey = class,
-      ev = T.sprintf("bound=%s class=%s compute_pct=%.4g memory_pct=%.4g thresholds=%s%s", bound, class, sm, mem,
+      ev = evs("bound=%s class=%s compute_pct=%.4g memory_pct=%.4g thresholds=%s%s", bound, class, sm, mem,
         string.format("%d / %d / %d", th.sol_high, th.sol_low, th.sol_diff), opt(" waves_per_sm=%.4g", waves)) })
   end
 
@@ -565,7 +601,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
   local cap = est:keep(issue:present())
   miss["ncu.issue_slots"] = ~issue:present()
   emit("ncu.issue_slots", 2, issue:lt(th.issue_active), { sev = "opt", sp = est,
-    ev = T.sprintf("%sissue_active=%.4g%s", opt("eligible_pct=%.4g ", elig), issue, opt(" max_throughput_pct=%.4g", maxthr)) })
+    ev = evs("%sissue_active=%.4g%s", opt("eligible_pct=%.4g ", elig), issue, opt(" max_throughput_pct=%.4g", maxthr)) })
 
   -- 5 theoretical occupancy / 6 achieved gap
   local tocc, aocc = F.kcol("theoretical_occupancy_pct") or F.NONE, F.kcol("achieved_occupancy_pct") or F.NONE
@@ -587,10 +623,10 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     end)
     miss["ncu.theoretical_occupancy"] = ~tocc:present()
     emit("ncu.theoretical_occupancy", 3, tocc:lt(th.occupancy_low), { sev = "opt", sp = 100 - tocc, cap = cap,
-      ev = T.sprintf("limiter=%s theoretical_pct=%.4g threshold_pct=%.4g", limiter, tocc, th.occupancy_low) })
+      ev = evs("limiter=%s theoretical_pct=%.4g threshold_pct=%.4g", limiter, tocc, th.occupancy_low) })
     emit("ncu.achieved_occupancy", 4, (tocc - aocc):gt(th.achieved_gap) & tocc:gt(0), { sev = "opt",
       sp = (tocc - aocc) / tocc * 100, cap = cap,
-      ev = T.sprintf("achieved_pct=%.4g gap_threshold=%.4g theoretical_pct=%.4g", aocc, th.achieved_gap, tocc) })
+      ev = evs("achieved_pct=%.4g gap_threshold=%.4g theoretical_pct=%.4g", aocc, th.achieved_gap, tocc) })
   end
 
   -- 8 warp stalls: one row per launch and reason over the threshold
@@ -605,7 +641,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
       local ratio = s[2] / cpi
       emit("ncu.warp_stall", 5, gate & ratio:gt(th.stall_ratio), { sev = "opt", sp = ratio * 100, cap = cap,
         sv = s[2], gkey = s[1], skey = s[1],
-        ev = T.sprintf("cycles_per_issue=%.4g ratio_threshold=%.4g reason=%s stall_cycles=%.4g", cpi, th.stall_ratio, s[1], s[2]) })
+        ev = evs("cycles_per_issue=%.4g ratio_threshold=%.4g reason=%s stall_cycles=%.4g", cpi, th.stall_ratio, s[1], s[2]) })
     end
     if #F.stall == 0 then addmask(mine, "ncu.warp_stall", F.FALSE) end
   end
@@ -617,7 +653,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     miss["ncu.thread_divergence"] = ~ok
     local lo = act:min_with(pon):fill(act)
     emit("ncu.thread_divergence", 6, ok & lo:lt(th.active_threads), { sev = "opt", sp = (1 - lo / 32) * sm,
-      ev = T.sprintf("active_threads=%.4g compute_pct=%.4g%s threshold=%.4g", act, sm, opt(" pred_on_threads=%.4g", pon), th.active_threads) })
+      ev = evs("active_threads=%.4g compute_pct=%.4g%s threshold=%.4g", act, sm, opt(" pred_on_threads=%.4g", pon), th.active_threads) })
   end
 
   -- 10 FMA fusion
@@ -633,7 +669,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
       local pipe = get("fp_pipe_pct"):fill(sm):fill(100)
       emit("ncu.fma_fusion", 7, ok & all:gt(0) & ratio:gt(th.fma_ratio), { sev = "opt", sp = 0.5 * non / all * pipe,
         sub = j, skey = prec[1],
-        ev = T.sprintf("fused=%.4g non_fused=%.4g pipe_pct=%.4g precision=%s ratio=%.4g threshold=%.4g", f, non, pipe, prec[1], ratio, th.fma_ratio) })
+        ev = evs("fused=%.4g non_fused=%.4g pipe_pct=%.4g precision=%s ratio=%.4g threshold=%.4g", f, non, pipe, prec[1], ratio, th.fma_ratio) })
     end
     miss["ncu.fma_fusion"] = ~any_fp
   end
@@ -650,7 +686,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
       local pct = c / w * 100
       emit("ncu.bank_conflicts", 8, ok & pct:ge(th.bank_conflict_pct), { sev = "opt", sp = pct * l1 / 100,
         sub = j, gkey = op[1], skey = op[1],
-        ev = T.sprintf("conflicts=%.4g l1_pct=%.4g op=%s%s threshold_pct=%.4g wavefronts=%.4g", c, l1, op[1],
+        ev = evs("conflicts=%.4g l1_pct=%.4g op=%s%s threshold_pct=%.4g wavefronts=%.4g", c, l1, op[1],
           opt(" requests=%.4g", req), th.bank_conflict_pct, w) })
     end
     miss["ncu.bank_conflicts"] = ~any_bc
@@ -666,7 +702,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     local w = (get("l2_active") / el):keep(el:gt(0)):fill(1)
     emit("ncu.uncoalesced_global", 9, ok & excess:gt(0) & (excess / sec * 100):gt(th.uncoalesced_pct), { sev = "opt",
       sp = w * excess / sec * 100,
-      ev = T.sprintf("excess=%.4g ideal_sectors=%.4g l2_active_ratio=%.4g sectors=%.4g", excess, ideal, w, sec) })
+      ev = evs("excess=%.4g ideal_sectors=%.4g l2_active_ratio=%.4g sectors=%.4g", excess, ideal, w, sec) })
   end
 
   -- 17 workload imbalance
@@ -682,7 +718,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
       local ratio = (avg / el):keep(el:gt(0)):fill(1)
       emit("ncu.workload_imbalance", 10, ok & (maxd:ge(th.imbalance_pct) | mind:ge(th.imbalance_pct)), { sev = "opt",
         sp = maxd * ratio, sub = j, gkey = u.unit, skey = u.unit,
-        ev = T.sprintf("avg=%.4g max=%.4g min=%.4g threshold_pct=%.4g unit=%s", avg, mx, mn, th.imbalance_pct, u.unit) })
+        ev = evs("avg=%.4g max=%.4g min=%.4g threshold_pct=%.4g unit=%s", avg, mx, mn, th.imbalance_pct, u.unit) })
     end
     miss["ncu.workload_imbalance"] = ~any_wi
   end
@@ -697,7 +733,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     emit("ncu.block_size", 11, bsc:col("ev"):present(), { sev = "warn", sp = bsc:col("sp") / 1, ev = bsc:col("ev") })
     local both = grid:present() & sms:present()
     local small = grid:lt(sms)
-    local gev = T.sprintf("grid_size=%.4g sm_count=%.4g", grid, sms)
+    local gev = evs("grid_size=%.4g sm_count=%.4g", grid, sms)
     emit("ncu.small_grid", 12, small, { sev = "warn", sp = (sms - grid) / sms * 100, ev = gev })
     emit("ncu.grid_below_2x_sms", 12, both & ~small & grid:lt(sms * 2), { sev = "info", ev = gev })
     miss["ncu.small_grid"] = grid:present() & ~sms:present()
@@ -709,7 +745,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     local tail = both & act:gt(0) & partial:gt(1e-9) & whole:ge(1)
     local sp = 100 / (whole + 1)
     emit("ncu.tail_effect", 13, tail & sp:ge(th.tail_min_speedup), { sev = "opt", sp = sp,
-      ev = T.sprintf("active_blocks=%.4g partial_blocks=%.4g waves=%.4g whole_waves=%.4g", act, pb, w, whole) })
+      ev = evs("active_blocks=%.4g partial_blocks=%.4g waves=%.4g whole_waves=%.4g", act, pb, w, whole) })
   end
   return parts, mine, miss
 end
