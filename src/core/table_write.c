@@ -54,6 +54,9 @@ static void json_string(pl_buf *o, const char *s, size_t n) {
   pl_buf_reserve(o, n + 2);
   pl_buf_addc(o, '"');
   for (size_t i = 0; i < n; i++) {
+    size_t j = i;                 /* a run of characters written as they are */
+    while (j < n && (unsigned char)s[j] >= 0x20 && s[j] != '"' && s[j] != '\\' && s[j] != 0x7f) j++;
+    if (j > i) { pl_buf_add(o, s + i, j - i); i = j; if (i == n) break; }
     unsigned char c = (unsigned char)s[i];
     switch (c) {
       case '"': pl_buf_add(o, "\\\"", 2); break;
@@ -76,6 +79,15 @@ void pl_table_write_json(const pl_table *t, pl_buf *o) { pl_table_write_json_ind
 void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *indent, const char *close) {
   char tmp[64];
   size_t li = strlen(indent);
+  pl_buf names;                   /* each column's "name": escaped once */
+  pl_buf_init(&names);
+  size_t *at = pl_xmalloc((t->ncols + 1) * sizeof *at);
+  for (size_t j = 0; j < t->ncols; j++) {
+    at[j] = names.len;
+    json_string(&names, t->cols[j]->name, strlen(t->cols[j]->name));
+    pl_buf_addc(&names, ':');
+  }
+  at[t->ncols] = names.len;
   pl_buf_addc(o, '[');
   for (size_t i = 0; i < t->nrows; i++) {
     if (i) pl_buf_addc(o, ',');
@@ -85,8 +97,7 @@ void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *indent
     for (size_t j = 0; j < t->ncols; j++) {
       const pl_column *c = t->cols[j];
       if (j) pl_buf_add(o, ", ", 2);
-      json_string(o, c->name, strlen(c->name));
-      pl_buf_addc(o, ':');
+      pl_buf_add(o, names.data + at[j], at[j + 1] - at[j]);
       if (pl_cell_missing(t, (int)j, i)) { pl_buf_add(o, "null", 4); continue; }
       if (c->type == PL_STR) {
         size_t n;
@@ -103,6 +114,8 @@ void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *indent
   }
   if (t->nrows) { pl_buf_addc(o, '\n'); pl_buf_adds(o, close); }
   pl_buf_addc(o, ']');
+  pl_buf_free(&names);
+  free(at);
 }
 
 int pl_fmt_human(char *out, size_t outsz, double v, int digits) {

@@ -97,6 +97,12 @@ function test_to_json_indent()
   lu.assertEquals(json.encode({ t = t2 }, "  "), '{\n  "t": ' .. plain .. "\n}")
 end
 
+function test_to_json_escapes()
+  -- runs of plain characters and every escape, in values and in a column name
+  local t2 = T.from_rows({ { ['n"m'] = 'a"b\\c\nd\re\tf\1g\127h\195\169' } }, { 'n"m' })
+  lu.assertEquals(t2:to_json(), '[\n {"n\\"m":"a\\"b\\\\c\\nd\\re\\tf\\u0001g\\u007fh\195\169"}\n]')
+end
+
 function test_errors()
   lu.assertErrorMsgContains("fill: cannot fill numbers with strings", function() return t:col("x"):fill("a") end)
   lu.assertErrorMsgContains("floor: expected numbers, got strings", function() return t:col("s"):floor() end)
