@@ -28,6 +28,11 @@ static int64_t opint(const pl_operand *a, size_t i) {
   return c->v.i64[i];
 }
 
+/* The values of a number column operand; NULL for any other operand. */
+static const double *numvals(const pl_operand *a) {
+  return a->t && a->t->cols[a->col]->type == PL_NUM ? a->t->cols[a->col]->v.num : NULL;
+}
+
 /* A new column of n values (contents the caller's) in an empty table. */
 static pl_column *newcol(pl_table *r, const char *name, pl_type type, size_t n) {
   int c = pl_table_add_col(r, name, type);
@@ -100,6 +105,12 @@ static pl_table *arith(const char *name, const pl_operand *a, const pl_operand *
     pl_table_drop_col(r, 0);   /* left int64: the whole column as doubles */
   }
   pl_column *c = newcol(r, name, PL_NUM, n);
+  const double *xa = numvals(a), *xb = numvals(b);
+  if ((xa || !a->t) && (xb || !b->t)) {   /* number columns and scalars: straight off the arrays */
+    double ka = a->t ? 0 : opnum(a, 0), kb = b->t ? 0 : opnum(b, 0);
+    for (size_t i = 0; i < n; i++) c->v.num[i] = num_op(op, xa ? xa[i] : ka, xb ? xb[i] : kb);
+    return r;
+  }
   for (size_t i = 0; i < n; i++) c->v.num[i] = num_op(op, opnum(a, i), opnum(b, i));
   return r;
 }
@@ -142,13 +153,15 @@ static pl_table *compare(const char *name, const pl_operand *a, const pl_operand
   pl_column *c = newcol(r, name, PL_BOOL, n);
   if (ta != PL_STR) {
     int ints = ta != PL_NUM && tb != PL_NUM;
+    const double *xa = numvals(a), *xb = numvals(b);
+    double ka = a->t ? 0 : opnum(a, 0), kb = b->t ? 0 : opnum(b, 0);
     for (size_t i = 0; i < n; i++) {
       int res;
       if (ints) {
         int64_t x = opint(a, i), y = opint(b, i);
         res = x != PL_INT_NA && y != PL_INT_NA && cmp_holds(op, (x > y) - (x < y));
       } else {
-        double x = opnum(a, i), y = opnum(b, i);
+        double x = xa ? xa[i] : a->t ? opnum(a, i) : ka, y = xb ? xb[i] : b->t ? opnum(b, i) : kb;
         res = !isnan(x) && !isnan(y) && cmp_holds(op, (x > y) - (x < y));
       }
       c->v.b[i] = (uint8_t)res;
