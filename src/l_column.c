@@ -225,10 +225,22 @@ static int col_map(lua_State *L) {
   /* fb (collected) is made before the group ids: between pl_table_group_ids
   ** and free(first) nothing may raise, or first would leak */
   size_t *fb = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *fb, 0);
-  size_t *first = NULL;
-  size_t ng = pl_table_group_ids(t, &c->col, 1, gid, &first);
-  memcpy(fb, first, ng * sizeof *fb);
-  free(first);
+  size_t ng;
+  if (ct == PL_BOOL) {                       /* three values at most: no hashing */
+    size_t slot[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
+    const uint8_t *bv = t->cols[c->col]->v.b;
+    ng = 0;
+    for (size_t i = 0; i < t->nrows; i++) {
+      int k = bv[i] == PL_BOOL_NA ? 2 : bv[i] != 0;
+      if (slot[k] == SIZE_MAX) { slot[k] = ng; fb[ng++] = i; }
+      gid[i] = slot[k];
+    }
+  } else {
+    size_t *first = NULL;
+    ng = pl_table_group_ids(t, &c->col, 1, gid, &first);
+    memcpy(fb, first, ng * sizeof *fb);
+    free(first);
+  }
   lua_createtable(L, (int)ng, 0);
   int vals = lua_gettop(L);
   pl_type ty = PL_NUM;

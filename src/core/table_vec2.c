@@ -35,7 +35,15 @@ static const char *what(pl_type t) {
 }
 
 static int op_missing(const pl_operand *a, size_t i) {
-  if (a->t) return pl_cell_missing(a->t, a->col, i);
+  if (a->t) {
+    const pl_column *c = a->t->cols[a->col];
+    switch (c->type) {
+      case PL_NUM: return isnan(c->v.num[i]);
+      case PL_INT: return c->v.i64[i] == PL_INT_NA;
+      case PL_STR: return c->v.str[i] == 0;
+      case PL_BOOL: return c->v.b[i] == PL_BOOL_NA;
+    }
+  }
   switch (a->type) {
     case PL_NUM: return isnan(a->d);
     case PL_STR: return a->s == NULL;
@@ -79,8 +87,15 @@ pl_table *pl_vec_fill(const char *name, const pl_table *t, int col, const pl_ope
   pl_column *c = newcol(r, name, ty, n);
   const pl_column *s = t->cols[col];
   int samepool = x->t && x->t->pool == t->pool;
+  pl_operand self = { t, col, PL_NUM, 0, 0, NULL, 0 };
+  if (ty == PL_NUM && ta == PL_NUM && (!x->t || tx == PL_NUM)) {   /* numbers: straight off the arrays */
+    const double *xv = x->t ? x->t->cols[x->col]->v.num : NULL;
+    double k = x->t ? 0 : op_num(x, 0);
+    for (size_t i = 0; i < n; i++) c->v.num[i] = isnan(s->v.num[i]) ? (xv ? xv[i] : k) : s->v.num[i];
+    return r;
+  }
   for (size_t i = 0; i < n; i++) {
-    int miss = pl_cell_missing(t, col, i);
+    int miss = op_missing(&self, i);
     switch (ty) {
       case PL_NUM: c->v.num[i] = miss ? op_num(x, i) : pl_cell_num(t, col, i); break;
       case PL_INT: c->v.i64[i] = miss ? op_int(x, i) : s->v.i64[i]; break;

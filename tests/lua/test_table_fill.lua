@@ -103,6 +103,28 @@ function test_to_json_escapes()
   lu.assertEquals(t2:to_json(), '[\n {"n\\"m":"a\\"b\\\\c\\nd\\re\\tf\\u0001g\\u007fh\195\169"}\n]')
 end
 
+function test_map_booleans_against_lua()
+  -- a mask with missing values (x > 0 where x is missing is false; ~ of a
+  -- missing value stays missing): each value mapped, in any order of first
+  -- appearance
+  local x = t:col("x")
+  local m = x:gt(0) | x:lt(-30):keep(x:present() & x:lt(-20))   -- true, false and missing
+  local got = m:map({ [true] = "yes", [false] = "no" }):to_lua()
+  local fn = m:map(function(v) return v and 1 or 0 end):to_lua()
+  local raw = m:to_lua()
+  local seen = { [true] = 0, [false] = 0, missing = 0 }
+  for i = 1, #rows do
+    local v = raw[i]
+    seen[v == nil and "missing" or v] = seen[v == nil and "missing" or v] + 1
+    if v == nil then lu.assertNil(got[i]); lu.assertNil(fn[i])
+    else lu.assertEquals(got[i], v and "yes" or "no"); lu.assertEquals(fn[i], v and 1 or 0) end
+  end
+  lu.assertTrue(seen[true] > 0 and seen[false] > 0 and seen.missing > 0)
+  local calls = 0
+  m:map(function(v) calls = calls + 1; return v end)
+  lu.assertEquals(calls, 2)                  -- once per distinct value (missing is not one)
+end
+
 function test_errors()
   lu.assertErrorMsgContains("fill: cannot fill numbers with strings", function() return t:col("x"):fill("a") end)
   lu.assertErrorMsgContains("floor: expected numbers, got strings", function() return t:col("s"):floor() end)
