@@ -23,6 +23,15 @@
 -- Table `ncu_rules` (one row per launch and rule that fired): kernel_id,
 -- kernel, rule, ncu_rule, severity, speedup_pct, capped_by, ncu_fired,
 -- evidence.  Table `ncu_compare`: what ncu itself fired per rule.
+--
+-- The rules run over whole columns (metrics pivoted wide, one column per
+-- metric; conditions as masks, estimates as column expressions, evidence
+-- texts by perflab.table.sprintf on the firing rows), so Lua works once per
+-- rule, stall reason and distinct value, not once per launch.  Findings
+-- group identical firings (rule, kernel, message shape); each group's
+-- message comes from evaluate(), the same rules written for one launch, run
+-- on the group's representative launch (its largest estimate), and a
+-- disagreement between the two forms is an error, not a silent difference.
 local perflab = require "perflab"
 local gpu = require "perflab.gpu"
 local gpus = require "perflab.gpus"
@@ -30,7 +39,7 @@ local R = require "perflab.ncu_rules"
 local weighting = require "perflab.weighting"
 local T = perflab.table
 -- the standard functions as locals: a recipe's globals resolve through the
--- strict environment's __index function, per call, in the per-launch loop
+-- strict environment's __index function, per call
 local ipairs, pairs, type, tostring, next = ipairs, pairs, type, tostring, next
 local math, string, table = math, string, table
 
@@ -327,7 +336,7 @@ end
 ---------------------------------------------------------------------------
 -- Column-wise evaluation: every rule's condition, estimate and evidence
 -- text as column expressions over all launches at once (one Lua step per
--- rule, per stall reason and per distinct launch shape, none per launch).
+-- rule, per stall reason and per distinct value, none per launch).
 -- evaluate() above, the per-launch form, writes the finding of each group
 -- of identical findings from its representative launch.
 ---------------------------------------------------------------------------
