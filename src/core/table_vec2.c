@@ -194,26 +194,24 @@ static void add_lua_number(pl_buf *b, const pl_operand *a, size_t i) {
   if (tmp[strspn(tmp, "-0123456789")] == '\0') pl_buf_adds(b, ".0");
 }
 
-/* Appends one conversion of operand a at row i; 0, or -1 with err set. */
+/* Appends one conversion of operand a at row i; 0, or -1 with err set.
+** (pl_buf_printf sizes the text: a long string under %20s is not cut.) */
 static int add_conv(pl_buf *b, const piece *q, const pl_operand *a, size_t i, pl_err *err) {
-  char tmp[512];
   pl_type ty = optype(a);
   if (q->conv == 's') {
     size_t ln;
     if (ty == PL_STR) {
       const char *s = op_str(a, i, &ln);
-      if (strcmp(q->spec, "%s") == 0) { pl_buf_add(b, s, ln); return 0; }
-      snprintf(tmp, sizeof tmp, q->spec, s);
-      pl_buf_adds(b, tmp);
+      if (strcmp(q->spec, "%s") == 0) pl_buf_add(b, s, ln);
+      else pl_buf_printf(b, q->spec, s);
       return 0;
     }
     if (strcmp(q->spec, "%s") == 0) { add_lua_number(b, a, i); return 0; }
     pl_buf tb;
     pl_buf_init(&tb);
     add_lua_number(&tb, a, i);
-    snprintf(tmp, sizeof tmp, q->spec, pl_buf_cstr(&tb));
+    pl_buf_printf(b, q->spec, pl_buf_cstr(&tb));
     pl_buf_free(&tb);
-    pl_buf_adds(b, tmp);
     return 0;
   }
   if (ty == PL_STR) { pl_err_set(err, 0, 0, "sprintf: %%%c expects a number, got strings", q->conv); return -1; }
@@ -227,11 +225,10 @@ static int add_conv(pl_buf *b, const piece *q, const pl_operand *a, size_t i, pl
       }
       v = (int64_t)d;
     } else v = op_int(a, i);
-    snprintf(tmp, sizeof tmp, q->spec, v);
+    pl_buf_printf(b, q->spec, v);
   } else {
-    snprintf(tmp, sizeof tmp, q->spec, op_num(a, i));
+    pl_buf_printf(b, q->spec, op_num(a, i));
   }
-  pl_buf_adds(b, tmp);
   return 0;
 }
 

@@ -125,6 +125,14 @@ function test_map_booleans_against_lua()
   lu.assertEquals(calls, 2)                  -- once per distinct value (missing is not one)
 end
 
+function test_sprintf_long_texts()
+  -- texts longer than any fixed buffer, with and without a width
+  local long = T.from_rows({ { s = string.rep("ab", 700), x = 1e300 } }, { "s", "x" })
+  local got = T.sprintf("%-20s|%5s|%.99f", long:col("s"), long:col("s"), long:col("x")):to_lua()[1]
+  lu.assertEquals(got, string.format("%-20s|%5s|%.99f", string.rep("ab", 700), string.rep("ab", 700), 1e300))
+  lu.assertEquals(#got, 1400 + 1 + 1400 + 1 + 301 + 1 + 99)
+end
+
 function test_errors()
   lu.assertErrorMsgContains("fill: cannot fill numbers with strings", function() return t:col("x"):fill("a") end)
   lu.assertErrorMsgContains("floor: expected numbers, got strings", function() return t:col("s"):floor() end)
