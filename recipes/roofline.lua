@@ -261,7 +261,7 @@ local function work_columns(p, k, opts, is_summary)
       if not v then return acc end
       v = v:keep(on)
       if v:count() == 0 then return acc end   -- nothing (and maybe of no type)
-      return acc and acc:coalesce(v) or v
+      return acc and acc:fill(v) or v
     end
     fl, b, prec = put(fl, f), put(b, by), put(prec, pr)
     how = put(how, h and const(k, h) or nil)
@@ -278,14 +278,14 @@ local function work_columns(p, k, opts, is_summary)
       local src = col(c[1])
       if src then
         local m = src:map(c[2])
-        if m:count() > 0 then ci = ci and ci:coalesce(m) or m end
+        if m:count() > 0 then ci = ci and ci:fill(m) or m end
       end
     end
     if ci and ci:count() > 0 then
       local f = ci:map(function(i) return recs[i].flops end)
       local by = ci:map(function(i) return recs[i].bytes end)
       if is_summary and col("calls") then
-        f = (f * k:col("calls")):coalesce(f); by = (by * k:col("calls")):coalesce(by)
+        f = (f * k:col("calls")):fill(f); by = (by * k:col("calls")):fill(by)
       end
       claim(ci:present(), f:count() > 0 and f or nil, by:count() > 0 and by or nil,
         (function() local pr = ci:map(function(i) return recs[i].precision end); return pr:count() > 0 and pr or nil end)(),
@@ -294,7 +294,7 @@ local function work_columns(p, k, opts, is_summary)
   end
   -- 2. the input's own columns
   local iflops, ibytes = col("flops"), col("dram_bytes")
-  if col("bytes") then ibytes = ibytes and ibytes:coalesce(k:col("bytes")) or k:col("bytes") end
+  if col("bytes") then ibytes = ibytes and ibytes:fill(k:col("bytes")) or k:col("bytes") end
   if iflops or ibytes then
     local on = iflops and iflops:present()
     if ibytes then on = on and (on | ibytes:present()) or ibytes:present() end
@@ -302,7 +302,7 @@ local function work_columns(p, k, opts, is_summary)
   end
   -- 3. ncu instruction counts (FLOP = add + mul + 2 x fma) and DRAM bytes
   local kid = rownum(k) - 1
-  if col("id") then kid = k:col("id"):coalesce(kid) end
+  if col("id") then kid = k:col("id"):fill(kid) end
   local m = ncu_metrics(p, k, kid)
   if m then
     local flops, fprec
@@ -311,22 +311,22 @@ local function work_columns(p, k, opts, is_summary)
       if x and y and z then
         local v = x + y + z * 2
         v = v:keep(v:gt(0))
-        local new = flops and (flops + v):coalesce(flops):coalesce(v) or v
+        local new = flops and (flops + v):fill(flops):fill(v) or v
         local up = v:present()
         if fprec then up = up & (~fprec:present() | v:gt(new - v)) end
         local name = const(k, f[1]):keep(up)
-        fprec = fprec and name:coalesce(fprec) or name
+        fprec = fprec and name:fill(fprec) or name
         flops = new
       end
     end
     local bytes = m["dram__bytes.sum"]
     local rw = m["dram__bytes_read.sum"] and m["dram__bytes_write.sum"] and (m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"])
-    if rw then bytes = bytes and bytes:coalesce(rw) or rw end
+    if rw then bytes = bytes and bytes:fill(rw) or rw end
     local rate
-    for _, nm in ipairs(NCU_DRAM_RATE) do if m[nm] then rate = rate and rate:coalesce(m[nm]) or m[nm] end end
+    for _, nm in ipairs(NCU_DRAM_RATE) do if m[nm] then rate = rate and rate:fill(m[nm]) or m[nm] end end
     if rate and col("duration_ns") then
       local rb = rate * k:col("duration_ns") * 1e-9
-      bytes = bytes and bytes:coalesce(rb) or rb
+      bytes = bytes and bytes:fill(rb) or rb
     end
     local on = flops and flops:present()
     if bytes then on = on and (on | bytes:present()) or bytes:present() end
@@ -337,17 +337,17 @@ local function work_columns(p, k, opts, is_summary)
   if kin and p.tables.kernels then
     local e = IV.launch_link_columns(p)
     if e then
-      local dur = col("duration_ns") and k:col("duration_ns"):coalesce(0) or const(k, 0)
+      local dur = col("duration_ns") and k:col("duration_ns"):fill(0) or const(k, 0)
       local ki = kin:col("external_id"):index_of(e)       -- each launch's row of kin
       local has = ki:present()
       local q = k:select(k:columns()[1]):with("_e", e):with("_dur", dur)
       local ext = q:group_by("_e"):agg { { "_ext_ns", "sum", "_dur", where = has } }
       local ext_ns = ext:col("_ext_ns"):at(ext:col("_e"):index_of(e))
-      local share = (dur / ext_ns):keep(ext_ns:gt(0)):coalesce(1)
+      local share = (dur / ext_ns):keep(ext_ns:gt(0)):fill(1)
       local function w(c) return kin:col(c):at(ki) end
       claim(has, w("w_flops") * share, w("w_bytes") * share, w("w_precision"), nil)
       local wh = w("w_how"):keep(has)
-      if wh:count() > 0 then how = how and how:coalesce(wh) or wh end
+      if wh:count() > 0 then how = how and how:fill(wh) or wh end
     end
   end
   return fl, b, prec, how, skipped or 0
@@ -377,16 +377,16 @@ return {
       local fl, by, wprec, how, skipped_ops = work_columns(p, k, opts, is_summary)
       local function col(name) return k:has(name) and k:col(name) or nil end
       local key = col("short_name")
-      if col("name") then key = key and key:coalesce(k:col("name")) or k:col("name") end
+      if col("name") then key = key and key:fill(k:col("name")) or k:col("name") end
       if not key or key:count() < k:nrows() then   -- a launch without a name: "launch i"
         local li = rownum(k):map(function(i) return "launch " .. i end)
-        key = key and key:coalesce(li) or li
+        key = key and key:fill(li) or li
       end
       local ns = col("duration_ns")
-      if is_summary and col("total_ns") then ns = ns and k:col("total_ns"):coalesce(ns) or k:col("total_ns") end
-      ns = ns and ns:coalesce(0) or const(k, 0)
+      if is_summary and col("total_ns") then ns = ns and k:col("total_ns"):fill(ns) or k:col("total_ns") end
+      ns = ns and ns:fill(0) or const(k, 0)
       local a = k:select(k:columns()[1]):with("_key", key):with("_ns", ns):with("_row", rownum(k))
-      local w = ns:keep(ns:gt(0)):coalesce(1)                 -- a launch's weight: its time, else 1
+      local w = ns:keep(ns:gt(0)):fill(1)                 -- a launch's weight: its time, else 1
       local spec = { { "ns", "sum", "_ns" }, { "first_row", "min", "_row" } }
       local function add(name, v, agg, where) if v then a:with(name, v); spec[#spec + 1] = { name .. "_" .. agg, agg, name, where = where } end end
       add("_fl", fl, "sum"); add("_fl", fl, "count"); add("_b", by, "sum"); add("_b", by, "count")

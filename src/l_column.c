@@ -87,7 +87,6 @@ static int col_bor(lua_State *L) { return binary(L, 1, 2, PL_V_OR, "|"); }
 /* [C x] -> [C x ... R] */
 static int col_min_with(lua_State *L) { checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_MIN, "min"); }
 /* [C x] -> [C x ... R]  (C's values, x's where C is missing) */
-static int col_fill(lua_State *L) { checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_FILL, "fill"); }
 /* [C x] -> [C x ... R] */
 static int col_max_with(lua_State *L) { checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_MAX, "max"); }
 
@@ -239,10 +238,22 @@ static int col_map(lua_State *L) {
   /* fb (collected) is made before the group ids: between pl_table_group_ids
   ** and free(first) nothing may raise, or first would leak */
   size_t *fb = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *fb, 0);
-  size_t *first = NULL;
-  size_t ng = pl_table_group_ids(t, &c->col, 1, gid, &first);
-  memcpy(fb, first, ng * sizeof *fb);
-  free(first);
+  size_t ng;
+  if (ct == PL_BOOL) {                       /* three values at most: no hashing */
+    size_t slot[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
+    const uint8_t *bv = t->cols[c->col]->v.b;
+    ng = 0;
+    for (size_t i = 0; i < t->nrows; i++) {
+      int k = bv[i] == PL_BOOL_NA ? 2 : bv[i] != 0;
+      if (slot[k] == SIZE_MAX) { slot[k] = ng; fb[ng++] = i; }
+      gid[i] = slot[k];
+    }
+  } else {
+    size_t *first = NULL;
+    ng = pl_table_group_ids(t, &c->col, 1, gid, &first);
+    memcpy(fb, first, ng * sizeof *fb);
+    free(first);
+  }
   lua_createtable(L, (int)ng, 0);
   int vals = lua_gettop(L);
   pl_type ty = PL_NUM;
@@ -502,6 +513,43 @@ static int col_nth(lua_State *L) {
   return 1;
 }
 
+/* c:fill(x): the missing values of c replaced by x (a column or a value).
+** [C x] -> [C x ... R] */
+static int col_fill(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  luaL_checkany(L, 2);
+  pl_operand x;
+  to_operand(L, 2, &x);
+  const char *name = lua_pushfstring(L, "fill(%s)", colname(c));
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_vec_fill(name, c->t, c->col, &x, &e);
+  if (r == NULL) return luaL_error(L, "fill: %s", e.msg);
+  push_result(L, r);
+  return 1;
+}
+
+
+/* T.sprintf(fmt, v1, ...): one string per row, printf-formatted from
+** columns (and values); missing where a column value is missing.
+** [fmt v...] -> [fmt v... ... R] */
+int pl_l_sprintf(lua_State *L) {
+  const char *fmt = luaL_checkstring(L, 1);
+  int n = lua_gettop(L) - 1;
+  luaL_argcheck(L, n <= 64, 66, "at most 64 values");
+  pl_operand *ops = (pl_operand *)lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *ops, 0);
+  for (int k = 0; k < n; k++) {
+    if (lua_isnil(L, k + 2)) return luaL_error(L, "sprintf: value %d is nil", k + 1);
+    to_operand(L, k + 2, &ops[k]);
+  }
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_vec_sprintf("sprintf", fmt, ops, (size_t)n, &e);
+  if (r == NULL) return luaL_error(L, "%s", e.msg);
+  push_result(L, r);
+  return 1;
+}
+
 static const luaL_Reg col_fns[] = {
   {"abs", col_abs}, {"clip", col_clip}, {"min_with", col_min_with}, {"max_with", col_max_with},
   {"fill", col_fill}, {"floor", col_floor}, {"ceil", col_ceil},
@@ -537,23 +585,6 @@ static int col_at(lua_State *L) {
   return 1;
 }
 
-/* c:coalesce(x): c where it is not missing, else x (a column of the same
-** length or a number, string or boolean).
-** [C x] -> [C x ... R] */
-static int col_coalesce(lua_State *L) {
-  pl_lcolumn *c = checkcolumn(L, 1);
-  luaL_argcheck(L, !lua_isnoneornil(L, 2), 2, "a column or a value expected");
-  pl_operand b;
-  to_operand(L, 2, &b);
-  const char *name = lua_pushfstring(L, "coalesce(%s)", colname(c));
-  pl_err e;
-  pl_err_clear(&e);
-  pl_table *r = pl_vec_coalesce(name, c->t, c->col, &b, &e);
-  if (r == NULL) return luaL_error(L, "%s", e.msg);
-  push_result(L, r);
-  return 1;
-}
-
 /* c:index_of(values): for each value of the column `values`, the 1-based
 ** row of c's first equal value, missing where there is none.
 ** [C V] -> [C V name R] */
@@ -571,7 +602,7 @@ static int col_index_of(lua_State *L) {
 }
 
 static const luaL_Reg col_fns_tl[] = {
-  {"nth", col_nth}, {"cummax", col_cummax}, {"cumsum", col_cumsum}, {"at", col_at}, {"coalesce", col_coalesce},
+  {"nth", col_nth}, {"cummax", col_cummax}, {"cumsum", col_cumsum}, {"at", col_at},
   {"index_of", col_index_of},
   {NULL, NULL}
 };

@@ -1397,5 +1397,7 @@ int luaopen_perflab_table(lua_State *L) {
   luaL_newlib(L, funcs);
   lua_pushcfunction(L, is_table);
   lua_setfield(L, -2, "is_table");
+  lua_pushcfunction(L, pl_l_sprintf);
+  lua_setfield(L, -2, "sprintf");
   return 1;
 }

@@ -55,6 +55,8 @@ size_t pl_l_read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_sor
 pl_table *pl_l_writable(lua_State *L, int arg);
 /* The boolean column (mask) at arg, of n rows, or an error naming fn. */
 const pl_column *pl_l_checkmask(lua_State *L, int arg, size_t n, const char *fn);
+/* perflab.table.sprintf(fmt, ...) (l_column.c). */
+int pl_l_sprintf(lua_State *L);
 /* Names a derived table "OP(SOURCE)". */
 void pl_l_derived_name(pl_table *r, const char *op, const pl_table *src);
 /* Registers the column expressions (l_column.c): methods into the tables

@@ -87,12 +87,12 @@ local function const(t, v)
 end
 
 --- Column `name` of t with its missing values as v (a constant column where
--- t has no such column): Column:coalesce in the engine.
+-- t has no such column): Column:fill in the engine.
 function M.filled(t, name, v)
   if not t:has(name) then return const(t, v) end
   local c = t:col(name)
   if c:count() == #c then return c end
-  return c:coalesce(v)
+  return c:fill(v)
 end
 
 -- the first runtime call of each correlation (or (pid, correlation)): its
@@ -261,7 +261,7 @@ function M.launch_link_columns(p)
   if e2 and not (j and j:count() == k:nrows()) then      -- (every kernel linked already: nothing to add)
     local q = k:select(k:columns()[1]):with("_e", e2)
     local j2 = by_id(q, "_e")
-    j = j and j:coalesce(j2) or j2
+    j = j and j:fill(j2) or j2
   end
   local byid = j and j:present()
   local byt
@@ -272,15 +272,15 @@ function M.launch_link_columns(p)
       local inner = I.innermost(ops, rt, { by = { "pid", "tid" }, where = oext:present() })
       local o = inner:at(c):keep(open)
       byt = o:present()
-      j = j and j:coalesce(o) or o
+      j = j and j:fill(o) or o
     end
   end
   if not j then return nil end
   local oname = ops:has("name") and ops:col("name"):at(j)
   local none = (oname or k:col("name")):keep(j:present() & ~j:present())     -- strings, all missing
   local link = none
-  if byid and byid:count { where = byid } > 0 then link = link:coalesce(byid:map({ [true] = "id" })) end
-  if byt and byt:count { where = byt } > 0 then link = link:coalesce(byt:map({ [true] = "time" })) end
+  if byid and byid:count { where = byid } > 0 then link = link:fill(byid:map({ [true] = "id" })) end
+  if byt and byt:count { where = byt } > 0 then link = link:fill(byt:map({ [true] = "time" })) end
   local name = oname or none
   return oext:at(j), name, link
 end

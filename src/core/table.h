@@ -218,7 +218,6 @@ typedef struct pl_operand {
 } pl_operand;
 typedef enum pl_vop {
   PL_V_ADD, PL_V_SUB, PL_V_MUL, PL_V_DIV, PL_V_MIN, PL_V_MAX,   /* arithmetic */
-  PL_V_FILL,                                                   /* a's value, b's where a is missing */
   PL_V_IDIV, PL_V_MOD,                                         /* floor division, modulo (Lua's // and %) */
   PL_V_EQ, PL_V_NE, PL_V_LT, PL_V_LE, PL_V_GT, PL_V_GE,        /* comparisons */
   PL_V_AND, PL_V_OR                                            /* booleans */
@@ -227,8 +226,7 @@ typedef enum pl_vop {
 size_t pl_operand_len(const pl_operand *a);
 /* Arithmetic: both numeric; INT op INT stays INT for ADD SUB MUL MIN MAX
 ** (a column that overflows int64 becomes NUM), DIV gives NUM; a missing
-** operand gives a missing result.  FILL (numeric): a's value, b's where a
-** is missing (INT with INT stays INT).  IDIV and MOD as Lua's // and %
+** operand gives a missing result.  IDIV and MOD as Lua's // and %
 ** (floor division; the remainder takes the divisor's sign); INT with INT
 ** stays INT, an integer division by zero gives a missing value.  Comparisons: numbers by value, strings
 ** by content (bytewise order), booleans as 0/1; a missing side gives false.
@@ -256,6 +254,18 @@ pl_table *pl_table_filter(const pl_table *t, const pl_column *mask);
 void pl_column_used_ids(const pl_table *t, int col, unsigned char *out);
 /* A one-column table `name` whose row i is row i of column `col` of t. */
 pl_table *pl_column_copy(const char *name, const pl_table *t, int col);
+
+/* ---- more column expressions (table_vec2.c) ---------------------------- */
+/* Column col of t with its missing values replaced by x (a column of t's
+** length or a scalar): numbers with numbers (INT with INT stays INT, else
+** NUM), strings with strings, booleans with booleans; NULL + err else. */
+pl_table *pl_vec_fill(const char *name, const pl_table *t, int col, const pl_operand *x, pl_err *err);
+/* A string column: row i is printf(fmt, ops[0][i], ...) (conversions
+** d i o u x X e E f F g G a A s with flags, width, precision; %% a percent
+** sign); integer conversions take numbers that are integral, %s strings
+** and numbers (as Lua's tostring writes them).  A row where any column
+** operand is missing is missing.  At least one operand is a column. */
+pl_table *pl_vec_sprintf(const char *name, const char *fmt, const pl_operand *ops, size_t nops, pl_err *err);
 
 /* ---- writers ----------------------------------------------------------- */
 /* RFC 4180 CSV with a header row; numbers at full precision. */

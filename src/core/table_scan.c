@@ -110,63 +110,6 @@ pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table
   return r;
 }
 
-pl_table *pl_vec_coalesce(const char *name, const pl_table *t, int col, const pl_operand *b, pl_err *err) {
-  pl_type ta = t->cols[col]->type, tb = b->t ? b->t->cols[b->col]->type : b->type;
-  int numa = ta == PL_INT || ta == PL_NUM, numb = tb == PL_INT || tb == PL_NUM;
-  if (ta != tb && !(numa && numb)) {
-    pl_err_set(err, 0, 0, "coalesce: column '%s' holds %s, the other %s", t->cols[col]->name, pl_type_name(ta), pl_type_name(tb));
-    return NULL;
-  }
-  if (b->t && b->t->nrows != t->nrows) {
-    pl_err_set(err, 0, 0, "coalesce: columns of different lengths (%zu and %zu rows)", t->nrows, b->t->nrows);
-    return NULL;
-  }
-  size_t n = t->nrows;
-  pl_type out = ta == tb ? ta : PL_NUM;
-  pl_table *r = pl_table_new_like(name, t);
-  int oc = pl_table_add_col(r, name, out);
-  pl_column *c = r->cols[oc];
-  pl_column_reserve(c, n ? n : 1);
-  c->len = n; r->nrows = n;
-  uint32_t sid = 0;                       /* a scalar string, interned once */
-  if (out == PL_STR && !b->t && b->s) sid = pl_pool_intern(r->pool, b->s, b->slen);
-  for (size_t i = 0; i < n; i++) {
-    int have = !pl_cell_missing(t, col, i);
-    switch (out) {
-      case PL_NUM: {
-        double v = pl_cell_num(t, col, i);
-        if (!have) v = b->t ? pl_cell_num(b->t, b->col, i) : (b->type == PL_NUM ? b->d : b->i == PL_INT_NA ? NAN : (double)b->i);
-        c->v.num[i] = v;
-        break;
-      }
-      case PL_INT:
-        c->v.i64[i] = have ? pl_cell_int(t, col, i) : b->t ? (pl_cell_missing(b->t, b->col, i) ? PL_INT_NA : pl_cell_int(b->t, b->col, i)) : b->i;
-        break;
-      case PL_BOOL: {
-        const pl_column *sc = t->cols[col];
-        c->v.b[i] = have ? sc->v.b[i] : b->t ? b->t->cols[b->col]->v.b[i] : (uint8_t)b->i;
-        break;
-      }
-      default: {
-        uint32_t id = t->cols[col]->v.str[i];
-        if (!have) {
-          if (!b->t) id = sid;
-          else {
-            id = b->t->cols[b->col]->v.str[i];
-            if (id && b->t->pool != r->pool) {
-              size_t ln;
-              const char *s = pl_pool_str(b->t->pool, id, &ln);
-              id = pl_pool_intern(r->pool, s, ln);
-            }
-          }
-        }
-        c->v.str[i] = id;
-      }
-    }
-  }
-  return r;
-}
-
 /* ---- index_of ---------------------------------------------------------- */
 
 static uint64_t mix64(uint64_t x) {

@@ -26,11 +26,6 @@ pl_table *pl_vec_cumsum(const char *name, const pl_table *t, int col, pl_err *er
 pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table *it, int ic,
                     size_t *bad, pl_err *err);
 
-/* Coalesce: column col of t where it is not missing, else b (a column of
-** t's length or a scalar; a missing scalar changes nothing).  The types
-** must agree (integer and number mix as numbers); strings of another pool
-** are interned into the result's.  NULL + err on a mismatch. */
-pl_table *pl_vec_coalesce(const char *name, const pl_table *t, int col, const pl_operand *b, pl_err *err);
 
 /* Lookup: row i is the 1-based row of the first value of column col of t
 ** equal to value i of column qc of q (missing where none is, or where the

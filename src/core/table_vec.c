@@ -28,6 +28,11 @@ static int64_t opint(const pl_operand *a, size_t i) {
   return c->v.i64[i];
 }
 
+/* The values of a number column operand; NULL for any other operand. */
+static const double *numvals(const pl_operand *a) {
+  return a->t && a->t->cols[a->col]->type == PL_NUM ? a->t->cols[a->col]->v.num : NULL;
+}
+
 /* A new column of n values (contents the caller's) in an empty table. */
 static pl_column *newcol(pl_table *r, const char *name, pl_type type, size_t n) {
   int c = pl_table_add_col(r, name, type);
@@ -63,7 +68,6 @@ static int int_op(pl_vop op, int64_t x, int64_t y, int64_t *out) {
     case PL_V_MUL: return __builtin_mul_overflow(x, y, out) || *out == PL_INT_NA;
     case PL_V_MIN: *out = x < y ? x : y; return 0;
     case PL_V_MAX: *out = x > y ? x : y; return 0;
-    case PL_V_FILL: *out = x; return 0;
     case PL_V_IDIV:
       if (y == 0) { *out = PL_INT_NA; return 0; }
       *out = x / y;
@@ -79,7 +83,6 @@ static int int_op(pl_vop op, int64_t x, int64_t y, int64_t *out) {
 }
 
 static double num_op(pl_vop op, double x, double y) {
-  if (op == PL_V_FILL) return isnan(x) ? y : x;
   if (isnan(x) || isnan(y)) return NAN;
   switch (op) {
     case PL_V_ADD: return x + y;
@@ -111,7 +114,6 @@ static pl_table *arith(const char *name, const pl_operand *a, const pl_operand *
     size_t i = 0;
     for (; i < n; i++) {
       int64_t x = opint(a, i), y = opint(b, i);
-      if (op == PL_V_FILL) { c->v.i64[i] = x == PL_INT_NA ? y : x; continue; }
       if (x == PL_INT_NA || y == PL_INT_NA) { c->v.i64[i] = PL_INT_NA; continue; }
       if (int_op(op, x, y, &c->v.i64[i])) break;
     }
@@ -119,6 +121,12 @@ static pl_table *arith(const char *name, const pl_operand *a, const pl_operand *
     pl_table_drop_col(r, 0);   /* left int64: the whole column as doubles */
   }
   pl_column *c = newcol(r, name, PL_NUM, n);
+  const double *xa = numvals(a), *xb = numvals(b);
+  if ((xa || !a->t) && (xb || !b->t)) {   /* number columns and scalars: straight off the arrays */
+    double ka = a->t ? 0 : opnum(a, 0), kb = b->t ? 0 : opnum(b, 0);
+    for (size_t i = 0; i < n; i++) c->v.num[i] = num_op(op, xa ? xa[i] : ka, xb ? xb[i] : kb);
+    return r;
+  }
   for (size_t i = 0; i < n; i++) c->v.num[i] = num_op(op, opnum(a, i), opnum(b, i));
   return r;
 }
@@ -161,13 +169,15 @@ static pl_table *compare(const char *name, const pl_operand *a, const pl_operand
   pl_column *c = newcol(r, name, PL_BOOL, n);
   if (ta != PL_STR) {
     int ints = ta != PL_NUM && tb != PL_NUM;
+    const double *xa = numvals(a), *xb = numvals(b);
+    double ka = a->t ? 0 : opnum(a, 0), kb = b->t ? 0 : opnum(b, 0);
     for (size_t i = 0; i < n; i++) {
       int res;
       if (ints) {
         int64_t x = opint(a, i), y = opint(b, i);
         res = x != PL_INT_NA && y != PL_INT_NA && cmp_holds(op, (x > y) - (x < y));
       } else {
-        double x = opnum(a, i), y = opnum(b, i);
+        double x = xa ? xa[i] : a->t ? opnum(a, i) : ka, y = xb ? xb[i] : b->t ? opnum(b, i) : kb;
         res = !isnan(x) && !isnan(y) && cmp_holds(op, (x > y) - (x < y));
       }
       c->v.b[i] = (uint8_t)res;
@@ -434,11 +444,51 @@ pl_table *pl_column_copy(const char *name, const pl_table *t, int col) {
 
 /* ---- pivot ------------------------------------------------------------- */
 
+/* pivot with agg first / last: no grouped table in between; each row's
+** value goes straight to its (index group, column) cell: the first (last)
+** value that is not missing.  Same rows, columns and order as the general
+** path (both in order of first appearance). */
+static pl_table *pivot_pick(const pl_table *t, const int *index, size_t nindex, int colkey, int val, int last) {
+  size_t n = t->nrows;
+  size_t *row = pl_xmalloc((n ? n : 1) * sizeof *row), *first = NULL;
+  size_t *cid = pl_xmalloc((n ? n : 1) * sizeof *cid), *cfirst = NULL;
+  size_t nrow = pl_table_group_ids(t, index, nindex, row, &first);
+  size_t ncol = pl_table_group_ids(t, &colkey, 1, cid, &cfirst);
+  pl_table *sel = pl_table_select(t, index, nindex);
+  pl_table *r = pl_table_take(sel, first, nrow);
+  pl_table_free(sel);
+  pl_table_set_name(r, "pivot");
+  pl_type vt = t->cols[val]->type;
+  int *col = pl_xmalloc((ncol ? ncol : 1) * sizeof *col);
+  for (size_t j = 0; j < ncol; j++) {
+    char nm[512];
+    if (pl_cell_missing(t, colkey, cfirst[j])) snprintf(nm, sizeof nm, "NA");
+    else pl_cell_text(t, colkey, cfirst[j], nm, sizeof nm);
+    col[j] = pl_table_add_col_unique(r, nm, vt);
+  }
+  const pl_column *src = t->cols[val];
+  for (size_t i = 0; i < n; i++) {
+    if (pl_cell_missing(t, val, i)) continue;
+    pl_column *dst = r->cols[col[cid[i]]];
+    size_t o = row[i];
+    if (!last && !pl_cell_missing(r, col[cid[i]], o)) continue;
+    switch (vt) {
+      case PL_NUM: dst->v.num[o] = src->v.num[i]; break;
+      case PL_STR: dst->v.str[o] = src->v.str[i]; break;
+      case PL_BOOL: dst->v.b[o] = src->v.b[i]; break;
+      default: dst->v.i64[o] = src->v.i64[i]; break;
+    }
+  }
+  free(col); free(row); free(first); free(cid); free(cfirst);
+  return r;
+}
+
 pl_table *pl_table_pivot(const pl_table *t, const int *index, size_t nindex, int colkey, int val,
                          pl_aggop op, pl_err *err) {
   /* aggregate per (index..., colkey), then scatter into one column per key */
   int keys[17];
   if (nindex > 16) { pl_err_set(err, 0, 0, "pivot: at most 16 index columns"); return NULL; }
+  if (op == PL_AGG_FIRST || op == PL_AGG_LAST) return pivot_pick(t, index, nindex, colkey, val, op == PL_AGG_LAST);
   memcpy(keys, index, nindex * sizeof *keys);
   keys[nindex] = colkey;
   pl_agg ag = { "value", op, val, 0.5, -1, NULL };

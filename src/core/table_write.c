@@ -54,6 +54,9 @@ static void json_string(pl_buf *o, const char *s, size_t n) {
   pl_buf_reserve(o, n + 2);
   pl_buf_addc(o, '"');
   for (size_t i = 0; i < n; i++) {
+    size_t j = i;                 /* a run of characters written as they are */
+    while (j < n && (unsigned char)s[j] >= 0x20 && s[j] != '"' && s[j] != '\\' && s[j] != 0x7f) j++;
+    if (j > i) { pl_buf_add(o, s + i, j - i); i = j; if (i == n) break; }
     unsigned char c = (unsigned char)s[i];
     switch (c) {
       case '"': pl_buf_add(o, "\\\"", 2); break;

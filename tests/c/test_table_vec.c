@@ -137,12 +137,12 @@ int main(void) {
 
   /* fill: n with w: 1 2 1 4 5 (integer); dur with 0: 10 30 20 0 40 */
   pl_operand wo = colop(t, 3), zero = intop(0);
-  pl_table *fl = pl_vec_binary("f", &n, &wo, PL_V_FILL, &e);
+  pl_table *fl = pl_vec_fill("f", t, 2, &wo, &e);
   TC_EQ_INT(fl->cols[0]->type, PL_INT);
   int64_t want_fill[] = { 1, 2, 1, 4, 5 };
   for (int i = 0; i < 5; i++) TC_EQ_INT(fl->cols[0]->v.i64[i], want_fill[i]);
   pl_table_free(fl);
-  fl = pl_vec_binary("f", &d, &zero, PL_V_FILL, &e);
+  fl = pl_vec_fill("f", t, 1, &zero, &e);
   TC_EQ_INT(fl->cols[0]->type, PL_NUM);
   double want_fd[] = { 10, 30, 20, 0, 40 };
   for (int i = 0; i < 5; i++) TC_NEAR(fl->cols[0]->v.num[i], want_fd[i], 0);

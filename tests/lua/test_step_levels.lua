@@ -1,7 +1,7 @@
 -- test_step_levels.lua -- perflab.intervals.step_levels (a counter's level
 -- from +/- steps, launch-latency's queue) against a Lua walk written here
 -- over the same random steps; the column calls the timeline recipes added
--- (nth, cummax, cumsum, at, coalesce, index_of) against sorts and Lua loops.
+-- (nth, cummax, cumsum, at, index_of; fill) against sorts and Lua loops.
 local lu = require "luaunit"
 local perflab = require "perflab"
 local I = perflab.intervals
@@ -134,7 +134,7 @@ function TestStepLevels:test_cummax()
   end
 end
 
-function TestStepLevels:test_cumsum_at_coalesce()
+function TestStepLevels:test_cumsum_at_fill()
   local t = T.from_rows({ { a = 3, s = "x" }, { s = "y" }, { a = -1 }, { a = 5, s = "x" } }, { "a", "s" }, "t")
   lu.assertEquals(t:col("a"):cumsum():to_lua(), { 3, 3, 2, 7 })          -- a missing value adds nothing
   lu.assertEquals(t:col("a"):cumsum():type(), "integer")
@@ -152,16 +152,16 @@ function TestStepLevels:test_cumsum_at_coalesce()
   lu.assertErrorMsgContains("row 9 out of range (table 't' has 4 rows)", function()
     return t:col("a"):at(T.from_rows({ { r = 9 } }, { "r" }):col("r")) end)
   lu.assertErrorMsgContains("expected an integer column", function() return t:col("a"):at(t:col("s")) end)
-  -- coalesce: the column where present, else the other
-  local a = t:col("a"):coalesce(0):to_lua()
+  -- fill: the column where present, else the other
+  local a = t:col("a"):fill(0):to_lua()
   lu.assertEquals(a, { 3, 0, -1, 5 })
-  lu.assertEquals(t:col("s"):coalesce("z"):to_lua(), { "x", "y", "z", "x" })
+  lu.assertEquals(t:col("s"):fill("z"):to_lua(), { "x", "y", "z", "x" })
   local o = T.from_rows({ { s = "p" }, { s = "q" }, { s = "r" }, {} }, { "s" })   -- another table's strings
-  lu.assertEquals(t:col("s"):coalesce(o:col("s")):to_lua(), { "x", "y", "r", "x" })
-  lu.assertEquals(t:col("a"):coalesce(0.5):type(), "number")
-  lu.assertErrorMsgContains("coalesce: column 'a' holds integer, the other string", function() return t:col("a"):coalesce("z") end)
-  lu.assertErrorMsgContains("different lengths", function() return t:col("a"):coalesce(T.from_rows({ { a = 1 } }):col("a")) end)
-  -- random: gather and coalesce against Lua loops
+  lu.assertEquals(t:col("s"):fill(o:col("s")):to_lua(), { "x", "y", "r", "x" })
+  lu.assertEquals(t:col("a"):fill(0.5):type(), "number")
+  lu.assertErrorMsgContains("fill: cannot fill", function() return t:col("a"):fill("z") end)
+  lu.assertErrorMsgContains("different lengths", function() return t:col("a"):fill(T.from_rows({ { a = 1 } }):col("a")) end)
+  -- random: gather and fill against Lua loops
   math.randomseed(13)
   for _ = 1, 30 do
     local n, vals, idx, alt = math.random(1, 60), {}, {}, {}
@@ -173,7 +173,7 @@ function TestStepLevels:test_cumsum_at_coalesce()
     local len = { __len = function() return n end }
     tt = T.from_columns({ alt = alt }, { "alt" }):add_column("v", setmetatable(vals, len), "integer")
       :add_column("i", setmetatable(idx, len), "integer")
-    local got, co = tt:col("v"):at(tt:col("i")):to_lua(), tt:col("v"):coalesce(tt:col("alt")):to_lua()
+    local got, co = tt:col("v"):at(tt:col("i")):to_lua(), tt:col("v"):fill(tt:col("alt")):to_lua()
     for i = 1, n do
       lu.assertEquals(got[i], idx[i] and vals[idx[i]] or nil)
       lu.assertEquals(co[i], vals[i] or alt[i])

@@ -127,7 +127,8 @@ function TestArith:test_fill()
   lu.assertEquals((d // 40):to_lua(), { 2, 0, 7, 1, 0 })
   lu.assertEquals((d % 40):to_lua(), { 20, 10, 20, 0, 30 })
   lu.assertEquals((d / 40):ceil():to_lua(), { 3, 1, 8, 1, 1 })
-  lu.assertErrorMsgContains("fill: arithmetic on strings", function() return t:col("s"):fill("x") end)
+  lu.assertEquals(t:col("s"):fill("x"):type(), "string")   -- strings fill with strings
+  lu.assertErrorMsgContains("fill: cannot fill strings with integers", function() return t:col("s"):fill(1) end)
 end
 
 function TestArith:test_idiv_mod_floor_ceil()
