@@ -162,8 +162,7 @@ local function collect(p)
   -- external ids of communication ops: their kernels are communication
   local comm_ext = ev:filter(X & commop_ev & ext:present()):unique("external_id")
   -- the complete events with a start; a missing duration is 0
-  local e = ev:select("name", "cat", "ts_ns", "dur_ns", "correlation", "external_id", "tid")
-  e = e:filter((X & ev:col("ts_ns"):present()))
+  local e = ev:filter(X & ev:col("ts_ns"):present())
   e:with("end_ns", e:col("ts_ns") + IV.filled(e, "dur_ns", 0))
   local name, ts = text(e, "name"), e:col("ts_ns")
   local lc = text(e, text(e, "cat"):map(string.lower))
@@ -182,9 +181,9 @@ local function collect(p)
   }
   local c = {
     role = {},
-    device = e:select("ts_ns", "end_ns", "correlation"):filter(kernel | memcpy | memset),
-    runtime = e:select("ts_ns", "end_ns", "correlation"):filter(runtime),
-    ops = e:select("name", "ts_ns", "end_ns", "external_id", "tid"):filter(op),
+    device = e:filter(kernel | memcpy | memset):select("ts_ns", "end_ns", "correlation"),
+    runtime = e:filter(runtime):select("ts_ns", "end_ns", "correlation"),
+    ops = e:filter(op):select("name", "ts_ns", "end_ns", "external_id", "tid"),
     nccl = any(cpu_comm & name:match("^nccl:")),
     use_dp = any(op & name:eq("DataParallel.forward")),
     use_ddp = any(op & name:eq("DistributedDataParallel.forward")),
@@ -337,9 +336,11 @@ local function host_steps(p, c)
 end
 
 local function device_bound(steps, c, notes)
-  -- runtime calls by start, ties in trace order (a stable sort, as the
-  -- plugin's Python sort), each with the first start, last end and number
-  -- of the device ops of its correlation id
+  -- each runtime call with the first start, last end and number of the
+  -- device ops of its correlation id; the step it is tied to as the
+  -- plugin's merge of calls (by start) and steps does it: the first step
+  -- ending after the call starts, when the call lies wholly inside it
+  -- (I.first_window)
   local dev, rt, keys = c.device, c.runtime, c.keys or { "correlation" }
   if not dev or not rt or rt:nrows() == 0 then
     local none = {}
@@ -349,45 +350,21 @@ local function device_bound(steps, c, notes)
   end
   local per = dev:filter(dev:col("correlation"):present()):group_by(keys)
     :agg { { "dmin", "min", "ts_ns" }, { "dmax", "max", "end_ns" }, { "dn", "count" } }
-  rt = rt:take(rt:order("ts_ns")):join(per, { on = keys, how = "left" })
-  local rs, re = rt:col("ts_ns"):to_lua(), rt:col("end_ns"):to_lua()
-  local rmin, rmax, rn = rt:col("dmin"):to_lua(), rt:col("dmax"):to_lua(), rt:col("dn"):to_lua()
-  local nrt = rt:nrows()
-  local hit = {}                  -- runtime calls (in rt's order) inside a step that launched device ops
-
+  rt = rt:join(per, { on = keys, how = "left" })
   local nsteps = #steps
+  local ss, se = {}, {}
+  for i = 1, nsteps do ss[i], se[i] = steps[i].s, steps[i].e end
+  local at = I.first_window(ss, se, rt:col("ts_ns"), rt:col("end_ns"))
+  -- the calls inside a step that launched device ops
+  rt:with("step_at", at)
+  local hit = rt:filter(at:present() & rt:col("dn"):gt(0))
   local dev_min, dev_max, matched_count = {}, {}, {}
   for i = 1, nsteps do dev_min[i] = MAXI; dev_max[i] = MINI; matched_count[i] = 0 end
   local any_matched = false
-  local i_step, i_rt = 1, 1
-  local cur_min, cur_max = MAXI, MINI
-  while i_step <= nsteps and i_rt <= nrt do
-    local hs, he = steps[i_step].s, steps[i_step].e
-    local a, b = rs[i_rt], re[i_rt]
-    if a < hs then
-      i_rt = i_rt + 1
-    elseif b <= he then
-      local n = rn[i_rt]
-      if n and n > 0 then
-        if rmin[i_rt] < cur_min then cur_min = rmin[i_rt] end
-        if rmax[i_rt] > cur_max then cur_max = rmax[i_rt] end
-        hit[i_rt] = true
-        any_matched = true
-        matched_count[i_step] = matched_count[i_step] + n
-      end
-      i_rt = i_rt + 1
-    elseif a < he then
-      i_rt = i_rt + 1
-    else
-      dev_min[i_step], dev_max[i_step] = cur_min, cur_max
-      i_step = i_step + 1
-      cur_min, cur_max = MAXI, MINI
-    end
-  end
-  while i_step <= nsteps do
-    dev_min[i_step], dev_max[i_step] = cur_min, cur_max
-    cur_min, cur_max = MAXI, MINI
-    i_step = i_step + 1
+  for _, g in hit:group_by("step_at")
+      :agg { { "dmin", "min", "dmin" }, { "dmax", "max", "dmax" }, { "dn", "sum", "dn" } }:rows() do
+    dev_min[g.step_at], dev_max[g.step_at], matched_count[g.step_at] = g.dmin, g.dmax, g.dn
+    any_matched = true
   end
   if not any_matched then
     notes[#notes + 1] = "No device op was launched from inside a step: steps keep their host bounds."
@@ -397,8 +374,7 @@ local function device_bound(steps, c, notes)
   if dev_min[1] ~= MAXI then
     -- the last end of the device ops no step launched (their correlation
     -- is no hit call's) that ended before the first step's first device op
-    local calls = rt:select(keys):add_column("hit", setmetatable(hit, { __len = function() return nrt end }), "boolean")
-    local hits = calls:filter(calls:col("hit")):group_by(keys):agg { { "calls", "count" } }
+    local hits = hit:group_by(keys):agg { { "calls", "count" } }
     local d = dev:join(hits, { on = keys, how = "left" })
     local en = d:col("end_ns")
     local free = ~d:col("calls"):present() & en:lt(dev_min[1]) & en:gt(prev_end)
@@ -710,9 +686,11 @@ local function from_kineto(p, report, acc, opts)
   local mt = p.tables.memory
   if mt and mt:nrows() > 0 then
     local peak = {}
-    for _, r in mt:rows() do
-      if r.device_type == 1 and r.device and r.total_allocated_bytes then
-        peak[r.device] = math.max(peak[r.device] or 0, r.total_allocated_bytes)
+    if mt:has("device_type") and mt:has("device") and mt:has("total_allocated_bytes") then
+      local tot = mt:col("total_allocated_bytes")
+      local cuda = mt:col("device_type"):eq(1) & mt:col("device"):present() & tot:present()
+      for _, g in mt:filter(cuda):group_by("device"):agg { { "peak", "max", "total_allocated_bytes" } }:rows() do
+        peak[g.device] = math.max(0, g.peak)
       end
     end
     local cap = {}

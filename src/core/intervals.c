@@ -347,3 +347,34 @@ void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v,
   }
   free(maxe);
 }
+
+static const int64_t *fw_keys;   /* the query starts, for the sort below */
+static int fw_cmp(const void *x, const void *y) {
+  size_t i = *(const size_t *)x, j = *(const size_t *)y;
+  if (fw_keys[i] != fw_keys[j]) return fw_keys[i] < fw_keys[j] ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+void pl_iv_first_window(const int64_t *ws, const int64_t *we, size_t nw,
+                        const int64_t *qs, const int64_t *qe, const unsigned char *qskip, size_t m,
+                        size_t *ord, int64_t *out) {
+  int sorted = 1;
+  size_t n = 0;                                  /* the queries that take part, in start order */
+  for (size_t k = 0; k < m; k++) {
+    out[k] = -1;
+    if (qskip && qskip[k]) continue;
+    if (n && qs[k] < qs[ord[n - 1]]) sorted = 0;
+    ord[n++] = k;
+  }
+  if (!sorted) { fw_keys = qs; qsort(ord, n, sizeof *ord, fw_cmp); fw_keys = NULL; }
+  size_t w = 0;
+  for (size_t j = 0; j < n && w < nw; j++) {
+    size_t k = ord[j];
+    while (w < nw) {
+      if (qs[k] < ws[w]) break;                  /* before the window: none */
+      if (qe[k] <= we[w]) { out[k] = (int64_t)w; break; }
+      if (qs[k] < we[w]) break;                  /* starts inside, ends after it: none */
+      w++;                                       /* at or after its end: the next window */
+    }
+  }
+}

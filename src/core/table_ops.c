@@ -209,8 +209,38 @@ static int cmp_hashrow(const void *a, const void *b) {
   return (x->row > y->row) - (x->row < y->row);
 }
 
+/* One string key: the groups by interned id (a string has one id in its
+** table's pool), without hashing -- the same groups in the same order
+** (first appearance) as the hash path.  0 when the pool is too large for
+** an array indexed by id to pay. */
+static size_t group_ids_str(const pl_table *t, int key, size_t *gid, size_t **firstp) {
+  size_t n = t->nrows, np = pl_pool_count(t->pool) + 1;
+  if (np > 4 * n + 1024) return 0;
+  const uint32_t *ids = t->cols[key]->v.str;
+  size_t *grp = pl_xmalloc(np * sizeof *grp);           /* id -> group + 1, 0 none */
+  memset(grp, 0, np * sizeof *grp);
+  size_t *first = pl_xmalloc(16 * sizeof *first);
+  size_t ngroups = 0, capg = 16;
+  for (size_t i = 0; i < n; i++) {
+    size_t g = grp[ids[i]];
+    if (g == 0) {
+      if (ngroups == capg) { capg *= 2; first = pl_xrealloc(first, capg * sizeof *first); }
+      first[ngroups] = i;
+      g = grp[ids[i]] = ++ngroups;
+    }
+    gid[i] = g - 1;
+  }
+  free(grp);
+  *firstp = first;
+  return ngroups;
+}
+
 size_t pl_table_group_ids(const pl_table *t, const int *keys, size_t nkeys, size_t *gid, size_t **firstp) {
   size_t n = t->nrows;
+  if (nkeys == 1 && n > 0 && t->cols[keys[0]]->type == PL_STR && t->pool) {
+    size_t ng = group_ids_str(t, keys[0], gid, firstp);
+    if (ng > 0) return ng;
+  }
   size_t *first = pl_xmalloc(16 * sizeof *first);     /* group -> first row */
   size_t ngroups = 0, capg = 16;
   size_t nslots = 64;

@@ -142,6 +142,15 @@ static pl_table *compare(const char *name, const pl_operand *a, const pl_operand
   pl_column *c = newcol(r, name, PL_BOOL, n);
   if (ta != PL_STR) {
     int ints = ta != PL_NUM && tb != PL_NUM;
+    if (ints && ta == PL_INT && tb == PL_INT && a->t) {   /* int64 column against a column or a number */
+      const int64_t *x = a->t->cols[a->col]->v.i64, *y = b->t ? b->t->cols[b->col]->v.i64 : NULL;
+      int64_t yv = b->i;
+      for (size_t i = 0; i < n; i++) {
+        int64_t u = x[i], w = y ? y[i] : yv;
+        c->v.b[i] = (uint8_t)(u != PL_INT_NA && w != PL_INT_NA && cmp_holds(op, (u > w) - (u < w)));
+      }
+      return r;
+    }
     for (size_t i = 0; i < n; i++) {
       int res;
       if (ints) {
@@ -206,6 +215,17 @@ static pl_table *logic(const char *name, const pl_operand *a, const pl_operand *
   }
   pl_table *r = result_table(name, a->t ? a->t : b->t);
   pl_column *c = newcol(r, name, PL_BOOL, n);
+  if (a->t && b->t) {                 /* two columns: the same rule on the bytes (0, 1, PL_BOOL_NA) */
+    const uint8_t *x = a->t->cols[a->col]->v.b, *y = b->t->cols[b->col]->v.b;
+    uint8_t *o = c->v.b;
+    if (op == PL_V_AND)
+      for (size_t i = 0; i < n; i++)
+        o[i] = (x[i] == 0 || y[i] == 0) ? 0 : (x[i] == PL_BOOL_NA || y[i] == PL_BOOL_NA) ? PL_BOOL_NA : 1;
+    else
+      for (size_t i = 0; i < n; i++)
+        o[i] = (x[i] == 1 || y[i] == 1) ? 1 : (x[i] == PL_BOOL_NA || y[i] == PL_BOOL_NA) ? PL_BOOL_NA : 0;
+    return r;
+  }
   for (size_t i = 0; i < n; i++) {
     int x = opbool(a, i), y = opbool(b, i), v;
     if (op == PL_V_AND) v = (x == 0 || y == 0) ? 0 : (x < 0 || y < 0) ? -1 : 1;

@@ -186,6 +186,7 @@ static const bcase cases[] = {
   {"intervals.innermost", "local ops = T.from_rows({{start_ns=0,duration_ns=10},{start_ns=2,duration_ns=4}}, {'start_ns','duration_ns'}); local c = IV.innermost(ops, ops); return #c:to_lua(), c:to_lua()[2]"},
   {"intervals.step_integral", "return IV.step_integral({0, 5}, {10, 20}, {0.5, 0.75}, {cap = 1})"},
   {"intervals.series_windows", "local a, c, at = IV.series_windows({0, 10, 20}, false, {1.0, 2.0, 3.0}, {5, 25}, {15, 40}); return a[1], c[1], at[2]"},
+  {"intervals.first_window", "local w = IV.first_window({0, 10}, {10, 20}, {2, 12, 8}, {5, 14, 12}):to_lua(); return w[1], w[2], w[3]"},
   {"IntervalSet:locate", "local l = A:locate({3, 15, 25}):to_lua(); return l[1], l[2], l[3]"},
   {"IntervalSet:length_within", "return A:length_within(5, 25)"},
   {"IntervalSet:__tostring", "return tostring(A), A == IV.from_pairs({{0,10},{20,30}})"},
@@ -207,6 +208,7 @@ static const bcase cases[] = {
   {"sys.mkdir", "return SYS.mkdir(TMP .. '/d/e'), SYS.isdir(TMP .. '/d/e')"},
   {"sys.write_atomic", "return SYS.write_atomic(TMP .. '/w.txt', 'hello')"},
   {"sys.listdir", "return table.concat(SYS.listdir('tests/fixtures/kernel-table', '.txt'), ',')"},
+  {"sys.fnv1a", "return SYS.fnv1a('foobar')"},
   /* perflab.options */
   {"options.check", "local ok, e = pcall(O.check, {a = 1, zz = 2}, {'b', 'a'}, 'f', 1); return O.check({a = 1}, {'a'}) ~= nil, ok, e"},
 };
