@@ -109,7 +109,7 @@ local function hta_breakdown(p, kt, kc)
     local rt = p.tables.runtime
     if rt and rt:has("correlation") and rt:nrows() > 0 then
       local rc = rt:col("correlation")
-      launched = rt:filter(rc:present() & rt:col("start_ns"):lt(cut)):unique("correlation")
+      launched = rt:filter(rc:present() & rt:col("start_ns"):lt(cut)):col("correlation")
     end
   end
   -- the rows of t launched before the cut (nil: every row, without a cut)

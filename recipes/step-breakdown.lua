@@ -132,10 +132,11 @@ local function sorted_keys(set)
   return l
 end
 
--- the smallest / largest value of an int64 column where mask holds, exact
--- (a column's min/max goes through a double, which rounds epoch ns): nil
--- when no row counts
+-- the smallest / largest value of a time column where mask holds, exact
+-- (an int64 column's min/max is exact; a number column's is taken from its
+-- offset to the smallest): nil when no row counts
 local function extreme(col, mask, op)
+  if col:type() == "integer" then return col[op](col, { where = mask }) end
   if col:count { where = mask } == 0 then return nil end
   local base = math.floor(col:min { where = mask })
   return base + (col - base)[op](col - base, { where = mask })
@@ -160,7 +161,7 @@ local function collect(p)
   local X, ext = text(ev, "ph"):eq("X"), ev:col("external_id")
   local commop_ev = text(ev, "name"):isin(sorted_keys(D.comm_ops))
   -- external ids of communication ops: their kernels are communication
-  local comm_ext = ev:filter(X & commop_ev & ext:present()):unique("external_id")
+  local comm_ext = ev:filter(X & commop_ev & ext:present()):col("external_id")
   -- the complete events with a start; a missing duration is 0
   local e = ev:filter(X & ev:col("ts_ns"):present())
   e:with("end_ns", e:col("ts_ns") + IV.filled(e, "dur_ns", 0))
@@ -498,14 +499,13 @@ local function tc_eligible_ratio(p, c)
     local child = nxt:col("tid"):eq(o:col("tid")) & nxt:col("ts_ns"):ge(o:col("ts_ns")) & nxt:col("end_ns"):le(o:col("end_ns"))
     bottom = T.concat(o:filter(~child), el:slice(m, m))
   end
-  local bottom_ext = bottom:unique("external_id")
+  local bottom_ext = bottom:col("external_id")
   -- kernel -> its runtime call (correlation; the last such call's External
   -- id) -> a host op with that External id
   local rt_ext = rt:filter(rt:col("correlation"):present()):group_by("correlation")
     :agg { { "ext", "last", "external_id" } }
-  local op_ext = ops:filter(ops:col("external_id"):present()):group_by("external_id"):agg { { "n", "count" } }
-    :rename("external_id", "ext")
-  local kl = k:select("correlation", "duration_ns"):join(rt_ext, { on = "correlation" }):join(op_ext, { on = "ext" })
+  local kl = k:select("correlation", "duration_ns"):join(rt_ext, { on = "correlation" })
+  kl = kl:filter(kl:col("ext"):isin(ops:col("external_id")))
   local d = kl:col("duration_ns")
   local all = d:sum()
   local elig = d:sum { where = kl:col("ext"):isin(bottom_ext) }

@@ -159,15 +159,20 @@ static pl_table *array_table(lua_State *L, int idx, const char *name) {
   return t;
 }
 
-/* [C {v...}] -> [C {v...} ... M] */
+/* c:isin{v...} or c:isin(column): the set's values as a Lua array, or
+** the values of a column (of any table: no Lua array in between).
+** [C {v...} | S] -> [C {v...} | S ... M] */
 static int col_isin(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  pl_table *set = array_table(L, 2, "set");
+  pl_lcolumn *sc = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
+  pl_table *set;
+  int setcol = 0;
+  if (sc) { set = sc->t; setcol = sc->col; }
+  else { luaL_checktype(L, 2, LUA_TTABLE); set = array_table(L, 2, "set"); }
   const char *name = lua_pushfstring(L, "%s in set", colname(c));
   pl_err e;
   pl_err_clear(&e);
-  push_result(L, pl_vec_isin(name, c->t, c->col, set, 0, &e));
+  push_result(L, pl_vec_isin(name, c->t, c->col, set, setcol, &e));
   return 1;
 }
 

@@ -351,6 +351,35 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
     free(memo); free(slot);
     return r;
   }
+  if (s->type == PL_INT && !setstr && set->ncols > 0 && set->cols[setcol]->type == PL_INT) {
+    /* int64 on both sides: a hash set of the values as doubles (the same
+    ** equality as the sorted doubles below), one probe a row */
+    size_t m = set->nrows, ns = 64;
+    while (ns < 2 * m) ns *= 2;
+    uint64_t *key = pl_xmalloc(ns * sizeof *key);
+    unsigned char *used = pl_xcalloc(ns, 1);
+    const int64_t *sv = set->cols[setcol]->v.i64, *tv = s->v.i64;
+    for (size_t j = 0; j < m; j++) {
+      if (sv[j] == PL_INT_NA) continue;
+      double d = (double)sv[j];
+      uint64_t b;
+      memcpy(&b, &d, sizeof b);
+      size_t h = (size_t)(fnv((const char *)&b, sizeof b) & (ns - 1));
+      while (used[h] && key[h] != b) h = (h + 1) & (ns - 1);
+      used[h] = 1; key[h] = b;
+    }
+    for (size_t i = 0; i < t->nrows; i++) {
+      if (tv[i] == PL_INT_NA) { c->v.b[i] = 0; continue; }
+      double d = (double)tv[i];
+      uint64_t b;
+      memcpy(&b, &d, sizeof b);
+      size_t h = (size_t)(fnv((const char *)&b, sizeof b) & (ns - 1));
+      while (used[h] && key[h] != b) h = (h + 1) & (ns - 1);
+      c->v.b[i] = used[h];
+    }
+    free(key); free(used);
+    return r;
+  }
   size_t m = 0;
   double *vals = pl_xmalloc((set->nrows ? set->nrows : 1) * sizeof *vals);
   if (!setstr)
