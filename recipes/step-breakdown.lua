@@ -163,7 +163,7 @@ local function collect(p)
   -- external ids of communication ops: their kernels are communication
   local comm_ext = ev:filter(X & commop_ev & ext:present()):col("external_id")
   -- the complete events with a start; a missing duration is 0
-  local e = ev:filter(X & ev:col("ts_ns"):present())
+  local e = ev:filter(X & ev:col("ts_ns"):present(), { "name", "cat", "ts_ns", "dur_ns", "correlation", "external_id", "tid" })
   e:with("end_ns", e:col("ts_ns") + IV.filled(e, "dur_ns", 0))
   local name, ts = text(e, "name"), e:col("ts_ns")
   local lc = text(e, text(e, "cat"):map(string.lower))
@@ -182,9 +182,9 @@ local function collect(p)
   }
   local c = {
     role = {},
-    device = e:filter(kernel | memcpy | memset):select("ts_ns", "end_ns", "correlation"),
-    runtime = e:filter(runtime):select("ts_ns", "end_ns", "correlation"),
-    ops = e:filter(op):select("name", "ts_ns", "end_ns", "external_id", "tid"),
+    device = e:filter(kernel | memcpy | memset, { "ts_ns", "end_ns", "correlation" }),
+    runtime = e:filter(runtime, { "ts_ns", "end_ns", "correlation" }),
+    ops = e:filter(op, { "name", "ts_ns", "end_ns", "external_id", "tid" }),
     nccl = any(cpu_comm & name:match("^nccl:")),
     use_dp = any(op & name:eq("DataParallel.forward")),
     use_ddp = any(op & name:eq("DistributedDataParallel.forward")),

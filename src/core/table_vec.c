@@ -419,6 +419,15 @@ pl_table *pl_table_filter(const pl_table *t, const pl_column *mask) {
   return r;
 }
 
+pl_table *pl_table_filter_cols(const pl_table *t, const pl_column *mask, const int *cols, size_t ncols) {
+  size_t n = 0;
+  size_t *idx = pl_xmalloc((t->nrows ? t->nrows : 1) * sizeof *idx);
+  for (size_t i = 0; i < t->nrows; i++) if (mask->v.b[i] == 1) idx[n++] = i;
+  pl_table *r = pl_table_take_cols(t, idx, n, cols, ncols);
+  free(idx);
+  return r;
+}
+
 void pl_column_used_ids(const pl_table *t, int col, unsigned char *out) {
   const uint32_t *ids = t->cols[col]->v.str;
   for (size_t i = 0; i < t->nrows; i++) out[ids[i]] = 1;

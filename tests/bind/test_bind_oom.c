@@ -133,6 +133,7 @@ static const bcase cases[] = {
   {"Column:keep", "return t0:col('x'):keep(t0:col('v'):gt(1)):sum()"},
   {"Column:present", "return t0:col('x'):present():sum()"},
   {"Table:filter", "t2 = t0:filter(t0:col('k'):eq('a') | t0:col('x'):gt(2)); return t2:nrows(), t2:name()"},
+  {"Table:filter(cols)", "t2 = t0:filter(t0:col('x'):gt(2), {'x', 'k'}); return t2:nrows(), t2:columns()[1]"},
   {"Table:order", "return table.concat(t0:order('-x'):to_lua(), ',')"},
   {"Table:take", "t2 = t0:take({3, 1}); return t2:get(1, 'v'), t2:nrows()"},
   {"Table:with", "t1:with('y', t1:col('v') * 2); return t1:col('y'):sum()"},

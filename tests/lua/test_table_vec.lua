@@ -580,4 +580,19 @@ function TestIntKeys:test_isin_column()
   check_vec(t:col("x"):isin(set:col("v")), function(r) return r.x == 1 or r.x == -25 or r.x == 7 end, "boolean")
 end
 
+-- filter(mask, cols): the rows of select(cols):filter(mask), in one copy
+function TestIntKeys:test_filter_columns()
+  local t = tbl()
+  local m = t:col("j"):gt(0) & t:col("s"):present()
+  local got = t:filter(m, { "s", "i", "s" })
+  lu.assertEquals(got:columns(), { "s", "i" })
+  local want = {}
+  for r = 1, N do
+    if ROWS[r].j > 0 and ROWS[r].s ~= nil then want[#want + 1] = { s = ROWS[r].s, i = ROWS[r].i } end
+  end
+  lu.assertEquals(got:to_lua(), want)
+  lu.assertEquals(t:filter(m, {}):nrows(), #want)  -- no column: the rows kept, as select({}):filter(m)
+  lu.assertErrorMsgContains("no column 'nope'", function() return t:filter(m, { "i", "nope" }) end)
+end
+
 os.exit(lu.LuaUnit.run())
