@@ -337,11 +337,10 @@ local function host_steps(p, c)
 end
 
 local function device_bound(steps, c, notes)
-  -- each runtime call with the first start, last end and number of the
-  -- device ops of its correlation id; the step it is tied to as the
-  -- plugin's merge of calls (by start) and steps does it: the first step
-  -- ending after the call starts, when the call lies wholly inside it
-  -- (I.first_window)
+  -- each runtime call tied to a step as the plugin's merge of calls (by
+  -- start) and steps does it (I.first_window); each device op to the step
+  -- of the calls of its correlation id (a join), and per step the first
+  -- start, last end and number of those device ops
   local dev, rt, keys = c.device, c.runtime, c.keys or { "correlation" }
   if not dev or not rt or rt:nrows() == 0 then
     local none = {}
@@ -349,21 +348,22 @@ local function device_bound(steps, c, notes)
     notes[#notes + 1] = "No device op was launched from inside a step: steps keep their host bounds."
     return steps, none
   end
-  local per = dev:filter(dev:col("correlation"):present()):group_by(keys)
-    :agg { { "dmin", "min", "ts_ns" }, { "dmax", "max", "end_ns" }, { "dn", "count" } }
-  rt = rt:join(per, { on = keys, how = "left" })
   local nsteps = #steps
   local ss, se = {}, {}
   for i = 1, nsteps do ss[i], se[i] = steps[i].s, steps[i].e end
   local at = I.first_window(ss, se, rt:col("ts_ns"), rt:col("end_ns"))
-  -- the calls inside a step that launched device ops
-  rt:with("step_at", at)
-  local hit = rt:filter(at:present() & rt:col("dn"):gt(0))
+  rt:with("step_at", at)          -- rt is this run's own table (collect's)
+  local cols = { table.unpack(keys) }
+  cols[#cols + 1] = "step_at"
+  local calls = rt:filter(at:present() & rt:col("correlation"):present(), cols)
+  -- device ops and the step of each call of their correlation (none: missing)
+  local d = dev:join(calls, { on = keys, how = "left" })
+  local tied = d:col("step_at"):present()
   local dev_min, dev_max, matched_count = {}, {}, {}
   for i = 1, nsteps do dev_min[i] = MAXI; dev_max[i] = MINI; matched_count[i] = 0 end
   local any_matched = false
-  for _, g in hit:group_by("step_at")
-      :agg { { "dmin", "min", "dmin" }, { "dmax", "max", "dmax" }, { "dn", "sum", "dn" } }:rows() do
+  for _, g in d:filter(tied):group_by("step_at")
+      :agg { { "dmin", "min", "ts_ns" }, { "dmax", "max", "end_ns" }, { "dn", "count" } }:rows() do
     dev_min[g.step_at], dev_max[g.step_at], matched_count[g.step_at] = g.dmin, g.dmax, g.dn
     any_matched = true
   end
@@ -373,12 +373,11 @@ local function device_bound(steps, c, notes)
   end
   local prev_end = steps[1].s
   if dev_min[1] ~= MAXI then
-    -- the last end of the device ops no step launched (their correlation
-    -- is no hit call's) that ended before the first step's first device op
-    local hits = hit:group_by(keys):agg { { "calls", "count" } }
-    local d = dev:join(hits, { on = keys, how = "left" })
+    -- the last end of the device ops no step launched (no call of their
+    -- correlation is tied to a step) that ended before the first step's
+    -- first device op
     local en = d:col("end_ns")
-    local free = ~d:col("calls"):present() & en:lt(dev_min[1]) & en:gt(prev_end)
+    local free = ~tied & en:lt(dev_min[1]) & en:gt(prev_end)
     prev_end = extreme(en, free, "max") or prev_end
   end
   for i = 1, nsteps do

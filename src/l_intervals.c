@@ -382,10 +382,25 @@ static int l_from_table(lua_State *L) {
   size_t n = t->nrows;
   unsigned char *skip = wheremask(L, opts, "where", n);
   if (!skip) { skip = lua_newuserdatauv(L, n ? n : 1, 0); memset(skip, 0, n ? n : 1); }
-  int64_t *s, *e;
-  rowtimes(L, t, 1, scol, ecol, isdur, &s, &e, skip, 0);
   const char *by = NULL;
   if (opts) { lua_getfield(L, 4, "by"); by = lua_tostring(L, -1); lua_pop(L, 1); }
+  if (!by) {                                             /* int64 columns: only the rows kept are read */
+    int sc = tcol(L, t, scol, 2), ec = tcol(L, t, ecol, 2);
+    if (t->cols[sc]->type == PL_INT && t->cols[ec]->type == PL_INT) {
+      const int64_t *sv = t->cols[sc]->v.i64, *ev = t->cols[ec]->v.i64;
+      size_t m = 0;
+      for (size_t i = 0; i < n; i++) m += !skip[i] && sv[i] != PL_INT_NA && ev[i] != PL_INT_NA;
+      int64_t *S = lua_newuserdatauv(L, (m ? m : 1) * 2 * sizeof *S, 0), *E = S + (m ? m : 1);
+      m = 0;
+      for (size_t i = 0; i < n; i++)
+        if (!skip[i] && sv[i] != PL_INT_NA && ev[i] != PL_INT_NA) { S[m] = sv[i]; E[m] = isdur ? sv[i] + ev[i] : ev[i]; m++; }
+      pl_ivset *out = newset(L);
+      build(L, out, S, E, m, 0, 3);
+      return 1;
+    }
+  }
+  int64_t *s, *e;
+  rowtimes(L, t, 1, scol, ecol, isdur, &s, &e, skip, 0);
   if (!by) {
     size_t m = 0;
     for (size_t i = 0; i < n; i++) if (!skip[i]) { s[m] = s[i]; e[m] = e[i]; m++; }

@@ -56,6 +56,11 @@ function TestIntervalsTable:test_from_table_by_where()
   -- a where mask that is a boolean column
   local t = T.from_rows({ { s = 0, e = 5, ok = true }, { s = 10, e = 20, ok = false } }, { "s", "e", "ok" })
   lu.assertEquals(I.from_table(t, "s", "e", { where = t:col("ok") }):length(), 5)
+  -- a missing end leaves its row out; a missing mask value drops its row
+  local t2 = T.from_rows({ { s = 0, e = 5, ok = true }, { s = 7, ok = true }, { s = 10, e = 20 }, { s = 30, e = 32, ok = true } },
+    { "s", "e", "ok" })
+  lu.assertEquals(I.from_table(t2, "s", "e", { where = t2:col("ok") }):to_lua(), { { 0, 5 }, { 30, 32 } })
+  lu.assertEquals(I.from_table(t2, "s", "e"):to_lua(), { { 0, 5 }, { 10, 20 }, { 30, 32 } })
   lu.assertErrorMsgContains("no column 'nope'", I.from_table, t, "s", "nope")
   lu.assertErrorMsgContains("boolean column", I.from_table, t, "s", "e", { where = t:col("s") })
 end
