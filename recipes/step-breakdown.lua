@@ -465,7 +465,7 @@ local function gpu_figures(p, steps)
   if bps then spec[#spec + 1] = { "nbps", "count", where = kw:col("bps"):present() } end
   local out = {}
   for _, g in kw:group_by("device"):agg(spec):sort_by("device"):rows() do
-    local on = kw:filter(kw:col("device"):eq(g.device))
+    local on = kw:filter(kw:col("device"):eq(g.device), bps and { "a", "b", "bps" } or { "a", "b" })
     local busy = I.from_table(on, "a", "b"):length_within(lo, hi)
     local f = { device = g.device, span_ns = span, busy_ns = busy, util_pct = span > 0 and 100 * busy / span or nil,
                 kernels = g.kernels, tc_kernel_ns = g.tc_kernel_ns, kernel_ns = g.kernel_ns }
@@ -489,7 +489,7 @@ local function tc_eligible_ratio(p, c)
   -- bottom eligible ops: by thread, start, longest first; an op whose next
   -- op on its thread lies inside it has a child
   local ops = c.ops
-  local el = ops:filter(ops:col("name"):isin(sorted_keys(D.tc_eligible_ops)))
+  local el = ops:filter(ops:col("name"):isin(sorted_keys(D.tc_eligible_ops)), { "tid", "ts_ns", "end_ns", "external_id" })
   el = el:take(el:order("tid", "ts_ns", "-end_ns"))
   local m = el:nrows()
   local bottom = el
@@ -501,7 +501,7 @@ local function tc_eligible_ratio(p, c)
   local bottom_ext = bottom:col("external_id")
   -- kernel -> its runtime call (correlation; the last such call's External
   -- id) -> a host op with that External id
-  local rt_ext = rt:filter(rt:col("correlation"):present()):group_by("correlation")
+  local rt_ext = rt:filter(rt:col("correlation"):present(), { "correlation", "external_id" }):group_by("correlation")
     :agg { { "ext", "last", "external_id" } }
   local kl = k:select("correlation", "duration_ns"):join(rt_ext, { on = "correlation" })
   kl = kl:filter(kl:col("ext"):isin(ops:col("external_id")))
