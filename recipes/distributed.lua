@@ -80,25 +80,6 @@ end
 
 local function iv(s, e) return I.from_arrays(s, e, #s) end
 
--- covered(set) -> f with f(t) = the length of set before t, in O(log n):
--- |set ∩ [lo, hi)| = f(hi) - f(lo) for every step without clipping the
--- whole set once per step
-local function covered(set)
-  local s, e = set:to_arrays()
-  local cum, acc = {}, 0
-  for i = 1, #s do cum[i] = acc; acc = acc + (e[i] - s[i]) end
-  return function(t)
-    local lo, hi = 1, #s
-    local k = 0
-    while lo <= hi do
-      local mid = (lo + hi) // 2
-      if s[mid] <= t then k = mid; lo = mid + 1 else hi = mid - 1 end
-    end
-    if k == 0 then return 0 end
-    return cum[k] + math.min(t, e[k]) - s[k]
-  end
-end
-
 -- ---- map: one rank ------------------------------------------------------------
 
 local function step_spans(p)
@@ -114,50 +95,54 @@ local function step_spans(p)
 end
 
 local function hta_breakdown(p, kt, kc)
-  -- GPU events launched before the last ProfilerStep (HTA's default filter)
+  -- GPU events launched before the last ProfilerStep (HTA's default filter):
+  -- their runtime call (same correlation id) starts before the cut; masks
+  -- and sets in the table engine
   local steps = p.tables.steps
   local cut
   if steps and steps:nrows() >= 2 then
     cut = math.mininteger
     for _, s in ipairs(col(steps, "start_ns")) do if s > cut then cut = s end end
   end
-  local launched = {}
+  local launched = {}   -- the correlation ids of the calls before the cut
   if cut then
     local rt = p.tables.runtime
-    local rc, rs = col(rt, "correlation"), col(rt, "start_ns")
-    for i = 1, #rc do if rc[i] and rs[i] < cut then launched[rc[i]] = true end end
-  end
-  local all_s, all_e = {}, {}
-  local function keep(corr) return not cut or (corr ~= nil and launched[corr]) end
-  -- the kernels: sets from the table by masks (kc: the communication
-  -- kernels; keepk: launched before the cut)
-  local nkept, allk, compute, commset = 0, iv({}, {}), iv({}, {}), iv({}, {})
-  if kc then
-    local keepk
-    if cut then
-      local lst = {}
-      for c in pairs(launched) do lst[#lst + 1] = c end
-      table.sort(lst)
-      keepk = kt:has("correlation") and kt:col("correlation"):isin(lst) or (kc & ~kc)
-      nkept = kt:filter(keepk):nrows()
-    else
-      nkept = kt:nrows()
+    if rt and rt:has("correlation") and rt:nrows() > 0 then
+      local rc = rt:col("correlation")
+      launched = rt:filter(rc:present() & rt:col("start_ns"):lt(cut)):col("correlation")
     end
+  end
+  -- the rows of t launched before the cut (nil: every row, without a cut)
+  local function kept(t)
+    if not cut then return nil end
+    local ts = t:col("start_ns")
+    if t:has("correlation") then return t:col("correlation"):isin(launched) end
+    return ts:lt(ts)                       -- no correlation: none is kept
+  end
+  local nkept, allk, compute, commset = 0, I.empty(), I.empty(), I.empty()
+  if kc then
+    local keepk = kept(kt)
+    nkept = keepk and keepk:count { where = keepk } or kt:nrows()
     local function set(m) return I.from_table(kt, "start_ns", "duration_ns", { duration = true, where = m }) end
-    allk = keepk and set(keepk) or set(nil)
+    allk = set(keepk)
     compute = set(keepk and (keepk & ~kc) or ~kc)
     commset = set(keepk and (keepk & kc) or kc)
   end
+  -- memcpy and memset
+  local mem, nmem = I.empty(), 0
   for _, tn in ipairs({ "memcpy", "memset" }) do
     local t = p.tables[tn]
-    local s, d, c = col(t, "start_ns"), col(t, "duration_ns"), col(t, "correlation")
-    for i = 1, #s do
-      if keep(c[i]) then all_s[#all_s + 1] = s[i]; all_e[#all_e + 1] = s[i] + d[i] end
+    if t and t:nrows() > 0 and t:has("start_ns") and t:has("duration_ns") then
+      local m = kept(t)
+      local rows = t:col("start_ns"):present()
+      if m then rows = rows & m end
+      nmem = nmem + rows:count { where = rows }
+      mem = mem + I.from_table(t, "start_ns", "duration_ns", { duration = true, where = m })
     end
   end
   local h = { span_ns = 0, idle_ns = 0, compute_ns = 0, non_compute_ns = 0, comm_ns = 0, overlap_ns = 0 }
-  if #all_s == 0 and nkept == 0 then return h end
-  local all = allk + iv(all_s, all_e)
+  if nmem == 0 and nkept == 0 then return h end
+  local all = allk + mem
   local first = all:get(1)
   local _, last = all:get(all:count())
   h.span_ns = last - first
@@ -174,13 +159,17 @@ local function map_rank(p)
   local kt = p.tables.kernels
   local nk = kt and kt:has("name") and kt:nrows() or 0
   local ct = p.tables.cpu_ops
-  local C = { name = col(ct, "name"), start = col(ct, "start_ns"), dur = col(ct, "duration_ns"),
-              ext = col(ct, "external_id"), dims = col(ct, "input_dims"), types = col(ct, "input_types") }
-  -- collectives: host ops first, then their kernels by external id
+  -- collectives: host ops first (picked by a mask, the name tested once
+  -- per distinct name), then their kernels by external id
   local nodes, by_ext = {}, {}
-  local comm_s, comm_e, comp_s, comp_e = {}, {}, {}, {}
-  for i = 1, #C.name do
-    if comm.is_op(C.name[i]) then
+  local comm_s, comm_e = {}, {}
+  local isop       -- the mask of the collective host ops
+  if ct and ct:has("name") and ct:nrows() > 0 then
+    isop = ct:col("name"):map(comm.is_op):eq(true)
+    local co = ct:filter(isop)
+    local C = { name = col(co, "name"), start = col(co, "start_ns"), dur = col(co, "duration_ns"),
+                ext = col(co, "external_id"), dims = col(co, "input_dims"), types = col(co, "input_types") }
+    for i = 1, co:nrows() do
       local a, b = C.start[i], C.start[i] + C.dur[i]
       local nd = { name = C.name[i], s = a, e = b, bytes = input_bytes(C.dims[i], C.types[i]),
                    ranges = { { a, b } }, idx = #nodes + 1 }
@@ -237,11 +226,10 @@ local function map_rank(p)
   end
   local cpu_fallback = nk == 0
   if cpu_fallback then
-    for i = 1, #C.name do
-      local n = C.name[i]
-      if not comm.is_op(n) and n:sub(1, 13) ~= "ProfilerStep#" then
-        comp_s[#comp_s + 1] = C.start[i]; comp_e[#comp_e + 1] = C.start[i] + C.dur[i]
-      end
+    -- the other host ops (not a collective, not a ProfilerStep#N span)
+    if isop then
+      kset = I.from_table(ct, "start_ns", "duration_ns",
+        { duration = true, where = ~isop & ~ct:col("name"):match("^ProfilerStep#") })
     end
     notes[#notes + 1] = string.format("%s: no device kernels: its host ops count as computation (the plugin's CPU fallback)", p.source)
   end
@@ -250,12 +238,12 @@ local function map_rank(p)
     if x.e ~= y.e then return x.e > y.e end
     return x.idx < y.idx
   end)
-  local compset, commset = kset or iv(comp_s, comp_e), iv(comm_s, comm_e)
-  local fk, fc, fo = covered(compset), covered(commset), covered(compset * commset)
+  local compset, commset = kset or I.empty(), iv(comm_s, comm_e)
+  local both = compset * commset
   local steps = step_spans(p)
   local srows = {}
   for i, st in ipairs(steps) do
-    local c1, c2, ov = fk(st.e) - fk(st.s), fc(st.e) - fc(st.s), fo(st.e) - fo(st.s)
+    local c1, c2, ov = compset:length_within(st.s, st.e), commset:length_within(st.s, st.e), both:length_within(st.s, st.e)
     srows[i] = { step = st.step, start_ns = st.s, duration_ns = st.e - st.s, computation_ns = c1,
                  communication_ns = c2, overlap_ns = ov, other_ns = (st.e - st.s) + ov - c1 - c2 }
   end

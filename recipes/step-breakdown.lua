@@ -132,10 +132,11 @@ local function sorted_keys(set)
   return l
 end
 
--- the smallest / largest value of an int64 column where mask holds, exact
--- (a column's min/max goes through a double, which rounds epoch ns): nil
--- when no row counts
+-- the smallest / largest value of a time column where mask holds, exact
+-- (an int64 column's min/max is exact; a number column's is taken from its
+-- offset to the smallest): nil when no row counts
 local function extreme(col, mask, op)
+  if col:type() == "integer" then return col[op](col, { where = mask }) end
   if col:count { where = mask } == 0 then return nil end
   local base = math.floor(col:min { where = mask })
   return base + (col - base)[op](col - base, { where = mask })
@@ -160,10 +161,9 @@ local function collect(p)
   local X, ext = text(ev, "ph"):eq("X"), ev:col("external_id")
   local commop_ev = text(ev, "name"):isin(sorted_keys(D.comm_ops))
   -- external ids of communication ops: their kernels are communication
-  local comm_ext = ev:filter(X & commop_ev & ext:present()):unique("external_id")
+  local comm_ext = ev:filter(X & commop_ev & ext:present()):col("external_id")
   -- the complete events with a start; a missing duration is 0
-  local e = ev:select("name", "cat", "ts_ns", "dur_ns", "correlation", "external_id", "tid")
-  e = e:filter((X & ev:col("ts_ns"):present()))
+  local e = ev:filter(X & ev:col("ts_ns"):present(), { "name", "cat", "ts_ns", "dur_ns", "correlation", "external_id", "tid" })
   e:with("end_ns", e:col("ts_ns") + IV.filled(e, "dur_ns", 0))
   local name, ts = text(e, "name"), e:col("ts_ns")
   local lc = text(e, text(e, "cat"):map(string.lower))
@@ -182,9 +182,9 @@ local function collect(p)
   }
   local c = {
     role = {},
-    device = e:select("ts_ns", "end_ns", "correlation"):filter(kernel | memcpy | memset),
-    runtime = e:select("ts_ns", "end_ns", "correlation"):filter(runtime),
-    ops = e:select("name", "ts_ns", "end_ns", "external_id", "tid"):filter(op),
+    device = e:filter(kernel | memcpy | memset, { "ts_ns", "end_ns", "correlation" }),
+    runtime = e:filter(runtime, { "ts_ns", "end_ns", "correlation" }),
+    ops = e:filter(op, { "name", "ts_ns", "end_ns", "external_id", "tid" }),
     nccl = any(cpu_comm & name:match("^nccl:")),
     use_dp = any(op & name:eq("DataParallel.forward")),
     use_ddp = any(op & name:eq("DistributedDataParallel.forward")),
@@ -337,9 +337,10 @@ local function host_steps(p, c)
 end
 
 local function device_bound(steps, c, notes)
-  -- runtime calls by start, ties in trace order (a stable sort, as the
-  -- plugin's Python sort), each with the first start, last end and number
-  -- of the device ops of its correlation id
+  -- each runtime call tied to a step as the plugin's merge of calls (by
+  -- start) and steps does it (I.first_window); each device op to the step
+  -- of the calls of its correlation id (a join), and per step the first
+  -- start, last end and number of those device ops
   local dev, rt, keys = c.device, c.runtime, c.keys or { "correlation" }
   if not dev or not rt or rt:nrows() == 0 then
     local none = {}
@@ -347,47 +348,24 @@ local function device_bound(steps, c, notes)
     notes[#notes + 1] = "No device op was launched from inside a step: steps keep their host bounds."
     return steps, none
   end
-  local per = dev:filter(dev:col("correlation"):present()):group_by(keys)
-    :agg { { "dmin", "min", "ts_ns" }, { "dmax", "max", "end_ns" }, { "dn", "count" } }
-  rt = rt:take(rt:order("ts_ns")):join(per, { on = keys, how = "left" })
-  local rs, re = rt:col("ts_ns"):to_lua(), rt:col("end_ns"):to_lua()
-  local rmin, rmax, rn = rt:col("dmin"):to_lua(), rt:col("dmax"):to_lua(), rt:col("dn"):to_lua()
-  local nrt = rt:nrows()
-  local hit = {}                  -- runtime calls (in rt's order) inside a step that launched device ops
-
   local nsteps = #steps
+  local ss, se = {}, {}
+  for i = 1, nsteps do ss[i], se[i] = steps[i].s, steps[i].e end
+  local at = I.first_window(ss, se, rt:col("ts_ns"), rt:col("end_ns"))
+  rt:with("step_at", at)          -- rt is this run's own table (collect's)
+  local cols = { table.unpack(keys) }
+  cols[#cols + 1] = "step_at"
+  local calls = rt:filter(at:present() & rt:col("correlation"):present(), cols)
+  -- device ops and the step of each call of their correlation (none: missing)
+  local d = dev:join(calls, { on = keys, how = "left" })
+  local tied = d:col("step_at"):present()
   local dev_min, dev_max, matched_count = {}, {}, {}
   for i = 1, nsteps do dev_min[i] = MAXI; dev_max[i] = MINI; matched_count[i] = 0 end
   local any_matched = false
-  local i_step, i_rt = 1, 1
-  local cur_min, cur_max = MAXI, MINI
-  while i_step <= nsteps and i_rt <= nrt do
-    local hs, he = steps[i_step].s, steps[i_step].e
-    local a, b = rs[i_rt], re[i_rt]
-    if a < hs then
-      i_rt = i_rt + 1
-    elseif b <= he then
-      local n = rn[i_rt]
-      if n and n > 0 then
-        if rmin[i_rt] < cur_min then cur_min = rmin[i_rt] end
-        if rmax[i_rt] > cur_max then cur_max = rmax[i_rt] end
-        hit[i_rt] = true
-        any_matched = true
-        matched_count[i_step] = matched_count[i_step] + n
-      end
-      i_rt = i_rt + 1
-    elseif a < he then
-      i_rt = i_rt + 1
-    else
-      dev_min[i_step], dev_max[i_step] = cur_min, cur_max
-      i_step = i_step + 1
-      cur_min, cur_max = MAXI, MINI
-    end
-  end
-  while i_step <= nsteps do
-    dev_min[i_step], dev_max[i_step] = cur_min, cur_max
-    cur_min, cur_max = MAXI, MINI
-    i_step = i_step + 1
+  for _, g in d:filter(tied):group_by("step_at")
+      :agg { { "dmin", "min", "ts_ns" }, { "dmax", "max", "end_ns" }, { "dn", "count" } }:rows() do
+    dev_min[g.step_at], dev_max[g.step_at], matched_count[g.step_at] = g.dmin, g.dmax, g.dn
+    any_matched = true
   end
   if not any_matched then
     notes[#notes + 1] = "No device op was launched from inside a step: steps keep their host bounds."
@@ -395,13 +373,11 @@ local function device_bound(steps, c, notes)
   end
   local prev_end = steps[1].s
   if dev_min[1] ~= MAXI then
-    -- the last end of the device ops no step launched (their correlation
-    -- is no hit call's) that ended before the first step's first device op
-    local calls = rt:select(keys):add_column("hit", setmetatable(hit, { __len = function() return nrt end }), "boolean")
-    local hits = calls:filter(calls:col("hit")):group_by(keys):agg { { "calls", "count" } }
-    local d = dev:join(hits, { on = keys, how = "left" })
+    -- the last end of the device ops no step launched (no call of their
+    -- correlation is tied to a step) that ended before the first step's
+    -- first device op
     local en = d:col("end_ns")
-    local free = ~d:col("calls"):present() & en:lt(dev_min[1]) & en:gt(prev_end)
+    local free = ~tied & en:lt(dev_min[1]) & en:gt(prev_end)
     prev_end = extreme(en, free, "max") or prev_end
   end
   for i = 1, nsteps do
@@ -489,7 +465,7 @@ local function gpu_figures(p, steps)
   if bps then spec[#spec + 1] = { "nbps", "count", where = kw:col("bps"):present() } end
   local out = {}
   for _, g in kw:group_by("device"):agg(spec):sort_by("device"):rows() do
-    local on = kw:filter(kw:col("device"):eq(g.device))
+    local on = kw:filter(kw:col("device"):eq(g.device), bps and { "a", "b", "bps" } or { "a", "b" })
     local busy = I.from_table(on, "a", "b"):length_within(lo, hi)
     local f = { device = g.device, span_ns = span, busy_ns = busy, util_pct = span > 0 and 100 * busy / span or nil,
                 kernels = g.kernels, tc_kernel_ns = g.tc_kernel_ns, kernel_ns = g.kernel_ns }
@@ -513,7 +489,7 @@ local function tc_eligible_ratio(p, c)
   -- bottom eligible ops: by thread, start, longest first; an op whose next
   -- op on its thread lies inside it has a child
   local ops = c.ops
-  local el = ops:filter(ops:col("name"):isin(sorted_keys(D.tc_eligible_ops)))
+  local el = ops:filter(ops:col("name"):isin(sorted_keys(D.tc_eligible_ops)), { "tid", "ts_ns", "end_ns", "external_id" })
   el = el:take(el:order("tid", "ts_ns", "-end_ns"))
   local m = el:nrows()
   local bottom = el
@@ -522,14 +498,13 @@ local function tc_eligible_ratio(p, c)
     local child = nxt:col("tid"):eq(o:col("tid")) & nxt:col("ts_ns"):ge(o:col("ts_ns")) & nxt:col("end_ns"):le(o:col("end_ns"))
     bottom = T.concat(o:filter(~child), el:slice(m, m))
   end
-  local bottom_ext = bottom:unique("external_id")
+  local bottom_ext = bottom:col("external_id")
   -- kernel -> its runtime call (correlation; the last such call's External
   -- id) -> a host op with that External id
-  local rt_ext = rt:filter(rt:col("correlation"):present()):group_by("correlation")
+  local rt_ext = rt:filter(rt:col("correlation"):present(), { "correlation", "external_id" }):group_by("correlation")
     :agg { { "ext", "last", "external_id" } }
-  local op_ext = ops:filter(ops:col("external_id"):present()):group_by("external_id"):agg { { "n", "count" } }
-    :rename("external_id", "ext")
-  local kl = k:select("correlation", "duration_ns"):join(rt_ext, { on = "correlation" }):join(op_ext, { on = "ext" })
+  local kl = k:select("correlation", "duration_ns"):join(rt_ext, { on = "correlation" })
+  kl = kl:filter(kl:col("ext"):isin(ops:col("external_id")))
   local d = kl:col("duration_ns")
   local all = d:sum()
   local elig = d:sum { where = kl:col("ext"):isin(bottom_ext) }
@@ -710,9 +685,11 @@ local function from_kineto(p, report, acc, opts)
   local mt = p.tables.memory
   if mt and mt:nrows() > 0 then
     local peak = {}
-    for _, r in mt:rows() do
-      if r.device_type == 1 and r.device and r.total_allocated_bytes then
-        peak[r.device] = math.max(peak[r.device] or 0, r.total_allocated_bytes)
+    if mt:has("device_type") and mt:has("device") and mt:has("total_allocated_bytes") then
+      local tot = mt:col("total_allocated_bytes")
+      local cuda = mt:col("device_type"):eq(1) & mt:col("device"):present() & tot:present()
+      for _, g in mt:filter(cuda):group_by("device"):agg { { "peak", "max", "total_allocated_bytes" } }:rows() do
+        peak[g.device] = math.max(0, g.peak)
       end
     end
     local cap = {}

@@ -39,6 +39,7 @@
 local perflab = require "perflab"
 local T = perflab.table
 local S = require "perflab.stats"
+local I = perflab.intervals
 local comm = require "perflab.comm"
 local ranks_mod = require "perflab.ranks"
 local units = perflab.units
@@ -60,34 +61,46 @@ local function map_rank(p, opts)
   for i = 1, #sn do spans[i] = { it = sn[i], s = ss[i], e = ss[i] + sd[i] } end
   table.sort(spans, function(a, b) return a.s < b.s end)
   if not opts.include_last and #spans >= 2 then spans[#spans] = nil end
-  local function iteration_at(t)
-    local lo, hi = 1, #spans
-    while lo <= hi do
-      local mid = (lo + hi) // 2
-      local sp = spans[mid]
-      if t < sp.s then hi = mid - 1 elseif t >= sp.e then lo = mid + 1 else return sp.it end
-    end
-    return nil
-  end
-  local rt = p.tables.runtime
-  local launch = {}
-  local rc, rs = col(rt, "correlation"), col(rt, "start_ns")
-  for i = 1, #rc do if rc[i] then launch[rc[i]] = rs[i] end end
-  local kt = p.tables.kernels
-  local name, start, dur, stream, corr = col(kt, "name"), col(kt, "start_ns"), col(kt, "duration_ns"),
-    col(kt, "stream"), col(kt, "correlation")
+  -- each kernel's iteration: the span that holds its launch (the last
+  -- runtime call of its correlation, a group and a join), else its start;
+  -- the spans in start order against all kernels at once (I.first_window
+  -- on [t, t + 1]: the span with s <= t < e)
   local t_max = math.mininteger
   for _, sp in ipairs(spans) do if sp.e > t_max then t_max = sp.e end end
   local krows, ncomm = {}, 0
-  for i = 1, #name do
-    local it = iteration_at((corr[i] and launch[corr[i]]) or start[i])
-    if it then
-      local e = start[i] + dur[i]
-      if e > t_max then t_max = e end
-      if comm.is_kernel(name[i]) then
-        ncomm = ncomm + 1
-        krows[#krows + 1] = { stream = stream[i] or -1, iteration = it, name = name[i], start_ns = start[i], duration_ns = dur[i] }
-      end
+  local kt = p.tables.kernels
+  if kt and kt:nrows() > 0 and #spans > 0 then
+    local ws, we = {}, {}
+    for i, sp in ipairs(spans) do ws[i], we[i] = sp.s, sp.e end
+    local start, dur = kt:col("start_ns"), kt:col("duration_ns")
+    local rt = p.tables.runtime
+    local launch                       -- per kernel, missing where no call
+    if rt and rt:nrows() > 0 and rt:has("correlation") and kt:has("correlation") then
+      local last = rt:filter(rt:col("correlation"):present(), { "correlation", "start_ns" }):group_by("correlation")
+        :agg { { "launch_ns", "last", "start_ns" } }
+      launch = kt:select("correlation"):join(last, { on = "correlation", how = "left" }):col("launch_ns")
+    end
+    local s0 = launch and start:keep(~launch:present()) or start
+    local at = kt:select("start_ns"):with("at_s", I.first_window(ws, we, s0, s0 + 1))
+    local inside = at:col("at_s"):present()
+    if launch then
+      at:with("at_l", I.first_window(ws, we, launch, launch + 1))
+      inside = inside | at:col("at_l"):present()
+    end
+    local kend = (start + dur):max { where = inside }
+    if kend and kend > t_max then t_max = kend end
+    -- the communication kernels in an iteration (few) go to Lua
+    local kc = inside & kt:col("name"):map(comm.is_kernel):eq(true)
+    ncomm = kc:count { where = kc }
+    local cols = { "name", "start_ns", "duration_ns" }
+    if kt:has("stream") then cols[4] = "stream" end
+    local ck = kt:filter(kc, cols)
+    local name, kstart, kdur, stream = col(ck, "name"), col(ck, "start_ns"), col(ck, "duration_ns"), col(ck, "stream")
+    local ats = at:filter(kc, launch and { "at_s", "at_l" } or { "at_s" })
+    local as, al = col(ats, "at_s"), col(ats, "at_l")
+    for i = 1, ck:nrows() do
+      krows[i] = { stream = stream[i] or -1, iteration = spans[al[i] or as[i]].it, name = name[i], start_ns = kstart[i],
+                   duration_ns = kdur[i] }
     end
   end
   local irows = {}

@@ -172,15 +172,20 @@ static pl_table *array_table(lua_State *L, int idx, const char *name) {
   return t;
 }
 
-/* [C {v...}] -> [C {v...} ... M] */
+/* c:isin{v...} or c:isin(column): the set's values as a Lua array, or
+** the values of a column (of any table: no Lua array in between).
+** [C {v...} | S] -> [C {v...} | S ... M] */
 static int col_isin(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  pl_table *set = array_table(L, 2, "set");
+  pl_lcolumn *sc = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
+  pl_table *set;
+  int setcol = 0;
+  if (sc) { set = sc->t; setcol = sc->col; }
+  else { luaL_checktype(L, 2, LUA_TTABLE); set = array_table(L, 2, "set"); }
   const char *name = lua_pushfstring(L, "%s in set", colname(c));
   pl_err e;
   pl_err_clear(&e);
-  push_result(L, pl_vec_isin(name, c->t, c->col, set, 0, &e));
+  push_result(L, pl_vec_isin(name, c->t, c->col, set, setcol, &e));
   return 1;
 }
 
@@ -290,11 +295,30 @@ static const pl_column *checkmask(lua_State *L, int arg, size_t n, const char *f
 
 const pl_column *pl_l_checkmask(lua_State *L, int arg, size_t n, const char *fn) { return checkmask(L, arg, n, fn); }
 
-/* [T M] -> [T M R] */
+/* t:filter(mask [, {col, ...}]): with the list, only those columns (in
+** that order) of the rows kept -- select and filter in one copy.
+** [T M [cols]] -> [T M [cols] R] */
 static int tbl_filter(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   const pl_column *m = checkmask(L, 2, t->nrows, "filter");
-  pl_table *r = pl_table_filter(t, m);
+  pl_table *r;
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    int cols[256];
+    size_t n = 0;
+    lua_Integer k = luaL_len(L, 3);
+    if (k > 256) return luaL_error(L, "filter: at most 256 columns");
+    for (lua_Integer i = 1; i <= k; i++) {
+      lua_geti(L, 3, i);
+      int c = pl_table_col(t, luaL_checkstring(L, -1));
+      if (c < 0) return luaL_error(L, "filter: %s", pl_l_push_nocol(L, t, lua_tostring(L, -1)));
+      cols[n++] = c;
+      lua_pop(L, 1);
+    }
+    r = pl_table_filter_cols(t, m, cols, n);
+  } else {
+    r = pl_table_filter(t, m);
+  }
   pl_l_derived_name(r, "filter", t);
   pl_l_pushtable(L, r);
   return 1;

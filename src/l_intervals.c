@@ -20,6 +20,7 @@
 **   I.innermost(ops, queries [, {start, duration | stop, by, where, query_where}])
 **   I.step_integral(starts, ends, values [, {cap, lo, hi, n}])
 **   I.series_windows(ts, te, values, starts, ends) -> area, cov, at
+**   I.first_window(wstarts, wends, starts, ends) -> integer column
 ** (docs/intervals.md has the whole contract.)
 */
 #include "lbind.h"
@@ -180,6 +181,16 @@ static void readvals(lua_State *L, int arg, size_t n, int64_t **iv, double **dv,
   *miss = lua_newuserdatauv(L, n ? n : 1, 0);
   if (iv) *iv = lua_newuserdatauv(L, (n ? n : 1) * sizeof **iv, 0);
   if (dv) *dv = lua_newuserdatauv(L, (n ? n : 1) * sizeof **dv, 0);
+  if (c && c->t->cols[c->col]->type == PL_INT && len >= n) {   /* int64 column: read directly */
+    const int64_t *x = c->t->cols[c->col]->v.i64;
+    for (size_t i = 0; i < n; i++) {
+      int m = x[i] == PL_INT_NA;
+      (*miss)[i] = (unsigned char)m;
+      if (iv) (*iv)[i] = m ? 0 : x[i];
+      if (dv) (*dv)[i] = m ? 0 : (double)x[i];
+    }
+    return;
+  }
   for (size_t i = 0; i < n; i++) {
     int m = 1, isint = 0;
     int64_t x = 0; double d = 0;
@@ -252,7 +263,8 @@ static unsigned char *wheremask(lua_State *L, int opts, const char *field, size_
     if (c->t->cols[c->col]->type != PL_BOOL || c->t->nrows != n)
       luaL_error(L, "%s: a boolean column of %d rows expected, found a %s column of %d rows", field, (int)n,
                  pl_type_name(c->t->cols[c->col]->type), (int)c->t->nrows);
-    for (size_t i = 0; i < n; i++) skip[i] = pl_cell_missing(c->t, c->col, i) || pl_cell_int(c->t, c->col, i) == 0;
+    const uint8_t *b = c->t->cols[c->col]->v.b;          /* 0, 1 or PL_BOOL_NA: only 1 keeps */
+    for (size_t i = 0; i < n; i++) skip[i] = b[i] != 1;
   } else if (lua_isfunction(L, w)) {
     for (size_t i = 0; i < n; i++) {
       lua_pushvalue(L, w);
@@ -371,10 +383,25 @@ static int l_from_table(lua_State *L) {
   size_t n = t->nrows;
   unsigned char *skip = wheremask(L, opts, "where", n);
   if (!skip) { skip = lua_newuserdatauv(L, n ? n : 1, 0); memset(skip, 0, n ? n : 1); }
-  int64_t *s, *e;
-  rowtimes(L, t, 1, scol, ecol, isdur, &s, &e, skip, 0);
   const char *by = NULL;
   if (opts) { lua_getfield(L, 4, "by"); by = lua_tostring(L, -1); lua_pop(L, 1); }
+  if (!by) {                                             /* int64 columns: only the rows kept are read */
+    int sc = tcol(L, t, scol, 2), ec = tcol(L, t, ecol, 2);
+    if (t->cols[sc]->type == PL_INT && t->cols[ec]->type == PL_INT) {
+      const int64_t *sv = t->cols[sc]->v.i64, *ev = t->cols[ec]->v.i64;
+      size_t m = 0;
+      for (size_t i = 0; i < n; i++) m += !skip[i] && sv[i] != PL_INT_NA && ev[i] != PL_INT_NA;
+      int64_t *S = lua_newuserdatauv(L, (m ? m : 1) * 2 * sizeof *S, 0), *E = S + (m ? m : 1);
+      m = 0;
+      for (size_t i = 0; i < n; i++)
+        if (!skip[i] && sv[i] != PL_INT_NA && ev[i] != PL_INT_NA) { S[m] = sv[i]; E[m] = isdur ? sv[i] + ev[i] : ev[i]; m++; }
+      pl_ivset *out = newset(L);
+      build(L, out, S, E, m, 0, 3);
+      return 1;
+    }
+  }
+  int64_t *s, *e;
+  rowtimes(L, t, 1, scol, ecol, isdur, &s, &e, skip, 0);
   if (!by) {
     size_t m = 0;
     for (size_t i = 0; i < n; i++) if (!skip[i]) { s[m] = s[i]; e[m] = e[i]; m++; }
@@ -564,6 +591,35 @@ static int l_series_windows(lua_State *L) {
     if (at[j] >= 0) { lua_pushinteger(L, (lua_Integer)at[j] + 1); lua_rawseti(L, -2, (lua_Integer)j + 1); }
   }
   return 3;
+}
+
+/* I.first_window(wstarts, wends, starts, ends) -> integer column, one row
+** per query [starts[k], ends[k]]: the 1-based window of the windows
+** [wstarts[w], wends[w]] (in that order) that the plugin's merge of the
+** queries in start order ties it to, missing where none does (or a query
+** value is missing).  See pl_iv_first_window.
+** [ws we qs qe] -> [ws we qs qe ... I] */
+static int l_first_window(lua_State *L) {
+  lua_settop(L, 4);
+  size_t nw, nwe;
+  int64_t *ws = checktimes(L, 1, (size_t)-1, &nw);
+  int64_t *we = checktimes(L, 2, (size_t)-1, &nwe);
+  if (nw != nwe) return luaL_argerror(L, 2, lua_pushfstring(L, "%d window ends for %d starts", (int)nwe, (int)nw));
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 3, PL_COLUMN_T);
+  size_t m = c ? c->t->nrows : (lua_istable(L, 3) ? (size_t)luaL_len(L, 3) : 0);
+  pl_lcolumn *ce = (pl_lcolumn *)luaL_testudata(L, 4, PL_COLUMN_T);
+  size_t me = ce ? ce->t->nrows : (lua_istable(L, 4) ? (size_t)luaL_len(L, 4) : 0);
+  if (m != me) return luaL_argerror(L, 4, lua_pushfstring(L, "%d query ends for %d starts", (int)me, (int)m));
+  int64_t *qs, *qe;
+  unsigned char *ms, *mend;
+  readvals(L, 3, m, &qs, NULL, &ms);
+  readvals(L, 4, m, &qe, NULL, &mend);
+  for (size_t k = 0; k < m; k++) ms[k] = ms[k] || mend[k];
+  size_t *ord = lua_newuserdatauv(L, (m ? m : 1) * sizeof *ord, 0);
+  int64_t *out = lua_newuserdatauv(L, (m ? m : 1) * sizeof *out, 0);
+  pl_iv_first_window(ws, we, nw, qs, qe, ms, m, ord, out);
+  pushindex(L, "first_window", out, m);
+  return 1;
 }
 
 /* ---- methods ----------------------------------------------------------- */
@@ -777,6 +833,7 @@ static const luaL_Reg funcs[] = {
   {"from_table", l_from_table}, {"innermost", l_innermost},
   {"step_integral", l_step_integral}, {"series_windows", l_series_windows},
   {"step_levels", l_step_levels},
+  {"first_window", l_first_window},
   {NULL, NULL}
 };
 

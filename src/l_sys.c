@@ -1,11 +1,13 @@
 /*
 ** l_sys.c -- Lua module 'perflab.sys': the few OS facts the Lua library
 ** needs and the Lua standard library lacks: terminal queries, a monotonic
-** clock, directories, atomic file writes.  The perflab host adds what only
+** clock, directories, atomic file writes, a text hash (the charts' ids).
+** The perflab host adds what only
 ** it knows to this table (the embedded Lua files: host.c, open_sys); the
 ** REPL and the cell protocol are perflab.session (session.c).
 */
 #include "lbind.h"
+#include "pl_util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -164,11 +166,22 @@ static int sys_exe_path(lua_State *L) {
   return 1;
 }
 
+/* fnv1a(s) -> the 32-bit FNV-1a hash of the bytes of s, an integer in
+** [0, 2^32): the charts' element ids.
+** [s] -> [s h] */
+static int sys_fnv1a(lua_State *L) {
+  size_t n;
+  const char *s = luaL_checklstring(L, 1, &n);
+  lua_pushinteger(L, (lua_Integer)pl_fnv1a32(s, n));
+  return 1;
+}
+
 static const luaL_Reg funcs[] = {
   {"exe_path", sys_exe_path},
   {"isatty", sys_isatty}, {"term_width", sys_term_width}, {"clock", sys_clock},
   {"isdir", sys_isdir}, {"isfile", sys_isfile}, {"mkdir", sys_mkdir},
   {"write_atomic", sys_write_atomic}, {"listdir", sys_listdir},
+  {"fnv1a", sys_fnv1a},
   {NULL, NULL}
 };
 

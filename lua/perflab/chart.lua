@@ -109,14 +109,10 @@ M.scale = scale
 
 -- ---- the frame shared by every chart ---------------------------------------
 
---- FNV-1a, 32 bits: ids from the chart's own text, so that a chart is the
--- same bytes whatever was drawn before it, and charts inlined in one page
--- do not share ids unless they are identical.
-local function fnv1a(s)
-  local h = 2166136261
-  for i = 1, #s do h = ((h ~ s:byte(i)) * 16777619) & 0xffffffff end
-  return h
-end
+--- FNV-1a, 32 bits (in C: perflab.sys.fnv1a): ids from the chart's own
+-- text, so that a chart is the same bytes whatever was drawn before it, and
+-- charts inlined in one page do not share ids unless they are identical.
+local fnv1a = require("perflab.sys").fnv1a
 
 local function new_svg(W, H, o)
   local id = "\1"      -- replaced by finish(); escape() drops \1 from any input

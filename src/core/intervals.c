@@ -260,27 +260,53 @@ void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og,
 
 typedef struct ivstep { int64_t t; size_t idx; int end; } ivstep;
 
-static int step_cmp(const void *pa, const void *pb) {
-  const ivstep *a = pa, *b = pb;
-  if (a->t != b->t) return a->t < b->t ? -1 : 1;
-  if (a->end != b->end) return a->end - b->end;                /* starts first */
-  if (a->idx != b->idx) return a->idx < b->idx ? -1 : 1;
-  return 0;
+/* Sorts x[0..n) by (t, idx), stably: x arrives in idx order, so a stable
+** sort by t alone gives it.  A natural merge sort (runs already in order are
+** kept; sorted input costs one pass), tmp: n scratch entries. */
+static void steps_sort(ivstep *x, ivstep *tmp, size_t n) {
+  size_t *run = pl_xmalloc((n + 1) * sizeof *run), nr = 0;   /* run starts, then n */
+  for (size_t i = 0; i < n; i++) if (i == 0 || x[i].t < x[i - 1].t) run[nr++] = i;
+  run[nr] = n;
+  ivstep *a = x, *b = tmp;
+  while (nr > 1) {
+    size_t w = 0;
+    for (size_t r = 0; r < nr; r += 2) {
+      size_t lo = run[r], mid = run[r + 1], hi = r + 2 <= nr ? run[r + 2] : n;
+      if (r + 1 >= nr) { memcpy(b + lo, a + lo, (n - lo) * sizeof *a); run[w++] = lo; break; }
+      size_t i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) b[o++] = a[j].t < a[i].t ? a[j++] : a[i++];   /* ties: the left (earlier) first */
+      while (i < mid) b[o++] = a[i++];
+      while (j < hi) b[o++] = a[j++];
+      run[w++] = lo;
+    }
+    run[w] = n;
+    nr = w;
+    ivstep *t = a; a = b; b = t;
+  }
+  if (a != x) memcpy(x, a, n * sizeof *x);
+  free(run);
 }
 
 double pl_iv_step_integral(const int64_t *s, const int64_t *e, const double *v,
                            const unsigned char *skip, size_t n, double cap,
                            int64_t lo, int64_t hi) {
-  ivstep *p = pl_xmalloc((n ? 2 * n : 1) * sizeof *p);
-  size_t k = 0;
+  /* the steps in (t, starts first, idx) order: the starts and the ends
+  ** each sorted by (t, idx), then merged with a start first at a tie --
+  ** the order step_cmp gives, without a comparison call per step */
+  ivstep *p = pl_xmalloc((n ? 4 * n : 1) * sizeof *p);
+  ivstep *ps = p + (n ? 2 * n : 0), *pe = ps + n;
+  size_t k = 0, m = 0;
   for (size_t i = 0; i < n; i++) {
     if ((skip && skip[i]) || e[i] < s[i]) continue;
-    p[k++] = (ivstep){ s[i], i, 0 };
-    p[k++] = (ivstep){ e[i], i, 1 };
+    ps[m] = (ivstep){ s[i], i, 0 };
+    pe[m] = (ivstep){ e[i], i, 1 };
+    m++;
   }
+  steps_sort(ps, p, m);
+  steps_sort(pe, p, m);
+  for (size_t i = 0, j = 0; i < m || j < m;) p[k++] = (j >= m || (i < m && ps[i].t <= pe[j].t)) ? ps[i++] : pe[j++];
   double total = 0.0;
   if (k > 0) {
-    qsort(p, k, sizeof *p, step_cmp);
     int64_t last = p[0].t;
     double level = v[p[0].idx];
     for (size_t j = 1; j < k; j++) {
@@ -346,4 +372,35 @@ void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v,
     area[j] = ar; cov[j] = cv;
   }
   free(maxe);
+}
+
+static const int64_t *fw_keys;   /* the query starts, for the sort below */
+static int fw_cmp(const void *x, const void *y) {
+  size_t i = *(const size_t *)x, j = *(const size_t *)y;
+  if (fw_keys[i] != fw_keys[j]) return fw_keys[i] < fw_keys[j] ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+void pl_iv_first_window(const int64_t *ws, const int64_t *we, size_t nw,
+                        const int64_t *qs, const int64_t *qe, const unsigned char *qskip, size_t m,
+                        size_t *ord, int64_t *out) {
+  int sorted = 1;
+  size_t n = 0;                                  /* the queries that take part, in start order */
+  for (size_t k = 0; k < m; k++) {
+    out[k] = -1;
+    if (qskip && qskip[k]) continue;
+    if (n && qs[k] < qs[ord[n - 1]]) sorted = 0;
+    ord[n++] = k;
+  }
+  if (!sorted) { fw_keys = qs; qsort(ord, n, sizeof *ord, fw_cmp); fw_keys = NULL; }
+  size_t w = 0;
+  for (size_t j = 0; j < n && w < nw; j++) {
+    size_t k = ord[j];
+    while (w < nw) {
+      if (qs[k] < ws[w]) break;                  /* before the window: none */
+      if (qe[k] <= we[w]) { out[k] = (int64_t)w; break; }
+      if (qs[k] < we[w]) break;                  /* starts inside, ends after it: none */
+      w++;                                       /* at or after its end: the next window */
+    }
+  }
 }

@@ -101,4 +101,20 @@ void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v,
                           const int64_t *a, const int64_t *b, size_t m,
                           double *area, int64_t *cov, int64_t *at);
 
+/* Queries against windows in order (steps): windows w = 0..nw-1 are
+** [ws[w], we[w]], queries k = 0..m-1 are [qs[k], qe[k]].  The tb-profiler
+** plugin's tie of a runtime call to its profiler step: a merge of the
+** queries in start order (ties in index order) against the windows in
+** order, from the first window: a query that starts before the current
+** window gets none; one that ends by the window's end (qe <= we) gets it;
+** one that starts inside and ends after it gets none; one that starts at or
+** after the window's end moves the merge to the next window and is tried
+** there.  out[k] = the window, or -1 (also for queries with qskip[k] set,
+** which take no part; qskip may be NULL).  For windows that follow one
+** another this is the window holding the query.  ord: scratch of m
+** indices.  O(nw + m), plus a sort when the starts are out of order. */
+void pl_iv_first_window(const int64_t *ws, const int64_t *we, size_t nw,
+                        const int64_t *qs, const int64_t *qe, const unsigned char *qskip, size_t m,
+                        size_t *ord, int64_t *out);
+
 #endif

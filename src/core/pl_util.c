@@ -149,3 +149,10 @@ int pl_fmt_double(char *out, size_t outsz, double v) {
   if (strtod(out, NULL) != v) n = snprintf(out, outsz, "%.17g", v);
   return n;
 }
+
+uint32_t pl_fnv1a32(const void *data, size_t n) {
+  const unsigned char *p = data;
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 16777619u; }
+  return h;
+}

@@ -87,4 +87,8 @@ void pl_err_format(const pl_err *e, char *out, size_t outsz);
 ** NaN -> "nan", infinities -> "inf"/"-inf".  Returns the length. */
 int pl_fmt_double(char *out, size_t outsz, double v);
 
+/* 32-bit FNV-1a of n bytes (offset basis 2166136261, prime 16777619):
+** stable ids from text (the charts' element ids). */
+uint32_t pl_fnv1a32(const void *data, size_t n);
+
 #endif

@@ -406,6 +406,25 @@ pl_table *pl_table_take(const pl_table *t, const size_t *idx, size_t n) {
   return r;
 }
 
+pl_table *pl_table_take_cols(const pl_table *t, const size_t *idx, size_t n, const int *cols, size_t ncols) {
+  pl_table *r = pl_table_new_like(t->name, t);
+  for (size_t k = 0; k < ncols; k++) {
+    const pl_column *s = t->cols[cols[k]];
+    if (pl_table_col(r, s->name) >= 0) continue;        /* a column named twice: once, as select */
+    pl_column *c = col_clone_empty(s, n);
+    switch (s->type) {
+      case PL_NUM: for (size_t i = 0; i < n; i++) c->v.num[i] = s->v.num[idx[i]]; break;
+      case PL_INT: for (size_t i = 0; i < n; i++) c->v.i64[i] = s->v.i64[idx[i]]; break;
+      case PL_BOOL: for (size_t i = 0; i < n; i++) c->v.b[i] = s->v.b[idx[i]]; break;
+      case PL_STR: for (size_t i = 0; i < n; i++) c->v.str[i] = s->v.str[idx[i]]; break;
+    }
+    c->len = n;
+    table_push_col(r, c);
+  }
+  r->nrows = n;
+  return r;
+}
+
 pl_table *pl_table_select(const pl_table *t, const int *cols, size_t n) {
   pl_table *r = pl_table_new_like(t->name, t);
   for (size_t j = 0; j < n; j++) {

@@ -151,6 +151,9 @@ int pl_cell_text(const pl_table *t, int col, size_t row, char *out, size_t outsz
 pl_table *pl_table_take(const pl_table *t, const size_t *idx, size_t n);
 /* The given columns only, in that order. */
 pl_table *pl_table_select(const pl_table *t, const int *cols, size_t n);
+/* The rows idx[0..n) of only the columns cols[0..ncols), in that order (a
+** column named twice is taken once): take and select in one copy. */
+pl_table *pl_table_take_cols(const pl_table *t, const size_t *idx, size_t n, const int *cols, size_t ncols);
 /* A deep copy. */
 pl_table *pl_table_copy(const pl_table *t);
 
@@ -249,6 +252,9 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
 pl_table *pl_vec_keep(const char *name, const pl_table *t, int col, const pl_column *mask);
 /* Rows where the boolean column `mask` (of t's length) is true. */
 pl_table *pl_table_filter(const pl_table *t, const pl_column *mask);
+/* The rows where mask is true, of only the columns cols (select + filter,
+** copying only the rows kept of the columns named). */
+pl_table *pl_table_filter_cols(const pl_table *t, const pl_column *mask, const int *cols, size_t ncols);
 /* The distinct pool ids a string column uses: out[id] = 1 (out has
 ** pl_pool_count + 1 slots, caller's). */
 void pl_column_used_ids(const pl_table *t, int col, unsigned char *out);

@@ -209,8 +209,73 @@ static int cmp_hashrow(const void *a, const void *b) {
   return (x->row > y->row) - (x->row < y->row);
 }
 
+/* One string key: the groups by interned id (a string has one id in its
+** table's pool), without hashing -- the same groups in the same order
+** (first appearance) as the hash path.  0 when the pool is too large for
+** an array indexed by id to pay. */
+static size_t group_ids_str(const pl_table *t, int key, size_t *gid, size_t **firstp) {
+  size_t n = t->nrows, np = pl_pool_count(t->pool) + 1;
+  if (np > 4 * n + 1024) return 0;
+  const uint32_t *ids = t->cols[key]->v.str;
+  size_t *grp = pl_xmalloc(np * sizeof *grp);           /* id -> group + 1, 0 none */
+  memset(grp, 0, np * sizeof *grp);
+  size_t *first = pl_xmalloc(16 * sizeof *first);
+  size_t ngroups = 0, capg = 16;
+  for (size_t i = 0; i < n; i++) {
+    size_t g = grp[ids[i]];
+    if (g == 0) {
+      if (ngroups == capg) { capg *= 2; first = pl_xrealloc(first, capg * sizeof *first); }
+      first[ngroups] = i;
+      g = grp[ids[i]] = ++ngroups;
+    }
+    gid[i] = g - 1;
+  }
+  free(grp);
+  *firstp = first;
+  return ngroups;
+}
+
+/* One int64 key: open addressing on the values themselves, key and group
+** side by side (one cache miss a row instead of the hash path's chain of
+** row lookups); missing (PL_INT_NA) is a value like any other, as there.
+** The same groups in the same order (first appearance). */
+typedef struct islot { int64_t k; size_t g; } islot;    /* g: group + 1, 0 empty */
+
+static size_t islots_for(size_t n) { size_t m = 64; while (m < n * 2) m *= 2; return m; }
+
+static size_t islot_find(const islot *tab, size_t mask, int64_t k) {
+  size_t s = (size_t)mix64((uint64_t)k) & mask;
+  while (tab[s].g && tab[s].k != k) s = (s + 1) & mask;
+  return s;
+}
+
+static size_t group_ids_int(const pl_table *t, int key, size_t *gid, size_t **firstp) {
+  size_t n = t->nrows, nslots = islots_for(n);
+  const int64_t *v = t->cols[key]->v.i64;
+  islot *tab = pl_xcalloc(nslots, sizeof *tab);
+  size_t *first = pl_xmalloc(16 * sizeof *first);
+  size_t ngroups = 0, capg = 16;
+  for (size_t i = 0; i < n; i++) {
+    size_t s = islot_find(tab, nslots - 1, v[i]);
+    if (!tab[s].g) {
+      if (ngroups == capg) { capg *= 2; first = pl_xrealloc(first, capg * sizeof *first); }
+      first[ngroups] = i;
+      tab[s].k = v[i]; tab[s].g = ++ngroups;
+    }
+    gid[i] = tab[s].g - 1;
+  }
+  free(tab);
+  *firstp = first;
+  return ngroups;
+}
+
 size_t pl_table_group_ids(const pl_table *t, const int *keys, size_t nkeys, size_t *gid, size_t **firstp) {
   size_t n = t->nrows;
+  if (nkeys == 1 && n > 0 && t->cols[keys[0]]->type == PL_STR && t->pool) {
+    size_t ng = group_ids_str(t, keys[0], gid, firstp);
+    if (ng > 0) return ng;
+  }
+  if (nkeys == 1 && t->cols[keys[0]]->type == PL_INT) return group_ids_int(t, keys[0], gid, firstp);
   size_t *first = pl_xmalloc(16 * sizeof *first);     /* group -> first row */
   size_t ngroups = 0, capg = 16;
   size_t nslots = 64;
@@ -483,6 +548,39 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b,
   /* hash b: chains of rows per slot (text keys by id when both tables share a pool) */
   int byid = a->pool == b->pool;
   size_t nb = b->nrows, nslots = 64;
+  size_t cap = a->nrows + 16, n = 0;
+  size_t *ra = pl_xmalloc(cap * sizeof *ra), *rb = pl_xmalloc(cap * sizeof *rb);
+  if (nkeys == 1 && a->cols[akeys[0]]->type == PL_INT && b->cols[bkeys[0]]->type == PL_INT) {
+    /* one int64 key on both sides: b's distinct values in an open table
+    ** (islot.g = the first row of the value + 1), its rows chained in order;
+    ** equal int64 values match (missing with missing, as cell_eq has it) */
+    const int64_t *bv = b->cols[bkeys[0]]->v.i64, *av = a->cols[akeys[0]]->v.i64;
+    size_t ns = islots_for(nb), mask = ns - 1;
+    islot *tab = pl_xcalloc(ns, sizeof *tab);
+    size_t *tail = pl_xmalloc(ns * sizeof *tail);
+    size_t *next = pl_xmalloc((nb ? nb : 1) * sizeof *next);
+    for (size_t i = 0; i < nb; i++) {
+      size_t s = islot_find(tab, mask, bv[i]);
+      next[i] = (size_t)-1;
+      if (!tab[s].g) { tab[s].k = bv[i]; tab[s].g = i + 1; }
+      else next[tail[s]] = i;
+      tail[s] = i;
+    }
+    for (size_t i = 0; i < a->nrows; i++) {
+      size_t s = islot_find(tab, mask, av[i]);
+      int hit = 0;
+      for (size_t j = tab[s].g ? tab[s].g - 1 : (size_t)-1; j != (size_t)-1; j = next[j]) {
+        if (n == cap) { cap *= 2; ra = pl_xrealloc(ra, cap * sizeof *ra); rb = pl_xrealloc(rb, cap * sizeof *rb); }
+        ra[n] = i; rb[n] = j; n++; hit = 1;
+      }
+      if (!hit && kind == PL_JOIN_LEFT) {
+        if (n == cap) { cap *= 2; ra = pl_xrealloc(ra, cap * sizeof *ra); rb = pl_xrealloc(rb, cap * sizeof *rb); }
+        ra[n] = i; rb[n] = (size_t)-1; n++;
+      }
+    }
+    free(tab); free(tail); free(next);
+    goto gather;
+  }
   while (nslots < nb * 2) nslots *= 2;
   size_t *head = pl_xmalloc(nslots * sizeof *head);
   for (size_t s = 0; s < nslots; s++) head[s] = (size_t)-1;
@@ -491,8 +589,6 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b,
     size_t s = (size_t)row_hash(b, bkeys, nkeys, i, byid) & (nslots - 1);
     next[i] = head[s]; head[s] = i;
   }
-  size_t cap = a->nrows + 16, n = 0;
-  size_t *ra = pl_xmalloc(cap * sizeof *ra), *rb = pl_xmalloc(cap * sizeof *rb);
   for (size_t i = 0; i < a->nrows; i++) {
     size_t s = (size_t)row_hash(a, akeys, nkeys, i, byid) & (nslots - 1);
     int hit = 0;
@@ -507,6 +603,7 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b,
     }
   }
   free(head); free(next);
+gather:;
   pl_table *r = pl_table_take(a, ra, n);
   for (size_t j = 0; j < b->ncols; j++) {
     int iskey = 0;

@@ -169,6 +169,15 @@ static pl_table *compare(const char *name, const pl_operand *a, const pl_operand
   pl_column *c = newcol(r, name, PL_BOOL, n);
   if (ta != PL_STR) {
     int ints = ta != PL_NUM && tb != PL_NUM;
+    if (ints && ta == PL_INT && tb == PL_INT && a->t) {   /* int64 column against a column or a number */
+      const int64_t *x = a->t->cols[a->col]->v.i64, *y = b->t ? b->t->cols[b->col]->v.i64 : NULL;
+      int64_t yv = b->i;
+      for (size_t i = 0; i < n; i++) {
+        int64_t u = x[i], w = y ? y[i] : yv;
+        c->v.b[i] = (uint8_t)(u != PL_INT_NA && w != PL_INT_NA && cmp_holds(op, (u > w) - (u < w)));
+      }
+      return r;
+    }
     const double *xa = numvals(a), *xb = numvals(b);
     double ka = a->t ? 0 : opnum(a, 0), kb = b->t ? 0 : opnum(b, 0);
     for (size_t i = 0; i < n; i++) {
@@ -235,6 +244,17 @@ static pl_table *logic(const char *name, const pl_operand *a, const pl_operand *
   }
   pl_table *r = result_table(name, a->t ? a->t : b->t);
   pl_column *c = newcol(r, name, PL_BOOL, n);
+  if (a->t && b->t) {                 /* two columns: the same rule on the bytes (0, 1, PL_BOOL_NA) */
+    const uint8_t *x = a->t->cols[a->col]->v.b, *y = b->t->cols[b->col]->v.b;
+    uint8_t *o = c->v.b;
+    if (op == PL_V_AND)
+      for (size_t i = 0; i < n; i++)
+        o[i] = (x[i] == 0 || y[i] == 0) ? 0 : (x[i] == PL_BOOL_NA || y[i] == PL_BOOL_NA) ? PL_BOOL_NA : 1;
+    else
+      for (size_t i = 0; i < n; i++)
+        o[i] = (x[i] == 1 || y[i] == 1) ? 1 : (x[i] == PL_BOOL_NA || y[i] == PL_BOOL_NA) ? PL_BOOL_NA : 0;
+    return r;
+  }
   for (size_t i = 0; i < n; i++) {
     int x = opbool(a, i), y = opbool(b, i), v;
     if (op == PL_V_AND) v = (x == 0 || y == 0) ? 0 : (x < 0 || y < 0) ? -1 : 1;
@@ -389,6 +409,35 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
     free(memo); free(slot);
     return r;
   }
+  if (s->type == PL_INT && !setstr && set->ncols > 0 && set->cols[setcol]->type == PL_INT) {
+    /* int64 on both sides: a hash set of the values as doubles (the same
+    ** equality as the sorted doubles below), one probe a row */
+    size_t m = set->nrows, ns = 64;
+    while (ns < 2 * m) ns *= 2;
+    uint64_t *key = pl_xmalloc(ns * sizeof *key);
+    unsigned char *used = pl_xcalloc(ns, 1);
+    const int64_t *sv = set->cols[setcol]->v.i64, *tv = s->v.i64;
+    for (size_t j = 0; j < m; j++) {
+      if (sv[j] == PL_INT_NA) continue;
+      double d = (double)sv[j];
+      uint64_t b;
+      memcpy(&b, &d, sizeof b);
+      size_t h = (size_t)(fnv((const char *)&b, sizeof b) & (ns - 1));
+      while (used[h] && key[h] != b) h = (h + 1) & (ns - 1);
+      used[h] = 1; key[h] = b;
+    }
+    for (size_t i = 0; i < t->nrows; i++) {
+      if (tv[i] == PL_INT_NA) { c->v.b[i] = 0; continue; }
+      double d = (double)tv[i];
+      uint64_t b;
+      memcpy(&b, &d, sizeof b);
+      size_t h = (size_t)(fnv((const char *)&b, sizeof b) & (ns - 1));
+      while (used[h] && key[h] != b) h = (h + 1) & (ns - 1);
+      c->v.b[i] = used[h];
+    }
+    free(key); free(used);
+    return r;
+  }
   size_t m = 0;
   double *vals = pl_xmalloc((set->nrows ? set->nrows : 1) * sizeof *vals);
   if (!setstr)
@@ -424,6 +473,15 @@ pl_table *pl_table_filter(const pl_table *t, const pl_column *mask) {
   size_t *idx = pl_xmalloc((t->nrows ? t->nrows : 1) * sizeof *idx);
   for (size_t i = 0; i < t->nrows; i++) if (mask->v.b[i] == 1) idx[n++] = i;
   pl_table *r = pl_table_take(t, idx, n);
+  free(idx);
+  return r;
+}
+
+pl_table *pl_table_filter_cols(const pl_table *t, const pl_column *mask, const int *cols, size_t ncols) {
+  size_t n = 0;
+  size_t *idx = pl_xmalloc((t->nrows ? t->nrows : 1) * sizeof *idx);
+  for (size_t i = 0; i < t->nrows; i++) if (mask->v.b[i] == 1) idx[n++] = i;
+  pl_table *r = pl_table_take_cols(t, idx, n, cols, ncols);
   free(idx);
   return r;
 }

@@ -144,6 +144,7 @@ static const bcase cases[] = {
   {"Column:floor", "return (t0:col('x') * 0.5):floor():sum()"},
   {"table.sprintf", "return table.concat(T.sprintf('%s=%.2f', t0:col('k'), t0:col('x')):to_lua(), ',')"},
   {"Table:filter", "t2 = t0:filter(t0:col('k'):eq('a') | t0:col('x'):gt(2)); return t2:nrows(), t2:name()"},
+  {"Table:filter(cols)", "t2 = t0:filter(t0:col('x'):gt(2), {'x', 'k'}); return t2:nrows(), t2:columns()[1]"},
   {"Table:order", "return table.concat(t0:order('-x'):to_lua(), ',')"},
   {"Table:take", "t2 = t0:take({3, 1}); return t2:get(1, 'v'), t2:nrows()"},
   {"Table:with", "t1:with('y', t1:col('v') * 2); return t1:col('y'):sum()"},
@@ -199,6 +200,7 @@ static const bcase cases[] = {
   {"intervals.step_integral", "return IV.step_integral({0, 5}, {10, 20}, {0.5, 0.75}, {cap = 1})"},
   {"intervals.series_windows", "local a, c, at = IV.series_windows({0, 10, 20}, false, {1.0, 2.0, 3.0}, {5, 25}, {15, 40}); return a[1], c[1], at[2]"},
   {"intervals.step_levels", "local r = IV.step_levels({0, 2, 3, 3, 5, 6}, {1, 1, -1, 1, -1, -1}, {windows = 3}); return r.max, r.at, r.area, r.mean, r.window_max[2], r.window_start[3]"},
+  {"intervals.first_window", "local w = IV.first_window({0, 10}, {10, 20}, {2, 12, 8}, {5, 14, 12}):to_lua(); return w[1], w[2], w[3]"},
   {"IntervalSet:locate", "local l = A:locate({3, 15, 25}):to_lua(); return l[1], l[2], l[3]"},
   {"IntervalSet:length_within", "return A:length_within(5, 25)"},
   {"IntervalSet:__tostring", "return tostring(A), A == IV.from_pairs({{0,10},{20,30}})"},
@@ -220,6 +222,7 @@ static const bcase cases[] = {
   {"sys.mkdir", "return SYS.mkdir(TMP .. '/d/e'), SYS.isdir(TMP .. '/d/e')"},
   {"sys.write_atomic", "return SYS.write_atomic(TMP .. '/w.txt', 'hello')"},
   {"sys.listdir", "return table.concat(SYS.listdir('tests/fixtures/kernel-table', '.txt'), ',')"},
+  {"sys.fnv1a", "return SYS.fnv1a('foobar')"},
   /* perflab.options */
   {"options.check", "local ok, e = pcall(O.check, {a = 1, zz = 2}, {'b', 'a'}, 'f', 1); return O.check({a = 1}, {'a'}) ~= nil, ok, e"},
 };

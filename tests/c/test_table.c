@@ -166,6 +166,33 @@ int main(void) {
     }
   }
 
+  /* group ids of one string key: by interned id (a small pool) and by hash
+  ** (a pool far larger than the table takes the hash path) give the same
+  ** groups, in order of first appearance, by hand: x y NA x z y NA ->
+  ** 0 1 2 0 3 1 2, first rows 0 1 2 4 */
+  {
+    const char *keys[7] = { "x", "y", NULL, "x", "z", "y", NULL };
+    pl_table *g[2];
+    for (int k = 0; k < 2; k++) {
+      g[k] = pl_table_new("g");
+      int gc = pl_table_add_col(g[k], "k", PL_STR);
+      if (k == 1)
+        for (int j = 0; j < 5000; j++) { char b[16]; snprintf(b, sizeof b, "pad%d", j); pl_pool_intern(g[k]->pool, b, strlen(b)); }
+      for (int i = 0; i < 7; i++) { if (keys[i]) pl_row_put_str(g[k], gc, keys[i], 1); pl_row_end(g[k]); }
+    }
+    TC_CHECK(pl_pool_count(g[1]->pool) > 4 * 7 + 1024);
+    size_t want[7] = { 0, 1, 2, 0, 3, 1, 2 }, wfirst[4] = { 0, 1, 2, 4 };
+    for (int k = 0; k < 2; k++) {
+      size_t gid[7], *first = NULL;
+      int key = 0;
+      TC_EQ_INT(pl_table_group_ids(g[k], &key, 1, gid, &first), 4);
+      for (int i = 0; i < 7; i++) TC_EQ_INT(gid[i], want[i]);
+      for (int i = 0; i < 4; i++) TC_EQ_INT(first[i], wfirst[i]);
+      free(first);
+      pl_table_free(g[k]);
+    }
+  }
+
   /* quantiles, type 7: [1,2,3,4] q=0.25 -> 1.75 */
   double xs[4] = { 4, 1, 3, 2 };
   TC_NEAR(pl_quantile_select(xs, 4, 0.25), 1.75, 1e-15);

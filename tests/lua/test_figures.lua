@@ -155,6 +155,34 @@ function testSha256AndBase64()
   lu.assertEquals(html.base64("ab"), "YWI=")
 end
 
+-- chart ids: FNV-1a (32 bits) of the chart's text, in C (perflab.sys.fnv1a).
+-- The published test vectors, the per-byte Lua loop the charts used before
+-- on random bytes, and a chart's id recomputed from its own text.
+function testChartIdsFnv1a()
+  local fnv1a = require("perflab.sys").fnv1a
+  lu.assertEquals(fnv1a(""), 0x811c9dc5)
+  lu.assertEquals(fnv1a("a"), 0xe40c292c)
+  lu.assertEquals(fnv1a("foobar"), 0xbf9cf968)
+  local function lua_fnv1a(str)
+    local h = 2166136261
+    for i = 1, #str do h = ((h ~ str:byte(i)) * 16777619) & 0xffffffff end
+    return h
+  end
+  math.randomseed(17)
+  for n = 0, 200 do
+    local b = {}
+    for i = 1, n do b[i] = string.char(math.random(0, 255)) end
+    local str = table.concat(b)
+    lu.assertEquals(fnv1a(str), lua_fnv1a(str))
+  end
+  local svg = chart.bars { title = "ids", categories = { "a", "b" }, series = { { name = "s", values = { 1, 2 } } } }
+  local id = svg:match('aria%-labelledby="(c%x+)%-t"')
+  lu.assertNotNil(id)
+  -- the text hashed has "\1" where the id goes
+  local text = svg:gsub(id, "\1")
+  lu.assertEquals(id, string.format("c%08x", lua_fnv1a(text)))
+end
+
 -- ---- each recipe's figure ------------------------------------------------------
 
 local function run(recipe, files, opts)

@@ -56,6 +56,11 @@ function TestIntervalsTable:test_from_table_by_where()
   -- a where mask that is a boolean column
   local t = T.from_rows({ { s = 0, e = 5, ok = true }, { s = 10, e = 20, ok = false } }, { "s", "e", "ok" })
   lu.assertEquals(I.from_table(t, "s", "e", { where = t:col("ok") }):length(), 5)
+  -- a missing end leaves its row out; a missing mask value drops its row
+  local t2 = T.from_rows({ { s = 0, e = 5, ok = true }, { s = 7, ok = true }, { s = 10, e = 20 }, { s = 30, e = 32, ok = true } },
+    { "s", "e", "ok" })
+  lu.assertEquals(I.from_table(t2, "s", "e", { where = t2:col("ok") }):to_lua(), { { 0, 5 }, { 30, 32 } })
+  lu.assertEquals(I.from_table(t2, "s", "e"):to_lua(), { { 0, 5 }, { 10, 20 }, { 30, 32 } })
   lu.assertErrorMsgContains("no column 'nope'", I.from_table, t, "s", "nope")
   lu.assertErrorMsgContains("boolean column", I.from_table, t, "s", "e", { where = t:col("s") })
 end
@@ -182,6 +187,27 @@ function TestIntervalsTable:test_series_windows()
     end
   end
   lu.assertErrorMsgContains("sorted", I.series_windows, { 5, 1 }, false, { 1, 1 }, { 0 }, { 9 })
+end
+
+-- first_window: the plugin's tie of a runtime call to its step, by hand
+-- (windows [0,10] [10,20] [15,40]; see tests/c/test_intervals.c for the
+-- random comparison with the plugin's merge loop) and from columns with a
+-- missing value.
+function TestIntervalsTable:test_first_window()
+  local w = I.first_window({ 0, 10, 15 }, { 10, 20, 40 }, { 2, 8, 10, 25, -5, 40 }, { 5, 12, 20, 30, -1, 41 })
+  lu.assertEquals(w:type(), "integer")
+  local l = w:to_lua()
+  -- [2,5] in window 1; [8,12] starts in 1 and ends after it; [10,20] at 1's
+  -- end -> window 2; [25,30] -> 3; [-5,-1] before every window; [40,41] after
+  lu.assertEquals({ l[1], l[2], l[3], l[4], l[5], l[6] }, { 1, nil, 2, 3, nil, nil })
+  local t = perflab.table.from_rows({ { s = 12, e = 14 }, { s = 3 }, { s = 1, e = 9 } }, { "s", "e" })
+  l = I.first_window({ 0, 10 }, { 10, 20 }, t:col("s"), t:col("e")):to_lua()
+  lu.assertEquals({ l[1], l[2], l[3] }, { 2, nil, 1 })   -- out of start order: sorted inside
+  local none = I.first_window({}, {}, { 1 }, { 2 })                 -- no window: one row, missing
+  lu.assertEquals(#none, 1)
+  lu.assertEquals(none:count(), 0)
+  lu.assertErrorMsgContains("window ends", I.first_window, { 0, 1 }, { 5 }, { 1 }, { 2 })
+  lu.assertErrorMsgContains("query ends", I.first_window, { 0 }, { 5 }, { 1, 2 }, { 2 })
 end
 
 os.exit(lu.LuaUnit.run())

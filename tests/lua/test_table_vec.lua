@@ -602,4 +602,85 @@ function TestExactMinMax:test_int64_beyond_2_53()
   lu.assertEquals(T.from_columns({ v = { math.mininteger, math.maxinteger } }, { "v" }):col("v"):max(), math.maxinteger)
 end
 
+-- One int64 key: group_by, join and isin take direct paths (no row hash);
+-- compared here with plain loops over the rows.  A missing key is a key of
+-- its own in group_by and matches a missing key in a join, as on every
+-- other path; isin never holds for a missing value.
+TestIntKeys = {}
+
+function TestIntKeys:test_group_by_int()
+  local t = tbl()
+  local g = t:group_by("i"):agg { { "n", "count" }, { "first_j", "first", "j" } }
+  local order, n, fj, seen = {}, {}, {}, {}
+  for r = 1, N do
+    local k = ROWS[r].i
+    local key = k == nil and "nil" or k
+    if not seen[key] then seen[key] = true; order[#order + 1] = k == nil and "nil" or k; n[key] = 0; fj[key] = ROWS[r].j end
+    n[key] = n[key] + 1
+  end
+  lu.assertEquals(g:nrows(), #order)
+  for gi, row in g:rows() do
+    local key = order[gi]
+    lu.assertEquals(row.i == nil and "nil" or row.i, key)
+    lu.assertEquals(row.n, n[key])
+    lu.assertEquals(row.first_j, fj[key])
+  end
+end
+
+function TestIntKeys:test_join_int()
+  local t = tbl()
+  local b = T.from_rows({ { j = 3, w = "a" }, { j = -25, w = "b" }, { j = 3, w = "c" }, { w = "d" }, { j = 99, w = "e" } },
+    { "j", "w" }, "b")
+  for _, how in ipairs({ "inner", "left" }) do
+    local got = t:select("j"):join(b, { on = "j", how = how }):to_lua()
+    local want = {}
+    for r = 1, N do
+      local hit = false
+      for _, br in ipairs({ { 3, "a" }, { -25, "b" }, { 3, "c" } }) do
+        if ROWS[r].j == br[1] then want[#want + 1] = { j = ROWS[r].j, w = br[2] }; hit = true end
+      end
+      if not hit and how == "left" then want[#want + 1] = { j = ROWS[r].j } end
+    end
+    lu.assertEquals(got, want)
+  end
+  -- missing keys: i has missing values; b's row without a key matches them
+  local bi = T.from_rows({ { i = 5, w = "x" }, { w = "y" } }, { "i", "w" }, "bi")
+  local got = t:select("i"):join(bi, { on = "i" }):to_lua()
+  local want = {}
+  for r = 1, N do
+    if ROWS[r].i == 5 then want[#want + 1] = { i = 5, w = "x" } end
+    if ROWS[r].i == nil then want[#want + 1] = { w = "y" } end
+  end
+  lu.assertEquals(got, want)
+end
+
+function TestIntKeys:test_isin_column()
+  local t = tbl()
+  local set = T.from_rows({ { v = 1 }, { v = -25 }, {}, { v = 7 }, { v = 1 } }, { "v" }, "set")
+  check_vec(t:col("j"):isin(set:col("v")), function(r) return r.j == 1 or r.j == -25 or r.j == 7 end, "boolean")
+  check_vec(t:col("i"):isin(t:col("j")), function(r)
+    if r.i == nil then return false end
+    for q = 1, N do if ROWS[q].j == r.i then return true end end
+    return false
+  end, "boolean")
+  local words = T.from_rows({ { w = "relu" }, { w = "copy" } }, { "w" }, "words")
+  check_vec(t:col("s"):isin(words:col("w")), function(r) return r.s == "relu" or r.s == "copy" end, "boolean")
+  check_vec(t:col("x"):isin(set:col("v")), function(r) return r.x == 1 or r.x == -25 or r.x == 7 end, "boolean")
+end
+
+-- filter(mask, cols): the rows of select(cols):filter(mask), in one copy
+function TestIntKeys:test_filter_columns()
+  local t = tbl()
+  local m = t:col("j"):gt(0) & t:col("s"):present()
+  local got = t:filter(m, { "s", "i", "s" })
+  lu.assertEquals(got:columns(), { "s", "i" })
+  local want = {}
+  for r = 1, N do
+    if ROWS[r].j > 0 and ROWS[r].s ~= nil then want[#want + 1] = { s = ROWS[r].s, i = ROWS[r].i } end
+  end
+  lu.assertEquals(got:to_lua(), want)
+  lu.assertEquals(t:filter(m, {}):nrows(), #want)  -- no column: the rows kept, as select({}):filter(m)
+  lu.assertErrorMsgContains("no column 'nope'", function() return t:filter(m, { "i", "nope" }) end)
+end
+
 os.exit(lu.LuaUnit.run())
