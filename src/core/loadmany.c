@@ -15,9 +15,11 @@ typedef struct slot {
 } slot;
 
 struct pl_many {
-  const char *const *paths;
+  char **paths;             /* copies: the caller's strings may go before
+                            ** the threads are joined (an error unwinding) */
   size_t n, next;
-  const char *format;
+  char *format;
+  char **tables;            /* a copy of o.tables (NULL-terminated), or NULL */
   pl_parse_opts o;
   int stop;                 /* no more files handed out */
   volatile int *interrupt;  /* the caller's interrupt flag (SIGINT, --timeout) */
@@ -57,9 +59,19 @@ static void *worker(void *arg) {
 pl_many *pl_many_start(const char *const *paths, size_t n, const char *format, const pl_parse_opts *o,
                        int jobs) {
   pl_many *m = pl_xcalloc(1, sizeof *m);
-  m->paths = paths; m->n = n; m->format = format;
+  m->paths = pl_xcalloc(n ? n : 1, sizeof *m->paths);
+  for (size_t i = 0; i < n; i++) m->paths[i] = pl_xstrdup(paths[i]);
+  m->format = format ? pl_xstrdup(format) : NULL;
+  m->n = n;
   if (o) m->o = *o;
   m->o.progress = NULL; m->o.progress_ud = NULL;
+  if (o && o->tables) {                  /* o.tables too may live on the caller's stack */
+    size_t k = 0;
+    while (o->tables[k]) k++;
+    m->tables = pl_xcalloc(k + 1, sizeof *m->tables);
+    for (size_t j = 0; j < k; j++) m->tables[j] = pl_xstrdup(o->tables[j]);
+    m->o.tables = (const char *const *)m->tables;
+  }
   m->interrupt = m->o.interrupt;
   m->s = pl_xcalloc(n ? n : 1, sizeof *m->s);
   pthread_mutex_init(&m->mu, NULL);
@@ -100,6 +112,11 @@ void pl_many_finish(pl_many *m) {
   for (size_t i = 0; i < m->n; i++) if (m->s[i].p) pl_profile_free(m->s[i].p);
   pthread_mutex_destroy(&m->mu);
   pthread_cond_destroy(&m->cv);
+  for (size_t i = 0; i < m->n; i++) free(m->paths[i]);
+  free(m->paths);
+  free(m->format);
+  for (size_t j = 0; m->tables && m->tables[j]; j++) free(m->tables[j]);
+  free(m->tables);
   free(m->th);
   free(m->s);
   free(m);

@@ -23,8 +23,9 @@ typedef struct pl_many pl_many;
 int pl_many_cores(void);
 
 /* Starts parsing paths[0..n) on `jobs` threads (jobs < 1: the core count;
-** never more threads than files).  `format` may be NULL (detect); `o` is
-** copied (its tables list must outlive the pl_many).  Progress callbacks
+** never more threads than files).  `format` may be NULL (detect).  paths,
+** format and `o` (with its tables list) are copied: the caller's may go
+** while the threads run (an error unwinding past them).  Progress callbacks
 ** are not called: several parses cannot share one progress bar. */
 pl_many *pl_many_start(const char *const *paths, size_t n, const char *format, const pl_parse_opts *o,
                        int jobs);
