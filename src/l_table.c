@@ -805,12 +805,14 @@ static int tbl_to_csv(lua_State *L) {
   return 1;
 }
 
-/* t:to_json() -> text (an array of row objects)
-** [T] -> [T ... text] */
+/* t:to_json([row_indent [, close_indent]]) -> text (an array of row objects)
+** [T ...] -> [T ... text] */
 static int tbl_to_json(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
+  const char *ri = luaL_optstring(L, 2, " ");
+  const char *ci = luaL_optstring(L, 3, "");
   pl_buf b; pl_buf_init(&b);
-  pl_table_write_json(t, &b);
+  pl_table_write_json_indent(t, &b, ri, ci);
   pushbuf(L, &b);
   return 1;
 }

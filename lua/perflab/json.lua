@@ -46,12 +46,13 @@ local function encode(v, indent, depth, out)
   elseif ty == "number" then out[#out + 1] = num(v)
   elseif ty == "string" then out[#out + 1] = str(v)
   elseif ptable.is_table(v) then
-    -- to_json puts one row per line, each after "\n "; indent them as the rest
-    local s = v:to_json()
+    -- to_json puts one row per line; indented as the rest (in C: no copy
+    -- of a large table's text through gsub)
     if indent then
-      s = s:gsub("\n ", "\n" .. string.rep(indent, depth + 1)):gsub("\n%]$", "\n" .. string.rep(indent, depth) .. "]")
+      out[#out + 1] = v:to_json(string.rep(indent, depth + 1), string.rep(indent, depth))
+    else
+      out[#out + 1] = v:to_json()
     end
-    out[#out + 1] = s
   elseif ty == "table" then
     if depth > 100 then error("json: nesting too deep (cycle?)") end
     local nl = indent and ("\n" .. string.rep(indent, depth + 1)) or ""

@@ -254,6 +254,11 @@ pl_table *pl_column_copy(const char *name, const pl_table *t, int col);
 void pl_table_write_csv(const pl_table *t, pl_buf *out);
 /* JSON array of row objects; NaN/missing -> null; numbers round-trip. */
 void pl_table_write_json(const pl_table *t, pl_buf *out);
+/* The same with each row on a line that starts with row_indent (the plain
+** form: " ") and the closing bracket on a line of its own after
+** close_indent (plain: ""): a table nested in an indented JSON document
+** (perflab.json) is written in its layout at once. */
+void pl_table_write_json_indent(const pl_table *t, pl_buf *out, const char *row_indent, const char *close_indent);
 /* Human layouts.  style: 0 aligned text, 1 Markdown.  max_rows 0 = all;
 ** max_width 0 = unlimited (longer text cells and headers are cut with "…";
 ** numbers are never cut). */

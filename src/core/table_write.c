@@ -72,10 +72,17 @@ static void json_string(pl_buf *o, const char *s, size_t n) {
 }
 
 void pl_table_write_json(const pl_table *t, pl_buf *o) {
+  pl_table_write_json_indent(t, o, " ", "");
+}
+
+void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_indent, const char *close_indent) {
   char tmp[64];
+  size_t nri = strlen(row_indent);
   pl_buf_addc(o, '[');
   for (size_t i = 0; i < t->nrows; i++) {
-    pl_buf_adds(o, i ? ",\n {" : "\n {");
+    pl_buf_adds(o, i ? ",\n" : "\n");
+    pl_buf_add(o, row_indent, nri);
+    pl_buf_addc(o, '{');
     for (size_t j = 0; j < t->ncols; j++) {
       const pl_column *c = t->cols[j];
       if (j) pl_buf_add(o, ", ", 2);
@@ -95,7 +102,8 @@ void pl_table_write_json(const pl_table *t, pl_buf *o) {
     }
     pl_buf_addc(o, '}');
   }
-  pl_buf_adds(o, t->nrows ? "\n]" : "]");
+  if (t->nrows) { pl_buf_addc(o, '\n'); pl_buf_adds(o, close_indent); }
+  pl_buf_addc(o, ']');
 }
 
 int pl_fmt_human(char *out, size_t outsz, double v, int digits) {

@@ -515,6 +515,17 @@ function TestWrite:test_to_json_missing_is_null()
   lu.assertEquals(d[1], { k = "gemm", d = 100, u = 0.5 })
 end
 
+-- the indented form perflab.json nests in a report: rows after the given
+-- prefix, "]" after the closing one; the same text as indenting the plain
+-- form line by line (the second method: gsub on its output)
+function TestWrite:test_to_json_indented()
+  local t = T.from_rows({ { a = 1, s = "x\n y" }, { a = 2 } }, { "a", "s" })
+  lu.assertEquals(t:to_json("    ", "  "), '[\n    {"a":1, "s":"x\\n y"},\n    {"a":2, "s":null}\n  ]')
+  lu.assertEquals(t:to_json("    ", "  "), (t:to_json():gsub("\n ", "\n    "):gsub("\n%]$", "\n  ]")))
+  lu.assertEquals(t:to_json(" ", ""), t:to_json())
+  lu.assertEquals(T.from_rows({}, { "a" }):to_json("    ", "  "), "[]")
+end
+
 function TestWrite:test_write_files()
   local t = launches()
   local p = os.tmpname()
