@@ -165,6 +165,65 @@ R = {
       local shapes, launches = by_shape:agg { { "first_row", "ids" } }
       local res, nameless = {}, false
       local shape = {}   -- shape number -> {o, args, kernel, mismatch, exception} for the launch pass
+      -- the device of each shape, resolved once per distinct device (the
+      -- row's cc, its device id in the input's devices, the input's own)
+      local dev_keys = {}
+      for _, c in ipairs({ "cc", "device", "sm_count" }) do if shapes:has(c) then dev_keys[#dev_keys + 1] = c end end
+      local by_dev = shapes:group_by(dev_keys)
+      local devs = {}
+      for di, d in by_dev:agg { { "n", "count" } }:rows() do
+        local cc, sms, maxthr = gpu.row_device(d, ctx)
+        devs[di] = { dev_cc = cc, dev_sms = sms, dev_maxthr = maxthr }
+      end
+      local dcols = by_dev:broadcast(T.from_rows(devs, { "dev_cc", "dev_sms", "dev_maxthr" }))
+      local dev_cc, dev_sms, dev_maxthr = dcols:col("dev_cc"):to_lua(), dcols:col("dev_sms"):to_lua(), dcols:col("dev_maxthr"):to_lua()
+      -- the calculator's inputs per shape, then the calculator once over all
+      -- of them (C: perflab.cuda_occupancy.columns)
+      local inp = { bs = {}, regs = {}, cc = {}, ss = {}, sd = {}, cfg = {}, drv = {}, grid = {}, sms = {}, maxthr = {} }
+      for si, r in shapes:rows() do
+        local bs, regs = gpu.dim(r, "block_size", "block"), r.registers
+        if bs and regs then
+          local cc, sms = dev_cc[si], dev_sms[si]
+          if not cc and r.block_limit_sm then
+            local c, cands, how = gpu.infer_cc_row(r, sms or ctx.sm_count)
+            if c then
+              cc = c
+              inferred[string.format("CC %s (from %s)", table.concat(cands, " or "), how)] = true
+            end
+          end
+          local smem_static, smem_dyn = r.smem_static_bytes, r.smem_dynamic_bytes
+          if not smem_static and not smem_dyn and r.smem_bytes then smem_static = r.smem_bytes end
+          inp.bs[si], inp.regs[si], inp.cc[si] = bs, regs, cc
+          inp.ss[si], inp.sd[si] = smem_static or 0, smem_dyn or 0
+          inp.cfg[si], inp.drv[si] = r.smem_config_bytes, r.smem_driver_bytes
+          inp.grid[si], inp.sms[si], inp.maxthr[si] = is_trace and gpu.dim(r, "grid_size", "grid") or nil, sms, dev_maxthr[si]
+        end
+      end
+      local irows = {}
+      for si = 1, shapes:nrows() do
+        irows[si] = { bs = inp.bs[si], regs = inp.regs[si], cc = inp.cc[si], ss = inp.ss[si], sd = inp.sd[si], cfg = inp.cfg[si],
+          drv = inp.drv[si], grid = inp.grid[si], sms = inp.sms[si], maxthr = inp.maxthr[si] }
+      end
+      local ic = T.from_rows(irows, { "bs", "regs", "cc", "ss", "sd", "cfg", "drv", "grid", "sms", "maxthr" })
+      local function icol(c) return ic:has(c) and ic:col(c) or nil end
+      local oc = gpu.columns { cc = icol("cc"), block_size = icol("bs"), registers = icol("regs"), smem_static = icol("ss"),
+        smem_dynamic = icol("sd"), smem_config = icol("cfg"), smem_driver = icol("drv"), grid_size = icol("grid"),
+        sm_count = icol("sms"), max_threads_per_sm = icol("maxthr") }
+      local O = {}
+      for _, c in ipairs(oc:columns()) do O[c] = oc:col(c):to_lua() end
+      -- one shape's result in occupancy()'s form
+      local function result_of(si, cc, bs, regs)
+        local lim = {}
+        for l in (O.limiter[si] or ""):gmatch("[^,]+") do lim[#lim + 1] = l:gsub("^ ", "") end
+        local a = gpus.cc(cc)
+        return { cc = a.cc, block_size = bs, registers = regs, max_warps_per_sm = a.max_warps_per_sm,
+          warps_per_block = O.warps_per_block[si], block_limit_sm = O.block_limit_sm[si],
+          block_limit_warps = O.block_limit_warps[si], block_limit_registers = O.block_limit_registers[si],
+          block_limit_smem = O.block_limit_smem[si], block_limit_barriers = O.block_limit_barriers[si],
+          active_blocks = O.active_blocks[si], theoretical_warps = O.theoretical_warps[si],
+          theoretical_occupancy_pct = O.theoretical_occupancy_pct[si], smem_config_used = O.smem_config_used[si],
+          invalid = O.invalid[si], limiter = lim, assumed = O.assumed[si] }
+      end
       for si, r in shapes:rows() do
         local nrows = #launches.first_row[si]
         res[si] = { kept = false }
@@ -172,21 +231,11 @@ R = {
         local regs = r.registers
         if not bs or not regs then skipped = skipped + nrows; goto next end
         do
-          local cc, sms, maxthr = gpu.row_device(r, ctx)
+          local cc, sms = inp.cc[si], inp.sms[si]
           -- shared memory: ncu prints static and dynamic; Kineto writes one
           -- total ("shared memory" = static + dynamic) into smem_bytes
-          local smem_static, smem_dyn = r.smem_static_bytes, r.smem_dynamic_bytes
-          if not smem_static and not smem_dyn and r.smem_bytes then
-            smem_static = r.smem_bytes; kineto_smem = kineto_smem + nrows
-          end
-          smem_static, smem_dyn = smem_static or 0, smem_dyn or 0
-          if not cc and ctx.vendor ~= "amd" and r.block_limit_sm then
-            local c, cands, how = gpu.infer_cc_row(r, sms or ctx.sm_count)
-            if c then
-              cc = c
-              inferred[string.format("CC %s (from %s)", table.concat(cands, " or "), how)] = true
-            end
-          end
+          local smem_static, smem_dyn = inp.ss[si], inp.sd[si]
+          if not r.smem_static_bytes and not r.smem_dynamic_bytes and r.smem_bytes then kineto_smem = kineto_smem + nrows end
           if not cc then no_cc = no_cc + nrows; goto next end
           if not gpus.cc(cc) then   -- a CC the calculator has no constants for (Pascal 6.1 in nsys 2022 exports)
             unknown_cc[cc] = (unknown_cc[cc] or 0) + nrows
@@ -194,20 +243,15 @@ R = {
           end
           local args = { cc = cc, block_size = bs, registers = regs, smem_static = smem_static,
             smem_dynamic = smem_dyn, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }
-          local o = gpu.occupancy(args)
-          if o.assumption and not is_trace then assumptions[o.assumption] = true end
+          local o = result_of(si, cc, bs, regs)
+          if o.assumed and not is_trace then assumptions[gpu.assumption(o.smem_config_used)] = true end
           local kernel = r.short_name or r.name
           -- what the input printed: ncu's theoretical occupancy, or Kineto's
           -- estimate (2021 Kineto wrote the same estimate as "theoretical
           -- occupancy %")
           local est = r.est_achieved_occupancy_pct
           if is_trace and not est then est = r.theoretical_occupancy_pct end
-          local grid = gpu.dim(r, "grid_size", "grid")
-          local my_est
-          if is_trace and grid and sms then
-            my_est = gpu.est_achieved_occupancy({ cc = cc, block_size = bs, grid_size = grid, registers = regs,
-              smem = smem_static + smem_dyn, sm_count = sms, max_threads_per_sm = maxthr }).pct
-          end
+          local my_est = O.est_achieved_occupancy_pct and O.est_achieved_occupancy_pct[si]
           local reported = is_trace and est or r.theoretical_occupancy_pct
           res[si] = {
             kept = true, kernel = kernel, cc = o.cc, block_size = bs, registers = regs,
@@ -304,8 +348,17 @@ R = {
         if f[3].exception then exception_hits[#exception_hits + 1] = f[2] end
         if f[3].mismatch and #mismatches < 5 then mismatches[#mismatches + 1] = string.format("%s: %s", f[2], f[3].mismatch) end
       end
+      -- the launch ids (for the weighting by a timeline) and the achieved
+      -- occupancy (ncu) of each group; without either, the count only
+      local need_rows = #timelines > 0 or ach ~= nil
       for _, g in ipairs(order) do
         local rows = g.parts[1]
+        if not need_rows then
+          local n = 0
+          for _, part in ipairs(g.parts) do n = n + #part end
+          g.ids, g.launches, g.ach_sum, g.ach_n = {}, n, 0, 0
+          goto counted
+        end
         if #g.parts > 1 then
           rows = {}
           for _, part in ipairs(g.parts) do table.move(part, 1, #part, #rows + 1, rows) end
@@ -318,6 +371,7 @@ R = {
           if a then sum = sum + a; n = n + 1 end
         end
         g.ids, g.launches, g.ach_sum, g.ach_n = gi, #rows, sum, n
+        ::counted::
       end
       -- the launch table: each launch gets its shape's figures and its own
       -- achieved occupancy (skipped launches are not kept)
@@ -342,6 +396,24 @@ R = {
       local name = #inputs > 1 and ("occupancy_" .. idx) or "occupancy"
       report:table(name, t, { title = string.format("%d launches (%s), device from %s", t:nrows(), p.source, ctx.source),
         note = "Theoretical occupancy from perflab.gpu.occupancy; reported_occupancy_pct is what the input printed." })
+      -- the what-if of every group that gets a limiter finding, in one call
+      local wi_rows, wi_of = {}, {}
+      for _, g in ipairs(order) do
+        local o = g.o
+        if not o.invalid and o.theoretical_occupancy_pct < opts.threshold then
+          local a = g.args
+          wi_rows[#wi_rows + 1] = { cc = a.cc, bs = a.block_size, regs = a.registers, ss = a.smem_static, sd = a.smem_dynamic,
+            cfg = a.smem_config, drv = a.smem_driver }
+          wi_of[g] = #wi_rows
+        end
+      end
+      local wi
+      if #wi_rows > 0 then
+        local w = T.from_rows(wi_rows, { "cc", "bs", "regs", "ss", "sd", "cfg", "drv" })
+        local function wcol(c) return w:has(c) and w:col(c) or nil end
+        wi = gpu.columns { cc = w:col("cc"), block_size = w:col("bs"), registers = wcol("regs"), smem_static = wcol("ss"),
+          smem_dynamic = wcol("sd"), smem_config = wcol("cfg"), smem_driver = wcol("drv"), what_if = true }
+      end
       for _, g in ipairs(order) do
         local o = g.o
         local launches = g.launches == 1 and "1 launch" or (g.launches .. " launches")
@@ -350,7 +422,7 @@ R = {
             message = string.format("%s cannot run on CC %s: %s", g.kernel, o.cc, o.invalid),
             evidence = { launches = g.launches, block_size = o.block_size, registers = o.registers } }, p, g.kernel, g.ids)
         elseif o.theoretical_occupancy_pct < opts.threshold then
-          local whatif = gpu.what_if(g.args, o)
+          local whatif = gpu.what_if_of(wi:row(wi_of[g]), o.cc)
           local tips = {}
           for _, w in ipairs(whatif) do tips[#tips + 1] = w.text end
           items[#items + 1] = weighting.item(report:finding { severity = "warn", rule = "occupancy.limiter", subject = g.kernel,

@@ -146,6 +146,20 @@ static int col_clip(lua_State *L) {
   return 1;
 }
 
+/* c:fill(x): the missing values replaced by the number x.
+** [C x] -> [C x ... R] */
+static int col_fill(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  double x = luaL_checknumber(L, 2);
+  const char *name = lua_pushfstring(L, "fill(%s)", colname(c));
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_vec_fill(name, c->t, c->col, x, &e);
+  if (r == NULL) return luaL_error(L, "%s", e.msg);
+  push_result(L, r);
+  return 1;
+}
+
 /* A one-column table of the values of the Lua array at idx. */
 static pl_table *array_table(lua_State *L, int idx, const char *name) {
   size_t n = (size_t)luaL_len(L, idx);
@@ -465,7 +479,7 @@ static const luaL_Reg col_fns[] = {
   {"abs", col_abs}, {"clip", col_clip}, {"min_with", col_min_with}, {"max_with", col_max_with},
   {"eq", col_eq}, {"ne", col_ne}, {"lt", col_lt}, {"le", col_le}, {"gt", col_gt}, {"ge", col_ge},
   {"between", col_between}, {"isin", col_isin}, {"match", col_match}, {"map", col_map}, {"keep", col_keep},
-  {"present", col_present},
+  {"present", col_present}, {"fill", col_fill},
   {NULL, NULL}
 };
 

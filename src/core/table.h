@@ -239,6 +239,9 @@ pl_table *pl_vec_clip(const char *name, const pl_table *t, int col, double lo, d
 /* Membership in a set given as a column of `set` (any length): strings by
 ** content, numbers by value; missing is never a member. */
 pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_table *set, int setcol, pl_err *err);
+/* Column col of t (numbers) with its missing values replaced by x (an
+** integer column stays integer when x is integral). */
+pl_table *pl_vec_fill(const char *name, const pl_table *t, int col, double x, pl_err *err);
 /* Column col of t where `mask` is true, missing elsewhere. */
 pl_table *pl_vec_keep(const char *name, const pl_table *t, int col, const pl_column *mask);
 /* Rows where the boolean column `mask` (of t's length) is true. */

@@ -279,6 +279,25 @@ pl_table *pl_vec_clip(const char *name, const pl_table *t, int col, double lo, d
   return r;
 }
 
+pl_table *pl_vec_fill(const char *name, const pl_table *t, int col, double x, pl_err *err) {
+  const pl_column *s = t->cols[col];
+  if (s->type == PL_STR || s->type == PL_BOOL) { pl_err_set(err, 0, 0, "fill: expected numbers, got %s", what(s->type)); return NULL; }
+  if (isnan(x)) { pl_err_set(err, 0, 0, "fill: the value must be a number, not NaN"); return NULL; }
+  pl_table *r = pl_table_new_like(name, t);
+  if (s->type == PL_INT && integral(x)) {
+    pl_column *c = newcol(r, name, PL_INT, t->nrows);
+    int64_t k = (int64_t)x;
+    for (size_t i = 0; i < t->nrows; i++) c->v.i64[i] = s->v.i64[i] == PL_INT_NA ? k : s->v.i64[i];
+    return r;
+  }
+  pl_column *c = newcol(r, name, PL_NUM, t->nrows);
+  for (size_t i = 0; i < t->nrows; i++) {
+    double v = pl_cell_num(t, col, i);
+    c->v.num[i] = isnan(v) ? x : v;
+  }
+  return r;
+}
+
 /* ---- membership -------------------------------------------------------- */
 
 static uint64_t fnv(const char *s, size_t n) {

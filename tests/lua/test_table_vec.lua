@@ -500,6 +500,22 @@ function TestDocExamples:test_keep_present_broadcast()
   lu.assertErrorMsgContains("keep: expected a boolean column (a mask)", function() return d:keep(d) end)
 end
 
+function TestDocExamples:test_fill()
+  local t = launches()
+  local u, d = t:col("u"), t:col("d")
+  local f = u:fill(0)
+  lu.assertEquals(f:to_lua(), { 0.5, 0.25, 0.75, 0.0, 0.125 })
+  lu.assertEquals(f:type(), "number")
+  -- an integer column stays integer with an integral value; the missing row only changes
+  local k = d:keep(d:gt(50)):fill(1)
+  lu.assertEquals(k:to_lua(), { 100, 1, 300, 1, 1 })
+  lu.assertEquals(k:type(), "integer")
+  lu.assertEquals(d:keep(d:gt(50)):fill(0.5):type(), "number")
+  -- a product whose factor may be absent (block_y): 1 where it is
+  lu.assertEquals((d * d:keep(d:lt(50)):fill(1)):to_lua(), { 100, 100, 300, 1600, 900 })
+  lu.assertErrorMsgContains("fill: expected numbers, got strings", function() return t:col("k"):fill(0) end)
+end
+
 -- min and max of an int64 column are exact (epoch nanoseconds beyond 2^53):
 -- through a double, 2^60 + 3 came back as 2^60
 TestExactMinMax = {}
