@@ -146,15 +146,22 @@ static int col_clip(lua_State *L) {
   return 1;
 }
 
-/* c:fill(x): the missing values replaced by the number x.
+/* c:fill(x): the missing values replaced by x (a number, a string, or the
+** values of a column of the same length).
 ** [C x] -> [C x ... R] */
 static int col_fill(lua_State *L) {
   pl_lcolumn *c = checkcolumn(L, 1);
-  double x = luaL_checknumber(L, 2);
+  pl_lcolumn *xc = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
+  int isstr = lua_type(L, 2) == LUA_TSTRING;
+  double x = (xc || isstr) ? 0 : luaL_checknumber(L, 2);
+  size_t xn = 0;
+  const char *xs = isstr ? lua_tolstring(L, 2, &xn) : NULL;
   const char *name = lua_pushfstring(L, "fill(%s)", colname(c));
   pl_err e;
   pl_err_clear(&e);
-  pl_table *r = pl_vec_fill(name, c->t, c->col, x, &e);
+  pl_table *r = xc ? pl_vec_fill_col(name, c->t, c->col, xc->t, xc->col, &e)
+              : isstr ? pl_vec_fill_str(name, c->t, c->col, xs, xn, &e)
+              : pl_vec_fill(name, c->t, c->col, x, &e);
   if (r == NULL) return luaL_error(L, "%s", e.msg);
   push_result(L, r);
   return 1;

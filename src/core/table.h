@@ -242,6 +242,10 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
 /* Column col of t (numbers) with its missing values replaced by x (an
 ** integer column stays integer when x is integral). */
 pl_table *pl_vec_fill(const char *name, const pl_table *t, int col, double x, pl_err *err);
+/* The same with the values of column col2 of t2 (same length; numbers with
+** numbers, strings with strings), or with the string x[0..n). */
+pl_table *pl_vec_fill_col(const char *name, const pl_table *t, int col, const pl_table *t2, int col2, pl_err *err);
+pl_table *pl_vec_fill_str(const char *name, const pl_table *t, int col, const char *x, size_t n, pl_err *err);
 /* Column col of t where `mask` is true, missing elsewhere. */
 pl_table *pl_vec_keep(const char *name, const pl_table *t, int col, const pl_column *mask);
 /* Rows where the boolean column `mask` (of t's length) is true. */

@@ -298,6 +298,52 @@ pl_table *pl_vec_fill(const char *name, const pl_table *t, int col, double x, pl
   return r;
 }
 
+pl_table *pl_vec_fill_col(const char *name, const pl_table *t, int col, const pl_table *t2, int col2, pl_err *err) {
+  const pl_column *s = t->cols[col], *x = t2->cols[col2];
+  if (t2->nrows != t->nrows) {
+    pl_err_set(err, 0, 0, "fill: columns of different lengths (%zu and %zu rows)", t->nrows, t2->nrows);
+    return NULL;
+  }
+  if ((s->type == PL_STR) != (x->type == PL_STR) || s->type == PL_BOOL || x->type == PL_BOOL) {
+    pl_err_set(err, 0, 0, "fill: cannot fill %s with %s", what(s->type), what(x->type));
+    return NULL;
+  }
+  pl_table *r = pl_table_new_like(name, t);
+  if (s->type == PL_STR) {
+    pl_column *c = newcol(r, name, PL_STR, t->nrows);
+    for (size_t i = 0; i < t->nrows; i++) {
+      uint32_t id = s->v.str[i];
+      if (id == 0 && x->v.str[i] != 0) {
+        if (t2->pool == t->pool) id = x->v.str[i];
+        else { size_t n; const char *xs = pl_pool_str(t2->pool, x->v.str[i], &n); id = pl_pool_intern(r->pool, xs, n); }
+      }
+      c->v.str[i] = id;
+    }
+    return r;
+  }
+  if (s->type == PL_INT && x->type == PL_INT) {
+    pl_column *c = newcol(r, name, PL_INT, t->nrows);
+    for (size_t i = 0; i < t->nrows; i++) c->v.i64[i] = s->v.i64[i] == PL_INT_NA ? x->v.i64[i] : s->v.i64[i];
+    return r;
+  }
+  pl_column *c = newcol(r, name, PL_NUM, t->nrows);
+  for (size_t i = 0; i < t->nrows; i++) {
+    double v = pl_cell_num(t, col, i);
+    c->v.num[i] = isnan(v) ? pl_cell_num(t2, col2, i) : v;
+  }
+  return r;
+}
+
+pl_table *pl_vec_fill_str(const char *name, const pl_table *t, int col, const char *x, size_t n, pl_err *err) {
+  const pl_column *s = t->cols[col];
+  if (s->type != PL_STR) { pl_err_set(err, 0, 0, "fill: cannot fill %s with a string", what(s->type)); return NULL; }
+  pl_table *r = pl_table_new_like(name, t);
+  pl_column *c = newcol(r, name, PL_STR, t->nrows);
+  uint32_t xid = pl_pool_intern(r->pool, x, n);
+  for (size_t i = 0; i < t->nrows; i++) c->v.str[i] = s->v.str[i] ? s->v.str[i] : xid;
+  return r;
+}
+
 /* ---- membership -------------------------------------------------------- */
 
 static uint64_t fnv(const char *s, size_t n) {

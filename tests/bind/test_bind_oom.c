@@ -143,7 +143,8 @@ static const bcase cases[] = {
   {"Column:map", "return table.concat(t0:col('k'):map{a = 'A', b = 'B'}:to_lua(), ',')"},
   {"Column:keep", "return t0:col('x'):keep(t0:col('v'):gt(1)):sum()"},
   {"Column:present", "return t0:col('x'):present():sum()"},
-  {"Column:fill", "return t0:col('x'):keep(t0:col('v'):gt(1)):fill(7):sum()"},
+  {"Column:fill", "local m = t0:col('v'):gt(1); return t0:col('x'):keep(m):fill(7):sum(), t0:col('x'):keep(m):fill(t0:col('v')):sum(),"
+   " t0:col('k'):keep(m):fill('z'):to_lua()[1], t0:col('k'):keep(m):fill(t1:col('k')):to_lua()[1]"},
   {"Table:filter", "t2 = t0:filter(t0:col('k'):eq('a') | t0:col('x'):gt(2)); return t2:nrows(), t2:name()"},
   {"Table:order", "return table.concat(t0:order('-x'):to_lua(), ',')"},
   {"Table:take", "t2 = t0:take({3, 1}); return t2:get(1, 'v'), t2:nrows()"},

@@ -514,6 +514,16 @@ function TestDocExamples:test_fill()
   -- a product whose factor may be absent (block_y): 1 where it is
   lu.assertEquals((d * d:keep(d:lt(50)):fill(1)):to_lua(), { 100, 100, 300, 1600, 900 })
   lu.assertErrorMsgContains("fill: expected numbers, got strings", function() return t:col("k"):fill(0) end)
+  -- from another column: the first value present of the two
+  lu.assertEquals(u:fill(d):to_lua(), { 0.5, 0.25, 0.75, 40.0, 0.125 })
+  local s = T.from_rows({ { a = "x", b = "y" }, { b = "z" }, { a = "q" }, {} }, { "a", "b" })
+  lu.assertEquals(s:col("a"):fill(s:col("b")):to_lua(), { "x", "z", "q" })
+  lu.assertEquals(s:col("a"):fill(s:col("b")):fill("-"):to_lua(), { "x", "z", "q", "-" })
+  -- a column of another table (another string pool): texts, not ids
+  local o = T.from_rows({ { n = "p1" }, { n = "p2" }, { n = "p3" }, { n = "p4" } }, { "n" })
+  lu.assertEquals(s:col("a"):fill(o:col("n")):to_lua(), { "x", "p2", "q", "p4" })
+  lu.assertErrorMsgContains("fill: cannot fill strings with integers", function() return t:col("k"):fill(d) end)
+  lu.assertErrorMsgContains("fill: columns of different lengths", function() return d:fill(s:col("a")) end)
 end
 
 -- min and max of an int64 column are exact (epoch nanoseconds beyond 2^53):
