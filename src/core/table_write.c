@@ -54,6 +54,10 @@ static void json_string(pl_buf *o, const char *s, size_t n) {
   pl_buf_reserve(o, n + 2);
   pl_buf_addc(o, '"');
   for (size_t i = 0; i < n; i++) {
+    /* a run of characters that need no escape, copied at once */
+    size_t j = i;
+    while (j < n && (unsigned char)s[j] >= 0x20 && s[j] != '"' && s[j] != '\\' && s[j] != 0x7f) j++;
+    if (j > i) { pl_buf_add(o, s + i, j - i); i = j; if (i == n) break; }
     unsigned char c = (unsigned char)s[i];
     switch (c) {
       case '"': pl_buf_add(o, "\\\"", 2); break;
@@ -78,6 +82,16 @@ void pl_table_write_json(const pl_table *t, pl_buf *o) {
 void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_indent, const char *close_indent) {
   char tmp[64];
   size_t nri = strlen(row_indent);
+  /* each column's key, written once: ", "NAME":" (the first without ", ") */
+  pl_buf keys; pl_buf_init(&keys);
+  size_t *kat = pl_xmalloc((t->ncols + 1) * sizeof *kat);
+  for (size_t j = 0; j < t->ncols; j++) {
+    kat[j] = keys.len;
+    if (j) pl_buf_add(&keys, ", ", 2);
+    json_string(&keys, t->cols[j]->name, strlen(t->cols[j]->name));
+    pl_buf_addc(&keys, ':');
+  }
+  kat[t->ncols] = keys.len;
   pl_buf_addc(o, '[');
   for (size_t i = 0; i < t->nrows; i++) {
     pl_buf_adds(o, i ? ",\n" : "\n");
@@ -85,9 +99,7 @@ void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_in
     pl_buf_addc(o, '{');
     for (size_t j = 0; j < t->ncols; j++) {
       const pl_column *c = t->cols[j];
-      if (j) pl_buf_add(o, ", ", 2);
-      json_string(o, c->name, strlen(c->name));
-      pl_buf_addc(o, ':');
+      pl_buf_add(o, keys.data + kat[j], kat[j + 1] - kat[j]);
       if (pl_cell_missing(t, (int)j, i)) { pl_buf_add(o, "null", 4); continue; }
       if (c->type == PL_STR) {
         size_t n;
@@ -104,6 +116,8 @@ void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_in
   }
   if (t->nrows) { pl_buf_addc(o, '\n'); pl_buf_adds(o, close_indent); }
   pl_buf_addc(o, ']');
+  pl_buf_free(&keys);
+  free(kat);
 }
 
 int pl_fmt_human(char *out, size_t outsz, double v, int digits) {
