@@ -377,7 +377,7 @@ local function cuda_report(p, ctx, opts, report, name, items, want_ids)
     end
   end
 
-  t = t:select(COLS)
+  t:drop("_row")   -- t holds COLS in order (its columns share their values with oc and k: no copies)
   if ntrue(kept) < n then t = t:filter(kept) end
   -- the intermediate columns above hold memory in C that Lua's collector
   -- does not count (a few bytes of userdata each): free them now, not

@@ -526,6 +526,23 @@ function TestDocExamples:test_fill()
   lu.assertErrorMsgContains("fill: columns of different lengths", function() return d:fill(s:col("a")) end)
 end
 
+-- t:with(name, column) shares the column's values with its table (no
+-- copy): they stay whole when the source table is freed, and a change to
+-- the new table's column leaves the source as it was
+function TestDocExamples:test_with_shares_values()
+  local src = T.from_rows({ { a = 1, s = "x" }, { a = 2, s = "y" } }, { "a", "s" })
+  local dst = src:select({ "s" }):with("a", src:col("a")):with("b", src:col("a"))
+  local other = T.from_rows({ { z = 0 }, { z = 0 } }, { "z" }):with("a", src:col("a"))
+  src:close()
+  collectgarbage()
+  lu.assertEquals(dst:col("a"):to_lua(), { 1, 2 })
+  lu.assertEquals(dst:col("b"):to_lua(), { 1, 2 })
+  dst:add_column("a", { 5, 6 })
+  lu.assertEquals(dst:col("b"):to_lua(), { 1, 2 })
+  lu.assertEquals(other:col("a"):to_lua(), { 1, 2 })
+  lu.assertEquals(dst:columns(), { "s", "a", "b" })
+end
+
 -- min and max of an int64 column are exact (epoch nanoseconds beyond 2^53):
 -- through a double, 2^60 + 3 came back as 2^60
 TestExactMinMax = {}
