@@ -75,6 +75,17 @@ static void json_string(pl_buf *o, const char *s, size_t n) {
   pl_buf_addc(o, '"');
 }
 
+/* the decimal digits of v (as "%lld" prints them) into out; the length */
+static int fmt_i64(char *out, int64_t v) {
+  char b[24];
+  int n = 0;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  do { b[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+  if (v < 0) b[n++] = '-';
+  for (int k = 0; k < n; k++) out[k] = b[n - 1 - k];
+  return n;
+}
+
 void pl_table_write_json(const pl_table *t, pl_buf *o) {
   pl_table_write_json_indent(t, o, " ", "");
 }
@@ -100,6 +111,15 @@ void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_in
     for (size_t j = 0; j < t->ncols; j++) {
       const pl_column *c = t->cols[j];
       pl_buf_add(o, keys.data + kat[j], kat[j + 1] - kat[j]);
+      /* integers (and integral doubles below 1e15, which print as their
+      ** digits) without printf: most cells of a large table */
+      if (c->type == PL_INT || (c->type == PL_NUM && c->v.num[i] == floor(c->v.num[i]) && fabs(c->v.num[i]) < 1e15
+                                 && c->v.num[i] != 0)) {
+        int64_t v = c->type == PL_INT ? c->v.i64[i] : (int64_t)c->v.num[i];
+        if (v == PL_INT_NA) { pl_buf_add(o, "null", 4); continue; }
+        pl_buf_add(o, tmp, (size_t)fmt_i64(tmp, v));
+        continue;
+      }
       if (pl_cell_missing(t, (int)j, i)) { pl_buf_add(o, "null", 4); continue; }
       if (c->type == PL_STR) {
         size_t n;
