@@ -146,9 +146,11 @@ local function row_numbers(t, any_col)
   return t:select({}):with("_one", all_true(any_col)):order("_one")
 end
 
--- The CUDA calculator on one input's kernels (the launch table, findings
--- and notes); items collects the findings for the weighting.
-local function cuda_report(p, ctx, opts, report, name, items, want_ids)
+-- The CUDA calculator on one input's kernels: the launch table (COLS), the
+-- finding groups (each with its first launch's figures and the calculator's
+-- arguments for the what-if; the launch ids only with want_ids) and what the
+-- notes and the mismatch finding say.
+local function cuda_report(p, ctx, want_ids)
   local k = p:table("kernels")
   local n = k:nrows()
   local is_trace = k:has("est_achieved_occupancy_pct") or p.format == "kineto"
@@ -419,7 +421,7 @@ R = {
       end
       do
       local name = #inputs > 1 and ("occupancy_" .. idx) or "occupancy"
-      local c = cuda_report(p, ctx, opts, report, name, items, #timelines > 0)
+      local c = cuda_report(p, ctx, #timelines > 0)
       local t, order, is_trace, assumptions, inferred = c.t, c.order, c.is_trace, c.assumptions, c.inferred
       local skipped, no_cc, kineto_smem, exception_hits = c.skipped, c.no_cc, c.kineto_smem, c.exception_hits
       local n_mismatch, mismatches = c.n_mismatch, c.mismatches
