@@ -86,10 +86,12 @@ local function encode(v, indent, depth, out)
   end
 end
 
---- encode(value [, indent]) -> text
-function M.encode(v, indent)
+--- encode(value [, indent [, tail]]) -> text, with tail (say "\n") appended
+--- in the same concatenation (no second copy of a large report's text)
+function M.encode(v, indent, tail)
   local out = {}
   encode(v, indent, 0, out)
+  if tail then out[#out + 1] = tail end
   return table.concat(out)
 end
 

@@ -308,7 +308,7 @@ function Report:to_data()
 end
 
 function Report:render_json()
-  return json.encode(self:to_data(), "  ") .. "\n"
+  return json.encode(self:to_data(), "  ", "\n")
 end
 
 --- CSV: one table (opts.table, or the only one) as plain CSV; otherwise every
