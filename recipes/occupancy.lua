@@ -161,16 +161,8 @@ local function cuda_report(p, ctx, want_ids)
   local none = any:present() & ~any:present()
   local has_dims = (bs and regs) and (bs:present() & regs:present()) or none
   -- the device, once per distinct (cc, device, sm_count) of the launches
-  local dev_keys = {}
-  for _, c in ipairs({ "cc", "device", "sm_count" }) do if k:has(c) then dev_keys[#dev_keys + 1] = c end end
-  local by_dev = k:group_by(dev_keys)
-  local devs = {}
-  for di, d in by_dev:agg { { "n", "count" } }:rows() do
-    local cc, sms, maxthr = gpu.row_device(d, ctx)
-    devs[di] = { dev_cc = cc, dev_sms = sms, dev_maxthr = maxthr }
-  end
-  local dv = by_dev:broadcast(T.from_rows(devs, { "dev_cc", "dev_sms", "dev_maxthr" }))
-  local cc, sms, maxthr = some(dv:col("dev_cc")), some(dv:col("dev_sms")), some(dv:col("dev_maxthr"))
+  local dv = gpu.launch_devices(k, ctx)
+  local cc, sms, maxthr = some(dv:col("cc")), some(dv:col("sm_count")), some(dv:col("max_threads_per_sm"))
   -- old ncu reports print no CC: the CCs their block limits fit, once per
   -- distinct set of printed limits
   local bls = some(opt(k, "block_limit_sm"))

@@ -141,4 +141,22 @@ function TestOccupancyColumns:test_errors_and_missing()
   lu.assertEquals(o2:get(1, "theoretical_occupancy_pct"), 100 * 32 / 48)
 end
 
+-- launch_devices: per launch what row_device gives (the second method,
+-- row by row), from a grouping by the distinct devices
+function TestOccupancyColumns:test_launch_devices()
+  local device = require "perflab.device"
+  local k = T.from_rows({ { device = 0 }, { device = 1 }, { device = 0, cc = "9.0" }, {}, { device = 7, sm_count = 20 } },
+    { "device", "cc", "sm_count" })
+  local ctx = { cc = "8.0", sm_count = 108, source = "the input", devices = {
+    [0] = { cc = "8.6", sm_count = 28, max_threads_per_sm = 1536 }, [1] = { cc = "8.0", sm_count = 108 } } }
+  local d = device.launch_devices(k, ctx)
+  lu.assertEquals(d:nrows(), 5)
+  for i, r in k:rows() do
+    local cc, sms, maxthr = device.row_device(r, ctx)
+    lu.assertEquals({ d:get(i, "cc"), d:get(i, "sm_count"), d:get(i, "max_threads_per_sm") }, { cc, sms, maxthr }, "row " .. i)
+  end
+  lu.assertEquals(d:col("cc"):to_lua(), { "8.6", "8.0", "9.0", "8.0", "8.0" })
+  lu.assertEquals(d:col("sm_count"):to_lua(), { 28, 108, 28, 108, 20 })
+end
+
 os.exit(lu.LuaUnit.run())
