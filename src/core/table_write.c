@@ -110,33 +110,40 @@ void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_in
   numcache *cache = pl_xcalloc((t->ncols ? t->ncols : 1) * NCACHE, sizeof *cache);
   pl_buf_addc(o, '[');
   size_t start = o->len;
+  /* room for a row but its strings: the keys, the indent, and at most 40
+  ** bytes a value (an int64 is 20, a shortest double 24); a string cell
+  ** reserves its own, then the row's room is asked for again */
+  size_t rowroom = nri + 8 + keys.len + t->ncols * 40;
+#define PUT(src, n) do { size_t n_ = (n); memcpy(o->data + o->len, (src), n_); o->len += n_; } while (0)
   for (size_t i = 0; i < t->nrows; i++) {
     /* after the first rows, room for all at their mean size (and a tenth
     ** more): one allocation instead of a copy at each doubling */
     if (i == 1024 && t->nrows > 2048)
       pl_buf_reserve(o, (o->len - start) / 1024 * (t->nrows - 1024) / 10 * 11);
-    pl_buf_adds(o, i ? ",\n" : "\n");
-    pl_buf_add(o, row_indent, nri);
-    pl_buf_addc(o, '{');
+    pl_buf_reserve(o, rowroom);
+    PUT(i ? ",\n" : "\n", i ? 2 : 1);
+    PUT(row_indent, nri);
+    PUT("{", 1);
     for (size_t j = 0; j < t->ncols; j++) {
       const pl_column *c = t->cols[j];
-      pl_buf_add(o, keys.data + kat[j], kat[j + 1] - kat[j]);
+      PUT(keys.data + kat[j], kat[j + 1] - kat[j]);
       /* integers (and integral doubles below 1e15, which print as their
       ** digits) without printf: most cells of a large table */
       if (c->type == PL_INT || (c->type == PL_NUM && c->v.num[i] == floor(c->v.num[i]) && fabs(c->v.num[i]) < 1e15
                                  && c->v.num[i] != 0)) {
         int64_t v = c->type == PL_INT ? c->v.i64[i] : (int64_t)c->v.num[i];
-        if (v == PL_INT_NA) { pl_buf_add(o, "null", 4); continue; }
-        pl_buf_add(o, tmp, (size_t)fmt_i64(tmp, v));
+        if (v == PL_INT_NA) { PUT("null", 4); continue; }
+        o->len += (size_t)fmt_i64(o->data + o->len, v);
         continue;
       }
-      if (pl_cell_missing(t, (int)j, i)) { pl_buf_add(o, "null", 4); continue; }
+      if (pl_cell_missing(t, (int)j, i)) { PUT("null", 4); continue; }
       if (c->type == PL_STR) {
         size_t n;
         const char *s = pl_pool_str(t->pool, c->v.str[i], &n);
         json_string(o, s, n);
+        pl_buf_reserve(o, rowroom);
       } else if (c->type == PL_NUM && isinf(c->v.num[i])) {
-        pl_buf_add(o, "null", 4);
+        PUT("null", 4);
       } else if (c->type == PL_NUM) {
         /* the shortest round-trip text (printf and strtod: slow), once per
         ** value in a small cache per column: a table repeats its values */
@@ -147,14 +154,16 @@ void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_in
           e->used = 1; e->bits = bits;
           e->len = (unsigned char)pl_cell_text(t, (int)j, i, e->text, sizeof e->text);
         }
-        pl_buf_add(o, e->text, e->len);
+        PUT(e->text, e->len);
       } else {
         int n = pl_cell_text(t, (int)j, i, tmp, sizeof tmp);
-        pl_buf_add(o, tmp, (size_t)n);
+        PUT(tmp, (size_t)n);
       }
     }
-    pl_buf_addc(o, '}');
+    PUT("}", 1);
+    o->data[o->len] = '\0';
   }
+#undef PUT
   if (t->nrows) { pl_buf_addc(o, '\n'); pl_buf_adds(o, close_indent); }
   pl_buf_addc(o, ']');
   pl_buf_free(&keys);
