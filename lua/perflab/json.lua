@@ -95,4 +95,15 @@ function M.encode(v, indent, tail)
   return table.concat(out)
 end
 
+--- write(fh, value [, indent [, tail]]) -> fh: encode's text written to the
+--- file handle piece by piece, never joined into one string (a report
+--- holding a large table is written without a copy of its whole text)
+function M.write(fh, v, indent, tail)
+  local out = {}
+  encode(v, indent, 0, out)
+  if tail then out[#out + 1] = tail end
+  for i = 1, #out, 200 do fh:write(table.unpack(out, i, math.min(i + 199, #out))) end
+  return fh
+end
+
 return M

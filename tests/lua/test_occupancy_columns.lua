@@ -159,4 +159,23 @@ function TestOccupancyColumns:test_launch_devices()
   lu.assertEquals(d:col("sm_count"):to_lua(), { 28, 108, 28, 108, 20 })
 end
 
+-- Report:write (what perflab run prints with: JSON piece by piece) gives
+-- render's text, byte for byte
+function TestOccupancyColumns:test_report_write_is_render()
+  local rep = perflab.run("occupancy", perflab.load(data .. "/corpus/ncu_text/gpumode_lecture001_ncu_logs_cc80.txt"))
+  for _, fmt in ipairs({ "json", "text", "markdown" }) do
+    local f = io.tmpfile()
+    lu.assertIs(rep:write(f, fmt), f)
+    f:seek("set")
+    local s = f:read("a")
+    f:close()
+    lu.assertEquals(s, rep:render(fmt), fmt)
+  end
+  local f = io.tmpfile()
+  require("perflab.json").write(f, { a = { 1, 2.5 }, b = "x" }, "  ", "\n")
+  f:seek("set")
+  lu.assertEquals(f:read("a"), require("perflab.json").encode({ a = { 1, 2.5 }, b = "x" }, "  ") .. "\n")
+  f:close()
+end
+
 os.exit(lu.LuaUnit.run())
