@@ -4,6 +4,9 @@
 -- Lua on the GPU constants of perflab.gpus, no profile, no host needed (runs
 -- under a stock lua5.4 with package.path = "lua/?.lua;" .. package.path).
 -- perflab.gpu re-exports every field under its old name.
+-- columns() is the exception: the same calculator over whole columns of
+-- launch shapes, in C (perflab.occupancy_calc, loaded on its first call),
+-- checked against occupancy() by tests/lua/test_occupancy_columns.lua.
 --
 -- Reference: ../shared/reference/gpu-facts.md section 1.4 (the algorithm of
 -- cuda_occupancy.h restated, with ncu's Shared Memory Configuration Size as
