@@ -19,6 +19,13 @@ are fractional microseconds (ns resolution), as recent PyTorch writes them.
 The event mix (~23% cpu_op, 23% runtime, 23% kernel, 23% flow, rest other)
 and the mean event size (~330 bytes) are close to the corpus traces.
 A fixed seed gives the same bytes every time.
+
+    --many-shapes: many distinct launch shapes, as a real model's varying
+    tensor sizes give: each op's kernel comes in 50 variants (a template
+    argument in the name), each with its own block, registers and shared
+    memory, and every launch has its own grid (1 to 65535 x 1 to 4 blocks),
+    so nearly every launch is a shape of its own (the occupancy recipe's
+    hard case).  Without it the bytes are those of earlier versions.
 """
 import random
 import sys
@@ -60,6 +67,10 @@ def main():
     if "--seed" in sys.argv:
         seed = int(sys.argv[sys.argv.index("--seed") + 1])
     rnd = random.Random(seed)
+    many = "--many-shapes" in sys.argv
+    vrnd = random.Random(seed + 1000)
+    variants = [(vrnd.choice([(32, 1, 1), (64, 1, 1), (96, 1, 1), (128, 1, 1), (192, 1, 1), (256, 1, 1), (384, 1, 1), (512, 1, 1), (1024, 1, 1), (32, 8, 1)]),
+                 vrnd.randrange(16, 256), vrnd.choice([0, 0, 1024, 4096, 16384, 24576, 40960, 49152]), v) for v in range(50)]
     pid, tid = 4037, 23695
     t = 1712195495000000000  # ns
     corr, ext, step = 1000, 1, 0
@@ -93,6 +104,10 @@ def main():
                 block = rnd.choice([(128, 1, 1), (256, 1, 1), (512, 1, 1), (32, 4, 1)])
                 regs = rnd.choice([16, 24, 32, 38, 64, 128, 168])
                 smem = rnd.choice([0, 0, 1024, 16384, 49152])
+                if many:
+                    block, regs, smem, v = variants[vrnd.randrange(len(variants))]
+                    grid = (vrnd.randrange(1, 65536), vrnd.randrange(1, 5), 1)
+                    kname = kname.replace("(", "<v%d>(" % v, 1) if "(" in kname else "%s_v%d" % (kname, v)
                 bps = grid[0] * grid[1] / 108.0
                 wps = bps * block[0] * block[1] / 32.0
                 occ = min(100, int(wps / 64 * 100))

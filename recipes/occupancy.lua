@@ -49,13 +49,6 @@ local function sorted_keys(t)
   return k
 end
 
--- the columns the calculator and the comparisons read: launches equal in
--- all of them are one launch shape, worked out once
-local SHAPE = { "short_name", "name", "block_size", "block_x", "block_y", "block_z", "grid_size", "grid_x",
-  "grid_y", "grid_z", "registers", "device", "cc", "sm_count", "smem_static_bytes", "smem_dynamic_bytes",
-  "smem_bytes", "smem_config_bytes", "smem_driver_bytes", "block_limit_sm", "block_limit_warps",
-  "block_limit_registers", "block_limit_smem", "block_limit_barriers", "theoretical_warps",
-  "theoretical_occupancy_pct", "est_achieved_occupancy_pct" }
 local function round2(x) return x and math.floor(x * 100 + 0.5) / 100 end
 
 -- AMD devices (rocprof dispatches, HIP Kineto traces): waves per SIMD from
@@ -124,6 +117,274 @@ local function amd_report(p, ctx, opts, report, name)
   if skipped > 0 then report:note(string.format("%d dispatches without workgroup size or VGPR count were skipped", skipped)) end
 end
 
+-- helpers of the CUDA path: every step a column operation (C) over the
+-- launches, or a loop over distinct values (devices, CCs, finding groups)
+local function opt(k, c) return k:has(c) and k:col(c) or nil end
+-- a column with at least one value, else nil (an absent or empty column)
+local function some(c) return (c and c:count() > 0) and c or nil end
+-- the first value present of two columns (either may be nil)
+local function first_of(a, b) if a and b then return a:fill(b) end return a or b end
+-- block_size (or grid_size), else x * y * z with y and z 1 where absent
+-- (perflab.device.dim over the columns)
+local function dim_col(k, scalar, prefix)
+  local x = opt(k, prefix .. "_x")
+  local prod
+  if x then
+    prod = x
+    for _, a in ipairs({ "_y", "_z" }) do
+      local c = opt(k, prefix .. a)
+      if c then prod = prod * c:fill(1) end
+    end
+  end
+  return first_of(opt(k, scalar), prod)
+end
+-- how many rows a mask holds true
+local function ntrue(m) return math.tointeger(m:sum()) or 0 end
+local function all_true(n_col) local m = n_col:present(); return m | ~m end   -- (present() is never missing)
+-- the 1-based row numbers of a table, in C: a stable sort on a constant key
+local function row_numbers(t, any_col)
+  return t:select({}):with("_one", all_true(any_col)):order("_one")
+end
+
+-- The CUDA calculator on one input's kernels: the launch table (COLS), the
+-- finding groups (each with its first launch's figures and the calculator's
+-- arguments for the what-if; the launch ids only with want_ids) and what the
+-- notes and the mismatch finding say.
+local function cuda_report(p, ctx, want_ids)
+  local k = p:table("kernels")
+  local n = k:nrows()
+  local is_trace = k:has("est_achieved_occupancy_pct") or p.format == "kineto"
+  local assumptions, inferred = {}, {}
+  local any = k:col(k:columns()[1])
+  -- launch shape: block size, registers
+  local bs, regs = some(dim_col(k, "block_size", "block")), some(opt(k, "registers"))
+  local none = any:present() & ~any:present()
+  local has_dims = (bs and regs) and (bs:present() & regs:present()) or none
+  -- the device, once per distinct (cc, device, sm_count) of the launches
+  local dv = gpu.launch_devices(k, ctx)
+  local cc, sms, maxthr = some(dv:col("cc")), some(dv:col("sm_count")), some(dv:col("max_threads_per_sm"))
+  -- old ncu reports print no CC: the CCs their block limits fit, once per
+  -- distinct set of printed limits
+  local bls = some(opt(k, "block_limit_sm"))
+  if bls then
+    local need = has_dims & bls:present()
+    if cc then need = need & ~cc:present() end
+    if ntrue(need) > 0 then
+      local it = k:select({}):with("need", need):with("block_size", bs):with("block_limit_sm", bls)
+      for _, c in ipairs({ "block_limit_warps", "smem_driver_bytes", "smem_config_bytes", "theoretical_warps",
+                           "theoretical_occupancy_pct" }) do
+        if k:has(c) then it:with(c, k:col(c)) end
+      end
+      local sm_for = sms and (ctx.sm_count and sms:fill(ctx.sm_count) or sms) or nil
+      if sm_for then it:with("sm_for", sm_for) end
+      local by = it:group_by(it:columns())
+      local res = {}
+      for gi, r in by:agg { { "n", "count" } }:rows() do
+        res[gi] = {}
+        if r.need then
+          local c, cands, how = gpu.infer_cc_row(r, r.sm_for or (not sm_for and ctx.sm_count) or nil)
+          if c then
+            res[gi].cc = c
+            inferred[string.format("CC %s (from %s)", table.concat(cands, " or "), how)] = true
+          end
+        end
+      end
+      local inf = some(by:broadcast(T.from_rows(res, { "cc" })):col("cc"))
+      cc = first_of(cc, inf)
+    end
+  end
+  -- which CCs the calculator knows (once per distinct CC)
+  local known = cc and cc:map(function(c) return gpus.cc(c) ~= nil end):eq(true) or nil
+  local kept = (cc and known) and (has_dims & known) or none
+  local skipped = n - ntrue(has_dims)
+  local no_cc = ntrue(cc and (has_dims & ~cc:present()) or has_dims)
+  local unknown = {}
+  if cc then
+    local uk = has_dims & cc:present() & ~known
+    if ntrue(uk) > 0 then
+      for _, r in k:select({}):with("cc", cc):filter(uk):group_by("cc"):agg { { "n", "count" } }:rows() do
+        unknown[#unknown + 1] = string.format("%d at CC %s", r.n, r.cc)
+      end
+    end
+  end
+  -- shared memory: ncu prints static and dynamic; Kineto writes one total
+  -- ("shared memory" = static + dynamic) into smem_bytes
+  local ss, sd, sb = some(opt(k, "smem_static_bytes")), some(opt(k, "smem_dynamic_bytes")), some(opt(k, "smem_bytes"))
+  local both_missing = all_true(any)
+  if ss then both_missing = both_missing & ~ss:present() end
+  if sd then both_missing = both_missing & ~sd:present() end
+  local kineto_smem = sb and ntrue(has_dims & both_missing & sb:present()) or 0
+  local ss_eff = first_of(ss, sb and sb:keep(both_missing) or nil)
+  ss_eff = ss_eff and ss_eff:fill(0) or 0
+  local sd_eff = sd and sd:fill(0) or 0
+  local cfg, drv = some(opt(k, "smem_config_bytes")), some(opt(k, "smem_driver_bytes"))
+  -- the calculator, once over every launch (C)
+  local args = { cc = cc or any:keep(none), block_size = bs or any:keep(none), registers = regs, smem_static = ss_eff,
+    smem_dynamic = sd_eff, smem_config = cfg, smem_driver = drv,
+    grid_size = is_trace and some(dim_col(k, "grid_size", "grid")) or nil, sm_count = sms, max_threads_per_sm = maxthr }
+  local oc = gpu.columns(args)
+  local pct = oc:col("theoretical_occupancy_pct")
+  -- the table's rounded occupancy: once per distinct (warps, max warps)
+  local maxw = cc and some(cc:map(function(c) local a = gpus.cc(c); return a and a.max_warps_per_sm end)) or nil
+  local tw = oc:col("theoretical_warps")
+  local pct2 = maxw and (tw * 100000 + maxw):map(function(key)
+    return round2(100 * (key // 100000) / (key % 100000))
+  end) or pct
+  -- the launch table (COLS), one row per launch
+  local rn = row_numbers(k, any)
+  local t = k:select({})
+  t:with("kernel", first_of(opt(k, "short_name"), opt(k, "name")) or any:keep(none))
+  t:with("cc", cc or any:keep(none))
+  t:with("block_size", bs or any:keep(none))
+  t:with("registers", regs or any:keep(none))
+  t:with("smem_bytes", type(ss_eff) ~= "number" and (ss_eff + sd_eff) or type(sd_eff) ~= "number" and (sd_eff + ss_eff)
+    or tw:keep(none):fill(0))
+  t:with("smem_config_bytes", oc:col("smem_config_used"))
+  for _, c in ipairs({ "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
+                       "block_limit_barriers", "active_blocks", "theoretical_warps" }) do t:with(c, oc:col(c)) end
+  t:with("theoretical_occupancy_pct", pct2)
+  t:with("achieved_occupancy_pct", opt(k, "achieved_occupancy_pct") or pct:keep(none))
+  local my_est = oc:has("est_achieved_occupancy_pct") and oc:col("est_achieved_occupancy_pct") or nil
+  t:with("est_achieved_occupancy_pct", my_est or pct:keep(none))
+  -- what the input printed: ncu's theoretical occupancy, or Kineto's
+  -- estimate (2021 Kineto wrote the same estimate as "theoretical occupancy %")
+  local kt = opt(k, "theoretical_occupancy_pct")
+  local est = is_trace and first_of(opt(k, "est_achieved_occupancy_pct"), kt) or nil
+  t:with("reported_occupancy_pct", (is_trace and est or kt) or pct:keep(none))
+  t:with("limiter", oc:col("limiter"))
+  t:with("id", opt(k, "id") or (rn - 1))
+  for _, c in ipairs({ "start_ns", "duration_ns" }) do t:with(c, opt(k, c) or tw:keep(none)) end
+  -- a launch without a name is "launch N" (N its row)
+  local kernel_col = t:col("kernel")
+  if ntrue(kept & ~kernel_col:present()) > 0 then
+    t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")
+  end
+  t:with("_row", rn)
+
+  -- finding groups: launches equal in kernel, CC, block size, registers,
+  -- shared memory and configuration are one group (a nameless launch is
+  -- its own), in the order of their first launch; the figures of a group
+  -- are its first launch's
+  local gkeys = { "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_config_bytes" }
+  local ach = opt(k, "achieved_occupancy_pct")
+  local aggs = { { "first", "min", "_row", where = kept }, { "launches", "count", where = kept } }
+  if ach then
+    aggs[#aggs + 1] = { "ach_sum", "sum", "achieved_occupancy_pct", where = kept }
+    aggs[#aggs + 1] = { "ach_n", "count", where = kept & ach:present() }
+  end
+  if want_ids then aggs[#aggs + 1] = { "rows", "ids", where = kept } end
+  local groups, ids = t:group_by(gkeys):agg(aggs)
+  local gsel = groups:col("launches"):gt(0)
+  local firsts = groups:filter(gsel)
+  local grows = firsts:col("first")
+  local gids = want_ids and (function()
+    local all, out = ids.rows, {}
+    for gi, keep in ipairs(gsel:to_lua()) do if keep then out[#out + 1] = all[gi] end end
+    return out
+  end)() or nil
+  local rep = t:take(grows)
+  local orep = oc:take(grows)
+  local arep = k:select({}):with("smem_static", type(ss_eff) == "number" and tw:keep(none):fill(ss_eff) or ss_eff)
+  arep:with("smem_dynamic", type(sd_eff) == "number" and tw:keep(none):fill(sd_eff) or sd_eff)
+  if cfg then arep:with("smem_config", cfg) end
+  if drv then arep:with("smem_driver", drv) end
+  arep = arep:take(grows)
+  local order = {}
+  for gi, g in firsts:rows() do
+    local r, o_, a_ = rep:row(gi), orep:row(gi), arep:row(gi)
+    local a = gpus.cc(r.cc)
+    local lim = {}
+    for l in (o_.limiter or ""):gmatch("[^,]+") do lim[#lim + 1] = (l:gsub("^ ", "")) end
+    local ids_g = {}
+    if gids then ids_g = t:take(gids[gi]):col("id"):to_lua() end
+    order[gi] = { kernel = r.kernel, first = g.first, launches = g.launches, ach_sum = g.ach_sum or 0, ach_n = g.ach_n or 0,
+      ids = ids_g,
+      args = { cc = r.cc, block_size = r.block_size, registers = r.registers, smem_static = a_.smem_static,
+        smem_dynamic = a_.smem_dynamic, smem_config = a_.smem_config, smem_driver = a_.smem_driver },
+      o = { cc = a.cc, block_size = r.block_size, registers = r.registers, max_warps_per_sm = a.max_warps_per_sm,
+        block_limit_sm = o_.block_limit_sm, block_limit_warps = o_.block_limit_warps,
+        block_limit_registers = o_.block_limit_registers, block_limit_smem = o_.block_limit_smem,
+        block_limit_barriers = o_.block_limit_barriers, active_blocks = o_.active_blocks,
+        theoretical_warps = o_.theoretical_warps, theoretical_occupancy_pct = o_.theoretical_occupancy_pct,
+        smem_config_used = o_.smem_config_used, invalid = o_.invalid, limiter = lim } }
+  end
+  table.sort(order, function(x, y) return x.first < y.first end)
+
+  -- compare with what the input printed (ncu: every block limit, the
+  -- theoretical warps and occupancy; Kineto: the estimate)
+  local mismatch, exception = none, none
+  local diff_cols = { "block_limit_sm", "block_limit_registers", "block_limit_smem", "block_limit_warps", "theoretical_warps" }
+  if not is_trace then
+    local m = {}
+    for _, c in ipairs(diff_cols) do if k:has(c) then m[c] = k:col(c):ne(oc:col(c)) end end
+    if kt then m.pct = (kt - pct):abs():gt(0.01) end
+    local any_diff, others = none, none
+    for c, mc in pairs(m) do
+      any_diff = any_diff | mc
+      if c ~= "block_limit_smem" then others = others | mc end
+    end
+    -- the known 2020 ncu exception: Block Limit Shared Mem against the
+    -- maximum carveout instead of the configuration size
+    if m.block_limit_smem and cfg and cc then
+      local maxc = cc:map(function(c) local a = gpus.cc(c); return a and a.smem_per_sm end)
+      local cand = kept & m.block_limit_smem & ~others & cfg:lt(maxc)
+      if ntrue(cand) > 0 then
+        local a2 = {}
+        for kk, v in pairs(args) do a2[kk] = v end
+        a2.smem_config, a2.grid_size = maxc, nil
+        exception = cand & gpu.columns(a2):col("block_limit_smem"):eq(k:col("block_limit_smem"))
+      end
+    end
+    mismatch = kept & any_diff & ~exception
+  elseif est and my_est then
+    mismatch = kept & est:ne(my_est)
+  end
+  local exception_hits = ntrue(exception) > 0 and t:filter(exception):col("kernel"):to_lua() or {}
+  local n_mismatch = ntrue(mismatch)
+  local mismatches = {}
+  if n_mismatch > 0 then
+    for _, row in ipairs(t:filter(mismatch):head(5):col("_row"):to_lua()) do
+      local kr, orow, kernel = k:row(row), oc:row(row), t:get(row, "kernel")
+      local text
+      if is_trace then
+        text = string.format("perflab est. %d %%, Kineto %d %%", orow.est_achieved_occupancy_pct,
+          kr.est_achieved_occupancy_pct or kr.theoretical_occupancy_pct)
+      else
+        local diffs = {}
+        for _, c in ipairs(diff_cols) do
+          if kr[c] and kr[c] ~= orow[c] then diffs[#diffs + 1] = string.format("%s %s (input %s)", c, orow[c], kr[c]) end
+        end
+        if kr.theoretical_occupancy_pct and math.abs(kr.theoretical_occupancy_pct - orow.theoretical_occupancy_pct) > 0.01 then
+          diffs[#diffs + 1] = string.format("theoretical %.2f %% (input %.2f %%)", orow.theoretical_occupancy_pct,
+            kr.theoretical_occupancy_pct)
+        end
+        text = table.concat(diffs, ", ")
+      end
+      mismatches[#mismatches + 1] = string.format("%s: %s", kernel, text)
+    end
+  end
+  -- the assumed configuration sizes (ncu reports that print none)
+  if not is_trace then
+    local am = kept & oc:col("assumed")
+    if ntrue(am) > 0 then
+      for _, c in ipairs(t:filter(am):unique("smem_config_bytes")) do assumptions[gpu.assumption(c)] = true end
+    end
+  end
+
+  t:drop("_row")   -- t holds COLS in order (its columns share their values with oc and k: no copies)
+  if ntrue(kept) < n then t = t:filter(kept) end
+  -- the intermediate columns above hold memory in C that Lua's collector
+  -- does not count (a few bytes of userdata each): free them now, not
+  -- after the report's text is made (peak memory on a large trace)
+  args, oc, pct, pct2, tw, rep, orep, arep, rn = nil, nil, nil, nil, nil, nil, nil, nil, nil
+  collectgarbage()
+  return {
+    t = t, order = order, is_trace = is_trace, assumptions = assumptions, inferred = inferred, skipped = skipped,
+    no_cc = no_cc, unknown = unknown, kineto_smem = kineto_smem, exception_hits = exception_hits,
+    n_mismatch = n_mismatch, mismatches = mismatches,
+  }
+end
+
 local R
 R = {
   name = "occupancy",
@@ -151,183 +412,11 @@ R = {
         goto next_input
       end
       do
-      local k = p:table("kernels")
-      local order, represents = {}, {}
-      local skipped, no_cc, inferred, unknown_cc = 0, 0, {}, {}
-      local mismatches = {}
-      local assumptions = {}
-      local is_trace = k:has("est_achieved_occupancy_pct") or p.format == "kineto"
-      local kineto_smem = 0
-      local exception_hits = {}
-      local keys = {}
-      for _, c in ipairs(SHAPE) do if k:has(c) then keys[#keys + 1] = c end end
-      local by_shape = k:group_by(keys)
-      local shapes, launches = by_shape:agg { { "first_row", "ids" } }
-      local res, nameless = {}, false
-      local shape = {}   -- shape number -> {o, args, kernel, mismatch, exception} for the launch pass
-      for si, r in shapes:rows() do
-        local nrows = #launches.first_row[si]
-        res[si] = { kept = false }
-        local bs = gpu.dim(r, "block_size", "block")
-        local regs = r.registers
-        if not bs or not regs then skipped = skipped + nrows; goto next end
-        do
-          local cc, sms, maxthr = gpu.row_device(r, ctx)
-          -- shared memory: ncu prints static and dynamic; Kineto writes one
-          -- total ("shared memory" = static + dynamic) into smem_bytes
-          local smem_static, smem_dyn = r.smem_static_bytes, r.smem_dynamic_bytes
-          if not smem_static and not smem_dyn and r.smem_bytes then
-            smem_static = r.smem_bytes; kineto_smem = kineto_smem + nrows
-          end
-          smem_static, smem_dyn = smem_static or 0, smem_dyn or 0
-          if not cc and ctx.vendor ~= "amd" and r.block_limit_sm then
-            local c, cands, how = gpu.infer_cc_row(r, sms or ctx.sm_count)
-            if c then
-              cc = c
-              inferred[string.format("CC %s (from %s)", table.concat(cands, " or "), how)] = true
-            end
-          end
-          if not cc then no_cc = no_cc + nrows; goto next end
-          if not gpus.cc(cc) then   -- a CC the calculator has no constants for (Pascal 6.1 in nsys 2022 exports)
-            unknown_cc[cc] = (unknown_cc[cc] or 0) + nrows
-            goto next
-          end
-          local args = { cc = cc, block_size = bs, registers = regs, smem_static = smem_static,
-            smem_dynamic = smem_dyn, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }
-          local o = gpu.occupancy(args)
-          if o.assumption and not is_trace then assumptions[o.assumption] = true end
-          local kernel = r.short_name or r.name
-          -- what the input printed: ncu's theoretical occupancy, or Kineto's
-          -- estimate (2021 Kineto wrote the same estimate as "theoretical
-          -- occupancy %")
-          local est = r.est_achieved_occupancy_pct
-          if is_trace and not est then est = r.theoretical_occupancy_pct end
-          local grid = gpu.dim(r, "grid_size", "grid")
-          local my_est
-          if is_trace and grid and sms then
-            my_est = gpu.est_achieved_occupancy({ cc = cc, block_size = bs, grid_size = grid, registers = regs,
-              smem = smem_static + smem_dyn, sm_count = sms, max_threads_per_sm = maxthr }).pct
-          end
-          local reported = is_trace and est or r.theoretical_occupancy_pct
-          res[si] = {
-            kept = true, kernel = kernel, cc = o.cc, block_size = bs, registers = regs,
-            smem_bytes = smem_static + smem_dyn, smem_config_bytes = o.smem_config_used,
-            block_limit_sm = o.block_limit_sm, block_limit_warps = o.block_limit_warps,
-            block_limit_registers = o.block_limit_registers, block_limit_smem = o.block_limit_smem,
-            block_limit_barriers = o.block_limit_barriers, active_blocks = o.active_blocks,
-            theoretical_warps = o.theoretical_warps,
-            theoretical_occupancy_pct = round2(o.theoretical_occupancy_pct),
-            est_achieved_occupancy_pct = my_est,
-            reported_occupancy_pct = reported,
-            limiter = table.concat(o.limiter, ", "),
-          }
-          if not kernel then nameless = true end
-          local sh = { o = o, args = args, kernel = kernel }
-          shape[si] = sh
-          -- compare with what the input printed (ncu: every block limit, the
-          -- theoretical warps and occupancy; Kineto: the estimate)
-          if not is_trace then
-            local diffs = {}
-            for _, c in ipairs({ "block_limit_sm", "block_limit_registers", "block_limit_smem",
-                                 "block_limit_warps", "theoretical_warps" }) do
-              if r[c] and r[c] ~= o[c] then diffs[#diffs + 1] = string.format("%s %s (input %s)", c, o[c], r[c]) end
-            end
-            if r.theoretical_occupancy_pct and math.abs(r.theoretical_occupancy_pct - o.theoretical_occupancy_pct) > 0.01 then
-              diffs[#diffs + 1] = string.format("theoretical %.2f %% (input %.2f %%)", o.theoretical_occupancy_pct,
-                r.theoretical_occupancy_pct)
-            end
-            if #diffs > 0 then
-              -- the known 2020 ncu exception: Block Limit Shared Mem against
-              -- the maximum carveout instead of the configuration size
-              local maxc = gpus.cc(cc).smem_per_sm
-              if #diffs == 1 and r.block_limit_smem and r.block_limit_smem ~= o.block_limit_smem
-                 and r.smem_config_bytes and r.smem_config_bytes < maxc then
-                local a2 = {}
-                for kk, vv in pairs(args) do a2[kk] = vv end
-                a2.smem_config = maxc
-                if gpu.occupancy(a2).block_limit_smem == r.block_limit_smem then
-                  sh.exception = true
-                  diffs = {}
-                end
-              end
-            end
-            if #diffs > 0 then sh.mismatch = table.concat(diffs, ", ") end
-          elseif est and my_est and est ~= my_est then
-            sh.mismatch = string.format("perflab est. %d %%, Kineto %d %%", my_est, est)
-          end
-          -- identical configurations make one finding
-          sh.gkey = table.concat({ kernel or "", o.cc, bs, regs, smem_static + smem_dyn, tostring(o.smem_config_used) }, "|")
-          -- a finding reads the calculator's result of its group's first
-          -- shape only: the others need not keep theirs
-          if kernel and represents[sh.gkey] then sh.o, sh.args = nil, nil else represents[sh.gkey] = true end
-        end
-        ::next::
-      end
-      -- finding groups from the shapes (the grouping's row lists), not a
-      -- pass over the launches: the shapes of one configuration (gkey) make
-      -- one group, a nameless launch is its own; groups in the order of
-      -- their first launch, each with its launches in order (ids, the
-      -- achieved occupancy measured per launch)
-      local ids = k:has("id") and k:col("id"):to_lua() or nil
-      local ach = k:has("achieved_occupancy_pct") and k:col("achieved_occupancy_pct"):to_lua() or nil
-      local by_key, flagged, n_mismatch = {}, {}, 0
-      for si, rows in ipairs(launches.first_row) do
-        local sh = shape[si]
-        if sh then
-          if sh.kernel then
-            local g = by_key[sh.gkey]
-            if not g then
-              g = { kernel = sh.kernel, o = sh.o, args = sh.args, first = rows[1], parts = {} }
-              by_key[sh.gkey] = g; order[#order + 1] = g
-            end
-            g.parts[#g.parts + 1] = rows
-          else
-            for _, row in ipairs(rows) do
-              order[#order + 1] = { kernel = "launch " .. row, o = sh.o, args = sh.args, first = row, parts = { { row } } }
-            end
-          end
-          -- every launch of the known ncu exception is named; of the
-          -- mismatches, the count and the first five launches
-          if sh.exception then
-            for _, row in ipairs(rows) do flagged[#flagged + 1] = { row, sh.kernel or ("launch " .. row), sh } end
-          elseif sh.mismatch then
-            n_mismatch = n_mismatch + #rows
-            for i = 1, math.min(#rows, 5) do
-              flagged[#flagged + 1] = { rows[i], sh.kernel or ("launch " .. rows[i]), sh }
-            end
-          end
-        end
-      end
-      table.sort(order, function(a, b) return a.first < b.first end)
-      table.sort(flagged, function(a, b) return a[1] < b[1] end)
-      for _, f in ipairs(flagged) do
-        if f[3].exception then exception_hits[#exception_hits + 1] = f[2] end
-        if f[3].mismatch and #mismatches < 5 then mismatches[#mismatches + 1] = string.format("%s: %s", f[2], f[3].mismatch) end
-      end
-      for _, g in ipairs(order) do
-        local rows = g.parts[1]
-        if #g.parts > 1 then
-          rows = {}
-          for _, part in ipairs(g.parts) do table.move(part, 1, #part, #rows + 1, rows) end
-          table.sort(rows)
-        end
-        local gi, sum, n = {}, 0, 0
-        for i, row in ipairs(rows) do
-          gi[i] = ids and ids[row] or (row - 1)
-          local a = ach and ach[row]
-          if a then sum = sum + a; n = n + 1 end
-        end
-        g.ids, g.launches, g.ach_sum, g.ach_n = gi, #rows, sum, n
-      end
-      -- the launch table: each launch gets its shape's figures and its own
-      -- achieved occupancy (skipped launches are not kept)
-      -- (with each launch's join keys: id, start_ns, duration_ns)
-      local t = weighting.per_launch(by_shape, res, COLS, k)
-      if k:has("achieved_occupancy_pct") then t:with("achieved_occupancy_pct", k:col("achieved_occupancy_pct")) end
-      if nameless then
-        t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")
-      end
-      t = #res > 0 and t:filter(t:col("kept")):select(COLS) or t:select(COLS)
+      local name = #inputs > 1 and ("occupancy_" .. idx) or "occupancy"
+      local c = cuda_report(p, ctx, #timelines > 0)
+      local t, order, is_trace, assumptions, inferred = c.t, c.order, c.is_trace, c.assumptions, c.inferred
+      local skipped, no_cc, kineto_smem, exception_hits = c.skipped, c.no_cc, c.kineto_smem, c.exception_hits
+      local n_mismatch, mismatches = c.n_mismatch, c.mismatches
       if #exception_hits > 0 then
         report:note(string.format("%d launch(es) (%s): the input's Block Limit Shared Mem is what the maximum shared-memory carveout gives, not the printed configuration size -- the known behaviour of 2020-era ncu; the theoretical occupancy agrees",
           #exception_hits, table.concat(exception_hits, ", ")))
@@ -339,9 +428,26 @@ R = {
         assumptions[string.format("trace input: the calculator assumes the runtime's default carveout (the full shared memory per SM) and no opt-in above %s per block, as Kineto's estimate does",
           "48 KB")] = true
       end
-      local name = #inputs > 1 and ("occupancy_" .. idx) or "occupancy"
       report:table(name, t, { title = string.format("%d launches (%s), device from %s", t:nrows(), p.source, ctx.source),
         note = "Theoretical occupancy from perflab.gpu.occupancy; reported_occupancy_pct is what the input printed." })
+      -- the what-if of every group that gets a limiter finding, in one call
+      local wi_rows, wi_of = {}, {}
+      for _, g in ipairs(order) do
+        local o = g.o
+        if not o.invalid and o.theoretical_occupancy_pct < opts.threshold then
+          local a = g.args
+          wi_rows[#wi_rows + 1] = { cc = a.cc, bs = a.block_size, regs = a.registers, ss = a.smem_static, sd = a.smem_dynamic,
+            cfg = a.smem_config, drv = a.smem_driver }
+          wi_of[g] = #wi_rows
+        end
+      end
+      local wi
+      if #wi_rows > 0 then
+        local w = T.from_rows(wi_rows, { "cc", "bs", "regs", "ss", "sd", "cfg", "drv" })
+        local function wcol(c) return w:has(c) and w:col(c) or nil end
+        wi = gpu.columns { cc = w:col("cc"), block_size = w:col("bs"), registers = wcol("regs"), smem_static = wcol("ss"),
+          smem_dynamic = wcol("sd"), smem_config = wcol("cfg"), smem_driver = wcol("drv"), what_if = true }
+      end
       for _, g in ipairs(order) do
         local o = g.o
         local launches = g.launches == 1 and "1 launch" or (g.launches .. " launches")
@@ -350,7 +456,7 @@ R = {
             message = string.format("%s cannot run on CC %s: %s", g.kernel, o.cc, o.invalid),
             evidence = { launches = g.launches, block_size = o.block_size, registers = o.registers } }, p, g.kernel, g.ids)
         elseif o.theoretical_occupancy_pct < opts.threshold then
-          local whatif = gpu.what_if(g.args, o)
+          local whatif = gpu.what_if_of(wi:row(wi_of[g]), o.cc)
           local tips = {}
           for _, w in ipairs(whatif) do tips[#tips + 1] = w.text end
           items[#items + 1] = weighting.item(report:finding { severity = "warn", rule = "occupancy.limiter", subject = g.kernel,
@@ -389,8 +495,7 @@ R = {
         report:note(string.format("%s prints no compute capability; used %s, the first that fits", p.source, c))
       end
       if skipped > 0 then report:note(string.format("%d launches without block size or registers were skipped", skipped)) end
-      local unknown = {}
-      for c, n in pairs(unknown_cc) do unknown[#unknown + 1] = string.format("%d at CC %s", n, c) end
+      local unknown = c.unknown
       table.sort(unknown)
       if #unknown > 0 then
         report:note(string.format("launches skipped: %s -- a compute capability the occupancy calculator has no "

@@ -75,6 +75,7 @@ static const luaL_Reg builtin_modules[] = {
   {"perflab.stats", luaopen_perflab_stats},
   {"perflab.intervals", luaopen_perflab_intervals},
   {"perflab.options", luaopen_perflab_options},
+  {"perflab.occupancy_calc", luaopen_perflab_occupancy_calc},
   {"cjson", luaopen_cjson},
   {NULL, NULL}
 };

@@ -386,6 +386,12 @@ static int tbl_with(lua_State *L) {
   pl_table *t = pl_l_writable(L, 1);
   if (c->t->nrows != t->nrows)
     return luaL_error(L, "with '%s': the column has %d rows, table '%s' %d", name, (int)c->t->nrows, t->name, (int)t->nrows);
+  if (c->t->cols[c->col]->type != PL_STR || c->t->pool == t->pool) {
+    /* no copy: the two tables share the values until either changes them */
+    pl_table_put_shared(t, name, c->t, c->col);
+    lua_settop(L, 1);
+    return 1;
+  }
   pl_table *one = pl_column_copy(name, c->t, c->col);
   pl_column *col = one->cols[0];
   if (col->type == PL_STR && c->t->pool != t->pool) {   /* another pool: re-intern each text once */

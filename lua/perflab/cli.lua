@@ -308,7 +308,7 @@ function M.run(args)
   else
     rep = recipes.run(r, inputs, o.set)
   end
-  write(rep:render(fmt, { width = term_width(), table = o.table }))
+  rep:write(io.stdout, fmt, { width = term_width(), table = o.table })
   if o.output then
     local files = write_outputs(o.output, rep)
     io.stderr:write(string.format("perflab: wrote %d files to %s\n", #files, o.output))

@@ -4,6 +4,9 @@
 -- Lua on the GPU constants of perflab.gpus, no profile, no host needed (runs
 -- under a stock lua5.4 with package.path = "lua/?.lua;" .. package.path).
 -- perflab.gpu re-exports every field under its old name.
+-- columns() is the exception: the same calculator over whole columns of
+-- launch shapes, in C (perflab.occupancy_calc, loaded on its first call),
+-- checked against occupancy() by tests/lua/test_occupancy_columns.lua.
 --
 -- Reference: ../shared/reference/gpu-facts.md section 1.4 (the algorithm of
 -- cuda_occupancy.h restated, with ncu's Shared Memory Configuration Size as
@@ -58,6 +61,15 @@ local LIMIT_NAMES = {
   { key = "block_limit_barriers", name = "barriers" },
 }
 M.LIMIT_NAMES = LIMIT_NAMES
+
+--- assumption(config_bytes [, carveout_pct]) -> the note occupancy() gives
+--- (its `assumption`) when the shared-memory configuration size was not given.
+function M.assumption(C, carveout_pct)
+  return string.format(
+    "shared-memory configuration size not given: assumed %s (%s), so Block Limit Shared Mem is an upper bound (the driver may configure less, as ncu's launch__shared_mem_config_size would show)",
+    kb(C), carveout_pct and string.format("carveout %g %% rounded up", carveout_pct)
+      or "the runtime occupancy API's default: the full carveout")
+end
 
 --- gpu.occupancy{cc=, block_size=, registers=, smem_static=, smem_dynamic=,
 ---   smem_config=, smem_driver=, barriers=, carveout_pct=, optin=}
@@ -140,10 +152,7 @@ function M.occupancy(args)
     end
     C = carveout_at_least(a, want) or a.smem_per_sm
     if C < A then C = carveout_at_least(a, A) or C end
-    r.assumption = string.format(
-      "shared-memory configuration size not given: assumed %s (%s), so Block Limit Shared Mem is an upper bound (the driver may configure less, as ncu's launch__shared_mem_config_size would show)",
-      kb(C), args.carveout_pct and string.format("carveout %g %% rounded up", args.carveout_pct)
-        or "the runtime occupancy API's default: the full carveout")
+    r.assumption = M.assumption(C, args.carveout_pct)
   end
   r.smem_config_used = C
   local L_smem
@@ -200,6 +209,22 @@ local function copy(t)
   return c
 end
 
+-- one what-if entry, with its text
+local function whatif_entry(resource, value, blocks, pct, a)
+  local fits = blocks == 1 and " fits" or "s fit"
+  local text
+  if resource == "registers" then
+    text = string.format("at <= %d registers per thread, %d block%s per SM: %s %%", value, blocks, fits, fmt_pct(pct))
+  elseif resource == "shared memory" then
+    text = string.format("at <= %d bytes of shared memory per block (%s configuration), %d block%s per SM: %s %%",
+      value, kb(a.smem_per_sm), blocks, fits, fmt_pct(pct))
+  else
+    text = string.format("with %d threads per block (same registers and shared memory per block), %d block%s per SM: %s %%",
+      value, blocks, fits, fmt_pct(pct))
+  end
+  return { resource = resource, value = value, active_blocks = blocks, theoretical_occupancy_pct = pct, text = text }
+end
+
 --- gpu.what_if(args [, result]) -> list of { resource =, value =, active_blocks =,
 --- theoretical_occupancy_pct =, text = } for the change of one resource that
 --- reaches the next occupancy step: the largest registers per thread, the
@@ -227,11 +252,7 @@ function M.what_if(args, res)
       local t = copy(base); t.registers = r2
       local o = M.occupancy(t)
       if o.theoretical_occupancy_pct > cur then
-        out[#out + 1] = { resource = "registers", value = r2, active_blocks = o.active_blocks,
-          theoretical_occupancy_pct = o.theoretical_occupancy_pct,
-          text = string.format("at <= %d registers per thread, %d block%s per SM: %s %%",
-            r2, o.active_blocks, o.active_blocks == 1 and " fits" or "s fit",
-            fmt_pct(o.theoretical_occupancy_pct)) }
+        out[#out + 1] = whatif_entry("registers", r2, o.active_blocks, o.theoretical_occupancy_pct, a)
         break
       end
       -- registers alone cannot help once the allocation is at its minimum
@@ -254,11 +275,7 @@ function M.what_if(args, res)
         local t = copy(base); t.smem_static = S2; t.smem_dynamic = 0
         local o = M.occupancy(t)
         if o.theoretical_occupancy_pct > cur then
-          out[#out + 1] = { resource = "shared memory", value = S2, active_blocks = o.active_blocks,
-            theoretical_occupancy_pct = o.theoretical_occupancy_pct,
-            text = string.format("at <= %d bytes of shared memory per block (%s configuration), %d block%s per SM: %s %%",
-              S2, kb(C), o.active_blocks, o.active_blocks == 1 and " fits" or "s fit",
-              fmt_pct(o.theoretical_occupancy_pct)) }
+          out[#out + 1] = whatif_entry("shared memory", S2, o.active_blocks, o.theoretical_occupancy_pct, a)
         end
         break
       end
@@ -281,12 +298,72 @@ function M.what_if(args, res)
   end
   if best then
     local bs, o = best[1], best[2]
-    out[#out + 1] = { resource = "block size", value = bs, active_blocks = o.active_blocks,
-      theoretical_occupancy_pct = o.theoretical_occupancy_pct,
-      text = string.format("with %d threads per block (same registers and shared memory per block), %d block%s per SM: %s %%",
-        bs, o.active_blocks, o.active_blocks == 1 and " fits" or "s fit", fmt_pct(o.theoretical_occupancy_pct)) }
+    out[#out + 1] = whatif_entry("block size", bs, o.active_blocks, o.theoretical_occupancy_pct, a)
   end
   return out
+end
+
+--- what_if_of(row, cc) -> what_if's list from a row of columns{..., what_if =
+--- true} (a Lua row: what_if_registers, what_if_registers_blocks, ...).
+function M.what_if_of(row, cc)
+  local a = resolve_arch(cc)
+  local out = {}
+  for _, w in ipairs({ { "registers", "what_if_registers" }, { "shared memory", "what_if_smem_bytes" },
+                       { "block size", "what_if_block_size" } }) do
+    local v = row[w[2]]
+    if v then
+      local stem = w[2]:gsub("_bytes$", "")
+      out[#out + 1] = whatif_entry(w[1], v, row[stem .. "_blocks"], row[stem .. "_pct"], a)
+    end
+  end
+  return out
+end
+
+--- cuda_occupancy.columns{cc=, block_size=, registers=, smem_static=,
+---   smem_dynamic=, smem_config=, smem_driver=, barriers=, carveout_pct=,
+---   optin=, grid_size=, sm_count=, max_threads_per_sm=, what_if=}
+--- The calculator over whole columns of launch shapes in one call (C,
+--- src/core/occupancy.c: the same steps as occupancy() above, checked
+--- against it shape by shape).  Each input is a column (of one table's
+--- length), a number for every row, or nil; cc is a compute capability
+--- (as gpus.cc takes it) or a string or integer column of them (resolved
+--- once per distinct value; a CC without constants gives a missing row).
+--- Missing block size or cc: the row's results are missing; missing
+--- registers, smem_static, smem_dynamic count as 0, smem_config as not
+--- given (the runtime's rule), smem_driver as the architecture's.
+--- Returns a table, one row per shape: warps_per_block, block_limit_sm,
+--- block_limit_warps, block_limit_registers, block_limit_smem,
+--- block_limit_barriers, active_blocks, theoretical_warps,
+--- theoretical_occupancy_pct, limiter ("registers, shared memory"),
+--- invalid (the reason, or missing), smem_per_block_allocated,
+--- smem_config_used, regs_per_warp_allocated, assumed (smem_config was not
+--- given); with grid_size, est_achieved_occupancy_pct (Kineto's estimate,
+--- as est_achieved_occupancy's pct: sm_count needed); with what_if = true,
+--- what_if_registers, what_if_smem_bytes, what_if_block_size and for each
+--- its _blocks and _pct (what_if's three changes, missing where none helps).
+local COL_ARGS = { "barriers", "block_size", "carveout_pct", "cc", "grid_size", "max_threads_per_sm", "optin",
+  "registers", "sm_count", "smem_config", "smem_driver", "smem_dynamic", "smem_static", "what_if" }
+function M.columns(spec)
+  check(spec, COL_ARGS, "perflab.cuda_occupancy.columns")
+  local archs, index = {}, {}
+  local function arch_index(cc)
+    local a = (type(cc) == "table" and cc.max_warps_per_sm) and cc or gpus.cc(cc)
+    if not a then return nil end
+    if not index[a] then archs[#archs + 1] = a; index[a] = #archs end
+    return index[a]
+  end
+  local cc, arch = spec.cc, nil
+  if type(cc) == "userdata" then
+    -- (a column with no value at all may be typed number: every row missing)
+    arch = (cc:type() == "number" and cc:count() == 0) and cc or cc:map(arch_index)
+  else
+    arch = arch_index(cc)
+    if not arch then error("perflab.cuda_occupancy.columns: " .. select(2, gpus.cc(cc)), 2) end
+  end
+  local c = {}
+  for k, v in pairs(spec) do if k ~= "cc" then c[k] = v end end
+  c.arch = arch
+  return require("perflab.occupancy_calc").columns(archs, c)
 end
 
 -- round a double to IEEE single precision (Kineto computes in float)

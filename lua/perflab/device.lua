@@ -1,6 +1,6 @@
 -- perflab.device -- the device context of a profile: which GPU a trace or
 -- an ncu report ran on (what the input says, then --gpu), per launch row
--- (row_device), the compute capability of an ncu launch that prints none
+-- (row_device; launch_devices for a whole table), the compute capability of an ncu launch that prints none
 -- (infer_cc_row), and launch dimensions of a row (dim).  The GPU constants
 -- themselves are perflab.gpus; perflab.gpu re-exports every field here.
 
@@ -81,6 +81,23 @@ function M.row_device(r, ctx)
   local sms = r.sm_count or (d and d.sm_count)
   if not sms and ctx.sm_count and ctx.source:find("the input", 1, true) then sms = ctx.sm_count end
   return cc and (gpus.cc_key(cc) or cc) or nil, sms, d and d.max_threads_per_sm
+end
+
+--- launch_devices(kernels, ctx) -> a table of the kernels' length with the
+--- columns cc, sm_count and max_threads_per_sm of row_device for each
+--- launch, worked out once per distinct (cc, device, sm_count) of the table
+--- (a group_by and a broadcast in C), not once per launch.
+function M.launch_devices(k, ctx)
+  local T = require "perflab.table"
+  local keys = {}
+  for _, c in ipairs({ "cc", "device", "sm_count" }) do if k:has(c) then keys[#keys + 1] = c end end
+  local by = k:group_by(keys)
+  local rows = {}
+  for i, d in by:agg { { "n", "count" } }:rows() do
+    local cc, sms, maxthr = M.row_device(d, ctx)
+    rows[i] = { cc = cc, sm_count = sms, max_threads_per_sm = maxthr }
+  end
+  return by:broadcast(T.from_rows(rows, { "cc", "sm_count", "max_threads_per_sm" }))
 end
 
 --- compute capability of an ncu launch that prints none (2020-2021 ncu):

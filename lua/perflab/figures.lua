@@ -123,28 +123,41 @@ end
 function M.occupancy(report, tname, max_kernels)
   tname = tname or "occupancy"
   local gpu = require "perflab.gpu"
-  local rows = rows_of(report.tables[tname], { "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_config_bytes",
-    "theoretical_occupancy_pct" })
-  if not rows then return end
-  local picked, seen = {}, {}
-  for _, r in ipairs(rows) do
-    if r.cc and r.block_size and r.registers and not seen[r.kernel] and #picked < (max_kernels or 3) then
-      seen[r.kernel] = true
-      picked[#picked + 1] = r
-    end
+  -- the first launch of each of the first kernels with a CC, block size
+  -- and registers, found in C (the table has a row per launch)
+  local t = report.tables[tname]
+  if not t or t:nrows() == 0 then return end
+  for _, c in ipairs({ "kernel", "cc", "block_size", "registers" }) do if not t:has(c) then return end end
+  local cols = {}
+  for _, c in ipairs({ "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_config_bytes", "theoretical_occupancy_pct" }) do
+    if t:has(c) then cols[#cols + 1] = c end
+  end
+  local ok = t:col("cc"):present() & t:col("block_size"):present() & t:col("registers"):present() & t:col("kernel"):present()
+  local sel = t:select(cols):filter(ok)
+  local picked = {}
+  for _, g in sel:group_by("kernel"):agg { { "n", "count" } }:head(max_kernels or 3):rows() do
+    picked[#picked + 1] = sel:where { kernel = g.kernel }:row(1)
   end
   if #picked == 0 then return end
-  local function occ(r, bs, regs, smem)
-    local ok, res = pcall(gpu.occupancy, { cc = r.cc, block_size = bs, registers = regs, smem_static = smem,
-      smem_config = r.smem_config_bytes })
-    if not ok or res.invalid then return 0 end
-    return res.theoretical_occupancy_pct
+  -- the theoretical occupancy of a list of {r, block size, registers,
+  -- shared memory} in one call of the calculator (0 where it cannot run)
+  local function occ_all(q)
+    local rows = {}
+    for i, e in ipairs(q) do
+      rows[i] = { cc = e[1].cc, bs = e[2], regs = e[3], smem = e[4], cfg = e[1].smem_config_bytes }
+    end
+    local qt = require("perflab.table").from_rows(rows, { "cc", "bs", "regs", "smem", "cfg" })
+    local o = gpu.columns { cc = qt:col("cc"), block_size = qt:col("bs"), registers = qt:col("regs"),
+      smem_static = qt:col("smem"), smem_config = qt:col("cfg"):count() > 0 and qt:col("cfg") or nil }
+    local pcts, inval, out = o:col("theoretical_occupancy_pct"):to_lua(), o:col("invalid"):to_lua(), {}
+    for i = 1, #q do out[i] = (inval[i] or not pcts[i]) and 0 or pcts[i] end
+    return out
   end
   local dims = {
     { key = "block_size", label = "threads per block", x_max = 1024, xs = function() local t = {}; for b = 32, 1024, 32 do t[#t + 1] = b end; return t end,
-      f = function(r, x) return occ(r, x, r.registers, r.smem_bytes or 0) end },
+      a = function(r, x) return x, r.registers, r.smem_bytes or 0 end },
     { key = "registers", label = "registers per thread", xs = function() local t = {}; for g = 8, 255, 1 do t[#t + 1] = g end; return t end,
-      f = function(r, x) return occ(r, r.block_size, x, r.smem_bytes or 0) end },
+      a = function(r, x) return r.block_size, x, r.smem_bytes or 0 end },
     { key = "smem_bytes", label = "shared memory per block (bytes)",
       xs = function()
         local hi = 48 * 1024
@@ -154,20 +167,29 @@ function M.occupancy(report, tname, max_kernels)
         for k = 0, 64 do t[#t + 1] = math.floor(hi * k / 64 / 128) * 128 end
         return t
       end,
-      f = function(r, x) return occ(r, r.block_size, r.registers, x) end },
+      a = function(r, x) return r.block_size, r.registers, x end },
   }
   for _, d in ipairs(dims) do
     local series = {}
     local xs = d.xs()
+    -- every point of every kernel (and its current configuration), one call
+    local q = {}
+    for _, r in ipairs(picked) do
+      for _, x in ipairs(xs) do q[#q + 1] = { r, d.a(r, x) } end
+      q[#q + 1] = { r, d.a(r, r[d.key] or 0) }
+    end
+    local res, at = occ_all(q), 0
     for i, r in ipairs(picked) do
       local pts = {}
-      for _, x in ipairs(xs) do pts[#pts + 1] = { x, d.f(r, x) } end
+      for _, x in ipairs(xs) do at = at + 1; pts[#pts + 1] = { x, res[at] } end
       local cur = r[d.key] or 0
+      at = at + 1
+      local now = res[at]
       series[#series + 1] = { name = chart.short(label(r.kernel), 40), points = pts, marker = false }
       series[#series + 1] = { name = "current: " .. chart.short(label(r.kernel), 24), line = false, marker_shape = chart.markers[i + 4],
         colour = chart.palette[(2 * i - 2) % #chart.palette + 1],
-        points = { { cur, d.f(r, cur), r = 7, title = string.format("%s: %s = %s → %s theoretical occupancy", r.kernel, d.label,
-          units.count(cur), pct(d.f(r, cur))) } } }
+        points = { { cur, now, r = 7, title = string.format("%s: %s = %s → %s theoretical occupancy", r.kernel, d.label,
+          units.count(cur), pct(now)) } } }
     end
     -- a kernel's curve and its current marker share a colour
     for i = 1, #series, 2 do series[i].colour = chart.palette[(i - 1) % #chart.palette + 1] end

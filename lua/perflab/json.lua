@@ -82,11 +82,24 @@ local function encode(v, indent, depth, out)
   end
 end
 
---- encode(value [, indent]) -> text
-function M.encode(v, indent)
+--- encode(value [, indent [, tail]]) -> text, with tail (say "\n") appended
+--- in the same concatenation (no second copy of a large report's text)
+function M.encode(v, indent, tail)
   local out = {}
   encode(v, indent, 0, out)
+  if tail then out[#out + 1] = tail end
   return table.concat(out)
+end
+
+--- write(fh, value [, indent [, tail]]) -> fh: encode's text written to the
+--- file handle piece by piece, never joined into one string (a report
+--- holding a large table is written without a copy of its whole text)
+function M.write(fh, v, indent, tail)
+  local out = {}
+  encode(v, indent, 0, out)
+  if tail then out[#out + 1] = tail end
+  for i = 1, #out, 200 do fh:write(table.unpack(out, i, math.min(i + 199, #out))) end
+  return fh
 end
 
 return M

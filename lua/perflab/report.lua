@@ -308,7 +308,7 @@ function Report:to_data()
 end
 
 function Report:render_json()
-  return json.encode(self:to_data(), "  ") .. "\n"
+  return json.encode(self:to_data(), "  ", "\n")
 end
 
 --- CSV: one table (opts.table, or the only one) as plain CSV; otherwise every
@@ -353,6 +353,18 @@ function Report:render(format, opts)
   elseif format == "html" then return require("perflab.html").page({ self }, opts)
   end
   errors.fail(string.format("unknown output format '%s' (text, markdown, json, csv, html)", tostring(format)))
+end
+
+--- Report:write(fh, format [, opts]) -> fh: render(format, opts) written to
+--- the file handle; JSON piece by piece (a table's text is never copied
+--- into one string with the rest of the report)
+function Report:write(fh, format, opts)
+  if format == "json" then
+    check(opts, { "max_rows", "table", "width" }, "report:write")
+    return json.write(fh, self:to_data(), "  ", "\n")
+  end
+  fh:write(self:render(format, opts))
+  return fh
 end
 
 Report.__tostring = function(r) return r:render_text() end

@@ -166,6 +166,20 @@ void pl_table_set_col(pl_table *t, pl_column *c) {
   table_push_col(t, c);
 }
 
+void pl_table_put_shared(pl_table *t, const char *name, const pl_table *src, int col) {
+  pl_column *s = src->cols[col];        /* its count of holders changes, not its values */
+  pl_column *c = pl_xcalloc(1, sizeof *c);
+  c->name = pl_xstrdup(name);
+  c->doc = s->doc ? pl_xstrdup(s->doc) : NULL;
+  c->type = s->type;
+  c->len = s->len; c->cap = s->cap;
+  c->v.any = s->v.any;
+  if (!s->shared) { s->shared = pl_xmalloc(sizeof *s->shared); *s->shared = 1; }
+  c->shared = s->shared;
+  ++*c->shared;
+  pl_table_set_col(t, c);
+}
+
 pl_column *pl_table_take_col(pl_table *t, int col) {
   pl_column *c = t->cols[col];
   memmove(t->cols + col, t->cols + col + 1, (t->ncols - (size_t)col - 1) * sizeof *t->cols);

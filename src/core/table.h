@@ -97,6 +97,12 @@ int pl_table_add_doc_col(pl_table *t, const char *name, pl_type type, const char
 /* Takes column c (c->len == nrows, storage malloc'd) into t: in place of
 ** t's column of the same name, else at the end. */
 void pl_table_set_col(pl_table *t, pl_column *c);
+/* Puts into t (in place of its column of that name, else at the end) a
+** column `name` holding the values of column col of src (of t's length),
+** sharing its storage with no copy until either is written to or grows
+** (the alias of pl_table_add_alias, across tables).  A string column must
+** come from a table of the same string pool. */
+void pl_table_put_shared(pl_table *t, const char *name, const pl_table *src, int col);
 /* Detaches column col from t (shifting the later ones) and returns it. */
 pl_column *pl_table_take_col(pl_table *t, int col);
 /* A column `name` at index `at` (0..ncols) holding the same values as

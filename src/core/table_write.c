@@ -54,7 +54,8 @@ static void json_string(pl_buf *o, const char *s, size_t n) {
   pl_buf_reserve(o, n + 2);
   pl_buf_addc(o, '"');
   for (size_t i = 0; i < n; i++) {
-    size_t j = i;                 /* a run of characters written as they are */
+    /* a run of characters that need no escape, copied at once */
+    size_t j = i;
     while (j < n && (unsigned char)s[j] >= 0x20 && s[j] != '"' && s[j] != '\\' && s[j] != 0x7f) j++;
     if (j > i) { pl_buf_add(o, s + i, j - i); i = j; if (i == n) break; }
     unsigned char c = (unsigned char)s[i];
@@ -74,33 +75,29 @@ static void json_string(pl_buf *o, const char *s, size_t n) {
   pl_buf_addc(o, '"');
 }
 
-/* an int64 in decimal (what "%lld" gives), without printf */
-static void add_int(pl_buf *o, int64_t v) {
-  char d[24];
-  size_t n = 0;
+/* a number's JSON text, cached by its bits (NCACHE entries per column) */
+#define NCACHE 256
+typedef struct numcache { uint64_t bits; unsigned char used, len; char text[40]; } numcache;
+
+/* the decimal digits of v (as "%lld" prints them) into out; the length */
+static int fmt_i64(char *out, int64_t v) {
+  char b[24];
+  int n = 0;
   uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-  do { d[n++] = (char)('0' + u % 10); u /= 10; } while (u);
-  if (v < 0) d[n++] = '-';
-  pl_buf_reserve(o, n);
-  for (size_t k = 0; k < n; k++) o->data[o->len + k] = d[n - 1 - k];
-  o->len += n;
+  do { b[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+  if (v < 0) b[n++] = '-';
+  for (int k = 0; k < n; k++) out[k] = b[n - 1 - k];
+  return n;
 }
 
-/* the text of one double, cached (pl_fmt_double writes at most 24 bytes) */
-typedef struct numtext { double v; char s[32]; unsigned char len, used; } numtext;
-enum { NT_SLOTS = 256 };
-static size_t nt_slot(double v) {
-  uint64_t b;
-  memcpy(&b, &v, sizeof b);
-  b ^= b >> 29; b *= 0xbf58476d1ce4e5b9ULL; b ^= b >> 32;
-  return (size_t)(b & (NT_SLOTS - 1));
+void pl_table_write_json(const pl_table *t, pl_buf *o) {
+  pl_table_write_json_indent(t, o, " ", "");
 }
 
-void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_indent, const char *end_indent) {
+void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_indent, const char *close_indent) {
   char tmp[64];
-  numtext *cache = pl_xcalloc(t->ncols ? t->ncols * NT_SLOTS : 1, sizeof *cache);
-  size_t ri = strlen(row_indent);
-  /* each column's '"name":' escaped once, not once per row */
+  size_t nri = strlen(row_indent);
+  /* each column's key, written once: ", "NAME":" (the first without ", ") */
   pl_buf keys; pl_buf_init(&keys);
   size_t *kat = pl_xmalloc((t->ncols + 1) * sizeof *kat);
   for (size_t j = 0; j < t->ncols; j++) {
@@ -110,49 +107,69 @@ void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_in
     pl_buf_addc(&keys, ':');
   }
   kat[t->ncols] = keys.len;
+  numcache *cache = pl_xcalloc((t->ncols ? t->ncols : 1) * NCACHE, sizeof *cache);
   pl_buf_addc(o, '[');
+  size_t start = o->len;
+  /* room for a row but its strings: the keys, the indent, and at most 40
+  ** bytes a value (an int64 is 20, a shortest double 24); a string cell
+  ** reserves its own, then the row's room is asked for again */
+  size_t rowroom = nri + 8 + keys.len + t->ncols * 40;
+#define PUT(src, n) do { size_t n_ = (n); memcpy(o->data + o->len, (src), n_); o->len += n_; } while (0)
   for (size_t i = 0; i < t->nrows; i++) {
-    pl_buf_adds(o, i ? ",\n" : "\n");
-    pl_buf_add(o, row_indent, ri);
-    pl_buf_addc(o, '{');
+    /* after the first rows, room for all at their mean size (and a tenth
+    ** more): one allocation instead of a copy at each doubling */
+    if (i == 1024 && t->nrows > 2048)
+      pl_buf_reserve(o, (o->len - start) / 1024 * (t->nrows - 1024) / 10 * 11);
+    pl_buf_reserve(o, rowroom);
+    PUT(i ? ",\n" : "\n", i ? 2 : 1);
+    PUT(row_indent, nri);
+    PUT("{", 1);
     for (size_t j = 0; j < t->ncols; j++) {
       const pl_column *c = t->cols[j];
-      pl_buf_add(o, keys.data + kat[j], kat[j + 1] - kat[j]);
-      if (pl_cell_missing(t, (int)j, i)) { pl_buf_add(o, "null", 4); continue; }
+      PUT(keys.data + kat[j], kat[j + 1] - kat[j]);
+      /* integers (and integral doubles below 1e15, which print as their
+      ** digits) without printf: most cells of a large table */
+      if (c->type == PL_INT || (c->type == PL_NUM && c->v.num[i] == floor(c->v.num[i]) && fabs(c->v.num[i]) < 1e15
+                                 && c->v.num[i] != 0)) {
+        int64_t v = c->type == PL_INT ? c->v.i64[i] : (int64_t)c->v.num[i];
+        if (v == PL_INT_NA) { PUT("null", 4); continue; }
+        o->len += (size_t)fmt_i64(o->data + o->len, v);
+        continue;
+      }
+      if (pl_cell_missing(t, (int)j, i)) { PUT("null", 4); continue; }
       if (c->type == PL_STR) {
         size_t n;
         const char *s = pl_pool_str(t->pool, c->v.str[i], &n);
         json_string(o, s, n);
-      } else if (c->type == PL_INT) {
-        add_int(o, c->v.i64[i]);
+        pl_buf_reserve(o, rowroom);
       } else if (c->type == PL_NUM && isinf(c->v.num[i])) {
-        pl_buf_add(o, "null", 4);
+        PUT("null", 4);
       } else if (c->type == PL_NUM) {
-        /* a column's doubles repeat (a few hundred distinct values over
-        ** many rows): their text from a small per-column cache keyed by
-        ** the bits, the shortest round-trip search only on a miss */
-        numtext *e = &cache[j * NT_SLOTS + nt_slot(c->v.num[i])];
-        if (!e->used || memcmp(&e->v, &c->v.num[i], sizeof e->v) != 0) {
-          e->v = c->v.num[i];
-          e->len = (unsigned char)pl_fmt_double(e->s, sizeof e->s, e->v);
-          e->used = 1;
+        /* the shortest round-trip text (printf and strtod: slow), once per
+        ** value in a small cache per column: a table repeats its values */
+        uint64_t bits;
+        memcpy(&bits, &c->v.num[i], sizeof bits);
+        numcache *e = &cache[j * NCACHE + (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 56)];
+        if (!e->used || e->bits != bits) {
+          e->used = 1; e->bits = bits;
+          e->len = (unsigned char)pl_cell_text(t, (int)j, i, e->text, sizeof e->text);
         }
-        pl_buf_add(o, e->s, e->len);
+        PUT(e->text, e->len);
       } else {
         int n = pl_cell_text(t, (int)j, i, tmp, sizeof tmp);
-        pl_buf_add(o, tmp, (size_t)n);
+        PUT(tmp, (size_t)n);
       }
     }
-    pl_buf_addc(o, '}');
+    PUT("}", 1);
+    o->data[o->len] = '\0';
   }
-  if (t->nrows) { pl_buf_addc(o, '\n'); pl_buf_adds(o, end_indent); }
+#undef PUT
+  if (t->nrows) { pl_buf_addc(o, '\n'); pl_buf_adds(o, close_indent); }
   pl_buf_addc(o, ']');
   pl_buf_free(&keys);
   free(kat);
   free(cache);
 }
-
-void pl_table_write_json(const pl_table *t, pl_buf *o) { pl_table_write_json_indent(t, o, " ", ""); }
 
 int pl_fmt_human(char *out, size_t outsz, double v, int digits) {
   if (isnan(v)) return snprintf(out, outsz, "%s", "");

@@ -72,6 +72,17 @@ static const bcase cases[] = {
   {"open.formats", "package.loaded['perflab.formats'] = nil; return type(require 'perflab.formats')"},
   {"open.sys", "package.loaded['perflab.sys'] = nil; return type(require 'perflab.sys')"},
   {"open.options", "package.loaded['perflab.options'] = nil; return type(require 'perflab.options')"},
+  {"open.occupancy_calc", "package.loaded['perflab.occupancy_calc'] = nil; return type(require 'perflab.occupancy_calc')"},
+  /* CC 8.0's constants (perflab.gpus), two shapes and a missing one: 256 threads at 32 registers = 8 blocks */
+  {"occupancy_calc.columns", "local A = {warp_size=32, max_threads_per_block=1024, max_warps_per_sm=64, max_blocks_per_sm=32,"
+   " regs_per_sm=65536, sub_partitions=4, regs_per_sub_partition=16384, max_regs_per_block=65536, max_regs_per_thread=255,"
+   " reg_alloc_unit=256, warp_alloc_granularity=4, smem_per_sm=167936, max_smem_per_block_optin=166912,"
+   " max_smem_per_block_default=49152, smem_alloc_unit=128, smem_reserved_per_block=1024, max_threads_per_sm=2048,"
+   " smem_carveouts_kb={0, 8, 16, 32, 64, 100, 132, 164}}\n"
+   "local s = T.from_rows({{b=256, r=32, g=1080}, {b=128, r=200, g=10}, {r=1}}, {'b', 'r', 'g'})\n"
+   "local o = require('perflab.occupancy_calc').columns({A}, {arch = 1, block_size = s:col('b'), registers = s:col('r'),"
+   " grid_size = s:col('g'), sm_count = 108, what_if = true})\n"
+   "return o:nrows(), o:get(1, 'active_blocks'), o:get(2, 'limiter'), o:get(2, 'what_if_registers'), o:get(1, 'est_achieved_occupancy_pct'), o:get(3, 'limiter')"},
   /* perflab.table */
   {"table.from_rows", "t2 = T.from_rows({{a=1,b='x'},{a=2}}, {'a','b'}); return t2:nrows(), t2:get(2,'b')"},
   {"table.from_columns", "t2 = T.from_columns({a={1,2,3}, s={'p','q','r'}}, {'a','s'}); return t2:col('a'):sum(), t2:get(3,'s')"},
@@ -247,7 +258,8 @@ static lua_State *bare_state(alloc_ctl *ctl) {
   static const luaL_Reg mods[] = {
     {"perflab.table", luaopen_perflab_table}, {"perflab.stats", luaopen_perflab_stats},
     {"perflab.intervals", luaopen_perflab_intervals}, {"perflab.formats", luaopen_perflab_formats},
-    {"perflab.sys", luaopen_perflab_sys}, {"perflab.options", luaopen_perflab_options}, {NULL, NULL}};
+    {"perflab.sys", luaopen_perflab_sys}, {"perflab.options", luaopen_perflab_options},
+    {"perflab.occupancy_calc", luaopen_perflab_occupancy_calc}, {NULL, NULL}};
   luaL_setfuncs(L, mods, 0);
   lua_pop(L, 1);                                                       /* [] */
   lua_pushstring(L, tmpdir); lua_setglobal(L, "TMP");
@@ -325,7 +337,7 @@ static void completeness(void) {
     "    if type(v) == 'function' and not CASES[prefix .. k] and not k:match('^__') then missing[#missing + 1] = prefix .. k end\n"
     "  end\n"
     "end\n"
-    "for _, m in ipairs({'table', 'stats', 'intervals', 'formats', 'sys', 'options'}) do each(require('perflab.' .. m), m .. '.') end\n"
+    "for _, m in ipairs({'table', 'stats', 'intervals', 'formats', 'sys', 'options', 'occupancy_calc'}) do each(require('perflab.' .. m), m .. '.') end\n"
     "each(getmetatable(t0).__index, 'Table:')\n"
     "each(getmetatable(t0:col('x')).__methods, 'Column:')\n"
     "each(getmetatable(t0:group_by('k')).__index, 'Group:')\n"

@@ -550,6 +550,33 @@ function TestWrite:test_to_json_repeated_doubles()
   lu.assertEquals(got[2]:match('"x":([^}]+)}'), T.from_columns({ x = { distinct[38] } }):to_json():match('"x":([^}]+)}'))
 end
 
+-- the indented form perflab.json nests in a report: rows after the given
+-- prefix, "]" after the closing one; the same text as indenting the plain
+-- form line by line (the second method: gsub on its output)
+-- integers and integral doubles print as their digits (the writer's fast
+-- path; the text must be what "%d" / the shortest round trip give)
+function TestWrite:test_to_json_integers()
+  local t = T.from_columns({ i = { -12, math.maxinteger, math.mininteger + 1, 0, 7 },
+    d = { -5.0, 1e14, 99999999999999.0, -0.0, 1e15 } }, { "i", "d" })
+  local text = t:to_json()
+  lu.assertStrContains(text, '{"i":-12, "d":-5}')
+  lu.assertStrContains(text, '{"i":9223372036854775807, "d":100000000000000}')
+  lu.assertStrContains(text, '{"i":-9223372036854775807, "d":99999999999999}')
+  lu.assertStrContains(text, '{"i":0, "d":-0}')
+  lu.assertStrContains(text, '{"i":7, "d":1e+15}')
+  for i, r in ipairs(cjson.decode(text)) do
+    lu.assertEquals(r.d, t:get(i, "d"))
+  end
+end
+
+function TestWrite:test_to_json_indented()
+  local t = T.from_rows({ { a = 1, s = "x\n y" }, { a = 2 } }, { "a", "s" })
+  lu.assertEquals(t:to_json("    ", "  "), '[\n    {"a":1, "s":"x\\n y"},\n    {"a":2, "s":null}\n  ]')
+  lu.assertEquals(t:to_json("    ", "  "), (t:to_json():gsub("\n ", "\n    "):gsub("\n%]$", "\n  ]")))
+  lu.assertEquals(t:to_json(" ", ""), t:to_json())
+  lu.assertEquals(T.from_rows({}, { "a" }):to_json("    ", "  "), "[]")
+end
+
 function TestWrite:test_write_files()
   local t = launches()
   local p = os.tmpname()

@@ -588,6 +588,49 @@ function TestDocExamples:test_keep_present_broadcast()
   lu.assertErrorMsgContains("keep: expected a boolean column (a mask)", function() return d:keep(d) end)
 end
 
+function TestDocExamples:test_fill()
+  local t = launches()
+  local u, d = t:col("u"), t:col("d")
+  local f = u:fill(0)
+  lu.assertEquals(f:to_lua(), { 0.5, 0.25, 0.75, 0.0, 0.125 })
+  lu.assertEquals(f:type(), "number")
+  -- an integer column stays integer with an integral value; the missing row only changes
+  local k = d:keep(d:gt(50)):fill(1)
+  lu.assertEquals(k:to_lua(), { 100, 1, 300, 1, 1 })
+  lu.assertEquals(k:type(), "integer")
+  lu.assertEquals(d:keep(d:gt(50)):fill(0.5):type(), "number")
+  -- a product whose factor may be absent (block_y): 1 where it is
+  lu.assertEquals((d * d:keep(d:lt(50)):fill(1)):to_lua(), { 100, 100, 300, 1600, 900 })
+  lu.assertErrorMsgContains("fill: cannot fill strings with integers", function() return t:col("k"):fill(0) end)
+  -- from another column: the first value present of the two
+  lu.assertEquals(u:fill(d):to_lua(), { 0.5, 0.25, 0.75, 40.0, 0.125 })
+  local s = T.from_rows({ { a = "x", b = "y" }, { b = "z" }, { a = "q" }, {} }, { "a", "b" })
+  lu.assertEquals(s:col("a"):fill(s:col("b")):to_lua(), { "x", "z", "q" })
+  lu.assertEquals(s:col("a"):fill(s:col("b")):fill("-"):to_lua(), { "x", "z", "q", "-" })
+  -- a column of another table (another string pool): texts, not ids
+  local o = T.from_rows({ { n = "p1" }, { n = "p2" }, { n = "p3" }, { n = "p4" } }, { "n" })
+  lu.assertEquals(s:col("a"):fill(o:col("n")):to_lua(), { "x", "p2", "q", "p4" })
+  lu.assertErrorMsgContains("fill: cannot fill strings with integers", function() return t:col("k"):fill(d) end)
+  lu.assertErrorMsgContains("fill: columns of different lengths", function() return d:fill(s:col("a")) end)
+end
+
+-- t:with(name, column) shares the column's values with its table (no
+-- copy): they stay whole when the source table is freed, and a change to
+-- the new table's column leaves the source as it was
+function TestDocExamples:test_with_shares_values()
+  local src = T.from_rows({ { a = 1, s = "x" }, { a = 2, s = "y" } }, { "a", "s" })
+  local dst = src:select({ "s" }):with("a", src:col("a")):with("b", src:col("a"))
+  local other = T.from_rows({ { z = 0 }, { z = 0 } }, { "z" }):with("a", src:col("a"))
+  src:close()
+  collectgarbage()
+  lu.assertEquals(dst:col("a"):to_lua(), { 1, 2 })
+  lu.assertEquals(dst:col("b"):to_lua(), { 1, 2 })
+  dst:add_column("a", { 5, 6 })
+  lu.assertEquals(dst:col("b"):to_lua(), { 1, 2 })
+  lu.assertEquals(other:col("a"):to_lua(), { 1, 2 })
+  lu.assertEquals(dst:columns(), { "s", "a", "b" })
+end
+
 -- min and max of an int64 column are exact (epoch nanoseconds beyond 2^53):
 -- through a double, 2^60 + 3 came back as 2^60
 TestExactMinMax = {}
