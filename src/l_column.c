@@ -580,16 +580,7 @@ int pl_l_sprintf(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg col_fns[] = {
-  {"abs", col_abs}, {"clip", col_clip}, {"min_with", col_min_with}, {"max_with", col_max_with},
-  {"fill", col_fill}, {"floor", col_floor}, {"ceil", col_ceil},
-  {"eq", col_eq}, {"ne", col_ne}, {"lt", col_lt}, {"le", col_le}, {"gt", col_gt}, {"ge", col_ge},
-  {"between", col_between}, {"isin", col_isin}, {"match", col_match}, {"map", col_map}, {"keep", col_keep},
-  {"present", col_present},
-  {NULL, NULL}
-};
 
-/* column calls added for issue 17's timeline recipes (kept apart: merges) */
 /* c:cummax(): the running maximum (missing until the first value).
 ** [C] -> [C name R] */
 static int col_cummax(lua_State *L) { return unary(L, "cummax(%s)", pl_vec_cummax); }
@@ -631,7 +622,12 @@ static int col_index_of(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg col_fns_tl[] = {
+static const luaL_Reg col_fns[] = {
+  {"abs", col_abs}, {"clip", col_clip}, {"min_with", col_min_with}, {"max_with", col_max_with},
+  {"fill", col_fill}, {"floor", col_floor}, {"ceil", col_ceil},
+  {"eq", col_eq}, {"ne", col_ne}, {"lt", col_lt}, {"le", col_le}, {"gt", col_gt}, {"ge", col_ge},
+  {"between", col_between}, {"isin", col_isin}, {"match", col_match}, {"map", col_map}, {"keep", col_keep},
+  {"present", col_present},
   {"nth", col_nth}, {"cummax", col_cummax}, {"cumsum", col_cumsum}, {"at", col_at},
   {"index_of", col_index_of},
   {NULL, NULL}
@@ -655,6 +651,5 @@ void pl_l_column_register(lua_State *L, int tbl_methods, int col_methods, int co
   col_meta = lua_absindex(L, col_meta);
   lua_pushvalue(L, tbl_methods); luaL_setfuncs(L, tbl_fns, 0); lua_pop(L, 1);
   lua_pushvalue(L, col_methods); luaL_setfuncs(L, col_fns, 0); lua_pop(L, 1);
-  lua_pushvalue(L, col_methods); luaL_setfuncs(L, col_fns_tl, 0); lua_pop(L, 1);
   lua_pushvalue(L, col_meta); luaL_setfuncs(L, col_metas, 0); lua_pop(L, 1);
 }

@@ -402,20 +402,22 @@ static void table_push_col(pl_table *t, pl_column *c) {
   t->cols[t->ncols++] = c;
 }
 
+/* column s gathered at rows idx[0..n) */
+static pl_column *col_gather(const pl_column *s, const size_t *idx, size_t n) {
+  pl_column *c = col_clone_empty(s, n);
+  switch (s->type) {
+    case PL_NUM: for (size_t i = 0; i < n; i++) c->v.num[i] = s->v.num[idx[i]]; break;
+    case PL_INT: for (size_t i = 0; i < n; i++) c->v.i64[i] = s->v.i64[idx[i]]; break;
+    case PL_BOOL: for (size_t i = 0; i < n; i++) c->v.b[i] = s->v.b[idx[i]]; break;
+    case PL_STR: for (size_t i = 0; i < n; i++) c->v.str[i] = s->v.str[idx[i]]; break;
+  }
+  c->len = n;
+  return c;
+}
+
 pl_table *pl_table_take(const pl_table *t, const size_t *idx, size_t n) {
   pl_table *r = pl_table_new_like(t->name, t);
-  for (size_t j = 0; j < t->ncols; j++) {
-    const pl_column *s = t->cols[j];
-    pl_column *c = col_clone_empty(s, n);
-    switch (s->type) {
-      case PL_NUM: for (size_t i = 0; i < n; i++) c->v.num[i] = s->v.num[idx[i]]; break;
-      case PL_INT: for (size_t i = 0; i < n; i++) c->v.i64[i] = s->v.i64[idx[i]]; break;
-      case PL_BOOL: for (size_t i = 0; i < n; i++) c->v.b[i] = s->v.b[idx[i]]; break;
-      case PL_STR: for (size_t i = 0; i < n; i++) c->v.str[i] = s->v.str[idx[i]]; break;
-    }
-    c->len = n;
-    table_push_col(r, c);
-  }
+  for (size_t j = 0; j < t->ncols; j++) table_push_col(r, col_gather(t->cols[j], idx, n));
   r->nrows = n;
   return r;
 }
@@ -425,15 +427,7 @@ pl_table *pl_table_take_cols(const pl_table *t, const size_t *idx, size_t n, con
   for (size_t k = 0; k < ncols; k++) {
     const pl_column *s = t->cols[cols[k]];
     if (pl_table_col(r, s->name) >= 0) continue;        /* a column named twice: once, as select */
-    pl_column *c = col_clone_empty(s, n);
-    switch (s->type) {
-      case PL_NUM: for (size_t i = 0; i < n; i++) c->v.num[i] = s->v.num[idx[i]]; break;
-      case PL_INT: for (size_t i = 0; i < n; i++) c->v.i64[i] = s->v.i64[idx[i]]; break;
-      case PL_BOOL: for (size_t i = 0; i < n; i++) c->v.b[i] = s->v.b[idx[i]]; break;
-      case PL_STR: for (size_t i = 0; i < n; i++) c->v.str[i] = s->v.str[idx[i]]; break;
-    }
-    c->len = n;
-    table_push_col(r, c);
+    table_push_col(r, col_gather(s, idx, n));
   }
   r->nrows = n;
   return r;

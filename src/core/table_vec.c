@@ -6,41 +6,18 @@
 ** the source tables.
 */
 #include "table.h"
+#include "table_vec_ops.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static pl_type optype(const pl_operand *a) { return a->t ? a->t->cols[a->col]->type : a->type; }
-
 size_t pl_operand_len(const pl_operand *a) { return a->t ? a->t->nrows : SIZE_MAX; }
-
-static double opnum(const pl_operand *a, size_t i) {
-  if (a->t) return pl_cell_num(a->t, a->col, i);
-  return a->type == PL_NUM ? a->d : a->i == PL_INT_NA ? NAN : (double)a->i;
-}
-
-static int64_t opint(const pl_operand *a, size_t i) {
-  if (!a->t) return a->i;
-  const pl_column *c = a->t->cols[a->col];
-  if (c->type == PL_BOOL) return c->v.b[i] == PL_BOOL_NA ? PL_INT_NA : c->v.b[i];
-  return c->v.i64[i];
-}
 
 /* The values of a number column operand; NULL for any other operand. */
 static const double *numvals(const pl_operand *a) {
   return a->t && a->t->cols[a->col]->type == PL_NUM ? a->t->cols[a->col]->v.num : NULL;
-}
-
-/* A new column of n values (contents the caller's) in an empty table. */
-static pl_column *newcol(pl_table *r, const char *name, pl_type type, size_t n) {
-  int c = pl_table_add_col(r, name, type);
-  pl_column *col = r->cols[c];
-  pl_column_reserve(col, n ? n : 1);
-  col->len = n;
-  r->nrows = n;
-  return col;
 }
 
 static pl_table *result_table(const char *name, const pl_table *src) {
@@ -48,16 +25,6 @@ static pl_table *result_table(const char *name, const pl_table *src) {
 }
 
 static int isnumtype(pl_type t) { return t != PL_STR; }
-
-static const char *what(pl_type t) {
-  switch (t) {
-    case PL_NUM: return "numbers";
-    case PL_INT: return "integers";
-    case PL_BOOL: return "booleans";
-    case PL_STR: return "strings";
-  }
-  return "?";
-}
 
 /* ---- arithmetic -------------------------------------------------------- */
 
@@ -150,12 +117,6 @@ static int cmp_holds(pl_vop op, int r) {
     case PL_V_GE: return r >= 0;
     default: return 0;
   }
-}
-
-static const char *opstr(const pl_operand *a, size_t i, size_t *len) {
-  if (a->t) return pl_cell_str(a->t, a->col, i, len);
-  *len = a->slen;
-  return a->s;
 }
 
 static pl_table *compare(const char *name, const pl_operand *a, const pl_operand *b, pl_vop op, size_t n, pl_err *err) {

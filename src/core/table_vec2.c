@@ -1,10 +1,10 @@
 /*
 ** table_vec2.c -- more column expressions of the table engine: filling
-** missing values (fill), rounding down (floor) and text built from columns
-** row by row with a printf format (sprintf).  Like table_vec.c, each makes
+** missing values (fill) and text built from columns row by row with a printf format (sprintf).  Like table_vec.c, each makes
 ** a new one-column table of the operands' length.
 */
 #include "table.h"
+#include "table_vec_ops.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -12,61 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static pl_type optype(const pl_operand *a) { return a->t ? a->t->cols[a->col]->type : a->type; }
-
-static pl_column *newcol(pl_table *r, const char *name, pl_type type, size_t n) {
-  int c = pl_table_add_col(r, name, type);
-  pl_column *col = r->cols[c];
-  pl_column_reserve(col, n ? n : 1);
-  col->len = n;
-  r->nrows = n;
-  return col;
-}
-
-static const char *what(pl_type t) {
-  switch (t) {
-    case PL_NUM: return "numbers";
-    case PL_INT: return "integers";
-    case PL_BOOL: return "booleans";
-    case PL_STR: return "strings";
-  }
-  return "?";
-}
-
-static int op_missing(const pl_operand *a, size_t i) {
-  if (a->t) {
-    const pl_column *c = a->t->cols[a->col];
-    switch (c->type) {
-      case PL_NUM: return isnan(c->v.num[i]);
-      case PL_INT: return c->v.i64[i] == PL_INT_NA;
-      case PL_STR: return c->v.str[i] == 0;
-      case PL_BOOL: return c->v.b[i] == PL_BOOL_NA;
-    }
-  }
-  switch (a->type) {
-    case PL_NUM: return isnan(a->d);
-    case PL_STR: return a->s == NULL;
-    default: return 0;
-  }
-}
-
-static double op_num(const pl_operand *a, size_t i) {
-  if (a->t) return pl_cell_num(a->t, a->col, i);
-  return a->type == PL_NUM ? a->d : (double)a->i;
-}
-
-static int64_t op_int(const pl_operand *a, size_t i) {
-  if (!a->t) return a->i;
-  const pl_column *c = a->t->cols[a->col];
-  return c->type == PL_BOOL ? c->v.b[i] : c->v.i64[i];
-}
-
-static const char *op_str(const pl_operand *a, size_t i, size_t *len) {
-  if (a->t) return pl_cell_str(a->t, a->col, i, len);
-  *len = a->slen;
-  return a->s;
-}
 
 /* ---- fill -------------------------------------------------------------- */
 
@@ -90,22 +35,22 @@ pl_table *pl_vec_fill(const char *name, const pl_table *t, int col, const pl_ope
   pl_operand self = { t, col, PL_NUM, 0, 0, NULL, 0 };
   if (ty == PL_NUM && ta == PL_NUM && (!x->t || tx == PL_NUM)) {   /* numbers: straight off the arrays */
     const double *xv = x->t ? x->t->cols[x->col]->v.num : NULL;
-    double k = x->t ? 0 : op_num(x, 0);
+    double k = x->t ? 0 : opnum(x, 0);
     for (size_t i = 0; i < n; i++) c->v.num[i] = isnan(s->v.num[i]) ? (xv ? xv[i] : k) : s->v.num[i];
     return r;
   }
   for (size_t i = 0; i < n; i++) {
-    int miss = op_missing(&self, i);
+    int miss = opmissing(&self, i);
     switch (ty) {
-      case PL_NUM: c->v.num[i] = miss ? op_num(x, i) : pl_cell_num(t, col, i); break;
-      case PL_INT: c->v.i64[i] = miss ? op_int(x, i) : s->v.i64[i]; break;
-      case PL_BOOL: c->v.b[i] = miss ? (op_missing(x, i) ? PL_BOOL_NA : (uint8_t)(op_int(x, i) != 0)) : s->v.b[i]; break;
+      case PL_NUM: c->v.num[i] = miss ? opnum(x, i) : pl_cell_num(t, col, i); break;
+      case PL_INT: c->v.i64[i] = miss ? opint(x, i) : s->v.i64[i]; break;
+      case PL_BOOL: c->v.b[i] = miss ? (opmissing(x, i) ? PL_BOOL_NA : (uint8_t)(opint(x, i) != 0)) : s->v.b[i]; break;
       case PL_STR:
         if (!miss) c->v.str[i] = s->v.str[i];
         else if (samepool) c->v.str[i] = x->t->cols[x->col]->v.str[i];
         else {
           size_t ln;
-          const char *v = op_str(x, i, &ln);
+          const char *v = opstr(x, i, &ln);
           c->v.str[i] = v ? pl_pool_intern(r->pool, v, ln) : 0;
         }
         break;
@@ -169,12 +114,12 @@ static long parse_format(const char *fmt, piece **out, pl_err *err) {
 static void add_lua_number(pl_buf *b, const pl_operand *a, size_t i) {
   pl_type ty = optype(a);
   if (ty == PL_INT || ty == PL_BOOL) {
-    if (ty == PL_BOOL) { pl_buf_adds(b, op_int(a, i) ? "true" : "false"); return; }
-    pl_buf_printf(b, "%" PRId64, op_int(a, i));
+    if (ty == PL_BOOL) { pl_buf_adds(b, opint(a, i) ? "true" : "false"); return; }
+    pl_buf_printf(b, "%" PRId64, opint(a, i));
     return;
   }
   char tmp[64];
-  double v = op_num(a, i);
+  double v = opnum(a, i);
   snprintf(tmp, sizeof tmp, "%.14g", v);
   pl_buf_adds(b, tmp);
   if (tmp[strspn(tmp, "-0123456789")] == '\0') pl_buf_adds(b, ".0");
@@ -187,7 +132,7 @@ static int add_conv(pl_buf *b, const piece *q, const pl_operand *a, size_t i, pl
   if (q->conv == 's') {
     size_t ln;
     if (ty == PL_STR) {
-      const char *s = op_str(a, i, &ln);
+      const char *s = opstr(a, i, &ln);
       if (strcmp(q->spec, "%s") == 0) pl_buf_add(b, s, ln);
       else pl_buf_printf(b, q->spec, s);
       return 0;
@@ -204,16 +149,16 @@ static int add_conv(pl_buf *b, const piece *q, const pl_operand *a, size_t i, pl
   if (strchr("diouxX", q->conv)) {
     int64_t v;
     if (ty == PL_NUM) {
-      double d = op_num(a, i);
+      double d = opnum(a, i);
       if (d != floor(d) || !(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
         pl_err_set(err, 0, 0, "sprintf: row %zu: %%%c: number %.14g has no integer representation", i + 1, q->conv, d);
         return -1;
       }
       v = (int64_t)d;
-    } else v = op_int(a, i);
+    } else v = opint(a, i);
     pl_buf_printf(b, q->spec, v);
   } else {
-    pl_buf_printf(b, q->spec, op_num(a, i));
+    pl_buf_printf(b, q->spec, opnum(a, i));
   }
   return 0;
 }
@@ -246,7 +191,7 @@ pl_table *pl_vec_sprintf(const char *name, const char *fmt, const pl_operand *op
   pl_buf_init(&b);
   for (size_t i = 0; i < n; i++) {
     int miss = 0;
-    for (size_t k = 0; k < nops && !miss; k++) miss = op_missing(&ops[k], i);
+    for (size_t k = 0; k < nops && !miss; k++) miss = opmissing(&ops[k], i);
     if (miss) { c->v.str[i] = 0; continue; }
     b.len = 0;
     size_t k = 0;
