@@ -38,9 +38,6 @@ local COLS = { "kernel", "grid_size", "block_size", "sm_count", "active_blocks",
 
 local LIMITS = { "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
   "block_limit_barriers" }
--- what the occupancy calculator reads (besides the device and block size)
-local OCC = { "registers", "smem_static_bytes", "smem_dynamic_bytes", "smem_bytes", "smem_config_bytes",
-  "smem_driver_bytes" }
 
 -- the SM count a rule text states ("the GPU's N multiprocessors"): the
 -- pattern runs once per distinct message, in C
@@ -50,20 +47,6 @@ local function sms_from_rules(p)
   local hit = rules:filter(rules:col("message"):match("GPU's %d+ multiprocessors"))
   if hit:nrows() == 0 then return nil end
   return tonumber(hit:get(1, "message"):match("GPU's (%d+) multiprocessors"))
-end
-
--- a launch dimension as a column: the scalar column where present, else
--- x * y * z (a missing y or z counts as 1) -- perflab.device.dim in C
-local function dim_col(k, scalar, prefix)
-  local c
-  if k:has(prefix .. "_x") then
-    c = k:col(prefix .. "_x")
-    for _, a in ipairs({ "_y", "_z" }) do
-      if k:has(prefix .. a) then c = c * k:col(prefix .. a):fill(1) end
-    end
-  end
-  if k:has(scalar) then return c and k:col(scalar):fill(c) or k:col(scalar) end
-  return c
 end
 
 -- the active blocks ncu printed: the smallest of the block limits present
@@ -76,22 +59,6 @@ local function printed_active(k)
     end
   end
   return m
-end
-
--- a's values, b's where a has none (a column of b's type where a is empty)
-local function coalesce(a, b)
-  if b:count() == 0 then return a end
-  if a:count() == 0 then return b end
-  return a:fill(b)
-end
-
--- fn(row) once per distinct value of keys (columns of w), its result
--- columns (cols) broadcast back to w's rows
-local function per_distinct(w, keys, cols, fn)
-  local g = w:group_by(keys)
-  local res = {}
-  for i, r in g:agg({ { "_n", "count" } }):rows() do res[i] = fn(r) or {} end
-  return g:broadcast(T.from_rows(res, cols, "per_distinct"))
 end
 
 local R
@@ -120,86 +87,60 @@ R = {
       local rule_sms = sms_from_rules(p)
       local groups, gorder = {}, {}
       local sm_sources = {}
-      -- every launch's values as columns, in C; what needs Lua (the device
-      -- lookup, the occupancy calculator, the rules) runs once per distinct
-      -- input of it and is broadcast back to the launches
-      local wcols = {}
-      for _, c in ipairs({ "device", "cc", "sm_count", "short_name", "name" }) do
-        if k:has(c) then wcols[#wcols + 1] = c end
-      end
-      if #wcols == 0 then wcols[1] = k:columns()[1] end
-      local w = k:select(wcols)
-      w:with("_one", w:col(wcols[1]):present():map(function() return 1 end))
-      local grid, bs = dim_col(k, "grid_size", "grid"), dim_col(k, "block_size", "block")
-      local kept
-      if grid and bs then
-        w:with("_grid", grid):with("_bs", bs)
-        kept = grid:present() & bs:present()
-      else
-        kept = w:col("_one"):eq(0)
-      end
+      -- every launch's values as columns of w, in C; what needs Lua (the
+      -- device lookup, the rules) runs once per distinct input of it
+      local w = k:select({})
+      local one = k:col(k:columns()[1]):present():map(function() return 1 end)   -- 1 on every row
+      local none = one:keep(one:eq(0))   -- an integer column, all missing
+      w:with("_one", one)
+      local grid, bs = gpu.dim_col(k, "grid_size", "grid"), gpu.dim_col(k, "block_size", "block")
+      local kept = (grid and bs) and (grid:present() & bs:present()) or one:eq(0)
+      if grid and bs then w:with("_grid", grid):with("_bs", bs) end
       local nkept = kept:count { where = kept }
       local skipped = n - nkept
-      -- the device of each launch (cc, SM count): once per distinct device
-      local dkeys = {}
-      for _, c in ipairs({ "device", "cc", "sm_count" }) do if k:has(c) then dkeys[#dkeys + 1] = c end end
-      if #dkeys == 0 then dkeys[1] = "_one" end
-      local dev = per_distinct(w, dkeys, { "cc", "sms" }, function(r)
-        local cc, sms = gpu.row_device(r, ctx)
-        return { cc = cc, sms = sms }
-      end)
+      local dev = gpu.launch_devices(k, ctx)   -- cc, sm_count: once per distinct device
+      local cc = dev:col("cc")
       -- active blocks per SM: the block limits ncu printed, else the
-      -- occupancy calculator where the registers are known, once per
-      -- distinct configuration (its inputs blanked on the other launches,
-      -- so those do not split the groups).  The seam for a column-wise
-      -- calculator: `occ` is the active blocks of the launches in `need`.
+      -- occupancy calculator (in C) where the registers are known
       local active = printed_active(k)
-      if nkept > 0 and k:has("registers") then
-        local need = kept & dev:col("cc"):present() & k:col("registers"):present()
+      if bs and k:has("registers") then
+        local need = kept & cc:present() & k:col("registers"):present()
         if active then need = need & ~active:present() end
-        if kept:count { where = need } > 0 then
-          local okeys = { "_occ_cc", "_occ_bs" }
-          w:with("_occ_cc", dev:col("cc"):keep(need)):with("_occ_bs", bs:keep(need))
-          for _, c in ipairs(OCC) do
-            if k:has(c) then w:with("_occ_" .. c, k:col(c):keep(need)); okeys[#okeys + 1] = "_occ_" .. c end
-          end
-          local occ = per_distinct(w, okeys, { "active" }, function(r)
-            local cc = r._occ_cc
-            if not cc or not gpus.cc(cc) then return nil end
-            -- Kineto: one shared-memory total per block (smem_bytes)
-            local st, dy = r._occ_smem_static_bytes, r._occ_smem_dynamic_bytes
-            if not st and not dy then st = r._occ_smem_bytes end
-            return { active = gpu.occupancy({ cc = cc, block_size = r._occ_bs, registers = r._occ_registers,
-              smem_static = st, smem_dynamic = dy, smem_config = r._occ_smem_config_bytes,
-              smem_driver = r._occ_smem_driver_bytes }).active_blocks }
-          end):col("active")
-          active = active and coalesce(active, occ) or occ
-        end
+        local smem_static = gpu.smem_static_col(k)
+        local function opt(c) return k:has(c) and k:col(c) or nil end
+        local occ = gpu.columns { cc = cc:keep(need), block_size = bs, registers = k:col("registers"),
+          smem_static = smem_static, smem_dynamic = opt("smem_dynamic_bytes"), smem_config = opt("smem_config_bytes"),
+          smem_driver = opt("smem_driver_bytes") }:col("active_blocks"):keep(need)
+        active = active and active:fill(occ) or occ
       end
-      active = active or w:col("_one"):keep(kept & ~kept)
+      active = active or none
       w:with("_active", active)
-      -- the SM count: the launch's device, what ncu's Waves Per SM imply,
-      -- the rule text, the input-wide context
-      local sms = dev:col("sms")
+      -- the SM count: the launch's device, what ncu's Waves Per SM imply
+      -- (once per distinct waves, grid and active blocks), the rule text,
+      -- the input-wide context
+      local sms = dev:col("sm_count")
       local function missing_where(c) return kept & ~c:present() end
       if nkept > 0 and sms:count { where = kept } > 0 then sm_sources["the input"] = true end
       if nkept > 0 and k:has("waves_per_sm") then
         local need = missing_where(sms) & k:col("waves_per_sm"):present() & active:present()
         if kept:count { where = need } > 0 then
-          w:with("_iw", k:col("waves_per_sm"):keep(need)):with("_ig", grid:keep(need)):with("_ia", active:keep(need))
-          local inf = per_distinct(w, { "_iw", "_ig", "_ia" }, { "sms" }, function(r)
-            return { sms = r._iw and gpus.infer_sm_count(r._ig, r._iw, r._ia) }
-          end):col("sms")
+          local by = k:select({}):with("w", k:col("waves_per_sm"):keep(need)):with("g", grid:keep(need))
+            :with("a", active:keep(need)):group_by({ "w", "g", "a" })
+          local inf = {}
+          for i, r in by:agg({ { "_n", "count" } }):rows() do
+            inf[i] = { sms = r.w and gpus.infer_sm_count(r.g, r.w, r.a) }
+          end
+          inf = by:broadcast(T.from_rows(inf, { "sms" })):col("sms")
           if inf:count { where = kept } > 0 then
             sm_sources["Waves Per SM"] = true
-            sms = coalesce(sms, inf)
+            sms = sms:count() > 0 and sms:fill(inf) or inf
           end
         end
       end
       for _, alt in ipairs({ { rule_sms, "the rule text" }, { ctx.sm_count, ctx.source } }) do
         if alt[1] and nkept > 0 and kept:count { where = missing_where(sms) } > 0 then
           sm_sources[alt[2]] = true
-          sms = coalesce(sms, w:col("_one") * alt[1])
+          sms = sms:count() > 0 and sms:fill(alt[1]) or one * alt[1]
         end
       end
       local no_sm = nkept > 0 and kept:count { where = missing_where(sms) } or 0
@@ -264,12 +205,8 @@ R = {
       -- the launch table: each kept launch with its results and its join
       -- keys (id = the input's id or the 0-based row; start and duration)
       local kernel = k:has("short_name") and k:col("short_name") or nil
-      if k:has("name") and (not kernel or kernel:count() < n) then
-        kernel = per_distinct(w, k:has("short_name") and { "short_name", "name" } or { "name" }, { "kernel" },
-          function(r) return { kernel = r.short_name or r.name } end):col("kernel")
-      end
+      if k:has("name") then kernel = kernel and kernel:fill(k:col("name")) or k:col("name") end
       local nameless = kernel == nil or kernel:count { where = kept } < nkept
-      local none = w:col("_one"):keep(kept & ~kept)   -- an integer column, all missing
       w:with("kernel", kernel or none)
       w:with("grid_size", grid or none):with("block_size", bs or none):with("sm_count", sms):with("active_blocks", active)
       if res then

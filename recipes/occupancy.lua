@@ -124,20 +124,6 @@ local function opt(k, c) return k:has(c) and k:col(c) or nil end
 local function some(c) return (c and c:count() > 0) and c or nil end
 -- the first value present of two columns (either may be nil)
 local function first_of(a, b) if a and b then return a:fill(b) end return a or b end
--- block_size (or grid_size), else x * y * z with y and z 1 where absent
--- (perflab.device.dim over the columns)
-local function dim_col(k, scalar, prefix)
-  local x = opt(k, prefix .. "_x")
-  local prod
-  if x then
-    prod = x
-    for _, a in ipairs({ "_y", "_z" }) do
-      local c = opt(k, prefix .. a)
-      if c then prod = prod * c:fill(1) end
-    end
-  end
-  return first_of(opt(k, scalar), prod)
-end
 -- how many rows a mask holds true
 local function ntrue(m) return math.tointeger(m:sum()) or 0 end
 local function all_true(n_col) local m = n_col:present(); return m | ~m end   -- (present() is never missing)
@@ -157,7 +143,7 @@ local function cuda_report(p, ctx, want_ids)
   local assumptions, inferred = {}, {}
   local any = k:col(k:columns()[1])
   -- launch shape: block size, registers
-  local bs, regs = some(dim_col(k, "block_size", "block")), some(opt(k, "registers"))
+  local bs, regs = some(gpu.dim_col(k, "block_size", "block")), some(opt(k, "registers"))
   local none = any:present() & ~any:present()
   local has_dims = (bs and regs) and (bs:present() & regs:present()) or none
   -- the device, once per distinct (cc, device, sm_count) of the launches
@@ -209,19 +195,16 @@ local function cuda_report(p, ctx, want_ids)
   end
   -- shared memory: ncu prints static and dynamic; Kineto writes one total
   -- ("shared memory" = static + dynamic) into smem_bytes
-  local ss, sd, sb = some(opt(k, "smem_static_bytes")), some(opt(k, "smem_dynamic_bytes")), some(opt(k, "smem_bytes"))
-  local both_missing = all_true(any)
-  if ss then both_missing = both_missing & ~ss:present() end
-  if sd then both_missing = both_missing & ~sd:present() end
-  local kineto_smem = sb and ntrue(has_dims & both_missing & sb:present()) or 0
-  local ss_eff = first_of(ss, sb and sb:keep(both_missing) or nil)
+  local ss_eff, kineto = gpu.smem_static_col(k)
+  local kineto_smem = kineto and ntrue(has_dims & kineto) or 0
   ss_eff = ss_eff and ss_eff:fill(0) or 0
+  local sd = some(opt(k, "smem_dynamic_bytes"))
   local sd_eff = sd and sd:fill(0) or 0
   local cfg, drv = some(opt(k, "smem_config_bytes")), some(opt(k, "smem_driver_bytes"))
   -- the calculator, once over every launch (C)
   local args = { cc = cc or any:keep(none), block_size = bs or any:keep(none), registers = regs, smem_static = ss_eff,
     smem_dynamic = sd_eff, smem_config = cfg, smem_driver = drv,
-    grid_size = is_trace and some(dim_col(k, "grid_size", "grid")) or nil, sm_count = sms, max_threads_per_sm = maxthr }
+    grid_size = is_trace and some(gpu.dim_col(k, "grid_size", "grid")) or nil, sm_count = sms, max_threads_per_sm = maxthr }
   local oc = gpu.columns(args)
   local pct = oc:col("theoretical_occupancy_pct")
   -- the table's rounded occupancy: once per distinct (warps, max warps)

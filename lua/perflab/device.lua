@@ -1,7 +1,8 @@
 -- perflab.device -- the device context of a profile: which GPU a trace or
 -- an ncu report ran on (what the input says, then --gpu), per launch row
 -- (row_device; launch_devices for a whole table), the compute capability of an ncu launch that prints none
--- (infer_cc_row), and launch dimensions of a row (dim).  The GPU constants
+-- (infer_cc_row), launch dimensions of a row (dim) or of a whole kernel
+-- table (dim_col), and its static shared memory per launch (smem_static_col).  The GPU constants
 -- themselves are perflab.gpus; perflab.gpu re-exports every field here.
 
 local gpus = require("perflab.gpus")
@@ -14,6 +15,40 @@ function M.dim(r, scalar, prefix)
   local x = r[prefix .. "_x"]
   if not x then return nil end
   return x * (r[prefix .. "_y"] or 1) * (r[prefix .. "_z"] or 1)
+end
+
+--- dim_col(kernels, scalar, prefix) -> the same over whole columns: the
+--- scalar column where it has a value, else prefix_x * _y * _z (a missing
+--- y or z counts as 1); nil when the table has neither (column
+--- expressions, in C).
+function M.dim_col(k, scalar, prefix)
+  local prod
+  if k:has(prefix .. "_x") then
+    prod = k:col(prefix .. "_x")
+    for _, a in ipairs({ "_y", "_z" }) do
+      if k:has(prefix .. a) then prod = prod * k:col(prefix .. a):fill(1) end
+    end
+  end
+  if not k:has(scalar) then return prod end
+  return prod and k:col(scalar):fill(prod) or k:col(scalar)
+end
+
+--- smem_static_col(kernels) -> static, total: the static shared memory per
+--- block of each launch for the occupancy calculator -- smem_static_bytes,
+--- else smem_bytes where a launch has neither smem_static_bytes nor
+--- smem_dynamic_bytes (Kineto writes one total per block, static +
+--- dynamic) -- and the mask of the launches whose value is that total
+--- (nil without smem_bytes).  A column without any value counts as absent;
+--- static is nil when nothing gives one.
+function M.smem_static_col(k)
+  local function some(c) return (k:has(c) and k:col(c):count() > 0) and k:col(c) or nil end
+  local ss, sd, sb = some("smem_static_bytes"), some("smem_dynamic_bytes"), some("smem_bytes")
+  if not sb then return ss, nil end
+  local total = sb:present()
+  if ss then total = total & ~ss:present() end
+  if sd then total = total & ~sd:present() end
+  local from_total = sb:keep(total)
+  return ss and ss:fill(from_total) or from_total, total
 end
 
 --- device context of a profile: what the input says first (meta device /
