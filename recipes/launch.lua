@@ -61,6 +61,241 @@ local function printed_active(k)
   return m
 end
 
+-- Every launch's grid, block, SM count and active blocks as columns of a
+-- table (the kernels' length), in C; only the device lookup and the SM
+-- count implied by Waves Per SM run in Lua, once per distinct input.
+-- Returns L: w (columns _grid, _bs, _sms, _active), kept (the launches with
+-- grid and block size), nkept, grid, bs, sms, active, one (1 on every row),
+-- none (an integer column, all missing), sources (where SM counts came
+-- from, sorted), no_sm (kept launches without one).
+local function launch_columns(k, ctx, rule_sms)
+  local one = k:col(k:columns()[1]):present():map(function() return 1 end)
+  local L = { one = one, none = one:keep(one:eq(0)), w = k:select({}):with("_one", one) }
+  local w = L.w
+  local grid, bs = gpu.dim_col(k, "grid_size", "grid"), gpu.dim_col(k, "block_size", "block")
+  local kept = (grid and bs) and (grid:present() & bs:present()) or one:eq(0)
+  if grid and bs then w:with("_grid", grid):with("_bs", bs) end
+  local nkept = kept:count { where = kept }
+  local dev = gpu.launch_devices(k, ctx)   -- cc, sm_count: once per distinct device
+  local cc = dev:col("cc")
+  -- active blocks per SM: the block limits ncu printed, else the occupancy
+  -- calculator (in C) where the registers are known
+  local active = printed_active(k)
+  if bs and k:has("registers") then
+    local need = kept & cc:present() & k:col("registers"):present()
+    if active then need = need & ~active:present() end
+    local function opt(c) return k:has(c) and k:col(c) or nil end
+    local occ = gpu.columns { cc = cc:keep(need), block_size = bs, registers = k:col("registers"),
+      smem_static = gpu.smem_static_col(k), smem_dynamic = opt("smem_dynamic_bytes"),
+      smem_config = opt("smem_config_bytes"), smem_driver = opt("smem_driver_bytes") }
+    occ = occ:col("active_blocks"):keep(need)
+    active = active and active:fill(occ) or occ
+    -- the calculator's other columns hold memory in C that Lua's collector
+    -- does not count: free them now (peak memory on a large trace)
+    occ = nil
+    collectgarbage()
+  end
+  active = active or L.none
+  -- the SM count: the launch's device, what ncu's Waves Per SM imply (once
+  -- per distinct waves, grid and active blocks), the rule text, the
+  -- input-wide context
+  local sms, from = dev:col("sm_count"), {}
+  local function missing(c) return kept:count { where = kept & ~c:present() } end
+  local function add(c, source)
+    from[source] = true
+    return sms:count() > 0 and sms:fill(c) or c   -- (an empty column may be typed number)
+  end
+  if nkept > 0 and sms:count { where = kept } > 0 then from["the input"] = true end
+  if nkept > 0 and k:has("waves_per_sm") then
+    local need = kept & ~sms:present() & k:col("waves_per_sm"):present() & active:present()
+    if kept:count { where = need } > 0 then
+      local by = k:select({}):with("w", k:col("waves_per_sm"):keep(need)):with("g", grid:keep(need))
+        :with("a", active:keep(need)):group_by({ "w", "g", "a" })
+      local inf = {}
+      for i, r in by:agg({ { "_n", "count" } }):rows() do inf[i] = { sms = r.w and gpus.infer_sm_count(r.g, r.w, r.a) } end
+      inf = by:broadcast(T.from_rows(inf, { "sms" })):col("sms")
+      if inf:count { where = kept } > 0 then sms = add(inf, "Waves Per SM") end
+    end
+  end
+  for _, alt in ipairs({ { rule_sms, "the rule text" }, { ctx.sm_count, ctx.source } }) do
+    if alt[1] and nkept > 0 and missing(sms) > 0 then sms = add(one * alt[1], alt[2]) end
+  end
+  local sources = {}
+  for s in pairs(from) do sources[#sources + 1] = s end
+  table.sort(sources)
+  w:with("_sms", sms):with("_active", active)
+  L.kept, L.nkept, L.grid, L.bs, L.sms, L.active = kept, nkept, grid, bs, sms, active
+  L.sources, L.no_sm = sources, nkept > 0 and missing(sms) or 0
+  return L
+end
+
+-- The rules, once per distinct (grid, block, SMs, active blocks) of the
+-- kept launches.  Returns the shapes' results broadcast to the launches
+-- (ri: the shape, waves, tail_pct, findings) or nil without kept launches,
+-- the finding groups each shape adds to (by ri), and the finding groups in
+-- order of creation (rule, fields, and room for their launches).
+local function check_shapes(L, th)
+  local groups, gorder, rgroups = {}, {}, {}
+  if L.nkept == 0 then return nil, rgroups, gorder end
+  local function add(rule, key, fields, gi)
+    local gk = rule .. "|" .. key
+    local g = groups[gk]
+    if not g then
+      g = { rule = rule, fields = fields, kernels = {}, korder = {}, ids = {}, launches = 0, parts = {} }
+      groups[gk] = g; gorder[#gorder + 1] = g
+    end
+    gi[#gi + 1] = g
+    return rule
+  end
+  local by = L.w:group_by({ "_grid", "_bs", "_sms", "_active" })
+  local rows = {}
+  for i, r in by:agg({ { "_n", "count", where = L.kept } }):rows() do
+    local gi, ids = {}, {}
+    rgroups[i] = gi
+    rows[i] = { ri = i }
+    if r._n > 0 then
+      local g, b, sm, act = r._grid, r._bs, r._sms, r._active
+      local bc = gpu.block_size_check(b)
+      if bc then
+        ids[#ids + 1] = add("launch.block_size", tostring(b), { block_size = b, speedup = bc.speedup_pct }, gi)
+      end
+      if sm then
+        local sg = gpu.small_grid(g, sm)
+        if sg and sg.severity == "high" then
+          ids[#ids + 1] = add("launch.small_grid", g .. "|" .. sm, { grid = g, sms = sm, speedup = sg.speedup_pct }, gi)
+        elseif sg then
+          ids[#ids + 1] = add("launch.grid_below_2x_sms", g .. "|" .. sm, { grid = g, sms = sm }, gi)
+        end
+        if act and act > 0 then
+          local t = gpu.tail(g, sm, act, th)
+          rows[i].waves, rows[i].tail_pct = t.waves, t.speedup_pct
+          if t.fires then
+            ids[#ids + 1] = add("launch.tail_effect", string.format("%d|%d|%d", g, sm, act),
+              { grid = g, sms = sm, active = act, t = t, speedup = t.speedup_pct }, gi)
+          end
+        end
+      end
+      rows[i].findings = table.concat(ids, ", ")
+    end
+  end
+  return by:broadcast(T.from_rows(rows, { "ri", "waves", "tail_pct", "findings" }, "shapes")), rgroups, gorder
+end
+
+-- The launch table (COLS): each kept launch with its results and its join
+-- keys (id = the input's id or the 0-based row; start and duration).
+-- Sets w's kernel column (a launch without a name: missing) and returns
+-- the table and whether a kept launch has no name ("launch N" in the table).
+local function launch_table(k, L, res)
+  local w, none = L.w, L.none
+  local kernel = k:has("short_name") and k:col("short_name") or nil
+  if k:has("name") then kernel = kernel and kernel:fill(k:col("name")) or k:col("name") end
+  local nameless = kernel == nil or kernel:count { where = L.kept } < L.nkept
+  w:with("kernel", kernel or none)
+  w:with("grid_size", L.grid or none):with("block_size", L.bs or none):with("sm_count", L.sms)
+  w:with("active_blocks", L.active)
+  local wv = res and res:col("waves") or none * 1.0
+  if k:has("waves_per_sm") then wv = res and wv:fill(k:col("waves_per_sm")) or k:col("waves_per_sm") end
+  w:with("waves_per_sm", wv)
+  w:with("tail_pct", res and res:col("tail_pct") or none * 1.0):with("findings", res and res:col("findings") or none)
+  w:with("id", k:has("id") and k:col("id") or (w:order("_one") - 1))
+  for _, c in ipairs({ "start_ns", "duration_ns" }) do w:with(c, k:has(c) and k:col(c) or none) end
+  local t = w:select(COLS)
+  if nameless then
+    t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")
+  end
+  return t:filter(L.kept):select(COLS), nameless
+end
+
+-- Each finding group's launches: per shape and kernel, its launches (count,
+-- first row; the row lists only with need_ids); per finding group, its
+-- kernels in order of first launch (korder), each with its count (kernels)
+-- and its launches' ids in launch order (ids).
+local function group_launches(k, L, rgroups, gorder, need_ids)
+  local kept = L.kept
+  local spec = { { "_n", "count", where = kept }, { "_first", "first_row", where = kept } }
+  if need_ids then spec[#spec + 1] = { "_rows", "ids", where = kept } end
+  local parts, lists = L.w:group_by("_ri", "kernel"):agg(spec)
+  local function part(g, kn, cnt, first, rows)
+    local pk = g.parts[kn]
+    if not pk then
+      pk = { first = first, n = 0, lists = {} }
+      g.parts[kn] = pk; g.korder[#g.korder + 1] = kn
+    elseif first < pk.first then pk.first = first end
+    pk.n = pk.n + cnt
+    pk.lists[#pk.lists + 1] = rows
+  end
+  for j, r in parts:rows() do
+    if r._n > 0 then
+      local rows = need_ids and lists._rows[j] or nil
+      for _, g in ipairs(rgroups[r._ri]) do
+        g.launches = g.launches + r._n
+        if r.kernel then part(g, r.kernel, r._n, r._first, rows)
+        else for _, row in ipairs(rows) do part(g, "launch " .. row, 1, row, { row }) end end
+      end
+    end
+  end
+  local ids = need_ids and k:has("id") and k:col("id"):to_lua() or nil
+  for _, g in ipairs(gorder) do
+    table.sort(g.korder, function(x, y) return g.parts[x].first < g.parts[y].first end)
+    for _, kn in ipairs(g.korder) do
+      local pk = g.parts[kn]
+      g.kernels[kn] = pk.n
+      local gi = {}
+      if need_ids then
+        local rows = pk.lists[1]
+        if #pk.lists > 1 then   -- several shapes: their rows merged in launch order
+          rows = {}
+          for _, pr in ipairs(pk.lists) do table.move(pr, 1, #pr, #rows + 1, rows) end
+          table.sort(rows)
+        end
+        for j, row in ipairs(rows) do gi[j] = ids and ids[row] or (row - 1) end
+      end
+      g.ids[kn] = gi
+    end
+    g.parts = nil
+  end
+end
+
+-- the finding of one group: the rule's message, evidence and speedup
+local function finding(report, g, th)
+  local f = g.fields
+  local list = {}
+  for _, kn in ipairs(g.korder) do
+    list[#list + 1] = g.kernels[kn] > 1 and string.format("%s (x%d)", kn, g.kernels[kn]) or kn
+  end
+  local who = string.format("%d launch%s: %s", g.launches, g.launches == 1 and "" or "es",
+    table.concat(list, ", ", 1, math.min(#list, 5)) .. (#list > 5 and string.format(", and %d more", #list - 5) or ""))
+  local subject = #g.korder == 1 and g.korder[1] or nil
+  if g.rule == "launch.block_size" then
+    return report:finding { severity = "warn", rule = g.rule, subject = subject,
+      message = string.format("block size %d is not a multiple of 32: the last warp of each block runs %d idle lanes (%s); 128-256 threads is a good start",
+        f.block_size, 32 - f.block_size % 32, who),
+      evidence = { block_size = f.block_size, launches = g.launches, kernels = g.korder,
+        formula = "speedup = (1/ceil(bs/32)) x (1 - (bs mod 32)/32) x 100" },
+      speedup_pct = f.speedup }
+  elseif g.rule == "launch.small_grid" then
+    return report:finding { severity = "warn", rule = g.rule, subject = subject,
+      message = string.format("%d block%s on %d SMs: the grid leaves %d SMs idle (%s)",
+        f.grid, f.grid == 1 and "" or "s", f.sms, f.sms - f.grid, who),
+      evidence = { grid_size = f.grid, sm_count = f.sms, launches = g.launches, kernels = g.korder,
+        formula = "speedup = (SMs - grid) / SMs x 100" },
+      speedup_pct = f.speedup }
+  elseif g.rule == "launch.grid_below_2x_sms" then
+    return report:finding { severity = "info", rule = g.rule, subject = subject,
+      message = string.format("%d blocks on %d SMs is less than two blocks per SM: with __syncthreads() a second resident block hides the barrier stalls (%s)",
+        f.grid, f.sms, who),
+      evidence = { grid_size = f.grid, sm_count = f.sms, launches = g.launches, kernels = g.korder } }
+  end
+  local t = f.t   -- launch.tail_effect
+  return report:finding { severity = "opt", rule = g.rule, subject = subject,
+    message = string.format("%d blocks on %d SMs x %d active blocks = %.2f waves: the partial last wave (%d blocks) can take up to %s %% of the run (%s)",
+      f.grid, f.sms, f.active, t.waves, t.partial_blocks, gpu.fmt_pct(t.speedup_pct), who),
+    evidence = { grid_size = f.grid, sm_count = f.sms, active_blocks = f.active, waves = t.waves,
+      whole_waves = t.whole, partial_blocks = t.partial_blocks, launches = g.launches,
+      threshold_pct = th.tail_min_speedup, formula = "speedup = 100 / (whole waves + 1)" },
+    speedup_pct = t.speedup_pct }
+end
+
 local R
 R = {
   name = "launch",
@@ -83,255 +318,26 @@ R = {
       local ctx, err = gpu.context(p, opts)
       if not ctx then perflab.fail(err) end
       local k = p:table("kernels")
-      local n = k:nrows()
-      local rule_sms = sms_from_rules(p)
-      local groups, gorder = {}, {}
-      local sm_sources = {}
-      -- every launch's values as columns of w, in C; what needs Lua (the
-      -- device lookup, the rules) runs once per distinct input of it
-      local w = k:select({})
-      local one = k:col(k:columns()[1]):present():map(function() return 1 end)   -- 1 on every row
-      local none = one:keep(one:eq(0))   -- an integer column, all missing
-      w:with("_one", one)
-      local grid, bs = gpu.dim_col(k, "grid_size", "grid"), gpu.dim_col(k, "block_size", "block")
-      local kept = (grid and bs) and (grid:present() & bs:present()) or one:eq(0)
-      if grid and bs then w:with("_grid", grid):with("_bs", bs) end
-      local nkept = kept:count { where = kept }
-      local skipped = n - nkept
-      local dev = gpu.launch_devices(k, ctx)   -- cc, sm_count: once per distinct device
-      local cc = dev:col("cc")
-      -- active blocks per SM: the block limits ncu printed, else the
-      -- occupancy calculator (in C) where the registers are known
-      local active = printed_active(k)
-      if bs and k:has("registers") then
-        local need = kept & cc:present() & k:col("registers"):present()
-        if active then need = need & ~active:present() end
-        local smem_static = gpu.smem_static_col(k)
-        local function opt(c) return k:has(c) and k:col(c) or nil end
-        local occ = gpu.columns { cc = cc:keep(need), block_size = bs, registers = k:col("registers"),
-          smem_static = smem_static, smem_dynamic = opt("smem_dynamic_bytes"), smem_config = opt("smem_config_bytes"),
-          smem_driver = opt("smem_driver_bytes") }:col("active_blocks"):keep(need)
-        active = active and active:fill(occ) or occ
-      end
-      active = active or none
-      w:with("_active", active)
-      -- the SM count: the launch's device, what ncu's Waves Per SM imply
-      -- (once per distinct waves, grid and active blocks), the rule text,
-      -- the input-wide context
-      local sms = dev:col("sm_count")
-      local function missing_where(c) return kept & ~c:present() end
-      if nkept > 0 and sms:count { where = kept } > 0 then sm_sources["the input"] = true end
-      if nkept > 0 and k:has("waves_per_sm") then
-        local need = missing_where(sms) & k:col("waves_per_sm"):present() & active:present()
-        if kept:count { where = need } > 0 then
-          local by = k:select({}):with("w", k:col("waves_per_sm"):keep(need)):with("g", grid:keep(need))
-            :with("a", active:keep(need)):group_by({ "w", "g", "a" })
-          local inf = {}
-          for i, r in by:agg({ { "_n", "count" } }):rows() do
-            inf[i] = { sms = r.w and gpus.infer_sm_count(r.g, r.w, r.a) }
-          end
-          inf = by:broadcast(T.from_rows(inf, { "sms" })):col("sms")
-          if inf:count { where = kept } > 0 then
-            sm_sources["Waves Per SM"] = true
-            sms = sms:count() > 0 and sms:fill(inf) or inf
-          end
-        end
-      end
-      for _, alt in ipairs({ { rule_sms, "the rule text" }, { ctx.sm_count, ctx.source } }) do
-        if alt[1] and nkept > 0 and kept:count { where = missing_where(sms) } > 0 then
-          sm_sources[alt[2]] = true
-          sms = sms:count() > 0 and sms:fill(alt[1]) or one * alt[1]
-        end
-      end
-      local no_sm = nkept > 0 and kept:count { where = missing_where(sms) } or 0
-      w:with("_sms", sms)
-      -- the rules, once per distinct (grid, block, SMs, active blocks)
-      local function add(rule, key, fields, gi)
-        local gk = rule .. "|" .. key
-        local g = groups[gk]
-        if not g then
-          g = { rule = rule, fields = fields, kernels = {}, korder = {}, ids = {}, launches = 0, parts = {} }
-          groups[gk] = g; gorder[#gorder + 1] = gk
-        end
-        gi[#gi + 1] = g
-      end
-      local rgroups = {}   -- R group -> the finding groups it adds to
-      local RKEYS = { "_grid", "_bs", "_sms", "_active" }
-      local res
-      if nkept > 0 then
-        local rg = w:group_by(RKEYS)
-        local shapes = rg:agg({ { "_n", "count", where = kept } })
-        local rows = {}
-        for i, r in shapes:rows() do
-          local gi = {}
-          rgroups[i] = gi
-          if r._n == 0 then rows[i] = { ri = i }; goto next end
-          do
-            local g, b, sm, act = r._grid, r._bs, r._sms, r._active
-            local ids = {}
-            local bc = gpu.block_size_check(b)
-            if bc then
-              ids[#ids + 1] = "launch.block_size"
-              add("launch.block_size", tostring(b), { block_size = b, speedup = bc.speedup_pct }, gi)
-            end
-            local waves, tail_pct
-            if sm then
-              local sg = gpu.small_grid(g, sm)
-              if sg and sg.severity == "high" then
-                ids[#ids + 1] = "launch.small_grid"
-                add("launch.small_grid", g .. "|" .. sm, { grid = g, sms = sm, speedup = sg.speedup_pct }, gi)
-              elseif sg then
-                ids[#ids + 1] = "launch.grid_below_2x_sms"
-                add("launch.grid_below_2x_sms", g .. "|" .. sm, { grid = g, sms = sm }, gi)
-              end
-              if act and act > 0 then
-                local t = gpu.tail(g, sm, act, th)
-                waves = t.waves
-                tail_pct = t.speedup_pct
-                if t.fires then
-                  ids[#ids + 1] = "launch.tail_effect"
-                  add("launch.tail_effect", string.format("%d|%d|%d", g, sm, act),
-                    { grid = g, sms = sm, active = act, t = t, speedup = t.speedup_pct }, gi)
-                end
-              end
-            end
-            rows[i] = { ri = i, waves = waves, tail_pct = tail_pct, findings = table.concat(ids, ", ") }
-          end
-          ::next::
-        end
-        res = rg:broadcast(T.from_rows(rows, { "ri", "waves", "tail_pct", "findings" }, "shapes"))
-        w:with("_ri", res:col("ri"))
-      end
-      -- the launch table: each kept launch with its results and its join
-      -- keys (id = the input's id or the 0-based row; start and duration)
-      local kernel = k:has("short_name") and k:col("short_name") or nil
-      if k:has("name") then kernel = kernel and kernel:fill(k:col("name")) or k:col("name") end
-      local nameless = kernel == nil or kernel:count { where = kept } < nkept
-      w:with("kernel", kernel or none)
-      w:with("grid_size", grid or none):with("block_size", bs or none):with("sm_count", sms):with("active_blocks", active)
-      if res then
-        local wv = res:col("waves")
-        if k:has("waves_per_sm") then wv = wv:fill(k:col("waves_per_sm")) end
-        w:with("waves_per_sm", wv):with("tail_pct", res:col("tail_pct")):with("findings", res:col("findings"))
-      else
-        w:with("waves_per_sm", k:has("waves_per_sm") and k:col("waves_per_sm") or none * 1.0)
-        w:with("tail_pct", none * 1.0):with("findings", none)
-      end
-      w:with("id", k:has("id") and k:col("id") or (w:order("_one") - 1))
-      for _, c in ipairs({ "start_ns", "duration_ns" }) do w:with(c, k:has(c) and k:col(c) or none) end
-      local t = w:select(COLS)
-      if nameless then
-        t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")
-      end
-      t = t:filter(kept):select(COLS)
-      -- finding groups: per R group and kernel, its launches (count, first
-      -- row; the row lists only where a timeline weighs the findings or a
-      -- launch has no name); per finding group, its kernels in order of
-      -- first launch, each with its launches' ids in launch order
-      if nkept > 0 then
-        local need_ids = #timelines > 0 or nameless
-        local spec = { { "_n", "count", where = kept }, { "_first", "first_row", where = kept } }
-        if need_ids then spec[#spec + 1] = { "_rows", "ids", where = kept } end
-        local parts, lists = w:group_by("_ri", "kernel"):agg(spec)
-        local function part(g, kn, cnt, first, rows)
-          local pk = g.parts[kn]
-          if not pk then
-            pk = { first = first, n = 0, lists = {} }
-            g.parts[kn] = pk; g.korder[#g.korder + 1] = kn
-          elseif first < pk.first then pk.first = first end
-          pk.n = pk.n + cnt
-          pk.lists[#pk.lists + 1] = rows
-        end
-        for j, r in parts:rows() do
-          if r._n > 0 then
-            local rows = need_ids and lists._rows[j] or nil
-            for _, g in ipairs(rgroups[r._ri]) do
-              g.launches = g.launches + r._n
-              if r.kernel then part(g, r.kernel, r._n, r._first, rows)
-              else for _, row in ipairs(rows) do part(g, "launch " .. row, 1, row, { row }) end end
-            end
-          end
-        end
-        local ids = need_ids and k:has("id") and k:col("id"):to_lua() or nil
-        for _, gk in ipairs(gorder) do
-          local g = groups[gk]
-          table.sort(g.korder, function(x, y) return g.parts[x].first < g.parts[y].first end)
-          for _, kn in ipairs(g.korder) do
-            local pk = g.parts[kn]
-            g.kernels[kn] = pk.n
-            if need_ids then
-              local rows = pk.lists[1]
-              if #pk.lists > 1 then
-                rows = {}
-                for _, pr in ipairs(pk.lists) do table.move(pr, 1, #pr, #rows + 1, rows) end
-                table.sort(rows)
-              end
-              local gi = {}
-              for j, row in ipairs(rows) do gi[j] = ids and ids[row] or (row - 1) end
-              g.ids[kn] = gi
-            else
-              g.ids[kn] = {}
-            end
-          end
-          g.parts = nil
-        end
-      end
-      local name = #inputs > 1 and ("launch_" .. idx) or "launch"
-      report:table(name, t, { title = string.format("%d launches (%s)", t:nrows(), p.source) })
-      for _, gk in ipairs(gorder) do
-        local g = groups[gk]
-        local f = g.fields
-        local list = {}
-        for _, kn in ipairs(g.korder) do
-          list[#list + 1] = g.kernels[kn] > 1 and string.format("%s (x%d)", kn, g.kernels[kn]) or kn
-        end
-        local who = string.format("%d launch%s: %s", g.launches, g.launches == 1 and "" or "es",
-          table.concat(list, ", ", 1, math.min(#list, 5)) .. (#list > 5 and string.format(", and %d more", #list - 5) or ""))
-        local subject = #g.korder == 1 and g.korder[1] or nil
-        local fd
-        if g.rule == "launch.block_size" then
-          fd = report:finding { severity = "warn", rule = g.rule, subject = subject,
-            message = string.format("block size %d is not a multiple of 32: the last warp of each block runs %d idle lanes (%s); 128-256 threads is a good start",
-              f.block_size, 32 - f.block_size % 32, who),
-            evidence = { block_size = f.block_size, launches = g.launches, kernels = g.korder,
-              formula = "speedup = (1/ceil(bs/32)) x (1 - (bs mod 32)/32) x 100" },
-            speedup_pct = f.speedup }
-        elseif g.rule == "launch.small_grid" then
-          fd = report:finding { severity = "warn", rule = g.rule, subject = subject,
-            message = string.format("%d block%s on %d SMs: the grid leaves %d SMs idle (%s)",
-              f.grid, f.grid == 1 and "" or "s", f.sms, f.sms - f.grid, who),
-            evidence = { grid_size = f.grid, sm_count = f.sms, launches = g.launches, kernels = g.korder,
-              formula = "speedup = (SMs - grid) / SMs x 100" },
-            speedup_pct = f.speedup }
-        elseif g.rule == "launch.grid_below_2x_sms" then
-          fd = report:finding { severity = "info", rule = g.rule, subject = subject,
-            message = string.format("%d blocks on %d SMs is less than two blocks per SM: with __syncthreads() a second resident block hides the barrier stalls (%s)",
-              f.grid, f.sms, who),
-            evidence = { grid_size = f.grid, sm_count = f.sms, launches = g.launches, kernels = g.korder } }
-        elseif g.rule == "launch.tail_effect" then
-          local t = f.t
-          fd = report:finding { severity = "opt", rule = g.rule, subject = subject,
-            message = string.format("%d blocks on %d SMs x %d active blocks = %.2f waves: the partial last wave (%d blocks) can take up to %s %% of the run (%s)",
-              f.grid, f.sms, f.active, t.waves, t.partial_blocks, gpu.fmt_pct(t.speedup_pct), who),
-            evidence = { grid_size = f.grid, sm_count = f.sms, active_blocks = f.active, waves = t.waves,
-              whole_waves = t.whole, partial_blocks = t.partial_blocks, launches = g.launches,
-              threshold_pct = th.tail_min_speedup, formula = "speedup = 100 / (whole waves + 1)" },
-            speedup_pct = t.speedup_pct }
-        end
+      local L = launch_columns(k, ctx, sms_from_rules(p))
+      local res, rgroups, gorder = check_shapes(L, th)
+      if res then L.w:with("_ri", res:col("ri")) end
+      local t, nameless = launch_table(k, L, res)
+      if L.nkept > 0 then group_launches(k, L, rgroups, gorder, #timelines > 0 or nameless) end
+      report:table(#inputs > 1 and ("launch_" .. idx) or "launch", t,
+        { title = string.format("%d launches (%s)", t:nrows(), p.source) })
+      for _, g in ipairs(gorder) do
         local per = {}
         for j, kn in ipairs(g.korder) do per[j] = { kn, g.ids[kn] } end
-        items[#items + 1] = weighting.item(fd, p, nil, per)
+        items[#items + 1] = weighting.item(finding(report, g, th), p, nil, per)
       end
-      local srcs = {}
-      for s in pairs(sm_sources) do srcs[#srcs + 1] = s end
-      table.sort(srcs)
-      if #srcs > 0 then report:note("SM count from " .. table.concat(srcs, ", ")) end
+      if #L.sources > 0 then report:note("SM count from " .. table.concat(L.sources, ", ")) end
       if ctx.vendor == "amd" then
         report:note("AMD GPU: SM count = compute units, blocks = workgroups; occupancy and tail need the CU resource model, which perflab does not have")
       end
+      local skipped = k:nrows() - L.nkept
       if skipped > 0 then report:note(string.format("%d launches without grid or block size were skipped", skipped)) end
-      if no_sm > 0 then
-        report:note(string.format("%d launches: no SM count in the input; pass --gpu NAME (one of: %s)", no_sm, gpu.choices()))
+      if L.no_sm > 0 then
+        report:note(string.format("%d launches: no SM count in the input; pass --gpu NAME (one of: %s)", L.no_sm, gpu.choices()))
       end
     end
     weighting.apply(report, items, timelines)
