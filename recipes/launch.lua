@@ -90,10 +90,6 @@ local function launch_columns(k, ctx, rule_sms)
       smem_config = opt("smem_config_bytes"), smem_driver = opt("smem_driver_bytes") }
     occ = occ:col("active_blocks"):keep(need)
     active = active and active:fill(occ) or occ
-    -- the calculator's other columns hold memory in C that Lua's collector
-    -- does not count: free them now (peak memory on a large trace)
-    occ = nil
-    collectgarbage()
   end
   active = active or L.none
   -- the SM count: the launch's device, what ncu's Waves Per SM imply (once

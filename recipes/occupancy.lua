@@ -356,11 +356,6 @@ local function cuda_report(p, ctx, want_ids)
 
   t:drop("_row")   -- t holds COLS in order (its columns share their values with oc and k: no copies)
   if ntrue(kept) < n then t = t:filter(kept) end
-  -- the intermediate columns above hold memory in C that Lua's collector
-  -- does not count (a few bytes of userdata each): free them now, not
-  -- after the report's text is made (peak memory on a large trace)
-  args, oc, pct, pct2, tw, rep, orep, arep, rn = nil, nil, nil, nil, nil, nil, nil, nil, nil
-  collectgarbage()
   return {
     t = t, order = order, is_trace = is_trace, assumptions = assumptions, inferred = inferred, skipped = skipped,
     no_cc = no_cc, unknown = unknown, kineto_smem = kineto_smem, exception_hits = exception_hits,

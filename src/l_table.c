@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #define PL_GROUP_T "perflab.Grouping"
@@ -78,12 +79,22 @@ static int pushtable_p(lua_State *L) {
 ** (no memory), t is freed and the error raised again, so the caller's
 ** table is never lost. */
 void pl_l_pushtable(lua_State *L, pl_table *t) {
+  size_t bytes = 0;                          /* what t holds in C memory */
+  for (size_t j = 0; j < t->ncols; j++) {
+    const pl_column *c = t->cols[j];
+    bytes += c->cap * (c->type == PL_BOOL ? 1 : c->type == PL_STR ? 4 : 8);
+  }
   lua_pushcfunction(L, pushtable_p);         /* light C function: no allocation */
   lua_pushlightuserdata(L, t);
   if (lua_pcall(L, 1, 1, 0) != LUA_OK) {     /* [... err] */
     pl_table_free(t);
     lua_error(L);
   }                                          /* [... T] */
+  /* The object is a few bytes of userdata to Lua's collector, which paces
+  ** itself by what it allocates: tell it of the columns too, so that the
+  ** tables a chain of column expressions leaves behind are collected at
+  ** the pace of the memory they hold, not only at the next full cycle. */
+  if (bytes >= 65536) lua_gc(L, LUA_GCSTEP, (int)(bytes / 1024 > INT_MAX ? INT_MAX : bytes / 1024));
 }
 
 pl_table *pl_l_writable(lua_State *L, int arg) {
