@@ -3,8 +3,9 @@
 -- trace -- and the same figures read back from a tb-profiler JSON.
 --
 -- Kineto trace:
---  1. Steps are the host's ProfilerStep#N spans, then bounded on the GPU side
---     the plugin's way: a runtime call that lies wholly inside a host step
+--  1. Steps (perflab.steps.bound, lua/perflab/steps.lua, which distributed
+--     uses too) are the host's ProfilerStep#N spans, then bounded on the GPU
+--     side the plugin's way: a runtime call that lies wholly inside a host step
 --     (start >= step start, end <= step end) ties the device ops it launched
 --     (same correlation id) to that step; the step ends at the later of its
 --     host end and its last device op's end; it starts at the later of its
