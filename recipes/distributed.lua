@@ -4,8 +4,8 @@
 -- ratio and temporal breakdown.  Input: one trace per rank (Kineto).
 --
 -- Per rank (the map step, a pure function of one file):
---  * steps: step-breakdown's steps (the plugin's step bounds; the whole host
---    span when the trace has no ProfilerStep#N);
+--  * steps: perflab.steps.bound, as step-breakdown's (the plugin's step
+--    bounds; the whole host span when the trace has no ProfilerStep#N);
 --  * Kernel = device kernels that are not communication; Communication =
 --    kernels launched by a collective host op (same external id: nccl:*,
 --    gloo:*; cpu ops, or user annotations as older PyTorch wrote them) or
@@ -49,6 +49,7 @@ local perflab = require "perflab"
 local T = perflab.table
 local I = require "perflab.intervals"
 local comm = require "perflab.comm"
+local S = require "perflab.steps"
 local ranks_mod = require "perflab.ranks"
 local units = perflab.units
 local errors = require "perflab.errors"
@@ -81,18 +82,6 @@ end
 local function iv(s, e) return I.from_arrays(s, e, #s) end
 
 -- ---- map: one rank ------------------------------------------------------------
-
-local function step_spans(p)
-  local rep = perflab.run("step-breakdown", { p })
-  local st = rep.tables.steps
-  local out = {}
-  if st and st:nrows() > 0 and st:has("start_ns") then
-    local step, start, total = col(st, "step"), col(st, "start_ns"), col(st, "total_ns")
-    for i = 1, #step do out[i] = { step = step[i], s = start[i], e = start[i] + total[i], i = i } end
-  end
-  table.sort(out, function(a, b) if a.s ~= b.s then return a.s < b.s end return a.i < b.i end)
-  return out
-end
 
 local function hta_breakdown(p, kt, kc)
   -- GPU events launched before the last ProfilerStep (HTA's default filter):
@@ -240,11 +229,11 @@ local function map_rank(p)
   end)
   local compset, commset = kset or I.empty(), iv(comm_s, comm_e)
   local both = compset * commset
-  local steps = step_spans(p)
+  local steps = S.bound(p)   -- in start order, bounded on the device side
   local srows = {}
   for i, st in ipairs(steps) do
     local c1, c2, ov = compset:length_within(st.s, st.e), commset:length_within(st.s, st.e), both:length_within(st.s, st.e)
-    srows[i] = { step = st.step, start_ns = st.s, duration_ns = st.e - st.s, computation_ns = c1,
+    srows[i] = { step = st.name, start_ns = st.s, duration_ns = st.e - st.s, computation_ns = c1,
                  communication_ns = c2, overlap_ns = ov, other_ns = (st.e - st.s) + ov - c1 - c2 }
   end
   -- each collective's step: the step that contains it
@@ -258,7 +247,7 @@ local function map_rank(p)
       local mid = (lo + hi) // 2
       if steps[mid].s <= nd.s then k = mid; lo = mid + 1 else hi = mid - 1 end
     end
-    if k > 0 and nd.e <= steps[k].e then step = steps[k].step end
+    if k > 0 and nd.e <= steps[k].e then step = steps[k].name end
     crow[i] = { collective = i, name = nd.name, step = step, bytes = nd.bytes, start_ns = nd.s, end_ns = nd.e,
                 nranges = #nd.ranges }
     for j, r in ipairs(nd.ranges) do rrow[#rrow + 1] = { collective = i, j = j, start_ns = r[1], end_ns = r[2] } end
@@ -510,7 +499,7 @@ return {
     .. "       perflab run distributed --map FILE --output DIR      (per-rank summary)\n"
     .. "       perflab run distributed --merge DIR... [--set KEY=VALUE]...",
   summary = "all ranks of a job: computation/communication/overlap per step, data transfer vs synchronisation per collective, who waits for whom (tb-plugin Distributed view, HTA overlap)",
-  needs = { "kernels.start_ns|cpu_ops.start_ns" },   -- a timeline (Kineto)
+  needs = { "kernels.start_ns|cpu_ops.start_ns", "events|runtime" },   -- a timeline (Kineto, Nsight Systems)
   options = {
     min_overlap_pct = { type = "number", default = 30, help = "report ranks overlapping less than this share of communication" },
     max_sync_pct = { type = "number", default = 50, help = "report ranks whose collective time is more than this share synchronisation" },

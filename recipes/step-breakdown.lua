@@ -3,8 +3,9 @@
 -- trace -- and the same figures read back from a tb-profiler JSON.
 --
 -- Kineto trace:
---  1. Steps are the host's ProfilerStep#N spans, then bounded on the GPU side
---     the plugin's way: a runtime call that lies wholly inside a host step
+--  1. Steps (perflab.steps.bound, lua/perflab/steps.lua, which distributed
+--     uses too) are the host's ProfilerStep#N spans, then bounded on the GPU
+--     side the plugin's way: a runtime call that lies wholly inside a host step
 --     (start >= step start, end <= step end) ties the device ops it launched
 --     (same correlation id) to that step; the step ends at the later of its
 --     host end and its last device op's end; it starts at the later of its
@@ -69,11 +70,9 @@ local units = perflab.units
 local IV = require "perflab.timeline"
 local I = perflab.intervals
 local D = require "perflab.timeline_data"
+local S = require "perflab.steps"
 local comm = require "perflab.comm"
 local ranks = require "perflab.ranks"
-
-local MAXI = math.maxinteger
-local MINI = math.mininteger
 
 local STEP_COLS = { "step", "kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns",
   "dataloader_ns", "cpu_exec_ns", "other_ns", "total_ns" }
@@ -132,16 +131,6 @@ local function sorted_keys(set)
   return l
 end
 
--- the smallest / largest value of a time column where mask holds, exact
--- (an int64 column's min/max is exact; a number column's is taken from its
--- offset to the smallest): nil when no row counts
-local function extreme(col, mask, op)
-  if col:type() == "integer" then return col[op](col, { where = mask }) end
-  if col:count { where = mask } == 0 then return nil end
-  local base = math.floor(col:min { where = mask })
-  return base + (col - base)[op](col - base, { where = mask })
-end
-
 local function any(mask) return mask:count { where = mask } > 0 end
 
 -- Roles by masks over the events table: the category (lower-cased once per
@@ -163,17 +152,16 @@ local function collect(p)
   -- external ids of communication ops: their kernels are communication
   local comm_ext = ev:filter(X & commop_ev & ext:present()):col("external_id")
   -- the complete events with a start; a missing duration is 0
-  local e = ev:filter(X & ev:col("ts_ns"):present(), { "name", "cat", "ts_ns", "dur_ns", "correlation", "external_id", "tid" })
+  local e = ev:filter(X & ev:col("ts_ns"):present(), { "name", "cat", "ts_ns", "dur_ns", "external_id", "tid" })
   e:with("end_ns", e:col("ts_ns") + IV.filled(e, "dur_ns", 0))
-  local name, ts = text(e, "name"), e:col("ts_ns")
+  local name = text(e, "name")
   local lc = text(e, text(e, "cat"):map(string.lower))
   local commop = name:isin(sorted_keys(D.comm_ops))
   local commk = e:col("external_id"):isin(comm_ext) | name:map(comm.is_kernel):eq(true)
   local kernel, memcpy, memset = lc:eq("kernel"), lc:isin { "memcpy", "gpu_memcpy" }, lc:isin { "memset", "gpu_memset" }
   local runtime = lc:isin(sorted_keys(D.runtime_cats))
   local cpu = lc:isin(sorted_keys(D.cpu_cats))
-  local step = name:match("^ProfilerStep#")            -- steps come from the `steps` table
-  local op = cpu & ~step
+  local op = cpu & ~name:match("^ProfilerStep#")     -- steps come from perflab.steps
   local dl = name:map(function(k) return matches_any(k, D.dataloader_patterns) end):eq(true)
   local cpu_comm = op & ~dl & commop
   local masks = {
@@ -182,8 +170,6 @@ local function collect(p)
   }
   local c = {
     role = {},
-    device = e:filter(kernel | memcpy | memset, { "ts_ns", "end_ns", "correlation" }),
-    runtime = e:filter(runtime, { "ts_ns", "end_ns", "correlation" }),
     ops = e:filter(op, { "name", "ts_ns", "end_ns", "external_id", "tid" }),
     nccl = any(cpu_comm & name:match("^nccl:")),
     use_dp = any(op & name:eq("DataParallel.forward")),
@@ -192,99 +178,26 @@ local function collect(p)
   for _, k in ipairs(D.categories) do
     c.role[k.key] = masks[k.key] and I.from_table(e, "ts_ns", "end_ns", { where = masks[k.key] }) or I.empty()
   end
-  local span = cpu & (step | lc:ne("user_annotation"))   -- host ops and steps, not annotations
-  c.cpu_min = extreme(ts, span, "min") or MAXI
-  c.cpu_max = extreme(e:col("end_ns"), span, "max") or MINI
   return c
 end
 
 -- ---- Nsight Systems exports: the same roles from nsys' tables ----------------
--- Steps are the NVTX ranges named --set step=NAME (exact name, else names
--- that start with it) of one process (--set pid=N, default the first process
--- that has such ranges); device ops and runtime calls of that process only,
--- joined on (pid, correlation).  Roles: kernels (communication when named
--- nccl*), memcpy, memset, runtime calls, CPU Exec = the other NVTX ranges of
--- the process (host annotations; nsys records no operator events).
-local function collect_nsys(p, opts, notes)
-  local c = {
-    role = {},
-    cpu_min = MAXI, cpu_max = MINI, use_dp = false, use_ddp = false, nccl = false, nsys = true,
-  }
-  local nv = p.tables.nvtx
-  local step = opts.step or ""
-  -- step ranges and the process they belong to
-  local steps = {}
-  local pid = opts.pid ~= 0 and opts.pid or nil
-  if step ~= "" and nv and nv:nrows() > 0 then
-    local nm, st, en, pp = nv:col("name"):to_lua(), nv:col("start_ns"):to_lua(), nv:col("end_ns"):to_lua(), nv:col("pid"):to_lua()
-    local exact = false
-    for i = 1, nv:nrows() do if nm[i] == step then exact = true; break end end
-    local n = #step
-    for i = 1, nv:nrows() do
-      local x = nm[i]
-      if x and st[i] and en[i] and (x == step or (not exact and x:sub(1, n) == step)) then
-        if pid == nil then pid = pp[i] end
-        if pp[i] == pid then steps[#steps + 1] = { s = st[i], e = en[i] } end
-      end
-    end
-    table.sort(steps, function(x, y) return x.s < y.s end)
-    for i, s in ipairs(steps) do s.name = i end
-    if #steps == 0 then
-      notes[#notes + 1] = string.format("No NVTX range named '%s'%s: the whole capture is taken as one step (step 0).",
-        step, pid and (" in process " .. pid) or "")
-    else
-      local procs = {}
-      for i = 1, nv:nrows() do
-        if nm[i] == step or (not exact and nm[i] and nm[i]:sub(1, n) == step) then procs[pp[i]] = true end
-      end
-      local np = 0
-      for _ in pairs(procs) do np = np + 1 end
-      notes[#notes + 1] = string.format("Steps: %d NVTX ranges %s '%s' of process %s%s.", #steps,
-        exact and "named" or "whose name starts with", step, tostring(pid),
-        np > 1 and string.format(" (%d processes have such ranges; --set pid=N picks another)", np) or "")
-    end
-  else
-    -- the most frequent range names, to say what --set step could be
-    local hint = ""
-    if nv and nv:nrows() > 0 then
-      local g = nv:group_by("name"):agg { { "n", "count" } }:sort_by("-n", "name"):head(5)
-      local names = {}
-      for _, r in g:rows() do names[#names + 1] = string.format("'%s' (%d)", units.label(r.name or "", 40), r.n) end
-      hint = " (most frequent ranges: " .. table.concat(names, ", ") .. ")"
-    end
-    notes[#notes + 1] = "Nsight Systems export without --set step=NAME: the whole capture is taken as one step (step 0); "
-      .. "name the NVTX range that marks a training step with --set step=NAME" .. hint .. "."
-  end
-  c.steps = steps
-  -- the rows of t with a start and an end, of the chosen process
-  local function kept(t)
-    local m = t:col("start_ns"):present() & t:col("end_ns"):present()
-    if pid ~= nil and t:has("pid") then m = m & t:col("pid"):eq(pid) end
-    return m
-  end
+-- Steps and their process come from perflab.steps (NVTX ranges named --set
+-- step=NAME); device ops and runtime calls of that process only.  Roles:
+-- kernels (communication when named nccl*), memcpy, memset, runtime calls,
+-- CPU Exec = the other NVTX ranges of the process (host annotations; nsys
+-- records no operator events).
+local function collect_nsys(p, opts, pid)
+  local c = { role = {}, use_dp = false, use_ddp = false, nccl = false, nsys = true }
   local sets = {}
   local function add(key, t, where)
     local set = I.from_table(t, "start_ns", "end_ns", { where = where })
     sets[key] = sets[key] and sets[key]:union(set) or set
   end
-  local function span(t, where)
-    local lo, hi = extreme(t:col("start_ns"), where, "min"), extreme(t:col("end_ns"), where, "max")
-    if lo and lo < c.cpu_min then c.cpu_min = lo end
-    if hi and hi > c.cpu_max then c.cpu_max = hi end
-  end
-  -- device ops and runtime calls: start, end, pid, correlation (joined on
-  -- (pid, correlation): nsys' correlation ids are unique within a process)
-  local dev = {}
-  local function keys(t, m)
-    local x = t:select("start_ns", "end_ns", "correlation"):rename("start_ns", "ts_ns")
-    local ts = x:col("ts_ns")
-    x:with("pid", t:has("pid") and t:col("pid") or ts:keep(ts:lt(ts)))   -- no pid: matches no call
-    return x:filter(m)
-  end
   for _, spec in ipairs({ { "kernels", "kernel" }, { "memcpy", "memcpy" }, { "memset", "memset" } }) do
     local t = p.tables[spec[1]]
     if t and t:nrows() > 0 then
-      local m = kept(t)
+      local m = S.kept(t, pid)
       if spec[2] == "kernel" then
         local commk = t:col("name"):map(comm.is_kernel):eq(true)   -- communication kernels (perflab.comm)
         add("kernel", t, m & ~commk)
@@ -293,125 +206,18 @@ local function collect_nsys(p, opts, notes)
       else
         add(spec[2], t, m)
       end
-      dev[#dev + 1] = keys(t, m)
     end
   end
   local rt = p.tables.runtime
-  if rt and rt:nrows() > 0 then
-    local m = kept(rt)
-    add("runtime", rt, m)
-    span(rt, m)
-    c.runtime = keys(rt, m)
-  end
+  if rt and rt:nrows() > 0 then add("runtime", rt, S.kept(rt, pid)) end
+  local nv = p.tables.nvtx
   if nv and nv:nrows() > 0 then
-    local m = kept(nv)
-    if step ~= "" then m = m & ~nv:col("name"):eq(step) end
+    local m = S.kept(nv, pid)
+    if (opts.step or "") ~= "" then m = m & ~nv:col("name"):eq(opts.step) end
     add("cpu_exec", nv, m)
-    span(nv, m)
   end
   for _, k in ipairs(D.categories) do c.role[k.key] = sets[k.key] or I.empty() end
-  c.keys = { "pid", "correlation" }
-  c.device = #dev > 0 and T.concat(table.unpack(dev)) or nil
   return c
-end
-
--- ---- Kineto: steps bounded on the device side -------------------------------
-
-local function host_steps(p, c)
-  local st = p.tables.steps
-  local steps = {}
-  if c.steps and #c.steps > 0 then
-    for i, x in ipairs(c.steps) do steps[i] = x end
-  elseif c.nsys then
-    if c.cpu_min <= c.cpu_max then steps[1] = { name = 0, s = c.cpu_min, e = c.cpu_max } end
-  elseif st and st:nrows() > 0 then
-    for _, r in st:rows() do
-      steps[#steps + 1] = { name = r.step, s = r.start_ns, e = r.start_ns + (r.duration_ns or 0) }
-    end
-    for i, x in ipairs(steps) do x.pos = i end   -- ties in table order (table.sort is not stable)
-    table.sort(steps, function(x, y) if x.s ~= y.s then return x.s < y.s end return x.pos < y.pos end)
-  elseif c.cpu_min <= c.cpu_max then
-    steps[1] = { name = 0, s = c.cpu_min, e = c.cpu_max }
-  end
-  return steps
-end
-
-local function device_bound(steps, c, notes)
-  -- each runtime call tied to a step as the plugin's merge of calls (by
-  -- start) and steps does it (I.first_window); each device op to the step
-  -- of the calls of its correlation id (a join), and per step the first
-  -- start, last end and number of those device ops
-  local dev, rt, keys = c.device, c.runtime, c.keys or { "correlation" }
-  if not dev or not rt or rt:nrows() == 0 then
-    local none = {}
-    for i = 1, #steps do none[i] = 0 end
-    notes[#notes + 1] = "No device op was launched from inside a step: steps keep their host bounds."
-    return steps, none
-  end
-  local nsteps = #steps
-  local ss, se = {}, {}
-  for i = 1, nsteps do ss[i], se[i] = steps[i].s, steps[i].e end
-  local at = I.first_window(ss, se, rt:col("ts_ns"), rt:col("end_ns"))
-  rt:with("step_at", at)          -- rt is this run's own table (collect's)
-  local cols = { table.unpack(keys) }
-  cols[#cols + 1] = "step_at"
-  local calls = rt:filter(at:present() & rt:col("correlation"):present(), cols)
-  -- device ops and the step of each call of their correlation (none: missing)
-  local d = dev:join(calls, { on = keys, how = "left" })
-  local tied = d:col("step_at"):present()
-  local dev_min, dev_max, matched_count = {}, {}, {}
-  for i = 1, nsteps do dev_min[i] = MAXI; dev_max[i] = MINI; matched_count[i] = 0 end
-  local any_matched = false
-  for _, g in d:filter(tied):group_by("step_at")
-      :agg { { "dmin", "min", "ts_ns" }, { "dmax", "max", "end_ns" }, { "dn", "count" } }:rows() do
-    dev_min[g.step_at], dev_max[g.step_at], matched_count[g.step_at] = g.dmin, g.dmax, g.dn
-    any_matched = true
-  end
-  if not any_matched then
-    notes[#notes + 1] = "No device op was launched from inside a step: steps keep their host bounds."
-    return steps, matched_count
-  end
-  local prev_end = steps[1].s
-  if dev_min[1] ~= MAXI then
-    -- the last end of the device ops no step launched (no call of their
-    -- correlation is tied to a step) that ended before the first step's
-    -- first device op
-    local en = d:col("end_ns")
-    local free = ~tied & en:lt(dev_min[1]) & en:gt(prev_end)
-    prev_end = extreme(en, free, "max") or prev_end
-  end
-  for i = 1, nsteps do
-    local s = steps[i].s > prev_end and steps[i].s or prev_end
-    local e = steps[i].e
-    if dev_min[i] == MAXI then
-      if s > e then e = s end
-    else
-      if dev_max[i] > e then e = dev_max[i] end
-      if e < s then e = s end
-    end
-    steps[i].host_s, steps[i].host_e = steps[i].s, steps[i].e
-    steps[i].s, steps[i].e = s, e
-    steps[i].device_ops = matched_count[i]
-    prev_end = e
-  end
-  if nsteps > 1 then
-    local last = nsteps
-    while last >= 1 and matched_count[last] == 0 do last = last - 1 end
-    if last >= 1 then
-      local keep = last
-      if last > 1 and matched_count[last - 1] * D.thresholds.tail_step_kernel_ratio > matched_count[last] then
-        keep = last - 1
-      end
-      if keep < nsteps then
-        local dropped = {}
-        for i = keep + 1, nsteps do dropped[#dropped + 1] = tostring(steps[i].name); steps[i] = nil end
-        notes[#notes + 1] = string.format("Dropped the last step(s) %s: they launched no device op, or fewer "
-          .. "than %d %% of the ops of the step before (the profiler may have missed their kernels), as the plugin does.",
-          table.concat(dropped, ", "), math.floor(D.thresholds.tail_step_kernel_ratio * 100 + 0.5))
-      end
-    end
-  end
-  return steps, matched_count
 end
 
 -- ---- Kineto: the breakdown ---------------------------------------------------
@@ -631,20 +437,13 @@ end
 -- ---- the two input kinds -------------------------------------------------------
 
 local function from_kineto(p, report, acc, opts)
-  local notes = {}
-  local c = p.tables.events and collect(p) or collect_nsys(p, opts, notes)
-  local steps = host_steps(p, c)
+  local steps, notes, pid = S.bound(p, opts)   -- notes say where the bounds came from
   if #steps == 0 then
     report:note(string.format("%s: no ProfilerStep#N span and no host op: nothing to break down.", p.source))
     for _, n in ipairs(notes) do report:note(p.source .. ": " .. n) end
     return
   end
-  if c.nsys then
-    -- notes from collect_nsys say where the steps came from
-  elseif not p.tables.steps or p.tables.steps:nrows() == 0 then
-    notes[#notes + 1] = "No ProfilerStep#N span: the whole host span is taken as one step (step 0)."
-  end
-  steps = device_bound(steps, c, notes)
+  local c = p.tables.events and collect(p) or collect_nsys(p, opts, pid)
   local rows = breakdown(steps, c)
   local avg = averages(rows)
   local run = acc.multi and acc.next_run() or nil

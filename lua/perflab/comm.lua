@@ -59,22 +59,19 @@ M.collective_rules = {
   { "reduce", "reduce" },
 }
 
--- memo tables: a trace repeats a few hundred names millions of times
-local lib_memo, coll_memo = {}, {}
-
 local function first_rule(rules, name)
   local n = name:lower()
   for _, r in ipairs(rules) do
     if n:find(r[1]) then return r[2] end
   end
-  return false
+  return nil
 end
 
+-- Callers classify a name column once per distinct value (Column:map), so
+-- the rules are tried a few hundred times per trace, not once per row.
 function M.library(name)
   if name == nil then return nil end
-  local v = lib_memo[name]
-  if v == nil then v = first_rule(M.kernel_rules, name); lib_memo[name] = v end
-  return v or nil
+  return first_rule(M.kernel_rules, name)
 end
 
 function M.is_kernel(name) return M.library(name) ~= nil end
@@ -83,14 +80,7 @@ function M.is_op(name) return name ~= nil and M.op_names[name] == true end
 
 function M.collective(name)
   if name == nil then return nil end
-  local v = coll_memo[name]
-  if v == nil then v = first_rule(M.collective_rules, name); coll_memo[name] = v end
-  return v or nil
-end
-
---- Forget the memo tables (after editing the rules at run time).
-function M.reset()
-  lib_memo, coll_memo = {}, {}
+  return first_rule(M.collective_rules, name)
 end
 
 return M

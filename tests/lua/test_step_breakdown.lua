@@ -209,6 +209,32 @@ function TestHand:test_steps()
   lu.assertTrue(dropped)
 end
 
+-- perflab.steps.bound on the same trace (the bounds worked out above):
+-- step 1 host [0,100) -> [5,100) with 1 device op (k1; the stray kernel is
+-- tied to no call), step 2 host [100,200) -> [100,225) with 2 (the memcpy
+-- and the gemm), step 3 dropped.  Without the ProfilerStep events the host
+-- span of the cpu ops [0,193) is step 0: it starts after the stray kernel
+-- (5) and ends with the gemm (225), all 3 device ops tied to it.
+function TestHand:test_steps_bound()
+  local steps, notes = require("perflab.steps").bound(hand_profile())
+  lu.assertEquals(#steps, 2)
+  local want = { { name = 1, s = 5, e = 100, host_s = 0, host_e = 100, device_ops = 1 },
+                 { name = 2, s = 100, e = 225, host_s = 100, host_e = 200, device_ops = 2 } }
+  for i, w in ipairs(want) do
+    for k, v in pairs(w) do lu.assertEquals(steps[i][k], (k == "name" or k == "device_ops") and v or v * 1000, string.format("step %d %s", i, k)) end
+  end
+  lu.assertEquals(#notes, 1)
+  lu.assertStrContains(notes[1], "Dropped the last step(s) 3")
+  local evs = {}
+  for _, e in ipairs(HAND) do if not e.name:find("^ProfilerStep#") then evs[#evs + 1] = e end end
+  steps, notes = require("perflab.steps").bound(perflab.parse("nostep.json", cjson.encode({ traceEvents = evs })))
+  lu.assertEquals(#steps, 1)
+  for k, v in pairs({ name = 0, s = 5000, e = 225000, host_s = 0, host_e = 193000, device_ops = 3 }) do
+    lu.assertEquals(steps[1][k], v, k)
+  end
+  lu.assertEquals(notes, { "No ProfilerStep#N span: the whole host span is taken as one step (step 0)." })
+end
+
 -- Communication: a kernel launched by an nccl:all_reduce op (same external
 -- id) overlapping a compute kernel on another stream: the overlap is Kernel,
 -- the rest Communication.  Step [0,100): compute kernel [10,40), nccl kernel
