@@ -67,8 +67,7 @@ local function r2c(c) return (c * 100 + 0.5):floor() / 100 end
 -- left-joined on the launch id), F.get(key) the metric by its aliases as a
 -- column, the stall-reason columns
 local function frame(p, k)
-  local n = k:nrows()
-  local F = { n = n, k = k }
+  local F = { k = k }
   local any = k:col(k:columns()[1]):present()
   F.FALSE = any & ~any
   F.ZERO = F.FALSE * 0
@@ -278,8 +277,10 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
      :with("part", one * (#parts + 1)):with("prow", (one * 1):cumsum())
     if not o.gkey or type(o.gkey) == "string" then t:with("gkey", one:map({ [true] = o.gkey or "" })) end
     if type(o.sev) == "string" then t:with("severity", one:map({ [true] = o.sev })) end
-    local vals = t:select("prow")
-    for _, c in ipairs(private) do vals:with(c, t:col(c)) end
+    local vals
+    for _, c in ipairs(private) do
+      if c:find("^%a+%.") or c == "uncapped" then vals = vals and vals:with(c, t:col(c)) or t:select(c) end
+    end
     t:drop(table.unpack(private))
     local consts, lists = {}, {}
     for name, a in pairs(o.ev) do
@@ -386,7 +387,6 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
             v.stall_cycles, v.cycles_per_issue, R.stall_text[v.reason] or v.reason, fmt(v.stall_cycles / v.cycles_per_issue * 100))
         end })
     end
-    if #F.stall == 0 then addmask(mine, "ncu.warp_stall", F.FALSE) end
   end
 
   -- 9 thread divergence
@@ -604,14 +604,13 @@ NR = {
           fin = cat:take(cat:order("row", "seq", "-sv", "skey", "sub"))
           group_findings(report, p, fin, parts, timelines, all)
         end
-        fin = fin or F.base:filter(F.FALSE)
       else
         fired, mine, miss = { ids = {}, launches = {}, n = {}, rows = {} }, {}, {}
       end
       local rows
       if fin and fin:nrows() > 0 then
         local none = fin:col("row"):present():map({})
-        rows = fin:with("speedup_pct", fin:has("speedup") and r2c(fin:col("speedup")) or none)
+        rows = fin:with("speedup_pct", r2c(fin:col("speedup")))
         for _, c in ipairs(COLS) do if not rows:has(c) then rows:with(c, none) end end
         rows = rows:select(COLS)
       else
