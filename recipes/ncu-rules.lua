@@ -287,7 +287,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
       if type(a) == "string" or type(a) == "number" then consts[name] = a end
       if type(a) == "table" and a.list then lists[name] = true end
     end
-    parts[#parts + 1] = { id = id, t = t, vals = vals, consts = consts, lists = lists, formula = o.formula, msg = o.msg }
+    parts[#parts + 1] = { id = id, t = t, vals = vals, consts = consts, lists = lists, msg = o.msg }
   end
 
   local sm, mem, waves = get("compute_pct"), get("memory_pct"), get("waves")
@@ -324,7 +324,6 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
   emit("ncu.issue_slots", 2, issue:lt(th.issue_active), { sev = "opt", sp = est,
     ev = { issue_active = issue, eligible_pct = maybe(elig), max_throughput_pct = maybe(maxthr) },
     x = { active_warps = get("active_warps"), eligible_warps = get("eligible_warps") },
-    formula = "speedup = min(100 - issue %, 100 - max(SM %, memory %))",
     msg = function(v)
       return string.format("each scheduler issues an instruction only every %.1f cycles (%.2f per cycle, threshold %.1f)%s",
         1 / math.max(v.issue_active, 1e-9), v.issue_active, th.issue_active, v.eligible_warps and string.format(
@@ -335,8 +334,8 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
   local tocc, aocc = F.kcol("theoretical_occupancy_pct") or F.NONE, F.kcol("achieved_occupancy_pct") or F.NONE
   local active
   do
-    for _, c in ipairs({ "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem", "block_limit_barriers" }) do
-      local v = F.kcol(c)
+    for _, l in ipairs(gpu.LIMIT_NAMES) do             -- the smallest printed block limit
+      local v = F.kcol(l.key)
       if v then active = active and active:min_with(v):fill(active):fill(v) or v end
     end
     local code = F.ZERO
@@ -352,7 +351,6 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     miss["ncu.theoretical_occupancy"] = ~tocc:present()
     emit("ncu.theoretical_occupancy", 3, tocc:lt(th.occupancy_low), { sev = "opt", sp = 100 - tocc, cap = cap,
       ev = { limiter = list(limiter), theoretical_pct = tocc, threshold_pct = th.occupancy_low },
-      formula = "speedup = 100 - theoretical %",
       msg = function(v)
         return string.format("theoretical occupancy %s %% is below %d %%%s", fmt(v.theoretical_pct), th.occupancy_low,
           #v.limiter > 0 and (", limited by " .. table.concat(v.limiter, " and ")) or "")
@@ -360,7 +358,6 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     emit("ncu.achieved_occupancy", 4, (tocc - aocc):gt(th.achieved_gap) & tocc:gt(0), { sev = "opt",
       sp = (tocc - aocc) / tocc * 100, cap = cap,
       ev = { achieved_pct = aocc, gap_threshold = th.achieved_gap, theoretical_pct = tocc },
-      formula = "speedup = (T - A) / T x 100",
       msg = function(v)
         local t, a = v.theoretical_pct, v.achieved_pct
         return string.format("achieved occupancy %s %% is %s points below theoretical %s %%: warp scheduling overheads or workload imbalance",
@@ -381,7 +378,6 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
       emit("ncu.warp_stall", 5, gate & ratio:gt(th.stall_ratio), { sev = "opt", sp = ratio * 100, cap = cap,
         sv = s[2], gkey = s[1], skey = s[1],
         ev = { cycles_per_issue = cpi, ratio_threshold = th.stall_ratio, reason = s[1], stall_cycles = s[2] },
-        formula = "speedup = stall cycles / cycles per issued instruction",
         msg = function(v)
           return string.format("each warp spends %.2f of its %.2f cycles between issued instructions stalled on %s (%s %%)",
             v.stall_cycles, v.cycles_per_issue, R.stall_text[v.reason] or v.reason, fmt(v.stall_cycles / v.cycles_per_issue * 100))
@@ -397,7 +393,6 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     local lo = act:min_with(pon):fill(act)
     emit("ncu.thread_divergence", 6, ok & lo:lt(th.active_threads), { sev = "opt", sp = (1 - lo / 32) * sm,
       ev = { active_threads = act, compute_pct = sm, pred_on_threads = maybe(pon), threshold = th.active_threads },
-      formula = "speedup = (1 - min(active, predicated-on)/32) x compute %",
       msg = function(v)
         return string.format("on average only %.1f of 32 threads per warp are active%s: divergent branches or predication waste lanes",
           v.active_threads, v.pred_on_threads and string.format(" (%.1f not predicated off)", v.pred_on_threads) or "")
@@ -418,7 +413,6 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
       emit("ncu.fma_fusion", 7, ok & all:gt(0) & ratio:gt(th.fma_ratio), { sev = "opt", sp = 0.5 * non / all * pipe,
         sub = j, skey = prec[1],
         ev = { fused = f, non_fused = non, pipe_pct = pipe, precision = prec[1], ratio = ratio, threshold = th.fma_ratio },
-        formula = "speedup = 0.5 x non_fused / all x FP-pipe (or SM) utilisation",
         msg = function(v)
           return string.format("%s: %d fused and %d non-fused instructions; converting ADD/MUL pairs to FMA could cut them by up to %s %% (--fmad=true, --use_fast_math)",
             v.precision, v.fused, v.non_fused, fmt(v.ratio * 100))
@@ -440,7 +434,6 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
       emit("ncu.bank_conflicts", 8, ok & pct:ge(th.bank_conflict_pct), { sev = "opt", sp = pct * l1 / 100,
         sub = j, gkey = op[1], skey = op[1],
         ev = { conflicts = c, l1_pct = l1, op = op[1], requests = maybe(req), threshold_pct = th.bank_conflict_pct, wavefronts = w },
-        formula = "speedup = conflicts % x L1 throughput",
         msg = function(v)
           local r = v.requests
           return string.format("shared %ss: %s %% of %d wavefronts are bank conflicts%s", v.op, fmt(v.conflicts / v.wavefronts * 100),
@@ -461,7 +454,6 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     emit("ncu.uncoalesced_global", 9, ok & excess:gt(0) & (excess / sec * 100):gt(th.uncoalesced_pct), { sev = "opt",
       sp = w * excess / sec * 100,
       ev = { excess = excess, ideal_sectors = ideal, l2_active_ratio = w, sectors = sec },
-      formula = "speedup = L2 active/elapsed x excess/total x 100",
       msg = function(v)
         return string.format("uncoalesced global accesses: %d excessive L2 sectors (%s %% of %d)",
           v.excess, fmt(v.excess / v.sectors * 100), v.sectors)
@@ -482,7 +474,6 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
       emit("ncu.workload_imbalance", 10, ok & (maxd:ge(th.imbalance_pct) | mind:ge(th.imbalance_pct)), { sev = "opt",
         sp = maxd * ratio, sub = j, gkey = u.unit, skey = u.unit,
         ev = { avg = avg, max = mx, min = mn, threshold_pct = th.imbalance_pct, unit = u.unit },
-        formula = "speedup = (1 - avg/max) x active/elapsed",
         msg = function(v)
           return string.format("%s: active cycles range from %s %% below to %s %% above the average",
             v.unit, fmt((1 - v.min / v.avg) * 100), fmt((v.max / v.avg - 1) * 100))
@@ -496,13 +487,11 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     local bs, grid, sms, act = launch_columns(F, ctx, active)
     local bc = gpu.block_size_check_col(bs)
     emit("ncu.block_size", 11, bc.fires, { sev = "warn", sp = bc.speedup_pct, ev = { block_size = bs },
-      formula = "speedup = (1/ceil(bs/32)) x (1 - (bs mod 32)/32) x 100",
       msg = function(v)
         return string.format("block size %d is not a multiple of 32 (%d idle lanes per block)", v.block_size, 32 - v.block_size % 32)
       end })
     local sg = gpu.small_grid_col(grid, sms)
     emit("ncu.small_grid", 12, sg.high, { sev = "warn", sp = sg.speedup_pct, ev = { grid_size = grid, sm_count = sms },
-      formula = "speedup = (SMs - grid) / SMs x 100",
       msg = function(v)
         local g, s = v.grid_size, v.sm_count
         return string.format("%d block%s on %d SMs: %d SMs idle", g, g == 1 and "" or "s", s, s - g)
@@ -517,7 +506,6 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     emit("ncu.tail_effect", 13, tl.fires, { sev = "opt", sp = tl.speedup_pct,
       ev = { active_blocks = act, partial_blocks = tl.partial_blocks, waves = tl.waves, whole_waves = tl.whole },
       x = { sms = sms, speedup = tl.speedup_pct },
-      formula = "speedup = 100 / (whole waves + 1)",
       msg = function(v)
         return string.format("%.2f waves (%d SMs x %d blocks): the partial last wave (%d blocks) can take up to %s %% of the run",
           v.waves, v.sms, v.active_blocks, v.partial_blocks, fmt(v.speedup))
@@ -542,7 +530,7 @@ local function group_findings(report, p, fin, parts, timelines, all)
   for g = 1, G:nrows() do
     local kernel, n = G:get(g, "kernel"), G:get(g, "n")
     local o, i = parts[rep:get(g, "part")], rep:get(g, "prow")
-    local ev, v = { launches = n, formula = o.formula }, {}     -- the evidence; what the message reads
+    local ev, v = { launches = n, formula = R.rule(o.id).formula }, {}     -- the evidence; what the message reads
     for name, x in pairs(o.consts) do ev[name], v[name] = x, x end
     for c, x in pairs(o.vals:row(i)) do
       local kind, name = c:match("^(%a+)%.(.*)$")
