@@ -207,7 +207,6 @@ local function ncu_fired(p, F)
   return out
 end
 
-
 -- the evidence texts of the firing rows t: "name=value" in name order
 -- (%.4g for numbers), a maybe() value only where it is present
 local function evidence_column(t, ev)
