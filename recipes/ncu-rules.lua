@@ -273,20 +273,29 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     t:with("seq", one * seq):with("sub", one * (o.sub or 0)):with("rule", one:map({ [true] = id }))
      :with("ncu_rule", one:map({ [true] = R.rule(id).ncu }))
      :with("skey", one:map({ [true] = o.skey or "" }))
-     :with("part", one * (#parts + 1)):with("prow", (one * 1):cumsum())
     if not o.gkey or type(o.gkey) == "string" then t:with("gkey", one:map({ [true] = o.gkey or "" })) end
     if type(o.sev) == "string" then t:with("severity", one:map({ [true] = o.sev })) end
-    local vals
-    for _, c in ipairs(private) do
-      if c:find("^%a+%.") or c == "uncapped" then vals = vals and vals:with(c, t:col(c)) or t:select(c) end
+    -- the values the finding reads, kept on the rows that can be a group's
+    -- representative: per kernel and gkey, the first with the largest estimate
+    local grp = t:group_by("kernel", "gkey")
+    local best = grp:broadcast(grp:agg { { "best", "max", "speedup" } }):col("best")
+    local repm = t:col("speedup"):eq(best) | ~best:present()
+    local cand = t:col("row"):eq(grp:broadcast(grp:agg { { "r", "first", "row", where = repm } }):col("r"))
+    local c_t = t:filter(cand)
+    local vals = c_t:select("row", "speedup", "severity")
+    for _, c in ipairs(c_t:columns()) do
+      if c:find("^%a+%.") or c == "uncapped" or c == "capped_by" then vals:with(c, c_t:col(c)) end
     end
     t:drop(table.unpack(private))
+    local at, rows = {}, vals:col("row")
+    for j = 1, #rows do at[rows[j]] = j end                -- launch row -> row of vals
     local consts, lists = {}, {}
     for name, a in pairs(o.ev) do
       if type(a) == "string" or type(a) == "number" then consts[name] = a end
       if type(a) == "table" and a.list then lists[name] = true end
     end
-    parts[#parts + 1] = { id = id, t = t, vals = vals, consts = consts, lists = lists, msg = o.msg }
+    parts[#parts + 1] = { id = id, t = t, vals = vals, at = at, consts = consts, lists = lists, msg = o.msg }
+    parts[id .. "|" .. (o.skey or "")] = parts[#parts]   -- rule and skey name the emit of a row
   end
 
   local sm, mem, waves = get("compute_pct"), get("memory_pct"), get("waves")
@@ -524,11 +533,12 @@ local function group_findings(report, p, fin, parts, timelines, all)
   local G, ids = grp:agg { { "n", "count" }, { "best", "max", "speedup" }, { "rows", "ids" } }
   local best = grp:broadcast(G:select("best")):col("best")
   local repm = fin:col("speedup"):eq(best) | ~best:present()
-  local rep = grp:agg { { "part", "first", "part", where = repm }, { "prow", "first", "prow", where = repm } }
+  local rep = grp:agg { { "row", "first", "row", where = repm }, { "skey", "first", "skey", where = repm } }
   local kid = fin:col("kernel_id")
   for g = 1, G:nrows() do
     local kernel, n = G:get(g, "kernel"), G:get(g, "n")
-    local o, i = parts[rep:get(g, "part")], rep:get(g, "prow")
+    local o = parts[G:get(g, "rule") .. "|" .. rep:get(g, "skey")]
+    local i = o.at[rep:get(g, "row")]
     local ev, v = { launches = n, formula = R.rule(o.id).formula }, {}     -- the evidence; what the message reads
     for name, x in pairs(o.consts) do ev[name], v[name] = x, x end
     for c, x in pairs(o.vals:row(i)) do
@@ -541,15 +551,15 @@ local function group_findings(report, p, fin, parts, timelines, all)
       if kind == "ev" then ev[name] = x end
       if name then v[name] = x end
     end
-    local capped = o.t:has("capped_by") and o.t:get(i, "capped_by")
+    local capped = o.vals:has("capped_by") and o.vals:get(i, "capped_by")
     if capped then ev.capped_by, ev.uncapped_speedup_pct = capped, r2(o.vals:get(i, "uncapped")) end
     local rws = ids.rows[g]
     local shown = {}
     for j = 1, math.min(n, 3) do shown[j] = tostring(kid[rws[j]]) end
     local who = n == 1 and ("launch " .. shown[1])
       or string.format("%d launches: %s%s", n, table.concat(shown, ", "), n > 3 and ", ..." or "")
-    local fd = report:finding { severity = o.t:get(i, "severity"), rule = o.id, subject = kernel,
-      message = string.format("%s: %s (%s)", kernel, o.msg(v), who), evidence = ev, speedup_pct = o.t:get(i, "speedup") }
+    local fd = report:finding { severity = o.vals:get(i, "severity"), rule = o.id, subject = kernel,
+      message = string.format("%s: %s (%s)", kernel, o.msg(v), who), evidence = ev, speedup_pct = o.vals:get(i, "speedup") }
     local lids = {}
     if #timelines > 0 then for j, r in ipairs(rws) do lids[j] = kid[r] end end   -- only a timeline weighs them
     all[#all + 1] = weighting.item(fd, p, kernel, lids)
