@@ -87,6 +87,25 @@ local function frame(p, k)
   -- metrics, wide
   local mcol, stall = {}, {}
   local m = p.tables.metrics
+  -- only the metrics a rule can read: the aliases of R.metrics, the
+  -- imbalance units' and the stall reasons' (the launch statistics are
+  -- columns of the kernels already); F.get refuses any other name
+  local wanted = {}
+  for key, al in pairs(R.metrics) do
+    wanted[key] = true
+    for _, a in ipairs(al) do wanted[a] = true end
+  end
+  for _, u in ipairs(R.imbalance_units) do
+    for _, s in ipairs({ ".max", ".min", ".avg" }) do wanted[u.prefix .. s] = true end
+    wanted[u.elapsed] = true
+  end
+  if m and m:nrows() > 0 then
+    local names, name = {}, m:col("metric")
+    for n in pairs(wanted) do names[#names + 1] = n end
+    local use = name:isin(names)
+    for _, pat in ipairs(R.stall_patterns) do use = use | name:match(pat) end
+    m = m:filter(use, { "kernel_id", "metric", "value" })
+  end
   if m and m:nrows() > 0 then
     -- (pivot's first skips missing values; rows without a launch id or a
     -- metric name give a row or a column "NA" that no rule reads)
@@ -117,6 +136,7 @@ local function frame(p, k)
   function F.get(key)
     local c = cache[key]
     if c then return c end
+    if not R.metrics[key] and not wanted[key] then error("ncu-rules: metric '" .. key .. "' is read but was not pivoted") end
     for _, a in ipairs(R.metrics[key] or { key }) do
       for _, v in ipairs({ F.kcol(a) or false, mcol[a] or false }) do
         if v then c = c and c:fill(v) or v end
