@@ -142,4 +142,24 @@ function test_errors()
   lu.assertErrorMsgContains("sprintf: expected at least one column", function() return T.sprintf("%g", 1) end)
 end
 
+-- many rows (the number texts are cached per conversion past 4096 rows):
+-- 20000 rows over 3000 distinct doubles, with 0.0, -0.0, tiny and huge
+-- values and colliding cache slots, each row equal to string.format's text
+function test_sprintf_many_rows_against_string_format()
+  local distinct = { 0.0, -0.0, 1e-300, -2.5e300, 1 / 3, 123456.789 }
+  for d = #distinct + 1, 3000 do distinct[d] = ((d * 7919) % 100003) / 97 - 400 + d * 1e-7 end
+  local xs, ys = {}, {}
+  for r = 1, 20000 do
+    xs[r] = distinct[(r * 37) % 3000 + 1]
+    ys[r] = (r % 11 == 0) and nil or distinct[(r * 101) % 3000 + 1]
+  end
+  local len = { __len = function() return 20000 end }
+  local tt = T.from_columns({ x = xs }, { "x" }):add_column("y", setmetatable(ys, len), "number")
+  local got = T.sprintf("%.4g|%10.3f|%e", tt:col("x"), tt:col("y"), tt:col("x")):to_lua()
+  for r = 1, 20000 do
+    local want = ys[r] ~= nil and string.format("%.4g|%10.3f|%e", xs[r], ys[r], xs[r]) or nil
+    lu.assertEquals(got[r], want, "row " .. r)
+  end
+end
+
 os.exit(lu.LuaUnit.run())
