@@ -81,7 +81,8 @@ local function frame(p, k)
   for _, c in ipairs({ "short_name", "name" }) do
     if k:has(c) and types[c] == "string" then kernel = kernel and kernel:fill(k:col(c)) or k:col(c) end
   end
-  local lname = T.sprintf("launch %s", F.id)
+  -- "launch N" only where a launch has no name (a text per row costs)
+  local lname = T.sprintf("launch %s", kernel and F.id:keep(~kernel:present()) or F.id)
   F.kernel = kernel and kernel:fill(lname) or lname
   F.base = base:select("z"):with("row", F.row):with("kernel_id", F.id):with("kernel", F.kernel):drop("z")
   -- metrics, wide
