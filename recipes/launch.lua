@@ -196,8 +196,9 @@ local function launch_table(k, L, res)
   w:with("id", k:has("id") and k:col("id") or (w:order("_one") - 1))
   for _, c in ipairs({ "start_ns", "duration_ns" }) do w:with(c, k:has(c) and k:col(c) or none) end
   local t = w:select(COLS)
-  if nameless then
-    t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")
+  if nameless then   -- a launch without a name is "launch N" (N its row)
+    local kc = t:col("kernel")
+    t:with("kernel", kc:fill(T.sprintf("launch %d", w:order("_one"):keep(~kc:present()))))
   end
   return t:filter(L.kept):select(COLS), nameless
 end

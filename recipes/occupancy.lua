@@ -240,7 +240,7 @@ local function cuda_report(p, ctx, want_ids)
   -- a launch without a name is "launch N" (N its row)
   local kernel_col = t:col("kernel")
   if ntrue(kept & ~kernel_col:present()) > 0 then
-    t:add_column("kernel", function(r, i) return r.kernel or ("launch " .. i) end, "string")
+    t:with("kernel", kernel_col:fill(T.sprintf("launch %d", rn:keep(~kernel_col:present()))))
   end
   t:with("_row", rn)
 

@@ -100,6 +100,19 @@ function TestOccupancyRecipe:test_no_cc_names_choices()
   lu.assertEquals(rep.tables.occupancy:row(1).cc, "9.0")
 end
 
+-- a launch without a name is "launch N", N its row: rows 2 and 4 of four
+-- (CC 8.0, 256 threads, 32 registers: 8 blocks of 8 warps, 100 %)
+function TestOccupancyRecipe:test_nameless_launches()
+  local rows = {}
+  for i = 1, 4 do
+    rows[i] = { name = (i % 2 == 1) and ("k" .. i) or nil, cc = "8.0", block_size = 256, grid_size = 1000, registers = 32 }
+  end
+  local p = profile(rows, { "name", "cc", "block_size", "grid_size", "registers" })
+  local t = perflab.run("occupancy", { p }).tables.occupancy
+  lu.assertEquals(t:col("kernel"):to_lua(), { "k1", "launch 2", "k3", "launch 4" })
+  lu.assertEquals(t:col("theoretical_occupancy_pct"):to_lua(), { 100, 100, 100, 100 })
+end
+
 TestLaunchRecipe = {}
 
 function TestLaunchRecipe:test_block_size_and_tail()
