@@ -139,14 +139,7 @@ local function any(mask) return mask:count { where = mask } > 0 end
 -- calls and host ops the later passes need are tables filtered from it.
 local function collect(p)
   local ev = p:table("events")
-  -- a text column that holds no string at all (every value missing) is a
-  -- string column all missing, so comparisons with text give false
-  local function text(t, c)
-    c = type(c) == "string" and t:col(c) or c
-    if c:type() == "string" then return c end
-    local n = t:nrows()
-    return t:select("ts_ns"):add_column("text", setmetatable({}, { __len = function() return n end }), "string"):col("text")
-  end
+  local text = S.text   -- (a column without strings compares false with text)
   local X, ext = text(ev, "ph"):eq("X"), ev:col("external_id")
   local commop_ev = text(ev, "name"):isin(sorted_keys(D.comm_ops))
   -- external ids of communication ops: their kernels are communication

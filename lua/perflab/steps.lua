@@ -41,14 +41,16 @@ local function extreme(col, mask, op)
   return base + (col - base)[op](col - base, { where = mask })
 end
 
--- a text column that holds no string at all (every value missing) is a
--- string column all missing, so comparisons with text give false
-local function text(t, c)
+--- Column c of t (a name or a column) as text: a column that holds no
+-- string at all (every value missing, so typed as numbers) becomes a string
+-- column all missing, so that comparisons with text give false.
+function M.text(t, c)
   c = type(c) == "string" and t:col(c) or c
   if c:type() == "string" then return c end
   local n = t:nrows()
-  return t:select("ts_ns"):add_column("text", setmetatable({}, { __len = function() return n end }), "string"):col("text")
+  return t:select(t:columns()[1]):add_column("text", setmetatable({}, { __len = function() return n end }), "string"):col("text")
 end
+local text = M.text
 
 -- Kineto: device ops, runtime calls and the host span from the events
 local function kineto(p)

@@ -209,6 +209,18 @@ function TestHand:test_steps()
   lu.assertTrue(dropped)
 end
 
+-- steps.text: a column without strings (all missing, typed as numbers)
+-- becomes an all-missing string column; a string column is returned as is
+function TestHand:test_steps_text()
+  local T, S = perflab.table, require("perflab.steps")
+  local t = T.from_rows({ { ts_ns = 1, cat = "kernel" }, { ts_ns = 2 } }, { "ts_ns", "ph", "cat" })
+  lu.assertEquals(t:col("ph"):type(), "number")
+  local ph = S.text(t, "ph")
+  lu.assertEquals(ph:type(), "string")
+  lu.assertEquals(ph:eq("X"):to_lua(), { false, false })
+  lu.assertEquals(S.text(t, t:col("cat")):eq("kernel"):to_lua(), { true, false })
+end
+
 -- perflab.steps.bound on the same trace (the bounds worked out above):
 -- step 1 host [0,100) -> [5,100) with 1 device op (k1; the stray kernel is
 -- tied to no call), step 2 host [100,200) -> [100,225) with 2 (the memcpy
