@@ -474,12 +474,12 @@ local function from_kineto(p, report, acc, opts)
   -- peak device memory (tb_plugin: the largest 'Total Allocated' of the
   -- [memory] events per CUDA device, PyTorch >= 1.10 traces) against capacity
   local memory = {}
-  local mt = p.tables.memory
+  local mt = p.tables.memory_events
   if mt and mt:nrows() > 0 then
     local peak = {}
     if mt:has("device_type") and mt:has("device") and mt:has("total_allocated_bytes") then
       local tot = mt:col("total_allocated_bytes")
-      local cuda = mt:col("device_type"):eq(1) & mt:col("device"):present() & tot:present()
+      local cuda = mt:col("device_type"):isin { 1, 6 } & mt:col("device"):present() & tot:present()   -- 6: HIP (ROCm)
       for _, g in mt:filter(cuda):group_by("device"):agg { { "peak", "max", "total_allocated_bytes" } }:rows() do
         peak[g.device] = math.max(0, g.peak)
       end

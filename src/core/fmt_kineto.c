@@ -11,12 +11,13 @@
 ** 1712195495505582988 ns), never through a double.
 **
 ** Tables (see docs/formats-json.md): events, kernels, cpu_ops, runtime,
-** memcpy, memset, steps, counters, memory, devices.
+** memcpy, memset, steps, counters, memory_events, devices.
 */
 #include "format.h"
 #include "schema.h"
 #include "json.h"
 #include "names.h"
+#include "memattr.h"
 #include "scan.h"
 
 #include <math.h>
@@ -326,7 +327,7 @@ enum { CT_TS, CT_DUR, CT_NAME, CT_SERIES, CT_VALUE, CT_PID, CT_TID };
 
 static const coldef MEM_COLS[] = {
   { "ts_ns", PL_INT, "time of the allocation or free, ns" },
-  { "device_type", PL_INT, "args 'Device Type' (c10::DeviceType: 0 CPU, 1 CUDA)" },
+  { "device_type", PL_INT, "args 'Device Type' (c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP on ROCm builds)" },
   { "device", PL_INT, "args 'Device Id' (-1 for the CPU)" },
   { "bytes", PL_INT, "bytes allocated (> 0) or freed (< 0)" },
   { "addr", PL_INT, "args 'Addr' (PyTorch >= 1.10): pairs an allocation with its free" },
@@ -334,8 +335,10 @@ static const coldef MEM_COLS[] = {
   { "total_reserved_bytes", PL_INT, "args 'Total Reserved': bytes the caching allocator holds from the device after this event" },
   { "pid", PL_STR, "process id" },
   { "tid", PL_STR, "thread id" },
+  { "op", PL_STR, "the deepest cpu_ops operator containing the event on its thread, [start, end) (missing outside any, or without cpu_ops)" },
+  { "op_row", PL_INT, "that operator's row in cpu_ops (1-based)" },
 };
-enum { MEM_TS, MEM_DEVTYPE, MEM_DEV, MEM_BYTES, MEM_ADDR, MEM_TALLOC, MEM_TRES, MEM_PID, MEM_TID };
+enum { MEM_TS, MEM_DEVTYPE, MEM_DEV, MEM_BYTES, MEM_ADDR, MEM_TALLOC, MEM_TRES, MEM_PID, MEM_TID, MEM_OP, MEM_OPROW };
 
 static const coldef DV_COLS[] = {
   { "id", PL_INT, "device index" },
@@ -612,8 +615,6 @@ static int64_t ctr_int(kctx *k, const char *key) {
   return PL_INT_NA;
 }
 
-/* A "[memory]" instant event of the profiler's memory tracking
-** (profile_memory=True): one row of `memory`. */
 /* A GPU event without a "stream" argument: the stream from its tid, which
 ** Kineto sets to the stream ("7"), and older writers (the TensorBoard
 ** plugin's test traces) to "stream 7". */
@@ -631,6 +632,9 @@ static int64_t stream_of_tid(kctx *k, const kev *e) {
   return v;
 }
 
+/* A "[memory]" instant event of the profiler's memory tracking
+** (profile_memory=True): one row of `memory_events` (its operator is
+** filled in after the pass: pl_mem_attribute). */
 static void emit_memory(kctx *k, uint32_t pidid, uint32_t tidid) {
   kev *e = &k->e;
   pl_table *t = k->mem.t;
@@ -1696,7 +1700,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   make_table(k, &k->ms, "memset", MC_COLS, NCOLS(MC_COLS));
   make_table(k, &k->st, "steps", ST_COLS, NCOLS(ST_COLS));
   make_table(k, &k->ct, "counters", CT_COLS, NCOLS(CT_COLS));
-  make_table(k, &k->mem, "memory", MEM_COLS, NCOLS(MEM_COLS));
+  make_table(k, &k->mem, "memory_events", MEM_COLS, NCOLS(MEM_COLS));
   make_table(k, &k->dv, "devices", DV_COLS, NCOLS(DV_COLS));
   if (k->ms.t) {
     pl_table_set_doc(k->ms.t, k->ms.c[MC_NAME], "e.g. 'Memset (Device)'");
@@ -1747,6 +1751,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
     goto done;
   }
   fill_launches(k);
+  if (k->mem.t) pl_mem_attribute(k->mem.t, k->cpu.t, k->mem.c[MEM_OP], k->mem.c[MEM_OPROW]);
   if (k->nmeta_events) pl_profile_diag(p, 0, "%zu metadata (ph \"M\") events (process/thread names) not kept as events", k->nmeta_events);
   if (k->nother) pl_profile_diag(p, 0, "%zu events without \"ph\" skipped", k->nother);
   if (k->kn.t) { drop_if_empty_col(k->kn.t, "theoretical_occupancy_pct"); drop_if_empty_col(k->kn.t, "kind"); }
@@ -1795,7 +1800,7 @@ static int kineto_detect(const char *data, size_t len) {
 const pl_format pl_fmt_kineto = {
   "kineto",
   "PyTorch profiler / Kineto Chrome-trace JSON (.json, .json.gz), read in one streaming pass",
-  "events kernels cpu_ops runtime memcpy memset steps counters memory devices",
+  "events kernels cpu_ops runtime memcpy memset steps counters memory_events devices",
   kineto_detect,
   kineto_parse,
 };

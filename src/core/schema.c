@@ -25,6 +25,7 @@ static const pl_std_table tables[] = {
   { "metrics", "(launch, metric) value" },
   { "rules", "tool-emitted advice for a launch" },
   { "devices", "device" },
+  { "memory_events", "allocation or free of the framework's allocator (a Kineto [memory] event, an nsys cudaMalloc/cudaFree or memory-usage event, a row of PyTorch's raw memory timeline)" },
 };
 
 #define TL_START(what) { "start_ns", PL_INT, "ns", "start time (" what "), ns on the trace's clock" }
@@ -110,6 +111,17 @@ static const scol devices[] = {
   { "memory_bytes", PL_INT, "bytes", "device memory" },
 };
 
+static const scol memory_events[] = {
+  { "ts_ns", PL_INT, "ns", "time of the allocation or free, ns on the trace's clock" },
+  { "device_type", PL_INT, "", "c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP (ROCm builds); missing where the input does not say" },
+  { "device", PL_INT, "", "device index (-1 for the CPU in Kineto traces)" },
+  { "addr", PL_INT, "", "address of the block: pairs an allocation with its free" },
+  { "bytes", PL_INT, "bytes", "bytes allocated (> 0) or freed (< 0)" },
+  { "total_allocated_bytes", PL_INT, "bytes", "the allocator's allocated bytes on the device after this event" },
+  { "total_reserved_bytes", PL_INT, "bytes", "bytes the caching allocator holds from the device after this event" },
+  { "op", PL_STR, "", "the deepest operator containing the event on its thread ([start, end)); missing outside any" },
+};
+
 /* Columns several formats share under one name whose type still differs by
 ** format: not standard yet (printed in docs/tables.md so nobody relies on
 ** them being one type). */
@@ -129,6 +141,7 @@ static const stab by_table[] = {
   T("kernels", kernels), T("kernel_summary", kernel_summary), T("memcpy", memcpy_), T("memset", memset_),
   T("runtime", runtime), T("cpu_ops", cpu_ops), T("nvtx", nvtx), T("steps", steps),
   T("operators", operators), T("metrics", metrics), T("rules", rules), T("devices", devices),
+  T("memory_events", memory_events),
 };
 #define NTAB (sizeof by_table / sizeof by_table[0])
 

@@ -307,13 +307,13 @@ end
 TestMemory = {}
 
 function TestMemory:test_table()
-  local m = memory_trace(true).tables.memory
+  local m = memory_trace(true).tables.memory_events
   lu.assertEquals(m:nrows(), 5)
   local r = m:row(2)
   lu.assertEquals({ r.ts_ns, r.device_type, r.device, r.bytes, r.addr, r.total_allocated_bytes, r.total_reserved_bytes },
                   { 3000, 1, 0, 350000000, 94000000000003, 950000000, 952097152 })
   lu.assertEquals(m:row(5).device, -1)
-  local old = memory_trace(false).tables.memory
+  local old = memory_trace(false).tables.memory_events
   lu.assertNil(old:row(1).total_allocated_bytes)
   lu.assertEquals(old:row(3).bytes, -350000000)
 end
@@ -342,7 +342,7 @@ function TestMemory:test_resnet50_memory_events()
   require("tdata").need(RESNET)
   -- counted with Python's json over the same file: 12838 [memory] events,
   -- 8220 on CUDA device 0 and 4618 on the CPU (id -1); no totals (2021)
-  local m = perflab.load(RESNET).tables.memory
+  local m = perflab.load(RESNET).tables.memory_events
   lu.assertEquals(m:nrows(), 12838)
   local cuda, cpu = 0, 0
   for _, r in m:rows() do
