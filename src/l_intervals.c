@@ -18,6 +18,7 @@
 **   I.from_table(t, start_col, end_col [, {duration = true, by = col, where = mask}])
 **   set:locate(points) -> integer column   set:length_within(lo, hi)
 **   I.innermost(ops, queries [, {start, duration | stop, by, where, query_where}])
+**   I.sum_within(windows, points [, {start, duration | stop, at, by, values, where, point_where}])
 **   I.step_integral(starts, ends, values [, {cap, lo, hi, n}])
 **   I.series_windows(ts, te, values, starts, ends) -> area, cov, at
 **   I.first_window(wstarts, wends, starts, ends) -> integer column
@@ -517,6 +518,89 @@ static int l_innermost(lua_State *L) {
   return 1;
 }
 
+/* I.sum_within(windows, points [, opts]) -> table, one row per window:
+** count (the points of the window's group with start <= at < end) and, per
+** name in opts.values, the sum of that integer column of points over them
+** (a missing value adds 0).  opts: start ("start_ns"), duration
+** ("duration_ns") or stop (windows' columns), at ("ts_ns", the points'
+** time column), by (a column name or names, both tables), where (mask of
+** windows; the others get 0), point_where (mask of points).  Windows are
+** half open; see pl_iv_sum_within.
+** [W P [opts]] -> [W P opts ... T] */
+static int l_sum_within(lua_State *L) {
+  lua_settop(L, 3);
+  pl_table *wt = pl_l_checktable(L, 1), *pt = pl_l_checktable(L, 2);
+  int opts = lua_isnil(L, 3) ? 0 : 3;
+  if (opts) luaL_checktype(L, 3, LUA_TTABLE);
+  const char *scol = "start_ns", *ecol = "duration_ns", *at = "ts_ns";
+  int isdur = 1;
+  if (opts) {
+    lua_getfield(L, 3, "start"); if (!lua_isnil(L, -1)) scol = luaL_checkstring(L, -1);
+    lua_getfield(L, 3, "stop"); if (!lua_isnil(L, -1)) { ecol = luaL_checkstring(L, -1); isdur = 0; }
+    lua_getfield(L, 3, "duration"); if (!lua_isnil(L, -1)) { ecol = luaL_checkstring(L, -1); isdur = 1; }
+    lua_getfield(L, 3, "at"); if (!lua_isnil(L, -1)) at = luaL_checkstring(L, -1);
+    lua_pop(L, 4);                                       /* the strings stay alive in opts */
+  }
+  size_t nw = wt->nrows, np = pt->nrows;
+  unsigned char *wskip = wheremask(L, opts, "where", nw);
+  if (!wskip) { wskip = lua_newuserdatauv(L, nw ? nw : 1, 0); memset(wskip, 0, nw ? nw : 1); }
+  unsigned char *pskip = wheremask(L, opts, "point_where", np);
+  if (!pskip) { pskip = lua_newuserdatauv(L, np ? np : 1, 0); memset(pskip, 0, np ? np : 1); }
+  int64_t *ws, *we, *ps, *pe;
+  rowtimes(L, wt, 1, scol, ecol, isdur, &ws, &we, wskip, 0);
+  rowtimes(L, pt, 2, at, at, 0, &ps, &pe, pskip, 1);
+  lua_newtable(L);
+  int ctab = lua_gettop(L);
+  int any;
+  int64_t *wg = groupcodes(L, wt, opts, ctab, wskip, &any);
+  int64_t *pg = groupcodes(L, pt, opts, ctab, pskip, &any);
+  /* the value columns */
+  size_t nv = 0;
+  int vtab = 0;
+  if (opts) {
+    lua_getfield(L, 3, "values");
+    if (!lua_isnil(L, -1)) {
+      luaL_argcheck(L, lua_istable(L, -1), 3, "values: an array of column names expected");
+      vtab = lua_gettop(L);
+      nv = (size_t)luaL_len(L, vtab);
+    }
+  }
+  luaL_argcheck(L, nv <= 64, 3, "values: at most 64 columns");
+  const int64_t *vals[64];
+  int64_t *sums[64];
+  for (size_t j = 0; j < nv; j++) {
+    lua_geti(L, vtab, (lua_Integer)j + 1);
+    int c = tcol(L, pt, luaL_checkstring(L, -1), 3);
+    lua_pop(L, 1);
+    unsigned char *miss;
+    int64_t *v;
+    pushcol(L, 2, pt, c);
+    readvals(L, -1, np, &v, NULL, &miss);
+    for (size_t k = 0; k < np; k++) if (miss[k]) v[k] = 0;
+    vals[j] = v;
+  }
+  pl_table *out = pl_table_new("sum_within");
+  int ccount = pl_table_add_col(out, "count", PL_INT);
+  int cols[64];
+  for (size_t j = 0; j < nv; j++) {
+    lua_geti(L, vtab, (lua_Integer)j + 1);
+    cols[j] = pl_table_add_col_unique(out, lua_tostring(L, -1), PL_INT);
+    lua_pop(L, 1);
+  }
+  pl_l_pushtable(L, out);                                /* owns out from here */
+  int64_t *count = lua_newuserdatauv(L, (nw ? nw : 1) * (nv + 1) * sizeof *count, 0);
+  for (size_t j = 0; j < nv; j++) sums[j] = count + (j + 1) * (nw ? nw : 1);
+  pl_iv_sum_within(ws, we, wg, wskip, nw, ps, pg, pskip, np, vals, nv, count, sums);
+  pl_table_reserve(out, nw);
+  for (size_t w = 0; w < nw; w++) {
+    pl_row_put_int(out, ccount, count[w]);
+    for (size_t j = 0; j < nv; j++) pl_row_put_int(out, cols[j], sums[j][w]);
+    pl_row_end(out);
+  }
+  lua_pop(L, 1);                                         /* the box; the table is on top */
+  return 1;
+}
+
 /* I.step_integral(starts, ends, values [, {cap = , lo = , hi = , n = }]):
 ** the integral over [lo, hi) (default: everything) of min(level, cap),
 ** level(t) = the sum of the values of the intervals [start, end) active at
@@ -830,7 +914,7 @@ static const luaL_Reg meta[] = {
 static const luaL_Reg funcs[] = {
   {"from_arrays", l_from_arrays}, {"from_pairs", l_from_pairs},
   {"empty", l_empty}, {"to_arrays", m_to_arrays},
-  {"from_table", l_from_table}, {"innermost", l_innermost},
+  {"from_table", l_from_table}, {"innermost", l_innermost}, {"sum_within", l_sum_within},
   {"step_integral", l_step_integral}, {"series_windows", l_series_windows},
   {"step_levels", l_step_levels},
   {"first_window", l_first_window},

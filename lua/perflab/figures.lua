@@ -14,6 +14,7 @@
 --   figures.timeline(report, profile [, window])       Gantt of GPU streams and CPU threads
 --   figures.distributed(report [, table_name])         per-rank stacked bars (for the distributed recipe)
 --   figures.stragglers(report [, table_name])          rank × iteration heat map of lateness
+--   figures.memory(report [, max_points])               per device: allocated/reserved over time, peak, steps
 local chart = require "perflab.chart"
 local units = require "perflab.units"
 
@@ -490,6 +491,67 @@ function M.timeline(report, p, window, figname)
     lanes = lanes, items = items, links = links, t0 = tl.t0, t1 = tl.t1, kinds = { "kernel", "memcpy", "memset", "runtime", "cpu op" },
     time_format = function(v) return units.ns(v, 3) end, time_label = "time from window start",
   }, { title = "GPU streams and CPU threads (" .. (tl.what or "trace") .. ")" })
+end
+
+--- memory: per device, allocated and reserved bytes over time as step
+-- lines (the `curve` table), the peak marked (`peaks`), profiler steps
+-- shaded (the curve's step column); at most max_points points a device
+-- (evenly spaced rows, the peak always kept).
+function M.memory(report, max_points)
+  local curve, peaks = report.tables.curve, report.tables.peaks
+  if not curve or curve:nrows() == 0 then return end
+  max_points = max_points or 1500
+  local devs = curve:unique("device")
+  for _, dev in ipairs(devs) do
+    local c = curve:filter(curve:col("device"):eq(dev))
+    local pk = peaks and peaks:filter(peaks:col("device"):eq(dev)):row(1) or nil
+    local n = c:nrows()
+    if n > max_points then
+      local idx, pi = {}, nil
+      if pk then
+        local w = c:col("ts_ns"):eq(pk.ts_ns) & c:col("allocated_bytes"):eq(pk.peak_bytes)
+        pi = c:filter(w):nrows() > 0 and c:order("-allocated_bytes"):to_lua()[1] or nil
+      end
+      local stride = n / max_points
+      for k = 0, max_points - 1 do idx[#idx + 1] = math.floor(k * stride) + 1 end
+      if pi then idx[#idx + 1] = pi; table.sort(idx) end
+      c = c:take(idx)
+    end
+    local t, a, r = c:col("time_ms"):to_lua(), c:col("allocated_bytes"):to_lua(), c:col("reserved_bytes"):to_lua()
+    local sa, sr = {}, {}
+    for i = 1, #t do
+      if i > 1 then
+        sa[#sa + 1] = { t[i], a[i - 1] }
+        if r[i - 1] then sr[#sr + 1] = { t[i], r[i - 1] } end
+      end
+      sa[#sa + 1] = { t[i], a[i], title = string.format("%s at %s ms: allocated %s", dev, units.sig(t[i], 6), units.bytes(a[i])) }
+      if r[i] then sr[#sr + 1] = { t[i], r[i], title = string.format("%s at %s ms: reserved %s", dev, units.sig(t[i], 6), units.bytes(r[i])) } end
+    end
+    local series = { { name = "allocated", points = sa, marker = false } }
+    if #sr > 0 then series[2] = { name = "reserved", points = sr, marker = false } end
+    local regions, vlines = {}, {}
+    if c:has("step") and c:col("step"):count() > 0 then
+      local cs = curve:filter(curve:col("device"):eq(dev) & curve:col("step"):present())
+      local g = cs:group_by("step"):agg { { "t0", "min", "time_ms" }, { "t1", "max", "time_ms" } }
+      g = g:take(g:order("step"))
+      local k = 0
+      for _, st in g:rows() do
+        k = k + 1
+        regions[#regions + 1] = { x0 = st.t0, x1 = st.t1, y0 = 0, y1 = (pk and pk.reserved_bytes or pk and pk.peak_bytes) or a[1],
+          label = "step " .. st.step, fill = k % 2 == 1 and "#dde8f0" or "#f0e6d6" }
+      end
+    end
+    if pk then
+      vlines[1] = { x = pk.time_ms, label = string.format("peak %s%s", units.bytes(pk.peak_bytes), pk.op and (" in " .. chart.short(pk.op, 30)) or "") }
+      series[#series + 1] = { name = "peak", line = false, points = { { pk.time_ms, pk.peak_bytes, r = 6,
+        title = string.format("peak %s at %s ms in %s", units.bytes(pk.peak_bytes), units.sig(pk.time_ms, 6), pk.op or "no operator") } } }
+    end
+    report:figure("memory_" .. tostring(dev):gsub("[^%w]", "_") .. ".svg", chart.plot {
+      title = "Memory over time: " .. dev, subtitle = n > max_points and string.format("%d of %d points", #t, n) or nil,
+      series = series, regions = regions, vlines = vlines, x_label = "time from trace start (ms)", y_label = "bytes",
+      y_format = function(v) return units.bytes(v) end,
+    }, { title = "allocated and reserved memory of " .. dev .. ", peak marked, steps shaded" })
+  end
 end
 
 return M

@@ -404,3 +404,61 @@ void pl_iv_first_window(const int64_t *ws, const int64_t *we, size_t nw,
     }
   }
 }
+
+/* ---- sums of point values within windows -------------------------------- */
+
+typedef struct swpt { int64_t g, t; size_t k; } swpt;
+
+static int swpt_cmp(const void *a, const void *b) {
+  const swpt *x = a, *y = b;
+  if (x->g != y->g) return x->g < y->g ? -1 : 1;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
+  return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* first index in p[lo, hi) (one group, by time) with p.t >= t */
+static size_t sw_lower(const swpt *p, size_t lo, size_t hi, int64_t t) {
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (p[mid].t < t) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+int pl_iv_sum_within(const int64_t *ws, const int64_t *we, const int64_t *wg, const unsigned char *wskip, size_t nw,
+                     const int64_t *pt, const int64_t *pg, const unsigned char *pskip, size_t np,
+                     const int64_t *const *vals, size_t nv, int64_t *count, int64_t **sums) {
+  swpt *p = pl_xmalloc((np ? np : 1) * sizeof *p);
+  size_t m = 0;
+  for (size_t k = 0; k < np; k++)
+    if (!(pskip && pskip[k])) { p[m].g = pg ? pg[k] : 0; p[m].t = pt[k]; p[m].k = k; m++; }
+  qsort(p, m, sizeof *p, swpt_cmp);
+  /* prefix sums: pre[j][i] = sum of vals[j] over p[0..i) (uint64: wraps) */
+  uint64_t *pre = pl_xmalloc((nv ? nv : 1) * (m + 1) * sizeof *pre);
+  for (size_t j = 0; j < nv; j++) {
+    uint64_t *q = pre + j * (m + 1), acc = 0;
+    q[0] = 0;
+    for (size_t i = 0; i < m; i++) { acc += (uint64_t)vals[j][p[i].k]; q[i + 1] = acc; }
+  }
+  for (size_t w = 0; w < nw; w++) {
+    count[w] = 0;
+    for (size_t j = 0; j < nv; j++) sums[j][w] = 0;
+    if ((wskip && wskip[w]) || we[w] <= ws[w]) continue;
+    int64_t g = wg ? wg[w] : 0;
+    /* the group's range [glo, ghi) */
+    size_t lo = 0, hi = m;
+    while (lo < hi) { size_t mid = lo + (hi - lo) / 2; if (p[mid].g < g) lo = mid + 1; else hi = mid; }
+    size_t glo = lo;
+    hi = m;
+    while (lo < hi) { size_t mid = lo + (hi - lo) / 2; if (p[mid].g <= g) lo = mid + 1; else hi = mid; }
+    size_t ghi = lo;
+    size_t a = sw_lower(p, glo, ghi, ws[w]), b = sw_lower(p, a, ghi, we[w]);
+    count[w] = (int64_t)(b - a);
+    for (size_t j = 0; j < nv; j++) {
+      const uint64_t *q = pre + j * (m + 1);
+      sums[j][w] = (int64_t)(q[b] - q[a]);
+    }
+  }
+  free(pre); free(p);
+  return 0;
+}

@@ -117,4 +117,17 @@ void pl_iv_first_window(const int64_t *ws, const int64_t *we, size_t nw,
                         const int64_t *qs, const int64_t *qe, const unsigned char *qskip, size_t m,
                         size_t *ord, int64_t *out);
 
+/* Sums of point values within windows, per group.  Windows w = 0..nw-1
+** are [ws[w], we[w]) in groups wg (any order, may overlap); points
+** k = 0..np-1 at pt[k] in groups pg carry nv int64 values vals[j][k].  For
+** each window: count[w] = the points of its group with ws <= pt < we, and
+** sums[j][w] = the sum of their vals[j] (wrapping int64 addition).
+** Skipped windows (wskip) get 0; skipped points (pskip) take no part.
+** One sort of the points by (group, time) and prefix sums, then two binary
+** searches per window: O((np + nw) log np).  Fails
+** never (pl_xmalloc aborts): returns 0. */
+int pl_iv_sum_within(const int64_t *ws, const int64_t *we, const int64_t *wg, const unsigned char *wskip, size_t nw,
+                     const int64_t *pt, const int64_t *pg, const unsigned char *pskip, size_t np,
+                     const int64_t *const *vals, size_t nv, int64_t *count, int64_t **sums);
+
 #endif
