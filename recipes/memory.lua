@@ -144,17 +144,22 @@ end
 -- PyTorch's raw memory timeline: cumulative bytes per category over the
 -- distinct timestamps (HTA MemoryAnalysis)
 local function categories(p, mem, report)
-  local g = mem:group_by("ts_ns", "category"):agg { { "bytes", "sum", "bytes" } }
-  local w = g:pivot { index = "ts_ns", columns = "category", values = "bytes", agg = "sum" }
-  w = w:take(w:order("ts_ns"))
+  -- pre-existing tensors are a point of their own at the first time (HTA)
+  local bucket = mem:col("ts_ns") * 2 + mem:col("action"):ne("preexisting"):map { [true] = 1, [false] = 0 }
+  local m = mem:select("bytes", "category"):with("bucket", bucket)
+  local w = m:pivot { index = "bucket", columns = "category", values = "bytes", agg = "sum" }
+  w = w:take(w:order("bucket"))
+  local order = { "parameter", "optimizer state", "input", "temporary", "activation", "gradient", "autograd detail", "unknown" }
   local cols = { "ts_ns" }
-  for _, c in ipairs(w:columns()) do
-    if c ~= "ts_ns" then
+  w = w:with("ts_ns", w:col("bucket") // 2)
+  for _, c in ipairs(order) do
+    if w:has(c) then
       w = w:with(c, w:col(c):fill(0):cumsum())
       cols[#cols + 1] = c
     end
   end
-  report:table("categories", w, { title = "bytes live per category after each timestamp (PyTorch raw memory timeline, HTA's categories)" })
+  w = w:select(cols)
+  report:table("categories", w, { title = "bytes live per category after each timestamp (PyTorch raw memory timeline; HTA MemoryAnalysis)" })
   return w, cols
 end
 

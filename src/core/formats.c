@@ -30,6 +30,7 @@ extern const pl_format pl_fmt_comparison_report;
 extern const pl_format pl_fmt_torch_table;
 extern const pl_format pl_fmt_markdown;
 extern const pl_format pl_fmt_nsys_sqlite;
+extern const pl_format pl_fmt_mem_timeline;
 
 static const pl_format *const registry[] = {
   &pl_fmt_kernel_table,
@@ -46,6 +47,7 @@ static const pl_format *const registry[] = {
   &pl_fmt_torch_table,
   &pl_fmt_markdown,
   &pl_fmt_nsys_sqlite,
+  &pl_fmt_mem_timeline,
 };
 
 const pl_format *const *pl_formats(size_t *n) {
