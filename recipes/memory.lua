@@ -243,7 +243,8 @@ return {
               -- what held it: live at the peak
               local live = at:filter(at:col("alloc_ts_ns"):le(pk.ts_ns) & (at:col("release_ts_ns"):gt(pk.ts_ns) | ~at:col("release_ts_ns"):present()))
               live = live:take(live:order("-bytes", "alloc_ts_ns")):head(opts.top)
-              all.at_peak[#all.at_peak + 1] = live:select("device", "bytes", "alloc_ts_ns", "addr", "op", "step")
+              all.at_peak[#all.at_peak + 1] = live:select(live:has("step") and { "device", "bytes", "alloc_ts_ns", "addr", "op", "step" }
+                or { "device", "bytes", "alloc_ts_ns", "addr", "op" })
               if cap and peak.capacity_pct > opts.capacity_pct then
                 report:finding { severity = "warn", rule = "memory.capacity", subject = label,
                   message = string.format("%s: peak allocated %s is %.1f %% of the device's %s (at %s, in %s)", label,
