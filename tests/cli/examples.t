@@ -81,3 +81,17 @@ Bad usage: exit 2.
   perflab: kernel-regression needs two inputs: BASELINE CURRENT
   [2]
 
+
+The operators allocating more than 10 MB per step (one step in this trace):
+self allocation sizes as the TensorBoard plugin computed them on the same
+file (tests/data/reference/memory/falconsai_h100_tbplugin_memory.json).
+
+  $ perflab examples/memory-per-step.lua tests/data/reference/memory/falconsai_h100.json.gz 10
+  tests/data/reference/memory/falconsai_h100.json.gz: 1 steps; operators allocating more than 10 MB per step: 5
+  device  name                 self_alloc_bytes  self_alloc_count  calls  mb_per_step
+  ------  -------------------  ----------------  ----------------  -----  -----------
+  GPU0    aten::addmm                 133609472                73     73        133.6
+  GPU0    aten::empty                 110322688               160    196        110.3
+  GPU0    aten::gelu                   58097664                12     12         58.1
+  GPU0    aten::add                    36026368                25     25        36.03
+  GPU0    aten::empty_strided          14524416                12     12        14.52
