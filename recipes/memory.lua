@@ -35,6 +35,8 @@ local gpus = require "perflab.gpus"
 local NOT_OP = { "^Optimizer%.", "^enumerate%(DataLoader%)#.*%.__next__$", "^enumerate%(DataPipe%)#",
                  "^DataParallel%.forward$", "^DistributedDataParallel%.forward$" }
 
+local kept_ops
+
 local function is_op(namecol)
   local bad
   for _, pat in ipairs(NOT_OP) do
@@ -68,7 +70,7 @@ local function step_of(p, ts)
   if not st or st:nrows() == 0 or not st:has("start_ns") or not st:has("duration_ns") then return nil end
   st = st:take(st:order("start_ns"))
   local w = I.first_window(st:col("start_ns"), st:col("start_ns") + st:col("duration_ns"), ts, ts)
-  return st:take(w):col("step"), st
+  return w:map(st:col("step"):to_lua()), st      -- window row -> its step number (few steps)
 end
 
 -- allocations paired with the next event of the same address when that is
@@ -89,6 +91,26 @@ local function pair(mem)
   return out, pr:nrows(), frees - pr:nrows()
 end
 
+-- The operators that stay in tb-plugin's tree: an operator whose only
+-- child operator has its name is one call with it (torch.autograd.profiler's
+-- EventList._remove_dup_nodes, which the plugin follows): the child goes,
+-- its events count for the parent (same name), and it is not a call.
+local kept_cache = setmetatable({}, { __mode = "k" })
+kept_ops = function(ops)
+  if kept_cache[ops] then return kept_cache[ops] end
+  local par = I.parents(ops, { by = { "pid", "tid" } })
+  local with_parent = ops:select("name"):with("parent", par)
+  local nchild = with_parent:filter(par:present()):group_by("parent"):agg { { "n", "count" } }
+  local only = nchild:filter(nchild:col("n"):eq(1)):col("parent")      -- parents with one child
+  local has_one = par:isin(only)
+  -- the parent's name, for the children of one-child parents
+  local names = ops:take(par:fill(1)):col("name")
+  local merged = has_one & names:eq(ops:col("name")) & par:present()
+  local kept = ~merged
+  kept_cache[ops] = kept
+  return kept
+end
+
 -- tb-plugin's per-operator table for the events in mask (one device)
 local function operators(p, mem, mask, label)
   local ops = p.tables.cpu_ops
@@ -99,10 +121,11 @@ local function operators(p, mem, mask, label)
   m = m:select("op", "ts_ns", "bytes", "pid", "tid"):with("alloc", alloc):with("acount", alloc:min_with(1))
   local self = m:group_by("op"):agg { { "self_increase_bytes", "sum", "bytes" }, { "self_alloc_bytes", "sum", "alloc" },
                                      { "self_alloc_count", "sum", "acount" } }
-  local incl = I.sum_within(ops, m, { by = { "pid", "tid" }, values = { "bytes", "alloc", "acount" } })
+  local kept = kept_ops(ops)
+  local incl = I.sum_within(ops, m, { by = { "pid", "tid" }, values = { "bytes", "alloc", "acount" }, where = kept })
   local inst = ops:select("name"):with("increase_bytes", incl:col("bytes")):with("alloc_bytes", incl:col("alloc"))
     :with("alloc_count", incl:col("acount"))
-  inst = inst:filter(is_op(inst:col("name")))
+  inst = inst:filter(is_op(inst:col("name")) & kept)
   local byname = inst:group_by("name"):agg { { "increase_bytes", "sum", "increase_bytes" }, { "alloc_bytes", "sum", "alloc_bytes" },
                                            { "alloc_count", "sum", "alloc_count" }, { "calls", "count" } }
   local t = byname:join(self, { on = { { "name", "op" } }, how = "left" })

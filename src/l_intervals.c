@@ -18,6 +18,7 @@
 **   I.from_table(t, start_col, end_col [, {duration = true, by = col, where = mask}])
 **   set:locate(points) -> integer column   set:length_within(lo, hi)
 **   I.innermost(ops, queries [, {start, duration | stop, by, where, query_where}])
+**   I.parents(ops [, {start, duration | stop, by, where}]) -> integer column
 **   I.sum_within(windows, points [, {start, duration | stop, at, by, values, where, point_where}])
 **   I.step_integral(starts, ends, values [, {cap, lo, hi, n}])
 **   I.series_windows(ts, te, values, starts, ends) -> area, cov, at
@@ -518,6 +519,38 @@ static int l_innermost(lua_State *L) {
   return 1;
 }
 
+/* I.parents(ops [, opts]) -> integer column, one row per op: the row
+** (1-based) of the innermost other op of its group containing it
+** ([start, end)), missing for a top-level op.  opts: start, duration |
+** stop, by, where (as innermost).
+** [ops [opts]] -> [ops opts ... I] */
+static int l_parents(lua_State *L) {
+  lua_settop(L, 2);
+  pl_table *ot = pl_l_checktable(L, 1);
+  int opts = lua_isnil(L, 2) ? 0 : 2;
+  if (opts) luaL_checktype(L, 2, LUA_TTABLE);
+  const char *scol = "start_ns", *ecol = "duration_ns";
+  int isdur = 1;
+  if (opts) {
+    lua_getfield(L, 2, "start"); if (!lua_isnil(L, -1)) scol = luaL_checkstring(L, -1);
+    lua_getfield(L, 2, "stop"); if (!lua_isnil(L, -1)) { ecol = luaL_checkstring(L, -1); isdur = 0; }
+    lua_getfield(L, 2, "duration"); if (!lua_isnil(L, -1)) { ecol = luaL_checkstring(L, -1); isdur = 1; }
+    lua_pop(L, 3);
+  }
+  size_t n = ot->nrows;
+  unsigned char *skip = wheremask(L, opts, "where", n);
+  if (!skip) { skip = lua_newuserdatauv(L, n ? n : 1, 0); memset(skip, 0, n ? n : 1); }
+  int64_t *s, *e;
+  rowtimes(L, ot, 1, scol, ecol, isdur, &s, &e, skip, 0);
+  lua_newtable(L);
+  int ctab = lua_gettop(L), any;
+  int64_t *g = groupcodes(L, ot, opts, ctab, skip, &any);
+  int64_t *out = lua_newuserdatauv(L, (n ? n : 1) * sizeof *out, 0);
+  pl_iv_parents(s, e, g, skip, n, out);
+  pushindex(L, "parents", out, n);
+  return 1;
+}
+
 /* I.sum_within(windows, points [, opts]) -> table, one row per window:
 ** count (the points of the window's group with start <= at < end) and, per
 ** name in opts.values, the sum of that integer column of points over them
@@ -914,7 +947,7 @@ static const luaL_Reg meta[] = {
 static const luaL_Reg funcs[] = {
   {"from_arrays", l_from_arrays}, {"from_pairs", l_from_pairs},
   {"empty", l_empty}, {"to_arrays", m_to_arrays},
-  {"from_table", l_from_table}, {"innermost", l_innermost}, {"sum_within", l_sum_within},
+  {"from_table", l_from_table}, {"innermost", l_innermost}, {"sum_within", l_sum_within}, {"parents", l_parents},
   {"step_integral", l_step_integral}, {"series_windows", l_series_windows},
   {"step_levels", l_step_levels},
   {"first_window", l_first_window},

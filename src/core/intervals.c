@@ -462,3 +462,40 @@ int pl_iv_sum_within(const int64_t *ws, const int64_t *we, const int64_t *wg, co
   free(pre); free(p);
   return 0;
 }
+
+/* ---- parents of nested intervals ---------------------------------------- */
+
+typedef struct pariv { int64_t g, s, e; size_t i; } pariv;
+
+static int pariv_cmp(const void *a, const void *b) {
+  const pariv *x = a, *y = b;
+  if (x->g != y->g) return x->g < y->g ? -1 : 1;
+  if (x->s != y->s) return x->s < y->s ? -1 : 1;
+  if (x->e != y->e) return x->e > y->e ? -1 : 1;     /* longer first */
+  return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void pl_iv_parents(const int64_t *s, const int64_t *e, const int64_t *g, const unsigned char *skip, size_t n,
+                   int64_t *out) {
+  pariv *v = pl_xmalloc((n ? n : 1) * sizeof *v);
+  size_t *stack = pl_xmalloc((n ? n : 1) * sizeof *stack);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    out[i] = -1;
+    if (skip && skip[i]) continue;
+    v[m].g = g ? g[i] : 0; v[m].s = s[i]; v[m].e = e[i]; v[m].i = i; m++;
+  }
+  qsort(v, m, sizeof *v, pariv_cmp);
+  size_t top = 0;
+  for (size_t k = 0; k < m; k++) {
+    /* close what ended by this start, or cannot hold this interval, or is another group's */
+    while (top > 0) {
+      const pariv *t = &v[stack[top - 1]];
+      if (t->g == v[k].g && v[k].e <= t->e && v[k].s < t->e) break;
+      top--;
+    }
+    if (top > 0) out[v[k].i] = (int64_t)v[stack[top - 1]].i;
+    stack[top++] = k;
+  }
+  free(v); free(stack);
+}

@@ -117,6 +117,15 @@ void pl_iv_first_window(const int64_t *ws, const int64_t *we, size_t nw,
                         const int64_t *qs, const int64_t *qe, const unsigned char *qskip, size_t m,
                         size_t *ord, int64_t *out);
 
+/* The parent of each interval in its group: out[i] = the index of the
+** innermost other interval j of group g[i] with s[j] <= s[i] and
+** e[i] <= e[j] (half open: it contains [s[i], e[i])), or -1.  Of
+** intervals with equal bounds the one earlier in (start, longer first,
+** index) order is the parent of the next.  One sort by (group, start,
+** end descending, index) and a stack; skipped rows take no part (-1). */
+void pl_iv_parents(const int64_t *s, const int64_t *e, const int64_t *g, const unsigned char *skip, size_t n,
+                   int64_t *out);
+
 /* Sums of point values within windows, per group.  Windows w = 0..nw-1
 ** are [ws[w], we[w]) in groups wg (any order, may overlap); points
 ** k = 0..np-1 at pt[k] in groups pg carry nv int64 values vals[j][k].  For

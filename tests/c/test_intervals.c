@@ -306,9 +306,73 @@ static void test_step_integral_order(pl_rng *r) {
   }
 }
 
+
+/* pl_iv_sum_within against a brute-force count and sum per window */
+static void test_sum_within(pl_rng *r) {
+  for (int iter = 0; iter < 300; iter++) {
+    size_t nw = (size_t)pl_rng_below(r, 40), np = (size_t)pl_rng_below(r, 120);
+    int64_t ws[40], we[40], wg[40], pt[120], pg[120], v0[120], v1[120];
+    unsigned char wskip[40], pskip[120];
+    for (size_t w = 0; w < nw; w++) {
+      ws[w] = (int64_t)pl_rng_below(r, 100); we[w] = ws[w] + (int64_t)pl_rng_below(r, 40) - 3;
+      wg[w] = (int64_t)pl_rng_below(r, 3); wskip[w] = pl_rng_below(r, 10) == 0;
+    }
+    for (size_t k = 0; k < np; k++) {
+      pt[k] = (int64_t)pl_rng_below(r, 140); pg[k] = (int64_t)pl_rng_below(r, 3);
+      v0[k] = (int64_t)pl_rng_below(r, 1000) - 500; v1[k] = (int64_t)pl_rng_below(r, 7);
+      pskip[k] = pl_rng_below(r, 8) == 0;
+    }
+    const int64_t *vals[2] = { v0, v1 };
+    int64_t count[40], s0[40], s1[40], *sums[2] = { s0, s1 };
+    pl_iv_sum_within(ws, we, wg, wskip, nw, pt, pg, pskip, np, vals, 2, count, sums);
+    for (size_t w = 0; w < nw; w++) {
+      int64_t c = 0, a = 0, b = 0;
+      for (size_t k = 0; k < np; k++)
+        if (!wskip[w] && !pskip[k] && pg[k] == wg[w] && pt[k] >= ws[w] && pt[k] < we[w]) { c++; a += v0[k]; b += v1[k]; }
+      TC_EQ_INT(count[w], c); TC_EQ_INT(s0[w], a); TC_EQ_INT(s1[w], b);
+    }
+  }
+}
+
+/* pl_iv_parents on random trees: intervals built as a call tree, so each
+** one's parent is known */
+static void test_parents(pl_rng *r) {
+  for (int iter = 0; iter < 300; iter++) {
+    int64_t s[64], e[64], g[64], want[64], out[64];
+    size_t n = 0;
+    /* a recursive layout: node i gets [lo, hi) and children inside it */
+    struct { int64_t lo, hi; int64_t parent; int depth; } q[64];
+    size_t nq = 0;
+    int64_t grp = (int64_t)pl_rng_below(r, 2);
+    q[nq].lo = 0; q[nq].hi = 1000000; q[nq].parent = -1; q[nq].depth = 0; nq++;
+    for (size_t h = 0; h < nq && n < 64; h++) {
+      size_t i = n++;
+      s[i] = q[h].lo; e[i] = q[h].hi; g[i] = grp; want[i] = q[h].parent;
+      if (q[h].depth >= 4) continue;
+      int kids = (int)pl_rng_below(r, 4);
+      int64_t span = q[h].hi - q[h].lo, at = q[h].lo;
+      for (int c = 0; c < kids && nq < 64; c++) {
+        int64_t lo = at + (int64_t)pl_rng_below(r, 2) * (span / 16);   /* may start with its parent */
+        int64_t hi = lo + span / 8;
+        if (hi > q[h].hi) break;
+        q[nq].lo = lo; q[nq].hi = hi; q[nq].parent = (int64_t)i; q[nq].depth = q[h].depth + 1; nq++;
+        at = hi;
+      }
+    }
+    /* a second group with the same times: no parent across groups */
+    size_t n1 = n;
+    for (size_t i = 0; i < n1 && n < 64; i++) { s[n] = s[i]; e[n] = e[i]; g[n] = 5; want[n] = want[i] < 0 ? -1 : want[i] + (int64_t)n1; n++; }
+    if (n < 2 * n1) continue;
+    pl_iv_parents(s, e, g, NULL, n, out);
+    for (size_t i = 0; i < n; i++) TC_EQ_INT(out[i], want[i]);
+  }
+}
+
 int main(void) {
   pl_rng r;
   pl_rng_seed(&r, 2024);
+  test_sum_within(&r);
+  test_parents(&r);
   int64_t S1[16], E1[16], S2[16], E2[16];
   for (int iter = 0; iter < 3000; iter++) {
     pl_ivset a, b, o;

@@ -125,6 +125,25 @@ function TestMemory:test_h100_vit()
   for i = 2, #b do lu.assertTrue(b[i] <= b[i - 1]) end
 end
 
+-- a 2021 trace (no Addr, no Total Allocated): tb-plugin's per-operator
+-- table all the same, nested calls of one name counted once (aten::div)
+function TestMemory:test_resnet50_2021_operator_table()
+  local R = (os.getenv("PERFLAB_DATA") or "tests/data") .. "/corpus/kineto_trace/kineto_tb_plugin_sample_resnet50_v100_worker0.1623143089861.pt.trace.json.gz"
+  local rep = recipes.run("memory", { perflab.load(R) }, {})
+  local f = assert(io.open(D .. "resnet50_v100_worker0_tbplugin_memory_stats.json"))
+  local ref = cjson.decode(f:read("a")); f:close()
+  local o, n = optable(rep), 0
+  for dev, ops in pairs(ref) do
+    for name, v in pairs(ops) do
+      lu.assertEquals(o[dev .. "|" .. name], v, dev .. " " .. name); n = n + 1
+    end
+  end
+  lu.assertEquals(n, 56)
+  lu.assertEquals(rep.tables.operators:nrows(), 56)
+  lu.assertEquals(o["GPU0|aten::div"], { 77070336, 77070336, 6, 77070336, 77070336, 6, 198 })
+  lu.assertNil(rep.tables.curve)
+end
+
 -- the same model on an MI300X: Device Type 6 (HIP), which tb-plugin drops
 function TestMemory:test_mi300_hip()
   local p = perflab.load(MI300)
