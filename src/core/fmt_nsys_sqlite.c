@@ -19,7 +19,7 @@
 ** is interned once.  Rows go straight from sqlite3_step into the columns.
 **
 ** Tables: kernels, runtime, memcpy, memset, nvtx, nvtx_marks, devices,
-** processes, threads, mpi_ranks (docs: each column's doc string).  Times are
+** processes, threads, mpi_ranks, memory_events (docs: each column's doc string).  Times are
 ** int64 ns as nsys writes them (relative to the session start).  pid/tid
 ** come from nsys' global ids: pid = (g >> 24) & 0xFFFFFF, tid = g & 0xFFFFFF.
 ** correlationId is unique within a process only: kernels.tid is filled from
@@ -29,6 +29,7 @@
 #include "schema.h"
 #include "names.h"
 #include "scan.h"
+#include "intervals.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -1045,6 +1046,78 @@ static void fill_kernel_tids(nx *x, pl_table *k, pl_table *rt) {
                     k->nrows - matched, k->nrows);
 }
 
+/* ---- memory: CUDA_GPU_MEMORY_USAGE_EVENTS (nsys --cuda-memory-usage) ---- */
+static const coldef MEM_COLS[] = {
+  { "ts_ns", PL_INT, "time of the allocation or free, ns" },
+  { "device_type", PL_INT, "c10::DeviceType as Kineto writes it: 1 CUDA for device memory (device, array, managed, static), 0 CPU for pageable and pinned host memory" },
+  { "device", PL_INT, "CUDA device id (-1 for host memory)" },
+  { "addr", PL_INT, "virtual address of the block" },
+  { "bytes", PL_INT, "bytes allocated (> 0) or freed (< 0)" },
+  { "total_allocated_bytes", PL_INT, "running sum of bytes on this device (device_type, device) since the capture began: what cudaMalloc/cudaFree hold (blocks allocated before the capture are not counted)" },
+  { "total_reserved_bytes", PL_INT, "missing: nsys records the driver's allocations, not a caching allocator's" },
+  { "op", PL_STR, "the runtime call of the same process containing the event (cudaMalloc, cudaFree, ...), missing when none does" },
+  { "pid", PL_INT, "process id" },
+  { "mem_kind", PL_STR, "memKind: Pageable, Pinned, Device, Array, Managed, Device Static, Managed Static, Unknown" },
+  { "correlation", PL_INT, "correlationId (0 where nsys did not link the event to its call)" },
+};
+enum { ME_TS, ME_DT, ME_DEV, ME_ADDR, ME_BYTES, ME_TALLOC, ME_TRES, ME_OP, ME_PID, ME_KIND, ME_CORR };
+
+static int read_memory(nx *x, pl_table *t, const char *tab, const pl_table *rt) {
+  static const char *const W[] = { "start", "globalPid", "deviceId", "address", "bytes", "memKind", "memoryOperationType", "correlationId" };
+  sqlite3_stmt *st;
+  if (select_cols(x, tab, W, NCOLS(W), "ORDER BY start", &st, NULL)) return -1;
+  uint32_t kinds[8];
+  for (int k = 0; k < 8; k++) kinds[k] = pl_pool_intern(x->pool, MEM_KIND[k], strlen(MEM_KIND[k]));
+  /* running sums per (device_type, device): a few devices, a small list */
+  struct { int64_t dt, dev, sum; } run[64];
+  size_t nrun = 0, bad = 0;
+  pl_cell v[NCOLS(MEM_COLS)];
+  int rc;
+  while (step_row(x, st, &rc)) {
+    int64_t kind = int_cell(st, 5), opty = int_cell(st, 6), b = int_cell(st, 4);
+    if (b == PL_INT_NA || b < 0 || (opty != 0 && opty != 1)) { bad++; continue; }
+    int host = kind == 0 || kind == 1;
+    int64_t dt = host ? 0 : 1, dev = host ? -1 : int_cell(st, 2);
+    int64_t g = int_cell(st, 1);
+    v[ME_TS].i = int_cell(st, 0);
+    v[ME_DT].i = dt; v[ME_DEV].i = dev;
+    v[ME_ADDR].i = int_cell(st, 3);
+    v[ME_BYTES].i = opty == 1 ? -b : b;
+    size_t r = 0;
+    while (r < nrun && !(run[r].dt == dt && run[r].dev == dev)) r++;
+    if (r == nrun && nrun < 64) { run[nrun].dt = dt; run[nrun].dev = dev; run[nrun].sum = 0; nrun++; }
+    if (r < nrun) { run[r].sum += v[ME_BYTES].i; v[ME_TALLOC].i = run[r].sum; } else v[ME_TALLOC].i = PL_INT_NA;
+    v[ME_TRES].i = PL_INT_NA;
+    v[ME_OP].s = 0;
+    v[ME_PID].i = g == PL_INT_NA ? PL_INT_NA : PID_OF(g);
+    v[ME_KIND].s = kind >= 0 && kind < 8 ? kinds[kind] : kinds[7];
+    v[ME_CORR].i = int_cell(st, 7);
+    pl_table_append(t, v);
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return sql_fail(x, rc);
+  if (bad) pl_profile_diag(x->p, 0, "memory_events: %zu rows of %s without bytes or with an unknown memoryOperationType skipped", bad, tab);
+  /* the runtime call holding each event, by time within its process */
+  if (rt && rt->nrows && t->nrows) {
+    int rs = pl_table_col(rt, "start_ns"), re = pl_table_col(rt, "end_ns"), rp = pl_table_col(rt, "pid"), rn = pl_table_col(rt, "name");
+    if (rs >= 0 && re >= 0 && rp >= 0 && rn >= 0) {
+      size_t n = rt->nrows, m = t->nrows;
+      int64_t *oe = pl_xmalloc(n * sizeof *oe), *out = pl_xmalloc(m * sizeof *out);
+      unsigned char *oskip = pl_xmalloc(n);
+      const int64_t *S = rt->cols[rs]->v.i64, *E = rt->cols[re]->v.i64, *P = rt->cols[rp]->v.i64;
+      for (size_t i = 0; i < n; i++) {
+        oe[i] = E[i] - 1;                            /* [start, end) */
+        oskip[i] = S[i] == PL_INT_NA || E[i] == PL_INT_NA || E[i] <= S[i] || P[i] == PL_INT_NA;
+      }
+      pl_iv_innermost(S, oe, P, oskip, n, t->cols[ME_TS]->v.i64, t->cols[ME_TS]->v.i64,
+                      t->cols[ME_PID]->v.i64, NULL, m, out);
+      for (size_t k = 0; k < m; k++) t->cols[ME_OP]->v.str[k] = out[k] >= 0 ? rt->cols[rn]->v.str[out[k]] : 0;
+      free(oe); free(out); free(oskip);
+    }
+  }
+  return 0;
+}
+
 /* ---- header checks and opening ----------------------------------------- */
 static const char SQLITE_MAGIC[16] = "SQLite format 3";   /* with its NUL */
 
@@ -1160,7 +1233,7 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
   x->in = in; x->p = p; x->o = o; x->err = err;
   pl_buf_init(&x->text);
   x->pool = pl_pool_new();
-  pl_table *kn = NULL, *rt = NULL, *mc = NULL, *ms = NULL, *nv = NULL, *mk = NULL, *dv = NULL, *pr = NULL, *th = NULL, *mr = NULL;
+  pl_table *kn = NULL, *rt = NULL, *mc = NULL, *ms = NULL, *nv = NULL, *mk = NULL, *dv = NULL, *pr = NULL, *th = NULL, *mr = NULL, *me = NULL;
   int rc = -1;
   if (check_header(x) || open_db(x) || load_tables(x)) goto done;
   if (!find_table(x, "StringIds") && !has_prefix_table(x, "CUPTI_ACTIVITY_KIND_") && !find_table(x, "NVTX_EVENTS") &&
@@ -1177,7 +1250,7 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
     goto done;
   }
   if (load_strings(x) || read_meta(x) || read_diagnostics(x)) goto done;
-  static const char *const TABLES = "kernels runtime memcpy memset nvtx nvtx_marks devices processes threads mpi_ranks";
+  static const char *const TABLES = "kernels runtime memcpy memset nvtx nvtx_marks devices processes threads mpi_ranks memory_events";
   (void)TABLES;
   const char *t;
   if ((t = find_table(x, "CUPTI_ACTIVITY_KIND_KERNEL"))) {
@@ -1212,20 +1285,32 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
   if ((t = find_table(x, "PROCESSES")) && (pr = make_table(x, "processes", PR_COLS, NCOLS(PR_COLS))) && read_simple(x, pr, t, 0)) goto done;
   if ((t = find_table(x, "ThreadNames")) && (th = make_table(x, "threads", TH_COLS, NCOLS(TH_COLS))) && read_simple(x, th, t, 1)) goto done;
   if ((t = find_table(x, "MPI_RANKS")) && (mr = make_table(x, "mpi_ranks", MR_COLS, NCOLS(MR_COLS))) && read_simple(x, mr, t, 2)) goto done;
+  if ((t = find_table(x, "CUDA_GPU_MEMORY_USAGE_EVENTS")) && (me = make_table(x, "memory_events", MEM_COLS, NCOLS(MEM_COLS)))) {
+    /* the calls that hold the events, read for them when runtime itself is not wanted */
+    pl_table *calls = rt;
+    const char *rtab = find_table(x, "CUPTI_ACTIVITY_KIND_RUNTIME");
+    if (!calls && rtab) {
+      calls = pl_table_declare(NULL, "runtime", x->pool, RT_COLS, NCOLS(RT_COLS), NULL);
+      if (read_runtime(x, calls, rtab)) { pl_table_free(calls); goto done; }
+    }
+    int bad = read_memory(x, me, t, calls);
+    if (calls != rt) pl_table_free(calls);
+    if (bad) goto done;
+  }
   fill_kernel_tids(x, kn, rt);
   if (!find_table(x, "PROCESSES") && pl_want_table(o, "processes"))
     pl_profile_diag(p, 0, "no PROCESSES table (2021 layout): process names unknown");
   pl_profile_meta_str(p, "tool", "Nsight Systems", 14);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   {
-    pl_table *all[] = { kn, rt, mc, ms, nv, mk, dv, pr, th, mr };
+    pl_table *all[] = { kn, rt, mc, ms, nv, mk, dv, pr, th, mr, me };
     for (size_t i = 0; i < NCOLS(all); i++) if (all[i]) pl_profile_add_table(p, all[i]);
-    kn = rt = mc = ms = nv = mk = dv = pr = th = mr = NULL;
+    kn = rt = mc = ms = nv = mk = dv = pr = th = mr = me = NULL;
   }
   rc = 0;
 done:
   {
-    pl_table *all[] = { kn, rt, mc, ms, nv, mk, dv, pr, th, mr };
+    pl_table *all[] = { kn, rt, mc, ms, nv, mk, dv, pr, th, mr, me };
     for (size_t i = 0; i < NCOLS(all); i++) pl_table_free(all[i]);
   }
   if (x->db) sqlite3_close(x->db);
@@ -1249,7 +1334,7 @@ static int nsys_detect(const char *data, size_t len) {
 const pl_format pl_fmt_nsys_sqlite = {
   "nsys-sqlite",
   "Nsight Systems SQLite export (nsys export --type sqlite), 2021-2026 schemas, read-only through libsqlite3",
-  "kernels runtime memcpy memset nvtx nvtx_marks devices processes threads mpi_ranks",
+  "kernels runtime memcpy memset nvtx nvtx_marks devices processes threads mpi_ranks memory_events",
   nsys_detect,
   nsys_parse,
 };

@@ -168,6 +168,28 @@ function TestMemory:test_hta_raw_timeline()
   lu.assertEquals(v, { 102440608, 102228128, 19395584, 0, 2618160128, 58417152, 41811968, 25494440 })
 end
 
+-- an Nsight Systems export with --cuda-memory-usage: CUDA_GPU_MEMORY_USAGE_EVENTS
+-- (values from sqlite3 over the same file: 15 cudaMalloc and 15 cudaHostAlloc
+-- blocks of 4,000,000 B, at most five live at once, first at 552605270 ns;
+-- memKind 1 inside cudaHostAlloc calls, 2 inside cudaMalloc calls)
+function TestMemory:test_nsys_memory_usage_events()
+  local F = (os.getenv("PERFLAB_DATA") or "tests/data") .. "/corpus/nsys_sqlite/extrap_gtx1060_nsys2022.1.1_concurrent.s1_profile1.sqlite"
+  local p = perflab.load(F)
+  local m = p:table("memory_events")
+  lu.assertEquals(m:nrows(), 60)
+  lu.assertEquals(count(m, "op", "cudaMalloc"), 15)
+  lu.assertEquals(count(m, "op", "cudaHostAlloc"), 15)
+  lu.assertEquals(count(m, "mem_kind", "Device"), 30)
+  local rep = recipes.run("memory", { p }, {})
+  local pk = rep.tables.peaks:filter(rep.tables.peaks:col("device"):eq("GPU0")):row(1)
+  lu.assertEquals(pk.peak_bytes, 20000000)
+  lu.assertEquals(pk.ts_ns, 552605270)
+  lu.assertEquals(pk.op, "cudaMalloc")
+  local a = rep.tables.allocations
+  lu.assertEquals(count(a, "device", "GPU0"), 15)
+  lu.assertEquals(a:col("release_ts_ns"):count(), 30)     -- every block freed
+end
+
 -- a trace without memory events: one line saying how to record them
 function TestMemory:test_no_memory_events()
   local ev = { { ph = "X", cat = "cpu_op", name = "aten::mm", pid = 1, tid = 1, ts = 1, dur = 5 } }
