@@ -26,6 +26,15 @@ A fixed seed gives the same bytes every time.
     memory, and every launch has its own grid (1 to 65535 x 1 to 4 blocks),
     so nearly every launch is a shape of its own (the occupancy recipe's
     hard case).  Without it the bytes are those of earlier versions.
+
+    --memory: the [memory] events of profile_memory=True instead of the
+    occasional random one: each operator allocates its output (a block of
+    its first input's size, float32) inside its own time, at an address
+    of its own, and blocks are freed inside later operators: activations
+    a few operators on, temporaries at once, everything but the
+    parameters allocated in step 1 at the end of each step.  Total
+    Allocated is the running sum and Total Reserved grows in 2 MiB
+    segments and never shrinks, as the caching allocator's do.
 """
 import random
 import sys
@@ -58,6 +67,42 @@ def us(t_ns):
     return "%d.%03d" % (t_ns // 1000, t_ns % 1000)
 
 
+MEM = '  {\n    "ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",\n    "pid": %d, "tid": %d,\n    "ts": %s,\n    "args": {\n      "Total Reserved": %d, "Total Allocated": %d, "Bytes": %d, "Addr": %d, "Device Id": 0, "Device Type": 1\n    }\n  }'
+
+
+def mem_event(ev, ts, nbytes, addr, pid, tid, totals):
+    totals[0] += nbytes
+    seg = 2 << 20
+    if totals[0] > totals[1]:
+        totals[1] = (totals[0] + seg - 1) // seg * seg
+    ev.append(MEM % (pid, tid, us(ts), totals[1], totals[0], nbytes, addr))
+
+
+def mem_events(ev, op, dims, t, dur, step, pid, tid, mrnd, live, next_addr, totals):
+    """An operator's allocations and frees, all inside [t, t + dur)."""
+    n = 1
+    for d in (dims[0] if dims and dims[0] else [1024]):
+        n *= d
+    nbytes = (n * 4 + 511) // 512 * 512
+    kind = "param" if step == 1 and mrnd.random() < 0.1 else ("temp" if mrnd.random() < 0.3 else "act")
+    # free activations made a few ops ago (inside this op, before its output)
+    at = t + 300
+    while len([b for b in live[-12:] if b[2] == "act"]) >= 8:
+        for i, b in enumerate(live):
+            if b[2] == "act":
+                del live[i]
+                mem_event(ev, at, -b[1], b[0], pid, tid, totals)
+                at += 100
+                break
+    addr = next_addr[0]
+    next_addr[0] += nbytes + 512 * mrnd.randrange(1, 8)
+    mem_event(ev, at + 100, nbytes, addr, pid, tid, totals)
+    if kind == "temp":
+        mem_event(ev, t + dur - 200, -nbytes, addr, pid, tid, totals)
+    else:
+        live.append((addr, nbytes, kind))
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -68,6 +113,11 @@ def main():
         seed = int(sys.argv[sys.argv.index("--seed") + 1])
     rnd = random.Random(seed)
     many = "--many-shapes" in sys.argv
+    memory = "--memory" in sys.argv
+    mrnd = random.Random(seed + 2000)
+    live = []            # (addr, bytes, kind): blocks allocated and not freed, oldest first
+    next_addr = [140000000000000]
+    totals = [0, 0]      # allocated, reserved
     vrnd = random.Random(seed + 1000)
     variants = [(vrnd.choice([(32, 1, 1), (64, 1, 1), (96, 1, 1), (128, 1, 1), (192, 1, 1), (256, 1, 1), (384, 1, 1), (512, 1, 1), (1024, 1, 1), (32, 8, 1)]),
                  vrnd.randrange(16, 256), vrnd.choice([0, 0, 1024, 4096, 16384, 24576, 40960, 49152]), v) for v in range(50)]
@@ -137,14 +187,26 @@ def main():
                     corr += 1
                     ev.append('  {\n    "ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,      "device": 0, "context": 1,      "stream": 7, "correlation": %d,      "bytes": 4096, "memory bandwidth (GB/s)": 1.5\n    }\n  }'
                               % (us(kts + kdur + 1000), us(2000), ext, corr))
-                elif r < 0.10:
+                elif r < 0.10 and not memory:
                     ev.append('  {\n    "ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",\n    "pid": %d, "tid": %d,\n    "ts": %s,\n    "args": {\n      "Total Reserved": 2097152, "Total Allocated": %d, "Bytes": %d, "Addr": %d, "Device Id": 0, "Device Type": 1\n    }\n  }'
                               % (pid, tid, us(t + 500), rnd.randrange(1 << 30), rnd.choice([512, 4096, -4096]), rnd.randrange(1 << 40)))
+                if memory:
+                    mem_events(ev, op, dims, t, dur, step, pid, tid, mrnd, live, next_addr, totals)
                 groups.append(",\n".join(ev))
                 t += dur  # the next op starts after this one ends: ops on a thread follow one another
                 if op in PARENT:
                     t += 1000
 
+            if memory:
+                # the step's end: everything but the parameters of step 1 is freed
+                keep = [b for b in live if b[2] == "param"]
+                for b in live:
+                    if b[2] != "param":
+                        t += 200
+                        ev = []
+                        mem_event(ev, t, -b[1], b[0], pid, tid, totals)
+                        groups.append(ev[0])
+                live[:] = keep
             t += 50000
             ann = '  {\n    "ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,"Record function id": 0, "Ev Idx": %d\n    }\n  }' % (step, pid, tid, us(step_start), us(t - step_start), ext, ext)
             text = (",\n" if not first else "") + ann + ",\n" + ",\n".join(groups)

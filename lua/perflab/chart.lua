@@ -425,7 +425,12 @@ function M.plot(o)
   s.add('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#333"/>', x0, y0, x1 - x0, y1 - y0)
   for _, v in ipairs(o.vlines or {}) do
     s.add('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#000" stroke-dasharray="4 3"><title>%s</title></line>', X(v.x), y0, X(v.x), y1, esc(v.label or M.num(v.x)))
-    if v.label then s.add('<text x="%.1f" y="%.1f" font-size="10">%s</text>', X(v.x) + 3, y0 + 12, esc(v.label)) end
+    if v.label then
+      -- a line in the right third is labelled to its left, so the text stays inside the plot
+      local right = X(v.x) > x0 + 0.67 * (x1 - x0)
+      s.add('<text x="%.1f" y="%.1f" font-size="10"%s>%s</text>', X(v.x) + (right and -3 or 3), y0 + 12,
+        right and ' text-anchor="end"' or '', esc(v.label))
+    end
   end
   for _, h in ipairs(o.hlines or {}) do
     s.add('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#000" stroke-dasharray="4 3"><title>%s</title></line>', x0, Y(h.y), x1, Y(h.y), esc(h.label or M.num(h.y)))
