@@ -8,7 +8,7 @@
 -- Lua loops only over devices and steps.
 --
 -- Tables (part of the API):
---   curve       device, ts_ns, time_ms (from the trace's start), allocated_bytes,
+--   curve       device, ts_ns, since_start_ns (from the trace's start), allocated_bytes,
 --               reserved_bytes: one point per event with an address and a
 --               Total Allocated (tb-plugin's curve), per device
 --   peaks       device, peak_bytes, reserved_bytes, ts_ns, time_ms, op, step,
@@ -52,16 +52,12 @@ local function dev_label(dtype, dev)
   return "GPU" .. tostring(dev)
 end
 
--- the trace's first timestamp (tb-plugin's profiler start): the smallest
--- start of any event, else of any memory event
+-- the trace's first timestamp (tb-plugin's profiler start): the parser's
+-- meta start_ns (the smallest time of any event), else the first memory event
 local function trace_start(p, mem)
-  local best = mem:col("ts_ns"):min()
-  local ev = p.tables.events
-  if ev and ev:has("ts_ns") and ev:nrows() > 0 then
-    local m = ev:col("ts_ns"):min()
-    if m and (not best or m < best) then best = m end
-  end
-  return best or 0
+  local s = p.meta and p.meta.start_ns
+  s = s and math.tointeger(tonumber(s))
+  return s or mem:col("ts_ns"):min() or 0
 end
 
 -- the step number of each value of ts (a column), missing outside steps
@@ -190,7 +186,7 @@ return {
   name = "memory",
   summary = "memory over time per device, the peak and what held it, per-operator allocations (tb-plugin Memory View), alloc/free pairs, growth",
   needs = { "memory_events" },
-  tables = { "memory_events", "cpu_ops", "steps", "devices", "events" },
+  tables = { "memory_events", "cpu_ops", "steps", "devices" },
   options = {
     top = { type = "integer", default = 20, help = "live allocations listed per device at its peak" },
     capacity_pct = { type = "number", default = 90, help = "warn when the peak is above this share of the device's memory" },
@@ -251,10 +247,10 @@ return {
             if c:nrows() > 0 then
               local curve = c:select(c:has("step") and { "ts_ns", "total_allocated_bytes", "total_reserved_bytes", "step" }
                 or { "ts_ns", "total_allocated_bytes", "total_reserved_bytes" })
-              curve = curve:with("device", c:col("device_label")):with("time_ms", (c:col("ts_ns") - t0) / 1e6)
+              curve = curve:with("device", c:col("device_label")):with("since_start_ns", c:col("ts_ns") - t0)
                 :rename("total_allocated_bytes", "allocated_bytes"):rename("total_reserved_bytes", "reserved_bytes")
-              curve = curve:select(c:has("step") and { "device", "ts_ns", "time_ms", "allocated_bytes", "reserved_bytes", "step" }
-                or { "device", "ts_ns", "time_ms", "allocated_bytes", "reserved_bytes" })
+              curve = curve:select(c:has("step") and { "device", "ts_ns", "since_start_ns", "allocated_bytes", "reserved_bytes", "step" }
+                or { "device", "ts_ns", "since_start_ns", "allocated_bytes", "reserved_bytes" })
               all.curve[#all.curve + 1] = curve
               local top = c:top(1, "total_allocated_bytes")
               local pk = top:row(1)

@@ -507,37 +507,38 @@ function M.memory(report, max_points)
     local pk = peaks and peaks:filter(peaks:col("device"):eq(dev)):row(1) or nil
     local n = c:nrows()
     if n > max_points then
-      local idx, pi = {}, nil
-      if pk then
-        local w = c:col("ts_ns"):eq(pk.ts_ns) & c:col("allocated_bytes"):eq(pk.peak_bytes)
-        pi = c:filter(w):nrows() > 0 and c:order("-allocated_bytes"):to_lua()[1] or nil
-      end
+      local idx = {}
       local stride = n / max_points
       for k = 0, max_points - 1 do idx[#idx + 1] = math.floor(k * stride) + 1 end
-      if pi then idx[#idx + 1] = pi; table.sort(idx) end
-      c = c:take(idx)
+      local sampled = c:take(idx)
+      if pk then                          -- the peak's point, wherever the sampling fell
+        local top = c:filter(c:col("ts_ns"):eq(pk.ts_ns) & c:col("allocated_bytes"):eq(pk.peak_bytes)):head(1)
+        sampled = require("perflab.table").concat(sampled, top)
+        sampled = sampled:take(sampled:order("ts_ns"))
+      end
+      c = sampled
     end
-    local t, a, r = c:col("time_ms"):to_lua(), c:col("allocated_bytes"):to_lua(), c:col("reserved_bytes"):to_lua()
+    local t, a, r = (c:col("since_start_ns") / 1e6):to_lua(), c:col("allocated_bytes"):to_lua(), c:col("reserved_bytes"):to_lua()
     local sa, sr = {}, {}
     for i = 1, #t do
       if i > 1 then
         sa[#sa + 1] = { t[i], a[i - 1] }
         if r[i - 1] then sr[#sr + 1] = { t[i], r[i - 1] } end
       end
-      sa[#sa + 1] = { t[i], a[i], title = string.format("%s at %s ms: allocated %s", dev, units.sig(t[i], 6), units.bytes(a[i])) }
-      if r[i] then sr[#sr + 1] = { t[i], r[i], title = string.format("%s at %s ms: reserved %s", dev, units.sig(t[i], 6), units.bytes(r[i])) } end
+      sa[#sa + 1] = { t[i], a[i] }      -- lines without markers: no hover text per point
+      if r[i] then sr[#sr + 1] = { t[i], r[i] } end
     end
     local series = { { name = "allocated", points = sa, marker = false } }
     if #sr > 0 then series[2] = { name = "reserved", points = sr, marker = false } end
     local regions, vlines = {}, {}
     if c:has("step") and c:col("step"):count() > 0 then
       local cs = curve:filter(curve:col("device"):eq(dev) & curve:col("step"):present())
-      local g = cs:group_by("step"):agg { { "t0", "min", "time_ms" }, { "t1", "max", "time_ms" } }
+      local g = cs:group_by("step"):agg { { "t0", "min", "since_start_ns" }, { "t1", "max", "since_start_ns" } }
       g = g:take(g:order("step"))
       local k = 0
       for _, st in g:rows() do
         k = k + 1
-        regions[#regions + 1] = { x0 = st.t0, x1 = st.t1, y0 = 0, y1 = (pk and pk.reserved_bytes or pk and pk.peak_bytes) or a[1],
+        regions[#regions + 1] = { x0 = st.t0 / 1e6, x1 = st.t1 / 1e6, y0 = 0, y1 = (pk and pk.reserved_bytes or pk and pk.peak_bytes) or a[1],
           label = "step " .. st.step, fill = k % 2 == 1 and "#dde8f0" or "#f0e6d6" }
       end
     end

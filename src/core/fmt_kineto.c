@@ -21,6 +21,7 @@
 #include "scan.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -126,6 +127,7 @@ typedef struct kctx {
   struct rocpid { char pid[32]; int cls; int64_t dev; } *rp;
   size_t nrp;
   size_t nevents, nmeta_events, nother;
+  int64_t min_ts;           /* the first event's time (meta start_ns) */
   size_t next_progress;
   int reserved;             /* the tables' columns sized from the first MBs */
   int ndevices;
@@ -699,6 +701,7 @@ static void emit_event(kctx *k) {
     return;
   }
   k->nevents++;
+  if (e->ts < k->min_ts && e->ts != PL_INT_NA) k->min_ts = e->ts;
   uint32_t nameid = 0, pidid = 0, tidid = 0;
   int cls = cat_class(k, &e->cat);
   if (k->nrp && !e->cat.set) cls = roc_class(k, e);
@@ -1692,6 +1695,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   pl_buf_init(&k->scratch); pl_buf_init(&k->tmp);
   k->pool = pl_pool_new();
   ev_reset(&k->e0);
+  k->min_ts = INT64_MAX;
   make_table(k, &k->ev, "events", EV_COLS, NCOLS(EV_COLS));
   make_table(k, &k->kn, "kernels", KN_COLS, NCOLS(KN_COLS));
   make_table(k, &k->cpu, "cpu_ops", CPU_COLS, NCOLS(CPU_COLS));
@@ -1761,6 +1765,11 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   } else pl_profile_meta_str(p, "tool", "PyTorch Profiler (Kineto)", strlen("PyTorch Profiler (Kineto)"));
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   pl_profile_meta_num(p, "events", (double)k->nevents);
+  if (k->min_ts != INT64_MAX) {             /* text: int64 ns exceed a double's integers */
+    char b[24];
+    int n = snprintf(b, sizeof b, "%lld", (long long)k->min_ts);
+    pl_profile_meta_str(p, "start_ns", b, (size_t)n);
+  }
   pl_profile_meta_num(p, "devices", (double)k->ndevices);
   {
     tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->dv };
