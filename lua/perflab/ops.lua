@@ -1,0 +1,415 @@
+--- perflab.ops: FLOPs, bytes and precision per operator of a PyTorch
+-- (Kineto) trace recorded with record_shapes=True, from the arguments the
+-- trace records ('Input Dims', 'Input type', 'Input Strides', 'Concrete
+-- Inputs'; columns input_dims, input_types, input_strides,
+-- concrete_inputs of cpu_ops).  Formulas and denominators: docs/ops.md.
+--
+-- M.models is the op model: name -> {family = ..., fn = function(inp) ->
+-- {flops = , bytes = , ...} | nil}, where inp is the array of inputs
+-- perflab.opargs.parse gives ({dims, dtype, bytes, strides, value} each).
+-- Users extend it:
+--   require("perflab.ops").models["mylib::rms"] = { family = "NORM_fwd",
+--     fn = function(inp) local n = ops.numel(inp[1].dims)
+--            return { flops = 4 * n, bytes = 2 * n * inp[1].bytes } end }
+local T = require "perflab.table"
+local I = require "perflab.intervals"
+local A = require "perflab.opargs"
+
+local M = {}
+
+local function numel(d)
+  if not d then return nil end
+  local n = 1
+  for i = 1, #d do n = n * d[i] end
+  return n
+end
+M.numel = numel
+
+-- bytes of a tensor input: numel x bytes per element (0 for a Scalar or a
+-- missing input; a 0-dim tensor [] of a tensor dtype is one element)
+local function tbytes(x)
+  if not x or not x.dims or not x.bytes or x.bytes == 0 then return 0 end
+  return numel(x.dims) * x.bytes
+end
+M.tensor_bytes = tbytes
+
+local function gemm(M_, N, K, bias, bpe, batch)
+  batch = batch or 1
+  return { flops = batch * (2 * M_ * N * K + (bias and M_ * N or 0)),
+           bytes = batch * (M_ * K + K * N + M_ * N) * bpe + (bias and N * bpe or 0),
+           M = M_, N = N, K = K, B = batch, bias = bias }
+end
+
+local function truthy(v) return v == "True" or v == "true" or v == "1" end
+
+local models = {}
+M.models = models
+
+-- GEMM: 2·M·N·K (+ M·N with a bias); bytes A, B, C once (+ a bias of N)
+models["aten::mm"] = { family = "GEMM", fn = function(i)
+  local a, b = i[1], i[2]
+  if not (a and b and a.dims and b.dims and #a.dims == 2 and #b.dims == 2) then return nil end
+  return gemm(a.dims[1], b.dims[2], a.dims[2], false, a.bytes)
+end }
+models["aten::addmm"] = { family = "GEMM", fn = function(i)
+  local a, b = i[2], i[3]
+  if not (a and b and a.dims and b.dims and #a.dims == 2 and #b.dims == 2) then return nil end
+  return gemm(a.dims[1], b.dims[2], a.dims[2], true, a.bytes)
+end }
+models["aten::bmm"] = { family = "GEMM", fn = function(i)
+  local a, b = i[1], i[2]
+  if not (a and b and a.dims and b.dims and #a.dims == 3 and #b.dims == 3) then return nil end
+  return gemm(a.dims[2], b.dims[3], a.dims[3], false, a.bytes, a.dims[1])
+end }
+models["aten::baddbmm"] = { family = "GEMM", fn = function(i)
+  local a, b = i[2], i[3]
+  if not (a and b and a.dims and b.dims and #a.dims == 3 and #b.dims == 3) then return nil end
+  local r = gemm(a.dims[2], b.dims[3], a.dims[3], false, a.bytes, a.dims[1])
+  r.flops = r.flops + a.dims[1] * a.dims[2] * b.dims[3]
+  r.bytes = r.bytes + tbytes(i[1]); r.bias = true
+  return r
+end }
+-- linear / matmul: the leading dims of the input are M
+local function lead(d) local m = 1; for k = 1, #d - 1 do m = m * d[k] end; return m end
+models["aten::linear"] = { family = "GEMM", fn = function(i)
+  local x, w = i[1], i[2]
+  if not (x and w and x.dims and w.dims and #x.dims >= 1 and #w.dims == 2) then return nil end
+  local bias = i[3] and i[3].dims and #i[3].dims > 0
+  return gemm(lead(x.dims), w.dims[1], w.dims[2], bias, x.bytes)
+end }
+models["aten::matmul"] = { family = "GEMM", fn = function(i)
+  local a, b = i[1], i[2]
+  if not (a and b and a.dims and b.dims and #a.dims >= 2 and #b.dims == 2) then return nil end
+  return gemm(lead(a.dims), b.dims[2], b.dims[1], false, a.bytes)
+end }
+
+-- Attention: QKᵀ and PV, 2·B·H·N_Q·N_KV·d each; causal halves it.  Bytes:
+-- Q, K, V and O once.  layout "bhnd" (SDPA ops) or "bnhd" (_flash_attention_*)
+local function attention(q, k, v, causal, layout, backward)
+  if not (q and k and v and q.dims and k.dims and v.dims and #q.dims == 4 and #k.dims == 4) then return nil end
+  local B, H, NQ, d, NKV, dv
+  if layout == "bnhd" then B, NQ, H, d = q.dims[1], q.dims[2], q.dims[3], q.dims[4]; NKV, dv = k.dims[2], v.dims[4]
+  else B, H, NQ, d = q.dims[1], q.dims[2], q.dims[3], q.dims[4]; NKV, dv = k.dims[3], v.dims[4] end
+  local f = 2 * B * H * NQ * NKV * d + 2 * B * H * NQ * NKV * dv
+  if causal then f = f / 2 end
+  local by = tbytes(q) + tbytes(k) + tbytes(v) + B * H * NQ * dv * q.bytes
+  if backward then f = f * 2.5; by = by * 2 end     -- dQ, dK, dV (+ recomputed P): 2.5x the forward
+  return { flops = f, bytes = by, B = B, H = H, N_Q = NQ, N_KV = NKV, d = d, causal = causal }
+end
+local function sdpa_fwd(ci) return { family = "SDPA_fwd", fn = function(i)
+  return attention(i[1], i[2], i[3], i[ci] and truthy(i[ci].value), "bhnd") end } end
+models["aten::_scaled_dot_product_flash_attention"] = sdpa_fwd(5)
+models["aten::_scaled_dot_product_efficient_attention"] = sdpa_fwd(6)
+models["aten::_scaled_dot_product_cudnn_attention"] = sdpa_fwd(7)
+models["aten::_flash_attention_forward"] = { family = "SDPA_fwd", fn = function(i)
+  return attention(i[1], i[2], i[3], i[9] and truthy(i[9].value), "bnhd") end }
+models["aten::_scaled_dot_product_flash_attention_backward"] = { family = "SDPA_bwd", fn = function(i)
+  return attention(i[2], i[3], i[4], i[10] and truthy(i[10].value), "bhnd", true) end }
+models["aten::_flash_attention_backward"] = { family = "SDPA_bwd", fn = function(i)
+  return attention(i[2], i[3], i[4], i[11] and truthy(i[11].value), "bnhd", true) end }
+
+-- Convolution: 2·Π(weight[2:])·Π(output) (+ Π(output) with a bias); bytes
+-- input, weight, output (+ bias) once.  aten::convolution(input, weight,
+-- bias, stride, padding, dilation, transposed, output_padding, groups)
+local function ints_of(v)
+  local out = {}
+  for x in tostring(v or ""):gmatch("%-?%d+") do out[#out + 1] = tonumber(x) end
+  return out
+end
+local function conv(i, backward)
+  local x, w, b = i[1], i[2], i[3]
+  if not (x and w and x.dims and w.dims and #x.dims >= 3 and #w.dims == #x.dims) then return nil end
+  local nd = #x.dims - 2
+  local st, pad, dil = ints_of(i[4] and i[4].value), ints_of(i[5] and i[5].value), ints_of(i[6] and i[6].value)
+  if i[7] and truthy(i[7].value) then return nil end     -- transposed: not modelled
+  local out = { x.dims[1], w.dims[1] }
+  for k = 1, nd do
+    local s, p, d = st[k] or st[1] or 1, pad[k] or pad[1] or 0, dil[k] or dil[1] or 1
+    out[#out + 1] = (x.dims[k + 2] + 2 * p - d * (w.dims[k + 2] - 1) - 1) // s + 1
+  end
+  local wf = 1
+  for k = 2, #w.dims do wf = wf * w.dims[k] end
+  local no = numel(out)
+  -- the bias is not counted (TraceLens's convention: 2·Π(weight[2:])·Π(out))
+  local f = 2 * wf * no
+  local by = tbytes(x) + tbytes(w) + no * x.bytes
+  if backward then f = 2 * f; by = 2 * by end            -- grad input + grad weight
+  return { flops = f, bytes = by, output = out }
+end
+models["aten::convolution"] = { family = "CONV_fwd", fn = conv }
+models["aten::convolution_backward"] = { family = "CONV_bwd", fn = function(i)
+  local j = { i[2], i[3], nil, i[5], i[6], i[7], i[8] }
+  j[3] = { dims = {} }
+  return conv(j, true)
+end }
+
+-- Elementwise: one FLOP per output element; bytes each tensor input and
+-- the output once (the output shape is the broadcast of the inputs; its
+-- dtype the first input's)
+local function bcast(a, b)
+  local n = math.max(#a, #b)
+  local out = {}
+  for k = 1, n do
+    local x, y = a[#a - n + k] or 1, b[#b - n + k] or 1
+    out[k] = math.max(x, y)
+  end
+  return out
+end
+local function binary(i)
+  local a, b = i[1], i[2]
+  if not (a and a.dims and a.bytes and a.bytes > 0) then return nil end
+  local od = a.dims
+  if b and b.dims and b.bytes and b.bytes > 0 then od = bcast(a.dims, b.dims) end
+  local n = numel(od)
+  return { flops = n, bytes = tbytes(a) + tbytes(b) + n * a.bytes }
+end
+local function unary(i)
+  local a = i[1]
+  if not (a and a.dims and a.bytes and a.bytes > 0) then return nil end
+  local n = numel(a.dims)
+  return { flops = n, bytes = 2 * tbytes(a) }
+end
+-- copy_(dst, src): reads src, writes dst
+local function copy(i)
+  local d, s = i[1], i[2]
+  if not (d and s and d.dims and d.bytes and s.bytes and d.bytes > 0) then return nil end
+  local n = numel(d.dims)
+  return { flops = n, bytes = n * (d.bytes + s.bytes) }
+end
+for _, n in ipairs { "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "maximum", "minimum", "where" } do
+  models["aten::" .. n] = { family = "BinaryElementwise", fn = binary }
+end
+for _, n in ipairs { "pow", "silu", "silu_", "gelu", "gelu_", "relu", "relu_", "neg", "rsqrt", "sqrt", "exp",
+                     "tanh", "sigmoid", "log", "abs", "sin", "cos", "clamp", "clamp_" } do
+  models["aten::" .. n] = { family = "UnaryElementwise", fn = unary }
+end
+models["aten::copy_"] = { family = "UnaryElementwise", fn = copy }
+
+M.families = { "GEMM", "CONV_fwd", "CONV_bwd", "SDPA_fwd", "SDPA_bwd", "BinaryElementwise", "UnaryElementwise",
+               "NORM_fwd", "Reduce_fwd" }
+
+--- Whether cpu_ops carries recorded shapes; else the note that says how.
+function M.shapes_note(p)
+  local ops = p.tables and p.tables.cpu_ops
+  if not ops or ops:nrows() == 0 then return "the profile has no CPU operators: no op model" end
+  if not ops:has("input_dims") or ops:col("input_dims"):count() == 0 then
+    return "the trace has no operator shapes: FLOPs, bytes and precision per operator need them; record with " ..
+      "torch.profiler.profile(record_shapes=True)"
+  end
+  return nil
+end
+
+-- device work (kernels, memcpy, memset) with the thread and start of the
+-- runtime call that launched it
+local function device_work(p)
+  local rt = p.tables.runtime
+  if not (rt and rt:nrows() > 0 and rt:has("correlation")) then return nil end
+  local parts = {}
+  for _, tn in ipairs { "kernels", "memcpy", "memset" } do
+    local t = p.tables[tn]
+    if t and t:nrows() > 0 and t:has("correlation") then
+      local s, d = t:col("start_ns"), t:col("duration_ns")
+      parts[#parts + 1] = t:select("start_ns"):with("end_ns", s + d):with("duration_ns", d)
+        :with("correlation", t:col("correlation"))
+    end
+  end
+  if #parts == 0 then return nil end
+  local k = T.concat(table.unpack(parts))
+  local at = rt:col("correlation"):index_of(k:col("correlation"))
+  k:with("rt_start_ns", rt:col("start_ns"):at(at)):with("pid", rt:col("pid"):at(at)):with("tid", rt:col("tid"):at(at))
+  return k
+end
+M.device_work = device_work
+
+local KEYS = { "name", "input_dims", "input_types", "input_strides", "concrete_inputs" }
+M.keys = KEYS
+
+local function famof(n) local m = models[n]; return m and m.family or nil end
+
+--- The op groups of a profile: one row per unique (name, dims, types,
+-- strides, concrete inputs) of the modelled ops: family, calls, precision,
+-- gflops and mib (per call; MiB = 2^20 bytes), flops, bytes, intensity
+-- (FLOP/byte), kernel time per call (busy: the union of the kernels,
+-- copies and sets the op and its children launched) kernel_us_{mean,
+-- median, min, max, sum}, and achieved tflops_{mean, median, min, max} and
+-- tbps_{...} over the calls (a call that launched nothing takes no part).
+-- Returns groups (nil where the trace has no shapes), notes (array of
+-- text).  opts.clock = "trace_us": each device interval ends where the
+-- trace's µs floats add up (ts + dur in binary64), as TraceLens computes
+-- it; the default is exact nanoseconds.
+function M.groups(p, opts)
+  opts = opts or {}
+  local notes = {}
+  local why = M.shapes_note(p)
+  if why then return nil, { why } end
+  local ops = p.tables.cpu_ops
+  local nm = ops:col("name")
+  local none = nm:keep(nm:present() & ~nm:present())
+  for _, c in ipairs(KEYS) do if not ops:has(c) then ops = ops:with(c, none) end end
+  local fam = ops:col("name"):map(famof)
+  local shaped = ops:col("input_dims"):present()
+  local sel = fam:present() & shaped
+  local o = ops:filter(sel)
+  o = o:with("family", o:col("name"):map(famof))
+  -- ops with shapes but no formula, counted (their kernels show in other tables)
+  local un = ops:filter(shaped & ~fam:present(), { "name" })
+  if un:nrows() > 0 then
+    local names = un:group_by("name"):agg { { "n", "count" } }
+    notes[#notes + 1] = string.format("%d calls of %d operators with shapes have no FLOP formula (perflab.ops.models): " ..
+      "not in the FLOP totals", un:nrows(), names:nrows())
+  end
+  local dev = device_work(p)
+  local busy, cnt
+  if dev and o:nrows() > 0 then
+    local qopts = { point = "rt_start_ns", by = { "pid", "tid" } }
+    local scale = 1000
+    if opts.clock == "trace_us" then
+      local s_us = dev:col("start_ns") / 1000
+      local e_us = s_us + dev:col("duration_ns") / 1000
+      local mx = e_us:max() or 1
+      scale = 2 ^ (52 - math.floor(math.log(mx, 2)))
+      dev = dev:with("_qs", s_us * scale):with("_qe", e_us * scale)
+      qopts.start, qopts.stop = "_qs", "_qe"
+    end
+    busy, cnt = I.enclosed(o, dev, qopts)
+    busy = busy / scale
+    if dev:has("rt_name") then end
+  else
+    notes[#notes + 1] = "no kernel links to a CPU operator (no runtime table with correlation ids): no kernel time per op"
+  end
+  if busy then
+    local launched = cnt:gt(0)
+    o = o:with("kernel_us", busy:keep(launched)):with("n_kernels", cnt)
+  else
+    local dn = o:col("duration_ns")
+    o = o:with("kernel_us", (dn / 1):keep(dn:present() & ~dn:present()))
+  end
+  local g = o:group_by(table.unpack(KEYS))
+  local res = g:agg { { "family", "first", "family" }, { "calls", "count" } }
+  local per = {}
+  local nomodel = 0
+  for i, r in res:rows() do
+    local inp = A.parse(r.input_dims, r.input_types, r.input_strides, r.concrete_inputs)
+    local m = models[r.name]
+    local ok, v = false, nil
+    if inp then ok, v = pcall(m.fn, inp) end
+    if not ok or not v or not v.flops then v = {}; nomodel = nomodel + r.calls end
+    per[i] = { flops = v.flops, bytes = v.bytes, precision = A.precision(r.input_types) or "unknown" }
+  end
+  if nomodel > 0 then
+    notes[#notes + 1] = string.format("%d calls of modelled operators have arguments the formula cannot read: left out", nomodel)
+  end
+  local pc = g:broadcast(T.from_rows(per, { "flops", "bytes", "precision" }))
+  local fl, by = pc:col("flops"), pc:col("bytes")
+  local ku = o:col("kernel_us")
+  o = o:with("flops", fl):with("bytes", by):with("tflops", fl / ku * 1e-6):with("tbps", by / ku * 1e-6)
+  local spec = { { "kernel_us_sum", "sum", "kernel_us" } }
+  for _, c in ipairs { "kernel_us", "tflops", "tbps" } do
+    spec[#spec + 1] = { c .. "_mean", "mean", c }
+    spec[#spec + 1] = { c .. "_median", "quantile", c, 0.5 }
+    spec[#spec + 1] = { c .. "_min", "min", c }
+    spec[#spec + 1] = { c .. "_max", "max", c }
+  end
+  local st = o:group_by(table.unpack(KEYS)):agg(spec)
+  local out = res:with("precision", pc:col("precision"):at(g:agg { { "r", "first_row" } }:col("r")))
+  out = out:with("flops", T.from_rows(per, { "flops" }):col("flops")):with("bytes", T.from_rows(per, { "bytes" }):col("bytes"))
+  out = out:with("gflops", out:col("flops") / 1e9):with("mib", out:col("bytes") / 1048576)
+    :with("intensity", out:col("flops") / out:col("bytes"))
+  for _, c in ipairs(st:columns()) do
+    if c:match("^kernel_us") or c:match("^tflops") or c:match("^tbps") then out = out:with(c, st:col(c)) end
+  end
+  return out, notes, o
+end
+
+--- GPU timeline summary (TraceLens's definitions): computation = ∪ of the
+-- kernels that are not communication (name without nccl/rccl) and the
+-- memsets; exposed_comm = |comm \ computation|; exposed_memcpy = |memcpy \
+-- (computation ∪ comm)|; busy = ∪ of all device work; total = last end −
+-- first start; idle = total − busy.  Where the trace has profiler steps
+-- (ProfilerStep#N), only the work launched inside them counts (opts.steps
+-- = false: all of it).  A table of (type, time_ms, percent of
+-- total), or nil where the profile has no device work.  opts.clock as in
+-- M.groups.
+function M.gpu_timeline(p, opts)
+  opts = opts or {}
+  local srcs = {}
+  local mx, any = nil, false
+  -- with profiler steps: the work launched inside them (by the start of
+  -- the runtime call of its correlation id), as TraceLens counts it
+  local steps, rt = p.tables.steps, p.tables.runtime
+  local inside
+  if opts.steps ~= false and steps and steps:nrows() > 0 and rt and rt:nrows() > 0 and rt:has("correlation") then
+    local sset = I.from_table(steps, "start_ns", "duration_ns", { duration = true })
+    local rs = rt:col("start_ns")
+    inside = function(t)
+      if not t:has("correlation") then return nil end
+      local at = rt:col("correlation"):index_of(t:col("correlation"))
+      -- the step set is half-open: a call at the step's last instant counts too
+      return sset:locate(rs:at(at)):present() | rs:at(at):eq(steps:col("start_ns"):max() + steps:col("duration_ns"):max())
+    end
+  end
+  for _, tn in ipairs { "kernels", "memcpy", "memset" } do
+    local t = p.tables[tn]
+    if t and t:nrows() > 0 then
+      local keep = t:col("start_ns"):present() & t:col("duration_ns"):present()
+      local ins = inside and inside(t)
+      if ins then keep = keep & ins end
+      t = t:filter(keep, { "name", "start_ns", "duration_ns" })
+      if t:nrows() > 0 then
+        srcs[tn] = t; any = true
+        local e = (t:col("start_ns") + t:col("duration_ns")):max() / 1000
+        if not mx or e > mx then mx = e end
+      end
+    end
+  end
+  if not any then return nil end
+  -- times in units of 1/scale ns: exact ns, or the trace's µs floats scaled
+  -- to integers (their ulp at the largest time)
+  local scale = 1
+  if opts.clock == "trace_us" then scale = 2 ^ (52 - math.floor(math.log(mx, 2))) / 1000 end
+  local lo, hi
+  local function set(t, where)
+    local s, e
+    if opts.clock == "trace_us" then
+      local s_us = t:col("start_ns") / 1000
+      s = s_us * (scale * 1000); e = (s_us + t:col("duration_ns") / 1000) * (scale * 1000)
+    else
+      s = t:col("start_ns"); e = s + t:col("duration_ns")
+    end
+    local x = t:select("start_ns"):with("s", s):with("e", e)
+    local a, b = s:min(), e:max()
+    if not lo or a < lo then lo = a end
+    if not hi or b > hi then hi = b end
+    return I.from_table(x, "s", "e", { where = where })
+  end
+  local comp, comm, mc = I.empty(), I.empty(), I.empty()
+  if srcs.kernels then
+    local nm = srcs.kernels:col("name")
+    local isc = nm:match("[Nn][Cc][Cc][Ll]") | nm:match("[Rr][Cc][Cc][Ll]")
+    comp = set(srcs.kernels, ~isc)
+    comm = set(srcs.kernels, isc)
+  end
+  if srcs.memset then comp = comp:union(set(srcs.memset)) end
+  if srcs.memcpy then mc = set(srcs.memcpy) end
+  local all = comp:union(comm):union(mc)
+  local ns = function(x) return x / scale end
+  local total = ns(hi - lo)
+  local busy = ns(all:length())
+  local rows = {
+    { "computation_time", ns(comp:length()) },
+    { "exposed_comm_time", ns(comm:subtract(comp):length()) },
+    { "exposed_memcpy_time", ns(mc:subtract(comp:union(comm)):length()) },
+    { "busy_time", busy },
+    { "idle_time", total - busy },
+    { "total_time", total },
+    { "total_comm_time", ns(comm:length()) },
+    { "total_memcpy_time", ns(mc:length()) },
+  }
+  local out = {}
+  for i, r in ipairs(rows) do
+    out[i] = { type = r[1], time_ms = r[2] / 1e6, percent = total > 0 and r[2] / total * 100 or 0 }
+  end
+  return T.from_rows(out, { "type", "time_ms", "percent" })
+end
+
+return M
