@@ -185,6 +185,55 @@ for _, n in ipairs { "pow", "silu", "silu_", "gelu", "gelu_", "relu", "relu_", "
 end
 models["aten::copy_"] = { family = "UnaryElementwise", fn = copy }
 
+-- Normalisation: per element 5 FLOPs (mean: 1, variance: 2, normalise:
+-- 2), + 2 with an affine weight and bias; bytes: input and output once,
+-- weight and bias once.  layer_norm(input, normalized_shape, weight, bias,
+-- eps); rms_norm(input, normalized_shape, weight, eps): 4 per element
+-- (square, mean, normalise: 2) + 1 with a weight.
+local function norm(base, wi, bi)
+  return function(i)
+    local x = i[1]
+    if not (x and x.dims and x.bytes and x.bytes > 0) then return nil end
+    local n = numel(x.dims)
+    local w, b = wi and i[wi], bi and i[bi]
+    local hw = w and w.dims and #w.dims > 0 and w.bytes and w.bytes > 0
+    local hb = b and b.dims and #b.dims > 0 and b.bytes and b.bytes > 0
+    return { flops = n * (base + (hw and 1 or 0) + (hb and 1 or 0)),
+             bytes = 2 * tbytes(x) + (hw and tbytes(w) or 0) + (hb and tbytes(b) or 0) }
+  end
+end
+models["aten::layer_norm"] = { family = "NORM_fwd", fn = norm(5, 3, 4) }
+models["aten::native_layer_norm"] = { family = "NORM_fwd", fn = norm(5, 3, 4) }
+models["aten::rms_norm"] = { family = "NORM_fwd", fn = norm(4, 3, nil) }
+models["aten::_fused_rms_norm"] = { family = "NORM_fwd", fn = norm(4, 3, nil) }
+models["aten::group_norm"] = { family = "NORM_fwd", fn = norm(5, 3, 4) }
+models["aten::native_group_norm"] = { family = "NORM_fwd", fn = norm(5, 2, 3) }
+models["aten::batch_norm"] = { family = "NORM_fwd", fn = norm(5, 2, 3) }
+models["aten::_native_batch_norm_legit_no_training"] = { family = "NORM_fwd", fn = norm(5, 2, 3) }
+models["aten::_softmax"] = { family = "NORM_fwd", fn = norm(5) }   -- max, sub, exp, sum, div
+models["aten::softmax"] = { family = "NORM_fwd", fn = norm(5) }
+
+-- Reductions over dims (input 2, a list; none: all) with keepdim: one FLOP
+-- per input element; bytes: input and output once.
+local function reduce(i)
+  local x = i[1]
+  if not (x and x.dims and x.bytes and x.bytes > 0) then return nil end
+  local n = numel(x.dims)
+  local dims = ints_of(i[2] and i[2].value)
+  local out = n
+  if #dims == 0 then out = 1
+  else
+    for _, d in ipairs(dims) do
+      local k = d < 0 and #x.dims + d + 1 or d + 1
+      if x.dims[k] and x.dims[k] > 0 then out = out // x.dims[k] end
+    end
+  end
+  return { flops = n, bytes = tbytes(x) + out * x.bytes }
+end
+for _, n in ipairs { "sum", "mean", "amax", "amin", "max", "min", "prod", "norm", "all", "any" } do
+  models["aten::" .. n] = { family = "Reduce_fwd", fn = reduce }
+end
+
 M.families = { "GEMM", "CONV_fwd", "CONV_bwd", "SDPA_fwd", "SDPA_bwd", "BinaryElementwise", "UnaryElementwise",
                "NORM_fwd", "Reduce_fwd" }
 
@@ -232,7 +281,8 @@ local function famof(n) local m = models[n]; return m and m.family or nil end
 -- (FLOP/byte), kernel time per call (busy: the union of the kernels,
 -- copies and sets the op and its children launched) kernel_us_{mean,
 -- median, min, max, sum}, and achieved tflops_{mean, median, min, max} and
--- tbps_{...} over the calls (a call that launched nothing takes no part).
+-- tbps_{...} over the calls (a call that launched nothing takes no part),
+-- outer_calls (calls no other modelled op encloses: M.outer_mask).
 -- Returns groups (nil where the trace has no shapes), notes (array of
 -- text).  opts.clock = "trace_us": each device interval ends where the
 -- trace's µs floats add up (ts + dur in binary64), as TraceLens computes
@@ -302,8 +352,8 @@ function M.groups(p, opts)
   local pc = g:broadcast(T.from_rows(per, { "flops", "bytes", "precision" }))
   local fl, by = pc:col("flops"), pc:col("bytes")
   local ku = o:col("kernel_us")
-  o = o:with("flops", fl):with("bytes", by):with("tflops", fl / ku * 1e-6):with("tbps", by / ku * 1e-6)
-  local spec = { { "kernel_us_sum", "sum", "kernel_us" } }
+  o = o:with("flops", fl):with("bytes", by):with("precision", pc:col("precision")):with("tflops", fl / ku * 1e-6):with("tbps", by / ku * 1e-6)
+  local spec = { { "kernel_us_sum", "sum", "kernel_us" }, { "outer_calls", "count", where = M.outer_mask(o) } }
   for _, c in ipairs { "kernel_us", "tflops", "tbps" } do
     spec[#spec + 1] = { c .. "_mean", "mean", c }
     spec[#spec + 1] = { c .. "_median", "quantile", c, 0.5 }
@@ -316,13 +366,14 @@ function M.groups(p, opts)
   out = out:with("gflops", out:col("flops") / 1e9):with("mib", out:col("bytes") / 1048576)
     :with("intensity", out:col("flops") / out:col("bytes"))
   for _, c in ipairs(st:columns()) do
-    if c:match("^kernel_us") or c:match("^tflops") or c:match("^tbps") then out = out:with(c, st:col(c)) end
+    if c:match("^kernel_us") or c:match("^tflops") or c:match("^tbps") or c == "outer_calls" then out = out:with(c, st:col(c)) end
   end
   return out, notes, o
 end
 
 --- GPU timeline summary (TraceLens's definitions): computation = ∪ of the
--- kernels that are not communication (name without nccl/rccl) and the
+-- kernels that are not communication (perflab.comm's kernel rules: nccl,
+-- rccl, hccl, gloo, symmetric-memory all-reduce ...) and the
 -- memsets; exposed_comm = |comm \ computation|; exposed_memcpy = |memcpy \
 -- (computation ∪ comm)|; busy = ∪ of all device work; total = last end −
 -- first start; idle = total − busy.  Where the trace has profiler steps
@@ -385,7 +436,8 @@ function M.gpu_timeline(p, opts)
   local comp, comm, mc = I.empty(), I.empty(), I.empty()
   if srcs.kernels then
     local nm = srcs.kernels:col("name")
-    local isc = nm:match("[Nn][Cc][Cc][Ll]") | nm:match("[Rr][Cc][Cc][Ll]")
+    local comm_ = require "perflab.comm"
+    local isc = nm:map(function(n) return comm_.is_kernel(n) end):fill(false)
     comp = set(srcs.kernels, ~isc)
     comm = set(srcs.kernels, isc)
   end
@@ -410,6 +462,187 @@ function M.gpu_timeline(p, opts)
     out[i] = { type = r[1], time_ms = r[2] / 1e6, percent = total > 0 and r[2] / total * 100 or 0 }
   end
   return T.from_rows(out, { "type", "time_ms", "percent" })
+end
+
+---------------------------------------------------------------------------
+-- peaks, MFU, roofline time, tensor cores
+---------------------------------------------------------------------------
+
+-- an op's canonical dtype -> the key of the peak it runs against
+local PEAK_KEY = { bf16 = "bf16", fp16 = "fp16", fp32 = "fp32", fp64 = "fp64", fp8_e4m3 = "fp8", fp8_e5m2 = "fp8",
+                   fp4 = "fp4", int8 = "int8", uint8 = "int8" }
+M.peak_key = PEAK_KEY
+local MATRIX = { GEMM = true, CONV_fwd = true, CONV_bwd = true, SDPA_fwd = true, SDPA_bwd = true }
+M.matrix_families = MATRIX
+
+--- The device context (perflab.device.context) and a peak function:
+-- peak(precision, family) -> FLOP/s, source text; bw -> bytes/s.  Matrix
+-- families (GEMM, conv, attention) run at the precision's tensor/matrix
+-- peak; other ops at the vector rate (FP32 for 16-bit dtypes: their math
+-- runs in FP32).  opts.peak_tflops / opts.peak_tbps override (--set).
+function M.peaks(p, opts)
+  opts = opts or {}
+  local ctx = require("perflab.device").context(p, opts)
+  local model = ctx and ctx.model
+  local pk = model and model.peaks or {}
+  local bw = model and model.dram_bw_bytes_per_s
+  local bw_src = model and (model.id .. " (perflab.gpus)") or nil
+  if opts.peak_tbps and opts.peak_tbps > 0 then bw, bw_src = opts.peak_tbps * 1e12, "--set peak_tbps" end
+  local function peak(prec, family)
+    if opts.peak_tflops and opts.peak_tflops > 0 then return opts.peak_tflops * 1e12, "--set peak_tflops" end
+    local key = PEAK_KEY[prec or ""]
+    if not key then return nil, "no peak for precision " .. tostring(prec) end
+    if family and not MATRIX[family] and (key == "bf16" or key == "fp16" or key == "fp8" or key == "fp4") then key = "fp32" end
+    local v = pk[key]
+    if not v then return nil, string.format("no %s peak for %s in perflab.gpus", key, model and model.id or "an unknown GPU") end
+    return v, string.format("%s dense %s (perflab.gpus)", model.id, key)
+  end
+  return ctx, peak, bw, bw_src
+end
+
+--- A mask of the op rows (the third value of M.groups) that no other
+-- modelled op encloses on their thread: the outermost modelled ops.
+-- Totals (MFU, families) count these only, so aten::linear over
+-- aten::addmm, or aten::convolution over its bias aten::add_, counts once.
+-- The engine does it: per thread, the union of the ops' [2s + 1, 2e)
+-- (a child starting with its parent joins its block; an op starting where
+-- another ends does not) and an op is outermost where its block starts
+-- with it.
+function M.outer_mask(o)
+  local s2 = o:col("start_ns") * 2 + 1
+  local e2 = (o:col("start_ns") + o:col("duration_ns")) * 2
+  local q = o:select("tid"):with("s2", s2):with("e2", e2):with("row", o:col("start_ns"):present():map({ [true] = 0 }))
+  local out = s2:eq(-1)                                   -- all false
+  local sets, keys = I.from_table(q, "s2", "e2", { by = "tid" })
+  for _, k in ipairs(keys) do                             -- per thread (a few)
+    local m = q:col("tid"):eq(k)
+    local set = sets[k]
+    local at = set:locate(s2:keep(m))
+    local starts = set:to_arrays()
+    local st = T.from_columns({ s = starts }, { "s" }):col("s")
+    out = out | (m & st:at(at):eq(s2))
+  end
+  -- ops with no thread, or empty ([2s+1, 2e) empty for a zero-length op): outermost
+  out = out | ~q:col("tid"):present() | e2:le(s2)
+  return out
+end
+
+--- TraceLens's "roofline time" per group: compute time at peak (flops /
+-- peak) and memory time at peak (bytes / bandwidth); the larger is the
+-- roofline time and names the bound.  Adds columns peak_tflops,
+-- compute_us, memory_us, roofline_us, bound ("compute" | "memory"),
+-- roofline_eff_pct (roofline time / measured kernel time) to groups.
+function M.roofline_time(groups, peak, bw)
+  local pt, cu, mu, ru, bd, eff = {}, {}, {}, {}, {}, {}
+  local n = groups:nrows()
+  local prec, fam = groups:col("precision"):to_lua(), groups:col("family"):to_lua()
+  local fl, by, ku = groups:col("flops"):to_lua(), groups:col("bytes"):to_lua(), groups:col("kernel_us_mean"):to_lua()
+  for i = 1, n do    -- per group (a few hundred), not per call
+    local pf = peak(prec[i], fam[i])
+    pt[i] = pf and pf / 1e12
+    cu[i] = pf and fl[i] and fl[i] / pf * 1e6
+    mu[i] = bw and by[i] and by[i] / bw * 1e6
+    if cu[i] and mu[i] then
+      ru[i] = math.max(cu[i], mu[i]); bd[i] = cu[i] >= mu[i] and "compute" or "memory"
+      eff[i] = ku[i] and ku[i] > 0 and 100 * ru[i] / ku[i] or nil
+    end
+  end
+  local len = { __len = function() return n end }
+  local function arr(t) return setmetatable(t, len) end
+  groups = groups:add_column("peak_tflops", arr(pt), "number"):add_column("compute_us", arr(cu), "number")
+  groups = groups:add_column("memory_us", arr(mu), "number"):add_column("roofline_us", arr(ru), "number")
+  groups = groups:add_column("bound", arr(bd), "string"):add_column("roofline_eff_pct", arr(eff), "number")
+  return groups
+end
+
+--- MFU per profiler step and for the whole trace, three ways:
+--   wall  model FLOPs / step wall time / peak
+--   busy  model FLOPs / union of the step's kernel time / peak
+--   user  opts.model_flops (per step, as a framework counts it: 6·N·tokens)
+--         / step wall time / peak
+-- Model FLOPs = Σ FLOPs of the outermost modelled ops that start in the
+-- step; the peak is that of the dominant precision (most FLOPs) for matrix
+-- ops.  Returns a table step, wall_ms, busy_ms, gflops, precision,
+-- peak_tflops, tflops_wall, mfu_wall_pct, tflops_busy, mfu_busy_pct,
+-- mfu_user_pct (a row "all" for the whole trace), or nil, why.
+function M.mfu(p, o, peak, opts)
+  opts = opts or {}
+  if not o or o:nrows() == 0 then return nil, "no modelled operator" end
+  local leaf = o:filter(M.outer_mask(o) & o:col("flops"):present())
+  if leaf:nrows() == 0 then return nil, "no modelled operator with FLOPs" end
+  -- dominant precision by FLOPs (matrix families)
+  local byp = leaf:group_by("precision"):agg { { "f", "sum", "flops" } }
+  local dom, best = nil, -1
+  for _, r in byp:rows() do if r.f > best then dom, best = r.precision, r.f end end
+  local pf, psrc = peak(dom, "GEMM")
+  local steps = p.tables.steps
+  local rows = {}
+  local dev = device_work(p)
+  local function add(name, lo, dur, fl, busy_ns)
+    local r = { step = name, wall_ms = dur / 1e6, busy_ms = busy_ns and busy_ns / 1e6, gflops = fl / 1e9,
+                precision = dom, peak_tflops = pf and pf / 1e12 }
+    r.tflops_wall = dur > 0 and fl / dur * 1e-3 or nil
+    r.tflops_busy = busy_ns and busy_ns > 0 and fl / busy_ns * 1e-3 or nil
+    if pf then
+      r.mfu_wall_pct = r.tflops_wall and 100 * r.tflops_wall * 1e12 / pf
+      r.mfu_busy_pct = r.tflops_busy and 100 * r.tflops_busy * 1e12 / pf
+      if opts.model_flops and opts.model_flops > 0 and dur > 0 then
+        r.mfu_user_pct = 100 * opts.model_flops / (dur * 1e-9) / pf
+      end
+    end
+    rows[#rows + 1] = r
+  end
+  local tot_f = leaf:col("flops"):sum()
+  if steps and steps:nrows() > 0 then
+    local sset = I.from_table(steps, "start_ns", "duration_ns", { duration = true })
+    local at = sset:locate(leaf:col("start_ns"))
+    local fs = leaf:with("_st", at):group_by("_st"):agg { { "f", "sum", "flops" } }
+    local fby = {}
+    for _, r in fs:rows() do if r._st then fby[r._st] = r.f end end
+    local busy
+    if dev then busy = I.enclosed(steps, dev, { point = "rt_start_ns" }) end
+    local bl = busy and busy:to_lua() or {}
+    -- steps in time order: the set's interval k is the k-th step by start
+    local ordl = steps:order("start_ns"):to_lua()
+    local ord = steps:take(steps:order("start_ns"))
+    local wall, bsum, fsum = 0, 0, 0
+    for k, r in ord:rows() do    -- per step (a handful)
+      local f = fby[k] or 0
+      local b = busy and bl[ordl[k]] or nil
+      add(r.name or ("step " .. k), r.start_ns, r.duration_ns, f, b)
+      wall = wall + r.duration_ns; bsum = bsum + (b or 0); fsum = fsum + f
+    end
+    if fsum < tot_f then
+      rows.outside = tot_f - fsum
+    end
+    if #rows > 1 then add("all steps", 0, wall, fsum, busy and bsum or nil) end
+  else
+    local lo, hi = dev and dev:col("start_ns"):min(), dev and dev:col("end_ns"):max()
+    local busy = dev and I.from_table(dev, "start_ns", "end_ns"):length()
+    add("whole trace (no steps)", lo or 0, (lo and hi) and (hi - lo) or 0, tot_f, busy)
+  end
+  local t = T.from_rows(rows, { "step", "wall_ms", "busy_ms", "gflops", "precision", "peak_tflops", "tflops_wall",
+    "mfu_wall_pct", "tflops_busy", "mfu_busy_pct", "mfu_user_pct" }, "mfu")
+  return t, psrc, rows.outside
+end
+
+--- Whether an op group runs on tensor (matrix) cores, from its data: a
+-- GEMM, convolution or attention op in BF16/FP16/FP8/FP4 (TF32 where the
+-- kernel names say so) on cc >= 7.0 (BF16 >= 8.0, FP8 >= 8.9) or an AMD
+-- MFMA GPU (gfx908 and later) does; an FP32 op does not unless TF32 is
+-- on; other families do not.  Returns "yes" | "no" | "unknown", and why.
+function M.tensor_core(family, prec, ctx)
+  if not MATRIX[family] then return "no", "not a matrix op" end
+  if not prec or prec == "unknown" then return "unknown", "no dtype recorded" end
+  local amd = ctx and ctx.vendor == "amd"
+  local cc = ctx and tonumber(ctx.cc)
+  if not amd and not cc then return "unknown", "compute capability unknown" end
+  local need = ({ fp16 = 7.0, bf16 = 8.0, fp8_e4m3 = 8.9, fp8_e5m2 = 8.9, fp4 = 10.0, int8 = 7.2 })[prec]
+  if prec == "fp32" then return "no", "FP32 inputs: FFMA unless TF32 is enabled" end
+  if prec == "fp64" then return (cc and cc >= 8.0 and not amd) and "yes" or (amd and "yes" or "no"), "FP64 (DMMA/MFMA F64)" end
+  if not need then return "no", "dtype " .. prec end
+  if amd then return "yes", prec .. " on AMD matrix cores (MFMA)" end
+  return cc >= need and "yes" or "no", string.format("%s on cc %s", prec, tostring(ctx.cc))
 end
 
 return M

@@ -1,0 +1,172 @@
+-- test_ops.lua -- perflab.opargs (the argument fields' spellings),
+-- perflab.intervals.enclosed, and perflab.ops totals: MFU, outermost ops,
+-- peaks, tensor cores, the no-shapes note.  Expected values by hand or
+-- from the TraceLens oracle README (tests/data/reference/tracelens).
+local lu = require "luaunit"
+local perflab = require "perflab"
+local A = require "perflab.opargs"
+local O = require "perflab.ops"
+local I = perflab.intervals
+local T = perflab.table
+local DATA = os.getenv("PERFLAB_DATA") or "tests/data"
+local FIX = (os.getenv("PERFLAB_FIXTURES") or "tests/fixtures") .. "/"
+
+TestOpArgs = {}
+
+function TestOpArgs:test_spellings()
+  local x = A.parse('[[2,3],[],[4],[]]', '["c10::Half","Scalar","long int","c10::Float8_e4m3fn"]',
+                    '[[3,1],[],[1],[]]', '["","0.5","",""]')
+  lu.assertEquals(#x, 4)
+  lu.assertEquals(x[1].dims, { 2, 3 }); lu.assertEquals(x[1].dtype, "fp16"); lu.assertEquals(x[1].bytes, 2)
+  lu.assertEquals(x[1].strides, { 3, 1 }); lu.assertNil(x[1].value)
+  lu.assertEquals(x[2].dims, {}); lu.assertEquals(x[2].dtype, "scalar"); lu.assertEquals(x[2].bytes, 0)
+  lu.assertEquals(x[2].value, "0.5")
+  lu.assertEquals(x[3].dtype, "int64"); lu.assertEquals(x[3].bytes, 8)
+  lu.assertEquals(x[4].dtype, "fp8_e4m3"); lu.assertEquals(x[4].bytes, 1)
+  lu.assertEquals(x[4].type, "c10::Float8_e4m3fn")
+end
+
+function TestOpArgs:test_missing_and_lists()
+  -- missing fields: the keys are absent; a TensorList is a list of lists
+  local x = A.parse('[[[2,3],[4,5]],[7]]', nil)
+  lu.assertEquals(#x, 2)
+  lu.assertEquals(x[1].list, { { 2, 3 }, { 4, 5 } }); lu.assertNil(x[1].dims)
+  lu.assertEquals(x[2].dims, { 7 }); lu.assertNil(x[2].dtype)
+  lu.assertEquals(A.parse(nil, nil), {})
+  lu.assertEquals(A.parse("[]", "[]"), {})
+  -- a spelling not known stays as written; bytes 0
+  local y = A.parse("[[1]]", '["c10::Quux"]')
+  lu.assertEquals(y[1].dtype, "c10::Quux"); lu.assertEquals(y[1].bytes, 0)
+  lu.assertEquals(y[1].type, "c10::Quux")
+end
+
+function TestOpArgs:test_bad_text()
+  local x, err = A.parse("[[1,2],", nil)
+  lu.assertNil(x)
+  lu.assertStrContains(err, "Input Dims:1:8: expected a value")
+  x, err = A.parse("[[1]]", '{"a":1}')
+  lu.assertNil(x)
+  lu.assertStrContains(err, "Input type:1:1: expected '['")
+end
+
+function TestOpArgs:test_precision()
+  lu.assertEquals(A.precision('["long int","c10::BFloat16","Scalar"]'), "bf16")   -- the first floating input
+  lu.assertEquals(A.precision('["long int","Scalar"]'), "int64")
+  lu.assertNil(A.precision('["Scalar",""]'))
+  lu.assertNil(A.precision(nil))
+  lu.assertEquals(select(1, A.dtype("double")), "fp64")
+  lu.assertEquals(select(2, A.dtype("c10::BFloat16")), 2)
+end
+
+TestEnclosed = {}
+
+-- ops [0,100] and its child [10,40] on thread a, [200,300] on b; kernels
+-- launched at 20 (runs [1000,1100)), 30 ([1050,1200)), 250 on b ([2000,
+-- 2010)), and 250 on a (no op of a holds it)
+function TestEnclosed:test_union_per_op()
+  local ops = T.from_rows({ { start_ns = 0, duration_ns = 100, tid = "a" }, { start_ns = 10, duration_ns = 30, tid = "a" },
+                            { start_ns = 200, duration_ns = 100, tid = "b" } }, { "start_ns", "duration_ns", "tid" })
+  local k = T.from_rows({ { p = 20, start_ns = 1000, end_ns = 1100, tid = "a" }, { p = 30, start_ns = 1050, end_ns = 1200, tid = "a" },
+                          { p = 250, start_ns = 2000, end_ns = 2010, tid = "b" }, { p = 250, start_ns = 5000, end_ns = 6000, tid = "a" } },
+                        { "p", "start_ns", "end_ns", "tid" })
+  local busy, cnt = I.enclosed(ops, k, { point = "p", by = "tid" })
+  lu.assertEquals(busy:to_lua(), { 200, 200, 10 })    -- union [1000, 1200), not the sum 250
+  lu.assertEquals(cnt:to_lua(), { 2, 2, 1 })
+  -- without groups the kernel at 250 on a counts for the op on b too
+  busy, cnt = I.enclosed(ops, k, { point = "p" })
+  lu.assertEquals(busy:to_lua(), { 200, 200, 1010 })
+  lu.assertEquals(cnt:to_lua(), { 2, 2, 2 })
+end
+
+TestOpsTotals = {}
+
+local function qwen(gpu)
+  return perflab.load(DATA .. "/reference/tracelens/" .. gpu .. "/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")
+end
+
+-- model FLOPs depend on shapes only: both GPUs agree, and equal the
+-- oracle's Σ GFLOPS x count over the modelled rows (5767.701307)
+function TestOpsTotals:test_mfu_qwen()
+  for _, g in ipairs { { "h100", 989.5e12, 31.905483154296878 }, { "mi300", 1307.4e12, 29.743927734375 } } do
+    local p = qwen(g[1])
+    local groups, _, o = O.groups(p)
+    lu.assertNotNil(groups)
+    local _, peak = O.peaks(p, {})
+    local t = O.mfu(p, o, peak, { model_flops = 1e15 })
+    lu.assertEquals(t:nrows(), 1)
+    local r = t:row(1)
+    lu.assertEquals(r.step, "ProfilerStep#6")
+    lu.assertAlmostEquals(r.gflops, 5767.701307, 5767.701307 * 1e-8)   -- the README rounds
+    lu.assertEquals(r.precision, "bf16")
+    lu.assertEquals(r.peak_tflops * 1e12, g[2])
+    -- busy: the union of the kernels launched in the step = the oracle's busy time
+    -- (exact ns here; the oracle adds µs floats: 1e-5 ms apart)
+    lu.assertAlmostEquals(r.busy_ms, g[3], 1e-4)
+    lu.assertAlmostEquals(r.mfu_busy_pct, 100 * 5767.701307e9 / (g[3] * 1e-3) / g[2], 1e-3)
+    lu.assertAlmostEquals(r.mfu_user_pct, 100 * 1e15 / (r.wall_ms * 1e-3) / g[2], 1e-9)
+  end
+end
+
+-- aten::linear over aten::addmm, aten::convolution over its aten::add_:
+-- each counted once, with the outer op (the oracle's matrix FLOPs 140.574563)
+function TestOpsTotals:test_outermost()
+  local p = perflab.load(DATA .. "/reference/tracelens/h100/Falconsai_nsfw_image_detection__1016002.json.gz")
+  local _, _, o = O.groups(p)
+  local outer = o:filter(O.outer_mask(o))
+  local names = {}
+  for _, r in outer:group_by("name"):agg({ { "n", "count" } }):rows() do names[r.name] = r.n end
+  lu.assertEquals(names["aten::linear"], 73)
+  lu.assertNil(names["aten::addmm"])
+  lu.assertNil(names["aten::add_"])
+  lu.assertEquals(names["aten::convolution"], 1)
+  local m = outer:filter(outer:col("family"):isin { "GEMM", "CONV_fwd", "SDPA_fwd" })
+  lu.assertAlmostEquals(m:col("flops"):sum() / 1e9, 140.574563, 1e-6)
+end
+
+function TestOpsTotals:test_peak_override()
+  local p = qwen("h100")
+  local _, peak, bw, src = O.peaks(p, { peak_tflops = 500, peak_tbps = 2 })
+  lu.assertEquals(peak("bf16", "GEMM"), 500e12)
+  lu.assertEquals(bw, 2e12); lu.assertEquals(src, "--set peak_tbps")
+  _, peak, bw = O.peaks(p, {})
+  lu.assertEquals(peak("bf16", "GEMM"), 989.5e12)
+  lu.assertEquals(peak("bf16", "UnaryElementwise"), 67e12)      -- vector ops: FP32 rate
+  lu.assertEquals(peak("fp8_e4m3", "GEMM"), 1979e12)
+  lu.assertEquals(bw, 3.35e12)
+  lu.assertNil((peak("unknown", "GEMM")))
+end
+
+function TestOpsTotals:test_tensor_core()
+  local a100, h100, amd = { cc = "8.0" }, { cc = "9.0" }, { vendor = "amd" }
+  lu.assertEquals(O.tensor_core("GEMM", "fp32", a100), "no")
+  lu.assertEquals(O.tensor_core("GEMM", "bf16", h100), "yes")
+  lu.assertEquals(O.tensor_core("GEMM", "fp8_e4m3", a100), "no")     -- FP8 needs cc 8.9
+  lu.assertEquals(O.tensor_core("SDPA_fwd", "bf16", amd), "yes")
+  lu.assertEquals(O.tensor_core("UnaryElementwise", "bf16", h100), "no")
+  lu.assertEquals(O.tensor_core("GEMM", "unknown", h100), "unknown")
+  lu.assertEquals(O.tensor_core("GEMM", "fp16", {}), "unknown")
+end
+
+function TestOpsTotals:test_no_shapes_note()
+  local p = perflab.load(FIX .. "kineto/tc_a100_fp32.json")
+  local g, notes = O.groups(p)
+  lu.assertNil(g)
+  lu.assertStrContains(notes[1], "record_shapes=True")
+  local rep = perflab.run("ops", { FIX .. "kineto/tc_a100_fp32.json" })
+  lu.assertStrContains(rep:render("text"), "record_shapes=True")
+end
+
+function TestOpsTotals:test_recipe_tables()
+  local rep = perflab.run("ops", { DATA .. "/reference/tracelens/h100/Falconsai_nsfw_image_detection__1016002.json.gz" })
+  local d = rep:to_data()
+  for _, n in ipairs { "ops", "mfu", "gpu_timeline", "families", "roofline_time" } do lu.assertNotNil(d.tables[n], n) end
+  local svg = d.figures["ops_roofline.svg"] ~= nil
+  -- GEMM family over the outermost ops: the oracle's 73 GEMM ops, 0.73503662109375 ms (ops_summary_by_category)
+  local fam = {}
+  for _, r in d.tables.families:rows() do fam[r.family] = r end
+  lu.assertEquals(fam.GEMM.calls, 73)
+  lu.assertAlmostEquals(fam.GEMM.kernel_ms, 0.73503662109375, 1e-5)
+  lu.assertTrue(svg)
+end
+
+os.exit(lu.LuaUnit.run())
