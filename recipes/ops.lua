@@ -83,6 +83,32 @@ return {
           g = g:with("kernel_pct", g:col("kernel_us") / tot * 100):with("roofline_eff_pct", g:col("roofline_us") / g:col("kernel_us") * 100)
           report:table("roofline_time" .. sfx, g, { title = "kernel time of the outermost modelled ops by bound at peak (roofline time = max(FLOPs/peak, bytes/bandwidth) per call, x calls)" })
         end
+        -- FP32 matrix ops dominating on an NVIDIA GPU with TF32 (cc >= 8.0):
+        -- advise TF32 (or BF16 AMP), with the gain if they kept their share
+        -- of peak at the TF32 peak (compute-bound groups only)
+        local mx = groups:filter(groups:col("family"):isin { "GEMM", "CONV_fwd", "CONV_bwd", "SDPA_fwd", "SDPA_bwd" }
+          & groups:col("outer_calls"):gt(0) & groups:col("kernel_us_sum"):present())
+        local pk = ctx and ctx.model and ctx.model.peaks or {}
+        local cc = ctx and tonumber(ctx.cc)
+        if mx:nrows() > 0 and ctx and ctx.vendor ~= "amd" and cc and cc >= 8.0 and pk.fp32 and pk.tf32 then
+          local all_us = mx:col("kernel_us_sum"):sum()
+          local f32 = mx:col("precision"):eq("fp32")
+          local f32_us = mx:col("kernel_us_sum"):sum { where = f32 }
+          if all_us > 0 and f32_us / all_us > 0.5 then
+            local cb_us = mx:col("kernel_us_sum"):sum { where = f32 & mx:col("bound"):eq("compute") }
+            local gain = cb_us * (1 - pk.fp32 / pk.tf32)
+            report:finding { severity = "opt", rule = "ops.tf32", subject = "FP32 matrix operators",
+              message = string.format("FP32 GEMM/conv/attention operators take %.0f %% of matrix-op kernel time on a cc %s GPU, "
+                .. "whose TF32 tensor cores are %.0fx its FP32 rate: set torch.backends.cuda.matmul.allow_tf32 = True "
+                .. "(and cudnn.allow_tf32), or train in BF16 autocast; at the same share of peak the compute-bound ones "
+                .. "would save about %.3g ms of %.3g ms", 100 * f32_us / all_us, tostring(ctx.cc), pk.tf32 / pk.fp32,
+                gain / 1000, f32_us / 1000),
+              evidence = { fp32_matrix_us = f32_us, matrix_us = all_us, compute_bound_fp32_us = cb_us,
+                           fp32_peak = pk.fp32, tf32_peak = pk.tf32, est_gain_us = gain,
+                           formula = "gain = compute-bound FP32 matrix time x (1 - FP32 peak / TF32 peak)",
+                           basis = "op dtypes recorded by the trace (Input type)" } }
+          end
+        end
         -- MFU
         local mfu, psrc, outside = O.mfu(p, o, peak, opts)
         if mfu then

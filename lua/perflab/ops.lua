@@ -645,4 +645,51 @@ function M.tensor_core(family, prec, ctx)
   return cc >= need and "yes" or "no", string.format("%s on cc %s", prec, tostring(ctx.cc))
 end
 
+--- Tensor cores per kernel from data: a boolean column of the kernels
+-- table's length, true / false where the launching op (the lowest op,
+-- perflab.timeline.launch_link_columns) is a modelled op with a recorded
+-- dtype and the device is known (M.tensor_core), missing elsewhere (the
+-- caller falls back to kernel names, marked as such).  nil where no kernel
+-- can be decided (no shapes, no links).
+function M.kernel_tensor_core(p, ctx)
+  local k, ops = p.tables.kernels, p.tables.cpu_ops
+  if not (k and k:nrows() > 0 and ops and ops:has("input_types") and ops:has("external_id")) then return nil end
+  if ops:col("input_types"):count() == 0 then return nil end
+  local id = require("perflab.timeline").launch_link_columns(p)
+  if not id or id:count() == 0 then return nil end
+  local at = ops:col("external_id"):index_of(id)
+  local name, types = ops:col("name"):at(at), ops:col("input_types"):at(at)
+  local t = k:select(k:columns()[1]):with("_n", name):with("_t", types)
+  local g = t:group_by("_n", "_t")
+  local res = g:agg { { "c", "count" } }
+  local out = {}
+  for i, r in res:rows() do            -- per (op name, dtype text): a few hundred
+    local m = r._n and models[r._n]
+    local v
+    if m and r._t then
+      local yn = M.tensor_core(m.family, A.precision(r._t) or "unknown", ctx)
+      if yn == "yes" then v = true elseif yn == "no" then v = false end
+    end
+    out[i] = { tc = v }
+  end
+  local col = g:broadcast(T.from_rows(out, { "tc" })):col("tc")
+  if col:type() ~= "boolean" then return nil end
+  return col
+end
+
+--- The last-resort name rule (marked as such where used): a kernel name
+-- saying tensorop, wmma, hmma, imma, gmma, mma.sync, or the list given
+-- (`extra`, e.g. the TensorBoard plugin's substrings) is a tensor-core
+-- kernel, unless it says ffma or f32f32_f32f32 without tf32 (plain FP32
+-- FFMA GEMMs, cuBLAS sm80_xmma_gemm_f32f32_..._ffma).
+function M.tc_by_name(name, extra)
+  local l = (name or ""):lower()
+  if (l:find("ffma", 1, true) or l:find("f32f32_f32f32", 1, true)) and not l:find("tf32", 1, true) then return false end
+  for _, pat in ipairs { "tensorop", "wmma", "hmma", "imma", "gmma", "mma_", "_mma", "mma.sync", "tf32" } do
+    if l:find(pat, 1, true) then return true end
+  end
+  for _, pat in ipairs(extra or {}) do if name:find(pat, 1, true) then return true end end
+  return false
+end
+
 return M

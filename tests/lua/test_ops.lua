@@ -169,4 +169,29 @@ function TestOpsTotals:test_recipe_tables()
   lu.assertTrue(svg)
 end
 
+
+-- an FP32 GEMM workload on an A100 gets the TF32 advice from its recorded
+-- dtypes; a BF16 workload on an H100 does not
+function TestOpsTotals:test_tf32_advice()
+  local rep = perflab.run("ops", { DATA .. "/corpus/kineto_trace/hta_a100_sxm4_80gb_rank0.json.gz" })
+  local f
+  for _, x in ipairs(rep.findings) do if x.rule == "ops.tf32" then f = x end end
+  lu.assertNotNil(f)
+  lu.assertStrContains(f.message, "allow_tf32")
+  lu.assertEquals(f.evidence.tf32_peak / f.evidence.fp32_peak, 8)
+  lu.assertTrue(f.evidence.fp32_matrix_us / f.evidence.matrix_us > 0.5)
+  rep = perflab.run("ops", { DATA .. "/reference/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" })
+  for _, x in ipairs(rep.findings) do lu.assertNotEquals(x.rule, "ops.tf32") end
+end
+
+-- the name rule (last resort): FFMA GEMMs are not tensor-core kernels,
+-- CUTLASS TensorOp / WMMA ones are
+function TestOpsTotals:test_tc_by_name()
+  lu.assertFalse(O.tc_by_name("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__51a_cublas", { "xmma_gemm" }))
+  lu.assertTrue(O.tc_by_name("cutlass_80_wmma_tensorop_f16_s161616gemm_f16_32x32_128x2_tn_align8"))
+  lu.assertTrue(O.tc_by_name("void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::arch::OpClassTensorOp>>"))
+  lu.assertTrue(O.tc_by_name("sm80_xmma_gemm_tf32f32_tf32f32_f32_nn_n_tilesize128x128x16"))
+  lu.assertFalse(O.tc_by_name("ampere_sgemm_128x64_tn"))
+end
+
 os.exit(lu.LuaUnit.run())
