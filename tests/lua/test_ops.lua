@@ -194,4 +194,19 @@ function TestOpsTotals:test_tc_by_name()
   lu.assertFalse(O.tc_by_name("ampere_sgemm_128x64_tn"))
 end
 
+
+-- the roofline recipe places Kineto kernels by their op's model: the flash
+-- attention kernel gets its op's FLOPs (24 calls x 10.239377408 GFLOP)
+-- and the BF16 dtype
+function TestOpsTotals:test_roofline_points()
+  local rep = perflab.run("roofline", { DATA .. "/reference/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" })
+  local by = {}
+  for _, r in rep.tables.roofline:rows() do by[r.kernel] = r end
+  local r = by.flash_fwd_kernel
+  lu.assertNotNil(r)
+  lu.assertEquals(r.precision, "bf16")
+  lu.assertEquals(r.flops, 24 * 10239377408)
+  lu.assertNotNil(rep.figures["roofline.svg"])
+end
+
 os.exit(lu.LuaUnit.run())
