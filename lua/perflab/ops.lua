@@ -692,4 +692,46 @@ function M.tc_by_name(name, extra)
   return false
 end
 
+--- Two runs' op groups side by side (A = baseline, B = variant):
+-- groups paired by (name, dims, types, strides, concrete inputs) and, per
+-- op name, the kernel time summed over the modelled calls.  Returns
+-- by_group (name, input_dims, input_types, calls_a, calls_b, kernel_us_a,
+-- kernel_us_b, delta_us, delta_pct, tflops_a, tflops_b, status: both |
+-- a only | b only), by_name (name, calls_a, calls_b, kernel_ms_a,
+-- kernel_ms_b, delta_ms, delta_pct), or nil, why.
+function M.diff(pa, pb, opts)
+  local ga = M.groups(pa, opts)
+  local gb = M.groups(pb, opts)
+  if not (ga and gb) then return nil, "both runs need recorded shapes (record_shapes=True)" end
+  local function side(g, sfx)
+    local t = g:select(table.unpack(KEYS))
+    t:with("calls" .. sfx, g:col("calls")):with("kernel_us" .. sfx, g:col("kernel_us_sum")):with("tflops" .. sfx, g:col("tflops_mean"))
+    return t
+  end
+  local a, b = side(ga, "_a"), side(gb, "_b")
+  -- an outer join from two left joins: A's groups, then B's groups A lacks
+  local ab = a:join(b, { on = KEYS, how = "left" })
+  local bonly = b:join(a, { on = KEYS, how = "left" })
+  bonly = bonly:filter(~bonly:col("calls_a"):present())
+  local cols = { "name", "input_dims", "input_types", "input_strides", "concrete_inputs", "calls_a", "calls_b",
+                 "kernel_us_a", "kernel_us_b", "tflops_a", "tflops_b" }
+  local all = T.concat(ab:select(table.unpack(cols)), bonly:select(table.unpack(cols)))
+  local ka, kb = all:col("kernel_us_a"), all:col("kernel_us_b")
+  all = all:with("delta_us", kb - ka):with("delta_pct", (kb - ka) / ka * 100)
+  local st = all:col("calls_a"):present():map({ [true] = "both", [false] = "b only" })
+  st = st:keep(all:col("calls_b"):present()):fill(all:col("calls_a"):present():map({ [true] = "a only", [false] = "b only" }))
+  all = all:with("status", st)
+  local na = ga:group_by("name"):agg { { "calls_a", "sum", "calls" }, { "kernel_ms_a", "sum", "kernel_us_sum" } }
+  local nb = gb:group_by("name"):agg { { "calls_b", "sum", "calls" }, { "kernel_ms_b", "sum", "kernel_us_sum" } }
+  local byn = na:join(nb, { on = { "name" }, how = "left" })
+  local nbo = nb:join(na, { on = { "name" }, how = "left" })
+  nbo = nbo:filter(~nbo:col("calls_a"):present())
+  local ncols = { "name", "calls_a", "calls_b", "kernel_ms_a", "kernel_ms_b" }
+  byn = T.concat(byn:select(table.unpack(ncols)), nbo:select(table.unpack(ncols)))
+  byn = byn:with("kernel_ms_a", byn:col("kernel_ms_a") / 1000):with("kernel_ms_b", byn:col("kernel_ms_b") / 1000)
+  local ma, mb = byn:col("kernel_ms_a"), byn:col("kernel_ms_b")
+  byn = byn:with("delta_ms", mb - ma):with("delta_pct", (mb - ma) / ma * 100)
+  return all:take(all:order("-delta_us")), byn:take(byn:order("-kernel_ms_a"))
+end
+
 return M

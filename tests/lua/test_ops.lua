@@ -209,4 +209,33 @@ function TestOpsTotals:test_roofline_points()
   lu.assertNotNil(rep.figures["roofline.svg"])
 end
 
+
+-- diff pairs op groups by (name, dims, dtype): TraceLens's H100 -> MI300X
+-- comparison (compare_h100_mi300_qwen/ops_summary.csv, direct kernel time)
+function TestOpsTotals:test_diff_h100_mi300()
+  local a, b = qwen("h100"), qwen("mi300")
+  local g, n = O.diff(a, b, { clock = "trace_us" })
+  local by = {}
+  for _, r in n:rows() do by[r.name] = r end
+  local want = { ["aten::mm"] = { 6.668681640625, 8.663615234375, 29.914962225772584, 96 },
+                 ["aten::mul"] = { 6.75289990234375, 4.54128857421875, -32.75054213905065, 220 },
+                 ["aten::copy_"] = { 5.101934814453125, 3.1906943359375, -37.461091684302325, 197 } }
+  for name, w in pairs(want) do
+    local r = by[name]
+    lu.assertNotNil(r, name)
+    lu.assertAlmostEquals(r.kernel_ms_a, w[1], w[1] * 1e-6)
+    lu.assertAlmostEquals(r.kernel_ms_b, w[2], w[2] * 1e-6)
+    lu.assertAlmostEquals(r.delta_pct, w[3], math.abs(w[3]) * 1e-6)
+    lu.assertEquals(r.calls_a, w[4]); lu.assertEquals(r.calls_b, w[4])
+  end
+  -- flash attention: its MI300X kernels include a child op's (TraceLens's subtree time)
+  lu.assertAlmostEquals(by["aten::_flash_attention_forward"].kernel_ms_b, 4.01634326171875, 4e-6)
+  -- same model, same shapes: every group on both sides
+  for _, r in g:rows() do lu.assertEquals(r.status, "both") end
+  -- the diff recipe shows them
+  local rep = perflab.run("diff", { DATA .. "/reference/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+                                    DATA .. "/reference/tracelens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" })
+  lu.assertNotNil(rep.tables.op_groups); lu.assertNotNil(rep.tables.op_names)
+end
+
 os.exit(lu.LuaUnit.run())
