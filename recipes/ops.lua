@@ -94,7 +94,13 @@ return {
           local all_us = mx:col("kernel_us_sum"):sum()
           local f32 = mx:col("precision"):eq("fp32")
           local f32_us = mx:col("kernel_us_sum"):sum { where = f32 }
-          if all_us > 0 and f32_us / all_us > 0.5 then
+          local _, tf = O.kernel_tensor_core(p, ctx)
+          local tf32_on = tf and tf.fp32_matrix_ns > 0 and tf.fp32_matrix_tc_ns / tf.fp32_matrix_ns > 0.5
+          if tf32_on then
+            report:note(string.format("FP32 matrix operators run TF32 tensor-core kernels for %.0f %% of their kernel time "
+              .. "(from the kernel names: TF32 is on): no TF32 advice", 100 * tf.fp32_matrix_tc_ns / tf.fp32_matrix_ns))
+          end
+          if all_us > 0 and f32_us / all_us > 0.5 and not tf32_on then
             local cb_us = mx:col("kernel_us_sum"):sum { where = f32 & mx:col("bound"):eq("compute") }
             local gain = cb_us * (1 - pk.fp32 / pk.tf32)
             report:finding { severity = "opt", rule = "ops.tf32", subject = "FP32 matrix operators",
@@ -115,6 +121,12 @@ return {
           report:table("mfu" .. sfx, mfu, { title = "MFU: model FLOPs / time / peak (" .. (psrc or "no peak") .. "); " ..
             "wall = step wall time, busy = union of the step's kernel time, user = --set model_flops over wall" })
           local all = mfu:row(-1)
+          if (all.mfu_busy_pct or 0) > 100 or (all.mfu_wall_pct or 0) > 100 then
+            report:finding { severity = "warn", rule = "ops.mfu_above_peak", subject = p.source or "input",
+              message = string.format("MFU above 100 %% (%.0f %% over busy time): the trace's kernel times and its shapes "
+                .. "disagree, or the peak is wrong (--set peak_tflops=); the MFU figures are not meaningful", all.mfu_busy_pct or 0),
+              evidence = { mfu_busy_pct = all.mfu_busy_pct, mfu_wall_pct = all.mfu_wall_pct, peak_source = psrc } }
+          end
           if all.mfu_wall_pct then
             report:finding { severity = "info", rule = "ops.mfu", subject = p.source or "input",
               message = string.format("MFU %.1f %% over step wall time, %.1f %% over kernel busy time (%s, peak %s TFLOP/s %s)",

@@ -309,6 +309,19 @@ function M.groups(p, opts)
       "not in the FLOP totals", un:nrows(), names:nrows())
   end
   local dev = device_work(p)
+  -- kernels replayed by a CUDA/HIP graph launch have no op of their own
+  -- (the graph handling counts them); here they are counted apart
+  local rt = p.tables.runtime
+  if dev and rt and rt:has("name") then
+    local at = rt:col("correlation"):index_of(dev:col("correlation"))
+    local gl = rt:col("name"):at(at):match("GraphLaunch")
+    local ng = gl:count { where = gl }
+    if ng > 0 then
+      notes[#notes + 1] = string.format("%d kernels replayed by a graph launch (cudaGraphLaunch/hipGraphLaunch) have no " ..
+        "operator of their own: not in any op's kernel time", ng)
+      dev = dev:filter(~gl:fill(false))
+    end
+  end
   local busy, cnt
   if dev and o:nrows() > 0 then
     local qopts = { point = "rt_start_ns", by = { "pid", "tid" } }
@@ -649,8 +662,11 @@ end
 -- table's length, true / false where the launching op (the lowest op,
 -- perflab.timeline.launch_link_columns) is a modelled op with a recorded
 -- dtype and the device is known (M.tensor_core), missing elsewhere (the
--- caller falls back to kernel names, marked as such).  nil where no kernel
--- can be decided (no shapes, no links).
+-- caller falls back to kernel names, marked as such); an FP32 matrix op's
+-- kernel counts where its name shows a TF32 tensor-core kernel (TF32 on:
+-- the dtype cannot say).  Second value: {fp32_matrix_ns, fp32_matrix_tc_ns}
+-- (kernel time of FP32 matrix ops, and of it on tensor cores).  nil where
+-- no kernel can be decided (no shapes, no links).
 function M.kernel_tensor_core(p, ctx)
   local k, ops = p.tables.kernels, p.tables.cpu_ops
   if not (k and k:nrows() > 0 and ops and ops:has("input_types") and ops:has("external_id")) then return nil end
@@ -659,22 +675,31 @@ function M.kernel_tensor_core(p, ctx)
   if not id or id:count() == 0 then return nil end
   local at = ops:col("external_id"):index_of(id)
   local name, types = ops:col("name"):at(at), ops:col("input_types"):at(at)
-  local t = k:select(k:columns()[1]):with("_n", name):with("_t", types)
-  local g = t:group_by("_n", "_t")
-  local res = g:agg { { "c", "count" } }
+  local t = k:select(k:columns()[1]):with("_n", name):with("_t", types):with("_k", k:col("name"))
+    :with("_d", k:has("duration_ns") and k:col("duration_ns") or k:col(k:columns()[1]):present():map({ [true] = 0 }))
+  local g = t:group_by("_n", "_t", "_k")
+  local res = g:agg { { "c", "count" }, { "d", "sum", "_d" } }
   local out = {}
-  for i, r in res:rows() do            -- per (op name, dtype text): a few hundred
+  local f32, f32tc = 0, 0
+  for i, r in res:rows() do            -- per (op name, dtype text, kernel name): a few hundred
     local m = r._n and models[r._n]
     local v
     if m and r._t then
-      local yn = M.tensor_core(m.family, A.precision(r._t) or "unknown", ctx)
+      local prec = A.precision(r._t) or "unknown"
+      local yn = M.tensor_core(m.family, prec, ctx)
       if yn == "yes" then v = true elseif yn == "no" then v = false end
+      -- an FP32 matrix op whose kernel is a TF32 tensor-core kernel (TF32
+      -- is on; the trace records it only in the kernel's name)
+      if prec == "fp32" and MATRIX[m.family] and yn == "no" then
+        f32 = f32 + (r.d or 0)
+        if M.tc_by_name(r._k or "") then v = true; f32tc = f32tc + (r.d or 0) end
+      end
     end
     out[i] = { tc = v }
   end
   local col = g:broadcast(T.from_rows(out, { "tc" })):col("tc")
   if col:type() ~= "boolean" then return nil end
-  return col
+  return col, { fp32_matrix_ns = f32, fp32_matrix_tc_ns = f32tc }
 end
 
 --- The last-resort name rule (marked as such where used): a kernel name

@@ -170,18 +170,25 @@ function TestOpsTotals:test_recipe_tables()
 end
 
 
--- an FP32 GEMM workload on an A100 gets the TF32 advice from its recorded
--- dtypes; a BF16 workload on an H100 does not
+-- an FP32 GEMM workload on an A100 (FFMA SGEMM kernels) gets the TF32
+-- advice from its recorded dtypes; one whose FP32 GEMMs already run TF32
+-- tensor-core kernels (cutlass_80_tensorop_s1688gemm: the HTA A100 trace)
+-- and a BF16 workload on an H100 do not
 function TestOpsTotals:test_tf32_advice()
-  local rep = perflab.run("ops", { DATA .. "/corpus/kineto_trace/hta_a100_sxm4_80gb_rank0.json.gz" })
-  local f
-  for _, x in ipairs(rep.findings) do if x.rule == "ops.tf32" then f = x end end
+  local function tf32(path)
+    local rep = perflab.run("ops", { path })
+    for _, x in ipairs(rep.findings) do if x.rule == "ops.tf32" then return x, rep end end
+    return nil, rep
+  end
+  local f = tf32(FIX .. "kineto/ops_a100_fp32_shapes.json")
   lu.assertNotNil(f)
   lu.assertStrContains(f.message, "allow_tf32")
   lu.assertEquals(f.evidence.tf32_peak / f.evidence.fp32_peak, 8)
-  lu.assertTrue(f.evidence.fp32_matrix_us / f.evidence.matrix_us > 0.5)
-  rep = perflab.run("ops", { DATA .. "/reference/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" })
-  for _, x in ipairs(rep.findings) do lu.assertNotEquals(x.rule, "ops.tf32") end
+  lu.assertEquals(f.evidence.fp32_matrix_us, f.evidence.matrix_us)
+  local g, rep = tf32(DATA .. "/corpus/kineto_trace/hta_a100_sxm4_80gb_rank0.json.gz")
+  lu.assertNil(g)
+  lu.assertStrContains(table.concat(rep.notes, "\n"), "TF32 is on")
+  lu.assertNil((tf32(DATA .. "/reference/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")))
 end
 
 -- the name rule (last resort): FFMA GEMMs are not tensor-core kernels,
