@@ -194,7 +194,7 @@ return {
   summary = "kernel-by-kernel difference of two profiles: calls, time, regression share, tests, added/removed, config drift",
   usage = "perflab run diff FILE_A FILE_B | perflab run diff FILE (two runs) [--set KEY=VALUE]...",
   needs = { "kernels|kernel_summary" },
-  tables = { "kernels", "kernel_summary", "devices" },   -- all it reads (devices: perflab.gpu)
+  tables = { "kernels", "kernel_summary", "devices", "cpu_ops", "runtime", "memcpy", "memset", "steps" },   -- all it reads (devices: perflab.gpu; cpu_ops ...: the op pairing)
   options = {
     key = { type = "string", default = "short_name", choices = { "short_name", "name" }, help = "match kernels by short or full name" },
     run_a = { type = "string", default = "", help = "with one input holding several runs: the run of side A (default: the first)" },
@@ -374,6 +374,18 @@ return {
             (d.occupancy_a_pct and d.occupancy_b_pct) and string.format(" (theoretical occupancy %.1f%% -> %.1f%%)",
               d.occupancy_a_pct, d.occupancy_b_pct) or ""),
           evidence = { occupancy_a_pct = d.occupancy_a_pct, occupancy_b_pct = d.occupancy_b_pct } }
+      end
+    end
+    -- PyTorch operators paired by (name, dims, dtype) where both runs
+    -- recorded shapes (perflab.ops.diff; docs/ops.md)
+    if pa ~= pb and pa.tables.cpu_ops and pb.tables.cpu_ops and pa.tables.cpu_ops:has("input_dims")
+       and pb.tables.cpu_ops:has("input_dims") then
+      local og, on = require("perflab.ops").diff(pa, pb)
+      if og then
+        report:table("op_groups", og:select("name", "input_dims", "input_types", "calls_a", "calls_b", "kernel_us_a",
+          "kernel_us_b", "delta_us", "delta_pct", "tflops_a", "tflops_b", "status"),
+          { title = "PyTorch operators paired by (name, input dims, dtype, strides, scalars): kernel time of their calls (µs), B - A" })
+        report:table("op_names", on, { title = "PyTorch operators by name (modelled ops): kernel time (ms), B - A" })
       end
     end
     perflab.figures.diff(report)   -- per-kernel change, largest first (waterfall)

@@ -180,6 +180,27 @@ local function kineto_op_work(p)
   return by:drop("g"), skipped
 end
 
+-- perflab.ops's model (every family, precision from the recorded dtype):
+-- the ops the GEMM rules above leave out get their work from it
+local function merge_ops_model(p, by, skipped)
+  local O = require "perflab.ops"
+  local _, _, o = O.groups(p)
+  if not o or not o:has("external_id") then return by, skipped end
+  o = o:filter(o:col("flops"):present() & o:col("bytes"):present() & o:col("external_id"):present())
+  if o:nrows() == 0 then return by, skipped end
+  local m = o:group_by("external_id"):agg { { "w_flops", "last", "flops" }, { "w_bytes", "last", "bytes" },
+    { "w_precision", "last", "precision" } }
+  local pr = m:col("w_precision")
+  m:with("w_precision", pr:map(function(x) return O.peak_key[x] end))     -- bool, int64, unknown: no ceiling
+  m:with("w_how", m:col("w_flops"):present():map({ [true] = "Kineto operator shapes and dtypes (perflab.ops)" }))
+  if by then
+    m = m:filter(~m:col("external_id"):isin(by:col("external_id")))
+    if m:nrows() == 0 then return by, skipped end
+    return T.concat(by, m:select("external_id", "w_flops", "w_bytes", "w_precision", "w_how")), skipped
+  end
+  return m, skipped
+end
+
 -- a name reduced to its last identifier without templates or arguments
 local function bare(name)
   local s = (name or ""):gsub("%b()", ""):gsub("%b<>", ""):gsub("^%s*void%s+", "")
@@ -334,6 +355,7 @@ local function work_columns(p, k, opts, is_summary)
   end
   -- 4. the launching op's Kineto work, shared by duration among its kernels
   local kin, skipped = kineto_op_work(p)
+  if p.tables.cpu_ops and p.tables.cpu_ops:has("input_dims") then kin, skipped = merge_ops_model(p, kin, skipped) end
   if kin and p.tables.kernels then
     local e = IV.launch_link_columns(p)
     if e then

@@ -115,11 +115,11 @@ local function family_use(p)
   return out
 end
 
+-- the name rule, last resort (perflab.ops.tc_by_name): the plugin's
+-- substrings and tensorop/wmma/hmma/gmma, but not an FFMA (ffma,
+-- f32f32_f32f32) GEMM, which the plugin's "xmma_gemm" would count
 local function has_tc_pattern(name)
-  for _, p in ipairs(D.tc_kernel_substrings) do
-    if name:find(p, 1, true) then return true end
-  end
-  return false
+  return require("perflab.ops").tc_by_name(name, D.tc_kernel_substrings)
 end
 
 -- ---- Kineto: collect the events by role --------------------------------------
@@ -252,7 +252,11 @@ local function gpu_figures(p, steps)
   local occ = k:has("est_achieved_occupancy_pct") and k:col("est_achieved_occupancy_pct") or nil
   if bps then kw:with("bps", bps:keep(bps:gt(0))) end
   if occ then kw:with("occ", occ) end
+  -- tensor cores from the launching op's dtype and the device where the
+  -- trace records shapes; the kernel-name rule where it does not
   local tc = kw:col("name"):map(has_tc_pattern):eq(true)
+  local by_data = require("perflab.ops").kernel_tensor_core(p, require("perflab.device").context(p, {}))
+  if by_data then tc = by_data:fill(tc) end
   local inside = w:gt(0)
   local spec = { { "kernels", "count" }, { "kernel_ns", "sum", "w" }, { "tc_kernel_ns", "sum", "w", where = tc },
                  { "k_all", "sum", "d" }, { "tc_all", "sum", "d", where = tc } }

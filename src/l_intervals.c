@@ -519,6 +519,65 @@ static int l_innermost(lua_State *L) {
   return 1;
 }
 
+/* Pushes a one-column integer table "name" holding v (missing where
+** v[i] == INT64_MIN) and returns its column object in place of the table. */
+static void pushints(lua_State *L, const char *name, const int64_t *v, size_t n) {
+  pl_table *t = pl_table_new(name);
+  int c = pl_table_add_col(t, name, PL_INT);
+  pl_table_reserve(t, n);
+  for (size_t i = 0; i < n; i++) { pl_cell x; x.i = v[i] == INT64_MIN ? PL_INT_NA : v[i]; pl_table_append(t, &x); }
+  pl_l_pushtable(L, t);
+  pushcol(L, -1, t, c);
+  lua_remove(L, -2);
+}
+
+/* I.enclosed(ops, queries, opts) -> busy, count: two integer columns, one
+** row per op: the union length of the [start, end) of the queries whose
+** point (opts.point, a column of queries) lies within the op's [start,
+** start + duration] (ends included) in the same group (opts.by, columns of
+** both tables), and how many queries those are; missing for an op without
+** a start or duration.  opts: point (required), start ("start_ns") and stop
+** ("end_ns") or duration, of the queries; op_start ("start_ns"),
+** op_duration ("duration_ns"); by; where (ops), query_where.  What an op
+** and everything under it launched: the queries are kernels, the point the
+** start of the runtime call that launched each.
+** [ops queries opts] -> [ops queries opts ... busy count] */
+static int l_enclosed(lua_State *L) {
+  lua_settop(L, 3);
+  pl_table *ot = pl_l_checktable(L, 1), *qt = pl_l_checktable(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  const char *pcol, *qs_ = "start_ns", *qe_ = "end_ns", *os_ = "start_ns", *od_ = "duration_ns";
+  int qdur = 0;
+  lua_getfield(L, 3, "point"); pcol = luaL_checkstring(L, -1);
+  lua_getfield(L, 3, "start"); if (!lua_isnil(L, -1)) qs_ = luaL_checkstring(L, -1);
+  lua_getfield(L, 3, "stop"); if (!lua_isnil(L, -1)) qe_ = luaL_checkstring(L, -1);
+  lua_getfield(L, 3, "duration"); if (!lua_isnil(L, -1)) { qe_ = luaL_checkstring(L, -1); qdur = 1; }
+  lua_getfield(L, 3, "op_start"); if (!lua_isnil(L, -1)) os_ = luaL_checkstring(L, -1);
+  lua_getfield(L, 3, "op_duration"); if (!lua_isnil(L, -1)) od_ = luaL_checkstring(L, -1);
+  lua_pop(L, 6);                                         /* the strings stay alive in opts */
+  size_t n = ot->nrows, m = qt->nrows;
+  unsigned char *oskip = wheremask(L, 3, "where", n);
+  if (!oskip) { oskip = lua_newuserdatauv(L, n ? n : 1, 0); memset(oskip, 0, n ? n : 1); }
+  unsigned char *qskip = wheremask(L, 3, "query_where", m);
+  if (!qskip) { qskip = lua_newuserdatauv(L, m ? m : 1, 0); memset(qskip, 0, m ? m : 1); }
+  int64_t *os, *oe, *qs, *qe, *qp;
+  unsigned char *pm;
+  rowtimes(L, ot, 1, os_, od_, 1, &os, &oe, oskip, 0);
+  rowtimes(L, qt, 2, qs_, qe_, qdur, &qs, &qe, qskip, 0);
+  pushcol(L, 2, qt, tcol(L, qt, pcol, 3)); readvals(L, -1, m, &qp, NULL, &pm); lua_remove(L, -3);
+  for (size_t i = 0; i < m; i++) if (pm[i]) qskip[i] = 1;
+  lua_newtable(L);
+  int ctab = lua_gettop(L);
+  int any;
+  int64_t *og = groupcodes(L, ot, 3, ctab, oskip, &any);
+  int64_t *qg = groupcodes(L, qt, 3, ctab, qskip, &any);
+  int64_t *len = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *len, 0), *cnt = len + (n ? n : 1);
+  pl_iv_enclosed(os, oe, og, oskip, n, qp, qg, qs, qe, qskip, m, len, cnt);
+  pushints(L, "busy", len, n);
+  pushints(L, "count", cnt, n);
+  return 2;
+}
+
 /* I.parents(ops [, opts]) -> integer column, one row per op: the row
 ** (1-based) of the innermost other op of its group containing it
 ** ([start, end)), missing for a top-level op.  opts: start, duration |
@@ -947,7 +1006,8 @@ static const luaL_Reg meta[] = {
 static const luaL_Reg funcs[] = {
   {"from_arrays", l_from_arrays}, {"from_pairs", l_from_pairs},
   {"empty", l_empty}, {"to_arrays", m_to_arrays},
-  {"from_table", l_from_table}, {"innermost", l_innermost}, {"sum_within", l_sum_within}, {"parents", l_parents},
+  {"from_table", l_from_table}, {"innermost", l_innermost}, {"enclosed", l_enclosed},
+  {"sum_within", l_sum_within}, {"parents", l_parents},
   {"step_integral", l_step_integral}, {"series_windows", l_series_windows},
   {"step_levels", l_step_levels},
   {"first_window", l_first_window},

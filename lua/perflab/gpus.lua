@@ -324,6 +324,24 @@ local models = {
     peaks = { fp64 = 81.7 * T, fp64_tc = 163.4 * T, fp32 = 163.4 * T, tf32 = 653.7 * T,
               fp16 = 1307.4 * T, bf16 = 1307.4 * T, fp8 = 2614.9 * T, int8 = 2614.9 * T },
     source = "CUs, L2 [V, ROCm table]; 2100 MHz [V-obs]; peaks and BW [K]" },
+  -- MI325X: the MI300X's compute (same CDNA 3 die, CUs and clock) with
+  -- 256 GB HBM3E at 6 TB/s.
+  { id = "mi325x", name = "AMD Instinct MI325X", vendor = "amd", arch = "gfx942",
+    sm_count = 304, aliases = { { "mi325x" } },
+    boost_clock_hz = 2100e6, dram_bytes = 256e9, dram_bw_bytes_per_s = 6.0 * T,
+    peaks = { fp64 = 81.7 * T, fp64_tc = 163.4 * T, fp32 = 163.4 * T, tf32 = 653.7 * T,
+              fp16 = 1307.4 * T, bf16 = 1307.4 * T, fp8 = 2614.9 * T, int8 = 2614.9 * T },
+    source = "MI325X datasheet [K]: MI300X peaks, 256 GB HBM3E, 6 TB/s" },
+  -- MI355X (CDNA 4): 8 XCDs x 32 CUs, 2.4 GHz, 8192 dense FP8 FLOP/clock
+  -- per CU (ISSCC 2026) -> 5033 TFLOP/s FP8, half that FP16/BF16 [D];
+  -- FP64/FP32, memory [K].  No TF32 on CDNA 4.
+  { id = "mi355x", name = "AMD Instinct MI355X", vendor = "amd", arch = "gfx950",
+    sm_count = 256, aliases = { { "mi355x" } },
+    boost_clock_hz = 2400e6, dram_bytes = 288e9, dram_bw_bytes_per_s = 8.0 * T,
+    peaks = { fp64 = 78.6 * T, fp64_tc = 78.6 * T, fp32 = 157.3 * T,
+              fp16 = 2516.6 * T, bf16 = 2516.6 * T, fp8 = 5033.2 * T, int8 = 5033.2 * T,
+              fp4 = 10066.3 * T },
+    source = "MI355X datasheet [K] (288 GB HBM3E, 8 TB/s, FP64 78.6, FP32 157.3); matrix peaks [D]: 256 CUs x 8192 FP8 FLOP/clk x 2.4 GHz" },
 }
 M.models = models
 

@@ -36,7 +36,7 @@ typedef struct sv { size_t off; uint32_t n; uint8_t set, scratch; } sv;
 typedef struct ctrarg { sv key; sv val; int isint; int64_t ival; } ctrarg;
 
 typedef struct kev {
-  sv name, cat, ph, pid, tid, kind, dims, types;
+  sv name, cat, ph, pid, tid, kind, dims, types, strides, concrete;
   sv argname;               /* args "name": a process_name metadata event's name */
   int64_t ts, dur, flow_id;
   int64_t corr, ext, device, stream, context, regs, bytes, cbid, seq, fwd;
@@ -51,7 +51,7 @@ typedef struct kev {
 ** (parse_args) and the fast path (fast_args), sorted by length: arg_find
 ** names each length's range of indices (keep them in step with a new
 ** entry). */
-enum { AK_INT, AK_NUM, AK_GRID, AK_BLOCK, AK_KIND, AK_DIMS, AK_TYPES, AK_ARGNAME };
+enum { AK_INT, AK_NUM, AK_GRID, AK_BLOCK, AK_KIND, AK_DIMS, AK_TYPES, AK_ARGNAME, AK_STRIDES, AK_CONCRETE };
 typedef struct argdef { const char *name; uint8_t len, kind; uint16_t off; } argdef;
 #define AI(s, f) { s, sizeof(s) - 1, AK_INT, offsetof(kev, f) }
 #define AN(s, f) { s, sizeof(s) - 1, AK_NUM, offsetof(kev, f) }
@@ -66,7 +66,8 @@ static const argdef ARGS[] = {
   AI("correlation", corr), AI("External id", ext), AI("external id", ext),
   AN("warps per SM", wps),
   AN("shared memory", smem), AN("blocks per SM", bps), AI("Fwd thread id", fwd),
-  AI("Sequence number", seq),
+  AS("Input Strides", AK_STRIDES),
+  AI("Sequence number", seq), AS("Concrete Inputs", AK_CONCRETE),
   AI("registers per thread", regs),
   AN("memory bandwidth (GB/s)", bw), AN("theoretical occupancy %", theo),
   AN("est. achieved occupancy %", occ),
@@ -87,8 +88,8 @@ static inline const argdef *arg_find(const char *s, size_t n) {
     return NULL;
   switch (n) {
     ARG_LEN(4, 0, 4) ARG_LEN(5, 4, 9) ARG_LEN(6, 9, 11) ARG_LEN(7, 11, 13) ARG_LEN(9, 13, 14)
-    ARG_LEN(10, 14, 16) ARG_LEN(11, 16, 19) ARG_LEN(12, 19, 20) ARG_LEN(13, 20, 23)
-    ARG_LEN(15, 23, 24) ARG_LEN(20, 24, 25) ARG_LEN(23, 25, 27) ARG_LEN(25, 27, 28)
+    ARG_LEN(10, 14, 16) ARG_LEN(11, 16, 19) ARG_LEN(12, 19, 20) ARG_LEN(13, 20, 24)
+    ARG_LEN(15, 24, 26) ARG_LEN(20, 26, 27) ARG_LEN(23, 27, 29) ARG_LEN(25, 29, 30)
     default: return NULL;
   }
 #undef ARG_LEN
@@ -276,9 +277,11 @@ static const coldef CPU_COLS[] = {
   { "fwd_tid", PL_INT, "forward thread id (backward ops)" },
   { "input_dims", PL_STR, "'Input Dims' as compact JSON text, when shapes were recorded" },
   { "input_types", PL_STR, "'Input type' as compact JSON text" },
+  { "input_strides", PL_STR, "'Input Strides' as compact JSON text" },
+  { "concrete_inputs", PL_STR, "'Concrete Inputs' as compact JSON text (scalar arguments as written)" },
   { "flops", PL_NUM, "floating-point operations when the profiler recorded them (with_flops)" },
 };
-enum { CPU_NAME, CPU_START, CPU_DUR, CPU_PID, CPU_TID, CPU_EXT, CPU_SEQ, CPU_FWD, CPU_DIMS, CPU_TYPES, CPU_FLOPS };
+enum { CPU_NAME, CPU_START, CPU_DUR, CPU_PID, CPU_TID, CPU_EXT, CPU_SEQ, CPU_FWD, CPU_DIMS, CPU_TYPES, CPU_STRIDES, CPU_CONCRETE, CPU_FLOPS };
 
 static const coldef RT_COLS[] = {
   { "name", PL_STR, "runtime/driver call (cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel, ...)" },
@@ -482,6 +485,8 @@ static int parse_args(kctx *k) {
       case AK_ARGNAME: if (t == PL_JSON_STR) e->argname = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
       case AK_DIMS: if (read_compact(k, &e->dims)) return -1; break;
       case AK_TYPES: if (read_compact(k, &e->types)) return -1; break;
+      case AK_STRIDES: if (read_compact(k, &e->strides)) return -1; break;
+      case AK_CONCRETE: if (read_compact(k, &e->concrete)) return -1; break;
       default: handled = 0; break;
     }
     if (handled) continue;
@@ -738,6 +743,7 @@ static void emit_event(kctx *k) {
       v[CPU_NAME].s = NAMEID(); v[CPU_START].i = e->ts; v[CPU_DUR].i = e->dur;
       v[CPU_PID].s = PIDID(); v[CPU_TID].s = TIDID(); v[CPU_EXT].i = e->ext; v[CPU_SEQ].i = e->seq;
       v[CPU_FWD].i = e->fwd; v[CPU_DIMS].s = intern(k, &e->dims); v[CPU_TYPES].s = intern(k, &e->types);
+      v[CPU_STRIDES].s = intern(k, &e->strides); v[CPU_CONCRETE].s = intern(k, &e->concrete);
       v[CPU_FLOPS].d = e->flops;
       fast_row(&k->cpu, v);
     } else if (cls == C_RUNTIME) {
@@ -1268,9 +1274,10 @@ static const char *fast_args(kctx *k, const char *p, const char *end) {
       case AK_BLOCK: FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->block, &e->has_block) : fpast(vs, q, end, &v); break;
       case AK_KIND: FANY(); if (v.t == PL_JSON_STR) e->kind = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
       case AK_ARGNAME: FANY(); if (v.t == PL_JSON_STR) e->argname = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
-      case AK_DIMS: case AK_TYPES: {
+      case AK_DIMS: case AK_TYPES: case AK_STRIDES: case AK_CONCRETE: {
         /* skipped and compacted in one pass (compact_copy when long) */
-        sv *dst = a->kind == AK_DIMS ? &e->dims : &e->types;
+        sv *dst = a->kind == AK_DIMS ? &e->dims : a->kind == AK_TYPES ? &e->types
+                : a->kind == AK_STRIDES ? &e->strides : &e->concrete;
         size_t off = k->scratch.len;
         pl_buf_reserve(&k->scratch, 1024 + 1);
         fcw w = { k->scratch.data + off, k->scratch.data + off + 1024, 0 };

@@ -405,6 +405,65 @@ void pl_iv_first_window(const int64_t *ws, const int64_t *we, size_t nw,
   }
 }
 
+/* ---- busy time of the work each op encloses ------------------------------ */
+
+typedef struct encl { int64_t g, p; size_t idx; } encl;
+static int encl_cmp(const void *a, const void *b) {
+  const encl *x = a, *y = b;
+  if (x->g != y->g) return x->g < y->g ? -1 : 1;
+  if (x->p != y->p) return x->p < y->p ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+typedef struct se { int64_t s, e; } se;
+static int se_cmp(const void *a, const void *b) {
+  const se *x = a, *y = b;
+  if (x->s != y->s) return x->s < y->s ? -1 : 1;
+  return x->e < y->e ? -1 : x->e > y->e;
+}
+/* first k in q[0..m) with (g, p) >= (g0, p0) (after = 0) or > (after = 1) */
+static size_t encl_bound(const encl *q, size_t m, int64_t g0, int64_t p0, int after) {
+  size_t lo = 0, hi = m;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int less = q[mid].g < g0 || (q[mid].g == g0 && (after ? q[mid].p <= p0 : q[mid].p < p0));
+    if (less) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+void pl_iv_enclosed(const int64_t *os, const int64_t *oe, const int64_t *og, const unsigned char *oskip, size_t n,
+                    const int64_t *qp, const int64_t *qg, const int64_t *qs, const int64_t *qe,
+                    const unsigned char *qskip, size_t m, int64_t *out_len, int64_t *out_cnt) {
+  encl *q = pl_xmalloc((m ? m : 1) * sizeof *q);
+  size_t k = 0;
+  for (size_t i = 0; i < m; i++)
+    if (!qskip || !qskip[i]) q[k++] = (encl){ qg ? qg[i] : 0, qp[i], i };
+  qsort(q, k, sizeof *q, encl_cmp);
+  se *buf = pl_xmalloc((k ? k : 1) * sizeof *buf);
+  for (size_t i = 0; i < n; i++) {
+    out_len[i] = 0; out_cnt[i] = 0;
+    if (oskip && oskip[i]) { out_len[i] = out_cnt[i] = INT64_MIN; continue; }
+    int64_t g = og ? og[i] : 0;
+    size_t lo = encl_bound(q, k, g, os[i], 0), hi = encl_bound(q, k, g, oe[i], 1);
+    size_t c = 0;
+    for (size_t j = lo; j < hi; j++) { size_t x = q[j].idx; if (qe[x] > qs[x]) buf[c++] = (se){ qs[x], qe[x] }; }
+    out_cnt[i] = (int64_t)(hi > lo ? hi - lo : 0);
+    if (c == 0) continue;
+    /* already in start order when the launches were (the usual case) */
+    int sorted = 1;
+    for (size_t j = 1; j < c && sorted; j++) sorted = buf[j - 1].s <= buf[j].s;
+    if (!sorted) qsort(buf, c, sizeof *buf, se_cmp);
+    int64_t tot = 0, cs = buf[0].s, ce = buf[0].e;
+    for (size_t j = 1; j < c; j++) {
+      if (buf[j].s > ce) { tot += ce - cs; cs = buf[j].s; ce = buf[j].e; }
+      else if (buf[j].e > ce) ce = buf[j].e;
+    }
+    out_len[i] = tot + (ce - cs);
+  }
+  free(buf);
+  free(q);
+}
+
 /* ---- sums of point values within windows -------------------------------- */
 
 typedef struct swpt { int64_t g, t; size_t k; } swpt;

@@ -77,6 +77,17 @@ void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og,
                      const int64_t *qs, const int64_t *qe, const int64_t *qg,
                      const unsigned char *qskip, size_t m, int64_t *out);
 
+/* For each op i: the union length of the intervals [qs[k], qe[k]) of the
+** queries k whose point qp[k] lies within [os[i], oe[i]] (ends included)
+** in the same group (qg[k] == og[i]; NULL groups: one group), into
+** out_len[i], and how many queries that is into out_cnt[i] (the work an op
+** and its children launched: a query is a kernel, its point the start of
+** the runtime call that launched it).  Skipped ops get INT64_MIN in both;
+** skipped queries take no part.  O((n + m) log m + the enclosed pairs). */
+void pl_iv_enclosed(const int64_t *os, const int64_t *oe, const int64_t *og, const unsigned char *oskip, size_t n,
+                    const int64_t *qp, const int64_t *qg, const int64_t *qs, const int64_t *qe,
+                    const unsigned char *qskip, size_t m, int64_t *out_len, int64_t *out_cnt);
+
 /* Step-function integral: level(t) = sum of v[i] over the intervals
 ** [s[i], e[i]) active at t (overlaps add up); returns the integral of
 ** min(level(t), cap) over [lo, hi) where level > 0, in value x ns.  The

@@ -12,7 +12,7 @@ tests/html/browser.py).
   [1]
 
   $ perflab run all examples/ncu-details.txt --format html --output $CRAMTMP/all 2>&1 >/dev/null | sed 's|[^ ]*/all|DIR|'
-  perflab: not run: diff (diff needs two profiles (perflab run diff FILE_A FILE_B) or one holding two runs (a run column)); distributed (needs a table kernels with start_ns or cpu_ops with start_ns); idle-time (needs a table kernels with start_ns); launch-latency (needs a table kernels with start_ns); memory (needs a table memory_events); nvtx (needs a table nvtx); step-breakdown (needs a table events or steps or step_breakdown or runtime); stragglers (needs a table kernels with start_ns); suspicion (suspicion needs baseline and target inputs: perflab run suspicion --baseline FILE... --target FILE...); timeline (needs a table kernels with start_ns)
+  perflab: not run: diff (diff needs two profiles (perflab run diff FILE_A FILE_B) or one holding two runs (a run column)); distributed (needs a table kernels with start_ns or cpu_ops with start_ns); idle-time (needs a table kernels with start_ns); launch-latency (needs a table kernels with start_ns); memory (needs a table memory_events); nvtx (needs a table nvtx); ops (needs a table cpu_ops); step-breakdown (needs a table events or steps or step_breakdown or runtime); stragglers (needs a table kernels with start_ns); suspicion (suspicion needs baseline and target inputs: perflab run suspicion --baseline FILE... --target FILE...); timeline (needs a table kernels with start_ns)
   perflab: wrote 38 files to DIR
 
   $ ls $CRAMTMP/all | head -3; ls $CRAMTMP/all/occupancy | grep svg
@@ -46,7 +46,7 @@ tests/html/browser.py).
 
   $ perflab export chrome-trace tests/fixtures/hostile/plain_trace.json -o $CRAMTMP/t.json && perflab parse $CRAMTMP/t.json | grep -E '^  (kernels|runtime|cpu_ops) '
     kernels                        8 rows  name:string short_name:string start_ns:integer duration_ns:integer device:integer stream:integer context:integer correlation:integer external_id:integer grid_x:integer grid_y:integer grid_z:integer block_x:integer block_y:integer block_z:integer registers:integer smem_bytes:integer smem_static_bytes:integer smem_dynamic_bytes:integer warps_per_sm:number blocks_per_sm:number est_achieved_occupancy_pct:number cat:string
-    cpu_ops                        8 rows  name:string start_ns:integer duration_ns:integer pid:string tid:string external_id:integer seq:integer fwd_tid:integer input_dims:string input_types:string flops:number
+    cpu_ops                        8 rows  name:string start_ns:integer duration_ns:integer pid:string tid:string external_id:integer seq:integer fwd_tid:integer input_dims:string input_types:string input_strides:string concrete_inputs:string flops:number
     runtime                        8 rows  name:string start_ns:integer duration_ns:integer pid:string tid:string correlation:integer external_id:integer cbid:integer cat:string
 
   $ perflab export chrome-trace tests/fixtures/hostile/plain_trace.json --window 5ms

@@ -1,0 +1,248 @@
+-- test_ops.lua -- perflab.opargs (the argument fields' spellings),
+-- perflab.intervals.enclosed, and perflab.ops totals: MFU, outermost ops,
+-- peaks, tensor cores, the no-shapes note.  Expected values by hand or
+-- from the TraceLens oracle README (tests/data/reference/tracelens).
+local lu = require "luaunit"
+local perflab = require "perflab"
+local A = require "perflab.opargs"
+local O = require "perflab.ops"
+local I = perflab.intervals
+local T = perflab.table
+local DATA = os.getenv("PERFLAB_DATA") or "tests/data"
+local FIX = (os.getenv("PERFLAB_FIXTURES") or "tests/fixtures") .. "/"
+
+TestOpArgs = {}
+
+function TestOpArgs:test_spellings()
+  local x = A.parse('[[2,3],[],[4],[]]', '["c10::Half","Scalar","long int","c10::Float8_e4m3fn"]',
+                    '[[3,1],[],[1],[]]', '["","0.5","",""]')
+  lu.assertEquals(#x, 4)
+  lu.assertEquals(x[1].dims, { 2, 3 }); lu.assertEquals(x[1].dtype, "fp16"); lu.assertEquals(x[1].bytes, 2)
+  lu.assertEquals(x[1].strides, { 3, 1 }); lu.assertNil(x[1].value)
+  lu.assertEquals(x[2].dims, {}); lu.assertEquals(x[2].dtype, "scalar"); lu.assertEquals(x[2].bytes, 0)
+  lu.assertEquals(x[2].value, "0.5")
+  lu.assertEquals(x[3].dtype, "int64"); lu.assertEquals(x[3].bytes, 8)
+  lu.assertEquals(x[4].dtype, "fp8_e4m3"); lu.assertEquals(x[4].bytes, 1)
+  lu.assertEquals(x[4].type, "c10::Float8_e4m3fn")
+end
+
+function TestOpArgs:test_missing_and_lists()
+  -- missing fields: the keys are absent; a TensorList is a list of lists
+  local x = A.parse('[[[2,3],[4,5]],[7]]', nil)
+  lu.assertEquals(#x, 2)
+  lu.assertEquals(x[1].list, { { 2, 3 }, { 4, 5 } }); lu.assertNil(x[1].dims)
+  lu.assertEquals(x[2].dims, { 7 }); lu.assertNil(x[2].dtype)
+  lu.assertEquals(A.parse(nil, nil), {})
+  lu.assertEquals(A.parse("[]", "[]"), {})
+  -- a spelling not known stays as written; bytes 0
+  local y = A.parse("[[1]]", '["c10::Quux"]')
+  lu.assertEquals(y[1].dtype, "c10::Quux"); lu.assertEquals(y[1].bytes, 0)
+  lu.assertEquals(y[1].type, "c10::Quux")
+end
+
+function TestOpArgs:test_bad_text()
+  local x, err = A.parse("[[1,2],", nil)
+  lu.assertNil(x)
+  lu.assertStrContains(err, "Input Dims:1:8: expected a value")
+  x, err = A.parse("[[1]]", '{"a":1}')
+  lu.assertNil(x)
+  lu.assertStrContains(err, "Input type:1:1: expected '['")
+end
+
+function TestOpArgs:test_precision()
+  lu.assertEquals(A.precision('["long int","c10::BFloat16","Scalar"]'), "bf16")   -- the first floating input
+  lu.assertEquals(A.precision('["long int","Scalar"]'), "int64")
+  lu.assertNil(A.precision('["Scalar",""]'))
+  lu.assertNil(A.precision(nil))
+  lu.assertEquals(select(1, A.dtype("double")), "fp64")
+  lu.assertEquals(select(2, A.dtype("c10::BFloat16")), 2)
+end
+
+TestEnclosed = {}
+
+-- ops [0,100] and its child [10,40] on thread a, [200,300] on b; kernels
+-- launched at 20 (runs [1000,1100)), 30 ([1050,1200)), 250 on b ([2000,
+-- 2010)), and 250 on a (no op of a holds it)
+function TestEnclosed:test_union_per_op()
+  local ops = T.from_rows({ { start_ns = 0, duration_ns = 100, tid = "a" }, { start_ns = 10, duration_ns = 30, tid = "a" },
+                            { start_ns = 200, duration_ns = 100, tid = "b" } }, { "start_ns", "duration_ns", "tid" })
+  local k = T.from_rows({ { p = 20, start_ns = 1000, end_ns = 1100, tid = "a" }, { p = 30, start_ns = 1050, end_ns = 1200, tid = "a" },
+                          { p = 250, start_ns = 2000, end_ns = 2010, tid = "b" }, { p = 250, start_ns = 5000, end_ns = 6000, tid = "a" } },
+                        { "p", "start_ns", "end_ns", "tid" })
+  local busy, cnt = I.enclosed(ops, k, { point = "p", by = "tid" })
+  lu.assertEquals(busy:to_lua(), { 200, 200, 10 })    -- union [1000, 1200), not the sum 250
+  lu.assertEquals(cnt:to_lua(), { 2, 2, 1 })
+  -- without groups the kernel at 250 on a counts for the op on b too
+  busy, cnt = I.enclosed(ops, k, { point = "p" })
+  lu.assertEquals(busy:to_lua(), { 200, 200, 1010 })
+  lu.assertEquals(cnt:to_lua(), { 2, 2, 2 })
+end
+
+TestOpsTotals = {}
+
+local function qwen(gpu)
+  return perflab.load(DATA .. "/reference/tracelens/" .. gpu .. "/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")
+end
+
+-- model FLOPs depend on shapes only: both GPUs agree, and equal the
+-- oracle's Σ GFLOPS x count over the modelled rows (5767.701307)
+function TestOpsTotals:test_mfu_qwen()
+  for _, g in ipairs { { "h100", 989.5e12, 31.905483154296878 }, { "mi300", 1307.4e12, 29.743927734375 } } do
+    local p = qwen(g[1])
+    local groups, _, o = O.groups(p)
+    lu.assertNotNil(groups)
+    local _, peak = O.peaks(p, {})
+    local t = O.mfu(p, o, peak, { model_flops = 1e15 })
+    lu.assertEquals(t:nrows(), 1)
+    local r = t:row(1)
+    lu.assertEquals(r.step, "ProfilerStep#6")
+    lu.assertAlmostEquals(r.gflops, 5767.701307, 5767.701307 * 1e-8)   -- the README rounds
+    lu.assertEquals(r.precision, "bf16")
+    lu.assertEquals(r.peak_tflops * 1e12, g[2])
+    -- busy: the union of the kernels launched in the step = the oracle's busy time
+    -- (exact ns here; the oracle adds µs floats: 1e-5 ms apart)
+    lu.assertAlmostEquals(r.busy_ms, g[3], 1e-4)
+    lu.assertAlmostEquals(r.mfu_busy_pct, 100 * 5767.701307e9 / (g[3] * 1e-3) / g[2], 1e-3)
+    lu.assertAlmostEquals(r.mfu_user_pct, 100 * 1e15 / (r.wall_ms * 1e-3) / g[2], 1e-9)
+  end
+end
+
+-- aten::linear over aten::addmm, aten::convolution over its aten::add_:
+-- each counted once, with the outer op (the oracle's matrix FLOPs 140.574563)
+function TestOpsTotals:test_outermost()
+  local p = perflab.load(DATA .. "/reference/tracelens/h100/Falconsai_nsfw_image_detection__1016002.json.gz")
+  local _, _, o = O.groups(p)
+  local outer = o:filter(O.outer_mask(o))
+  local names = {}
+  for _, r in outer:group_by("name"):agg({ { "n", "count" } }):rows() do names[r.name] = r.n end
+  lu.assertEquals(names["aten::linear"], 73)
+  lu.assertNil(names["aten::addmm"])
+  lu.assertNil(names["aten::add_"])
+  lu.assertEquals(names["aten::convolution"], 1)
+  local m = outer:filter(outer:col("family"):isin { "GEMM", "CONV_fwd", "SDPA_fwd" })
+  lu.assertAlmostEquals(m:col("flops"):sum() / 1e9, 140.574563, 1e-6)
+end
+
+function TestOpsTotals:test_peak_override()
+  local p = qwen("h100")
+  local _, peak, bw, src = O.peaks(p, { peak_tflops = 500, peak_tbps = 2 })
+  lu.assertEquals(peak("bf16", "GEMM"), 500e12)
+  lu.assertEquals(bw, 2e12); lu.assertEquals(src, "--set peak_tbps")
+  _, peak, bw = O.peaks(p, {})
+  lu.assertEquals(peak("bf16", "GEMM"), 989.5e12)
+  lu.assertEquals(peak("bf16", "UnaryElementwise"), 67e12)      -- vector ops: FP32 rate
+  lu.assertEquals(peak("fp8_e4m3", "GEMM"), 1979e12)
+  lu.assertEquals(bw, 3.35e12)
+  lu.assertNil((peak("unknown", "GEMM")))
+end
+
+function TestOpsTotals:test_tensor_core()
+  local a100, h100, amd = { cc = "8.0" }, { cc = "9.0" }, { vendor = "amd" }
+  lu.assertEquals(O.tensor_core("GEMM", "fp32", a100), "no")
+  lu.assertEquals(O.tensor_core("GEMM", "bf16", h100), "yes")
+  lu.assertEquals(O.tensor_core("GEMM", "fp8_e4m3", a100), "no")     -- FP8 needs cc 8.9
+  lu.assertEquals(O.tensor_core("SDPA_fwd", "bf16", amd), "yes")
+  lu.assertEquals(O.tensor_core("UnaryElementwise", "bf16", h100), "no")
+  lu.assertEquals(O.tensor_core("GEMM", "unknown", h100), "unknown")
+  lu.assertEquals(O.tensor_core("GEMM", "fp16", {}), "unknown")
+end
+
+function TestOpsTotals:test_no_shapes_note()
+  local p = perflab.load(FIX .. "kineto/tc_a100_fp32.json")
+  local g, notes = O.groups(p)
+  lu.assertNil(g)
+  lu.assertStrContains(notes[1], "record_shapes=True")
+  local rep = perflab.run("ops", { FIX .. "kineto/tc_a100_fp32.json" })
+  lu.assertStrContains(rep:render("text"), "record_shapes=True")
+end
+
+function TestOpsTotals:test_recipe_tables()
+  local rep = perflab.run("ops", { DATA .. "/reference/tracelens/h100/Falconsai_nsfw_image_detection__1016002.json.gz" })
+  local d = rep:to_data()
+  for _, n in ipairs { "ops", "mfu", "gpu_timeline", "families", "roofline_time" } do lu.assertNotNil(d.tables[n], n) end
+  local svg = d.figures["ops_roofline.svg"] ~= nil
+  -- GEMM family over the outermost ops: the oracle's 73 GEMM ops, 0.73503662109375 ms (ops_summary_by_category)
+  local fam = {}
+  for _, r in d.tables.families:rows() do fam[r.family] = r end
+  lu.assertEquals(fam.GEMM.calls, 73)
+  lu.assertAlmostEquals(fam.GEMM.kernel_ms, 0.73503662109375, 1e-5)
+  lu.assertTrue(svg)
+end
+
+
+-- an FP32 GEMM workload on an A100 (FFMA SGEMM kernels) gets the TF32
+-- advice from its recorded dtypes; one whose FP32 GEMMs already run TF32
+-- tensor-core kernels (cutlass_80_tensorop_s1688gemm: the HTA A100 trace)
+-- and a BF16 workload on an H100 do not
+function TestOpsTotals:test_tf32_advice()
+  local function tf32(path)
+    local rep = perflab.run("ops", { path })
+    for _, x in ipairs(rep.findings) do if x.rule == "ops.tf32" then return x, rep end end
+    return nil, rep
+  end
+  local f = tf32(FIX .. "kineto/ops_a100_fp32_shapes.json")
+  lu.assertNotNil(f)
+  lu.assertStrContains(f.message, "allow_tf32")
+  lu.assertEquals(f.evidence.tf32_peak / f.evidence.fp32_peak, 8)
+  lu.assertEquals(f.evidence.fp32_matrix_us, f.evidence.matrix_us)
+  local g, rep = tf32(DATA .. "/corpus/kineto_trace/hta_a100_sxm4_80gb_rank0.json.gz")
+  lu.assertNil(g)
+  lu.assertStrContains(table.concat(rep.notes, "\n"), "TF32 is on")
+  lu.assertNil((tf32(DATA .. "/reference/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")))
+end
+
+-- the name rule (last resort): FFMA GEMMs are not tensor-core kernels,
+-- CUTLASS TensorOp / WMMA ones are
+function TestOpsTotals:test_tc_by_name()
+  lu.assertFalse(O.tc_by_name("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__51a_cublas", { "xmma_gemm" }))
+  lu.assertTrue(O.tc_by_name("cutlass_80_wmma_tensorop_f16_s161616gemm_f16_32x32_128x2_tn_align8"))
+  lu.assertTrue(O.tc_by_name("void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::arch::OpClassTensorOp>>"))
+  lu.assertTrue(O.tc_by_name("sm80_xmma_gemm_tf32f32_tf32f32_f32_nn_n_tilesize128x128x16"))
+  lu.assertFalse(O.tc_by_name("ampere_sgemm_128x64_tn"))
+end
+
+
+-- the roofline recipe places Kineto kernels by their op's model: the flash
+-- attention kernel gets its op's FLOPs (24 calls x 10.239377408 GFLOP)
+-- and the BF16 dtype
+function TestOpsTotals:test_roofline_points()
+  local rep = perflab.run("roofline", { DATA .. "/reference/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" })
+  local by = {}
+  for _, r in rep.tables.roofline:rows() do by[r.kernel] = r end
+  local r = by.flash_fwd_kernel
+  lu.assertNotNil(r)
+  lu.assertEquals(r.precision, "bf16")
+  lu.assertEquals(r.flops, 24 * 10239377408)
+  lu.assertNotNil(rep.figures["roofline.svg"])
+end
+
+
+-- diff pairs op groups by (name, dims, dtype): TraceLens's H100 -> MI300X
+-- comparison (compare_h100_mi300_qwen/ops_summary.csv, direct kernel time)
+function TestOpsTotals:test_diff_h100_mi300()
+  local a, b = qwen("h100"), qwen("mi300")
+  local g, n = O.diff(a, b, { clock = "trace_us" })
+  local by = {}
+  for _, r in n:rows() do by[r.name] = r end
+  local want = { ["aten::mm"] = { 6.668681640625, 8.663615234375, 29.914962225772584, 96 },
+                 ["aten::mul"] = { 6.75289990234375, 4.54128857421875, -32.75054213905065, 220 },
+                 ["aten::copy_"] = { 5.101934814453125, 3.1906943359375, -37.461091684302325, 197 } }
+  for name, w in pairs(want) do
+    local r = by[name]
+    lu.assertNotNil(r, name)
+    lu.assertAlmostEquals(r.kernel_ms_a, w[1], w[1] * 1e-6)
+    lu.assertAlmostEquals(r.kernel_ms_b, w[2], w[2] * 1e-6)
+    lu.assertAlmostEquals(r.delta_pct, w[3], math.abs(w[3]) * 1e-6)
+    lu.assertEquals(r.calls_a, w[4]); lu.assertEquals(r.calls_b, w[4])
+  end
+  -- flash attention: its MI300X kernels include a child op's (TraceLens's subtree time)
+  lu.assertAlmostEquals(by["aten::_flash_attention_forward"].kernel_ms_b, 4.01634326171875, 4e-6)
+  -- same model, same shapes: every group on both sides
+  for _, r in g:rows() do lu.assertEquals(r.status, "both") end
+  -- the diff recipe shows them
+  local rep = perflab.run("diff", { DATA .. "/reference/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+                                    DATA .. "/reference/tracelens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" })
+  lu.assertNotNil(rep.tables.op_groups); lu.assertNotNil(rep.tables.op_names)
+end
+
+os.exit(lu.LuaUnit.run())
