@@ -211,6 +211,8 @@ static const bcase cases[] = {
   {"intervals.step_integral", "return IV.step_integral({0, 5}, {10, 20}, {0.5, 0.75}, {cap = 1})"},
   {"intervals.series_windows", "local a, c, at = IV.series_windows({0, 10, 20}, false, {1.0, 2.0, 3.0}, {5, 25}, {15, 40}); return a[1], c[1], at[2]"},
   {"intervals.step_levels", "local r = IV.step_levels({0, 2, 3, 3, 5, 6}, {1, 1, -1, 1, -1, -1}, {windows = 3}); return r.max, r.at, r.area, r.mean, r.window_max[2], r.window_start[3]"},
+  {"intervals.parents", "local ops = T.from_rows({{start_ns=0,duration_ns=10},{start_ns=2,duration_ns=4}}, {'start_ns','duration_ns'}); local c = IV.parents(ops); return #c:to_lua(), c:to_lua()[2]"},
+  {"intervals.sum_within", "local w = T.from_rows({{start_ns=0,duration_ns=10}}, {'start_ns','duration_ns'}); local p = T.from_rows({{ts_ns=1,b=5},{ts_ns=12,b=7}}, {'ts_ns','b'}); local r = IV.sum_within(w, p, {values = {'b'}}); return r:get(1, 'count'), r:get(1, 'b')"},
   {"intervals.first_window", "local w = IV.first_window({0, 10}, {10, 20}, {2, 12, 8}, {5, 14, 12}):to_lua(); return w[1], w[2], w[3]"},
   {"IntervalSet:locate", "local l = A:locate({3, 15, 25}):to_lua(); return l[1], l[2], l[3]"},
   {"IntervalSet:length_within", "return A:length_within(5, 25)"},

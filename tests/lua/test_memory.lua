@@ -199,4 +199,72 @@ function TestMemory:test_no_memory_events()
   lu.assertStrContains(rep.notes[1], "profile_memory=True")
 end
 
+-- growth across steps and fragmentation, on a trace made here: 4 steps of
+-- 10 ms; in each, one 100 MB block is allocated and kept (never freed) and
+-- a 50 MB temporary allocated and freed; reserved stays at 2 GB.  At the
+-- end of step k, 100 k MB are allocated: slope 100 MB per step, exactly.
+-- The peak (450 MB, the temporary of step 4) has 2 GB reserved: 78 %
+-- unused, over the 30 % and 256 MiB thresholds.
+local function growth_trace()
+  local MB = 1000000
+  local ev, alloc, addr = {}, 0, 4096
+  local function mem(ts, b, a)
+    alloc = alloc + b
+    ev[#ev + 1] = { ph = "i", s = "t", name = "[memory]", pid = 1, tid = 1, ts = ts, args = { ["Device Type"] = 1,
+      ["Device Id"] = 0, Addr = a, Bytes = b, ["Total Allocated"] = alloc, ["Total Reserved"] = 2000 * MB } }
+  end
+  for k = 1, 4 do
+    local s = (k - 1) * 10000
+    ev[#ev + 1] = { ph = "X", cat = "user_annotation", name = "ProfilerStep#" .. k, pid = 1, tid = 1, ts = s, dur = 10000 }
+    ev[#ev + 1] = { ph = "X", cat = "cpu_op", name = "aten::empty", pid = 1, tid = 1, ts = s + 100, dur = 100 }
+    ev[#ev + 1] = { ph = "X", cat = "cpu_op", name = "aten::mm", pid = 1, tid = 1, ts = s + 1000, dur = 2000 }
+    addr = addr + 1; mem(s + 150, 100 * MB, addr)
+    addr = addr + 1; mem(s + 1500, 50 * MB, addr); mem(s + 2500, -50 * MB, addr)
+  end
+  return perflab.parse("growth.json", cjson.encode({ traceEvents = ev }), { format = "kineto" })
+end
+
+function TestMemory:test_growth_and_fragmentation()
+  local rep = recipes.run("memory", { growth_trace() }, {})
+  local g, f
+  for _, x in ipairs(rep.findings) do
+    if x.rule == "memory.growth" then g = x elseif x.rule == "memory.fragmentation" then f = x end
+  end
+  lu.assertNotNil(g)
+  lu.assertAlmostEquals(g.evidence.slope_bytes_per_step, 100000000, 1e-3)
+  lu.assertEquals(g.evidence.steps, 4)
+  lu.assertEquals(g.evidence.never_freed, 4)
+  lu.assertNotNil(f)
+  lu.assertEquals(f.evidence.allocated_bytes, 450000000)
+  lu.assertEquals(f.evidence.unused_bytes, 1550000000)
+  local pk = rep.tables.peaks:row(1)
+  lu.assertEquals({ pk.peak_bytes, pk.op, pk.step }, { 450000000, "aten::mm", 4 })
+  -- what held it: the four kept blocks and the temporary, largest first
+  local held = rep.tables.at_peak:col("bytes"):to_lua()
+  lu.assertEquals(held, { 100000000, 100000000, 100000000, 100000000, 50000000 })
+  local ops = rep.tables.at_peak:col("op"):to_lua()
+  lu.assertEquals(ops[5], "aten::mm")
+  lu.assertEquals(ops[1], "aten::empty")
+  -- allocated at the end of each step (the growth finding's series)
+  local st = rep.tables.steps
+  lu.assertEquals(st:col("end_allocated_bytes"):to_lua(), { 100000000, 200000000, 300000000, 400000000 })
+end
+
+-- no growth: everything freed in its step, no growth finding, no note
+function TestMemory:test_no_growth()
+  local ev, MB = {}, 1000000
+  for k = 1, 4 do
+    local s = (k - 1) * 10000
+    ev[#ev + 1] = { ph = "X", cat = "user_annotation", name = "ProfilerStep#" .. k, pid = 1, tid = 1, ts = s, dur = 10000 }
+    ev[#ev + 1] = { ph = "i", s = "t", name = "[memory]", pid = 1, tid = 1, ts = s + 100, args = { ["Device Type"] = 1,
+      ["Device Id"] = 0, Addr = k, Bytes = 10 * MB, ["Total Allocated"] = 10 * MB, ["Total Reserved"] = 20 * MB } }
+    ev[#ev + 1] = { ph = "i", s = "t", name = "[memory]", pid = 1, tid = 1, ts = s + 200, args = { ["Device Type"] = 1,
+      ["Device Id"] = 0, Addr = k, Bytes = -10 * MB, ["Total Allocated"] = 0, ["Total Reserved"] = 20 * MB } }
+  end
+  local rep = recipes.run("memory", { perflab.parse("flat.json", cjson.encode({ traceEvents = ev }), { format = "kineto" }) }, {})
+  for _, x in ipairs(rep.findings) do lu.assertNotEquals(x.rule, "memory.growth") end
+  lu.assertEquals(#rep.notes, 0)
+  lu.assertEquals(rep.tables.allocations:col("lifetime_ns"):to_lua(), { 100000, 100000, 100000, 100000 })
+end
+
 os.exit(lu.LuaUnit.run())

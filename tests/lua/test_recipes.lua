@@ -132,7 +132,7 @@ function TestSearchPath:test_unknown_recipe()
   local out, rc = perflab_cli("run no-such-recipe " .. KT, { PERFLAB_PATH = REC })
   lu.assertEquals(rc, 2)
   -- the list is sorted and names every recipe on the path (bundled ones grow)
-  lu.assertStrMatches(out, "perflab: unknown recipe 'no%-such%-recipe' %(available: .*bad, .*failr, .*leak, myrec, .*needy, .*readg, .*top%-kernels.*%)\n")
+  lu.assertStrMatches(out, "perflab: unknown recipe 'no%-such%-recipe' %(available: .*bad, .*failr, .*leak, .*myrec, .*needy, .*readg, .*top%-kernels.*%)\n")
 end
 
 function TestSearchPath:test_recipe_by_path()
