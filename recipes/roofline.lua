@@ -184,7 +184,7 @@ end
 -- the ops the GEMM rules above leave out get their work from it
 local function merge_ops_model(p, by, skipped)
   local O = require "perflab.ops"
-  local _, _, o = O.groups(p)
+  local _, _, o = O.groups(p, { work_only = true })
   if not o or not o:has("external_id") then return by, skipped end
   o = o:filter(o:col("flops"):present() & o:col("bytes"):present() & o:col("external_id"):present())
   if o:nrows() == 0 then return by, skipped end

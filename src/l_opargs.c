@@ -7,7 +7,6 @@
 #include "lbind.h"
 #include "opargs.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define MAXITEMS 256
@@ -74,8 +73,7 @@ static int l_parse(lua_State *L) {
     if (items_of(L, f + 1, &s[f], &n[f], it[f], &k[f], fields[f]) < 0) { lua_pushnil(L); lua_insert(L, -2); return 2; }
   size_t m = k[0];
   for (int f = 1; f < 4; f++) if (k[f] > m) m = k[f];
-  int64_t *buf = malloc(MAXINTS * sizeof *buf);
-  if (!buf) return luaL_error(L, "out of memory");
+  int64_t *buf = lua_newuserdatauv(L, MAXINTS * sizeof *buf, 0);   /* freed by the GC, also on an error */
   char str[256];
   lua_createtable(L, (int)m, 0);
   for (size_t i = 0; i < m; i++) {
@@ -112,7 +110,6 @@ static int l_parse(lua_State *L) {
     }
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
-  free(buf);
   return 1;
 }
 

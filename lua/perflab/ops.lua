@@ -286,7 +286,9 @@ local function famof(n) local m = models[n]; return m and m.family or nil end
 -- Returns groups (nil where the trace has no shapes), notes (array of
 -- text).  opts.clock = "trace_us": each device interval ends where the
 -- trace's µs floats add up (ts + dur in binary64), as TraceLens computes
--- it; the default is exact nanoseconds.
+-- it; the default is exact nanoseconds.  opts.work_only: only the calls
+-- with their flops, bytes and precision (third value; no kernel times, no
+-- groups).
 function M.groups(p, opts)
   opts = opts or {}
   local notes = {}
@@ -308,7 +310,7 @@ function M.groups(p, opts)
     notes[#notes + 1] = string.format("%d calls of %d operators with shapes have no FLOP formula (perflab.ops.models): " ..
       "not in the FLOP totals", un:nrows(), names:nrows())
   end
-  local dev = device_work(p)
+  local dev = not opts.work_only and device_work(p) or nil
   -- kernels replayed by a CUDA/HIP graph launch have no op of their own
   -- (the graph handling counts them); here they are counted apart
   local rt = p.tables.runtime
@@ -337,7 +339,7 @@ function M.groups(p, opts)
     busy, cnt = I.enclosed(o, dev, qopts)
     busy = busy / scale
     if dev:has("rt_name") then end
-  else
+  elseif not opts.work_only then
     notes[#notes + 1] = "no kernel links to a CPU operator (no runtime table with correlation ids): no kernel time per op"
   end
   if busy then
@@ -365,7 +367,9 @@ function M.groups(p, opts)
   local pc = g:broadcast(T.from_rows(per, { "flops", "bytes", "precision" }))
   local fl, by = pc:col("flops"), pc:col("bytes")
   local ku = o:col("kernel_us")
-  o = o:with("flops", fl):with("bytes", by):with("precision", pc:col("precision")):with("tflops", fl / ku * 1e-6):with("tbps", by / ku * 1e-6)
+  o = o:with("flops", fl):with("bytes", by):with("precision", pc:col("precision"))
+  if opts.work_only then return nil, notes, o end
+  o = o:with("tflops", fl / ku * 1e-6):with("tbps", by / ku * 1e-6)
   local spec = { { "kernel_us_sum", "sum", "kernel_us" }, { "outer_calls", "count", where = M.outer_mask(o) } }
   for _, c in ipairs { "kernel_us", "tflops", "tbps" } do
     spec[#spec + 1] = { c .. "_mean", "mean", c }

@@ -208,6 +208,10 @@ static const bcase cases[] = {
   {"IntervalSet:to_arrays", "local s, e = A:to_arrays(); return s[1], e[1]"},
   {"intervals.from_table", "local sets, keys = IV.from_table(t0, 'v', 'v', {duration = true, by = 'k', where = {true, false, true}}); return #keys, IV.from_table(t0, 'v', 'x', {duration = true}):length()"},
   {"intervals.innermost", "local ops = T.from_rows({{start_ns=0,duration_ns=10},{start_ns=2,duration_ns=4}}, {'start_ns','duration_ns'}); local c = IV.innermost(ops, ops); return #c:to_lua(), c:to_lua()[2]"},
+  {"intervals.enclosed", "local ops = T.from_rows({{start_ns=0,duration_ns=10},{start_ns=2,duration_ns=4}}, {'start_ns','duration_ns'}); local q = T.from_rows({{p=3,start_ns=100,end_ns=110},{p=8,start_ns=105,end_ns=120}}, {'p','start_ns','end_ns'}); local b, c = IV.enclosed(ops, q, {point = 'p'}); return b:to_lua()[1], c:to_lua()[2]"},
+  {"opargs.parse", "local x = require('perflab.opargs').parse('[[2,3],[],[[1],[2]]]', '[\"c10::Half\",\"Scalar\",\"TensorList\"]', '[[3,1],[],[]]', '[\"\",\"1\",\"\"]'); return #x, x[1].dims[2], x[2].value, #x[3].list"},
+  {"opargs.dtype", "return require('perflab.opargs').dtype('long int')"},
+  {"opargs.precision", "return require('perflab.opargs').precision('[\"long int\",\"c10::BFloat16\"]')"},
   {"intervals.step_integral", "return IV.step_integral({0, 5}, {10, 20}, {0.5, 0.75}, {cap = 1})"},
   {"intervals.series_windows", "local a, c, at = IV.series_windows({0, 10, 20}, false, {1.0, 2.0, 3.0}, {5, 25}, {15, 40}); return a[1], c[1], at[2]"},
   {"intervals.step_levels", "local r = IV.step_levels({0, 2, 3, 3, 5, 6}, {1, 1, -1, 1, -1, -1}, {windows = 3}); return r.max, r.at, r.area, r.mean, r.window_max[2], r.window_start[3]"},
@@ -261,7 +265,7 @@ static lua_State *bare_state(alloc_ctl *ctl) {
     {"perflab.table", luaopen_perflab_table}, {"perflab.stats", luaopen_perflab_stats},
     {"perflab.intervals", luaopen_perflab_intervals}, {"perflab.formats", luaopen_perflab_formats},
     {"perflab.sys", luaopen_perflab_sys}, {"perflab.options", luaopen_perflab_options},
-    {"perflab.occupancy_calc", luaopen_perflab_occupancy_calc}, {NULL, NULL}};
+    {"perflab.occupancy_calc", luaopen_perflab_occupancy_calc}, {"perflab.opargs", luaopen_perflab_opargs}, {NULL, NULL}};
   luaL_setfuncs(L, mods, 0);
   lua_pop(L, 1);                                                       /* [] */
   lua_pushstring(L, tmpdir); lua_setglobal(L, "TMP");
@@ -339,7 +343,7 @@ static void completeness(void) {
     "    if type(v) == 'function' and not CASES[prefix .. k] and not k:match('^__') then missing[#missing + 1] = prefix .. k end\n"
     "  end\n"
     "end\n"
-    "for _, m in ipairs({'table', 'stats', 'intervals', 'formats', 'sys', 'options', 'occupancy_calc'}) do each(require('perflab.' .. m), m .. '.') end\n"
+    "for _, m in ipairs({'table', 'stats', 'intervals', 'formats', 'sys', 'options', 'occupancy_calc', 'opargs'}) do each(require('perflab.' .. m), m .. '.') end\n"
     "each(getmetatable(t0).__index, 'Table:')\n"
     "each(getmetatable(t0:col('x')).__methods, 'Column:')\n"
     "each(getmetatable(t0:group_by('k')).__index, 'Group:')\n"
