@@ -38,6 +38,7 @@ typedef struct kev {
   sv argname;               /* args "name": a process_name metadata event's name */
   int64_t ts, dur, flow_id;
   int64_t corr, ext, device, stream, context, regs, bytes, cbid, seq, fwd;
+  int64_t wait_stream, wait_record;   /* cuda_sync: wait_on_stream, wait_on_cuda_event_record_corr_id */
   int64_t begin_ns, end_ns; /* rocprof's Chrome trace: args BeginNs / EndNs, exact ns */
   double smem, bps, wps, occ, theo, bw, flops;
   int64_t grid[3], block[3];
@@ -64,10 +65,12 @@ static const argdef ARGS[] = {
   AI("correlation", corr), AI("External id", ext), AI("external id", ext),
   AN("warps per SM", wps),
   AN("shared memory", smem), AN("blocks per SM", bps), AI("Fwd thread id", fwd),
+  AI("wait_on_stream", wait_stream),
   AI("Sequence number", seq),
   AI("registers per thread", regs),
   AN("memory bandwidth (GB/s)", bw), AN("theoretical occupancy %", theo),
   AN("est. achieved occupancy %", occ),
+  AI("wait_on_cuda_event_record_corr_id", wait_record),
 };
 #undef AI
 #undef AN
@@ -86,7 +89,8 @@ static inline const argdef *arg_find(const char *s, size_t n) {
   switch (n) {
     ARG_LEN(4, 0, 4) ARG_LEN(5, 4, 9) ARG_LEN(6, 9, 11) ARG_LEN(7, 11, 13) ARG_LEN(9, 13, 14)
     ARG_LEN(10, 14, 16) ARG_LEN(11, 16, 19) ARG_LEN(12, 19, 20) ARG_LEN(13, 20, 23)
-    ARG_LEN(15, 23, 24) ARG_LEN(20, 24, 25) ARG_LEN(23, 25, 27) ARG_LEN(25, 27, 28)
+    ARG_LEN(14, 23, 24) ARG_LEN(15, 24, 25) ARG_LEN(20, 25, 26) ARG_LEN(23, 26, 28) ARG_LEN(25, 28, 29)
+    ARG_LEN(33, 29, 30)
     default: return NULL;
   }
 #undef ARG_LEN
@@ -232,8 +236,12 @@ static const coldef EV_COLS[] = {
   { "flow_id", PL_INT, "flow id (s/f events)" },
   { "correlation", PL_INT, "CUPTI/roctracer correlation id (links a launch to its kernel)" },
   { "external_id", PL_INT, "'External id' / 'external id': links GPU work to the CPU operator" },
+  { "stream", PL_INT, "the 'stream' argument as written (GPU work, cuda_sync events; missing elsewhere)" },
+  { "wait_on_stream", PL_INT, "cuda_sync: the stream an event sync or stream-wait-event waits on" },
+  { "wait_on_record_corr", PL_INT, "cuda_sync: correlation id of the cudaEventRecord it waits on" },
 };
-enum { EV_NAME, EV_CAT, EV_PH, EV_TS, EV_DUR, EV_PID, EV_TID, EV_FLOW, EV_CORR, EV_EXT };
+enum { EV_NAME, EV_CAT, EV_PH, EV_TS, EV_DUR, EV_PID, EV_TID, EV_FLOW, EV_CORR, EV_EXT,
+       EV_STREAM, EV_WSTREAM, EV_WREC };
 
 static const coldef KN_COLS[] = {
   { "name", PL_STR, "kernel name as in the trace" },
@@ -370,6 +378,7 @@ static void ev_reset(kev *e) {
   e->ctr = ctr; e->capctr = cap;
   e->ts = e->dur = e->flow_id = PL_INT_NA;
   e->corr = e->ext = e->device = e->stream = e->context = e->regs = e->bytes = e->cbid = e->seq = e->fwd = PL_INT_NA;
+  e->wait_stream = e->wait_record = PL_INT_NA;
   e->begin_ns = e->end_ns = PL_INT_NA;
   e->smem = e->bps = e->wps = e->occ = e->theo = e->bw = e->flops = NAN;
 }
@@ -700,11 +709,12 @@ static void emit_event(kctx *k) {
   if (k->nrp && !e->cat.set) cls = roc_class(k, e);
   int complete = e->ph.n == 1 && ph[0] == 'X';
   if (k->ev.t) {
-    cell v[10];
+    cell v[13];
     nameid = intern(k, &e->name); pidid = intern_w(k, &e->pid); tidid = intern_w(k, &e->tid);
     v[EV_NAME].s = nameid; v[EV_CAT].s = intern_w(k, &e->cat); v[EV_PH].s = intern_w(k, &e->ph);
     v[EV_TS].i = e->ts; v[EV_DUR].i = e->dur; v[EV_PID].s = pidid; v[EV_TID].s = tidid;
     v[EV_FLOW].i = e->flow_id; v[EV_CORR].i = e->corr; v[EV_EXT].i = e->ext;
+    v[EV_STREAM].i = e->stream; v[EV_WSTREAM].i = e->wait_stream; v[EV_WREC].i = e->wait_record;
     fast_row(&k->ev, v);
   }
 #define NAMEID() (nameid ? nameid : (nameid = intern(k, &e->name)))
