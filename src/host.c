@@ -76,6 +76,7 @@ static const luaL_Reg builtin_modules[] = {
   {"perflab.intervals", luaopen_perflab_intervals},
   {"perflab.options", luaopen_perflab_options},
   {"perflab.occupancy_calc", luaopen_perflab_occupancy_calc},
+  {"perflab.critpath", luaopen_perflab_critpath},
   {"cjson", luaopen_cjson},
   {NULL, NULL}
 };
