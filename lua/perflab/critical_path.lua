@@ -32,12 +32,14 @@ M.rules = {
     "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
     "cudaMemcpyAsync", "cudaMemsetAsync", "cudaLaunchCooperativeKernel",
     "runFunction - job_prep_and_submit_for_execution",
+    "hipLaunchKernel", "hipExtLaunchKernel", "hipExtModuleLaunchKernel", "hipModuleLaunchKernel",
+    "hipMemcpyAsync", "hipMemsetAsync", "hipMemcpyWithStream",
   },
   launch_prefixes = { "cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch" },
   -- blocking calls: their own span weighs 0 (the wait shows as a sync edge)
   blocking_calls = {
     "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery", "cudaEventSynchronize",
-    "cudaMemcpy", "cudaMemcpyAsync",
+    "cudaMemcpy",
   },
   event_record = { "cudaEventRecord" },
   wait_event_call = { "cudaStreamWaitEvent" },

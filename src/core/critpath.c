@@ -10,6 +10,7 @@
 #include "critpath.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,16 +44,6 @@ static void *xcalloc(cp *c, size_t n, size_t sz) {
   return p;
 }
 
-static int64_t ceil_us(int64_t t) {
-  int64_t q = t / 1000, r = t % 1000;
-  if (r > 0) q++;
-  return q * 1000;
-}
-static int64_t floor_us(int64_t t) {
-  int64_t q = t / 1000, r = t % 1000;
-  if (r < 0) q--;
-  return q * 1000;
-}
 
 static void add_edge(cp *c, int64_t u, int64_t v, uint8_t type, int zero, int64_t attr) {
   if (u < 0 || v < 0 || u == v || c->oom) return;
@@ -133,15 +124,22 @@ static int window(cp *c) {
       if (c->end[i] > hi) hi = c->end[i];
     }
   } else {
+    /* the instances in time order (HTA's frame is sorted by time) */
     size_t seen = 0;
-    for (size_t i = 0; i < n; i++) {
-      if (!(in->flags[i] & PL_CP_N_ANNOTATION)) continue;
-      if ((int64_t)seen >= in->inst_lo && (int64_t)seen <= in->inst_hi) {
-        if (c->ts[i] < lo) lo = c->ts[i];
-        if (c->end[i] > hi) hi = c->end[i];
-      }
-      seen++;
+    for (size_t i = 0; i < n; i++) if (in->flags[i] & PL_CP_N_ANNOTATION) seen++;
+    key4 *a = xcalloc(c, seen, sizeof *a);
+    if (!a) return -1;
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++)
+      if (in->flags[i] & PL_CP_N_ANNOTATION) a[j++] = (key4){ { c->ts[i], 0, 0, 0 }, (int64_t)i };
+    qsort(a, seen, sizeof *a, cmp_key4);
+    for (size_t q = 0; q < seen; q++) {
+      if ((int64_t)q < in->inst_lo || (int64_t)q > in->inst_hi) continue;
+      int64_t i = a[q].i;
+      if (c->ts[i] < lo) lo = c->ts[i];
+      if (c->end[i] > hi) hi = c->end[i];
     }
+    free(a);
     o->ninst = seen;
     if (in->inst_lo < 0 || in->inst_hi < in->inst_lo || (int64_t)seen <= in->inst_hi) {
       snprintf(o->err, sizeof o->err, "instance %lld of the annotation not found: the trace has %zu",
@@ -635,7 +633,17 @@ int pl_cp_run(const pl_cp_in *in, pl_cp_out *out) {
   if (c.oom) goto done;
   for (size_t i = 0; i < n; i++) {
     int64_t t = in->ts[i], e = in->ts[i] + in->dur[i];
-    if (in->round_us) { t = ceil_us(t); e = floor_us(e); }
+    if (in->round_us) {
+      /* as HTA computes it: the microseconds as doubles (the trace's text
+      ** read by a JSON parser), end = ts + dur in double arithmetic, then ts
+      ** up and end down to whole microseconds.  At 1.7e15 us a double's step
+      ** is 0.25 us, so an end within 0.125 us below a whole us rounds up to
+      ** it first; the exact ns would give 1 us less there. */
+      double td = (double)(in->ts[i] / 1000) + (double)(in->ts[i] % 1000) / 1000.0;
+      double dd = (double)(in->dur[i] / 1000) + (double)(in->dur[i] % 1000) / 1000.0;
+      double ed = td + dd;
+      t = (int64_t)ceil(td) * 1000; e = (int64_t)floor(ed) * 1000;
+    }
     c.ts[i] = t; c.end[i] = e; c.dur[i] = e - t;
   }
   index_correlation(&c);
