@@ -168,6 +168,7 @@ function M.analyze(p, opts)
     end
     return nil, err
   end
+  r.events_raw = ev
   ev = ev:with("ts_ns", r.times:col("ts_ns")):with("dur_ns", r.times:col("dur_ns"))
   r.events, r.annotation, r.rounded = ev, annotation, rounded
   -- edge types and HTA's bound_by per path edge

@@ -89,6 +89,19 @@ function TestCriticalPath:test_end_to_end_length()
   lu.assertTrue(math.abs(r.length_ns - want) / want < 1e-5, tostring(r.length_ns))
 end
 
+-- the chrome-trace export marks the 159 events and draws HTA's 21 critical
+-- flow edges (dependency, launch, sync) of simple_add instance 1
+function TestCriticalPath:test_export_marks_path()
+  local c = CASES.simple_add
+  local p = load(c[1])
+  local r = CPA.analyze(p, { annotation = c[2], instance = c[3] })
+  local text = require("perflab.trace").chrome(p, { critical_path = r })
+  local crit = select(2, text:gsub('"critical":1', ""))
+  local flows = select(2, text:gsub('"ph":"s","id":%d+,"pid":%d+,"tid":%d+,"ts":[%d.]+,"cat":"critical_path_', ""))
+  lu.assertEquals(crit, 159)
+  lu.assertEquals(flows, 21)
+end
+
 -- what cannot be analysed says why
 function TestCriticalPath:test_refusals()
   local r, why = CPA.analyze(load(K .. "hta_cpu_only_rank-34.pt.trace.json.gz"), {})
