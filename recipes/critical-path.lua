@@ -69,8 +69,8 @@ end
 return {
   name = "critical-path",
   summary = "the critical path of a step (HTA's algorithm): its length, what bounds it (CPU, GPU, launch, gaps, sync) and its events",
-  needs = { "events" },
-  tables = { "events" },
+  needs = { "events|runtime" },   -- runtime: an Nsight Systems export
+  tables = { "events", "kernels", "runtime", "memcpy", "memset" },
   options = {
     annotation = { type = "string", default = "auto",
                    help = "the step: events whose name contains this text (\"auto\": ProfilerStep when there are steps; empty: the whole trace)" },

@@ -120,14 +120,56 @@ end
 
 --- The events HTA's graph is built from (rows with a duration and a category
 -- other than "Trace"), their codes, and the analysis.
+-- An Nsight Systems export (SQLite): its kernel, copy, set and runtime rows
+-- in the shape of a Kineto events table (no CPU operators; no sync records:
+-- the reader does not take CUPTI's synchronization activity).
+local function nsys_events(p)
+  if not (p:has("kernels") and p:has("runtime") and p:table("kernels"):has("correlation")
+          and p:table("kernels"):has("start_ns") and p:table("runtime"):has("correlation")) then
+    return nil
+  end
+  local function const(t, v) return t:col("name"):present():map(function() return v end) end
+  local function none(c) return c:keep(c:present() & ~c:present()) end
+  local parts = {}
+  local function add(t, cat, gpu)
+    if not (t and t:nrows() > 0 and t:has("start_ns") and t:has("duration_ns")) then return end
+    local st = gpu and t:col("stream") or none(t:col("correlation"))
+    local e = t:select("name"):with("cat", const(t, cat)):with("ph", const(t, "X"))
+      :with("ts_ns", t:col("start_ns")):with("dur_ns", t:col("duration_ns"))
+      :with("pid", T.sprintf("%d", gpu and t:col("device") or t:col("pid")))
+      :with("tid", T.sprintf("%d", gpu and t:col("stream") or t:col("tid")))
+      :with("correlation", t:col("correlation")):with("stream", st)
+      :with("wait_on_stream", none(t:col("correlation"))):with("wait_on_record_corr", none(t:col("correlation")))
+    parts[#parts + 1] = e
+  end
+  add(p:table("kernels"), "kernel", true)
+  if p:has("memcpy") then add(p:table("memcpy"), "gpu_memcpy", true) end
+  if p:has("memset") then add(p:table("memset"), "gpu_memset", true) end
+  add(p:table("runtime"), "cuda_runtime", false)
+  return T.concat(table.unpack(parts))
+end
+
 function M.analyze(p, opts)
   opts = opts or {}
   local CP = require "perflab.critpath"
-  if not p:has("events") or not p:table("events"):has("stream") then
-    return nil, string.format("%s input has no timeline events with stream and correlation (a Kineto/Chrome trace "
-      .. "from the PyTorch profiler is needed)", p.format or "this")
+  local ev0
+  if p:has("events") and p:table("events"):has("stream") then
+    ev0 = p:table("events")
+  elseif p.format == "nsys-sqlite" then
+    ev0 = nsys_events(p)
+    if not ev0 then
+      return nil, "this Nsight Systems export has no kernel and runtime rows with correlation ids (CUPTI activity "
+        .. "tables CUPTI_ACTIVITY_KIND_KERNEL and CUPTI_ACTIVITY_KIND_RUNTIME)"
+    end
+    if not opts.allow_missing_sync then
+      return nil, "no sync events: perflab reads an Nsight Systems export's kernels, copies and runtime calls "
+        .. "(with correlation) but not its CUDA synchronization records, so the GPU→CPU waits of synchronizing calls "
+        .. "cannot be placed; --set allow_missing_sync=true builds the path without them (and without CPU operators)"
+    end
+  else
+    return nil, string.format("%s input has no timeline events with stream and correlation: a Kineto/Chrome trace "
+      .. "from the PyTorch profiler, or an Nsight Systems SQLite export, is needed", p.format or "this")
   end
-  local ev0 = p:table("events")
   local cat0 = text(ev0, "cat")
   local keep = ev0:col("dur_ns"):present() & ev0:col("ts_ns"):present() & cat0:present() & cat0:ne("Trace")
   local ev = ev0:filter(keep, { "name", "cat", "ph", "ts_ns", "dur_ns", "pid", "tid", "correlation", "stream",
