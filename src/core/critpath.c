@@ -240,10 +240,20 @@ static void call_stacks(cp *c) {
   ept *ep = xcalloc(c, 2 * m, sizeof *ep);
   int64_t *stack = xcalloc(c, m + 1, sizeof *stack);
   if (c->oom) goto done;
-  size_t j = 0;
+  /* group by thread: a counting sort over the dense thread ids (trace order kept) */
+  int64_t tmax = 0;
+  for (size_t i = 0; i < n; i++) if (c->inc[i] && in->thread[i] > tmax) tmax = in->thread[i];
+  size_t *cnt = xcalloc(c, (size_t)tmax + 3, sizeof *cnt);
+  if (!cnt) goto done;
+  for (size_t i = 0; i < n; i++) if (c->inc[i]) cnt[(in->thread[i] < 0 ? 0 : (size_t)in->thread[i] + 1) + 1]++;
+  for (size_t t = 1; t < (size_t)tmax + 3; t++) cnt[t] += cnt[t - 1];
   for (size_t i = 0; i < n; i++)
-    if (c->inc[i]) { k[j].k[0] = in->thread[i]; k[j].k[1] = 0; k[j].k[2] = 0; k[j].k[3] = 0; k[j].i = (int64_t)i; j++; }
-  qsort(k, m, sizeof *k, cmp_key4);
+    if (c->inc[i]) {
+      size_t t = in->thread[i] < 0 ? 0 : (size_t)in->thread[i] + 1;
+      key4 *x = &k[cnt[t]++];
+      x->k[0] = in->thread[i]; x->k[1] = x->k[2] = x->k[3] = 0; x->i = (int64_t)i;
+    }
+  free(cnt);
   for (size_t a = 0; a < m;) {
     size_t b = a;
     while (b < m && k[b].k[0] == k[a].k[0]) b++;
@@ -358,8 +368,11 @@ static void event_links(cp *c, int64_t *rec_launch, int64_t *wait_next) {
   /* record correlation -> (device, stream) from the sync events that wait on it */
   size_t nr = 0;
   for (size_t i = 0; i < n; i++) if (in->wait_stream[i] > -1 && in->wait_record[i] >= 0) nr++;
+  size_t nl = 0;
+  for (size_t i = 0; i < n; i++)
+    if (is_launch(c, i) || (in->flags[i] & (PL_CP_N_EVENT_RECORD | PL_CP_N_WAIT_EVENT_CALL))) nl++;
   key4 *rs = xcalloc(c, nr, sizeof *rs);
-  key4 *k = xcalloc(c, 2 * n + 1, sizeof *k);
+  key4 *k = xcalloc(c, nl + 1, sizeof *k);
   if (c->oom) { free(rs); free(k); return; }
   size_t j = 0;
   for (size_t i = 0; i < n; i++)
@@ -424,8 +437,13 @@ static void kernels(cp *c) {
   int64_t *qrt = xcalloc(c, n, sizeof *qrt), *qk = xcalloc(c, n, sizeof *qk);
   int64_t *rec_launch = xcalloc(c, n, sizeof *rec_launch), *wait_next = xcalloc(c, n, sizeof *wait_next);
   int64_t *ksync = xcalloc(c, n, sizeof *ksync);
-  key4 *rows = xcalloc(c, n, sizeof *rows), *sk = xcalloc(c, n, sizeof *sk);
-  key4 *recs = xcalloc(c, n, sizeof *recs);
+  size_t ngpu = 0, nrec = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (in->stream[i] != -1 || (in->flags[i] & (PL_CP_N_EVENT_SYNC | PL_CP_N_CONTEXT_SYNC))) ngpu++;
+    if (in->flags[i] & PL_CP_N_EVENT_RECORD) nrec++;
+  }
+  key4 *rows = xcalloc(c, ngpu, sizeof *rows), *sk = xcalloc(c, ngpu, sizeof *sk);
+  key4 *recs = xcalloc(c, nrec, sizeof *recs);
   int64_t *sid = xcalloc(c, n, sizeof *sid), *lastn = NULL, *order = NULL;
   if (c->oom) goto done;
   queue_lengths(c, qrt, qk);
@@ -438,9 +456,13 @@ static void kernels(cp *c) {
   qsort(recs, rm.n, sizeof *recs, cmp_key4);
   /* dense (device, stream) ids */
   size_t ns = 0;
-  for (size_t i = 0; i < n; i++) { sk[i] = (key4){ { in->pid[i], in->stream[i], 0, 0 }, (int64_t)i }; ksync[i] = NONE; }
-  qsort(sk, n, sizeof *sk, cmp_key4);
-  for (size_t a = 0; a < n; a++) {
+  size_t nk = 0;
+  for (size_t i = 0; i < n; i++) {
+    ksync[i] = NONE; sid[i] = 0;
+    if (in->stream[i] != -1) sk[nk++] = (key4){ { in->pid[i], in->stream[i], 0, 0 }, (int64_t)i };
+  }
+  qsort(sk, nk, sizeof *sk, cmp_key4);
+  for (size_t a = 0; a < nk; a++) {
     if (a > 0 && (sk[a].k[0] != sk[a - 1].k[0] || sk[a].k[1] != sk[a - 1].k[1])) ns++;
     sid[sk[a].i] = (int64_t)ns;
   }
@@ -526,29 +548,30 @@ done:
 
 /* ---- longest path ------------------------------------------------------ */
 
-static int cmp_edge_uv(const void *a, const void *b) {
-  const edge *x = a, *y = b;
-  if (x->u != y->u) return x->u < y->u ? -1 : 1;
-  if (x->v != y->v) return x->v < y->v ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-static int cmp_edge_seq(const void *a, const void *b) {
-  const edge *x = a, *y = b;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 static int longest(cp *c) {
   pl_cp_out *o = c->out;
   size_t nn = c->nn;
-  /* one edge per (u, v): the last added wins (a graph keeps one) */
-  qsort(c->e, c->ne, sizeof *c->e, cmp_edge_uv);
-  size_t w = 0;
-  for (size_t a = 0; a < c->ne; a++) {
-    if (a + 1 < c->ne && c->e[a + 1].u == c->e[a].u && c->e[a + 1].v == c->e[a].v) continue;
-    c->e[w++] = c->e[a];
+  /* one edge per (u, v): the last added wins (a graph keeps one).  Edges
+  ** into a node are few: a duplicate is found among them (counting sort
+  ** by target, then a scan of each target's list) */
+  {
+    size_t *cnt = xcalloc(c, nn + 1, sizeof *cnt), *ord = xcalloc(c, c->ne, sizeof *ord);
+    uint8_t *drop = xcalloc(c, c->ne, 1);
+    if (c->oom) { free(cnt); free(ord); free(drop); return -1; }
+    for (size_t a = 0; a < c->ne; a++) cnt[c->e[a].v + 1]++;
+    for (size_t v = 0; v < nn; v++) cnt[v + 1] += cnt[v];
+    size_t *fill = xcalloc(c, nn, sizeof *fill);
+    if (!fill) { free(cnt); free(ord); free(drop); return -1; }
+    for (size_t a = 0; a < c->ne; a++) { size_t v = (size_t)c->e[a].v; ord[cnt[v] + fill[v]++] = a; }
+    for (size_t v = 0; v < nn; v++)
+      for (size_t x = cnt[v]; x < cnt[v + 1]; x++)
+        for (size_t y = x + 1; y < cnt[v + 1]; y++)
+          if (c->e[ord[x]].u == c->e[ord[y]].u) { drop[ord[x]] = 1; break; }
+    size_t w = 0;
+    for (size_t a = 0; a < c->ne; a++) if (!drop[a]) { c->e[w] = c->e[a]; c->e[w].seq = (int64_t)w; w++; }
+    c->ne = w;
+    free(cnt); free(ord); free(drop); free(fill);
   }
-  c->ne = w;
-  qsort(c->e, c->ne, sizeof *c->e, cmp_edge_seq);
   o->nnodes = nn; o->nedges = c->ne;
   size_t *pstart = xcalloc(c, nn + 1, sizeof *pstart), *pe = xcalloc(c, c->ne, sizeof *pe);
   size_t *sstart = xcalloc(c, nn + 1, sizeof *sstart), *se = xcalloc(c, c->ne, sizeof *se);
