@@ -77,6 +77,7 @@ static const luaL_Reg builtin_modules[] = {
   {"perflab.options", luaopen_perflab_options},
   {"perflab.occupancy_calc", luaopen_perflab_occupancy_calc},
   {"perflab.opargs", luaopen_perflab_opargs},
+  {"perflab.critpath", luaopen_perflab_critpath},
   {"cjson", luaopen_cjson},
   {NULL, NULL}
 };

@@ -112,5 +112,6 @@ int luaopen_perflab_sys(lua_State *L);
 int luaopen_perflab_options(lua_State *L);
 int luaopen_perflab_occupancy_calc(lua_State *L);
 int luaopen_perflab_opargs(lua_State *L);
+int luaopen_perflab_critpath(lua_State *L);
 
 #endif

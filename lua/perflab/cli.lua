@@ -335,19 +335,36 @@ the nanoseconds kept.
                       trace's first event, with a unit: 2ms:5.5ms, 100us:1s
                       (ns, us, ms, s; a bare number is ns)
   --input-format ID   read FILE as format ID
+  --critical-path     mark the events on the critical path of a step
+                      (args.critical = 1) and draw flow arrows between them
+                      (cat "critical_path"; the critical-path recipe's graph)
+  --annotation TEXT   the step for --critical-path (default: ProfilerStep, or
+                      the whole trace without steps; "" the whole trace)
+  --instance N        which instance of it (0-based, time order; default 0)
 ]]
 
 function M.export(args)
   local pos, o = parse_args(args, { _cmd = "export", o = "value", output = "value", window = "value",
-    ["input-format"] = "value", lenient = "flag", help = "flag" })
+    ["input-format"] = "value", lenient = "flag", help = "flag",
+    ["critical-path"] = "flag", annotation = "value", instance = "value" })
   if o.help then write(usage.export); return 0 end
   if pos[1] ~= "chrome-trace" or #pos ~= 2 then io.stderr:write(usage.export); return 2 end
   local lo = load_opts(o)
   lo.tables = { "kernels", "memcpy", "memset", "runtime", "cpu_ops", "steps" }   -- what the export reads
+  if o["critical-path"] then lo.tables[#lo.tables + 1] = "events" end
   local p = profile.load(pos[2], lo)
   local trace = require "perflab.trace"
   local opts = {}
   if o.window then opts.window = trace.parse_window(o.window, p) end
+  if o["critical-path"] then
+    local inst = o.instance and math.tointeger(tonumber(o.instance))
+    if o.instance and (not inst or inst < 0) then fail("--instance needs a whole number >= 0, found " .. o.instance) end
+    local r, why = require("perflab.critical_path").analyze(p, { annotation = o.annotation, instance = inst or 0 })
+    if not r then fail(string.format("%s: no critical path: %s", pos[2], why)) end
+    opts.critical_path = r
+  elseif o.annotation or o.instance then
+    fail("--annotation and --instance go with --critical-path")
+  end
   local text = trace.chrome(p, opts)
   local dest = o.o or o.output
   if dest then

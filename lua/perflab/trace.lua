@@ -267,6 +267,26 @@ M.us = us
 -- JSON reader such as Perfetto's would refuse them)
 local function jstr(s) return json.encode(require("perflab.chart").utf8_clean(s)) end
 
+--- The keys (name, start ns, duration ns, as written) of a critical-path
+-- result's events, and its dependency, launch and sync hops between them.
+function M.critical_keys(r)
+  local raw = r.events_raw
+  local function k(i) return string.format("%s\0%d\0%d", raw:get(i, "name"), raw:get(i, "ts_ns"), raw:get(i, "dur_ns")) end
+  local set = {}
+  local path = r.path
+  local ev, st, ty, w = path:col("event"), path:col("is_start"), path:col("edge"), path:col("edge_weight_ns")
+  local flows = {}
+  local show = { critical_path_dependency = true, critical_path_kernel_launch_delay = true, critical_path_sync_dependency = true }
+  local n = path:nrows()
+  for i = 1, n do
+    set[k(ev[i])] = true
+    if i < n and show[ty[i]] and ev[i] ~= ev[i + 1] then
+      flows[#flows + 1] = { from = k(ev[i]), from_start = st[i], to = k(ev[i + 1]), to_start = st[i + 1], type = ty[i], weight = w[i] }
+    end
+  end
+  return { set = set, flows = flows }
+end
+
 function M.chrome(p, opts)
   opts = opts or {}
   local tl = M.collect(p, opts)
@@ -324,8 +344,19 @@ function M.chrome(p, opts)
       jstr(tk.kind == "gpu" and ("stream " .. tostring(tk.tid)) or ("thread " .. tostring(tk.tid)))))
   end
   local cat = { kernel = "kernel", memcpy = "gpu_memcpy", memset = "gpu_memset", runtime = "cuda_runtime", ["cpu op"] = "cpu_op" }
+  -- --critical-path: the path's events (by name, start and duration as the
+  -- trace wrote them) get args.critical = 1; the exported events by key
+  local crit, by_key = opts.critical_path and M.critical_keys(opts.critical_path), {}
+  local function key(e) return string.format("%s\0%d\0%d", e.name, e.start, e.dur) end
+  for _, l in ipairs({ tl.cpu, tl.gpu }) do
+    for _, e in ipairs(l) do
+      local k = key(e)
+      if crit and crit.set[k] then e.critical = true; by_key[k] = by_key[k] or e end
+    end
+  end
   for _, e in ipairs(tl.cpu) do
-    local args = e.corr and string.format('{"correlation":%d}', e.corr) or "{}"
+    local args = e.corr and string.format('{"correlation":%d%s}', e.corr, e.critical and ',"critical":1' or "")
+      or (e.critical and '{"critical":1}' or "{}")
     add(string.format('{"ph":"X","cat":"%s","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":%s}', cat[e.kind], jstr(e.name),
       npid(e.tk), ntid(e.tk), us(e.start - base), us(e.dur), args))
   end
@@ -334,12 +365,28 @@ function M.chrome(p, opts)
     if math.tointeger(e.device) then a[#a + 1] = string.format('"device":%d', e.device) end
     if math.tointeger(e.stream) then a[#a + 1] = string.format('"stream":%d', e.stream) end
     if e.corr then a[#a + 1] = string.format('"correlation":%d', e.corr) end
+    if e.critical then a[#a + 1] = '"critical":1' end
     add(string.format('{"ph":"X","cat":"%s","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{%s}}', cat[e.kind], jstr(e.name),
       npid(e.tk), ntid(e.tk), us(e.start - base), us(e.dur), table.concat(a, ",")))
   end
   for _, f in ipairs(tl.flows) do
     add(string.format('{"ph":"s","id":%d,"pid":%d,"tid":%d,"ts":%s,"cat":"ac2g","name":"ac2g"}', f.id, npid(f.from_tk), ntid(f.from_tk), us(f.from - base)))
     add(string.format('{"ph":"f","id":%d,"pid":%d,"tid":%d,"ts":%s,"cat":"ac2g","name":"ac2g","bp":"e"}', f.id, npid(f.to_tk), ntid(f.to_tk), us(f.to - base)))
+  end
+  -- the critical path's hops (HTA draws dependency, launch and sync edges)
+  if crit then
+    local id = 0
+    for _, f in ipairs(crit.flows) do
+      local a, b = by_key[f.from], by_key[f.to]
+      if a and b then
+        id = id + 1
+        local ta, tb = f.from_start and a.start or a.start + a.dur, f.to_start and b.start or b.start + b.dur
+        add(string.format('{"ph":"s","id":%d,"pid":%d,"tid":%d,"ts":%s,"cat":%s,"name":"critical_path","args":{"weight_us":%s}}',
+          id, npid(a.tk), ntid(a.tk), us(ta - base), jstr(f.type), us(f.weight)))
+        add(string.format('{"ph":"f","id":%d,"pid":%d,"tid":%d,"ts":%s,"cat":%s,"name":"critical_path","bp":"e"}',
+          id, npid(b.tk), ntid(b.tk), us(tb - base), jstr(f.type)))
+      end
+    end
   end
   return string.format('{"schemaVersion":1,"displayTimeUnit":"ns","baseTimeNanoseconds":%d,"traceName":%s,\n"traceEvents":[\n%s\n]}\n',
     base, jstr(p.source or ""), table.concat(out, ",\n"))

@@ -20,6 +20,7 @@
 #include "memattr.h"
 #include "scan.h"
 
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ typedef struct kev {
   sv argname;               /* args "name": a process_name metadata event's name */
   int64_t ts, dur, flow_id;
   int64_t corr, ext, device, stream, context, regs, bytes, cbid, seq, fwd;
+  int64_t wait_stream, wait_record;   /* cuda_sync: wait_on_stream, wait_on_cuda_event_record_corr_id */
   int64_t begin_ns, end_ns; /* rocprof's Chrome trace: args BeginNs / EndNs, exact ns */
   double smem, bps, wps, occ, theo, bw, flops;
   int64_t grid[3], block[3];
@@ -48,9 +50,8 @@ typedef struct kev {
 } kev;
 
 /* The args keys the reader keeps, one list for both the tokenizer path
-** (parse_args) and the fast path (fast_args), sorted by length: arg_find
-** names each length's range of indices (keep them in step with a new
-** entry). */
+** (parse_args) and the fast path (fast_args), sorted by length (entries of one length
+** together: arg_ranges finds each length's range). */
 enum { AK_INT, AK_NUM, AK_GRID, AK_BLOCK, AK_KIND, AK_DIMS, AK_TYPES, AK_ARGNAME, AK_STRIDES, AK_CONCRETE };
 typedef struct argdef { const char *name; uint8_t len, kind; uint16_t off; } argdef;
 #define AI(s, f) { s, sizeof(s) - 1, AK_INT, offsetof(kev, f) }
@@ -67,10 +68,12 @@ static const argdef ARGS[] = {
   AN("warps per SM", wps),
   AN("shared memory", smem), AN("blocks per SM", bps), AI("Fwd thread id", fwd),
   AS("Input Strides", AK_STRIDES),
+  AI("wait_on_stream", wait_stream),
   AI("Sequence number", seq), AS("Concrete Inputs", AK_CONCRETE),
   AI("registers per thread", regs),
   AN("memory bandwidth (GB/s)", bw), AN("theoretical occupancy %", theo),
   AN("est. achieved occupancy %", occ),
+  AI("wait_on_cuda_event_record_corr_id", wait_record),
 };
 #undef AI
 #undef AN
@@ -79,18 +82,33 @@ static const argdef ARGS[] = {
 #define ARG_INT(e, a) (*(int64_t *)(void *)((char *)(e) + (a)->off))
 #define ARG_NUM(e, a) (*(double *)(void *)((char *)(e) + (a)->off))
 
-/* A case per length, over that length's entries of ARGS (from, to): the
-** memcmp lengths and names are constants, so each compiles to a few word
-** compares (this runs for every args key of every event). */
+/* Each length's range [arg_lo, arg_hi) of ARGS, worked out once from the
+** list itself (so a new entry needs no hand-kept index), and a case per
+** common length: the memcmp length and names are then constants, so each
+** compiles to a few word compares (this runs for every args key of every
+** event); any other length takes the general loop. */
+#define ARG_MAXLEN 64
+static uint8_t arg_lo[ARG_MAXLEN], arg_hi[ARG_MAXLEN];
+static pthread_once_t arg_once = PTHREAD_ONCE_INIT;   /* load_many parses on threads */
+static void arg_ranges_init(void) {
+  for (size_t i = 0; i < NARGS; i++) {
+    size_t L = ARGS[i].len;
+    if (!arg_hi[L]) arg_lo[L] = (uint8_t)i;
+    arg_hi[L] = (uint8_t)(i + 1);
+  }
+}
+static void arg_ranges(void) { pthread_once(&arg_once, arg_ranges_init); }
 static inline const argdef *arg_find(const char *s, size_t n) {
-#define ARG_LEN(L, from, to) case L: \
-    for (size_t i = from; i < to; i++) if (memcmp(ARGS[i].name, s, L) == 0) return &ARGS[i]; \
+#define ARG_LEN(L) case L: \
+    for (size_t i = arg_lo[L]; i < arg_hi[L]; i++) if (memcmp(ARGS[i].name, s, L) == 0) return &ARGS[i]; \
     return NULL;
+  if (n >= ARG_MAXLEN) return NULL;
   switch (n) {
-    ARG_LEN(4, 0, 4) ARG_LEN(5, 4, 9) ARG_LEN(6, 9, 11) ARG_LEN(7, 11, 13) ARG_LEN(9, 13, 14)
-    ARG_LEN(10, 14, 16) ARG_LEN(11, 16, 19) ARG_LEN(12, 19, 20) ARG_LEN(13, 20, 24)
-    ARG_LEN(15, 24, 26) ARG_LEN(20, 26, 27) ARG_LEN(23, 27, 29) ARG_LEN(25, 29, 30)
-    default: return NULL;
+    ARG_LEN(4) ARG_LEN(5) ARG_LEN(6) ARG_LEN(7) ARG_LEN(9) ARG_LEN(10) ARG_LEN(11)
+    ARG_LEN(12) ARG_LEN(13) ARG_LEN(14) ARG_LEN(15) ARG_LEN(20) ARG_LEN(23) ARG_LEN(25)
+    default:
+      for (size_t i = arg_lo[n]; i < arg_hi[n]; i++) if (memcmp(ARGS[i].name, s, n) == 0) return &ARGS[i];
+      return NULL;
   }
 #undef ARG_LEN
 }
@@ -236,8 +254,12 @@ static const coldef EV_COLS[] = {
   { "flow_id", PL_INT, "flow id (s/f events)" },
   { "correlation", PL_INT, "CUPTI/roctracer correlation id (links a launch to its kernel)" },
   { "external_id", PL_INT, "'External id' / 'external id': links GPU work to the CPU operator" },
+  { "stream", PL_INT, "the 'stream' argument as written (GPU work, cuda_sync events; missing elsewhere)" },
+  { "wait_on_stream", PL_INT, "cuda_sync: the stream an event sync or stream-wait-event waits on" },
+  { "wait_on_record_corr", PL_INT, "cuda_sync: correlation id of the cudaEventRecord it waits on" },
 };
-enum { EV_NAME, EV_CAT, EV_PH, EV_TS, EV_DUR, EV_PID, EV_TID, EV_FLOW, EV_CORR, EV_EXT };
+enum { EV_NAME, EV_CAT, EV_PH, EV_TS, EV_DUR, EV_PID, EV_TID, EV_FLOW, EV_CORR, EV_EXT,
+       EV_STREAM, EV_WSTREAM, EV_WREC };
 
 static const coldef KN_COLS[] = {
   { "name", PL_STR, "kernel name as in the trace" },
@@ -378,6 +400,7 @@ static void ev_reset(kev *e) {
   e->ctr = ctr; e->capctr = cap;
   e->ts = e->dur = e->flow_id = PL_INT_NA;
   e->corr = e->ext = e->device = e->stream = e->context = e->regs = e->bytes = e->cbid = e->seq = e->fwd = PL_INT_NA;
+  e->wait_stream = e->wait_record = PL_INT_NA;
   e->begin_ns = e->end_ns = PL_INT_NA;
   e->smem = e->bps = e->wps = e->occ = e->theo = e->bw = e->flops = NAN;
 }
@@ -712,11 +735,12 @@ static void emit_event(kctx *k) {
   if (k->nrp && !e->cat.set) cls = roc_class(k, e);
   int complete = e->ph.n == 1 && ph[0] == 'X';
   if (k->ev.t) {
-    cell v[10];
+    cell v[13];
     nameid = intern(k, &e->name); pidid = intern_w(k, &e->pid); tidid = intern_w(k, &e->tid);
     v[EV_NAME].s = nameid; v[EV_CAT].s = intern_w(k, &e->cat); v[EV_PH].s = intern_w(k, &e->ph);
     v[EV_TS].i = e->ts; v[EV_DUR].i = e->dur; v[EV_PID].s = pidid; v[EV_TID].s = tidid;
     v[EV_FLOW].i = e->flow_id; v[EV_CORR].i = e->corr; v[EV_EXT].i = e->ext;
+    v[EV_STREAM].i = e->stream; v[EV_WSTREAM].i = e->wait_stream; v[EV_WREC].i = e->wait_record;
     fast_row(&k->ev, v);
   }
 #define NAMEID() (nameid ? nameid : (nameid = intern(k, &e->name)))
@@ -1696,6 +1720,7 @@ static void drop_if_empty_col(pl_table *t, const char *name) {
 }
 
 static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  arg_ranges();
   kctx *k = pl_xcalloc(1, sizeof *k);
   k->in = in; k->p = p; k->o = o; k->err = err;
   pl_json_init(&k->j, in->data, in->len, err);

@@ -1,0 +1,166 @@
+/*
+** l_critpath.c -- Lua module 'perflab.critpath': the critical path of a
+** trace window (src/core/critpath.c) over whole columns, one call per
+** analysis.  recipes/critical-path.lua classifies the events (the rules as
+** data, column-wise) and calls run() here.
+*/
+#include "lbind.h"
+#include "critpath.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const SPEC_KEYS[] = { "ts", "dur", "cat", "flags", "pid", "thread", "corr", "stream",
+  "wait_stream", "wait_record", "whole", "instance_lo", "instance_hi", "round_us", "zero_weight_launch", NULL };
+
+/* spec[name] as an int64 array of n values (missing -> def), in a box on
+** the stack (freed with it).  Sets *n from the first column. */
+static int64_t *int_col(lua_State *L, int spec, const char *name, size_t *n, int64_t def, int required) {
+  lua_getfield(L, spec, name);
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, -1, PL_COLUMN_T);
+  if (!c) {
+    if (!required && lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      int64_t *a = lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *a, 0);
+      for (size_t i = 0; i < *n; i++) a[i] = def;
+      return a;
+    }
+    luaL_error(L, "critpath.run: %s must be a column", name);
+  }
+  if (*n == (size_t)-1) *n = c->t->nrows;
+  else if (c->t->nrows != *n) luaL_error(L, "critpath.run: %s: %d rows, expected %d", name, (int)c->t->nrows, (int)*n);
+  const pl_column *col = c->t->cols[c->col];
+  int64_t *a = lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *a, 0);
+  for (size_t i = 0; i < *n; i++) {
+    if (col->type == PL_INT || col->type == PL_BOOL) {
+      int64_t v = col->type == PL_INT ? col->v.i64[i] : (col->v.b[i] == PL_BOOL_NA ? PL_INT_NA : col->v.b[i]);
+      a[i] = v == PL_INT_NA ? def : v;
+    } else if (col->type == PL_NUM) {
+      double d = col->v.num[i];
+      if (isnan(d)) a[i] = def;
+      else if (d != floor(d) || fabs(d) > 9.2e18) { luaL_error(L, "critpath.run: %s: row %d: expected an integer, found %f", name, (int)i + 1, d); }
+      else a[i] = (int64_t)d;
+    } else luaL_error(L, "critpath.run: %s must be a number column", name);
+    if (required == 2 && a[i] == def) luaL_error(L, "critpath.run: %s: row %d is missing", name, (int)i + 1);
+  }
+  lua_remove(L, -2);   /* the column (the spec keeps it) */
+  return a;
+}
+
+static pl_column *newcol(pl_table *r, const char *name, pl_type ty, size_t n) {
+  int k = pl_table_add_col(r, name, ty);
+  pl_column *c = r->cols[k];
+  pl_column_reserve(c, n ? n : 1);
+  c->len = n;
+  return c;
+}
+
+static void setint(lua_State *L, const char *k, int64_t v) { lua_pushinteger(L, (lua_Integer)v); lua_setfield(L, -2, k); }
+
+/* run(spec) -> result table | nil, message, instances */
+static int l_run(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  pl_l_checkoptions(L, 1, SPEC_KEYS);
+  int top = lua_gettop(L);
+  size_t n = (size_t)-1;
+  pl_cp_in in;
+  memset(&in, 0, sizeof in);
+  int64_t *ts = int_col(L, 1, "ts", &n, PL_INT_NA, 2);
+  int64_t *dur = int_col(L, 1, "dur", &n, PL_INT_NA, 2);
+  int64_t *cat = int_col(L, 1, "cat", &n, 0, 1);
+  int64_t *flags = int_col(L, 1, "flags", &n, 0, 1);
+  in.pid = int_col(L, 1, "pid", &n, -1, 1);
+  in.thread = int_col(L, 1, "thread", &n, -1, 1);
+  in.corr = int_col(L, 1, "corr", &n, -1, 1);
+  in.stream = int_col(L, 1, "stream", &n, -1, 0);
+  in.wait_stream = int_col(L, 1, "wait_stream", &n, -1, 0);
+  in.wait_record = int_col(L, 1, "wait_record", &n, -1, 0);
+  uint8_t *cat8 = lua_newuserdatauv(L, n ? n : 1, 0);
+  uint32_t *fl = lua_newuserdatauv(L, (n ? n : 1) * sizeof *fl, 0);
+  for (size_t i = 0; i < n; i++) { cat8[i] = (uint8_t)cat[i]; fl[i] = (uint32_t)flags[i]; }
+  in.n = n; in.ts = ts; in.dur = dur; in.cat = cat8; in.flags = fl;
+  lua_getfield(L, 1, "whole"); in.whole = lua_toboolean(L, -1); lua_pop(L, 1);
+  lua_getfield(L, 1, "instance_lo"); in.inst_lo = (int64_t)luaL_optinteger(L, -1, 0); lua_pop(L, 1);
+  lua_getfield(L, 1, "instance_hi"); in.inst_hi = (int64_t)luaL_optinteger(L, -1, in.inst_lo); lua_pop(L, 1);
+  lua_getfield(L, 1, "round_us"); in.round_us = lua_toboolean(L, -1); lua_pop(L, 1);
+  lua_getfield(L, 1, "zero_weight_launch"); in.zero_weight_launch = lua_toboolean(L, -1); lua_pop(L, 1);
+  pl_cp_out o;
+  int rc = pl_cp_run(&in, &o);
+  if (rc != 0) {
+    lua_settop(L, top);
+    lua_pushnil(L);
+    lua_pushstring(L, o.err[0] ? o.err : "critical path failed");
+    lua_pushinteger(L, (lua_Integer)o.ninst);
+    pl_cp_free(&o);
+    return 3;
+  }
+  /* the path: one row per node; the edge leaving it on the path */
+  pl_table *t = pl_table_new("critical_path");
+  size_t np = o.npath;
+  pl_column *c_ev = newcol(t, "event", PL_INT, np);
+  pl_column *c_st = newcol(t, "is_start", PL_BOOL, np);
+  pl_column *c_ts = newcol(t, "ts_ns", PL_INT, np);
+  pl_column *c_ty = newcol(t, "edge_type", PL_INT, np);
+  pl_column *c_w = newcol(t, "edge_weight_ns", PL_INT, np);
+  pl_column *c_ee = newcol(t, "edge_event", PL_INT, np);
+  for (size_t p = 0; p < np; p++) {
+    c_ev->v.i64[p] = o.path_event[p] + 1;
+    c_st->v.b[p] = o.path_start[p];
+    c_ts->v.i64[p] = o.path_ts[p];
+    int last = p + 1 == np;
+    c_ty->v.i64[p] = last ? PL_INT_NA : o.edge_type[p];
+    c_w->v.i64[p] = last ? PL_INT_NA : o.edge_weight[p];
+    c_ee->v.i64[p] = last || o.edge_event[p] < 0 ? PL_INT_NA : o.edge_event[p] + 1;
+  }
+  t->nrows = np;
+  /* the times as used (rounded where asked): one row per event */
+  pl_table *u = pl_table_new("times");
+  pl_column *u_ts = newcol(u, "ts_ns", PL_INT, n), *u_dur = newcol(u, "dur_ns", PL_INT, n);
+  pl_column *u_cr = newcol(u, "critical", PL_BOOL, n);
+  for (size_t i = 0; i < n; i++) { u_ts->v.i64[i] = o.ts_r[i]; u_dur->v.i64[i] = o.dur_r[i]; u_cr->v.b[i] = 0; }
+  size_t ncrit = 0;
+  for (size_t p = 0; p < np; p++) {
+    size_t e = (size_t)o.path_event[p];
+    if (e < n && !u_cr->v.b[e]) { u_cr->v.b[e] = 1; ncrit++; }
+  }
+  u->nrows = n;
+  lua_settop(L, top);
+  lua_createtable(L, 0, 16);
+  setint(L, "length_ns", o.length);
+  setint(L, "nodes", (int64_t)o.nnodes);
+  setint(L, "edges", (int64_t)o.nedges);
+  setint(L, "launch_edges", (int64_t)o.nlaunch);
+  setint(L, "kernel_kernel_edges", (int64_t)o.nkk);
+  setint(L, "sync_edges", (int64_t)o.nsync);
+  setint(L, "graph_launches", (int64_t)o.ngraph_launch);
+  setint(L, "window_lo_ns", o.win_lo);
+  setint(L, "window_hi_ns", o.win_hi);
+  setint(L, "instances", (int64_t)o.ninst);
+  setint(L, "critical_events", (int64_t)ncrit);
+  pl_cp_free(&o);
+  pl_l_pushtable(L, t);
+  lua_setfield(L, -2, "path");
+  pl_l_pushtable(L, u);
+  lua_setfield(L, -2, "times");
+  return 1;
+}
+
+int luaopen_perflab_critpath(lua_State *L) {
+  static const luaL_Reg fns[] = { { "run", l_run }, { NULL, NULL } };
+  luaL_newlib(L, fns);
+  lua_createtable(L, 0, 5);
+  static const char *const et[] = { "critical_path_operator", "critical_path_dependency",
+    "critical_path_kernel_launch_delay", "critical_path_kernel_kernel_delay", "critical_path_sync_dependency" };
+  for (int i = 0; i < 5; i++) { lua_pushstring(L, et[i]); lua_rawseti(L, -2, i); }
+  lua_setfield(L, -2, "edge_types");
+  lua_createtable(L, 0, 12);
+  setint(L, "cat_cpu_op", PL_CP_CAT_CPU_OP); setint(L, "cat_runtime", PL_CP_CAT_RUNTIME);
+  setint(L, "cat_sync", PL_CP_CAT_SYNC);
+  setint(L, "launch", PL_CP_N_LAUNCH); setint(L, "blocking", PL_CP_N_BLOCKING);
+  setint(L, "event_record", PL_CP_N_EVENT_RECORD); setint(L, "wait_event_call", PL_CP_N_WAIT_EVENT_CALL);
+  setint(L, "context_sync", PL_CP_N_CONTEXT_SYNC); setint(L, "stream_sync", PL_CP_N_STREAM_SYNC);
+  setint(L, "event_sync", PL_CP_N_EVENT_SYNC); setint(L, "stream_wait", PL_CP_N_STREAM_WAIT);
+  setint(L, "annotation", PL_CP_N_ANNOTATION);
+  lua_setfield(L, -2, "codes");
+  return 1;
+}
