@@ -26,8 +26,6 @@ void pl_fill_short_names(pl_table *t, int name_col) {
     if (id < nmap && map[id]) { t->cols[cs]->v.str[i] = map[id]; continue; }
     size_t len;
     const char *s = pl_pool_str(t->pool, id, &len);
-    if (len >= 12 && memcmp(s + len - 12, " [clone .kd]", 12) == 0) len -= 12;
-    else if (len >= 3 && memcmp(s + len - 3, ".kd", 3) == 0) len -= 3;
     size_t sn = pl_short_name(s, len, buf, sizeof buf);
     uint32_t sid = pl_pool_intern(t->pool, buf, sn);
     t->cols[cs]->v.str[i] = sid;
