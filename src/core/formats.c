@@ -4,6 +4,7 @@
 */
 #include "format.h"
 #include "textenc.h"
+#include "kernsum.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -218,6 +219,7 @@ static pl_profile *load_utf8(const char *name, const char *data, size_t len,
     if (err->msg[0] == '\0') pl_err_set(err, 0, 0, "could not read the input as %s", f->id);
     return NULL;
   }
+  pl_split_pseudo_kernels(p);
   pl_profile_drop_empty(p);
   return p;
 }
