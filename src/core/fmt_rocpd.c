@@ -475,7 +475,7 @@ static int rocpd_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o
   pl_sqlite *x = &r.x;
   x->in = in; x->p = p; x->o = o; x->err = err;
   x->pool = pl_pool_new();
-  x->redo = "copy the database again from the rocprofv3 output folder (%hostname%/%pid%_results.db)";
+  x->redo = "re-run rocprofv3 or rocprof";
   pl_buf_init(&x->text);
   pl_table *dv = NULL;
   int rc = -1;

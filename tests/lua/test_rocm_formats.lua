@@ -214,6 +214,7 @@ end
 function TestRocprofCsv:test_long_header()
   local cols, vals = { "Dispatch_ID", "GPU_ID", "Grid_Size", "Workgroup_Size", "Kernel_Name" }, { "0", "2", "1024", "64", "k1.kd" }
   for i = 1, 3000 do cols[#cols + 1] = string.format("SQ_COUNTER_WITH_A_LONG_NAME_%04d[0]", i); vals[#vals + 1] = tostring(i) end
+  cols[#cols + 1] = "SQ_COUNTER_WITH_A_LONG_NAME_0001[0]"; vals[#vals + 1] = "7"   -- a repeated name: _2
   local text = table.concat(cols, ",") .. "\n" .. table.concat(vals, ",") .. "\n"
   lu.assertTrue(#table.concat(cols, ",") > 65536)
   local path = os.tmpname()
@@ -224,6 +225,7 @@ function TestRocprofCsv:test_long_header()
   lu.assertEquals(p.format, "rocprof")
   local k = p:table("kernels")
   lu.assertEquals({ k:row(1).short_name, k:row(1).grid_x, k:row(1)["SQ_COUNTER_WITH_A_LONG_NAME_3000[0]"] }, { "k1", 16, 3000 })
+  lu.assertEquals({ k:row(1)["SQ_COUNTER_WITH_A_LONG_NAME_0001[0]"], k:row(1)["SQ_COUNTER_WITH_A_LONG_NAME_0001[0]_2"] }, { 1, 7 })
 end
 
 -- stats_barrier_packet.csv: "<barrier packet>" 300 calls, 6 ms; kernels
