@@ -318,9 +318,19 @@ return {
       note = "delta_ns = total_ns_b - total_ns_a; regression_share_pct = delta_ns / sum of positive delta_ns; p_welch, p_mwu: two-sided tests of the per-launch durations (B vs A) when each side has enough launches"
         .. (any_test and "; test: how p_welch was found where not from launches (Welch's t from each side's mean, standard deviation and count, as scipy ttest_ind_from_stats), or why there is no test." or ".") })
 
-    -- findings: the biggest contributors to the regression, added and removed
+    -- findings: the biggest contributors to the regression, added and removed.
+    -- Equal totals are no regression, whatever moved between kernels
+    -- (one run read through two readers that name kernels differently)
+    local same_total = tot_a == tot_b
+    if same_total and #rows > 0 then
+      report:finding { severity = "info", rule = "diff.same_total", subject = "kernel time",
+        message = string.format("total kernel time is the same on both sides (%s): no regression; "
+          .. "%d kernel(s) differ in time, %d added, %d removed", units.ns(tot_a),
+          counts.slower + counts.faster, counts.added, counts.removed),
+        evidence = { total_ns_a = tot_a, total_ns_b = tot_b } }
+    end
     for i, r in ipairs(rows) do
-      if i > 3 or r.delta_ns <= 0 then break end
+      if same_total or i > 3 or r.delta_ns <= 0 then break end
       report:finding { severity = (r.regression_share_pct or 0) >= 20 and "warn" or "info", rule = "diff.regression",
         subject = r.kernel,
         message = string.format("%s: %s -> %s (+%s, %.1f%% of the regression; calls %d -> %d)%s", units.label(r.kernel),

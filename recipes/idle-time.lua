@@ -13,12 +13,15 @@
 --               back-to-back launch overhead;
 --   other       otherwise (launched in time but not started: a dependency
 --               on another stream, an event wait, a synchronisation).
--- An op with no matching runtime call counts as if launched in time.
+--   launch time unknown  when neither a runtime call nor the device record
+--               (kernels.launch_ns, rocprof's DispatchNs) says when op k was
+--               launched: no cause is claimed for that gap.
 --
 -- Table `idle` (part of the API): device, stream, ops, span_ns (first start
 -- to last end), busy_ns (union of the ops), idle_ns (= span - busy),
--- host_wait_ns, kernel_wait_ns, other_ns, idle_pct (of span),
--- host_wait_pct, kernel_wait_pct, other_pct (of idle).
+-- host_wait_ns, kernel_wait_ns, other_ns, unknown_ns (launch time
+-- unknown), idle_pct (of span), host_wait_pct, kernel_wait_pct, other_pct,
+-- unknown_pct (of idle).
 -- Thresholds: lua/perflab/timeline_data.lua (D.hta).
 local perflab = require "perflab"
 local T = perflab.table
@@ -29,7 +32,7 @@ local D = require "perflab.timeline_data"
 local ranks = require "perflab.ranks"
 
 local COLS = { "device", "stream", "ops", "span_ns", "busy_ns", "idle_ns", "host_wait_ns", "kernel_wait_ns",
-  "other_ns", "idle_pct", "host_wait_pct", "kernel_wait_pct", "other_pct" }
+  "other_ns", "unknown_ns", "idle_pct", "host_wait_pct", "kernel_wait_pct", "other_pct", "unknown_pct" }
 
 --- Idle attribution for one stream's ops (a device_ops table, by start).
 -- A gap opens where an op starts after every op before it has ended: the
@@ -51,16 +54,19 @@ local function attribute(ops, kernel_wait_ns)
   local prev_end = b:take(after:col("block") - 1):col("end_ns")
   local first = ops:take(after:col("first"))
   local gap = first:col("start_ns") - prev_end
-  local host = first:col("rt_start_ns"):gt(prev_end)     -- launched after the stream drained
-  local kernel = ~host & gap:lt(kernel_wait_ns)
+  local known = first:col("rt_start_ns"):present()       -- a recorded launch time
+  local host = known & first:col("rt_start_ns"):gt(prev_end)     -- launched after the stream drained
+  local kernel = known & ~host & gap:lt(kernel_wait_ns)
   r.host_wait_ns = gap:sum { where = host }
   r.kernel_wait_ns = gap:sum { where = kernel }
-  r.other_ns = gap:sum { where = ~host & ~kernel }
+  r.other_ns = gap:sum { where = known & ~host & ~kernel }
+  r.unknown_ns = gap:sum { where = ~known }
   local idle = r.idle_ns
   r.idle_pct = r.span_ns > 0 and 100 * idle / r.span_ns or 0
   r.host_wait_pct = idle > 0 and 100 * r.host_wait_ns / idle or 0
   r.kernel_wait_pct = idle > 0 and 100 * r.kernel_wait_ns / idle or 0
   r.other_pct = idle > 0 and 100 * r.other_ns / idle or 0
+  r.unknown_pct = idle > 0 and 100 * r.unknown_ns / idle or 0
   return r
 end
 
@@ -92,23 +98,27 @@ return {
           local dominant, share = "other", r.other_pct
           if r.host_wait_pct >= share then dominant, share = "host wait", r.host_wait_pct end
           if r.kernel_wait_pct > share then dominant, share = "kernel wait", r.kernel_wait_pct end
+          if r.unknown_pct > share then dominant, share = "launch time unknown", r.unknown_pct end
           local advice = ({
             ["host wait"] = "the GPU waited for the host to enqueue work: reduce host overhead per launch "
               .. "(CUDA graphs, torch.compile, fewer small ops, faster data loading)",
             ["kernel wait"] = "back-to-back launch overhead: fuse small kernels or use CUDA graphs",
             other = "ops were launched in time but waited: look for cross-stream dependencies, events and synchronisations",
+            ["launch time unknown"] = "the input records no launch time for those ops (no runtime call matches them, "
+              .. "and the device records keep no dispatch time), so no cause is claimed; a trace with the API calls "
+              .. "(rocprofv3 --hip-trace, nsys -t cuda, Kineto) or rocprof's per-dispatch DispatchNs would tell",
           })[dominant]
           report:finding {
-            severity = r.idle_pct > 50 and "warn" or "info",
-            rule = "idle-time." .. dominant:gsub(" ", "_"),
+            severity = (r.idle_pct > 50 and dominant ~= "launch time unknown") and "warn" or "info",
+            rule = "idle-time." .. (dominant == "launch time unknown" and "launch_unknown" or dominant:gsub(" ", "_")),
             subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. string.format("device %s stream %s", dev_label(g.device), g.stream),
             message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. string.format("device %s stream %s is idle %.1f %% of its span (%s of %s); %.0f %% of that is %s: %s",
               dev_label(g.device), g.stream, r.idle_pct, units.ns(r.idle_ns), units.ns(r.span_ns), share, dominant, advice),
             evidence = { idle_pct = r.idle_pct, threshold_pct = opts.min_idle_pct, host_wait_ns = r.host_wait_ns,
-                         kernel_wait_ns = r.kernel_wait_ns, other_ns = r.other_ns, span_ns = r.span_ns,
+                         kernel_wait_ns = r.kernel_wait_ns, other_ns = r.other_ns, unknown_ns = r.unknown_ns, span_ns = r.span_ns,
                          kernel_wait_threshold_ns = opts.kernel_wait_ns, source = p.source,
                          formula = "gap = start_k - max end before k; host wait if launch_k > previous end; "
-                           .. "kernel wait if gap < threshold; else other" },
+                           .. "kernel wait if gap < threshold; else other; launch time unknown where no launch time is recorded" },
           }
         end
       end

@@ -72,7 +72,7 @@ return {
   name = "top-kernels",
   summary = "kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation",
   needs = { "kernels|kernel_summary" },
-  tables = { "kernels", "kernel_summary" },   -- all it reads: perflab run loads only these
+  tables = { "kernels", "kernel_summary", "pseudo_kernels" },   -- all it reads: perflab run loads only these
   options = {
     top = { type = "integer", min = 0, default = 20, help = "how many kernels to list (0 = all)" },
     group = { type = "string", default = "name", choices = { "name", "short_name" },
@@ -139,6 +139,22 @@ return {
         note = #util > 0 and g:nrows() > 0
           and "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time." or nil,
       })
+      -- AQL barrier / wait packets ("<barrier packet>"): the loader keeps
+      -- them out of kernel time; their own line says how much time they hold
+      local pk = p.tables.pseudo_kernels
+      if pk and pk:nrows() > 0 then
+        local pt = pk:has("total_ns") and pk:col("total_ns"):sum() or nil
+        local pn = pk:has("calls") and pk:col("calls"):sum() or nil
+        local cols = {}
+        for _, c in ipairs({ "name", "calls", "total_ns", "mean_ns", "min_ns", "max_ns" }) do
+          if pk:has(c) then cols[#cols + 1] = c end
+        end
+        report:table(#inputs > 1 and ("pseudo_kernels_" .. _) or "pseudo_kernels", pk:select(cols), {
+          title = string.format("not kernels (AQL barrier / wait packets, outside kernel time and the ranking): %s packets, %s%s",
+            pn and units.count(pn) or "unknown", pt and units.ns(pt) or "time unknown",
+            (pt and total and total > 0) and string.format(" (%.1f %% on top of the kernel time)", 100 * pt / total) or ""),
+        })
+      end
       if per_rank then
         for _, r in shown:rows() do
           rank_rows[#rank_rows + 1] = { rank = p.rank, kernel = r.kernel, calls = r.calls, total_ns = r.total_ns,

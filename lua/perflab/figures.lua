@@ -277,12 +277,18 @@ end
 --- idle-time: per stream, its idle time split into host wait, kernel wait and other.
 function M.idle_time(report, tname)
   tname = tname or "idle"
-  local rows = rows_of(report.tables[tname], { "device", "stream", "host_wait_ns", "kernel_wait_ns", "other_ns", "busy_ns", "span_ns" })
+  local rows = rows_of(report.tables[tname], { "device", "stream", "host_wait_ns", "kernel_wait_ns", "other_ns", "unknown_ns", "busy_ns", "span_ns" })
   if not rows then return end
   local cats = {}
   local series = { { name = "host wait", values = {}, titles = {} }, { name = "kernel wait", values = {}, titles = {} },
                    { name = "other idle", values = {}, titles = {} } }
   local keys = { "host_wait_ns", "kernel_wait_ns", "other_ns" }
+  local unknown = false
+  for _, r in ipairs(rows) do if (r.unknown_ns or 0) > 0 then unknown = true end end
+  if unknown then   -- gaps before ops whose launch time the input does not record
+    series[4] = { name = "launch time unknown", values = {}, titles = {} }
+    keys[4] = "unknown_ns"
+  end
   for k, r in ipairs(rows) do
     cats[k] = string.format("device %s stream %s", tostring(r.device), tostring(r.stream))
     for i, key in ipairs(keys) do

@@ -75,7 +75,9 @@ end
 --   start_ns, end_ns, duration_ns (missing as 0), name,
 --   kind ("kernel" | "memcpy" | "memset"), device (missing as 0),
 --   stream (missing as -1), correlation,
---   rt_start_ns, rt_end_ns, rt_name (missing where no runtime call matches)
+--   rt_start_ns, rt_end_ns, rt_name (missing where no runtime call matches;
+--   where the device record keeps its own launch time, kernels.launch_ns
+--   such as rocprof's DispatchNs, rt_start_ns falls back to it)
 -- rows sorted by start, ties in kernel, memcpy, memset and table order; a
 -- row without a start is left out.  kinds: set of kinds to keep (default
 -- all three).  The engine does the work: a concat, a join and an order.
@@ -125,6 +127,7 @@ function M.device_ops(p, kinds)
     local o = t:select("start_ns"):with("end_ns", s + d):with("duration_ns", d):with("name", t:col("name"))
       :with("kind", const(t, kind)):with("device", M.filled(t, "device", 0)):with("stream", M.filled(t, "stream", -1))
     if t:has("correlation") then o:with("correlation", t:col("correlation")) end
+    if t:has("launch_ns") then o:with("launch_ns", t:col("launch_ns")) end
     if use_pid then o:with("pid", t:col("pid")) end
     -- rows without a start left out, from the narrow table (not a copy of
     -- every column of the source)
@@ -154,6 +157,10 @@ function M.device_ops(p, kinds)
     ops:with("rt_start_ns", s:keep(none)):with("rt_end_ns", s:keep(none)):with("rt_name", ops:col("name"):keep(none))
   end
   if use_pid then ops = ops:drop("pid") end
+  if ops:has("launch_ns") then
+    -- the launch time the device record keeps, where no runtime call matches
+    ops = ops:with("rt_start_ns", ops:col("rt_start_ns"):fill(ops:col("launch_ns"))):drop("launch_ns")
+  end
   return ops:take(ops:order("start_ns"))
 end
 

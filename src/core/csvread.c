@@ -272,16 +272,54 @@ static void force_str(pl_table *t, int col) {
   c->type = PL_STR;
 }
 
+/* Past this many header columns, names are appended unchecked and made
+** unique once the header ends (dedupe_header): checking each against all
+** before it is quadratic. */
+#define WIDE_HEADER 1024
+
 static int unique_name(pl_table *t, const char *s, size_t n, size_t i) {
   char name[256];
   if (n == 0) snprintf(name, sizeof name, "col_%zu", i + 1);
   else snprintf(name, sizeof name, "%.*s", (int)(n < 200 ? n : 200), s);
+  if (t->ncols >= WIDE_HEADER) return pl_table_append_col(t, name, PL_INT);
   if (pl_table_col(t, name) < 0) return pl_table_add_col(t, name, PL_INT);
   char alt[280];
   for (int k = 2;; k++) {
     snprintf(alt, sizeof alt, "%s_%d", name, k);
     if (pl_table_col(t, alt) < 0) return pl_table_add_col(t, alt, PL_INT);
   }
+}
+
+static const pl_table *dedupe_t;
+static int name_cmp(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  int c = strcmp(dedupe_t->cols[x]->name, dedupe_t->cols[y]->name);
+  return c ? c : (x > y) - (x < y);
+}
+
+/* A wide header's repeated names: the first keeps its name, each later one
+** takes NAME_2, NAME_3, ... (the first not taken), in column order. */
+static void dedupe_header(pl_table *t) {
+  if (t->ncols <= WIDE_HEADER) return;
+  size_t n = t->ncols, *ix = pl_xmalloc(n * sizeof *ix);
+  for (size_t i = 0; i < n; i++) ix[i] = i;
+  dedupe_t = t;
+  qsort(ix, n, sizeof *ix, name_cmp);
+  for (size_t a = 0; a < n;) {
+    size_t z = a + 1;
+    while (z < n && strcmp(t->cols[ix[a]]->name, t->cols[ix[z]]->name) == 0) z++;
+    for (size_t k = a + 1; k < z; k++) {
+      char alt[280];
+      for (int j = 2;; j++) {
+        snprintf(alt, sizeof alt, "%s_%d", t->cols[ix[a]]->name, j);
+        if (pl_table_col(t, alt) < 0) break;
+      }
+      free(t->cols[ix[k]]->name);
+      t->cols[ix[k]]->name = pl_xstrdup(alt);
+    }
+    a = z;
+  }
+  free(ix);
 }
 
 /* Room for index `row` in column c (the table's own growth rule). */
@@ -350,6 +388,7 @@ static int typed_end(void *ud, const pl_csv_row *r, pl_err *err) {
   b->rec++;
   if (!b->header_done) {
     b->header_done = 1;
+    dedupe_header(t);
     b->ncols = r->n;
     b->header_line = r->line;
     b->kind = pl_xcalloc(r->n ? r->n : 1, sizeof *b->kind);
@@ -821,6 +860,7 @@ static void f_record(int ch, void *ud) {
   if (b->fail) return;
   if (!b->header_done) {
     b->header_done = 1;
+    dedupe_header(b->t);
     b->ncols = b->nf;
     b->kind = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->kind);
     b->cache = pl_xcalloc((b->nf ? b->nf : 1) * 8, sizeof *b->cache);

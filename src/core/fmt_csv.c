@@ -29,7 +29,7 @@ static int csv_detect(const char *data, size_t len) {
   pl_lines_init(&c, data, len);
   int first = -1, same = 0, lines = 0;
   while (pl_lines_next(&c, &l) && lines < 8) {
-    if (pl_is_blank(l.s, l.n)) { if (lines == 0) continue; else break; }
+    if (pl_is_blank(l.s, l.n)) continue;   /* rocprofv2 writes a blank line after the header */
     if (lines == 0 && (l.s[0] == '{' || l.s[0] == '[' || l.s[0] == '=' || l.s[0] == '<' || l.s[0] == '#')) return 0;
     int k = count_fields(l.s, l.n);
     if (k < 0) break;               /* a quoted newline or junk: stop sampling */

@@ -27,6 +27,7 @@
 */
 #include "format.h"
 #include "schema.h"
+#include "sqlitedb.h"
 #include "names.h"
 #include "scan.h"
 #include "intervals.h"
@@ -36,23 +37,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* ---- context ------------------------------------------------------------ */
-typedef struct sstr { int64_t id; size_t off; uint32_t n; uint32_t pool, strip; } sstr;
-
-typedef struct nx {
-  sqlite3 *db;
-  const pl_input *in;
-  pl_profile *p;
-  const pl_parse_opts *o;
-  pl_err *err;
-  pl_pool *pool;
-  char **tabs; size_t ntabs;          /* tables of sqlite_master */
-  sstr *str; size_t nstr;             /* StringIds, sorted by id */
-  pl_buf text;                        /* their bytes */
-  int dense;                          /* str[i].id == i for every i */
-  size_t rows;                        /* rows read, for the interrupt check */
-  const char *where;                  /* the table being read, for errors */
-} nx;
+/* ---- context (sqlitedb.h: shared with the other SQLite readers) -------- */
+typedef pl_sqlite_str sstr;
+typedef pl_sqlite nx;
 
 #define PID_OF(g) (((g) >> 24) & 0xFFFFFF)
 #define TID_OF(g) ((g) & 0xFFFFFF)
@@ -86,9 +73,9 @@ static int sql_fail(nx *x, int rc) {
     return pl_err_set(x->err, 0, 0, "interrupted while reading %s", x->where ? x->where : "the database");
   long long off = table_offset(x, x->where);
   if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB || prim == SQLITE_IOERR || prim == SQLITE_FORMAT)
-    pl_err_set(x->err, 0, 0, "expected an intact SQLite database, found a damaged or cut one (SQLite: %s%s%s); "
-               "export the report again with `nsys export --type sqlite`", m,
-               x->where ? ", reading " : "", x->where ? x->where : "");
+    pl_err_set(x->err, 0, 0, "expected an intact SQLite database, found a damaged or cut one (SQLite: %s%s%s); %s", m,
+               x->where ? ", reading " : "", x->where ? x->where : "",
+               x->redo ? x->redo : "export the report again with `nsys export --type sqlite`");
   else
     pl_err_set(x->err, 0, 0, "SQLite error reading %s: %s", x->where ? x->where : "the database", m);
   x->err->offset = off;
@@ -1142,8 +1129,9 @@ static int check_header(nx *x) {
   uint32_t npages = be32(d + 28);
   if (npages && be32(d + 24) == be32(d + 92) && (unsigned long long)npages * page > len) {
     pl_err_set(x->err, 0, 0, "expected %llu bytes (%u pages of %zu, from the database header), found %zu: "
-               "the export is cut short (copy it again, or re-run `nsys export --type sqlite`)",
-               (unsigned long long)npages * page, npages, page, len);
+               "the export is cut short (copy it again, or %s)",
+               (unsigned long long)npages * page, npages, page, len,
+               x->redo ? x->redo : "re-run `nsys export --type sqlite`");
     x->err->offset = (long long)len;
     return -1;
   }
@@ -1236,6 +1224,14 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
   pl_table *kn = NULL, *rt = NULL, *mc = NULL, *ms = NULL, *nv = NULL, *mk = NULL, *dv = NULL, *pr = NULL, *th = NULL, *mr = NULL, *me = NULL;
   int rc = -1;
   if (check_header(x) || open_db(x) || load_tables(x)) goto done;
+  if (pl_rocpd_is_rocprof_db(x)) {
+    /* a rocprof database whose schema text lies past the detection window */
+    extern const pl_format pl_fmt_rocpd;
+    sqlite3_close(x->db); x->db = NULL;
+    free(p->format); p->format = pl_xstrdup(pl_fmt_rocpd.id);
+    rc = pl_fmt_rocpd.parse(in, p, o, err);
+    goto done;
+  }
   if (!find_table(x, "StringIds") && !has_prefix_table(x, "CUPTI_ACTIVITY_KIND_") && !find_table(x, "NVTX_EVENTS") &&
       !find_table(x, "TARGET_INFO_GPU")) {
     pl_buf b; pl_buf_init(&b);
@@ -1330,6 +1326,31 @@ static int nsys_detect(const char *data, size_t len) {
       pl_find(data, len, "TARGET_INFO_")) return 100;
   return 50;   /* a SQLite database nobody else reads: the parser says what it is */
 }
+
+/* ---- shared with the other SQLite readers (sqlitedb.h) ----------------- */
+int pl_sqlite_open(pl_sqlite *x) {
+  if (!x->text.data) pl_buf_init(&x->text);
+  return check_header(x) || open_db(x) || load_tables(x) ? -1 : 0;
+}
+void pl_sqlite_close(pl_sqlite *x) {
+  if (x->db) sqlite3_close(x->db);
+  x->db = NULL;
+  for (size_t i = 0; i < x->ntabs; i++) free(x->tabs[i]);
+  free(x->tabs); free(x->str);
+  x->tabs = NULL; x->str = NULL; x->ntabs = x->nstr = 0;
+  pl_buf_free(&x->text);
+}
+int pl_sqlite_fail(pl_sqlite *x, int rc) { return sql_fail(x, rc); }
+int pl_sqlite_select(pl_sqlite *x, const char *table, const char *const *want, size_t nwant,
+                     const char *tail, sqlite3_stmt **st, uint64_t *present) {
+  return select_cols(x, table, want, nwant, tail, st, present);
+}
+int pl_sqlite_cols(pl_sqlite *x, const char *table, char ***out, size_t *n) { return table_cols(x, table, out, n); }
+void pl_sqlite_free_cols(char **c, size_t n) { free_cols(c, n); }
+int pl_sqlite_step(pl_sqlite *x, sqlite3_stmt *st, int *rc) { return step_row(x, st, rc); }
+int64_t pl_sqlite_int(sqlite3_stmt *st, int i) { return int_cell(st, i); }
+uint32_t pl_sqlite_text(pl_sqlite *x, sqlite3_stmt *st, int i) { return text_cell(x, st, i); }
+void pl_sqlite_quote(pl_buf *b, const char *s) { quote_ident(b, s); }
 
 const pl_format pl_fmt_nsys_sqlite = {
   "nsys-sqlite",

@@ -12,6 +12,19 @@
 **        rocprofv3 kernel_trace.csv -> kernels, kernel_summary
 **   "Node_Id","Logical_Node_Id","Agent_Type",...
 **        rocprofv3 agent_info.csv -> devices
+**   Domain,Function,Start_Timestamp,End_Timestamp,Correlation_ID (a blank
+**   line may follow the header)
+**        rocprofv2 / rocprofv3 hip_api_trace.csv (and hsa_api_trace) -> runtime
+**   Dispatch_ID,...,Kernel_Name,...[,Start_Timestamp,End_Timestamp][,counters]
+**        rocprof-compute (Omniperf) timestamps.csv / pmc_perf.csv -> kernels
+**        (+ kernel_summary when timed)
+**
+** Per-dispatch files that record when the host enqueued the dispatch
+** (rocprof v1's and rocprof-compute's DispatchNs) keep it as launch_ns.
+** Timestamps a spreadsheet rewrote in scientific notation (8.1097E+14: five
+** significant digits, start == end) are not times any more: the reader says
+** so in a diagnostic and leaves start, end and duration missing rather than
+** report zero-length kernels.
 **
 ** Every file is read by the shared typed CSV reader (csvread.c, libcsv
 ** strict), so every column of the file is kept with its own name; the
@@ -28,7 +41,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { R_NONE, R_STATS, R_V1, R_V3TRACE, R_AGENT };
+enum { R_NONE, R_STATS, R_V1, R_V3TRACE, R_AGENT, R_API, R_COMPUTE };
+
+/* The first field of a header line, quotes removed, is `name`. */
+static int first_field_is(const char *s, size_t n, const char *name) {
+  size_t k = strlen(name);
+  if (n > 0 && s[0] == '"') { s++; n--; if (n < k + 1 || memcmp(s, name, k) != 0 || s[k] != '"') return 0; s++; n--; }
+  else if (n < k || memcmp(s, name, k) != 0) return 0;
+  return n == k || s[k] == ',';
+}
 
 static int header_kind(const char *s, size_t n) {
   if (pl_starts(s, n, "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"") ||
@@ -37,6 +58,9 @@ static int header_kind(const char *s, size_t n) {
   if (pl_starts(s, n, "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Id\",\"Kernel_Name\"") ||
       (pl_starts(s, n, "\"Kind\",\"Agent_Id\",\"Queue_Id\"") && pl_find(s, n, "\"Kernel_Name\"") && pl_find(s, n, "\"Start_Timestamp\""))) return R_V3TRACE;
   if (pl_starts(s, n, "\"Node_Id\",\"Logical_Node_Id\",\"Agent_Type\"") || pl_starts(s, n, "Node_Id,Logical_Node_Id,Agent_Type")) return R_AGENT;
+  if (first_field_is(s, n, "Domain") && pl_find(s, n, "Function") && pl_find(s, n, "Start_Timestamp") &&
+      pl_find(s, n, "End_Timestamp")) return R_API;
+  if (first_field_is(s, n, "Dispatch_ID") && pl_find(s, n, "Kernel_Name")) return R_COMPUTE;
   return R_NONE;
 }
 
@@ -91,6 +115,7 @@ static void doc_kernels(pl_table *t) {
     { "smem_static_bytes", "LDS (group segment) bytes per workgroup" },
     { "scratch_bytes", "private segment (scratch) bytes per work-item" },
     { "registers", "architected VGPRs per work-item" },
+    { "launch_ns", "when the host enqueued the dispatch (DispatchNs), ns" },
   };
   for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
     int c = pl_table_col(t, docs[i][0]);
@@ -177,6 +202,60 @@ static char *rejoin_stats_names(const char *data, size_t len, size_t *outlen, si
   return b.data;
 }
 
+/* Start and end columns that are not exact integers as written: where
+** every value is a whole number of at most 6 significant digits above 1e9
+** (a spreadsheet's "8.1097E+14"), the times are gone: a diagnostic, and
+** the columns become missing (0 is returned so the caller adds no
+** duration).  Other fractional nanoseconds are rounded to integers.
+** Returns 1 when the times are usable. */
+static int check_times(pl_table *t, int cs, int ce, pl_profile *p) {
+  if (cs < 0 || ce < 0) return 0;
+  if (t->cols[cs]->type == PL_STR || t->cols[ce]->type == PL_STR) return 1;   /* the caller reports text */
+  if (t->cols[cs]->type == PL_INT && t->cols[ce]->type == PL_INT) return 1;
+  size_t n = 0, coarse = 0, same = 0;
+  double res = 0;
+  const int cc[2] = { cs, ce };
+  for (size_t i = 0; i < t->nrows; i++) {
+    double a = pl_cell_num(t, cs, i), b = pl_cell_num(t, ce, i);
+    if (isnan(a) || isnan(b)) continue;
+    n++;
+    if (a == b) same++;
+    int ok = 1;
+    for (int k = 0; k < 2; k++) {
+      double v = fabs(k ? b : a);
+      if (v < 1e9 || v != floor(v)) { ok = 0; break; }
+      double unit = pow(10.0, floor(log10(v)) - 5);      /* 6 significant digits */
+      if (fmod(v, unit) != 0) { ok = 0; break; }
+      if (unit > res) res = unit;
+    }
+    coarse += ok;
+  }
+  if (n > 0 && coarse == n) {
+    pl_profile_diag(p, 1, "%s and %s are written in scientific notation with at most 6 significant digits "
+                    "(a spreadsheet's rewrite, e.g. 8.1097E+14): their resolution is %.0e ns and %zu of %zu dispatches "
+                    "have start == end, so start, end and duration are left missing, not reported as zero-length "
+                    "kernels; export the timestamps again as integers",
+                    t->cols[cs]->name, t->cols[ce]->name, res, same, n);
+    for (int k = 0; k < 2; k++) {
+      pl_table_retype(t, cc[k], PL_INT);
+      for (size_t i = 0; i < t->nrows; i++) t->cols[cc[k]]->v.i64[i] = PL_INT_NA;
+    }
+    return 0;
+  }
+  for (int k = 0; k < 2; k++) {
+    int c = cc[k];
+    if (t->cols[c]->type != PL_NUM) continue;
+    double *v = t->cols[c]->v.num;
+    size_t m = t->nrows;
+    double *keep = pl_xmalloc((m ? m : 1) * sizeof *keep);
+    memcpy(keep, v, m * sizeof *keep);
+    pl_table_retype(t, c, PL_INT);
+    for (size_t i = 0; i < m; i++) t->cols[c]->v.i64[i] = isnan(keep[i]) ? PL_INT_NA : pl_int_of(llround(keep[i]));
+    free(keep);
+  }
+  return 1;
+}
+
 static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   pl_lines c; pl_line l;
   pl_lines_init(&c, in->data, in->len);
@@ -258,6 +337,29 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     if (pl_want_table(o, "devices")) pl_profile_add_table(p, t); else pl_table_free(t);
     return 0;
   }
+  if (kind == R_API) {
+    pl_table_set_name(t, "runtime");
+    rename_col(t, "Function", "name", "HIP / HSA API function");
+    rename_col(t, "Domain", "cat", "rocprof tracing domain (HIP_API_DOMAIN, HSA_API_DOMAIN, ...)");
+    rename_col(t, "Start_Timestamp", "start_ns", "call start, ns");
+    rename_col(t, "End_Timestamp", "end_ns", "call end, ns");
+    if (rename_col(t, "Correlation_ID", "correlation", "correlation id joining the call to its device operations") < 0)
+      rename_col(t, "Correlation_Id", "correlation", "correlation id joining the call to its device operations");
+    if (rename_col(t, "Process_Id", "pid", "process id") < 0) rename_col(t, "PID", "pid", "process id");
+    if (rename_col(t, "Thread_Id", "tid", "thread id") < 0) rename_col(t, "TID", "tid", "thread id");
+    int cn = pl_table_col(t, "name"), cs = pl_table_col(t, "start_ns"), ce = pl_table_col(t, "end_ns");
+    if (cn < 0 || t->cols[cn]->type != PL_STR) { pl_table_free(t); return pl_err_set(err, 1, 1, "expected a Function column of text"); }
+    if (check_times(t, cs, ce, p)) {
+      int cd = pl_table_add_col_unique(t, "duration_ns", PL_INT);
+      pl_table_set_doc(t, cd, "end_ns - start_ns, ns (exact)");
+      for (size_t i = 0; i < t->nrows; i++) {
+        int64_t a = pl_cell_int(t, cs, i), b = pl_cell_int(t, ce, i);
+        t->cols[cd]->v.i64[i] = (a == PL_INT_NA || b == PL_INT_NA || b < a) ? PL_INT_NA : b - a;
+      }
+    }
+    if (pl_want_table(o, "runtime")) pl_profile_add_table(p, t); else pl_table_free(t);
+    return 0;
+  }
   /* per-dispatch traces */
   pl_table_set_name(t, "kernels");
   if (kind == R_V1) {
@@ -280,6 +382,28 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
       rename_col(t, "BeginNs", "start_ns", NULL);
       rename_col(t, "EndNs", "end_ns", NULL);
     }
+    rename_col(t, "DispatchNs", "launch_ns", NULL);
+  } else if (kind == R_COMPUTE) {
+    rename_col(t, "Kernel_Name", "name", NULL);
+    rename_col(t, "GPU_ID", "device", NULL);
+    if (rename_col(t, "Queue_ID", "stream", NULL) < 0) rename_col(t, "queue-id", "stream", NULL);
+    if (rename_col(t, "PID", "pid", NULL) < 0) rename_col(t, "pid", "pid", NULL);
+    if (rename_col(t, "TID", "tid", NULL) < 0) rename_col(t, "tid", "tid", NULL);
+    rename_col(t, "Correlation_ID", "correlation", NULL);
+    rename_col(t, "Workgroup_Size", "block_x", NULL);
+    rename_col(t, "Grid_Size", "grid_items_x", NULL);
+    rename_col(t, "LDS_Per_Workgroup", "smem_static_bytes", NULL);
+    rename_col(t, "Scratch_Per_Workitem", "scratch_bytes", NULL);
+    rename_col(t, "Start_Timestamp", "start_ns", NULL);
+    rename_col(t, "End_Timestamp", "end_ns", NULL);
+    rename_col(t, "DispatchNs", "launch_ns", NULL);
+    int cv = pl_table_col(t, "Arch_VGPR");
+    if (cv >= 0) {
+      int cr = pl_table_add_col(t, "registers", PL_INT);
+      if (cr >= 0) for (size_t i = 0; i < t->nrows; i++) t->cols[cr]->v.i64[i] = pl_cell_int(t, cv, i);
+    }
+    add_grid(t, "grid_items_x", "block_x", "grid_x");
+    pl_profile_meta_str(p, "tool", "rocprof-compute", 15);
   } else {
     rename_col(t, "Kernel_Name", "name", NULL);
     rename_col(t, "Agent_Id", "device", NULL);
@@ -307,7 +431,7 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
   int cn = pl_table_col(t, "name");
   if (cn < 0 || t->cols[cn]->type != PL_STR) { pl_table_free(t); return pl_err_set(err, 1, 1, "expected a kernel-name column of text"); }
   int cs = pl_table_col(t, "start_ns"), ce = pl_table_col(t, "end_ns");
-  if (cs >= 0 && ce >= 0) {
+  if (check_times(t, cs, ce, p)) {
     int cd = pl_table_add_col_unique(t, "duration_ns", PL_INT);
     pl_table_set_doc(t, cd, "end_ns - start_ns, ns (exact)");
     for (size_t i = 0; i < t->nrows; i++) {
@@ -339,8 +463,9 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
 
 const pl_format pl_fmt_rocprof = {
   "rocprof",
-  "AMD rocprof / rocprofv3 CSV: stats (kernel, HIP API, copy), per-dispatch results, kernel_trace, agent_info",
-  "kernels kernel_summary api_summary memcpy_summary devices",
+  "AMD rocprof / rocprofv3 CSV: stats (kernel, HIP API, copy), per-dispatch results, kernel_trace, agent_info, "
+  "hip_api_trace; rocprof-compute (Omniperf) timestamps.csv / pmc_perf.csv",
+  "kernels kernel_summary api_summary memcpy_summary devices runtime",
   roc_detect,
   roc_parse,
 };

@@ -4,6 +4,7 @@
 */
 #include "format.h"
 #include "textenc.h"
+#include "kernsum.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,8 @@ extern const pl_format pl_fmt_torch_table;
 extern const pl_format pl_fmt_markdown;
 extern const pl_format pl_fmt_nsys_sqlite;
 extern const pl_format pl_fmt_mem_timeline;
+extern const pl_format pl_fmt_rocpd;
+extern const pl_format pl_fmt_rocprofv3_json;
 
 static const pl_format *const registry[] = {
   &pl_fmt_kernel_table,
@@ -48,6 +51,8 @@ static const pl_format *const registry[] = {
   &pl_fmt_markdown,
   &pl_fmt_nsys_sqlite,
   &pl_fmt_mem_timeline,
+  &pl_fmt_rocpd,
+  &pl_fmt_rocprofv3_json,
 };
 
 const pl_format *const *pl_formats(size_t *n) {
@@ -62,7 +67,17 @@ const pl_format *pl_format_find(const char *id) {
 }
 
 const pl_format *pl_format_detect(const char *data, size_t len) {
-  if (len > 65536) len = 65536;
+  /* the first 64 KiB, or more: up to 64 KiB past the end of the first
+  ** non-blank line, so that a header longer than the window (a CSV of
+  ** thousands of counter columns) is seen whole, with rows after it */
+  if (len > 65536) {
+    size_t i = 0;
+    while (i < len && (data[i] == '\n' || data[i] == '\r' || data[i] == ' ' || data[i] == '\t')) i++;
+    const char *nl = memchr(data + i, '\n', len - i);
+    size_t want = nl ? (size_t)(nl - data) + 1 + 65536 : len;
+    if (want < 65536) want = 65536;
+    if (want < len) len = want;
+  }
   const pl_format *best = NULL;
   int bestscore = 0;
   for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
@@ -206,6 +221,7 @@ static pl_profile *load_utf8(const char *name, const char *data, size_t len,
     if (err->msg[0] == '\0') pl_err_set(err, 0, 0, "could not read the input as %s", f->id);
     return NULL;
   }
+  pl_split_pseudo_kernels(p);
   pl_profile_drop_empty(p);
   return p;
 }

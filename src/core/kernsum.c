@@ -26,8 +26,6 @@ void pl_fill_short_names(pl_table *t, int name_col) {
     if (id < nmap && map[id]) { t->cols[cs]->v.str[i] = map[id]; continue; }
     size_t len;
     const char *s = pl_pool_str(t->pool, id, &len);
-    if (len >= 12 && memcmp(s + len - 12, " [clone .kd]", 12) == 0) len -= 12;
-    else if (len >= 3 && memcmp(s + len - 3, ".kd", 3) == 0) len -= 3;
     size_t sn = pl_short_name(s, len, buf, sizeof buf);
     uint32_t sid = pl_pool_intern(t->pool, buf, sn);
     t->cols[cs]->v.str[i] = sid;
@@ -88,4 +86,100 @@ pl_table *pl_kernel_summary_from(const pl_table *t, const char *out_name) {
     if (c >= 0) pl_table_set_doc(s, c, docs[i][1]);
   }
   return s;
+}
+
+/* "<barrier packet>", "<wait packet>": a whole name in angle brackets of
+** words (letters, digits, spaces, '_', '-'), as rocprof names the AQL
+** packets that are not kernels */
+int pl_name_is_pseudo(const char *s, size_t n) {
+  if (n < 3 || s[0] != '<' || s[n - 1] != '>') return 0;
+  for (size_t i = 1; i + 1 < n; i++) {
+    char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ' || c == '_' || c == '-'))
+      return 0;
+  }
+  return 1;
+}
+
+/* rows of t whose name is a pseudo-kernel: mask (1 = pseudo), count */
+static size_t pseudo_rows(const pl_table *t, int cn, unsigned char **mask) {
+  *mask = NULL;
+  if (cn < 0 || t->cols[cn]->type != PL_STR) return 0;
+  size_t k = 0;
+  uint32_t last = 0; int lastv = 0;
+  for (size_t i = 0; i < t->nrows; i++) {
+    uint32_t id = t->cols[cn]->v.str[i];
+    int v;
+    if (id == 0) v = 0;
+    else if (id == last) v = lastv;
+    else { size_t n; const char *s = pl_pool_str(t->pool, id, &n); v = pl_name_is_pseudo(s, n); last = id; lastv = v; }
+    if (v) { if (!*mask) *mask = pl_xcalloc(t->nrows, 1); (*mask)[i] = 1; k++; }
+  }
+  return k;
+}
+
+static pl_table *without(const pl_table *t, const unsigned char *mask, size_t k, int keep_pseudo) {
+  size_t *idx = pl_xmalloc((t->nrows ? t->nrows : 1) * sizeof *idx), m = 0;
+  for (size_t i = 0; i < t->nrows; i++) if ((mask[i] != 0) == keep_pseudo) idx[m++] = i;
+  (void)k;
+  pl_table *r = pl_table_take(t, idx, m);
+  free(idx);
+  return r;
+}
+
+void pl_split_pseudo_kernels(pl_profile *p) {
+  pl_table *k = pl_profile_find(p, "kernels"), *s = pl_profile_find(p, "kernel_summary");
+  unsigned char *mk = NULL, *ms = NULL;
+  size_t nk = k ? pseudo_rows(k, pl_table_col(k, "name"), &mk) : 0;
+  size_t ns = s ? pseudo_rows(s, pl_table_col(s, "name"), &ms) : 0;
+  if (nk == 0 && ns == 0) { free(mk); free(ms); return; }
+  /* the pseudo rows, per name: from the launches where there are some,
+  ** else from the summary (a summary made from the launches says the same) */
+  pl_table *pk = NULL;
+  if (nk && pl_table_col(k, "duration_ns") >= 0) {
+    pl_table *only = without(k, mk, nk, 1);
+    pk = pl_kernel_summary_from(only, "pseudo_kernels");
+    pl_table_free(only);
+  } else if (ns) {
+    pk = without(s, ms, ns, 1);
+  } else {
+    pl_table *only = without(k, mk, nk, 1);
+    int key = pl_table_col(only, "name");
+    pl_agg a[1] = { { "calls", PL_AGG_COUNT, -1, 0, -1, NULL } };
+    pl_err e;
+    pk = pl_table_group(only, &key, 1, a, 1, &e);
+    pl_table_free(only);
+  }
+  if (pk) {
+    pl_table_set_name(pk, "pseudo_kernels");
+    int sp = pl_table_col(pk, "share_pct");
+    if (sp >= 0) pl_table_drop_col(pk, sp);   /* a share of kernel time they are not part of */
+  }
+  if (nk) {
+    pl_table *r = without(k, mk, nk, 0);
+    pl_table_set_name(r, "kernels");
+    pl_profile_add_table(p, r);
+  }
+  if (ns) {
+    pl_table *r = without(s, ms, ns, 0);
+    pl_table_set_name(r, "kernel_summary");
+    int ct = pl_table_col(r, "total_ns"), cp = pl_table_col(r, "share_pct");
+    if (ct >= 0 && cp >= 0) {
+      if (r->cols[cp]->type != PL_NUM) pl_table_retype(r, cp, PL_NUM);
+      double tot = 0;
+      for (size_t i = 0; i < r->nrows; i++) { double v = pl_cell_num(r, ct, i); if (!isnan(v)) tot += v; }
+      for (size_t i = 0; i < r->nrows; i++)
+        r->cols[cp]->v.num[i] = tot > 0 ? 100.0 * pl_cell_num(r, ct, i) / tot : NAN;
+    }
+    pl_profile_add_table(p, r);
+  }
+  double pt = 0;
+  int pct = pk ? pl_table_col(pk, "total_ns") : -1;
+  for (size_t i = 0; pct >= 0 && i < pk->nrows; i++) { double v = pl_cell_num(pk, pct, i); if (!isnan(v)) pt += v; }
+  pl_profile_diag(p, 0, "%zu row%s named like \"<barrier packet>\" (AQL barrier / wait packets, not kernels) moved from %s "
+                  "to table pseudo_kernels: outside kernel time and the ranking%s%.0f ns",
+                  nk ? nk : ns, (nk ? nk : ns) == 1 ? "" : "s", nk ? "kernels" : "kernel_summary",
+                  pct >= 0 ? "; they account for " : "", pct >= 0 ? pt : 0.0);
+  if (pk) pl_profile_add_table(p, pk);
+  free(mk); free(ms);
 }

@@ -11,6 +11,21 @@ int pl_name_truncated(const char *s, size_t n) {
   return n >= 3 && (memcmp(s + n - 3, "...", 3) == 0 || memcmp(s + n - 3, "\xe2\x80\xa6", 3) == 0);
 }
 
+size_t pl_name_strip_kd(const char *s, size_t n) {
+  /* AMD code-object descriptor suffixes: rocprof "k.kd", "k(int) [clone .kd]",
+  ** rocprof-compute "k(int) (.kd)" */
+  static const char *const SUF[] = { " [clone .kd]", " (.kd)", ".kd" };
+  for (size_t i = 0; i < sizeof SUF / sizeof SUF[0]; i++) {
+    size_t k = strlen(SUF[i]);
+    if (n > k && memcmp(s + n - k, SUF[i], k) == 0) {
+      n -= k;
+      while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+      return n;
+    }
+  }
+  return n;
+}
+
 /* kernels that only launch the class named by their first template argument */
 static const char *const WRAPPERS[] = { "cutlass::Kernel", "cutlass::Kernel2", "cutlass::device_kernel" };
 
@@ -18,6 +33,7 @@ size_t pl_short_name(const char *s, size_t n, char *out, size_t outsz) {
   while (n > 0 && (*s == ' ' || *s == '\t')) { s++; n--; }
   while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
   if (pl_name_truncated(s, n)) n -= 3;
+  n = pl_name_strip_kd(s, n);
   /* 1. cut the argument list: the first '(' at template depth 0 that is not
   **    part of "(anonymous namespace)" / "(int)" casts inside templates. */
   int depth = 0;

@@ -15,8 +15,13 @@
 ** 128x128_32x3_nn_align4>(...)" -> "cutlass_80_tensorop_s1688gemm_128x128_32x3_
 ** nn_align4", "cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<...>>"
 ** -> "GemmUniversal" (the wrapper's own name, "Kernel", would put every
-** CUTLASS kernel of a run in one group). */
+** CUTLASS kernel of a run in one group).
+** The AMD code-object suffix (".kd", " [clone .kd]", " (.kd)") is dropped
+** first (pl_name_strip_kd), so every reader of a ROCm tool gives one kernel
+** one short name. */
 size_t pl_short_name(const char *s, size_t n, char *out, size_t outsz);
+/* Length of s[0..n) without an AMD code-object descriptor suffix. */
+size_t pl_name_strip_kd(const char *s, size_t n);
 /* 1 when the name ends with "..." or "\u2026" (cut by the tool). */
 int pl_name_truncated(const char *s, size_t n);
 

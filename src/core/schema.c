@@ -52,6 +52,7 @@ static const scol kernels[] = {
   { "block_z", PL_INT, "threads", "block dimension z" },
   { "pid", PL_INT, "", "process id" },
   { "line", PL_INT, "", "input line of the launch" },
+  { "launch_ns", PL_INT, "ns", "when the host enqueued the launch, where the device record keeps it (rocprof DispatchNs), ns on the trace's clock" },
 };
 static const scol kernel_summary[] = {
   NAME("kernel name as the tool printed it"),

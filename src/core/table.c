@@ -116,6 +116,20 @@ int pl_table_add_col(pl_table *t, const char *name, pl_type type) {
   return (int)t->ncols++;
 }
 
+int pl_table_append_col(pl_table *t, const char *name, pl_type type) {
+  if (t->ncols == t->capcols) {
+    t->capcols = t->capcols ? t->capcols * 2 : 8;
+    t->cols = pl_xrealloc(t->cols, t->capcols * sizeof *t->cols);
+  }
+  pl_column *c = pl_xcalloc(1, sizeof *c);
+  c->name = pl_xstrdup(name);
+  c->type = type;
+  pl_column_reserve(c, t->nrows > 0 ? t->nrows : 0);
+  while (c->len < t->nrows) col_push_missing(c);
+  t->cols[t->ncols] = c;
+  return (int)t->ncols++;
+}
+
 int pl_table_add_col_unique(pl_table *t, const char *name, pl_type type) {
   int c = pl_table_add_col(t, name, type);
   for (int k = 2; c < 0; k++) {

@@ -92,6 +92,10 @@ void pl_table_set_doc(pl_table *t, int col, const char *doc);
 ** another type (an input's own header cell, say), the new column is named
 ** "name_2", "name_3", ...  Returns a valid column index. */
 int pl_table_add_col_unique(pl_table *t, const char *name, pl_type type);
+/* Adds a column without looking for one of the same name (the caller makes
+** names unique: a CSV header of 100,000 columns would otherwise take
+** 10^10 comparisons). */
+int pl_table_append_col(pl_table *t, const char *name, pl_type type);
 /* pl_table_add_col_unique, then pl_table_set_doc(doc). */
 int pl_table_add_doc_col(pl_table *t, const char *name, pl_type type, const char *doc);
 /* Takes column c (c->len == nrows, storage malloc'd) into t: in place of

@@ -31,4 +31,7 @@ return {
   { "paddle-summary", "tests/fixtures/paddle/markdown_fenced.md" },
   { "nsys-stats", "tests/fixtures/nsys/*.txt" },
   { "nsys-sqlite", "$S/corpus/nsys_sqlite/*.sqlite", "tests/fixtures/nsys_sqlite/nvtx_small.sqlite", binary = true },
+  -- issue 28: AMD inputs (rocpd / KERN SQLite, rocprofv3 JSON)
+  { "rocpd", "tests/fixtures/rocprof/*.db", binary = true, recipe = "idle-time" },
+  { "rocprofv3-json", "tests/fixtures/rocprof/rocprofv3_small.json", recipe = "idle-time" },
 }

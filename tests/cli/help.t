@@ -139,7 +139,7 @@ listings are checked through a stable slice (CSV header, one known row).
   kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation
   
   needs: kernels or kernel_summary
-  reads (the only tables loaded): kernels, kernel_summary
+  reads (the only tables loaded): kernels, kernel_summary, pseudo_kernels
   
   options (--set KEY=VALUE):
     group            group launches by the full kernel name or the short name [name|short_name] (default: name)
@@ -153,7 +153,7 @@ listings are checked through a stable slice (CSV header, one known row).
   kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation
   
   needs: kernels or kernel_summary
-  reads (the only tables loaded): kernels, kernel_summary
+  reads (the only tables loaded): kernels, kernel_summary, pseudo_kernels
   
   options (--set KEY=VALUE):
     group            group launches by the full kernel name or the short name [name|short_name] (default: name)

@@ -136,7 +136,15 @@ function TestIdle:test_nvprof_trace_device_index()
   local a, b = m["0:13"], m["0:14"]
   lu.assertEquals({ a.ops, a.span_ns, a.busy_ns, a.idle_ns }, { 4, 59201, 25984, 33217 })
   lu.assertEquals({ b.ops, b.span_ns, b.busy_ns, b.idle_ns }, { 4, 49441, 25536, 23905 })
-  lu.assertStrContains(find(rep, "idle-time.other").message, "device 0 (GeForce GTX 950 (0)) stream 13 is idle 56.1 %")
+  -- an nvprof GPU trace without the API calls records no launch time: the
+  -- whole idle time is "launch time unknown", and no cause is claimed
+  -- (issue 28: it used to say "launched in time but waited")
+  lu.assertEquals({ a.unknown_ns, a.host_wait_ns, a.kernel_wait_ns, a.other_ns }, { 33217, 0, 0, 0 })
+  local f = find(rep, "idle-time.launch_unknown")
+  lu.assertStrContains(f.message, "device 0 (GeForce GTX 950 (0)) stream 13 is idle 56.1 %")
+  lu.assertStrContains(f.message, "no cause is claimed")
+  lu.assertEquals(f.severity, "info")
+  lu.assertNil(find(rep, "idle-time.other"))
 end
 
 function TestIdle:test_sampled_rank0_default_threshold()
