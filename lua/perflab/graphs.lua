@@ -22,6 +22,7 @@
 --   graphs.launch_kind(name)        -> "graph" | "kernel" | "memcpy" | "memset" | nil
 --   graphs.is_graph_launch(name)    -> boolean
 --   graphs.launch_kinds(column)     -> string column of launch kinds (per distinct name)
+--   graphs.graph_launch_mask(column) -> boolean column: the name is a graph launch
 --   graphs.mark(ops)                -> ops with columns graph_replay, replay, position
 --   graphs.analyse(p [, ops])       -> { ops, replays, graphs, positions, empty, partial }
 --   graphs.recording(p [, ops])     -> nil | { reason, partial_replays, empty_launches }
@@ -86,6 +87,18 @@ function M.is_graph_launch(name) return M.launch_kind(name) == "graph" end
 -- run once per distinct name, in Column:map).
 function M.launch_kinds(col) return col:map(M.launch_kind) end
 
+-- a mask: the names of col that are graph launches (false where missing;
+-- a column with no launch name at all, or no strings, gives all false)
+local function graph_launch_mask(col)
+  local p = col:present()
+  local none = p & ~p
+  if col:type() ~= "string" then return none end
+  local kinds = M.launch_kinds(col)
+  if kinds:type() ~= "string" then return none end
+  return kinds:eq("graph") & p
+end
+M.graph_launch_mask = graph_launch_mask
+
 -- 1..n as an integer column of t's length
 local function rownum(t)
   return t:col(t:columns()[1]):present():map(function() return 1 end):cumsum()
@@ -114,10 +127,9 @@ local H1, H2 = hasher(2166136261 & 0x7fffffff), hasher(1315423911)
 -- A replay is the ops of one device sharing a correlation id.
 function M.mark(ops)
   local n = ops:nrows()
-  local kinds = M.launch_kinds(ops:col("rt_name"))
-  local g = kinds:eq("graph")
+  local g = graph_launch_mask(ops:col("rt_name"))
   if ops:has("graph_id") then g = g | ops:col("graph_id"):present() end
-  g = g & ops:col("correlation"):present()
+  g = ops:has("correlation") and (g & ops:col("correlation"):present()) or (g & ~g)
   local row = rownum(ops)
   local none = row:keep(row:eq(0))
   if n == 0 or g:count { where = g } == 0 then
@@ -142,9 +154,9 @@ end
 local function empty_launches(p, ops)
   local rt = p.tables.runtime
   if not rt or rt:nrows() == 0 or not rt:has("correlation") or not rt:has("name") then return nil end
-  local gl = rt:filter(M.launch_kinds(rt:col("name")):eq("graph") & rt:col("correlation"):present())
+  local gl = rt:filter(graph_launch_mask(rt:col("name")) & rt:col("correlation"):present())
   if gl:nrows() == 0 then return gl end
-  local hit = ops and ops:nrows() > 0 and ops:col("correlation"):index_of(gl:col("correlation"))
+  local hit = ops and ops:nrows() > 0 and ops:has("correlation") and ops:col("correlation"):index_of(gl:col("correlation"))
   if not hit then return gl end
   return gl:filter(~hit:present())
 end
@@ -273,7 +285,7 @@ function M.kernel_mask(p)
   local rt = p.tables.runtime
   if rt and rt:nrows() > 0 and rt:has("correlation") and rt:has("name") and k:has("correlation") then
     local at = rt:col("correlation"):index_of(k:col("correlation"))
-    g = g | M.launch_kinds(rt:col("name"):at(at)):eq("graph")
+    g = g | graph_launch_mask(rt:col("name"):at(at))
   end
   return g
 end
