@@ -127,6 +127,15 @@ function TestGraphsVllm:test_launch_latency()
   lu.assertEquals(sk.evidence.short_launches, 3)
 end
 
+-- step-breakdown: the replays' GPU time as its own row, no unreliable mark
+function TestGraphsVllm:test_step_breakdown()
+  local rep = perflab.run("step-breakdown", VLLM)
+  lu.assertEquals(#findings(rep, "step-breakdown.unreliable"), 0)
+  local row
+  for _, r in rep.tables.summary:rows() do if r.metric == "Graph Replay GPU Time" then row = r end end
+  lu.assertEquals(row.value, 149919643)    -- one step: the union of the 361 replayed ops
+end
+
 function TestGraphsVllm:test_graphs_recipe()
   local rep = perflab.run("graphs", VLLM)
   lu.assertEquals(rep.tables.graphs:nrows(), 3)
@@ -200,6 +209,11 @@ function TestGraphsPartial:test_dropped_replay()
   local it = perflab.run("idle-time", p)
   lu.assertEquals(#findings(it, "idle-time.unreliable"), 1)
   lu.assertEquals(it.tables.idle:row(1).reliable, false)
+  local sb = perflab.run("step-breakdown", p)
+  lu.assertEquals(#findings(sb, "step-breakdown.unreliable"), 1)
+  local util = findings(sb, "step-breakdown.gpu_utilization")[1]
+  lu.assertEquals(util.severity, "info")
+  lu.assertStrContains(util.message, "unreliable")
   -- the stream's idle finding is no longer a warning, and says why
   lu.assertEquals(#findings(it, "idle-time.host_wait"), 1)
   for _, f in ipairs(findings(it, "idle-time.host_wait")) do
