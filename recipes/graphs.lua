@@ -45,7 +45,7 @@ return {
   name = "graphs",
   summary = "CUDA/HIP graph replays: one row per graph (replays, kernels, launch, span, busy, delay, per-position times); partial recordings",
   needs = { "kernels.start_ns" },
-  tables = { "kernels", "runtime", "memcpy", "memset" },
+  tables = { "kernels", "runtime", "memcpy", "memset", "graph_trace" },
   options = {
     top = { type = "integer", min = 0, default = 0, help = "list at most this many replays (0: all)" },
   },

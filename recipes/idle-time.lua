@@ -75,7 +75,7 @@ return {
   name = "idle-time",
   summary = "per GPU stream: idle time between operations, attributed to host wait, kernel wait or other (HTA)",
   needs = { "kernels.start_ns" },   -- a timeline: kernels with start times
-  tables = { "kernels", "runtime", "memcpy", "memset" },   -- all it reads (perflab.timeline.device_ops)
+  tables = { "kernels", "runtime", "memcpy", "memset", "graph_trace" },   -- all it reads (perflab.timeline.device_ops)
   options = {
     kernel_wait_ns = { type = "number", default = D.hta.kernel_wait_ns,
                        help = "a gap shorter than this, with the launch already issued, is kernel wait (ns)" },
@@ -86,7 +86,7 @@ return {
     local rows = {}
     local per_rank = ranks.of_job(inputs)   -- several ranks of one job: a rank column
     for idx, p in ipairs(inputs) do
-      local kinds = opts.kernels_only and { kernel = true } or nil
+      local kinds = opts.kernels_only and { kernel = true, graph = true } or nil   -- graph: nsys' whole-graph rows
       local all = IV.device_ops(p, kinds)
       -- graph replays recorded in part: idle and busy are not facts
       local gres = all and graphs.analyse(p, all)

@@ -74,7 +74,7 @@ return {
   name = "launch-latency",
   summary = "launch delay (GPU start - CPU launch end) per stream, outliers, kernels cheaper than their launch, queue length, comm/compute overlap (HTA)",
   needs = { "kernels.start_ns" },   -- a timeline: kernels with start times
-  tables = { "kernels", "runtime", "memcpy", "memset" },   -- all it reads (perflab.timeline.device_ops)
+  tables = { "kernels", "runtime", "memcpy", "memset", "graph_trace" },   -- all it reads (perflab.timeline.device_ops)
   options = {
     top = { type = "integer", min = 0, default = 10, help = "how many worst launches to list" },
     windows = { type = "integer", min = 1, max = 10000, default = 20, help = "time windows in queue_series" },
@@ -94,7 +94,8 @@ return {
       for i, l in ipairs(lists) do marks[i] = #l end
       local all = IV.device_ops(p)      -- kernels, memcpy, memset: by start
       local dev_label = IV.device_label(p)   -- "0 (GPU name)" where the input names its devices
-      local kern = all:nrows() > 0 and all:filter(all:col("kind"):eq("kernel")) or all
+      -- (kind "graph": a whole replay nsys recorded as one row, a launch too)
+      local kern = all:nrows() > 0 and all:filter(all:col("kind"):isin { "kernel", "graph" }) or all
       -- a graph replay is one launch: its launch call against the replay's
       -- first kernel, not each kernel against it (perflab.graphs)
       local nodes = 0

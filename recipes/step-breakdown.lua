@@ -209,6 +209,9 @@ local function collect_nsys(p, opts, pid)
       end
     end
   end
+  -- nsys' whole-graph replays (--cuda-graph-trace=graph): kernel work whose kernels were not recorded
+  local gt = p.tables.graph_trace
+  if gt and gt:nrows() > 0 then add("kernel", gt, S.kept(gt, pid)) end
   local rt = p.tables.runtime
   if rt and rt:nrows() > 0 then add("runtime", rt, S.kept(rt, pid)) end
   local nv = p.tables.nvtx

@@ -73,14 +73,16 @@ end
 -- do, on (pid, correlation): correlation ids are unique within a process
 -- only).  Columns:
 --   start_ns, end_ns, duration_ns (missing as 0), name,
---   kind ("kernel" | "memcpy" | "memset"), device (missing as 0),
+--   kind ("kernel" | "memcpy" | "memset" | "graph": a whole replay that nsys
+--   recorded as one row, graph_trace), device (missing as 0),
 --   stream (missing as -1), correlation,
 --   rt_start_ns, rt_end_ns, rt_name (missing where no runtime call matches),
 --   graph_id (only where a source table has one: nsys' CUDA graph id)
 -- rows sorted by start, ties in kernel, memcpy, memset and table order; a
 -- row without a start is left out.  kinds: set of kinds to keep (default
--- all three).  The engine does the work: a concat, a join and an order.
-local SOURCES = { { "kernel", "kernels" }, { "memcpy", "memcpy" }, { "memset", "memset" } }
+-- all four).  The engine does the work: a concat, a join and an order.
+local SOURCES = { { "kernel", "kernels" }, { "memcpy", "memcpy" }, { "memset", "memset" },
+                  { "graph", "graph_trace" } }   -- nsys' whole-graph replays (--cuda-graph-trace=graph)
 
 -- a column of t of the value v
 local function const(t, v)
@@ -106,7 +108,7 @@ local function launches(rt, keys)
 end
 
 function M.device_ops(p, kinds)
-  kinds = kinds or { kernel = true, memcpy = true, memset = true }
+  kinds = kinds or { kernel = true, memcpy = true, memset = true, graph = true }
   local rt = p.tables.runtime
   if rt and rt:nrows() == 0 then rt = nil end
   local use_pid = rt ~= nil and rt:has("pid")

@@ -260,6 +260,36 @@ function TestGraphsPartial:test_nsys_graph_id()
   lu.assertEquals(it.tables.idle:row(1).reliable, false)
 end
 
+-- nsys --cuda-graph-trace=graph: one GRAPH_TRACE row per replay, no kernel rows;
+-- the replays are GPU work (busy), one launch each, not empty launches
+function TestGraphsPartial:test_nsys_graph_trace()
+  local p = perflab.load("tests/fixtures/nsys_sqlite/graph_trace_small.sqlite")
+  local gt = p.tables.graph_trace
+  lu.assertEquals(gt:nrows(), 3)
+  lu.assertEquals(gt:col("graph_id"):to_lua(), { 9, 9, 9 })
+  lu.assertEquals(gt:col("graph_exec_id"):to_lua(), { 90, 90, 90 })
+  lu.assertEquals(gt:col("duration_ns"):to_lua(), { 300, 300, 300 })
+  lu.assertEquals(gt:col("pid"):to_lua(), { 100, 100, 100 })
+  local res = G.analyse(p)
+  lu.assertEquals(res.empty:nrows(), 0)
+  lu.assertNil(G.recording(p, nil, res))
+  lu.assertEquals(res.graphs:nrows(), 1)
+  local g = res.graphs:row(1)
+  lu.assertEquals(g.graph_id, 9)
+  lu.assertEquals(g.replays, 3)
+  lu.assertEquals(g.busy_total_ns, 900)
+  lu.assertEquals(g.delay_mean_ns, 50)
+  local it = perflab.run("idle-time", p)
+  local r = it.tables.idle:row(1)
+  lu.assertEquals(r.busy_ns, 920)           -- 3 x 300 + the 20 ns kernel
+  lu.assertEquals(r.span_ns, 4120 - 1100)
+  lu.assertEquals(r.graph_busy_ns, 900)
+  lu.assertEquals(r.reliable, true)
+  local ll = perflab.run("launch-latency", p)
+  local ld = ll.tables.launch_delay
+  lu.assertEquals(ld:row(ld:nrows()).launches, 4)
+end
+
 TestLaunchEx = {}
 
 -- cuLaunchKernelEx and cudaLaunchKernelExC: ordinary launches, linked
