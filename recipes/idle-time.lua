@@ -21,7 +21,11 @@
 -- to last end), busy_ns (union of the ops), idle_ns (= span - busy),
 -- host_wait_ns, kernel_wait_ns, other_ns, unknown_ns (launch time
 -- unknown), idle_pct (of span), host_wait_pct, kernel_wait_pct, other_pct,
--- unknown_pct (of idle).
+-- unknown_pct (of idle), graph_busy_ns (the
+-- union of the stream's ops replayed by a CUDA/HIP graph: perflab.graphs),
+-- reliable (false when the input recorded graph replays in part: a graph
+-- launch without GPU work, or a replay short of its graph's ops; a finding
+-- idle-time.unreliable gives the reason, and idle findings are info).
 -- Thresholds: lua/perflab/timeline_data.lua (D.hta).
 local perflab = require "perflab"
 local T = perflab.table
@@ -30,9 +34,11 @@ local IV = require "perflab.timeline"
 local I = perflab.intervals
 local D = require "perflab.timeline_data"
 local ranks = require "perflab.ranks"
+local graphs = require "perflab.graphs"
 
 local COLS = { "device", "stream", "ops", "span_ns", "busy_ns", "idle_ns", "host_wait_ns", "kernel_wait_ns",
-  "other_ns", "unknown_ns", "idle_pct", "host_wait_pct", "kernel_wait_pct", "other_pct", "unknown_pct" }
+  "other_ns", "unknown_ns", "idle_pct", "host_wait_pct", "kernel_wait_pct", "other_pct", "unknown_pct",
+  "graph_busy_ns", "reliable" }
 
 --- Idle attribution for one stream's ops (a device_ops table, by start).
 -- A gap opens where an op starts after every op before it has ended: the
@@ -46,6 +52,8 @@ local function attribute(ops, kernel_wait_ns)
   local r = { ops = ops:nrows() }
   r.span_ns = (e - s[1]):max()          -- (c:max() of epoch ns goes through a double)
   r.busy_ns = I.from_table(ops, "start_ns", "end_ns"):length()
+  local g = ops:has("graph_replay") and ops:col("graph_replay")
+  r.graph_busy_ns = g and I.from_table(ops, "start_ns", "end_ns", { where = g }):length() or 0
   r.idle_ns = r.span_ns - r.busy_ns
   local blocks = I.from_arrays(s * 2, e * 2 + 1)
   ops = ops:with("block", blocks:locate(s * 2))
@@ -74,7 +82,7 @@ return {
   name = "idle-time",
   summary = "per GPU stream: idle time between operations, attributed to host wait, kernel wait or other (HTA)",
   needs = { "kernels.start_ns" },   -- a timeline: kernels with start times
-  tables = { "kernels", "runtime", "memcpy", "memset" },   -- all it reads (perflab.timeline.device_ops)
+  tables = { "kernels", "runtime", "memcpy", "memset", "graph_trace" },   -- all it reads (perflab.timeline.device_ops)
   options = {
     kernel_wait_ns = { type = "number", default = D.hta.kernel_wait_ns,
                        help = "a gap shorter than this, with the launch already issued, is kernel wait (ns)" },
@@ -85,12 +93,24 @@ return {
     local rows = {}
     local per_rank = ranks.of_job(inputs)   -- several ranks of one job: a rank column
     for idx, p in ipairs(inputs) do
-      local kinds = opts.kernels_only and { kernel = true } or nil
-      local streams = IV.by_stream(IV.device_ops(p, kinds))
+      local kinds = opts.kernels_only and { kernel = true, graph = true } or nil   -- graph: nsys' whole-graph rows
+      local all = IV.device_ops(p, kinds)
+      -- graph replays recorded in part: idle and busy are not facts
+      local gres = all and graphs.analyse(p, all)
+      local rec = gres and graphs.recording(p, nil, gres)
+      if gres and gres.ops then all = gres.ops end
+      if rec then
+        report:finding { severity = "warn", rule = "idle-time.unreliable",
+          subject = per_rank and ("rank " .. p.rank) or nil,
+          message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. "idle and busy times below are unreliable: " .. rec.reason,
+          evidence = { partial_replays = rec.partial_replays, empty_launches = rec.empty_launches, source = p.source } }
+      end
+      local streams = IV.by_stream(all)
       local dev_label = IV.device_label(p)   -- "0 (GPU name)" where the input names its devices
       for _, g in ipairs(streams) do
         local r = attribute(g.ops, opts.kernel_wait_ns)
         r.device, r.stream = g.device, g.stream
+        r.reliable = rec == nil
         if #inputs > 1 then r.input = idx end
         if per_rank then r.rank = p.rank end
         rows[#rows + 1] = r
@@ -109,10 +129,11 @@ return {
               .. "(rocprofv3 --hip-trace, nsys -t cuda, Kineto) or rocprof's per-dispatch DispatchNs would tell",
           })[dominant]
           report:finding {
-            severity = (r.idle_pct > 50 and dominant ~= "launch time unknown") and "warn" or "info",
+            severity = (r.idle_pct > 50 and dominant ~= "launch time unknown" and not rec) and "warn" or "info",
             rule = "idle-time." .. (dominant == "launch time unknown" and "launch_unknown" or dominant:gsub(" ", "_")),
             subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. string.format("device %s stream %s", dev_label(g.device), g.stream),
-            message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. string.format("device %s stream %s is idle %.1f %% of its span (%s of %s); %.0f %% of that is %s: %s",
+            message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. (rec and "unreliable (graph replays recorded in part): " or "")
+              .. string.format("device %s stream %s is idle %.1f %% of its span (%s of %s); %.0f %% of that is %s: %s",
               dev_label(g.device), g.stream, r.idle_pct, units.ns(r.idle_ns), units.ns(r.span_ns), share, dominant, advice),
             evidence = { idle_pct = r.idle_pct, threshold_pct = opts.min_idle_pct, host_wait_ns = r.host_wait_ns,
                          kernel_wait_ns = r.kernel_wait_ns, other_ns = r.other_ns, unknown_ns = r.unknown_ns, span_ns = r.span_ns,

@@ -5,7 +5,10 @@
 --
 -- Each kernel is joined to the runtime call that launched it by correlation
 -- id.  launch delay = GPU start - end of the runtime call (negative values
--- mean the host and device clocks disagree; they are kept).
+-- mean the host and device clocks disagree; they are kept).  A graph replay
+-- (perflab.graphs: the kernels sharing a cudaGraphLaunch's correlation) is
+-- one launch: its launch call against its first kernel; its other kernels
+-- are graph nodes, neither launches nor "short kernels".
 --
 -- Tables (part of the API):
 --   launch_delay  (device, stream, launches, mean_ns, p50_ns, p90_ns, p99_ns,
@@ -34,6 +37,7 @@ local IV = require "perflab.timeline"
 local I = perflab.intervals
 local D = require "perflab.timeline_data"
 local ranks = require "perflab.ranks"
+local graphs = require "perflab.graphs"
 
 -- (each quantile by selection, not a sort of the column: the same values)
 local function quantiles(c)
@@ -70,7 +74,7 @@ return {
   name = "launch-latency",
   summary = "launch delay (GPU start - CPU launch end) per stream, outliers, kernels cheaper than their launch, queue length, comm/compute overlap (HTA)",
   needs = { "kernels.start_ns" },   -- a timeline: kernels with start times
-  tables = { "kernels", "runtime", "memcpy", "memset" },   -- all it reads (perflab.timeline.device_ops)
+  tables = { "kernels", "runtime", "memcpy", "memset", "graph_trace" },   -- all it reads (perflab.timeline.device_ops)
   options = {
     top = { type = "integer", min = 0, default = 10, help = "how many worst launches to list" },
     windows = { type = "integer", min = 1, max = 10000, default = 20, help = "time windows in queue_series" },
@@ -90,7 +94,24 @@ return {
       for i, l in ipairs(lists) do marks[i] = #l end
       local all = IV.device_ops(p)      -- kernels, memcpy, memset: by start
       local dev_label = IV.device_label(p)   -- "0 (GPU name)" where the input names its devices
-      local kern = all:nrows() > 0 and all:filter(all:col("kind"):eq("kernel")) or all
+      -- (kind "graph": a whole replay nsys recorded as one row, a launch too)
+      local kern = all:nrows() > 0 and all:filter(all:col("kind"):isin { "kernel", "graph" }) or all
+      -- a graph replay is one launch: its launch call against the replay's
+      -- first kernel, not each kernel against it (perflab.graphs)
+      local nodes = 0
+      if kern:nrows() > 0 then
+        kern = graphs.mark(kern)
+        local gr = kern:col("graph_replay")
+        nodes = gr:count { where = gr }
+        if nodes > 0 then
+          local first = kern:col("position"):eq(1)
+          local nrep = first:count { where = first }
+          report:note(string.format("%s: %d kernels are nodes of %d graph replays (cudaGraphLaunch, hipGraphLaunch, ...): "
+            .. "each replay counts as one launch, its launch call against its first kernel; see the graphs recipe.",
+            p.source, nodes, nrep))
+          kern = kern:filter(~gr | first)
+        end
+      end
       local launched = kern:filter(kern:col("rt_end_ns"):present())
       local unmatched = kern:nrows() - launched:nrows()
       local delay = launched:col("start_ns") - launched:col("rt_end_ns")
@@ -161,7 +182,9 @@ return {
         end
       end
       -- kernels shorter than their launch
+      -- (a graph replay's kernels are not launches: never "capture them in a graph")
       local short = launched:col("duration_ns"):lt(launched:col("runtime_ns"))
+      if nodes > 0 then short = short & ~launched:col("graph_replay") end
       local sk = launched:group_by("name"):agg { { "calls", "count" }, { "short_calls", "count", where = short },
         { "kernel_ns", "sum", "duration_ns", where = short }, { "launch_ns", "sum", "runtime_ns", where = short } }
       sk = sk:filter(sk:col("short_calls"):gt(0)):rename("name", "kernel"):sort_by("-short_calls", "kernel")
@@ -176,8 +199,10 @@ return {
         report:finding { severity = nshort * 2 > nlaunch and "warn" or "info", rule = "launch-latency.short_kernels",
           subject = sk:col("kernel")[1],
           message = string.format("%d of %d kernel launches ran for less time on the GPU than their launch call took "
-            .. "on the host (%d kernels): launch overhead dominates; fuse them or capture them in a CUDA graph",
-            nshort, nlaunch, sk:nrows()),
+            .. "on the host (%d kernels): launch overhead dominates; %s",
+            nshort, nlaunch, sk:nrows(), nodes > 0
+              and "fuse them (they run outside the trace's graph replays, which may leave them out on purpose, as piecewise graphs leave attention eager)"
+              or "fuse them or capture them in a CUDA graph"),
           evidence = { short_launches = nshort, launches = nlaunch, kernels = sk:nrows(), source = p.source,
                        formula = "kernel duration < runtime call duration" } }
       end

@@ -30,6 +30,8 @@ local gpu = require "perflab.gpu"
 local gpus = require "perflab.gpus"
 local weighting = require "perflab.weighting"
 local T = perflab.table
+local is_comm = require("perflab.comm").is_kernel
+local graphs = require "perflab.graphs"
 
 -- id, start_ns, duration_ns: the launch's join keys (id = the input's id
 -- column or the 0-based row; start and duration where the input has them)
@@ -74,6 +76,13 @@ local function launch_columns(k, ctx, rule_sms)
   local w = L.w
   local grid, bs = gpu.dim_col(k, "grid_size", "grid"), gpu.dim_col(k, "block_size", "block")
   local kept = (grid and bs) and (grid:present() & bs:present()) or one:eq(0)
+  -- communication kernels (perflab.comm) get no grid heuristics: a
+  -- collective sizes its grid by channels, not by work per block
+  if k:has("name") then
+    local c = k:col("name"):fill(""):map(is_comm)
+    L.ncomm = kept:count { where = kept & c }
+    kept = kept & ~c
+  end
   if grid and bs then w:with("_grid", grid):with("_bs", bs) end
   local nkept = kept:count { where = kept }
   local dev = gpu.launch_devices(k, ctx)   -- cc, sm_count: once per distinct device
@@ -331,7 +340,15 @@ R = {
       if ctx.vendor == "amd" then
         report:note("AMD GPU: SM count = compute units, blocks = workgroups; occupancy and tail need the CU resource model, which perflab does not have")
       end
-      local skipped = k:nrows() - L.nkept
+      if (L.ncomm or 0) > 0 then
+        report:note(string.format("%d communication launches (perflab.comm: nccl, rccl, ...) have no grid checks: a collective sizes its grid by its channels, not by work per block", L.ncomm))
+      end
+      local gn = graphs.kernel_mask(p)
+      gn = gn:count { where = gn & L.kept }
+      if gn > 0 then
+        report:note(string.format("%d of the launches are graph nodes (replayed by a graph launch: perflab.graphs): their launch cost is the graph launch's, and a grid change means capturing the graph again", gn))
+      end
+      local skipped = k:nrows() - L.nkept - (L.ncomm or 0)
       if skipped > 0 then report:note(string.format("%d launches without grid or block size were skipped", skipped)) end
       if L.no_sm > 0 then
         report:note(string.format("%d launches: no SM count in the input; pass --gpu NAME (one of: %s)", L.no_sm, gpu.choices()))

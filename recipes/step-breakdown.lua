@@ -64,6 +64,13 @@
 --            and per utilisation figure (value in percent, unit "pct"),
 --            and "Peak Memory Allocated" per GPU (unit "bytes", pct of its
 --            memory) when the trace has memory events with totals.
+--            With CUDA/HIP graph replays (perflab.graphs): "Graph Replay GPU
+--            Time" (the union of replayed ops within the steps, per step;
+--            part of the Kernel/Memcpy/Memset rows, not added to them); when
+--            the recording of the replays is partial, a finding
+--            step-breakdown.unreliable with the reason, a row "GPU
+--            Utilization Reliable" (0) per GPU, and the utilisation finding
+--            as info, marked unreliable.
 local perflab = require "perflab"
 local T = perflab.table
 local units = perflab.units
@@ -73,6 +80,7 @@ local D = require "perflab.timeline_data"
 local S = require "perflab.steps"
 local comm = require "perflab.comm"
 local ranks = require "perflab.ranks"
+local graphs = require "perflab.graphs"
 
 local STEP_COLS = { "step", "kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns",
   "dataloader_ns", "cpu_exec_ns", "other_ns", "total_ns" }
@@ -201,6 +209,9 @@ local function collect_nsys(p, opts, pid)
       end
     end
   end
+  -- nsys' whole-graph replays (--cuda-graph-trace=graph): kernel work whose kernels were not recorded
+  local gt = p.tables.graph_trace
+  if gt and gt:nrows() > 0 then add("kernel", gt, S.kept(gt, pid)) end
   local rt = p.tables.runtime
   if rt and rt:nrows() > 0 then add("runtime", rt, S.kept(rt, pid)) end
   local nv = p.tables.nvtx
@@ -366,8 +377,11 @@ local function triggers(report, src, run, avg, gpu, extra)
   end
   for _, g in ipairs(gpu or {}) do
     if g.util_pct and g.util_pct < th.gpu_util_pct then
-      report:finding { severity = "warn", rule = "step-breakdown.gpu_utilization", subject = g.label or ("GPU " .. g.device),
-        message = string.format("%s%s is busy %.2f %% of the step time (below %d %%): increase the batch size, "
+      -- graph replays recorded in part: the busy figure is not a fact
+      local unrel = extra and extra.unreliable
+      report:finding { severity = unrel and "info" or "warn", rule = "step-breakdown.gpu_utilization", subject = g.label or ("GPU " .. g.device),
+        message = (unrel and "unreliable (graph replays recorded in part): " or "")
+          .. string.format("%s%s is busy %.2f %% of the step time (below %d %%): increase the batch size, "
           .. "or look at what the Runtime, DataLoader, CPU Exec and Other shares say the host is doing", where,
           g.label or ("GPU " .. g.device), g.util_pct, th.gpu_util_pct),
         evidence = { gpu_util_pct = g.util_pct, threshold_pct = th.gpu_util_pct, busy_ns = g.busy_ns, span_ns = g.span_ns,
@@ -459,6 +473,27 @@ local function from_kineto(p, report, acc, opts)
     end
     acc.summary[#acc.summary + 1] = { run = run, metric = "Kernel Time using Tensor Cores", device = label, value = g.tc_pct, unit = "pct" }
   end
+  -- CUDA/HIP graph replays (perflab.graphs): their share of the step, and
+  -- whether the profiler recorded them whole
+  local gres = p.tables.kernels and graphs.analyse(p) or nil
+  local grec = graphs.recording(p, nil, gres)
+  if gres and gres.ops and gres.graphs then
+    local gset = I.from_table(gres.ops, "start_ns", "end_ns", { where = gres.ops:col("graph_replay") })
+    local gns = 0
+    for _, s in ipairs(steps) do gns = gns + IV.length_within(gset, s.s, s.e) end
+    gns = gns / #steps
+    acc.summary[#acc.summary + 1] = { run = run, metric = "Graph Replay GPU Time",
+      value = gns, unit = "ns", pct = avg.total_ns > 0 and 100 * gns / avg.total_ns or nil }
+  end
+  if grec then
+    report:finding { severity = "warn", rule = "step-breakdown.unreliable",
+      message = string.format("%s: the busy and idle figures (Kernel, Other, GPU Utilization) are unreliable: %s",
+        p.source, grec.reason),
+      evidence = { partial_replays = grec.partial_replays, empty_launches = grec.empty_launches, source = p.source } }
+    for _, g in ipairs(gpu) do
+      acc.summary[#acc.summary + 1] = { run = run, metric = "GPU Utilization Reliable", device = g.label, value = 0, unit = "bool" }
+    end
+  end
   local ratio, elig_ns, op_ns = tc_eligible_ratio(p, c)
   if ratio then
     acc.summary[#acc.summary + 1] = { run = run, metric = "Kernel Time of Tensor-Core-Eligible Ops", value = 100 * ratio, unit = "pct" }
@@ -506,6 +541,7 @@ local function from_kineto(p, report, acc, opts)
     eligible_ns = elig_ns, op_kernel_ns = op_ns, cc_major = cc_major, cc = cc,
     vendor = vendor, arch = arch, gpu_known = gpu_known, families = family_use(p),
     use_dp = c.use_dp, use_ddp = c.use_ddp, nccl = c.nccl, devices_used = #gpu, memory = memory,
+    unreliable = grec and grec.reason or nil,
   })
   report:note(string.format("%s: %d steps, %s per step on average (steps bounded on the device side: a step "
     .. "ends when the last device op it launched ends).", p.source, #rows, units.ns(avg.total_ns)))

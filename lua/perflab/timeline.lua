@@ -73,15 +73,18 @@ end
 -- do, on (pid, correlation): correlation ids are unique within a process
 -- only).  Columns:
 --   start_ns, end_ns, duration_ns (missing as 0), name,
---   kind ("kernel" | "memcpy" | "memset"), device (missing as 0),
+--   kind ("kernel" | "memcpy" | "memset" | "graph": a whole replay that nsys
+--   recorded as one row, graph_trace), device (missing as 0),
 --   stream (missing as -1), correlation,
 --   rt_start_ns, rt_end_ns, rt_name (missing where no runtime call matches;
 --   where the device record keeps its own launch time, kernels.launch_ns
---   such as rocprof's DispatchNs, rt_start_ns falls back to it)
+--   such as rocprof's DispatchNs, rt_start_ns falls back to it),
+--   graph_id (only where a source table has one: nsys' CUDA graph id)
 -- rows sorted by start, ties in kernel, memcpy, memset and table order; a
 -- row without a start is left out.  kinds: set of kinds to keep (default
--- all three).  The engine does the work: a concat, a join and an order.
-local SOURCES = { { "kernel", "kernels" }, { "memcpy", "memcpy" }, { "memset", "memset" } }
+-- all four).  The engine does the work: a concat, a join and an order.
+local SOURCES = { { "kernel", "kernels" }, { "memcpy", "memcpy" }, { "memset", "memset" },
+                  { "graph", "graph_trace" } }   -- nsys' whole-graph replays (--cuda-graph-trace=graph)
 
 -- a column of t of the value v
 local function const(t, v)
@@ -107,7 +110,7 @@ local function launches(rt, keys)
 end
 
 function M.device_ops(p, kinds)
-  kinds = kinds or { kernel = true, memcpy = true, memset = true }
+  kinds = kinds or { kernel = true, memcpy = true, memset = true, graph = true }
   local rt = p.tables.runtime
   if rt and rt:nrows() == 0 then rt = nil end
   local use_pid = rt ~= nil and rt:has("pid")
@@ -121,6 +124,10 @@ function M.device_ops(p, kinds)
   end
   -- no rows anywhere: the (empty) kernels table gives the columns
   if #parts == 0 and p.tables.kernels then parts[1] = { "kernel", p.tables.kernels }; use_pid = false end
+  -- graph_id (nsys: the CUDA graph a kernel was replayed from) where any
+  -- source has it, missing in the others (perflab.graphs)
+  local gid = false
+  for _, part in ipairs(parts) do gid = gid or part[2]:has("graph_id") end
   for i, part in ipairs(parts) do
     local kind, t = part[1], part[2]
     local s, d = t:col("start_ns"), M.filled(t, "duration_ns", 0)
@@ -128,6 +135,7 @@ function M.device_ops(p, kinds)
       :with("kind", const(t, kind)):with("device", M.filled(t, "device", 0)):with("stream", M.filled(t, "stream", -1))
     if t:has("correlation") then o:with("correlation", t:col("correlation")) end
     if t:has("launch_ns") then o:with("launch_ns", t:col("launch_ns")) end
+    if gid then o:with("graph_id", t:has("graph_id") and t:col("graph_id") or s:keep(s:lt(s))) end
     if use_pid then o:with("pid", t:col("pid")) end
     -- rows without a start left out, from the narrow table (not a copy of
     -- every column of the source)

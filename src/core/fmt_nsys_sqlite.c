@@ -609,6 +609,59 @@ static int read_copies(nx *x, pl_table *t, const char *tab, int memset_) {
   return 0;
 }
 
+/* ---- whole-graph replays (--cuda-graph-trace=graph) ---------------------- */
+static const coldef GT_COLS[] = {
+  { "name", PL_STR, "'CUDA graph N' (N: graphId): one row per replay of a whole graph, its kernels not recorded" },
+  { "start_ns", PL_INT, "start of the replay, ns" },
+  { "end_ns", PL_INT, "end of the replay, ns" },
+  { "duration_ns", PL_INT, "end - start, ns" },
+  { "device", PL_INT, "device id" },
+  { "stream", PL_INT, "stream id" },
+  { "context", PL_INT, "CUDA context id" },
+  { "correlation", PL_INT, "correlation id of the graph launch call (unique within a process)" },
+  { "pid", PL_INT, "process id" },
+  { "graph_id", PL_INT, "CUDA graph id (graphId)" },
+  { "graph_exec_id", PL_INT, "executable graph id (graphExecId)" },
+};
+enum { GT_NAME, GT_START, GT_END, GT_DUR, GT_DEV, GT_STREAM, GT_CTX, GT_CORR, GT_PID, GT_GRAPH, GT_EXEC };
+
+static int read_graph_trace(nx *x, pl_table *t, const char *tab) {
+  reserve_rows(x, t, tab);
+  static const char *const W[] = { "start", "end", "deviceId", "streamId", "contextId", "correlationId", "globalPid",
+    "graphId", "graphExecId" };
+  sqlite3_stmt *st;
+  if (select_cols(x, tab, W, NCOLS(W), NULL, &st, NULL)) return -1;
+  pl_buf b; pl_buf_init(&b);
+  pl_cell v[NCOLS(GT_COLS)];
+  int64_t last_id = PL_INT_NA;
+  uint32_t last_name = 0;
+  int rc;
+  while (step_row(x, st, &rc)) {
+    times(v, GT_START, st, 0, 1);
+    v[GT_DEV].i = int_cell(st, 2);
+    v[GT_STREAM].i = int_cell(st, 3);
+    v[GT_CTX].i = int_cell(st, 4);
+    v[GT_CORR].i = int_cell(st, 5);
+    int64_t g = int_cell(st, 6);
+    v[GT_PID].i = g == PL_INT_NA ? PL_INT_NA : PID_OF(g);
+    v[GT_GRAPH].i = int_cell(st, 7);
+    v[GT_EXEC].i = int_cell(st, 8);
+    if (v[GT_GRAPH].i != last_id || !last_name) {
+      b.len = 0;
+      if (v[GT_GRAPH].i != PL_INT_NA) pl_buf_printf(&b, "CUDA graph %lld", (long long)v[GT_GRAPH].i);
+      else pl_buf_adds(&b, "CUDA graph");
+      last_name = pl_pool_intern(x->pool, b.data, b.len);
+      last_id = v[GT_GRAPH].i;
+    }
+    v[GT_NAME].s = last_name;
+    pl_table_append(t, v);
+  }
+  sqlite3_finalize(st);
+  pl_buf_free(&b);
+  if (rc != SQLITE_DONE) return sql_fail(x, rc);
+  return 0;
+}
+
 /* ---- NVTX --------------------------------------------------------------- */
 static const coldef NV_COLS[] = {
   { "name", PL_STR, "range text (text, or textId via StringIds)" },
@@ -1221,7 +1274,8 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
   x->in = in; x->p = p; x->o = o; x->err = err;
   pl_buf_init(&x->text);
   x->pool = pl_pool_new();
-  pl_table *kn = NULL, *rt = NULL, *mc = NULL, *ms = NULL, *nv = NULL, *mk = NULL, *dv = NULL, *pr = NULL, *th = NULL, *mr = NULL, *me = NULL;
+  pl_table *kn = NULL, *rt = NULL, *mc = NULL, *ms = NULL, *nv = NULL, *mk = NULL, *dv = NULL, *pr = NULL, *th = NULL, *mr = NULL,
+           *me = NULL, *gt = NULL;
   int rc = -1;
   if (check_header(x) || open_db(x) || load_tables(x)) goto done;
   if (pl_rocpd_is_rocprof_db(x)) {
@@ -1246,7 +1300,7 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
     goto done;
   }
   if (load_strings(x) || read_meta(x) || read_diagnostics(x)) goto done;
-  static const char *const TABLES = "kernels runtime memcpy memset nvtx nvtx_marks devices processes threads mpi_ranks memory_events";
+  static const char *const TABLES = "kernels runtime memcpy memset graph_trace nvtx nvtx_marks devices processes threads mpi_ranks memory_events";
   (void)TABLES;
   const char *t;
   if ((t = find_table(x, "CUPTI_ACTIVITY_KIND_KERNEL"))) {
@@ -1268,6 +1322,10 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
       pl_table_set_doc(ms, MC_DST, "memory kind set");
       if (read_copies(x, ms, t, 1)) goto done;
     }
+  }
+  if ((t = find_table(x, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"))) {
+    if ((gt = make_table(x, "graph_trace", GT_COLS, NCOLS(GT_COLS))) && read_graph_trace(x, gt, t)) goto done;
+    if (gt && gt->nrows == 0) { pl_table_free(gt); gt = NULL; }
   }
   if ((t = find_table(x, "NVTX_EVENTS"))) {
     nv = make_table(x, "nvtx", NV_COLS, NCOLS(NV_COLS));
@@ -1299,14 +1357,14 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
   pl_profile_meta_str(p, "tool", "Nsight Systems", 14);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   {
-    pl_table *all[] = { kn, rt, mc, ms, nv, mk, dv, pr, th, mr, me };
+    pl_table *all[] = { kn, rt, mc, ms, gt, nv, mk, dv, pr, th, mr, me };
     for (size_t i = 0; i < NCOLS(all); i++) if (all[i]) pl_profile_add_table(p, all[i]);
-    kn = rt = mc = ms = nv = mk = dv = pr = th = mr = me = NULL;
+    kn = rt = mc = ms = gt = nv = mk = dv = pr = th = mr = me = NULL;
   }
   rc = 0;
 done:
   {
-    pl_table *all[] = { kn, rt, mc, ms, nv, mk, dv, pr, th, mr, me };
+    pl_table *all[] = { kn, rt, mc, ms, gt, nv, mk, dv, pr, th, mr, me };
     for (size_t i = 0; i < NCOLS(all); i++) pl_table_free(all[i]);
   }
   if (x->db) sqlite3_close(x->db);
@@ -1355,7 +1413,7 @@ void pl_sqlite_quote(pl_buf *b, const char *s) { quote_ident(b, s); }
 const pl_format pl_fmt_nsys_sqlite = {
   "nsys-sqlite",
   "Nsight Systems SQLite export (nsys export --type sqlite), 2021-2026 schemas, read-only through libsqlite3",
-  "kernels runtime memcpy memset nvtx nvtx_marks devices processes threads mpi_ranks memory_events",
+  "kernels runtime memcpy memset graph_trace nvtx nvtx_marks devices processes threads mpi_ranks memory_events",
   nsys_detect,
   nsys_parse,
 };
