@@ -6,8 +6,8 @@
 **     a URI of at most MAX_URI bytes, 32 KiB of headers per connection
 **     (libmicrohttpd answers 431 past it), idle connections closed after
 **     30 s, at most 128 connections;
-**   - the raw URI (before percent-decoding) has no encoded NUL, slash or
-**     backslash; the decoded path has no "." or ".." segment, no empty
+**   - the raw URI (before percent-decoding) has no encoded NUL, and its
+**     path no encoded slash or backslash; the decoded path has no "." or ".." segment, no empty
 **     segment, no control byte, no backslash;
 **   - every file the pages read is named relative to DIR and goes through
 **     check(): the same rules, then realpath() must stay under DIR's own
@@ -262,10 +262,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   MHD_get_connection_values(c, MHD_HEADER_KIND, count_one, &nh);
   if (nh > MAX_HEADERS) return refuse(c, 431, "too many header fields");
   if (rq->too_long) return refuse(c, 414, "URI too long");
+  /* an encoded NUL anywhere; an encoded slash or backslash in the path
+  ** (a query value is a path that check() reads after decoding: forms
+  ** send "a/b" as a%2Fb) */
+  const char *qmark = strchr(rq->raw, '?');
   for (const char *p = rq->raw; (p = strchr(p, '%')) != NULL; p++) {
     if (strncmp(p + 1, "00", 2) == 0) return refuse(c, 400, "NUL byte in the request");
-    if (strncasecmp(p + 1, "2f", 2) == 0 || strncasecmp(p + 1, "5c", 2) == 0)
-      return refuse(c, 403, "encoded slash or backslash in the request");
+    if ((qmark == NULL || p < qmark) && (strncasecmp(p + 1, "2f", 2) == 0 || strncasecmp(p + 1, "5c", 2) == 0))
+      return refuse(c, 403, "encoded slash or backslash in the path");
   }
   const char *cookie_out = NULL;
   char cookie_buf[200];

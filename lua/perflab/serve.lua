@@ -333,7 +333,7 @@ local function runs_row(rel, mtime)
     local act = ""
     if fok then
       local f, arep = first_action(reps)
-      if f then act = string.format('<span class="sev-%s">%s</span> %s <span class="muted">(%s)</span>', f.severity,
+      if f then act = string.format('<b class="sv">%s</b> %s <span class="muted">(%s)</span>',
         esc(f.severity), esc(f.message), esc(arep.recipe)) end
     else
       act = '<span class="err">' .. esc((errors.text(reps):gsub("\n.*", ""))) .. "</span>"
