@@ -323,7 +323,8 @@ static int h_check_rel(lua_State *L) {
   return 3;
 }
 
-/* stat(path) -> kind ("file" | "dir" | "other"), size, mtime | nil, message */
+/* stat(path) -> kind ("file" | "dir" | "other"), size, mtime (s),
+** mtime_ns (a file rewritten within a second changes it) | nil, message */
 static int h_stat(lua_State *L) {
   const char *p = luaL_checkstring(L, 1);
   struct stat sb;
@@ -331,7 +332,8 @@ static int h_stat(lua_State *L) {
   lua_pushstring(L, S_ISREG(sb.st_mode) ? "file" : S_ISDIR(sb.st_mode) ? "dir" : "other");
   lua_pushinteger(L, (lua_Integer)sb.st_size);
   lua_pushinteger(L, (lua_Integer)sb.st_mtime);
-  return 3;
+  lua_pushinteger(L, (lua_Integer)sb.st_mtim.tv_sec * 1000000000 + (lua_Integer)sb.st_mtim.tv_nsec);
+  return 4;
 }
 
 /* token() -> 48 hex digits from the kernel's random source */

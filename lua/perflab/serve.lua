@@ -76,22 +76,24 @@ end
 
 -- ---- files ------------------------------------------------------------------
 
---- (rel) -> abs, kind, size, mtime; fails with the status httpd.check gives.
+--- (rel) -> abs, kind, size, mtime, version; fails with the status
+-- httpd.check gives.  version (size and mtime in ns) keys the cache: a
+-- file rewritten is parsed again.
 local function resolve(rel)
   local abs, status, why = httpd.check(rel)
   if not abs then fail(why, status) end
-  local kind, size, mtime = httpd.stat(abs)
+  local kind, size, mtime, mtime_ns = httpd.stat(abs)
   if not kind then fail("no such file", 404) end
-  return abs, kind, size, mtime
+  return abs, kind, size, mtime, size .. "/" .. mtime_ns
 end
 
 --- A profile by its path relative to DIR (cached while the file's size and
 -- mtime stay).  p.source is the relative path: pages never show the
 -- server's own paths.
 local function load(rel)
-  local abs, kind, size, mtime = resolve(rel)
+  local abs, kind, _, _, version = resolve(rel)
   if kind ~= "file" then fail(rel .. " is not a file", 404) end
-  local key = table.concat({ "p", abs, size, mtime }, "\0")
+  local key = table.concat({ "p", abs, version }, "\0")
   local p = cache_get(key)
   if p then return p end
   local ok, res = pcall(profile.load, abs)
@@ -305,11 +307,11 @@ end
 --- The reports of every recipe on one file (cached by the file's key).
 local function run_all(rel, set)
   local p = load(rel)
-  local abs, _, size, mtime = resolve(rel)
+  local abs, _, _, _, version = resolve(rel)
   local skey = {}
   for k, v in pairs(set) do skey[#skey + 1] = k .. "=" .. v end
   table.sort(skey)
-  local key = table.concat({ "r", abs, size, mtime, table.concat(skey, "&") }, "\0")
+  local key = table.concat({ "r", abs, version, table.concat(skey, "&") }, "\0")
   local hit = cache_get(key)
   if hit then return hit.reps, hit.skipped end
   local reps, skipped = require("perflab.cli").run_all_reports({ p }, set)
@@ -359,8 +361,8 @@ local function runs_page()
   local rows, jobs = {}, {}
   local per_dir = {}
   for _, rel in ipairs(s.files) do
-    local abs, _, size, mtime = resolve(rel)
-    local key = table.concat({ "row", abs, size, mtime }, "\0")
+    local abs, _, _, mtime, version = resolve(rel)
+    local key = table.concat({ "row", abs, version }, "\0")
     local hit = cache_get(key)
     if not hit then
       hit = { html = runs_row(rel, mtime) }
