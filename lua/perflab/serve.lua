@@ -66,6 +66,16 @@ local function cache_put(key, value, bytes)
   return value
 end
 
+--- The text fn() makes, cached under the key parts (file versions and
+-- the query in them: a changed file or option makes a new key).
+local function cached_text(parts, fn)
+  local key = table.concat(parts, "\0")
+  local hit = cache_get(key)
+  if hit then return hit end
+  local text = fn()
+  return cache_put(key, text, #text + 256)
+end
+
 --- An estimate of a profile's memory: 16 bytes a cell (8 for the value,
 -- the rest for masks, string pools and the Lua side), plus 4 KiB.
 local function profile_bytes(p)
@@ -194,14 +204,14 @@ local function hash(s) return "sha256-" .. html.base64(html.sha256(s)) end
 
 --- A page: the report's style and sort script (perflab.html), ours beside
 -- them, all under one Content-Security-Policy of their hashes.
-local function shell(title, body)
+local function shell(title, body, head)
   local css = html.CSS .. CSS
   return table.concat({
     "<!DOCTYPE html>",
     '<html lang="en"><head><meta charset="utf-8">',
     string.format("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src '%s' '%s'; "
       .. "style-src '%s'; img-src data:; base-uri 'none'; form-action 'self'\">", hash(html.JS), hash(JS), hash(css)),
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">', head or "",
     "<title>" .. esc(title) .. "</title>",
     "<style>" .. css .. "</style></head><body>",
     '<nav class="top"><a href="/">Runs</a><a href="/compare">Compare</a><span class="muted">perflab serve</span></nav>',
@@ -356,7 +366,13 @@ local function runs_row(rel, mtime)
   return table.concat(row)
 end
 
+-- seconds of new work (parses, recipes) one runs page does; the rest of
+-- the rows come on the next reloads, so a folder of large files shows
+-- progress instead of a page that hangs
+local RUNS_BUDGET = 3
+
 local function runs_page()
+  local started, pending = sys.clock(), 0
   local s = scan()
   local rows, jobs = {}, {}
   local per_dir = {}
@@ -364,7 +380,12 @@ local function runs_page()
     local abs, _, _, mtime, version = resolve(rel)
     local key = table.concat({ "row", abs, version }, "\0")
     local hit = cache_get(key)
-    if not hit then
+    if not hit and sys.clock() - started > RUNS_BUDGET then
+      -- over the page's budget: this row next time (the page reloads itself)
+      pending = pending + 1
+      hit = { html = '<tr><td class="name"><a href="' .. href("/run", rel) .. '">' .. esc(rel)
+        .. '</a></td><td colspan="6" class="muted">not read yet: this page reloads until every file is</td></tr>' }
+    elseif not hit then
       hit = { html = runs_row(rel, mtime) }
       local ok, p = pcall(load, rel)
       hit.format = ok and p.format or nil
@@ -382,8 +403,8 @@ local function runs_page()
     if fm and #fm >= 2 then jobs[#jobs + 1] = d end
   end
   local out = { "<header><h1>Runs</h1>",
-    string.format('<p class="meta">%d file%s under the served folder; new files appear on reload.</p></header>', #s.files,
-      #s.files == 1 and "" or "s") }
+    string.format('<p class="meta">%d file%s under the served folder; new files appear on reload.%s</p></header>', #s.files,
+      #s.files == 1 and "" or "s", pending > 0 and string.format(" <b>%d still to read</b> (this page reloads every 2 s).", pending) or "") }
   out[#out + 1] = '<div class="tbl"><table class="data" id="runs"><thead><tr><th>file</th><th>format</th><th>device(s)</th>'
     .. '<th>date (UTC)</th><th class="num">steps</th><th class="num">step time</th><th>first action</th></tr></thead><tbody>'
   out[#out + 1] = table.concat(rows, "\n")
@@ -395,37 +416,54 @@ local function runs_page()
     end
     out[#out + 1] = "</ul>"
   end
-  return shell("perflab: runs", table.concat(out, "\n"))
+  return shell("perflab: runs", table.concat(out, "\n"), pending > 0 and '<meta http-equiv="refresh" content="2">' or nil)
 end
 
 -- ---- a run, a timeline, an export -------------------------------------------------
 
+--- The query as a key part: its pairs in order.
+local function query_key(q)
+  local parts = {}
+  for i, kv in ipairs(q) do parts[i] = kv[1] .. "=" .. kv[2] end
+  return table.concat(parts, "&")
+end
+
+local timeline_body
+
 local function run_page(rel, q)
   local set = query_set(q)
   local one = q_one(q, "recipe")
-  local reps, skipped
-  if one then
+  if one then recipe_name(one) end
+  local abs, _, _, _, version = resolve(rel)
+  return cached_text({ "page", "run", abs, version, query_key(q) }, function()
+    local reps, skipped
+    if one then
+      reps, skipped = { recipes.run(one, { load(rel) }, set) }, {}
+    else
+      reps, skipped = run_all(rel, set)
+    end
     local p = load(rel)
-    reps, skipped = { recipes.run(recipe_name(one), { p }, set) }, {}
-  else
-    reps, skipped = run_all(rel, set)
-  end
-  local p = load(rel)
-  local links = { '<p class="meta">' }
-  if p.tables.kernels and p.tables.kernels:has("start_ns") then
-    links[#links + 1] = '<a href="' .. href("/timeline", rel) .. '">step timeline</a> · '
-    links[#links + 1] = '<a href="' .. href("/export", rel) .. '">Chrome trace for Perfetto</a> · '
-  end
-  links[#links + 1] = '<a href="' .. href("/compare", nil, { { "a", rel } }) .. '">compare with…</a></p>'
-  if #reps == 0 then
-    return shell("perflab: " .. rel, "<header><h1>" .. esc(rel) .. "</h1></header>" .. table.concat(links)
-      .. "<p>No recipe could run on this input.</p>" .. skipped_html(skipped))
-  end
-  return shell("perflab: " .. rel, report_body(reps, "perflab: " .. rel) .. table.concat(links) .. skipped_html(skipped))
+    local links = { '<p class="meta">' }
+    if p.tables.kernels and p.tables.kernels:has("start_ns") then
+      links[#links + 1] = '<a href="' .. href("/timeline", rel) .. '">step timeline</a> · '
+      links[#links + 1] = '<a href="' .. href("/export", rel) .. '">Chrome trace for Perfetto</a> · '
+    end
+    links[#links + 1] = '<a href="' .. href("/compare", nil, { { "a", rel } }) .. '">compare with…</a></p>'
+    if #reps == 0 then
+      return shell("perflab: " .. rel, "<header><h1>" .. esc(rel) .. "</h1></header>" .. table.concat(links)
+        .. "<p>No recipe could run on this input.</p>" .. skipped_html(skipped))
+    end
+    return shell("perflab: " .. rel, report_body(reps, "perflab: " .. rel) .. table.concat(links) .. skipped_html(skipped))
+  end)
 end
 
 local function timeline_page(rel, q)
   query_set(q)
+  local abs, _, _, _, version = resolve(rel)
+  return cached_text({ "page", "timeline", abs, version, query_key(q) }, function() return timeline_body(rel, q) end)
+end
+
+function timeline_body(rel, q)
   local p = load(rel)
   local window = q_one(q, "window")
   local set = window and { window = window } or {}
@@ -477,6 +515,8 @@ local function select_html(name, files, chosen, multiple)
   return table.concat(out)
 end
 
+local compare_body
+
 local function compare_page(q)
   local set = query_set(q)
   local a, b = q_one(q, "a"), q_one(q, "b")
@@ -488,6 +528,16 @@ local function compare_page(q)
     '<form class="cmp" method="get" action="/compare"><b>Sets</b> (suspicion): baseline ',
     select_html("baseline", files, base, true), " target ", select_html("target", files, targ, true),
     ' <button type="submit">compare</button></form>' }
+  local vparts = { "page", "compare", query_key(q) }
+  for _, f in ipairs({ a or "", b or "", table.unpack(base) }) do
+    if f ~= "" then local _, _, _, _, v = resolve(f); vparts[#vparts + 1] = v end
+  end
+  for _, f in ipairs(targ) do local _, _, _, _, v = resolve(f); vparts[#vparts + 1] = v end
+  local result = cached_text(vparts, function() return compare_body(set, a, b, base, targ) end)
+  return shell("perflab: compare", table.concat(forms) .. "\n" .. result)
+end
+
+function compare_body(set, a, b, base, targ)
   local reps, notes = {}, {}
   local function try(name, inputs)
     local r = recipes.load(name)
@@ -515,11 +565,11 @@ local function compare_page(q)
   elseif a or b or #base > 0 or #targ > 0 then
     notes[#notes + 1] = "pick two runs (A and B), or at least one baseline and one target"
   end
-  local body = { table.concat(forms) }
+  local body = {}
   for _, n in ipairs(notes) do body[#body + 1] = '<p class="err">' .. esc(n) .. "</p>" end
   if #reps > 0 then body[#body + 1] = report_body(reps, title) end
   if #reps == 0 then table.insert(body, 1, "<header><h1>" .. esc(title) .. "</h1></header>") end
-  return shell("perflab: " .. title, table.concat(body, "\n"))
+  return table.concat(body, "\n")
 end
 
 local function job_page(rel, q)

@@ -194,6 +194,15 @@ def main():
         print("FAIL: the server did not start: %r" % line)
         return 1
     base = m.group(1)
+    # the runs page reads the files a few seconds' worth per request and
+    # reloads itself until done: read them all before the walk
+    import urllib.request
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    t0 = time.time()
+    while b"still to read" in opener.open(base + "/", timeout=300).read():
+        if time.time() - t0 > 400:
+            fail("the runs page still has files to read after 400 s")
+            break
     b = Browser(chrome, os.path.join(tmp, "profile"))
     try:
         b.open()
