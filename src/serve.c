@@ -204,9 +204,14 @@ static enum MHD_Result call_lua(server *s, struct MHD_Connection *c, const char 
   lua_setfield(T, -2, "query");
   if (s->timeout > 0) pl_limit_time(T, s->timeout);
   int st = lua_pcall(T, 1, 4, 1);
+  int timed_out = s->timeout > 0 && pl_time_up();
   if (s->timeout > 0) pl_limit_time_clear(T);
   enum MHD_Result ok;
-  if (st != LUA_OK) {
+  if (st != LUA_OK && timed_out) {
+    /* the spent budget re-raises at every hook, the Lua error page too */
+    fprintf(stderr, "perflab serve: %s: time limit exceeded (--timeout)\n", url);
+    ok = refuse(c, 503, "this page took longer than --timeout allows");
+  } else if (st != LUA_OK) {
     const char *m = lua_tostring(T, -1);
     if (m == NULL && pl_is_fail(T, -1)) { lua_getfield(T, -1, "message"); m = lua_tostring(T, -1); }
     fprintf(stderr, "perflab serve: %s: %s\n", url, m ? m : "(error)");

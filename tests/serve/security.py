@@ -236,6 +236,31 @@ def main():
         if rc != 0 or "stopped (SIGINT)" not in err:
             fail("SIGINT: exit %s, stderr %r" % (rc, err[-300:]))
 
+    # --timeout per request: the slow page answers 503, the server goes on
+    slow = os.path.join(tmp, "slow")
+    os.makedirs(slow)
+    shutil.copy(os.path.join(os.environ.get("PERFLAB_DATA", "tests/data"),
+                             "corpus/kineto_multirank/hta_trace_diff/control/control.json.gz"), slow)
+    p, port = start(slow, "--timeout", "0.3")
+    try:
+        t0 = time.time()
+        st, _, _ = get(port, "/run/control.json.gz")
+        if st != 503:
+            fail("a page past --timeout -> %d, expected 503" % st)
+        st, _, _ = get(port, "/nosuch")
+        if st != 404:
+            fail("the request after a timeout -> %d, expected 404 (the server went on)" % st)
+        print("timeout: 503 after %.1f s, then 404" % (time.time() - t0))
+    finally:
+        p.send_signal(signal.SIGTERM)
+        try:
+            rc = p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = "hung"
+        if rc != 0:
+            fail("SIGTERM after a timeout: exit %s" % rc)
+
     # option checks at start
     r = subprocess.run([PERFLAB, "serve", served, "--token", "a", "--no-token"], capture_output=True, timeout=30)
     if r.returncode != 2:
