@@ -674,14 +674,14 @@ end
 
 --- perflab serve DIR with the options cli.lua parsed.
 function M.main(dir, o)
-  if not sys.isdir(dir) then fail(string.format("perflab serve: '%s' is not a folder", dir)) end
+  if not sys.isdir(dir) then fail(string.format("serve: '%s' is not a folder", dir)) end
   local port = 8000
   if o.port then
     port = math.tointeger(tonumber(o.port))
     if not port or port < 0 or port > 65535 then fail(string.format("--port expects 0..65535, got '%s'", o.port)) end
   end
   local host = o.host or "127.0.0.1"
-  if o.token and o["no-token"] then fail("perflab serve: --token and --no-token exclude each other") end
+  if o.token and o["no-token"] then fail("serve: --token and --no-token exclude each other") end
   local token = o.token
   if token and not token:match("^[%w%-_%.~]+$") then fail("--token: use letters, digits, '-', '_', '.' and '~'") end
   if not token and not o["no-token"] and not is_loopback(host) then token = httpd.token() end
@@ -699,7 +699,7 @@ function M.main(dir, o)
       io.stdout:write("perflab: read-only; Ctrl-C stops it\n")
       io.stdout:flush()
     end }, M.handle)
-  if not ok then fail("perflab serve: " .. tostring(why)) end
+  if not ok then fail("serve: " .. tostring(why)) end
   io.stderr:write(string.format("perflab: stopped (%s)\n", tostring(why)))
   return 0
 end
