@@ -1,7 +1,7 @@
 -- luarocks make --lua-version 5.4 : builds perflab.so (the Lua C module:
 -- `require "perflab"` in a stock lua5.4) with CMake and installs only it.
 -- Needs the Debian packages in tools/deps.sh (liblua5.4-dev, lua-cjson-dev,
--- libcsv-dev, zlib1g-dev, libsqlite3-dev, cmake, pkg-config).
+-- libcsv-dev, zlib1g-dev, libsqlite3-dev, libmicrohttpd-dev, cmake, pkg-config).
 rockspec_format = "3.0"
 package = "perflab"
 version = "dev-1"

@@ -23,6 +23,8 @@
 #   PERFLAB_BENCH_ONLY    space-separated subset of: kernel-table ncu-text nsys
 #                         nvprof torch-table kineto kineto-small csv stats ranks nsys-sqlite
 #                         recipes
+#   serve: bench/serve_load.py, 32 clients for 30 s on perflab serve (loopback),
+#   a generated Kineto trace of PERFLAB_BENCH_SERVE_MB (1000) MB among the files
 #   recipes: bench/recipes.sh, every bundled recipe beside `perflab parse` on
 #   the Kineto trace and the ncu text, and top kernels against DuckDB
 #   ranks: bench/ranks.sh, 8 rank traces of PERFLAB_BENCH_RANK_MB (125) MB
@@ -40,7 +42,7 @@ RUNS=${PERFLAB_BENCH_RUNS:-3}
 DATA=${PERFLAB_BENCH_DATA:-$BUILD/bench-data}
 PY=${PERFLAB_BENCH_PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
-ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof torch-table kineto kineto-small csv stats ranks nsys-sqlite recipes"}
+ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof torch-table kineto kineto-small csv stats ranks nsys-sqlite recipes serve"}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 mb() { awk -v a="$1" -v s="$SCALE" 'BEGIN { v = a * s; if (v < 1) v = 1; printf "%d", v }'; }
@@ -296,4 +298,10 @@ fi
 if want recipes; then
   echo
   PERFLAB_BENCH_DATA="$DATA" sh "$HERE/recipes.sh" "$BUILD"
+fi
+
+# perflab serve under load: 32 clients, 30 s, loopback only (issue 33)
+if want serve; then
+  echo
+  "$PY" "$HERE/serve_load.py" "$BUILD/perflab" --big-mb "$(mb "${PERFLAB_BENCH_SERVE_MB:-1000}")" --data "$DATA"
 fi

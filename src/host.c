@@ -14,6 +14,7 @@
 #include "lbind.h"
 #include "pl_call.h"
 #include "pl_limits.h"
+#include "serve.h"
 #include "session.h"
 
 #include <lualib.h>
@@ -72,6 +73,7 @@ static const luaL_Reg builtin_modules[] = {
   {"perflab.formats", luaopen_perflab_formats},
   {"perflab.sys", open_sys},
   {"perflab.session", luaopen_perflab_session},
+  {"perflab.httpd", luaopen_perflab_httpd},
   {"perflab.stats", luaopen_perflab_stats},
   {"perflab.intervals", luaopen_perflab_intervals},
   {"perflab.options", luaopen_perflab_options},

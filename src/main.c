@@ -29,7 +29,7 @@
 #endif
 
 static const char *const subcommands[] = {
-  "run", "parse", "recipes", "formats", "gpus", "demo", "repl", "help", "jupyter", "export", NULL
+  "run", "parse", "recipes", "formats", "gpus", "demo", "repl", "help", "jupyter", "export", "serve", NULL
 };
 
 static int is_subcommand(const char *s) {
@@ -102,6 +102,7 @@ static void print_usage(void) {
     "  repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)\n"
     "  jupyter install      install the \"perflab (Lua)\" Jupyter kernel\n"
     "  demo                 bundled recipes on bundled example profiles\n"
+    "  serve DIR            a local web workbench over the profiles under DIR\n"
     "\n"
     "options (as lua5.4, with the perflab API preloaded as `perflab`):\n"
     "  -e CODE    run CODE          -l MOD    require MOD into global MOD\n"
@@ -183,6 +184,8 @@ static int take_limits(int *argc, char **argv, limits_opts *lo) {
     if (strcmp(a, "--sandbox") == 0) { lo->sandbox = 1; continue; }
     if (strncmp(a, "--max-memory", 12) == 0 && (a[12] == '\0' || a[12] == '=')) which = 1;
     else if (strncmp(a, "--timeout", 9) == 0 && (a[9] == '\0' || a[9] == '=')) which = 2;
+    /* perflab serve applies --timeout to each request, not to the process */
+    if (which == 2 && sub && strcmp(argv[1], "serve") == 0) which = 0;
     if (!which) { argv[k++] = argv[i]; if (!sub && (strcmp(a, "-e") == 0 || strcmp(a, "-l") == 0) && i + 1 < *argc) argv[k++] = argv[++i]; continue; }
     const char *eq = strchr(a, '=');
     if (eq) val = eq + 1;

@@ -198,6 +198,23 @@ void pl_limit_time(lua_State *L, double seconds) {
   lua_sethook(L, stop_hook, LUA_MASKCOUNT, 100000);
 }
 
+void pl_limit_time_clear(lua_State *L) {
+  struct itimerval it;
+  memset(&it, 0, sizeof it);
+  setitimer(ITIMER_REAL, &it, NULL);
+  time_L = NULL;
+  time_budget = 0;
+  time_up = 0;
+  pl_interrupted = 0;
+  lua_sethook(L, NULL, 0, 0);
+}
+
+void pl_call_interrupt(lua_State *L) {
+  pl_interrupted = 1;
+  stop_pending = 1;
+  arm(L, STOP_MASK);
+}
+
 /* ---- what the parsers get: the flag, a progress bar, the host's words ----
 ** Parsers report (done, total) bytes now and then (every few MB or few
 ** thousand lines).  When stderr is a terminal and a parse has run for half a

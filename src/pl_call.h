@@ -58,6 +58,13 @@ int pl_report(lua_State *L, int status);
 ** "time limit exceeded (--timeout S s)" at every check (a pcall cannot
 ** swallow it) and parsers stop at their next poll of pl_interrupted. */
 void pl_limit_time(lua_State *L, double seconds);
+/* Ends the budget pl_limit_time started on L (its timer, its hook, the
+** spent flag): perflab serve gives each request its own budget. */
+void pl_limit_time_clear(lua_State *L);
+/* Stops the Lua code running on L at its next hook ("interrupted") and
+** the parser it is in: what Ctrl-C does, for a caller that takes SIGINT
+** itself (perflab serve stopping, from another thread). */
+void pl_call_interrupt(lua_State *L);
 /* 1 once the time budget is spent. */
 int pl_time_up(void);
 /* 1 once Ctrl-C or the time budget stopped something: a failed call's

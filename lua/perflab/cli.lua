@@ -186,24 +186,24 @@ end
 -- inputs meet, in name order; a recipe that needs two runs or roles, or
 -- tables the inputs lack, is left out (named on stderr).  --set applies to
 -- the recipes that declare the option.
-local function run_all(pos, o, fmt, failon)
-  if fmt == "csv" then fail("run all: --format csv prints one report's tables; use --output DIR or another format") end
-  local inputs = {}
-  for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], load_opts(o)) end
-  if #inputs == 0 then fail("run all needs input files: perflab run all FILE...") end
-  if o.gpu then o.set.gpu = o.gpu end
+--- run_all_reports(inputs, set) -> reports, skipped: every recipe whose
+-- needs the inputs meet, in name order (what `perflab run all` and the
+-- pages of `perflab serve` show); skipped lists "recipe (why)".  `set`
+-- applies to the recipes that declare each option; one that none declares
+-- is an error.
+function M.run_all_reports(inputs, set)
   local reps, skipped, used, all = {}, {}, {}, {}
   for i, info in ipairs(recipes.list()) do
     all[i] = recipes.load(info.name)
-    for k in pairs(o.set) do if all[i].options[k] then used[k] = true end end
+    for k in pairs(set) do if all[i].options[k] then used[k] = true end end
   end
   local unused = {}
-  for k in pairs(o.set) do if not used[k] then unused[#unused + 1] = k end end
+  for k in pairs(set) do if not used[k] then unused[#unused + 1] = k end end
   table.sort(unused)
   if #unused > 0 then fail("run all: no recipe has the option " .. table.concat(unused, ", ")) end
   for _, r in ipairs(all) do
     local given = {}
-    for k, v in pairs(o.set) do if r.options[k] then given[k] = v end end
+    for k, v in pairs(set) do if r.options[k] then given[k] = v end end
     local ok, rep = pcall(recipes.check_needs, r, inputs)
     local err
     -- "recipe 'X' needs a table T, and FILE has ...": the first half says it
@@ -217,6 +217,16 @@ local function run_all(pos, o, fmt, failon)
       skipped[#skipped + 1] = string.format("%s (%s)", r.name, (tostring(err):gsub("\n.*", "")))
     end
   end
+  return reps, skipped
+end
+
+local function run_all(pos, o, fmt, failon)
+  if fmt == "csv" then fail("run all: --format csv prints one report's tables; use --output DIR or another format") end
+  local inputs = {}
+  for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], load_opts(o)) end
+  if #inputs == 0 then fail("run all needs input files: perflab run all FILE...") end
+  if o.gpu then o.set.gpu = o.gpu end
+  local reps, skipped = M.run_all_reports(inputs, o.set)
   if #reps == 0 then fail("run all: no recipe could run on these inputs: " .. table.concat(skipped, "; ")) end
   if #skipped > 0 then io.stderr:write("perflab: not run: " .. table.concat(skipped, "; ") .. "\n") end
   if fmt == "html" then
@@ -635,6 +645,35 @@ function M.jupyter(args)
   return 0
 end
 
+-- ---- serve -----------------------------------------------------------------
+
+usage.serve = [[
+usage: perflab serve DIR [--port N] [--host ADDR] [--token T | --no-token]
+                         [--cache-memory SIZE] [--timeout S] [--max-memory SIZE]
+
+A local web workbench over the profiles under DIR (docs/serve.md): the runs,
+each run's report, a step's timeline, compare two runs or two sets, a job
+folder's ranks.  Read-only; it serves nothing outside DIR.  Stop: Ctrl-C.
+  --port N            TCP port (default 8000; 0: any free port)
+  --host ADDR         address to bind (default 127.0.0.1, loopback only);
+                      any other needs a token
+  --token T           the token each request must carry (default: generated
+                      and printed with the URL when --host is not loopback)
+  --no-token          no token, even on another address (anyone who reaches it
+                      reads every profile under DIR)
+  --cache-memory SIZE parsed profiles and pages kept in memory, least recently
+                      used out first (default a quarter of physical memory)
+  --timeout S         stop one request's work after S seconds (the page says so)
+]]
+
+function M.serve(args)
+  local pos, o = parse_args(args, { _cmd = "serve", port = "value", host = "value", token = "value",
+    ["no-token"] = "flag", ["cache-memory"] = "value", timeout = "value", help = "flag" })
+  if o.help then write(usage.serve); return 0 end
+  if #pos ~= 1 then io.stderr:write(usage.serve); return 2 end
+  return require("perflab.serve").main(pos[1], o)
+end
+
 -- ---- help / dispatch -------------------------------------------------------
 
 function M.help(args)
@@ -652,6 +691,7 @@ usage: perflab COMMAND [ARGS]      (perflab help COMMAND, perflab help RECIPE)
   repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)
   jupyter install      install the "perflab (Lua)" Jupyter kernel
   demo                 bundled recipes on bundled example profiles
+  serve DIR            a local web workbench over the profiles under DIR
   perflab SCRIPT.lua [ARGS], perflab -e CODE, -l MOD, -i, -   as lua5.4
 
 exit status: 0 success; 1 a finding at or above --fail-on; 2 bad usage,
@@ -667,7 +707,7 @@ end
 function M.main(args)
   local cmd = table.remove(args, 1)
   local f = M[cmd]
-  if type(f) ~= "function" or cmd == "main" then fail(string.format("unknown command '%s' (see perflab help)", tostring(cmd))) end
+  if type(f) ~= "function" or cmd == "main" or cmd == "run_all_reports" then fail(string.format("unknown command '%s' (see perflab help)", tostring(cmd))) end
   return f(args)
 end
 

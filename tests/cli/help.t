@@ -12,6 +12,7 @@ listings are checked through a stable slice (CSV header, one known row).
     repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)
     jupyter install      install the "perflab (Lua)" Jupyter kernel
     demo                 bundled recipes on bundled example profiles
+    serve DIR            a local web workbench over the profiles under DIR
   
   options (as lua5.4, with the perflab API preloaded as `perflab`):
     -e CODE    run CODE          -l MOD    require MOD into global MOD
@@ -41,6 +42,7 @@ listings are checked through a stable slice (CSV header, one known row).
     repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)
     jupyter install      install the "perflab (Lua)" Jupyter kernel
     demo                 bundled recipes on bundled example profiles
+    serve DIR            a local web workbench over the profiles under DIR
     perflab SCRIPT.lua [ARGS], perflab -e CODE, -l MOD, -i, -   as lua5.4
   
   exit status: 0 success; 1 a finding at or above --fail-on; 2 bad usage,
