@@ -109,6 +109,9 @@ return {
                          kernel_wait_threshold_ns = opts.kernel_wait_ns, source = p.source,
                          formula = "gap = start_k - max end before k; host wait if launch_k > previous end; "
                            .. "kernel wait if gap < threshold; else other" },
+            -- at most the wait the fix removes; "other" waits on dependencies the trace does not size
+            saved_ns = (dominant == "host wait" and r.host_wait_ns) or (dominant == "kernel wait" and r.kernel_wait_ns) or nil,
+            saved_how = dominant ~= "other" and ("the stream's " .. dominant .. " time (an upper bound: the stream kept fed)") or nil,
           }
         end
       end

@@ -43,6 +43,16 @@ Runs a recipe on one or more profiles and prints its report.
   --merge DIR...      the report from folders written by --map, the same as
                       the direct run on their files
 ]],
+  report = [[
+usage: perflab report FILE... [options]
+
+The same as perflab run all FILE...: every recipe whose needs the inputs
+meet, after a summary that says where the time goes (per device or rank and
+step: computation, communication, memcpy, host-bound, idle) and what to fix
+first (every recipe's findings merged by subject and ranked by the time
+each would save per step).  Options as for perflab run (--format, --output,
+--fail-on, --set, ...).
+]],
   parse = [[
 usage: perflab parse FILE [options]
 
@@ -219,15 +229,21 @@ local function run_all(pos, o, fmt, failon)
   end
   if #reps == 0 then fail("run all: no recipe could run on these inputs: " .. table.concat(skipped, "; ")) end
   if #skipped > 0 then io.stderr:write("perflab: not run: " .. table.concat(skipped, "; ") .. "\n") end
+  -- the answer first: where the time goes and what to fix, from every report
+  local summary = require "perflab.summary"
+  local sum = summary.build(reps, inputs)
   if fmt == "html" then
-    write(require("perflab.html").page(reps))
+    write(require("perflab.html").page(reps, { summary = sum }))
   elseif fmt == "json" then
+    -- {"summary": {...}, "reports": [report...]}
     local parts = {}
     for i, rep in ipairs(reps) do parts[i] = rep:render("json"):gsub("\n$", "") end
-    write("[\n" .. table.concat(parts, ",\n") .. "\n]\n")
+    write("{\n\"summary\": " .. perflab.json.encode(summary.to_data(sum), "  ", "\n")
+      .. ",\n\"reports\": [\n" .. table.concat(parts, ",\n") .. "\n]\n}\n")
   else
-    for i, rep in ipairs(reps) do
-      if i > 1 then write("\n") end
+    write(summary.render(sum, fmt, { width = term_width() }))
+    for _, rep in ipairs(reps) do
+      write("\n")
       write(rep:render(fmt, { width = term_width() }))
     end
   end
@@ -235,7 +251,7 @@ local function run_all(pos, o, fmt, failon)
     require("perflab.sandbox").allow_write(o.output)
     local n = 0
     for _, rep in ipairs(reps) do n = n + #write_outputs(o.output .. "/" .. rep.recipe, rep) end
-    local okw, e = sys.write_atomic(o.output .. "/report.html", require("perflab.html").page(reps))
+    local okw, e = sys.write_atomic(o.output .. "/report.html", require("perflab.html").page(reps, { summary = sum }))
     if not okw then fail("cannot write " .. e) end
     io.stderr:write(string.format("perflab: wrote %d files to %s\n", n + 1, o.output))
   end
@@ -246,6 +262,15 @@ local function run_all(pos, o, fmt, failon)
     end
   end
   return 0
+end
+
+--- perflab report FILE... [options]: the same as perflab run all FILE...
+function M.report(args)
+  for _, a in ipairs(args) do
+    if a == "--help" or a == "-h" then write(usage.report); return 0 end
+  end
+  table.insert(args, 1, "all")
+  return M.run(args)
 end
 
 function M.run(args)
@@ -626,6 +651,7 @@ function M.help(args)
     write([[
 usage: perflab COMMAND [ARGS]      (perflab help COMMAND, perflab help RECIPE)
 
+  report FILE...       every recipe that applies, the summary first (= run all)
   run RECIPE FILE...   run a recipe on profiles and print its report
   parse FILE           show what was read: tables, rows, columns
   export chrome-trace FILE   the timeline as Chrome-trace JSON for ui.perfetto.dev

@@ -90,6 +90,8 @@ table.data th[aria-sort=ascending]::after{content:" \25B2"}table.data th[aria-so
 .unit{font-weight:normal;color:#555;font-size:.85em}
 figure{margin:1em 0;page-break-inside:avoid;break-inside:avoid}figure svg{max-width:100%;height:auto}figcaption{font-size:.9em;color:#333}
 .note{font-size:.9em;color:#333}.muted{color:#666}
+.summary{border:1px solid #0072B2;padding:0 1em 1em;margin-top:1em;background:#fbfdff}.summary h2{margin-top:.6em}
+ol.actions{padding-left:1.6em}ol.actions li.finding{margin:.5em 0}ol.actions .speedup{margin-right:.5em}ul.evidence{margin:.2em 0;padding-left:1.2em}
 @media print{body{max-width:none;padding:0}.tbl{max-height:none;overflow:visible;border:0}table.data th{position:static}h2{page-break-before:auto}section{page-break-inside:auto}}
 ]]
 
@@ -223,6 +225,10 @@ local function section(out, rep, idx, opts)
   local sid = "r" .. idx
   out[#out + 1] = string.format('<section id="%s"><h2>%s</h2>', sid, esc(rep.recipe))
   if rep.title then out[#out + 1] = "<p>" .. esc(rep.title) .. "</p>" end
+  if rep.collapsed then
+    out[#out + 1] = '<p class="muted">Not applicable: ' .. esc(rep.collapsed) .. "</p></section>"
+    return
+  end
   if #rep.inputs > 0 then
     out[#out + 1] = '<table class="meta"><tbody>'
     for i, inp in ipairs(rep.inputs) do
@@ -302,13 +308,20 @@ function M.page(reports, opts)
     nf, nf == 1 and "" or "s", worst and (", the most severe: " .. worst) or "")
   if #reports > 1 then
     out[#out + 1] = "<nav><ul>"
+    if opts.summary then out[#out + 1] = '<li><a href="#summary">Summary</a>: where the time goes, what to fix first</li>' end
     for i, r in ipairs(reports) do
-      out[#out + 1] = string.format('<li><a href="#r%d">%s</a> — %d finding%s, %d figure%s</li>', i, esc(r.recipe), #r.findings,
-        #r.findings == 1 and "" or "s", #r.figure_order, #r.figure_order == 1 and "" or "s")
+      out[#out + 1] = string.format('<li><a href="#r%d">%s</a> — %s</li>', i, esc(r.recipe),
+        r.collapsed and "not applicable" or string.format("%d finding%s, %d figure%s", #r.findings,
+        #r.findings == 1 and "" or "s", #r.figure_order, #r.figure_order == 1 and "" or "s"))
     end
     out[#out + 1] = "</ul></nav>"
   end
   out[#out + 1] = "</header><main>"
+  if opts.summary then
+    local anchors = {}
+    for i, r in ipairs(reports) do anchors[r.recipe] = anchors[r.recipe] or ("r" .. i) end
+    out[#out + 1] = require("perflab.summary").html(opts.summary, anchors, esc)
+  end
   for i, r in ipairs(reports) do section(out, r, i) end
   out[#out + 1] = "</main>"
   out[#out + 1] = "<script>" .. JS .. "</script>"

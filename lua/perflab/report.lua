@@ -54,7 +54,7 @@ end
 function Report:finding(f)
   if type(f) ~= "table" then error("report:finding expects a table", 2) end
   if not f.message then error("report:finding: a finding needs a message", 2) end
-  check(f, { "evidence", "kernel", "message", "rule", "severity", "speedup_pct", "subject" }, "report:finding")
+  check(f, { "evidence", "kernel", "message", "rule", "saved_how", "saved_ns", "severity", "speedup_pct", "subject" }, "report:finding")
   local g = {
     severity = M.severity(f.severity or "info"),
     rule = f.rule or self.recipe,
@@ -62,6 +62,9 @@ function Report:finding(f)
     message = f.message,
     evidence = f.evidence or {},
     speedup_pct = f.speedup_pct,
+    -- time the fix would save over the whole input (ns) and how it was
+    -- worked out: the summary ranks by it (perflab.summary)
+    saved_ns = f.saved_ns, saved_how = f.saved_how,
   }
   self.findings[#self.findings + 1] = g
   return g
@@ -85,6 +88,26 @@ function Report:figure(name, svg, info)
 end
 
 function Report:note(text) self.notes[#self.notes + 1] = text end
+
+--- Report:breakdown(rows [, note]): where the time goes, for the summary of
+--- `perflab run all`.  rows = {{subject = "rank 0" | "GPU 0" | ..., steps = n,
+--- step_ns = mean step time, computation_ns =, communication_ns =, memcpy_ns =,
+--- host_bound_ns =, idle_ns =, other_ns =}...}: the mean per step of each
+--- category (missing ones are 0).
+function Report:breakdown(rows, note)
+  if type(rows) ~= "table" then error("report:breakdown expects a list of rows", 2) end
+  local keys = { "communication_ns", "computation_ns", "host_bound_ns", "idle_ns", "memcpy_ns", "other_ns",
+                 "step_ns", "steps", "subject" }
+  for _, r in ipairs(rows) do check(r, keys, "report:breakdown") end
+  self.time_breakdown = { rows = rows, note = note }
+end
+
+--- Report:collapse(why): the recipe's answer is empty or degenerate (one
+--- rank, one step, ...): text, Markdown and HTML show one line saying why
+--- instead of the tables; JSON keeps the tables and adds "collapsed".
+function Report:collapse(why)
+  self.collapsed = tostring(why)
+end
 
 --- Highest severity among findings (nil when none).
 function Report:max_severity()
@@ -185,6 +208,10 @@ function Report:render_text(opts)
   if #self.inputs > 0 then head = head .. " · " .. inputs_text(self) end
   out[#out + 1] = head
   if self.title then out[#out + 1] = self.title end
+  if self.collapsed then
+    out[#out + 1] = wrap("Not applicable: " .. self.collapsed, width, "  ")
+    return table.concat(out, "\n") .. "\n"
+  end
   out[#out + 1] = ""
   local fs = self:sorted_findings()
   if #fs > 0 then
@@ -261,6 +288,11 @@ function Report:render_markdown(opts)
     end
     out[#out + 1] = "Inputs: " .. table.concat(parts, ", ")
   end
+  if self.collapsed then
+    out[#out + 1] = ""
+    out[#out + 1] = "Not applicable: " .. self.collapsed
+    return table.concat(out, "\n") .. "\n"
+  end
   local fs = self:sorted_findings()
   if #fs > 0 then
     out[#out + 1] = ""
@@ -304,6 +336,7 @@ function Report:to_data()
   return {
     schema = 1, recipe = self.recipe, inputs = self.inputs, options = json.object(self.options),
     findings = findings, tables = tables, figures = figures, notes = self.notes,
+    collapsed = self.collapsed,
   }
 end
 

@@ -6,6 +6,7 @@ listings are checked through a stable slice (CSV header, one known row).
          perflab [OPTIONS] [SCRIPT.lua [ARGS]]
   
   commands:
+    report FILE...       every recipe that applies, the summary first (= run all)
     run RECIPE FILE...   run a recipe on profiles and print its report
     parse FILE           show what was read: tables, rows, columns
     recipes | formats | gpus   list what is available
@@ -32,6 +33,7 @@ listings are checked through a stable slice (CSV header, one known row).
   $ perflab help
   usage: perflab COMMAND [ARGS]      (perflab help COMMAND, perflab help RECIPE)
   
+    report FILE...       every recipe that applies, the summary first (= run all)
     run RECIPE FILE...   run a recipe on profiles and print its report
     parse FILE           show what was read: tables, rows, columns
     export chrome-trace FILE   the timeline as Chrome-trace JSON for ui.perfetto.dev
