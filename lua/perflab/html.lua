@@ -248,7 +248,7 @@ local function section(out, rep, idx, opts)
     end
     out[#out + 1] = "</tbody></table>"
   end
-  local fs = rep:sorted_findings()
+  local fs, folded = rep:shown_findings()
   if #fs > 0 then
     out[#out + 1] = string.format("<h3>Findings (%d)</h3>", #fs)
     for _, f in ipairs(fs) do
@@ -271,6 +271,10 @@ local function section(out, rep, idx, opts)
     out[#out + 1] = string.format("<h3>%s%s</h3>", esc(name), info.title and (' <span class="muted">— ' .. esc(info.title) .. "</span>") or "")
     table_html(out, rep.tables[name])
     if info.note then out[#out + 1] = '<p class="note">' .. esc(info.note) .. "</p>" end
+  end
+  for _, ft in ipairs(folded) do
+    out[#out + 1] = string.format('<h3>%s <span class="muted">— %s</span></h3>', esc(ft.name), esc(ft.title))
+    table_html(out, ft.table)
   end
   for _, n in ipairs(rep.notes) do out[#out + 1] = '<p class="note">' .. esc(n) .. "</p>" end
   out[#out + 1] = "</section>"

@@ -137,9 +137,76 @@ function Report:sorted_findings()
   return out
 end
 
+local fmtval
+
+--- A rule that fired on more than this many subjects is shown as one
+--- finding (how many, the worst first) and a table of every one.
+M.fold_above = 10
+
+--- Findings as shown: sorted, and each rule with more than M.fold_above
+--- findings folded into one, at the place of its worst; returns the list
+--- and the tables of the folded rules ({name, table, title}...).  The
+--- report keeps every finding (report.findings; the summary reads them).
+function Report:shown_findings()
+  local fs = self:sorted_findings()
+  local count = {}
+  for _, f in ipairs(fs) do count[f.rule] = (count[f.rule] or 0) + 1 end
+  local fold = false
+  for _, n in pairs(count) do if n > M.fold_above then fold = true end end
+  if not fold then return fs, {} end
+  local out, members, tables = {}, {}, {}
+  for _, f in ipairs(fs) do
+    if count[f.rule] > M.fold_above then
+      local m = members[f.rule]
+      if not m then
+        m = { list = {}, at = #out + 1 }
+        members[f.rule] = m
+        out[#out + 1] = false   -- the folded finding goes here
+      end
+      m.list[#m.list + 1] = f
+    else
+      out[#out + 1] = f
+    end
+  end
+  local names = require "perflab.names"
+  for i, f in ipairs(out) do
+    if f == false then
+      -- which rule: the one whose slot this is
+      local rule, m
+      for r, mm in pairs(members) do if mm.at == i then rule, m = r, mm end end
+      local worst, best, sev = {}, nil, nil
+      for k, g in ipairs(m.list) do
+        if k <= 3 then
+          local subj = g.subject and names.display(tostring(g.subject), 60) or names.display(g.message, 60)
+          worst[#worst + 1] = subj .. (g.speedup_pct and string.format(" (est. %s %%)", fmtval(g.speedup_pct)) or "")
+        end
+        if g.speedup_pct and (not best or g.speedup_pct > best) then best = g.speedup_pct end
+        if not sev or levels[g.severity] > levels[sev] then sev = g.severity end
+      end
+      local tname = "findings." .. rule
+      out[i] = {
+        severity = sev, rule = rule,
+        message = string.format("%s fired on %d subjects (table %s lists every one); the worst: %s", rule, #m.list, tname,
+          table.concat(worst, "; ")),
+        evidence = { findings = #m.list, table = tname },
+        speedup_pct = best,
+      }
+      local rows = {}
+      for k, g in ipairs(m.list) do
+        rows[k] = { subject = g.subject and names.display(tostring(g.subject)) or nil, severity = g.severity,
+                    speedup_pct = g.speedup_pct, message = g.message, name = g.subject and tostring(g.subject) or nil }
+      end
+      tables[#tables + 1] = { name = tname, table = ptable.from_rows(rows, { "subject", "severity", "speedup_pct", "message", "name" }, tname),
+        title = string.format("every finding of %s, the worst first (name: the full subject)", rule) }
+    end
+  end
+  table.sort(tables, function(a, b) return a.name < b.name end)
+  return out, tables
+end
+
 -- ---- rendering ------------------------------------------------------------
 
-local function fmtval(v)
+function fmtval(v)
   if type(v) == "number" then
     if math.type(v) == "integer" or (v == math.floor(v) and math.abs(v) < 1e15) then return string.format("%d", v) end
     local s = string.format("%.4g", v)
@@ -213,7 +280,7 @@ function Report:render_text(opts)
     return table.concat(out, "\n") .. "\n"
   end
   out[#out + 1] = ""
-  local fs = self:sorted_findings()
+  local fs, folded = self:shown_findings()
   if #fs > 0 then
     out[#out + 1] = string.format("Findings (%d)", #fs)
     for _, f in ipairs(fs) do
@@ -231,6 +298,12 @@ function Report:render_text(opts)
     out[#out + 1] = info.title and (name .. " — " .. info.title) or name
     out[#out + 1] = (fit_table(t, width, opts.max_rows):gsub("\n$", ""))
     if info.note then out[#out + 1] = "" ; out[#out + 1] = wrap(info.note, width, "") end
+    out[#out + 1] = ""
+  end
+  for _, ft in ipairs(folded) do
+    out[#out + 1] = ft.name .. " — " .. ft.title
+    out[#out + 1] = (fit_table(ft.table:select({ "subject", "severity", "speedup_pct", "message" }), width,
+      opts.max_rows or 20):gsub("\n$", ""))
     out[#out + 1] = ""
   end
   for _, n in ipairs(self.notes) do out[#out + 1] = wrap(n, width, "") ; out[#out + 1] = "" end
@@ -293,7 +366,7 @@ function Report:render_markdown(opts)
     out[#out + 1] = "Not applicable: " .. self.collapsed
     return table.concat(out, "\n") .. "\n"
   end
-  local fs = self:sorted_findings()
+  local fs, folded = self:shown_findings()
   if #fs > 0 then
     out[#out + 1] = ""
     out[#out + 1] = "### Findings"
@@ -320,6 +393,12 @@ function Report:render_markdown(opts)
     out[#out + 1] = (md_table(self.tables[name], opts.max_rows):gsub("\n$", ""))
     if info.note then out[#out + 1] = "" ; out[#out + 1] = info.note end
   end
+  for _, ft in ipairs(folded) do
+    out[#out + 1] = ""
+    out[#out + 1] = "### " .. ft.name .. " — " .. ft.title
+    out[#out + 1] = ""
+    out[#out + 1] = (md_table(ft.table:select({ "subject", "severity", "speedup_pct", "message" }), opts.max_rows or 50):gsub("\n$", ""))
+  end
   for _, n in ipairs(self.notes) do out[#out + 1] = "" ; out[#out + 1] = n end
   return table.concat(out, "\n") .. "\n"
 end
@@ -331,8 +410,10 @@ function Report:to_data()
   for _, name in ipairs(self.figure_order) do
     figures[name] = { title = self.figures[name].title, bytes = #self.figures[name].svg }
   end
+  local fs, folded = self:shown_findings()
   local findings = {}
-  for i, f in ipairs(self:sorted_findings()) do findings[i] = f end
+  for i, f in ipairs(fs) do findings[i] = f end
+  for _, ft in ipairs(folded) do tables[ft.name] = ft.table end
   return {
     schema = 1, recipe = self.recipe, inputs = self.inputs, options = json.object(self.options),
     findings = findings, tables = tables, figures = figures, notes = self.notes,
