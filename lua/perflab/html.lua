@@ -336,9 +336,32 @@ end
 --- A report as an HTML fragment (no page, style or script): for notebooks,
 -- which show the figures beside it (opts.no_figures) or inline.
 function M.fragment(rep, opts)
-  local out = {}
+  local out = { '<div class="perflab-report">', "<style>" .. M.scoped_css() .. "</style>" }
   section(out, rep, 1, opts)
+  out[#out + 1] = "</div>"
   return table.concat(out, "\n") .. "\n"
+end
+
+--- The page's CSS scoped to .perflab-report, for a fragment inside another
+--- page (a notebook, an exported notebook): every selector is prefixed,
+--- body's rules apply to the wrapper, print rules are left out.
+local scoped
+function M.scoped_css()
+  if scoped then return scoped end
+  local out = {}
+  for sel, body in CSS:gsub("@media print%b{}", ""):gmatch("([^{}]+)(%b{})") do
+    local parts = {}
+    for one in sel:gmatch("[^,]+") do
+      one = one:match("^%s*(.-)%s*$")
+      if one == "body" then parts[#parts + 1] = ".perflab-report"
+      elseif one ~= "" then parts[#parts + 1] = ".perflab-report " .. one end
+    end
+    if #parts > 0 then out[#out + 1] = table.concat(parts, ",") .. body end
+  end
+  -- a notebook cell is narrower than a page: no max-width, no margin
+  out[#out + 1] = ".perflab-report{max-width:none;margin:0;padding:0}"
+  scoped = table.concat(out, "\n")
+  return scoped
 end
 
 M.CSS, M.JS = CSS, JS
