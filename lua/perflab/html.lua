@@ -68,7 +68,7 @@ end
 
 local CSS = [[
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1em 1.5em;color:#111;background:#fff;line-height:1.4}
-h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.25em;border-bottom:2px solid #0072B2;padding-bottom:.2em;margin-top:2em}h3{font-size:1.05em;margin:1.2em 0 .4em}
+h1{font-size:1.5em;margin:.2em 0;overflow-wrap:anywhere}h2{font-size:1.25em;border-bottom:2px solid #0072B2;padding-bottom:.2em;margin-top:2em}h3{font-size:1.05em;margin:1.2em 0 .4em}
 .meta{color:#333;font-size:.92em}.meta td{padding:0 1em 0 0;vertical-align:top}
 code,.name{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.9em;overflow-wrap:anywhere}
 td.name{min-width:16em;max-width:40em}
@@ -310,9 +310,14 @@ function M.page(reports, opts)
   end
   out[#out + 1] = string.format('<p class="meta">%d recipe%s, %d finding%s%s</p>', #reports, #reports == 1 and "" or "s",
     nf, nf == 1 and "" or "s", worst and (", the most severe: " .. worst) or "")
+  out[#out + 1] = "</header><main>"
+  if opts.summary then
+    local anchors = {}
+    for i, r in ipairs(reports) do anchors[r.recipe] = anchors[r.recipe] or ("r" .. i) end
+    out[#out + 1] = require("perflab.summary").html(opts.summary, anchors, esc)
+  end
   if #reports > 1 then
-    out[#out + 1] = "<nav><ul>"
-    if opts.summary then out[#out + 1] = '<li><a href="#summary">Summary</a>: where the time goes, what to fix first</li>' end
+    out[#out + 1] = "<nav><h2>Sections</h2><ul>"
     for i, r in ipairs(reports) do
       out[#out + 1] = string.format('<li><a href="#r%d">%s</a> — %s</li>', i, esc(r.recipe),
         r.collapsed and "not applicable" or string.format("%d finding%s, %d figure%s", #r.findings,
@@ -320,12 +325,7 @@ function M.page(reports, opts)
     end
     out[#out + 1] = "</ul></nav>"
   end
-  out[#out + 1] = "</header><main>"
-  if opts.summary then
-    local anchors = {}
-    for i, r in ipairs(reports) do anchors[r.recipe] = anchors[r.recipe] or ("r" .. i) end
-    out[#out + 1] = require("perflab.summary").html(opts.summary, anchors, esc)
-  end
+
   for i, r in ipairs(reports) do section(out, r, i) end
   out[#out + 1] = "</main>"
   out[#out + 1] = "<script>" .. JS .. "</script>"

@@ -349,10 +349,30 @@ function M.render(s, format, opts)
       end
     end
   end
-  if opts.width and not md then
-    for i, l in ipairs(out) do
-      if (utf8.len(l) or #l) > opts.width then out[i] = units.label(l, opts.width) end
+  if not md then
+    -- fit the terminal, or 120 columns: long lines wrap under their indent
+    local width = opts.width or 120
+    local wrapped = {}
+    for _, l in ipairs(out) do
+      if (utf8.len(l) or #l) <= width then wrapped[#wrapped + 1] = l
+      else
+        local indent = l:match("^%s*%d*%.?%s*") or ""
+        local cont = string.rep(" ", math.min(#indent + 0, 12))
+        if l:match("^%s+%- ") then cont = l:match("^(%s+)") .. "  " end
+        local line = ""
+        for word in l:gmatch("%S+") do
+          local lead = line == "" and (l:match("^(%s*)") or "") or (line .. " ")
+          if line ~= "" and (utf8.len(lead .. word) or #lead + #word) > width then
+            wrapped[#wrapped + 1] = line
+            line = cont .. word
+          else
+            line = lead .. word
+          end
+        end
+        wrapped[#wrapped + 1] = line
+      end
     end
+    out = wrapped
   end
   return table.concat(out, "\n") .. "\n"
 end
