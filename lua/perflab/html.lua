@@ -154,7 +154,7 @@ M.readable = readable
 
 -- ---- pieces -----------------------------------------------------------------
 
-local function table_html(out, t, max_rows)
+local function table_html(out, t, max_rows, origin)
   local cols, types = t:columns(), t:types()
   local n = t:nrows()
   local shown = math.min(n, max_rows or 2000)
@@ -167,12 +167,23 @@ local function table_html(out, t, max_rows)
   end
   out[#out + 1] = "</tr></thead><tbody>"
   local arrays, head = {}, shown < n and t:head(shown) or t
+  local rel = {}
+  if origin and origin >= 1e15 then
+    local is_tp = require("perflab.report").is_time_point
+    for _, c in ipairs(cols) do rel[c] = is_tp(c) end
+  else
+    origin = nil
+  end
   for _, c in ipairs(cols) do arrays[c] = head:col(c):to_lua() end
   for i = 1, shown do
     local row = { "<tr>" }
     for _, c in ipairs(cols) do
       local v = arrays[c][i]
-      if type(v) == "number" then
+      if type(v) == "number" and origin and rel[c] then
+        -- a point in time: "+1.234 s" from the trace start, the recorded ns on hover
+        row[#row + 1] = string.format('<td class="num" data-v="%s" title="%s ns since the epoch">%s</td>', exact(v), exact(v),
+          esc("+" .. units.ns(v - origin, 4)))
+      elseif type(v) == "number" then
         row[#row + 1] = string.format('<td class="num" data-v="%s" title="%s">%s</td>', exact(v), exact(v), esc(readable(v, c)))
       elseif v == nil then
         row[#row + 1] = '<td></td>'
@@ -269,7 +280,7 @@ local function section(out, rep, idx, opts)
   for _, name in ipairs(rep.table_order) do
     local info = rep.table_info[name] or {}
     out[#out + 1] = string.format("<h3>%s%s</h3>", esc(name), info.title and (' <span class="muted">— ' .. esc(info.title) .. "</span>") or "")
-    table_html(out, rep.tables[name])
+    table_html(out, rep.tables[name], nil, rep.origin_ns)
     if info.note then out[#out + 1] = '<p class="note">' .. esc(info.note) .. "</p>" end
   end
   for _, ft in ipairs(folded) do

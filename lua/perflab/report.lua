@@ -139,6 +139,31 @@ end
 
 local fmtval
 
+--- A column that holds a point in time (ns): start_ns, end_ns, *_start_ns, *_end_ns.
+function M.is_time_point(col)
+  return col == "start_ns" or col == "end_ns" or col:match("_start_ns$") ~= nil or col:match("_end_ns$") ~= nil
+end
+
+--- relative_times(t, origin) -> t for display, note: the time-point columns
+--- of epoch-based timestamps (origin past 1e15 ns) as seconds from the
+--- trace start, renamed NAME_s+ ("start_s+"); the note says so.  JSON and CSV
+--- keep the recorded nanoseconds.
+function M.relative_times(t, origin)
+  if not origin or origin < 1e15 then return t, nil end
+  local types, cols, done = t:types(), nil, {}
+  for _, c in ipairs(t:columns()) do
+    if M.is_time_point(c) and (types[c] == "integer" or types[c] == "number") then
+      cols = cols or t:copy()
+      local name = c:gsub("_ns$", "_s+")
+      cols = cols:with(c, (cols:col(c) - origin) / 1e9)
+      cols:rename(c, name)
+      done[#done + 1] = name
+    end
+  end
+  if not cols then return t, nil end
+  return cols, string.format("(%s: seconds from the trace start, %d ns since the epoch)", table.concat(done, ", "), math.floor(origin))
+end
+
 --- A rule that fired on more than this many subjects is shown as one
 --- finding (how many, the worst first) and a table of every one.
 M.fold_above = 10
@@ -296,7 +321,10 @@ function Report:render_text(opts)
   for _, name in ipairs(self.table_order) do
     local t, info = self.tables[name], self.table_info[name]
     out[#out + 1] = info.title and (name .. " — " .. info.title) or name
+    local rel
+    t, rel = M.relative_times(t, self.origin_ns)
     out[#out + 1] = (fit_table(t, width, opts.max_rows):gsub("\n$", ""))
+    if rel then out[#out + 1] = rel end
     if info.note then out[#out + 1] = "" ; out[#out + 1] = wrap(info.note, width, "") end
     out[#out + 1] = ""
   end
