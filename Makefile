@@ -1,12 +1,13 @@
 # perflab -- a thin Makefile over CMake.
 #   make demo    install what is missing, build, run the bundled recipes on examples/
-#   make test    same set-up, then the whole test suite through ctest
+#   make test    same set-up, then the test suite through ctest (all but valgrind)
+#   make valgrind  the valgrind memcheck of the CLI over the corpus (CI runs it)
 #   make bench   the benchmarks in bench/ (not part of the tests)
 BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test bench asan clean
+.PHONY: all deps build demo test valgrind bench asan clean
 
 all: build
 
@@ -22,9 +23,14 @@ build: deps $(BUILD)/Makefile
 demo: build
 	./$(BUILD)/perflab demo
 
+# make test leaves out the valgrind memcheck (minutes on 2 cores): .ci/run
+# runs it (make valgrind) beside the sanitizers
 test: build
 	@sh tools/deps.sh test
-	cd $(BUILD) && ctest --no-tests=error --output-on-failure --timeout 600 -j $(JOBS)
+	cd $(BUILD) && ctest --no-tests=error --output-on-failure --timeout 600 -j $(JOBS) -LE valgrind
+
+valgrind: build
+	cd $(BUILD) && ctest --no-tests=error --output-on-failure --timeout 900 -L valgrind
 
 asan:
 	@sh tools/deps.sh test

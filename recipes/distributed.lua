@@ -477,6 +477,20 @@ local function merge(parts, opts, report)
     end
   end
 
+  -- where the time goes, for run all's summary: the mean step per rank;
+  -- communication counts what computation does not hide
+  local bd = {}
+  for i, r in ipairs(rank_rows) do
+    bd[i] = { subject = "rank " .. r.rank, steps = r.steps, step_ns = r.step_mean_ns, computation_ns = r.computation_ns,
+              communication_ns = math.max(0, r.communication_ns - r.overlap_ns), idle_ns = r.other_ns }
+  end
+  if #rank_rows > 1 or n0 > 0 then
+    report:breakdown(bd, "communication = what computation does not overlap; idle = neither computation nor communication")
+  end
+  if #rank_rows == 1 and n0 == 0 then
+    report:collapse(string.format("one rank (%s) and no collective: nothing to compare across ranks "
+      .. "(step-breakdown and idle-time break its time down)", rank_rows[1].source))
+  end
   report:table("ranks", T.from_rows(rank_rows, { "rank", "source", "steps", "step_mean_ns", "computation_ns",
     "communication_ns", "overlap_ns", "other_ns", "overlap_pct", "transfer_ns", "sync_ns", "sync_pct", "last_arrivals",
     "hta_span_ns", "hta_idle_ns", "hta_compute_ns", "hta_non_compute_ns", "hta_comm_ns", "hta_overlap_ns",

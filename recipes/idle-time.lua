@@ -140,6 +140,10 @@ return {
                          kernel_wait_threshold_ns = opts.kernel_wait_ns, source = p.source,
                          formula = "gap = start_k - max end before k; host wait if launch_k > previous end; "
                            .. "kernel wait if gap < threshold; else other; launch time unknown where no launch time is recorded" },
+            -- at most the wait the fix removes; "other" waits on dependencies the trace does not size
+            saved_ns = not rec and ((dominant == "host wait" and r.host_wait_ns) or (dominant == "kernel wait" and r.kernel_wait_ns)) or nil,
+            saved_how = not rec and (dominant == "host wait" or dominant == "kernel wait")
+              and ("the stream's " .. dominant .. " time (an upper bound: the stream kept fed)") or nil,
           }
         end
       end

@@ -338,6 +338,7 @@ local function averages(rows)
       avg[col] = n > 0 and s / n or 0
     end
   end
+  avg.steps = n
   return avg
 end
 
@@ -365,7 +366,9 @@ local function triggers(report, src, run, avg, gpu, extra)
         .. "to load data in worker processes (multi-process data loading)", where, dl),
       evidence = { dataloader_pct = dl, threshold_pct = th.dataloader_pct, avg_dataloader_ns = avg.dataloader_ns,
                    avg_step_ns = avg.total_ns, formula = "avg DataLoader / avg step time", source = src, run = run },
-      speedup_pct = dl }
+      speedup_pct = dl,
+      saved_ns = avg.dataloader_ns and avg.steps and avg.dataloader_ns * avg.steps or nil,
+      saved_how = "DataLoader time per step x steps (an upper bound: loading hidden behind the step)" }
   end
   local cm = pct_of(avg, "communication_ns")
   if cm > th.communication_pct then
@@ -710,5 +713,36 @@ return {
     report:table("summary", T.from_rows(acc.summary, scols, "summary"),
       { title = "average step and utilisation (value in ns for categories, percent for utilisation, bytes for peak memory; pct = share of the average step, or of the device memory)" })
     perflab.figures.step_breakdown(report)   -- stacked bars per step
+    -- where the time goes, for run all's summary: the mean step per run
+    -- (rank); the GPU is busy in kernel, memcpy/memset and communication
+    -- time, the host holds it up in runtime, DataLoader and CPU Exec time
+    local runs, order = {}, {}
+    for _, r in ipairs(acc.steps) do   -- one row per step: few
+      local key = r.rank or r.run or 1
+      local b = runs[key]
+      if not b then
+        b = { subject = r.rank and ("rank " .. r.rank) or (acc.multi and ("run " .. (r.run or 1))) or "trace",
+              steps = 0, step_ns = 0, computation_ns = 0, communication_ns = 0, memcpy_ns = 0, host_bound_ns = 0, idle_ns = 0 }
+        runs[key] = b; order[#order + 1] = key
+      end
+      b.steps = b.steps + 1
+      b.step_ns = b.step_ns + (r.total_ns or 0)
+      b.computation_ns = b.computation_ns + (r.kernel_ns or 0)
+      b.communication_ns = b.communication_ns + (r.communication_ns or 0)
+      b.memcpy_ns = b.memcpy_ns + (r.memcpy_ns or 0) + (r.memset_ns or 0)
+      b.host_bound_ns = b.host_bound_ns + (r.runtime_ns or 0) + (r.dataloader_ns or 0) + (r.cpu_exec_ns or 0)
+      b.idle_ns = b.idle_ns + (r.other_ns or 0)
+    end
+    local bd = {}
+    for i, key in ipairs(order) do
+      local b = runs[key]
+      for _, k in ipairs({ "step_ns", "computation_ns", "communication_ns", "memcpy_ns", "host_bound_ns", "idle_ns" }) do
+        b[k] = b[k] / b.steps
+      end
+      bd[i] = b
+    end
+    if #bd > 0 then
+      report:breakdown(bd, "host-bound = Runtime + DataLoader + CPU Exec, idle = Other (the GPU waits on nothing the trace names)")
+    end
   end,
 }

@@ -1276,6 +1276,19 @@ static int col_max(lua_State *L) { return col_reduce(L, RED_MAX); }
 /* [C [opts]] -> [C [opts] [mask] n] */
 static int col_count(lua_State *L) { return col_reduce(L, RED_COUNT); }
 
+/* [M] -> [M n]: how many values of a boolean column (a mask) are true
+** (count() counts the values that are not missing, false ones included) */
+static int col_count_true(lua_State *L) {
+  pl_lcolumn *c = checkcolumn(L, 1);
+  const pl_column *col = c->t->cols[c->col];
+  if (col->type != PL_BOOL)
+    return luaL_error(L, "count_true: column '%s' is not boolean (a mask); count() counts values that are not missing", col->name);
+  lua_Integer n = 0;
+  for (size_t i = 0; i < c->t->nrows; i++) n += col->v.b[i] == 1;
+  lua_pushinteger(L, n);
+  return 1;
+}
+
 #include "quantile.h"
 /* [C q | {q...}] -> [C q ... x | {x...}] */
 static int col_quantile(lua_State *L) {
@@ -1343,7 +1356,7 @@ static const luaL_Reg tbl_meta[] = {
 
 static const luaL_Reg col_methods[] = {
   {"name", col_name}, {"type", col_type}, {"sum", col_sum}, {"mean", col_mean}, {"min", col_min},
-  {"max", col_max}, {"count", col_count}, {"quantile", col_quantile}, {"to_lua", col_to_lua},
+  {"max", col_max}, {"count", col_count}, {"count_true", col_count_true}, {"quantile", col_quantile}, {"to_lua", col_to_lua},
   {NULL, NULL}
 };
 

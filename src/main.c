@@ -29,7 +29,7 @@
 #endif
 
 static const char *const subcommands[] = {
-  "run", "parse", "recipes", "formats", "gpus", "demo", "repl", "help", "jupyter", "export", "serve", NULL
+  "run", "report", "parse", "recipes", "formats", "gpus", "demo", "repl", "help", "jupyter", "export", "serve", NULL
 };
 
 static int is_subcommand(const char *s) {
@@ -96,6 +96,7 @@ static void print_usage(void) {
     "       perflab [OPTIONS] [SCRIPT.lua [ARGS]]\n"
     "\n"
     "commands:\n"
+    "  report FILE...       every recipe that applies, the summary first (= run all)\n"
     "  run RECIPE FILE...   run a recipe on profiles and print its report\n"
     "  parse FILE           show what was read: tables, rows, columns\n"
     "  recipes | formats | gpus   list what is available\n"

@@ -15,7 +15,10 @@
 **     perflab_close(pl);
 **
 ** Build: cc app.c $(pkg-config --cflags --libs perflab)
-**        (add --static to link libperflab.a and its dependencies)
+**        (the program finds libperflab.so.0 through the rpath perflab.pc
+**        sets: no LD_LIBRARY_PATH needed)
+**        static: cc app.c $(pkg-config --cflags --static --libs perflab-static)
+**        (libperflab.a; Lua, zlib, sqlite ... as the system has them)
 **
 ** A workbench is one Lua 5.4 state with the perflab API loaded as the
 ** global `perflab` and the REPL helpers help/load/run/recipes; profiles

@@ -118,7 +118,9 @@ local function new_svg(W, H, o)
   local id = "\1"      -- replaced by finish(); escape() drops \1 from any input
   local s = { id = id, W = W, H = H, out = {} }
   function s.add(fmt, ...) s.out[#s.out + 1] = select("#", ...) > 0 and string.format(fmt, ...) or fmt end
-  s.add('<?xml version="1.0" encoding="UTF-8"?>')
+  -- no XML declaration: the SVG goes inline into HTML and notebooks
+  -- (nbconvert 6.5 fails on a declaration inside a page); a .svg file
+  -- needs none (UTF-8 is XML's default)
   s.add('<svg xmlns="http://www.w3.org/2000/svg" class="perflab-chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12" role="img" aria-labelledby="%s-t">',
     W, H, W, H, id)
   s.add('<title id="%s-t">%s</title>', id, esc(o.title or "chart"))
@@ -471,7 +473,48 @@ end
 
 --- histogram{bins = {{lo, hi, count}...}, marks = {{x=, label=}...}, x_label=, y_label=, x_log=, ...}:
 -- one bar per bin (hover: range and count); marks are dashed lines (thresholds, outliers).
-function M.histogram(o)
+--- Argument checks that name the bad argument: "chart.histogram: bins[3]
+--- must be {lo, hi, count}, got a string".
+local function bad(fn, what, want, v, shown)
+  error(string.format("chart.%s: %s must be %s, got %s", fn, what, want, shown or
+    (type(v) == "table" and "a table" or (type(v) == "string" and string.format("a string (%q)", v)) or tostring(v))), 3)
+end
+local function check_opts(fn, o, numbers)
+  if type(o) ~= "table" then bad(fn, "its argument", "a table of options", o) end
+  for _, k in ipairs(numbers or {}) do
+    if o[k] ~= nil and type(o[k]) ~= "number" then bad(fn, k, "a number", o[k]) end
+  end
+end
+
+--- histogram(o) or histogram(h [, o]): bins = {{lo, hi, count}...}; or the
+--- result of perflab.stats.histogram (edges, counts, under, over) as it is.
+function M.histogram(o, extra)
+  if type(o) == "table" and o.edges ~= nil and o.counts ~= nil and o.bins == nil then
+    -- stats.histogram's {edges, counts}: n + 1 edges, n counts
+    local h, bins = o, {}
+    if type(h.edges) ~= "table" then bad("histogram", "edges", "a list of numbers", h.edges) end
+    if type(h.counts) ~= "table" then bad("histogram", "counts", "a list of numbers", h.counts) end
+    if #h.edges ~= #h.counts + 1 then
+      error(string.format("chart.histogram: edges must have one more entry than counts (%d edges, %d counts)", #h.edges, #h.counts), 2)
+    end
+    for i = 1, #h.counts do bins[i] = { h.edges[i], h.edges[i + 1], h.counts[i] } end
+    o = {}
+    for k, v in pairs(extra or {}) do o[k] = v end
+    o.bins = bins
+  elseif extra ~= nil then
+    error("chart.histogram: a second argument (options) goes with a perflab.stats.histogram result as the first", 2)
+  end
+  check_opts("histogram", o, { "width", "height" })
+  if o.bins ~= nil and type(o.bins) ~= "table" then bad("histogram", "bins", "a list of {lo, hi, count}", o.bins) end
+  for i, b in ipairs(o.bins or {}) do
+    if type(b) ~= "table" or type(b[1]) ~= "number" or type(b[2]) ~= "number" or type(b[3]) ~= "number" then
+      bad("histogram", string.format("bins[%d]", i), "{lo, hi, count} (three numbers)", b, type(b) == "table" and
+        string.format("{%s, %s, %s}", tostring(b[1]), tostring(b[2]), tostring(b[3])) or nil)
+    end
+  end
+  for i, m in ipairs(o.marks or {}) do
+    if type(m) ~= "table" or type(m.x) ~= "number" then bad("histogram", string.format("marks[%d].x", i), "a number", type(m) == "table" and m.x or m) end
+  end
   local W, H = o.width or 760, o.height or 360
   local mt = (o.title and 44 or 12) + (o.subtitle and 14 or 0) + (o.legend and 20 or 0)
   local s = new_svg(W, H, o)
@@ -792,6 +835,35 @@ function M.roofline(c)
   end
   add('</g>')
   return s.finish()
+end
+
+--- save(svg, path) -> path: writes a chart (the SVG text every chart
+--- function returns) to path, atomically.  A path ending in .png is
+--- converted with rsvg-convert (Debian: librsvg2-bin), an error naming it
+--- when it is not installed; .svg (or anything else) is written as it is.
+function M.save(svg, path)
+  if type(svg) ~= "string" or not svg:find("<svg", 1, true) then bad("save", "the figure (argument 1)", "SVG text from a chart function", svg) end
+  if type(path) ~= "string" or path == "" then bad("save", "the path (argument 2)", "a file name", path) end
+  local sys = require "perflab.sys"
+  local errors = require "perflab.errors"
+  if path:lower():match("%.png$") then
+    local tmp = path .. ".tmp.svg"
+    local ok, e = sys.write_atomic(tmp, svg)
+    if not ok then errors.fail("chart.save: cannot write " .. e) end
+    local q = function(x) return "'" .. x:gsub("'", "'\\''") .. "'" end
+    local okc = os.execute("command -v rsvg-convert >/dev/null 2>&1")
+    if not okc then
+      os.remove(tmp)
+      errors.fail("chart.save: PNG needs rsvg-convert (Debian: apt-get install librsvg2-bin); save as .svg instead")
+    end
+    local okr = os.execute("rsvg-convert -f png -o " .. q(path) .. " " .. q(tmp))
+    os.remove(tmp)
+    if not okr then errors.fail("chart.save: rsvg-convert could not convert the chart to " .. path) end
+    return path
+  end
+  local ok, e = sys.write_atomic(path, svg)
+  if not ok then errors.fail("chart.save: cannot write " .. e) end
+  return path
 end
 
 return M

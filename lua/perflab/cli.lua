@@ -43,6 +43,16 @@ Runs a recipe on one or more profiles and prints its report.
   --merge DIR...      the report from folders written by --map, the same as
                       the direct run on their files
 ]],
+  report = [[
+usage: perflab report FILE... [options]
+
+The same as perflab run all FILE...: every recipe whose needs the inputs
+meet, after a summary that says where the time goes (per device or rank and
+step: computation, communication, memcpy, host-bound, idle) and what to fix
+first (every recipe's findings merged by subject and ranked by the time
+each would save per step).  Options as for perflab run (--format, --output,
+--fail-on, --set, ...).
+]],
   parse = [[
 usage: perflab parse FILE [options]
 
@@ -56,7 +66,15 @@ diagnostics.  With --table NAME, prints that table in full.
                       (by default only of values that are not numbers)
   --max-rows N        print at most N rows (default: all)
 ]],
-  recipes = "usage: perflab recipes\n\nLists the recipes on the search path and where each came from.\n",
+  recipes = [[
+usage: perflab recipes [--format text|markdown|json|csv]
+       perflab recipes --source NAME       print a recipe's Lua source
+       perflab recipes --copy NAME DIR     copy it to DIR/NAME.lua, to edit
+
+Lists the recipes on the search path and where each came from.  A recipe
+copied into ./recipes (or ~/.config/perflab/recipes) runs instead of the
+bundled one of the same name; give the copy another name to keep both.
+]],
   formats = "usage: perflab formats\n\nLists the input formats perflab reads and the tables each provides.\n",
   gpus = "usage: perflab gpus\n\nLists the GPU models and compute capabilities perflab knows.\n",
   demo = "usage: perflab demo\n\nRuns the bundled recipes on the bundled example profiles (examples/).\n",
@@ -141,7 +159,7 @@ local function output_format(o)
   if f == "md" then f = "markdown" end
   if not out_formats[f] then
     -- an input format id given as --format: treat as --input-format
-    for _, fm in ipairs(perflab.formats()) do
+    for _, fm in ipairs(perflab.formats.list()) do
       if fm.id == f then o["input-format"] = f; return "text" end
     end
     fail(string.format("unknown format '%s' (output: text, markdown, json, csv, html; input formats: perflab formats)", f))
@@ -229,15 +247,21 @@ local function run_all(pos, o, fmt, failon)
   local reps, skipped = M.run_all_reports(inputs, o.set)
   if #reps == 0 then fail("run all: no recipe could run on these inputs: " .. table.concat(skipped, "; ")) end
   if #skipped > 0 then io.stderr:write("perflab: not run: " .. table.concat(skipped, "; ") .. "\n") end
+  -- the answer first: where the time goes and what to fix, from every report
+  local summary = require "perflab.summary"
+  local sum = summary.build(reps, inputs)
   if fmt == "html" then
-    write(require("perflab.html").page(reps))
+    write(require("perflab.html").page(reps, { summary = sum }))
   elseif fmt == "json" then
+    -- {"summary": {...}, "reports": [report...]}
     local parts = {}
     for i, rep in ipairs(reps) do parts[i] = rep:render("json"):gsub("\n$", "") end
-    write("[\n" .. table.concat(parts, ",\n") .. "\n]\n")
+    write("{\n\"summary\": " .. perflab.json.encode(summary.to_data(sum), "  ", "\n")
+      .. ",\n\"reports\": [\n" .. table.concat(parts, ",\n") .. "\n]\n}\n")
   else
-    for i, rep in ipairs(reps) do
-      if i > 1 then write("\n") end
+    write(summary.render(sum, fmt, { width = term_width() }))
+    for _, rep in ipairs(reps) do
+      write("\n")
       write(rep:render(fmt, { width = term_width() }))
     end
   end
@@ -245,7 +269,7 @@ local function run_all(pos, o, fmt, failon)
     require("perflab.sandbox").allow_write(o.output)
     local n = 0
     for _, rep in ipairs(reps) do n = n + #write_outputs(o.output .. "/" .. rep.recipe, rep) end
-    local okw, e = sys.write_atomic(o.output .. "/report.html", require("perflab.html").page(reps))
+    local okw, e = sys.write_atomic(o.output .. "/report.html", require("perflab.html").page(reps, { summary = sum }))
     if not okw then fail("cannot write " .. e) end
     io.stderr:write(string.format("perflab: wrote %d files to %s\n", n + 1, o.output))
   end
@@ -256,6 +280,15 @@ local function run_all(pos, o, fmt, failon)
     end
   end
   return 0
+end
+
+--- perflab report FILE... [options]: the same as perflab run all FILE...
+function M.report(args)
+  for _, a in ipairs(args) do
+    if a == "--help" or a == "-h" then write(usage.report); return 0 end
+  end
+  table.insert(args, 1, "all")
+  return M.run(args)
 end
 
 function M.run(args)
@@ -474,9 +507,40 @@ local function print_rows(rows, cols, fmt)
   else write(t:format { width = 80 }) end
 end
 
+--- The source text of a recipe on the search path (the one that runs).
+local function recipe_source(name)
+  local r = recipes.load(name)   -- fails naming the recipes there are
+  local path = r.chunk
+  local text
+  if r.origin == "bundled" then text = sys.embedded(path)
+  else
+    local f = io.open(path, "rb")
+    if f then text = f:read("a"); f:close() end
+  end
+  if not text then fail(string.format("cannot read the source of recipe '%s' (%s)", name, tostring(path))) end
+  return text, r
+end
+
 function M.recipes(args)
-  local _, o = parse_args(args, { _cmd = "recipes", format = "value", help = "flag" })
+  local pos, o = parse_args(args, { _cmd = "recipes", format = "value", help = "flag", source = "value", copy = "value" })
   if o.help then write(usage.recipes); return 0 end
+  if o.source then write((recipe_source(o.source))); return 0 end
+  if o.copy then
+    -- perflab recipes --copy NAME DIR: DIR/NAME.lua, to edit; a recipe in
+    -- ./recipes or the user folder then runs instead of the bundled one
+    local dir = pos[1]
+    if not dir or #pos > 1 then fail("usage: perflab recipes --copy NAME DIR (DIR: ./recipes, or ~/.config/perflab/recipes)") end
+    local text = recipe_source(o.copy)
+    local ok, err = sys.mkdir(dir)
+    if not ok then fail(string.format("cannot create %s: %s", dir, err)) end
+    local dest = dir .. "/" .. o.copy .. ".lua"
+    if sys.isfile(dest) then fail(string.format("%s exists: not overwritten", dest)) end
+    local okw, e = sys.write_atomic(dest, text)
+    if not okw then fail("cannot write " .. e) end
+    write(string.format("copied recipe '%s' to %s\n", o.copy, dest))
+    return 0
+  end
+  if #pos > 0 then fail(string.format("perflab recipes takes no argument '%s' (--source NAME, --copy NAME DIR)", pos[1])) end
   local rows = {}
   for i, r in ipairs(recipes.list()) do rows[i] = { name = r.name, summary = r.summary, origin = r.origin } end
   print_rows(rows, { "name", "summary", "origin" }, output_format(o))
@@ -487,7 +551,7 @@ function M.formats(args)
   local _, o = parse_args(args, { _cmd = "formats", format = "value", help = "flag" })
   if o.help then write(usage.formats); return 0 end
   local rows = {}
-  for i, f in ipairs(perflab.formats()) do rows[i] = { id = f.id, tables = f.tables, summary = f.summary } end
+  for i, f in ipairs(perflab.formats.list()) do rows[i] = { id = f.id, tables = f.tables, summary = f.summary } end
   print_rows(rows, { "id", "tables", "summary" }, output_format(o))
   return 0
 end
@@ -682,6 +746,7 @@ function M.help(args)
     write([[
 usage: perflab COMMAND [ARGS]      (perflab help COMMAND, perflab help RECIPE)
 
+  report FILE...       every recipe that applies, the summary first (= run all)
   run RECIPE FILE...   run a recipe on profiles and print its report
   parse FILE           show what was read: tables, rows, columns
   export chrome-trace FILE   the timeline as Chrome-trace JSON for ui.perfetto.dev

@@ -68,7 +68,7 @@ end
 
 local CSS = [[
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1em 1.5em;color:#111;background:#fff;line-height:1.4}
-h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.25em;border-bottom:2px solid #0072B2;padding-bottom:.2em;margin-top:2em}h3{font-size:1.05em;margin:1.2em 0 .4em}
+h1{font-size:1.5em;margin:.2em 0;overflow-wrap:anywhere}h2{font-size:1.25em;border-bottom:2px solid #0072B2;padding-bottom:.2em;margin-top:2em}h3{font-size:1.05em;margin:1.2em 0 .4em}
 .meta{color:#333;font-size:.92em}.meta td{padding:0 1em 0 0;vertical-align:top}
 code,.name{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.9em;overflow-wrap:anywhere}
 td.name{min-width:16em;max-width:40em}
@@ -90,6 +90,8 @@ table.data th[aria-sort=ascending]::after{content:" \25B2"}table.data th[aria-so
 .unit{font-weight:normal;color:#555;font-size:.85em}
 figure{margin:1em 0;page-break-inside:avoid;break-inside:avoid}figure svg{max-width:100%;height:auto}figcaption{font-size:.9em;color:#333}
 .note{font-size:.9em;color:#333}.muted{color:#666}
+.summary{border:1px solid #0072B2;padding:0 1em 1em;margin-top:1em;background:#fbfdff}.summary h2{margin-top:.6em}
+ol.actions{padding-left:1.6em}ol.actions li.finding{margin:.5em 0}ol.actions .speedup{margin-right:.5em}ul.evidence{margin:.2em 0;padding-left:1.2em}
 @media print{body{max-width:none;padding:0}.tbl{max-height:none;overflow:visible;border:0}table.data th{position:static}h2{page-break-before:auto}section{page-break-inside:auto}}
 ]]
 
@@ -152,7 +154,7 @@ M.readable = readable
 
 -- ---- pieces -----------------------------------------------------------------
 
-local function table_html(out, t, max_rows)
+local function table_html(out, t, max_rows, origin)
   local cols, types = t:columns(), t:types()
   local n = t:nrows()
   local shown = math.min(n, max_rows or 2000)
@@ -165,12 +167,23 @@ local function table_html(out, t, max_rows)
   end
   out[#out + 1] = "</tr></thead><tbody>"
   local arrays, head = {}, shown < n and t:head(shown) or t
+  local rel = {}
+  if origin and origin >= 1e15 then
+    local is_tp = require("perflab.report").is_time_point
+    for _, c in ipairs(cols) do rel[c] = is_tp(c) end
+  else
+    origin = nil
+  end
   for _, c in ipairs(cols) do arrays[c] = head:col(c):to_lua() end
   for i = 1, shown do
     local row = { "<tr>" }
     for _, c in ipairs(cols) do
       local v = arrays[c][i]
-      if type(v) == "number" then
+      if type(v) == "number" and origin and rel[c] then
+        -- a point in time: "+1.234 s" from the trace start, the recorded ns on hover
+        row[#row + 1] = string.format('<td class="num" data-v="%s" title="%s ns since the epoch">%s</td>', exact(v), exact(v),
+          esc("+" .. units.ns(v - origin, 4)))
+      elseif type(v) == "number" then
         row[#row + 1] = string.format('<td class="num" data-v="%s" title="%s">%s</td>', exact(v), exact(v), esc(readable(v, c)))
       elseif v == nil then
         row[#row + 1] = '<td></td>'
@@ -223,6 +236,10 @@ local function section(out, rep, idx, opts)
   local sid = "r" .. idx
   out[#out + 1] = string.format('<section id="%s"><h2>%s</h2>', sid, esc(rep.recipe))
   if rep.title then out[#out + 1] = "<p>" .. esc(rep.title) .. "</p>" end
+  if rep.collapsed then
+    out[#out + 1] = '<p class="muted">Not applicable: ' .. esc(rep.collapsed) .. "</p></section>"
+    return
+  end
   if #rep.inputs > 0 then
     out[#out + 1] = '<table class="meta"><tbody>'
     for i, inp in ipairs(rep.inputs) do
@@ -242,7 +259,7 @@ local function section(out, rep, idx, opts)
     end
     out[#out + 1] = "</tbody></table>"
   end
-  local fs = rep:sorted_findings()
+  local fs, folded = rep:shown_findings()
   if #fs > 0 then
     out[#out + 1] = string.format("<h3>Findings (%d)</h3>", #fs)
     for _, f in ipairs(fs) do
@@ -263,8 +280,12 @@ local function section(out, rep, idx, opts)
   for _, name in ipairs(rep.table_order) do
     local info = rep.table_info[name] or {}
     out[#out + 1] = string.format("<h3>%s%s</h3>", esc(name), info.title and (' <span class="muted">— ' .. esc(info.title) .. "</span>") or "")
-    table_html(out, rep.tables[name])
+    table_html(out, rep.tables[name], nil, rep.origin_ns)
     if info.note then out[#out + 1] = '<p class="note">' .. esc(info.note) .. "</p>" end
+  end
+  for _, ft in ipairs(folded) do
+    out[#out + 1] = string.format('<h3>%s <span class="muted">— %s</span></h3>', esc(ft.name), esc(ft.title))
+    table_html(out, ft.table)
   end
   for _, n in ipairs(rep.notes) do out[#out + 1] = '<p class="note">' .. esc(n) .. "</p>" end
   out[#out + 1] = "</section>"
@@ -300,15 +321,22 @@ function M.page(reports, opts)
   end
   out[#out + 1] = string.format('<p class="meta">%d recipe%s, %d finding%s%s</p>', #reports, #reports == 1 and "" or "s",
     nf, nf == 1 and "" or "s", worst and (", the most severe: " .. worst) or "")
+  out[#out + 1] = "</header><main>"
+  if opts.summary then
+    local anchors = {}
+    for i, r in ipairs(reports) do anchors[r.recipe] = anchors[r.recipe] or ("r" .. i) end
+    out[#out + 1] = require("perflab.summary").html(opts.summary, anchors, esc)
+  end
   if #reports > 1 then
-    out[#out + 1] = "<nav><ul>"
+    out[#out + 1] = "<nav><h2>Sections</h2><ul>"
     for i, r in ipairs(reports) do
-      out[#out + 1] = string.format('<li><a href="#r%d">%s</a> — %d finding%s, %d figure%s</li>', i, esc(r.recipe), #r.findings,
-        #r.findings == 1 and "" or "s", #r.figure_order, #r.figure_order == 1 and "" or "s")
+      out[#out + 1] = string.format('<li><a href="#r%d">%s</a> — %s</li>', i, esc(r.recipe),
+        r.collapsed and "not applicable" or string.format("%d finding%s, %d figure%s", #r.findings,
+        #r.findings == 1 and "" or "s", #r.figure_order, #r.figure_order == 1 and "" or "s"))
     end
     out[#out + 1] = "</ul></nav>"
   end
-  out[#out + 1] = "</header><main>"
+
   for i, r in ipairs(reports) do section(out, r, i) end
   out[#out + 1] = "</main>"
   out[#out + 1] = "<script>" .. JS .. "</script>"
@@ -319,9 +347,32 @@ end
 --- A report as an HTML fragment (no page, style or script): for notebooks,
 -- which show the figures beside it (opts.no_figures) or inline.
 function M.fragment(rep, opts)
-  local out = {}
+  local out = { '<div class="perflab-report">', "<style>" .. M.scoped_css() .. "</style>" }
   section(out, rep, 1, opts)
+  out[#out + 1] = "</div>"
   return table.concat(out, "\n") .. "\n"
+end
+
+--- The page's CSS scoped to .perflab-report, for a fragment inside another
+--- page (a notebook, an exported notebook): every selector is prefixed,
+--- body's rules apply to the wrapper, print rules are left out.
+local scoped
+function M.scoped_css()
+  if scoped then return scoped end
+  local out = {}
+  for sel, body in CSS:gsub("@media print%b{}", ""):gmatch("([^{}]+)(%b{})") do
+    local parts = {}
+    for one in sel:gmatch("[^,]+") do
+      one = one:match("^%s*(.-)%s*$")
+      if one == "body" then parts[#parts + 1] = ".perflab-report"
+      elseif one ~= "" then parts[#parts + 1] = ".perflab-report " .. one end
+    end
+    if #parts > 0 then out[#out + 1] = table.concat(parts, ",") .. body end
+  end
+  -- a notebook cell is narrower than a page: no max-width, no margin
+  out[#out + 1] = ".perflab-report{max-width:none;margin:0;padding:0}"
+  scoped = table.concat(out, "\n")
+  return scoped
 end
 
 M.CSS, M.JS = CSS, JS

@@ -6,7 +6,9 @@
 --   perflab.load_many(paths [, {jobs=N}]) -> {profile...}: parsed on N threads
 --   perflab.run(recipe, inputs [, options]) -> report
 --   perflab.recipes()                 -> {{name, summary, origin, path}...}
---   perflab.formats()                 -> {{id, summary, tables}...}
+--   perflab.formats                   -> the readers (require "perflab.formats":
+--                                        list, detect, short_name, ...); calling
+--                                        it, perflab.formats(), is formats.list()
 --   perflab.report{recipe=...}        -> an empty report (for scripts)
 --   perflab.table                     -> the table module (from_rows, ...)
 --   perflab.fail(msg [, exit])        -> raise a user-facing error
@@ -33,7 +35,10 @@ local M = {
   is_profile = profile.is_profile,
   is_report = report.is_report,
   fail = errors.fail,
-  formats = formats.list,
+  -- one name, one meaning: perflab.formats is the module require
+  -- "perflab.formats" returns; calling it lists the formats (as it did)
+  formats = getmetatable(formats) == nil
+    and setmetatable(formats, { __call = function(_, ...) return formats.list(...) end }) or formats,
 }
 
 function M.recipes() return recipes.list() end

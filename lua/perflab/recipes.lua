@@ -293,6 +293,25 @@ function M.check_needs(r, inputs)
   if r.timeline_needs then M.check_tables(r, timelines, r.timeline_needs, "timeline ") end
 end
 
+--- origin(inputs) -> the first start_ns of the inputs' timed tables (the
+--- trace start: reports show time points relative to it), or nil
+function M.origin(inputs)
+  local o
+  for _, p in ipairs(inputs) do
+    for _, tn in ipairs({ "kernels", "events", "cpu_ops", "runtime", "memcpy", "steps" }) do
+      local t = p.tables and p.tables[tn]
+      if t and t:nrows() > 0 and t:has("start_ns") then
+        local ty = t:types().start_ns
+        if ty == "integer" or ty == "number" then
+          local m = t:col("start_ns"):min()
+          if m and (not o or m < o) then o = m end
+        end
+      end
+    end
+  end
+  return o
+end
+
 --- run(recipe, inputs, options) -> report
 function M.run(name, inputs, given)
   local r = M.load(name)
@@ -301,6 +320,7 @@ function M.run(name, inputs, given)
   local ins, metas = {}, {}
   for i, p in ipairs(inputs) do ins[i] = { source = p.source, format = p.format, role = p.role }; metas[i] = p.meta end
   local rep = report_mod.new { recipe = r.name, inputs = ins, options = opts, input_meta = metas }
+  rep.origin_ns = M.origin(inputs)
   r.run(inputs, opts, rep)
   return rep
 end

@@ -125,6 +125,10 @@ function M.rich(v)
   elseif is_svg(v) then
     r.svg = v
   end
+  -- inline SVG without an XML declaration (nbconvert's HTML export fails on one)
+  local function bare(svg) return (svg:gsub("^%s*<%?xml[^>]*%?>%s*", "")) end
+  if r.svg then r.svg = bare(r.svg) end
+  for _, f in ipairs(r.figures or {}) do f.svg = bare(f.svg) end
   local ty = type(v)
   if ty == "number" or ty == "boolean" or ty == "string" then
     r.data = json.encode(v)
@@ -223,6 +227,50 @@ local function api_entry(name)
   return #out > 0 and table.concat(out, "\n") or nil
 end
 
+-- The section of the scripting reference (docs/table.md, intervals.md,
+-- stats.md, charts.md) whose heading names the function: the heading and
+-- every line up to the next heading of the same or a higher level.  The
+-- pages write T.from_rows, t:filter, c:count, stats.mean, I.from_table.
+local DOC_PAGES = { "docs/table.md", "docs/intervals.md", "docs/stats.md", "docs/charts.md" }
+local function doc_section(name)
+  local short = name:gsub("^perflab%.table%.", "T."):gsub("^Table:", "t:"):gsub("^Column:", "c:")
+    :gsub("^perflab%.intervals%.", "I."):gsub("^IntervalSet:", "set:"):gsub("^Group:", "grouping:")
+  local cands = { name, short, (name:gsub("^perflab%.", "")) }
+  if name:match("^Column:") then cands[#cands + 1] = (name:gsub("^Column:", "m:")) end
+  for _, page in ipairs(DOC_PAGES) do
+    local text = source_text(page)
+    if text then
+      local out, level
+      for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+        local hashes = line:match("^(#+) ")
+        if level then
+          if hashes and #hashes <= level then break end
+          out[#out + 1] = line
+        elseif line:sub(1, 1) == "|" then
+          -- a row of a reference table: "| `m:count_true()` | what |"
+          for _, c in ipairs(cands) do
+            if line:find("`" .. c .. "(", 1, true) then return line .. "\n(" .. page .. ")" end
+          end
+        elseif hashes then
+          for _, c in ipairs(cands) do
+            local at = line:find("`" .. c, 1, true)
+            local nx = at and line:sub(at + 1 + #c, at + 1 + #c)
+            if at and (nx == "(" or nx == "`" or nx == "{" or nx == " ") then
+              level, out = #hashes, { line }
+              break
+            end
+          end
+        end
+      end
+      if out then
+        while out[#out] == "" do out[#out] = nil end
+        return table.concat(out, "\n") .. "\n(" .. page .. ")"
+      end
+    end
+  end
+  return nil
+end
+
 -- The comment block right above a Lua function's definition.
 local function source_comment(fn)
   if not debug or not debug.getinfo then return nil end
@@ -252,6 +300,8 @@ function M.doc(fn)
   local parts = { name }
   local entry = api_entry(name)
   if entry then parts[#parts + 1] = entry end
+  local sec = doc_section(name)
+  if sec then parts[#parts + 1] = sec end
   local c = source_comment(fn)
   if c then parts[#parts + 1] = c end
   if #parts == 1 then parts[2] = "(no documentation: not in docs/api.md)" end

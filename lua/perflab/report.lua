@@ -54,7 +54,7 @@ end
 function Report:finding(f)
   if type(f) ~= "table" then error("report:finding expects a table", 2) end
   if not f.message then error("report:finding: a finding needs a message", 2) end
-  check(f, { "evidence", "kernel", "message", "rule", "severity", "speedup_pct", "subject" }, "report:finding")
+  check(f, { "evidence", "kernel", "message", "rule", "saved_how", "saved_ns", "severity", "speedup_pct", "subject" }, "report:finding")
   local g = {
     severity = M.severity(f.severity or "info"),
     rule = f.rule or self.recipe,
@@ -62,6 +62,9 @@ function Report:finding(f)
     message = f.message,
     evidence = f.evidence or {},
     speedup_pct = f.speedup_pct,
+    -- time the fix would save over the whole input (ns) and how it was
+    -- worked out: the summary ranks by it (perflab.summary)
+    saved_ns = f.saved_ns, saved_how = f.saved_how,
   }
   self.findings[#self.findings + 1] = g
   return g
@@ -85,6 +88,26 @@ function Report:figure(name, svg, info)
 end
 
 function Report:note(text) self.notes[#self.notes + 1] = text end
+
+--- Report:breakdown(rows [, note]): where the time goes, for the summary of
+--- `perflab run all`.  rows = {{subject = "rank 0" | "GPU 0" | ..., steps = n,
+--- step_ns = mean step time, computation_ns =, communication_ns =, memcpy_ns =,
+--- host_bound_ns =, idle_ns =, other_ns =}...}: the mean per step of each
+--- category (missing ones are 0).
+function Report:breakdown(rows, note)
+  if type(rows) ~= "table" then error("report:breakdown expects a list of rows", 2) end
+  local keys = { "communication_ns", "computation_ns", "host_bound_ns", "idle_ns", "memcpy_ns", "other_ns",
+                 "step_ns", "steps", "subject" }
+  for _, r in ipairs(rows) do check(r, keys, "report:breakdown") end
+  self.time_breakdown = { rows = rows, note = note }
+end
+
+--- Report:collapse(why): the recipe's answer is empty or degenerate (one
+--- rank, one step, ...): text, Markdown and HTML show one line saying why
+--- instead of the tables; JSON keeps the tables and adds "collapsed".
+function Report:collapse(why)
+  self.collapsed = tostring(why)
+end
 
 --- Highest severity among findings (nil when none).
 function Report:max_severity()
@@ -114,9 +137,101 @@ function Report:sorted_findings()
   return out
 end
 
+local fmtval
+
+--- A column that holds a point in time (ns): start_ns, end_ns, *_start_ns, *_end_ns.
+function M.is_time_point(col)
+  return col == "start_ns" or col == "end_ns" or col:match("_start_ns$") ~= nil or col:match("_end_ns$") ~= nil
+end
+
+--- relative_times(t, origin) -> t for display, note: the time-point columns
+--- of epoch-based timestamps (origin past 1e15 ns) as seconds from the
+--- trace start, renamed NAME_s+ ("start_s+"); the note says so.  JSON and CSV
+--- keep the recorded nanoseconds.
+function M.relative_times(t, origin)
+  if not origin or origin < 1e15 then return t, nil end
+  local types, cols, done = t:types(), nil, {}
+  for _, c in ipairs(t:columns()) do
+    if M.is_time_point(c) and (types[c] == "integer" or types[c] == "number") then
+      cols = cols or t:copy()
+      local name = c:gsub("_ns$", "_s+")
+      cols = cols:with(c, (cols:col(c) - origin) / 1e9)
+      cols:rename(c, name)
+      done[#done + 1] = name
+    end
+  end
+  if not cols then return t, nil end
+  return cols, string.format("(%s: seconds from the trace start, %d ns since the epoch)", table.concat(done, ", "), math.floor(origin))
+end
+
+--- A rule that fired on more than this many subjects is shown as one
+--- finding (how many, the worst first) and a table of every one.
+M.fold_above = 10
+
+--- Findings as shown: sorted, and each rule with more than M.fold_above
+--- findings folded into one, at the place of its worst; returns the list
+--- and the tables of the folded rules ({name, table, title}...).  The
+--- report keeps every finding (report.findings; the summary reads them).
+function Report:shown_findings()
+  local fs = self:sorted_findings()
+  local count = {}
+  for _, f in ipairs(fs) do count[f.rule] = (count[f.rule] or 0) + 1 end
+  local fold = false
+  for _, n in pairs(count) do if n > M.fold_above then fold = true end end
+  if not fold then return fs, {} end
+  local out, members, tables = {}, {}, {}
+  for _, f in ipairs(fs) do
+    if count[f.rule] > M.fold_above then
+      local m = members[f.rule]
+      if not m then
+        m = { list = {}, at = #out + 1 }
+        members[f.rule] = m
+        out[#out + 1] = false   -- the folded finding goes here
+      end
+      m.list[#m.list + 1] = f
+    else
+      out[#out + 1] = f
+    end
+  end
+  local names = require "perflab.names"
+  for i, f in ipairs(out) do
+    if f == false then
+      -- which rule: the one whose slot this is
+      local rule, m
+      for r, mm in pairs(members) do if mm.at == i then rule, m = r, mm end end
+      local worst, best, sev = {}, nil, nil
+      for k, g in ipairs(m.list) do
+        if k <= 3 then
+          local subj = g.subject and names.display(tostring(g.subject), 60) or names.display(g.message, 60)
+          worst[#worst + 1] = subj .. (g.speedup_pct and string.format(" (est. %s %%)", fmtval(g.speedup_pct)) or "")
+        end
+        if g.speedup_pct and (not best or g.speedup_pct > best) then best = g.speedup_pct end
+        if not sev or levels[g.severity] > levels[sev] then sev = g.severity end
+      end
+      local tname = "findings." .. rule
+      out[i] = {
+        severity = sev, rule = rule,
+        message = string.format("%s fired on %d subjects (table %s lists every one); the worst: %s", rule, #m.list, tname,
+          table.concat(worst, "; ")),
+        evidence = { findings = #m.list, table = tname },
+        speedup_pct = best,
+      }
+      local rows = {}
+      for k, g in ipairs(m.list) do
+        rows[k] = { subject = g.subject and names.display(tostring(g.subject)) or nil, severity = g.severity,
+                    speedup_pct = g.speedup_pct, message = g.message, name = g.subject and tostring(g.subject) or nil }
+      end
+      tables[#tables + 1] = { name = tname, table = ptable.from_rows(rows, { "subject", "severity", "speedup_pct", "message", "name" }, tname),
+        title = string.format("every finding of %s, the worst first (name: the full subject)", rule) }
+    end
+  end
+  table.sort(tables, function(a, b) return a.name < b.name end)
+  return out, tables
+end
+
 -- ---- rendering ------------------------------------------------------------
 
-local function fmtval(v)
+function fmtval(v)
   if type(v) == "number" then
     if math.type(v) == "integer" or (v == math.floor(v) and math.abs(v) < 1e15) then return string.format("%d", v) end
     local s = string.format("%.4g", v)
@@ -185,8 +300,12 @@ function Report:render_text(opts)
   if #self.inputs > 0 then head = head .. " · " .. inputs_text(self) end
   out[#out + 1] = head
   if self.title then out[#out + 1] = self.title end
+  if self.collapsed then
+    out[#out + 1] = wrap("Not applicable: " .. self.collapsed, width, "  ")
+    return table.concat(out, "\n") .. "\n"
+  end
   out[#out + 1] = ""
-  local fs = self:sorted_findings()
+  local fs, folded = self:shown_findings()
   if #fs > 0 then
     out[#out + 1] = string.format("Findings (%d)", #fs)
     for _, f in ipairs(fs) do
@@ -202,8 +321,17 @@ function Report:render_text(opts)
   for _, name in ipairs(self.table_order) do
     local t, info = self.tables[name], self.table_info[name]
     out[#out + 1] = info.title and (name .. " — " .. info.title) or name
+    local rel
+    t, rel = M.relative_times(t, self.origin_ns)
     out[#out + 1] = (fit_table(t, width, opts.max_rows):gsub("\n$", ""))
+    if rel then out[#out + 1] = rel end
     if info.note then out[#out + 1] = "" ; out[#out + 1] = wrap(info.note, width, "") end
+    out[#out + 1] = ""
+  end
+  for _, ft in ipairs(folded) do
+    out[#out + 1] = ft.name .. " — " .. ft.title
+    out[#out + 1] = (fit_table(ft.table:select({ "subject", "severity", "speedup_pct", "message" }), width,
+      opts.max_rows or 20):gsub("\n$", ""))
     out[#out + 1] = ""
   end
   for _, n in ipairs(self.notes) do out[#out + 1] = wrap(n, width, "") ; out[#out + 1] = "" end
@@ -261,7 +389,12 @@ function Report:render_markdown(opts)
     end
     out[#out + 1] = "Inputs: " .. table.concat(parts, ", ")
   end
-  local fs = self:sorted_findings()
+  if self.collapsed then
+    out[#out + 1] = ""
+    out[#out + 1] = "Not applicable: " .. self.collapsed
+    return table.concat(out, "\n") .. "\n"
+  end
+  local fs, folded = self:shown_findings()
   if #fs > 0 then
     out[#out + 1] = ""
     out[#out + 1] = "### Findings"
@@ -288,6 +421,12 @@ function Report:render_markdown(opts)
     out[#out + 1] = (md_table(self.tables[name], opts.max_rows):gsub("\n$", ""))
     if info.note then out[#out + 1] = "" ; out[#out + 1] = info.note end
   end
+  for _, ft in ipairs(folded) do
+    out[#out + 1] = ""
+    out[#out + 1] = "### " .. ft.name .. " — " .. ft.title
+    out[#out + 1] = ""
+    out[#out + 1] = (md_table(ft.table:select({ "subject", "severity", "speedup_pct", "message" }), opts.max_rows or 50):gsub("\n$", ""))
+  end
   for _, n in ipairs(self.notes) do out[#out + 1] = "" ; out[#out + 1] = n end
   return table.concat(out, "\n") .. "\n"
 end
@@ -299,11 +438,14 @@ function Report:to_data()
   for _, name in ipairs(self.figure_order) do
     figures[name] = { title = self.figures[name].title, bytes = #self.figures[name].svg }
   end
+  local fs, folded = self:shown_findings()
   local findings = {}
-  for i, f in ipairs(self:sorted_findings()) do findings[i] = f end
+  for i, f in ipairs(fs) do findings[i] = f end
+  for _, ft in ipairs(folded) do tables[ft.name] = ft.table end
   return {
     schema = 1, recipe = self.recipe, inputs = self.inputs, options = json.object(self.options),
     findings = findings, tables = tables, figures = figures, notes = self.notes,
+    collapsed = self.collapsed,
   }
 end
 

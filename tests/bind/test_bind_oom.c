@@ -128,6 +128,7 @@ static const bcase cases[] = {
   {"Column:min", "return t0:col('x'):min()"},
   {"Column:max", "return t0:col('x'):max()"},
   {"Column:count", "return t0:col('x'):count()"},
+  {"Column:count_true", "return t0:col('x'):gt(1):count_true()"},
   {"Column:quantile", "local q = t0:col('x'):quantile({0.25, 0.5}); return t0:col('x'):quantile(0.9), q[1], q[2]"},
   {"Column:abs", "return (t0:col('v') - 2):abs():sum()"},
   {"Column:clip", "return t0:col('x'):clip(1, 2):sum()"},

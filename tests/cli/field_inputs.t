@@ -78,7 +78,7 @@ invocation counts (kernel_summary) and min/max/avg per metric.
   transposeNaive(const float *, float *, int)       3     97740    32580   32060   33100    88.7255
   transposeShared(const float *, float *, int)      1     12420    12420   12420   12420    11.2745
   
-  figure top_kernels.svg: time share per kernel (top_kernels) (2147 bytes of SVG; --output DIR writes it)
+  figure top_kernels.svg: time share per kernel (top_kernels) (2108 bytes of SVG; --output DIR writes it)
 
 Exact decimals: 3.44 usecond is 3440 ns, 9.26 cycle/nsecond 9260000000 Hz.
   $ perflab -e 'local k = perflab.load("tests/fixtures/ncu/launch_failed_nan.txt"):table("kernels"); print(string.format("%.17g %.17g", k:get(1, "duration_ns"), k:get(1, "dram_frequency_hz")))'

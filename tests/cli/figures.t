@@ -5,7 +5,7 @@ tests/html/browser.py).
   $ perflab run top-kernels examples/kernel-table.txt --format html | head -3
   <!DOCTYPE html>
   <html lang="en"><head><meta charset="utf-8">
-  <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-gRqTMXtwpqGhTdMOYPkSPGbL6QtI3TaKi0I4T2JD1zU='; style-src 'sha256-pfkWIJIztSrsjTD4zNn8zwjgZRIcnexBT9sjZXbSWdU='; img-src data:; base-uri 'none'; form-action 'none'">
+  <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-gRqTMXtwpqGhTdMOYPkSPGbL6QtI3TaKi0I4T2JD1zU='; style-src 'sha256-/ub4NL0QBvT4Abx3qlYSlAdIY0LAHzFDAb/XYktm5og='; img-src data:; base-uri 'none'; form-action 'none'">
 
   $ perflab run top-kernels examples/kernel-table.txt --format html | grep -c 'https\?://'
   0

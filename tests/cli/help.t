@@ -6,6 +6,7 @@ listings are checked through a stable slice (CSV header, one known row).
          perflab [OPTIONS] [SCRIPT.lua [ARGS]]
   
   commands:
+    report FILE...       every recipe that applies, the summary first (= run all)
     run RECIPE FILE...   run a recipe on profiles and print its report
     parse FILE           show what was read: tables, rows, columns
     recipes | formats | gpus   list what is available
@@ -33,6 +34,7 @@ listings are checked through a stable slice (CSV header, one known row).
   $ perflab help
   usage: perflab COMMAND [ARGS]      (perflab help COMMAND, perflab help RECIPE)
   
+    report FILE...       every recipe that applies, the summary first (= run all)
     run RECIPE FILE...   run a recipe on profiles and print its report
     parse FILE           show what was read: tables, rows, columns
     export chrome-trace FILE   the timeline as Chrome-trace JSON for ui.perfetto.dev
@@ -62,9 +64,28 @@ listings are checked through a stable slice (CSV header, one known row).
     --max-rows N        print at most N rows (default: all)
 
   $ perflab help recipes
-  usage: perflab recipes
+  usage: perflab recipes [--format text|markdown|json|csv]
+         perflab recipes --source NAME       print a recipe's Lua source
+         perflab recipes --copy NAME DIR     copy it to DIR/NAME.lua, to edit
   
-  Lists the recipes on the search path and where each came from.
+  Lists the recipes on the search path and where each came from.  A recipe
+  copied into ./recipes (or ~/.config/perflab/recipes) runs instead of the
+  bundled one of the same name; give the copy another name to keep both.
+
+A bundled recipe's source, and a copy of it to start one's own:
+
+  $ perflab recipes --source top-kernels | head -1
+  --- top-kernels: where the GPU time goes, kernel by kernel.
+  $ perflab recipes --copy top-kernels $CRAMTMP/mine | sed 's|[^ ]*/mine|DIR|'
+  copied recipe 'top-kernels' to DIR/top-kernels.lua
+  $ cmp $CRAMTMP/mine/top-kernels.lua recipes/top-kernels.lua && echo same
+  same
+  $ perflab recipes --copy top-kernels $CRAMTMP/mine 2>&1 | sed 's|[^ ]*/mine|DIR|'
+  perflab: DIR/top-kernels.lua exists: not overwritten
+  $ perflab recipes --copy top-kernels $CRAMTMP/mine 2>/dev/null
+  [2]
+  $ perflab recipes --source nosuch 2>&1 | cut -c1-40
+  perflab: unknown recipe 'nosuch' (availa
 
   $ perflab run --help | head -3
   usage: perflab run RECIPE FILE... [options]

@@ -19,7 +19,7 @@ exact text of each output format.
   
   tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time.
   
-  figure top_kernels.svg: time share per kernel (top_kernels) (2317 bytes of SVG; --output DIR writes it)
+  figure top_kernels.svg: time share per kernel (top_kernels) (2278 bytes of SVG; --output DIR writes it)
 
   $ perflab run top-kernels examples/kernel-table.txt --set top=3 --format markdown
   ## top-kernels
@@ -47,7 +47,7 @@ exact text of each output format.
   {
     "figures": {
       "top_kernels.svg": {
-        "bytes": 2317,
+        "bytes": 2278,
         "title": "time share per kernel (top_kernels)"
       }
     },

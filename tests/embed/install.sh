@@ -64,6 +64,18 @@ expect "REPL on streams: an error goes to err" "$TMP/err.txt" "oops"
 expect "REPL reports the failed chunk" "$TMP/out.txt" "repl: code 3"
 if LD_LIBRARY_PATH="$LIBDIR" ldd "$TMP/embed" | grep -q "libperflab.so.0 => $LIBDIR"; then ok "linked to the installed libperflab.so.0"
 else bad "not linked to the installed libperflab.so"; LD_LIBRARY_PATH="$LIBDIR" ldd "$TMP/embed"; fi
+# no LD_LIBRARY_PATH: perflab.pc's rpath finds the library
+if env -u LD_LIBRARY_PATH "$TMP/embed" examples/kernel-table.txt > "$TMP/rpath.txt" 2>&1; then ok "runs without LD_LIBRARY_PATH (rpath)"
+else bad "without LD_LIBRARY_PATH"; cat "$TMP/rpath.txt"; fi
+
+# static, as perflab.h says: pkg-config --static perflab-static
+if cc "$SRC/examples/embed.c" -o "$TMP/embed-pcstatic" $(pkg-config --cflags --static --libs perflab-static) 2>"$TMP/cc.log"; then
+  ok "embed.c links with pkg-config --static --libs perflab-static"
+  if ldd "$TMP/embed-pcstatic" | grep -q libperflab; then bad "perflab-static still needs libperflab.so"
+  else ok "perflab-static needs no libperflab.so"; fi
+  "$TMP/embed-pcstatic" examples/kernel-table.txt > "$TMP/pcstatic.txt" 2>&1
+  expect "perflab-static build runs" "$TMP/pcstatic.txt" "launches slower than 50000 ns: 1119"
+else bad "embed.c links (pkg-config --static perflab-static)"; cat "$TMP/cc.log"; fi
 
 # static
 if cc "$SRC/examples/embed.c" -o "$TMP/embed-static" $CFLAGS -Wl,--as-needed "$LIBDIR/libperflab.a" \

@@ -91,7 +91,8 @@ end
 
 function TestRich:test_svg_strings_tables_and_profiles()
   lu.assertEquals(repl.rich('<svg width="1"></svg>').svg, '<svg width="1"></svg>')
-  lu.assertEquals(repl.rich('<?xml version="1.0"?>\n<svg></svg>').svg, '<?xml version="1.0"?>\n<svg></svg>')
+  -- the XML declaration is dropped: nbconvert's HTML export fails on one inline
+  lu.assertEquals(repl.rich('<?xml version="1.0"?>\n<svg></svg>').svg, '<svg></svg>')
   lu.assertNil(repl.rich("not an svg").svg)
   local p = perflab.load("examples/kernel-table.txt")
   local t = p:table("kernels")
