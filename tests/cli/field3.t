@@ -1,0 +1,23 @@
+Field inputs of issue 28: each input is a small hand-made file in
+tests/data/field3 (its README says what each imitates).
+
+Binary reports are named by their first bytes, not their extension, with
+the command that exports what perflab reads (point 3):
+
+  $ perflab parse tests/data/field3/ncu_report_noext
+  perflab: tests/data/field3/ncu_report_noext: byte 0: expected a profile perflab reads, found an Nsight Compute report (.ncu-rep, its own binary format, magic NVR\0): run `ncu --import FILE --page details --csv > FILE.csv` (or `--page raw --csv`, or without --csv for the text page) and pass what it writes
+  [2]
+
+  $ perflab run top-kernels tests/data/field3/nsys_report_noext
+  perflab: tests/data/field3/nsys_report_noext: byte 0: expected a profile perflab reads, found an Nsight Systems report (.nsys-rep/.qdrep, its own binary format): run `nsys export --type sqlite FILE` (or `nsys stats FILE`) and pass what it writes
+  [2]
+
+  $ perflab parse tests/data/field3/xspace_noext
+  perflab: tests/data/field3/xspace_noext: byte 0: expected a profile perflab reads, found an XPlane protobuf (*.xplane.pb, the TensorFlow/JAX profiler's XSpace), which perflab does not read: open it with TensorBoard's profile plugin or XProf (`xprof --logdir DIR`), whose trace viewer shows its timeline
+  [2]
+
+Named with --input-format, the file is read as that format (and fails as it would):
+
+  $ perflab parse tests/data/field3/ncu_report_noext --input-format csv >/dev/null 2>&1
+  [2]
+
