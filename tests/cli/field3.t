@@ -21,3 +21,14 @@ Named with --input-format, the file is read as that format (and fails as it woul
   $ perflab parse tests/data/field3/ncu_report_noext --input-format csv >/dev/null 2>&1
   [2]
 
+Messages (point 13): ncu-rules on a lone generic CSV says what it needs (it
+said "... and timeline FILE (csv) has: csv"), and every "needs" message
+names the export that gives the missing table:
+
+  $ perflab run ncu-rules tests/fixtures/csv/no_kernels.csv
+  perflab: recipe 'ncu-rules' needs an Nsight Compute report (per-launch kernels with their metrics: `ncu --import R.ncu-rep --page details --csv`, or ncu's text log), and none of the inputs is one: tests/fixtures/csv/no_kernels.csv (csv) has: csv
+  [2]
+
+  $ perflab run idle-time examples/kernel-table.txt 2>&1 | grep -o 'kernels with start times come from a timeline: `nsys export --type sqlite R.nsys-rep`'
+  kernels with start times come from a timeline: `nsys export --type sqlite R.nsys-rep`
+
