@@ -125,6 +125,8 @@ typedef struct kctx {
   struct rocpid { char pid[32]; int cls; int64_t dev; } *rp;
   size_t nrp;
   size_t nevents, nmeta_events, nother;
+  size_t ncat, napi_named;   /* events with a "cat"; API calls (cu, cuda, hip) read by name */
+  int saw_schema;            /* a top-level "schemaVersion" (Kineto writes one) */
   size_t next_progress;
   int reserved;             /* the tables' columns sized from the first MBs */
   int ndevices;
@@ -684,6 +686,22 @@ static int roc_class(kctx *k, kev *e) {
   return C_OTHER;
 }
 
+/* a CUDA runtime/driver or HIP API name (cudaLaunchKernel, cuMemAlloc_v2,
+** hipMemcpyAsync): read as a runtime call whatever its category (an eBPF
+** monitor's trace has none) */
+static int api_name(const char *s, size_t n) {
+  size_t p = 0;
+  if (n > 4 && memcmp(s, "cuda", 4) == 0) p = 4;
+  else if (n > 3 && memcmp(s, "hip", 3) == 0) p = 3;
+  else if (n > 2 && memcmp(s, "cu", 2) == 0) p = 2;
+  else return 0;
+  if (!(s[p] >= 'A' && s[p] <= 'Z')) return 0;
+  for (size_t i = p; i < n; i++)
+    if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+      return 0;
+  return 1;
+}
+
 static void emit_event(kctx *k) {
   kev *e = &k->e;
   if (!e->ph.set) { k->nother++; return; }
@@ -698,6 +716,8 @@ static void emit_event(kctx *k) {
   uint32_t nameid = 0, pidid = 0, tidid = 0;
   int cls = cat_class(k, &e->cat);
   if (k->nrp && !e->cat.set) cls = roc_class(k, e);
+  if (e->cat.set) k->ncat++;
+  if (cls == C_OTHER && api_name(svp(k, &e->name), e->name.n)) { cls = C_RUNTIME; k->napi_named++; }
   int complete = e->ph.n == 1 && ph[0] == 'X';
   if (k->ev.t) {
     cell v[10];
@@ -1600,7 +1620,7 @@ static void meta_scalar(kctx *k, const char *key, size_t kn) {
   if (kn >= sizeof name) return;
   memcpy(name, key, kn); name[kn] = '\0';
   if (strcmp(name, "displayTimeUnit") == 0) strcpy(name, "display_time_unit");
-  else if (strcmp(name, "schemaVersion") == 0) strcpy(name, "schema_version");
+  else if (strcmp(name, "schemaVersion") == 0) { strcpy(name, "schema_version"); k->saw_schema = 1; }
   else if (strcmp(name, "baseTimeNanoseconds") == 0) strcpy(name, "base_time_ns");
   else if (strcmp(name, "traceName") == 0) strcpy(name, "trace_name");
   if (j->type == PL_JSON_STR) {
@@ -1753,7 +1773,13 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   if (k->nrp) {
     pl_profile_meta_str(p, "tool", "rocprof --hip-trace (Chrome trace)", strlen("rocprof --hip-trace (Chrome trace)"));
     pl_profile_meta_str(p, "vendor", "AMD", 3);
+  } else if (k->ncat == 0 && !k->saw_schema) {
+    /* no category on any event and no schemaVersion: not Kineto's */
+    pl_profile_meta_str(p, "tool", "Chrome-trace JSON (origin unknown)", strlen("Chrome-trace JSON (origin unknown)"));
   } else pl_profile_meta_str(p, "tool", "PyTorch Profiler (Kineto)", strlen("PyTorch Profiler (Kineto)"));
+  if (k->napi_named)
+    pl_profile_diag(p, 0, "%zu events without a runtime category read as runtime calls by their API name (cu*, cuda*, hip*)",
+                    k->napi_named);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   pl_profile_meta_num(p, "events", (double)k->nevents);
   pl_profile_meta_num(p, "devices", (double)k->ndevices);

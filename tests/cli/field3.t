@@ -32,3 +32,20 @@ names the export that gives the missing table:
   $ perflab run idle-time examples/kernel-table.txt 2>&1 | grep -o 'kernels with start times come from a timeline: `nsys export --type sqlite R.nsys-rep`'
   kernels with start times come from a timeline: `nsys export --type sqlite R.nsys-rep`
 
+A Chrome trace of unknown origin (point 8: an eBPF CUDA monitor writes no
+"cat" and no "schemaVersion") is named so, not "PyTorch Profiler (Kineto)",
+and its cu*/cuda*/hip* API calls are runtime calls (5 of 7 events;
+main_loop and cuda_helper are not API names):
+
+  $ perflab parse tests/data/field3/ebpf_cuda_driver_chrome.json | grep -E 'tool|runtime  |read as'
+    tool             Chrome-trace JSON (origin unknown)
+    runtime                        5 rows  name:string start_ns:integer duration_ns:integer pid:string tid:string correlation:integer external_id:integer cbid:integer cat:string
+    line 0: 5 events without a runtime category read as runtime calls by their API name (cu*, cuda*, hip*)
+
+  $ perflab -e 'for _, r in perflab.load("tests/data/field3/ebpf_cuda_driver_chrome.json"):table("runtime"):rows() do print(r.name, r.start_ns, r.duration_ns) end'
+  cuMemAlloc_v2	1000500	210250
+  cuMemAlloc_v2	1300000	190000
+  cuMemcpyHtoD_v2	1600000	55500
+  cuLaunchKernel	1700000	8000
+  hipDeviceSynchronize	1720000	4000
+
