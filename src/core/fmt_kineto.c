@@ -504,6 +504,22 @@ static int ts_field(kctx *k, int64_t *out, const char *what) {
   return pl_json_fail(j, j->type == PL_JSON_STR ? j->tok - 1 : j->tok, what);
 }
 
+/* Other vendors' categories (MTIA: mtia_runtime, mtia_ccp_events): a
+** lowercase vendor prefix, then "_runtime" (runtime calls) or a device-side
+** suffix, "_ccp_events" or "_kernel" (device work, read as kernels). */
+static int ends_with(const char *s, size_t n, const char *suf) {
+  size_t m = strlen(suf);
+  return n > m && memcmp(s + n - m, suf, m) == 0;
+}
+static int vendor_class(const char *s, size_t n) {
+  size_t p = 0;
+  while (p < n && ((s[p] >= 'a' && s[p] <= 'z') || (s[p] >= '0' && s[p] <= '9'))) p++;
+  if (p == 0 || p >= n || s[p] != '_') return C_OTHER;
+  if (ends_with(s, n, "_runtime") && p + 8 == n) return C_RUNTIME;
+  if ((ends_with(s, n, "_ccp_events") && p + 11 == n) || (ends_with(s, n, "_kernel") && p + 7 == n)) return C_KERNEL;
+  return C_OTHER;
+}
+
 static int cat_class(kctx *k, const sv *c) {
   if (!c->set) return C_OTHER;
   const char *s = svp(k, c);
@@ -534,7 +550,7 @@ static int cat_class(kctx *k, const sv *c) {
       if (memcmp(s, "gpu_user_annotation", 19) == 0) return C_GPU_ANNOT;
       break;
   }
-  return C_OTHER;
+  return vendor_class(s, c->n);
 }
 
 static uint32_t short_id(kctx *k, uint32_t nameid) {
@@ -730,6 +746,11 @@ static void emit_event(kctx *k) {
 #define NAMEID() (nameid ? nameid : (nameid = intern(k, &e->name)))
 #define PIDID() (pidid ? pidid : (pidid = intern_w(k, &e->pid)))
 #define TIDID() (tidid ? tidid : (tidid = intern_w(k, &e->tid)))
+  if (complete && cls == C_KERNEL && e->device == PL_INT_NA && e->pid.set && e->cat.n != 6) {
+    /* a vendor's device-side event: the device is the process holding it */
+    int64_t dv;
+    if (pl_parse_int64(svp(k, &e->pid), e->pid.n, &dv) == 0) e->device = dv;
+  }
   if (complete) {
     if (cls == C_KERNEL && k->kn.t) {
       cell v[NCOLS(KN_COLS)];

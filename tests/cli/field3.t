@@ -49,3 +49,17 @@ main_loop and cuda_helper are not API names):
   cuLaunchKernel	1700000	8000
   hipDeviceSynchronize	1720000	4000
 
+Device work under another vendor's categories (point 7: MTIA writes
+mtia_ccp_events and mtia_runtime) is read as kernels, the device being the
+process that holds them (pid 17), and step-breakdown counts it as Kernel:
+step 1000-2000 us, device events 1100-1600 and 1650-1850 us = 700 us;
+runtime 30 + 20 + 50 + 130 = 230 us outside them; aten::linear 10 + 20 us;
+the other 40 us:
+
+  $ perflab -e 'for _, r in perflab.load("tests/data/field3/mtia_vendor_categories.json"):table("kernels"):rows() do print(r.name, r.device, r.start_ns, r.duration_ns) end'
+  pe_exe	17	1100000	500000
+  pe_exe	17	1650000	200000
+
+  $ perflab run step-breakdown tests/data/field3/mtia_vendor_categories.json | sed -n 6p
+     0     700000          0          0                 0      230000              0        30000     40000   1000000   1000000
+
