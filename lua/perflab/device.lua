@@ -36,6 +36,22 @@ function M.dim_col(k, scalar, prefix)
   return c
 end
 
+--- kernel_device_names(kernels, ctx) -> the distinct names of the devices
+--- the kernels ran on (by each kernel's device id and ctx.devices, from the
+--- input's devices table), sorted; nil when the input cannot tell (no device
+--- column, or no name for a device id).  Once per distinct device id.
+function M.kernel_device_names(k, ctx)
+  if not (k and k:has("device") and ctx and ctx.devices and next(ctx.devices)) then return nil end
+  local names, seen = {}, {}
+  for _, r in k:select({ "device" }):filter(k:col("device"):present()):group_by("device"):agg { { "n", "count" } }:rows() do
+    local d = ctx.devices[r.device]
+    if not (d and d.name) then return nil end
+    if not seen[d.name] then seen[d.name] = true; names[#names + 1] = d.name end
+  end
+  table.sort(names)
+  return #names > 0 and names or nil
+end
+
 --- smem_static_col(kernels) -> static, total: the static shared memory per
 --- block of each launch for the occupancy calculator -- smem_static_bytes,
 --- else smem_bytes where a launch has neither smem_static_bytes nor

@@ -63,3 +63,15 @@ the other 40 us:
   $ perflab run step-breakdown tests/data/field3/mtia_vendor_categories.json | sed -n 6p
      0     700000          0          0                 0      230000              0        30000     40000   1000000   1000000
 
+Mixed GPUs in one host (point 9): the devices table lists an A40 (id 0)
+first and an A100 (id 1).  Roofline takes the model from the kernels'
+device: A100 when every kernel ran on device 1 (it said A40), and no
+single roofline when they span both models:
+
+  $ perflab run roofline tests/data/field3/mixed_gpus_one_used.json | grep -o 'GPU: .*'
+  GPU: NVIDIA A100 PCIe 40GB
+
+  $ perflab run roofline tests/data/field3/mixed_gpus_both_used.json | grep -E 'GPU: |GPU models'
+  roofline — 1 kernels (tests/data/field3/mixed_gpus_both_used.json); placement from nothing (no FLOPs, SOL or utilisation columns); GPU: unknown (pass --gpu for peaks)
+  the kernels ran on 2 GPU models (NVIDIA A100-PCIE-40GB, NVIDIA A40): one roofline cannot hold their peaks, so none is drawn (run perflab on one device's kernels, or pass --gpu NAME)
+
