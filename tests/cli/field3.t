@@ -75,3 +75,23 @@ single roofline when they span both models:
   roofline — 1 kernels (tests/data/field3/mixed_gpus_both_used.json); placement from nothing (no FLOPs, SOL or utilisation columns); GPU: unknown (pass --gpu for peaks)
   the kernels ran on 2 GPU models (NVIDIA A100-PCIE-40GB, NVIDIA A40): one roofline cannot hold their peaks, so none is drawn (run perflab on one device's kernels, or pass --gpu NAME)
 
+nsys expert-rule output (point 4): prose sections and tables preceded by
+text no longer fail the file; rule tables are tables (numbers read), prose
+paragraphs are rows of rule_findings, and a file cut short inside its last
+rule section gets a diagnostic, not exit 2:
+
+  $ perflab parse tests/data/field3/nsys_analyze_rules_cut.txt | grep -E 'rows|line 2' | cut -c1-60
+    cuda_memcpy_sync               2 rows  duration_ns:number s
+    rule_findings                  3 rows  rule:string title:st
+    line 22: SKIPPED: report2.sqlite could not be analyzed becau
+    line 24: the input ends in the rule section that begins here
+
+  $ perflab -e 'for _, r in perflab.load("tests/data/field3/nsys_analyze_rules_cut.txt"):table("rule_findings"):rows() do print(r.rule, r.line, r.text) end'
+  cuda_memcpy_async	5	There were no problems detected related to memcpy operations using pageable memory.
+  cuda_memcpy_sync	12	The following are synchronous memory transfers that block the host.
+  cuda_memcpy_sync	14	Suggestion: Use cudaMemcpy*Async() APIs instead.
+
+  $ perflab -e 'for _, r in perflab.load("tests/data/field3/nsys_analyze_rules_cut.txt"):table("cuda_memcpy_sync"):rows() do print(r.duration_ns, r.start_ns, r.bytes_mb, r.api_name) end'
+  1500000.0	2000000.0	12.5	cudaMemcpy_v3020
+  750000.0	9000000.0	12.5	cudaMemcpy_v3020
+
