@@ -81,10 +81,10 @@ paragraphs are rows of rule_findings, and a file cut short inside its last
 rule section gets a diagnostic, not exit 2:
 
   $ perflab parse tests/data/field3/nsys_analyze_rules_cut.txt | grep -E 'rows|line 2' | cut -c1-60
-    cuda_memcpy_sync               2 rows  duration_ns:number s
-    rule_findings                  3 rows  rule:string title:st
-    line 22: SKIPPED: report2.sqlite could not be analyzed becau
-    line 24: the input ends in the rule section that begins here
+    cuda_memcpy_sync               2 rows  duration_ns:number 
+    rule_findings                  3 rows  rule:string title:s
+    line 22: SKIPPED: report2.sqlite could not be analyzed bec
+    line 24: the input ends in the rule section that begins he
 
   $ perflab -e 'for _, r in perflab.load("tests/data/field3/nsys_analyze_rules_cut.txt"):table("rule_findings"):rows() do print(r.rule, r.line, r.text) end'
   cuda_memcpy_async	5	There were no problems detected related to memcpy operations using pageable memory.
