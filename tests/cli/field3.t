@@ -95,3 +95,10 @@ rule section gets a diagnostic, not exit 2:
   1500000.0	2000000.0	12.5	cudaMemcpy_v3020
   750000.0	9000000.0	12.5	cudaMemcpy_v3020
 
+advice shows the rules' prose as findings ("no problems" as info):
+
+  $ perflab run advice tests/data/field3/nsys_analyze_rules_cut.txt | grep -E '^  \['
+    [opt]   cuda_memcpy_sync: The following are synchronous memory transfers that block the host.
+    [opt]   cuda_memcpy_sync: Suggestion: Use cudaMemcpy*Async() APIs instead.
+    [info]  cuda_memcpy_async: There were no problems detected related to memcpy operations using pageable memory.
+
