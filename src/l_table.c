@@ -836,7 +836,7 @@ static int write_file(lua_State *L, const char *path, pl_buf *b) {
   int r = pl_write_output(path, b->data, b->len);
   int en = errno;
   pl_buf_free(b);
-  if (r != 0) { luaL_pushfail(L); lua_pushfstring(L, "%s: write failed: %s", path, strerror(en)); return 2; }
+  if (r != 0) { luaL_pushfail(L); lua_pushfstring(L, "%s: cannot write: %s", path, strerror(en)); return 2; }
   lua_pushboolean(L, 1);
   return 1;
 }
