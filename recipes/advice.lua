@@ -144,6 +144,21 @@ local function tb_recommendations(p, rows, report)
   end
 end
 
+-- nsys expert rules (nsys analyze): each prose paragraph the reader kept
+-- (table rule_findings, a few per rule); "no problems" is info
+local function nsys_rule_findings(p, rows, report)
+  local rf = p.tables.rule_findings
+  if not rf then return end
+  for _, r in rf:rows() do
+    local text = r.text or ""
+    local sev = (text:match("^There were no problems") or text:match("^Only the top")) and "info" or "opt"
+    rows[#rows + 1] = { source = p.source, severity = sev, section = "nsys rule", rule = r.rule, message = text }
+    report:finding { severity = sev, rule = "nsys." .. (r.rule or "rule"), subject = r.title,
+                     message = (r.rule and (r.rule .. ": ") or "") .. text,
+                     evidence = { rule = r.rule, line = r.line, source = p.source } }
+  end
+end
+
 --- Utilisation figures above 100 %: any numeric column whose name says
 -- "util", or long-form metric tables whose metric says "Utilization".
 local function oddities(p, report)
@@ -204,6 +219,7 @@ return {
       failed_launches(p, rows, report)
       ncu_rules(p, rows, report)
       tb_recommendations(p, rows, report)
+      nsys_rule_findings(p, rows, report)
       oddities(p, report)
     end
     local levels = { error = 4, warn = 3, opt = 2, info = 1 }

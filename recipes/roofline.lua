@@ -389,9 +389,21 @@ return {
       local ctx, err = gpu.context(p, opts)
       if not ctx then perflab.fail(err) end
       local model = ctx.model
+      local k = p.tables.kernels or p:table("kernel_summary")
+      -- the device of the kernels, from the kernels (not the input's first
+      -- device): one model, its peaks; several, no single roofline
+      local knames = p.tables.kernels and gpu.kernel_device_names(k, ctx)
+      local explicit = opts.gpu and opts.gpu ~= "" and opts.gpu ~= "auto"
+      if knames and #knames == 1 and gpus.model(knames[1]) and not explicit then
+        model = gpus.model(knames[1])
+      elseif knames and #knames > 1 and not explicit then
+        model = nil
+        report:note(string.format("the kernels ran on %d GPU models (%s): one roofline cannot hold their peaks, "
+          .. "so none is drawn (run perflab on one device's kernels, or pass --gpu NAME)", #knames,
+          table.concat(knames, ", ")))
+      end
       local peaks = model and model.peaks or {}
       local bw = model and model.dram_bw_bytes_per_s
-      local k = p.tables.kernels or p:table("kernel_summary")
       local is_summary = not p.tables.kernels
       -- per kernel (launches grouped by name, in first-seen order): the
       -- engine sums each launch's time, work and time-weighted SOL and

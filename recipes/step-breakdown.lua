@@ -160,7 +160,9 @@ local function collect(p)
   local commop = name:isin(sorted_keys(D.comm_ops))
   local commk = e:col("external_id"):isin(comm_ext) | name:map(comm.is_kernel):eq(true)
   local kernel, memcpy, memset = lc:eq("kernel"), lc:isin { "memcpy", "gpu_memcpy" }, lc:isin { "memset", "gpu_memset" }
-  local runtime = lc:isin(sorted_keys(D.runtime_cats))
+  -- other vendors' device work (MTIA: mtia_ccp_events), as the Kineto reader reads it into kernels
+  kernel = kernel | lc:match("^[a-z0-9]+_ccp_events$") | lc:match("^[a-z0-9]+_kernel$")
+  local runtime = lc:isin(sorted_keys(D.runtime_cats)) | lc:match("^[a-z0-9]+_runtime$")
   local cpu = lc:isin(sorted_keys(D.cpu_cats))
   local op = cpu & ~name:match("^ProfilerStep#")     -- steps come from perflab.steps
   local dl = name:map(function(k) return matches_any(k, D.dataloader_patterns) end):eq(true)

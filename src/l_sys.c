@@ -8,6 +8,7 @@
 */
 #include "lbind.h"
 #include "pl_util.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -138,22 +139,15 @@ static int sys_listdir(lua_State *L) {
   return 1;
 }
 
-/* write_atomic(path, text) -> true | fail, msg, errno: writes a temporary
-** file beside path and renames it over path. */
+/* write_atomic(path, text) -> true | fail, msg, errno: a regular file (or a
+** new name) is written to a temporary file beside it, then renamed over it;
+** a device, FIFO or socket is written in place; a link is followed
+** (pl_write_output). */
 static int sys_write_atomic(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   size_t len;
   const char *s = luaL_checklstring(L, 2, &len);
-  const char *tmp = lua_pushfstring(L, "%s.tmp~%d", path, (int)getpid());   /* [path text tmp] */
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return luaL_fileresult(L, 0, path);   /* name the file asked for */
-  int bad = len && fwrite(s, 1, len, f) != len;
-  bad |= fflush(f) != 0;
-  bad |= fclose(f) != 0;
-  if (bad) { remove(tmp); return luaL_fileresult(L, 0, path); }
-  if (rename(tmp, path) != 0) { int en = errno; remove(tmp); errno = en; return luaL_fileresult(L, 0, path); }
-  lua_pushboolean(L, 1);
-  return 1;
+  return luaL_fileresult(L, pl_write_output(path, s, len) == 0, path);
 }
 
 /* exe_path() -> the absolute path of the running program (nil if unknown;

@@ -6,6 +6,7 @@
 ** API documented in docs/table.md.
 */
 #include "lbind.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -829,22 +830,13 @@ static int tbl_to_json(lua_State *L) {
 }
 
 static int write_file(lua_State *L, const char *path, pl_buf *b) {
-  /* atomic: temporary file then rename; nothing is pushed while b holds
-  ** memory (a memory error would lose it) */
-  char tmp[4096];
-  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp~", path) >= sizeof tmp) {
-    pl_buf_free(b);
-    luaL_pushfail(L);
-    lua_pushfstring(L, "%s: cannot write: path too long", path);
-    return 2;
-  }
-  FILE *f = fopen(tmp, "wb");
-  if (!f) { int en = errno; pl_buf_free(b); luaL_pushfail(L); lua_pushfstring(L, "%s: cannot write: %s", path, strerror(en)); return 2; }
-  size_t w = b->len ? fwrite(b->data, 1, b->len, f) : 0;
-  int bad = w != b->len;
-  bad |= fclose(f) != 0;
+  /* atomic for a regular file, in place for a device or FIFO
+  ** (pl_write_output); nothing is pushed while b holds memory (a memory
+  ** error would lose it) */
+  int r = pl_write_output(path, b->data, b->len);
+  int en = errno;
   pl_buf_free(b);
-  if (bad || rename(tmp, path) != 0) { int en = errno; remove(tmp); luaL_pushfail(L); lua_pushfstring(L, "%s: write failed: %s", path, strerror(en)); return 2; }
+  if (r != 0) { luaL_pushfail(L); lua_pushfstring(L, "%s: cannot write: %s", path, strerror(en)); return 2; }
   lua_pushboolean(L, 1);
   return 1;
 }

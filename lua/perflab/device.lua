@@ -20,7 +20,8 @@ end
 --- dim_col(kernels, scalar, prefix) -> the same over whole columns: the
 --- scalar column where it has a value, else prefix_x * _y * _z (a missing
 --- y or z counts as 1); nil when the table has neither (column
---- expressions, in C).
+--- expressions, in C).  A size of 0 or less is missing: it is no launch
+--- configuration (ncu prints "(0, 0, 0)x(0, 0, 0)" for a launch that failed).
 function M.dim_col(k, scalar, prefix)
   local prod
   if k:has(prefix .. "_x") then
@@ -29,8 +30,26 @@ function M.dim_col(k, scalar, prefix)
       if k:has(prefix .. a) then prod = prod * k:col(prefix .. a):fill(1) end
     end
   end
-  if not k:has(scalar) then return prod end
-  return prod and k:col(scalar):fill(prod) or k:col(scalar)
+  local c = prod
+  if k:has(scalar) then c = prod and k:col(scalar):fill(prod) or k:col(scalar) end
+  if c and c:type() == "number" then c = c:keep(c:gt(0)) end
+  return c
+end
+
+--- kernel_device_names(kernels, ctx) -> the distinct names of the devices
+--- the kernels ran on (by each kernel's device id and ctx.devices, from the
+--- input's devices table), sorted; nil when the input cannot tell (no device
+--- column, or no name for a device id).  Once per distinct device id.
+function M.kernel_device_names(k, ctx)
+  if not (k and k:has("device") and ctx and ctx.devices and next(ctx.devices)) then return nil end
+  local names, seen = {}, {}
+  for _, r in k:select({ "device" }):filter(k:col("device"):present()):group_by("device"):agg { { "n", "count" } }:rows() do
+    local d = ctx.devices[r.device]
+    if not (d and d.name) then return nil end
+    if not seen[d.name] then seen[d.name] = true; names[#names + 1] = d.name end
+  end
+  table.sort(names)
+  return #names > 0 and names or nil
 end
 
 --- smem_static_col(kernels) -> static, total: the static shared memory per

@@ -138,6 +138,49 @@ local function need_text(need)
   return (need:gsub("%.", " with "):gsub("|", " or "))
 end
 
+-- Which export of which profiler gives a table (the "needs" messages name
+-- it, so the user knows what to run).  Keyed by table, then "table.column".
+local EXPORTS = {
+  kernels = "kernels come from an Nsight Compute report (`ncu --import R.ncu-rep --page details --csv`, "
+    .. "or its text log), an Nsight Systems export (`nsys export --type sqlite`), a PyTorch profiler/Kineto "
+    .. "trace (`prof.export_chrome_trace`), `nvprof --print-gpu-trace` or a rocprof kernel trace",
+  ["kernels.start_ns"] = "kernels with start times come from a timeline: `nsys export --type sqlite R.nsys-rep`, "
+    .. "a PyTorch profiler/Kineto trace, `nvprof --print-gpu-trace --csv`, `rocprof --hip-trace` or "
+    .. "`rocprofv3 --kernel-trace`",
+  kernel_summary = "a kernel summary comes from `nsys stats --report cuda_gpu_kern_sum`, `rocprof --stats` "
+    .. "or nvprof's summary",
+  events = "events come from a PyTorch profiler/Kineto trace (`prof.export_chrome_trace`)",
+  steps = "steps come from a PyTorch profiler trace taken with a schedule (ProfilerStep#N ranges) or from "
+    .. "NVTX ranges in `nsys export --type sqlite`",
+  step_breakdown = "a step breakdown comes from the PyTorch TensorBoard profiler plugin's overview",
+  runtime = "runtime calls come from a timeline with the CUDA/HIP API traced: `nsys export --type sqlite` "
+    .. "(nsys profile --trace=cuda), a Kineto trace, `nvprof --print-api-trace` or `rocprof --hip-trace`",
+  nvtx = "NVTX ranges come from `nsys export --type sqlite` of a run profiled with --trace=nvtx",
+  metrics = "metrics come from an Nsight Compute report: `ncu --import R.ncu-rep --page details --csv` "
+    .. "(or `--page raw --csv`)",
+  rules = "rule results come from an Nsight Compute report's details page (text, or `--page details --csv`)",
+  cpu_ops = "CPU ops come from a PyTorch profiler/Kineto trace",
+  memcpy = "memory copies come from a timeline: `nsys export --type sqlite`, a Kineto trace or "
+    .. "`nvprof --print-gpu-trace`",
+}
+
+--- export_hint(need) -> the exports that give a need ("kernels.start_ns|
+--- kernel_summary"), one sentence each, or nil.
+function M.export_hint(need)
+  local out, seen = {}, {}
+  for alt in need:gmatch("[^|]+") do
+    local h = EXPORTS[alt] or EXPORTS[(alt:match("^([^.]+)"))]
+    if h and not seen[h] then seen[h] = true; out[#out + 1] = h end
+  end
+  if #out == 0 then return nil end
+  return table.concat(out, "; ")
+end
+
+local function with_hint(msg, need)
+  local h = M.export_hint(need)
+  return h and (msg .. "; " .. h) or msg
+end
+
 function M.validate(r, where)
   if type(r) ~= "table" then error(where .. ": a recipe must return a table", 0) end
   for _, k in ipairs({ "name", "summary" }) do
@@ -272,14 +315,14 @@ function M.check_tables(r, inputs, needs, role)
       end
       if not ok and lacking then
         local t, c, tb = lacking[1], lacking[2], lacking[3]
-        errors.fail(string.format("recipe '%s' needs a table %s, and %s%s (%s) has %s without %s (columns: %s)",
-          r.name, need_text(need), role, p.source, p.format, t, c, table.concat(tb:columns(), ", ")))
+        errors.fail(with_hint(string.format("recipe '%s' needs a table %s, and %s%s (%s) has %s without %s (columns: %s)",
+          r.name, need_text(need), role, p.source, p.format, t, c, table.concat(tb:columns(), ", ")), need))
       elseif not ok and p.partial then
-        errors.fail(string.format("recipe '%s' needs a table %s, and %s%s (%s) has none of them (perflab parse %s lists its tables)",
-          r.name, need_text(need), role, p.source, p.format, p.source))
+        errors.fail(with_hint(string.format("recipe '%s' needs a table %s, and %s%s (%s) has none of them (perflab parse %s lists its tables)",
+          r.name, need_text(need), role, p.source, p.format, p.source), need))
       elseif not ok then
-        errors.fail(string.format("recipe '%s' needs a table %s, and %s%s (%s) has: %s", r.name,
-          need_text(need), role, p.source, p.format, table.concat(p:table_names(), ", ")))
+        errors.fail(with_hint(string.format("recipe '%s' needs a table %s, and %s%s (%s) has: %s", r.name,
+          need_text(need), role, p.source, p.format, table.concat(p:table_names(), ", ")), need))
       end
     end
   end
@@ -289,6 +332,16 @@ end
 --- timeline_needs).
 function M.check_needs(r, inputs)
   local reports, timelines = M.roles(r, inputs)
+  if r.ncu_only and #reports == 0 then
+    -- no report among the inputs: what the recipe needs, not what a timeline lacks
+    local has = {}
+    for _, p in ipairs(inputs) do
+      has[#has + 1] = string.format("%s (%s) has: %s", p.source, p.format, table.concat(p:table_names(), ", "))
+    end
+    errors.fail(string.format("recipe '%s' needs an Nsight Compute report (per-launch kernels with their metrics: "
+      .. "`ncu --import R.ncu-rep --page details --csv`, or ncu's text log), and none of the inputs is one: %s",
+      r.name, table.concat(has, "; ")))
+  end
   M.check_tables(r, reports, r.needs)
   if r.timeline_needs then M.check_tables(r, timelines, r.timeline_needs, "timeline ") end
 end

@@ -132,8 +132,9 @@ function M.inputs(inputs, opts, spec)
   if spec.need then
     for _, p in ipairs(reports) do
       if not p.tables[spec.need] then
-        perflab.fail(string.format("recipe '%s' needs a table %s, and %s (%s) has: %s", spec.recipe or "?",
-          spec.need, p.source, p.format, table.concat(p:table_names(), ", ")))
+        local hint = require("perflab.recipes").export_hint(spec.need)
+        perflab.fail(string.format("recipe '%s' needs a table %s, and %s (%s) has: %s%s", spec.recipe or "?",
+          spec.need, p.source, p.format, table.concat(p:table_names(), ", "), hint and ("; " .. hint) or ""))
       end
     end
   end

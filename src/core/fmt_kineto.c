@@ -147,6 +147,8 @@ typedef struct kctx {
   size_t nrp;
   size_t nevents, nmeta_events, nother;
   int64_t min_ts;           /* the first event's time (meta start_ns) */
+  size_t ncat, napi_named;   /* events with a "cat"; API calls (cu, cuda, hip) read by name */
+  int saw_schema;            /* a top-level "schemaVersion" (Kineto writes one) */
   size_t next_progress;
   int reserved;             /* the tables' columns sized from the first MBs */
   int ndevices;
@@ -535,6 +537,22 @@ static int ts_field(kctx *k, int64_t *out, const char *what) {
   return pl_json_fail(j, j->type == PL_JSON_STR ? j->tok - 1 : j->tok, what);
 }
 
+/* Other vendors' categories (MTIA: mtia_runtime, mtia_ccp_events): a
+** lowercase vendor prefix, then "_runtime" (runtime calls) or a device-side
+** suffix, "_ccp_events" or "_kernel" (device work, read as kernels). */
+static int ends_with(const char *s, size_t n, const char *suf) {
+  size_t m = strlen(suf);
+  return n > m && memcmp(s + n - m, suf, m) == 0;
+}
+static int vendor_class(const char *s, size_t n) {
+  size_t p = 0;
+  while (p < n && ((s[p] >= 'a' && s[p] <= 'z') || (s[p] >= '0' && s[p] <= '9'))) p++;
+  if (p == 0 || p >= n || s[p] != '_') return C_OTHER;
+  if (ends_with(s, n, "_runtime") && p + 8 == n) return C_RUNTIME;
+  if ((ends_with(s, n, "_ccp_events") && p + 11 == n) || (ends_with(s, n, "_kernel") && p + 7 == n)) return C_KERNEL;
+  return C_OTHER;
+}
+
 static int cat_class(kctx *k, const sv *c) {
   if (!c->set) return C_OTHER;
   const char *s = svp(k, c);
@@ -565,7 +583,7 @@ static int cat_class(kctx *k, const sv *c) {
       if (memcmp(s, "gpu_user_annotation", 19) == 0) return C_GPU_ANNOT;
       break;
   }
-  return C_OTHER;
+  return vendor_class(s, c->n);
 }
 
 static uint32_t short_id(kctx *k, uint32_t nameid) {
@@ -718,6 +736,22 @@ static int roc_class(kctx *k, kev *e) {
   return C_OTHER;
 }
 
+/* a CUDA runtime/driver or HIP API name (cudaLaunchKernel, cuMemAlloc_v2,
+** hipMemcpyAsync): read as a runtime call whatever its category (an eBPF
+** monitor's trace has none) */
+static int api_name(const char *s, size_t n) {
+  size_t p = 0;
+  if (n > 4 && memcmp(s, "cuda", 4) == 0) p = 4;
+  else if (n > 3 && memcmp(s, "hip", 3) == 0) p = 3;
+  else if (n > 2 && memcmp(s, "cu", 2) == 0) p = 2;
+  else return 0;
+  if (!(s[p] >= 'A' && s[p] <= 'Z')) return 0;
+  for (size_t i = p; i < n; i++)
+    if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+      return 0;
+  return 1;
+}
+
 static void emit_event(kctx *k) {
   kev *e = &k->e;
   if (!e->ph.set) { k->nother++; return; }
@@ -733,6 +767,8 @@ static void emit_event(kctx *k) {
   uint32_t nameid = 0, pidid = 0, tidid = 0;
   int cls = cat_class(k, &e->cat);
   if (k->nrp && !e->cat.set) cls = roc_class(k, e);
+  if (e->cat.set) k->ncat++;
+  if (cls == C_OTHER && api_name(svp(k, &e->name), e->name.n)) { cls = C_RUNTIME; k->napi_named++; }
   int complete = e->ph.n == 1 && ph[0] == 'X';
   if (k->ev.t) {
     cell v[13];
@@ -746,6 +782,11 @@ static void emit_event(kctx *k) {
 #define NAMEID() (nameid ? nameid : (nameid = intern(k, &e->name)))
 #define PIDID() (pidid ? pidid : (pidid = intern_w(k, &e->pid)))
 #define TIDID() (tidid ? tidid : (tidid = intern_w(k, &e->tid)))
+  if (complete && cls == C_KERNEL && e->device == PL_INT_NA && e->pid.set && e->cat.n != 6) {
+    /* a vendor's device-side event: the device is the process holding it */
+    int64_t dv;
+    if (pl_parse_int64(svp(k, &e->pid), e->pid.n, &dv) == 0) e->device = dv;
+  }
   if (complete) {
     if (cls == C_KERNEL && k->kn.t) {
       cell v[NCOLS(KN_COLS)];
@@ -1638,7 +1679,7 @@ static void meta_scalar(kctx *k, const char *key, size_t kn) {
   if (kn >= sizeof name) return;
   memcpy(name, key, kn); name[kn] = '\0';
   if (strcmp(name, "displayTimeUnit") == 0) strcpy(name, "display_time_unit");
-  else if (strcmp(name, "schemaVersion") == 0) strcpy(name, "schema_version");
+  else if (strcmp(name, "schemaVersion") == 0) { strcpy(name, "schema_version"); k->saw_schema = 1; }
   else if (strcmp(name, "baseTimeNanoseconds") == 0) strcpy(name, "base_time_ns");
   else if (strcmp(name, "traceName") == 0) strcpy(name, "trace_name");
   if (j->type == PL_JSON_STR) {
@@ -1794,7 +1835,13 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   if (k->nrp) {
     pl_profile_meta_str(p, "tool", "rocprof --hip-trace (Chrome trace)", strlen("rocprof --hip-trace (Chrome trace)"));
     pl_profile_meta_str(p, "vendor", "AMD", 3);
+  } else if (k->ncat == 0 && !k->saw_schema) {
+    /* no category on any event and no schemaVersion: not Kineto's */
+    pl_profile_meta_str(p, "tool", "Chrome-trace JSON (origin unknown)", strlen("Chrome-trace JSON (origin unknown)"));
   } else pl_profile_meta_str(p, "tool", "PyTorch Profiler (Kineto)", strlen("PyTorch Profiler (Kineto)"));
+  if (k->napi_named)
+    pl_profile_diag(p, 0, "%zu events without a runtime category read as runtime calls by their API name (cu*, cuda*, hip*)",
+                    k->napi_named);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   pl_profile_meta_num(p, "events", (double)k->nevents);
   if (k->min_ts != INT64_MAX) {             /* text: int64 ns exceed a double's integers */

@@ -81,7 +81,38 @@ typedef struct nsys_state {
   ** (--table NAME), so that a name never depends on what was asked for */
   char (*used)[128];
   size_t nused, capused;
+  /* nsys analyze / expert rules: the rule of the section being read (from
+  ** "** Title (rule):"), its prose as findings (table rule_findings) */
+  char rule[64], rule_title[128];
+  pl_table *findings;
+  int fc_rule, fc_title, fc_text, fc_line;
+  pl_buf prose;
+  size_t prose_line;
+  size_t last_processing;    /* line of the last "Processing [...] with [...]" */
+  int section_body;          /* that section had a body */
 } nsys_state;
+
+/* the prose paragraph collected so far becomes a row of rule_findings */
+static void flush_prose(nsys_state *st) {
+  if (st->prose.len == 0) return;
+  if (!st->findings && pl_want_table(st->o, "rule_findings")) {
+    pl_table *t = pl_table_new("rule_findings");
+    st->fc_rule = pl_table_add_doc_col(t, "rule", PL_STR, "expert rule (nsys analyze), e.g. cuda_memcpy_sync");
+    st->fc_title = pl_table_add_doc_col(t, "title", PL_STR, "the rule's title");
+    st->fc_text = pl_table_add_doc_col(t, "text", PL_STR, "a paragraph the rule printed (a finding, a suggestion, or that nothing was found)");
+    st->fc_line = pl_table_add_doc_col(t, "line", PL_INT, "line of the paragraph in the input");
+    st->findings = t;
+  }
+  if (st->findings) {
+    pl_table *t = st->findings;
+    pl_row_put_str(t, st->fc_rule, st->rule, strlen(st->rule));
+    pl_row_put_str(t, st->fc_title, st->rule_title, strlen(st->rule_title));
+    pl_row_put_str(t, st->fc_text, st->prose.data, st->prose.len);
+    pl_row_put_int(t, st->fc_line, (int64_t)st->prose_line);
+    pl_row_end(t);
+  }
+  st->prose.len = 0;
+}
 
 /* ---- names ------------------------------------------------------------- */
 
@@ -213,6 +244,8 @@ static void map_header(const nsys_state *st, const char *s, size_t n, colspec *c
   if (strcmp(b, "GridXYZ") == 0) { snprintf(c->name, sizeof c->name, "grid"); c->kind = C_XYZ; return; }
   if (strcmp(b, "BlockXYZ") == 0) { snprintf(c->name, sizeof c->name, "block"); c->kind = C_XYZ; return; }
   snake(s, n, c->name, sizeof c->name);
+  /* a measure with a unit (an expert rule's "Duration (ns)", "Bytes (MB)") is a number */
+  if (unit && ((un == 2 && (memcmp(unit, "ns", 2) == 0 || memcmp(unit, "MB", 2) == 0)) || (un == 1 && unit[0] == '%'))) return;
   c->kind = C_STR;
 }
 
@@ -565,16 +598,23 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
   memset(&st, 0, sizeof st);
   st.p = p; st.o = o;
   report *r = pl_xcalloc(1, sizeof *r);
-  pl_lines c; pl_line l, prev = { NULL, 0 };
+  pl_lines c; pl_line l, l2, prev = { NULL, 0 };
   pl_lines_init(&c, in->data, in->len);
   int rc = 0;
   while (pl_lines_next(&c, &l)) {
     if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
     if (o && o->progress && (c.lineno & 4095) == 0) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     const char *s = l.s; size_t n = l.n;
-    if (pl_is_blank(s, n)) { prev.s = NULL; continue; }
+    if (pl_is_blank(s, n)) { flush_prose(&st); prev.s = NULL; continue; }
     const char *t = s; size_t tn = n;
     pl_trim(&t, &tn);
+    if (pl_starts(t, tn, "Processing [") && pl_find(t, tn, "] with [")) {
+      /* nsys analyze: a rule section begins */
+      flush_prose(&st);
+      st.rule[0] = '\0'; st.rule_title[0] = '\0';
+      st.last_processing = c.lineno; st.section_body = 0;
+      prev.s = NULL; continue;
+    }
     /* report announcements */
     const char *ex = pl_find(t, tn, "Executing '");
     if (ex) {
@@ -586,9 +626,18 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
       const char *lp = NULL;
       for (size_t i = tn - 2; i > 0; i--) if (t[i] == '(') { lp = t + i; break; }
       if (lp) normalise_report(&st, lp + 1, (size_t)(t + tn - 2 - lp - 1));
+      if (lp && st.last_processing) {
+        flush_prose(&st);
+        snprintf(st.rule, sizeof st.rule, "%.*s", (int)(t + tn - 2 - lp - 1), lp + 1);
+        size_t tl = (size_t)(lp - (t + 3));
+        while (tl && t[3 + tl - 1] == ' ') tl--;
+        snprintf(st.rule_title, sizeof st.rule_title, "%.*s", (int)tl, t + 3);
+        st.section_body = 1;
+      }
       prev.s = NULL; continue;
     }
     if (pl_starts(t, tn, "SKIPPED:")) {
+      st.section_body = 1;
       pl_profile_diag(p, c.lineno, "%.*s", (int)(tn < 300 ? tn : 300), t);
       st.pending[0] = '\0';
       prev.s = NULL; continue;
@@ -609,7 +658,9 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
       prev.s = NULL; continue;
     }
     /* a text table: header line, then a dashes line */
-    if (is_dashes(s, n) && prev.s && looks_like_table_header(prev.s, prev.n)) {
+    if (is_dashes(s, n) && prev.s && (looks_like_table_header(prev.s, prev.n) || st.rule[0])) {
+      flush_prose(&st);
+      st.section_body = 1;
       memset(r, 0, sizeof *r);
       size_t i = 0;
       while (i < n) {
@@ -673,8 +724,18 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
       report_finish(&st, r);
       prev.s = NULL; continue;
     }
+    if (st.rule[0] && !(pl_lines_peek(&c, &l2) && is_dashes(l2.s, l2.n))) {
+      if (st.prose.len == 0) st.prose_line = c.lineno; else pl_buf_addc(&st.prose, ' ');
+      pl_buf_add(&st.prose, t, tn);
+    }
     prev = l;
   }
+  flush_prose(&st);
+  if (st.last_processing && !st.section_body)
+    pl_profile_diag(p, st.last_processing, "the input ends in the rule section that begins here, before its "
+                    "result: the file was cut short");
+  if (st.findings) { pl_profile_add_table(p, st.findings); st.findings = NULL; st.ntables++; }
+  pl_buf_free(&st.prose);
   if (st.ntables == 0) {
     rc = pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "an nsys stats report table (a header over a dashes line, or a CSV header)", NULL, 0);
     goto fail;
@@ -688,6 +749,8 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
   return 0;
 fail:
   if (r->t) pl_table_free(r->t);
+  if (st.findings) pl_table_free(st.findings);
+  pl_buf_free(&st.prose);
   free(r);
   free(st.used);
   /* free tables already handed to the profile: the loader frees the profile */

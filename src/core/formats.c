@@ -162,8 +162,64 @@ static const char *unread_advice(const char *name) {
   return NULL;
 }
 
+/* Binary reports that profilers write in their own formats, named by their
+** first bytes (not their extension: a copy may have lost it), with the
+** command that exports what perflab reads. */
+static const char ADVICE_NCU_REP[] =
+  "expected a profile perflab reads, found an Nsight Compute report (.ncu-rep, its own binary format, magic NVR\\0): "
+  "run `ncu --import FILE --page details --csv > FILE.csv` (or `--page raw --csv`, or without --csv for the text "
+  "page) and pass what it writes";
+static const char ADVICE_NSYS_REP[] =
+  "expected a profile perflab reads, found an Nsight Systems report (.nsys-rep/.qdrep, its own binary format): "
+  "run `nsys export --type sqlite FILE` (or `nsys stats FILE`) and pass what it writes";
+static const char ADVICE_XPLANE[] =
+  "expected a profile perflab reads, found an XPlane protobuf (*.xplane.pb, the TensorFlow/JAX profiler's XSpace), "
+  "which perflab does not read: open it with TensorBoard's profile plugin or XProf (`xprof --logdir DIR`), "
+  "whose trace viewer shows its timeline";
+
+/* a protobuf varint at *i (at most 10 bytes); 0 when cut or too long */
+static int pb_varint(const unsigned char *d, size_t len, size_t *i, unsigned long long *v) {
+  *v = 0;
+  for (int k = 0; k < 10 && *i < len; k++) {
+    unsigned char b = d[(*i)++];
+    *v |= (unsigned long long)(b & 0x7f) << (7 * k);
+    if (!(b & 0x80)) return 1;
+  }
+  return 0;
+}
+
+/* an XSpace: field 1 (planes, length-delimited) whose XPlane starts with
+** its id (field 1, varint) and/or its name (field 2) "/host:..." or
+** "/device:..." -- the planes every XSpace that the profilers write has */
+static int is_xplane(const unsigned char *d, size_t len) {
+  size_t i = 0;
+  unsigned long long v;
+  if (len < 8 || d[i++] != 0x0a || !pb_varint(d, len, &i, &v) || v < 4) return 0;
+  if (i < len && d[i] == 0x08) { i++; if (!pb_varint(d, len, &i, &v)) return 0; }
+  if (i >= len || d[i++] != 0x12 || !pb_varint(d, len, &i, &v) || v < 6 || v > 4096 || i + 6 > len) return 0;
+  return memcmp(d + i, "/host:", 6) == 0 || (i + 8 <= len && memcmp(d + i, "/device:", 8) == 0);
+}
+
+static const char *binary_report_advice(const char *data, size_t len) {
+  const unsigned char *d = (const unsigned char *)data;
+  if (len >= 4 && memcmp(d, "NVR\0", 4) == 0) return ADVICE_NCU_REP;
+  if (len >= 28 && memcmp(d, "NVIDIA Tegra Profiler Report", 28) == 0) return ADVICE_NSYS_REP;
+  if (is_xplane(d, len)) return ADVICE_XPLANE;
+  return NULL;
+}
+
 pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
                            const char *format_id, const pl_parse_opts *o, pl_err *err) {
+  if (!format_id || !*format_id || strcmp(format_id, "auto") == 0) {
+    const char *advice = binary_report_advice(data, len);
+    if (advice) {
+      pl_err_clear(err);
+      snprintf(err->file, sizeof err->file, "%s", name);
+      pl_err_set(err, 0, 0, "%s", advice);
+      err->offset = 0;
+      return NULL;
+    }
+  }
   /* UTF-16 and a UTF-8 BOM are made plain UTF-8 before anything looks */
   pl_encoding e = pl_text_encoding(data, len);
   if (e == PL_ENC_UTF8) return load_utf8(name, data, len, format_id, o, err);

@@ -131,7 +131,7 @@ A recipe that lists the tables it reads loads only those; a file without
 them says so and points at perflab parse for what the file has:
 
   $ perflab run top-kernels tests/fixtures/csv/no_kernels.csv
-  perflab: recipe 'top-kernels' needs a table kernels or kernel_summary, and tests/fixtures/csv/no_kernels.csv (csv) has none of them (perflab parse tests/fixtures/csv/no_kernels.csv lists its tables)
+  perflab: recipe 'top-kernels' needs a table kernels or kernel_summary, and tests/fixtures/csv/no_kernels.csv (csv) has none of them (perflab parse tests/fixtures/csv/no_kernels.csv lists its tables); kernels come from an Nsight Compute report (`ncu --import R.ncu-rep --page details --csv`, or its text log), an Nsight Systems export (`nsys export --type sqlite`), a PyTorch profiler/Kineto trace (`prof.export_chrome_trace`), `nvprof --print-gpu-trace` or a rocprof kernel trace; a kernel summary comes from `nsys stats --report cuda_gpu_kern_sum`, `rocprof --stats` or nvprof's summary
   [2]
 
   $ perflab parse examples/kernel-table.txt --table

@@ -107,7 +107,7 @@ Help and runtime say the same needs.
   needs: kernels (each Nsight Compute report; every input when none is one)
          a timeline of the same program beside a report (or --set timeline=FILE): kernels or kernel_summary
   $ perflab run occupancy tests/data/corpus/nsys_stats/alcf_polaris_a100_babelstream_nsys_stats.txt
-  perflab: recipe 'occupancy' needs a table kernels, and tests/data/corpus/nsys_stats/alcf_polaris_a100_babelstream_nsys_stats.txt (nsys-stats) has none of them (perflab parse tests/data/corpus/nsys_stats/alcf_polaris_a100_babelstream_nsys_stats.txt lists its tables)
+  perflab: recipe 'occupancy' needs a table kernels, and tests/data/corpus/nsys_stats/alcf_polaris_a100_babelstream_nsys_stats.txt (nsys-stats) has none of them (perflab parse tests/data/corpus/nsys_stats/alcf_polaris_a100_babelstream_nsys_stats.txt lists its tables); kernels come from an Nsight Compute report (`ncu --import R.ncu-rep --page details --csv`, or its text log), an Nsight Systems export (`nsys export --type sqlite`), a PyTorch profiler/Kineto trace (`prof.export_chrome_trace`), `nvprof --print-gpu-trace` or a rocprof kernel trace
   [2]
   $ perflab run launch --help | sed -n '5,6p'
   needs: kernels (each Nsight Compute report; every input when none is one)
@@ -116,7 +116,7 @@ Help and runtime say the same needs.
   needs: kernels (each Nsight Compute report)
          a timeline of the same program beside a report (or --set timeline=FILE): kernels or kernel_summary
   $ perflab run ncu-rules tests/fixtures/ncu/print_summary_per_kernel.txt
-  perflab: recipe 'ncu-rules' needs a table kernels, and tests/fixtures/ncu/print_summary_per_kernel.txt (ncu-text) has: kernel_summary, metrics, program_output
+  perflab: recipe 'ncu-rules' needs a table kernels, and tests/fixtures/ncu/print_summary_per_kernel.txt (ncu-text) has: kernel_summary, metrics, program_output; kernels come from an Nsight Compute report (`ncu --import R.ncu-rep --page details --csv`, or its text log), an Nsight Systems export (`nsys export --type sqlite`), a PyTorch profiler/Kineto trace (`prof.export_chrome_trace`), `nvprof --print-gpu-trace` or a rocprof kernel trace
   [2]
 
 roofline skips Kineto GEMM ops whose Input Dims lack the shapes, with a note.

@@ -71,6 +71,6 @@ that needs kernels says which table is missing:
   0,no NVTX_EVENTS table: the program has no NVTX annotations (or NVTX trace was off): no nvtx table
 
   $ perflab run launch tests/data/corpus/nsys_sqlite/jacc_a100pcie_nsys2026.1.1_report1_no_cuda_events.sqlite
-  perflab: recipe 'launch' needs a table kernels, and tests/data/corpus/nsys_sqlite/jacc_a100pcie_nsys2026.1.1_report1_no_cuda_events.sqlite (nsys-sqlite) has none of them (perflab parse tests/data/corpus/nsys_sqlite/jacc_a100pcie_nsys2026.1.1_report1_no_cuda_events.sqlite lists its tables)
+  perflab: recipe 'launch' needs a table kernels, and tests/data/corpus/nsys_sqlite/jacc_a100pcie_nsys2026.1.1_report1_no_cuda_events.sqlite (nsys-sqlite) has none of them (perflab parse tests/data/corpus/nsys_sqlite/jacc_a100pcie_nsys2026.1.1_report1_no_cuda_events.sqlite lists its tables); kernels come from an Nsight Compute report (`ncu --import R.ncu-rep --page details --csv`, or its text log), an Nsight Systems export (`nsys export --type sqlite`), a PyTorch profiler/Kineto trace (`prof.export_chrome_trace`), `nvprof --print-gpu-trace` or a rocprof kernel trace
   [2]
 

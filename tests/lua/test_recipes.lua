@@ -263,7 +263,9 @@ TestNeeds = {}
 function TestNeeds:test_needs_error_text()
   local out, rc = perflab_cli("run needy " .. KT, { PERFLAB_PATH = REC })
   lu.assertEquals(rc, 2)
-  lu.assertEquals(out, "perflab: recipe 'needy' needs a table memcpy or api_calls, and " .. KT .. " (kernel-table) has: kernels\n")
+  -- and names the export that gives the missing table (issue 28, point 13)
+  lu.assertEquals(out, "perflab: recipe 'needy' needs a table memcpy or api_calls, and " .. KT .. " (kernel-table) has: kernels"
+    .. "; memory copies come from a timeline: `nsys export --type sqlite`, a Kineto trace or `nvprof --print-gpu-trace`\n")
 end
 
 function TestNeeds:test_needs_input_files()
@@ -290,7 +292,9 @@ function TestNeeds:test_column_needs()
   local ok, e = pcall(recipes.check_needs, rec { "kernels.start_ns" }, { summary })
   lu.assertFalse(ok)
   lu.assertEquals(e.message, "recipe 'x' needs a table kernels with start_ns, and f.txt (fmt) has kernels without "
-    .. "start_ns (columns: name, duration_ns)")
+    .. "start_ns (columns: name, duration_ns); kernels with start times come from a timeline: `nsys export --type sqlite "
+    .. "R.nsys-rep`, a PyTorch profiler/Kineto trace, `nvprof --print-gpu-trace --csv`, `rocprof --hip-trace` or "
+    .. "`rocprofv3 --kernel-trace`")
   lu.assertEquals(e.exit, 2)
   -- tables must cover the table part
   lu.assertEquals(recipes.validate({ name = "x", summary = "s", run = function() end, needs = { "kernels.start_ns" },
