@@ -20,7 +20,10 @@
 #   PERFLAB_BENCH_RECIPES_SMALL_MB (100: the DuckDB comparison)
 #   PERFLAB_BENCH_RECIPES   space-separated recipes (default: every bundled one
 #                           but diff and suspicion, which take two profiles)
-#   PERFLAB_BENCH_RECIPE_INPUTS  subset of: kineto ncu-text duckdb
+#   PERFLAB_BENCH_RECIPE_INPUTS  subset of: kineto kineto-memory ncu-text duckdb
+#                           (kineto-memory: the same trace written with
+#                           gen_kineto.py --memory, paired allocations and
+#                           frees; the memory recipe only)
 #   PERFLAB_BENCH_RUNS      runs of each command, the best kept (default 1)
 #   PERFLAB_BENCH_DATA      where the inputs go (default BUILD/bench-data)
 set -e
@@ -30,7 +33,7 @@ RUNS=${PERFLAB_BENCH_RUNS:-1}
 DATA=${PERFLAB_BENCH_DATA:-$BUILD/bench-data}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PL=$(cd "$BUILD" && pwd)/perflab
-INPUTS=${PERFLAB_BENCH_RECIPE_INPUTS:-"kineto ncu-text duckdb"}
+INPUTS=${PERFLAB_BENCH_RECIPE_INPUTS:-"kineto kineto-memory ncu-text duckdb"}
 mb() { awk -v a="$1" -v s="$SCALE" 'BEGIN { v = a * s; if (v < 1) v = 1; printf "%d", v }'; }
 KI_MB=$(mb "${PERFLAB_BENCH_RECIPES_KINETO_MB:-1000}")
 NT_MB=$(mb "${PERFLAB_BENCH_RECIPES_NCU_MB:-500}")
@@ -101,6 +104,13 @@ if want kineto; then
   F="$DATA/kineto_${KI_MB}mb.json"
   gen "$F" python3 "$HERE/gen_kineto.py" "$KI_MB" "$F" --seed 1
   one_file kineto "$F"
+fi
+if want kineto-memory; then
+  F="$DATA/kineto_${KI_MB}mb_memory.json"
+  gen "$F" python3 "$HERE/gen_kineto.py" "$KI_MB" "$F" --seed 1 --memory
+  ALL=$RECIPES; RECIPES=memory
+  one_file kineto-memory "$F"
+  RECIPES=$ALL
 fi
 if want ncu-text; then
   F="$DATA/ncu_text_${NT_MB}mb.txt"

@@ -78,7 +78,7 @@ local function launch_columns(k, ctx, rule_sms)
   local kept = (grid and bs) and (grid:present() & bs:present()) or one:eq(0)
   -- communication kernels (perflab.comm) get no grid heuristics: a
   -- collective sizes its grid by channels, not by work per block
-  if k:has("name") then
+  if k:has("name") and k:nrows() > 0 then
     local c = k:col("name"):fill(""):map(is_comm)
     L.ncomm = kept:count { where = kept & c }
     kept = kept & ~c
@@ -308,7 +308,7 @@ R = {
   summary = "launch configuration: block size multiple of 32, grid vs SM count, tail effect (ncu rules)",
   needs = { "kernels" },                       -- each report (or every input when none is one) ...
   timeline_needs = { "kernels|kernel_summary" },   -- ... and a timeline beside it
-  tables = { "kernels", "kernel_summary", "rules", "devices" },   -- all it reads (devices: perflab.gpu)
+  tables = { "kernels", "kernel_summary", "rules", "devices", "runtime" },   -- all it reads (devices: perflab.gpu; runtime: perflab.graphs)
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
     tail_min = { type = "number", default = gpu.thresholds.tail_min_speedup,

@@ -34,4 +34,5 @@ return {
   -- issue 28: AMD inputs (rocpd / KERN SQLite, rocprofv3 JSON)
   { "rocpd", "tests/fixtures/rocprof/*.db", binary = true, recipe = "idle-time" },
   { "rocprofv3-json", "tests/fixtures/rocprof/rocprofv3_small.json", recipe = "idle-time" },
+  { "memory-timeline", "tests/fixtures/memory/raw_timeline_small.json", recipe = "memory" },
 }

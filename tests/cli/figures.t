@@ -12,7 +12,7 @@ tests/html/browser.py).
   [1]
 
   $ perflab run all examples/ncu-details.txt --format html --output $CRAMTMP/all 2>&1 >/dev/null | sed 's|[^ ]*/all|DIR|'
-  perflab: not run: critical-path (needs a table events or runtime); diff (diff needs two profiles (perflab run diff FILE_A FILE_B) or one holding two runs (a run column)); distributed (needs a table kernels with start_ns or cpu_ops with start_ns); idle-time (needs a table kernels with start_ns); launch-latency (needs a table kernels with start_ns); memory (needs a table memory_events); nvtx (needs a table nvtx); ops (needs a table cpu_ops); step-breakdown (needs a table events or steps or step_breakdown or runtime); stragglers (needs a table kernels with start_ns); suspicion (suspicion needs baseline and target inputs: perflab run suspicion --baseline FILE... --target FILE...); timeline (needs a table kernels with start_ns)
+  perflab: not run: critical-path (needs a table events or runtime); diff (diff needs two profiles (perflab run diff FILE_A FILE_B) or one holding two runs (a run column)); distributed (needs a table kernels with start_ns or cpu_ops with start_ns); graphs (needs a table kernels with start_ns); idle-time (needs a table kernels with start_ns); launch-latency (needs a table kernels with start_ns); memory (needs a table memory_events); nvtx (needs a table nvtx); ops (needs a table cpu_ops); step-breakdown (needs a table events or steps or step_breakdown or runtime); stragglers (needs a table kernels with start_ns); suspicion (suspicion needs baseline and target inputs: perflab run suspicion --baseline FILE... --target FILE...); timeline (needs a table kernels with start_ns)
   perflab: wrote 38 files to DIR
 
   $ ls $CRAMTMP/all | head -3; ls $CRAMTMP/all/occupancy | grep svg
