@@ -39,14 +39,20 @@ local PRECISION_PATTERNS = {
   { "fp16", "fp16" }, { "half", "fp16" }, { "h884", "fp16" }, { "h1688", "fp16" }, { "h16816", "fp16" },
   { "hmma", "fp16" }, { "f16", "fp16" },
   { "fp64", "fp64" }, { "double", "fp64" }, { "dgemm", "fp64" }, { "dmma", "fp64_tc" },
+  -- Tensile (rocBLAS/hipBLASLt) Cijk_..._HSS_/_HHS_ (half in), _BBS_/_BSS_ (bf16 in), _SS_ (fp32)
+  { "_hss_", "fp16" }, { "_hhs_", "fp16" }, { "_bbs_", "bf16" }, { "_bss_", "bf16" },
+  { "f32f32", "fp32" }, { "ffma", "fp32" }, { "sgemm", "fp32" },
 }
 
+-- A last resort, where neither a dtype nor a metric tells: the name's
+-- precision, or "unknown" (never a default printed as a fact).  The second
+-- value says where it came from.
 local function guess_precision(name)
   local n = (name or ""):lower()
   for _, pp in ipairs(PRECISION_PATTERNS) do
-    if n:find(pp[1], 1, true) then return pp[2] end
+    if n:find(pp[1], 1, true) then return pp[2], "name" end
   end
-  return "fp32"
+  return "unknown", "none"
 end
 
 -- the keys of a set, sorted: notes in a fixed order (pairs' order changes
@@ -381,7 +387,7 @@ return {
   needs = { "kernels|kernel_summary" },
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
-    precision = { type = "string", default = "auto", help = "precision of the ceiling to use (fp64, fp32, tf32, fp16, bf16, fp8, int8; auto = from the kernel name)" },
+    precision = { type = "string", default = "auto", help = "precision of the ceiling to use (fp64, fp32, tf32, fp16, bf16, fp8, int8; auto = from the dtype or metrics, else the kernel name, else unknown)" },
     work = { type = "string", default = "", help = "CSV with columns kernel,flops,bytes (per launch; optional precision) joined by kernel name" },
   },
   run = function(inputs, opts, report)
@@ -456,10 +462,17 @@ return {
       local share_by_bound, above = {}, {}
       local basis = {}
       local missing_peak = {}
+      local from_name, unknown = 0, 0
       for _, name in ipairs(order) do
         local g = bykernel[name]
-        local prec = (opts.precision ~= "auto" and opts.precision) or g.precision or guess_precision(name)
-        local peak = peaks[prec]
+        local prec = (opts.precision ~= "auto" and opts.precision) or g.precision
+        if not prec then
+          local how
+          prec, how = guess_precision(name)
+          if how == "name" then from_name = from_name + 1 else unknown = unknown + 1 end
+        end
+        -- precision unknown: placed against the FP32 roof, and said so
+        local peak = peaks[prec] or (prec == "unknown" and peaks.fp32 or nil)
         local row = { kernel = name, precision = prec,
           time_share_pct = total_ns > 0 and r2(100 * g.ns / total_ns) or nil }
         local cpct, mpct
@@ -551,6 +564,14 @@ return {
       if skipped_ops > 0 then
         report:note(string.format("%d GEMM operator%s (aten::mm, addmm, bmm, baddbmm) skipped: Input Dims holds fewer "
           .. "or empty shapes than the FLOPs need, and the trace gives no flops for them", skipped_ops, skipped_ops == 1 and "" or "s"))
+      end
+      if from_name > 0 then
+        report:note(string.format("%d kernel%s: precision read from the kernel name (a last resort: no dtype or "
+          .. "metric records it)", from_name, from_name == 1 and "" or "s"))
+      end
+      if unknown > 0 then
+        report:note(string.format("%d kernel%s: precision unknown (no dtype, metric or name records it): placed "
+          .. "against the FP32 roof; --set precision= names it", unknown, unknown == 1 and "" or "s"))
       end
       for _, prec in ipairs(sorted_keys(missing_peak)) do
         report:note(string.format("no %s peak for %s in perflab.gpus; add it in ~/.config/perflab/gpus.lua",

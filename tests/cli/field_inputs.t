@@ -120,11 +120,13 @@ Help and runtime say the same needs.
   [2]
 
 roofline skips Kineto GEMM ops whose Input Dims lack the shapes, with a note.
-  $ perflab run roofline tests/fixtures/kineto/roofline_short_input_dims.json --format markdown | tail -4
+  $ perflab run roofline tests/fixtures/kineto/roofline_short_input_dims.json --format markdown | tail -6
   
   FLOPs and bytes from Kineto input shapes (GEMM 2*M*N*K)
   
   3 GEMM operators (aten::mm, addmm, bmm, baddbmm) skipped: Input Dims holds fewer or empty shapes than the FLOPs need, and the trace gives no flops for them
+  
+  3 kernels: precision read from the kernel name (a last resort: no dtype or metric records it)
 
 A full output device fails loudly (more in tests/lua/test_stdout_errors.lua).
   $ perflab parse tests/fixtures/ncu/launch_failed_nan.txt > /dev/full

@@ -173,6 +173,28 @@ end
 
 TestRooflineRecipe = {}
 
+function TestRooflineRecipe:test_precision_unknown_not_fp32()
+  -- no dtype or metric: the name is a marked last resort, else "unknown"
+  -- (placed against the FP32 roof, said in a note), never "fp32" as a fact
+  local p = profile({
+      { name = "mul_mat_q4", flops = 1e9, dram_bytes = 1e9, duration_ns = 1e6 },
+      { name = "Cijk_Alik_Bljk_HSS_BH_MT128x128x32", flops = 1e9, dram_bytes = 1e9, duration_ns = 1e6 },
+      { name = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_ffma", flops = 1e9, dram_bytes = 1e9, duration_ns = 1e6 } },
+    { "name", "flops", "dram_bytes", "duration_ns" },
+    { device = "NVIDIA A100-SXM4-80GB" })
+  local rep = perflab.run("roofline", { p })
+  local by = {}
+  for _, r in rep.tables.roofline:rows() do by[r.kernel] = r end
+  lu.assertEquals(by.mul_mat_q4.precision, "unknown")
+  lu.assertEquals(by["Cijk_Alik_Bljk_HSS_BH_MT128x128x32"].precision, "fp16")
+  lu.assertEquals(by["sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_ffma"].precision, "fp32")
+  -- AI 1 on an A100 80GB: attainable = min(19.5e12, 1 x 2039e9) against the assumed FP32 roof
+  lu.assertAlmostEquals(by.mul_mat_q4.attainable_flops_per_s, 2039e9, 1)
+  local notes = table.concat(rep.notes, "\n")
+  lu.assertStrContains(notes, "1 kernel: precision unknown (no dtype, metric or name records it): placed against the FP32 roof")
+  lu.assertStrContains(notes, "2 kernels: precision read from the kernel name (a last resort")
+end
+
 function TestRooflineRecipe:test_flops_bytes_and_svg()
   -- on an A100 80GB: fp32 peak 19.5 TFLOP/s, 2039 GB/s
   -- k_mem: 1e9 FLOP, 4e9 B in 4 ms: AI 0.25, 0.25 TFLOP/s, 1 TB/s;
