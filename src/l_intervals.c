@@ -479,6 +479,18 @@ static int m_length_within(lua_State *L) {
   return 1;
 }
 
+/* The op-time options of an interval call at stack index opts (0: none):
+** start (column, "start_ns"), then stop (an end column) or duration
+** ("duration_ns"), duration winning where both are given.  Pushes the three
+** fields (their strings stay alive on the stack; the caller pops 3). */
+static void timeopts(lua_State *L, int opts, const char **scol, const char **ecol, int *isdur) {
+  *scol = "start_ns"; *ecol = "duration_ns"; *isdur = 1;
+  if (!opts) { lua_pushnil(L); lua_pushnil(L); lua_pushnil(L); return; }
+  lua_getfield(L, opts, "start"); if (!lua_isnil(L, -1)) *scol = luaL_checkstring(L, -1);
+  lua_getfield(L, opts, "stop"); if (!lua_isnil(L, -1)) { *ecol = luaL_checkstring(L, -1); *isdur = 0; }
+  lua_getfield(L, opts, "duration"); if (!lua_isnil(L, -1)) { *ecol = luaL_checkstring(L, -1); *isdur = 1; }
+}
+
 /* I.innermost(ops, queries [, opts]) -> integer column, one row per query:
 ** the row (1-based) of the innermost op of ops enclosing the query in time
 ** within the same group, missing where none does.  opts: start (column,
@@ -492,14 +504,10 @@ static int l_innermost(lua_State *L) {
   pl_table *ot = pl_l_checktable(L, 1), *qt = pl_l_checktable(L, 2);
   int opts = lua_isnil(L, 3) ? 0 : 3;
   if (opts) luaL_checktype(L, 3, LUA_TTABLE);
-  const char *scol = "start_ns", *ecol = "duration_ns";
-  int isdur = 1;
-  if (opts) {
-    lua_getfield(L, 3, "start"); if (!lua_isnil(L, -1)) scol = luaL_checkstring(L, -1);
-    lua_getfield(L, 3, "stop"); if (!lua_isnil(L, -1)) { ecol = luaL_checkstring(L, -1); isdur = 0; }
-    lua_getfield(L, 3, "duration"); if (!lua_isnil(L, -1)) { ecol = luaL_checkstring(L, -1); isdur = 1; }
-    lua_pop(L, 3);                                       /* the strings stay alive in opts */
-  }
+  const char *scol, *ecol;
+  int isdur;
+  timeopts(L, opts, &scol, &ecol, &isdur);
+  lua_pop(L, 3);                                         /* the strings stay alive in opts */
   size_t n = ot->nrows, m = qt->nrows;
   unsigned char *oskip = wheremask(L, opts, "where", n);
   if (!oskip) { oskip = lua_newuserdatauv(L, n ? n : 1, 0); memset(oskip, 0, n ? n : 1); }
@@ -588,14 +596,10 @@ static int l_parents(lua_State *L) {
   pl_table *ot = pl_l_checktable(L, 1);
   int opts = lua_isnil(L, 2) ? 0 : 2;
   if (opts) luaL_checktype(L, 2, LUA_TTABLE);
-  const char *scol = "start_ns", *ecol = "duration_ns";
-  int isdur = 1;
-  if (opts) {
-    lua_getfield(L, 2, "start"); if (!lua_isnil(L, -1)) scol = luaL_checkstring(L, -1);
-    lua_getfield(L, 2, "stop"); if (!lua_isnil(L, -1)) { ecol = luaL_checkstring(L, -1); isdur = 0; }
-    lua_getfield(L, 2, "duration"); if (!lua_isnil(L, -1)) { ecol = luaL_checkstring(L, -1); isdur = 1; }
-    lua_pop(L, 3);
-  }
+  const char *scol, *ecol;
+  int isdur;
+  timeopts(L, opts, &scol, &ecol, &isdur);
+  lua_pop(L, 3);
   size_t n = ot->nrows;
   unsigned char *skip = wheremask(L, opts, "where", n);
   if (!skip) { skip = lua_newuserdatauv(L, n ? n : 1, 0); memset(skip, 0, n ? n : 1); }
@@ -624,14 +628,13 @@ static int l_sum_within(lua_State *L) {
   pl_table *wt = pl_l_checktable(L, 1), *pt = pl_l_checktable(L, 2);
   int opts = lua_isnil(L, 3) ? 0 : 3;
   if (opts) luaL_checktype(L, 3, LUA_TTABLE);
-  const char *scol = "start_ns", *ecol = "duration_ns", *at = "ts_ns";
-  int isdur = 1;
+  const char *scol, *ecol, *at = "ts_ns";
+  int isdur;
+  timeopts(L, opts, &scol, &ecol, &isdur);
+  lua_pop(L, 3);                                         /* the strings stay alive in opts */
   if (opts) {
-    lua_getfield(L, 3, "start"); if (!lua_isnil(L, -1)) scol = luaL_checkstring(L, -1);
-    lua_getfield(L, 3, "stop"); if (!lua_isnil(L, -1)) { ecol = luaL_checkstring(L, -1); isdur = 0; }
-    lua_getfield(L, 3, "duration"); if (!lua_isnil(L, -1)) { ecol = luaL_checkstring(L, -1); isdur = 1; }
     lua_getfield(L, 3, "at"); if (!lua_isnil(L, -1)) at = luaL_checkstring(L, -1);
-    lua_pop(L, 4);                                       /* the strings stay alive in opts */
+    lua_pop(L, 1);
   }
   size_t nw = wt->nrows, np = pt->nrows;
   unsigned char *wskip = wheremask(L, opts, "where", nw);
