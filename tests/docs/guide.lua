@@ -31,14 +31,17 @@ assert(os.execute("mkdir -p " .. q(tmp .. "/bin")))
 assert(os.execute("ln -s " .. q(SRC .. "/examples") .. " " .. q(tmp .. "/examples")))
 assert(os.execute("ln -s " .. q(BIN) .. " " .. q(tmp .. "/bin/perflab")))
 local real = (sh("command -v pkg-config")):gsub("%s+$", "")
+-- a sanitizer build (make asan): the library is instrumented, so a program
+-- built against it is too (as tests/embed/install.sh does)
+local SAN = os.getenv("PERFLAB_SANITIZE") == "1" and "-fsanitize=address,undefined" or ""
 write(tmp .. "/bin/pkg-config", string.format([[#!/bin/sh
 for a in "$@"; do case "$a" in perflab)
   out=""
-  for b in "$@"; do case "$b" in --cflags) out="$out -I%s/src $(%s --cflags lua5.4)";;
-    --libs) out="$out -L%s -Wl,-rpath,%s -lperflab $(%s --libs lua5.4)";; esac; done
+  for b in "$@"; do case "$b" in --cflags) out="$out %s -I%s/src $(%s --cflags lua5.4)";;
+    --libs) out="$out %s -L%s -Wl,-rpath,%s -lperflab $(%s --libs lua5.4)";; esac; done
   echo $out; exit 0;; esac; done
 exec %s "$@"
-]], SRC, real, BUILD, BUILD, real, real))
+]], SAN, SRC, real, SAN, BUILD, BUILD, real, real))
 assert(os.execute("chmod +x " .. q(tmp .. "/bin/pkg-config")))
 local env = string.format("cd %s && export PATH=%s:$PATH HOME=%s XDG_CONFIG_HOME=%s/.config PERFLAB_PATH= LUA_CPATH=%s COLUMNS=100; ",
   q(tmp), q(tmp .. "/bin"), q(tmp), q(tmp), q(BUILD .. "/lua/?.so;;"))

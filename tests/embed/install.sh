@@ -69,7 +69,9 @@ if env -u LD_LIBRARY_PATH "$TMP/embed" examples/kernel-table.txt > "$TMP/rpath.t
 else bad "without LD_LIBRARY_PATH"; cat "$TMP/rpath.txt"; fi
 
 # static, as perflab.h says: pkg-config --static perflab-static
-if cc "$SRC/examples/embed.c" -o "$TMP/embed-pcstatic" $(pkg-config --cflags --static --libs perflab-static) 2>"$TMP/cc.log"; then
+SANFLAGS=""
+[ "${PERFLAB_SANITIZE:-}" = 1 ] && SANFLAGS="-fsanitize=address,undefined"   # the archive is instrumented too
+if cc $SANFLAGS "$SRC/examples/embed.c" -o "$TMP/embed-pcstatic" $(pkg-config --cflags --static --libs perflab-static) 2>"$TMP/cc.log"; then
   ok "embed.c links with pkg-config --static --libs perflab-static"
   if ldd "$TMP/embed-pcstatic" | grep -q libperflab; then bad "perflab-static still needs libperflab.so"
   else ok "perflab-static needs no libperflab.so"; fi
