@@ -43,6 +43,14 @@ for a in "$@"; do case "$a" in perflab)
 exec %s "$@"
 ]], SAN, SRC, real, SAN, BUILD, BUILD, real, real))
 assert(os.execute("chmod +x " .. q(tmp .. "/bin/pkg-config")))
+-- and a stock lua5.4 loading the instrumented perflab.so needs the
+-- sanitizer runtimes preloaded (as the embed.lua_module test does)
+local preload = os.getenv("PERFLAB_SAN_PRELOAD")
+local lua54 = (sh("command -v lua5.4 || true")):gsub("%s+$", "")
+if SAN ~= "" and preload and lua54 ~= "" then
+  write(tmp .. "/bin/lua5.4", string.format('#!/bin/sh\nLD_PRELOAD=%s exec %s "$@"\n', preload, lua54))
+  assert(os.execute("chmod +x " .. q(tmp .. "/bin/lua5.4")))
+end
 local env = string.format("cd %s && export PATH=%s:$PATH HOME=%s XDG_CONFIG_HOME=%s/.config PERFLAB_PATH= LUA_CPATH=%s COLUMNS=100; ",
   q(tmp), q(tmp .. "/bin"), q(tmp), q(tmp), q(BUILD .. "/lua/?.so;;"))
 
