@@ -165,7 +165,12 @@ void pl_split_pseudo_kernels(pl_profile *p) {
     pl_table_set_name(r, "kernel_summary");
     int ct = pl_table_col(r, "total_ns"), cp = pl_table_col(r, "share_pct");
     if (ct >= 0 && cp >= 0) {
-      if (r->cols[cp]->type != PL_NUM) pl_table_retype(r, cp, PL_NUM);
+      if (r->cols[cp]->type != PL_NUM && pl_table_retype(r, cp, PL_NUM) != 0) {
+        /* a column of text (a damaged share): recomputed whole, so replaced */
+        pl_table_drop_col(r, cp);
+        cp = pl_table_add_col(r, "share_pct", PL_NUM);
+        ct = pl_table_col(r, "total_ns");          /* the later columns shifted */
+      }
       double tot = 0;
       for (size_t i = 0; i < r->nrows; i++) { double v = pl_cell_num(r, ct, i); if (!isnan(v)) tot += v; }
       for (size_t i = 0; i < r->nrows; i++)
