@@ -124,6 +124,15 @@ static void doc_kernels(pl_table *t) {
 }
 
 /* grid_x = items / workgroup size (CUDA-style blocks). */
+/* The standard `registers` column: an integer copy of the VGPR column the
+** rocprof form names `vgpr` (architected VGPRs per work-item). */
+static void registers_from(pl_table *t, const char *vgpr) {
+  int cv = pl_table_col(t, vgpr);
+  if (cv < 0) return;
+  int cr = pl_table_add_col(t, "registers", PL_INT);
+  if (cr >= 0) for (size_t i = 0; i < t->nrows; i++) t->cols[cr]->v.i64[i] = pl_cell_int(t, cv, i);
+}
+
 static void add_grid(pl_table *t, const char *items, const char *wg, const char *out) {
   int ci = pl_table_col(t, items), cw = pl_table_col(t, wg);
   if (ci < 0 || cw < 0) return;
@@ -370,12 +379,7 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     rename_col(t, "grd", "grid_items_x", NULL);
     rename_col(t, "lds", "smem_static_bytes", NULL);
     rename_col(t, "scr", "scratch_bytes", NULL);
-    int cv = pl_table_col(t, "arch_vgpr");
-    if (cv < 0) cv = pl_table_col(t, "vgpr");
-    if (cv >= 0) {
-      int cr = pl_table_add_col(t, "registers", PL_INT);
-      if (cr >= 0) for (size_t i = 0; i < t->nrows; i++) t->cols[cr]->v.i64[i] = pl_cell_int(t, cv, i);
-    }
+    registers_from(t, pl_table_col(t, "arch_vgpr") >= 0 ? "arch_vgpr" : "vgpr");
     add_grid(t, "grid_items_x", "block_x", "grid_x");
     int cb = pl_table_col(t, "BeginNs"), ce = pl_table_col(t, "EndNs");
     if (cb >= 0 && ce >= 0) {
@@ -397,11 +401,7 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     rename_col(t, "Start_Timestamp", "start_ns", NULL);
     rename_col(t, "End_Timestamp", "end_ns", NULL);
     rename_col(t, "DispatchNs", "launch_ns", NULL);
-    int cv = pl_table_col(t, "Arch_VGPR");
-    if (cv >= 0) {
-      int cr = pl_table_add_col(t, "registers", PL_INT);
-      if (cr >= 0) for (size_t i = 0; i < t->nrows; i++) t->cols[cr]->v.i64[i] = pl_cell_int(t, cv, i);
-    }
+    registers_from(t, "Arch_VGPR");
     add_grid(t, "grid_items_x", "block_x", "grid_x");
     pl_profile_meta_str(p, "tool", "rocprof-compute", 15);
   } else {
@@ -419,11 +419,7 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     rename_col(t, "Grid_Size_X", "grid_items_x", NULL);
     rename_col(t, "Grid_Size_Y", "grid_items_y", NULL);
     rename_col(t, "Grid_Size_Z", "grid_items_z", NULL);
-    int cv = pl_table_col(t, "Arch_VGPR_Count");
-    if (cv >= 0) {
-      int cr = pl_table_add_col(t, "registers", PL_INT);
-      if (cr >= 0) for (size_t i = 0; i < t->nrows; i++) t->cols[cr]->v.i64[i] = pl_cell_int(t, cv, i);
-    }
+    registers_from(t, "Arch_VGPR_Count");
     add_grid(t, "grid_items_x", "block_x", "grid_x");
     add_grid(t, "grid_items_y", "block_y", "grid_y");
     add_grid(t, "grid_items_z", "block_z", "grid_z");
