@@ -3,11 +3,12 @@
 #   make test    same set-up, then the test suite through ctest (all but valgrind)
 #   make valgrind  the valgrind memcheck of the CLI over the corpus (CI runs it)
 #   make bench   the benchmarks in bench/ (not part of the tests)
+#   make golden-update  rewrite tests/golden/MANIFEST after a meant change in output
 BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test valgrind bench asan clean
+.PHONY: all deps build demo test valgrind bench asan clean golden-update
 
 all: build
 
@@ -35,6 +36,12 @@ valgrind: build
 asan:
 	@sh tools/deps.sh test
 	$(MAKE) BUILD=build-asan CMAKE_FLAGS="-DPERFLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug" test
+
+# the hashes of every report on the repository's inputs (ctest golden.N checks
+# them): rewrite after a change in output that is meant, and name it in the commit
+golden-update: build
+	mkdir -p $(BUILD)/golden-home
+	HOME=$(CURDIR)/$(BUILD)/golden-home XDG_CONFIG_HOME=$(CURDIR)/$(BUILD)/golden-home ./$(BUILD)/perflab tests/golden/golden.lua update
 
 bench: build
 	sh bench/run.sh $(BUILD)
