@@ -4,11 +4,13 @@
 #   make valgrind  the valgrind memcheck of the CLI over the corpus (CI runs it)
 #   make bench   the benchmarks in bench/ (not part of the tests)
 #   make golden-update  rewrite tests/golden/MANIFEST after a meant change in output
+#   make style   check the C and Lua layout (.clang-format, tools/style-check.sh)
+#   make format  rewrite them to it
 BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test valgrind bench asan clean golden-update
+.PHONY: all deps build demo test valgrind bench asan clean golden-update style format
 
 all: build
 
@@ -42,6 +44,12 @@ asan:
 golden-update: build
 	mkdir -p $(BUILD)/golden-home
 	HOME=$(CURDIR)/$(BUILD)/golden-home XDG_CONFIG_HOME=$(CURDIR)/$(BUILD)/golden-home ./$(BUILD)/perflab tests/golden/golden.lua update
+
+style:
+	sh tools/style-check.sh
+
+format:
+	sh tools/style-check.sh --fix
 
 bench: build
 	sh bench/run.sh $(BUILD)

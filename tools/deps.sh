@@ -15,10 +15,11 @@ PKGS="cmake make gcc pkg-config liblua5.4-dev lua-cjson lua-cjson-dev libcsv-dev
 TEST_PKGS="tmux python3-ipykernel python3-jupyter-client python3-nbconvert luarocks lua5.4
       libxml2-utils librsvg2-bin chromium slurm-wlm munge"
 # `deps.sh ci` adds what .ci/run needs beyond `make test`: clang and its
-# sanitizer runtime for the fuzzers, valgrind for the memcheck test.
+# sanitizer runtime for the fuzzers, valgrind for the memcheck test,
+# clang-format for make style.
 case "${1:-}" in
   test) PKGS="$PKGS $TEST_PKGS" ;;
-  ci) PKGS="$PKGS $TEST_PKGS clang libclang-rt-14-dev valgrind" ;;
+  ci) PKGS="$PKGS $TEST_PKGS clang libclang-rt-14-dev valgrind clang-format" ;;
 esac
 missing=""
 for p in $PKGS; do
