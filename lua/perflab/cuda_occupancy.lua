@@ -1,4 +1,4 @@
--- perflab.cuda_occupancy -- the CUDA occupancy calculator, its what-if
+--- perflab.cuda_occupancy: the CUDA occupancy calculator, its what-if
 -- (the next occupancy step per resource) and Kineto's estimated achieved
 -- occupancy.  This is the part of the old perflab.gpu a user copies: pure
 -- Lua on the GPU constants of perflab.gpus, no profile, no host needed (runs

@@ -1,4 +1,4 @@
--- perflab.device -- the device context of a profile: which GPU a trace or
+--- perflab.device: the device context of a profile: which GPU a trace or
 -- an ncu report ran on (what the input says, then --gpu), per launch row
 -- (row_device; launch_devices for a whole table), the compute capability of an ncu launch that prints none
 -- (infer_cc_row), launch dimensions of a row (dim) or of a whole kernel

@@ -1,5 +1,5 @@
--- perflab.gpu -- kernel-level GPU arithmetic under one name (a facade).
--- Since issue 18 the work lives in four modules, re-exported here under the
+--- perflab.gpu: kernel-level GPU arithmetic under one name (a facade).
+-- The work lives in four modules, re-exported here under the
 -- old names so recipes and scripts keep running:
 --   perflab.cuda_occupancy  occupancy calculator, what-if, Kineto's estimate
 --   perflab.ncu_math        ncu rule arithmetic (roofline, SOL, launch) + thresholds

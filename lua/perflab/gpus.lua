@@ -1,4 +1,4 @@
--- perflab.gpus -- GPU knowledge as data: per compute capability occupancy
+--- perflab.gpus: GPU knowledge as data: per compute capability occupancy
 -- constants and per GPU model identity, memory and peak throughput.
 --
 -- Everything here is plain Lua data that users may edit or override from

@@ -1,4 +1,4 @@
--- perflab.ncu_math -- the arithmetic of Nsight Compute's rules on one
+--- perflab.ncu_math: the arithmetic of Nsight Compute's rules on one
 -- kernel: roofline (attainable, ridge, bound by intensity), the
 -- SOLBottleneck classification and the LaunchStatistics checks (waves, tail
 -- effect, block size, small grid), with their thresholds as editable data.

@@ -1,4 +1,4 @@
--- perflab.ncu_rules -- Nsight Compute's rule set as editable Lua data:
+--- perflab.ncu_rules: Nsight Compute's rule set as editable Lua data:
 -- thresholds, the metrics each rule reads (every name it has had in the
 -- details page and on the raw page), the parent that caps its speedup, the
 -- message texts, and the patterns that recognise ncu's own rule output.

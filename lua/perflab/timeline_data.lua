@@ -52,7 +52,7 @@ M.tc_kernel_substrings = {
 }
 
 --- Tensor-core and matrix-core kernel families the plugin's list above
--- predates (issue 22): Lua patterns on the lower-cased kernel name.  They
+-- predates: Lua patterns on the lower-cased kernel name.  They
 -- decide only whether the tensor_cores advice applies; the "Kernel Time
 -- using Tensor Cores" figure stays the plugin's.  `precision` is what the
 -- name says of the data type (nil: not said).  Edit to add a library.

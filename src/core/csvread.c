@@ -429,7 +429,7 @@ static int late_row(void *ud, const pl_csv_row *r, pl_err *err) {
 /* Lenient first pass: the indexes of the records whose width differs from
 ** the header's.  Their fields must not take part in typing the columns: a
 ** skipped record with one field too many would otherwise turn a number
-** column into text (issue 22: `calls` read as strings). */
+** column into text (a `calls` column once read as strings). */
 typedef struct widths { size_t ncols, *skip, n, cap; } widths;
 
 static int width_row(void *ud, const pl_csv_row *r, pl_err *err) {
