@@ -41,12 +41,13 @@ return {
     peak_tflops = { type = "number", default = 0, help = "peak TFLOP/s to use instead of the table's (all precisions)" },
     peak_tbps = { type = "number", default = 0, help = "peak memory bandwidth TB/s to use instead of the table's" },
     model_flops = { type = "number", default = 0, help = "model FLOPs per step as your framework counts them (6·N·tokens) for the third MFU" },
-    clock = { type = "string", default = "ns", help = "ns (exact) or trace_us (add the trace's µs floats, as TraceLens)" },
+    clock = { type = "string", default = "ns", choices = { "ns", "trace_us" }, help = "ns (exact) or trace_us (add the trace's µs floats, as TraceLens)" },
+    convention = { type = "string", default = "perflab", choices = { "perflab", "tracelens" }, help = "perflab (from the definitions) or tracelens (TraceLens's counting: a reduction's output is one element)" },
   },
   run = function(inputs, opts, report)
     for idx, p in ipairs(inputs) do
       local sfx = #inputs > 1 and ("_" .. idx) or ""
-      local groups, notes, o = O.groups(p, { clock = opts.clock })
+      local groups, notes, o = O.groups(p, { clock = opts.clock, convention = opts.convention })
       for _, n in ipairs(notes or {}) do report:note(n) end
       if not groups then
         report:finding { severity = "info", rule = "ops.no_shapes", subject = p.source or "input",

@@ -4,9 +4,11 @@
 -- Inputs'; columns input_dims, input_types, input_strides,
 -- concrete_inputs of cpu_ops).  Formulas and denominators: docs/ops.md.
 --
--- M.models is the op model: name -> {family = ..., fn = function(inp) ->
--- {flops = , bytes = , ...} | nil}, where inp is the array of inputs
--- perflab.opargs.parse gives ({dims, dtype, bytes, strides, value} each).
+-- M.models is the op model: name -> {family = ..., fn = function(inp, cx)
+-- -> {flops = , bytes = , ...} | nil}, where inp is the array of inputs
+-- perflab.opargs.parse gives ({dims, dtype, bytes, strides, value} each)
+-- and cx = {name = op name, convention = "tracelens" | nil, concrete =
+-- whether the trace records Concrete Inputs}.
 -- Users extend it:
 --   require("perflab.ops").models["mylib::rms"] = { family = "NORM_fwd",
 --     fn = function(inp) local n = ops.numel(inp[1].dims)
@@ -136,7 +138,7 @@ local function conv(i, backward)
   if backward then f = 2 * f; by = 2 * by end            -- grad input + grad weight
   return { flops = f, bytes = by, output = out }
 end
-models["aten::convolution"] = { family = "CONV_fwd", fn = conv }
+models["aten::convolution"] = { family = "CONV_fwd", fn = function(i) return conv(i) end }
 models["aten::convolution_backward"] = { family = "CONV_bwd", fn = function(i)
   local j = { i[2], i[3], nil, i[5], i[6], i[7], i[8] }
   j[3] = { dims = {} }
@@ -185,53 +187,138 @@ for _, n in ipairs { "pow", "silu", "silu_", "gelu", "gelu_", "relu", "relu_", "
 end
 models["aten::copy_"] = { family = "UnaryElementwise", fn = copy }
 
--- Normalisation: per element 5 FLOPs (mean: 1, variance: 2, normalise:
--- 2), + 2 with an affine weight and bias; bytes: input and output once,
--- weight and bias once.  layer_norm(input, normalized_shape, weight, bias,
--- eps); rms_norm(input, normalized_shape, weight, eps): 4 per element
--- (square, mean, normalise: 2) + 1 with a weight.
-local function norm(base, wi, bi)
+-- a recorded tensor argument (an absent optional tensor is [] with type "")
+local function tensor_arg(t) return t and t.dims and #t.dims > 0 and t.bytes and t.bytes > 0 end
+local function bool_arg(t)
+  local v = t and t.value
+  if v == "True" or v == "true" or v == "1" then return true end
+  if v == "False" or v == "false" or v == "0" then return false end
+  return nil
+end
+
+-- Normalisation (TraceLens's counting, from its definition of batch
+-- normalisation: per-channel parameters, then a multiply-add per element).
+-- N elements, C channels (the normalised size):
+--   FLOPs = 3·C (1/std·mean, ·alpha, bias − ) + 3·C (1/sqrt(var + eps))
+--           + 3·N (mean and variance, where the op computes statistics)
+--           + 2·N (x·alpha + beta)
+--   bytes = N·bpe (input) + N·bpe (output) + W·C·bpe, W = 2 (mean, var)
+--           + 1 with a weight + 1 with weight and bias + 2 where the op
+--           computes statistics (writes mean and var)
+-- spec: C = "normalized_shape" (layer norm: Π of input 2, else the weight's
+-- dims) or "dim1" (batch, group, instance: the input's dim 1); weight,
+-- bias: input positions; training: true, false, or the position of the
+-- bool argument (batch norm's training, instance norm's use_input_stats).
+local function norm_generic(spec)
   return function(i)
+    local x = i[1]
+    if not tensor_arg(x) then return nil end
+    local N = numel(x.dims)
+    local w, b = spec.weight and i[spec.weight], spec.bias and i[spec.bias]
+    local affine, bias = tensor_arg(w), tensor_arg(b)
+    local C
+    if spec.channels == "dim1" then C = x.dims[2]
+    else
+      local ns = ints_of(i[2] and i[2].value)
+      if #ns > 0 then C = numel(ns) elseif affine then C = numel(w.dims) end
+    end
+    if not C or C <= 0 then return nil end
+    local training = spec.training
+    if type(training) == "number" then training = bool_arg(i[training]) end
+    if training == nil then return nil end           -- not recorded: no guess
+    local f = 3 * C + 3 * C + 2 * N + (training and 3 * N or 0)
+    local W = 2 + (affine and 1 or 0) + (affine and bias and 1 or 0) + (training and 2 or 0)
+    return { flops = f, bytes = 2 * N * x.bytes + W * C * x.bytes, channels = C, training = training,
+             affine = affine, bias = bias }
+  end
+end
+-- RMS norm: per row (N/C rows) 2·C + 2 (square, sum, mean, rsqrt), then
+-- N (scale) + N with a weight; bytes input, output, weight once.
+local function rms_norm(i)
+  local x, w = i[1], i[3]
+  if not tensor_arg(x) then return nil end
+  local N = numel(x.dims)
+  local affine = tensor_arg(w)
+  local ns = ints_of(i[2] and i[2].value)
+  local C = #ns > 0 and numel(ns) or (affine and numel(w.dims)) or nil
+  if not C or C <= 0 then return nil end
+  return { flops = N / C * (2 * C + 2) + N * (affine and 2 or 1),
+           bytes = 2 * N * x.bytes + (affine and C * x.bytes or 0), channels = C, affine = affine }
+end
+for _, n in ipairs { "layer_norm", "native_layer_norm", "cudnn_layer_norm", "miopen_layer_norm" } do
+  models["aten::" .. n] = { family = "NORM_fwd", fn = norm_generic { channels = "normalized_shape", weight = 3, bias = 4, training = true } }
+end
+for _, n in ipairs { "batch_norm", "native_batch_norm", "cudnn_batch_norm", "miopen_batch_norm", "_native_batch_norm_legit" } do
+  models["aten::" .. n] = { family = "NORM_fwd", fn = norm_generic { channels = "dim1", weight = 2, bias = 3, training = 6 } }
+end
+models["aten::_native_batch_norm_legit_no_training"] = { family = "NORM_fwd",
+  fn = norm_generic { channels = "dim1", weight = 2, bias = 3, training = false } }
+models["aten::group_norm"] = { family = "NORM_fwd", fn = norm_generic { channels = "dim1", weight = 3, bias = 4, training = true } }
+models["aten::native_group_norm"] = { family = "NORM_fwd", fn = norm_generic { channels = "dim1", weight = 2, bias = 3, training = true } }
+models["aten::instance_norm"] = { family = "NORM_fwd", fn = norm_generic { channels = "dim1", weight = 2, bias = 3, training = 6 } }
+models["aten::rms_norm"] = { family = "NORM_fwd", fn = rms_norm }
+models["aten::_fused_rms_norm"] = { family = "NORM_fwd", fn = rms_norm }
+-- softmax (perflab's own; TraceLens has no sheet for it): max, subtract,
+-- exp, sum, divide: 5 per element; input and output once
+local function softmax(i)
+  local x = i[1]
+  if not tensor_arg(x) then return nil end
+  local n = numel(x.dims)
+  return { flops = 5 * n, bytes = 2 * n * x.bytes }
+end
+models["aten::_softmax"] = { family = "NORM_fwd", fn = softmax }
+models["aten::softmax"] = { family = "NORM_fwd", fn = softmax }
+
+-- Reductions: one FLOP per input element; bytes: the input and the output
+-- once.  The output has the input's elements less the reduced dims (the
+-- dim argument's concrete value; none given: one element; cumsum and
+-- cumprod keep every element).  Where the trace has no concrete inputs
+-- the output cannot be told: no figure.  cx.convention == "tracelens":
+-- the output is one element whatever the dims (TraceLens does not read
+-- the dims from the trace's text; docs/ops.md).
+local function reduce_at(dim_at, keep_all)
+  return function(i, cx)
     local x = i[1]
     if not (x and x.dims and x.bytes and x.bytes > 0) then return nil end
     local n = numel(x.dims)
-    local w, b = wi and i[wi], bi and i[bi]
-    local hw = w and w.dims and #w.dims > 0 and w.bytes and w.bytes > 0
-    local hb = b and b.dims and #b.dims > 0 and b.bytes and b.bytes > 0
-    return { flops = n * (base + (hw and 1 or 0) + (hb and 1 or 0)),
-             bytes = 2 * tbytes(x) + (hw and tbytes(w) or 0) + (hb and tbytes(b) or 0) }
-  end
-end
-models["aten::layer_norm"] = { family = "NORM_fwd", fn = norm(5, 3, 4) }
-models["aten::native_layer_norm"] = { family = "NORM_fwd", fn = norm(5, 3, 4) }
-models["aten::rms_norm"] = { family = "NORM_fwd", fn = norm(4, 3, nil) }
-models["aten::_fused_rms_norm"] = { family = "NORM_fwd", fn = norm(4, 3, nil) }
-models["aten::group_norm"] = { family = "NORM_fwd", fn = norm(5, 3, 4) }
-models["aten::native_group_norm"] = { family = "NORM_fwd", fn = norm(5, 2, 3) }
-models["aten::batch_norm"] = { family = "NORM_fwd", fn = norm(5, 2, 3) }
-models["aten::_native_batch_norm_legit_no_training"] = { family = "NORM_fwd", fn = norm(5, 2, 3) }
-models["aten::_softmax"] = { family = "NORM_fwd", fn = norm(5) }   -- max, sub, exp, sum, div
-models["aten::softmax"] = { family = "NORM_fwd", fn = norm(5) }
-
--- Reductions over dims (input 2, a list; none: all) with keepdim: one FLOP
--- per input element; bytes: input and output once.
-local function reduce(i)
-  local x = i[1]
-  if not (x and x.dims and x.bytes and x.bytes > 0) then return nil end
-  local n = numel(x.dims)
-  local dims = ints_of(i[2] and i[2].value)
-  local out = n
-  if #dims == 0 then out = 1
-  else
-    for _, d in ipairs(dims) do
-      local k = d < 0 and #x.dims + d + 1 or d + 1
-      if x.dims[k] and x.dims[k] > 0 then out = out // x.dims[k] end
+    local out
+    if keep_all then out = n
+    elseif cx and cx.convention == "tracelens" then out = 1
+    else
+      local d = i[dim_at]
+      if d and d.value then
+        out = n
+        local seen = {}
+        for _, k in ipairs(ints_of(d.value)) do
+          local j = k < 0 and #x.dims + k + 1 or k + 1
+          if x.dims[j] and not seen[j] then
+            seen[j] = true
+            out = x.dims[j] > 0 and out // x.dims[j] or 0
+          end
+        end
+      elseif not d or (cx and cx.concrete) then out = 1    -- no dim argument, or dim=None: all
+      else return nil end                                   -- dims not recorded
     end
+    return { flops = n, bytes = n * x.bytes + out * x.bytes, out_elems = out }
   end
-  return { flops = n, bytes = tbytes(x) + out * x.bytes }
 end
-for _, n in ipairs { "sum", "mean", "amax", "amin", "max", "min", "prod", "norm", "all", "any" } do
-  models["aten::" .. n] = { family = "Reduce_fwd", fn = reduce }
+for _, n in ipairs { "sum", "mean", "amax", "amin", "prod", "all", "any", "std", "var", "logsumexp" } do
+  models["aten::" .. n] = { family = "Reduce_fwd", fn = reduce_at(2) }
+end
+for _, n in ipairs { "norm", "linalg_norm", "linalg_vector_norm" } do
+  models["aten::" .. n] = { family = "Reduce_fwd", fn = reduce_at(3) }
+end
+for _, n in ipairs { "cumsum", "cumprod" } do
+  models["aten::" .. n] = { family = "Reduce_fwd", fn = reduce_at(2, true) }
+end
+-- max / min: a reduction (max(x), max(x, dim, keepdim)) or, with a second
+-- tensor, the elementwise max of two tensors
+for _, n in ipairs { "max", "min" } do
+  local red = reduce_at(2)
+  models["aten::" .. n] = { family = "Reduce_fwd", fn = function(i, cx)
+    if tensor_arg(i[2]) then return nil end
+    return red(i, cx)
+  end }
 end
 
 M.families = { "GEMM", "CONV_fwd", "CONV_bwd", "SDPA_fwd", "SDPA_bwd", "BinaryElementwise", "UnaryElementwise",
@@ -286,7 +373,9 @@ local function famof(n) local m = models[n]; return m and m.family or nil end
 -- Returns groups (nil where the trace has no shapes), notes (array of
 -- text).  opts.clock = "trace_us": each device interval ends where the
 -- trace's µs floats add up (ts + dur in binary64), as TraceLens computes
--- it; the default is exact nanoseconds.  opts.work_only: only the calls
+-- it; the default is exact nanoseconds.  opts.convention = "tracelens":
+-- TraceLens's counting where it departs from the definition (a reduction's
+-- output is one element; docs/ops.md).  opts.work_only: only the calls
 -- with their flops, bytes and precision (third value; no kernel times, no
 -- groups).
 function M.groups(p, opts)
@@ -357,7 +446,7 @@ function M.groups(p, opts)
     local inp = A.parse(r.input_dims, r.input_types, r.input_strides, r.concrete_inputs)
     local m = models[r.name]
     local ok, v = false, nil
-    if inp then ok, v = pcall(m.fn, inp) end
+    if inp then ok, v = pcall(m.fn, inp, { name = r.name, convention = opts.convention, concrete = r.concrete_inputs ~= nil }) end
     if not ok or not v or not v.flops then v = {}; nomodel = nomodel + r.calls end
     per[i] = { flops = v.flops, bytes = v.bytes, precision = A.precision(r.input_types) or "unknown" }
   end

@@ -58,6 +58,87 @@ function TestOpArgs:test_precision()
   lu.assertEquals(select(2, A.dtype("c10::BFloat16")), 2)
 end
 
+-- normalisation and reduction models, by hand from the formulas of
+-- docs/ops.md (N elements, C channels; W weight-size tensors):
+--   FLOPs = 6·C + 2·N (+ 3·N with statistics); bytes = 2·N·bpe + W·C·bpe
+TestOpModels = {}
+
+local function model(name, dims, types, conc, cx)
+  local inp = assert(A.parse(dims, types, nil, conc))
+  return O.models[name].fn(inp, cx or { concrete = conc ~= nil })
+end
+
+function TestOpModels:test_batch_norm()
+  local dims = "[[8,64,32,32],[64],[64],[64],[64],[],[],[],[]]"
+  local types = '["float","float","float","float","float","Scalar","Scalar","Scalar","Scalar"]'
+  local N, C = 8 * 64 * 32 * 32, 64
+  -- training: statistics (3·N) and W = 2 + weight + bias + 2 (mean, var written)
+  local r = model("aten::batch_norm", dims, types, '["","","","","","True","0.1","1e-05","True"]')
+  lu.assertEquals(r.flops, 6 * C + 5 * N)                 -- 2621824
+  lu.assertEquals(r.bytes, 2 * N * 4 + 6 * C * 4)         -- 4195840
+  -- inference: running statistics, W = 4
+  r = model("aten::batch_norm", dims, types, '["","","","","","False","0.1","1e-05","True"]')
+  lu.assertEquals(r.flops, 6 * C + 2 * N)
+  lu.assertEquals(r.bytes, 2 * N * 4 + 4 * C * 4)
+  r = model("aten::_native_batch_norm_legit_no_training", "[[8,64,32,32],[64],[64],[64],[64],[],[]]",
+            '["float","float","float","float","float","Scalar","Scalar"]', '["","","","","","0.1","1e-05"]')
+  lu.assertEquals(r.flops, 6 * C + 2 * N)
+  -- the training flag not recorded (no Concrete Inputs): no figure, no guess
+  lu.assertNil(model("aten::batch_norm", dims, types, nil))
+end
+
+function TestOpModels:test_layer_norm()
+  -- no weight, no bias (absent optional tensors: [] and ""): W = 2 + 2
+  local r = model("aten::layer_norm", "[[2,10],[],[],[],[],[]]", '["float","ScalarList","","","Scalar","Scalar"]',
+                  '["","[10]","","","1e-05","True"]')
+  lu.assertEquals(r.flops, 6 * 10 + 5 * 20)
+  lu.assertEquals(r.bytes, 2 * 20 * 4 + 4 * 10 * 4)
+  -- no Concrete Inputs (older PyTorch): C from the weight's dims (= normalized_shape)
+  r = model("aten::layer_norm", "[[2048,125],[],[125],[125],[],[]]", '["float","","float","float","Scalar","Scalar"]', nil)
+  lu.assertEquals(r.flops, 6 * 125 + 5 * 2048 * 125)     -- 1280750
+  lu.assertEquals(r.bytes, 2 * 2048 * 125 * 4 + 6 * 125 * 4)
+  -- group norm: C = dim 1
+  r = model("aten::group_norm", "[[2,32,8,8],[],[32],[32],[],[]]", '["c10::Half","Scalar","c10::Half","c10::Half","Scalar","Scalar"]',
+            '["","8","","","1e-05","True"]')
+  lu.assertEquals(r.flops, 6 * 32 + 5 * 4096)
+  lu.assertEquals(r.bytes, 2 * 4096 * 2 + 6 * 32 * 2)
+end
+
+function TestOpModels:test_rms_norm()
+  -- rows N/C, each 2·C + 2; then N (scale) + N (weight); bytes in, out, weight
+  local N, C = 4 * 128 * 4096, 4096
+  local r = model("aten::rms_norm", "[[4,128,4096],[],[4096],[]]", '["c10::BFloat16","ScalarList","c10::BFloat16","Scalar"]',
+                  '["","[4096]","","1e-06"]')
+  lu.assertEquals(r.flops, N / C * (2 * C + 2) + 2 * N)   -- 8389632
+  lu.assertEquals(r.bytes, 2 * N * 2 + C * 2)              -- 8396800
+end
+
+function TestOpModels:test_reduce()
+  -- mean over the last dim of [16, 559, 1024] fp32 (the Qwen oracle row):
+  -- the output is 16·559 elements; TraceLens counts one
+  local dims, types, conc = "[[16,559,1024],[],[],[]]", '["float","ScalarList","Scalar",""]', '["","[-1]","True",""]'
+  local n = 16 * 559 * 1024
+  local r = model("aten::mean", dims, types, conc)
+  lu.assertEquals(r.flops, n)
+  lu.assertEquals(r.bytes, n * 4 + 16 * 559 * 4)
+  r = model("aten::mean", dims, types, conc, { concrete = true, convention = "tracelens" })
+  lu.assertEquals(r.bytes, n * 4 + 4)                       -- 34.937503814697266 MiB
+  -- two dims, one negative
+  r = model("aten::amax", "[[3,4,5],[],[]]", '["c10::Half","ScalarList","Scalar"]', '["","[-1,0]","False"]')
+  lu.assertEquals(r.bytes, 60 * 2 + 4 * 2)
+  -- dim=None (recorded as ""): everything to one element
+  r = model("aten::sum", "[[2048,110],[],[],[]]", '["float","","Scalar",""]', '["","","False",""]')
+  lu.assertEquals(r.bytes, 2048 * 110 * 4 + 4)
+  -- the dims not recorded: no figure
+  lu.assertNil(model("aten::sum", "[[2048,110],[],[],[]]", '["float","","Scalar",""]', nil))
+  -- cumsum keeps every element
+  r = model("aten::cumsum", "[[8,16],[],[]]", '["long int","Scalar",""]', '["","1",""]')
+  lu.assertEquals(r.bytes, 2 * 128 * 8)
+  -- norm(x, p, dim, keepdim): dim is the third argument
+  r = model("aten::norm", "[[6,10],[],[],[]]", '["float","Scalar","ScalarList","Scalar"]', '["","2","[1]","False"]')
+  lu.assertEquals(r.bytes, 60 * 4 + 6 * 4)
+end
+
 TestEnclosed = {}
 
 -- ops [0,100] and its child [10,40] on thread a, [200,300] on b; kernels
