@@ -42,7 +42,14 @@ local function gemm(M_, N, K, bias, bpe, batch)
            M = M_, N = N, K = K, B = batch, bias = bias }
 end
 
-local function truthy(v) return v == "True" or v == "true" or v == "1" end
+-- a recorded tensor argument (an absent optional tensor is [] with type "")
+local function tensor_arg(t) return t and t.dims and #t.dims > 0 and t.bytes and t.bytes > 0 end
+local function bool_arg(t)
+  local v = t and t.value
+  if v == "True" or v == "true" or v == "1" then return true end
+  if v == "False" or v == "false" or v == "0" then return false end
+  return nil
+end
 
 local models = {}
 M.models = models
@@ -85,64 +92,135 @@ models["aten::matmul"] = { family = "GEMM", fn = function(i)
   return gemm(lead(a.dims), b.dims[2], b.dims[1], false, a.bytes)
 end }
 
--- Attention: QKᵀ and PV, 2·B·H·N_Q·N_KV·d each; causal halves it.  Bytes:
--- Q, K, V and O once.  layout "bhnd" (SDPA ops) or "bnhd" (_flash_attention_*)
+-- Attention (FlashAttention's counting, as TraceLens): QKᵀ and PV,
+-- 2·B·H_Q·N_Q·N_KV·d each; causal (N_Q = N_KV) halves it; causal with
+-- N_Q ≠ N_KV has no figure (the mask's alignment is not recorded).
+-- Bytes: Q, K, V read and O written once.
+-- Backward: the fused kernels keep no N_Q×N_KV matrix, so they recompute
+-- QKᵀ, then dV = PᵀdO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀQ: five matmuls,
+-- 2·B·H_Q·N_Q·N_KV·(3·d_qk + 2·d_v), plus B·N_KV·d·(H_Q/H_KV − 1) each for
+-- dK and dV to sum the query heads of a GQA group; causal halves it.
+-- Bytes: Q, K, V, dO read, dQ, dK, dV written once.  layout "bhnd" (the
+-- SDPA ops) or "bnhd" (_flash_attention_*, _efficient_attention_*).
 local function attention(q, k, v, causal, layout, backward)
-  if not (q and k and v and q.dims and k.dims and v.dims and #q.dims == 4 and #k.dims == 4) then return nil end
-  local B, H, NQ, d, NKV, dv
-  if layout == "bnhd" then B, NQ, H, d = q.dims[1], q.dims[2], q.dims[3], q.dims[4]; NKV, dv = k.dims[2], v.dims[4]
-  else B, H, NQ, d = q.dims[1], q.dims[2], q.dims[3], q.dims[4]; NKV, dv = k.dims[3], v.dims[4] end
-  local f = 2 * B * H * NQ * NKV * d + 2 * B * H * NQ * NKV * dv
+  if not (q and k and v and q.dims and k.dims and v.dims and #q.dims == 4 and #k.dims == 4 and #v.dims == 4) then return nil end
+  if causal == nil then return nil end
+  local B, H, NQ, d, NKV, HKV, dv
+  if layout == "bnhd" then B, NQ, H, d = q.dims[1], q.dims[2], q.dims[3], q.dims[4]; NKV, HKV, dv = k.dims[2], k.dims[3], v.dims[4]
+  else B, H, NQ, d = q.dims[1], q.dims[2], q.dims[3], q.dims[4]; NKV, HKV, dv = k.dims[3], k.dims[2], v.dims[4] end
+  if causal and NQ ~= NKV then return nil end
+  local o = B * H * NQ * dv * q.bytes
+  local f, by
+  if backward then
+    local gqa = (HKV and HKV > 0) and (H // HKV - 1) or 0
+    f = 2 * B * H * NQ * NKV * (3 * d + 2 * dv) + B * NKV * (d + dv) * gqa
+    by = 2 * (tbytes(q) + tbytes(k) + tbytes(v)) + o
+  else
+    f = 2 * B * H * NQ * NKV * d + 2 * B * H * NQ * NKV * dv
+    by = tbytes(q) + tbytes(k) + tbytes(v) + o
+  end
   if causal then f = f / 2 end
-  local by = tbytes(q) + tbytes(k) + tbytes(v) + B * H * NQ * dv * q.bytes
-  if backward then f = f * 2.5; by = by * 2 end     -- dQ, dK, dV (+ recomputed P): 2.5x the forward
-  return { flops = f, bytes = by, B = B, H = H, N_Q = NQ, N_KV = NKV, d = d, causal = causal }
+  return { flops = f, bytes = by, B = B, H = H, H_KV = HKV, N_Q = NQ, N_KV = NKV, d = d, causal = causal }
 end
-local function sdpa_fwd(ci) return { family = "SDPA_fwd", fn = function(i)
-  return attention(i[1], i[2], i[3], i[ci] and truthy(i[ci].value), "bhnd") end } end
-models["aten::_scaled_dot_product_flash_attention"] = sdpa_fwd(5)
-models["aten::_scaled_dot_product_efficient_attention"] = sdpa_fwd(6)
-models["aten::_scaled_dot_product_cudnn_attention"] = sdpa_fwd(7)
-models["aten::_flash_attention_forward"] = { family = "SDPA_fwd", fn = function(i)
-  return attention(i[1], i[2], i[3], i[9] and truthy(i[9].value), "bnhd") end }
-models["aten::_scaled_dot_product_flash_attention_backward"] = { family = "SDPA_bwd", fn = function(i)
-  return attention(i[2], i[3], i[4], i[10] and truthy(i[10].value), "bhnd", true) end }
-models["aten::_flash_attention_backward"] = { family = "SDPA_bwd", fn = function(i)
-  return attention(i[2], i[3], i[4], i[11] and truthy(i[11].value), "bnhd", true) end }
+-- the is_causal argument at position ci (a bool), or custom_mask_type (an
+-- int: 0 none, else causal) where mask is set
+local function causal_at(i, ci, mask)
+  local t = i[ci]
+  if mask then
+    local n = t and tonumber(t.value)
+    if n == nil then return nil end
+    return n ~= 0
+  end
+  return bool_arg(t)
+end
+local function attn_model(fam, qi, ci, layout, mask)
+  return { family = fam, fn = function(i)
+    return attention(i[qi], i[qi + 1], i[qi + 2], causal_at(i, ci, mask), layout, fam == "SDPA_bwd")
+  end }
+end
+-- argument positions from PyTorch's native_functions.yaml (1-based)
+models["aten::_scaled_dot_product_flash_attention"] = attn_model("SDPA_fwd", 1, 5, "bhnd")
+models["aten::_scaled_dot_product_efficient_attention"] = attn_model("SDPA_fwd", 1, 7, "bhnd")
+models["aten::_scaled_dot_product_cudnn_attention"] = attn_model("SDPA_fwd", 1, 7, "bhnd")
+models["aten::_flash_attention_forward"] = attn_model("SDPA_fwd", 1, 9, "bnhd")
+models["aten::_efficient_attention_forward"] = attn_model("SDPA_fwd", 1, 10, "bnhd", true)
+models["aten::_scaled_dot_product_flash_attention_backward"] = attn_model("SDPA_bwd", 2, 12, "bhnd")
+models["aten::_scaled_dot_product_efficient_attention_backward"] = attn_model("SDPA_bwd", 2, 12, "bhnd")
+models["aten::_scaled_dot_product_cudnn_attention_backward"] = attn_model("SDPA_bwd", 2, 15, "bhnd")
+models["aten::_flash_attention_backward"] = attn_model("SDPA_bwd", 2, 12, "bnhd")
+models["aten::_efficient_attention_backward"] = attn_model("SDPA_bwd", 2, 15, "bnhd", true)
 
--- Convolution: 2·Π(weight[2:])·Π(output) (+ Π(output) with a bias); bytes
--- input, weight, output (+ bias) once.  aten::convolution(input, weight,
--- bias, stride, padding, dilation, transposed, output_padding, groups)
+-- Convolution (TraceLens's counting): 2·Π(weight[1:])·Π(output) (each
+-- output element is a dot product of C_in/groups·Πkernel pairs); a
+-- transposed convolution 2·Π(weight[1:])·Π(input).  The bias add is not
+-- counted.  Bytes: input, weight, output once.  aten::convolution(input,
+-- weight, bias, stride, padding, dilation, transposed, output_padding,
+-- groups).
 local function ints_of(v)
   local out = {}
   for x in tostring(v or ""):gmatch("%-?%d+") do out[#out + 1] = tonumber(x) end
   return out
 end
-local function conv(i, backward)
-  local x, w, b = i[1], i[2], i[3]
+local function bools_of(v)
+  local out = {}
+  for x in tostring(v or ""):gmatch("%a+") do out[#out + 1] = (x == "True" or x == "true") end
+  return out
+end
+-- x input, w weight, the concrete stride .. groups inputs at st, pad, dil,
+-- tr, opad, grp; returns flops (no bias), output dims, or nil
+local function conv_shape(x, w, st, pad, dil, tr, opad, grp)
   if not (x and w and x.dims and w.dims and #x.dims >= 3 and #w.dims == #x.dims) then return nil end
   local nd = #x.dims - 2
-  local st, pad, dil = ints_of(i[4] and i[4].value), ints_of(i[5] and i[5].value), ints_of(i[6] and i[6].value)
-  if i[7] and truthy(i[7].value) then return nil end     -- transposed: not modelled
-  local out = { x.dims[1], w.dims[1] }
+  st, pad, dil, opad = ints_of(st), ints_of(pad), ints_of(dil), ints_of(opad)
+  local transposed = tr == "True" or tr == "true"
+  local g = tonumber(grp) or 1
+  local out = { x.dims[1], transposed and w.dims[2] * g or w.dims[1] }
   for k = 1, nd do
     local s, p, d = st[k] or st[1] or 1, pad[k] or pad[1] or 0, dil[k] or dil[1] or 1
-    out[#out + 1] = (x.dims[k + 2] + 2 * p - d * (w.dims[k + 2] - 1) - 1) // s + 1
+    local ks = w.dims[k + 2]
+    if transposed then
+      out[#out + 1] = (x.dims[k + 2] - 1) * s - 2 * p + d * (ks - 1) + (opad[k] or opad[1] or 0) + 1
+    else
+      out[#out + 1] = (x.dims[k + 2] + 2 * p - d * (ks - 1) - 1) // s + 1
+    end
   end
   local wf = 1
   for k = 2, #w.dims do wf = wf * w.dims[k] end
-  local no = numel(out)
-  -- the bias is not counted (TraceLens's convention: 2·Π(weight[2:])·Π(out))
-  local f = 2 * wf * no
-  local by = tbytes(x) + tbytes(w) + no * x.bytes
-  if backward then f = 2 * f; by = 2 * by end            -- grad input + grad weight
-  return { flops = f, bytes = by, output = out }
+  return 2 * wf * (transposed and numel(x.dims) or numel(out)), out
 end
-models["aten::convolution"] = { family = "CONV_fwd", fn = function(i) return conv(i) end }
+models["aten::convolution"] = { family = "CONV_fwd", fn = function(i)
+  local v = function(k) return i[k] and i[k].value end
+  local x, w = i[1], i[2]
+  local f, out = conv_shape(x, w, v(4), v(5), v(6), v(7), v(8), v(9))
+  if not f then return nil end
+  return { flops = f, bytes = tbytes(x) + tbytes(w) + numel(out) * x.bytes, output = out }
+end }
+-- convolution_backward(grad_output, input, weight, bias_sizes, stride,
+-- padding, dilation, transposed, output_padding, groups, output_mask):
+-- the input gradient and the weight gradient each cost the forward's
+-- FLOPs and read/write grad_output, input (or its gradient) and weight
+-- once; the bias gradient sums grad_output (Π(grad_output) FLOPs, reads
+-- it, writes C_out).  Each counts where output_mask asks for it; without
+-- a recorded mask, both gradients (TraceLens's convention) and the bias
+-- where bias_sizes is non-zero.
 models["aten::convolution_backward"] = { family = "CONV_bwd", fn = function(i)
-  local j = { i[2], i[3], nil, i[5], i[6], i[7], i[8] }
-  j[3] = { dims = {} }
-  return conv(j, true)
+  local v = function(k) return i[k] and i[k].value end
+  local go, x, w = i[1], i[2], i[3]
+  local f, out = conv_shape(x, w, v(5), v(6), v(7), v(8), v(9), v(10))
+  if not f then return nil end
+  if go and go.dims and #go.dims == #out then out = go.dims end
+  local mask = bools_of(v(11))
+  local bs = ints_of(v(4))
+  local gi, gw, gb
+  if #mask >= 3 then gi, gw, gb = mask[1], mask[2], mask[3]
+  else gi, gw, gb = true, true, #bs > 0 and bs[1] > 0 end
+  local no, bpe = numel(out), x.bytes
+  local flops, bytes = 0, 0
+  local rw = (no + numel(x.dims) + numel(w.dims)) * bpe
+  if gi then flops = flops + f; bytes = bytes + rw end
+  if gw then flops = flops + f; bytes = bytes + rw end
+  if gb then flops = flops + no; bytes = bytes + (no + out[2]) * bpe end
+  return { flops = flops, bytes = bytes, output = out, grad_input = gi, grad_weight = gw, grad_bias = gb }
 end }
 
 -- Elementwise: one FLOP per output element; bytes each tensor input and
@@ -187,14 +265,6 @@ for _, n in ipairs { "pow", "silu", "silu_", "gelu", "gelu_", "relu", "relu_", "
 end
 models["aten::copy_"] = { family = "UnaryElementwise", fn = copy }
 
--- a recorded tensor argument (an absent optional tensor is [] with type "")
-local function tensor_arg(t) return t and t.dims and #t.dims > 0 and t.bytes and t.bytes > 0 end
-local function bool_arg(t)
-  local v = t and t.value
-  if v == "True" or v == "true" or v == "1" then return true end
-  if v == "False" or v == "false" or v == "0" then return false end
-  return nil
-end
 
 -- Normalisation (TraceLens's counting, from its definition of batch
 -- normalisation: per-channel parameters, then a multiply-add per element).

@@ -139,6 +139,79 @@ function TestOpModels:test_reduce()
   lu.assertEquals(r.bytes, 60 * 4 + 6 * 4)
 end
 
+-- backward ops, by hand from the formulas of docs/ops.md
+function TestOpModels:test_sdpa_backward()
+  -- flash backward, B 2, H_Q 8, H_KV 2 (GQA), N 128, d 64, causal, BF16:
+  -- recompute QKᵀ, dV, dP, dQ, dK: 5 x 2·B·H·N·N·d = 5 x 33554432, plus
+  -- B·N_KV·d·(H_Q/H_KV − 1) = 49152 for each of dK and dV; halved (causal)
+  local dims = "[[2,8,128,64],[2,8,128,64],[2,2,128,64],[2,2,128,64],[2,8,128,64],[2,8,128],[],[],[],[],[],[],[],[],[]]"
+  local bf = '"c10::BFloat16"'
+  local types = "[" .. table.concat({ bf, bf, bf, bf, bf, '"float"', '""', '""', '"Scalar"', '"Scalar"', '"Scalar"',
+                                      '"Scalar"', '"long int"', '"long int"', '"Scalar"' }, ",") .. "]"
+  local conc = '["","","","","","","","","128","128","0.0","True","","",""]'
+  local r = model("aten::_scaled_dot_product_flash_attention_backward", dims, types, conc)
+  lu.assertEquals(r.flops, (5 * 33554432 + 2 * 49152) / 2)          -- 83935232
+  -- Q, K, V, dO read; dQ, dK, dV written: 262144 + 65536 + 65536 + 262144 + 262144 + 65536 + 65536
+  lu.assertEquals(r.bytes, 1048576)
+  lu.assertEquals(O.models["aten::_scaled_dot_product_flash_attention_backward"].family, "SDPA_bwd")
+  -- not causal: twice that
+  r = model("aten::_scaled_dot_product_flash_attention_backward", dims, types, (conc:gsub("True", "False")))
+  lu.assertEquals(r.flops, 5 * 33554432 + 2 * 49152)
+  -- the causal flag not recorded: no figure
+  lu.assertNil(model("aten::_scaled_dot_product_flash_attention_backward", dims, types, nil))
+  -- _flash_attention_backward: (B, N, H, d), is_causal the 12th argument
+  r = model("aten::_flash_attention_backward", "[[2,128,8,64],[2,128,8,64],[2,128,2,64],[2,128,2,64],[2,128,8,64],[2,8,128]]",
+            "[" .. table.concat({ bf, bf, bf, bf, bf, '"float"' }, ",") .. "]", conc)
+  lu.assertEquals(r.flops, (5 * 33554432 + 2 * 49152) / 2)
+  lu.assertEquals(r.bytes, 1048576)
+end
+
+function TestOpModels:test_sdpa_efficient_causal()
+  -- _scaled_dot_product_efficient_attention(q, k, v, attn_bias, compute_log_sumexp,
+  -- dropout_p, is_causal): is_causal is the 7th argument
+  local dims = "[[1,4,64,32],[1,4,64,32],[1,4,64,32],[],[],[],[]]"
+  local types = '["c10::Half","c10::Half","c10::Half","","Scalar","Scalar","Scalar"]'
+  local full = 4 * 1 * 4 * 64 * 64 * 32
+  lu.assertEquals(model("aten::_scaled_dot_product_efficient_attention", dims, types, '["","","","","True","0.0","True"]').flops, full / 2)
+  lu.assertEquals(model("aten::_scaled_dot_product_efficient_attention", dims, types, '["","","","","True","0.0","False"]').flops, full)
+end
+
+function TestOpModels:test_conv_backward()
+  -- a 3x3 conv, 512 -> 512 channels on 10x512x7x7, BF16, pad 1: forward
+  -- F = 2·(512·3·3)·(10·512·7·7) = 2312110080 FLOPs
+  local dims = "[[10,512,7,7],[10,512,7,7],[512,512,3,3],[],[],[],[],[],[],[],[]]"
+  local bf = '"c10::BFloat16"'
+  local types = "[" .. bf .. "," .. bf .. "," .. bf ..
+    ',"ScalarList","ScalarList","ScalarList","ScalarList","Scalar","ScalarList","Scalar","ScalarList"]'
+  local F, out, x, w = 2312110080, 10 * 512 * 49, 10 * 512 * 49, 512 * 512 * 9
+  -- output_mask [True, True, False]: input and weight gradients, each F and
+  -- grad_output + input + weight once
+  local r = model("aten::convolution_backward", dims, types,
+                  '["","","","[0]","[1, 1]","[1, 1]","[1, 1]","False","[0, 0]","1","[True, True, False]"]')
+  lu.assertEquals(r.flops, 2 * F)
+  lu.assertEquals(r.bytes, 2 * (out + x + w) * 2)                    -- 11444224
+  lu.assertEquals(O.models["aten::convolution_backward"].family, "CONV_bwd")
+  -- the first layer: no input gradient; a bias gradient (sum of grad_output)
+  r = model("aten::convolution_backward", dims, types,
+            '["","","","[512]","[1, 1]","[1, 1]","[1, 1]","False","[0, 0]","1","[False, True, True]"]')
+  lu.assertEquals(r.flops, F + out)
+  lu.assertEquals(r.bytes, (out + x + w) * 2 + (out + 512) * 2)      -- 6224896
+  -- no mask recorded: both gradients, the bias from bias_sizes
+  r = model("aten::convolution_backward", dims, types, '["","","","[512]","[1, 1]","[1, 1]","[1, 1]","False","[0, 0]","1",""]')
+  lu.assertEquals(r.flops, 2 * F + out)
+end
+
+function TestOpModels:test_conv_transposed()
+  -- transposed 4x4, stride 2, pad 1: 8x8 -> 16x16, weight (C_in 16, C_out 8, 4, 4):
+  -- 2·Π(weight[1:])·Π(input) = 2·128·1024
+  local r = model("aten::convolution", "[[1,16,8,8],[16,8,4,4],[],[],[],[],[],[],[]]",
+                  '["float","float","","ScalarList","ScalarList","ScalarList","Scalar","ScalarList","Scalar"]',
+                  '["","","","[2, 2]","[1, 1]","[1, 1]","True","[0, 0]","1"]')
+  lu.assertEquals(r.output, { 1, 8, 16, 16 })
+  lu.assertEquals(r.flops, 262144)
+  lu.assertEquals(r.bytes, (1024 + 2048 + 2048) * 4)
+end
+
 TestEnclosed = {}
 
 -- ops [0,100] and its child [10,40] on thread a, [200,300] on b; kernels
