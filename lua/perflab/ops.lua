@@ -865,6 +865,73 @@ function M.kernel_tensor_core(p, ctx)
   return col, { fp32_matrix_ns = f32, fp32_matrix_tc_ns = f32tc }
 end
 
+--- Nsight Compute's tensor-pipe metrics per profiled launch, where the
+-- input records them (table metrics: kernel_id, metric, value):
+--   sm__pipe_tensor_*_cycles_active, sm__inst_executed_pipe_tensor*:
+--     the tensor pipe was used (> 0) or not (all 0);
+--   sm__ops_path_tensor_src_<T>[_dst_<U>][_sparsity_*].sum: math ops on
+--     the tensor path by source type T: their sum is the launch's tensor
+--     FLOPs (ncu's tensor roofline counts these ops), the T with most ops
+--     its tensor precision (fp16, bf16, tf32, fp8, int8, int4, fp64, fp4).
+-- Returns a table kernel_id, tensor_used (boolean), tensor_ops (number,
+-- missing without ops_path counters), tensor_precision (string, missing
+-- where no ops were counted), or nil where no launch has such a metric:
+-- then tensor-core use is unknown (never read from the name here).
+local TC_SRC = { fp16 = "fp16", bf16 = "bf16", tf32 = "tf32", fp8 = "fp8", e4m3 = "fp8", e5m2 = "fp8", int8 = "int8",
+                 int4 = "int4", int1 = "int1", fp64 = "fp64", fp4 = "fp4", fp6 = "fp6" }
+M.ncu_tensor_sources = TC_SRC
+local function tc_metric(m)
+  return m:find("^sm__pipe_tensor") or m:find("^sm__inst_executed_pipe_tensor") or m:find("^smsp__inst_executed_pipe_tensor")
+    or m:find("^sm__ops_path_tensor")
+end
+function M.ncu_tensor(p)
+  local t = p.tables.metrics
+  if not (t and t:has("kernel_id") and t:has("metric") and t:has("value")) then return nil end
+  local ismetric = t:col("metric"):map(function(m) return tc_metric(m) ~= nil end):fill(false)
+  t = t:filter(ismetric & t:col("kernel_id"):present() & t:col("value"):present(), { "kernel_id", "metric", "value" })
+  if t:nrows() == 0 then return nil end
+  local used = t:group_by("kernel_id"):agg { { "n", "count" }, { "pos", "count", where = t:col("value"):gt(0) } }
+  used = used:with("tensor_used", used:col("pos"):gt(0)):select("kernel_id", "tensor_used")
+  -- ops counters (.sum, or the bare name) by source type; the
+  -- _sparsity_off/_on parts where the total was not collected
+  local function src_of(sparse)
+    return function(m)
+      local tt = m:match("^sm__ops_path_tensor_src_(%w+)")
+      if not tt then return nil end
+      local rest = m:match("^sm__ops_path_tensor_src_[%w_]-(%.[%w_.]+)$") or ""
+      if rest ~= "" and rest ~= ".sum" then return nil end
+      if (m:find("_sparsity_", 1, true) ~= nil) ~= sparse then return nil end
+      return TC_SRC[tt] or tt
+    end
+  end
+  local function by_src(sparse)
+    local sc = t:col("metric"):map(src_of(sparse))
+    local x = t:with("src", sc):filter(sc:present())
+    if x:nrows() == 0 then return nil end
+    return x:group_by("kernel_id", "src"):agg { { "ops", "sum", "value" } }
+  end
+  local bys, sp = by_src(false), by_src(true)
+  if sp and bys then
+    local j = sp:join(bys:with("_have", bys:col("ops")):select("kernel_id", "src", "_have"), { on = { "kernel_id", "src" }, how = "left" })
+    j = j:filter(~j:col("_have"):present()):select("kernel_id", "src", "ops")
+    if j:nrows() > 0 then bys = T.concat(bys, j) end
+  end
+  bys = bys or sp
+  if bys then
+    local tot = bys:group_by("kernel_id"):agg { { "tensor_ops", "sum", "ops" } }
+    local top = bys:filter(bys:col("ops"):gt(0))
+    top = top:take(top:order("kernel_id", "-ops")):group_by("kernel_id"):agg { { "tensor_precision", "first", "src" } }
+    local at = tot:col("kernel_id"):index_of(used:col("kernel_id"))
+    used = used:with("tensor_ops", tot:col("tensor_ops"):at(at))
+    local at2 = top:col("kernel_id"):index_of(used:col("kernel_id"))
+    used = used:with("tensor_precision", top:col("tensor_precision"):at(at2))
+    -- ops counted: the pipe was used exactly where they are > 0
+    local o = used:col("tensor_ops")
+    used = used:with("tensor_used", o:gt(0):keep(o:present()):fill(used:col("tensor_used")))
+  end
+  return used
+end
+
 --- The last-resort name rule (marked as such where used): a kernel name
 -- saying tensorop, wmma, hmma, imma, gmma, mma.sync, or the list given
 -- (`extra`, e.g. the TensorBoard plugin's substrings) is a tensor-core

@@ -323,6 +323,37 @@ function TestOpsTotals:test_recipe_tables()
   lu.assertTrue(svg)
 end
 
+-- Nsight Compute tensor-pipe metrics (fixture ncu/raw_page_tensor_pipe.csv,
+-- an ncu --page raw --csv --print-units base export written by hand): the
+-- counters, not the names, say which launches used the tensor pipe and at
+-- which precision.  Launch 1 is named like an FP32 SGEMM but counted TF32
+-- tensor ops; launch 3 is named "tensorop" but counted none.
+function TestOpsTotals:test_ncu_tensor()
+  local p = perflab.load(FIX .. "ncu/raw_page_tensor_pipe.csv")
+  local t = O.ncu_tensor(p)
+  lu.assertNotNil(t)
+  local by = {}
+  for _, r in t:rows() do by[r.kernel_id] = r end
+  lu.assertEquals(by[0].tensor_used, true); lu.assertEquals(by[0].tensor_precision, "bf16")
+  lu.assertEquals(by[0].tensor_ops, 1e12)
+  lu.assertEquals(by[1].tensor_used, true); lu.assertEquals(by[1].tensor_precision, "tf32")
+  lu.assertEquals(by[2].tensor_used, false); lu.assertNil(by[2].tensor_precision)
+  lu.assertEquals(by[3].tensor_used, false)
+  -- no tensor metric at all: nil (unknown), whatever the names say
+  lu.assertNil(O.ncu_tensor(perflab.load(FIX .. "ncu/raw_page_units_base.csv")))
+  -- roofline: FLOPs = tensor ops + FP32 add + mul + 2 fma; precision from the counters
+  local rep = perflab.run("roofline", { FIX .. "ncu/raw_page_tensor_pipe.csv" })
+  local rows = {}
+  for _, r in rep.tables.roofline:rows() do rows[r.kernel] = r end
+  local g = rows["ampere_sgemm_128x64_tn"]
+  lu.assertEquals(g.precision, "tf32"); lu.assertEquals(g.precision_from, "ncu counters")
+  lu.assertEquals(g.flops, 2e11 + 500 + 500 + 2 * 1000)
+  local e = rows["vectorized_elementwise_kernel"]
+  lu.assertEquals(e.precision, "fp32"); lu.assertEquals(e.flops, 1e8)
+  lu.assertEquals(rows["cutlass_80_wmma_tensorop_f16_s161616gemm_f16_32x32_128x2_tn_align8"].precision_from,
+                  "kernel name (last resort)")
+end
+
 
 -- an FP32 GEMM workload on an A100 (FFMA SGEMM kernels) gets the TF32
 -- advice from its recorded dtypes; one whose FP32 GEMMs already run TF32
