@@ -78,6 +78,21 @@ models["aten::baddbmm"] = { family = "GEMM", fn = function(i)
   r.bytes = r.bytes + tbytes(i[1]); r.bias = true
   return r
 end }
+-- _scaled_mm(A, B, scale_a, scale_b, bias, scale_result, out_dtype,
+-- use_fast_accum): an FP8 (or INT8) GEMM; 2·M·N·K (+ M·N with a bias);
+-- bytes A and B at their dtype, C at out_dtype (a ScalarType code: 5
+-- Half, 6 Float, 15 BFloat16, 23/24 Float8; not recorded: A's dtype)
+local SCALAR_TYPE_BYTES = { [5] = 2, [6] = 4, [7] = 8, [15] = 2, [23] = 1, [24] = 1, [25] = 1, [26] = 1 }
+models["aten::_scaled_mm"] = { family = "GEMM", fn = function(i)
+  local a, b = i[1], i[2]
+  if not (a and b and a.dims and b.dims and #a.dims == 2 and #b.dims == 2) then return nil end
+  local M_, K, N = a.dims[1], a.dims[2], b.dims[2]
+  local bias = i[5] and i[5].dims and #i[5].dims > 0 and i[5].bytes and i[5].bytes > 0
+  local ob = SCALAR_TYPE_BYTES[tonumber(i[7] and i[7].value or "")] or a.bytes
+  return { flops = 2 * M_ * N * K + (bias and M_ * N or 0),
+           bytes = M_ * K * a.bytes + K * N * b.bytes + M_ * N * ob + (bias and tbytes(i[5]) or 0),
+           M = M_, N = N, K = K, B = 1, bias = bias }
+end }
 -- linear / matmul: the leading dims of the input are M
 local function lead(d) local m = 1; for k = 1, #d - 1 do m = m * d[k] end; return m end
 models["aten::linear"] = { family = "GEMM", fn = function(i)
@@ -700,6 +715,15 @@ function M.outer_mask(o)
   end
   -- ops with no thread, or empty ([2s+1, 2e) empty for a zero-length op): outermost
   out = out | ~q:col("tid"):present() | e2:le(s2)
+  -- ops that start together (aten::linear and its aten::mm at the same
+  -- µs): the longest holds the others; one of them is outermost
+  local row = o:col("start_ns"):present():map({ [true] = 1 }):cumsum()
+  local c = o:select("start_ns"):with("tid", q:col("tid")):with("_d", e2 - s2):with("_row", row):filter(out)
+  if c:nrows() > 1 then
+    c = c:take(c:order("tid", "start_ns", "-_d", "_row"))
+    local keep = c:group_by("tid", "start_ns"):agg { { "r", "first", "_row" } }
+    if keep:nrows() < c:nrows() then out = out & row:isin(keep:col("r")) end
+  end
   return out
 end
 
@@ -738,7 +762,10 @@ end
 --         / step wall time / peak
 -- Model FLOPs = Σ FLOPs of the outermost modelled ops that start in the
 -- step; the peak is that of the dominant precision (most FLOPs) for matrix
--- ops.  Returns a table step, wall_ms, busy_ms, gflops, precision,
+-- ops.  opts.windows: a table (name, start_ns, duration_ns) of windows to
+-- use instead of the profiler steps (user annotations), opts.window_label
+-- their name.  Returns a table step, window (what the wall time spans),
+-- wall_ms, busy_ms, gflops, precision,
 -- peak_tflops, tflops_wall, mfu_wall_pct, tflops_busy, mfu_busy_pct,
 -- mfu_user_pct (a row "all" for the whole trace), or nil, why.
 function M.mfu(p, o, peak, opts)
@@ -751,11 +778,13 @@ function M.mfu(p, o, peak, opts)
   local dom, best = nil, -1
   for _, r in byp:rows() do if r.f > best then dom, best = r.precision, r.f end end
   local pf, psrc = peak(dom, "GEMM")
-  local steps = p.tables.steps
+  local steps = opts.windows or p.tables.steps
+  local wlabel = opts.windows and ("annotation " .. (opts.window_label or "window") .. " (CPU span)")
+    or "ProfilerStep (CPU span)"
   local rows = {}
   local dev = device_work(p)
-  local function add(name, lo, dur, fl, busy_ns)
-    local r = { step = name, wall_ms = dur / 1e6, busy_ms = busy_ns and busy_ns / 1e6, gflops = fl / 1e9,
+  local function add(name, lo, dur, fl, busy_ns, window)
+    local r = { step = name, window = window, wall_ms = dur / 1e6, busy_ms = busy_ns and busy_ns / 1e6, gflops = fl / 1e9,
                 precision = dom, peak_tflops = pf and pf / 1e12 }
     r.tflops_wall = dur > 0 and fl / dur * 1e-3 or nil
     r.tflops_busy = busy_ns and busy_ns > 0 and fl / busy_ns * 1e-3 or nil
@@ -770,8 +799,11 @@ function M.mfu(p, o, peak, opts)
   end
   local tot_f = leaf:col("flops"):sum()
   if steps and steps:nrows() > 0 then
-    local sset = I.from_table(steps, "start_ns", "duration_ns", { duration = true })
-    local at = sset:locate(leaf:col("start_ns"))
+    -- [2s, 2e - 1): back-to-back steps stay apart (a union would merge them)
+    local st0 = steps:col("start_ns")
+    local q = steps:select("start_ns"):with("s2", st0 * 2):with("e2", (st0 + steps:col("duration_ns")) * 2 - 1)
+    local sset = I.from_table(q, "s2", "e2")
+    local at = sset:locate(leaf:col("start_ns") * 2)
     local fs = leaf:with("_st", at):group_by("_st"):agg { { "f", "sum", "flops" } }
     local fby = {}
     for _, r in fs:rows() do if r._st then fby[r._st] = r.f end end
@@ -785,21 +817,46 @@ function M.mfu(p, o, peak, opts)
     for k, r in ord:rows() do    -- per step (a handful)
       local f = fby[k] or 0
       local b = busy and bl[ordl[k]] or nil
-      add(r.name or ("step " .. k), r.start_ns, r.duration_ns, f, b)
+      add(r.name or ("step " .. k), r.start_ns, r.duration_ns, f, b, wlabel)
       wall = wall + r.duration_ns; bsum = bsum + (b or 0); fsum = fsum + f
     end
     if fsum < tot_f then
       rows.outside = tot_f - fsum
     end
-    if #rows > 1 then add("all steps", 0, wall, fsum, busy and bsum or nil) end
+    if #rows > 1 then add(opts.windows and "all windows" or "all steps", 0, wall, fsum, busy and bsum or nil, "the sum of the rows above") end
   else
     local lo, hi = dev and dev:col("start_ns"):min(), dev and dev:col("end_ns"):max()
     local busy = dev and I.from_table(dev, "start_ns", "end_ns"):length()
-    add("whole trace (no steps)", lo or 0, (lo and hi) and (hi - lo) or 0, tot_f, busy)
+    add("whole trace (no steps)", lo or 0, (lo and hi) and (hi - lo) or 0, tot_f, busy,
+      "whole trace: the device span, first device op's start to the last one's end (no ProfilerStep annotation)")
   end
-  local t = T.from_rows(rows, { "step", "wall_ms", "busy_ms", "gflops", "precision", "peak_tflops", "tflops_wall",
+  local t = T.from_rows(rows, { "step", "window", "wall_ms", "busy_ms", "gflops", "precision", "peak_tflops", "tflops_wall",
     "mfu_wall_pct", "tflops_busy", "mfu_busy_pct", "mfu_user_pct" }, "mfu")
   return t, psrc, rows.outside
+end
+
+--- The windows of the user annotations (record_function, cat
+-- user_annotation) named name, in time order, as a table name ("NAME #k"),
+-- start_ns, duration_ns; from p.tables.events, else the file read again
+-- for its events only.  nil, why where there are none.
+function M.annotation_windows(p, name)
+  local ev = p.tables.events
+  if not ev and p.source then
+    local ok, q = pcall(require("perflab.profile").load, p.source, { tables = { "events" } })
+    ev = ok and q.tables.events or nil
+  end
+  if not (ev and ev:has("name") and ev:has("ts_ns") and ev:has("dur_ns")) then
+    return nil, "the input has no trace events to find annotations in"
+  end
+  local m = ev:col("name"):eq(name) & ev:col("dur_ns"):present()
+  if ev:has("cat") then m = m & ev:col("cat"):eq("user_annotation") end
+  local w = ev:filter(m, { "ts_ns", "dur_ns" })
+  if w:nrows() == 0 then return nil, string.format("no user annotation named '%s'", name) end
+  w = w:take(w:order("ts_ns"))
+  local names = {}
+  for k = 1, w:nrows() do names[k] = name .. " #" .. k end    -- per window (few)
+  local t = T.from_columns({ name = names }, { "name" })
+  return t:with("start_ns", w:col("ts_ns")):with("duration_ns", w:col("dur_ns"))
 end
 
 --- Whether an op group runs on tensor (matrix) cores, from its data: a
@@ -829,7 +886,8 @@ end
 -- kernel counts where its name shows a TF32 tensor-core kernel (TF32 on:
 -- the dtype cannot say).  Second value: {fp32_matrix_ns, fp32_matrix_tc_ns}
 -- (kernel time of FP32 matrix ops, and of it on tensor cores).  nil where
--- no kernel can be decided (no shapes, no links).
+-- no kernel can be decided (no shapes, no links).  Third value: the
+-- launching modelled op's precision per kernel (missing elsewhere).
 function M.kernel_tensor_core(p, ctx)
   local k, ops = p.tables.kernels, p.tables.cpu_ops
   if not (k and k:nrows() > 0 and ops and ops:has("input_types") and ops:has("external_id")) then return nil end
@@ -858,11 +916,12 @@ function M.kernel_tensor_core(p, ctx)
         if M.tc_by_name(r._k or "") then v = true; f32tc = f32tc + (r.d or 0) end
       end
     end
-    out[i] = { tc = v }
+    out[i] = { tc = v, prec = (m and r._t) and (A.precision(r._t) or "unknown") or nil }
   end
-  local col = g:broadcast(T.from_rows(out, { "tc" })):col("tc")
+  local b = g:broadcast(T.from_rows(out, { "tc", "prec" }))
+  local col = b:col("tc")
   if col:type() ~= "boolean" then return nil end
-  return col, { fp32_matrix_ns = f32, fp32_matrix_tc_ns = f32tc }
+  return col, { fp32_matrix_ns = f32, fp32_matrix_tc_ns = f32tc }, b:col("prec")
 end
 
 --- Nsight Compute's tensor-pipe metrics per profiled launch, where the
@@ -930,6 +989,90 @@ function M.ncu_tensor(p)
     used = used:with("tensor_used", o:gt(0):keep(o:present()):fill(used:col("tensor_used")))
   end
   return used
+end
+
+local LOW = { bf16 = true, fp16 = true, fp8_e4m3 = true, fp8_e5m2 = true, fp4 = true, int8 = true, uint8 = true }
+M.low_precisions = LOW
+
+--- Precision advice from the recorded dtypes of the outermost matrix ops
+-- (GEMM, convolution, attention) of op groups (M.groups): where FP32 ones
+-- take more than half their kernel time and their kernels are not TF32
+-- tensor-core kernels already, advise TF32 or BF16 autocast (NVIDIA cc >=
+-- 8.0), FP16 autocast (cc 7.x), BF16 autocast (AMD with BF16 matrix
+-- peaks), with the gain at the same share of peak for the compute-bound
+-- ones.  A workload whose matrix time is mostly BF16, FP16, FP8 or FP4
+-- never gets it (a note says so).  Emits on report; returns the verdict
+-- ("advised", "low_precision", "tf32_on", "fp32_minor", "unknown", or nil
+-- without matrix ops).  groups need the bound column (M.roofline_time) for
+-- the gain; without it the whole FP32 time counts.
+function M.precision_advice(p, groups, ctx, report)
+  local src = p.source or "input"
+  local fam = groups:col("family")
+  local mx = groups:filter(fam:isin { "GEMM", "CONV_fwd", "CONV_bwd", "SDPA_fwd", "SDPA_bwd" }
+    & groups:col("outer_calls"):gt(0) & groups:col("kernel_us_sum"):present())
+  if mx:nrows() == 0 then return nil end
+  local all_us = mx:col("kernel_us_sum"):sum()
+  if not all_us or all_us <= 0 then return nil end
+  local byp = mx:group_by("precision"):agg { { "us", "sum", "kernel_us_sum" } }
+  local shares, low_us = {}, 0
+  for _, r in byp:sort_by("-us"):rows() do
+    shares[#shares + 1] = string.format("%s %.1f %%", r.precision, 100 * r.us / all_us)
+    if LOW[r.precision] then low_us = low_us + r.us end
+  end
+  local mix = table.concat(shares, ", ")
+  local f32 = mx:col("precision"):eq("fp32")
+  local f32_us = mx:col("kernel_us_sum"):sum { where = f32 } or 0
+  if low_us / all_us > 0.5 then
+    report:note(string.format("%s: no mixed-precision advice: the matrix operators' kernel time is %s by their "
+      .. "recorded dtypes (Input type), already low precision", src, mix))
+    return "low_precision"
+  end
+  if f32_us / all_us <= 0.5 then
+    report:note(string.format("%s: no precision advice: FP32 matrix operators take %.1f %% of matrix kernel time (%s)",
+      src, 100 * f32_us / all_us, mix))
+    return "fp32_minor"
+  end
+  local pk = ctx and ctx.model and ctx.model.peaks or {}
+  local cc = ctx and tonumber(ctx.cc)
+  local amd = ctx and ctx.vendor == "amd"
+  local target, key, how
+  if amd then target, key, how = "BF16", "bf16", "train or infer in BF16 autocast (torch.autocast(dtype=torch.bfloat16)) for the MFMA matrix cores"
+  elseif cc and cc >= 8.0 then target, key, how = "TF32", "tf32", "set torch.backends.cuda.matmul.allow_tf32 = True (and "
+    .. "torch.backends.cudnn.allow_tf32), or use BF16 autocast"
+  elseif cc and cc >= 7.0 then target, key, how = "FP16", "fp16", "use FP16 autocast (torch.autocast(dtype=torch.float16)) "
+    .. "with a GradScaler: cc 7.x tensor cores take FP16, not TF32 or BF16"
+  end
+  if not target or not pk.fp32 or not pk[key] then
+    report:note(string.format("%s: FP32 matrix operators take %.1f %% of matrix kernel time, but whether tensor/matrix "
+      .. "cores would take them is unknown: %s", src, 100 * f32_us / all_us,
+      not (ctx and (ctx.cc or amd)) and "the input names no GPU (no compute capability)" or
+      (not target and ("compute capability " .. tostring(ctx.cc) .. " has no tensor cores"))
+      or "perflab.gpus has no FP32 or " .. tostring(key) .. " peak for this GPU"))
+    return "unknown"
+  end
+  if key == "tf32" then
+    local _, tf = M.kernel_tensor_core(p, ctx)
+    if tf and tf.fp32_matrix_ns > 0 and tf.fp32_matrix_tc_ns / tf.fp32_matrix_ns > 0.5 then
+      report:note(string.format("%s: FP32 matrix operators run TF32 tensor-core kernels for %.0f %% of their kernel time "
+        .. "(from the kernel names: TF32 is on): no TF32 advice", src, 100 * tf.fp32_matrix_tc_ns / tf.fp32_matrix_ns))
+      return "tf32_on"
+    end
+  end
+  local cb = f32
+  if mx:has("bound") then cb = f32 & mx:col("bound"):eq("compute") end
+  local cb_us = mx:col("kernel_us_sum"):sum { where = cb } or 0
+  local gain = cb_us * (1 - pk.fp32 / pk[key])
+  report:finding { severity = "opt", rule = key == "tf32" and "ops.tf32" or "ops.amp", subject = "FP32 matrix operators",
+    message = string.format("FP32 GEMM/conv/attention operators take %.0f %% of matrix-op kernel time (%s) on %s, "
+      .. "whose %s tensor/matrix rate is %.0fx its FP32 rate: %s; at the same share of peak the compute-bound ones "
+      .. "would save about %.3g ms of %.3g ms", 100 * f32_us / all_us, mix,
+      amd and (ctx.model.name or ctx.model.id) or ("a cc " .. tostring(ctx.cc) .. " GPU"), target,
+      pk[key] / pk.fp32, how, gain / 1000, f32_us / 1000),
+    evidence = { fp32_matrix_us = f32_us, matrix_us = all_us, compute_bound_fp32_us = cb_us, target = target,
+                 fp32_peak = pk.fp32, target_peak = pk[key], tf32_peak = pk.tf32, est_gain_us = gain,
+                 formula = "gain = compute-bound FP32 matrix time x (1 - FP32 peak / " .. target .. " peak)",
+                 basis = "op dtypes recorded by the trace (Input type)", source = p.source } }
+  return "advised"
 end
 
 --- The last-resort name rule (marked as such where used): a kernel name

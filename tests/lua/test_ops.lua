@@ -354,6 +354,39 @@ function TestOpsTotals:test_ncu_tensor()
                   "kernel name (last resort)")
 end
 
+-- MFU windows: back-to-back profiler steps each get their own FLOPs
+-- (1024³·2 = 2.147483648 GFLOP a step); user annotations named by
+-- --set window; without steps the whole trace's device span, said so
+function TestOpsTotals:test_mfu_windows()
+  local path = FIX .. "kineto/ops_a100_fp32_shapes.json"
+  local rep = perflab.run("ops", { path })
+  local t = rep.tables.mfu
+  lu.assertEquals(t:nrows(), 3)
+  lu.assertEquals(t:row(1).gflops, 2.147483648); lu.assertEquals(t:row(2).gflops, 2.147483648)
+  lu.assertEquals(t:row(1).window, "ProfilerStep (CPU span)")
+  lu.assertEquals(t:row(3).gflops, 2 * 2.147483648)
+  -- the windows of an annotation (here the second step's record_function)
+  rep = perflab.run("ops", { path }, { window = "ProfilerStep#2" })
+  t = rep.tables.mfu
+  lu.assertEquals(t:nrows(), 1)
+  lu.assertEquals(t:row(1).step, "ProfilerStep#2 #1")
+  lu.assertStrContains(t:row(1).window, "annotation 'ProfilerStep#2'")
+  lu.assertEquals(t:row(1).gflops, 2.147483648)
+  lu.assertEquals(t:row(1).wall_ms, 2)
+  rep = perflab.run("ops", { path }, { window = "nope" })
+  lu.assertStrContains(table.concat(rep.notes, "\n"), "no user annotation named 'nope'")
+  -- no steps: the device span (first kernel start 1000130 µs to the last end 1002730 µs: 2.6 ms)
+  local p = perflab.load(path)
+  local _, _, o = O.groups(p)
+  local _, peak = O.peaks(p, {})
+  p.tables.steps = nil
+  local m = O.mfu(p, o, peak, {})
+  lu.assertEquals(m:nrows(), 1)
+  lu.assertStrContains(m:row(1).window, "whole trace")
+  lu.assertAlmostEquals(m:row(1).wall_ms, 2.6, 1e-9)
+  lu.assertEquals(m:row(1).gflops, 2 * 2.147483648)
+end
+
 
 -- an FP32 GEMM workload on an A100 (FFMA SGEMM kernels) gets the TF32
 -- advice from its recorded dtypes; one whose FP32 GEMMs already run TF32
@@ -374,6 +407,30 @@ function TestOpsTotals:test_tf32_advice()
   lu.assertNil(g)
   lu.assertStrContains(table.concat(rep.notes, "\n"), "TF32 is on")
   lu.assertNil((tf32(DATA .. "/reference/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")))
+  -- BF16 on an MI300X, FP8 (aten::_scaled_mm) on a B200: no AMP advice of any kind, a note saying why
+  for _, path in ipairs { DATA .. "/reference/tracelens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+                          FIX .. "kineto/ops_b200_fp8_shapes.json" } do
+    local x, r = tf32(path)
+    lu.assertNil(x, path)
+    for _, fd in ipairs(r.findings) do lu.assertNotEquals(fd.rule, "ops.amp", path) end
+    lu.assertStrContains(table.concat(r.notes, "\n"), "already low precision")
+  end
+  -- FP32 SGEMMs on a V100 (cc 7.0): no TF32 there; FP16 autocast
+  local _, r = tf32(FIX .. "kineto/ops_v100_fp32_shapes.json")
+  local amp
+  for _, fd in ipairs(r.findings) do if fd.rule == "ops.amp" then amp = fd end end
+  lu.assertNotNil(amp)
+  lu.assertEquals(amp.evidence.target, "FP16")
+  lu.assertStrContains(amp.message, "FP16 autocast")
+end
+
+-- aten::_scaled_mm (FP8 GEMM): 2·M·N·K; A and B at 1 byte, C at out_dtype (15: BF16)
+function TestOpModels:test_scaled_mm()
+  local r = model("aten::_scaled_mm", "[[64,128],[128,32],[],[],[],[],[],[]]",
+                  '["c10::Float8_e4m3fn","c10::Float8_e4m3fn","float","float","","","Scalar","Scalar"]',
+                  '["","","","","","","15","False"]')
+  lu.assertEquals(r.flops, 2 * 64 * 32 * 128)
+  lu.assertEquals(r.bytes, 64 * 128 + 128 * 32 + 64 * 32 * 2)
 end
 
 -- the name rule (last resort): FFMA GEMMs are not tensor-core kernels,
