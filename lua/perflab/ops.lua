@@ -1075,6 +1075,79 @@ function M.precision_advice(p, groups, ctx, report)
   return "advised"
 end
 
+--- The op model's verdicts on one profile, for the advice recipe:
+-- tensor-core share and precision of the kernel time from what the input
+-- records (ncu tensor-pipe counters; the launching operators' recorded
+-- dtypes and the device), then M.precision_advice.  Where the input
+-- cannot tell, a note says "unknown" and why; kernel names are never
+-- read as facts here.  Findings: advice.tensor_cores (info).
+function M.advise(p, report, opts)
+  local src = p.source or "input"
+  local k = p.tables.kernels
+  if not (k and k:nrows() > 0) then return end
+  local d = k:has("duration_ns") and k:col("duration_ns"):fill(0) or k:col(k:columns()[1]):present():map({ [true] = 1 })
+  local total = d:sum() or 0
+  if total <= 0 then return end
+  local function pct(x) return 100 * (x or 0) / total end
+  local function mix(by)                       -- "bf16 80.0 %, fp32 20.0 %" of kernel time
+    local t = k:select(k:columns()[1]):with("_p", by:fill("unknown")):with("_d", d)
+    local parts = {}
+    for _, r in t:group_by("_p"):agg({ { "ns", "sum", "_d" } }):sort_by("-ns"):rows() do
+      parts[#parts + 1] = string.format("%s %.1f %%", r._p, pct(r.ns))
+    end
+    return table.concat(parts, ", ")
+  end
+  local function share(used, basis, why_unknown, precision)
+    local yes = d:sum { where = used:eq(true) } or 0
+    local no = d:sum { where = used:eq(false) } or 0
+    local unk = total - yes - no
+    local msg = string.format("%.1f %% of the kernel time ran on tensor/matrix cores, %.1f %% did not", pct(yes), pct(no))
+    if unk > 0 then msg = msg .. string.format(", %.1f %% unknown (%s)", pct(unk), why_unknown) end
+    msg = msg .. " (" .. basis .. ")"
+    if precision then msg = msg .. "; kernel time by precision: " .. mix(precision) end
+    report:finding { severity = "info", rule = "advice.tensor_cores", subject = src, message = msg,
+      evidence = { tensor_core_pct = pct(yes), not_tensor_core_pct = pct(no), unknown_pct = pct(unk), basis = basis,
+                   source = p.source } }
+  end
+  if (p.format or ""):match("^ncu") then
+    local nt = M.ncu_tensor(p)
+    if not nt then
+      report:note(string.format("%s: tensor-core use and precision unknown: ncu recorded no tensor-pipe metric "
+        .. "(sm__pipe_tensor_*, sm__inst_executed_pipe_tensor*, sm__ops_path_tensor_*; collect them with --set full or "
+        .. "--metrics); kernel names are not read as facts", src))
+      return
+    end
+    local kid = k:has("id") and k:col("id") or (d:map(function() return 1 end):cumsum() - 1)
+    local at = nt:col("kernel_id"):index_of(kid)
+    local prec = nt:has("tensor_precision") and nt:col("tensor_precision"):at(at) or nil
+    share(nt:col("tensor_used"):at(at), "ncu tensor-pipe counters", "no tensor-pipe metric for those launches",
+      prec and prec:count() > 0 and prec:keep(nt:col("tensor_used"):at(at)):fill("no tensor ops") or nil)
+    return
+  end
+  if not p.tables.cpu_ops then
+    report:note(string.format("%s: tensor-core use and precision unknown: the input records neither operator "
+      .. "dtypes nor tensor-pipe counters; kernel names are not read as facts", src))
+    return
+  end
+  local why = M.shapes_note(p)
+  if why then
+    report:note(string.format("%s: tensor-core use and precision unknown: %s; kernel names are not read as facts", src, why))
+    return
+  end
+  local ctx, peak, bw = M.peaks(p, opts or {})
+  local tc, _, prec = M.kernel_tensor_core(p, ctx)
+  if tc then
+    share(tc, "from the launching operators' recorded dtypes" .. (ctx and ctx.cc and (" on cc " .. ctx.cc) or
+      (ctx and ctx.vendor == "amd" and " on an AMD GPU" or "")),
+      "launched by no modelled operator with a dtype, or the GPU's compute capability is not recorded", prec)
+  else
+    report:note(string.format("%s: tensor-core use unknown: no kernel links to a modelled operator with a recorded "
+      .. "dtype on a known GPU (compute capability)", src))
+  end
+  local groups = M.groups(p)
+  if groups then M.precision_advice(p, M.roofline_time(groups, peak, bw), ctx, report) end
+end
+
 --- The last-resort name rule (marked as such where used): a kernel name
 -- saying tensorop, wmma, hmma, imma, gmma, mma.sync, or the list given
 -- (`extra`, e.g. the TensorBoard plugin's substrings) is a tensor-core

@@ -387,6 +387,39 @@ function TestOpsTotals:test_mfu_windows()
   lu.assertEquals(m:row(1).gflops, 2 * 2.147483648)
 end
 
+-- advice rests on the op model: tensor-core share from dtypes or ncu
+-- counters (kernel time shares by hand: B200 600+600 of 1400 µs on FP8
+-- GEMMs; ncu 2 + 1 of 4 ms), the TF32/AMP verdict, "unknown" with the
+-- reason where the input cannot tell
+function TestOpsTotals:test_advice_op_model()
+  local function run(path)
+    local rep = perflab.run("advice", { path })
+    local by = {}
+    for _, f in ipairs(rep.findings) do by[f.rule] = f end
+    return by, table.concat(rep.notes, "\n")
+  end
+  local f = run(FIX .. "kineto/ops_a100_fp32_shapes.json")
+  lu.assertNotNil(f["ops.tf32"])
+  lu.assertEquals(f["advice.tensor_cores"].evidence.tensor_core_pct, 0)
+  lu.assertEquals(f["advice.tensor_cores"].evidence.not_tensor_core_pct, 100)
+  local notes
+  f, notes = run(FIX .. "kineto/ops_b200_fp8_shapes.json")
+  lu.assertNil(f["ops.tf32"]); lu.assertNil(f["ops.amp"])
+  lu.assertAlmostEquals(f["advice.tensor_cores"].evidence.tensor_core_pct, 100 * 1200 / 1400, 1e-9)
+  lu.assertStrContains(f["advice.tensor_cores"].message, "fp8_e4m3 85.7 %")
+  lu.assertStrContains(notes, "already low precision")
+  f = run(FIX .. "ncu/raw_page_tensor_pipe.csv")
+  lu.assertEquals(f["advice.tensor_cores"].evidence.tensor_core_pct, 75)
+  lu.assertStrContains(f["advice.tensor_cores"].message, "bf16 50.0 %, tf32 25.0 %")
+  -- no shapes (the names say sgemm: not used), no tensor-pipe metrics: unknown, and why
+  f, notes = run(FIX .. "kineto/tc_a100_fp32.json")
+  lu.assertNil(f["advice.tensor_cores"])
+  lu.assertStrContains(notes, "tensor-core use and precision unknown: the trace has no operator shapes")
+  f, notes = run(FIX .. "ncu/launch_failed_nan.txt")
+  lu.assertNil(f["advice.tensor_cores"])
+  lu.assertStrContains(notes, "ncu recorded no tensor-pipe metric")
+end
+
 
 -- an FP32 GEMM workload on an A100 (FFMA SGEMM kernels) gets the TF32
 -- advice from its recorded dtypes; one whose FP32 GEMMs already run TF32
