@@ -1047,6 +1047,7 @@ function M.precision_advice(p, groups, ctx, report)
       .. "cores would take them is unknown: %s", src, 100 * f32_us / all_us,
       not (ctx and (ctx.cc or amd)) and "the input names no GPU (no compute capability)" or
       (not target and ("compute capability " .. tostring(ctx.cc) .. " has no tensor cores"))
+      or not (ctx and ctx.model) and "the GPU model is not known (pass --gpu NAME)"
       or "perflab.gpus has no FP32 or " .. tostring(key) .. " peak for this GPU"))
     return "unknown"
   end
