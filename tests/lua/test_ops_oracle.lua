@@ -125,6 +125,31 @@ for _, gpu in ipairs { "h100", "mi300" } do
   end
 end
 
+-- diff pairs op groups by (name, dims, dtype, strides, concrete inputs):
+-- TraceLens's H100 -> MI300X comparison, GEMM_intersect_mi300.csv (every
+-- row: kernel time sum diff and %, TFLOP/s mean diff)
+function TestOpsOracle:test_diff_gemm_intersect()
+  local want = read_csv(DATA .. "/compare_h100_mi300_qwen/GEMM_intersect_mi300.csv")
+  lu.assertEquals(#want, 5)
+  local pa = groups("h100", MODELS.qwen).p
+  local pb = groups("mi300", MODELS.qwen).p
+  local g = O.diff(pa, pb, { clock = "trace_us" })
+  local by = {}
+  for _, r in g:rows() do
+    by[table.concat({ r.name, norm(r.input_dims), norm(r.input_types), norm(r.input_strides), norm(r.concrete_inputs) }, "|")] = r
+  end
+  for _, w in ipairs(want) do
+    local k = table.concat({ w.name, norm(w["h100::Input Dims_first"]), norm(w["h100::Input type_first"]),
+                             norm(w["h100::Input Strides_first"]), norm(w["h100::Concrete Inputs_first"]) }, "|")
+    local r = by[k]
+    lu.assertNotNil(r, k)
+    lu.assertEquals(r.status, "both")
+    close(r.delta_us, w["Kernel Time (µs)_sum__mi300_diff"], k .. " kernel time diff")
+    close(r.delta_pct, w["Kernel Time (µs)_sum__mi300_pct"], k .. " kernel time %")
+    close(r.tflops_b - r.tflops_a, w["TFLOPS/s_mean__mi300_diff"], k .. " TFLOP/s diff")
+  end
+end
+
 -- the pinned values of the oracle's README, by hand
 function TestOpsOracle:test_pinned()
   local f = groups("h100", MODELS.falcon)
