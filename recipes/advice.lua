@@ -4,7 +4,11 @@
 -- the launches they fired on and the best speedup estimate; tb-profiler
 -- recommendations are listed per run; and data oddities are explained:
 -- a GPU utilisation above 100 % means the step timer covered only the
--- host's enqueue time (asynchronous launches), not the GPU work.
+-- host's enqueue time (asynchronous launches), not the GPU work.  The op
+-- model adds its verdicts: the tensor-core share and precision of the
+-- kernel time from recorded dtypes or ncu counters, and the TF32/AMP
+-- advice (perflab.ops.advise); "unknown", with the reason, where the
+-- input records neither.
 local perflab = require "perflab"
 local T = perflab.table
 local units = perflab.units
@@ -208,6 +212,18 @@ local function oddities(p, report)
   end
 end
 
+-- the op model's verdicts (perflab.ops.advise): tensor-core share and
+-- precision from recorded dtypes and ncu counters, the TF32/AMP advice;
+-- "unknown" with the reason where the input cannot tell
+local function op_model(p, rows, report)
+  local n0 = #report.findings
+  require("perflab.ops").advise(p, report, {})
+  for i = n0 + 1, #report.findings do
+    local f = report.findings[i]
+    rows[#rows + 1] = { source = p.source, severity = f.severity, section = "op model", rule = f.rule, message = f.message }
+  end
+end
+
 return {
   name = "advice",
   summary = "the profiler's own advice, deduplicated across launches and ranked, plus data oddities explained",
@@ -221,6 +237,7 @@ return {
       tb_recommendations(p, rows, report)
       nsys_rule_findings(p, rows, report)
       oddities(p, report)
+      op_model(p, rows, report)
     end
     local levels = { error = 4, warn = 3, opt = 2, info = 1 }
     table.sort(rows, function(a, b)

@@ -40,13 +40,15 @@ return {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
     peak_tflops = { type = "number", default = 0, help = "peak TFLOP/s to use instead of the table's (all precisions)" },
     peak_tbps = { type = "number", default = 0, help = "peak memory bandwidth TB/s to use instead of the table's" },
+    window = { type = "string", default = "", help = "MFU over the user annotations (record_function) of this name instead of the profiler steps" },
     model_flops = { type = "number", default = 0, help = "model FLOPs per step as your framework counts them (6·N·tokens) for the third MFU" },
-    clock = { type = "string", default = "ns", help = "ns (exact) or trace_us (add the trace's µs floats, as TraceLens)" },
+    clock = { type = "string", default = "ns", choices = { "ns", "trace_us" }, help = "ns (exact) or trace_us (add the trace's µs floats, as TraceLens)" },
+    convention = { type = "string", default = "perflab", choices = { "perflab", "tracelens" }, help = "perflab (from the definitions) or tracelens (TraceLens's counting: a reduction's output is one element)" },
   },
   run = function(inputs, opts, report)
     for idx, p in ipairs(inputs) do
       local sfx = #inputs > 1 and ("_" .. idx) or ""
-      local groups, notes, o = O.groups(p, { clock = opts.clock })
+      local groups, notes, o = O.groups(p, { clock = opts.clock, convention = opts.convention })
       for _, n in ipairs(notes or {}) do report:note(n) end
       if not groups then
         report:finding { severity = "info", rule = "ops.no_shapes", subject = p.source or "input",
@@ -83,43 +85,19 @@ return {
           g = g:with("kernel_pct", g:col("kernel_us") / tot * 100):with("roofline_eff_pct", g:col("roofline_us") / g:col("kernel_us") * 100)
           report:table("roofline_time" .. sfx, g, { title = "kernel time of the outermost modelled ops by bound at peak (roofline time = max(FLOPs/peak, bytes/bandwidth) per call, x calls)" })
         end
-        -- FP32 matrix ops dominating on an NVIDIA GPU with TF32 (cc >= 8.0):
-        -- advise TF32 (or BF16 AMP), with the gain if they kept their share
-        -- of peak at the TF32 peak (compute-bound groups only)
-        local mx = groups:filter(groups:col("family"):isin { "GEMM", "CONV_fwd", "CONV_bwd", "SDPA_fwd", "SDPA_bwd" }
-          & groups:col("outer_calls"):gt(0) & groups:col("kernel_us_sum"):present())
-        local pk = ctx and ctx.model and ctx.model.peaks or {}
-        local cc = ctx and tonumber(ctx.cc)
-        if mx:nrows() > 0 and ctx and ctx.vendor ~= "amd" and cc and cc >= 8.0 and pk.fp32 and pk.tf32 then
-          local all_us = mx:col("kernel_us_sum"):sum()
-          local f32 = mx:col("precision"):eq("fp32")
-          local f32_us = mx:col("kernel_us_sum"):sum { where = f32 }
-          local _, tf = O.kernel_tensor_core(p, ctx)
-          local tf32_on = tf and tf.fp32_matrix_ns > 0 and tf.fp32_matrix_tc_ns / tf.fp32_matrix_ns > 0.5
-          if tf32_on then
-            report:note(string.format("FP32 matrix operators run TF32 tensor-core kernels for %.0f %% of their kernel time "
-              .. "(from the kernel names: TF32 is on): no TF32 advice", 100 * tf.fp32_matrix_tc_ns / tf.fp32_matrix_ns))
-          end
-          if all_us > 0 and f32_us / all_us > 0.5 and not tf32_on then
-            local cb_us = mx:col("kernel_us_sum"):sum { where = f32 & mx:col("bound"):eq("compute") }
-            local gain = cb_us * (1 - pk.fp32 / pk.tf32)
-            report:finding { severity = "opt", rule = "ops.tf32", subject = "FP32 matrix operators",
-              message = string.format("FP32 GEMM/conv/attention operators take %.0f %% of matrix-op kernel time on a cc %s GPU, "
-                .. "whose TF32 tensor cores are %.0fx its FP32 rate: set torch.backends.cuda.matmul.allow_tf32 = True "
-                .. "(and cudnn.allow_tf32), or train in BF16 autocast; at the same share of peak the compute-bound ones "
-                .. "would save about %.3g ms of %.3g ms", 100 * f32_us / all_us, tostring(ctx.cc), pk.tf32 / pk.fp32,
-                gain / 1000, f32_us / 1000),
-              evidence = { fp32_matrix_us = f32_us, matrix_us = all_us, compute_bound_fp32_us = cb_us,
-                           fp32_peak = pk.fp32, tf32_peak = pk.tf32, est_gain_us = gain,
-                           formula = "gain = compute-bound FP32 matrix time x (1 - FP32 peak / TF32 peak)",
-                           basis = "op dtypes recorded by the trace (Input type)" } }
-          end
-        end
+        -- FP32 matrix ops dominating: TF32 / AMP advice from the recorded dtypes
+        O.precision_advice(p, groups, ctx, report)
         -- MFU
-        local mfu, psrc, outside = O.mfu(p, o, peak, opts)
+        local mopts = { model_flops = opts.model_flops }
+        if opts.window ~= "" then
+          local w, why = O.annotation_windows(p, opts.window)
+          if w then mopts.windows, mopts.window_label = w, "'" .. opts.window .. "'"
+          else report:note("MFU window: " .. why .. "; MFU over the profiler steps (or the whole trace) instead") end
+        end
+        local mfu, psrc, outside = O.mfu(p, o, peak, mopts)
         if mfu then
           report:table("mfu" .. sfx, mfu, { title = "MFU: model FLOPs / time / peak (" .. (psrc or "no peak") .. "); " ..
-            "wall = step wall time, busy = union of the step's kernel time, user = --set model_flops over wall" })
+            "wall = the window's wall time (column window), busy = union of the window's kernel time, user = --set model_flops over wall" })
           local all = mfu:row(-1)
           if (all.mfu_busy_pct or 0) > 100 or (all.mfu_wall_pct or 0) > 100 then
             report:finding { severity = "warn", rule = "ops.mfu_above_peak", subject = p.source or "input",
@@ -128,10 +106,12 @@ return {
               evidence = { mfu_busy_pct = all.mfu_busy_pct, mfu_wall_pct = all.mfu_wall_pct, peak_source = psrc } }
           end
           if all.mfu_wall_pct then
+            local over = mfu:nrows() == 1 and all.window or ("the " .. (mopts.windows and "windows" or "steps") .. "' wall time")
             report:finding { severity = "info", rule = "ops.mfu", subject = p.source or "input",
-              message = string.format("MFU %.1f %% over step wall time, %.1f %% over kernel busy time (%s, peak %s TFLOP/s %s)",
-                all.mfu_wall_pct, all.mfu_busy_pct or 0, all.precision or "?", r3(all.peak_tflops), psrc),
-              evidence = { gflops = all.gflops, wall_ms = all.wall_ms, busy_ms = all.busy_ms, peak_source = psrc } }
+              message = string.format("MFU %.1f %% over %s, %.1f %% over kernel busy time (%s, peak %s TFLOP/s %s)",
+                all.mfu_wall_pct, over, all.mfu_busy_pct or 0, all.precision or "?", r3(all.peak_tflops), psrc),
+              evidence = { gflops = all.gflops, wall_ms = all.wall_ms, busy_ms = all.busy_ms, peak_source = psrc,
+                           window = all.window } }
           end
           if outside then report:note(string.format("%.3g GFLOP of modelled ops start outside every profiler step: not in the step MFU", outside / 1e9)) end
         elseif psrc then report:note("no MFU: " .. psrc) end

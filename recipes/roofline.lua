@@ -16,7 +16,9 @@
 -- ncu's SOLBottleneck thresholds 80 / 60 / 10 on compute % and memory %.
 -- Peaks come from perflab.gpus: the input's device name, else --gpu.
 --
--- Table `roofline` (part of the API): kernel, precision, flops, bytes,
+-- Table `roofline` (part of the API): kernel, precision, precision_from
+-- (operator dtype, ncu counters, the input's column, --set precision,
+-- --set work, kernel name (last resort), none), flops, bytes,
 -- arithmetic_intensity, achieved_flops_per_s, achieved_bytes_per_s,
 -- attainable_flops_per_s, efficiency_pct, compute_pct, memory_pct, bound,
 -- time_share_pct.  Figure `roofline.svg` when peaks and at least one
@@ -27,7 +29,7 @@ local gpus = require "perflab.gpus"
 local IV = require "perflab.timeline"
 local T = perflab.table
 
-local COLS = { "kernel", "precision", "flops", "bytes", "arithmetic_intensity", "achieved_flops_per_s",
+local COLS = { "kernel", "precision", "precision_from", "flops", "bytes", "arithmetic_intensity", "achieved_flops_per_s",
   "achieved_bytes_per_s", "attainable_flops_per_s", "efficiency_pct", "compute_pct", "memory_pct",
   "bound", "time_share_pct" }
 
@@ -281,8 +283,8 @@ end
 -- Each source is worked out in the engine; the first that applies wins.
 local function work_columns(p, k, opts, is_summary)
   local n = k:nrows()
-  local fl, b, prec, how, taken          -- taken: the launches a source has claimed
-  local function claim(on, f, by, pr, h)
+  local fl, b, prec, how, psrc, taken    -- taken: the launches a source has claimed
+  local function claim(on, f, by, pr, h, ps)
     if taken then on = on & ~taken end
     local function put(acc, v)
       if not v then return acc end
@@ -292,6 +294,7 @@ local function work_columns(p, k, opts, is_summary)
     end
     fl, b, prec = put(fl, f), put(b, by), put(prec, pr)
     how = put(how, h and const(k, h) or nil)
+    if pr and ps then psrc = put(psrc, const(k, ps):keep(pr:present())) end
     taken = taken and (taken | on) or on
   end
   local function col(name) return k:has(name) and k:col(name) or nil end
@@ -316,7 +319,7 @@ local function work_columns(p, k, opts, is_summary)
       end
       claim(ci:present(), f:count() > 0 and f or nil, by:count() > 0 and by or nil,
         (function() local pr = ci:map(function(i) return recs[i].precision end); return pr:count() > 0 and pr or nil end)(),
-        "--set work (per launch)")
+        "--set work (per launch)", "--set work")
     end
   end
   -- 2. the input's own columns
@@ -331,9 +334,20 @@ local function work_columns(p, k, opts, is_summary)
   local kid = rownum(k) - 1
   if col("id") then kid = k:col("id"):fill(kid) end
   local m = ncu_metrics(p, k, kid)
-  if m then
+  -- tensor-pipe ops by source type (sm__ops_path_tensor_*, perflab.ops):
+  -- the launch's tensor FLOPs, and its precision where they dominate
+  local nt = require("perflab.ops").ncu_tensor(p)
+  local tops, tprec
+  if nt and nt:has("tensor_ops") then
+    local at = nt:col("kernel_id"):index_of(kid)
+    tops = nt:col("tensor_ops"):at(at)
+    tops = tops:keep(tops:gt(0))
+    tprec = nt:col("tensor_precision"):at(at)
+    if tops:count() == 0 then tops, tprec = nil, nil end
+  end
+  if m or tops then
     local flops, fprec
-    for _, f in ipairs(NCU_FLOPS) do
+    for _, f in ipairs(m and NCU_FLOPS or {}) do
       local x, y, z = m[f[2]], m[f[3]], m[f[4]]
       if x and y and z then
         local v = x + y + z * 2
@@ -346,18 +360,26 @@ local function work_columns(p, k, opts, is_summary)
         flops = new
       end
     end
-    local bytes = m["dram__bytes.sum"]
-    local rw = m["dram__bytes_read.sum"] and m["dram__bytes_write.sum"] and (m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"])
+    if tops then
+      local vec = flops
+      flops = flops and (flops + tops):fill(flops):fill(tops) or tops
+      local dom = tops:present()
+      if vec then dom = dom & (~vec:present() | tops:gt(vec)) end
+      local tp = tprec:keep(dom)
+      fprec = fprec and tp:fill(fprec) or tp
+    end
+    local bytes = m and m["dram__bytes.sum"]
+    local rw = m and m["dram__bytes_read.sum"] and m["dram__bytes_write.sum"] and (m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"])
     if rw then bytes = bytes and bytes:fill(rw) or rw end
     local rate
-    for _, nm in ipairs(NCU_DRAM_RATE) do if m[nm] then rate = rate and rate:fill(m[nm]) or m[nm] end end
+    for _, nm in ipairs(m and NCU_DRAM_RATE or {}) do if m[nm] then rate = rate and rate:fill(m[nm]) or m[nm] end end
     if rate and col("duration_ns") then
       local rb = rate * k:col("duration_ns") * 1e-9
       bytes = bytes and bytes:fill(rb) or rb
     end
     local on = flops and flops:present()
     if bytes then on = on and (on | bytes:present()) or bytes:present() end
-    if on then claim(on, flops, bytes, fprec, "ncu instruction and DRAM metrics") end
+    if on then claim(on, flops, bytes, fprec, "ncu instruction, tensor-pipe and DRAM metrics", "ncu counters") end
   end
   -- 4. the launching op's Kineto work, shared by duration among its kernels
   local kin, skipped = kineto_op_work(p)
@@ -373,12 +395,12 @@ local function work_columns(p, k, opts, is_summary)
       local ext_ns = ext:col("_ext_ns"):at(ext:col("_e"):index_of(e))
       local share = (dur / ext_ns):keep(ext_ns:gt(0)):fill(1)
       local function w(c) return kin:col(c):at(ki) end
-      claim(has, w("w_flops") * share, w("w_bytes") * share, w("w_precision"), nil)
+      claim(has, w("w_flops") * share, w("w_bytes") * share, w("w_precision"), nil, "operator dtype")
       local wh = w("w_how"):keep(has)
       if wh:count() > 0 then how = how and how:fill(wh) or wh end
     end
   end
-  return fl, b, prec, how, skipped or 0
+  return fl, b, prec, how, skipped or 0, psrc
 end
 
 return {
@@ -414,7 +436,7 @@ return {
       -- per kernel (launches grouped by name, in first-seen order): the
       -- engine sums each launch's time, work and time-weighted SOL and
       -- utilisation; Lua then walks the kernels, not the launches
-      local fl, by, wprec, how, skipped_ops = work_columns(p, k, opts, is_summary)
+      local fl, by, wprec, how, skipped_ops, wpsrc = work_columns(p, k, opts, is_summary)
       local function col(name) return k:has(name) and k:col(name) or nil end
       local key = col("short_name")
       if col("name") then key = key and key:fill(k:col("name")) or k:col("name") end
@@ -430,7 +452,7 @@ return {
       local spec = { { "ns", "sum", "_ns" }, { "first_row", "min", "_row" } }
       local function add(name, v, agg, where) if v then a:with(name, v); spec[#spec + 1] = { name .. "_" .. agg, agg, name, where = where } end end
       add("_fl", fl, "sum"); add("_fl", fl, "count"); add("_b", by, "sum"); add("_b", by, "count")
-      add("_wp", wprec, "first"); add("_waves", col("waves_per_sm"), "max")
+      add("_wp", wprec, "first"); add("_wps", wpsrc, "first"); add("_waves", col("waves_per_sm"), "max")
       local c, mm = col("compute_throughput_pct"), col("memory_throughput_pct")
       if c and mm then
         local sol = c:present() & mm:present()
@@ -447,12 +469,12 @@ return {
       local bykernel, order = {}, {}
       local total_ns = ns:sum()
       for _, r in groups:rows() do
-        local prec = r._prec
-        if prec == nil then prec = r._wp_first end
+        local prec, ps = r._prec, r._prec ~= nil and "the input's column" or nil
+        if prec == nil then prec, ps = r._wp_first, r._wps_first end
         bykernel[r._key] = { kernel = r._key, ns = r.ns, flops = r._fl_sum or 0, bytes = r._b_sum or 0,
           has_flops = (r._fl_count or 0) > 0, has_bytes = (r._b_count or 0) > 0,
           c_w = r._cw_sum or 0, m_w = r._mw_sum or 0, sol_ns = r._solw_sum or 0,
-          u_t = r._ut_sum or 0, u_d = r._ud_sum or 0, util_ns = r._uw_sum or 0, precision = prec,
+          u_t = r._ut_sum or 0, u_d = r._ud_sum or 0, util_ns = r._uw_sum or 0, precision = prec, precision_from = ps,
           waves = r._waves_max and math.max(0, r._waves_max) }
         order[#order + 1] = r._key
       end
@@ -466,14 +488,16 @@ return {
       for _, name in ipairs(order) do
         local g = bykernel[name]
         local prec = (opts.precision ~= "auto" and opts.precision) or g.precision
+        local pfrom = opts.precision ~= "auto" and "--set precision" or g.precision_from
         if not prec then
           local how
           prec, how = guess_precision(name)
-          if how == "name" then from_name = from_name + 1 else unknown = unknown + 1 end
+          if how == "name" then from_name = from_name + 1; pfrom = "kernel name (last resort)"
+          else unknown = unknown + 1; pfrom = "none" end
         end
         -- precision unknown: placed against the FP32 roof, and said so
         local peak = peaks[prec] or (prec == "unknown" and peaks.fp32 or nil)
-        local row = { kernel = name, precision = prec,
+        local row = { kernel = name, precision = prec, precision_from = pfrom or "unknown source",
           time_share_pct = total_ns > 0 and r2(100 * g.ns / total_ns) or nil }
         local cpct, mpct
         if g.has_flops and g.has_bytes and g.bytes > 0 then

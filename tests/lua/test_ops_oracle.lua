@@ -2,8 +2,10 @@
 -- (tests/data/reference/tracelens/README.md): every row of the GEMM,
 -- SDPA_fwd, CONV_fwd, BinaryElementwise and UnaryElementwise sheets and the
 -- gpu_timeline sheet of ViT (Falconsai) and Qwen1.5-0.5B on an H100 and an
--- MI300X, to 1e-6 relative.  TraceLens works on the trace's µs floats: the
--- op model is run with clock = "trace_us" here (docs/ops.md).
+-- MI300X, to 1e-6 relative; Normalization and Reduce_fwd too.  TraceLens
+-- works on the trace's µs floats and counts a reduction's output as one
+-- element: the op model is run with clock = "trace_us" and convention =
+-- "tracelens" here (docs/ops.md).
 local lu = require "luaunit"
 local perflab = require "perflab"
 local O = require "perflab.ops"
@@ -65,7 +67,7 @@ local function groups(gpu, model)
   local key = gpu .. model
   if not cache[key] then
     local p = perflab.load(string.format("%s/%s/%s.json.gz", DATA, gpu, model))
-    local g = O.groups(p, { clock = "trace_us" })
+    local g = O.groups(p, { clock = "trace_us", convention = "tracelens" })
     local by = {}
     for _, r in g:rows() do
       by[table.concat({ r.name, norm(r.input_dims), norm(r.input_types), norm(r.input_strides), norm(r.concrete_inputs) }, "|")] = r
@@ -99,7 +101,8 @@ TestOpsOracle = {}
 for _, gpu in ipairs { "h100", "mi300" } do
   for mk, model in pairs(MODELS) do
     for _, sh in ipairs { { "GEMM", "GEMM" }, { "SDPA_fwd", "SDPA_fwd" }, { "CONV_fwd", "CONV_fwd" },
-                          { "BinaryElementwise", "BinaryElementwise" }, { "UnaryElementwise", "UnaryElementwise" } } do
+                          { "BinaryElementwise", "BinaryElementwise" }, { "UnaryElementwise", "UnaryElementwise" },
+                          { "Normalization", "NORM_fwd" }, { "Reduce_fwd", "Reduce_fwd" } } do
       local path = string.format("%s/%s/%s_csvs/%s.csv", DATA, gpu, model, sh[1])
       local f = io.open(path)
       if f then
@@ -119,6 +122,31 @@ for _, gpu in ipairs { "h100", "mi300" } do
         close(by[w.type].percent, w.percent, gpu .. " " .. mk .. " " .. w.type .. " %")
       end
     end
+  end
+end
+
+-- diff pairs op groups by (name, dims, dtype, strides, concrete inputs):
+-- TraceLens's H100 -> MI300X comparison, GEMM_intersect_mi300.csv (every
+-- row: kernel time sum diff and %, TFLOP/s mean diff)
+function TestOpsOracle:test_diff_gemm_intersect()
+  local want = read_csv(DATA .. "/compare_h100_mi300_qwen/GEMM_intersect_mi300.csv")
+  lu.assertEquals(#want, 5)
+  local pa = groups("h100", MODELS.qwen).p
+  local pb = groups("mi300", MODELS.qwen).p
+  local g = O.diff(pa, pb, { clock = "trace_us" })
+  local by = {}
+  for _, r in g:rows() do
+    by[table.concat({ r.name, norm(r.input_dims), norm(r.input_types), norm(r.input_strides), norm(r.concrete_inputs) }, "|")] = r
+  end
+  for _, w in ipairs(want) do
+    local k = table.concat({ w.name, norm(w["h100::Input Dims_first"]), norm(w["h100::Input type_first"]),
+                             norm(w["h100::Input Strides_first"]), norm(w["h100::Concrete Inputs_first"]) }, "|")
+    local r = by[k]
+    lu.assertNotNil(r, k)
+    lu.assertEquals(r.status, "both")
+    close(r.delta_us, w["Kernel Time (µs)_sum__mi300_diff"], k .. " kernel time diff")
+    close(r.delta_pct, w["Kernel Time (µs)_sum__mi300_pct"], k .. " kernel time %")
+    close(r.tflops_b - r.tflops_a, w["TFLOPS/s_mean__mi300_diff"], k .. " TFLOP/s diff")
   end
 end
 
