@@ -272,24 +272,37 @@ local function cuda_report(p, ctx, want_ids)
   if cfg then arep:with("smem_config", cfg) end
   if drv then arep:with("smem_driver", drv) end
   arep = arep:take(grows)
+  -- the columns the groups read, each fetched once (C) rather than a row
+  -- table per group: a trace of many launch shapes has about as many groups
+  -- as launches
+  local function cols(tb, names)
+    local out = {}
+    for _, c in ipairs(names) do out[c] = tb:has(c) and tb:col(c):to_lua() or {} end
+    return out
+  end
+  local gc = cols(firsts, { "first", "launches", "ach_sum", "ach_n" })
+  local rc = cols(rep, { "kernel", "cc", "block_size", "registers" })
+  local oc_ = cols(orep, { "limiter", "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
+    "block_limit_barriers", "active_blocks", "theoretical_warps", "theoretical_occupancy_pct", "smem_config_used", "invalid" })
+  local ac = cols(arep, { "smem_static", "smem_dynamic", "smem_config", "smem_driver" })
   local order = {}
-  for gi, g in firsts:rows() do
-    local r, o_, a_ = rep:row(gi), orep:row(gi), arep:row(gi)
-    local a = gpus.cc(r.cc)
+  for gi = 1, firsts:nrows() do
+    local cc_, bsz, nreg = rc.cc[gi], rc.block_size[gi], rc.registers[gi]
+    local a = gpus.cc(cc_)
     local lim = {}
-    for l in (o_.limiter or ""):gmatch("[^,]+") do lim[#lim + 1] = (l:gsub("^ ", "")) end
+    for l in (oc_.limiter[gi] or ""):gmatch("[^,]+") do lim[#lim + 1] = (l:gsub("^ ", "")) end
     local ids_g = {}
     if gids then ids_g = t:take(gids[gi]):col("id"):to_lua() end
-    order[gi] = { kernel = r.kernel, first = g.first, launches = g.launches, ach_sum = g.ach_sum or 0, ach_n = g.ach_n or 0,
-      ids = ids_g,
-      args = { cc = r.cc, block_size = r.block_size, registers = r.registers, smem_static = a_.smem_static,
-        smem_dynamic = a_.smem_dynamic, smem_config = a_.smem_config, smem_driver = a_.smem_driver },
-      o = { cc = a.cc, block_size = r.block_size, registers = r.registers, max_warps_per_sm = a.max_warps_per_sm,
-        block_limit_sm = o_.block_limit_sm, block_limit_warps = o_.block_limit_warps,
-        block_limit_registers = o_.block_limit_registers, block_limit_smem = o_.block_limit_smem,
-        block_limit_barriers = o_.block_limit_barriers, active_blocks = o_.active_blocks,
-        theoretical_warps = o_.theoretical_warps, theoretical_occupancy_pct = o_.theoretical_occupancy_pct,
-        smem_config_used = o_.smem_config_used, invalid = o_.invalid, limiter = lim } }
+    order[gi] = { kernel = rc.kernel[gi], first = gc.first[gi], launches = gc.launches[gi], ach_sum = gc.ach_sum[gi] or 0,
+      ach_n = gc.ach_n[gi] or 0, ids = ids_g,
+      args = { cc = cc_, block_size = bsz, registers = nreg, smem_static = ac.smem_static[gi],
+        smem_dynamic = ac.smem_dynamic[gi], smem_config = ac.smem_config[gi], smem_driver = ac.smem_driver[gi] },
+      o = { cc = a.cc, block_size = bsz, registers = nreg, max_warps_per_sm = a.max_warps_per_sm,
+        block_limit_sm = oc_.block_limit_sm[gi], block_limit_warps = oc_.block_limit_warps[gi],
+        block_limit_registers = oc_.block_limit_registers[gi], block_limit_smem = oc_.block_limit_smem[gi],
+        block_limit_barriers = oc_.block_limit_barriers[gi], active_blocks = oc_.active_blocks[gi],
+        theoretical_warps = oc_.theoretical_warps[gi], theoretical_occupancy_pct = oc_.theoretical_occupancy_pct[gi],
+        smem_config_used = oc_.smem_config_used[gi], invalid = oc_.invalid[gi], limiter = lim } }
   end
   table.sort(order, function(x, y) return x.first < y.first end)
 
