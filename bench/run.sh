@@ -26,8 +26,9 @@
 #   scale: bench/scale.sh, parse and top-kernels on generated Kineto traces of
 #   PERFLAB_BENCH_SCALE_SIZES (default "100 1000 4000 4000gz" MB, times
 #   PERFLAB_BENCH_SCALE; a quick run: PERFLAB_BENCH_SCALE_SIZES=100),
-#   written to a temporary folder and deleted after, beside the anchors for the same question: memchr,
-#   simdjson On-Demand, DuckDB (2 threads), Python json.load, with ratios
+#   written to a temporary folder and deleted after, beside the anchors
+#   for the same question: memchr, simdjson On-Demand, DuckDB (2 threads),
+#   Python json.load, with ratios
 #   serve: bench/serve_load.py, 32 clients for 30 s on perflab serve (loopback),
 #   a generated Kineto trace of PERFLAB_BENCH_SERVE_MB (1000) MB among the files
 #   recipes: bench/recipes.sh, every bundled recipe beside `perflab parse` on
