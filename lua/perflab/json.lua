@@ -104,12 +104,12 @@ function M.write(fh, v, indent, tail)
   -- to a Lua file, a perflab table's text goes straight from C in pieces
   -- (t:write_json_to), after the text before it: no table's text is held
   -- whole, nor copied into a Lua string
+  -- (a failed write is left to the file's error state, as fh:write's
+  -- result is: the CLI reports it once, when it closes standard output)
   local sink = io.type(fh) == "file" and function(t, depth)
     flush()
-    local ok, err
-    if indent then ok, err = t:write_json_to(fh, string.rep(indent, depth + 1), string.rep(indent, depth))
-    else ok, err = t:write_json_to(fh) end
-    if not ok then error("json.write: " .. tostring(err), 0) end
+    if indent then t:write_json_to(fh, string.rep(indent, depth + 1), string.rep(indent, depth))
+    else t:write_json_to(fh) end
   end or nil
   encode(v, indent, 0, out, sink)
   if tail then out[#out + 1] = tail end
