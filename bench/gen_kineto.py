@@ -27,6 +27,18 @@ A fixed seed gives the same bytes every time.
     so nearly every launch is a shape of its own (the occupancy recipe's
     hard case).  Without it the bytes are those of earlier versions.
 
+    --wild-shapes: launch shapes as unlike the bench as a real zoo of
+    models gives, with configurations that cannot run among them: every
+    launch draws its own block (1 to 1024 threads in x, now and then a y
+    or z extent, 1 in 50 over the 1024-thread limit), registers per thread
+    (mostly what the register file holds for that block; 1 in 50 more than
+    fits, 1 in 50 over 255), shared memory (none, up to 48 KiB, 1 in 20
+    more) and grid,
+    and comes in one of 400 name variants per op; so nearly every launch
+    is a shape of its own and some cannot launch at all (the occupancy,
+    launch and roofline recipes' hard case).  Its own random stream: the
+    other events are those of the plain trace.
+
     --memory: the [memory] events of profile_memory=True instead of the
     occasional random one: each operator allocates its output (a block of
     its first input's size, float32) inside its own time, at an address
@@ -103,6 +115,32 @@ def mem_events(ev, op, dims, t, dur, step, pid, tid, mrnd, live, next_addr, tota
         live.append((addr, nbytes, kind))
 
 
+def wild_shape(r):
+    """(block, registers, shared memory, grid, variant) of one --wild-shapes launch."""
+    x = r.randrange(1, 1025)
+    y = z = 1
+    u = r.random()
+    if u < 0.15:
+        y = r.randrange(2, 33)
+        x = max(1, x // y)
+    elif u < 0.18:
+        y, z = r.randrange(2, 9), r.randrange(2, 9)
+        x = max(1, x // (y * z))
+    if r.random() < 0.02:  # over the 1024 threads a block may have
+        x = r.randrange(1025, 4097)
+    # registers: mostly what fits the block in a 64 K register file, now and
+    # then more than fits, or more than the 255 a thread may have
+    fit = max(1, min(255, 65536 // (x * y * z)))
+    u = r.random()
+    regs = r.randrange(1, fit + 1) if u >= 0.04 else (r.randrange(1, 256) if u >= 0.02 else r.randrange(256, 512))
+    # shared memory: none, up to the 48 KiB a launch has without opt-in, or
+    # (1 in 20) more: beyond what the trace calculator assumes is allowed
+    u = r.random()
+    smem = 0 if u < 0.3 else (r.randrange(0, 48 * 1024 + 1) if u < 0.95 else r.randrange(48 * 1024 + 1, 400000))
+    grid = (r.randrange(1, 65536), r.choice([1, 1, 1, 2, 3, 4, 16]), r.choice([1, 1, 1, 1, 2]))
+    return (x, y, z), regs, smem, grid, r.randrange(400)
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -113,6 +151,8 @@ def main():
         seed = int(sys.argv[sys.argv.index("--seed") + 1])
     rnd = random.Random(seed)
     many = "--many-shapes" in sys.argv
+    wild = "--wild-shapes" in sys.argv
+    wrnd = random.Random(seed + 3000)
     memory = "--memory" in sys.argv
     mrnd = random.Random(seed + 2000)
     live = []            # (addr, bytes, kind): blocks allocated and not freed, oldest first
@@ -158,6 +198,9 @@ def main():
                     block, regs, smem, v = variants[vrnd.randrange(len(variants))]
                     grid = (vrnd.randrange(1, 65536), vrnd.randrange(1, 5), 1)
                     kname = kname.replace("(", "<v%d>(" % v, 1) if "(" in kname else "%s_v%d" % (kname, v)
+                if wild:
+                    block, regs, smem, grid, v = wild_shape(wrnd)
+                    kname = kname.replace("(", "<w%d>(" % v, 1) if "(" in kname else "%s_w%d" % (kname, v)
                 bps = grid[0] * grid[1] / 108.0
                 wps = bps * block[0] * block[1] / 32.0
                 occ = min(100, int(wps / 64 * 100))

@@ -20,10 +20,15 @@
 #   PERFLAB_BENCH_RECIPES_SMALL_MB (100: the DuckDB comparison)
 #   PERFLAB_BENCH_RECIPES   space-separated recipes (default: every bundled one
 #                           but diff and suspicion, which take two profiles)
-#   PERFLAB_BENCH_RECIPE_INPUTS  subset of: kineto kineto-memory ncu-text duckdb
-#                           (kineto-memory: the same trace written with
+#   PERFLAB_BENCH_RECIPE_INPUTS  subset of: kineto kineto-wild kineto-memory
+#                           ncu-text duckdb
+#                           (kineto-wild: a trace of gen_kineto.py
+#                           --wild-shapes, nearly every launch a shape of its
+#                           own, some that cannot run: the recipes' hard case;
+#                           kineto-memory: the same trace written with
 #                           gen_kineto.py --memory, paired allocations and
 #                           frees; the memory recipe only)
+#   PERFLAB_BENCH_RECIPES_WILD_MB (300)  the size of the kineto-wild trace
 #   PERFLAB_BENCH_RUNS      runs of each command, the best kept (default 1)
 #   PERFLAB_BENCH_DATA      where the inputs go (default BUILD/bench-data)
 set -e
@@ -33,11 +38,12 @@ RUNS=${PERFLAB_BENCH_RUNS:-1}
 DATA=${PERFLAB_BENCH_DATA:-$BUILD/bench-data}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PL=$(cd "$BUILD" && pwd)/perflab
-INPUTS=${PERFLAB_BENCH_RECIPE_INPUTS:-"kineto kineto-memory ncu-text duckdb"}
+INPUTS=${PERFLAB_BENCH_RECIPE_INPUTS:-"kineto kineto-wild kineto-memory ncu-text duckdb"}
 mb() { awk -v a="$1" -v s="$SCALE" 'BEGIN { v = a * s; if (v < 1) v = 1; printf "%d", v }'; }
 KI_MB=$(mb "${PERFLAB_BENCH_RECIPES_KINETO_MB:-1000}")
 NT_MB=$(mb "${PERFLAB_BENCH_RECIPES_NCU_MB:-500}")
 KS_MB=$(mb "${PERFLAB_BENCH_RECIPES_SMALL_MB:-100}")
+KW_MB=$(mb "${PERFLAB_BENCH_RECIPES_WILD_MB:-300}")
 want() { case " $INPUTS " in *" $1 "*) return 0;; *) return 1;; esac; }
 [ -x "$PL" ] || { echo "no $PL: build first (make build)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "recipes bench: /usr/bin/time (package time) is needed" >&2; exit 2; }
@@ -105,6 +111,11 @@ if want kineto; then
   gen "$F" python3 "$HERE/gen_kineto.py" "$KI_MB" "$F" --seed 1
   one_file kineto "$F"
 fi
+if want kineto-wild; then
+  F="$DATA/kineto_${KW_MB}mb_wild.json"
+  gen "$F" python3 "$HERE/gen_kineto.py" "$KW_MB" "$F" --seed 1 --wild-shapes
+  one_file kineto-wild "$F"
+fi
 if want kineto-memory; then
   F="$DATA/kineto_${KI_MB}mb_memory.json"
   gen "$F" python3 "$HERE/gen_kineto.py" "$KI_MB" "$F" --seed 1 --memory
@@ -130,19 +141,7 @@ if want duckdb; then
   elif ! { [ -d "$DDIR/node_modules/@duckdb/node-api" ] || { mkdir -p "$DDIR" && npm install --prefix "$DDIR" --no-audit --no-fund @duckdb/node-api > "$TMP/npm.log" 2>&1; }; }; then
     echo "DuckDB: skipped (npm install @duckdb/node-api failed: $(tail -1 "$TMP/npm.log"))"
   else
-    cat > "$DDIR/top.mjs" <<'EOF'
-import { DuckDBInstance } from '@duckdb/node-api';
-const db = await DuckDBInstance.create(':memory:', { threads: '2' });
-const con = await db.connect();
-const f = process.argv[2].replace(/'/g, "''");
-const r = await con.runAndReadAll(`
-  SELECT e.name AS name, count(*) AS calls, sum(e.dur) AS total_us
-  FROM (SELECT unnest(traceEvents) AS e
-        FROM read_json('${f}', format = 'unstructured', maximum_object_size = 4000000000,
-                       columns = {traceEvents: 'STRUCT(cat VARCHAR, name VARCHAR, dur DOUBLE)[]'}))
-  WHERE e.cat = 'kernel' GROUP BY 1 ORDER BY total_us DESC LIMIT 10`);
-for (const row of r.getRows()) console.log(row.map(String).join('\t'));
-EOF
+    cp "$HERE/duckdb_top.mjs" "$DDIR/top.mjs"
     res=$(cd "$DDIR" && timed node top.mjs "$F")
     echo "duckdb $res" | awk '{ if ($5 != 0) print "DuckDB: failed (exit " $5 ")"; else printf "%-22s wall %6.2f s  CPU %6.2f s  peak RSS %6.0f MB\n", "DuckDB (2 threads)", $2, $3, $4 / 1024 }'
     [ "$(echo "$res" | awk '{ print $4 }')" = 0 ] || sed -n 1,5p "$TMP/err"

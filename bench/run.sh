@@ -22,7 +22,13 @@
 #   PERFLAB_BENCH_PYTHON  the Python with pandas (default /usr/bin/python3)
 #   PERFLAB_BENCH_ONLY    space-separated subset of: kernel-table ncu-text nsys
 #                         nvprof torch-table kineto kineto-small csv stats ranks nsys-sqlite
-#                         recipes
+#                         recipes scale
+#   scale: bench/scale.sh, parse and top-kernels on generated Kineto traces of
+#   PERFLAB_BENCH_SCALE_SIZES (default "100 1000 4000 4000gz" MB, times
+#   PERFLAB_BENCH_SCALE; a quick run: PERFLAB_BENCH_SCALE_SIZES=100),
+#   written to a temporary folder and deleted after, beside the anchors
+#   for the same question: memchr, simdjson On-Demand, DuckDB (2 threads),
+#   Python json.load, with ratios
 #   serve: bench/serve_load.py, 32 clients for 30 s on perflab serve (loopback),
 #   a generated Kineto trace of PERFLAB_BENCH_SERVE_MB (1000) MB among the files
 #   recipes: bench/recipes.sh, every bundled recipe beside `perflab parse` on
@@ -42,7 +48,7 @@ RUNS=${PERFLAB_BENCH_RUNS:-3}
 DATA=${PERFLAB_BENCH_DATA:-$BUILD/bench-data}
 PY=${PERFLAB_BENCH_PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
-ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof torch-table kineto kineto-small csv stats ranks nsys-sqlite recipes serve"}
+ONLY=${PERFLAB_BENCH_ONLY:-"kernel-table ncu-text nsys nvprof torch-table kineto kineto-small csv stats ranks nsys-sqlite recipes scale serve"}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 mb() { awk -v a="$1" -v s="$SCALE" 'BEGIN { v = a * s; if (v < 1) v = 1; printf "%d", v }'; }
@@ -298,6 +304,14 @@ fi
 if want recipes; then
   echo
   PERFLAB_BENCH_DATA="$DATA" sh "$HERE/recipes.sh" "$BUILD"
+fi
+
+# perflab at 100 MB, 1 GB, 4 GB and a 4 GB .gz, and the anchors (issue 31)
+if want scale; then
+  echo
+  # the sizes scale with PERFLAB_BENCH_SCALE like the others (0.1: 10, 100, 400 MB)
+  SZ=${PERFLAB_BENCH_SCALE_SIZES:-"$(mb 100) $(mb 1000) $(mb 4000) $(mb 4000)gz"}
+  PERFLAB_BENCH_SCALE_SIZES="$SZ" PERFLAB_BENCH_DATA="$DATA" PERFLAB_BENCH_RUNS="$RUNS" sh "$HERE/scale.sh" "$BUILD"
 fi
 
 # perflab serve under load: 32 clients, 30 s, loopback only (issue 33)

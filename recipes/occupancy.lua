@@ -258,7 +258,11 @@ local function cuda_report(p, ctx, want_ids)
   if want_ids then aggs[#aggs + 1] = { "rows", "ids", where = kept } end
   local groups, ids = t:group_by(gkeys):agg(aggs)
   local gsel = groups:col("launches"):gt(0)
+  -- the groups in order of their first launch (C; each group's first row is its own)
   local firsts = groups:filter(gsel)
+  local gpos = firsts:order("first")
+  firsts = firsts:take(gpos)
+  local gpos_l = want_ids and gpos:to_lua() or nil
   local grows = firsts:col("first")
   local gids = want_ids and (function()
     local all, out = ids.rows, {}
@@ -272,26 +276,41 @@ local function cuda_report(p, ctx, want_ids)
   if cfg then arep:with("smem_config", cfg) end
   if drv then arep:with("smem_driver", drv) end
   arep = arep:take(grows)
-  local order = {}
-  for gi, g in firsts:rows() do
-    local r, o_, a_ = rep:row(gi), orep:row(gi), arep:row(gi)
-    local a = gpus.cc(r.cc)
-    local lim = {}
-    for l in (o_.limiter or ""):gmatch("[^,]+") do lim[#lim + 1] = (l:gsub("^ ", "")) end
-    local ids_g = {}
-    if gids then ids_g = t:take(gids[gi]):col("id"):to_lua() end
-    order[gi] = { kernel = r.kernel, first = g.first, launches = g.launches, ach_sum = g.ach_sum or 0, ach_n = g.ach_n or 0,
-      ids = ids_g,
-      args = { cc = r.cc, block_size = r.block_size, registers = r.registers, smem_static = a_.smem_static,
-        smem_dynamic = a_.smem_dynamic, smem_config = a_.smem_config, smem_driver = a_.smem_driver },
-      o = { cc = a.cc, block_size = r.block_size, registers = r.registers, max_warps_per_sm = a.max_warps_per_sm,
-        block_limit_sm = o_.block_limit_sm, block_limit_warps = o_.block_limit_warps,
-        block_limit_registers = o_.block_limit_registers, block_limit_smem = o_.block_limit_smem,
-        block_limit_barriers = o_.block_limit_barriers, active_blocks = o_.active_blocks,
-        theoretical_warps = o_.theoretical_warps, theoretical_occupancy_pct = o_.theoretical_occupancy_pct,
-        smem_config_used = o_.smem_config_used, invalid = o_.invalid, limiter = lim } }
+  -- the columns the groups read, each fetched once (C) rather than a row
+  -- table per group: a trace of many launch shapes has about as many groups
+  -- as launches
+  local function cols(tb, names)
+    local out = {}
+    for _, c in ipairs(names) do out[c] = tb:has(c) and tb:col(c):to_lua() or {} end
+    return out
   end
-  table.sort(order, function(x, y) return x.first < y.first end)
+  local gc = cols(firsts, { "first", "launches", "ach_sum", "ach_n" })
+  local rc = cols(rep, { "kernel", "cc", "block_size", "registers" })
+  -- the architecture's name and warps per SM, once per distinct CC (C's map)
+  local rcc = rep:col("cc")
+  rc.arch_cc = rcc:map(function(c) return gpus.cc(c).cc end):to_lua()
+  rc.max_warps = rcc:map(function(c) return gpus.cc(c).max_warps_per_sm end):to_lua()
+  local oc_ = cols(orep, { "limiter", "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
+    "block_limit_barriers", "active_blocks", "theoretical_warps", "theoretical_occupancy_pct", "smem_config_used", "invalid" })
+  local ac = cols(arep, { "smem_static", "smem_dynamic", "smem_config", "smem_driver" })
+  local order = {}
+  for gi = 1, firsts:nrows() do
+    local cc_, bsz, nreg = rc.cc[gi], rc.block_size[gi], rc.registers[gi]
+    local lim = {}
+    for l in (oc_.limiter[gi] or ""):gmatch("[^,]+") do lim[#lim + 1] = (l:gsub("^ ", "")) end
+    local ids_g = {}
+    if gids then ids_g = t:take(gids[gpos_l[gi]]):col("id"):to_lua() end
+    order[gi] = { kernel = rc.kernel[gi], first = gc.first[gi], launches = gc.launches[gi], ach_sum = gc.ach_sum[gi] or 0,
+      ach_n = gc.ach_n[gi] or 0, ids = ids_g,
+      args = { cc = cc_, block_size = bsz, registers = nreg, smem_static = ac.smem_static[gi],
+        smem_dynamic = ac.smem_dynamic[gi], smem_config = ac.smem_config[gi], smem_driver = ac.smem_driver[gi] },
+      o = { cc = rc.arch_cc[gi], block_size = bsz, registers = nreg, max_warps_per_sm = rc.max_warps[gi],
+        block_limit_sm = oc_.block_limit_sm[gi], block_limit_warps = oc_.block_limit_warps[gi],
+        block_limit_registers = oc_.block_limit_registers[gi], block_limit_smem = oc_.block_limit_smem[gi],
+        block_limit_barriers = oc_.block_limit_barriers[gi], active_blocks = oc_.active_blocks[gi],
+        theoretical_warps = oc_.theoretical_warps[gi], theoretical_occupancy_pct = oc_.theoretical_occupancy_pct[gi],
+        smem_config_used = oc_.smem_config_used[gi], invalid = oc_.invalid[gi], limiter = lim } }
+  end
 
   -- compare with what the input printed (ncu: every block limit, the
   -- theoretical warps and occupancy; Kineto: the estimate)
@@ -419,12 +438,24 @@ R = {
           wi_of[g] = #wi_rows
         end
       end
-      local wi
+      -- the what-if's nine columns, each fetched once (C); what_if_of reads
+      -- a group's nine values as a row
+      local wi = {}
       if #wi_rows > 0 then
         local w = T.from_rows(wi_rows, { "cc", "bs", "regs", "ss", "sd", "cfg", "drv" })
         local function wcol(c) return w:has(c) and w:col(c) or nil end
-        wi = gpu.columns { cc = w:col("cc"), block_size = w:col("bs"), registers = wcol("regs"), smem_static = wcol("ss"),
+        local wt = gpu.columns { cc = w:col("cc"), block_size = w:col("bs"), registers = wcol("regs"), smem_static = wcol("ss"),
           smem_dynamic = wcol("sd"), smem_config = wcol("cfg"), smem_driver = wcol("drv"), what_if = true }
+        for _, c in ipairs({ "what_if_registers", "what_if_registers_blocks", "what_if_registers_pct", "what_if_smem_bytes",
+                             "what_if_smem_blocks", "what_if_smem_pct", "what_if_block_size", "what_if_block_size_blocks",
+                             "what_if_block_size_pct" }) do
+          wi[c] = wt:has(c) and wt:col(c):to_lua() or {}
+        end
+      end
+      local function wi_row(i)
+        local r = {}
+        for c, v in pairs(wi) do r[c] = v[i] end
+        return r
       end
       for _, g in ipairs(order) do
         local o = g.o
@@ -434,7 +465,7 @@ R = {
             message = string.format("%s cannot run on CC %s: %s", g.kernel, o.cc, o.invalid),
             evidence = { launches = g.launches, block_size = o.block_size, registers = o.registers } }, p, g.kernel, g.ids)
         elseif o.theoretical_occupancy_pct < opts.threshold then
-          local whatif = gpu.what_if_of(wi:row(wi_of[g]), o.cc)
+          local whatif = gpu.what_if_of(wi_row(wi_of[g]), o.cc)
           local tips = {}
           for _, w in ipairs(whatif) do tips[#tips + 1] = w.text end
           items[#items + 1] = weighting.item(report:finding { severity = "warn", rule = "occupancy.limiter", subject = g.kernel,

@@ -9,6 +9,7 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <limits.h>
@@ -829,6 +830,28 @@ static int tbl_to_json(lua_State *L) {
   return 1;
 }
 
+static int sink_file(void *ctx, const char *data, size_t n) {
+  return (n && fwrite(data, 1, n, (FILE *)ctx) != n) ? (errno ? errno : EIO) : 0;
+}
+
+/* t:write_json_to(fh [, row_indent [, end_indent]]) -> fh | fail, msg: to_json's
+** text written to an open Lua file handle in pieces of about a megabyte (a
+** large table's text is never held whole, nor copied into a Lua string)
+** [T fh ...] -> [T fh ... fh]  |  [T fh ... nil msg] */
+static int tbl_write_json_to(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  luaL_Stream *p = (luaL_Stream *)luaL_checkudata(L, 2, LUA_FILEHANDLE);
+  if (p->closef == NULL) return luaL_error(L, "attempt to use a closed file");
+  const char *ri = luaL_optstring(L, 3, " "), *ei = luaL_optstring(L, 4, "");
+  pl_buf b; pl_buf_init(&b);
+  errno = 0;
+  int st = pl_table_write_json_sink(t, &b, ri, ei, sink_file, p->f);
+  pl_buf_free(&b);
+  if (st) { luaL_pushfail(L); lua_pushfstring(L, "cannot write: %s", strerror(st)); return 2; }
+  lua_pushvalue(L, 2);
+  return 1;
+}
+
 static int write_file(lua_State *L, const char *path, pl_buf *b) {
   /* atomic for a regular file, in place for a device or FIFO
   ** (pl_write_output); nothing is pushed while b holds memory (a memory
@@ -1335,7 +1358,7 @@ static const luaL_Reg tbl_methods[] = {
   {"top", tbl_top}, {"head", tbl_head}, {"slice", tbl_slice}, {"select", tbl_select},
   {"add_column", tbl_add_column}, {"drop", tbl_drop}, {"rename", tbl_rename}, {"copy", tbl_copy},
   {"group_by", tbl_group_by}, {"join", tbl_join}, {"unique", tbl_unique}, {"to_lua", tbl_to_lua},
-  {"to_csv", tbl_to_csv}, {"to_json", tbl_to_json}, {"write_csv", tbl_write_csv},
+  {"to_csv", tbl_to_csv}, {"to_json", tbl_to_json}, {"write_json_to", tbl_write_json_to}, {"write_csv", tbl_write_csv},
   {"write_json", tbl_write_json}, {"format", tbl_format}, {"close", tbl_release},
   {"freeze", tbl_freeze}, {"frozen", tbl_frozen},
   {NULL, NULL}

@@ -39,7 +39,7 @@ local function is_array(t)
   return k == n
 end
 
-local function encode(v, indent, depth, out)
+local function encode(v, indent, depth, out, sink)
   local ty = type(v)
   if v == nil then out[#out + 1] = "null"
   elseif ty == "boolean" then out[#out + 1] = tostring(v)
@@ -47,7 +47,8 @@ local function encode(v, indent, depth, out)
   elseif ty == "string" then out[#out + 1] = str(v)
   elseif ptable.is_table(v) then
     -- one row per line, indented as the rest (by to_json, in C)
-    if indent then out[#out + 1] = v:to_json(string.rep(indent, depth + 1), string.rep(indent, depth))
+    if sink then sink(v, depth)
+    elseif indent then out[#out + 1] = v:to_json(string.rep(indent, depth + 1), string.rep(indent, depth))
     else out[#out + 1] = v:to_json() end
   elseif ty == "table" then
     if depth > 100 then error("json: nesting too deep (cycle?)") end
@@ -59,7 +60,7 @@ local function encode(v, indent, depth, out)
       for i = 1, #v do
         if i > 1 then out[#out + 1] = "," end
         out[#out + 1] = nl
-        encode(v[i], indent, depth + 1, out)
+        encode(v[i], indent, depth + 1, out, sink)
       end
       out[#out + 1] = close .. "]"
     else
@@ -73,7 +74,7 @@ local function encode(v, indent, depth, out)
         out[#out + 1] = nl .. str(k) .. (indent and ": " or ":")
         local val = v[k]
         if val == nil then val = v[tonumber(k)] end
-        encode(val, indent, depth + 1, out)
+        encode(val, indent, depth + 1, out, sink)
       end
       out[#out + 1] = close .. "}"
     end
@@ -96,9 +97,23 @@ end
 --- holding a large table is written without a copy of its whole text)
 function M.write(fh, v, indent, tail)
   local out = {}
-  encode(v, indent, 0, out)
+  local function flush()
+    for i = 1, #out, 200 do fh:write(table.unpack(out, i, math.min(i + 199, #out))) end
+    for i = #out, 1, -1 do out[i] = nil end
+  end
+  -- to a Lua file, a perflab table's text goes straight from C in pieces
+  -- (t:write_json_to), after the text before it: no table's text is held
+  -- whole, nor copied into a Lua string
+  -- (a failed write is left to the file's error state, as fh:write's
+  -- result is: the CLI reports it once, when it closes standard output)
+  local sink = io.type(fh) == "file" and function(t, depth)
+    flush()
+    if indent then t:write_json_to(fh, string.rep(indent, depth + 1), string.rep(indent, depth))
+    else t:write_json_to(fh) end
+  end or nil
+  encode(v, indent, 0, out, sink)
   if tail then out[#out + 1] = tail end
-  for i = 1, #out, 200 do fh:write(table.unpack(out, i, math.min(i + 199, #out))) end
+  flush()
   return fh
 end
 

@@ -292,6 +292,11 @@ void pl_table_write_json(const pl_table *t, pl_buf *out);
 ** the closing "]" on a line of its own after end_indent ("" above): a
 ** table nested in an indented JSON document without re-indenting it. */
 void pl_table_write_json_indent(const pl_table *t, pl_buf *out, const char *row_indent, const char *end_indent);
+/* pl_table_write_json_indent handing the text to sink(ctx, data, n) in
+** pieces of about a megabyte (out is the working buffer, left empty):
+** returns 0 or the sink's first nonzero return, where writing stopped */
+int pl_table_write_json_sink(const pl_table *t, pl_buf *out, const char *row_indent, const char *end_indent,
+                             int (*sink)(void *ctx, const char *data, size_t n), void *ctx);
 /* Human layouts.  style: 0 aligned text, 1 Markdown.  max_rows 0 = all;
 ** max_width 0 = unlimited (longer text cells and headers are cut with "…";
 ** numbers are never cut). */

@@ -95,6 +95,17 @@ void pl_table_write_json(const pl_table *t, pl_buf *o) {
 }
 
 void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_indent, const char *close_indent) {
+  (void)pl_table_write_json_sink(t, o, row_indent, close_indent, NULL, NULL);
+}
+
+/* As pl_table_write_json_indent; with a sink, o is handed to it (and
+** emptied) whenever it holds PL_JSON_SINK_CHUNK bytes or more after a row,
+** and at the end: the text of a large table is never held whole.  Returns
+** 0, or the first nonzero value the sink returned (writing stops there). */
+#define PL_JSON_SINK_CHUNK (1u << 20)
+int pl_table_write_json_sink(const pl_table *t, pl_buf *o, const char *row_indent, const char *close_indent,
+                             int (*sink)(void *ctx, const char *data, size_t n), void *ctx) {
+  int st = 0;
   char tmp[64];
   size_t nri = strlen(row_indent);
   /* each column's key, written once: ", "NAME":" (the first without ", ") */
@@ -118,7 +129,7 @@ void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_in
   for (size_t i = 0; i < t->nrows; i++) {
     /* after the first rows, room for all at their mean size (and a tenth
     ** more): one allocation instead of a copy at each doubling */
-    if (i == 1024 && t->nrows > 2048)
+    if (!sink && i == 1024 && t->nrows > 2048)
       pl_buf_reserve(o, (o->len - start) / 1024 * (t->nrows - 1024) / 10 * 11);
     pl_buf_reserve(o, rowroom);
     PUT(i ? ",\n" : "\n", i ? 2 : 1);
@@ -162,13 +173,22 @@ void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_in
     }
     PUT("}", 1);
     o->data[o->len] = '\0';
+    if (sink && o->len >= PL_JSON_SINK_CHUNK) {
+      st = sink(ctx, o->data, o->len);
+      o->len = 0;
+      if (st) break;
+    }
   }
 #undef PUT
-  if (t->nrows) { pl_buf_addc(o, '\n'); pl_buf_adds(o, close_indent); }
-  pl_buf_addc(o, ']');
+  if (!st) {
+    if (t->nrows) { pl_buf_addc(o, '\n'); pl_buf_adds(o, close_indent); }
+    pl_buf_addc(o, ']');
+    if (sink) { st = sink(ctx, o->data, o->len); o->len = 0; }
+  }
   pl_buf_free(&keys);
   free(kat);
   free(cache);
+  return st;
 }
 
 int pl_fmt_human(char *out, size_t outsz, double v, int digits) {

@@ -118,6 +118,8 @@ static const bcase cases[] = {
   {"Table:to_json", "return t0:to_json(), t0:to_json('    ', '  ')"},
   {"Table:write_csv", "return t0:write_csv(TMP .. '/t.csv')"},
   {"Table:write_json", "return t0:write_json(TMP .. '/t.json')"},
+  {"Table:write_json_to", "local g = assert(io.open(TMP .. '/tj.json', 'w')); local r = t0:write_json_to(g, '  ', ''); g:close(); "
+                          "local f = assert(io.open(TMP .. '/tj.json')); local s = f:read('a'); f:close(); return r == g, s"},
   {"Table:format", "return t0:format{markdown = true}, t0:format{max_rows = 1, digits = 3}"},
   {"Table:close", "t1:close(); return pcall(t1.nrows, t1) == false"},
   {"Table:__tostring", "return tostring(t0)"},

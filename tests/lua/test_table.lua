@@ -593,6 +593,38 @@ function TestWrite:test_write_files()
   lu.assertEquals(err, "/nonexistent-dir/x.csv: cannot write: No such file or directory")
 end
 
+-- write_json_to: the text of to_json, handed to the file in ~1 MB pieces
+-- (a table of over 2 MB here, so several pieces and a last partial one);
+-- the second method: the rows decoded by cjson against the values made here
+function TestWrite:test_write_json_to_pieces()
+  local n, ks, vs = 40000, {}, {}
+  for i = 1, n do ks[i] = string.format("kernel_%05d<%s>", i, string.rep("x", i % 50)); vs[i] = i * 3 end
+  local t = T.from_columns({ k = ks, v = vs }, { "k", "v" })
+  local p = os.tmpname()
+  for _, ind in ipairs({ { " ", "" }, { "      ", "    " } }) do
+    local f = io.open(p, "w")
+    lu.assertEquals(t:write_json_to(f, ind[1], ind[2]), f)
+    f:close()
+    f = io.open(p); local s = f:read("a"); f:close()
+    lu.assertTrue(#s > 2 * 1024 * 1024)
+    lu.assertEquals(s, t:to_json(ind[1], ind[2]))
+    local d = cjson.decode(s)
+    lu.assertEquals(#d, n)
+    for _, i in ipairs({ 1, 17, 26214, n }) do lu.assertEquals(d[i], { k = ks[i], v = i * 3 }) end
+  end
+  -- perflab.json.write to a file: the same text as encode's
+  local json = require "perflab.json"
+  local doc = { a = 1, t = t, z = { "x" } }
+  local f = io.open(p, "w"); json.write(f, doc, "  ", "\n"); f:close()
+  f = io.open(p); local s = f:read("a"); f:close()
+  lu.assertEquals(s, json.encode(doc, "  ", "\n"))
+  lu.assertEquals(#cjson.decode(s).t, n)
+  os.remove(p)
+  f = io.open(p, "w"); f:close()
+  lu.assertErrorMsgContains("closed file", function() t:write_json_to(f) end)
+  os.remove(p)
+end
+
 function TestWrite:test_format_text()
   lu.assertEquals(launches():format {}, table.concat({
     "k       d      u",
