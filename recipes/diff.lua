@@ -416,11 +416,12 @@ return {
         local g = gpus.model(opts.gpu)
         if g and g.cc then return tostring(g.cc) end
       end
-      -- the kernels' device (a host of several GPU models has no one cc: nil)
+      -- the cc the input records, of the kernels' device (a host of several
+      -- GPU models has no one cc: nil)
+      if not (p.meta and p.meta.cc) then return nil end
       local ctx = gpu.context(p, {})
       if ctx and ctx.mixed then return nil end
-      if ctx and ctx.cc then return tostring(ctx.cc) end
-      return p.meta and p.meta.cc and tostring(p.meta.cc) or nil
+      return tostring(ctx and ctx.cc or p.meta.cc)
     end
     local cca, ccb = cc_of(pa), cc_of(pb)
     local drift = {}
