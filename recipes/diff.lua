@@ -182,6 +182,38 @@ local function device_of(p, run)
   return name or tag
 end
 
+-- the number of profiler steps of a side (distinct ProfilerStep#N), or nil
+local function step_count(p, run)
+  local st = p.tables and p.tables.steps
+  if run or not st or st:nrows() == 0 then return nil end
+  return st:has("step") and #st:unique("step") or st:nrows()
+end
+
+-- Captures of different length (issue 28, point 11): B's kernel time per
+-- A-iteration is total_b / ratio, where ratio = B's steps (or iterations)
+-- over A's: from the steps tables when both sides have steps and their
+-- numbers differ, else from the call counts when those of most of the
+-- kernel time move together by one exact ratio (perflab.compare.common_ratio).
+-- nil when the captures are of the same length.
+local function length_ratio(pa, pb, ra, rb, A, B, aorder, map)
+  local na, nb = step_count(pa, ra), step_count(pb, rb)
+  if na and nb then
+    if na == nb then return nil end
+    return { ratio = nb / na, num = nb, den = na, how = string.format("B has %d steps, A %d", nb, na), unit = "step" }
+  end
+  local pairs_ = {}
+  for _, key in ipairs(aorder) do
+    local bk = map[key]
+    if bk and A[key] and B[bk] then pairs_[#pairs_ + 1] = { a = A[key].calls, b = B[bk].calls, w = A[key].total } end
+  end
+  local c = compare.common_ratio(pairs_)
+  if not c then return nil end
+  c.how = string.format("the calls of %d kernels holding %.1f%% of A's kernel time moved together by %d/%d",
+    c.kernels, 100 * c.share, c.num, c.den)
+  c.unit = "iteration"
+  return c
+end
+
 local function occupancy(cc, c)
   if not cc or not c.registers or not gpus.cc(cc) then return nil end
   local ok, o = pcall(gpu.occupancy, { cc = cc, block_size = c.block, registers = c.registers, smem_static = c.smem or 0 })
@@ -244,13 +276,22 @@ return {
 
     -- match names (exact, then truncated "..." by prefix)
     local map = compare.match_names(aorder, border)
+    -- captures of different length: compared per step or iteration
+    local norm = length_ratio(pa, pb, ra, rb, A, B, aorder, map)
+    local function scaled(b) return norm and b / norm.ratio or b end
     local rows, btaken = {}, {}
     local pos_sum = 0
     local function add(key, a, b)
       local r = { kernel = key, calls_a = a and a.calls or 0, calls_b = b and b.calls or 0,
         total_ns_a = a and a.total or 0, total_ns_b = b and b.total or 0 }
       r.delta_ns = r.total_ns_b - r.total_ns_a
-      if r.delta_ns > 0 then pos_sum = pos_sum + r.delta_ns end
+      if norm then
+        -- B at A's number of steps (iterations); the regression is read on it
+        r.total_ns_b_norm = scaled(r.total_ns_b)
+        r.delta_norm_ns = r.total_ns_b_norm - r.total_ns_a
+      end
+      local d = r.delta_norm_ns or r.delta_ns
+      if d > 0 then pos_sum = pos_sum + d end
       if a and b and a.durs and b.durs and #a.durs >= opts.min_launches and #b.durs >= opts.min_launches then
         local _, pw = compare.welch(b.durs, a.durs)
         r.p_welch = nanil(pw)
@@ -273,8 +314,8 @@ return {
           local ma, mb = a.mean, b.mean
           r.status = shifted and (mb > ma and "slower" or "faster") or "same"
         else
-          shifted = a.total > 0 and math.abs(r.delta_ns) > opts.rel_pct / 100 * a.total
-          r.status = shifted and (r.delta_ns > 0 and "slower" or "faster") or "same"
+          shifted = a.total > 0 and math.abs(d) > opts.rel_pct / 100 * a.total
+          r.status = shifted and (d > 0 and "slower" or "faster") or "same"
         end
       end
       rows[#rows + 1] = r
@@ -290,18 +331,20 @@ return {
     for _, key in ipairs(border) do
       if not btaken[key] then add(key, nil, B[key]) end
     end
+    local function dl(r) return r.delta_norm_ns or r.delta_ns end
     for _, r in ipairs(rows) do
-      r.regression_share_pct = pos_sum > 0 and 100 * r.delta_ns / pos_sum or nil
+      r.regression_share_pct = pos_sum > 0 and 100 * dl(r) / pos_sum or nil
     end
     table.sort(rows, function(x, y)
-      if x.delta_ns ~= y.delta_ns then return x.delta_ns > y.delta_ns end
+      if dl(x) ~= dl(y) then return dl(x) > dl(y) end
       return x.kernel < y.kernel
     end)
     local cols = { "kernel", "calls_a", "calls_b", "total_ns_a", "total_ns_b", "delta_ns", "regression_share_pct",
       "p_welch", "p_mwu", "status" }
+    if norm then table.insert(cols, 6, "total_ns_b_norm"); table.insert(cols, 8, "delta_norm_ns") end
     local any_test = false
     for _, r in ipairs(rows) do if r.test then any_test = true end end
-    if any_test then table.insert(cols, 10, "test") end
+    if any_test then table.insert(cols, #cols, "test") end
     local t = T.from_rows(rows, cols, "diff")
     local tot_a, tot_b = 0, 0
     local counts = { added = 0, removed = 0, slower = 0, faster = 0, same = 0 }
@@ -310,18 +353,36 @@ return {
       counts[r.status] = counts[r.status] + 1
     end
     local shown = (opts.top > 0 and t:nrows() > opts.top) and t:head(opts.top) or t
+    local raw_pct = tot_a > 0 and 100 * (tot_b - tot_a) / tot_a or 0
+    local norm_pct = norm and tot_a > 0 and 100 * (scaled(tot_b) - tot_a) / tot_a or nil
+    local norm_text = norm and string.format("captures differ in length (%s): per %s, kernel time %s%+.2f%%; "
+      .. "as captured, ", norm.how, norm.unit, norm.unit == "step" and string.format("%s -> %s, ", units.ns(tot_a / norm.den),
+      units.ns(tot_b / norm.num)) or "", norm_pct) or ""
+    if norm then
+      -- said first: the raw totals compare captures of different length
+      report:finding { severity = "warn", rule = "diff.length", subject = "kernel time",
+        message = string.format("the captures differ in length (%s, B/A = %.4f): per %s, kernel time changed %+.2f%%; "
+          .. "the raw totals (%s -> %s, %+.2f%%) compare captures of different length. Deltas below are per %s: "
+          .. "B scaled to A's %s count (total_ns_b_norm = total_ns_b x %d/%d)", norm.how, norm.ratio, norm.unit, norm_pct,
+          units.ns(tot_a), units.ns(tot_b), raw_pct, norm.unit, norm.unit, norm.den, norm.num),
+        evidence = { ratio = norm.ratio, ratio_num = norm.num, ratio_den = norm.den, per_unit_change_pct = norm_pct,
+                     raw_change_pct = raw_pct, total_ns_a = tot_a, total_ns_b = tot_b, total_ns_b_norm = scaled(tot_b) } }
+    end
     report:table("diff", shown, { title = string.format(
-      "%sA = %s, B = %s: kernel time %s -> %s (%+.2f%%); %d kernels: %d slower, %d faster, %d same, %d added, %d removed%s",
-      devices_differ and string.format("devices differ (A: %s, B: %s); ", deva, devb) or "", labels[1], labels[2], units.ns(tot_a), units.ns(tot_b), tot_a > 0 and 100 * (tot_b - tot_a) / tot_a or 0,
+      "%s%sA = %s, B = %s: kernel time %s -> %s (%+.2f%%); %d kernels: %d slower, %d faster, %d same, %d added, %d removed%s",
+      devices_differ and string.format("devices differ (A: %s, B: %s); ", deva, devb) or "", norm_text, labels[1], labels[2], units.ns(tot_a), units.ns(tot_b), raw_pct,
       #rows, counts.slower, counts.faster, counts.same, counts.added, counts.removed,
       shown ~= t and string.format(" (top %d shown)", opts.top) or ""),
-      note = "delta_ns = total_ns_b - total_ns_a; regression_share_pct = delta_ns / sum of positive delta_ns; p_welch, p_mwu: two-sided tests of the per-launch durations (B vs A) when each side has enough launches"
+      note = (norm and string.format("total_ns_b_norm = total_ns_b x %d/%d (B at A's %s count); delta_norm_ns = total_ns_b_norm - total_ns_a; "
+        .. "delta_ns = total_ns_b - total_ns_a (as captured); regression_share_pct = delta_norm_ns / sum of positive delta_norm_ns (the order and, without tests, the status are read on delta_norm_ns too);", norm.den, norm.num, norm.unit)
+        or "delta_ns = total_ns_b - total_ns_a; regression_share_pct = delta_ns / sum of positive delta_ns;")
+        .. " p_welch, p_mwu: two-sided tests of the per-launch durations (B vs A) when each side has enough launches"
         .. (any_test and "; test: how p_welch was found where not from launches (Welch's t from each side's mean, standard deviation and count, as scipy ttest_ind_from_stats), or why there is no test." or ".") })
 
     -- findings: the biggest contributors to the regression, added and removed.
     -- Equal totals are no regression, whatever moved between kernels
     -- (one run read through two readers that name kernels differently)
-    local same_total = tot_a == tot_b
+    local same_total = (norm and scaled(tot_b) or tot_b) == tot_a
     if same_total and #rows > 0 then
       report:finding { severity = "info", rule = "diff.same_total", subject = "kernel time",
         message = string.format("total kernel time is the same on both sides (%s): no regression; "
@@ -330,14 +391,16 @@ return {
         evidence = { total_ns_a = tot_a, total_ns_b = tot_b } }
     end
     for i, r in ipairs(rows) do
-      if same_total or i > 3 or r.delta_ns <= 0 then break end
+      if same_total or i > 3 or dl(r) <= 0 then break end
       report:finding { severity = (r.regression_share_pct or 0) >= 20 and "warn" or "info", rule = "diff.regression",
         subject = r.kernel,
-        message = string.format("%s: %s -> %s (+%s, %.1f%% of the regression; calls %d -> %d)%s", units.label(r.kernel),
-          units.ns(r.total_ns_a), units.ns(r.total_ns_b), units.ns(r.delta_ns), r.regression_share_pct or 0,
+        message = string.format("%s: %s -> %s (+%s%s, %.1f%% of the regression; calls %d -> %d)%s", units.label(r.kernel),
+          units.ns(r.total_ns_a), units.ns(r.total_ns_b_norm or r.total_ns_b), units.ns(dl(r)),
+          norm and string.format(" at A's %s count; as captured %s", norm.unit, units.ns(r.total_ns_b)) or "", r.regression_share_pct or 0,
           r.calls_a, r.calls_b, r.status == "added" and ", added in B" or (r.p_welch and string.format(
-            ", per-launch shift p %.2g (Welch), %.2g (Mann-Whitney)", r.p_welch, r.p_mwu or 0 / 0) or "")),
-        evidence = { delta_ns = r.delta_ns, regression_share_pct = r.regression_share_pct, status = r.status,
+            ", per-launch shift p %.2g (Welch)%s", r.p_welch,
+            r.p_mwu and string.format(", %.2g (Mann-Whitney)", r.p_mwu) or "") or "")),
+        evidence = { delta_ns = r.delta_ns, delta_norm_ns = r.delta_norm_ns, regression_share_pct = r.regression_share_pct, status = r.status,
                      p_welch = r.p_welch, p_mwu = r.p_mwu } }
     end
     if counts.added + counts.removed > 0 then
@@ -353,7 +416,12 @@ return {
         local g = gpus.model(opts.gpu)
         if g and g.cc then return tostring(g.cc) end
       end
-      return p.meta and p.meta.cc and tostring(p.meta.cc) or nil
+      -- the cc the input records, of the kernels' device (a host of several
+      -- GPU models has no one cc: nil)
+      if not (p.meta and p.meta.cc) then return nil end
+      local ctx = gpu.context(p, {})
+      if ctx and ctx.mixed then return nil end
+      return tostring(ctx and ctx.cc or p.meta.cc)
     end
     local cca, ccb = cc_of(pa), cc_of(pb)
     local drift = {}

@@ -57,6 +57,10 @@ return {
       end
       do
         local ctx, peak, bw, bw_src = O.peaks(p, opts)
+        if ctx and ctx.mixed and not ctx.model then
+          report:note(string.format("the kernels ran on %d GPU models (%s): no single peak, so roofline time and the TF32 "
+            .. "advice are left out (--gpu NAME or --set peak_tflops=N picks one)", #ctx.mixed, table.concat(ctx.mixed, ", ")))
+        end
         groups = O.roofline_time(groups, peak, bw)
         -- tensor cores: from the op's dtype and the device (per group)
         local tc = {}

@@ -674,6 +674,7 @@ return {
   name = "step-breakdown",
   summary = "per profiler step: Kernel/Memcpy/Memset/Communication/Runtime/DataLoader/CPU Exec/Other, GPU utilisation, recommendations (tb-profiler rules)",
   needs = { "events|steps|step_breakdown|runtime" },   -- runtime: an Nsight Systems export
+  device_side = true,   -- the device share of a step: refuses a trace whose device work it cannot read (perflab.recipes)
   options = {
     step = { type = "string", default = "", help = "Nsight Systems exports: the NVTX range that marks a step (exact name, else a name prefix)" },
     pid = { type = "integer", default = 0, help = "Nsight Systems exports: the process whose steps to break down (0: the first with step ranges)" },

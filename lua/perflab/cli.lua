@@ -372,7 +372,10 @@ Writes the timeline of FILE (a Kineto trace, an nvprof GPU trace, a rocprof
 kernel trace: kernels with start times) as Chrome-trace JSON that
 ui.perfetto.dev and chrome://tracing open: one track per device stream and
 per CPU thread, launch -> kernel flow arrows, timestamps in microseconds with
-the nanoseconds kept.
+the nanoseconds kept.  Profiler steps (ProfilerStep#N) and user annotations
+are written as Kineto writes them (user_annotation, gpu_user_annotation),
+NVTX ranges as category "nvtx", and processes and threads keep the names
+the input records: reading the export back gives them again.
   -o, --output FILE   write there (atomically) instead of stdout
   --window START:END  only events overlapping [START, END], times from the
                       trace's first event, with a unit: 2ms:5.5ms, 100us:1s
@@ -393,8 +396,8 @@ function M.export(args)
   if o.help then write(usage.export); return 0 end
   if pos[1] ~= "chrome-trace" or #pos ~= 2 then io.stderr:write(usage.export); return 2 end
   local lo = load_opts(o)
-  lo.tables = { "kernels", "memcpy", "memset", "runtime", "cpu_ops", "steps" }   -- what the export reads
-  if o["critical-path"] then lo.tables[#lo.tables + 1] = "events" end
+  lo.tables = { "kernels", "memcpy", "memset", "runtime", "cpu_ops", "steps",   -- what the export reads
+                "events", "nvtx", "processes", "threads" }
   local p = profile.load(pos[2], lo)
   local trace = require "perflab.trace"
   local opts = {}

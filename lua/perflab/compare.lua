@@ -116,4 +116,41 @@ function M.match_names(an, bn)
   return map, used
 end
 
+local function gcd(a, b) while b ~= 0 do a, b = b, a % b end return a end
+
+--- common_ratio(pairs [, opts]) -> {num, den, ratio, share, kernels} or nil:
+-- the ratio of call counts (B / A) that the kernels of two captures share
+-- when the captures differ in length (B ran den/num as many iterations).
+-- pairs = {{a = calls_a, b = calls_b, w = weight (A's time)}...} of the
+-- kernels on both sides.  Kernels are grouped by the exact reduced
+-- fraction b/a (a kernel launched k times an iteration has k*n_a and
+-- k*n_b calls: the fraction n_b/n_a, whatever k); the group holding the
+-- most weight wins when it holds at least opts.min_share (default 0.5) of
+-- the weight, has at least opts.min_kernels (default 2) kernels, and its
+-- fraction is not 1.  nil otherwise (the counts did not move together).
+function M.common_ratio(pairs, opts)
+  opts = opts or {}
+  local min_share, min_kernels = opts.min_share or 0.5, opts.min_kernels or 2
+  local groups, order, total = {}, {}, 0
+  for _, p in ipairs(pairs) do
+    local a, b, w = math.tointeger(p.a), math.tointeger(p.b), p.w or 0
+    if a and b and a > 0 and b > 0 and w >= 0 then
+      total = total + w
+      local g = gcd(a, b)
+      local key = string.format("%d/%d", b // g, a // g)
+      if not groups[key] then groups[key] = { num = b // g, den = a // g, w = 0, n = 0 }; order[#order + 1] = key end
+      groups[key].w = groups[key].w + w
+      groups[key].n = groups[key].n + 1
+    end
+  end
+  local best
+  for _, k in ipairs(order) do
+    local g = groups[k]
+    if not best or g.w > best.w then best = g end
+  end
+  if not best or total <= 0 or best.num == best.den then return nil end
+  if best.n < min_kernels or best.w < min_share * total then return nil end
+  return { num = best.num, den = best.den, ratio = best.num / best.den, share = best.w / total, kernels = best.n }
+end
+
 return M

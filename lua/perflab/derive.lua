@@ -53,9 +53,27 @@ M["comparison-report"] = function(p)
   end
 end
 
+-- kineto -> nvtx: the events of category "nvtx" (what `perflab export
+--   chrome-trace` writes for an Nsight Systems export's NVTX ranges): name,
+--   start_ns, end_ns, duration_ns, pid, tid (text, as the trace gives them).
+M.kineto = function(p)
+  local ev = p.tables.events
+  if p.tables.nvtx or not (ev and ev:nrows() > 0 and ev:has("cat") and ev:has("ts_ns") and ev:has("dur_ns")) then return end
+  local m = ev:col("cat"):eq("nvtx") & ev:col("ph"):eq("X")
+  local x = ev:filter(m):select("name", "ts_ns", "dur_ns", "pid", "tid")
+  if x:nrows() == 0 then return end
+  x = x:rename("ts_ns", "start_ns"):rename("dur_ns", "duration_ns")
+  x = x:with("end_ns", x:col("start_ns") + x:col("duration_ns"))
+  local t = x:select("name", "start_ns", "end_ns", "duration_ns", "pid", "tid")
+  p.tables.nvtx = t
+  p.table_order[#p.table_order + 1] = "nvtx"
+  p.diagnostics[#p.diagnostics + 1] = { line = 0, message =
+    string.format("nvtx: %d ranges read from the events of category \"nvtx\" (a chrome-trace export of an Nsight Systems profile)", t:nrows()) }
+end
+
 --- The tables each derivation reads, by the table it makes: a load asking
 -- for some tables only (opts.tables) asks for these too (M.expand).
-M.sources = { kernel_summary = { "details", "summary" } }
+M.sources = { kernel_summary = { "details", "summary" }, nvtx = { "events" } }
 
 --- tables plus the tables their derivations read (a new array).
 function M.expand(tables)

@@ -84,9 +84,11 @@ function M.context(p, opts)
   if ctx.name then ctx.model = gpus.model(ctx.name) end
   if ctx.cc or ctx.sm_count or ctx.name then ctx.from[#ctx.from + 1] = "the input" end
   local g = opts and opts.gpu
+  local gm
   if g and g ~= "" and g ~= "auto" then
     local m, err = gpus.model(g)
     if not m then return nil, err end
+    gm = m
     if not ctx.model then ctx.model = m; ctx.from[#ctx.from + 1] = "--gpu " .. g end
   end
   -- AMD devices in Kineto traces carry the gfx version as "cc" (gfx90a ->
@@ -107,12 +109,28 @@ function M.context(p, opts)
       end
     end
   end
+  -- a host with several GPU models (issue 28, point 9): the model the
+  -- kernels ran on (their device ids), not the input's first device; with
+  -- kernels on several models, no input-wide model (ctx.mixed lists them;
+  -- per-launch figures come from ctx.devices, --gpu still names one)
+  local knames = M.kernel_device_names(p.tables and p.tables.kernels, ctx)
+  if knames and #knames == 1 and knames[1] ~= ctx.name then
+    local d
+    for _, e in pairs(ctx.devices) do if e.name == knames[1] then d = e; break end end
+    ctx.name, ctx.model = knames[1], gpus.model(knames[1]) or gm
+    ctx.cc, ctx.sm_count = d and d.cc, d and d.sm_count
+  elseif knames and #knames > 1 then
+    ctx.mixed = knames
+    ctx.name, ctx.cc, ctx.sm_count, ctx.model = nil, nil, nil, gm
+    ctx.from = gm and { "--gpu " .. g } or {}
+  end
   if ctx.model then
     if not ctx.cc and ctx.model.cc and ctx.vendor ~= "amd" then ctx.cc = ctx.model.cc end
     if not ctx.sm_count then ctx.sm_count = ctx.model.sm_count end
   end
   if ctx.cc then ctx.cc = gpus.cc_key(ctx.cc) or ctx.cc end
-  ctx.source = #ctx.from > 0 and table.concat(ctx.from, " and ") or "nowhere (not named in the input)"
+  ctx.source = #ctx.from > 0 and table.concat(ctx.from, " and ")
+    or (ctx.mixed and string.format("nowhere: the kernels ran on %d GPU models", #ctx.mixed)) or "nowhere (not named in the input)"
   return ctx
 end
 

@@ -685,6 +685,10 @@ function M.peaks(p, opts)
     if not key then return nil, "no peak for precision " .. tostring(prec) end
     if family and not MATRIX[family] and (key == "bf16" or key == "fp16" or key == "fp8" or key == "fp4") then key = "fp32" end
     local v = pk[key]
+    if not v and not model and ctx and ctx.mixed then
+      return nil, string.format("the kernels ran on %d GPU models (%s): no single peak (--gpu NAME or --set peak_tflops picks one)",
+        #ctx.mixed, table.concat(ctx.mixed, ", "))
+    end
     if not v then return nil, string.format("no %s peak for %s in perflab.gpus", key, model and model.id or "an unknown GPU") end
     return v, string.format("%s dense %s (perflab.gpus)", model.id, key)
   end
@@ -869,7 +873,7 @@ function M.tensor_core(family, prec, ctx)
   if not prec or prec == "unknown" then return "unknown", "no dtype recorded" end
   local amd = ctx and ctx.vendor == "amd"
   local cc = ctx and tonumber(ctx.cc)
-  if not amd and not cc then return "unknown", "compute capability unknown" end
+  if not amd and not cc then return "unknown", ctx and ctx.mixed and "kernels on several GPU models" or "compute capability unknown" end
   local need = ({ fp16 = 7.0, bf16 = 8.0, fp8_e4m3 = 8.9, fp8_e5m2 = 8.9, fp4 = 10.0, int8 = 7.2 })[prec]
   if prec == "fp32" then return "no", "FP32 inputs: FFMA unless TF32 is enabled" end
   if prec == "fp64" then return (cc and cc >= 8.0 and not amd) and "yes" or (amd and "yes" or "no"), "FP64 (DMMA/MFMA F64)" end

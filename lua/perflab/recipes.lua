@@ -346,6 +346,44 @@ function M.check_needs(r, inputs)
   if r.timeline_needs then M.check_tables(r, timelines, r.timeline_needs, "timeline ") end
 end
 
+--- Device work a reader saw but did not read (meta unread_device_events:
+-- a vendor category perflab has no reader for): a recipe that reads device
+-- work (r.device_side, or a need or table among kernels, kernel_summary,
+-- memcpy, memset) refuses an input with no device work read, and notes
+-- what it leaves out where some was read.
+local DEVICE_TABLES = { kernels = true, kernel_summary = true, memcpy = true, memset = true }
+function M.device_side(r)
+  if r.device_side ~= nil then return r.device_side end
+  for _, list in ipairs({ r.needs or {}, r.tables or {} }) do
+    for _, need in ipairs(list) do
+      for alt in need:gmatch("[^|]+") do if DEVICE_TABLES[(need_parts(alt))] then return true end end
+    end
+  end
+  return false
+end
+
+function M.check_device_work(r, inputs, rep)
+  if not M.device_side(r) then return end
+  for _, p in ipairs(inputs) do
+    local n = p.meta and tonumber(p.meta.unread_device_events)
+    if n and n > 0 then
+      local read = 0
+      for t in pairs(DEVICE_TABLES) do
+        local tb = p.tables[t]
+        if tb then read = read + tb:nrows() end
+      end
+      local cats = tostring(p.meta.unread_device_categories)
+      if read == 0 then
+        errors.fail(string.format("recipe '%s' reads device work, and %s (%s) has none that perflab reads: its %d device "
+          .. "events are of categories it has no reader for (%s), so a verdict would rest on the host side alone "
+          .. "(perflab parse %s lists them)", r.name, p.source, p.format, n, cats, p.source))
+      end
+      rep:note(string.format("%s (%s): %d device events of categories perflab does not read (%s) are left out of "
+        .. "the device time here", p.source, p.format, n, cats))
+    end
+  end
+end
+
 --- origin(inputs) -> the first start_ns of the inputs' timed tables (the
 --- trace start: reports show time points relative to it), or nil
 function M.origin(inputs)
@@ -374,6 +412,7 @@ function M.run(name, inputs, given)
   for i, p in ipairs(inputs) do ins[i] = { source = p.source, format = p.format, role = p.role }; metas[i] = p.meta end
   local rep = report_mod.new { recipe = r.name, inputs = ins, options = opts, input_meta = metas }
   rep.origin_ns = M.origin(inputs)
+  M.check_device_work(r, inputs, rep)
   r.run(inputs, opts, rep)
   return rep
 end

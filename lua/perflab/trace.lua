@@ -195,6 +195,51 @@ function M.collect(p, opts)
     local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0), tostring(c[5][i] or 0)))
     cpu[#cpu + 1] = { name = c[1][i] or "?", start = c[2][i], dur = c[3][i], kind = "cpu op", track = tk.label, tk = tk, seq = #cpu + 1 }
   end
+  -- structure (opts.structure, the Chrome-trace export): profiler steps,
+  -- user annotations (Kineto's user_annotation and gpu_user_annotation
+  -- events) and NVTX ranges, each on its thread's (or stream's) track
+  local marks = {}
+  if opts.structure then
+    local function add_marks(t, cat, cols, gpu_side)
+      if not (t and t:nrows() > 0) then return end
+      local n, c = host(t, cols)
+      for i = 1, n or 0 do
+        local pid, tid = c[4][i] or 0, c[5][i] or 0
+        local tk
+        if gpu_side then
+          local dev, str = math.tointeger(tonumber(pid)) or 0, math.tointeger(tonumber(tid)) or 0
+          tk = track("gpu", dev, str, string.format("GPU %s stream %s", dev_label(dev), tostring(str)))
+        else
+          tk = track("cpu", pid, tid, string.format("CPU %s thread %s", tostring(pid), tostring(tid)))
+        end
+        marks[#marks + 1] = { name = c[1][i] or "?", start = c[2][i], dur = c[3][i], cat = cat, kind = cat, tk = tk,
+                              track = tk.label, seq = #marks + 1 }
+      end
+    end
+    local st = p.tables.steps
+    if st and st:nrows() > 0 and st:has("start_ns") and st:has("duration_ns") then
+      local named = st:has("name") and st or st:add_column("name", function(r) return "ProfilerStep#" .. tostring(r.step) end, "string")
+      add_marks(named, "user_annotation", { "name", "pid", "tid" })
+    end
+    local ev = p.tables.events
+    if ev and ev:nrows() > 0 and ev:has("cat") and ev:has("ts_ns") and ev:has("dur_ns") then
+      local cat, name = ev:col("cat"), ev:col("name")
+      local x = ev:filter(ev:col("ph"):eq("X") & ~name:match("^ProfilerStep#"))
+      x = x:select("name", "cat", "pid", "tid", "ts_ns", "dur_ns"):rename("ts_ns", "start_ns"):rename("dur_ns", "duration_ns")
+      cat = x:col("cat")
+      add_marks(x:filter(cat:eq("user_annotation")), "user_annotation", { "name", "pid", "tid" })
+      add_marks(x:filter(cat:eq("gpu_user_annotation")), "gpu_user_annotation", { "name", "pid", "tid" }, true)
+    end
+    local nv = p.tables.nvtx
+    if nv and nv:nrows() > 0 and nv:has("start_ns") and nv:has("duration_ns") then
+      add_marks(nv:filter(nv:col("duration_ns"):present()), "nvtx", { "name", "pid", "tid" })
+    end
+    table.sort(marks, function(a, b)
+      if a.start ~= b.start then return a.start < b.start end
+      if a.dur ~= b.dur then return a.dur > b.dur end
+      return a.seq < b.seq
+    end)
+  end
   table.sort(cpu, function(a, b)
     if a.start ~= b.start then return a.start < b.start end
     if a.dur ~= b.dur then return a.dur > b.dur end
@@ -213,7 +258,7 @@ function M.collect(p, opts)
     t0, t1 = math.huge, -math.huge
     for _, l in ipairs({ gpu, cpu }) do for _, e in ipairs(l) do t0 = math.min(t0, e.start); t1 = math.max(t1, e.start + e.dur) end end
   end
-  return { tracks = tracks, gpu = gpu, cpu = cpu, flows = flows, t0 = t0, t1 = t1, what = what, truncated = truncated }
+  return { tracks = tracks, gpu = gpu, cpu = cpu, flows = flows, marks = marks, t0 = t0, t1 = t1, what = what, truncated = truncated }
 end
 
 --- The first start time of the profile's timed events (ns), or nil.
@@ -287,8 +332,27 @@ function M.critical_keys(r)
   return { set = set, flows = flows }
 end
 
+-- process and thread names the profile records (processes, threads tables:
+-- Kineto metadata, nsys PROCESSES and ThreadNames), by text pid / pid\0tid
+local function recorded_names(p)
+  local pn, tn = {}, {}
+  local pr, th = p.tables.processes, p.tables.threads
+  if pr and pr:nrows() > 0 and pr:has("pid") and pr:has("name") then
+    local c = cols(pr, { "pid", "name" })
+    for i = 1, pr:nrows() do if c[1][i] ~= nil and c[2][i] then pn[tostring(c[1][i])] = c[2][i] end end
+  end
+  if th and th:nrows() > 0 and th:has("pid") and th:has("tid") and th:has("name") then
+    local c = cols(th, { "pid", "tid", "name" })
+    for i = 1, th:nrows() do
+      if c[1][i] ~= nil and c[2][i] ~= nil and c[3][i] then tn[tostring(c[1][i]) .. "\0" .. tostring(c[2][i])] = c[3][i] end
+    end
+  end
+  return pn, tn
+end
+
 function M.chrome(p, opts)
   opts = opts or {}
+  opts.structure = opts.structure ~= false
   local tl = M.collect(p, opts)
   if #tl.gpu == 0 and #tl.cpu == 0 then
     errors.fail(string.format("%s (%s) has no timed device or host events to export (it needs kernels with start_ns: a Kineto, nvprof GPU-trace, rocprof or nsys trace)",
@@ -296,7 +360,7 @@ function M.chrome(p, opts)
   end
   -- timestamps relative to a base on a whole microsecond, as Kineto writes them
   local base = math.huge
-  for _, l in ipairs({ tl.gpu, tl.cpu }) do for _, e in ipairs(l) do base = math.min(base, e.start) end end
+  for _, l in ipairs({ tl.gpu, tl.cpu, tl.marks }) do for _, e in ipairs(l) do base = math.min(base, e.start) end end
   base = (base // 1000) * 1000
   -- numeric pids and tids: a device keeps its index, a CPU process its pid
   -- when it is a number; others (names) are numbered after them
@@ -331,17 +395,47 @@ function M.chrome(p, opts)
   end
   local out = {}
   local function add(s) out[#out + 1] = s end
-  local named = {}
+  local named, tnamed, origin_of = {}, {}, {}
+  local pn, tn = recorded_names(p)
   for _, tk in ipairs(tl.tracks) do
     local pid, tid = npid(tk), ntid(tk)
     if not named[pid] then
       named[pid] = true
-      local pname = tk.kind == "gpu" and ("GPU " .. tostring(tk.pid)) or ("CPU process " .. tostring(tk.pid))
+      origin_of[pid] = tostring(tk.pid)
+      local pname = pn[tostring(tk.pid)] or (tk.kind == "gpu" and ("GPU " .. tostring(tk.pid)) or ("CPU process " .. tostring(tk.pid)))
       add(string.format('{"ph":"M","name":"process_name","pid":%d,"tid":0,"args":{"name":%s}}', pid, jstr(pname)))
       add(string.format('{"ph":"M","name":"process_sort_index","pid":%d,"tid":0,"args":{"sort_index":%d}}', pid, tk.kind == "gpu" and pid + 5000000 or pid))
     end
+    tnamed[pid .. "\0" .. tid] = true
     add(string.format('{"ph":"M","name":"thread_name","pid":%d,"tid":%d,"args":{"name":%s}}', pid, tid,
-      jstr(tk.kind == "gpu" and ("stream " .. tostring(tk.tid)) or ("thread " .. tostring(tk.tid)))))
+      jstr(tn[tostring(tk.pid) .. "\0" .. tostring(tk.tid)]
+        or (tk.kind == "gpu" and ("stream " .. tostring(tk.tid)) or ("thread " .. tostring(tk.tid))))))
+  end
+  -- the other recorded names of numeric processes and threads (no event of
+  -- theirs is exported), where their ids are free
+  local used = {}
+  for _, v in pairs(pid_of) do used[v] = true end
+  local pids = {}
+  for k in pairs(pn) do pids[#pids + 1] = k end
+  table.sort(pids)
+  for _, k in ipairs(pids) do
+    local n = math.tointeger(tonumber(k))
+    if n and n >= 0 and not named[n] and not used[n] then
+      named[n] = true
+      origin_of[n] = k
+      add(string.format('{"ph":"M","name":"process_name","pid":%d,"tid":0,"args":{"name":%s}}', n, jstr(pn[k])))
+    end
+  end
+  local tids = {}
+  for k in pairs(tn) do tids[#tids + 1] = k end
+  table.sort(tids)
+  for _, k in ipairs(tids) do
+    local a, b = k:match("^(.-)%z(.*)$")
+    local np, nt = math.tointeger(tonumber(a)), math.tointeger(tonumber(b))
+    if np and nt and np >= 0 and (origin_of[np] == a or (origin_of[np] == nil and not used[np])) and not tnamed[np .. "\0" .. nt] then
+      tnamed[np .. "\0" .. nt] = true
+      add(string.format('{"ph":"M","name":"thread_name","pid":%d,"tid":%d,"args":{"name":%s}}', np, nt, jstr(tn[k])))
+    end
   end
   local cat = { kernel = "kernel", memcpy = "gpu_memcpy", memset = "gpu_memset", runtime = "cuda_runtime", ["cpu op"] = "cpu_op" }
   -- --critical-path: the path's events (by name, start and duration as the
@@ -359,6 +453,11 @@ function M.chrome(p, opts)
       or (e.critical and '{"critical":1}' or "{}")
     add(string.format('{"ph":"X","cat":"%s","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":%s}', cat[e.kind], jstr(e.name),
       npid(e.tk), ntid(e.tk), us(e.start - base), us(e.dur), args))
+  end
+  -- steps, annotations and NVTX ranges (Kineto's categories; NVTX as "nvtx")
+  for _, e in ipairs(tl.marks) do
+    add(string.format('{"ph":"X","cat":"%s","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{}}', e.cat, jstr(e.name),
+      npid(e.tk), ntid(e.tk), us(e.start - base), us(e.dur)))
   end
   for _, e in ipairs(tl.gpu) do
     local a = {}

@@ -18,6 +18,7 @@
 #include "json.h"
 #include "names.h"
 #include "memattr.h"
+#include "devwork.h"
 #include "scan.h"
 
 #include <pthread.h>
@@ -135,6 +136,8 @@ typedef struct kctx {
   pl_pool *pool;            /* shared by every table */
   /* tables (NULL when not wanted) */
   tcols ev, kn, cpu, rt, mc, ms, st, ct, mem, dv;
+  tcols pr, th;             /* process_name / thread_name metadata */
+  pl_devwork *dw;           /* device work of categories not read */
   /* short-name cache: name id -> short id (0 = not computed) */
   uint32_t *shortof; size_t nshort;
   /* AMD: launch args on the runtime event, matched to kernels by correlation */
@@ -389,6 +392,11 @@ static const coldef DV_COLS[] = {
   { "vendor", PL_STR, "NVIDIA or AMD (AMD: a 64-thread wavefront, an AMD/Radeon/Instinct name or gcnArchName)" },
   { "arch", PL_STR, "AMD: the gfx target (gcnArchName, or from HIP's major.minor and the CU count); cc is then missing" },
 };
+/* process and thread names (ph "M" process_name, thread_name events) */
+static const coldef PR_COLS[] = { { "pid", PL_STR, "process id as given (text)" }, { "name", PL_STR, "process name" } };
+static const coldef TH_COLS[] = { { "pid", PL_STR, "process id as given (text)" }, { "tid", PL_STR, "thread id as given (text)" },
+  { "name", PL_STR, "thread name" } };
+
 enum { DV_ID, DV_NAME, DV_CC, DV_MAJ, DV_MIN, DV_SMS, DV_WARP, DV_TPB, DV_TPSM, DV_WPSM, DV_RPB, DV_RPSM,
        DV_SMB, DV_SMBO, DV_SMSM, DV_MEM, DV_VENDOR, DV_ARCH };
 
@@ -736,6 +744,24 @@ static int roc_class(kctx *k, kev *e) {
   return C_OTHER;
 }
 
+/* process_name and thread_name metadata: the processes and threads tables,
+** and the device processes for pl_devwork */
+static void meta_names(kctx *k, const kev *e) {
+  if (!e->argname.set || !e->pid.set) return;
+  const char *nm = svp(k, &e->name);
+  int proc = e->name.n == 12 && memcmp(nm, "process_name", 12) == 0;
+  int thr = e->name.n == 11 && memcmp(nm, "thread_name", 11) == 0;
+  if (!proc && !thr) return;
+  uint32_t pid = intern_w(k, &e->pid), name = intern(k, &e->argname);
+  if (proc) pl_devwork_process_name(k->dw, pid, svp(k, &e->argname), e->argname.n);
+  tcols *tc = proc ? &k->pr : &k->th;
+  if (!tc->t) return;
+  pl_row_put_strid(tc->t, tc->c[0], pid);
+  if (thr) put_id(tc->t, tc->c[1], intern_w(k, &e->tid));
+  put_id(tc->t, tc->c[proc ? 1 : 2], name);
+  pl_row_end(tc->t);
+}
+
 /* a CUDA runtime/driver or HIP API name (cudaLaunchKernel, cuMemAlloc_v2,
 ** hipMemcpyAsync): read as a runtime call whatever its category (an eBPF
 ** monitor's trace has none) */
@@ -760,6 +786,7 @@ static void emit_event(kctx *k) {
     k->nmeta_events++;
     if (e->argname.set && e->name.n == 12 && memcmp(svp(k, &e->name), "process_name", 12) == 0 && e->pid.set)
       roc_process(k, e);
+    meta_names(k, e);
     return;
   }
   k->nevents++;
@@ -786,6 +813,10 @@ static void emit_event(kctx *k) {
     /* a vendor's device-side event: the device is the process holding it */
     int64_t dv;
     if (pl_parse_int64(svp(k, &e->pid), e->pid.n, &dv) == 0) e->device = dv;
+  }
+  if (complete && e->cat.set) {   /* device work: read (its process), or not (tallied) */
+    if (cls == C_OTHER) pl_devwork_other(k->dw, intern_w(k, &e->cat), PIDID(), e->dur, e->device != PL_INT_NA);
+    else if (cls == C_KERNEL || cls == C_MEMCPY || cls == C_MEMSET) pl_devwork_device_pid(k->dw, PIDID());
   }
   if (complete) {
     if (cls == C_KERNEL && k->kn.t) {
@@ -1749,7 +1780,7 @@ static void fill_launches(kctx *k) {
 }
 
 static void free_tables(kctx *k) {
-  tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->dv };
+  tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->dv, &k->pr, &k->th };
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) { pl_table_free(all[i]->t); all[i]->t = NULL; }
 }
 
@@ -1779,6 +1810,9 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   make_table(k, &k->ct, "counters", CT_COLS, NCOLS(CT_COLS));
   make_table(k, &k->mem, "memory_events", MEM_COLS, NCOLS(MEM_COLS));
   make_table(k, &k->dv, "devices", DV_COLS, NCOLS(DV_COLS));
+  make_table(k, &k->pr, "processes", PR_COLS, NCOLS(PR_COLS));
+  make_table(k, &k->th, "threads", TH_COLS, NCOLS(TH_COLS));
+  k->dw = pl_devwork_new();
   if (k->ms.t) {
     pl_table_set_doc(k->ms.t, k->ms.c[MC_NAME], "e.g. 'Memset (Device)'");
   }
@@ -1842,6 +1876,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   if (k->napi_named)
     pl_profile_diag(p, 0, "%zu events without a runtime category read as runtime calls by their API name (cu*, cuda*, hip*)",
                     k->napi_named);
+  pl_devwork_report(k->dw, k->pool, p);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   pl_profile_meta_num(p, "events", (double)k->nevents);
   if (k->min_ts != INT64_MAX) {             /* text: int64 ns exceed a double's integers */
@@ -1851,7 +1886,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   }
   pl_profile_meta_num(p, "devices", (double)k->ndevices);
   {
-    tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->dv };
+    tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->dv, &k->pr, &k->th };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
       if (all[i]->t) { pl_profile_add_table(p, all[i]->t); all[i]->t = NULL; }
   }
@@ -1863,6 +1898,7 @@ done:
   pl_json_free(&k->j);
   pl_buf_free(&k->scratch); pl_buf_free(&k->tmp);
   free(k->e.ctr); free(k->shortof); free(k->launch); free(k->rp);
+  pl_devwork_free(k->dw);
   free(k);
   return rc;
 }
@@ -1888,7 +1924,7 @@ static int kineto_detect(const char *data, size_t len) {
 const pl_format pl_fmt_kineto = {
   "kineto",
   "PyTorch profiler / Kineto Chrome-trace JSON (.json, .json.gz), read in one streaming pass",
-  "events kernels cpu_ops runtime memcpy memset steps counters memory_events devices",
+  "events kernels cpu_ops runtime memcpy memset steps counters memory_events devices processes threads",
   kineto_detect,
   kineto_parse,
 };

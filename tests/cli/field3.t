@@ -102,3 +102,33 @@ advice shows the rules' prose as findings ("no problems" as info):
     [opt]   cuda_memcpy_sync: Suggestion: Use cudaMemcpy*Async() APIs instead.
     [info]  cuda_memcpy_async: There were no problems detected related to memcpy operations using pageable memory.
 
+
+Device work under a category perflab has no reader for (point 7, second
+half): a vendor "NPU 0" process holding npu_exec_events (600 + 150 us) and
+npu_dma (40 us).  parse names each category with its count and time; the
+device-side recipes refuse the input instead of calling the step host-bound;
+where some device work was read (npu_kernel), they note what they leave out:
+
+  $ perflab parse tests/data/field3/npu_unread_device_work.json | grep -E '^  unread|device work' | cut -c1-98
+    unread_device_categories npu_exec_events (2 events), npu_dma (1 event)
+    unread_device_events 3
+    line 0: device work not read: 2 events (0.750 ms) of category "npu_exec_events" on device proces
+    line 0: device work not read: 1 event (0.040 ms) of category "npu_dma" on device process 0: perf
+
+  $ perflab run step-breakdown tests/data/field3/npu_unread_device_work.json
+  perflab: recipe 'step-breakdown' reads device work, and tests/data/field3/npu_unread_device_work.json (kineto) has none that perflab reads: its 3 device events are of categories it has no reader for (npu_exec_events (2 events), npu_dma (1 event)), so a verdict would rest on the host side alone (perflab parse tests/data/field3/npu_unread_device_work.json lists them)
+  [2]
+
+  $ perflab run idle-time tests/data/field3/npu_unread_device_work.json 2>&1 | cut -c1-60
+  perflab: recipe 'idle-time' reads device work, and tests/dat
+
+  $ perflab run top-kernels tests/data/field3/npu_partly_read.json | grep -E 'left out|^gemm'
+  gemm        1    300000   300000  300000  300000        100
+  tests/data/field3/npu_partly_read.json (kineto): 2 device events of categories perflab does not read (npu_dma (2 events)) are left out of the device time here
+
+Process and thread names are read into processes and threads:
+
+  $ perflab -e 'local p = perflab.load("tests/data/field3/npu_unread_device_work.json"); for _, r in p:table("processes"):rows() do print(r.pid, r.name) end; for _, r in p:table("threads"):rows() do print(r.pid, r.tid, r.name) end'
+  0	NPU 0
+  900	python3
+  0	7	Queue 7

@@ -39,6 +39,7 @@ tests/html/browser.py).
   {"ph":"X","cat":"cpu_op","name":"aten::custom_a","pid":10,"tid":11,"ts":0.000,"dur":40.000,"args":{}},
   {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":10,"tid":11,"ts":5.000,"dur":10.000,"args":{"correlation":1}},
   {"ph":"X","cat":"cpu_op","name":"aten::custom_b","pid":10,"tid":11,"ts":100.000,"dur":40.000,"args":{}},
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":10,"tid":11,"ts":0.000,"dur":520.000,"args":{}},
   {"ph":"X","cat":"kernel","name":"gemm_kernel","pid":0,"tid":7,"ts":20.000,"dur":40.000,"args":{"device":0,"stream":7,"correlation":1}},
   {"ph":"s","id":1,"pid":10,"tid":11,"ts":5.000,"cat":"ac2g","name":"ac2g"},
   {"ph":"f","id":1,"pid":0,"tid":7,"ts":20.000,"cat":"ac2g","name":"ac2g","bp":"e"}

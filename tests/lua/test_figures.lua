@@ -510,7 +510,10 @@ function testChromeTraceTracksAndFlows()
   end
   local ntracks = 0
   for _ in pairs(tracks) do ntracks = ntracks + 1 end
-  lu.assertEquals(select(2, text:gsub('"name":"thread_name"', "")), ntracks)
+  -- a thread_name per track, and the trace's names of threads without
+  -- exported events (here one: pid 0, tid -1 "Device 0")
+  lu.assertEquals(select(2, text:gsub('"name":"thread_name"', "")), ntracks + 1)
+  lu.assertStrContains(text, '{"ph":"M","name":"thread_name","pid":0,"tid":-1,"args":{"name":"Device 0"}}')
   -- flows: one s/f pair per device op whose correlation id a runtime call has
   local rc = {}
   local rt = p.tables.runtime
