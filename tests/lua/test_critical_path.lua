@@ -144,6 +144,40 @@ function TestCriticalPath:test_export_marks_path()
   lu.assertEquals(flows, 21)
 end
 
+-- the figure: the whole step in grey with the path over it.  alexnet
+-- instance 1: every CPU thread and GPU stream of the step has a lane, each
+-- non-path event of the step (cpu_op, user_annotation, runtime, kernel,
+-- memcpy, memset) is one grey box, and the 77 path events are all drawn
+-- (merged spans whose titles count them)
+function TestCriticalPath:test_figure_whole_step()
+  local c = CASES.alexnet
+  local p = load(c[1])
+  local rep = perflab.run("critical-path", p, { annotation = c[2], instance = c[3] })
+  local svg = rep.figures["critical-path.svg"].svg
+  local r = CPA.analyze(p, { annotation = c[2], instance = c[3] })
+  local ev = r.events
+  local cats = ev:col("cat"):isin { "cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "kernel",
+    "gpu_memcpy", "gpu_memset" }
+  local gpu = ev:col("stream"):fill(-1):ge(0)
+  local last = (ev:col("ts_ns") + ev:col("dur_ns")):keep(r.critical):max()
+  local ends = ev:col("ts_ns") + ev:col("dur_ns")
+  local ctx = cats & ~r.critical & ev:col("ts_ns"):le(last) & ends:ge(r.window_lo_ns)
+    & (gpu | ev:col("ts_ns"):le(r.window_hi_ns))
+  local nctx = ctx:sum()
+  lu.assertTrue(nctx > 0 and nctx < 3000)
+  -- grey boxes: one rect per context event, filled with the fixed greys
+  -- (the legend's two swatches are closed rects without a title)
+  local grey = select(2, svg:gsub('fill="#d9d9d9" stroke="[^"]*" stroke%-width="0.4"><title>', ""))
+    + select(2, svg:gsub('fill="#bdbdbd" stroke="[^"]*" stroke%-width="0.4"><title>', ""))
+  lu.assertEquals(grey, nctx)
+  -- every path event is counted once in the path spans' titles
+  local counted = 0
+  for n in svg:gmatch("<title>(%d+) events on the path") do counted = counted + tonumber(n) end
+  for _ in svg:gmatch("<title>[^<]-: [%d.]+ us</title>") do counted = counted + 1 end
+  lu.assertEquals(counted, r.critical_events)
+  for _, lane in ipairs { "GPU 0 stream 7", "GPU 0 stream 20" } do lu.assertStrContains(svg, ">" .. lane .. "<") end
+end
+
 -- what cannot be analysed says why
 function TestCriticalPath:test_refusals()
   local r, why = CPA.analyze(load(K .. "hta_cpu_only_rank-34.pt.trace.json.gz"), {})
