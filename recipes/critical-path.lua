@@ -16,54 +16,118 @@ local perflab = require "perflab"
 local T = perflab.table
 local CPA = require "perflab.critical_path"
 local chart = require "perflab.chart"
+local I = require "perflab.intervals"
 
 local SHORT = { critical_path_operator = "span", critical_path_dependency = "next op",
   critical_path_kernel_launch_delay = "launch", critical_path_kernel_kernel_delay = "after kernel",
   critical_path_sync_dependency = "sync" }
 
-local function figure(r, max_items)
+-- the figure: the whole step (every CPU thread and GPU stream with events
+-- in the window, grey) with the path drawn over it in colour and its
+-- launch and sync hops as arrows.  At most max_bg context events (the
+-- longest) and max_links arrows are drawn; the path is drawn whole.
+local CONTEXT_CATS = { "cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "kernel", "gpu_memcpy",
+  "gpu_memset", "Kernel", "Memcpy", "Memset" }
+
+local function figure(r, max_links, max_bg)
   local ev, path = r.events, r.path
-  local crit = ev:filter(r.critical, { "name", "ts_ns", "dur_ns", "pid", "tid", "stream", "cat" })
-  local n = math.min(crit:nrows(), max_items)
+  local t0, t1 = r.window_lo_ns, r.window_hi_ns
+  local cols = { "name", "ts_ns", "dur_ns", "pid", "tid", "stream", "cat" }
+  local cat = ev:col("cat")
+  local ends = ev:col("ts_ns") + ev:col("dur_ns")
+  -- the axis runs to the end of the path's last event (GPU work launched in
+  -- the window may run past its end)
+  local hi = t1
+  t1 = math.max(t1, ends:keep(r.critical):max() or t1)
+  -- the step's other events: CPU events that start in the window, GPU
+  -- events that run in the drawn range
+  local on_gpu = ev:col("stream"):fill(-1):ge(0)
+  local ctx = ev:filter((cat:type() == "string" and cat:isin(CONTEXT_CATS) or ev:col("ts_ns"):present())
+    & ev:col("ts_ns"):le(t1) & ends:ge(t0) & (on_gpu | ev:col("ts_ns"):le(hi)) & ~r.critical, cols)
+  local nctx = ctx:nrows()
+  if nctx > max_bg then ctx = ctx:sort_by("-dur_ns"):head(max_bg) end
+  ctx = ctx:sort_by("ts_ns", "-dur_ns")           -- parents before (under) their children
   local items, lanes, seen = {}, {}, {}
-  local t0 = r.window_lo_ns
   local function lane(row)
     local l = (row.stream or -1) >= 0 and string.format("GPU %s stream %s", row.pid, row.stream)
       or string.format("CPU %s/%s", row.pid, row.tid)
     if not seen[l] then seen[l] = true; lanes[#lanes + 1] = l end
     return l
   end
-  local lane_of = {}
-  for i = 1, n do
-    local row = crit:row(i)
-    local l = lane(row)
-    local kind = (row.stream or -1) >= 0 and "GPU on path" or "CPU on path"
-    items[#items + 1] = { lane = l, start = (row.ts_ns - t0) / 1000, finish = (row.ts_ns + row.dur_ns - t0) / 1000,
+  local function item(row, kind)
+    return { lane = lane(row), start = (row.ts_ns - t0) / 1000, finish = (row.ts_ns + row.dur_ns - t0) / 1000,
       label = row.name, kind = kind }
-    lane_of[row.name .. "\0" .. row.ts_ns] = l
   end
-  table.sort(lanes, function(a, b) return a < b end)
-  -- the path's hops between lanes (launch, sync, kernel-kernel), drawn as arrows
+  for _, row in ctx:rows() do
+    items[#items + 1] = item(row, (row.stream or -1) >= 0 and "GPU (other)" or "CPU (other)")
+  end
+  -- the path: its events merged per lane where they touch or lie closer
+  -- than a pixel (nested CPU events, back-to-back kernels), so the whole
+  -- path is drawn however long; a span of one event keeps its name.  The
+  -- merging and counting run in the interval engine, Lua once per span.
+  local px = math.max(1, (t1 - t0) // 1200)
+  local gpu_ev = ev:col("stream"):fill(-1):ge(0)
+  local lane_ev = T.sprintf("GPU %s stream %s", ev:col("pid"), ev:col("stream")):keep(gpu_ev)
+    :fill(T.sprintf("CPU %s/%s", ev:col("pid"), ev:col("tid")))
+  local ct = ev:select("name", "ts_ns", "dur_ns"):with("lane", lane_ev):filter(r.critical)
+  ct:with("start_ns", ct:col("ts_ns")):with("stop_ns", ct:col("ts_ns") + ct:col("dur_ns") + px)
+  local sets, keys = I.from_table(ct, "start_ns", "stop_ns", { by = "lane" })
+  local wl, ws, we = {}, {}, {}
+  for _, key in ipairs(keys) do
+    local starts, stops = I.to_arrays(sets[key])
+    for q = 1, #starts do wl[#wl + 1] = key; ws[#ws + 1] = starts[q]; we[#we + 1] = stops[q] end
+  end
+  local W = T.from_columns({ lane = wl, start_ns = ws, stop_ns = we }, { "lane", "start_ns", "stop_ns" })
+  local Q = ct:select("name", "lane", "start_ns"):sort_by("start_ns")
+  Q:with("stop_ns", Q:col("start_ns") + 1)
+  Q:with("win", I.innermost(W, Q, { start = "start_ns", stop = "stop_ns", by = "lane" }))
+  local per = Q:filter(Q:col("win"):present()):group_by("win"):agg { { "n", "count" }, { "first", "first", "name" } }
+  local at = per:col("win"):index_of(W:col("start_ns"):present():map { [true] = 1 }:cumsum())
+  local cnt, first = per:col("n"):at(at):fill(0):to_lua(), per:col("first"):at(at):to_lua()
+  for q = 1, #wl do
+    local key = wl[q]
+    if not seen[key] then seen[key] = true; lanes[#lanes + 1] = key end
+    local a, b = (ws[q] - t0) / 1000, (we[q] - px - t0) / 1000
+    local c, nm = cnt[q], first[q] or "?"
+    items[#items + 1] = { lane = key, start = a, finish = b, kind = key:sub(1, 3) == "GPU" and "GPU on path" or "CPU on path",
+      label = c == 1 and nm or string.format("%d path events", c),
+      title = c == 1 and string.format("%s: %.1f us", nm, b - a)
+        or string.format("%d events on the path, %.1f us from %s", c, b - a, nm) }
+  end
+  -- GPU streams below the CPU threads, each group in name order
+  table.sort(lanes, function(a, b)
+    local ga, gb = a:sub(1, 3) == "GPU", b:sub(1, 3) == "GPU"
+    if ga ~= gb then return gb end
+    return a < b
+  end)
+  -- the path's hops between lanes (launch, sync), drawn as arrows: the
+  -- hop rows picked in the engine, Lua once per arrow
   local links = {}
-  local np = math.min(path:nrows(), 2 * max_items)
-  local names = ev:col("name"):at(path:col("event"))
-  local tss = ev:col("ts_ns"):at(path:col("event"))
-  for i = 1, np - 1 do
-    local e = path:get(i, "edge")
-    if e == "critical_path_kernel_launch_delay" or e == "critical_path_sync_dependency" then
-      local a = lane_of[names[i] .. "\0" .. tss[i]]
-      local b = lane_of[names[i + 1] .. "\0" .. tss[i + 1]]
-      if a and b then
-        links[#links + 1] = { from_lane = a, to_lane = b, from = (path:get(i, "ts_ns") - t0) / 1000,
-          to = (path:get(i + 1, "ts_ns") - t0) / 1000, title = SHORT[e] }
+  local np = path:nrows()
+  if np > 1 then
+    local rowno = path:col("ts_ns"):present():map { [true] = 1 }:cumsum()
+    local hop = path:col("edge"):isin { "critical_path_kernel_launch_delay", "critical_path_sync_dependency" }
+      & rowno:lt(np)
+    local nxt = rowno:keep(hop) + 1
+    local H = path:select("ts_ns"):with("la", lane_ev:at(path:col("event"))):with("lb", lane_ev:at(path:col("event"):at(nxt)))
+      :with("tb", path:col("ts_ns"):at(nxt)):with("edge", path:col("edge")):filter(hop)
+    for _, h in H:rows() do
+      if #links >= max_links then break end
+      if h.la and h.lb then
+        links[#links + 1] = { from_lane = h.la, to_lane = h.lb, from = (h.ts_ns - t0) / 1000,
+          to = (h.tb - t0) / 1000, title = SHORT[h.edge] }
       end
     end
   end
-  return chart.gantt { title = "Critical path", subtitle = string.format("%s, %.0f us; arrows: launch and sync hops%s",
-      r.annotation ~= "" and (r.annotation .. " instance " .. r.instance) or "whole trace", r.length_ns / 1000,
-      n < crit:nrows() and string.format(" (first %d of %d events)", n, crit:nrows()) or ""),
-    lanes = lanes, items = items, links = links, kinds = { "CPU on path", "GPU on path" },
-    time_label = "time from the window start (us)", t0 = 0, t1 = (r.window_hi_ns - t0) / 1000 }
+  local notes = {}
+  if nctx > max_bg then notes[#notes + 1] = string.format("the %d longest of %d other events", max_bg, nctx) end
+  return chart.gantt { title = "Critical path over the step",
+    subtitle = string.format("%s: path %.0f us; grey: the rest of the step; arrows: launch, sync%s",
+      r.annotation ~= "" and (chart.short(r.annotation, 32) .. " #" .. r.instance) or "whole trace", r.length_ns / 1000,
+      #notes > 0 and " (" .. table.concat(notes, "; ") .. ")" or ""),
+    lanes = lanes, items = items, links = links, kinds = { "CPU on path", "GPU on path", "CPU (other)", "GPU (other)" },
+    kind_fills = { ["CPU (other)"] = "#d9d9d9", ["GPU (other)"] = "#bdbdbd" },
+    time_label = "time from the window start (us)", t0 = 0, t1 = (t1 - t0) / 1000 }
 end
 
 return {
@@ -79,7 +143,8 @@ return {
     round = { type = "string", default = "auto", help = "HTA's whole-microsecond rounding: auto (fractional traces), on, off" },
     zero_weight_launch = { type = "boolean", default = false, help = "add a 0-weight launch edge for every kernel (HTA's CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE)" },
     allow_missing_sync = { type = "boolean", default = false, help = "build the path from a trace without cuda_sync events (GPU->CPU waits then missing)" },
-    figure_events = { type = "integer", min = 1, default = 400, help = "at most this many path events in the figure" },
+    figure_events = { type = "integer", min = 1, default = 400, help = "at most this many launch and sync arrows in the figure" },
+    figure_context = { type = "integer", min = 0, default = 3000, help = "at most this many other events of the step in the figure (the longest)" },
   },
   run = function(inputs, opts, report)
     for _, p in ipairs(inputs) do
@@ -142,7 +207,7 @@ return {
         :with("name", ev:col("name"):at(er)):with("cat", ev:col("cat"):at(er)):with("stream", ev:col("stream"):at(er))
         :with("on_path_us", ons / 1000):with("waits_for", ce:col("waits_for")):drop("event")
       report:table("critical_events", out, { title = "the events on the critical path, in path order" })
-      report:figure("critical-path.svg", figure(r, opts.figure_events), { title = "the step's critical path" })
+      report:figure("critical-path.svg", figure(r, opts.figure_events, opts.figure_context), { title = "the step's timeline with its critical path" })
       if r.rounded then
         report:note("timestamps rounded to whole microseconds as HTA does for fractional traces (ts up, end down; pytorch/pytorch#122425)")
       end

@@ -88,8 +88,9 @@ return {
           report:finding { severity = "warn", rule = "graphs.partial",
             message = who .. "partial recording: " .. rec.reason .. "; idle and busy times of this trace are unreliable",
             evidence = { partial_replays = rec.partial_replays, empty_launches = rec.empty_launches, source = p.source,
-                         formula = "a replay is partial when its op count differs from the most frequent count of its graph (graph id known); "
-                           .. "a graph launch is empty when no device op carries its correlation" } }
+                         formula = "a replay is partial when its op count differs from the most frequent count of its graph (graph id known; "
+                           .. "without one: its kernels are a graph's with more replays, in order, and the missing ones fit in its "
+                           .. "stream's idle time where they belong); a graph launch is empty when no device op carries its correlation" } }
         end
       end
     end

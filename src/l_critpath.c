@@ -133,6 +133,11 @@ static int l_run(lua_State *L) {
   setint(L, "kernel_kernel_edges", (int64_t)o.nkk);
   setint(L, "sync_edges", (int64_t)o.nsync);
   setint(L, "graph_launches", (int64_t)o.ngraph_launch);
+  lua_createtable(L, 0, 5);
+  static const char *const tn[] = { "critical_path_operator", "critical_path_dependency",
+    "critical_path_kernel_launch_delay", "critical_path_kernel_kernel_delay", "critical_path_sync_dependency" };
+  for (int i = 0; i < 5; i++) { lua_pushinteger(L, (lua_Integer)o.nedge_type[i]); lua_setfield(L, -2, tn[i]); }
+  lua_setfield(L, -2, "edge_types");
   setint(L, "window_lo_ns", o.win_lo);
   setint(L, "window_hi_ns", o.win_hi);
   setint(L, "instances", (int64_t)o.ninst);

@@ -645,6 +645,8 @@ function M.gantt(o)
   local H = mt + lh * #lanes + 50
   local s = new_svg(W, H, o)
   local f = fills(s, math.max(#kinds, 1))
+  -- o.kind_fills: a fixed colour for some kinds (e.g. grey for context)
+  for i, k in ipairs(kinds) do if o.kind_fills and o.kind_fills[k] then f[i] = o.kind_fills[k] end end
   s.add('<defs><marker id="%s-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L8,4 L0,8 Z" fill="#333"/></marker></defs>', s.id)
   local t0, t1 = o.t0, o.t1
   if not t0 then

@@ -161,6 +161,151 @@ local function empty_launches(p, ops)
   return gl:filter(~hit:present())
 end
 
+-- Without graph ids, a replay that lost ops has a kernel multiset of its
+-- own.  It is told from a different graph by two things the trace records
+-- (docs/graphs.md, "Partial recordings"):
+--   * its ops are ops of a graph with more ops and more replays, in the
+--     same order (a subsequence of that graph's kernel sequence), on the
+--     same device and from the same launch API, and
+--   * the missing ops fit: each run of missing positions fits in the idle
+--     time of the replay's stream where it belongs (before the first
+--     recorded op: from the launch call or the stream's previous op; between
+--     two recorded ops: the gap between them; after the last: until the
+--     stream's next op, or the end of the trace), counting each missing op
+--     at its shortest duration over the graph's replays.
+-- A stream's ops run one after another, so a replay whose stream was busy
+-- with other recorded work where the missing ops belong is a graph of its
+-- own (vLLM's last piecewise graph: the first 12 of the 15-op layer graph's
+-- ops, the stream's next op 12 us after it, where the 3 missing ops need
+-- 452 us).  Returns a map from a graph key to the key it is a partial
+-- recording of, and per merged key the evidence; Lua runs per graph and per
+-- candidate replay, the per-op work is in the engine.
+local function truncations(reps, r, ops)
+  local kg = reps:group_by("_key"):agg { { "n", "count" }, { "device", "first", "device" },
+    { "launch", "first", "launch" }, { "k", "first", "kernels" }, { "rep", "min", "replay" } }
+  local keys = {}
+  for _, g in kg:rows() do keys[#keys + 1] = g end
+  -- candidate pairs: same device and launch API, fewer ops and fewer replays
+  local cand = {}
+  for _, a in ipairs(keys) do
+    for _, b in ipairs(keys) do
+      if a._key:sub(1, 4) == "ops " and b._key:sub(1, 4) == "ops " and a.device == b.device
+          and a.launch == b.launch and a.k < b.k and a.n < b.n then
+        cand[a] = cand[a] or {}
+        table.insert(cand[a], b)
+      end
+    end
+  end
+  if next(cand) == nil then return {} end
+  -- kernel sequences of one replay per graph (the first)
+  local want = {}
+  for a, bs in pairs(cand) do
+    want[#want + 1] = a.rep
+    for _, b in ipairs(bs) do want[#want + 1] = b.rep end
+  end
+  local rr = r:filter(r:col("replay"):isin(want), { "replay", "position", "name" }):sort_by("replay", "position")
+  local seq = {}
+  local rcol, ncol = rr:col("replay"):to_lua(), rr:col("name"):to_lua()
+  for i = 1, #rcol do
+    seq[rcol[i]] = seq[rcol[i]] or {}
+    table.insert(seq[rcol[i]], ncol[i])
+  end
+  -- shortest duration per position of the candidate bigger graphs
+  local rk = reps:col("_key"):at(reps:col("replay"):index_of(r:col("replay")))
+  local mins = r:select("position", "duration_ns"):with("_key", rk):group_by("_key", "position")
+    :agg { { "d", "min", "duration_ns" } }
+  local mind = {}
+  for _, m in mins:rows() do
+    mind[m._key] = mind[m._key] or {}
+    mind[m._key][m.position] = m.d
+  end
+  -- each stream's ops by start and by end (once per stream asked about)
+  local streams = {}
+  local function stream_of(dev, st)
+    local k = tostring(dev) .. "/" .. tostring(st)
+    if not streams[k] then
+      local m = ops:col("device"):eq(dev) & ops:col("stream"):eq(st)
+      local so = ops:filter(m, { "start_ns", "end_ns" })
+      streams[k] = { starts = so:sort_by("start_ns"):col("start_ns"):to_lua(),
+                     ends = so:sort_by("end_ns"):col("end_ns"):to_lua() }
+    end
+    return streams[k]
+  end
+  -- first value >= t in a sorted array (nil: none); last value <= t
+  local function first_ge(a, t)
+    local lo, hi = 1, #a + 1
+    while lo < hi do local mid = (lo + hi) // 2; if a[mid] >= t then hi = mid else lo = mid + 1 end end
+    return a[lo]
+  end
+  local function last_le(a, t)
+    local lo, hi = 0, #a
+    while lo < hi do local mid = (lo + hi + 1) // 2; if a[mid] <= t then lo = mid else hi = mid - 1 end end
+    return lo > 0 and a[lo] or nil
+  end
+  -- leftmost alignment of sequence a inside b: positions of b, or nil
+  local function align(a, b)
+    local pos, j = {}, 1
+    for i = 1, #a do
+      while j <= #b and b[j] ~= a[i] do j = j + 1 end
+      if j > #b then return nil end
+      pos[i] = j
+      j = j + 1
+    end
+    return pos
+  end
+  local merged, evidence = {}, {}
+  for a, bs in pairs(cand) do
+    table.sort(bs, function(x, y) if x.n ~= y.n then return x.n > y.n end return x.k > y.k end)
+    local reps_a = reps:filter(reps:col("_key"):eq(a._key))
+    for _, b in ipairs(bs) do
+      local pos = align(seq[a.rep], seq[b.rep])
+      if pos then
+        local dm, ok, need_total, idle_total = mind[b._key], true, 0, 0
+        for _, ra in reps_a:rows() do
+          local ro = r:filter(r:col("replay"):eq(ra.replay), { "start_ns", "end_ns" }):sort_by("start_ns")
+          local st, en = ro:col("start_ns"):to_lua(), ro:col("end_ns"):to_lua()
+          local so = stream_of(ra.device, ra.stream)
+          -- the runs of missing positions and the idle time where each belongs
+          local function fits(p_lo, p_hi, idle)
+            local need = 0
+            for q = p_lo, p_hi do need = need + (dm[q] or 0) end
+            need_total = need_total + need
+            if idle ~= math.huge then idle_total = idle_total + math.max(idle, 0) end
+            return need <= idle
+          end
+          if pos[1] > 1 then
+            local prev = last_le(so.ends, st[1])
+            local from = math.max(ra.rt_start_ns or st[1], prev or st[1])
+            ok = ok and fits(1, pos[1] - 1, st[1] - from)
+          end
+          for i = 1, #pos - 1 do
+            if pos[i + 1] > pos[i] + 1 then ok = ok and fits(pos[i] + 1, pos[i + 1] - 1, st[i + 1] - en[i]) end
+          end
+          if pos[#pos] < b.k then
+            local last_end = math.max(table.unpack(en))
+            local nxt = first_ge(so.starts, last_end)
+            -- no next op: the recording ended first (the window, a full buffer)
+            ok = ok and fits(pos[#pos] + 1, b.k, nxt and nxt - last_end or math.huge)
+          end
+          if not ok then break end
+        end
+        if ok then
+          merged[a._key] = b._key
+          evidence[a._key] = { need_ns = need_total, idle_ns = idle_total, into = b._key }
+          break
+        end
+      end
+    end
+  end
+  -- a chain (a into b, b into c) ends at c
+  for k in pairs(merged) do
+    local t, guard = merged[k], 0
+    while merged[t] and guard < 100 do t = merged[t]; guard = guard + 1 end
+    merged[k] = t
+  end
+  return merged, evidence
+end
+
 --- The graph analysis of one profile.  Returns nil when the timeline has
 -- no graph replay and no graph launch; else a table:
 --   ops        device_ops (or the ops given) with mark's columns
@@ -212,6 +357,11 @@ function M.analyse(p, ops)
   local key = T.sprintf("id %d", reps:col("graph_id"))
   key = key:fill(T.sprintf("ops %d %d %d", reps:col("kernels"), reps:col("_s1"), reps:col("_s2")))
   reps:with("_key", key)
+  -- without graph ids: replays that lost ops join the graph they are part of
+  if reps:col("graph_id"):present():sum() == 0 then
+    local merged = truncations(reps, r, ops)
+    if next(merged) then reps:with("_key", reps:col("_key"):map(function(k) return merged[k] or k end)) end
+  end
   -- the usual op count of a graph: the most frequent (ties: the larger)
   local counts = reps:group_by("device", "_key", "kernels"):agg { { "_c", "count" } }
     :sort_by("device", "_key", "-_c", "-kernels")

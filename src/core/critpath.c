@@ -432,7 +432,6 @@ static int64_t corr_lookup(const corrmap *cm, int64_t corr) {
 
 static void kernels(cp *c) {
   const pl_cp_in *in = c->in;
-  pl_cp_out *o = c->out;
   size_t n = c->n;
   int64_t *qrt = xcalloc(c, n, sizeof *qrt), *qk = xcalloc(c, n, sizeof *qk);
   int64_t *rec_launch = xcalloc(c, n, sizeof *rec_launch), *wait_next = xcalloc(c, n, sizeof *wait_next);
@@ -498,7 +497,6 @@ static void kernels(cp *c) {
           if (dest >= 0) ksync[dest] = src_kernel;
         } else if (c->enode[src_kernel] != NONE && c->ic[i] >= 0) {
           add_edge(c, c->enode[src_kernel], c->enode[c->ic[i]], PL_CP_E_SYNC, 0, NONE);
-          o->nsync++;
         }
         continue;
       }
@@ -507,10 +505,9 @@ static void kernels(cp *c) {
         if (rt < 0 || c->enode[rt] == NONE) continue;
         if (f & PL_CP_N_CONTEXT_SYNC) {
           for (size_t q = 0; q < norder; q++)
-            if (lastn[order[q]] != NONE) { add_edge(c, lastn[order[q]], c->enode[rt], PL_CP_E_SYNC, 0, NONE); o->nsync++; }
+            if (lastn[order[q]] != NONE) add_edge(c, lastn[order[q]], c->enode[rt], PL_CP_E_SYNC, 0, NONE);
         } else if (lastn[sid[i]] != NONE) {
           add_edge(c, lastn[sid[i]], c->enode[rt], PL_CP_E_SYNC, 0, NONE);
-          o->nsync++;
         }
       }
       continue;
@@ -522,7 +519,7 @@ static void kernels(cp *c) {
     if (ks != NONE) {
       ks_end = c->enode[ks];
       if (ks_end == NONE) ks = NONE;
-      else { add_edge(c, ks_end, s, PL_CP_E_SYNC, 0, NONE); o->nsync++; }
+      else add_edge(c, ks_end, s, PL_CP_E_SYNC, 0, NONE);
       ksync[i] = NONE;
     }
     int64_t rt = c->ic[i];
@@ -531,10 +528,15 @@ static void kernels(cp *c) {
     if (rt >= 0 && qrt[rt] == 1 && qk[i] == 0 &&
         (ln == NONE || c->node_ts[ln] < c->ts[rt]) &&
         (ks == NONE || c->node_ts[ks_end] < c->ts[rt])) {
-      if (c->snode[rt] != NONE) { add_edge(c, c->snode[rt], s, PL_CP_E_LAUNCH, 0, NONE); o->nlaunch++; launch_added = 1; }
-    } else if (ln != NONE && (ks == NONE || c->node_ts[ks_end] < c->node_ts[ln])) {
+      if (c->snode[rt] != NONE) { add_edge(c, c->snode[rt], s, PL_CP_E_LAUNCH, 0, NONE); launch_added = 1; }
+    } else if (ln != NONE && (ks == NONE || c->node_ts[ks_end] < c->node_ts[ln]) &&
+               (rt < 0 || c->ts[rt] <= c->node_ts[ln])) {
+      /* a kernel-kernel delay only where the kernel waited behind the
+      ** previous one: its launch call started before that one ended.  A
+      ** kernel launched onto an idle stream that missed the launch test
+      ** (another launch came before it started) gets neither edge, as in
+      ** HTA's results at f4d0062 (docs/critical-path.md, "Agreement") */
       add_edge(c, ln, s, PL_CP_E_KERNEL_KERNEL, 0, c->node_ev[ln]);
-      o->nkk++;
     }
     if (in->zero_weight_launch && !launch_added && rt >= 0 && c->snode[rt] != NONE)
       add_edge(c, c->snode[rt], s, PL_CP_E_LAUNCH, 1, NONE);
@@ -572,7 +574,24 @@ static int longest(cp *c) {
     c->ne = w;
     free(cnt); free(ord); free(drop); free(fill);
   }
-  o->nnodes = nn; o->nedges = c->ne;
+  /* the graph's size as HTA counts it: nodes enter its networkx graph
+  ** with their first edge, so an event without edges (a cuda_sync event)
+  ** adds none; edges by type after the duplicates went */
+  {
+    uint8_t *touched = xcalloc(c, nn, 1);
+    if (!touched) return -1;
+    memset(o->nedge_type, 0, sizeof o->nedge_type);
+    for (size_t a = 0; a < c->ne; a++) {
+      touched[c->e[a].u] = touched[c->e[a].v] = 1;
+      if (c->e[a].type < 5) o->nedge_type[c->e[a].type]++;
+    }
+    o->nnodes = 0;
+    for (size_t v = 0; v < nn; v++) o->nnodes += touched[v];
+    free(touched);
+  }
+  o->nedges = c->ne;
+  o->nlaunch = o->nedge_type[PL_CP_E_LAUNCH]; o->nkk = o->nedge_type[PL_CP_E_KERNEL_KERNEL];
+  o->nsync = o->nedge_type[PL_CP_E_SYNC];
   size_t *pstart = xcalloc(c, nn + 1, sizeof *pstart), *pe = xcalloc(c, c->ne, sizeof *pe);
   size_t *sstart = xcalloc(c, nn + 1, sizeof *sstart), *se = xcalloc(c, c->ne, sizeof *se);
   size_t *indeg = xcalloc(c, nn, sizeof *indeg), *queue = xcalloc(c, nn, sizeof *queue);

@@ -51,7 +51,8 @@ typedef struct pl_cp_in {
 typedef struct pl_cp_out {
   int64_t win_lo, win_hi;        /* the window, ns */
   size_t ninst;                  /* annotation instances in the trace */
-  size_t nnodes, nedges;         /* the graph */
+  size_t nnodes, nedges;         /* the graph: nodes with an edge (as HTA's networkx graph counts them), edges */
+  size_t nedge_type[5];          /* its edges by type (PL_CP_E_*) */
   size_t nlaunch, nkk, nsync;    /* its launch, kernel-kernel and sync edges */
   size_t ngraph_launch;          /* launch calls whose correlation several GPU events share */
   int64_t length;                /* the longest path, ns */

@@ -222,6 +222,47 @@ function TestGraphsPartial:test_dropped_replay()
   end
 end
 
+-- short replays without graph ids (Kineto): the 3-op graph G replayed four
+-- times in full, correlation 904 without relu_b (30 us idle where relu_b,
+-- at least 29 us, belongs), 907 cut by the end of the recording; 905 is a
+-- 2-op prefix graph whose stream runs add_kernel 1 us after it (gemm_c,
+-- 40 us, cannot have run there): a graph of its own
+function TestGraphsPartial:test_short_replays_by_sequence()
+  local p = perflab.load(FIX .. "short_replays.json")
+  local res = G.analyse(p)
+  lu.assertEquals(res.graphs:nrows(), 2)
+  lu.assertEquals(res.graphs:col("replays"):to_lua(), { 6, 1 })
+  lu.assertEquals(res.graphs:col("partial_replays"):to_lua(), { 2, 0 })
+  lu.assertEquals(res.graphs:col("kernels_per_replay"):to_lua(), { 3, 2 })
+  lu.assertEquals(res.partial, 2)
+  local partial = res.replays:filter(res.replays:col("partial"))
+  lu.assertEquals(partial:col("correlation"):to_lua(), { 904, 907 })
+  lu.assertEquals(partial:col("usual"):to_lua(), { 3, 3 })
+  -- per-position figures come from the four whole replays only
+  lu.assertEquals(res.positions:filter(res.positions:col("graph"):eq(1)):col("min_ns"):to_lua(), { 20000, 29000, 40000 })
+  local rec = G.recording(p, nil, res)
+  lu.assertEquals(rec.partial_replays, 2)
+  lu.assertStrContains(rec.reason, "2 graph replays recorded a different number of ops")
+  lu.assertEquals(#findings(perflab.run("graphs", p), "graphs.partial"), 1)
+  lu.assertEquals(#findings(perflab.run("idle-time", p), "idle-time.unreliable"), 1)
+end
+
+-- the same graph where the stream had no room: relu_b's gap closed to 20 us
+-- (less than its 29 us shortest run), so 904 is a graph of its own
+function TestGraphsPartial:test_short_replay_without_room()
+  local doc = require("cjson").decode(read(FIX .. "short_replays.json"))
+  for _, e in ipairs(doc.traceEvents) do
+    if e.name == "gemm_c" and e.args.correlation == 904 then e.ts = e.ts - 10 end
+  end
+  local dir = os.tmpname(); os.remove(dir); os.execute("mkdir -p " .. dir)
+  local f = assert(io.open(dir .. "/t.json", "w")); f:write(require("cjson").encode(doc)); f:close()
+  local res = G.analyse(perflab.load(dir .. "/t.json"))
+  os.remove(dir .. "/t.json"); os.remove(dir)
+  lu.assertEquals(res.graphs:col("replays"):to_lua(), { 5, 1, 1 })
+  lu.assertEquals(res.partial, 1)
+  lu.assertEquals(res.replays:filter(res.replays:col("partial")):col("correlation"):to_lua(), { 907 })
+end
+
 -- a graph launch with no kernels beside two ordinary launches
 function TestGraphsPartial:test_graph_launch_without_kernels()
   local p = perflab.load(FIX .. "graph_launch_no_kernels.json")
