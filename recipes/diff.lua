@@ -28,7 +28,7 @@ local perflab = require "perflab"
 local T = perflab.table
 local compare = require "perflab.compare"
 local units = perflab.units
-local gpu = require "perflab.gpu"
+local cuda = require "perflab.cuda_occupancy"
 local gpus = require "perflab.gpus"
 
 local function nanil(x) if x == nil or x ~= x then return nil end return x end
@@ -216,7 +216,7 @@ end
 
 local function occupancy(cc, c)
   if not cc or not c.registers or not gpus.cc(cc) then return nil end
-  local ok, o = pcall(gpu.occupancy, { cc = cc, block_size = c.block, registers = c.registers, smem_static = c.smem or 0 })
+  local ok, o = pcall(cuda.occupancy, { cc = cc, block_size = c.block, registers = c.registers, smem_static = c.smem or 0 })
   if ok and o and not o.invalid then return o.theoretical_occupancy_pct end
   return nil
 end

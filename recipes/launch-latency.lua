@@ -55,7 +55,7 @@ local is_comm = require("perflab.comm").is_kernel
 local function points(t, col, d)
   if t:nrows() == 0 then return nil end
   local p = t:select(col):rename(col, "t")
-  return p:with("d", p:col("t"):present():map(function() return d end))
+  return p:with("d", p:const(d))
 end
 
 local function queue(ops, windows)
@@ -102,10 +102,10 @@ return {
       if kern:nrows() > 0 then
         kern = graphs.mark(kern)
         local gr = kern:col("graph_replay")
-        nodes = gr:count { where = gr }
+        nodes = gr:count_true()
         if nodes > 0 then
           local first = kern:col("position"):eq(1)
-          local nrep = first:count { where = first }
+          local nrep = first:count_true()
           report:note(string.format("%s: %d kernels are nodes of %d graph replays (cudaGraphLaunch, hipGraphLaunch, ...): "
             .. "each replay counts as one launch, its launch call against its first kernel; see the graphs recipe.",
             p.source, nodes, nrep))
@@ -188,7 +188,7 @@ return {
       local sk = launched:group_by("name"):agg { { "calls", "count" }, { "short_calls", "count", where = short },
         { "kernel_ns", "sum", "duration_ns", where = short }, { "launch_ns", "sum", "runtime_ns", where = short } }
       sk = sk:filter(sk:col("short_calls"):gt(0)):rename("name", "kernel"):sort_by("-short_calls", "kernel")
-      local nshort = short:count { where = short }
+      local nshort = short:count_true()
       for i, e in sk:rows() do
         if opts.top <= 0 or i <= opts.top then
           short_rows[#short_rows + 1] = { kernel = e.kernel, calls = e.calls, short_calls = e.short_calls,

@@ -26,7 +26,9 @@
 -- by saved time, with tables `weighted` and `unmatched` (perflab.weighting;
 -- without an ncu report, every input is analysed).
 local perflab = require "perflab"
-local gpu = require "perflab.gpu"
+local cuda = require "perflab.cuda_occupancy"
+local ncu = require "perflab.ncu_math"
+local device = require "perflab.device"
 local gpus = require "perflab.gpus"
 local weighting = require "perflab.weighting"
 local T = perflab.table
@@ -71,21 +73,21 @@ end
 -- none (an integer column, all missing), sources (where SM counts came
 -- from, sorted), no_sm (kept launches without one).
 local function launch_columns(k, ctx, rule_sms)
-  local one = k:col(k:columns()[1]):present():map(function() return 1 end)
-  local L = { one = one, none = one:keep(one:eq(0)), w = k:select({}):with("_one", one) }
+  local one = k:const(1)
+  local L = { one = one, none = k:const(nil, "integer"), w = k:select({}):with("_one", one) }
   local w = L.w
-  local grid, bs = gpu.dim_col(k, "grid_size", "grid"), gpu.dim_col(k, "block_size", "block")
-  local kept = (grid and bs) and (grid:present() & bs:present()) or one:eq(0)
+  local grid, bs = device.dim_col(k, "grid_size", "grid"), device.dim_col(k, "block_size", "block")
+  local kept = (grid and bs) and (grid:present() & bs:present()) or k:const(false)
   -- communication kernels (perflab.comm) get no grid heuristics: a
   -- collective sizes its grid by channels, not by work per block
   if k:has("name") and k:nrows() > 0 then
     local c = k:col("name"):fill(""):map(is_comm)
-    L.ncomm = kept:count { where = kept & c }
+    L.ncomm = (kept & c):count_true()
     kept = kept & ~c
   end
   if grid and bs then w:with("_grid", grid):with("_bs", bs) end
-  local nkept = kept:count { where = kept }
-  local dev = gpu.launch_devices(k, ctx)   -- cc, sm_count: once per distinct device
+  local nkept = kept:count_true()
+  local dev = device.launch_devices(k, ctx)   -- cc, sm_count: once per distinct device
   local cc = dev:col("cc")
   -- active blocks per SM: the block limits ncu printed, else the occupancy
   -- calculator (in C) where the registers are known
@@ -94,8 +96,8 @@ local function launch_columns(k, ctx, rule_sms)
     local need = kept & cc:present() & k:col("registers"):present()
     if active then need = need & ~active:present() end
     local function opt(c) return k:has(c) and k:col(c) or nil end
-    local occ = gpu.columns { cc = cc:keep(need), block_size = bs, registers = k:col("registers"),
-      smem_static = gpu.smem_static_col(k), smem_dynamic = opt("smem_dynamic_bytes"),
+    local occ = cuda.columns { cc = cc:keep(need), block_size = bs, registers = k:col("registers"),
+      smem_static = device.smem_static_col(k), smem_dynamic = opt("smem_dynamic_bytes"),
       smem_config = opt("smem_config_bytes"), smem_driver = opt("smem_driver_bytes") }
     occ = occ:col("active_blocks"):keep(need)
     active = active and active:fill(occ) or occ
@@ -160,19 +162,19 @@ local function check_shapes(L, th)
     rows[i] = { ri = i }
     if r._n > 0 then
       local g, b, sm, act = r._grid, r._bs, r._sms, r._active
-      local bc = gpu.block_size_check(b)
+      local bc = ncu.block_size_check(b)
       if bc then
         ids[#ids + 1] = add("launch.block_size", tostring(b), { block_size = b, speedup = bc.speedup_pct }, gi)
       end
       if sm then
-        local sg = gpu.small_grid(g, sm)
+        local sg = ncu.small_grid(g, sm)
         if sg and sg.severity == "high" then
           ids[#ids + 1] = add("launch.small_grid", g .. "|" .. sm, { grid = g, sms = sm, speedup = sg.speedup_pct }, gi)
         elseif sg then
           ids[#ids + 1] = add("launch.grid_below_2x_sms", g .. "|" .. sm, { grid = g, sms = sm }, gi)
         end
         if act and act > 0 then
-          local t = gpu.tail(g, sm, act, th)
+          local t = ncu.tail(g, sm, act, th)
           rows[i].waves, rows[i].tail_pct = t.waves, t.speedup_pct
           if t.fires then
             ids[#ids + 1] = add("launch.tail_effect", string.format("%d|%d|%d", g, sm, act),
@@ -295,7 +297,7 @@ local function finding(report, g, th)
   local t = f.t   -- launch.tail_effect
   return report:finding { severity = "opt", rule = g.rule, subject = subject,
     message = string.format("%d blocks on %d SMs x %d active blocks = %.2f waves: the partial last wave (%d blocks) can take up to %s %% of the run (%s)",
-      f.grid, f.sms, f.active, t.waves, t.partial_blocks, gpu.fmt_pct(t.speedup_pct), who),
+      f.grid, f.sms, f.active, t.waves, t.partial_blocks, cuda.fmt_pct(t.speedup_pct), who),
     evidence = { grid_size = f.grid, sm_count = f.sms, active_blocks = f.active, waves = t.waves,
       whole_waves = t.whole, partial_blocks = t.partial_blocks, launches = g.launches,
       threshold_pct = th.tail_min_speedup, formula = "speedup = 100 / (whole waves + 1)" },
@@ -311,7 +313,7 @@ R = {
   tables = { "kernels", "kernel_summary", "rules", "devices", "runtime" },   -- all it reads (devices: perflab.gpu; runtime: perflab.graphs)
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
-    tail_min = { type = "number", default = gpu.thresholds.tail_min_speedup,
+    tail_min = { type = "number", default = ncu.thresholds.tail_min_speedup,
                  help = "report a tail effect when 100/(whole waves + 1) is at least this" },
     timeline = weighting.option,
   },
@@ -319,9 +321,9 @@ R = {
     local timelines
     inputs, timelines = weighting.inputs(inputs, opts, { recipe_def = R })
     local items = {}   -- every finding with its kernels and launches, for the weighting
-    local th = setmetatable({ tail_min_speedup = opts.tail_min }, { __index = gpu.thresholds })
+    local th = setmetatable({ tail_min_speedup = opts.tail_min }, { __index = ncu.thresholds })
     for idx, p in ipairs(inputs) do
-      local ctx, err = gpu.context(p, opts)
+      local ctx, err = device.context(p, opts)
       if not ctx then perflab.fail(err) end
       local k = p:table("kernels")
       local L = launch_columns(k, ctx, sms_from_rules(p))
@@ -351,7 +353,7 @@ R = {
       local skipped = k:nrows() - L.nkept - (L.ncomm or 0)
       if skipped > 0 then report:note(string.format("%d launches without grid or block size were skipped", skipped)) end
       if L.no_sm > 0 then
-        report:note(string.format("%d launches: no SM count in the input; pass --gpu NAME (one of: %s)", L.no_sm, gpu.choices()))
+        report:note(string.format("%d launches: no SM count in the input; pass --gpu NAME (one of: %s)", L.no_sm, device.choices()))
       end
     end
     weighting.apply(report, items, timelines)

@@ -31,16 +31,15 @@
 -- kernel, message shape); each group's message is the rule's text of the
 -- evidence values of its representative launch (its largest estimate).
 local perflab = require "perflab"
-local gpu = require "perflab.gpu"
+local cuda = require "perflab.cuda_occupancy"
+local ncu = require "perflab.ncu_math"
+local device = require "perflab.device"
 local gpus = require "perflab.gpus"
 local R = require "perflab.ncu_rules"
 local weighting = require "perflab.weighting"
 local T = perflab.table
 
-local fmt = gpu.fmt_pct
-
--- the number of true values of a mask
-local function ntrue(m) return m:keep(m):count() end
+local fmt = cuda.fmt_pct
 
 -- a string column by priority: the value of the first case whose mask
 -- holds, else `default` (one Lua call per distinct combination of masks)
@@ -60,21 +59,18 @@ local function maybe(c) return { maybe = c } end
 local function list(c) return { list = c } end
 
 -- x rounded to 2 decimals, of a number and of a column
-local function r2(x) return math.floor(x * 100 + 0.5) / 100 end
-local function r2c(c) return (c * 100 + 0.5):floor() / 100 end
+local r2 = require("perflab.util").round
+local r2c = r2
 
 -- the launch frame: kernels with the first value of each metric (pivot,
 -- left-joined on the launch id), F.get(key) the metric by its aliases as a
 -- column, the stall-reason columns
 local function frame(p, k)
   local F = { k = k }
-  local any = k:col(k:columns()[1]):present()
-  F.FALSE = any & ~any
-  F.ZERO = F.FALSE * 0
-  F.NONE = F.ZERO:keep(F.FALSE) / 1
+  F.FALSE, F.ZERO, F.NONE = k:const(false), k:const(0), k:const(nil, "number")
   local types = k:types()
   local base = k:select(k:columns()[1]):with("z", F.FALSE)
-  F.row = base:order("z")                               -- 1..n
+  F.row = k:rownum()
   local id = k:has("id") and types.id == "integer" and k:col("id") or nil
   F.id = id and id:fill(F.row - 1) or (F.row - 1)
   local kernel
@@ -161,7 +157,7 @@ local function per_distinct(t, keys, names, fn)
 end
 
 -- the launch-configuration rules' inputs as columns: block and grid size
--- (gpu.dim), SM count (gpu.row_device), active blocks per SM (printed block
+-- (device.dim), SM count (device.row_device), active blocks per SM (printed block
 -- limits, else the occupancy calculator once per distinct launch shape)
 local function launch_columns(F, ctx, active)
   local k, get = F.k, F.kcol
@@ -178,17 +174,17 @@ local function launch_columns(F, ctx, active)
   end
   if ctx.sm_count then sms = sms:fill(ctx.sm_count) end
   active = active or F.NONE
-  if ntrue(~active:present() & grid:present() & sms:present() & (get("registers") or F.NONE):present()) > 0 then
+  if (~active:present() & grid:present() & sms:present() & (get("registers") or F.NONE):present()):count_true() > 0 then
     local keys = {}
     for _, c in ipairs({ "device", "cc", "sm_count", "block_size", "block_x", "block_y", "block_z", "registers",
       "smem_static_bytes", "smem_dynamic_bytes", "smem_config_bytes", "smem_driver_bytes" }) do
       if k:has(c) then keys[#keys + 1] = c end
     end
     local occ = per_distinct(k, keys, { "active" }, function(r)
-      local cc = gpu.row_device(r, ctx)
-      local b = gpu.dim(r, "block_size", "block")
+      local cc = device.row_device(r, ctx)
+      local b = device.dim(r, "block_size", "block")
       if cc and r.registers and gpus.cc(cc) then
-        return { active = gpu.occupancy { cc = cc, block_size = b, registers = r.registers, smem_static = r.smem_static_bytes,
+        return { active = cuda.occupancy { cc = cc, block_size = b, registers = r.registers, smem_static = r.smem_static_bytes,
           smem_dynamic = r.smem_dynamic_bytes, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }.active_blocks }
       end
       return {}
@@ -267,7 +263,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
   -- o.sv, o.skey, o.sub: the order of one launch's rows
   local function emit(id, seq, mask, o)
     addmask(mine, id, mask)
-    if ntrue(mask) == 0 then return end
+    if mask:count_true() == 0 then return end
     local t = F.base:copy()
     local private = {}
     local function carry(name, c) t:with(name, c); private[#private + 1] = name end
@@ -288,7 +284,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     t:with("sv", o.sv or F.NONE)
     t = t:filter(mask)
     t:with("evidence", evidence_column(t, o.ev))
-    if o.cap and ntrue(t:col("capm")) > 0 then t:with("capped_by", t:col("capm"):map({ [true] = R.rule(id).parent })) end
+    if o.cap and t:col("capm"):count_true() > 0 then t:with("capped_by", t:col("capm"):map({ [true] = R.rule(id).parent })) end
     if have_ncu_rules then t:with("ncu_fired", t:col("nf"):map({ [true] = "yes", [false] = "no" })) end
     local one = t:col("row"):present()
     t:with("seq", one * seq):with("sub", one * (o.sub or 0)):with("rule", one:map({ [true] = id }))
@@ -341,7 +337,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     emit("ncu.sol_bottleneck", 1, ok, { sev = sev, gkey = class,
       ev = { bound = bound, class = class, compute_pct = sm, memory_pct = mem, waves_per_sm = maybe(waves),
              thresholds = string.format("%d / %d / %d", th.sol_high, th.sol_low, th.sol_diff) },
-      msg = function(v) return select(3, gpu.sol_class(v.compute_pct, v.memory_pct, v.waves_per_sm, th)) end })
+      msg = function(v) return select(3, ncu.sol_class(v.compute_pct, v.memory_pct, v.waves_per_sm, th)) end })
   end
 
   -- 7 issue slots
@@ -363,18 +359,18 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
   local tocc, aocc = F.kcol("theoretical_occupancy_pct") or F.NONE, F.kcol("achieved_occupancy_pct") or F.NONE
   local active
   do
-    for _, l in ipairs(gpu.LIMIT_NAMES) do             -- the smallest printed block limit
+    for _, l in ipairs(cuda.LIMIT_NAMES) do             -- the smallest printed block limit
       local v = F.kcol(l.key)
       if v then active = active and active:min_with(v):fill(active):fill(v) or v end
     end
     local code = F.ZERO
-    for j, l in ipairs(gpu.LIMIT_NAMES) do
+    for j, l in ipairs(cuda.LIMIT_NAMES) do
       local v = F.kcol(l.key)
       if v and active then code = code + v:eq(active) * (1 << (j - 1)) end
     end
     local limiter = code:map(function(c)
       local lim = {}
-      for j, l in ipairs(gpu.LIMIT_NAMES) do if c & (1 << (j - 1)) ~= 0 then lim[#lim + 1] = l.name end end
+      for j, l in ipairs(cuda.LIMIT_NAMES) do if c & (1 << (j - 1)) ~= 0 then lim[#lim + 1] = l.name end end
       return table.concat(lim, "+")
     end)
     miss["ncu.theoretical_occupancy"] = ~tocc:present()
@@ -514,12 +510,12 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
   -- 2-4 launch configuration
   do
     local bs, grid, sms, act = launch_columns(F, ctx, active)
-    local bc = gpu.block_size_check_col(bs)
+    local bc = ncu.block_size_check_col(bs)
     emit("ncu.block_size", 11, bc.fires, { sev = "warn", sp = bc.speedup_pct, ev = { block_size = bs },
       msg = function(v)
         return string.format("block size %d is not a multiple of 32 (%d idle lanes per block)", v.block_size, 32 - v.block_size % 32)
       end })
-    local sg = gpu.small_grid_col(grid, sms)
+    local sg = ncu.small_grid_col(grid, sms)
     emit("ncu.small_grid", 12, sg.high, { sev = "warn", sp = sg.speedup_pct, ev = { grid_size = grid, sm_count = sms },
       msg = function(v)
         local g, s = v.grid_size, v.sm_count
@@ -531,7 +527,7 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
           v.grid_size, v.sm_count)
       end })
     miss["ncu.small_grid"] = grid:present() & ~sms:present()
-    local tl = gpu.tail_col(grid, sms, act, th)
+    local tl = ncu.tail_col(grid, sms, act, th)
     emit("ncu.tail_effect", 13, tl.fires, { sev = "opt", sp = tl.speedup_pct,
       ev = { active_blocks = act, partial_blocks = tl.partial_blocks, waves = tl.waves, whole_waves = tl.whole },
       x = { sms = sms, speedup = tl.speedup_pct },
@@ -604,7 +600,7 @@ NR = {
     if #reports_in == 0 then perflab.fail("ncu-rules needs an Nsight Compute report (ncu text or CSV) among the inputs") end
     local all = {}   -- every grouped finding, for the weighting
     for idx, p in ipairs(reports_in) do
-      local ctx, err = gpu.context(p, opts)
+      local ctx, err = device.context(p, opts)
       if not ctx then perflab.fail(err) end
       local k = p:table("kernels")
       local n = k:nrows()
@@ -627,7 +623,7 @@ NR = {
       end
       local rows
       if fin and fin:nrows() > 0 then
-        local none = fin:col("row"):present():map({})
+        local none = fin:const(nil, "number")
         rows = fin:with("speedup_pct", r2c(fin:col("speedup")))
         for _, c in ipairs(COLS) do if not rows:has(c) then rows:with(c, none) end end
         rows = rows:select(COLS)
@@ -646,15 +642,15 @@ NR = {
             local L = fired.launches[rid]
             local mn = mine[rid] or L & ~L
             local ms = miss[rid] or L & ~L
-            ncu_total = ncu_total + ntrue(L)
-            matched = matched + ntrue(L & mn)
-            absent = ntrue(L & ~mn & ms)
+            ncu_total = ncu_total + L:count_true()
+            matched = matched + (L & mn):count_true()
+            absent = (L & ~mn & ms):count_true()
             no_inputs = no_inputs + absent
             local mm = L & ~mn & ~ms
-            nmissed = nmissed + ntrue(mm)
+            nmissed = nmissed + mm:count_true()
             local c = F.base:filter(mm):head(5)
             for j = 1, c:nrows() do missed[#missed + 1] = { c:get(j, "row"), rid, c:get(j, "kernel_id") } end
-            perfl = rows:nrows() > 0 and ntrue(rows:col("rule"):eq(rid) & rows:col("ncu_fired"):eq("yes")) or 0
+            perfl = rows:nrows() > 0 and (rows:col("rule"):eq(rid) & rows:col("ncu_fired"):eq("yes")):count_true() or 0
           end
           crow[#crow + 1] = { rule = rid, ncu_launches = fired.n[rid], implemented = impl and "yes" or "no",
             perflab_same_launch = impl and perfl or nil, metrics_absent = impl and absent or nil }
@@ -675,7 +671,7 @@ NR = {
       end
       local absent = {}
       for m, mask in pairs(miss) do
-        if n > 0 and ntrue(mask) == n then absent[#absent + 1] = m end
+        if n > 0 and mask:count_true() == n then absent[#absent + 1] = m end
       end
       table.sort(absent)
       if #absent > 0 then

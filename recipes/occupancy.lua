@@ -29,7 +29,9 @@
 -- ranked by saved time, with tables `weighted` and `unmatched`
 -- (perflab.weighting; without an ncu report, every input is analysed).
 local perflab = require "perflab"
-local gpu = require "perflab.gpu"
+local cuda = require "perflab.cuda_occupancy"
+local ncu = require "perflab.ncu_math"
+local device = require "perflab.device"
 local gpus = require "perflab.gpus"
 local weighting = require "perflab.weighting"
 local T = perflab.table
@@ -40,16 +42,9 @@ local COLS = { "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_co
   "achieved_occupancy_pct", "est_achieved_occupancy_pct", "reported_occupancy_pct", "limiter",
   "id", "start_ns", "duration_ns" }   -- the launch's join keys (id: the input's id or the 0-based row)
 
--- the keys of a set, sorted: notes in a fixed order (pairs' order changes
--- from run to run in Lua 5.4)
-local function sorted_keys(t)
-  local k = {}
-  for x in pairs(t) do k[#k + 1] = x end
-  table.sort(k)
-  return k
-end
+local sorted_keys = require("perflab.util").sorted_keys
 
-local function round2(x) return x and math.floor(x * 100 + 0.5) / 100 end
+local round2 = require("perflab.util").round   -- to 2 decimals
 
 -- AMD devices (rocprof dispatches, HIP Kineto traces): waves per SIMD from
 -- VGPRs, SGPRs and LDS (perflab.amd_occupancy), never the CUDA calculator.
@@ -107,7 +102,7 @@ local function amd_report(p, ctx, opts, report, name)
     elseif r.occupancy_pct < opts.threshold then
       report:finding { severity = "warn", rule = "occupancy.amd_limiter", subject = r.kernel,
         message = string.format("%s: theoretical occupancy %s %% (%d of %d waves per SIMD) is limited by %s",
-          r.kernel, gpu.fmt_pct(r.occupancy_pct), r.waves_per_simd, r.max_waves_per_simd, r.limiter),
+          r.kernel, cuda.fmt_pct(r.occupancy_pct), r.waves_per_simd, r.max_waves_per_simd, r.limiter),
         evidence = { arch = arch, dispatches = r.dispatches, waves_per_simd = r.waves_per_simd,
           limit_vgpr = r.limit_vgpr, limit_sgpr = r.limit_sgpr, limit_lds = r.limit_lds, threshold_pct = opts.threshold,
           formula = "speedup = 100 - occupancy %" },
@@ -125,12 +120,7 @@ local function some(c) return (c and c:count() > 0) and c or nil end
 -- the first value present of two columns (either may be nil)
 local function first_of(a, b) if a and b then return a:fill(b) end return a or b end
 -- how many rows a mask holds true
-local function ntrue(m) return math.tointeger(m:sum()) or 0 end
-local function all_true(n_col) local m = n_col:present(); return m | ~m end   -- (present() is never missing)
--- the 1-based row numbers of a table, in C: a stable sort on a constant key
-local function row_numbers(t, any_col)
-  return t:select({}):with("_one", all_true(any_col)):order("_one")
-end
+local function ntrue(m) return m:count_true() end
 
 -- The CUDA calculator on one input's kernels: the launch table (COLS), the
 -- finding groups (each with its first launch's figures and the calculator's
@@ -143,11 +133,11 @@ local function cuda_report(p, ctx, want_ids)
   local assumptions, inferred = {}, {}
   local any = k:col(k:columns()[1])
   -- launch shape: block size, registers
-  local bs, regs = some(gpu.dim_col(k, "block_size", "block")), some(opt(k, "registers"))
-  local none = any:present() & ~any:present()
+  local bs, regs = some(device.dim_col(k, "block_size", "block")), some(opt(k, "registers"))
+  local none = k:const(false)
   local has_dims = (bs and regs) and (bs:present() & regs:present()) or none
   -- the device, once per distinct (cc, device, sm_count) of the launches
-  local dv = gpu.launch_devices(k, ctx)
+  local dv = device.launch_devices(k, ctx)
   local cc, sms, maxthr = some(dv:col("cc")), some(dv:col("sm_count")), some(dv:col("max_threads_per_sm"))
   -- old ncu reports print no CC: the CCs their block limits fit, once per
   -- distinct set of printed limits
@@ -168,7 +158,7 @@ local function cuda_report(p, ctx, want_ids)
       for gi, r in by:agg { { "n", "count" } }:rows() do
         res[gi] = {}
         if r.need then
-          local c, cands, how = gpu.infer_cc_row(r, r.sm_for or (not sm_for and ctx.sm_count) or nil)
+          local c, cands, how = device.infer_cc_row(r, r.sm_for or (not sm_for and ctx.sm_count) or nil)
           if c then
             res[gi].cc = c
             inferred[string.format("CC %s (from %s)", table.concat(cands, " or "), how)] = true
@@ -195,7 +185,7 @@ local function cuda_report(p, ctx, want_ids)
   end
   -- shared memory: ncu prints static and dynamic; Kineto writes one total
   -- ("shared memory" = static + dynamic) into smem_bytes
-  local ss_eff, kineto = gpu.smem_static_col(k)
+  local ss_eff, kineto = device.smem_static_col(k)
   local kineto_smem = kineto and ntrue(has_dims & kineto) or 0
   ss_eff = ss_eff and ss_eff:fill(0) or 0
   local sd = some(opt(k, "smem_dynamic_bytes"))
@@ -204,8 +194,8 @@ local function cuda_report(p, ctx, want_ids)
   -- the calculator, once over every launch (C)
   local args = { cc = cc or any:keep(none), block_size = bs or any:keep(none), registers = regs, smem_static = ss_eff,
     smem_dynamic = sd_eff, smem_config = cfg, smem_driver = drv,
-    grid_size = is_trace and some(gpu.dim_col(k, "grid_size", "grid")) or nil, sm_count = sms, max_threads_per_sm = maxthr }
-  local oc = gpu.columns(args)
+    grid_size = is_trace and some(device.dim_col(k, "grid_size", "grid")) or nil, sm_count = sms, max_threads_per_sm = maxthr }
+  local oc = cuda.columns(args)
   local pct = oc:col("theoretical_occupancy_pct")
   -- the table's rounded occupancy: once per distinct (warps, max warps)
   local maxw = cc and some(cc:map(function(c) local a = gpus.cc(c); return a and a.max_warps_per_sm end)) or nil
@@ -214,7 +204,7 @@ local function cuda_report(p, ctx, want_ids)
     return round2(100 * (key // 100000) / (key % 100000))
   end) or pct
   -- the launch table (COLS), one row per launch
-  local rn = row_numbers(k, any)
+  local rn = k:rownum()
   local t = k:select({})
   t:with("kernel", first_of(opt(k, "short_name"), opt(k, "name")) or any:keep(none))
   t:with("cc", cc or any:keep(none))
@@ -334,7 +324,7 @@ local function cuda_report(p, ctx, want_ids)
         local a2 = {}
         for kk, v in pairs(args) do a2[kk] = v end
         a2.smem_config, a2.grid_size = maxc, nil
-        exception = cand & gpu.columns(a2):col("block_limit_smem"):eq(k:col("block_limit_smem"))
+        exception = cand & cuda.columns(a2):col("block_limit_smem"):eq(k:col("block_limit_smem"))
       end
     end
     mismatch = kept & any_diff & ~exception
@@ -369,7 +359,7 @@ local function cuda_report(p, ctx, want_ids)
   if not is_trace then
     local am = kept & oc:col("assumed")
     if ntrue(am) > 0 then
-      for _, c in ipairs(t:filter(am):unique("smem_config_bytes")) do assumptions[gpu.assumption(c)] = true end
+      for _, c in ipairs(t:filter(am):unique("smem_config_bytes")) do assumptions[cuda.assumption(c)] = true end
     end
   end
 
@@ -391,9 +381,9 @@ R = {
   tables = { "kernels", "kernel_summary", "devices" },   -- all it reads (devices: perflab.gpu)
   options = {
     gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
-    threshold = { type = "number", default = gpu.thresholds.occupancy_low,
+    threshold = { type = "number", default = ncu.thresholds.occupancy_low,
                   help = "flag theoretical occupancy below this percentage" },
-    gap = { type = "number", default = gpu.thresholds.achieved_gap,
+    gap = { type = "number", default = ncu.thresholds.achieved_gap,
             help = "flag achieved occupancy more than this many points below theoretical" },
     timeline = weighting.option,
   },
@@ -402,7 +392,7 @@ R = {
     inputs, timelines = weighting.inputs(inputs, opts, { recipe_def = R })
     local items = {}   -- every per-kernel finding, for the weighting
     for idx, p in ipairs(inputs) do
-      local ctx, err = gpu.context(p, opts)
+      local ctx, err = device.context(p, opts)
       if not ctx then perflab.fail(err) end
       if ctx.vendor == "amd" then
         amd_report(p, ctx, opts, report, #inputs > 1 and ("amd_occupancy_" .. idx) or "amd_occupancy")
@@ -444,7 +434,7 @@ R = {
       if #wi_rows > 0 then
         local w = T.from_rows(wi_rows, { "cc", "bs", "regs", "ss", "sd", "cfg", "drv" })
         local function wcol(c) return w:has(c) and w:col(c) or nil end
-        local wt = gpu.columns { cc = w:col("cc"), block_size = w:col("bs"), registers = wcol("regs"), smem_static = wcol("ss"),
+        local wt = cuda.columns { cc = w:col("cc"), block_size = w:col("bs"), registers = wcol("regs"), smem_static = wcol("ss"),
           smem_dynamic = wcol("sd"), smem_config = wcol("cfg"), smem_driver = wcol("drv"), what_if = true }
         for _, c in ipairs({ "what_if_registers", "what_if_registers_blocks", "what_if_registers_pct", "what_if_smem_bytes",
                              "what_if_smem_blocks", "what_if_smem_pct", "what_if_block_size", "what_if_block_size_blocks",
@@ -465,12 +455,12 @@ R = {
             message = string.format("%s cannot run on CC %s: %s", g.kernel, o.cc, o.invalid),
             evidence = { launches = g.launches, block_size = o.block_size, registers = o.registers } }, p, g.kernel, g.ids)
         elseif o.theoretical_occupancy_pct < opts.threshold then
-          local whatif = gpu.what_if_of(wi_row(wi_of[g]), o.cc)
+          local whatif = cuda.what_if_of(wi_row(wi_of[g]), o.cc)
           local tips = {}
           for _, w in ipairs(whatif) do tips[#tips + 1] = w.text end
           items[#items + 1] = weighting.item(report:finding { severity = "warn", rule = "occupancy.limiter", subject = g.kernel,
             message = string.format("%s: theoretical occupancy %s %% (%d of %d warps per SM) is limited by %s%s",
-              g.kernel, gpu.fmt_pct(o.theoretical_occupancy_pct), o.theoretical_warps, o.max_warps_per_sm,
+              g.kernel, cuda.fmt_pct(o.theoretical_occupancy_pct), o.theoretical_warps, o.max_warps_per_sm,
               table.concat(o.limiter, " and "), #tips > 0 and ("; " .. table.concat(tips, "; ")) or ""),
             evidence = { launches = g.launches, theoretical_pct = round2(o.theoretical_occupancy_pct),
               threshold_pct = opts.threshold, limiter = o.limiter, active_blocks = o.active_blocks,
@@ -486,7 +476,7 @@ R = {
           if th - ach > opts.gap and th > 0 then
             items[#items + 1] = weighting.item(report:finding { severity = "opt", rule = "occupancy.achieved_gap", subject = g.kernel,
               message = string.format("%s: achieved occupancy %s %% is %s points below theoretical %s %% (%s): warp scheduling overheads or workload imbalance",
-                g.kernel, gpu.fmt_pct(ach), gpu.fmt_pct(th - ach), gpu.fmt_pct(th), launches),
+                g.kernel, cuda.fmt_pct(ach), cuda.fmt_pct(th - ach), cuda.fmt_pct(th), launches),
               evidence = { achieved_pct = round2(ach), theoretical_pct = round2(th), gap_threshold = opts.gap,
                 launches = g.launches, formula = "speedup = (T - A) / T x 100" },
               speedup_pct = (th - ach) / th * 100 }, p, g.kernel, g.ids)
@@ -512,7 +502,7 @@ R = {
       end
       if no_cc > 0 then
         report:note(string.format("%d launches skipped: no compute capability in the input; pass --gpu NAME (one of: %s)",
-          no_cc, gpu.choices()))
+          no_cc, device.choices()))
       end
       end
       ::next_input::

@@ -21,7 +21,8 @@
 -- under the device's roofs.
 local perflab = require "perflab"
 local O = require "perflab.ops"
-local gpu = require "perflab.gpu"
+local device = require "perflab.device"
+local chart = require "perflab.chart"
 local gpus = require "perflab.gpus"
 local T = perflab.table
 
@@ -119,7 +120,7 @@ return {
           end
           if outside then report:note(string.format("%.3g GFLOP of modelled ops start outside every profiler step: not in the step MFU", outside / 1e9)) end
         elseif psrc then report:note("no MFU: " .. psrc) end
-        if not ctx or not ctx.model then report:note("no GPU model known: pass --gpu NAME for peaks (" .. gpu.choices() .. ")") end
+        if not ctx or not ctx.model then report:note("no GPU model known: pass --gpu NAME for peaks (" .. device.choices() .. ")") end
         -- GPU timeline
         local tl = O.gpu_timeline(p, { clock = opts.clock })
         if tl then report:table("gpu_timeline" .. sfx, tl, { title = "GPU timeline (ms; % of total)" }) end
@@ -141,7 +142,7 @@ return {
               if v then ceilings[#ceilings + 1] = { label = pr.label, flops = v } end
               if opts.peak_tflops > 0 then break end
             end
-            report:figure("ops_roofline" .. sfx .. ".svg", gpu.roofline_svg { title = string.format("Op roofline: %s (%s)",
+            report:figure("ops_roofline" .. sfx .. ".svg", chart.roofline { title = string.format("Op roofline: %s (%s)",
               model.name or model.id, (p.source or ""):match("[^/]+$") or ""), ceilings = ceilings, bandwidth = bw,
               bandwidth_label = "DRAM (" .. (bw_src or "") .. ")", points = points }, { title = "op roofline (log-log), one point per op group" })
           end

@@ -24,7 +24,10 @@
 -- time_share_pct.  Figure `roofline.svg` when peaks and at least one
 -- kernel's FLOPs and bytes are known.
 local perflab = require "perflab"
-local gpu = require "perflab.gpu"
+local cuda = require "perflab.cuda_occupancy"
+local ncu = require "perflab.ncu_math"
+local device = require "perflab.device"
+local chart = require "perflab.chart"
 local gpus = require "perflab.gpus"
 local IV = require "perflab.timeline"
 local T = perflab.table
@@ -57,16 +60,9 @@ local function guess_precision(name)
   return "unknown", "none"
 end
 
--- the keys of a set, sorted: notes in a fixed order (pairs' order changes
--- from run to run in Lua 5.4)
-local function sorted_keys(t)
-  local k = {}
-  for x in pairs(t) do k[#k + 1] = x end
-  table.sort(k)
-  return k
-end
+local sorted_keys = require("perflab.util").sorted_keys
 
-local function r2(x) return x and math.floor(x * 100 + 0.5) / 100 end
+local r2 = require("perflab.util").round   -- to 2 decimals
 
 ---------------------------------------------------------------------------
 -- FLOPs and bytes per launch, from what the input has (editable data)
@@ -235,9 +231,6 @@ local NCU_READ = { "dram__bytes.sum", "dram__bytes_read.sum", "dram__bytes_write
 for _, f in ipairs(NCU_FLOPS) do for j = 2, 4 do NCU_READ[#NCU_READ + 1] = f[j] end end
 for _, n in ipairs(NCU_DRAM_RATE) do NCU_READ[#NCU_READ + 1] = n end
 
--- a constant column of t's length; t's row numbers (1..n)
-local function const(t, v) return t:col(t:columns()[1]):present():map(function() return v end) end
-local function rownum(t) return const(t, 1):cumsum() end
 
 -- ncu metrics per launch of k, pivoted wide (one row per kernel, one
 -- column per metric) and gathered per launch: name -> column of k's length
@@ -293,8 +286,8 @@ local function work_columns(p, k, opts, is_summary)
       return acc and acc:fill(v) or v
     end
     fl, b, prec = put(fl, f), put(b, by), put(prec, pr)
-    how = put(how, h and const(k, h) or nil)
-    if pr and ps then psrc = put(psrc, const(k, ps):keep(pr:present())) end
+    how = put(how, h and k:const(h) or nil)
+    if pr and ps then psrc = put(psrc, k:const(ps):keep(pr:present())) end
     taken = taken and (taken | on) or on
   end
   local function col(name) return k:has(name) and k:col(name) or nil end
@@ -331,7 +324,7 @@ local function work_columns(p, k, opts, is_summary)
     claim(on, iflops, ibytes, nil, "the input's columns")
   end
   -- 3. ncu instruction counts (FLOP = add + mul + 2 x fma) and DRAM bytes
-  local kid = rownum(k) - 1
+  local kid = k:rownum() - 1
   if col("id") then kid = k:col("id"):fill(kid) end
   local m = ncu_metrics(p, k, kid)
   -- tensor-pipe ops by source type (sm__ops_path_tensor_*, perflab.ops):
@@ -355,7 +348,7 @@ local function work_columns(p, k, opts, is_summary)
         local new = flops and (flops + v):fill(flops):fill(v) or v
         local up = v:present()
         if fprec then up = up & (~fprec:present() | v:gt(new - v)) end
-        local name = const(k, f[1]):keep(up)
+        local name = k:const(f[1]):keep(up)
         fprec = fprec and name:fill(fprec) or name
         flops = new
       end
@@ -387,7 +380,7 @@ local function work_columns(p, k, opts, is_summary)
   if kin and p.tables.kernels then
     local e = IV.launch_link_columns(p)
     if e then
-      local dur = col("duration_ns") and k:col("duration_ns"):fill(0) or const(k, 0)
+      local dur = col("duration_ns") and k:col("duration_ns"):fill(0) or k:const(0)
       local ki = kin:col("external_id"):index_of(e)       -- each launch's row of kin
       local has = ki:present()
       local q = k:select(k:columns()[1]):with("_e", e):with("_dur", dur)
@@ -414,13 +407,13 @@ return {
   },
   run = function(inputs, opts, report)
     for idx, p in ipairs(inputs) do
-      local ctx, err = gpu.context(p, opts)
+      local ctx, err = device.context(p, opts)
       if not ctx then perflab.fail(err) end
       local model = ctx.model
       local k = p.tables.kernels or p:table("kernel_summary")
       -- the device of the kernels, from the kernels (not the input's first
       -- device): one model, its peaks; several, no single roofline
-      local knames = p.tables.kernels and gpu.kernel_device_names(k, ctx)
+      local knames = p.tables.kernels and device.kernel_device_names(k, ctx)
       local explicit = opts.gpu and opts.gpu ~= "" and opts.gpu ~= "auto"
       if knames and #knames == 1 and gpus.model(knames[1]) and not explicit then
         model = gpus.model(knames[1])
@@ -441,13 +434,13 @@ return {
       local key = col("short_name")
       if col("name") then key = key and key:fill(k:col("name")) or k:col("name") end
       if not key or key:count() < k:nrows() then   -- a launch without a name: "launch i"
-        local li = rownum(k):map(function(i) return "launch " .. i end)
+        local li = k:rownum():map(function(i) return "launch " .. i end)
         key = key and key:fill(li) or li
       end
       local ns = col("duration_ns")
       if is_summary and col("total_ns") then ns = ns and k:col("total_ns"):fill(ns) or k:col("total_ns") end
-      ns = ns and ns:fill(0) or const(k, 0)
-      local a = k:select(k:columns()[1]):with("_key", key):with("_ns", ns):with("_row", rownum(k))
+      ns = ns and ns:fill(0) or k:const(0)
+      local a = k:select(k:columns()[1]):with("_key", key):with("_ns", ns):with("_row", k:rownum())
       local w = ns:keep(ns:gt(0)):fill(1)                 -- a launch's weight: its time, else 1
       local spec = { { "ns", "sum", "_ns" }, { "first_row", "min", "_row" } }
       local function add(name, v, agg, where) if v then a:with(name, v); spec[#spec + 1] = { name .. "_" .. agg, agg, name, where = where } end end
@@ -509,7 +502,7 @@ return {
             row.achieved_bytes_per_s = g.bytes / (g.ns * 1e-9)
           end
           if peak and bw and row.achieved_flops_per_s then
-            row.attainable_flops_per_s = gpu.attainable(peak, bw, row.arithmetic_intensity)
+            row.attainable_flops_per_s = ncu.attainable(peak, bw, row.arithmetic_intensity)
             row.efficiency_pct = 100 * row.achieved_flops_per_s / row.attainable_flops_per_s
             cpct = 100 * row.achieved_flops_per_s / peak
             mpct = 100 * row.achieved_bytes_per_s / bw
@@ -517,8 +510,8 @@ return {
             points[#points + 1] = { label = name, ai = row.arithmetic_intensity, flops = row.achieved_flops_per_s,
               share_pct = row.time_share_pct, above_roof = row.efficiency_pct > 100.5,
               title = string.format("%s: %.3g FLOP/byte, %s (%s of %s attainable), %.1f %% of time",
-                name, row.arithmetic_intensity, gpu.si(row.achieved_flops_per_s, "FLOP/s"),
-                gpu.fmt_pct(row.efficiency_pct) .. " %", gpu.si(row.attainable_flops_per_s, "FLOP/s"),
+                name, row.arithmetic_intensity, chart.si(row.achieved_flops_per_s, "FLOP/s"),
+                cuda.fmt_pct(row.efficiency_pct) .. " %", chart.si(row.attainable_flops_per_s, "FLOP/s"),
                 row.time_share_pct or 0) }
           elseif not peak then
             missing_peak[prec] = true
@@ -538,7 +531,7 @@ return {
         end
         if cpct then
           row.compute_pct, row.memory_pct = r2(cpct), r2(mpct)
-          local _, bound = gpu.sol_class(cpct, mpct, g.waves)
+          local _, bound = ncu.sol_class(cpct, mpct, g.waves)
           row.bound = bound
           share_by_bound[bound] = (share_by_bound[bound] or 0) + (row.time_share_pct or 0)
         end
@@ -562,7 +555,7 @@ return {
       -- summary of time by bound
       local parts = {}
       for _, b in ipairs({ "compute-bound", "memory-bound", "latency-bound", "balanced" }) do
-        if share_by_bound[b] then parts[#parts + 1] = string.format("%s %% %s", gpu.fmt_pct(share_by_bound[b]), b) end
+        if share_by_bound[b] then parts[#parts + 1] = string.format("%s %% %s", cuda.fmt_pct(share_by_bound[b]), b) end
       end
       if #parts > 0 then
         local worst, wv = nil, -1
@@ -580,8 +573,8 @@ return {
       for _, row in ipairs(above) do
         report:finding { severity = "error", rule = "roofline.above_roof", subject = row.kernel,
           message = string.format("%s runs at %s, %s %% of the attainable %s: above the roof means mismatched units or FLOP/byte counting, not a win",
-            row.kernel, gpu.si(row.achieved_flops_per_s, "FLOP/s"), gpu.fmt_pct(row.efficiency_pct),
-            gpu.si(row.attainable_flops_per_s, "FLOP/s")),
+            row.kernel, chart.si(row.achieved_flops_per_s, "FLOP/s"), cuda.fmt_pct(row.efficiency_pct),
+            chart.si(row.attainable_flops_per_s, "FLOP/s")),
           evidence = { flops = row.flops, bytes = row.bytes, efficiency_pct = row.efficiency_pct } }
       end
       for _, h in ipairs(sorted_keys(hows)) do report:note("FLOPs and bytes from " .. h) end
@@ -606,12 +599,12 @@ return {
         for _, pr in ipairs(gpus.precisions) do
           if peaks[pr.id] then ceilings[#ceilings + 1] = { label = pr.label, flops = peaks[pr.id] } end
         end
-        local svg = gpu.roofline_svg { title = string.format("Roofline: %s (%s)", model.name or model.id, (p.source or ""):match("[^/]+$") or p.source),
+        local svg = chart.roofline { title = string.format("Roofline: %s (%s)", model.name or model.id, (p.source or ""):match("[^/]+$") or p.source),
           ceilings = ceilings, bandwidth = bw, bandwidth_label = "DRAM", points = points }
         report:figure(#inputs > 1 and ("roofline_" .. idx .. ".svg") or "roofline.svg", svg,
           { title = "roofline chart (log-log)" })
       elseif #points == 0 and not model then
-        report:note("no GPU model known: pass --gpu NAME for peaks and the chart (" .. gpu.choices() .. ")")
+        report:note("no GPU model known: pass --gpu NAME for peaks and the chart (" .. device.choices() .. ")")
       end
     end
     perflab.figures.roofline_fallback(report)   -- no roofline drawn: the Speed-of-Light chart

@@ -132,14 +132,9 @@ end
 
 -- ---- Kineto: collect the events by role --------------------------------------
 
-local function sorted_keys(set)
-  local l = {}
-  for k in pairs(set) do l[#l + 1] = k end
-  table.sort(l)
-  return l
-end
+local sorted_keys = require("perflab.util").sorted_keys
 
-local function any(mask) return mask:count { where = mask } > 0 end
+local function any(mask) return mask:count_true() > 0 end
 
 -- Roles by masks over the events table: the category (lower-cased once per
 -- distinct text), name tests run once per distinct name (c:map, c:match),

@@ -47,7 +47,7 @@ local units = perflab.units
 
 local finite, NaN = compare.finite, compare.NaN
 
-local function basename(s) return (s:gsub("^.*/", "")) end
+local basename = require("perflab.util").basename
 
 -- ---- counters: device and series ------------------------------------------
 

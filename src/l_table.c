@@ -495,6 +495,67 @@ static int tbl_col(lua_State *L) {
   return 1;
 }
 
+/* [...] -> [... C]: a column object over column 0 of r, a new table the
+** object owns from here. */
+static void push_newcol(lua_State *L, pl_table *r) {
+  pl_l_pushtable(L, r);                     /* [... R] */
+  pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1);
+  u->t = r; u->col = 0;
+  luaL_setmetatable(L, PL_COLUMN_T);
+  lua_pushvalue(L, -2);
+  lua_setiuservalue(L, -2, 1);              /* [... R C] */
+  lua_remove(L, -2);
+}
+
+/* t:const(v [, type]): a column of t's length, every row v (a number,
+** string or boolean), or every row missing when v is nil and type
+** ("number", "integer", "string", "boolean") is given.  type converts a
+** number: "number" makes 1 a float, "integer" takes only integral values.
+** [T v [type]] -> [T v [type] ... C] */
+static int tbl_const(lua_State *L) {
+  static const char *const names[] = {"number", "integer", "string", "boolean", NULL};
+  static const pl_type types[] = {PL_NUM, PL_INT, PL_STR, PL_BOOL};
+  pl_table *t = pl_l_checktable(L, 1);
+  int vt = lua_type(L, 2);
+  luaL_argexpected(L, vt == LUA_TNIL || vt == LUA_TNUMBER || vt == LUA_TSTRING || vt == LUA_TBOOLEAN, 2,
+                   "number, string, boolean or nil");
+  pl_operand x;
+  memset(&x, 0, sizeof x);
+  pl_type ty;
+  if (vt == LUA_TNUMBER) {
+    if (lua_isinteger(L, 2)) { x.type = ty = PL_INT; x.i = (int64_t)lua_tointeger(L, 2); }
+    else { x.type = ty = PL_NUM; x.d = lua_tonumber(L, 2); }
+  } else if (vt == LUA_TSTRING) { x.type = ty = PL_STR; x.s = lua_tolstring(L, 2, &x.slen); }
+  else if (vt == LUA_TBOOLEAN) { x.type = ty = PL_BOOL; x.i = lua_toboolean(L, 2); }
+  else ty = PL_NUM;
+  if (!lua_isnoneornil(L, 3)) {
+    pl_type want = types[luaL_checkoption(L, 3, NULL, names)];
+    int numeric = want == PL_NUM || want == PL_INT;
+    if (vt != LUA_TNIL && (numeric ? vt != LUA_TNUMBER : ty != want))
+      return luaL_error(L, "const: %s cannot make a column of %s", luaL_typename(L, 2), lua_tostring(L, 3));
+    if (vt == LUA_TNUMBER && want == PL_INT && x.type == PL_NUM) {
+      int exact = 0;
+      x.i = (int64_t)lua_tointegerx(L, 2, &exact);      /* 3.0 -> 3; 2.5: not exact */
+      if (!exact) return luaL_error(L, "const: %s is not an integer", lua_tostring(L, 2));
+      x.type = PL_INT;
+    }
+    ty = want;
+  } else if (vt == LUA_TNIL) {
+    return luaL_argerror(L, 3, "a type for a column of missing values (\"number\", \"integer\", \"string\" or \"boolean\")");
+  }
+  pl_table *r = pl_vec_const("const", t, ty, vt == LUA_TNIL ? NULL : &x);
+  push_newcol(L, r);
+  return 1;
+}
+
+/* t:rownum(): an integer column of t's length, 1..n.
+** [T] -> [T ... C] */
+static int tbl_rownum(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  push_newcol(L, pl_vec_rownum("rownum", t));
+  return 1;
+}
+
 /* Index array of rows for which the predicate is truthy. */
 int pl_l_where_eq(lua_State *L);
 
@@ -1361,6 +1422,7 @@ static const luaL_Reg tbl_methods[] = {
   {"to_csv", tbl_to_csv}, {"to_json", tbl_to_json}, {"write_json_to", tbl_write_json_to}, {"write_csv", tbl_write_csv},
   {"write_json", tbl_write_json}, {"format", tbl_format}, {"close", tbl_release},
   {"freeze", tbl_freeze}, {"frozen", tbl_frozen},
+  {"const", tbl_const}, {"rownum", tbl_rownum},
   {NULL, NULL}
 };
 

@@ -8,6 +8,7 @@
 local chart = require "perflab.chart"
 local units = require "perflab.units"
 local json = require "perflab.json"
+local terms = require "perflab.report_terms"
 
 local M = {}
 local esc = chart.escape
@@ -169,7 +170,7 @@ local function table_html(out, t, max_rows, origin)
   local arrays, head = {}, shown < n and t:head(shown) or t
   local rel = {}
   if origin and origin >= 1e15 then
-    local is_tp = require("perflab.report").is_time_point
+    local is_tp = terms.is_time_point
     for _, c in ipairs(cols) do rel[c] = is_tp(c) end
   else
     origin = nil
@@ -316,7 +317,7 @@ function M.page(reports, opts)
   for _, r in ipairs(reports) do
     nf = nf + #r.findings
     local m = r:max_severity()
-    local lv = require("perflab.report").levels
+    local lv = terms.levels
     if m and (not worst or lv[m] > lv[worst]) then worst = m end
   end
   out[#out + 1] = string.format('<p class="meta">%d recipe%s, %d finding%s%s</p>', #reports, #reports == 1 and "" or "s",

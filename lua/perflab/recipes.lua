@@ -32,6 +32,7 @@ local sys = require "perflab.sys"
 local load = load   -- Lua's load, whatever a session later puts in the global
 local errors = require "perflab.errors"
 local report_mod = require "perflab.report"
+local roles = require "perflab.roles"
 
 local M = {}
 -- Lua's own load, kept before the REPL installs its load(path) helper
@@ -126,60 +127,10 @@ function M.load(name)
   return r
 end
 
--- "kernels.start_ns" -> "kernels", "start_ns"; "kernels" -> "kernels", nil
-local function need_parts(alt)
-  local t, c = alt:match("^([^.]+)%.(.+)$")
-  if t then return t, c end
-  return alt, nil
-end
-
--- a need as the user reads it: "kernels with start_ns or kernel_summary"
-local function need_text(need)
-  return (need:gsub("%.", " with "):gsub("|", " or "))
-end
-
--- Which export of which profiler gives a table (the "needs" messages name
--- it, so the user knows what to run).  Keyed by table, then "table.column".
-local EXPORTS = {
-  kernels = "kernels come from an Nsight Compute report (`ncu --import R.ncu-rep --page details --csv`, "
-    .. "or its text log), an Nsight Systems export (`nsys export --type sqlite`), a PyTorch profiler/Kineto "
-    .. "trace (`prof.export_chrome_trace`), `nvprof --print-gpu-trace` or a rocprof kernel trace",
-  ["kernels.start_ns"] = "kernels with start times come from a timeline: `nsys export --type sqlite R.nsys-rep`, "
-    .. "a PyTorch profiler/Kineto trace, `nvprof --print-gpu-trace --csv`, `rocprof --hip-trace` or "
-    .. "`rocprofv3 --kernel-trace`",
-  kernel_summary = "a kernel summary comes from `nsys stats --report cuda_gpu_kern_sum`, `rocprof --stats` "
-    .. "or nvprof's summary",
-  events = "events come from a PyTorch profiler/Kineto trace (`prof.export_chrome_trace`)",
-  steps = "steps come from a PyTorch profiler trace taken with a schedule (ProfilerStep#N ranges) or from "
-    .. "NVTX ranges in `nsys export --type sqlite`",
-  step_breakdown = "a step breakdown comes from the PyTorch TensorBoard profiler plugin's overview",
-  runtime = "runtime calls come from a timeline with the CUDA/HIP API traced: `nsys export --type sqlite` "
-    .. "(nsys profile --trace=cuda), a Kineto trace, `nvprof --print-api-trace` or `rocprof --hip-trace`",
-  nvtx = "NVTX ranges come from `nsys export --type sqlite` of a run profiled with --trace=nvtx",
-  metrics = "metrics come from an Nsight Compute report: `ncu --import R.ncu-rep --page details --csv` "
-    .. "(or `--page raw --csv`)",
-  rules = "rule results come from an Nsight Compute report's details page (text, or `--page details --csv`)",
-  cpu_ops = "CPU ops come from a PyTorch profiler/Kineto trace",
-  memcpy = "memory copies come from a timeline: `nsys export --type sqlite`, a Kineto trace or "
-    .. "`nvprof --print-gpu-trace`",
-}
-
---- export_hint(need) -> the exports that give a need ("kernels.start_ns|
---- kernel_summary"), one sentence each, or nil.
-function M.export_hint(need)
-  local out, seen = {}, {}
-  for alt in need:gmatch("[^|]+") do
-    local h = EXPORTS[alt] or EXPORTS[(alt:match("^([^.]+)"))]
-    if h and not seen[h] then seen[h] = true; out[#out + 1] = h end
-  end
-  if #out == 0 then return nil end
-  return table.concat(out, "; ")
-end
-
-local function with_hint(msg, need)
-  local h = M.export_hint(need)
-  return h and (msg .. "; " .. h) or msg
-end
+-- the input roles and the tables they need (perflab.roles, shared with
+-- perflab.weighting)
+local need_parts, need_text = roles.need_parts, roles.need_text
+M.export_hint = roles.export_hint
 
 function M.validate(r, where)
   if type(r) ~= "table" then error(where .. ": a recipe must return a table", 0) end
@@ -295,38 +246,12 @@ end
 --- analysed when none is a report, unless ncu_only); else all and none.
 function M.roles(r, inputs)
   if not r.timeline_needs then return inputs, {} end
-  local reports, timelines = require("perflab.weighting").split(inputs)
+  local reports, timelines = roles.split(inputs)
   if #reports == 0 and not r.ncu_only then return inputs, {} end
   return reports, timelines
 end
 
---- Checks that each of `inputs` has the tables of `needs` (a list as in a
---- recipe's needs); `role` names them in the error ("timeline ").
-function M.check_tables(r, inputs, needs, role)
-  role = role or ""
-  for _, p in ipairs(inputs) do
-    for _, need in ipairs(needs) do
-      local ok, lacking = false, nil
-      for alt in need:gmatch("[^|]+") do
-        local t, c = need_parts(alt)
-        local tb = p.tables[t]
-        if tb and (c == nil or tb:has(c)) then ok = true
-        elseif tb then lacking = lacking or { t, c, tb } end
-      end
-      if not ok and lacking then
-        local t, c, tb = lacking[1], lacking[2], lacking[3]
-        errors.fail(with_hint(string.format("recipe '%s' needs a table %s, and %s%s (%s) has %s without %s (columns: %s)",
-          r.name, need_text(need), role, p.source, p.format, t, c, table.concat(tb:columns(), ", ")), need))
-      elseif not ok and p.partial then
-        errors.fail(with_hint(string.format("recipe '%s' needs a table %s, and %s%s (%s) has none of them (perflab parse %s lists its tables)",
-          r.name, need_text(need), role, p.source, p.format, p.source), need))
-      elseif not ok then
-        errors.fail(with_hint(string.format("recipe '%s' needs a table %s, and %s%s (%s) has: %s", r.name,
-          need_text(need), role, p.source, p.format, table.concat(p:table_names(), ", ")), need))
-      end
-    end
-  end
-end
+M.check_tables = roles.check_tables
 
 --- Checks that every input has the tables the recipe needs (by role, with
 --- timeline_needs).

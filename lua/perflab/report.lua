@@ -15,20 +15,13 @@ local Report = {}
 Report.__index = Report
 Report.__name = "perflab.Report"
 
---- Severities, lowest first.  INF/OPT/WRN are Nsight Compute's spellings.
-local levels = { info = 1, opt = 2, warn = 3, error = 4 }
-local aliases = { inf = "info", wrn = "warn", warning = "warn", err = "error", optimization = "opt" }
+-- severities and time-point columns: perflab.report_terms, which the
+-- HTML page (perflab.html) shares without requiring this module
+local terms = require "perflab.report_terms"
+local levels = terms.levels
 local M = { levels = levels }
 
-function M.severity(s)
-  if s == nil then return nil end
-  local k = tostring(s):lower()
-  k = aliases[k] or k
-  if not levels[k] then
-    errors.fail(string.format("unknown severity '%s' (info, opt, warn, error)", tostring(s)))
-  end
-  return k
-end
+M.severity = terms.severity
 
 -- Option tables are strict (perflab.options): a misspelt key is an error.
 local check = require("perflab.options").check
@@ -140,9 +133,7 @@ end
 local fmtval
 
 --- A column that holds a point in time (ns): start_ns, end_ns, *_start_ns, *_end_ns.
-function M.is_time_point(col)
-  return col == "start_ns" or col == "end_ns" or col:match("_start_ns$") ~= nil or col:match("_end_ns$") ~= nil
-end
+M.is_time_point = terms.is_time_point
 
 --- relative_times(t, origin) -> t for display, note: the time-point columns
 --- of epoch-based timestamps (origin past 1e15 ns) as seconds from the

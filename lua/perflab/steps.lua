@@ -24,12 +24,7 @@ local M = {}
 local MAXI = math.maxinteger
 local MINI = math.mininteger
 
-local function sorted_keys(set)
-  local l = {}
-  for k in pairs(set) do l[#l + 1] = k end
-  table.sort(l)
-  return l
-end
+local sorted_keys = require("perflab.util").sorted_keys
 
 -- the smallest / largest value of a time column where mask holds, exact
 -- (an int64 column's min/max is exact; a number column's is taken from its
@@ -47,8 +42,7 @@ end
 function M.text(t, c)
   c = type(c) == "string" and t:col(c) or c
   if c:type() == "string" then return c end
-  local n = t:nrows()
-  return t:select(t:columns()[1]):add_column("text", setmetatable({}, { __len = function() return n end }), "string"):col("text")
+  return t:const(nil, "string")
 end
 local text = M.text
 

@@ -17,7 +17,7 @@
 --   summary.to_data(s) -> JSON-ready table
 --   summary.html(s, anchors) -> HTML fragment
 local units = require "perflab.units"
-local levels = require("perflab.report").levels
+local levels = require("perflab.report_terms").levels
 local names = require "perflab.names"
 
 local M = {}

@@ -87,9 +87,7 @@ local SOURCES = { { "kernel", "kernels" }, { "memcpy", "memcpy" }, { "memset", "
                   { "graph", "graph_trace" } }   -- nsys' whole-graph replays (--cuda-graph-trace=graph)
 
 -- a column of t of the value v
-local function const(t, v)
-  return t:col(t:columns()[1]):present():map(function() return v end)
-end
+local function const(t, v) return t:const(v) end
 
 --- Column `name` of t with its missing values as v (a constant column where
 -- t has no such column): Column:fill in the engine.

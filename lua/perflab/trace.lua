@@ -78,7 +78,7 @@ local function device_events(p, w0, w1, dev_label)
       local s, d = ns_col(t, "start_ns"), ns_col(t, "duration_ns")
       local o = t:select("start_ns"):with("start", s):with("dur", d):drop("start_ns")
       if t:has("name") then o:with("name", t:col("name")) end
-      o:with("kind", s:present():map(function() return spec[2] end))
+      o:with("kind", o:const(spec[2]))
       for _, c in ipairs({ { "device", "device" }, { "stream", "stream" }, { "corr", "correlation" } }) do
         if t:has(c[2]) then o:with(c[1], t:col(c[2])) end
       end

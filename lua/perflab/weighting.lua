@@ -34,19 +34,12 @@
 --   * kernels of the report with no timeline match, and the timeline's
 --     biggest kernels that no report launch covers, are listed.
 local T = require "perflab.table"
+local roles = require "perflab.roles"
 
 local M = {}
 
-local NCU = { ["ncu-text"] = true, ["ncu-csv"] = true }
-
 --- split(inputs) -> kernel-level reports (ncu), timelines (the rest)
-function M.split(inputs)
-  local reports, timelines = {}, {}
-  for _, p in ipairs(inputs) do
-    if NCU[p.format] then reports[#reports + 1] = p else timelines[#timelines + 1] = p end
-  end
-  return reports, timelines
-end
+function M.split(inputs) return roles.split(inputs) end
 
 -- one copy of dim: perflab.device's (kept here under its old name)
 local dim = require("perflab.device").dim
@@ -113,7 +106,7 @@ M.option = { type = "string", default = "",
 --- `kernel_summary`); spec.recipe names the recipe in errors.
 function M.inputs(inputs, opts, spec)
   spec = spec or {}
-  local perflab = require "perflab"
+  local perflab = { load = require("perflab.profile").load, fail = require("perflab.errors").fail }
   local reports, timelines = M.split(inputs)
   if #reports == 0 and not (spec.ncu_only or (spec.recipe_def and spec.recipe_def.ncu_only)) then
     reports, timelines = {}, {}
@@ -124,15 +117,14 @@ function M.inputs(inputs, opts, spec)
   end
   if spec.recipe_def then
     -- the recipe's own declaration (needs, timeline_needs), as perflab run checked it
-    local recipes = require "perflab.recipes"
-    recipes.check_tables(spec.recipe_def, reports, spec.recipe_def.needs)
-    recipes.check_tables(spec.recipe_def, timelines, spec.recipe_def.timeline_needs or {}, "timeline ")
+    roles.check_tables(spec.recipe_def, reports, spec.recipe_def.needs)
+    roles.check_tables(spec.recipe_def, timelines, spec.recipe_def.timeline_needs or {}, "timeline ")
     return reports, timelines
   end
   if spec.need then
     for _, p in ipairs(reports) do
       if not p.tables[spec.need] then
-        local hint = require("perflab.recipes").export_hint(spec.need)
+        local hint = roles.export_hint(spec.need)
         perflab.fail(string.format("recipe '%s' needs a table %s, and %s (%s) has: %s%s", spec.recipe or "?",
           spec.need, p.source, p.format, table.concat(p:table_names(), ", "), hint and ("; " .. hint) or ""))
       end

@@ -271,6 +271,15 @@ void pl_column_used_ids(const pl_table *t, int col, unsigned char *out);
 /* A one-column table `name` whose row i is row i of column `col` of t. */
 pl_table *pl_column_copy(const char *name, const pl_table *t, int col);
 
+/* A one-column table `name` of t's length (sharing t's pool), every row the
+** scalar x converted to `type` (a number to PL_INT truncates: the caller
+** checks it is integral), or every row missing when x is NULL or missing.
+** The caller checks that x's kind fits type (numbers for PL_NUM/PL_INT, a
+** string for PL_STR, a boolean for PL_BOOL). */
+pl_table *pl_vec_const(const char *name, const pl_table *t, pl_type type, const pl_operand *x);
+/* A one-column PL_INT table `name` of t's length: row i holds i + 1. */
+pl_table *pl_vec_rownum(const char *name, const pl_table *t);
+
 /* ---- more column expressions (table_vec2.c) ---------------------------- */
 /* Column col of t with its missing values replaced by x (a column of t's
 ** length or a scalar): numbers with numbers (INT with INT stays INT, else

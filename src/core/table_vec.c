@@ -548,3 +548,43 @@ pl_table *pl_table_pivot(const pl_table *t, const int *index, size_t nindex, int
   pl_table_free(g);
   return r;
 }
+
+/* ---- constants and row numbers ----------------------------------------- */
+
+pl_table *pl_vec_const(const char *name, const pl_table *t, pl_type type, const pl_operand *x) {
+  size_t n = t->nrows;
+  pl_table *r = pl_table_new_like(name, t);
+  pl_column *c = newcol(r, name, type, n);
+  int miss = x == NULL || opmissing(x, 0);
+  switch (type) {
+    case PL_NUM: {
+      double v = miss ? NAN : opnum(x, 0);
+      for (size_t i = 0; i < n; i++) c->v.num[i] = v;
+      break;
+    }
+    case PL_INT: {
+      int64_t v = miss ? PL_INT_NA : x->type == PL_NUM ? (int64_t)x->d : x->i;
+      for (size_t i = 0; i < n; i++) c->v.i64[i] = v;
+      break;
+    }
+    case PL_BOOL: {
+      uint8_t v = miss ? PL_BOOL_NA : (uint8_t)(x->i != 0);
+      for (size_t i = 0; i < n; i++) c->v.b[i] = v;
+      break;
+    }
+    case PL_STR: {
+      uint32_t v = miss ? 0 : pl_pool_intern(r->pool, x->s, x->slen);
+      for (size_t i = 0; i < n; i++) c->v.str[i] = v;
+      break;
+    }
+  }
+  return r;
+}
+
+pl_table *pl_vec_rownum(const char *name, const pl_table *t) {
+  size_t n = t->nrows;
+  pl_table *r = pl_table_new_like(name, t);
+  pl_column *c = newcol(r, name, PL_INT, n);
+  for (size_t i = 0; i < n; i++) c->v.i64[i] = (int64_t)i + 1;
+  return r;
+}

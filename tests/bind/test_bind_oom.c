@@ -165,6 +165,8 @@ static const bcase cases[] = {
   {"Table:pivot", "t2 = t0:pivot{index = 'v', columns = 'k', values = 'x', agg = 'sum'}; return t2:nrows(), #t2:columns()"},
   {"Table:freeze", "t1:freeze(); local t3 = t1:with('z', t1:col('v')); return t1:has('z'), t3:has('z')"},
   {"Table:frozen", "return t0:frozen()"},
+  {"Table:const", "return t0:const('k'):eq('k'):count_true(), t0:const(nil, 'integer'):count()"},
+  {"Table:rownum", "return t0:rownum():sum()"},
   {"Group:agg first_row", "t2 = t0:group_by('k'):agg{{'r','first_row'},{'w','first_row',where=t0:col('v'):gt(1)}}; return t2:get(1,'r'), t2:get(1,'w')"},
   {"Group:broadcast", "local g = t0:group_by('k'); t2 = g:broadcast(g:agg{{'n', 'count'}}); return t2:nrows(), t2:col('n'):sum()"},
   {"Column:to_lua", "local l = t0:col('k'):to_lua(); return #l, l[2]"},

@@ -221,6 +221,38 @@ int main(void) {
     pl_table_free(b); pl_table_free(cp); pl_table_free(a);
   }
 
+  /* const and rownum: columns of t's 5 rows */
+  {
+    pl_operand seven = intop(7), half = numop(0.5), word = strop("gemm");
+    pl_table *ci = pl_vec_const("c", t, PL_INT, &seven);
+    TC_EQ_INT(ci->nrows, 5);
+    TC_EQ_INT(ci->cols[0]->type, PL_INT);
+    TC_EQ_INT(pl_cell_int(ci, 0, 0), 7);
+    TC_EQ_INT(pl_cell_int(ci, 0, 4), 7);
+    pl_table *cn = pl_vec_const("c", t, PL_NUM, &seven);            /* 7 as a float */
+    TC_NEAR(pl_cell_num(cn, 0, 3), 7.0, 0);
+    pl_table *ch = pl_vec_const("c", t, PL_NUM, &half);
+    TC_NEAR(pl_cell_num(ch, 0, 2), 0.5, 0);
+    pl_table *cs = pl_vec_const("c", t, PL_STR, &word);             /* shares t's pool */
+    TC_CHECK(cs->pool == t->pool);
+    size_t len = 0;
+    const char *s4 = pl_cell_str(cs, 0, 4, &len);
+    TC_CHECK(s4 != NULL && len == 4 && memcmp(s4, "gemm", 4) == 0);
+    pl_table *cm = pl_vec_const("c", t, PL_INT, NULL);              /* all missing */
+    for (size_t i = 0; i < 5; i++) TC_CHECK(pl_cell_missing(cm, 0, i));
+    pl_table *cb = pl_vec_const("c", t, PL_BOOL, NULL);
+    TC_EQ_INT(cb->cols[0]->v.b[0], PL_BOOL_NA);
+    pl_table *rn = pl_vec_rownum("r", t);
+    TC_EQ_INT(rn->cols[0]->type, PL_INT);
+    for (size_t i = 0; i < 5; i++) TC_EQ_INT(pl_cell_int(rn, 0, i), (long long)i + 1);
+    pl_table *empty = pl_table_new("e");
+    pl_table *rz = pl_vec_rownum("r", empty), *cz = pl_vec_const("c", empty, PL_STR, &word);
+    TC_EQ_INT(rz->nrows, 0);
+    TC_EQ_INT(cz->nrows, 0);
+    pl_table_free(ci); pl_table_free(cn); pl_table_free(ch); pl_table_free(cs); pl_table_free(cm);
+    pl_table_free(cb); pl_table_free(rn); pl_table_free(rz); pl_table_free(cz); pl_table_free(empty);
+  }
+
   pl_table_free(an); pl_table_free(orr); pl_table_free(m2); pl_table_free(r);
   pl_table_free(t);
   return tc_done();

@@ -726,4 +726,38 @@ function TestIntKeys:test_filter_columns()
   lu.assertErrorMsgContains("no column 'nope'", function() return t:filter(m, { "i", "nope" }) end)
 end
 
+-- Table:const and Table:rownum: columns of the table's length, compared
+-- with the values written out (3 rows)
+function test_const_and_rownum()
+  local t = T.from_rows({ { a = 1, s = "x" }, { a = 2 }, { a = 3, s = "y" } }, { "a", "s" })
+  lu.assertEquals(t:const(5):to_lua(), { 5, 5, 5 })
+  lu.assertEquals(t:const(5):type(), "integer")
+  lu.assertEquals(math.type(t:const(5, "number"):to_lua()[1]), "float")
+  lu.assertEquals(t:const(2.5):to_lua(), { 2.5, 2.5, 2.5 })
+  lu.assertEquals(t:const(4.0, "integer"):type(), "integer")
+  lu.assertEquals(t:const("gemm"):to_lua(), { "gemm", "gemm", "gemm" })
+  lu.assertEquals(t:const(true):type(), "boolean")
+  lu.assertEquals(t:const(false):count_true(), 0)
+  -- all missing, of a given type
+  for _, ty in ipairs({ "number", "integer", "string", "boolean" }) do
+    local c = t:const(nil, ty)
+    lu.assertEquals(c:type(), ty)
+    lu.assertEquals(c:count(), 0)
+  end
+  -- a string constant shares the table's strings: it compares with them
+  lu.assertEquals(t:col("s"):eq(t:const("x")):to_lua(), { true, false, false })
+  lu.assertEquals(t:with("k", t:const("k")):col("k"):to_lua(), { "k", "k", "k" })
+  lu.assertEquals(t:rownum():to_lua(), { 1, 2, 3 })
+  lu.assertEquals(t:rownum():type(), "integer")
+  lu.assertEquals((t:col("a") * 10 + t:rownum()):to_lua(), { 11, 22, 33 })
+  local empty = T.from_rows({}, { "a" })
+  lu.assertEquals(empty:rownum():count(), 0)
+  lu.assertEquals(empty:const(1):count(), 0)
+  lu.assertErrorMsgContains("a type for a column of missing values", function() return t:const(nil) end)
+  lu.assertErrorMsgContains("const: string cannot make a column of number", function() return t:const("a", "number") end)
+  lu.assertErrorMsgContains("const: 2.5 is not an integer", function() return t:const(2.5, "integer") end)
+  lu.assertErrorMsgContains("invalid option 'text'", function() return t:const(1, "text") end)
+  lu.assertError(function() return t:const({}) end)
+end
+
 os.exit(lu.LuaUnit.run())
