@@ -733,11 +733,13 @@ folder's ranks.  Read-only; it serves nothing outside DIR.  Stop: Ctrl-C.
   --cache-memory SIZE parsed profiles and pages kept in memory, least recently
                       used out first (default a quarter of physical memory)
   --timeout S         stop one request's work after S seconds (the page says so)
+  --workers N         requests served side by side, each worker a Lua state
+                      with its own profile cache (default: cores, 2 to 4)
 ]]
 
 function M.serve(args)
   local pos, o = parse_args(args, { _cmd = "serve", port = "value", host = "value", token = "value",
-    ["no-token"] = "flag", ["cache-memory"] = "value", timeout = "value", help = "flag" })
+    ["no-token"] = "flag", ["cache-memory"] = "value", timeout = "value", workers = "value", help = "flag" })
   if o.help then write(usage.serve); return 0 end
   if #pos ~= 1 then io.stderr:write(usage.serve); return 2 end
   return require("perflab.serve").main(pos[1], o)
