@@ -39,7 +39,7 @@ end
 
 -- the caps tried on text cells, widest first; below the last, columns go
 -- into blocks instead of names being cut further
-local CAPS = { 72, 56, 44, 36, 28 }
+local CAPS = { 72, 56, 44, 36, 28, 22 }
 
 function M.fit(t, width, opts)
   opts = opts or {}

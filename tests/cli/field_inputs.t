@@ -33,8 +33,8 @@ transcoded before detection, for every format, and with --input-format.
   cudnn::ops::nchwToNhwcKernel,1,3040,3040,3040,3040,5.71256764882742,0,0.5
   
   # table: findings
-  severity,rule,subject,message,speedup_pct,evidence
-  info,top-kernels.dominant,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2...,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2... takes 76.8 % of kernel time (40.86 µs over 2 calls),,calls=2  kernel_time_ns=53216  share_pct=76.79  source=tests/fixtures/encoding/kernel_table_utf8_bom.txt  total_ns=40864
+  severity,rule,subject,message,speedup_pct,evidence,name
+  info,top-kernels.dominant,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2...,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2... takes 76.8 % of kernel time (40.86 µs over 2 calls),,calls=2  kernel_time_ns=53216  share_pct=76.79  source=tests/fixtures/encoding/kernel_table_utf8_bom.txt  total_ns=40864,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2...
 
 A long ncu run: thousands of ==PROF== lines before the first result.
   $ (echo '==PROF== Connected to process 7 (/bin/app)'; for i in $(seq 0 2999); do echo "==PROF== Profiling \"scale_kernel\" - $i: 0%....50%....100% - 9 passes"; done; sed -n '8,$p' tests/fixtures/ncu/launch_failed_nan.txt) > $CRAMTMP/long.txt
