@@ -452,6 +452,61 @@ static enum MHD_Result call_lua(server *s, struct MHD_Connection *c, const char 
   return ok;
 }
 
+/* ---- cached pages without a worker ---------------------------------------------
+** A run or timeline page already rendered is in the text cache under the key
+** serve.lua's cached_text gives it: "page", the route, the file's realpath,
+** "SIZE/MTIME_NS", the query's pairs "k=v&..." in order, NUL-separated.
+** The same key is made here, and a hit is answered at once: a cached page
+** does not wait for a worker that a slow report or a parse holds. */
+typedef struct qkey { char buf[MAX_URI + 64]; size_t n; int n_args, bad; } qkey;
+
+static enum MHD_Result add_q(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+  (void)kind;
+  qkey *q = cls;
+  if (++q->n_args > MAX_ARGS) { q->bad = 1; return MHD_NO; }
+  int w = snprintf(q->buf + q->n, sizeof q->buf - q->n, "%s%s=%s", q->n_args > 1 ? "&" : "", key, value ? value : "");
+  if (w < 0 || (size_t)w >= sizeof q->buf - q->n) { q->bad = 1; return MHD_NO; }
+  q->n += (size_t)w;
+  return MHD_YES;
+}
+
+static int fast_page(server *s, struct MHD_Connection *c, const char *url, const char *cookie, enum MHD_Result *ok) {
+  const char *route;
+  if (strncmp(url, "/run/", 5) == 0) route = "run";
+  else if (strncmp(url, "/timeline/", 10) == 0) route = "timeline";
+  else return 0;
+  if (tcap == 0) return 0;
+  const char *rel = url + strlen(route) + 2;
+  char abs[PATH_MAX];
+  const char *why;
+  if (resolve(s, rel, strlen(rel), abs, &why) != 0) return 0;
+  struct stat sb;
+  if (stat(abs, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
+  qkey q;
+  q.n = 0; q.n_args = 0; q.bad = 0; q.buf[0] = '\0';
+  MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_q, &q);
+  if (q.bad) return 0;
+  char key[PATH_MAX + sizeof q.buf + 96];
+  int kn = snprintf(key, sizeof key, "page%c%s%c%s%c%lld/%lld%c%s", 0, route, 0, abs, 0, (long long)sb.st_size,
+                    (long long)sb.st_mtim.tv_sec * 1000000000LL + (long long)sb.st_mtim.tv_nsec, 0, q.buf);
+  if (kn < 0 || (size_t)kn >= sizeof key) return 0;
+  struct MHD_Response *r = NULL;
+  pthread_mutex_lock(&s->mu);
+  tentry **pp = tfind(key, (size_t)kn);
+  if (*pp) {
+    (*pp)->used = ++ttick;
+    r = MHD_create_response_from_buffer((*pp)->vlen, (*pp)->val, MHD_RESPMEM_MUST_COPY);
+  }
+  pthread_mutex_unlock(&s->mu);
+  if (r == NULL) return 0;
+  MHD_add_response_header(r, "Content-Type", "text/html; charset=utf-8");
+  security_headers(r, 1);
+  if (cookie) MHD_add_response_header(r, "Set-Cookie", cookie);
+  *ok = MHD_queue_response(c, 200, r);
+  MHD_destroy_response(r);
+  return 1;
+}
+
 static enum MHD_Result count_one(void *cls, enum MHD_ValueKind k, const char *key, const char *v) {
   (void)k; (void)key; (void)v;
   ++*(int *)cls;
@@ -501,6 +556,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   const char *why;
   int st = check_rel(url + 1, strlen(url + 1), &why);
   if (st) return refuse(c, (unsigned)st, why);
+  enum MHD_Result fok;
+  if (fast_page(s, c, url, cookie_out, &fok)) return fok;
   return call_lua(s, c, method, url, cookie_out);
 }
 
