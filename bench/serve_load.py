@@ -57,6 +57,7 @@ def main():
     ap.add_argument("--cache-memory", default="2G")
     ap.add_argument("--data", default=os.path.join(ROOT, "build/bench-data"))
     ap.add_argument("--cached-only", action="store_true", help="only the cached pages (the serving cost alone)")
+    ap.add_argument("--workers", help="perflab serve --workers N (default: the server's)")
     a = ap.parse_args()
     os.makedirs(a.data, exist_ok=True)
     big = os.path.join(a.data, "serve_kineto_%dMB.json" % a.big_mb)
@@ -76,7 +77,8 @@ def main():
         else shutil.copy(big, os.path.join(served, "big", "big.json"))
     with open(os.path.join(served, "broken.json"), "w") as f:
         f.write('{"traceEvents": [ {"name": "k", "ph": "X", "ts": 1, "dur": ')
-    srv = subprocess.Popen([a.perflab, "serve", served, "--port", "0", "--cache-memory", a.cache_memory],
+    srv = subprocess.Popen([a.perflab, "serve", served, "--port", "0", "--cache-memory", a.cache_memory]
+                           + (["--workers", a.workers] if a.workers else []),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     m = re.search(r"http://127\.0\.0\.1:(\d+)/", srv.stdout.readline().decode())
     if not m:
@@ -158,12 +160,14 @@ def main():
     def pct(xs, q):
         xs = sorted(xs)
         return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
-    print("== perflab serve, %d clients, %.0f s (wall %.1f s), big trace %d MB, --cache-memory %s%s" % (
-        a.clients, a.seconds, wall, a.big_mb, a.cache_memory, ", cached pages only" if a.cached_only else ""))
+    print("== perflab serve, %d clients, %.0f s (wall %.1f s), big trace %d MB, --cache-memory %s%s%s" % (
+        a.clients, a.seconds, wall, a.big_mb, a.cache_memory, ", cached pages only" if a.cached_only else "",
+        ", --workers " + a.workers if a.workers else ""))
     print("requests %d, %.1f req/s, failed %d" % (len(lat), len(lat) / wall, len(fails)))
-    print("latency p50 %.3f s, p90 %.3f s, p99 %.3f s, max %.3f s" % (pct(lat, .5), pct(lat, .9), pct(lat, .99), max(lat or [0])))
+    print("latency p50 %.3f s, p90 %.3f s, p95 %.3f s, p99 %.3f s, max %.3f s" % (
+        pct(lat, .5), pct(lat, .9), pct(lat, .95), pct(lat, .99), max(lat or [0])))
     for k, xs in sorted(kinds.items()):
-        print("  %-9s %6d requests, p50 %.3f s, p99 %.3f s" % (k, len(xs), pct(xs, .5), pct(xs, .99)))
+        print("  %-9s %6d requests, p50 %.3f s, p95 %.3f s, p99 %.3f s" % (k, len(xs), pct(xs, .5), pct(xs, .95), pct(xs, .99)))
     print("peak RSS %.0f MB (the big trace: %.0f MB on disk); stopped by SIGTERM: exit %d" % (
         hwm / 1e6, os.path.getsize(big) / 1e6, rc))
     for f in fails[:5]:

@@ -43,6 +43,8 @@ local I = perflab.intervals
 local comm = require "perflab.comm"
 local ranks_mod = require "perflab.ranks"
 local units = perflab.units
+local names = require "perflab.names"
+local per_rank_text, few_steps
 
 local function col(t, name)
   if t and t:has(name) then return t:col(name):to_lua() end
@@ -145,6 +147,61 @@ local function median(v)
   return (c[n // 2] + c[n // 2 + 1]) / 2
 end
 
+--- "rank 0 X; rank 1 Y; ..." over at most 8 ranks (the ranks table has all)
+per_rank_text = function(sorted, fn)
+  local parts = {}
+  for k, s in ipairs(sorted) do
+    if k > 8 then parts[#parts + 1] = string.format("and %d more (the ranks table lists every one)", #sorted - 8); break end
+    parts[#parts + 1] = string.format("rank %s %s", tostring(s.rank), fn(s, k))
+  end
+  return table.concat(parts, "; ")
+end
+
+--- One rank, or fewer than two steps compared: no verdict can be made
+-- (Mann-Whitney needs two values per rank and a rank to compare with);
+-- the section collapses to what the steps do show: per rank, the total
+-- step time, its communication kernels, and in a single step who started
+-- the compared kernel last and by how much.
+few_steps = function(report, sorted, n_its, sdur, byit, itlist, best, mean_iter)
+  local function total(k)
+    local sum, n = 0, 0
+    for _, d in pairs(sdur[k]) do sum = sum + d; n = n + 1 end
+    return sum, n
+  end
+  if #sorted < 2 then
+    local sum, n = total(1)
+    report:collapse(string.format("one rank (%s): stragglers compares ranks, and has none to compare it with; its %d step(s) "
+      .. "take %s in all, %d communication kernel(s) (step-breakdown and idle-time break its time down)",
+      sorted[1].source, n, units.ns(sum), sorted[1].comm_kernels))
+    return
+  end
+  -- one step compared: who started the compared kernel last in it
+  local it, latest, earliest
+  for _, i in ipairs(itlist) do if byit[i] then it = i end end
+  if it then
+    for k = 1, #sorted do
+      local r = byit[it][k]
+      if r then
+        if not latest or r.start_ns > byit[it][latest].start_ns then latest = k end
+        if not earliest or r.start_ns < byit[it][earliest].start_ns then earliest = k end
+      end
+    end
+  end
+  local what = ""
+  if it and latest ~= earliest then
+    what = string.format(" In step %s, rank %s started %s (stream %d) last, %s after rank %s (%.2f of the mean step): "
+      .. "one step cannot tell a late rank from noise.", tostring(it), tostring(sorted[latest].rank), names.display(best.name, 60),
+      best.stream, units.ns(byit[it][latest].start_ns - byit[it][earliest].start_ns), tostring(sorted[earliest].rank),
+      (byit[it][latest].start_ns - byit[it][earliest].start_ns) / mean_iter)
+  end
+  report:collapse(string.format("%d step compared over %d ranks: a straggler verdict needs at least 2 steps per rank "
+    .. "(Mann-Whitney; profile more steps, or --set include_last=true keeps the last one).%s Per rank, step time and "
+    .. "communication kernels: %s.", n_its, #sorted, what, per_rank_text(sorted, function(s, k)
+      local sum = total(k)
+      return string.format("%s, %d", units.ns(sum), s.comm_kernels)
+    end)))
+end
+
 local function merge(parts, opts, report)
   local sorted, notes = ranks_mod.assign(parts)
   for _, n in ipairs(notes) do report:note(n) end
@@ -181,7 +238,11 @@ local function merge(parts, opts, report)
   end
   if #itlist == 0 then
     report:note("No ProfilerStep#N iterations in the ranks: HTA's method needs them.")
-    plain_ranks(); finish_tables(); return
+    plain_ranks(); finish_tables()
+    report:collapse(string.format("no ProfilerStep#N step in %s: HTA's method compares the ranks step by step, "
+      .. "and needs them (communication kernels: %s)", #sorted == 1 and "the trace" or ("the " .. #sorted .. " ranks"),
+      #sorted == 1 and tostring(sorted[1].comm_kernels) or per_rank_text(sorted, function(s) return tostring(s.comm_kernels) end)))
+    return
   end
   local mean_iter = (t_max - t_min) / #itlist
   local min_dur = opts.min_share_pct / 100 * mean_iter
@@ -206,7 +267,10 @@ local function merge(parts, opts, report)
   if #groups == 0 then
     report:note(string.format("No communication kernel of at least %g %% of the mean iteration (%s) on a stream: nothing to compare.",
       opts.min_share_pct, units.ns(mean_iter)))
-    plain_ranks(); finish_tables(); return
+    plain_ranks(); finish_tables()
+    report:collapse(string.format("no communication kernel of at least %g %% of the mean iteration (%s) on a stream "
+      .. "in %d step(s): nothing to compare across ranks", opts.min_share_pct, units.ns(mean_iter), #itlist))
+    return
   end
   table.sort(groups, function(a, b) if a.stream ~= b.stream then return a.stream < b.stream end return a.name < b.name end)
   local best
@@ -316,6 +380,7 @@ local function merge(parts, opts, report)
     end
   end
   finish_tables()
+  if #sorted < 2 or n_its < 2 then few_steps(report, sorted, n_its, sdur, last[best.key], itlist, best, mean_iter) end
 end
 
 return {

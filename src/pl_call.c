@@ -247,7 +247,25 @@ static void on_progress(void *ud, size_t done, size_t total) {
   fflush(stderr);
 }
 
+/* A thread's own stop flag and progress callback (perflab serve's
+** workers: several parses at once, each stopped and reported on its own). */
+static _Thread_local volatile int *tl_interrupt;
+static _Thread_local void (*tl_progress)(void *, size_t, size_t);
+static _Thread_local void *tl_progress_ud;
+
+void pl_call_thread_parse_hooks(volatile int *interrupt, void (*progress)(void *, size_t, size_t), void *ud) {
+  tl_interrupt = interrupt;
+  tl_progress = progress;
+  tl_progress_ud = ud;
+}
+
 static void parse_begin(pl_parse_opts *o) {
+  if (tl_interrupt) {
+    o->interrupt = tl_interrupt;
+    o->progress = tl_progress;
+    o->progress_ud = tl_progress_ud;
+    return;
+  }
   pl_interrupted = 0;
   o->interrupt = &pl_interrupted;
   memset(&bar, 0, sizeof bar);
@@ -262,6 +280,10 @@ static void parse_begin(pl_parse_opts *o) {
 ** added here, by the kind of error (pl_err.kind). */
 static void parse_end(pl_parse_opts *o, pl_err *e) {
   (void)o;
+  if (tl_interrupt) {
+    if (e && *tl_interrupt) snprintf(e->msg, sizeof e->msg, "interrupted while reading (--timeout, or the server stopping)");
+    return;
+  }
   if (bar.shown) { fprintf(stderr, "\r%78s\r", ""); fflush(stderr); bar.shown = 0; }
   if (e == NULL) return;
   const char *advice = NULL;

@@ -72,6 +72,12 @@ int pl_time_up(void);
 ** alone, without the traceback of where perflab's own code was). */
 int pl_call_stopped(void);
 
+/* For the calling thread only (NULL: back to the process-wide ones): the
+** parsers it runs poll *interrupt and report progress to `progress` (may
+** be NULL) instead of the shared flag and the terminal's bar.  perflab
+** serve's workers, which parse side by side. */
+void pl_call_thread_parse_hooks(volatile int *interrupt, void (*progress)(void *, size_t, size_t), void *ud);
+
 /* Lends the parse hooks (interrupt flag, progress bar on a terminal, the
 ** host's wording of load errors) to the bindings of L (lbind.h,
 ** pl_l_sethooks).  pl_host_install calls it. */

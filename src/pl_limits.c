@@ -5,6 +5,7 @@
 #include "pl_limits.h"
 
 #include <lauxlib.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 #endif
 
 static size_t mem_limit = 0;     /* 0: no Lua-side cap */
-static size_t mem_used = 0;
+static _Atomic size_t mem_used = 0;   /* atomic: perflab serve's workers allocate side by side */
 
 int pl_parse_size(const char *s, size_t *out) {
   char *end;
@@ -64,19 +65,20 @@ void pl_limit_memory(size_t bytes) {
 #endif
 }
 
-size_t pl_memory_in_use(void) { return mem_used; }
+size_t pl_memory_in_use(void) { return atomic_load_explicit(&mem_used, memory_order_relaxed); }
 
 void *pl_limit_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   (void)ud;
   if (ptr == NULL) osize = 0;
   if (nsize == 0) {
     free(ptr);
-    mem_used -= osize;
+    atomic_fetch_sub_explicit(&mem_used, osize, memory_order_relaxed);
     return NULL;
   }
-  if (mem_limit && nsize > osize && mem_used + (nsize - osize) > mem_limit) return NULL;
+  if (mem_limit && nsize > osize && atomic_load_explicit(&mem_used, memory_order_relaxed) + (nsize - osize) > mem_limit) return NULL;
   void *p = realloc(ptr, nsize);
   if (p == NULL) return NULL;
-  mem_used += nsize - osize;
+  if (nsize > osize) atomic_fetch_add_explicit(&mem_used, nsize - osize, memory_order_relaxed);
+  else atomic_fetch_sub_explicit(&mem_used, osize - nsize, memory_order_relaxed);
   return p;
 }

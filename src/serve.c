@@ -15,17 +15,24 @@
 **   - without a token (loopback), the Host header must name the loopback
 **     address (no DNS rebinding); with one, each request carries it
 **     (?token=, the cookie set from it, or "Authorization: token T").
-** One Lua state serves every request: a coroutine of the caller's state,
-** guarded by one mutex (docs/design-notes.md, "perflab serve": the parsed
-** profiles are cached in that state, and a state per worker would hold a
-** copy of the cache each).  --timeout applies to each request's work.
-** SIGINT and SIGTERM are blocked in every thread and taken by sigwait in
-** the caller's: the daemon stops after the request in flight (which is
+** A small pool of Lua states serves the requests side by side: worker 0
+** is a coroutine of the caller's state, the others states of their own
+** (pl_host_newstate), each with its own cache of parsed profiles (the
+** caller gives each its share of --cache-memory); rendered pages and
+** runs-page rows are text, kept once for all workers in the shared text
+** cache below.  A request goes to the worker its path hashes to when that
+** one is idle (its profiles are there), else to any idle one, else waits.
+** --timeout applies to each request's work: the caller's thread watches
+** the deadlines and stops a late worker's Lua (a hook) and its parser
+** (its own interrupt flag, pl_call_thread_parse_hooks).  SIGINT and
+** SIGTERM are blocked in every thread and taken by sigtimedwait in the
+** caller's: the daemon stops after the requests in flight (which are
 ** interrupted), and serve() returns.
 **
 ** Host layer, like session.c: host.c lists it among the modules.
 */
 #include "serve.h"
+#include "host.h"
 #include "pl_call.h"
 #include "pl_limits.h"
 
@@ -36,6 +43,7 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +51,12 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define MAX_URI 4096
 #define MAX_HEADERS 64
 #define MAX_ARGS 64
+#define MAX_WORKERS 16
 
 /* ---- path rules (pure) ------------------------------------------------------ */
 
@@ -70,10 +80,23 @@ static int check_rel(const char *rel, size_t len, const char **why) {
 
 /* ---- the server --------------------------------------------------------------- */
 
+typedef struct worker {
+  lua_State *own;               /* a state of its own; NULL for worker 0 (the caller's) */
+  lua_State *T;                 /* the thread its requests run on */
+  int handler_ref;              /* T's registry: the Lua handler */
+  int busy;                     /* under server.mu */
+  double deadline;              /* monotonic seconds; 0: none */
+  volatile int interrupt;       /* its parsers' stop flag */
+  volatile sig_atomic_t time_up, stop;
+  volatile size_t done, total;  /* the running parse's progress (bytes) */
+  char path[256];               /* the request it serves (for httpd.busy) */
+} worker;
+
 typedef struct server {
-  lua_State *T;                 /* the coroutine every request runs on */
-  int handler_ref;              /* registry: the Lua handler */
-  pthread_mutex_t mu;
+  worker w[MAX_WORKERS];
+  int nw;
+  pthread_mutex_t mu;           /* busy flags, paths, the text cache */
+  pthread_cond_t idle;
   char root[PATH_MAX];          /* realpath of DIR */
   size_t rootlen;
   char token[129];              /* "" when none */
@@ -81,9 +104,58 @@ typedef struct server {
   char port_text[16];
   double timeout;               /* per request, seconds (0: none) */
   volatile int stopping;
+  int jobs;                     /* background jobs running (under mu) */
 } server;
 
 static server *the_server;      /* for check() from Lua; one server per process */
+
+static double mono_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ---- the shared text cache: rendered pages, by key, least recently used out -- */
+
+typedef struct tentry { struct tentry *next; char *key; size_t klen; char *val; size_t vlen; unsigned long used; } tentry;
+#define TBUCKETS 4096
+#define TOVERHEAD 64
+static tentry *tbucket[TBUCKETS];
+static size_t tbytes, tcap;             /* under the server's mutex */
+static unsigned long ttick;
+
+static size_t thash(const char *k, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) { h ^= (unsigned char)k[i]; h *= 1099511628211ull; }
+  return (size_t)(h % TBUCKETS);
+}
+
+static tentry **tfind(const char *k, size_t n) {
+  tentry **pp = &tbucket[thash(k, n)];
+  while (*pp && !((*pp)->klen == n && memcmp((*pp)->key, k, n) == 0)) pp = &(*pp)->next;
+  return pp;
+}
+
+static void tunlink(tentry **pp) {
+  tentry *e = *pp;
+  *pp = e->next;
+  tbytes -= e->klen + e->vlen + TOVERHEAD;
+  free(e->key);
+  free(e->val);
+  free(e);
+}
+
+static void tevict_oldest(void) {
+  tentry **best = NULL;
+  for (size_t b = 0; b < TBUCKETS; b++)
+    for (tentry **pp = &tbucket[b]; *pp; pp = &(*pp)->next)
+      if (!best || (*pp)->used < (*best)->used) best = pp;
+  if (best) tunlink(best);
+}
+
+static void tclear(void) {
+  for (size_t b = 0; b < TBUCKETS; b++) while (tbucket[b]) tunlink(&tbucket[b]);
+}
 
 /* realpath of DIR/rel, which must stay under DIR.  0 and out filled, or
 ** an HTTP status (404: no such file; 403: outside DIR or refused). */
@@ -184,15 +256,116 @@ static enum MHD_Result push_arg(void *cls, enum MHD_ValueKind kind, const char *
   return MHD_YES;
 }
 
-/* handler(req) -> status, content_type, body [, filename]: on the request
-** coroutine, under the mutex.  Lua-side errors become a 500 page. */
-static enum MHD_Result call_lua(server *s, struct MHD_Connection *c, const char *method, const char *url,
-                                const char *cookie) {
+/* The hook on a worker's thread: stops its Lua code when the watchdog
+** (serve()'s loop) found its deadline passed, or the server stopping.  A
+** spent budget stays armed, so a pcall that catches the error gets it again. */
+static void worker_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  server *s = the_server;
+  if (s == NULL) return;
+  for (int i = 0; i < s->nw; i++) {
+    worker *w = &s->w[i];
+    if (w->T != L) continue;
+    if (w->time_up) {
+      lua_sethook(L, worker_hook, LUA_MASKCOUNT, 1);
+      luaL_error(L, "time limit exceeded (--timeout %f s)", s->timeout);
+    }
+    if (w->stop) luaL_error(L, "interrupted");
+    return;
+  }
+}
+
+static void on_parse_progress(void *ud, size_t done, size_t total) {
+  worker *w = ud;
+  w->done = done;
+  w->total = total;
+}
+
+/* A worker for this path: the one it hashes to when idle (its profiles are
+** cached there), else any idle one, else wait.  Under no lock; returns it busy. */
+static worker *acquire(server *s, const char *url) {
+  size_t h = thash(url, strlen(url));
+  /* the file's path decides, not the route: /run/X and /timeline/X meet */
+  const char *rel = strchr(url + 1, '/');
+  if (rel) h = thash(rel, strlen(rel));
   pthread_mutex_lock(&s->mu);
-  lua_State *T = s->T;
+  worker *w = NULL;
+  for (;;) {
+    worker *pref = &s->w[h % (size_t)s->nw];
+    if (!pref->busy) w = pref;
+    else for (int i = 0; i < s->nw && !w; i++) if (!s->w[i].busy) w = &s->w[i];
+    if (w) break;
+    pthread_cond_wait(&s->idle, &s->mu);
+  }
+  w->busy = 1;
+  snprintf(w->path, sizeof w->path, "%s", url);
+  w->done = w->total = 0;
+  w->time_up = 0;
+  w->stop = s->stopping;
+  w->interrupt = s->stopping;
+  w->deadline = s->timeout > 0 ? mono_now() + s->timeout : 0;
+  pthread_mutex_unlock(&s->mu);
+  return w;
+}
+
+static void release(server *s, worker *w) {
+  pthread_mutex_lock(&s->mu);
+  w->busy = 0;
+  w->deadline = 0;
+  w->path[0] = '\0';
+  pthread_cond_broadcast(&s->idle);
+  pthread_mutex_unlock(&s->mu);
+}
+
+/* A background job: the request the handler deferred (req.defer = true:
+** a long parse), run again on the same worker with req.background = true
+** while the client reads the progress page; its result goes to the caches,
+** not to a client.  The worker stays busy until it ends. */
+typedef struct job { server *s; worker *w; int req_ref; } job;
+
+static void *run_job(void *arg) {
+  job *j = arg;
+  server *s = j->s;
+  worker *w = j->w;
+  lua_State *T = w->T;
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
+  pl_call_thread_parse_hooks(&w->interrupt, on_parse_progress, w);
   lua_settop(T, 0);
   lua_pushcfunction(T, pl_msghandler);
-  lua_rawgeti(T, LUA_REGISTRYINDEX, s->handler_ref);
+  lua_rawgeti(T, LUA_REGISTRYINDEX, w->handler_ref);
+  lua_rawgeti(T, LUA_REGISTRYINDEX, j->req_ref);
+  lua_pushboolean(T, 1);
+  lua_setfield(T, -2, "background");
+  lua_sethook(T, worker_hook, LUA_MASKCOUNT, 100000);
+  if (lua_pcall(T, 1, 0, 1) != LUA_OK && !w->stop)
+    fprintf(stderr, "perflab serve: %s (background): %s\n", w->path, lua_isstring(T, -1) ? lua_tostring(T, -1) : "(error)");
+  lua_sethook(T, NULL, 0, 0);
+  pl_call_thread_parse_hooks(NULL, NULL, NULL);
+  luaL_unref(T, LUA_REGISTRYINDEX, j->req_ref);
+  lua_settop(T, 0);
+  free(j);
+  pthread_mutex_lock(&s->mu);       /* one step: serve() may end once jobs is 0 */
+  s->jobs--;
+  w->busy = 0;
+  w->deadline = 0;
+  w->path[0] = '\0';
+  pthread_cond_broadcast(&s->idle);
+  pthread_mutex_unlock(&s->mu);
+  return NULL;
+}
+
+/* handler(req) -> status, content_type, body [, filename]: on a worker's
+** thread.  Lua-side errors become a 500 page. */
+static enum MHD_Result call_lua(server *s, struct MHD_Connection *c, const char *method, const char *url,
+                                const char *cookie) {
+  worker *w = acquire(s, url);
+  lua_State *T = w->T;
+  pl_call_thread_parse_hooks(&w->interrupt, on_parse_progress, w);
+  lua_settop(T, 0);
+  lua_pushcfunction(T, pl_msghandler);
+  lua_rawgeti(T, LUA_REGISTRYINDEX, w->handler_ref);
   lua_createtable(T, 0, 3);
   lua_pushstring(T, method);
   lua_setfield(T, -2, "method");
@@ -202,10 +375,15 @@ static enum MHD_Result call_lua(server *s, struct MHD_Connection *c, const char 
   argv_ctx a = { T, 0 };
   MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, push_arg, &a);
   lua_setfield(T, -2, "query");
-  if (s->timeout > 0) pl_limit_time(T, s->timeout);
+  lua_pushboolean(T, s->nw > 1);
+  lua_setfield(T, -2, "can_defer");          /* another worker can answer the reloads */
+  lua_pushvalue(T, -1);
+  int req_ref = luaL_ref(T, LUA_REGISTRYINDEX);
+  if (s->timeout > 0 || s->stopping) lua_sethook(T, worker_hook, LUA_MASKCOUNT, 100000);
   int st = lua_pcall(T, 1, 4, 1);
-  int timed_out = s->timeout > 0 && pl_time_up();
-  if (s->timeout > 0) pl_limit_time_clear(T);
+  int timed_out = w->time_up;
+  lua_sethook(T, NULL, 0, 0);
+  pl_call_thread_parse_hooks(NULL, NULL, NULL);
   enum MHD_Result ok;
   if (st != LUA_OK && timed_out) {
     /* the spent budget re-raises at every hook, the Lua error page too */
@@ -240,9 +418,93 @@ static enum MHD_Result call_lua(server *s, struct MHD_Connection *c, const char 
       }
     }
   }
+  /* deferred: the work goes on in a job of its own, on this worker */
+  int deferred = 0;
+  if (st == LUA_OK && !s->stopping) {
+    lua_rawgeti(T, LUA_REGISTRYINDEX, req_ref);
+    lua_getfield(T, -1, "defer");
+    deferred = lua_toboolean(T, -1);
+  }
   lua_settop(T, 0);
-  pthread_mutex_unlock(&s->mu);
+  if (deferred) {
+    job *j = malloc(sizeof *j);
+    pthread_t th;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (j) {
+      *j = (job){ s, w, req_ref };
+      pthread_mutex_lock(&s->mu);
+      s->jobs++;
+      w->done = w->total = 0;
+      w->deadline = s->timeout > 0 ? mono_now() + s->timeout : 0;
+      pthread_mutex_unlock(&s->mu);
+      if (pthread_create(&th, &at, run_job, j) == 0) { pthread_attr_destroy(&at); return ok; }
+      pthread_mutex_lock(&s->mu);
+      s->jobs--;
+      pthread_mutex_unlock(&s->mu);
+      free(j);
+    }
+    pthread_attr_destroy(&at);
+  }
+  luaL_unref(T, LUA_REGISTRYINDEX, req_ref);
+  release(s, w);
   return ok;
+}
+
+/* ---- cached pages without a worker ---------------------------------------------
+** A run or timeline page already rendered is in the text cache under the key
+** serve.lua's cached_text gives it: "page", the route, the file's realpath,
+** "SIZE/MTIME_NS", the query's pairs "k=v&..." in order, NUL-separated.
+** The same key is made here, and a hit is answered at once: a cached page
+** does not wait for a worker that a slow report or a parse holds. */
+typedef struct qkey { char buf[MAX_URI + 64]; size_t n; int n_args, bad; } qkey;
+
+static enum MHD_Result add_q(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+  (void)kind;
+  qkey *q = cls;
+  if (++q->n_args > MAX_ARGS) { q->bad = 1; return MHD_NO; }
+  int w = snprintf(q->buf + q->n, sizeof q->buf - q->n, "%s%s=%s", q->n_args > 1 ? "&" : "", key, value ? value : "");
+  if (w < 0 || (size_t)w >= sizeof q->buf - q->n) { q->bad = 1; return MHD_NO; }
+  q->n += (size_t)w;
+  return MHD_YES;
+}
+
+static int fast_page(server *s, struct MHD_Connection *c, const char *url, const char *cookie, enum MHD_Result *ok) {
+  const char *route;
+  if (strncmp(url, "/run/", 5) == 0) route = "run";
+  else if (strncmp(url, "/timeline/", 10) == 0) route = "timeline";
+  else return 0;
+  if (tcap == 0) return 0;
+  const char *rel = url + strlen(route) + 2;
+  char abs[PATH_MAX];
+  const char *why;
+  if (resolve(s, rel, strlen(rel), abs, &why) != 0) return 0;
+  struct stat sb;
+  if (stat(abs, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
+  qkey q;
+  q.n = 0; q.n_args = 0; q.bad = 0; q.buf[0] = '\0';
+  MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_q, &q);
+  if (q.bad) return 0;
+  char key[PATH_MAX + sizeof q.buf + 96];
+  int kn = snprintf(key, sizeof key, "page%c%s%c%s%c%lld/%lld%c%s", 0, route, 0, abs, 0, (long long)sb.st_size,
+                    (long long)sb.st_mtim.tv_sec * 1000000000LL + (long long)sb.st_mtim.tv_nsec, 0, q.buf);
+  if (kn < 0 || (size_t)kn >= sizeof key) return 0;
+  struct MHD_Response *r = NULL;
+  pthread_mutex_lock(&s->mu);
+  tentry **pp = tfind(key, (size_t)kn);
+  if (*pp) {
+    (*pp)->used = ++ttick;
+    r = MHD_create_response_from_buffer((*pp)->vlen, (*pp)->val, MHD_RESPMEM_MUST_COPY);
+  }
+  pthread_mutex_unlock(&s->mu);
+  if (r == NULL) return 0;
+  MHD_add_response_header(r, "Content-Type", "text/html; charset=utf-8");
+  security_headers(r, 1);
+  if (cookie) MHD_add_response_header(r, "Set-Cookie", cookie);
+  *ok = MHD_queue_response(c, 200, r);
+  MHD_destroy_response(r);
+  return 1;
 }
 
 static enum MHD_Result count_one(void *cls, enum MHD_ValueKind k, const char *key, const char *v) {
@@ -294,6 +556,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   const char *why;
   int st = check_rel(url + 1, strlen(url + 1), &why);
   if (st) return refuse(c, (unsigned)st, why);
+  enum MHD_Result fok;
+  if (fast_page(s, c, url, cookie_out, &fok)) return fok;
   return call_lua(s, c, method, url, cookie_out);
 }
 
@@ -356,6 +620,92 @@ static int h_token(lua_State *L) {
   return 1;
 }
 
+/* text_get(key) -> text | nil: the shared text cache (every worker's pages) */
+static int h_text_get(lua_State *L) {
+  size_t kn;
+  const char *k = luaL_checklstring(L, 1, &kn);
+  server *s = the_server;
+  if (s == NULL || tcap == 0) { luaL_pushfail(L); return 1; }
+  for (int tries = 0; tries < 3; tries++) {
+    pthread_mutex_lock(&s->mu);
+    tentry **pp = tfind(k, kn);
+    size_t n = *pp ? (*pp)->vlen : 0;
+    int found = *pp != NULL;
+    pthread_mutex_unlock(&s->mu);
+    if (!found) break;
+    luaL_Buffer b;
+    char *dst = luaL_buffinitsize(L, &b, n);   /* may raise: no lock held */
+    pthread_mutex_lock(&s->mu);
+    pp = tfind(k, kn);
+    int same = *pp && (*pp)->vlen == n;
+    if (same) { memcpy(dst, (*pp)->val, n); (*pp)->used = ++ttick; }
+    pthread_mutex_unlock(&s->mu);
+    if (same) { luaL_pushresultsize(&b, n); return 1; }
+    luaL_pushresultsize(&b, 0);
+    lua_pop(L, 1);                             /* replaced meanwhile: again */
+  }
+  luaL_pushfail(L);
+  return 1;
+}
+
+/* text_put(key, text) -> true | nil (no server, or larger than the cache) */
+static int h_text_put(lua_State *L) {
+  size_t kn, vn;
+  const char *k = luaL_checklstring(L, 1, &kn);
+  const char *v = luaL_checklstring(L, 2, &vn);
+  server *s = the_server;
+  if (s == NULL || kn + vn + TOVERHEAD > tcap) { luaL_pushfail(L); return 1; }
+  tentry *e = malloc(sizeof *e);
+  char *kc = malloc(kn ? kn : 1), *vc = malloc(vn ? vn : 1);
+  if (!e || !kc || !vc) { free(e); free(kc); free(vc); luaL_pushfail(L); return 1; }
+  memcpy(kc, k, kn);
+  memcpy(vc, v, vn);
+  *e = (tentry){ NULL, kc, kn, vc, vn, 0 };
+  pthread_mutex_lock(&s->mu);
+  tentry **pp = tfind(k, kn);
+  if (*pp) tunlink(pp);
+  while (tbytes + kn + vn + TOVERHEAD > tcap && tbytes > 0) tevict_oldest();
+  e->used = ++ttick;
+  pp = &tbucket[thash(k, kn)];
+  e->next = *pp;
+  *pp = e;
+  tbytes += kn + vn + TOVERHEAD;
+  pthread_mutex_unlock(&s->mu);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* busy() -> {{path =, done =, total =}...}: the requests the other workers
+** are serving, with the progress of the parse each runs (bytes; 0 when none) */
+static int h_busy(lua_State *L) {
+  server *s = the_server;
+  lua_newtable(L);
+  if (s == NULL) return 1;
+  struct { char path[256]; size_t done, total; } b[MAX_WORKERS];
+  int n = 0;
+  pthread_mutex_lock(&s->mu);
+  for (int i = 0; i < s->nw; i++) {
+    worker *w = &s->w[i];
+    if (!w->busy || w->T == L) continue;
+    memcpy(b[n].path, w->path, sizeof b[n].path);
+    b[n].done = w->done;
+    b[n].total = w->total;
+    n++;
+  }
+  pthread_mutex_unlock(&s->mu);
+  for (int i = 0; i < n; i++) {
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, b[i].path);
+    lua_setfield(L, -2, "path");
+    lua_pushinteger(L, (lua_Integer)b[i].done);
+    lua_setfield(L, -2, "done");
+    lua_pushinteger(L, (lua_Integer)b[i].total);
+    lua_setfield(L, -2, "total");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 static int h_memory(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)pl_memory_in_use());
   return 1;
@@ -370,8 +720,46 @@ static int is_loopback(const struct sockaddr *sa) {
   return 0;
 }
 
-/* serve{root=, host=, port=, token=, timeout=, ready=function(url)}, handler
-** -> true when stopped by SIGINT/SIGTERM | nil, message.  Blocks. */
+/* A worker's state of its own: the perflab modules, --sandbox if the
+** caller has it, and perflab.serve's worker(cap) as its handler.  0, or -1
+** with the message on the caller's stack. */
+static const char WORKER_INIT[] =
+  "local cap, sandbox = ...\n"
+  "if sandbox then require('perflab.sandbox').enable() end\n"
+  "return require('perflab.serve').worker(cap)\n";
+
+static int start_worker(lua_State *caller, worker *w, lua_Integer cap, int sandbox) {
+  lua_State *L = pl_host_newstate();
+  if (L == NULL) { lua_pushliteral(caller, "not enough memory for a worker"); return -1; }
+  if (luaL_loadbufferx(L, WORKER_INIT, sizeof WORKER_INIT - 1, "=serve worker", "t") != LUA_OK) goto err;
+  lua_pushinteger(L, cap);
+  lua_pushboolean(L, sandbox);
+  if (lua_pcall(L, 2, 1, 0) != LUA_OK || !lua_isfunction(L, -1)) goto err;
+  w->own = L;
+  w->T = L;
+  w->handler_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 0;
+err:
+  lua_pushfstring(caller, "a worker did not start: %s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "(no handler)");
+  lua_close(L);
+  return -1;
+}
+
+static void close_workers(lua_State *L, server *s) {
+  for (int i = 0; i < s->nw; i++) {
+    if (s->w[i].own) lua_close(s->w[i].own);
+    else if (s->w[i].handler_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->w[i].handler_ref);
+    s->w[i].own = NULL;
+    s->w[i].handler_ref = LUA_NOREF;
+  }
+  s->nw = 0;
+}
+
+/* serve{root=, host=, port=, token=, timeout=, ready=function(url),
+** workers=N (1..16, default 1), worker_cap=BYTES (each new worker's
+** profile cache), text_cache=BYTES (the shared page cache, default 0: none),
+** sandbox=bool}, handler -> true, signal name when stopped by SIGINT/SIGTERM
+** | nil, message.  Blocks. */
 static int h_serve(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TFUNCTION);
@@ -389,16 +777,37 @@ static int h_serve(lua_State *L) {
   double timeout = luaL_optnumber(L, 7, 0);
   if (port < 0 || port > 65535) return luaL_error(L, "port %d out of range", (int)port);
   if (strlen(token) > 128) return luaL_error(L, "token longer than 128 characters");
+  lua_getfield(L, 1, "workers");
+  lua_getfield(L, 1, "worker_cap");
+  lua_getfield(L, 1, "text_cache");
+  lua_getfield(L, 1, "sandbox");                                   /* [... workers cap text sandbox] */
+  lua_Integer nw = luaL_optinteger(L, 9, 1);
+  lua_Integer wcap = luaL_optinteger(L, 10, 0);
+  lua_Integer tc = luaL_optinteger(L, 11, 0);
+  int sandbox = lua_toboolean(L, 12);
+  lua_settop(L, 8);
+  if (nw < 1 || nw > MAX_WORKERS) return luaL_error(L, "workers: 1 to %d", MAX_WORKERS);
 
-  server *s = (server *)lua_newuserdatauv(L, sizeof *s, 0);       /* anchored on this stack while serving */
+  server *s = (server *)lua_newuserdatauv(L, sizeof *s, 0);       /* [.. s]: anchored on this stack while serving */
   memset(s, 0, sizeof *s);
+  for (int i = 0; i < MAX_WORKERS; i++) s->w[i].handler_ref = LUA_NOREF;
   if (realpath(root, s->root) == NULL) { luaL_pushfail(L); lua_pushfstring(L, "%s: %s", root, strerror(errno)); return 2; }
   s->rootlen = strlen(s->root);
   strcpy(s->token, token);
   s->timeout = timeout;
-  s->T = lua_newthread(L);                                         /* anchored on this stack */
+  s->w[0].T = lua_newthread(L);                                    /* [.. s T]: anchored on this stack */
   lua_pushvalue(L, 2);
-  s->handler_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  s->w[0].handler_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  s->nw = 1;
+  for (int i = 1; i < nw; i++) {
+    if (start_worker(L, &s->w[i], wcap, sandbox) != 0) {
+      close_workers(L, s);
+      luaL_pushfail(L);
+      lua_insert(L, -2);
+      return 2;
+    }
+    s->nw = i + 1;
+  }
 
   char portstr[16];
   snprintf(portstr, sizeof portstr, "%d", (int)port);
@@ -408,7 +817,7 @@ static int h_serve(lua_State *L) {
   hints.ai_flags = AI_NUMERICSERV;
   int gai = getaddrinfo(host, portstr, &hints, &ai);
   if (gai != 0 || ai == NULL) {
-    luaL_unref(L, LUA_REGISTRYINDEX, s->handler_ref);
+    close_workers(L, s);
     luaL_pushfail(L);
     lua_pushfstring(L, "cannot resolve --host '%s': %s", host, gai_strerror(gai));
     return 2;
@@ -418,7 +827,7 @@ static int h_serve(lua_State *L) {
   if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
 
   /* SIGINT/SIGTERM: blocked here before the daemon's threads start (they
-  ** inherit the mask), taken below by sigwait */
+  ** inherit the mask), taken below by sigtimedwait */
   sigset_t stop, old;
   sigemptyset(&stop);
   sigaddset(&stop, SIGINT);
@@ -426,6 +835,8 @@ static int h_serve(lua_State *L) {
   pthread_sigmask(SIG_BLOCK, &stop, &old);
   signal(SIGPIPE, SIG_IGN);
   pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->idle, NULL);
+  tcap = tc > 0 ? (size_t)tc : 0;
   the_server = s;
   struct MHD_Daemon *d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, s,
     MHD_OPTION_SOCK_ADDR, ai->ai_addr,
@@ -441,7 +852,8 @@ static int h_serve(lua_State *L) {
     the_server = NULL;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_mutex_destroy(&s->mu);
-    luaL_unref(L, LUA_REGISTRYINDEX, s->handler_ref);
+    pthread_cond_destroy(&s->idle);
+    close_workers(L, s);
     luaL_pushfail(L);
     lua_pushfstring(L, "cannot listen on %s port %s: %s", host, portstr, bind_errno ? strerror(bind_errno) : "libmicrohttpd refused");
     return 2;
@@ -451,20 +863,59 @@ static int h_serve(lua_State *L) {
   snprintf(s->port_text, sizeof s->port_text, "%u", bound);
   int status = LUA_OK;
   if (!lua_isnil(L, 8)) {                                           /* ready(port): prints the URL */
-    pthread_mutex_lock(&s->mu);
     lua_pushvalue(L, 8);
     lua_pushinteger(L, (lua_Integer)bound);
-    status = lua_pcall(L, 1, 0, 0);
+    /* worker 0 is a thread of this state: it waits until ready returns */
+    pthread_mutex_lock(&s->mu);
+    s->w[0].busy = 1;
     pthread_mutex_unlock(&s->mu);
+    status = lua_pcall(L, 1, 0, 0);
+    release(s, &s->w[0]);
   }
   int sig = 0;
-  if (status == LUA_OK) sigwait(&stop, &sig);
+  if (status == LUA_OK) {
+    /* the watchdog: every 50 ms, a busy worker past its deadline is stopped
+    ** (its Lua at the next hook, its parser at its next poll) */
+    struct timespec tick = { 0, 50 * 1000 * 1000 };
+    for (;;) {
+      sig = sigtimedwait(&stop, NULL, &tick);
+      if (sig == SIGINT || sig == SIGTERM) break;
+      double now = mono_now();
+      pthread_mutex_lock(&s->mu);
+      for (int i = 0; i < s->nw; i++) {
+        worker *w = &s->w[i];
+        if (w->busy && w->deadline > 0 && now > w->deadline && !w->time_up) {
+          w->time_up = 1;
+          w->interrupt = 1;
+          lua_sethook(w->T, worker_hook, LUA_MASKCOUNT, 1);
+        }
+      }
+      pthread_mutex_unlock(&s->mu);
+    }
+  }
+  pthread_mutex_lock(&s->mu);
   s->stopping = 1;
-  pl_call_interrupt(s->T);          /* the request in flight, if any, stops at its next hook */
+  for (int i = 0; i < s->nw; i++) {                 /* the requests in flight stop at their next hook */
+    worker *w = &s->w[i];
+    if (!w->busy) continue;
+    w->stop = 1;
+    w->interrupt = 1;
+    lua_sethook(w->T, worker_hook, LUA_MASKCOUNT, 1);
+  }
+  pthread_mutex_unlock(&s->mu);
   MHD_stop_daemon(d);               /* waits for the connection threads */
+  pthread_mutex_lock(&s->mu);       /* and the background jobs, interrupted above */
+  while (s->jobs > 0) {
+    for (int i = 0; i < s->nw; i++)
+      if (s->w[i].busy) { s->w[i].stop = 1; s->w[i].interrupt = 1; lua_sethook(s->w[i].T, worker_hook, LUA_MASKCOUNT, 1); }
+    pthread_cond_wait(&s->idle, &s->mu);
+  }
+  pthread_mutex_unlock(&s->mu);
   the_server = NULL;
   pthread_mutex_destroy(&s->mu);
-  luaL_unref(L, LUA_REGISTRYINDEX, s->handler_ref);
+  pthread_cond_destroy(&s->idle);
+  tclear();
+  close_workers(L, s);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (status != LUA_OK) return lua_error(L);
   lua_pushboolean(L, 1);
@@ -479,6 +930,9 @@ static const luaL_Reg funcs[] = {
   {"stat", h_stat},
   {"token", h_token},
   {"memory_in_use", h_memory},
+  {"text_get", h_text_get},
+  {"text_put", h_text_put},
+  {"busy", h_busy},
   {NULL, NULL}
 };
 

@@ -29,6 +29,9 @@ Runs a recipe on one or more profiles and prints its report.
                       (info < opt < warn < error)
   --set KEY=VALUE     set a recipe option (perflab run RECIPE --help lists them)
   --table NAME        with --format csv: print only that table
+  --full-names        text: print kernel names in full (by default templates
+                      and parameter lists are elided and tables fit the
+                      terminal, or 120 columns)
   --input-format ID   read the inputs as format ID instead of detecting it
   --lenient           salvage what parses; list what was skipped
   --gpu NAME          GPU model when the input does not name it (same as --set gpu=NAME)
@@ -171,14 +174,16 @@ local function load_opts(o)
   return { format = o["input-format"], lenient = o.lenient or nil, raw_text = o["raw-text"] or nil }
 end
 
+--- the width text output fits: the terminal's, or 120 columns when
+-- stdout is not a terminal
 local function term_width()
-  if sys.isatty(1) then return sys.term_width() end
-  return nil
+  if sys.isatty(1) then return sys.term_width() or 120 end
+  return 120
 end
 
 -- ---- run -------------------------------------------------------------------
 
-local function write_outputs(dir, rep)
+local function write_outputs(dir, rep, o)
   require("perflab.sandbox").allow_write(dir)
   local ok, err = sys.mkdir(dir)
   if not ok then fail("--output: " .. err) end
@@ -189,7 +194,7 @@ local function write_outputs(dir, rep)
     if not okw then fail("cannot write " .. e) end
     written[#written + 1] = p
   end
-  put("report.txt", rep:render("text"))
+  put("report.txt", rep:render("text", { width = 120, full_names = o and o["full-names"] }))
   put("report.md", rep:render("markdown"))
   put("report.json", rep:render("json"))
   put("report.html", rep:render("html"))
@@ -259,16 +264,16 @@ local function run_all(pos, o, fmt, failon)
     write("{\n\"summary\": " .. perflab.json.encode(summary.to_data(sum), "  ", "\n")
       .. ",\n\"reports\": [\n" .. table.concat(parts, ",\n") .. "\n]\n}\n")
   else
-    write(summary.render(sum, fmt, { width = term_width() }))
+    write(summary.render(sum, fmt, { width = term_width(), full_names = o["full-names"] }))
     for _, rep in ipairs(reps) do
       write("\n")
-      write(rep:render(fmt, { width = term_width() }))
+      write(rep:render(fmt, { width = term_width(), full_names = o["full-names"] }))
     end
   end
   if o.output then
     require("perflab.sandbox").allow_write(o.output)
     local n = 0
-    for _, rep in ipairs(reps) do n = n + #write_outputs(o.output .. "/" .. rep.recipe, rep) end
+    for _, rep in ipairs(reps) do n = n + #write_outputs(o.output .. "/" .. rep.recipe, rep, o) end
     local okw, e = sys.write_atomic(o.output .. "/report.html", require("perflab.html").page(reps, { summary = sum }))
     if not okw then fail("cannot write " .. e) end
     io.stderr:write(string.format("perflab: wrote %d files to %s\n", n + 1, o.output))
@@ -293,7 +298,7 @@ end
 
 function M.run(args)
   local pos, o = parse_args(args, { _cmd = "run", format = "value", output = "value", ["fail-on"] = "value",
-    set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag",
+    set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag", ["full-names"] = "flag",
     baseline = "files", target = "files", jobs = "value", map = "value", merge = "files" })
   if pos[1] == "all" and not o.help then
     return run_all(pos, o, output_format(o), o["fail-on"] and report_mod.severity(o["fail-on"]))
@@ -351,9 +356,9 @@ function M.run(args)
   else
     rep = recipes.run(r, inputs, o.set)
   end
-  rep:write(io.stdout, fmt, { width = term_width(), table = o.table })
+  rep:write(io.stdout, fmt, { width = term_width(), table = o.table, full_names = o["full-names"] })
   if o.output then
-    local files = write_outputs(o.output, rep)
+    local files = write_outputs(o.output, rep, o)
     io.stderr:write(string.format("perflab: wrote %d files to %s\n", #files, o.output))
   end
   if failon then
@@ -731,11 +736,13 @@ folder's ranks.  Read-only; it serves nothing outside DIR.  Stop: Ctrl-C.
   --cache-memory SIZE parsed profiles and pages kept in memory, least recently
                       used out first (default a quarter of physical memory)
   --timeout S         stop one request's work after S seconds (the page says so)
+  --workers N         requests served side by side, each worker a Lua state
+                      with its own profile cache (default: cores, 2 to 4)
 ]]
 
 function M.serve(args)
   local pos, o = parse_args(args, { _cmd = "serve", port = "value", host = "value", token = "value",
-    ["no-token"] = "flag", ["cache-memory"] = "value", timeout = "value", help = "flag" })
+    ["no-token"] = "flag", ["cache-memory"] = "value", timeout = "value", workers = "value", help = "flag" })
   if o.help then write(usage.serve); return 0 end
   if #pos ~= 1 then io.stderr:write(usage.serve); return 2 end
   return require("perflab.serve").main(pos[1], o)

@@ -253,19 +253,10 @@ local function inputs_text(self)
   return table.concat(parts, ", ")
 end
 
---- Text that fits `width` columns: cells are cut until the widest line fits.
-local function fit_table(t, width, max_rows)
-  local text
-  for _, w in ipairs({ 72, 56, 44, 36, 28, 22, 16 }) do
-    text = t:format { width = w, max_rows = max_rows }
-    local widest = 0
-    for line in text:gmatch("[^\n]+") do
-      local n = utf8.len(line) or #line
-      if n > widest then widest = n end
-    end
-    if not width or widest <= width then break end
-  end
-  return text
+--- Text that fits `width` columns (perflab.textfit: names shortened, text
+--- cells cut, wide tables in blocks of columns; opts.full_names keeps names).
+local function fit_table(t, width, max_rows, full_names)
+  return require("perflab.textfit").fit(t, width, { max_rows = max_rows, full_names = full_names })
 end
 
 local function wrap(text, width, indent)
@@ -311,10 +302,10 @@ function Report:render_text(opts)
   end
   for _, name in ipairs(self.table_order) do
     local t, info = self.tables[name], self.table_info[name]
-    out[#out + 1] = info.title and (name .. " — " .. info.title) or name
+    out[#out + 1] = wrap(info.title and (name .. " — " .. info.title) or name, width, "")
     local rel
     t, rel = M.relative_times(t, self.origin_ns)
-    out[#out + 1] = (fit_table(t, width, opts.max_rows):gsub("\n$", ""))
+    out[#out + 1] = (fit_table(t, width, opts.max_rows, opts.full_names):gsub("\n$", ""))
     if rel then out[#out + 1] = rel end
     if info.note then out[#out + 1] = "" ; out[#out + 1] = wrap(info.note, width, "") end
     out[#out + 1] = ""
@@ -322,7 +313,7 @@ function Report:render_text(opts)
   for _, ft in ipairs(folded) do
     out[#out + 1] = ft.name .. " — " .. ft.title
     out[#out + 1] = (fit_table(ft.table:select({ "subject", "severity", "speedup_pct", "message" }), width,
-      opts.max_rows or 20):gsub("\n$", ""))
+      opts.max_rows or 20, opts.full_names):gsub("\n$", ""))
     out[#out + 1] = ""
   end
   for _, n in ipairs(self.notes) do out[#out + 1] = wrap(n, width, "") ; out[#out + 1] = "" end
@@ -431,7 +422,16 @@ function Report:to_data()
   end
   local fs, folded = self:shown_findings()
   local findings = {}
-  for i, f in ipairs(fs) do findings[i] = f end
+  for i, f in ipairs(fs) do
+    -- name: the subject's full text (displays shorten it), as in CSV
+    if f.subject ~= nil and f.name == nil then
+      local c = {}
+      for k, v in pairs(f) do c[k] = v end
+      c.name = tostring(f.subject)
+      f = c
+    end
+    findings[i] = f
+  end
   for _, ft in ipairs(folded) do tables[ft.name] = ft.table end
   return {
     schema = 1, recipe = self.recipe, inputs = self.inputs, options = json.object(self.options),
@@ -451,10 +451,13 @@ function Report:render_csv(opts)
   local function findings_table()
     local rows = {}
     for i, f in ipairs(self:sorted_findings()) do
-      rows[i] = { severity = f.severity, rule = f.rule, subject = f.subject and tostring(f.subject) or nil,
-                  message = f.message, speedup_pct = f.speedup_pct, evidence = evidence_text(f.evidence) }
+      -- subject as displayed (perflab.names), name in full (as the folded tables)
+      rows[i] = { severity = f.severity, rule = f.rule,
+                  subject = f.subject and require("perflab.names").display(tostring(f.subject)) or nil,
+                  message = f.message, speedup_pct = f.speedup_pct, evidence = evidence_text(f.evidence),
+                  name = f.subject and tostring(f.subject) or nil }
     end
-    return ptable.from_rows(rows, { "severity", "rule", "subject", "message", "speedup_pct", "evidence" }, "findings")
+    return ptable.from_rows(rows, { "severity", "rule", "subject", "message", "speedup_pct", "evidence", "name" }, "findings")
   end
   if opts.table then
     if opts.table == "findings" then return findings_table():to_csv() end
@@ -477,7 +480,7 @@ function Report:render_csv(opts)
 end
 
 function Report:render(format, opts)
-  check(opts, { "max_rows", "table", "width" }, "report:render")
+  check(opts, { "full_names", "max_rows", "table", "width" }, "report:render")
   format = format or "text"
   if format == "text" then return self:render_text(opts)
   elseif format == "markdown" or format == "md" then return self:render_markdown(opts)
@@ -493,7 +496,7 @@ end
 --- into one string with the rest of the report)
 function Report:write(fh, format, opts)
   if format == "json" then
-    check(opts, { "max_rows", "table", "width" }, "report:write")
+    check(opts, { "full_names", "max_rows", "table", "width" }, "report:write")
     return json.write(fh, self:to_data(), "  ", "\n")
   end
   fh:write(self:render(format, opts))

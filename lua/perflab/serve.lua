@@ -1,7 +1,8 @@
 --- perflab.serve: the pages of `perflab serve DIR` (docs/serve.md).
 -- The C host (src/serve.c, module perflab.httpd) owns HTTP and the doors:
 -- methods, sizes, the token, the Host header and the path rules; it calls
--- M.handle(req) for each request that passed, one at a time, and every
+-- M.handle(req) for each request that passed, on a pool of workers (each a
+-- Lua state with this module and its own profile cache), and every
 -- file a page reads is named relative to DIR and resolved by httpd.check
 -- (the same rules, and realpath containment).  The pages run the same
 -- recipes as `perflab run` (cli.run_all_reports, recipes.run) and show
@@ -67,13 +68,15 @@ local function cache_put(key, value, bytes)
 end
 
 --- The text fn() makes, cached under the key parts (file versions and
--- the query in them: a changed file or option makes a new key).
+-- the query in them: a changed file or option makes a new key): in the
+-- server's text cache, shared by every worker, or here when there is none.
 local function cached_text(parts, fn)
   local key = table.concat(parts, "\0")
-  local hit = cache_get(key)
+  local hit = httpd.text_get(key) or cache_get(key)
   if hit then return hit end
   local text = fn()
-  return cache_put(key, text, #text + 256)
+  if not httpd.text_put(key, text) then cache_put(key, text, #text + 256) end
+  return text
 end
 
 --- An estimate of a profile's memory: 16 bytes a cell (8 for the value,
@@ -380,6 +383,14 @@ local function runs_page()
     local abs, _, _, mtime, version = resolve(rel)
     local key = table.concat({ "row", abs, version }, "\0")
     local hit = cache_get(key)
+    if not hit then
+      -- another worker's row: the text cache has it (format after a NUL)
+      local shared = httpd.text_get(key)
+      if shared then
+        local fmt, html_row = shared:match("^([^\0]*)\0(.*)$")
+        hit = { html = html_row, format = fmt ~= "" and fmt or nil }
+      end
+    end
     if not hit and sys.clock() - started > RUNS_BUDGET then
       -- over the page's budget: this row next time (the page reloads itself)
       pending = pending + 1
@@ -389,7 +400,7 @@ local function runs_page()
       hit = { html = runs_row(rel, mtime) }
       local ok, p = pcall(load, rel)
       hit.format = ok and p.format or nil
-      cache_put(key, hit, #hit.html + 200)
+      if not httpd.text_put(key, (hit.format or "") .. "\0" .. hit.html) then cache_put(key, hit, #hit.html + 200) end
     end
     rows[#rows + 1] = hit.html
     if hit.format then
@@ -617,9 +628,68 @@ local function error_page(status, msg)
     shell("perflab: error " .. status, "<header><h1>Error " .. status .. '</h1></header><p class="err">' .. esc(msg) .. "</p>")
 end
 
---- handle{method, path, query = {{k, v}...}} -> status, content type, body [, attachment name]
+-- ---- long parses: a page that says so --------------------------------------------
+
+-- a file at least this large, not parsed in this worker and its page not
+-- cached, is read by a background job while the client gets a page that
+-- reloads itself with the job's progress
+-- (PERFLAB_SERVE_DEFER_BYTES sets it: the tests make every file large)
+M.DEFER_BYTES = math.tointeger(tonumber(os.getenv("PERFLAB_SERVE_DEFER_BYTES") or "")) or 16 * 1024 * 1024
+
+local function progress_page(rel, job, size)
+  local what
+  if job and job.total and job.total > 0 and job.done < job.total then
+    what = string.format("reading: %d %% (%s of %s)", math.floor(100 * job.done / job.total),
+      units.bytes(job.done), units.bytes(job.total))
+  elseif job and job.total and job.total > 0 then
+    what = "read; running the recipes"
+  else
+    what = string.format("starting to read %s", size and units.bytes(size) or "the file")
+  end
+  local pct = (job and job.total and job.total > 0) and math.floor(100 * job.done / job.total) or 0
+  return 200, "text/html; charset=utf-8", shell("perflab: reading " .. rel,
+    "<header><h1>" .. esc(rel) .. '</h1></header><p class="meta" id="progress">' .. esc(what)
+    .. '</p><progress max="100" value="' .. pct .. '">' .. pct .. ' %</progress>'
+    .. '<p class="muted">A large file: perflab is reading it in the background. This page reloads every second '
+    .. "and shows the report when it is ready.</p>", '<meta http-equiv="refresh" content="1">')
+end
+
+--- A run or timeline page whose file another worker is reading now (its
+-- progress), or that is large and cold here (defer it: req.defer).
+local function long_parse(req, route, rel)
+  if req.background or (route ~= "run" and route ~= "timeline") then return nil end
+  for _, b in ipairs(httpd.busy()) do
+    if b.path == req.path then return progress_page(rel, b) end
+  end
+  if not req.can_defer then return nil end
+  local ok, abs, kind, size, _, version = pcall(resolve, rel)
+  if not ok or kind ~= "file" or size < M.DEFER_BYTES then return nil end
+  if cache.items[table.concat({ "p", abs, version }, "\0")] then return nil end
+  -- read once in the background already: the rest is done here, not again there
+  if httpd.text_get(table.concat({ "read", abs, version }, "\0")) then return nil end
+  -- the page itself cached (any worker, this query): no parse needed
+  local parts = { "page", route, abs, version, query_key(req.query or {}) }
+  if httpd.text_get(table.concat(parts, "\0")) then return nil end
+  req.defer = true
+  return progress_page(rel, nil, size)
+end
+
+--- handle{method, path, query = {{k, v}...}, can_defer, background} ->
+-- status, content type, body [, attachment name]
 function M.handle(req)
   local path, q = req.path, req.query or {}
+  do
+    local route, rel = path:match("^/([%a]+)/(.+)$")
+    if route then
+      local lok, st, ct, b = pcall(long_parse, req, route, rel)
+      if lok and st then return st, ct, b end
+    end
+  end
+  if req.background then
+    -- a deferred page: whatever happens, no second background read of this version
+    local rok, abs, _, _, _, version = pcall(resolve, (path:match("^/[%a]+/(.+)$") or ""))
+    if rok then httpd.text_put(table.concat({ "read", abs, version }, "\0"), "1") end
+  end
   local ok, status, ctype, body, fname = pcall(function()
     if path == "/" then return 200, "text/html; charset=utf-8", runs_page() end
     if path == "/compare" then return 200, "text/html; charset=utf-8", compare_page(q) end
@@ -672,6 +742,22 @@ local function is_loopback(host)
   return host == "127.0.0.1" or host:match("^127%.%d+%.%d+%.%d+$") ~= nil or host == "::1" or host == "localhost"
 end
 
+--- A worker of the server's pool (src/serve.c starts one in a state of
+-- its own): its profile cache's cap, and the handler.
+function M.worker(cap)
+  cache.cap = cap
+  return M.handle
+end
+
+local function cores()
+  local f = io.open("/proc/cpuinfo", "r")
+  if not f then return 2 end
+  local n = 0
+  for line in f:lines() do if line:match("^processor%s*:") then n = n + 1 end end
+  f:close()
+  return math.max(n, 1)
+end
+
 --- perflab serve DIR with the options cli.lua parsed.
 function M.main(dir, o)
   if not sys.isdir(dir) then fail(string.format("serve: '%s' is not a folder", dir)) end
@@ -690,8 +776,19 @@ function M.main(dir, o)
     timeout = tonumber(o.timeout)
     if not timeout or not (timeout > 0) then fail(string.format("--timeout expects seconds (a positive number), got '%s'", o.timeout)) end
   end
-  cache.cap = o["cache-memory"] and parse_size(o["cache-memory"], "--cache-memory") or math.floor(physical_memory() / 4)
+  local cap = o["cache-memory"] and parse_size(o["cache-memory"], "--cache-memory") or math.floor(physical_memory() / 4)
+  -- workers: requests side by side (a slow report does not hold the runs
+  -- page); a quarter of the cap for the pages they share, the rest split
+  -- between their profile caches
+  local workers = math.min(4, math.max(2, cores()))
+  if o.workers then
+    workers = math.tointeger(tonumber(o.workers))
+    if not workers or workers < 1 or workers > 16 then fail(string.format("--workers expects 1..16, got '%s'", o.workers)) end
+  end
+  local text_cap = cap // 4
+  cache.cap = (cap - text_cap) // workers
   local ok, why = httpd.serve({ root = dir, host = host, port = port, token = token, timeout = timeout,
+    workers = workers, worker_cap = cache.cap, text_cache = text_cap, sandbox = require("perflab.sandbox").enabled,
     ready = function(bound)
       local shown = host:find(":", 1, true) and ("[" .. host .. "]") or host
       local url = string.format("http://%s:%d/%s", shown, bound, token and ("?token=" .. token) or "")

@@ -276,8 +276,8 @@ local function action_head(a, s)
   return "no estimate"
 end
 
-local function action_title(a)
-  local subj = a.subject and names.display(tostring(a.subject)) or nil
+local function action_title(a, full)
+  local subj = a.subject and (full and tostring(a.subject) or names.display(tostring(a.subject))) or nil
   local msg = a.lead.message
   -- messages that open with their subject do not get it twice
   if not subj or msg:sub(1, #tostring(a.subject)) == tostring(a.subject) or msg:find(subj, 1, true) then return msg end
@@ -332,13 +332,13 @@ function M.render(s, format, opts)
     for _, x in ipairs(a.sections) do secs[#secs + 1] = md and ("[" .. x.recipe .. "](#" .. x.recipe .. ")") or x.recipe end
     if md then
       out[#out + 1] = string.format("%d. **%s** [%s] %s — see %s", i, action_head(a, s), a.severity,
-        action_title(a):gsub("|", "\\|"), table.concat(secs, ", "))
+        action_title(a, opts.full_names):gsub("|", "\\|"), table.concat(secs, ", "))
       out[#out + 1] = "   - " .. (a.saving_ns and ("estimate: " .. a.formula) or ("no estimate: " .. a.why))
       for _, it in ipairs(a.items) do
         if #a.items > 1 then out[#out + 1] = string.format("   - `%s`: %s", it.rule, it.message) end
       end
     else
-      out[#out + 1] = string.format("  %d. %s  [%s] %s  (see %s)", i, action_head(a, s), a.severity, action_title(a),
+      out[#out + 1] = string.format("  %d. %s  [%s] %s  (see %s)", i, action_head(a, s), a.severity, action_title(a, opts.full_names),
         table.concat(secs, ", "))
       out[#out + 1] = "     " .. (a.saving_ns and ("estimate: " .. a.formula) or ("no estimate: " .. a.why))
       if #a.items > 1 then

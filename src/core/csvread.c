@@ -290,7 +290,7 @@ static int unique_name(pl_table *t, const char *s, size_t n, size_t i) {
   }
 }
 
-static const pl_table *dedupe_t;
+static _Thread_local const pl_table *dedupe_t;   /* per thread: perflab serve parses in several at once */
 static int name_cmp(const void *a, const void *b) {
   size_t x = *(const size_t *)a, y = *(const size_t *)b;
   int c = strcmp(dedupe_t->cols[x]->name, dedupe_t->cols[y]->name);

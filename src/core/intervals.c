@@ -374,7 +374,7 @@ void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v,
   free(maxe);
 }
 
-static const int64_t *fw_keys;   /* the query starts, for the sort below */
+static _Thread_local const int64_t *fw_keys;   /* the query starts, for the sort below (per thread: perflab serve sorts in several at once) */
 static int fw_cmp(const void *x, const void *y) {
   size_t i = *(const size_t *)x, j = *(const size_t *)y;
   if (fw_keys[i] != fw_keys[j]) return fw_keys[i] < fw_keys[j] ? -1 : 1;

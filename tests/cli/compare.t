@@ -16,8 +16,8 @@ tests/lua/test_diff.lua; here the command lines, table names and columns.
   Avg Cycle Time (ns),3016276.55,3656313.5,640036.9500000002,21.21943858231435
 
   $ perflab run suspicion --baseline tests/fixtures/suspicion/normal_1.pt.trace.json.gz --target tests/fixtures/suspicion/normal_2.pt.trace.json.gz --format csv --table findings
-  severity,rule,subject,message,speedup_pct,evidence
-  info,suspicion.none,,No function's share of cycle time changed significantly (7 functions; Welch and Mann-Whitney p < 0.01 and |Δβ| >= 0.1 ppt required); average cycle time 2.998 ms -> 3.035 ms (+1.24%).,,alpha=0.01  cycles_abnormal=10  cycles_normal=10  functions=7
+  severity,rule,subject,message,speedup_pct,evidence,name
+  info,suspicion.none,,No function's share of cycle time changed significantly (7 functions; Welch and Mann-Whitney p < 0.01 and |Δβ| >= 0.1 ppt required); average cycle time 2.998 ms -> 3.035 ms (+1.24%).,,alpha=0.01  cycles_abnormal=10  cycles_normal=10  functions=7,
 
   $ perflab run suspicion tests/fixtures/suspicion/normal_1.pt.trace.json.gz tests/fixtures/suspicion/normal_2.pt.trace.json.gz tests/fixtures/suspicion/abnormal_1.pt.trace.json.gz
   perflab: suspicion needs baseline and target inputs: perflab run suspicion --baseline FILE... --target FILE...

@@ -60,8 +60,9 @@ the other 40 us:
   pe_exe	17	1100000	500000
   pe_exe	17	1650000	200000
 
-  $ perflab run step-breakdown tests/data/field3/mtia_vendor_categories.json | sed -n 6p
-     0     700000          0          0                 0      230000              0        30000     40000   1000000   1000000
+  $ perflab run step-breakdown tests/data/field3/mtia_vendor_categories.json | sed -n '6p;10p'
+     0     700000          0          0                 0      230000              0        30000     40000   1000000
+     0   1000000
 
 Mixed GPUs in one host (point 9): the devices table lists an A40 (id 0)
 first and an A100 (id 1).  Roofline takes the model from the kernels'
@@ -72,8 +73,8 @@ single roofline when they span both models:
   GPU: NVIDIA A100 PCIe 40GB
 
   $ perflab run roofline tests/data/field3/mixed_gpus_both_used.json | grep -E 'GPU: |GPU models'
-  roofline — 1 kernels (tests/data/field3/mixed_gpus_both_used.json); placement from nothing (no FLOPs, SOL or utilisation columns); GPU: unknown (pass --gpu for peaks)
-  the kernels ran on 2 GPU models (NVIDIA A100-PCIE-40GB, NVIDIA A40): one roofline cannot hold their peaks, so none is drawn (run perflab on one device's kernels, or pass --gpu NAME)
+    utilisation columns); GPU: unknown (pass --gpu for peaks)
+  the kernels ran on 2 GPU models (NVIDIA A100-PCIE-40GB, NVIDIA A40): one roofline cannot hold their peaks, so none is
 
 nsys expert-rule output (point 4): prose sections and tables preceded by
 text no longer fail the file; rule tables are tables (numbers read), prose

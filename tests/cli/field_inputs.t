@@ -33,8 +33,8 @@ transcoded before detection, for every format, and with --input-format.
   cudnn::ops::nchwToNhwcKernel,1,3040,3040,3040,3040,5.71256764882742,0,0.5
   
   # table: findings
-  severity,rule,subject,message,speedup_pct,evidence
-  info,top-kernels.dominant,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2...,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2... takes 76.8 % of kernel time (40.86 µs over 2 calls),,calls=2  kernel_time_ns=53216  share_pct=76.79  source=tests/fixtures/encoding/kernel_table_utf8_bom.txt  total_ns=40864
+  severity,rule,subject,message,speedup_pct,evidence,name
+  info,top-kernels.dominant,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2...,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2... takes 76.8 % of kernel time (40.86 µs over 2 calls),,calls=2  kernel_time_ns=53216  share_pct=76.79  source=tests/fixtures/encoding/kernel_table_utf8_bom.txt  total_ns=40864,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2...
 
 A long ncu run: thousands of ==PROF== lines before the first result.
   $ (echo '==PROF== Connected to process 7 (/bin/app)'; for i in $(seq 0 2999); do echo "==PROF== Profiling \"scale_kernel\" - $i: 0%....50%....100% - 9 passes"; done; sed -n '8,$p' tests/fixtures/ncu/launch_failed_nan.txt) > $CRAMTMP/long.txt
@@ -70,13 +70,14 @@ invocation counts (kernel_summary) and min/max/avg per metric.
   
   Findings (1)
     [info]  transposeNaive(const float *, float *, int) takes 88.7 % of kernel time (97.74 µs over 3 calls)
-            rule top-kernels.dominant: calls=3  kernel_time_ns=110160  share_pct=88.73  source=tests/fixtures/ncu/print_summary_per_kernel.txt  total_ns=97740
+            rule top-kernels.dominant: calls=3 kernel_time_ns=110160 share_pct=88.73
+              source=tests/fixtures/ncu/print_summary_per_kernel.txt total_ns=97740
   
   top_kernels — 2 kernels, 4 launches, 110.2 µs of kernel time
-  kernel                                        calls  total_ns  mean_ns  min_ns  max_ns  share_pct
-  --------------------------------------------  -----  --------  -------  ------  ------  ---------
-  transposeNaive(const float *, float *, int)       3     97740    32580   32060   33100    88.7255
-  transposeShared(const float *, float *, int)      1     12420    12420   12420   12420    11.2745
+  kernel              calls  total_ns  mean_ns  min_ns  max_ns  share_pct
+  ------------------  -----  --------  -------  ------  ------  ---------
+  transposeNaive(…)       3     97740    32580   32060   33100    88.7255
+  transposeShared(…)      1     12420    12420   12420   12420    11.2745
   
   figure top_kernels.svg: time share per kernel (top_kernels) (2108 bytes of SVG; --output DIR writes it)
 
@@ -89,12 +90,13 @@ No durations: times are missing, not 0 ns, with a note.
   top-kernels · tests/fixtures/ncu/metrics_only_no_duration.txt (ncu-text)
   
   top_kernels — 2 kernels, 3 launches, kernel time unknown
-  kernel                                      calls  total_ns  mean_ns  min_ns  max_ns  share_pct
-  ------------------------------------------  -----  --------  -------  ------  ------  ---------
-  bsum_kernel(const float *, float *, float)      2         -        -       -       -          -
-  scan_kernel(const float *, float *, int)        1         -        -       -       -          -
+  kernel          calls  total_ns  mean_ns  min_ns  max_ns  share_pct
+  --------------  -----  --------  -------  ------  ------  ---------
+  bsum_kernel(…)      2         -        -       -       -          -
+  scan_kernel(…)      1         -        -       -       -          -
   
-  tests/fixtures/ncu/metrics_only_no_duration.txt has no kernel durations (a metrics-only profile): times and shares are missing, kernels are listed by name with their launch counts.
+  tests/fixtures/ncu/metrics_only_no_duration.txt has no kernel durations (a metrics-only profile): times and shares are
+    missing, kernels are listed by name with their launch counts.
 
 ncu 2022's merged occupancy paragraph counts as both rules.
   $ perflab run ncu-rules tests/fixtures/ncu/occupancy_merged_paragraph_2022.txt --format csv --table ncu_compare

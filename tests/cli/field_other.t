@@ -114,7 +114,7 @@ FP8 tensor-core kernels on a B200 (class 14): no FP16 AMP advice.
 
 Devices differ (class 18).
   $ perflab run diff tests/fixtures/nvprof/two_runs_gpu_trace.txt --format csv --table findings
-  severity,rule,subject,message,speedup_pct,evidence
-  warn,diff.devices,devices,"devices differ (A: Tesla V100-SXM2, B: Tesla T4): time differences below include the change of device",,device_a=Tesla V100-SXM2  device_b=Tesla T4
-  warn,diff.regression,saxpy,"saxpy: 6 µs -> 120 µs (+114 µs, 100.0% of the regression; calls 2 -> 3)",,delta_ns=114000  regression_share_pct=100  status=slower
-  info,diff.config_drift,saxpy,"saxpy changed launch configuration: grid (4,1,1) block (256,1,1) regs 16 smem 0 -> grid (4096,1,1) block (256,1,1) regs 16 smem 0",,
+  severity,rule,subject,message,speedup_pct,evidence,name
+  warn,diff.devices,devices,"devices differ (A: Tesla V100-SXM2, B: Tesla T4): time differences below include the change of device",,device_a=Tesla V100-SXM2  device_b=Tesla T4,devices
+  warn,diff.regression,saxpy,"saxpy: 6 µs -> 120 µs (+114 µs, 100.0% of the regression; calls 2 -> 3)",,delta_ns=114000  regression_share_pct=100  status=slower,saxpy
+  info,diff.config_drift,saxpy,"saxpy changed launch configuration: grid (4,1,1) block (256,1,1) regs 16 smem 0 -> grid (4096,1,1) block (256,1,1) regs 16 smem 0",,,saxpy

@@ -106,6 +106,9 @@ A bundled recipe's source, and a copy of it to start one's own:
                         (info < opt < warn < error)
     --set KEY=VALUE     set a recipe option (perflab run RECIPE --help lists them)
     --table NAME        with --format csv: print only that table
+    --full-names        text: print kernel names in full (by default templates
+                        and parameter lists are elided and tables fit the
+                        terminal, or 120 columns)
     --input-format ID   read the inputs as format ID instead of detecting it
     --lenient           salvage what parses; list what was skipped
     --gpu NAME          GPU model when the input does not name it (same as --set gpu=NAME)

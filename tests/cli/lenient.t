@@ -21,8 +21,8 @@ kernel-table: a latency that is not a number.
   vectorized_elementwise_kernel,1,4896,4896,4896,4896,100,0,0
   
   # table: findings
-  severity,rule,subject,message,speedup_pct,evidence
-  info,top-kernels.dominant,vectorized_elementwise_kernel,vectorized_elementwise_kernel takes 100.0 % of kernel time (4.896 µs over 1 calls),,calls=1  kernel_time_ns=4896  share_pct=100  source=tests/fixtures/kernel-table/truncated.txt  total_ns=4896
+  severity,rule,subject,message,speedup_pct,evidence,name
+  info,top-kernels.dominant,vectorized_elementwise_kernel,vectorized_elementwise_kernel takes 100.0 % of kernel time (4.896 µs over 1 calls),,calls=1  kernel_time_ns=4896  share_pct=100  source=tests/fixtures/kernel-table/truncated.txt  total_ns=4896,vectorized_elementwise_kernel
 
 
 ncu-text: a metric value that is not a number (Registers Per Thread), and a file cut inside a section table.
@@ -145,8 +145,8 @@ nsys-stats, nvprof, rocprof, csv: one bad row among good ones (tests/fixtures/le
   kernel_c,1,400,400,40
   
   # table: findings
-  severity,rule,subject,message,speedup_pct,evidence
-  info,top-kernels.dominant,kernel_a,kernel_a takes 60.0 % of kernel time (600 ns over 2 calls),,calls=2  kernel_time_ns=1000  share_pct=60  source=tests/fixtures/lenient/rocprof_stats.csv  total_ns=600
+  severity,rule,subject,message,speedup_pct,evidence,name
+  info,top-kernels.dominant,kernel_a,kernel_a takes 60.0 % of kernel time (600 ns over 2 calls),,calls=2  kernel_time_ns=1000  share_pct=60  source=tests/fixtures/lenient/rocprof_stats.csv  total_ns=600,kernel_a
 
 
 A structural error is still an error under --lenient: no header at all.

@@ -8,7 +8,8 @@ exact text of each output format.
   
   Findings (1)
     [info]  elementwise_kernel takes 18.3 % of kernel time (56.06 ms over 3185 calls)
-            rule top-kernels.dominant: calls=3185  kernel_time_ns=306573856  share_pct=18.29  source=examples/kernel-table.txt  total_ns=56058272
+            rule top-kernels.dominant: calls=3185 kernel_time_ns=306573856 share_pct=18.29
+              source=examples/kernel-table.txt total_ns=56058272
   
   top_kernels — 85 kernels, 13065 launches, 306.6 ms of kernel time (top 3 shown)
   kernel                         calls  total_ns  mean_ns  min_ns  max_ns  share_pct  tensor_util  dram_util
@@ -61,6 +62,7 @@ exact text of each output format.
           "total_ns": 56058272
         },
         "message": "elementwise_kernel takes 18.3 % of kernel time (56.06 ms over 3185 calls)",
+        "name": "elementwise_kernel",
         "rule": "top-kernels.dominant",
         "severity": "info",
         "subject": "elementwise_kernel"
@@ -96,8 +98,8 @@ exact text of each output format.
   vectorized_elementwise_kernel,4002,33716352,8424.875562218906,3488,147680,10.997791018422653,0.004759879123340509,0.28813421333363703
   
   # table: findings
-  severity,rule,subject,message,speedup_pct,evidence
-  info,top-kernels.dominant,elementwise_kernel,elementwise_kernel takes 18.3 % of kernel time (56.06 ms over 3185 calls),,calls=3185  kernel_time_ns=306573856  share_pct=18.29  source=examples/kernel-table.txt  total_ns=56058272
+  severity,rule,subject,message,speedup_pct,evidence,name
+  info,top-kernels.dominant,elementwise_kernel,elementwise_kernel takes 18.3 % of kernel time (56.06 ms over 3185 calls),,calls=3185  kernel_time_ns=306573856  share_pct=18.29  source=examples/kernel-table.txt  total_ns=56058272,elementwise_kernel
 
   $ perflab run top-kernels examples/kernel-table.txt --set top=3 --format csv --table top_kernels
   kernel,calls,total_ns,mean_ns,min_ns,max_ns,share_pct,tensor_util,dram_util
@@ -168,6 +170,18 @@ Two inputs: one table per input.
   ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2...,2,40864,20432,19936,20928,76.7889356584486,0.28584964761158965,0.11024275646045419
   
   # table: findings
-  severity,rule,subject,message,speedup_pct,evidence
-  info,top-kernels.dominant,elementwise_kernel,elementwise_kernel takes 18.3 % of kernel time (56.06 ms over 3185 calls),,calls=3185  kernel_time_ns=306573856  share_pct=18.29  source=examples/kernel-table.txt  total_ns=56058272
-  info,top-kernels.dominant,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2...,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2... takes 76.8 % of kernel time (40.86 µs over 2 calls),,calls=2  kernel_time_ns=53216  share_pct=76.79  source=tests/fixtures/kernel-table/small.txt  total_ns=40864
+  severity,rule,subject,message,speedup_pct,evidence,name
+  info,top-kernels.dominant,elementwise_kernel,elementwise_kernel takes 18.3 % of kernel time (56.06 ms over 3185 calls),,calls=3185  kernel_time_ns=306573856  share_pct=18.29  source=examples/kernel-table.txt  total_ns=56058272,elementwise_kernel
+  info,top-kernels.dominant,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2...,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2... takes 76.8 % of kernel time (40.86 µs over 2 calls),,calls=2  kernel_time_ns=53216  share_pct=76.79  source=tests/fixtures/kernel-table/small.txt  total_ns=40864,ampere_fp16_s16816gemm_fp16_128x64_ldg8_relu_f2...
+
+Kernel names are shortened in text tables (templates and parameter lists
+elided); --full-names prints them in full, and the findings' CSV carries
+the full subject in its name column:
+  $ perflab run top-kernels tests/fixtures/ncu/print_summary_per_kernel.txt | grep '^transposeNaive'
+  transposeNaive(…)       3     97740    32580   32060   33100    88.7255
+  $ perflab run top-kernels tests/fixtures/ncu/print_summary_per_kernel.txt --full-names | grep '^transposeNaive'
+  transposeNaive(const float *, float *, int)       3     97740    32580   32060   33100    88.7255
+  $ perflab run top-kernels tests/fixtures/ncu/print_summary_per_kernel.txt --format csv --table findings > $CRAMTMP/f.csv; head -1 $CRAMTMP/f.csv; tail -1 $CRAMTMP/f.csv | cut -d, -f3; grep -c ',"transposeNaive(const float \*, float \*, int)"$' $CRAMTMP/f.csv
+  severity,rule,subject,message,speedup_pct,evidence,name
+  transposeNaive(…)
+  1

@@ -18,6 +18,8 @@ itself: tests/serve/security.py and browser.py, on the loopback address).
     --cache-memory SIZE parsed profiles and pages kept in memory, least recently
                         used out first (default a quarter of physical memory)
     --timeout S         stop one request's work after S seconds (the page says so)
+    --workers N         requests served side by side, each worker a Lua state
+                        with its own profile cache (default: cores, 2 to 4)
   [2]
 
   $ perflab serve examples/kernel-table.txt
@@ -46,4 +48,8 @@ itself: tests/serve/security.py and browser.py, on the loopback address).
 
   $ perflab serve examples --frobnicate
   perflab: unknown option '--frobnicate' (see perflab help serve)
+  [2]
+
+  $ perflab serve examples --workers 0
+  perflab: --workers expects 1..16, got '0'
   [2]

@@ -47,6 +47,32 @@ function TestStragglers:test_hta_sampled_pair()
   lu.assertEquals({ rr[2].rank, rr[2].flagged, rr[2].iterations }, { 1, 1, 1 })
   local its = rows_of(rep.tables.iterations)
   lu.assertEquals(its[1].iteration, 551)
+  -- one step compared: no verdict, the section collapses to what that step
+  -- shows.  Second computation, from the kernels: the last
+  -- ncclKernel_SendRecv on stream 84 in step 551 starts on rank 1 this long
+  -- after rank 0's
+  lu.assertEquals(#rep.findings, 0)
+  local at = {}
+  for r, p in ipairs(ps) do
+    local s = rows_of(p:table("steps"))
+    local span
+    for _, x in ipairs(s) do if x.step == 551 then span = x end end
+    for _, k in ipairs(rows_of(p:table("kernels"))) do
+      if k.stream == 84 and k.name:find("^ncclKernel_SendRecv") and k.start_ns >= span.start_ns
+          and k.start_ns < span.start_ns + span.duration_ns then
+        at[r] = math.max(at[r] or 0, k.start_ns)
+      end
+    end
+  end
+  lu.assertTrue(at[2] > at[1])
+  lu.assertStrContains(rep.collapsed, "1 step compared over 2 ranks: a straggler verdict needs at least 2 steps per rank")
+  lu.assertStrContains(rep.collapsed, "In step 551, rank 1 started ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(…) (stream 84) last, "
+    .. perflab.units.ns(at[2] - at[1]) .. " after rank 0")
+  lu.assertStrContains(rep:render_text(), "Not applicable: 1 step compared")
+  -- one rank alone: nothing to compare it with, and its steps' total
+  local one = recipes.run("stragglers", { ps[1] }, {})
+  lu.assertStrContains(one.collapsed, "one rank (")
+  lu.assertStrContains(one.collapsed, "its 1 step(s) take")
 end
 
 function TestStragglers:test_planted()

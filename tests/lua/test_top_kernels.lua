@@ -284,7 +284,7 @@ function TestRender:test_csv()
   lu.assertStrContains(lines[3], "elementwise_kernel,3185,56058272,")
   lu.assertEquals(lines[6], "")
   lu.assertEquals(lines[7], "# table: findings")
-  lu.assertEquals(lines[8], "severity,rule,subject,message,speedup_pct,evidence")
+  lu.assertEquals(lines[8], "severity,rule,subject,message,speedup_pct,evidence,name")
   -- one table asked for: plain CSV
   local only = report3():render("csv", { table = "top_kernels" })
   lu.assertEquals(only:match("^[^\n]*"), "kernel,calls,total_ns,mean_ns,min_ns,max_ns,share_pct,tensor_util,dram_util")

@@ -58,9 +58,10 @@ class Tags(html.parser.HTMLParser):
                 self.bad.append((tag, k, v))
 
 
-def start(folder, *extra):
+def start(folder, *extra, env=None):
     p = subprocess.Popen([PERFLAB, "serve", folder, "--port", "0"] + list(extra),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, **env) if env else None)
     line = p.stdout.readline().decode()
     m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
     if not m:
@@ -260,6 +261,41 @@ def main():
             rc = "hung"
         if rc != 0:
             fail("SIGTERM after a timeout: exit %s" % rc)
+
+    # a long parse shows progress: every file counts as large here
+    # (PERFLAB_SERVE_DEFER_BYTES=1), so the run page answers at once with a
+    # page that reloads itself, and the report comes on a later reload
+    p, port = start(slow, "--workers", "2", env={"PERFLAB_SERVE_DEFER_BYTES": "1"})
+    try:
+        t0 = time.time()
+        st, _, body = get(port, "/run/control.json.gz")
+        first = time.time() - t0
+        if st != 200 or b'id="progress"' not in body or b'http-equiv="refresh"' not in body:
+            fail("a long parse: first answer %d without the progress page" % st)
+        seen, done = set(), False
+        while time.time() - t0 < 120:
+            st, _, body = get(port, "/run/control.json.gz")
+            if st != 200:
+                fail("a reload during the parse -> %d" % st)
+                break
+            m = re.search(rb'id="progress">([^<]*)', body)
+            if not m:
+                done = b"control.json.gz" in body and b"<h2>Findings</h2>" in body or b"<section" in body
+                break
+            seen.add(m.group(1).split(b":")[0].decode())
+            time.sleep(0.3)
+        if not done:
+            fail("a long parse: the report never came (%s)" % sorted(seen))
+        print("progress: first answer in %.2f s, then %s, the report after %.1f s" % (first, sorted(seen), time.time() - t0))
+    finally:
+        p.send_signal(signal.SIGTERM)
+        try:
+            rc = p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = "hung"
+        if rc != 0:
+            fail("SIGTERM after a deferred parse: exit %s" % rc)
 
     # option checks at start
     r = subprocess.run([PERFLAB, "serve", served, "--token", "a", "--no-token"], capture_output=True, timeout=30)
