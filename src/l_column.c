@@ -400,62 +400,36 @@ static int col_name(lua_State *L) { pl_lcolumn *c = pl_l_checkcolumn(L, 1); lua_
 static int col_type(lua_State *L) { pl_lcolumn *c = pl_l_checkcolumn(L, 1); lua_pushstring(L, pl_type_name(c->t->cols[c->col]->type)); return 1; }
 
 /* Numeric reductions skip missing values (and, with {where = mask}, the
-** rows where the mask is not true).  [C [opts]] -> [C [opts] [mask] x | nil] */
+** rows where the mask is not true); the work is pl_col_reduce.
+** [C [opts]] -> [C [opts] [mask] x | nil] */
 enum col_red { RED_SUM, RED_MEAN, RED_MIN, RED_MAX, RED_COUNT };
 static int col_reduce(lua_State *L, enum col_red what) {
   pl_lcolumn *c = pl_l_checkcolumn(L, 1);
-  if (c->t->cols[c->col]->type == PL_STR && what != RED_COUNT)
-    return luaL_error(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name);
+  const pl_column *col = c->t->cols[c->col];
+  if (col->type == PL_STR && what != RED_COUNT)
+    return luaL_error(L, "column '%s' holds strings, not numbers", col->name);
   const pl_column *wh = NULL;          /* c:sum{where = mask} */
   if (lua_istable(L, 2)) {
     lua_getfield(L, 2, "where");
-    if (!lua_isnil(L, -1)) wh = pl_l_checkmask(L, -1, c->t->nrows, c->t->cols[c->col]->name);
+    if (!lua_isnil(L, -1)) wh = pl_l_checkmask(L, -1, c->t->nrows, col->name);
   }
-#define SKIP(i) (pl_cell_missing(c->t, c->col, i) || (wh && wh->v.b[i] != 1))
-  size_t n = 0;
-  double s = 0, comp = 0, mn = INFINITY, mx = -INFINITY;
-  for (size_t i = 0; i < c->t->nrows; i++) {
-    if (SKIP(i)) continue;
-    n++;
-    if (what == RED_COUNT) continue;
-    double v = pl_cell_num(c->t, c->col, i);
-    double tt = s + v;
-    comp += fabs(s) >= fabs(v) ? (s - tt) + v : (v - tt) + s;
-    s = tt;
-    if (v < mn) mn = v;
-    if (v > mx) mx = v;
-  }
+  pl_col_summary r;
+  pl_col_reduce(c->t, c->col, wh, &r);
+  int ints = col->type == PL_INT;
   switch (what) {
-    case RED_SUM: {
-      if (c->t->cols[c->col]->type == PL_INT) {
-        int64_t acc = 0;
-        int over = 0;
-        for (size_t i = 0; i < c->t->nrows && !over; i++)
-          if (!SKIP(i)) over = __builtin_add_overflow(acc, c->t->cols[c->col]->v.i64[i], &acc);
-        if (over) lua_pushnumber(L, s + comp);   /* beyond int64: the double sum */
-        else lua_pushinteger(L, (lua_Integer)acc);
-      } else lua_pushnumber(L, s + comp);
+    case RED_SUM:
+      if (ints && !r.isum_over) lua_pushinteger(L, (lua_Integer)r.isum);
+      else lua_pushnumber(L, r.sum);     /* beyond int64: the double sum */
       break;
-    }
-    case RED_MEAN: if (n == 0) lua_pushnil(L); else lua_pushnumber(L, (s + comp) / (double)n); break;
+    case RED_MEAN: if (r.n == 0) lua_pushnil(L); else lua_pushnumber(L, r.sum / (double)r.n); break;
     case RED_MIN: case RED_MAX:
-      if (n == 0) lua_pushnil(L);
-      else if (c->t->cols[c->col]->type == PL_INT) {
-        /* exactly, in int64: through a double, 2^60 + 3 came back 2^60 */
-        const int64_t *v = c->t->cols[c->col]->v.i64;
-        int64_t best = 0;
-        int any = 0;
-        for (size_t i = 0; i < c->t->nrows; i++) {
-          if (SKIP(i)) continue;
-          if (!any || (what == RED_MIN ? v[i] < best : v[i] > best)) best = v[i];
-          any = 1;
-        }
-        lua_pushinteger(L, (lua_Integer)best);
-      } else lua_pushnumber(L, what == RED_MIN ? mn : mx);
+      /* integers exactly, in int64: through a double, 2^60 + 3 came back 2^60 */
+      if (r.n == 0) lua_pushnil(L);
+      else if (ints) lua_pushinteger(L, (lua_Integer)(what == RED_MIN ? r.imin : r.imax));
+      else lua_pushnumber(L, what == RED_MIN ? r.min : r.max);
       break;
-    case RED_COUNT: lua_pushinteger(L, (lua_Integer)n); break;
+    case RED_COUNT: lua_pushinteger(L, (lua_Integer)r.n); break;
   }
-#undef SKIP
   return 1;
 }
 /* [C [opts]] -> [C [opts] [mask] x | nil] (each of the five; count: n) */
@@ -476,9 +450,7 @@ static int col_count_true(lua_State *L) {
   const pl_column *col = c->t->cols[c->col];
   if (col->type != PL_BOOL)
     return luaL_error(L, "count_true: column '%s' is not boolean (a mask); count() counts values that are not missing", col->name);
-  lua_Integer n = 0;
-  for (size_t i = 0; i < c->t->nrows; i++) n += col->v.b[i] == 1;
-  lua_pushinteger(L, n);
+  lua_pushinteger(L, (lua_Integer)pl_col_count_true(c->t, c->col));
   return 1;
 }
 

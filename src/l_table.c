@@ -441,27 +441,7 @@ static int tbl_with(lua_State *L) {
   pl_table *t = pl_l_writable(L, 1);
   if (c->t->nrows != t->nrows)
     return luaL_error(L, "with '%s': the column has %d rows, table '%s' %d", name, (int)c->t->nrows, t->name, (int)t->nrows);
-  if (c->t->cols[c->col]->type != PL_STR || c->t->pool == t->pool) {
-    /* no copy: the two tables share the values until either changes them */
-    pl_table_put_shared(t, name, c->t, c->col);
-    lua_settop(L, 1);
-    return 1;
-  }
-  pl_table *one = pl_column_copy(name, c->t, c->col);
-  pl_column *col = one->cols[0];
-  if (col->type == PL_STR && c->t->pool != t->pool) {   /* another pool: re-intern each text once */
-    size_t np = pl_pool_count(c->t->pool) + 1;
-    uint32_t *map = pl_xcalloc(np, sizeof *map);
-    for (size_t i = 0; i < t->nrows; i++) {
-      uint32_t id = col->v.str[i];
-      if (id && !map[id]) { size_t ln; const char *s = pl_pool_str(c->t->pool, id, &ln); map[id] = pl_pool_intern(t->pool, s, ln); }
-      col->v.str[i] = map[id];
-    }
-    free(map);
-  }
-  pl_table_take_col(one, 0);
-  pl_table_free(one);
-  pl_table_set_col(t, col);
+  pl_table_put_col_from(t, name, c->t, c->col);   /* shared, or re-interned into t's pool */
   lua_settop(L, 1);
   return 1;
 }
