@@ -207,7 +207,7 @@ static void test_seed003(void) {
 static void test_variants(void) {
   pl_err e;
   /* 2023 A100 log: no thousands separators, no blank lines, "Estimated Speedup" */
-  pl_profile *p = load("tests/fixtures/ncu/gpumode_lecture001_ncu_logs_cc80.txt", &e);
+  pl_profile *p = load("tests/data/corpus/ncu_text/gpumode_lecture001_ncu_logs_cc80.txt", &e);
   TC_CHECK(p != NULL);
   if (p) {
     pl_table *k = pl_profile_find(p, "kernels"), *r = pl_profile_find(p, "rules");
@@ -231,7 +231,7 @@ static void test_variants(void) {
     pl_profile_free(p);
   }
   /* 2023.3 with the shell prompt naming the version */
-  p = load("tests/fixtures/ncu/gpumode_lecture001_triton_profile_cc89.txt", &e);
+  p = load("tests/data/corpus/ncu_text/gpumode_lecture001_triton_profile_cc89.txt", &e);
   TC_CHECK(p != NULL);
   if (p) {
     const pl_meta *mt = pl_profile_meta_get(p, "version");
@@ -240,7 +240,7 @@ static void test_variants(void) {
     pl_profile_free(p);
   }
   /* 2019-2020 NVTX layout: range line, section, then the kernel line */
-  p = load("tests/fixtures/ncu/kernelabstractions_jl_v100_nsight_cu_cli_2020_sol.txt", &e);
+  p = load("tests/data/corpus/ncu_text/kernelabstractions_jl_v100_nsight_cu_cli_2020_sol.txt", &e);
   TC_CHECK(p != NULL);
   if (p) {
     pl_table *k = pl_profile_find(p, "kernels");
@@ -459,7 +459,7 @@ static void test_detect(void) {
     TC_CHECK(f && strcmp(f->id, "ncu-text") == 0);
     free(s);
   }
-  s = tc_slurp("tests/fixtures/ncu/superbench_b200_cc100_cublaslt_ncu_details.csv", &len);
+  s = tc_slurp("tests/data/corpus/ncu_csv/superbench_b200_cc100_cublaslt_ncu_details.csv", &len);
   if (s) {
     const pl_format *f = pl_format_detect(s, len);
     TC_CHECK(f && strcmp(f->id, "ncu-csv") == 0);
