@@ -12,9 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The inputs a spec may hold (a column, a number, or nil). */
-enum { IN_ARCH, IN_THREADS, IN_REGS, IN_SSTATIC, IN_SDYN, IN_SCONFIG, IN_SDRIVER, IN_BARRIERS,
-       IN_GRID, IN_SMS, IN_MAXTHR, NIN };
+/* The inputs a spec may hold (a column, a number, or nil), in the order
+** of pl_occ_rows. */
+enum { IN_ARCH = PL_OCC_IN_ARCH, IN_THREADS = PL_OCC_IN_THREADS, IN_BARRIERS = PL_OCC_IN_BARRIERS,
+       IN_GRID = PL_OCC_IN_GRID, NIN = PL_OCC_NIN };
 static const char *const IN_NAMES[NIN] = { "arch", "block_size", "registers", "smem_static", "smem_dynamic",
   "smem_config", "smem_driver", "barriers", "grid_size", "sm_count", "max_threads_per_sm" };
 static const char *const SPEC_KEYS[] = { "arch", "block_size", "registers", "smem_static", "smem_dynamic",
@@ -112,14 +113,6 @@ static int value(lua_State *L, const input *in, size_t i, const char *name, int6
   return 1;
 }
 
-static pl_column *newcol(pl_table *r, const char *name, pl_type ty, size_t n) {
-  int k = pl_table_add_col(r, name, ty);   /* may move r->cols: index after the call */
-  pl_column *c = r->cols[k];
-  pl_column_reserve(c, n ? n : 1);
-  c->len = n;
-  return c;
-}
-
 /* occupancy_calc.columns(archs, spec) -> table of the results, one row per
 ** shape.  [archs spec] -> [archs spec ... T] */
 static int occ_columns(lua_State *L) {
@@ -161,84 +154,8 @@ static int occ_columns(lua_State *L) {
       return luaL_error(L, "occupancy: barriers must be >= 1 (row %d)", (int)i + 1);
   }
   if (in[IN_ARCH].present == 0) return luaL_error(L, "occupancy: arch needed (a column or an index into the architectures)");
-  pl_table *r = pl_table_new("occupancy");
-  pl_column *c_w = newcol(r, "warps_per_block", PL_INT, n);
-  pl_column *c_sm = newcol(r, "block_limit_sm", PL_INT, n);
-  pl_column *c_wa = newcol(r, "block_limit_warps", PL_INT, n);
-  pl_column *c_re = newcol(r, "block_limit_registers", PL_INT, n);
-  pl_column *c_sh = newcol(r, "block_limit_smem", PL_INT, n);
-  pl_column *c_ba = newcol(r, "block_limit_barriers", PL_INT, n);
-  pl_column *c_ab = newcol(r, "active_blocks", PL_INT, n);
-  pl_column *c_tw = newcol(r, "theoretical_warps", PL_INT, n);
-  pl_column *c_pc = newcol(r, "theoretical_occupancy_pct", PL_NUM, n);
-  pl_column *c_li = newcol(r, "limiter", PL_STR, n);
-  pl_column *c_in = newcol(r, "invalid", PL_STR, n);
-  pl_column *c_al = newcol(r, "smem_per_block_allocated", PL_INT, n);
-  pl_column *c_cu = newcol(r, "smem_config_used", PL_INT, n);
-  pl_column *c_rw = newcol(r, "regs_per_warp_allocated", PL_INT, n);
-  pl_column *c_as = newcol(r, "assumed", PL_BOOL, n);
-  pl_column *c_es = est ? newcol(r, "est_achieved_occupancy_pct", PL_INT, n) : NULL;
-  pl_column *wi[9] = { 0 };
-  static const char *const WI[9] = { "what_if_registers", "what_if_registers_blocks", "what_if_registers_pct",
-    "what_if_smem_bytes", "what_if_smem_blocks", "what_if_smem_pct",
-    "what_if_block_size", "what_if_block_size_blocks", "what_if_block_size_pct" };
-  if (what_if) for (int k = 0; k < 9; k++) wi[k] = newcol(r, WI[k], k % 3 == 2 ? PL_NUM : PL_INT, n);
-  uint32_t lim_ids[32] = { 0 };
-  char text[256];
-  for (size_t i = 0; i < n; i++) {
-    const int64_t *v = &vals[i * NIN];
-    const unsigned char *h = &has[i * NIN];
-    if (!h[IN_ARCH] || !h[IN_THREADS]) {
-      pl_column *ints[] = { c_w, c_sm, c_wa, c_re, c_sh, c_ba, c_ab, c_tw, c_al, c_cu, c_rw };
-      for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) ints[k]->v.i64[i] = PL_INT_NA;
-      c_pc->v.num[i] = NAN; c_li->v.str[i] = 0; c_in->v.str[i] = 0; c_as->v.b[i] = PL_BOOL_NA;
-      if (c_es) c_es->v.i64[i] = PL_INT_NA;
-      for (int k = 0; what_if && k < 9; k++) { if (k % 3 == 2) wi[k]->v.num[i] = NAN; else wi[k]->v.i64[i] = PL_INT_NA; }
-      continue;
-    }
-    const pl_occ_arch *a = &archs[v[IN_ARCH] - 1];
-    pl_occ_shape s = { v[IN_THREADS], h[IN_REGS] ? v[IN_REGS] : 0, h[IN_SSTATIC] ? v[IN_SSTATIC] : 0,
-      h[IN_SDYN] ? v[IN_SDYN] : 0, h[IN_SCONFIG] ? v[IN_SCONFIG] : -1, h[IN_SDRIVER] ? v[IN_SDRIVER] : -1,
-      h[IN_BARRIERS] ? v[IN_BARRIERS] : 1, carve, optin };
-    pl_occ_result o;
-    pl_occ_compute(a, &s, &o);
-    c_w->v.i64[i] = o.warps_per_block;
-    c_sm->v.i64[i] = o.limit_sm; c_wa->v.i64[i] = o.limit_warps;
-    c_re->v.i64[i] = o.limit_regs; c_sh->v.i64[i] = o.limit_smem;
-    c_ba->v.i64[i] = o.limit_barriers >= 0 ? o.limit_barriers : PL_INT_NA;
-    c_ab->v.i64[i] = o.active_blocks; c_tw->v.i64[i] = o.theoretical_warps;
-    c_pc->v.num[i] = o.occupancy_pct;
-    if (!lim_ids[o.limiter & 31]) {
-      int ln = pl_occ_limiter_text(o.limiter, ", ", text, sizeof text);
-      lim_ids[o.limiter & 31] = ln ? pl_pool_intern(r->pool, text, (size_t)ln) : 0;
-    }
-    c_li->v.str[i] = lim_ids[o.limiter & 31];
-    if (o.invalid) {
-      int ln = pl_occ_invalid_text(&o, text, sizeof text);
-      c_in->v.str[i] = pl_pool_intern(r->pool, text, (size_t)(ln < (int)sizeof text ? ln : (int)sizeof text - 1));
-    } else c_in->v.str[i] = 0;
-    c_al->v.i64[i] = o.smem_allocated; c_cu->v.i64[i] = o.smem_config_used;
-    c_rw->v.i64[i] = o.regs_per_warp >= 0 ? o.regs_per_warp : PL_INT_NA;
-    c_as->v.b[i] = (uint8_t)o.assumed;
-    if (c_es) {
-      int64_t e = -1;
-      if (h[IN_GRID] && h[IN_SMS])
-        e = pl_occ_est_pct(a, s.threads, s.registers, s.smem_static + s.smem_dynamic, v[IN_GRID], v[IN_SMS],
-                           h[IN_MAXTHR] ? v[IN_MAXTHR] : 0);
-      c_es->v.i64[i] = e >= 0 ? e : PL_INT_NA;
-    }
-    if (what_if) {
-      pl_occ_whatif w[3];
-      pl_occ_what_if(a, &s, &o, w);
-      for (int k = 0; k < 3; k++) {
-        wi[3 * k]->v.i64[i] = w[k].found ? w[k].value : PL_INT_NA;
-        wi[3 * k + 1]->v.i64[i] = w[k].found ? w[k].active_blocks : PL_INT_NA;
-        wi[3 * k + 2]->v.num[i] = w[k].found ? w[k].occupancy_pct : NAN;
-      }
-    }
-  }
-  r->nrows = n;
-  pl_l_pushtable(L, r);
+  pl_occ_rows rows = { n, vals, has, archs, narch, carve, optin, est, what_if };
+  pl_l_pushtable(L, pl_occ_columns(&rows));
   return 1;
 }
 

@@ -1,8 +1,10 @@
 /*
 ** l_table.c -- Lua module 'perflab.table': the columnar table engine of the
-** core as userdata.  Tables ("perflab.Table") own a pl_table; columns
-** ("perflab.Column") are views that keep their table alive through a user
-** value.  Heavy work (sort, top-k, group-by, join, writers) runs in C.
+** core as userdata.  This file binds every method of a table
+** ("perflab.Table", owning a pl_table) and of a grouping
+** ("perflab.Grouping"), the module functions, and the opener; the Column
+** methods are in l_column.c (pl_l_column_open), the plumbing both share in
+** lbind.c.  Heavy work (sort, top-k, group-by, join, writers) runs in C.
 ** API documented in docs/table.md.
 */
 #include "lbind.h"
@@ -22,7 +24,7 @@
 
 /* Key names sorted in C, as table.sort would order them (strings by
 ** strcoll, numbers by value; a mix is an error), without calling the global
-** `table.sort` that a script may have replaced (review 5.3).
+** `table.sort` that a script may have replaced.
 ** The array at idx (1..n) is rewritten in order.  [...] -> [...] */
 typedef struct { const char *s; lua_Number d; int pos; } sortkey_t;
 
@@ -54,68 +56,6 @@ static void sort_names(lua_State *L, int idx, int n) {
   lua_pop(L, 2);                                            /* [...] */
 }
 
-pl_table *pl_l_totable(lua_State *L, int arg) {
-  pl_ltable *u = (pl_ltable *)luaL_testudata(L, arg, PL_TABLE_T);
-  return u ? u->t : NULL;
-}
-
-pl_table *pl_l_checktable(lua_State *L, int arg) {
-  pl_ltable *u = (pl_ltable *)luaL_checkudata(L, arg, PL_TABLE_T);
-  luaL_argcheck(L, u->t != NULL, arg, "table already closed");
-  return u->t;
-}
-
-/* (light t) -> [T]: the object, created closed, then given t.
-** [t*] -> [t* T] */
-static int pushtable_p(lua_State *L) {
-  pl_table *t = (pl_table *)lua_touserdata(L, 1);
-  pl_ltable *u = (pl_ltable *)lua_newuserdatauv(L, sizeof *u, 0);   /* [t T] */
-  u->t = NULL;
-  u->frozen = 0;
-  luaL_setmetatable(L, PL_TABLE_T);
-  u->t = t;
-  return 1;
-}
-
-/* [...] -> [... T].  Built in a protected call: if making the object fails
-** (no memory), t is freed and the error raised again, so the caller's
-** table is never lost. */
-void pl_l_pushtable(lua_State *L, pl_table *t) {
-  size_t bytes = 0;                          /* what t holds in C memory */
-  for (size_t j = 0; j < t->ncols; j++) {
-    const pl_column *c = t->cols[j];
-    bytes += c->cap * (c->type == PL_BOOL ? 1 : c->type == PL_STR ? 4 : 8);
-  }
-  lua_pushcfunction(L, pushtable_p);         /* light C function: no allocation */
-  lua_pushlightuserdata(L, t);
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {     /* [... err] */
-    pl_table_free(t);
-    lua_error(L);
-  }                                          /* [... T] */
-  /* The object is a few bytes of userdata to Lua's collector, which paces
-  ** itself by what it allocates: tell it of the columns too, so that the
-  ** tables a chain of column expressions leaves behind are collected at
-  ** the pace of the memory they hold, not only at the next full cycle. */
-  if (bytes >= 65536) lua_gc(L, LUA_GCSTEP, (int)(bytes / 1024 > INT_MAX ? INT_MAX : bytes / 1024));
-}
-
-pl_table *pl_l_writable(lua_State *L, int arg) {
-  pl_ltable *u = (pl_ltable *)luaL_checkudata(L, arg, PL_TABLE_T);
-  luaL_argcheck(L, u->t != NULL, arg, "table already closed");
-  if (!u->frozen) return u->t;
-  pl_table *c = pl_table_copy(u->t);
-  pl_l_pushtable(L, c);
-  lua_replace(L, arg);
-  return c;
-}
-
-void pl_l_derived_name(pl_table *r, const char *op, const pl_table *src) {
-  size_t n = strlen(op) + strlen(src->name) + 3;
-  char *nm = pl_xmalloc(n);
-  snprintf(nm, n, "%s(%s)", op, src->name);
-  free(r->name);
-  r->name = nm;
-}
 
 /* t:freeze(): the table becomes a profile's table (see pl_ltable).
 ** [T] -> [T] */
@@ -173,88 +113,6 @@ static void call_row(lua_State *L, int fnidx, const pl_table *t, const char *wha
   luaL_error(L, "%s, row %d: %s", what, (int)row + 1, lua_tostring(L, msg));
 }
 
-/* Pushes "no column 'NAME' in table 'T' (columns: a, b, ...)"; returns it. */
-const char *pl_l_push_nocol(lua_State *L, const pl_table *t, const char *name) {
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  for (size_t i = 0; i < t->ncols && i < 40; i++) {
-    if (i) luaL_addstring(&b, ", ");
-    luaL_addstring(&b, t->cols[i]->name);
-  }
-  if (t->ncols > 40) luaL_addstring(&b, ", ...");
-  luaL_pushresult(&b);
-  const char *msg = lua_pushfstring(L, "no column '%s' in table '%s' (columns: %s)", name, t->name,
-                                    t->ncols ? lua_tostring(L, -1) : "none");
-  lua_remove(L, -2);
-  return msg;
-}
-
-int pl_l_checkcol(lua_State *L, pl_table *t, int arg) {
-  const char *name = luaL_checkstring(L, arg);
-  int c = pl_table_col(t, name);
-  if (c < 0) return luaL_argerror(L, arg, pl_l_push_nocol(L, t, name));
-  return c;
-}
-
-void pl_l_pushcell(lua_State *L, const pl_table *t, int col, size_t row) {
-  const pl_column *c = t->cols[col];
-  if (pl_cell_missing(t, col, row)) { lua_pushnil(L); return; }
-  switch (c->type) {
-    case PL_NUM: lua_pushnumber(L, c->v.num[row]); break;
-    case PL_INT: lua_pushinteger(L, (lua_Integer)c->v.i64[row]); break;
-    case PL_BOOL: lua_pushboolean(L, c->v.b[row] != 0); break;
-    case PL_STR: {
-      size_t n;
-      const char *s = pl_pool_str(t->pool, c->v.str[row], &n);
-      lua_pushlstring(L, s, n);
-      break;
-    }
-  }
-}
-
-void pl_l_pushrow(lua_State *L, const pl_table *t, size_t row) {
-  lua_createtable(L, 0, (int)t->ncols);
-  for (size_t j = 0; j < t->ncols; j++) {
-    pl_l_pushcell(L, t, (int)j, row);
-    lua_setfield(L, -2, t->cols[j]->name);
-  }
-}
-
-/* Puts the Lua value at idx into the row being built. */
-void pl_l_putvalue(lua_State *L, pl_table *t, int col, int idx) {
-  int ty = lua_type(L, idx);
-  if (ty == LUA_TNIL) return;
-  switch (t->cols[col]->type) {
-    case PL_NUM: pl_row_put_num(t, col, lua_tonumber(L, idx)); break;
-    case PL_INT:
-      if (lua_isinteger(L, idx)) pl_row_put_int(t, col, (int64_t)lua_tointeger(L, idx));
-      else pl_row_put_num(t, col, lua_tonumber(L, idx));
-      break;
-    case PL_BOOL: pl_row_put_bool(t, col, lua_toboolean(L, idx)); break;
-    case PL_STR: {
-      size_t n;
-      const char *s = luaL_tolstring(L, idx, &n);
-      pl_row_put_str(t, col, s, n);
-      lua_pop(L, 1);
-      break;
-    }
-  }
-}
-
-/* The column type a set of Lua values needs: integers stay int64, any
-** float makes a number column, any string a string column. */
-pl_type pl_l_infer_type(lua_State *L, int idx, pl_type cur, int *seen) {
-  int ty = lua_type(L, idx);
-  pl_type t;
-  if (ty == LUA_TNIL) return cur;
-  if (ty == LUA_TBOOLEAN) t = PL_BOOL;
-  else if (ty == LUA_TNUMBER) t = lua_isinteger(L, idx) ? PL_INT : PL_NUM;
-  else t = PL_STR;
-  if (!*seen) { *seen = 1; return t; }
-  if (cur == t) return cur;
-  if ((cur == PL_INT && t == PL_NUM) || (cur == PL_NUM && t == PL_INT)) return PL_NUM;
-  return PL_STR;
-}
 
 /* A column type by name at idx.  [...] -> [...] */
 static pl_type parse_typename(lua_State *L, int idx) {
@@ -487,24 +345,8 @@ static int tbl_rows(lua_State *L) {
 static int tbl_col(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
   int c = pl_l_checkcol(L, t, 2);
-  pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1);   /* [t name C] */
-  u->t = t; u->col = c;
-  luaL_setmetatable(L, PL_COLUMN_T);
-  lua_pushvalue(L, 1);                      /* [t name C t] */
-  lua_setiuservalue(L, -2, 1);              /* [t name C]: C's user value keeps t alive */
+  pl_l_pushcolumn(L, 1, c);                 /* [t name C]: C keeps t alive */
   return 1;
-}
-
-/* [...] -> [... C]: a column object over column 0 of r, a new table the
-** object owns from here. */
-static void push_newcol(lua_State *L, pl_table *r) {
-  pl_l_pushtable(L, r);                     /* [... R] */
-  pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1);
-  u->t = r; u->col = 0;
-  luaL_setmetatable(L, PL_COLUMN_T);
-  lua_pushvalue(L, -2);
-  lua_setiuservalue(L, -2, 1);              /* [... R C] */
-  lua_remove(L, -2);
 }
 
 /* t:const(v [, type]): a column of t's length, every row v (a number,
@@ -544,7 +386,7 @@ static int tbl_const(lua_State *L) {
     return luaL_argerror(L, 3, "a type for a column of missing values (\"number\", \"integer\", \"string\" or \"boolean\")");
   }
   pl_table *r = pl_vec_const("const", t, ty, vt == LUA_TNIL ? NULL : &x);
-  push_newcol(L, r);
+  pl_l_pushresult(L, r);
   return 1;
 }
 
@@ -552,17 +394,200 @@ static int tbl_const(lua_State *L) {
 ** [T] -> [T ... C] */
 static int tbl_rownum(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
-  push_newcol(L, pl_vec_rownum("rownum", t));
+  pl_l_pushresult(L, pl_vec_rownum("rownum", t));
   return 1;
 }
 
-/* Index array of rows for which the predicate is truthy. */
-int pl_l_where_eq(lua_State *L);
+/* ---- calls that take columns ------------------------------------------ */
 
-/* [T fn] -> [T fn ... R]  |  [T spec] -> as pl_l_where_eq */
+/* t:filter(mask [, {col, ...}]): with the list, only those columns (in
+** that order) of the rows kept -- select and filter in one copy.
+** [T M [cols]] -> [T M [cols] R] */
+static int tbl_filter(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  const pl_column *m = pl_l_checkmask(L, 2, t->nrows, "filter");
+  pl_table *r;
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    int cols[256];
+    size_t n = 0;
+    lua_Integer k = luaL_len(L, 3);
+    if (k > 256) return luaL_error(L, "filter: at most 256 columns");
+    for (lua_Integer i = 1; i <= k; i++) {
+      lua_geti(L, 3, i);
+      int c = pl_table_col(t, luaL_checkstring(L, -1));
+      if (c < 0) return luaL_error(L, "filter: %s", pl_l_push_nocol(L, t, lua_tostring(L, -1)));
+      cols[n++] = c;
+      lua_pop(L, 1);
+    }
+    r = pl_table_filter_cols(t, m, cols, n);
+  } else {
+    r = pl_table_filter(t, m);
+  }
+  pl_l_derived_name(r, "filter", t);
+  pl_l_pushtable(L, r);
+  return 1;
+}
+
+/* [T key...] -> [T key... ... I]  (I an integer column) */
+static int tbl_order(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  int top = lua_gettop(L);
+  luaL_argcheck(L, top >= 2, 2, "expected at least one sort key");
+  pl_sortkey keys[32];
+  size_t nk = pl_l_read_sortkeys(L, t, 2, top, keys, 32);
+  size_t *ord = pl_table_order(t, keys, nk);
+  pl_table *r = pl_table_new_like("order", t);
+  int oc = pl_table_add_col(r, "order", PL_INT);
+  pl_column *o = r->cols[oc];
+  pl_column_reserve(o, t->nrows ? t->nrows : 1);
+  for (size_t i = 0; i < t->nrows; i++) o->v.i64[i] = (int64_t)ord[i] + 1;
+  o->len = t->nrows; r->nrows = t->nrows;
+  free(ord);
+  pl_l_pushresult(L, r);
+  return 1;
+}
+
+/* [T rows] -> [T rows ... R] */
+static int tbl_take(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
+  size_t n;
+  if (c) {
+    if (c->t->cols[c->col]->type != PL_INT) return luaL_error(L, "take: expected an integer column of row numbers, got %s", pl_type_name(c->t->cols[c->col]->type));
+    n = c->t->nrows;
+  } else {
+    luaL_argcheck(L, lua_istable(L, 2), 2, "expected an integer column or an array of row numbers");
+    n = (size_t)luaL_len(L, 2);
+  }
+  size_t *idx = (size_t *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *idx, 0);
+  for (size_t i = 0; i < n; i++) {
+    int64_t v;
+    if (c) v = c->t->cols[c->col]->v.i64[i];
+    else { lua_geti(L, 2, (lua_Integer)i + 1); v = lua_isinteger(L, -1) ? (int64_t)lua_tointeger(L, -1) : PL_INT_NA; lua_pop(L, 1); }
+    if (v == PL_INT_NA) return luaL_error(L, "take: element %d is not a row number", (int)i + 1);
+    if (v < 1 || (uint64_t)v > t->nrows) return luaL_error(L, "take: row %d out of range (table '%s' has %d rows)", (int)v, t->name, (int)t->nrows);
+    idx[i] = (size_t)v - 1;
+  }
+  pl_table *r = pl_table_take(t, idx, n);
+  pl_l_derived_name(r, "take", t);
+  pl_l_pushtable(L, r);
+  return 1;
+}
+
+/* t:with(name, column) -- in place (a frozen table: on a copy), returns it.
+** [T name C|{v...}] -> [T'] (T, or its copy when frozen) */
+static int tbl_with(lua_State *L) {
+  pl_l_checktable(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 3, PL_COLUMN_T);
+  if (c == NULL) {
+    luaL_argcheck(L, lua_istable(L, 3), 3, "expected a column or an array of values");
+    lua_getfield(L, 1, "add_column");
+    lua_pushvalue(L, 1); lua_pushvalue(L, 2); lua_pushvalue(L, 3);
+    lua_call(L, 3, 1);
+    return 1;
+  }
+  pl_table *t = pl_l_writable(L, 1);
+  if (c->t->nrows != t->nrows)
+    return luaL_error(L, "with '%s': the column has %d rows, table '%s' %d", name, (int)c->t->nrows, t->name, (int)t->nrows);
+  pl_table_put_col_from(t, name, c->t, c->col);   /* shared, or re-interned into t's pool */
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* t:where{col = value, ...}: rows where every column equals its value (a
+** Lua array value: is one of them).
+** [T spec] -> [T spec ... R] */
+static int tbl_where_eq(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  lua_pushnil(L);                            /* 3: the mask so far */
+  lua_pushnil(L);
+  while (lua_next(L, 2)) {                   /* key 4, value 5 */
+    if (lua_type(L, 4) != LUA_TSTRING) return luaL_error(L, "where: keys must be column names");
+    int col = pl_table_col(t, lua_tostring(L, 4));
+    if (col < 0) return luaL_error(L, "where: %s", pl_l_push_nocol(L, t, lua_tostring(L, 4)));
+    pl_operand a = { t, col, PL_NUM, 0, 0, NULL, 0 }, b;
+    pl_err e;
+    pl_err_clear(&e);
+    pl_table *m;
+    if (lua_istable(L, 5)) m = pl_vec_isin("where", t, col, pl_l_arraytable(L, 5, "set"), 0, &e);
+    else { pl_l_tooperand(L, 5, &b); m = pl_vec_binary("where", &a, &b, PL_V_EQ, &e); }
+    if (m == NULL) return luaL_error(L, "where: column '%s': %s", lua_tostring(L, 4), e.msg);
+    lua_settop(L, 5);
+    pl_l_pushresult(L, m);                       /* 6 */
+    if (!lua_isnil(L, 3)) {                  /* the mask so far & this one */
+      pl_operand x, y;
+      pl_l_tooperand(L, 3, &x);
+      pl_l_tooperand(L, 6, &y);
+      pl_table *both = pl_vec_binary("where", &x, &y, PL_V_AND, &e);
+      if (both == NULL) return luaL_error(L, "where: %s", e.msg);
+      pl_l_pushresult(L, both);              /* 7 */
+    }
+    lua_replace(L, 3);
+    lua_settop(L, 4);
+  }
+  pl_table *r;
+  if (lua_isnil(L, 3)) { r = pl_table_copy(t); }
+  else r = pl_table_filter(t, pl_l_checkmask(L, 3, t->nrows, "where"));
+  pl_l_derived_name(r, "where", t);
+  pl_l_pushtable(L, r);
+  return 1;
+}
+
+static const char *const pivot_aggs[] = { "first", "last", "sum", "mean", "min", "max", "count", NULL };
+static const pl_aggop pivot_ops[] = { PL_AGG_FIRST, PL_AGG_LAST, PL_AGG_SUM, PL_AGG_MEAN, PL_AGG_MIN, PL_AGG_MAX, PL_AGG_COUNT };
+
+static int fieldcol(lua_State *L, pl_table *t, const char *field) {
+  lua_getfield(L, 2, field);
+  const char *name = lua_tostring(L, -1);
+  if (name == NULL) return luaL_error(L, "pivot: %s must be a column name", field);
+  int c = pl_table_col(t, name);
+  if (c < 0) return luaL_error(L, "pivot: %s: %s", field, pl_l_push_nocol(L, t, name));
+  lua_pop(L, 1);
+  return c;
+}
+
+/* t:pivot{index = col | {cols}, columns = col, values = col, agg = "first"}
+** [T spec] -> [T spec ... R] */
+static int tbl_pivot(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  int idx[16];
+  size_t ni = 0;
+  lua_getfield(L, 2, "index");
+  if (lua_istable(L, -1)) {
+    size_t k = (size_t)luaL_len(L, -1);
+    for (size_t i = 1; i <= k && ni < 16; i++) {
+      lua_geti(L, -1, (lua_Integer)i);
+      const char *nm = luaL_checkstring(L, -1);
+      if ((idx[ni++] = pl_table_col(t, nm)) < 0) return luaL_error(L, "pivot: index: %s", pl_l_push_nocol(L, t, nm));
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  } else if (lua_isstring(L, -1)) { lua_pop(L, 1); idx[ni++] = fieldcol(L, t, "index"); }
+  else return luaL_error(L, "pivot: index must be a column name or a list of them");
+  int ck = fieldcol(L, t, "columns"), cv = fieldcol(L, t, "values");
+  lua_getfield(L, 2, "agg");
+  const char *an = luaL_optstring(L, -1, "first");
+  int k = 0;
+  while (pivot_aggs[k] && strcmp(pivot_aggs[k], an) != 0) k++;
+  if (!pivot_aggs[k]) return luaL_error(L, "pivot: unknown agg '%s' (first, last, sum, mean, min, max, count)", an);
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_table_pivot(t, idx, ni, ck, cv, pivot_ops[k], &e);
+  if (r == NULL) return luaL_error(L, "pivot: %s", e.msg);
+  pl_l_derived_name(r, "pivot", t);
+  pl_l_pushtable(L, r);
+  return 1;
+}
+
+/* [T fn] -> [T fn ... R]  |  [T spec] -> as tbl_where_eq */
 static int tbl_where(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
-  if (lua_istable(L, 2)) return pl_l_where_eq(L);
+  if (lua_istable(L, 2)) return tbl_where_eq(L);
   luaL_checktype(L, 2, LUA_TFUNCTION);
   const char *what = lua_pushfstring(L, "where (table '%s')", t->name);
   size_t *idx = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *idx, 0);
@@ -581,29 +606,6 @@ static int tbl_where(lua_State *L) {
   return 1;
 }
 
-/* Sort keys: "col" ascending, "-col" descending, or {"col", desc=true}. */
-size_t pl_l_read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_sortkey *keys, size_t max) {
-  size_t n = 0;
-  for (int a = first; a <= last && n < max; a++) {
-    const char *name;
-    int desc = 0;
-    if (lua_istable(L, a)) {
-      lua_geti(L, a, 1);
-      name = luaL_checkstring(L, -1);
-      lua_getfield(L, a, "desc");
-      desc = lua_toboolean(L, -1);
-      lua_pop(L, 2);
-    } else {
-      name = luaL_checkstring(L, a);
-      if (name[0] == '-') { desc = 1; name++; }
-    }
-    int c = pl_table_col(t, name);
-    if (c < 0) return (size_t)luaL_argerror(L, a, pl_l_push_nocol(L, t, name));
-    keys[n].col = c; keys[n].desc = desc;
-    n++;
-  }
-  return n;
-}
 
 /* [T key...] -> [T key... R] */
 static int tbl_sort_by(lua_State *L) {
@@ -1214,202 +1216,6 @@ static int grp_agg(lua_State *L) {
   return 2;
 }
 
-/* ---- columns ----------------------------------------------------------- */
-
-static pl_lcolumn *checkcolumn(lua_State *L, int arg) {
-  return (pl_lcolumn *)luaL_checkudata(L, arg, PL_COLUMN_T);
-}
-
-double *pl_l_checknumbers(lua_State *L, int arg, size_t *n, int nan_omit) {
-  const char *fname = "?";
-  lua_Debug ar;
-  if (lua_getstack(L, 0, &ar)) { lua_getinfo(L, "n", &ar); if (ar.name) fname = ar.name; }
-  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, arg, PL_COLUMN_T);
-  size_t len;
-  if (c) {
-    if (c->t->cols[c->col]->type == PL_STR)
-      luaL_argerror(L, arg, lua_pushfstring(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name));
-    len = c->t->nrows;
-  } else {
-    if (!lua_istable(L, arg)) luaL_typeerror(L, arg, "array of numbers or column");
-    len = (size_t)luaL_len(L, arg);
-  }
-  double *x = (double *)lua_newuserdatauv(L, (len ? len : 1) * sizeof *x, 0);
-  size_t m = 0;
-  for (size_t i = 0; i < len; i++) {
-    double v;
-    if (c) v = pl_cell_num(c->t, c->col, i);
-    else {
-      lua_geti(L, arg, (lua_Integer)i + 1);
-      if (!lua_isnumber(L, -1) || lua_type(L, -1) == LUA_TSTRING) {
-        if (lua_isnil(L, -1)) v = NAN;
-        else { luaL_argerror(L, arg, lua_pushfstring(L, "element %d is a %s, not a number", (int)i + 1, luaL_typename(L, -1))); v = 0; }
-      } else v = lua_tonumber(L, -1);
-      lua_pop(L, 1);
-    }
-    if (isnan(v)) {
-      if (nan_omit) continue;
-      luaL_argerror(L, arg, lua_pushfstring(L, "missing value (NaN) at index %d; pass {nan = \"omit\"} to skip", (int)i + 1));
-    }
-    x[m++] = v;
-  }
-  if (m == 0) luaL_argerror(L, arg, "empty input");
-  (void)fname;
-  *n = m;
-  return x;
-}
-
-/* [C x] -> [C x n]  (__len) */
-static int col_len(lua_State *L) { pl_lcolumn *c = checkcolumn(L, 1); lua_pushinteger(L, (lua_Integer)c->t->nrows); return 1; }
-
-/* [C i] -> [C i v]  |  [C i] (out of range)  |  [C name] -> [C name methods method] */
-static int col_index(lua_State *L) {
-  pl_lcolumn *c = checkcolumn(L, 1);
-  if (lua_isinteger(L, 2)) {
-    lua_Integer i = lua_tointeger(L, 2);
-    if (i < 1 || (size_t)i > c->t->nrows) return 0;
-    pl_l_pushcell(L, c->t, c->col, (size_t)i - 1);
-    return 1;
-  }
-  luaL_getmetafield(L, 1, "__methods");
-  lua_pushvalue(L, 2);
-  lua_rawget(L, -2);
-  return 1;
-}
-
-/* [C] -> [C name] */
-static int col_name(lua_State *L) { pl_lcolumn *c = checkcolumn(L, 1); lua_pushstring(L, c->t->cols[c->col]->name); return 1; }
-/* [C] -> [C type] */
-static int col_type(lua_State *L) { pl_lcolumn *c = checkcolumn(L, 1); lua_pushstring(L, pl_type_name(c->t->cols[c->col]->type)); return 1; }
-
-/* Numeric reductions skip missing values (and, with {where = mask}, the
-** rows where the mask is not true).  [C [opts]] -> [C [opts] [mask] x | nil] */
-enum col_red { RED_SUM, RED_MEAN, RED_MIN, RED_MAX, RED_COUNT };
-static int col_reduce(lua_State *L, enum col_red what) {
-  pl_lcolumn *c = checkcolumn(L, 1);
-  if (c->t->cols[c->col]->type == PL_STR && what != RED_COUNT)
-    return luaL_error(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name);
-  const pl_column *wh = NULL;          /* c:sum{where = mask} */
-  if (lua_istable(L, 2)) {
-    lua_getfield(L, 2, "where");
-    if (!lua_isnil(L, -1)) wh = pl_l_checkmask(L, -1, c->t->nrows, c->t->cols[c->col]->name);
-  }
-#define SKIP(i) (pl_cell_missing(c->t, c->col, i) || (wh && wh->v.b[i] != 1))
-  size_t n = 0;
-  double s = 0, comp = 0, mn = INFINITY, mx = -INFINITY;
-  for (size_t i = 0; i < c->t->nrows; i++) {
-    if (SKIP(i)) continue;
-    n++;
-    if (what == RED_COUNT) continue;
-    double v = pl_cell_num(c->t, c->col, i);
-    double tt = s + v;
-    comp += fabs(s) >= fabs(v) ? (s - tt) + v : (v - tt) + s;
-    s = tt;
-    if (v < mn) mn = v;
-    if (v > mx) mx = v;
-  }
-  switch (what) {
-    case RED_SUM: {
-      if (c->t->cols[c->col]->type == PL_INT) {
-        int64_t acc = 0;
-        int over = 0;
-        for (size_t i = 0; i < c->t->nrows && !over; i++)
-          if (!SKIP(i)) over = __builtin_add_overflow(acc, c->t->cols[c->col]->v.i64[i], &acc);
-        if (over) lua_pushnumber(L, s + comp);   /* beyond int64: the double sum */
-        else lua_pushinteger(L, (lua_Integer)acc);
-      } else lua_pushnumber(L, s + comp);
-      break;
-    }
-    case RED_MEAN: if (n == 0) lua_pushnil(L); else lua_pushnumber(L, (s + comp) / (double)n); break;
-    case RED_MIN: case RED_MAX:
-      if (n == 0) lua_pushnil(L);
-      else if (c->t->cols[c->col]->type == PL_INT) {
-        /* exactly, in int64: through a double, 2^60 + 3 came back 2^60 */
-        const int64_t *v = c->t->cols[c->col]->v.i64;
-        int64_t best = 0;
-        int any = 0;
-        for (size_t i = 0; i < c->t->nrows; i++) {
-          if (SKIP(i)) continue;
-          if (!any || (what == RED_MIN ? v[i] < best : v[i] > best)) best = v[i];
-          any = 1;
-        }
-        lua_pushinteger(L, (lua_Integer)best);
-      } else lua_pushnumber(L, what == RED_MIN ? mn : mx);
-      break;
-    case RED_COUNT: lua_pushinteger(L, (lua_Integer)n); break;
-  }
-#undef SKIP
-  return 1;
-}
-/* [C [opts]] -> [C [opts] [mask] x | nil] (each of the five; count: n) */
-static int col_sum(lua_State *L) { return col_reduce(L, RED_SUM); }
-/* [C [opts]] -> [C [opts] [mask] x | nil] */
-static int col_mean(lua_State *L) { return col_reduce(L, RED_MEAN); }
-/* [C [opts]] -> [C [opts] [mask] x | nil] */
-static int col_min(lua_State *L) { return col_reduce(L, RED_MIN); }
-/* [C [opts]] -> [C [opts] [mask] x | nil] */
-static int col_max(lua_State *L) { return col_reduce(L, RED_MAX); }
-/* [C [opts]] -> [C [opts] [mask] n] */
-static int col_count(lua_State *L) { return col_reduce(L, RED_COUNT); }
-
-/* [M] -> [M n]: how many values of a boolean column (a mask) are true
-** (count() counts the values that are not missing, false ones included) */
-static int col_count_true(lua_State *L) {
-  pl_lcolumn *c = checkcolumn(L, 1);
-  const pl_column *col = c->t->cols[c->col];
-  if (col->type != PL_BOOL)
-    return luaL_error(L, "count_true: column '%s' is not boolean (a mask); count() counts values that are not missing", col->name);
-  lua_Integer n = 0;
-  for (size_t i = 0; i < c->t->nrows; i++) n += col->v.b[i] == 1;
-  lua_pushinteger(L, n);
-  return 1;
-}
-
-#include "quantile.h"
-/* [C q | {q...}] -> [C q ... x | {x...}] */
-static int col_quantile(lua_State *L) {
-  pl_lcolumn *c = checkcolumn(L, 1);
-  if (c->t->cols[c->col]->type == PL_STR) return luaL_error(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name);
-  size_t n = 0;
-  double *x = (double *)lua_newuserdatauv(L, (c->t->nrows ? c->t->nrows : 1) * sizeof *x, 0);
-  for (size_t i = 0; i < c->t->nrows; i++) { double v = pl_cell_num(c->t, c->col, i); if (!isnan(v)) x[n++] = v; }
-  if (lua_istable(L, 2)) {
-    size_t k = (size_t)luaL_len(L, 2);
-    if (n) pl_sort_doubles(x, n);
-    lua_createtable(L, (int)k, 0);
-    for (size_t i = 1; i <= k; i++) {
-      lua_geti(L, 2, (lua_Integer)i);
-      double q = luaL_checknumber(L, -1);
-      lua_pop(L, 1);
-      luaL_argcheck(L, q >= 0 && q <= 1, 2, "quantile must be in [0, 1]");
-      if (n) lua_pushnumber(L, pl_quantile_sorted(x, n, q)); else lua_pushnil(L);
-      lua_rawseti(L, -2, (lua_Integer)i);
-    }
-    return 1;
-  }
-  double q = luaL_checknumber(L, 2);
-  luaL_argcheck(L, q >= 0 && q <= 1, 2, "quantile must be in [0, 1]");
-  if (n == 0) { lua_pushnil(L); return 1; }
-  lua_pushnumber(L, pl_quantile_select(x, n, q));
-  return 1;
-}
-
-/* [C] -> [C {v...}] */
-static int col_to_lua(lua_State *L) {
-  pl_lcolumn *c = checkcolumn(L, 1);
-  lua_createtable(L, (int)c->t->nrows, 0);
-  for (size_t i = 0; i < c->t->nrows; i++) { pl_l_pushcell(L, c->t, c->col, i); lua_rawseti(L, -2, (lua_Integer)i + 1); }
-  return 1;
-}
-
-/* [C] -> [C text] */
-static int col_tostring(lua_State *L) {
-  pl_lcolumn *c = checkcolumn(L, 1);
-  lua_pushfstring(L, "column '%s' (%s, %d values)", c->t->cols[c->col]->name,
-                  pl_type_name(c->t->cols[c->col]->type), (int)c->t->nrows);
-  return 1;
-}
-
 /* ---- registration ------------------------------------------------------ */
 
 static const luaL_Reg tbl_methods[] = {
@@ -1423,17 +1229,12 @@ static const luaL_Reg tbl_methods[] = {
   {"write_json", tbl_write_json}, {"format", tbl_format}, {"close", tbl_release},
   {"freeze", tbl_freeze}, {"frozen", tbl_frozen},
   {"const", tbl_const}, {"rownum", tbl_rownum},
+  {"filter", tbl_filter}, {"order", tbl_order}, {"take", tbl_take}, {"with", tbl_with}, {"pivot", tbl_pivot},
   {NULL, NULL}
 };
 
 static const luaL_Reg tbl_meta[] = {
   {"__gc", tbl_release}, {"__close", tbl_release}, {"__tostring", tbl_tostring}, {"__len", tbl_len},
-  {NULL, NULL}
-};
-
-static const luaL_Reg col_methods[] = {
-  {"name", col_name}, {"type", col_type}, {"sum", col_sum}, {"mean", col_mean}, {"min", col_min},
-  {"max", col_max}, {"count", col_count}, {"count_true", col_count_true}, {"quantile", col_quantile}, {"to_lua", col_to_lua},
   {NULL, NULL}
 };
 
@@ -1478,18 +1279,7 @@ int luaopen_perflab_table(lua_State *L) {
     lua_pushliteral(L, "perflab.Table");
     lua_setfield(L, -2, "__name");
   }
-  if (luaL_newmetatable(L, PL_COLUMN_T)) {
-    lua_pushcfunction(L, col_len); lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, col_tostring); lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, col_index); lua_setfield(L, -2, "__index");
-    luaL_newlib(L, col_methods);
-    lua_setfield(L, -2, "__methods");
-  }
-  /* stack: table metatable, column metatable */
-  lua_getfield(L, -2, "__index");
-  lua_getfield(L, -2, "__methods");
-  pl_l_column_register(L, -2, -1, -3);
-  lua_pop(L, 4);
+  lua_pop(L, 1);
   if (luaL_newmetatable(L, PL_GROUP_T)) {
     luaL_newlib(L, grp_methods);
     lua_setfield(L, -2, "__index");
@@ -1498,7 +1288,6 @@ int luaopen_perflab_table(lua_State *L) {
   luaL_newlib(L, funcs);
   lua_pushcfunction(L, is_table);
   lua_setfield(L, -2, "is_table");
-  lua_pushcfunction(L, pl_l_sprintf);
-  lua_setfield(L, -2, "sprintf");
+  pl_l_column_open(L, -1);
   return 1;
 }

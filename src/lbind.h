@@ -35,33 +35,55 @@ typedef struct pl_ltable { pl_table *t; int frozen; } pl_ltable;
 /* A column userdata: the owning table object is kept alive in user value 1. */
 typedef struct pl_lcolumn { pl_table *t; int col; } pl_lcolumn;
 
+/* ---- table and column objects (lbind.c) ---------------------------------- */
+
 pl_table *pl_l_checktable(lua_State *L, int arg);
 pl_table *pl_l_totable(lua_State *L, int arg);      /* NULL if not a table object */
 /* [...] -> [... T]: a new table object that takes ownership of t, in every
 ** case: if the object cannot be made (no memory), t is freed and the error
 ** raised, so a caller never loses a table it built. */
 void pl_l_pushtable(lua_State *L, pl_table *t);
+/* The table at arg, made writable: a frozen table is replaced at arg by a
+** new table object holding a copy (returned). */
+pl_table *pl_l_writable(lua_State *L, int arg);
+/* Names a derived table "OP(SOURCE)". */
+void pl_l_derived_name(pl_table *r, const char *op, const pl_table *src);
 
-/* Shared by l_table.c and l_column.c (the column expressions). */
+/* The column object at arg, or an argument error. */
+pl_lcolumn *pl_l_checkcolumn(lua_State *L, int arg);
+/* [...] -> [... C]: a column object over column col of the table object
+** at tidx (C keeps that object alive). */
+void pl_l_pushcolumn(lua_State *L, int tidx, int col);
+/* [...] -> [... C]: a column object over column 0 of r, a new table owned
+** from here (as pl_l_pushtable). */
+void pl_l_pushresult(lua_State *L, pl_table *r);
+/* The value at idx as an operand of a column expression: a column, a
+** number, a string, a boolean or nil (a missing number). */
+void pl_l_tooperand(lua_State *L, int idx, pl_operand *op);
+/* [...] -> [... T]: a one-column table `name` of the values of the Lua
+** array at idx (its type inferred), kept alive by the object pushed. */
+pl_table *pl_l_arraytable(lua_State *L, int idx, const char *name);
+/* The boolean column (mask) at arg, of n rows, or an error naming fn. */
+const pl_column *pl_l_checkmask(lua_State *L, int arg, size_t n, const char *fn);
+
+/* ---- cells, rows, names and sort keys (lbind.c) ---------------------------- */
+
+/* Pushes "no column 'NAME' in table 'T' (columns: a, b, ...)"; returns it. */
 const char *pl_l_push_nocol(lua_State *L, const pl_table *t, const char *name);
+/* The index of the column named at arg, or an argument error. */
 int pl_l_checkcol(lua_State *L, pl_table *t, int arg);
 void pl_l_pushcell(lua_State *L, const pl_table *t, int col, size_t row);
 void pl_l_pushrow(lua_State *L, const pl_table *t, size_t row);
 void pl_l_putvalue(lua_State *L, pl_table *t, int col, int idx);
 pl_type pl_l_infer_type(lua_State *L, int idx, pl_type cur, int *seen);
 size_t pl_l_read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_sortkey *keys, size_t max);
-/* The table at arg, made writable: a frozen table is replaced at arg by a
-** new table object holding a copy (returned). */
-pl_table *pl_l_writable(lua_State *L, int arg);
-/* The boolean column (mask) at arg, of n rows, or an error naming fn. */
-const pl_column *pl_l_checkmask(lua_State *L, int arg, size_t n, const char *fn);
-/* perflab.table.sprintf(fmt, ...) (l_column.c). */
-int pl_l_sprintf(lua_State *L);
-/* Names a derived table "OP(SOURCE)". */
-void pl_l_derived_name(pl_table *r, const char *op, const pl_table *src);
-/* Registers the column expressions (l_column.c): methods into the tables
-** at the given stack indexes, metamethods into the column metatable. */
-void pl_l_column_register(lua_State *L, int tbl_methods, int col_methods, int col_meta);
+
+/* ---- the Column type (l_column.c) --------------------------------------- */
+
+/* [...] -> [...]: makes the Column metatable (methods and operators) and
+** puts perflab.table.sprintf into the module table at module.  Called by
+** luaopen_perflab_table, the one opener of module 'perflab.table'. */
+void pl_l_column_open(lua_State *L, int module);
 
 /* Numbers from a Lua array or a column object, as one contiguous array of
 ** doubles.  NaN/missing handling: nan_omit=0 raises
@@ -103,7 +125,8 @@ typedef struct pl_l_parsehooks {
 /* Sets (h, which must outlive L) or clears (NULL) the hooks of L. */
 void pl_l_sethooks(lua_State *L, const pl_l_parsehooks *h);
 
-/* Module openers (one per src/l_*.c file). */
+/* Module openers (one per Lua module; perflab.table's Column half is
+** pl_l_column_open above). */
 int luaopen_perflab_table(lua_State *L);
 int luaopen_perflab_formats(lua_State *L);
 int luaopen_perflab_stats(lua_State *L);

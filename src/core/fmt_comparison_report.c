@@ -169,6 +169,155 @@ static void finding_close(finding *f) {
   f->corr.len = 0;
 }
 
+static void finding_init(finding *f) {
+  memset(f, 0, sizeof *f);
+  pl_buf_init(&f->corr);
+  f->t = pl_table_new("key_findings");
+  f->c_fn = pl_table_add_doc_col(f->t, "function", PL_STR, "function (kernel) the finding is about");
+  f->c_short = pl_table_add_doc_col(f->t, "short_name", PL_STR, "short kernel name (no return type, namespaces, templates, arguments)");
+  f->c_dev = pl_table_add_doc_col(f->t, "device", PL_STR, "device, e.g. GPU 7");
+  f->c_dir = pl_table_add_doc_col(f->t, "direction", PL_STR, "increased / decreased: direction of its share of cycle time (beta)");
+  f->c_from = pl_table_add_doc_col(f->t, "beta_from", PL_NUM, "share of cycle time in the normal run, percent");
+  f->c_to = pl_table_add_doc_col(f->t, "beta_to", PL_NUM, "share of cycle time in the abnormal run, percent");
+  f->c_dppt = pl_table_add_doc_col(f->t, "delta_ppt", PL_NUM, "change of the share, percentage points as printed");
+  f->c_sig = pl_table_add_doc_col(f->t, "significant", PL_BOOL, "the report calls the change statistically significant");
+  f->c_p = pl_table_add_doc_col(f->t, "p_value", PL_NUM, "p-value of the share change");
+  f->c_corr = pl_table_add_doc_col(f->t, "correlated", PL_STR, "correlated metric changes, 'metric: increased from A to B; ...'");
+  f->c_line = pl_table_add_doc_col(f->t, "line", PL_INT, "input line of the finding");
+  f->m = pl_table_new_like("finding_metrics", f->t);
+  f->m_idx = pl_table_add_col(f->m, "finding", PL_INT);
+  f->m_metric = pl_table_add_col(f->m, "metric", PL_STR);
+  f->m_dir = pl_table_add_col(f->m, "direction", PL_STR);
+  f->m_from = pl_table_add_col(f->m, "from", PL_NUM);
+  f->m_to = pl_table_add_doc_col(f->m, "to", PL_NUM, "mean value in the abnormal run");
+  f->m_line = pl_table_add_doc_col(f->m, "line", PL_INT, "input line");
+  pl_table_set_doc(f->m, f->m_idx, "row of key_findings (1-based) this metric change belongs to");
+  pl_table_set_doc(f->m, f->m_metric, "resource metric (mu)");
+  pl_table_set_doc(f->m, f->m_dir, "increased / decreased");
+  pl_table_set_doc(f->m, f->m_from, "mean value in the normal run (metric's own unit)");
+}
+
+/* Times in the summary to ns: the metric names its unit, e.g. "Avg Cycle
+** Time (us)"; a column "unit" says which rows were converted. */
+static void summary_units(pl_table *t) {
+  int cm = pl_table_col(t, "metric"), cu = pl_table_add_col(t, "unit", PL_STR);
+  pl_table_set_doc(t, cu, "unit of normal/abnormal/delta after conversion (ns for times), empty for counts");
+  const char *vc[3] = { "normal", "abnormal", "delta" };
+  for (size_t r = 0; cm >= 0 && cu >= 0 && r < t->nrows; r++) {
+    size_t ml;
+    const char *mt = pl_cell_str(t, cm, r, &ml);
+    if (!mt || ml < 4 || mt[ml - 1] != ')') continue;
+    const char *op = memchr(mt, '(', ml);
+    if (!op) continue;
+    pl_unit u;
+    if (pl_unit_lookup(op + 1, (size_t)(mt + ml - 1 - (op + 1)), &u) != 0 || strcmp(u.base, "ns") != 0) continue;
+    for (int k = 0; k < 3; k++) {
+      int ci = pl_table_col(t, vc[k]);
+      if (ci >= 0 && t->cols[ci]->type == PL_NUM && !pl_cell_missing(t, ci, r)) t->cols[ci]->v.num[r] = pl_unit_scale(t->cols[ci]->v.num[r], u.factor);
+    }
+    t->cols[cu]->v.str[r] = pl_pool_intern(t->pool, "ns", 2);
+  }
+}
+
+/* A bullet of the Key Findings section at line: a finding
+** ("- **`NAME` on device `DEV`:**"), its share change (beta), or a
+** correlated metric change.  ts/tn: the trimmed line, s/n: all of it.
+** 0, or -1 with err set. */
+static int finding_line(finding *f, const char *s, size_t n, const char *ts, size_t tn, size_t line,
+                        pl_profile *p, pl_err *err) {
+  char shortbuf[1024];
+  size_t indent = (size_t)(ts - s);
+  if (indent == 0) {
+    /* - **`NAME` on device `DEV`:** */
+    finding_close(f);
+    const char *a = find_in(ts, tn, "**`");
+    const char *on = find_in(ts, tn, "` on device `");
+    if (!a || !on || on < a) { pl_err_expected(err, line, 1, "a finding '- **`FUNCTION` on device `DEVICE`:**'", s, n); return -1; }
+    const char *fn = a + 3;
+    size_t fl = (size_t)(on - fn);
+    const char *dv = on + 13;
+    const char *de = memchr(dv, '`', (size_t)(ts + tn - dv));
+    size_t dl = de ? (size_t)(de - dv) : 0;
+    f->index++;
+    f->open = 1;
+    pl_row_put_str(f->t, f->c_fn, fn, fl);
+    size_t sn = pl_short_name(fn, fl, shortbuf, sizeof shortbuf);
+    pl_row_put_str(f->t, f->c_short, shortbuf, sn);
+    if (dl) pl_row_put_str(f->t, f->c_dev, dv, dl);
+    pl_row_put_int(f->t, f->c_line, (int64_t)line);
+    return 0;
+  }
+  if (!f->open) { pl_profile_diag(p, line, "skipped a nested bullet outside a finding"); return 0; }
+  const char *beta = find_in(ts, tn, "(\xce\xb2)");
+  if (beta) {
+    const char *dir = find_in(ts, tn, "**increased**") ? "increased" : find_in(ts, tn, "**decreased**") ? "decreased" : NULL;
+    if (dir) pl_row_put_str(f->t, f->c_dir, dir, strlen(dir));
+    const char *fr = find_in(ts, tn, "from **"), *to = find_in(ts, tn, "to **");
+    double v;
+    const char *after = NULL;
+    if (!fr || num_at(fr + 5, ts + tn, &v, &after) != 0) { pl_err_expected(err, line, (size_t)(ts - s) + 1, "'from **N%**' in the finding", ts, tn); return -1; }
+    pl_row_put_num(f->t, f->c_from, v);
+    if (!to || num_at(to + 3, ts + tn, &v, &after) != 0) { pl_err_expected(err, line, (size_t)(ts - s) + 1, "'to **N%**' in the finding", ts, tn); return -1; }
+    pl_row_put_num(f->t, f->c_to, v);
+    const char *par = after ? memchr(after, '(', (size_t)(ts + tn - after)) : NULL;
+    if (par && num_at(par + 1, ts + tn, &v, NULL) == 0) pl_row_put_num(f->t, f->c_dppt, v);
+    pl_row_put_bool(f->t, f->c_sig, find_in(ts, tn, "not statistically significant") == NULL &&
+                                  find_in(ts, tn, "statistically significant") != NULL);
+    const char *pv = find_in(ts, tn, "p-value:");
+    if (pv && num_at(pv + 8, ts + tn, &v, NULL) == 0) pl_row_put_num(f->t, f->c_p, v);
+    return 0;
+  }
+  const char *mk = find_in(ts, tn, "**`");
+  const char *me = mk ? find_in(mk + 3, (size_t)(ts + tn - mk - 3), "`**") : NULL;
+  if (mk && me) {
+    const char *mname = mk + 3;
+    size_t ml = (size_t)(me - mname);
+    const char *rest = me + 3;
+    size_t rl = (size_t)(ts + tn - rest);
+    const char *dir = find_in(rest, rl, "increased") ? "increased" : find_in(rest, rl, "decreased") ? "decreased" : NULL;
+    const char *fr = find_in(rest, rl, "from "), *to = find_in(rest, rl, " to ");
+    double a, b;
+    pl_row_put_int(f->m, f->m_idx, f->index);
+    pl_row_put_str(f->m, f->m_metric, mname, ml);
+    if (dir) pl_row_put_str(f->m, f->m_dir, dir, strlen(dir));
+    if (fr && num_at(fr + 5, ts + tn, &a, NULL) == 0) pl_row_put_num(f->m, f->m_from, a);
+    if (to && num_at(to + 4, ts + tn, &b, NULL) == 0) pl_row_put_num(f->m, f->m_to, b);
+    pl_row_put_int(f->m, f->m_line, (int64_t)line);
+    pl_row_end(f->m);
+    /* text: "metric: increased from A to B" */
+    const char *txt = rest;
+    size_t txl = rl;
+    while (txl > 0 && (*txt == ':' || *txt == ' ')) { txt++; txl--; }
+    while (txl > 0 && txt[txl - 1] == '.') txl--;
+    if (f->corr.len) pl_buf_adds(&f->corr, "; ");
+    pl_buf_add(&f->corr, mname, ml);
+    pl_buf_adds(&f->corr, ": ");
+    pl_buf_add(&f->corr, txt, txl);
+    return 0;
+  }
+  pl_profile_diag(p, line, "skipped a finding line: %.*s", (int)(tn > 60 ? 60 : tn), ts);
+  return 0;
+}
+
+/* A legend bullet "- **term**: definition" into legend (term,
+** definition, line). */
+static void legend_line(pl_table *legend, const char *ts, size_t tn, size_t line, pl_profile *p) {
+  const char *a = find_in(ts, tn, "**");
+  const char *b = a ? find_in(a + 2, (size_t)(ts + tn - a - 2), "**") : NULL;
+  if (!a || !b) { pl_profile_diag(p, line, "skipped a legend line without a **term**"); return; }
+  const char *term = a + 2;
+  size_t tl = (size_t)(b - term);
+  const char *def = b + 2;
+  size_t dl = (size_t)(ts + tn - def);
+  if (dl && *def == ':') { def++; dl--; }
+  pl_trim(&def, &dl);
+  pl_row_put_str(legend, 0, term, tl);
+  if (dl) pl_row_put_str(legend, 1, def, dl);
+  pl_row_put_int(legend, 2, (int64_t)line);
+  pl_row_end(legend);
+  return;
+}
+
 static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   pl_lines c;
   pl_line l;
@@ -184,32 +333,7 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_buf overview; pl_buf_init(&overview);
 
   finding f;
-  memset(&f, 0, sizeof f);
-  pl_buf_init(&f.corr);
-  f.t = pl_table_new("key_findings");
-  f.c_fn = pl_table_add_doc_col(f.t, "function", PL_STR, "function (kernel) the finding is about");
-  f.c_short = pl_table_add_doc_col(f.t, "short_name", PL_STR, "short kernel name (no return type, namespaces, templates, arguments)");
-  f.c_dev = pl_table_add_doc_col(f.t, "device", PL_STR, "device, e.g. GPU 7");
-  f.c_dir = pl_table_add_doc_col(f.t, "direction", PL_STR, "increased / decreased: direction of its share of cycle time (beta)");
-  f.c_from = pl_table_add_doc_col(f.t, "beta_from", PL_NUM, "share of cycle time in the normal run, percent");
-  f.c_to = pl_table_add_doc_col(f.t, "beta_to", PL_NUM, "share of cycle time in the abnormal run, percent");
-  f.c_dppt = pl_table_add_doc_col(f.t, "delta_ppt", PL_NUM, "change of the share, percentage points as printed");
-  f.c_sig = pl_table_add_doc_col(f.t, "significant", PL_BOOL, "the report calls the change statistically significant");
-  f.c_p = pl_table_add_doc_col(f.t, "p_value", PL_NUM, "p-value of the share change");
-  f.c_corr = pl_table_add_doc_col(f.t, "correlated", PL_STR, "correlated metric changes, 'metric: increased from A to B; ...'");
-  f.c_line = pl_table_add_doc_col(f.t, "line", PL_INT, "input line of the finding");
-  f.m = pl_table_new_like("finding_metrics", f.t);
-  f.m_idx = pl_table_add_col(f.m, "finding", PL_INT);
-  f.m_metric = pl_table_add_col(f.m, "metric", PL_STR);
-  f.m_dir = pl_table_add_col(f.m, "direction", PL_STR);
-  f.m_from = pl_table_add_col(f.m, "from", PL_NUM);
-  f.m_to = pl_table_add_doc_col(f.m, "to", PL_NUM, "mean value in the abnormal run");
-  f.m_line = pl_table_add_doc_col(f.m, "line", PL_INT, "input line");
-  pl_table_set_doc(f.m, f.m_idx, "row of key_findings (1-based) this metric change belongs to");
-  pl_table_set_doc(f.m, f.m_metric, "resource metric (mu)");
-  pl_table_set_doc(f.m, f.m_dir, "increased / decreased");
-  pl_table_set_doc(f.m, f.m_from, "mean value in the normal run (metric's own unit)");
-
+  finding_init(&f);
   pl_table *legend = pl_table_new("legend");
   int lg_term = pl_table_add_col(legend, "term", PL_STR);
   int lg_def = pl_table_add_col(legend, "definition", PL_STR);
@@ -220,7 +344,6 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
 
   pl_table *tabs[64];
   int ntabs = 0;
-  char shortbuf[1024];
 
 #define CR_FAIL() do { finding_close(&f); pl_table_free(f.t); pl_table_free(f.m); pl_table_free(legend); \
     { for (int _i = 0; _i < ntabs; _i++) pl_table_free(tabs[_i]); } pl_buf_free(&f.corr); pl_buf_free(&overview); return -1; } while (0)
@@ -280,26 +403,7 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       }
       pl_table *t = pl_md_read_table_lenient(&c, &l, name, st.which >= 0 ? cr_map : NULL, &st, o, p, err);
       if (!t) CR_FAIL();
-      if (st.which == 0) {
-        /* times in the summary: the metric names its unit, e.g. "Avg Cycle Time (us)" */
-        int cm = pl_table_col(t, "metric"), cu = pl_table_add_col(t, "unit", PL_STR);
-        pl_table_set_doc(t, cu, "unit of normal/abnormal/delta after conversion (ns for times), empty for counts");
-        const char *vc[3] = { "normal", "abnormal", "delta" };
-        for (size_t r = 0; cm >= 0 && cu >= 0 && r < t->nrows; r++) {
-          size_t ml;
-          const char *mt = pl_cell_str(t, cm, r, &ml);
-          if (!mt || ml < 4 || mt[ml - 1] != ')') continue;
-          const char *op = memchr(mt, '(', ml);
-          if (!op) continue;
-          pl_unit u;
-          if (pl_unit_lookup(op + 1, (size_t)(mt + ml - 1 - (op + 1)), &u) != 0 || strcmp(u.base, "ns") != 0) continue;
-          for (int k = 0; k < 3; k++) {
-            int ci = pl_table_col(t, vc[k]);
-            if (ci >= 0 && t->cols[ci]->type == PL_NUM && !pl_cell_missing(t, ci, r)) t->cols[ci]->v.num[r] = pl_unit_scale(t->cols[ci]->v.num[r], u.factor);
-          }
-          t->cols[cu]->v.str[r] = pl_pool_intern(t->pool, "ns", 2);
-        }
-      }
+      if (st.which == 0) summary_units(t);
       if (pl_want_table(o, t->name)) tabs[ntabs++] = t; else pl_table_free(t);
       continue;
     }
@@ -308,94 +412,10 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       continue;
     }
     if (mode == M_FINDINGS && ts[0] == '-') {
-      size_t indent = (size_t)(ts - s);
-      if (indent == 0) {
-        /* - **`NAME` on device `DEV`:** */
-        finding_close(&f);
-        const char *a = find_in(ts, tn, "**`");
-        const char *on = find_in(ts, tn, "` on device `");
-        if (!a || !on || on < a) { pl_err_expected(err, c.lineno, 1, "a finding '- **`FUNCTION` on device `DEVICE`:**'", s, n); CR_FAIL(); }
-        const char *fn = a + 3;
-        size_t fl = (size_t)(on - fn);
-        const char *dv = on + 13;
-        const char *de = memchr(dv, '`', (size_t)(ts + tn - dv));
-        size_t dl = de ? (size_t)(de - dv) : 0;
-        f.index++;
-        f.open = 1;
-        pl_row_put_str(f.t, f.c_fn, fn, fl);
-        size_t sn = pl_short_name(fn, fl, shortbuf, sizeof shortbuf);
-        pl_row_put_str(f.t, f.c_short, shortbuf, sn);
-        if (dl) pl_row_put_str(f.t, f.c_dev, dv, dl);
-        pl_row_put_int(f.t, f.c_line, (int64_t)c.lineno);
-        continue;
-      }
-      if (!f.open) { pl_profile_diag(p, c.lineno, "skipped a nested bullet outside a finding"); continue; }
-      const char *beta = find_in(ts, tn, "(\xce\xb2)");
-      if (beta) {
-        const char *dir = find_in(ts, tn, "**increased**") ? "increased" : find_in(ts, tn, "**decreased**") ? "decreased" : NULL;
-        if (dir) pl_row_put_str(f.t, f.c_dir, dir, strlen(dir));
-        const char *fr = find_in(ts, tn, "from **"), *to = find_in(ts, tn, "to **");
-        double v;
-        const char *after = NULL;
-        if (!fr || num_at(fr + 5, ts + tn, &v, &after) != 0) { pl_err_expected(err, c.lineno, (size_t)(ts - s) + 1, "'from **N%**' in the finding", ts, tn); CR_FAIL(); }
-        pl_row_put_num(f.t, f.c_from, v);
-        if (!to || num_at(to + 3, ts + tn, &v, &after) != 0) { pl_err_expected(err, c.lineno, (size_t)(ts - s) + 1, "'to **N%**' in the finding", ts, tn); CR_FAIL(); }
-        pl_row_put_num(f.t, f.c_to, v);
-        const char *par = after ? memchr(after, '(', (size_t)(ts + tn - after)) : NULL;
-        if (par && num_at(par + 1, ts + tn, &v, NULL) == 0) pl_row_put_num(f.t, f.c_dppt, v);
-        pl_row_put_bool(f.t, f.c_sig, find_in(ts, tn, "not statistically significant") == NULL &&
-                                      find_in(ts, tn, "statistically significant") != NULL);
-        const char *pv = find_in(ts, tn, "p-value:");
-        if (pv && num_at(pv + 8, ts + tn, &v, NULL) == 0) pl_row_put_num(f.t, f.c_p, v);
-        continue;
-      }
-      const char *mk = find_in(ts, tn, "**`");
-      const char *me = mk ? find_in(mk + 3, (size_t)(ts + tn - mk - 3), "`**") : NULL;
-      if (mk && me) {
-        const char *mname = mk + 3;
-        size_t ml = (size_t)(me - mname);
-        const char *rest = me + 3;
-        size_t rl = (size_t)(ts + tn - rest);
-        const char *dir = find_in(rest, rl, "increased") ? "increased" : find_in(rest, rl, "decreased") ? "decreased" : NULL;
-        const char *fr = find_in(rest, rl, "from "), *to = find_in(rest, rl, " to ");
-        double a, b;
-        pl_row_put_int(f.m, f.m_idx, f.index);
-        pl_row_put_str(f.m, f.m_metric, mname, ml);
-        if (dir) pl_row_put_str(f.m, f.m_dir, dir, strlen(dir));
-        if (fr && num_at(fr + 5, ts + tn, &a, NULL) == 0) pl_row_put_num(f.m, f.m_from, a);
-        if (to && num_at(to + 4, ts + tn, &b, NULL) == 0) pl_row_put_num(f.m, f.m_to, b);
-        pl_row_put_int(f.m, f.m_line, (int64_t)c.lineno);
-        pl_row_end(f.m);
-        /* text: "metric: increased from A to B" */
-        const char *txt = rest;
-        size_t txl = rl;
-        while (txl > 0 && (*txt == ':' || *txt == ' ')) { txt++; txl--; }
-        while (txl > 0 && txt[txl - 1] == '.') txl--;
-        if (f.corr.len) pl_buf_adds(&f.corr, "; ");
-        pl_buf_add(&f.corr, mname, ml);
-        pl_buf_adds(&f.corr, ": ");
-        pl_buf_add(&f.corr, txt, txl);
-        continue;
-      }
-      pl_profile_diag(p, c.lineno, "skipped a finding line: %.*s", (int)(tn > 60 ? 60 : tn), ts);
+      if (finding_line(&f, s, n, ts, tn, c.lineno, p, err) != 0) CR_FAIL();
       continue;
     }
-    if (mode == M_LEGEND && ts[0] == '-') {
-      const char *a = find_in(ts, tn, "**");
-      const char *b = a ? find_in(a + 2, (size_t)(ts + tn - a - 2), "**") : NULL;
-      if (!a || !b) { pl_profile_diag(p, c.lineno, "skipped a legend line without a **term**"); continue; }
-      const char *term = a + 2;
-      size_t tl = (size_t)(b - term);
-      const char *def = b + 2;
-      size_t dl = (size_t)(ts + tn - def);
-      if (dl && *def == ':') { def++; dl--; }
-      pl_trim(&def, &dl);
-      pl_row_put_str(legend, lg_term, term, tl);
-      if (dl) pl_row_put_str(legend, lg_def, def, dl);
-      pl_row_put_int(legend, lg_line, (int64_t)c.lineno);
-      pl_row_end(legend);
-      continue;
-    }
+    if (mode == M_LEGEND && ts[0] == '-') { legend_line(legend, ts, tn, c.lineno, p); continue; }
     finding_close(&f);
     if (pl_starts(ts, tn, "**Recommendation:**")) {
       const char *r = ts + 19; size_t rn = tn - 19;

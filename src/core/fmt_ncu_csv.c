@@ -18,10 +18,10 @@
 **
 ** The profiled program's output and ==PROF== lines may come before the
 ** header: ==PROF== lines are read for meta, the rest goes to program_output.
-** Same tables as ncu-text (see ncu_common.h, docs/formats-ncu.md).
+** Same tables as ncu-text (see ncu.h, docs/formats-ncu.md).
 */
 #include "format.h"
-#include "ncu_common.h"
+#include "ncu.h"
 #include "scan.h"
 
 #include <csv.h>
@@ -169,7 +169,7 @@ static void header_record(cstate *c) {
     c->nunit = pl_xcalloc(c->nf, sizeof *c->nunit);
     c->attr = pl_xcalloc(c->nf, 1);
     for (size_t i = 0; i < c->nf; i++) {
-      ncu_mkey_init(&c->keys[i]);
+      pl_ncu_mkey_init(&c->keys[i]);
       c->nhdr[i] = strlen(c->hdr[i]);
       const char *h = c->hdr[i];
       c->attr[i] = strcmp(h, "device__attribute_display_name") == 0 ? RAW_DEVICE
@@ -190,9 +190,9 @@ static void begin_launch(cstate *c, int64_t id) {
   const char *s = fld(c, c->col[C_PNAME], &n);
   if (n) {
     const char *ps = fld(c, c->col[C_PID], &n2);
-    ncu_b_process(b, s, n, int_or_na(ps, n2));
+    pl_ncu_b_process(b, s, n, int_or_na(ps, n2));
   }
-  ncu_b_begin(b, c->rec_line);
+  pl_ncu_b_begin(b, c->rec_line);
   pl_row_put_int(b->k, b->k_ncu_id, id);
   const char *name = fld(c, c->col[C_KNAME], &nn);
   int64_t dims[6];
@@ -203,7 +203,7 @@ static void begin_launch(cstate *c, int64_t id) {
   const char *ctx = fld(c, c->col[C_CTX], &nctx), *st = fld(c, c->col[C_STREAM], &nst);
   const char *dev = fld(c, c->col[C_DEV], &ndev), *cc = fld(c, c->col[C_CC], &ncc);
   const char *ts = fld(c, c->col[C_KTIME], &nts);
-  ncu_b_header(b, nn ? name : NULL, nn, have ? dims : NULL, int_or_na(ctx, nctx), int_or_na(st, nst),
+  pl_ncu_b_header(b, nn ? name : NULL, nn, have ? dims : NULL, int_or_na(ctx, nctx), int_or_na(st, nst),
                int_or_na(dev, ndev), cc, ncc, ts, nts);
   c->have_id = 1; c->cur_id = id;
   c->cur_sec[0] = '\0';
@@ -232,7 +232,7 @@ static void details_record(cstate *c) {
       if (pl_parse_double(ev, ne, &v) != 0) { fail_field(c, (size_t)c->col[C_EST], "an estimated speedup (a number)"); return; }
       if (net == 5 && memcmp(et, "local", 5) == 0) estl = v; else est = v;
     }
-    ncu_b_rule(b, sec, nsec, rn, nrn, rt, nrt, rd, nrd, est, estl, c->rec_line);
+    pl_ncu_b_rule(b, sec, nsec, rn, nrn, rt, nrt, rd, nrd, est, estl, c->rec_line);
     return;
   }
   if ((size_t)c->col[C_MVAL] >= c->nf) {
@@ -246,7 +246,7 @@ static void details_record(cstate *c) {
     memcpy(c->cur_sec, sec, nsec); c->cur_sec[nsec] = '\0';
     b->nsections++;
   }
-  if (ncu_b_metric(b, sec, nsec, ncu_section_class(sec, nsec), mn, nm, mu, nu, mv, nv, c->rec_line, 0, c->err) != 0) {
+  if (pl_ncu_b_metric(b, sec, nsec, pl_ncu_section_class(sec, nsec), mn, nm, mu, nu, mv, nv, c->rec_line, 0, c->err) != 0) {
     c->err->col = field_col(c, (size_t)c->col[C_MVAL]);   /* only now: it reads the line up to the field */
     c->failed = 1;
   }
@@ -281,8 +281,8 @@ static void raw_record(cstate *c) {
       pl_profile_meta_str(c->p, "device", v, vn);
     if (c->attr[i] == RAW_CC_MAJOR) pl_parse_double(v, vn, &ccmaj);
     if (c->attr[i] == RAW_CC_MINOR) pl_parse_double(v, vn, &ccmin);
-    if (ncu_b_metric_fast(b, &c->keys[i], v, vn)) continue;
-    if (ncu_b_metric_k(b, &c->keys[i], NULL, 0, NULL, NCU_SEC_RAW, c->hdr[i], c->nhdr[i], u, c->nunit[i], v, vn,
+    if (pl_ncu_b_metric_fast(b, &c->keys[i], v, vn)) continue;
+    if (pl_ncu_b_metric_k(b, &c->keys[i], NULL, 0, NULL, NCU_SEC_RAW, c->hdr[i], c->nhdr[i], u, c->nunit[i], v, vn,
                        c->rec_line, 0, c->err) != 0) {
       c->err->col = field_col(c, i);   /* only now: it reads the line up to the field */
       if (pl_lenient_skip(c->o, c->p, c->err)) continue;   /* lenient: only that cell */
@@ -294,9 +294,9 @@ static void raw_record(cstate *c) {
   if (c->col[C_CC] < 0 && !isnan(ccmaj) && !isnan(ccmin)) {
     char cc[32];
     int k = snprintf(cc, sizeof cc, "%d.%d", (int)ccmaj, (int)ccmin);
-    ncu_b_header(b, NULL, 0, NULL, PL_INT_NA, PL_INT_NA, PL_INT_NA, cc, (size_t)k, NULL, 0);
+    pl_ncu_b_header(b, NULL, 0, NULL, PL_INT_NA, PL_INT_NA, PL_INT_NA, cc, (size_t)k, NULL, 0);
   }
-  ncu_b_end(b);
+  pl_ncu_b_end(b);
 }
 
 static void on_record(int term, void *ud) {
@@ -308,12 +308,12 @@ static void on_record(int term, void *ud) {
   else if (c->nf == 1 && c->ncols > 1) {
     size_t n;
     const char *s = fld(c, 0, &n);
-    if (n) ncu_b_output(&c->b, c->rec_line, s, n);
+    if (n) pl_ncu_b_output(&c->b, c->rec_line, s, n);
   } else if (c->raw) raw_record(c);
   else details_record(c);
   /* lenient: a bad record (after the header) is skipped and listed */
   if (c->failed && c->nrec > 0 && pl_lenient_skip(c->o, c->p, c->err)) c->failed = 0;
-  ncu_b_flush(&c->b);           /* the record's value texts are read before its fields go */
+  pl_ncu_b_flush(&c->b);           /* the record's value texts are read before its fields go */
   c->nrec++;
   c->nf = 0;
   c->arena.len = 0;
@@ -361,12 +361,12 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   cstate c;
   memset(&c, 0, sizeof c);
   c.p = p; c.err = err; c.o = o;
-  ncu_b_init(&c.b, p, o);
-  c.b.defer_raw = 1;            /* value texts stay in `arena` until the record ends: ncu_b_flush there */
+  pl_ncu_b_init(&c.b, p, o);
+  c.b.defer_raw = 1;            /* value texts stay in `arena` until the record ends: pl_ncu_b_flush there */
   pl_buf_init(&c.arena);
   struct csv_parser cp;
   if (csv_init(&cp, CSV_STRICT | CSV_STRICT_FINI) != 0) {
-    ncu_b_free(&c.b); free_state(&c);
+    pl_ncu_b_free(&c.b); free_state(&c);
     return pl_err_set(err, 0, 0, "libcsv initialisation failed");
   }
   pl_lines lc;
@@ -387,7 +387,7 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       else {
         if (n == 0) continue;
         if (t[0] == '=' && pl_starts(t, n, "==")) prof_line(&c, t, n, lc.lineno);
-        else ncu_b_output(&c.b, lc.lineno, t, n);
+        else pl_ncu_b_output(&c.b, lc.lineno, t, n);
         continue;
       }
       if (t != l.s) { l.n -= (size_t)(t - l.s); l.s = t; }
@@ -431,13 +431,13 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     goto fail;
   }
   csv_free(&cp);
-  ncu_b_finish(&c.b);
+  pl_ncu_b_finish(&c.b);
   free_state(&c);
   return 0;
 fail:
   csv_free(&cp);
   if (c.b.open) { pl_row_discard(c.b.k); c.b.open = 0; }
-  ncu_b_free(&c.b);
+  pl_ncu_b_free(&c.b);
   free_state(&c);
   return -1;
 }

@@ -19,11 +19,11 @@
 ** sections come before the kernel line.  Everything else (shell prompts,
 ** `script` headers, ==PROF== progress, Markdown headings, the program's own
 ** output) is noise: program output goes to the program_output table, the
-** rest to diagnostics.  Tables and columns: see ncu_common.h and
+** rest to diagnostics.  Tables and columns: see ncu.h and
 ** docs/formats-ncu.md.
 */
 #include "format.h"
-#include "ncu_common.h"
+#include "ncu.h"
 #include "scan.h"
 
 #include <math.h>
@@ -138,30 +138,6 @@ static int severity_of(const char *t, size_t n) {
          memcmp(t, "OPT", 3) == 0 || memcmp(t, "ERR", 3) == 0;
 }
 
-static int read_uint(const char *s, size_t n, size_t *i, int64_t *v) {
-  size_t st = *i;
-  int64_t x = 0;
-  while (*i < n && s[*i] >= '0' && s[*i] <= '9') { x = x * 10 + (s[*i] - '0'); (*i)++; if (x > ((int64_t)1 << 50)) return 0; }
-  if (*i == st) return 0;
-  *v = x;
-  return 1;
-}
-
-/* "(a, b, c)" at s[i]; advances i past ')'. */
-static int read_dim3(const char *s, size_t n, size_t *i, int64_t out[3]) {
-  if (*i >= n || s[*i] != '(') return 0;
-  (*i)++;
-  for (int k = 0; k < 3; k++) {
-    while (*i < n && s[*i] == ' ') (*i)++;
-    if (!read_uint(s, n, i, &out[k])) return 0;
-    while (*i < n && s[*i] == ' ') (*i)++;
-    if (k < 2) { if (*i >= n || s[*i] != ',') return 0; (*i)++; }
-  }
-  if (*i >= n || s[*i] != ')') return 0;
-  (*i)++;
-  return 1;
-}
-
 typedef struct khead {
   const char *name; size_t nn;
   int has_dims; int64_t dims[6];
@@ -197,13 +173,13 @@ static int parse_kernel_line(const char *t, size_t n, khead *h) {
   memset(h, 0, sizeof *h);
   h->ctx = h->stream = h->dev = PL_INT_NA;
   size_t i = (size_t)(q - t) + 10;
-  if (!read_uint(t, n, &i, &h->ctx)) return 0;
+  if (!pl_ncu_read_uint(t, n, &i, &h->ctx)) return 0;
   if (!STARTS(t + i, n - i, ", Stream ")) return 0;
   i += 9;
-  if (!read_uint(t, n, &i, &h->stream)) return 0;
+  if (!pl_ncu_read_uint(t, n, &i, &h->stream)) return 0;
   if (STARTS(t + i, n - i, ", Device ")) {
     i += 9;
-    if (!read_uint(t, n, &i, &h->dev)) return 0;
+    if (!pl_ncu_read_uint(t, n, &i, &h->dev)) return 0;
   }
   if (STARTS(t + i, n - i, ", CC ")) {
     i += 5;
@@ -218,12 +194,12 @@ static int parse_kernel_line(const char *t, size_t n, khead *h) {
   if (pn > 0 && t[pn - 1] == ')' && bx) {
     size_t j = (size_t)(bx - t) + 2;
     int64_t blk[3], grd[3];
-    if (read_dim3(t, pn, &j, blk) && j == pn) {
+    if (pl_ncu_read_dim3(t, pn, &j, blk) && j == pn) {
       /* the '(' that opens the grid */
       size_t g = (size_t)(bx - t);
       while (g > 0 && t[g] != '(') g--;
       size_t jj = g;
-      if (t[g] == '(' && read_dim3(t, pn, &jj, grd) && jj == (size_t)(bx - t) + 1) {
+      if (t[g] == '(' && pl_ncu_read_dim3(t, pn, &jj, grd) && jj == (size_t)(bx - t) + 1) {
         h->has_dims = 1;
         memcpy(h->dims, grd, sizeof grd); memcpy(h->dims + 3, blk, sizeof blk);
         pn = g;
@@ -246,11 +222,11 @@ static int parse_process(const char *t, size_t n, ncu_builder *b) {
   if (n < 4 || t[0] != '[') return 0;
   size_t i = 1;
   int64_t pid;
-  if (!read_uint(t, n, &i, &pid) || i + 1 >= n || t[i] != ']' || t[i + 1] != ' ') return 0;
+  if (!pl_ncu_read_uint(t, n, &i, &pid) || i + 1 >= n || t[i] != ']' || t[i + 1] != ' ') return 0;
   i += 2;
   const char *at = memchr(t + i, '@', n - i);
   if (at == NULL || memchr(t + i, ' ', (size_t)(at - t) - i)) return 0;
-  ncu_b_process(b, t + i, (size_t)(at - t) - i, pid);
+  pl_ncu_b_process(b, t + i, (size_t)(at - t) - i, pid);
   return 1;
 }
 
@@ -294,7 +270,7 @@ static int prof_signature(const char *t, size_t n) {
 }
 
 /* The kernel line of `ncu --print-summary per-kernel` (ncu_summary.c). */
-static int summary_head(const char *t, size_t n) { return ncu_summary_head(t, n); }
+static int summary_head(const char *t, size_t n) { return pl_ncu_summary_head(t, n); }
 
 /* ---- detection ---------------------------------------------------------- */
 
@@ -409,7 +385,7 @@ static void lerr_attach(tstate *s) {
   int64_t id = s->b.nkernels;
   while (s->lerri < s->nlerr && s->lerr[s->lerri].id < id) s->lerri++;
   if (s->lerri < s->nlerr && s->lerr[s->lerri].id == id)
-    ncu_b_launch_error(&s->b, s->lerr[s->lerri].msg, s->lerr[s->lerri].n);
+    pl_ncu_b_launch_error(&s->b, s->lerr[s->lerri].msg, s->lerr[s->lerri].n);
 }
 
 static void lerr_free(tstate *s) {
@@ -461,7 +437,7 @@ static int sec_find(tstate *s, const char *name, size_t n) {
   nt_sec *x = &s->secs[s->nsecs];
   memset(x, 0, sizeof *x);
   x->name = pl_xstrndup(name, n); x->n = n;
-  x->cls = ncu_section_class(name, n);
+  x->cls = pl_ncu_section_class(name, n);
   return (int)s->nsecs++;
 }
 
@@ -489,13 +465,13 @@ static nt_row *row_key(tstate *s, const char *nm, size_t nnm, const char *un, si
   memcpy(r->txt, nm, nnm); memcpy(r->txt + nnm, un, nun);
   r->nm = nnm; r->nu = nun;
   r->pre = NULL; r->npre = 0;
-  ncu_mkey_init(&r->k);
+  pl_ncu_mkey_init(&r->k);
   return r;
 }
 
 static void rule_flush(tstate *s) {
   if (!s->rule) return;
-  ncu_b_rule(&s->b, s->sec, s->nsec, NULL, 0, s->sev, 3, s->msg.data ? s->msg.data : "", s->msg.len,
+  pl_ncu_b_rule(&s->b, s->sec, s->nsec, NULL, 0, s->sev, 3, s->msg.data ? s->msg.data : "", s->msg.len,
              s->est, s->estl, s->rule_line);
   s->rule = 0;
 }
@@ -517,7 +493,7 @@ static void rule_add(tstate *s, const char *t, size_t n) {
 static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   tstate s;
   memset(&s, 0, sizeof s);
-  ncu_b_init(&s.b, p, o);
+  pl_ncu_b_init(&s.b, p, o);
   s.b.defer_raw = 1;              /* the input stays mapped for the whole parse */
   if (s.b.want_m) pl_table_reserve(s.b.m, in->len / 64);   /* a size hint: a metric line is 40-100 bytes */
   pl_buf_init(&s.msg);
@@ -564,8 +540,8 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           size_t nva = e - fr->vskip;
           trim(&va, &nva);
           s.rowi++;
-          if (ncu_b_metric_fast(b, &fr->k, va, nva)) continue;
-          if (ncu_b_metric_k(b, &fr->k, s.sec, s.nsec, &s.secs[s.cur].sec_id, s.cls,
+          if (pl_ncu_b_metric_fast(b, &fr->k, va, nva)) continue;
+          if (pl_ncu_b_metric_k(b, &fr->k, s.sec, s.nsec, &s.secs[s.cur].sec_id, s.cls,
                              l.s + fr->nm_off, fr->nm, l.s + fr->un_off, fr->nu, va, nva,
                              c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
             if (pl_lenient_skip(o, p, err)) continue;
@@ -647,7 +623,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       }
       nt_row *r = row_key(&s, nm, nnm, un, nun);
       ncu_mkey *mk, tk;
-      if (r == NULL) { ncu_mkey_init(&tk); mk = &tk; }
+      if (r == NULL) { pl_ncu_mkey_init(&tk); mk = &tk; }
       else {
         mk = &r->k;
         if (r->pre == NULL && t[0] != '-' && t[0] != '=' && ind + 9 < s.c3 && s.c3 <= NT_MAX_PRE) {
@@ -661,7 +637,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           r->vskip = vk;
         }
       }
-      if (ncu_b_metric_k(b, mk, s.sec, s.nsec, s.cur >= 0 ? &s.secs[s.cur].sec_id : NULL, s.cls,
+      if (pl_ncu_b_metric_k(b, mk, s.sec, s.nsec, s.cur >= 0 ? &s.secs[s.cur].sec_id : NULL, s.cls,
                          nm, nnm, un, nun, va, nva, c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
         if (pl_lenient_skip(o, p, err)) continue;
         goto fail;
@@ -681,12 +657,12 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (n == 0) continue;
 
     if (STARTS(t, n, "Section: ")) {
-      if (!b->open) { ncu_b_begin(b, c.lineno); s.pending = 1; s.pending_line = c.lineno; }
+      if (!b->open) { pl_ncu_b_begin(b, c.lineno); s.pending = 1; s.pending_line = c.lineno; }
       s.sec = t + 9; s.nsec = n - 9;
       trim(&s.sec, &s.nsec);
       s.cur = sec_find(&s, s.sec, s.nsec);
       s.rowi = 0;
-      s.cls = s.cur >= 0 ? s.secs[s.cur].cls : ncu_section_class(s.sec, s.nsec);
+      s.cls = s.cur >= 0 ? s.secs[s.cur].cls : pl_ncu_section_class(s.sec, s.nsec);
       s.sec_line = c.lineno;
       s.sec_end = c.p;
       b->nsections++;
@@ -716,7 +692,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       s.msg.len = 0; s.url_open = 0;
       size_t i = 3;
       while (i < n && t[i] == ' ') i++;
-      i += ncu_speedup_prefix(t + i, n - i, &s.est, &s.estl);
+      i += pl_ncu_speedup_prefix(t + i, n - i, &s.est, &s.estl);
       while (i < n && t[i] == ' ') i++;
       rule_add(&s, t + i, n - i);
       continue;
@@ -724,20 +700,20 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (t[0] != '=' && b->nkernels == 0 && !b->open && summary_head(t, n)) {
       /* the --print-summary per-kernel layout: read from the start by its
       ** own reader, with what this pass noted dropped */
-      ncu_b_free(b);
+      pl_ncu_b_free(b);
       pl_buf_free(&s.msg);
       secs_free(&s);
       lerr_free(&s);
       pl_profile_diags_truncate(p, ndiag0);
-      return ncu_summary_parse(in, p, o, err);
+      return pl_ncu_summary_parse(in, p, o, err);
     }
     khead h;
     if (!STARTS(t, n, "==") && parse_kernel_line(t, n, &h)) {
-      if (!(s.pending && b->open)) ncu_b_begin(b, c.lineno);
-      ncu_b_header(b, h.name, h.nn, h.has_dims ? h.dims : NULL, h.ctx, h.stream, h.dev, h.cc, h.ncc, h.ts, h.nts);
+      if (!(s.pending && b->open)) pl_ncu_b_begin(b, c.lineno);
+      pl_ncu_b_header(b, h.name, h.nn, h.has_dims ? h.dims : NULL, h.ctx, h.stream, h.dev, h.cc, h.ncc, h.ts, h.nts);
       lerr_attach(&s);
       s.prof_id = -1;
-      if (s.pending) { ncu_b_end(b); s.pending = 0; }
+      if (s.pending) { pl_ncu_b_end(b); s.pending = 0; }
       s.st = ST_TOP; s.sec = NULL; s.nsec = 0;
       continue;
     }
@@ -749,7 +725,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_trim(&r, &rn);
       int64_t idx;
       s.prof_id = -1;                /* ==ERROR== lines belong to the Profiling line just above */
-      if (read_uint(r, rn, &i, &idx) && i < rn && r[i] == ':') {
+      if (pl_ncu_read_uint(r, rn, &i, &idx) && i < rn && r[i] == ':') {
         /* "==PROF==   0: RANGE": an NVTX range; its sections and kernel line follow */
         if (s.pending && b->open) {
           rc = pl_err_expected(err, c.lineno, 1, "the kernel line 'NAME, DATE, Context N, Stream N' of the sections above", t, n);
@@ -758,13 +734,13 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         const char *rg = r + i + 1;
         size_t rgn = rn - i - 1;
         pl_trim(&rg, &rgn);
-        ncu_b_range(b, rg, rgn);
+        pl_ncu_b_range(b, rg, rgn);
       } else if (pl_starts(r, rn, "Profiling \"")) {
         /* '==PROF== Profiling "NAME" - ID: 0%....100% - N passes' */
         const char *dash = pl_find(r, rn, "\" - ");
         size_t j = dash ? (size_t)(dash - r) + 4 : rn;
         int64_t id;
-        if (j < rn && read_uint(r, rn, &j, &id) && j < rn && r[j] == ':') s.prof_id = id;
+        if (j < rn && pl_ncu_read_uint(r, rn, &j, &id) && j < rn && r[j] == ':') s.prof_id = id;
       } else if (pl_starts(r, rn, "Report: ")) {
         const char *rp = r + 8;
         size_t rpn = rn - 8;
@@ -798,7 +774,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       continue;
     }
     look_for_version(p, t, n);
-    ncu_b_output(b, c.lineno, t, n);
+    pl_ncu_b_output(b, c.lineno, t, n);
   }
   if (s.st == ST_TAB1 || s.st == ST_TAB_HDR || s.st == ST_TAB_DATA) {
     char what[160];
@@ -824,7 +800,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     rc = pl_err_set(err, 1, 1, "expected an Nsight Compute details page (a kernel line and 'Section:' tables), found no kernel launch");
     goto fail;
   }
-  ncu_b_finish(b);
+  pl_ncu_b_finish(b);
   pl_buf_free(&s.msg);
   secs_free(&s);
   lerr_free(&s);
@@ -832,7 +808,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
 fail:
   (void)rc;
   if (b->open) { pl_row_discard(b->k); b->open = 0; }
-  ncu_b_free(b);
+  pl_ncu_b_free(b);
   pl_buf_free(&s.msg);
   secs_free(&s);
   lerr_free(&s);

@@ -412,209 +412,255 @@ static uint32_t tt_intern(pl_table *t, tt_icache *ic, const char *s, size_t n) {
   return *slot = pl_pool_intern(t->pool, s, n);
 }
 
-static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+/* ---- the reader ------------------------------------------------------------ */
+
+/* One parse: the cursor, the table being filled, the current key_averages
+** table's columns and the row being built. */
+typedef struct tt_ctx {
   pl_lines c;
-  pl_line l, h, s2;
-  pl_lines_init(&c, in->data, in->len);
-  int want = pl_want_table(o, "operators");
-  pl_table *t = pl_table_new("operators");
-  int ntables = 0;
-  int c_trunc = -1, c_tidx = -1, c_line = -1, c_src = -1;
+  pl_profile *p;
+  const pl_parse_opts *o;
+  pl_err *err;
+  pl_table *t;
+  int ntables;
+  int c_trunc, c_tidx, c_line, c_src;
   ttcol cols[TT_MAXCOLS];
   size_t ca[TT_MAXCOLS], cb[TT_MAXCOLS];
-  int ncols = 0;
-  pl_buf src;
-  pl_buf_init(&src);
-  pl_cell *rb = NULL;
-  size_t rbcap = 0;
-  pl_cell *tmpl = NULL;
-  size_t tmpl_n = 0;
+  int ncols;
+  pl_buf src;                   /* the source location of the open row, its lines joined */
+  pl_cell *rb;                  /* the open row */
+  size_t rbcap;
+  pl_cell *tmpl;
+  size_t tmpl_n;
+  int open;                     /* 1: rb holds a row not yet appended */
   tt_icache ic;
-  memset(&ic, 0, sizeof ic);
-#define TT_FAIL() do { pl_table_free(t); pl_buf_free(&src); free(rb); free(tmpl); return -1; } while (0)
-  while (pl_lines_next(&c, &l)) {
-    if (o && o->interrupt && *o->interrupt) { pl_err_set(err, c.lineno, 1, "interrupted"); TT_FAIL(); }
+} tt_ctx;
+
+static void tt_free(tt_ctx *x) { pl_buf_free(&x->src); free(x->rb); free(x->tmpl); }
+
+/* Appends the open row (with its source location), if any. */
+static void tt_close_row(tt_ctx *x) {
+  if (!x->open) return;
+  if (x->src.len && x->c_src >= 0) x->rb[x->c_src].s = tt_intern(x->t, &x->ic, x->src.data, x->src.len);
+  pl_table_append(x->t, x->rb);
+  x->open = 0;
+  x->src.len = 0;
+}
+
+/* A line outside a table: the "Self CPU time total: 1.853s" footer into the
+** metadata, a blank line skipped, anything else noted as program output.
+** 0, or -1 with err set. */
+static int tt_outside(tt_ctx *x, const pl_line *l) {
+  const char *s = l->s; size_t n = l->n;
+  pl_trim(&s, &n);
+  if (n == 0) return 0;
+  if (!(pl_starts(s, n, "Self ") && pl_find(s, n, " time total:"))) {
+    pl_profile_diag(x->p, x->c.lineno, "program output: %.*s", (int)(n > 80 ? 80 : n), s);
+    return 0;
+  }
+  const char *colon = memchr(s, ':', n);
+  const char *dv = s + 5;
+  const char *sp = memchr(dv, ' ', (size_t)(colon - dv));
+  char dev[32], key[80];
+  lower_into(dev, sizeof dev, dv, sp ? (size_t)(sp - dv) : 0);
+  const char *v = colon + 1; size_t vn = (size_t)(s + n - v);
+  pl_trim(&v, &vn);
+  ttcol tc; memset(&tc, 0, sizeof tc); tc.kind = K_TIME;
+  double d;
+  if (cell_value(&tc, v, vn, &d) != 0)
+    return pl_err_expected(x->err, x->c.lineno, (size_t)(v - l->s) + 1, "a time with its unit (us, ms, s)", v, vn);
+  /* the first table's totals are the file's; later tables' get a "tableN." prefix */
+  char pre[24] = "";
+  if (x->ntables > 1) snprintf(pre, sizeof pre, "table%d.", x->ntables);
+  snprintf(key, sizeof key, "%sself_%s_time_total_ns", pre, dev);
+  pl_profile_meta_num(x->p, key, d);
+  snprintf(key, sizeof key, "%sself_%s_time_total", pre, dev);
+  pl_profile_meta_str(x->p, key, v, vn);
+  return 0;
+}
+
+/* The head of a table: the column spans from the dashes line l (with the
+** bit masks of the fast split), the header line's titles as typed columns
+** of t, and the separator under it.  0, or -1 with err set. */
+static int tt_head(tt_ctx *x, const pl_line *l) {
+  ttcol *cols = x->cols;
+  pl_line h, s2;
+  memset(&s2, 0, sizeof s2);
+  x->ncols = 0;
+  for (size_t i = 0; i < l->n;) {
+    if (l->s[i] != '-') { i++; continue; }
+    size_t a = i;
+    while (i < l->n && l->s[i] == '-') i++;
+    if (x->ncols >= TT_MAXCOLS) return pl_err_set(x->err, x->c.lineno, a + 1, "more than %d columns", TT_MAXCOLS);
+    cols[x->ncols].start = a; cols[x->ncols].end = i;
+    x->ncols++;
+  }
+  int ncols = x->ncols;
+  for (int k = 0; k < ncols; k++) {
+    size_t b = k ? cols[k - 1].end : 0, st = cols[k].start, en = cols[k].end;
+    size_t top = k == ncols - 1 ? en : en + 2;
+    cols[k].fbase = b;
+    cols[k].fok = top - b <= 64 && st >= b;
+    if (!cols[k].fok) continue;
+    uint64_t gap = st - b ? (~0ull >> (64 - (st - b))) : 0;         /* bits [0, st - b) */
+    uint64_t upto = en - b >= 64 ? ~0ull : ((1ull << (en - b)) - 1);  /* bits [0, en - b) */
+    cols[k].fM = upto & ~gap;
+    cols[k].fG = gap | (k == ncols - 1 ? 0 : (3ull << (en - b)));
+  }
+  pl_lines_next(&x->c, &h);
+  size_t hline = x->c.lineno;
+  x->ntables++;
+  int have_name = 0;
+  pl_table *t = x->t;
+  assign_cells(cols, ncols, h.s, h.n, x->ca, x->cb);
+  for (int k = 0; k < ncols; k++) {
+    const char *hs; size_t hn;
+    cell_text(x->ca, x->cb, k, h.s, &hs, &hn);
+    if (hn == 0) return pl_err_expected(x->err, hline, cols[k].start + 1, "a column title above every dash group", h.s, h.n);
+    classify(&cols[k], hs, hn);
+    if (strcmp(cols[k].name, "name") == 0) have_name = 1;
+    cols[k].col = pl_table_add_col(t, cols[k].name, cols[k].kind == K_TEXT ? PL_STR : cols[k].kind == K_INT ? PL_INT : PL_NUM);
+    if (cols[k].col < 0) return pl_err_set(x->err, hline, cols[k].start + 1, "column '%s' repeats with another type", cols[k].hdr);
+    pl_table_set_doc(t, cols[k].col, strcmp(cols[k].name, "name") == 0
+      ? "event name as printed (right-aligned in the table; cut with '...' by PyTorch at the column width)" : kind_doc(&cols[k]));
+    if (strcmp(cols[k].name, "source_location") == 0) x->c_src = cols[k].col;
+  }
+  if (!have_name) return pl_err_expected(x->err, hline, 1, "a 'Name' column in the key_averages header", h.s, h.n);
+  x->c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, "true where PyTorch cut the name with '...'");
+  x->c_tidx = pl_table_add_doc_col(t, "table_index", PL_INT, "which table of the file (1-based) the row comes from");
+  x->c_line = pl_table_add_doc_col(t, "line", PL_INT, "input line of the row");
+  pl_lines_next(&x->c, &s2);            /* the separator under the header */
+  /* a size hint: rows are about as wide as the separator line (at most
+  ** 2^19 rows: past that the columns grow as they fill) */
+  if (t->nrows == 0) {
+    size_t est = (size_t)(x->c.end - x->c.p) / (s2.n + 1) + 16;
+    pl_table_reserve(t, est < ((size_t)1 << 19) ? est : ((size_t)1 << 19));
+  }
+  return 0;
+}
+
+/* The cells of row line l into the open row rb (fast: the cells came from
+** the fast split, with nothing to trim).  0, or -1 with err set. */
+static int tt_cells(tt_ctx *x, const pl_line *l, int fast) {
+  ttcol *cols = x->cols;
+  pl_cell *rb = x->rb;
+  for (int k = 0; k < x->ncols; k++) {
+    const char *cs; size_t cn;
+    cell_text(x->ca, x->cb, k, l->s, &cs, &cn);
+    if (cols[k].col == x->c_src) { if (cn) pl_buf_add(&x->src, cs, cn); continue; }
+    if (cols[k].kind == K_TEXT) { if (cn) rb[cols[k].col].s = tt_intern(x->t, &x->ic, cs, cn); continue; }
+    double v;
+    if (fast && cn > 1) {
+      /* the common spellings inline, with cell_value's values; anything
+      ** else (missing marks, other units, other numbers) goes to it */
+      int kind = cols[k].kind;
+      if (kind == K_TIME && cs[cn - 1] == 's') {
+        char u = cs[cn - 2];
+        size_t kk = u == 'u' || u == 'm' || u == 'n' ? cn - 2 : cn - 1;
+        double f = u == 'u' ? 1e3 : u == 'm' ? 1e6 : u == 'n' ? 1 : 1e9;
+        if (kk > 0 && pl_parse_plain(cs, kk, &v)) { rb[cols[k].col].d = pl_unit_scale(v, f); continue; }
+      } else if (kind == K_PCT && cs[cn - 1] == '%') {
+        if (pl_parse_plain(cs, cn - 1, &v)) { rb[cols[k].col].d = v * 1; continue; }
+      }
+    }
+    if (fast && cols[k].kind == K_INT && cn <= 15) {
+      /* a count of 1 to 15 digits: pl_parse_int64's value, exact as a
+      ** double (cell_value's path: pl_int_of((double)iv)) */
+      uint64_t m = 0;
+      size_t q = 0;
+      for (; q < cn; q++) { unsigned d = (unsigned)(unsigned char)cs[q] - '0'; if (d > 9) break; m = m * 10 + d; }
+      if (q == cn) { rb[cols[k].col].i = (int64_t)m; continue; }
+    }
+    int rc = cell_value(&cols[k], cs, cn, &v);
+    if (rc < 0) {
+      char what[160];
+      snprintf(what, sizeof what, "%.60s in column '%.60s'", kind_what(cols[k].kind), cols[k].hdr);
+      return pl_err_expected(x->err, x->c.lineno, (size_t)(cs - l->s) + 1, what, cs, cn);
+    }
+    if (rc == 1) continue;
+    if (cols[k].kind == K_INT) rb[cols[k].col].i = pl_int_of(v);
+    else rb[cols[k].col].d = v;
+  }
+  return 0;
+}
+
+/* The rows of a table, up to its closing dashes line.  0, or -1 with err
+** set (lenient: bad rows are dropped and listed). */
+static int tt_body(tt_ctx *x) {
+  pl_line l;
+  int closed = 0;
+  while (pl_lines_next(&x->c, &l)) {
+    /* the first byte that is not a space decides most lines: a row's
+    ** (a name) is neither a dashes line's nor a blank line's */
+    size_t fi = 0;
+    while (fi + 8 <= l.n) { uint64_t w; memcpy(&w, l.s + fi, 8); if (w != 0x2020202020202020ull) break; fi += 8; }
+    while (fi < l.n && l.s[fi] == ' ') fi++;
+    int other = fi < l.n && l.s[fi] != '-' && l.s[fi] != '\t' && l.s[fi] != '\r';
+    if (!other && is_sep(l.s, l.n)) { closed = 1; break; }
+    if (!other && pl_is_blank(l.s, l.n)) { tt_close_row(x); continue; }
+    const char *ns; size_t nn;
+    int fast = fast_assign_bm(x->cols, x->ncols, l.s, l.n, x->ca, x->cb);
+    if (!fast) assign_cells(x->cols, x->ncols, l.s, l.n, x->ca, x->cb);
+    cell_text(x->ca, x->cb, 0, l.s, &ns, &nn);
+    if (nn == 0 && x->open && x->c_src >= 0) {
+      /* a continuation row of a multi-line source location */
+      for (int k = 1; k < x->ncols; k++) if (x->cols[k].col == x->c_src) {
+        const char *cs; size_t cn;
+        cell_text(x->ca, x->cb, k, l.s, &cs, &cn);
+        if (cn) { if (x->src.len) pl_buf_adds(&x->src, "\n"); pl_buf_add(&x->src, cs, cn); }
+      }
+      continue;
+    }
+    if (nn == 0) {
+      pl_err_expected(x->err, x->c.lineno, 1, "a row with an event name in the first column", l.s, l.n);
+      if (pl_lenient_skip(x->o, x->p, x->err)) continue;
+      return -1;
+    }
+    tt_close_row(x);
+    x->rb = tt_row_begin(x->t, x->rb, &x->rbcap, &x->tmpl, &x->tmpl_n);
+    if (tt_cells(x, &l, fast) != 0) {    /* lenient: the row is dropped and listed */
+      if (!pl_lenient_skip(x->o, x->p, x->err)) return -1;
+      x->src.len = 0;
+      continue;
+    }
+    x->rb[x->c_trunc].i = pl_name_truncated(ns, nn) ? 1 : 0;
+    x->rb[x->c_tidx].i = x->ntables;
+    x->rb[x->c_line].i = (int64_t)x->c.lineno;
+    x->open = 1;
+  }
+  tt_close_row(x);
+  if (!closed) {
+    pl_err_expected(x->err, x->c.lineno + 1, 1, "a row or the closing '----' line of the key_averages table", NULL, 0);
+    if (!pl_lenient_skip(x->o, x->p, x->err)) return -1;
+  }
+  return 0;
+}
+
+static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  tt_ctx *x = pl_xcalloc(1, sizeof *x);
+  pl_lines_init(&x->c, in->data, in->len);
+  x->p = p; x->o = o; x->err = err;
+  x->c_trunc = x->c_tidx = x->c_line = x->c_src = -1;
+  pl_buf_init(&x->src);
+  int want = pl_want_table(o, "operators");
+  x->t = pl_table_new("operators");
+  pl_line l, h, s2;
+  while (pl_lines_next(&x->c, &l)) {
+    if (o && o->interrupt && *o->interrupt) { pl_err_set(err, x->c.lineno, 1, "interrupted"); goto fail; }
     /* a table starts with: dashes / header / dashes */
     int start = 0;
-    if (is_sep(l.s, l.n) && pl_lines_peek(&c, &h) && header_like(h.s, h.n)) {
-      pl_lines two = c;
+    if (is_sep(l.s, l.n) && pl_lines_peek(&x->c, &h) && header_like(h.s, h.n)) {
+      pl_lines two = x->c;
       pl_lines_next(&two, &h);
       if (pl_lines_next(&two, &s2) && is_sep(s2.s, s2.n)) start = 1;
     }
-    if (!start) {
-      const char *s = l.s; size_t n = l.n;
-      pl_trim(&s, &n);
-      if (n == 0) continue;
-      if (pl_starts(s, n, "Self ") && pl_find(s, n, " time total:")) {
-        /* footer: Self CPU time total: 1.853s */
-        const char *colon = memchr(s, ':', n);
-        const char *dv = s + 5;
-        const char *sp = memchr(dv, ' ', (size_t)(colon - dv));
-        char dev[32], key[80];
-        lower_into(dev, sizeof dev, dv, sp ? (size_t)(sp - dv) : 0);
-        const char *v = colon + 1; size_t vn = (size_t)(s + n - v);
-        pl_trim(&v, &vn);
-        ttcol tc; memset(&tc, 0, sizeof tc); tc.kind = K_TIME;
-        double x;
-        if (cell_value(&tc, v, vn, &x) != 0) {
-          pl_err_expected(err, c.lineno, (size_t)(v - l.s) + 1, "a time with its unit (us, ms, s)", v, vn);
-          TT_FAIL();
-        }
-        /* the first table's totals are the file's; later tables' get a "tableN." prefix */
-        char pre[24] = "";
-        if (ntables > 1) snprintf(pre, sizeof pre, "table%d.", ntables);
-        snprintf(key, sizeof key, "%sself_%s_time_total_ns", pre, dev);
-        pl_profile_meta_num(p, key, x);
-        snprintf(key, sizeof key, "%sself_%s_time_total", pre, dev);
-        pl_profile_meta_str(p, key, v, vn);
-        continue;
-      }
-      pl_profile_diag(p, c.lineno, "program output: %.*s", (int)(n > 80 ? 80 : n), s);
-      continue;
-    }
-    /* the column spans from the separator line */
-    ncols = 0;
-    for (size_t i = 0; i < l.n;) {
-      if (l.s[i] != '-') { i++; continue; }
-      size_t a = i;
-      while (i < l.n && l.s[i] == '-') i++;
-      if (ncols >= TT_MAXCOLS) { pl_err_set(err, c.lineno, a + 1, "more than %d columns", TT_MAXCOLS); TT_FAIL(); }
-      cols[ncols].start = a; cols[ncols].end = i;
-      ncols++;
-    }
-    for (int k = 0; k < ncols; k++) {
-      size_t b = k ? cols[k - 1].end : 0, st = cols[k].start, en = cols[k].end;
-      size_t top = k == ncols - 1 ? en : en + 2;
-      cols[k].fbase = b;
-      cols[k].fok = top - b <= 64 && st >= b;
-      if (!cols[k].fok) continue;
-      uint64_t gap = st - b ? (~0ull >> (64 - (st - b))) : 0;         /* bits [0, st - b) */
-      uint64_t upto = en - b >= 64 ? ~0ull : ((1ull << (en - b)) - 1);  /* bits [0, en - b) */
-      cols[k].fM = upto & ~gap;
-      cols[k].fG = gap | (k == ncols - 1 ? 0 : (3ull << (en - b)));
-    }
-    pl_lines_next(&c, &h);
-    size_t hline = c.lineno;
-    ntables++;
-    int have_name = 0;
-    assign_cells(cols, ncols, h.s, h.n, ca, cb);
-    for (int k = 0; k < ncols; k++) {
-      const char *hs; size_t hn;
-      cell_text(ca, cb, k, h.s, &hs, &hn);
-      if (hn == 0) { pl_err_expected(err, hline, cols[k].start + 1, "a column title above every dash group", h.s, h.n); TT_FAIL(); }
-      classify(&cols[k], hs, hn);
-      if (strcmp(cols[k].name, "name") == 0) have_name = 1;
-      cols[k].col = pl_table_add_col(t, cols[k].name, cols[k].kind == K_TEXT ? PL_STR : cols[k].kind == K_INT ? PL_INT : PL_NUM);
-      if (cols[k].col < 0) { pl_err_set(err, hline, cols[k].start + 1, "column '%s' repeats with another type", cols[k].hdr); TT_FAIL(); }
-      pl_table_set_doc(t, cols[k].col, strcmp(cols[k].name, "name") == 0
-        ? "event name as printed (right-aligned in the table; cut with '...' by PyTorch at the column width)" : kind_doc(&cols[k]));
-      if (strcmp(cols[k].name, "source_location") == 0) c_src = cols[k].col;
-    }
-    if (!have_name) { pl_err_expected(err, hline, 1, "a 'Name' column in the key_averages header", h.s, h.n); TT_FAIL(); }
-    c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, "true where PyTorch cut the name with '...'");
-    c_tidx = pl_table_add_doc_col(t, "table_index", PL_INT, "which table of the file (1-based) the row comes from");
-    c_line = pl_table_add_doc_col(t, "line", PL_INT, "input line of the row");
-    pl_lines_next(&c, &s2);            /* the separator under the header */
-    /* a size hint: rows are about as wide as the separator line (at most
-    ** 2^19 rows: past that the columns grow as they fill) */
-    if (t->nrows == 0) {
-      size_t est = (size_t)(c.end - c.p) / (s2.n + 1) + 16;
-      pl_table_reserve(t, est < ((size_t)1 << 19) ? est : ((size_t)1 << 19));
-    }
-    /* body */
-    int open = 0, closed = 0;
-    while (pl_lines_next(&c, &l)) {
-      /* the first byte that is not a space decides most lines: a row's
-      ** (a name) is neither a dashes line's nor a blank line's */
-      size_t fi = 0;
-      while (fi + 8 <= l.n) { uint64_t w; memcpy(&w, l.s + fi, 8); if (w != 0x2020202020202020ull) break; fi += 8; }
-      while (fi < l.n && l.s[fi] == ' ') fi++;
-      int other = fi < l.n && l.s[fi] != '-' && l.s[fi] != '\t' && l.s[fi] != '\r';
-      if (!other && is_sep(l.s, l.n)) { closed = 1; break; }
-      if (!other && pl_is_blank(l.s, l.n)) {
-        if (open) { if (src.len && c_src >= 0) rb[c_src].s = tt_intern(t, &ic, src.data, src.len); pl_table_append(t, rb); open = 0; src.len = 0; }
-        continue;
-      }
-      const char *ns; size_t nn;
-      int fast = fast_assign_bm(cols, ncols, l.s, l.n, ca, cb);
-      if (!fast) assign_cells(cols, ncols, l.s, l.n, ca, cb);
-      cell_text(ca, cb, 0, l.s, &ns, &nn);
-      if (nn == 0 && open && c_src >= 0) {
-        /* a continuation row of a multi-line source location */
-        for (int k = 1; k < ncols; k++) if (cols[k].col == c_src) {
-          const char *cs; size_t cn;
-          cell_text(ca, cb, k, l.s, &cs, &cn);
-          if (cn) { if (src.len) pl_buf_adds(&src, "\n"); pl_buf_add(&src, cs, cn); }
-        }
-        continue;
-      }
-      if (nn == 0) {
-        pl_err_expected(err, c.lineno, 1, "a row with an event name in the first column", l.s, l.n);
-        if (pl_lenient_skip(o, p, err)) continue;
-        TT_FAIL();
-      }
-      if (open) { if (src.len && c_src >= 0) rb[c_src].s = tt_intern(t, &ic, src.data, src.len); pl_table_append(t, rb); open = 0; src.len = 0; }
-      rb = tt_row_begin(t, rb, &rbcap, &tmpl, &tmpl_n);
-      int bad = 0;
-      for (int k = 0; k < ncols && !bad; k++) {
-        const char *cs; size_t cn;
-        cell_text(ca, cb, k, l.s, &cs, &cn);
-        if (cols[k].col == c_src) { if (cn) pl_buf_add(&src, cs, cn); continue; }
-        if (cols[k].kind == K_TEXT) { if (cn) rb[cols[k].col].s = tt_intern(t, &ic, cs, cn); continue; }
-        double v;
-        if (fast && cn > 1) {
-          /* a cell of the fast split has nothing to trim: the common
-          ** spellings inline, with cell_value's values; anything else
-          ** (missing marks, other units, other numbers) goes to it */
-          int kind = cols[k].kind;
-          if (kind == K_TIME && cs[cn - 1] == 's') {
-            char u = cs[cn - 2];
-            size_t kk = u == 'u' || u == 'm' || u == 'n' ? cn - 2 : cn - 1;
-            double f = u == 'u' ? 1e3 : u == 'm' ? 1e6 : u == 'n' ? 1 : 1e9;
-            if (kk > 0 && pl_parse_plain(cs, kk, &v)) { rb[cols[k].col].d = pl_unit_scale(v, f); continue; }
-          } else if (kind == K_PCT && cs[cn - 1] == '%') {
-            if (pl_parse_plain(cs, cn - 1, &v)) { rb[cols[k].col].d = v * 1; continue; }
-          }
-        }
-        if (fast && cols[k].kind == K_INT && cn <= 15) {
-          /* a count of 1 to 15 digits: pl_parse_int64's value, exact as a
-          ** double (cell_value's path: pl_int_of((double)iv)) */
-          uint64_t m = 0;
-          size_t q = 0;
-          for (; q < cn; q++) { unsigned d = (unsigned)(unsigned char)cs[q] - '0'; if (d > 9) break; m = m * 10 + d; }
-          if (q == cn) { rb[cols[k].col].i = (int64_t)m; continue; }
-        }
-        int rc = cell_value(&cols[k], cs, cn, &v);
-        if (rc < 0) {
-          char what[160];
-          snprintf(what, sizeof what, "%.60s in column '%.60s'", kind_what(cols[k].kind), cols[k].hdr);
-          pl_err_expected(err, c.lineno, (size_t)(cs - l.s) + 1, what, cs, cn);
-          bad = 1;
-          break;
-        }
-        if (rc == 1) continue;
-        if (cols[k].kind == K_INT) rb[cols[k].col].i = pl_int_of(v);
-        else rb[cols[k].col].d = v;
-      }
-      if (bad) {    /* lenient: the row is dropped and listed */
-        if (!pl_lenient_skip(o, p, err)) TT_FAIL();
-        src.len = 0;
-        continue;
-      }
-      rb[c_trunc].i = pl_name_truncated(ns, nn) ? 1 : 0;
-      rb[c_tidx].i = ntables;
-      rb[c_line].i = (int64_t)c.lineno;
-      open = 1;
-    }
-    if (open) { if (src.len && c_src >= 0) rb[c_src].s = tt_intern(t, &ic, src.data, src.len); pl_table_append(t, rb); open = 0; src.len = 0; }
-    if (!closed) {
-      pl_err_expected(err, c.lineno + 1, 1, "a row or the closing '----' line of the key_averages table", NULL, 0);
-      if (!pl_lenient_skip(o, p, err)) TT_FAIL();
-    }
+    if (!start) { if (tt_outside(x, &l) != 0) goto fail; continue; }
+    if (tt_head(x, &l) != 0 || tt_body(x) != 0) goto fail;
   }
-  pl_buf_free(&src);
-  free(rb);
-  free(tmpl);
+  pl_table *t = x->t;
+  int ntables = x->ntables;
+  tt_free(x);
+  free(x);
   if (ntables == 0) {
     pl_table_free(t);
     return pl_err_expected(err, 1, 1, "a key_averages() table (dashes, a header with 'Name' and 'Self CPU', dashes)", in->data, in->len);
@@ -624,7 +670,11 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_profile_meta_str(p, "tool", "torch.profiler key_averages", strlen("torch.profiler key_averages"));
   pl_profile_meta_num(p, "tables", ntables);
   return 0;
-#undef TT_FAIL
+fail:
+  pl_table_free(x->t);
+  tt_free(x);
+  free(x);
+  return -1;
 }
 
 static int tt_detect(const char *data, size_t len) {

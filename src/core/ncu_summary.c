@@ -20,7 +20,7 @@
 ** diagnostics, the program's output goes to program_output.
 */
 #include "format.h"
-#include "ncu_common.h"
+#include "ncu.h"
 #include "names.h"
 #include "scan.h"
 
@@ -29,33 +29,6 @@
 #include <string.h>
 
 static int is_space(char c) { return c == ' ' || c == '\t'; }
-
-static int read_u(const char *s, size_t n, size_t *i, int64_t *v) {
-  size_t st = *i;
-  int64_t x = 0;
-  while (*i < n && s[*i] >= '0' && s[*i] <= '9') {
-    x = x * 10 + (s[*i] - '0');
-    (*i)++;
-    if (x > ((int64_t)1 << 50)) return 0;
-  }
-  if (*i == st) return 0;
-  *v = x;
-  return 1;
-}
-
-static int read_d3(const char *s, size_t n, size_t *i, int64_t out[3]) {
-  if (*i >= n || s[*i] != '(') return 0;
-  (*i)++;
-  for (int k = 0; k < 3; k++) {
-    while (*i < n && s[*i] == ' ') (*i)++;
-    if (!read_u(s, n, i, &out[k])) return 0;
-    while (*i < n && s[*i] == ' ') (*i)++;
-    if (k < 2) { if (*i >= n || s[*i] != ',') return 0; (*i)++; }
-  }
-  if (*i >= n || s[*i] != ')') return 0;
-  (*i)++;
-  return 1;
-}
 
 typedef struct shead {
   const char *name; size_t nn;
@@ -69,12 +42,12 @@ typedef struct shead {
 static int field(const char *f, size_t n, shead *h) {
   size_t i = 0;
   int64_t v;
-  if (pl_starts(f, n, "Device ")) { i = 7; if (read_u(f, n, &i, &v) && i == n) { h->dev = v; return 1; } return 0; }
+  if (pl_starts(f, n, "Device ")) { i = 7; if (pl_ncu_read_uint(f, n, &i, &v) && i == n) { h->dev = v; return 1; } return 0; }
   if (pl_starts(f, n, "CC ")) { h->cc = f + 3; h->ncc = n - 3; return n > 3; }
-  if (pl_starts(f, n, "Invocations ")) { i = 12; if (read_u(f, n, &i, &v) && i == n) { h->calls = v; return 1; } return 0; }
-  if (pl_starts(f, n, "Block Size ")) { i = 11; if (read_u(f, n, &i, &v) && i == n) { h->bsize = v; return 1; } return 0; }
-  if (pl_starts(f, n, "Grid Size ")) { i = 10; if (read_u(f, n, &i, &v) && i == n) { h->gsize = v; return 1; } return 0; }
-  if (read_u(f, n, &i, &v) && i + 12 == n && memcmp(f + i, " invocations", 12) == 0) { h->calls = v; return 1; }
+  if (pl_starts(f, n, "Invocations ")) { i = 12; if (pl_ncu_read_uint(f, n, &i, &v) && i == n) { h->calls = v; return 1; } return 0; }
+  if (pl_starts(f, n, "Block Size ")) { i = 11; if (pl_ncu_read_uint(f, n, &i, &v) && i == n) { h->bsize = v; return 1; } return 0; }
+  if (pl_starts(f, n, "Grid Size ")) { i = 10; if (pl_ncu_read_uint(f, n, &i, &v) && i == n) { h->gsize = v; return 1; } return 0; }
+  if (pl_ncu_read_uint(f, n, &i, &v) && i + 12 == n && memcmp(f + i, " invocations", 12) == 0) { h->calls = v; return 1; }
   return 0;
 }
 
@@ -102,7 +75,7 @@ static int parse_head(const char *t, size_t n, shead *h) {
       size_t j = (size_t)(bx - t) + 2, g = (size_t)(bx - t);
       while (g > 0 && t[g] != '(') g--;
       size_t jj = g;
-      if (read_d3(t, pn, &j, h->block) && j == pn && read_d3(t, pn, &jj, h->grid) && jj == (size_t)(bx - t) + 1) {
+      if (pl_ncu_read_dim3(t, pn, &j, h->block) && j == pn && pl_ncu_read_dim3(t, pn, &jj, h->grid) && jj == (size_t)(bx - t) + 1) {
         h->has_dims = 1;
         pn = g;
       }
@@ -114,7 +87,7 @@ static int parse_head(const char *t, size_t n, shead *h) {
   return 1;
 }
 
-int ncu_summary_head(const char *t, size_t n) {
+int pl_ncu_summary_head(const char *t, size_t n) {
   shead h;
   return parse_head(t, n, &h);
 }
@@ -162,12 +135,12 @@ static void close_kernel(sstate *s) {
 
 /* "1,234.5", "1.21", "n/a": 1 with *v (NaN for a value ncu could not give). */
 static int value(sstate *s, const char *t, size_t n, double *v) {
-  if ((n == 3 && (memcmp(t, "n/a", 3) == 0 || memcmp(t, "N/A", 3) == 0)) || ncu_not_collected(t, n)) { *v = NAN; return 1; }
+  if ((n == 3 && (memcmp(t, "n/a", 3) == 0 || memcmp(t, "N/A", 3) == 0)) || pl_ncu_not_collected(t, n)) { *v = NAN; return 1; }
   if (n > 4 && memcmp(t, "(!) ", 4) == 0) { t += 4; n -= 4; }   /* a number ncu flags */
-  return ncu_parse_value(t, n, &s->locale, v) == 0 && isfinite(*v);
+  return pl_ncu_parse_value(t, n, &s->locale, v) == 0 && isfinite(*v);
 }
 
-int ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+int pl_ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   sstate s;
   memset(&s, 0, sizeof s);
   s.pid = PL_INT_NA;
@@ -325,7 +298,7 @@ int ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
       size_t i = 1;
       int64_t pid;
       const char *at = memchr(t, '@', n);
-      if (read_u(t, n, &i, &pid) && i + 1 < n && t[i] == ']' && t[i + 1] == ' ' && at && at > t + i + 2) {
+      if (pl_ncu_read_uint(t, n, &i, &pid) && i + 1 < n && t[i] == ']' && t[i + 1] == ' ' && at && at > t + i + 2) {
         size_t pn = (size_t)(at - (t + i + 2));
         if (pn >= sizeof s.proc) pn = sizeof s.proc - 1;
         memcpy(s.proc, t + i + 2, pn); s.proc[pn] = '\0';

@@ -187,3 +187,106 @@ int pl_occ_invalid_text(const pl_occ_result *r, char *out, int outsz) {
     default: out[0] = '\0'; return 0;
   }
 }
+
+/* ---- whole columns of shapes -------------------------------------------- */
+
+static pl_column *newcol(pl_table *r, const char *name, pl_type ty, size_t n) {
+  int k = pl_table_add_col(r, name, ty);   /* may move r->cols: index after the call */
+  pl_column *c = r->cols[k];
+  pl_column_reserve(c, n ? n : 1);
+  c->len = n;
+  return c;
+}
+
+/* The columns of the result, in their order. */
+typedef struct occ_cols {
+  pl_column *w, *sm, *wa, *re, *sh, *ba, *ab, *tw, *pc, *li, *in, *al, *cu, *rw, *as, *es;
+  pl_column *wi[9];
+} occ_cols;
+
+static void occ_missing_row(occ_cols *c, size_t i) {
+  pl_column *ints[] = { c->w, c->sm, c->wa, c->re, c->sh, c->ba, c->ab, c->tw, c->al, c->cu, c->rw };
+  for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) ints[k]->v.i64[i] = PL_INT_NA;
+  c->pc->v.num[i] = NAN; c->li->v.str[i] = 0; c->in->v.str[i] = 0; c->as->v.b[i] = PL_BOOL_NA;
+  if (c->es) c->es->v.i64[i] = PL_INT_NA;
+  for (int k = 0; c->wi[0] && k < 9; k++) {
+    if (k % 3 == 2) c->wi[k]->v.num[i] = NAN;
+    else c->wi[k]->v.i64[i] = PL_INT_NA;
+  }
+}
+
+pl_table *pl_occ_columns(const pl_occ_rows *in) {
+  size_t n = in->n;
+  pl_table *r = pl_table_new("occupancy");
+  occ_cols c = { 0 };
+  c.w = newcol(r, "warps_per_block", PL_INT, n);
+  c.sm = newcol(r, "block_limit_sm", PL_INT, n);
+  c.wa = newcol(r, "block_limit_warps", PL_INT, n);
+  c.re = newcol(r, "block_limit_registers", PL_INT, n);
+  c.sh = newcol(r, "block_limit_smem", PL_INT, n);
+  c.ba = newcol(r, "block_limit_barriers", PL_INT, n);
+  c.ab = newcol(r, "active_blocks", PL_INT, n);
+  c.tw = newcol(r, "theoretical_warps", PL_INT, n);
+  c.pc = newcol(r, "theoretical_occupancy_pct", PL_NUM, n);
+  c.li = newcol(r, "limiter", PL_STR, n);
+  c.in = newcol(r, "invalid", PL_STR, n);
+  c.al = newcol(r, "smem_per_block_allocated", PL_INT, n);
+  c.cu = newcol(r, "smem_config_used", PL_INT, n);
+  c.rw = newcol(r, "regs_per_warp_allocated", PL_INT, n);
+  c.as = newcol(r, "assumed", PL_BOOL, n);
+  c.es = in->est ? newcol(r, "est_achieved_occupancy_pct", PL_INT, n) : NULL;
+  static const char *const WI[9] = { "what_if_registers", "what_if_registers_blocks", "what_if_registers_pct",
+    "what_if_smem_bytes", "what_if_smem_blocks", "what_if_smem_pct",
+    "what_if_block_size", "what_if_block_size_blocks", "what_if_block_size_pct" };
+  if (in->what_if) for (int k = 0; k < 9; k++) c.wi[k] = newcol(r, WI[k], k % 3 == 2 ? PL_NUM : PL_INT, n);
+  uint32_t lim_ids[32] = { 0 };
+  char text[256];
+  for (size_t i = 0; i < n; i++) {
+    const int64_t *v = &in->vals[i * PL_OCC_NIN];
+    const unsigned char *h = &in->has[i * PL_OCC_NIN];
+    if (!h[PL_OCC_IN_ARCH] || !h[PL_OCC_IN_THREADS]) { occ_missing_row(&c, i); continue; }
+    const pl_occ_arch *a = &in->archs[v[PL_OCC_IN_ARCH] - 1];
+    pl_occ_shape s = { v[PL_OCC_IN_THREADS], h[PL_OCC_IN_REGS] ? v[PL_OCC_IN_REGS] : 0,
+      h[PL_OCC_IN_SSTATIC] ? v[PL_OCC_IN_SSTATIC] : 0, h[PL_OCC_IN_SDYN] ? v[PL_OCC_IN_SDYN] : 0,
+      h[PL_OCC_IN_SCONFIG] ? v[PL_OCC_IN_SCONFIG] : -1, h[PL_OCC_IN_SDRIVER] ? v[PL_OCC_IN_SDRIVER] : -1,
+      h[PL_OCC_IN_BARRIERS] ? v[PL_OCC_IN_BARRIERS] : 1, in->carveout_pct, in->optin };
+    pl_occ_result o;
+    pl_occ_compute(a, &s, &o);
+    c.w->v.i64[i] = o.warps_per_block;
+    c.sm->v.i64[i] = o.limit_sm; c.wa->v.i64[i] = o.limit_warps;
+    c.re->v.i64[i] = o.limit_regs; c.sh->v.i64[i] = o.limit_smem;
+    c.ba->v.i64[i] = o.limit_barriers >= 0 ? o.limit_barriers : PL_INT_NA;
+    c.ab->v.i64[i] = o.active_blocks; c.tw->v.i64[i] = o.theoretical_warps;
+    c.pc->v.num[i] = o.occupancy_pct;
+    if (!lim_ids[o.limiter & 31]) {
+      int ln = pl_occ_limiter_text(o.limiter, ", ", text, sizeof text);
+      lim_ids[o.limiter & 31] = ln ? pl_pool_intern(r->pool, text, (size_t)ln) : 0;
+    }
+    c.li->v.str[i] = lim_ids[o.limiter & 31];
+    if (o.invalid) {
+      int ln = pl_occ_invalid_text(&o, text, sizeof text);
+      c.in->v.str[i] = pl_pool_intern(r->pool, text, (size_t)(ln < (int)sizeof text ? ln : (int)sizeof text - 1));
+    } else c.in->v.str[i] = 0;
+    c.al->v.i64[i] = o.smem_allocated; c.cu->v.i64[i] = o.smem_config_used;
+    c.rw->v.i64[i] = o.regs_per_warp >= 0 ? o.regs_per_warp : PL_INT_NA;
+    c.as->v.b[i] = (uint8_t)o.assumed;
+    if (c.es) {
+      int64_t e = -1;
+      if (h[PL_OCC_IN_GRID] && h[PL_OCC_IN_SMS])
+        e = pl_occ_est_pct(a, s.threads, s.registers, s.smem_static + s.smem_dynamic, v[PL_OCC_IN_GRID],
+                           v[PL_OCC_IN_SMS], h[PL_OCC_IN_MAXTHR] ? v[PL_OCC_IN_MAXTHR] : 0);
+      c.es->v.i64[i] = e >= 0 ? e : PL_INT_NA;
+    }
+    if (c.wi[0]) {
+      pl_occ_whatif w[3];
+      pl_occ_what_if(a, &s, &o, w);
+      for (int k = 0; k < 3; k++) {
+        c.wi[3 * k]->v.i64[i] = w[k].found ? w[k].value : PL_INT_NA;
+        c.wi[3 * k + 1]->v.i64[i] = w[k].found ? w[k].active_blocks : PL_INT_NA;
+        c.wi[3 * k + 2]->v.num[i] = w[k].found ? w[k].occupancy_pct : NAN;
+      }
+    }
+  }
+  r->nrows = n;
+  return r;
+}

@@ -14,6 +14,8 @@
 
 #include <stdint.h>
 
+#include "table.h"
+
 #define PL_OCC_MAX_CARVEOUTS 32
 
 /* One compute capability's constants (gpus.arch[cc]); sizes in bytes. */
@@ -85,5 +87,36 @@ int pl_occ_limiter_text(int limiter, const char *sep, char *out, int outsz);
 int pl_occ_invalid_text(const pl_occ_result *r, char *out, int outsz);
 /* Bytes as the reports print them: "48 KB", "1.5 KB". */
 int pl_occ_kb(int64_t n, char *out, int outsz);
+
+/* ---- whole columns of shapes -------------------------------------------- */
+
+/* The inputs of one row of pl_occ_columns, in this order. */
+enum { PL_OCC_IN_ARCH, PL_OCC_IN_THREADS, PL_OCC_IN_REGS, PL_OCC_IN_SSTATIC, PL_OCC_IN_SDYN,
+       PL_OCC_IN_SCONFIG, PL_OCC_IN_SDRIVER, PL_OCC_IN_BARRIERS, PL_OCC_IN_GRID, PL_OCC_IN_SMS,
+       PL_OCC_IN_MAXTHR, PL_OCC_NIN };
+
+/* n rows of inputs, checked by the caller: row i's input k is
+** vals[i * PL_OCC_NIN + k] where has[i * PL_OCC_NIN + k] is 1 (absent or
+** missing where 0).  The arch input is a 1-based index into archs (1 to
+** narch), the block size > 0, the barriers >= 1. */
+typedef struct pl_occ_rows {
+  size_t n;
+  const int64_t *vals;
+  const unsigned char *has;
+  const pl_occ_arch *archs;
+  int narch;
+  double carveout_pct;      /* as pl_occ_shape */
+  int optin;                /* as pl_occ_shape */
+  int est;                  /* 1: add est_achieved_occupancy_pct (needs grid and SM count) */
+  int what_if;              /* 1: add the nine what_if_* columns */
+} pl_occ_rows;
+
+/* The table "occupancy", one row per input row: warps_per_block, the five
+** block limits, active_blocks, theoretical_warps,
+** theoretical_occupancy_pct, limiter, invalid, smem_per_block_allocated,
+** smem_config_used, regs_per_warp_allocated, assumed [,
+** est_achieved_occupancy_pct] [, what_if_*].  A row without an arch or a
+** block size is missing in every column. */
+pl_table *pl_occ_columns(const pl_occ_rows *in);
 
 #endif

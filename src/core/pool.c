@@ -8,7 +8,8 @@
 ** (4 bytes), so a hit reads the id's pointer and the string, nothing else.
 ** Reference counted so that derived tables share the pool of their source.
 */
-#include "table.h"
+#include "pool.h"
+#include "pl_util.h"
 
 #include <stdlib.h>
 #include <string.h>

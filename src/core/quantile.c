@@ -8,39 +8,46 @@
 #include <math.h>
 #include <stdlib.h>
 
-static void swapd(double *a, double *b) { double t = *a; *a = *b; *b = t; }
-
-static void insertion(double *x, size_t lo, size_t hi) {  /* inclusive */
-  for (size_t i = lo + 1; i <= hi; i++) {
-    double v = x[i];
-    size_t j = i;
-    while (j > lo && x[j - 1] > v) { x[j] = x[j - 1]; j--; }
-    x[j] = v;
+/* One selection routine for both element types, made twice by SELECT_KTH:
+** the k-th smallest (0-based) of x[0..n), x reordered in place.  Quickselect
+** with a median of three and a Hoare partition (many equal values do not
+** make it quadratic), then an insertion sort of the last small range.
+** Integers are selected as int64 (through doubles they lose exactness
+** beyond 2^53). */
+#define SELECT_KTH(NAME, SWAP, INSERTION, T)                                      \
+  static void SWAP(T *a, T *b) { T t = *a; *a = *b; *b = t; }                     \
+  static void INSERTION(T *x, size_t lo, size_t hi) {  /* inclusive */           \
+    for (size_t i = lo + 1; i <= hi; i++) {                                       \
+      T v = x[i];                                                                 \
+      size_t j = i;                                                               \
+      while (j > lo && x[j - 1] > v) { x[j] = x[j - 1]; j--; }                    \
+      x[j] = v;                                                                   \
+    }                                                                             \
+  }                                                                               \
+  T NAME(T *x, size_t n, size_t k) {                                              \
+    size_t lo = 0, hi = n - 1;                                                    \
+    while (hi > lo + 16) {                                                        \
+      size_t mid = lo + (hi - lo) / 2;                                            \
+      if (x[mid] < x[lo]) SWAP(&x[mid], &x[lo]);                                  \
+      if (x[hi] < x[lo]) SWAP(&x[hi], &x[lo]);                                    \
+      if (x[hi] < x[mid]) SWAP(&x[hi], &x[mid]);                                  \
+      T pivot = x[mid];                                                           \
+      size_t i = lo, j = hi;                                                      \
+      for (;;) {                                                                  \
+        while (x[i] < pivot) i++;                                                 \
+        while (x[j] > pivot) j--;                                                 \
+        if (i >= j) break;                                                        \
+        SWAP(&x[i], &x[j]);                                                       \
+        i++; j--;                                                                 \
+      }                                                                           \
+      if (k <= j) hi = j; else lo = j + 1;                                        \
+    }                                                                             \
+    INSERTION(x, lo, hi);                                                         \
+    return x[k];                                                                  \
   }
-}
 
-double pl_select_kth(double *x, size_t n, size_t k) {
-  size_t lo = 0, hi = n - 1;
-  while (hi > lo + 16) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (x[mid] < x[lo]) swapd(&x[mid], &x[lo]);
-    if (x[hi] < x[lo]) swapd(&x[hi], &x[lo]);
-    if (x[hi] < x[mid]) swapd(&x[hi], &x[mid]);
-    double pivot = x[mid];
-    /* Hoare partition: tolerates many equal values without quadratic time. */
-    size_t i = lo, j = hi;
-    for (;;) {
-      while (x[i] < pivot) i++;
-      while (x[j] > pivot) j--;
-      if (i >= j) break;
-      swapd(&x[i], &x[j]);
-      i++; j--;
-    }
-    if (k <= j) hi = j; else lo = j + 1;
-  }
-  insertion(x, lo, hi);
-  return x[k];
-}
+SELECT_KTH(pl_select_kth, swapd, insertion, double)
+SELECT_KTH(pl_select_kth_i64, swapi, insertion_i64, int64_t)
 
 double pl_quantile_select(double *x, size_t n, double q) {
   if (n == 1) return x[0];
@@ -116,33 +123,3 @@ static int cmpd(const void *a, const void *b) {
 
 void pl_sort_doubles(double *x, size_t n) { qsort(x, n, sizeof *x, cmpd); }
 
-/* k-th smallest (0-based) of int64 values, exactly (pl_select_kth goes
-** through doubles, which lose integers beyond 2^53). */
-static void swapi(int64_t *a, int64_t *b) { int64_t t = *a; *a = *b; *b = t; }
-
-int64_t pl_select_kth_i64(int64_t *x, size_t n, size_t k) {
-  size_t lo = 0, hi = n - 1;
-  while (hi > lo + 16) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (x[mid] < x[lo]) swapi(&x[mid], &x[lo]);
-    if (x[hi] < x[lo]) swapi(&x[hi], &x[lo]);
-    if (x[hi] < x[mid]) swapi(&x[hi], &x[mid]);
-    int64_t pivot = x[mid];
-    size_t i = lo, j = hi;
-    for (;;) {
-      while (x[i] < pivot) i++;
-      while (x[j] > pivot) j--;
-      if (i >= j) break;
-      swapi(&x[i], &x[j]);
-      i++; j--;
-    }
-    if (k <= j) hi = j; else lo = j + 1;
-  }
-  for (size_t i = lo + 1; i <= hi; i++) {   /* insertion sort of the small range */
-    int64_t v = x[i];
-    size_t j = i;
-    while (j > lo && x[j - 1] > v) { x[j] = x[j - 1]; j--; }
-    x[j] = v;
-  }
-  return x[k];
-}

@@ -33,25 +33,7 @@ static inline int64_t pl_int_of(double v) {
 typedef enum pl_type { PL_NUM = 0, PL_INT = 1, PL_BOOL = 2, PL_STR = 3 } pl_type;
 const char *pl_type_name(pl_type t);
 
-/* ---- interned string pool ---------------------------------------------- */
-typedef struct pl_pool pl_pool;
-pl_pool *pl_pool_new(void);
-void pl_pool_retain(pl_pool *p);
-void pl_pool_release(pl_pool *p);
-/* Returns the id (>= 1) of the string s[0..n); the same bytes give the same id. */
-uint32_t pl_pool_intern(pl_pool *p, const char *s, size_t n);
-/* The string of an id (NUL-terminated); NULL for id 0. */
-const char *pl_pool_str(const pl_pool *p, uint32_t id, size_t *len);
-/* A hint that s[0..n) is about to be interned: starts loading its slot. */
-void pl_pool_prefetch(const pl_pool *p, const char *s, size_t n);
-/* The same in two steps, for a caller that looks a string up later: its
-** hash (tag, key) once, the prefetch of its slot, then the intern with the
-** hash given (the string must be the same bytes). */
-uint32_t pl_pool_key(const char *s, size_t n, uint64_t *key);
-void pl_pool_prefetch_tag(const pl_pool *p, uint32_t tag);
-uint32_t pl_pool_intern_key(pl_pool *p, const char *s, size_t n, uint32_t tag, uint64_t key);
-size_t pl_pool_count(const pl_pool *p);
-size_t pl_pool_bytes(const pl_pool *p);
+#include "pool.h"
 
 /* ---- columns ----------------------------------------------------------- */
 typedef struct pl_column {
@@ -107,6 +89,10 @@ void pl_table_set_col(pl_table *t, pl_column *c);
 ** (the alias of pl_table_add_alias, across tables).  A string column must
 ** come from a table of the same string pool. */
 void pl_table_put_shared(pl_table *t, const char *name, const pl_table *src, int col);
+/* The same for a column of any table (of t's length): shared where it can
+** be (not text, or the same pool), else copied with each distinct text
+** interned once into t's pool. */
+void pl_table_put_col_from(pl_table *t, const char *name, const pl_table *src, int col);
 /* Detaches column col from t (shifting the later ones) and returns it. */
 pl_column *pl_table_take_col(pl_table *t, int col);
 /* A column `name` at index `at` (0..ncols) holding the same values as

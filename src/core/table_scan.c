@@ -202,3 +202,41 @@ pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl
   free(slot);
   return res;
 }
+
+/* ---- reductions ---------------------------------------------------------- */
+
+void pl_col_reduce(const pl_table *t, int col, const pl_column *where, pl_col_summary *out) {
+  const pl_column *c = t->cols[col];
+  memset(out, 0, sizeof *out);
+  double s = 0, comp = 0, mn = INFINITY, mx = -INFINITY;
+  int64_t acc = 0, imn = 0, imx = 0;
+  int over = 0;
+  for (size_t i = 0; i < t->nrows; i++) {
+    if (pl_cell_missing(t, col, i) || (where && where->v.b[i] != 1)) continue;
+    out->n++;
+    if (c->type == PL_STR) continue;
+    double v = pl_cell_num(t, col, i);
+    double tt = s + v;
+    comp += fabs(s) >= fabs(v) ? (s - tt) + v : (v - tt) + s;
+    s = tt;
+    if (v < mn) mn = v;
+    if (v > mx) mx = v;
+    if (c->type == PL_INT) {
+      int64_t x = c->v.i64[i];
+      if (!over) over = __builtin_add_overflow(acc, x, &acc);
+      if (out->n == 1 || x < imn) imn = x;
+      if (out->n == 1 || x > imx) imx = x;
+    }
+  }
+  out->sum = s + comp;
+  out->min = mn; out->max = mx;
+  out->isum = over ? 0 : acc; out->isum_over = over;
+  out->imin = imn; out->imax = imx;
+}
+
+size_t pl_col_count_true(const pl_table *t, int col) {
+  const pl_column *c = t->cols[col];
+  size_t n = 0;
+  for (size_t i = 0; i < t->nrows; i++) n += c->v.b[i] == 1;
+  return n;
+}

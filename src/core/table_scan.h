@@ -35,4 +35,21 @@ pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table
 ** is strings and the other not. */
 pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl_table *q, int qc, pl_err *err);
 
+/* ---- reductions ---------------------------------------------------------- */
+
+/* A column reduced over its rows that are not missing and, with a mask
+** (a boolean column of t's length; NULL: none), where the mask is true. */
+typedef struct pl_col_summary {
+  size_t n;             /* the rows counted */
+  double sum;           /* the values as doubles, compensated (Neumaier) left to right */
+  double min, max;      /* of those doubles; +inf and -inf when n == 0 */
+  int64_t isum;         /* integer columns: the exact sum, */
+  int isum_over;        /* or 1 when it leaves int64 (then use sum) */
+  int64_t imin, imax;   /* integer columns: the exact extremes (n > 0) */
+} pl_col_summary;
+/* Fills *out for column col of t; a string column is only counted. */
+void pl_col_reduce(const pl_table *t, int col, const pl_column *where, pl_col_summary *out);
+/* How many values of the boolean column col of t are true. */
+size_t pl_col_count_true(const pl_table *t, int col);
+
 #endif

@@ -461,6 +461,22 @@ pl_table *pl_column_copy(const char *name, const pl_table *t, int col) {
   return r;
 }
 
+void pl_table_put_col_from(pl_table *t, const char *name, const pl_table *src, int col) {
+  if (src->cols[col]->type != PL_STR || src->pool == t->pool) { pl_table_put_shared(t, name, src, col); return; }
+  pl_table *one = pl_column_copy(name, src, col);     /* another pool: re-intern each text once */
+  pl_column *c = one->cols[0];
+  uint32_t *map = pl_xcalloc(pl_pool_count(src->pool) + 1, sizeof *map);
+  for (size_t i = 0; i < one->nrows; i++) {
+    uint32_t id = c->v.str[i];
+    if (id && !map[id]) { size_t ln; const char *s = pl_pool_str(src->pool, id, &ln); map[id] = pl_pool_intern(t->pool, s, ln); }
+    c->v.str[i] = map[id];
+  }
+  free(map);
+  pl_table_take_col(one, 0);
+  pl_table_free(one);
+  pl_table_set_col(t, c);
+}
+
 /* ---- pivot ------------------------------------------------------------- */
 
 /* pivot with agg first / last: no grouped table in between; each row's

@@ -52,7 +52,7 @@ static const char *meta_s(const pl_profile *p, const char *k) {
 
 static void test_superbench(void) {
   pl_err e;
-  pl_profile *p = load("tests/fixtures/ncu/superbench_b200_cc100_cublaslt_ncu_details.csv", &e);
+  pl_profile *p = load("tests/data/corpus/ncu_csv/superbench_b200_cc100_cublaslt_ncu_details.csv", &e);
   TC_CHECK(p != NULL);
   if (!p) return;
   TC_EQ_STR(p->format, "ncu-csv");

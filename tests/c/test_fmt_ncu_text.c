@@ -12,7 +12,7 @@
 #include "tcheck.h"
 #include "format.h"
 #include "fmt_helpers.h"
-#include "ncu_common.h"
+#include "ncu.h"
 
 #include <dirent.h>
 
@@ -207,7 +207,7 @@ static void test_seed003(void) {
 static void test_variants(void) {
   pl_err e;
   /* 2023 A100 log: no thousands separators, no blank lines, "Estimated Speedup" */
-  pl_profile *p = load("tests/fixtures/ncu/gpumode_lecture001_ncu_logs_cc80.txt", &e);
+  pl_profile *p = load("tests/data/corpus/ncu_text/gpumode_lecture001_ncu_logs_cc80.txt", &e);
   TC_CHECK(p != NULL);
   if (p) {
     pl_table *k = pl_profile_find(p, "kernels"), *r = pl_profile_find(p, "rules");
@@ -231,7 +231,7 @@ static void test_variants(void) {
     pl_profile_free(p);
   }
   /* 2023.3 with the shell prompt naming the version */
-  p = load("tests/fixtures/ncu/gpumode_lecture001_triton_profile_cc89.txt", &e);
+  p = load("tests/data/corpus/ncu_text/gpumode_lecture001_triton_profile_cc89.txt", &e);
   TC_CHECK(p != NULL);
   if (p) {
     const pl_meta *mt = pl_profile_meta_get(p, "version");
@@ -240,7 +240,7 @@ static void test_variants(void) {
     pl_profile_free(p);
   }
   /* 2019-2020 NVTX layout: range line, section, then the kernel line */
-  p = load("tests/fixtures/ncu/kernelabstractions_jl_v100_nsight_cu_cli_2020_sol.txt", &e);
+  p = load("tests/data/corpus/ncu_text/kernelabstractions_jl_v100_nsight_cu_cli_2020_sol.txt", &e);
   TC_CHECK(p != NULL);
   if (p) {
     pl_table *k = pl_profile_find(p, "kernels");
@@ -459,7 +459,7 @@ static void test_detect(void) {
     TC_CHECK(f && strcmp(f->id, "ncu-text") == 0);
     free(s);
   }
-  s = tc_slurp("tests/fixtures/ncu/superbench_b200_cc100_cublaslt_ncu_details.csv", &len);
+  s = tc_slurp("tests/data/corpus/ncu_csv/superbench_b200_cc100_cublaslt_ncu_details.csv", &len);
   if (s) {
     const pl_format *f = pl_format_detect(s, len);
     TC_CHECK(f && strcmp(f->id, "ncu-csv") == 0);
@@ -475,18 +475,18 @@ static void test_detect(void) {
 static void test_helpers(void) {
   double v = 0, est = NAN, estl = NAN;
   int loc = 0;
-  TC_CHECK(ncu_parse_value("1,532,524,284", 13, &loc, &v) == 0 && v == 1532524284.0 && loc == 0);
-  TC_CHECK(ncu_parse_value("866,86", 6, &loc, &v) == 0 && v == 866.86 && loc == 1);
-  TC_CHECK(ncu_parse_value("abc", 3, &loc, &v) != 0);
+  TC_CHECK(pl_ncu_parse_value("1,532,524,284", 13, &loc, &v) == 0 && v == 1532524284.0 && loc == 0);
+  TC_CHECK(pl_ncu_parse_value("866,86", 6, &loc, &v) == 0 && v == 866.86 && loc == 1);
+  TC_CHECK(pl_ncu_parse_value("abc", 3, &loc, &v) != 0);
   const char *s = "Est. Speedup: 8.362%   Est. Local Speedup: 87.5%  rest";
-  size_t used = ncu_speedup_prefix(s, strlen(s), &est, &estl);
+  size_t used = pl_ncu_speedup_prefix(s, strlen(s), &est, &estl);
   TC_NEAR(est, 8.362, 1e-12); TC_NEAR(estl, 87.5, 1e-12);
   TC_EQ_STR(s + used, "  rest");
   int numeric = 0;
-  TC_EQ_STR(ncu_canonical(NCU_SEC_SOL, "SOL FB", 6, &numeric), "dram_throughput_pct");
-  TC_EQ_STR(ncu_canonical(NCU_SEC_SOL, "Compute (SM) [%]", 16, &numeric), "compute_throughput_pct");
-  TC_EQ_STR(ncu_canonical(NCU_SEC_RAW, "launch__registers_per_thread", 28, &numeric), "registers");
-  TC_CHECK(ncu_canonical(NCU_SEC_OCC, "SOL FB", 6, &numeric) == NULL);
+  TC_EQ_STR(pl_ncu_canonical(NCU_SEC_SOL, "SOL FB", 6, &numeric), "dram_throughput_pct");
+  TC_EQ_STR(pl_ncu_canonical(NCU_SEC_SOL, "Compute (SM) [%]", 16, &numeric), "compute_throughput_pct");
+  TC_EQ_STR(pl_ncu_canonical(NCU_SEC_RAW, "launch__registers_per_thread", 28, &numeric), "registers");
+  TC_CHECK(pl_ncu_canonical(NCU_SEC_OCC, "SOL FB", 6, &numeric) == NULL);
 }
 
 
@@ -579,7 +579,7 @@ static void test_row_cache(void) {
   memcpy(exact, all.data, all.len);
   pl_parse_opts o;
   memset(&o, 0, sizeof o);
-  o.raw_text = 1;                 /* the value texts' pipeline too (ncu_b_flush, raw_defer) */
+  o.raw_text = 1;                 /* the value texts' pipeline too (pl_ncu_b_flush, raw_defer) */
   pl_err e;
   pl_profile *p = pl_load_buffer("many", exact, all.len, "ncu-text", &o, &e);
   TC_CHECK(p != NULL);

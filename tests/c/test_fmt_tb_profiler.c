@@ -154,7 +154,7 @@ int main(void) {
   /* the corpus file: plugin API outputs for two resnet50 runs (V100).
   ** python: operators 76 / 69 rows, device self 603558 / 614413 us;
   ** kernels 67 / 62 rows, total 591532 / 594868 us; 6 steps in run 1, 6 in run 2 */
-  const char *fx = "tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt";
+  const char *fx = "tests/data/corpus/torch_tb_profiler/kineto_tb_plugin_test_result_check_file.txt";
   pl_profile *p = pl_load_file(fx, NULL, NULL, &err);
   TC_CHECK(p != NULL);
   if (p) {
@@ -186,7 +186,7 @@ int main(void) {
     pl_profile_free(p);
   }
   /* the expected gpu-metrics file of the same plugin is a Kineto trace */
-  p = pl_load_file("tests/fixtures/tb_profiler/kineto_tb_plugin_test_gpu_metrics_expected.json", NULL, NULL, &err);
+  p = pl_load_file("tests/data/corpus/torch_tb_profiler/kineto_tb_plugin_test_gpu_metrics_expected.json", NULL, NULL, &err);
   TC_CHECK(p != NULL);
   if (p) { TC_EQ_STR(p->format, "kineto"); pl_profile_free(p); }
   return tc_done();

@@ -49,6 +49,6 @@ the test column says why.
 A tb-profiler export has step times but no timeline to place them on (it
 stopped with "attempt to compare two nil values"): a clear error instead.
 
-  $ perflab run suspicion --baseline tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt --target tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt
-  perflab: tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt (tb-profiler): suspicion needs cycles with start times (a Kineto trace's ProfilerStep spans or events) or function/metric CSVs; this has tables steps, step_breakdown, operators, kernel_summary, recommendations, environment, device_metrics
+  $ perflab run suspicion --baseline tests/data/corpus/torch_tb_profiler/kineto_tb_plugin_test_result_check_file.txt --target tests/data/corpus/torch_tb_profiler/kineto_tb_plugin_test_result_check_file.txt
+  perflab: tests/data/corpus/torch_tb_profiler/kineto_tb_plugin_test_result_check_file.txt (tb-profiler): suspicion needs cycles with start times (a Kineto trace's ProfilerStep spans or events) or function/metric CSVs; this has tables steps, step_breakdown, operators, kernel_summary, recommendations, environment, device_metrics
   [2]

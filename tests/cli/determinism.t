@@ -12,12 +12,12 @@ Each recipe runs 8 times; one distinct checksum each.
   FLOPs and bytes from Kineto input shapes (GEMM 2*M*N*K)
   FLOPs and bytes from Kineto operator shapes and dtypes (perflab.ops)
   FLOPs and bytes from Kineto the trace's flops argument
-  $ for r in occupancy launch ncu-rules advice; do for i in 1 2 3 4 5 6; do perflab run $r tests/fixtures/ncu/gpumode_lecture001_ncu_logs_cc80.txt --format json | md5sum; done | sort -u | wc -l; done
+  $ for r in occupancy launch ncu-rules advice; do for i in 1 2 3 4 5 6; do perflab run $r tests/data/corpus/ncu_text/gpumode_lecture001_ncu_logs_cc80.txt --format json | md5sum; done | sort -u | wc -l; done
   1
   1
   1
   1
-  $ for r in step-breakdown idle-time launch-latency roofline occupancy advice; do for i in 1 2 3 4 5 6; do perflab run $r tests/fixtures/kineto/hta_a100_alexnet_trace.json.gz --format json | md5sum; done | sort -u | wc -l; done
+  $ for r in step-breakdown idle-time launch-latency roofline occupancy advice; do for i in 1 2 3 4 5 6; do perflab run $r tests/data/corpus/kineto_trace/hta_a100_alexnet_trace.json.gz --format json | md5sum; done | sort -u | wc -l; done
   1
   1
   1

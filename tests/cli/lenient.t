@@ -26,7 +26,7 @@ kernel-table: a latency that is not a number.
 
 
 ncu-text: a metric value that is not a number (Registers Per Thread), and a file cut inside a section table.
-  $ sed 's/^    Registers Per Thread             register\/thread              38$/    Registers Per Thread             register\/thread              3x8/' tests/fixtures/ncu/gpumode_lecture001_triton_profile_cc89.txt > $CRAMTMP/ncu.txt; grep -c 3x8 $CRAMTMP/ncu.txt
+  $ sed 's/^    Registers Per Thread             register\/thread              38$/    Registers Per Thread             register\/thread              3x8/' tests/data/corpus/ncu_text/gpumode_lecture001_triton_profile_cc89.txt > $CRAMTMP/ncu.txt; grep -c 3x8 $CRAMTMP/ncu.txt
   1
 
   $ cd $CRAMTMP && perflab parse ncu.txt
@@ -41,7 +41,7 @@ ncu-text: a metric value that is not a number (Registers Per Thread), and a file
   distribution_elementwise_grid_stride_kernel	nil
   square_kernel_0d1d234	20.0
 
-  $ head -c 3590 tests/fixtures/ncu/gpumode_lecture001_triton_profile_cc89.txt > $CRAMTMP/cut.txt; tail -c 40 $CRAMTMP/cut.txt; echo; cd $CRAMTMP && perflab parse cut.txt --lenient --table diagnostics --format csv | grep -v 'shell prompt'
+  $ head -c 3590 tests/data/corpus/ncu_text/gpumode_lecture001_triton_profile_cc89.txt > $CRAMTMP/cut.txt; tail -c 40 $CRAMTMP/cut.txt; echo; cd $CRAMTMP && perflab parse cut.txt --lenient --table diagnostics --format csv | grep -v 'shell prompt'
   
       Registers Per Thread             re
   line,message
@@ -50,7 +50,7 @@ ncu-text: a metric value that is not a number (Registers Per Thread), and a file
 
 
 ncu-csv: a metric value that is not a number.
-  $ sed '20s/"[0-9.]*",$/"zz",/' tests/fixtures/ncu/superbench_b200_cc100_cublaslt_ncu_details.csv > $CRAMTMP/ncu.csv; cd $CRAMTMP && perflab parse ncu.csv
+  $ sed '20s/"[0-9.]*",$/"zz",/' tests/data/corpus/ncu_csv/superbench_b200_cc100_cublaslt_ncu_details.csv > $CRAMTMP/ncu.csv; cd $CRAMTMP && perflab parse ncu.csv
   perflab: ncu.csv:20:244: expected a number for 'Grid Size', found "zz"
   [2]
 
@@ -59,7 +59,7 @@ ncu-csv: a metric value that is not a number.
 
 
 kineto: an event whose "ts" is a string is dropped.
-  $ sed '9s/"ts": [0-9]*/"ts": "soon"/' tests/fixtures/kineto/hta_call_stack_backward_thread.json > $CRAMTMP/k.json; cd $CRAMTMP && perflab parse k.json
+  $ sed '9s/"ts": [0-9]*/"ts": "soon"/' tests/data/corpus/kineto_trace/hta_call_stack_backward_thread.json > $CRAMTMP/k.json; cd $CRAMTMP && perflab parse k.json
   perflab: k.json:9:19: expected the timestamp "ts" as a number of microseconds, found ""soon","
   [2]
 
@@ -73,7 +73,7 @@ kineto: an event whose "ts" is a string is dropped.
     kernels                        1 rows  name:stri
     cpu_ops                        3 rows  name:stri
 
-  $ perflab parse tests/fixtures/kineto/hta_call_stack_backward_thread.json | grep -E '^  (events|cpu_ops|kernels) ' | cut -c1-50
+  $ perflab parse tests/data/corpus/kineto_trace/hta_call_stack_backward_thread.json | grep -E '^  (events|cpu_ops|kernels) ' | cut -c1-50
     events           7
     events                         7 rows  name:stri
     kernels                        1 rows  name:stri
@@ -81,7 +81,7 @@ kineto: an event whose "ts" is a string is dropped.
 
 
 tb-profiler: a line that is not a JSON document is skipped.
-  $ sed '2s/^{/{"x": [,/' tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt > $CRAMTMP/tb.txt; cd $CRAMTMP && perflab parse tb.txt
+  $ sed '2s/^{/{"x": [,/' tests/data/corpus/torch_tb_profiler/kineto_tb_plugin_test_result_check_file.txt > $CRAMTMP/tb.txt; cd $CRAMTMP && perflab parse tb.txt
   perflab: tb.txt:2:8: expected a JSON value, found ","device_total_time": {"title": "Device ..."
   [2]
 

@@ -123,7 +123,7 @@ function TestFieldInputs:test_kineto_amd_device()
   lu.assertEquals(d.vendor, "AMD")
   lu.assertEquals(d.arch, "gfx942")
   -- MI250 (HTA corpus copy): 9.0 with 104 CUs -> gfx90a
-  p = perflab.load(FIX .. "kineto/hta_mi250_rocm6_2_minitoy_kineto.json.gz")
+  p = perflab.load("tests/data/corpus/kineto_trace/hta_mi250_rocm6_2_minitoy_kineto.json.gz")
   lu.assertEquals(p.meta.arch, "gfx90a")
   lu.assertNil(p.meta.cc)
   -- NVIDIA keeps its compute capability

@@ -212,7 +212,7 @@ function TestOptions:test_integer_and_bounds()
   local out, rc = perflab_cli("run top-kernels " .. KT .. " --set top=0.5")
   lu.assertEquals(rc, 2)
   lu.assertEquals(out, "perflab: option 'top' of recipe 'top-kernels' must be a whole number, got '0.5'\n")
-  out, rc = perflab_cli("run launch-latency tests/fixtures/kineto/hta_sampled_rank-0.json.gz --set windows=1e9")
+  out, rc = perflab_cli("run launch-latency tests/data/corpus/kineto_trace/hta_sampled_rank-0.json.gz --set windows=1e9")
   lu.assertEquals(rc, 2)
   lu.assertEquals(out, "perflab: option 'windows' of recipe 'launch-latency' must be between 1 and 10000, got '1000000000'\n")
 end

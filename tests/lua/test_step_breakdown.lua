@@ -1,7 +1,7 @@
 -- tests/lua/test_step_breakdown.lua -- the step-breakdown recipe and the
 -- interval adapter perflab.timeline.
 --
--- 1. Real oracle: tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt
+-- 1. Real oracle: tests/data/corpus/torch_tb_profiler/kineto_tb_plugin_test_result_check_file.txt
 --    is the TensorBoard profiler plugin's own expected output (BSD-3, from
 --    pytorch/kineto tb_plugin/test); its first line is the overview of the
 --    resnet50 sample trace kineto_trace/kineto_tb_plugin_sample_resnet50_v100_
@@ -25,7 +25,7 @@ local IV = require "perflab.timeline"
 local recipes = require "perflab.recipes"
 
 local SHARED = os.getenv("PERFLAB_DATA") or "tests/data"
-local CHECK = "tests/fixtures/tb_profiler/kineto_tb_plugin_test_result_check_file.txt"
+local CHECK = "tests/data/corpus/torch_tb_profiler/kineto_tb_plugin_test_result_check_file.txt"
 local RESNET = SHARED .. "/corpus/kineto_trace/kineto_tb_plugin_sample_resnet50_v100_worker0.1623143089861.pt.trace.json.gz"
 local SEED1 = SHARED .. "/seeds/001_e0954df1c8df0a17.txt"
 

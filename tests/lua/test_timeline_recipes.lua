@@ -4,8 +4,8 @@
 -- The expected numbers below were printed by tools/timeline_check.py (plain
 -- Python: json + gzip + decimal, no perflab code; its docstring states the
 -- definitions) over the MIT-licensed HTA fixture
--- tests/fixtures/kineto/hta_sampled_rank-0.json.gz:
---   python3 tools/timeline_check.py tests/fixtures/kineto/hta_sampled_rank-0.json.gz [5000]
+-- tests/data/corpus/kineto_trace/hta_sampled_rank-0.json.gz:
+--   python3 tools/timeline_check.py tests/data/corpus/kineto_trace/hta_sampled_rank-0.json.gz [5000]
 -- When /usr/bin/python3 is present the test also runs the script live on two
 -- fixtures (sampled rank 0 and alexnet) and compares every line it prints.
 -- Run from the repository root:  build/perflab tests/lua/test_timeline_recipes.lua -v
@@ -14,8 +14,8 @@ local lu = require "luaunit"
 local perflab = require "perflab"
 local recipes = require "perflab.recipes"
 
-local SAMPLED = "tests/fixtures/kineto/hta_sampled_rank-0.json.gz"
-local ALEXNET = "tests/fixtures/kineto/hta_a100_alexnet_trace.json.gz"
+local SAMPLED = "tests/data/corpus/kineto_trace/hta_sampled_rank-0.json.gz"
+local ALEXNET = "tests/data/corpus/kineto_trace/hta_a100_alexnet_trace.json.gz"
 
 local function by_stream(t)
   local m = {}

@@ -195,7 +195,7 @@ end
 -- "void cutlass::Kernel<", 54.787 ms in all) stay 53 groups instead of one
 -- "Kernel" group of 308 (59 groups in all before, 111 now).
 function TestRecipe:test_group_short_name_cutlass()
-  local rep = perflab.run("top-kernels", "tests/fixtures/kineto/hta_sampled_rank-0.json.gz", { top = 0, group = "short_name" })
+  local rep = perflab.run("top-kernels", "tests/data/corpus/kineto_trace/hta_sampled_rank-0.json.gz", { top = 0, group = "short_name" })
   local t = rep.tables.top_kernels
   lu.assertEquals(t:nrows(), 111)
   local groups, calls, total = 0, 0, 0

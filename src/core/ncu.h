@@ -1,6 +1,6 @@
 /*
-** ncu_common.h -- what the two Nsight Compute parsers (ncu-text, ncu-csv)
-** share: the one canonical mapping from (section, metric name) to kernel
+** ncu.h -- what the Nsight Compute readers (ncu-text, ncu-csv, the
+** summary form) share (ncu_metrics.c, ncu_builder.c): the one canonical mapping from (section, metric name) to kernel
 ** columns across ncu versions, number and unit handling, and a builder that
 ** fills the standard tables
 **
@@ -11,8 +11,8 @@
 **
 ** so that every ncu recipe runs on either format.  See docs/formats-ncu.md.
 */
-#ifndef PL_NCU_COMMON_H
-#define PL_NCU_COMMON_H
+#ifndef PL_NCU_H
+#define PL_NCU_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,18 +21,22 @@
 
 /* Section classes whose metrics also become kernel columns. */
 enum { NCU_SEC_OTHER = 0, NCU_SEC_SOL = 1, NCU_SEC_LAUNCH = 2, NCU_SEC_OCC = 3, NCU_SEC_RAW = 4, NCU_NSEC = 5 };
-int ncu_section_class(const char *s, size_t n);
+int pl_ncu_section_class(const char *s, size_t n);
 
 /* The canonical kernel column of a metric, or NULL: *numeric says whether
 ** the value must be a number.  `cls` is a section class (NCU_SEC_RAW for
 ** raw-page metric names like launch__registers_per_thread). */
-const char *ncu_canonical(int cls, const char *metric, size_t n, int *numeric);
+const char *pl_ncu_canonical(int cls, const char *metric, size_t n, int *numeric);
+/* Entry i of the canonical mapping (i = 0, 1, ...; NULL past the end): its
+** kernel column, whether it is a number, and its doc (NULL where the
+** column is made elsewhere or shared with an earlier entry). */
+const char *pl_ncu_canon_column(size_t i, int *numeric, const char **doc);
 
 /* Parses a printed ncu number: plain, with ',' thousands separators, or
 ** locale-formatted ("23 982 976", "866,86").  *locale is sticky: once a
 ** value could only be read as a locale number, ambiguous values ("1,024")
 ** are read the locale way too.  Returns 0 on success. */
-int ncu_parse_value(const char *s, size_t n, int *locale, double *out);
+int pl_ncu_parse_value(const char *s, size_t n, int *locale, double *out);
 
 typedef struct ncu_builder {
   pl_profile *p;
@@ -93,7 +97,7 @@ typedef struct ncu_builder {
   unsigned phead, npend;
   int raw_all;                    /* metrics.raw for numbers too (pl_parse_opts.raw_text) */
   int defer_raw;                  /* set by a parser whose value texts outlive the next rows
-                                  ** (or that calls ncu_b_flush before reusing them) */
+                                  ** (or that calls pl_ncu_b_flush before reusing them) */
   /* kernel names seen (direct mapped) -> ids of name and short name in the kernels pool */
   struct ncu_kname { char *name; size_t n; uint32_t name_id, short_id; } kname[16];
 } ncu_builder;
@@ -102,26 +106,26 @@ typedef struct ncu_builder {
 #define NCU_PEND 8u
 #define NCU_KNAMES 16
 
-void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o);
+void pl_ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o);
 /* Frees everything not yet handed to the profile (on error). */
-void ncu_b_free(ncu_builder *b);
-void ncu_b_begin(ncu_builder *b, size_t line);
+void pl_ncu_b_free(ncu_builder *b);
+void pl_ncu_b_begin(ncu_builder *b, size_t line);
 /* Kernel header fields; any pointer may be NULL. dims: grid x,y,z, block x,y,z. */
-void ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *dims,
+void pl_ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *dims,
                   int64_t context, int64_t stream, int64_t device, const char *cc, size_t ncc,
                   const char *ts, size_t nts);
-void ncu_b_process(ncu_builder *b, const char *name, size_t n, int64_t pid);
-void ncu_b_range(ncu_builder *b, const char *s, size_t n);
+void pl_ncu_b_process(ncu_builder *b, const char *name, size_t n, int64_t pid);
+void pl_ncu_b_range(ncu_builder *b, const char *s, size_t n);
 /* One metric of the open launch.  Returns 0, or -1 with err set (a number
 ** was required and the value is not one) at (line, vcol). */
-int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
+int pl_ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
                  const char *metric, size_t nm, const char *unit, size_t nu,
                  const char *val, size_t nv, size_t line, size_t vcol, pl_err *err);
 
 /* What a (section class, metric name, unit) resolves to, for a parser that
 ** sees the same metric rows again on every launch and caches them: start
-** it zeroed (ncu_mkey_init), pass it again with the same section class,
-** name and unit, and ncu_b_metric_k skips the lookups it holds.  *sec_id
+** it zeroed (pl_ncu_mkey_init), pass it again with the same section class,
+** name and unit, and pl_ncu_b_metric_k skips the lookups it holds.  *sec_id
 ** caches the section's id in the metrics pool the same way (0: not yet;
 ** NULL: no cache). */
 typedef struct ncu_mkey {
@@ -131,47 +135,52 @@ typedef struct ncu_mkey {
   int known;
   pl_unit u;
   uint32_t nid, mid, unit_id, base_id;   /* mid, unit_id: 0 until the first metrics row */
-  /* ncu_b_metric_fast: set once a number went through ncu_b_metric_k
+  /* pl_ncu_b_metric_fast: set once a number went through pl_ncu_b_metric_k
   ** with every id above known; fkc: the kernel column (-1: none), fsid:
   ** the section's id in the metrics pool */
   int fast, fkc;
   uint32_t fsid;
 } ncu_mkey;
-void ncu_mkey_init(ncu_mkey *k);
-int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, uint32_t *sec_id, int cls,
+void pl_ncu_mkey_init(ncu_mkey *k);
+int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, uint32_t *sec_id, int cls,
                    const char *metric, size_t nm, const char *unit, size_t nu,
                    const char *val, size_t nv, size_t line, size_t vcol, pl_err *err);
-/* ncu_b_metric_k's common case for a key that has been through it (a
+/* pl_ncu_b_metric_k's common case for a key that has been through it (a
 ** number value, every id known): returns 1 when the row was added, 0 when
-** it does not apply (nothing was done; call ncu_b_metric_k). */
-int ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, size_t nv);
+** it does not apply (nothing was done; call pl_ncu_b_metric_k). */
+int pl_ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, size_t nv);
 /* With defer_raw set, the value texts of the last rows are read again
 ** later: this finishes them, for a parser about to reuse their memory. */
-void ncu_b_flush(ncu_builder *b);
-void ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname,
+void pl_ncu_b_flush(ncu_builder *b);
+void pl_ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname,
                 const char *sev, size_t nsev, const char *msg, size_t nmsg,
                 double est, double est_local, size_t line);
 /* Parses "Est. Speedup: 8.362%" / "Est. Local Speedup: 87.5%" / "Estimated
 ** Speedup: 50%" / "Est. Global Speedup: ..." at the start of s; returns the
 ** number of bytes consumed (0 when none). */
-size_t ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_local);
+size_t pl_ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_local);
 /* Looks for "GPU's N multiprocessors" in a rule message (device SM count). */
-void ncu_b_scan_rule_text(ncu_builder *b, const char *msg, size_t n);
-void ncu_b_end(ncu_builder *b);
+void pl_ncu_b_scan_rule_text(ncu_builder *b, const char *msg, size_t n);
+void pl_ncu_b_end(ncu_builder *b);
 /* ncu's text for a value it could not collect: "(!) nan", "(!) n/a" (a
 ** launch that failed, a counter the device lacks).  Read as missing. */
-int ncu_not_collected(const char *s, size_t n);
+int pl_ncu_not_collected(const char *s, size_t n);
+/* An unsigned decimal at s[*i] (at most 2^50), *i advanced past it; 0
+** when there is none. */
+int pl_ncu_read_uint(const char *s, size_t n, size_t *i, int64_t *v);
+/* "(a, b, c)" at s[*i] (spaces around the numbers); *i advanced past ')'. */
+int pl_ncu_read_dim3(const char *s, size_t n, size_t *i, int64_t out[3]);
 /* The `ncu --print-summary per-kernel` layout (ncu_summary.c): is this
 ** trimmed line one of its kernel lines ("NAME ..., Device 0, CC 8.6,
 ** Invocations 14" or "NAME, Block Size 256, Grid Size 32, Device 0, 1
 ** invocations"), and the reader of the whole input in that layout
 ** (tables kernel_summary, metrics with min/max/avg, program_output). */
-int ncu_summary_head(const char *t, size_t n);
-int ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err);
+int pl_ncu_summary_head(const char *t, size_t n);
+int pl_ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err);
 /* The ==ERROR== text ncu printed for the open launch (LaunchFailed, ...). */
-void ncu_b_launch_error(ncu_builder *b, const char *msg, size_t n);
-void ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n);
+void pl_ncu_b_launch_error(ncu_builder *b, const char *msg, size_t n);
+void pl_ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n);
 /* Hands the tables and meta to the profile. */
-void ncu_b_finish(ncu_builder *b);
+void pl_ncu_b_finish(ncu_builder *b);
 
 #endif

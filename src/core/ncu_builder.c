@@ -1,9 +1,11 @@
 /*
-** ncu_common.c -- the canonical Nsight Compute metric mapping and the table
-** builder shared by fmt_ncu_text.c and fmt_ncu_csv.c (see ncu_common.h and
-** docs/formats-ncu.md).
+** ncu_builder.c -- the table builder the Nsight Compute readers share
+** (ncu.h): from the launches, metrics, rules and output lines a reader
+** finds, it fills the standard tables kernels, metrics, rules and
+** program_output, so that every ncu recipe runs on either export.  Which
+** metric becomes which kernel column is ncu_metrics.c's.
 */
-#include "ncu_common.h"
+#include "ncu.h"
 #include "schema.h"
 #include "names.h"
 #include "scan.h"
@@ -13,154 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the canonical mapping ---------------------------------------------- */
-
-typedef struct ncu_canon {
-  int cls;                  /* section class; NCU_SEC_RAW: raw-page metric names */
-  const char *metric;       /* as ncu prints it (any version) */
-  const char *col;          /* kernel column */
-  int numeric;
-  const char *doc;          /* for the column (first entry of a column wins) */
-} ncu_canon;
-
-static const ncu_canon canon[] = {
-  /* GPU Speed Of Light [Throughput] (2019-2020: SOL FB/L2/TEX, Memory [%], SM [%]) */
-  { NCU_SEC_SOL, "Duration", "duration_ns", 1, "kernel duration (GPU Speed Of Light: Duration), ns" },
-  { NCU_SEC_SOL, "Elapsed Cycles", "elapsed_cycles", 1, "elapsed cycles (GPU Speed Of Light), cycles" },
-  { NCU_SEC_SOL, "SM Frequency", "sm_frequency_hz", 1, "SM clock during the launch, Hz (printed as cycle/nsecond, cycle/usecond, Ghz or hz)" },
-  { NCU_SEC_SOL, "DRAM Frequency", "dram_frequency_hz", 1, "DRAM clock, Hz (DRAM Frequency; 'Memory Frequency' before 2021)" },
-  { NCU_SEC_SOL, "Memory Frequency", "dram_frequency_hz", 1, NULL },
-  { NCU_SEC_SOL, "Memory Throughput", "memory_throughput_pct", 1, "memory throughput, percent of peak (Memory Throughput; 'Memory [%]' before 2022)" },
-  { NCU_SEC_SOL, "Memory [%]", "memory_throughput_pct", 1, NULL },
-  { NCU_SEC_SOL, "DRAM Throughput", "dram_throughput_pct", 1, "DRAM throughput, percent of peak (DRAM Throughput; 'SOL FB' before 2021)" },
-  { NCU_SEC_SOL, "SOL FB", "dram_throughput_pct", 1, NULL },
-  { NCU_SEC_SOL, "L2 Cache Throughput", "l2_throughput_pct", 1, "L2 throughput, percent of peak (L2 Cache Throughput; 'SOL L2' before 2021)" },
-  { NCU_SEC_SOL, "SOL L2", "l2_throughput_pct", 1, NULL },
-  { NCU_SEC_SOL, "L1/TEX Cache Throughput", "l1tex_throughput_pct", 1, "L1/TEX throughput, percent of peak (L1/TEX Cache Throughput; 'SOL TEX' before 2021)" },
-  { NCU_SEC_SOL, "SOL TEX", "l1tex_throughput_pct", 1, NULL },
-  { NCU_SEC_SOL, "SM Active Cycles", "sm_active_cycles", 1, "cycles with at least one warp active, averaged over SMs" },
-  { NCU_SEC_SOL, "Compute (SM) Throughput", "compute_throughput_pct", 1, "compute (SM) throughput, percent of peak (Compute (SM) Throughput; 'Compute (SM) [%]' 2020-2021; 'SM [%]' 2019-2020)" },
-  { NCU_SEC_SOL, "Compute (SM) [%]", "compute_throughput_pct", 1, NULL },
-  { NCU_SEC_SOL, "SM [%]", "compute_throughput_pct", 1, NULL },
-  /* Launch Statistics */
-  { NCU_SEC_LAUNCH, "Block Size", "block_size", 1, "threads per block (Launch Statistics: Block Size, or the product of block_x/y/z)" },
-  { NCU_SEC_LAUNCH, "Grid Size", "grid_size", 1, "blocks in the grid (Launch Statistics: Grid Size, or the product of grid_x/y/z)" },
-  { NCU_SEC_LAUNCH, "Registers Per Thread", "registers", 1, "registers per thread" },
-  { NCU_SEC_LAUNCH, "Static Shared Memory Per Block", "smem_static_bytes", 1, "static shared memory per block, bytes (Kbyte values snapped to the multiple of 128 B within the printed rounding)" },
-  { NCU_SEC_LAUNCH, "Dynamic Shared Memory Per Block", "smem_dynamic_bytes", 1, "dynamic shared memory per block, bytes (snapped like smem_static_bytes)" },
-  { NCU_SEC_LAUNCH, "Driver Shared Memory Per Block", "smem_driver_bytes", 1, "shared memory the driver reserves per block (CC >= 8.0), bytes (snapped like smem_static_bytes)" },
-  { NCU_SEC_LAUNCH, "Shared Memory Configuration Size", "smem_config_bytes", 1, "shared memory carveout configured for the launch, bytes (snapped like smem_static_bytes)" },
-  { NCU_SEC_LAUNCH, "Threads", "threads", 1, "threads in the launch (grid_size x block_size)" },
-  { NCU_SEC_LAUNCH, "Waves Per SM", "waves_per_sm", 1, "waves of blocks per SM at theoretical occupancy" },
-  { NCU_SEC_LAUNCH, "# SMs", "sm_count", 1, "SMs on the device (Launch Statistics '# SMs', 2023+)" },
-  { NCU_SEC_LAUNCH, "# TPCs", "tpc_count", 1, "TPCs on the device (2023+)" },
-  { NCU_SEC_LAUNCH, "Function Cache Configuration", "cache_config", 0, "function cache configuration (cudaFuncCachePreferNone before 2022, CachePreferNone after)" },
-  { NCU_SEC_LAUNCH, "Stack Size", "stack_size", 1, "stack size per thread as printed (no unit)" },
-  { NCU_SEC_LAUNCH, "Cluster Size", "cluster_size", 1, "thread-block cluster size (0: no clusters; CC >= 9.0)" },
-  { NCU_SEC_LAUNCH, "Cluster Scheduling Policy", "cluster_scheduling_policy", 0, "cluster scheduling policy (CC >= 9.0)" },
-  { NCU_SEC_LAUNCH, "Enabled TPC IDs", "enabled_tpc_ids", 0, "TPCs enabled for the launch ('all' unless a green context restricts them)" },
-  { NCU_SEC_LAUNCH, "Uses Green Context", "uses_green_context", 1, "1 when launched in a green context" },
-  /* Occupancy */
-  { NCU_SEC_OCC, "Block Limit SM", "block_limit_sm", 1, "occupancy limit from the per-SM block maximum, blocks" },
-  { NCU_SEC_OCC, "Block Limit Registers", "block_limit_registers", 1, "occupancy limit from registers, blocks" },
-  { NCU_SEC_OCC, "Block Limit Shared Mem", "block_limit_smem", 1, "occupancy limit from shared memory, blocks" },
-  { NCU_SEC_OCC, "Block Limit Warps", "block_limit_warps", 1, "occupancy limit from the per-SM warp maximum, blocks" },
-  { NCU_SEC_OCC, "Block Limit Barriers", "block_limit_barriers", 1, "occupancy limit from barriers, blocks (2024+)" },
-  { NCU_SEC_OCC, "Theoretical Active Warps per SM", "theoretical_warps", 1, "theoretical active warps per SM" },
-  { NCU_SEC_OCC, "Theoretical Occupancy", "theoretical_occupancy_pct", 1, "theoretical occupancy, percent" },
-  { NCU_SEC_OCC, "Achieved Occupancy", "achieved_occupancy_pct", 1, "achieved occupancy, percent" },
-  { NCU_SEC_OCC, "Achieved Active Warps Per SM", "achieved_warps", 1, "achieved active warps per SM" },
-  { NCU_SEC_OCC, "Max Active Clusters", "max_active_clusters", 1, "maximum active clusters (CC >= 9.0)" },
-  { NCU_SEC_OCC, "Max Cluster Size", "max_cluster_size", 1, "maximum cluster size, blocks (CC >= 9.0)" },
-  { NCU_SEC_OCC, "Overall GPU Occupancy", "overall_gpu_occupancy_pct", 1, "overall GPU occupancy, percent (CC >= 9.0)" },
-  { NCU_SEC_OCC, "Cluster Occupancy", "cluster_occupancy_pct", 1, "cluster occupancy, percent (CC >= 9.0)" },
-  /* raw page (--page raw) metric names */
-  { NCU_SEC_RAW, "gpu__time_duration.sum", "duration_ns", 1, NULL },
-  { NCU_SEC_RAW, "gpc__cycles_elapsed.max", "elapsed_cycles", 1, NULL },
-  { NCU_SEC_RAW, "sm__cycles_elapsed.avg.per_second", "sm_frequency_hz", 1, NULL },
-  { NCU_SEC_RAW, "gpc__cycles_elapsed.avg.per_second", "sm_frequency_hz", 1, NULL },
-  { NCU_SEC_RAW, "dram__cycles_elapsed.avg.per_second", "dram_frequency_hz", 1, NULL },
-  { NCU_SEC_RAW, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "memory_throughput_pct", 1, NULL },
-  { NCU_SEC_RAW, "dram__throughput.avg.pct_of_peak_sustained_elapsed", "dram_throughput_pct", 1, NULL },
-  { NCU_SEC_RAW, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "dram_throughput_pct", 1, NULL },
-  { NCU_SEC_RAW, "lts__throughput.avg.pct_of_peak_sustained_elapsed", "l2_throughput_pct", 1, NULL },
-  { NCU_SEC_RAW, "l1tex__throughput.avg.pct_of_peak_sustained_active", "l1tex_throughput_pct", 1, NULL },
-  { NCU_SEC_RAW, "sm__cycles_active.avg", "sm_active_cycles", 1, NULL },
-  { NCU_SEC_RAW, "sm__throughput.avg.pct_of_peak_sustained_elapsed", "compute_throughput_pct", 1, NULL },
-  { NCU_SEC_RAW, "launch__block_size", "block_size", 1, NULL },
-  { NCU_SEC_RAW, "launch__grid_size", "grid_size", 1, NULL },
-  { NCU_SEC_RAW, "launch__registers_per_thread", "registers", 1, NULL },
-  { NCU_SEC_RAW, "launch__shared_mem_per_block_static", "smem_static_bytes", 1, NULL },
-  { NCU_SEC_RAW, "launch__shared_mem_per_block_dynamic", "smem_dynamic_bytes", 1, NULL },
-  { NCU_SEC_RAW, "launch__shared_mem_per_block_driver", "smem_driver_bytes", 1, NULL },
-  { NCU_SEC_RAW, "launch__shared_mem_config_size", "smem_config_bytes", 1, NULL },
-  { NCU_SEC_RAW, "launch__thread_count", "threads", 1, NULL },
-  { NCU_SEC_RAW, "launch__waves_per_multiprocessor", "waves_per_sm", 1, NULL },
-  { NCU_SEC_RAW, "launch__sm_count", "sm_count", 1, NULL },
-  { NCU_SEC_RAW, "device__attribute_multiprocessor_count", "sm_count", 1, NULL },
-  { NCU_SEC_RAW, "launch__func_cache_config", "cache_config", 0, NULL },
-  { NCU_SEC_RAW, "launch__occupancy_limit_blocks", "block_limit_sm", 1, NULL },
-  { NCU_SEC_RAW, "launch__occupancy_limit_registers", "block_limit_registers", 1, NULL },
-  { NCU_SEC_RAW, "launch__occupancy_limit_shared_mem", "block_limit_smem", 1, NULL },
-  { NCU_SEC_RAW, "launch__occupancy_limit_warps", "block_limit_warps", 1, NULL },
-  { NCU_SEC_RAW, "launch__occupancy_limit_barriers", "block_limit_barriers", 1, NULL },
-  { NCU_SEC_RAW, "sm__maximum_warps_avg_per_active_cycle", "theoretical_warps", 1, NULL },
-  { NCU_SEC_RAW, "sm__maximum_warps_per_active_cycle_pct", "theoretical_occupancy_pct", 1, NULL },
-  { NCU_SEC_RAW, "sm__warps_active.avg.pct_of_peak_sustained_active", "achieved_occupancy_pct", 1, NULL },
-  { NCU_SEC_RAW, "sm__warps_active.avg.per_cycle_active", "achieved_warps", 1, NULL },
-  { NCU_SEC_RAW, "launch__grid_dim_x", "grid_x", 1, NULL },
-  { NCU_SEC_RAW, "launch__grid_dim_y", "grid_y", 1, NULL },
-  { NCU_SEC_RAW, "launch__grid_dim_z", "grid_z", 1, NULL },
-  { NCU_SEC_RAW, "launch__block_dim_x", "block_x", 1, NULL },
-  { NCU_SEC_RAW, "launch__block_dim_y", "block_y", 1, NULL },
-  { NCU_SEC_RAW, "launch__block_dim_z", "block_z", 1, NULL },
-};
-#define NCANON (sizeof canon / sizeof canon[0])
 
 static int eqn(const char *s, size_t n, const char *w) {
   return strlen(w) == n && memcmp(s, w, n) == 0;
 }
 
-int ncu_section_class(const char *s, size_t n) {
-  if (eqn(s, n, "GPU Speed Of Light Throughput") || eqn(s, n, "GPU Speed Of Light") ||
-      eqn(s, n, "SpeedOfLight")) return NCU_SEC_SOL;
-  if (eqn(s, n, "Launch Statistics") || eqn(s, n, "LaunchStats")) return NCU_SEC_LAUNCH;
-  if (eqn(s, n, "Occupancy")) return NCU_SEC_OCC;
-  return NCU_SEC_OTHER;
-}
 
-const char *ncu_canonical(int cls, const char *metric, size_t n, int *numeric) {
-  for (size_t i = 0; i < NCANON; i++)
-    if (canon[i].cls == cls && eqn(metric, n, canon[i].metric)) {
-      if (numeric) *numeric = canon[i].numeric;
-      return canon[i].col;
-    }
-  return NULL;
-}
-
-/* ---- numbers ------------------------------------------------------------ */
-
-int ncu_parse_value(const char *s, size_t n, int *locale, double *out) {
-  if (pl_parse_double(s, n, out) == 0) return 0;
-  if (*locale) {
-    if (pl_parse_number_sep(s, n, 1, out) == 0) return 0;
-    return pl_parse_number_sep(s, n, 0, out);
-  }
-  if (pl_parse_number_sep(s, n, 0, out) == 0) return 0;
-  /* locale numbers need a digit on each side of a space or comma */
-  if (pl_parse_number_sep(s, n, 1, out) == 0) {
-    int ok = 0;
-    for (size_t i = 1; i + 1 < n; i++)
-      if ((s[i] == ' ' || s[i] == ',') && s[i - 1] >= '0' && s[i - 1] <= '9' && s[i + 1] >= '0' && s[i + 1] <= '9') ok = 1;
-    if (!ok) return -1;
-    *locale = 1;
-    return 0;
-  }
-  return -1;
-}
-
-/* Snaps a size printed in decimal kilobytes (or larger) with limited
-** decimals to the multiple of 128 bytes inside its rounding interval. */
 static double snap_bytes(double v, double factor, const char *raw, size_t n) {
   if (factor <= 1) return v;
   size_t dec = 0;
@@ -175,7 +35,7 @@ static double snap_bytes(double v, double factor, const char *raw, size_t n) {
 
 /* ---- the builder -------------------------------------------------------- */
 
-void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
+void pl_ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   memset(b, 0, sizeof *b);
   b->p = p; b->o = o;
   b->want_k = pl_want_table(o, "kernels");
@@ -202,9 +62,11 @@ void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   b->k_ctx = pl_std_col(k, "context", "CUDA context number");
   b->k_stream = pl_std_col(k, "stream", "CUDA stream number");
   /* every canonical column, in table order, so the schema is the same for every file */
-  for (size_t i = 0; i < NCANON; i++) {
-    if (canon[i].doc == NULL || pl_table_col(k, canon[i].col) >= 0) continue;
-    pl_table_add_doc_col(k, canon[i].col, canon[i].numeric ? PL_NUM : PL_STR, canon[i].doc);
+  const char *cname, *cdoc;
+  int cnum;
+  for (size_t i = 0; (cname = pl_ncu_canon_column(i, &cnum, &cdoc)) != NULL; i++) {
+    if (cdoc == NULL || pl_table_col(k, cname) >= 0) continue;
+    pl_table_add_doc_col(k, cname, cnum ? PL_NUM : PL_STR, cdoc);
   }
   b->k_grid = pl_table_col(k, "grid_size");
   b->k_block = pl_table_col(k, "block_size");
@@ -242,7 +104,7 @@ void ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   b->po_text = pl_table_add_doc_col(po, "text", PL_STR, "a line the profiled program printed");
 }
 
-void ncu_b_free(ncu_builder *b) {
+void pl_ncu_b_free(ncu_builder *b) {
   pl_table_free(b->k); pl_table_free(b->m); pl_table_free(b->r); pl_table_free(b->po);
   b->k = b->m = b->r = b->po = NULL;
   if (b->names) pl_pool_release(b->names);
@@ -256,8 +118,8 @@ void ncu_b_free(ncu_builder *b) {
   pl_buf_free(&b->tmp);
 }
 
-void ncu_b_begin(ncu_builder *b, size_t line) {
-  if (b->open) ncu_b_end(b);
+void pl_ncu_b_begin(ncu_builder *b, size_t line) {
+  if (b->open) pl_ncu_b_end(b);
   b->open = 1;
   b->nsections = 0;
   b->nmissing = 0;
@@ -271,7 +133,7 @@ void ncu_b_begin(ncu_builder *b, size_t line) {
   }
 }
 
-void ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *dims,
+void pl_ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *dims,
                   int64_t context, int64_t stream, int64_t device, const char *cc, size_t ncc,
                   const char *ts, size_t nts) {
   pl_table *k = b->k;
@@ -310,7 +172,7 @@ void ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *di
   if (ts && nts) pl_row_put_str(k, b->k_ts, ts, nts);
 }
 
-void ncu_b_process(ncu_builder *b, const char *name, size_t n, int64_t pid) {
+void pl_ncu_b_process(ncu_builder *b, const char *name, size_t n, int64_t pid) {
   if (n >= sizeof b->process) n = sizeof b->process - 1;
   memcpy(b->process, name, n); b->process[n] = '\0';
   b->pid = pid;
@@ -318,7 +180,7 @@ void ncu_b_process(ncu_builder *b, const char *name, size_t n, int64_t pid) {
   if (pid != PL_INT_NA && pl_profile_meta_get(b->p, "pid") == NULL) pl_profile_meta_num(b->p, "pid", (double)pid);
 }
 
-void ncu_b_range(ncu_builder *b, const char *s, size_t n) {
+void pl_ncu_b_range(ncu_builder *b, const char *s, size_t n) {
   free(b->range);
   b->range = pl_xstrndup(s, n);
   b->nrange = n;
@@ -383,7 +245,7 @@ static int kernel_col(ncu_builder *b, int cls, uint32_t id, const char *metric, 
   int e = b->colmap[cls][id];
   if (e == -2) {
     int num = 0, c = -1;
-    const char *name = ncu_canonical(cls, metric, nm, &num);
+    const char *name = pl_ncu_canonical(cls, metric, nm, &num);
     if (name) {
       c = pl_table_col(b->k, name);
       if (c < 0) c = pl_table_add_col(b->k, name, num ? PL_NUM : PL_STR);
@@ -547,7 +409,7 @@ static inline void k_put_num(ncu_builder *b, int c, double v) {
   } else pl_row_put_num(kt, c, v);
 }
 
-void ncu_b_flush(ncu_builder *b) {
+void pl_ncu_b_flush(ncu_builder *b) {
   raw_flush(b);
 }
 
@@ -560,20 +422,20 @@ static void m_prefault(ncu_builder *b, size_t row) {
   if (pl_table_populate(b->m, row, to) != 0) b->m_nofault = 1;
 }
 
-void ncu_mkey_init(ncu_mkey *k) {
+void pl_ncu_mkey_init(ncu_mkey *k) {
   memset(k, 0, sizeof *k);
   k->kc = -2;
 }
 
-int ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
+int pl_ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
                  const char *metric, size_t nm, const char *unit, size_t nu,
                  const char *val, size_t nv, size_t line, size_t vcol, pl_err *err) {
   ncu_mkey k;
-  ncu_mkey_init(&k);
-  return ncu_b_metric_k(b, &k, sec, nsec, NULL, cls, metric, nm, unit, nu, val, nv, line, vcol, err);
+  pl_ncu_mkey_init(&k);
+  return pl_ncu_b_metric_k(b, &k, sec, nsec, NULL, cls, metric, nm, unit, nu, val, nv, line, vcol, err);
 }
 
-int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, uint32_t *sec_id, int cls,
+int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, uint32_t *sec_id, int cls,
                    const char *metric, size_t nm, const char *unit, size_t nu,
                    const char *val, size_t nv, size_t line, size_t vcol, pl_err *err) {
   double v = NAN;
@@ -592,14 +454,14 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
   const char *base = nu ? (known ? u.base : NULL) : "";
   if (nv > 0) {
     if (pl_parse_plain(val, nv, &v) || (!b->locale && pl_parse_grouped(val, nv, &v)) ||
-        ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v = pl_unit_scale(v, u.factor); }
+        pl_ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v = pl_unit_scale(v, u.factor); }
     else v = NAN;
   }
   int na = !is_num && (nv == 0 || eqn(val, nv, "n/a") || eqn(val, nv, "N/A"));
   int flagged = 0;                /* "(!) 12.5": a number ncu marks as doubtful (its text is kept) */
-  if (!is_num && !na && ncu_not_collected(val, nv)) { na = 1; b->nmissing++; }
+  if (!is_num && !na && pl_ncu_not_collected(val, nv)) { na = 1; b->nmissing++; }
   else if (!is_num && !na && nv > 4 && memcmp(val, "(!) ", 4) == 0 &&
-           ncu_parse_value(val + 4, nv - 4, &b->locale, &v) == 0 && isfinite(v)) {
+           pl_ncu_parse_value(val + 4, nv - 4, &b->locale, &v) == 0 && isfinite(v)) {
     is_num = 1; flagged = 1; v = pl_unit_scale(v, u.factor);
   }
   int must = 0;
@@ -704,7 +566,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
       b->sm_count = v; b->sm_count_source = "metric (# SMs / device__attribute_multiprocessor_count)";
     }
   }
-  /* what ncu_b_metric_fast needs to add the next number of this key */
+  /* what pl_ncu_b_metric_fast needs to add the next number of this key */
   if (is_num && !k->fast) {
     int ok = 1;
     if (b->want_m) ok = (nsec == 0 || (sec_id && *sec_id)) && k->mid && (nu == 0 || k->unit_id);
@@ -714,7 +576,7 @@ int ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, ui
   return 0;
 }
 
-int ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, size_t nv) {
+int pl_ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, size_t nv) {
   double v;
   if (!k->fast || nv == 0) return 0;
   if (!(pl_parse_plain(val, nv, &v) || (!b->locale && pl_parse_grouped(val, nv, &v)))) return 0;
@@ -734,7 +596,7 @@ int ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, size_t
   return 1;
 }
 
-size_t ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_local) {
+size_t pl_ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_local) {
   static const struct { const char *w; size_t n; int local; } pre[] = {
     { "Est. Speedup:", 13, 0 }, { "Estimated Speedup:", 18, 0 }, { "Est. Global Speedup:", 20, 0 },
     { "Est. Local Speedup:", 19, 1 }, { "Estimated Local Speedup:", 24, 1 },
@@ -761,7 +623,7 @@ size_t ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_loca
   return used;
 }
 
-void ncu_b_scan_rule_text(ncu_builder *b, const char *msg, size_t n) {
+void pl_ncu_b_scan_rule_text(ncu_builder *b, const char *msg, size_t n) {
   if (b->sm_count_source) return;
   const char *q = pl_find(msg, n, "GPU's ");
   if (q == NULL) return;
@@ -775,10 +637,10 @@ void ncu_b_scan_rule_text(ncu_builder *b, const char *msg, size_t n) {
   b->sm_count_source = "rule text (\"GPU's N multiprocessors\")";
 }
 
-void ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname,
+void pl_ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname,
                 const char *sev, size_t nsev, const char *msg, size_t nmsg,
                 double est, double est_local, size_t line) {
-  ncu_b_scan_rule_text(b, msg, nmsg);
+  pl_ncu_b_scan_rule_text(b, msg, nmsg);
   if (!b->want_r) return;
   pl_table *r = b->r;
   pl_row_put_int(r, b->r_kid, b->nkernels);
@@ -792,7 +654,7 @@ void ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, 
   pl_row_end(r);
 }
 
-void ncu_b_end(ncu_builder *b) {
+void pl_ncu_b_end(ncu_builder *b) {
   if (!b->open) return;
   pl_table *k = b->k;
   pl_row_put_int(k, b->k_nsec, b->nsections);
@@ -838,29 +700,21 @@ void ncu_b_end(ncu_builder *b) {
   b->nkernels++;
 }
 
-int ncu_not_collected(const char *s, size_t n) {
-  if (n < 3 || memcmp(s, "(!)", 3) != 0) return 0;
-  s += 3; n -= 3;
-  while (n > 0 && *s == ' ') { s++; n--; }
-  return n == 0 || eqn(s, n, "nan") || eqn(s, n, "NaN") || eqn(s, n, "n/a") || eqn(s, n, "N/A") ||
-         eqn(s, n, "-nan") || eqn(s, n, "inf");
-}
-
-void ncu_b_launch_error(ncu_builder *b, const char *msg, size_t n) {
+void pl_ncu_b_launch_error(ncu_builder *b, const char *msg, size_t n) {
   if (!b->open || n == 0) return;
   pl_row_put_str(b->k, b->k_err, msg, n);
 }
 
-void ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n) {
+void pl_ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n) {
   if (!b->want_po) return;
   pl_row_put_int(b->po, b->po_line, (int64_t)line);
   pl_row_put_str(b->po, b->po_text, s, n);
   pl_row_end(b->po);
 }
 
-void ncu_b_finish(ncu_builder *b) {
+void pl_ncu_b_finish(ncu_builder *b) {
   raw_flush(b);
-  if (b->open) ncu_b_end(b);
+  if (b->open) pl_ncu_b_end(b);
   pl_profile *p = b->p;
   pl_profile_meta_str(p, "tool", "Nsight Compute", 14);
   if (b->cc[0]) pl_profile_meta_str(p, "cc", b->cc, strlen(b->cc));
@@ -880,5 +734,5 @@ void ncu_b_finish(ncu_builder *b) {
     if (want[i]) pl_profile_add_table(p, *ts[i]); else pl_table_free(*ts[i]);
     *ts[i] = NULL;
   }
-  ncu_b_free(b);
+  pl_ncu_b_free(b);
 }
