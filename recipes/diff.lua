@@ -30,6 +30,7 @@ local compare = require "perflab.compare"
 local units = perflab.units
 local cuda = require "perflab.cuda_occupancy"
 local gpus = require "perflab.gpus"
+local device = require "perflab.device"
 
 local function nanil(x) if x == nil or x ~= x then return nil end return x end
 
@@ -419,7 +420,7 @@ return {
       -- the cc the input records, of the kernels' device (a host of several
       -- GPU models has no one cc: nil)
       if not (p.meta and p.meta.cc) then return nil end
-      local ctx = gpu.context(p, {})
+      local ctx = device.context(p, {})
       if ctx and ctx.mixed then return nil end
       return tostring(ctx and ctx.cc or p.meta.cc)
     end
