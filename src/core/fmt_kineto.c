@@ -950,7 +950,7 @@ static int parse_devices(kctx *k) {
   return 0;
 }
 
-static int progress_check(kctx *k) {
+int pl_kin_progress(kctx *k) {
   size_t done = (size_t)(k->j.p - k->in->data);
   if (done < k->next_progress) return 0;
   k->next_progress = done + (4u << 20);
@@ -975,10 +975,19 @@ static int progress_check(kctx *k) {
   return 0;
 }
 
-static int parse_events(kctx *k) {
+/* Reads the elements of the open traceEvents array: to its end (0), or,
+** with limit, up to the first object element that starts at or past limit
+** (1, *at = its '{', not read; the tokenizer is left just before it).  -1
+** on error. */
+int pl_kin_events_until(kctx *k, const char *limit, const char **at) {
   pl_json *j = &k->j;
-  if (j->type != PL_JSON_ARR) return pl_json_fail(j, j->tok, "\"traceEvents\" as an array of events");
+  const char *end = j->end;
   for (;;) {
+    if (limit) {
+      const char *r = pl_kin_fws(j->p, end);
+      if (r < end && *r == ',') r = pl_kin_fws(r + 1, end);
+      if (r >= limit && r < end && *r == '{') { *at = r; return 1; }
+    }
     pl_json_type t = pl_json_next(j);
     if (t == PL_JSON_ERROR) return -1;
     if (t == PL_JSON_ARR_END) return 0;
@@ -991,13 +1000,13 @@ static int parse_events(kctx *k) {
     if (q != NULL) {
       pl_kin_emit_event(k);
       /* the events that follow, while they take the fast path too (up to
-      ** the next progress report) */
-      const char *end = j->end, *lim = k->in->data + k->next_progress;
+      ** the next progress report, and short of limit) */
+      const char *lim = k->in->data + k->next_progress;
       while (q < lim) {
         const char *r = pl_kin_fws(q, end);
         if (r >= end || *r != ',') break;
         r = pl_kin_fws(r + 1, end);
-        if (r >= end || *r != '{') break;
+        if (r >= end || *r != '{' || (limit && r >= limit)) break;
         const char *q2 = pl_kin_fast_event(k, r + 1);
         if (q2 == NULL) break;
         pl_kin_emit_event(k);
@@ -1005,8 +1014,17 @@ static int parse_events(kctx *k) {
       }
       pl_json_close_at(j, q);
     } else if (parse_event(k)) return -1;
-    if ((size_t)(j->p - k->in->data) >= k->next_progress && progress_check(k)) return -1;
+    if ((size_t)(j->p - k->in->data) >= k->next_progress && pl_kin_progress(k)) return -1;
   }
+}
+
+static int parse_events(kctx *k) {
+  pl_json *j = &k->j;
+  if (j->type != PL_JSON_ARR) return pl_json_fail(j, j->tok, "\"traceEvents\" as an array of events");
+  int rc = pl_kin_events_par(k);
+  if (rc != 1) return rc;
+  const char *at;
+  return pl_kin_events_until(k, NULL, &at);
 }
 
 static void meta_scalar(kctx *k, const char *key, size_t kn) {
@@ -1089,15 +1107,7 @@ static void free_tables(kctx *k) {
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) { pl_table_free(all[i]->t); all[i]->t = NULL; }
 }
 
-static void drop_if_empty_col(pl_table *t, const char *name) {
-  int c = pl_table_col(t, name);
-  if (c < 0) return;
-  for (size_t r = 0; r < t->nrows; r++) if (!pl_cell_missing(t, c, r)) return;
-  pl_table_drop_col(t, c);
-}
-
-static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
-  pl_kin_arg_ranges();
+kctx *pl_kin_ctx_new(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   kctx *k = pl_xcalloc(1, sizeof *k);
   k->in = in; k->p = p; k->o = o; k->err = err;
   pl_json_init(&k->j, in->data, in->len, err);
@@ -1115,6 +1125,29 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   make_table(k, &k->ct, "counters", CT_COLS, NCOLS(CT_COLS));
   make_table(k, &k->mem, "memory_events", MEM_COLS, NCOLS(MEM_COLS));
   make_table(k, &k->dv, "devices", DV_COLS, NCOLS(DV_COLS));
+  return k;
+}
+
+void pl_kin_ctx_free(kctx *k) {
+  if (!k) return;
+  free_tables(k);
+  pl_pool_release(k->pool);
+  pl_json_free(&k->j);
+  pl_buf_free(&k->scratch); pl_buf_free(&k->tmp);
+  free(k->e.ctr); free(k->shortof); free(k->launch); free(k->rp);
+  free(k);
+}
+
+static void drop_if_empty_col(pl_table *t, const char *name) {
+  int c = pl_table_col(t, name);
+  if (c < 0) return;
+  for (size_t r = 0; r < t->nrows; r++) if (!pl_cell_missing(t, c, r)) return;
+  pl_table_drop_col(t, c);
+}
+
+static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  pl_kin_arg_ranges();
+  kctx *k = pl_kin_ctx_new(in, p, o, err);
   if (k->ms.t) {
     pl_table_set_doc(k->ms.t, k->ms.c[MC_NAME], "e.g. 'Memset (Device)'");
   }
@@ -1193,13 +1226,8 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   }
   rc = 0;
 done:
-  if (rc != 0) free_tables(k);
   if (o && o->progress && rc == 0) o->progress(o->progress_ud, in->len, in->len);
-  pl_pool_release(k->pool);
-  pl_json_free(&k->j);
-  pl_buf_free(&k->scratch); pl_buf_free(&k->tmp);
-  free(k->e.ctr); free(k->shortof); free(k->launch); free(k->rp);
-  free(k);
+  pl_kin_ctx_free(k);
   return rc;
 }
 

@@ -140,6 +140,20 @@ typedef struct kctx {
 /* fmt_kineto.c */
 void pl_kin_compact_copy(kctx *k, const char *start, const char *stop, sv *out);
 void pl_kin_emit_event(kctx *k);
+/* A reader context with its own pool and the wanted (empty) tables. */
+kctx *pl_kin_ctx_new(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err);
+void pl_kin_ctx_free(kctx *k);
+/* Progress, interrupt and the one-time column reservation, at k->j.p. */
+int pl_kin_progress(kctx *k);
+/* The serial reader of the open traceEvents array, up to its end (0) or up
+** to the first object element at or past limit (1, *at = its '{'); -1 on
+** error. */
+int pl_kin_events_until(kctx *k, const char *limit, const char **at);
+
+/* kineto_par.c: the open traceEvents array read on several threads when
+** the options and its size call for it: 0 done (to its closing ']'), -1
+** error, 1 not attempted (read it with pl_kin_events_until). */
+int pl_kin_events_par(kctx *k);
 /* kineto_fast.c: parse_event from just past the event's '{' into k->e;
 ** returns the end of the object, or NULL (nothing consumed: read it with
 ** the tokenizer).  pl_kin_fws: past the whitespace at p. */
