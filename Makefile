@@ -7,7 +7,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test valgrind bench asan clean
+.PHONY: all deps build demo test valgrind bench asan tsan clean
 
 all: build
 
@@ -36,8 +36,17 @@ asan:
 	@sh tools/deps.sh test
 	$(MAKE) BUILD=build-asan CMAKE_FLAGS="-DPERFLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug" test
 
+# ThreadSanitizer over the tests that parse on several threads (one file
+# split among threads, files side by side)
+TSAN_TESTS ?= c.test_kineto_par|lua.test_load_many
+tsan:
+	@sh tools/deps.sh test
+	cmake -S . -B build-tsan -DPERFLAB_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build build-tsan -j $(JOBS) --target perflab test_kineto_par
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --no-tests=error --output-on-failure --timeout 900 -R '$(TSAN_TESTS)'
+
 bench: build
 	sh bench/run.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-tsan

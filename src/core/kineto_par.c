@@ -239,7 +239,7 @@ int pl_kin_events_par(kctx *k) {
   P.pc = pl_xcalloc(P.n, sizeof *P.pc);
   for (size_t i = 0; i < P.n; i++) P.pc[i].guess = arr + i * chunk;
   P.next_claim = 1;
-  P.window = 4 * (size_t)jobs;
+  P.window = 2 * (size_t)jobs;
   pthread_mutex_init(&P.mu, NULL);
   pthread_cond_init(&P.cv, NULL);
   pthread_t *th = pl_xcalloc((size_t)jobs, sizeof *th);
