@@ -966,7 +966,7 @@ int pl_kin_progress(kctx *k) {
       if (t && t->nrows > 0 && scale > 1.5) pl_table_reserve(t, (size_t)((double)t->nrows * scale) + 1024);
     }
   }
-  if (k->o && k->o->interrupt && *k->o->interrupt) {
+  if (k->o && k->o->interrupt && __atomic_load_n(k->o->interrupt, __ATOMIC_RELAXED)) {   /* set by another thread (load_many) */
     size_t l, c;
     pl_json_linecol(&k->j, k->j.p, &l, &c);
     return pl_err_set(k->err, l, c, "interrupted");

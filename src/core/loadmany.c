@@ -110,7 +110,7 @@ void pl_many_finish(pl_many *m) {
   m->stop = 1;
   pthread_mutex_unlock(&m->mu);
   /* results nobody will take: cut the parses still running short */
-  if ((pending || unstarted) && m->interrupt) *m->interrupt = 1;
+  if ((pending || unstarted) && m->interrupt) __atomic_store_n(m->interrupt, 1, __ATOMIC_RELAXED);   /* read by the parses */
   for (int t = 0; t < m->nth; t++) pthread_join(m->th[t], NULL);
   for (size_t i = 0; i < m->n; i++) if (m->s[i].p) pl_profile_free(m->s[i].p);
   pthread_mutex_destroy(&m->mu);
