@@ -10,7 +10,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test valgrind bench asan clean golden-update style format
+.PHONY: all deps build demo test valgrind bench asan tsan clean golden-update style format
 
 all: build
 
@@ -51,8 +51,17 @@ style:
 format:
 	sh tools/style-check.sh --fix
 
+# ThreadSanitizer over the tests that parse on several threads (one file
+# split among threads, files side by side)
+TSAN_TESTS ?= c.test_kineto_par|lua.test_load_many
+tsan:
+	@sh tools/deps.sh test
+	cmake -S . -B build-tsan -DPERFLAB_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFLAB_TEST_TIMEOUT=1800
+	cmake --build build-tsan -j $(JOBS) --target perflab test_kineto_par
+	cd build-tsan && PERFLAB_TEST_LIGHT=1 TSAN_OPTIONS=halt_on_error=1 ctest --no-tests=error --output-on-failure --timeout 1800 -R '$(TSAN_TESTS)'
+
 bench: build
 	sh bench/run.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-tsan

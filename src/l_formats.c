@@ -109,7 +109,7 @@ typedef struct loadopts {
 
 /* Reads the options table at arg (strings stay anchored in it). */
 static void read_opts(lua_State *L, int arg, loadopts *lo) {
-  static const char *const accepted[] = { "format", "lenient", "raw_text", "tables", NULL };
+  static const char *const accepted[] = { "format", "lenient", "raw_text", "tables", "jobs", "chunk_bytes", NULL };
   memset(lo, 0, sizeof *lo);
   lo->hooks = gethooks(L);
   if (!lua_istable(L, arg)) return;
@@ -122,6 +122,14 @@ static void read_opts(lua_State *L, int arg, loadopts *lo) {
   lua_pop(L, 1);
   lua_getfield(L, arg, "raw_text");
   lo->o.raw_text = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, arg, "jobs");             /* threads for one file (0 or nil: the core count) */
+  lua_Integer jobs = luaL_optinteger(L, -1, 0);
+  lo->o.jobs = jobs < 0 ? 0 : jobs > 1024 ? 1024 : (int)jobs;
+  lua_pop(L, 1);
+  lua_getfield(L, arg, "chunk_bytes");      /* the piece each thread reads (tests) */
+  lua_Integer cb = luaL_optinteger(L, -1, 0);
+  lo->o.chunk_bytes = cb < 0 ? 0 : (size_t)cb;
   lua_pop(L, 1);
   lua_getfield(L, arg, "tables");
   if (lua_istable(L, -1)) {

@@ -12,10 +12,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
+/* PL_ASAN: a sanitizer that reserves vast address space (ASan, TSan):
+** no RLIMIT_AS cap */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define PL_ASAN 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define PL_ASAN 1
 #endif
 #endif

@@ -39,7 +39,8 @@ Runs a recipe on one or more profiles and prints its report.
                       comparison recipes (suspicion); files up to the next option
   --target FILE...    inputs in the role "target" (the slow or new runs)
   --jobs N            parse the input files on N threads (default: the number
-                      of cores); the reports do not depend on N
+                      of cores), a big Kineto trace split among them; the
+                      reports do not depend on N
   --map FILE          (multi-rank recipes: distributed, stragglers) write the
                       per-rank summary of FILE into --output DIR (CSV tables,
                       manifest.json); no report
@@ -68,6 +69,9 @@ diagnostics.  With --table NAME, prints that table in full.
   --raw-text          ncu metrics.raw: keep the printed text of numbers too
                       (by default only of values that are not numbers)
   --max-rows N        print at most N rows (default: all)
+  --jobs N            read on N threads (default: the number of cores; a
+                      Kineto trace is split among them); the tables do not
+                      depend on N
 ]],
   recipes = [[
 usage: perflab recipes [--format text|markdown|json|csv]
@@ -170,8 +174,15 @@ local function output_format(o)
   return f
 end
 
+local function jobs_opt(o)
+  if not o.jobs then return nil end
+  local j = math.tointeger(tonumber(o.jobs))
+  if not j or j < 1 then fail(string.format("--jobs expects a whole number >= 1, got '%s'", o.jobs)) end
+  return j
+end
+
 local function load_opts(o)
-  return { format = o["input-format"], lenient = o.lenient or nil, raw_text = o["raw-text"] or nil }
+  return { format = o["input-format"], lenient = o.lenient or nil, raw_text = o["raw-text"] or nil, jobs = jobs_opt(o) }
 end
 
 --- the width text output fits: the terminal's, or 120 columns when
@@ -328,11 +339,6 @@ function M.run(args)
   -- a recipe that lists the tables it reads gets only those built
   local lo = load_opts(o)
   lo.tables = r.tables
-  if o.jobs then
-    local j = math.tointeger(tonumber(o.jobs))
-    if not j or j < 1 then fail(string.format("--jobs expects a whole number >= 1, got '%s'", o.jobs)) end
-    lo.jobs = j
-  end
   if #pos > 2 or lo.jobs then
     -- several files: parsed side by side (perflab.load_many)
     local files = {}
@@ -478,7 +484,7 @@ end
 
 function M.parse(args)
   local pos, o = parse_args(args, { _cmd = "parse", format = "value", table = "value", ["input-format"] = "value",
-    lenient = "flag", ["raw-text"] = "flag", ["max-rows"] = "value", help = "flag" })
+    lenient = "flag", ["raw-text"] = "flag", ["max-rows"] = "value", jobs = "value", help = "flag" })
   if o.help or #pos ~= 1 then write(usage.parse); return o.help and 0 or 2 end
   local fmt = output_format(o)
   local lo = load_opts(o)

@@ -35,7 +35,7 @@ local function wrap(rec, opts)
 end
 
 -- The load options (strict: perflab.options names a misspelt key).
-local LOAD_OPTS = { "format", "lenient", "raw_text", "tables" }
+local LOAD_OPTS = { "format", "lenient", "raw_text", "tables", "jobs", "chunk_bytes" }
 local check = require("perflab.options").check
 
 -- opts with the sources of derived tables added to opts.tables; where is

@@ -77,6 +77,23 @@ void pl_devwork_process_name(pl_devwork *w, uint32_t pid, const char *s, size_t 
   w->lastdev = 0;
 }
 
+size_t pl_devwork_dropped(const pl_devwork *w) { return w ? w->dropped : 0; }
+
+int pl_devwork_merge(pl_devwork *dst, const pl_devwork *src, const uint32_t *map) {
+  if (src->dropped) return 0;
+  for (size_t i = 0; i < src->n; i++) {
+    const tally *a = &src->t[i];
+    for (size_t k = 0; k < a->n; k++) {
+      /* one call per event keeps the cap's count exact; the tally is found
+      ** on the first call and hit through w->last after it */
+      pl_devwork_other(dst, map[a->cat], map[a->pid], k == 0 ? a->dur : 0, a->devarg);
+    }
+  }
+  for (size_t i = 0; i < src->ndev; i++) pl_devwork_device_pid(dst, map[src->dev[i]]);
+  dst->lastdev = 0;
+  return 1;
+}
+
 static int is_dev(const pl_devwork *w, uint32_t pid) {
   for (size_t i = 0; i < w->ndev; i++) if (w->dev[i] == pid) return 1;
   return 0;

@@ -14,6 +14,7 @@
 #ifndef PL_DEVWORK_H
 #define PL_DEVWORK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "profile.h"
 
@@ -29,6 +30,13 @@ void pl_devwork_device_pid(pl_devwork *w, uint32_t pid);
 /* A process_name: a device's when it reads "<Word> <n>" (GPU 0, MTIA 17),
 ** the word not CPU. */
 void pl_devwork_process_name(pl_devwork *w, uint32_t pid, const char *name, size_t n);
+/* Adds src's tallies and device processes to dst, as if dst's reader had
+** read src's events after its own: map takes src's pool ids to dst's.
+** Returns 0 when src cannot be added exactly (it dropped events past its
+** own cap of pairs): the caller reads those events itself. */
+int pl_devwork_merge(pl_devwork *dst, const pl_devwork *src, const uint32_t *map);
+/* Events dropped past the cap of (category, process) pairs. */
+size_t pl_devwork_dropped(const pl_devwork *w);
 /* Diagnostics and meta for the tallies on a device's process; returns
 ** the number of device events not read. */
 size_t pl_devwork_report(pl_devwork *w, const pl_pool *pool, pl_profile *p);

@@ -32,33 +32,11 @@
 #include <string.h>
 #include <strings.h>
 
-/* ---- string views: into the input, or into the per-event scratch buffer */
-typedef struct sv { size_t off; uint32_t n; uint8_t set, scratch; } sv;
-
-typedef struct ctrarg { sv key; sv val; int isint; int64_t ival; } ctrarg;
-
-typedef struct kev {
-  sv name, cat, ph, pid, tid, kind, dims, types, strides, concrete;
-  sv argname;               /* args "name": a process_name metadata event's name */
-  int64_t ts, dur, flow_id;
-  int64_t corr, ext, device, stream, context, regs, bytes, cbid, seq, fwd;
-  int64_t wait_stream, wait_record;   /* cuda_sync: wait_on_stream, wait_on_cuda_event_record_corr_id */
-  int64_t begin_ns, end_ns; /* rocprof's Chrome trace: args BeginNs / EndNs, exact ns */
-  double smem, bps, wps, occ, theo, bw, flops;
-  int64_t grid[3], block[3];
-  int has_grid, has_block;
-  ctrarg *ctr; size_t nctr, capctr;
-} kev;
-
-/* The args keys the reader keeps, one list for both the tokenizer path
-** (parse_args) and the fast path (fast_args), sorted by length (entries of one length
-** together: arg_ranges finds each length's range). */
-enum { AK_INT, AK_NUM, AK_GRID, AK_BLOCK, AK_KIND, AK_DIMS, AK_TYPES, AK_ARGNAME, AK_STRIDES, AK_CONCRETE };
-typedef struct argdef { const char *name; uint8_t len, kind; uint16_t off; } argdef;
+#include "kineto.h"
 #define AI(s, f) { s, sizeof(s) - 1, AK_INT, offsetof(kev, f) }
 #define AN(s, f) { s, sizeof(s) - 1, AK_NUM, offsetof(kev, f) }
 #define AS(s, kd) { s, sizeof(s) - 1, kd, 0 }
-static const argdef ARGS[] = {
+const argdef pl_kin_args[] = {
   AI("cbid", cbid), AS("grid", AK_GRID), AS("kind", AK_KIND), AS("name", AK_ARGNAME),
   AS("block", AK_BLOCK), AI("bytes", bytes), AI("Bytes", bytes), AN("flops", flops), AI("EndNs", end_ns),
   AI("device", device), AI("stream", stream),
@@ -79,17 +57,9 @@ static const argdef ARGS[] = {
 #undef AI
 #undef AN
 #undef AS
-#define NARGS (sizeof ARGS / sizeof ARGS[0])
-#define ARG_INT(e, a) (*(int64_t *)(void *)((char *)(e) + (a)->off))
-#define ARG_NUM(e, a) (*(double *)(void *)((char *)(e) + (a)->off))
+#define NARGS (sizeof pl_kin_args / sizeof pl_kin_args[0])
 
-/* Each length's range [arg_lo, arg_hi) of ARGS, worked out once from the
-** list itself (so a new entry needs no hand-kept index), and a case per
-** common length: the memcmp length and names are then constants, so each
-** compiles to a few word compares (this runs for every args key of every
-** event); any other length takes the general loop. */
-#define ARG_MAXLEN 64
-static uint8_t arg_lo[ARG_MAXLEN], arg_hi[ARG_MAXLEN];
+uint8_t pl_kin_arg_lo[ARG_MAXLEN], pl_kin_arg_hi[ARG_MAXLEN];
 static pthread_once_t arg_once = PTHREAD_ONCE_INIT;   /* load_many parses on threads */
 static void arg_ranges_init(void) {
   for (size_t i = 0; i < NARGS; i++) {
@@ -98,70 +68,10 @@ static void arg_ranges_init(void) {
     arg_hi[L] = (uint8_t)(i + 1);
   }
 }
-static void arg_ranges(void) { pthread_once(&arg_once, arg_ranges_init); }
-static inline const argdef *arg_find(const char *s, size_t n) {
-#define ARG_LEN(L) case L: \
-    for (size_t i = arg_lo[L]; i < arg_hi[L]; i++) if (memcmp(ARGS[i].name, s, L) == 0) return &ARGS[i]; \
-    return NULL;
-  if (n >= ARG_MAXLEN) return NULL;
-  switch (n) {
-    ARG_LEN(4) ARG_LEN(5) ARG_LEN(6) ARG_LEN(7) ARG_LEN(9) ARG_LEN(10) ARG_LEN(11)
-    ARG_LEN(12) ARG_LEN(13) ARG_LEN(14) ARG_LEN(15) ARG_LEN(20) ARG_LEN(23) ARG_LEN(25)
-    default:
-      for (size_t i = arg_lo[n]; i < arg_hi[n]; i++) if (memcmp(ARGS[i].name, s, n) == 0) return &ARGS[i];
-      return NULL;
-  }
-#undef ARG_LEN
-}
-
+void pl_kin_arg_ranges(void) { pthread_once(&arg_once, arg_ranges_init); }
 /* category classes */
 enum { C_OTHER, C_KERNEL, C_CPU, C_RUNTIME, C_MEMCPY, C_MEMSET, C_PROFRANGE, C_GPU_ANNOT };
 
-typedef struct tcols {
-  pl_table *t;
-  int c[32];
-  size_t room;              /* fast_row: rows every column has room for */
-  uint64_t strmask;         /* fast_row: the PL_STR columns */
-} tcols;
-
-typedef struct kctx {
-  pl_json j;
-  const pl_input *in;
-  pl_profile *p;
-  const pl_parse_opts *o;
-  pl_err *err;
-  pl_buf scratch, tmp;
-  kev e;
-  kev e0;                   /* an event with nothing set (ev_reset's) */
-  pl_pool *pool;            /* shared by every table */
-  /* tables (NULL when not wanted) */
-  tcols ev, kn, cpu, rt, mc, ms, st, ct, mem, dv;
-  tcols pr, th;             /* process_name / thread_name metadata */
-  pl_devwork *dw;           /* device work of categories not read */
-  /* short-name cache: name id -> short id (0 = not computed) */
-  uint32_t *shortof; size_t nshort;
-  /* AMD: launch args on the runtime event, matched to kernels by correlation */
-  struct launch { int64_t corr; int64_t grid[3], block[3]; double smem; } *launch;
-  size_t nlaunch, caplaunch;
-  /* rocprof's Chrome trace (rocprof --hip-trace, results.json): its
-  ** processes are named "GPU<n>" (kernels), "CPU HIP API" (runtime calls)
-  ** and "COPY" (copies), its events have no "cat" */
-  struct rocpid { char pid[32]; int cls; int64_t dev; } *rp;
-  size_t nrp;
-  size_t nevents, nmeta_events, nother;
-  int64_t min_ts;           /* the first event's time (meta start_ns) */
-  size_t ncat, napi_named;   /* events with a "cat"; API calls (cu, cuda, hip) read by name */
-  int saw_schema;            /* a top-level "schemaVersion" (Kineto writes one) */
-  size_t next_progress;
-  int reserved;             /* the tables' columns sized from the first MBs */
-  int ndevices;
-  /* direct-mapped cache of short strings (ph, cat, pid, tid) -> pool id */
-  struct { uint64_t w[3]; uint32_t n, id; } scache[256];
-  /* and of longer strings: id and its pooled text (stable) */
-  struct { const char *s; uint32_t n, id; } lcache[1024];
-  /* ph, cat, pid, tid of up to 8 bytes read from the input -> pool id */
-  struct wid { uint64_t w; uint32_t n, id; } wcache[64];
-} kctx;
 
 static const char *svp(kctx *k, const sv *s) {
   return s->scratch ? k->scratch.data + s->off : k->in->data + s->off;
@@ -415,7 +325,6 @@ static void ev_reset(kev *e) {
   e->smem = e->bps = e->wps = e->occ = e->theo = e->bw = e->flops = NAN;
 }
 
-#define KEYIS(lit) (j->toklen == sizeof(lit) - 1 && memcmp(j->tok, lit, sizeof(lit) - 1) == 0)
 
 /* Integer arg: an integral NUM (or a number in a string); NA otherwise. */
 static int64_t tok_int(pl_json *j) {
@@ -454,7 +363,7 @@ static int read_dim3(kctx *k, int64_t out[3], int *has) {
 
 /* Copies JSON text start..stop into scratch without the whitespace
 ** outside strings. */
-static void compact_copy(kctx *k, const char *start, const char *stop, sv *out) {
+void pl_kin_compact_copy(kctx *k, const char *start, const char *stop, sv *out) {
   size_t off = k->scratch.len;
   pl_buf_reserve(&k->scratch, (size_t)(stop - start));
   char *d = k->scratch.data + off;
@@ -490,7 +399,7 @@ static int read_compact(kctx *k, sv *out) {
   if (j->type == PL_JSON_STR) start--;        /* include the quote */
   if (pl_json_skip(j) != 0) return -1;
   const char *stop = j->type == PL_JSON_STR ? j->tok + j->toklen + 1 : j->tok + j->toklen;
-  compact_copy(k, start, stop, out);
+  pl_kin_compact_copy(k, start, stop, out);
   return 0;
 }
 
@@ -778,7 +687,7 @@ static int api_name(const char *s, size_t n) {
   return 1;
 }
 
-static void emit_event(kctx *k) {
+void pl_kin_emit_event(kctx *k) {
   kev *e = &k->e;
   if (!e->ph.set) { k->nother++; return; }
   const char *ph = svp(k, &e->ph);
@@ -926,569 +835,6 @@ static int bad_field(kctx *k, pl_json_type t, int *bad) {
   return 0;
 }
 
-/* ---- fast path over one event object ------------------------------------
-** The tokenizer's pull loop is general; most of a trace is events of one
-** shape.  fast_event reads an event object straight from the bytes with
-** the same grammar as json.c (same number, string, escape and literal
-** rules) and fills k->e exactly as parse_event would.  It only accepts
-** what it is sure of: on anything else (a syntax error, NaN/Infinity, a
-** field the slow path diagnoses, deep nesting, a value of a shape that the
-** slow path reads in its own way) it returns NULL having consumed nothing,
-** and the event is read again by parse_event, which gives the same fields,
-** errors and diagnostics as before.  Never reads at or past end. */
-
-typedef struct fv {
-  pl_json_type t;           /* STR, NUM, TRUE, FALSE, NULL, or OBJ/ARR (not consumed) */
-  const char *tok;          /* STR: between the quotes; NUM: the text */
-  size_t n;
-  int esc, isint;
-  int64_t ival;
-  int ns_ok;                /* NUM: ns is pl_json_num_scaled(.., 3, ..) */
-  int64_t ns;
-} fv;
-
-static const char *fws_run(const char *p, const char *end) {
-#if defined(__SSE2__)
-  const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), tb = _mm_set1_epi8('\t');
-  while (end - p >= 16) {
-    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, nl)),
-                              _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, tb)));
-    unsigned m = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFFu;
-    if (m) return p + __builtin_ctz(m);
-    p += 16;
-  }
-#endif
-  while (p < end && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
-  return p;
-}
-
-static inline const char *fws(const char *p, const char *end) {
-  if (p < end && (unsigned char)*p > ' ') return p;
-  return fws_run(p, end);
-}
-
-
-
-/* p just after the opening quote: the closing quote, or NULL. */
-static inline const char *fstr(const char *p, const char *end, int *esc) {
-  const char *bad, *what;
-  return pl_json_str_end(p, end, esc, &bad, &what);
-}
-
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define F_SWAR_DIGITS 1
-static const uint64_t F_POW10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
-/* The run of decimal digits at the start of the 8 bytes at p (all
-** readable): its length (0..8), and its value in *val. */
-static inline int f_digits8(const char *p, uint64_t *val) {
-  uint64_t w;
-  memcpy(&w, p, 8);
-  /* a byte is a digit when its high nibble is 3 and adding 6 keeps it so */
-  uint64_t m = ((w & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull) |
-               (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull);
-  uint64_t nz = (((m & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | m) & 0x8080808080808080ull;
-  int n = nz ? __builtin_ctzll(nz) >> 3 : 8;
-  if (n == 0) { *val = 0; return 0; }
-  /* the n digits, most significant first, as the top bytes of d */
-  uint64_t d = (w - 0x3030303030303030ull) << (8 * (8 - n));
-  d = d * 10 + (d >> 8);
-  d = (((d & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-       (((d >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
-  *val = d;
-  return n;
-}
-#endif
-
-/* A number at p as json.c's scan_number reads it (NaN / Infinity: NULL).
-** Also its value in ns for a microseconds timestamp when it has the form
-** that pl_json_num_scaled(.., 3, ..) reads in its fast path (ns_ok). */
-static const char *fnum(const char *p, const char *end, fv *v) {
-  const char *s = p;
-  int neg = 0;
-  if (p < end && *p == '-') { neg = 1; p++; }
-  if (p >= end || *p < '0' || *p > '9') return NULL;
-  const char *d0 = p;
-  uint64_t x = 0;
-  int over = 0;
-  if (*p == '0') {
-    p++;
-  } else {
-#ifdef F_SWAR_DIGITS
-    while (end - p >= 8 && p - d0 < 16) {
-      uint64_t val;
-      int n = f_digits8(p, &val);
-      x = x * F_POW10[n] + val;
-      p += n;
-      if (n < 8) goto int_done;
-    }
-#endif
-    const char *lim = end - d0 > 19 ? d0 + 19 : end;     /* 19 digits cannot overflow uint64 */
-    while (p < lim && *p >= '0' && *p <= '9') x = x * 10 + (unsigned)(*p++ - '0');
-    while (p < end && *p >= '0' && *p <= '9') {
-      unsigned d = (unsigned)(*p - '0');
-      if (x > (UINT64_MAX - d) / 10) over = 1; else x = x * 10 + d;
-      p++;
-    }
-  }
-#ifdef F_SWAR_DIGITS
-int_done:;
-#endif
-  size_t nint = (size_t)(p - d0);
-  int isint = 1, nfrac = 0;
-  uint64_t frac = 0;
-  if (p < end && *p == '.') {
-    p++;
-    if (p >= end || *p < '0' || *p > '9') return NULL;
-    const char *f0 = p;
-#ifdef F_SWAR_DIGITS
-    if (end - p >= 8) {
-      uint64_t val;
-      int n = f_digits8(p, &val);
-      p += n;
-      if (n <= 3) frac = val;
-      if (n == 8) while (p < end && *p >= '0' && *p <= '9') p++;
-    } else
-#endif
-    {
-      while (p < end && *p >= '0' && *p <= '9') p++;
-      if (p - f0 <= 3) for (const char *q = f0; q < p; q++) frac = frac * 10 + (unsigned)(*q - '0');
-    }
-    nfrac = (int)(p - f0);
-    isint = 0;
-  }
-  int expo = 0;
-  if (p < end && (*p == 'e' || *p == 'E')) {
-    p++;
-    if (p < end && (*p == '+' || *p == '-')) p++;
-    if (p >= end || *p < '0' || *p > '9') return NULL;
-    while (p < end && *p >= '0' && *p <= '9') p++;
-    isint = 0; expo = 1;
-  }
-  v->t = PL_JSON_NUM; v->tok = s; v->n = (size_t)(p - s); v->esc = 0;
-  v->isint = 0; v->ival = 0; v->ns_ok = 0;
-  if (isint && !over) {
-    if (!neg && x <= (uint64_t)INT64_MAX) { v->isint = 1; v->ival = (int64_t)x; }
-    else if (neg && x <= (uint64_t)INT64_MAX + 1) { v->isint = 1; v->ival = x == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)x; }
-  } else if (!isint && !expo && nint <= 16 && nfrac <= 3) {
-    /* int digits <= 16: x is exact (no overflow) */
-    uint64_t ns = x * 1000 + frac * (nfrac == 1 ? 100 : nfrac == 2 ? 10 : 1);
-    if (ns <= (uint64_t)INT64_MAX) { v->ns_ok = 1; v->ns = neg ? -(int64_t)ns : (int64_t)ns; }
-  }
-  return p;
-}
-
-/* A value at p (not whitespace): scalars are read (returns the end), an
-** object or array only typed (returns p, still at its bracket). */
-static const char *fval(const char *p, const char *end, fv *v) {
-  if (p >= end) return NULL;
-  switch (*p) {
-    case '"': {
-      const char *q = fstr(p + 1, end, &v->esc);
-      if (q == NULL) return NULL;
-      v->t = PL_JSON_STR; v->tok = p + 1; v->n = (size_t)(q - (p + 1));
-      return q + 1;
-    }
-    case '{': v->t = PL_JSON_OBJ; return p;
-    case '[': v->t = PL_JSON_ARR; return p;
-    case 't': if (end - p >= 4 && memcmp(p, "true", 4) == 0) { v->t = PL_JSON_TRUE; return p + 4; } return NULL;
-    case 'f': if (end - p >= 5 && memcmp(p, "false", 5) == 0) { v->t = PL_JSON_FALSE; return p + 5; } return NULL;
-    case 'n': if (end - p >= 4 && memcmp(p, "null", 4) == 0) { v->t = PL_JSON_NULL; return p + 4; } return NULL;
-    default: return fnum(p, end, v);
-  }
-}
-
-#define F_MAXDEPTH 32
-
-/* Skips the value at p (checked, as the tokenizer would); its end or NULL. */
-static const char *fskip(const char *p, const char *end, int depth) {
-  fv v;
-  const char *q = fval(p, end, &v);
-  if (q == NULL || (v.t != PL_JSON_OBJ && v.t != PL_JSON_ARR)) return q;
-  if (depth >= F_MAXDEPTH) return NULL;
-  int obj = v.t == PL_JSON_OBJ;
-  char close = obj ? '}' : ']';
-  p = fws(p + 1, end);
-  if (p < end && *p == close) return p + 1;
-  for (;;) {
-    if (obj) {
-      int esc;
-      if (p >= end || *p != '"') return NULL;
-      q = fstr(p + 1, end, &esc);
-      if (q == NULL) return NULL;
-      p = fws(q + 1, end);
-      if (p >= end || *p != ':') return NULL;
-      p = fws(p + 1, end);
-    }
-    p = fskip(p, end, depth + 1);
-    if (p == NULL) return NULL;
-    p = fws(p, end);
-    if (p >= end) return NULL;
-    if (*p == ',') { p = fws(p + 1, end); continue; }
-    if (*p == close) return p + 1;
-    return NULL;
-  }
-}
-
-/* fskip that also writes the value compacted as compact_copy does (every
-** byte but the whitespace between tokens) while there is room. */
-typedef struct fcw { char *d, *lim; int full; } fcw;
-
-static inline void fcw_put(fcw *w, const char *s, size_t n) {
-  if (w->full || n > (size_t)(w->lim - w->d)) { w->full = 1; return; }
-  memcpy(w->d, s, n);
-  w->d += n;
-}
-
-static const char *fskipc(const char *p, const char *end, int depth, fcw *w) {
-  fv v;
-  const char *q = fval(p, end, &v);
-  if (q == NULL) return NULL;
-  if (v.t != PL_JSON_OBJ && v.t != PL_JSON_ARR) { fcw_put(w, p, (size_t)(q - p)); return q; }
-  if (depth >= F_MAXDEPTH) return NULL;
-  int obj = v.t == PL_JSON_OBJ;
-  char close = obj ? '}' : ']';
-  fcw_put(w, p, 1);
-  p = fws(p + 1, end);
-  if (p < end && *p == close) { fcw_put(w, p, 1); return p + 1; }
-  for (;;) {
-    if (obj) {
-      int esc;
-      if (p >= end || *p != '"') return NULL;
-      q = fstr(p + 1, end, &esc);
-      if (q == NULL) return NULL;
-      fcw_put(w, p, (size_t)(q + 1 - p));
-      p = fws(q + 1, end);
-      if (p >= end || *p != ':') return NULL;
-      fcw_put(w, p, 1);
-      p = fws(p + 1, end);
-    }
-    p = fskipc(p, end, depth + 1, w);
-    if (p == NULL) return NULL;
-    p = fws(p, end);
-    if (p >= end) return NULL;
-    if (*p == ',') { fcw_put(w, p, 1); p = fws(p + 1, end); continue; }
-    if (*p == close) { fcw_put(w, p, 1); return p + 1; }
-    return NULL;
-  }
-}
-
-/* The end of the value v read at p: scalars are done, containers skipped. */
-static inline const char *fpast(const char *p, const char *q, const char *end, const fv *v) {
-  return v->t == PL_JSON_OBJ || v->t == PL_JSON_ARR ? fskip(p, end, 1) : q;
-}
-
-/* tok_sv, tok_int, tok_num on a fast value. */
-static sv fsv(kctx *k, const fv *v) {
-  sv s;
-  s.set = 1;
-  if (v->t == PL_JSON_STR && v->esc) {
-    size_t off = k->scratch.len;
-    pl_json_unescape(v->tok, v->n, &k->scratch);
-    s.off = off; s.n = (uint32_t)(k->scratch.len - off); s.scratch = 1;
-  } else {
-    s.off = (size_t)(v->tok - k->in->data); s.n = (uint32_t)v->n; s.scratch = 0;
-  }
-  return s;
-}
-
-static int64_t fint(const fv *v) {
-  int64_t x;
-  if (v->t == PL_JSON_NUM) {
-    if (v->isint) return v->ival;
-    if (pl_json_num_scaled(v->tok, v->n, 0, 0, 0, &x) == 0) return x;
-  } else if (v->t == PL_JSON_STR && !v->esc) {
-    const char *s = v->tok;
-    size_t n = v->n;
-    pl_trim(&s, &n);
-    if (pl_json_text_scaled(s, n, 0, &x) == 0) return x;
-  }
-  return PL_INT_NA;
-}
-
-static double fnumv(const fv *v) {
-  double d;
-  if (v->t == PL_JSON_NUM) {
-    if (v->isint) return (double)v->ival;
-    if (pl_parse_double(v->tok, v->n, &d) != 0) return NAN;
-    return d;
-  }
-  if (v->t == PL_JSON_STR && !v->esc) {
-    if (v->n == 3 && memcmp(v->tok, "inf", 3) == 0) return INFINITY;
-    if (pl_parse_double(v->tok, v->n, &d) == 0) return d;
-  }
-  return NAN;
-}
-
-/* After a member's value: ',' then the next key's quote (returned), or '}'
-** (*done set, returns just past it); NULL on anything else. */
-static inline const char *fnext(const char *p, const char *end, int *done) {
-  if (p >= end) return NULL;
-  if (*p != ',' && *p != '}') {
-    p = fws_run(p, end);
-    if (p >= end) return NULL;
-  }
-  if (*p == ',') {
-    p++;
-    if (end - p >= 2 && *p == ' ' && p[1] == '"') return p + 1;
-    p = fws(p, end);
-    if (p >= end || *p != '"') return NULL;
-    return p;
-  }
-  if (*p == '}') { *done = 1; return p + 1; }
-  return NULL;
-}
-
-/* A member name at p (its opening quote), the ':' and the whitespace
-** after it: the start of the value, or NULL. */
-static inline const char *fkey(const char *p, const char *end, fv *key) {
-  if (p >= end || *p != '"') return NULL;
-  const char *q = fstr(p + 1, end, &key->esc);
-  if (q == NULL) return NULL;
-  key->t = PL_JSON_STR; key->tok = p + 1; key->n = (size_t)(q - (p + 1));
-  q++;
-  if (q < end && *q == ':') q++;
-  else {
-    q = fws(q, end);
-    if (q >= end || *q != ':') return NULL;
-    q++;
-  }
-  if (end - q >= 2 && *q == ' ' && (unsigned char)q[1] > ' ') return q + 1;
-  return fws(q, end);
-}
-
-/* fval where a string or a number is the likely value. */
-static inline const char *fval_str(const char *p, const char *end, fv *v) {
-  if (p < end && *p == '"') {
-    const char *q = fstr(p + 1, end, &v->esc);
-    if (q == NULL) return NULL;
-    v->t = PL_JSON_STR; v->tok = p + 1; v->n = (size_t)(q - (p + 1));
-    return q + 1;
-  }
-  return fval(p, end, v);
-}
-
-static inline const char *fval_num(const char *p, const char *end, fv *v) {
-#ifdef F_SWAR_DIGITS
-  /* the common shapes inline: a short integer (not 0-led), or one with up
-  ** to 3 fraction digits (a duration in us); else fnum reads it the same */
-  if (end - p >= 8 && *p >= '0' && *p <= '9') {
-    uint64_t x;
-    int n = f_digits8(p, &x);
-    if (*p == '0' && n != 1) goto slow;         /* 0-led: as fnum reads it */
-    if (n == 8 && end - p >= 16) {
-      /* up to 15 digits (a timestamp in us): exact in x */
-      uint64_t y;
-      int n2 = f_digits8(p + 8, &y);
-      x = x * F_POW10[n2] + y; n += n2;
-    }
-    /* n < 8, or 9..16 digits with the byte after them readable and not a
-    ** digit (16 digits: x < 1e16, exact; ns checked below) */
-    if (n < 8 || (n > 8 && (n < 16 || (end - p > 16 && (p[16] < '0' || p[16] > '9'))))) {
-      char c = p[n];
-      if (c != '.' && c != 'e' && c != 'E') {
-        v->t = PL_JSON_NUM; v->tok = p; v->n = (size_t)n; v->esc = 0;
-        v->isint = 1; v->ival = (int64_t)x; v->ns_ok = 0;
-        return p + n;
-      }
-      const char *f = p + n + 1;
-      if (c == '.' && end - f >= 8) {
-        uint64_t fr;
-        int m = f_digits8(f, &fr);
-        if (m >= 1 && m < 8 && f[m] != 'e' && f[m] != 'E' && (m > 3 || x < 9000000000000000ull)) {
-          v->t = PL_JSON_NUM; v->tok = p; v->n = (size_t)(f + m - p); v->esc = 0;
-          v->isint = 0; v->ival = 0; v->ns_ok = 0;
-          if (m <= 3) { v->ns_ok = 1; v->ns = (int64_t)(x * 1000 + fr * (m == 1 ? 100 : m == 2 ? 10 : 1)); }
-          return f + m;
-        }
-      }
-    }
-  }
-slow:
-#endif
-  if (p < end && ((*p >= '0' && *p <= '9') || *p == '-')) return fnum(p, end, v);
-  return fval(p, end, v);
-}
-
-/* read_dim3 at p ('['). */
-static const char *fdim3(const char *p, const char *end, int64_t out[3], int *has) {
-  int i = 0;
-  p = fws(p + 1, end);
-  if (p < end && *p == ']') { p++; goto done; }
-  for (;;) {
-    fv v;
-    const char *q = fval_num(p, end, &v);
-    if (q == NULL) return NULL;
-    if (v.t == PL_JSON_NUM && i < 3) out[i] = fint(&v);
-    p = fpast(p, q, end, &v);
-    if (p == NULL) return NULL;
-    i++;
-    if (p < end && *p != ',' && *p != ']') p = fws_run(p, end);
-    if (p >= end) return NULL;
-    if (*p == ',') { p = fws(p + 1, end); continue; }
-    if (*p == ']') { p++; break; }
-    return NULL;
-  }
-done:
-  if (i == 3) *has = 1;
-  return p;
-}
-
-static inline void add_ctr(kev *e, sv key, sv val, const fv *v) {
-  if (e->nctr == e->capctr) {
-    e->capctr = e->capctr ? e->capctr * 2 : 16;
-    e->ctr = pl_xrealloc(e->ctr, e->capctr * sizeof *e->ctr);
-  }
-  ctrarg *c = &e->ctr[e->nctr++];
-  c->key = key; c->val = val; c->isint = v->isint; c->ival = v->ival;
-}
-
-/* parse_args from just past the '{' of "args"; returns the end of the object. */
-static const char *fast_args(kctx *k, const char *p, const char *end) {
-  kev *e = &k->e;
-  p = fws(p, end);
-  if (p >= end) return NULL;
-  if (*p == '}') return p + 1;
-  for (;;) {
-    /* p at the key's quote */
-    fv key, v;
-    const char *vs = fkey(p, end, &key), *q;
-    if (vs == NULL) return NULL;
-    sv keysv = fsv(k, &key);
-    const char *kp = key.tok;
-    /* the keys read with tok_int / tok_num: the slow path leaves a
-    ** container value half read; let it */
-#define FINT(dst) do { q = fval_num(vs, end, &v); if (q == NULL || v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR) return NULL; dst = fint(&v); } while (0)
-#define FNUM(dst) do { q = fval_num(vs, end, &v); if (q == NULL || v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR) return NULL; dst = fnumv(&v); } while (0)
-#define FANY() do { q = fval(vs, end, &v); if (q == NULL) return NULL; } while (0)
-    const argdef *a = key.esc ? NULL : arg_find(kp, key.n);
-    int handled = a != NULL;
-    if (a) switch (a->kind) {
-      case AK_INT: FINT(ARG_INT(e, a)); break;
-      case AK_NUM: FNUM(ARG_NUM(e, a)); break;
-      case AK_GRID: FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->grid, &e->has_grid) : fpast(vs, q, end, &v); break;
-      case AK_BLOCK: FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->block, &e->has_block) : fpast(vs, q, end, &v); break;
-      case AK_KIND: FANY(); if (v.t == PL_JSON_STR) e->kind = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
-      case AK_ARGNAME: FANY(); if (v.t == PL_JSON_STR) e->argname = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
-      case AK_DIMS: case AK_TYPES: case AK_STRIDES: case AK_CONCRETE: {
-        /* skipped and compacted in one pass (compact_copy when long) */
-        sv *dst = a->kind == AK_DIMS ? &e->dims : a->kind == AK_TYPES ? &e->types
-                : a->kind == AK_STRIDES ? &e->strides : &e->concrete;
-        size_t off = k->scratch.len;
-        pl_buf_reserve(&k->scratch, 1024 + 1);
-        fcw w = { k->scratch.data + off, k->scratch.data + off + 1024, 0 };
-        q = fskipc(vs, end, 1, &w);
-        if (q == NULL) return NULL;
-        if (w.full) compact_copy(k, vs, q, dst);
-        else {
-          *w.d = '\0';
-          k->scratch.len = (size_t)(w.d - k->scratch.data);
-          dst->off = off; dst->n = (uint32_t)(k->scratch.len - off); dst->set = 1; dst->scratch = 1;
-        }
-        break;
-      }
-      default: handled = 0; break;
-    }
-#undef FINT
-#undef FNUM
-#undef FANY
-    if (!handled) {
-      /* numbers are kept for counter events and profiler ranges */
-      q = fval_num(vs, end, &v);
-      if (q == NULL) return NULL;
-      if (v.t == PL_JSON_NUM) add_ctr(e, keysv, fsv(k, &v), &v);
-      else q = fpast(vs, q, end, &v);
-    }
-    if (q == NULL) return NULL;
-    int done = 0;
-    p = fnext(q, end, &done);
-    if (p == NULL) return NULL;
-    if (done) return p;
-  }
-}
-
-/* parse_event from just past the event's '{'; returns the end of the
-** object, or NULL (nothing consumed: read it with parse_event). */
-static const char *fast_event(kctx *k, const char *p) {
-  const char *end = k->j.end;
-  kev *e = &k->e;
-  {
-    ctrarg *ctr = e->ctr; size_t cap = e->capctr;
-    *e = k->e0;
-    e->ctr = ctr; e->capctr = cap;
-  }
-  k->scratch.len = 0;
-  p = fws(p, end);
-  if (p >= end || *p != '"') return NULL;     /* {} and errors: the slow path */
-  for (;;) {
-    fv key, v;
-    const char *vs = fkey(p, end, &key), *q;
-    if (vs == NULL) return NULL;
-    const char *kp = key.tok;
-    int which = 0;
-    if (!key.esc) switch (key.n) {
-      case 2:
-        if (kp[0] == 'p' && kp[1] == 'h') which = 1;
-        else if (kp[0] == 't' && kp[1] == 's') which = 2;
-        else if (kp[0] == 'i' && kp[1] == 'd') which = 3;
-        break;
-      case 3:
-        if (memcmp(kp, "cat", 3) == 0) which = 4; else if (memcmp(kp, "pid", 3) == 0) which = 5;
-        else if (memcmp(kp, "tid", 3) == 0) which = 6; else if (memcmp(kp, "dur", 3) == 0) which = 7;
-        break;
-      case 4:
-        if (memcmp(kp, "name", 4) == 0) which = 8; else if (memcmp(kp, "args", 4) == 0) which = 9;
-        break;
-    }
-    switch (which) {
-      case 1:
-        q = fval_str(vs, end, &v);
-        if (q == NULL || v.t != PL_JSON_STR) return NULL;
-        e->ph = fsv(k, &v);
-        break;
-      case 2: case 7: {
-        int64_t *dst = which == 2 ? &e->ts : &e->dur;
-        q = fval_num(vs, end, &v);
-        if (q == NULL) return NULL;
-        if (v.t == PL_JSON_NUM) {
-          if (v.ns_ok) *dst = v.ns;
-          else if (pl_json_num_scaled(v.tok, v.n, v.isint, v.ival, 3, dst) != 0) return NULL;
-        } else if (v.t != PL_JSON_NULL) return NULL;
-        break;
-      }
-      case 3:
-        q = fval_num(vs, end, &v);
-        if (q == NULL) return NULL;
-        if (v.t == PL_JSON_NUM) e->flow_id = fint(&v); else q = fpast(vs, q, end, &v);
-        break;
-      case 4: case 8:
-        q = fval_str(vs, end, &v);
-        if (q == NULL) return NULL;
-        if (v.t == PL_JSON_STR || (which == 8 && v.t == PL_JSON_NUM)) *(which == 4 ? &e->cat : &e->name) = fsv(k, &v);
-        else q = fpast(vs, q, end, &v);
-        break;
-      case 5: case 6:
-        q = fval_num(vs, end, &v);
-        if (q == NULL) return NULL;
-        if (v.t == PL_JSON_STR || v.t == PL_JSON_NUM) *(which == 5 ? &e->pid : &e->tid) = fsv(k, &v);
-        else q = fpast(vs, q, end, &v);
-        break;
-      case 9:
-        if (vs < end && *vs == '{') q = fast_args(k, vs + 1, end);
-        else { q = fval(vs, end, &v); if (q) q = fpast(vs, q, end, &v); }
-        break;
-      default:
-        q = fval(vs, end, &v);
-        if (q) q = fpast(vs, q, end, &v);
-    }
-    if (q == NULL) return NULL;
-    int done = 0;
-    p = fnext(q, end, &done);
-    if (p == NULL) return NULL;
-    if (done) return p;
-  }
-}
-
 static int parse_event(kctx *k) {
   pl_json *j = &k->j;
   kev *e = &k->e;
@@ -1500,37 +846,25 @@ static int parse_event(kctx *k) {
     if (t == PL_JSON_OBJ_END) break;
     if (t == PL_JSON_ERROR) return -1;
     /* t is a KEY */
-    int which = 0;
-    if (!j->esc) switch (j->toklen) {
-      case 2:
-        if (KEYIS("ph")) which = 1; else if (KEYIS("ts")) which = 2; else if (KEYIS("id")) which = 3;
-        break;
-      case 3:
-        if (KEYIS("cat")) which = 4; else if (KEYIS("pid")) which = 5; else if (KEYIS("tid")) which = 6;
-        else if (KEYIS("dur")) which = 7;
-        break;
-      case 4:
-        if (KEYIS("name")) which = 8; else if (KEYIS("args")) which = 9;
-        break;
-    }
+    ev_key which = j->esc ? EK_OTHER : ev_key_of(j->tok, j->toklen);
     t = pl_json_next(j);
     if (t == PL_JSON_ERROR) return -1;
     switch (which) {
-      case 1:
+      case EK_PH:
         if (t == PL_JSON_STR) e->ph = tok_sv(k);
         else { pl_json_fail(j, j->tok, "the phase \"ph\" as a string"); if (bad_field(k, t, &bad)) return -1; }
         break;
-      case 2: if (ts_field(k, &e->ts, "the timestamp \"ts\" as a number of microseconds") && bad_field(k, t, &bad)) return -1; break;
-      case 7: if (ts_field(k, &e->dur, "the duration \"dur\" as a number of microseconds") && bad_field(k, t, &bad)) return -1; break;
-      case 3: if (t == PL_JSON_NUM) e->flow_id = tok_int(j); else if (pl_json_skip(j)) return -1; break;
-      case 4: if (t == PL_JSON_STR) e->cat = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
-      case 5: case 6: case 8: {
-        sv *dst = which == 5 ? &e->pid : which == 6 ? &e->tid : &e->name;
+      case EK_TS: if (ts_field(k, &e->ts, "the timestamp \"ts\" as a number of microseconds") && bad_field(k, t, &bad)) return -1; break;
+      case EK_DUR: if (ts_field(k, &e->dur, "the duration \"dur\" as a number of microseconds") && bad_field(k, t, &bad)) return -1; break;
+      case EK_ID: if (t == PL_JSON_NUM) e->flow_id = tok_int(j); else if (pl_json_skip(j)) return -1; break;
+      case EK_CAT: if (t == PL_JSON_STR) e->cat = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
+      case EK_PID: case EK_TID: case EK_NAME: {
+        sv *dst = which == EK_PID ? &e->pid : which == EK_TID ? &e->tid : &e->name;
         if (t == PL_JSON_STR || t == PL_JSON_NUM) *dst = tok_sv(k);
         else if (pl_json_skip(j)) return -1;
         break;
       }
-      case 9:
+      case EK_ARGS:
         if (t == PL_JSON_OBJ) { if (parse_args(k)) return -1; }
         else if (pl_json_skip(j)) return -1;
         break;
@@ -1538,7 +872,7 @@ static int parse_event(kctx *k) {
         if (pl_json_skip(j)) return -1;
     }
   }
-  if (!bad) emit_event(k);
+  if (!bad) pl_kin_emit_event(k);
   return 0;
 }
 
@@ -1645,7 +979,7 @@ static int parse_devices(kctx *k) {
   return 0;
 }
 
-static int progress_check(kctx *k) {
+int pl_kin_progress(kctx *k) {
   size_t done = (size_t)(k->j.p - k->in->data);
   if (done < k->next_progress) return 0;
   k->next_progress = done + (4u << 20);
@@ -1661,7 +995,7 @@ static int progress_check(kctx *k) {
       if (t && t->nrows > 0 && scale > 1.5) pl_table_reserve(t, (size_t)((double)t->nrows * scale) + 1024);
     }
   }
-  if (k->o && k->o->interrupt && *k->o->interrupt) {
+  if (k->o && k->o->interrupt && __atomic_load_n(k->o->interrupt, __ATOMIC_RELAXED)) {   /* set by another thread (load_many) */
     size_t l, c;
     pl_json_linecol(&k->j, k->j.p, &l, &c);
     return pl_err_set(k->err, l, c, "interrupted");
@@ -1670,10 +1004,19 @@ static int progress_check(kctx *k) {
   return 0;
 }
 
-static int parse_events(kctx *k) {
+/* Reads the elements of the open traceEvents array: to its end (0), or,
+** with limit, up to the first object element that starts at or past limit
+** (1, *at = its '{', not read; the tokenizer is left just before it).  -1
+** on error. */
+int pl_kin_events_until(kctx *k, const char *limit, const char **at) {
   pl_json *j = &k->j;
-  if (j->type != PL_JSON_ARR) return pl_json_fail(j, j->tok, "\"traceEvents\" as an array of events");
+  const char *end = j->end;
   for (;;) {
+    if (limit) {
+      const char *r = pl_kin_fws(j->p, end);
+      if (r < end && *r == ',') r = pl_kin_fws(r + 1, end);
+      if (r >= limit && r < end && *r == '{') { *at = r; return 1; }
+    }
     pl_json_type t = pl_json_next(j);
     if (t == PL_JSON_ERROR) return -1;
     if (t == PL_JSON_ARR_END) return 0;
@@ -1682,26 +1025,35 @@ static int parse_events(kctx *k) {
       if (pl_json_skip(j)) return -1;
       continue;
     }
-    const char *q = fast_event(k, j->p);
+    const char *q = pl_kin_fast_event(k, j->p);
     if (q != NULL) {
-      emit_event(k);
+      pl_kin_emit_event(k);
       /* the events that follow, while they take the fast path too (up to
-      ** the next progress report) */
-      const char *end = j->end, *lim = k->in->data + k->next_progress;
+      ** the next progress report, and short of limit) */
+      const char *lim = k->in->data + k->next_progress;
       while (q < lim) {
-        const char *r = fws(q, end);
+        const char *r = pl_kin_fws(q, end);
         if (r >= end || *r != ',') break;
-        r = fws(r + 1, end);
-        if (r >= end || *r != '{') break;
-        const char *q2 = fast_event(k, r + 1);
+        r = pl_kin_fws(r + 1, end);
+        if (r >= end || *r != '{' || (limit && r >= limit)) break;
+        const char *q2 = pl_kin_fast_event(k, r + 1);
         if (q2 == NULL) break;
-        emit_event(k);
+        pl_kin_emit_event(k);
         q = q2;
       }
       pl_json_close_at(j, q);
     } else if (parse_event(k)) return -1;
-    if ((size_t)(j->p - k->in->data) >= k->next_progress && progress_check(k)) return -1;
+    if ((size_t)(j->p - k->in->data) >= k->next_progress && pl_kin_progress(k)) return -1;
   }
+}
+
+static int parse_events(kctx *k) {
+  pl_json *j = &k->j;
+  if (j->type != PL_JSON_ARR) return pl_json_fail(j, j->tok, "\"traceEvents\" as an array of events");
+  int rc = pl_kin_events_par(k);
+  if (rc != 1) return rc;
+  const char *at;
+  return pl_kin_events_until(k, NULL, &at);
 }
 
 static void meta_scalar(kctx *k, const char *key, size_t kn) {
@@ -1784,15 +1136,7 @@ static void free_tables(kctx *k) {
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) { pl_table_free(all[i]->t); all[i]->t = NULL; }
 }
 
-static void drop_if_empty_col(pl_table *t, const char *name) {
-  int c = pl_table_col(t, name);
-  if (c < 0) return;
-  for (size_t r = 0; r < t->nrows; r++) if (!pl_cell_missing(t, c, r)) return;
-  pl_table_drop_col(t, c);
-}
-
-static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
-  arg_ranges();
+kctx *pl_kin_ctx_new(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   kctx *k = pl_xcalloc(1, sizeof *k);
   k->in = in; k->p = p; k->o = o; k->err = err;
   pl_json_init(&k->j, in->data, in->len, err);
@@ -1813,6 +1157,30 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   make_table(k, &k->pr, "processes", PR_COLS, NCOLS(PR_COLS));
   make_table(k, &k->th, "threads", TH_COLS, NCOLS(TH_COLS));
   k->dw = pl_devwork_new();
+  return k;
+}
+
+void pl_kin_ctx_free(kctx *k) {
+  if (!k) return;
+  free_tables(k);
+  pl_pool_release(k->pool);
+  pl_json_free(&k->j);
+  pl_buf_free(&k->scratch); pl_buf_free(&k->tmp);
+  free(k->e.ctr); free(k->shortof); free(k->launch); free(k->rp);
+  pl_devwork_free(k->dw);
+  free(k);
+}
+
+static void drop_if_empty_col(pl_table *t, const char *name) {
+  int c = pl_table_col(t, name);
+  if (c < 0) return;
+  for (size_t r = 0; r < t->nrows; r++) if (!pl_cell_missing(t, c, r)) return;
+  pl_table_drop_col(t, c);
+}
+
+static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  pl_kin_arg_ranges();
+  kctx *k = pl_kin_ctx_new(in, p, o, err);
   if (k->ms.t) {
     pl_table_set_doc(k->ms.t, k->ms.c[MC_NAME], "e.g. 'Memset (Device)'");
   }
@@ -1892,14 +1260,8 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   }
   rc = 0;
 done:
-  if (rc != 0) free_tables(k);
   if (o && o->progress && rc == 0) o->progress(o->progress_ud, in->len, in->len);
-  pl_pool_release(k->pool);
-  pl_json_free(&k->j);
-  pl_buf_free(&k->scratch); pl_buf_free(&k->tmp);
-  free(k->e.ctr); free(k->shortof); free(k->launch); free(k->rp);
-  pl_devwork_free(k->dw);
-  free(k);
+  pl_kin_ctx_free(k);
   return rc;
 }
 

@@ -27,6 +27,11 @@ typedef struct pl_parse_opts {
   volatile int *interrupt;   /* when set non-zero, long parsers stop with an error */
   void (*progress)(void *ud, size_t done, size_t total);
   void *progress_ud;
+  int jobs;                  /* threads for one file (formats that split their input:
+                             ** kineto); 0 = the core count, 1 = one thread.  The
+                             ** tables are the same whatever it is */
+  size_t chunk_bytes;        /* the piece each thread takes (0 = the default, 4 MiB);
+                             ** tests set it tiny to split inside every construct */
   const char *path;          /* the file the input is, byte for byte, when the loader
                              ** mapped a plain regular file (not inflated, not a
                              ** pipe); NULL otherwise.  For parsers that must open
@@ -47,6 +52,10 @@ const pl_format *const *pl_formats(size_t *n);
 const pl_format *pl_format_find(const char *id);
 /* Best-scoring format for the input, or NULL when none scores above 0. */
 const pl_format *pl_format_detect(const char *data, size_t len);
+
+/* Kineto's parallel read (kineto_par.c): pieces appended as a worker read
+** them, and pieces the main thread read again, since the process started. */
+void pl_kineto_par_counts(size_t *merged, size_t *reread);
 
 /* Is table `name` wanted under these options? */
 int pl_want_table(const pl_parse_opts *o, const char *name);

@@ -77,6 +77,9 @@ pl_many *pl_many_start(const char *const *paths, size_t n, const char *format, c
   pthread_mutex_init(&m->mu, NULL);
   pthread_cond_init(&m->cv, NULL);
   if (jobs < 1) jobs = pl_many_cores();
+  /* the threads left over when there are fewer files than threads go to
+  ** each file's own parse (formats that split their input) */
+  if (m->o.jobs == 0) m->o.jobs = n > 0 && (size_t)jobs > n ? jobs / (int)n : 1;
   if ((size_t)jobs > n) jobs = (int)n;
   m->th = pl_xcalloc(jobs > 0 ? (size_t)jobs : 1, sizeof *m->th);
   for (int t = 0; t < jobs; t++) {
@@ -107,7 +110,7 @@ void pl_many_finish(pl_many *m) {
   m->stop = 1;
   pthread_mutex_unlock(&m->mu);
   /* results nobody will take: cut the parses still running short */
-  if ((pending || unstarted) && m->interrupt) *m->interrupt = 1;
+  if ((pending || unstarted) && m->interrupt) __atomic_store_n(m->interrupt, 1, __ATOMIC_RELAXED);   /* read by the parses */
   for (int t = 0; t < m->nth; t++) pthread_join(m->th[t], NULL);
   for (size_t i = 0; i < m->n; i++) if (m->s[i].p) pl_profile_free(m->s[i].p);
   pthread_mutex_destroy(&m->mu);

@@ -62,6 +62,9 @@ listings are checked through a stable slice (CSV header, one known row).
     --raw-text          ncu metrics.raw: keep the printed text of numbers too
                         (by default only of values that are not numbers)
     --max-rows N        print at most N rows (default: all)
+    --jobs N            read on N threads (default: the number of cores; a
+                        Kineto trace is split among them); the tables do not
+                        depend on N
 
   $ perflab help recipes
   usage: perflab recipes [--format text|markdown|json|csv]
@@ -116,7 +119,8 @@ A bundled recipe's source, and a copy of it to start one's own:
                         comparison recipes (suspicion); files up to the next option
     --target FILE...    inputs in the role "target" (the slow or new runs)
     --jobs N            parse the input files on N threads (default: the number
-                        of cores); the reports do not depend on N
+                        of cores), a big Kineto trace split among them; the
+                        reports do not depend on N
     --map FILE          (multi-rank recipes: distributed, stragglers) write the
                         per-rank summary of FILE into --output DIR (CSV tables,
                         manifest.json); no report
@@ -136,6 +140,9 @@ A bundled recipe's source, and a copy of it to start one's own:
     --raw-text          ncu metrics.raw: keep the printed text of numbers too
                         (by default only of values that are not numbers)
     --max-rows N        print at most N rows (default: all)
+    --jobs N            read on N threads (default: the number of cores; a
+                        Kineto trace is split among them); the tables do not
+                        depend on N
   [2]
 
   $ perflab --version | grep -c '^perflab [0-9][0-9.]* (Lua 5\.4\.[0-9]*)$'

@@ -51,7 +51,7 @@ end
 -- perflab.load(f, {tabels = ...}) loaded every table; now an error.
 function TestOptions:test_load_rejects_tabels()
   lu.assertEquals(perflab.load(KT, { tables = { "kernels" } }):table_names(), { "kernels" })
-  lu.assertErrorMsgContains("perflab.load: unknown option 'tabels'; accepted: format, lenient, raw_text, tables",
+  lu.assertErrorMsgContains("perflab.load: unknown option 'tabels'; accepted: chunk_bytes, format, jobs, lenient, raw_text, tables",
     perflab.load, KT, { tabels = { "kernels" } })
   lu.assertErrorMsgContains("perflab.try_load: unknown option 'lenien'", perflab.try_load, KT, { lenien = true })
   lu.assertErrorMsgContains("perflab.parse: unknown option 'fmt'", perflab.parse, "x", "a,b\n1,2\n", { fmt = "csv" })

@@ -1,0 +1,240 @@
+/*
+** test_kineto_par.c -- the Kineto reader on several threads gives the
+** profile of the one-thread read, exactly: every table (names, order,
+** columns, types, every cell, string ids included), the metadata and the
+** diagnostics, or the same error.
+**
+** Inputs: every file under tests/data that detects as Kineto, read with
+** jobs 1 and with jobs 2 and 4 at piece sizes small enough that the
+** guessed splits land everywhere: inside strings, escaped quotes, nested
+** arrays of objects, numbers.  And a made-up trace built for the purpose:
+** names holding "}, {" and escaped quotes, args with arrays of objects,
+** events the fast path declines (NaN), a non-object element; read with
+** piece sizes from 5 to 299 bytes.
+*/
+#include "tload.h"
+#include "profile.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+static int same_table(const pl_table *a, const pl_table *b, const char *what) {
+  if (strcmp(a->name, b->name) != 0 || a->nrows != b->nrows || a->ncols != b->ncols) {
+    fprintf(stderr, "%s: table %s (%zu rows, %zu cols) vs %s (%zu rows, %zu cols)\n", what, a->name, a->nrows,
+            a->ncols, b->name, b->nrows, b->ncols);
+    return 0;
+  }
+  for (size_t c = 0; c < a->ncols; c++) {
+    const pl_column *x = a->cols[c], *y = b->cols[c];
+    if (strcmp(x->name, y->name) != 0 || x->type != y->type || x->len != y->len) {
+      fprintf(stderr, "%s: %s column %zu: %s vs %s\n", what, a->name, c, x->name, y->name);
+      return 0;
+    }
+    for (size_t r = 0; r < a->nrows; r++) {
+      int same;
+      if (x->type == PL_STR) {
+        size_t la, lb;
+        const char *sa = x->v.str[r] ? pl_pool_str(a->pool, x->v.str[r], &la) : "";
+        const char *sb = y->v.str[r] ? pl_pool_str(b->pool, y->v.str[r], &lb) : "";
+        if (!x->v.str[r]) la = 0;
+        if (!y->v.str[r]) lb = 0;
+        /* the same text, and the same id: interning order is the serial one */
+        same = x->v.str[r] == y->v.str[r] && la == lb && memcmp(sa, sb, la) == 0;
+      } else if (x->type == PL_BOOL) same = x->v.b[r] == y->v.b[r];
+      else same = memcmp(&x->v.i64[r], &y->v.i64[r], 8) == 0;     /* NaN bits too */
+      if (!same) {
+        fprintf(stderr, "%s: %s.%s row %zu differs\n", what, a->name, x->name, r + 1);
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+static int same_profile(const pl_profile *a, const pl_profile *b, const char *what) {
+  if (a->ntables != b->ntables || a->nmeta != b->nmeta || a->ndiags != b->ndiags) {
+    fprintf(stderr, "%s: %zu/%zu tables, %zu/%zu meta, %zu/%zu diagnostics\n", what, a->ntables, b->ntables,
+            a->nmeta, b->nmeta, a->ndiags, b->ndiags);
+    return 0;
+  }
+  if (pl_pool_count(a->tables[0]->pool) != pl_pool_count(b->tables[0]->pool)) {
+    fprintf(stderr, "%s: %zu vs %zu pooled strings\n", what, pl_pool_count(a->tables[0]->pool),
+            pl_pool_count(b->tables[0]->pool));
+    return 0;
+  }
+  for (size_t i = 0; i < a->ntables; i++)
+    if (!same_table(a->tables[i], b->tables[i], what)) return 0;
+  for (size_t i = 0; i < a->nmeta; i++) {
+    const pl_meta *x = &a->meta[i], *y = &b->meta[i];
+    int same = strcmp(x->key, y->key) == 0 && !x->text == !y->text &&
+               (x->text ? strcmp(x->text, y->text) == 0 : memcmp(&x->num, &y->num, sizeof x->num) == 0);
+    if (!same) { fprintf(stderr, "%s: meta %s differs\n", what, x->key); return 0; }
+  }
+  for (size_t i = 0; i < a->ndiags; i++)
+    if (a->diags[i].line != b->diags[i].line || strcmp(a->diags[i].msg, b->diags[i].msg) != 0) {
+      fprintf(stderr, "%s: diagnostic %zu: %s vs %s\n", what, i + 1, a->diags[i].msg, b->diags[i].msg);
+      return 0;
+    }
+  return 1;
+}
+
+static pl_profile *load(const char *name, const char *data, size_t len, int jobs, size_t chunk, int lenient,
+                        char *errbuf, size_t errsz) {
+  pl_parse_opts o;
+  memset(&o, 0, sizeof o);
+  o.jobs = jobs; o.chunk_bytes = chunk; o.lenient = lenient;
+  pl_err e;
+  pl_err_clear(&e);
+  pl_profile *p = pl_load_buffer(name, data, len, "kineto", &o, &e);
+  errbuf[0] = '\0';
+  if (!p) pl_err_format(&e, errbuf, errsz);
+  return p;
+}
+
+/* Reads data with jobs 1, then with each (jobs, chunk); 1 when all agree. */
+static int check_same(const char *name, const char *data, size_t len, const int *jobs, const size_t *chunks,
+                      size_t nrun, int lenient) {
+  char e1[2048], e2[2048], what[1200];
+  pl_profile *ref = load(name, data, len, 1, 0, lenient, e1, sizeof e1);
+  int ok = 1;
+  for (size_t i = 0; i < nrun && ok; i++) {
+    pl_profile *p = load(name, data, len, jobs[i], chunks[i], lenient, e2, sizeof e2);
+    snprintf(what, sizeof what, "%s (jobs %d, pieces of %zu bytes)", name, jobs[i], chunks[i]);
+    if (!ref || !p) {
+      ok = !ref && !p && strcmp(e1, e2) == 0;
+      if (!ok) fprintf(stderr, "%s: error '%s' vs '%s'\n", what, e1, e2);
+    } else ok = same_profile(ref, p, what);
+    pl_profile_free(p);
+  }
+  pl_profile_free(ref);
+  return ok;
+}
+
+/* pl_load_buffer reads plain text: inflate .gz files with the loader. */
+static char *read_input(const char *path, size_t *len) {
+  if (strstr(path, ".gz") == NULL) return tc_slurp(path, len);
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "gzip -dc '%s'", path);
+  FILE *f = popen(cmd, "r");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *b = malloc(cap);
+  size_t r;
+  while ((r = fread(b + n, 1, cap - n, f)) > 0) {
+    n += r;
+    if (n == cap) { cap *= 2; b = realloc(b, cap); }
+  }
+  pclose(f);
+  *len = n;
+  return b;
+}
+
+static size_t nfiles;
+/* PERFLAB_TEST_LIGHT=1 (make tsan: ThreadSanitizer runs ~15x slower): one
+** split of each file, a third of the piece sizes of the made-up trace */
+static int light;
+
+static void walk(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *de;
+  char **names = NULL;
+  size_t n = 0;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] == '.') continue;
+    names = realloc(names, (n + 1) * sizeof *names);
+    names[n++] = strdup(de->d_name);
+  }
+  closedir(d);
+  for (size_t i = 0; i < n; i++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) walk(path);
+    else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+      size_t len;
+      char *data = read_input(path, &len);
+      const pl_format *f = data ? pl_format_detect(data, len < 65536 ? len : 65536) : NULL;
+      if (f && strcmp(f->id, "kineto") == 0) {
+        nfiles++;
+        /* about 100 and 30 pieces (splits at odd offsets, inside strings
+        ** and numbers), and three */
+        const int jobs[] = { 2, 4, 3 };
+        const size_t chunks[] = { len / 100 + 61, len / 30 + 7, len / 3 + 1 };
+        TC_CHECK(check_same(path, data, len, jobs, chunks, light ? 1 : 3, 0));
+      }
+      free(data);
+    }
+    free(names[i]);
+  }
+  free(names);
+}
+
+/* A trace made to break a naive splitter. */
+static char *tricky(size_t *len) {
+  static const char *const ev[] = {
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k}, {\\\"ph\\\": \\\"X\\\"}\", \"pid\": 0, \"tid\": 7, \"ts\": 10.5, \"dur\": 2,"
+    " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1, \"grid\": [1, 2, 3], \"block\": [32, 1, 1]}}",
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 9, \"dur\": 5,"
+    " \"args\": {\"External id\": 3, \"Input Dims\": [[2, 3], [3, 4]], \"nested\": [{\"a\": 1}, {\"b\": \"}, {\"}]}}",
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 9.25, \"dur\": 1,"
+    " \"args\": {\"correlation\": 1, \"cbid\": 211}}",
+    "{\"ph\": \"C\", \"name\": \"GPU 0 Utilization\", \"pid\": 0, \"ts\": 11, \"args\": {\"GPU Utilization\": NaN}}",
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"\\\\}, {\\\"\", \"pid\": 0, \"tid\": \"stream 9\", \"ts\": 12, \"dur\": 1.125}",
+    "{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 9.5,"
+    " \"args\": {\"Device Type\": 1, \"Device Id\": 0, \"Bytes\": 512, \"Addr\": 77}}",
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ProfilerStep#4\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 100}",
+    "{}",
+    "17",
+    "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"tid\": 7, \"ts\": 13, \"dur\": 3,"
+    " \"args\": {\"bytes\": 4096, \"memory bandwidth (GB/s)\": 1.5}}",
+  };
+  size_t nev = sizeof ev / sizeof ev[0];
+  pl_buf b;
+  pl_buf_init(&b);
+  const char *head = "{\"schemaVersion\": 1, \"traceEvents\": [\n";
+  pl_buf_add(&b, head, strlen(head));
+  for (int rep = 0; rep < 4; rep++)
+    for (size_t i = 0; i < nev; i++) {
+      if (rep || i) pl_buf_add(&b, rep % 3 ? ",\n  " : ",", rep % 3 ? 4 : 1);
+      pl_buf_add(&b, ev[(i + (size_t)rep) % nev], strlen(ev[(i + (size_t)rep) % nev]));
+    }
+  const char *tail = "\n], \"displayTimeUnit\": \"ms\"}\n";
+  pl_buf_add(&b, tail, strlen(tail));
+  *len = b.len;
+  return b.data;
+}
+
+int main(void) {
+  size_t m0, r0, m1, r1;
+  light = getenv("PERFLAB_TEST_LIGHT") != NULL;
+  pl_kineto_par_counts(&m0, &r0);
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s", tl_shared());
+  if (tc_need(dir)) walk(dir);
+  TC_CHECK(nfiles >= 10);             /* tests/data holds 15 Kineto traces */
+  pl_kineto_par_counts(&m1, &r1);
+  TC_CHECK(m1 - m0 > (light ? 200u : 500u));   /* the parallel path ran and merged pieces */
+
+  size_t len;
+  char *t = tricky(&len);
+  /* piece sizes 5, 8, ... 299 bytes: splits at most offsets of each event */
+  int jobs[100];
+  size_t chunks[100];
+  for (int i = 0; i < 99; i++) { jobs[i] = 2 + i % 3; chunks[i] = 5 + 3 * (size_t)i; }
+  pl_kineto_par_counts(&m0, &r0);
+  size_t nsz = light ? 33 : 99;
+  TC_CHECK(check_same("tricky.json", t, len, jobs, chunks, nsz, 0));
+  TC_CHECK(check_same("tricky.json", t, len, jobs, chunks, nsz, 1));
+  pl_kineto_par_counts(&m1, &r1);
+  fprintf(stderr, "tricky trace: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 150u : 500u));   /* pieces merged ... */
+  TC_CHECK(r1 - r0 > (light ? 150u : 500u));   /* ... and guesses inside strings caught and read again */
+  /* a cut trace: the same error whatever the split */
+  TC_CHECK(check_same("cut.json", t, len / 2, jobs, chunks, light ? 10 : 30, 0));
+  /* a damaged event in the middle: the same error */
+  char *bad = strstr(t + len / 2, "\"dur\": 5");
+  if (bad) { bad[7] = 'x'; TC_CHECK(check_same("bad.json", t, len, jobs, chunks, light ? 10 : 30, 0)); }
+  free(t);
+  return tc_done();
+}
