@@ -123,9 +123,11 @@ where some device work was read (npu_kernel), they note what they leave out:
   $ perflab run idle-time tests/data/field3/npu_unread_device_work.json 2>&1 | cut -c1-60
   perflab: recipe 'idle-time' reads device work, and tests/dat
 
-  $ perflab run top-kernels tests/data/field3/npu_partly_read.json | grep -E 'left out|^gemm'
+  $ perflab run top-kernels tests/data/field3/npu_partly_read.json | grep -E -A1 'perflab does not read|^gemm'
   gemm        1    300000   300000  300000  300000        100
-  tests/data/field3/npu_partly_read.json (kineto): 2 device events of categories perflab does not read (npu_dma (2 events)) are left out of the device time here
+  
+  tests/data/field3/npu_partly_read.json (kineto): 2 device events of categories perflab does not read (npu_dma (2
+    events)) are left out of the device time here
 
 Process and thread names are read into processes and threads:
 
