@@ -14,7 +14,7 @@ return {
   { "ncu-text", "$S/corpus/ncu_text/*", "tests/fixtures/ncu/*.txt", "$S/seeds/003_*.txt" },
   { "ncu-csv", "$S/corpus/ncu_csv/*", "tests/fixtures/ncu/*.csv" },
   { "kineto", "$S/corpus/kineto_trace/*", "tests/fixtures/kineto/*" },
-  { "tb-profiler", "tests/fixtures/tb_profiler/*", "$S/seeds/001_*.txt", recipe = "advice" },
+  { "tb-profiler", "tests/data/corpus/torch_tb_profiler/*.txt", "$S/seeds/001_*.txt", recipe = "advice" },
   { "nsys-stats", "$S/corpus/nsys_stats/*" },
   { "nvprof", "$S/corpus/nvprof/*" },
   { "rocprof", "$S/corpus/rocprof/*" },

@@ -8,8 +8,11 @@ calls that move together (flash_fwd 68 -> 60, layer norm 102 -> 90, two
 GEMMs 34 -> 30 and 68 -> 60: 56.0 % of the time), says so first and gives
 both figures:
 
-  $ perflab run diff tests/data/diffnorm/mfu_2gpu_before_cuda_gpu_kern_sum.csv tests/data/diffnorm/mfu_2gpu_after_cuda_gpu_kern_sum.csv | sed -n 4p
-    [warn]  the captures differ in length (the calls of 4 kernels holding 56.0% of A's kernel time moved together by 15/17, B/A = 0.8824): per iteration, kernel time changed +3.52%; the raw totals (535.2 ms -> 488.8 ms, -8.66%) compare captures of different length. Deltas below are per iteration: B scaled to A's iteration count (total_ns_b_norm = total_ns_b x 17/15)
+  $ perflab run diff tests/data/diffnorm/mfu_2gpu_before_cuda_gpu_kern_sum.csv tests/data/diffnorm/mfu_2gpu_after_cuda_gpu_kern_sum.csv | sed -n 4,7p
+    [warn] the captures differ in length (the calls of 4 kernels holding 56.0% of A's kernel time moved together by 15/17,
+      B/A = 0.8824): per iteration, kernel time changed +3.52%; the raw totals (535.2 ms -> 488.8 ms, -8.66%) compare
+      captures of different length. Deltas below are per iteration: B scaled to A's iteration count (total_ns_b_norm =
+      total_ns_b x 17/15)
 
 Each kernel's B total at A's iteration count: flash_fwd 240,755,667 x
 17/15 = 272,856,422.6 ns against 272,317,378 (+539,044.6):
@@ -22,10 +25,15 @@ Steps of different number (Kineto, 2 steps against 3): per step 300/2 =
 150 us -> 480/3 = 160 us, +6.67 %; relu 50 -> 60 us a launch is the one
 that moved (120 us at A's 2 steps against 100):
 
-  $ perflab run diff tests/data/diffnorm/steps2_before.json tests/data/diffnorm/steps3_after.json | grep -E '^  \[|^diff —' | cut -c1-150
-    [warn]  the captures differ in length (B has 3 steps, A 2, B/A = 1.5000): per step, kernel time changed +6.67%; the raw totals (300 µs -> 480 µs, 
-    [warn]  relu: 100 µs -> 120 µs (+20 µs at A's step count; as captured 180 µs, 100.0% of the regression; calls 2 -> 3)
-  diff — captures differ in length (B has 3 steps, A 2): per step, kernel time 150 µs -> 160 µs, +6.67%; as captured, A = tests/data/diffnorm/steps2
+  $ perflab run diff tests/data/diffnorm/steps2_before.json tests/data/diffnorm/steps3_after.json | grep -E -A2 '^  \[|^diff —' | grep -v '^ *rule\|^ *total_ns\|^--' | cut -c1-150
+    [warn] the captures differ in length (B has 3 steps, A 2, B/A = 1.5000): per step, kernel time changed +6.67%; the raw
+      totals (300 µs -> 480 µs, +60.00%) compare captures of different length. Deltas below are per step: B scaled to
+      A's step count (total_ns_b_norm = total_ns_b x 2/3)
+    [warn] relu: 100 µs -> 120 µs (+20 µs at A's step count; as captured 180 µs, 100.0% of the regression; calls 2 ->
+      3)
+  diff — captures differ in length (B has 3 steps, A 2): per step, kernel time 150 µs -> 160 µs, +6.67%; as captured,
+    A = tests/data/diffnorm/steps2_before.json, B = tests/data/diffnorm/steps3_after.json: kernel time 300 µs -> 480 µs
+    (+60.00%); 2 kernels: 1 slower, 0 faster, 1 same, 0 added, 0 removed
 
 Same length: no normalisation, the table has no *_norm columns:
 
