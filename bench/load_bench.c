@@ -40,8 +40,16 @@ static int cmpd(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return (double)t.tv_sec + (double)t.tv_nsec * 1e-9; }
-static double cpu(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return (double)t.tv_sec + (double)t.tv_nsec * 1e-9; }
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+static double cpu(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static double median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmpd);
@@ -50,31 +58,50 @@ static double median(double *v, int n) {
 
 
 static size_t nfields, nrecords;
-static void cb1(void *s, size_t n, void *d) { (void)s; (void)n; (void)d; nfields++; }
-static void cb2(int c, void *d) { (void)c; (void)d; nrecords++; }
+static void cb1(void *s, size_t n, void *d) {
+  (void)s;
+  (void)n;
+  (void)d;
+  nfields++;
+}
+static void cb2(int c, void *d) {
+  (void)c;
+  (void)d;
+  nrecords++;
+}
 
 static const char *map_file(const char *path, size_t *len) {
   int fd = open(path, O_RDONLY);
-  if (fd < 0) { perror(path); exit(2); }
+  if (fd < 0) {
+    perror(path);
+    exit(2);
+  }
   struct stat sb;
   fstat(fd, &sb);
   *len = (size_t)sb.st_size;
   void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
-  if (m == MAP_FAILED) { perror("mmap"); exit(2); }
+  if (m == MAP_FAILED) {
+    perror("mmap");
+    exit(2);
+  }
   madvise(m, *len, MADV_SEQUENTIAL);
   return m;
 }
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: load_bench memchr|libcsv FILE [RUNS]\n       load_bench load FILE FORMAT [RUNS] [TABLE...]\n");
+    fprintf(stderr,
+            "usage: load_bench memchr|libcsv FILE [RUNS]\n       load_bench load FILE FORMAT [RUNS] [TABLE...]\n");
     return 2;
   }
   const char *mode = argv[1], *file = argv[2], *fmt = NULL;
   int runs = 3, ai = 3;
   if (strcmp(mode, "load") == 0) {
-    if (argc < 4) { fprintf(stderr, "load_bench load FILE FORMAT [RUNS] [TABLE...]\n"); return 2; }
+    if (argc < 4) {
+      fprintf(stderr, "load_bench load FILE FORMAT [RUNS] [TABLE...]\n");
+      return 2;
+    }
     fmt = argv[3];
     ai = 4;
   }
@@ -92,30 +119,43 @@ int main(int argc, char **argv) {
       size_t len;
       const char *p = map_file(file, &len), *base = p, *e = p + len;
       size_t n = 0;
-      while ((p = memchr(p, '\n', (size_t)(e - p)))) { n++; p++; }
+      while ((p = memchr(p, '\n', (size_t)(e - p)))) {
+        n++;
+        p++;
+      }
       munmap((void *)base, len);
       t1 = now();
-      rows = n; bytes = len;
+      rows = n;
+      bytes = len;
     } else if (strcmp(mode, "libcsv") == 0) {
       size_t len;
       const char *p = map_file(file, &len);
       struct csv_parser cp;
       csv_init(&cp, CSV_STRICT | CSV_STRICT_FINI);
       nfields = nrecords = 0;
-      if (csv_parse(&cp, p, len, cb1, cb2, NULL) != len) { fprintf(stderr, "libcsv: %s\n", csv_strerror(csv_error(&cp))); return 1; }
+      if (csv_parse(&cp, p, len, cb1, cb2, NULL) != len) {
+        fprintf(stderr, "libcsv: %s\n", csv_strerror(csv_error(&cp)));
+        return 1;
+      }
       csv_fini(&cp, cb1, cb2, NULL);
       csv_free(&cp);
       munmap((void *)p, len);
       t1 = now();
-      rows = nrecords; bytes = len;
+      rows = nrecords;
+      bytes = len;
     } else if (strcmp(mode, "load") == 0) {
       pl_parse_opts o;
       memset(&o, 0, sizeof o);
       if (nt) o.tables = tables;
-      o.raw_text = getenv("LB_RAW_TEXT") != NULL;   /* ncu: numbers' texts kept too (--raw-text) */
+      o.raw_text = getenv("LB_RAW_TEXT") != NULL; /* ncu: numbers' texts kept too (--raw-text) */
       pl_err err;
       pl_profile *pr = pl_load_file(file, fmt, &o, &err);
-      if (!pr) { char b[2048]; pl_err_format(&err, b, sizeof b); fprintf(stderr, "%s\n", b); return 1; }
+      if (!pr) {
+        char b[2048];
+        pl_err_format(&err, b, sizeof b);
+        fprintf(stderr, "%s\n", b);
+        return 1;
+      }
       rows = 0;
       for (size_t i = 0; i < pr->ntables; i++) rows += pr->tables[i]->nrows;
       pl_profile_free(pr);
@@ -130,13 +170,15 @@ int main(int argc, char **argv) {
     t[r] = t1 - t0;
   }
   double best = t[0];
-  for (int r = 1; r < runs; r++) if (t[r] < best) best = t[r];
+  for (int r = 1; r < runs; r++)
+    if (t[r] < best) best = t[r];
   double med = median(t, runs), medc = median(tc, runs);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("RESULT %.6f %.6f %ld %zu %zu %.6f\n", med, best, ru.ru_maxrss, rows, bytes, medc);
-  fprintf(stderr, "  %s %s%s%s: median %.3f s wall, %.3f s CPU (%.1f MB/s CPU), %zu rows, peak RSS %.1f MB\n", mode, file,
-          fmt ? " as " : "", fmt ? fmt : "", med, medc, (double)bytes / 1e6 / medc, rows, (double)ru.ru_maxrss / 1024.0);
+  fprintf(stderr, "  %s %s%s%s: median %.3f s wall, %.3f s CPU (%.1f MB/s CPU), %zu rows, peak RSS %.1f MB\n", mode,
+          file, fmt ? " as " : "", fmt ? fmt : "", med, medc, (double)bytes / 1e6 / medc, rows,
+          (double)ru.ru_maxrss / 1024.0);
   free(t);
   free(tc);
   return 0;

@@ -23,7 +23,10 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
     else file = argv[i];
   }
-  if (!file) { fprintf(stderr, "usage: pl_load FILE [--format ID] [--table NAME]... [--show NAME] [--rows N] [--quiet]\n"); return 2; }
+  if (!file) {
+    fprintf(stderr, "usage: pl_load FILE [--format ID] [--table NAME]... [--show NAME] [--rows N] [--quiet]\n");
+    return 2;
+  }
   tables[nt] = NULL;
   pl_parse_opts o;
   memset(&o, 0, sizeof o);
@@ -47,9 +50,13 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < p->ndiags; i++) printf("diag %zu: %s\n", p->diags[i].line, p->diags[i].msg);
     for (size_t s = 0; s < ns; s++) {
       pl_table *t = pl_profile_find(p, show[s]);
-      if (!t) { printf("(no table %s)\n", show[s]); continue; }
+      if (!t) {
+        printf("(no table %s)\n", show[s]);
+        continue;
+      }
       pl_fmtopts fo = { 0, rows, 40, 6 };
-      pl_buf b; pl_buf_init(&b);
+      pl_buf b;
+      pl_buf_init(&b);
       pl_table_format(t, &fo, &b);
       printf("== %s\n%s\n", show[s], pl_buf_cstr(&b));
       pl_buf_free(&b);

@@ -20,7 +20,7 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static double normal(pl_rng *r) {             /* Box-Muller */
+static double normal(pl_rng *r) { /* Box-Muller */
   double u = pl_rng_double(r), v = pl_rng_double(r);
   return sqrt(-2 * log(1 - u)) * cos(2 * M_PI * v);
 }
@@ -29,7 +29,10 @@ static void dump(const char *dir, const char *name, const void *p, size_t bytes)
   char path[1024];
   snprintf(path, sizeof path, "%s/perflab_bench_%s.bin", dir, name);
   FILE *f = fopen(path, "wb");
-  if (!f || fwrite(p, 1, bytes, f) != bytes) { perror(path); exit(1); }
+  if (!f || fwrite(p, 1, bytes, f) != bytes) {
+    perror(path);
+    exit(1);
+  }
   fclose(f);
 }
 
@@ -47,11 +50,14 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < M; i++) b[i] = round(exp(9.01 + 1.2 * normal(&r)));
   int64_t *s = malloc(N * sizeof *s), *e = malloc(N * sizeof *e);
   for (size_t i = 0; i < N; i++) {
-    s[i] = (int64_t)pl_rng_below(&r, 1000000000000ull);        /* 1000 s of timeline */
+    s[i] = (int64_t)pl_rng_below(&r, 1000000000000ull); /* 1000 s of timeline */
     e[i] = s[i] + (int64_t)round(exp(9 + 1.2 * normal(&r)));
   }
-  dump(dir, "x", x, N * sizeof *x); dump(dir, "a", a, M * sizeof *a); dump(dir, "b", b, M * sizeof *b);
-  dump(dir, "s", s, N * sizeof *s); dump(dir, "e", e, N * sizeof *e);
+  dump(dir, "x", x, N * sizeof *x);
+  dump(dir, "a", a, M * sizeof *a);
+  dump(dir, "b", b, M * sizeof *b);
+  dump(dir, "s", s, N * sizeof *s);
+  dump(dir, "e", e, N * sizeof *e);
 
   double best[5] = { 1e9, 1e9, 1e9, 1e9, 1e9 };
   size_t nunion = 0;
@@ -77,13 +83,18 @@ int main(int argc, char **argv) {
     double t5 = now();
     pl_iv_free(&u);
     double t[5] = { t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4 };
-    for (int i = 0; i < 5; i++) if (t[i] < best[i]) best[i] = t[i];
+    for (int i = 0; i < 5; i++)
+      if (t[i] < best[i]) best[i] = t[i];
     if (rep == 0)
-      fprintf(stderr, "check: p99 %.17g welch p %.17g mwu u %.17g p %.17g union n %zu\n",
-              d.p99, tt.p, mw.u, mw.p, nunion);
+      fprintf(stderr, "check: p99 %.17g welch p %.17g mwu u %.17g p %.17g union n %zu\n", d.p99, tt.p, mw.u, mw.p,
+              nunion);
   }
   const char *names[5] = { "describe_1e7", "quantile99_1e7", "welch_t_2x1e6", "mann_whitney_u_2x1e6", "union_1e7" };
   for (int i = 0; i < 5; i++) printf("%s %.6f\n", names[i], best[i]);
-  free(x); free(a); free(b); free(s); free(e);
+  free(x);
+  free(a);
+  free(b);
+  free(s);
+  free(e);
   return 0;
 }

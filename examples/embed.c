@@ -53,8 +53,9 @@ int main(int argc, char **argv) {
   /* Lua code in the same state, using the profile and our binding */
   char *value = NULL;
   int rc = perflab_eval(pl,
-    "local k = prof:table('kernels')\n"
-    "return k:where(function(r) return r.duration_ns > lab_slow_ns() end):nrows()", &value);
+                        "local k = prof:table('kernels')\n"
+                        "return k:where(function(r) return r.duration_ns > lab_slow_ns() end):nrows()",
+                        &value);
   if (rc != PERFLAB_OK) {
     fprintf(stderr, "embed: %s\n", perflab_errmsg(pl));
     perflab_close(pl);

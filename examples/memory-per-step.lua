@@ -15,7 +15,8 @@ end
 local steps = p.tables.steps and p.tables.steps:nrows() or 0
 local n = math.max(steps, 1)
 local per_step = ops:col("self_alloc_bytes") / n
-local t = ops:select("device", "name", "self_alloc_bytes", "self_alloc_count", "calls"):with("mb_per_step", per_step / 1e6)
+local t = ops:select("device", "name", "self_alloc_bytes", "self_alloc_count", "calls"):with("mb_per_step",
+    per_step / 1e6)
 t = t:filter(t:col("mb_per_step"):gt(mb))
 t = t:take(t:order("device", "-mb_per_step"))
 print(string.format("%s: %d steps; operators allocating more than %g MB per step: %d", path, steps, mb, t:nrows()))

@@ -87,7 +87,8 @@ local function ncu_rules(p, rows, report)
       launches = #g.ids, kernel_ids = ranges(g.ids), best_speedup_pct = g.best,
       best_local_speedup_pct = g.best_local, variants = g.nvariants,
     }
-    local scope = nlaunch and string.format("%d of %d launches", #g.ids, nlaunch) or string.format("%d launches", #g.ids)
+    local scope = nlaunch and string.format("%d of %d launches", #g.ids, nlaunch)
+        or string.format("%d launches", #g.ids)
     report:finding {
       severity = sev,
       rule = "ncu." .. (g.rule or (g.section or "rule"):gsub("%s+", "_"):lower()),
@@ -203,7 +204,8 @@ local function oddities(p, report)
         local over = t:col(c):gt(100)
         if t:col(c):count { where = over } > 0 then
           for _, i in ipairs(rows_where(t, over)) do
-            local label = t:has("name") and t:get(i, "name") or (t:has("device") and t:get(i, "device")) or ("row " .. i)
+            local label = t:has("name") and t:get(i, "name") or (t:has("device") and t:get(i, "device"))
+                or ("row " .. i)
             odd(name, tostring(label) .. " " .. c, t:get(i, c))
           end
         end
@@ -220,7 +222,8 @@ local function op_model(p, rows, report)
   require("perflab.ops").advise(p, report, {})
   for i = n0 + 1, #report.findings do
     local f = report.findings[i]
-    rows[#rows + 1] = { source = p.source, severity = f.severity, section = "op model", rule = f.rule, message = f.message }
+    rows[#rows + 1] = { source = p.source, severity = f.severity, section = "op model", rule = f.rule,
+        message = f.message }
   end
 end
 

@@ -89,7 +89,8 @@ local function figure(r, max_links, max_bg)
     if not seen[key] then seen[key] = true; lanes[#lanes + 1] = key end
     local a, b = (ws[q] - t0) / 1000, (we[q] - px - t0) / 1000
     local c, nm = cnt[q], first[q] or "?"
-    items[#items + 1] = { lane = key, start = a, finish = b, kind = key:sub(1, 3) == "GPU" and "GPU on path" or "CPU on path",
+    items[#items + 1] = { lane = key, start = a, finish = b, kind = key:sub(1, 3) == "GPU" and "GPU on path"
+        or "CPU on path",
       label = c == 1 and nm or string.format("%d path events", c),
       title = c == 1 and string.format("%s: %.1f us", nm, b - a)
         or string.format("%d events on the path, %.1f us from %s", c, b - a, nm) }
@@ -109,7 +110,8 @@ local function figure(r, max_links, max_bg)
     local hop = path:col("edge"):isin { "critical_path_kernel_launch_delay", "critical_path_sync_dependency" }
       & rowno:lt(np)
     local nxt = rowno:keep(hop) + 1
-    local H = path:select("ts_ns"):with("la", lane_ev:at(path:col("event"))):with("lb", lane_ev:at(path:col("event"):at(nxt)))
+    local H = path:select("ts_ns"):with("la", lane_ev:at(path:col("event"))):with("lb",
+        lane_ev:at(path:col("event"):at(nxt)))
       :with("tb", path:col("ts_ns"):at(nxt)):with("edge", path:col("edge")):filter(hop)
     for _, h in H:rows() do
       if #links >= max_links then break end
@@ -138,13 +140,19 @@ return {
   options = {
     annotation = { type = "string", default = "auto",
                    help = "the step: events whose name contains this text (\"auto\": ProfilerStep when there are steps; empty: the whole trace)" },
-    instance = { type = "integer", min = 0, default = 0, help = "which instance of the annotation (0-based, in time order)" },
+    instance = { type = "integer", min = 0, default = 0,
+        help = "which instance of the annotation (0-based, in time order)" },
     instance_last = { type = "integer", min = -1, default = -1, help = "last instance of a range (-1: just instance)" },
-    round = { type = "string", default = "auto", help = "HTA's whole-microsecond rounding: auto (fractional traces), on, off" },
-    zero_weight_launch = { type = "boolean", default = false, help = "add a 0-weight launch edge for every kernel (HTA's CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE)" },
-    allow_missing_sync = { type = "boolean", default = false, help = "build the path from a trace without cuda_sync events (GPU->CPU waits then missing)" },
-    figure_events = { type = "integer", min = 1, default = 400, help = "at most this many launch and sync arrows in the figure" },
-    figure_context = { type = "integer", min = 0, default = 3000, help = "at most this many other events of the step in the figure (the longest)" },
+    round = { type = "string", default = "auto",
+        help = "HTA's whole-microsecond rounding: auto (fractional traces), on, off" },
+    zero_weight_launch = { type = "boolean", default = false,
+        help = "add a 0-weight launch edge for every kernel (HTA's CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE)" },
+    allow_missing_sync = { type = "boolean", default = false,
+        help = "build the path from a trace without cuda_sync events (GPU->CPU waits then missing)" },
+    figure_events = { type = "integer", min = 1, default = 400,
+        help = "at most this many launch and sync arrows in the figure" },
+    figure_context = { type = "integer", min = 0, default = 3000,
+        help = "at most this many other events of the step in the figure (the longest)" },
   },
   run = function(inputs, opts, report)
     for _, p in ipairs(inputs) do
@@ -207,7 +215,8 @@ return {
         :with("name", ev:col("name"):at(er)):with("cat", ev:col("cat"):at(er)):with("stream", ev:col("stream"):at(er))
         :with("on_path_us", ons / 1000):with("waits_for", ce:col("waits_for")):drop("event")
       report:table("critical_events", out, { title = "the events on the critical path, in path order" })
-      report:figure("critical-path.svg", figure(r, opts.figure_events, opts.figure_context), { title = "the step's timeline with its critical path" })
+      report:figure("critical-path.svg", figure(r, opts.figure_events, opts.figure_context),
+          { title = "the step's timeline with its critical path" })
       if r.rounded then
         report:note("timestamps rounded to whole microseconds as HTA does for fractional traces (ts up, end down; pytorch/pytorch#122425)")
       end

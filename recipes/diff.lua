@@ -217,7 +217,8 @@ end
 
 local function occupancy(cc, c)
   if not cc or not c.registers or not gpus.cc(cc) then return nil end
-  local ok, o = pcall(cuda.occupancy, { cc = cc, block_size = c.block, registers = c.registers, smem_static = c.smem or 0 })
+  local ok, o = pcall(cuda.occupancy, { cc = cc, block_size = c.block, registers = c.registers,
+      smem_static = c.smem or 0 })
   if ok and o and not o.invalid then return o.theoretical_occupancy_pct end
   return nil
 end
@@ -227,15 +228,22 @@ return {
   summary = "kernel-by-kernel difference of two profiles: calls, time, regression share, tests, added/removed, config drift",
   usage = "perflab run diff FILE_A FILE_B | perflab run diff FILE (two runs) [--set KEY=VALUE]...",
   needs = { "kernels|kernel_summary" },
-  tables = { "kernels", "kernel_summary", "devices", "cpu_ops", "runtime", "memcpy", "memset", "steps" },   -- all it reads (devices: perflab.gpu; cpu_ops ...: the op pairing)
+  -- all it reads (devices: perflab.gpu; cpu_ops ...: the op pairing)
+  tables = { "kernels", "kernel_summary", "devices", "cpu_ops", "runtime", "memcpy", "memset", "steps" },
   options = {
-    key = { type = "string", default = "short_name", choices = { "short_name", "name" }, help = "match kernels by short or full name" },
-    run_a = { type = "string", default = "", help = "with one input holding several runs: the run of side A (default: the first)" },
-    run_b = { type = "string", default = "", help = "with one input holding several runs: the run of side B (default: the second)" },
+    key = { type = "string", default = "short_name", choices = { "short_name", "name" },
+        help = "match kernels by short or full name" },
+    run_a = { type = "string", default = "",
+        help = "with one input holding several runs: the run of side A (default: the first)" },
+    run_b = { type = "string", default = "",
+        help = "with one input holding several runs: the run of side B (default: the second)" },
     alpha = { type = "number", default = 0.01, help = "p below which a per-launch shift is called slower/faster" },
-    min_launches = { type = "integer", min = 0, default = 3, help = "launches each side needs for the per-launch tests" },
-    rel_pct = { type = "number", default = 5, help = "without per-launch data: |delta| above this % of A's total is slower/faster" },
-    cc = { type = "string", default = "", help = "compute capability for occupancy when the input does not say (e.g. 8.0)" },
+    min_launches = { type = "integer", min = 0, default = 3,
+        help = "launches each side needs for the per-launch tests" },
+    rel_pct = { type = "number", default = 5,
+        help = "without per-launch data: |delta| above this % of A's total is slower/faster" },
+    cc = { type = "string", default = "",
+        help = "compute capability for occupancy when the input does not say (e.g. 8.0)" },
     gpu = { type = "string", default = "", help = "GPU model (gives the compute capability)" },
     top = { type = "integer", min = 0, default = 0, help = "rows of the diff table to show (0 = all)" },
   },
@@ -263,7 +271,8 @@ return {
     local kb = tb:has(keycol) and keycol or "name"
     local A, aorder = collect(ta, ka, ra, pa.source)
     local B, border = collect(tb, kb, rb, pb.source)
-    local labels = { ra and (pa.source .. " run " .. ra) or pa.source, rb and (pb.source .. " run " .. rb) or pb.source }
+    local labels = { ra and (pa.source .. " run " .. ra) or pa.source,
+        rb and (pb.source .. " run " .. rb) or pb.source }
     -- another device (or vendor) on each side: said first, kernel times are
     -- not comparable as a regression of the same program on the same GPU
     local deva, devb = device_of(pa, ra), device_of(pb, rb)
@@ -357,28 +366,34 @@ return {
     local raw_pct = tot_a > 0 and 100 * (tot_b - tot_a) / tot_a or 0
     local norm_pct = norm and tot_a > 0 and 100 * (scaled(tot_b) - tot_a) / tot_a or nil
     local norm_text = norm and string.format("captures differ in length (%s): per %s, kernel time %s%+.2f%%; "
-      .. "as captured, ", norm.how, norm.unit, norm.unit == "step" and string.format("%s -> %s, ", units.ns(tot_a / norm.den),
+      .. "as captured, ", norm.how, norm.unit, norm.unit == "step"
+          and string.format("%s -> %s, ", units.ns(tot_a / norm.den),
       units.ns(tot_b / norm.num)) or "", norm_pct) or ""
     if norm then
       -- said first: the raw totals compare captures of different length
       report:finding { severity = "warn", rule = "diff.length", subject = "kernel time",
         message = string.format("the captures differ in length (%s, B/A = %.4f): per %s, kernel time changed %+.2f%%; "
           .. "the raw totals (%s -> %s, %+.2f%%) compare captures of different length. Deltas below are per %s: "
-          .. "B scaled to A's %s count (total_ns_b_norm = total_ns_b x %d/%d)", norm.how, norm.ratio, norm.unit, norm_pct,
+          .. "B scaled to A's %s count (total_ns_b_norm = total_ns_b x %d/%d)", norm.how, norm.ratio, norm.unit,
+              norm_pct,
           units.ns(tot_a), units.ns(tot_b), raw_pct, norm.unit, norm.unit, norm.den, norm.num),
         evidence = { ratio = norm.ratio, ratio_num = norm.num, ratio_den = norm.den, per_unit_change_pct = norm_pct,
-                     raw_change_pct = raw_pct, total_ns_a = tot_a, total_ns_b = tot_b, total_ns_b_norm = scaled(tot_b) } }
+                     raw_change_pct = raw_pct, total_ns_a = tot_a, total_ns_b = tot_b,
+                         total_ns_b_norm = scaled(tot_b) } }
     end
     report:table("diff", shown, { title = string.format(
       "%s%sA = %s, B = %s: kernel time %s -> %s (%+.2f%%); %d kernels: %d slower, %d faster, %d same, %d added, %d removed%s",
-      devices_differ and string.format("devices differ (A: %s, B: %s); ", deva, devb) or "", norm_text, labels[1], labels[2], units.ns(tot_a), units.ns(tot_b), raw_pct,
+      devices_differ and string.format("devices differ (A: %s, B: %s); ", deva, devb) or "", norm_text, labels[1],
+          labels[2], units.ns(tot_a), units.ns(tot_b), raw_pct,
       #rows, counts.slower, counts.faster, counts.same, counts.added, counts.removed,
       shown ~= t and string.format(" (top %d shown)", opts.top) or ""),
-      note = (norm and string.format("total_ns_b_norm = total_ns_b x %d/%d (B at A's %s count); delta_norm_ns = total_ns_b_norm - total_ns_a; "
+      note = (norm
+          and string.format("total_ns_b_norm = total_ns_b x %d/%d (B at A's %s count); delta_norm_ns = total_ns_b_norm - total_ns_a; "
         .. "delta_ns = total_ns_b - total_ns_a (as captured); regression_share_pct = delta_norm_ns / sum of positive delta_norm_ns (the order and, without tests, the status are read on delta_norm_ns too);", norm.den, norm.num, norm.unit)
         or "delta_ns = total_ns_b - total_ns_a; regression_share_pct = delta_ns / sum of positive delta_ns;")
         .. " p_welch, p_mwu: two-sided tests of the per-launch durations (B vs A) when each side has enough launches"
-        .. (any_test and "; test: how p_welch was found where not from launches (Welch's t from each side's mean, standard deviation and count, as scipy ttest_ind_from_stats), or why there is no test." or ".") })
+        .. (any_test
+            and "; test: how p_welch was found where not from launches (Welch's t from each side's mean, standard deviation and count, as scipy ttest_ind_from_stats), or why there is no test." or ".") })
 
     -- findings: the biggest contributors to the regression, added and removed.
     -- Equal totals are no regression, whatever moved between kernels
@@ -395,13 +410,16 @@ return {
       if same_total or i > 3 or dl(r) <= 0 then break end
       report:finding { severity = (r.regression_share_pct or 0) >= 20 and "warn" or "info", rule = "diff.regression",
         subject = r.kernel,
-        message = string.format("%s: %s -> %s (+%s%s, %.1f%% of the regression; calls %d -> %d)%s", units.label(r.kernel),
+        message = string.format("%s: %s -> %s (+%s%s, %.1f%% of the regression; calls %d -> %d)%s",
+            units.label(r.kernel),
           units.ns(r.total_ns_a), units.ns(r.total_ns_b_norm or r.total_ns_b), units.ns(dl(r)),
-          norm and string.format(" at A's %s count; as captured %s", norm.unit, units.ns(r.total_ns_b)) or "", r.regression_share_pct or 0,
+          norm and string.format(" at A's %s count; as captured %s", norm.unit, units.ns(r.total_ns_b)) or "",
+              r.regression_share_pct or 0,
           r.calls_a, r.calls_b, r.status == "added" and ", added in B" or (r.p_welch and string.format(
             ", per-launch shift p %.2g (Welch)%s", r.p_welch,
             r.p_mwu and string.format(", %.2g (Mann-Whitney)", r.p_mwu) or "") or "")),
-        evidence = { delta_ns = r.delta_ns, delta_norm_ns = r.delta_norm_ns, regression_share_pct = r.regression_share_pct, status = r.status,
+        evidence = { delta_ns = r.delta_ns, delta_norm_ns = r.delta_norm_ns,
+            regression_share_pct = r.regression_share_pct, status = r.status,
                      p_welch = r.p_welch, p_mwu = r.p_mwu } }
     end
     if counts.added + counts.removed > 0 then
@@ -444,12 +462,14 @@ return {
       end
     end
     if #drift > 0 then
-      report:table("config_drift", T.from_rows(drift, { "kernel", "config_a", "config_b", "occupancy_a_pct", "occupancy_b_pct" }),
+      report:table("config_drift", T.from_rows(drift, { "kernel", "config_a", "config_b", "occupancy_a_pct",
+          "occupancy_b_pct" }),
         { title = "kernels launched with another configuration (grid, block, registers per thread, shared memory per block)",
           note = "occupancy_*_pct: theoretical occupancy of the first configuration of each side (perflab.gpu.occupancy), when the compute capability is known." })
       for _, d in ipairs(drift) do
         report:finding { severity = "info", rule = "diff.config_drift", subject = d.kernel,
-          message = string.format("%s changed launch configuration: %s -> %s%s", units.label(d.kernel), d.config_a, d.config_b,
+          message = string.format("%s changed launch configuration: %s -> %s%s", units.label(d.kernel), d.config_a,
+              d.config_b,
             (d.occupancy_a_pct and d.occupancy_b_pct) and string.format(" (theoretical occupancy %.1f%% -> %.1f%%)",
               d.occupancy_a_pct, d.occupancy_b_pct) or ""),
           evidence = { occupancy_a_pct = d.occupancy_a_pct, occupancy_b_pct = d.occupancy_b_pct } }

@@ -232,7 +232,8 @@ local function map_rank(p)
   local steps = S.bound(p)   -- in start order, bounded on the device side
   local srows = {}
   for i, st in ipairs(steps) do
-    local c1, c2, ov = compset:length_within(st.s, st.e), commset:length_within(st.s, st.e), both:length_within(st.s, st.e)
+    local c1, c2, ov = compset:length_within(st.s, st.e), commset:length_within(st.s, st.e),
+        both:length_within(st.s, st.e)
     srows[i] = { step = st.name, start_ns = st.s, duration_ns = st.e - st.s, computation_ns = c1,
                  communication_ns = c2, overlap_ns = ov, other_ns = (st.e - st.s) + ov - c1 - c2 }
   end
@@ -264,9 +265,11 @@ local function map_rank(p)
     tables = {
       steps = T.from_rows(srows, { "step", "start_ns", "duration_ns", "computation_ns", "communication_ns",
         "overlap_ns", "other_ns" }, "steps"),
-      collectives = T.from_rows(crow, { "collective", "name", "step", "bytes", "start_ns", "end_ns", "nranges" }, "collectives"),
+      collectives = T.from_rows(crow, { "collective", "name", "step", "bytes", "start_ns", "end_ns", "nranges" },
+          "collectives"),
       ranges = T.from_rows(rrow, { "collective", "j", "start_ns", "end_ns" }, "ranges"),
-      hta = T.from_rows({ h }, { "span_ns", "idle_ns", "compute_ns", "non_compute_ns", "comm_ns", "overlap_ns" }, "hta"),
+      hta = T.from_rows({ h }, { "span_ns", "idle_ns", "compute_ns", "non_compute_ns", "comm_ns", "overlap_ns" },
+          "hta"),
     },
   }
 end
@@ -297,7 +300,8 @@ local function merge(parts, opts, report)
   report.inputs = ins
   local R = {}
   for k, s in ipairs(sorted) do
-    R[k] = { part = s, steps = rows(s.tables.steps), coll = rows(s.tables.collectives), hta = rows(s.tables.hta)[1] or {} }
+    R[k] = { part = s, steps = rows(s.tables.steps), coll = rows(s.tables.collectives),
+        hta = rows(s.tables.hta)[1] or {} }
     local rg = rows(s.tables.ranges)
     for _, c in ipairs(R[k].coll) do c.ranges = {} end
     for _, r in ipairs(rg) do
@@ -319,7 +323,8 @@ local function merge(parts, opts, report)
       local a, b = R[1].coll[i], R[k].coll[i]
       if #a.ranges ~= #b.ranges then
         errors.fail(string.format("ranks disagree on collective %d: rank %d (%s) has %s with %d kernel range(s), rank %d (%s) has %s with %d",
-          i, R[1].part.rank, R[1].part.source, a.name, #a.ranges, R[k].part.rank, R[k].part.source, b.name, #b.ranges), 2)
+          i, R[1].part.rank, R[1].part.source, a.name, #a.ranges, R[k].part.rank, R[k].part.source, b.name, #b.ranges),
+              2)
       end
     end
   end
@@ -380,7 +385,8 @@ local function merge(parts, opts, report)
     for _, nm in ipairs(names) do
       local g = by_name[nm]
       local lat, tr = iv(g.ks, g.ke):length(), iv(g.ts, g.te):length()
-      op_rows[#op_rows + 1] = { rank = rank, name = nm, calls = g.calls, total_bytes = g.bytes, avg_bytes = g.bytes / g.calls,
+      op_rows[#op_rows + 1] = { rank = rank, name = nm, calls = g.calls, total_bytes = g.bytes,
+          avg_bytes = g.bytes / g.calls,
         total_latency_ns = lat, avg_latency_ns = lat / g.calls, transfer_ns = tr, avg_transfer_ns = tr / g.calls }
     end
     local tot = { duration_ns = 0, computation_ns = 0, communication_ns = 0, overlap_ns = 0, other_ns = 0,
@@ -434,7 +440,8 @@ local function merge(parts, opts, report)
         .. "overlap gradient all-reduce with the backward pass (DDP bucket size, FSDP prefetch) or compute while communicating",
         #low, #rank_rows, opts.min_overlap_pct, lowest.rank, lowest.overlap_pct, units.ns(lowest.communication_ns)),
       evidence = { ranks = rank_list(low), lowest_rank = lowest.rank, lowest_overlap_pct = lowest.overlap_pct,
-                   threshold_pct = opts.min_overlap_pct, formula = "overlap_pct = |Kernel ∩ Comm| / |Comm| over the steps" },
+                   threshold_pct = opts.min_overlap_pct,
+                       formula = "overlap_pct = |Kernel ∩ Comm| / |Comm| over the steps" },
     }
   end
   local waiting = {}
@@ -444,7 +451,8 @@ local function merge(parts, opts, report)
   if #waiting > 0 and n0 > 0 then
     local top, topk = -1, nil
     for k, c in ipairs(last_count) do if c > top then top, topk = c, k end end
-    local who = topk and top > 0 and string.format("; the rank they wait for is mostly rank %d (last to arrive at %d of %d collectives)",
+    local who = topk and top > 0
+        and string.format("; the rank they wait for is mostly rank %d (last to arrive at %d of %d collectives)",
       R[topk].part.rank, top, n0) or ""
     report:finding {
       severity = "warn", rule = "distributed.synchronisation",
@@ -454,7 +462,8 @@ local function merge(parts, opts, report)
         opts.max_sync_pct, #waiting, #rank_rows, rank_list(waiting), who),
       evidence = { ranks = rank_list(waiting), threshold_pct = opts.max_sync_pct,
                    waited_for_rank = topk and top > 0 and R[topk].part.rank or nil, last_arrivals = top,
-                   collectives = n0, formula = "sync = |∪ kernel ranges| - |∪ (end - min over ranks of the duration, end)|" },
+                   collectives = n0,
+                       formula = "sync = |∪ kernel ranges| - |∪ (end - min over ranks of the duration, end)|" },
     }
   end
   if #rank_rows > 1 then
@@ -471,7 +480,8 @@ local function merge(parts, opts, report)
         severity = "warn", rule = "distributed.step_imbalance", subject = "rank " .. hi.rank,
         message = string.format("step time differs across ranks by %.1f %% of the mean: rank %d %s per step, rank %d %s",
           spread, hi.rank, units.ns(hi.step_mean_ns), lo.rank, units.ns(lo.step_mean_ns)),
-        evidence = { spread_pct = spread, threshold_pct = opts.imbalance_pct, slowest_rank = hi.rank, fastest_rank = lo.rank,
+        evidence = { spread_pct = spread, threshold_pct = opts.imbalance_pct, slowest_rank = hi.rank,
+            fastest_rank = lo.rank,
                      formula = "(max - min of the ranks' mean step time) / mean" },
       }
     end
@@ -485,7 +495,8 @@ local function merge(parts, opts, report)
               communication_ns = math.max(0, r.communication_ns - r.overlap_ns), idle_ns = r.other_ns }
   end
   if #rank_rows > 1 or n0 > 0 then
-    report:breakdown(bd, "communication = what computation does not overlap; idle = neither computation nor communication")
+    report:breakdown(bd,
+        "communication = what computation does not overlap; idle = neither computation nor communication")
   end
   if #rank_rows == 1 and n0 == 0 then
     report:collapse(string.format("one rank (%s) and no collective: nothing to compare across ranks "
@@ -515,9 +526,12 @@ return {
   summary = "all ranks of a job: computation/communication/overlap per step, data transfer vs synchronisation per collective, who waits for whom (tb-plugin Distributed view, HTA overlap)",
   needs = { "kernels.start_ns|cpu_ops.start_ns", "events|runtime" },   -- a timeline (Kineto, Nsight Systems)
   options = {
-    min_overlap_pct = { type = "number", default = 30, help = "report ranks overlapping less than this share of communication" },
-    max_sync_pct = { type = "number", default = 50, help = "report ranks whose collective time is more than this share synchronisation" },
-    imbalance_pct = { type = "number", default = 5, help = "report a spread of the ranks' mean step time above this share of the mean" },
+    min_overlap_pct = { type = "number", default = 30,
+        help = "report ranks overlapping less than this share of communication" },
+    max_sync_pct = { type = "number", default = 50,
+        help = "report ranks whose collective time is more than this share synchronisation" },
+    imbalance_pct = { type = "number", default = 5,
+        help = "report a spread of the ranks' mean step time above this share of the mean" },
   },
   map = map_rank,
   merge = function(parts, opts, report)   -- --merge: the same report, figure included

@@ -56,7 +56,8 @@ return {
       local who = (per_rank and ("rank " .. p.rank .. ": ") or "") .. (#inputs > 1 and (p.source .. ": ") or "")
       local res = G.analyse(p)
       if not res then
-        report:note(who .. "no graph launch (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch) and no graph id in the input: "
+        report:note(who
+            .. "no graph launch (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch) and no graph id in the input: "
           .. "every kernel is its own launch.")
       else
         if res.graphs then
@@ -66,7 +67,8 @@ return {
           if opts.top > 0 then r = r:head(opts.top) end
           rs[#rs + 1] = part(r, RCOLS, idx, #inputs)
           local ops = res.ops
-          local gbusy = perflab.intervals.from_table(ops, "start_ns", "end_ns", { where = ops:col("graph_replay") }):length()
+          local gbusy = perflab.intervals.from_table(ops, "start_ns", "end_ns",
+              { where = ops:col("graph_replay") }):length()
           local all = perflab.intervals.from_table(ops, "start_ns", "end_ns"):length()
           report:finding { severity = "info", rule = "graphs.summary",
             message = string.format("%s%d graph%s, %d replays, %d of %d GPU ops replayed by a graph: %s of %s busy GPU time (%.1f %%)",
@@ -86,7 +88,8 @@ return {
         local rec = G.recording(p, nil, res)
         if rec then
           report:finding { severity = "warn", rule = "graphs.partial",
-            message = who .. "partial recording: " .. rec.reason .. "; idle and busy times of this trace are unreliable",
+            message = who .. "partial recording: " .. rec.reason
+                .. "; idle and busy times of this trace are unreliable",
             evidence = { partial_replays = rec.partial_replays, empty_launches = rec.empty_launches, source = p.source,
                          formula = "a replay is partial when its op count differs from the most frequent count of its graph (graph id known; "
                            .. "without one: its kernels are a graph's with more replays, in order, and the missing ones fit in its "

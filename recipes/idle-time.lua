@@ -102,7 +102,8 @@ return {
       if rec then
         report:finding { severity = "warn", rule = "idle-time.unreliable",
           subject = per_rank and ("rank " .. p.rank) or nil,
-          message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. "idle and busy times below are unreliable: " .. rec.reason,
+          message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. "idle and busy times below are unreliable: "
+              .. rec.reason,
           evidence = { partial_replays = rec.partial_replays, empty_launches = rec.empty_launches, source = p.source } }
       end
       local streams = IV.by_stream(all)
@@ -131,17 +132,22 @@ return {
           report:finding {
             severity = (r.idle_pct > 50 and dominant ~= "launch time unknown" and not rec) and "warn" or "info",
             rule = "idle-time." .. (dominant == "launch time unknown" and "launch_unknown" or dominant:gsub(" ", "_")),
-            subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. string.format("device %s stream %s", dev_label(g.device), g.stream),
-            message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. (rec and "unreliable (graph replays recorded in part): " or "")
+            subject = (per_rank and ("rank " .. p.rank .. " ") or "")
+                .. string.format("device %s stream %s", dev_label(g.device), g.stream),
+            message = (per_rank and ("rank " .. p.rank .. ": ") or "")
+                .. (rec and "unreliable (graph replays recorded in part): " or "")
               .. string.format("device %s stream %s is idle %.1f %% of its span (%s of %s); %.0f %% of that is %s: %s",
-              dev_label(g.device), g.stream, r.idle_pct, units.ns(r.idle_ns), units.ns(r.span_ns), share, dominant, advice),
+              dev_label(g.device), g.stream, r.idle_pct, units.ns(r.idle_ns), units.ns(r.span_ns), share, dominant,
+                  advice),
             evidence = { idle_pct = r.idle_pct, threshold_pct = opts.min_idle_pct, host_wait_ns = r.host_wait_ns,
-                         kernel_wait_ns = r.kernel_wait_ns, other_ns = r.other_ns, unknown_ns = r.unknown_ns, span_ns = r.span_ns,
+                         kernel_wait_ns = r.kernel_wait_ns, other_ns = r.other_ns, unknown_ns = r.unknown_ns,
+                             span_ns = r.span_ns,
                          kernel_wait_threshold_ns = opts.kernel_wait_ns, source = p.source,
                          formula = "gap = start_k - max end before k; host wait if launch_k > previous end; "
                            .. "kernel wait if gap < threshold; else other; launch time unknown where no launch time is recorded" },
             -- at most the wait the fix removes; "other" waits on dependencies the trace does not size
-            saved_ns = not rec and ((dominant == "host wait" and r.host_wait_ns) or (dominant == "kernel wait" and r.kernel_wait_ns)) or nil,
+            saved_ns = not rec and ((dominant == "host wait" and r.host_wait_ns)
+                or (dominant == "kernel wait" and r.kernel_wait_ns)) or nil,
             saved_how = not rec and (dominant == "host wait" or dominant == "kernel wait")
               and ("the stream's " .. dominant .. " time (an upper bound: the stream kept fed)") or nil,
           }

@@ -122,7 +122,8 @@ return {
       -- per stream), the mean per stream as the column's mean under a mask
       local per = launched:group_by("device", "stream"):agg { { "launches", "count" },
         { "p50_ns", "quantile", "delay_ns", 0.5 }, { "p90_ns", "quantile", "delay_ns", 0.9 },
-        { "p99_ns", "quantile", "delay_ns", 0.99 }, { "max_ns", "max", "delay_ns" }, { "outliers", "count", where = outlier } }
+        { "p99_ns", "quantile", "delay_ns", 0.99 }, { "max_ns", "max", "delay_ns" },
+            { "outliers", "count", where = outlier } }
       for _, g in per:sort_by("device", "stream"):rows() do
         g.mean_ns = delay:mean { where = launched:col("device"):eq(g.device) & launched:col("stream"):eq(g.stream) }
         ld_rows[#ld_rows + 1] = g
@@ -236,8 +237,10 @@ return {
                         overlap_pct = cl > 0 and 100 * ov / cl or nil }
           ov_rows[#ov_rows + 1] = row
           if row.overlap_pct and row.overlap_pct < 50 then
-            report:finding { severity = "info", rule = "launch-latency.comm_overlap", subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. "device " .. dev_label(dev),
-              message = (per_rank and ("rank " .. p.rank .. ": ") or "") .. string.format("device %s: only %.1f %% of communication kernel time (%s) overlaps computation",
+            report:finding { severity = "info", rule = "launch-latency.comm_overlap",
+                subject = (per_rank and ("rank " .. p.rank .. " ") or "") .. "device " .. dev_label(dev),
+              message = (per_rank and ("rank " .. p.rank .. ": ") or "")
+                  .. string.format("device %s: only %.1f %% of communication kernel time (%s) overlaps computation",
                 dev_label(dev), row.overlap_pct, units.ns(cl)),
               evidence = { overlap_pct = row.overlap_pct, comm_ns = cl, overlap_ns = ov, source = p.source,
                            formula = "|comp ∩ comm| / |comm|" } }
@@ -249,13 +252,18 @@ return {
     report:table("launch_delay", T.from_rows(ld_rows, C({ "device", "stream", "launches", "mean_ns", "p50_ns", "p90_ns",
       "p99_ns", "max_ns", "outliers" }), "launch_delay"),
       { title = "launch delay = kernel start - launch call end (ns); last row: all streams" })
-    report:table("outliers", T.from_rows(out_rows, C({ "kernel", "device", "stream", "delay_ns", "runtime", "runtime_ns",
-      "start_ns", "duration_ns", "correlation" }), "outliers"), { title = string.format("the %d longest launch delays", opts.top) })
+    report:table("outliers", T.from_rows(out_rows, C({ "kernel", "device", "stream", "delay_ns", "runtime",
+        "runtime_ns",
+      "start_ns", "duration_ns", "correlation" }), "outliers"),
+          { title = string.format("the %d longest launch delays", opts.top) })
     report:table("runtime_calls", T.from_rows(rt_rows, C({ "runtime", "calls", "total_ns", "p50_ns", "max_ns",
       "over_threshold" }), "runtime_calls"):sort_by("-total_ns", "runtime"),
-      { title = string.format("runtime API calls (over_threshold: longer than %s)", units.ns(opts.runtime_outlier_ns)) })
-    report:table("short_kernels", T.from_rows(short_rows, C({ "kernel", "calls", "short_calls", "kernel_ns", "launch_ns" }),
-      "short_kernels"), { title = string.format("kernels whose GPU time is below their launch call's time (short_calls of calls; top %d by short calls)", opts.top) })
+      { title = string.format("runtime API calls (over_threshold: longer than %s)",
+          units.ns(opts.runtime_outlier_ns)) })
+    report:table("short_kernels", T.from_rows(short_rows, C({ "kernel", "calls", "short_calls", "kernel_ns",
+        "launch_ns" }),
+      "short_kernels"),
+          { title = string.format("kernels whose GPU time is below their launch call's time (short_calls of calls; top %d by short calls)", opts.top) })
     report:table("queue_length", T.from_rows(q_rows, C({ "device", "stream", "max", "mean", "at_ns", "flagged" }),
       "queue_length"), { title = "launched but unfinished ops per stream" })
     report:table("queue_series", T.from_rows(qs_rows, C({ "device", "stream", "window", "start_ns", "max" }),

@@ -119,7 +119,8 @@ local function launch_columns(k, ctx, rule_sms)
       local by = k:select({}):with("w", k:col("waves_per_sm"):keep(need)):with("g", grid:keep(need))
         :with("a", active:keep(need)):group_by({ "w", "g", "a" })
       local inf = {}
-      for i, r in by:agg({ { "_n", "count" } }):rows() do inf[i] = { sms = r.w and gpus.infer_sm_count(r.g, r.w, r.a) } end
+      for i, r in by:agg({ { "_n", "count" } }):rows() do inf[i] = { sms = r.w
+          and gpus.infer_sm_count(r.g, r.w, r.a) } end
       inf = by:broadcast(T.from_rows(inf, { "sms" })):col("sms")
       if inf:count { where = kept } > 0 then sms = add(inf, "Waves Per SM") end
     end
@@ -310,9 +311,11 @@ R = {
   summary = "launch configuration: block size multiple of 32, grid vs SM count, tail effect (ncu rules)",
   needs = { "kernels" },                       -- each report (or every input when none is one) ...
   timeline_needs = { "kernels|kernel_summary" },   -- ... and a timeline beside it
-  tables = { "kernels", "kernel_summary", "rules", "devices", "runtime" },   -- all it reads (devices: perflab.gpu; runtime: perflab.graphs)
+  -- all it reads (devices: perflab.gpu; runtime: perflab.graphs)
+  tables = { "kernels", "kernel_summary", "rules", "devices", "runtime" },
   options = {
-    gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
+    gpu = { type = "string", default = "auto",
+        help = "GPU model when the input does not say (perflab gpus lists them)" },
     tail_min = { type = "number", default = ncu.thresholds.tail_min_speedup,
                  help = "report a tail effect when 100/(whole waves + 1) is at least this" },
     timeline = weighting.option,
@@ -353,7 +356,8 @@ R = {
       local skipped = k:nrows() - L.nkept - (L.ncomm or 0)
       if skipped > 0 then report:note(string.format("%d launches without grid or block size were skipped", skipped)) end
       if L.no_sm > 0 then
-        report:note(string.format("%d launches: no SM count in the input; pass --gpu NAME (one of: %s)", L.no_sm, device.choices()))
+        report:note(string.format("%d launches: no SM count in the input; pass --gpu NAME (one of: %s)", L.no_sm,
+            device.choices()))
       end
     end
     weighting.apply(report, items, timelines)

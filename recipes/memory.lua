@@ -77,7 +77,8 @@ local function pair(mem)
   s = s:take(s:order("device_type", "device", "addr", "ts_ns"))
   local n = s:nrows()
   local allocs = s:filter(s:col("bytes"):gt(0))
-  if n < 2 then return allocs:with("release_ts_ns", allocs:col("ts_ns") * 0):filter(allocs:col("ts_ns"):lt(0)), 0, s:col("bytes"):count { where = s:col("bytes"):lt(0) } end
+  if n < 2 then return allocs:with("release_ts_ns", allocs:col("ts_ns") * 0):filter(allocs:col("ts_ns"):lt(0)), 0,
+      s:col("bytes"):count { where = s:col("bytes"):lt(0) } end
   local a, b = s:slice(1, n - 1), s:slice(2, n)
   local P = a:col("bytes"):gt(0) & b:col("bytes"):lt(0) & a:col("addr"):eq(b:col("addr"))
     & a:col("device"):fill(-2):eq(b:col("device"):fill(-2)) & a:col("device_type"):fill(-2):eq(b:col("device_type"):fill(-2))
@@ -122,12 +123,15 @@ local function operators(p, mem, mask, label)
   local inst = ops:select("name"):with("increase_bytes", incl:col("bytes")):with("alloc_bytes", incl:col("alloc"))
     :with("alloc_count", incl:col("acount"))
   inst = inst:filter(is_op(inst:col("name")) & kept)
-  local byname = inst:group_by("name"):agg { { "increase_bytes", "sum", "increase_bytes" }, { "alloc_bytes", "sum", "alloc_bytes" },
+  local byname = inst:group_by("name"):agg { { "increase_bytes", "sum", "increase_bytes" },
+      { "alloc_bytes", "sum", "alloc_bytes" },
                                            { "alloc_count", "sum", "alloc_count" }, { "calls", "count" } }
   local t = byname:join(self, { on = { { "name", "op" } }, how = "left" })
-  for _, c in ipairs { "self_increase_bytes", "self_alloc_bytes", "self_alloc_count" } do t = t:with(c, t:col(c):fill(0)) end
+  for _, c in ipairs { "self_increase_bytes", "self_alloc_bytes", "self_alloc_count" } do t = t:with(c,
+      t:col(c):fill(0)) end
   t = t:with("device", t:col("name"):map(function() return label end))
-  t = t:select("device", "name", "self_increase_bytes", "self_alloc_bytes", "self_alloc_count", "increase_bytes", "alloc_bytes", "alloc_count", "calls")
+  t = t:select("device", "name", "self_increase_bytes", "self_alloc_bytes", "self_alloc_count", "increase_bytes",
+      "alloc_bytes", "alloc_count", "calls")
   local any = t:col("self_increase_bytes"):ne(0) | t:col("self_alloc_bytes"):ne(0) | t:col("self_alloc_count"):ne(0)
     | t:col("increase_bytes"):ne(0) | t:col("alloc_bytes"):ne(0) | t:col("alloc_count"):ne(0)
   t = t:filter(any)
@@ -151,7 +155,8 @@ local function capacity_of(p, dtype, dev)
   local dv = p.tables.devices
   if dv and dv:has("id") and dv:has("memory_bytes") then
     local r = dv:filter(dv:col("id"):eq(dev))
-    if r:nrows() > 0 and r:get(1, "memory_bytes") then return r:get(1, "memory_bytes"), "the trace's deviceProperties" end
+    if r:nrows() > 0 and r:get(1, "memory_bytes") then return r:get(1, "memory_bytes"),
+        "the trace's deviceProperties" end
     if r:nrows() > 0 and r:has("name") and r:get(1, "name") then
       local m = gpus.model(r:get(1, "name"))
       if m and m.dram_bytes then return m.dram_bytes, "perflab.gpus: " .. m.id end
@@ -168,7 +173,8 @@ local function categories(p, mem, report)
   local m = mem:select("bytes", "category"):with("bucket", bucket)
   local w = m:pivot { index = "bucket", columns = "category", values = "bytes", agg = "sum" }
   w = w:take(w:order("bucket"))
-  local order = { "parameter", "optimizer state", "input", "temporary", "activation", "gradient", "autograd detail", "unknown" }
+  local order = { "parameter", "optimizer state", "input", "temporary", "activation", "gradient", "autograd detail",
+      "unknown" }
   local cols = { "ts_ns" }
   w = w:with("ts_ns", w:col("bucket") // 2)
   for _, c in ipairs(order) do
@@ -178,7 +184,8 @@ local function categories(p, mem, report)
     end
   end
   w = w:select(cols)
-  report:table("categories", w, { title = "bytes live per category after each timestamp (PyTorch raw memory timeline; HTA MemoryAnalysis)" })
+  report:table("categories", w,
+      { title = "bytes live per category after each timestamp (PyTorch raw memory timeline; HTA MemoryAnalysis)" })
   return w, cols
 end
 
@@ -189,7 +196,8 @@ return {
   tables = { "memory_events", "cpu_ops", "steps", "devices" },
   options = {
     top = { type = "integer", default = 20, help = "live allocations listed per device at its peak" },
-    capacity_pct = { type = "number", default = 90, help = "warn when the peak is above this share of the device's memory" },
+    capacity_pct = { type = "number", default = 90,
+        help = "warn when the peak is above this share of the device's memory" },
     fragmentation_pct = { type = "number", default = 30,
       help = "warn when reserved exceeds allocated by more than this share of reserved at the peak" },
     fragmentation_min_bytes = { type = "number", default = 256 * 1024 * 1024,
@@ -201,7 +209,8 @@ return {
     for _, p in ipairs(inputs) do
       local mem = p.tables.memory_events
       if not mem or mem:nrows() == 0 then
-        report:note(string.format("%s: no memory events: record with torch.profiler.profile(profile_memory=True)", p.source))
+        report:note(string.format("%s: no memory events: record with torch.profiler.profile(profile_memory=True)",
+            p.source))
         goto next
       end
       if mem:has("category") then
@@ -229,52 +238,64 @@ return {
         local pairs_t, npaired, unmatched_frees = pair(mem)
         for _, d in devs:rows() do
           local label = dev_label(d.device_type, d.device)
-          local dm = mem:col("device_type"):fill(-2):eq(d.device_type or -2) & mem:col("device"):fill(-2):eq(d.device or -2)
+          local dm = mem:col("device_type"):fill(-2):eq(d.device_type or -2) & mem:col("device"):fill(-2):eq(d.device
+              or -2)
           local ot = operators(p, mem, dm, label)
           if ot then all.operators[#all.operators + 1] = ot end
-          local pm = pairs_t:col("device_type"):fill(-2):eq(d.device_type or -2) & pairs_t:col("device"):fill(-2):eq(d.device or -2)
+          local pm = pairs_t:col("device_type"):fill(-2):eq(d.device_type
+              or -2) & pairs_t:col("device"):fill(-2):eq(d.device or -2)
           local pd = pairs_t:filter(pm)
           local life = pd:col("release_ts_ns") - pd:col("ts_ns")
           local at = pd:select(pd:has("step") and { "addr", "bytes", "ts_ns", "release_ts_ns", "op", "step" }
             or { "addr", "bytes", "ts_ns", "release_ts_ns", "op" })
           at = at:with("device", pd:col("device_label")):with("lifetime_ns", life):rename("ts_ns", "alloc_ts_ns")
-          at = at:select(pd:has("step") and { "device", "addr", "bytes", "alloc_ts_ns", "release_ts_ns", "lifetime_ns", "op", "step" }
+          at = at:select(pd:has("step") and { "device", "addr", "bytes", "alloc_ts_ns", "release_ts_ns", "lifetime_ns",
+              "op", "step" }
             or { "device", "addr", "bytes", "alloc_ts_ns", "release_ts_ns", "lifetime_ns", "op" })
           all.allocations[#all.allocations + 1] = at
           if has_total then
             local cm = dm & mem:col("addr"):present() & mem:col("total_allocated_bytes"):present()
             local c = mem:filter(cm)
             if c:nrows() > 0 then
-              local curve = c:select(c:has("step") and { "ts_ns", "total_allocated_bytes", "total_reserved_bytes", "step" }
+              local curve = c:select(c:has("step") and { "ts_ns", "total_allocated_bytes", "total_reserved_bytes",
+                  "step" }
                 or { "ts_ns", "total_allocated_bytes", "total_reserved_bytes" })
               curve = curve:with("device", c:col("device_label")):with("since_start_ns", c:col("ts_ns") - t0)
                 :rename("total_allocated_bytes", "allocated_bytes"):rename("total_reserved_bytes", "reserved_bytes")
-              curve = curve:select(c:has("step") and { "device", "ts_ns", "since_start_ns", "allocated_bytes", "reserved_bytes", "step" }
+              curve = curve:select(c:has("step") and { "device", "ts_ns", "since_start_ns", "allocated_bytes",
+                  "reserved_bytes", "step" }
                 or { "device", "ts_ns", "since_start_ns", "allocated_bytes", "reserved_bytes" })
               all.curve[#all.curve + 1] = curve
               local top = c:top(1, "total_allocated_bytes")
               local pk = top:row(1)
               local cap, capsrc = capacity_of(p, d.device_type, d.device)
-              local peak = { device = label, peak_bytes = pk.total_allocated_bytes, reserved_bytes = pk.total_reserved_bytes,
+              local peak = { device = label, peak_bytes = pk.total_allocated_bytes,
+                  reserved_bytes = pk.total_reserved_bytes,
                 ts_ns = pk.ts_ns, time_ms = (pk.ts_ns - t0) / 1e6, op = pk.op, step = pk.step, capacity_bytes = cap,
                 capacity_pct = cap and 100 * pk.total_allocated_bytes / cap or nil }
               all.peaks[#all.peaks + 1] = peak
               -- what held it: live at the peak
-              local live = at:filter(at:col("alloc_ts_ns"):le(pk.ts_ns) & (at:col("release_ts_ns"):gt(pk.ts_ns) | ~at:col("release_ts_ns"):present()))
+              local rel = at:col("release_ts_ns")
+              local live = at:filter(at:col("alloc_ts_ns"):le(pk.ts_ns) & (rel:gt(pk.ts_ns) | ~rel:present()))
               live = live:take(live:order("-bytes", "alloc_ts_ns")):head(opts.top)
-              all.at_peak[#all.at_peak + 1] = live:select(live:has("step") and { "device", "bytes", "alloc_ts_ns", "addr", "op", "step" }
+              all.at_peak[#all.at_peak + 1] = live:select(live:has("step")
+                  and { "device", "bytes", "alloc_ts_ns", "addr", "op", "step" }
                 or { "device", "bytes", "alloc_ts_ns", "addr", "op" })
               if cap and peak.capacity_pct > opts.capacity_pct then
                 report:finding { severity = "warn", rule = "memory.capacity", subject = label,
                   message = string.format("%s: peak allocated %s is %.1f %% of the device's %s (at %s, in %s)", label,
-                    units.bytes(pk.total_allocated_bytes), peak.capacity_pct, units.bytes(cap), units.ns(pk.ts_ns - t0), pk.op or "no operator"),
-                  evidence = { peak_bytes = pk.total_allocated_bytes, capacity_bytes = cap, capacity_pct = peak.capacity_pct,
-                    threshold_pct = opts.capacity_pct, capacity_source = capsrc, formula = "max Total Allocated / device memory" } }
+                    units.bytes(pk.total_allocated_bytes), peak.capacity_pct, units.bytes(cap),
+                        units.ns(pk.ts_ns - t0), pk.op or "no operator"),
+                  evidence = { peak_bytes = pk.total_allocated_bytes, capacity_bytes = cap,
+                      capacity_pct = peak.capacity_pct,
+                    threshold_pct = opts.capacity_pct, capacity_source = capsrc,
+                        formula = "max Total Allocated / device memory" } }
               elseif cap then
                 report:finding { severity = "info", rule = "memory.capacity", subject = label,
                   message = string.format("%s: peak allocated %s, %.1f %% of the device's %s", label,
                     units.bytes(pk.total_allocated_bytes), peak.capacity_pct, units.bytes(cap)),
-                  evidence = { peak_bytes = pk.total_allocated_bytes, capacity_bytes = cap, capacity_pct = peak.capacity_pct,
+                  evidence = { peak_bytes = pk.total_allocated_bytes, capacity_bytes = cap,
+                      capacity_pct = peak.capacity_pct,
                     threshold_pct = opts.capacity_pct, capacity_source = capsrc } }
               end
               local res = pk.total_reserved_bytes
@@ -293,7 +314,8 @@ return {
               -- growth across steps: allocated at the end of each step
               if c:has("step") then
                 local g = c:filter(c:col("step"):present()):group_by("step"):agg {
-                  { "end_allocated_bytes", "last", "total_allocated_bytes" }, { "max_allocated_bytes", "max", "total_allocated_bytes" } }
+                  { "end_allocated_bytes", "last", "total_allocated_bytes" },
+                      { "max_allocated_bytes", "max", "total_allocated_bytes" } }
                 g = g:take(g:order("step"))
                 all.steps[#all.steps + 1] = g:with("device", g:col("step"):map(function() return label end))
                   :select("device", "step", "end_allocated_bytes", "max_allocated_bytes")
@@ -302,12 +324,15 @@ return {
                 for i = 2, #ys do if ys[i] < ys[i - 1] then mono = false end end
                 local sl = slope(xs, ys)
                 if mono and sl and sl >= opts.growth_min_bytes then
-                  local nf = at:col("release_ts_ns"):count() < at:nrows() and (at:nrows() - at:col("release_ts_ns"):count()) or 0
+                  local nf = at:col("release_ts_ns"):count() < at:nrows()
+                      and (at:nrows() - at:col("release_ts_ns"):count()) or 0
                   report:finding { severity = "warn", rule = "memory.growth", subject = label,
                     message = string.format("%s: allocated memory grows %s per step over %d steps (%s -> %s); %d allocations are never freed in the trace: a leak candidate",
                       label, units.bytes(sl), #xs, units.bytes(ys[1]), units.bytes(ys[#ys]), nf),
-                    evidence = { slope_bytes_per_step = sl, steps = #xs, first_bytes = ys[1], last_bytes = ys[#ys], never_freed = nf,
-                      threshold_bytes = opts.growth_min_bytes, formula = "least-squares slope of allocated bytes at each step's end" } }
+                    evidence = { slope_bytes_per_step = sl, steps = #xs, first_bytes = ys[1], last_bytes = ys[#ys],
+                        never_freed = nf,
+                      threshold_bytes = opts.growth_min_bytes,
+                          formula = "least-squares slope of allocated bytes at each step's end" } }
                 end
               end
             end
@@ -320,7 +345,8 @@ return {
           end
         end
         if unmatched_frees > 0 then
-          report:note(string.format("%s: %d frees of blocks allocated before the trace began", p.source, unmatched_frees))
+          report:note(string.format("%s: %d frees of blocks allocated before the trace began", p.source,
+              unmatched_frees))
         end
       end
       ::next::
@@ -328,12 +354,17 @@ return {
     local function put(name, list, title)
       if #list > 0 then report:table(name, T.concat(table.unpack(list)), { title = title }) end
     end
-    put("peaks", { #all.peaks > 0 and T.from_rows(all.peaks, { "device", "peak_bytes", "reserved_bytes", "ts_ns", "time_ms", "op", "step",
-      "capacity_bytes", "capacity_pct" }) or nil }, "peak allocated memory per device (max Total Allocated), when, in which operator")
-    put("at_peak", all.at_peak, "allocations live at each device's peak, largest first, with the operator that made each")
-    put("operators", all.operators, "per operator and device (tb-plugin Memory View): self increase, self allocation size and count, the same including children, calls")
+    put("peaks", { #all.peaks > 0 and T.from_rows(all.peaks, { "device", "peak_bytes", "reserved_bytes", "ts_ns",
+        "time_ms", "op", "step",
+      "capacity_bytes", "capacity_pct" }) or nil },
+          "peak allocated memory per device (max Total Allocated), when, in which operator")
+    put("at_peak", all.at_peak,
+        "allocations live at each device's peak, largest first, with the operator that made each")
+    put("operators", all.operators,
+        "per operator and device (tb-plugin Memory View): self increase, self allocation size and count, the same including children, calls")
     put("curve", all.curve, "allocated and reserved bytes after each event, per device")
-    put("allocations", all.allocations, "allocations paired with the next free of the same address (release missing: not freed within the trace)")
+    put("allocations", all.allocations,
+        "allocations paired with the next free of the same address (release missing: not freed within the trace)")
     put("steps", all.steps, "allocated bytes per profiler step")
     perflab.figures.memory(report)
   end,

@@ -133,7 +133,8 @@ local function frame(p, k)
   function F.get(key)
     local c = cache[key]
     if c then return c end
-    if not R.metrics[key] and not wanted[key] then error("ncu-rules: metric '" .. key .. "' is read but was not pivoted") end
+    if not R.metrics[key] and not wanted[key] then error("ncu-rules: metric '" .. key
+        .. "' is read but was not pivoted") end
     for _, a in ipairs(R.metrics[key] or { key }) do
       for _, v in ipairs({ F.kcol(a) or false, mcol[a] or false }) do
         if v then c = c and c:fill(v) or v end
@@ -184,8 +185,10 @@ local function launch_columns(F, ctx, active)
       local cc = device.row_device(r, ctx)
       local b = device.dim(r, "block_size", "block")
       if cc and r.registers and gpus.cc(cc) then
-        return { active = cuda.occupancy { cc = cc, block_size = b, registers = r.registers, smem_static = r.smem_static_bytes,
-          smem_dynamic = r.smem_dynamic_bytes, smem_config = r.smem_config_bytes, smem_driver = r.smem_driver_bytes }.active_blocks }
+        return { active = cuda.occupancy { cc = cc, block_size = b, registers = r.registers,
+            smem_static = r.smem_static_bytes,
+          smem_dynamic = r.smem_dynamic_bytes, smem_config = r.smem_config_bytes,
+              smem_driver = r.smem_driver_bytes }.active_blocks }
       end
       return {}
     end)
@@ -284,7 +287,8 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     t:with("sv", o.sv or F.NONE)
     t = t:filter(mask)
     t:with("evidence", evidence_column(t, o.ev))
-    if o.cap and t:col("capm"):count_true() > 0 then t:with("capped_by", t:col("capm"):map({ [true] = R.rule(id).parent })) end
+    if o.cap and t:col("capm"):count_true() > 0 then t:with("capped_by",
+        t:col("capm"):map({ [true] = R.rule(id).parent })) end
     if have_ncu_rules then t:with("ncu_fired", t:col("nf"):map({ [true] = "yes", [false] = "no" })) end
     local one = t:col("row"):present()
     t:with("seq", one * seq):with("sub", one * (o.sub or 0)):with("rule", one:map({ [true] = id }))
@@ -405,7 +409,8 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
         ev = { cycles_per_issue = cpi, ratio_threshold = th.stall_ratio, reason = s[1], stall_cycles = s[2] },
         msg = function(v)
           return string.format("each warp spends %.2f of its %.2f cycles between issued instructions stalled on %s (%s %%)",
-            v.stall_cycles, v.cycles_per_issue, R.stall_text[v.reason] or v.reason, fmt(v.stall_cycles / v.cycles_per_issue * 100))
+            v.stall_cycles, v.cycles_per_issue, R.stall_text[v.reason] or v.reason,
+                fmt(v.stall_cycles / v.cycles_per_issue * 100))
         end })
     end
   end
@@ -437,7 +442,8 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
       local pipe = get("fp_pipe_pct"):fill(sm):fill(100)
       emit("ncu.fma_fusion", 7, ok & all:gt(0) & ratio:gt(th.fma_ratio), { sev = "opt", sp = 0.5 * non / all * pipe,
         sub = j, skey = prec[1],
-        ev = { fused = f, non_fused = non, pipe_pct = pipe, precision = prec[1], ratio = ratio, threshold = th.fma_ratio },
+        ev = { fused = f, non_fused = non, pipe_pct = pipe, precision = prec[1], ratio = ratio,
+            threshold = th.fma_ratio },
         msg = function(v)
           return string.format("%s: %d fused and %d non-fused instructions; converting ADD/MUL pairs to FMA could cut them by up to %s %% (--fmad=true, --use_fast_math)",
             v.precision, v.fused, v.non_fused, fmt(v.ratio * 100))
@@ -458,10 +464,12 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
       local pct = c / w * 100
       emit("ncu.bank_conflicts", 8, ok & pct:ge(th.bank_conflict_pct), { sev = "opt", sp = pct * l1 / 100,
         sub = j, gkey = op[1], skey = op[1],
-        ev = { conflicts = c, l1_pct = l1, op = op[1], requests = maybe(req), threshold_pct = th.bank_conflict_pct, wavefronts = w },
+        ev = { conflicts = c, l1_pct = l1, op = op[1], requests = maybe(req), threshold_pct = th.bank_conflict_pct,
+            wavefronts = w },
         msg = function(v)
           local r = v.requests
-          return string.format("shared %ss: %s %% of %d wavefronts are bank conflicts%s", v.op, fmt(v.conflicts / v.wavefronts * 100),
+          return string.format("shared %ss: %s %% of %d wavefronts are bank conflicts%s", v.op,
+              fmt(v.conflicts / v.wavefronts * 100),
             v.wavefronts, r and r > 0 and string.format(" (%.1f-way on average)", v.wavefronts / r) or "")
         end })
     end
@@ -513,7 +521,8 @@ local function evaluate_columns(F, ctx, th, fired, have_ncu_rules)
     local bc = ncu.block_size_check_col(bs)
     emit("ncu.block_size", 11, bc.fires, { sev = "warn", sp = bc.speedup_pct, ev = { block_size = bs },
       msg = function(v)
-        return string.format("block size %d is not a multiple of 32 (%d idle lanes per block)", v.block_size, 32 - v.block_size % 32)
+        return string.format("block size %d is not a multiple of 32 (%d idle lanes per block)", v.block_size,
+            32 - v.block_size % 32)
       end })
     local sg = ncu.small_grid_col(grid, sms)
     emit("ncu.small_grid", 12, sg.high, { sev = "warn", sp = sg.speedup_pct, ev = { grid_size = grid, sm_count = sms },
@@ -576,7 +585,8 @@ local function group_findings(report, p, fin, parts, timelines, all)
     local who = n == 1 and ("launch " .. shown[1])
       or string.format("%d launches: %s%s", n, table.concat(shown, ", "), n > 3 and ", ..." or "")
     local fd = report:finding { severity = o.vals:get(i, "severity"), rule = o.id, subject = kernel,
-      message = string.format("%s: %s (%s)", kernel, o.msg(v), who), evidence = ev, speedup_pct = o.vals:get(i, "speedup") }
+      message = string.format("%s: %s (%s)", kernel, o.msg(v), who), evidence = ev,
+          speedup_pct = o.vals:get(i, "speedup") }
     local lids = {}
     if #timelines > 0 then for j, r in ipairs(rws) do lids[j] = kid[r] end end   -- only a timeline weighs them
     all[#all + 1] = weighting.item(fd, p, kernel, lids)
@@ -591,7 +601,8 @@ NR = {
   timeline_needs = { "kernels|kernel_summary" },   -- ... and a timeline beside it
   ncu_only = true,
   options = {
-    gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (SM count for the launch rules)" },
+    gpu = { type = "string", default = "auto",
+        help = "GPU model when the input does not say (SM count for the launch rules)" },
     timeline = weighting.option,
   },
   run = function(inputs, opts, report)
@@ -631,7 +642,8 @@ NR = {
         rows = T.from_rows({}, COLS)
       end
       local tname = #reports_in > 1 and ("ncu_rules_" .. idx) or "ncu_rules"
-      report:table(tname, rows, { title = string.format("%d rule firings on %d launches (%s)", rows:nrows(), n, p.source) })
+      report:table(tname, rows, { title = string.format("%d rule firings on %d launches (%s)", rows:nrows(), n,
+          p.source) })
       if have_ncu_rules then
         local crow = {}
         local ncu_total, matched, no_inputs, missed, nmissed = 0, 0, 0, {}, 0

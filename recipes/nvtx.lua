@@ -71,8 +71,10 @@ return {
   options = {
     busy_pct = { type = "number", min = 0, default = 50,
                  help = "flag a range name whose GPU busy time is below this share of its CPU time (host-bound)" },
-    min_cpu_ns = { type = "integer", min = 0, default = 0, help = "only flag range names with at least this CPU total (ns)" },
-    findings = { type = "integer", min = 0, default = 10, help = "at most this many findings (longest CPU total first)" },
+    min_cpu_ns = { type = "integer", min = 0, default = 0,
+        help = "only flag range names with at least this CPU total (ns)" },
+    findings = { type = "integer", min = 0, default = 10,
+        help = "at most this many findings (longest CPU total first)" },
     top = { type = "integer", min = 0, default = 50, help = "rows of the per-name table (0 = all)" },
     instances = { type = "boolean", default = false, help = "also the per-instance table nvtx_instances" },
   },
@@ -133,7 +135,8 @@ return {
       local shown = 0
       for _, r in by:rows() do
         if shown >= opts.findings then break end
-        if r.kernels > 0 and r.cpu_total_ns > 0 and r.cpu_total_ns >= opts.min_cpu_ns and r.busy_pct < opts.busy_pct then
+        if r.kernels > 0 and r.cpu_total_ns > 0 and r.cpu_total_ns >= opts.min_cpu_ns
+            and r.busy_pct < opts.busy_pct then
           shown = shown + 1
           report:finding {
             severity = r.busy_pct < opts.busy_pct / 2 and "warn" or "info",

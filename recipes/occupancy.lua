@@ -68,7 +68,8 @@ local function amd_report(p, ctx, opts, report, name)
   local names, wx, wy, wz = col("short_name", "name"), col("block_x"), col("block_y"), col("block_z")
   local wg = {}
   for i = 1, k:nrows() do wg[i] = wx[i] and wx[i] * (wy[i] or 1) * (wz[i] or 1) or nil end
-  local vg, ag, sg = col("arch_vgpr", "Arch_VGPR_Count", "registers"), col("accum_vgpr", "Accum_VGPR_Count"), col("sgpr", "SGPR_Count")
+  local vg, ag, sg = col("arch_vgpr", "Arch_VGPR_Count", "registers"), col("accum_vgpr", "Accum_VGPR_Count"),
+      col("sgpr", "SGPR_Count")
   local lds, ws = col("smem_static_bytes", "smem_bytes", "lds"), col("wave_size", "Wave_Size")
   local rows, seen, skipped = {}, {}, 0
   for i = 1, k:nrows() do
@@ -81,8 +82,10 @@ local function amd_report(p, ctx, opts, report, name)
         local o = amd.occupancy{ arch = arch, workgroup_size = wg[i], arch_vgpr = vg[i], accum_vgpr = ag[i],
           sgpr = sg[i], lds_bytes = lds[i], wave_size = ws[i] }
         row = { kernel = names[i] or ("dispatch " .. i), arch = arch, workgroup_size = wg[i],
-          waves_per_workgroup = o.waves_per_workgroup, arch_vgpr = vg[i], accum_vgpr = ag[i], vgprs_allocated = o.vgprs_allocated,
-          sgpr = sg[i], lds_bytes = lds[i] or 0, limit_vgpr = o.limit_vgpr, limit_sgpr = o.limit_sgpr, limit_lds = o.limit_lds,
+          waves_per_workgroup = o.waves_per_workgroup, arch_vgpr = vg[i], accum_vgpr = ag[i],
+              vgprs_allocated = o.vgprs_allocated,
+          sgpr = sg[i], lds_bytes = lds[i] or 0, limit_vgpr = o.limit_vgpr, limit_sgpr = o.limit_sgpr,
+              limit_lds = o.limit_lds,
           waves_per_simd = o.waves_per_simd, max_waves_per_simd = o.max_waves_per_simd, occupancy_pct = o.occupancy_pct,
           limiter = table.concat(o.limiter, ", "), dispatches = 1, o = o }
         seen[key] = row
@@ -91,7 +94,8 @@ local function amd_report(p, ctx, opts, report, name)
     end
   end
   report:table(name, T.from_rows(rows, AMD_COLS), { title = string.format(
-    "%d kernel configurations (%s), AMD %s (%s), device from %s", #rows, p.source, arch, amd.arch[arch].name, ctx.source),
+    "%d kernel configurations (%s), AMD %s (%s), device from %s", #rows, p.source, arch, amd.arch[arch].name,
+        ctx.source),
     note = "waves per SIMD = min(8, 512 VGPRs / allocated VGPRs, 800 SGPRs / allocated SGPRs, LDS-limited workgroups "
       .. "per CU x waves per workgroup / 4 SIMDs); occupancy_pct = waves per SIMD / 8 (perflab.amd_occupancy: workgroup "
       .. "slots, barriers and reserved SGPRs are not modelled)." })
@@ -109,7 +113,8 @@ local function amd_report(p, ctx, opts, report, name)
         speedup_pct = 100 - r.occupancy_pct }
     end
   end
-  if skipped > 0 then report:note(string.format("%d dispatches without workgroup size or VGPR count were skipped", skipped)) end
+  if skipped > 0 then report:note(string.format("%d dispatches without workgroup size or VGPR count were skipped",
+      skipped)) end
 end
 
 -- helpers of the CUDA path: every step a column operation (C) over the
@@ -194,7 +199,8 @@ local function cuda_report(p, ctx, want_ids)
   -- the calculator, once over every launch (C)
   local args = { cc = cc or any:keep(none), block_size = bs or any:keep(none), registers = regs, smem_static = ss_eff,
     smem_dynamic = sd_eff, smem_config = cfg, smem_driver = drv,
-    grid_size = is_trace and some(device.dim_col(k, "grid_size", "grid")) or nil, sm_count = sms, max_threads_per_sm = maxthr }
+    grid_size = is_trace and some(device.dim_col(k, "grid_size", "grid")) or nil, sm_count = sms,
+        max_threads_per_sm = maxthr }
   local oc = cuda.columns(args)
   local pct = oc:col("theoretical_occupancy_pct")
   -- the table's rounded occupancy: once per distinct (warps, max warps)
@@ -280,8 +286,10 @@ local function cuda_report(p, ctx, want_ids)
   local rcc = rep:col("cc")
   rc.arch_cc = rcc:map(function(c) return gpus.cc(c).cc end):to_lua()
   rc.max_warps = rcc:map(function(c) return gpus.cc(c).max_warps_per_sm end):to_lua()
-  local oc_ = cols(orep, { "limiter", "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
-    "block_limit_barriers", "active_blocks", "theoretical_warps", "theoretical_occupancy_pct", "smem_config_used", "invalid" })
+  local oc_ = cols(orep, { "limiter", "block_limit_sm", "block_limit_warps", "block_limit_registers",
+      "block_limit_smem",
+    "block_limit_barriers", "active_blocks", "theoretical_warps", "theoretical_occupancy_pct", "smem_config_used",
+        "invalid" })
   local ac = cols(arep, { "smem_static", "smem_dynamic", "smem_config", "smem_driver" })
   local order = {}
   for gi = 1, firsts:nrows() do
@@ -290,7 +298,8 @@ local function cuda_report(p, ctx, want_ids)
     for l in (oc_.limiter[gi] or ""):gmatch("[^,]+") do lim[#lim + 1] = (l:gsub("^ ", "")) end
     local ids_g = {}
     if gids then ids_g = t:take(gids[gpos_l[gi]]):col("id"):to_lua() end
-    order[gi] = { kernel = rc.kernel[gi], first = gc.first[gi], launches = gc.launches[gi], ach_sum = gc.ach_sum[gi] or 0,
+    order[gi] = { kernel = rc.kernel[gi], first = gc.first[gi], launches = gc.launches[gi],
+        ach_sum = gc.ach_sum[gi] or 0,
       ach_n = gc.ach_n[gi] or 0, ids = ids_g,
       args = { cc = cc_, block_size = bsz, registers = nreg, smem_static = ac.smem_static[gi],
         smem_dynamic = ac.smem_dynamic[gi], smem_config = ac.smem_config[gi], smem_driver = ac.smem_driver[gi] },
@@ -305,7 +314,8 @@ local function cuda_report(p, ctx, want_ids)
   -- compare with what the input printed (ncu: every block limit, the
   -- theoretical warps and occupancy; Kineto: the estimate)
   local mismatch, exception = none, none
-  local diff_cols = { "block_limit_sm", "block_limit_registers", "block_limit_smem", "block_limit_warps", "theoretical_warps" }
+  local diff_cols = { "block_limit_sm", "block_limit_registers", "block_limit_smem", "block_limit_warps",
+      "theoretical_warps" }
   if not is_trace then
     local m = {}
     for _, c in ipairs(diff_cols) do if k:has(c) then m[c] = k:col(c):ne(oc:col(c)) end end
@@ -344,9 +354,11 @@ local function cuda_report(p, ctx, want_ids)
       else
         local diffs = {}
         for _, c in ipairs(diff_cols) do
-          if kr[c] and kr[c] ~= orow[c] then diffs[#diffs + 1] = string.format("%s %s (input %s)", c, orow[c], kr[c]) end
+          if kr[c] and kr[c] ~= orow[c] then diffs[#diffs + 1] = string.format("%s %s (input %s)", c, orow[c],
+              kr[c]) end
         end
-        if kr.theoretical_occupancy_pct and math.abs(kr.theoretical_occupancy_pct - orow.theoretical_occupancy_pct) > 0.01 then
+        if kr.theoretical_occupancy_pct
+            and math.abs(kr.theoretical_occupancy_pct - orow.theoretical_occupancy_pct) > 0.01 then
           diffs[#diffs + 1] = string.format("theoretical %.2f %% (input %.2f %%)", orow.theoretical_occupancy_pct,
             kr.theoretical_occupancy_pct)
         end
@@ -380,7 +392,8 @@ R = {
   timeline_needs = { "kernels|kernel_summary" },   -- ... and a timeline beside it
   tables = { "kernels", "kernel_summary", "devices" },   -- all it reads (devices: perflab.gpu)
   options = {
-    gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
+    gpu = { type = "string", default = "auto",
+        help = "GPU model when the input does not say (perflab gpus lists them)" },
     threshold = { type = "number", default = ncu.thresholds.occupancy_low,
                   help = "flag theoretical occupancy below this percentage" },
     gap = { type = "number", default = ncu.thresholds.achieved_gap,
@@ -415,7 +428,8 @@ R = {
         assumptions[string.format("trace input: the calculator assumes the runtime's default carveout (the full shared memory per SM) and no opt-in above %s per block, as Kineto's estimate does",
           "48 KB")] = true
       end
-      report:table(name, t, { title = string.format("%d launches (%s), device from %s", t:nrows(), p.source, ctx.source),
+      report:table(name, t, { title = string.format("%d launches (%s), device from %s", t:nrows(), p.source,
+          ctx.source),
         note = "Theoretical occupancy from perflab.gpu.occupancy; reported_occupancy_pct is what the input printed." })
       -- the what-if of every group that gets a limiter finding, in one call
       local wi_rows, wi_of = {}, {}
@@ -423,7 +437,8 @@ R = {
         local o = g.o
         if not o.invalid and o.theoretical_occupancy_pct < opts.threshold then
           local a = g.args
-          wi_rows[#wi_rows + 1] = { cc = a.cc, bs = a.block_size, regs = a.registers, ss = a.smem_static, sd = a.smem_dynamic,
+          wi_rows[#wi_rows + 1] = { cc = a.cc, bs = a.block_size, regs = a.registers, ss = a.smem_static,
+              sd = a.smem_dynamic,
             cfg = a.smem_config, drv = a.smem_driver }
           wi_of[g] = #wi_rows
         end
@@ -434,10 +449,13 @@ R = {
       if #wi_rows > 0 then
         local w = T.from_rows(wi_rows, { "cc", "bs", "regs", "ss", "sd", "cfg", "drv" })
         local function wcol(c) return w:has(c) and w:col(c) or nil end
-        local wt = cuda.columns { cc = w:col("cc"), block_size = w:col("bs"), registers = wcol("regs"), smem_static = wcol("ss"),
+        local wt = cuda.columns { cc = w:col("cc"), block_size = w:col("bs"), registers = wcol("regs"),
+            smem_static = wcol("ss"),
           smem_dynamic = wcol("sd"), smem_config = wcol("cfg"), smem_driver = wcol("drv"), what_if = true }
-        for _, c in ipairs({ "what_if_registers", "what_if_registers_blocks", "what_if_registers_pct", "what_if_smem_bytes",
-                             "what_if_smem_blocks", "what_if_smem_pct", "what_if_block_size", "what_if_block_size_blocks",
+        for _, c in ipairs({ "what_if_registers", "what_if_registers_blocks", "what_if_registers_pct",
+            "what_if_smem_bytes",
+                             "what_if_smem_blocks", "what_if_smem_pct", "what_if_block_size",
+                                 "what_if_block_size_blocks",
                              "what_if_block_size_pct" }) do
           wi[c] = wt:has(c) and wt:col(c):to_lua() or {}
         end
@@ -451,14 +469,17 @@ R = {
         local o = g.o
         local launches = g.launches == 1 and "1 launch" or (g.launches .. " launches")
         if o.invalid then
-          items[#items + 1] = weighting.item(report:finding { severity = "error", rule = "occupancy.invalid", subject = g.kernel,
+          items[#items + 1] = weighting.item(report:finding { severity = "error", rule = "occupancy.invalid",
+              subject = g.kernel,
             message = string.format("%s cannot run on CC %s: %s", g.kernel, o.cc, o.invalid),
-            evidence = { launches = g.launches, block_size = o.block_size, registers = o.registers } }, p, g.kernel, g.ids)
+            evidence = { launches = g.launches, block_size = o.block_size, registers = o.registers } }, p, g.kernel,
+                g.ids)
         elseif o.theoretical_occupancy_pct < opts.threshold then
           local whatif = cuda.what_if_of(wi_row(wi_of[g]), o.cc)
           local tips = {}
           for _, w in ipairs(whatif) do tips[#tips + 1] = w.text end
-          items[#items + 1] = weighting.item(report:finding { severity = "warn", rule = "occupancy.limiter", subject = g.kernel,
+          items[#items + 1] = weighting.item(report:finding { severity = "warn", rule = "occupancy.limiter",
+              subject = g.kernel,
             message = string.format("%s: theoretical occupancy %s %% (%d of %d warps per SM) is limited by %s%s",
               g.kernel, cuda.fmt_pct(o.theoretical_occupancy_pct), o.theoretical_warps, o.max_warps_per_sm,
               table.concat(o.limiter, " and "), #tips > 0 and ("; " .. table.concat(tips, "; ")) or ""),
@@ -474,7 +495,8 @@ R = {
           local ach = g.ach_sum / g.ach_n
           local th = o.theoretical_occupancy_pct
           if th - ach > opts.gap and th > 0 then
-            items[#items + 1] = weighting.item(report:finding { severity = "opt", rule = "occupancy.achieved_gap", subject = g.kernel,
+            items[#items + 1] = weighting.item(report:finding { severity = "opt", rule = "occupancy.achieved_gap",
+                subject = g.kernel,
               message = string.format("%s: achieved occupancy %s %% is %s points below theoretical %s %% (%s): warp scheduling overheads or workload imbalance",
                 g.kernel, cuda.fmt_pct(ach), cuda.fmt_pct(th - ach), cuda.fmt_pct(th), launches),
               evidence = { achieved_pct = round2(ach), theoretical_pct = round2(th), gap_threshold = opts.gap,
@@ -493,7 +515,8 @@ R = {
       for _, c in ipairs(sorted_keys(inferred)) do
         report:note(string.format("%s prints no compute capability; used %s, the first that fits", p.source, c))
       end
-      if skipped > 0 then report:note(string.format("%d launches without block size or registers were skipped", skipped)) end
+      if skipped > 0 then report:note(string.format("%d launches without block size or registers were skipped",
+          skipped)) end
       local unknown = c.unknown
       table.sort(unknown)
       if #unknown > 0 then

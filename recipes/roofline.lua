@@ -32,7 +32,8 @@ local gpus = require "perflab.gpus"
 local IV = require "perflab.timeline"
 local T = perflab.table
 
-local COLS = { "kernel", "precision", "precision_from", "flops", "bytes", "arithmetic_intensity", "achieved_flops_per_s",
+local COLS = { "kernel", "precision", "precision_from", "flops", "bytes", "arithmetic_intensity",
+    "achieved_flops_per_s",
   "achieved_bytes_per_s", "attainable_flops_per_s", "efficiency_pct", "compute_pct", "memory_pct",
   "bound", "time_share_pct" }
 
@@ -70,11 +71,14 @@ local r2 = require("perflab.util").round   -- to 2 decimals
 
 -- ncu instruction counts (raw page / --metrics): FLOP = add + mul + 2 x fma
 local NCU_FLOPS = {
-  { "fp64", "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
+  { "fp64", "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
+      "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
     "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum" },
-  { "fp32", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+  { "fp32", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+      "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum" },
-  { "fp16", "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
+  { "fp16", "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
+      "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
     "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum" },
 }
 -- DRAM bytes: raw names, else the details page's DRAM bandwidth x duration
@@ -87,10 +91,14 @@ local NCU_DRAM_RATE = { "Memory Throughput@byte/s", "dram__bytes.sum.per_second@
 -- gives nil: it is skipped and counted in a note.
 local function mat(d, n) return type(d) == "table" and #d == n end
 local GEMM_OPS = {
-  ["aten::mm"] = function(d) local a, b = d[1], d[2]; if mat(a, 2) and mat(b, 2) then return a[1], b[2], a[2], 1, { a, b, { a[1], b[2] } } end end,
-  ["aten::addmm"] = function(d) local a, b = d[2], d[3]; if mat(a, 2) and mat(b, 2) then return a[1], b[2], a[2], 1, { d[1] or {}, a, b, { a[1], b[2] } } end end,
-  ["aten::bmm"] = function(d) local a, b = d[1], d[2]; if mat(a, 3) and mat(b, 3) then return a[2], b[3], a[3], a[1], { a, b, { a[1], a[2], b[3] } } end end,
-  ["aten::baddbmm"] = function(d) local a, b = d[2], d[3]; if mat(a, 3) and mat(b, 3) then return a[2], b[3], a[3], a[1], { d[1] or {}, a, b, { a[1], a[2], b[3] } } end end,
+  ["aten::mm"] = function(d) local a, b = d[1], d[2]; if mat(a, 2) and mat(b, 2) then return a[1], b[2], a[2], 1,
+      { a, b, { a[1], b[2] } } end end,
+  ["aten::addmm"] = function(d) local a, b = d[2], d[3]; if mat(a, 2) and mat(b, 2) then return a[1], b[2], a[2], 1,
+      { d[1] or {}, a, b, { a[1], b[2] } } end end,
+  ["aten::bmm"] = function(d) local a, b = d[1], d[2]; if mat(a, 3) and mat(b, 3) then return a[2], b[3], a[3], a[1],
+      { a, b, { a[1], a[2], b[3] } } end end,
+  ["aten::baddbmm"] = function(d) local a, b = d[2], d[3]; if mat(a, 3) and mat(b, 3) then return a[2], b[3], a[3],
+      a[1], { d[1] or {}, a, b, { a[1], a[2], b[3] } } end end,
 }
 local ELEM_BYTES = { float = 4, double = 8, ["c10::Half"] = 2, ["c10::BFloat16"] = 2, half = 2, bfloat16 = 2,
   int = 4, long = 8, ["signed char"] = 1, ["unsigned char"] = 1, ["c10::Float8_e4m3fn"] = 1, ["c10::Float8_e5m2"] = 1 }
@@ -244,7 +252,8 @@ local function ncu_metrics(p, k, kid)
   -- only the metrics read, with a kernel and a value: one filter of the
   -- columns the pivot needs
   local keep = t:col("kernel_id"):present() & t:col("value"):present() & t:col("metric"):isin(bases)
-  t = t:select(t:has("base_unit") and { "kernel_id", "metric", "value", "base_unit" } or { "kernel_id", "metric", "value" })
+  t = t:select(t:has("base_unit") and { "kernel_id", "metric", "value", "base_unit" }
+      or { "kernel_id", "metric", "value" })
   t = t:filter(keep)
   local parts = { { t, "" } }
   if t:has("base_unit") then
@@ -295,9 +304,11 @@ local function work_columns(p, k, opts, is_summary)
   local csv = (opts.work and opts.work ~= "") and read_work_csv(opts.work) or nil
   if csv then
     local recs, ix = {}, {}
-    local function find(key) local w = csv[key]; if w and not ix[w] then recs[#recs + 1] = w; ix[w] = #recs end; return w and ix[w] end
+    local function find(key) local w = csv[key]; if w
+        and not ix[w] then recs[#recs + 1] = w; ix[w] = #recs end; return w and ix[w] end
     local ci
-    for _, c in ipairs({ { "name", find }, { "short_name", find }, { "name", function(nm) return find(bare(nm)) end } }) do
+    for _, c in ipairs({ { "name", find }, { "short_name", find },
+        { "name", function(nm) return find(bare(nm)) end } }) do
       local src = col(c[1])
       if src then
         local m = src:map(c[2])
@@ -311,7 +322,8 @@ local function work_columns(p, k, opts, is_summary)
         f = (f * k:col("calls")):fill(f); by = (by * k:col("calls")):fill(by)
       end
       claim(ci:present(), f:count() > 0 and f or nil, by:count() > 0 and by or nil,
-        (function() local pr = ci:map(function(i) return recs[i].precision end); return pr:count() > 0 and pr or nil end)(),
+        (function() local pr = ci:map(function(i) return recs[i].precision end); return pr:count() > 0 and pr
+            or nil end)(),
         "--set work (per launch)", "--set work")
     end
   end
@@ -362,7 +374,8 @@ local function work_columns(p, k, opts, is_summary)
       fprec = fprec and tp:fill(fprec) or tp
     end
     local bytes = m and m["dram__bytes.sum"]
-    local rw = m and m["dram__bytes_read.sum"] and m["dram__bytes_write.sum"] and (m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"])
+    local rw = m and m["dram__bytes_read.sum"] and m["dram__bytes_write.sum"]
+        and (m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"])
     if rw then bytes = bytes and bytes:fill(rw) or rw end
     local rate
     for _, nm in ipairs(m and NCU_DRAM_RATE or {}) do if m[nm] then rate = rate and rate:fill(m[nm]) or m[nm] end end
@@ -401,9 +414,12 @@ return {
   summary = "roofline placement per kernel (AI, attainable, efficiency, bound) with an SVG chart",
   needs = { "kernels|kernel_summary" },
   options = {
-    gpu = { type = "string", default = "auto", help = "GPU model when the input does not say (perflab gpus lists them)" },
-    precision = { type = "string", default = "auto", help = "precision of the ceiling to use (fp64, fp32, tf32, fp16, bf16, fp8, int8; auto = from the dtype or metrics, else the kernel name, else unknown)" },
-    work = { type = "string", default = "", help = "CSV with columns kernel,flops,bytes (per launch; optional precision) joined by kernel name" },
+    gpu = { type = "string", default = "auto",
+        help = "GPU model when the input does not say (perflab gpus lists them)" },
+    precision = { type = "string", default = "auto",
+        help = "precision of the ceiling to use (fp64, fp32, tf32, fp16, bf16, fp8, int8; auto = from the dtype or metrics, else the kernel name, else unknown)" },
+    work = { type = "string", default = "",
+        help = "CSV with columns kernel,flops,bytes (per launch; optional precision) joined by kernel name" },
   },
   run = function(inputs, opts, report)
     for idx, p in ipairs(inputs) do
@@ -443,7 +459,8 @@ return {
       local a = k:select(k:columns()[1]):with("_key", key):with("_ns", ns):with("_row", k:rownum())
       local w = ns:keep(ns:gt(0)):fill(1)                 -- a launch's weight: its time, else 1
       local spec = { { "ns", "sum", "_ns" }, { "first_row", "min", "_row" } }
-      local function add(name, v, agg, where) if v then a:with(name, v); spec[#spec + 1] = { name .. "_" .. agg, agg, name, where = where } end end
+      local function add(name, v, agg, where) if v then a:with(name, v); spec[#spec + 1] = { name .. "_" .. agg, agg,
+          name, where = where } end end
       add("_fl", fl, "sum"); add("_fl", fl, "count"); add("_b", by, "sum"); add("_b", by, "count")
       add("_wp", wprec, "first"); add("_wps", wpsrc, "first"); add("_waves", col("waves_per_sm"), "max")
       local c, mm = col("compute_throughput_pct"), col("memory_throughput_pct")
@@ -540,7 +557,8 @@ return {
       local pos = {}
       for i, r in ipairs(rows) do pos[r] = i end   -- ties in first-seen order (table.sort is not stable)
       table.sort(rows, function(a, b)
-        if (a.time_share_pct or 0) ~= (b.time_share_pct or 0) then return (a.time_share_pct or 0) > (b.time_share_pct or 0) end
+        if (a.time_share_pct or 0) ~= (b.time_share_pct or 0) then return (a.time_share_pct or 0) > (b.time_share_pct
+            or 0) end
         return pos[a] < pos[b]
       end)
       local tname = #inputs > 1 and ("roofline_" .. idx) or "roofline"
@@ -580,7 +598,8 @@ return {
       for _, h in ipairs(sorted_keys(hows)) do report:note("FLOPs and bytes from " .. h) end
       if skipped_ops > 0 then
         report:note(string.format("%d GEMM operator%s (aten::mm, addmm, bmm, baddbmm) skipped: Input Dims holds fewer "
-          .. "or empty shapes than the FLOPs need, and the trace gives no flops for them", skipped_ops, skipped_ops == 1 and "" or "s"))
+          .. "or empty shapes than the FLOPs need, and the trace gives no flops for them", skipped_ops,
+              skipped_ops == 1 and "" or "s"))
       end
       if from_name > 0 then
         report:note(string.format("%d kernel%s: precision read from the kernel name (a last resort: no dtype or "
@@ -599,7 +618,8 @@ return {
         for _, pr in ipairs(gpus.precisions) do
           if peaks[pr.id] then ceilings[#ceilings + 1] = { label = pr.label, flops = peaks[pr.id] } end
         end
-        local svg = chart.roofline { title = string.format("Roofline: %s (%s)", model.name or model.id, (p.source or ""):match("[^/]+$") or p.source),
+        local svg = chart.roofline { title = string.format("Roofline: %s (%s)", model.name or model.id,
+            (p.source or ""):match("[^/]+$") or p.source),
           ceilings = ceilings, bandwidth = bw, bandwidth_label = "DRAM", points = points }
         report:figure(#inputs > 1 and ("roofline_" .. idx .. ".svg") or "roofline.svg", svg,
           { title = "roofline chart (log-log)" })

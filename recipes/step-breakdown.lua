@@ -255,7 +255,8 @@ local function gpu_figures(p, steps)
   local a, d = k:col("start_ns"), IV.filled(k, "duration_ns", 0)
   local b = a + d
   local w = (b:min_with(hi) - a:max_with(lo)):max_with(0)          -- time inside the span
-  local kw = k:select("name"):with("device", IV.filled(k, "device", 0)):with("a", a):with("b", b):with("d", d):with("w", w)
+  local kw = k:select("name"):with("device", IV.filled(k, "device", 0)):with("a", a):with("b", b):with("d",
+      d):with("w", w)
   local bps = k:has("blocks_per_sm") and k:col("blocks_per_sm") or nil
   local occ = k:has("est_achieved_occupancy_pct") and k:col("est_achieved_occupancy_pct") or nil
   if bps then kw:with("bps", bps:keep(bps:gt(0))) end
@@ -281,7 +282,8 @@ local function gpu_figures(p, steps)
     local f = { device = g.device, span_ns = span, busy_ns = busy, util_pct = span > 0 and 100 * busy / span or nil,
                 kernels = g.kernels, tc_kernel_ns = g.tc_kernel_ns, kernel_ns = g.kernel_ns }
     if (g.nbps or 0) > 0 and span > 0 then
-      f.sm_eff_pct = 100 * I.step_integral(on:col("a"), on:col("b"), on:col("bps"), { cap = 1.0, lo = lo, hi = hi }) / span
+      f.sm_eff_pct = 100 * I.step_integral(on:col("a"), on:col("b"), on:col("bps"),
+          { cap = 1.0, lo = lo, hi = hi }) / span
     end
     if (g.occ_t or 0) > 0 then f.occupancy_pct = g.occupancy_pct end
     f.tc_pct = g.kernel_ns > 0 and 100 * g.tc_kernel_ns / g.kernel_ns or 0
@@ -300,13 +302,15 @@ local function tc_eligible_ratio(p, c)
   -- bottom eligible ops: by thread, start, longest first; an op whose next
   -- op on its thread lies inside it has a child
   local ops = c.ops
-  local el = ops:filter(ops:col("name"):isin(sorted_keys(D.tc_eligible_ops)), { "tid", "ts_ns", "end_ns", "external_id" })
+  local el = ops:filter(ops:col("name"):isin(sorted_keys(D.tc_eligible_ops)),
+      { "tid", "ts_ns", "end_ns", "external_id" })
   el = el:take(el:order("tid", "ts_ns", "-end_ns"))
   local m = el:nrows()
   local bottom = el
   if m > 1 then
     local o, nxt = el:slice(1, m - 1), el:slice(2, m)
-    local child = nxt:col("tid"):eq(o:col("tid")) & nxt:col("ts_ns"):ge(o:col("ts_ns")) & nxt:col("end_ns"):le(o:col("end_ns"))
+    local child = nxt:col("tid"):eq(o:col("tid")) & nxt:col("ts_ns"):ge(o:col("ts_ns"))
+        & nxt:col("end_ns"):le(o:col("end_ns"))
     bottom = T.concat(o:filter(~child), el:slice(m, m))
   end
   local bottom_ext = bottom:col("external_id")
@@ -341,7 +345,8 @@ end
 
 local function summary_rows(out, run, avg)
   local total = avg.total_ns
-  out[#out + 1] = { run = run, metric = "Average Step Time", value = total, unit = "ns", pct = total > 0 and 100 or nil }
+  out[#out + 1] = { run = run, metric = "Average Step Time", value = total, unit = "ns",
+      pct = total > 0 and 100 or nil }
   for _, k in ipairs(D.categories) do
     local v = avg[k.key .. "_ns"] or 0
     out[#out + 1] = { run = run, metric = k.label, value = v, unit = "ns", pct = total > 0 and 100 * v / total or nil }
@@ -372,19 +377,22 @@ local function triggers(report, src, run, avg, gpu, extra)
     report:finding { severity = "warn", rule = "step-breakdown.communication", subject = "Communication",
       message = string.format("%s%.1f %% of the step time is in communication not hidden by computation: try "
         .. "gradient compression, gradient accumulation or a larger batch", where, cm),
-      evidence = { communication_pct = cm, threshold_pct = th.communication_pct, avg_communication_ns = avg.communication_ns,
+      evidence = { communication_pct = cm, threshold_pct = th.communication_pct,
+          avg_communication_ns = avg.communication_ns,
                    avg_step_ns = avg.total_ns, source = src, run = run } }
   end
   for _, g in ipairs(gpu or {}) do
     if g.util_pct and g.util_pct < th.gpu_util_pct then
       -- graph replays recorded in part: the busy figure is not a fact
       local unrel = extra and extra.unreliable
-      report:finding { severity = unrel and "info" or "warn", rule = "step-breakdown.gpu_utilization", subject = g.label or ("GPU " .. g.device),
+      report:finding { severity = unrel and "info" or "warn", rule = "step-breakdown.gpu_utilization",
+          subject = g.label or ("GPU " .. g.device),
         message = (unrel and "unreliable (graph replays recorded in part): " or "")
           .. string.format("%s%s is busy %.2f %% of the step time (below %d %%): increase the batch size, "
           .. "or look at what the Runtime, DataLoader, CPU Exec and Other shares say the host is doing", where,
           g.label or ("GPU " .. g.device), g.util_pct, th.gpu_util_pct),
-        evidence = { gpu_util_pct = g.util_pct, threshold_pct = th.gpu_util_pct, busy_ns = g.busy_ns, span_ns = g.span_ns,
+        evidence = { gpu_util_pct = g.util_pct, threshold_pct = th.gpu_util_pct, busy_ns = g.busy_ns,
+            span_ns = g.span_ns,
                      formula = "|union(kernels) within steps| / steps time", source = src, run = run } }
     end
   end
@@ -417,8 +425,10 @@ local function triggers(report, src, run, avg, gpu, extra)
         message = string.format("%sKernels with %d %% of the time are launched by tensor-core-eligible operators, and "
           .. "no kernel uses tensor cores: enable Automatic Mixed Precision (FP16/BF16)", where,
           math.floor(extra.tc_eligible_pct + 0.5)),
-        evidence = { tc_eligible_pct = extra.tc_eligible_pct, tc_used_pct = extra.tc_used_pct, cc_major = extra.cc_major,
-                     eligible_kernel_ns = extra.eligible_ns, op_kernel_ns = extra.op_kernel_ns, source = src, run = run } }
+        evidence = { tc_eligible_pct = extra.tc_eligible_pct, tc_used_pct = extra.tc_used_pct,
+            cc_major = extra.cc_major,
+                     eligible_kernel_ns = extra.eligible_ns, op_kernel_ns = extra.op_kernel_ns, source = src,
+                         run = run } }
     end
   end
   for _, m in ipairs(extra.memory or {}) do
@@ -429,7 +439,8 @@ local function triggers(report, src, run, avg, gpu, extra)
           .. "gradient checkpointing or Automatic Mixed Precision would free memory for a larger batch", where, pct,
           units.bytes(m.capacity), m.device),
         evidence = { peak_allocated_bytes = m.peak, capacity_bytes = m.capacity, memory_pct = pct,
-                     threshold_pct = th.memory_pct, formula = "max 'Total Allocated' of the [memory] events / totalGlobalMem",
+                     threshold_pct = th.memory_pct,
+                         formula = "max 'Total Allocated' of the [memory] events / totalGlobalMem",
                      source = src, run = run } }
     end
   end
@@ -464,14 +475,18 @@ local function from_kineto(p, report, acc, opts)
   for _, g in ipairs(gpu) do
     local label = "GPU " .. g.device
     g.label = label
-    acc.summary[#acc.summary + 1] = { run = run, metric = "GPU Utilization", device = label, value = g.util_pct, unit = "pct" }
+    acc.summary[#acc.summary + 1] = { run = run, metric = "GPU Utilization", device = label, value = g.util_pct,
+        unit = "pct" }
     if g.sm_eff_pct then
-      acc.summary[#acc.summary + 1] = { run = run, metric = "Est. SM Efficiency", device = label, value = g.sm_eff_pct, unit = "pct" }
+      acc.summary[#acc.summary + 1] = { run = run, metric = "Est. SM Efficiency", device = label, value = g.sm_eff_pct,
+          unit = "pct" }
     end
     if g.occupancy_pct then
-      acc.summary[#acc.summary + 1] = { run = run, metric = "Est. Achieved Occupancy", device = label, value = g.occupancy_pct, unit = "pct" }
+      acc.summary[#acc.summary + 1] = { run = run, metric = "Est. Achieved Occupancy", device = label,
+          value = g.occupancy_pct, unit = "pct" }
     end
-    acc.summary[#acc.summary + 1] = { run = run, metric = "Kernel Time using Tensor Cores", device = label, value = g.tc_pct, unit = "pct" }
+    acc.summary[#acc.summary + 1] = { run = run, metric = "Kernel Time using Tensor Cores", device = label,
+        value = g.tc_pct, unit = "pct" }
   end
   -- CUDA/HIP graph replays (perflab.graphs): their share of the step, and
   -- whether the profiler recorded them whole
@@ -491,12 +506,14 @@ local function from_kineto(p, report, acc, opts)
         p.source, grec.reason),
       evidence = { partial_replays = grec.partial_replays, empty_launches = grec.empty_launches, source = p.source } }
     for _, g in ipairs(gpu) do
-      acc.summary[#acc.summary + 1] = { run = run, metric = "GPU Utilization Reliable", device = g.label, value = 0, unit = "bool" }
+      acc.summary[#acc.summary + 1] = { run = run, metric = "GPU Utilization Reliable", device = g.label, value = 0,
+          unit = "bool" }
     end
   end
   local ratio, elig_ns, op_ns = tc_eligible_ratio(p, c)
   if ratio then
-    acc.summary[#acc.summary + 1] = { run = run, metric = "Kernel Time of Tensor-Core-Eligible Ops", value = 100 * ratio, unit = "pct" }
+    acc.summary[#acc.summary + 1] = { run = run, metric = "Kernel Time of Tensor-Core-Eligible Ops",
+        value = 100 * ratio, unit = "pct" }
   end
   local devs = p.tables.devices
   local cc_major, cc, vendor, arch
@@ -537,7 +554,8 @@ local function from_kineto(p, report, acc, opts)
   local any_tc = false
   for _, g in ipairs(gpu) do if g.tc_used_ratio > 0 then any_tc = true end end
   triggers(report, p.source, run, avg, gpu, {
-    tc_eligible_pct = ratio and 100 * ratio or nil, tc_used_pct = (#gpu > 0 and not any_tc) and 0 or (#gpu > 0 and 1 or nil),
+    tc_eligible_pct = ratio and 100 * ratio or nil, tc_used_pct = (#gpu > 0 and not any_tc) and 0
+        or (#gpu > 0 and 1 or nil),
     eligible_ns = elig_ns, op_kernel_ns = op_ns, cc_major = cc_major, cc = cc,
     vendor = vendor, arch = arch, gpu_known = gpu_known, families = family_use(p),
     use_dp = c.use_dp, use_ddp = c.use_ddp, nccl = c.nccl, devices_used = #gpu, memory = memory,
@@ -604,7 +622,8 @@ local function from_tb(p, report, acc)
       avg = averages(rows)
     end
     local total = avg.total_ns or 0
-    acc.summary[#acc.summary + 1] = { run = label, metric = "Average Step Time", value = total, unit = "ns", pct = total > 0 and 100 or nil }
+    acc.summary[#acc.summary + 1] = { run = label, metric = "Average Step Time", value = total, unit = "ns",
+        pct = total > 0 and 100 or nil }
     for _, k in ipairs(D.categories) do
       local v = avg[k.key .. "_ns"]
       if v then
@@ -615,7 +634,8 @@ local function from_tb(p, report, acc)
           report:finding { severity = "warn", rule = "step-breakdown.stored_pct_mismatch", subject = k.label,
             message = string.format("run %s: the stored %s share %.2f %% differs from %.2f %% recomputed from the stored averages",
               run, k.label, stored_pct[k.key], pct),
-            evidence = { stored_pct = stored_pct[k.key], recomputed_pct = pct, avg_ns = v, avg_step_ns = total, source = p.source } }
+            evidence = { stored_pct = stored_pct[k.key], recomputed_pct = pct, avg_ns = v, avg_step_ns = total,
+                source = p.source } }
         end
       end
     end
@@ -642,7 +662,8 @@ local function from_tb(p, report, acc)
       end
       if a > 0 then
         elig_pct = 100 * e / a
-        acc.summary[#acc.summary + 1] = { run = label, metric = "Kernel Time of Tensor-Core-Eligible Ops", value = elig_pct, unit = "pct" }
+        acc.summary[#acc.summary + 1] = { run = label, metric = "Kernel Time of Tensor-Core-Eligible Ops",
+            value = elig_pct, unit = "pct" }
       end
     end
     if tc_used == nil and ks and ks:has("tensor_cores_used") then
@@ -669,10 +690,13 @@ return {
   name = "step-breakdown",
   summary = "per profiler step: Kernel/Memcpy/Memset/Communication/Runtime/DataLoader/CPU Exec/Other, GPU utilisation, recommendations (tb-profiler rules)",
   needs = { "events|steps|step_breakdown|runtime" },   -- runtime: an Nsight Systems export
-  device_side = true,   -- the device share of a step: refuses a trace whose device work it cannot read (perflab.recipes)
+  -- the device share of a step: refuses a trace whose device work it cannot read (perflab.recipes)
+  device_side = true,
   options = {
-    step = { type = "string", default = "", help = "Nsight Systems exports: the NVTX range that marks a step (exact name, else a name prefix)" },
-    pid = { type = "integer", default = 0, help = "Nsight Systems exports: the process whose steps to break down (0: the first with step ranges)" },
+    step = { type = "string", default = "",
+        help = "Nsight Systems exports: the NVTX range that marks a step (exact name, else a name prefix)" },
+    pid = { type = "integer", default = 0,
+        help = "Nsight Systems exports: the process whose steps to break down (0: the first with step ranges)" },
   },
   run = function(inputs, opts, report)
     local acc = { steps = {}, summary = {}, run = 0 }
@@ -686,7 +710,8 @@ return {
     acc.multi_tb = function() return nruns > 1 end
     acc.next_run = function() acc.run = acc.run + 1; return acc.run end
     for _, p in ipairs(inputs) do
-      if p.tables.events or p.format == "nsys-sqlite" then from_kineto(p, report, acc, opts) else from_tb(p, report, acc) end
+      if p.tables.events or p.format == "nsys-sqlite" then from_kineto(p, report, acc, opts) else from_tb(p, report,
+          acc) end
     end
     -- several ranks of one job (one run per trace): a rank column beside run
     local per_rank = ranks.of_job(inputs) and acc.multi
@@ -720,7 +745,8 @@ return {
       local b = runs[key]
       if not b then
         b = { subject = r.rank and ("rank " .. r.rank) or (acc.multi and ("run " .. (r.run or 1))) or "trace",
-              steps = 0, step_ns = 0, computation_ns = 0, communication_ns = 0, memcpy_ns = 0, host_bound_ns = 0, idle_ns = 0 }
+              steps = 0, step_ns = 0, computation_ns = 0, communication_ns = 0, memcpy_ns = 0, host_bound_ns = 0,
+                  idle_ns = 0 }
         runs[key] = b; order[#order + 1] = key
       end
       b.steps = b.steps + 1
@@ -734,13 +760,15 @@ return {
     local bd = {}
     for i, key in ipairs(order) do
       local b = runs[key]
-      for _, k in ipairs({ "step_ns", "computation_ns", "communication_ns", "memcpy_ns", "host_bound_ns", "idle_ns" }) do
+      for _, k in ipairs({ "step_ns", "computation_ns", "communication_ns", "memcpy_ns", "host_bound_ns",
+          "idle_ns" }) do
         b[k] = b[k] / b.steps
       end
       bd[i] = b
     end
     if #bd > 0 then
-      report:breakdown(bd, "host-bound = Runtime + DataLoader + CPU Exec, idle = Other (the GPU waits on nothing the trace names)")
+      report:breakdown(bd,
+          "host-bound = Runtime + DataLoader + CPU Exec, idle = Other (the GPU waits on nothing the trace names)")
     end
   end,
 }

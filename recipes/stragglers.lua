@@ -117,7 +117,8 @@ local function map_rank(p, opts)
     table_order = { "iterations", "comm_kernels", "extent" },
     tables = {
       -- int64 values go in tables (exact in CSV), not in the manifest
-      extent = T.from_rows({ { t_max = #spans > 0 and t_max or 0, comm_kernels = ncomm } }, { "t_max", "comm_kernels" }, "extent"),
+      extent = T.from_rows({ { t_max = #spans > 0 and t_max or 0, comm_kernels = ncomm } },
+          { "t_max", "comm_kernels" }, "extent"),
       iterations = T.from_rows(irows, { "iteration", "start_ns", "end_ns" }, "iterations"),
       comm_kernels = T.from_rows(krows, { "stream", "iteration", "name", "start_ns", "duration_ns" }, "comm_kernels"),
     },
@@ -151,7 +152,8 @@ end
 per_rank_text = function(sorted, fn)
   local parts = {}
   for k, s in ipairs(sorted) do
-    if k > 8 then parts[#parts + 1] = string.format("and %d more (the ranks table lists every one)", #sorted - 8); break end
+    if k > 8 then parts[#parts + 1] = string.format("and %d more (the ranks table lists every one)",
+        #sorted - 8); break end
     parts[#parts + 1] = string.format("rank %s %s", tostring(s.rank), fn(s, k))
   end
   return table.concat(parts, "; ")
@@ -190,7 +192,8 @@ few_steps = function(report, sorted, n_its, sdur, byit, itlist, best, mean_iter)
   local what = ""
   if it and latest ~= earliest then
     what = string.format(" In step %s, rank %s started %s (stream %d) last, %s after rank %s (%.2f of the mean step): "
-      .. "one step cannot tell a late rank from noise.", tostring(it), tostring(sorted[latest].rank), names.display(best.name, 60),
+      .. "one step cannot tell a late rank from noise.", tostring(it), tostring(sorted[latest].rank),
+          names.display(best.name, 60),
       best.stream, units.ns(byit[it][latest].start_ns - byit[it][earliest].start_ns), tostring(sorted[earliest].rank),
       (byit[it][latest].start_ns - byit[it][earliest].start_ns) / mean_iter)
   end
@@ -222,10 +225,12 @@ local function merge(parts, opts, report)
   table.sort(itlist)
   local rank_rows, it_rows, cand_rows = {}, {}, {}
   local function finish_tables()
-    report:table("ranks", T.from_rows(rank_rows, { "rank", "source", "comm_kernels", "iterations", "flagged", "flagged_pct",
+    report:table("ranks", T.from_rows(rank_rows, { "rank", "source", "comm_kernels", "iterations", "flagged",
+        "flagged_pct",
       "median_lateness", "mw_u", "mw_p", "cliffs_delta", "step_p", "step_delta", "verdict" }, "ranks"),
       { title = "per rank: iterations flagged as a straggler (HTA), and the Mann-Whitney verdict on its start metric" })
-    report:table("iterations", T.from_rows(it_rows, { "iteration", "rank", "start_metric", "lateness", "duration_metric", "flagged" }, "iterations"),
+    report:table("iterations", T.from_rows(it_rows, { "iteration", "rank", "start_metric", "lateness",
+        "duration_metric", "flagged" }, "iterations"),
       { title = "per iteration and rank: start of the chosen kernel, (start - t_min) / mean iteration; lateness = that minus the median over ranks; its duration / mean iteration" })
     report:table("kernels", T.from_rows(cand_rows, { "stream", "name", "iterations", "mean_std" }, "kernels"),
       { title = "candidate (stream, kernel) pairs: mean over iterations of the std across ranks of duration / mean iteration" })
@@ -241,7 +246,8 @@ local function merge(parts, opts, report)
     plain_ranks(); finish_tables()
     report:collapse(string.format("no ProfilerStep#N step in %s: HTA's method compares the ranks step by step, "
       .. "and needs them (communication kernels: %s)", #sorted == 1 and "the trace" or ("the " .. #sorted .. " ranks"),
-      #sorted == 1 and tostring(sorted[1].comm_kernels) or per_rank_text(sorted, function(s) return tostring(s.comm_kernels) end)))
+      #sorted == 1 and tostring(sorted[1].comm_kernels) or per_rank_text(sorted,
+          function(s) return tostring(s.comm_kernels) end)))
     return
   end
   local mean_iter = (t_max - t_min) / #itlist
@@ -272,7 +278,8 @@ local function merge(parts, opts, report)
       .. "in %d step(s): nothing to compare across ranks", opts.min_share_pct, units.ns(mean_iter), #itlist))
     return
   end
-  table.sort(groups, function(a, b) if a.stream ~= b.stream then return a.stream < b.stream end return a.name < b.name end)
+  table.sort(groups,
+      function(a, b) if a.stream ~= b.stream then return a.stream < b.stream end return a.name < b.name end)
   local best
   for _, g in ipairs(groups) do
     local sum, n = 0, 0
@@ -342,7 +349,8 @@ local function merge(parts, opts, report)
     local oex = {}
     for q = 1, #sorted do if q ~= k then for _, v in ipairs(excess[q]) do oex[#oex + 1] = v end end end
     local row = { rank = s.rank, source = s.source, comm_kernels = s.comm_kernels,
-      iterations = #metric[k], flagged = flagged[k], flagged_pct = #metric[k] > 0 and 100 * flagged[k] / #metric[k] or 0,
+      iterations = #metric[k], flagged = flagged[k], flagged_pct = #metric[k] > 0 and 100 * flagged[k] / #metric[k]
+          or 0,
       median_lateness = median(metric[k]), verdict = "-" }
     if #metric[k] >= 2 and #others >= 2 then
       local mw = S.mann_whitney_u(metric[k], others)
@@ -359,7 +367,8 @@ local function merge(parts, opts, report)
         report:finding {
           severity = "warn", rule = "stragglers.slow_steps", subject = "rank " .. s.rank,
           message = string.format("rank %d's steps take longer than the other ranks' (median %s over the step's median; "
-            .. "Mann-Whitney p = %.3g, Cliff's delta = %.2f)", s.rank, units.ns(median(excess[k])), mw.p, row.step_delta),
+            .. "Mann-Whitney p = %.3g, Cliff's delta = %.2f)", s.rank, units.ns(median(excess[k])), mw.p,
+                row.step_delta),
           evidence = { mw_p = mw.p, cliffs_delta = row.step_delta, alpha = opts.alpha, min_delta = opts.min_delta,
             formula = "excess = step duration - median over ranks of that step's duration" },
         }
@@ -392,7 +401,8 @@ return {
   needs = { "kernels.start_ns" },
   options = {
     candidates = { type = "number", default = 1, help = "ranks flagged per iteration (HTA's num_candidates)" },
-    min_share_pct = { type = "number", default = 1, help = "communication kernels shorter than this share of the mean iteration are ignored" },
+    min_share_pct = { type = "number", default = 1,
+        help = "communication kernels shorter than this share of the mean iteration are ignored" },
     include_last = { type = "boolean", default = false, help = "keep the last ProfilerStep (HTA drops it)" },
     alpha = { type = "number", default = 0.01, help = "Mann-Whitney significance level of the verdict" },
     min_delta = { type = "number", default = 0.5, help = "Cliff's delta (later minus earlier) a straggler must reach" },

@@ -110,7 +110,8 @@ local function add_exec(side, cyc, name, dev, s, e, series_by_dev)
   local ser = series_by_dev and series_by_dev[dev]
   if ser and s then
     local q = side.pending[ser]
-    if not q then q = { f = {}, s = {}, e = {} }; side.pending[ser] = q; side.pending_order[#side.pending_order + 1] = ser end
+    if not q then q = { f = {}, s = {},
+        e = {} }; side.pending[ser] = q; side.pending_order[#side.pending_order + 1] = ser end
     local k = #q.f + 1
     q.f[k], q.s[k], q.e[k] = f, s, e
   end
@@ -149,7 +150,8 @@ local function read_kineto(side, p, opts)
   side.runs[#side.runs + 1] = run
   -- cycles
   local cyc = {}
-  if opts.cycle == "ProfilerStep" and p:has("steps") and p:table("steps"):nrows() > 0 and p:table("steps"):has("start_ns") then
+  if opts.cycle == "ProfilerStep" and p:has("steps") and p:table("steps"):nrows() > 0
+      and p:table("steps"):has("start_ns") then
     for _, r in p:table("steps"):rows() do
       cyc[#cyc + 1] = { run = run, id = r.step, start = r.start_ns, dur = r.duration_ns, fn = {} }
     end
@@ -157,7 +159,8 @@ local function read_kineto(side, p, opts)
     if not p:has("events") then
       -- a tb-profiler export has per-step times but no timeline to place them on
       perflab.fail(string.format("%s (%s): suspicion needs cycles with start times (a Kineto trace's ProfilerStep "
-        .. "spans or events) or function/metric CSVs; this has tables %s", p.source, p.format, table.concat(p:table_names(), ", ")))
+        .. "spans or events) or function/metric CSVs; this has tables %s", p.source, p.format,
+            table.concat(p:table_names(), ", ")))
     end
     -- complete spans named WANT or WANT#N (the name test once per distinct name)
     local ev = p:table("events")
@@ -166,7 +169,8 @@ local function read_kineto(side, p, opts)
     local spans = ev:filter(named & ev:col("ph"):eq("X") & ev:col("dur_ns"):gt(0)
       & ~ev:col("cat"):eq("gpu_user_annotation"))
     for n, r in spans:rows() do
-      cyc[#cyc + 1] = { run = run, id = tonumber(r.name:match("#(%d+)$")) or n, start = r.ts_ns, dur = r.dur_ns, fn = {} }
+      cyc[#cyc + 1] = { run = run, id = tonumber(r.name:match("#(%d+)$")) or n, start = r.ts_ns, dur = r.dur_ns,
+          fn = {} }
     end
   end
   if #cyc == 0 then
@@ -295,7 +299,8 @@ local function read_fn_csv(side, t, p, state)
     if r.cycle_ns then c.dur = r.cycle_ns end
     local s = r.start_ns
     c.execs = c.execs or {}
-    c.execs[#c.execs + 1] = { name = tostring(r["function"]), device = tostring(r.device or "-"), s = s, e = s and s + d, d = d }
+    c.execs[#c.execs + 1] = { name = tostring(r["function"]), device = tostring(r.device or "-"), s = s,
+        e = s and s + d, d = d }
   end
 end
 
@@ -435,12 +440,17 @@ local function fmt_p(p)
 end
 
 local legend = {
-  { "β (Beta)", "The percentage of cycle time consumed by this function: its execution time in a cycle divided by the cycle's duration, averaged over the cycles of a side (0 in cycles where it does not run)." },
-  { "μ (Mu)", "The average value of a resource metric during the function's executions, time-weighted over the samples that overlap them (a sample holds until the next), averaged over cycles." },
+  { "β (Beta)",
+      "The percentage of cycle time consumed by this function: its execution time in a cycle divided by the cycle's duration, averaged over the cycles of a side (0 in cycles where it does not run)." },
+  { "μ (Mu)",
+      "The average value of a resource metric during the function's executions, time-weighted over the samples that overlap them (a sample holds until the next), averaged over cycles." },
   { "Device", "The device of the function and of the metric (GPU n, Host)." },
-  { "Z-Score(β), Z-Score(μ), Z-Score(log_μ)", "Welch's t statistic of target against baseline over cycles (SciPy ttest_ind equal_var=False), on β, μ and log μ; positive when the target is higher; 0 when undefined (no variance, too few cycles)." },
-  { "p-value / U-test p", "Two-sided p of Welch's t-test and of the Mann-Whitney U test (SciPy method auto). Lower values (e.g. < 0.01) suggest the difference is statistically significant." },
-  { "Suspicion Score", "|Δβ| * (|Z-Score(β)| + |Z-Score(log_μ)|), to rank potential issues. Focus on items with the highest score first." },
+  { "Z-Score(β), Z-Score(μ), Z-Score(log_μ)",
+      "Welch's t statistic of target against baseline over cycles (SciPy ttest_ind equal_var=False), on β, μ and log μ; positive when the target is higher; 0 when undefined (no variance, too few cycles)." },
+  { "p-value / U-test p",
+      "Two-sided p of Welch's t-test and of the Mann-Whitney U test (SciPy method auto). Lower values (e.g. < 0.01) suggest the difference is statistically significant." },
+  { "Suspicion Score",
+      "|Δβ| * (|Z-Score(β)| + |Z-Score(log_μ)|), to rank potential issues. Focus on items with the highest score first." },
 }
 
 return {
@@ -458,7 +468,8 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
   needs = {},
   options = {
     cycle = { type = "string", default = "ProfilerStep", help = "annotation that marks a cycle in Kineto traces" },
-    key = { type = "string", default = "name", choices = { "name", "short_name" }, help = "group kernels by full or short name" },
+    key = { type = "string", default = "name", choices = { "name", "short_name" },
+        help = "group kernels by full or short name" },
     alpha = { type = "number", default = 0.01, help = "significance level for p(β) and U-test p(β)" },
     min_delta_beta = { type = "number", default = 0.1, help = "smallest |Δβ| (percentage points) called significant" },
     top = { type = "integer", min = 0, default = 3, help = "functions described in the key findings" },
@@ -481,7 +492,8 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
     local mb, ma = compare.mean(db), compare.mean(da)
     report:table("summary", T.from_rows({
       { metric = "Total Cycles", normal = #db, abnormal = #da, delta = #da - #db },
-      { metric = "Avg Cycle Time (ns)", normal = mb, abnormal = ma, delta = ma - mb, change_pct = 100 * (ma - mb) / mb },
+      { metric = "Avg Cycle Time (ns)", normal = mb, abnormal = ma, delta = ma - mb,
+          change_pct = 100 * (ma - mb) / mb },
     }, { "metric", "normal", "abnormal", "delta", "change_pct" }), {
       title = string.format("baseline (normal): %d cycles of %d run(s); target (abnormal): %d cycles of %d run(s)",
         #db, #B.runs, #da, #A.runs) })
@@ -491,7 +503,8 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
       dist[r] = { rank = r, normal_ns = x, abnormal_ns = y, delta_ns = (x and y) and (y - x) or nil,
                   delta_pct = (x and y and x ~= 0) and 100 * (y - x) / x or nil }
     end
-    report:table("cycle_distribution", T.from_rows(dist, { "rank", "normal_ns", "abnormal_ns", "delta_ns", "delta_pct" }),
+    report:table("cycle_distribution", T.from_rows(dist, { "rank", "normal_ns", "abnormal_ns", "delta_ns",
+        "delta_pct" }),
       { title = "cycle durations, longest first, rank by rank" })
 
     -- triplets
@@ -511,7 +524,8 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
       local upb = compare.mwu(ba, bb)
       local sig = nanil(pb) and nanil(upb) and pb < opts.alpha and upb < opts.alpha
         and math.abs(beta_a - beta_b) >= opts.min_delta_beta or false
-      fstat[k] = { dbeta = beta_a - beta_b, p = nanil(pb), up = nanil(upb), sig = sig, beta_b = beta_b, beta_a = beta_a }
+      fstat[k] = { dbeta = beta_a - beta_b, p = nanil(pb), up = nanil(upb), sig = sig, beta_b = beta_b,
+          beta_a = beta_a }
       if not B.fnames[k] or not A.fnames[k] then
         local side = B.fnames[k] and "baseline only" or "target only"
         local calls = 0
@@ -561,10 +575,12 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
         fnseen[r._key] = true
         local mchanges = {}
         for _, r2 in ipairs(rows) do
-          if r2._key == r._key and r2.metric ~= "-" and r2.mu_normal and r2.mu_abnormal and r2.p_mu and r2.p_mu < opts.alpha
+          if r2._key == r._key and r2.metric ~= "-" and r2.mu_normal and r2.mu_abnormal and r2.p_mu
+              and r2.p_mu < opts.alpha
             and #mchanges < opts.metrics_per_finding then
             mchanges[#mchanges + 1] = string.format("%s: %s from %s to %s", r2.metric,
-              r2.mu_abnormal > r2.mu_normal and "increased" or "decreased", fmt_num(r2.mu_normal), fmt_num(r2.mu_abnormal))
+              r2.mu_abnormal > r2.mu_normal and "increased" or "decreased", fmt_num(r2.mu_normal),
+                  fmt_num(r2.mu_abnormal))
           end
         end
         local dir = s.dbeta > 0 and "increased" or "decreased"
@@ -575,19 +591,22 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
           severity = "warn", rule = "suspicion.beta_shift", subject = r["function"],
           message = string.format("%s on device %s: its share of cycle time (β) %s from %.2f%% to %.2f%% (%+.2f ppt), statistically significant (p-value %s, U-test p %s)%s",
             r["function"], r.device, dir, s.beta_b, s.beta_a, s.dbeta, fmt_p(s.p), fmt_p(s.up),
-            #mchanges > 0 and ("; with it the resource metrics (μ) changed: " .. table.concat(mchanges, "; ")) or "; no resource metric changed significantly with it"),
+            #mchanges > 0 and ("; with it the resource metrics (μ) changed: " .. table.concat(mchanges, "; "))
+                or "; no resource metric changed significantly with it"),
           evidence = { beta_normal_pct = s.beta_b, beta_abnormal_pct = s.beta_a, p_beta = s.p, u_p_beta = s.up,
                        suspicion_score = r.suspicion_score, alpha = opts.alpha,
                        formula = "score = |Δβ|·(|Z(β)| + |Z(log μ)|)" },
         }
       end
     end
-    report:table("key_findings", T.from_rows(kf, { "function", "device", "direction", "beta_from", "beta_to", "delta_ppt",
+    report:table("key_findings", T.from_rows(kf, { "function", "device", "direction", "beta_from", "beta_to",
+        "delta_ppt",
       "p_value", "u_p_value", "suspicion_score", "correlated" }), { title = string.format(
       "the %d most suspicious functions whose β changed significantly (Welch and Mann-Whitney p < %g, |Δβ| >= %g ppt)",
       #kf, opts.alpha, opts.min_delta_beta) })
 
-    local cols = { "function", "metric", "device", "suspicion_score", "beta_normal_pct", "beta_abnormal_pct", "delta_beta_pct",
+    local cols = { "function", "metric", "device", "suspicion_score", "beta_normal_pct", "beta_abnormal_pct",
+        "delta_beta_pct",
       "z_beta", "p_beta", "u_p_beta", "mu_normal", "mu_abnormal", "delta_mu", "z_mu", "z_log_mu", "p_mu", "u_p_mu" }
     for _, r in ipairs(rows) do r._key = nil end
     local details = T.from_rows(rows, cols, "details")

@@ -16,7 +16,8 @@ return {
   needs = { "kernels.start_ns" },
   tables = { "kernels", "memcpy", "memset", "runtime", "cpu_ops", "steps" },
   options = {
-    window = { type = "string", default = "", help = "START:END from the first event (2ms:5ms); empty: the slowest step" },
+    window = { type = "string", default = "",
+        help = "START:END from the first event (2ms:5ms); empty: the slowest step" },
   },
   run = function(inputs, opts, report)
     for idx, p in ipairs(inputs) do

@@ -152,7 +152,8 @@ return {
         report:table(#inputs > 1 and ("pseudo_kernels_" .. _) or "pseudo_kernels", pk:select(cols), {
           title = string.format("not kernels (AQL barrier / wait packets, outside kernel time and the ranking): %s packets, %s%s",
             pn and units.count(pn) or "unknown", pt and units.ns(pt) or "time unknown",
-            (pt and total and total > 0) and string.format(" (%.1f %% on top of the kernel time)", 100 * pt / total) or ""),
+            (pt and total and total > 0) and string.format(" (%.1f %% on top of the kernel time)", 100 * pt / total)
+                or ""),
         })
       end
       if per_rank then
@@ -182,7 +183,8 @@ return {
     end
     if per_rank then
       table.sort(rank_rows, function(a, b) if a.rank ~= b.rank then return a.rank < b.rank end return a.i < b.i end)
-      report:table("per_rank", perflab.table.from_rows(rank_rows, { "rank", "kernel", "calls", "total_ns", "share_pct" }, "per_rank"),
+      report:table("per_rank", perflab.table.from_rows(rank_rows,
+          { "rank", "kernel", "calls", "total_ns", "share_pct" }, "per_rank"),
         { title = "top kernels of each rank (share of that rank's kernel time)" })
     end
     perflab.figures.top_kernels(report)   -- horizontal bars of time share

@@ -26,12 +26,19 @@
 
 /* ---- embedded files ---------------------------------------------------- */
 
-typedef struct pl_embedded { const char *path; const unsigned char *data; size_t len; } pl_embedded;
-extern const pl_embedded pl_embedded_files[];   /* generated: embedded_lua.c */
+typedef struct pl_embedded {
+  const char *path;
+  const unsigned char *data;
+  size_t len;
+} pl_embedded;
+extern const pl_embedded pl_embedded_files[]; /* generated: embedded_lua.c */
 
 const char *pl_host_embedded(const char *path, size_t *len) {
   for (const pl_embedded *e = pl_embedded_files; e->path; e++)
-    if (strcmp(e->path, path) == 0) { *len = e->len; return (const char *)e->data; }
+    if (strcmp(e->path, path) == 0) {
+      *len = e->len;
+      return (const char *)e->data;
+    }
   return NULL;
 }
 
@@ -39,7 +46,8 @@ const char *pl_host_embedded(const char *path, size_t *len) {
 static int host_embedded(lua_State *L) {
   size_t len;
   const char *s = pl_host_embedded(luaL_checkstring(L, 1), &len);
-  if (s) lua_pushlstring(L, s, len); else luaL_pushfail(L);
+  if (s) lua_pushlstring(L, s, len);
+  else luaL_pushfail(L);
   return 1;
 }
 
@@ -47,19 +55,22 @@ static int host_embedded(lua_State *L) {
 static int host_embedded_list(lua_State *L) {
   const char *prefix = luaL_optstring(L, 1, "");
   size_t pl = strlen(prefix);
-  lua_newtable(L);                                   /* [prefix list] */
+  lua_newtable(L); /* [prefix list] */
   int n = 0;
   for (const pl_embedded *e = pl_embedded_files; e->path; e++)
-    if (strncmp(e->path, prefix, pl) == 0) { lua_pushstring(L, e->path); lua_rawseti(L, -2, ++n); }
+    if (strncmp(e->path, prefix, pl) == 0) {
+      lua_pushstring(L, e->path);
+      lua_rawseti(L, -2, ++n);
+    }
   return 1;
 }
 
 /* perflab.sys as the host gives it: the binding's OS facts (l_sys.c) and
 ** the embedded files, which only the host has. */
 static int open_sys(lua_State *L) {
-  luaopen_perflab_sys(L);                            /* [sys] */
+  luaopen_perflab_sys(L); /* [sys] */
   lua_pushcfunction(L, host_embedded);
-  lua_setfield(L, -2, "embedded");                   /* sys.embedded = ... */
+  lua_setfield(L, -2, "embedded"); /* sys.embedded = ... */
   lua_pushcfunction(L, host_embedded_list);
   lua_setfield(L, -2, "embedded_list");
   return 1;
@@ -68,28 +79,27 @@ static int open_sys(lua_State *L) {
 /* ---- modules and the searcher --------------------------------------------- */
 
 /* The only list of built-in C modules. */
-static const luaL_Reg builtin_modules[] = {
-  {"perflab.table", luaopen_perflab_table},
-  {"perflab.formats", luaopen_perflab_formats},
-  {"perflab.sys", open_sys},
-  {"perflab.session", luaopen_perflab_session},
-  {"perflab.httpd", luaopen_perflab_httpd},
-  {"perflab.stats", luaopen_perflab_stats},
-  {"perflab.intervals", luaopen_perflab_intervals},
-  {"perflab.options", luaopen_perflab_options},
-  {"perflab.occupancy_calc", luaopen_perflab_occupancy_calc},
-  {"perflab.opargs", luaopen_perflab_opargs},
-  {"perflab.critpath", luaopen_perflab_critpath},
-  {"cjson", luaopen_cjson},
-  {NULL, NULL}
-};
+static const luaL_Reg builtin_modules[] = { { "perflab.table", luaopen_perflab_table },
+                                            { "perflab.formats", luaopen_perflab_formats },
+                                            { "perflab.sys", open_sys },
+                                            { "perflab.session", luaopen_perflab_session },
+                                            { "perflab.httpd", luaopen_perflab_httpd },
+                                            { "perflab.stats", luaopen_perflab_stats },
+                                            { "perflab.intervals", luaopen_perflab_intervals },
+                                            { "perflab.options", luaopen_perflab_options },
+                                            { "perflab.occupancy_calc", luaopen_perflab_occupancy_calc },
+                                            { "perflab.opargs", luaopen_perflab_opargs },
+                                            { "perflab.critpath", luaopen_perflab_critpath },
+                                            { "cjson", luaopen_cjson },
+                                            { NULL, NULL } };
 
 /* Module name -> embedded path: "perflab" -> lua/perflab/init.lua,
 ** "perflab.report" -> lua/perflab/report.lua. */
 static void module_path(const char *name, char *out, size_t outsz) {
   char tmp[512];
   snprintf(tmp, sizeof tmp, "%s", name);
-  for (char *p = tmp; *p; p++) if (*p == '.') *p = '/';
+  for (char *p = tmp; *p; p++)
+    if (*p == '.') *p = '/';
   if (strcmp(name, "perflab") == 0) snprintf(out, outsz, "lua/perflab/init.lua");
   else snprintf(out, outsz, "lua/%s.lua", tmp);
 }
@@ -107,15 +117,15 @@ static int searcher(lua_State *L) {
   const char *dir = getenv("PERFLAB_LUA_DIR");
   if (dir && *dir) {
     /* path is "lua/..."; PERFLAB_LUA_DIR names the "lua" directory */
-    const char *file = lua_pushfstring(L, "%s/%s", dir, path + 4);   /* [name file] */
+    const char *file = lua_pushfstring(L, "%s/%s", dir, path + 4); /* [name file] */
     FILE *f = fopen(file, "r");
     if (f) {
       fclose(f);
       if (luaL_loadfile(L, file) != LUA_OK) return lua_error(L);
-      lua_pushstring(L, file);                                      /* [name file chunk file] */
+      lua_pushstring(L, file); /* [name file chunk file] */
       return 2;
     }
-    lua_pop(L, 1);                                                  /* [name] */
+    lua_pop(L, 1); /* [name] */
   }
   size_t len;
   const char *src = pl_host_embedded(path, &len);
@@ -123,9 +133,9 @@ static int searcher(lua_State *L) {
     lua_pushfstring(L, "no file '%s' in the embedded library", path);
     return 1;
   }
-  const char *chunk = lua_pushfstring(L, "@%s", path);              /* [name @path] */
+  const char *chunk = lua_pushfstring(L, "@%s", path); /* [name @path] */
   if (luaL_loadbufferx(L, src, len, chunk, "t") != LUA_OK) return lua_error(L);
-  lua_pushstring(L, path);                                          /* [name @path chunk path] */
+  lua_pushstring(L, path); /* [name @path chunk path] */
   return 2;
 }
 
@@ -134,19 +144,19 @@ static int searcher(lua_State *L) {
 ** only: no call into Lua code (a script may have replaced `table`). */
 static void install_preloads(lua_State *L) {
   int top = lua_gettop(L);
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);        /* [preload] */
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE); /* [preload] */
   luaL_setfuncs(L, builtin_modules, 0);
-  lua_pop(L, 1);                                                    /* [] */
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);         /* [loaded] */
-  lua_getfield(L, -1, LUA_LOADLIBNAME);                             /* [loaded package] */
-  if (lua_istable(L, -1) && lua_getfield(L, -1, "searchers") == LUA_TTABLE) {  /* [loaded package s] */
+  lua_pop(L, 1);                                                              /* [] */
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);                   /* [loaded] */
+  lua_getfield(L, -1, LUA_LOADLIBNAME);                                       /* [loaded package] */
+  if (lua_istable(L, -1) && lua_getfield(L, -1, "searchers") == LUA_TTABLE) { /* [loaded package s] */
     lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-    for (lua_Integer i = n; i >= 2; i--) {                          /* s[i+1] = s[i] */
+    for (lua_Integer i = n; i >= 2; i--) { /* s[i+1] = s[i] */
       lua_rawgeti(L, -1, i);
       lua_rawseti(L, -2, i + 1);
     }
     lua_pushcfunction(L, searcher);
-    lua_rawseti(L, -2, 2);                                          /* s[2] = searcher */
+    lua_rawseti(L, -2, 2); /* s[2] = searcher */
   }
   lua_settop(L, top);
 }

@@ -50,7 +50,10 @@ static int col_mul(lua_State *L) { return binary(L, 1, 2, PL_V_MUL, "*"); }
 /* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
 static int col_div(lua_State *L) { return binary(L, 1, 2, PL_V_DIV, "/"); }
 /* [C x] -> [C x 0 ... R]  (0 - C) */
-static int col_unm(lua_State *L) { lua_pushinteger(L, 0); return binary(L, lua_gettop(L), 1, PL_V_SUB, "-"); }
+static int col_unm(lua_State *L) {
+  lua_pushinteger(L, 0);
+  return binary(L, lua_gettop(L), 1, PL_V_SUB, "-");
+}
 /* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
 static int col_idiv(lua_State *L) { return binary(L, 1, 2, PL_V_IDIV, "//"); }
 /* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
@@ -60,10 +63,18 @@ static int col_band(lua_State *L) { return binary(L, 1, 2, PL_V_AND, "&"); }
 /* [a b] -> [a b ... C]  (a or b a column; the other a column or number) */
 static int col_bor(lua_State *L) { return binary(L, 1, 2, PL_V_OR, "|"); }
 /* [C x] -> [C x ... R] */
-static int col_min_with(lua_State *L) { pl_l_checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_MIN, "min"); }
+static int col_min_with(lua_State *L) {
+  pl_l_checkcolumn(L, 1);
+  luaL_checkany(L, 2);
+  return binary(L, 1, 2, PL_V_MIN, "min");
+}
 /* [C x] -> [C x ... R]  (C's values, x's where C is missing) */
 /* [C x] -> [C x ... R] */
-static int col_max_with(lua_State *L) { pl_l_checkcolumn(L, 1); luaL_checkany(L, 2); return binary(L, 1, 2, PL_V_MAX, "max"); }
+static int col_max_with(lua_State *L) {
+  pl_l_checkcolumn(L, 1);
+  luaL_checkany(L, 2);
+  return binary(L, 1, 2, PL_V_MAX, "max");
+}
 
 static int compare(lua_State *L, pl_vop op, const char *sym) {
   pl_l_checkcolumn(L, 1);
@@ -113,8 +124,12 @@ static int col_between(lua_State *L) {
 
 /* [C] -> [C name R] */
 static int col_abs(lua_State *L) { return unary(L, "abs(%s)", pl_vec_abs); }
-static pl_table *vec_floor(const char *name, const pl_table *t, int col, pl_err *err) { return pl_vec_round(name, t, col, 0, err); }
-static pl_table *vec_ceil(const char *name, const pl_table *t, int col, pl_err *err) { return pl_vec_round(name, t, col, 1, err); }
+static pl_table *vec_floor(const char *name, const pl_table *t, int col, pl_err *err) {
+  return pl_vec_round(name, t, col, 0, err);
+}
+static pl_table *vec_ceil(const char *name, const pl_table *t, int col, pl_err *err) {
+  return pl_vec_round(name, t, col, 1, err);
+}
 /* [C] -> [C name R] */
 static int col_floor(lua_State *L) { return unary(L, "floor(%s)", vec_floor); }
 /* [C] -> [C name R] */
@@ -143,8 +158,13 @@ static int col_isin(lua_State *L) {
   pl_lcolumn *sc = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
   pl_table *set;
   int setcol = 0;
-  if (sc) { set = sc->t; setcol = sc->col; }
-  else { luaL_checktype(L, 2, LUA_TTABLE); set = pl_l_arraytable(L, 2, "set"); }
+  if (sc) {
+    set = sc->t;
+    setcol = sc->col;
+  } else {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    set = pl_l_arraytable(L, 2, "set");
+  }
   const char *name = lua_pushfstring(L, "%s in set", colname(c));
   pl_err e;
   pl_err_clear(&e);
@@ -158,17 +178,18 @@ static int col_match(lua_State *L) {
   pl_lcolumn *c = pl_l_checkcolumn(L, 1);
   luaL_checkstring(L, 2);
   const pl_table *t = c->t;
-  if (t->cols[c->col]->type != PL_STR) return luaL_error(L, "match: column '%s' holds %s, not strings", colname(c), pl_type_name(t->cols[c->col]->type));
+  if (t->cols[c->col]->type != PL_STR)
+    return luaL_error(L, "match: column '%s' holds %s, not strings", colname(c), pl_type_name(t->cols[c->col]->type));
   size_t np = pl_pool_count(t->pool) + 1;
   unsigned char *memo = (unsigned char *)lua_newuserdatauv(L, np, 0);
   memset(memo, 0, np);
-  pl_column_used_ids(t, c->col, memo);       /* 1: used, not yet tried */
+  pl_column_used_ids(t, c->col, memo); /* 1: used, not yet tried */
   /* string.find of the string library itself (package.loaded), not the
   ** global `string` a script may have replaced */
-  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);        /* [C pat memo loaded] */
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE); /* [C pat memo loaded] */
   if (lua_getfield(L, -1, "string") != LUA_TTABLE || lua_getfield(L, -1, "find") != LUA_TFUNCTION)
     return luaL_error(L, "match: the string library is not loaded");
-  int find = lua_gettop(L);                                    /* [C pat memo loaded string find] */
+  int find = lua_gettop(L); /* [C pat memo loaded string find] */
   for (size_t id = 1; id < np; id++) {
     if (memo[id] != 1) continue;
     size_t ln;
@@ -187,7 +208,8 @@ static int col_match(lua_State *L) {
   pl_column_reserve(o, t->nrows ? t->nrows : 1);
   const uint32_t *ids = t->cols[c->col]->v.str;
   for (size_t i = 0; i < t->nrows; i++) o->v.b[i] = ids[i] ? memo[ids[i]] == 3 : 0;
-  o->len = t->nrows; r->nrows = t->nrows;
+  o->len = t->nrows;
+  r->nrows = t->nrows;
   pl_l_pushresult(L, r);
   return 1;
 }
@@ -207,13 +229,16 @@ static int col_map(lua_State *L) {
   ** and free(first) nothing may raise, or first would leak */
   size_t *fb = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *fb, 0);
   size_t ng;
-  if (ct == PL_BOOL) {                       /* three values at most: no hashing */
+  if (ct == PL_BOOL) { /* three values at most: no hashing */
     size_t slot[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
     const uint8_t *bv = t->cols[c->col]->v.b;
     ng = 0;
     for (size_t i = 0; i < t->nrows; i++) {
       int k = bv[i] == PL_BOOL_NA ? 2 : bv[i] != 0;
-      if (slot[k] == SIZE_MAX) { slot[k] = ng; fb[ng++] = i; }
+      if (slot[k] == SIZE_MAX) {
+        slot[k] = ng;
+        fb[ng++] = i;
+      }
       gid[i] = slot[k];
     }
   } else {
@@ -231,7 +256,10 @@ static int col_map(lua_State *L) {
     lua_pushvalue(L, 2);
     pl_l_pushcell(L, t, c->col, fb[g]);
     if (isfn) lua_call(L, 1, 1);
-    else { lua_gettable(L, -2); lua_remove(L, -2); }
+    else {
+      lua_gettable(L, -2);
+      lua_remove(L, -2);
+    }
     ty = pl_l_infer_type(L, -1, ty, &seen);
     lua_rawseti(L, vals, (lua_Integer)g + 1);
   }
@@ -239,7 +267,12 @@ static int col_map(lua_State *L) {
   pl_table *gt = pl_table_new_like(name, t);
   pl_l_pushtable(L, gt);
   pl_table_add_col(gt, name, ty);
-  for (size_t g = 0; g < ng; g++) { lua_rawgeti(L, vals, (lua_Integer)g + 1); pl_l_putvalue(L, gt, 0, -1); lua_pop(L, 1); pl_row_end(gt); }
+  for (size_t g = 0; g < ng; g++) {
+    lua_rawgeti(L, vals, (lua_Integer)g + 1);
+    pl_l_putvalue(L, gt, 0, -1);
+    lua_pop(L, 1);
+    pl_row_end(gt);
+  }
   pl_l_pushresult(L, pl_table_take(gt, gid, t->nrows));
   return 1;
 }
@@ -263,7 +296,8 @@ static int col_present(lua_State *L) {
   pl_column *o = r->cols[oc];
   pl_column_reserve(o, c->t->nrows ? c->t->nrows : 1);
   for (size_t i = 0; i < c->t->nrows; i++) o->v.b[i] = !pl_cell_missing(c->t, c->col, i);
-  o->len = c->t->nrows; r->nrows = c->t->nrows;
+  o->len = c->t->nrows;
+  r->nrows = c->t->nrows;
   pl_l_pushresult(L, r);
   return 1;
 }
@@ -283,12 +317,14 @@ static int col_nth(lua_State *L) {
   size_t n = c->t->nrows, m = 0;
   if (ty == PL_INT) {
     int64_t *x = lua_newuserdatauv(L, (n ? n : 1) * sizeof *x, 0);
-    for (size_t i = 0; i < n; i++) if (!pl_cell_missing(c->t, c->col, i)) x[m++] = pl_cell_int(c->t, c->col, i);
+    for (size_t i = 0; i < n; i++)
+      if (!pl_cell_missing(c->t, c->col, i)) x[m++] = pl_cell_int(c->t, c->col, i);
     if ((size_t)k > m) lua_pushnil(L);
     else lua_pushinteger(L, (lua_Integer)pl_select_kth_i64(x, m, (size_t)k - 1));
   } else {
     double *x = lua_newuserdatauv(L, (n ? n : 1) * sizeof *x, 0);
-    for (size_t i = 0; i < n; i++) if (!pl_cell_missing(c->t, c->col, i)) x[m++] = pl_cell_num(c->t, c->col, i);
+    for (size_t i = 0; i < n; i++)
+      if (!pl_cell_missing(c->t, c->col, i)) x[m++] = pl_cell_num(c->t, c->col, i);
     if ((size_t)k > m) lua_pushnil(L);
     else lua_pushnumber(L, pl_select_kth(x, m, (size_t)k - 1));
   }
@@ -377,7 +413,11 @@ static int col_index_of(lua_State *L) {
 /* ---- name, type, values and reductions --------------------------------- */
 
 /* [C x] -> [C x n]  (__len) */
-static int col_len(lua_State *L) { pl_lcolumn *c = pl_l_checkcolumn(L, 1); lua_pushinteger(L, (lua_Integer)c->t->nrows); return 1; }
+static int col_len(lua_State *L) {
+  pl_lcolumn *c = pl_l_checkcolumn(L, 1);
+  lua_pushinteger(L, (lua_Integer)c->t->nrows);
+  return 1;
+}
 
 /* [C i] -> [C i v]  |  [C i] (out of range)  |  [C name] -> [C name methods method] */
 static int col_index(lua_State *L) {
@@ -395,9 +435,17 @@ static int col_index(lua_State *L) {
 }
 
 /* [C] -> [C name] */
-static int col_name(lua_State *L) { pl_lcolumn *c = pl_l_checkcolumn(L, 1); lua_pushstring(L, c->t->cols[c->col]->name); return 1; }
+static int col_name(lua_State *L) {
+  pl_lcolumn *c = pl_l_checkcolumn(L, 1);
+  lua_pushstring(L, c->t->cols[c->col]->name);
+  return 1;
+}
 /* [C] -> [C type] */
-static int col_type(lua_State *L) { pl_lcolumn *c = pl_l_checkcolumn(L, 1); lua_pushstring(L, pl_type_name(c->t->cols[c->col]->type)); return 1; }
+static int col_type(lua_State *L) {
+  pl_lcolumn *c = pl_l_checkcolumn(L, 1);
+  lua_pushstring(L, pl_type_name(c->t->cols[c->col]->type));
+  return 1;
+}
 
 /* Numeric reductions skip missing values (and, with {where = mask}, the
 ** rows where the mask is not true); the work is pl_col_reduce.
@@ -408,7 +456,7 @@ static int col_reduce(lua_State *L, enum col_red what) {
   const pl_column *col = c->t->cols[c->col];
   if (col->type == PL_STR && what != RED_COUNT)
     return luaL_error(L, "column '%s' holds strings, not numbers", col->name);
-  const pl_column *wh = NULL;          /* c:sum{where = mask} */
+  const pl_column *wh = NULL; /* c:sum{where = mask} */
   if (lua_istable(L, 2)) {
     lua_getfield(L, 2, "where");
     if (!lua_isnil(L, -1)) wh = pl_l_checkmask(L, -1, c->t->nrows, col->name);
@@ -419,10 +467,14 @@ static int col_reduce(lua_State *L, enum col_red what) {
   switch (what) {
     case RED_SUM:
       if (ints && !r.isum_over) lua_pushinteger(L, (lua_Integer)r.isum);
-      else lua_pushnumber(L, r.sum);     /* beyond int64: the double sum */
+      else lua_pushnumber(L, r.sum); /* beyond int64: the double sum */
       break;
-    case RED_MEAN: if (r.n == 0) lua_pushnil(L); else lua_pushnumber(L, r.sum / (double)r.n); break;
-    case RED_MIN: case RED_MAX:
+    case RED_MEAN:
+      if (r.n == 0) lua_pushnil(L);
+      else lua_pushnumber(L, r.sum / (double)r.n);
+      break;
+    case RED_MIN:
+    case RED_MAX:
       /* integers exactly, in int64: through a double, 2^60 + 3 came back 2^60 */
       if (r.n == 0) lua_pushnil(L);
       else if (ints) lua_pushinteger(L, (lua_Integer)(what == RED_MIN ? r.imin : r.imax));
@@ -449,7 +501,8 @@ static int col_count_true(lua_State *L) {
   pl_lcolumn *c = pl_l_checkcolumn(L, 1);
   const pl_column *col = c->t->cols[c->col];
   if (col->type != PL_BOOL)
-    return luaL_error(L, "count_true: column '%s' is not boolean (a mask); count() counts values that are not missing", col->name);
+    return luaL_error(L, "count_true: column '%s' is not boolean (a mask); count() counts values that are not missing",
+                      col->name);
   lua_pushinteger(L, (lua_Integer)pl_col_count_true(c->t, c->col));
   return 1;
 }
@@ -457,10 +510,14 @@ static int col_count_true(lua_State *L) {
 /* [C q | {q...}] -> [C q ... x | {x...}] */
 static int col_quantile(lua_State *L) {
   pl_lcolumn *c = pl_l_checkcolumn(L, 1);
-  if (c->t->cols[c->col]->type == PL_STR) return luaL_error(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name);
+  if (c->t->cols[c->col]->type == PL_STR)
+    return luaL_error(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name);
   size_t n = 0;
   double *x = (double *)lua_newuserdatauv(L, (c->t->nrows ? c->t->nrows : 1) * sizeof *x, 0);
-  for (size_t i = 0; i < c->t->nrows; i++) { double v = pl_cell_num(c->t, c->col, i); if (!isnan(v)) x[n++] = v; }
+  for (size_t i = 0; i < c->t->nrows; i++) {
+    double v = pl_cell_num(c->t, c->col, i);
+    if (!isnan(v)) x[n++] = v;
+  }
   if (lua_istable(L, 2)) {
     size_t k = (size_t)luaL_len(L, 2);
     if (n) pl_sort_doubles(x, n);
@@ -470,14 +527,18 @@ static int col_quantile(lua_State *L) {
       double q = luaL_checknumber(L, -1);
       lua_pop(L, 1);
       luaL_argcheck(L, q >= 0 && q <= 1, 2, "quantile must be in [0, 1]");
-      if (n) lua_pushnumber(L, pl_quantile_sorted(x, n, q)); else lua_pushnil(L);
+      if (n) lua_pushnumber(L, pl_quantile_sorted(x, n, q));
+      else lua_pushnil(L);
       lua_rawseti(L, -2, (lua_Integer)i);
     }
     return 1;
   }
   double q = luaL_checknumber(L, 2);
   luaL_argcheck(L, q >= 0 && q <= 1, 2, "quantile must be in [0, 1]");
-  if (n == 0) { lua_pushnil(L); return 1; }
+  if (n == 0) {
+    lua_pushnil(L);
+    return 1;
+  }
   lua_pushnumber(L, pl_quantile_select(x, n, q));
   return 1;
 }
@@ -486,56 +547,75 @@ static int col_quantile(lua_State *L) {
 static int col_to_lua(lua_State *L) {
   pl_lcolumn *c = pl_l_checkcolumn(L, 1);
   lua_createtable(L, (int)c->t->nrows, 0);
-  for (size_t i = 0; i < c->t->nrows; i++) { pl_l_pushcell(L, c->t, c->col, i); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+  for (size_t i = 0; i < c->t->nrows; i++) {
+    pl_l_pushcell(L, c->t, c->col, i);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
   return 1;
 }
 
 /* [C] -> [C text] */
 static int col_tostring(lua_State *L) {
   pl_lcolumn *c = pl_l_checkcolumn(L, 1);
-  lua_pushfstring(L, "column '%s' (%s, %d values)", c->t->cols[c->col]->name,
-                  pl_type_name(c->t->cols[c->col]->type), (int)c->t->nrows);
+  lua_pushfstring(L, "column '%s' (%s, %d values)", c->t->cols[c->col]->name, pl_type_name(c->t->cols[c->col]->type),
+                  (int)c->t->nrows);
   return 1;
 }
 
 /* ---- registration ------------------------------------------------------ */
 
 static const luaL_Reg col_methods[] = {
-  {"name", col_name}, {"type", col_type}, {"sum", col_sum}, {"mean", col_mean}, {"min", col_min},
-  {"max", col_max}, {"count", col_count}, {"count_true", col_count_true}, {"quantile", col_quantile}, {"to_lua", col_to_lua},
-  {NULL, NULL}
+  { "name", col_name },         { "type", col_type },     { "sum", col_sum },     { "mean", col_mean },
+  { "min", col_min },           { "max", col_max },       { "count", col_count }, { "count_true", col_count_true },
+  { "quantile", col_quantile }, { "to_lua", col_to_lua }, { NULL, NULL }
 };
 
-static const luaL_Reg col_fns[] = {
-  {"abs", col_abs}, {"clip", col_clip}, {"min_with", col_min_with}, {"max_with", col_max_with},
-  {"fill", col_fill}, {"floor", col_floor}, {"ceil", col_ceil},
-  {"eq", col_eq}, {"ne", col_ne}, {"lt", col_lt}, {"le", col_le}, {"gt", col_gt}, {"ge", col_ge},
-  {"between", col_between}, {"isin", col_isin}, {"match", col_match}, {"map", col_map}, {"keep", col_keep},
-  {"present", col_present},
-  {"nth", col_nth}, {"cummax", col_cummax}, {"cumsum", col_cumsum}, {"at", col_at},
-  {"index_of", col_index_of},
-  {NULL, NULL}
-};
+static const luaL_Reg col_fns[] = { { "abs", col_abs },
+                                    { "clip", col_clip },
+                                    { "min_with", col_min_with },
+                                    { "max_with", col_max_with },
+                                    { "fill", col_fill },
+                                    { "floor", col_floor },
+                                    { "ceil", col_ceil },
+                                    { "eq", col_eq },
+                                    { "ne", col_ne },
+                                    { "lt", col_lt },
+                                    { "le", col_le },
+                                    { "gt", col_gt },
+                                    { "ge", col_ge },
+                                    { "between", col_between },
+                                    { "isin", col_isin },
+                                    { "match", col_match },
+                                    { "map", col_map },
+                                    { "keep", col_keep },
+                                    { "present", col_present },
+                                    { "nth", col_nth },
+                                    { "cummax", col_cummax },
+                                    { "cumsum", col_cumsum },
+                                    { "at", col_at },
+                                    { "index_of", col_index_of },
+                                    { NULL, NULL } };
 
-static const luaL_Reg col_metas[] = {
-  {"__add", col_add}, {"__sub", col_sub}, {"__mul", col_mul}, {"__div", col_div}, {"__unm", col_unm},
-  {"__idiv", col_idiv}, {"__mod", col_mod},
-  {"__band", col_band}, {"__bor", col_bor}, {"__bnot", col_bnot},
-  {NULL, NULL}
-};
+static const luaL_Reg col_metas[] = { { "__add", col_add },   { "__sub", col_sub },   { "__mul", col_mul },
+                                      { "__div", col_div },   { "__unm", col_unm },   { "__idiv", col_idiv },
+                                      { "__mod", col_mod },   { "__band", col_band }, { "__bor", col_bor },
+                                      { "__bnot", col_bnot }, { NULL, NULL } };
 
 void pl_l_column_open(lua_State *L, int module) {
   module = lua_absindex(L, module);
-  if (luaL_newmetatable(L, PL_COLUMN_T)) {           /* [... meta] */
+  if (luaL_newmetatable(L, PL_COLUMN_T)) { /* [... meta] */
     luaL_setfuncs(L, col_metas, 0);
-    lua_pushcfunction(L, col_len); lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, col_tostring); lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, col_index); lua_setfield(L, -2, "__index");
-    luaL_newlib(L, col_methods);                     /* [... meta methods] */
+    lua_pushcfunction(L, col_len);
+    lua_setfield(L, -2, "__len");
+    lua_pushcfunction(L, col_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, col_index);
+    lua_setfield(L, -2, "__index");
+    luaL_newlib(L, col_methods); /* [... meta methods] */
     luaL_setfuncs(L, col_fns, 0);
     lua_setfield(L, -2, "__methods");
   }
-  lua_pop(L, 1);                                     /* [...] */
+  lua_pop(L, 1); /* [...] */
   lua_pushcfunction(L, mod_sprintf);
   lua_setfield(L, module, "sprintf");
 }

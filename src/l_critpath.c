@@ -10,8 +10,10 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const SPEC_KEYS[] = { "ts", "dur", "cat", "flags", "pid", "thread", "corr", "stream",
-  "wait_stream", "wait_record", "whole", "instance_lo", "instance_hi", "round_us", "zero_weight_launch", NULL };
+static const char *const SPEC_KEYS[] = { "ts",     "dur",         "cat",         "flags",       "pid",
+                                         "thread", "corr",        "stream",      "wait_stream", "wait_record",
+                                         "whole",  "instance_lo", "instance_hi", "round_us",    "zero_weight_launch",
+                                         NULL };
 
 /* spec[name] as an int64 array of n values (missing -> def), in a box on
 ** the stack (freed with it).  Sets *n from the first column. */
@@ -38,12 +40,13 @@ static int64_t *int_col(lua_State *L, int spec, const char *name, size_t *n, int
     } else if (col->type == PL_NUM) {
       double d = col->v.num[i];
       if (isnan(d)) a[i] = def;
-      else if (d != floor(d) || fabs(d) > 9.2e18) { luaL_error(L, "critpath.run: %s: row %d: expected an integer, found %f", name, (int)i + 1, d); }
-      else a[i] = (int64_t)d;
+      else if (d != floor(d) || fabs(d) > 9.2e18) {
+        luaL_error(L, "critpath.run: %s: row %d: expected an integer, found %f", name, (int)i + 1, d);
+      } else a[i] = (int64_t)d;
     } else luaL_error(L, "critpath.run: %s must be a number column", name);
     if (required == 2 && a[i] == def) luaL_error(L, "critpath.run: %s: row %d is missing", name, (int)i + 1);
   }
-  lua_remove(L, -2);   /* the column (the spec keeps it) */
+  lua_remove(L, -2); /* the column (the spec keeps it) */
   return a;
 }
 
@@ -55,7 +58,10 @@ static pl_column *newcol(pl_table *r, const char *name, pl_type ty, size_t n) {
   return c;
 }
 
-static void setint(lua_State *L, const char *k, int64_t v) { lua_pushinteger(L, (lua_Integer)v); lua_setfield(L, -2, k); }
+static void setint(lua_State *L, const char *k, int64_t v) {
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_setfield(L, -2, k);
+}
 
 /* run(spec) -> result table | nil, message, instances */
 static int l_run(lua_State *L) {
@@ -77,13 +83,30 @@ static int l_run(lua_State *L) {
   in.wait_record = int_col(L, 1, "wait_record", &n, -1, 0);
   uint8_t *cat8 = lua_newuserdatauv(L, n ? n : 1, 0);
   uint32_t *fl = lua_newuserdatauv(L, (n ? n : 1) * sizeof *fl, 0);
-  for (size_t i = 0; i < n; i++) { cat8[i] = (uint8_t)cat[i]; fl[i] = (uint32_t)flags[i]; }
-  in.n = n; in.ts = ts; in.dur = dur; in.cat = cat8; in.flags = fl;
-  lua_getfield(L, 1, "whole"); in.whole = lua_toboolean(L, -1); lua_pop(L, 1);
-  lua_getfield(L, 1, "instance_lo"); in.inst_lo = (int64_t)luaL_optinteger(L, -1, 0); lua_pop(L, 1);
-  lua_getfield(L, 1, "instance_hi"); in.inst_hi = (int64_t)luaL_optinteger(L, -1, in.inst_lo); lua_pop(L, 1);
-  lua_getfield(L, 1, "round_us"); in.round_us = lua_toboolean(L, -1); lua_pop(L, 1);
-  lua_getfield(L, 1, "zero_weight_launch"); in.zero_weight_launch = lua_toboolean(L, -1); lua_pop(L, 1);
+  for (size_t i = 0; i < n; i++) {
+    cat8[i] = (uint8_t)cat[i];
+    fl[i] = (uint32_t)flags[i];
+  }
+  in.n = n;
+  in.ts = ts;
+  in.dur = dur;
+  in.cat = cat8;
+  in.flags = fl;
+  lua_getfield(L, 1, "whole");
+  in.whole = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "instance_lo");
+  in.inst_lo = (int64_t)luaL_optinteger(L, -1, 0);
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "instance_hi");
+  in.inst_hi = (int64_t)luaL_optinteger(L, -1, in.inst_lo);
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "round_us");
+  in.round_us = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "zero_weight_launch");
+  in.zero_weight_launch = lua_toboolean(L, -1);
+  lua_pop(L, 1);
   pl_cp_out o;
   int rc = pl_cp_run(&in, &o);
   if (rc != 0) {
@@ -117,11 +140,18 @@ static int l_run(lua_State *L) {
   pl_table *u = pl_table_new("times");
   pl_column *u_ts = newcol(u, "ts_ns", PL_INT, n), *u_dur = newcol(u, "dur_ns", PL_INT, n);
   pl_column *u_cr = newcol(u, "critical", PL_BOOL, n);
-  for (size_t i = 0; i < n; i++) { u_ts->v.i64[i] = o.ts_r[i]; u_dur->v.i64[i] = o.dur_r[i]; u_cr->v.b[i] = 0; }
+  for (size_t i = 0; i < n; i++) {
+    u_ts->v.i64[i] = o.ts_r[i];
+    u_dur->v.i64[i] = o.dur_r[i];
+    u_cr->v.b[i] = 0;
+  }
   size_t ncrit = 0;
   for (size_t p = 0; p < np; p++) {
     size_t e = (size_t)o.path_event[p];
-    if (e < n && !u_cr->v.b[e]) { u_cr->v.b[e] = 1; ncrit++; }
+    if (e < n && !u_cr->v.b[e]) {
+      u_cr->v.b[e] = 1;
+      ncrit++;
+    }
   }
   u->nrows = n;
   lua_settop(L, top);
@@ -135,8 +165,12 @@ static int l_run(lua_State *L) {
   setint(L, "graph_launches", (int64_t)o.ngraph_launch);
   lua_createtable(L, 0, 5);
   static const char *const tn[] = { "critical_path_operator", "critical_path_dependency",
-    "critical_path_kernel_launch_delay", "critical_path_kernel_kernel_delay", "critical_path_sync_dependency" };
-  for (int i = 0; i < 5; i++) { lua_pushinteger(L, (lua_Integer)o.nedge_type[i]); lua_setfield(L, -2, tn[i]); }
+                                    "critical_path_kernel_launch_delay", "critical_path_kernel_kernel_delay",
+                                    "critical_path_sync_dependency" };
+  for (int i = 0; i < 5; i++) {
+    lua_pushinteger(L, (lua_Integer)o.nedge_type[i]);
+    lua_setfield(L, -2, tn[i]);
+  }
   lua_setfield(L, -2, "edge_types");
   setint(L, "window_lo_ns", o.win_lo);
   setint(L, "window_hi_ns", o.win_hi);
@@ -155,16 +189,25 @@ int luaopen_perflab_critpath(lua_State *L) {
   luaL_newlib(L, fns);
   lua_createtable(L, 0, 5);
   static const char *const et[] = { "critical_path_operator", "critical_path_dependency",
-    "critical_path_kernel_launch_delay", "critical_path_kernel_kernel_delay", "critical_path_sync_dependency" };
-  for (int i = 0; i < 5; i++) { lua_pushstring(L, et[i]); lua_rawseti(L, -2, i); }
+                                    "critical_path_kernel_launch_delay", "critical_path_kernel_kernel_delay",
+                                    "critical_path_sync_dependency" };
+  for (int i = 0; i < 5; i++) {
+    lua_pushstring(L, et[i]);
+    lua_rawseti(L, -2, i);
+  }
   lua_setfield(L, -2, "edge_types");
   lua_createtable(L, 0, 12);
-  setint(L, "cat_cpu_op", PL_CP_CAT_CPU_OP); setint(L, "cat_runtime", PL_CP_CAT_RUNTIME);
+  setint(L, "cat_cpu_op", PL_CP_CAT_CPU_OP);
+  setint(L, "cat_runtime", PL_CP_CAT_RUNTIME);
   setint(L, "cat_sync", PL_CP_CAT_SYNC);
-  setint(L, "launch", PL_CP_N_LAUNCH); setint(L, "blocking", PL_CP_N_BLOCKING);
-  setint(L, "event_record", PL_CP_N_EVENT_RECORD); setint(L, "wait_event_call", PL_CP_N_WAIT_EVENT_CALL);
-  setint(L, "context_sync", PL_CP_N_CONTEXT_SYNC); setint(L, "stream_sync", PL_CP_N_STREAM_SYNC);
-  setint(L, "event_sync", PL_CP_N_EVENT_SYNC); setint(L, "stream_wait", PL_CP_N_STREAM_WAIT);
+  setint(L, "launch", PL_CP_N_LAUNCH);
+  setint(L, "blocking", PL_CP_N_BLOCKING);
+  setint(L, "event_record", PL_CP_N_EVENT_RECORD);
+  setint(L, "wait_event_call", PL_CP_N_WAIT_EVENT_CALL);
+  setint(L, "context_sync", PL_CP_N_CONTEXT_SYNC);
+  setint(L, "stream_sync", PL_CP_N_STREAM_SYNC);
+  setint(L, "event_sync", PL_CP_N_EVENT_SYNC);
+  setint(L, "stream_wait", PL_CP_N_STREAM_WAIT);
   setint(L, "annotation", PL_CP_N_ANNOTATION);
   lua_setfield(L, -2, "codes");
   return 1;

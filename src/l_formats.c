@@ -15,17 +15,18 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char hooks_key = 'h';   /* registry[&hooks_key] = light pl_l_parsehooks* */
+static const char hooks_key = 'h'; /* registry[&hooks_key] = light pl_l_parsehooks* */
 
 void pl_l_sethooks(lua_State *L, const pl_l_parsehooks *h) {
-  if (h) lua_pushlightuserdata(L, (void *)h); else lua_pushnil(L);
+  if (h) lua_pushlightuserdata(L, (void *)h);
+  else lua_pushnil(L);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &hooks_key);
 }
 
 static const pl_l_parsehooks *gethooks(lua_State *L) {
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &hooks_key);      /* [... h] */
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &hooks_key); /* [... h] */
   const pl_l_parsehooks *h = (const pl_l_parsehooks *)lua_touserdata(L, -1);
-  lua_pop(L, 1);                                       /* [...] */
+  lua_pop(L, 1); /* [...] */
   return h;
 }
 
@@ -35,46 +36,53 @@ static const pl_l_parsehooks *gethooks(lua_State *L) {
 ** table owned by exactly one of p, an object, or nobody (freed). */
 void pl_l_pushprofile(lua_State *L, pl_profile *p) {
   int top = lua_gettop(L);
-  lua_createtable(L, 0, 6);                                  /* [rec] */
-  lua_pushstring(L, p->format); lua_setfield(L, -2, "format");
-  lua_pushstring(L, p->source); lua_setfield(L, -2, "source");
-  lua_createtable(L, 0, (int)p->nmeta);                      /* [rec meta] */
+  lua_createtable(L, 0, 6); /* [rec] */
+  lua_pushstring(L, p->format);
+  lua_setfield(L, -2, "format");
+  lua_pushstring(L, p->source);
+  lua_setfield(L, -2, "source");
+  lua_createtable(L, 0, (int)p->nmeta); /* [rec meta] */
   for (size_t i = 0; i < p->nmeta; i++) {
     double v = p->meta[i].num;
     if (p->meta[i].text) lua_pushstring(L, p->meta[i].text);
-    else if (v == (double)(lua_Integer)v && v > -9007199254740992.0 && v < 9007199254740992.0) lua_pushinteger(L, (lua_Integer)v);
-    else lua_pushnumber(L, v);                               /* [rec meta v] */
-    lua_setfield(L, -2, p->meta[i].key);                     /* meta[key] = v */
+    else if (v == (double)(lua_Integer)v && v > -9007199254740992.0 && v < 9007199254740992.0)
+      lua_pushinteger(L, (lua_Integer)v);
+    else lua_pushnumber(L, v);           /* [rec meta v] */
+    lua_setfield(L, -2, p->meta[i].key); /* meta[key] = v */
   }
-  lua_setfield(L, -2, "meta");                               /* [rec] */
-  lua_createtable(L, 0, (int)p->ntables);                    /* [rec tables] */
-  lua_createtable(L, (int)p->ntables, 0);                    /* [rec tables order]: as the parser made them */
+  lua_setfield(L, -2, "meta");            /* [rec] */
+  lua_createtable(L, 0, (int)p->ntables); /* [rec tables] */
+  lua_createtable(L, (int)p->ntables, 0); /* [rec tables order]: as the parser made them */
   for (size_t i = 0; i < p->ntables; i++) {
     pl_table *t = p->tables[i];
-    lua_pushstring(L, t->name);                              /* [rec tables order name] */
-    lua_rawseti(L, -2, (lua_Integer)i + 1);                  /* order[i+1] = name */
-    p->tables[i] = NULL;                                     /* pl_l_pushtable owns t from here */
-    pl_l_pushtable(L, t);                                    /* [rec tables order T] */
-    lua_setfield(L, -3, t->name);                            /* tables[name] = T */
+    lua_pushstring(L, t->name);             /* [rec tables order name] */
+    lua_rawseti(L, -2, (lua_Integer)i + 1); /* order[i+1] = name */
+    p->tables[i] = NULL;                    /* pl_l_pushtable owns t from here */
+    pl_l_pushtable(L, t);                   /* [rec tables order T] */
+    lua_setfield(L, -3, t->name);           /* tables[name] = T */
   }
   p->ntables = 0;
-  lua_setfield(L, -3, "table_order");                        /* [rec tables] */
-  lua_setfield(L, -2, "tables");                             /* [rec] */
-  lua_createtable(L, (int)p->ndiags, 0);                     /* [rec diags] */
+  lua_setfield(L, -3, "table_order");    /* [rec tables] */
+  lua_setfield(L, -2, "tables");         /* [rec] */
+  lua_createtable(L, (int)p->ndiags, 0); /* [rec diags] */
   for (size_t i = 0; i < p->ndiags; i++) {
-    lua_createtable(L, 0, 2);                                /* [rec diags d] */
-    lua_pushinteger(L, (lua_Integer)p->diags[i].line); lua_setfield(L, -2, "line");
-    lua_pushstring(L, p->diags[i].msg); lua_setfield(L, -2, "message");
-    lua_rawseti(L, -2, (lua_Integer)i + 1);                  /* [rec diags] */
+    lua_createtable(L, 0, 2); /* [rec diags d] */
+    lua_pushinteger(L, (lua_Integer)p->diags[i].line);
+    lua_setfield(L, -2, "line");
+    lua_pushstring(L, p->diags[i].msg);
+    lua_setfield(L, -2, "message");
+    lua_rawseti(L, -2, (lua_Integer)i + 1); /* [rec diags] */
   }
   if (p->ndiags_dropped) {
     lua_createtable(L, 0, 2);
-    lua_pushinteger(L, 0); lua_setfield(L, -2, "line");
-    lua_pushfstring(L, "%d more diagnostics not kept", (int)p->ndiags_dropped); lua_setfield(L, -2, "message");
+    lua_pushinteger(L, 0);
+    lua_setfield(L, -2, "line");
+    lua_pushfstring(L, "%d more diagnostics not kept", (int)p->ndiags_dropped);
+    lua_setfield(L, -2, "message");
     lua_rawseti(L, -2, (lua_Integer)p->ndiags + 1);
   }
-  lua_setfield(L, -2, "diagnostics");                        /* [rec] */
-  assert(lua_gettop(L) == top + 1);                          /* pushed exactly the record */
+  lua_setfield(L, -2, "diagnostics"); /* [rec] */
+  assert(lua_gettop(L) == top + 1);   /* pushed exactly the record */
   (void)top;
 }
 
@@ -84,19 +92,22 @@ void pl_l_pushprofile(lua_State *L, pl_profile *p) {
 
 static int pbox_gc(lua_State *L) {
   pl_profile **b = (pl_profile **)luaL_checkudata(L, 1, PL_PROFILEBOX_T);
-  if (*b) { pl_profile_free(*b); *b = NULL; }
+  if (*b) {
+    pl_profile_free(*b);
+    *b = NULL;
+  }
   return 0;
 }
 
 /* [...] -> [... box], empty */
 static pl_profile **newbox(lua_State *L) {
   pl_profile **b = (pl_profile **)lua_newuserdatauv(L, sizeof *b, 0);
-  *b = NULL;                                                 /* empty until filled: __gc is safe */
-  if (luaL_newmetatable(L, PL_PROFILEBOX_T)) {               /* [... box mt] */
+  *b = NULL;                                   /* empty until filled: __gc is safe */
+  if (luaL_newmetatable(L, PL_PROFILEBOX_T)) { /* [... box mt] */
     lua_pushcfunction(L, pbox_gc);
     lua_setfield(L, -2, "__gc");
   }
-  lua_setmetatable(L, -2);                                   /* [... box] */
+  lua_setmetatable(L, -2); /* [... box] */
   return b;
 }
 
@@ -104,7 +115,7 @@ typedef struct loadopts {
   const char *format;
   const char *tables[64];
   pl_parse_opts o;
-  const pl_l_parsehooks *hooks;   /* NULL in a bare state */
+  const pl_l_parsehooks *hooks; /* NULL in a bare state */
 } loadopts;
 
 /* Reads the options table at arg (strings stay anchored in it). */
@@ -115,7 +126,7 @@ static void read_opts(lua_State *L, int arg, loadopts *lo) {
   if (!lua_istable(L, arg)) return;
   pl_l_checkoptions(L, arg, accepted);
   lua_getfield(L, arg, "format");
-  lo->format = lua_tostring(L, -1);      /* anchored in the options table */
+  lo->format = lua_tostring(L, -1); /* anchored in the options table */
   lua_pop(L, 1);
   lua_getfield(L, arg, "lenient");
   lo->o.lenient = lua_toboolean(L, -1);
@@ -123,11 +134,11 @@ static void read_opts(lua_State *L, int arg, loadopts *lo) {
   lua_getfield(L, arg, "raw_text");
   lo->o.raw_text = lua_toboolean(L, -1);
   lua_pop(L, 1);
-  lua_getfield(L, arg, "jobs");             /* threads for one file (0 or nil: the core count) */
+  lua_getfield(L, arg, "jobs"); /* threads for one file (0 or nil: the core count) */
   lua_Integer jobs = luaL_optinteger(L, -1, 0);
   lo->o.jobs = jobs < 0 ? 0 : jobs > 1024 ? 1024 : (int)jobs;
   lua_pop(L, 1);
-  lua_getfield(L, arg, "chunk_bytes");      /* the piece each thread reads (tests) */
+  lua_getfield(L, arg, "chunk_bytes"); /* the piece each thread reads (tests) */
   lua_Integer cb = luaL_optinteger(L, -1, 0);
   lo->o.chunk_bytes = cb < 0 ? 0 : (size_t)cb;
   lua_pop(L, 1);
@@ -162,7 +173,7 @@ static int finish(lua_State *L, loadopts *lo, pl_profile **box, pl_err *e) {
     return 2;
   }
   pl_l_pushprofile(L, *box);
-  pl_profile_free(*box);                                     /* what is left: meta, diagnostics */
+  pl_profile_free(*box); /* what is left: meta, diagnostics */
   *box = NULL;
   return 1;
 }
@@ -175,7 +186,7 @@ static int fmt_load(lua_State *L) {
   pl_err e;
   pl_profile **box = newbox(L);
   begin(&lo);
-  pl_oom_file = path;                                        /* named by an out-of-memory message */
+  pl_oom_file = path; /* named by an out-of-memory message */
   *box = pl_load_file(path, lo.format, &lo.o, &e);
   pl_oom_file = NULL;
   return finish(L, &lo, box, &e);
@@ -183,7 +194,10 @@ static int fmt_load(lua_State *L) {
 
 static int many_gc(lua_State *L) {
   pl_many **b = (pl_many **)luaL_checkudata(L, 1, "perflab.ManyLoad");
-  if (*b) { pl_many_finish(*b); *b = NULL; }
+  if (*b) {
+    pl_many_finish(*b);
+    *b = NULL;
+  }
   return 0;
 }
 
@@ -195,21 +209,22 @@ static int fmt_load_many(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_Integer n = luaL_len(L, 1);
   if (n < 0) n = 0;
-  const char **paths = lua_newuserdatauv(L, sizeof *paths * (size_t)(n ? n : 1), 0);  /* [... paths]: freed by the GC */
-  lua_createtable(L, (int)n, 0);                             /* [... paths anchor]: keeps the path strings */
+  const char **paths = lua_newuserdatauv(L, sizeof *paths * (size_t)(n ? n : 1), 0); /* [... paths]: freed by the GC */
+  lua_createtable(L, (int)n, 0); /* [... paths anchor]: keeps the path strings */
   int anchor = lua_gettop(L);
   for (lua_Integer i = 1; i <= n; i++) {
-    lua_geti(L, 1, i);                                       /* [... anchor path] */
-    if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "load_many: element %d of the file list is not a string", (int)i);
+    lua_geti(L, 1, i); /* [... anchor path] */
+    if (lua_type(L, -1) != LUA_TSTRING)
+      return luaL_error(L, "load_many: element %d of the file list is not a string", (int)i);
     paths[i - 1] = lua_tostring(L, -1);
-    lua_rawseti(L, anchor, i);                               /* [... anchor] */
+    lua_rawseti(L, anchor, i); /* [... anchor] */
   }
   loadopts lo;
   read_opts(L, 2, &lo);
   int jobs = (int)luaL_optinteger(L, 3, 0);
   /* the running load in a box whose __gc stops and joins it, so a memory
   ** error while a record is built leaves no thread behind */
-  pl_many **mb = (pl_many **)lua_newuserdatauv(L, sizeof *mb, 0);   /* [... anchor mbox] */
+  pl_many **mb = (pl_many **)lua_newuserdatauv(L, sizeof *mb, 0); /* [... anchor mbox] */
   *mb = NULL;
   if (luaL_newmetatable(L, "perflab.ManyLoad")) {
     lua_pushcfunction(L, many_gc);
@@ -218,22 +233,24 @@ static int fmt_load_many(lua_State *L) {
   lua_setmetatable(L, -2);
   begin(&lo);
   *mb = pl_many_start(paths, (size_t)n, lo.format, &lo.o, jobs);
-  lua_createtable(L, (int)n, 0);                             /* [... mbox records] */
+  lua_createtable(L, (int)n, 0); /* [... mbox records] */
   for (lua_Integer i = 0; i < n; i++) {
     pl_err e;
-    pl_profile **box = newbox(L);                            /* [... mbox records box] */
+    pl_profile **box = newbox(L); /* [... mbox records box] */
     *box = pl_many_take(*mb, (size_t)i, &e);
     if (!*box) {
-      pl_many_finish(*mb); *mb = NULL;
-      return finish(L, &lo, box, &e);                        /* [... box nil msg] */
+      pl_many_finish(*mb);
+      *mb = NULL;
+      return finish(L, &lo, box, &e); /* [... box nil msg] */
     }
-    pl_l_pushprofile(L, *box);                               /* [... mbox records box rec] */
+    pl_l_pushprofile(L, *box); /* [... mbox records box rec] */
     pl_profile_free(*box);
     *box = NULL;
-    lua_rawseti(L, -3, i + 1);                               /* records[i+1] = rec */
-    lua_pop(L, 1);                                           /* [... mbox records] */
+    lua_rawseti(L, -3, i + 1); /* records[i+1] = rec */
+    lua_pop(L, 1);             /* [... mbox records] */
   }
-  pl_many_finish(*mb); *mb = NULL;
+  pl_many_finish(*mb);
+  *mb = NULL;
   if (lo.hooks) lo.hooks->end(&lo.o, NULL);
   return 1;
 }
@@ -264,9 +281,12 @@ static int fmt_list(lua_State *L) {
   lua_createtable(L, (int)n, 0);
   for (size_t i = 0; i < n; i++) {
     lua_createtable(L, 0, 3);
-    lua_pushstring(L, f[i]->id); lua_setfield(L, -2, "id");
-    lua_pushstring(L, f[i]->summary); lua_setfield(L, -2, "summary");
-    lua_pushstring(L, f[i]->tables); lua_setfield(L, -2, "tables");
+    lua_pushstring(L, f[i]->id);
+    lua_setfield(L, -2, "id");
+    lua_pushstring(L, f[i]->summary);
+    lua_setfield(L, -2, "summary");
+    lua_pushstring(L, f[i]->tables);
+    lua_setfield(L, -2, "tables");
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   return 1;
@@ -277,7 +297,8 @@ static int fmt_detect(lua_State *L) {
   size_t len;
   const char *s = luaL_checklstring(L, 1, &len);
   const pl_format *f = pl_format_detect(s, len);
-  if (f) lua_pushstring(L, f->id); else luaL_pushfail(L);
+  if (f) lua_pushstring(L, f->id);
+  else luaL_pushfail(L);
   return 1;
 }
 
@@ -292,11 +313,10 @@ static int fmt_short_name(lua_State *L) {
   return 2;
 }
 
-static const luaL_Reg funcs[] = {
-  {"short_name", fmt_short_name},
-  {"load", fmt_load}, {"load_many", fmt_load_many}, {"cores", fmt_cores}, {"parse", fmt_parse}, {"list", fmt_list}, {"detect", fmt_detect},
-  {NULL, NULL}
-};
+static const luaL_Reg funcs[] = { { "short_name", fmt_short_name }, { "load", fmt_load },
+                                  { "load_many", fmt_load_many },   { "cores", fmt_cores },
+                                  { "parse", fmt_parse },           { "list", fmt_list },
+                                  { "detect", fmt_detect },         { NULL, NULL } };
 
 int luaopen_perflab_formats(lua_State *L) {
   luaL_newlib(L, funcs);

@@ -36,11 +36,11 @@
 
 #define PL_IVSET_T "perflab.IntervalSet"
 
-typedef struct liv { pl_ivset set; } liv;
+typedef struct liv {
+  pl_ivset set;
+} liv;
 
-static pl_ivset *checkset(lua_State *L, int arg) {
-  return &((liv *)luaL_checkudata(L, arg, PL_IVSET_T))->set;
-}
+static pl_ivset *checkset(lua_State *L, int arg) { return &((liv *)luaL_checkudata(L, arg, PL_IVSET_T))->set; }
 
 /* A new empty userdata set on the stack. */
 static pl_ivset *newset(lua_State *L) {
@@ -81,7 +81,8 @@ static int64_t *checktimes(lua_State *L, int arg, size_t limit, size_t *n) {
       if (lua_isinteger(L, -1)) v[i] = (int64_t)lua_tointeger(L, -1);
       else if (lua_type(L, -1) == LUA_TNUMBER) v[i] = checkts(L, arg, "element", i, 0, 0, lua_tonumber(L, -1));
       else if (lua_isnil(L, -1)) luaL_argerror(L, arg, lua_pushfstring(L, "missing value at index %d", (int)i + 1));
-      else luaL_argerror(L, arg, lua_pushfstring(L, "element %d is a %s, not a number", (int)i + 1, luaL_typename(L, -1)));
+      else
+        luaL_argerror(L, arg, lua_pushfstring(L, "element %d is a %s, not a number", (int)i + 1, luaL_typename(L, -1)));
       lua_pop(L, 1);
     }
   }
@@ -95,13 +96,13 @@ static int64_t checktime(lua_State *L, int arg) {
   return checkts(L, arg, "argument", (size_t)arg - 1, 0, 0, v);
 }
 
-static void build(lua_State *L, pl_ivset *out, const int64_t *s, const int64_t *e, size_t n,
-                  int strict, int arg_end) {
+static void build(lua_State *L, pl_ivset *out, const int64_t *s, const int64_t *e, size_t n, int strict, int arg_end) {
   size_t bad = 0;
   pl_ivset tmp;
   if (pl_iv_build(&tmp, s, e, n, strict, &bad) != 0)
-    luaL_argerror(L, arg_end, lua_pushfstring(L, "end %I before start %I at index %d",
-                  (lua_Integer)e[bad], (lua_Integer)s[bad], (int)bad + 1));
+    luaL_argerror(L, arg_end,
+                  lua_pushfstring(L, "end %I before start %I at index %d", (lua_Integer)e[bad], (lua_Integer)s[bad],
+                                  (int)bad + 1));
   *out = tmp;
 }
 
@@ -123,7 +124,11 @@ static int l_from_arrays(lua_State *L) {
   lua_settop(L, 4);
   size_t limit = (size_t)-1;
   int optarg = 4;
-  if (lua_istable(L, 3)) { lua_settop(L, 3); lua_pushnil(L); lua_insert(L, 3); }  /* (s, e, opts) */
+  if (lua_istable(L, 3)) {
+    lua_settop(L, 3);
+    lua_pushnil(L);
+    lua_insert(L, 3);
+  } /* (s, e, opts) */
   if (!lua_isnil(L, 3)) {
     lua_Integer n = luaL_checkinteger(L, 3);
     luaL_argcheck(L, n >= 0, 3, "count must be >= 0");
@@ -133,8 +138,7 @@ static int l_from_arrays(lua_State *L) {
   size_t ns, ne;
   int64_t *s = checktimes(L, 1, limit, &ns);
   int64_t *e = checktimes(L, 2, limit, &ne);
-  if (ns != ne)
-    luaL_argerror(L, 2, lua_pushfstring(L, "%d ends for %d starts", (int)ne, (int)ns));
+  if (ns != ne) luaL_argerror(L, 2, lua_pushfstring(L, "%d ends for %d starts", (int)ne, (int)ns));
   pl_ivset *out = newset(L);
   build(L, out, s, e, ns, strict, 2);
   return 1;
@@ -149,7 +153,8 @@ static int l_from_pairs(lua_State *L) {
   int64_t *s = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *s, 0), *e = s + (n ? n : 1);
   for (size_t i = 0; i < n; i++) {
     lua_geti(L, 1, (lua_Integer)i + 1);
-    if (!lua_istable(L, -1)) luaL_argerror(L, 1, lua_pushfstring(L, "element %d is not a {start, end} pair", (int)i + 1));
+    if (!lua_istable(L, -1))
+      luaL_argerror(L, 1, lua_pushfstring(L, "element %d is not a {start, end} pair", (int)i + 1));
     for (int k = 0; k < 2; k++) {
       lua_geti(L, -1, k + 1);
       if (lua_isinteger(L, -1)) (k ? e : s)[i] = (int64_t)lua_tointeger(L, -1);
@@ -165,7 +170,10 @@ static int l_from_pairs(lua_State *L) {
 }
 
 /* [] -> [S] */
-static int l_empty(lua_State *L) { newset(L); return 1; }
+static int l_empty(lua_State *L) {
+  newset(L);
+  return 1;
+}
 
 
 /* ---- tables and columns ------------------------------------------------- */
@@ -179,11 +187,11 @@ static void readvals(lua_State *L, int arg, size_t n, int64_t **iv, double **dv,
   if (!c && !lua_istable(L, arg)) luaL_typeerror(L, arg, "array of numbers or column");
   if (c && c->t->cols[c->col]->type == PL_STR)
     luaL_argerror(L, arg, lua_pushfstring(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name));
-  size_t len = c ? c->t->nrows : n;                    /* an array is read to n: nil holes */
+  size_t len = c ? c->t->nrows : n; /* an array is read to n: nil holes */
   *miss = lua_newuserdatauv(L, n ? n : 1, 0);
   if (iv) *iv = lua_newuserdatauv(L, (n ? n : 1) * sizeof **iv, 0);
   if (dv) *dv = lua_newuserdatauv(L, (n ? n : 1) * sizeof **dv, 0);
-  if (c && c->t->cols[c->col]->type == PL_INT && len >= n) {   /* int64 column: read directly */
+  if (c && c->t->cols[c->col]->type == PL_INT && len >= n) { /* int64 column: read directly */
     const int64_t *x = c->t->cols[c->col]->v.i64;
     for (size_t i = 0; i < n; i++) {
       int m = x[i] == PL_INT_NA;
@@ -195,22 +203,31 @@ static void readvals(lua_State *L, int arg, size_t n, int64_t **iv, double **dv,
   }
   for (size_t i = 0; i < n; i++) {
     int m = 1, isint = 0;
-    int64_t x = 0; double d = 0;
+    int64_t x = 0;
+    double d = 0;
     if (i < len && c) {
       if (!pl_cell_missing(c->t, c->col, i)) {
         m = 0;
         if (c->t->cols[c->col]->type == PL_NUM) d = pl_cell_num(c->t, c->col, i);
-        else { x = pl_cell_int(c->t, c->col, i); isint = 1; }
+        else {
+          x = pl_cell_int(c->t, c->col, i);
+          isint = 1;
+        }
       }
     } else if (i < len) {
       lua_geti(L, arg, (lua_Integer)i + 1);
-      if (lua_isinteger(L, -1)) { x = (int64_t)lua_tointeger(L, -1); isint = 1; m = 0; }
-      else if (lua_type(L, -1) == LUA_TNUMBER) { d = lua_tonumber(L, -1); m = 0; }
-      else if (!lua_isnil(L, -1))
+      if (lua_isinteger(L, -1)) {
+        x = (int64_t)lua_tointeger(L, -1);
+        isint = 1;
+        m = 0;
+      } else if (lua_type(L, -1) == LUA_TNUMBER) {
+        d = lua_tonumber(L, -1);
+        m = 0;
+      } else if (!lua_isnil(L, -1))
         luaL_argerror(L, arg, lua_pushfstring(L, "element %d is a %s, not a number", (int)i + 1, luaL_typename(L, -1)));
       lua_pop(L, 1);
     }
-    if (!m && !isint && d != d) m = 1;                   /* NaN: missing */
+    if (!m && !isint && d != d) m = 1; /* NaN: missing */
     (*miss)[i] = (unsigned char)m;
     if (iv) (*iv)[i] = m ? 0 : isint ? x : checkts(L, arg, "element", i, 0, 0, d);
     if (dv) (*dv)[i] = m ? 0 : isint ? (double)x : d;
@@ -228,7 +245,8 @@ static int tcol(lua_State *L, pl_table *t, const char *name, int arg) {
 static void pushcol(lua_State *L, int tix, pl_table *t, int c) {
   tix = lua_absindex(L, tix);
   pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1);
-  u->t = t; u->col = c;
+  u->t = t;
+  u->col = c;
   luaL_setmetatable(L, PL_COLUMN_T);
   lua_pushvalue(L, tix);
   lua_setiuservalue(L, -2, 1);
@@ -241,7 +259,8 @@ static void pushindex(lua_State *L, const char *name, const int64_t *v, size_t n
   int c = pl_table_add_col(t, "index", PL_INT);
   pl_table_reserve(t, n);
   for (size_t i = 0; i < n; i++) {
-    pl_cell x; x.i = v[i] < 0 ? PL_INT_NA : v[i] + 1;
+    pl_cell x;
+    x.i = v[i] < 0 ? PL_INT_NA : v[i] + 1;
     pl_table_append(t, &x);
   }
   pl_l_pushtable(L, t);
@@ -256,16 +275,19 @@ static unsigned char *wheremask(lua_State *L, int opts, const char *field, size_
   if (opts == 0 || !lua_istable(L, opts)) return NULL;
   lua_getfield(L, opts, field);
   int w = lua_gettop(L);
-  if (lua_isnil(L, w)) { lua_pop(L, 1); return NULL; }
+  if (lua_isnil(L, w)) {
+    lua_pop(L, 1);
+    return NULL;
+  }
   unsigned char *skip = lua_newuserdatauv(L, n ? n : 1, 0);
-  lua_insert(L, w);                                      /* box below the value */
+  lua_insert(L, w); /* box below the value */
   w = lua_gettop(L);
   pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, w, PL_COLUMN_T);
   if (c) {
     if (c->t->cols[c->col]->type != PL_BOOL || c->t->nrows != n)
       luaL_error(L, "%s: a boolean column of %d rows expected, found a %s column of %d rows", field, (int)n,
                  pl_type_name(c->t->cols[c->col]->type), (int)c->t->nrows);
-    const uint8_t *b = c->t->cols[c->col]->v.b;          /* 0, 1 or PL_BOOL_NA: only 1 keeps */
+    const uint8_t *b = c->t->cols[c->col]->v.b; /* 0, 1 or PL_BOOL_NA: only 1 keeps */
     for (size_t i = 0; i < n; i++) skip[i] = b[i] != 1;
   } else if (lua_isfunction(L, w)) {
     for (size_t i = 0; i < n; i++) {
@@ -276,11 +298,16 @@ static unsigned char *wheremask(lua_State *L, int opts, const char *field, size_
       lua_pop(L, 1);
     }
   } else if (lua_istable(L, w)) {
-    for (size_t i = 0; i < n; i++) { lua_geti(L, w, (lua_Integer)i + 1); skip[i] = !lua_toboolean(L, -1); lua_pop(L, 1); }
+    for (size_t i = 0; i < n; i++) {
+      lua_geti(L, w, (lua_Integer)i + 1);
+      skip[i] = !lua_toboolean(L, -1);
+      lua_pop(L, 1);
+    }
   } else {
-    luaL_error(L, "%s: a boolean column, an array of booleans or a function expected, found a %s", field, luaL_typename(L, w));
+    luaL_error(L, "%s: a boolean column, an array of booleans or a function expected, found a %s", field,
+               luaL_typename(L, w));
   }
-  lua_pop(L, 1);                                         /* the value; the box stays */
+  lua_pop(L, 1); /* the value; the box stays */
   return skip;
 }
 
@@ -295,8 +322,15 @@ static int64_t *groupcodes(lua_State *L, pl_table *t, int opts, int ctab, unsign
   *any = 0;
   if (opts == 0 || !lua_istable(L, opts)) return NULL;
   lua_getfield(L, opts, "by");
-  if (lua_isnil(L, -1)) { lua_pop(L, 1); return NULL; }
-  if (lua_isstring(L, -1)) { lua_createtable(L, 1, 0); lua_insert(L, -2); lua_rawseti(L, -2, 1); }
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return NULL;
+  }
+  if (lua_isstring(L, -1)) {
+    lua_createtable(L, 1, 0);
+    lua_insert(L, -2);
+    lua_rawseti(L, -2, 1);
+  }
   luaL_argcheck(L, lua_istable(L, -1), opts, "by: a column name or an array of names expected");
   int by = lua_gettop(L);
   int nby = (int)luaL_len(L, by);
@@ -307,28 +341,43 @@ static int64_t *groupcodes(lua_State *L, pl_table *t, int opts, int ctab, unsign
     lua_geti(L, by, k);
     int c = tcol(L, t, luaL_checkstring(L, -1), opts);
     lua_pop(L, 1);
-    lua_geti(L, ctab, k);                                /* this key column's value -> code */
-    if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_newtable(L); lua_pushvalue(L, -1); lua_rawseti(L, ctab, k); }
+    lua_geti(L, ctab, k); /* this key column's value -> code */
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      lua_newtable(L);
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, ctab, k);
+    }
     int map = lua_gettop(L);
-    lua_Integer ncode;                                   /* codes handed out so far: map["\1n"] */
-    lua_getfield(L, map, "\001n"); ncode = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0; lua_pop(L, 1);
+    lua_Integer ncode; /* codes handed out so far: map["\1n"] */
+    lua_getfield(L, map, "\001n");
+    ncode = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+    lua_pop(L, 1);
     pl_column *col = t->cols[c];
     size_t ids = col->type == PL_STR ? pl_pool_count(t->pool) + 1 : 0;
     int64_t *idcode = ids ? lua_newuserdatauv(L, ids * sizeof *idcode, 0) : NULL;
     for (size_t j = 0; j < ids; j++) idcode[j] = -1;
     for (size_t i = 0; i < n; i++) {
-      if (pl_cell_missing(t, c, i)) { skip[i] = 1; continue; }
+      if (pl_cell_missing(t, c, i)) {
+        skip[i] = 1;
+        continue;
+      }
       int64_t code;
       uint32_t id = 0;
       if (idcode && idcode[id = col->v.str[i]] >= 0) code = idcode[id];
       else {
-        if (col->type == PL_STR) { size_t len; const char *s = pl_cell_str(t, c, i, &len); lua_pushlstring(L, s, len); }
-        else if (col->type == PL_NUM) lua_pushnumber(L, pl_cell_num(t, c, i));
+        if (col->type == PL_STR) {
+          size_t len;
+          const char *s = pl_cell_str(t, c, i, &len);
+          lua_pushlstring(L, s, len);
+        } else if (col->type == PL_NUM) lua_pushnumber(L, pl_cell_num(t, c, i));
         else lua_pushinteger(L, (lua_Integer)pl_cell_int(t, c, i));
         lua_pushvalue(L, -1);
         lua_rawget(L, map);
-        if (lua_isinteger(L, -1)) { code = lua_tointeger(L, -1); lua_pop(L, 2); }
-        else {
+        if (lua_isinteger(L, -1)) {
+          code = lua_tointeger(L, -1);
+          lua_pop(L, 2);
+        } else {
           lua_pop(L, 1);
           code = ++ncode;
           lua_pushinteger(L, code);
@@ -339,12 +388,13 @@ static int64_t *groupcodes(lua_State *L, pl_table *t, int opts, int ctab, unsign
       if (g[i] > (INT64_MAX - code) / (1 << 20)) luaL_error(L, "by: too many distinct keys");
       g[i] = g[i] * ((int64_t)1 << 20) + code;
     }
-    lua_pushinteger(L, ncode); lua_setfield(L, map, "\001n");
+    lua_pushinteger(L, ncode);
+    lua_setfield(L, map, "\001n");
     if (ncode >= ((int64_t)1 << 20)) luaL_error(L, "by: more than 2^20 distinct values in one key column");
     if (idcode) lua_pop(L, 1);
-    lua_pop(L, 1);                                       /* map */
+    lua_pop(L, 1); /* map */
   }
-  lua_remove(L, by);                                     /* the box stays on top */
+  lua_remove(L, by); /* the box stays on top */
   return g;
 }
 
@@ -353,17 +403,26 @@ static int64_t *groupcodes(lua_State *L, pl_table *t, int opts, int ctab, unsign
 ** column; end = start + duration.  Rows with a missing start get skip[i];
 ** a missing end or duration gives skip[i] too unless point_ok, where the
 ** row is a point (end = start). */
-static void rowtimes(lua_State *L, pl_table *t, int tix, const char *scol, const char *ecol, int isdur,
-                     int64_t **s, int64_t **e, unsigned char *skip, int point_ok) {
+static void rowtimes(lua_State *L, pl_table *t, int tix, const char *scol, const char *ecol, int isdur, int64_t **s,
+                     int64_t **e, unsigned char *skip, int point_ok) {
   size_t n = t->nrows;
   unsigned char *ms, *me;
   int sc = tcol(L, t, scol, 2), ec = tcol(L, t, ecol, 2);
-  pushcol(L, tix, t, sc); readvals(L, -1, n, s, NULL, &ms); lua_remove(L, -3);
-  pushcol(L, tix, t, ec); readvals(L, -1, n, e, NULL, &me); lua_remove(L, -3);
+  pushcol(L, tix, t, sc);
+  readvals(L, -1, n, s, NULL, &ms);
+  lua_remove(L, -3);
+  pushcol(L, tix, t, ec);
+  readvals(L, -1, n, e, NULL, &me);
+  lua_remove(L, -3);
   for (size_t i = 0; i < n; i++) {
-    if (ms[i]) { skip[i] = 1; continue; }
-    if (me[i]) { if (point_ok) (*e)[i] = (*s)[i]; else skip[i] = 1; }
-    else if (isdur) (*e)[i] = (*s)[i] + (*e)[i];
+    if (ms[i]) {
+      skip[i] = 1;
+      continue;
+    }
+    if (me[i]) {
+      if (point_ok) (*e)[i] = (*s)[i];
+      else skip[i] = 1;
+    } else if (isdur) (*e)[i] = (*s)[i] + (*e)[i];
   }
 }
 
@@ -381,13 +440,24 @@ static int l_from_table(lua_State *L) {
   int opts = lua_isnil(L, 4) ? 0 : 4;
   if (opts) luaL_checktype(L, 4, LUA_TTABLE);
   int isdur = 0;
-  if (opts) { lua_getfield(L, 4, "duration"); isdur = lua_toboolean(L, -1); lua_pop(L, 1); }
+  if (opts) {
+    lua_getfield(L, 4, "duration");
+    isdur = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
   size_t n = t->nrows;
   unsigned char *skip = wheremask(L, opts, "where", n);
-  if (!skip) { skip = lua_newuserdatauv(L, n ? n : 1, 0); memset(skip, 0, n ? n : 1); }
+  if (!skip) {
+    skip = lua_newuserdatauv(L, n ? n : 1, 0);
+    memset(skip, 0, n ? n : 1);
+  }
   const char *by = NULL;
-  if (opts) { lua_getfield(L, 4, "by"); by = lua_tostring(L, -1); lua_pop(L, 1); }
-  if (!by) {                                             /* int64 columns: only the rows kept are read */
+  if (opts) {
+    lua_getfield(L, 4, "by");
+    by = lua_tostring(L, -1);
+    lua_pop(L, 1);
+  }
+  if (!by) { /* int64 columns: only the rows kept are read */
     int sc = tcol(L, t, scol, 2), ec = tcol(L, t, ecol, 2);
     if (t->cols[sc]->type == PL_INT && t->cols[ec]->type == PL_INT) {
       const int64_t *sv = t->cols[sc]->v.i64, *ev = t->cols[ec]->v.i64;
@@ -396,7 +466,11 @@ static int l_from_table(lua_State *L) {
       int64_t *S = lua_newuserdatauv(L, (m ? m : 1) * 2 * sizeof *S, 0), *E = S + (m ? m : 1);
       m = 0;
       for (size_t i = 0; i < n; i++)
-        if (!skip[i] && sv[i] != PL_INT_NA && ev[i] != PL_INT_NA) { S[m] = sv[i]; E[m] = isdur ? sv[i] + ev[i] : ev[i]; m++; }
+        if (!skip[i] && sv[i] != PL_INT_NA && ev[i] != PL_INT_NA) {
+          S[m] = sv[i];
+          E[m] = isdur ? sv[i] + ev[i] : ev[i];
+          m++;
+        }
       pl_ivset *out = newset(L);
       build(L, out, S, E, m, 0, 3);
       return 1;
@@ -406,7 +480,12 @@ static int l_from_table(lua_State *L) {
   rowtimes(L, t, 1, scol, ecol, isdur, &s, &e, skip, 0);
   if (!by) {
     size_t m = 0;
-    for (size_t i = 0; i < n; i++) if (!skip[i]) { s[m] = s[i]; e[m] = e[i]; m++; }
+    for (size_t i = 0; i < n; i++)
+      if (!skip[i]) {
+        s[m] = s[i];
+        e[m] = e[i];
+        m++;
+      }
     pl_ivset *out = newset(L);
     build(L, out, s, e, m, 0, 3);
     return 1;
@@ -415,37 +494,45 @@ static int l_from_table(lua_State *L) {
   pl_column *col = t->cols[bc];
   /* order rows by key (stable), then one set per run of equal keys */
   pl_sortkey key = { bc, 0 };
-  size_t *box = lua_newuserdatauv(L, (n ? n : 1) * sizeof *box, 0);   /* before ord: nothing may raise while ord is held */
+  size_t *box =
+      lua_newuserdatauv(L, (n ? n : 1) * sizeof *box, 0); /* before ord: nothing may raise while ord is held */
   size_t *ord = pl_table_order(t, &key, 1);
   if (n) memcpy(box, ord, n * sizeof *box);
   free(ord);
-  lua_newtable(L);                                       /* sets */
+  lua_newtable(L); /* sets */
   int sets = lua_gettop(L);
-  lua_newtable(L);                                       /* keys, sorted */
+  lua_newtable(L); /* keys, sorted */
   int keys = lua_gettop(L);
   int64_t *S = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *S, 0), *E = S + (n ? n : 1);
   size_t nk = 0;
-  int base = lua_gettop(L);                              /* [... box sets keys S] */
+  int base = lua_gettop(L); /* [... box sets keys S] */
   for (size_t a = 0; a < n;) {
     size_t r = box[a];
-    if (pl_cell_missing(t, bc, r)) break;                /* missing keys sort last */
+    if (pl_cell_missing(t, bc, r)) break; /* missing keys sort last */
     size_t b = a, m = 0;
     while (b < n && !pl_cell_missing(t, bc, box[b]) &&
-           (col->type == PL_STR ? col->v.str[box[b]] == col->v.str[r]
+           (col->type == PL_STR   ? col->v.str[box[b]] == col->v.str[r]
             : col->type == PL_NUM ? pl_cell_num(t, bc, box[b]) == pl_cell_num(t, bc, r)
-            : pl_cell_int(t, bc, box[b]) == pl_cell_int(t, bc, r))) {
+                                  : pl_cell_int(t, bc, box[b]) == pl_cell_int(t, bc, r))) {
       size_t i = box[b++];
-      if (!skip[i]) { S[m] = s[i]; E[m] = e[i]; m++; }
+      if (!skip[i]) {
+        S[m] = s[i];
+        E[m] = e[i];
+        m++;
+      }
     }
-    if (col->type == PL_STR) { size_t len; const char *str = pl_cell_str(t, bc, r, &len); lua_pushlstring(L, str, len); }
-    else if (col->type == PL_NUM) lua_pushnumber(L, pl_cell_num(t, bc, r));
+    if (col->type == PL_STR) {
+      size_t len;
+      const char *str = pl_cell_str(t, bc, r, &len);
+      lua_pushlstring(L, str, len);
+    } else if (col->type == PL_NUM) lua_pushnumber(L, pl_cell_num(t, bc, r));
     else if (col->type == PL_BOOL) lua_pushboolean(L, pl_cell_int(t, bc, r) != 0);
     else lua_pushinteger(L, (lua_Integer)pl_cell_int(t, bc, r));
     lua_pushvalue(L, -1);
     lua_rawseti(L, keys, (lua_Integer)++nk);
-    pl_ivset *out = newset(L);                           /* [... S key set] */
+    pl_ivset *out = newset(L); /* [... S key set] */
     build(L, out, S, E, m, 0, 3);
-    lua_rawset(L, sets);                                 /* sets[key] = set; [... S] */
+    lua_rawset(L, sets); /* sets[key] = set; [... S] */
     a = b;
     PL_L_BALANCE(L, base);
   }
@@ -461,11 +548,13 @@ static int m_locate(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
   pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
   size_t n = c ? c->t->nrows : (lua_istable(L, 2) ? (size_t)luaL_len(L, 2) : 0);
-  int64_t *t; unsigned char *miss;
+  int64_t *t;
+  unsigned char *miss;
   readvals(L, 2, n, &t, NULL, &miss);
   int64_t *out = lua_newuserdatauv(L, (n ? n : 1) * sizeof *out, 0);
-  size_t m = 0;                                          /* the present points, packed */
-  for (size_t i = 0; i < n; i++) if (!miss[i]) t[m++] = t[i];
+  size_t m = 0; /* the present points, packed */
+  for (size_t i = 0; i < n; i++)
+    if (!miss[i]) t[m++] = t[i];
   pl_iv_locate(a, t, m, out);
   for (size_t i = n, k = m; i-- > 0;) out[i] = miss[i] ? -1 : out[--k];
   pushindex(L, "locate", out, n);
@@ -484,11 +573,27 @@ static int m_length_within(lua_State *L) {
 ** ("duration_ns"), duration winning where both are given.  Pushes the three
 ** fields (their strings stay alive on the stack; the caller pops 3). */
 static void timeopts(lua_State *L, int opts, const char **scol, const char **ecol, int *isdur) {
-  *scol = "start_ns"; *ecol = "duration_ns"; *isdur = 1;
-  if (!opts) { lua_pushnil(L); lua_pushnil(L); lua_pushnil(L); return; }
-  lua_getfield(L, opts, "start"); if (!lua_isnil(L, -1)) *scol = luaL_checkstring(L, -1);
-  lua_getfield(L, opts, "stop"); if (!lua_isnil(L, -1)) { *ecol = luaL_checkstring(L, -1); *isdur = 0; }
-  lua_getfield(L, opts, "duration"); if (!lua_isnil(L, -1)) { *ecol = luaL_checkstring(L, -1); *isdur = 1; }
+  *scol = "start_ns";
+  *ecol = "duration_ns";
+  *isdur = 1;
+  if (!opts) {
+    lua_pushnil(L);
+    lua_pushnil(L);
+    lua_pushnil(L);
+    return;
+  }
+  lua_getfield(L, opts, "start");
+  if (!lua_isnil(L, -1)) *scol = luaL_checkstring(L, -1);
+  lua_getfield(L, opts, "stop");
+  if (!lua_isnil(L, -1)) {
+    *ecol = luaL_checkstring(L, -1);
+    *isdur = 0;
+  }
+  lua_getfield(L, opts, "duration");
+  if (!lua_isnil(L, -1)) {
+    *ecol = luaL_checkstring(L, -1);
+    *isdur = 1;
+  }
 }
 
 /* I.innermost(ops, queries [, opts]) -> integer column, one row per query:
@@ -507,12 +612,18 @@ static int l_innermost(lua_State *L) {
   const char *scol, *ecol;
   int isdur;
   timeopts(L, opts, &scol, &ecol, &isdur);
-  lua_pop(L, 3);                                         /* the strings stay alive in opts */
+  lua_pop(L, 3); /* the strings stay alive in opts */
   size_t n = ot->nrows, m = qt->nrows;
   unsigned char *oskip = wheremask(L, opts, "where", n);
-  if (!oskip) { oskip = lua_newuserdatauv(L, n ? n : 1, 0); memset(oskip, 0, n ? n : 1); }
+  if (!oskip) {
+    oskip = lua_newuserdatauv(L, n ? n : 1, 0);
+    memset(oskip, 0, n ? n : 1);
+  }
   unsigned char *qskip = wheremask(L, opts, "query_where", m);
-  if (!qskip) { qskip = lua_newuserdatauv(L, m ? m : 1, 0); memset(qskip, 0, m ? m : 1); }
+  if (!qskip) {
+    qskip = lua_newuserdatauv(L, m ? m : 1, 0);
+    memset(qskip, 0, m ? m : 1);
+  }
   int64_t *os, *oe, *qs, *qe;
   rowtimes(L, ot, 1, scol, ecol, isdur, &os, &oe, oskip, 0);
   rowtimes(L, qt, 2, scol, ecol, isdur, &qs, &qe, qskip, 1);
@@ -533,7 +644,11 @@ static void pushints(lua_State *L, const char *name, const int64_t *v, size_t n)
   pl_table *t = pl_table_new(name);
   int c = pl_table_add_col(t, name, PL_INT);
   pl_table_reserve(t, n);
-  for (size_t i = 0; i < n; i++) { pl_cell x; x.i = v[i] == INT64_MIN ? PL_INT_NA : v[i]; pl_table_append(t, &x); }
+  for (size_t i = 0; i < n; i++) {
+    pl_cell x;
+    x.i = v[i] == INT64_MIN ? PL_INT_NA : v[i];
+    pl_table_append(t, &x);
+  }
   pl_l_pushtable(L, t);
   pushcol(L, -1, t, c);
   lua_remove(L, -2);
@@ -556,24 +671,42 @@ static int l_enclosed(lua_State *L) {
   luaL_checktype(L, 3, LUA_TTABLE);
   const char *pcol, *qs_ = "start_ns", *qe_ = "end_ns", *os_ = "start_ns", *od_ = "duration_ns";
   int qdur = 0;
-  lua_getfield(L, 3, "point"); pcol = luaL_checkstring(L, -1);
-  lua_getfield(L, 3, "start"); if (!lua_isnil(L, -1)) qs_ = luaL_checkstring(L, -1);
-  lua_getfield(L, 3, "stop"); if (!lua_isnil(L, -1)) qe_ = luaL_checkstring(L, -1);
-  lua_getfield(L, 3, "duration"); if (!lua_isnil(L, -1)) { qe_ = luaL_checkstring(L, -1); qdur = 1; }
-  lua_getfield(L, 3, "op_start"); if (!lua_isnil(L, -1)) os_ = luaL_checkstring(L, -1);
-  lua_getfield(L, 3, "op_duration"); if (!lua_isnil(L, -1)) od_ = luaL_checkstring(L, -1);
-  lua_pop(L, 6);                                         /* the strings stay alive in opts */
+  lua_getfield(L, 3, "point");
+  pcol = luaL_checkstring(L, -1);
+  lua_getfield(L, 3, "start");
+  if (!lua_isnil(L, -1)) qs_ = luaL_checkstring(L, -1);
+  lua_getfield(L, 3, "stop");
+  if (!lua_isnil(L, -1)) qe_ = luaL_checkstring(L, -1);
+  lua_getfield(L, 3, "duration");
+  if (!lua_isnil(L, -1)) {
+    qe_ = luaL_checkstring(L, -1);
+    qdur = 1;
+  }
+  lua_getfield(L, 3, "op_start");
+  if (!lua_isnil(L, -1)) os_ = luaL_checkstring(L, -1);
+  lua_getfield(L, 3, "op_duration");
+  if (!lua_isnil(L, -1)) od_ = luaL_checkstring(L, -1);
+  lua_pop(L, 6); /* the strings stay alive in opts */
   size_t n = ot->nrows, m = qt->nrows;
   unsigned char *oskip = wheremask(L, 3, "where", n);
-  if (!oskip) { oskip = lua_newuserdatauv(L, n ? n : 1, 0); memset(oskip, 0, n ? n : 1); }
+  if (!oskip) {
+    oskip = lua_newuserdatauv(L, n ? n : 1, 0);
+    memset(oskip, 0, n ? n : 1);
+  }
   unsigned char *qskip = wheremask(L, 3, "query_where", m);
-  if (!qskip) { qskip = lua_newuserdatauv(L, m ? m : 1, 0); memset(qskip, 0, m ? m : 1); }
+  if (!qskip) {
+    qskip = lua_newuserdatauv(L, m ? m : 1, 0);
+    memset(qskip, 0, m ? m : 1);
+  }
   int64_t *os, *oe, *qs, *qe, *qp;
   unsigned char *pm;
   rowtimes(L, ot, 1, os_, od_, 1, &os, &oe, oskip, 0);
   rowtimes(L, qt, 2, qs_, qe_, qdur, &qs, &qe, qskip, 0);
-  pushcol(L, 2, qt, tcol(L, qt, pcol, 3)); readvals(L, -1, m, &qp, NULL, &pm); lua_remove(L, -3);
-  for (size_t i = 0; i < m; i++) if (pm[i]) qskip[i] = 1;
+  pushcol(L, 2, qt, tcol(L, qt, pcol, 3));
+  readvals(L, -1, m, &qp, NULL, &pm);
+  lua_remove(L, -3);
+  for (size_t i = 0; i < m; i++)
+    if (pm[i]) qskip[i] = 1;
   lua_newtable(L);
   int ctab = lua_gettop(L);
   int any;
@@ -602,7 +735,10 @@ static int l_parents(lua_State *L) {
   lua_pop(L, 3);
   size_t n = ot->nrows;
   unsigned char *skip = wheremask(L, opts, "where", n);
-  if (!skip) { skip = lua_newuserdatauv(L, n ? n : 1, 0); memset(skip, 0, n ? n : 1); }
+  if (!skip) {
+    skip = lua_newuserdatauv(L, n ? n : 1, 0);
+    memset(skip, 0, n ? n : 1);
+  }
   int64_t *s, *e;
   rowtimes(L, ot, 1, scol, ecol, isdur, &s, &e, skip, 0);
   lua_newtable(L);
@@ -631,16 +767,23 @@ static int l_sum_within(lua_State *L) {
   const char *scol, *ecol, *at = "ts_ns";
   int isdur;
   timeopts(L, opts, &scol, &ecol, &isdur);
-  lua_pop(L, 3);                                         /* the strings stay alive in opts */
+  lua_pop(L, 3); /* the strings stay alive in opts */
   if (opts) {
-    lua_getfield(L, 3, "at"); if (!lua_isnil(L, -1)) at = luaL_checkstring(L, -1);
+    lua_getfield(L, 3, "at");
+    if (!lua_isnil(L, -1)) at = luaL_checkstring(L, -1);
     lua_pop(L, 1);
   }
   size_t nw = wt->nrows, np = pt->nrows;
   unsigned char *wskip = wheremask(L, opts, "where", nw);
-  if (!wskip) { wskip = lua_newuserdatauv(L, nw ? nw : 1, 0); memset(wskip, 0, nw ? nw : 1); }
+  if (!wskip) {
+    wskip = lua_newuserdatauv(L, nw ? nw : 1, 0);
+    memset(wskip, 0, nw ? nw : 1);
+  }
   unsigned char *pskip = wheremask(L, opts, "point_where", np);
-  if (!pskip) { pskip = lua_newuserdatauv(L, np ? np : 1, 0); memset(pskip, 0, np ? np : 1); }
+  if (!pskip) {
+    pskip = lua_newuserdatauv(L, np ? np : 1, 0);
+    memset(pskip, 0, np ? np : 1);
+  }
   int64_t *ws, *we, *ps, *pe;
   rowtimes(L, wt, 1, scol, ecol, isdur, &ws, &we, wskip, 0);
   rowtimes(L, pt, 2, at, at, 0, &ps, &pe, pskip, 1);
@@ -671,7 +814,8 @@ static int l_sum_within(lua_State *L) {
     int64_t *v;
     pushcol(L, 2, pt, c);
     readvals(L, -1, np, &v, NULL, &miss);
-    for (size_t k = 0; k < np; k++) if (miss[k]) v[k] = 0;
+    for (size_t k = 0; k < np; k++)
+      if (miss[k]) v[k] = 0;
     vals[j] = v;
   }
   pl_table *out = pl_table_new("sum_within");
@@ -682,7 +826,7 @@ static int l_sum_within(lua_State *L) {
     cols[j] = pl_table_add_col_unique(out, lua_tostring(L, -1), PL_INT);
     lua_pop(L, 1);
   }
-  pl_l_pushtable(L, out);                                /* owns out from here */
+  pl_l_pushtable(L, out); /* owns out from here */
   int64_t *count = lua_newuserdatauv(L, (nw ? nw : 1) * (nv + 1) * sizeof *count, 0);
   for (size_t j = 0; j < nv; j++) sums[j] = count + (j + 1) * (nw ? nw : 1);
   pl_iv_sum_within(ws, we, wg, wskip, nw, ps, pg, pskip, np, vals, nv, count, sums);
@@ -692,7 +836,7 @@ static int l_sum_within(lua_State *L) {
     for (size_t j = 0; j < nv; j++) pl_row_put_int(out, cols[j], sums[j][w]);
     pl_row_end(out);
   }
-  lua_pop(L, 1);                                         /* the box; the table is on top */
+  lua_pop(L, 1); /* the box; the table is on top */
   return 1;
 }
 
@@ -711,17 +855,23 @@ static int l_step_integral(lua_State *L) {
   pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 1, PL_COLUMN_T);
   size_t n = c ? c->t->nrows : (lua_istable(L, 1) ? (size_t)luaL_len(L, 1) : 0);
   if (opts) {
-    lua_getfield(L, 4, "cap"); if (!lua_isnil(L, 5)) cap = luaL_checknumber(L, 5);
-    lua_getfield(L, 4, "lo"); if (!lua_isnil(L, 6)) lo = checktime(L, 6);
-    lua_getfield(L, 4, "hi"); if (!lua_isnil(L, 7)) hi = checktime(L, 7);
-    lua_getfield(L, 4, "n"); if (!lua_isnil(L, 8)) {
+    lua_getfield(L, 4, "cap");
+    if (!lua_isnil(L, 5)) cap = luaL_checknumber(L, 5);
+    lua_getfield(L, 4, "lo");
+    if (!lua_isnil(L, 6)) lo = checktime(L, 6);
+    lua_getfield(L, 4, "hi");
+    if (!lua_isnil(L, 7)) hi = checktime(L, 7);
+    lua_getfield(L, 4, "n");
+    if (!lua_isnil(L, 8)) {
       lua_Integer k = luaL_checkinteger(L, 8);
       luaL_argcheck(L, k >= 0, 4, "n must be >= 0");
       n = (size_t)k;
     }
     lua_settop(L, 4);
   }
-  int64_t *s, *e; double *v; unsigned char *ms, *me, *mv;
+  int64_t *s, *e;
+  double *v;
+  unsigned char *ms, *me, *mv;
   readvals(L, 1, n, &s, NULL, &ms);
   readvals(L, 2, n, &e, NULL, &me);
   readvals(L, 3, n, NULL, &v, &mv);
@@ -757,7 +907,8 @@ static int l_series_windows(lua_State *L) {
   readvals(L, 4, m, &a, NULL, &ma);
   readvals(L, 5, m, &b, NULL, &mb);
   for (size_t j = 0; j < m; j++)
-    if (ma[j] || mb[j]) return luaL_argerror(L, ma[j] ? 4 : 5, lua_pushfstring(L, "missing value at index %d", (int)j + 1));
+    if (ma[j] || mb[j])
+      return luaL_argerror(L, ma[j] ? 4 : 5, lua_pushfstring(L, "missing value at index %d", (int)j + 1));
   double *area = lua_newuserdatauv(L, (m ? m : 1) * sizeof *area, 0);
   int64_t *cov = lua_newuserdatauv(L, (m ? m : 1) * 2 * sizeof *cov, 0), *at = cov + (m ? m : 1);
   pl_iv_series_windows(ts, te, v, n, a, b, m, area, cov, at);
@@ -765,9 +916,14 @@ static int l_series_windows(lua_State *L) {
   lua_createtable(L, (int)m, 0);
   lua_createtable(L, (int)m, 0);
   for (size_t j = 0; j < m; j++) {
-    lua_pushnumber(L, area[j]); lua_rawseti(L, -4, (lua_Integer)j + 1);
-    lua_pushinteger(L, (lua_Integer)cov[j]); lua_rawseti(L, -3, (lua_Integer)j + 1);
-    if (at[j] >= 0) { lua_pushinteger(L, (lua_Integer)at[j] + 1); lua_rawseti(L, -2, (lua_Integer)j + 1); }
+    lua_pushnumber(L, area[j]);
+    lua_rawseti(L, -4, (lua_Integer)j + 1);
+    lua_pushinteger(L, (lua_Integer)cov[j]);
+    lua_rawseti(L, -3, (lua_Integer)j + 1);
+    if (at[j] >= 0) {
+      lua_pushinteger(L, (lua_Integer)at[j] + 1);
+      lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
   }
   return 3;
 }
@@ -829,7 +985,11 @@ static int m_clip(lua_State *L) {
 /* [S] -> [S R]  |  [S lo hi] -> [S lo hi R] */
 static int m_gaps(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
-  if (lua_isnoneornil(L, 2)) { pl_ivset *o = newset(L); pl_iv_gaps(o, a); return 1; }
+  if (lua_isnoneornil(L, 2)) {
+    pl_ivset *o = newset(L);
+    pl_iv_gaps(o, a);
+    return 1;
+  }
   int64_t lo = checktime(L, 2), hi = checktime(L, 3);
   pl_ivset *o = newset(L);
   pl_iv_complement(o, a, lo, hi);
@@ -837,9 +997,15 @@ static int m_gaps(lua_State *L) {
 }
 
 /* [S] -> [S n] */
-static int m_length(lua_State *L) { lua_pushinteger(L, (lua_Integer)pl_iv_length(checkset(L, 1))); return 1; }
+static int m_length(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)pl_iv_length(checkset(L, 1)));
+  return 1;
+}
 /* [S] -> [S n] */
-static int m_count(lua_State *L) { lua_pushinteger(L, (lua_Integer)checkset(L, 1)->n); return 1; }
+static int m_count(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)checkset(L, 1)->n);
+  return 1;
+}
 /* [S t] -> [S t b] */
 static int m_contains(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
@@ -850,7 +1016,8 @@ static int m_contains(lua_State *L) {
 static int m_find(lua_State *L) {
   pl_ivset *a = checkset(L, 1);
   long long i = pl_iv_find(a, checktime(L, 2));
-  if (i < 0) lua_pushnil(L); else lua_pushinteger(L, (lua_Integer)i + 1);
+  if (i < 0) lua_pushnil(L);
+  else lua_pushinteger(L, (lua_Integer)i + 1);
   return 1;
 }
 /* [S i] -> [S i s e]  |  [S i] (out of range) */
@@ -889,8 +1056,10 @@ static int m_to_lua(lua_State *L) {
   lua_createtable(L, (int)a->n, 0);
   for (size_t i = 0; i < a->n; i++) {
     lua_createtable(L, 2, 0);
-    lua_pushinteger(L, (lua_Integer)a->s[i]); lua_rawseti(L, -2, 1);
-    lua_pushinteger(L, (lua_Integer)a->e[i]); lua_rawseti(L, -2, 2);
+    lua_pushinteger(L, (lua_Integer)a->s[i]);
+    lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, (lua_Integer)a->e[i]);
+    lua_rawseti(L, -2, 2);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   return 1;
@@ -902,13 +1071,19 @@ static int m_to_arrays(lua_State *L) {
   for (int k = 0; k < 2; k++) {
     const int64_t *v = k ? a->e : a->s;
     lua_createtable(L, (int)a->n, 0);
-    for (size_t i = 0; i < a->n; i++) { lua_pushinteger(L, (lua_Integer)v[i]); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+    for (size_t i = 0; i < a->n; i++) {
+      lua_pushinteger(L, (lua_Integer)v[i]);
+      lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
   }
   return 2;
 }
 
 /* [S] -> [S] (no results; freed) */
-static int m_gc(lua_State *L) { pl_iv_free(checkset(L, 1)); return 0; }
+static int m_gc(lua_State *L) {
+  pl_iv_free(checkset(L, 1));
+  return 0;
+}
 /* [S x] -> [S x n]  (__len) */
 static int m_len(lua_State *L) { return m_count(L); }
 /* [S other] -> [S other b] */
@@ -958,26 +1133,38 @@ static int l_step_levels(lua_State *L) {
   pl_lcolumn *dc = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
   size_t nd = dc ? dc->t->nrows : (lua_istable(L, 2) ? (size_t)luaL_len(L, 2) : 0);
   if (nd != n) return luaL_error(L, "step_levels: %d times and %d deltas", (int)n, (int)nd);
-  int64_t *t, *d; unsigned char *tm, *dm;
+  int64_t *t, *d;
+  unsigned char *tm, *dm;
   readvals(L, 1, n, &t, NULL, &tm);
   readvals(L, 2, n, &d, NULL, &dm);
   pl_step_ev *ev = lua_newuserdatauv(L, (n ? n : 1) * sizeof *ev, 0);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
     if (tm[i] || dm[i]) continue;
-    ev[m].t = t[i]; ev[m].d = d[i]; ev[m].i = i; m++;
+    ev[m].t = t[i];
+    ev[m].d = d[i];
+    ev[m].i = i;
+    m++;
   }
-  if (m == 0) { lua_pushnil(L); return 1; }
+  if (m == 0) {
+    lua_pushnil(L);
+    return 1;
+  }
   size_t w = (size_t)windows;
   int64_t *ws = lua_newuserdatauv(L, 2 * w * sizeof *ws, 0), *wm = ws + w;
   pl_levels r;
   pl_step_levels(ev, m, w, &r, ws, wm);
   lua_createtable(L, 0, 8);
-  lua_pushinteger(L, (lua_Integer)r.max); lua_setfield(L, -2, "max");
-  lua_pushinteger(L, (lua_Integer)r.at); lua_setfield(L, -2, "at");
-  lua_pushinteger(L, (lua_Integer)r.area); lua_setfield(L, -2, "area");
-  lua_pushinteger(L, (lua_Integer)r.lo); lua_setfield(L, -2, "lo");
-  lua_pushinteger(L, (lua_Integer)r.hi); lua_setfield(L, -2, "hi");
+  lua_pushinteger(L, (lua_Integer)r.max);
+  lua_setfield(L, -2, "max");
+  lua_pushinteger(L, (lua_Integer)r.at);
+  lua_setfield(L, -2, "at");
+  lua_pushinteger(L, (lua_Integer)r.area);
+  lua_setfield(L, -2, "area");
+  lua_pushinteger(L, (lua_Integer)r.lo);
+  lua_setfield(L, -2, "lo");
+  lua_pushinteger(L, (lua_Integer)r.hi);
+  lua_setfield(L, -2, "hi");
   /* as Lua writes hi > lo and area / (hi - lo) or 0 */
   if (r.hi > r.lo) lua_pushnumber(L, (lua_Number)r.area / (lua_Number)(r.hi - r.lo));
   else lua_pushinteger(L, 0);
@@ -985,37 +1172,50 @@ static int l_step_levels(lua_State *L) {
   for (int k = 0; k < 2; k++) {
     const int64_t *v = k ? wm : ws;
     lua_createtable(L, (int)w, 0);
-    for (size_t i = 0; i < w; i++) { lua_pushinteger(L, (lua_Integer)v[i]); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+    for (size_t i = 0; i < w; i++) {
+      lua_pushinteger(L, (lua_Integer)v[i]);
+      lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
     lua_setfield(L, -2, k ? "window_max" : "window_start");
   }
   return 1;
 }
 
-static const luaL_Reg methods[] = {
-  {"union", m_union}, {"intersect", m_intersect}, {"subtract", m_subtract},
-  {"clip", m_clip}, {"gaps", m_gaps}, {"length", m_length}, {"count", m_count},
-  {"contains", m_contains}, {"find", m_find}, {"get", m_get}, {"iter", m_iter},
-  {"to_lua", m_to_lua}, {"to_arrays", m_to_arrays},
-  {"locate", m_locate}, {"length_within", m_length_within},
-  {NULL, NULL}
-};
+static const luaL_Reg methods[] = { { "union", m_union },
+                                    { "intersect", m_intersect },
+                                    { "subtract", m_subtract },
+                                    { "clip", m_clip },
+                                    { "gaps", m_gaps },
+                                    { "length", m_length },
+                                    { "count", m_count },
+                                    { "contains", m_contains },
+                                    { "find", m_find },
+                                    { "get", m_get },
+                                    { "iter", m_iter },
+                                    { "to_lua", m_to_lua },
+                                    { "to_arrays", m_to_arrays },
+                                    { "locate", m_locate },
+                                    { "length_within", m_length_within },
+                                    { NULL, NULL } };
 
-static const luaL_Reg meta[] = {
-  {"__gc", m_gc}, {"__len", m_len}, {"__tostring", m_tostring}, {"__eq", m_eq},
-  {"__add", m_union}, {"__mul", m_intersect}, {"__sub", m_subtract},
-  {NULL, NULL}
-};
+static const luaL_Reg meta[] = { { "__gc", m_gc },        { "__len", m_len },   { "__tostring", m_tostring },
+                                 { "__eq", m_eq },        { "__add", m_union }, { "__mul", m_intersect },
+                                 { "__sub", m_subtract }, { NULL, NULL } };
 
-static const luaL_Reg funcs[] = {
-  {"from_arrays", l_from_arrays}, {"from_pairs", l_from_pairs},
-  {"empty", l_empty}, {"to_arrays", m_to_arrays},
-  {"from_table", l_from_table}, {"innermost", l_innermost}, {"enclosed", l_enclosed},
-  {"sum_within", l_sum_within}, {"parents", l_parents},
-  {"step_integral", l_step_integral}, {"series_windows", l_series_windows},
-  {"step_levels", l_step_levels},
-  {"first_window", l_first_window},
-  {NULL, NULL}
-};
+static const luaL_Reg funcs[] = { { "from_arrays", l_from_arrays },
+                                  { "from_pairs", l_from_pairs },
+                                  { "empty", l_empty },
+                                  { "to_arrays", m_to_arrays },
+                                  { "from_table", l_from_table },
+                                  { "innermost", l_innermost },
+                                  { "enclosed", l_enclosed },
+                                  { "sum_within", l_sum_within },
+                                  { "parents", l_parents },
+                                  { "step_integral", l_step_integral },
+                                  { "series_windows", l_series_windows },
+                                  { "step_levels", l_step_levels },
+                                  { "first_window", l_first_window },
+                                  { NULL, NULL } };
 
 /* [...] -> [... module]  (registers the metatable) */
 int luaopen_perflab_intervals(lua_State *L) {

@@ -25,7 +25,7 @@ static int opt_nan_in(lua_State *L, int arg, const char *const accepted[]) {
   if (lua_isnoneornil(L, arg)) return 0;
   luaL_checktype(L, arg, LUA_TTABLE);
   pl_l_checkoptions(L, arg, accepted);
-  return pl_l_checkfieldoption(L, arg, "nan", "error", policies) == 0;   /* "omit" */
+  return pl_l_checkfieldoption(L, arg, "nan", "error", policies) == 0; /* "omit" */
 }
 
 /* The functions whose only option is nan. */
@@ -73,8 +73,7 @@ static double rawnum(lua_State *L, int arg, pl_lcolumn *c, size_t i) {
 static size_t rawlen(lua_State *L, int arg, pl_lcolumn **c) {
   *c = (pl_lcolumn *)luaL_testudata(L, arg, PL_COLUMN_T);
   if (*c) {
-    if ((*c)->t->cols[(*c)->col]->type == PL_STR)
-      luaL_argerror(L, arg, "column holds strings, not numbers");
+    if ((*c)->t->cols[(*c)->col]->type == PL_STR) luaL_argerror(L, arg, "column holds strings, not numbers");
     return (*c)->t->nrows;
   }
   if (!lua_istable(L, arg)) luaL_typeerror(L, arg, "array of numbers or column");
@@ -94,35 +93,44 @@ static size_t checkpairs(lua_State *L, int ax, int ay, int omit, size_t need, do
     double a = rawnum(L, ax, cx, i), b = rawnum(L, ay, cy, i);
     if (isnan(a) || isnan(b)) {
       if (omit) continue;
-      luaL_argerror(L, isnan(a) ? ax : ay, lua_pushfstring(L,
-        "missing value (NaN) at index %d; pass {nan = \"omit\"} to skip", (int)i + 1));
+      luaL_argerror(L, isnan(a) ? ax : ay,
+                    lua_pushfstring(L, "missing value (NaN) at index %d; pass {nan = \"omit\"} to skip", (int)i + 1));
     }
-    x[m] = a; y[m] = b; m++;
+    x[m] = a;
+    y[m] = b;
+    m++;
   }
   if (m == 0) luaL_argerror(L, ax, "empty input");
   if (m < need) luaL_argerror(L, ax, lua_pushfstring(L, "need at least %d finite pairs, got %d", (int)need, (int)m));
-  *px = x; *py = y;
+  *px = x;
+  *py = y;
   return m;
 }
 
-static void setnum(lua_State *L, const char *k, double v) { lua_pushnumber(L, v); lua_setfield(L, -2, k); }
+static void setnum(lua_State *L, const char *k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, k);
+}
 
 static void pusharray(lua_State *L, const double *v, size_t n) {
   lua_createtable(L, (int)n, 0);
-  for (size_t i = 0; i < n; i++) { lua_pushnumber(L, v[i]); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+  for (size_t i = 0; i < n; i++) {
+    lua_pushnumber(L, v[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
 }
 
 /* ---- descriptive ------------------------------------------------------- */
 
 /* mean|var|sd|median|sum|min|max(x [, {nan=}]) -> number.  Stack: [x opts]
 ** then the sample box checksample pushes; the result is pushed last. */
-#define SIMPLE(NAME, NEED, EXPR)                                   \
-  static int l_##NAME(lua_State *L) {                              \
-    lua_settop(L, 2);                                              \
-    size_t n;                                                      \
-    double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), NEED);   \
-    lua_pushnumber(L, EXPR);                                       \
-    return 1;                                                      \
+#define SIMPLE(NAME, NEED, EXPR)                                                                                       \
+  static int l_##NAME(lua_State *L) {                                                                                  \
+    lua_settop(L, 2);                                                                                                  \
+    size_t n;                                                                                                          \
+    double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), NEED);                                                       \
+    lua_pushnumber(L, EXPR);                                                                                           \
+    return 1;                                                                                                          \
   }
 SIMPLE(mean, 1, pl_stats_mean(x, n))
 SIMPLE(var, 2, pl_stats_var(x, n, 1))
@@ -135,7 +143,7 @@ SIMPLE(max, 1, pl_stats_max(x, n))
 /* geomean(x [, {nan=}]) -> exp(mean(log x))
 ** [x opts] -> [x opts box g] */
 static int l_geomean(lua_State *L) {
-  lua_settop(L, 2);   /* options slot stays put below pushed buffers */
+  lua_settop(L, 2); /* options slot stays put below pushed buffers */
   size_t n;
   double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), 1);
   for (size_t i = 0; i < n; i++)
@@ -147,7 +155,7 @@ static int l_geomean(lua_State *L) {
 /* weighted_mean(x, w [, {nan=}]) -> sum(w x) / sum(w)
 ** [x w opts] -> [x w opts ... m] */
 static int l_weighted_mean(lua_State *L) {
-  lua_settop(L, 3);   /* options slot stays put below pushed buffers */
+  lua_settop(L, 3); /* options slot stays put below pushed buffers */
   double *x, *w;
   size_t n = checkpairs(L, 1, 2, opt_nan_omit(L, 3), 1, &x, &w);
   double r = pl_stats_weighted_mean(x, w, n);
@@ -164,12 +172,12 @@ static double checkq(lua_State *L, int arg, double q) {
 /* quantile(x, q | {q...} [, {nan=}]) -> number | array
 ** [x q opts] -> [x q opts box r | {r...}] */
 static int l_quantile(lua_State *L) {
-  lua_settop(L, 3);   /* options slot stays put below pushed buffers */
+  lua_settop(L, 3); /* options slot stays put below pushed buffers */
   size_t n;
   double *x = checksample(L, 1, &n, opt_nan_omit(L, 3), 1);
   if (lua_type(L, 2) == LUA_TNUMBER) {
     double q = checkq(L, 2, lua_tonumber(L, 2));
-    lua_pushnumber(L, pl_quantile_select(x, n, q));     /* x is our copy */
+    lua_pushnumber(L, pl_quantile_select(x, n, q)); /* x is our copy */
     return 1;
   }
   luaL_argexpected(L, lua_istable(L, 2), 2, "number or array of numbers");
@@ -191,7 +199,7 @@ static int l_quantile(lua_State *L) {
 /* zscores(x [, {ddof = 0, nan=}]) -> array
 ** [x opts] -> [x opts box {z...}] */
 static int l_zscores(lua_State *L) {
-  lua_settop(L, 2);   /* options slot stays put below pushed buffers */
+  lua_settop(L, 2); /* options slot stays put below pushed buffers */
   size_t n;
   int ddof = (int)opt_number(L, 2, "ddof", 0);
   static const char *const accepted[] = { "ddof", "nan", NULL };
@@ -205,17 +213,26 @@ static int l_zscores(lua_State *L) {
 /* describe(x [, {nan=}]) -> {n, mean, sd, var, min, max, median, p25, p75, p90, p95, p99, sum}
 ** [x opts] -> [x opts box {n, mean, ...}] */
 static int l_describe(lua_State *L) {
-  lua_settop(L, 2);   /* options slot stays put below pushed buffers */
+  lua_settop(L, 2); /* options slot stays put below pushed buffers */
   size_t n;
   double *x = checksample(L, 1, &n, opt_nan_omit(L, 2), 1);
   pl_describe d;
   pl_stats_describe(x, n, &d);
   lua_createtable(L, 0, 13);
-  lua_pushinteger(L, (lua_Integer)d.n); lua_setfield(L, -2, "n");
-  setnum(L, "mean", d.mean); setnum(L, "sd", d.sd); setnum(L, "var", d.var);
-  setnum(L, "min", d.min); setnum(L, "max", d.max); setnum(L, "median", d.median);
-  setnum(L, "p25", d.p25); setnum(L, "p75", d.p75); setnum(L, "p90", d.p90);
-  setnum(L, "p95", d.p95); setnum(L, "p99", d.p99); setnum(L, "sum", d.sum);
+  lua_pushinteger(L, (lua_Integer)d.n);
+  lua_setfield(L, -2, "n");
+  setnum(L, "mean", d.mean);
+  setnum(L, "sd", d.sd);
+  setnum(L, "var", d.var);
+  setnum(L, "min", d.min);
+  setnum(L, "max", d.max);
+  setnum(L, "median", d.median);
+  setnum(L, "p25", d.p25);
+  setnum(L, "p75", d.p75);
+  setnum(L, "p90", d.p90);
+  setnum(L, "p95", d.p95);
+  setnum(L, "p99", d.p99);
+  setnum(L, "sum", d.sum);
   return 1;
 }
 
@@ -232,7 +249,9 @@ static int ttest(lua_State *L, int welch) {
   if (welch) pl_stats_welch_t(a, na, b, nb, &r);
   else pl_stats_student_t(a, na, b, nb, &r);
   lua_createtable(L, 0, 3);
-  setnum(L, "t", r.t); setnum(L, "df", r.df); setnum(L, "p", r.p);
+  setnum(L, "t", r.t);
+  setnum(L, "df", r.df);
+  setnum(L, "p", r.p);
   return 1;
 }
 /* [a b opts] -> [a b opts ... {t, df, p}] */
@@ -252,7 +271,9 @@ static int l_welch_t_from_stats(lua_State *L) {
   pl_ttest r;
   pl_stats_welch_t_from_stats(v[0], v[1], v[2], v[3], v[4], v[5], &r);
   lua_createtable(L, 0, 3);
-  setnum(L, "t", r.t); setnum(L, "df", r.df); setnum(L, "p", r.p);
+  setnum(L, "t", r.t);
+  setnum(L, "df", r.df);
+  setnum(L, "p", r.p);
   return 1;
 }
 /* [a b opts] -> [a b opts ... {t, df, p}] */
@@ -261,7 +282,7 @@ static int l_student_t(lua_State *L) { return ttest(L, 0); }
 /* mann_whitney_u(a, b [, {method=, nan=}]) -> {u, z, p, method}
 ** [a b opts] -> [a b opts ... {u, z, p, method}] */
 static int l_mann_whitney_u(lua_State *L) {
-  lua_settop(L, 3);   /* options slot stays put below pushed buffers */
+  lua_settop(L, 3); /* options slot stays put below pushed buffers */
   static const char *const accepted[] = { "method", "nan", NULL };
   int omit = opt_nan_in(L, 3, accepted);
   size_t na, nb;
@@ -279,8 +300,11 @@ static int l_mann_whitney_u(lua_State *L) {
   pl_mwu r;
   pl_stats_mann_whitney_u(a, na, b, nb, m, &r);
   lua_createtable(L, 0, 4);
-  setnum(L, "u", r.u); setnum(L, "z", r.z); setnum(L, "p", r.p);
-  lua_pushstring(L, r.exact ? "exact" : "asymptotic"); lua_setfield(L, -2, "method");
+  setnum(L, "u", r.u);
+  setnum(L, "z", r.z);
+  setnum(L, "p", r.p);
+  lua_pushstring(L, r.exact ? "exact" : "asymptotic");
+  lua_setfield(L, -2, "method");
   return 1;
 }
 
@@ -293,7 +317,8 @@ static int corr(lua_State *L, int spearman) {
   if (spearman) pl_stats_spearman(x, y, n, &r);
   else pl_stats_pearson(x, y, n, &r);
   lua_createtable(L, 0, 2);
-  setnum(L, spearman ? "rho" : "r", r.r); setnum(L, "p", r.p);
+  setnum(L, spearman ? "rho" : "r", r.r);
+  setnum(L, "p", r.p);
   return 1;
 }
 /* [x y opts] -> [x y opts ... {r, p}] */
@@ -303,15 +328,15 @@ static int l_spearman(lua_State *L) { return corr(L, 1); }
 
 /* cliffs_delta|hellinger|bhattacharyya(a, b [, {nan=}]) -> number
 ** [a b opts] -> [a b opts boxa boxb x] */
-#define TWO(NAME, NEED, FN)                                        \
-  static int l_##NAME(lua_State *L) {                              \
-    lua_settop(L, 3);                                              \
-    int omit = opt_nan_omit(L, 3);                                 \
-    size_t na, nb;                                                 \
-    double *a = checksample(L, 1, &na, omit, NEED);                \
-    double *b = checksample(L, 2, &nb, omit, NEED);                \
-    lua_pushnumber(L, FN(a, na, b, nb));                           \
-    return 1;                                                      \
+#define TWO(NAME, NEED, FN)                                                                                            \
+  static int l_##NAME(lua_State *L) {                                                                                  \
+    lua_settop(L, 3);                                                                                                  \
+    int omit = opt_nan_omit(L, 3);                                                                                     \
+    size_t na, nb;                                                                                                     \
+    double *a = checksample(L, 1, &na, omit, NEED);                                                                    \
+    double *b = checksample(L, 2, &nb, omit, NEED);                                                                    \
+    lua_pushnumber(L, FN(a, na, b, nb));                                                                               \
+    return 1;                                                                                                          \
   }
 TWO(cliffs_delta, 1, pl_stats_cliffs_delta)
 TWO(hellinger, 2, pl_stats_hellinger)
@@ -323,7 +348,7 @@ TWO(bhattacharyya, 2, pl_stats_bhattacharyya)
 ** statistic: "mean", "median", ... or a function of a resample.
 ** [x statistic opts] -> [x statistic opts ... {lo, hi}] */
 static int l_bootstrap_ci(lua_State *L) {
-  lua_settop(L, 3);   /* options slot stays put below pushed buffers */
+  lua_settop(L, 3); /* options slot stays put below pushed buffers */
   static const char *const accepted[] = { "alpha", "n", "nan", "seed", NULL };
   int omit = opt_nan_in(L, 3, accepted);
   size_t n;
@@ -356,15 +381,18 @@ static int l_bootstrap_ci(lua_State *L) {
       lua_call(L, 1, 1);
       int ok;
       st[b] = lua_tonumberx(L, -1, &ok);
-      if (!ok || isnan(st[b])) luaL_error(L, "bad argument #2 to 'bootstrap_ci' (statistic returned %s, not a number)", luaL_typename(L, -1));
+      if (!ok || isnan(st[b]))
+        luaL_error(L, "bad argument #2 to 'bootstrap_ci' (statistic returned %s, not a number)", luaL_typename(L, -1));
       lua_pop(L, 1);
     }
     double q[2] = { alpha / 2, 1 - alpha / 2 }, out[2];
     pl_stats_quantiles(st, nboot, q, 2, out);
-    lo = out[0]; hi = out[1];
+    lo = out[0];
+    hi = out[1];
   }
   lua_createtable(L, 0, 2);
-  setnum(L, "lo", lo); setnum(L, "hi", hi);
+  setnum(L, "lo", lo);
+  setnum(L, "hi", hi);
   return 1;
 }
 
@@ -374,7 +402,10 @@ static int l_bootstrap_ci(lua_State *L) {
 
 static void pushcounts(lua_State *L, const double *v, size_t n) {
   lua_createtable(L, (int)n, 0);
-  for (size_t i = 0; i < n; i++) { lua_pushinteger(L, (lua_Integer)v[i]); lua_rawseti(L, -2, (lua_Integer)i + 1); }
+  for (size_t i = 0; i < n; i++) {
+    lua_pushinteger(L, (lua_Integer)v[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
 }
 
 static lua_Integer hfield(lua_State *L, int h, const char *k) {
@@ -398,20 +429,35 @@ static int hist_table(lua_State *L) {
   lua_Integer under = hfield(L, 1, "under"), over = hfield(L, 1, "over");
   pl_table *t = pl_table_new("histogram");
   pl_l_pushtable(L, t);
-  int clo = pl_table_add_col(t, "lo", PL_NUM), chi = pl_table_add_col(t, "hi", PL_NUM), cn = pl_table_add_col(t, "count", PL_INT);
+  int clo = pl_table_add_col(t, "lo", PL_NUM), chi = pl_table_add_col(t, "hi", PL_NUM),
+      cn = pl_table_add_col(t, "count", PL_INT);
   if (ne == 0) return 1;
-  lua_geti(L, e, 1); double first = lua_tonumber(L, -1); lua_pop(L, 1);
-  lua_geti(L, e, (lua_Integer)ne); double last = lua_tonumber(L, -1); lua_pop(L, 1);
-  if (under > 0) { pl_row_put_num(t, chi, first); pl_row_put_int(t, cn, under); pl_row_end(t); }
+  lua_geti(L, e, 1);
+  double first = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  lua_geti(L, e, (lua_Integer)ne);
+  double last = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  if (under > 0) {
+    pl_row_put_num(t, chi, first);
+    pl_row_put_int(t, cn, under);
+    pl_row_end(t);
+  }
   for (size_t i = 1; i < ne; i++) {
-    lua_geti(L, e, (lua_Integer)i); lua_geti(L, e, (lua_Integer)i + 1); lua_geti(L, c, (lua_Integer)i);
+    lua_geti(L, e, (lua_Integer)i);
+    lua_geti(L, e, (lua_Integer)i + 1);
+    lua_geti(L, c, (lua_Integer)i);
     pl_row_put_num(t, clo, lua_tonumber(L, -3));
     pl_row_put_num(t, chi, lua_tonumber(L, -2));
     pl_row_put_int(t, cn, (int64_t)lua_tointeger(L, -1));
     pl_row_end(t);
     lua_pop(L, 3);
   }
-  if (over > 0) { pl_row_put_num(t, clo, last); pl_row_put_int(t, cn, over); pl_row_end(t); }
+  if (over > 0) {
+    pl_row_put_num(t, clo, last);
+    pl_row_put_int(t, cn, over);
+    pl_row_end(t);
+  }
   return 1;
 }
 
@@ -421,7 +467,8 @@ static int hist_tostring(lua_State *L) {
   hist_table(L);
   pl_table *t = pl_l_checktable(L, -1);
   pl_fmtopts o = { 0, 0, 0, 6 };
-  pl_buf b; pl_buf_init(&b);
+  pl_buf b;
+  pl_buf_init(&b);
   pl_table_format(t, &o, &b);
   lua_pushlstring(L, b.data ? b.data : "", b.len);
   pl_buf_free(&b);
@@ -430,9 +477,11 @@ static int hist_tostring(lua_State *L) {
 
 static void sethistmeta(lua_State *L) {
   if (luaL_newmetatable(L, PL_HIST_T)) {
-    lua_pushcfunction(L, hist_tostring); lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, hist_tostring);
+    lua_setfield(L, -2, "__tostring");
     lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, hist_table); lua_setfield(L, -2, "table");
+    lua_pushcfunction(L, hist_table);
+    lua_setfield(L, -2, "table");
     lua_setfield(L, -2, "__index");
   }
   lua_setmetatable(L, -2);
@@ -443,17 +492,21 @@ static void pushhist(lua_State *L, const double *x, size_t n, const double *e, s
   size_t under, over;
   pl_stats_histogram_outside(x, n, e, ne, &under, &over);
   lua_createtable(L, 0, 4);
-  pusharray(L, e, ne); lua_setfield(L, -2, "edges");
-  pushcounts(L, c, ne - 1); lua_setfield(L, -2, "counts");
-  lua_pushinteger(L, (lua_Integer)under); lua_setfield(L, -2, "under");
-  lua_pushinteger(L, (lua_Integer)over); lua_setfield(L, -2, "over");
+  pusharray(L, e, ne);
+  lua_setfield(L, -2, "edges");
+  pushcounts(L, c, ne - 1);
+  lua_setfield(L, -2, "counts");
+  lua_pushinteger(L, (lua_Integer)under);
+  lua_setfield(L, -2, "under");
+  lua_pushinteger(L, (lua_Integer)over);
+  lua_setfield(L, -2, "over");
   sethistmeta(L);
 }
 
 /* histogram(x [, {bins= | edges=, log=, nan=}]) -> {edges, counts, under, over}
 ** [x opts] -> [x opts ... h] */
 static int l_histogram(lua_State *L) {
-  lua_settop(L, 2);   /* options slot stays put below pushed buffers */
+  lua_settop(L, 2); /* options slot stays put below pushed buffers */
   size_t n;
   static const char *const accepted[] = { "bins", "edges", "log", "nan", NULL };
   double *x = checksample(L, 1, &n, opt_nan_in(L, 2, accepted), 1);
@@ -501,9 +554,15 @@ static int l_histogram(lua_State *L) {
 
 /* normal_cdf(x) / normal_sf(x) -> number; t_cdf(t, df) / t_sf(t, df) -> number
 ** [x] -> [x p] */
-static int l_normal_cdf(lua_State *L) { lua_pushnumber(L, pl_normal_cdf(luaL_checknumber(L, 1))); return 1; }
+static int l_normal_cdf(lua_State *L) {
+  lua_pushnumber(L, pl_normal_cdf(luaL_checknumber(L, 1)));
+  return 1;
+}
 /* [x] -> [x p] */
-static int l_normal_sf(lua_State *L) { lua_pushnumber(L, pl_normal_sf(luaL_checknumber(L, 1))); return 1; }
+static int l_normal_sf(lua_State *L) {
+  lua_pushnumber(L, pl_normal_sf(luaL_checknumber(L, 1)));
+  return 1;
+}
 /* [p] -> [p x] */
 static int l_normal_ppf(lua_State *L) {
   double p = luaL_checknumber(L, 1);
@@ -518,22 +577,47 @@ static double checkdf(lua_State *L, int arg) {
   return df;
 }
 /* [t df] -> [t df p] */
-static int l_t_cdf(lua_State *L) { double t = luaL_checknumber(L, 1); lua_pushnumber(L, pl_t_cdf(t, checkdf(L, 2))); return 1; }
+static int l_t_cdf(lua_State *L) {
+  double t = luaL_checknumber(L, 1);
+  lua_pushnumber(L, pl_t_cdf(t, checkdf(L, 2)));
+  return 1;
+}
 /* [t df] -> [t df p] */
-static int l_t_sf(lua_State *L) { double t = luaL_checknumber(L, 1); lua_pushnumber(L, pl_t_sf(t, checkdf(L, 2))); return 1; }
+static int l_t_sf(lua_State *L) {
+  double t = luaL_checknumber(L, 1);
+  lua_pushnumber(L, pl_t_sf(t, checkdf(L, 2)));
+  return 1;
+}
 
-static const luaL_Reg funcs[] = {
-  {"describe", l_describe}, {"mean", l_mean}, {"var", l_var}, {"sd", l_sd},
-  {"median", l_median}, {"sum", l_sum}, {"min", l_min}, {"max", l_max},
-  {"geomean", l_geomean}, {"weighted_mean", l_weighted_mean},
-  {"quantile", l_quantile}, {"zscores", l_zscores},
-  {"welch_t", l_welch_t}, {"welch_t_from_stats", l_welch_t_from_stats}, {"student_t", l_student_t}, {"mann_whitney_u", l_mann_whitney_u},
-  {"pearson", l_pearson}, {"spearman", l_spearman},
-  {"cliffs_delta", l_cliffs_delta}, {"hellinger", l_hellinger}, {"bhattacharyya", l_bhattacharyya},
-  {"bootstrap_ci", l_bootstrap_ci}, {"histogram", l_histogram},
-  {"normal_cdf", l_normal_cdf}, {"normal_sf", l_normal_sf}, {"normal_ppf", l_normal_ppf}, {"t_cdf", l_t_cdf}, {"t_sf", l_t_sf},
-  {NULL, NULL}
-};
+static const luaL_Reg funcs[] = { { "describe", l_describe },
+                                  { "mean", l_mean },
+                                  { "var", l_var },
+                                  { "sd", l_sd },
+                                  { "median", l_median },
+                                  { "sum", l_sum },
+                                  { "min", l_min },
+                                  { "max", l_max },
+                                  { "geomean", l_geomean },
+                                  { "weighted_mean", l_weighted_mean },
+                                  { "quantile", l_quantile },
+                                  { "zscores", l_zscores },
+                                  { "welch_t", l_welch_t },
+                                  { "welch_t_from_stats", l_welch_t_from_stats },
+                                  { "student_t", l_student_t },
+                                  { "mann_whitney_u", l_mann_whitney_u },
+                                  { "pearson", l_pearson },
+                                  { "spearman", l_spearman },
+                                  { "cliffs_delta", l_cliffs_delta },
+                                  { "hellinger", l_hellinger },
+                                  { "bhattacharyya", l_bhattacharyya },
+                                  { "bootstrap_ci", l_bootstrap_ci },
+                                  { "histogram", l_histogram },
+                                  { "normal_cdf", l_normal_cdf },
+                                  { "normal_sf", l_normal_sf },
+                                  { "normal_ppf", l_normal_ppf },
+                                  { "t_cdf", l_t_cdf },
+                                  { "t_sf", l_t_sf },
+                                  { NULL, NULL } };
 
 /* [...] -> [... module] */
 int luaopen_perflab_stats(lua_State *L) {

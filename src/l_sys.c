@@ -34,7 +34,10 @@ static int sys_isatty(lua_State *L) {
 static int sys_term_width(lua_State *L) {
   struct winsize ws;
   const char *cols = getenv("COLUMNS");
-  if (cols && atoi(cols) > 0) { lua_pushinteger(L, atoi(cols)); return 1; }
+  if (cols && atoi(cols) > 0) {
+    lua_pushinteger(L, atoi(cols));
+    return 1;
+  }
   if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) lua_pushinteger(L, ws.ws_col);
   else lua_pushnil(L);
   return 1;
@@ -74,9 +77,12 @@ static int sys_mkdir(lua_State *L) {
     *p = '/';
   }
   if (mkdir(buf, 0777) != 0 && errno != EEXIST) return luaL_fileresult(L, 0, buf);
-  struct stat st;      /* an existing file of that name is not a directory */
+  struct stat st; /* an existing file of that name is not a directory */
   if (stat(buf, &st) != 0) return luaL_fileresult(L, 0, buf);
-  if (!S_ISDIR(st.st_mode)) { errno = ENOTDIR; return luaL_fileresult(L, 0, buf); }
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return luaL_fileresult(L, 0, buf);
+  }
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -84,16 +90,21 @@ static int sys_mkdir(lua_State *L) {
 /* An open directory in a box whose __gc closes it: a memory error while the
 ** names are read leaves no DIR open (created empty first, as liolib.c). */
 #define PL_DIR_T "perflab.Dir"
-typedef struct dirbox { DIR *d; } dirbox;
+typedef struct dirbox {
+  DIR *d;
+} dirbox;
 
 static int dirbox_gc(lua_State *L) {
   dirbox *b = (dirbox *)luaL_checkudata(L, 1, PL_DIR_T);
-  if (b->d) { closedir(b->d); b->d = NULL; }
+  if (b->d) {
+    closedir(b->d);
+    b->d = NULL;
+  }
   return 0;
 }
 
 static int cmp_names(const void *a, const void *b) {
-  return strcoll(*(const char *const *)a, *(const char *const *)b);   /* as table.sort */
+  return strcoll(*(const char *const *)a, *(const char *const *)b); /* as table.sort */
 }
 
 /* listdir(dir [, suffix]) -> sorted array of entry names (ending in suffix);
@@ -103,14 +114,14 @@ static int sys_listdir(lua_State *L) {
   const char *suffix = luaL_optstring(L, 2, "");
   size_t sl = strlen(suffix);
   lua_settop(L, 2);
-  dirbox *b = (dirbox *)lua_newuserdatauv(L, sizeof *b, 0);   /* [dir suf box] */
+  dirbox *b = (dirbox *)lua_newuserdatauv(L, sizeof *b, 0); /* [dir suf box] */
   b->d = NULL;
-  if (luaL_newmetatable(L, PL_DIR_T)) {                        /* [dir suf box mt] */
+  if (luaL_newmetatable(L, PL_DIR_T)) { /* [dir suf box mt] */
     lua_pushcfunction(L, dirbox_gc);
     lua_setfield(L, -2, "__gc");
   }
-  lua_setmetatable(L, 3);                                      /* [dir suf box] */
-  lua_newtable(L);                                             /* [dir suf box names] */
+  lua_setmetatable(L, 3); /* [dir suf box] */
+  lua_newtable(L);        /* [dir suf box names] */
   b->d = opendir(dir);
   if (b->d == NULL) return 1;
   lua_Integer n = 0;
@@ -119,19 +130,19 @@ static int sys_listdir(lua_State *L) {
     size_t k = strlen(e->d_name);
     if (e->d_name[0] == '.' || k < sl || strcmp(e->d_name + k - sl, suffix) != 0) continue;
     lua_pushstring(L, e->d_name);
-    lua_rawseti(L, 4, ++n);                                    /* names[n] = name */
+    lua_rawseti(L, 4, ++n); /* names[n] = name */
   }
   closedir(b->d);
   b->d = NULL;
   /* sort: pointers to the names (anchored in `names`), then a new array */
-  const char **v = (const char **)lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *v, 0);  /* [.. names v] */
+  const char **v = (const char **)lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *v, 0); /* [.. names v] */
   for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(L, 4, i);
     v[i - 1] = lua_tostring(L, -1);
-    lua_pop(L, 1);                       /* still anchored in names */
+    lua_pop(L, 1); /* still anchored in names */
   }
   qsort(v, (size_t)n, sizeof *v, cmp_names);
-  lua_createtable(L, (int)n, 0);                               /* [.. names v out] */
+  lua_createtable(L, (int)n, 0); /* [.. names v out] */
   for (lua_Integer i = 1; i <= n; i++) {
     lua_pushstring(L, v[i - 1]);
     lua_rawseti(L, -2, i);
@@ -155,7 +166,10 @@ static int sys_write_atomic(lua_State *L) {
 static int sys_exe_path(lua_State *L) {
   char buf[4096];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) { luaL_pushfail(L); return 1; }
+  if (n <= 0) {
+    luaL_pushfail(L);
+    return 1;
+  }
   lua_pushlstring(L, buf, (size_t)n);
   return 1;
 }
@@ -170,20 +184,26 @@ static int sys_fnv1a(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {
-  {"exe_path", sys_exe_path},
-  {"isatty", sys_isatty}, {"term_width", sys_term_width}, {"clock", sys_clock},
-  {"isdir", sys_isdir}, {"isfile", sys_isfile}, {"mkdir", sys_mkdir},
-  {"write_atomic", sys_write_atomic}, {"listdir", sys_listdir},
-  {"fnv1a", sys_fnv1a},
-  {NULL, NULL}
-};
+static const luaL_Reg funcs[] = { { "exe_path", sys_exe_path },
+                                  { "isatty", sys_isatty },
+                                  { "term_width", sys_term_width },
+                                  { "clock", sys_clock },
+                                  { "isdir", sys_isdir },
+                                  { "isfile", sys_isfile },
+                                  { "mkdir", sys_mkdir },
+                                  { "write_atomic", sys_write_atomic },
+                                  { "listdir", sys_listdir },
+                                  { "fnv1a", sys_fnv1a },
+                                  { NULL, NULL } };
 
 /* -> the module table, with version, source_dir and lua_dir fields */
 int luaopen_perflab_sys(lua_State *L) {
-  luaL_newlib(L, funcs);                                       /* [sys] */
+  luaL_newlib(L, funcs); /* [sys] */
   const char *dir = getenv("PERFLAB_LUA_DIR");
-  if (dir && *dir) { lua_pushstring(L, dir); lua_setfield(L, -2, "lua_dir"); }
+  if (dir && *dir) {
+    lua_pushstring(L, dir);
+    lua_setfield(L, -2, "lua_dir");
+  }
 #ifdef PERFLAB_VERSION
   lua_pushstring(L, PERFLAB_VERSION);
 #else

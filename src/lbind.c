@@ -30,7 +30,7 @@ pl_table *pl_l_checktable(lua_State *L, int arg) {
 ** [t*] -> [t* T] */
 static int pushtable_p(lua_State *L) {
   pl_table *t = (pl_table *)lua_touserdata(L, 1);
-  pl_ltable *u = (pl_ltable *)lua_newuserdatauv(L, sizeof *u, 0);   /* [t T] */
+  pl_ltable *u = (pl_ltable *)lua_newuserdatauv(L, sizeof *u, 0); /* [t T] */
   u->t = NULL;
   u->frozen = 0;
   luaL_setmetatable(L, PL_TABLE_T);
@@ -42,17 +42,17 @@ static int pushtable_p(lua_State *L) {
 ** (no memory), t is freed and the error raised again, so the caller's
 ** table is never lost. */
 void pl_l_pushtable(lua_State *L, pl_table *t) {
-  size_t bytes = 0;                          /* what t holds in C memory */
+  size_t bytes = 0; /* what t holds in C memory */
   for (size_t j = 0; j < t->ncols; j++) {
     const pl_column *c = t->cols[j];
     bytes += c->cap * (c->type == PL_BOOL ? 1 : c->type == PL_STR ? 4 : 8);
   }
-  lua_pushcfunction(L, pushtable_p);         /* light C function: no allocation */
+  lua_pushcfunction(L, pushtable_p); /* light C function: no allocation */
   lua_pushlightuserdata(L, t);
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {     /* [... err] */
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) { /* [... err] */
     pl_table_free(t);
     lua_error(L);
-  }                                          /* [... T] */
+  } /* [... T] */
   /* The object is a few bytes of userdata to Lua's collector, which paces
   ** itself by what it allocates: tell it of the columns too, so that the
   ** tables a chain of column expressions leaves behind are collected at
@@ -80,18 +80,17 @@ void pl_l_derived_name(pl_table *r, const char *op, const pl_table *src) {
 
 /* ---- column objects ----------------------------------------------------- */
 
-pl_lcolumn *pl_l_checkcolumn(lua_State *L, int arg) {
-  return (pl_lcolumn *)luaL_checkudata(L, arg, PL_COLUMN_T);
-}
+pl_lcolumn *pl_l_checkcolumn(lua_State *L, int arg) { return (pl_lcolumn *)luaL_checkudata(L, arg, PL_COLUMN_T); }
 
 void pl_l_pushcolumn(lua_State *L, int tidx, int col) {
   tidx = lua_absindex(L, tidx);
   pl_table *t = pl_l_checktable(L, tidx);
-  pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1);   /* [... C] */
-  u->t = t; u->col = col;
+  pl_lcolumn *u = (pl_lcolumn *)lua_newuserdatauv(L, sizeof *u, 1); /* [... C] */
+  u->t = t;
+  u->col = col;
   luaL_setmetatable(L, PL_COLUMN_T);
-  lua_pushvalue(L, tidx);                   /* [... C T] */
-  lua_setiuservalue(L, -2, 1);              /* [... C]: C's user value keeps T alive */
+  lua_pushvalue(L, tidx);      /* [... C T] */
+  lua_setiuservalue(L, -2, 1); /* [... C]: C's user value keeps T alive */
 }
 
 /* Pushes a column object over column 0 of r (a new table, owned from here). */
@@ -105,15 +104,33 @@ void pl_l_pushresult(lua_State *L, pl_table *r) {
 void pl_l_tooperand(lua_State *L, int idx, pl_operand *op) {
   memset(op, 0, sizeof *op);
   pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, idx, PL_COLUMN_T);
-  if (c) { op->t = c->t; op->col = c->col; return; }
+  if (c) {
+    op->t = c->t;
+    op->col = c->col;
+    return;
+  }
   switch (lua_type(L, idx)) {
     case LUA_TNUMBER:
-      if (lua_isinteger(L, idx)) { op->type = PL_INT; op->i = (int64_t)lua_tointeger(L, idx); }
-      else { op->type = PL_NUM; op->d = lua_tonumber(L, idx); }
+      if (lua_isinteger(L, idx)) {
+        op->type = PL_INT;
+        op->i = (int64_t)lua_tointeger(L, idx);
+      } else {
+        op->type = PL_NUM;
+        op->d = lua_tonumber(L, idx);
+      }
       return;
-    case LUA_TSTRING: op->type = PL_STR; op->s = lua_tolstring(L, idx, &op->slen); return;
-    case LUA_TBOOLEAN: op->type = PL_BOOL; op->i = lua_toboolean(L, idx); return;
-    case LUA_TNIL: op->type = PL_NUM; op->d = NAN; return;
+    case LUA_TSTRING:
+      op->type = PL_STR;
+      op->s = lua_tolstring(L, idx, &op->slen);
+      return;
+    case LUA_TBOOLEAN:
+      op->type = PL_BOOL;
+      op->i = lua_toboolean(L, idx);
+      return;
+    case LUA_TNIL:
+      op->type = PL_NUM;
+      op->d = NAN;
+      return;
     default: luaL_typeerror(L, idx, "column, number, string or boolean");
   }
 }
@@ -123,11 +140,20 @@ pl_table *pl_l_arraytable(lua_State *L, int idx, const char *name) {
   size_t n = (size_t)luaL_len(L, idx);
   pl_type ty = PL_NUM;
   int seen = 0;
-  for (size_t i = 1; i <= n; i++) { lua_geti(L, idx, (lua_Integer)i); ty = pl_l_infer_type(L, -1, ty, &seen); lua_pop(L, 1); }
+  for (size_t i = 1; i <= n; i++) {
+    lua_geti(L, idx, (lua_Integer)i);
+    ty = pl_l_infer_type(L, -1, ty, &seen);
+    lua_pop(L, 1);
+  }
   pl_table *t = pl_table_new(name);
-  pl_l_pushtable(L, t);                     /* freed by the collector */
+  pl_l_pushtable(L, t); /* freed by the collector */
   pl_table_add_col(t, name, ty);
-  for (size_t i = 1; i <= n; i++) { lua_geti(L, idx, (lua_Integer)i); pl_l_putvalue(L, t, 0, -1); lua_pop(L, 1); pl_row_end(t); }
+  for (size_t i = 1; i <= n; i++) {
+    lua_geti(L, idx, (lua_Integer)i);
+    pl_l_putvalue(L, t, 0, -1);
+    lua_pop(L, 1);
+    pl_row_end(t);
+  }
   return t;
 }
 
@@ -135,7 +161,8 @@ const pl_column *pl_l_checkmask(lua_State *L, int arg, size_t n, const char *fn)
   pl_lcolumn *m = (pl_lcolumn *)luaL_testudata(L, arg, PL_COLUMN_T);
   if (m == NULL) luaL_error(L, "%s: expected a boolean column (a mask), got %s", fn, luaL_typename(L, arg));
   const pl_column *c = m->t->cols[m->col];
-  if (c->type != PL_BOOL) luaL_error(L, "%s: expected a boolean column (a mask), got column '%s' of %s", fn, c->name, pl_type_name(c->type));
+  if (c->type != PL_BOOL)
+    luaL_error(L, "%s: expected a boolean column (a mask), got column '%s' of %s", fn, c->name, pl_type_name(c->type));
   if (m->t->nrows != n) luaL_error(L, "%s: the mask has %d rows, the table %d", fn, (int)m->t->nrows, (int)n);
   return c;
 }
@@ -167,7 +194,10 @@ int pl_l_checkcol(lua_State *L, pl_table *t, int arg) {
 
 void pl_l_pushcell(lua_State *L, const pl_table *t, int col, size_t row) {
   const pl_column *c = t->cols[col];
-  if (pl_cell_missing(t, col, row)) { lua_pushnil(L); return; }
+  if (pl_cell_missing(t, col, row)) {
+    lua_pushnil(L);
+    return;
+  }
   switch (c->type) {
     case PL_NUM: lua_pushnumber(L, c->v.num[row]); break;
     case PL_INT: lua_pushinteger(L, (lua_Integer)c->v.i64[row]); break;
@@ -219,7 +249,10 @@ pl_type pl_l_infer_type(lua_State *L, int idx, pl_type cur, int *seen) {
   if (ty == LUA_TBOOLEAN) t = PL_BOOL;
   else if (ty == LUA_TNUMBER) t = lua_isinteger(L, idx) ? PL_INT : PL_NUM;
   else t = PL_STR;
-  if (!*seen) { *seen = 1; return t; }
+  if (!*seen) {
+    *seen = 1;
+    return t;
+  }
   if (cur == t) return cur;
   if ((cur == PL_INT && t == PL_NUM) || (cur == PL_NUM && t == PL_INT)) return PL_NUM;
   return PL_STR;
@@ -239,11 +272,15 @@ size_t pl_l_read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_sor
       lua_pop(L, 2);
     } else {
       name = luaL_checkstring(L, a);
-      if (name[0] == '-') { desc = 1; name++; }
+      if (name[0] == '-') {
+        desc = 1;
+        name++;
+      }
     }
     int c = pl_table_col(t, name);
     if (c < 0) return (size_t)luaL_argerror(L, a, pl_l_push_nocol(L, t, name));
-    keys[n].col = c; keys[n].desc = desc;
+    keys[n].col = c;
+    keys[n].desc = desc;
     n++;
   }
   return n;
@@ -252,7 +289,10 @@ size_t pl_l_read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_sor
 double *pl_l_checknumbers(lua_State *L, int arg, size_t *n, int nan_omit) {
   const char *fname = "?";
   lua_Debug ar;
-  if (lua_getstack(L, 0, &ar)) { lua_getinfo(L, "n", &ar); if (ar.name) fname = ar.name; }
+  if (lua_getstack(L, 0, &ar)) {
+    lua_getinfo(L, "n", &ar);
+    if (ar.name) fname = ar.name;
+  }
   pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, arg, PL_COLUMN_T);
   size_t len;
   if (c) {
@@ -272,13 +312,18 @@ double *pl_l_checknumbers(lua_State *L, int arg, size_t *n, int nan_omit) {
       lua_geti(L, arg, (lua_Integer)i + 1);
       if (!lua_isnumber(L, -1) || lua_type(L, -1) == LUA_TSTRING) {
         if (lua_isnil(L, -1)) v = NAN;
-        else { luaL_argerror(L, arg, lua_pushfstring(L, "element %d is a %s, not a number", (int)i + 1, luaL_typename(L, -1))); v = 0; }
+        else {
+          luaL_argerror(L, arg,
+                        lua_pushfstring(L, "element %d is a %s, not a number", (int)i + 1, luaL_typename(L, -1)));
+          v = 0;
+        }
       } else v = lua_tonumber(L, -1);
       lua_pop(L, 1);
     }
     if (isnan(v)) {
       if (nan_omit) continue;
-      luaL_argerror(L, arg, lua_pushfstring(L, "missing value (NaN) at index %d; pass {nan = \"omit\"} to skip", (int)i + 1));
+      luaL_argerror(L, arg,
+                    lua_pushfstring(L, "missing value (NaN) at index %d; pass {nan = \"omit\"} to skip", (int)i + 1));
     }
     x[m++] = v;
   }

@@ -31,14 +31,20 @@
 /* A table userdata holds a pointer to the C table it owns.  frozen: a
 ** profile's table; calls that change a table in place (add_column, with,
 ** drop, rename, name(new)) work on a copy of it and return the copy. */
-typedef struct pl_ltable { pl_table *t; int frozen; } pl_ltable;
+typedef struct pl_ltable {
+  pl_table *t;
+  int frozen;
+} pl_ltable;
 /* A column userdata: the owning table object is kept alive in user value 1. */
-typedef struct pl_lcolumn { pl_table *t; int col; } pl_lcolumn;
+typedef struct pl_lcolumn {
+  pl_table *t;
+  int col;
+} pl_lcolumn;
 
 /* ---- table and column objects (lbind.c) ---------------------------------- */
 
 pl_table *pl_l_checktable(lua_State *L, int arg);
-pl_table *pl_l_totable(lua_State *L, int arg);      /* NULL if not a table object */
+pl_table *pl_l_totable(lua_State *L, int arg); /* NULL if not a table object */
 /* [...] -> [... T]: a new table object that takes ownership of t, in every
 ** case: if the object cannot be made (no memory), t is freed and the error
 ** raised, so a caller never loses a table it built. */

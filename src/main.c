@@ -28,12 +28,12 @@
 #define PERFLAB_VERSION "0"
 #endif
 
-static const char *const subcommands[] = {
-  "run", "report", "parse", "recipes", "formats", "gpus", "demo", "repl", "help", "jupyter", "export", "serve", NULL
-};
+static const char *const subcommands[] = { "run",  "report", "parse",   "recipes", "formats", "gpus", "demo",
+                                           "repl", "help",   "jupyter", "export",  "serve",   NULL };
 
 static int is_subcommand(const char *s) {
-  for (int i = 0; subcommands[i]; i++) if (strcmp(s, subcommands[i]) == 0) return 1;
+  for (int i = 0; subcommands[i]; i++)
+    if (strcmp(s, subcommands[i]) == 0) return 1;
   return 0;
 }
 
@@ -42,8 +42,10 @@ static int is_subcommand(const char *s) {
 static void core_oom(size_t n) {
   if (pl_oom_file) fprintf(stderr, "perflab: %s: out of memory", pl_oom_file);
   else fprintf(stderr, "perflab: out of memory");
-  fprintf(stderr, " (allocating %zu bytes): the input needs more memory than "
-          "--max-memory allows; raise it, or load only the tables you need (--table)\n", n);
+  fprintf(stderr,
+          " (allocating %zu bytes): the input needs more memory than "
+          "--max-memory allows; raise it, or load only the tables you need (--table)\n",
+          n);
   exit(2);
 }
 
@@ -82,7 +84,10 @@ static int run_cli(lua_State *L, int argc, char **argv, int first) {
   lua_getfield(L, -1, "main");
   lua_remove(L, -2);
   lua_createtable(L, argc - first, 0);
-  for (int i = first; i < argc; i++) { lua_pushstring(L, argv[i]); lua_rawseti(L, -2, i - first + 1); }
+  for (int i = first; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i - first + 1);
+  }
   st = pl_docall(L, 1, 1);
   if (st != LUA_OK) return cli_failed(L, st);
   int code = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : 0;
@@ -91,32 +96,31 @@ static int run_cli(lua_State *L, int argc, char **argv, int first) {
 }
 
 static void print_usage(void) {
-  printf(
-    "usage: perflab COMMAND [ARGS]      (perflab help COMMAND for more)\n"
-    "       perflab [OPTIONS] [SCRIPT.lua [ARGS]]\n"
-    "\n"
-    "commands:\n"
-    "  report FILE...       every recipe that applies, the summary first (= run all)\n"
-    "  run RECIPE FILE...   run a recipe on profiles and print its report\n"
-    "  parse FILE           show what was read: tables, rows, columns\n"
-    "  recipes | formats | gpus   list what is available\n"
-    "  repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)\n"
-    "  jupyter install      install the \"perflab (Lua)\" Jupyter kernel\n"
-    "  demo                 bundled recipes on bundled example profiles\n"
-    "  serve DIR            a local web workbench over the profiles under DIR\n"
-    "\n"
-    "options (as lua5.4, with the perflab API preloaded as `perflab`):\n"
-    "  -e CODE    run CODE          -l MOD    require MOD into global MOD\n"
-    "  -i         REPL after the script          -     script from stdin\n"
-    "  -v, --version   print the version         -h, --help   this text\n"
-    "\n"
-    "limits (any command; before SCRIPT in script mode):\n"
-    "  --max-memory SIZE  cap memory, e.g. 2G (default 80%% of physical memory)\n"
-    "  --timeout SECONDS  stop a run that takes longer (exit 2)\n"
-    "  --sandbox          no os.execute, io.popen or C modules; writes only under --output\n"
-    "\n"
-    "exit status: 0 success; 1 a finding at or above --fail-on; 2 bad usage,\n"
-    "unknown recipe or format, unreadable or malformed input, or a failed script.\n");
+  printf("usage: perflab COMMAND [ARGS]      (perflab help COMMAND for more)\n"
+         "       perflab [OPTIONS] [SCRIPT.lua [ARGS]]\n"
+         "\n"
+         "commands:\n"
+         "  report FILE...       every recipe that applies, the summary first (= run all)\n"
+         "  run RECIPE FILE...   run a recipe on profiles and print its report\n"
+         "  parse FILE           show what was read: tables, rows, columns\n"
+         "  recipes | formats | gpus   list what is available\n"
+         "  repl [FILE...]       interactive session, files preloaded (--jsonl: cell protocol)\n"
+         "  jupyter install      install the \"perflab (Lua)\" Jupyter kernel\n"
+         "  demo                 bundled recipes on bundled example profiles\n"
+         "  serve DIR            a local web workbench over the profiles under DIR\n"
+         "\n"
+         "options (as lua5.4, with the perflab API preloaded as `perflab`):\n"
+         "  -e CODE    run CODE          -l MOD    require MOD into global MOD\n"
+         "  -i         REPL after the script          -     script from stdin\n"
+         "  -v, --version   print the version         -h, --help   this text\n"
+         "\n"
+         "limits (any command; before SCRIPT in script mode):\n"
+         "  --max-memory SIZE  cap memory, e.g. 2G (default 80%% of physical memory)\n"
+         "  --timeout SECONDS  stop a run that takes longer (exit 2)\n"
+         "  --sandbox          no os.execute, io.popen or C modules; writes only under --output\n"
+         "\n"
+         "exit status: 0 success; 1 a finding at or above --fail-on; 2 bad usage,\n"
+         "unknown recipe or format, unreadable or malformed input, or a failed script.\n");
 }
 
 /* Sets the global `perflab` to require("perflab") (the API, preloaded). */
@@ -142,12 +146,18 @@ static int dochunk(lua_State *L, int status) {
 /* Runs a script with arguments argv[i+1..] in `arg` (lua.c's convention). */
 static int run_script(lua_State *L, int argc, char **argv, int i) {
   lua_createtable(L, argc - i, i + 1);
-  for (int k = 0; k < argc; k++) { lua_pushstring(L, argv[k]); lua_rawseti(L, -2, k - i); }
+  for (int k = 0; k < argc; k++) {
+    lua_pushstring(L, argv[k]);
+    lua_rawseti(L, -2, k - i);
+  }
   lua_setglobal(L, "arg");
   const char *fname = argv[i];
   if (strcmp(fname, "-") == 0 && (i == 0 || strcmp(argv[i - 1], "--") != 0)) fname = NULL;
   int st = luaL_loadfile(L, fname);
-  if (st != LUA_OK) { pl_report(L, st); return 2; }   /* unreadable or bad syntax */
+  if (st != LUA_OK) {
+    pl_report(L, st);
+    return 2;
+  } /* unreadable or bad syntax */
   int nargs = argc - i - 1;
   luaL_checkstack(L, nargs + 3, "too many arguments to script");
   for (int k = i + 1; k < argc; k++) lua_pushstring(L, argv[k]);
@@ -168,7 +178,11 @@ static int run_script(lua_State *L, int argc, char **argv, int i) {
 **   --max-memory SIZE   cap memory (default: 80 % of physical memory)
 **   --timeout SECONDS   wall-clock budget for the whole run
 **   --sandbox           no os.execute/io.popen/C modules; writes only under --output */
-typedef struct limits_opts { size_t memory; double timeout; int sandbox; } limits_opts;
+typedef struct limits_opts {
+  size_t memory;
+  double timeout;
+  int sandbox;
+} limits_opts;
 
 static int take_limits(int *argc, char **argv, limits_opts *lo) {
   int sub = *argc > 1 && is_subcommand(argv[1]);
@@ -176,22 +190,35 @@ static int take_limits(int *argc, char **argv, limits_opts *lo) {
   for (int i = 1; i < *argc; i++) {
     const char *a = argv[i];
     if (!sub && (a[0] != '-' || strcmp(a, "--") == 0 || strcmp(a, "-") == 0)) {
-      while (i < *argc) argv[k++] = argv[i++];   /* script and its args: untouched */
+      while (i < *argc) argv[k++] = argv[i++]; /* script and its args: untouched */
       break;
     }
-    if (sub && strcmp(a, "--") == 0) { while (i < *argc) argv[k++] = argv[i++]; break; }
+    if (sub && strcmp(a, "--") == 0) {
+      while (i < *argc) argv[k++] = argv[i++];
+      break;
+    }
     const char *val = NULL;
     int which = 0;
-    if (strcmp(a, "--sandbox") == 0) { lo->sandbox = 1; continue; }
+    if (strcmp(a, "--sandbox") == 0) {
+      lo->sandbox = 1;
+      continue;
+    }
     if (strncmp(a, "--max-memory", 12) == 0 && (a[12] == '\0' || a[12] == '=')) which = 1;
     else if (strncmp(a, "--timeout", 9) == 0 && (a[9] == '\0' || a[9] == '=')) which = 2;
     /* perflab serve applies --timeout to each request, not to the process */
     if (which == 2 && sub && strcmp(argv[1], "serve") == 0) which = 0;
-    if (!which) { argv[k++] = argv[i]; if (!sub && (strcmp(a, "-e") == 0 || strcmp(a, "-l") == 0) && i + 1 < *argc) argv[k++] = argv[++i]; continue; }
+    if (!which) {
+      argv[k++] = argv[i];
+      if (!sub && (strcmp(a, "-e") == 0 || strcmp(a, "-l") == 0) && i + 1 < *argc) argv[k++] = argv[++i];
+      continue;
+    }
     const char *eq = strchr(a, '=');
     if (eq) val = eq + 1;
     else if (i + 1 < *argc) val = argv[++i];
-    if (val == NULL) { fprintf(stderr, "perflab: option '%s' needs a value\n", a); return -1; }
+    if (val == NULL) {
+      fprintf(stderr, "perflab: option '%s' needs a value\n", a);
+      return -1;
+    }
     if (which == 1) {
       if (pl_parse_size(val, &lo->memory) != 0 || lo->memory == 0) {
         fprintf(stderr, "perflab: --max-memory expects a size like 512M or 4G, got '%s'\n", val);
@@ -242,16 +269,28 @@ static int run_main(lua_State *L, int argc, char **argv, const limits_opts *lo) 
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (a[0] != '-' || strcmp(a, "-") == 0) break;
-    if (strcmp(a, "--") == 0) { i++; break; }
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { print_usage(); return 0; }
+    if (strcmp(a, "--") == 0) {
+      i++;
+      break;
+    }
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      print_usage();
+      return 0;
+    }
     if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
       printf("perflab %s (%s)\n", PERFLAB_VERSION, LUA_RELEASE);
       ran = 1;
       continue;
     }
-    if (strcmp(a, "-i") == 0) { interactive = 1; continue; }
+    if (strcmp(a, "-i") == 0) {
+      interactive = 1;
+      continue;
+    }
     if (strcmp(a, "-e") == 0 || strcmp(a, "-l") == 0) {
-      if (i + 1 >= argc) { fprintf(stderr, "perflab: '%s' needs an argument\n", a); return 2; }
+      if (i + 1 >= argc) {
+        fprintf(stderr, "perflab: '%s' needs an argument\n", a);
+        return 2;
+      }
       const char *v = argv[++i];
       int st;
       if (a[1] == 'e') st = dochunk(L, luaL_loadbuffer(L, v, strlen(v), "=(command line)"));
@@ -262,7 +301,11 @@ static int run_main(lua_State *L, int argc, char **argv, const limits_opts *lo) 
         if (st == LUA_OK) {
           const char *g = strrchr(v, '.');
           lua_setglobal(L, g ? g + 1 : v);
-        } else { int c = error_exit(L); pl_report(L, st); st = c; }
+        } else {
+          int c = error_exit(L);
+          pl_report(L, st);
+          st = c;
+        }
       }
       if (st != 0) return st;
       ran = 1;
@@ -287,7 +330,10 @@ static int run_main(lua_State *L, int argc, char **argv, const limits_opts *lo) 
         lua_newtable(L);
         st = pl_docall(L, 1, 0);
       }
-      if (st != LUA_OK) { pl_report(L, st); return 2; }
+      if (st != LUA_OK) {
+        pl_report(L, st);
+        return 2;
+      }
       code = pl_repl(L, tty) ? 2 : code;
     } else {
       /* no arguments and stdin is not a terminal: run stdin as a script */
@@ -318,7 +364,7 @@ static ssize_t out_write(void *cookie, const char *buf, size_t n) {
     if (w < 0) {
       if (errno == EINTR) continue;
       if (!stdout_errno) stdout_errno = errno;
-      return (ssize_t)done;          /* short: stdio marks the stream failed */
+      return (ssize_t)done; /* short: stdio marks the stream failed */
     }
     done += (size_t)w;
   }
@@ -326,7 +372,7 @@ static ssize_t out_write(void *cookie, const char *buf, size_t n) {
 }
 
 static void checked_stdout(void) {
-  if (isatty(1)) return;             /* the REPL's line editing wants the real one */
+  if (isatty(1)) return; /* the REPL's line editing wants the real one */
   cookie_io_functions_t io = { NULL, out_write, NULL, NULL };
   FILE *f = fopencookie(NULL, "w", io);
   if (f == NULL) return;
@@ -347,7 +393,12 @@ static void close_stdout(void) {
   _exit(2);
 }
 
-typedef struct main_args { int argc; char **argv; const limits_opts *lo; int code; } main_args;
+typedef struct main_args {
+  int argc;
+  char **argv;
+  const limits_opts *lo;
+  int code;
+} main_args;
 
 static int pmain(lua_State *L) {
   main_args *m = lua_touserdata(L, 1);
@@ -366,7 +417,10 @@ int main(int argc, char **argv) {
   if (take_limits(&argc, argv, &lo) != 0) return 2;
   pl_set_oom_handler(core_oom);
   lua_State *L = pl_host_newstate();
-  if (L == NULL) { fprintf(stderr, "perflab: cannot create Lua state: not enough memory\n"); return 2; }
+  if (L == NULL) {
+    fprintf(stderr, "perflab: cannot create Lua state: not enough memory\n");
+    return 2;
+  }
   main_args m = { argc, argv, &lo, 2 };
   lua_pushcfunction(L, pmain);
   lua_pushlightuserdata(L, &m);

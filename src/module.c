@@ -18,6 +18,6 @@ int luaopen_perflab(lua_State *L) {
   ** luaopen_perflab runs inside require's call, so an error propagates. */
   lua_getglobal(L, "require");
   lua_pushliteral(L, "perflab");
-  lua_call(L, 1, 1);                     /* [perflab] */
+  lua_call(L, 1, 1); /* [perflab] */
   return 1;
 }

@@ -51,18 +51,18 @@
 extern "C" {
 #endif
 
-typedef struct lua_State lua_State;   /* <lua.h>: include it to use the state */
-typedef struct perflab perflab;       /* a workbench */
+typedef struct lua_State lua_State; /* <lua.h>: include it to use the state */
+typedef struct perflab perflab;     /* a workbench */
 
 /* Return codes. */
 enum {
   PERFLAB_OK = 0,
-  PERFLAB_EINPUT = 2,  /* bad input or usage: unreadable or malformed file, unknown
+  PERFLAB_EINPUT = 2, /* bad input or usage: unreadable or malformed file, unknown
                           recipe, option or format (the command line exits 2) */
-  PERFLAB_ELUA = 3,    /* an error raised by Lua code (a recipe, your code): the
+  PERFLAB_ELUA = 3,   /* an error raised by Lua code (a recipe, your code): the
                           message carries the traceback */
-  PERFLAB_EMEM = 4,    /* out of memory */
-  PERFLAB_EARG = 5     /* a bad argument to this API (NULL workbench, NULL path) */
+  PERFLAB_EMEM = 4,   /* out of memory */
+  PERFLAB_EARG = 5    /* a bad argument to this API (NULL workbench, NULL path) */
 };
 
 /* The library version ("0.1.0"). */
@@ -91,8 +91,8 @@ int perflab_load(perflab *pl, const char *path, const char *name);
 **   out      receives the report as a NUL-terminated string from malloc
 **            (free it with perflab_free or free); NULL on failure.
 ** Findings do not make it fail: read them from the JSON if you need them. */
-int perflab_run(perflab *pl, const char *recipe, const char *const *inputs,
-                const char *const *options, const char *format, char **out);
+int perflab_run(perflab *pl, const char *recipe, const char *const *inputs, const char *const *options,
+                const char *format, char **out);
 
 /* Evaluates Lua code in the workbench: as an expression first, else as
 ** statements (the last line returned when it is an expression, as in the

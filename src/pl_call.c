@@ -20,8 +20,8 @@
 
 volatile int pl_interrupted = 0;
 
-static lua_State *volatile running = NULL;     /* the state Ctrl-C stops */
-static lua_State *volatile time_L = NULL;      /* the state under a time budget */
+static lua_State *volatile running = NULL; /* the state Ctrl-C stops */
+static lua_State *volatile time_L = NULL;  /* the state under a time budget */
 static volatile sig_atomic_t time_up = 0;
 static volatile sig_atomic_t stop_pending = 0; /* a Ctrl-C not yet raised in Lua */
 static volatile sig_atomic_t sigint_seen = 0;  /* a Ctrl-C since start (or this cell) */
@@ -44,7 +44,7 @@ static void stop_hook(lua_State *L, lua_Debug *ar) {
     lua_pushfstring(L, "time limit exceeded (--timeout %f s)", time_budget);
     lua_error(L);
   }
-  if (!stop_pending) return;                    /* the periodic budget check */
+  if (!stop_pending) return; /* the periodic budget check */
   stop_pending = 0;
   if (L == time_L && time_budget > 0) lua_sethook(L, stop_hook, LUA_MASKCOUNT, 100000);
   else lua_sethook(L, NULL, 0, 0);
@@ -59,7 +59,7 @@ static void arm(lua_State *L, int mask) {
 /* ---- SIGINT --------------------------------------------------------------- */
 
 static void on_sigint_once(int sig) {
-  signal(sig, SIG_DFL);   /* a second Ctrl-C ends the process */
+  signal(sig, SIG_DFL); /* a second Ctrl-C ends the process */
   pl_interrupted = 1;
   sigint_seen = 1;
   stop_pending = 1;
@@ -67,7 +67,7 @@ static void on_sigint_once(int sig) {
 }
 
 static void on_sigint_cell(int sig) {
-  (void)sig;              /* stays installed: every Ctrl-C interrupts */
+  (void)sig; /* stays installed: every Ctrl-C interrupts */
   pl_interrupted = 1;
   sigint_seen = 1;
   stop_pending = 1;
@@ -97,14 +97,14 @@ void pl_prompt_clear(void) { prompt_flag = 0; }
 /* ---- protected calls ------------------------------------------------------ */
 
 int pl_is_fail(lua_State *L, int idx) {
-  if (!lua_istable(L, idx) || !lua_getmetatable(L, idx)) return 0;   /* [... mt] */
+  if (!lua_istable(L, idx) || !lua_getmetatable(L, idx)) return 0; /* [... mt] */
   int is = lua_getfield(L, -1, "__name") == LUA_TSTRING && strcmp(lua_tostring(L, -1), "perflab.Fail") == 0;
-  lua_pop(L, 2);                                                     /* [...] */
+  lua_pop(L, 2); /* [...] */
   return is;
 }
 
 int pl_msghandler(lua_State *L) {
-  if (pl_is_fail(L, 1)) return 1;    /* the user's error: no traceback */
+  if (pl_is_fail(L, 1)) return 1; /* the user's error: no traceback */
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
@@ -116,8 +116,8 @@ int pl_msghandler(lua_State *L) {
 
 int pl_docall(lua_State *L, int narg, int nres) {
   int base = lua_gettop(L) - narg;
-  lua_pushcfunction(L, pl_msghandler);        /* [f args... h] */
-  lua_insert(L, base);                        /* [h f args...] */
+  lua_pushcfunction(L, pl_msghandler); /* [f args... h] */
+  lua_insert(L, base);                 /* [h f args...] */
   struct sigaction old;
   lua_State *outer = running;
   sigaction(SIGINT, NULL, &old);
@@ -126,14 +126,14 @@ int pl_docall(lua_State *L, int narg, int nres) {
   int status = lua_pcall(L, narg, nres, base);
   running = outer;
   sigaction(SIGINT, &old, NULL);
-  lua_remove(L, base);                        /* [results...] */
+  lua_remove(L, base); /* [results...] */
   return status;
 }
 
 int pl_docell(lua_State *L, int narg, int nres, int *interrupted) {
   int base = lua_gettop(L) - narg;
   lua_pushcfunction(L, pl_msghandler);
-  lua_insert(L, base);                        /* [h f args...] */
+  lua_insert(L, base); /* [h f args...] */
   pl_interrupted = 0;
   sigint_seen = 0;
   running = L;
@@ -142,10 +142,10 @@ int pl_docell(lua_State *L, int narg, int nres, int *interrupted) {
   pl_sigint_ignore();
   running = NULL;
   stop_pending = 0;
-  if (!(time_budget > 0 && L == time_L)) lua_sethook(L, NULL, 0, 0);  /* a Ctrl-C after the end */
+  if (!(time_budget > 0 && L == time_L)) lua_sethook(L, NULL, 0, 0); /* a Ctrl-C after the end */
   if (interrupted) *interrupted = status != LUA_OK && sigint_seen;
   pl_interrupted = 0;
-  lua_remove(L, base);                        /* [results...] */
+  lua_remove(L, base); /* [results...] */
   return status;
 }
 
@@ -153,9 +153,9 @@ int pl_report(lua_State *L, int status) {
   if (status == LUA_OK) return status;
   const char *msg = NULL;
   if (pl_is_fail(L, -1)) {
-    lua_getfield(L, -1, "message");           /* [err msg] */
+    lua_getfield(L, -1, "message"); /* [err msg] */
     msg = lua_tostring(L, -1);
-    lua_pop(L, 1);                            /* [err]: msg stays anchored in it */
+    lua_pop(L, 1); /* [err]: msg stays anchored in it */
   } else msg = lua_tostring(L, -1);
   /* a traceback's last frame is main.c's pmain: not the user's */
   size_t n = msg ? strlen(msg) : 0;
@@ -221,7 +221,10 @@ void pl_call_interrupt(lua_State *L) {
 ** second, a one-line bar with the rate goes to stderr, redrawn at most ten
 ** times a second and erased when the parse ends.  One parse runs at a time
 ** (a parse calls no Lua), so the bar's state is static. */
-static struct { double t0, last; int shown; } bar;
+static struct {
+  double t0, last;
+  int shown;
+} bar;
 
 static double mono(void) {
   struct timespec t;
@@ -281,16 +284,23 @@ static void parse_begin(pl_parse_opts *o) {
 static void parse_end(pl_parse_opts *o, pl_err *e) {
   (void)o;
   if (tl_interrupt) {
-    if (e && *tl_interrupt) snprintf(e->msg, sizeof e->msg, "interrupted while reading (--timeout, or the server stopping)");
+    if (e && *tl_interrupt)
+      snprintf(e->msg, sizeof e->msg, "interrupted while reading (--timeout, or the server stopping)");
     return;
   }
-  if (bar.shown) { fprintf(stderr, "\r%78s\r", ""); fflush(stderr); bar.shown = 0; }
+  if (bar.shown) {
+    fprintf(stderr, "\r%78s\r", "");
+    fflush(stderr);
+    bar.shown = 0;
+  }
   if (e == NULL) return;
   const char *advice = NULL;
   switch (e->kind) {
     case PL_ERR_FORMAT_UNKNOWN: advice = " (see: perflab formats)"; break;
     case PL_ERR_UNDETECTED: advice = "; name the format with --input-format (see: perflab formats)"; break;
-    case PL_ERR_TOO_BIG: advice = " (--max-memory, default 80% of physical memory); raise --max-memory, or split the input"; break;
+    case PL_ERR_TOO_BIG:
+      advice = " (--max-memory, default 80% of physical memory); raise --max-memory, or split the input";
+      break;
     default: break;
   }
   if (pl_time_up()) snprintf(e->msg, sizeof e->msg, "time limit exceeded while reading (--timeout)");

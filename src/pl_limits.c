@@ -22,8 +22,8 @@
 #endif
 #endif
 
-static size_t mem_limit = 0;     /* 0: no Lua-side cap */
-static _Atomic size_t mem_used = 0;   /* atomic: perflab serve's workers allocate side by side */
+static size_t mem_limit = 0;        /* 0: no Lua-side cap */
+static _Atomic size_t mem_used = 0; /* atomic: perflab serve's workers allocate side by side */
 
 int pl_parse_size(const char *s, size_t *out) {
   char *end;
@@ -31,10 +31,26 @@ int pl_parse_size(const char *s, size_t *out) {
   if (end == s || v < 0) return -1;
   double mult = 1;
   switch (*end) {
-    case 'k': case 'K': mult = 1024.0; end++; break;
-    case 'm': case 'M': mult = 1048576.0; end++; break;
-    case 'g': case 'G': mult = 1073741824.0; end++; break;
-    case 't': case 'T': mult = 1099511627776.0; end++; break;
+    case 'k':
+    case 'K':
+      mult = 1024.0;
+      end++;
+      break;
+    case 'm':
+    case 'M':
+      mult = 1048576.0;
+      end++;
+      break;
+    case 'g':
+    case 'G':
+      mult = 1073741824.0;
+      end++;
+      break;
+    case 't':
+    case 'T':
+      mult = 1099511627776.0;
+      end++;
+      break;
     default: break;
   }
   if (*end == 'B' || *end == 'b') end++;
@@ -77,7 +93,8 @@ void *pl_limit_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     atomic_fetch_sub_explicit(&mem_used, osize, memory_order_relaxed);
     return NULL;
   }
-  if (mem_limit && nsize > osize && atomic_load_explicit(&mem_used, memory_order_relaxed) + (nsize - osize) > mem_limit) return NULL;
+  if (mem_limit && nsize > osize && atomic_load_explicit(&mem_used, memory_order_relaxed) + (nsize - osize) > mem_limit)
+    return NULL;
   void *p = realloc(ptr, nsize);
   if (p == NULL) return NULL;
   if (nsize > osize) atomic_fetch_add_explicit(&mem_used, nsize - osize, memory_order_relaxed);

@@ -29,16 +29,16 @@
 #include <editline/readline.h>
 #endif
 
-#define PROMPT1 "perflab> "
-#define PROMPT2 "      >> "
-#define EOFMARK "<eof>"
+#define PROMPT1     "perflab> "
+#define PROMPT2     "      >> "
+#define EOFMARK     "<eof>"
 #define HISTORY_MAX 1000
 
 typedef struct rio {
   FILE *in, *out, *err;
-  int interactive;   /* prompts and banner */
-  int edit;          /* libedit on a terminal */
-  char *histfile;    /* NULL: no history file */
+  int interactive; /* prompts and banner */
+  int edit;        /* libedit on a terminal */
+  char *histfile;  /* NULL: no history file */
 } rio;
 
 /* While at the prompt, Ctrl-C interrupts the read (pl_prompt_catch_sigint:
@@ -51,7 +51,10 @@ enum { LINE_OK, LINE_EOF, LINE_INTR };
 
 /* Reads one line without line editing (a pipe, or no libedit). */
 static int plain_line(rio *io, const char *prompt, char **out) {
-  if (io->interactive) { fputs(prompt, io->out); fflush(io->out); }
+  if (io->interactive) {
+    fputs(prompt, io->out);
+    fflush(io->out);
+  }
   size_t cap = 256, n = 0;
   char *buf = malloc(cap);
   if (!buf) return LINE_EOF;
@@ -70,12 +73,18 @@ static int plain_line(rio *io, const char *prompt, char **out) {
     if (n + 2 > cap) {
       cap *= 2;
       char *nb = realloc(buf, cap);
-      if (!nb) { free(buf); return LINE_EOF; }
+      if (!nb) {
+        free(buf);
+        return LINE_EOF;
+      }
       buf = nb;
     }
     buf[n++] = (char)c;
   }
-  if (c == EOF && n == 0) { free(buf); return LINE_EOF; }
+  if (c == EOF && n == 0) {
+    free(buf);
+    return LINE_EOF;
+  }
   buf[n] = '\0';
   *out = buf;
   return LINE_OK;
@@ -99,14 +108,17 @@ static int read_line(rio *io, const char *prompt, char **out) {
   }
 #endif
   int st = plain_line(io, prompt, out);
-  if (st == LINE_INTR) { fputs("\n", io->out); fflush(io->out); }
+  if (st == LINE_INTR) {
+    fputs("\n", io->out);
+    fflush(io->out);
+  }
   return st;
 }
 
 /* ---- history and completion ------------------------------------------------ */
 
 #ifdef PERFLAB_HAVE_LIBEDIT
-static int mkdirs(char *path) {   /* mkdir -p of the directory part of path */
+static int mkdirs(char *path) { /* mkdir -p of the directory part of path */
   for (char *p = path + 1; *p; p++) {
     if (*p != '/') continue;
     *p = '\0';
@@ -120,7 +132,7 @@ static int mkdirs(char *path) {   /* mkdir -p of the directory part of path */
 /* ${XDG_STATE_HOME:-$HOME/.local/state}/perflab/history, or NULL. */
 static char *history_file(void) {
   const char *env = getenv("PERFLAB_HISTORY");
-  if (env) return *env ? strdup(env) : NULL;   /* PERFLAB_HISTORY= turns it off */
+  if (env) return *env ? strdup(env) : NULL; /* PERFLAB_HISTORY= turns it off */
   const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
   char buf[4096];
   if (xdg && *xdg) snprintf(buf, sizeof buf, "%s/perflab/history", xdg);
@@ -130,7 +142,7 @@ static char *history_file(void) {
 }
 
 static lua_State *complete_L = NULL;
-static const char complete_key = 'c';   /* registry: perflab.repl.complete */
+static const char complete_key = 'c'; /* registry: perflab.repl.complete */
 
 /* libedit's attempted-completion hook.  perflab.repl.complete(line up to the
 ** cursor) returns candidates and the 1-based position where the word they
@@ -146,7 +158,7 @@ static char **complete_hook(const char *text, int start, int end) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &complete_key);
   lua_pushlstring(L, rl_line_buffer, (size_t)end);
   if (lua_pcall(L, 1, 2, 0) != LUA_OK || !lua_istable(L, -2)) goto done;
-  long wstart = (long)lua_tointeger(L, -1) - 1;  /* 0-based */
+  long wstart = (long)lua_tointeger(L, -1) - 1; /* 0-based */
   if (wstart < 0 || wstart > end) goto done;
   lua_Integer n = luaL_len(L, -2);
   if (n <= 0) goto done;
@@ -159,10 +171,13 @@ static char **complete_hook(const char *text, int start, int end) {
     const char *s = lua_tolstring(L, -1, &len);
     if (s) {
       char *c = NULL;
-      if (wstart >= start) {           /* prepend what libedit's word has before ours */
+      if (wstart >= start) { /* prepend what libedit's word has before ours */
         size_t pre = (size_t)(wstart - start);
         c = malloc(pre + len + 1);
-        if (c) { memcpy(c, rl_line_buffer + start, pre); memcpy(c + pre, s, len + 1); }
+        if (c) {
+          memcpy(c, rl_line_buffer + start, pre);
+          memcpy(c + pre, s, len + 1);
+        }
       } else if ((size_t)(start - wstart) <= len) {
         c = strdup(s + (start - wstart));
       }
@@ -170,7 +185,11 @@ static char **complete_hook(const char *text, int start, int end) {
     }
     lua_pop(L, 1);
   }
-  if (k == 1) { free(m); m = NULL; goto done; }
+  if (k == 1) {
+    free(m);
+    m = NULL;
+    goto done;
+  }
   /* matches[0]: the longest common prefix (the candidate itself when one) */
   size_t lcp = strlen(m[1]);
   for (int i = 2; i < k; i++) {
@@ -178,11 +197,19 @@ static char **complete_hook(const char *text, int start, int end) {
     while (j < lcp && m[i][j] == m[1][j]) j++;
     lcp = j;
   }
-  if (k == 2) { m[0] = m[1]; m[1] = NULL; }
-  else {
+  if (k == 2) {
+    m[0] = m[1];
+    m[1] = NULL;
+  } else {
     m[0] = malloc(lcp + 1);
-    if (m[0]) { memcpy(m[0], m[1], lcp); m[0][lcp] = '\0'; }
-    else { for (int i = 1; i < k; i++) free(m[i]); free(m); m = NULL; }
+    if (m[0]) {
+      memcpy(m[0], m[1], lcp);
+      m[0][lcp] = '\0';
+    } else {
+      for (int i = 1; i < k; i++) free(m[i]);
+      free(m);
+      m = NULL;
+    }
   }
 done:
   lua_settop(L, top);
@@ -195,7 +222,10 @@ static void edit_setup(lua_State *L, rio *io) {
   rl_instream = io->in;
   rl_outstream = io->out;
   rl_catch_signals = 0;
-  if (!initialised) { rl_initialize(); initialised = 1; }
+  if (!initialised) {
+    rl_initialize();
+    initialised = 1;
+  }
   using_history();
   stifle_history(HISTORY_MAX);
   if (io->histfile) read_history(io->histfile);
@@ -218,7 +248,10 @@ static void edit_remember(rio *io, const char *chunk) {
   add_history(chunk);
   if (io->histfile) {
     char *tmp = strdup(io->histfile);
-    if (tmp) { mkdirs(tmp); free(tmp); }
+    if (tmp) {
+      mkdirs(tmp);
+      free(tmp);
+    }
     write_history(io->histfile);
   }
 }
@@ -231,7 +264,10 @@ static int incomplete(lua_State *L, int status) {
     size_t lmsg;
     const char *msg = lua_tolstring(L, -1, &lmsg);
     size_t lmark = sizeof(EOFMARK) - 1;
-    if (lmsg >= lmark && strcmp(msg + lmsg - lmark, EOFMARK) == 0) { lua_pop(L, 1); return 1; }
+    if (lmsg >= lmark && strcmp(msg + lmsg - lmark, EOFMARK) == 0) {
+      lua_pop(L, 1);
+      return 1;
+    }
   }
   return 0;
 }
@@ -268,12 +304,15 @@ static int read_chunk(lua_State *L, rio *io, char **text) {
   if (r == LINE_EOF) return -1;
   if (r == LINE_INTR) return -2;
   const char *src = line;
-  if (src[0] == '=') src++;   /* "=expr" as in Lua 5.1-5.3 */
+  if (src[0] == '=') src++; /* "=expr" as in Lua 5.1-5.3 */
   /* 1: as an expression */
   const char *ret = lua_pushfstring(L, "return %s;", src);
   int status = luaL_loadbuffer(L, ret, strlen(ret), "=stdin");
   lua_remove(L, -2);
-  if (status == LUA_OK) { *text = line; return status; }
+  if (status == LUA_OK) {
+    *text = line;
+    return status;
+  }
   lua_pop(L, 1);
   /* 2: as statements, reading more lines while incomplete */
   lua_pushstring(L, src);
@@ -293,14 +332,17 @@ static int read_chunk(lua_State *L, rio *io, char **text) {
       status = luaL_loadbuffer(L, c, n, "=stdin");
       break;
     }
-    if (r != LINE_OK) { lua_pop(L, 1); return -2; }
-    lua_pushliteral(L, "\n");       /* what we had .. "\n" .. more */
+    if (r != LINE_OK) {
+      lua_pop(L, 1);
+      return -2;
+    }
+    lua_pushliteral(L, "\n"); /* what we had .. "\n" .. more */
     lua_pushstring(L, more);
     free(more);
     lua_concat(L, 3);
   }
   *text = strdup(lua_tostring(L, -2));
-  lua_remove(L, -2);               /* the source text */
+  lua_remove(L, -2); /* the source text */
   return status;
 }
 
@@ -361,11 +403,11 @@ int pl_repl_io(lua_State *L, FILE *in, FILE *out, FILE *err, int interactive) {
   if (interactive) {
     fprintf(out, "perflab %s (%s) -- help() for help, Tab completes, Ctrl-D to leave\n",
 #ifdef PERFLAB_VERSION
-           PERFLAB_VERSION,
+            PERFLAB_VERSION,
 #else
-           "0",
+            "0",
 #endif
-           LUA_RELEASE);
+            LUA_RELEASE);
   }
   for (;;) {
     if (interactive) pl_prompt_catch_sigint();
@@ -393,7 +435,10 @@ int pl_repl_io(lua_State *L, FILE *in, FILE *out, FILE *err, int interactive) {
     lua_settop(L, top);
     fflush(out);
   }
-  if (interactive) { fputc('\n', out); fflush(out); }
+  if (interactive) {
+    fputc('\n', out);
+    fflush(out);
+  }
 #ifdef PERFLAB_HAVE_LIBEDIT
   if (io.edit) {
     rl_attempted_completion_function = NULL;
@@ -404,11 +449,9 @@ int pl_repl_io(lua_State *L, FILE *in, FILE *out, FILE *err, int interactive) {
 #endif
   free(io.histfile);
   sigaction(SIGINT, &old_sigint, NULL);
-  if (own_print) lua_setglobal(L, "print");   /* the saved print, still on the stack */
+  if (own_print) lua_setglobal(L, "print"); /* the saved print, still on the stack */
   lua_settop(L, base);
   return failed;
 }
 
-int pl_repl(lua_State *L, int interactive) {
-  return pl_repl_io(L, stdin, stdout, stderr, interactive);
-}
+int pl_repl(lua_State *L, int interactive) { return pl_repl_io(L, stdin, stdout, stderr, interactive); }

@@ -53,9 +53,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define MAX_URI 4096
+#define MAX_URI     4096
 #define MAX_HEADERS 64
-#define MAX_ARGS 64
+#define MAX_ARGS    64
 #define MAX_WORKERS 16
 
 /* ---- path rules (pure) ------------------------------------------------------ */
@@ -63,17 +63,32 @@
 /* 0 when rel (relative to DIR, '/'-separated, "" is DIR itself) may name a
 ** file; else the HTTP status to refuse it with and *why. */
 static int check_rel(const char *rel, size_t len, const char **why) {
-  if (strlen(rel) != len) { *why = "NUL byte in the path"; return 400; }
-  if (rel[0] == '/') { *why = "absolute path"; return 403; }
+  if (strlen(rel) != len) {
+    *why = "NUL byte in the path";
+    return 400;
+  }
+  if (rel[0] == '/') {
+    *why = "absolute path";
+    return 403;
+  }
   const char *seg = rel;
   for (size_t i = 0; i <= len; i++) {
     unsigned char c = (unsigned char)rel[i];
     if (c == '/' || c == '\0') {
       size_t n = (size_t)(rel + i - seg);
-      if (n == 0 && !(c == '\0' && (i == 0 || rel[i - 1] == '/'))) { *why = "empty path segment"; return 403; }
-      if ((n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.')) { *why = "'.' or '..' in the path"; return 403; }
+      if (n == 0 && !(c == '\0' && (i == 0 || rel[i - 1] == '/'))) {
+        *why = "empty path segment";
+        return 403;
+      }
+      if ((n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.')) {
+        *why = "'.' or '..' in the path";
+        return 403;
+      }
       seg = rel + i + 1;
-    } else if (c < 0x20 || c == 0x7f || c == '\\') { *why = "control byte or backslash in the path"; return 403; }
+    } else if (c < 0x20 || c == 0x7f || c == '\\') {
+      *why = "control byte or backslash in the path";
+      return 403;
+    }
   }
   return 0;
 }
@@ -81,33 +96,33 @@ static int check_rel(const char *rel, size_t len, const char **why) {
 /* ---- the server --------------------------------------------------------------- */
 
 typedef struct worker {
-  lua_State *own;               /* a state of its own; NULL for worker 0 (the caller's) */
-  lua_State *T;                 /* the thread its requests run on */
-  int handler_ref;              /* T's registry: the Lua handler */
-  int busy;                     /* under server.mu */
-  double deadline;              /* monotonic seconds; 0: none */
-  volatile int interrupt;       /* its parsers' stop flag */
+  lua_State *own;         /* a state of its own; NULL for worker 0 (the caller's) */
+  lua_State *T;           /* the thread its requests run on */
+  int handler_ref;        /* T's registry: the Lua handler */
+  int busy;               /* under server.mu */
+  double deadline;        /* monotonic seconds; 0: none */
+  volatile int interrupt; /* its parsers' stop flag */
   volatile sig_atomic_t time_up, stop;
-  volatile size_t done, total;  /* the running parse's progress (bytes) */
-  char path[256];               /* the request it serves (for httpd.busy) */
+  volatile size_t done, total; /* the running parse's progress (bytes) */
+  char path[256];              /* the request it serves (for httpd.busy) */
 } worker;
 
 typedef struct server {
   worker w[MAX_WORKERS];
   int nw;
-  pthread_mutex_t mu;           /* busy flags, paths, the text cache */
+  pthread_mutex_t mu; /* busy flags, paths, the text cache */
   pthread_cond_t idle;
-  char root[PATH_MAX];          /* realpath of DIR */
+  char root[PATH_MAX]; /* realpath of DIR */
   size_t rootlen;
-  char token[129];              /* "" when none */
-  int loopback;                 /* bound to a loopback address */
+  char token[129]; /* "" when none */
+  int loopback;    /* bound to a loopback address */
   char port_text[16];
-  double timeout;               /* per request, seconds (0: none) */
+  double timeout; /* per request, seconds (0: none) */
   volatile int stopping;
-  int jobs;                     /* background jobs running (under mu) */
+  int jobs; /* background jobs running (under mu) */
 } server;
 
-static server *the_server;      /* for check() from Lua; one server per process */
+static server *the_server; /* for check() from Lua; one server per process */
 
 static double mono_now(void) {
   struct timespec t;
@@ -117,16 +132,26 @@ static double mono_now(void) {
 
 /* ---- the shared text cache: rendered pages, by key, least recently used out -- */
 
-typedef struct tentry { struct tentry *next; char *key; size_t klen; char *val; size_t vlen; unsigned long used; } tentry;
-#define TBUCKETS 4096
+typedef struct tentry {
+  struct tentry *next;
+  char *key;
+  size_t klen;
+  char *val;
+  size_t vlen;
+  unsigned long used;
+} tentry;
+#define TBUCKETS  4096
 #define TOVERHEAD 64
 static tentry *tbucket[TBUCKETS];
-static size_t tbytes, tcap;             /* under the server's mutex */
+static size_t tbytes, tcap; /* under the server's mutex */
 static unsigned long ttick;
 
 static size_t thash(const char *k, size_t n) {
   uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++) { h ^= (unsigned char)k[i]; h *= 1099511628211ull; }
+  for (size_t i = 0; i < n; i++) {
+    h ^= (unsigned char)k[i];
+    h *= 1099511628211ull;
+  }
   return (size_t)(h % TBUCKETS);
 }
 
@@ -154,7 +179,8 @@ static void tevict_oldest(void) {
 }
 
 static void tclear(void) {
-  for (size_t b = 0; b < TBUCKETS; b++) while (tbucket[b]) tunlink(&tbucket[b]);
+  for (size_t b = 0; b < TBUCKETS; b++)
+    while (tbucket[b]) tunlink(&tbucket[b]);
 }
 
 /* realpath of DIR/rel, which must stay under DIR.  0 and out filled, or
@@ -163,10 +189,16 @@ static int resolve(const server *s, const char *rel, size_t len, char *out, cons
   int st = check_rel(rel, len, why);
   if (st) return st;
   char joined[PATH_MAX];
-  if ((size_t)snprintf(joined, sizeof joined, "%s/%s", s->root, rel) >= sizeof joined) { *why = "path too long"; return 414; }
-  if (realpath(joined, out) == NULL) { *why = errno == EACCES ? "permission denied" : "no such file"; return errno == EACCES ? 403 : 404; }
-  if (strncmp(out, s->root, s->rootlen) != 0 || (out[s->rootlen] != '\0' && out[s->rootlen] != '/'
-      && !(s->rootlen == 1 && s->root[0] == '/'))) {
+  if ((size_t)snprintf(joined, sizeof joined, "%s/%s", s->root, rel) >= sizeof joined) {
+    *why = "path too long";
+    return 414;
+  }
+  if (realpath(joined, out) == NULL) {
+    *why = errno == EACCES ? "permission denied" : "no such file";
+    return errno == EACCES ? 403 : 404;
+  }
+  if (strncmp(out, s->root, s->rootlen) != 0 ||
+      (out[s->rootlen] != '\0' && out[s->rootlen] != '/' && !(s->rootlen == 1 && s->root[0] == '/'))) {
     *why = "the path leaves the served folder (a symlink?)";
     return 403;
   }
@@ -174,10 +206,14 @@ static int resolve(const server *s, const char *rel, size_t len, char *out, cons
 }
 
 /* per request: the raw URI, as the client sent it (before decoding) */
-typedef struct request { char raw[MAX_URI + 1]; int too_long; } request;
+typedef struct request {
+  char raw[MAX_URI + 1];
+  int too_long;
+} request;
 
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
-  (void)cls; (void)c;
+  (void)cls;
+  (void)c;
   request *r = calloc(1, sizeof *r);
   if (r == NULL) return NULL;
   size_t n = strlen(uri);
@@ -187,7 +223,9 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c) {
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe) {
-  (void)cls; (void)c; (void)toe;
+  (void)cls;
+  (void)c;
+  (void)toe;
   free(*con_cls);
   *con_cls = NULL;
 }
@@ -235,13 +273,17 @@ static int host_ok(const server *s, const char *host) {
   static const char *const names[] = { "127.0.0.1", "localhost", "[::1]", NULL };
   for (int i = 0; names[i]; i++) {
     size_t n = strlen(names[i]);
-    if (strncasecmp(host, names[i], n) == 0 && (host[n] == '\0' || (host[n] == ':' && strcmp(host + n + 1, s->port_text) == 0)))
+    if (strncasecmp(host, names[i], n) == 0 &&
+        (host[n] == '\0' || (host[n] == ':' && strcmp(host + n + 1, s->port_text) == 0)))
       return 1;
   }
   return 0;
 }
 
-typedef struct argv_ctx { lua_State *L; int n; } argv_ctx;
+typedef struct argv_ctx {
+  lua_State *L;
+  int n;
+} argv_ctx;
 
 static enum MHD_Result push_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
   (void)kind;
@@ -293,7 +335,9 @@ static worker *acquire(server *s, const char *url) {
   for (;;) {
     worker *pref = &s->w[h % (size_t)s->nw];
     if (!pref->busy) w = pref;
-    else for (int i = 0; i < s->nw && !w; i++) if (!s->w[i].busy) w = &s->w[i];
+    else
+      for (int i = 0; i < s->nw && !w; i++)
+        if (!s->w[i].busy) w = &s->w[i];
     if (w) break;
     pthread_cond_wait(&s->idle, &s->mu);
   }
@@ -321,7 +365,11 @@ static void release(server *s, worker *w) {
 ** a long parse), run again on the same worker with req.background = true
 ** while the client reads the progress page; its result goes to the caches,
 ** not to a client.  The worker stays busy until it ends. */
-typedef struct job { server *s; worker *w; int req_ref; } job;
+typedef struct job {
+  server *s;
+  worker *w;
+  int req_ref;
+} job;
 
 static void *run_job(void *arg) {
   job *j = arg;
@@ -340,13 +388,14 @@ static void *run_job(void *arg) {
   lua_setfield(T, -2, "background");
   lua_sethook(T, worker_hook, LUA_MASKCOUNT, 100000);
   if (lua_pcall(T, 1, 0, 1) != LUA_OK && !w->stop)
-    fprintf(stderr, "perflab serve: %s (background): %s\n", w->path, lua_isstring(T, -1) ? lua_tostring(T, -1) : "(error)");
+    fprintf(stderr, "perflab serve: %s (background): %s\n", w->path,
+            lua_isstring(T, -1) ? lua_tostring(T, -1) : "(error)");
   lua_sethook(T, NULL, 0, 0);
   pl_call_thread_parse_hooks(NULL, NULL, NULL);
   luaL_unref(T, LUA_REGISTRYINDEX, j->req_ref);
   lua_settop(T, 0);
   free(j);
-  pthread_mutex_lock(&s->mu);       /* one step: serve() may end once jobs is 0 */
+  pthread_mutex_lock(&s->mu); /* one step: serve() may end once jobs is 0 */
   s->jobs--;
   w->busy = 0;
   w->deadline = 0;
@@ -376,7 +425,7 @@ static enum MHD_Result call_lua(server *s, struct MHD_Connection *c, const char 
   MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, push_arg, &a);
   lua_setfield(T, -2, "query");
   lua_pushboolean(T, s->nw > 1);
-  lua_setfield(T, -2, "can_defer");          /* another worker can answer the reloads */
+  lua_setfield(T, -2, "can_defer"); /* another worker can answer the reloads */
   lua_pushvalue(T, -1);
   int req_ref = luaL_ref(T, LUA_REGISTRYINDEX);
   if (s->timeout > 0 || s->stopping) lua_sethook(T, worker_hook, LUA_MASKCOUNT, 100000);
@@ -391,7 +440,10 @@ static enum MHD_Result call_lua(server *s, struct MHD_Connection *c, const char 
     ok = refuse(c, 503, "this page took longer than --timeout allows");
   } else if (st != LUA_OK) {
     const char *m = lua_tostring(T, -1);
-    if (m == NULL && pl_is_fail(T, -1)) { lua_getfield(T, -1, "message"); m = lua_tostring(T, -1); }
+    if (m == NULL && pl_is_fail(T, -1)) {
+      lua_getfield(T, -1, "message");
+      m = lua_tostring(T, -1);
+    }
     fprintf(stderr, "perflab serve: %s: %s\n", url, m ? m : "(error)");
     ok = refuse(c, 500, "the page failed (the server's log has why)");
   } else {
@@ -409,7 +461,7 @@ static enum MHD_Result call_lua(server *s, struct MHD_Connection *c, const char 
         const char *fname = lua_tostring(T, 5);
         if (fname) {
           char cd[300];
-          snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", fname);   /* fname: [A-Za-z0-9._-] (serve.lua) */
+          snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", fname); /* fname: [A-Za-z0-9._-] (serve.lua) */
           MHD_add_response_header(r, "Content-Disposition", cd);
         }
         if (cookie) MHD_add_response_header(r, "Set-Cookie", cookie);
@@ -439,7 +491,10 @@ static enum MHD_Result call_lua(server *s, struct MHD_Connection *c, const char 
       w->done = w->total = 0;
       w->deadline = s->timeout > 0 ? mono_now() + s->timeout : 0;
       pthread_mutex_unlock(&s->mu);
-      if (pthread_create(&th, &at, run_job, j) == 0) { pthread_attr_destroy(&at); return ok; }
+      if (pthread_create(&th, &at, run_job, j) == 0) {
+        pthread_attr_destroy(&at);
+        return ok;
+      }
       pthread_mutex_lock(&s->mu);
       s->jobs--;
       pthread_mutex_unlock(&s->mu);
@@ -458,14 +513,24 @@ static enum MHD_Result call_lua(server *s, struct MHD_Connection *c, const char 
 ** "SIZE/MTIME_NS", the query's pairs "k=v&..." in order, NUL-separated.
 ** The same key is made here, and a hit is answered at once: a cached page
 ** does not wait for a worker that a slow report or a parse holds. */
-typedef struct qkey { char buf[MAX_URI + 64]; size_t n; int n_args, bad; } qkey;
+typedef struct qkey {
+  char buf[MAX_URI + 64];
+  size_t n;
+  int n_args, bad;
+} qkey;
 
 static enum MHD_Result add_q(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
   (void)kind;
   qkey *q = cls;
-  if (++q->n_args > MAX_ARGS) { q->bad = 1; return MHD_NO; }
+  if (++q->n_args > MAX_ARGS) {
+    q->bad = 1;
+    return MHD_NO;
+  }
   int w = snprintf(q->buf + q->n, sizeof q->buf - q->n, "%s%s=%s", q->n_args > 1 ? "&" : "", key, value ? value : "");
-  if (w < 0 || (size_t)w >= sizeof q->buf - q->n) { q->bad = 1; return MHD_NO; }
+  if (w < 0 || (size_t)w >= sizeof q->buf - q->n) {
+    q->bad = 1;
+    return MHD_NO;
+  }
   q->n += (size_t)w;
   return MHD_YES;
 }
@@ -483,7 +548,10 @@ static int fast_page(server *s, struct MHD_Connection *c, const char *url, const
   struct stat sb;
   if (stat(abs, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
   qkey q;
-  q.n = 0; q.n_args = 0; q.bad = 0; q.buf[0] = '\0';
+  q.n = 0;
+  q.n_args = 0;
+  q.bad = 0;
+  q.buf[0] = '\0';
   MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_q, &q);
   if (q.bad) return 0;
   char key[PATH_MAX + sizeof q.buf + 96];
@@ -508,18 +576,25 @@ static int fast_page(server *s, struct MHD_Connection *c, const char *url, const
 }
 
 static enum MHD_Result count_one(void *cls, enum MHD_ValueKind k, const char *key, const char *v) {
-  (void)k; (void)key; (void)v;
+  (void)k;
+  (void)key;
+  (void)v;
   ++*(int *)cls;
   return MHD_YES;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                                  const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls) {
-  (void)version; (void)upload_data;
+                                  const char *version, const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls) {
+  (void)version;
+  (void)upload_data;
   server *s = cls;
   request *rq = *con_cls;
-  if (rq == NULL) return MHD_NO;                                   /* out of memory: drop it */
-  if (*upload_data_size != 0) { *upload_data_size = 0; return MHD_YES; }   /* body after an answer: discarded */
+  if (rq == NULL) return MHD_NO; /* out of memory: drop it */
+  if (*upload_data_size != 0) {
+    *upload_data_size = 0;
+    return MHD_YES;
+  } /* body after an answer: discarded */
   if (s->stopping) return refuse(c, 503, "the server is stopping");
   if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) return refuse(c, 405, "read-only: GET and HEAD only");
   const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
@@ -572,7 +647,10 @@ static int h_check(lua_State *L) {
   char out[PATH_MAX];
   const char *why = NULL;
   int st = resolve(the_server, rel, len, out, &why);
-  if (st == 0) { lua_pushstring(L, out); return 1; }
+  if (st == 0) {
+    lua_pushstring(L, out);
+    return 1;
+  }
   luaL_pushfail(L);
   lua_pushinteger(L, st);
   lua_pushstring(L, why);
@@ -585,7 +663,10 @@ static int h_check_rel(lua_State *L) {
   const char *rel = luaL_checklstring(L, 1, &len);
   const char *why = NULL;
   int st = check_rel(rel, len, &why);
-  if (st == 0) { lua_pushboolean(L, 1); return 1; }
+  if (st == 0) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
   luaL_pushfail(L);
   lua_pushinteger(L, st);
   lua_pushstring(L, why);
@@ -597,7 +678,11 @@ static int h_check_rel(lua_State *L) {
 static int h_stat(lua_State *L) {
   const char *p = luaL_checkstring(L, 1);
   struct stat sb;
-  if (stat(p, &sb) != 0) { luaL_pushfail(L); lua_pushfstring(L, "%s: %s", p, strerror(errno)); return 2; }
+  if (stat(p, &sb) != 0) {
+    luaL_pushfail(L);
+    lua_pushfstring(L, "%s: %s", p, strerror(errno));
+    return 2;
+  }
   lua_pushstring(L, S_ISREG(sb.st_mode) ? "file" : S_ISDIR(sb.st_mode) ? "dir" : "other");
   lua_pushinteger(L, (lua_Integer)sb.st_size);
   lua_pushinteger(L, (lua_Integer)sb.st_mtime);
@@ -611,7 +696,10 @@ static int h_token(lua_State *L) {
   size_t got = 0;
   while (got < sizeof b) {
     ssize_t n = getrandom(b + got, sizeof b - got, 0);
-    if (n < 0) { if (errno == EINTR) continue; return luaL_error(L, "no random bytes for a token: %s", strerror(errno)); }
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return luaL_error(L, "no random bytes for a token: %s", strerror(errno));
+    }
     got += (size_t)n;
   }
   char hex[49];
@@ -625,7 +713,10 @@ static int h_text_get(lua_State *L) {
   size_t kn;
   const char *k = luaL_checklstring(L, 1, &kn);
   server *s = the_server;
-  if (s == NULL || tcap == 0) { luaL_pushfail(L); return 1; }
+  if (s == NULL || tcap == 0) {
+    luaL_pushfail(L);
+    return 1;
+  }
   for (int tries = 0; tries < 3; tries++) {
     pthread_mutex_lock(&s->mu);
     tentry **pp = tfind(k, kn);
@@ -634,15 +725,21 @@ static int h_text_get(lua_State *L) {
     pthread_mutex_unlock(&s->mu);
     if (!found) break;
     luaL_Buffer b;
-    char *dst = luaL_buffinitsize(L, &b, n);   /* may raise: no lock held */
+    char *dst = luaL_buffinitsize(L, &b, n); /* may raise: no lock held */
     pthread_mutex_lock(&s->mu);
     pp = tfind(k, kn);
     int same = *pp && (*pp)->vlen == n;
-    if (same) { memcpy(dst, (*pp)->val, n); (*pp)->used = ++ttick; }
+    if (same) {
+      memcpy(dst, (*pp)->val, n);
+      (*pp)->used = ++ttick;
+    }
     pthread_mutex_unlock(&s->mu);
-    if (same) { luaL_pushresultsize(&b, n); return 1; }
+    if (same) {
+      luaL_pushresultsize(&b, n);
+      return 1;
+    }
     luaL_pushresultsize(&b, 0);
-    lua_pop(L, 1);                             /* replaced meanwhile: again */
+    lua_pop(L, 1); /* replaced meanwhile: again */
   }
   luaL_pushfail(L);
   return 1;
@@ -654,10 +751,19 @@ static int h_text_put(lua_State *L) {
   const char *k = luaL_checklstring(L, 1, &kn);
   const char *v = luaL_checklstring(L, 2, &vn);
   server *s = the_server;
-  if (s == NULL || kn + vn + TOVERHEAD > tcap) { luaL_pushfail(L); return 1; }
+  if (s == NULL || kn + vn + TOVERHEAD > tcap) {
+    luaL_pushfail(L);
+    return 1;
+  }
   tentry *e = malloc(sizeof *e);
   char *kc = malloc(kn ? kn : 1), *vc = malloc(vn ? vn : 1);
-  if (!e || !kc || !vc) { free(e); free(kc); free(vc); luaL_pushfail(L); return 1; }
+  if (!e || !kc || !vc) {
+    free(e);
+    free(kc);
+    free(vc);
+    luaL_pushfail(L);
+    return 1;
+  }
   memcpy(kc, k, kn);
   memcpy(vc, v, vn);
   *e = (tentry){ NULL, kc, kn, vc, vn, 0 };
@@ -681,7 +787,10 @@ static int h_busy(lua_State *L) {
   server *s = the_server;
   lua_newtable(L);
   if (s == NULL) return 1;
-  struct { char path[256]; size_t done, total; } b[MAX_WORKERS];
+  struct {
+    char path[256];
+    size_t done, total;
+  } b[MAX_WORKERS];
   int n = 0;
   pthread_mutex_lock(&s->mu);
   for (int i = 0; i < s->nw; i++) {
@@ -723,14 +832,16 @@ static int is_loopback(const struct sockaddr *sa) {
 /* A worker's state of its own: the perflab modules, --sandbox if the
 ** caller has it, and perflab.serve's worker(cap) as its handler.  0, or -1
 ** with the message on the caller's stack. */
-static const char WORKER_INIT[] =
-  "local cap, sandbox = ...\n"
-  "if sandbox then require('perflab.sandbox').enable() end\n"
-  "return require('perflab.serve').worker(cap)\n";
+static const char WORKER_INIT[] = "local cap, sandbox = ...\n"
+                                  "if sandbox then require('perflab.sandbox').enable() end\n"
+                                  "return require('perflab.serve').worker(cap)\n";
 
 static int start_worker(lua_State *caller, worker *w, lua_Integer cap, int sandbox) {
   lua_State *L = pl_host_newstate();
-  if (L == NULL) { lua_pushliteral(caller, "not enough memory for a worker"); return -1; }
+  if (L == NULL) {
+    lua_pushliteral(caller, "not enough memory for a worker");
+    return -1;
+  }
   if (luaL_loadbufferx(L, WORKER_INIT, sizeof WORKER_INIT - 1, "=serve worker", "t") != LUA_OK) goto err;
   lua_pushinteger(L, cap);
   lua_pushboolean(L, sandbox);
@@ -769,7 +880,7 @@ static int h_serve(lua_State *L) {
   lua_getfield(L, 1, "port");
   lua_getfield(L, 1, "token");
   lua_getfield(L, 1, "timeout");
-  lua_getfield(L, 1, "ready");                                     /* [o h root host port token timeout ready] */
+  lua_getfield(L, 1, "ready"); /* [o h root host port token timeout ready] */
   const char *root = luaL_checkstring(L, 3);
   const char *host = luaL_optstring(L, 4, "127.0.0.1");
   lua_Integer port = luaL_optinteger(L, 5, 8000);
@@ -780,7 +891,7 @@ static int h_serve(lua_State *L) {
   lua_getfield(L, 1, "workers");
   lua_getfield(L, 1, "worker_cap");
   lua_getfield(L, 1, "text_cache");
-  lua_getfield(L, 1, "sandbox");                                   /* [... workers cap text sandbox] */
+  lua_getfield(L, 1, "sandbox"); /* [... workers cap text sandbox] */
   lua_Integer nw = luaL_optinteger(L, 9, 1);
   lua_Integer wcap = luaL_optinteger(L, 10, 0);
   lua_Integer tc = luaL_optinteger(L, 11, 0);
@@ -788,14 +899,18 @@ static int h_serve(lua_State *L) {
   lua_settop(L, 8);
   if (nw < 1 || nw > MAX_WORKERS) return luaL_error(L, "workers: 1 to %d", MAX_WORKERS);
 
-  server *s = (server *)lua_newuserdatauv(L, sizeof *s, 0);       /* [.. s]: anchored on this stack while serving */
+  server *s = (server *)lua_newuserdatauv(L, sizeof *s, 0); /* [.. s]: anchored on this stack while serving */
   memset(s, 0, sizeof *s);
   for (int i = 0; i < MAX_WORKERS; i++) s->w[i].handler_ref = LUA_NOREF;
-  if (realpath(root, s->root) == NULL) { luaL_pushfail(L); lua_pushfstring(L, "%s: %s", root, strerror(errno)); return 2; }
+  if (realpath(root, s->root) == NULL) {
+    luaL_pushfail(L);
+    lua_pushfstring(L, "%s: %s", root, strerror(errno));
+    return 2;
+  }
   s->rootlen = strlen(s->root);
   strcpy(s->token, token);
   s->timeout = timeout;
-  s->w[0].T = lua_newthread(L);                                    /* [.. s T]: anchored on this stack */
+  s->w[0].T = lua_newthread(L); /* [.. s T]: anchored on this stack */
   lua_pushvalue(L, 2);
   s->w[0].handler_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   s->nw = 1;
@@ -838,14 +953,11 @@ static int h_serve(lua_State *L) {
   pthread_cond_init(&s->idle, NULL);
   tcap = tc > 0 ? (size_t)tc : 0;
   the_server = s;
-  struct MHD_Daemon *d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, s,
-    MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-    MHD_OPTION_URI_LOG_CALLBACK, uri_log, (void *)s,
-    MHD_OPTION_NOTIFY_COMPLETED, completed, (void *)s,
-    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
-    MHD_OPTION_CONNECTION_LIMIT, (unsigned)128,
-    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-    MHD_OPTION_END);
+  struct MHD_Daemon *d =
+      MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+                       MHD_OPTION_URI_LOG_CALLBACK, uri_log, (void *)s, MHD_OPTION_NOTIFY_COMPLETED, completed,
+                       (void *)s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768, MHD_OPTION_CONNECTION_LIMIT,
+                       (unsigned)128, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
   int bind_errno = errno;
   freeaddrinfo(ai);
   if (d == NULL) {
@@ -855,14 +967,15 @@ static int h_serve(lua_State *L) {
     pthread_cond_destroy(&s->idle);
     close_workers(L, s);
     luaL_pushfail(L);
-    lua_pushfstring(L, "cannot listen on %s port %s: %s", host, portstr, bind_errno ? strerror(bind_errno) : "libmicrohttpd refused");
+    lua_pushfstring(L, "cannot listen on %s port %s: %s", host, portstr,
+                    bind_errno ? strerror(bind_errno) : "libmicrohttpd refused");
     return 2;
   }
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
   unsigned bound = info ? info->port : (unsigned)port;
   snprintf(s->port_text, sizeof s->port_text, "%u", bound);
   int status = LUA_OK;
-  if (!lua_isnil(L, 8)) {                                           /* ready(port): prints the URL */
+  if (!lua_isnil(L, 8)) { /* ready(port): prints the URL */
     lua_pushvalue(L, 8);
     lua_pushinteger(L, (lua_Integer)bound);
     /* worker 0 is a thread of this state: it waits until ready returns */
@@ -895,7 +1008,7 @@ static int h_serve(lua_State *L) {
   }
   pthread_mutex_lock(&s->mu);
   s->stopping = 1;
-  for (int i = 0; i < s->nw; i++) {                 /* the requests in flight stop at their next hook */
+  for (int i = 0; i < s->nw; i++) { /* the requests in flight stop at their next hook */
     worker *w = &s->w[i];
     if (!w->busy) continue;
     w->stop = 1;
@@ -903,11 +1016,15 @@ static int h_serve(lua_State *L) {
     lua_sethook(w->T, worker_hook, LUA_MASKCOUNT, 1);
   }
   pthread_mutex_unlock(&s->mu);
-  MHD_stop_daemon(d);               /* waits for the connection threads */
-  pthread_mutex_lock(&s->mu);       /* and the background jobs, interrupted above */
+  MHD_stop_daemon(d);         /* waits for the connection threads */
+  pthread_mutex_lock(&s->mu); /* and the background jobs, interrupted above */
   while (s->jobs > 0) {
     for (int i = 0; i < s->nw; i++)
-      if (s->w[i].busy) { s->w[i].stop = 1; s->w[i].interrupt = 1; lua_sethook(s->w[i].T, worker_hook, LUA_MASKCOUNT, 1); }
+      if (s->w[i].busy) {
+        s->w[i].stop = 1;
+        s->w[i].interrupt = 1;
+        lua_sethook(s->w[i].T, worker_hook, LUA_MASKCOUNT, 1);
+      }
     pthread_cond_wait(&s->idle, &s->mu);
   }
   pthread_mutex_unlock(&s->mu);
@@ -923,18 +1040,11 @@ static int h_serve(lua_State *L) {
   return 2;
 }
 
-static const luaL_Reg funcs[] = {
-  {"serve", h_serve},
-  {"check", h_check},
-  {"check_rel", h_check_rel},
-  {"stat", h_stat},
-  {"token", h_token},
-  {"memory_in_use", h_memory},
-  {"text_get", h_text_get},
-  {"text_put", h_text_put},
-  {"busy", h_busy},
-  {NULL, NULL}
-};
+static const luaL_Reg funcs[] = { { "serve", h_serve },         { "check", h_check },
+                                  { "check_rel", h_check_rel }, { "stat", h_stat },
+                                  { "token", h_token },         { "memory_in_use", h_memory },
+                                  { "text_get", h_text_get },   { "text_put", h_text_put },
+                                  { "busy", h_busy },           { NULL, NULL } };
 
 int luaopen_perflab_httpd(lua_State *L) {
   luaL_newlib(L, funcs);

@@ -33,7 +33,7 @@ static int stream_close(lua_State *L) {
 /* [...] -> [... file]: a Lua file handle owning f, created closed first. */
 static void push_stream(lua_State *L, FILE *f) {
   luaL_Stream *p = (luaL_Stream *)lua_newuserdatauv(L, sizeof(luaL_Stream), 0);
-  p->closef = NULL;                      /* closed until set up */
+  p->closef = NULL; /* closed until set up */
   luaL_setmetatable(L, LUA_FILEHANDLE);
   p->f = f;
   p->closef = stream_close;
@@ -46,15 +46,21 @@ static int session_protocol_stream(lua_State *L) {
   int fd = dup(1);
   if (fd < 0) return luaL_fileresult(L, 0, "stdout");
   FILE *f = fdopen(fd, "w");
-  if (!f) { close(fd); return luaL_fileresult(L, 0, "stdout"); }
-  push_stream(L, f);                     /* [file] */
+  if (!f) {
+    close(fd);
+    return luaL_fileresult(L, 0, "stdout");
+  }
+  push_stream(L, f); /* [file] */
   return 1;
 }
 
 /* ---- capture of fd 1 ------------------------------------------------------ */
 
 #define PL_CAPTURE_T "perflab.Capture"
-typedef struct capture { int saved; FILE *tmp; } capture;
+typedef struct capture {
+  int saved;
+  FILE *tmp;
+} capture;
 
 static void capture_restore(capture *c) {
   if (c->saved >= 0) {
@@ -69,28 +75,34 @@ static void capture_restore(capture *c) {
 static int capture_gc(lua_State *L) {
   capture *c = (capture *)luaL_checkudata(L, 1, PL_CAPTURE_T);
   capture_restore(c);
-  if (c->tmp) { fclose(c->tmp); c->tmp = NULL; }
+  if (c->tmp) {
+    fclose(c->tmp);
+    c->tmp = NULL;
+  }
   return 0;
 }
 
 /* capture_begin() -> handle: from now on fd 1 (print, io.write, C code,
 ** child processes) goes to a temporary file. */
 static int session_capture_begin(lua_State *L) {
-  capture *c = (capture *)lua_newuserdatauv(L, sizeof *c, 0);   /* [c] */
-  c->saved = -1;                         /* empty until set up: __gc is safe */
+  capture *c = (capture *)lua_newuserdatauv(L, sizeof *c, 0); /* [c] */
+  c->saved = -1;                                              /* empty until set up: __gc is safe */
   c->tmp = NULL;
-  if (luaL_newmetatable(L, PL_CAPTURE_T)) {                      /* [c mt] */
+  if (luaL_newmetatable(L, PL_CAPTURE_T)) { /* [c mt] */
     lua_pushcfunction(L, capture_gc);
-    lua_setfield(L, -2, "__gc");         /* mt.__gc = capture_gc */
+    lua_setfield(L, -2, "__gc"); /* mt.__gc = capture_gc */
   }
-  lua_setmetatable(L, -2);               /* [c] */
+  lua_setmetatable(L, -2); /* [c] */
   fflush(stdout);
   c->tmp = tmpfile();
   if (!c->tmp) return luaL_error(L, "capture: cannot create a temporary file: %s", strerror(errno));
   c->saved = dup(1);
   if (c->saved < 0 || dup2(fileno(c->tmp), 1) < 0) {
     int en = errno;
-    if (c->saved >= 0) { close(c->saved); c->saved = -1; }
+    if (c->saved >= 0) {
+      close(c->saved);
+      c->saved = -1;
+    }
     return luaL_error(L, "capture: cannot redirect stdout: %s", strerror(en));
   }
   return 1;
@@ -101,7 +113,7 @@ static int session_capture_end(lua_State *L) {
   capture *c = (capture *)luaL_checkudata(L, 1, PL_CAPTURE_T);
   capture_restore(c);
   luaL_Buffer b;
-  luaL_buffinit(L, &b);                  /* only luaL_add* until pushresult */
+  luaL_buffinit(L, &b); /* only luaL_add* until pushresult */
   if (c->tmp) {
     rewind(c->tmp);
     char buf[4096];
@@ -110,7 +122,7 @@ static int session_capture_end(lua_State *L) {
     fclose(c->tmp);
     c->tmp = NULL;
   }
-  luaL_pushresult(&b);                   /* [c text] */
+  luaL_pushresult(&b); /* [c text] */
   return 1;
 }
 
@@ -129,14 +141,14 @@ static int session_ignore_sigint(lua_State *L) {
 ** SIGINT is ignored afterwards. */
 static int session_run_cell(lua_State *L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
-  int n = lua_gettop(L);                 /* [f args...] */
+  int n = lua_gettop(L); /* [f args...] */
   int interrupted = 0;
-  int st = pl_docell(L, n - 1, LUA_MULTRET, &interrupted);   /* [results...] | [err] */
+  int st = pl_docell(L, n - 1, LUA_MULTRET, &interrupted); /* [results...] | [err] */
   luaL_checkstack(L, 2, "cell results");
   lua_pushboolean(L, st == LUA_OK);
-  lua_insert(L, 1);                      /* [true results...] | [false err] */
+  lua_insert(L, 1); /* [true results...] | [false err] */
   if (st == LUA_OK) return lua_gettop(L);
-  lua_pushboolean(L, interrupted);       /* [false err interrupted] */
+  lua_pushboolean(L, interrupted); /* [false err interrupted] */
   return 3;
 }
 
@@ -148,17 +160,15 @@ static int session_repl(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {
-  {"repl", session_repl},
-  {"protocol_stream", session_protocol_stream},
-  {"capture_begin", session_capture_begin},
-  {"capture_end", session_capture_end},
-  {"run_cell", session_run_cell},
-  {"ignore_sigint", session_ignore_sigint},
-  {NULL, NULL}
-};
+static const luaL_Reg funcs[] = { { "repl", session_repl },
+                                  { "protocol_stream", session_protocol_stream },
+                                  { "capture_begin", session_capture_begin },
+                                  { "capture_end", session_capture_end },
+                                  { "run_cell", session_run_cell },
+                                  { "ignore_sigint", session_ignore_sigint },
+                                  { NULL, NULL } };
 
 int luaopen_perflab_session(lua_State *L) {
-  luaL_newlib(L, funcs);                 /* [module] */
+  luaL_newlib(L, funcs); /* [module] */
   return 1;
 }

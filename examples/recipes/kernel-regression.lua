@@ -69,7 +69,8 @@ return {
     local seen = {}
     for _, k in ipairs(cur:col("kernel"):to_lua()) do seen[k] = true end
     for _, r in base:rows() do
-      if not seen[r.kernel] then report:note(string.format("kernel %s is gone (was %s)", r.kernel, units.ns(r.total_ns))) end
+      if not seen[r.kernel] then report:note(string.format("kernel %s is gone (was %s)", r.kernel,
+          units.ns(r.total_ns))) end
     end
     report:table("kernels", opts.top > 0 and d:head(opts.top) or d, {
       title = string.format("largest growth first; baseline %s, current %s", inputs[1].source, inputs[2].source),

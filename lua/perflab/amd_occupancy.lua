@@ -43,7 +43,8 @@ local function round_up(x, g) return ((x + g - 1) // g) * g end
 --- or nil, message for an arch without data.
 function M.occupancy(a)
   local A = M.arch[a.arch or ""]
-  if not A then return nil, string.format("no AMD occupancy data for arch %s (known: gfx90a, gfx942, gfx950)", tostring(a.arch)) end
+  if not A then return nil, string.format("no AMD occupancy data for arch %s (known: gfx90a, gfx942, gfx950)",
+      tostring(a.arch)) end
   local wave = a.wave_size or A.wave_size
   local wg = a.workgroup_size or wave
   local maxw = A.max_waves_per_simd
@@ -63,7 +64,8 @@ function M.occupancy(a)
   else
     r.limit_lds = maxw
   end
-  if r.limit_vgpr == 0 then r.invalid = string.format("%d VGPRs per lane, above the %d of a SIMD", vg, A.vgprs_per_lane) end
+  if r.limit_vgpr == 0 then r.invalid = string.format("%d VGPRs per lane, above the %d of a SIMD", vg,
+      A.vgprs_per_lane) end
   r.waves_per_simd = math.min(maxw, r.limit_vgpr, r.limit_sgpr, r.limit_lds)
   r.occupancy_pct = 100 * r.waves_per_simd / maxw
   r.limiter = {}

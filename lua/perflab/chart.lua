@@ -16,7 +16,8 @@ local M = {}
 
 --- Okabe & Ito's palette (distinct under the common colour-vision deficiencies).
 M.palette = { "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#999999" }
-local textures = { "", "M0,6 L6,0", "D", "M0,0 L6,6", "M0,3 L6,3", "M0,6 L6,0 M0,0 L6,6", "M3,0 L3,6", "M0,3 L6,3 M3,0 L3,6" }
+local textures = { "", "M0,6 L6,0", "D", "M0,0 L6,6", "M0,3 L6,3", "M0,6 L6,0 M0,0 L6,6", "M3,0 L3,6",
+    "M0,3 L6,3 M3,0 L3,6" }
 local markers = { "circle", "square", "triangle", "diamond", "cross", "plus", "tri-down", "star" }
 local dashes = { "", "6 3", "2 2", "8 3 2 3", "1 3", "10 4" }
 
@@ -125,7 +126,8 @@ local function new_svg(W, H, o)
     W, H, W, H, id)
   s.add('<title id="%s-t">%s</title>', id, esc(o.title or "chart"))
   s.add('<rect x="0" y="0" width="%d" height="%d" fill="white"/>', W, H)
-  if o.title then s.add('<text x="10" y="20" font-size="15" font-weight="bold">%s</text>', esc(M.short(o.title, (W - 20) // 9.5))) end
+  if o.title then s.add('<text x="10" y="20" font-size="15" font-weight="bold">%s</text>',
+      esc(M.short(o.title, (W - 20) // 9.5))) end
   if o.subtitle then s.add('<text x="10" y="36" fill="#444">%s</text>', esc(M.short(o.subtitle, (W - 20) // 7))) end
   function s.finish()
     s.add("</svg>")
@@ -160,10 +162,14 @@ end
 local function marker(s, kind, x, y, r, col, title)
   local t = title and ("<title>" .. esc(title) .. "</title>") or ""
   local a = string.format('fill="%s" stroke="#000" stroke-width="0.8"', col)
-  if kind == "square" then s.add('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" %s>%s</rect>', x - r, y - r, 2 * r, 2 * r, a, t)
-  elseif kind == "triangle" then s.add('<path d="M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z" %s>%s</path>', x, y - r * 1.2, x + r, y + r * 0.8, x - r, y + r * 0.8, a, t)
-  elseif kind == "tri-down" then s.add('<path d="M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z" %s>%s</path>', x, y + r * 1.2, x + r, y - r * 0.8, x - r, y - r * 0.8, a, t)
-  elseif kind == "diamond" then s.add('<path d="M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z" %s>%s</path>', x, y - r * 1.3, x + r, y, x, y + r * 1.3, x - r, y, a, t)
+  if kind == "square" then s.add('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" %s>%s</rect>', x - r, y - r,
+      2 * r, 2 * r, a, t)
+  elseif kind == "triangle" then s.add('<path d="M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z" %s>%s</path>', x, y - r * 1.2,
+      x + r, y + r * 0.8, x - r, y + r * 0.8, a, t)
+  elseif kind == "tri-down" then s.add('<path d="M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z" %s>%s</path>', x, y + r * 1.2,
+      x + r, y - r * 0.8, x - r, y - r * 0.8, a, t)
+  elseif kind == "diamond" then s.add('<path d="M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z" %s>%s</path>', x,
+      y - r * 1.3, x + r, y, x, y + r * 1.3, x - r, y, a, t)
   elseif kind == "cross" then s.add('<path d="M%.1f,%.1f L%.1f,%.1f M%.1f,%.1f L%.1f,%.1f" stroke="%s" stroke-width="2.2" fill="none">%s</path>', x - r, y - r, x + r, y + r, x - r, y + r, x + r, y - r, col, t)
   elseif kind == "plus" then s.add('<path d="M%.1f,%.1f L%.1f,%.1f M%.1f,%.1f L%.1f,%.1f" stroke="%s" stroke-width="2.2" fill="none">%s</path>', x - r, y, x + r, y, x, y - r, x, y + r, col, t)
   elseif kind == "star" then
@@ -186,7 +192,8 @@ local function legend(s, entries, x, y, vertical, maxw, dry)
     local w = 32 + 7.6 * (utf8.len(M.short(e.name, 32)) or 33)
     if not vertical and cx > x and cx + w > x + (maxw or 1e9) then cx = x; cy = cy + 16 end
     if dry then goto next end
-    if e.fill then s.add('<rect x="%.1f" y="%.1f" width="12" height="12" fill="%s" stroke="#000" stroke-width="0.6"/>', cx, cy - 10, e.fill)
+    if e.fill then s.add('<rect x="%.1f" y="%.1f" width="12" height="12" fill="%s" stroke="#000" stroke-width="0.6"/>',
+        cx, cy - 10, e.fill)
     elseif e.marker then
       if e.line then s.add('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>', cx - 2, cy - 4, cx + 14, cy - 4, e.colour, e.dash or "") end
       if e.marker ~= "none" then marker(s, e.marker, cx + 6, cy - 4, 4, e.colour) end
@@ -218,7 +225,8 @@ local function axis_y(s, Y, tk, x0, x1, fmt, label, y_mid)
     s.add('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#ddd"/>', x0, y, x1, y)
     s.add('<text x="%.1f" y="%.1f" text-anchor="end">%s</text>', x0 - 5, y + 4, esc(fmt(v)))
   end
-  if label then s.add('<text x="14" y="%.1f" text-anchor="middle" transform="rotate(-90 14 %.1f)">%s</text>', y_mid, y_mid, esc(label)) end
+  if label then s.add('<text x="14" y="%.1f" text-anchor="middle" transform="rotate(-90 14 %.1f)">%s</text>', y_mid,
+      y_mid, esc(label)) end
 end
 
 local function value_text(o, v) return (o.format or M.num)(v) end
@@ -289,10 +297,12 @@ function M.bars(o)
     local p = (horiz and y0 or x0) + (c - 1) * bw
     local label = M.short(cats[c], horiz and maxlab or 16)
     if horiz then
-      s.add('<text x="%.1f" y="%.1f" text-anchor="end"><title>%s</title>%s</text>', x0 - 5, p + bw / 2 + 4, esc(cats[c]), esc(label))
+      s.add('<text x="%.1f" y="%.1f" text-anchor="end"><title>%s</title>%s</text>', x0 - 5, p + bw / 2 + 4,
+          esc(cats[c]), esc(label))
     else
       if short_cats then
-        s.add('<text x="%.1f" y="%.1f" text-anchor="middle"><title>%s</title>%s</text>', p + bw / 2, y1 + 15, esc(cats[c]), esc(label))
+        s.add('<text x="%.1f" y="%.1f" text-anchor="middle"><title>%s</title>%s</text>', p + bw / 2, y1 + 15,
+            esc(cats[c]), esc(label))
       else
         s.add('<text x="%.1f" y="%.1f" text-anchor="end" transform="rotate(-40 %.1f %.1f)"><title>%s</title>%s</text>',
           p + bw / 2, y1 + 14, p + bw / 2, y1 + 14, esc(cats[c]), esc(label))
@@ -307,7 +317,8 @@ function M.bars(o)
           if v >= 0 then a, b = acc, acc + v; acc = b else a, b = accn + v, accn; accn = a end
         else
           local bb = (o.base and o.base[c]) or base0
-          if o.base then a, b = math.min(bb, bb + v), math.max(bb, bb + v) else a, b = math.min(bb, v), math.max(bb, v) end
+          if o.base then a, b = math.min(bb, bb + v), math.max(bb, bb + v) else a, b = math.min(bb, v),
+              math.max(bb, v) end
         end
         local pa, pb = V(a), V(b)
         local w = o.stacked and bw * 0.7 or bw * 0.8 / ns
@@ -323,14 +334,16 @@ function M.bars(o)
             p + off, math.min(pa, pb), w, math.max(math.abs(pb - pa), 0.5), fill, esc(tip))
         end
         if o.labels and horiz and not o.stacked then
-          s.add('<text x="%.1f" y="%.1f" font-size="10">%s</text>', math.max(pa, pb) + 3, p + off + w / 2 + 3, esc(fmt(v)))
+          s.add('<text x="%.1f" y="%.1f" font-size="10">%s</text>', math.max(pa, pb) + 3, p + off + w / 2 + 3,
+              esc(fmt(v)))
         end
       end
     end
   end
   if o.category_label then
     if horiz then s.add('<text x="10" y="%.1f" font-weight="bold">%s</text>', y0 - 4, esc(o.category_label))
-    else s.add('<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>', (x0 + x1) / 2, H - (short_cats and 14 or 6), esc(o.category_label)) end
+    else s.add('<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>', (x0 + x1) / 2, H - (short_cats and 14 or 6),
+        esc(o.category_label)) end
   end
   return s.finish()
 end
@@ -367,12 +380,14 @@ function M.waterfall(o)
     base[1], base[k] = floor, floor
     tot[1], tot[k] = (o.start or 0) - floor, acc - floor
   end
-  local ttl = { [1] = string.format("%s: %s", cats[1], fmt(o.start or 0)), [k] = string.format("%s: %s", cats[k], fmt(acc)) }
+  local ttl = { [1] = string.format("%s: %s", cats[1], fmt(o.start or 0)),
+      [k] = string.format("%s: %s", cats[k], fmt(acc)) }
   return M.bars {
     title = o.title, categories = cats, base = base, horizontal = o.horizontal,
     value_label = o.value_label, format = fmt, width = o.width, height = o.height, id = o.id,
     min = floor > 0 and floor or nil,
-    subtitle = floor > 0 and ((o.subtitle and (o.subtitle .. "; ") or "") .. "the axis starts at " .. fmt(floor)) or o.subtitle,
+    subtitle = floor > 0 and ((o.subtitle and (o.subtitle .. "; ") or "") .. "the axis starts at " .. fmt(floor))
+        or o.subtitle,
     series = { { name = "total", values = tot, titles = ttl }, { name = "slower (+)", values = up, titles = titles },
                { name = "faster (−)", values = down, titles = titles } },
     stacked = true,
@@ -390,8 +405,10 @@ function M.plot(o)
   local series = o.series or {}
   local entries = {}
   for i, se in ipairs(series) do
-    entries[i] = { name = se.name or ("series " .. i), marker = se.marker ~= false and (se.marker_shape or markers[(i - 1) % #markers + 1]) or "none",
-      colour = se.colour or M.palette[(i - 1) % #M.palette + 1], line = se.line ~= false, dash = dashes[(i - 1) % #dashes + 1] }
+    entries[i] = { name = se.name or ("series " .. i), marker = se.marker ~= false
+        and (se.marker_shape or markers[(i - 1) % #markers + 1]) or "none",
+      colour = se.colour or M.palette[(i - 1) % #M.palette + 1], line = se.line ~= false,
+          dash = dashes[(i - 1) % #dashes + 1] }
   end
   local ml, mr, mb = 76, 20, 50
   local lrows = (#series > 0 and o.legend ~= false) and legend_rows(entries, W - ml - mr) or 0
@@ -414,13 +431,16 @@ function M.plot(o)
   local x0, x1, y0, y1 = ml, W - mr, mt, H - mb
   local X, xt = scale(xlo, xhi, x0, x1, o.x_log, o.x_nice)
   local Y, yt = scale(ylo, yhi, y1, y0, o.y_log, o.y_nice)
-  s.add('<defs><clipPath id="%s-clip"><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f"/></clipPath></defs>', s.id, x0, y0, x1 - x0, y1 - y0)
+  s.add('<defs><clipPath id="%s-clip"><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f"/></clipPath></defs>', s.id,
+      x0, y0, x1 - x0, y1 - y0)
   for _, r in ipairs(o.regions or {}) do
     local a, b = X(r.x0), X(r.x1)
     local c, d = Y(r.y0), Y(r.y1)
     s.add('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.35" clip-path="url(#%s-clip)"><title>%s</title></rect>',
-      math.min(a, b), math.min(c, d), math.abs(b - a), math.abs(d - c), r.fill or "#eee", s.id, esc(r.label or "region"))
-    if r.label then s.add('<text x="%.1f" y="%.1f" font-size="10" fill="#444">%s</text>', math.min(a, b) + 3, math.min(c, d) + 12, esc(r.label)) end
+      math.min(a, b), math.min(c, d), math.abs(b - a), math.abs(d - c), r.fill or "#eee", s.id,
+          esc(r.label or "region"))
+    if r.label then s.add('<text x="%.1f" y="%.1f" font-size="10" fill="#444">%s</text>', math.min(a, b) + 3,
+        math.min(c, d) + 12, esc(r.label)) end
   end
   axis_x(s, X, xt, y0, y1, o.x_format or M.num, o.x_label, (x0 + x1) / 2)
   axis_y(s, Y, yt, x0, x1, o.y_format or M.num, o.y_label, (y0 + y1) / 2)
@@ -436,7 +456,8 @@ function M.plot(o)
   end
   for _, h in ipairs(o.hlines or {}) do
     s.add('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#000" stroke-dasharray="4 3"><title>%s</title></line>', x0, Y(h.y), x1, Y(h.y), esc(h.label or M.num(h.y)))
-    if h.label then s.add('<text x="%.1f" y="%.1f" font-size="10" text-anchor="end">%s</text>', x1 - 3, Y(h.y) - 3, esc(h.label)) end
+    if h.label then s.add('<text x="%.1f" y="%.1f" font-size="10" text-anchor="end">%s</text>', x1 - 3, Y(h.y) - 3,
+        esc(h.label)) end
   end
   s.add('<g clip-path="url(#%s-clip)">', s.id)
   for i, se in ipairs(series) do
@@ -458,13 +479,15 @@ function M.plot(o)
         if p[1] == p[1] and p[2] == p[2] and (not o.x_log or p[1] > 0) and (not o.y_log or p[2] > 0) then
           local r = (se.size and se.size[k]) or p.r or 4
           marker(s, p.marker or mk, X(p[1]), Y(p[2]), r, p.colour or col,
-            p.title or string.format("%s: %s, %s", se.name or "", (o.x_format or M.num)(p[1]), (o.y_format or M.num)(p[2])))
+            p.title or string.format("%s: %s, %s", se.name or "", (o.x_format or M.num)(p[1]),
+                (o.y_format or M.num)(p[2])))
         end
       end
     end
   end
   for _, l in ipairs(o.labels or {}) do
-    s.add('<text x="%.1f" y="%.1f" font-size="10" fill="#222">%s</text>', X(l.x) + 6, Y(l.y) - 4, esc(M.short(l.text, 30)))
+    s.add('<text x="%.1f" y="%.1f" font-size="10" fill="#222">%s</text>', X(l.x) + 6, Y(l.y) - 4,
+        esc(M.short(l.text, 30)))
   end
   s.add("</g>")
   if lrows > 0 then legend(s, entries, x0, mt - 16 * lrows + 8, false, x1 - x0) end
@@ -477,7 +500,8 @@ end
 --- must be {lo, hi, count}, got a string".
 local function bad(fn, what, want, v, shown)
   error(string.format("chart.%s: %s must be %s, got %s", fn, what, want, shown or
-    (type(v) == "table" and "a table" or (type(v) == "string" and string.format("a string (%q)", v)) or tostring(v))), 3)
+    (type(v) == "table" and "a table" or (type(v) == "string" and string.format("a string (%q)", v)) or tostring(v))),
+        3)
 end
 local function check_opts(fn, o, numbers)
   if type(o) ~= "table" then bad(fn, "its argument", "a table of options", o) end
@@ -495,7 +519,8 @@ function M.histogram(o, extra)
     if type(h.edges) ~= "table" then bad("histogram", "edges", "a list of numbers", h.edges) end
     if type(h.counts) ~= "table" then bad("histogram", "counts", "a list of numbers", h.counts) end
     if #h.edges ~= #h.counts + 1 then
-      error(string.format("chart.histogram: edges must have one more entry than counts (%d edges, %d counts)", #h.edges, #h.counts), 2)
+      error(string.format("chart.histogram: edges must have one more entry than counts (%d edges, %d counts)",
+          #h.edges, #h.counts), 2)
     end
     for i = 1, #h.counts do bins[i] = { h.edges[i], h.edges[i + 1], h.counts[i] } end
     o = {}
@@ -513,7 +538,8 @@ function M.histogram(o, extra)
     end
   end
   for i, m in ipairs(o.marks or {}) do
-    if type(m) ~= "table" or type(m.x) ~= "number" then bad("histogram", string.format("marks[%d].x", i), "a number", type(m) == "table" and m.x or m) end
+    if type(m) ~= "table" or type(m.x) ~= "number" then bad("histogram", string.format("marks[%d].x", i), "a number",
+        type(m) == "table" and m.x or m) end
   end
   local W, H = o.width or 760, o.height or 360
   local mt = (o.title and 44 or 12) + (o.subtitle and 14 or 0) + (o.legend and 20 or 0)
@@ -548,7 +574,8 @@ function M.histogram(o, extra)
         right and x - 3 or x + 3, y0 + 12 * k, right and "end" or "start", esc(M.short(m.label, 40)))
     end
   end
-  if o.legend then legend(s, { { name = o.legend[1], fill = f[1] }, { name = o.legend[2], fill = f[2] } }, x0, y0 - 8, false) end
+  if o.legend then legend(s, { { name = o.legend[1], fill = f[1] }, { name = o.legend[2], fill = f[2] } }, x0, y0 - 8,
+      false) end
   return s.finish()
 end
 
@@ -570,7 +597,8 @@ M.ramp_colour = ramp_colour
 --   row_label =, col_label =, format =, title =}: one cell per value, a colour bar.
 function M.heatmap(o)
   local rows, cols = o.rows or {}, o.cols or {}
-  local ml = 20 + 7 * math.min(30, (function() local m = 4; for _, r in ipairs(rows) do m = math.max(m, utf8.len(M.short(r, 30)) or 30) end return m end)())
+  local ml = 20 + 7 * math.min(30, (function() local m = 4; for _,
+      r in ipairs(rows) do m = math.max(m, utf8.len(M.short(r, 30)) or 30) end return m end)())
   local mt = (o.title and 44 or 12) + (o.subtitle and 14 or 0)
   local cw = math.max(8, math.min(48, math.floor(((o.width or 760) - ml - 90) / math.max(#cols, 1))))
   local ch = math.max(10, math.min(28, math.floor(400 / math.max(#rows, 1))))
@@ -587,7 +615,8 @@ function M.heatmap(o)
   local span = hi > lo and hi - lo or 1
   for r = 1, #rows do
     local y = mt + (r - 1) * ch
-    s.add('<text x="%.1f" y="%.1f" text-anchor="end"><title>%s</title>%s</text>', ml - 5, y + ch / 2 + 4, esc(rows[r]), esc(M.short(rows[r], 30)))
+    s.add('<text x="%.1f" y="%.1f" text-anchor="end"><title>%s</title>%s</text>', ml - 5, y + ch / 2 + 4, esc(rows[r]),
+        esc(M.short(rows[r], 30)))
     for c = 1, #cols do
       local v = o.values[r] and o.values[r][c]
       local x = ml + (c - 1) * cw
@@ -598,7 +627,8 @@ function M.heatmap(o)
         -- the value in the cell only where it fits (9 px text: about 5.3 px a character)
         local lab = fmt(v)
         if cw >= 34 and ch >= 14 and utf8.len(lab) and utf8.len(lab) * 5.3 <= cw - 2 then
-          s.add('<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="%s">%s</text>', x + cw / 2, y + ch / 2 + 3,
+          s.add('<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="%s">%s</text>', x + cw / 2,
+              y + ch / 2 + 3,
             t > 0.6 and "#000" or "#fff", esc(lab))
         end
       else
@@ -609,14 +639,17 @@ function M.heatmap(o)
   end
   local step = math.max(1, math.ceil(#cols / math.max(1, math.floor(cw * #cols / 40))))
   for c = 1, #cols, step do
-    s.add('<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10">%s</text>', ml + (c - 0.5) * cw, mt + ch * #rows + 14, esc(M.short(cols[c], 8)))
+    s.add('<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10">%s</text>', ml + (c - 0.5) * cw,
+        mt + ch * #rows + 14, esc(M.short(cols[c], 8)))
   end
-  if o.col_label then s.add('<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>', ml + cw * #cols / 2, mt + ch * #rows + 32, esc(o.col_label)) end
+  if o.col_label then s.add('<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>', ml + cw * #cols / 2,
+      mt + ch * #rows + 32, esc(o.col_label)) end
   if o.row_label then s.add('<text x="10" y="%.1f" font-weight="bold">%s</text>', mt - 4, esc(o.row_label)) end
   -- colour bar
   local bx, by, bh = ml + cw * #cols + 16, mt, math.max(60, ch * #rows)
   for k = 0, 19 do
-    s.add('<rect x="%.1f" y="%.1f" width="14" height="%.1f" fill="%s"/>', bx, by + bh * (19 - k) / 20, bh / 20 + 0.5, (ramp_colour(k / 19)))
+    s.add('<rect x="%.1f" y="%.1f" width="14" height="%.1f" fill="%s"/>', bx, by + bh * (19 - k) / 20, bh / 20 + 0.5,
+        (ramp_colour(k / 19)))
   end
   s.add('<rect x="%.1f" y="%.1f" width="14" height="%.1f" fill="none" stroke="#333"/>', bx, by, bh)
   s.add('<text x="%.1f" y="%.1f" font-size="10">%s</text>', bx + 18, by + 9, esc(fmt(hi)))
@@ -639,7 +672,8 @@ function M.gantt(o)
     if it.kind and not kidx[it.kind] then kinds[#kinds + 1] = it.kind; kidx[it.kind] = #kinds end
   end
   local lh = 22
-  local ml = 20 + 7 * math.min(28, (function() local m = 4; for _, r in ipairs(lanes) do m = math.max(m, utf8.len(M.short(r, 28)) or 28) end return m end)())
+  local ml = 20 + 7 * math.min(28, (function() local m = 4; for _,
+      r in ipairs(lanes) do m = math.max(m, utf8.len(M.short(r, 28)) or 28) end return m end)())
   local mt = (o.title and 44 or 12) + (o.subtitle and 14 or 0) + 18
   local W = o.width or 960
   local H = mt + lh * #lanes + 50
@@ -657,14 +691,17 @@ function M.gantt(o)
   local x0, x1 = ml, W - 20
   local X, xt = scale(0, t1 - t0, x0, x1, false, false)
   local tf = o.time_format or M.num
-  s.add('<defs><clipPath id="%s-clip"><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f"/></clipPath></defs>', s.id, x0, mt, x1 - x0, lh * #lanes)
+  s.add('<defs><clipPath id="%s-clip"><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f"/></clipPath></defs>', s.id,
+      x0, mt, x1 - x0, lh * #lanes)
   axis_x(s, X, xt, mt, mt + lh * #lanes, tf, o.time_label, (x0 + x1) / 2)
   local lane_of = {}
   for i, l in ipairs(lanes) do
     lane_of[l] = i
     local y = mt + (i - 1) * lh
-    if i % 2 == 0 then s.add('<rect x="%.1f" y="%.1f" width="%.1f" height="%d" fill="#000" fill-opacity="0.04"/>', x0, y, x1 - x0, lh) end
-    s.add('<text x="%.1f" y="%.1f" text-anchor="end"><title>%s</title>%s</text>', x0 - 5, y + lh / 2 + 4, esc(l), esc(M.short(l, 28)))
+    if i % 2 == 0 then s.add('<rect x="%.1f" y="%.1f" width="%.1f" height="%d" fill="#000" fill-opacity="0.04"/>', x0,
+        y, x1 - x0, lh) end
+    s.add('<text x="%.1f" y="%.1f" text-anchor="end"><title>%s</title>%s</text>', x0 - 5, y + lh / 2 + 4, esc(l),
+        esc(M.short(l, 28)))
   end
   s.add('<rect x="%.1f" y="%.1f" width="%.1f" height="%d" fill="none" stroke="#333"/>', x0, mt, x1 - x0, lh * #lanes)
   s.add('<g clip-path="url(#%s-clip)">', s.id)
@@ -687,7 +724,8 @@ function M.gantt(o)
     local lb = type(l.to_lane) == "number" and l.to_lane or lane_of[l.to_lane]
     if la and lb and l.from >= t0 and l.to <= t1 then
       s.add('<line x1="%.2f" y1="%.1f" x2="%.2f" y2="%.1f" stroke="#333" stroke-width="0.8" marker-end="url(#%s-arrow)"><title>%s</title></line>',
-        X(l.from - t0), mt + (la - 0.5) * lh, X(l.to - t0), mt + (lb - 0.5) * lh, s.id, esc(l.title or "launch → kernel"))
+        X(l.from - t0), mt + (la - 0.5) * lh, X(l.to - t0), mt + (lb - 0.5) * lh, s.id,
+            esc(l.title or "launch → kernel"))
     end
   end
   s.add("</g>")
@@ -759,12 +797,14 @@ function M.roofline(c)
   local function Y(v) return mt + ph - (math.log(v, 10) - ly0) / (ly1 - ly0) * ph end
   local s = new_svg(W, H, { title = c.title or "Roofline" })
   local add = s.add
-  add('<defs><clipPath id="%s-plot"><rect x="%d" y="%d" width="%d" height="%d"/></clipPath></defs>', s.id, ml, mt, pw, ph)
+  add('<defs><clipPath id="%s-plot"><rect x="%d" y="%d" width="%d" height="%d"/></clipPath></defs>', s.id, ml, mt, pw,
+      ph)
   -- grid and ticks
   for e = lx0, lx1 do
     local x = X(10 ^ e)
     add(string.format('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>', x, mt, x, mt + ph))
-    add(string.format('<text x="%.1f" y="%d" text-anchor="middle">%s</text>', x, mt + ph + 16, esc(string.format("%g", 10 ^ e))))
+    add(string.format('<text x="%.1f" y="%d" text-anchor="middle">%s</text>', x, mt + ph + 16,
+        esc(string.format("%g", 10 ^ e))))
   end
   for e = ly0, ly1 do
     local y = Y(10 ^ e)
@@ -772,7 +812,8 @@ function M.roofline(c)
     add(string.format('<text x="%d" y="%.1f" text-anchor="end">%s</text>', ml - 6, y + 4, esc(M.si(10 ^ e, "FLOP/s"))))
   end
   add(string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>', ml, mt, pw, ph))
-  add(string.format('<text x="%.1f" y="%d" text-anchor="middle">Arithmetic intensity (FLOP/byte)</text>', ml + pw / 2, H - 18))
+  add(string.format('<text x="%.1f" y="%d" text-anchor="middle">Arithmetic intensity (FLOP/byte)</text>', ml + pw / 2,
+      H - 18))
   add(string.format('<text x="16" y="%.1f" text-anchor="middle" transform="rotate(-90 16 %.1f)">Performance (FLOP/s)</text>', mt + ph / 2, mt + ph / 2))
   -- roofs
   add('<g clip-path="url(#%s-plot)">', s.id)
@@ -784,21 +825,27 @@ function M.roofline(c)
     local col = M.palette[(i - 1) % #M.palette + 1]
     local r = ce.flops / bw
     add(string.format('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="%s"><title>%s</title></line>',
-      X(r), Y(ce.flops), X(xhi), Y(ce.flops), col, dashes[(i - 1) % #dashes + 1], esc(ce.label .. " peak " .. M.si(ce.flops, "FLOP/s"))))
-    add(string.format('<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s</title></circle>', X(r), Y(ce.flops), col,
+      X(r), Y(ce.flops), X(xhi), Y(ce.flops), col, dashes[(i - 1) % #dashes + 1],
+          esc(ce.label .. " peak " .. M.si(ce.flops, "FLOP/s"))))
+    add(string.format('<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s</title></circle>', X(r), Y(ce.flops),
+        col,
       esc(string.format("%s ridge point: %.3g FLOP/byte", ce.label, r))))
   end
   add('</g>')
   -- legend (right margin)
   local ly = mt + 8
   add(string.format('<text x="%d" y="%d" font-weight="bold">Ceilings</text>', ml + pw + 12, ly)); ly = ly + 16
-  add(string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#000" stroke-width="2"/>', ml + pw + 12, ly - 4, ml + pw + 30, ly - 4))
-  add(string.format('<text x="%d" y="%d">%s %s</text>', ml + pw + 34, ly, esc(c.bandwidth_label or "DRAM"), esc(M.si(bw, "B/s")))); ly = ly + 16
+  add(string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#000" stroke-width="2"/>', ml + pw + 12, ly - 4,
+      ml + pw + 30, ly - 4))
+  add(string.format('<text x="%d" y="%d">%s %s</text>', ml + pw + 34, ly, esc(c.bandwidth_label or "DRAM"),
+      esc(M.si(bw, "B/s")))); ly = ly + 16
   for i = #ceilings, 1, -1 do
     local ce = ceilings[i]
     local col = M.palette[(i - 1) % #M.palette + 1]
-    add(string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>', ml + pw + 12, ly - 4, ml + pw + 30, ly - 4, col, dashes[(i - 1) % #dashes + 1]))
-    add(string.format('<text x="%d" y="%d">%s %s</text>', ml + pw + 34, ly, esc(ce.label), esc(M.si(ce.flops, "FLOP/s")))); ly = ly + 16
+    add(string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>',
+        ml + pw + 12, ly - 4, ml + pw + 30, ly - 4, col, dashes[(i - 1) % #dashes + 1]))
+    add(string.format('<text x="%d" y="%d">%s %s</text>', ml + pw + 34, ly, esc(ce.label),
+        esc(M.si(ce.flops, "FLOP/s")))); ly = ly + 16
   end
   add(string.format('<text x="%d" y="%d" fill="#555">circle area = share of time;</text>', ml + pw + 12, ly + 8))
   add(string.format('<text x="%d" y="%d" fill="#555">× above the roof</text>', ml + pw + 12, ly + 22))
@@ -808,7 +855,8 @@ function M.roofline(c)
     if pt.ai and pt.ai > 0 and pt.flops and pt.flops > 0 then
       local share = pt.share_pct or 0
       local rad = 3 + 22 * math.sqrt(math.max(share, 0) / 100)
-      local tip = pt.title or string.format("%s: %.3g FLOP/byte, %s, %.1f %% of time", pt.label or "kernel", pt.ai, M.si(pt.flops, "FLOP/s"), share)
+      local tip = pt.title or string.format("%s: %.3g FLOP/byte, %s, %.1f %% of time", pt.label or "kernel", pt.ai,
+          M.si(pt.flops, "FLOP/s"), share)
       if pt.above_roof then
         marker(s, "cross", X(pt.ai), Y(pt.flops), rad, "#D55E00", tip)
       else
@@ -833,7 +881,8 @@ function M.roofline(c)
     local rad = 3 + 22 * math.sqrt(math.max(pt.share_pct or 0, 0) / 100)
     local lab = pt.label
     if #lab > 28 then lab = lab:sub(1, 27) .. "…" end
-    add(string.format('<text x="%.1f" y="%.1f" font-size="10" fill="#333">%s</text>', X(pt.ai) + rad + 2, Y(pt.flops) + 3, esc(lab)))
+    add(string.format('<text x="%.1f" y="%.1f" font-size="10" fill="#333">%s</text>', X(pt.ai) + rad + 2,
+        Y(pt.flops) + 3, esc(lab)))
   end
   add('</g>')
   return s.finish()
@@ -844,7 +893,8 @@ end
 --- converted with rsvg-convert (Debian: librsvg2-bin), an error naming it
 --- when it is not installed; .svg (or anything else) is written as it is.
 function M.save(svg, path)
-  if type(svg) ~= "string" or not svg:find("<svg", 1, true) then bad("save", "the figure (argument 1)", "SVG text from a chart function", svg) end
+  if type(svg) ~= "string" or not svg:find("<svg", 1, true) then bad("save", "the figure (argument 1)",
+      "SVG text from a chart function", svg) end
   if type(path) ~= "string" or path == "" then bad("save", "the path (argument 2)", "a file name", path) end
   local sys = require "perflab.sys"
   local errors = require "perflab.errors"

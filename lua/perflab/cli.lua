@@ -169,7 +169,8 @@ local function output_format(o)
     for _, fm in ipairs(perflab.formats.list()) do
       if fm.id == f then o["input-format"] = f; return "text" end
     end
-    fail(string.format("unknown format '%s' (output: text, markdown, json, csv, html; input formats: perflab formats)", f))
+    fail(string.format("unknown format '%s' (output: text, markdown, json, csv, html; input formats: perflab formats)",
+        f))
   end
   return f
 end
@@ -241,7 +242,8 @@ function M.run_all_reports(inputs, set)
     local ok, rep = pcall(recipes.check_needs, r, inputs)
     local err
     -- "recipe 'X' needs a table T, and FILE has ...": the first half says it
-    if not ok and errors.is_fail(rep) then rep.message = rep.message:match("^recipe '[^']*' (needs .-), and ") or rep.message end
+    if not ok and errors.is_fail(rep) then rep.message = rep.message:match("^recipe '[^']*' (needs .-), and ")
+        or rep.message end
     if ok then ok, rep = pcall(recipes.run, r, inputs, given) end
     if ok then reps[#reps + 1] = rep
     else
@@ -309,7 +311,8 @@ end
 
 function M.run(args)
   local pos, o = parse_args(args, { _cmd = "run", format = "value", output = "value", ["fail-on"] = "value",
-    set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag", ["full-names"] = "flag",
+    set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag",
+        ["full-names"] = "flag",
     baseline = "files", target = "files", jobs = "value", map = "value", merge = "files" })
   if pos[1] == "all" and not o.help then
     return run_all(pos, o, output_format(o), o["fail-on"] and report_mod.severity(o["fail-on"]))
@@ -450,14 +453,16 @@ local function describe_profile(p, fmt)
   end
   local md = fmt == "markdown"
   local out = {}
-  out[#out + 1] = md and string.format("## `%s` (%s)", p.source, p.format) or string.format("%s: %s", p.source, p.format)
+  out[#out + 1] = md and string.format("## `%s` (%s)", p.source, p.format)
+      or string.format("%s: %s", p.source, p.format)
   local keys = {}
   for k in pairs(p.meta) do keys[#keys + 1] = k end
   table.sort(keys)
   if #keys > 0 then
     out[#out + 1] = md and "\n**meta**\n" or "meta:"
     for _, k in ipairs(keys) do
-      out[#out + 1] = md and string.format("- %s: %s", k, tostring(p.meta[k])) or string.format("  %-16s %s", k, tostring(p.meta[k]))
+      out[#out + 1] = md and string.format("- %s: %s", k, tostring(p.meta[k]))
+          or string.format("  %-16s %s", k, tostring(p.meta[k]))
     end
   end
   out[#out + 1] = md and "\n**tables**\n" or "tables:"
@@ -473,9 +478,11 @@ local function describe_profile(p, fmt)
     end
   end
   if #p.diagnostics > 0 then
-    out[#out + 1] = md and string.format("\n**diagnostics** (%d)\n", #p.diagnostics) or string.format("diagnostics (%d):", #p.diagnostics)
+    out[#out + 1] = md and string.format("\n**diagnostics** (%d)\n", #p.diagnostics)
+        or string.format("diagnostics (%d):", #p.diagnostics)
     for i, d in ipairs(p.diagnostics) do
-      if i > 20 then out[#out + 1] = string.format("  … %d more (perflab parse --table diagnostics)", #p.diagnostics - 20); break end
+      if i > 20 then out[#out + 1] = string.format("  … %d more (perflab parse --table diagnostics)",
+          #p.diagnostics - 20); break end
       out[#out + 1] = string.format(md and "- line %d: %s" or "  line %d: %s", d.line, d.message)
     end
   end
@@ -536,14 +543,16 @@ local function recipe_source(name)
 end
 
 function M.recipes(args)
-  local pos, o = parse_args(args, { _cmd = "recipes", format = "value", help = "flag", source = "value", copy = "value" })
+  local pos, o = parse_args(args, { _cmd = "recipes", format = "value", help = "flag", source = "value",
+      copy = "value" })
   if o.help then write(usage.recipes); return 0 end
   if o.source then write((recipe_source(o.source))); return 0 end
   if o.copy then
     -- perflab recipes --copy NAME DIR: DIR/NAME.lua, to edit; a recipe in
     -- ./recipes or the user folder then runs instead of the bundled one
     local dir = pos[1]
-    if not dir or #pos > 1 then fail("usage: perflab recipes --copy NAME DIR (DIR: ./recipes, or ~/.config/perflab/recipes)") end
+    if not dir
+        or #pos > 1 then fail("usage: perflab recipes --copy NAME DIR (DIR: ./recipes, or ~/.config/perflab/recipes)") end
     local text = recipe_source(o.copy)
     local ok, err = sys.mkdir(dir)
     if not ok then fail(string.format("cannot create %s: %s", dir, err)) end
@@ -554,7 +563,8 @@ function M.recipes(args)
     write(string.format("copied recipe '%s' to %s\n", o.copy, dest))
     return 0
   end
-  if #pos > 0 then fail(string.format("perflab recipes takes no argument '%s' (--source NAME, --copy NAME DIR)", pos[1])) end
+  if #pos > 0 then fail(string.format("perflab recipes takes no argument '%s' (--source NAME, --copy NAME DIR)",
+      pos[1])) end
   local rows = {}
   for i, r in ipairs(recipes.list()) do rows[i] = { name = r.name, summary = r.summary, origin = r.origin } end
   print_rows(rows, { "name", "summary", "origin" }, output_format(o))
@@ -669,7 +679,8 @@ function M.jupyter(args)
   if pos[1] ~= "install" or #pos > 1 then io.stderr:write(usage.jupyter); return 2 end
   if o.user and o.prefix then fail("perflab jupyter install: --user and --prefix exclude each other") end
   local name = o.name or "perflab"
-  if not name:match("^[%w%._%-]+$") then fail(string.format("kernel name '%s': use letters, digits, '.', '_' and '-'", name)) end
+  if not name:match("^[%w%._%-]+$") then fail(string.format("kernel name '%s': use letters, digits, '.', '_' and '-'",
+      name)) end
   local dir
   if o.prefix then
     dir = o.prefix .. "/share/jupyter/kernels/" .. name
@@ -788,7 +799,8 @@ end
 function M.main(args)
   local cmd = table.remove(args, 1)
   local f = M[cmd]
-  if type(f) ~= "function" or cmd == "main" or cmd == "run_all_reports" then fail(string.format("unknown command '%s' (see perflab help)", tostring(cmd))) end
+  if type(f) ~= "function" or cmd == "main"
+      or cmd == "run_all_reports" then fail(string.format("unknown command '%s' (see perflab help)", tostring(cmd))) end
   return f(args)
 end
 

@@ -227,11 +227,13 @@ function M.analyze(p, opts)
   local op = bound:eq("op")
   local gpu = op & est:ge(0)
   local kind = (op & ~gpu):map(function(v) return v and 1 or 0 end):fill(0)
-      + gpu:map(function(v) return v and 2 or 0 end):fill(0) + (gpu & is_comm:eq(1)):map(function(v) return v and 1 or 0 end):fill(0)
+      + gpu:map(function(v) return v and 2 or 0 end):fill(0) + (gpu & is_comm:eq(1)):map(function(v) return v and 1
+          or 0 end):fill(0)
   b = kind:map { [1] = "cpu_bound", [2] = "gpu_compute_bound", [3] = "gpu_communication_bound" }:fill(b)
   path = path:with("edge", et):with("bound_by", b)
   r.path = path
-  local g = path:filter(path:col("edge_weight_ns"):present()):group_by("bound_by"):agg { { "ns", "sum", "edge_weight_ns" } }
+  local g = path:filter(path:col("edge_weight_ns"):present()):group_by("bound_by"):agg { { "ns", "sum",
+      "edge_weight_ns" } }
   r.bound_by = {}
   for _, row in g:rows() do
     if row.bound_by ~= "none" then r.bound_by[row.bound_by] = row.ns end

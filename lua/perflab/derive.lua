@@ -44,7 +44,8 @@ M["comparison-report"] = function(p)
     end
   end
   if #rows > 0 then
-    local t = T.from_rows(rows, { "run", "run_label", "name", "short_name", "device", "calls", "total_ns", "share_pct" },
+    local t = T.from_rows(rows, { "run", "run_label", "name", "short_name", "device", "calls", "total_ns",
+        "share_pct" },
       "kernel_summary")
     p.tables.kernel_summary = t
     p.table_order[#p.table_order + 1] = "kernel_summary"
@@ -58,7 +59,8 @@ end
 --   start_ns, end_ns, duration_ns, pid, tid (text, as the trace gives them).
 M.kineto = function(p)
   local ev = p.tables.events
-  if p.tables.nvtx or not (ev and ev:nrows() > 0 and ev:has("cat") and ev:has("ts_ns") and ev:has("dur_ns")) then return end
+  if p.tables.nvtx or not (ev and ev:nrows() > 0 and ev:has("cat") and ev:has("ts_ns")
+      and ev:has("dur_ns")) then return end
   local m = ev:col("cat"):eq("nvtx") & ev:col("ph"):eq("X")
   local x = ev:filter(m):select("name", "ts_ns", "dur_ns", "pid", "tid")
   if x:nrows() == 0 then return end

@@ -43,7 +43,8 @@ end
 function M.kernel_device_names(k, ctx)
   if not (k and k:has("device") and ctx and ctx.devices and next(ctx.devices)) then return nil end
   local names, seen = {}, {}
-  for _, r in k:select({ "device" }):filter(k:col("device"):present()):group_by("device"):agg { { "n", "count" } }:rows() do
+  for _, r in k:select({ "device" }):filter(k:col("device"):present()):group_by("device"):agg { { "n",
+      "count" } }:rows() do
     local d = ctx.devices[r.device]
     if not (d and d.name) then return nil end
     if not seen[d.name] then seen[d.name] = true; names[#names + 1] = d.name end
@@ -130,7 +131,8 @@ function M.context(p, opts)
   end
   if ctx.cc then ctx.cc = gpus.cc_key(ctx.cc) or ctx.cc end
   ctx.source = #ctx.from > 0 and table.concat(ctx.from, " and ")
-    or (ctx.mixed and string.format("nowhere: the kernels ran on %d GPU models", #ctx.mixed)) or "nowhere (not named in the input)"
+    or (ctx.mixed and string.format("nowhere: the kernels ran on %d GPU models", #ctx.mixed))
+        or "nowhere (not named in the input)"
   return ctx
 end
 

@@ -59,7 +59,8 @@ function M.top_kernels(report, tname)
         for i, r in ipairs(rows) do
           cats[i] = (r.run and (tostring(r.run) .. ": ") or "") .. label(r.kernel)
           vals[i] = r.share_pct
-          tips[i] = string.format("%s%s: %s of kernel time, %s%s", r.run and (tostring(r.run) .. ": ") or "", tostring(r.kernel),
+          tips[i] = string.format("%s%s: %s of kernel time, %s%s", r.run and (tostring(r.run) .. ": ") or "",
+              tostring(r.kernel),
             r.share_pct and pct(r.share_pct) or "?",
             ms(r.total_ns), r.calls and string.format(", %d calls", r.calls) or "")
         end
@@ -86,8 +87,10 @@ function M.speed_of_light(report, tname, figname)
       local b = r.bound or "kernel"
       if not byb[b] then byb[b] = { name = b, line = false, points = {}, size = {} }; order[#order + 1] = b end
       local s = byb[b]
-      s.points[#s.points + 1] = { r.memory_pct, r.compute_pct, title = string.format("%s: compute %s, memory %s%s (%s)", r.kernel,
-        pct(r.compute_pct), pct(r.memory_pct), r.time_share_pct and (", " .. pct(r.time_share_pct) .. " of time") or "", b) }
+      s.points[#s.points + 1] = { r.memory_pct, r.compute_pct,
+          title = string.format("%s: compute %s, memory %s%s (%s)", r.kernel,
+        pct(r.compute_pct), pct(r.memory_pct), r.time_share_pct and (", " .. pct(r.time_share_pct) .. " of time")
+            or "", b) }
       s.size[#s.points] = 3 + 14 * math.sqrt(math.max(r.time_share_pct or 0, 0) / 100)
     end
   end
@@ -130,7 +133,8 @@ function M.occupancy(report, tname, max_kernels)
   if not t or t:nrows() == 0 then return end
   for _, c in ipairs({ "kernel", "cc", "block_size", "registers" }) do if not t:has(c) then return end end
   local cols = {}
-  for _, c in ipairs({ "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_config_bytes", "theoretical_occupancy_pct" }) do
+  for _, c in ipairs({ "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_config_bytes",
+      "theoretical_occupancy_pct" }) do
     if t:has(c) then cols[#cols + 1] = c end
   end
   local ok = t:col("cc"):present() & t:col("block_size"):present() & t:col("registers"):present() & t:col("kernel"):present()
@@ -155,9 +159,11 @@ function M.occupancy(report, tname, max_kernels)
     return out
   end
   local dims = {
-    { key = "block_size", label = "threads per block", x_max = 1024, xs = function() local t = {}; for b = 32, 1024, 32 do t[#t + 1] = b end; return t end,
+    { key = "block_size", label = "threads per block", x_max = 1024, xs = function() local t = {}; for b = 32, 1024,
+        32 do t[#t + 1] = b end; return t end,
       a = function(r, x) return x, r.registers, r.smem_bytes or 0 end },
-    { key = "registers", label = "registers per thread", xs = function() local t = {}; for g = 8, 255, 1 do t[#t + 1] = g end; return t end,
+    { key = "registers", label = "registers per thread", xs = function() local t = {}; for g = 8, 255,
+        1 do t[#t + 1] = g end; return t end,
       a = function(r, x) return r.block_size, x, r.smem_bytes or 0 end },
     { key = "smem_bytes", label = "shared memory per block (bytes)",
       xs = function()
@@ -187,7 +193,8 @@ function M.occupancy(report, tname, max_kernels)
       at = at + 1
       local now = res[at]
       series[#series + 1] = { name = chart.short(label(r.kernel), 40), points = pts, marker = false }
-      series[#series + 1] = { name = "current: " .. chart.short(label(r.kernel), 24), line = false, marker_shape = chart.markers[i + 4],
+      series[#series + 1] = { name = "current: " .. chart.short(label(r.kernel), 24), line = false,
+          marker_shape = chart.markers[i + 4],
         colour = chart.palette[(2 * i - 2) % #chart.palette + 1],
         points = { { cur, now, r = 7, title = string.format("%s: %s = %s → %s theoretical occupancy", r.kernel, d.label,
           units.count(cur), pct(now)) } } }
@@ -195,7 +202,8 @@ function M.occupancy(report, tname, max_kernels)
     -- a kernel's curve and its current marker share a colour
     for i = 1, #series, 2 do series[i].colour = chart.palette[(i - 1) % #chart.palette + 1] end
     report:figure("occupancy_" .. d.key .. ".svg", chart.plot {
-      title = "Impact of varying " .. d.label, subtitle = "theoretical occupancy (perflab.gpu.occupancy), current configuration marked",
+      title = "Impact of varying " .. d.label,
+          subtitle = "theoretical occupancy (perflab.gpu.occupancy), current configuration marked",
       x_label = d.label, y_label = "theoretical occupancy (%)", y_min = 0, y_max = 100, x_min = 0,
       x_max = d.x_max or (d.key == "registers" and 255) or nil, x_nice = (d.key == "smem_bytes"),
       x_format = d.key == "smem_bytes" and function(v) return units.bytes(v, 3) end or nil,
@@ -222,7 +230,8 @@ function M.launch(report, tname)
   else
     firsts, counts = t:head(1), { t:nrows() }
   end
-  local rows = rows_of(firsts, { "kernel", "grid_size", "block_size", "sm_count", "active_blocks", "waves_per_sm", "tail_pct" })
+  local rows = rows_of(firsts, { "kernel", "grid_size", "block_size", "sm_count", "active_blocks", "waves_per_sm",
+      "tail_pct" })
   for i, r in ipairs(rows) do r.n = counts[i] end
   local cats, whole, part, tw, tp = {}, {}, {}, {}, {}
   for _, r in ipairs(rows) do
@@ -231,7 +240,8 @@ function M.launch(report, tname)
       cats[k] = r.n > 1 and string.format("%s (×%d)", chart.short(label(r.kernel), 32), r.n) or label(r.kernel)
       local w = math.floor(r.waves_per_sm)
       whole[k], part[k] = w, r.waves_per_sm - w
-      local desc = string.format("%s: grid %s blocks over %s SMs × %s blocks = %.3g waves", r.kernel, units.count(r.grid_size or 0),
+      local desc = string.format("%s: grid %s blocks over %s SMs × %s blocks = %.3g waves", r.kernel,
+          units.count(r.grid_size or 0),
         units.count(r.sm_count or 0), units.count(r.active_blocks or 0), r.waves_per_sm)
       tw[k] = desc .. string.format("; %d whole wave%s", w, w == 1 and "" or "s")
       tp[k] = desc .. string.format("; partial last wave %.0f %% full%s", 100 * (r.waves_per_sm - w),
@@ -242,7 +252,8 @@ function M.launch(report, tname)
   report:figure("launch_waves.svg", chart.bars {
     title = "Waves per SM", subtitle = "whole waves and the partial last wave (a tail that leaves SMs idle)",
     horizontal = true, stacked = true, categories = cats, value_label = "waves",
-    series = { { name = "whole waves", values = whole, titles = tw }, { name = "partial last wave", values = part, titles = tp } },
+    series = { { name = "whole waves", values = whole, titles = tw },
+        { name = "partial last wave", values = part, titles = tp } },
   }, { title = "waves and the partial last wave" })
 end
 
@@ -269,7 +280,8 @@ function M.step_breakdown(report, tname)
     end
   end
   report:figure("step_breakdown.svg", chart.bars {
-    title = "Step time breakdown", subtitle = t:nrows() > 60 and string.format("first 60 of %d steps", t:nrows()) or nil,
+    title = "Step time breakdown", subtitle = t:nrows() > 60 and string.format("first 60 of %d steps", t:nrows())
+        or nil,
     stacked = true, categories = labels, series = series, value_label = "time (ms)", category_label = "step",
   }, { title = "stacked step time per category" })
 end
@@ -277,7 +289,8 @@ end
 --- idle-time: per stream, its idle time split into host wait, kernel wait and other.
 function M.idle_time(report, tname)
   tname = tname or "idle"
-  local rows = rows_of(report.tables[tname], { "device", "stream", "host_wait_ns", "kernel_wait_ns", "other_ns", "unknown_ns", "busy_ns", "span_ns" })
+  local rows = rows_of(report.tables[tname], { "device", "stream", "host_wait_ns", "kernel_wait_ns", "other_ns",
+      "unknown_ns", "busy_ns", "span_ns" })
   if not rows then return end
   local cats = {}
   local series = { { name = "host wait", values = {}, titles = {} }, { name = "kernel wait", values = {}, titles = {} },
@@ -293,7 +306,8 @@ function M.idle_time(report, tname)
     cats[k] = string.format("device %s stream %s", tostring(r.device), tostring(r.stream))
     for i, key in ipairs(keys) do
       series[i].values[k] = r[key] and r[key] / 1e6 or nil
-      series[i].titles[k] = string.format("%s · %s: %s (busy %s of %s)", cats[k], series[i].name, ms(r[key]), ms(r.busy_ns), ms(r.span_ns))
+      series[i].titles[k] = string.format("%s · %s: %s (busy %s of %s)", cats[k], series[i].name, ms(r[key]),
+          ms(r.busy_ns), ms(r.span_ns))
     end
   end
   report:figure("idle_time.svg", chart.bars {
@@ -334,16 +348,20 @@ function M.launch_delay(report, delays, threshold_ns, source, figname)
   bins[#bins][3] = bins[#bins][3] + h.over
   for _, b in ipairs(bins) do
     b.outlier = b[1] * 1e3 >= threshold_ns
-    b.title = string.format("%s – %s: %d launch%s%s", units.ns(b[1] * 1e3, 3), units.ns(b[2] * 1e3, 3), b[3], b[3] == 1 and "" or "es",
+    b.title = string.format("%s – %s: %d launch%s%s", units.ns(b[1] * 1e3, 3), units.ns(b[2] * 1e3, 3), b[3],
+        b[3] == 1 and "" or "es",
       b.outlier and " (outliers)" or "")
   end
-  local marks = { { x = q(0.5) / 1e3, label = "p50 " .. units.ns(q(0.5), 3) }, { x = q(0.99) / 1e3, label = "p99 " .. units.ns(q(0.99), 3) } }
+  local marks = { { x = q(0.5) / 1e3, label = "p50 " .. units.ns(q(0.5), 3) },
+      { x = q(0.99) / 1e3, label = "p99 " .. units.ns(q(0.99), 3) } }
   if threshold_ns / 1e3 >= bins[1][1] and threshold_ns / 1e3 <= bins[#bins][2] then
-    marks[#marks + 1] = { x = threshold_ns / 1e3, label = "outlier threshold " .. units.ns(threshold_ns, 3), colour = "#D55E00" }
+    marks[#marks + 1] = { x = threshold_ns / 1e3, label = "outlier threshold " .. units.ns(threshold_ns, 3),
+        colour = "#D55E00" }
   end
   for _, m in ipairs(marks) do m.x = math.max(m.x, bins[1][1]) end
   report:figure(figname or "launch_delay.svg", chart.histogram {
-    title = "Launch delay distribution", subtitle = string.format("%d launches, kernel start - launch call end; %s", n, base(source)),
+    title = "Launch delay distribution", subtitle = string.format("%d launches, kernel start - launch call end; %s", n,
+        base(source)),
     bins = bins, marks = marks, x_log = true, x_label = "launch delay (µs, log scale)", y_label = "launches",
     x_format = function(v) return units.ns(v * 1e3, 3) end, legend = { "launches", "outliers (above the threshold)" },
   }, { title = "distribution of launch delay, outliers marked" })
@@ -351,24 +369,29 @@ end
 
 --- suspicion: the score of each of the top (function, metric, device) triplets.
 function M.suspicion(report, tname, n)
-  local rows = rows_of(report.tables[tname or "details"], { "function", "metric", "device", "suspicion_score", "delta_beta_pct" }, n or 20)
+  local rows = rows_of(report.tables[tname or "details"], { "function", "metric", "device", "suspicion_score",
+      "delta_beta_pct" }, n or 20)
   if not rows then return end
   local cats, vals, tips = {}, {}, {}
   for _, r in ipairs(rows) do
     if r.suspicion_score then
       local k = #cats + 1
       -- the metric and device stay readable: the function name is cut first
-      cats[k] = string.format("%s · %s · %s", chart.short(label(r["function"]), 28), tostring(r.metric), tostring(r.device))
+      cats[k] = string.format("%s · %s · %s", chart.short(label(r["function"]), 28), tostring(r.metric),
+          tostring(r.device))
       vals[k] = r.suspicion_score
-      tips[k] = string.format("%s · %s · %s: suspicion score %s%s", tostring(r["function"]), tostring(r.metric), tostring(r.device),
+      tips[k] = string.format("%s · %s · %s: suspicion score %s%s", tostring(r["function"]), tostring(r.metric),
+          tostring(r.device),
         units.sig(r.suspicion_score, 4),
         r.delta_beta_pct and string.format(", Δβ %+.3g ppt", r.delta_beta_pct) or "")
     end
   end
   if #cats == 0 then return end
   report:figure("suspicion.svg", chart.bars {
-    title = "Suspicion scores of the top triplets", subtitle = "function · metric · device, score = |Δβ|·(|Z(β)| + |Z(log μ)|)",
-    horizontal = true, labels = true, categories = cats, format = function(v) return units.sig(v, 4) end, label_chars = 60, width = 900,
+    title = "Suspicion scores of the top triplets",
+        subtitle = "function · metric · device, score = |Δβ|·(|Z(β)| + |Z(log μ)|)",
+    horizontal = true, labels = true, categories = cats, format = function(v) return units.sig(v, 4) end,
+        label_chars = 60, width = 900,
     series = { { name = "suspicion score", values = vals, titles = tips } }, value_label = "suspicion score",
   }, { title = "scores of the top triplets" })
 end
@@ -384,7 +407,8 @@ function M.diff(report, tname, max_items)
   for _, r in ipairs(rows) do
     ta = ta + (r.total_ns_a or 0); tb = tb + (r.total_ns_b or 0)
     local d = (r.total_ns_b or 0) - (r.total_ns_a or 0)
-    items[#items + 1] = { label = tostring(r.kernel), delta = d, ad = math.abs(d), a = r.total_ns_a, b = r.total_ns_b, i = #items + 1 }
+    items[#items + 1] = { label = tostring(r.kernel), delta = d, ad = math.abs(d), a = r.total_ns_a, b = r.total_ns_b,
+        i = #items + 1 }
   end
   table.sort(items, function(x, y)
     if x.ad ~= y.ad then return x.ad > y.ad end
@@ -395,7 +419,8 @@ function M.diff(report, tname, max_items)
   local shown, rest, nrest = {}, 0, 0
   for i, it in ipairs(items) do
     if i <= n then
-      shown[#shown + 1] = { label = label(it.label), delta = it.delta / 1e6, title = string.format("%s: %s → %s (%s%s)", it.label,
+      shown[#shown + 1] = { label = label(it.label), delta = it.delta / 1e6,
+          title = string.format("%s: %s → %s (%s%s)", it.label,
         ms(it.a or 0), ms(it.b or 0), it.delta >= 0 and "+" or "", ms(it.delta)) }
     else rest = rest + it.delta; nrest = nrest + 1 end
   end
@@ -407,7 +432,8 @@ function M.diff(report, tname, max_items)
   local b_name = report.inputs[2] and base(report.inputs[2].source) or "B"
   report:figure("diff_waterfall.svg", chart.waterfall {
     title = "Kernel time change per kernel, largest first", subtitle = a_name .. " → " .. b_name,
-    start = ta / 1e6, start_label = "A total", end_label = "B total", items = shown, value_label = "kernel time (ms)", horizontal = true,
+    start = ta / 1e6, start_label = "A total", end_label = "B total", items = shown, value_label = "kernel time (ms)",
+        horizontal = true,
     format = function(v) return units.sig(v, 4) .. " ms" end,
   }, { title = "per-kernel change (waterfall)" })
 end
@@ -417,7 +443,8 @@ end
 -- other (step = computation + communication - overlap + other).
 -- Reads the `ranks` table (rank, computation_ns, communication_ns, overlap_ns, other_ns).
 function M.distributed(report, tname)
-  local rows = rows_of(report.tables[tname or "ranks"], { "rank", "computation_ns", "communication_ns", "overlap_ns", "other_ns" })
+  local rows = rows_of(report.tables[tname or "ranks"], { "rank", "computation_ns", "communication_ns", "overlap_ns",
+      "other_ns" })
   if not rows or rows[1].computation_ns == nil and rows[1].communication_ns == nil then return end
   local cats = {}
   local names = { "computation only", "overlap", "communication only", "other" }
@@ -464,7 +491,8 @@ function M.stragglers(report, tname)
   for k, v in ipairs(ranks) do rl[k] = "rank " .. tostring(v) end
   for k, v in ipairs(its) do cl[k] = tostring(v) end
   report:figure("stragglers.svg", chart.heatmap {
-    title = "Lateness per rank and iteration", subtitle = "start of the chosen kernel minus the median over ranks, in mean iterations",
+    title = "Lateness per rank and iteration",
+        subtitle = "start of the chosen kernel minus the median over ranks, in mean iterations",
     rows = rl, cols = cl, values = values, row_label = "rank", col_label = "iteration",
     format = function(v) return units.sig(v, 3) end,
   }, { title = "rank × iteration heat map of lateness" })
@@ -478,7 +506,10 @@ function M.timeline(report, p, window, figname)
   local tl = trace.collect(p, { window = window, slowest_step = window == nil, max_events = 2000, last_ops = 150 })
   if not tl or #tl.gpu == 0 then return end
   local lanes, lane_ix, items, links = {}, {}, {}, {}
-  local function lane(name) if not lane_ix[name] then lanes[#lanes + 1] = name; lane_ix[name] = #lanes end; return name end
+  local function lane(name)
+    if not lane_ix[name] then lanes[#lanes + 1] = name; lane_ix[name] = #lanes end
+    return name
+  end
   for _, tk in ipairs(tl.tracks) do lane(tk.label) end
   for _, e in ipairs(tl.cpu) do
     items[#items + 1] = { lane = e.track, start = e.start, finish = e.start + e.dur, label = e.name, kind = e.kind,
@@ -493,8 +524,10 @@ function M.timeline(report, p, window, figname)
       title = string.format("launch → %s (%s later)", f.name, units.ns(f.to - f.from, 3)) }
   end
   report:figure(figname or "timeline.svg", chart.gantt {
-    title = "Timeline: " .. (tl.what or "trace"), subtitle = base(p.source) .. (tl.truncated and " (first events only)" or ""),
-    lanes = lanes, items = items, links = links, t0 = tl.t0, t1 = tl.t1, kinds = { "kernel", "memcpy", "memset", "runtime", "cpu op" },
+    title = "Timeline: " .. (tl.what or "trace"), subtitle = base(p.source)
+        .. (tl.truncated and " (first events only)" or ""),
+    lanes = lanes, items = items, links = links, t0 = tl.t0, t1 = tl.t1,
+        kinds = { "kernel", "memcpy", "memset", "runtime", "cpu op" },
     time_format = function(v) return units.ns(v, 3) end, time_label = "time from window start",
   }, { title = "GPU streams and CPU threads (" .. (tl.what or "trace") .. ")" })
 end
@@ -524,7 +557,8 @@ function M.memory(report, max_points)
       end
       c = sampled
     end
-    local t, a, r = (c:col("since_start_ns") / 1e6):to_lua(), c:col("allocated_bytes"):to_lua(), c:col("reserved_bytes"):to_lua()
+    local t, a, r = (c:col("since_start_ns") / 1e6):to_lua(), c:col("allocated_bytes"):to_lua(),
+        c:col("reserved_bytes"):to_lua()
     local sa, sr = {}, {}
     for i = 1, #t do
       if i > 1 then
@@ -544,14 +578,17 @@ function M.memory(report, max_points)
       local k = 0
       for _, st in g:rows() do
         k = k + 1
-        regions[#regions + 1] = { x0 = st.t0 / 1e6, x1 = st.t1 / 1e6, y0 = 0, y1 = (pk and pk.reserved_bytes or pk and pk.peak_bytes) or a[1],
+        regions[#regions + 1] = { x0 = st.t0 / 1e6, x1 = st.t1 / 1e6, y0 = 0,
+            y1 = (pk and pk.reserved_bytes or pk and pk.peak_bytes) or a[1],
           label = "step " .. st.step, fill = k % 2 == 1 and "#dde8f0" or "#f0e6d6" }
       end
     end
     if pk then
-      vlines[1] = { x = pk.time_ms, label = string.format("peak %s%s", units.bytes(pk.peak_bytes), pk.op and (" in " .. chart.short(pk.op, 30)) or "") }
+      vlines[1] = { x = pk.time_ms, label = string.format("peak %s%s", units.bytes(pk.peak_bytes),
+          pk.op and (" in " .. chart.short(pk.op, 30)) or "") }
       series[#series + 1] = { name = "peak", line = false, points = { { pk.time_ms, pk.peak_bytes, r = 6,
-        title = string.format("peak %s at %s ms in %s", units.bytes(pk.peak_bytes), units.sig(pk.time_ms, 6), pk.op or "no operator") } } }
+        title = string.format("peak %s at %s ms in %s", units.bytes(pk.peak_bytes), units.sig(pk.time_ms, 6),
+            pk.op or "no operator") } } }
     end
     report:figure("memory_" .. tostring(dev):gsub("[^%w]", "_") .. ".svg", chart.plot {
       title = "Memory over time: " .. dev, subtitle = n > max_points and string.format("%d of %d points", #t, n) or nil,

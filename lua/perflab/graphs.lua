@@ -156,7 +156,8 @@ local function empty_launches(p, ops)
   if not rt or rt:nrows() == 0 or not rt:has("correlation") or not rt:has("name") then return nil end
   local gl = rt:filter(graph_launch_mask(rt:col("name")) & rt:col("correlation"):present())
   if gl:nrows() == 0 then return gl end
-  local hit = ops and ops:nrows() > 0 and ops:has("correlation") and ops:col("correlation"):index_of(gl:col("correlation"))
+  local hit = ops and ops:nrows() > 0 and ops:has("correlation")
+      and ops:col("correlation"):index_of(gl:col("correlation"))
   if not hit then return gl end
   return gl:filter(~hit:present())
 end

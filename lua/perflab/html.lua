@@ -182,10 +182,12 @@ local function table_html(out, t, max_rows, origin)
       local v = arrays[c][i]
       if type(v) == "number" and origin and rel[c] then
         -- a point in time: "+1.234 s" from the trace start, the recorded ns on hover
-        row[#row + 1] = string.format('<td class="num" data-v="%s" title="%s ns since the epoch">%s</td>', exact(v), exact(v),
+        row[#row + 1] = string.format('<td class="num" data-v="%s" title="%s ns since the epoch">%s</td>', exact(v),
+            exact(v),
           esc("+" .. units.ns(v - origin, 4)))
       elseif type(v) == "number" then
-        row[#row + 1] = string.format('<td class="num" data-v="%s" title="%s">%s</td>', exact(v), exact(v), esc(readable(v, c)))
+        row[#row + 1] = string.format('<td class="num" data-v="%s" title="%s">%s</td>', exact(v), exact(v),
+            esc(readable(v, c)))
       elseif v == nil then
         row[#row + 1] = '<td></td>'
       elseif type(v) == "string" then
@@ -247,7 +249,8 @@ local function section(out, rep, idx, opts)
       local meta = rep.input_meta and rep.input_meta[i] or {}
       local dev = {}
       for _, k in ipairs(device_keys) do if meta[k] ~= nil then dev[#dev + 1] = k .. " " .. tostring(meta[k]) end end
-      out[#out + 1] = string.format("<tr><td>input</td><td><code>%s</code> (%s%s)%s</td></tr>", esc(inp.source), esc(inp.format),
+      out[#out + 1] = string.format("<tr><td>input</td><td><code>%s</code> (%s%s)%s</td></tr>", esc(inp.source),
+          esc(inp.format),
         inp.role and (", " .. esc(inp.role)) or "", #dev > 0 and (" · " .. esc(table.concat(dev, ", "))) or "")
     end
     local okeys = {}
@@ -264,7 +267,8 @@ local function section(out, rep, idx, opts)
   if #fs > 0 then
     out[#out + 1] = string.format("<h3>Findings (%d)</h3>", #fs)
     for _, f in ipairs(fs) do
-      out[#out + 1] = string.format('<div class="finding sev-%s"><span class="sev">%s</span>%s%s', f.severity, f.severity,
+      out[#out + 1] = string.format('<div class="finding sev-%s"><span class="sev">%s</span>%s%s', f.severity,
+          f.severity,
         esc(f.message), f.speedup_pct and string.format(' <span class="speedup" title="%s">est. speedup %s %%</span>',
           exact(f.speedup_pct), esc(units.sig(f.speedup_pct, 3))) or "")
       local ev = evidence_html(f.evidence)
@@ -276,11 +280,13 @@ local function section(out, rep, idx, opts)
     local fig = rep.figures[name]
     -- inline SVG needs neither the XML declaration nor the namespace URL
     local svg = fig.svg:gsub("^<%?xml[^>]*>%s*", ""):gsub('^<svg xmlns="http://www.w3.org/2000/svg"', "<svg", 1)
-    out[#out + 1] = string.format('<figure class="chart" data-name="%s">%s<figcaption>%s</figcaption></figure>', esc(name), svg, esc(fig.title))
+    out[#out + 1] = string.format('<figure class="chart" data-name="%s">%s<figcaption>%s</figcaption></figure>',
+        esc(name), svg, esc(fig.title))
   end
   for _, name in ipairs(rep.table_order) do
     local info = rep.table_info[name] or {}
-    out[#out + 1] = string.format("<h3>%s%s</h3>", esc(name), info.title and (' <span class="muted">— ' .. esc(info.title) .. "</span>") or "")
+    out[#out + 1] = string.format("<h3>%s%s</h3>", esc(name),
+        info.title and (' <span class="muted">— ' .. esc(info.title) .. "</span>") or "")
     table_html(out, rep.tables[name], nil, rep.origin_ns)
     if info.note then out[#out + 1] = '<p class="note">' .. esc(info.note) .. "</p>" end
   end
@@ -320,7 +326,8 @@ function M.page(reports, opts)
     local lv = terms.levels
     if m and (not worst or lv[m] > lv[worst]) then worst = m end
   end
-  out[#out + 1] = string.format('<p class="meta">%d recipe%s, %d finding%s%s</p>', #reports, #reports == 1 and "" or "s",
+  out[#out + 1] = string.format('<p class="meta">%d recipe%s, %d finding%s%s</p>', #reports,
+      #reports == 1 and "" or "s",
     nf, nf == 1 and "" or "s", worst and (", the most severe: " .. worst) or "")
   out[#out + 1] = "</header><main>"
   if opts.summary then

@@ -56,7 +56,8 @@ function M.sol_class(compute_pct, memory_pct, waves_per_sm, th)
         string.format("compute throughput %s %% of peak: the kernel is compute-bound; shift work to a less busy unit or reduce instructions", fmt_pct(sm))
     end
     return "high_throughput", "memory-bound",
-      string.format("memory throughput %s %% of peak: the kernel is memory-bound; reduce or coalesce traffic", fmt_pct(mem))
+      string.format("memory throughput %s %% of peak: the kernel is memory-bound; reduce or coalesce traffic",
+          fmt_pct(mem))
   end
   if sm < th.sol_low and mem < th.sol_low then
     if waves_per_sm and waves_per_sm < 1 then
@@ -71,13 +72,16 @@ function M.sol_class(compute_pct, memory_pct, waves_per_sm, th)
   if math.abs(sm - mem) >= th.sol_diff then
     if sm > mem then
       return "compute", "compute-bound",
-        string.format("compute throughput %s %% is %s points above memory: compute dominates", fmt_pct(sm), fmt_pct(sm - mem))
+        string.format("compute throughput %s %% is %s points above memory: compute dominates", fmt_pct(sm),
+            fmt_pct(sm - mem))
     end
     return "memory", "memory-bound",
-      string.format("memory throughput %s %% is %s points above compute: memory dominates", fmt_pct(mem), fmt_pct(mem - sm))
+      string.format("memory throughput %s %% is %s points above compute: memory dominates", fmt_pct(mem),
+          fmt_pct(mem - sm))
   end
   return "balanced", "balanced",
-    string.format("compute %s %% and memory %s %% are within %d points: balanced throughput", fmt_pct(sm), fmt_pct(mem), th.sol_diff)
+    string.format("compute %s %% and memory %s %% are within %d points: balanced throughput", fmt_pct(sm),
+        fmt_pct(mem), th.sol_diff)
 end
 
 ---------------------------------------------------------------------------

@@ -58,8 +58,10 @@ M.metrics = {
   conflicts_st = { "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum" },
   wavefronts_ld = { "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum" },
   wavefronts_st = { "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum" },
-  requests_ld = { "l1tex__data_pipe_lsu_requests_mem_shared_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_shared_op_ld.sum" },
-  requests_st = { "l1tex__data_pipe_lsu_requests_mem_shared_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_shared_op_st.sum" },
+  requests_ld = { "l1tex__data_pipe_lsu_requests_mem_shared_op_ld.sum",
+      "l1tex__t_requests_pipe_lsu_mem_shared_op_ld.sum" },
+  requests_st = { "l1tex__data_pipe_lsu_requests_mem_shared_op_st.sum",
+      "l1tex__t_requests_pipe_lsu_mem_shared_op_st.sum" },
   sectors_global = { "memory_l2_theoretical_sectors_global", "Theoretical Sectors Global" },
   sectors_global_ideal = { "memory_l2_theoretical_sectors_global_ideal", "Theoretical Sectors Global Ideal" },
   l2_active = { "Average L2 Active Cycles", "lts__cycles_active.avg" },
@@ -154,11 +156,16 @@ M.rules = {
 -- ncu rules perflab does not re-derive, and why (shown in the report and
 -- the docs).
 M.not_implemented = {
-  { ncu = "UncoalescedSharedAccess", why = "needs per-source-line shared wavefront counts (Source Counters tables), not exported in text/CSV details" },
-  { ncu = "MemoryCacheAccessPattern", why = "needs bytes-per-sector per cache level and access kind; only sectors per request is ever exported" },
-  { ncu = "HighPipeUtilization / SlowPipeLimiter", why = "needs per-pipeline utilisation (sm__inst_executed_pipe_*), printed only as a chart" },
-  { ncu = "SpeedOfLight_Roofline (FP64 vs FP32)", why = "needs the per-precision FLOP counts of the roofline section; see the roofline recipe" },
-  { ncu = "MemoryL2Compression / MemoryApertureUsage", why = "advice about a compression unit / aperture; rare, not in the issue's list" },
+  { ncu = "UncoalescedSharedAccess",
+      why = "needs per-source-line shared wavefront counts (Source Counters tables), not exported in text/CSV details" },
+  { ncu = "MemoryCacheAccessPattern",
+      why = "needs bytes-per-sector per cache level and access kind; only sectors per request is ever exported" },
+  { ncu = "HighPipeUtilization / SlowPipeLimiter",
+      why = "needs per-pipeline utilisation (sm__inst_executed_pipe_*), printed only as a chart" },
+  { ncu = "SpeedOfLight_Roofline (FP64 vs FP32)",
+      why = "needs the per-precision FLOP counts of the roofline section; see the roofline recipe" },
+  { ncu = "MemoryL2Compression / MemoryApertureUsage",
+      why = "advice about a compression unit / aperture; rare, not in the issue's list" },
 }
 
 -- Recognising ncu's own rule output (text and CSV): message pattern -> id.

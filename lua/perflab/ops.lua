@@ -118,10 +118,12 @@ end }
 -- Bytes: Q, K, V, dO read, dQ, dK, dV written once.  layout "bhnd" (the
 -- SDPA ops) or "bnhd" (_flash_attention_*, _efficient_attention_*).
 local function attention(q, k, v, causal, layout, backward)
-  if not (q and k and v and q.dims and k.dims and v.dims and #q.dims == 4 and #k.dims == 4 and #v.dims == 4) then return nil end
+  if not (q and k and v and q.dims and k.dims and v.dims and #q.dims == 4 and #k.dims == 4
+      and #v.dims == 4) then return nil end
   if causal == nil then return nil end
   local B, H, NQ, d, NKV, HKV, dv
-  if layout == "bnhd" then B, NQ, H, d = q.dims[1], q.dims[2], q.dims[3], q.dims[4]; NKV, HKV, dv = k.dims[2], k.dims[3], v.dims[4]
+  if layout == "bnhd" then B, NQ, H, d = q.dims[1], q.dims[2], q.dims[3], q.dims[4]; NKV, HKV, dv = k.dims[2],
+      k.dims[3], v.dims[4]
   else B, H, NQ, d = q.dims[1], q.dims[2], q.dims[3], q.dims[4]; NKV, HKV, dv = k.dims[3], k.dims[2], v.dims[4] end
   if causal and NQ ~= NKV then return nil end
   local o = B * H * NQ * dv * q.bytes
@@ -331,16 +333,22 @@ local function rms_norm(i)
            bytes = 2 * N * x.bytes + (affine and C * x.bytes or 0), channels = C, affine = affine }
 end
 for _, n in ipairs { "layer_norm", "native_layer_norm", "cudnn_layer_norm", "miopen_layer_norm" } do
-  models["aten::" .. n] = { family = "NORM_fwd", fn = norm_generic { channels = "normalized_shape", weight = 3, bias = 4, training = true } }
+  models["aten::" .. n] = { family = "NORM_fwd", fn = norm_generic { channels = "normalized_shape", weight = 3,
+      bias = 4, training = true } }
 end
-for _, n in ipairs { "batch_norm", "native_batch_norm", "cudnn_batch_norm", "miopen_batch_norm", "_native_batch_norm_legit" } do
-  models["aten::" .. n] = { family = "NORM_fwd", fn = norm_generic { channels = "dim1", weight = 2, bias = 3, training = 6 } }
+for _, n in ipairs { "batch_norm", "native_batch_norm", "cudnn_batch_norm", "miopen_batch_norm",
+    "_native_batch_norm_legit" } do
+  models["aten::" .. n] = { family = "NORM_fwd", fn = norm_generic { channels = "dim1", weight = 2, bias = 3,
+      training = 6 } }
 end
 models["aten::_native_batch_norm_legit_no_training"] = { family = "NORM_fwd",
   fn = norm_generic { channels = "dim1", weight = 2, bias = 3, training = false } }
-models["aten::group_norm"] = { family = "NORM_fwd", fn = norm_generic { channels = "dim1", weight = 3, bias = 4, training = true } }
-models["aten::native_group_norm"] = { family = "NORM_fwd", fn = norm_generic { channels = "dim1", weight = 2, bias = 3, training = true } }
-models["aten::instance_norm"] = { family = "NORM_fwd", fn = norm_generic { channels = "dim1", weight = 2, bias = 3, training = 6 } }
+models["aten::group_norm"] = { family = "NORM_fwd", fn = norm_generic { channels = "dim1", weight = 3, bias = 4,
+    training = true } }
+models["aten::native_group_norm"] = { family = "NORM_fwd", fn = norm_generic { channels = "dim1", weight = 2, bias = 3,
+    training = true } }
+models["aten::instance_norm"] = { family = "NORM_fwd", fn = norm_generic { channels = "dim1", weight = 2, bias = 3,
+    training = 6 } }
 models["aten::rms_norm"] = { family = "NORM_fwd", fn = rms_norm }
 models["aten::_fused_rms_norm"] = { family = "NORM_fwd", fn = rms_norm }
 -- softmax (perflab's own; TraceLens has no sheet for it): max, subtract,
@@ -531,7 +539,8 @@ function M.groups(p, opts)
     local inp = A.parse(r.input_dims, r.input_types, r.input_strides, r.concrete_inputs)
     local m = models[r.name]
     local ok, v = false, nil
-    if inp then ok, v = pcall(m.fn, inp, { name = r.name, convention = opts.convention, concrete = r.concrete_inputs ~= nil }) end
+    if inp then ok, v = pcall(m.fn, inp, { name = r.name, convention = opts.convention,
+        concrete = r.concrete_inputs ~= nil }) end
     if not ok or not v or not v.flops then v = {}; nomodel = nomodel + r.calls end
     per[i] = { flops = v.flops, bytes = v.bytes, precision = A.precision(r.input_types) or "unknown" }
   end
@@ -553,11 +562,13 @@ function M.groups(p, opts)
   end
   local st = o:group_by(table.unpack(KEYS)):agg(spec)
   local out = res:with("precision", pc:col("precision"):at(g:agg { { "r", "first_row" } }:col("r")))
-  out = out:with("flops", T.from_rows(per, { "flops" }):col("flops")):with("bytes", T.from_rows(per, { "bytes" }):col("bytes"))
+  out = out:with("flops", T.from_rows(per, { "flops" }):col("flops")):with("bytes",
+      T.from_rows(per, { "bytes" }):col("bytes"))
   out = out:with("gflops", out:col("flops") / 1e9):with("mib", out:col("bytes") / 1048576)
     :with("intensity", out:col("flops") / out:col("bytes"))
   for _, c in ipairs(st:columns()) do
-    if c:match("^kernel_us") or c:match("^tflops") or c:match("^tbps") or c == "outer_calls" then out = out:with(c, st:col(c)) end
+    if c:match("^kernel_us") or c:match("^tflops") or c:match("^tbps")
+        or c == "outer_calls" then out = out:with(c, st:col(c)) end
   end
   return out, notes, o
 end
@@ -683,13 +694,16 @@ function M.peaks(p, opts)
     if opts.peak_tflops and opts.peak_tflops > 0 then return opts.peak_tflops * 1e12, "--set peak_tflops" end
     local key = PEAK_KEY[prec or ""]
     if not key then return nil, "no peak for precision " .. tostring(prec) end
-    if family and not MATRIX[family] and (key == "bf16" or key == "fp16" or key == "fp8" or key == "fp4") then key = "fp32" end
+    if family and not MATRIX[family] and (key == "bf16" or key == "fp16" or key == "fp8"
+        or key == "fp4") then key = "fp32" end
     local v = pk[key]
     if not v and not model and ctx and ctx.mixed then
-      return nil, string.format("the kernels ran on %d GPU models (%s): no single peak (--gpu NAME or --set peak_tflops picks one)",
+      return nil,
+          string.format("the kernels ran on %d GPU models (%s): no single peak (--gpu NAME or --set peak_tflops picks one)",
         #ctx.mixed, table.concat(ctx.mixed, ", "))
     end
-    if not v then return nil, string.format("no %s peak for %s in perflab.gpus", key, model and model.id or "an unknown GPU") end
+    if not v then return nil, string.format("no %s peak for %s in perflab.gpus", key,
+        model and model.id or "an unknown GPU") end
     return v, string.format("%s dense %s (perflab.gpus)", model.id, key)
   end
   return ctx, peak, bw, bw_src
@@ -788,7 +802,8 @@ function M.mfu(p, o, peak, opts)
   local rows = {}
   local dev = device_work(p)
   local function add(name, lo, dur, fl, busy_ns, window)
-    local r = { step = name, window = window, wall_ms = dur / 1e6, busy_ms = busy_ns and busy_ns / 1e6, gflops = fl / 1e9,
+    local r = { step = name, window = window, wall_ms = dur / 1e6, busy_ms = busy_ns and busy_ns / 1e6,
+        gflops = fl / 1e9,
                 precision = dom, peak_tflops = pf and pf / 1e12 }
     r.tflops_wall = dur > 0 and fl / dur * 1e-3 or nil
     r.tflops_busy = busy_ns and busy_ns > 0 and fl / busy_ns * 1e-3 or nil
@@ -827,14 +842,16 @@ function M.mfu(p, o, peak, opts)
     if fsum < tot_f then
       rows.outside = tot_f - fsum
     end
-    if #rows > 1 then add(opts.windows and "all windows" or "all steps", 0, wall, fsum, busy and bsum or nil, "the sum of the rows above") end
+    if #rows > 1 then add(opts.windows and "all windows" or "all steps", 0, wall, fsum, busy and bsum or nil,
+        "the sum of the rows above") end
   else
     local lo, hi = dev and dev:col("start_ns"):min(), dev and dev:col("end_ns"):max()
     local busy = dev and I.from_table(dev, "start_ns", "end_ns"):length()
     add("whole trace (no steps)", lo or 0, (lo and hi) and (hi - lo) or 0, tot_f, busy,
       "whole trace: the device span, first device op's start to the last one's end (no ProfilerStep annotation)")
   end
-  local t = T.from_rows(rows, { "step", "window", "wall_ms", "busy_ms", "gflops", "precision", "peak_tflops", "tflops_wall",
+  local t = T.from_rows(rows, { "step", "window", "wall_ms", "busy_ms", "gflops", "precision", "peak_tflops",
+      "tflops_wall",
     "mfu_wall_pct", "tflops_busy", "mfu_busy_pct", "mfu_user_pct" }, "mfu")
   return t, psrc, rows.outside
 end
@@ -873,10 +890,12 @@ function M.tensor_core(family, prec, ctx)
   if not prec or prec == "unknown" then return "unknown", "no dtype recorded" end
   local amd = ctx and ctx.vendor == "amd"
   local cc = ctx and tonumber(ctx.cc)
-  if not amd and not cc then return "unknown", ctx and ctx.mixed and "kernels on several GPU models" or "compute capability unknown" end
+  if not amd and not cc then return "unknown", ctx and ctx.mixed and "kernels on several GPU models"
+      or "compute capability unknown" end
   local need = ({ fp16 = 7.0, bf16 = 8.0, fp8_e4m3 = 8.9, fp8_e5m2 = 8.9, fp4 = 10.0, int8 = 7.2 })[prec]
   if prec == "fp32" then return "no", "FP32 inputs: FFMA unless TF32 is enabled" end
-  if prec == "fp64" then return (cc and cc >= 8.0 and not amd) and "yes" or (amd and "yes" or "no"), "FP64 (DMMA/MFMA F64)" end
+  if prec == "fp64" then return (cc and cc >= 8.0 and not amd) and "yes" or (amd and "yes" or "no"),
+      "FP64 (DMMA/MFMA F64)" end
   if not need then return "no", "dtype " .. prec end
   if amd then return "yes", prec .. " on AMD matrix cores (MFMA)" end
   return cc >= need and "yes" or "no", string.format("%s on cc %s", prec, tostring(ctx.cc))
@@ -944,7 +963,8 @@ local TC_SRC = { fp16 = "fp16", bf16 = "bf16", tf32 = "tf32", fp8 = "fp8", e4m3 
                  int4 = "int4", int1 = "int1", fp64 = "fp64", fp4 = "fp4", fp6 = "fp6" }
 M.ncu_tensor_sources = TC_SRC
 local function tc_metric(m)
-  return m:find("^sm__pipe_tensor") or m:find("^sm__inst_executed_pipe_tensor") or m:find("^smsp__inst_executed_pipe_tensor")
+  return m:find("^sm__pipe_tensor") or m:find("^sm__inst_executed_pipe_tensor")
+      or m:find("^smsp__inst_executed_pipe_tensor")
     or m:find("^sm__ops_path_tensor")
 end
 function M.ncu_tensor(p)
@@ -975,7 +995,8 @@ function M.ncu_tensor(p)
   end
   local bys, sp = by_src(false), by_src(true)
   if sp and bys then
-    local j = sp:join(bys:with("_have", bys:col("ops")):select("kernel_id", "src", "_have"), { on = { "kernel_id", "src" }, how = "left" })
+    local j = sp:join(bys:with("_have", bys:col("ops")):select("kernel_id", "src", "_have"),
+        { on = { "kernel_id", "src" }, how = "left" })
     j = j:filter(~j:col("_have"):present()):select("kernel_id", "src", "ops")
     if j:nrows() > 0 then bys = T.concat(bys, j) end
   end
@@ -1040,10 +1061,13 @@ function M.precision_advice(p, groups, ctx, report)
   local cc = ctx and tonumber(ctx.cc)
   local amd = ctx and ctx.vendor == "amd"
   local target, key, how
-  if amd then target, key, how = "BF16", "bf16", "train or infer in BF16 autocast (torch.autocast(dtype=torch.bfloat16)) for the MFMA matrix cores"
-  elseif cc and cc >= 8.0 then target, key, how = "TF32", "tf32", "set torch.backends.cuda.matmul.allow_tf32 = True (and "
+  if amd then target, key, how = "BF16", "bf16",
+      "train or infer in BF16 autocast (torch.autocast(dtype=torch.bfloat16)) for the MFMA matrix cores"
+  elseif cc and cc >= 8.0 then target, key, how = "TF32", "tf32",
+      "set torch.backends.cuda.matmul.allow_tf32 = True (and "
     .. "torch.backends.cudnn.allow_tf32), or use BF16 autocast"
-  elseif cc and cc >= 7.0 then target, key, how = "FP16", "fp16", "use FP16 autocast (torch.autocast(dtype=torch.float16)) "
+  elseif cc and cc >= 7.0 then target, key, how = "FP16", "fp16",
+      "use FP16 autocast (torch.autocast(dtype=torch.float16)) "
     .. "with a GradScaler: cc 7.x tensor cores take FP16, not TF32 or BF16"
   end
   if not target or not pk.fp32 or not pk[key] then
@@ -1067,7 +1091,8 @@ function M.precision_advice(p, groups, ctx, report)
   if mx:has("bound") then cb = f32 & mx:col("bound"):eq("compute") end
   local cb_us = mx:col("kernel_us_sum"):sum { where = cb } or 0
   local gain = cb_us * (1 - pk.fp32 / pk[key])
-  report:finding { severity = "opt", rule = key == "tf32" and "ops.tf32" or "ops.amp", subject = "FP32 matrix operators",
+  report:finding { severity = "opt", rule = key == "tf32" and "ops.tf32" or "ops.amp",
+      subject = "FP32 matrix operators",
     message = string.format("FP32 GEMM/conv/attention operators take %.0f %% of matrix-op kernel time (%s) on %s, "
       .. "whose %s tensor/matrix rate is %.0fx its FP32 rate: %s; at the same share of peak the compute-bound ones "
       .. "would save about %.3g ms of %.3g ms", 100 * f32_us / all_us, mix,
@@ -1106,7 +1131,8 @@ function M.advise(p, report, opts)
     local yes = d:sum { where = used:eq(true) } or 0
     local no = d:sum { where = used:eq(false) } or 0
     local unk = total - yes - no
-    local msg = string.format("%.1f %% of the kernel time ran on tensor/matrix cores, %.1f %% did not", pct(yes), pct(no))
+    local msg = string.format("%.1f %% of the kernel time ran on tensor/matrix cores, %.1f %% did not", pct(yes),
+        pct(no))
     if unk > 0 then msg = msg .. string.format(", %.1f %% unknown (%s)", pct(unk), why_unknown) end
     msg = msg .. " (" .. basis .. ")"
     if precision then msg = msg .. "; kernel time by precision: " .. mix(precision) end
@@ -1136,7 +1162,8 @@ function M.advise(p, report, opts)
   end
   local why = M.shapes_note(p)
   if why then
-    report:note(string.format("%s: tensor-core use and precision unknown: %s; kernel names are not read as facts", src, why))
+    report:note(string.format("%s: tensor-core use and precision unknown: %s; kernel names are not read as facts", src,
+        why))
     return
   end
   local ctx, peak, bw = M.peaks(p, opts or {})
@@ -1181,7 +1208,8 @@ function M.diff(pa, pb, opts)
   if not (ga and gb) then return nil, "both runs need recorded shapes (record_shapes=True)" end
   local function side(g, sfx)
     local t = g:select(table.unpack(KEYS))
-    t:with("calls" .. sfx, g:col("calls")):with("kernel_us" .. sfx, g:col("kernel_us_sum")):with("tflops" .. sfx, g:col("tflops_mean"))
+    t:with("calls" .. sfx, g:col("calls")):with("kernel_us" .. sfx, g:col("kernel_us_sum")):with("tflops" .. sfx,
+        g:col("tflops_mean"))
     return t
   end
   local a, b = side(ga, "_a"), side(gb, "_b")
@@ -1195,7 +1223,8 @@ function M.diff(pa, pb, opts)
   local ka, kb = all:col("kernel_us_a"), all:col("kernel_us_b")
   all = all:with("delta_us", kb - ka):with("delta_pct", (kb - ka) / ka * 100)
   local st = all:col("calls_a"):present():map({ [true] = "both", [false] = "b only" })
-  st = st:keep(all:col("calls_b"):present()):fill(all:col("calls_a"):present():map({ [true] = "a only", [false] = "b only" }))
+  st = st:keep(all:col("calls_b"):present()):fill(all:col("calls_a"):present():map({ [true] = "a only",
+      [false] = "b only" }))
   all = all:with("status", st)
   local na = ga:group_by("name"):agg { { "calls_a", "sum", "calls" }, { "kernel_ms_a", "sum", "kernel_us_sum" } }
   local nb = gb:group_by("name"):agg { { "calls_b", "sum", "calls" }, { "kernel_ms_b", "sum", "kernel_us_sum" } }

@@ -150,7 +150,8 @@ function M.split(profiles)
         if all_mpi then
           q.rank, q.rank_from = mpi[pid], "mpi"
           if seen[q.rank] then
-            errors.fail(string.format("%s: processes %d and %d both are MPI rank %d", p.source, seen[q.rank], pid, q.rank), 2)
+            errors.fail(string.format("%s: processes %d and %d both are MPI rank %d", p.source, seen[q.rank], pid,
+                q.rank), 2)
           end
           seen[q.rank] = pid
         else

@@ -96,7 +96,8 @@ local function recipe_env(name)
   return setmetatable(env, {
     __index = function(_, k)
       local v = _G[k]
-      if v == nil then error(string.format("recipe '%s': undeclared global '%s' (declare it local)", name, tostring(k)), 2) end
+      if v == nil then error(string.format("recipe '%s': undeclared global '%s' (declare it local)", name,
+          tostring(k)), 2) end
       return v
     end,
     __newindex = function(_, k)
@@ -156,7 +157,8 @@ function M.validate(r, where)
       for alt in need:gmatch("[^|]+") do
         local t = need_parts(alt)
         if not has[t] then
-          error(string.format("%s: recipe field 'tables' must list every table of 'needs' (%s is missing)", where, t), 0)
+          error(string.format("%s: recipe field 'tables' must list every table of 'needs' (%s is missing)", where, t),
+              0)
         end
       end
     end
@@ -208,12 +210,14 @@ function M.options(r, given)
     local ty = spec.type or (spec.default ~= nil and type(spec.default)) or "string"
     if (ty == "number" or ty == "integer") and type(v) ~= "number" then
       local n = tonumber(v)
-      if not n then errors.fail(string.format("option '%s' of recipe '%s' must be a number, got '%s'", k, r.name, tostring(v))) end
+      if not n then errors.fail(string.format("option '%s' of recipe '%s' must be a number, got '%s'", k, r.name,
+          tostring(v))) end
       v = n
     end
     if ty == "integer" then
       local i = math.tointeger(v)
-      if not i then errors.fail(string.format("option '%s' of recipe '%s' must be a whole number, got '%s'", k, r.name, tostring(v))) end
+      if not i then errors.fail(string.format("option '%s' of recipe '%s' must be a whole number, got '%s'", k, r.name,
+          tostring(v))) end
       v = i
     end
     if ty == "number" or ty == "integer" then
@@ -227,13 +231,15 @@ function M.options(r, given)
       local s = tostring(v):lower()
       if s == "true" or s == "1" or s == "yes" then v = true
       elseif s == "false" or s == "0" or s == "no" then v = false
-      else errors.fail(string.format("option '%s' of recipe '%s' must be true or false, got '%s'", k, r.name, tostring(v))) end
+      else errors.fail(string.format("option '%s' of recipe '%s' must be true or false, got '%s'", k, r.name,
+          tostring(v))) end
     elseif ty == "string" then v = tostring(v) end
     if spec.choices then
       local ok = false
       for _, c in ipairs(spec.choices) do if c == v then ok = true end end
       if not ok then
-        errors.fail(string.format("option '%s' of recipe '%s' must be one of: %s", k, r.name, table.concat(spec.choices, ", ")))
+        errors.fail(string.format("option '%s' of recipe '%s' must be one of: %s", k, r.name,
+            table.concat(spec.choices, ", ")))
       end
     end
     opts[k] = v
@@ -358,7 +364,8 @@ local MANIFEST_SCHEMA = 1
 --- map_write(recipe, profile, options, dir) -> list of files written
 function M.map_write(name, p, given, dir)
   local r = M.load(name)
-  if not (r.map and r.merge) then errors.fail(string.format("recipe '%s' has no map/merge steps (--map, --merge)", r.name)) end
+  if not (r.map and r.merge) then errors.fail(string.format("recipe '%s' has no map/merge steps (--map, --merge)",
+      r.name)) end
   local opts = M.options(r, given)
   M.check_needs(r, { p })
   -- the map step is one rank: an nsys export of several processes is several
@@ -391,7 +398,8 @@ end
 
 local function read_text(path)
   local f, err = io.open(path, "rb")
-  if not f then errors.fail(string.format("--merge: cannot read %s (%s): not a folder written by --map?", path, err), 2) end
+  if not f then errors.fail(string.format("--merge: cannot read %s (%s): not a folder written by --map?", path, err),
+      2) end
   local t = f:read("a")
   f:close()
   return t
@@ -402,14 +410,19 @@ function M.map_read(dir, rname)
   local cjson = require "cjson"
   local path = dir .. "/manifest.json"
   local ok, m = pcall(cjson.decode, read_text(path))
-  if not ok or type(m) ~= "table" then errors.fail(string.format("%s: expected a JSON manifest written by --map, found %s", path, tostring(m)), 2) end
-  if m.schema ~= MANIFEST_SCHEMA then errors.fail(string.format("%s: manifest schema %s, expected %d", path, tostring(m.schema), MANIFEST_SCHEMA), 2) end
+  if not ok
+      or type(m) ~= "table" then errors.fail(string.format("%s: expected a JSON manifest written by --map, found %s",
+      path, tostring(m)), 2) end
+  if m.schema ~= MANIFEST_SCHEMA then errors.fail(string.format("%s: manifest schema %s, expected %d", path,
+      tostring(m.schema), MANIFEST_SCHEMA), 2) end
   if m.recipe ~= rname then
-    errors.fail(string.format("%s: written by the map step of recipe '%s', not '%s'", path, tostring(m.recipe), rname), 2)
+    errors.fail(string.format("%s: written by the map step of recipe '%s', not '%s'", path, tostring(m.recipe), rname),
+        2)
   end
   local function opt(v) if v == cjson.null then return nil end return v end
   local function int(v) v = opt(v); return v and math.tointeger(v) or v end
-  local s = { source = m.source, format = m.format, rank = int(m.rank), world_size = int(m.world_size), role = opt(m.role),
+  local s = { source = m.source, format = m.format, rank = int(m.rank), world_size = int(m.world_size),
+      role = opt(m.role),
               meta = {}, notes = {}, tables = {}, table_order = {} }
   for k, v in pairs(m.meta or {}) do s.meta[k] = opt(v) end
   for i, n in ipairs(m.notes or {}) do s.notes[i] = n end
@@ -429,7 +442,8 @@ end
 -- direct run on the files the folders were mapped from.
 function M.merge_dirs(name, dirs, given)
   local r = M.load(name)
-  if not (r.map and r.merge) then errors.fail(string.format("recipe '%s' has no map/merge steps (--map, --merge)", r.name)) end
+  if not (r.map and r.merge) then errors.fail(string.format("recipe '%s' has no map/merge steps (--map, --merge)",
+      r.name)) end
   local opts = M.options(r, given)
   local parts, ins = {}, {}
   for i, d in ipairs(dirs) do

@@ -102,7 +102,8 @@ function M.rich(v)
   if ptable.is_table(v) then
     r.markdown = string.format("**%s** — %d rows × %d columns\n\n", v:name(), v:nrows(), #v:columns())
       .. v:format { markdown = true, max_rows = M.max_rows }
-    r.html = string.format("<p><b>%s</b> — %d rows × %d columns</p>\n", require("perflab.chart").escape(v:name()), v:nrows(), #v:columns())
+    r.html = string.format("<p><b>%s</b> — %d rows × %d columns</p>\n", require("perflab.chart").escape(v:name()),
+        v:nrows(), #v:columns())
       .. require("perflab.html").table(v, M.max_rows)
     r.data = nil
   elseif report.is_report(v) then
@@ -707,7 +708,8 @@ function M.jsonl(opts)
     if line:match("%S") then
       local okd, req = pcall(cjson.decode, line)
       if not okd or type(req) ~= "table" then
-        send({ ok = false, error = "bad request (expected one JSON object per line): " .. tostring(req), values = {}, stdout = "" })
+        send({ ok = false, error = "bad request (expected one JSON object per line): " .. tostring(req), values = {},
+            stdout = "" })
       else
         if req.id == cjson.null then req.id = nil end
         if math.type(req.id) == "float" and math.tointeger(req.id) then req.id = math.tointeger(req.id) end

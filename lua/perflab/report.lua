@@ -47,7 +47,8 @@ end
 function Report:finding(f)
   if type(f) ~= "table" then error("report:finding expects a table", 2) end
   if not f.message then error("report:finding: a finding needs a message", 2) end
-  check(f, { "evidence", "kernel", "message", "rule", "saved_how", "saved_ns", "severity", "speedup_pct", "subject" }, "report:finding")
+  check(f, { "evidence", "kernel", "message", "rule", "saved_how", "saved_ns", "severity", "speedup_pct", "subject" },
+      "report:finding")
   local g = {
     severity = M.severity(f.severity or "info"),
     rule = f.rule or self.recipe,
@@ -152,7 +153,8 @@ function M.relative_times(t, origin)
     end
   end
   if not cols then return t, nil end
-  return cols, string.format("(%s: seconds from the trace start, %d ns since the epoch)", table.concat(done, ", "), math.floor(origin))
+  return cols, string.format("(%s: seconds from the trace start, %d ns since the epoch)", table.concat(done, ", "),
+      math.floor(origin))
 end
 
 --- A rule that fired on more than this many subjects is shown as one
@@ -202,7 +204,8 @@ function Report:shown_findings()
       local tname = "findings." .. rule
       out[i] = {
         severity = sev, rule = rule,
-        message = string.format("%s fired on %d subjects (table %s lists every one); the worst: %s", rule, #m.list, tname,
+        message = string.format("%s fired on %d subjects (table %s lists every one); the worst: %s", rule, #m.list,
+            tname,
           table.concat(worst, "; ")),
         evidence = { findings = #m.list, table = tname },
         speedup_pct = best,
@@ -212,7 +215,8 @@ function Report:shown_findings()
         rows[k] = { subject = g.subject and names.display(tostring(g.subject)) or nil, severity = g.severity,
                     speedup_pct = g.speedup_pct, message = g.message, name = g.subject and tostring(g.subject) or nil }
       end
-      tables[#tables + 1] = { name = tname, table = ptable.from_rows(rows, { "subject", "severity", "speedup_pct", "message", "name" }, tname),
+      tables[#tables + 1] = { name = tname, table = ptable.from_rows(rows,
+          { "subject", "severity", "speedup_pct", "message", "name" }, tname),
         title = string.format("every finding of %s, the worst first (name: the full subject)", rule) }
     end
   end
@@ -325,7 +329,8 @@ function Report:render_text(opts)
   return table.concat(out, "\n") .. "\n"
 end
 
-local name_columns = { kernel = true, name = true, short_name = true, ["function"] = true, subject = true, operator = true }
+local name_columns = { kernel = true, name = true, short_name = true, ["function"] = true, subject = true,
+    operator = true }
 
 local function code(s)
   s = tostring(s)
@@ -407,7 +412,8 @@ function Report:render_markdown(opts)
     out[#out + 1] = ""
     out[#out + 1] = "### " .. ft.name .. " — " .. ft.title
     out[#out + 1] = ""
-    out[#out + 1] = (md_table(ft.table:select({ "subject", "severity", "speedup_pct", "message" }), opts.max_rows or 50):gsub("\n$", ""))
+    out[#out + 1] = (md_table(ft.table:select({ "subject", "severity", "speedup_pct", "message" }),
+        opts.max_rows or 50):gsub("\n$", ""))
   end
   for _, n in ipairs(self.notes) do out[#out + 1] = "" ; out[#out + 1] = n end
   return table.concat(out, "\n") .. "\n"
@@ -457,12 +463,14 @@ function Report:render_csv(opts)
                   message = f.message, speedup_pct = f.speedup_pct, evidence = evidence_text(f.evidence),
                   name = f.subject and tostring(f.subject) or nil }
     end
-    return ptable.from_rows(rows, { "severity", "rule", "subject", "message", "speedup_pct", "evidence", "name" }, "findings")
+    return ptable.from_rows(rows, { "severity", "rule", "subject", "message", "speedup_pct", "evidence", "name" },
+        "findings")
   end
   if opts.table then
     if opts.table == "findings" then return findings_table():to_csv() end
     local t = self.tables[opts.table]
-    if not t then errors.fail(string.format("report has no table '%s' (it has: %s)", opts.table, table.concat(self.table_order, ", "))) end
+    if not t then errors.fail(string.format("report has no table '%s' (it has: %s)", opts.table,
+        table.concat(self.table_order, ", "))) end
     return t:to_csv()
   end
   local names = {}

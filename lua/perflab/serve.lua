@@ -249,7 +249,8 @@ local function q_all(q, key)
 end
 local function q_one(q, key) return q_all(q, key)[1] end
 
-local KNOWN_KEYS = { recipe = true, set = true, window = true, a = true, b = true, baseline = true, target = true, token = true }
+local KNOWN_KEYS = { recipe = true, set = true, window = true, a = true, b = true, baseline = true, target = true,
+    token = true }
 
 local function query_set(q)
   local set = {}
@@ -414,8 +415,10 @@ local function runs_page()
     if fm and #fm >= 2 then jobs[#jobs + 1] = d end
   end
   local out = { "<header><h1>Runs</h1>",
-    string.format('<p class="meta">%d file%s under the served folder; new files appear on reload.%s</p></header>', #s.files,
-      #s.files == 1 and "" or "s", pending > 0 and string.format(" <b>%d still to read</b> (this page reloads every 2 s).", pending) or "") }
+    string.format('<p class="meta">%d file%s under the served folder; new files appear on reload.%s</p></header>',
+        #s.files,
+      #s.files == 1 and "" or "s",
+          pending > 0 and string.format(" <b>%d still to read</b> (this page reloads every 2 s).", pending) or "") }
   out[#out + 1] = '<div class="tbl"><table class="data" id="runs"><thead><tr><th>file</th><th>format</th><th>device(s)</th>'
     .. '<th>date (UTC)</th><th class="num">steps</th><th class="num">step time</th><th>first action</th></tr></thead><tbody>'
   out[#out + 1] = table.concat(rows, "\n")
@@ -423,11 +426,13 @@ local function runs_page()
   if #jobs > 0 then
     out[#out + 1] = "<h2>Job folders</h2><ul>"
     for _, d in ipairs(jobs) do
-      out[#out + 1] = '<li><a href="' .. href("/job", d) .. '">' .. esc(d) .. "</a> — " .. #per_dir[d] .. " profiles</li>"
+      out[#out + 1] = '<li><a href="' .. href("/job", d) .. '">' .. esc(d) .. "</a> — " .. #per_dir[d]
+          .. " profiles</li>"
     end
     out[#out + 1] = "</ul>"
   end
-  return shell("perflab: runs", table.concat(out, "\n"), pending > 0 and '<meta http-equiv="refresh" content="2">' or nil)
+  return shell("perflab: runs", table.concat(out, "\n"), pending > 0 and '<meta http-equiv="refresh" content="2">'
+      or nil)
 end
 
 -- ---- a run, a timeline, an export -------------------------------------------------
@@ -464,7 +469,8 @@ local function run_page(rel, q)
       return shell("perflab: " .. rel, "<header><h1>" .. esc(rel) .. "</h1></header>" .. table.concat(links)
         .. "<p>No recipe could run on this input.</p>" .. skipped_html(skipped))
     end
-    return shell("perflab: " .. rel, report_body(reps, "perflab: " .. rel) .. table.concat(links) .. skipped_html(skipped))
+    return shell("perflab: " .. rel, report_body(reps, "perflab: " .. rel) .. table.concat(links)
+        .. skipped_html(skipped))
   end)
 end
 
@@ -482,10 +488,12 @@ function timeline_body(rel, q)
   local out = { report_body({ rep }, "timeline: " .. rel) }
   out[#out + 1] = '<p class="zoom"><button type="button" value="in" hidden>zoom in</button>'
     .. '<button type="button" value="out" hidden>zoom out</button><button type="button" value="reset" hidden>reset</button>'
-    .. ' <a href="' .. href("/export", rel, window and { { "window", window } } or nil) .. '">this window as a Chrome trace (Perfetto)</a>'
+    .. ' <a href="' .. href("/export", rel, window and { { "window", window } } or nil)
+        .. '">this window as a Chrome trace (Perfetto)</a>'
     .. ' · <a href="' .. href("/export", rel) .. '">the whole trace</a></p>'
   -- the figures scroll sideways when zoomed
-  out[1] = out[1]:gsub('<figure class="chart"', '<div class="zoombox"><figure class="chart"'):gsub("</figure>", "</figure></div>")
+  out[1] = out[1]:gsub('<figure class="chart"', '<div class="zoombox"><figure class="chart"'):gsub("</figure>",
+      "</figure></div>")
   local n, _, steps = steps_of(p)
   if n then
     local t0 = require("perflab.trace").first_ns(p) or 0
@@ -493,7 +501,8 @@ function timeline_body(rel, q)
     for i, s in ipairs(steps) do
       local w = string.format("%d:%d", math.floor(s.s - t0), math.ceil(s.e - t0))
       li[i] = string.format('<tr><td><a href="%s">%s</a></td><td class="num" data-v="%d">%s</td></tr>',
-        href("/timeline", rel, { { "window", w } }), esc(tostring(s.name)), math.floor(s.e - s.s), esc(units.ns(s.e - s.s, 3)))
+        href("/timeline", rel, { { "window", w } }), esc(tostring(s.name)), math.floor(s.e - s.s),
+            esc(units.ns(s.e - s.s, 3)))
     end
     out[#out + 1] = '<h2>Steps</h2><div class="tbl"><table class="data"><thead><tr><th>step</th><th class="num">time</th></tr></thead><tbody>'
       .. table.concat(li, "\n") .. "</tbody></table></div>"
@@ -535,7 +544,8 @@ local function compare_page(q)
   local files = scan().files
   local forms = {
     '<form class="cmp" method="get" action="/compare"><b>Two runs</b> (diff; suspicion with A as the baseline): A ',
-    select_html("a", files, { a }), " B ", select_html("b", files, { b }), ' <button type="submit">compare</button></form>',
+    select_html("a", files, { a }), " B ", select_html("b", files, { b }),
+        ' <button type="submit">compare</button></form>',
     '<form class="cmp" method="get" action="/compare"><b>Sets</b> (suspicion): baseline ',
     select_html("baseline", files, base, true), " target ", select_html("target", files, targ, true),
     ' <button type="submit">compare</button></form>' }
@@ -625,7 +635,8 @@ end
 
 local function error_page(status, msg)
   return status, "text/html; charset=utf-8",
-    shell("perflab: error " .. status, "<header><h1>Error " .. status .. '</h1></header><p class="err">' .. esc(msg) .. "</p>")
+    shell("perflab: error " .. status, "<header><h1>Error " .. status .. '</h1></header><p class="err">' .. esc(msg)
+        .. "</p>")
 end
 
 -- ---- long parses: a page that says so --------------------------------------------
@@ -774,7 +785,9 @@ function M.main(dir, o)
   local timeout
   if o.timeout then
     timeout = tonumber(o.timeout)
-    if not timeout or not (timeout > 0) then fail(string.format("--timeout expects seconds (a positive number), got '%s'", o.timeout)) end
+    if not timeout
+        or not (timeout > 0) then fail(string.format("--timeout expects seconds (a positive number), got '%s'",
+        o.timeout)) end
   end
   local cap = o["cache-memory"] and parse_size(o["cache-memory"], "--cache-memory") or math.floor(physical_memory() / 4)
   -- workers: requests side by side (a slow report does not hold the runs
@@ -783,7 +796,8 @@ function M.main(dir, o)
   local workers = math.min(4, math.max(2, cores()))
   if o.workers then
     workers = math.tointeger(tonumber(o.workers))
-    if not workers or workers < 1 or workers > 16 then fail(string.format("--workers expects 1..16, got '%s'", o.workers)) end
+    if not workers or workers < 1 or workers > 16 then fail(string.format("--workers expects 1..16, got '%s'",
+        o.workers)) end
   end
   local text_cap = cap // 4
   cache.cap = (cap - text_cap) // workers

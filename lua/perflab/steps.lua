@@ -49,13 +49,16 @@ local text = M.text
 -- Kineto: device ops, runtime calls and the host span from the events
 local function kineto(p)
   local ev = p:table("events")
-  local e = ev:filter(text(ev, "ph"):eq("X") & ev:col("ts_ns"):present(), { "name", "cat", "ts_ns", "dur_ns", "correlation" })
+  local e = ev:filter(text(ev, "ph"):eq("X") & ev:col("ts_ns"):present(),
+      { "name", "cat", "ts_ns", "dur_ns", "correlation" })
   e:with("end_ns", e:col("ts_ns") + IV.filled(e, "dur_ns", 0))
   local lc = text(e, text(e, "cat"):map(string.lower))
   local cpu = lc:isin(sorted_keys(D.cpu_cats))
-  local span = cpu & (text(e, "name"):match("^ProfilerStep#") | lc:ne("user_annotation"))   -- host ops and steps, not annotations
+  -- host ops and steps, not annotations
+  local span = cpu & (text(e, "name"):match("^ProfilerStep#") | lc:ne("user_annotation"))
   return {
-    device = e:filter(lc:isin { "kernel", "memcpy", "gpu_memcpy", "memset", "gpu_memset" }, { "ts_ns", "end_ns", "correlation" }),
+    device = e:filter(lc:isin { "kernel", "memcpy", "gpu_memcpy", "memset", "gpu_memset" },
+        { "ts_ns", "end_ns", "correlation" }),
     runtime = e:filter(lc:isin(sorted_keys(D.runtime_cats)), { "ts_ns", "end_ns", "correlation" }),
     cpu_min = extreme(e:col("ts_ns"), span, "min") or MAXI,
     cpu_max = extreme(e:col("end_ns"), span, "max") or MINI,
@@ -71,7 +74,8 @@ local function nsys(p, opts, notes)
   local steps = c.steps
   local pid = (opts.pid or 0) ~= 0 and opts.pid or nil
   if step ~= "" and nv and nv:nrows() > 0 then
-    local nm, st, en, pp = nv:col("name"):to_lua(), nv:col("start_ns"):to_lua(), nv:col("end_ns"):to_lua(), nv:col("pid"):to_lua()
+    local nm, st, en, pp = nv:col("name"):to_lua(), nv:col("start_ns"):to_lua(), nv:col("end_ns"):to_lua(),
+        nv:col("pid"):to_lua()
     local exact = false
     for i = 1, nv:nrows() do if nm[i] == step then exact = true; break end end
     local n = #step
@@ -144,7 +148,8 @@ local function nsys(p, opts, notes)
   return c
 end
 
---- `perflab.steps.kept(t, pid)` -> mask of the rows of t (an Nsight Systems table) with a start and an end, of process pid (every process when pid is nil).
+--- `perflab.steps.kept(t, pid)` -> mask of the rows of t (an Nsight Systems table) with a start and an end, of process
+-- pid (every process when pid is nil).
 function M.kept(t, pid)
   local m = t:col("start_ns"):present() & t:col("end_ns"):present()
   if pid ~= nil and t:has("pid") then m = m & t:col("pid"):eq(pid) end
@@ -244,7 +249,10 @@ local function device_bound(steps, c, notes)
   return steps
 end
 
---- `perflab.steps.bound(p [, opts])` -> steps, notes, pid: the steps of a Kineto trace or an Nsight Systems export (opts.step, opts.pid: its NVTX step ranges and process), each { name, s, e, host_s, host_e, device_ops } in start order, bounded on the device side; notes say where the bounds came from (steps is empty when the profile has no step and no host op); pid is the export's chosen process.
+--- `perflab.steps.bound(p [, opts])` -> steps, notes, pid: the steps of a Kineto trace or an Nsight Systems export
+-- (opts.step, opts.pid: its NVTX step ranges and process), each { name, s, e, host_s, host_e, device_ops } in start
+-- order, bounded on the device side; notes say where the bounds came from (steps is empty when the profile has no step
+-- and no host op); pid is the export's chosen process.
 function M.bound(p, opts)
   opts = opts or {}
   local notes = {}

@@ -46,7 +46,8 @@ local function pick_breakdown(reports)
         for _, r in ipairs(b.rows) do if (r[c.key .. "_ns"] or 0) > 0 then ncat = ncat + 1; break end end
       end
       local score = #b.rows * 100 + ncat
-      if not bscore or score > bscore then best, bscore = { recipe = rep.recipe, index = i, rows = b.rows, note = b.note }, score end
+      if not bscore or score > bscore then best, bscore = { recipe = rep.recipe, index = i, rows = b.rows,
+          note = b.note }, score end
     end
   end
   return best
@@ -108,7 +109,8 @@ local function step_basis(bd, kix)
         units.ns(kix.span_ns)) }
   elseif kix then
     return { steps = 1, step_ns = kix.total_ns, per = "run", of = "kernel time",
-      what = string.format("no steps recorded: savings are per run, %% of the run's kernel time (%s)", units.ns(kix.total_ns)) }
+      what = string.format("no steps recorded: savings are per run, %% of the run's kernel time (%s)",
+          units.ns(kix.total_ns)) }
   end
   return nil
 end
@@ -131,7 +133,8 @@ local function saving(f, kix)
     return nil, "the finding carries no speedup estimate"
   end
   if not kix then
-    return nil, string.format("est. speedup %s %% of its kernel, but no timeline among the inputs says how long the kernel runs",
+    return nil,
+        string.format("est. speedup %s %% of its kernel, but no timeline among the inputs says how long the kernel runs",
       units.sig(f.speedup_pct, 3))
   end
   -- the kernels the finding is about: its subject, or the evidence's list
@@ -207,7 +210,8 @@ function M.build(reports, inputs)
       a.saving_ns = best.saving_ns
       a.saving_pct = basis and basis.step_ns > 0 and 100 * best.saving_ns / basis.step_ns or nil
       a.formula = best.formula .. (basis and basis.steps > 1 and string.format(" / %d steps", basis.steps) or "")
-      if #a.items > 1 then a.formula = a.formula .. " (the largest estimate of its findings: they overlap, not added)" end
+      if #a.items > 1 then a.formula = a.formula
+          .. " (the largest estimate of its findings: they overlap, not added)" end
     else
       local whys, seen = {}, {}
       for _, it in ipairs(a.items) do
@@ -217,7 +221,8 @@ function M.build(reports, inputs)
     end
     local secs, sseen = {}, {}
     for _, it in ipairs(a.items) do
-      if not sseen[it.recipe] then sseen[it.recipe] = true; secs[#secs + 1] = { recipe = it.recipe, index = it.section } end
+      if not sseen[it.recipe] then sseen[it.recipe] = true; secs[#secs + 1] = { recipe = it.recipe,
+          index = it.section } end
     end
     a.sections = secs
   end
@@ -304,7 +309,8 @@ function M.render(s, format, opts)
     for _, r in ipairs(bd.rows) do wsub = math.max(wsub, utf8.len(tostring(r.subject)) or 4) end
     for _, r in ipairs(bd.rows) do
       if md then
-        out[#out + 1] = string.format("| %s | %d | %s | %s |", tostring(r.subject), r.steps or 0, units.ns(r.step_ns or row_total(r), 3), shares(r))
+        out[#out + 1] = string.format("| %s | %d | %s | %s |", tostring(r.subject), r.steps or 0,
+            units.ns(r.step_ns or row_total(r), 3), shares(r))
       else
         out[#out + 1] = string.format("  %-" .. wsub .. "s  %s/step  [%s]  %s", tostring(r.subject),
           units.ns(r.step_ns or row_total(r), 3), text_bar(r, 40), shares(r))
@@ -318,18 +324,21 @@ function M.render(s, format, opts)
   end
   out[#out + 1] = ""
   out[#out + 1] = md and "### What to fix first" or "What to fix first"
-  if s.basis then out[#out + 1] = (md and "" or "  ") .. "ranked by estimated time saved per " .. per_text(s) .. "; " .. s.basis.what end
+  if s.basis then out[#out + 1] = (md and "" or "  ") .. "ranked by estimated time saved per " .. per_text(s) .. "; "
+      .. s.basis.what end
   if #s.actions == 0 then
     out[#out + 1] = (md and "" or "  ") .. "No recipe found anything to fix."
   end
   if md then out[#out + 1] = "" end
   for i, a in ipairs(s.actions) do
     if i > maxa then
-      out[#out + 1] = string.format(md and "- … %d more actions (JSON and HTML list every one)" or "  … %d more actions (JSON and HTML list every one)", #s.actions - maxa)
+      out[#out + 1] = string.format(md and "- … %d more actions (JSON and HTML list every one)"
+          or "  … %d more actions (JSON and HTML list every one)", #s.actions - maxa)
       break
     end
     local secs = {}
-    for _, x in ipairs(a.sections) do secs[#secs + 1] = md and ("[" .. x.recipe .. "](#" .. x.recipe .. ")") or x.recipe end
+    for _, x in ipairs(a.sections) do secs[#secs + 1] = md and ("[" .. x.recipe .. "](#" .. x.recipe .. ")")
+        or x.recipe end
     if md then
       out[#out + 1] = string.format("%d. **%s** [%s] %s — see %s", i, action_head(a, s), a.severity,
         action_title(a, opts.full_names):gsub("|", "\\|"), table.concat(secs, ", "))
@@ -338,7 +347,8 @@ function M.render(s, format, opts)
         if #a.items > 1 then out[#out + 1] = string.format("   - `%s`: %s", it.rule, it.message) end
       end
     else
-      out[#out + 1] = string.format("  %d. %s  [%s] %s  (see %s)", i, action_head(a, s), a.severity, action_title(a, opts.full_names),
+      out[#out + 1] = string.format("  %d. %s  [%s] %s  (see %s)", i, action_head(a, s), a.severity,
+          action_title(a, opts.full_names),
         table.concat(secs, ", "))
       out[#out + 1] = "     " .. (a.saving_ns and ("estimate: " .. a.formula) or ("no estimate: " .. a.why))
       if #a.items > 1 then
@@ -418,7 +428,8 @@ function M.html(s, anchors, esc)
   if not bd then
     out[#out + 1] = '<p class="muted">No recipe broke the time down (no steps or timeline in the inputs).</p>'
   else
-    out[#out + 1] = string.format('<p class="muted">per step, mean; from <a href="#%s">%s</a>%s</p>', anchors[bd.recipe] or "",
+    out[#out + 1] = string.format('<p class="muted">per step, mean; from <a href="#%s">%s</a>%s</p>',
+        anchors[bd.recipe] or "",
       esc(bd.recipe), bd.note and ("; " .. esc(bd.note)) or "")
     local W, rowh, lab = 640, 22, 150
     local h = #bd.rows * (rowh + 6) + 30
@@ -428,7 +439,8 @@ function M.html(s, anchors, esc)
     for _, r in ipairs(bd.rows) do maxt = math.max(maxt, row_total(r)) end
     for i, r in ipairs(bd.rows) do
       local y = (i - 1) * (rowh + 6)
-      svg[#svg + 1] = string.format('<text x="%d" y="%d" text-anchor="end" font-size="12">%s</text>', lab - 6, y + 15, esc(tostring(r.subject)))
+      svg[#svg + 1] = string.format('<text x="%d" y="%d" text-anchor="end" font-size="12">%s</text>', lab - 6, y + 15,
+          esc(tostring(r.subject)))
       local x = lab
       local total = row_total(r)
       for _, c in ipairs(M.categories) do
@@ -440,7 +452,8 @@ function M.html(s, anchors, esc)
           x = x + w
         end
       end
-      svg[#svg + 1] = string.format('<text x="%.1f" y="%d" font-size="12">%s</text>', x + 6, y + 15, esc(units.ns(r.step_ns or total, 3) .. "/step"))
+      svg[#svg + 1] = string.format('<text x="%.1f" y="%d" font-size="12">%s</text>', x + 6, y + 15,
+          esc(units.ns(r.step_ns or total, 3) .. "/step"))
     end
     local lx, ly = lab, #bd.rows * (rowh + 6) + 12
     for _, c in ipairs(M.categories) do
@@ -452,16 +465,20 @@ function M.html(s, anchors, esc)
     out[#out + 1] = '<figure data-name="summary">' .. table.concat(svg) .. "</figure>"
   end
   out[#out + 1] = "<h3>What to fix first</h3>"
-  if s.basis then out[#out + 1] = '<p class="muted">ranked by estimated time saved per ' .. esc(per_text(s)) .. "; " .. esc(s.basis.what) .. "</p>" end
+  if s.basis then out[#out + 1] = '<p class="muted">ranked by estimated time saved per ' .. esc(per_text(s)) .. "; "
+      .. esc(s.basis.what) .. "</p>" end
   if #s.actions == 0 then out[#out + 1] = '<p class="muted">No recipe found anything to fix.</p>' end
   out[#out + 1] = '<ol class="actions">'
   for _, a in ipairs(s.actions) do
     local secs = {}
-    for _, x in ipairs(a.sections) do secs[#secs + 1] = string.format('<a href="#%s">%s</a>', anchors[x.recipe] or "", esc(x.recipe)) end
-    local subj = a.subject and string.format('<code title="%s">%s</code>: ', esc(tostring(a.subject)), esc(names.display(tostring(a.subject)))) or ""
+    for _, x in ipairs(a.sections) do secs[#secs + 1] = string.format('<a href="#%s">%s</a>', anchors[x.recipe] or "",
+        esc(x.recipe)) end
+    local subj = a.subject and string.format('<code title="%s">%s</code>: ', esc(tostring(a.subject)),
+        esc(names.display(tostring(a.subject)))) or ""
     out[#out + 1] = string.format('<li class="finding sev-%s"><span class="sev">%s</span><span class="speedup">%s</span> %s%s <span class="muted">— see %s</span>',
       a.severity, a.severity, esc(action_head(a, s)), subj, esc(a.lead.message), table.concat(secs, ", "))
-    out[#out + 1] = '<div class="evidence">' .. (a.saving_ns and ("estimate: " .. esc(a.formula)) or ("no estimate: " .. esc(a.why))) .. "</div>"
+    out[#out + 1] = '<div class="evidence">' .. (a.saving_ns and ("estimate: " .. esc(a.formula))
+        or ("no estimate: " .. esc(a.why))) .. "</div>"
     if #a.items > 1 then
       out[#out + 1] = '<ul class="evidence">'
       for _, it in ipairs(a.items) do

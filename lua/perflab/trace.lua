@@ -58,7 +58,8 @@ local function pick_window(p, opts)
     for i = 1, st:nrows() do
       if c[2][i] and c[3][i] and (not best or c[3][i] > c[3][best]) then best = i end
     end
-    if best then return c[2][best], c[2][best] + c[3][best], string.format("slowest step (%s)", tostring(c[1][best])) end
+    if best then return c[2][best], c[2][best] + c[3][best], string.format("slowest step (%s)",
+        tostring(c[1][best])) end
   end
   return nil, nil, "whole trace"
 end
@@ -184,16 +185,21 @@ function M.collect(p, opts)
   local n, c = host(p.tables.runtime, { "name", "pid", "tid", "correlation" })
   for i = 1, n or 0 do
     local s, d = c[2][i], c[3][i]
-    local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0), tostring(c[5][i] or 0)))
-    local e = { name = c[1][i] or "?", start = s, dur = d, kind = "runtime", track = tk.label, tk = tk, corr = c[6][i], seq = #cpu + 1 }
+    local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0),
+        tostring(c[5][i] or 0)))
+    local e = { name = c[1][i] or "?", start = s, dur = d, kind = "runtime", track = tk.label, tk = tk, corr = c[6][i],
+        seq = #cpu + 1 }
     cpu[#cpu + 1] = e
     local k = e.corr and by_corr[e.corr]
-    if k then flows[#flows + 1] = { id = e.corr, from = s, from_track = tk.label, from_tk = tk, to = k.start, to_track = k.track, to_tk = k.tk, name = k.name } end
+    if k then flows[#flows + 1] = { id = e.corr, from = s, from_track = tk.label, from_tk = tk, to = k.start,
+        to_track = k.track, to_tk = k.tk, name = k.name } end
   end
   n, c = host(p.tables.cpu_ops, { "name", "pid", "tid" })
   for i = 1, n or 0 do
-    local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0), tostring(c[5][i] or 0)))
-    cpu[#cpu + 1] = { name = c[1][i] or "?", start = c[2][i], dur = c[3][i], kind = "cpu op", track = tk.label, tk = tk, seq = #cpu + 1 }
+    local tk = track("cpu", c[4][i] or 0, c[5][i] or 0, string.format("CPU %s thread %s", tostring(c[4][i] or 0),
+        tostring(c[5][i] or 0)))
+    cpu[#cpu + 1] = { name = c[1][i] or "?", start = c[2][i], dur = c[3][i], kind = "cpu op", track = tk.label,
+        tk = tk, seq = #cpu + 1 }
   end
   -- structure (opts.structure, the Chrome-trace export): profiler steps,
   -- user annotations (Kineto's user_annotation and gpu_user_annotation
@@ -218,14 +224,16 @@ function M.collect(p, opts)
     end
     local st = p.tables.steps
     if st and st:nrows() > 0 and st:has("start_ns") and st:has("duration_ns") then
-      local named = st:has("name") and st or st:add_column("name", function(r) return "ProfilerStep#" .. tostring(r.step) end, "string")
+      local named = st:has("name") and st or st:add_column("name",
+          function(r) return "ProfilerStep#" .. tostring(r.step) end, "string")
       add_marks(named, "user_annotation", { "name", "pid", "tid" })
     end
     local ev = p.tables.events
     if ev and ev:nrows() > 0 and ev:has("cat") and ev:has("ts_ns") and ev:has("dur_ns") then
       local cat, name = ev:col("cat"), ev:col("name")
       local x = ev:filter(ev:col("ph"):eq("X") & ~name:match("^ProfilerStep#"))
-      x = x:select("name", "cat", "pid", "tid", "ts_ns", "dur_ns"):rename("ts_ns", "start_ns"):rename("dur_ns", "duration_ns")
+      x = x:select("name", "cat", "pid", "tid", "ts_ns", "dur_ns"):rename("ts_ns", "start_ns"):rename("dur_ns",
+          "duration_ns")
       cat = x:col("cat")
       add_marks(x:filter(cat:eq("user_annotation")), "user_annotation", { "name", "pid", "tid" })
       add_marks(x:filter(cat:eq("gpu_user_annotation")), "gpu_user_annotation", { "name", "pid", "tid" }, true)
@@ -256,9 +264,11 @@ function M.collect(p, opts)
   local t0, t1 = w0, w1
   if not t0 then
     t0, t1 = math.huge, -math.huge
-    for _, l in ipairs({ gpu, cpu }) do for _, e in ipairs(l) do t0 = math.min(t0, e.start); t1 = math.max(t1, e.start + e.dur) end end
+    for _, l in ipairs({ gpu, cpu }) do for _, e in ipairs(l) do t0 = math.min(t0, e.start); t1 = math.max(t1,
+        e.start + e.dur) end end
   end
-  return { tracks = tracks, gpu = gpu, cpu = cpu, flows = flows, marks = marks, t0 = t0, t1 = t1, what = what, truncated = truncated }
+  return { tracks = tracks, gpu = gpu, cpu = cpu, flows = flows, marks = marks, t0 = t0, t1 = t1, what = what,
+      truncated = truncated }
 end
 
 --- The first start time of the profile's timed events (ns), or nil.
@@ -281,7 +291,8 @@ local time_units = { ns = 1, us = 1e3, ["µs"] = 1e3, ms = 1e6, s = 1e9 }
 function M.parse_window(text, p, what)
   what = what or "--window"
   local a, b = tostring(text):match("^([^:]*):([^:]*)$")
-  if not a then errors.fail(string.format("%s: expected START:END (e.g. 2ms:5ms), found '%s'", what, tostring(text))) end
+  if not a then errors.fail(string.format("%s: expected START:END (e.g. 2ms:5ms), found '%s'", what,
+      tostring(text))) end
   local function t(x, which)
     local num, unit = x:match("^%s*([%d%.eE%+%-]+)%s*(%S*)%s*$")
     local v = num and tonumber(num)
@@ -316,17 +327,20 @@ local function jstr(s) return json.encode(require("perflab.chart").utf8_clean(s)
 -- result's events, and its dependency, launch and sync hops between them.
 function M.critical_keys(r)
   local raw = r.events_raw
-  local function k(i) return string.format("%s\0%d\0%d", raw:get(i, "name"), raw:get(i, "ts_ns"), raw:get(i, "dur_ns")) end
+  local function k(i) return string.format("%s\0%d\0%d", raw:get(i, "name"), raw:get(i, "ts_ns"),
+      raw:get(i, "dur_ns")) end
   local set = {}
   local path = r.path
   local ev, st, ty, w = path:col("event"), path:col("is_start"), path:col("edge"), path:col("edge_weight_ns")
   local flows = {}
-  local show = { critical_path_dependency = true, critical_path_kernel_launch_delay = true, critical_path_sync_dependency = true }
+  local show = { critical_path_dependency = true, critical_path_kernel_launch_delay = true,
+      critical_path_sync_dependency = true }
   local n = path:nrows()
   for i = 1, n do
     set[k(ev[i])] = true
     if i < n and show[ty[i]] and ev[i] ~= ev[i + 1] then
-      flows[#flows + 1] = { from = k(ev[i]), from_start = st[i], to = k(ev[i + 1]), to_start = st[i + 1], type = ty[i], weight = w[i] }
+      flows[#flows + 1] = { from = k(ev[i]), from_start = st[i], to = k(ev[i + 1]), to_start = st[i + 1], type = ty[i],
+          weight = w[i] }
     end
   end
   return { set = set, flows = flows }
@@ -344,7 +358,8 @@ local function recorded_names(p)
   if th and th:nrows() > 0 and th:has("pid") and th:has("tid") and th:has("name") then
     local c = cols(th, { "pid", "tid", "name" })
     for i = 1, th:nrows() do
-      if c[1][i] ~= nil and c[2][i] ~= nil and c[3][i] then tn[tostring(c[1][i]) .. "\0" .. tostring(c[2][i])] = c[3][i] end
+      if c[1][i] ~= nil and c[2][i] ~= nil and c[3][i] then tn[tostring(c[1][i]) .. "\0"
+          .. tostring(c[2][i])] = c[3][i] end
     end
   end
   return pn, tn
@@ -402,9 +417,11 @@ function M.chrome(p, opts)
     if not named[pid] then
       named[pid] = true
       origin_of[pid] = tostring(tk.pid)
-      local pname = pn[tostring(tk.pid)] or (tk.kind == "gpu" and ("GPU " .. tostring(tk.pid)) or ("CPU process " .. tostring(tk.pid)))
+      local pname = pn[tostring(tk.pid)] or (tk.kind == "gpu" and ("GPU " .. tostring(tk.pid))
+          or ("CPU process " .. tostring(tk.pid)))
       add(string.format('{"ph":"M","name":"process_name","pid":%d,"tid":0,"args":{"name":%s}}', pid, jstr(pname)))
-      add(string.format('{"ph":"M","name":"process_sort_index","pid":%d,"tid":0,"args":{"sort_index":%d}}', pid, tk.kind == "gpu" and pid + 5000000 or pid))
+      add(string.format('{"ph":"M","name":"process_sort_index","pid":%d,"tid":0,"args":{"sort_index":%d}}', pid,
+          tk.kind == "gpu" and pid + 5000000 or pid))
     end
     tnamed[pid .. "\0" .. tid] = true
     add(string.format('{"ph":"M","name":"thread_name","pid":%d,"tid":%d,"args":{"name":%s}}', pid, tid,
@@ -432,12 +449,14 @@ function M.chrome(p, opts)
   for _, k in ipairs(tids) do
     local a, b = k:match("^(.-)%z(.*)$")
     local np, nt = math.tointeger(tonumber(a)), math.tointeger(tonumber(b))
-    if np and nt and np >= 0 and (origin_of[np] == a or (origin_of[np] == nil and not used[np])) and not tnamed[np .. "\0" .. nt] then
+    if np and nt and np >= 0 and (origin_of[np] == a or (origin_of[np] == nil and not used[np]))
+        and not tnamed[np .. "\0" .. nt] then
       tnamed[np .. "\0" .. nt] = true
       add(string.format('{"ph":"M","name":"thread_name","pid":%d,"tid":%d,"args":{"name":%s}}', np, nt, jstr(tn[k])))
     end
   end
-  local cat = { kernel = "kernel", memcpy = "gpu_memcpy", memset = "gpu_memset", runtime = "cuda_runtime", ["cpu op"] = "cpu_op" }
+  local cat = { kernel = "kernel", memcpy = "gpu_memcpy", memset = "gpu_memset", runtime = "cuda_runtime",
+      ["cpu op"] = "cpu_op" }
   -- --critical-path: the path's events (by name, start and duration as the
   -- trace wrote them) get args.critical = 1; the exported events by key
   local crit, by_key = opts.critical_path and M.critical_keys(opts.critical_path), {}
@@ -451,12 +470,14 @@ function M.chrome(p, opts)
   for _, e in ipairs(tl.cpu) do
     local args = e.corr and string.format('{"correlation":%d%s}', e.corr, e.critical and ',"critical":1' or "")
       or (e.critical and '{"critical":1}' or "{}")
-    add(string.format('{"ph":"X","cat":"%s","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":%s}', cat[e.kind], jstr(e.name),
+    add(string.format('{"ph":"X","cat":"%s","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":%s}', cat[e.kind],
+        jstr(e.name),
       npid(e.tk), ntid(e.tk), us(e.start - base), us(e.dur), args))
   end
   -- steps, annotations and NVTX ranges (Kineto's categories; NVTX as "nvtx")
   for _, e in ipairs(tl.marks) do
-    add(string.format('{"ph":"X","cat":"%s","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{}}', e.cat, jstr(e.name),
+    add(string.format('{"ph":"X","cat":"%s","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{}}', e.cat,
+        jstr(e.name),
       npid(e.tk), ntid(e.tk), us(e.start - base), us(e.dur)))
   end
   for _, e in ipairs(tl.gpu) do
@@ -465,12 +486,15 @@ function M.chrome(p, opts)
     if math.tointeger(e.stream) then a[#a + 1] = string.format('"stream":%d', e.stream) end
     if e.corr then a[#a + 1] = string.format('"correlation":%d', e.corr) end
     if e.critical then a[#a + 1] = '"critical":1' end
-    add(string.format('{"ph":"X","cat":"%s","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{%s}}', cat[e.kind], jstr(e.name),
+    add(string.format('{"ph":"X","cat":"%s","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{%s}}', cat[e.kind],
+        jstr(e.name),
       npid(e.tk), ntid(e.tk), us(e.start - base), us(e.dur), table.concat(a, ",")))
   end
   for _, f in ipairs(tl.flows) do
-    add(string.format('{"ph":"s","id":%d,"pid":%d,"tid":%d,"ts":%s,"cat":"ac2g","name":"ac2g"}', f.id, npid(f.from_tk), ntid(f.from_tk), us(f.from - base)))
-    add(string.format('{"ph":"f","id":%d,"pid":%d,"tid":%d,"ts":%s,"cat":"ac2g","name":"ac2g","bp":"e"}', f.id, npid(f.to_tk), ntid(f.to_tk), us(f.to - base)))
+    add(string.format('{"ph":"s","id":%d,"pid":%d,"tid":%d,"ts":%s,"cat":"ac2g","name":"ac2g"}', f.id, npid(f.from_tk),
+        ntid(f.from_tk), us(f.from - base)))
+    add(string.format('{"ph":"f","id":%d,"pid":%d,"tid":%d,"ts":%s,"cat":"ac2g","name":"ac2g","bp":"e"}', f.id,
+        npid(f.to_tk), ntid(f.to_tk), us(f.to - base)))
   end
   -- the critical path's hops (HTA draws dependency, launch and sync edges)
   if crit then

@@ -54,7 +54,8 @@ function M.index(timelines)
   local ix = { total_ns = 0, by_name = {}, by_cfg = {}, has_cfg = false, names = {}, order = {} }
   for _, p in ipairs(timelines) do
     local t, dcol, cfg = p.tables.kernels, "duration_ns", true
-    if not (t and t:nrows() > 0 and t:has("duration_ns")) then t, dcol, cfg = p.tables.kernel_summary, "total_ns", false end
+    if not (t and t:nrows() > 0 and t:has("duration_ns")) then t, dcol, cfg = p.tables.kernel_summary, "total_ns",
+        false end
     if t then
       local keys = {}
       for _, c in ipairs({ "short_name", "name" }) do if t:has(c) then keys[#keys + 1] = c end end

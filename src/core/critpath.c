@@ -16,24 +16,28 @@
 #include <string.h>
 
 #define NONE (-1)
-#define QNA INT64_MIN
+#define QNA  INT64_MIN
 
-typedef struct edge { int64_t u, v, w, attr, seq; uint8_t type; } edge;
+typedef struct edge {
+  int64_t u, v, w, attr, seq;
+  uint8_t type;
+} edge;
 
 typedef struct cp {
   const pl_cp_in *in;
   pl_cp_out *out;
   size_t n;
-  int64_t *ts, *end, *dur;       /* rounded */
-  uint8_t *gpu_side;             /* HTA's GPU side of a correlation */
-  int64_t *ic;                   /* index correlation: the linked event, or NONE */
-  int64_t *grp_first;            /* per event: first GPU event (by time) of its correlation group */
-  uint8_t *inc;                  /* in the window (HTA's clipped frame) */
-  int64_t *snode, *enode;        /* per event: start/end node or NONE */
+  int64_t *ts, *end, *dur; /* rounded */
+  uint8_t *gpu_side;       /* HTA's GPU side of a correlation */
+  int64_t *ic;             /* index correlation: the linked event, or NONE */
+  int64_t *grp_first;      /* per event: first GPU event (by time) of its correlation group */
+  uint8_t *inc;            /* in the window (HTA's clipped frame) */
+  int64_t *snode, *enode;  /* per event: start/end node or NONE */
   size_t nn;
   int64_t *node_ev, *node_ts;
   uint8_t *node_start;
-  edge *e; size_t ne, cape;
+  edge *e;
+  size_t ne, cape;
   int oom;
 } cp;
 
@@ -50,21 +54,33 @@ static void add_edge(cp *c, int64_t u, int64_t v, uint8_t type, int zero, int64_
   if (c->ne == c->cape) {
     size_t nc = c->cape ? c->cape * 2 : 1024;
     edge *ne = realloc(c->e, nc * sizeof *ne);
-    if (!ne) { c->oom = 1; return; }
-    c->e = ne; c->cape = nc;
+    if (!ne) {
+      c->oom = 1;
+      return;
+    }
+    c->e = ne;
+    c->cape = nc;
   }
   edge *x = &c->e[c->ne];
-  x->u = u; x->v = v; x->type = type; x->attr = attr; x->seq = (int64_t)c->ne;
+  x->u = u;
+  x->v = v;
+  x->type = type;
+  x->attr = attr;
+  x->seq = (int64_t)c->ne;
   x->w = (type == PL_CP_E_DEPENDENCY || type == PL_CP_E_SYNC || zero) ? 0 : c->node_ts[v] - c->node_ts[u];
   c->ne++;
 }
 
 /* ---- sorting helpers: an index array sorted by a key of int64s -------- */
 
-typedef struct key4 { int64_t k[4]; int64_t i; } key4;
+typedef struct key4 {
+  int64_t k[4];
+  int64_t i;
+} key4;
 static int cmp_key4(const void *a, const void *b) {
   const key4 *x = a, *y = b;
-  for (int j = 0; j < 4; j++) if (x->k[j] != y->k[j]) return x->k[j] < y->k[j] ? -1 : 1;
+  for (int j = 0; j < 4; j++)
+    if (x->k[j] != y->k[j]) return x->k[j] < y->k[j] ? -1 : 1;
   return x->i < y->i ? -1 : x->i > y->i;
 }
 
@@ -77,11 +93,17 @@ static void index_correlation(cp *c) {
   if (!k) return;
   for (size_t i = 0; i < n; i++) {
     int64_t co = in->corr[i];
-    c->gpu_side[i] = (uint8_t)((in->stream[i] >= 0 && co >= 0) ||
-                               (in->flags[i] & (PL_CP_N_EVENT_SYNC | PL_CP_N_CONTEXT_SYNC)));
-    c->ic[i] = NONE; c->grp_first[i] = NONE;
+    c->gpu_side[i] =
+        (uint8_t)((in->stream[i] >= 0 && co >= 0) || (in->flags[i] & (PL_CP_N_EVENT_SYNC | PL_CP_N_CONTEXT_SYNC)));
+    c->ic[i] = NONE;
+    c->grp_first[i] = NONE;
     if (co == -1) continue;
-    k[m].k[0] = co; k[m].k[1] = c->gpu_side[i]; k[m].k[2] = 0; k[m].k[3] = 0; k[m].i = (int64_t)i; m++;
+    k[m].k[0] = co;
+    k[m].k[1] = c->gpu_side[i];
+    k[m].k[2] = 0;
+    k[m].k[3] = 0;
+    k[m].i = (int64_t)i;
+    m++;
   }
   qsort(k, m, sizeof *k, cmp_key4);
   for (size_t a = 0; a < m;) {
@@ -91,7 +113,7 @@ static void index_correlation(cp *c) {
     for (size_t j = a; j < b; j++) {
       int64_t i = k[j].i;
       if (c->gpu_side[i]) {
-        last_gpu = i;     /* trace order within the group: the last one wins, as pandas' assignment */
+        last_gpu = i; /* trace order within the group: the last one wins, as pandas' assignment */
         if (first_gpu == NONE || c->ts[i] < c->ts[first_gpu]) first_gpu = i;
       } else last_cpu = i;
     }
@@ -99,11 +121,17 @@ static void index_correlation(cp *c) {
       for (size_t j = a; j < b; j++) {
         int64_t i = k[j].i;
         if (c->gpu_side[i]) c->ic[i] = last_cpu;
-        else { c->ic[i] = last_gpu; c->grp_first[i] = first_gpu; }
+        else {
+          c->ic[i] = last_gpu;
+          c->grp_first[i] = first_gpu;
+        }
       }
       /* graph launches: one CPU call, several GPU events */
       size_t ng = 0;
-      for (size_t j = a; j < b; j++) if (c->gpu_side[k[j].i] && !(in->flags[k[j].i] & (PL_CP_N_EVENT_SYNC | PL_CP_N_CONTEXT_SYNC | PL_CP_N_STREAM_SYNC | PL_CP_N_STREAM_WAIT))) ng++;
+      for (size_t j = a; j < b; j++)
+        if (c->gpu_side[k[j].i] && !(in->flags[k[j].i] & (PL_CP_N_EVENT_SYNC | PL_CP_N_CONTEXT_SYNC |
+                                                          PL_CP_N_STREAM_SYNC | PL_CP_N_STREAM_WAIT)))
+          ng++;
       if (ng > 1) c->out->ngraph_launch++;
     }
     a = b;
@@ -126,7 +154,8 @@ static int window(cp *c) {
   } else {
     /* the instances in time order (HTA's frame is sorted by time) */
     size_t seen = 0;
-    for (size_t i = 0; i < n; i++) if (in->flags[i] & PL_CP_N_ANNOTATION) seen++;
+    for (size_t i = 0; i < n; i++)
+      if (in->flags[i] & PL_CP_N_ANNOTATION) seen++;
     key4 *a = xcalloc(c, seen, sizeof *a);
     if (!a) return -1;
     size_t j = 0;
@@ -147,15 +176,22 @@ static int window(cp *c) {
       return -1;
     }
   }
-  if (lo > hi) { snprintf(o->err, sizeof o->err, "the trace has no events"); return -1; }
-  o->win_lo = lo; o->win_hi = hi;
+  if (lo > hi) {
+    snprintf(o->err, sizeof o->err, "the trace has no events");
+    return -1;
+  }
+  o->win_lo = lo;
+  o->win_hi = hi;
   /* CPU side: events starting in the window with a positive duration */
   for (size_t i = 0; i < n; i++)
     if (in->stream[i] == -1) c->inc[i] = (uint8_t)(c->ts[i] >= lo && c->ts[i] <= hi && c->dur[i] > 0);
   /* GPU side: events whose CPU call (stream -1) is in; Stream Wait Event always */
   for (size_t i = 0; i < n; i++) {
     if (in->stream[i] == -1) continue;
-    if (in->flags[i] & PL_CP_N_STREAM_WAIT) { c->inc[i] = 1; continue; }
+    if (in->flags[i] & PL_CP_N_STREAM_WAIT) {
+      c->inc[i] = 1;
+      continue;
+    }
     int64_t x = c->ic[i];
     c->inc[i] = (uint8_t)(x >= 0 && in->stream[x] == -1 && c->inc[x]);
   }
@@ -165,7 +201,7 @@ static int window(cp *c) {
 /* ---- nodes ------------------------------------------------------------ */
 
 static int cmp_node(const void *a, const void *b) {
-  const int64_t *x = a, *y = b;   /* {ts, seq} */
+  const int64_t *x = a, *y = b; /* {ts, seq} */
   if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
   return x[1] < y[1] ? -1 : x[1] > y[1];
 }
@@ -179,17 +215,22 @@ static void make_nodes(cp *c) {
     if (in->cat[i] == PL_CP_CAT_CPU_OP || in->cat[i] == PL_CP_CAT_RUNTIME || (in->stream[i] != -1 && in->corr[i] != -1))
       m++;
   }
-  int64_t (*k)[2] = xcalloc(c, 2 * m, sizeof *k);
+  int64_t(*k)[2] = xcalloc(c, 2 * m, sizeof *k);
   int64_t *evof = xcalloc(c, 2 * m, sizeof *evof);
   c->node_ev = xcalloc(c, 2 * m, sizeof *c->node_ev);
   c->node_ts = xcalloc(c, 2 * m, sizeof *c->node_ts);
   c->node_start = xcalloc(c, 2 * m, sizeof *c->node_start);
-  if (c->oom) { free(k); free(evof); return; }
+  if (c->oom) {
+    free(k);
+    free(evof);
+    return;
+  }
   size_t j = 0;
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < n; i++) {
       if (!c->inc[i]) continue;
-      if (!(in->cat[i] == PL_CP_CAT_CPU_OP || in->cat[i] == PL_CP_CAT_RUNTIME || (in->stream[i] != -1 && in->corr[i] != -1)))
+      if (!(in->cat[i] == PL_CP_CAT_CPU_OP || in->cat[i] == PL_CP_CAT_RUNTIME ||
+            (in->stream[i] != -1 && in->corr[i] != -1)))
         continue;
       k[j][0] = pass == 0 ? c->ts[i] : c->end[i];
       k[j][1] = (int64_t)j;
@@ -200,17 +241,23 @@ static void make_nodes(cp *c) {
   for (size_t q = 0; q < 2 * m; q++) {
     size_t src = (size_t)k[q][1];
     int64_t ev = evof[src];
-    c->node_ev[q] = ev; c->node_ts[q] = k[q][0];
+    c->node_ev[q] = ev;
+    c->node_ts[q] = k[q][0];
     c->node_start[q] = (uint8_t)(src < m);
-    if (src < m) c->snode[ev] = (int64_t)q; else c->enode[ev] = (int64_t)q;
+    if (src < m) c->snode[ev] = (int64_t)q;
+    else c->enode[ev] = (int64_t)q;
   }
   c->nn = 2 * m;
-  free(k); free(evof);
+  free(k);
+  free(evof);
 }
 
 /* ---- call stacks: nesting edges per CPU thread ------------------------ */
 
-typedef struct ept { int64_t idx, time, dur; int type; } ept;   /* type 1 start, -1 end */
+typedef struct ept {
+  int64_t idx, time, dur;
+  int type;
+} ept; /* type 1 start, -1 end */
 
 static int cmp_ept(const void *a, const void *b) {
   const ept *x = a, *y = b;
@@ -232,7 +279,8 @@ static int cmp_ept(const void *a, const void *b) {
 static void call_stacks(cp *c) {
   const pl_cp_in *in = c->in;
   size_t n = c->n, m = 0;
-  for (size_t i = 0; i < n; i++) if (c->inc[i]) m++;
+  for (size_t i = 0; i < n; i++)
+    if (c->inc[i]) m++;
   key4 *k = xcalloc(c, m, sizeof *k);
   int64_t *parent = xcalloc(c, n, sizeof *parent);
   int64_t *first = xcalloc(c, n, sizeof *first), *last = xcalloc(c, n, sizeof *last);
@@ -242,16 +290,20 @@ static void call_stacks(cp *c) {
   if (c->oom) goto done;
   /* group by thread: a counting sort over the dense thread ids (trace order kept) */
   int64_t tmax = 0;
-  for (size_t i = 0; i < n; i++) if (c->inc[i] && in->thread[i] > tmax) tmax = in->thread[i];
+  for (size_t i = 0; i < n; i++)
+    if (c->inc[i] && in->thread[i] > tmax) tmax = in->thread[i];
   size_t *cnt = xcalloc(c, (size_t)tmax + 3, sizeof *cnt);
   if (!cnt) goto done;
-  for (size_t i = 0; i < n; i++) if (c->inc[i]) cnt[(in->thread[i] < 0 ? 0 : (size_t)in->thread[i] + 1) + 1]++;
+  for (size_t i = 0; i < n; i++)
+    if (c->inc[i]) cnt[(in->thread[i] < 0 ? 0 : (size_t)in->thread[i] + 1) + 1]++;
   for (size_t t = 1; t < (size_t)tmax + 3; t++) cnt[t] += cnt[t - 1];
   for (size_t i = 0; i < n; i++)
     if (c->inc[i]) {
       size_t t = in->thread[i] < 0 ? 0 : (size_t)in->thread[i] + 1;
       key4 *x = &k[cnt[t]++];
-      x->k[0] = in->thread[i]; x->k[1] = x->k[2] = x->k[3] = 0; x->i = (int64_t)i;
+      x->k[0] = in->thread[i];
+      x->k[1] = x->k[2] = x->k[3] = 0;
+      x->i = (int64_t)i;
     }
   free(cnt);
   for (size_t a = 0; a < m;) {
@@ -259,14 +311,22 @@ static void call_stacks(cp *c) {
     while (b < m && k[b].k[0] == k[a].k[0]) b++;
     /* a CPU thread: every event of it has a negative stream */
     int cpu = 1;
-    for (size_t q = a; q < b; q++) if (in->stream[k[q].i] >= 0) { cpu = 0; break; }
-    if (!cpu) { a = b; continue; }
+    for (size_t q = a; q < b; q++)
+      if (in->stream[k[q].i] >= 0) {
+        cpu = 0;
+        break;
+      }
+    if (!cpu) {
+      a = b;
+      continue;
+    }
     size_t ne = 0;
     for (size_t q = a; q < b; q++) {
       int64_t i = k[q].i, d = c->dur[i] > 0 ? c->dur[i] : 0;
       ep[ne++] = (ept){ i, c->ts[i], d, 1 };
       ep[ne++] = (ept){ i, c->ts[i] + d, d, -1 };
-      parent[i] = NONE; first[i] = last[i] = next[i] = NONE;
+      parent[i] = NONE;
+      first[i] = last[i] = next[i] = NONE;
     }
     qsort(ep, ne, sizeof *ep, cmp_ept);
     /* the tree: a start's parent is the top of the stack; an end pops */
@@ -277,8 +337,15 @@ static void call_stacks(cp *c) {
       if (ep[q].type == 1) {
         int64_t p = sp ? stack[sp - 1] : NONE;
         parent[i] = p;
-        if (p == NONE) { if (root_last == NONE) root_first = i; else next[root_last] = i; root_last = i; }
-        else { if (last[p] == NONE) first[p] = i; else next[last[p]] = i; last[p] = i; }
+        if (p == NONE) {
+          if (root_last == NONE) root_first = i;
+          else next[root_last] = i;
+          root_last = i;
+        } else {
+          if (last[p] == NONE) first[p] = i;
+          else next[last[p]] = i;
+          last[p] = i;
+        }
         stack[sp++] = i;
       } else if (sp) sp--;
     }
@@ -298,9 +365,13 @@ static void call_stacks(cp *c) {
           int64_t attr = c->node_start[last_node] ? c->node_ev[last_node] : last_parent;
           add_edge(c, last_node, s, PL_CP_E_OPERATOR, 0, attr);
         }
-        last_node = s; last_parent = parent[cur];
+        last_node = s;
+        last_parent = parent[cur];
       }
-      if (first[cur] != NONE) { cur = first[cur]; continue; }
+      if (first[cur] != NONE) {
+        cur = first[cur];
+        continue;
+      }
       /* exit cur and the ancestors whose last child it is */
       for (;;) {
         int64_t xs = c->snode[cur], xe = c->enode[cur];
@@ -310,10 +381,18 @@ static void call_stacks(cp *c) {
             int64_t attr = c->node_start[last_node] ? c->node_ev[last_node] : c->node_ev[xe];
             add_edge(c, last_node, xe, PL_CP_E_OPERATOR, (in->flags[cur] & PL_CP_N_BLOCKING) != 0, attr);
           }
-          if (depth == 0) { last_node = NONE; last_high = xe; }
-          else { last_node = xe; last_parent = parent[cur]; }
+          if (depth == 0) {
+            last_node = NONE;
+            last_high = xe;
+          } else {
+            last_node = xe;
+            last_parent = parent[cur];
+          }
         }
-        if (next[cur] != NONE) { cur = next[cur]; break; }
+        if (next[cur] != NONE) {
+          cur = next[cur];
+          break;
+        }
         cur = parent[cur];
         if (cur == NONE) break;
       }
@@ -321,7 +400,13 @@ static void call_stacks(cp *c) {
     a = b;
   }
 done:
-  free(k); free(parent); free(first); free(last); free(next); free(ep); free(stack);
+  free(k);
+  free(parent);
+  free(first);
+  free(last);
+  free(next);
+  free(ep);
+  free(stack);
 }
 
 /* ---- GPU side: queue lengths, event records, stream waits, kernels ---- */
@@ -336,7 +421,10 @@ static int is_launch(const cp *c, size_t i) {
 static void queue_lengths(cp *c, int64_t *qrt, int64_t *qk) {
   const pl_cp_in *in = c->in;
   size_t n = c->n, m = 0;
-  for (size_t i = 0; i < n; i++) { qrt[i] = qk[i] = QNA; if (is_launch(c, i)) m++; }
+  for (size_t i = 0; i < n; i++) {
+    qrt[i] = qk[i] = QNA;
+    if (is_launch(c, i)) m++;
+  }
   key4 *k = xcalloc(c, 2 * m, sizeof *k);
   if (!k) return;
   size_t j = 0;
@@ -347,13 +435,19 @@ static void queue_lengths(cp *c, int64_t *qrt, int64_t *qk) {
     k[j++] = (key4){ { in->pid[y], in->stream[y], c->ts[y], 1 }, -1 - y };
   }
   /* order: stream, time, calls before GPU events, trace order */
-  for (size_t q = 0; q < j; q++) if (k[q].i < 0) { k[q].k[3] = 1; }
+  for (size_t q = 0; q < j; q++)
+    if (k[q].i < 0) { k[q].k[3] = 1; }
   qsort(k, j, sizeof *k, cmp_key4);
   int64_t q = 0;
   for (size_t a = 0; a < j; a++) {
     if (a == 0 || k[a].k[0] != k[a - 1].k[0] || k[a].k[1] != k[a - 1].k[1]) q = 0;
-    if (k[a].i >= 0) { q++; qrt[k[a].i] = q; }
-    else { q--; qk[-1 - k[a].i] = q; }
+    if (k[a].i >= 0) {
+      q++;
+      qrt[k[a].i] = q;
+    } else {
+      q--;
+      qk[-1 - k[a].i] = q;
+    }
   }
   free(k);
 }
@@ -367,13 +461,18 @@ static void event_links(cp *c, int64_t *rec_launch, int64_t *wait_next) {
   for (size_t i = 0; i < n; i++) rec_launch[i] = wait_next[i] = NONE;
   /* record correlation -> (device, stream) from the sync events that wait on it */
   size_t nr = 0;
-  for (size_t i = 0; i < n; i++) if (in->wait_stream[i] > -1 && in->wait_record[i] >= 0) nr++;
+  for (size_t i = 0; i < n; i++)
+    if (in->wait_stream[i] > -1 && in->wait_record[i] >= 0) nr++;
   size_t nl = 0;
   for (size_t i = 0; i < n; i++)
     if (is_launch(c, i) || (in->flags[i] & (PL_CP_N_EVENT_RECORD | PL_CP_N_WAIT_EVENT_CALL))) nl++;
   key4 *rs = xcalloc(c, nr, sizeof *rs);
   key4 *k = xcalloc(c, nl + 1, sizeof *k);
-  if (c->oom) { free(rs); free(k); return; }
+  if (c->oom) {
+    free(rs);
+    free(k);
+    return;
+  }
   size_t j = 0;
   for (size_t i = 0; i < n; i++)
     if (in->wait_stream[i] > -1 && in->wait_record[i] >= 0)
@@ -388,7 +487,11 @@ static void event_links(cp *c, int64_t *rec_launch, int64_t *wait_next) {
     } else if ((in->flags[i] & PL_CP_N_EVENT_RECORD) && in->corr[i] >= 0) {
       /* binary search the record's stream */
       size_t lo = 0, hi = nr;
-      while (lo < hi) { size_t mid = (lo + hi) / 2; if (rs[mid].k[0] < in->corr[i]) lo = mid + 1; else hi = mid; }
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (rs[mid].k[0] < in->corr[i]) lo = mid + 1;
+        else hi = mid;
+      }
       if (lo < nr && rs[lo].k[0] == in->corr[i])
         k[m++] = (key4){ { rs[lo].k[1], rs[lo].k[2], c->ts[i], 1 }, (int64_t)i };
     }
@@ -406,7 +509,8 @@ static void event_links(cp *c, int64_t *rec_launch, int64_t *wait_next) {
     if (is_launch(c, i)) {
       int64_t y = c->ic[i];
       k[m++] = (key4){ { in->thread[i], in->stream[y], c->ts[i], 1 }, (int64_t)i };
-    } else if ((in->flags[i] & PL_CP_N_WAIT_EVENT_CALL) && !c->gpu_side[i] && c->ic[i] >= 0 && in->stream[c->ic[i]] != -1) {
+    } else if ((in->flags[i] & PL_CP_N_WAIT_EVENT_CALL) && !c->gpu_side[i] && c->ic[i] >= 0 &&
+               in->stream[c->ic[i]] != -1) {
       k[m++] = (key4){ { in->thread[i], in->stream[c->ic[i]], c->ts[i], 0 }, (int64_t)i };
     }
   }
@@ -419,14 +523,22 @@ static void event_links(cp *c, int64_t *rec_launch, int64_t *wait_next) {
   }
   /* rec_launch is indexed by the record call; re-key it by record correlation
   ** lookups done at use (see kernels()) */
-  free(rs); free(k);
+  free(rs);
+  free(k);
 }
 
 /* The event record call with correlation corr, via a sorted (corr, i) list. */
-typedef struct corrmap { key4 *k; size_t n; } corrmap;
+typedef struct corrmap {
+  key4 *k;
+  size_t n;
+} corrmap;
 static int64_t corr_lookup(const corrmap *cm, int64_t corr) {
   size_t lo = 0, hi = cm->n;
-  while (lo < hi) { size_t mid = (lo + hi) / 2; if (cm->k[mid].k[0] < corr) lo = mid + 1; else hi = mid; }
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (cm->k[mid].k[0] < corr) lo = mid + 1;
+    else hi = mid;
+  }
   return lo < cm->n && cm->k[lo].k[0] == corr ? cm->k[lo].i : NONE;
 }
 
@@ -457,7 +569,8 @@ static void kernels(cp *c) {
   size_t ns = 0;
   size_t nk = 0;
   for (size_t i = 0; i < n; i++) {
-    ksync[i] = NONE; sid[i] = 0;
+    ksync[i] = NONE;
+    sid[i] = 0;
     if (in->stream[i] != -1) sk[nk++] = (key4){ { in->pid[i], in->stream[i], 0, 0 }, (int64_t)i };
   }
   qsort(sk, nk, sizeof *sk, cmp_key4);
@@ -467,7 +580,7 @@ static void kernels(cp *c) {
   }
   ns++;
   lastn = xcalloc(c, ns, sizeof *lastn);
-  order = xcalloc(c, ns, sizeof *order);   /* streams in the order they got a kernel */
+  order = xcalloc(c, ns, sizeof *order); /* streams in the order they got a kernel */
   if (c->oom) goto done;
   for (size_t s = 0; s < ns; s++) lastn[s] = NONE;
   size_t norder = 0;
@@ -525,10 +638,12 @@ static void kernels(cp *c) {
     int64_t rt = c->ic[i];
     int64_t ln = lastn[sid[i]];
     int launch_added = 0;
-    if (rt >= 0 && qrt[rt] == 1 && qk[i] == 0 &&
-        (ln == NONE || c->node_ts[ln] < c->ts[rt]) &&
+    if (rt >= 0 && qrt[rt] == 1 && qk[i] == 0 && (ln == NONE || c->node_ts[ln] < c->ts[rt]) &&
         (ks == NONE || c->node_ts[ks_end] < c->ts[rt])) {
-      if (c->snode[rt] != NONE) { add_edge(c, c->snode[rt], s, PL_CP_E_LAUNCH, 0, NONE); launch_added = 1; }
+      if (c->snode[rt] != NONE) {
+        add_edge(c, c->snode[rt], s, PL_CP_E_LAUNCH, 0, NONE);
+        launch_added = 1;
+      }
     } else if (ln != NONE && (ks == NONE || c->node_ts[ks_end] < c->node_ts[ln]) &&
                (rt < 0 || c->ts[rt] <= c->node_ts[ln])) {
       /* a kernel-kernel delay only where the kernel waited behind the
@@ -544,8 +659,17 @@ static void kernels(cp *c) {
     lastn[sid[i]] = e;
   }
 done:
-  free(qrt); free(qk); free(rec_launch); free(wait_next); free(ksync); free(rows); free(sk);
-  free(recs); free(sid); free(lastn); free(order);
+  free(qrt);
+  free(qk);
+  free(rec_launch);
+  free(wait_next);
+  free(ksync);
+  free(rows);
+  free(sk);
+  free(recs);
+  free(sid);
+  free(lastn);
+  free(order);
 }
 
 /* ---- longest path ------------------------------------------------------ */
@@ -559,20 +683,44 @@ static int longest(cp *c) {
   {
     size_t *cnt = xcalloc(c, nn + 1, sizeof *cnt), *ord = xcalloc(c, c->ne, sizeof *ord);
     uint8_t *drop = xcalloc(c, c->ne, 1);
-    if (c->oom) { free(cnt); free(ord); free(drop); return -1; }
+    if (c->oom) {
+      free(cnt);
+      free(ord);
+      free(drop);
+      return -1;
+    }
     for (size_t a = 0; a < c->ne; a++) cnt[c->e[a].v + 1]++;
     for (size_t v = 0; v < nn; v++) cnt[v + 1] += cnt[v];
     size_t *fill = xcalloc(c, nn, sizeof *fill);
-    if (!fill) { free(cnt); free(ord); free(drop); return -1; }
-    for (size_t a = 0; a < c->ne; a++) { size_t v = (size_t)c->e[a].v; ord[cnt[v] + fill[v]++] = a; }
+    if (!fill) {
+      free(cnt);
+      free(ord);
+      free(drop);
+      return -1;
+    }
+    for (size_t a = 0; a < c->ne; a++) {
+      size_t v = (size_t)c->e[a].v;
+      ord[cnt[v] + fill[v]++] = a;
+    }
     for (size_t v = 0; v < nn; v++)
       for (size_t x = cnt[v]; x < cnt[v + 1]; x++)
         for (size_t y = x + 1; y < cnt[v + 1]; y++)
-          if (c->e[ord[x]].u == c->e[ord[y]].u) { drop[ord[x]] = 1; break; }
+          if (c->e[ord[x]].u == c->e[ord[y]].u) {
+            drop[ord[x]] = 1;
+            break;
+          }
     size_t w = 0;
-    for (size_t a = 0; a < c->ne; a++) if (!drop[a]) { c->e[w] = c->e[a]; c->e[w].seq = (int64_t)w; w++; }
+    for (size_t a = 0; a < c->ne; a++)
+      if (!drop[a]) {
+        c->e[w] = c->e[a];
+        c->e[w].seq = (int64_t)w;
+        w++;
+      }
     c->ne = w;
-    free(cnt); free(ord); free(drop); free(fill);
+    free(cnt);
+    free(ord);
+    free(drop);
+    free(fill);
   }
   /* the graph's size as HTA counts it: nodes enter its networkx graph
   ** with their first edge, so an event without edges (a cuda_sync event)
@@ -590,7 +738,8 @@ static int longest(cp *c) {
     free(touched);
   }
   o->nedges = c->ne;
-  o->nlaunch = o->nedge_type[PL_CP_E_LAUNCH]; o->nkk = o->nedge_type[PL_CP_E_KERNEL_KERNEL];
+  o->nlaunch = o->nedge_type[PL_CP_E_LAUNCH];
+  o->nkk = o->nedge_type[PL_CP_E_KERNEL_KERNEL];
   o->nsync = o->nedge_type[PL_CP_E_SYNC];
   size_t *pstart = xcalloc(c, nn + 1, sizeof *pstart), *pe = xcalloc(c, c->ne, sizeof *pe);
   size_t *sstart = xcalloc(c, nn + 1, sizeof *sstart), *se = xcalloc(c, c->ne, sizeof *se);
@@ -598,21 +747,33 @@ static int longest(cp *c) {
   int64_t *dist = xcalloc(c, nn, sizeof *dist), *from = xcalloc(c, nn, sizeof *from);
   int rc = -1;
   if (c->oom) goto done;
-  for (size_t a = 0; a < c->ne; a++) { pstart[c->e[a].v + 1]++; sstart[c->e[a].u + 1]++; }
-  for (size_t v = 0; v < nn; v++) { pstart[v + 1] += pstart[v]; sstart[v + 1] += sstart[v]; }
+  for (size_t a = 0; a < c->ne; a++) {
+    pstart[c->e[a].v + 1]++;
+    sstart[c->e[a].u + 1]++;
+  }
+  for (size_t v = 0; v < nn; v++) {
+    pstart[v + 1] += pstart[v];
+    sstart[v + 1] += sstart[v];
+  }
   {
     size_t *pf = xcalloc(c, nn, sizeof *pf), *sf = xcalloc(c, nn, sizeof *sf);
-    if (c->oom) { free(pf); free(sf); goto done; }
-    for (size_t a = 0; a < c->ne; a++) {   /* insertion order kept */
+    if (c->oom) {
+      free(pf);
+      free(sf);
+      goto done;
+    }
+    for (size_t a = 0; a < c->ne; a++) { /* insertion order kept */
       size_t v = (size_t)c->e[a].v, u = (size_t)c->e[a].u;
       pe[pstart[v] + pf[v]++] = a;
       se[sstart[u] + sf[u]++] = a;
     }
-    free(pf); free(sf);
+    free(pf);
+    free(sf);
   }
   for (size_t v = 0; v < nn; v++) indeg[v] = pstart[v + 1] - pstart[v];
   size_t qh = 0, qt = 0;
-  for (size_t v = 0; v < nn; v++) if (indeg[v] == 0) queue[qt++] = v;
+  for (size_t v = 0; v < nn; v++)
+    if (indeg[v] == 0) queue[qt++] = v;
   int64_t best = -1, bestv = -1;
   while (qh < qt) {
     size_t v = queue[qh++];
@@ -620,20 +781,31 @@ static int longest(cp *c) {
     for (size_t q = pstart[v]; q < pstart[v + 1]; q++) {
       const edge *x = &c->e[pe[q]];
       int64_t wt = x->w < 0 ? 0 : x->w;
-      if (f < 0 || dist[x->u] + wt > d) { d = dist[x->u] + wt; f = (int64_t)pe[q]; }
+      if (f < 0 || dist[x->u] + wt > d) {
+        d = dist[x->u] + wt;
+        f = (int64_t)pe[q];
+      }
     }
-    dist[v] = d; from[v] = f;
-    if (d > best) { best = d; bestv = (int64_t)v; }
+    dist[v] = d;
+    from[v] = f;
+    if (d > best) {
+      best = d;
+      bestv = (int64_t)v;
+    }
     for (size_t q = sstart[v]; q < sstart[v + 1]; q++) {
       size_t t = (size_t)c->e[se[q]].v;
       if (--indeg[t] == 0) queue[qt++] = t;
     }
   }
   if (qt < nn) {
-    snprintf(o->err, sizeof o->err, "the dependency graph has a cycle (%zu of %zu nodes never become ready)", nn - qt, nn);
+    snprintf(o->err, sizeof o->err, "the dependency graph has a cycle (%zu of %zu nodes never become ready)", nn - qt,
+             nn);
     goto done;
   }
-  if (bestv < 0) { snprintf(o->err, sizeof o->err, "the window has no events to build a graph from"); goto done; }
+  if (bestv < 0) {
+    snprintf(o->err, sizeof o->err, "the window has no events to build a graph from");
+    goto done;
+  }
   o->length = best;
   size_t np = 1;
   for (int64_t v = bestv; from[v] >= 0; v = c->e[from[v]].u) np++;
@@ -645,20 +817,32 @@ static int longest(cp *c) {
   o->edge_weight = calloc(np, sizeof *o->edge_weight);
   o->edge_event = calloc(np, sizeof *o->edge_event);
   if (!o->path_event || !o->path_start || !o->path_ts || !o->edge_type || !o->edge_weight || !o->edge_event) {
-    c->oom = 1; goto done;
+    c->oom = 1;
+    goto done;
   }
   size_t p = np;
   for (int64_t v = bestv;;) {
     p--;
-    o->path_event[p] = c->node_ev[v]; o->path_start[p] = c->node_start[v]; o->path_ts[p] = c->node_ts[v];
+    o->path_event[p] = c->node_ev[v];
+    o->path_start[p] = c->node_start[v];
+    o->path_ts[p] = c->node_ts[v];
     if (from[v] < 0) break;
     const edge *x = &c->e[from[v]];
-    o->edge_type[p - 1] = x->type; o->edge_weight[p - 1] = x->w; o->edge_event[p - 1] = x->attr;
+    o->edge_type[p - 1] = x->type;
+    o->edge_weight[p - 1] = x->w;
+    o->edge_event[p - 1] = x->attr;
     v = x->u;
   }
   rc = 0;
 done:
-  free(pstart); free(pe); free(sstart); free(se); free(indeg); free(queue); free(dist); free(from);
+  free(pstart);
+  free(pe);
+  free(sstart);
+  free(se);
+  free(indeg);
+  free(queue);
+  free(dist);
+  free(from);
   return rc;
 }
 
@@ -666,12 +850,20 @@ int pl_cp_run(const pl_cp_in *in, pl_cp_out *out) {
   memset(out, 0, sizeof *out);
   cp c;
   memset(&c, 0, sizeof c);
-  c.in = in; c.out = out; c.n = in->n;
+  c.in = in;
+  c.out = out;
+  c.n = in->n;
   size_t n = in->n;
   int rc = -1;
-  c.ts = xcalloc(&c, n, sizeof *c.ts); c.end = xcalloc(&c, n, sizeof *c.end); c.dur = xcalloc(&c, n, sizeof *c.dur);
-  c.gpu_side = xcalloc(&c, n, 1); c.ic = xcalloc(&c, n, sizeof *c.ic); c.grp_first = xcalloc(&c, n, sizeof *c.grp_first);
-  c.inc = xcalloc(&c, n, 1); c.snode = xcalloc(&c, n, sizeof *c.snode); c.enode = xcalloc(&c, n, sizeof *c.enode);
+  c.ts = xcalloc(&c, n, sizeof *c.ts);
+  c.end = xcalloc(&c, n, sizeof *c.end);
+  c.dur = xcalloc(&c, n, sizeof *c.dur);
+  c.gpu_side = xcalloc(&c, n, 1);
+  c.ic = xcalloc(&c, n, sizeof *c.ic);
+  c.grp_first = xcalloc(&c, n, sizeof *c.grp_first);
+  c.inc = xcalloc(&c, n, 1);
+  c.snode = xcalloc(&c, n, sizeof *c.snode);
+  c.enode = xcalloc(&c, n, sizeof *c.enode);
   if (c.oom) goto done;
   for (size_t i = 0; i < n; i++) {
     int64_t t = in->ts[i], e = in->ts[i] + in->dur[i];
@@ -684,9 +876,12 @@ int pl_cp_run(const pl_cp_in *in, pl_cp_out *out) {
       double td = (double)(in->ts[i] / 1000) + (double)(in->ts[i] % 1000) / 1000.0;
       double dd = (double)(in->dur[i] / 1000) + (double)(in->dur[i] % 1000) / 1000.0;
       double ed = td + dd;
-      t = (int64_t)ceil(td) * 1000; e = (int64_t)floor(ed) * 1000;
+      t = (int64_t)ceil(td) * 1000;
+      e = (int64_t)floor(ed) * 1000;
     }
-    c.ts[i] = t; c.end[i] = e; c.dur[i] = e - t;
+    c.ts[i] = t;
+    c.end[i] = e;
+    c.dur[i] = e - t;
   }
   index_correlation(&c);
   if (c.oom) goto done;
@@ -696,20 +891,41 @@ int pl_cp_run(const pl_cp_in *in, pl_cp_out *out) {
   kernels(&c);
   if (c.oom) goto done;
   rc = longest(&c);
-  if (c.oom) { rc = -1; goto done; }
+  if (c.oom) {
+    rc = -1;
+    goto done;
+  }
   goto keep;
 done:
   if (c.oom) snprintf(out->err, sizeof out->err, "out of memory building the dependency graph");
 keep:
-  out->ts_r = c.ts; out->dur_r = c.dur; c.ts = c.dur = NULL;
-  free(c.ts); free(c.end); free(c.dur); free(c.gpu_side); free(c.ic); free(c.grp_first); free(c.inc);
-  free(c.snode); free(c.enode); free(c.node_ev); free(c.node_ts); free(c.node_start); free(c.e);
+  out->ts_r = c.ts;
+  out->dur_r = c.dur;
+  c.ts = c.dur = NULL;
+  free(c.ts);
+  free(c.end);
+  free(c.dur);
+  free(c.gpu_side);
+  free(c.ic);
+  free(c.grp_first);
+  free(c.inc);
+  free(c.snode);
+  free(c.enode);
+  free(c.node_ev);
+  free(c.node_ts);
+  free(c.node_start);
+  free(c.e);
   return rc;
 }
 
 void pl_cp_free(pl_cp_out *o) {
-  free(o->path_event); free(o->path_start); free(o->path_ts);
-  free(o->edge_type); free(o->edge_weight); free(o->edge_event);
-  free(o->ts_r); free(o->dur_r);
+  free(o->path_event);
+  free(o->path_start);
+  free(o->path_ts);
+  free(o->edge_type);
+  free(o->edge_weight);
+  free(o->edge_event);
+  free(o->ts_r);
+  free(o->dur_r);
   memset(o, 0, sizeof *o);
 }

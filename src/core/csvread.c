@@ -16,16 +16,23 @@
 
 typedef struct reader {
   /* fields of the record being built: bytes in arena, offsets and lengths */
-  char *arena; size_t alen, acap;
-  size_t *off, *lens; size_t nf, capf;
-  const char **ptrs; size_t capp;
-  pl_csv_row_fn fn; void *ud; pl_err *err;
-  pl_csv_field_fn ffn;        /* streaming mode: fields are not copied */
+  char *arena;
+  size_t alen, acap;
+  size_t *off, *lens;
+  size_t nf, capf;
+  const char **ptrs;
+  size_t capp;
+  pl_csv_row_fn fn;
+  void *ud;
+  pl_err *err;
+  pl_csv_field_fn ffn; /* streaming mode: fields are not copied */
   int stop;
   unsigned char delim;
   size_t index;
-  size_t row_line; const char *row_src;   /* where the open record started */
-  const char *line_s; size_t line_n;      /* the line being fed */
+  size_t row_line;
+  const char *row_src; /* where the open record started */
+  const char *line_s;
+  size_t line_n; /* the line being fed */
 } reader;
 
 static void on_field(void *field, size_t len, void *data) {
@@ -56,7 +63,11 @@ static void on_field(void *field, size_t len, void *data) {
 static void on_record(int c, void *data) {
   (void)c;
   reader *r = data;
-  if (r->stop) { r->nf = 0; r->alen = 0; return; }
+  if (r->stop) {
+    r->nf = 0;
+    r->alen = 0;
+    return;
+  }
   pl_csv_row row;
   if (!r->ffn) {
     if (r->nf > r->capp) {
@@ -85,7 +96,11 @@ static void on_record(int c, void *data) {
 ** from a known (line, start) pair. */
 static void locate(const char *start, size_t line, const char *p, size_t *outline, size_t *outcol) {
   const char *ls = start;
-  for (const char *q = start; q < p; q++) if (*q == '\n') { line++; ls = q + 1; }
+  for (const char *q = start; q < p; q++)
+    if (*q == '\n') {
+      line++;
+      ls = q + 1;
+    }
   *outline = line;
   *outcol = (size_t)(p - ls) + 1;
 }
@@ -99,10 +114,20 @@ size_t pl_csv_field_col(const pl_csv_row *row, size_t i) {
   while (p < e && k < i) {
     char c = *p;
     if (inq) {
-      if (c == '"') { if (p + 1 < e && p[1] == '"') p++; else inq = 0; }
-    } else if (c == '"' && atstart) { inq = 1; atstart = 0; }
-    else if ((unsigned char)c == row->delim) { k++; fs = p + 1; atstart = 1; p++; continue; }
-    else if (c != ' ' && c != '\t') atstart = 0;
+      if (c == '"') {
+        if (p + 1 < e && p[1] == '"') p++;
+        else inq = 0;
+      }
+    } else if (c == '"' && atstart) {
+      inq = 1;
+      atstart = 0;
+    } else if ((unsigned char)c == row->delim) {
+      k++;
+      fs = p + 1;
+      atstart = 1;
+      p++;
+      continue;
+    } else if (c != ' ' && c != '\t') atstart = 0;
     p++;
   }
   if (k < i) fs = e;
@@ -113,13 +138,16 @@ size_t pl_csv_field_col(const pl_csv_row *row, size_t i) {
   return col;
 }
 
-static int read_impl(const char *data, size_t len, const pl_csv_opts *o, pl_csv_field_fn ffn,
-                     pl_csv_row_fn fn, void *ud, pl_err *err) {
+static int read_impl(const char *data, size_t len, const pl_csv_opts *o, pl_csv_field_fn ffn, pl_csv_row_fn fn,
+                     void *ud, pl_err *err) {
   struct csv_parser p;
   if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) return pl_err_set(err, 0, 0, "libcsv initialisation failed");
   reader r;
   memset(&r, 0, sizeof r);
-  r.fn = fn; r.ud = ud; r.err = err; r.ffn = ffn;
+  r.fn = fn;
+  r.ud = ud;
+  r.err = err;
+  r.ffn = ffn;
   r.delim = (o && o->delim) ? o->delim : ',';
   csv_set_delim(&p, r.delim);
   size_t lineno = (o && o->first_line) ? o->first_line : 1;
@@ -129,28 +157,39 @@ static int read_impl(const char *data, size_t len, const pl_csv_opts *o, pl_csv_
   while (s < end) {
     const char *nl = memchr(s, '\n', (size_t)(end - s));
     size_t n = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
-    if (!open) { r.row_line = lineno; r.row_src = s; }
+    if (!open) {
+      r.row_line = lineno;
+      r.row_src = s;
+    }
     r.line_s = s;
     r.line_n = nl ? n - 1 : n;
     if (r.line_n && s[r.line_n - 1] == '\r') r.line_n--;
     size_t got = csv_parse(&p, s, n, on_field, on_record, &r);
-    if (r.stop) { rc = -1; goto done; }
+    if (r.stop) {
+      rc = -1;
+      goto done;
+    }
     if (got != n) {
       if (csv_error(&p) == CSV_EPARSE) {
         const char *at = s + got;
         if (*at == '"')
           pl_err_expected(err, lineno, got + 1, "a quote only at the start of a field", at, (size_t)(end - at));
         else
-          pl_err_expected(err, lineno, got + 1, "a delimiter or end of line after the closing quote", at, (size_t)(end - at));
+          pl_err_expected(err, lineno, got + 1, "a delimiter or end of line after the closing quote", at,
+                          (size_t)(end - at));
       } else {
         pl_err_set(err, lineno, 1, "CSV reader failed: %s", csv_strerror(csv_error(&p)));
       }
-      rc = -1; goto done;
+      rc = -1;
+      goto done;
     }
     open = p.pstate != 0;
     lineno++;
     s += n;
-    if (intr && *intr) { rc = pl_err_set(err, lineno - 1, 1, "interrupted"); goto done; }
+    if (intr && *intr) {
+      rc = pl_err_set(err, lineno - 1, 1, "interrupted");
+      goto done;
+    }
   }
   if (csv_fini(&p, on_field, on_record, &r) != 0) {
     /* find the quote that opened the unterminated field */
@@ -158,9 +197,16 @@ static int read_impl(const char *data, size_t len, const pl_csv_opts *o, pl_csv_
     int inq = 0, atstart = 1;
     for (; q < qe; q++) {
       char c = *q;
-      if (inq) { if (c == '"') { if (q + 1 < qe && q[1] == '"') q++; else inq = 0; } }
-      else if (c == '"' && atstart) { inq = 1; openq = q; atstart = 0; }
-      else if ((unsigned char)c == r.delim || c == '\n' || c == '\r') atstart = 1;
+      if (inq) {
+        if (c == '"') {
+          if (q + 1 < qe && q[1] == '"') q++;
+          else inq = 0;
+        }
+      } else if (c == '"' && atstart) {
+        inq = 1;
+        openq = q;
+        atstart = 0;
+      } else if ((unsigned char)c == r.delim || c == '\n' || c == '\r') atstart = 1;
       else if (c != ' ' && c != '\t') atstart = 0;
     }
     size_t ql, qc;
@@ -170,27 +216,30 @@ static int read_impl(const char *data, size_t len, const pl_csv_opts *o, pl_csv_
     size_t el, ec;
     locate(r.row_src, r.row_line, end, &el, &ec);
     pl_err_expected(err, el, ec, what, NULL, 0);
-    rc = -1; goto done;
+    rc = -1;
+    goto done;
   }
   if (r.stop) rc = -1;
 done:
   csv_free(&p);
-  free(r.arena); free(r.off); free(r.lens); free(r.ptrs);
+  free(r.arena);
+  free(r.off);
+  free(r.lens);
+  free(r.ptrs);
   return rc;
 }
 
-int pl_csv_read(const char *data, size_t len, const pl_csv_opts *o,
-                pl_csv_row_fn fn, void *ud, pl_err *err) {
+int pl_csv_read(const char *data, size_t len, const pl_csv_opts *o, pl_csv_row_fn fn, void *ud, pl_err *err) {
   return read_impl(data, len, o, NULL, fn, ud, err);
 }
 
-int pl_csv_read_fields(const char *data, size_t len, const pl_csv_opts *o,
-                       pl_csv_field_fn field_fn, pl_csv_row_fn row_fn, void *ud, pl_err *err) {
+int pl_csv_read_fields(const char *data, size_t len, const pl_csv_opts *o, pl_csv_field_fn field_fn,
+                       pl_csv_row_fn row_fn, void *ud, pl_err *err) {
   return read_impl(data, len, o, field_fn, row_fn, ud, err);
 }
 
-static const double p10[23] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+static const double p10[23] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 
 int pl_csv_number(const char *s, size_t n, int64_t *iv, double *dv) {
   if (n == 0) return -1;
@@ -207,7 +256,8 @@ int pl_csv_number(const char *s, size_t n, int64_t *iv, double *dv) {
   while (j < n) {
     unsigned d = (unsigned)(s[j] - '0');
     if (d < 10) {
-      m = m * 10 + d; nd++;
+      m = m * 10 + d;
+      nd++;
       if (m) sig++;
       if (dot) frac++;
       if (nd > 18) break;
@@ -220,14 +270,23 @@ int pl_csv_number(const char *s, size_t n, int64_t *iv, double *dv) {
     return pl_parse_double(s, n, dv) == 0 ? 2 : 0;
   }
   if (nd == 0) return 0;
-  if (j == n && !dot) { *iv = c == '-' ? -(int64_t)m : (int64_t)m; return 1; }
+  if (j == n && !dot) {
+    *iv = c == '-' ? -(int64_t)m : (int64_t)m;
+    return 1;
+  }
   int ex = 0;
   if (j < n && (s[j] == 'e' || s[j] == 'E')) {
     j++;
     int eneg = 0;
-    if (j < n && (s[j] == '-' || s[j] == '+')) { eneg = s[j] == '-'; j++; }
+    if (j < n && (s[j] == '-' || s[j] == '+')) {
+      eneg = s[j] == '-';
+      j++;
+    }
     size_t e0 = j;
-    while (j < n && s[j] >= '0' && s[j] <= '9' && ex < 1000) { ex = ex * 10 + (s[j] - '0'); j++; }
+    while (j < n && s[j] >= '0' && s[j] <= '9' && ex < 1000) {
+      ex = ex * 10 + (s[j] - '0');
+      j++;
+    }
     if (j == e0) return 0;
     if (eneg) ex = -ex;
   }
@@ -244,19 +303,19 @@ int pl_csv_number(const char *s, size_t n, int64_t *iv, double *dv) {
 
 /* ---- the typed table ---------------------------------------------------- */
 
-enum { K_NONE, K_INT, K_NUM, K_STR, K_LATE };   /* K_LATE: text seen after numbers */
+enum { K_NONE, K_INT, K_NUM, K_STR, K_LATE }; /* K_LATE: text seen after numbers */
 
 typedef struct tbuild {
   pl_table *t;
   int *kind;
   size_t ncols;
   size_t header_line;
-  size_t row;               /* index of the row being filled */
-  int late;                 /* some column is K_LATE */
+  size_t row; /* index of the row being filled */
+  int late;   /* some column is K_LATE */
   int header_done;
-  uint32_t *last;           /* per column: id of the previous row's text */
-  pl_profile *lenient;      /* skip records of the wrong width, listing them here */
-  size_t lrow;              /* late pass: the row being refilled */
+  uint32_t *last;      /* per column: id of the previous row's text */
+  pl_profile *lenient; /* skip records of the wrong width, listing them here */
+  size_t lrow;         /* late pass: the row being refilled */
   /* lenient: the records to skip (ascending record indexes, found by a
   ** first pass) so that a skipped record never types a column */
   size_t *skip, nskip, kskip, rec;
@@ -290,7 +349,7 @@ static int unique_name(pl_table *t, const char *s, size_t n, size_t i) {
   }
 }
 
-static _Thread_local const pl_table *dedupe_t;   /* per thread: perflab serve parses in several at once */
+static _Thread_local const pl_table *dedupe_t; /* per thread: perflab serve parses in several at once */
 static int name_cmp(const void *a, const void *b) {
   size_t x = *(const size_t *)a, y = *(const size_t *)b;
   int c = strcmp(dedupe_t->cols[x]->name, dedupe_t->cols[y]->name);
@@ -335,8 +394,8 @@ static int typed_field(void *ud, size_t i, const char *s, size_t n, pl_err *err)
     unique_name(t, s, n, i);
     return 0;
   }
-  if (i >= b->ncols) return 0;             /* counted and reported at the record's end */
-  if (b->kskip < b->nskip && b->skip[b->kskip] == b->rec) return 0;   /* lenient: skipped */
+  if (i >= b->ncols) return 0;                                      /* counted and reported at the record's end */
+  if (b->kskip < b->nskip && b->skip[b->kskip] == b->rec) return 0; /* lenient: skipped */
   pl_column *c = t->cols[i];
   size_t row = b->row;
   int k = b->kind[i];
@@ -358,14 +417,26 @@ static int typed_field(void *ud, size_t i, const char *s, size_t n, pl_err *err)
     c->v.str[row] = id;
     return 0;
   }
-  if (k == K_LATE) { c->v.str[row] = 0; return 0; }
-  int64_t iv; double dv;
+  if (k == K_LATE) {
+    c->v.str[row] = 0;
+    return 0;
+  }
+  int64_t iv;
+  double dv;
   int got = pl_csv_number(s, n, &iv, &dv);
   if (got == 1) {
     if (k == K_NUM) c->v.num[row] = (double)iv;
-    else { if (k == K_NONE) b->kind[i] = K_INT; c->v.i64[row] = iv; }
+    else {
+      if (k == K_NONE) b->kind[i] = K_INT;
+      c->v.i64[row] = iv;
+    }
   } else if (got == 2) {
-    if (k != K_NUM) { pl_table_retype(t, (int)i, PL_NUM); b->kind[i] = K_NUM; c = t->cols[i]; col_room(c, row); }
+    if (k != K_NUM) {
+      pl_table_retype(t, (int)i, PL_NUM);
+      b->kind[i] = K_NUM;
+      c = t->cols[i];
+      col_room(c, row);
+    }
     c->v.num[row] = dv;
   } else if (k == K_NONE) {
     force_str(t, (int)i);
@@ -398,7 +469,7 @@ static int typed_end(void *ud, const pl_csv_row *r, pl_err *err) {
   if (r->n != b->ncols) {
     char what[96];
     snprintf(what, sizeof what, "%zu fields as in the header (line %zu), found %zu", b->ncols, b->header_line, r->n);
-    if (b->lenient) {     /* the row's cells are overwritten by the next record */
+    if (b->lenient) { /* the row's cells are overwritten by the next record */
       pl_profile_diag(b->lenient, r->line, "skipped: expected %s (column %zu)", what,
                       pl_csv_field_col(r, r->n < b->ncols ? r->n : b->ncols));
       return 0;
@@ -417,7 +488,7 @@ static int late_row(void *ud, const pl_csv_row *r, pl_err *err) {
   (void)err;
   tbuild *b = ud;
   if (r->index == 0) return 0;
-  if (r->n != b->ncols) return 0;          /* skipped (lenient) in the first pass */
+  if (r->n != b->ncols) return 0; /* skipped (lenient) in the first pass */
   size_t row = b->lrow++;
   for (size_t i = 0; i < r->n && i < b->ncols; i++) {
     if (b->kind[i] != K_LATE || r->len[i] == 0) continue;
@@ -430,35 +501,49 @@ static int late_row(void *ud, const pl_csv_row *r, pl_err *err) {
 ** the header's.  Their fields must not take part in typing the columns: a
 ** skipped record with one field too many would otherwise turn a number
 ** column into text (a `calls` column once read as strings). */
-typedef struct widths { size_t ncols, *skip, n, cap; } widths;
+typedef struct widths {
+  size_t ncols, *skip, n, cap;
+} widths;
 
 static int width_row(void *ud, const pl_csv_row *r, pl_err *err) {
   (void)err;
   widths *w = ud;
-  if (r->index == 0) { w->ncols = r->n; return 0; }
+  if (r->index == 0) {
+    w->ncols = r->n;
+    return 0;
+  }
   if (r->n == w->ncols) return 0;
-  if (w->n == w->cap) { w->cap = w->cap ? w->cap * 2 : 16; w->skip = pl_xrealloc(w->skip, w->cap * sizeof *w->skip); }
+  if (w->n == w->cap) {
+    w->cap = w->cap ? w->cap * 2 : 16;
+    w->skip = pl_xrealloc(w->skip, w->cap * sizeof *w->skip);
+  }
   w->skip[w->n++] = r->index;
   return 0;
 }
 
 /* The line-tracking reader: exact error positions, and --lenient (records
 ** of the wrong width are skipped and listed in `lenient`'s diagnostics). */
-static pl_table *slow_table(const char *data, size_t len, const char *name,
-                            const pl_csv_opts *o, pl_profile *lenient, pl_err *err) {
+static pl_table *slow_table(const char *data, size_t len, const char *name, const pl_csv_opts *o, pl_profile *lenient,
+                            pl_err *err) {
   tbuild b;
   memset(&b, 0, sizeof b);
   if (lenient) {
     widths w;
     memset(&w, 0, sizeof w);
-    if (pl_csv_read(data, len, o, width_row, &w, err) != 0) { free(w.skip); return NULL; }
+    if (pl_csv_read(data, len, o, width_row, &w, err) != 0) {
+      free(w.skip);
+      return NULL;
+    }
     b.skip = w.skip;
     b.nskip = w.n;
   }
   b.t = pl_table_new(name);
   b.lenient = lenient;
   if (pl_csv_read_fields(data, len, o, typed_field, typed_end, &b, err) != 0) {
-    pl_table_free(b.t); free(b.kind); free(b.last); free(b.skip);
+    pl_table_free(b.t);
+    free(b.kind);
+    free(b.last);
+    free(b.skip);
     return NULL;
   }
   free(b.skip);
@@ -469,9 +554,11 @@ static pl_table *slow_table(const char *data, size_t len, const char *name,
     return NULL;
   }
   if (b.late) {
-    for (size_t i = 0; i < b.ncols; i++) if (b.kind[i] == K_LATE) force_str(b.t, (int)i);
+    for (size_t i = 0; i < b.ncols; i++)
+      if (b.kind[i] == K_LATE) force_str(b.t, (int)i);
     if (pl_csv_read(data, len, o, late_row, &b, err) != 0) {
-      pl_table_free(b.t); free(b.kind);
+      pl_table_free(b.t);
+      free(b.kind);
       return NULL;
     }
   }
@@ -495,53 +582,74 @@ static pl_table *slow_table(const char *data, size_t len, const char *name,
 
 #if defined(__GNUC__)
 #define F_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define F_NOINLINE __attribute__((noinline))
-#define F_INLINE inline __attribute__((always_inline))
+#define F_NOINLINE    __attribute__((noinline))
+#define F_INLINE      inline __attribute__((always_inline))
 #define F_PREFETCH(p) __builtin_prefetch(p)
 #else
-#define F_INLINE inline
+#define F_INLINE      inline
 #define F_UNLIKELY(x) (x)
 #define F_NOINLINE
 #define F_PREFETCH(p) ((void)(p))
 #endif
 
-typedef struct fcache { const char *s; uint32_t n, id; uint64_t key; } fcache;
-typedef struct fmiss { uint32_t looks, news; int direct; } fmiss;  /* a column's map lookups */
+typedef struct fcache {
+  const char *s;
+  uint32_t n, id;
+  uint64_t key;
+} fcache;
+typedef struct fmiss {
+  uint32_t looks, news;
+  int direct;
+} fmiss; /* a column's map lookups */
 
 /* the hot part of a column, contiguous for all columns (refreshed from the
 ** pl_column whenever that grows or changes type); kind mirrors b->kind */
-typedef struct fcol { void *v; size_t cap; int kind; } fcol;
+typedef struct fcol {
+  void *v;
+  size_t cap;
+  int kind;
+} fcol;
 
 /* the table's text so far, for the fast path: a pool id by the text's
 ** full hash, the first 16 bytes kept in the entry (one cache line or less
 ** per lookup where the pool's own table takes several) */
-typedef struct sent { uint64_t h; uint32_t id, n; char s[16]; } sent;
-#define SMAP_MAX (1u << 20)           /* entries at most; past that it answers, new texts go to the pool only */
+typedef struct sent {
+  uint64_t h;
+  uint32_t id, n;
+  char s[16];
+} sent;
+#define SMAP_MAX (1u << 20) /* entries at most; past that it answers, new texts go to the pool only */
 
 /* A text of a column of mostly new values, looked up at the end of its
 ** record (map, then pool): its map entry and pool slot were asked for when
 ** the field was read, and have loaded by then.  The text is copied (libcsv
 ** reuses its buffer). */
-#define FPEND_MAX 16
+#define FPEND_MAX  16
 #define FPEND_TEXT 32
-typedef struct fpend { size_t col, row; uint32_t n, tag; uint64_t key, h; char s[FPEND_TEXT]; } fpend;
+typedef struct fpend {
+  size_t col, row;
+  uint32_t n, tag;
+  uint64_t key, h;
+  char s[FPEND_TEXT];
+} fpend;
 
 typedef struct fbuild {
   fcol *fc;
   size_t nf, row;
-  size_t lim;               /* ncols once the header is read, 0 before it or after a failure */
+  size_t lim; /* ncols once the header is read, 0 before it or after a failure */
   pl_table *t;
   struct csv_parser *cp;
   int *kind;
-  fcache *cache;            /* 8 slots per column */
+  fcache *cache; /* 8 slots per column */
   fmiss *miss;
-  sent *map; size_t mapcap, mapn;
-  size_t faulted, lastrow;  /* prefault: rows whose pages are in, row at the last call */
+  sent *map;
+  size_t mapcap, mapn;
+  size_t faulted, lastrow; /* prefault: rows whose pages are in, row at the last call */
   int nofault;
   size_t ncols;
-  size_t est, mincap;       /* rows reserved after the header; least room of the columns */
+  size_t est, mincap; /* rows reserved after the header; least room of the columns */
   int header_done, fail, late;
-  fpend pend[FPEND_MAX];    /* direct texts of the record being read (f_pend_flush) */
+  fpend pend[FPEND_MAX]; /* direct texts of the record being read (f_pend_flush) */
   size_t npend;
 } fbuild;
 
@@ -552,16 +660,25 @@ typedef struct fbuild {
 static F_INLINE int num_core(const char *s, size_t n, int64_t *iv, double *dv) {
   size_t j = 0;
   int neg = 0;
-  if (n && (s[0] == '-' || s[0] == '+')) { neg = s[0] == '-'; j = 1; }
+  if (n && (s[0] == '-' || s[0] == '+')) {
+    neg = s[0] == '-';
+    j = 1;
+  }
   /* digits [. digits] [e[+-]digits]: up to 15 digits in all, exact as in pl_csv_number */
   uint64_t m = 0;
   size_t i = j, digits = 0, frac = 0;
   unsigned d;
-  while (i < n && (d = (unsigned)(unsigned char)s[i] - '0') < 10) { m = m * 10 + d; i++; }
+  while (i < n && (d = (unsigned)(unsigned char)s[i] - '0') < 10) {
+    m = m * 10 + d;
+    i++;
+  }
   digits = i - j;
   if (i < n && s[i] == '.') {
     size_t f0 = ++i;
-    while (i < n && (d = (unsigned)(unsigned char)s[i] - '0') < 10) { m = m * 10 + d; i++; }
+    while (i < n && (d = (unsigned)(unsigned char)s[i] - '0') < 10) {
+      m = m * 10 + d;
+      i++;
+    }
     frac = i - f0;
     digits += frac;
   } else if (i == n && digits > 0 && digits <= 18) {
@@ -573,9 +690,15 @@ static F_INLINE int num_core(const char *s, size_t n, int64_t *iv, double *dv) {
   if (i < n && (s[i] == 'e' || s[i] == 'E')) {
     i++;
     int eneg = 0;
-    if (i < n && (s[i] == '-' || s[i] == '+')) { eneg = s[i] == '-'; i++; }
+    if (i < n && (s[i] == '-' || s[i] == '+')) {
+      eneg = s[i] == '-';
+      i++;
+    }
     size_t e0 = i;
-    while (i < n && s[i] >= '0' && s[i] <= '9' && ex < 1000) { ex = ex * 10 + (s[i] - '0'); i++; }
+    while (i < n && s[i] >= '0' && s[i] <= '9' && ex < 1000) {
+      ex = ex * 10 + (s[i] - '0');
+      i++;
+    }
     if (i == e0) return 0;
     if (eneg) ex = -ex;
   }
@@ -597,32 +720,41 @@ static F_INLINE int num_core_z(const char *s, size_t n, int64_t *iv, double *dv)
   size_t j = neg || u[0] == '+', i = j, frac = 0;
   uint64_t m = 0;
   unsigned d;
-  while ((d = (unsigned)u[i] - '0') < 10) { m = m * 10 + d; i++; }
+  while ((d = (unsigned)u[i] - '0') < 10) {
+    m = m * 10 + d;
+    i++;
+  }
   size_t digits = i - j;
   if (u[i] == '.') {
     size_t f0 = ++i;
-    while ((d = (unsigned)u[i] - '0') < 10) { m = m * 10 + d; i++; }
+    while ((d = (unsigned)u[i] - '0') < 10) {
+      m = m * 10 + d;
+      i++;
+    }
     frac = i - f0;
     digits += frac;
   } else if (i == n && digits - 1 < 18) {
     *iv = neg ? -(int64_t)m : (int64_t)m;
     return 1;
   }
-  if (digits - 1 >= 15) return -2;               /* none, or more than 15 */
+  if (digits - 1 >= 15) return -2; /* none, or more than 15 */
   int ex = 0;
   if ((u[i] | 0x20) == 'e') {
     i++;
     int eneg = u[i] == '-';
     if (eneg || u[i] == '+') i++;
     size_t e0 = i;
-    while ((d = (unsigned)u[i] - '0') < 10 && ex < 1000) { ex = ex * 10 + (int)d; i++; }
+    while ((d = (unsigned)u[i] - '0') < 10 && ex < 1000) {
+      ex = ex * 10 + (int)d;
+      i++;
+    }
     if (i == e0) return i == n ? 0 : -2;
     if (eneg) ex = -ex;
   }
   if (i != n) return -2;
   int net = ex - (int)frac;
   if (net < -22 || net > 22) return -2;
-  double v = (double)(int64_t)m;                 /* m < 10^15: the same value */
+  double v = (double)(int64_t)m; /* m < 10^15: the same value */
   v = net < 0 ? v / p10[-net] : v * p10[net];
   *dv = neg ? -v : v;
   return 2;
@@ -689,7 +821,9 @@ static uint32_t map_intern(fbuild *b, const char *s, size_t n, uint64_t h, const
   if (e && e->id) return e->id;
   uint32_t id = q ? pl_pool_intern_key(b->t->pool, s, n, q->tag, q->key) : pl_pool_intern(b->t->pool, s, n);
   if (e) {
-    e->h = h; e->id = id; e->n = (uint32_t)n;
+    e->h = h;
+    e->id = id;
+    e->n = (uint32_t)n;
     if (n <= sizeof e->s) memcpy(e->s, s, n);
     b->mapn++;
     *isnew = 1;
@@ -700,9 +834,14 @@ static uint32_t map_intern(fbuild *b, const char *s, size_t n, uint64_t h, const
 static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
   uint64_t key = (uint64_t)n * 0x9E3779B97F4A7C15ull, w;
   if (n >= 8) {
-    memcpy(&w, s, 8); key ^= w * 0xff51afd7ed558ccdull;
-    memcpy(&w, s + n - 8, 8); key ^= w * 0xc4ceb9fe1a85ec53ull;
-    if (n >= 24) { memcpy(&w, s + n / 2, 8); key ^= w * 0x94d049bb133111ebull; }
+    memcpy(&w, s, 8);
+    key ^= w * 0xff51afd7ed558ccdull;
+    memcpy(&w, s + n - 8, 8);
+    key ^= w * 0xc4ceb9fe1a85ec53ull;
+    if (n >= 24) {
+      memcpy(&w, s + n / 2, 8);
+      key ^= w * 0x94d049bb133111ebull;
+    }
   } else {
     w = 0;
     memcpy(&w, s, n);
@@ -720,7 +859,9 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
     if (n <= FPEND_TEXT && b->npend < FPEND_MAX && b->header_done) {
       /* interned at the record's end (f_pend_flush): 0 until then */
       fpend *q = &b->pend[b->npend++];
-      q->col = col; q->row = b->row; q->n = (uint32_t)n;
+      q->col = col;
+      q->row = b->row;
+      q->n = (uint32_t)n;
       memcpy(q->s, s, n);
       q->tag = pl_pool_key(s, n, &q->key);
       q->h = text_hash(s, n);
@@ -738,7 +879,9 @@ static uint32_t cached_intern(fbuild *b, size_t col, const char *s, size_t n) {
       ms->looks = ms->news = 0;
     }
   }
-  c->id = id; c->key = key; c->n = (uint32_t)n;
+  c->id = id;
+  c->key = key;
+  c->n = (uint32_t)n;
   c->s = pl_pool_str(b->t->pool, id, NULL);
   return id;
 }
@@ -758,18 +901,30 @@ static void f_pend_flush(fbuild *b) {
 
 static void f_refresh(fbuild *b, size_t i) {
   pl_column *c = b->t->cols[i];
-  b->fc[i].v = c->v.any; b->fc[i].cap = c->cap; b->fc[i].kind = b->kind[i];
+  b->fc[i].v = c->v.any;
+  b->fc[i].cap = c->cap;
+  b->fc[i].kind = b->kind[i];
 }
 
 /* Everything but a value of a column's own kind: the header, a record too
 ** long, room to grow, an empty field, a change of kind. */
 static void f_field_slow(fbuild *b, size_t i, const char *s, size_t n, int got, int64_t iv, double dv) {
-  if (!b->header_done) { unique_name(b->t, s ? s : "", n, i); return; }
-  if (b->fail || i >= b->ncols) { b->fail = 1; b->lim = 0; return; }
+  if (!b->header_done) {
+    unique_name(b->t, s ? s : "", n, i);
+    return;
+  }
+  if (b->fail || i >= b->ncols) {
+    b->fail = 1;
+    b->lim = 0;
+    return;
+  }
   size_t row = b->row;
   pl_table *t = b->t;
   pl_column *c = t->cols[i];
-  if (row >= b->fc[i].cap) { col_room(c, row); f_refresh(b, i); }
+  if (row >= b->fc[i].cap) {
+    col_room(c, row);
+    f_refresh(b, i);
+  }
   int k = b->kind[i];
   if (n == 0) {
     switch (c->type) {
@@ -779,13 +934,22 @@ static void f_field_slow(fbuild *b, size_t i, const char *s, size_t n, int got, 
     }
     return;
   }
-  if (k == K_STR) { c->v.str[row] = cached_intern(b, i, s, n); return; }
-  if (k == K_LATE) { c->v.str[row] = 0; return; }
+  if (k == K_STR) {
+    c->v.str[row] = cached_intern(b, i, s, n);
+    return;
+  }
+  if (k == K_LATE) {
+    c->v.str[row] = 0;
+    return;
+  }
   if (got < 0) got = fast_number(s, n, &iv, &dv);
   if (got == 1) {
     if (k == K_NUM) c->v.num[row] = (double)iv;
     else {
-      if (k == K_NONE) { b->kind[i] = K_INT; f_refresh(b, i); }
+      if (k == K_NONE) {
+        b->kind[i] = K_INT;
+        f_refresh(b, i);
+      }
       c->v.i64[row] = iv;
     }
   } else if (got == 2) {
@@ -817,9 +981,7 @@ static F_NOINLINE void str_field(fbuild *b, fcol *f, size_t row, size_t i, const
 }
 
 /* f_field_slow for the field just counted (fewer values live in f_field) */
-static F_NOINLINE void f_slow(fbuild *b, const char *s, size_t n) {
-  f_field_slow(b, b->nf - 1, s, n, -1, 0, 0);
-}
+static F_NOINLINE void f_slow(fbuild *b, const char *s, size_t n) { f_field_slow(b, b->nf - 1, s, n, -1, 0, 0); }
 
 static void f_field(void *field, size_t n, void *ud) {
   fbuild *b = ud;
@@ -827,11 +989,15 @@ static void f_field(void *field, size_t n, void *ud) {
   const char *s = field;
   /* lim is 0 before the header, after a failure, and on a row some column
   ** has no room for */
-  if (F_UNLIKELY(i >= b->lim)) { f_slow(b, s, n); return; }
+  if (F_UNLIKELY(i >= b->lim)) {
+    f_slow(b, s, n);
+    return;
+  }
   fcol *f = &b->fc[i];
   int k = f->kind;
   if (k == K_NUM || k == K_INT) {
-    int64_t iv = 0; double dv = 0;
+    int64_t iv = 0;
+    double dv = 0;
     int got = num_core_z(s, n, &iv, &dv);
     if (got == 2 && k == K_NUM) ((double *)f->v)[b->row] = dv;
     else if (got == 1 && k == K_INT) ((int64_t *)f->v)[b->row] = iv;
@@ -839,17 +1005,27 @@ static void f_field(void *field, size_t n, void *ud) {
     else f_slow(b, s, n);
     return;
   }
-  if (k == K_STR && n) { str_field(b, f, b->row, i, s, n); return; }
-  if (k == K_LATE && n) { ((uint32_t *)f->v)[b->row] = 0; return; }
+  if (k == K_STR && n) {
+    str_field(b, f, b->row, i, s, n);
+    return;
+  }
+  if (k == K_LATE && n) {
+    ((uint32_t *)f->v)[b->row] = 0;
+    return;
+  }
   f_slow(b, s, n);
 }
 
 /* lim for the row about to be read: ncols where every column has room for
 ** it, else 0 (f_field_slow grows the columns) */
 static void f_limit(fbuild *b) {
-  if (b->row < b->mincap) { b->lim = b->ncols; return; }
+  if (b->row < b->mincap) {
+    b->lim = b->ncols;
+    return;
+  }
   size_t mc = SIZE_MAX;
-  for (size_t i = 0; i < b->ncols; i++) if (b->fc[i].cap < mc) mc = b->fc[i].cap;
+  for (size_t i = 0; i < b->ncols; i++)
+    if (b->fc[i].cap < mc) mc = b->fc[i].cap;
   b->mincap = mc;
   b->lim = b->row < mc ? b->ncols : 0;
 }
@@ -873,7 +1049,11 @@ static void f_record(int ch, void *ud) {
     f_limit(b);
     return;
   }
-  if (b->nf != b->ncols) { b->fail = 1; b->lim = 0; return; }
+  if (b->nf != b->ncols) {
+    b->fail = 1;
+    b->lim = 0;
+    return;
+  }
   if (b->npend) f_pend_flush(b);
   b->row++;
   b->nf = 0;
@@ -887,14 +1067,17 @@ static void prefault(fbuild *b) {
   b->lastrow = b->row;
   if (b->nofault || b->row + win / 2 < b->faulted) return;
   size_t from = b->faulted > b->row ? b->faulted : b->row, to = b->row + win;
-  if (pl_table_populate(b->t, from, to) != 0) { b->nofault = 1; return; }
+  if (pl_table_populate(b->t, from, to) != 0) {
+    b->nofault = 1;
+    return;
+  }
   b->faulted = to;
 }
 
 /* NULL with *redo = 1 when the slow path must read the input (an error to
 ** report with its position); NULL with *redo = 0 and err set when stopped. */
-static pl_table *fast_table(const char *data, size_t len, const char *name, const pl_csv_opts *o,
-                            pl_err *err, int *redo) {
+static pl_table *fast_table(const char *data, size_t len, const char *name, const pl_csv_opts *o, pl_err *err,
+                            int *redo) {
   *redo = 1;
   struct csv_parser p;
   /* CSV_APPEND_NULL: every field ends with a NUL for num_core_z */
@@ -917,7 +1100,13 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
     off += n;
     if (b.header_done) prefault(&b);
     if (intr && *intr) {
-      csv_free(&p); pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.miss); free(b.fc);
+      csv_free(&p);
+      pl_table_free(b.t);
+      free(b.kind);
+      free(b.cache);
+      free(b.map);
+      free(b.miss);
+      free(b.fc);
       *redo = 0;
       pl_err_set(err, 0, 0, "interrupted");
       return NULL;
@@ -926,17 +1115,23 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   }
   if (csv_fini(&p, f_field, f_record, &b) != 0 || b.fail || !b.header_done) goto redo;
   csv_free(&p);
-  free(b.cache); free(b.map); free(b.miss);
+  free(b.cache);
+  free(b.map);
+  free(b.miss);
   free(b.fc);
   for (size_t i = 0; i < b.ncols; i++) b.t->cols[i]->len = b.row;
   b.t->nrows = b.row;
   if (b.late) {
     tbuild tb;
     memset(&tb, 0, sizeof tb);
-    tb.t = b.t; tb.kind = b.kind; tb.ncols = b.ncols;
-    for (size_t i = 0; i < b.ncols; i++) if (b.kind[i] == K_LATE) force_str(b.t, (int)i);
+    tb.t = b.t;
+    tb.kind = b.kind;
+    tb.ncols = b.ncols;
+    for (size_t i = 0; i < b.ncols; i++)
+      if (b.kind[i] == K_LATE) force_str(b.t, (int)i);
     if (pl_csv_read(data, len, o, late_row, &tb, err) != 0) {
-      pl_table_free(b.t); free(b.kind);
+      pl_table_free(b.t);
+      free(b.kind);
       *redo = 0;
       return NULL;
     }
@@ -946,20 +1141,24 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   return b.t;
 redo:
   csv_free(&p);
-  pl_table_free(b.t); free(b.kind); free(b.cache); free(b.map); free(b.miss); free(b.fc);
+  pl_table_free(b.t);
+  free(b.kind);
+  free(b.cache);
+  free(b.map);
+  free(b.miss);
+  free(b.fc);
   return NULL;
 }
 
-pl_table *pl_csv_table(const char *data, size_t len, const char *name,
-                       const pl_csv_opts *o, pl_err *err) {
+pl_table *pl_csv_table(const char *data, size_t len, const char *name, const pl_csv_opts *o, pl_err *err) {
   int redo;
   pl_table *t = fast_table(data, len, name, o, err, &redo);
   if (t || !redo) return t;
   return slow_table(data, len, name, o, NULL, err);
 }
 
-pl_table *pl_csv_table_lenient(const char *data, size_t len, const char *name,
-                               const pl_csv_opts *o, pl_profile *lenient, pl_err *err) {
+pl_table *pl_csv_table_lenient(const char *data, size_t len, const char *name, const pl_csv_opts *o,
+                               pl_profile *lenient, pl_err *err) {
   /* the fast path has no per-record recovery: lenient loads take the
   ** line-tracking reader */
   if (lenient == NULL) return pl_csv_table(data, len, name, o, err);

@@ -45,14 +45,14 @@
 #include "profile.h"
 
 typedef struct pl_csv_row {
-  size_t n;                  /* number of fields */
-  const char *const *f;      /* f[i]: field text, NUL-terminated; valid during the callback */
-  const size_t *len;         /* len[i]: its length in bytes */
-  size_t line;               /* line where the record starts (1-based, see first_line) */
-  size_t index;              /* 0-based record number (a header is record 0) */
-  const char *src;           /* the record's raw text in the input (starts at a line start) */
-  size_t srclen;             /* its length, without the final line end */
-  unsigned char delim;       /* the delimiter in use */
+  size_t n;             /* number of fields */
+  const char *const *f; /* f[i]: field text, NUL-terminated; valid during the callback */
+  const size_t *len;    /* len[i]: its length in bytes */
+  size_t line;          /* line where the record starts (1-based, see first_line) */
+  size_t index;         /* 0-based record number (a header is record 0) */
+  const char *src;      /* the record's raw text in the input (starts at a line start) */
+  size_t srclen;        /* its length, without the final line end */
+  unsigned char delim;  /* the delimiter in use */
 } pl_csv_row;
 
 /* Return 0 to go on; non-zero stops the reader, which then returns -1
@@ -60,16 +60,15 @@ typedef struct pl_csv_row {
 typedef int (*pl_csv_row_fn)(void *ud, const pl_csv_row *row, pl_err *err);
 
 typedef struct pl_csv_opts {
-  unsigned char delim;       /* 0 means ',' */
-  size_t first_line;         /* line number of data[0]; 0 means 1 */
-  volatile int *interrupt;   /* checked between lines; stops with "interrupted" */
-  void (*progress)(void *ud, size_t done, size_t total);   /* optional (pl_csv_table) */
+  unsigned char delim;                                   /* 0 means ',' */
+  size_t first_line;                                     /* line number of data[0]; 0 means 1 */
+  volatile int *interrupt;                               /* checked between lines; stops with "interrupted" */
+  void (*progress)(void *ud, size_t done, size_t total); /* optional (pl_csv_table) */
   void *progress_ud;
 } pl_csv_opts;
 
 /* Reads data[0..len) record by record.  0 on success, -1 with err set. */
-int pl_csv_read(const char *data, size_t len, const pl_csv_opts *o,
-                pl_csv_row_fn fn, void *ud, pl_err *err);
+int pl_csv_read(const char *data, size_t len, const pl_csv_opts *o, pl_csv_row_fn fn, void *ud, pl_err *err);
 
 /* The same reader without copying fields: field_fn sees each field as
 ** libcsv delivers it (s is NOT NUL-terminated and is valid only during the
@@ -77,8 +76,8 @@ int pl_csv_read(const char *data, size_t len, const pl_csv_opts *o,
 ** record with n, line, index, src and srclen set and f == len == NULL.
 ** Either callback returns non-zero (after setting err) to stop. */
 typedef int (*pl_csv_field_fn)(void *ud, size_t i, const char *s, size_t n, pl_err *err);
-int pl_csv_read_fields(const char *data, size_t len, const pl_csv_opts *o,
-                       pl_csv_field_fn field_fn, pl_csv_row_fn row_fn, void *ud, pl_err *err);
+int pl_csv_read_fields(const char *data, size_t len, const pl_csv_opts *o, pl_csv_field_fn field_fn,
+                       pl_csv_row_fn row_fn, void *ud, pl_err *err);
 
 /* 1-based column (byte offset + 1 in its line) where field i of the record
 ** starts; for i == row->n, the column just after the record's text. */
@@ -88,14 +87,13 @@ size_t pl_csv_field_col(const pl_csv_row *row, size_t i);
 ** cells become column names (an empty or repeated name gets a _N suffix).
 ** A record with another number of fields than the header is an error.
 ** Returns NULL with err set on malformed input. */
-pl_table *pl_csv_table(const char *data, size_t len, const char *name,
-                       const pl_csv_opts *o, pl_err *err);
+pl_table *pl_csv_table(const char *data, size_t len, const char *name, const pl_csv_opts *o, pl_err *err);
 
 /* The same under --lenient when `lenient` is not NULL: a record with
 ** another number of fields than the header is skipped and listed in that
 ** profile's diagnostics instead of being an error. */
-pl_table *pl_csv_table_lenient(const char *data, size_t len, const char *name,
-                               const pl_csv_opts *o, pl_profile *lenient, pl_err *err);
+pl_table *pl_csv_table_lenient(const char *data, size_t len, const char *name, const pl_csv_opts *o,
+                               pl_profile *lenient, pl_err *err);
 
 /* Parses a CSV field as a number: int64 when it is an integer (returns 1),
 ** double otherwise (returns 2); 0 when it is not a number, -1 when empty. */

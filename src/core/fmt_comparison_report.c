@@ -26,8 +26,8 @@
 #include <string.h>
 
 typedef struct cr_state {
-  char label1[64], label2[64];   /* snake_case run labels */
-  int which;                     /* 0 summary, 1 cycle, 2 details */
+  char label1[64], label2[64]; /* snake_case run labels */
+  int which;                   /* 0 summary, 1 cycle, 2 details */
 } cr_state;
 
 /* Replaces the run labels in a snake name with "normal"/"abnormal". */
@@ -40,17 +40,31 @@ static void canon_labels(cr_state *st, char *name, size_t cap) {
     size_t wl = e ? (size_t)(e - p) : strlen(p);
     const char *w = p;
     size_t wn = wl;
-    if (st->label1[0] && strlen(st->label1) == wl && memcmp(p, st->label1, wl) == 0) { w = "normal"; wn = 6; }
-    else if (st->label2[0] && strlen(st->label2) == wl && memcmp(p, st->label2, wl) == 0) { w = "abnormal"; wn = 8; }
+    if (st->label1[0] && strlen(st->label1) == wl && memcmp(p, st->label1, wl) == 0) {
+      w = "normal";
+      wn = 6;
+    } else if (st->label2[0] && strlen(st->label2) == wl && memcmp(p, st->label2, wl) == 0) {
+      w = "abnormal";
+      wn = 8;
+    }
     for (size_t i = 0; i < wn && k + 1 < sizeof out; i++) out[k++] = w[i];
     p += wl;
-    if (*p == '_') { if (k + 1 < sizeof out) out[k++] = '_'; p++; }
+    if (*p == '_') {
+      if (k + 1 < sizeof out) out[k++] = '_';
+      p++;
+    }
   }
   out[k] = '\0';
   snprintf(name, cap, "%s", out);
 }
 
-typedef struct colmap { const char *from, *to; int kind; double factor; int raw; const char *doc; } colmap;
+typedef struct colmap {
+  const char *from, *to;
+  int kind;
+  double factor;
+  int raw;
+  const char *doc;
+} colmap;
 
 static const colmap summary_map[] = {
   { "metric", "metric", PL_MD_TEXT, 1, 0, "what is compared (its unit in parentheses as printed)" },
@@ -72,14 +86,16 @@ static const colmap details_map[] = {
   { "function_name", "function", PL_MD_TEXT, 1, 0, "function (kernel) name, full text" },
   { "metric_name", "metric", PL_MD_TEXT, 1, 0, "resource metric correlated with the function" },
   { "device", "device", PL_MD_TEXT, 1, 0, "device of the metric (e.g. GPU 7)" },
-  { "suspicion_score", "suspicion_score", PL_MD_NUM, 1, 0, "|delta beta| * (|Z(beta)| + |Z(log mu)|): rank of suspicion" },
+  { "suspicion_score", "suspicion_score", PL_MD_NUM, 1, 0,
+    "|delta beta| * (|Z(beta)| + |Z(log mu)|): rank of suspicion" },
   { "beta_normal_pct", "beta_normal_pct", PL_MD_NUM, 1, 0, "share of cycle time in the normal run, percent" },
   { "beta_abnormal_pct", "beta_abnormal_pct", PL_MD_NUM, 1, 0, "share of cycle time in the abnormal run, percent" },
   { "delta_beta_pct", "delta_beta_pct", PL_MD_NUM, 1, 0, "change of the share, percentage points" },
   { "z_score_beta", "z_beta", PL_MD_NUM, 1, 0, "Z-score of the share change" },
   { "p_value_beta", "p_beta", PL_MD_NUM, 1, 0, "p-value of the share change" },
   { "u_test_p_beta", "u_p_beta", PL_MD_NUM, 1, 0, "Mann-Whitney U-test p-value of the share change" },
-  { "mu_normal", "mu_normal", PL_MD_NUM, 1, 0, "mean metric value during the function, normal run (metric's own unit)" },
+  { "mu_normal", "mu_normal", PL_MD_NUM, 1, 0,
+    "mean metric value during the function, normal run (metric's own unit)" },
   { "mu_abnormal", "mu_abnormal", PL_MD_NUM, 1, 0, "mean metric value during the function, abnormal run" },
   { "delta_mu", "delta_mu", PL_MD_NUM, 1, 0, "mu_abnormal - mu_normal" },
   { "z_score_mu", "z_mu", PL_MD_NUM, 1, 0, "Z-score of the metric change" },
@@ -91,20 +107,27 @@ static const colmap details_map[] = {
 
 static void cr_map(void *ud, int col, const char *hdr, size_t n, pl_md_colspec *spec) {
   cr_state *st = ud;
-  (void)col; (void)hdr; (void)n;
+  (void)col;
+  (void)hdr;
+  (void)n;
   canon_labels(st, spec->name, sizeof spec->name);
   const colmap *m = st->which == 0 ? summary_map : st->which == 1 ? cycle_map : details_map;
   for (; m->from; m++) {
     if (strcmp(spec->name, m->from) == 0) {
       snprintf(spec->name, sizeof spec->name, "%s", m->to);
-      spec->kind = m->kind; spec->factor = m->factor; spec->keep_raw = m->raw; spec->doc = m->doc;
+      spec->kind = m->kind;
+      spec->factor = m->factor;
+      spec->keep_raw = m->raw;
+      spec->doc = m->doc;
       return;
     }
   }
   /* extras: keep the snake_case name; "_us" columns become ns */
   size_t l = strlen(spec->name);
   if (l > 3 && strcmp(spec->name + l - 3, "_us") == 0) {
-    spec->name[l - 2] = 'n'; spec->factor = 1e3; spec->keep_raw = 1;
+    spec->name[l - 2] = 'n';
+    spec->factor = 1e3;
+    spec->keep_raw = 1;
   }
 }
 
@@ -114,9 +137,11 @@ static const char *find_in(const char *s, size_t n, const char *needle) { return
 static int num_at(const char *p, const char *end, double *v, const char **after) {
   while (p < end && (*p == '*' || *p == ' ')) p++;
   const char *q = p;
-  while (q < end && ((*q >= '0' && *q <= '9') || *q == '.' || *q == ',' || *q == '-' || *q == '+' || *q == 'e' || *q == 'E')) q++;
+  while (q < end &&
+         ((*q >= '0' && *q <= '9') || *q == '.' || *q == ',' || *q == '-' || *q == '+' || *q == 'e' || *q == 'E'))
+    q++;
   size_t n = (size_t)(q - p);
-  while (n > 0 && (p[n - 1] == ',' || p[n - 1] == '.')) n--;   /* sentence punctuation */
+  while (n > 0 && (p[n - 1] == ',' || p[n - 1] == '.')) n--; /* sentence punctuation */
   if (n == 0 || pl_parse_number_sep(p, n, 0, v) != 0) return -1;
   if (after) *after = p + n;
   return 0;
@@ -124,19 +149,27 @@ static int num_at(const char *p, const char *end, double *v, const char **after)
 
 /* The heading text without '#', spaces and a leading "N. " number. */
 static void heading_text(const char *s, size_t n, const char **hs, size_t *hn) {
-  while (n > 0 && *s == '#') { s++; n--; }
+  while (n > 0 && *s == '#') {
+    s++;
+    n--;
+  }
   pl_trim(&s, &n);
   size_t i = 0;
   while (i < n && s[i] >= '0' && s[i] <= '9') i++;
-  if (i > 0 && i + 1 < n && s[i] == '.' && s[i + 1] == ' ') { s += i + 2; n -= i + 2; }
-  *hs = s; *hn = n;
+  if (i > 0 && i + 1 < n && s[i] == '.' && s[i + 1] == ' ') {
+    s += i + 2;
+    n -= i + 2;
+  }
+  *hs = s;
+  *hn = n;
 }
 
 /* "Strict Performance Comparison: SUBJECT (PID: N)" -> meta title, subject, pid. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void title_meta(pl_profile *p, const char *hs, size_t hn) {
+static void
+title_meta(pl_profile *p, const char *hs, size_t hn) {
   pl_profile_meta_str(p, "title", hs, hn);
   const char *pid = pl_find(hs, hn, "(PID:");
   const char *colon = memchr(hs, ':', hn);
@@ -174,15 +207,19 @@ static void finding_init(finding *f) {
   pl_buf_init(&f->corr);
   f->t = pl_table_new("key_findings");
   f->c_fn = pl_table_add_doc_col(f->t, "function", PL_STR, "function (kernel) the finding is about");
-  f->c_short = pl_table_add_doc_col(f->t, "short_name", PL_STR, "short kernel name (no return type, namespaces, templates, arguments)");
+  f->c_short = pl_table_add_doc_col(f->t, "short_name", PL_STR,
+                                    "short kernel name (no return type, namespaces, templates, arguments)");
   f->c_dev = pl_table_add_doc_col(f->t, "device", PL_STR, "device, e.g. GPU 7");
-  f->c_dir = pl_table_add_doc_col(f->t, "direction", PL_STR, "increased / decreased: direction of its share of cycle time (beta)");
+  f->c_dir = pl_table_add_doc_col(f->t, "direction", PL_STR,
+                                  "increased / decreased: direction of its share of cycle time (beta)");
   f->c_from = pl_table_add_doc_col(f->t, "beta_from", PL_NUM, "share of cycle time in the normal run, percent");
   f->c_to = pl_table_add_doc_col(f->t, "beta_to", PL_NUM, "share of cycle time in the abnormal run, percent");
   f->c_dppt = pl_table_add_doc_col(f->t, "delta_ppt", PL_NUM, "change of the share, percentage points as printed");
-  f->c_sig = pl_table_add_doc_col(f->t, "significant", PL_BOOL, "the report calls the change statistically significant");
+  f->c_sig =
+      pl_table_add_doc_col(f->t, "significant", PL_BOOL, "the report calls the change statistically significant");
   f->c_p = pl_table_add_doc_col(f->t, "p_value", PL_NUM, "p-value of the share change");
-  f->c_corr = pl_table_add_doc_col(f->t, "correlated", PL_STR, "correlated metric changes, 'metric: increased from A to B; ...'");
+  f->c_corr = pl_table_add_doc_col(f->t, "correlated", PL_STR,
+                                   "correlated metric changes, 'metric: increased from A to B; ...'");
   f->c_line = pl_table_add_doc_col(f->t, "line", PL_INT, "input line of the finding");
   f->m = pl_table_new_like("finding_metrics", f->t);
   f->m_idx = pl_table_add_col(f->m, "finding", PL_INT);
@@ -213,7 +250,8 @@ static void summary_units(pl_table *t) {
     if (pl_unit_lookup(op + 1, (size_t)(mt + ml - 1 - (op + 1)), &u) != 0 || strcmp(u.base, "ns") != 0) continue;
     for (int k = 0; k < 3; k++) {
       int ci = pl_table_col(t, vc[k]);
-      if (ci >= 0 && t->cols[ci]->type == PL_NUM && !pl_cell_missing(t, ci, r)) t->cols[ci]->v.num[r] = pl_unit_scale(t->cols[ci]->v.num[r], u.factor);
+      if (ci >= 0 && t->cols[ci]->type == PL_NUM && !pl_cell_missing(t, ci, r))
+        t->cols[ci]->v.num[r] = pl_unit_scale(t->cols[ci]->v.num[r], u.factor);
     }
     t->cols[cu]->v.str[r] = pl_pool_intern(t->pool, "ns", 2);
   }
@@ -223,8 +261,8 @@ static void summary_units(pl_table *t) {
 ** ("- **`NAME` on device `DEV`:**"), its share change (beta), or a
 ** correlated metric change.  ts/tn: the trimmed line, s/n: all of it.
 ** 0, or -1 with err set. */
-static int finding_line(finding *f, const char *s, size_t n, const char *ts, size_t tn, size_t line,
-                        pl_profile *p, pl_err *err) {
+static int finding_line(finding *f, const char *s, size_t n, const char *ts, size_t tn, size_t line, pl_profile *p,
+                        pl_err *err) {
   char shortbuf[1024];
   size_t indent = (size_t)(ts - s);
   if (indent == 0) {
@@ -232,7 +270,10 @@ static int finding_line(finding *f, const char *s, size_t n, const char *ts, siz
     finding_close(f);
     const char *a = find_in(ts, tn, "**`");
     const char *on = find_in(ts, tn, "` on device `");
-    if (!a || !on || on < a) { pl_err_expected(err, line, 1, "a finding '- **`FUNCTION` on device `DEVICE`:**'", s, n); return -1; }
+    if (!a || !on || on < a) {
+      pl_err_expected(err, line, 1, "a finding '- **`FUNCTION` on device `DEVICE`:**'", s, n);
+      return -1;
+    }
     const char *fn = a + 3;
     size_t fl = (size_t)(on - fn);
     const char *dv = on + 13;
@@ -247,22 +288,34 @@ static int finding_line(finding *f, const char *s, size_t n, const char *ts, siz
     pl_row_put_int(f->t, f->c_line, (int64_t)line);
     return 0;
   }
-  if (!f->open) { pl_profile_diag(p, line, "skipped a nested bullet outside a finding"); return 0; }
+  if (!f->open) {
+    pl_profile_diag(p, line, "skipped a nested bullet outside a finding");
+    return 0;
+  }
   const char *beta = find_in(ts, tn, "(\xce\xb2)");
   if (beta) {
-    const char *dir = find_in(ts, tn, "**increased**") ? "increased" : find_in(ts, tn, "**decreased**") ? "decreased" : NULL;
+    const char *dir = find_in(ts, tn, "**increased**")   ? "increased"
+                      : find_in(ts, tn, "**decreased**") ? "decreased"
+                                                         : NULL;
     if (dir) pl_row_put_str(f->t, f->c_dir, dir, strlen(dir));
     const char *fr = find_in(ts, tn, "from **"), *to = find_in(ts, tn, "to **");
     double v;
     const char *after = NULL;
-    if (!fr || num_at(fr + 5, ts + tn, &v, &after) != 0) { pl_err_expected(err, line, (size_t)(ts - s) + 1, "'from **N%**' in the finding", ts, tn); return -1; }
+    if (!fr || num_at(fr + 5, ts + tn, &v, &after) != 0) {
+      pl_err_expected(err, line, (size_t)(ts - s) + 1, "'from **N%**' in the finding", ts, tn);
+      return -1;
+    }
     pl_row_put_num(f->t, f->c_from, v);
-    if (!to || num_at(to + 3, ts + tn, &v, &after) != 0) { pl_err_expected(err, line, (size_t)(ts - s) + 1, "'to **N%**' in the finding", ts, tn); return -1; }
+    if (!to || num_at(to + 3, ts + tn, &v, &after) != 0) {
+      pl_err_expected(err, line, (size_t)(ts - s) + 1, "'to **N%**' in the finding", ts, tn);
+      return -1;
+    }
     pl_row_put_num(f->t, f->c_to, v);
     const char *par = after ? memchr(after, '(', (size_t)(ts + tn - after)) : NULL;
     if (par && num_at(par + 1, ts + tn, &v, NULL) == 0) pl_row_put_num(f->t, f->c_dppt, v);
-    pl_row_put_bool(f->t, f->c_sig, find_in(ts, tn, "not statistically significant") == NULL &&
-                                  find_in(ts, tn, "statistically significant") != NULL);
+    pl_row_put_bool(f->t, f->c_sig,
+                    find_in(ts, tn, "not statistically significant") == NULL &&
+                        find_in(ts, tn, "statistically significant") != NULL);
     const char *pv = find_in(ts, tn, "p-value:");
     if (pv && num_at(pv + 8, ts + tn, &v, NULL) == 0) pl_row_put_num(f->t, f->c_p, v);
     return 0;
@@ -274,7 +327,9 @@ static int finding_line(finding *f, const char *s, size_t n, const char *ts, siz
     size_t ml = (size_t)(me - mname);
     const char *rest = me + 3;
     size_t rl = (size_t)(ts + tn - rest);
-    const char *dir = find_in(rest, rl, "increased") ? "increased" : find_in(rest, rl, "decreased") ? "decreased" : NULL;
+    const char *dir = find_in(rest, rl, "increased")   ? "increased"
+                      : find_in(rest, rl, "decreased") ? "decreased"
+                                                       : NULL;
     const char *fr = find_in(rest, rl, "from "), *to = find_in(rest, rl, " to ");
     double a, b;
     pl_row_put_int(f->m, f->m_idx, f->index);
@@ -287,7 +342,10 @@ static int finding_line(finding *f, const char *s, size_t n, const char *ts, siz
     /* text: "metric: increased from A to B" */
     const char *txt = rest;
     size_t txl = rl;
-    while (txl > 0 && (*txt == ':' || *txt == ' ')) { txt++; txl--; }
+    while (txl > 0 && (*txt == ':' || *txt == ' ')) {
+      txt++;
+      txl--;
+    }
     while (txl > 0 && txt[txl - 1] == '.') txl--;
     if (f->corr.len) pl_buf_adds(&f->corr, "; ");
     pl_buf_add(&f->corr, mname, ml);
@@ -304,12 +362,18 @@ static int finding_line(finding *f, const char *s, size_t n, const char *ts, siz
 static void legend_line(pl_table *legend, const char *ts, size_t tn, size_t line, pl_profile *p) {
   const char *a = find_in(ts, tn, "**");
   const char *b = a ? find_in(a + 2, (size_t)(ts + tn - a - 2), "**") : NULL;
-  if (!a || !b) { pl_profile_diag(p, line, "skipped a legend line without a **term**"); return; }
+  if (!a || !b) {
+    pl_profile_diag(p, line, "skipped a legend line without a **term**");
+    return;
+  }
   const char *term = a + 2;
   size_t tl = (size_t)(b - term);
   const char *def = b + 2;
   size_t dl = (size_t)(ts + tn - def);
-  if (dl && *def == ':') { def++; dl--; }
+  if (dl && *def == ':') {
+    def++;
+    dl--;
+  }
   pl_trim(&def, &dl);
   pl_row_put_str(legend, 0, term, tl);
   if (dl) pl_row_put_str(legend, 1, def, dl);
@@ -330,7 +394,8 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   size_t hn = 0, secn = 0;
   enum { M_NONE, M_FINDINGS, M_LEGEND, M_OVERVIEW } mode = M_NONE;
   int have_title = 0, ngeneric = 0;
-  pl_buf overview; pl_buf_init(&overview);
+  pl_buf overview;
+  pl_buf_init(&overview);
 
   finding f;
   finding_init(&f);
@@ -345,15 +410,33 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_table *tabs[64];
   int ntabs = 0;
 
-#define CR_FAIL() do { finding_close(&f); pl_table_free(f.t); pl_table_free(f.m); pl_table_free(legend); \
-    { for (int _i = 0; _i < ntabs; _i++) pl_table_free(tabs[_i]); } pl_buf_free(&f.corr); pl_buf_free(&overview); return -1; } while (0)
+#define CR_FAIL()                                                                                                      \
+  do {                                                                                                                 \
+    finding_close(&f);                                                                                                 \
+    pl_table_free(f.t);                                                                                                \
+    pl_table_free(f.m);                                                                                                \
+    pl_table_free(legend);                                                                                             \
+    {                                                                                                                  \
+      for (int _i = 0; _i < ntabs; _i++) pl_table_free(tabs[_i]);                                                      \
+    }                                                                                                                  \
+    pl_buf_free(&f.corr);                                                                                              \
+    pl_buf_free(&overview);                                                                                            \
+    return -1;                                                                                                         \
+  } while (0)
 
   while (pl_lines_next(&c, &l)) {
-    if (o && o->interrupt && *o->interrupt) { pl_err_set(err, c.lineno, 1, "interrupted"); CR_FAIL(); }
+    if (o && o->interrupt && *o->interrupt) {
+      pl_err_set(err, c.lineno, 1, "interrupted");
+      CR_FAIL();
+    }
     const char *s = l.s;
     size_t n = l.n;
-    if (pl_is_blank(s, n)) { if (mode == M_OVERVIEW && overview.len) mode = M_NONE; continue; }
-    const char *ts = s; size_t tn = n;
+    if (pl_is_blank(s, n)) {
+      if (mode == M_OVERVIEW && overview.len) mode = M_NONE;
+      continue;
+    }
+    const char *ts = s;
+    size_t tn = n;
     pl_trim(&ts, &tn);
     if (ts[0] == '#') {
       finding_close(&f);
@@ -365,7 +448,10 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         title_meta(p, hs, hn);
         continue;
       }
-      if (lvl <= 2) { sec = hs; secn = hn; }
+      if (lvl <= 2) {
+        sec = hs;
+        secn = hn;
+      }
       if (find_in(hs, hn, "Key Findings")) mode = M_FINDINGS;
       else if (find_in(hs, hn, "Legend")) mode = M_LEGEND;
       else if (pl_starts(hs, hn, "Overview")) mode = M_OVERVIEW;
@@ -374,11 +460,15 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     }
     if (pl_md_table_starts(&c, s, n)) {
       finding_close(&f);
-      if (ntabs >= 64) { pl_err_set(err, c.lineno, 1, "more than 64 tables in one report"); CR_FAIL(); }
+      if (ntabs >= 64) {
+        pl_err_set(err, c.lineno, 1, "more than 64 tables in one report");
+        CR_FAIL();
+      }
       const char *name;
       char gname[96];
       if (find_in(hs, hn, "Performance Summary") || (find_in(sec, secn, "Summary") && find_in(hs, hn, "Summary"))) {
-        st.which = 0; name = "summary";
+        st.which = 0;
+        name = "summary";
         /* run labels from the header: | Metric | LABEL1 | LABEL2 | ... */
         pl_md_cell hc[PL_MD_MAXCELLS];
         int nh = pl_md_split(s, n, hc, PL_MD_MAXCELLS);
@@ -388,23 +478,29 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           pl_profile_meta_str(p, "baseline_label", hc[1].s, hc[1].n);
           pl_profile_meta_str(p, "compare_label", hc[2].s, hc[2].n);
         }
-      } else if (find_in(hs, hn, "Cycle Duration")) { st.which = 1; name = "cycle_distribution"; }
-      else if (find_in(hs, hn, "Detailed comparison") || find_in(hs, hn, "Detailed Comparison")) { st.which = 2; name = "details"; }
-      else {
+      } else if (find_in(hs, hn, "Cycle Duration")) {
+        st.which = 1;
+        name = "cycle_distribution";
+      } else if (find_in(hs, hn, "Detailed comparison") || find_in(hs, hn, "Detailed Comparison")) {
+        st.which = 2;
+        name = "details";
+      } else {
         st.which = -1;
         size_t gl = pl_md_snake(hs, hn, gname, sizeof gname - 8);
         if (gl == 0) snprintf(gname, sizeof gname, "table");
-        for (int i = 0; i < ntabs; i++) if (strcmp(tabs[i]->name, gname) == 0) {
-          size_t k = strlen(gname);
-          snprintf(gname + k, sizeof gname - k, "_%d", ++ngeneric + 1);
-          break;
-        }
+        for (int i = 0; i < ntabs; i++)
+          if (strcmp(tabs[i]->name, gname) == 0) {
+            size_t k = strlen(gname);
+            snprintf(gname + k, sizeof gname - k, "_%d", ++ngeneric + 1);
+            break;
+          }
         name = gname;
       }
       pl_table *t = pl_md_read_table_lenient(&c, &l, name, st.which >= 0 ? cr_map : NULL, &st, o, p, err);
       if (!t) CR_FAIL();
       if (st.which == 0) summary_units(t);
-      if (pl_want_table(o, t->name)) tabs[ntabs++] = t; else pl_table_free(t);
+      if (pl_want_table(o, t->name)) tabs[ntabs++] = t;
+      else pl_table_free(t);
       continue;
     }
     if (ts[0] == '|') {
@@ -415,10 +511,14 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       if (finding_line(&f, s, n, ts, tn, c.lineno, p, err) != 0) CR_FAIL();
       continue;
     }
-    if (mode == M_LEGEND && ts[0] == '-') { legend_line(legend, ts, tn, c.lineno, p); continue; }
+    if (mode == M_LEGEND && ts[0] == '-') {
+      legend_line(legend, ts, tn, c.lineno, p);
+      continue;
+    }
     finding_close(&f);
     if (pl_starts(ts, tn, "**Recommendation:**")) {
-      const char *r = ts + 19; size_t rn = tn - 19;
+      const char *r = ts + 19;
+      size_t rn = tn - 19;
       pl_trim(&r, &rn);
       pl_profile_meta_str(p, "recommendation", r, rn);
       mode = M_NONE;
@@ -439,9 +539,12 @@ static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   if (overview.len) pl_profile_meta_str(p, "overview", overview.data, overview.len);
   pl_profile_meta_str(p, "tool", "performance comparison report", strlen("performance comparison report"));
   for (int i = 0; i < ntabs; i++) pl_profile_add_table(p, tabs[i]);
-  if (pl_want_table(o, "key_findings")) pl_profile_add_table(p, f.t); else pl_table_free(f.t);
-  if (pl_want_table(o, "finding_metrics")) pl_profile_add_table(p, f.m); else pl_table_free(f.m);
-  if (pl_want_table(o, "legend")) pl_profile_add_table(p, legend); else pl_table_free(legend);
+  if (pl_want_table(o, "key_findings")) pl_profile_add_table(p, f.t);
+  else pl_table_free(f.t);
+  if (pl_want_table(o, "finding_metrics")) pl_profile_add_table(p, f.m);
+  else pl_table_free(f.m);
+  if (pl_want_table(o, "legend")) pl_profile_add_table(p, legend);
+  else pl_table_free(legend);
   pl_buf_free(&f.corr);
   pl_buf_free(&overview);
   return 0;
@@ -454,14 +557,15 @@ static int cr_detect(const char *data, size_t len) {
   if (pl_find(data, len, "Suspicion Score")) score += 30;
   if (pl_find(data, len, "Cycle Duration Distribution")) score += 20;
   if (pl_find(data, len, "\xce\xb2_normal") || pl_find(data, len, "(\xce\xb2)")) score += 10;
-  if (score < 40) return 0;   /* needs two markers at least */
+  if (score < 40) return 0; /* needs two markers at least */
   if (!pl_find(data, len, "|---") && !pl_find(data, len, "|:--") && !pl_find(data, len, "| ---")) return 0;
   return score > 95 ? 95 : score;
 }
 
 const pl_format pl_fmt_comparison_report = {
   "comparison-report",
-  "Markdown performance-comparison reports (normal vs abnormal run): summary, cycle distribution, key findings, details, legend",
+  "Markdown performance-comparison reports (normal vs abnormal run): summary, cycle distribution, key findings, "
+  "details, legend",
   "summary cycle_distribution key_findings finding_metrics details legend",
   cr_detect,
   cr_parse,

@@ -29,10 +29,10 @@ static int csv_detect(const char *data, size_t len) {
   pl_lines_init(&c, data, len);
   int first = -1, same = 0, lines = 0;
   while (pl_lines_next(&c, &l) && lines < 8) {
-    if (pl_is_blank(l.s, l.n)) continue;   /* rocprofv2 writes a blank line after the header */
+    if (pl_is_blank(l.s, l.n)) continue; /* rocprofv2 writes a blank line after the header */
     if (lines == 0 && (l.s[0] == '{' || l.s[0] == '[' || l.s[0] == '=' || l.s[0] == '<' || l.s[0] == '#')) return 0;
     int k = count_fields(l.s, l.n);
-    if (k < 0) break;               /* a quoted newline or junk: stop sampling */
+    if (k < 0) break; /* a quoted newline or junk: stop sampling */
     if (lines == 0) first = k;
     else if (k == first) same++;
     else return 0;
@@ -47,21 +47,18 @@ static int csv_parse_fmt(const pl_input *in, pl_profile *p, const pl_parse_opts 
   pl_table *t = pl_csv_table_lenient(in->data, in->len, "csv", &co, o && o->lenient ? p : NULL, err);
   if (t == NULL) return -1;
   for (size_t i = 0; i < t->ncols; i++) {
-    const char *what = t->cols[i]->type == PL_INT ? "column as written (every value an integer)"
-                     : t->cols[i]->type == PL_NUM ? "column as written (numbers)"
-                     : "column as written (text)";
+    const char *what = t->cols[i]->type == PL_INT   ? "column as written (every value an integer)"
+                       : t->cols[i]->type == PL_NUM ? "column as written (numbers)"
+                                                    : "column as written (text)";
     pl_table_set_doc(t, (int)i, what);
   }
   pl_profile_meta_num(p, "rows", (double)t->nrows);
   pl_profile_meta_num(p, "columns", (double)t->ncols);
-  if (pl_want_table(o, "csv")) pl_profile_add_table(p, t); else pl_table_free(t);
+  if (pl_want_table(o, "csv")) pl_profile_add_table(p, t);
+  else pl_table_free(t);
   return 0;
 }
 
 const pl_format pl_fmt_csv = {
-  "csv",
-  "any CSV with a header row, typed per column (libcsv, strict)",
-  "csv",
-  csv_detect,
-  csv_parse_fmt,
+  "csv", "any CSV with a header row, typed per column (libcsv, strict)", "csv", csv_detect, csv_parse_fmt,
 };

@@ -20,8 +20,7 @@
 static int is_header(const char *s, size_t n) {
   pl_trim(&s, &n);
   if (!pl_starts(s, n, "Kernel")) return 0;
-  return pl_find(s, n, "Latency") != NULL && pl_find(s, n, "Tensor") != NULL &&
-         pl_find(s, n, "DRAM") != NULL;
+  return pl_find(s, n, "Latency") != NULL && pl_find(s, n, "Tensor") != NULL && pl_find(s, n, "DRAM") != NULL;
 }
 
 static int kt_detect(const char *data, size_t len) {
@@ -42,7 +41,11 @@ static int kt_detect(const char *data, size_t len) {
 /* Reads the next whitespace-separated token starting at *i. */
 static int next_token(const char *s, size_t n, size_t *i, size_t *start, size_t *len) {
   while (*i < n && (s[*i] == ' ' || s[*i] == '\t')) (*i)++;
-  if (*i >= n) { *start = *i; *len = 0; return 0; }
+  if (*i >= n) {
+    *start = *i;
+    *len = 0;
+    return 0;
+  }
   *start = *i;
   while (*i < n && s[*i] != ' ' && s[*i] != '\t') (*i)++;
   *len = *i - *start;
@@ -62,31 +65,36 @@ static inline int num_token(const char *s, size_t n, size_t *i, size_t *start, s
   int plain = 1;
   for (; k < n && s[k] != ' ' && s[k] != '\t'; k++) {
     unsigned d = (unsigned)(unsigned char)s[k] - '0';
-    if (d < 10) { m = m * 10 + d; nd++; }
-    else if (s[k] == '.' && !dot) dot = k + 1;
+    if (d < 10) {
+      m = m * 10 + d;
+      nd++;
+    } else if (s[k] == '.' && !dot) dot = k + 1;
     else plain = 0;
   }
   *i = k;
   *len = k - *start;
   if (*len == 0) return 0;
   size_t frac = dot ? k - dot : 0;
-  if (plain && nd > 0 && nd <= 15 && frac <= 8) { *v = frac ? (double)m / p10[frac] : (double)m; return 1; }
+  if (plain && nd > 0 && nd <= 15 && frac <= 8) {
+    *v = frac ? (double)m / p10[frac] : (double)m;
+    return 1;
+  }
   return pl_parse_double(s + *start, *len, v) == 0;
 }
 
 /* Word-at-a-time scanning needs little-endian loads and GCC's ctz. */
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define KT_SWAR 1
+#define KT_SWAR   1
 #define KT_CTZ(x) ((unsigned)__builtin_ctzll(x))
 #else
-#define KT_SWAR 0
+#define KT_SWAR   0
 #define KT_CTZ(x) 0u
 #endif
 
 /* The number of leading ASCII digits in the 8 bytes w (little-endian
 ** load order), and in *t those bytes minus '0'. */
 static inline unsigned swar_digits(uint64_t w, uint64_t *t) {
-  uint64_t x = w ^ 0x3030303030303030ull;                 /* a digit byte becomes 0..9 */
+  uint64_t x = w ^ 0x3030303030303030ull; /* a digit byte becomes 0..9 */
   /* high bit set in each byte that is not a digit; a carry out of a byte
   ** only disturbs the bytes above the first non-digit, which are not used */
   uint64_t nd = ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
@@ -96,7 +104,7 @@ static inline unsigned swar_digits(uint64_t w, uint64_t *t) {
 
 /* The value of the first n (1..8) digit bytes of t (byte 0 the first). */
 static inline uint64_t swar_value(uint64_t t, unsigned n) {
-  t <<= 8 * (8 - n);                                        /* leading zeros in front */
+  t <<= 8 * (8 - n); /* leading zeros in front */
   t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFull;
   t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFull;
   t = (t * 10000 + (t >> 32)) & 0x00000000FFFFFFFFull;
@@ -105,11 +113,14 @@ static inline uint64_t swar_value(uint64_t t, unsigned n) {
 
 /* m / 10^frac for small m and frac 1..3, computed by the same division at
 ** the start of a parse (the utilisations "0.00" .. "1.00" are all here). */
-typedef struct kt_div { double q[4][128]; } kt_div;
+typedef struct kt_div {
+  double q[4][128];
+} kt_div;
 static const double kt_p10[9] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8 };
 static const uint64_t kt_p10i[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
 static void kt_div_init(kt_div *d) {
-  for (int f = 1; f <= 3; f++) for (int m = 0; m < 128; m++) d->q[f][m] = (double)(uint64_t)m / kt_p10[f];
+  for (int f = 1; f <= 3; f++)
+    for (int m = 0; m < 128; m++) d->q[f][m] = (double)(uint64_t)m / kt_p10[f];
 }
 
 /* The fast row's number: at *pp (after spaces and tabs), a token that
@@ -123,7 +134,10 @@ static inline int fast_num(const kt_div *dv, const char *e, const char **pp, dou
     uint64_t w;
     memcpy(&w, k, 8);
     w ^= 0x2020202020202020ull;
-    if (w == 0) { k += 8; continue; }
+    if (w == 0) {
+      k += 8;
+      continue;
+    }
     k += KT_CTZ(w) / 8;
     break;
   }
@@ -135,10 +149,10 @@ static inline int fast_num(const kt_div *dv, const char *e, const char **pp, dou
     uint64_t w, t;
     memcpy(&w, k, 8);
     nd = swar_digits(w, &t);
-    if (nd == 8) return 0;                                  /* long: the general path */
+    if (nd == 8) return 0; /* long: the general path */
     if (nd) m = swar_value(t, nd);
     k += nd;
-    if (*k == '.') {                                        /* k < e: nd < 8 bytes were digits */
+    if (*k == '.') { /* k < e: nd < 8 bytes were digits */
       k++;
       if (e - k >= 8) {
         memcpy(&w, k, 8);
@@ -147,14 +161,26 @@ static inline int fast_num(const kt_div *dv, const char *e, const char **pp, dou
         if (frac) { m = m * kt_p10i[frac] + swar_value(t, frac); }
         k += frac;
       } else {
-        while (k < e && (unsigned)(unsigned char)*k - '0' < 10) { m = m * 10 + (unsigned)((unsigned char)*k - '0'); frac++; k++; }
+        while (k < e && (unsigned)(unsigned char)*k - '0' < 10) {
+          m = m * 10 + (unsigned)((unsigned char)*k - '0');
+          frac++;
+          k++;
+        }
       }
     }
   } else {
-    while (k < e && (unsigned)(unsigned char)*k - '0' < 10) { m = m * 10 + (unsigned)((unsigned char)*k - '0'); nd++; k++; }
+    while (k < e && (unsigned)(unsigned char)*k - '0' < 10) {
+      m = m * 10 + (unsigned)((unsigned char)*k - '0');
+      nd++;
+      k++;
+    }
     if (k < e && *k == '.') {
       k++;
-      while (k < e && (unsigned)(unsigned char)*k - '0' < 10) { m = m * 10 + (unsigned)((unsigned char)*k - '0'); frac++; k++; }
+      while (k < e && (unsigned)(unsigned char)*k - '0' < 10) {
+        m = m * 10 + (unsigned)((unsigned char)*k - '0');
+        frac++;
+        k++;
+      }
     }
   }
   if (nd + frac == 0 || nd + frac > 15 || frac > 8) return 0;
@@ -171,10 +197,12 @@ static inline int same_bytes(const char *a, const char *b, size_t n) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     uint64_t x, y;
-    memcpy(&x, a + i, 8); memcpy(&y, b + i, 8);
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
     if (x != y) return 0;
   }
-  for (; i < n; i++) if (a[i] != b[i]) return 0;
+  for (; i < n; i++)
+    if (a[i] != b[i]) return 0;
   return 1;
 }
 
@@ -183,8 +211,15 @@ static inline int same_bytes(const char *a, const char *b, size_t n) {
 ** included) is interned in a side pool whose ids index the trimmed name's
 ** id, its short name's id and its truncation flag, so trimming, short
 ** names and the table's own interning run once per distinct field. */
-typedef struct kt_nm { uint32_t name, shortn; int trunc; } kt_nm;
-typedef struct kt_slot { const char *s; size_t n; uint32_t rid; } kt_slot;
+typedef struct kt_nm {
+  uint32_t name, shortn;
+  int trunc;
+} kt_nm;
+typedef struct kt_slot {
+  const char *s;
+  size_t n;
+  uint32_t rid;
+} kt_slot;
 
 /* The side pool's id of the raw field s[0..rn), through a direct-mapped
 ** cache: the field is compared in full against the line that last filled
@@ -193,9 +228,14 @@ static inline kt_slot *kt_slot_of(kt_slot *slot, const char *s, size_t rn) {
   uint64_t h = rn * 0x9E3779B97F4A7C15ull;
   if (rn >= 8) {
     uint64_t w;
-    memcpy(&w, s, 8); h ^= w * 0xff51afd7ed558ccdull;
-    memcpy(&w, s + rn - 8, 8); h ^= w * 0xc4ceb9fe1a85ec53ull;
-    if (rn >= 24) { memcpy(&w, s + 16, 8); h ^= w * 0x94d049bb133111ebull; }
+    memcpy(&w, s, 8);
+    h ^= w * 0xff51afd7ed558ccdull;
+    memcpy(&w, s + rn - 8, 8);
+    h ^= w * 0xc4ceb9fe1a85ec53ull;
+    if (rn >= 24) {
+      memcpy(&w, s + 16, 8);
+      h ^= w * 0x94d049bb133111ebull;
+    }
   } else if (rn) h ^= (unsigned char)s[0] * 0xff51afd7ed558ccdull;
   h ^= h >> 29;
   return &slot[h & 1023];
@@ -205,7 +245,9 @@ static inline uint32_t kt_raw_id(pl_pool *raw, kt_slot *slot, const char *s, siz
   kt_slot *sl = kt_slot_of(slot, s, rn);
   if (sl->rid && sl->n == rn && same_bytes(sl->s, s, rn)) return sl->rid;
   uint32_t rid = pl_pool_intern(raw, s, rn);
-  sl->rid = rid; sl->n = rn; sl->s = s;
+  sl->rid = rid;
+  sl->n = rn;
+  sl->s = s;
   return rid;
 }
 
@@ -235,12 +277,12 @@ static void kt_name(pl_table *t, kt_nm *e, const char *s, size_t rn, char *short
 ** the columns grow, and at the end). */
 typedef struct kt_sink {
   pl_table *t;
-  int col[8];               /* name short lat (dur) tensor dram trunc line */
+  int col[8]; /* name short lat (dur) tensor dram trunc line */
   uint32_t *name, *shortn;
   double *lat, *ten, *dram;
   uint8_t *trunc;
   int64_t *line;
-  size_t r, room;           /* rows stored; rows the arrays hold */
+  size_t r, room; /* rows stored; rows the arrays hold */
 } kt_sink;
 
 static void kt_sync(kt_sink *k) {
@@ -252,12 +294,16 @@ static void kt_sync(kt_sink *k) {
 /* The arrays again after they grew (or at the start). */
 static void kt_load(kt_sink *k) {
   pl_column *const *cl = k->t->cols;
-  k->name = cl[k->col[0]]->v.str; k->shortn = cl[k->col[1]]->v.str;
+  k->name = cl[k->col[0]]->v.str;
+  k->shortn = cl[k->col[1]]->v.str;
   k->lat = cl[k->col[2]]->v.num;
-  k->ten = cl[k->col[4]]->v.num; k->dram = cl[k->col[5]]->v.num;
-  k->trunc = cl[k->col[6]]->v.b; k->line = cl[k->col[7]]->v.i64;
+  k->ten = cl[k->col[4]]->v.num;
+  k->dram = cl[k->col[5]]->v.num;
+  k->trunc = cl[k->col[6]]->v.b;
+  k->line = cl[k->col[7]]->v.i64;
   size_t room = SIZE_MAX;
-  for (size_t j = 0; j < k->t->ncols; j++) if (cl[j]->cap < room) room = cl[j]->cap;
+  for (size_t j = 0; j < k->t->ncols; j++)
+    if (cl[j]->cap < room) room = cl[j]->cap;
   k->room = room;
 }
 
@@ -285,11 +331,15 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_lines_init(&c, in->data, in->len);
   int header = 0;
   pl_table *t = pl_table_new("kernels");
-  int c_name = pl_table_add_doc_col(t, "name", PL_STR, "kernel name as the tool printed it (may end in '...' where it was cut)");
-  int c_short = pl_table_add_doc_col(t, "short_name", PL_STR, "short name: no namespaces, template arguments, parameters or '...'");
+  int c_name =
+      pl_table_add_doc_col(t, "name", PL_STR, "kernel name as the tool printed it (may end in '...' where it was cut)");
+  int c_short = pl_table_add_doc_col(t, "short_name", PL_STR,
+                                     "short name: no namespaces, template arguments, parameters or '...'");
   int c_lat = pl_table_add_doc_col(t, "latency_ns", PL_NUM, "kernel latency as the tool printed it, nanoseconds");
-  int c_ten = pl_table_add_doc_col(t, "tensor_util", PL_NUM, "tensor-core utilisation, a fraction 0..1 as given (not percent)");
-  int c_dram = pl_table_add_doc_col(t, "dram_util", PL_NUM, "DRAM bandwidth utilisation, a fraction 0..1 as given (not percent)");
+  int c_ten =
+      pl_table_add_doc_col(t, "tensor_util", PL_NUM, "tensor-core utilisation, a fraction 0..1 as given (not percent)");
+  int c_dram = pl_table_add_doc_col(t, "dram_util", PL_NUM,
+                                    "DRAM bandwidth utilisation, a fraction 0..1 as given (not percent)");
   int c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, "true where the tool cut the name with '...'");
   int c_line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
   char shortbuf[1024];
@@ -298,17 +348,25 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   size_t cap_nm = 0;
   kt_slot *slot = pl_xcalloc(1024, sizeof *slot);
   pl_table_reserve(t, in->len / 80 + 16);
-  kt_sink sink = { t, { c_name, c_short, c_lat, -1, c_ten, c_dram, c_trunc, c_line }, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 };
+  kt_sink sink = {
+    t, { c_name, c_short, c_lat, -1, c_ten, c_dram, c_trunc, c_line }, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0
+  };
   kt_load(&sink);
   kt_div dv;
   kt_div_init(&dv);
   size_t next_poll = 0, last_rn = 0;
-  size_t faulted = 0;       /* rows whose pages are in (pl_table_populate); SIZE_MAX: stop asking */
+  size_t faulted = 0; /* rows whose pages are in (pl_table_populate); SIZE_MAX: stop asking */
   const char *const end = in->data + in->len;
   while (c.p < c.end) {
     if ((size_t)(c.p - in->data) >= next_poll) {
       next_poll = (size_t)(c.p - in->data) + (1u << 20);
-      if (o && o->interrupt && *o->interrupt) { pl_pool_release(raw); free(nm); free(slot); pl_table_free(t); return pl_err_set(err, c.lineno + 1, 1, "interrupted"); }
+      if (o && o->interrupt && *o->interrupt) {
+        pl_pool_release(raw);
+        free(nm);
+        free(slot);
+        pl_table_free(t);
+        return pl_err_set(err, c.lineno + 1, 1, "interrupted");
+      }
       if (o && o->progress) o->progress(o->progress_ud, (size_t)(c.p - in->data), in->len);
       /* a megabyte of input is some 13000 rows: keep 32768 rows ahead populated */
       if (sink.r + 16384 > faulted && faulted != SIZE_MAX) {
@@ -330,7 +388,10 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       uint32_t rid = 0;
       if (last_rn < (size_t)(end - s0) && s0[last_rn] == '|') {
         kt_slot *sl = kt_slot_of(slot, s0, last_rn);
-        if (sl->rid && sl->n == last_rn && same_bytes(sl->s, s0, last_rn)) { fb = s0 + last_rn; rid = sl->rid; }
+        if (sl->rid && sl->n == last_rn && same_bytes(sl->s, s0, last_rn)) {
+          fb = s0 + last_rn;
+          rid = sl->rid;
+        }
       }
       if (!fb) {
         fb = pl_find2(s0, (size_t)(end - s0), '|', '\n');
@@ -343,8 +404,7 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         const char *q = fb + 1;
         double fv[3];
         if (nm[rid].name != 0 && fast_num(&dv, end, &q, &fv[0]) && q < end && (*q == ' ' || *q == '\t') &&
-            fast_num(&dv, end, &q, &fv[1]) && q < end && (*q == ' ' || *q == '\t') &&
-            fast_num(&dv, end, &q, &fv[2])) {
+            fast_num(&dv, end, &q, &fv[1]) && q < end && (*q == ' ' || *q == '\t') && fast_num(&dv, end, &q, &fv[2])) {
           while (q < end && (*q == ' ' || *q == '\t')) q++;
           const char *next = NULL;
           if (q == end) next = end;
@@ -365,7 +425,10 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       if (pl_is_blank(l.s, l.n)) continue;
       if (!header) {
         if (!is_header(l.s, l.n)) {
-          pl_pool_release(raw); free(nm); free(slot); pl_table_free(t);
+          pl_pool_release(raw);
+          free(nm);
+          free(slot);
+          pl_table_free(t);
           return pl_err_expected(err, c.lineno, 1, "the header 'Kernel  Latency Tensor DRAM'", l.s, l.n);
         }
         header = 1;
@@ -381,17 +444,21 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (rid >= cap_nm) nm = kt_grow(nm, &cap_nm, rid);
     if (nm[rid].name == 0) {
       kt_name(t, &nm[rid], l.s, rn, shortbuf, sizeof shortbuf);
-      if (nm[rid].name == 0) { pl_err_expected(err, c.lineno, 1, "a kernel name before '|'", l.s, l.n); goto row_error; }
+      if (nm[rid].name == 0) {
+        pl_err_expected(err, c.lineno, 1, "a kernel name before '|'", l.s, l.n);
+        goto row_error;
+      }
     }
     size_t i = (size_t)(bar - l.s) + 1, st, tl;
     double v[3];
-    static const char *what[3] = { "the latency in ns (a number >= 0)", "the tensor utilisation (a number)", "the DRAM utilisation (a number)" };
+    static const char *what[3] = { "the latency in ns (a number >= 0)", "the tensor utilisation (a number)",
+                                   "the DRAM utilisation (a number)" };
     for (int k = 0; k < 3; k++) {
       if (!num_token(l.s, l.n, &i, &st, &tl, &v[k]) ||
-          (k == 0 && !(isfinite(v[0]) && v[0] >= 0))) {   /* a latency is a finite time >= 0 */
+          (k == 0 && !(isfinite(v[0]) && v[0] >= 0))) { /* a latency is a finite time >= 0 */
         /* a last line without its newline that stops early: the file was cut */
         int cut = tl == 0 && l.s + l.n == in->data + in->len;
-        pl_err_expected(err, c.lineno, st + 1, what[k], cut ? NULL : l.s + st, tl);  /* the token */
+        pl_err_expected(err, c.lineno, st + 1, what[k], cut ? NULL : l.s + st, tl); /* the token */
         goto row_error;
       }
     }
@@ -404,27 +471,32 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   row_error:
     /* --lenient: the row is listed in the diagnostics and skipped */
     if (pl_lenient_skip(o, p, err)) continue;
-    pl_pool_release(raw); free(nm); free(slot); pl_table_free(t);
+    pl_pool_release(raw);
+    free(nm);
+    free(slot);
+    pl_table_free(t);
     return -1;
   }
   kt_sync(&sink);
   pl_pool_release(raw);
-  free(nm); free(slot);
-  if (!header) { pl_table_free(t); return pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "the header 'Kernel  Latency Tensor DRAM'", NULL, 0); }
+  free(nm);
+  free(slot);
+  if (!header) {
+    pl_table_free(t);
+    return pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "the header 'Kernel  Latency Tensor DRAM'", NULL, 0);
+  }
   /* duration_ns, the standard duration column, is latency_ns itself: one
   ** buffer for both (8 bytes a row not stored twice) */
   int c_dur = pl_table_add_alias(t, "duration_ns", c_lat, c_lat + 1);
   pl_table_set_doc(t, c_dur, "same as latency_ns: the standard duration column");
-  if (pl_want_table(o, "kernels")) pl_profile_add_table(p, t); else pl_table_free(t);
+  if (pl_want_table(o, "kernels")) pl_profile_add_table(p, t);
+  else pl_table_free(t);
   pl_profile_meta_str(p, "tool", "kernel latency table", strlen("kernel latency table"));
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   return 0;
 }
 
 const pl_format pl_fmt_kernel_table = {
-  "kernel-table",
-  "per-kernel latency tables: 'NAME | LATENCY TENSOR DRAM' rows under a header",
-  "kernels",
-  kt_detect,
+  "kernel-table", "per-kernel latency tables: 'NAME | LATENCY TENSOR DRAM' rows under a header", "kernels", kt_detect,
   kt_parse,
 };

@@ -33,24 +33,43 @@
 #include <strings.h>
 
 #include "kineto.h"
-#define AI(s, f) { s, sizeof(s) - 1, AK_INT, offsetof(kev, f) }
-#define AN(s, f) { s, sizeof(s) - 1, AK_NUM, offsetof(kev, f) }
-#define AS(s, kd) { s, sizeof(s) - 1, kd, 0 }
+#define AI(s, f)                                                                                                       \
+  { s, sizeof(s) - 1, AK_INT, offsetof(kev, f) }
+#define AN(s, f)                                                                                                       \
+  { s, sizeof(s) - 1, AK_NUM, offsetof(kev, f) }
+#define AS(s, kd)                                                                                                      \
+  { s, sizeof(s) - 1, kd, 0 }
 const argdef pl_kin_args[] = {
-  AI("cbid", cbid), AS("grid", AK_GRID), AS("kind", AK_KIND), AS("name", AK_ARGNAME),
-  AS("block", AK_BLOCK), AI("bytes", bytes), AI("Bytes", bytes), AN("flops", flops), AI("EndNs", end_ns),
-  AI("device", device), AI("stream", stream),
-  AI("context", context), AI("BeginNs", begin_ns),
+  AI("cbid", cbid),
+  AS("grid", AK_GRID),
+  AS("kind", AK_KIND),
+  AS("name", AK_ARGNAME),
+  AS("block", AK_BLOCK),
+  AI("bytes", bytes),
+  AI("Bytes", bytes),
+  AN("flops", flops),
+  AI("EndNs", end_ns),
+  AI("device", device),
+  AI("stream", stream),
+  AI("context", context),
+  AI("BeginNs", begin_ns),
   AI("Device Id", device),
-  AS("Input Dims", AK_DIMS), AS("Input type", AK_TYPES),
-  AI("correlation", corr), AI("External id", ext), AI("external id", ext),
+  AS("Input Dims", AK_DIMS),
+  AS("Input type", AK_TYPES),
+  AI("correlation", corr),
+  AI("External id", ext),
+  AI("external id", ext),
   AN("warps per SM", wps),
-  AN("shared memory", smem), AN("blocks per SM", bps), AI("Fwd thread id", fwd),
+  AN("shared memory", smem),
+  AN("blocks per SM", bps),
+  AI("Fwd thread id", fwd),
   AS("Input Strides", AK_STRIDES),
   AI("wait_on_stream", wait_stream),
-  AI("Sequence number", seq), AS("Concrete Inputs", AK_CONCRETE),
+  AI("Sequence number", seq),
+  AS("Concrete Inputs", AK_CONCRETE),
   AI("registers per thread", regs),
-  AN("memory bandwidth (GB/s)", bw), AN("theoretical occupancy %", theo),
+  AN("memory bandwidth (GB/s)", bw),
+  AN("theoretical occupancy %", theo),
   AN("est. achieved occupancy %", occ),
   AI("wait_on_cuda_event_record_corr_id", wait_record),
 };
@@ -60,7 +79,7 @@ const argdef pl_kin_args[] = {
 #define NARGS (sizeof pl_kin_args / sizeof pl_kin_args[0])
 
 uint8_t pl_kin_arg_lo[ARG_MAXLEN], pl_kin_arg_hi[ARG_MAXLEN];
-static pthread_once_t arg_once = PTHREAD_ONCE_INIT;   /* load_many parses on threads */
+static pthread_once_t arg_once = PTHREAD_ONCE_INIT; /* load_many parses on threads */
 static void arg_ranges_init(void) {
   for (size_t i = 0; i < NARGS; i++) {
     size_t L = ARGS[i].len;
@@ -73,9 +92,7 @@ void pl_kin_arg_ranges(void) { pthread_once(&arg_once, arg_ranges_init); }
 enum { C_OTHER, C_KERNEL, C_CPU, C_RUNTIME, C_MEMCPY, C_MEMSET, C_PROFRANGE, C_GPU_ANNOT };
 
 
-static const char *svp(kctx *k, const sv *s) {
-  return s->scratch ? k->scratch.data + s->off : k->in->data + s->off;
-}
+static const char *svp(kctx *k, const sv *s) { return s->scratch ? k->scratch.data + s->off : k->in->data + s->off; }
 
 /* The current STR/KEY (or NUM text) token as a view. */
 static sv tok_sv(kctx *k) {
@@ -84,9 +101,13 @@ static sv tok_sv(kctx *k) {
   if ((k->j.type == PL_JSON_STR || k->j.type == PL_JSON_KEY) && k->j.esc) {
     size_t off = k->scratch.len;
     pl_json_unescape(k->j.tok, k->j.toklen, &k->scratch);
-    s.off = off; s.n = (uint32_t)(k->scratch.len - off); s.scratch = 1;
+    s.off = off;
+    s.n = (uint32_t)(k->scratch.len - off);
+    s.scratch = 1;
   } else {
-    s.off = (size_t)(k->j.tok - k->in->data); s.n = (uint32_t)k->j.toklen; s.scratch = 0;
+    s.off = (size_t)(k->j.tok - k->in->data);
+    s.n = (uint32_t)k->j.toklen;
+    s.scratch = 0;
   }
   return s;
 }
@@ -103,7 +124,9 @@ static uint32_t intern(kctx *k, const sv *s) {
     if (!s->scratch && (size_t)(k->in->data + k->in->len - p) >= 24) {
       /* whole words from the input (the bytes past the string masked off):
       ** no byte copy through memory */
-      memcpy(&w[0], p, 8); memcpy(&w[1], p + 8, 8); memcpy(&w[2], p + 16, 8);
+      memcpy(&w[0], p, 8);
+      memcpy(&w[1], p + 8, 8);
+      memcpy(&w[2], p + 16, 8);
       w[0] &= bytemask(n);
       w[1] &= n > 8 ? bytemask(n - 8) : 0;
       w[2] &= n > 16 ? bytemask(n - 16) : 0;
@@ -113,25 +136,30 @@ static uint32_t intern(kctx *k, const sv *s) {
     }
     uint64_t h = (w[0] ^ (w[1] * 0x9E3779B97F4A7C15ull) ^ (w[2] * 0xC2B2AE3D27D4EB4Full) ^ n) * 0x9E3779B97F4A7C15ull;
     unsigned slot = (unsigned)(h >> 56);
-    if (k->scache[slot].id && k->scache[slot].n == n && k->scache[slot].w[0] == w[0] &&
-        k->scache[slot].w[1] == w[1] && k->scache[slot].w[2] == w[2])
+    if (k->scache[slot].id && k->scache[slot].n == n && k->scache[slot].w[0] == w[0] && k->scache[slot].w[1] == w[1] &&
+        k->scache[slot].w[2] == w[2])
       return k->scache[slot].id;
     uint32_t id = pl_pool_intern(k->pool, p, n);
-    k->scache[slot].w[0] = w[0]; k->scache[slot].w[1] = w[1]; k->scache[slot].w[2] = w[2];
-    k->scache[slot].n = n; k->scache[slot].id = id;
+    k->scache[slot].w[0] = w[0];
+    k->scache[slot].w[1] = w[1];
+    k->scache[slot].w[2] = w[2];
+    k->scache[slot].n = n;
+    k->scache[slot].id = id;
     return id;
   }
   /* long strings (kernel names, shapes): a cache on the length and a few
   ** words, checked against the pooled string itself */
   uint64_t a, b, c;
-  memcpy(&a, p, 8); memcpy(&b, p + n / 2 - 4, 8); memcpy(&c, p + n - 8, 8);
+  memcpy(&a, p, 8);
+  memcpy(&b, p + n / 2 - 4, 8);
+  memcpy(&c, p + n - 8, 8);
   uint64_t h = ((a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ c ^ n) * 0x9E3779B97F4A7C15ull;
   unsigned slot = (unsigned)(h >> 54);
-  if (k->lcache[slot].id && k->lcache[slot].n == n && memcmp(k->lcache[slot].s, p, n) == 0)
-    return k->lcache[slot].id;
+  if (k->lcache[slot].id && k->lcache[slot].n == n && memcmp(k->lcache[slot].s, p, n) == 0) return k->lcache[slot].id;
   uint32_t id = pl_pool_intern(k->pool, p, n);
   k->lcache[slot].s = pl_pool_str(k->pool, id, NULL);
-  k->lcache[slot].n = n; k->lcache[slot].id = id;
+  k->lcache[slot].n = n;
+  k->lcache[slot].id = id;
   return id;
 }
 
@@ -145,7 +173,9 @@ static inline uint32_t intern_w(kctx *k, const sv *s) {
     w &= bytemask(s->n);
     struct wid *c = &k->wcache[((w + s->n) * 0x9E3779B97F4A7C15ull) >> 58];
     if (c->id && c->n == s->n && c->w == w) return c->id;
-    c->id = intern(k, s); c->n = s->n; c->w = w;
+    c->id = intern(k, s);
+    c->n = s->n;
+    c->w = w;
     return c->id;
   }
   return intern(k, s);
@@ -155,7 +185,7 @@ static inline uint32_t intern_w(kctx *k, const sv *s) {
 typedef pl_coldef coldef;
 
 static void make_table(kctx *k, tcols *tc, const char *name, const coldef *defs, size_t n) {
-  tc->t = pl_table_declare(k->o, name, k->pool, defs, n, tc->c);   /* standard columns typed by the schema */
+  tc->t = pl_table_declare(k->o, name, k->pool, defs, n, tc->c); /* standard columns typed by the schema */
 }
 
 static const coldef EV_COLS[] = {
@@ -173,8 +203,21 @@ static const coldef EV_COLS[] = {
   { "wait_on_stream", PL_INT, "cuda_sync: the stream an event sync or stream-wait-event waits on" },
   { "wait_on_record_corr", PL_INT, "cuda_sync: correlation id of the cudaEventRecord it waits on" },
 };
-enum { EV_NAME, EV_CAT, EV_PH, EV_TS, EV_DUR, EV_PID, EV_TID, EV_FLOW, EV_CORR, EV_EXT,
-       EV_STREAM, EV_WSTREAM, EV_WREC };
+enum {
+  EV_NAME,
+  EV_CAT,
+  EV_PH,
+  EV_TS,
+  EV_DUR,
+  EV_PID,
+  EV_TID,
+  EV_FLOW,
+  EV_CORR,
+  EV_EXT,
+  EV_STREAM,
+  EV_WSTREAM,
+  EV_WREC
+};
 
 static const coldef KN_COLS[] = {
   { "name", PL_STR, "kernel name as in the trace" },
@@ -186,22 +229,53 @@ static const coldef KN_COLS[] = {
   { "context", PL_INT, "CUDA context id" },
   { "correlation", PL_INT, "correlation id shared with the launching runtime call" },
   { "external_id", PL_INT, "external id of the CPU operator that launched it" },
-  { "grid_x", PL_INT, "grid size x (blocks)" }, { "grid_y", PL_INT, "grid size y" }, { "grid_z", PL_INT, "grid size z" },
-  { "block_x", PL_INT, "block size x (threads)" }, { "block_y", PL_INT, "block size y" }, { "block_z", PL_INT, "block size z" },
+  { "grid_x", PL_INT, "grid size x (blocks)" },
+  { "grid_y", PL_INT, "grid size y" },
+  { "grid_z", PL_INT, "grid size z" },
+  { "block_x", PL_INT, "block size x (threads)" },
+  { "block_y", PL_INT, "block size y" },
+  { "block_z", PL_INT, "block size z" },
   { "registers", PL_INT, "registers per thread" },
   { "smem_bytes", PL_INT, "shared memory per block, bytes, as Kineto writes it: static + dynamic together" },
-  { "smem_static_bytes", PL_INT, "static shared memory per block, bytes: missing, Kineto records only the sum (smem_bytes)" },
-  { "smem_dynamic_bytes", PL_INT, "dynamic shared memory per block, bytes: missing, Kineto records only the sum (smem_bytes)" },
+  { "smem_static_bytes", PL_INT,
+    "static shared memory per block, bytes: missing, Kineto records only the sum (smem_bytes)" },
+  { "smem_dynamic_bytes", PL_INT,
+    "dynamic shared memory per block, bytes: missing, Kineto records only the sum (smem_bytes)" },
   { "warps_per_sm", PL_NUM, "warps per SM (trace's 'warps per SM')" },
   { "blocks_per_sm", PL_NUM, "blocks per SM (trace's 'blocks per SM')" },
   { "est_achieved_occupancy_pct", PL_NUM, "the trace's 'est. achieved occupancy %', percent 0-100" },
-  { "theoretical_occupancy_pct", PL_NUM, "the trace's 'theoretical occupancy %' (2021 tb-plugin traces), percent 0-100" },
+  { "theoretical_occupancy_pct", PL_NUM,
+    "the trace's 'theoretical occupancy %' (2021 tb-plugin traces), percent 0-100" },
   { "kind", PL_STR, "args.kind (AMD: 'Dispatch Kernel')" },
   { "cat", PL_STR, "category as written (kernel or Kernel)" },
 };
-enum { KN_NAME, KN_SHORT, KN_START, KN_DUR, KN_DEV, KN_STREAM, KN_CTX, KN_CORR, KN_EXT,
-       KN_GX, KN_GY, KN_GZ, KN_BX, KN_BY, KN_BZ, KN_REGS, KN_SMEM, KN_SMEM_S, KN_SMEM_D,
-       KN_WPS, KN_BPS, KN_OCC, KN_THEO, KN_KIND, KN_CAT };
+enum {
+  KN_NAME,
+  KN_SHORT,
+  KN_START,
+  KN_DUR,
+  KN_DEV,
+  KN_STREAM,
+  KN_CTX,
+  KN_CORR,
+  KN_EXT,
+  KN_GX,
+  KN_GY,
+  KN_GZ,
+  KN_BX,
+  KN_BY,
+  KN_BZ,
+  KN_REGS,
+  KN_SMEM,
+  KN_SMEM_S,
+  KN_SMEM_D,
+  KN_WPS,
+  KN_BPS,
+  KN_OCC,
+  KN_THEO,
+  KN_KIND,
+  KN_CAT
+};
 
 static const coldef CPU_COLS[] = {
   { "name", PL_STR, "operator name (aten::..., user functions)" },
@@ -218,7 +292,21 @@ static const coldef CPU_COLS[] = {
   { "concrete_inputs", PL_STR, "'Concrete Inputs' as compact JSON text (scalar arguments as written)" },
   { "flops", PL_NUM, "floating-point operations when the profiler recorded them (with_flops)" },
 };
-enum { CPU_NAME, CPU_START, CPU_DUR, CPU_PID, CPU_TID, CPU_EXT, CPU_SEQ, CPU_FWD, CPU_DIMS, CPU_TYPES, CPU_STRIDES, CPU_CONCRETE, CPU_FLOPS };
+enum {
+  CPU_NAME,
+  CPU_START,
+  CPU_DUR,
+  CPU_PID,
+  CPU_TID,
+  CPU_EXT,
+  CPU_SEQ,
+  CPU_FWD,
+  CPU_DIMS,
+  CPU_TYPES,
+  CPU_STRIDES,
+  CPU_CONCRETE,
+  CPU_FLOPS
+};
 
 static const coldef RT_COLS[] = {
   { "name", PL_STR, "runtime/driver call (cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel, ...)" },
@@ -247,12 +335,8 @@ static const coldef MC_COLS[] = {
 enum { MC_NAME, MC_START, MC_DUR, MC_DEV, MC_STREAM, MC_CORR, MC_EXT, MC_BYTES, MC_BW };
 
 static const coldef ST_COLS[] = {
-  { "step", PL_INT, "N of ProfilerStep#N" },
-  { "name", PL_STR, "span name" },
-  { "start_ns", PL_INT, "start, ns" },
-  { "duration_ns", PL_INT, "duration, ns" },
-  { "pid", PL_STR, "process id" },
-  { "tid", PL_STR, "thread id" },
+  { "step", PL_INT, "N of ProfilerStep#N" }, { "name", PL_STR, "span name" }, { "start_ns", PL_INT, "start, ns" },
+  { "duration_ns", PL_INT, "duration, ns" }, { "pid", PL_STR, "process id" }, { "tid", PL_STR, "thread id" },
 };
 enum { ST_STEP, ST_NAME, ST_START, ST_DUR, ST_PID, ST_TID };
 
@@ -273,11 +357,15 @@ static const coldef MEM_COLS[] = {
   { "device", PL_INT, "args 'Device Id' (-1 for the CPU)" },
   { "bytes", PL_INT, "bytes allocated (> 0) or freed (< 0)" },
   { "addr", PL_INT, "args 'Addr' (PyTorch >= 1.10): pairs an allocation with its free" },
-  { "total_allocated_bytes", PL_INT, "args 'Total Allocated': the caching allocator's allocated bytes after this event (PyTorch >= 1.10)" },
-  { "total_reserved_bytes", PL_INT, "args 'Total Reserved': bytes the caching allocator holds from the device after this event" },
+  { "total_allocated_bytes", PL_INT,
+    "args 'Total Allocated': the caching allocator's allocated bytes after this event (PyTorch >= 1.10)" },
+  { "total_reserved_bytes", PL_INT,
+    "args 'Total Reserved': bytes the caching allocator holds from the device after this event" },
   { "pid", PL_STR, "process id" },
   { "tid", PL_STR, "thread id" },
-  { "op", PL_STR, "the deepest cpu_ops operator containing the event on its thread, [start, end) (missing outside any, or without cpu_ops)" },
+  { "op", PL_STR,
+    "the deepest cpu_ops operator containing the event on its thread, [start, end) (missing outside any, or without "
+    "cpu_ops)" },
   { "op_row", PL_INT, "that operator's row in cpu_ops (1-based)" },
 };
 enum { MEM_TS, MEM_DEVTYPE, MEM_DEV, MEM_BYTES, MEM_ADDR, MEM_TALLOC, MEM_TRES, MEM_PID, MEM_TID, MEM_OP, MEM_OPROW };
@@ -300,24 +388,46 @@ static const coldef DV_COLS[] = {
   { "smem_per_sm_bytes", PL_INT, "shared memory per SM, bytes" },
   { "memory_bytes", PL_INT, "global memory, bytes" },
   { "vendor", PL_STR, "NVIDIA or AMD (AMD: a 64-thread wavefront, an AMD/Radeon/Instinct name or gcnArchName)" },
-  { "arch", PL_STR, "AMD: the gfx target (gcnArchName, or from HIP's major.minor and the CU count); cc is then missing" },
+  { "arch", PL_STR,
+    "AMD: the gfx target (gcnArchName, or from HIP's major.minor and the CU count); cc is then missing" },
 };
 /* process and thread names (ph "M" process_name, thread_name events) */
 static const coldef PR_COLS[] = { { "pid", PL_STR, "process id as given (text)" }, { "name", PL_STR, "process name" } };
-static const coldef TH_COLS[] = { { "pid", PL_STR, "process id as given (text)" }, { "tid", PL_STR, "thread id as given (text)" },
-  { "name", PL_STR, "thread name" } };
+static const coldef TH_COLS[] = { { "pid", PL_STR, "process id as given (text)" },
+                                  { "tid", PL_STR, "thread id as given (text)" },
+                                  { "name", PL_STR, "thread name" } };
 
-enum { DV_ID, DV_NAME, DV_CC, DV_MAJ, DV_MIN, DV_SMS, DV_WARP, DV_TPB, DV_TPSM, DV_WPSM, DV_RPB, DV_RPSM,
-       DV_SMB, DV_SMBO, DV_SMSM, DV_MEM, DV_VENDOR, DV_ARCH };
+enum {
+  DV_ID,
+  DV_NAME,
+  DV_CC,
+  DV_MAJ,
+  DV_MIN,
+  DV_SMS,
+  DV_WARP,
+  DV_TPB,
+  DV_TPSM,
+  DV_WPSM,
+  DV_RPB,
+  DV_RPSM,
+  DV_SMB,
+  DV_SMBO,
+  DV_SMSM,
+  DV_MEM,
+  DV_VENDOR,
+  DV_ARCH
+};
 
 #define NCOLS(a) (sizeof(a) / sizeof(a[0]))
 
 /* ---- event parsing ---------------------------------------------------- */
 
 static void ev_reset(kev *e) {
-  ctrarg *ctr = e->ctr; size_t cap = e->capctr;
+  ctrarg *ctr = e->ctr;
+  size_t cap = e->capctr;
   memset(e, 0, sizeof *e);
-  e->ctr = ctr; e->capctr = cap;
+  e->ctr = ctr;
+  e->capctr = cap;
   e->ts = e->dur = e->flow_id = PL_INT_NA;
   e->corr = e->ext = e->device = e->stream = e->context = e->regs = e->bytes = e->cbid = e->seq = e->fwd = PL_INT_NA;
   e->wait_stream = e->wait_record = PL_INT_NA;
@@ -375,7 +485,10 @@ void pl_kin_compact_copy(kctx *k, const char *start, const char *stop, sv *out) 
       ** byte after it along) */
       const char *s0 = q++;
       while (q < stop) {
-        if (*q == '\\') { q += 2; continue; }
+        if (*q == '\\') {
+          q += 2;
+          continue;
+        }
         if (*q++ == '"') break;
       }
       if (q > stop) q = stop;
@@ -389,14 +502,17 @@ void pl_kin_compact_copy(kctx *k, const char *start, const char *stop, sv *out) 
   }
   *d = '\0';
   k->scratch.len = (size_t)(d - k->scratch.data);
-  out->off = off; out->n = (uint32_t)(k->scratch.len - off); out->set = 1; out->scratch = 1;
+  out->off = off;
+  out->n = (uint32_t)(k->scratch.len - off);
+  out->set = 1;
+  out->scratch = 1;
 }
 
 /* Copies the value just begun as compact JSON text into scratch. */
 static int read_compact(kctx *k, sv *out) {
   pl_json *j = &k->j;
   const char *start = j->tok;
-  if (j->type == PL_JSON_STR) start--;        /* include the quote */
+  if (j->type == PL_JSON_STR) start--; /* include the quote */
   if (pl_json_skip(j) != 0) return -1;
   const char *stop = j->type == PL_JSON_STR ? j->tok + j->toklen + 1 : j->tok + j->toklen;
   pl_kin_compact_copy(k, start, stop, out);
@@ -419,18 +535,36 @@ static int parse_args(kctx *k) {
     const argdef *a = kesc ? NULL : arg_find(key, kn);
     int handled = a != NULL;
     if (a) switch (a->kind) {
-      case AK_INT: ARG_INT(e, a) = tok_int(j); break;
-      case AK_NUM: ARG_NUM(e, a) = tok_num(j); break;
-      case AK_GRID: if (read_dim3(k, e->grid, &e->has_grid)) return -1; break;
-      case AK_BLOCK: if (read_dim3(k, e->block, &e->has_block)) return -1; break;
-      case AK_KIND: if (t == PL_JSON_STR) e->kind = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
-      case AK_ARGNAME: if (t == PL_JSON_STR) e->argname = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
-      case AK_DIMS: if (read_compact(k, &e->dims)) return -1; break;
-      case AK_TYPES: if (read_compact(k, &e->types)) return -1; break;
-      case AK_STRIDES: if (read_compact(k, &e->strides)) return -1; break;
-      case AK_CONCRETE: if (read_compact(k, &e->concrete)) return -1; break;
-      default: handled = 0; break;
-    }
+        case AK_INT: ARG_INT(e, a) = tok_int(j); break;
+        case AK_NUM: ARG_NUM(e, a) = tok_num(j); break;
+        case AK_GRID:
+          if (read_dim3(k, e->grid, &e->has_grid)) return -1;
+          break;
+        case AK_BLOCK:
+          if (read_dim3(k, e->block, &e->has_block)) return -1;
+          break;
+        case AK_KIND:
+          if (t == PL_JSON_STR) e->kind = tok_sv(k);
+          else if (pl_json_skip(j)) return -1;
+          break;
+        case AK_ARGNAME:
+          if (t == PL_JSON_STR) e->argname = tok_sv(k);
+          else if (pl_json_skip(j)) return -1;
+          break;
+        case AK_DIMS:
+          if (read_compact(k, &e->dims)) return -1;
+          break;
+        case AK_TYPES:
+          if (read_compact(k, &e->types)) return -1;
+          break;
+        case AK_STRIDES:
+          if (read_compact(k, &e->strides)) return -1;
+          break;
+        case AK_CONCRETE:
+          if (read_compact(k, &e->concrete)) return -1;
+          break;
+        default: handled = 0; break;
+      }
     if (handled) continue;
     if (t == PL_JSON_NUM) {
       /* kept for counter events and profiler ranges */
@@ -439,8 +573,14 @@ static int parse_args(kctx *k) {
         e->ctr = pl_xrealloc(e->ctr, e->capctr * sizeof *e->ctr);
       }
       ctrarg *c = &e->ctr[e->nctr++];
-      c->key = keysv; c->val = tok_sv(k); c->isint = j->isint; c->ival = j->ival;
-      if (j->special) { c->isint = 0; c->val.set = 2 + (uint8_t)j->special; }
+      c->key = keysv;
+      c->val = tok_sv(k);
+      c->isint = j->isint;
+      c->ival = j->ival;
+      if (j->special) {
+        c->isint = 0;
+        c->val.set = 2 + (uint8_t)j->special;
+      }
     } else if (pl_json_skip(j) != 0) return -1;
   }
 }
@@ -536,7 +676,11 @@ static double ctr_value(kctx *k, const ctrarg *c) {
 /* Appending whole rows straight into the columns (every column of a table
 ** built here is set on every row, missing values written as the table's
 ** own missing markers): avoids the per-cell bookkeeping of pl_row_put_*. */
-typedef union cell { int64_t i; double d; uint32_t s; } cell;
+typedef union cell {
+  int64_t i;
+  double d;
+  uint32_t s;
+} cell;
 
 static void fast_row(tcols *tc, const cell *v) {
   pl_table *t = tc->t;
@@ -551,7 +695,8 @@ static void fast_row(tcols *tc, const cell *v) {
       if (c->cap < room) room = c->cap;
       if (c->type == PL_STR && i < 64) mask |= 1ull << i;
     }
-    tc->room = room; tc->strmask = mask;
+    tc->room = room;
+    tc->strmask = mask;
   }
   /* 8-byte cells (integers, numbers: the union's bytes as they are) or ids */
   pl_column *const *cols = t->cols;
@@ -565,8 +710,12 @@ static void fast_row(tcols *tc, const cell *v) {
   t->nrows = n + 1;
 }
 
-static void put_int(pl_table *t, int col, int64_t v) { if (v != PL_INT_NA) pl_row_put_int(t, col, v); }
-static void put_id(pl_table *t, int col, uint32_t id) { if (id) pl_row_put_strid(t, col, id); }
+static void put_int(pl_table *t, int col, int64_t v) {
+  if (v != PL_INT_NA) pl_row_put_int(t, col, v);
+}
+static void put_id(pl_table *t, int col, uint32_t id) {
+  if (id) pl_row_put_strid(t, col, id);
+}
 
 /* An integer arg kept among the numeric args (e->ctr): NA when absent. */
 static int64_t ctr_int(kctx *k, const char *key) {
@@ -574,8 +723,7 @@ static int64_t ctr_int(kctx *k, const char *key) {
   size_t n = strlen(key);
   for (size_t i = 0; i < e->nctr; i++) {
     const ctrarg *c = &e->ctr[i];
-    if (c->key.n == n && memcmp(svp(k, &c->key), key, n) == 0)
-      return c->isint ? c->ival : pl_int_of(ctr_value(k, c));
+    if (c->key.n == n && memcmp(svp(k, &c->key), key, n) == 0) return c->isint ? c->ival : pl_int_of(ctr_value(k, c));
   }
   return PL_INT_NA;
 }
@@ -625,15 +773,20 @@ static void roc_process(kctx *k, const kev *e) {
   int64_t dev = PL_INT_NA;
   if (n > 3 && n < 12 && memcmp(a, "GPU", 3) == 0) {
     int64_t d;
-    if (pl_parse_int64(a + 3, n - 3, &d) == 0) { cls = C_KERNEL; dev = d; }
-  } else if ((n == 11 && memcmp(a, "CPU HIP API", 11) == 0) || (n == 7 && memcmp(a, "HIP API", 7) == 0)) cls = C_RUNTIME;
+    if (pl_parse_int64(a + 3, n - 3, &d) == 0) {
+      cls = C_KERNEL;
+      dev = d;
+    }
+  } else if ((n == 11 && memcmp(a, "CPU HIP API", 11) == 0) || (n == 7 && memcmp(a, "HIP API", 7) == 0))
+    cls = C_RUNTIME;
   else if (n == 4 && memcmp(a, "COPY", 4) == 0) cls = C_MEMCPY;
   if (cls == C_OTHER || e->pid.n >= sizeof k->rp[0].pid) return;
   k->rp = pl_xrealloc(k->rp, (k->nrp + 1) * sizeof *k->rp);
   struct rocpid *r = &k->rp[k->nrp++];
   memcpy(r->pid, pid, e->pid.n);
   r->pid[e->pid.n] = '\0';
-  r->cls = cls; r->dev = dev;
+  r->cls = cls;
+  r->dev = dev;
 }
 
 /* An event of rocprof's Chrome trace (no "cat"): its class from its
@@ -646,7 +799,8 @@ static int roc_class(kctx *k, kev *e) {
     if (strlen(r->pid) != e->pid.n || memcmp(r->pid, pid, e->pid.n) != 0) continue;
     if (e->device == PL_INT_NA) e->device = r->dev;
     if (e->begin_ns != PL_INT_NA && e->end_ns != PL_INT_NA && e->end_ns >= e->begin_ns) {
-      e->ts = e->begin_ns; e->dur = e->end_ns - e->begin_ns;
+      e->ts = e->begin_ns;
+      e->dur = e->end_ns - e->begin_ns;
     }
     return r->cls;
   }
@@ -689,7 +843,10 @@ static int api_name(const char *s, size_t n) {
 
 void pl_kin_emit_event(kctx *k) {
   kev *e = &k->e;
-  if (!e->ph.set) { k->nother++; return; }
+  if (!e->ph.set) {
+    k->nother++;
+    return;
+  }
   const char *ph = svp(k, &e->ph);
   if (e->ph.n == 1 && ph[0] == 'M') {
     k->nmeta_events++;
@@ -704,59 +861,98 @@ void pl_kin_emit_event(kctx *k) {
   int cls = cat_class(k, &e->cat);
   if (k->nrp && !e->cat.set) cls = roc_class(k, e);
   if (e->cat.set) k->ncat++;
-  if (cls == C_OTHER && api_name(svp(k, &e->name), e->name.n)) { cls = C_RUNTIME; k->napi_named++; }
+  if (cls == C_OTHER && api_name(svp(k, &e->name), e->name.n)) {
+    cls = C_RUNTIME;
+    k->napi_named++;
+  }
   int complete = e->ph.n == 1 && ph[0] == 'X';
   if (k->ev.t) {
     cell v[13];
-    nameid = intern(k, &e->name); pidid = intern_w(k, &e->pid); tidid = intern_w(k, &e->tid);
-    v[EV_NAME].s = nameid; v[EV_CAT].s = intern_w(k, &e->cat); v[EV_PH].s = intern_w(k, &e->ph);
-    v[EV_TS].i = e->ts; v[EV_DUR].i = e->dur; v[EV_PID].s = pidid; v[EV_TID].s = tidid;
-    v[EV_FLOW].i = e->flow_id; v[EV_CORR].i = e->corr; v[EV_EXT].i = e->ext;
-    v[EV_STREAM].i = e->stream; v[EV_WSTREAM].i = e->wait_stream; v[EV_WREC].i = e->wait_record;
+    nameid = intern(k, &e->name);
+    pidid = intern_w(k, &e->pid);
+    tidid = intern_w(k, &e->tid);
+    v[EV_NAME].s = nameid;
+    v[EV_CAT].s = intern_w(k, &e->cat);
+    v[EV_PH].s = intern_w(k, &e->ph);
+    v[EV_TS].i = e->ts;
+    v[EV_DUR].i = e->dur;
+    v[EV_PID].s = pidid;
+    v[EV_TID].s = tidid;
+    v[EV_FLOW].i = e->flow_id;
+    v[EV_CORR].i = e->corr;
+    v[EV_EXT].i = e->ext;
+    v[EV_STREAM].i = e->stream;
+    v[EV_WSTREAM].i = e->wait_stream;
+    v[EV_WREC].i = e->wait_record;
     fast_row(&k->ev, v);
   }
 #define NAMEID() (nameid ? nameid : (nameid = intern(k, &e->name)))
-#define PIDID() (pidid ? pidid : (pidid = intern_w(k, &e->pid)))
-#define TIDID() (tidid ? tidid : (tidid = intern_w(k, &e->tid)))
+#define PIDID()  (pidid ? pidid : (pidid = intern_w(k, &e->pid)))
+#define TIDID()  (tidid ? tidid : (tidid = intern_w(k, &e->tid)))
   if (complete && cls == C_KERNEL && e->device == PL_INT_NA && e->pid.set && e->cat.n != 6) {
     /* a vendor's device-side event: the device is the process holding it */
     int64_t dv;
     if (pl_parse_int64(svp(k, &e->pid), e->pid.n, &dv) == 0) e->device = dv;
   }
-  if (complete && e->cat.set) {   /* device work: read (its process), or not (tallied) */
+  if (complete && e->cat.set) { /* device work: read (its process), or not (tallied) */
     if (cls == C_OTHER) pl_devwork_other(k->dw, intern_w(k, &e->cat), PIDID(), e->dur, e->device != PL_INT_NA);
     else if (cls == C_KERNEL || cls == C_MEMCPY || cls == C_MEMSET) pl_devwork_device_pid(k->dw, PIDID());
   }
   if (complete) {
     if (cls == C_KERNEL && k->kn.t) {
       cell v[NCOLS(KN_COLS)];
-      v[KN_NAME].s = NAMEID(); v[KN_SHORT].s = short_id(k, nameid);
-      v[KN_START].i = e->ts; v[KN_DUR].i = e->dur; v[KN_DEV].i = e->device; v[KN_STREAM].i = stream_of_tid(k, e);
-      v[KN_CTX].i = e->context; v[KN_CORR].i = e->corr; v[KN_EXT].i = e->ext;
+      v[KN_NAME].s = NAMEID();
+      v[KN_SHORT].s = short_id(k, nameid);
+      v[KN_START].i = e->ts;
+      v[KN_DUR].i = e->dur;
+      v[KN_DEV].i = e->device;
+      v[KN_STREAM].i = stream_of_tid(k, e);
+      v[KN_CTX].i = e->context;
+      v[KN_CORR].i = e->corr;
+      v[KN_EXT].i = e->ext;
       for (int d = 0; d < 3; d++) {
         v[KN_GX + d].i = e->has_grid ? e->grid[d] : PL_INT_NA;
         v[KN_BX + d].i = e->has_block ? e->block[d] : PL_INT_NA;
       }
       v[KN_REGS].i = e->regs;
       v[KN_SMEM].i = pl_int_of(e->smem);
-      v[KN_SMEM_S].i = PL_INT_NA; v[KN_SMEM_D].i = PL_INT_NA;
-      v[KN_WPS].d = e->wps; v[KN_BPS].d = e->bps; v[KN_OCC].d = e->occ; v[KN_THEO].d = e->theo;
-      v[KN_KIND].s = intern(k, &e->kind); v[KN_CAT].s = intern_w(k, &e->cat);
+      v[KN_SMEM_S].i = PL_INT_NA;
+      v[KN_SMEM_D].i = PL_INT_NA;
+      v[KN_WPS].d = e->wps;
+      v[KN_BPS].d = e->bps;
+      v[KN_OCC].d = e->occ;
+      v[KN_THEO].d = e->theo;
+      v[KN_KIND].s = intern(k, &e->kind);
+      v[KN_CAT].s = intern_w(k, &e->cat);
       fast_row(&k->kn, v);
     } else if (cls == C_CPU && k->cpu.t && !(e->name.n > 13 && memcmp(svp(k, &e->name), "ProfilerStep#", 13) == 0)) {
       cell v[NCOLS(CPU_COLS)];
-      v[CPU_NAME].s = NAMEID(); v[CPU_START].i = e->ts; v[CPU_DUR].i = e->dur;
-      v[CPU_PID].s = PIDID(); v[CPU_TID].s = TIDID(); v[CPU_EXT].i = e->ext; v[CPU_SEQ].i = e->seq;
-      v[CPU_FWD].i = e->fwd; v[CPU_DIMS].s = intern(k, &e->dims); v[CPU_TYPES].s = intern(k, &e->types);
-      v[CPU_STRIDES].s = intern(k, &e->strides); v[CPU_CONCRETE].s = intern(k, &e->concrete);
+      v[CPU_NAME].s = NAMEID();
+      v[CPU_START].i = e->ts;
+      v[CPU_DUR].i = e->dur;
+      v[CPU_PID].s = PIDID();
+      v[CPU_TID].s = TIDID();
+      v[CPU_EXT].i = e->ext;
+      v[CPU_SEQ].i = e->seq;
+      v[CPU_FWD].i = e->fwd;
+      v[CPU_DIMS].s = intern(k, &e->dims);
+      v[CPU_TYPES].s = intern(k, &e->types);
+      v[CPU_STRIDES].s = intern(k, &e->strides);
+      v[CPU_CONCRETE].s = intern(k, &e->concrete);
       v[CPU_FLOPS].d = e->flops;
       fast_row(&k->cpu, v);
     } else if (cls == C_RUNTIME) {
       if (k->rt.t) {
         cell v[NCOLS(RT_COLS)];
-        v[RT_NAME].s = NAMEID(); v[RT_START].i = e->ts; v[RT_DUR].i = e->dur;
-        v[RT_PID].s = PIDID(); v[RT_TID].s = TIDID(); v[RT_CORR].i = e->corr; v[RT_EXT].i = e->ext;
-        v[RT_CBID].i = e->cbid; v[RT_CAT].s = intern_w(k, &e->cat);
+        v[RT_NAME].s = NAMEID();
+        v[RT_START].i = e->ts;
+        v[RT_DUR].i = e->dur;
+        v[RT_PID].s = PIDID();
+        v[RT_TID].s = TIDID();
+        v[RT_CORR].i = e->corr;
+        v[RT_EXT].i = e->ext;
+        v[RT_CBID].i = e->cbid;
+        v[RT_CAT].s = intern_w(k, &e->cat);
         fast_row(&k->rt, v);
       }
       if (k->kn.t && (e->has_grid || e->has_block) && e->corr != PL_INT_NA) {
@@ -852,21 +1048,38 @@ static int parse_event(kctx *k) {
     switch (which) {
       case EK_PH:
         if (t == PL_JSON_STR) e->ph = tok_sv(k);
-        else { pl_json_fail(j, j->tok, "the phase \"ph\" as a string"); if (bad_field(k, t, &bad)) return -1; }
+        else {
+          pl_json_fail(j, j->tok, "the phase \"ph\" as a string");
+          if (bad_field(k, t, &bad)) return -1;
+        }
         break;
-      case EK_TS: if (ts_field(k, &e->ts, "the timestamp \"ts\" as a number of microseconds") && bad_field(k, t, &bad)) return -1; break;
-      case EK_DUR: if (ts_field(k, &e->dur, "the duration \"dur\" as a number of microseconds") && bad_field(k, t, &bad)) return -1; break;
-      case EK_ID: if (t == PL_JSON_NUM) e->flow_id = tok_int(j); else if (pl_json_skip(j)) return -1; break;
-      case EK_CAT: if (t == PL_JSON_STR) e->cat = tok_sv(k); else if (pl_json_skip(j)) return -1; break;
-      case EK_PID: case EK_TID: case EK_NAME: {
+      case EK_TS:
+        if (ts_field(k, &e->ts, "the timestamp \"ts\" as a number of microseconds") && bad_field(k, t, &bad)) return -1;
+        break;
+      case EK_DUR:
+        if (ts_field(k, &e->dur, "the duration \"dur\" as a number of microseconds") && bad_field(k, t, &bad))
+          return -1;
+        break;
+      case EK_ID:
+        if (t == PL_JSON_NUM) e->flow_id = tok_int(j);
+        else if (pl_json_skip(j)) return -1;
+        break;
+      case EK_CAT:
+        if (t == PL_JSON_STR) e->cat = tok_sv(k);
+        else if (pl_json_skip(j)) return -1;
+        break;
+      case EK_PID:
+      case EK_TID:
+      case EK_NAME: {
         sv *dst = which == EK_PID ? &e->pid : which == EK_TID ? &e->tid : &e->name;
         if (t == PL_JSON_STR || t == PL_JSON_NUM) *dst = tok_sv(k);
         else if (pl_json_skip(j)) return -1;
         break;
       }
       case EK_ARGS:
-        if (t == PL_JSON_OBJ) { if (parse_args(k)) return -1; }
-        else if (pl_json_skip(j)) return -1;
+        if (t == PL_JSON_OBJ) {
+          if (parse_args(k)) return -1;
+        } else if (pl_json_skip(j)) return -1;
         break;
       default:
         if (pl_json_skip(j)) return -1;
@@ -892,8 +1105,8 @@ static int64_t dom_int(const pl_jdoc *d, int o, const char *key) {
 ** (MI300A/X; gfx940/941 were never shipped), 9.5 -> gfx950, 9.0 with 104
 ** or 110 CUs -> gfx90a (MI250/MI250X GCD), 9.0 with 120 CUs -> gfx908
 ** (MI100); the CU counts are those of gpu-facts.md and the ROCm table. */
-static int amd_device(const pl_jdoc *d, int o, const char *name, size_t nl, int64_t warp,
-                      int64_t maj, int64_t min, int64_t cus, char *arch, size_t archsz) {
+static int amd_device(const pl_jdoc *d, int o, const char *name, size_t nl, int64_t warp, int64_t maj, int64_t min,
+                      int64_t cus, char *arch, size_t archsz) {
   size_t gl = 0;
   const char *gcn = pl_jdoc_str(d, pl_jdoc_get(d, o, "gcnArchName"), &gl);
   int amd = warp == 64 || (gcn && gl > 3 && memcmp(gcn, "gfx", 3) == 0) ||
@@ -918,15 +1131,24 @@ static int parse_devices(kctx *k) {
   pl_jdoc_init(&d);
   for (;;) {
     pl_json_type t = pl_json_next(j);
-    if (t == PL_JSON_ERROR) { pl_jdoc_free(&d); return -1; }
+    if (t == PL_JSON_ERROR) {
+      pl_jdoc_free(&d);
+      return -1;
+    }
     if (t == PL_JSON_ARR_END) break;
     pl_jdoc_clear(&d);
     int o = pl_jdoc_read(&d, j);
-    if (o < 0) { pl_jdoc_free(&d); return -1; }
+    if (o < 0) {
+      pl_jdoc_free(&d);
+      return -1;
+    }
     if (d.n[o].type != PL_JSON_OBJ) continue;
     int64_t id = dom_int(&d, o, "id");
     int64_t maj = dom_int(&d, o, "computeMajor"), min = dom_int(&d, o, "computeMinor");
-    if (maj == PL_INT_NA) { maj = dom_int(&d, o, "major"); min = dom_int(&d, o, "minor"); }
+    if (maj == PL_INT_NA) {
+      maj = dom_int(&d, o, "major");
+      min = dom_int(&d, o, "minor");
+    }
     int64_t sms = dom_int(&d, o, "numSms");
     if (sms == PL_INT_NA) sms = dom_int(&d, o, "multiProcessorCount");
     int64_t tpsm = dom_int(&d, o, "maxThreadsPerMultiprocessor");
@@ -995,7 +1217,8 @@ int pl_kin_progress(kctx *k) {
       if (t && t->nrows > 0 && scale > 1.5) pl_table_reserve(t, (size_t)((double)t->nrows * scale) + 1024);
     }
   }
-  if (k->o && k->o->interrupt && __atomic_load_n(k->o->interrupt, __ATOMIC_RELAXED)) {   /* set by another thread (load_many) */
+  if (k->o && k->o->interrupt &&
+      __atomic_load_n(k->o->interrupt, __ATOMIC_RELAXED)) { /* set by another thread (load_many) */
     size_t l, c;
     pl_json_linecol(&k->j, k->j.p, &l, &c);
     return pl_err_set(k->err, l, c, "interrupted");
@@ -1015,7 +1238,10 @@ int pl_kin_events_until(kctx *k, const char *limit, const char **at) {
     if (limit) {
       const char *r = pl_kin_fws(j->p, end);
       if (r < end && *r == ',') r = pl_kin_fws(r + 1, end);
-      if (r >= limit && r < end && *r == '{') { *at = r; return 1; }
+      if (r >= limit && r < end && *r == '{') {
+        *at = r;
+        return 1;
+      }
     }
     pl_json_type t = pl_json_next(j);
     if (t == PL_JSON_ERROR) return -1;
@@ -1060,10 +1286,13 @@ static void meta_scalar(kctx *k, const char *key, size_t kn) {
   pl_json *j = &k->j;
   char name[128];
   if (kn >= sizeof name) return;
-  memcpy(name, key, kn); name[kn] = '\0';
+  memcpy(name, key, kn);
+  name[kn] = '\0';
   if (strcmp(name, "displayTimeUnit") == 0) strcpy(name, "display_time_unit");
-  else if (strcmp(name, "schemaVersion") == 0) { strcpy(name, "schema_version"); k->saw_schema = 1; }
-  else if (strcmp(name, "baseTimeNanoseconds") == 0) strcpy(name, "base_time_ns");
+  else if (strcmp(name, "schemaVersion") == 0) {
+    strcpy(name, "schema_version");
+    k->saw_schema = 1;
+  } else if (strcmp(name, "baseTimeNanoseconds") == 0) strcpy(name, "base_time_ns");
   else if (strcmp(name, "traceName") == 0) strcpy(name, "trace_name");
   if (j->type == PL_JSON_STR) {
     size_t n;
@@ -1071,7 +1300,7 @@ static void meta_scalar(kctx *k, const char *key, size_t kn) {
     if (n <= 1024) pl_profile_meta_str(k->p, name, s, n);
   } else if (j->type == PL_JSON_NUM) {
     if (j->isint && (j->ival > (1ll << 53) || j->ival < -(1ll << 53)))
-      pl_profile_meta_str(k->p, name, j->tok, j->toklen);    /* keep exact */
+      pl_profile_meta_str(k->p, name, j->tok, j->toklen); /* keep exact */
     else pl_profile_meta_num(k->p, name, pl_json_num(j));
   }
 }
@@ -1082,7 +1311,10 @@ static int parse_distributed(kctx *k) {
   pl_jdoc d;
   pl_jdoc_init(&d);
   int o = pl_jdoc_read(&d, j);
-  if (o < 0) { pl_jdoc_free(&d); return -1; }
+  if (o < 0) {
+    pl_jdoc_free(&d);
+    return -1;
+  }
   int64_t v;
   if ((v = dom_int(&d, o, "rank")) != PL_INT_NA) pl_profile_meta_num(k->p, "rank", (double)v);
   if ((v = dom_int(&d, o, "world_size")) != PL_INT_NA) pl_profile_meta_num(k->p, "world_size", (double)v);
@@ -1116,7 +1348,11 @@ static void fill_launches(kctx *k) {
     int64_t corr = pl_cell_int(t, c[KN_CORR], r);
     if (corr == PL_INT_NA || !pl_cell_missing(t, c[KN_GX], r)) continue;
     size_t lo = 0, hi = k->nlaunch;
-    while (lo < hi) { size_t mid = (lo + hi) / 2; if (k->launch[mid].corr < corr) lo = mid + 1; else hi = mid; }
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (k->launch[mid].corr < corr) lo = mid + 1;
+      else hi = mid;
+    }
     if (lo >= k->nlaunch || k->launch[lo].corr != corr) continue;
     struct launch *l = &k->launch[lo];
     int gc[3] = { c[KN_GX], c[KN_GY], c[KN_GZ] }, bc[3] = { c[KN_BX], c[KN_BY], c[KN_BZ] };
@@ -1128,19 +1364,28 @@ static void fill_launches(kctx *k) {
     filled++;
   }
   if (filled)
-    pl_profile_diag(k->p, 0, "kernels: grid/block/shared memory of %zu kernels taken from their launch call (same correlation id)", filled);
+    pl_profile_diag(
+        k->p, 0, "kernels: grid/block/shared memory of %zu kernels taken from their launch call (same correlation id)",
+        filled);
 }
 
 static void free_tables(kctx *k) {
   tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->dv, &k->pr, &k->th };
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) { pl_table_free(all[i]->t); all[i]->t = NULL; }
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    pl_table_free(all[i]->t);
+    all[i]->t = NULL;
+  }
 }
 
 kctx *pl_kin_ctx_new(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   kctx *k = pl_xcalloc(1, sizeof *k);
-  k->in = in; k->p = p; k->o = o; k->err = err;
+  k->in = in;
+  k->p = p;
+  k->o = o;
+  k->err = err;
   pl_json_init(&k->j, in->data, in->len, err);
-  pl_buf_init(&k->scratch); pl_buf_init(&k->tmp);
+  pl_buf_init(&k->scratch);
+  pl_buf_init(&k->tmp);
   k->pool = pl_pool_new();
   ev_reset(&k->e0);
   k->min_ts = INT64_MAX;
@@ -1165,8 +1410,12 @@ void pl_kin_ctx_free(kctx *k) {
   free_tables(k);
   pl_pool_release(k->pool);
   pl_json_free(&k->j);
-  pl_buf_free(&k->scratch); pl_buf_free(&k->tmp);
-  free(k->e.ctr); free(k->shortof); free(k->launch); free(k->rp);
+  pl_buf_free(&k->scratch);
+  pl_buf_free(&k->tmp);
+  free(k->e.ctr);
+  free(k->shortof);
+  free(k->launch);
+  free(k->rp);
   pl_devwork_free(k->dw);
   free(k);
 }
@@ -1174,16 +1423,15 @@ void pl_kin_ctx_free(kctx *k) {
 static void drop_if_empty_col(pl_table *t, const char *name) {
   int c = pl_table_col(t, name);
   if (c < 0) return;
-  for (size_t r = 0; r < t->nrows; r++) if (!pl_cell_missing(t, c, r)) return;
+  for (size_t r = 0; r < t->nrows; r++)
+    if (!pl_cell_missing(t, c, r)) return;
   pl_table_drop_col(t, c);
 }
 
 static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   pl_kin_arg_ranges();
   kctx *k = pl_kin_ctx_new(in, p, o, err);
-  if (k->ms.t) {
-    pl_table_set_doc(k->ms.t, k->ms.c[MC_NAME], "e.g. 'Memset (Device)'");
-  }
+  if (k->ms.t) { pl_table_set_doc(k->ms.t, k->ms.c[MC_NAME], "e.g. 'Memset (Device)'"); }
   pl_json *j = &k->j;
   int rc = -1, seen_events = 0;
   pl_json_type t = pl_json_next(j);
@@ -1231,9 +1479,13 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   }
   fill_launches(k);
   if (k->mem.t) pl_mem_attribute(k->mem.t, k->cpu.t, k->mem.c[MEM_OP], k->mem.c[MEM_OPROW]);
-  if (k->nmeta_events) pl_profile_diag(p, 0, "%zu metadata (ph \"M\") events (process/thread names) not kept as events", k->nmeta_events);
+  if (k->nmeta_events)
+    pl_profile_diag(p, 0, "%zu metadata (ph \"M\") events (process/thread names) not kept as events", k->nmeta_events);
   if (k->nother) pl_profile_diag(p, 0, "%zu events without \"ph\" skipped", k->nother);
-  if (k->kn.t) { drop_if_empty_col(k->kn.t, "theoretical_occupancy_pct"); drop_if_empty_col(k->kn.t, "kind"); }
+  if (k->kn.t) {
+    drop_if_empty_col(k->kn.t, "theoretical_occupancy_pct");
+    drop_if_empty_col(k->kn.t, "kind");
+  }
   if (k->nrp) {
     pl_profile_meta_str(p, "tool", "rocprof --hip-trace (Chrome trace)", strlen("rocprof --hip-trace (Chrome trace)"));
     pl_profile_meta_str(p, "vendor", "AMD", 3);
@@ -1242,12 +1494,13 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
     pl_profile_meta_str(p, "tool", "Chrome-trace JSON (origin unknown)", strlen("Chrome-trace JSON (origin unknown)"));
   } else pl_profile_meta_str(p, "tool", "PyTorch Profiler (Kineto)", strlen("PyTorch Profiler (Kineto)"));
   if (k->napi_named)
-    pl_profile_diag(p, 0, "%zu events without a runtime category read as runtime calls by their API name (cu*, cuda*, hip*)",
+    pl_profile_diag(p, 0,
+                    "%zu events without a runtime category read as runtime calls by their API name (cu*, cuda*, hip*)",
                     k->napi_named);
   pl_devwork_report(k->dw, k->pool, p);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   pl_profile_meta_num(p, "events", (double)k->nevents);
-  if (k->min_ts != INT64_MAX) {             /* text: int64 ns exceed a double's integers */
+  if (k->min_ts != INT64_MAX) { /* text: int64 ns exceed a double's integers */
     char b[24];
     int n = snprintf(b, sizeof b, "%lld", (long long)k->min_ts);
     pl_profile_meta_str(p, "start_ns", b, (size_t)n);
@@ -1256,7 +1509,10 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   {
     tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->dv, &k->pr, &k->th };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-      if (all[i]->t) { pl_profile_add_table(p, all[i]->t); all[i]->t = NULL; }
+      if (all[i]->t) {
+        pl_profile_add_table(p, all[i]->t);
+        all[i]->t = NULL;
+      }
   }
   rc = 0;
 done:
@@ -1267,7 +1523,8 @@ done:
 
 static int kineto_detect(const char *data, size_t len) {
   size_t i = 0;
-  if (len >= 3 && (unsigned char)data[0] == 0xEF && (unsigned char)data[1] == 0xBB && (unsigned char)data[2] == 0xBF) i = 3;
+  if (len >= 3 && (unsigned char)data[0] == 0xEF && (unsigned char)data[1] == 0xBB && (unsigned char)data[2] == 0xBF)
+    i = 3;
   while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t')) i++;
   if (i >= len) return 0;
   if (data[i] == '{') {

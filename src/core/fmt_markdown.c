@@ -37,7 +37,10 @@ static int md_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     pl_trim(&s, &n);
     if (n == 0) continue;
     if (s[0] == '#') {
-      while (n > 0 && *s == '#') { s++; n--; }
+      while (n > 0 && *s == '#') {
+        s++;
+        n--;
+      }
       if (pl_md_snake(s, n, heading, sizeof heading - 8) == 0) snprintf(heading, sizeof heading, "table");
       continue;
     }
@@ -48,12 +51,15 @@ static int md_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_table *t = pl_md_read_table_lenient(&c, &l, name, NULL, NULL, o, p, err);
       if (!t) return -1;
       ntables++;
-      if (pl_want_table(o, name)) pl_profile_add_table(p, t); else pl_table_free(t);
+      if (pl_want_table(o, name)) pl_profile_add_table(p, t);
+      else pl_table_free(t);
       continue;
     }
     if (!skipped++) first_skip = c.lineno;
   }
-  if (ntables == 0) return pl_err_expected(err, 1, 1, "a Markdown pipe table (a '| ... |' header row and a '|---|' delimiter row)", in->data, in->len);
+  if (ntables == 0)
+    return pl_err_expected(err, 1, 1, "a Markdown pipe table (a '| ... |' header row and a '|---|' delimiter row)",
+                           in->data, in->len);
   if (skipped) pl_profile_diag(p, first_skip, "skipped %d line(s) of text outside the tables", skipped);
   pl_profile_meta_num(p, "tables", ntables);
   return 0;

@@ -23,21 +23,25 @@
 #include <string.h>
 
 static const char *const ACTIONS[] = { NULL, "preexisting", "create", "increment_version", "destroy" };
-static const char *const CATS[] = { "parameter", "optimizer state", "input", "temporary", "activation",
-                                     "gradient", "autograd detail", "unknown" };
+static const char *const CATS[] = { "parameter",  "optimizer state", "input",           "temporary",
+                                    "activation", "gradient",        "autograd detail", "unknown" };
 
 static const pl_coldef COLS[] = {
   { "ts_ns", PL_INT, "time, ns (t = -1, a tensor that existed before profiling: the smallest time of the file)" },
   { "bytes", PL_INT, "bytes added to (> 0) or taken from (< 0) the category" },
   { "action", PL_STR, "preexisting, create, increment_version or destroy" },
-  { "category", PL_STR, "parameter, optimizer state, input, temporary, activation, gradient, autograd detail, unknown" },
+  { "category", PL_STR,
+    "parameter, optimizer state, input, temporary, activation, gradient, autograd detail, unknown" },
   { "category_index", PL_INT, "the category as written (0-7)" },
 };
 enum { C_TS, C_BYTES, C_ACTION, C_CAT, C_CATIX };
 
 static int num_int(pl_json *j, int64_t *out) {
   if (j->type != PL_JSON_NUM) return -1;
-  if (j->isint) { *out = j->ival; return 0; }
+  if (j->isint) {
+    *out = j->ival;
+    return 0;
+  }
   return pl_json_scaled(j, 0, out);
 }
 
@@ -65,12 +69,16 @@ static int mt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       ty = pl_json_next(&j);
       if (ty == PL_JSON_ERROR) goto done;
       if (num_int(&j, &v[k]) != 0) {
-        static const char *const what[] = { "the time t (integer ns)", "the action (1-4)", "the bytes (integer)", "the category (0-7)" };
+        static const char *const what[] = { "the time t (integer ns)", "the action (1-4)", "the bytes (integer)",
+                                            "the category (0-7)" };
         pl_json_fail(&j, j.tok, what[k]);
         goto done;
       }
     }
-    if (v[1] < 1 || v[1] > 4) { pl_json_fail(&j, j.tok, "an action 1-4"); goto done; }
+    if (v[1] < 1 || v[1] > 4) {
+      pl_json_fail(&j, j.tok, "an action 1-4");
+      goto done;
+    }
     ty = pl_json_next(&j);
     if (ty != PL_JSON_ARR_END) {
       if (ty != PL_JSON_ERROR) pl_json_fail(&j, j.tok, "']' after four values");
@@ -88,15 +96,23 @@ static int mt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_row_end(t);
     }
   }
-  if (pl_json_next(&j) != PL_JSON_EOF) { if (j.type != PL_JSON_ERROR) pl_json_fail(&j, j.tok, "the end of the input"); goto done; }
+  if (pl_json_next(&j) != PL_JSON_EOF) {
+    if (j.type != PL_JSON_ERROR) pl_json_fail(&j, j.tok, "the end of the input");
+    goto done;
+  }
   if (t && npre) {
     int64_t *ts = t->cols[cols[C_TS]]->v.i64;
-    for (size_t i = 0; i < t->nrows; i++) if (ts[i] < 0) ts[i] = tmin == INT64_MAX ? 0 : tmin;
+    for (size_t i = 0; i < t->nrows; i++)
+      if (ts[i] < 0) ts[i] = tmin == INT64_MAX ? 0 : tmin;
     pl_profile_diag(p, 0, "%zu pre-existing tensors (t = -1) placed at the first timestamp", npre);
   }
-  pl_profile_meta_str(p, "tool", "PyTorch memory profiler (export_memory_timeline raw)", strlen("PyTorch memory profiler (export_memory_timeline raw)"));
+  pl_profile_meta_str(p, "tool", "PyTorch memory profiler (export_memory_timeline raw)",
+                      strlen("PyTorch memory profiler (export_memory_timeline raw)"));
   pl_profile_meta_str(p, "time_unit", "ns", 2);
-  if (t) { pl_profile_add_table(p, t); t = NULL; }
+  if (t) {
+    pl_profile_add_table(p, t);
+    t = NULL;
+  }
   rc = 0;
 done:
   if (t) pl_table_free(t);
@@ -121,7 +137,8 @@ static int mt_detect(const char *data, size_t len) {
 
 const pl_format pl_fmt_mem_timeline = {
   "memory-timeline",
-  "PyTorch's raw memory timeline (export_memory_timeline to .raw.json; HTA MemoryAnalysis input): [t, action, bytes, category] rows",
+  "PyTorch's raw memory timeline (export_memory_timeline to .raw.json; HTA MemoryAnalysis input): [t, action, bytes, "
+  "category] rows",
   "memory_events",
   mt_detect,
   mt_parse,

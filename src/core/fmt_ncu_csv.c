@@ -31,14 +31,51 @@
 
 /* Known identification columns. */
 enum {
-  C_ID, C_PID, C_PNAME, C_HOST, C_KNAME, C_KTIME, C_CTX, C_STREAM, C_BSIZE, C_GSIZE,
-  C_DEV, C_CC, C_SEC, C_MNAME, C_MUNIT, C_MVAL, C_RNAME, C_RTYPE, C_RDESC, C_ESTT, C_EST, C_NKNOWN
+  C_ID,
+  C_PID,
+  C_PNAME,
+  C_HOST,
+  C_KNAME,
+  C_KTIME,
+  C_CTX,
+  C_STREAM,
+  C_BSIZE,
+  C_GSIZE,
+  C_DEV,
+  C_CC,
+  C_SEC,
+  C_MNAME,
+  C_MUNIT,
+  C_MVAL,
+  C_RNAME,
+  C_RTYPE,
+  C_RDESC,
+  C_ESTT,
+  C_EST,
+  C_NKNOWN
 };
 static const char *const known_cols[C_NKNOWN] = {
-  "ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time", "Context",
-  "Stream", "Block Size", "Grid Size", "Device", "CC", "Section Name", "Metric Name",
-  "Metric Unit", "Metric Value", "Rule Name", "Rule Type", "Rule Description",
-  "Estimated Speedup Type", "Estimated Speedup",
+  "ID",
+  "Process ID",
+  "Process Name",
+  "Host Name",
+  "Kernel Name",
+  "Kernel Time",
+  "Context",
+  "Stream",
+  "Block Size",
+  "Grid Size",
+  "Device",
+  "CC",
+  "Section Name",
+  "Metric Name",
+  "Metric Unit",
+  "Metric Value",
+  "Rule Name",
+  "Rule Type",
+  "Rule Description",
+  "Estimated Speedup Type",
+  "Estimated Speedup",
 };
 
 /* What a raw-page column is, beyond a metric. */
@@ -52,23 +89,28 @@ typedef struct cstate {
   int failed;
   /* the record being collected: field texts in `arena` */
   pl_buf arena;
-  size_t *off, *len; size_t nf, capf;
-  size_t rec_line;              /* line where the record starts */
-  const char *line_s; size_t line_n;   /* raw text of that line, for columns */
+  size_t *off, *len;
+  size_t nf, capf;
+  size_t rec_line; /* line where the record starts */
+  const char *line_s;
+  size_t line_n; /* raw text of that line, for columns */
   int nrec;
   /* header */
   int col[C_NKNOWN];
   size_t ncols;
-  int raw;                      /* raw page */
-  char **hdr;                   /* raw page: header names */
-  char **units;                 /* raw page: units row (NULL entries when absent) */
+  int raw;      /* raw page */
+  char **hdr;   /* raw page: header names */
+  char **units; /* raw page: units row (NULL entries when absent) */
   /* raw page, per column: what its metric resolves to (the same name and
   ** unit on every row), name and unit lengths, and which device attribute
   ** it is (RAW_*) */
-  ncu_mkey *keys; size_t *nhdr, *nunit; unsigned char *attr;
+  ncu_mkey *keys;
+  size_t *nhdr, *nunit;
+  unsigned char *attr;
   int units_done;
   /* current launch */
-  int have_id; int64_t cur_id;
+  int have_id;
+  int64_t cur_id;
   char cur_sec[256];
 } cstate;
 
@@ -87,7 +129,10 @@ static void on_field(void *s, size_t n, void *ud) {
 }
 
 static const char *fld(const cstate *c, int k, size_t *n) {
-  if (k < 0 || (size_t)k >= c->nf) { *n = 0; return ""; }
+  if (k < 0 || (size_t)k >= c->nf) {
+    *n = 0;
+    return "";
+  }
   *n = c->len[k];
   return c->arena.data ? c->arena.data + c->off[k] : "";
 }
@@ -138,7 +183,8 @@ static int64_t int_or_na(const char *s, size_t n) {
 }
 
 static int is_id_col(const cstate *c, size_t i) {
-  for (int k = 0; k < C_NKNOWN; k++) if (c->col[k] == (int)i) return 1;
+  for (int k = 0; k < C_NKNOWN; k++)
+    if (c->col[k] == (int)i) return 1;
   return 0;
 }
 
@@ -149,7 +195,10 @@ static void header_record(cstate *c) {
     size_t n;
     const char *s = fld(c, (int)i, &n);
     for (int k = 0; k < C_NKNOWN; k++)
-      if (c->col[k] < 0 && strlen(known_cols[k]) == n && memcmp(known_cols[k], s, n) == 0) { c->col[k] = (int)i; break; }
+      if (c->col[k] < 0 && strlen(known_cols[k]) == n && memcmp(known_cols[k], s, n) == 0) {
+        c->col[k] = (int)i;
+        break;
+      }
   }
   if (c->col[C_ID] < 0 || c->col[C_KNAME] < 0) {
     fail_field(c, 0, "the ncu CSV header (\"ID\",...,\"Kernel Name\",...)");
@@ -172,9 +221,10 @@ static void header_record(cstate *c) {
       pl_ncu_mkey_init(&c->keys[i]);
       c->nhdr[i] = strlen(c->hdr[i]);
       const char *h = c->hdr[i];
-      c->attr[i] = strcmp(h, "device__attribute_display_name") == 0 ? RAW_DEVICE
-                 : strcmp(h, "device__attribute_compute_capability_major") == 0 ? RAW_CC_MAJOR
-                 : strcmp(h, "device__attribute_compute_capability_minor") == 0 ? RAW_CC_MINOR : RAW_OTHER;
+      c->attr[i] = strcmp(h, "device__attribute_display_name") == 0               ? RAW_DEVICE
+                   : strcmp(h, "device__attribute_compute_capability_major") == 0 ? RAW_CC_MAJOR
+                   : strcmp(h, "device__attribute_compute_capability_minor") == 0 ? RAW_CC_MINOR
+                                                                                  : RAW_OTHER;
       if (is_id_col(c, i)) c->attr[i] = RAW_ID;
     }
     pl_profile_meta_str(c->p, "page", "raw", 3);
@@ -204,8 +254,9 @@ static void begin_launch(cstate *c, int64_t id) {
   const char *dev = fld(c, c->col[C_DEV], &ndev), *cc = fld(c, c->col[C_CC], &ncc);
   const char *ts = fld(c, c->col[C_KTIME], &nts);
   pl_ncu_b_header(b, nn ? name : NULL, nn, have ? dims : NULL, int_or_na(ctx, nctx), int_or_na(st, nst),
-               int_or_na(dev, ndev), cc, ncc, ts, nts);
-  c->have_id = 1; c->cur_id = id;
+                  int_or_na(dev, ndev), cc, ncc, ts, nts);
+  c->have_id = 1;
+  c->cur_id = id;
   c->cur_sec[0] = '\0';
 }
 
@@ -214,7 +265,10 @@ static void details_record(cstate *c) {
   size_t n;
   const char *s = fld(c, c->col[C_ID], &n);
   int64_t id;
-  if (pl_parse_int64(s, n, &id) != 0) { fail_field(c, (size_t)c->col[C_ID], "a launch ID (an integer)"); return; }
+  if (pl_parse_int64(s, n, &id) != 0) {
+    fail_field(c, (size_t)c->col[C_ID], "a launch ID (an integer)");
+    return;
+  }
   if (!c->have_id || id != c->cur_id) begin_launch(c, id);
   size_t nsec, nm, nu, nv, nrn, nrt, nrd, net, ne;
   const char *sec = fld(c, c->col[C_SEC], &nsec);
@@ -229,8 +283,12 @@ static void details_record(cstate *c) {
   if (nm == 0 && (nrn || nrt || nrd)) {
     double est = NAN, estl = NAN, v;
     if (ne) {
-      if (pl_parse_double(ev, ne, &v) != 0) { fail_field(c, (size_t)c->col[C_EST], "an estimated speedup (a number)"); return; }
-      if (net == 5 && memcmp(et, "local", 5) == 0) estl = v; else est = v;
+      if (pl_parse_double(ev, ne, &v) != 0) {
+        fail_field(c, (size_t)c->col[C_EST], "an estimated speedup (a number)");
+        return;
+      }
+      if (net == 5 && memcmp(et, "local", 5) == 0) estl = v;
+      else est = v;
     }
     pl_ncu_b_rule(b, sec, nsec, rn, nrn, rt, nrt, rd, nrd, est, estl, c->rec_line);
     return;
@@ -241,13 +299,18 @@ static void details_record(cstate *c) {
                (size_t)c->col[C_MVAL] + 1, c->nf);
     return;
   }
-  if (nm == 0) { fail_field(c, (size_t)c->col[C_MNAME], "a metric name or a rule"); return; }
+  if (nm == 0) {
+    fail_field(c, (size_t)c->col[C_MNAME], "a metric name or a rule");
+    return;
+  }
   if (nsec < sizeof c->cur_sec && (strlen(c->cur_sec) != nsec || memcmp(c->cur_sec, sec, nsec) != 0)) {
-    memcpy(c->cur_sec, sec, nsec); c->cur_sec[nsec] = '\0';
+    memcpy(c->cur_sec, sec, nsec);
+    c->cur_sec[nsec] = '\0';
     b->nsections++;
   }
-  if (pl_ncu_b_metric(b, sec, nsec, pl_ncu_section_class(sec, nsec), mn, nm, mu, nu, mv, nv, c->rec_line, 0, c->err) != 0) {
-    c->err->col = field_col(c, (size_t)c->col[C_MVAL]);   /* only now: it reads the line up to the field */
+  if (pl_ncu_b_metric(b, sec, nsec, pl_ncu_section_class(sec, nsec), mn, nm, mu, nu, mv, nv, c->rec_line, 0, c->err) !=
+      0) {
+    c->err->col = field_col(c, (size_t)c->col[C_MVAL]); /* only now: it reads the line up to the field */
     c->failed = 1;
   }
 }
@@ -258,17 +321,23 @@ static void raw_record(cstate *c) {
   const char *s = fld(c, c->col[C_ID], &n);
   if (!c->units_done) {
     c->units_done = 1;
-    if (n == 0) {          /* the units row */
+    if (n == 0) { /* the units row */
       for (size_t i = 0; i < c->nf && i < c->ncols; i++) {
         size_t un;
         const char *u = fld(c, (int)i, &un);
-        if (un && !is_id_col(c, i)) { c->units[i] = pl_xstrndup(u, un); c->nunit[i] = un; }
+        if (un && !is_id_col(c, i)) {
+          c->units[i] = pl_xstrndup(u, un);
+          c->nunit[i] = un;
+        }
       }
       return;
     }
   }
   int64_t id;
-  if (pl_parse_int64(s, n, &id) != 0) { fail_field(c, (size_t)c->col[C_ID], "a launch ID (an integer)"); return; }
+  if (pl_parse_int64(s, n, &id) != 0) {
+    fail_field(c, (size_t)c->col[C_ID], "a launch ID (an integer)");
+    return;
+  }
   begin_launch(c, id);
   double ccmaj = NAN, ccmin = NAN;
   for (size_t i = 0; i < c->nf && i < c->ncols; i++) {
@@ -283,9 +352,9 @@ static void raw_record(cstate *c) {
     if (c->attr[i] == RAW_CC_MINOR) pl_parse_double(v, vn, &ccmin);
     if (pl_ncu_b_metric_fast(b, &c->keys[i], v, vn)) continue;
     if (pl_ncu_b_metric_k(b, &c->keys[i], NULL, 0, NULL, NCU_SEC_RAW, c->hdr[i], c->nhdr[i], u, c->nunit[i], v, vn,
-                       c->rec_line, 0, c->err) != 0) {
-      c->err->col = field_col(c, i);   /* only now: it reads the line up to the field */
-      if (pl_lenient_skip(c->o, c->p, c->err)) continue;   /* lenient: only that cell */
+                          c->rec_line, 0, c->err) != 0) {
+      c->err->col = field_col(c, i);                     /* only now: it reads the line up to the field */
+      if (pl_lenient_skip(c->o, c->p, c->err)) continue; /* lenient: only that cell */
       c->failed = 1;
       return;
     }
@@ -302,7 +371,11 @@ static void raw_record(cstate *c) {
 static void on_record(int term, void *ud) {
   cstate *c = ud;
   (void)term;
-  if (c->failed) { c->nf = 0; c->arena.len = 0; return; }
+  if (c->failed) {
+    c->nf = 0;
+    c->arena.len = 0;
+    return;
+  }
   if (c->nf == 0) return;
   if (c->nrec == 0) header_record(c);
   else if (c->nf == 1 && c->ncols > 1) {
@@ -313,7 +386,7 @@ static void on_record(int term, void *ud) {
   else details_record(c);
   /* lenient: a bad record (after the header) is skipped and listed */
   if (c->failed && c->nrec > 0 && pl_lenient_skip(c->o, c->p, c->err)) c->failed = 0;
-  pl_ncu_b_flush(&c->b);           /* the record's value texts are read before its fields go */
+  pl_ncu_b_flush(&c->b); /* the record's value texts are read before its fields go */
   c->nrec++;
   c->nf = 0;
   c->arena.len = 0;
@@ -327,7 +400,10 @@ static int nc_detect(const char *data, size_t len) {
     const char *t = l.s;
     size_t n = l.n;
     pl_trim(&t, &n);
-    if (pl_starts(t, n, "\xef\xbb\xbf")) { t += 3; n -= 3; }
+    if (pl_starts(t, n, "\xef\xbb\xbf")) {
+      t += 3;
+      n -= 3;
+    }
     if (pl_starts(t, n, "\"ID\",") && pl_find(t, n, "\"Kernel Name\"")) return 95;
   }
   return 0;
@@ -349,24 +425,34 @@ static void prof_line(cstate *c, const char *t, size_t n, size_t line) {
 }
 
 static void free_state(cstate *c) {
-  if (c->hdr) for (size_t i = 0; i < c->ncols; i++) free(c->hdr[i]);
-  if (c->units) for (size_t i = 0; i < c->ncols; i++) free(c->units[i]);
-  free(c->hdr); free(c->units);
-  free(c->keys); free(c->nhdr); free(c->nunit); free(c->attr);
-  free(c->off); free(c->len);
+  if (c->hdr)
+    for (size_t i = 0; i < c->ncols; i++) free(c->hdr[i]);
+  if (c->units)
+    for (size_t i = 0; i < c->ncols; i++) free(c->units[i]);
+  free(c->hdr);
+  free(c->units);
+  free(c->keys);
+  free(c->nhdr);
+  free(c->nunit);
+  free(c->attr);
+  free(c->off);
+  free(c->len);
   pl_buf_free(&c->arena);
 }
 
 static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   cstate c;
   memset(&c, 0, sizeof c);
-  c.p = p; c.err = err; c.o = o;
+  c.p = p;
+  c.err = err;
+  c.o = o;
   pl_ncu_b_init(&c.b, p, o);
-  c.b.defer_raw = 1;            /* value texts stay in `arena` until the record ends: pl_ncu_b_flush there */
+  c.b.defer_raw = 1; /* value texts stay in `arena` until the record ends: pl_ncu_b_flush there */
   pl_buf_init(&c.arena);
   struct csv_parser cp;
   if (csv_init(&cp, CSV_STRICT | CSV_STRICT_FINI) != 0) {
-    pl_ncu_b_free(&c.b); free_state(&c);
+    pl_ncu_b_free(&c.b);
+    free_state(&c);
     return pl_err_set(err, 0, 0, "libcsv initialisation failed");
   }
   pl_lines lc;
@@ -375,14 +461,20 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   int header = 0, at_start = 1;
   while (pl_lines_next(&lc, &l)) {
     if ((lc.lineno & 4095) == 0) {
-      if (o && o->interrupt && *o->interrupt) { pl_err_set(err, lc.lineno, 1, "interrupted"); goto fail; }
+      if (o && o->interrupt && *o->interrupt) {
+        pl_err_set(err, lc.lineno, 1, "interrupted");
+        goto fail;
+      }
       if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     }
     const char *t = l.s;
     size_t n = l.n;
     pl_trim(&t, &n);
     if (!header) {
-      if (pl_starts(t, n, "\xef\xbb\xbf")) { t += 3; n -= 3; }
+      if (pl_starts(t, n, "\xef\xbb\xbf")) {
+        t += 3;
+        n -= 3;
+      }
       if (pl_starts(t, n, "\"ID\",") && pl_find(t, n, "\"Kernel Name\"")) header = 1;
       else {
         if (n == 0) continue;
@@ -390,13 +482,20 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         else pl_ncu_b_output(&c.b, lc.lineno, t, n);
         continue;
       }
-      if (t != l.s) { l.n -= (size_t)(t - l.s); l.s = t; }
+      if (t != l.s) {
+        l.n -= (size_t)(t - l.s);
+        l.s = t;
+      }
     }
     if (at_start) {
       if (n == 0) continue;
-      if (pl_starts(t, n, "==")) { prof_line(&c, t, n, lc.lineno); continue; }
+      if (pl_starts(t, n, "==")) {
+        prof_line(&c, t, n, lc.lineno);
+        continue;
+      }
       c.rec_line = lc.lineno;
-      c.line_s = l.s; c.line_n = l.n;
+      c.line_s = l.s;
+      c.line_n = l.n;
     }
     /* the line with its line end, as libcsv must see it */
     size_t full = (size_t)(lc.p - l.s);
@@ -404,18 +503,21 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (c.failed) goto fail;
     if (used != full) {
       size_t col = used + 1;
-      pl_err_expected(err, lc.lineno, col,
-                      "well-formed CSV (libcsv strict mode: a quote only around a whole field)",
+      pl_err_expected(err, lc.lineno, col, "well-formed CSV (libcsv strict mode: a quote only around a whole field)",
                       l.s + used, l.n > used ? l.n - used : 0);
       if (!header || c.nrec == 0 || !pl_lenient_skip(o, p, err)) goto fail;
       /* lenient: drop the record in progress and start again on the next line */
       csv_free(&cp);
-      if (csv_init(&cp, CSV_STRICT | CSV_STRICT_FINI) != 0) { pl_err_set(err, 0, 0, "libcsv initialisation failed"); goto fail; }
-      c.nf = 0; c.arena.len = 0;
+      if (csv_init(&cp, CSV_STRICT | CSV_STRICT_FINI) != 0) {
+        pl_err_set(err, 0, 0, "libcsv initialisation failed");
+        goto fail;
+      }
+      c.nf = 0;
+      c.arena.len = 0;
       at_start = 1;
       continue;
     }
-    at_start = cp.pstate == 0;          /* libcsv's ROW_NOT_BEGUN: no record in progress */
+    at_start = cp.pstate == 0; /* libcsv's ROW_NOT_BEGUN: no record in progress */
   }
   if (csv_fini(&cp, on_field, on_record, &c) != 0) {
     pl_err_expected(err, lc.lineno + 1, 1, "the closing quote of the last CSV field", NULL, 0);
@@ -423,7 +525,8 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   }
   if (c.failed) goto fail;
   if (!header) {
-    pl_err_expected(err, lc.lineno ? lc.lineno : 1, 1, "the ncu CSV header row (\"ID\",\"Process ID\",...,\"Kernel Name\",...)", NULL, 0);
+    pl_err_expected(err, lc.lineno ? lc.lineno : 1, 1,
+                    "the ncu CSV header row (\"ID\",\"Process ID\",...,\"Kernel Name\",...)", NULL, 0);
     goto fail;
   }
   if (c.b.nkernels == 0 && !c.b.open) {
@@ -436,7 +539,10 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   return 0;
 fail:
   csv_free(&cp);
-  if (c.b.open) { pl_row_discard(c.b.k); c.b.open = 0; }
+  if (c.b.open) {
+    pl_row_discard(c.b.k);
+    c.b.open = 0;
+  }
   pl_ncu_b_free(&c.b);
   free_state(&c);
   return -1;

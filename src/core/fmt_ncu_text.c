@@ -34,7 +34,11 @@
 ** columns of a metric row are padded with runs of spaces: 8 at a time). */
 #define SPACES8 0x2020202020202020ull
 #define DASHES8 0x2d2d2d2d2d2d2d2dull
-static inline uint64_t rd8(const char *s) { uint64_t w; memcpy(&w, s, 8); return w; }
+static inline uint64_t rd8(const char *s) {
+  uint64_t w;
+  memcpy(&w, s, 8);
+  return w;
+}
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define NT_SWAR 1
 #endif
@@ -44,24 +48,37 @@ static inline void trim(const char **s, size_t *n) {
   while (k >= 8) {
     uint64_t w = rd8(p) ^ SPACES8;
 #ifdef NT_SWAR
-    if (w) { size_t z = (size_t)__builtin_ctzll(w) >> 3; p += z; k -= z; break; }
+    if (w) {
+      size_t z = (size_t)__builtin_ctzll(w) >> 3;
+      p += z;
+      k -= z;
+      break;
+    }
 #else
     if (w) break;
 #endif
-    p += 8; k -= 8;
+    p += 8;
+    k -= 8;
   }
-  while (k > 0 && (*p == ' ' || *p == '\t')) { p++; k--; }
+  while (k > 0 && (*p == ' ' || *p == '\t')) {
+    p++;
+    k--;
+  }
   while (k >= 8) {
     uint64_t w = rd8(p + k - 8) ^ SPACES8;
 #ifdef NT_SWAR
-    if (w) { k -= (size_t)__builtin_clzll(w) >> 3; break; }
+    if (w) {
+      k -= (size_t)__builtin_clzll(w) >> 3;
+      break;
+    }
 #else
     if (w) break;
 #endif
     k -= 8;
   }
   while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t' || p[k - 1] == '\r')) k--;
-  *s = p; *n = k;
+  *s = p;
+  *n = k;
 }
 
 /* memchr(p, '\n', end - p), inline for the short rest of a metric row. */
@@ -74,7 +91,10 @@ static inline const char *find_nl(const char *p, const char *end) {
     p += 8;
   }
 #endif
-  while (p < end) { if (*p == '\n') return p; p++; }
+  while (p < end) {
+    if (*p == '\n') return p;
+    p++;
+  }
   return NULL;
 }
 
@@ -87,15 +107,20 @@ static inline int starts(const char *s, size_t n, const char *prefix, size_t k) 
 static inline int same(const char *a, const char *b, size_t n) {
   if (n >= 8) {
     size_t i = 0;
-    for (; i + 8 < n; i += 8) if (rd8(a + i) != rd8(b + i)) return 0;
+    for (; i + 8 < n; i += 8)
+      if (rd8(a + i) != rd8(b + i)) return 0;
     return rd8(a + n - 8) == rd8(b + n - 8);
   }
   if (n >= 4) {
     uint32_t x, y, z, w;
-    memcpy(&x, a, 4); memcpy(&y, b, 4); memcpy(&z, a + n - 4, 4); memcpy(&w, b + n - 4, 4);
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    memcpy(&z, a + n - 4, 4);
+    memcpy(&w, b + n - 4, 4);
     return x == y && z == w;
   }
-  for (size_t i = 0; i < n; i++) if (a[i] != b[i]) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i]) return 0;
   return 1;
 }
 
@@ -119,7 +144,10 @@ static int dash_groups(const char *s, size_t n, size_t starts[3], size_t lens[3]
     size_t st = i;
     while (i + 8 <= n && rd8(s + i) == DASHES8) i += 8;
     while (i < n && s[i] == '-') i++;
-    if (g < 3) { starts[g] = st; lens[g] = i - st; }
+    if (g < 3) {
+      starts[g] = st;
+      lens[g] = i - st;
+    }
     g++;
     while (i < n && s[i] == ' ') i++;
   }
@@ -134,22 +162,26 @@ static int is_table_rule(const char *s, size_t n, size_t st[3], size_t ln[3]) {
 /* "WRN", "INF", "OPT", "ERR" followed by a space or the end. */
 static int severity_of(const char *t, size_t n) {
   if (n < 3 || (n > 3 && t[3] != ' ')) return 0;
-  return memcmp(t, "WRN", 3) == 0 || memcmp(t, "INF", 3) == 0 ||
-         memcmp(t, "OPT", 3) == 0 || memcmp(t, "ERR", 3) == 0;
+  return memcmp(t, "WRN", 3) == 0 || memcmp(t, "INF", 3) == 0 || memcmp(t, "OPT", 3) == 0 || memcmp(t, "ERR", 3) == 0;
 }
 
 typedef struct khead {
-  const char *name; size_t nn;
-  int has_dims; int64_t dims[6];
+  const char *name;
+  size_t nn;
+  int has_dims;
+  int64_t dims[6];
   int64_t ctx, stream, dev;
-  const char *cc; size_t ncc;
-  const char *ts; size_t nts;
+  const char *cc;
+  size_t ncc;
+  const char *ts;
+  size_t nts;
 } khead;
 
 static const char *find_last(const char *s, size_t n, const char *needle) {
   size_t k = strlen(needle);
   if (k > n) return NULL;
-  for (size_t i = n - k + 1; i-- > 0;) if (s[i] == needle[0] && memcmp(s + i, needle, k) == 0) return s + i;
+  for (size_t i = n - k + 1; i-- > 0;)
+    if (s[i] == needle[0] && memcmp(s + i, needle, k) == 0) return s + i;
   return NULL;
 }
 
@@ -186,7 +218,8 @@ static int parse_kernel_line(const char *t, size_t n, khead *h) {
     size_t st = i;
     while (i < n && ((t[i] >= '0' && t[i] <= '9') || t[i] == '.')) i++;
     if (i == st) return 0;
-    h->cc = t + st; h->ncc = i - st;
+    h->cc = t + st;
+    h->ncc = i - st;
   }
   if (i < n && !STARTS(t + i, n - i, ", ")) return 0;
   size_t pn = (size_t)(q - t);
@@ -201,19 +234,22 @@ static int parse_kernel_line(const char *t, size_t n, khead *h) {
       size_t jj = g;
       if (t[g] == '(' && pl_ncu_read_dim3(t, pn, &jj, grd) && jj == (size_t)(bx - t) + 1) {
         h->has_dims = 1;
-        memcpy(h->dims, grd, sizeof grd); memcpy(h->dims + 3, blk, sizeof blk);
+        memcpy(h->dims, grd, sizeof grd);
+        memcpy(h->dims + 3, blk, sizeof blk);
         pn = g;
       }
     }
   }
   if (!h->has_dims && pn >= 22 && is_stamp(t + pn - 20, 20) && t[pn - 22] == ',' && t[pn - 21] == ' ') {
-    h->ts = t + pn - 20; h->nts = 20;
+    h->ts = t + pn - 20;
+    h->nts = 20;
     pn -= 22;
   }
   const char *nm = t;
   pl_trim(&nm, &pn);
   if (pn == 0) return 0;
-  h->name = nm; h->nn = pn;
+  h->name = nm;
+  h->nn = pn;
   return 1;
 }
 
@@ -238,7 +274,8 @@ static int is_prompt_or_heading(const char *t, size_t n) {
   if (at) {
     const char *colon = memchr(at, ':', n - (size_t)(at - t));
     if (colon && (pl_find(colon, n - (size_t)(colon - t), "$ ") || pl_find(colon, n - (size_t)(colon - t), "# ") ||
-                  t[n - 1] == '$' || t[n - 1] == '#')) return 1;
+                  t[n - 1] == '$' || t[n - 1] == '#'))
+      return 1;
   }
   return 0;
 }
@@ -246,7 +283,10 @@ static int is_prompt_or_heading(const char *t, size_t n) {
 static void look_for_version(pl_profile *p, const char *t, size_t n) {
   const char *v = pl_find(t, n, "Nsight-Compute-");
   size_t skip = 15;
-  if (v == NULL && pl_find(t, n, "Nsight Compute")) { v = pl_find(t, n, "Version "); skip = 8; }
+  if (v == NULL && pl_find(t, n, "Nsight Compute")) {
+    v = pl_find(t, n, "Version ");
+    skip = 8;
+  }
   if (v == NULL) {
     if (pl_find(t, n, "nv-nsight-cu-cli") && pl_profile_meta_get(p, "cli") == NULL)
       pl_profile_meta_str(p, "cli", "nv-nsight-cu-cli", 16);
@@ -285,17 +325,23 @@ static int nt_detect(const char *data, size_t len) {
     size_t n = l.n;
     pl_trim(&t, &n);
     if (n == 0) continue;
-    if (pl_starts(t, n, "\"ID\",\"Process ID\"")) return 0;      /* ncu --csv */
-    if (pl_starts(t, n, "Section: ")) { sections++; after_section = 1; continue; }
+    if (pl_starts(t, n, "\"ID\",\"Process ID\"")) return 0; /* ncu --csv */
+    if (pl_starts(t, n, "Section: ")) {
+      sections++;
+      after_section = 1;
+      continue;
+    }
     if (after_section && is_table_rule(l.s, l.n, st, ln)) rules++;
     after_section = 0;
-    if (pl_starts(t, n, "==PROF==")) { prof++; if (prof_signature(t, n)) sig++; }
-    else if (pl_find(t, n, ", Context ") && pl_find(t, n, ", Stream ")) heads++;
+    if (pl_starts(t, n, "==PROF==")) {
+      prof++;
+      if (prof_signature(t, n)) sig++;
+    } else if (pl_find(t, n, ", Context ") && pl_find(t, n, ", Stream ")) heads++;
     else if (summary_head(t, n)) sums++;
   }
   if (sections > 0 && rules > 0) return 95;
   if (sections > 0 && heads > 0) return 85;
-  if (sums > 0) return 80;        /* --print-summary per-kernel (read by ncu_summary.c) */
+  if (sums > 0) return 80; /* --print-summary per-kernel (read by ncu_summary.c) */
   if (heads > 0 && prof > 0) return 60;
   /* ncu's own progress lines: a long run prints thousands of them before
   ** its first result, and a run with -o ends with '==PROF== Report:' */
@@ -314,55 +360,77 @@ enum { ST_TOP, ST_SEC, ST_TAB1, ST_TAB_HDR, ST_TAB_DATA };
 #define NT_MAX_SECS 256
 #define NT_MAX_ROWS 4096
 typedef struct nt_row {
-  char *txt; size_t nm, nu;       /* the name and unit */
+  char *txt;
+  size_t nm, nu; /* the name and unit */
   /* the row's line up to the value column, when whole rows may be matched
   ** (NULL when not): the same bytes there, with the same table layout,
   ** give the same name, unit and value start */
-  char *pre; size_t npre, c2, c2end;
-  size_t nm_off, un_off, vskip;   /* where name and unit start; the value, at or after vskip */
+  char *pre;
+  size_t npre, c2, c2end;
+  size_t nm_off, un_off, vskip; /* where name and unit start; the value, at or after vskip */
   ncu_mkey k;
 } nt_row;
 #define NT_MAX_PRE 1024
 typedef struct nt_sec {
-  char *name; size_t n;
+  char *name;
+  size_t n;
   int cls;
-  uint32_t sec_id;               /* the name's id in the metrics pool, 0: not yet */
-  nt_row *rows; size_t nrows, cap;
+  uint32_t sec_id; /* the name's id in the metrics pool, 0: not yet */
+  nt_row *rows;
+  size_t nrows, cap;
   /* the three lines that opened its table last time (rule, 'Metric Name'
   ** header, rule; line ends included) and the columns they set: the same
   ** bytes after the 'Section:' line open the table the same way */
-  char *hdr; size_t nhdr, hc2, hc2end, hc3;
+  char *hdr;
+  size_t nhdr, hc2, hc2end, hc3;
 } nt_sec;
 
-typedef struct nt_dash { char s[256]; size_t n; int g; size_t st[3], ln[3]; } nt_dash;
+typedef struct nt_dash {
+  char s[256];
+  size_t n;
+  int g;
+  size_t st[3], ln[3];
+} nt_dash;
 
 typedef struct tstate {
   ncu_builder b;
   int st;
   /* the current section */
-  const char *sec; size_t nsec; int cls; size_t sec_line;
-  const char *sec_end;           /* where the 'Section:' line's next line starts */
-  size_t c2, c2end, c3;          /* unit column start and end, value column start */
+  const char *sec;
+  size_t nsec;
+  int cls;
+  size_t sec_line;
+  const char *sec_end;  /* where the 'Section:' line's next line starts */
+  size_t c2, c2end, c3; /* unit column start and end, value column start */
   /* a kernel begun by a section (2019-2020 layout), waiting for its kernel line */
-  int pending; size_t pending_line;
+  int pending;
+  size_t pending_line;
   /* the rule message being read */
-  int rule; size_t rule_ind, rule_line;
+  int rule;
+  size_t rule_ind, rule_line;
   char sev[4];
   double est, estl;
   pl_buf msg;
   int url_open;
   /* row caches per section name; cur: the current section's (-1: none) */
-  nt_sec *secs; size_t nsecs;
-  int cur; size_t rowi;
+  nt_sec *secs;
+  size_t nsecs;
+  int cur;
+  size_t rowi;
   /* dash lines' groups, by length (rule lines repeat) */
   nt_dash dm[16];
   /* ncu's ==ERROR== lines by profiled launch: the ID of the last
   ** '==PROF== Profiling "NAME" - ID:' line (-1: none yet); the errors
   ** printed after it, in ID order, attached when that launch's result is read */
   int64_t prof_id;
-  struct nt_lerr { int64_t id; char *msg; size_t n; } *lerr;
+  struct nt_lerr {
+    int64_t id;
+    char *msg;
+    size_t n;
+  } * lerr;
   size_t nlerr, lerri;
-  char *report; size_t nreport, report_line;   /* '==PROF== Report: PATH' */
+  char *report;
+  size_t nreport, report_line; /* '==PROF== Report: PATH' */
 } tstate;
 
 static void lerr_add(tstate *s, const char *t, size_t n) {
@@ -370,14 +438,17 @@ static void lerr_add(tstate *s, const char *t, size_t n) {
     struct nt_lerr *e = &s->lerr[s->nlerr - 1];
     if (e->n > 4096) return;
     e->msg = pl_xrealloc(e->msg, e->n + 2 + n + 1);
-    memcpy(e->msg + e->n, "; ", 2); memcpy(e->msg + e->n + 2, t, n);
-    e->n += 2 + n; e->msg[e->n] = '\0';
+    memcpy(e->msg + e->n, "; ", 2);
+    memcpy(e->msg + e->n + 2, t, n);
+    e->n += 2 + n;
+    e->msg[e->n] = '\0';
     return;
   }
-  if ((s->nlerr & (s->nlerr - 1)) == 0)
-    s->lerr = pl_xrealloc(s->lerr, (s->nlerr ? s->nlerr * 2 : 4) * sizeof *s->lerr);
+  if ((s->nlerr & (s->nlerr - 1)) == 0) s->lerr = pl_xrealloc(s->lerr, (s->nlerr ? s->nlerr * 2 : 4) * sizeof *s->lerr);
   struct nt_lerr *e = &s->lerr[s->nlerr++];
-  e->id = s->prof_id; e->msg = pl_xstrndup(t, n); e->n = n;
+  e->id = s->prof_id;
+  e->msg = pl_xstrndup(t, n);
+  e->n = n;
 }
 
 /* The ==ERROR== text of the launch just opened (its id is b->nkernels). */
@@ -390,23 +461,30 @@ static void lerr_attach(tstate *s) {
 
 static void lerr_free(tstate *s) {
   for (size_t i = 0; i < s->nlerr; i++) free(s->lerr[i].msg);
-  free(s->lerr); s->lerr = NULL; s->nlerr = 0;
-  free(s->report); s->report = NULL;
+  free(s->lerr);
+  s->lerr = NULL;
+  s->nlerr = 0;
+  free(s->report);
+  s->report = NULL;
 }
 
 /* dash_groups, remembering the last dash line. */
 static int dash_groups_m(tstate *s, const char *l, size_t n, size_t st[3], size_t ln[3]) {
   nt_dash *m = &s->dm[n & 15];
   if (m->n == n && m->g > 0 && same(m->s, l, n)) {
-    memcpy(st, m->st, sizeof m->st); memcpy(ln, m->ln, sizeof m->ln);
+    memcpy(st, m->st, sizeof m->st);
+    memcpy(ln, m->ln, sizeof m->ln);
     return m->g;
   }
   size_t i = indent_of(l, n);
   if (i >= n || l[i] != '-') return 0;
   int g = dash_groups(l, n, st, ln);
   if (n <= sizeof m->s && g > 0) {
-    memcpy(m->s, l, n); m->n = n; m->g = g;
-    memcpy(m->st, st, sizeof m->st); memcpy(m->ln, ln, sizeof m->ln);
+    memcpy(m->s, l, n);
+    m->n = n;
+    m->g = g;
+    memcpy(m->st, st, sizeof m->st);
+    memcpy(m->ln, ln, sizeof m->ln);
   }
   return g;
 }
@@ -421,10 +499,17 @@ static int msg_sep(tstate *s, const char *l, size_t n) {
 static void secs_free(tstate *s) {
   for (size_t i = 0; i < s->nsecs; i++) {
     nt_sec *x = &s->secs[i];
-    for (size_t j = 0; j < x->nrows; j++) { free(x->rows[j].txt); free(x->rows[j].pre); }
-    free(x->rows); free(x->name); free(x->hdr);
+    for (size_t j = 0; j < x->nrows; j++) {
+      free(x->rows[j].txt);
+      free(x->rows[j].pre);
+    }
+    free(x->rows);
+    free(x->name);
+    free(x->hdr);
   }
-  free(s->secs); s->secs = NULL; s->nsecs = 0;
+  free(s->secs);
+  s->secs = NULL;
+  s->nsecs = 0;
 }
 
 /* The section's cache (-1 when there are too many sections to keep). */
@@ -432,11 +517,11 @@ static int sec_find(tstate *s, const char *name, size_t n) {
   for (size_t i = 0; i < s->nsecs; i++)
     if (s->secs[i].n == n && memcmp(s->secs[i].name, name, n) == 0) return (int)i;
   if (s->nsecs >= NT_MAX_SECS) return -1;
-  if ((s->nsecs & (s->nsecs - 1)) == 0)
-    s->secs = pl_xrealloc(s->secs, (s->nsecs ? s->nsecs * 2 : 8) * sizeof *s->secs);
+  if ((s->nsecs & (s->nsecs - 1)) == 0) s->secs = pl_xrealloc(s->secs, (s->nsecs ? s->nsecs * 2 : 8) * sizeof *s->secs);
   nt_sec *x = &s->secs[s->nsecs];
   memset(x, 0, sizeof *x);
-  x->name = pl_xstrndup(name, n); x->n = n;
+  x->name = pl_xstrndup(name, n);
+  x->n = n;
   x->cls = pl_ncu_section_class(name, n);
   return (int)s->nsecs++;
 }
@@ -449,9 +534,9 @@ static nt_row *row_key(tstate *s, const char *nm, size_t nnm, const char *un, si
   size_t i = s->rowi++;
   if (i < x->nrows) {
     nt_row *r = &x->rows[i];
-    if (r->nm == nnm && r->nu == nun && same(r->txt, nm, nnm) && same(r->txt + nnm, un, nun))
-      return r;
-    free(r->txt); free(r->pre);
+    if (r->nm == nnm && r->nu == nun && same(r->txt, nm, nnm) && same(r->txt + nnm, un, nun)) return r;
+    free(r->txt);
+    free(r->pre);
   } else {
     if (i >= NT_MAX_ROWS) return NULL;
     if (x->nrows == x->cap) {
@@ -462,17 +547,20 @@ static nt_row *row_key(tstate *s, const char *nm, size_t nnm, const char *un, si
   }
   nt_row *r = &x->rows[i];
   r->txt = pl_xmalloc(nnm + nun + 1);
-  memcpy(r->txt, nm, nnm); memcpy(r->txt + nnm, un, nun);
-  r->nm = nnm; r->nu = nun;
-  r->pre = NULL; r->npre = 0;
+  memcpy(r->txt, nm, nnm);
+  memcpy(r->txt + nnm, un, nun);
+  r->nm = nnm;
+  r->nu = nun;
+  r->pre = NULL;
+  r->npre = 0;
   pl_ncu_mkey_init(&r->k);
   return r;
 }
 
 static void rule_flush(tstate *s) {
   if (!s->rule) return;
-  pl_ncu_b_rule(&s->b, s->sec, s->nsec, NULL, 0, s->sev, 3, s->msg.data ? s->msg.data : "", s->msg.len,
-             s->est, s->estl, s->rule_line);
+  pl_ncu_b_rule(&s->b, s->sec, s->nsec, NULL, 0, s->sev, 3, s->msg.data ? s->msg.data : "", s->msg.len, s->est, s->estl,
+                s->rule_line);
   s->rule = 0;
 }
 
@@ -494,8 +582,8 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   tstate s;
   memset(&s, 0, sizeof s);
   pl_ncu_b_init(&s.b, p, o);
-  s.b.defer_raw = 1;              /* the input stays mapped for the whole parse */
-  if (s.b.want_m) pl_table_reserve(s.b.m, in->len / 64);   /* a size hint: a metric line is 40-100 bytes */
+  s.b.defer_raw = 1;                                     /* the input stays mapped for the whole parse */
+  if (s.b.want_m) pl_table_reserve(s.b.m, in->len / 64); /* a size hint: a metric line is 40-100 bytes */
   pl_buf_init(&s.msg);
   ncu_builder *b = &s.b;
   pl_lines c;
@@ -514,8 +602,9 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     nt_row *fr = NULL;
     if (s.st == ST_TAB_DATA && s.cur >= 0 && s.rowi < s.secs[s.cur].nrows) {
       fr = &s.secs[s.cur].rows[s.rowi];
-      if (!(fr->pre && fr->npre == s.c3 && fr->c2 == s.c2 && fr->c2end == s.c2end &&
-            (size_t)(c.end - c.p) > s.c3 && same(c.p, fr->pre, s.c3))) fr = NULL;
+      if (!(fr->pre && fr->npre == s.c3 && fr->c2 == s.c2 && fr->c2end == s.c2end && (size_t)(c.end - c.p) > s.c3 &&
+            same(c.p, fr->pre, s.c3)))
+        fr = NULL;
     }
     if (fr) {
       const char *ls = c.p, *q = c.p + s.c3;
@@ -523,12 +612,16 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       size_t ln = nl ? (size_t)(nl - ls) : (size_t)(c.end - ls);
       c.p = nl ? nl + 1 : c.end;
       if (ln > 0 && ls[ln - 1] == '\r') ln--;
-      l.s = ls; l.n = ln;
+      l.s = ls;
+      l.n = ln;
       c.lineno++;
     } else if (!pl_lines_next(&c, &l)) break;
     if (c.lineno >= next_check) {
       next_check = c.lineno + 4096;
-      if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
+      if (o && o->interrupt && *o->interrupt) {
+        rc = pl_err_set(err, c.lineno, 1, "interrupted");
+        goto fail;
+      }
       if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     }
     if (fr) {
@@ -541,9 +634,8 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           trim(&va, &nva);
           s.rowi++;
           if (pl_ncu_b_metric_fast(b, &fr->k, va, nva)) continue;
-          if (pl_ncu_b_metric_k(b, &fr->k, s.sec, s.nsec, &s.secs[s.cur].sec_id, s.cls,
-                             l.s + fr->nm_off, fr->nm, l.s + fr->un_off, fr->nu, va, nva,
-                             c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
+          if (pl_ncu_b_metric_k(b, &fr->k, s.sec, s.nsec, &s.secs[s.cur].sec_id, s.cls, l.s + fr->nm_off, fr->nm,
+                                l.s + fr->un_off, fr->nu, va, nva, c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
             if (pl_lenient_skip(o, p, err)) continue;
             goto fail;
           }
@@ -571,27 +663,37 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
               free(x->hdr);
               x->hdr = pl_xmalloc(nh);
               memcpy(x->hdr, s.sec_end, nh);
-              x->nhdr = nh; x->hc2 = s.c2; x->hc2end = s.c2end; x->hc3 = s.c3;
+              x->nhdr = nh;
+              x->hc2 = s.c2;
+              x->hc2end = s.c2end;
+              x->hc3 = s.c3;
             }
           }
           continue;
         }
-        s.st = ST_SEC;                   /* the table is closed; rules may follow */
+        s.st = ST_SEC; /* the table is closed; rules may follow */
         continue;
       }
       if (s.st == ST_TAB_HDR) {
         rc = pl_err_expected(err, c.lineno, ind + 1, "the '-----' rule under the 'Metric Name' header", t, n);
-        if (pl_lenient_skip(o, p, err)) { s.st = ST_TAB_DATA; continue; }
+        if (pl_lenient_skip(o, p, err)) {
+          s.st = ST_TAB_DATA;
+          continue;
+        }
         goto fail;
       }
-      if (s.st == ST_TAB1 && STARTS(t, n, "Metric Name")) { s.st = ST_TAB_HDR; continue; }
+      if (s.st == ST_TAB1 && STARTS(t, n, "Metric Name")) {
+        s.st = ST_TAB_HDR;
+        continue;
+      }
       s.st = ST_TAB_DATA;
       /* a metric row: NAME | UNIT | VALUE at the rule's columns */
       size_t e = l.n;
       while (e > 0 && (l.s[e - 1] == ' ' || l.s[e - 1] == '\t')) e--;
       if (e <= s.c3 || severity_of(t, n) || STARTS(t, n, "Section: ")) {
         char what[160];
-        snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'", (int)(s.nsec > 80 ? 80 : s.nsec), s.sec);
+        snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'",
+                 (int)(s.nsec > 80 ? 80 : s.nsec), s.sec);
         rc = pl_err_expected(err, c.lineno, ind + 1, what, t, n);
         if (!pl_lenient_skip(o, p, err)) goto fail;
         /* lenient: a section or rule line closes the table and is read as such */
@@ -615,7 +717,9 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       }
       const char *nm = l.s, *un = l.s + us, *va = l.s + vs;
       size_t nnm = us, nun = vs - us, nva = e - vs;
-      trim(&nm, &nnm); trim(&un, &nun); trim(&va, &nva);
+      trim(&nm, &nnm);
+      trim(&un, &nun);
+      trim(&va, &nva);
       if (nnm == 0) {
         rc = pl_err_expected(err, c.lineno, ind + 1, "a metric name", t, n);
         if (pl_lenient_skip(o, p, err)) continue;
@@ -623,22 +727,27 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       }
       nt_row *r = row_key(&s, nm, nnm, un, nun);
       ncu_mkey *mk, tk;
-      if (r == NULL) { pl_ncu_mkey_init(&tk); mk = &tk; }
-      else {
+      if (r == NULL) {
+        pl_ncu_mkey_init(&tk);
+        mk = &tk;
+      } else {
         mk = &r->k;
         if (r->pre == NULL && t[0] != '-' && t[0] != '=' && ind + 9 < s.c3 && s.c3 <= NT_MAX_PRE) {
           /* the next time, a line with these bytes up to the value column is this row */
           r->pre = pl_xmalloc(s.c3);
           memcpy(r->pre, l.s, s.c3);
-          r->npre = s.c3; r->c2 = s.c2; r->c2end = s.c2end;
-          r->nm_off = (size_t)(nm - l.s); r->un_off = (size_t)(un - l.s);
+          r->npre = s.c3;
+          r->c2 = s.c2;
+          r->c2end = s.c2end;
+          r->nm_off = (size_t)(nm - l.s);
+          r->un_off = (size_t)(un - l.s);
           size_t vk = vs;
           while (vk < s.c3 && (l.s[vk] == ' ' || l.s[vk] == '\t')) vk++;
           r->vskip = vk;
         }
       }
-      if (pl_ncu_b_metric_k(b, mk, s.sec, s.nsec, s.cur >= 0 ? &s.secs[s.cur].sec_id : NULL, s.cls,
-                         nm, nnm, un, nun, va, nva, c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
+      if (pl_ncu_b_metric_k(b, mk, s.sec, s.nsec, s.cur >= 0 ? &s.secs[s.cur].sec_id : NULL, s.cls, nm, nnm, un, nun,
+                            va, nva, c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
         if (pl_lenient_skip(o, p, err)) continue;
         goto fail;
       }
@@ -657,8 +766,13 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (n == 0) continue;
 
     if (STARTS(t, n, "Section: ")) {
-      if (!b->open) { pl_ncu_b_begin(b, c.lineno); s.pending = 1; s.pending_line = c.lineno; }
-      s.sec = t + 9; s.nsec = n - 9;
+      if (!b->open) {
+        pl_ncu_b_begin(b, c.lineno);
+        s.pending = 1;
+        s.pending_line = c.lineno;
+      }
+      s.sec = t + 9;
+      s.nsec = n - 9;
       trim(&s.sec, &s.nsec);
       s.cur = sec_find(&s, s.sec, s.nsec);
       s.rowi = 0;
@@ -673,23 +787,31 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         if (x->hdr && (size_t)(c.end - c.p) >= x->nhdr && memcmp(c.p, x->hdr, x->nhdr) == 0) {
           c.p += x->nhdr;
           c.lineno += 3;
-          s.c2 = x->hc2; s.c2end = x->hc2end; s.c3 = x->hc3;
+          s.c2 = x->hc2;
+          s.c2end = x->hc2end;
+          s.c3 = x->hc3;
           s.st = ST_TAB_DATA;
         }
       }
       continue;
     }
     if (s.st == ST_SEC && s.sec && n > 0 && t[0] == '-' && tab_rule(&s, l.s, l.n, tst, tln)) {
-      s.c2 = tst[1]; s.c2end = tst[1] + tln[1]; s.c3 = tst[2];
+      s.c2 = tst[1];
+      s.c2end = tst[1] + tln[1];
+      s.c3 = tst[2];
       s.st = ST_TAB1;
       continue;
     }
     if (t[0] == '-' && msg_sep(&s, l.s, l.n) && b->open && s.sec) continue;
     if (severity_of(t, n) && b->open && s.sec) {
-      s.rule = 1; s.rule_ind = ind; s.rule_line = c.lineno;
-      memcpy(s.sev, t, 3); s.sev[3] = '\0';
+      s.rule = 1;
+      s.rule_ind = ind;
+      s.rule_line = c.lineno;
+      memcpy(s.sev, t, 3);
+      s.sev[3] = '\0';
       s.est = s.estl = NAN;
-      s.msg.len = 0; s.url_open = 0;
+      s.msg.len = 0;
+      s.url_open = 0;
       size_t i = 3;
       while (i < n && t[i] == ' ') i++;
       i += pl_ncu_speedup_prefix(t + i, n - i, &s.est, &s.estl);
@@ -713,22 +835,30 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_ncu_b_header(b, h.name, h.nn, h.has_dims ? h.dims : NULL, h.ctx, h.stream, h.dev, h.cc, h.ncc, h.ts, h.nts);
       lerr_attach(&s);
       s.prof_id = -1;
-      if (s.pending) { pl_ncu_b_end(b); s.pending = 0; }
-      s.st = ST_TOP; s.sec = NULL; s.nsec = 0;
+      if (s.pending) {
+        pl_ncu_b_end(b);
+        s.pending = 0;
+      }
+      s.st = ST_TOP;
+      s.sec = NULL;
+      s.nsec = 0;
       continue;
     }
     /* noise: everything below closes the current section */
-    s.st = ST_TOP; s.sec = NULL; s.nsec = 0;
+    s.st = ST_TOP;
+    s.sec = NULL;
+    s.nsec = 0;
     if (STARTS(t, n, "==PROF==")) {
       const char *r = t + 8;
       size_t rn = n - 8, i = 0;
       pl_trim(&r, &rn);
       int64_t idx;
-      s.prof_id = -1;                /* ==ERROR== lines belong to the Profiling line just above */
+      s.prof_id = -1; /* ==ERROR== lines belong to the Profiling line just above */
       if (pl_ncu_read_uint(r, rn, &i, &idx) && i < rn && r[i] == ':') {
         /* "==PROF==   0: RANGE": an NVTX range; its sections and kernel line follow */
         if (s.pending && b->open) {
-          rc = pl_err_expected(err, c.lineno, 1, "the kernel line 'NAME, DATE, Context N, Stream N' of the sections above", t, n);
+          rc = pl_err_expected(err, c.lineno, 1,
+                               "the kernel line 'NAME, DATE, Context N, Stream N' of the sections above", t, n);
           goto fail;
         }
         const char *rg = r + i + 1;
@@ -746,7 +876,9 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         size_t rpn = rn - 8;
         pl_trim(&rp, &rpn);
         free(s.report);
-        s.report = pl_xstrndup(rp, rpn); s.nreport = rpn; s.report_line = c.lineno;
+        s.report = pl_xstrndup(rp, rpn);
+        s.nreport = rpn;
+        s.report_line = c.lineno;
       } else if (pl_starts(r, rn, "Connected to process ")) {
         const char *pp = memchr(r, '(', rn);
         if (pp && r[rn - 1] == ')' && pl_profile_meta_get(p, "executable") == NULL)
@@ -778,7 +910,8 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   }
   if (s.st == ST_TAB1 || s.st == ST_TAB_HDR || s.st == ST_TAB_DATA) {
     char what[160];
-    snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'", (int)(s.nsec > 80 ? 80 : s.nsec), s.sec);
+    snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'",
+             (int)(s.nsec > 80 ? 80 : s.nsec), s.sec);
     size_t eofline = in->len > 0 && in->data[in->len - 1] == '\n' ? c.lineno + 1 : c.lineno;
     rc = pl_err_expected(err, eofline, 1, what, NULL, 0);
     if (!pl_lenient_skip(o, p, err)) goto fail;
@@ -787,17 +920,23 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   if (s.pending && b->open) {
     /* 2019-2020 layout: the input ends before the kernel line of the last
     ** sections (a paste cut there).  The launch is kept, without a name. */
-    pl_profile_diag(p, s.pending_line, "the sections from this line on have no kernel line (the input ends first); launch %lld kept without a name",
-                    (long long)b->nkernels);
+    pl_profile_diag(
+        p, s.pending_line,
+        "the sections from this line on have no kernel line (the input ends first); launch %lld kept without a name",
+        (long long)b->nkernels);
   }
   if (b->nkernels == 0 && !b->open && s.report) {
-    rc = pl_err_set(err, s.report_line, 1, "expected an Nsight Compute details page, found only ncu's log: the results "
-                    "went to the report '%s'; export them with 'ncu --import %s --page details' (or --csv) and read that",
-                    s.report, s.report);
+    rc = pl_err_set(
+        err, s.report_line, 1,
+        "expected an Nsight Compute details page, found only ncu's log: the results "
+        "went to the report '%s'; export them with 'ncu --import %s --page details' (or --csv) and read that",
+        s.report, s.report);
     goto fail;
   }
   if (b->nkernels == 0 && !b->open) {
-    rc = pl_err_set(err, 1, 1, "expected an Nsight Compute details page (a kernel line and 'Section:' tables), found no kernel launch");
+    rc = pl_err_set(
+        err, 1, 1,
+        "expected an Nsight Compute details page (a kernel line and 'Section:' tables), found no kernel launch");
     goto fail;
   }
   pl_ncu_b_finish(b);
@@ -807,7 +946,10 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   return 0;
 fail:
   (void)rc;
-  if (b->open) { pl_row_discard(b->k); b->open = 0; }
+  if (b->open) {
+    pl_row_discard(b->k);
+    b->open = 0;
+  }
   pl_ncu_b_free(b);
   pl_buf_free(&s.msg);
   secs_free(&s);

@@ -46,12 +46,12 @@
 enum { C_NUM, C_INT, C_STR, C_XYZ };
 
 typedef struct colspec {
-  char label[96];           /* header text as printed */
-  char name[64];            /* column name */
+  char label[96]; /* header text as printed */
+  char name[64];  /* column name */
   int kind;
-  double factor;            /* value * factor -> base unit */
-  int col, col2, col3;      /* table column(s) */
-  size_t a, b;              /* text extent (dashes) */
+  double factor;       /* value * factor -> base unit */
+  int col, col2, col3; /* table column(s) */
+  size_t a, b;         /* text extent (dashes) */
 } colspec;
 
 typedef struct report {
@@ -63,19 +63,19 @@ typedef struct report {
   char unitbuf[16];
   int c_unit, c_line;
   /* the text-row fast path (fast_text_row) */
-  uint32_t unit_id;          /* size_unit's pool id, once a row has interned it */
-  uint32_t scache[4096];     /* pool ids of recent string cells, by a hash of the text */
+  uint32_t unit_id;      /* size_unit's pool id, once a row has interned it */
+  uint32_t scache[4096]; /* pool ids of recent string cells, by a hash of the text */
   pl_cell cells[MAXCOLS * 3 + 2];
 } report;
 
 typedef struct nsys_state {
   pl_profile *p;
   const pl_parse_opts *o;
-  char pending[64];          /* report name announced before the table */
-  char title_unit[16];       /* 2019 titles: "nanoseconds", "KiB" */
+  char pending[64];    /* report name announced before the table */
+  char title_unit[16]; /* 2019 titles: "nanoseconds", "KiB" */
   int gen2019, gen2022, gen2023;
   int ntables;
-  report *cur;               /* CSV block being read */
+  report *cur; /* CSV block being read */
   size_t header_line;
   /* every table name given so far, whether or not the table is kept
   ** (--table NAME), so that a name never depends on what was asked for */
@@ -88,8 +88,8 @@ typedef struct nsys_state {
   int fc_rule, fc_title, fc_text, fc_line;
   pl_buf prose;
   size_t prose_line;
-  size_t last_processing;    /* line of the last "Processing [...] with [...]" */
-  int section_body;          /* that section had a body */
+  size_t last_processing; /* line of the last "Processing [...] with [...]" */
+  int section_body;       /* that section had a body */
 } nsys_state;
 
 /* the prose paragraph collected so far becomes a row of rule_findings */
@@ -99,7 +99,8 @@ static void flush_prose(nsys_state *st) {
     pl_table *t = pl_table_new("rule_findings");
     st->fc_rule = pl_table_add_doc_col(t, "rule", PL_STR, "expert rule (nsys analyze), e.g. cuda_memcpy_sync");
     st->fc_title = pl_table_add_doc_col(t, "title", PL_STR, "the rule's title");
-    st->fc_text = pl_table_add_doc_col(t, "text", PL_STR, "a paragraph the rule printed (a finding, a suggestion, or that nothing was found)");
+    st->fc_text = pl_table_add_doc_col(
+        t, "text", PL_STR, "a paragraph the rule printed (a finding, a suggestion, or that nothing was found)");
     st->fc_line = pl_table_add_doc_col(t, "line", PL_INT, "line of the paragraph in the input");
     st->findings = t;
   }
@@ -116,20 +117,34 @@ static void flush_prose(nsys_state *st) {
 
 /* ---- names ------------------------------------------------------------- */
 
-static const struct { const char *from, *to; } aliases[] = {
-  { "cudaapisum", "cuda_api_sum" }, { "gpukernsum", "cuda_gpu_kern_sum" },
-  { "gpumemtimesum", "cuda_gpu_mem_time_sum" }, { "gpumemsizesum", "cuda_gpu_mem_size_sum" },
-  { "nvtxsum", "nvtx_sum" }, { "nvtxppsum", "nvtx_sum" }, { "nvtx_pushpop_sum", "nvtx_sum" },
-  { "osrtsum", "osrt_sum" }, { "gpusum", "cuda_gpu_sum" }, { "cudaapitrace", "cuda_api_trace" },
-  { "gputrace", "cuda_gpu_trace" }, { "kernexecsum", "cuda_kern_exec_sum" },
+static const struct {
+  const char *from, *to;
+} aliases[] = {
+  { "cudaapisum", "cuda_api_sum" },
+  { "gpukernsum", "cuda_gpu_kern_sum" },
+  { "gpumemtimesum", "cuda_gpu_mem_time_sum" },
+  { "gpumemsizesum", "cuda_gpu_mem_size_sum" },
+  { "nvtxsum", "nvtx_sum" },
+  { "nvtxppsum", "nvtx_sum" },
+  { "nvtx_pushpop_sum", "nvtx_sum" },
+  { "osrtsum", "osrt_sum" },
+  { "gpusum", "cuda_gpu_sum" },
+  { "cudaapitrace", "cuda_api_trace" },
+  { "gputrace", "cuda_gpu_trace" },
+  { "kernexecsum", "cuda_kern_exec_sum" },
 };
 
 static void normalise_report(nsys_state *st, const char *s, size_t n) {
   char buf[64];
   if (n >= sizeof buf) n = sizeof buf - 1;
-  memcpy(buf, s, n); buf[n] = '\0';
+  memcpy(buf, s, n);
+  buf[n] = '\0';
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-    if (strcmp(buf, aliases[i].from) == 0) { snprintf(st->pending, sizeof st->pending, "%s", aliases[i].to); st->gen2022 = 1; return; }
+    if (strcmp(buf, aliases[i].from) == 0) {
+      snprintf(st->pending, sizeof st->pending, "%s", aliases[i].to);
+      st->gen2022 = 1;
+      return;
+    }
   if (strchr(buf, '_')) st->gen2023 = 1;
   snprintf(st->pending, sizeof st->pending, "%s", buf);
 }
@@ -137,7 +152,9 @@ static void normalise_report(nsys_state *st, const char *s, size_t n) {
 /* 2021 headings ("CUDA API Statistics:", one per process for the OS
 ** runtime): times without a unit are ns, the memory sizes KiB. */
 static int title_2021(nsys_state *st, const char *s, size_t n) {
-  static const struct { const char *title, *name, *unit; } tt[] = {
+  static const struct {
+    const char *title, *name, *unit;
+  } tt[] = {
     { "CUDA API Statistics:", "cuda_api_sum", "ns" },
     { "CUDA Kernel Statistics:", "cuda_gpu_kern_sum", "ns" },
     { "CUDA Memory Operation Statistics (by time):", "cuda_gpu_mem_time_sum", "ns" },
@@ -158,26 +175,25 @@ static int title_2021(nsys_state *st, const char *s, size_t n) {
 
 /* 2019 titles. */
 static int title_2019(nsys_state *st, const char *s, size_t n) {
-  static const struct { const char *title, *name; } tt[] = {
-    { "CUDA API Statistics", "cuda_api_sum" },
-    { "CUDA Kernel Statistics", "cuda_gpu_kern_sum" },
-    { "CUDA Memory Operation Statistics", NULL },
-    { "Operating System Runtime API Statistics", "osrt_sum" },
-    { "NVTX Push-Pop Range Statistics", "nvtx_sum" },
-    { "NVTX Range Statistics", "nvtx_sum" },
+  static const struct {
+    const char *title, *name;
+  } tt[] = {
+    { "CUDA API Statistics", "cuda_api_sum" },        { "CUDA Kernel Statistics", "cuda_gpu_kern_sum" },
+    { "CUDA Memory Operation Statistics", NULL },     { "Operating System Runtime API Statistics", "osrt_sum" },
+    { "NVTX Push-Pop Range Statistics", "nvtx_sum" }, { "NVTX Range Statistics", "nvtx_sum" },
   };
   for (size_t i = 0; i < sizeof tt / sizeof tt[0]; i++) {
     if (!pl_starts(s, n, tt[i].title)) continue;
     size_t k = strlen(tt[i].title);
-    const char *u = s + k; size_t un = n - k;
+    const char *u = s + k;
+    size_t un = n - k;
     pl_trim(&u, &un);
-    if (un < 2 || u[0] != '(' || u[un - 1] != ')') return 0;   /* "Generating ...Statistics..." lines */
+    if (un < 2 || u[0] != '(' || u[un - 1] != ')') return 0; /* "Generating ...Statistics..." lines */
     snprintf(st->title_unit, sizeof st->title_unit, "%.*s", (int)(un - 2 < 15 ? un - 2 : 15), u + 1);
     int ns = strcmp(st->title_unit, "nanoseconds") == 0;
     if (ns) snprintf(st->title_unit, sizeof st->title_unit, "ns");
     if (tt[i].name) snprintf(st->pending, sizeof st->pending, "%s", tt[i].name);
-    else snprintf(st->pending, sizeof st->pending, "%s",
-                  ns ? "cuda_gpu_mem_time_sum" : "cuda_gpu_mem_size_sum");
+    else snprintf(st->pending, sizeof st->pending, "%s", ns ? "cuda_gpu_mem_time_sum" : "cuda_gpu_mem_size_sum");
     st->gen2019 = 1;
     return 1;
   }
@@ -189,8 +205,13 @@ static void snake(const char *s, size_t n, char *out, size_t outsz) {
   int us = 0;
   for (size_t i = 0; i < n && k + 1 < outsz; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (isalnum(c)) { out[k++] = (char)tolower(c); us = 0; }
-    else if (!us && k > 0) { out[k++] = '_'; us = 1; }
+    if (isalnum(c)) {
+      out[k++] = (char)tolower(c);
+      us = 0;
+    } else if (!us && k > 0) {
+      out[k++] = '_';
+      us = 1;
+    }
   }
   while (k > 0 && out[k - 1] == '_') k--;
   out[k] = '\0';
@@ -200,22 +221,32 @@ static void snake(const char *s, size_t n, char *out, size_t outsz) {
 /* Maps a header label onto a column spec. */
 static void map_header(const nsys_state *st, const char *s, size_t n, colspec *c) {
   pl_trim(&s, &n);
-  if (n >= 2 && s[0] == '"' && s[n - 1] == '"') { s++; n -= 2; }
+  if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
+    s++;
+    n -= 2;
+  }
   snprintf(c->label, sizeof c->label, "%.*s", (int)(n < 95 ? n : 95), s);
-  c->kind = C_NUM; c->factor = 1;
+  c->kind = C_NUM;
+  c->factor = 1;
   /* split "Base (unit)" */
-  const char *base = s; size_t bn = n;
-  const char *unit = NULL; size_t un = 0;
+  const char *base = s;
+  size_t bn = n;
+  const char *unit = NULL;
+  size_t un = 0;
   const char *lp = memchr(s, '(', n);
   if (lp && s[n - 1] == ')') {
-    unit = lp + 1; un = (size_t)(s + n - 1 - unit);
+    unit = lp + 1;
+    un = (size_t)(s + n - 1 - unit);
     bn = (size_t)(lp - s);
     pl_trim(&base, &bn);
   }
   char b[64];
   snprintf(b, sizeof b, "%.*s", (int)(bn < 63 ? bn : 63), base);
   const char *what = NULL;
-  if (strcmp(b, "Time") == 0 && unit && un == 1 && unit[0] == '%') { snprintf(c->name, sizeof c->name, "share_pct"); return; }
+  if (strcmp(b, "Time") == 0 && unit && un == 1 && unit[0] == '%') {
+    snprintf(c->name, sizeof c->name, "share_pct");
+    return;
+  }
   if (strcmp(b, "Total Time") == 0 || strcmp(b, "Total") == 0) what = "total";
   else if (strcmp(b, "Avg") == 0 || strcmp(b, "Average") == 0) what = "mean";
   else if (strcmp(b, "Med") == 0 || strcmp(b, "Median") == 0) what = "med";
@@ -237,43 +268,83 @@ static void map_header(const nsys_state *st, const char *s, size_t n, colspec *c
     snprintf(c->name, sizeof c->name, "%s", what);
     return;
   }
-  if (strcmp(b, "Num Calls") == 0 || strcmp(b, "Calls") == 0) { snprintf(c->name, sizeof c->name, "calls"); c->kind = C_INT; return; }
-  if (strcmp(b, "Instances") == 0) { snprintf(c->name, sizeof c->name, "instances"); c->kind = C_INT; return; }
-  if (strcmp(b, "Count") == 0 || strcmp(b, "Operations") == 0) { snprintf(c->name, sizeof c->name, "count"); c->kind = C_INT; return; }
-  if (strcmp(b, "Name") == 0 || strcmp(b, "Operation") == 0 || strcmp(b, "Range") == 0) { snprintf(c->name, sizeof c->name, "name"); c->kind = C_STR; return; }
-  if (strcmp(b, "GridXYZ") == 0) { snprintf(c->name, sizeof c->name, "grid"); c->kind = C_XYZ; return; }
-  if (strcmp(b, "BlockXYZ") == 0) { snprintf(c->name, sizeof c->name, "block"); c->kind = C_XYZ; return; }
+  if (strcmp(b, "Num Calls") == 0 || strcmp(b, "Calls") == 0) {
+    snprintf(c->name, sizeof c->name, "calls");
+    c->kind = C_INT;
+    return;
+  }
+  if (strcmp(b, "Instances") == 0) {
+    snprintf(c->name, sizeof c->name, "instances");
+    c->kind = C_INT;
+    return;
+  }
+  if (strcmp(b, "Count") == 0 || strcmp(b, "Operations") == 0) {
+    snprintf(c->name, sizeof c->name, "count");
+    c->kind = C_INT;
+    return;
+  }
+  if (strcmp(b, "Name") == 0 || strcmp(b, "Operation") == 0 || strcmp(b, "Range") == 0) {
+    snprintf(c->name, sizeof c->name, "name");
+    c->kind = C_STR;
+    return;
+  }
+  if (strcmp(b, "GridXYZ") == 0) {
+    snprintf(c->name, sizeof c->name, "grid");
+    c->kind = C_XYZ;
+    return;
+  }
+  if (strcmp(b, "BlockXYZ") == 0) {
+    snprintf(c->name, sizeof c->name, "block");
+    c->kind = C_XYZ;
+    return;
+  }
   snake(s, n, c->name, sizeof c->name);
   /* a measure with a unit (an expert rule's "Duration (ns)", "Bytes (MB)") is a number */
-  if (unit && ((un == 2 && (memcmp(unit, "ns", 2) == 0 || memcmp(unit, "MB", 2) == 0)) || (un == 1 && unit[0] == '%'))) return;
+  if (unit && ((un == 2 && (memcmp(unit, "ns", 2) == 0 || memcmp(unit, "MB", 2) == 0)) || (un == 1 && unit[0] == '%')))
+    return;
   c->kind = C_STR;
 }
 
 static int has_col(const report *r, const char *name) {
-  for (size_t i = 0; i < r->n; i++) if (strcmp(r->cs[i].name, name) == 0) return 1;
+  for (size_t i = 0; i < r->n; i++)
+    if (strcmp(r->cs[i].name, name) == 0) return 1;
   return 0;
 }
 
 static const char *col_doc(const char *name) {
-  static const struct { const char *n, *d; } docs[] = {
+  static const struct {
+    const char *n, *d;
+  } docs[] = {
     { "share_pct", "share of the report's total time, percent 0-100" },
-    { "total_ns", "total time, ns" }, { "mean_ns", "mean time per call, ns" },
-    { "med_ns", "median time per call, ns" }, { "min_ns", "shortest call, ns" },
-    { "max_ns", "longest call, ns" }, { "stddev_ns", "standard deviation of the call time, ns" },
+    { "total_ns", "total time, ns" },
+    { "mean_ns", "mean time per call, ns" },
+    { "med_ns", "median time per call, ns" },
+    { "min_ns", "shortest call, ns" },
+    { "max_ns", "longest call, ns" },
+    { "stddev_ns", "standard deviation of the call time, ns" },
     { "calls", "number of calls (kernel instances, API calls)" },
-    { "instances", "number of range instances" }, { "count", "number of operations" },
-    { "total_bytes", "total bytes moved" }, { "mean_bytes", "mean bytes per operation" },
-    { "med_bytes", "median bytes per operation" }, { "min_bytes", "smallest operation, bytes" },
-    { "max_bytes", "largest operation, bytes" }, { "stddev_bytes", "standard deviation of the size, bytes" },
+    { "instances", "number of range instances" },
+    { "count", "number of operations" },
+    { "total_bytes", "total bytes moved" },
+    { "mean_bytes", "mean bytes per operation" },
+    { "med_bytes", "median bytes per operation" },
+    { "min_bytes", "smallest operation, bytes" },
+    { "max_bytes", "largest operation, bytes" },
+    { "stddev_bytes", "standard deviation of the size, bytes" },
     { "name", "kernel, API function, memory operation or range name" },
     { "style", "NVTX range style (PushPop, StartEnd)" },
-    { "grid_x", "grid size x (blocks)" }, { "grid_y", "grid size y" }, { "grid_z", "grid size z" },
-    { "block_x", "block size x (threads)" }, { "block_y", "block size y" }, { "block_z", "block size z" },
+    { "grid_x", "grid size x (blocks)" },
+    { "grid_y", "grid size y" },
+    { "grid_z", "grid size z" },
+    { "block_x", "block size x (threads)" },
+    { "block_y", "block size y" },
+    { "block_z", "block size z" },
     { "short_name", "kernel name without return type, namespaces, templates and arguments" },
     { "size_unit", "unit the tool printed sizes in (values here are bytes)" },
     { "line", "line number in the input" },
   };
-  for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) if (strcmp(docs[i].n, name) == 0) return docs[i].d;
+  for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
+    if (strcmp(docs[i].n, name) == 0) return docs[i].d;
   return "as printed by nsys (text)";
 }
 
@@ -288,11 +359,13 @@ static void report_begin(nsys_state *st, report *r, size_t first_name_row_hint) 
   else if (has_col(r, "total_bytes")) snprintf(name, sizeof name, "cuda_gpu_mem_size_sum");
   else if (has_col(r, "count") && has_col(r, "total_ns")) snprintf(name, sizeof name, "cuda_gpu_mem_time_sum");
   else if (has_col(r, "instances") && has_col(r, "total_ns")) snprintf(name, sizeof name, "cuda_gpu_kern_sum");
-  else if (has_col(r, "calls")) snprintf(name, sizeof name, "cuda_api_sum");   /* refined by the first name */
+  else if (has_col(r, "calls")) snprintf(name, sizeof name, "cuda_api_sum"); /* refined by the first name */
   else snprintf(name, sizeof name, "nsys_report");
   int iskern = strcmp(name, "cuda_gpu_kern_sum") == 0;
-  if (iskern) for (size_t i = 0; i < r->n; i++) if (strcmp(r->cs[i].name, "instances") == 0) snprintf(r->cs[i].name, sizeof r->cs[i].name, "calls");
-  r->t = pl_table_new(name);   /* the final name (suffix) is given by report_finish */
+  if (iskern)
+    for (size_t i = 0; i < r->n; i++)
+      if (strcmp(r->cs[i].name, "instances") == 0) snprintf(r->cs[i].name, sizeof r->cs[i].name, "calls");
+  r->t = pl_table_new(name); /* the final name (suffix) is given by report_finish */
   for (size_t i = 0; i < r->n; i++) {
     colspec *c = &r->cs[i];
     if (c->kind == C_XYZ) {
@@ -300,7 +373,8 @@ static void report_begin(nsys_state *st, report *r, size_t first_name_row_hint) 
       char nm[3][80];
       for (int k = 1;; k++) {
         char base[72];
-        if (k == 1) snprintf(base, sizeof base, "%s", c->name); else snprintf(base, sizeof base, "%.60s%d", c->name, k);
+        if (k == 1) snprintf(base, sizeof base, "%s", c->name);
+        else snprintf(base, sizeof base, "%.60s%d", c->name, k);
         for (int d = 0; d < 3; d++) snprintf(nm[d], sizeof nm[d], "%s_%c", base, "xyz"[d]);
         if (pl_table_col(r->t, nm[0]) < 0 && pl_table_col(r->t, nm[1]) < 0 && pl_table_col(r->t, nm[2]) < 0) break;
       }
@@ -308,11 +382,20 @@ static void report_begin(nsys_state *st, report *r, size_t first_name_row_hint) 
       c->col2 = pl_table_add_doc_col(r->t, nm[1], PL_INT, col_doc(nm[1]));
       c->col3 = pl_table_add_doc_col(r->t, nm[2], PL_INT, col_doc(nm[2]));
     } else {
-      c->col = pl_table_add_doc_col(r->t, c->name, c->kind == C_NUM ? PL_NUM : c->kind == C_INT ? PL_INT : PL_STR, col_doc(c->name));
+      c->col = pl_table_add_doc_col(r->t, c->name,
+                                    c->kind == C_NUM   ? PL_NUM
+                                    : c->kind == C_INT ? PL_INT
+                                                       : PL_STR,
+                                    col_doc(c->name));
       /* the same name again: keep the later ones apart (_2, _3, ...) */
       for (int k = 2; c->col < 0; k++) {
-        char nm[80]; snprintf(nm, sizeof nm, "%s_%d", c->name, k);
-        c->col = pl_table_add_doc_col(r->t, nm, c->kind == C_NUM ? PL_NUM : c->kind == C_INT ? PL_INT : PL_STR, col_doc(nm));
+        char nm[80];
+        snprintf(nm, sizeof nm, "%s_%d", c->name, k);
+        c->col = pl_table_add_doc_col(r->t, nm,
+                                      c->kind == C_NUM   ? PL_NUM
+                                      : c->kind == C_INT ? PL_INT
+                                                         : PL_STR,
+                                      col_doc(nm));
       }
     }
     if (c->factor != 1 && strstr(c->name, "_bytes")) { r->has_size_unit = 1; }
@@ -341,18 +424,25 @@ static int fast_number(const char *s, size_t n, double *v) {
   char buf[64];
   if (n >= sizeof buf) return pl_parse_number_sep(s, n, 0, v);
   size_t k = 0, intend = n;
-  for (size_t i = 0; i < n; i++) if (s[i] == '.' || s[i] == 'e' || s[i] == 'E') { intend = i; break; }
+  for (size_t i = 0; i < n; i++)
+    if (s[i] == '.' || s[i] == 'e' || s[i] == 'E') {
+      intend = i;
+      break;
+    }
   for (size_t i = 0; i < n; i++) {
     if (s[i] == ',') {
       if (i == 0 || i >= intend || s[i - 1] < '0' || s[i - 1] > '9') return -1;
-      if (!(i + 4 == intend || (i + 4 < intend && s[i + 4] == ','))) return -1;   /* groups of three */
+      if (!(i + 4 == intend || (i + 4 < intend && s[i + 4] == ','))) return -1; /* groups of three */
       continue;
     }
     buf[k++] = s[i];
   }
   int64_t iv;
   int got = pl_csv_number(buf, k, &iv, v);
-  if (got == 1) { *v = (double)iv; return 0; }
+  if (got == 1) {
+    *v = (double)iv;
+    return 0;
+  }
   if (got == 2) return 0;
   return -1;
 }
@@ -361,14 +451,17 @@ static int fast_number(const char *s, size_t n, double *v) {
 static int put_cell(report *r, size_t k, const char *s, size_t n, size_t line, size_t col, pl_err *err) {
   colspec *c = &r->cs[k];
   /* trim, remembering where the text starts */
-  while (n > 0 && (*s == ' ' || *s == '\t')) { s++; n--; col++; }
+  while (n > 0 && (*s == ' ' || *s == '\t')) {
+    s++;
+    n--;
+    col++;
+  }
   while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) n--;
   char what[160];
   switch (c->kind) {
-    case C_STR:
-      pl_row_put_str(r->t, c->col, s, n);
-      return 0;
-    case C_NUM: case C_INT: {
+    case C_STR: pl_row_put_str(r->t, c->col, s, n); return 0;
+    case C_NUM:
+    case C_INT: {
       double v;
       if (!pl_parse_grouped(s, n, &v) && (n == 0 || fast_number(s, n, &v) != 0)) {
         snprintf(what, sizeof what, "a number in column '%s'", c->label);
@@ -409,10 +502,14 @@ static int put_cell(report *r, size_t k, const char *s, size_t n, size_t line, s
 static inline uint32_t intern_cached(report *r, const char *s, size_t n) {
   if (n < 8) return pl_pool_intern(r->t->pool, s, n);
   uint64_t w, h = n * 0x9E3779B97F4A7C15ull;
-  memcpy(&w, s, 8); h ^= w * 0xff51afd7ed558ccdull;
-  memcpy(&w, s + n - 8, 8); h ^= w * 0xc4ceb9fe1a85ec53ull;
-  memcpy(&w, s + n / 2 - 4, 8); h ^= w * 0x94d049bb133111ebull;
-  h ^= h >> 31; h ^= h >> 17;
+  memcpy(&w, s, 8);
+  h ^= w * 0xff51afd7ed558ccdull;
+  memcpy(&w, s + n - 8, 8);
+  h ^= w * 0xc4ceb9fe1a85ec53ull;
+  memcpy(&w, s + n / 2 - 4, 8);
+  h ^= w * 0x94d049bb133111ebull;
+  h ^= h >> 31;
+  h ^= h >> 17;
   uint32_t *slot = &r->scache[h & 4095];
   if (*slot) {
     size_t ln;
@@ -437,24 +534,30 @@ static int fast_text_row(report *r, const char *s, size_t n, size_t lineno) {
     if (k + 1 < r->n) {
       b = c->b;
       size_t nexta = r->cs[k + 1].a;
-      for (size_t g = b; g < nexta && g < n; g++) if (s[g] != ' ') return 0;
+      for (size_t g = b; g < nexta && g < n; g++)
+        if (s[g] != ' ') return 0;
       if (b > n) b = n;
     } else b = n;
     if (a >= n) return 0;
-    const char *p = s + a; size_t m = b - a;
+    const char *p = s + a;
+    size_t m = b - a;
     /* cells are padded with runs of spaces */
     size_t sp = pl_skip_spaces(p, 0, m);
-    p += sp; m -= sp;
-    while (m > 0 && (*p == ' ' || *p == '\t')) { p++; m--; }
+    p += sp;
+    m -= sp;
+    while (m > 0 && (*p == ' ' || *p == '\t')) {
+      p++;
+      m--;
+    }
     while (m > 0 && (p[m - 1] == ' ' || p[m - 1] == '\t' || p[m - 1] == '\r')) m--;
     switch (c->kind) {
-      case C_STR:
-        row[c->col].s = intern_cached(r, p, m);
-        break;
-      case C_NUM: case C_INT: {
+      case C_STR: row[c->col].s = intern_cached(r, p, m); break;
+      case C_NUM:
+      case C_INT: {
         double v;
         if (!pl_parse_grouped(p, m, &v)) return 0;
-        if (c->kind == C_INT) row[c->col].i = pl_int_of(v); else row[c->col].d = pl_unit_scale(v, c->factor);
+        if (c->kind == C_INT) row[c->col].i = pl_int_of(v);
+        else row[c->col].d = pl_unit_scale(v, c->factor);
         break;
       }
       case C_XYZ: {
@@ -485,7 +588,8 @@ static int fast_text_row(report *r, const char *s, size_t n, size_t lineno) {
 }
 
 static int name_used(const nsys_state *st, const char *name) {
-  for (size_t i = 0; i < st->nused; i++) if (strcmp(st->used[i], name) == 0) return 1;
+  for (size_t i = 0; i < st->nused; i++)
+    if (strcmp(st->used[i], name) == 0) return 1;
   return 0;
 }
 
@@ -495,7 +599,8 @@ static void report_finish(nsys_state *st, report *r) {
   /* an API-like table whose names are not CUDA calls is the OS runtime report */
   if (strcmp(t->name, "cuda_api_sum") == 0 && t->nrows > 0) {
     int cn = pl_table_col(t, "name");
-    size_t len; const char *nm = cn >= 0 ? pl_cell_str(t, cn, 0, &len) : NULL;
+    size_t len;
+    const char *nm = cn >= 0 ? pl_cell_str(t, cn, 0, &len) : NULL;
     if (nm && strncmp(nm, "cu", 2) != 0) pl_table_set_name(t, "osrt_sum");
   }
   /* a second report of the same name (another process, another run) gets
@@ -509,7 +614,8 @@ static void report_finish(nsys_state *st, report *r) {
     st->used = pl_xrealloc(st->used, st->capused * sizeof *st->used);
   }
   snprintf(st->used[st->nused++], sizeof st->used[0], "%s", name);
-  if (strcmp(t->name, "cuda_gpu_kern_sum") == 0 && pl_want_table(st->o, "kernel_summary") && !pl_profile_find(st->p, "kernel_summary")) {
+  if (strcmp(t->name, "cuda_gpu_kern_sum") == 0 && pl_want_table(st->o, "kernel_summary") &&
+      !pl_profile_find(st->p, "kernel_summary")) {
     pl_table *k = pl_table_copy(t);
     pl_table_set_name(k, "kernel_summary");
     int cn = pl_table_col(k, "name");
@@ -518,7 +624,8 @@ static void report_finish(nsys_state *st, report *r) {
     pl_profile_add_table(st->p, k);
   }
   st->ntables++;
-  if (pl_want_table(st->o, t->name)) pl_profile_add_table(st->p, t); else pl_table_free(t);
+  if (pl_want_table(st->o, t->name)) pl_profile_add_table(st->p, t);
+  else pl_table_free(t);
 }
 
 /* ---- CSV blocks ---------------------------------------------------------- */
@@ -527,7 +634,8 @@ static int csv_row(void *ud, const pl_csv_row *row, pl_err *err) {
   nsys_state *st = ud;
   report *r = st->cur;
   if (row->index == 0) {
-    if (row->n > MAXCOLS) return pl_err_set(err, row->line, 1, "expected at most %d columns, found %zu", MAXCOLS, row->n);
+    if (row->n > MAXCOLS)
+      return pl_err_set(err, row->line, 1, "expected at most %d columns, found %zu", MAXCOLS, row->n);
     r->n = row->n;
     for (size_t i = 0; i < row->n; i++) map_header(st, row->f[i], row->len[i], &r->cs[i]);
     report_begin(st, r, 0);
@@ -553,8 +661,12 @@ static int csv_row(void *ud, const pl_csv_row *row, pl_err *err) {
 
 static int is_csv_header(const char *s, size_t n) {
   if (memchr(s, ',', n) == NULL) return 0;
-  const char *q = s; size_t k = n;
-  if (k && *q == '"') { q++; k--; }
+  const char *q = s;
+  size_t k = n;
+  if (k && *q == '"') {
+    q++;
+    k--;
+  }
   return pl_starts(q, k, "Time (%)") || pl_starts(q, k, "Time(%)") || pl_starts(q, k, "Total (MB)") ||
          pl_starts(q, k, "Total (KiB)") || pl_starts(q, k, "Total Time (ns)");
 }
@@ -575,7 +687,8 @@ static int looks_like_table_header(const char *s, size_t n) {
 /* ---- detection ----------------------------------------------------------- */
 
 static int nsys_detect(const char *data, size_t len) {
-  pl_lines c; pl_line l;
+  pl_lines c;
+  pl_line l;
   pl_lines_init(&c, data, len);
   int score = 0, n = 0;
   while (pl_lines_next(&c, &l) && n++ < 400) {
@@ -583,10 +696,14 @@ static int nsys_detect(const char *data, size_t len) {
     if (pl_starts(l.s, l.n, "CUDA API Statistics (") || pl_starts(l.s, l.n, "CUDA Kernel Statistics (") ||
         pl_starts(l.s, l.n, "CUDA API Statistics:") || pl_starts(l.s, l.n, "CUDA Kernel Statistics:") ||
         pl_starts(l.s, l.n, "Operating System Runtime API Statistics:") ||
-        pl_starts(l.s, l.n, "Operating System Runtime API Statistics (")) return 90;
-    if (pl_starts(l.s, l.n, " ** ") && (pl_find(l.s, l.n, "(cuda_") || pl_find(l.s, l.n, "(osrt_sum)") || pl_find(l.s, l.n, "(nvtx_"))) return 90;
+        pl_starts(l.s, l.n, "Operating System Runtime API Statistics ("))
+      return 90;
+    if (pl_starts(l.s, l.n, " ** ") &&
+        (pl_find(l.s, l.n, "(cuda_") || pl_find(l.s, l.n, "(osrt_sum)") || pl_find(l.s, l.n, "(nvtx_")))
+      return 90;
     if (n == 1 && is_csv_header(l.s, l.n) && pl_find(l.s, l.n, "(ns)")) return 85;
-    if (pl_find(l.s, l.n, "Total Time (ns)") && (pl_find(l.s, l.n, "Num Calls") || pl_find(l.s, l.n, "Instances"))) score = 80;
+    if (pl_find(l.s, l.n, "Total Time (ns)") && (pl_find(l.s, l.n, "Num Calls") || pl_find(l.s, l.n, "Instances")))
+      score = 80;
   }
   return score;
 }
@@ -596,35 +713,54 @@ static int nsys_detect(const char *data, size_t len) {
 static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   nsys_state st;
   memset(&st, 0, sizeof st);
-  st.p = p; st.o = o;
+  st.p = p;
+  st.o = o;
   report *r = pl_xcalloc(1, sizeof *r);
-  pl_lines c; pl_line l, l2, prev = { NULL, 0 };
+  pl_lines c;
+  pl_line l, l2, prev = { NULL, 0 };
   pl_lines_init(&c, in->data, in->len);
   int rc = 0;
   while (pl_lines_next(&c, &l)) {
-    if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
+    if (o && o->interrupt && *o->interrupt) {
+      rc = pl_err_set(err, c.lineno, 1, "interrupted");
+      goto fail;
+    }
     if (o && o->progress && (c.lineno & 4095) == 0) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
-    const char *s = l.s; size_t n = l.n;
-    if (pl_is_blank(s, n)) { flush_prose(&st); prev.s = NULL; continue; }
-    const char *t = s; size_t tn = n;
+    const char *s = l.s;
+    size_t n = l.n;
+    if (pl_is_blank(s, n)) {
+      flush_prose(&st);
+      prev.s = NULL;
+      continue;
+    }
+    const char *t = s;
+    size_t tn = n;
     pl_trim(&t, &tn);
     if (pl_starts(t, tn, "Processing [") && pl_find(t, tn, "] with [")) {
       /* nsys analyze: a rule section begins */
       flush_prose(&st);
-      st.rule[0] = '\0'; st.rule_title[0] = '\0';
-      st.last_processing = c.lineno; st.section_body = 0;
-      prev.s = NULL; continue;
+      st.rule[0] = '\0';
+      st.rule_title[0] = '\0';
+      st.last_processing = c.lineno;
+      st.section_body = 0;
+      prev.s = NULL;
+      continue;
     }
     /* report announcements */
     const char *ex = pl_find(t, tn, "Executing '");
     if (ex) {
       const char *a = ex + 11, *e = memchr(a, '\'', (size_t)(t + tn - a));
       if (e) normalise_report(&st, a, (size_t)(e - a));
-      prev.s = NULL; continue;
+      prev.s = NULL;
+      continue;
     }
     if (pl_starts(t, tn, "** ") && tn > 4 && t[tn - 1] == ':' && t[tn - 2] == ')') {
       const char *lp = NULL;
-      for (size_t i = tn - 2; i > 0; i--) if (t[i] == '(') { lp = t + i; break; }
+      for (size_t i = tn - 2; i > 0; i--)
+        if (t[i] == '(') {
+          lp = t + i;
+          break;
+        }
       if (lp) normalise_report(&st, lp + 1, (size_t)(t + tn - 2 - lp - 1));
       if (lp && st.last_processing) {
         flush_prose(&st);
@@ -634,28 +770,41 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
         snprintf(st.rule_title, sizeof st.rule_title, "%.*s", (int)tl, t + 3);
         st.section_body = 1;
       }
-      prev.s = NULL; continue;
+      prev.s = NULL;
+      continue;
     }
     if (pl_starts(t, tn, "SKIPPED:")) {
       st.section_body = 1;
       pl_profile_diag(p, c.lineno, "%.*s", (int)(tn < 300 ? tn : 300), t);
       st.pending[0] = '\0';
-      prev.s = NULL; continue;
+      prev.s = NULL;
+      continue;
     }
-    if (title_2019(&st, t, tn) || title_2021(&st, t, tn)) { prev.s = NULL; continue; }
+    if (title_2019(&st, t, tn) || title_2021(&st, t, tn)) {
+      prev.s = NULL;
+      continue;
+    }
     /* a CSV report */
     if (is_csv_header(t, tn)) {
       const char *bs = l.s;
       size_t first = c.lineno;
       pl_line m;
       const char *be = l.s + l.n;
-      while (pl_lines_peek(&c, &m) && !pl_is_blank(m.s, m.n)) { pl_lines_next(&c, &m); be = m.s + m.n; }
+      while (pl_lines_peek(&c, &m) && !pl_is_blank(m.s, m.n)) {
+        pl_lines_next(&c, &m);
+        be = m.s + m.n;
+      }
       memset(r, 0, sizeof *r);
-      st.cur = r; st.header_line = first;
+      st.cur = r;
+      st.header_line = first;
       pl_csv_opts co = { ',', first, o ? o->interrupt : NULL, NULL, NULL };
-      if (pl_csv_read(bs, (size_t)(be - bs), &co, csv_row, &st, err) != 0) { rc = -1; goto fail; }
+      if (pl_csv_read(bs, (size_t)(be - bs), &co, csv_row, &st, err) != 0) {
+        rc = -1;
+        goto fail;
+      }
       if (r->t) report_finish(&st, r);
-      prev.s = NULL; continue;
+      prev.s = NULL;
+      continue;
     }
     /* a text table: header line, then a dashes line */
     if (is_dashes(s, n) && prev.s && (looks_like_table_header(prev.s, prev.n) || st.rule[0])) {
@@ -668,8 +817,13 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
         if (i >= n) break;
         size_t a = i;
         while (i < n && s[i] == '-') i++;
-        if (r->n == MAXCOLS) { rc = pl_err_set(err, c.lineno, a + 1, "expected at most %d columns, found more", MAXCOLS); goto fail; }
-        r->cs[r->n].a = a; r->cs[r->n].b = i; r->n++;
+        if (r->n == MAXCOLS) {
+          rc = pl_err_set(err, c.lineno, a + 1, "expected at most %d columns, found more", MAXCOLS);
+          goto fail;
+        }
+        r->cs[r->n].a = a;
+        r->cs[r->n].b = i;
+        r->n++;
       }
       for (size_t k = 0; k < r->n; k++) {
         size_t a = r->cs[k].a, b = k + 1 < r->n ? r->cs[k].b : prev.n;
@@ -682,7 +836,7 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
       /* rows until a blank line */
       pl_line m;
       for (;;) {
-        pl_lines nx = c;   /* the next line, taken unless it is blank (one scan) */
+        pl_lines nx = c; /* the next line, taken unless it is blank (one scan) */
         if (!pl_lines_next(&nx, &m) || pl_is_blank(m.s, m.n)) break;
         c = nx;
         if (fast_text_row(r, m.s, m.n, c.lineno)) continue;
@@ -693,8 +847,9 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
             size_t nexta = r->cs[k + 1].a;
             for (size_t g = b; g < nexta && g < m.n; g++)
               if (m.s[g] != ' ') {
-                char what[2 * 96 + 64];   /* two labels (up to 95 bytes each) and the text */
-                snprintf(what, sizeof what, "a space between columns '%s' and '%s'", r->cs[k].label, r->cs[k + 1].label);
+                char what[2 * 96 + 64]; /* two labels (up to 95 bytes each) and the text */
+                snprintf(what, sizeof what, "a space between columns '%s' and '%s'", r->cs[k].label,
+                         r->cs[k + 1].label);
                 rc = pl_err_expected(err, c.lineno, g + 1, what, m.s + g, m.n - g);
                 bad = 1;
                 break;
@@ -709,12 +864,19 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
             break;
           }
           if (b > m.n) b = m.n;
-          if (put_cell(r, k, m.s + a, b - a, c.lineno, a + 1, err) != 0) { rc = -1; bad = 1; }
+          if (put_cell(r, k, m.s + a, b - a, c.lineno, a + 1, err) != 0) {
+            rc = -1;
+            bad = 1;
+          }
         }
         if (bad) {
           pl_row_discard(r->t);
-          if (pl_lenient_skip(o, p, err)) { rc = 0; continue; }
-          pl_table_free(r->t); r->t = NULL;
+          if (pl_lenient_skip(o, p, err)) {
+            rc = 0;
+            continue;
+          }
+          pl_table_free(r->t);
+          r->t = NULL;
           goto fail;
         }
         if (r->c_unit >= 0) pl_row_put_str(r->t, r->c_unit, r->size_unit, strlen(r->size_unit));
@@ -722,22 +884,30 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
         pl_row_end(r->t);
       }
       report_finish(&st, r);
-      prev.s = NULL; continue;
+      prev.s = NULL;
+      continue;
     }
     if (st.rule[0] && !(pl_lines_peek(&c, &l2) && is_dashes(l2.s, l2.n))) {
-      if (st.prose.len == 0) st.prose_line = c.lineno; else pl_buf_addc(&st.prose, ' ');
+      if (st.prose.len == 0) st.prose_line = c.lineno;
+      else pl_buf_addc(&st.prose, ' ');
       pl_buf_add(&st.prose, t, tn);
     }
     prev = l;
   }
   flush_prose(&st);
   if (st.last_processing && !st.section_body)
-    pl_profile_diag(p, st.last_processing, "the input ends in the rule section that begins here, before its "
+    pl_profile_diag(p, st.last_processing,
+                    "the input ends in the rule section that begins here, before its "
                     "result: the file was cut short");
-  if (st.findings) { pl_profile_add_table(p, st.findings); st.findings = NULL; st.ntables++; }
+  if (st.findings) {
+    pl_profile_add_table(p, st.findings);
+    st.findings = NULL;
+    st.ntables++;
+  }
   pl_buf_free(&st.prose);
   if (st.ntables == 0) {
-    rc = pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "an nsys stats report table (a header over a dashes line, or a CSV header)", NULL, 0);
+    rc = pl_err_expected(err, c.lineno ? c.lineno : 1, 1,
+                         "an nsys stats report table (a header over a dashes line, or a CSV header)", NULL, 0);
     goto fail;
   }
   free(r);

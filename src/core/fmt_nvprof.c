@@ -40,14 +40,37 @@
 
 /* Factor to base units for an nvprof unit spelling; 0 when unknown. */
 static double nv_unit(const char *u, size_t n, int *kind) {
-  static const struct { const char *s; size_t n; double f; int kind; } units[] = {
-    { "ns", 2, 1, 1 }, { "us", 2, 1e3, 1 }, { "ms", 2, 1e6, 1 }, { "s", 1, 1e9, 1 },
-    { "B", 1, 1, 2 }, { "KB", 2, 1024.0, 2 }, { "MB", 2, 1048576.0, 2 }, { "GB", 2, 1073741824.0, 2 }, { "TB", 2, 1099511627776.0, 2 },
-    { "B/s", 3, 1, 3 }, { "KB/s", 4, 1024.0, 3 }, { "MB/s", 4, 1048576.0, 3 }, { "GB/s", 4, 1073741824.0, 3 }, { "TB/s", 4, 1099511627776.0, 3 },
-    { "%", 1, 1, 4 }, { "Hz", 2, 1, 5 }, { "KHz", 3, 1e3, 5 }, { "MHz", 3, 1e6, 5 }, { "GHz", 3, 1e9, 5 },
+  static const struct {
+    const char *s;
+    size_t n;
+    double f;
+    int kind;
+  } units[] = {
+    { "ns", 2, 1, 1 },
+    { "us", 2, 1e3, 1 },
+    { "ms", 2, 1e6, 1 },
+    { "s", 1, 1e9, 1 },
+    { "B", 1, 1, 2 },
+    { "KB", 2, 1024.0, 2 },
+    { "MB", 2, 1048576.0, 2 },
+    { "GB", 2, 1073741824.0, 2 },
+    { "TB", 2, 1099511627776.0, 2 },
+    { "B/s", 3, 1, 3 },
+    { "KB/s", 4, 1024.0, 3 },
+    { "MB/s", 4, 1048576.0, 3 },
+    { "GB/s", 4, 1073741824.0, 3 },
+    { "TB/s", 4, 1099511627776.0, 3 },
+    { "%", 1, 1, 4 },
+    { "Hz", 2, 1, 5 },
+    { "KHz", 3, 1e3, 5 },
+    { "MHz", 3, 1e6, 5 },
+    { "GHz", 3, 1e9, 5 },
   };
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-    if (units[i].n == n && units[i].s[0] == u[0] && memcmp(units[i].s, u, n) == 0) { if (kind) *kind = units[i].kind; return units[i].f; }
+    if (units[i].n == n && units[i].s[0] == u[0] && memcmp(units[i].s, u, n) == 0) {
+      if (kind) *kind = units[i].kind;
+      return units[i].f;
+    }
   return 0;
 }
 
@@ -56,7 +79,8 @@ static double nv_unit(const char *u, size_t n, int *kind) {
 static int nv_value(const char *s, size_t n, double deffactor, double *out, int *kind) {
   size_t i = 0;
   while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '-' || s[i] == '+' ||
-                   ((s[i] == 'e' || s[i] == 'E') && i > 0 && i + 1 < n && (s[i + 1] == '-' || s[i + 1] == '+' || (s[i + 1] >= '0' && s[i + 1] <= '9')))))
+                   ((s[i] == 'e' || s[i] == 'E') && i > 0 && i + 1 < n &&
+                    (s[i + 1] == '-' || s[i + 1] == '+' || (s[i + 1] >= '0' && s[i + 1] <= '9')))))
     i++;
   if (i == 0) return -1;
   double v;
@@ -94,7 +118,7 @@ static void sum_init(sumtab *s, const char *name) {
 }
 
 typedef struct tracetab {
-  pl_table *k, *m, *u;       /* kernels, memcpy, unified_memory_events */
+  pl_table *k, *m, *u; /* kernels, memcpy, unified_memory_events */
   int k_name, k_start, k_dur, k_g[3], k_b[3], k_regs, k_ss, k_ds, k_dev, k_devn, k_ctx, k_str, k_id, k_line;
   int m_name, m_start, m_dur, m_size, m_thr, m_src, m_dst, m_dev, m_devn, m_ctx, m_str, m_line;
   int u_name, u_start, u_dur, u_dev, u_devn, u_val, u_addr, u_line;
@@ -146,11 +170,17 @@ typedef struct nvstate {
   const pl_parse_opts *o;
   sumtab sum;
   tracetab tr;
-  pl_table *um; int um_dev, um_devn, um_name, um_count, um_avg, um_min, um_max, um_total, um_time;
-  pl_table *met; int mt_kid, mt_kernel, mt_dev, mt_devn, mt_inv, mt_metric, mt_desc, mt_unit, mt_min, mt_max, mt_avg, mt_total, mt_value, mt_minr, mt_maxr, mt_avgr, mt_raw, mt_line;
+  pl_table *um;
+  int um_dev, um_devn, um_name, um_count, um_avg, um_min, um_max, um_total, um_time;
+  pl_table *met;
+  int mt_kid, mt_kernel, mt_dev, mt_devn, mt_inv, mt_metric, mt_desc, mt_unit, mt_min, mt_max, mt_avg, mt_total,
+      mt_value, mt_minr, mt_maxr, mt_avgr, mt_raw, mt_line;
   char device[256];
-  char **devs; size_t ndevs;   /* device names in order of first appearance: device = index */
-  char kernel[4096]; size_t kernel_n; int kernel_id;
+  char **devs;
+  size_t ndevs; /* device names in order of first appearance: device = index */
+  char kernel[4096];
+  size_t kernel_n;
+  int kernel_id;
   char deftype[32];
   int found;
   /* runs: a log of several profiled processes holds one run per
@@ -159,13 +189,20 @@ typedef struct nvstate {
   ** (rows are appended in file order, so a run's rows are a range). */
   int run, run_header;
   size_t *snap;
-  struct nvrun { char pid[24], command[512], device[256]; } *runs;
+  struct nvrun {
+    char pid[24], command[512], device[256];
+  } * runs;
 } nvstate;
 
 enum { NV_TABLES = 6 };
 
 static void nv_tables(nvstate *s, pl_table *out[NV_TABLES]) {
-  out[0] = s->sum.t; out[1] = s->tr.k; out[2] = s->tr.m; out[3] = s->tr.u; out[4] = s->um; out[5] = s->met;
+  out[0] = s->sum.t;
+  out[1] = s->tr.k;
+  out[2] = s->tr.m;
+  out[3] = s->tr.u;
+  out[4] = s->um;
+  out[5] = s->met;
 }
 
 /* Puts device name s[0..n) in row-building table t: its index (in order of
@@ -176,7 +213,8 @@ static void put_device(nvstate *st, pl_table *t, int dev, int devn, const char *
   if (i == st->ndevs) {
     st->devs = pl_xrealloc(st->devs, (st->ndevs + 1) * sizeof *st->devs);
     st->devs[st->ndevs] = pl_xmalloc(n + 1);
-    memcpy(st->devs[st->ndevs], s, n); st->devs[st->ndevs][n] = '\0';
+    memcpy(st->devs[st->ndevs], s, n);
+    st->devs[st->ndevs][n] = '\0';
     st->ndevs++;
   }
   pl_row_put_int(t, dev, (int64_t)i);
@@ -216,7 +254,8 @@ static void add_runs(nvstate *s) {
   pl_table *t[NV_TABLES];
   nv_tables(s, t);
   for (int k = 0; k < NV_TABLES; k++) {
-    int c = pl_table_add_doc_col(t[k], "run", PL_INT, "run number (1, 2, ...): one per profiled process "
+    int c = pl_table_add_doc_col(t[k], "run", PL_INT,
+                                 "run number (1, 2, ...): one per profiled process "
                                  "(\"NVPROF is profiling process\" / \"Profiling result:\" block) in file order");
     if (c < 0) continue;
     for (int r = 0; r < s->run; r++) {
@@ -229,9 +268,18 @@ static void add_runs(nvstate *s) {
   for (int r = 0; r < s->run; r++) {
     char key[48];
     const struct nvrun *u = &s->runs[r];
-    if (u->pid[0]) { snprintf(key, sizeof key, "run%d.pid", r + 1); pl_profile_meta_str(s->p, key, u->pid, strlen(u->pid)); }
-    if (u->command[0]) { snprintf(key, sizeof key, "run%d.command", r + 1); pl_profile_meta_str(s->p, key, u->command, strlen(u->command)); }
-    if (u->device[0]) { snprintf(key, sizeof key, "run%d.device", r + 1); pl_profile_meta_str(s->p, key, u->device, strlen(u->device)); }
+    if (u->pid[0]) {
+      snprintf(key, sizeof key, "run%d.pid", r + 1);
+      pl_profile_meta_str(s->p, key, u->pid, strlen(u->pid));
+    }
+    if (u->command[0]) {
+      snprintf(key, sizeof key, "run%d.command", r + 1);
+      pl_profile_meta_str(s->p, key, u->command, strlen(u->command));
+    }
+    if (u->device[0]) {
+      snprintf(key, sizeof key, "run%d.device", r + 1);
+      pl_profile_meta_str(s->p, key, u->device, strlen(u->device));
+    }
   }
 }
 
@@ -242,7 +290,8 @@ static pl_table *run_first(pl_table *t) {
   int *cols = pl_xmalloc(t->ncols * sizeof *cols);
   size_t n = 0;
   cols[n++] = c;
-  for (size_t i = 0; i < t->ncols; i++) if ((int)i != c) cols[n++] = (int)i;
+  for (size_t i = 0; i < t->ncols; i++)
+    if ((int)i != c) cols[n++] = (int)i;
   pl_table *o = pl_table_select(t, cols, n);
   free(cols);
   if (!o) return t;
@@ -252,7 +301,8 @@ static pl_table *run_first(pl_table *t) {
 
 static void um_init(nvstate *s) {
   pl_table *t = s->um = pl_table_new("unified_memory");
-  s->um_dev = pl_table_add_doc_col(t, "device", PL_INT, "device index (order of first appearance in the file) the block is for");
+  s->um_dev = pl_table_add_doc_col(t, "device", PL_INT,
+                                   "device index (order of first appearance in the file) the block is for");
   s->um_devn = pl_table_add_doc_col(t, "device_name", PL_STR, "device name");
   s->um_name = pl_table_add_doc_col(t, "name", PL_STR, "Host To Device, Device To Host, Gpu page fault groups, ...");
   s->um_count = pl_table_add_doc_col(t, "count", PL_INT, "number of events");
@@ -273,7 +323,8 @@ static void met_init(nvstate *s) {
   s->mt_metric = pl_table_add_doc_col(t, "metric", PL_STR, "metric or event name");
   s->mt_desc = pl_table_add_doc_col(t, "description", PL_STR, "metric description");
   s->mt_unit = pl_table_add_doc_col(t, "unit", PL_STR, "base unit of min/max/avg: pct, ns, byte, byte/s, Hz or empty");
-  s->mt_min = pl_table_add_doc_col(t, "min", PL_NUM, "minimum over invocations, base units (missing when not a number)");
+  s->mt_min =
+      pl_table_add_doc_col(t, "min", PL_NUM, "minimum over invocations, base units (missing when not a number)");
   s->mt_max = pl_table_add_doc_col(t, "max", PL_NUM, "maximum, base units");
   s->mt_avg = pl_table_add_doc_col(t, "avg", PL_NUM, "average, base units");
   s->mt_total = pl_table_add_doc_col(t, "total", PL_NUM, "total (events), base units");
@@ -299,7 +350,8 @@ static void prof_body(const char *s, size_t n, const char **b, size_t *bn) {
   size_t i = 2;
   while (i < n && s[i] != '=') i++;
   i += 2;
-  *b = s + (i < n ? i : n); *bn = i < n ? n - i : 0;
+  *b = s + (i < n ? i : n);
+  *bn = i < n ? n - i : 0;
   pl_trim(b, bn);
 }
 
@@ -311,7 +363,10 @@ static int next_tok(const char *s, size_t n, size_t *i, size_t *st, size_t *len)
   return *len > 0;
 }
 
-typedef struct label { size_t a, b; char text[48]; } label;
+typedef struct label {
+  size_t a, b;
+  char text[48];
+} label;
 
 /* Header labels separated by two or more spaces. */
 static size_t split_labels(const char *s, size_t n, label *lab, size_t max) {
@@ -321,7 +376,8 @@ static size_t split_labels(const char *s, size_t n, label *lab, size_t max) {
     if (i >= n) break;
     size_t a = i;
     while (i < n && !(s[i] == ' ' && (i + 1 >= n || s[i + 1] == ' '))) i++;
-    lab[k].a = a; lab[k].b = i;
+    lab[k].a = a;
+    lab[k].b = i;
     snprintf(lab[k].text, sizeof lab[k].text, "%.*s", (int)(i - a < 47 ? i - a : 47), s + a);
     k++;
   }
@@ -331,13 +387,17 @@ static size_t split_labels(const char *s, size_t n, label *lab, size_t max) {
 /* Cell k of a right-aligned layout (the last label "Name" is left-aligned). */
 static void cell_of(const char *s, size_t n, const label *lab, size_t nl, size_t k, size_t *a, size_t *len) {
   size_t from = k == 0 ? 0 : lab[k - 1].b, to = lab[k].b;
-  if (k == nl - 1) { to = n; if (strcmp(lab[k].text, "Name") == 0) from = lab[k].a; }
+  if (k == nl - 1) {
+    to = n;
+    if (strcmp(lab[k].text, "Name") == 0) from = lab[k].a;
+  }
   if (from > n) from = n;
   if (to > n) to = n;
   if (to < from) to = from;
   from = pl_skip_spaces(s, from, to);
   while (to > from && (s[to - 1] == ' ' || s[to - 1] == '\r')) to--;
-  *a = from; *len = to - from;
+  *a = from;
+  *len = to - from;
 }
 
 static int is_dash(const char *s, size_t n) { return n == 1 && s[0] == '-'; }
@@ -368,9 +428,12 @@ static int64_t strip_launch_id(const char *s, size_t *n) {
 
 /* ---- summary ------------------------------------------------------------- */
 
-typedef struct units6 { double f[6]; } units6;   /* share, time, calls(unused), avg, min, max */
+typedef struct units6 {
+  double f[6];
+} units6; /* share, time, calls(unused), avg, min, max */
 
-static int sum_row_text(nvstate *s, const char *line, size_t n, size_t lineno, const units6 *u, char *type, size_t typesz, pl_err *err) {
+static int sum_row_text(nvstate *s, const char *line, size_t n, size_t lineno, const units6 *u, char *type,
+                        size_t typesz, pl_err *err) {
   size_t i = 0;
   while (i < n && line[i] == ' ') i++;
   /* "GPU activities:" / "API calls:" label */
@@ -380,8 +443,12 @@ static int sum_row_text(nvstate *s, const char *line, size_t n, size_t lineno, c
     snprintf(type, typesz, "%.*s", (int)(ln < typesz - 1 ? ln : typesz - 1), line + i);
     i = (size_t)(colon - line) + 1;
   }
-  static const char *what[6] = { "the time share (e.g. 97.39%)", "the total time (e.g. 225.83ms)", "the number of calls",
-                                 "the average time", "the minimum time", "the maximum time" };
+  static const char *what[6] = { "the time share (e.g. 97.39%)",
+                                 "the total time (e.g. 225.83ms)",
+                                 "the number of calls",
+                                 "the average time",
+                                 "the minimum time",
+                                 "the maximum time" };
   double v[6];
   for (int k = 0; k < 6; k++) {
     size_t st, len;
@@ -389,7 +456,8 @@ static int sum_row_text(nvstate *s, const char *line, size_t n, size_t lineno, c
     int kind;
     if (k == 2) {
       int64_t c;
-      if (pl_parse_int64(line + st, len, &c) != 0) return pl_err_expected(err, lineno, st + 1, what[k], line + st, n - st);
+      if (pl_parse_int64(line + st, len, &c) != 0)
+        return pl_err_expected(err, lineno, st + 1, what[k], line + st, n - st);
       v[k] = (double)c;
     } else if (nv_value(line + st, len, u ? u->f[k] : 1, &v[k], &kind) != 0 || (!u && k > 0 && kind != 1)) {
       /* without a units row every time needs its own unit suffix */
@@ -398,7 +466,8 @@ static int sum_row_text(nvstate *s, const char *line, size_t n, size_t lineno, c
   }
   size_t st, len;
   while (i < n && line[i] == ' ') i++;
-  st = i; len = n - i;
+  st = i;
+  len = n - i;
   while (len > 0 && (line[st + len - 1] == ' ' || line[st + len - 1] == '\r')) len--;
   if (len == 0) return pl_err_expected(err, lineno, n + 1, "a name after the maximum time", NULL, 0);
   sumtab *t = &s->sum;
@@ -418,7 +487,8 @@ static int sum_row_text(nvstate *s, const char *line, size_t n, size_t lineno, c
 /* Splits the summary into kernel_summary, memcpy_summary, api_summary. */
 static void split_summary(nvstate *s) {
   pl_table *t = s->sum.t;
-  size_t *ik = pl_xmalloc((t->nrows + 1) * sizeof *ik), *im = pl_xmalloc((t->nrows + 1) * sizeof *im), *ia = pl_xmalloc((t->nrows + 1) * sizeof *ia);
+  size_t *ik = pl_xmalloc((t->nrows + 1) * sizeof *ik), *im = pl_xmalloc((t->nrows + 1) * sizeof *im),
+         *ia = pl_xmalloc((t->nrows + 1) * sizeof *ia);
   size_t nk = 0, nm = 0, na = 0;
   for (size_t i = 0; i < t->nrows; i++) {
     size_t len;
@@ -427,7 +497,8 @@ static void split_summary(nvstate *s) {
     if (!ty || !nm_) continue;
     if (strcmp(ty, "API calls") == 0) ia[na++] = i;
     else if (strcmp(ty, "GPU activities") == 0) {
-      if (strncmp(nm_, "[CUDA ", 6) == 0) im[nm++] = i; else ik[nk++] = i;
+      if (strncmp(nm_, "[CUDA ", 6) == 0) im[nm++] = i;
+      else ik[nk++] = i;
     }
   }
   if (nk && pl_want_table(s->o, "kernel_summary")) {
@@ -437,48 +508,94 @@ static void split_summary(nvstate *s) {
     pl_profile_add_table(s->p, run_first(k));
   }
   if (nm && pl_want_table(s->o, "memcpy_summary")) {
-    pl_table *m = pl_table_take(t, im, nm); pl_table_set_name(m, "memcpy_summary"); pl_profile_add_table(s->p, run_first(m));
+    pl_table *m = pl_table_take(t, im, nm);
+    pl_table_set_name(m, "memcpy_summary");
+    pl_profile_add_table(s->p, run_first(m));
   }
   if (na && pl_want_table(s->o, "api_summary")) {
-    pl_table *a = pl_table_take(t, ia, na); pl_table_set_name(a, "api_summary"); pl_profile_add_table(s->p, run_first(a));
+    pl_table *a = pl_table_take(t, ia, na);
+    pl_table_set_name(a, "api_summary");
+    pl_profile_add_table(s->p, run_first(a));
   }
-  free(ik); free(im); free(ia);
+  free(ik);
+  free(im);
+  free(ia);
 }
 
 /* ---- GPU trace rows (text and CSV share this) ---------------------------- */
 
-enum { T_START, T_DUR, T_GRID, T_BLOCK, T_GX, T_GY, T_GZ, T_BX, T_BY, T_BZ, T_REGS, T_SS, T_DS, T_SIZE, T_THR,
-       T_SRC, T_DST, T_DEV, T_CTX, T_STREAM, T_UM, T_VA, T_NAME, T_OTHER };
+enum {
+  T_START,
+  T_DUR,
+  T_GRID,
+  T_BLOCK,
+  T_GX,
+  T_GY,
+  T_GZ,
+  T_BX,
+  T_BY,
+  T_BZ,
+  T_REGS,
+  T_SS,
+  T_DS,
+  T_SIZE,
+  T_THR,
+  T_SRC,
+  T_DST,
+  T_DEV,
+  T_CTX,
+  T_STREAM,
+  T_UM,
+  T_VA,
+  T_NAME,
+  T_OTHER
+};
 
 static int trace_field(const char *label) {
-  static const struct { const char *l; int f; } m[] = {
-    { "Start", T_START }, { "Duration", T_DUR }, { "Grid Size", T_GRID }, { "Block Size", T_BLOCK },
-    { "Grid X", T_GX }, { "Grid Y", T_GY }, { "Grid Z", T_GZ }, { "Block X", T_BX }, { "Block Y", T_BY }, { "Block Z", T_BZ },
-    { "Regs*", T_REGS }, { "Registers Per Thread", T_REGS }, { "SSMem*", T_SS }, { "Static SMem", T_SS },
-    { "DSMem*", T_DS }, { "Dynamic SMem", T_DS }, { "Size", T_SIZE }, { "Throughput", T_THR },
-    { "SrcMemType", T_SRC }, { "DstMemType", T_DST }, { "Device", T_DEV }, { "Context", T_CTX }, { "Stream", T_STREAM },
-    { "Unified Memory", T_UM }, { "Virtual Address", T_VA }, { "Name", T_NAME },
+  static const struct {
+    const char *l;
+    int f;
+  } m[] = {
+    { "Start", T_START },        { "Duration", T_DUR },   { "Grid Size", T_GRID }, { "Block Size", T_BLOCK },
+    { "Grid X", T_GX },          { "Grid Y", T_GY },      { "Grid Z", T_GZ },      { "Block X", T_BX },
+    { "Block Y", T_BY },         { "Block Z", T_BZ },     { "Regs*", T_REGS },     { "Registers Per Thread", T_REGS },
+    { "SSMem*", T_SS },          { "Static SMem", T_SS }, { "DSMem*", T_DS },      { "Dynamic SMem", T_DS },
+    { "Size", T_SIZE },          { "Throughput", T_THR }, { "SrcMemType", T_SRC }, { "DstMemType", T_DST },
+    { "Device", T_DEV },         { "Context", T_CTX },    { "Stream", T_STREAM },  { "Unified Memory", T_UM },
+    { "Virtual Address", T_VA }, { "Name", T_NAME },
   };
-  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) if (strcmp(m[i].l, label) == 0) return m[i].f;
+  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+    if (strcmp(m[i].l, label) == 0) return m[i].f;
   return T_OTHER;
 }
 
 /* A time in ns (a double from nv_value) as the int64 of the timelines. */
 static int64_t ns_int(double v) { return isnan(v) ? PL_INT_NA : pl_int_of(round(v)); }
 
-typedef struct tcell { const char *s; size_t n; size_t col; } tcell;
+typedef struct tcell {
+  const char *s;
+  size_t n;
+  size_t col;
+} tcell;
 
 /* One trace row from its cells by field; factors[] default units (CSV units row). */
-static int trace_row(nvstate *st, const tcell *c, const int *field, size_t nc, const double *factors,
-                     size_t lineno, const char *const *labels, pl_err *err) {
+static int trace_row(nvstate *st, const tcell *c, const int *field, size_t nc, const double *factors, size_t lineno,
+                     const char *const *labels, pl_err *err) {
   const tcell *cell[T_OTHER] = { 0 };
   double fac[T_OTHER];
   for (int k = 0; k < T_OTHER; k++) fac[k] = 0;
-  for (size_t i = 0; i < nc; i++) if (field[i] != T_OTHER) { cell[field[i]] = &c[i]; fac[field[i]] = factors ? factors[i] : 0; }
+  for (size_t i = 0; i < nc; i++)
+    if (field[i] != T_OTHER) {
+      cell[field[i]] = &c[i];
+      fac[field[i]] = factors ? factors[i] : 0;
+    }
   if (!cell[T_NAME]) return pl_err_set(err, lineno, 1, "expected a Name column in the GPU trace");
-  const char *nm = cell[T_NAME]->s; size_t nn = cell[T_NAME]->n;
+  const char *nm = cell[T_NAME]->s;
+  size_t nn = cell[T_NAME]->n;
   tracetab *x = &st->tr;
-  int kind = (nn >= 16 && memcmp(nm, "[Unified Memory", 15) == 0) ? 2 : (nn >= 6 && memcmp(nm, "[CUDA ", 6) == 0) ? 1 : 0;
+  int kind = (nn >= 16 && memcmp(nm, "[Unified Memory", 15) == 0) ? 2
+             : (nn >= 6 && memcmp(nm, "[CUDA ", 6) == 0)          ? 1
+                                                                  : 0;
   pl_table *t = kind == 0 ? x->k : kind == 1 ? x->m : x->u;
   double v[T_OTHER];
   static const int numeric[] = { T_START, T_DUR, T_SS, T_DS, T_SIZE, T_THR };
@@ -517,14 +634,25 @@ static int trace_row(nvstate *st, const tcell *c, const int *field, size_t nc, c
     }
     for (int k = 0; k < 3; k++) iv[(g == 0 ? T_GX : T_BX) + k] = d[k];
   }
-#define STRCELL(f, col) do { const tcell *ce_ = cell[f]; if (ce_ && ce_->n && !is_dash(ce_->s, ce_->n)) pl_row_put_str(t, col, ce_->s, ce_->n); } while (0)
-#define DEVCELL(col, ncol) do { const tcell *ce_ = cell[T_DEV]; if (ce_ && ce_->n && !is_dash(ce_->s, ce_->n)) put_device(st, t, col, ncol, ce_->s, ce_->n); } while (0)
+#define STRCELL(f, col)                                                                                                \
+  do {                                                                                                                 \
+    const tcell *ce_ = cell[f];                                                                                        \
+    if (ce_ && ce_->n && !is_dash(ce_->s, ce_->n)) pl_row_put_str(t, col, ce_->s, ce_->n);                             \
+  } while (0)
+#define DEVCELL(col, ncol)                                                                                             \
+  do {                                                                                                                 \
+    const tcell *ce_ = cell[T_DEV];                                                                                    \
+    if (ce_ && ce_->n && !is_dash(ce_->s, ce_->n)) put_device(st, t, col, ncol, ce_->s, ce_->n);                       \
+  } while (0)
   if (kind == 0) {
     int64_t id = strip_launch_id(nm, &nn);
     pl_row_put_str(t, x->k_name, nm, nn);
     pl_row_put_int(t, x->k_start, ns_int(v[T_START]));
     pl_row_put_int(t, x->k_dur, ns_int(v[T_DUR]));
-    for (int k = 0; k < 3; k++) { pl_row_put_int(t, x->k_g[k], iv[T_GX + k]); pl_row_put_int(t, x->k_b[k], iv[T_BX + k]); }
+    for (int k = 0; k < 3; k++) {
+      pl_row_put_int(t, x->k_g[k], iv[T_GX + k]);
+      pl_row_put_int(t, x->k_b[k], iv[T_BX + k]);
+    }
     pl_row_put_int(t, x->k_regs, iv[T_REGS]);
     pl_row_put_num(t, x->k_ss, v[T_SS]);
     pl_row_put_num(t, x->k_ds, v[T_DS]);
@@ -569,15 +697,20 @@ static void met_value(nvstate *s, const char *v, size_t n, int numcol, int rawco
   if (nv_value(v, n, 1, &d, &kind) == 0) {
     pl_row_put_num(s->met, numcol, d);
     if (unit[0] == '\0') {
-      const char *u = kind == 1 ? "ns" : kind == 2 ? "byte" : kind == 3 ? "byte/s" : kind == 4 ? "pct" : kind == 5 ? "Hz" : "";
+      const char *u = kind == 1   ? "ns"
+                      : kind == 2 ? "byte"
+                      : kind == 3 ? "byte/s"
+                      : kind == 4 ? "pct"
+                      : kind == 5 ? "Hz"
+                                  : "";
       snprintf(unit, unitsz, "%s", u);
     }
   }
 }
 
 static void met_row(nvstate *s, const char *kernel, size_t kn, const char *dev, size_t dn, int64_t inv,
-                    const char *metric, size_t mn, const char *desc, size_t dsn,
-                    const tcell *mn_, const tcell *mx, const tcell *av, const tcell *tot, size_t lineno) {
+                    const char *metric, size_t mn, const char *desc, size_t dsn, const tcell *mn_, const tcell *mx,
+                    const tcell *av, const tcell *tot, size_t lineno) {
   pl_table *t = s->met;
   char unit[16] = "";
   pl_row_put_int(t, s->mt_kid, s->kernel_id);
@@ -617,15 +750,30 @@ typedef struct csvblk {
   double factor[64];
   int units_seen;
   size_t header_line;
-  size_t rejoined, first_rejoined;   /* summary rows whose unquoted name held commas */
+  size_t rejoined, first_rejoined; /* summary rows whose unquoted name held commas */
   tcell cells[64];
 } csvblk;
 
 static int csv_label_kind(const char *lab) {
   /* summary/metrics columns */
-  static const char *const names[] = { "Type", "Time(%)", "Time", "Calls", "Avg", "Min", "Max", "Name",
-                                       "Device", "Kernel", "Invocations", "Metric Name", "Metric Description", "Event Name", "Total", NULL };
-  for (int i = 0; names[i]; i++) if (strcmp(lab, names[i]) == 0) return i;
+  static const char *const names[] = { "Type",
+                                       "Time(%)",
+                                       "Time",
+                                       "Calls",
+                                       "Avg",
+                                       "Min",
+                                       "Max",
+                                       "Name",
+                                       "Device",
+                                       "Kernel",
+                                       "Invocations",
+                                       "Metric Name",
+                                       "Metric Description",
+                                       "Event Name",
+                                       "Total",
+                                       NULL };
+  for (int i = 0; names[i]; i++)
+    if (strcmp(lab, names[i]) == 0) return i;
   return -1;
 }
 
@@ -657,7 +805,8 @@ static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err) {
   ** summary): a kernel name such as "k(float*, int)" splits at its commas.
   ** Name is the last column, so the rest of the record is the name. */
   size_t nfields = r->n;
-  const char *joined = NULL; size_t joinedn = 0;
+  const char *joined = NULL;
+  size_t joinedn = 0;
   if (r->n > b->n && b->kind == CSV_SUMMARY && b->n > 1 && b->field[b->n - 1] == 7 && r->index > 0) {
     size_t col = pl_csv_field_col(r, b->n - 1);
     if (col >= 1 && col - 1 < r->srclen && r->src[col - 1] != '"') {
@@ -679,7 +828,10 @@ static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err) {
     int units = 1, any = 0;
     for (size_t i = 0; i < r->n; i++) {
       if (r->len[i] == 0) continue;
-      if (!is_unit_token(r->f[i], r->len[i])) { units = 0; break; }
+      if (!is_unit_token(r->f[i], r->len[i])) {
+        units = 0;
+        break;
+      }
       any = 1;
     }
     if (units && any) {
@@ -688,14 +840,25 @@ static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err) {
       return 0;
     }
   }
-  for (size_t i = 0; i < nfields; i++) { b->cells[i].s = r->f[i]; b->cells[i].n = r->len[i]; b->cells[i].col = pl_csv_field_col(r, i); }
-  if (joined) { b->cells[nfields - 1].s = joined; b->cells[nfields - 1].n = joinedn; }
+  for (size_t i = 0; i < nfields; i++) {
+    b->cells[i].s = r->f[i];
+    b->cells[i].n = r->len[i];
+    b->cells[i].col = pl_csv_field_col(r, i);
+  }
+  if (joined) {
+    b->cells[nfields - 1].s = joined;
+    b->cells[nfields - 1].n = joinedn;
+  }
   if (b->kind == CSV_TRACE) return trace_row(s, b->cells, b->field, b->n, b->factor, r->line, b->lp, err);
   if (b->kind == CSV_SUMMARY) {
     /* Type,Time(%),Time,Calls,Avg,Min,Max,Name */
     const tcell *c[8] = { 0 };
     double f[8] = { 0 };
-    for (size_t i = 0; i < b->n; i++) if (b->field[i] >= 0 && b->field[i] < 8) { c[b->field[i]] = &b->cells[i]; f[b->field[i]] = b->factor[i]; }
+    for (size_t i = 0; i < b->n; i++)
+      if (b->field[i] >= 0 && b->field[i] < 8) {
+        c[b->field[i]] = &b->cells[i];
+        f[b->field[i]] = b->factor[i];
+      }
     if (!c[7] || !c[2]) return pl_err_set(err, r->line, 1, "expected Time and Name columns in the nvprof CSV summary");
     double v[7] = { NAN, NAN, NAN, NAN, NAN, NAN, NAN };
     for (int k = 1; k < 7; k++) {
@@ -707,7 +870,8 @@ static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err) {
       }
     }
     sumtab *t = &s->sum;
-    const char *ty = c[0] ? c[0]->s : s->deftype; size_t tn = c[0] ? c[0]->n : strlen(s->deftype);
+    const char *ty = c[0] ? c[0]->s : s->deftype;
+    size_t tn = c[0] ? c[0]->n : strlen(s->deftype);
     pl_row_put_str(t->t, t->type, ty, tn);
     pl_row_put_str(t->t, t->name, c[7]->s, c[7]->n);
     pl_row_put_num(t->t, t->share, v[1]);
@@ -722,38 +886,49 @@ static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err) {
   }
   /* metrics: Device,Kernel,Invocations,Metric Name,Metric Description,Min,Max,Avg */
   const tcell *c[15] = { 0 };
-  for (size_t i = 0; i < b->n; i++) if (b->field[i] >= 0) c[b->field[i]] = &b->cells[i];
+  for (size_t i = 0; i < b->n; i++)
+    if (b->field[i] >= 0) c[b->field[i]] = &b->cells[i];
   const tcell *metric = c[11] ? c[11] : c[13];
-  if (!metric || !c[10]) return pl_err_set(err, r->line, 1, "expected Invocations and Metric Name columns in the nvprof CSV metrics");
+  if (!metric || !c[10])
+    return pl_err_set(err, r->line, 1, "expected Invocations and Metric Name columns in the nvprof CSV metrics");
   int64_t inv;
-  if (pl_parse_int64(c[10]->s, c[10]->n, &inv) != 0) return pl_err_expected(err, r->line, c[10]->col, "an integer in column 'Invocations'", c[10]->s, c[10]->n);
-  const char *kn = c[9] ? c[9]->s : ""; size_t knn = c[9] ? c[9]->n : 0;
+  if (pl_parse_int64(c[10]->s, c[10]->n, &inv) != 0)
+    return pl_err_expected(err, r->line, c[10]->col, "an integer in column 'Invocations'", c[10]->s, c[10]->n);
+  const char *kn = c[9] ? c[9]->s : "";
+  size_t knn = c[9] ? c[9]->n : 0;
   if (knn != s->kernel_n || memcmp(kn, s->kernel, knn) != 0) {
     s->kernel_id++;
     s->kernel_n = knn < sizeof s->kernel ? knn : sizeof s->kernel - 1;
     memcpy(s->kernel, kn, s->kernel_n);
   }
-  met_row(s, kn, knn, c[8] ? c[8]->s : "", c[8] ? c[8]->n : 0, inv, metric->s, metric->n,
-          c[12] ? c[12]->s : NULL, c[12] ? c[12]->n : 0, c[5], c[6], c[4], c[14], r->line);
+  met_row(s, kn, knn, c[8] ? c[8]->s : "", c[8] ? c[8]->n : 0, inv, metric->s, metric->n, c[12] ? c[12]->s : NULL,
+          c[12] ? c[12]->n : 0, c[5], c[6], c[4], c[14], r->line);
   return 0;
 }
 
 /* ---- detection ---------------------------------------------------------- */
 
 static int nv_detect(const char *data, size_t len) {
-  pl_lines c; pl_line l;
+  pl_lines c;
+  pl_line l;
   pl_lines_init(&c, data, len);
   int n = 0;
   while (pl_lines_next(&c, &l) && n++ < 200) {
     if (is_prof_line(l.s, l.n)) {
       if (pl_find(l.s, l.n, "NVPROF is profiling") || pl_find(l.s, l.n, "Profiling result:") ||
-          pl_find(l.s, l.n, "Metric result:") || pl_find(l.s, l.n, "Event result:") || pl_find(l.s, l.n, "Profiling application:")) return 95;
+          pl_find(l.s, l.n, "Metric result:") || pl_find(l.s, l.n, "Event result:") ||
+          pl_find(l.s, l.n, "Profiling application:"))
+        return 95;
     }
     if (pl_starts(l.s, l.n, "\"Start\",\"Duration\",\"Grid X\"")) return 90;
     if (pl_starts(l.s, l.n, "\"Type\",\"Time(%)\",\"Time\",\"Calls\"")) return 90;
-    if (pl_starts(l.s, l.n, "Type,Time(%),Time,Calls,Avg,Min,Max,Name") || pl_starts(l.s, l.n, "Time(%),Time,Calls,Avg,Min,Max,Name")) return 85;
+    if (pl_starts(l.s, l.n, "Type,Time(%),Time,Calls,Avg,Min,Max,Name") ||
+        pl_starts(l.s, l.n, "Time(%),Time,Calls,Avg,Min,Max,Name"))
+      return 85;
     if (pl_starts(l.s, l.n, "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\"")) return 90;
-    if (pl_starts(l.s, l.n, "Invocations") && pl_find(l.s, l.n, "Metric Name") && pl_find(l.s, l.n, "Metric Description")) return 85;
+    if (pl_starts(l.s, l.n, "Invocations") && pl_find(l.s, l.n, "Metric Name") &&
+        pl_find(l.s, l.n, "Metric Description"))
+      return 85;
     if (pl_find(l.s, l.n, " GPU activities: ")) return 85;
   }
   return 0;
@@ -766,11 +941,17 @@ enum { S_NONE, S_SUMMARY, S_TRACE, S_UM, S_METRICS };
 /* A bad row in a text table (err is set): under --lenient it is skipped and
 ** listed and the line loop goes on; otherwise the parse fails.  A statement
 ** (no do-while) so that `continue` reaches the line loop. */
-#define ROW_FAIL { if (pl_lenient_skip(o, p, err)) continue; rc = -1; goto fail; }
+#define ROW_FAIL                                                                                                       \
+  {                                                                                                                    \
+    if (pl_lenient_skip(o, p, err)) continue;                                                                          \
+    rc = -1;                                                                                                           \
+    goto fail;                                                                                                         \
+  }
 
 static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   nvstate *s = pl_xcalloc(1, sizeof *s);
-  s->p = p; s->o = o;
+  s->p = p;
+  s->o = o;
   s->kernel_id = -1;
   snprintf(s->deftype, sizeof s->deftype, "GPU activities");
   sum_init(&s->sum, "summary");
@@ -778,30 +959,41 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   um_init(s);
   met_init(s);
   new_run(s);
-  pl_lines c; pl_line l;
+  pl_lines c;
+  pl_line l;
   pl_lines_init(&c, in->data, in->len);
   int mode = S_NONE, rc = 0;
-  units6 units; int have_units = 0;
+  units6 units;
+  int have_units = 0;
   char type[64] = "";
-  label lab[32]; size_t nlab = 0;
+  label lab[32];
+  size_t nlab = 0;
   int field[32];
   const char *labels[32];
   double cpu_faults = NAN;
   while (pl_lines_next(&c, &l)) {
-    if (o && o->interrupt && *o->interrupt) { rc = pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
+    if (o && o->interrupt && *o->interrupt) {
+      rc = pl_err_set(err, c.lineno, 1, "interrupted");
+      goto fail;
+    }
     if (o && o->progress && (c.lineno & 4095) == 0) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
-    const char *t = l.s; size_t tn = l.n;
+    const char *t = l.s;
+    size_t tn = l.n;
     pl_trim(&t, &tn);
-    if (tn == 0) { mode = S_NONE; continue; }
+    if (tn == 0) {
+      mode = S_NONE;
+      continue;
+    }
     if (is_prof_line(t, tn)) {
-      const char *b; size_t bn;
+      const char *b;
+      size_t bn;
       prof_body(t, tn, &b, &bn);
       if (pl_starts(b, bn, "NVPROF is profiling process")) {
         if (s->run_header || run_rows(s)) new_run(s);
         s->run_header = 1;
         mode = S_NONE;
         struct nvrun *u = &s->runs[s->run - 1];
-        size_t d = 2;                  /* "==PID==": is_prof_line checked the digits */
+        size_t d = 2; /* "==PID==": is_prof_line checked the digits */
         while (d < tn && d < 22 && t[d] >= '0' && t[d] <= '9') d++;
         snprintf(u->pid, sizeof u->pid, "%.*s", (int)(d - 2), t + 2);
         const char *cm = pl_find(b, bn, "command: ");
@@ -811,54 +1003,72 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
           snprintf(u->command, sizeof u->command, "%.*s", (int)(cn < 511 ? cn : 511), cm + 9);
         }
         type[0] = '\0';
-      } else if (pl_starts(b, bn, "API calls:")) { snprintf(type, sizeof type, "API calls"); }
-      else if (pl_starts(b, bn, "Unified Memory profiling result")) { mode = S_UM; }
-      else if (pl_starts(b, bn, "Metric result") || pl_starts(b, bn, "Event result")) { mode = S_METRICS; nlab = 0; }
-      else if (pl_starts(b, bn, "Profiling result")) {
+      } else if (pl_starts(b, bn, "API calls:")) {
+        snprintf(type, sizeof type, "API calls");
+      } else if (pl_starts(b, bn, "Unified Memory profiling result")) {
+        mode = S_UM;
+      } else if (pl_starts(b, bn, "Metric result") || pl_starts(b, bn, "Event result")) {
+        mode = S_METRICS;
+        nlab = 0;
+      } else if (pl_starts(b, bn, "Profiling result")) {
         mode = S_NONE;
-        if (run_rows(s)) new_run(s);   /* a second result page: another run */
+        if (run_rows(s)) new_run(s); /* a second result page: another run */
         type[0] = '\0';
-      }
-      else if (bn) pl_profile_diag(p, c.lineno, "skipped: %.*s", (int)(bn < 200 ? bn : 200), b);
+      } else if (bn) pl_profile_diag(p, c.lineno, "skipped: %.*s", (int)(bn < 200 ? bn : 200), b);
       continue;
     }
     /* CSV blocks */
     int ck = -1;
-    if (t[0] == '"') {   /* every CSV header starts with a quote: trace rows skip these tests */
+    if (t[0] == '"') { /* every CSV header starts with a quote: trace rows skip these tests */
       if (pl_starts(t, tn, "\"Start\",\"Duration\"")) ck = CSV_TRACE;
       else if (pl_starts(t, tn, "\"Type\",\"Time(%)\"") || pl_starts(t, tn, "\"Time(%)\",\"Time\"")) ck = CSV_SUMMARY;
       else if (pl_starts(t, tn, "\"Device\",\"Kernel\",\"Invocations\"")) ck = CSV_METRICS;
-    }
-    else if (pl_starts(t, tn, "Type,Time(%),Time,Calls,") || pl_starts(t, tn, "Time(%),Time,Calls,")) ck = CSV_SUMMARY;   /* unquoted */
+    } else if (pl_starts(t, tn, "Type,Time(%),Time,Calls,") || pl_starts(t, tn, "Time(%),Time,Calls,"))
+      ck = CSV_SUMMARY; /* unquoted */
     if (ck >= 0) {
       const char *bs = l.s, *be = l.s + l.n;
       size_t first = c.lineno;
       pl_line m;
-      while (pl_lines_peek(&c, &m) && !pl_is_blank(m.s, m.n) && !is_prof_line(m.s, m.n)) { pl_lines_next(&c, &m); be = m.s + m.n; }
+      while (pl_lines_peek(&c, &m) && !pl_is_blank(m.s, m.n) && !is_prof_line(m.s, m.n)) {
+        pl_lines_next(&c, &m);
+        be = m.s + m.n;
+      }
       csvblk *blk = pl_xcalloc(1, sizeof *blk);
-      blk->s = s; blk->kind = ck;
+      blk->s = s;
+      blk->kind = ck;
       pl_csv_opts co = { ',', first, o ? o->interrupt : NULL, NULL, NULL };
       int r = pl_csv_read(bs, (size_t)(be - bs), &co, nv_csv_row, blk, err);
       if (r == 0 && blk->rejoined)
-        pl_profile_diag(p, blk->first_rejoined, "%zu summary row%s with unquoted commas in the name, first on this line: "
-                        "the fields after Max re-joined as the name", blk->rejoined, blk->rejoined == 1 ? "" : "s");
+        pl_profile_diag(p, blk->first_rejoined,
+                        "%zu summary row%s with unquoted commas in the name, first on this line: "
+                        "the fields after Max re-joined as the name",
+                        blk->rejoined, blk->rejoined == 1 ? "" : "s");
       free(blk);
-      if (r != 0) { rc = -1; goto fail; }
+      if (r != 0) {
+        rc = -1;
+        goto fail;
+      }
       s->found = 1;
       mode = S_NONE;
       continue;
     }
     /* summary header */
     if (pl_find(t, tn, "Time(%)") && pl_find(t, tn, "Calls") && pl_find(t, tn, "Name") && pl_find(t, tn, "Avg")) {
-      mode = S_SUMMARY; have_units = 0; s->found = 1;
+      mode = S_SUMMARY;
+      have_units = 0;
+      s->found = 1;
       if (!type[0]) snprintf(type, sizeof type, "GPU activities");
       /* a units row? */
       pl_line m;
       if (pl_lines_peek(&c, &m)) {
-        size_t i = 0, st, len, k = 0; int ok = 1;
+        size_t i = 0, st, len, k = 0;
+        int ok = 1;
         char u[6][8];
         while (next_tok(m.s, m.n, &i, &st, &len)) {
-          if (k >= 5 || !is_unit_token(m.s + st, len)) { ok = 0; break; }
+          if (k >= 5 || !is_unit_token(m.s + st, len)) {
+            ok = 0;
+            break;
+          }
           snprintf(u[k], sizeof u[k], "%.*s", (int)(len < 7 ? len : 7), m.s + st);
           k++;
         }
@@ -875,8 +1085,12 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     /* GPU trace header */
     if (pl_starts(t, tn, "Start") && pl_find(t, tn, "Duration") && pl_find(t, tn, "Name")) {
       nlab = split_labels(l.s, l.n, lab, 32);
-      for (size_t k = 0; k < nlab; k++) { field[k] = trace_field(lab[k].text); labels[k] = lab[k].text; }
-      mode = S_TRACE; s->found = 1;
+      for (size_t k = 0; k < nlab; k++) {
+        field[k] = trace_field(lab[k].text);
+        labels[k] = lab[k].text;
+      }
+      mode = S_TRACE;
+      s->found = 1;
       continue;
     }
     if (mode == S_SUMMARY) {
@@ -888,29 +1102,40 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       for (size_t k = 0; k < nlab; k++) {
         size_t a, len;
         cell_of(l.s, l.n, lab, nlab, k, &a, &len);
-        cells[k].s = l.s + a; cells[k].n = len; cells[k].col = a + 1;
+        cells[k].s = l.s + a;
+        cells[k].n = len;
+        cells[k].col = a + 1;
       }
-      if (cells[nlab - 1].n == 0) { pl_err_expected(err, c.lineno, l.n + 1, "a name at the end of the GPU trace row", NULL, 0); ROW_FAIL }
+      if (cells[nlab - 1].n == 0) {
+        pl_err_expected(err, c.lineno, l.n + 1, "a name at the end of the GPU trace row", NULL, 0);
+        ROW_FAIL
+      }
       if (trace_row(s, cells, field, nlab, NULL, c.lineno, labels, err) != 0) ROW_FAIL
       continue;
     }
-    if (tn > 8 && pl_starts(t, tn, "Device \"") && t[tn - 1] == '"') {   /* not the opening quote alone */
+    if (tn > 8 && pl_starts(t, tn, "Device \"") && t[tn - 1] == '"') { /* not the opening quote alone */
       snprintf(s->device, sizeof s->device, "%.*s", (int)(tn - 9 < 255 ? tn - 9 : 255), t + 8);
       if (!pl_profile_meta_get(p, "device")) pl_profile_meta_str(p, "device", t + 8, tn - 9);
-      if (!s->runs[s->run - 1].device[0]) snprintf(s->runs[s->run - 1].device, sizeof s->runs[0].device, "%s", s->device);
+      if (!s->runs[s->run - 1].device[0])
+        snprintf(s->runs[s->run - 1].device, sizeof s->runs[0].device, "%s", s->device);
       continue;
     }
     if (mode == S_UM) {
-      if (pl_starts(t, tn, "Count") && pl_find(t, tn, "Total Time")) { s->found = 1; continue; }
+      if (pl_starts(t, tn, "Count") && pl_find(t, tn, "Total Time")) {
+        s->found = 1;
+        continue;
+      }
       if (pl_starts(t, tn, "Total CPU ")) {
         const char *colon = memchr(t, ':', tn);
         double v;
         if (colon) {
-          const char *vs = colon + 1; size_t vn = (size_t)(t + tn - vs);
+          const char *vs = colon + 1;
+          size_t vn = (size_t)(t + tn - vs);
           pl_trim(&vs, &vn);
           if (pl_parse_double(vs, vn, &v) == 0) {
             char key[64];
-            const char *k0 = t + 10; size_t kn = (size_t)(colon - k0);
+            const char *k0 = t + 10;
+            size_t kn = (size_t)(colon - k0);
             size_t q = 0;
             snprintf(key, sizeof key, "um_cpu_");
             q = strlen(key);
@@ -925,18 +1150,33 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       /* Count AvgSize MinSize MaxSize TotalSize TotalTime Name */
       size_t i = 0, st, len;
       double v[6];
-      static const char *what[6] = { "a count", "the average size", "the minimum size", "the maximum size", "the total size", "the total time" };
+      static const char *what[6] = { "a count",          "the average size", "the minimum size",
+                                     "the maximum size", "the total size",   "the total time" };
       int bad = 0;
       for (int k = 0; k < 6 && !bad; k++) {
-        if (!next_tok(l.s, l.n, &i, &st, &len)) { pl_err_expected(err, c.lineno, st + 1, what[k], NULL, 0); bad = 1; break; }
-        if (is_dash(l.s + st, len)) { v[k] = NAN; continue; }
-        if (nv_value(l.s + st, len, 1, &v[k], NULL) != 0) { pl_err_expected(err, c.lineno, st + 1, what[k], l.s + st, l.n - st); bad = 1; }
+        if (!next_tok(l.s, l.n, &i, &st, &len)) {
+          pl_err_expected(err, c.lineno, st + 1, what[k], NULL, 0);
+          bad = 1;
+          break;
+        }
+        if (is_dash(l.s + st, len)) {
+          v[k] = NAN;
+          continue;
+        }
+        if (nv_value(l.s + st, len, 1, &v[k], NULL) != 0) {
+          pl_err_expected(err, c.lineno, st + 1, what[k], l.s + st, l.n - st);
+          bad = 1;
+        }
       }
       if (bad) ROW_FAIL
       while (i < l.n && l.s[i] == ' ') i++;
-      const char *nm = l.s + i; size_t nn = l.n - i;
+      const char *nm = l.s + i;
+      size_t nn = l.n - i;
       pl_trim(&nm, &nn);
-      if (nn == 0) { pl_err_expected(err, c.lineno, l.n + 1, "a name after the total time", NULL, 0); ROW_FAIL }
+      if (nn == 0) {
+        pl_err_expected(err, c.lineno, l.n + 1, "a name after the total time", NULL, 0);
+        ROW_FAIL
+      }
       pl_table *u = s->um;
       if (s->device[0]) put_device(s, u, s->um_dev, s->um_devn, s->device, strlen(s->device));
       pl_row_put_str(u, s->um_name, nm, nn);
@@ -949,27 +1189,35 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_row_end(u);
       continue;
     }
-    if (mode == S_METRICS || (pl_starts(t, tn, "Invocations") && (pl_find(t, tn, "Metric Name") || pl_find(t, tn, "Event Name")))) {
+    if (mode == S_METRICS ||
+        (pl_starts(t, tn, "Invocations") && (pl_find(t, tn, "Metric Name") || pl_find(t, tn, "Event Name")))) {
       if (pl_starts(t, tn, "Invocations")) {
         nlab = split_labels(l.s, l.n, lab, 32);
-        mode = S_METRICS; s->found = 1;
+        mode = S_METRICS;
+        s->found = 1;
         continue;
       }
       if (pl_starts(t, tn, "Kernel:")) {
-        const char *kn = t + 7; size_t knn = tn - 7;
+        const char *kn = t + 7;
+        size_t knn = tn - 7;
         pl_trim(&kn, &knn);
         s->kernel_n = knn < sizeof s->kernel ? knn : sizeof s->kernel - 1;
         memcpy(s->kernel, kn, s->kernel_n);
         s->kernel_id++;
         continue;
       }
-      if (nlab == 0) { pl_profile_diag(p, c.lineno, "skipped a line before the metrics header"); continue; }
+      if (nlab == 0) {
+        pl_profile_diag(p, c.lineno, "skipped a line before the metrics header");
+        continue;
+      }
       tcell cells[32];
       const tcell *inv = NULL, *met = NULL, *desc = NULL, *mn = NULL, *mx = NULL, *av = NULL, *tot = NULL;
       for (size_t k = 0; k < nlab; k++) {
         size_t a, len;
         cell_of(l.s, l.n, lab, nlab, k, &a, &len);
-        cells[k].s = l.s + a; cells[k].n = len; cells[k].col = a + 1;
+        cells[k].s = l.s + a;
+        cells[k].n = len;
+        cells[k].col = a + 1;
         const char *lt = lab[k].text;
         if (strcmp(lt, "Invocations") == 0) inv = &cells[k];
         else if (strcmp(lt, "Metric Name") == 0 || strcmp(lt, "Event Name") == 0) met = &cells[k];
@@ -985,7 +1233,8 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         ** ends here, as ncu-text ends a section at program output */
         pl_profile_diag(p, c.lineno, "the metrics block ends before this line (not a metrics row): %.*s",
                         (int)(tn < 200 ? tn : 200), t);
-        mode = S_NONE; nlab = 0;
+        mode = S_NONE;
+        nlab = 0;
         continue;
       }
       if (!inv || pl_parse_int64(inv->s, inv->n, &iv) != 0) {
@@ -993,15 +1242,25 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
         pl_err_expected(err, c.lineno, col, "the number of invocations", inv ? inv->s : l.s, inv ? inv->n : l.n);
         ROW_FAIL
       }
-      if (!met || met->n == 0) { pl_err_expected(err, c.lineno, inv->col + inv->n, "a metric name", NULL, 0); ROW_FAIL }
-      if (av && av->n == 0) { pl_err_expected(err, c.lineno, l.n + 1, "the Avg value", NULL, 0); ROW_FAIL }
-      met_row(s, s->kernel, s->kernel_n, s->device, strlen(s->device), iv, met->s, met->n,
-              desc ? desc->s : NULL, desc ? desc->n : 0, mn, mx, av, tot, c.lineno);
+      if (!met || met->n == 0) {
+        pl_err_expected(err, c.lineno, inv->col + inv->n, "a metric name", NULL, 0);
+        ROW_FAIL
+      }
+      if (av && av->n == 0) {
+        pl_err_expected(err, c.lineno, l.n + 1, "the Avg value", NULL, 0);
+        ROW_FAIL
+      }
+      met_row(s, s->kernel, s->kernel_n, s->device, strlen(s->device), iv, met->s, met->n, desc ? desc->s : NULL,
+              desc ? desc->n : 0, mn, mx, av, tot, c.lineno);
       continue;
     }
     /* anything else: program output */
   }
-  if (!s->found) { rc = pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "an nvprof result (summary, GPU trace, metrics or CSV)", NULL, 0); goto fail; }
+  if (!s->found) {
+    rc = pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "an nvprof result (summary, GPU trace, metrics or CSV)", NULL,
+                         0);
+    goto fail;
+  }
   (void)cpu_faults;
   pl_profile_meta_str(p, "tool", "nvprof", 6);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
@@ -1016,9 +1275,10 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_table *ks = pl_kernel_summary_from(s->tr.k, "kernel_summary");
       if (ks) pl_profile_add_table(p, run_first(ks));
     }
-    size_t len; const char *dv = pl_cell_str(s->tr.k, s->tr.k_devn, 0, &len);
+    size_t len;
+    const char *dv = pl_cell_str(s->tr.k, s->tr.k_devn, 0, &len);
     if (dv && !pl_profile_meta_get(p, "device")) pl_profile_meta_str(p, "device", dv, len);
-    for (int r = 0; r < s->run && s->run > 1; r++) {   /* each run's device: its first launch's */
+    for (int r = 0; r < s->run && s->run > 1; r++) { /* each run's device: its first launch's */
       size_t i = s->snap[(size_t)r * NV_TABLES + 1];
       char key[32];
       snprintf(key, sizeof key, "run%d.device", r + 1);
@@ -1035,14 +1295,20 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (keep[i]->nrows && pl_want_table(o, names[i])) pl_profile_add_table(p, run_first(keep[i]));
     else pl_table_free(keep[i]);
   }
-  free(s->snap); free(s->runs);
+  free(s->snap);
+  free(s->runs);
   free_devices(s);
   free(s);
   return 0;
 fail:
-  pl_table_free(s->sum.t); pl_table_free(s->tr.k); pl_table_free(s->tr.m); pl_table_free(s->tr.u);
-  pl_table_free(s->um); pl_table_free(s->met);
-  free(s->snap); free(s->runs);
+  pl_table_free(s->sum.t);
+  pl_table_free(s->tr.k);
+  pl_table_free(s->tr.m);
+  pl_table_free(s->tr.u);
+  pl_table_free(s->um);
+  pl_table_free(s->met);
+  free(s->snap);
+  free(s->runs);
   free_devices(s);
   free(s);
   return rc ? rc : -1;

@@ -34,15 +34,15 @@
 
 enum { S_PERF, S_DEVICE, S_OVERVIEW, S_MODEL, S_DIST, S_OPERATOR, S_KERNEL, S_MEMMANIP, S_USERDEF, S_OTHER };
 
-static const struct { const char *title; int kind; const char *table; } sections[] = {
-  { "Perf Summary", S_PERF, "perf_summary" },
-  { "Device Summary", S_DEVICE, "devices" },
-  { "Overview Summary", S_OVERVIEW, "overview" },
-  { "Model Summary", S_MODEL, "model_summary" },
-  { "Distribution Summary", S_DIST, "distribution" },
-  { "Operator Summary", S_OPERATOR, "operators" },
-  { "Kernel Summary", S_KERNEL, "kernel_summary" },
-  { "Memory Manipulation Summary", S_MEMMANIP, "memory_summary" },
+static const struct {
+  const char *title;
+  int kind;
+  const char *table;
+} sections[] = {
+  { "Perf Summary", S_PERF, "perf_summary" },          { "Device Summary", S_DEVICE, "devices" },
+  { "Overview Summary", S_OVERVIEW, "overview" },      { "Model Summary", S_MODEL, "model_summary" },
+  { "Distribution Summary", S_DIST, "distribution" },  { "Operator Summary", S_OPERATOR, "operators" },
+  { "Kernel Summary", S_KERNEL, "kernel_summary" },    { "Memory Manipulation Summary", S_MEMMANIP, "memory_summary" },
   { "UserDefined Summary", S_USERDEF, "userdefined" },
 };
 
@@ -74,14 +74,19 @@ static int banner(const char *s, size_t n, const char **ts, size_t *tn) {
   int letter = 0;
   for (size_t i = 0; i < k; i++) {
     if ((t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= 'a' && t[i] <= 'z')) letter = 1;
-    if (t[i] == ' ' && i + 1 < k && t[i + 1] == ' ') return 0;   /* a separator row with text? no */
+    if (t[i] == ' ' && i + 1 < k && t[i + 1] == ' ') return 0; /* a separator row with text? no */
   }
   if (!letter) return 0;
-  *ts = t; *tn = k;
+  *ts = t;
+  *tn = k;
   return 1;
 }
 
-typedef struct field { const char *s; size_t n; size_t col; } field;
+typedef struct field {
+  const char *s;
+  size_t n;
+  size_t col;
+} field;
 
 /* Splits on runs of 2+ spaces (or tabs); the first field starts at the first
 ** non-blank.  Returns the count (at most max). */
@@ -97,7 +102,9 @@ static int split_fields(const char *s, size_t n, field *f, int max) {
       if (s[i] == ' ' && i + 1 < n && (s[i + 1] == ' ' || s[i + 1] == '\t')) break;
       i++;
     }
-    f[k].s = s + st; f[k].n = i - st; f[k].col = st + 1;
+    f[k].s = s + st;
+    f[k].n = i - st;
+    f[k].col = st + 1;
     k++;
     while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
   }
@@ -116,9 +123,13 @@ static int cell_num(const char *s, size_t n, double *v) {
 
 enum { R_NAME, R_CALLS, R_COMP, R_TIME, R_RATIO, R_UTIL, R_NUM, R_TEXT };
 
-typedef struct colrole { int role; int col[6]; int raw; } colrole;
+typedef struct colrole {
+  int role;
+  int col[6];
+  int raw;
+} colrole;
 
-#define PS_MAXT 24
+#define PS_MAXT    24
 #define PS_MAXCOLS 24
 
 typedef struct ps {
@@ -134,7 +145,8 @@ typedef struct ps {
 } ps;
 
 static pl_table *get_table(ps *st, const char *name) {
-  for (int i = 0; i < st->ntabs; i++) if (strcmp(st->tabs[i]->name, name) == 0) return st->tabs[i];
+  for (int i = 0; i < st->ntabs; i++)
+    if (strcmp(st->tabs[i]->name, name) == 0) return st->tabs[i];
   if (st->ntabs >= PS_MAXT) return NULL;
   pl_table *t = pl_table_new(name);
   st->tabs[st->ntabs++] = t;
@@ -166,7 +178,8 @@ static void read_note(ps *st, pl_lines *c, const char *title, size_t titlen) {
   pl_buf_init(&b);
   size_t first = c->lineno;
   pl_line l;
-  const char *ts; size_t tn;
+  const char *ts;
+  size_t tn;
   while (pl_lines_peek(c, &l)) {
     if (banner(l.s, l.n, &ts, &tn)) break;
     pl_lines_next(c, &l);
@@ -195,19 +208,26 @@ static void read_note(ps *st, pl_lines *c, const char *title, size_t titlen) {
 
 static int parse_perf(ps *st, pl_lines *c, const char *title, size_t titlen) {
   pl_table *t = pl_want_table(st->o, "perf_summary") ? get_table(st, "perf_summary") : NULL;
-  double fac = 1e9;                 /* "Time Unit: s" is the default */
+  double fac = 1e9; /* "Time Unit: s" is the default */
   char tunit[32] = "s", iunit[48] = "steps/s";
   int cm = -1, cu = -1, cr = -1, cl = -1, cv[8];
   int nhdr = 0, rows = 0;
   char hdr[8][32];
   pl_line l;
-  const char *ts; size_t tn;
-  (void)title; (void)titlen;
+  const char *ts;
+  size_t tn;
+  (void)title;
+  (void)titlen;
   while (pl_lines_peek(c, &l)) {
     if (banner(l.s, l.n, &ts, &tn)) break;
-    if (pl_is_blank(l.s, l.n)) { pl_lines_next(c, &l); if (rows) break; continue; }
+    if (pl_is_blank(l.s, l.n)) {
+      pl_lines_next(c, &l);
+      if (rows) break;
+      continue;
+    }
     pl_lines_next(c, &l);
-    const char *s = l.s; size_t n = l.n;
+    const char *s = l.s;
+    size_t n = l.n;
     pl_trim(&s, &n);
     if (pl_starts(s, n, "Reader Ratio:")) {
       double v;
@@ -218,28 +238,37 @@ static int parse_perf(ps *st, pl_lines *c, const char *title, size_t titlen) {
       const char *u = s + 10, *e = memchr(s, ',', n);
       size_t un = e ? (size_t)(e - u) : n - 10;
       pl_trim(&u, &un);
-      if (time_factor(u, un, &fac) != 0) return pl_err_expected(st->err, c->lineno, 12, "a time unit (s, ms, us, ns)", u, un);
+      if (time_factor(u, un, &fac) != 0)
+        return pl_err_expected(st->err, c->lineno, 12, "a time unit (s, ms, us, ns)", u, un);
       snprintf(tunit, sizeof tunit, "%.*s", (int)un, u);
       const char *ip = pl_find(s, n, "IPS Unit:");
       if (ip) {
-        const char *v = ip + 9; size_t vn = (size_t)(s + n - v);
+        const char *v = ip + 9;
+        size_t vn = (size_t)(s + n - v);
         pl_trim(&v, &vn);
         snprintf(iunit, sizeof iunit, "%.*s", (int)vn, v);
         pl_profile_meta_str(st->p, "ips_unit", v, vn);
       }
       continue;
     }
-    if (s[0] != '|') { pl_profile_diag(st->p, c->lineno, "skipped a line in the Perf Summary: %.*s", (int)(n > 60 ? 60 : n), s); continue; }
+    if (s[0] != '|') {
+      pl_profile_diag(st->p, c->lineno, "skipped a line in the Perf Summary: %.*s", (int)(n > 60 ? 60 : n), s);
+      continue;
+    }
     pl_md_cell cells[10];
     int nc = pl_md_split(s, n, cells, 10);
-    if (nc < 2) return pl_err_expected(st->err, c->lineno, 1, "a Perf Summary row '| NAME | AVG | MAX | MIN |'", l.s, l.n);
+    if (nc < 2)
+      return pl_err_expected(st->err, c->lineno, 1, "a Perf Summary row '| NAME | AVG | MAX | MIN |'", l.s, l.n);
     if (nhdr == 0) {
-      if (cells[0].n != 0) return pl_err_expected(st->err, c->lineno, 1, "the Perf Summary header '|  | avg | max | min |'", l.s, l.n);
+      if (cells[0].n != 0)
+        return pl_err_expected(st->err, c->lineno, 1, "the Perf Summary header '|  | avg | max | min |'", l.s, l.n);
       nhdr = nc;
       for (int k = 1; k < nc && k < 8; k++) pl_md_snake(cells[k].s, cells[k].n, hdr[k], sizeof hdr[k]);
       if (t) {
-        cm = pl_table_add_doc_col(t, "metric", PL_STR, "what is measured: reader_cost, batch_cost (times), ips (throughput)");
-        for (int k = 1; k < nc && k < 8; k++) cv[k] = pl_table_add_doc_col(t, hdr[k], PL_NUM, "value over the steps (avg/max/min as titled), in `unit`");
+        cm = pl_table_add_doc_col(t, "metric", PL_STR,
+                                  "what is measured: reader_cost, batch_cost (times), ips (throughput)");
+        for (int k = 1; k < nc && k < 8; k++)
+          cv[k] = pl_table_add_doc_col(t, hdr[k], PL_NUM, "value over the steps (avg/max/min as titled), in `unit`");
         cu = pl_table_add_doc_col(t, "unit", PL_STR, "unit of the values: ns for *_cost rows, the IPS unit for ips");
         cr = pl_table_add_doc_col(t, "raw_unit", PL_STR, "the unit as printed (Time Unit / IPS Unit)");
         cl = pl_table_add_doc_col(t, "line", PL_INT, "input line");
@@ -260,7 +289,8 @@ static int parse_perf(ps *st, pl_lines *c, const char *title, size_t titlen) {
     rows++;
     if (!t) continue;
     pl_row_put_str(t, cm, cells[0].s, cells[0].n);
-    for (int k = 1; k < nc && k < 8; k++) if (!isnan(vals[k])) pl_row_put_num(t, cv[k], is_time ? pl_unit_scale(vals[k], fac) : vals[k]);
+    for (int k = 1; k < nc && k < 8; k++)
+      if (!isnan(vals[k])) pl_row_put_num(t, cv[k], is_time ? pl_unit_scale(vals[k], fac) : vals[k]);
     pl_row_put_str(t, cu, is_time ? "ns" : iunit, strlen(is_time ? "ns" : iunit));
     pl_row_put_str(t, cr, is_time ? tunit : iunit, strlen(is_time ? tunit : iunit));
     pl_row_put_int(t, cl, (int64_t)c->lineno);
@@ -268,7 +298,8 @@ static int parse_perf(ps *st, pl_lines *c, const char *title, size_t titlen) {
   }
   if (nhdr == 0) {
     int more = pl_lines_peek(c, &l);
-    return pl_err_expected(st->err, c->lineno + 1, 1, "the Perf Summary table '|  | avg | max | min |'", more ? l.s : NULL, more ? l.n : 0);
+    return pl_err_expected(st->err, c->lineno + 1, 1, "the Perf Summary table '|  | avg | max | min |'",
+                           more ? l.s : NULL, more ? l.n : 0);
   }
   return 0;
 }
@@ -277,21 +308,23 @@ static int parse_perf(ps *st, pl_lines *c, const char *title, size_t titlen) {
 
 typedef struct sect {
   int kind;
-  const char *title; size_t titlen;
-  pl_table *t;              /* NULL when not wanted (rows are still checked) */
+  const char *title;
+  size_t titlen;
+  pl_table *t; /* NULL when not wanted (rows are still checked) */
   int ncols;
   colrole cr[PS_MAXCOLS];
   char hdrtext[PS_MAXCOLS][64];
   int c_depth, c_parent, c_trunc, c_thread, c_side, c_line, c_short, c_kind, c_id;
-  int side;                 /* overview: 0 host (CPU), 1 device (GPU) */
-  const char *thread; size_t threadn;
+  int side; /* overview: 0 host (CPU), 1 device (GPU) */
+  const char *thread;
+  size_t threadn;
   int64_t stack[64];
 } sect;
 
 static const char *comp_names_std[5] = { "total_ns", "mean_ns", "max_ns", "min_ns", "share_pct" };
-static const char *comp_docs_std[5] = {
-  "total GPU time over all calls, ns", "mean time per call, ns", "longest call, ns", "shortest call, ns",
-  "share of the summed kernel time, percent" };
+static const char *comp_docs_std[5] = { "total GPU time over all calls, ns", "mean time per call, ns",
+                                        "longest call, ns", "shortest call, ns",
+                                        "share of the summed kernel time, percent" };
 static const char *comp_suffix[5] = { "total_ns", "avg_ns", "max_ns", "min_ns", "ratio_pct" };
 
 static int setup_columns(ps *st, sect *sc, field *f, int nf, size_t lineno) {
@@ -308,12 +341,15 @@ static int setup_columns(ps *st, sect *sc, field *f, int nf, size_t lineno) {
       r->role = R_NAME;
       if (!t) continue;
       const char *nm = sc->kind == S_OVERVIEW ? "event_type" : "name";
-      const char *doc = sc->kind == S_OVERVIEW ? "event type (ProfileStep, Operator, Kernel, ...), without its indentation"
-                      : sc->kind == S_DEVICE ? "device as printed: CPU(Process), CPU(System), GPU0, ..."
-                      : "name as printed, without its indentation (cut with '...' where the tool shortened it)";
+      const char *doc = sc->kind == S_OVERVIEW
+                            ? "event type (ProfileStep, Operator, Kernel, ...), without its indentation"
+                        : sc->kind == S_DEVICE
+                            ? "device as printed: CPU(Process), CPU(System), GPU0, ..."
+                            : "name as printed, without its indentation (cut with '...' where the tool shortened it)";
       r->col[0] = pl_table_add_doc_col(t, nm, PL_STR, doc);
-      if (sc->kind == S_KERNEL)   /* the standard order: name, short_name, calls, ... */
-        sc->c_short = pl_table_add_doc_col(t, "short_name", PL_STR, "short kernel name (no return type, namespaces, templates, arguments)");
+      if (sc->kind == S_KERNEL) /* the standard order: name, short_name, calls, ... */
+        sc->c_short = pl_table_add_doc_col(t, "short_name", PL_STR,
+                                           "short kernel name (no return type, namespaces, templates, arguments)");
       continue;
     }
     if (hn == 5 && memcmp(h, "Calls", 5) == 0) {
@@ -332,18 +368,25 @@ static int setup_columns(ps *st, sect *sc, field *f, int nf, size_t lineno) {
         } else {
           snprintf(nm, sizeof nm, "%s_%s", gpu ? "gpu" : "cpu", comp_suffix[j]);
           snprintf(doc, sizeof doc, "%s %s", gpu ? "GPU (device)" : "CPU (host)",
-                   j == 0 ? "total time over all calls, ns" : j == 1 ? "mean time per call, ns" : j == 2 ? "longest call, ns"
-                   : j == 3 ? "shortest call, ns" : "ratio as printed (share of the parent or of the total), percent");
+                   j == 0   ? "total time over all calls, ns"
+                   : j == 1 ? "mean time per call, ns"
+                   : j == 2 ? "longest call, ns"
+                   : j == 3 ? "shortest call, ns"
+                            : "ratio as printed (share of the parent or of the total), percent");
           r->col[j] = pl_table_add_doc_col(t, nm, PL_NUM, doc);
         }
       }
       snprintf(nm, sizeof nm, "%s_raw", gpu ? "gpu" : "cpu");
-      r->raw = pl_table_add_doc_col(t, nm, PL_STR, "the composite 'Total / Avg / Max / Min / Ratio(%)' cell as printed, in the time unit of meta time_unit");
+      r->raw = pl_table_add_doc_col(
+          t, nm, PL_STR,
+          "the composite 'Total / Avg / Max / Min / Ratio(%)' cell as printed, in the time unit of meta time_unit");
       continue;
     }
-    if ((hn == 8 && (memcmp(h, "CPU Time", 8) == 0 || memcmp(h, "GPU Time", 8) == 0)) || (hn == 10 && memcmp(h, "Total Time", 10) == 0)) {
+    if ((hn == 8 && (memcmp(h, "CPU Time", 8) == 0 || memcmp(h, "GPU Time", 8) == 0)) ||
+        (hn == 10 && memcmp(h, "Total Time", 10) == 0)) {
       r->role = R_TIME;
-      if (t) r->col[0] = pl_table_add_doc_col(t, "time_ns", PL_NUM, "time of the events (merged where they overlap), ns");
+      if (t)
+        r->col[0] = pl_table_add_doc_col(t, "time_ns", PL_NUM, "time of the events (merged where they overlap), ns");
       continue;
     }
     if (pl_starts(h, hn, "Ratio")) {
@@ -353,7 +396,10 @@ static int setup_columns(ps *st, sect *sc, field *f, int nf, size_t lineno) {
     }
     if (pl_starts(h, hn, "Utilization")) {
       r->role = R_UTIL;
-      if (t) r->col[0] = pl_table_add_doc_col(t, "utilization_pct", PL_NUM, "utilisation, percent (CPU(Process) can exceed 100 with several cores; GPU above 100 means the step timer covers less than the device time)");
+      if (t)
+        r->col[0] = pl_table_add_doc_col(t, "utilization_pct", PL_NUM,
+                                         "utilisation, percent (CPU(Process) can exceed 100 with several cores; GPU "
+                                         "above 100 means the step timer covers less than the device time)");
       continue;
     }
     if (hn == 5 && memcmp(h, "FLOPs", 5) == 0) {
@@ -368,22 +414,28 @@ static int setup_columns(ps *st, sect *sc, field *f, int nf, size_t lineno) {
       r->col[0] = pl_table_add_doc_col(t, nm, PL_STR, "cell text as printed (column not known to the parser)");
     }
   }
-  (void)st; (void)lineno;
+  (void)st;
+  (void)lineno;
   if (!t) return 0;
   sc->c_depth = sc->c_parent = sc->c_trunc = sc->c_thread = sc->c_side = sc->c_kind = sc->c_id = -1;
   if (sc->kind == S_DEVICE) {
     sc->c_kind = pl_table_add_doc_col(t, "kind", PL_STR, "CPU or GPU (the letters of the name)");
     sc->c_id = pl_table_add_doc_col(t, "id", PL_INT, "device index (the digits after GPU), missing for CPU rows");
   }
-  if (sc->kind == S_OVERVIEW) sc->c_side = pl_table_add_doc_col(t, "side", PL_STR, "CPU (host half of the table) or GPU (device half)");
+  if (sc->kind == S_OVERVIEW)
+    sc->c_side = pl_table_add_doc_col(t, "side", PL_STR, "CPU (host half of the table) or GPU (device half)");
   if (sc->kind != S_DEVICE && sc->kind != S_KERNEL && sc->kind != S_MEMMANIP) {
-    sc->c_depth = pl_table_add_doc_col(t, "depth", PL_INT, "tree depth from the indentation (two spaces per level), 0 = top level");
-    sc->c_parent = pl_table_add_doc_col(t, "parent", PL_INT, "row index (0-based, in this table) of the enclosing row one level up; missing at depth 0");
+    sc->c_depth = pl_table_add_doc_col(t, "depth", PL_INT,
+                                       "tree depth from the indentation (two spaces per level), 0 = top level");
+    sc->c_parent = pl_table_add_doc_col(
+        t, "parent", PL_INT,
+        "row index (0-based, in this table) of the enclosing row one level up; missing at depth 0");
   }
   if (sc->kind != S_DEVICE && sc->kind != S_OVERVIEW)
     sc->c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, "true where the profiler cut the name with '...'");
   if (sc->kind == S_OPERATOR || sc->kind == S_USERDEF)
-    sc->c_thread = pl_table_add_doc_col(t, "thread", PL_STR, "thread banner the row is under ('All threads merged' or a thread id)");
+    sc->c_thread = pl_table_add_doc_col(t, "thread", PL_STR,
+                                        "thread banner the row is under ('All threads merged' or a thread id)");
   sc->c_line = pl_table_add_doc_col(t, "line", PL_INT, "input line of the row");
   return 0;
 }
@@ -394,7 +446,8 @@ static int parse_row(ps *st, sect *sc, const pl_line *l, size_t lineno) {
   if (nf < sc->ncols) {
     size_t at = nf > 0 ? f[nf - 1].col + f[nf - 1].n : 1;
     pl_err_set(st->err, lineno, at, "expected a row of %d columns (%s, ... %s) in the %.*s table, found %d column%s",
-               sc->ncols, sc->hdrtext[0], sc->hdrtext[sc->ncols - 1], (int)sc->titlen, sc->title, nf, nf == 1 ? "" : "s");
+               sc->ncols, sc->hdrtext[0], sc->hdrtext[sc->ncols - 1], (int)sc->titlen, sc->title, nf,
+               nf == 1 ? "" : "s");
     return -1;
   }
   /* a name holding two spaces: merge the extra leading fields into it */
@@ -414,74 +467,80 @@ static int parse_row(ps *st, sect *sc, const pl_line *l, size_t lineno) {
     size_t n = f[k].n;
     double v;
     switch (r->role) {
-    case R_NAME:
-      if (t) {
-        pl_row_put_str(t, r->col[0], s, n);
-        if (sc->c_trunc >= 0) pl_row_put_bool(t, sc->c_trunc, pl_name_truncated(s, n));
-        if (sc->c_short >= 0) {
-          size_t sn = pl_short_name(s, n, st->shortbuf, sizeof st->shortbuf);
-          pl_row_put_str(t, sc->c_short, st->shortbuf, sn);
+      case R_NAME:
+        if (t) {
+          pl_row_put_str(t, r->col[0], s, n);
+          if (sc->c_trunc >= 0) pl_row_put_bool(t, sc->c_trunc, pl_name_truncated(s, n));
+          if (sc->c_short >= 0) {
+            size_t sn = pl_short_name(s, n, st->shortbuf, sizeof st->shortbuf);
+            pl_row_put_str(t, sc->c_short, st->shortbuf, sn);
+          }
+          if (sc->c_kind >= 0) {
+            size_t a = 0;
+            while (a < n && ((s[a] >= 'A' && s[a] <= 'Z') || (s[a] >= 'a' && s[a] <= 'z'))) a++;
+            pl_row_put_str(t, sc->c_kind, s, a);
+            int64_t id;
+            if (a < n && pl_parse_int64(s + a, n - a, &id) == 0) pl_row_put_int(t, sc->c_id, id);
+          }
         }
-        if (sc->c_kind >= 0) {
-          size_t a = 0;
-          while (a < n && ((s[a] >= 'A' && s[a] <= 'Z') || (s[a] >= 'a' && s[a] <= 'z'))) a++;
-          pl_row_put_str(t, sc->c_kind, s, a);
-          int64_t id;
-          if (a < n && pl_parse_int64(s + a, n - a, &id) == 0) pl_row_put_int(t, sc->c_id, id);
+        break;
+      case R_CALLS: {
+        int rc = cell_num(s, n, &v);
+        if (rc < 0 || (rc == 0 && (v != floor(v) || v < 0 || v >= 9.2e18))) {
+          if (t) pl_row_discard(t);
+          return pl_err_expected(st->err, lineno, f[k].col, "the number of calls (an integer or '-')", s, n);
         }
+        if (rc == 0 && t) pl_row_put_int(t, r->col[0], pl_int_of(v));
+        break;
       }
-      break;
-    case R_CALLS: {
-      int rc = cell_num(s, n, &v);
-      if (rc < 0 || (rc == 0 && (v != floor(v) || v < 0 || v >= 9.2e18))) {
-        if (t) pl_row_discard(t);
-        return pl_err_expected(st->err, lineno, f[k].col, "the number of calls (an integer or '-')", s, n);
+      case R_COMP: {
+        /* Total / Avg / Max / Min / Ratio(%) */
+        size_t i = 0;
+        int part = 0;
+        while (part < 5) {
+          size_t st0 = i;
+          while (i < n && s[i] != '/') i++;
+          double pv;
+          int rc = cell_num(s + st0, i - st0, &pv);
+          if (rc < 0) {
+            if (t) pl_row_discard(t);
+            const char *ps0 = s + st0;
+            size_t pn = i - st0;
+            size_t lead = 0;
+            while (lead < pn && ps0[lead] == ' ') lead++;
+            return pl_err_expected(st->err, lineno, f[k].col + st0 + lead,
+                                   "a number or '-' in the 'Total / Avg / Max / Min / Ratio(%)' cell", ps0 + lead,
+                                   pn - lead);
+          }
+          if (rc == 0 && t) pl_row_put_num(t, r->col[part], part < 4 ? pl_unit_scale(pv, st->tfac) : pv);
+          part++;
+          if (i >= n) break;
+          i++; /* past '/' */
+        }
+        if (part != 5 || i < n) {
+          if (t) pl_row_discard(t);
+          return pl_err_expected(st->err, lineno, f[k].col, "five values 'Total / Avg / Max / Min / Ratio(%)'", s, n);
+        }
+        if (t && r->raw >= 0) pl_row_put_str(t, r->raw, s, n);
+        break;
       }
-      if (rc == 0 && t) pl_row_put_int(t, r->col[0], pl_int_of(v));
-      break;
-    }
-    case R_COMP: {
-      /* Total / Avg / Max / Min / Ratio(%) */
-      size_t i = 0;
-      int part = 0;
-      while (part < 5) {
-        size_t st0 = i;
-        while (i < n && s[i] != '/') i++;
-        double pv;
-        int rc = cell_num(s + st0, i - st0, &pv);
+      case R_TIME:
+      case R_RATIO:
+      case R_UTIL:
+      case R_NUM: {
+        int rc = cell_num(s, n, &v);
         if (rc < 0) {
           if (t) pl_row_discard(t);
-          const char *ps0 = s + st0; size_t pn = i - st0;
-          size_t lead = 0;
-          while (lead < pn && ps0[lead] == ' ') lead++;
-          return pl_err_expected(st->err, lineno, f[k].col + st0 + lead, "a number or '-' in the 'Total / Avg / Max / Min / Ratio(%)' cell", ps0 + lead, pn - lead);
+          char what[128];
+          snprintf(what, sizeof what, "a number or '-' in the column '%s'", sc->hdrtext[k]);
+          return pl_err_expected(st->err, lineno, f[k].col, what, s, n);
         }
-        if (rc == 0 && t) pl_row_put_num(t, r->col[part], part < 4 ? pl_unit_scale(pv, st->tfac) : pv);
-        part++;
-        if (i >= n) break;
-        i++;                                  /* past '/' */
+        if (rc == 0 && t) pl_row_put_num(t, r->col[0], r->role == R_TIME ? pl_unit_scale(v, st->tfac) : v);
+        break;
       }
-      if (part != 5 || i < n) {
-        if (t) pl_row_discard(t);
-        return pl_err_expected(st->err, lineno, f[k].col, "five values 'Total / Avg / Max / Min / Ratio(%)'", s, n);
-      }
-      if (t && r->raw >= 0) pl_row_put_str(t, r->raw, s, n);
-      break;
-    }
-    case R_TIME: case R_RATIO: case R_UTIL: case R_NUM: {
-      int rc = cell_num(s, n, &v);
-      if (rc < 0) {
-        if (t) pl_row_discard(t);
-        char what[128];
-        snprintf(what, sizeof what, "a number or '-' in the column '%s'", sc->hdrtext[k]);
-        return pl_err_expected(st->err, lineno, f[k].col, what, s, n);
-      }
-      if (rc == 0 && t) pl_row_put_num(t, r->col[0], r->role == R_TIME ? pl_unit_scale(v, st->tfac) : v);
-      break;
-    }
-    default:
-      if (t && n) pl_row_put_str(t, r->col[0], s, n);
-      break;
+      default:
+        if (t && n) pl_row_put_str(t, r->col[0], s, n);
+        break;
     }
   }
   if (!t) return 0;
@@ -505,20 +564,20 @@ static int known_header(int kind, const field *f, int nf) {
   const char *s = f[0].s;
   size_t n = f[0].n;
   switch (kind) {
-  case S_DEVICE: return n == 6 && memcmp(s, "Device", 6) == 0;
-  case S_OVERVIEW: return n == 10 && memcmp(s, "Event Type", 10) == 0;
-  case S_OTHER: return 1;
-  default: return n == 4 && memcmp(s, "Name", 4) == 0;
+    case S_DEVICE: return n == 6 && memcmp(s, "Device", 6) == 0;
+    case S_OVERVIEW: return n == 10 && memcmp(s, "Event Type", 10) == 0;
+    case S_OTHER: return 1;
+    default: return n == 4 && memcmp(s, "Name", 4) == 0;
   }
 }
 
 static const char *expected_header(int kind) {
   switch (kind) {
-  case S_DEVICE: return "the column header line 'Device  Utilization (%)'";
-  case S_OVERVIEW: return "the column header line 'Event Type  Calls  CPU Time  Ratio (%)'";
-  case S_KERNEL: return "the column header line 'Name  Calls  GPU Total / Avg / Max / Min / Ratio(%)'";
-  case S_DIST: return "the column header line 'Name  Total Time  Ratio (%)'";
-  default: return "the column header line 'Name  Calls  CPU Total / Avg / Max / Min / Ratio(%)  GPU Total / ...'";
+    case S_DEVICE: return "the column header line 'Device  Utilization (%)'";
+    case S_OVERVIEW: return "the column header line 'Event Type  Calls  CPU Time  Ratio (%)'";
+    case S_KERNEL: return "the column header line 'Name  Calls  GPU Total / Avg / Max / Min / Ratio(%)'";
+    case S_DIST: return "the column header line 'Name  Total Time  Ratio (%)'";
+    default: return "the column header line 'Name  Calls  CPU Total / Avg / Max / Min / Ratio(%)  GPU Total / ...'";
   }
 }
 
@@ -526,71 +585,81 @@ static int parse_columns(ps *st, pl_lines *c, int kind, const char *tname, const
   sect sc;
   memset(&sc, 0, sizeof sc);
   sc.c_short = -1;
-  sc.kind = kind; sc.title = title; sc.titlen = titlen;
+  sc.kind = kind;
+  sc.title = title;
+  sc.titlen = titlen;
   for (int d = 0; d < 64; d++) sc.stack[d] = -1;
   sc.t = pl_want_table(st->o, tname) ? get_table(st, tname) : NULL;
   if (pl_want_table(st->o, tname) && !sc.t) return pl_err_set(st->err, c->lineno, 1, "too many summary tables");
-  st->tfac = 1e6;                 /* Paddle's default time unit is ms */
+  st->tfac = 1e6; /* Paddle's default time unit is ms */
   enum { PRE, HEADER, HSEP, BODY } state = PRE;
   pl_line l;
-  const char *ts; size_t tn;
+  const char *ts;
+  size_t tn;
   char what[200];
   int rows = 0;
   while (1) {
     if (!pl_lines_next(c, &l)) {
       if (state == BODY && (kind == S_USERDEF || kind == S_OTHER) && rows > 0) return 0;
-      snprintf(what, sizeof what, state == BODY ? "a row or the closing '----' line of the %.*s table"
-               : state == PRE ? "the '----' line that opens the %.*s table"
+      snprintf(what, sizeof what,
+               state == BODY     ? "a row or the closing '----' line of the %.*s table"
+               : state == PRE    ? "the '----' line that opens the %.*s table"
                : state == HEADER ? "the column header line of the %.*s table"
-               : "the '----' line under the column header of the %.*s table", (int)titlen, title);
+                                 : "the '----' line under the column header of the %.*s table",
+               (int)titlen, title);
       return pl_err_expected(st->err, c->lineno + 1, 1, what, NULL, 0);
     }
     if (st->o && st->o->interrupt && *st->o->interrupt) return pl_err_set(st->err, c->lineno, 1, "interrupted");
-    const char *s = l.s; size_t n = l.n;
+    const char *s = l.s;
+    size_t n = l.n;
     pl_trim(&s, &n);
     switch (state) {
-    case PRE:
-      if (n == 0) continue;
-      if (pl_starts(s, n, "Time unit:") || pl_starts(s, n, "Time Unit:")) {
-        const char *u = s + 10; size_t un = n - 10;
-        pl_trim(&u, &un);
-        if (time_factor(u, un, &st->tfac) != 0)
-          return pl_err_expected(st->err, c->lineno, (size_t)(u - l.s) + 1, "a time unit (s, ms, us, ns)", u, un);
-        pl_profile_meta_str(st->p, "time_unit", u, un);
-        continue;
-      }
-      if (is_sep(s, n)) { state = HEADER; continue; }
-      if (kind == S_OTHER && memchr(s, ':', n)) {   /* "Peak Allocated Memory: ..." style lines */
-        const char *colon = memchr(s, ':', n);
-        char key[160], sk[96], tk[64];
-        pl_md_snake(s, (size_t)(colon - s), sk, sizeof sk);
-        snprintf(tk, sizeof tk, "%.60s", tname);
-        snprintf(key, sizeof key, "%.60s.%.90s", tk, sk);
-        const char *v = colon + 1; size_t vn = (size_t)(s + n - v);
-        pl_trim(&v, &vn);
-        pl_profile_meta_str(st->p, key, v, vn);
-        continue;
-      }
-      snprintf(what, sizeof what, "the '----' line that opens the %.*s table", (int)titlen, title);
-      return pl_err_expected(st->err, c->lineno, 1, what, l.s, l.n);
-    case HEADER: {
-      field f[PS_MAXCOLS];
-      int nf = n ? split_fields(l.s, l.n, f, PS_MAXCOLS) : 0;
-      if (n == 0 || is_sep(s, n) || !known_header(kind, f, nf))
-        return pl_err_expected(st->err, c->lineno, 1, expected_header(kind), l.s, l.n);
-      if (setup_columns(st, &sc, f, nf, c->lineno) != 0) return -1;
-      state = HSEP;
-      continue;
-    }
-    case HSEP:
-      if (!is_sep(s, n)) {
-        snprintf(what, sizeof what, "the '----' line under the column header of the %.*s table", (int)titlen, title);
+      case PRE:
+        if (n == 0) continue;
+        if (pl_starts(s, n, "Time unit:") || pl_starts(s, n, "Time Unit:")) {
+          const char *u = s + 10;
+          size_t un = n - 10;
+          pl_trim(&u, &un);
+          if (time_factor(u, un, &st->tfac) != 0)
+            return pl_err_expected(st->err, c->lineno, (size_t)(u - l.s) + 1, "a time unit (s, ms, us, ns)", u, un);
+          pl_profile_meta_str(st->p, "time_unit", u, un);
+          continue;
+        }
+        if (is_sep(s, n)) {
+          state = HEADER;
+          continue;
+        }
+        if (kind == S_OTHER && memchr(s, ':', n)) { /* "Peak Allocated Memory: ..." style lines */
+          const char *colon = memchr(s, ':', n);
+          char key[160], sk[96], tk[64];
+          pl_md_snake(s, (size_t)(colon - s), sk, sizeof sk);
+          snprintf(tk, sizeof tk, "%.60s", tname);
+          snprintf(key, sizeof key, "%.60s.%.90s", tk, sk);
+          const char *v = colon + 1;
+          size_t vn = (size_t)(s + n - v);
+          pl_trim(&v, &vn);
+          pl_profile_meta_str(st->p, key, v, vn);
+          continue;
+        }
+        snprintf(what, sizeof what, "the '----' line that opens the %.*s table", (int)titlen, title);
         return pl_err_expected(st->err, c->lineno, 1, what, l.s, l.n);
+      case HEADER: {
+        field f[PS_MAXCOLS];
+        int nf = n ? split_fields(l.s, l.n, f, PS_MAXCOLS) : 0;
+        if (n == 0 || is_sep(s, n) || !known_header(kind, f, nf))
+          return pl_err_expected(st->err, c->lineno, 1, expected_header(kind), l.s, l.n);
+        if (setup_columns(st, &sc, f, nf, c->lineno) != 0) return -1;
+        state = HSEP;
+        continue;
       }
-      state = BODY;
-      continue;
-    case BODY:
-      break;
+      case HSEP:
+        if (!is_sep(s, n)) {
+          snprintf(what, sizeof what, "the '----' line under the column header of the %.*s table", (int)titlen, title);
+          return pl_err_expected(st->err, c->lineno, 1, what, l.s, l.n);
+        }
+        state = BODY;
+        continue;
+      case BODY: break;
     }
     /* BODY */
     if (is_sep(s, n)) {
@@ -600,7 +669,7 @@ static int parse_columns(ps *st, pl_lines *c, int kind, const char *tname, const
           (nx.s[0] == ' ') && pl_find(nx.s, nx.n, "Time") && pl_find(nx.s, nx.n, "Ratio")) {
         pl_lines_next(c, &nx);
         sc.side = pl_find(nx.s, nx.n, "GPU") != NULL;
-        for (int d = 0; d < 64; d++) sc.stack[d] = -1;   /* the device half is its own tree */
+        for (int d = 0; d < 64; d++) sc.stack[d] = -1; /* the device half is its own tree */
         int got = pl_lines_next(c, &nx);
         if (!got || !is_sep(nx.s, nx.n)) {
           snprintf(what, sizeof what, "the '----' line under the device header of the %.*s table", (int)titlen, title);
@@ -608,13 +677,15 @@ static int parse_columns(ps *st, pl_lines *c, int kind, const char *tname, const
         }
         continue;
       }
-      break;                                   /* table closed */
+      break; /* table closed */
     }
     if (banner(l.s, l.n, &ts, &tn)) {
       if (pl_starts(ts, tn, "Thread:")) {
-        const char *th = ts + 7; size_t thn = tn - 7;
+        const char *th = ts + 7;
+        size_t thn = tn - 7;
         pl_trim(&th, &thn);
-        sc.thread = th; sc.threadn = thn;
+        sc.thread = th;
+        sc.threadn = thn;
         for (int d = 0; d < 64; d++) sc.stack[d] = -1;
         continue;
       }
@@ -628,12 +699,14 @@ static int parse_columns(ps *st, pl_lines *c, int kind, const char *tname, const
       return 0;
     }
     if (n == 0) {
-      if ((kind == S_USERDEF || kind == S_OTHER) && rows > 0) return 0;   /* these end with blank lines */
-      pl_err_set(st->err, c->lineno, 1, "expected a row or the closing '----' line of the %.*s table, found a blank line", (int)titlen, title);
+      if ((kind == S_USERDEF || kind == S_OTHER) && rows > 0) return 0; /* these end with blank lines */
+      pl_err_set(st->err, c->lineno, 1,
+                 "expected a row or the closing '----' line of the %.*s table, found a blank line", (int)titlen, title);
       return -1;
     }
     if (s[0] == '#') {
-      pl_profile_diag(st->p, c->lineno, "skipped a comment line inside the %.*s table (rows may be missing here)", (int)titlen, title);
+      pl_profile_diag(st->p, c->lineno, "skipped a comment line inside the %.*s table (rows may be missing here)",
+                      (int)titlen, title);
       continue;
     }
     if (parse_row(st, &sc, &l, c->lineno) != 0) {
@@ -648,9 +721,13 @@ static int parse_columns(ps *st, pl_lines *c, int kind, const char *tname, const
   pl_lines look = *c;
   while (pl_lines_next(&look, &l)) {
     if (pl_is_blank(l.s, l.n)) continue;
-    const char *s = l.s; size_t n = l.n;
+    const char *s = l.s;
+    size_t n = l.n;
     pl_trim(&s, &n);
-    if (n == 5 && memcmp(s, "Note:", 5) == 0) { *c = look; read_note(st, c, title, titlen); }
+    if (n == 5 && memcmp(s, "Note:", 5) == 0) {
+      *c = look;
+      read_note(st, c, title, titlen);
+    }
     break;
   }
   return 0;
@@ -661,29 +738,45 @@ static int parse_columns(ps *st, pl_lines *c, int kind, const char *tname, const
 static int pd_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   ps st;
   memset(&st, 0, sizeof st);
-  st.p = p; st.o = o; st.err = err;
+  st.p = p;
+  st.o = o;
+  st.err = err;
   pl_lines c;
   pl_line l;
   pl_lines_init(&c, in->data, in->len);
   size_t skip_from = 0, skipped = 0;
-  const char *ts; size_t tn;
+  const char *ts;
+  size_t tn;
   while (pl_lines_next(&c, &l)) {
-    if (o && o->interrupt && *o->interrupt) { free_all(&st); return pl_err_set(err, c.lineno, 1, "interrupted"); }
+    if (o && o->interrupt && *o->interrupt) {
+      free_all(&st);
+      return pl_err_set(err, c.lineno, 1, "interrupted");
+    }
     if (pl_is_blank(l.s, l.n)) continue;
     if (banner(l.s, l.n, &ts, &tn) && !pl_starts(ts, tn, "Thread:")) {
-      if (skipped) { pl_profile_diag(p, skip_from, "skipped %zu line(s) of other output", skipped); skipped = 0; }
+      if (skipped) {
+        pl_profile_diag(p, skip_from, "skipped %zu line(s) of other output", skipped);
+        skipped = 0;
+      }
       int kind = S_OTHER;
       const char *tname = NULL;
       for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
-        if (strlen(sections[i].title) == tn && memcmp(sections[i].title, ts, tn) == 0) { kind = sections[i].kind; tname = sections[i].table; }
+        if (strlen(sections[i].title) == tn && memcmp(sections[i].title, ts, tn) == 0) {
+          kind = sections[i].kind;
+          tname = sections[i].table;
+        }
       char gname[96];
       if (kind == S_OTHER) {
         if (pl_md_snake(ts, tn, gname, sizeof gname) == 0) snprintf(gname, sizeof gname, "summary");
-        if (strcmp(gname, "memory_summary") == 0) snprintf(gname, sizeof gname, "memory_alloc");   /* keep memory_summary for Memory Manipulation */
+        if (strcmp(gname, "memory_summary") == 0)
+          snprintf(gname, sizeof gname, "memory_alloc"); /* keep memory_summary for Memory Manipulation */
         tname = gname;
       }
       int rc = kind == S_PERF ? parse_perf(&st, &c, ts, tn) : parse_columns(&st, &c, kind, tname, ts, tn);
-      if (rc != 0) { free_all(&st); return -1; }
+      if (rc != 0) {
+        free_all(&st);
+        return -1;
+      }
       st.n_sec++;
       continue;
     }
@@ -692,7 +785,8 @@ static int pd_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   if (skipped) pl_profile_diag(p, skip_from, "skipped %zu line(s) of other output", skipped);
   if (st.n_sec == 0) {
     free_all(&st);
-    return pl_err_expected(err, 1, 1, "a Paddle profiler summary title such as '-----Overview Summary-----'", in->data, in->len);
+    return pl_err_expected(err, 1, 1, "a Paddle profiler summary title such as '-----Overview Summary-----'", in->data,
+                           in->len);
   }
   for (int i = 0; i < st.ntabs; i++) pl_profile_add_table(p, st.tabs[i]);
   st.ntabs = 0;
@@ -704,11 +798,18 @@ static int pd_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
 }
 
 static int pd_detect(const char *data, size_t len) {
-  static const char *titles[] = { "-Overview Summary-", "-Operator Summary-", "-Kernel Summary-", "-Device Summary-",
-                                  "=Perf Summary=", "-Model Summary-", "-Memory Manipulation Summary-", "-UserDefined Summary-",
+  static const char *titles[] = { "-Overview Summary-",
+                                  "-Operator Summary-",
+                                  "-Kernel Summary-",
+                                  "-Device Summary-",
+                                  "=Perf Summary=",
+                                  "-Model Summary-",
+                                  "-Memory Manipulation Summary-",
+                                  "-UserDefined Summary-",
                                   "-Distribution Summary-" };
   int hits = 0;
-  for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++) if (pl_find(data, len, titles[i])) hits++;
+  for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++)
+    if (pl_find(data, len, titles[i])) hits++;
   int comp = pl_find(data, len, "Total / Avg / Max / Min / Ratio(%)") != NULL;
   if (hits >= 2 || (hits >= 1 && comp)) return 95;
   if (hits == 1) return 70;

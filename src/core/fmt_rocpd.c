@@ -42,11 +42,14 @@ const pl_coldef pl_rocm_kernel_cols[AK_NCOLS] = {
   { "pid", PL_INT, "process id" },
   { "tid", PL_INT, "thread id of the dispatching thread" },
   { "grid_x", PL_INT, "grid size x in workgroups (work-items / workgroup size, rounded up)" },
-  { "grid_y", PL_INT, "grid size y in workgroups" }, { "grid_z", PL_INT, "grid size z in workgroups" },
-  { "block_x", PL_INT, "workgroup size x (work-items)" }, { "block_y", PL_INT, "workgroup size y" },
+  { "grid_y", PL_INT, "grid size y in workgroups" },
+  { "grid_z", PL_INT, "grid size z in workgroups" },
+  { "block_x", PL_INT, "workgroup size x (work-items)" },
+  { "block_y", PL_INT, "workgroup size y" },
   { "block_z", PL_INT, "workgroup size z" },
   { "grid_items_x", PL_INT, "grid size x in work-items (as the tool records it)" },
-  { "grid_items_y", PL_INT, "grid size y in work-items" }, { "grid_items_z", PL_INT, "grid size z in work-items" },
+  { "grid_items_y", PL_INT, "grid size y in work-items" },
+  { "grid_items_z", PL_INT, "grid size z in work-items" },
   { "registers", PL_INT, "architected VGPRs per work-item (= arch_vgpr)" },
   { "arch_vgpr", PL_INT, "architected VGPRs per work-item" },
   { "accum_vgpr", PL_INT, "accumulation VGPRs (AGPRs) per work-item" },
@@ -94,9 +97,12 @@ void pl_rocm_kernel_finish(pl_cell *v) {
 }
 
 const char *pl_rocm_copy_kind(const char *s, size_t n) {
-  static const char *const K[][2] = { { "HOST_TO_DEVICE", "HtoD" }, { "DEVICE_TO_HOST", "DtoH" },
-                                      { "DEVICE_TO_DEVICE", "DtoD" }, { "HOST_TO_HOST", "HtoH" } };
-  for (size_t i = 0; i < NCOLS(K); i++) if (s && pl_find(s, n, K[i][0])) return K[i][1];
+  static const char *const K[][2] = { { "HOST_TO_DEVICE", "HtoD" },
+                                      { "DEVICE_TO_HOST", "DtoH" },
+                                      { "DEVICE_TO_DEVICE", "DtoD" },
+                                      { "HOST_TO_HOST", "HtoH" } };
+  for (size_t i = 0; i < NCOLS(K); i++)
+    if (s && pl_find(s, n, K[i][0])) return K[i][1];
   return NULL;
 }
 
@@ -118,7 +124,8 @@ typedef struct rp {
 } rp;
 
 static int has_table(pl_sqlite *x, const char *name) {
-  for (size_t i = 0; i < x->ntabs; i++) if (strcmp(x->tabs[i], name) == 0) return 1;
+  for (size_t i = 0; i < x->ntabs; i++)
+    if (strcmp(x->tabs[i], name) == 0) return 1;
   return 0;
 }
 
@@ -129,7 +136,8 @@ static const char *tab(pl_sqlite *x, const char *base, const char *suffix, char 
 }
 
 static int has_col(pl_sqlite *x, const char *table, const char *col) {
-  char **c; size_t n;
+  char **c;
+  size_t n;
   if (!table || pl_sqlite_cols(x, table, &c, &n)) return 0;
   int f = 0;
   for (size_t i = 0; i < n && !f; i++) f = strcmp(c[i], col) == 0;
@@ -139,8 +147,10 @@ static int has_col(pl_sqlite *x, const char *table, const char *col) {
 
 /* "A.col" when table has col, else "NULL" */
 static void colref(pl_buf *q, pl_sqlite *x, const char *table, const char *alias, const char *col) {
-  if (table && has_col(x, table, col)) { pl_buf_printf(q, "%s.", alias); pl_sqlite_quote(q, col); }
-  else pl_buf_adds(q, "NULL");
+  if (table && has_col(x, table, col)) {
+    pl_buf_printf(q, "%s.", alias);
+    pl_sqlite_quote(q, col);
+  } else pl_buf_adds(q, "NULL");
 }
 
 static void join(pl_buf *q, const char *table, const char *alias, const char *on) {
@@ -171,40 +181,62 @@ static int rocpd_kernels(rp *r, const char *sfx) {
   const char *K = tab(x, "rocpd_kernel_dispatch", sfx, b1, sizeof b1);
   if (!K || !r->kn) return 0;
   const char *T = tab(x, "rocpd_track", sfx, b2, sizeof b2), *A = tab(x, "rocpd_info_agent", sfx, b3, sizeof b3);
-  const char *S = tab(x, "rocpd_info_kernel_symbol", sfx, b4, sizeof b4), *TS = tab(x, "rocpd_timestamp", sfx, b5, sizeof b5);
+  const char *S = tab(x, "rocpd_info_kernel_symbol", sfx, b4, sizeof b4),
+             *TS = tab(x, "rocpd_timestamp", sfx, b5, sizeof b5);
   const char *E = tab(x, "rocpd_event", sfx, b6, sizeof b6);
-  int direct = has_col(x, K, "start");        /* times in the dispatch row itself */
+  int direct = has_col(x, K, "start"); /* times in the dispatch row itself */
   if (!(T && has_col(x, K, "track_id"))) T = NULL;
   if (!(T && A && has_col(x, T, "agent_id"))) A = NULL;
   if (!(S && has_col(x, K, "kernel_id"))) S = NULL;
   if (!(E && has_col(x, K, "event_id"))) E = NULL;
   if (!direct && !TS) {
-    pl_err_set(x->err, 0, 0, "expected a rocpd_timestamp%s table beside %s (its start_id / end_id), found none: "
-               "the rocpd database is incomplete", sfx, K);
+    pl_err_set(x->err, 0, 0,
+               "expected a rocpd_timestamp%s table beside %s (its start_id / end_id), found none: "
+               "the rocpd database is incomplete",
+               sfx, K);
     x->err->offset = 0;
     return -1;
   }
-  pl_buf q; pl_buf_init(&q);
+  pl_buf q;
+  pl_buf_init(&q);
   pl_buf_adds(&q, "SELECT ");
-  colref(&q, x, S, "S", "display_name"); pl_buf_adds(&q, ", ");
-  colref(&q, x, S, "S", "kernel_name"); pl_buf_adds(&q, ", ");
+  colref(&q, x, S, "S", "display_name");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, S, "S", "kernel_name");
+  pl_buf_adds(&q, ", ");
   if (direct) pl_buf_adds(&q, "K.\"start\", K.\"end\", ");
   else pl_buf_adds(&q, "DS.\"value\", DE.\"value\", ");
-  colref(&q, x, A, "A", "type_index"); pl_buf_adds(&q, ", ");
-  colref(&q, x, A, "A", "absolute_index"); pl_buf_adds(&q, ", ");
-  colref(&q, x, T, "T", "agent_id"); pl_buf_adds(&q, ", ");
-  colref(&q, x, A, "A", "product_name"); pl_buf_adds(&q, ", ");
-  colref(&q, x, T, "T", "queue_id"); pl_buf_adds(&q, ", ");
-  colref(&q, x, E, "E", "correlation_id"); pl_buf_adds(&q, ", ");
-  colref(&q, x, T, "T", "pid"); pl_buf_adds(&q, ", ");
-  colref(&q, x, T, "T", "tid"); pl_buf_adds(&q, ", ");
-  static const char *const KC[] = { "grid_size_x", "grid_size_y", "grid_size_z", "workgroup_size_x", "workgroup_size_y",
-                                    "workgroup_size_z", "group_segment_size", "private_segment_size", "dispatch_id" };
-  for (size_t i = 0; i < NCOLS(KC); i++) { colref(&q, x, K, "K", KC[i]); pl_buf_adds(&q, ", "); }
-  colref(&q, x, S, "S", "arch_vgpr_count"); pl_buf_adds(&q, ", ");
-  colref(&q, x, S, "S", "accum_vgpr_count"); pl_buf_adds(&q, ", ");
-  colref(&q, x, S, "S", "sgpr_count"); pl_buf_adds(&q, ", ");
-  colref(&q, x, S, "S", "group_segment_size"); pl_buf_adds(&q, ", ");
+  colref(&q, x, A, "A", "type_index");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, A, "A", "absolute_index");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, T, "T", "agent_id");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, A, "A", "product_name");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, T, "T", "queue_id");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, E, "E", "correlation_id");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, T, "T", "pid");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, T, "T", "tid");
+  pl_buf_adds(&q, ", ");
+  static const char *const KC[] = { "grid_size_x",        "grid_size_y",          "grid_size_z",
+                                    "workgroup_size_x",   "workgroup_size_y",     "workgroup_size_z",
+                                    "group_segment_size", "private_segment_size", "dispatch_id" };
+  for (size_t i = 0; i < NCOLS(KC); i++) {
+    colref(&q, x, K, "K", KC[i]);
+    pl_buf_adds(&q, ", ");
+  }
+  colref(&q, x, S, "S", "arch_vgpr_count");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, S, "S", "accum_vgpr_count");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, S, "S", "sgpr_count");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, S, "S", "group_segment_size");
+  pl_buf_adds(&q, ", ");
   colref(&q, x, A, "A", "name");
   pl_buf_adds(&q, " FROM ");
   pl_sqlite_quote(&q, K);
@@ -212,7 +244,10 @@ static int rocpd_kernels(rp *r, const char *sfx) {
   join(&q, T, "T", "T.id = K.track_id");
   join(&q, A, "A", "A.id = T.agent_id");
   join(&q, S, "S", "S.id = K.kernel_id");
-  if (!direct) { join(&q, TS, "DS", "DS.id = K.start_id"); join(&q, TS, "DE", "DE.id = K.end_id"); }
+  if (!direct) {
+    join(&q, TS, "DS", "DS.id = K.start_id");
+    join(&q, TS, "DE", "DE.id = K.end_id");
+  }
   join(&q, E, "E", "E.id = K.event_id");
   pl_buf_adds(&q, direct ? " ORDER BY K.\"start\"" : " ORDER BY DS.\"value\"");
   sqlite3_stmt *st;
@@ -233,7 +268,10 @@ static int rocpd_kernels(rp *r, const char *sfx) {
     v[AK_CORR].i = pl_sqlite_int(st, 9);
     v[AK_PID].i = pl_sqlite_int(st, 10);
     v[AK_TID].i = pl_sqlite_int(st, 11);
-    for (int i = 0; i < 3; i++) { v[AK_GIX + i].i = pl_sqlite_int(st, 12 + i); v[AK_BX + i].i = pl_sqlite_int(st, 15 + i); }
+    for (int i = 0; i < 3; i++) {
+      v[AK_GIX + i].i = pl_sqlite_int(st, 12 + i);
+      v[AK_BX + i].i = pl_sqlite_int(st, 15 + i);
+    }
     v[AK_LDS].i = pl_sqlite_int(st, 18);
     if (v[AK_LDS].i == PL_INT_NA) v[AK_LDS].i = pl_sqlite_int(st, 24);
     v[AK_SCRATCH].i = pl_sqlite_int(st, 19);
@@ -259,11 +297,14 @@ static int rocpd_regions(rp *r, const char *sfx) {
   const char *NS = tab(x, "rocpd_string", sfx, b2, sizeof b2), *TS = tab(x, "rocpd_timestamp", sfx, b3, sizeof b3);
   const char *T = tab(x, "rocpd_track", sfx, b4, sizeof b4), *E = tab(x, "rocpd_event", sfx, b5, sizeof b5);
   if (!NS || !TS) return 0;
-  pl_buf q; pl_buf_init(&q);
+  pl_buf q;
+  pl_buf_init(&q);
   pl_buf_adds(&q, "SELECT NS.\"string\", DS.\"value\", DE.\"value\", ");
-  colref(&q, x, E, "E", "correlation_id"); pl_buf_adds(&q, ", ");
+  colref(&q, x, E, "E", "correlation_id");
+  pl_buf_adds(&q, ", ");
   pl_buf_adds(&q, E && has_col(x, E, "category_id") ? "CS.\"string\", " : "NULL, ");
-  colref(&q, x, T, "T", "pid"); pl_buf_adds(&q, ", ");
+  colref(&q, x, T, "T", "pid");
+  pl_buf_adds(&q, ", ");
   colref(&q, x, T, "T", "tid");
   pl_buf_adds(&q, " FROM ");
   pl_sqlite_quote(&q, R);
@@ -285,7 +326,10 @@ static int rocpd_regions(rp *r, const char *sfx) {
   size_t markers = 0;
   while (pl_sqlite_step(x, st, &rc)) {
     const char *cat = (const char *)sqlite3_column_text(st, 4);
-    if (cat && strncmp(cat, "MARKER", 6) == 0) { markers++; continue; }
+    if (cat && strncmp(cat, "MARKER", 6) == 0) {
+      markers++;
+      continue;
+    }
     v[AR_NAME].s = pl_sqlite_text(x, st, 0);
     v[AR_START].i = pl_sqlite_int(st, 1);
     v[AR_END].i = pl_sqlite_int(st, 2);
@@ -312,14 +356,21 @@ static int rocpd_copies(rp *r, const char *sfx) {
   const char *T = tab(x, "rocpd_track", sfx, b4, sizeof b4), *E = tab(x, "rocpd_event", sfx, b5, sizeof b5);
   const char *A = tab(x, "rocpd_info_agent", sfx, b6, sizeof b6);
   if (!NS || !TS) return 0;
-  pl_buf q; pl_buf_init(&q);
+  pl_buf q;
+  pl_buf_init(&q);
   pl_buf_adds(&q, "SELECT NS.\"string\", DS.\"value\", DE.\"value\", M.\"size\", ");
-  colref(&q, x, A, "DA", "type_index"); pl_buf_adds(&q, ", ");
-  colref(&q, x, A, "DA", "type"); pl_buf_adds(&q, ", ");
-  colref(&q, x, A, "SA", "type_index"); pl_buf_adds(&q, ", ");
-  colref(&q, x, A, "SA", "type"); pl_buf_adds(&q, ", ");
-  colref(&q, x, T, "T", "queue_id"); pl_buf_adds(&q, ", ");
-  colref(&q, x, E, "E", "correlation_id"); pl_buf_adds(&q, ", ");
+  colref(&q, x, A, "DA", "type_index");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, A, "DA", "type");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, A, "SA", "type_index");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, A, "SA", "type");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, T, "T", "queue_id");
+  pl_buf_adds(&q, ", ");
+  colref(&q, x, E, "E", "correlation_id");
+  pl_buf_adds(&q, ", ");
   colref(&q, x, T, "T", "pid");
   pl_buf_adds(&q, " FROM ");
   pl_sqlite_quote(&q, M);
@@ -392,9 +443,9 @@ static int rocpd_devices(rp *r, const char *sfx, pl_table *dv) {
 static int read_kern(rp *r) {
   pl_sqlite *x = &r->x;
   if (!r->kn) return 0;
-  static const char *const W[] = { "KernelName", "gpu-id", "queue-id", "pid", "tid", "grd", "wgr", "lds", "scr",
-                                   "arch_vgpr", "accum_vgpr", "sgpr", "wave_size", "DispatchNs", "BeginNs", "EndNs",
-                                   "Index", "vgpr" };
+  static const char *const W[] = { "KernelName", "gpu-id",     "queue-id", "pid",       "tid",        "grd",
+                                   "wgr",        "lds",        "scr",      "arch_vgpr", "accum_vgpr", "sgpr",
+                                   "wave_size",  "DispatchNs", "BeginNs",  "EndNs",     "Index",      "vgpr" };
   sqlite3_stmt *st;
   uint64_t have = 0;
   if (pl_sqlite_select(x, "KERN", W, NCOLS(W), "ORDER BY \"BeginNs\"", &st, &have)) return -1;
@@ -404,7 +455,9 @@ static int read_kern(rp *r) {
     x->err->offset = 0;
     return -1;
   }
-  if (!(have & (1u << 14))) pl_profile_diag(x->p, 0, "KERN: no BeginNs / EndNs columns (rocprof run without timestamps): kernels have no times");
+  if (!(have & (1u << 14)))
+    pl_profile_diag(x->p, 0,
+                    "KERN: no BeginNs / EndNs columns (rocprof run without timestamps): kernels have no times");
   pl_cell v[AK_NCOLS];
   int rc;
   while (pl_sqlite_step(x, st, &rc)) {
@@ -416,8 +469,12 @@ static int read_kern(rp *r) {
     v[AK_CORR].i = PL_INT_NA;
     v[AK_PID].i = pl_sqlite_int(st, 3);
     v[AK_TID].i = pl_sqlite_int(st, 4);
-    v[AK_GIX].i = pl_sqlite_int(st, 5); v[AK_GIY].i = PL_INT_NA; v[AK_GIZ].i = PL_INT_NA;
-    v[AK_BX].i = pl_sqlite_int(st, 6); v[AK_BY].i = PL_INT_NA; v[AK_BZ].i = PL_INT_NA;
+    v[AK_GIX].i = pl_sqlite_int(st, 5);
+    v[AK_GIY].i = PL_INT_NA;
+    v[AK_GIZ].i = PL_INT_NA;
+    v[AK_BX].i = pl_sqlite_int(st, 6);
+    v[AK_BY].i = PL_INT_NA;
+    v[AK_BZ].i = PL_INT_NA;
     v[AK_LDS].i = pl_sqlite_int(st, 7);
     v[AK_SCRATCH].i = pl_sqlite_int(st, 8);
     v[AK_VGPR].i = pl_sqlite_int(st, 9);
@@ -447,7 +504,8 @@ static const pl_coldef DV_COLS[] = {
 ** "rocpd_region" or "rocpd_memory_copy" in a table name */
 static size_t suffixes(pl_sqlite *x, char ***out) {
   static const char *const B[] = { "rocpd_kernel_dispatch", "rocpd_region", "rocpd_memory_copy", "rocpd_info_agent" };
-  char **s = NULL; size_t n = 0;
+  char **s = NULL;
+  size_t n = 0;
   for (size_t i = 0; i < x->ntabs; i++) {
     for (size_t b = 0; b < NCOLS(B); b++) {
       size_t bl = strlen(B[b]);
@@ -456,7 +514,10 @@ static size_t suffixes(pl_sqlite *x, char ***out) {
       const char *sf = t + bl;
       int dup = 0;
       for (size_t k = 0; k < n && !dup; k++) dup = strcmp(s[k], sf) == 0;
-      if (!dup) { s = pl_xrealloc(s, (n + 1) * sizeof *s); s[n++] = pl_xstrdup(sf); }
+      if (!dup) {
+        s = pl_xrealloc(s, (n + 1) * sizeof *s);
+        s[n++] = pl_xstrdup(sf);
+      }
     }
   }
   *out = s;
@@ -465,7 +526,8 @@ static size_t suffixes(pl_sqlite *x, char ***out) {
 
 int pl_rocpd_is_rocprof_db(pl_sqlite *x) {
   if (has_table(x, "KERN")) return 1;
-  for (size_t i = 0; i < x->ntabs; i++) if (strncmp(x->tabs[i], "rocpd_", 6) == 0) return 1;
+  for (size_t i = 0; i < x->ntabs; i++)
+    if (strncmp(x->tabs[i], "rocpd_", 6) == 0) return 1;
   return 0;
 }
 
@@ -473,7 +535,10 @@ static int rocpd_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o
   rp r;
   memset(&r, 0, sizeof r);
   pl_sqlite *x = &r.x;
-  x->in = in; x->p = p; x->o = o; x->err = err;
+  x->in = in;
+  x->p = p;
+  x->o = o;
+  x->err = err;
   x->pool = pl_pool_new();
   x->redo = "re-run rocprofv3 or rocprof";
   pl_buf_init(&x->text);
@@ -483,12 +548,15 @@ static int rocpd_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o
   size_t nsf = 0;
   if (pl_sqlite_open(x)) goto done;
   if (!pl_rocpd_is_rocprof_db(x)) {
-    pl_buf b; pl_buf_init(&b);
+    pl_buf b;
+    pl_buf_init(&b);
     for (size_t i = 0; i < x->ntabs && i < 8; i++) pl_buf_printf(&b, "%s%s", i ? ", " : "", x->tabs[i]);
     if (x->ntabs > 8) pl_buf_printf(&b, ", ... (%zu in all)", x->ntabs);
     pl_buf_addc(&b, '\0');
-    pl_err_set(err, 0, 0, "expected a rocprofv3 rocpd database (rocpd_* tables) or rocprof's KERN table, "
-               "found a SQLite database of another program (tables: %s)", x->ntabs ? b.data : "none");
+    pl_err_set(err, 0, 0,
+               "expected a rocprofv3 rocpd database (rocpd_* tables) or rocprof's KERN table, "
+               "found a SQLite database of another program (tables: %s)",
+               x->ntabs ? b.data : "none");
     err->offset = 0;
     pl_buf_free(&b);
     goto done;
@@ -507,32 +575,53 @@ static int rocpd_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o
     for (size_t i = 0; i < x->ntabs; i++) kd |= strncmp(x->tabs[i], "rocpd_kernel_dispatch", 21) == 0;
     if (!kd) {
       /* rocpd_* tables but no dispatch table: nothing ran on a GPU, or a cut file */
-      pl_profile_diag(p, 0, "no rocpd_kernel_dispatch table: the capture holds no kernel dispatches "
+      pl_profile_diag(p, 0,
+                      "no rocpd_kernel_dispatch table: the capture holds no kernel dispatches "
                       "(rocprofv3 run without --kernel-trace, or no kernel ran)");
     }
     for (size_t i = 0; i < nsf; i++) {
-      if (rocpd_kernels(&r, sf[i]) || rocpd_regions(&r, sf[i]) || rocpd_copies(&r, sf[i]) || rocpd_devices(&r, sf[i], dv))
+      if (rocpd_kernels(&r, sf[i]) || rocpd_regions(&r, sf[i]) || rocpd_copies(&r, sf[i]) ||
+          rocpd_devices(&r, sf[i], dv))
         goto done;
     }
     pl_profile_meta_str(p, "tool", "rocprofv3 (rocpd)", 17);
-    if (nsf > 1) pl_profile_diag(p, 0, "%zu rocpd table sets (a database merged from %zu processes): rows of all put together", nsf, nsf);
+    if (nsf > 1)
+      pl_profile_diag(p, 0, "%zu rocpd table sets (a database merged from %zu processes): rows of all put together",
+                      nsf, nsf);
   }
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   if (dv && dv->nrows > 0) {
-    size_t n; const char *s;
+    size_t n;
+    const char *s;
     int cn = pl_table_col(dv, "name"), ca = pl_table_col(dv, "arch");
     int one = 1;
-    for (size_t i = 1; i < dv->nrows; i++) if (dv->cols[cn]->v.str[i] != dv->cols[cn]->v.str[0]) one = 0;
+    for (size_t i = 1; i < dv->nrows; i++)
+      if (dv->cols[cn]->v.str[i] != dv->cols[cn]->v.str[0]) one = 0;
     if (one && (s = pl_cell_str(dv, cn, 0, &n))) pl_profile_meta_str(p, "device", s, n);
     if (one && (s = pl_cell_str(dv, ca, 0, &n))) pl_profile_meta_str(p, "arch", s, n);
   }
-  if (r.kn) { pl_rocm_add_kernels(p, o, r.kn); r.kn = NULL; }
-  if (r.rt && r.rt->nrows > 0) { pl_profile_add_table(p, r.rt); r.rt = NULL; }
-  if (r.mc && r.mc->nrows > 0) { pl_profile_add_table(p, r.mc); r.mc = NULL; }
-  if (dv && dv->nrows > 0) { pl_profile_add_table(p, dv); dv = NULL; }
+  if (r.kn) {
+    pl_rocm_add_kernels(p, o, r.kn);
+    r.kn = NULL;
+  }
+  if (r.rt && r.rt->nrows > 0) {
+    pl_profile_add_table(p, r.rt);
+    r.rt = NULL;
+  }
+  if (r.mc && r.mc->nrows > 0) {
+    pl_profile_add_table(p, r.mc);
+    r.mc = NULL;
+  }
+  if (dv && dv->nrows > 0) {
+    pl_profile_add_table(p, dv);
+    dv = NULL;
+  }
   rc = 0;
 done:
-  pl_table_free(r.kn); pl_table_free(r.rt); pl_table_free(r.mc); pl_table_free(dv);
+  pl_table_free(r.kn);
+  pl_table_free(r.rt);
+  pl_table_free(r.mc);
+  pl_table_free(dv);
   for (size_t i = 0; i < nsf; i++) free(sf[i]);
   free(sf);
   pl_sqlite_close(x);
@@ -545,7 +634,8 @@ static int rocpd_detect(const char *data, size_t len) {
   if (len < 100 || memcmp(data, "SQLite format 3", 16) != 0) return 0;
   /* the schema text sits in the first pages */
   if (pl_find(data, len, "rocpd_kernel_dispatch") || pl_find(data, len, "rocpd_string") ||
-      pl_find(data, len, "CREATE TABLE KERN (") || pl_find(data, len, "CREATE TABLE \"KERN\"")) return 100;
+      pl_find(data, len, "CREATE TABLE KERN (") || pl_find(data, len, "CREATE TABLE \"KERN\""))
+    return 100;
   return 0;
 }
 

@@ -46,26 +46,39 @@ enum { R_NONE, R_STATS, R_V1, R_V3TRACE, R_AGENT, R_API, R_COMPUTE };
 /* The first field of a header line, quotes removed, is `name`. */
 static int first_field_is(const char *s, size_t n, const char *name) {
   size_t k = strlen(name);
-  if (n > 0 && s[0] == '"') { s++; n--; if (n < k + 1 || memcmp(s, name, k) != 0 || s[k] != '"') return 0; s++; n--; }
-  else if (n < k || memcmp(s, name, k) != 0) return 0;
+  if (n > 0 && s[0] == '"') {
+    s++;
+    n--;
+    if (n < k + 1 || memcmp(s, name, k) != 0 || s[k] != '"') return 0;
+    s++;
+    n--;
+  } else if (n < k || memcmp(s, name, k) != 0) return 0;
   return n == k || s[k] == ',';
 }
 
 static int header_kind(const char *s, size_t n) {
   if (pl_starts(s, n, "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"") ||
-      pl_starts(s, n, "Name,Calls,TotalDurationNs,AverageNs,Percentage")) return R_STATS;
-  if (pl_starts(s, n, "Index,KernelName,gpu-id,queue-id") || pl_starts(s, n, "\"Index\",\"KernelName\",\"gpu-id\"")) return R_V1;
+      pl_starts(s, n, "Name,Calls,TotalDurationNs,AverageNs,Percentage"))
+    return R_STATS;
+  if (pl_starts(s, n, "Index,KernelName,gpu-id,queue-id") || pl_starts(s, n, "\"Index\",\"KernelName\",\"gpu-id\""))
+    return R_V1;
   if (pl_starts(s, n, "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Id\",\"Kernel_Name\"") ||
-      (pl_starts(s, n, "\"Kind\",\"Agent_Id\",\"Queue_Id\"") && pl_find(s, n, "\"Kernel_Name\"") && pl_find(s, n, "\"Start_Timestamp\""))) return R_V3TRACE;
-  if (pl_starts(s, n, "\"Node_Id\",\"Logical_Node_Id\",\"Agent_Type\"") || pl_starts(s, n, "Node_Id,Logical_Node_Id,Agent_Type")) return R_AGENT;
+      (pl_starts(s, n, "\"Kind\",\"Agent_Id\",\"Queue_Id\"") && pl_find(s, n, "\"Kernel_Name\"") &&
+       pl_find(s, n, "\"Start_Timestamp\"")))
+    return R_V3TRACE;
+  if (pl_starts(s, n, "\"Node_Id\",\"Logical_Node_Id\",\"Agent_Type\"") ||
+      pl_starts(s, n, "Node_Id,Logical_Node_Id,Agent_Type"))
+    return R_AGENT;
   if (first_field_is(s, n, "Domain") && pl_find(s, n, "Function") && pl_find(s, n, "Start_Timestamp") &&
-      pl_find(s, n, "End_Timestamp")) return R_API;
+      pl_find(s, n, "End_Timestamp"))
+    return R_API;
   if (first_field_is(s, n, "Dispatch_ID") && pl_find(s, n, "Kernel_Name")) return R_COMPUTE;
   return R_NONE;
 }
 
 static int roc_detect(const char *data, size_t len) {
-  pl_lines c; pl_line l;
+  pl_lines c;
+  pl_line l;
   pl_lines_init(&c, data, len);
   while (pl_lines_next(&c, &l)) {
     if (pl_is_blank(l.s, l.n)) continue;
@@ -94,10 +107,15 @@ static void to_num(pl_table *t, int c) {
 static int name_prefix_all(const pl_table *t, int cn, const char *const *prefixes) {
   if (cn < 0 || t->nrows == 0) return 0;
   for (size_t i = 0; i < t->nrows; i++) {
-    size_t len; const char *s = pl_cell_str(t, cn, i, &len);
+    size_t len;
+    const char *s = pl_cell_str(t, cn, i, &len);
     if (!s) return 0;
     int ok = 0;
-    for (const char *const *p = prefixes; *p; p++) if (strncmp(s, *p, strlen(*p)) == 0) { ok = 1; break; }
+    for (const char *const *p = prefixes; *p; p++)
+      if (strncmp(s, *p, strlen(*p)) == 0) {
+        ok = 1;
+        break;
+      }
     if (!ok) return 0;
   }
   return 1;
@@ -106,12 +124,17 @@ static int name_prefix_all(const pl_table *t, int cn, const char *const *prefixe
 static void doc_kernels(pl_table *t) {
   static const char *docs[][2] = {
     { "name", "kernel name as rocprof printed it" },
-    { "device", "GPU agent / gpu-id" }, { "stream", "queue id" },
+    { "device", "GPU agent / gpu-id" },
+    { "stream", "queue id" },
     { "correlation", "correlation id (rocprofv3)" },
-    { "start_ns", "dispatch start timestamp, ns" }, { "end_ns", "dispatch end timestamp, ns" },
-    { "block_x", "workgroup size x (threads)" }, { "block_y", "workgroup size y" }, { "block_z", "workgroup size z" },
+    { "start_ns", "dispatch start timestamp, ns" },
+    { "end_ns", "dispatch end timestamp, ns" },
+    { "block_x", "workgroup size x (threads)" },
+    { "block_y", "workgroup size y" },
+    { "block_z", "workgroup size z" },
     { "grid_items_x", "grid size x in work-items (as rocprof prints it)" },
-    { "grid_items_y", "grid size y in work-items" }, { "grid_items_z", "grid size z in work-items" },
+    { "grid_items_y", "grid size y in work-items" },
+    { "grid_items_z", "grid size z in work-items" },
     { "smem_static_bytes", "LDS (group segment) bytes per workgroup" },
     { "scratch_bytes", "private segment (scratch) bytes per work-item" },
     { "registers", "architected VGPRs per work-item" },
@@ -130,7 +153,8 @@ static void registers_from(pl_table *t, const char *vgpr) {
   int cv = pl_table_col(t, vgpr);
   if (cv < 0) return;
   int cr = pl_table_add_col(t, "registers", PL_INT);
-  if (cr >= 0) for (size_t i = 0; i < t->nrows; i++) t->cols[cr]->v.i64[i] = pl_cell_int(t, cv, i);
+  if (cr >= 0)
+    for (size_t i = 0; i < t->nrows; i++) t->cols[cr]->v.i64[i] = pl_cell_int(t, cv, i);
 }
 
 static void add_grid(pl_table *t, const char *items, const char *wg, const char *out) {
@@ -147,9 +171,13 @@ static void add_grid(pl_table *t, const char *items, const char *wg, const char 
 
 /* A field of a stats row that must be a number (or empty). */
 static int numeric_field(const char *s, size_t n) {
-  while (n && (*s == ' ' || *s == '\t')) { s++; n--; }
+  while (n && (*s == ' ' || *s == '\t')) {
+    s++;
+    n--;
+  }
   while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
-  int64_t iv; double dv;
+  int64_t iv;
+  double dv;
   return n == 0 || pl_csv_number(s, n, &iv, &dv) > 0;
 }
 
@@ -166,7 +194,8 @@ static char *rejoin_stats_names(const char *data, size_t len, size_t *outlen, si
   const char *s = data, *end = data + len;
   pl_buf b;
   int have = 0;
-  *nfixed = 0; *first = 0;
+  *nfixed = 0;
+  *first = 0;
   while (s < end) {
     const char *nl = memchr(s, '\n', (size_t)(end - s));
     const char *le = nl ? nl : end, *next = nl ? nl + 1 : end;
@@ -175,13 +204,16 @@ static char *rejoin_stats_names(const char *data, size_t len, size_t *outlen, si
     lineno++;
     size_t commas = 0;
     for (size_t i = 0; i < n; i++) commas += s[i] == ',';
-    size_t cut = 0;                 /* offset of the comma that ends the name */
+    size_t cut = 0; /* offset of the comma that ends the name */
     if (ncols == 0) {
       if (!pl_is_blank(s, n)) ncols = commas + 1;
     } else if (n && s[0] != '"' && commas + 1 > ncols && ncols > 1) {
       /* the (ncols-1)-th comma from the right */
       size_t k = 0, i = n;
-      while (i > 0) { i--; if (s[i] == ',' && ++k == ncols - 1) break; }
+      while (i > 0) {
+        i--;
+        if (s[i] == ',' && ++k == ncols - 1) break;
+      }
       int ok = 1;
       for (size_t a = i + 1; ok && a <= n;) {
         size_t z = a;
@@ -191,14 +223,21 @@ static char *rejoin_stats_names(const char *data, size_t len, size_t *outlen, si
       }
       if (ok) cut = i;
     }
-    if (cut && !have) { pl_buf_init(&b); pl_buf_add(&b, data, (size_t)(s - data)); have = 1; }
+    if (cut && !have) {
+      pl_buf_init(&b);
+      pl_buf_add(&b, data, (size_t)(s - data));
+      have = 1;
+    }
     if (cut) {
       if ((*nfixed)++ == 0) *first = lineno;
       size_t a = 0, z = cut;
       while (a < z && (s[a] == ' ' || s[a] == '\t')) a++;
       while (z > a && (s[z - 1] == ' ' || s[z - 1] == '\t')) z--;
       pl_buf_addc(&b, '"');
-      for (size_t i = a; i < z; i++) { if (s[i] == '"') pl_buf_addc(&b, '"'); pl_buf_addc(&b, s[i]); }
+      for (size_t i = a; i < z; i++) {
+        if (s[i] == '"') pl_buf_addc(&b, '"');
+        pl_buf_addc(&b, s[i]);
+      }
       pl_buf_addc(&b, '"');
       pl_buf_add(&b, s + cut, (size_t)(next - s) - cut);
     } else if (have) {
@@ -219,7 +258,7 @@ static char *rejoin_stats_names(const char *data, size_t len, size_t *outlen, si
 ** Returns 1 when the times are usable. */
 static int check_times(pl_table *t, int cs, int ce, pl_profile *p) {
   if (cs < 0 || ce < 0) return 0;
-  if (t->cols[cs]->type == PL_STR || t->cols[ce]->type == PL_STR) return 1;   /* the caller reports text */
+  if (t->cols[cs]->type == PL_STR || t->cols[ce]->type == PL_STR) return 1; /* the caller reports text */
   if (t->cols[cs]->type == PL_INT && t->cols[ce]->type == PL_INT) return 1;
   size_t n = 0, coarse = 0, same = 0;
   double res = 0;
@@ -232,15 +271,22 @@ static int check_times(pl_table *t, int cs, int ce, pl_profile *p) {
     int ok = 1;
     for (int k = 0; k < 2; k++) {
       double v = fabs(k ? b : a);
-      if (v < 1e9 || v != floor(v)) { ok = 0; break; }
-      double unit = pow(10.0, floor(log10(v)) - 5);      /* 6 significant digits */
-      if (fmod(v, unit) != 0) { ok = 0; break; }
+      if (v < 1e9 || v != floor(v)) {
+        ok = 0;
+        break;
+      }
+      double unit = pow(10.0, floor(log10(v)) - 5); /* 6 significant digits */
+      if (fmod(v, unit) != 0) {
+        ok = 0;
+        break;
+      }
       if (unit > res) res = unit;
     }
     coarse += ok;
   }
   if (n > 0 && coarse == n) {
-    pl_profile_diag(p, 1, "%s and %s are written in scientific notation with at most 6 significant digits "
+    pl_profile_diag(p, 1,
+                    "%s and %s are written in scientific notation with at most 6 significant digits "
                     "(a spreadsheet's rewrite, e.g. 8.1097E+14): their resolution is %.0e ns and %zu of %zu dispatches "
                     "have start == end, so start, end and duration are left missing, not reported as zero-length "
                     "kernels; export the timestamps again as integers",
@@ -266,13 +312,17 @@ static int check_times(pl_table *t, int cs, int ce, pl_profile *p) {
 }
 
 static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
-  pl_lines c; pl_line l;
+  pl_lines c;
+  pl_line l;
   pl_lines_init(&c, in->data, in->len);
   int kind = R_NONE;
   while (pl_lines_next(&c, &l)) {
     if (pl_is_blank(l.s, l.n)) continue;
     kind = header_kind(l.s, l.n);
-    if (kind == R_NONE) return pl_err_expected(err, c.lineno, 1, "a rocprof CSV header (results.stats.csv, results.csv, kernel_trace.csv or agent_info.csv)", l.s, l.n);
+    if (kind == R_NONE)
+      return pl_err_expected(
+          err, c.lineno, 1, "a rocprof CSV header (results.stats.csv, results.csv, kernel_trace.csv or agent_info.csv)",
+          l.s, l.n);
     break;
   }
   if (kind == R_NONE) return pl_err_expected(err, 1, 1, "a rocprof CSV header", NULL, 0);
@@ -284,9 +334,11 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
   free(joined);
   if (t == NULL) return -1;
   if (nfixed)
-    pl_profile_diag(p, first, "%zu row%s with an unquoted comma in the name (rocprof of ROCm 4), first on this line: "
-                    "the last fields read as Calls, TotalDurationNs, AverageNs, Percentage, the rest re-joined as the name",
-                    nfixed, nfixed == 1 ? "" : "s");
+    pl_profile_diag(
+        p, first,
+        "%zu row%s with an unquoted comma in the name (rocprof of ROCm 4), first on this line: "
+        "the last fields read as Calls, TotalDurationNs, AverageNs, Percentage, the rest re-joined as the name",
+        nfixed, nfixed == 1 ? "" : "s");
   pl_profile_meta_str(p, "tool", "rocprof", 7);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   if (kind == R_STATS) {
@@ -298,7 +350,10 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     to_num(t, rename_col(t, "MinNs", "min_ns", "shortest call, ns"));
     to_num(t, rename_col(t, "MaxNs", "max_ns", "longest call, ns"));
     to_num(t, rename_col(t, "StdDev", "stddev_ns", "standard deviation of the duration, ns"));
-    if (cn < 0 || cc < 0 || t->cols[cn]->type != PL_STR) { pl_table_free(t); return pl_err_set(err, 1, 1, "expected a Name column of text and a Calls column"); }
+    if (cn < 0 || cc < 0 || t->cols[cn]->type != PL_STR) {
+      pl_table_free(t);
+      return pl_err_set(err, 1, 1, "expected a Name column of text and a Calls column");
+    }
     static const char *const api[] = { "hip", "__hip", "hsa_", "roctx", NULL };
     static const char *const copy[] = { "Copy", "MEMORY_COPY", "Fill", NULL };
     const char *name = "kernel_summary";
@@ -307,13 +362,15 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     else pl_fill_short_names(t, cn);
     pl_table_set_name(t, name);
     pl_profile_meta_str(p, "rocprof_file", name, strlen(name));
-    if (pl_want_table(o, name)) pl_profile_add_table(p, t); else pl_table_free(t);
+    if (pl_want_table(o, name)) pl_profile_add_table(p, t);
+    else pl_table_free(t);
     return 0;
   }
   if (kind == R_AGENT) {
     pl_table_set_name(t, "devices");
     int cid = pl_table_col(t, "Node_Id"), cpn = pl_table_col(t, "Product_Name"), cnm = pl_table_col(t, "Name");
-    int ccu = pl_table_col(t, "Cu_Count"), cty = pl_table_col(t, "Agent_Type"), cclk = pl_table_col(t, "Max_Engine_Clk_Fcompute");
+    int ccu = pl_table_col(t, "Cu_Count"), cty = pl_table_col(t, "Agent_Type"),
+        cclk = pl_table_col(t, "Max_Engine_Clk_Fcompute");
     int sid = pl_table_add_col_unique(t, "id", PL_INT), sname = pl_table_add_col_unique(t, "name", PL_STR);
     int sarch = pl_table_add_col_unique(t, "arch", PL_STR), stype = pl_table_add_col_unique(t, "type", PL_STR);
     int ssm = pl_table_add_col_unique(t, "sm_count", PL_INT), sclk = pl_table_add_col_unique(t, "clock_hz", PL_NUM);
@@ -334,16 +391,21 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
       if (cty >= 0 && t->cols[cty]->type == PL_STR) t->cols[stype]->v.str[i] = t->cols[cty]->v.str[i];
       if (gpu && cnm >= 0 && t->cols[cnm]->type == PL_STR) t->cols[sarch]->v.str[i] = t->cols[cnm]->v.str[i];
       if (gpu && ccu >= 0) t->cols[ssm]->v.i64[i] = pl_cell_int(t, ccu, i);
-      if (gpu && cclk >= 0) { double mhz = pl_cell_num(t, cclk, i); t->cols[sclk]->v.num[i] = mhz > 0 ? mhz * 1e6 : NAN; }
+      if (gpu && cclk >= 0) {
+        double mhz = pl_cell_num(t, cclk, i);
+        t->cols[sclk]->v.num[i] = mhz > 0 ? mhz * 1e6 : NAN;
+      }
     }
     if (firstgpu >= 0) {
-      size_t len; const char *s;
+      size_t len;
+      const char *s;
       if ((s = pl_cell_str(t, sname, (size_t)firstgpu, &len))) pl_profile_meta_str(p, "device", s, len);
       if ((s = pl_cell_str(t, sarch, (size_t)firstgpu, &len))) pl_profile_meta_str(p, "arch", s, len);
       int64_t cu = pl_cell_int(t, ssm, (size_t)firstgpu);
       if (cu != PL_INT_NA) pl_profile_meta_num(p, "sm_count", (double)cu);
     }
-    if (pl_want_table(o, "devices")) pl_profile_add_table(p, t); else pl_table_free(t);
+    if (pl_want_table(o, "devices")) pl_profile_add_table(p, t);
+    else pl_table_free(t);
     return 0;
   }
   if (kind == R_API) {
@@ -357,7 +419,10 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     if (rename_col(t, "Process_Id", "pid", "process id") < 0) rename_col(t, "PID", "pid", "process id");
     if (rename_col(t, "Thread_Id", "tid", "thread id") < 0) rename_col(t, "TID", "tid", "thread id");
     int cn = pl_table_col(t, "name"), cs = pl_table_col(t, "start_ns"), ce = pl_table_col(t, "end_ns");
-    if (cn < 0 || t->cols[cn]->type != PL_STR) { pl_table_free(t); return pl_err_set(err, 1, 1, "expected a Function column of text"); }
+    if (cn < 0 || t->cols[cn]->type != PL_STR) {
+      pl_table_free(t);
+      return pl_err_set(err, 1, 1, "expected a Function column of text");
+    }
     if (check_times(t, cs, ce, p)) {
       int cd = pl_table_add_col_unique(t, "duration_ns", PL_INT);
       pl_table_set_doc(t, cd, "end_ns - start_ns, ns (exact)");
@@ -366,7 +431,8 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
         t->cols[cd]->v.i64[i] = (a == PL_INT_NA || b == PL_INT_NA || b < a) ? PL_INT_NA : b - a;
       }
     }
-    if (pl_want_table(o, "runtime")) pl_profile_add_table(p, t); else pl_table_free(t);
+    if (pl_want_table(o, "runtime")) pl_profile_add_table(p, t);
+    else pl_table_free(t);
     return 0;
   }
   /* per-dispatch traces */
@@ -425,7 +491,10 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     add_grid(t, "grid_items_z", "block_z", "grid_z");
   }
   int cn = pl_table_col(t, "name");
-  if (cn < 0 || t->cols[cn]->type != PL_STR) { pl_table_free(t); return pl_err_set(err, 1, 1, "expected a kernel-name column of text"); }
+  if (cn < 0 || t->cols[cn]->type != PL_STR) {
+    pl_table_free(t);
+    return pl_err_set(err, 1, 1, "expected a kernel-name column of text");
+  }
   int cs = pl_table_col(t, "start_ns"), ce = pl_table_col(t, "end_ns");
   if (check_times(t, cs, ce, p)) {
     int cd = pl_table_add_col_unique(t, "duration_ns", PL_INT);
@@ -434,8 +503,8 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
       int64_t a = pl_cell_int(t, cs, i), b = pl_cell_int(t, ce, i);
       if (a != PL_INT_NA && b != PL_INT_NA && b < a && o && o->lenient) {
         /* lenient: the row stays, without a duration */
-        pl_profile_diag(p, i + 2, "skipped the duration of row %zu: its end %lld is before its start %lld",
-                        i + 1, (long long)b, (long long)a);
+        pl_profile_diag(p, i + 2, "skipped the duration of row %zu: its end %lld is before its start %lld", i + 1,
+                        (long long)b, (long long)a);
         t->cols[cd]->v.i64[i] = PL_INT_NA;
         continue;
       }
@@ -453,7 +522,8 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     pl_table *s = pl_kernel_summary_from(t, "kernel_summary");
     if (s) pl_profile_add_table(p, s);
   }
-  if (pl_want_table(o, "kernels")) pl_profile_add_table(p, t); else pl_table_free(t);
+  if (pl_want_table(o, "kernels")) pl_profile_add_table(p, t);
+  else pl_table_free(t);
   return 0;
 }
 

@@ -33,9 +33,20 @@
 
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 
-typedef struct agent { int64_t handle, index; int gpu; uint32_t name, arch; } agent;
-typedef struct ksym { int64_t id; uint32_t name; int64_t vgpr, agpr, sgpr, lds, scratch; } ksym;
-typedef struct pend { int64_t kind, op; size_t row; } pend;   /* a runtime / memcpy row whose name comes later */
+typedef struct agent {
+  int64_t handle, index;
+  int gpu;
+  uint32_t name, arch;
+} agent;
+typedef struct ksym {
+  int64_t id;
+  uint32_t name;
+  int64_t vgpr, agpr, sgpr, lds, scratch;
+} ksym;
+typedef struct pend {
+  int64_t kind, op;
+  size_t row;
+} pend; /* a runtime / memcpy row whose name comes later */
 
 typedef struct rj {
   pl_json j;
@@ -45,16 +56,23 @@ typedef struct rj {
   pl_err *err;
   pl_pool *pool;
   pl_table *kn, *rt, *mc;
-  agent *ag; size_t nag;
-  ksym *ks; size_t nks;
-  pend *prt; size_t nprt, cprt;
-  pend *pmc; size_t npmc, cpmc;
+  agent *ag;
+  size_t nag;
+  ksym *ks;
+  size_t nks;
+  pend *prt;
+  size_t nprt, cprt;
+  pend *pmc;
+  size_t npmc, cpmc;
   size_t cks;
-  int64_t *kid; size_t nkid, ckid;                /* kernel_id of each kernels row of this process */
-  size_t kfirst;                             /* first kernels row of this process */
-  size_t kline;                              /* byte offset + 1 of the first dispatch (for errors) */
+  int64_t *kid;
+  size_t nkid, ckid; /* kernel_id of each kernels row of this process */
+  size_t kfirst;     /* first kernels row of this process */
+  size_t kline;      /* byte offset + 1 of the first dispatch (for errors) */
   /* strings.buffer_records: names[kind][op] as pool ids */
-  uint32_t **ops; size_t *nops; size_t nkinds;
+  uint32_t **ops;
+  size_t *nops;
+  size_t nkinds;
   uint32_t *kindname;
   int seen_records, seen_symbols;
 } rj;
@@ -86,7 +104,8 @@ static uint32_t jstr(rj *r, int o, const char *key) {
 }
 
 static const agent *find_agent(const rj *r, int64_t h) {
-  for (size_t i = 0; i < r->nag; i++) if (r->ag[i].handle == h) return &r->ag[i];
+  for (size_t i = 0; i < r->nag; i++)
+    if (r->ag[i].handle == h) return &r->ag[i];
   return NULL;
 }
 
@@ -97,7 +116,7 @@ static int each(rj *r, int (*fn)(rj *, int, size_t)) {
     pl_json_type t = pl_json_next(&r->j);
     if (t == PL_JSON_ARR_END) return 0;
     if (t == PL_JSON_ERROR) return -1;
-    size_t line = (size_t)(r->j.tok - r->j.base);   /* a byte offset: lines are counted only for an error */
+    size_t line = (size_t)(r->j.tok - r->j.base); /* a byte offset: lines are counted only for an error */
     pl_jdoc_clear(&r->d);
     int o = pl_jdoc_read(&r->d, &r->j);
     if (o < 0) return -1;
@@ -119,7 +138,7 @@ static int on_agent(rj *r, int o, size_t line) {
   }
   a.name = jstr(r, o, "product_name");
   a.arch = jstr(r, o, "name");
-  r->ag = pl_xrealloc(r->ag, (r->nag + 1) * sizeof *r->ag);   /* a few agents */
+  r->ag = pl_xrealloc(r->ag, (r->nag + 1) * sizeof *r->ag); /* a few agents */
   r->ag[r->nag++] = a;
   return 0;
 }
@@ -131,7 +150,7 @@ static int on_symbol(rj *r, int o, size_t line) {
   k.name = jstr(r, o, "formatted_kernel_name");
   uint32_t full = jstr(r, o, "demangled_kernel_name");
   if (!full) full = jstr(r, o, "kernel_name");
-  if (full) k.name = full;          /* the whole demangled name; short_name is worked out from it */
+  if (full) k.name = full; /* the whole demangled name; short_name is worked out from it */
   k.vgpr = jint(&r->d, o, "arch_vgpr_count");
   k.agpr = jint(&r->d, o, "accum_vgpr_count");
   k.sgpr = jint(&r->d, o, "sgpr_count");
@@ -148,7 +167,7 @@ static int on_dispatch(rj *r, int o, size_t line) {
   if (!r->kline) r->kline = line + 1;
   const pl_jdoc *d = &r->d;
   int di = pl_jdoc_get(d, o, "dispatch_info");
-  if (di < 0) di = o;     /* older layouts: the fields in the record itself */
+  if (di < 0) di = o; /* older layouts: the fields in the record itself */
   pl_cell v[AK_NCOLS];
   v[AK_NAME].s = v[AK_SHORT].s = v[AK_DEVNAME].s = 0;
   v[AK_START].i = jint(d, o, "start_timestamp");
@@ -164,7 +183,10 @@ static int on_dispatch(rj *r, int o, size_t line) {
   v[AK_TID].i = jint(d, o, "thread_id");
   int wg = pl_jdoc_get(d, di, "workgroup_size"), gs = pl_jdoc_get(d, di, "grid_size");
   static const char *const XYZ[] = { "x", "y", "z" };
-  for (int i = 0; i < 3; i++) { v[AK_BX + i].i = jint(d, wg, XYZ[i]); v[AK_GIX + i].i = jint(d, gs, XYZ[i]); }
+  for (int i = 0; i < 3; i++) {
+    v[AK_BX + i].i = jint(d, wg, XYZ[i]);
+    v[AK_GIX + i].i = jint(d, gs, XYZ[i]);
+  }
   v[AK_LDS].i = jint(d, di, "group_segment_size");
   v[AK_SCRATCH].i = jint(d, di, "private_segment_size");
   v[AK_DISPATCH].i = jint(d, di, "dispatch_id");
@@ -224,8 +246,13 @@ static int on_copy(rj *r, int o, size_t line) {
 
 static void free_ops(rj *r) {
   for (size_t k = 0; k < r->nkinds; k++) free(r->ops[k]);
-  free(r->ops); free(r->nops); free(r->kindname);
-  r->ops = NULL; r->nops = NULL; r->kindname = NULL; r->nkinds = 0;
+  free(r->ops);
+  free(r->nops);
+  free(r->kindname);
+  r->ops = NULL;
+  r->nops = NULL;
+  r->kindname = NULL;
+  r->nkinds = 0;
 }
 
 /* strings: { "buffer_records": [ {kind, operations: [...]} ], ... } */
@@ -270,8 +297,9 @@ static int read_buffer_records(rj *r) {
     else if (pl_json_eq(&r->j, "memory_copy")) fn = on_copy;
     t = pl_json_next(&r->j);
     if (t == PL_JSON_ERROR) return -1;
-    if (fn && t == PL_JSON_ARR) { if (each(r, fn)) return -1; }
-    else if (pl_json_skip(&r->j)) return -1;
+    if (fn && t == PL_JSON_ARR) {
+      if (each(r, fn)) return -1;
+    } else if (pl_json_skip(&r->j)) return -1;
   }
 }
 
@@ -292,20 +320,27 @@ static int ksym_cmp(const void *a, const void *b) {
 static int finish_process(rj *r, size_t line) {
   if (r->nks) qsort(r->ks, r->nks, sizeof *r->ks, ksym_cmp);
   if (!r->seen_records)
-    return pl_err_set(r->err, line, 1, "expected a buffer_records section (the traced dispatches, API calls and copies) "
-                      "in the rocprofiler-sdk-tool element ending here, found none: the file is cut or not rocprofv3's JSON");
+    return pl_err_set(
+        r->err, line, 1,
+        "expected a buffer_records section (the traced dispatches, API calls and copies) "
+        "in the rocprofiler-sdk-tool element ending here, found none: the file is cut or not rocprofv3's JSON");
   size_t unnamed = 0;
   int cn = -1, cl = -1, cc[4] = { -1, -1, -1, -1 };
   if (r->kn) {
     static const char *const CC[4] = { "arch_vgpr", "accum_vgpr", "sgpr", "registers" };
-    cn = pl_table_col(r->kn, "name"); cl = pl_table_col(r->kn, "smem_static_bytes");
+    cn = pl_table_col(r->kn, "name");
+    cl = pl_table_col(r->kn, "smem_static_bytes");
     for (int c = 0; c < 4; c++) cc[c] = pl_table_col(r->kn, CC[c]);
   }
   for (size_t i = 0; r->kn && i < r->nkid; i++) {
     size_t row = r->kfirst + i;
-    ksym key; key.id = r->kid[i];
+    ksym key;
+    key.id = r->kid[i];
     const ksym *k = r->nks ? bsearch(&key, r->ks, r->nks, sizeof *r->ks, ksym_cmp) : NULL;
-    if (!k) { unnamed++; continue; }
+    if (!k) {
+      unnamed++;
+      continue;
+    }
     r->kn->cols[cn]->v.str[row] = k->name;
     int64_t vals[4] = { k->vgpr, k->agpr, k->sgpr, k->vgpr };
     for (int c = 0; c < 4; c++) r->kn->cols[cc[c]]->v.i64[row] = vals[c];
@@ -314,9 +349,10 @@ static int finish_process(rj *r, size_t line) {
   size_t kl = 0, kc = 1;
   if (unnamed) pl_json_linecol(&r->j, r->j.base + r->kline - 1, &kl, &kc);
   if (unnamed)
-    return pl_err_set(r->err, kl, kc, "expected kernel_symbols naming every dispatched kernel_id, found %zu of %zu "
-                      "dispatches%s without a symbol: the kernel_symbols section is %s", unnamed, r->nkid,
-                      unnamed == 1 ? "" : "", r->seen_symbols ? "incomplete" : "missing");
+    return pl_err_set(r->err, kl, kc,
+                      "expected kernel_symbols naming every dispatched kernel_id, found %zu of %zu "
+                      "dispatches%s without a symbol: the kernel_symbols section is %s",
+                      unnamed, r->nkid, unnamed == 1 ? "" : "", r->seen_symbols ? "incomplete" : "missing");
   int rn = r->rt ? pl_table_col(r->rt, "name") : -1, rc_ = r->rt ? pl_table_col(r->rt, "cat") : -1;
   for (size_t i = 0; r->rt && i < r->nprt; i++) {
     uint32_t cat, nm = op_name(r, r->prt[i].kind, r->prt[i].op, &cat);
@@ -329,7 +365,8 @@ static int finish_process(rj *r, size_t line) {
     size_t n = 0;
     const char *s = nm ? pl_pool_str(r->pool, nm, &n) : NULL;
     const char *kind = pl_rocm_copy_kind(s, n);
-    r->mc->cols[pl_table_col(r->mc, "kind")]->v.str[r->pmc[i].row] = kind ? pl_pool_intern(r->pool, kind, strlen(kind)) : 0;
+    r->mc->cols[pl_table_col(r->mc, "kind")]->v.str[r->pmc[i].row] =
+        kind ? pl_pool_intern(r->pool, kind, strlen(kind)) : 0;
   }
   if ((r->rt && r->nprt && r->nkinds == 0) || (r->mc && r->npmc && r->nkinds == 0))
     pl_profile_diag(r->p, line, "no strings.buffer_records section: API call and copy names unknown");
@@ -345,15 +382,24 @@ static int read_process(rj *r) {
     pl_json_type t = pl_json_next(&r->j);
     if (t == PL_JSON_OBJ_END) return finish_process(r, pl_json_line(&r->j));
     if (t != PL_JSON_KEY) return -1;
-    int which = pl_json_eq(&r->j, "agents") ? 1 : pl_json_eq(&r->j, "kernel_symbols") ? 2
-              : pl_json_eq(&r->j, "strings") ? 3 : pl_json_eq(&r->j, "buffer_records") ? 4 : 0;
+    int which = pl_json_eq(&r->j, "agents")           ? 1
+                : pl_json_eq(&r->j, "kernel_symbols") ? 2
+                : pl_json_eq(&r->j, "strings")        ? 3
+                : pl_json_eq(&r->j, "buffer_records") ? 4
+                                                      : 0;
     t = pl_json_next(&r->j);
     if (t == PL_JSON_ERROR) return -1;
-    if (which == 1 && t == PL_JSON_ARR) { r->nag = 0; if (each(r, on_agent)) return -1; }
-    else if (which == 2 && t == PL_JSON_ARR) { r->nks = 0; if (each(r, on_symbol)) return -1; }
-    else if (which == 3 && t == PL_JSON_OBJ) { if (read_strings(r)) return -1; }
-    else if (which == 4 && t == PL_JSON_OBJ) { if (read_buffer_records(r)) return -1; }
-    else if (which == 4) return pl_json_fail(&r->j, r->j.tok, "buffer_records as an object of record arrays");
+    if (which == 1 && t == PL_JSON_ARR) {
+      r->nag = 0;
+      if (each(r, on_agent)) return -1;
+    } else if (which == 2 && t == PL_JSON_ARR) {
+      r->nks = 0;
+      if (each(r, on_symbol)) return -1;
+    } else if (which == 3 && t == PL_JSON_OBJ) {
+      if (read_strings(r)) return -1;
+    } else if (which == 4 && t == PL_JSON_OBJ) {
+      if (read_buffer_records(r)) return -1;
+    } else if (which == 4) return pl_json_fail(&r->j, r->j.tok, "buffer_records as an object of record arrays");
     else if (pl_json_skip(&r->j)) return -1;
   }
 }
@@ -366,7 +412,9 @@ static const pl_coldef DV_COLS[] = {
 
 static int rj_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   rj *r = pl_xcalloc(1, sizeof *r);
-  r->p = p; r->o = o; r->err = err;
+  r->p = p;
+  r->o = o;
+  r->err = err;
   r->pool = pl_pool_new();
   pl_json_init(&r->j, in->data, in->len, err);
   pl_jdoc_init(&r->d);
@@ -376,7 +424,10 @@ static int rj_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_table *dv = pl_table_declare(o, "devices", r->pool, DV_COLS, NCOLS(DV_COLS), NULL);
   int rc = -1, found = 0;
   size_t nproc = 0;
-  if (pl_json_next(&r->j) != PL_JSON_OBJ) { if (r->j.type != PL_JSON_ERROR) pl_json_fail(&r->j, r->j.tok, "a JSON object"); goto done; }
+  if (pl_json_next(&r->j) != PL_JSON_OBJ) {
+    if (r->j.type != PL_JSON_ERROR) pl_json_fail(&r->j, r->j.tok, "a JSON object");
+    goto done;
+  }
   for (;;) {
     pl_json_type t = pl_json_next(&r->j);
     if (t == PL_JSON_OBJ_END) break;
@@ -384,13 +435,22 @@ static int rj_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     int tool = pl_json_eq(&r->j, "rocprofiler-sdk-tool");
     t = pl_json_next(&r->j);
     if (t == PL_JSON_ERROR) goto done;
-    if (!tool) { if (pl_json_skip(&r->j)) goto done; continue; }
+    if (!tool) {
+      if (pl_json_skip(&r->j)) goto done;
+      continue;
+    }
     found = 1;
-    if (t != PL_JSON_ARR) { pl_json_fail(&r->j, r->j.tok, "an array of processes after \"rocprofiler-sdk-tool\""); goto done; }
+    if (t != PL_JSON_ARR) {
+      pl_json_fail(&r->j, r->j.tok, "an array of processes after \"rocprofiler-sdk-tool\"");
+      goto done;
+    }
     for (;;) {
       t = pl_json_next(&r->j);
       if (t == PL_JSON_ARR_END) break;
-      if (t != PL_JSON_OBJ) { if (t != PL_JSON_ERROR) pl_json_fail(&r->j, r->j.tok, "a process object"); goto done; }
+      if (t != PL_JSON_OBJ) {
+        if (t != PL_JSON_ERROR) pl_json_fail(&r->j, r->j.tok, "a process object");
+        goto done;
+      }
       if (read_process(r)) goto done;
       nproc++;
       /* its GPU agents */
@@ -406,15 +466,26 @@ static int rj_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       }
     }
   }
-  if (pl_json_next(&r->j) != PL_JSON_EOF) { if (r->j.type != PL_JSON_ERROR) pl_json_fail(&r->j, r->j.tok, "the end of the document"); goto done; }
-  if (!found) { pl_err_set(err, 1, 1, "expected a \"rocprofiler-sdk-tool\" member (rocprofv3 --output-format json), found none"); goto done; }
-  if (nproc == 0) { pl_err_set(err, 1, 1, "expected at least one process in \"rocprofiler-sdk-tool\", found an empty array"); goto done; }
+  if (pl_json_next(&r->j) != PL_JSON_EOF) {
+    if (r->j.type != PL_JSON_ERROR) pl_json_fail(&r->j, r->j.tok, "the end of the document");
+    goto done;
+  }
+  if (!found) {
+    pl_err_set(err, 1, 1, "expected a \"rocprofiler-sdk-tool\" member (rocprofv3 --output-format json), found none");
+    goto done;
+  }
+  if (nproc == 0) {
+    pl_err_set(err, 1, 1, "expected at least one process in \"rocprofiler-sdk-tool\", found an empty array");
+    goto done;
+  }
   pl_profile_meta_str(p, "tool", "rocprofv3", 9);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   if (dv && dv->nrows > 0) {
     int one = 1;
-    for (size_t i = 1; i < dv->nrows; i++) if (dv->cols[1]->v.str[i] != dv->cols[1]->v.str[0]) one = 0;
-    size_t n; const char *s;
+    for (size_t i = 1; i < dv->nrows; i++)
+      if (dv->cols[1]->v.str[i] != dv->cols[1]->v.str[0]) one = 0;
+    size_t n;
+    const char *s;
     if (one && (s = pl_cell_str(dv, 1, 0, &n))) pl_profile_meta_str(p, "device", s, n);
     if (one && (s = pl_cell_str(dv, 2, 0, &n))) pl_profile_meta_str(p, "arch", s, n);
   }
@@ -429,14 +500,30 @@ static int rj_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     r->kn = NULL;
     pl_rocm_add_kernels(p, o, sorted);
   }
-  if (r->rt && r->rt->nrows) { pl_profile_add_table(p, r->rt); r->rt = NULL; }
-  if (r->mc && r->mc->nrows) { pl_profile_add_table(p, r->mc); r->mc = NULL; }
-  if (dv && dv->nrows) { pl_profile_add_table(p, dv); dv = NULL; }
+  if (r->rt && r->rt->nrows) {
+    pl_profile_add_table(p, r->rt);
+    r->rt = NULL;
+  }
+  if (r->mc && r->mc->nrows) {
+    pl_profile_add_table(p, r->mc);
+    r->mc = NULL;
+  }
+  if (dv && dv->nrows) {
+    pl_profile_add_table(p, dv);
+    dv = NULL;
+  }
   rc = 0;
 done:
   if (rc && err->msg[0] == '\0') pl_err_set(err, pl_json_line(&r->j), 1, "could not read the rocprofv3 JSON");
-  pl_table_free(r->kn); pl_table_free(r->rt); pl_table_free(r->mc); pl_table_free(dv);
-  free(r->ag); free(r->ks); free(r->prt); free(r->pmc); free(r->kid);
+  pl_table_free(r->kn);
+  pl_table_free(r->rt);
+  pl_table_free(r->mc);
+  pl_table_free(dv);
+  free(r->ag);
+  free(r->ks);
+  free(r->prt);
+  free(r->pmc);
+  free(r->kid);
   free_ops(r);
   pl_jdoc_free(&r->d);
   pl_json_free(&r->j);
@@ -455,7 +542,8 @@ static int rj_detect(const char *data, size_t len) {
 
 const pl_format pl_fmt_rocprofv3_json = {
   "rocprofv3-json",
-  "AMD rocprofv3 --output-format json (rocprofiler-sdk-tool): kernel dispatches, HIP/HSA API calls, memory copies, agents",
+  "AMD rocprofv3 --output-format json (rocprofiler-sdk-tool): kernel dispatches, HIP/HSA API calls, memory copies, "
+  "agents",
   "kernels kernel_summary runtime memcpy devices",
   rj_detect,
   rj_parse,

@@ -41,7 +41,8 @@ typedef struct tbctx {
 } tbctx;
 
 static pl_table *mk(tbctx *c, const char *name) {
-  static const pl_coldef run = { "run", PL_INT, "run number (1, 2, ...): runs are the overview-led groups of views in file order" };
+  static const pl_coldef run = { "run", PL_INT,
+                                 "run number (1, 2, ...): runs are the overview-led groups of views in file order" };
   return pl_table_declare(c->o, name, c->pool, &run, 1, NULL);
 }
 
@@ -59,8 +60,13 @@ static void snake(const char *s, size_t n, pl_buf *out) {
   int us = 0;
   for (size_t i = 0; i < n; i++) {
     unsigned char ch = (unsigned char)s[i];
-    if (isalnum(ch)) { pl_buf_addc(out, (char)tolower(ch)); us = 0; }
-    else if (out->len && !us) { pl_buf_addc(out, '_'); us = 1; }
+    if (isalnum(ch)) {
+      pl_buf_addc(out, (char)tolower(ch));
+      us = 0;
+    } else if (out->len && !us) {
+      pl_buf_addc(out, '_');
+      us = 1;
+    }
   }
   while (out->len && out->data[out->len - 1] == '_') out->len--;
   pl_buf_cstr(out);
@@ -81,10 +87,13 @@ static int tb_skip_row(tbctx *c, int node, const char *what) {
 /* ---- overview ------------------------------------------------------------ */
 
 static const char *cat_col(const char *title, size_t n, pl_buf *tmp) {
-  static const struct { const char *t, *c; } known[] = {
-    { "Kernel", "kernel_ns" }, { "Memcpy", "memcpy_ns" }, { "Memset", "memset_ns" },
-    { "Communication", "communication_ns" }, { "Runtime", "runtime_ns" },
-    { "DataLoader", "dataloader_ns" }, { "CPU Exec", "cpu_exec_ns" }, { "Other", "other_ns" },
+  static const struct {
+    const char *t, *c;
+  } known[] = {
+    { "Kernel", "kernel_ns" },     { "Memcpy", "memcpy_ns" },
+    { "Memset", "memset_ns" },     { "Communication", "communication_ns" },
+    { "Runtime", "runtime_ns" },   { "DataLoader", "dataloader_ns" },
+    { "CPU Exec", "cpu_exec_ns" }, { "Other", "other_ns" },
   };
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
     if (strlen(known[i].t) == n && memcmp(known[i].t, title, n) == 0) return known[i].c;
@@ -107,18 +116,25 @@ static int do_steps(tbctx *c, int steps) {
     colmap[ncols] = -1;
     size_t n;
     const char *role = pl_jdoc_str(d, pl_jdoc_get(d, k, "role"), &n);
-    if (role) continue;                                     /* tooltip HTML */
+    if (role) continue; /* tooltip HTML */
     const char *name = pl_jdoc_str(d, pl_jdoc_get(d, k, "name"), &n);
     if (!name) continue;
-    if (n == 4 && memcmp(name, "Step", 4) == 0) { colmap[ncols] = cstep; continue; }
+    if (n == 4 && memcmp(name, "Step", 4) == 0) {
+      colmap[ncols] = cstep;
+      continue;
+    }
     const char *cn = cat_col(name, n, &c->tmp);
     char doc[160];
-    snprintf(doc, sizeof doc, "time in category '%.*s' in this step, ns (plugin's us x 1000)", (int)(n > 60 ? 60 : n), name);
+    snprintf(doc, sizeof doc, "time in category '%.*s' in this step, ns (plugin's us x 1000)", (int)(n > 60 ? 60 : n),
+             name);
     colmap[ncols] = pl_table_add_doc_col(t, cn, PL_NUM, doc);
   }
   int ctotal = pl_table_add_doc_col(t, "total_ns", PL_NUM, "sum of the step's category times, ns");
   for (int r = d->n[rows].first; r >= 0; r = d->n[r].next) {
-    if (d->n[r].type != PL_JSON_ARR) { if (tb_skip_row(c, r, "a step row (array)")) continue; return -1; }
+    if (d->n[r].type != PL_JSON_ARR) {
+      if (tb_skip_row(c, r, "a step row (array)")) continue;
+      return -1;
+    }
     pl_row_put_int(t, 0, c->run);
     double total = 0;
     int any = 0;
@@ -133,7 +149,11 @@ static int do_steps(tbctx *c, int steps) {
         continue;
       }
       double ns = us_to_ns(d, v);
-      if (!isnan(ns)) { pl_row_put_num(t, colmap[i], ns); total += ns; any = 1; }
+      if (!isnan(ns)) {
+        pl_row_put_num(t, colmap[i], ns);
+        total += ns;
+        any = 1;
+      }
     }
     if (any) pl_row_put_num(t, ctotal, total);
     pl_row_end(t);
@@ -173,7 +193,8 @@ static int do_performance(tbctx *c, int perf) {
 /* HTML -> plain text: tags dropped, <a href=U>T</a> -> "T (U)", entities decoded. */
 static void strip_html(const char *s, size_t n, pl_buf *out) {
   out->len = 0;
-  const char *href = NULL; size_t hrefn = 0;
+  const char *href = NULL;
+  size_t hrefn = 0;
   for (size_t i = 0; i < n;) {
     if (s[i] == '<') {
       const char *gt = memchr(s + i, '>', n - i);
@@ -185,19 +206,28 @@ static void strip_html(const char *s, size_t n, pl_buf *out) {
         const char *q = memchr(href, '"', (size_t)(gt - href));
         hrefn = q ? (size_t)(q - href) : 0;
       } else if (tl >= 4 && strncasecmp(s + i, "</a>", 4) == 0 && href) {
-        pl_buf_adds(out, " ("); pl_buf_add(out, href, hrefn); pl_buf_addc(out, ')');
+        pl_buf_adds(out, " (");
+        pl_buf_add(out, href, hrefn);
+        pl_buf_addc(out, ')');
         href = NULL;
       } else if (tl >= 4 && strncasecmp(s + i, "<br", 3) == 0) pl_buf_addc(out, ' ');
       i += tl;
       continue;
     }
     if (s[i] == '&') {
-      static const struct { const char *e; char c; } ents[] = {
-        { "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&quot;", '"' }, { "&#39;", '\'' }, { "&nbsp;", ' ' } };
+      static const struct {
+        const char *e;
+        char c;
+      } ents[] = { { "&amp;", '&' },  { "&lt;", '<' },   { "&gt;", '>' },
+                   { "&quot;", '"' }, { "&#39;", '\'' }, { "&nbsp;", ' ' } };
       size_t k;
       for (k = 0; k < sizeof ents / sizeof ents[0]; k++) {
         size_t el = strlen(ents[k].e);
-        if (n - i >= el && memcmp(s + i, ents[k].e, el) == 0) { pl_buf_addc(out, ents[k].c); i += el; break; }
+        if (n - i >= el && memcmp(s + i, ents[k].e, el) == 0) {
+          pl_buf_addc(out, ents[k].c);
+          i += el;
+          break;
+        }
       }
       if (k < sizeof ents / sizeof ents[0]) continue;
     }
@@ -221,10 +251,12 @@ static int do_recommendations(tbctx *c, int node) {
   size_t n;
   const char *s = pl_jdoc_str(d, node, &n);
   if (!t || !s) return 0;
-  int ctext = pl_table_add_doc_col(t, "text", PL_STR, "the recommendation as plain text (HTML stripped; links as 'text (URL)')");
+  int ctext = pl_table_add_doc_col(t, "text", PL_STR,
+                                   "the recommendation as plain text (HTML stripped; links as 'text (URL)')");
   /* one row per <li>, or the whole text when there is no list */
   const char *li = pl_find(s, n, "<li>");
-  pl_buf item; pl_buf_init(&item);
+  pl_buf item;
+  pl_buf_init(&item);
   while (1) {
     const char *start, *stop;
     if (li) {
@@ -232,7 +264,10 @@ static int do_recommendations(tbctx *c, int node) {
       const char *e = pl_find(start, n - (size_t)(start - s), "</li>");
       stop = e ? e : s + n;
       li = e ? pl_find(e, n - (size_t)(e - s), "<li>") : NULL;
-    } else { start = s; stop = s + n; }
+    } else {
+      start = s;
+      stop = s + n;
+    }
     strip_html(start, (size_t)(stop - start), &item);
     if (item.len && !(item.len == 3 && memcmp(item.data, "N/A", 3) == 0)) {
       pl_row_put_int(t, 0, c->run);
@@ -271,8 +306,11 @@ static void do_metrics(tbctx *c, int node, const char *key) {
   int cdev = -1, cm = -1, cv = -1, cu = -1, craw = -1;
   if (t) {
     cdev = pl_table_add_doc_col(t, "device", PL_STR, "device the metric belongs to ('GPU 0', 'MLU 0')");
-    cm = pl_table_add_doc_col(t, "metric", PL_STR, "metric title as printed (GPU Utilization, Est. SM Efficiency, ...)");
-    cv = pl_table_add_doc_col(t, "value", PL_NUM, "value in base units: percent 0-100 for '%', bytes for 'GB' (the plugin's GB are GiB: x 2^30)");
+    cm =
+        pl_table_add_doc_col(t, "metric", PL_STR, "metric title as printed (GPU Utilization, Est. SM Efficiency, ...)");
+    cv = pl_table_add_doc_col(
+        t, "value", PL_NUM,
+        "value in base units: percent 0-100 for '%', bytes for 'GB' (the plugin's GB are GiB: x 2^30)");
     cu = pl_table_add_doc_col(t, "unit", PL_STR, "unit of value: pct, byte, or empty");
     craw = pl_table_add_doc_col(t, "raw", PL_STR, "the text as printed");
   }
@@ -281,7 +319,7 @@ static void do_metrics(tbctx *c, int node, const char *key) {
     const char *title = pl_jdoc_str(d, pl_jdoc_get(d, k, "title"), &tn);
     const char *val = pl_jdoc_str(d, pl_jdoc_get(d, k, "value"), &vn);
     if (!title) continue;
-    if (tn && title[tn - 1] == ':' && (!val || vn == 0)) {      /* "GPU 0:" header */
+    if (tn && title[tn - 1] == ':' && (!val || vn == 0)) { /* "GPU 0:" header */
       snprintf(device, sizeof device, "%.*s", (int)(tn - 1 > 60 ? 60 : tn - 1), title);
       continue;
     }
@@ -295,7 +333,8 @@ static void do_metrics(tbctx *c, int node, const char *key) {
     pl_row_put_str(t, cm, title, tn);
     if (val) {
       pl_row_put_str(t, craw, val, vn);
-      const char *s = val; size_t n = vn;
+      const char *s = val;
+      size_t n = vn;
       pl_trim(&s, &n);
       const char *sp = memchr(s, ' ', n);
       size_t numn = sp ? (size_t)(sp - s) : n;
@@ -303,9 +342,13 @@ static void do_metrics(tbctx *c, int node, const char *key) {
       if (numn && pl_parse_double(s, numn, &v) == 0) {
         const char *u = sp ? sp + 1 : s + n;
         size_t un = (size_t)(s + n - u);
-        if (un == 1 && u[0] == '%') { pl_row_put_num(t, cv, v); pl_row_put_str(t, cu, "pct", 3); }
-        else if (un == 2 && memcmp(u, "GB", 2) == 0) { pl_row_put_num(t, cv, v * 1073741824.0); pl_row_put_str(t, cu, "byte", 4); }
-        else if (un == 0) pl_row_put_num(t, cv, v);
+        if (un == 1 && u[0] == '%') {
+          pl_row_put_num(t, cv, v);
+          pl_row_put_str(t, cu, "pct", 3);
+        } else if (un == 2 && memcmp(u, "GB", 2) == 0) {
+          pl_row_put_num(t, cv, v * 1073741824.0);
+          pl_row_put_str(t, cu, "byte", 4);
+        } else if (un == 0) pl_row_put_num(t, cv, v);
       }
     }
     pl_row_end(t);
@@ -318,10 +361,12 @@ static int do_overview(tbctx *c, int root) {
   for (int k = d->n[root].first; k >= 0; k = d->n[k].next) {
     size_t kn;
     const char *key = pl_jdoc_key(d, k, &kn);
-    if (kn == 5 && memcmp(key, "steps", 5) == 0) { if (do_steps(c, k)) return -1; }
-    else if (kn == 11 && memcmp(key, "performance", 11) == 0) do_performance(c, k);
+    if (kn == 5 && memcmp(key, "steps", 5) == 0) {
+      if (do_steps(c, k)) return -1;
+    } else if (kn == 11 && memcmp(key, "performance", 11) == 0) do_performance(c, k);
     else if (kn == 15 && memcmp(key, "recommendations", 15) == 0) do_recommendations(c, k);
-    else if (kn == 12 && memcmp(key, "environments", 12) == 0) do_pairs(c, k, c->env, "environment item (Number of Worker(s), Device Type, ...)");
+    else if (kn == 12 && memcmp(key, "environments", 12) == 0)
+      do_pairs(c, k, c->env, "environment item (Number of Worker(s), Device Type, ...)");
     else if (kn > 8 && memcmp(key + kn - 8, "_metrics", 8) == 0) do_metrics(c, k, key);
     else pl_profile_diag(c->p, c->line, "overview: \"%.*s\" not read", (int)(kn > 60 ? 60 : kn), key);
   }
@@ -337,29 +382,41 @@ static int do_operators(tbctx *c, int data) {
   int cname = pl_table_add_doc_col(t, "name", PL_STR, "operator name");
   int cshape = -1;
   int ccalls = pl_table_add_doc_col(t, "calls", PL_INT, "number of calls");
-  int cds = pl_table_add_doc_col(t, "device_self_ns", PL_NUM, "GPU time of kernels launched by the operator itself, ns");
+  int cds =
+      pl_table_add_doc_col(t, "device_self_ns", PL_NUM, "GPU time of kernels launched by the operator itself, ns");
   int cdt = pl_table_add_doc_col(t, "device_total_ns", PL_NUM, "GPU time including child operators, ns");
   int chs = pl_table_add_doc_col(t, "host_self_ns", PL_NUM, "CPU time excluding child operators, ns");
   int cht = pl_table_add_doc_col(t, "host_total_ns", PL_NUM, "CPU time including child operators, ns");
   int ctce = pl_table_add_doc_col(t, "tc_eligible", PL_BOOL, "operator is eligible to use Tensor Cores");
-  int ctcs = pl_table_add_doc_col(t, "tc_self_pct", PL_NUM, "self-kernel time using Tensor Cores, percent of self-kernel time (plugin ratio x 100)");
-  int ctct = pl_table_add_doc_col(t, "tc_total_pct", PL_NUM, "kernel time using Tensor Cores, percent of all its kernel time (plugin ratio x 100)");
+  int ctcs =
+      pl_table_add_doc_col(t, "tc_self_pct", PL_NUM,
+                           "self-kernel time using Tensor Cores, percent of self-kernel time (plugin ratio x 100)");
+  int ctct = pl_table_add_doc_col(
+      t, "tc_total_pct", PL_NUM, "kernel time using Tensor Cores, percent of all its kernel time (plugin ratio x 100)");
   int ccs = pl_table_add_doc_col(t, "has_call_stack", PL_BOOL, "the plugin holds call stacks for it");
   for (int r = d->n[data].first; r >= 0; r = d->n[r].next) {
-    if (d->n[r].type != PL_JSON_OBJ) { if (tb_skip_row(c, r, "an operator row (object)")) continue; return -1; }
+    if (d->n[r].type != PL_JSON_OBJ) {
+      if (tb_skip_row(c, r, "an operator row (object)")) continue;
+      return -1;
+    }
     size_t n;
     const char *name = pl_jdoc_str(d, pl_jdoc_get(d, r, "name"), &n);
-    if (!name) { if (tb_skip_row(c, r, "an operator row with \"name\"")) continue; return -1; }
+    if (!name) {
+      if (tb_skip_row(c, r, "an operator row with \"name\"")) continue;
+      return -1;
+    }
     pl_row_put_int(t, 0, c->run);
     pl_row_put_str(t, cname, name, n);
     int sh = pl_jdoc_get(d, r, "input_shape");
     if (sh >= 0) {
-      if (cshape < 0) cshape = pl_table_add_doc_col(t, "input_shape", PL_STR, "input shapes (operator table grouped by input shape)");
+      if (cshape < 0)
+        cshape = pl_table_add_doc_col(t, "input_shape", PL_STR, "input shapes (operator table grouped by input shape)");
       const char *s = pl_jdoc_str(d, sh, &n);
       if (s) pl_row_put_str(t, cshape, s, n);
     }
     int v = pl_jdoc_get(d, r, "calls");
-    if (v >= 0 && d->n[v].type == PL_JSON_NUM) pl_row_put_int(t, ccalls, d->n[v].isint ? d->n[v].ival : pl_int_of(d->n[v].dval));
+    if (v >= 0 && d->n[v].type == PL_JSON_NUM)
+      pl_row_put_int(t, ccalls, d->n[v].isint ? d->n[v].ival : pl_int_of(d->n[v].dval));
     double x;
     if (!isnan(x = us_to_ns(d, pl_jdoc_get(d, r, "device_self_duration")))) pl_row_put_num(t, cds, x);
     if (!isnan(x = us_to_ns(d, pl_jdoc_get(d, r, "device_total_duration")))) pl_row_put_num(t, cdt, x);
@@ -370,7 +427,8 @@ static int do_operators(tbctx *c, int data) {
     if (!isnan(x = pl_jdoc_num(d, pl_jdoc_get(d, r, "tc_self_ratio")))) pl_row_put_num(t, ctcs, x * 100.0);
     if (!isnan(x = pl_jdoc_num(d, pl_jdoc_get(d, r, "tc_total_ratio")))) pl_row_put_num(t, ctct, x * 100.0);
     v = pl_jdoc_get(d, r, "has_call_stack");
-    if (v >= 0 && (d->n[v].type == PL_JSON_TRUE || d->n[v].type == PL_JSON_FALSE)) pl_row_put_bool(t, ccs, d->n[v].type == PL_JSON_TRUE);
+    if (v >= 0 && (d->n[v].type == PL_JSON_TRUE || d->n[v].type == PL_JSON_FALSE))
+      pl_row_put_bool(t, ccs, d->n[v].type == PL_JSON_TRUE);
     pl_row_end(t);
   }
   return 0;
@@ -386,7 +444,8 @@ static int do_kernels(tbctx *c, int data) {
     return tb_fail(c, data, "a kernel table with \"columns\" and \"rows\"");
   if (!t) return 0;
   int cname = pl_table_add_doc_col(t, "name", PL_STR, "kernel name");
-  int cshort = pl_table_add_doc_col(t, "short_name", PL_STR, "kernel name without return type, namespaces, templates and arguments");
+  int cshort = pl_table_add_doc_col(t, "short_name", PL_STR,
+                                    "kernel name without return type, namespaces, templates and arguments");
   int ctc = pl_table_add_doc_col(t, "tensor_cores_used", PL_BOOL, "kernel uses Tensor Cores");
   int ccalls = pl_table_add_doc_col(t, "calls", PL_INT, "launches");
   int ctot = pl_table_add_doc_col(t, "total_ns", PL_NUM, "total duration, ns");
@@ -400,29 +459,56 @@ static int do_kernels(tbctx *c, int data) {
   for (int k = d->n[cols].first; k >= 0 && ncols < 64; k = d->n[k].next, ncols++) {
     size_t n;
     const char *name = pl_jdoc_str(d, pl_jdoc_get(d, k, "name"), &n);
-    kind[ncols] = K_SKIP; target[ncols] = -1;
+    kind[ncols] = K_SKIP;
+    target[ncols] = -1;
     if (!name) continue;
 #define IS(lit) (n == sizeof(lit) - 1 && memcmp(name, lit, n) == 0)
-    if (IS("Name")) { kind[ncols] = K_NAME; target[ncols] = cname; }
-    else if (IS("Tensor Cores Used")) { kind[ncols] = K_TC; target[ncols] = ctc; }
-    else if (IS("Calls")) { kind[ncols] = K_CALLS; target[ncols] = ccalls; }
-    else if (IS("Total Duration (us)")) { kind[ncols] = K_US; target[ncols] = ctot; }
-    else if (IS("Mean Duration (us)")) { kind[ncols] = K_US; target[ncols] = cmean; }
-    else if (IS("Max Duration (us)")) { kind[ncols] = K_US; target[ncols] = cmax; }
-    else if (IS("Min Duration (us)")) { kind[ncols] = K_US; target[ncols] = cmin; }
-    else if (IS("Mean Blocks Per SM")) { kind[ncols] = K_NUM; target[ncols] = pl_table_add_doc_col(t, "mean_blocks_per_sm", PL_NUM, "duration-weighted mean blocks per SM"); }
-    else if (IS("Mean Est. Achieved Occupancy (%)")) { kind[ncols] = K_NUM; target[ncols] = pl_table_add_doc_col(t, "mean_est_achieved_occupancy_pct", PL_NUM, "duration-weighted mean estimated achieved occupancy, percent"); }
-    else if (IS("Operator")) { kind[ncols] = K_OP; target[ncols] = pl_table_add_doc_col(t, "operator", PL_STR, "operator that launched it (kernel table grouped by operator)"); }
-    else {
+    if (IS("Name")) {
+      kind[ncols] = K_NAME;
+      target[ncols] = cname;
+    } else if (IS("Tensor Cores Used")) {
+      kind[ncols] = K_TC;
+      target[ncols] = ctc;
+    } else if (IS("Calls")) {
+      kind[ncols] = K_CALLS;
+      target[ncols] = ccalls;
+    } else if (IS("Total Duration (us)")) {
+      kind[ncols] = K_US;
+      target[ncols] = ctot;
+    } else if (IS("Mean Duration (us)")) {
+      kind[ncols] = K_US;
+      target[ncols] = cmean;
+    } else if (IS("Max Duration (us)")) {
+      kind[ncols] = K_US;
+      target[ncols] = cmax;
+    } else if (IS("Min Duration (us)")) {
+      kind[ncols] = K_US;
+      target[ncols] = cmin;
+    } else if (IS("Mean Blocks Per SM")) {
+      kind[ncols] = K_NUM;
+      target[ncols] = pl_table_add_doc_col(t, "mean_blocks_per_sm", PL_NUM, "duration-weighted mean blocks per SM");
+    } else if (IS("Mean Est. Achieved Occupancy (%)")) {
+      kind[ncols] = K_NUM;
+      target[ncols] = pl_table_add_doc_col(t, "mean_est_achieved_occupancy_pct", PL_NUM,
+                                           "duration-weighted mean estimated achieved occupancy, percent");
+    } else if (IS("Operator")) {
+      kind[ncols] = K_OP;
+      target[ncols] =
+          pl_table_add_doc_col(t, "operator", PL_STR, "operator that launched it (kernel table grouped by operator)");
+    } else {
       /* any other column: kept under its snake_case name */
       snake(name, n, &c->tmp);
       const char *type = pl_jdoc_str(d, pl_jdoc_get(d, k, "type"), NULL);
       int isnum = type && strcmp(type, "number") == 0;
       if (c->tmp.len) {
         int us = n > 5 && memcmp(name + n - 5, " (us)", 5) == 0;
-        if (us) { c->tmp.len -= 3; pl_buf_adds(&c->tmp, "_ns"); }
+        if (us) {
+          c->tmp.len -= 3;
+          pl_buf_adds(&c->tmp, "_ns");
+        }
         kind[ncols] = us ? K_US : isnum ? K_NUM : K_OP;
-        target[ncols] = pl_table_add_doc_col(t, pl_buf_cstr(&c->tmp), isnum ? PL_NUM : PL_STR, "column of the plugin's kernel table");
+        target[ncols] = pl_table_add_doc_col(t, pl_buf_cstr(&c->tmp), isnum ? PL_NUM : PL_STR,
+                                             "column of the plugin's kernel table");
       }
     }
 #undef IS
@@ -431,7 +517,10 @@ static int do_kernels(tbctx *c, int data) {
   double sum = 0;
   char shortbuf[1024];
   for (int r = d->n[rows].first; r >= 0; r = d->n[r].next) {
-    if (d->n[r].type != PL_JSON_ARR) { if (tb_skip_row(c, r, "a kernel row (array)")) continue; return -1; }
+    if (d->n[r].type != PL_JSON_ARR) {
+      if (tb_skip_row(c, r, "a kernel row (array)")) continue;
+      return -1;
+    }
     pl_row_put_int(t, 0, c->run);
     size_t i = 0;
     for (int v = d->n[r].first; v >= 0 && i < ncols; v = d->n[v].next, i++) {
@@ -453,10 +542,14 @@ static int do_kernels(tbctx *c, int data) {
           if (s) pl_row_put_bool(t, ctc, n == 3 && strncasecmp(s, "yes", 3) == 0);
           break;
         case K_CALLS:
-          if (d->n[v].type == PL_JSON_NUM) pl_row_put_int(t, ccalls, d->n[v].isint ? d->n[v].ival : pl_int_of(d->n[v].dval));
+          if (d->n[v].type == PL_JSON_NUM)
+            pl_row_put_int(t, ccalls, d->n[v].isint ? d->n[v].ival : pl_int_of(d->n[v].dval));
           break;
         case K_US:
-          if (!isnan(x = us_to_ns(d, v))) { pl_row_put_num(t, target[i], x); if (target[i] == ctot) sum += x; }
+          if (!isnan(x = us_to_ns(d, v))) {
+            pl_row_put_num(t, target[i], x);
+            if (target[i] == ctot) sum += x;
+          }
           break;
         case K_NUM:
           if (!isnan(x = pl_jdoc_num(d, v))) pl_row_put_num(t, target[i], x);
@@ -485,12 +578,16 @@ static int has_key(const pl_jdoc *d, int o, const char *k) { return pl_jdoc_get(
 static int do_doc(tbctx *c, int root) {
   const pl_jdoc *d = &c->d;
   if (d->n[root].type != PL_JSON_OBJ) {
-    pl_profile_diag(c->p, c->line, "a JSON %s, not a plugin view: skipped", d->n[root].type == PL_JSON_ARR ? "array" : "value");
+    pl_profile_diag(c->p, c->line, "a JSON %s, not a plugin view: skipped",
+                    d->n[root].type == PL_JSON_ARR ? "array" : "value");
     return 0;
   }
   int overview = has_key(d, root, "steps") || has_key(d, root, "performance") || has_key(d, root, "recommendations");
   if (overview) {
-    if (!(c->run >= 1 && !c->run_has_overview && c->run_docs == 0)) { c->run++; c->run_docs = 0; }
+    if (!(c->run >= 1 && !c->run_has_overview && c->run_docs == 0)) {
+      c->run++;
+      c->run_docs = 0;
+    }
     c->run_has_overview = 1;
     c->run_docs++;
     return do_overview(c, root);
@@ -498,7 +595,9 @@ static int do_doc(tbctx *c, int root) {
   if (c->run == 0) c->run = 1;
   c->run_docs++;
   if (has_key(d, root, "device_total_time") || has_key(d, root, "host_total_time")) {
-    pl_profile_diag(c->p, c->line, "operator pie view (device/host total/self time by operator) skipped: the operator table holds the same figures");
+    pl_profile_diag(c->p, c->line,
+                    "operator pie view (device/host total/self time by operator) skipped: the operator table holds the "
+                    "same figures");
     return 0;
   }
   int data = pl_jdoc_get(d, root, "data");
@@ -519,11 +618,13 @@ static int do_doc(tbctx *c, int root) {
     if (nm && strcmp(nm, "Name") == 0) return do_kernels(c, data);
   }
   if (has_key(d, root, "total")) {
-    pl_profile_diag(c->p, c->line, "kernel pie view (total time by kernel) skipped: the kernel table holds the same figures");
+    pl_profile_diag(c->p, c->line,
+                    "kernel pie view (total time by kernel) skipped: the kernel table holds the same figures");
     return 0;
   }
   /* name the keys in the diagnostic */
-  char keys[200]; size_t kl = 0;
+  char keys[200];
+  size_t kl = 0;
   keys[0] = '\0';
   for (int k = d->n[root].first; k >= 0 && kl < 150; k = d->n[k].next) {
     size_t n;
@@ -537,7 +638,9 @@ static int do_doc(tbctx *c, int root) {
 static int tb_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   tbctx c;
   memset(&c, 0, sizeof c);
-  c.p = p; c.o = o; c.err = err;
+  c.p = p;
+  c.o = o;
+  c.err = err;
   pl_json_init(&c.j, in->data, in->len, err);
   pl_jdoc_init(&c.d);
   pl_buf_init(&c.tmp);
@@ -555,7 +658,10 @@ static int tb_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_lines_init(&lc, in->data, in->len);
   int rc = -1, docs = 0;
   while (pl_lines_next(&lc, &l)) {
-    if (o && o->interrupt && *o->interrupt) { pl_err_set(err, lc.lineno, 1, "interrupted"); goto done; }
+    if (o && o->interrupt && *o->interrupt) {
+      pl_err_set(err, lc.lineno, 1, "interrupted");
+      goto done;
+    }
     if (pl_is_blank(l.s, l.n)) continue;
     c.line = lc.lineno;
     size_t start = (size_t)(l.s - in->data);
@@ -572,15 +678,24 @@ static int tb_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (do_doc(&c, root)) goto done;
     docs++;
   }
-  if (docs == 0) { pl_err_set(err, 1, 1, "expected one JSON document per line, found none"); goto done; }
+  if (docs == 0) {
+    pl_err_set(err, 1, 1, "expected one JSON document per line, found none");
+    goto done;
+  }
   pl_profile_meta_str(p, "tool", "PyTorch TensorBoard profiler plugin", strlen("PyTorch TensorBoard profiler plugin"));
   pl_profile_meta_num(p, "runs", c.run);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-    if (*all[i]) { pl_profile_add_table(p, *all[i]); *all[i] = NULL; }
+    if (*all[i]) {
+      pl_profile_add_table(p, *all[i]);
+      *all[i] = NULL;
+    }
   rc = 0;
 done:
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) { pl_table_free(*all[i]); *all[i] = NULL; }
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    pl_table_free(*all[i]);
+    *all[i] = NULL;
+  }
   pl_pool_release(c.pool);
   pl_json_free(&c.j);
   pl_jdoc_free(&c.d);

@@ -44,8 +44,8 @@ typedef struct ttcol {
   char hdr[64];
   char name[64];
   int kind;
-  double factor;            /* FLOPs: header prefix scale */
-  size_t start, end;        /* span in the line: [start, end) ; end = SIZE_MAX for the last */
+  double factor;     /* FLOPs: header prefix scale */
+  size_t start, end; /* span in the line: [start, end) ; end = SIZE_MAX for the last */
   int col;
   /* fast_assign_bm's tests as masks on the 64 bits from fbase (the end of
   ** the column before; 0 for the first) when [fbase, end + 2) fits (fok):
@@ -66,9 +66,9 @@ static int is_sep(const char *s, size_t n) {
 }
 
 static int header_like(const char *s, size_t n) {
-  return pl_find(s, n, "Name") != NULL &&
-         (pl_find(s, n, "Self CPU") != NULL || pl_find(s, n, "CPU total") != NULL) &&
-         (pl_find(s, n, "# of Calls") != NULL || pl_find(s, n, "Number of Calls") != NULL || pl_find(s, n, "CPU time avg") != NULL);
+  return pl_find(s, n, "Name") != NULL && (pl_find(s, n, "Self CPU") != NULL || pl_find(s, n, "CPU total") != NULL) &&
+         (pl_find(s, n, "# of Calls") != NULL || pl_find(s, n, "Number of Calls") != NULL ||
+          pl_find(s, n, "CPU time avg") != NULL);
 }
 
 static void lower_into(char *out, size_t cap, const char *s, size_t n) {
@@ -92,9 +92,21 @@ static void classify(ttcol *tc, const char *h, size_t n) {
   char dev[32];
   tc->factor = 1;
   snprintf(tc->hdr, sizeof tc->hdr, "%.*s", (int)n, h);
-  if (n == 4 && memcmp(h, "Name", 4) == 0) { snprintf(tc->name, sizeof tc->name, "name"); tc->kind = K_TEXT; return; }
-  if (pl_find(h, n, "Calls")) { snprintf(tc->name, sizeof tc->name, "calls"); tc->kind = K_INT; return; }
-  if (n == 7 && memcmp(h, "Node ID", 7) == 0) { snprintf(tc->name, sizeof tc->name, "node_id"); tc->kind = K_INT; return; }
+  if (n == 4 && memcmp(h, "Name", 4) == 0) {
+    snprintf(tc->name, sizeof tc->name, "name");
+    tc->kind = K_TEXT;
+    return;
+  }
+  if (pl_find(h, n, "Calls")) {
+    snprintf(tc->name, sizeof tc->name, "calls");
+    tc->kind = K_INT;
+    return;
+  }
+  if (n == 7 && memcmp(h, "Node ID", 7) == 0) {
+    snprintf(tc->name, sizeof tc->name, "node_id");
+    tc->kind = K_INT;
+    return;
+  }
   if (pl_starts(h, n, "Total ") && ends_with(h, n, "FLOPs")) {
     char pre = n > 11 ? h[6] : 'F';
     tc->factor = pre == 'K' ? 1e3 : pre == 'M' ? 1e6 : pre == 'G' ? 1e9 : pre == 'T' ? 1e12 : pre == 'P' ? 1e15 : 1;
@@ -114,16 +126,36 @@ static void classify(ttcol *tc, const char *h, size_t n) {
     size_t rn = dn - wl;
     pl_trim(&rest, &rn);
     const char *pfx = self ? "self_" : "";
-    if (rn == 0) { snprintf(tc->name, sizeof tc->name, "%s%s_ns", pfx, dev); tc->kind = K_TIME; return; }
-    if (rn == 1 && rest[0] == '%') { snprintf(tc->name, sizeof tc->name, "%s%s_pct", pfx, dev); tc->kind = K_PCT; return; }
+    if (rn == 0) {
+      snprintf(tc->name, sizeof tc->name, "%s%s_ns", pfx, dev);
+      tc->kind = K_TIME;
+      return;
+    }
+    if (rn == 1 && rest[0] == '%') {
+      snprintf(tc->name, sizeof tc->name, "%s%s_pct", pfx, dev);
+      tc->kind = K_PCT;
+      return;
+    }
     if (rn == 5 && memcmp(rest, "total", 5) == 0) {
-      snprintf(tc->name, sizeof tc->name, self ? "self_%s_ns" : "%s_total_ns", dev); tc->kind = K_TIME; return;
+      snprintf(tc->name, sizeof tc->name, self ? "self_%s_ns" : "%s_total_ns", dev);
+      tc->kind = K_TIME;
+      return;
     }
     if (rn == 7 && memcmp(rest, "total %", 7) == 0) {
-      snprintf(tc->name, sizeof tc->name, self ? "self_%s_pct" : "%s_total_pct", dev); tc->kind = K_PCT; return;
+      snprintf(tc->name, sizeof tc->name, self ? "self_%s_pct" : "%s_total_pct", dev);
+      tc->kind = K_PCT;
+      return;
     }
-    if (rn == 8 && memcmp(rest, "time avg", 8) == 0) { snprintf(tc->name, sizeof tc->name, "%s%s_time_avg_ns", pfx, dev); tc->kind = K_TIME; return; }
-    if (rn == 3 && memcmp(rest, "Mem", 3) == 0) { snprintf(tc->name, sizeof tc->name, "%s%s_mem_bytes", pfx, dev); tc->kind = K_MEM; return; }
+    if (rn == 8 && memcmp(rest, "time avg", 8) == 0) {
+      snprintf(tc->name, sizeof tc->name, "%s%s_time_avg_ns", pfx, dev);
+      tc->kind = K_TIME;
+      return;
+    }
+    if (rn == 3 && memcmp(rest, "Mem", 3) == 0) {
+      snprintf(tc->name, sizeof tc->name, "%s%s_mem_bytes", pfx, dev);
+      tc->kind = K_MEM;
+      return;
+    }
   }
   tc->kind = K_TEXT;
   if (pl_md_snake(h, n, tc->name, sizeof tc->name) == 0) snprintf(tc->name, sizeof tc->name, "col");
@@ -134,12 +166,12 @@ static void classify(ttcol *tc, const char *h, size_t n) {
 ** gets a "_2", "_3", ... suffix instead. */
 static const char *kind_doc(const ttcol *tc) {
   switch (tc->kind) {
-  case K_TIME: return "time, ns (printed with a unit per cell: us, ms, s)";
-  case K_PCT: return "share of the self-time total, percent (NaN printed when the total is 0 -> missing)";
-  case K_MEM: return "memory, bytes (printed as b, Kb, Mb, Gb or B, KB, MB, GB with 1024 steps; negative = freed)";
-  case K_INT: return "count";
-  case K_FLOPS: return "floating-point operations (the header's K/M/G prefix applied)";
-  default: return "text as printed";
+    case K_TIME: return "time, ns (printed with a unit per cell: us, ms, s)";
+    case K_PCT: return "share of the self-time total, percent (NaN printed when the total is 0 -> missing)";
+    case K_MEM: return "memory, bytes (printed as b, Kb, Mb, Gb or B, KB, MB, GB with 1024 steps; negative = freed)";
+    case K_INT: return "count";
+    case K_FLOPS: return "floating-point operations (the header's K/M/G prefix applied)";
+    default: return "text as printed";
   }
 }
 
@@ -151,39 +183,50 @@ static int cell_value(const ttcol *tc, const char *s, size_t n, double *v) {
   size_t k = n;
   double f = 1;
   switch (tc->kind) {
-  case K_TIME:   /* "us", "ms", "ns", "s" (the tests of ends_with, inline) */
-    if (s[n - 1] != 's') return -1;
-    if (n >= 2 && s[n - 2] == 'u') { k = n - 2; f = 1e3; }
-    else if (n >= 2 && s[n - 2] == 'm') { k = n - 2; f = 1e6; }
-    else if (n >= 2 && s[n - 2] == 'n') { k = n - 2; f = 1; }
-    else { k = n - 1; f = 1e9; }
-    break;
-  case K_PCT:
-    if (s[n - 1] != '%') return -1;
-    k = n - 1;
-    break;
-  case K_MEM: {
-    /* PyTorch < 2.1 prints b/Kb/Mb/Gb, later versions B/KB/MB/GB: both are
+    case K_TIME: /* "us", "ms", "ns", "s" (the tests of ends_with, inline) */
+      if (s[n - 1] != 's') return -1;
+      if (n >= 2 && s[n - 2] == 'u') {
+        k = n - 2;
+        f = 1e3;
+      } else if (n >= 2 && s[n - 2] == 'm') {
+        k = n - 2;
+        f = 1e6;
+      } else if (n >= 2 && s[n - 2] == 'n') {
+        k = n - 2;
+        f = 1;
+      } else {
+        k = n - 1;
+        f = 1e9;
+      }
+      break;
+    case K_PCT:
+      if (s[n - 1] != '%') return -1;
+      k = n - 1;
+      break;
+    case K_MEM: {
+      /* PyTorch < 2.1 prints b/Kb/Mb/Gb, later versions B/KB/MB/GB: both are
     ** 1024 steps of bytes (torch.autograd.profiler_util._format_memory) */
-    if (n >= 3 && s[n - 3] == ' ' && (s[n - 1] == 'b' || s[n - 1] == 'B')) {
-      char p = s[n - 2];
-      if (p == 'G') f = 1073741824.0;
-      else if (p == 'M') f = 1048576.0;
-      else if (p == 'K') f = 1024.0;
-      else return -1;
-      k = n - 3;
-    } else if (n >= 2 && s[n - 2] == ' ' && (s[n - 1] == 'b' || s[n - 1] == 'B')) { k = n - 2; f = 1; }
-    else return -1;
-    break;
-  }
-  case K_INT: {
-    int64_t iv;
-    if (pl_parse_int64(s, n, &iv) != 0) return -1;
-    *v = (double)iv;
-    return 0;
-  }
-  case K_FLOPS: f = tc->factor; break;
-  default: return -1;
+      if (n >= 3 && s[n - 3] == ' ' && (s[n - 1] == 'b' || s[n - 1] == 'B')) {
+        char p = s[n - 2];
+        if (p == 'G') f = 1073741824.0;
+        else if (p == 'M') f = 1048576.0;
+        else if (p == 'K') f = 1024.0;
+        else return -1;
+        k = n - 3;
+      } else if (n >= 2 && s[n - 2] == ' ' && (s[n - 1] == 'b' || s[n - 1] == 'B')) {
+        k = n - 2;
+        f = 1;
+      } else return -1;
+      break;
+    }
+    case K_INT: {
+      int64_t iv;
+      if (pl_parse_int64(s, n, &iv) != 0) return -1;
+      *v = (double)iv;
+      return 0;
+    }
+    case K_FLOPS: f = tc->factor; break;
+    default: return -1;
   }
   if (k == 0 || (!pl_parse_plain(s, k, v) && pl_parse_double(s, k, v) != 0)) return -1;
   *v = pl_unit_scale(*v, f);
@@ -192,12 +235,12 @@ static int cell_value(const ttcol *tc, const char *s, size_t n, double *v) {
 
 static const char *kind_what(int kind) {
   switch (kind) {
-  case K_TIME: return "a time with its unit (us, ms, s)";
-  case K_PCT: return "a percentage like '12.80%'";
-  case K_MEM: return "a memory size with its unit (B, KB, MB, GB or b, Kb, Mb, Gb)";
-  case K_INT: return "an integer count";
-  case K_FLOPS: return "a FLOPs number or '--'";
-  default: return "text";
+    case K_TIME: return "a time with its unit (us, ms, s)";
+    case K_PCT: return "a percentage like '12.80%'";
+    case K_MEM: return "a memory size with its unit (B, KB, MB, GB or b, Kb, Mb, Gb)";
+    case K_INT: return "an integer count";
+    case K_FLOPS: return "a FLOPs number or '--'";
+    default: return "text";
   }
 }
 
@@ -220,11 +263,19 @@ static void assign_cells(const ttcol *cols, int ncols, const char *s, size_t n, 
     size_t bestd = (size_t)-1;
     for (int k = 0; k < ncols; k++) {
       size_t d = mid < cols[k].start ? cols[k].start - mid : mid >= cols[k].end ? mid - cols[k].end + 1 : 0;
-      if (d < bestd) { bestd = d; best = k; }
+      if (d < bestd) {
+        bestd = d;
+        best = k;
+      }
       if (d == 0) break;
     }
-    if (ca[best] == cb[best]) { ca[best] = a; cb[best] = b; }
-    else { if (a < ca[best]) ca[best] = a; if (b > cb[best]) cb[best] = b; }
+    if (ca[best] == cb[best]) {
+      ca[best] = a;
+      cb[best] = b;
+    } else {
+      if (a < ca[best]) ca[best] = a;
+      if (b > cb[best]) cb[best] = b;
+    }
   }
 }
 
@@ -239,30 +290,32 @@ static int fast_assign(const ttcol *cols, int ncols, const char *s, size_t n, si
   size_t i = 0;
   for (int k = 0; k < ncols; k++) {
     size_t st = cols[k].start, en = cols[k].end;
-    if (k == ncols - 1) { if (n != en) return 0; }
-    else if (en + 2 > n || s[en] != ' ' || s[en + 1] != ' ') return 0;
+    if (k == ncols - 1) {
+      if (n != en) return 0;
+    } else if (en + 2 > n || s[en] != ' ' || s[en + 1] != ' ') return 0;
     /* spaces up to the cell (the gap and the padding) */
-    for (;;) {                                   /* 8 at a time (within the line) */
+    for (;;) { /* 8 at a time (within the line) */
       uint64_t w;
       if (i + 8 > n) break;
       memcpy(&w, s + i, 8);
       w ^= 0x2020202020202020ull;
       if (w) {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        i += (size_t)__builtin_ctzll(w) / 8;    /* the spaces before the first other byte */
+        i += (size_t)__builtin_ctzll(w) / 8; /* the spaces before the first other byte */
 #endif
         break;
       }
       i += 8;
     }
     while (i < en && s[i] == ' ') i++;
-    if (i < st || i >= en) return 0;            /* text before the span, or an empty cell */
+    if (i < st || i >= en) return 0; /* text before the span, or an empty cell */
     size_t a = i;
     /* a word at a time while s[i + 8] is in the line: a tab, or a space
     ** followed by a space, anywhere in s[i..i+8) is a zero byte of x */
     while (i + 8 < en) {
       uint64_t w0, w1;
-      memcpy(&w0, s + i, 8); memcpy(&w1, s + i + 1, 8);
+      memcpy(&w0, s + i, 8);
+      memcpy(&w1, s + i + 1, 8);
       const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
       uint64_t dbl = (w0 ^ 0x2020202020202020ull) | (w1 ^ 0x2020202020202020ull);
       uint64_t tab = w0 ^ 0x0909090909090909ull;
@@ -275,21 +328,23 @@ static int fast_assign(const ttcol *cols, int ncols, const char *s, size_t n, si
       ** s[en-7..en], s[en] being in the line): exact zero-byte flags, the
       ** bytes before i (checked already) masked off */
       uint64_t w0, w1;
-      memcpy(&w0, s + en - 8, 8); memcpy(&w1, s + en - 7, 8);
+      memcpy(&w0, s + en - 8, 8);
+      memcpy(&w1, s + en - 7, 8);
       const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full;
       uint64_t dbl = (w0 ^ 0x2020202020202020ull) | (w1 ^ 0x2020202020202020ull);
       uint64_t tab = w0 ^ 0x0909090909090909ull;
       uint64_t z = ~(((dbl & low7) + low7) | dbl | low7) | ~(((tab & low7) + low7) | tab | low7);
-      size_t skip = i - (en - 8);                  /* 0..7 */
+      size_t skip = i - (en - 8); /* 0..7 */
       if (z & (~0ull << (8 * skip))) return 0;
       i = en;
     }
 #endif
     for (; i < en; i++) {
       if (s[i] == '\t') return 0;
-      if (s[i] == ' ' && i + 1 < n && s[i + 1] == ' ') return 0;   /* (within the line: s[n] may not exist) */
+      if (s[i] == ' ' && i + 1 < n && s[i + 1] == ' ') return 0; /* (within the line: s[n] may not exist) */
     }
-    ca[k] = a; cb[k] = en;
+    ca[k] = a;
+    cb[k] = en;
   }
   return 1;
 }
@@ -299,12 +354,15 @@ static int fast_assign(const ttcol *cols, int ncols, const char *s, size_t n, si
 ** instead of a pass over its bytes.  Lines longer than TT_BMW * 64 bytes
 ** go to fast_assign.  Reads s[0..n) only. */
 #define TT_BMW 16
-static inline unsigned tt_ctz64(uint64_t x) {   /* x != 0 */
+static inline unsigned tt_ctz64(uint64_t x) { /* x != 0 */
 #if defined(__GNUC__)
   return (unsigned)__builtin_ctzll(x);
 #else
   unsigned r = 0;
-  while (!(x & 1)) { x >>= 1; r++; }
+  while (!(x & 1)) {
+    x >>= 1;
+    r++;
+  }
   return r;
 #endif
 }
@@ -328,35 +386,40 @@ static int fast_assign_bm(const ttcol *cols, int ncols, const char *s, size_t n,
       ms |= (uint64_t)(s[base + j] == ' ') << j;
       mt |= (uint64_t)(s[base + j] == '\t') << j;
     }
-    sp[w] = ms; bad[w] = mt;
+    sp[w] = ms;
+    bad[w] = mt;
   }
-  sp[nw] = sp[nw + 1] = 0; bad[nw] = bad[nw + 1] = 0;
+  sp[nw] = sp[nw + 1] = 0;
+  bad[nw] = bad[nw + 1] = 0;
   /* bad: a tab, or a space followed by a space (both in the line) */
   for (size_t w = 0; w < nw; w++) bad[w] |= sp[w] & ((sp[w] >> 1) | (sp[w + 1] << 63));
   size_t i = 0;
   for (int k = 0; k < ncols; k++) {
     size_t st = cols[k].start, en = cols[k].end;
-    if (k == ncols - 1) { if (n != en) return 0; }
-    else if (en + 2 > n) return 0;
+    if (k == ncols - 1) {
+      if (n != en) return 0;
+    } else if (en + 2 > n) return 0;
     if (cols[k].fok) {
       size_t b = cols[k].fbase, bw = b >> 6, bb = b & 63;
       uint64_t wsp = bb ? (sp[bw] >> bb) | (sp[bw + 1] << (64 - bb)) : sp[bw];
       uint64_t wbad = bb ? (bad[bw] >> bb) | (bad[bw + 1] << (64 - bb)) : bad[bw];
       uint64_t x = ~wsp & cols[k].fM;
       if ((wsp & cols[k].fG) != cols[k].fG || !x) return 0;
-      if (wbad & cols[k].fM & ~((x & (0 - x)) - 1)) return 0;   /* a bad bit from the cell's first byte on */
-      ca[k] = b + tt_ctz64(x); cb[k] = en;
+      if (wbad & cols[k].fM & ~((x & (0 - x)) - 1)) return 0; /* a bad bit from the cell's first byte on */
+      ca[k] = b + tt_ctz64(x);
+      cb[k] = en;
       i = en;
       continue;
     }
-    if (k != ncols - 1 && (!((sp[en >> 6] >> (en & 63)) & 1) || !((sp[(en + 1) >> 6] >> ((en + 1) & 63)) & 1))) return 0;
+    if (k != ncols - 1 && (!((sp[en >> 6] >> (en & 63)) & 1) || !((sp[(en + 1) >> 6] >> ((en + 1) & 63)) & 1)))
+      return 0;
     /* the first byte at or after i that is not a space (n at most: sp's
     ** bits past n are 0, and sp[nw] is 0) */
     size_t w = i >> 6;
     uint64_t x = ~sp[w] & (~0ull << (i & 63));
     while (!x) x = ~sp[++w];
     size_t a = w * 64 + tt_ctz64(x);
-    if (a < st || a >= en) return 0;            /* text before the span, or an empty cell */
+    if (a < st || a >= en) return 0; /* text before the span, or an empty cell */
     /* no bad bit in [a, en) */
     for (size_t q = a; q < en;) {
       size_t qw = q >> 6, lo = q & 63, hi = en - qw * 64;
@@ -364,27 +427,35 @@ static int fast_assign_bm(const ttcol *cols, int ncols, const char *s, size_t n,
       if (bad[qw] & m) return 0;
       q = (qw + 1) * 64;
     }
-    ca[k] = a; cb[k] = en;
+    ca[k] = a;
+    cb[k] = en;
     i = en;
   }
   return 1;
 }
 
 static void cell_text(const size_t *ca, const size_t *cb, int k, const char *s, const char **cs, size_t *cn) {
-  *cs = s + ca[k]; *cn = cb[k] - ca[k];
+  *cs = s + ca[k];
+  *cn = cb[k] - ca[k];
 }
 
 /* Rows are built in a buffer of cells and appended whole (the values the
 ** pl_row_put_* calls would store; a cell not set is missing, as
 ** pl_row_end fills it). */
 static pl_cell *tt_row_begin(const pl_table *t, pl_cell *rb, size_t *cap, pl_cell **tmpl, size_t *tmpl_n) {
-  if (t->ncols > *cap) { *cap = t->ncols + 16; rb = pl_xrealloc(rb, *cap * sizeof *rb); }
-  if (*tmpl_n != t->ncols) {       /* the empty row, built once per column set */
+  if (t->ncols > *cap) {
+    *cap = t->ncols + 16;
+    rb = pl_xrealloc(rb, *cap * sizeof *rb);
+  }
+  if (*tmpl_n != t->ncols) { /* the empty row, built once per column set */
     *tmpl = pl_xrealloc(*tmpl, (t->ncols ? t->ncols : 1) * sizeof **tmpl);
     for (size_t j = 0; j < t->ncols; j++) {
       switch (t->cols[j]->type) {
         case PL_NUM: (*tmpl)[j].d = NAN; break;
-        case PL_STR: (*tmpl)[j].i = 0; (*tmpl)[j].s = 0; break;
+        case PL_STR:
+          (*tmpl)[j].i = 0;
+          (*tmpl)[j].s = 0;
+          break;
         default: (*tmpl)[j].i = PL_INT_NA; break;
       }
     }
@@ -396,13 +467,18 @@ static pl_cell *tt_row_begin(const pl_table *t, pl_cell *rb, size_t *cap, pl_cel
 
 /* The pool id pl_row_put_str would give s[0..n), through a small cache of
 ** recent ids (names repeat; a hit compares the pool's own copy). */
-typedef struct tt_icache { uint32_t id[1024]; } tt_icache;
+typedef struct tt_icache {
+  uint32_t id[1024];
+} tt_icache;
 static uint32_t tt_intern(pl_table *t, tt_icache *ic, const char *s, size_t n) {
   if (n < 8) return pl_pool_intern(t->pool, s, n);
   uint64_t w, h = n * 0x9E3779B97F4A7C15ull;
-  memcpy(&w, s, 8); h ^= w * 0xff51afd7ed558ccdull;
-  memcpy(&w, s + n - 8, 8); h ^= w * 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 31; h ^= h >> 17;
+  memcpy(&w, s, 8);
+  h ^= w * 0xff51afd7ed558ccdull;
+  memcpy(&w, s + n - 8, 8);
+  h ^= w * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 31;
+  h ^= h >> 17;
   uint32_t *slot = &ic->id[h & 1023];
   if (*slot) {
     size_t ln;
@@ -427,16 +503,20 @@ typedef struct tt_ctx {
   ttcol cols[TT_MAXCOLS];
   size_t ca[TT_MAXCOLS], cb[TT_MAXCOLS];
   int ncols;
-  pl_buf src;                   /* the source location of the open row, its lines joined */
-  pl_cell *rb;                  /* the open row */
+  pl_buf src;  /* the source location of the open row, its lines joined */
+  pl_cell *rb; /* the open row */
   size_t rbcap;
   pl_cell *tmpl;
   size_t tmpl_n;
-  int open;                     /* 1: rb holds a row not yet appended */
+  int open; /* 1: rb holds a row not yet appended */
   tt_icache ic;
 } tt_ctx;
 
-static void tt_free(tt_ctx *x) { pl_buf_free(&x->src); free(x->rb); free(x->tmpl); }
+static void tt_free(tt_ctx *x) {
+  pl_buf_free(&x->src);
+  free(x->rb);
+  free(x->tmpl);
+}
 
 /* Appends the open row (with its source location), if any. */
 static void tt_close_row(tt_ctx *x) {
@@ -451,7 +531,8 @@ static void tt_close_row(tt_ctx *x) {
 ** metadata, a blank line skipped, anything else noted as program output.
 ** 0, or -1 with err set. */
 static int tt_outside(tt_ctx *x, const pl_line *l) {
-  const char *s = l->s; size_t n = l->n;
+  const char *s = l->s;
+  size_t n = l->n;
   pl_trim(&s, &n);
   if (n == 0) return 0;
   if (!(pl_starts(s, n, "Self ") && pl_find(s, n, " time total:"))) {
@@ -463,9 +544,12 @@ static int tt_outside(tt_ctx *x, const pl_line *l) {
   const char *sp = memchr(dv, ' ', (size_t)(colon - dv));
   char dev[32], key[80];
   lower_into(dev, sizeof dev, dv, sp ? (size_t)(sp - dv) : 0);
-  const char *v = colon + 1; size_t vn = (size_t)(s + n - v);
+  const char *v = colon + 1;
+  size_t vn = (size_t)(s + n - v);
   pl_trim(&v, &vn);
-  ttcol tc; memset(&tc, 0, sizeof tc); tc.kind = K_TIME;
+  ttcol tc;
+  memset(&tc, 0, sizeof tc);
+  tc.kind = K_TIME;
   double d;
   if (cell_value(&tc, v, vn, &d) != 0)
     return pl_err_expected(x->err, x->c.lineno, (size_t)(v - l->s) + 1, "a time with its unit (us, ms, s)", v, vn);
@@ -488,11 +572,15 @@ static int tt_head(tt_ctx *x, const pl_line *l) {
   memset(&s2, 0, sizeof s2);
   x->ncols = 0;
   for (size_t i = 0; i < l->n;) {
-    if (l->s[i] != '-') { i++; continue; }
+    if (l->s[i] != '-') {
+      i++;
+      continue;
+    }
     size_t a = i;
     while (i < l->n && l->s[i] == '-') i++;
     if (x->ncols >= TT_MAXCOLS) return pl_err_set(x->err, x->c.lineno, a + 1, "more than %d columns", TT_MAXCOLS);
-    cols[x->ncols].start = a; cols[x->ncols].end = i;
+    cols[x->ncols].start = a;
+    cols[x->ncols].end = i;
     x->ncols++;
   }
   int ncols = x->ncols;
@@ -502,8 +590,8 @@ static int tt_head(tt_ctx *x, const pl_line *l) {
     cols[k].fbase = b;
     cols[k].fok = top - b <= 64 && st >= b;
     if (!cols[k].fok) continue;
-    uint64_t gap = st - b ? (~0ull >> (64 - (st - b))) : 0;         /* bits [0, st - b) */
-    uint64_t upto = en - b >= 64 ? ~0ull : ((1ull << (en - b)) - 1);  /* bits [0, en - b) */
+    uint64_t gap = st - b ? (~0ull >> (64 - (st - b))) : 0;          /* bits [0, st - b) */
+    uint64_t upto = en - b >= 64 ? ~0ull : ((1ull << (en - b)) - 1); /* bits [0, en - b) */
     cols[k].fM = upto & ~gap;
     cols[k].fG = gap | (k == ncols - 1 ? 0 : (3ull << (en - b)));
   }
@@ -514,22 +602,31 @@ static int tt_head(tt_ctx *x, const pl_line *l) {
   pl_table *t = x->t;
   assign_cells(cols, ncols, h.s, h.n, x->ca, x->cb);
   for (int k = 0; k < ncols; k++) {
-    const char *hs; size_t hn;
+    const char *hs;
+    size_t hn;
     cell_text(x->ca, x->cb, k, h.s, &hs, &hn);
-    if (hn == 0) return pl_err_expected(x->err, hline, cols[k].start + 1, "a column title above every dash group", h.s, h.n);
+    if (hn == 0)
+      return pl_err_expected(x->err, hline, cols[k].start + 1, "a column title above every dash group", h.s, h.n);
     classify(&cols[k], hs, hn);
     if (strcmp(cols[k].name, "name") == 0) have_name = 1;
-    cols[k].col = pl_table_add_col(t, cols[k].name, cols[k].kind == K_TEXT ? PL_STR : cols[k].kind == K_INT ? PL_INT : PL_NUM);
-    if (cols[k].col < 0) return pl_err_set(x->err, hline, cols[k].start + 1, "column '%s' repeats with another type", cols[k].hdr);
-    pl_table_set_doc(t, cols[k].col, strcmp(cols[k].name, "name") == 0
-      ? "event name as printed (right-aligned in the table; cut with '...' by PyTorch at the column width)" : kind_doc(&cols[k]));
+    cols[k].col = pl_table_add_col(t, cols[k].name,
+                                   cols[k].kind == K_TEXT  ? PL_STR
+                                   : cols[k].kind == K_INT ? PL_INT
+                                                           : PL_NUM);
+    if (cols[k].col < 0)
+      return pl_err_set(x->err, hline, cols[k].start + 1, "column '%s' repeats with another type", cols[k].hdr);
+    pl_table_set_doc(
+        t, cols[k].col,
+        strcmp(cols[k].name, "name") == 0
+            ? "event name as printed (right-aligned in the table; cut with '...' by PyTorch at the column width)"
+            : kind_doc(&cols[k]));
     if (strcmp(cols[k].name, "source_location") == 0) x->c_src = cols[k].col;
   }
   if (!have_name) return pl_err_expected(x->err, hline, 1, "a 'Name' column in the key_averages header", h.s, h.n);
   x->c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, "true where PyTorch cut the name with '...'");
   x->c_tidx = pl_table_add_doc_col(t, "table_index", PL_INT, "which table of the file (1-based) the row comes from");
   x->c_line = pl_table_add_doc_col(t, "line", PL_INT, "input line of the row");
-  pl_lines_next(&x->c, &s2);            /* the separator under the header */
+  pl_lines_next(&x->c, &s2); /* the separator under the header */
   /* a size hint: rows are about as wide as the separator line (at most
   ** 2^19 rows: past that the columns grow as they fill) */
   if (t->nrows == 0) {
@@ -545,10 +642,17 @@ static int tt_cells(tt_ctx *x, const pl_line *l, int fast) {
   ttcol *cols = x->cols;
   pl_cell *rb = x->rb;
   for (int k = 0; k < x->ncols; k++) {
-    const char *cs; size_t cn;
+    const char *cs;
+    size_t cn;
     cell_text(x->ca, x->cb, k, l->s, &cs, &cn);
-    if (cols[k].col == x->c_src) { if (cn) pl_buf_add(&x->src, cs, cn); continue; }
-    if (cols[k].kind == K_TEXT) { if (cn) rb[cols[k].col].s = tt_intern(x->t, &x->ic, cs, cn); continue; }
+    if (cols[k].col == x->c_src) {
+      if (cn) pl_buf_add(&x->src, cs, cn);
+      continue;
+    }
+    if (cols[k].kind == K_TEXT) {
+      if (cn) rb[cols[k].col].s = tt_intern(x->t, &x->ic, cs, cn);
+      continue;
+    }
     double v;
     if (fast && cn > 1) {
       /* the common spellings inline, with cell_value's values; anything
@@ -558,9 +662,15 @@ static int tt_cells(tt_ctx *x, const pl_line *l, int fast) {
         char u = cs[cn - 2];
         size_t kk = u == 'u' || u == 'm' || u == 'n' ? cn - 2 : cn - 1;
         double f = u == 'u' ? 1e3 : u == 'm' ? 1e6 : u == 'n' ? 1 : 1e9;
-        if (kk > 0 && pl_parse_plain(cs, kk, &v)) { rb[cols[k].col].d = pl_unit_scale(v, f); continue; }
+        if (kk > 0 && pl_parse_plain(cs, kk, &v)) {
+          rb[cols[k].col].d = pl_unit_scale(v, f);
+          continue;
+        }
       } else if (kind == K_PCT && cs[cn - 1] == '%') {
-        if (pl_parse_plain(cs, cn - 1, &v)) { rb[cols[k].col].d = v * 1; continue; }
+        if (pl_parse_plain(cs, cn - 1, &v)) {
+          rb[cols[k].col].d = v * 1;
+          continue;
+        }
       }
     }
     if (fast && cols[k].kind == K_INT && cn <= 15) {
@@ -568,8 +678,15 @@ static int tt_cells(tt_ctx *x, const pl_line *l, int fast) {
       ** double (cell_value's path: pl_int_of((double)iv)) */
       uint64_t m = 0;
       size_t q = 0;
-      for (; q < cn; q++) { unsigned d = (unsigned)(unsigned char)cs[q] - '0'; if (d > 9) break; m = m * 10 + d; }
-      if (q == cn) { rb[cols[k].col].i = (int64_t)m; continue; }
+      for (; q < cn; q++) {
+        unsigned d = (unsigned)(unsigned char)cs[q] - '0';
+        if (d > 9) break;
+        m = m * 10 + d;
+      }
+      if (q == cn) {
+        rb[cols[k].col].i = (int64_t)m;
+        continue;
+      }
     }
     int rc = cell_value(&cols[k], cs, cn, &v);
     if (rc < 0) {
@@ -593,22 +710,39 @@ static int tt_body(tt_ctx *x) {
     /* the first byte that is not a space decides most lines: a row's
     ** (a name) is neither a dashes line's nor a blank line's */
     size_t fi = 0;
-    while (fi + 8 <= l.n) { uint64_t w; memcpy(&w, l.s + fi, 8); if (w != 0x2020202020202020ull) break; fi += 8; }
+    while (fi + 8 <= l.n) {
+      uint64_t w;
+      memcpy(&w, l.s + fi, 8);
+      if (w != 0x2020202020202020ull) break;
+      fi += 8;
+    }
     while (fi < l.n && l.s[fi] == ' ') fi++;
     int other = fi < l.n && l.s[fi] != '-' && l.s[fi] != '\t' && l.s[fi] != '\r';
-    if (!other && is_sep(l.s, l.n)) { closed = 1; break; }
-    if (!other && pl_is_blank(l.s, l.n)) { tt_close_row(x); continue; }
-    const char *ns; size_t nn;
+    if (!other && is_sep(l.s, l.n)) {
+      closed = 1;
+      break;
+    }
+    if (!other && pl_is_blank(l.s, l.n)) {
+      tt_close_row(x);
+      continue;
+    }
+    const char *ns;
+    size_t nn;
     int fast = fast_assign_bm(x->cols, x->ncols, l.s, l.n, x->ca, x->cb);
     if (!fast) assign_cells(x->cols, x->ncols, l.s, l.n, x->ca, x->cb);
     cell_text(x->ca, x->cb, 0, l.s, &ns, &nn);
     if (nn == 0 && x->open && x->c_src >= 0) {
       /* a continuation row of a multi-line source location */
-      for (int k = 1; k < x->ncols; k++) if (x->cols[k].col == x->c_src) {
-        const char *cs; size_t cn;
-        cell_text(x->ca, x->cb, k, l.s, &cs, &cn);
-        if (cn) { if (x->src.len) pl_buf_adds(&x->src, "\n"); pl_buf_add(&x->src, cs, cn); }
-      }
+      for (int k = 1; k < x->ncols; k++)
+        if (x->cols[k].col == x->c_src) {
+          const char *cs;
+          size_t cn;
+          cell_text(x->ca, x->cb, k, l.s, &cs, &cn);
+          if (cn) {
+            if (x->src.len) pl_buf_adds(&x->src, "\n");
+            pl_buf_add(&x->src, cs, cn);
+          }
+        }
       continue;
     }
     if (nn == 0) {
@@ -618,7 +752,7 @@ static int tt_body(tt_ctx *x) {
     }
     tt_close_row(x);
     x->rb = tt_row_begin(x->t, x->rb, &x->rbcap, &x->tmpl, &x->tmpl_n);
-    if (tt_cells(x, &l, fast) != 0) {    /* lenient: the row is dropped and listed */
+    if (tt_cells(x, &l, fast) != 0) { /* lenient: the row is dropped and listed */
       if (!pl_lenient_skip(x->o, x->p, x->err)) return -1;
       x->src.len = 0;
       continue;
@@ -639,14 +773,19 @@ static int tt_body(tt_ctx *x) {
 static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   tt_ctx *x = pl_xcalloc(1, sizeof *x);
   pl_lines_init(&x->c, in->data, in->len);
-  x->p = p; x->o = o; x->err = err;
+  x->p = p;
+  x->o = o;
+  x->err = err;
   x->c_trunc = x->c_tidx = x->c_line = x->c_src = -1;
   pl_buf_init(&x->src);
   int want = pl_want_table(o, "operators");
   x->t = pl_table_new("operators");
   pl_line l, h, s2;
   while (pl_lines_next(&x->c, &l)) {
-    if (o && o->interrupt && *o->interrupt) { pl_err_set(err, x->c.lineno, 1, "interrupted"); goto fail; }
+    if (o && o->interrupt && *o->interrupt) {
+      pl_err_set(err, x->c.lineno, 1, "interrupted");
+      goto fail;
+    }
     /* a table starts with: dashes / header / dashes */
     int start = 0;
     if (is_sep(l.s, l.n) && pl_lines_peek(&x->c, &h) && header_like(h.s, h.n)) {
@@ -654,7 +793,10 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
       pl_lines_next(&two, &h);
       if (pl_lines_next(&two, &s2) && is_sep(s2.s, s2.n)) start = 1;
     }
-    if (!start) { if (tt_outside(x, &l) != 0) goto fail; continue; }
+    if (!start) {
+      if (tt_outside(x, &l) != 0) goto fail;
+      continue;
+    }
     if (tt_head(x, &l) != 0 || tt_body(x) != 0) goto fail;
   }
   pl_table *t = x->t;
@@ -663,10 +805,12 @@ static int tt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   free(x);
   if (ntables == 0) {
     pl_table_free(t);
-    return pl_err_expected(err, 1, 1, "a key_averages() table (dashes, a header with 'Name' and 'Self CPU', dashes)", in->data, in->len);
+    return pl_err_expected(err, 1, 1, "a key_averages() table (dashes, a header with 'Name' and 'Self CPU', dashes)",
+                           in->data, in->len);
   }
   if (!pl_profile_meta_get(p, "self_cpu_time_total_ns")) pl_profile_diag(p, 0, "no 'Self CPU time total:' footer");
-  if (want) pl_profile_add_table(p, t); else pl_table_free(t);
+  if (want) pl_profile_add_table(p, t);
+  else pl_table_free(t);
   pl_profile_meta_str(p, "tool", "torch.profiler key_averages", strlen("torch.profiler key_averages"));
   pl_profile_meta_num(p, "tables", ntables);
   return 0;
@@ -694,9 +838,7 @@ static int tt_detect(const char *data, size_t len) {
 }
 
 const pl_format pl_fmt_torch_table = {
-  "torch-table",
-  "PyTorch profiler key_averages().table() text: CPU and CUDA/device columns, memory, shapes",
-  "operators",
-  tt_detect,
+  "torch-table", "PyTorch profiler key_averages().table() text: CPU and CUDA/device columns, memory, shapes",
+  "operators",   tt_detect,
   tt_parse,
 };

@@ -14,7 +14,7 @@
 #include "profile.h"
 
 typedef struct pl_input {
-  const char *name;         /* shown in errors */
+  const char *name; /* shown in errors */
   const char *data;
   size_t len;
 } pl_input;
@@ -27,12 +27,12 @@ typedef struct pl_parse_opts {
   volatile int *interrupt;   /* when set non-zero, long parsers stop with an error */
   void (*progress)(void *ud, size_t done, size_t total);
   void *progress_ud;
-  int jobs;                  /* threads for one file (formats that split their input:
+  int jobs;           /* threads for one file (formats that split their input:
                              ** kineto); 0 = the core count, 1 = one thread.  The
                              ** tables are the same whatever it is */
-  size_t chunk_bytes;        /* the piece each thread takes (0 = the default, 4 MiB);
+  size_t chunk_bytes; /* the piece each thread takes (0 = the default, 4 MiB);
                              ** tests set it tiny to split inside every construct */
-  const char *path;          /* the file the input is, byte for byte, when the loader
+  const char *path;   /* the file the input is, byte for byte, when the loader
                              ** mapped a plain regular file (not inflated, not a
                              ** pipe); NULL otherwise.  For parsers that must open
                              ** the file through a library (nsys-sqlite) */
@@ -41,7 +41,7 @@ typedef struct pl_parse_opts {
 typedef struct pl_format {
   const char *id;
   const char *summary;
-  const char *tables;        /* the tables it provides, space-separated */
+  const char *tables; /* the tables it provides, space-separated */
   /* Score 0..100 on the first `len` bytes (at most 64 KiB) of the input. */
   int (*detect)(const char *data, size_t len);
   int (*parse)(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err);
@@ -70,8 +70,7 @@ int pl_lenient_skip(const pl_parse_opts *o, pl_profile *p, pl_err *err);
 
 /* Loads a file: reads it (inflating gzip), detects or uses `format_id`,
 ** parses.  Returns NULL and fills err on failure. */
-pl_profile *pl_load_file(const char *path, const char *format_id,
-                         const pl_parse_opts *o, pl_err *err);
-pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
-                           const char *format_id, const pl_parse_opts *o, pl_err *err);
+pl_profile *pl_load_file(const char *path, const char *format_id, const pl_parse_opts *o, pl_err *err);
+pl_profile *pl_load_buffer(const char *name, const char *data, size_t len, const char *format_id,
+                           const pl_parse_opts *o, pl_err *err);
 #endif

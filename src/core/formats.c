@@ -36,23 +36,12 @@ extern const pl_format pl_fmt_rocpd;
 extern const pl_format pl_fmt_rocprofv3_json;
 
 static const pl_format *const registry[] = {
-  &pl_fmt_kernel_table,
-  &pl_fmt_ncu_text,
-  &pl_fmt_ncu_csv,
-  &pl_fmt_kineto,
-  &pl_fmt_tb_profiler,
-  &pl_fmt_nsys_stats,
-  &pl_fmt_nvprof,
-  &pl_fmt_rocprof,
-  &pl_fmt_csv,
-  &pl_fmt_paddle_summary,
-  &pl_fmt_comparison_report,
-  &pl_fmt_torch_table,
-  &pl_fmt_markdown,
-  &pl_fmt_nsys_sqlite,
-  &pl_fmt_mem_timeline,
-  &pl_fmt_rocpd,
-  &pl_fmt_rocprofv3_json,
+  &pl_fmt_kernel_table,   &pl_fmt_ncu_text,          &pl_fmt_ncu_csv,
+  &pl_fmt_kineto,         &pl_fmt_tb_profiler,       &pl_fmt_nsys_stats,
+  &pl_fmt_nvprof,         &pl_fmt_rocprof,           &pl_fmt_csv,
+  &pl_fmt_paddle_summary, &pl_fmt_comparison_report, &pl_fmt_torch_table,
+  &pl_fmt_markdown,       &pl_fmt_nsys_sqlite,       &pl_fmt_mem_timeline,
+  &pl_fmt_rocpd,          &pl_fmt_rocprofv3_json,
 };
 
 const pl_format *const *pl_formats(size_t *n) {
@@ -82,25 +71,26 @@ const pl_format *pl_format_detect(const char *data, size_t len) {
   int bestscore = 0;
   for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
     int s = registry[i]->detect ? registry[i]->detect(data, len) : 0;
-    if (s > bestscore) { bestscore = s; best = registry[i]; }
+    if (s > bestscore) {
+      bestscore = s;
+      best = registry[i];
+    }
   }
   return best;
 }
 
 int pl_want_table(const pl_parse_opts *o, const char *name) {
   if (o == NULL || o->tables == NULL) return 1;
-  for (const char *const *t = o->tables; *t; t++) if (strcmp(*t, name) == 0) return 1;
+  for (const char *const *t = o->tables; *t; t++)
+    if (strcmp(*t, name) == 0) return 1;
   return 0;
 }
 
 int pl_lenient_skip(const pl_parse_opts *o, pl_profile *p, pl_err *err) {
   if (o == NULL || !o->lenient || p == NULL || err == NULL || err->msg[0] == '\0') return 0;
-  if (err->line > 0 && err->col > 1)
-    pl_profile_diag(p, err->line, "skipped: %s (column %zu)", err->msg, err->col);
-  else if (err->line == 0 && err->offset >= 0)
-    pl_profile_diag(p, 0, "skipped: %s (byte %lld)", err->msg, err->offset);
-  else
-    pl_profile_diag(p, err->line, "skipped: %s", err->msg);
+  if (err->line > 0 && err->col > 1) pl_profile_diag(p, err->line, "skipped: %s (column %zu)", err->msg, err->col);
+  else if (err->line == 0 && err->offset >= 0) pl_profile_diag(p, 0, "skipped: %s (byte %lld)", err->msg, err->offset);
+  else pl_profile_diag(p, err->line, "skipped: %s", err->msg);
   char file[sizeof err->file];
   memcpy(file, err->file, sizeof file);
   pl_err_clear(err);
@@ -121,8 +111,7 @@ static size_t sniff_start(const char *data, size_t len, size_t *nprof) {
     while (k < e && (data[k] == ' ' || data[k] == '\t' || data[k] == '\r')) k++;
     if (k < e) {
       if (e - k >= 8 && memcmp(data + k, "==PROF==", 8) == 0) (*nprof)++;
-      else if (!(e - k >= 9 && (memcmp(data + k, "==WARNING", 9) == 0 || memcmp(data + k, "==ERROR==", 9) == 0)))
-        break;
+      else if (!(e - k >= 9 && (memcmp(data + k, "==WARNING", 9) == 0 || memcmp(data + k, "==ERROR==", 9) == 0))) break;
     }
     i = nl ? e + 1 : len;
     start = i;
@@ -140,13 +129,15 @@ static const pl_format *detect_input(const char *data, size_t len) {
   return g ? g : f;
 }
 
-static pl_profile *load_utf8(const char *name, const char *data, size_t len,
-                             const char *format_id, const pl_parse_opts *o, pl_err *err);
+static pl_profile *load_utf8(const char *name, const char *data, size_t len, const char *format_id,
+                             const pl_parse_opts *o, pl_err *err);
 
 /* Files that a profiler writes in a form perflab does not read, named by
 ** their extension, with what to run instead (checked when detection finds
 ** no format sure of the content). */
-static const struct { const char *ext, *advice; } UNREAD[] = {
+static const struct {
+  const char *ext, *advice;
+} UNREAD[] = {
   { ".nsys-rep", "expected an Nsight Systems SQLite export, found an .nsys-rep report (its own binary format): "
                  "run `nsys export --type sqlite FILE.nsys-rep` and pass the .sqlite it writes" },
   { ".qdrep", "expected an Nsight Systems SQLite export, found a .qdrep report (its own binary format): "
@@ -166,16 +157,16 @@ static const char *unread_advice(const char *name) {
 ** first bytes (not their extension: a copy may have lost it), with the
 ** command that exports what perflab reads. */
 static const char ADVICE_NCU_REP[] =
-  "expected a profile perflab reads, found an Nsight Compute report (.ncu-rep, its own binary format, magic NVR\\0): "
-  "run `ncu --import FILE --page details --csv > FILE.csv` (or `--page raw --csv`, or without --csv for the text "
-  "page) and pass what it writes";
+    "expected a profile perflab reads, found an Nsight Compute report (.ncu-rep, its own binary format, magic NVR\\0): "
+    "run `ncu --import FILE --page details --csv > FILE.csv` (or `--page raw --csv`, or without --csv for the text "
+    "page) and pass what it writes";
 static const char ADVICE_NSYS_REP[] =
-  "expected a profile perflab reads, found an Nsight Systems report (.nsys-rep/.qdrep, its own binary format): "
-  "run `nsys export --type sqlite FILE` (or `nsys stats FILE`) and pass what it writes";
+    "expected a profile perflab reads, found an Nsight Systems report (.nsys-rep/.qdrep, its own binary format): "
+    "run `nsys export --type sqlite FILE` (or `nsys stats FILE`) and pass what it writes";
 static const char ADVICE_XPLANE[] =
-  "expected a profile perflab reads, found an XPlane protobuf (*.xplane.pb, the TensorFlow/JAX profiler's XSpace), "
-  "which perflab does not read: open it with TensorBoard's profile plugin or XProf (`xprof --logdir DIR`), "
-  "whose trace viewer shows its timeline";
+    "expected a profile perflab reads, found an XPlane protobuf (*.xplane.pb, the TensorFlow/JAX profiler's XSpace), "
+    "which perflab does not read: open it with TensorBoard's profile plugin or XProf (`xprof --logdir DIR`), "
+    "whose trace viewer shows its timeline";
 
 /* a protobuf varint at *i (at most 10 bytes); 0 when cut or too long */
 static int pb_varint(const unsigned char *d, size_t len, size_t *i, unsigned long long *v) {
@@ -195,7 +186,10 @@ static int is_xplane(const unsigned char *d, size_t len) {
   size_t i = 0;
   unsigned long long v;
   if (len < 8 || d[i++] != 0x0a || !pb_varint(d, len, &i, &v) || v < 4) return 0;
-  if (i < len && d[i] == 0x08) { i++; if (!pb_varint(d, len, &i, &v)) return 0; }
+  if (i < len && d[i] == 0x08) {
+    i++;
+    if (!pb_varint(d, len, &i, &v)) return 0;
+  }
   if (i >= len || d[i++] != 0x12 || !pb_varint(d, len, &i, &v) || v < 6 || v > 4096 || i + 6 > len) return 0;
   return memcmp(d + i, "/host:", 6) == 0 || (i + 8 <= len && memcmp(d + i, "/device:", 8) == 0);
 }
@@ -208,8 +202,8 @@ static const char *binary_report_advice(const char *data, size_t len) {
   return NULL;
 }
 
-pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
-                           const char *format_id, const pl_parse_opts *o, pl_err *err) {
+pl_profile *pl_load_buffer(const char *name, const char *data, size_t len, const char *format_id,
+                           const pl_parse_opts *o, pl_err *err) {
   if (!format_id || !*format_id || strcmp(format_id, "auto") == 0) {
     const char *advice = binary_report_advice(data, len);
     if (advice) {
@@ -227,8 +221,12 @@ pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
   size_t n;
   const char *u = pl_text_utf8(data, len, e, &n, &owned);
   pl_parse_opts wo;
-  if (o) wo = *o; else memset(&wo, 0, sizeof wo);
-  if (owned) { wo.progress = NULL; wo.progress_ud = NULL; }  /* progress offsets are the copy's */
+  if (o) wo = *o;
+  else memset(&wo, 0, sizeof wo);
+  if (owned) {
+    wo.progress = NULL;
+    wo.progress_ud = NULL;
+  } /* progress offsets are the copy's */
   pl_profile *p = load_utf8(name, u, n, format_id, &wo, err);
   if (p) {
     const char *en = pl_encoding_name(e);
@@ -238,18 +236,25 @@ pl_profile *pl_load_buffer(const char *name, const char *data, size_t len,
   return p;
 }
 
-static pl_profile *load_utf8(const char *name, const char *data, size_t len,
-                             const char *format_id, const pl_parse_opts *o, pl_err *err) {
+static pl_profile *load_utf8(const char *name, const char *data, size_t len, const char *format_id,
+                             const pl_parse_opts *o, pl_err *err) {
   pl_err_clear(err);
   snprintf(err->file, sizeof err->file, "%s", name);
   const pl_format *f = NULL;
   if (format_id && *format_id && strcmp(format_id, "auto") != 0) {
     f = pl_format_find(format_id);
-    if (f == NULL) { pl_err_set(err, 0, 0, "unknown format '%s'", format_id); err->kind = PL_ERR_FORMAT_UNKNOWN; return NULL; }
+    if (f == NULL) {
+      pl_err_set(err, 0, 0, "unknown format '%s'", format_id);
+      err->kind = PL_ERR_FORMAT_UNKNOWN;
+      return NULL;
+    }
   } else {
     size_t i = 0;
     while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t')) i++;
-    if (i == len) { pl_err_set(err, 1, 1, "expected a profile, found %s", len ? "only blank lines" : "an empty file"); return NULL; }
+    if (i == len) {
+      pl_err_set(err, 1, 1, "expected a profile, found %s", len ? "only blank lines" : "an empty file");
+      return NULL;
+    }
     f = detect_input(data, len);
     const char *advice = f == NULL || f->detect(data, len) < 100 ? unread_advice(name) : NULL;
     if (advice) {
@@ -283,11 +288,13 @@ static pl_profile *load_utf8(const char *name, const char *data, size_t len,
 }
 
 /* Inflates a gzip buffer; -1 with err set on a damaged or cut stream. */
-static int inflate_all(const char *name, const unsigned char *src, size_t n,
-                       char **out, size_t *outlen, pl_err *err) {
+static int inflate_all(const char *name, const unsigned char *src, size_t n, char **out, size_t *outlen, pl_err *err) {
   z_stream z;
   memset(&z, 0, sizeof z);
-  if (inflateInit2(&z, 15 + 32) != Z_OK) { pl_err_set(err, 0, 0, "zlib initialisation failed"); return -1; }
+  if (inflateInit2(&z, 15 + 32) != Z_OK) {
+    pl_err_set(err, 0, 0, "zlib initialisation failed");
+    return -1;
+  }
   size_t cap = n * 4 + 4096, len = 0;
   char *buf = pl_xmalloc(cap);
   z.next_in = (unsigned char *)src;
@@ -296,12 +303,18 @@ static int inflate_all(const char *name, const unsigned char *src, size_t n,
   for (;;) {
     if (z.avail_in == 0 && fed < n) {
       size_t chunk = n - fed > (1u << 30) ? (1u << 30) : n - fed;
-      z.next_in = (unsigned char *)src + fed; z.avail_in = (uInt)chunk; fed += chunk;
+      z.next_in = (unsigned char *)src + fed;
+      z.avail_in = (uInt)chunk;
+      fed += chunk;
     }
-    if (cap - len < 65536) { cap *= 2; buf = pl_xrealloc(buf, cap); }
+    if (cap - len < 65536) {
+      cap *= 2;
+      buf = pl_xrealloc(buf, cap);
+    }
     size_t room = cap - len - 1;
     if (room > (1u << 30)) room = 1u << 30;
-    z.next_out = (unsigned char *)buf + len; z.avail_out = (uInt)room;
+    z.next_out = (unsigned char *)buf + len;
+    z.avail_out = (uInt)room;
     rc = inflate(&z, Z_NO_FLUSH);
     len = (size_t)((char *)z.next_out - buf);
     if (rc == Z_STREAM_END) {
@@ -312,7 +325,8 @@ static int inflate_all(const char *name, const unsigned char *src, size_t n,
     }
     if (rc == Z_BUF_ERROR && z.avail_in == 0 && fed >= n) {
       long long at = (long long)n;
-      inflateEnd(&z); free(buf);
+      inflateEnd(&z);
+      free(buf);
       pl_err_set(err, 0, 0, "gzip stream ends early (cut short after %lld compressed bytes)", at);
       err->offset = at;
       (void)name;
@@ -320,7 +334,8 @@ static int inflate_all(const char *name, const unsigned char *src, size_t n,
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       long long at = (long long)(fed - z.avail_in);
-      inflateEnd(&z); free(buf);
+      inflateEnd(&z);
+      free(buf);
       pl_err_set(err, 0, 0, "damaged gzip stream (%s)", z.msg ? z.msg : "inflate failed");
       err->offset = at;
       return -1;
@@ -328,7 +343,8 @@ static int inflate_all(const char *name, const unsigned char *src, size_t n,
   }
   inflateEnd(&z);
   buf[len] = '\0';
-  *out = buf; *outlen = len;
+  *out = buf;
+  *outlen = len;
   return 0;
 }
 
@@ -357,22 +373,35 @@ static void load_progress(void *ud, size_t done, size_t total) {
   if (w->o && w->o->progress) w->o->progress(w->o->progress_ud, done, total);
 }
 
-pl_profile *pl_load_file(const char *path, const char *format_id,
-                         const pl_parse_opts *o, pl_err *err) {
+pl_profile *pl_load_file(const char *path, const char *format_id, const pl_parse_opts *o, pl_err *err) {
   pl_err_clear(err);
   snprintf(err->file, sizeof err->file, "%s", path);
   int fd = open(path, O_RDONLY);
-  if (fd < 0) { pl_err_set(err, 0, 0, "cannot open: %s", strerror(errno)); return NULL; }
+  if (fd < 0) {
+    pl_err_set(err, 0, 0, "cannot open: %s", strerror(errno));
+    return NULL;
+  }
   struct stat st;
-  if (fstat(fd, &st) != 0) { pl_err_set(err, 0, 0, "cannot stat: %s", strerror(errno)); close(fd); return NULL; }
-  if (S_ISDIR(st.st_mode)) { pl_err_set(err, 0, 0, "is a directory, expected a profile file"); close(fd); return NULL; }
+  if (fstat(fd, &st) != 0) {
+    pl_err_set(err, 0, 0, "cannot stat: %s", strerror(errno));
+    close(fd);
+    return NULL;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    pl_err_set(err, 0, 0, "is a directory, expected a profile file");
+    close(fd);
+    return NULL;
+  }
   size_t len = (size_t)st.st_size;
   char *data = NULL;
   int mapped = 0;
   if (S_ISREG(st.st_mode) && len > 0) {
     void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m != MAP_FAILED) { data = m; mapped = 1; madvise(m, len, MADV_SEQUENTIAL); }
-    else if (errno == ENOMEM) {
+    if (m != MAP_FAILED) {
+      data = m;
+      mapped = 1;
+      madvise(m, len, MADV_SEQUENTIAL);
+    } else if (errno == ENOMEM) {
       /* reading it instead would need the same memory: say so now */
       pl_err_set(err, 0, 0, "the file (%.0f MB) does not fit in the memory allowed", (double)len / 1e6);
       err->kind = PL_ERR_TOO_BIG;
@@ -380,13 +409,23 @@ pl_profile *pl_load_file(const char *path, const char *format_id,
       return NULL;
     }
   }
-  if (!mapped) {  /* pipes, /dev/stdin, empty files */
-    size_t cap = 65536; len = 0;
+  if (!mapped) { /* pipes, /dev/stdin, empty files */
+    size_t cap = 65536;
+    len = 0;
     data = pl_xmalloc(cap);
     for (;;) {
-      if (cap - len < 65536) { cap *= 2; data = pl_xrealloc(data, cap); }
+      if (cap - len < 65536) {
+        cap *= 2;
+        data = pl_xrealloc(data, cap);
+      }
       ssize_t r = read(fd, data + len, cap - len - 1);
-      if (r < 0) { if (errno == EINTR) continue; pl_err_set(err, 0, 0, "read error: %s", strerror(errno)); free(data); close(fd); return NULL; }
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        pl_err_set(err, 0, 0, "read error: %s", strerror(errno));
+        free(data);
+        close(fd);
+        return NULL;
+      }
       if (r == 0) break;
       len += (size_t)r;
     }
@@ -394,12 +433,17 @@ pl_profile *pl_load_file(const char *path, const char *format_id,
   close(fd);
   pl_profile *p = NULL;
   if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b) {
-    char *raw; size_t rawlen;
+    char *raw;
+    size_t rawlen;
     if (inflate_all(path, (const unsigned char *)data, len, &raw, &rawlen, err) == 0) {
-      if (mapped) munmap(data, len); else free(data);
-      mapped = 0; data = raw; len = rawlen;
+      if (mapped) munmap(data, len);
+      else free(data);
+      mapped = 0;
+      data = raw;
+      len = rawlen;
     } else {
-      if (mapped) munmap(data, len); else free(data);
+      if (mapped) munmap(data, len);
+      else free(data);
       snprintf(err->file, sizeof err->file, "%s", path);
       return NULL;
     }
@@ -407,7 +451,8 @@ pl_profile *pl_load_file(const char *path, const char *format_id,
   if (mapped) {
     loadwrap w = { o, data, len, 0, (size_t)sysconf(_SC_PAGESIZE) };
     pl_parse_opts wo;
-    if (o) wo = *o; else memset(&wo, 0, sizeof wo);
+    if (o) wo = *o;
+    else memset(&wo, 0, sizeof wo);
     wo.progress = load_progress;
     wo.progress_ud = &w;
     wo.path = path;

@@ -19,7 +19,8 @@
 void pl_iv_init(pl_ivset *a) { memset(a, 0, sizeof *a); }
 
 void pl_iv_free(pl_ivset *a) {
-  free(a->s); free(a->e);
+  free(a->s);
+  free(a->e);
   memset(a, 0, sizeof *a);
 }
 
@@ -39,21 +40,29 @@ void pl_iv_push(pl_ivset *a, int64_t s, int64_t e) {
     return;
   }
   if (a->n == a->cap) reserve(a, a->n + 1);
-  a->s[a->n] = s; a->e[a->n] = e; a->n++;
+  a->s[a->n] = s;
+  a->e[a->n] = e;
+  a->n++;
 }
 
-int pl_iv_build(pl_ivset *out, const int64_t *start, const int64_t *end, size_t n,
-                int strict, size_t *bad) {
+int pl_iv_build(pl_ivset *out, const int64_t *start, const int64_t *end, size_t n, int strict, size_t *bad) {
   pl_iv_init(out);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
-    if (strict && end[i] < start[i]) { if (bad) *bad = i; return -1; }
+    if (strict && end[i] < start[i]) {
+      if (bad) *bad = i;
+      return -1;
+    }
     if (end[i] > start[i]) m++;
   }
   if (m == 0) return 0;
   int64_t *S = pl_xmalloc(m * sizeof *S), *E = pl_xmalloc(m * sizeof *E);
   for (size_t i = 0, k = 0; i < n; i++)
-    if (end[i] > start[i]) { S[k] = start[i]; E[k] = end[i]; k++; }
+    if (end[i] > start[i]) {
+      S[k] = start[i];
+      E[k] = end[i];
+      k++;
+    }
   /* already sorted input (the common case for timelines) skips the sort */
   int sorted_s = 1, sorted_e = 1;
   for (size_t k = 1; k < m; k++) {
@@ -67,7 +76,9 @@ int pl_iv_build(pl_ivset *out, const int64_t *start, const int64_t *end, size_t 
   int64_t cur = S[0];
   for (size_t k = 0; k < m; k++) {
     if (k + 1 == m || S[k + 1] > E[k]) {
-      S[o] = cur; E[o] = E[k]; o++;
+      S[o] = cur;
+      E[o] = E[k];
+      o++;
       if (k + 1 < m) cur = S[k + 1];
     }
   }
@@ -83,19 +94,20 @@ static int d2i(double d, int64_t *v) {
   return 0;
 }
 
-int pl_iv_build_d(pl_ivset *out, const double *start, const double *end, size_t n,
-                  int strict, size_t *bad) {
+int pl_iv_build_d(pl_ivset *out, const double *start, const double *end, size_t n, int strict, size_t *bad) {
   pl_iv_init(out);
   int64_t *S = pl_xmalloc((n ? n : 1) * sizeof *S), *E = pl_xmalloc((n ? n : 1) * sizeof *E);
   for (size_t i = 0; i < n; i++) {
     if (d2i(start[i], &S[i]) || d2i(end[i], &E[i])) {
-      free(S); free(E);
+      free(S);
+      free(E);
       if (bad) *bad = i;
       return -1;
     }
   }
   int r = pl_iv_build(out, S, E, n, strict, bad);
-  free(S); free(E);
+  free(S);
+  free(E);
   return r;
 }
 
@@ -114,8 +126,13 @@ void pl_iv_union(pl_ivset *out, const pl_ivset *a, const pl_ivset *b) {
   reserve(out, a->n + b->n);
   size_t i = 0, j = 0;
   while (i < a->n || j < b->n) {
-    if (j >= b->n || (i < a->n && a->s[i] <= b->s[j])) { pl_iv_push(out, a->s[i], a->e[i]); i++; }
-    else { pl_iv_push(out, b->s[j], b->e[j]); j++; }
+    if (j >= b->n || (i < a->n && a->s[i] <= b->s[j])) {
+      pl_iv_push(out, a->s[i], a->e[i]);
+      i++;
+    } else {
+      pl_iv_push(out, b->s[j], b->e[j]);
+      j++;
+    }
   }
 }
 
@@ -126,7 +143,8 @@ void pl_iv_intersect(pl_ivset *out, const pl_ivset *a, const pl_ivset *b) {
     int64_t lo = a->s[i] > b->s[j] ? a->s[i] : b->s[j];
     int64_t hi = a->e[i] < b->e[j] ? a->e[i] : b->e[j];
     if (lo < hi) pl_iv_push(out, lo, hi);
-    if (a->e[i] < b->e[j]) i++; else j++;
+    if (a->e[i] < b->e[j]) i++;
+    else j++;
   }
 }
 
@@ -135,9 +153,9 @@ void pl_iv_subtract(pl_ivset *out, const pl_ivset *a, const pl_ivset *b) {
   size_t j = 0;
   for (size_t i = 0; i < a->n; i++) {
     int64_t s = a->s[i], e = a->e[i];
-    while (j < b->n && b->e[j] <= s) j++;        /* b entirely before */
+    while (j < b->n && b->e[j] <= s) j++; /* b entirely before */
     size_t k = j;
-    while (k < b->n && b->s[k] < e) {            /* b overlapping [s, e) */
+    while (k < b->n && b->s[k] < e) { /* b overlapping [s, e) */
       if (b->s[k] > s) pl_iv_push(out, s, b->s[k]);
       if (b->e[k] > s) s = b->e[k];
       if (s >= e) break;
@@ -166,7 +184,7 @@ void pl_iv_gaps(pl_ivset *out, const pl_ivset *a) {
 int64_t pl_iv_length(const pl_ivset *a) {
   int64_t t = 0;
   for (size_t i = 0; i < a->n; i++) {
-    uint64_t d = (uint64_t)a->e[i] - (uint64_t)a->s[i];     /* no signed overflow */
+    uint64_t d = (uint64_t)a->e[i] - (uint64_t)a->s[i]; /* no signed overflow */
     if (d > (uint64_t)(INT64_MAX - t)) return INT64_MAX;
     t += (int64_t)d;
   }
@@ -178,7 +196,8 @@ long long pl_iv_find(const pl_ivset *a, int64_t t) {
   size_t lo = 0, hi = a->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (a->s[mid] <= t) lo = mid + 1; else hi = mid;
+    if (a->s[mid] <= t) lo = mid + 1;
+    else hi = mid;
   }
   if (lo == 0) return -1;
   return t < a->e[lo - 1] ? (long long)(lo - 1) : -1;
@@ -188,10 +207,11 @@ int pl_iv_contains(const pl_ivset *a, int64_t t) { return pl_iv_find(a, t) >= 0;
 
 int64_t pl_iv_length_within(const pl_ivset *a, int64_t lo, int64_t hi) {
   if (hi <= lo || a->n == 0) return 0;
-  size_t l = 0, h = a->n;                  /* first interval with e > lo */
+  size_t l = 0, h = a->n; /* first interval with e > lo */
   while (l < h) {
     size_t mid = l + (h - l) / 2;
-    if (a->e[mid] > lo) h = mid; else l = mid + 1;
+    if (a->e[mid] > lo) h = mid;
+    else l = mid + 1;
   }
   int64_t t = 0;
   for (size_t i = l; i < a->n && a->s[i] < hi; i++) {
@@ -204,7 +224,7 @@ int64_t pl_iv_length_within(const pl_ivset *a, int64_t lo, int64_t hi) {
 void pl_iv_locate(const pl_ivset *a, const int64_t *t, size_t m, int64_t *out) {
   size_t j = 0;
   for (size_t k = 0; k < m; k++) {
-    if (k > 0 && t[k] < t[k - 1]) {        /* out of order: binary search */
+    if (k > 0 && t[k] < t[k - 1]) { /* out of order: binary search */
       out[k] = pl_iv_find(a, t[k]);
       j = out[k] >= 0 ? (size_t)out[k] : 0;
       continue;
@@ -216,21 +236,24 @@ void pl_iv_locate(const pl_ivset *a, const int64_t *t, size_t m, int64_t *out) {
 
 /* ---- innermost enclosing op -------------------------------------------- */
 
-typedef struct ivitem { int64_t g, s, e; size_t idx; int kind; } ivitem;
+typedef struct ivitem {
+  int64_t g, s, e;
+  size_t idx;
+  int kind;
+} ivitem;
 
 static int item_cmp(const void *pa, const void *pb) {
   const ivitem *a = pa, *b = pb;
   if (a->g != b->g) return a->g < b->g ? -1 : 1;
   if (a->s != b->s) return a->s < b->s ? -1 : 1;
-  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;   /* ops first */
-  if (a->e != b->e) return a->e > b->e ? -1 : 1;               /* longer first */
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1; /* ops first */
+  if (a->e != b->e) return a->e > b->e ? -1 : 1;             /* longer first */
   return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og,
-                     const unsigned char *oskip, size_t n,
-                     const int64_t *qs, const int64_t *qe, const int64_t *qg,
-                     const unsigned char *qskip, size_t m, int64_t *out) {
+void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og, const unsigned char *oskip, size_t n,
+                     const int64_t *qs, const int64_t *qe, const int64_t *qg, const unsigned char *qskip, size_t m,
+                     int64_t *out) {
   for (size_t k = 0; k < m; k++) out[k] = -1;
   ivitem *it = pl_xmalloc((n + m ? n + m : 1) * sizeof *it);
   size_t k = 0;
@@ -241,13 +264,13 @@ void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og,
   qsort(it, k, sizeof *it, item_cmp);
   size_t *stack = pl_xmalloc((n ? n : 1) * sizeof *stack), top = 0;
   for (size_t i = 0; i < k; i++) {
-    if (i == 0 || it[i].g != it[i - 1].g) top = 0;           /* a new group */
-    if (it[i].kind == 0) {                                   /* an op: close what it outlasts */
+    if (i == 0 || it[i].g != it[i - 1].g) top = 0; /* a new group */
+    if (it[i].kind == 0) {                         /* an op: close what it outlasts */
       while (top > 0 && it[stack[top - 1]].e < it[i].e) top--;
       stack[top++] = i;
-    } else {                                                 /* a query: close what ended before it */
+    } else { /* a query: close what ended before it */
       while (top > 0 && it[stack[top - 1]].e < it[i].s) top--;
-      size_t j = top;                                        /* the innermost open op reaching its end */
+      size_t j = top; /* the innermost open op reaching its end */
       while (j > 0 && it[stack[j - 1]].e < it[i].e) j--;
       if (j > 0) out[it[i].idx] = (int64_t)it[stack[j - 1]].idx;
     }
@@ -258,38 +281,48 @@ void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og,
 
 /* ---- step-function integral -------------------------------------------- */
 
-typedef struct ivstep { int64_t t; size_t idx; int end; } ivstep;
+typedef struct ivstep {
+  int64_t t;
+  size_t idx;
+  int end;
+} ivstep;
 
 /* Sorts x[0..n) by (t, idx), stably: x arrives in idx order, so a stable
 ** sort by t alone gives it.  A natural merge sort (runs already in order are
 ** kept; sorted input costs one pass), tmp: n scratch entries. */
 static void steps_sort(ivstep *x, ivstep *tmp, size_t n) {
-  size_t *run = pl_xmalloc((n + 1) * sizeof *run), nr = 0;   /* run starts, then n */
-  for (size_t i = 0; i < n; i++) if (i == 0 || x[i].t < x[i - 1].t) run[nr++] = i;
+  size_t *run = pl_xmalloc((n + 1) * sizeof *run), nr = 0; /* run starts, then n */
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || x[i].t < x[i - 1].t) run[nr++] = i;
   run[nr] = n;
   ivstep *a = x, *b = tmp;
   while (nr > 1) {
     size_t w = 0;
     for (size_t r = 0; r < nr; r += 2) {
       size_t lo = run[r], mid = run[r + 1], hi = r + 2 <= nr ? run[r + 2] : n;
-      if (r + 1 >= nr) { memcpy(b + lo, a + lo, (n - lo) * sizeof *a); run[w++] = lo; break; }
+      if (r + 1 >= nr) {
+        memcpy(b + lo, a + lo, (n - lo) * sizeof *a);
+        run[w++] = lo;
+        break;
+      }
       size_t i = lo, j = mid, o = lo;
-      while (i < mid && j < hi) b[o++] = a[j].t < a[i].t ? a[j++] : a[i++];   /* ties: the left (earlier) first */
+      while (i < mid && j < hi) b[o++] = a[j].t < a[i].t ? a[j++] : a[i++]; /* ties: the left (earlier) first */
       while (i < mid) b[o++] = a[i++];
       while (j < hi) b[o++] = a[j++];
       run[w++] = lo;
     }
     run[w] = n;
     nr = w;
-    ivstep *t = a; a = b; b = t;
+    ivstep *t = a;
+    a = b;
+    b = t;
   }
   if (a != x) memcpy(x, a, n * sizeof *x);
   free(run);
 }
 
-double pl_iv_step_integral(const int64_t *s, const int64_t *e, const double *v,
-                           const unsigned char *skip, size_t n, double cap,
-                           int64_t lo, int64_t hi) {
+double pl_iv_step_integral(const int64_t *s, const int64_t *e, const double *v, const unsigned char *skip, size_t n,
+                           double cap, int64_t lo, int64_t hi) {
   /* the steps in (t, starts first, idx) order: the starts and the ends
   ** each sorted by (t, idx), then merged with a start first at a tie --
   ** the order step_cmp gives, without a comparison call per step */
@@ -316,7 +349,8 @@ double pl_iv_step_integral(const int64_t *s, const int64_t *e, const double *v,
         if (b > a) total += (level < cap ? level : cap) * (double)(b - a);
       }
       last = t;
-      if (p[j].end) level -= v[p[j].idx]; else level += v[p[j].idx];
+      if (p[j].end) level -= v[p[j].idx];
+      else level += v[p[j].idx];
     }
   }
   free(p);
@@ -330,14 +364,14 @@ static size_t upto(const int64_t *ts, size_t n, int64_t t) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (ts[mid] <= t) lo = mid + 1; else hi = mid;
+    if (ts[mid] <= t) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
 
-void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v, size_t n,
-                          const int64_t *a, const int64_t *b, size_t m,
-                          double *area, int64_t *cov, int64_t *at) {
+void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v, size_t n, const int64_t *a,
+                          const int64_t *b, size_t m, double *area, int64_t *cov, int64_t *at) {
   /* interval samples: the running maximum of the ends, so the first sample
   ** that can reach past a window's start is found by binary search */
   int64_t *maxe = NULL;
@@ -352,69 +386,89 @@ void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v,
     at[j] = u == 0 || (te && te[u - 1] < a[j]) ? -1 : (int64_t)(u - 1);
     if (n > 0 && b[j] > a[j]) {
       if (te) {
-        size_t lo = 0, hi = n;                           /* first k with maxe[k] > a */
+        size_t lo = 0, hi = n; /* first k with maxe[k] > a */
         while (lo < hi) {
           size_t mid = lo + (hi - lo) / 2;
-          if (maxe[mid] > a[j]) hi = mid; else lo = mid + 1;
+          if (maxe[mid] > a[j]) hi = mid;
+          else lo = mid + 1;
         }
         for (size_t k = lo; k < n && ts[k] < b[j]; k++) {
           int64_t x = ts[k] > a[j] ? ts[k] : a[j], y = te[k] < b[j] ? te[k] : b[j];
-          if (y > x) { ar += v[k] * (double)(y - x); cv += y - x; }
+          if (y > x) {
+            ar += v[k] * (double)(y - x);
+            cv += y - x;
+          }
         }
       } else {
         for (size_t k = u ? u - 1 : 0; k < n && ts[k] < b[j]; k++) {
           int64_t x = ts[k] > a[j] ? ts[k] : a[j];
           int64_t y = k + 1 < n ? (ts[k + 1] < b[j] ? ts[k + 1] : b[j]) : b[j];
-          if (y > x) { ar += v[k] * (double)(y - x); cv += y - x; }
+          if (y > x) {
+            ar += v[k] * (double)(y - x);
+            cv += y - x;
+          }
         }
       }
     }
-    area[j] = ar; cov[j] = cv;
+    area[j] = ar;
+    cov[j] = cv;
   }
   free(maxe);
 }
 
-static _Thread_local const int64_t *fw_keys;   /* the query starts, for the sort below (per thread: perflab serve sorts in several at once) */
+static _Thread_local const int64_t
+    *fw_keys; /* the query starts, for the sort below (per thread: perflab serve sorts in several at once) */
 static int fw_cmp(const void *x, const void *y) {
   size_t i = *(const size_t *)x, j = *(const size_t *)y;
   if (fw_keys[i] != fw_keys[j]) return fw_keys[i] < fw_keys[j] ? -1 : 1;
   return (i > j) - (i < j);
 }
 
-void pl_iv_first_window(const int64_t *ws, const int64_t *we, size_t nw,
-                        const int64_t *qs, const int64_t *qe, const unsigned char *qskip, size_t m,
-                        size_t *ord, int64_t *out) {
+void pl_iv_first_window(const int64_t *ws, const int64_t *we, size_t nw, const int64_t *qs, const int64_t *qe,
+                        const unsigned char *qskip, size_t m, size_t *ord, int64_t *out) {
   int sorted = 1;
-  size_t n = 0;                                  /* the queries that take part, in start order */
+  size_t n = 0; /* the queries that take part, in start order */
   for (size_t k = 0; k < m; k++) {
     out[k] = -1;
     if (qskip && qskip[k]) continue;
     if (n && qs[k] < qs[ord[n - 1]]) sorted = 0;
     ord[n++] = k;
   }
-  if (!sorted) { fw_keys = qs; qsort(ord, n, sizeof *ord, fw_cmp); fw_keys = NULL; }
+  if (!sorted) {
+    fw_keys = qs;
+    qsort(ord, n, sizeof *ord, fw_cmp);
+    fw_keys = NULL;
+  }
   size_t w = 0;
   for (size_t j = 0; j < n && w < nw; j++) {
     size_t k = ord[j];
     while (w < nw) {
-      if (qs[k] < ws[w]) break;                  /* before the window: none */
-      if (qe[k] <= we[w]) { out[k] = (int64_t)w; break; }
-      if (qs[k] < we[w]) break;                  /* starts inside, ends after it: none */
-      w++;                                       /* at or after its end: the next window */
+      if (qs[k] < ws[w]) break; /* before the window: none */
+      if (qe[k] <= we[w]) {
+        out[k] = (int64_t)w;
+        break;
+      }
+      if (qs[k] < we[w]) break; /* starts inside, ends after it: none */
+      w++;                      /* at or after its end: the next window */
     }
   }
 }
 
 /* ---- busy time of the work each op encloses ------------------------------ */
 
-typedef struct encl { int64_t g, p; size_t idx; } encl;
+typedef struct encl {
+  int64_t g, p;
+  size_t idx;
+} encl;
 static int encl_cmp(const void *a, const void *b) {
   const encl *x = a, *y = b;
   if (x->g != y->g) return x->g < y->g ? -1 : 1;
   if (x->p != y->p) return x->p < y->p ? -1 : 1;
   return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
-typedef struct se { int64_t s, e; } se;
+typedef struct se {
+  int64_t s, e;
+} se;
 static int se_cmp(const void *a, const void *b) {
   const se *x = a, *y = b;
   if (x->s != y->s) return x->s < y->s ? -1 : 1;
@@ -426,7 +480,8 @@ static size_t encl_bound(const encl *q, size_t m, int64_t g0, int64_t p0, int af
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     int less = q[mid].g < g0 || (q[mid].g == g0 && (after ? q[mid].p <= p0 : q[mid].p < p0));
-    if (less) lo = mid + 1; else hi = mid;
+    if (less) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
@@ -441,12 +496,19 @@ void pl_iv_enclosed(const int64_t *os, const int64_t *oe, const int64_t *og, con
   qsort(q, k, sizeof *q, encl_cmp);
   se *buf = pl_xmalloc((k ? k : 1) * sizeof *buf);
   for (size_t i = 0; i < n; i++) {
-    out_len[i] = 0; out_cnt[i] = 0;
-    if (oskip && oskip[i]) { out_len[i] = out_cnt[i] = INT64_MIN; continue; }
+    out_len[i] = 0;
+    out_cnt[i] = 0;
+    if (oskip && oskip[i]) {
+      out_len[i] = out_cnt[i] = INT64_MIN;
+      continue;
+    }
     int64_t g = og ? og[i] : 0;
     size_t lo = encl_bound(q, k, g, os[i], 0), hi = encl_bound(q, k, g, oe[i], 1);
     size_t c = 0;
-    for (size_t j = lo; j < hi; j++) { size_t x = q[j].idx; if (qe[x] > qs[x]) buf[c++] = (se){ qs[x], qe[x] }; }
+    for (size_t j = lo; j < hi; j++) {
+      size_t x = q[j].idx;
+      if (qe[x] > qs[x]) buf[c++] = (se){ qs[x], qe[x] };
+    }
     out_cnt[i] = (int64_t)(hi > lo ? hi - lo : 0);
     if (c == 0) continue;
     /* already in start order when the launches were (the usual case) */
@@ -455,8 +517,11 @@ void pl_iv_enclosed(const int64_t *os, const int64_t *oe, const int64_t *og, con
     if (!sorted) qsort(buf, c, sizeof *buf, se_cmp);
     int64_t tot = 0, cs = buf[0].s, ce = buf[0].e;
     for (size_t j = 1; j < c; j++) {
-      if (buf[j].s > ce) { tot += ce - cs; cs = buf[j].s; ce = buf[j].e; }
-      else if (buf[j].e > ce) ce = buf[j].e;
+      if (buf[j].s > ce) {
+        tot += ce - cs;
+        cs = buf[j].s;
+        ce = buf[j].e;
+      } else if (buf[j].e > ce) ce = buf[j].e;
     }
     out_len[i] = tot + (ce - cs);
   }
@@ -466,7 +531,10 @@ void pl_iv_enclosed(const int64_t *os, const int64_t *oe, const int64_t *og, con
 
 /* ---- sums of point values within windows -------------------------------- */
 
-typedef struct swpt { int64_t g, t; size_t k; } swpt;
+typedef struct swpt {
+  int64_t g, t;
+  size_t k;
+} swpt;
 
 static int swpt_cmp(const void *a, const void *b) {
   const swpt *x = a, *y = b;
@@ -479,7 +547,8 @@ static int swpt_cmp(const void *a, const void *b) {
 static size_t sw_lower(const swpt *p, size_t lo, size_t hi, int64_t t) {
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (p[mid].t < t) lo = mid + 1; else hi = mid;
+    if (p[mid].t < t) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
@@ -490,14 +559,22 @@ int pl_iv_sum_within(const int64_t *ws, const int64_t *we, const int64_t *wg, co
   swpt *p = pl_xmalloc((np ? np : 1) * sizeof *p);
   size_t m = 0;
   for (size_t k = 0; k < np; k++)
-    if (!(pskip && pskip[k])) { p[m].g = pg ? pg[k] : 0; p[m].t = pt[k]; p[m].k = k; m++; }
+    if (!(pskip && pskip[k])) {
+      p[m].g = pg ? pg[k] : 0;
+      p[m].t = pt[k];
+      p[m].k = k;
+      m++;
+    }
   qsort(p, m, sizeof *p, swpt_cmp);
   /* prefix sums: pre[j][i] = sum of vals[j] over p[0..i) (uint64: wraps) */
   uint64_t *pre = pl_xmalloc((nv ? nv : 1) * (m + 1) * sizeof *pre);
   for (size_t j = 0; j < nv; j++) {
     uint64_t *q = pre + j * (m + 1), acc = 0;
     q[0] = 0;
-    for (size_t i = 0; i < m; i++) { acc += (uint64_t)vals[j][p[i].k]; q[i + 1] = acc; }
+    for (size_t i = 0; i < m; i++) {
+      acc += (uint64_t)vals[j][p[i].k];
+      q[i + 1] = acc;
+    }
   }
   for (size_t w = 0; w < nw; w++) {
     count[w] = 0;
@@ -506,10 +583,18 @@ int pl_iv_sum_within(const int64_t *ws, const int64_t *we, const int64_t *wg, co
     int64_t g = wg ? wg[w] : 0;
     /* the group's range [glo, ghi) */
     size_t lo = 0, hi = m;
-    while (lo < hi) { size_t mid = lo + (hi - lo) / 2; if (p[mid].g < g) lo = mid + 1; else hi = mid; }
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (p[mid].g < g) lo = mid + 1;
+      else hi = mid;
+    }
     size_t glo = lo;
     hi = m;
-    while (lo < hi) { size_t mid = lo + (hi - lo) / 2; if (p[mid].g <= g) lo = mid + 1; else hi = mid; }
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (p[mid].g <= g) lo = mid + 1;
+      else hi = mid;
+    }
     size_t ghi = lo;
     size_t a = sw_lower(p, glo, ghi, ws[w]), b = sw_lower(p, a, ghi, we[w]);
     count[w] = (int64_t)(b - a);
@@ -518,19 +603,23 @@ int pl_iv_sum_within(const int64_t *ws, const int64_t *we, const int64_t *wg, co
       sums[j][w] = (int64_t)(q[b] - q[a]);
     }
   }
-  free(pre); free(p);
+  free(pre);
+  free(p);
   return 0;
 }
 
 /* ---- parents of nested intervals ---------------------------------------- */
 
-typedef struct pariv { int64_t g, s, e; size_t i; } pariv;
+typedef struct pariv {
+  int64_t g, s, e;
+  size_t i;
+} pariv;
 
 static int pariv_cmp(const void *a, const void *b) {
   const pariv *x = a, *y = b;
   if (x->g != y->g) return x->g < y->g ? -1 : 1;
   if (x->s != y->s) return x->s < y->s ? -1 : 1;
-  if (x->e != y->e) return x->e > y->e ? -1 : 1;     /* longer first */
+  if (x->e != y->e) return x->e > y->e ? -1 : 1; /* longer first */
   return x->i < y->i ? -1 : x->i > y->i;
 }
 
@@ -542,7 +631,11 @@ void pl_iv_parents(const int64_t *s, const int64_t *e, const int64_t *g, const u
   for (size_t i = 0; i < n; i++) {
     out[i] = -1;
     if (skip && skip[i]) continue;
-    v[m].g = g ? g[i] : 0; v[m].s = s[i]; v[m].e = e[i]; v[m].i = i; m++;
+    v[m].g = g ? g[i] : 0;
+    v[m].s = s[i];
+    v[m].e = e[i];
+    v[m].i = i;
+    m++;
   }
   qsort(v, m, sizeof *v, pariv_cmp);
   size_t top = 0;
@@ -556,5 +649,6 @@ void pl_iv_parents(const int64_t *s, const int64_t *e, const int64_t *g, const u
     if (top > 0) out[v[k].i] = (int64_t)v[stack[top - 1]].i;
     stack[top++] = k;
   }
-  free(v); free(stack);
+  free(v);
+  free(stack);
 }

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 typedef struct pl_ivset {
-  int64_t *s, *e;     /* n starts and ends */
+  int64_t *s, *e; /* n starts and ends */
   size_t n, cap;
 } pl_ivset;
 
@@ -27,18 +27,16 @@ void pl_iv_push(pl_ivset *a, int64_t s, int64_t e);
 ** order.  [s, e) = {t : s <= t < e} is empty when e <= s: zero-length and
 ** inverted pairs are dropped -- unless strict, where an inverted pair
 ** (e < s) is an error: returns -1 with *bad = its index.  Returns 0. */
-int pl_iv_build(pl_ivset *out, const int64_t *start, const int64_t *end, size_t n,
-                int strict, size_t *bad);
+int pl_iv_build(pl_ivset *out, const int64_t *start, const int64_t *end, size_t n, int strict, size_t *bad);
 /* Same from doubles (rounded to the nearest integer nanosecond); -1 with
 ** *bad for a NaN/infinite value, one outside int64, or (strict) e < s. */
-int pl_iv_build_d(pl_ivset *out, const double *start, const double *end, size_t n,
-                  int strict, size_t *bad);
+int pl_iv_build_d(pl_ivset *out, const double *start, const double *end, size_t n, int strict, size_t *bad);
 
 /* out is initialised by each call; out must not alias the inputs. */
 void pl_iv_union(pl_ivset *out, const pl_ivset *a, const pl_ivset *b);
 void pl_iv_intersect(pl_ivset *out, const pl_ivset *a, const pl_ivset *b);
-void pl_iv_subtract(pl_ivset *out, const pl_ivset *a, const pl_ivset *b);   /* a \ b */
-void pl_iv_clip(pl_ivset *out, const pl_ivset *a, int64_t lo, int64_t hi);   /* a within [lo, hi) */
+void pl_iv_subtract(pl_ivset *out, const pl_ivset *a, const pl_ivset *b);  /* a \ b */
+void pl_iv_clip(pl_ivset *out, const pl_ivset *a, int64_t lo, int64_t hi); /* a within [lo, hi) */
 /* The uncovered stretches within [lo, hi): complement of a clipped there. */
 void pl_iv_complement(pl_ivset *out, const pl_ivset *a, int64_t lo, int64_t hi);
 /* The gaps between consecutive intervals: [e[i], s[i+1]) for i < n-1. */
@@ -72,10 +70,9 @@ void pl_iv_locate(const pl_ivset *a, const int64_t *t, size_t m, int64_t *out);
 ** the later one closes the earlier (a profiler never writes those on one
 ** thread).  A row
 ** with skip[i] (ops, when oskip) / qskip[k] set takes no part (out -1). */
-void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og,
-                     const unsigned char *oskip, size_t n,
-                     const int64_t *qs, const int64_t *qe, const int64_t *qg,
-                     const unsigned char *qskip, size_t m, int64_t *out);
+void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og, const unsigned char *oskip, size_t n,
+                     const int64_t *qs, const int64_t *qe, const int64_t *qg, const unsigned char *qskip, size_t m,
+                     int64_t *out);
 
 /* For each op i: the union length of the intervals [qs[k], qe[k]) of the
 ** queries k whose point qp[k] lies within [os[i], oe[i]] (ends included)
@@ -94,9 +91,8 @@ void pl_iv_enclosed(const int64_t *os, const int64_t *oe, const int64_t *og, con
 ** steps are taken in time order, a start before an end at the same instant,
 ** then in index order, so the sum is reproducible to the bit.  Intervals
 ** with skip[i] set, or e < s, are left out.  cap = INFINITY for none. */
-double pl_iv_step_integral(const int64_t *s, const int64_t *e, const double *v,
-                           const unsigned char *skip, size_t n, double cap,
-                           int64_t lo, int64_t hi);
+double pl_iv_step_integral(const int64_t *s, const int64_t *e, const double *v, const unsigned char *skip, size_t n,
+                           double cap, int64_t lo, int64_t hi);
 
 /* A sampled series over windows.  Samples k = 0..n-1, sorted by ts, with
 ** values v: with te an interval sample covers [ts[k], te[k]); without
@@ -108,9 +104,8 @@ double pl_iv_step_integral(const int64_t *s, const int64_t *e, const double *v,
 **   at[j]   = the sample in force at a[j] (the last with ts <= a[j]; an
 **             interval sample only when te >= a[j]), or -1.
 ** The sums run over the samples in index order (reproducible to the bit). */
-void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v, size_t n,
-                          const int64_t *a, const int64_t *b, size_t m,
-                          double *area, int64_t *cov, int64_t *at);
+void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v, size_t n, const int64_t *a,
+                          const int64_t *b, size_t m, double *area, int64_t *cov, int64_t *at);
 
 /* Queries against windows in order (steps): windows w = 0..nw-1 are
 ** [ws[w], we[w]], queries k = 0..m-1 are [qs[k], qe[k]].  The tb-profiler
@@ -124,9 +119,8 @@ void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v,
 ** which take no part; qskip may be NULL).  For windows that follow one
 ** another this is the window holding the query.  ord: scratch of m
 ** indices.  O(nw + m), plus a sort when the starts are out of order. */
-void pl_iv_first_window(const int64_t *ws, const int64_t *we, size_t nw,
-                        const int64_t *qs, const int64_t *qe, const unsigned char *qskip, size_t m,
-                        size_t *ord, int64_t *out);
+void pl_iv_first_window(const int64_t *ws, const int64_t *we, size_t nw, const int64_t *qs, const int64_t *qe,
+                        const unsigned char *qskip, size_t m, size_t *ord, int64_t *out);
 
 /* The parent of each interval in its group: out[i] = the index of the
 ** innermost other interval j of group g[i] with s[j] <= s[i] and

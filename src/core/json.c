@@ -12,15 +12,21 @@ enum { S_VALUE, S_KEY, S_KEY_OR_END, S_VALUE_OR_END, S_COMMA_OR_END, S_DONE };
 
 void pl_json_init(pl_json *j, const char *data, size_t len, pl_err *err) {
   memset(j, 0, offsetof(pl_json, sbuf));
-  j->base = data; j->p = data; j->end = data + len; j->limit = data + len;
+  j->base = data;
+  j->p = data;
+  j->end = data + len;
+  j->limit = data + len;
   j->err = err;
   j->state = S_VALUE;
   pl_buf_init(&j->sbuf);
 }
 
 void pl_json_reset(pl_json *j, size_t start, size_t stop) {
-  j->p = j->base + start; j->end = j->base + stop;
-  j->depth = 0; j->state = S_VALUE; j->type = PL_JSON_EOF;
+  j->p = j->base + start;
+  j->end = j->base + stop;
+  j->depth = 0;
+  j->state = S_VALUE;
+  j->type = PL_JSON_EOF;
 }
 
 void pl_json_free(pl_json *j) { pl_buf_free(&j->sbuf); }
@@ -31,9 +37,12 @@ void pl_json_linecol(const pl_json *j, const char *at, size_t *line, size_t *col
   for (;;) {
     const char *nl = memchr(q, '\n', (size_t)(at - q));
     if (nl == NULL) break;
-    ln++; q = nl + 1; ls = q;
+    ln++;
+    q = nl + 1;
+    ls = q;
   }
-  *line = ln; *col = (size_t)(at - ls) + 1;
+  *line = ln;
+  *col = (size_t)(at - ls) + 1;
 }
 
 size_t pl_json_line(const pl_json *j) {
@@ -56,8 +65,7 @@ int pl_json_fail(pl_json *j, const char *at, const char *what) {
 }
 
 static inline const char *skip_ws(const char *p, const char *end) {
-  while (p < end && (unsigned char)*p <= ' ' &&
-         (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+  while (p < end && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
   return p;
 }
 
@@ -79,14 +87,27 @@ static const char *scan_string(pl_json *j, const char *p, int *esc) {
 
 static void put_utf8(pl_buf *b, uint32_t cp) {
   char u[4];
-  if (cp < 0x80) { pl_buf_addc(b, (char)cp); return; }
-  if (cp < 0x800) { u[0] = (char)(0xC0 | (cp >> 6)); u[1] = (char)(0x80 | (cp & 0x3F)); pl_buf_add(b, u, 2); return; }
-  if (cp < 0x10000) {
-    u[0] = (char)(0xE0 | (cp >> 12)); u[1] = (char)(0x80 | ((cp >> 6) & 0x3F)); u[2] = (char)(0x80 | (cp & 0x3F));
-    pl_buf_add(b, u, 3); return;
+  if (cp < 0x80) {
+    pl_buf_addc(b, (char)cp);
+    return;
   }
-  u[0] = (char)(0xF0 | (cp >> 18)); u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-  u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); u[3] = (char)(0x80 | (cp & 0x3F));
+  if (cp < 0x800) {
+    u[0] = (char)(0xC0 | (cp >> 6));
+    u[1] = (char)(0x80 | (cp & 0x3F));
+    pl_buf_add(b, u, 2);
+    return;
+  }
+  if (cp < 0x10000) {
+    u[0] = (char)(0xE0 | (cp >> 12));
+    u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    u[2] = (char)(0x80 | (cp & 0x3F));
+    pl_buf_add(b, u, 3);
+    return;
+  }
+  u[0] = (char)(0xF0 | (cp >> 18));
+  u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+  u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+  u[3] = (char)(0x80 | (cp & 0x3F));
   pl_buf_add(b, u, 4);
 }
 
@@ -103,16 +124,37 @@ void pl_json_unescape(const char *s, size_t n, pl_buf *out) {
     pl_buf_add(out, s + i, run);
     i += run;
     if (i >= n) break;
-    if (i + 1 >= n) { i++; break; }       /* validated by the scanner; defensive */
+    if (i + 1 >= n) {
+      i++;
+      break;
+    } /* validated by the scanner; defensive */
     char c = s[i + 1];
     switch (c) {
-      case 'b': pl_buf_addc(out, '\b'); i += 2; break;
-      case 'f': pl_buf_addc(out, '\f'); i += 2; break;
-      case 'n': pl_buf_addc(out, '\n'); i += 2; break;
-      case 'r': pl_buf_addc(out, '\r'); i += 2; break;
-      case 't': pl_buf_addc(out, '\t'); i += 2; break;
+      case 'b':
+        pl_buf_addc(out, '\b');
+        i += 2;
+        break;
+      case 'f':
+        pl_buf_addc(out, '\f');
+        i += 2;
+        break;
+      case 'n':
+        pl_buf_addc(out, '\n');
+        i += 2;
+        break;
+      case 'r':
+        pl_buf_addc(out, '\r');
+        i += 2;
+        break;
+      case 't':
+        pl_buf_addc(out, '\t');
+        i += 2;
+        break;
       case 'u': {
-        if (i + 6 > n) { i = n; break; }
+        if (i + 6 > n) {
+          i = n;
+          break;
+        }
         uint32_t cp = hex4(s + i + 2);
         i += 6;
         if (cp >= 0xD800 && cp <= 0xDBFF) {
@@ -127,7 +169,10 @@ void pl_json_unescape(const char *s, size_t n, pl_buf *out) {
         put_utf8(out, cp);
         break;
       }
-      default: pl_buf_addc(out, c); i += 2; break;   /* " \ / */
+      default:
+        pl_buf_addc(out, c);
+        i += 2;
+        break; /* " \ / */
     }
   }
   pl_buf_cstr(out);
@@ -160,48 +205,69 @@ static const char *scan_number(pl_json *j, const char *p) {
   const char *s = p, *end = j->end;
   int neg = 0;
   j->special = 0;
-  if (p < end && *p == '-') { neg = 1; p++; }
+  if (p < end && *p == '-') {
+    neg = 1;
+    p++;
+  }
   if (p < end && *p == 'I') {
     if (end - p >= 8 && memcmp(p, "Infinity", 8) == 0) {
-      j->tok = s; j->toklen = (size_t)(p + 8 - s); j->isint = 0; j->special = neg ? 3 : 2;
+      j->tok = s;
+      j->toklen = (size_t)(p + 8 - s);
+      j->isint = 0;
+      j->special = neg ? 3 : 2;
       return p + 8;
     }
     pl_json_fail(j, s, "a number");
     return NULL;
   }
-  if (p >= end || *p < '0' || *p > '9') { pl_json_fail(j, s, "a digit"); return NULL; }
+  if (p >= end || *p < '0' || *p > '9') {
+    pl_json_fail(j, s, "a digit");
+    return NULL;
+  }
   uint64_t v = 0;
   int over = 0;
   if (*p == '0') {
     p++;
   } else {
-    const char *lim = end - p > 19 ? p + 19 : end;     /* 19 digits cannot overflow uint64 */
+    const char *lim = end - p > 19 ? p + 19 : end; /* 19 digits cannot overflow uint64 */
     while (p < lim && *p >= '0' && *p <= '9') v = v * 10 + (unsigned)(*p++ - '0');
     while (p < end && *p >= '0' && *p <= '9') {
       unsigned d = (unsigned)(*p - '0');
-      if (v > (UINT64_MAX - d) / 10) over = 1; else v = v * 10 + d;
+      if (v > (UINT64_MAX - d) / 10) over = 1;
+      else v = v * 10 + d;
       p++;
     }
   }
   int isint = 1;
   if (p < end && *p == '.') {
     p++;
-    if (p >= end || *p < '0' || *p > '9') { pl_json_fail(j, p, "a digit after the decimal point"); return NULL; }
+    if (p >= end || *p < '0' || *p > '9') {
+      pl_json_fail(j, p, "a digit after the decimal point");
+      return NULL;
+    }
     while (p < end && *p >= '0' && *p <= '9') p++;
     isint = 0;
   }
   if (p < end && (*p == 'e' || *p == 'E')) {
     p++;
     if (p < end && (*p == '+' || *p == '-')) p++;
-    if (p >= end || *p < '0' || *p > '9') { pl_json_fail(j, p, "a digit in the exponent"); return NULL; }
+    if (p >= end || *p < '0' || *p > '9') {
+      pl_json_fail(j, p, "a digit in the exponent");
+      return NULL;
+    }
     while (p < end && *p >= '0' && *p <= '9') p++;
     isint = 0;
   }
-  j->tok = s; j->toklen = (size_t)(p - s);
+  j->tok = s;
+  j->toklen = (size_t)(p - s);
   if (isint && !over) {
-    if (!neg && v <= (uint64_t)INT64_MAX) { j->isint = 1; j->ival = (int64_t)v; }
-    else if (neg && v <= (uint64_t)INT64_MAX + 1) { j->isint = 1; j->ival = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v; }
-    else j->isint = 0;
+    if (!neg && v <= (uint64_t)INT64_MAX) {
+      j->isint = 1;
+      j->ival = (int64_t)v;
+    } else if (neg && v <= (uint64_t)INT64_MAX + 1) {
+      j->isint = 1;
+      j->ival = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    } else j->isint = 0;
   } else j->isint = 0;
   return p;
 }
@@ -220,7 +286,10 @@ int pl_json_text_scaled(const char *s, size_t n, int scale, int64_t *out) {
   size_t i = 0;
   int neg = 0;
   if (scale < 0 || scale > 18) return -1;
-  if (i < n && (s[i] == '-' || s[i] == '+')) { neg = s[i] == '-'; i++; }
+  if (i < n && (s[i] == '-' || s[i] == '+')) {
+    neg = s[i] == '-';
+    i++;
+  }
   /* the significant digits (leading zeros dropped) and a decimal exponent:
   ** value = int(dig) * 10^exp10 */
   char dig[64];
@@ -237,7 +306,10 @@ int pl_json_text_scaled(const char *s, size_t n, int scale, int64_t *out) {
       seen = 1;
       exp10--;
       if (nd == 0 && s[i] == '0') continue;
-      if (nd == 64) { exp10++; continue; }   /* beyond 64 digits: cannot change the rounding digit */
+      if (nd == 64) {
+        exp10++;
+        continue;
+      } /* beyond 64 digits: cannot change the rounding digit */
       dig[nd++] = s[i];
     }
   }
@@ -245,8 +317,14 @@ int pl_json_text_scaled(const char *s, size_t n, int scale, int64_t *out) {
   if (i < n && (s[i] == 'e' || s[i] == 'E')) {
     i++;
     int eneg = 0, e = 0, ed = 0;
-    if (i < n && (s[i] == '+' || s[i] == '-')) { eneg = s[i] == '-'; i++; }
-    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) { if (e < 10000) e = e * 10 + (s[i] - '0'); ed++; }
+    if (i < n && (s[i] == '+' || s[i] == '-')) {
+      eneg = s[i] == '-';
+      i++;
+    }
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+      if (e < 10000) e = e * 10 + (s[i] - '0');
+      ed++;
+    }
     if (!ed) return -1;
     exp10 += eneg ? -e : e;
   }
@@ -293,10 +371,13 @@ int pl_json_num_scaled(const char *tok, size_t toklen, int isint, int64_t ival, 
     uint64_t v = 0;
     const char *d0 = s;
     while (s < e && *s >= '0' && *s <= '9') v = v * 10 + (uint64_t)(*s++ - '0');
-    if (s < e && *s == '.' && s - d0 <= 16) {         /* 16 + 3 digits fit in uint64 */
+    if (s < e && *s == '.' && s - d0 <= 16) { /* 16 + 3 digits fit in uint64 */
       s++;
       int nd = 0;
-      while (s < e && nd < 3 && *s >= '0' && *s <= '9') { v = v * 10 + (uint64_t)(*s++ - '0'); nd++; }
+      while (s < e && nd < 3 && *s >= '0' && *s <= '9') {
+        v = v * 10 + (uint64_t)(*s++ - '0');
+        nd++;
+      }
       if (s == e) {
         while (nd++ < 3) v *= 10;
         if (v <= (uint64_t)INT64_MAX) {
@@ -323,9 +404,7 @@ int pl_json_scaled(const pl_json *j, int scale, int64_t *out) {
   return -1;
 }
 
-static inline void after_value(pl_json *j) {
-  j->state = j->depth ? S_COMMA_OR_END : S_DONE;
-}
+static inline void after_value(pl_json *j) { j->state = j->depth ? S_COMMA_OR_END : S_DONE; }
 
 pl_json_type pl_json_next(pl_json *j) {
   const char *p = skip_ws(j->p, j->end), *end = j->end;
@@ -333,8 +412,12 @@ pl_json_type pl_json_next(pl_json *j) {
   switch (j->state) {
     case S_DONE:
       j->p = p;
-      if (p < end && !j->multi) { pl_json_fail(j, p, "end of input after the JSON value"); return PL_JSON_ERROR; }
-      j->tok = p; j->toklen = 0;
+      if (p < end && !j->multi) {
+        pl_json_fail(j, p, "end of input after the JSON value");
+        return PL_JSON_ERROR;
+      }
+      j->tok = p;
+      j->toklen = 0;
       return j->type = PL_JSON_EOF;
     case S_COMMA_OR_END: {
       unsigned char top = j->stack[j->depth];
@@ -344,7 +427,8 @@ pl_json_type pl_json_next(pl_json *j) {
         goto value;
       }
       if (p < end && *p == (top == '{' ? '}' : ']')) {
-        j->tok = p; j->toklen = 1;
+        j->tok = p;
+        j->toklen = 1;
         j->p = p + 1;
         j->depth--;
         after_value(j);
@@ -355,15 +439,21 @@ pl_json_type pl_json_next(pl_json *j) {
     }
     case S_KEY_OR_END:
       if (p < end && *p == '}') {
-        j->tok = p; j->toklen = 1;
-        j->p = p + 1; j->depth--; after_value(j);
+        j->tok = p;
+        j->toklen = 1;
+        j->p = p + 1;
+        j->depth--;
+        after_value(j);
         return j->type = PL_JSON_OBJ_END;
       }
       goto key;
     case S_VALUE_OR_END:
       if (p < end && *p == ']') {
-        j->tok = p; j->toklen = 1;
-        j->p = p + 1; j->depth--; after_value(j);
+        j->tok = p;
+        j->toklen = 1;
+        j->p = p + 1;
+        j->depth--;
+        after_value(j);
         return j->type = PL_JSON_ARR_END;
       }
       goto value;
@@ -378,46 +468,79 @@ key:
   {
     const char *q = scan_string(j, p + 1, &j->esc);
     if (q == NULL) return PL_JSON_ERROR;
-    j->tok = p + 1; j->toklen = (size_t)(q - (p + 1));
+    j->tok = p + 1;
+    j->toklen = (size_t)(q - (p + 1));
     p = skip_ws(q + 1, end);
-    if (p >= end || *p != ':') { pl_json_fail(j, p, "':' after the member name"); return PL_JSON_ERROR; }
+    if (p >= end || *p != ':') {
+      pl_json_fail(j, p, "':' after the member name");
+      return PL_JSON_ERROR;
+    }
     j->p = p + 1;
     j->state = S_VALUE;
     return j->type = PL_JSON_KEY;
   }
 value:
-  if (p >= end) { pl_json_fail(j, p, "a JSON value"); return PL_JSON_ERROR; }
+  if (p >= end) {
+    pl_json_fail(j, p, "a JSON value");
+    return PL_JSON_ERROR;
+  }
   switch (*p) {
     case '"': {
       const char *q = scan_string(j, p + 1, &j->esc);
       if (q == NULL) return PL_JSON_ERROR;
-      j->tok = p + 1; j->toklen = (size_t)(q - (p + 1));
+      j->tok = p + 1;
+      j->toklen = (size_t)(q - (p + 1));
       j->p = q + 1;
       after_value(j);
       return j->type = PL_JSON_STR;
     }
-    case '{': case '[':
+    case '{':
+    case '[':
       if (j->depth >= PL_JSON_MAXDEPTH) {
         pl_json_fail(j, p, "at most 512 levels of nesting");
         return PL_JSON_ERROR;
       }
       j->stack[++j->depth] = (unsigned char)*p;
-      j->tok = p; j->toklen = 1;
+      j->tok = p;
+      j->toklen = 1;
       j->p = p + 1;
       j->state = *p == '{' ? S_KEY_OR_END : S_VALUE_OR_END;
       return j->type = *p == '{' ? PL_JSON_OBJ : PL_JSON_ARR;
     case 't':
-      if (end - p >= 4 && memcmp(p, "true", 4) == 0) { j->tok = p; j->toklen = 4; j->p = p + 4; after_value(j); return j->type = PL_JSON_TRUE; }
+      if (end - p >= 4 && memcmp(p, "true", 4) == 0) {
+        j->tok = p;
+        j->toklen = 4;
+        j->p = p + 4;
+        after_value(j);
+        return j->type = PL_JSON_TRUE;
+      }
       break;
     case 'f':
-      if (end - p >= 5 && memcmp(p, "false", 5) == 0) { j->tok = p; j->toklen = 5; j->p = p + 5; after_value(j); return j->type = PL_JSON_FALSE; }
+      if (end - p >= 5 && memcmp(p, "false", 5) == 0) {
+        j->tok = p;
+        j->toklen = 5;
+        j->p = p + 5;
+        after_value(j);
+        return j->type = PL_JSON_FALSE;
+      }
       break;
     case 'n':
-      if (end - p >= 4 && memcmp(p, "null", 4) == 0) { j->tok = p; j->toklen = 4; j->p = p + 4; after_value(j); return j->type = PL_JSON_NULL; }
+      if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
+        j->tok = p;
+        j->toklen = 4;
+        j->p = p + 4;
+        after_value(j);
+        return j->type = PL_JSON_NULL;
+      }
       break;
     case 'N':
       if (end - p >= 3 && memcmp(p, "NaN", 3) == 0) {
-        j->tok = p; j->toklen = 3; j->isint = 0; j->special = 1; j->p = p + 3; after_value(j);
+        j->tok = p;
+        j->toklen = 3;
+        j->isint = 0;
+        j->special = 1;
+        j->p = p + 3;
+        after_value(j);
         return j->type = PL_JSON_NUM;
       }
       break;
@@ -437,7 +560,8 @@ value:
 
 void pl_json_close_at(pl_json *j, const char *p) {
   unsigned char top = j->stack[j->depth];
-  j->tok = p - 1; j->toklen = 1;
+  j->tok = p - 1;
+  j->toklen = 1;
   j->p = p;
   j->depth--;
   after_value(j);
@@ -457,9 +581,19 @@ int pl_json_skip(pl_json *j) {
 
 /* ---- DOM ---------------------------------------------------------------- */
 
-void pl_jdoc_init(pl_jdoc *d) { memset(d, 0, sizeof *d); pl_buf_init(&d->text); }
-void pl_jdoc_clear(pl_jdoc *d) { d->nn = 0; d->text.len = 0; }
-void pl_jdoc_free(pl_jdoc *d) { free(d->n); pl_buf_free(&d->text); memset(d, 0, sizeof *d); }
+void pl_jdoc_init(pl_jdoc *d) {
+  memset(d, 0, sizeof *d);
+  pl_buf_init(&d->text);
+}
+void pl_jdoc_clear(pl_jdoc *d) {
+  d->nn = 0;
+  d->text.len = 0;
+}
+void pl_jdoc_free(pl_jdoc *d) {
+  free(d->n);
+  pl_buf_free(&d->text);
+  memset(d, 0, sizeof *d);
+}
 
 static int new_node(pl_jdoc *d, int type, size_t at) {
   if (d->nn == d->capn) {
@@ -468,7 +602,10 @@ static int new_node(pl_jdoc *d, int type, size_t at) {
   }
   pl_jnode *n = &d->n[d->nn];
   memset(n, 0, sizeof *n);
-  n->type = type; n->first = n->next = -1; n->dval = NAN; n->at = at;
+  n->type = type;
+  n->first = n->next = -1;
+  n->dval = NAN;
+  n->at = at;
   return (int)d->nn++;
 }
 
@@ -487,18 +624,28 @@ static int jdoc_value(pl_jdoc *d, pl_json *j) {
   switch (t) {
     case PL_JSON_STR:
       me = new_node(d, t, at);
-      { size_t off = add_text(d, j->tok, j->toklen, j->esc);
-        d->n[me].str = off; d->n[me].len = d->text.len - off - 1; }
+      {
+        size_t off = add_text(d, j->tok, j->toklen, j->esc);
+        d->n[me].str = off;
+        d->n[me].len = d->text.len - off - 1;
+      }
       return me;
     case PL_JSON_NUM:
       me = new_node(d, t, at);
-      { size_t off = add_text(d, j->tok, j->toklen, 0);
-        d->n[me].str = off; d->n[me].len = j->toklen;
-        d->n[me].isint = j->isint; d->n[me].ival = j->ival; d->n[me].dval = pl_json_num(j); }
+      {
+        size_t off = add_text(d, j->tok, j->toklen, 0);
+        d->n[me].str = off;
+        d->n[me].len = j->toklen;
+        d->n[me].isint = j->isint;
+        d->n[me].ival = j->ival;
+        d->n[me].dval = pl_json_num(j);
+      }
       return me;
-    case PL_JSON_TRUE: case PL_JSON_FALSE: case PL_JSON_NULL:
-      return new_node(d, t, at);
-    case PL_JSON_OBJ: case PL_JSON_ARR: {
+    case PL_JSON_TRUE:
+    case PL_JSON_FALSE:
+    case PL_JSON_NULL: return new_node(d, t, at);
+    case PL_JSON_OBJ:
+    case PL_JSON_ARR: {
       me = new_node(d, t, at);
       int last = -1;
       for (;;) {
@@ -514,16 +661,16 @@ static int jdoc_value(pl_jdoc *d, pl_json *j) {
         }
         int c = jdoc_value(d, j);
         if (c < 0) return -1;
-        d->n[c].key = koff; d->n[c].keylen = klen;
-        if (last < 0) d->n[me].first = c; else d->n[last].next = c;
+        d->n[c].key = koff;
+        d->n[c].keylen = klen;
+        if (last < 0) d->n[me].first = c;
+        else d->n[last].next = c;
         last = c;
         d->n[me].nchild++;
       }
       return me;
     }
-    default:
-      pl_json_fail(j, j->tok, "a JSON value");
-      return -1;
+    default: pl_json_fail(j, j->tok, "a JSON value"); return -1;
   }
 }
 
@@ -540,18 +687,27 @@ int pl_jdoc_get(const pl_jdoc *d, int o, const char *key) {
 int pl_jdoc_at(const pl_jdoc *d, int a, size_t i) {
   if (a < 0 || (d->n[a].type != PL_JSON_ARR && d->n[a].type != PL_JSON_OBJ)) return -1;
   int c = d->n[a].first;
-  while (c >= 0 && i > 0) { c = d->n[c].next; i--; }
+  while (c >= 0 && i > 0) {
+    c = d->n[c].next;
+    i--;
+  }
   return c;
 }
 
 const char *pl_jdoc_str(const pl_jdoc *d, int i, size_t *n) {
-  if (i < 0 || (d->n[i].type != PL_JSON_STR && d->n[i].type != PL_JSON_NUM)) { if (n) *n = 0; return NULL; }
+  if (i < 0 || (d->n[i].type != PL_JSON_STR && d->n[i].type != PL_JSON_NUM)) {
+    if (n) *n = 0;
+    return NULL;
+  }
   if (n) *n = d->n[i].len;
   return d->text.data + d->n[i].str;
 }
 
 const char *pl_jdoc_key(const pl_jdoc *d, int i, size_t *n) {
-  if (i < 0) { if (n) *n = 0; return NULL; }
+  if (i < 0) {
+    if (n) *n = 0;
+    return NULL;
+  }
   if (n) *n = d->n[i].keylen;
   return d->text.data ? d->text.data + d->n[i].key : "";
 }

@@ -34,12 +34,12 @@
 
 typedef enum pl_json_type {
   PL_JSON_ERROR = -1,
-  PL_JSON_EOF = 0,        /* the top-level value is complete and only whitespace follows */
-  PL_JSON_OBJ,            /* '{' */
-  PL_JSON_OBJ_END,        /* '}' */
-  PL_JSON_ARR,            /* '[' */
-  PL_JSON_ARR_END,        /* ']' */
-  PL_JSON_KEY,            /* an object member name (the ':' is consumed) */
+  PL_JSON_EOF = 0, /* the top-level value is complete and only whitespace follows */
+  PL_JSON_OBJ,     /* '{' */
+  PL_JSON_OBJ_END, /* '}' */
+  PL_JSON_ARR,     /* '[' */
+  PL_JSON_ARR_END, /* ']' */
+  PL_JSON_KEY,     /* an object member name (the ':' is consumed) */
   PL_JSON_STR,
   PL_JSON_NUM,
   PL_JSON_TRUE,
@@ -48,23 +48,23 @@ typedef enum pl_json_type {
 } pl_json_type;
 
 typedef struct pl_json {
-  const char *base;         /* start of the whole buffer (line numbers count from here) */
-  const char *p, *end;      /* unread part */
-  const char *limit;        /* end of the whole buffer (end may stop earlier: one line) */
+  const char *base;    /* start of the whole buffer (line numbers count from here) */
+  const char *p, *end; /* unread part */
+  const char *limit;   /* end of the whole buffer (end may stop earlier: one line) */
   pl_err *err;
   int depth;
   int state;
-  int multi;                /* 1: stop after one top-level value (pl_json_next returns EOF) */
+  int multi; /* 1: stop after one top-level value (pl_json_next returns EOF) */
   unsigned char stack[PL_JSON_MAXDEPTH + 1];
   /* the current token */
   pl_json_type type;
-  const char *tok;          /* STR/KEY: raw bytes between the quotes; NUM: the number text */
+  const char *tok; /* STR/KEY: raw bytes between the quotes; NUM: the number text */
   size_t toklen;
-  int esc;                  /* STR/KEY: contains backslash escapes */
-  int isint;                /* NUM: an integer literal that fits int64 */
-  int64_t ival;             /* NUM: its value when isint */
-  int special;              /* NUM: 1 NaN, 2 Infinity, 3 -Infinity */
-  pl_buf sbuf;              /* unescaped string of the current token */
+  int esc;      /* STR/KEY: contains backslash escapes */
+  int isint;    /* NUM: an integer literal that fits int64 */
+  int64_t ival; /* NUM: its value when isint */
+  int special;  /* NUM: 1 NaN, 2 Infinity, 3 -Infinity */
+  pl_buf sbuf;  /* unescaped string of the current token */
 } pl_json;
 
 /* Starts reading data[0..len); err receives errors (may be NULL). */
@@ -116,15 +116,15 @@ void pl_json_unescape(const char *s, size_t n, pl_buf *out);
 
 /* ---- a small DOM for small documents (a tb-profiler line, an args object) */
 typedef struct pl_jnode {
-  int type;                 /* pl_json_type: OBJ, ARR, STR, NUM, TRUE, FALSE, NULL */
+  int type; /* pl_json_type: OBJ, ARR, STR, NUM, TRUE, FALSE, NULL */
   int isint;
   int64_t ival;
-  double dval;              /* NUM (NaN for others) */
-  size_t str, len;          /* STR: offset/length of the unescaped text in doc->text; NUM: the number text */
-  size_t key, keylen;       /* member name when the parent is an object */
-  int32_t first, next;      /* first child, next sibling (-1: none) */
+  double dval;         /* NUM (NaN for others) */
+  size_t str, len;     /* STR: offset/length of the unescaped text in doc->text; NUM: the number text */
+  size_t key, keylen;  /* member name when the parent is an object */
+  int32_t first, next; /* first child, next sibling (-1: none) */
   uint32_t nchild;
-  size_t at;                /* byte offset in the input (for line numbers) */
+  size_t at; /* byte offset in the input (for line numbers) */
 } pl_jnode;
 
 typedef struct pl_jdoc {
@@ -155,8 +155,8 @@ double pl_jdoc_num(const pl_jdoc *d, int i);
 ** escapes (each checked: \" \\ \/ \b \f \n \r \t \uXXXX).  Reads nothing
 ** at or past end.  Inline: the tokenizer and the Kineto fast path call it
 ** for every string. */
-static inline const char *pl_json_str_end(const char *p, const char *end, int *esc,
-                                          const char **bad, const char **what) {
+static inline const char *pl_json_str_end(const char *p, const char *end, int *esc, const char **bad,
+                                          const char **what) {
 #define PL_JSON_HEX(c) (((c) >= '0' && (c) <= '9') || ((c) >= 'a' && (c) <= 'f') || ((c) >= 'A' && (c) <= 'F'))
   const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
   *esc = 0;
@@ -167,7 +167,10 @@ static inline const char *pl_json_str_end(const char *p, const char *end, int *e
       while (end - p >= 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
         unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vb)));
-        if (m) { p += __builtin_ctz(m); goto found; }
+        if (m) {
+          p += __builtin_ctz(m);
+          goto found;
+        }
         p += 16;
       }
     }
@@ -175,11 +178,12 @@ static inline const char *pl_json_str_end(const char *p, const char *end, int *e
     while (end - p >= 8) {
       uint64_t w, a, b;
       memcpy(&w, p, 8);
-      a = w ^ (ones * '"'); b = w ^ (ones * '\\');
+      a = w ^ (ones * '"');
+      b = w ^ (ones * '\\');
       uint64_t m = ((a - ones) & ~a & highs) | ((b - ones) & ~b & highs);
       if (m) {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        p += __builtin_ctzll(m) >> 3;     /* the lowest flagged byte is exact */
+        p += __builtin_ctzll(m) >> 3; /* the lowest flagged byte is exact */
 #else
         while (*p != '"' && *p != '\\') p++;
 #endif
@@ -189,21 +193,31 @@ static inline const char *pl_json_str_end(const char *p, const char *end, int *e
     }
     while (p < end && *p != '"' && *p != '\\') p++;
   found:
-    if (p >= end) { *bad = end; *what = "'\"' closing the string"; return NULL; }
+    if (p >= end) {
+      *bad = end;
+      *what = "'\"' closing the string";
+      return NULL;
+    }
     if (*p == '"') return p;
     *esc = 1;
-    if (end - p < 2) { *bad = end; *what = "an escape after '\\'"; return NULL; }
+    if (end - p < 2) {
+      *bad = end;
+      *what = "an escape after '\\'";
+      return NULL;
+    }
     char c = p[1];
     if (c == 'u') {
       if (end - p < 6 || !PL_JSON_HEX(p[2]) || !PL_JSON_HEX(p[3]) || !PL_JSON_HEX(p[4]) || !PL_JSON_HEX(p[5])) {
-        *bad = p; *what = "four hex digits after '\\u'";
+        *bad = p;
+        *what = "four hex digits after '\\u'";
         return NULL;
       }
       p += 6;
     } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
       p += 2;
     } else {
-      *bad = p; *what = "a JSON escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)";
+      *bad = p;
+      *what = "a JSON escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)";
       return NULL;
     }
   }

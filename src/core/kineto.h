@@ -15,33 +15,50 @@
 #include <string.h>
 
 /* ---- string views: into the input, or into the per-event scratch buffer */
-typedef struct sv { size_t off; uint32_t n; uint8_t set, scratch; } sv;
+typedef struct sv {
+  size_t off;
+  uint32_t n;
+  uint8_t set, scratch;
+} sv;
 
-typedef struct ctrarg { sv key; sv val; int isint; int64_t ival; } ctrarg;
+typedef struct ctrarg {
+  sv key;
+  sv val;
+  int isint;
+  int64_t ival;
+} ctrarg;
 
 typedef struct kev {
   sv name, cat, ph, pid, tid, kind, dims, types, strides, concrete;
-  sv argname;               /* args "name": a process_name metadata event's name */
+  sv argname; /* args "name": a process_name metadata event's name */
   int64_t ts, dur, flow_id;
   int64_t corr, ext, device, stream, context, regs, bytes, cbid, seq, fwd;
-  int64_t wait_stream, wait_record;   /* cuda_sync: wait_on_stream, wait_on_cuda_event_record_corr_id */
-  int64_t begin_ns, end_ns; /* rocprof's Chrome trace: args BeginNs / EndNs, exact ns */
+  int64_t wait_stream, wait_record; /* cuda_sync: wait_on_stream, wait_on_cuda_event_record_corr_id */
+  int64_t begin_ns, end_ns;         /* rocprof's Chrome trace: args BeginNs / EndNs, exact ns */
   double smem, bps, wps, occ, theo, bw, flops;
   int64_t grid[3], block[3];
   int has_grid, has_block;
-  ctrarg *ctr; size_t nctr, capctr;
+  ctrarg *ctr;
+  size_t nctr, capctr;
 } kev;
 
 /* The args keys the reader keeps, one list for both the tokenizer path
 ** (parse_args) and the fast path (fast_args), sorted by length (entries of one length
 ** together: arg_ranges finds each length's range). */
 enum { AK_INT, AK_NUM, AK_GRID, AK_BLOCK, AK_KIND, AK_DIMS, AK_TYPES, AK_ARGNAME, AK_STRIDES, AK_CONCRETE };
-typedef struct argdef { const char *name; uint8_t len, kind; uint16_t off; } argdef;
-#define AI(s, f) { s, sizeof(s) - 1, AK_INT, offsetof(kev, f) }
-#define AN(s, f) { s, sizeof(s) - 1, AK_NUM, offsetof(kev, f) }
-#define AS(s, kd) { s, sizeof(s) - 1, kd, 0 }
+typedef struct argdef {
+  const char *name;
+  uint8_t len, kind;
+  uint16_t off;
+} argdef;
+#define AI(s, f)                                                                                                       \
+  { s, sizeof(s) - 1, AK_INT, offsetof(kev, f) }
+#define AN(s, f)                                                                                                       \
+  { s, sizeof(s) - 1, AK_NUM, offsetof(kev, f) }
+#define AS(s, kd)                                                                                                      \
+  { s, sizeof(s) - 1, kd, 0 }
 extern const argdef pl_kin_args[];
-#define ARGS pl_kin_args
+#define ARGS          pl_kin_args
 #define ARG_INT(e, a) (*(int64_t *)(void *)((char *)(e) + (a)->off))
 #define ARG_NUM(e, a) (*(double *)(void *)((char *)(e) + (a)->off))
 
@@ -51,10 +68,12 @@ extern const argdef pl_kin_args[];
 ** compiles to a few word compares (this runs for every args key of every
 ** event); any other length takes the general loop. */
 #define ARG_MAXLEN 64
-extern uint8_t pl_kin_arg_lo[ARG_MAXLEN], pl_kin_arg_hi[ARG_MAXLEN];   /* set by pl_kin_arg_ranges */
+extern uint8_t pl_kin_arg_lo[ARG_MAXLEN], pl_kin_arg_hi[ARG_MAXLEN]; /* set by pl_kin_arg_ranges */
 #define arg_lo pl_kin_arg_lo
 #define arg_hi pl_kin_arg_hi
 void pl_kin_arg_ranges(void);
+/* a switch of macro cases clang-format cannot lay out */
+/* clang-format off */
 static inline const argdef *arg_find(const char *s, size_t n) {
 #define ARG_LEN(L) case L: \
     for (size_t i = arg_lo[L]; i < arg_hi[L]; i++) if (memcmp(ARGS[i].name, s, L) == 0) return &ARGS[i]; \
@@ -69,6 +88,7 @@ static inline const argdef *arg_find(const char *s, size_t n) {
   }
 #undef ARG_LEN
 }
+/* clang-format on */
 
 /* The event keys the reader keeps: one list for the tokenizer path
 ** (parse_event) and the fast path (fast_event). */
@@ -97,8 +117,8 @@ static inline ev_key ev_key_of(const char *s, size_t n) {
 typedef struct tcols {
   pl_table *t;
   int c[32];
-  size_t room;              /* fast_row: rows every column has room for */
-  uint64_t strmask;         /* fast_row: the PL_STR columns */
+  size_t room;      /* fast_row: rows every column has room for */
+  uint64_t strmask; /* fast_row: the PL_STR columns */
 } tcols;
 
 typedef struct kctx {
@@ -109,35 +129,53 @@ typedef struct kctx {
   pl_err *err;
   pl_buf scratch, tmp;
   kev e;
-  kev e0;                   /* an event with nothing set (ev_reset's) */
-  pl_pool *pool;            /* shared by every table */
+  kev e0;        /* an event with nothing set (ev_reset's) */
+  pl_pool *pool; /* shared by every table */
   /* tables (NULL when not wanted) */
   tcols ev, kn, cpu, rt, mc, ms, st, ct, mem, dv;
-  tcols pr, th;             /* process_name / thread_name metadata */
-  pl_devwork *dw;           /* device work of categories not read */
+  tcols pr, th;   /* process_name / thread_name metadata */
+  pl_devwork *dw; /* device work of categories not read */
   /* short-name cache: name id -> short id (0 = not computed) */
-  uint32_t *shortof; size_t nshort;
+  uint32_t *shortof;
+  size_t nshort;
   /* AMD: launch args on the runtime event, matched to kernels by correlation */
-  struct launch { int64_t corr; int64_t grid[3], block[3]; double smem; } *launch;
+  struct launch {
+    int64_t corr;
+    int64_t grid[3], block[3];
+    double smem;
+  } * launch;
   size_t nlaunch, caplaunch;
   /* rocprof's Chrome trace (rocprof --hip-trace, results.json): its
   ** processes are named "GPU<n>" (kernels), "CPU HIP API" (runtime calls)
   ** and "COPY" (copies), its events have no "cat" */
-  struct rocpid { char pid[32]; int cls; int64_t dev; } *rp;
+  struct rocpid {
+    char pid[32];
+    int cls;
+    int64_t dev;
+  } * rp;
   size_t nrp;
   size_t nevents, nmeta_events, nother;
-  int64_t min_ts;           /* the first event's time (meta start_ns) */
-  size_t ncat, napi_named;   /* events with a "cat"; API calls (cu, cuda, hip) read by name */
-  int saw_schema;            /* a top-level "schemaVersion" (Kineto writes one) */
+  int64_t min_ts;          /* the first event's time (meta start_ns) */
+  size_t ncat, napi_named; /* events with a "cat"; API calls (cu, cuda, hip) read by name */
+  int saw_schema;          /* a top-level "schemaVersion" (Kineto writes one) */
   size_t next_progress;
-  int reserved;             /* the tables' columns sized from the first MBs */
+  int reserved; /* the tables' columns sized from the first MBs */
   int ndevices;
   /* direct-mapped cache of short strings (ph, cat, pid, tid) -> pool id */
-  struct { uint64_t w[3]; uint32_t n, id; } scache[256];
+  struct {
+    uint64_t w[3];
+    uint32_t n, id;
+  } scache[256];
   /* and of longer strings: id and its pooled text (stable) */
-  struct { const char *s; uint32_t n, id; } lcache[1024];
+  struct {
+    const char *s;
+    uint32_t n, id;
+  } lcache[1024];
   /* ph, cat, pid, tid of up to 8 bytes read from the input -> pool id */
-  struct wid { uint64_t w; uint32_t n, id; } wcache[64];
+  struct wid {
+    uint64_t w;
+    uint32_t n, id;
+  } wcache[64];
 } kctx;
 
 /* fmt_kineto.c */

@@ -26,12 +26,12 @@
 ** errors and diagnostics as before.  Never reads at or past end. */
 
 typedef struct fv {
-  pl_json_type t;           /* STR, NUM, TRUE, FALSE, NULL, or OBJ/ARR (not consumed) */
-  const char *tok;          /* STR: between the quotes; NUM: the text */
+  pl_json_type t;  /* STR, NUM, TRUE, FALSE, NULL, or OBJ/ARR (not consumed) */
+  const char *tok; /* STR: between the quotes; NUM: the text */
   size_t n;
   int esc, isint;
   int64_t ival;
-  int ns_ok;                /* NUM: ns is pl_json_num_scaled(.., 3, ..) */
+  int ns_ok; /* NUM: ns is pl_json_num_scaled(.., 3, ..) */
   int64_t ns;
 } fv;
 
@@ -58,7 +58,6 @@ static inline const char *fws(const char *p, const char *end) {
 const char *pl_kin_fws(const char *p, const char *end) { return fws(p, end); }
 
 
-
 /* p just after the opening quote: the closing quote, or NULL. */
 static inline const char *fstr(const char *p, const char *end, int *esc) {
   const char *bad, *what;
@@ -78,12 +77,16 @@ static inline int f_digits8(const char *p, uint64_t *val) {
                (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull);
   uint64_t nz = (((m & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | m) & 0x8080808080808080ull;
   int n = nz ? __builtin_ctzll(nz) >> 3 : 8;
-  if (n == 0) { *val = 0; return 0; }
+  if (n == 0) {
+    *val = 0;
+    return 0;
+  }
   /* the n digits, most significant first, as the top bytes of d */
   uint64_t d = (w - 0x3030303030303030ull) << (8 * (8 - n));
   d = d * 10 + (d >> 8);
   d = (((d & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-       (((d >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+       (((d >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+      32;
   *val = d;
   return n;
 }
@@ -95,7 +98,10 @@ static inline int f_digits8(const char *p, uint64_t *val) {
 static const char *fnum(const char *p, const char *end, fv *v) {
   const char *s = p;
   int neg = 0;
-  if (p < end && *p == '-') { neg = 1; p++; }
+  if (p < end && *p == '-') {
+    neg = 1;
+    p++;
+  }
   if (p >= end || *p < '0' || *p > '9') return NULL;
   const char *d0 = p;
   uint64_t x = 0;
@@ -112,11 +118,12 @@ static const char *fnum(const char *p, const char *end, fv *v) {
       if (n < 8) goto int_done;
     }
 #endif
-    const char *lim = end - d0 > 19 ? d0 + 19 : end;     /* 19 digits cannot overflow uint64 */
+    const char *lim = end - d0 > 19 ? d0 + 19 : end; /* 19 digits cannot overflow uint64 */
     while (p < lim && *p >= '0' && *p <= '9') x = x * 10 + (unsigned)(*p++ - '0');
     while (p < end && *p >= '0' && *p <= '9') {
       unsigned d = (unsigned)(*p - '0');
-      if (x > (UINT64_MAX - d) / 10) over = 1; else x = x * 10 + d;
+      if (x > (UINT64_MAX - d) / 10) over = 1;
+      else x = x * 10 + d;
       p++;
     }
   }
@@ -136,12 +143,14 @@ int_done:;
       int n = f_digits8(p, &val);
       p += n;
       if (n <= 3) frac = val;
-      if (n == 8) while (p < end && *p >= '0' && *p <= '9') p++;
+      if (n == 8)
+        while (p < end && *p >= '0' && *p <= '9') p++;
     } else
 #endif
     {
       while (p < end && *p >= '0' && *p <= '9') p++;
-      if (p - f0 <= 3) for (const char *q = f0; q < p; q++) frac = frac * 10 + (unsigned)(*q - '0');
+      if (p - f0 <= 3)
+        for (const char *q = f0; q < p; q++) frac = frac * 10 + (unsigned)(*q - '0');
     }
     nfrac = (int)(p - f0);
     isint = 0;
@@ -152,17 +161,31 @@ int_done:;
     if (p < end && (*p == '+' || *p == '-')) p++;
     if (p >= end || *p < '0' || *p > '9') return NULL;
     while (p < end && *p >= '0' && *p <= '9') p++;
-    isint = 0; expo = 1;
+    isint = 0;
+    expo = 1;
   }
-  v->t = PL_JSON_NUM; v->tok = s; v->n = (size_t)(p - s); v->esc = 0;
-  v->isint = 0; v->ival = 0; v->ns_ok = 0;
+  v->t = PL_JSON_NUM;
+  v->tok = s;
+  v->n = (size_t)(p - s);
+  v->esc = 0;
+  v->isint = 0;
+  v->ival = 0;
+  v->ns_ok = 0;
   if (isint && !over) {
-    if (!neg && x <= (uint64_t)INT64_MAX) { v->isint = 1; v->ival = (int64_t)x; }
-    else if (neg && x <= (uint64_t)INT64_MAX + 1) { v->isint = 1; v->ival = x == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)x; }
+    if (!neg && x <= (uint64_t)INT64_MAX) {
+      v->isint = 1;
+      v->ival = (int64_t)x;
+    } else if (neg && x <= (uint64_t)INT64_MAX + 1) {
+      v->isint = 1;
+      v->ival = x == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)x;
+    }
   } else if (!isint && !expo && nint <= 16 && nfrac <= 3) {
     /* int digits <= 16: x is exact (no overflow) */
     uint64_t ns = x * 1000 + frac * (nfrac == 1 ? 100 : nfrac == 2 ? 10 : 1);
-    if (ns <= (uint64_t)INT64_MAX) { v->ns_ok = 1; v->ns = neg ? -(int64_t)ns : (int64_t)ns; }
+    if (ns <= (uint64_t)INT64_MAX) {
+      v->ns_ok = 1;
+      v->ns = neg ? -(int64_t)ns : (int64_t)ns;
+    }
   }
   return p;
 }
@@ -175,14 +198,31 @@ static const char *fval(const char *p, const char *end, fv *v) {
     case '"': {
       const char *q = fstr(p + 1, end, &v->esc);
       if (q == NULL) return NULL;
-      v->t = PL_JSON_STR; v->tok = p + 1; v->n = (size_t)(q - (p + 1));
+      v->t = PL_JSON_STR;
+      v->tok = p + 1;
+      v->n = (size_t)(q - (p + 1));
       return q + 1;
     }
     case '{': v->t = PL_JSON_OBJ; return p;
     case '[': v->t = PL_JSON_ARR; return p;
-    case 't': if (end - p >= 4 && memcmp(p, "true", 4) == 0) { v->t = PL_JSON_TRUE; return p + 4; } return NULL;
-    case 'f': if (end - p >= 5 && memcmp(p, "false", 5) == 0) { v->t = PL_JSON_FALSE; return p + 5; } return NULL;
-    case 'n': if (end - p >= 4 && memcmp(p, "null", 4) == 0) { v->t = PL_JSON_NULL; return p + 4; } return NULL;
+    case 't':
+      if (end - p >= 4 && memcmp(p, "true", 4) == 0) {
+        v->t = PL_JSON_TRUE;
+        return p + 4;
+      }
+      return NULL;
+    case 'f':
+      if (end - p >= 5 && memcmp(p, "false", 5) == 0) {
+        v->t = PL_JSON_FALSE;
+        return p + 5;
+      }
+      return NULL;
+    case 'n':
+      if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
+        v->t = PL_JSON_NULL;
+        return p + 4;
+      }
+      return NULL;
     default: return fnum(p, end, v);
   }
 }
@@ -213,7 +253,10 @@ static const char *fskip(const char *p, const char *end, int depth) {
     if (p == NULL) return NULL;
     p = fws(p, end);
     if (p >= end) return NULL;
-    if (*p == ',') { p = fws(p + 1, end); continue; }
+    if (*p == ',') {
+      p = fws(p + 1, end);
+      continue;
+    }
     if (*p == close) return p + 1;
     return NULL;
   }
@@ -221,10 +264,16 @@ static const char *fskip(const char *p, const char *end, int depth) {
 
 /* fskip that also writes the value compacted as compact_copy does (every
 ** byte but the whitespace between tokens) while there is room. */
-typedef struct fcw { char *d, *lim; int full; } fcw;
+typedef struct fcw {
+  char *d, *lim;
+  int full;
+} fcw;
 
 static inline void fcw_put(fcw *w, const char *s, size_t n) {
-  if (w->full || n > (size_t)(w->lim - w->d)) { w->full = 1; return; }
+  if (w->full || n > (size_t)(w->lim - w->d)) {
+    w->full = 1;
+    return;
+  }
   memcpy(w->d, s, n);
   w->d += n;
 }
@@ -233,13 +282,19 @@ static const char *fskipc(const char *p, const char *end, int depth, fcw *w) {
   fv v;
   const char *q = fval(p, end, &v);
   if (q == NULL) return NULL;
-  if (v.t != PL_JSON_OBJ && v.t != PL_JSON_ARR) { fcw_put(w, p, (size_t)(q - p)); return q; }
+  if (v.t != PL_JSON_OBJ && v.t != PL_JSON_ARR) {
+    fcw_put(w, p, (size_t)(q - p));
+    return q;
+  }
   if (depth >= F_MAXDEPTH) return NULL;
   int obj = v.t == PL_JSON_OBJ;
   char close = obj ? '}' : ']';
   fcw_put(w, p, 1);
   p = fws(p + 1, end);
-  if (p < end && *p == close) { fcw_put(w, p, 1); return p + 1; }
+  if (p < end && *p == close) {
+    fcw_put(w, p, 1);
+    return p + 1;
+  }
   for (;;) {
     if (obj) {
       int esc;
@@ -256,8 +311,15 @@ static const char *fskipc(const char *p, const char *end, int depth, fcw *w) {
     if (p == NULL) return NULL;
     p = fws(p, end);
     if (p >= end) return NULL;
-    if (*p == ',') { fcw_put(w, p, 1); p = fws(p + 1, end); continue; }
-    if (*p == close) { fcw_put(w, p, 1); return p + 1; }
+    if (*p == ',') {
+      fcw_put(w, p, 1);
+      p = fws(p + 1, end);
+      continue;
+    }
+    if (*p == close) {
+      fcw_put(w, p, 1);
+      return p + 1;
+    }
     return NULL;
   }
 }
@@ -274,9 +336,13 @@ static sv fsv(kctx *k, const fv *v) {
   if (v->t == PL_JSON_STR && v->esc) {
     size_t off = k->scratch.len;
     pl_json_unescape(v->tok, v->n, &k->scratch);
-    s.off = off; s.n = (uint32_t)(k->scratch.len - off); s.scratch = 1;
+    s.off = off;
+    s.n = (uint32_t)(k->scratch.len - off);
+    s.scratch = 1;
   } else {
-    s.off = (size_t)(v->tok - k->in->data); s.n = (uint32_t)v->n; s.scratch = 0;
+    s.off = (size_t)(v->tok - k->in->data);
+    s.n = (uint32_t)v->n;
+    s.scratch = 0;
   }
   return s;
 }
@@ -324,7 +390,10 @@ static inline const char *fnext(const char *p, const char *end, int *done) {
     if (p >= end || *p != '"') return NULL;
     return p;
   }
-  if (*p == '}') { *done = 1; return p + 1; }
+  if (*p == '}') {
+    *done = 1;
+    return p + 1;
+  }
   return NULL;
 }
 
@@ -334,7 +403,9 @@ static inline const char *fkey(const char *p, const char *end, fv *key) {
   if (p >= end || *p != '"') return NULL;
   const char *q = fstr(p + 1, end, &key->esc);
   if (q == NULL) return NULL;
-  key->t = PL_JSON_STR; key->tok = p + 1; key->n = (size_t)(q - (p + 1));
+  key->t = PL_JSON_STR;
+  key->tok = p + 1;
+  key->n = (size_t)(q - (p + 1));
   q++;
   if (q < end && *q == ':') q++;
   else {
@@ -351,7 +422,9 @@ static inline const char *fval_str(const char *p, const char *end, fv *v) {
   if (p < end && *p == '"') {
     const char *q = fstr(p + 1, end, &v->esc);
     if (q == NULL) return NULL;
-    v->t = PL_JSON_STR; v->tok = p + 1; v->n = (size_t)(q - (p + 1));
+    v->t = PL_JSON_STR;
+    v->tok = p + 1;
+    v->n = (size_t)(q - (p + 1));
     return q + 1;
   }
   return fval(p, end, v);
@@ -364,20 +437,26 @@ static inline const char *fval_num(const char *p, const char *end, fv *v) {
   if (end - p >= 8 && *p >= '0' && *p <= '9') {
     uint64_t x;
     int n = f_digits8(p, &x);
-    if (*p == '0' && n != 1) goto slow;         /* 0-led: as fnum reads it */
+    if (*p == '0' && n != 1) goto slow; /* 0-led: as fnum reads it */
     if (n == 8 && end - p >= 16) {
       /* up to 15 digits (a timestamp in us): exact in x */
       uint64_t y;
       int n2 = f_digits8(p + 8, &y);
-      x = x * F_POW10[n2] + y; n += n2;
+      x = x * F_POW10[n2] + y;
+      n += n2;
     }
     /* n < 8, or 9..16 digits with the byte after them readable and not a
     ** digit (16 digits: x < 1e16, exact; ns checked below) */
     if (n < 8 || (n > 8 && (n < 16 || (end - p > 16 && (p[16] < '0' || p[16] > '9'))))) {
       char c = p[n];
       if (c != '.' && c != 'e' && c != 'E') {
-        v->t = PL_JSON_NUM; v->tok = p; v->n = (size_t)n; v->esc = 0;
-        v->isint = 1; v->ival = (int64_t)x; v->ns_ok = 0;
+        v->t = PL_JSON_NUM;
+        v->tok = p;
+        v->n = (size_t)n;
+        v->esc = 0;
+        v->isint = 1;
+        v->ival = (int64_t)x;
+        v->ns_ok = 0;
         return p + n;
       }
       const char *f = p + n + 1;
@@ -385,9 +464,17 @@ static inline const char *fval_num(const char *p, const char *end, fv *v) {
         uint64_t fr;
         int m = f_digits8(f, &fr);
         if (m >= 1 && m < 8 && f[m] != 'e' && f[m] != 'E' && (m > 3 || x < 9000000000000000ull)) {
-          v->t = PL_JSON_NUM; v->tok = p; v->n = (size_t)(f + m - p); v->esc = 0;
-          v->isint = 0; v->ival = 0; v->ns_ok = 0;
-          if (m <= 3) { v->ns_ok = 1; v->ns = (int64_t)(x * 1000 + fr * (m == 1 ? 100 : m == 2 ? 10 : 1)); }
+          v->t = PL_JSON_NUM;
+          v->tok = p;
+          v->n = (size_t)(f + m - p);
+          v->esc = 0;
+          v->isint = 0;
+          v->ival = 0;
+          v->ns_ok = 0;
+          if (m <= 3) {
+            v->ns_ok = 1;
+            v->ns = (int64_t)(x * 1000 + fr * (m == 1 ? 100 : m == 2 ? 10 : 1));
+          }
           return f + m;
         }
       }
@@ -403,7 +490,10 @@ slow:
 static const char *fdim3(const char *p, const char *end, int64_t out[3], int *has) {
   int i = 0;
   p = fws(p + 1, end);
-  if (p < end && *p == ']') { p++; goto done; }
+  if (p < end && *p == ']') {
+    p++;
+    goto done;
+  }
   for (;;) {
     fv v;
     const char *q = fval_num(p, end, &v);
@@ -414,8 +504,14 @@ static const char *fdim3(const char *p, const char *end, int64_t out[3], int *ha
     i++;
     if (p < end && *p != ',' && *p != ']') p = fws_run(p, end);
     if (p >= end) return NULL;
-    if (*p == ',') { p = fws(p + 1, end); continue; }
-    if (*p == ']') { p++; break; }
+    if (*p == ',') {
+      p = fws(p + 1, end);
+      continue;
+    }
+    if (*p == ']') {
+      p++;
+      break;
+    }
     return NULL;
   }
 done:
@@ -429,7 +525,10 @@ static inline void add_ctr(kev *e, sv key, sv val, const fv *v) {
     e->ctr = pl_xrealloc(e->ctr, e->capctr * sizeof *e->ctr);
   }
   ctrarg *c = &e->ctr[e->nctr++];
-  c->key = key; c->val = val; c->isint = v->isint; c->ival = v->ival;
+  c->key = key;
+  c->val = val;
+  c->isint = v->isint;
+  c->ival = v->ival;
 }
 
 /* parse_args from just past the '{' of "args"; returns the end of the object. */
@@ -447,37 +546,73 @@ static const char *fast_args(kctx *k, const char *p, const char *end) {
     const char *kp = key.tok;
     /* the keys read with tok_int / tok_num: the slow path leaves a
     ** container value half read; let it */
-#define FINT(dst) do { q = fval_num(vs, end, &v); if (q == NULL || v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR) return NULL; dst = fint(&v); } while (0)
-#define FNUM(dst) do { q = fval_num(vs, end, &v); if (q == NULL || v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR) return NULL; dst = fnumv(&v); } while (0)
-#define FANY() do { q = fval(vs, end, &v); if (q == NULL) return NULL; } while (0)
+#define FINT(dst)                                                                                                      \
+  do {                                                                                                                 \
+    q = fval_num(vs, end, &v);                                                                                         \
+    if (q == NULL || v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR) return NULL;                                            \
+    dst = fint(&v);                                                                                                    \
+  } while (0)
+#define FNUM(dst)                                                                                                      \
+  do {                                                                                                                 \
+    q = fval_num(vs, end, &v);                                                                                         \
+    if (q == NULL || v.t == PL_JSON_OBJ || v.t == PL_JSON_ARR) return NULL;                                            \
+    dst = fnumv(&v);                                                                                                   \
+  } while (0)
+#define FANY()                                                                                                         \
+  do {                                                                                                                 \
+    q = fval(vs, end, &v);                                                                                             \
+    if (q == NULL) return NULL;                                                                                        \
+  } while (0)
     const argdef *a = key.esc ? NULL : arg_find(kp, key.n);
     int handled = a != NULL;
     if (a) switch (a->kind) {
-      case AK_INT: FINT(ARG_INT(e, a)); break;
-      case AK_NUM: FNUM(ARG_NUM(e, a)); break;
-      case AK_GRID: FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->grid, &e->has_grid) : fpast(vs, q, end, &v); break;
-      case AK_BLOCK: FANY(); q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->block, &e->has_block) : fpast(vs, q, end, &v); break;
-      case AK_KIND: FANY(); if (v.t == PL_JSON_STR) e->kind = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
-      case AK_ARGNAME: FANY(); if (v.t == PL_JSON_STR) e->argname = fsv(k, &v); else q = fpast(vs, q, end, &v); break;
-      case AK_DIMS: case AK_TYPES: case AK_STRIDES: case AK_CONCRETE: {
-        /* skipped and compacted in one pass (compact_copy when long) */
-        sv *dst = a->kind == AK_DIMS ? &e->dims : a->kind == AK_TYPES ? &e->types
-                : a->kind == AK_STRIDES ? &e->strides : &e->concrete;
-        size_t off = k->scratch.len;
-        pl_buf_reserve(&k->scratch, 1024 + 1);
-        fcw w = { k->scratch.data + off, k->scratch.data + off + 1024, 0 };
-        q = fskipc(vs, end, 1, &w);
-        if (q == NULL) return NULL;
-        if (w.full) pl_kin_compact_copy(k, vs, q, dst);
-        else {
-          *w.d = '\0';
-          k->scratch.len = (size_t)(w.d - k->scratch.data);
-          dst->off = off; dst->n = (uint32_t)(k->scratch.len - off); dst->set = 1; dst->scratch = 1;
+        case AK_INT: FINT(ARG_INT(e, a)); break;
+        case AK_NUM: FNUM(ARG_NUM(e, a)); break;
+        case AK_GRID:
+          FANY();
+          q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->grid, &e->has_grid) : fpast(vs, q, end, &v);
+          break;
+        case AK_BLOCK:
+          FANY();
+          q = v.t == PL_JSON_ARR ? fdim3(vs, end, e->block, &e->has_block) : fpast(vs, q, end, &v);
+          break;
+        case AK_KIND:
+          FANY();
+          if (v.t == PL_JSON_STR) e->kind = fsv(k, &v);
+          else q = fpast(vs, q, end, &v);
+          break;
+        case AK_ARGNAME:
+          FANY();
+          if (v.t == PL_JSON_STR) e->argname = fsv(k, &v);
+          else q = fpast(vs, q, end, &v);
+          break;
+        case AK_DIMS:
+        case AK_TYPES:
+        case AK_STRIDES:
+        case AK_CONCRETE: {
+          /* skipped and compacted in one pass (compact_copy when long) */
+          sv *dst = a->kind == AK_DIMS      ? &e->dims
+                    : a->kind == AK_TYPES   ? &e->types
+                    : a->kind == AK_STRIDES ? &e->strides
+                                            : &e->concrete;
+          size_t off = k->scratch.len;
+          pl_buf_reserve(&k->scratch, 1024 + 1);
+          fcw w = { k->scratch.data + off, k->scratch.data + off + 1024, 0 };
+          q = fskipc(vs, end, 1, &w);
+          if (q == NULL) return NULL;
+          if (w.full) pl_kin_compact_copy(k, vs, q, dst);
+          else {
+            *w.d = '\0';
+            k->scratch.len = (size_t)(w.d - k->scratch.data);
+            dst->off = off;
+            dst->n = (uint32_t)(k->scratch.len - off);
+            dst->set = 1;
+            dst->scratch = 1;
+          }
+          break;
         }
-        break;
+        default: handled = 0; break;
       }
-      default: handled = 0; break;
-    }
 #undef FINT
 #undef FNUM
 #undef FANY
@@ -502,13 +637,15 @@ const char *pl_kin_fast_event(kctx *k, const char *p) {
   const char *end = k->j.end;
   kev *e = &k->e;
   {
-    ctrarg *ctr = e->ctr; size_t cap = e->capctr;
+    ctrarg *ctr = e->ctr;
+    size_t cap = e->capctr;
     *e = k->e0;
-    e->ctr = ctr; e->capctr = cap;
+    e->ctr = ctr;
+    e->capctr = cap;
   }
   k->scratch.len = 0;
   p = fws(p, end);
-  if (p >= end || *p != '"') return NULL;     /* {} and errors: the slow path */
+  if (p >= end || *p != '"') return NULL; /* {} and errors: the slow path */
   for (;;) {
     fv key, v;
     const char *vs = fkey(p, end, &key), *q;
@@ -521,7 +658,8 @@ const char *pl_kin_fast_event(kctx *k, const char *p) {
         if (q == NULL || v.t != PL_JSON_STR) return NULL;
         e->ph = fsv(k, &v);
         break;
-      case EK_TS: case EK_DUR: {
+      case EK_TS:
+      case EK_DUR: {
         int64_t *dst = which == EK_TS ? &e->ts : &e->dur;
         q = fval_num(vs, end, &v);
         if (q == NULL) return NULL;
@@ -534,15 +672,19 @@ const char *pl_kin_fast_event(kctx *k, const char *p) {
       case EK_ID:
         q = fval_num(vs, end, &v);
         if (q == NULL) return NULL;
-        if (v.t == PL_JSON_NUM) e->flow_id = fint(&v); else q = fpast(vs, q, end, &v);
-        break;
-      case EK_CAT: case EK_NAME:
-        q = fval_str(vs, end, &v);
-        if (q == NULL) return NULL;
-        if (v.t == PL_JSON_STR || (which == EK_NAME && v.t == PL_JSON_NUM)) *(which == EK_CAT ? &e->cat : &e->name) = fsv(k, &v);
+        if (v.t == PL_JSON_NUM) e->flow_id = fint(&v);
         else q = fpast(vs, q, end, &v);
         break;
-      case EK_PID: case EK_TID:
+      case EK_CAT:
+      case EK_NAME:
+        q = fval_str(vs, end, &v);
+        if (q == NULL) return NULL;
+        if (v.t == PL_JSON_STR || (which == EK_NAME && v.t == PL_JSON_NUM))
+          *(which == EK_CAT ? &e->cat : &e->name) = fsv(k, &v);
+        else q = fpast(vs, q, end, &v);
+        break;
+      case EK_PID:
+      case EK_TID:
         q = fval_num(vs, end, &v);
         if (q == NULL) return NULL;
         if (v.t == PL_JSON_STR || v.t == PL_JSON_NUM) *(which == EK_PID ? &e->pid : &e->tid) = fsv(k, &v);
@@ -550,7 +692,10 @@ const char *pl_kin_fast_event(kctx *k, const char *p) {
         break;
       case EK_ARGS:
         if (vs < end && *vs == '{') q = fast_args(k, vs + 1, end);
-        else { q = fval(vs, end, &v); if (q) q = fpast(vs, q, end, &v); }
+        else {
+          q = fval(vs, end, &v);
+          if (q) q = fpast(vs, q, end, &v);
+        }
         break;
       default:
         q = fval(vs, end, &v);

@@ -39,22 +39,22 @@
 #define PAR_CHUNK_DEFAULT (4u << 20)
 
 typedef struct piece {
-  const char *guess;        /* the guessed offset */
-  const char *start;        /* its first event's '{' (NULL: no candidate before the next guess) */
-  const char *stop;         /* just past the last event read */
-  size_t nread;             /* events read */
-  kctx *k;                  /* its context, once read */
-  int state;                /* 0 free, 1 claimed, 2 read */
+  const char *guess; /* the guessed offset */
+  const char *start; /* its first event's '{' (NULL: no candidate before the next guess) */
+  const char *stop;  /* just past the last event read */
+  size_t nread;      /* events read */
+  kctx *k;           /* its context, once read */
+  int state;         /* 0 free, 1 claimed, 2 read */
 } piece;
 
 typedef struct par {
   kctx *main;
-  const char *arr, *end;    /* the array's contents (from past its '['), the input's end */
+  const char *arr, *end; /* the array's contents (from past its '['), the input's end */
   piece *pc;
   size_t n;
-  size_t next_claim;        /* pieces 1..n-1 are claimed in order */
-  size_t merged;            /* pieces up to here are merged or read again */
-  size_t window;            /* pieces claimed at most this far past merged */
+  size_t next_claim; /* pieces 1..n-1 are claimed in order */
+  size_t merged;     /* pieces up to here are merged or read again */
+  size_t window;     /* pieces claimed at most this far past merged */
   int abort;
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -117,7 +117,8 @@ static void read_piece(par *P, size_t i) {
 
 /* The next piece to read (mu held), or 0. */
 static size_t claim(par *P) {
-  if (__atomic_load_n(&P->abort, __ATOMIC_RELAXED) || P->next_claim >= P->n || P->next_claim > P->merged + P->window) return 0;
+  if (__atomic_load_n(&P->abort, __ATOMIC_RELAXED) || P->next_claim >= P->n || P->next_claim > P->merged + P->window)
+    return 0;
   size_t i = P->next_claim++;
   P->pc[i].state = 1;
   return i;
@@ -136,7 +137,10 @@ static void *worker(void *arg) {
   pthread_mutex_lock(&P->mu);
   for (;;) {
     size_t i = claim(P);
-    if (i) { read_claimed(P, i); continue; }
+    if (i) {
+      read_claimed(P, i);
+      continue;
+    }
     if (__atomic_load_n(&P->abort, __ATOMIC_RELAXED) || P->next_claim >= P->n) break;
     pthread_cond_wait(&P->cv, &P->mu);
   }
@@ -202,12 +206,15 @@ static void merge(kctx *k, kctx *c) {
   tcols *src[] = { &c->ev, &c->kn, &c->cpu, &c->rt, &c->mc, &c->ms, &c->st, &c->ct, &c->mem, &c->pr, &c->th };
   for (size_t i = 0; i < sizeof dst / sizeof dst[0]; i++) {
     append_rows(dst[i]->t, src[i]->t, map);
-    dst[i]->room = 0;               /* fast_row: look at the columns' room again */
+    dst[i]->room = 0; /* fast_row: look at the columns' room again */
   }
-  pl_devwork_merge(k->dw, c->dw, map);   /* cannot fail: piece_fits checked its cap */
+  pl_devwork_merge(k->dw, c->dw, map); /* cannot fail: piece_fits checked its cap */
   free(map);
-  k->nevents += c->nevents; k->nmeta_events += c->nmeta_events; k->nother += c->nother;
-  k->ncat += c->ncat; k->napi_named += c->napi_named;
+  k->nevents += c->nevents;
+  k->nmeta_events += c->nmeta_events;
+  k->nother += c->nother;
+  k->ncat += c->ncat;
+  k->napi_named += c->napi_named;
   if (c->min_ts < k->min_ts) k->min_ts = c->min_ts;
   if (c->nlaunch) {
     k->launch = pl_xrealloc(k->launch, (k->nlaunch + c->nlaunch) * sizeof *k->launch);
@@ -235,7 +242,9 @@ int pl_kin_events_par(kctx *k) {
   if (jobs < 2 || end <= arr || (size_t)(end - arr) < 2 * chunk) return 1;
   par P;
   memset(&P, 0, sizeof P);
-  P.main = k; P.arr = arr; P.end = end;
+  P.main = k;
+  P.arr = arr;
+  P.end = end;
   P.n = ((size_t)(end - arr) + chunk - 1) / chunk;
   P.pc = pl_xcalloc(P.n, sizeof *P.pc);
   for (size_t i = 0; i < P.n; i++) P.pc[i].guess = arr + i * chunk;
@@ -248,7 +257,7 @@ int pl_kin_events_par(kctx *k) {
   for (int t = 1; t < jobs; t++)
     if (pthread_create(&th[nth], NULL, worker, &P) == 0) nth++;
   int rc;
-  size_t m = 0;                     /* the piece the main thread is in */
+  size_t m = 0; /* the piece the main thread is in */
   for (;;) {
     const char *at = NULL;
     rc = pl_kin_events_until(k, m + 1 < P.n ? P.pc[m + 1].guess : NULL, &at);
@@ -259,7 +268,8 @@ int pl_kin_events_par(kctx *k) {
     while (m + 1 < P.n && at >= P.pc[m + 1].guess) {
       set_merged(&P, m - 1);
       wait_read(&P, m);
-      pl_kin_ctx_free(P.pc[m].k); P.pc[m].k = NULL;
+      pl_kin_ctx_free(P.pc[m].k);
+      P.pc[m].k = NULL;
       m++;
     }
     set_merged(&P, m - 1);
@@ -268,13 +278,20 @@ int pl_kin_events_par(kctx *k) {
     if (c->start == at && c->nread > 0 && piece_fits(k, c->k)) {
       merge(k, c->k);
       /* the tokenizer past the piece's events, as if it had read them */
-      if (pl_json_next(&k->j) != PL_JSON_OBJ) { rc = -1; break; }   /* at is a '{' after ',': cannot fail */
+      if (pl_json_next(&k->j) != PL_JSON_OBJ) {
+        rc = -1;
+        break;
+      } /* at is a '{' after ',': cannot fail */
       pl_json_close_at(&k->j, c->stop);
       __atomic_add_fetch(&n_merged, 1, __ATOMIC_RELAXED);
     } else __atomic_add_fetch(&n_reread, 1, __ATOMIC_RELAXED);
-    pl_kin_ctx_free(c->k); c->k = NULL;
+    pl_kin_ctx_free(c->k);
+    c->k = NULL;
     set_merged(&P, m);
-    if ((size_t)(k->j.p - k->in->data) >= k->next_progress && pl_kin_progress(k)) { rc = -1; break; }
+    if ((size_t)(k->j.p - k->in->data) >= k->next_progress && pl_kin_progress(k)) {
+      rc = -1;
+      break;
+    }
   }
   pthread_mutex_lock(&P.mu);
   __atomic_store_n(&P.abort, 1, __ATOMIC_RELAXED);

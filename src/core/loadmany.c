@@ -15,14 +15,14 @@ typedef struct slot {
 } slot;
 
 struct pl_many {
-  char **paths;             /* copies: the caller's strings may go before
+  char **paths; /* copies: the caller's strings may go before
                             ** the threads are joined (an error unwinding) */
   size_t n, next;
   char *format;
-  char **tables;            /* a copy of o.tables (NULL-terminated), or NULL */
+  char **tables; /* a copy of o.tables (NULL-terminated), or NULL */
   pl_parse_opts o;
-  int stop;                 /* no more files handed out */
-  volatile int *interrupt;  /* the caller's interrupt flag (SIGINT, --timeout) */
+  int stop;                /* no more files handed out */
+  volatile int *interrupt; /* the caller's interrupt flag (SIGINT, --timeout) */
   slot *s;
   pthread_t *th;
   int nth;
@@ -39,7 +39,10 @@ static void *worker(void *arg) {
   pl_many *m = arg;
   for (;;) {
     pthread_mutex_lock(&m->mu);
-    if (m->stop || m->next >= m->n) { pthread_mutex_unlock(&m->mu); break; }
+    if (m->stop || m->next >= m->n) {
+      pthread_mutex_unlock(&m->mu);
+      break;
+    }
     size_t i = m->next++;
     pthread_mutex_unlock(&m->mu);
     pl_err e;
@@ -56,16 +59,16 @@ static void *worker(void *arg) {
   return NULL;
 }
 
-pl_many *pl_many_start(const char *const *paths, size_t n, const char *format, const pl_parse_opts *o,
-                       int jobs) {
+pl_many *pl_many_start(const char *const *paths, size_t n, const char *format, const pl_parse_opts *o, int jobs) {
   pl_many *m = pl_xcalloc(1, sizeof *m);
   m->paths = pl_xcalloc(n ? n : 1, sizeof *m->paths);
   for (size_t i = 0; i < n; i++) m->paths[i] = pl_xstrdup(paths[i]);
   m->format = format ? pl_xstrdup(format) : NULL;
   m->n = n;
   if (o) m->o = *o;
-  m->o.progress = NULL; m->o.progress_ud = NULL;
-  if (o && o->tables) {                  /* o.tables too may live on the caller's stack */
+  m->o.progress = NULL;
+  m->o.progress_ud = NULL;
+  if (o && o->tables) { /* o.tables too may live on the caller's stack */
     size_t k = 0;
     while (o->tables[k]) k++;
     m->tables = pl_xcalloc(k + 1, sizeof *m->tables);
@@ -86,7 +89,7 @@ pl_many *pl_many_start(const char *const *paths, size_t n, const char *format, c
     if (pthread_create(&m->th[m->nth], NULL, worker, m) != 0) break;
     m->nth++;
   }
-  if (m->nth == 0 && n > 0) worker(m);   /* no thread could start: parse here */
+  if (m->nth == 0 && n > 0) worker(m); /* no thread could start: parse here */
   return m;
 }
 
@@ -105,14 +108,17 @@ pl_profile *pl_many_take(pl_many *m, size_t i, pl_err *err) {
 void pl_many_finish(pl_many *m) {
   pthread_mutex_lock(&m->mu);
   int pending = 0;
-  for (size_t i = 0; i < m->n; i++) if (!m->s[i].taken && (m->s[i].done || i < m->next)) pending = 1;
+  for (size_t i = 0; i < m->n; i++)
+    if (!m->s[i].taken && (m->s[i].done || i < m->next)) pending = 1;
   int unstarted = m->next < m->n;
   m->stop = 1;
   pthread_mutex_unlock(&m->mu);
   /* results nobody will take: cut the parses still running short */
-  if ((pending || unstarted) && m->interrupt) __atomic_store_n(m->interrupt, 1, __ATOMIC_RELAXED);   /* read by the parses */
+  if ((pending || unstarted) && m->interrupt)
+    __atomic_store_n(m->interrupt, 1, __ATOMIC_RELAXED); /* read by the parses */
   for (int t = 0; t < m->nth; t++) pthread_join(m->th[t], NULL);
-  for (size_t i = 0; i < m->n; i++) if (m->s[i].p) pl_profile_free(m->s[i].p);
+  for (size_t i = 0; i < m->n; i++)
+    if (m->s[i].p) pl_profile_free(m->s[i].p);
   pthread_mutex_destroy(&m->mu);
   pthread_cond_destroy(&m->cv);
   for (size_t i = 0; i < m->n; i++) free(m->paths[i]);

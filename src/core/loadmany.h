@@ -27,8 +27,7 @@ int pl_many_cores(void);
 ** format and `o` (with its tables list) are copied: the caller's may go
 ** while the threads run (an error unwinding past them).  Progress callbacks
 ** are not called: several parses cannot share one progress bar. */
-pl_many *pl_many_start(const char *const *paths, size_t n, const char *format, const pl_parse_opts *o,
-                       int jobs);
+pl_many *pl_many_start(const char *const *paths, size_t n, const char *format, const pl_parse_opts *o, int jobs);
 
 /* Waits for file i and returns its profile (the caller owns it), or NULL
 ** with *err set (the error names the file).  Each i is taken at most once. */

@@ -15,19 +15,21 @@ int pl_md_split(const char *s, size_t n, pl_md_cell *cells, int max) {
   while (i < n && i < 4 && s[i] == ' ') i++;
   if (i >= n || s[i] != '|') return -1;
   while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) n--;
-  i++;                                   /* past the leading '|' */
+  i++; /* past the leading '|' */
   int k = 0;
   for (;;) {
     size_t start = i;
     while (i < n && !(s[i] == '|' && (i == 0 || s[i - 1] != '\\'))) i++;
-    if (i >= n && start >= n) break;     /* trailing '|' closed the last cell */
+    if (i >= n && start >= n) break; /* trailing '|' closed the last cell */
     if (k >= max) return -1;
     const char *cs = s + start;
     size_t cn = i - start;
     pl_trim(&cs, &cn);
-    cells[k].s = cs; cells[k].n = cn; cells[k].col = (size_t)(cs - s) + 1;
+    cells[k].s = cs;
+    cells[k].n = cn;
+    cells[k].col = (size_t)(cs - s) + 1;
     k++;
-    if (i >= n) break;                   /* row without a closing '|' */
+    if (i >= n) break; /* row without a closing '|' */
     i++;
   }
   return k;
@@ -40,7 +42,10 @@ int pl_md_is_delim(const pl_md_cell *cells, int n) {
     size_t m = cells[k].n, i = 0, dashes = 0;
     if (m == 0) return 0;
     if (s[i] == ':') i++;
-    while (i < m && s[i] == '-') { i++; dashes++; }
+    while (i < m && s[i] == '-') {
+      i++;
+      dashes++;
+    }
     if (i < m && s[i] == ':') i++;
     if (i != m || dashes == 0) return 0;
   }
@@ -69,19 +74,32 @@ size_t pl_md_snake(const char *s, size_t n, char *out, size_t outsz) {
   if (outsz == 0) return 0;
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) { if (k + 1 < outsz) out[k++] = (char)c; continue; }
-    if (c >= 'A' && c <= 'Z') { if (k + 1 < outsz) out[k++] = (char)(c - 'A' + 'a'); continue; }
-    if (c == '%') { k = put_word(out, k, outsz, "pct"); continue; }
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+      if (k + 1 < outsz) out[k++] = (char)c;
+      continue;
+    }
+    if (c >= 'A' && c <= 'Z') {
+      if (k + 1 < outsz) out[k++] = (char)(c - 'A' + 'a');
+      continue;
+    }
+    if (c == '%') {
+      k = put_word(out, k, outsz, "pct");
+      continue;
+    }
     if (i + 1 < n) {
       unsigned char d = (unsigned char)s[i + 1];
       const char *w = NULL;
-      if (c == 0xCE && (d == 0xB2 || d == 0x92)) w = "beta";        /* β Β */
-      else if (c == 0xCE && d == 0xBC) w = "mu";                      /* μ */
-      else if (c == 0xC2 && d == 0xB5) w = "mu";                      /* µ (micro sign) */
-      else if (c == 0xCE && d == 0x94) w = "delta";                   /* Δ */
-      else if (c == 0xCE && d == 0xB4) w = "delta";                   /* δ */
-      else if (c == 0xCF && d == 0x83) w = "sigma";                   /* σ */
-      if (w) { k = put_word(out, k, outsz, w); i++; continue; }
+      if (c == 0xCE && (d == 0xB2 || d == 0x92)) w = "beta"; /* β Β */
+      else if (c == 0xCE && d == 0xBC) w = "mu";             /* μ */
+      else if (c == 0xC2 && d == 0xB5) w = "mu";             /* µ (micro sign) */
+      else if (c == 0xCE && d == 0x94) w = "delta";          /* Δ */
+      else if (c == 0xCE && d == 0xB4) w = "delta";          /* δ */
+      else if (c == 0xCF && d == 0x83) w = "sigma";          /* σ */
+      if (w) {
+        k = put_word(out, k, outsz, w);
+        i++;
+        continue;
+      }
     }
     if (k > 0 && out[k - 1] != '_' && k + 1 < outsz) out[k++] = '_';
   }
@@ -101,7 +119,10 @@ int pl_md_number(const char *s, size_t n, double *out) {
       (n == 3 && (memcmp(s, "N/A", 3) == 0 || memcmp(s, "n/a", 3) == 0)) ||
       (n == 3 && memcmp(s, "\xe2\x80\x94", 3) == 0) || (n == 3 && memcmp(s, "\xe2\x80\x93", 3) == 0))
     return 1;
-  if (s[n - 1] == '%') { n--; while (n > 0 && s[n - 1] == ' ') n--; }
+  if (s[n - 1] == '%') {
+    n--;
+    while (n > 0 && s[n - 1] == ' ') n--;
+  }
   if (n == 0) return -1;
   if (pl_parse_number_sep(s, n, 0, out) == 0) return 0;
   return -1;
@@ -115,20 +136,22 @@ static int is_missing(const char *s, size_t n) {
   return pl_md_number(s, n, &v) == 1;
 }
 
-pl_table *pl_md_read_table(pl_lines *c, const pl_line *header, const char *tname,
-                           pl_md_mapfn map, void *ud, pl_err *err) {
+pl_table *pl_md_read_table(pl_lines *c, const pl_line *header, const char *tname, pl_md_mapfn map, void *ud,
+                           pl_err *err) {
   return pl_md_read_table_lenient(c, header, tname, map, ud, NULL, NULL, err);
 }
 
-pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const char *tname,
-                                   pl_md_mapfn map, void *ud, const pl_parse_opts *o,
-                                   pl_profile *p, pl_err *err) {
+pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const char *tname, pl_md_mapfn map, void *ud,
+                                   const pl_parse_opts *o, pl_profile *p, pl_err *err) {
   /* rows skipped under --lenient (their line numbers, ascending) */
   size_t *skipped = NULL, nskip = 0, capskip = 0;
   pl_md_cell hc[PL_MD_MAXCELLS], cells[PL_MD_MAXCELLS];
   size_t hline = c->lineno;
   int nh = pl_md_split(header->s, header->n, hc, PL_MD_MAXCELLS);
-  if (nh <= 0) { pl_err_expected(err, hline, 1, "a Markdown table header row '| ... |'", header->s, header->n); return NULL; }
+  if (nh <= 0) {
+    pl_err_expected(err, hline, 1, "a Markdown table header row '| ... |'", header->s, header->n);
+    return NULL;
+  }
   pl_md_colspec spec[PL_MD_MAXCELLS];
   for (int k = 0; k < nh; k++) {
     memset(&spec[k], 0, sizeof spec[k]);
@@ -140,7 +163,8 @@ pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const cha
     /* unique names */
     for (int dup = 2;; dup++) {
       int clash = 0;
-      for (int j = 0; j < k; j++) if (strcmp(spec[j].name, spec[k].name) == 0) clash = 1;
+      for (int j = 0; j < k; j++)
+        if (strcmp(spec[j].name, spec[k].name) == 0) clash = 1;
       if (!clash) break;
       char base[96];
       snprintf(base, sizeof base, "%.90s", spec[k].name);
@@ -151,7 +175,10 @@ pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const cha
   }
   /* the delimiter row */
   pl_line l;
-  if (!pl_lines_next(c, &l)) { pl_err_expected(err, c->lineno + 1, 1, "the Markdown delimiter row '|---|'", NULL, 0); return NULL; }
+  if (!pl_lines_next(c, &l)) {
+    pl_err_expected(err, c->lineno + 1, 1, "the Markdown delimiter row '|---|'", NULL, 0);
+    return NULL;
+  }
   int nd = pl_md_split(l.s, l.n, cells, PL_MD_MAXCELLS);
   if (nd != nh || !pl_md_is_delim(cells, nd)) {
     pl_err_expected(err, c->lineno, 1, "the Markdown delimiter row '|---|' with one cell per header cell", l.s, l.n);
@@ -159,7 +186,10 @@ pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const cha
   }
   /* pass 1: check the rows, infer AUTO columns */
   int isnum[PL_MD_MAXCELLS], anyval[PL_MD_MAXCELLS];
-  for (int k = 0; k < nh; k++) { isnum[k] = 1; anyval[k] = 0; }
+  for (int k = 0; k < nh; k++) {
+    isnum[k] = 1;
+    anyval[k] = 0;
+  }
   pl_lines scan = *c;
   pl_line r;
   while (pl_lines_peek(&scan, &r)) {
@@ -167,7 +197,8 @@ pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const cha
     if (nc < 0) break;
     pl_lines_next(&scan, &r);
     if (nc != nh) {
-      pl_err_set(err, scan.lineno, 1, "expected a row of %d cells like the header of line %zu, found %d cells", nh, hline, nc);
+      pl_err_set(err, scan.lineno, 1, "expected a row of %d cells like the header of line %zu, found %d cells", nh,
+                 hline, nc);
       goto bad_row;
     }
     for (int k = 0; k < nh; k++) {
@@ -189,8 +220,14 @@ pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const cha
     continue;
   bad_row:
     /* --lenient: the row is listed in the diagnostics and left out */
-    if (!pl_lenient_skip(o, p, err)) { free(skipped); return NULL; }
-    if (nskip == capskip) { capskip = capskip ? capskip * 2 : 16; skipped = pl_xrealloc(skipped, capskip * sizeof *skipped); }
+    if (!pl_lenient_skip(o, p, err)) {
+      free(skipped);
+      return NULL;
+    }
+    if (nskip == capskip) {
+      capskip = capskip ? capskip * 2 : 16;
+      skipped = pl_xrealloc(skipped, capskip * sizeof *skipped);
+    }
     skipped[nskip++] = scan.lineno;
   }
   pl_table *t = pl_table_new(tname);
@@ -199,7 +236,10 @@ pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const cha
     int kind = spec[k].kind;
     if (kind == PL_MD_AUTO) kind = (isnum[k] && anyval[k]) ? PL_MD_NUM : PL_MD_TEXT;
     spec[k].kind = kind;
-    col[k] = pl_table_add_col_unique(t, spec[k].name, kind == PL_MD_TEXT ? PL_STR : kind == PL_MD_INT ? PL_INT : PL_NUM);
+    col[k] = pl_table_add_col_unique(t, spec[k].name,
+                                     kind == PL_MD_TEXT  ? PL_STR
+                                     : kind == PL_MD_INT ? PL_INT
+                                                         : PL_NUM);
     if (spec[k].doc) pl_table_set_doc(t, col[k], spec[k].doc);
     rawcol[k] = -1;
     if (spec[k].keep_raw) {
@@ -219,7 +259,10 @@ pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const cha
     int nc = pl_md_split(r.s, r.n, cells, PL_MD_MAXCELLS);
     if (nc < 0) break;
     pl_lines_next(c, &r);
-    if (nextskip < nskip && skipped[nextskip] == c->lineno) { nextskip++; continue; }
+    if (nextskip < nskip && skipped[nextskip] == c->lineno) {
+      nextskip++;
+      continue;
+    }
     for (int k = 0; k < nh; k++) {
       const char *s = cells[k].s;
       size_t n = cells[k].n;

@@ -20,9 +20,9 @@
 #define PL_MD_MAXCELLS 128
 
 typedef struct pl_md_cell {
-  const char *s;            /* trimmed text (points into the line) */
+  const char *s; /* trimmed text (points into the line) */
   size_t n;
-  size_t col;               /* 1-based column of the text in the line */
+  size_t col; /* 1-based column of the text in the line */
 } pl_md_cell;
 
 /* Splits a pipe-table row (first non-blank character '|', at most 3 spaces
@@ -51,11 +51,11 @@ int pl_md_number(const char *s, size_t n, double *out);
 /* How a column of a table is read (see pl_md_read_table). */
 enum { PL_MD_AUTO = 0, PL_MD_TEXT, PL_MD_NUM, PL_MD_INT };
 typedef struct pl_md_colspec {
-  char name[96];            /* column name in the output table */
-  int kind;                 /* PL_MD_AUTO: number when every non-missing cell is one, else text */
-  double factor;            /* multiplier for numbers (unit conversion); 0 means 1 */
-  int keep_raw;             /* also keep the original text in NAME_raw */
-  const char *doc;          /* column documentation, or NULL */
+  char name[96];   /* column name in the output table */
+  int kind;        /* PL_MD_AUTO: number when every non-missing cell is one, else text */
+  double factor;   /* multiplier for numbers (unit conversion); 0 means 1 */
+  int keep_raw;    /* also keep the original text in NAME_raw */
+  const char *doc; /* column documentation, or NULL */
 } pl_md_colspec;
 
 /* Called once per header cell; `spec` arrives filled with the snake_case name
@@ -69,14 +69,13 @@ typedef void (*pl_md_mapfn)(void *ud, int col, const char *hdr, size_t n, pl_md_
 ** cell count is an error.  Columns with duplicate names get "_2", "_3", ....
 ** Adds a `line` column (input line of each row).  Returns the new table, or
 ** NULL with err set. */
-pl_table *pl_md_read_table(pl_lines *c, const pl_line *header, const char *tname,
-                           pl_md_mapfn map, void *ud, pl_err *err);
+pl_table *pl_md_read_table(pl_lines *c, const pl_line *header, const char *tname, pl_md_mapfn map, void *ud,
+                           pl_err *err);
 /* The same with --lenient: when o->lenient is set, a malformed body row is
 ** left out and listed in p's diagnostics instead of failing the table. */
 struct pl_parse_opts;
 struct pl_profile;
-pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const char *tname,
-                                   pl_md_mapfn map, void *ud, const struct pl_parse_opts *o,
-                                   struct pl_profile *p, pl_err *err);
+pl_table *pl_md_read_table_lenient(pl_lines *c, const pl_line *header, const char *tname, pl_md_mapfn map, void *ud,
+                                   const struct pl_parse_opts *o, struct pl_profile *p, pl_err *err);
 
 #endif

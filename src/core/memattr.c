@@ -25,7 +25,7 @@ static int col_of(const pl_table *t, const char *name, pl_type type) {
 
 int pl_mem_attribute(pl_table *mem, const pl_table *ops, int opcol, int rowcol) {
   if (!mem || !ops || mem->nrows == 0 || ops->nrows == 0) return 0;
-  if (mem->pool != ops->pool) return -1;            /* string ids compared as numbers below */
+  if (mem->pool != ops->pool) return -1; /* string ids compared as numbers below */
   int mts = col_of(mem, "ts_ns", PL_INT), mpid = col_of(mem, "pid", PL_STR), mtid = col_of(mem, "tid", PL_STR);
   int ost = col_of(ops, "start_ns", PL_INT), odur = col_of(ops, "duration_ns", PL_INT);
   int opid = col_of(ops, "pid", PL_STR), otid = col_of(ops, "tid", PL_STR), oname = col_of(ops, "name", PL_STR);
@@ -57,6 +57,8 @@ int pl_mem_attribute(pl_table *mem, const pl_table *ops, int opcol, int rowcol) 
     name[k] = out[k] >= 0 ? ON[out[k]] : 0;
     if (row) row[k] = out[k] >= 0 ? out[k] + 1 : PL_INT_NA;
   }
-  free(os); free(qs); free(oskip);
+  free(os);
+  free(qs);
+  free(oskip);
   return 0;
 }

@@ -30,7 +30,10 @@ size_t pl_name_strip_kd(const char *s, size_t n) {
 static const char *const WRAPPERS[] = { "cutlass::Kernel", "cutlass::Kernel2", "cutlass::device_kernel" };
 
 size_t pl_short_name(const char *s, size_t n, char *out, size_t outsz) {
-  while (n > 0 && (*s == ' ' || *s == '\t')) { s++; n--; }
+  while (n > 0 && (*s == ' ' || *s == '\t')) {
+    s++;
+    n--;
+  }
   while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
   if (pl_name_truncated(s, n)) n -= 3;
   n = pl_name_strip_kd(s, n);
@@ -43,8 +46,12 @@ size_t pl_short_name(const char *s, size_t n, char *out, size_t outsz) {
     if (c == '<') depth++;
     else if (c == '>' && depth > 0) depth--;
     else if (c == '(' && depth == 0) {
-      if (n - i >= 21 && memcmp(s + i, "(anonymous namespace)", 21) == 0) { i += 20; continue; }
-      end = i; break;
+      if (n - i >= 21 && memcmp(s + i, "(anonymous namespace)", 21) == 0) {
+        i += 20;
+        continue;
+      }
+      end = i;
+      break;
     }
   }
   /* 1b. a launch wrapper (WRAPPERS): the short name of its first template
@@ -52,7 +59,7 @@ size_t pl_short_name(const char *s, size_t n, char *out, size_t outsz) {
   for (size_t i = 0; i < end; i++) {
     if (s[i] == '(' || s[i] == '>') break;
     if (s[i] != '<') continue;
-    size_t q = i;                                  /* the qualified name before '<' */
+    size_t q = i; /* the qualified name before '<' */
     while (q > 0 && s[q - 1] != ' ') q--;
     for (size_t w = 0; w < sizeof WRAPPERS / sizeof WRAPPERS[0]; w++) {
       size_t wl = strlen(WRAPPERS[w]);
@@ -61,8 +68,10 @@ size_t pl_short_name(const char *s, size_t n, char *out, size_t outsz) {
       int d = 0;
       for (; e < end; e++) {
         if (s[e] == '<') d++;
-        else if (s[e] == '>') { if (d == 0) break; d--; }
-        else if (s[e] == ',' && d == 0) break;
+        else if (s[e] == '>') {
+          if (d == 0) break;
+          d--;
+        } else if (s[e] == ',' && d == 0) break;
       }
       size_t got = pl_short_name(s + a, e - a, out, outsz);
       if (got > 0) return got;
@@ -75,19 +84,28 @@ size_t pl_short_name(const char *s, size_t n, char *out, size_t outsz) {
   depth = 0;
   for (size_t i = 0; i < end && k + 1 < sizeof tmp; i++) {
     char c = s[i];
-    if (c == '<') { depth++; continue; }
-    if (c == '>') { if (depth > 0) depth--; continue; }
+    if (c == '<') {
+      depth++;
+      continue;
+    }
+    if (c == '>') {
+      if (depth > 0) depth--;
+      continue;
+    }
     if (depth == 0) tmp[k++] = c;
   }
   while (k > 0 && (tmp[k - 1] == ' ')) k--;
   /* 3. drop the return type: keep what follows the last space */
   size_t start = 0;
-  for (size_t i = 0; i < k; i++) if (tmp[i] == ' ') start = i + 1;
+  for (size_t i = 0; i < k; i++)
+    if (tmp[i] == ' ') start = i + 1;
   /* 4. drop namespaces: keep what follows the last "::" */
-  for (size_t i = start; i + 1 < k; i++) if (tmp[i] == ':' && tmp[i + 1] == ':') start = i + 2;
+  for (size_t i = start; i + 1 < k; i++)
+    if (tmp[i] == ':' && tmp[i + 1] == ':') start = i + 2;
   size_t len = k - start;
   if (len == 0) { /* nothing left (odd input): fall back to the trimmed text */
-    start = 0; len = end < sizeof tmp ? end : sizeof tmp - 1;
+    start = 0;
+    len = end < sizeof tmp ? end : sizeof tmp - 1;
     memcpy(tmp, s, len);
   }
   if (len >= outsz) len = outsz - 1;

@@ -41,36 +41,45 @@ int pl_ncu_parse_value(const char *s, size_t n, int *locale, double *out);
 typedef struct ncu_builder {
   pl_profile *p;
   const pl_parse_opts *o;
-  pl_table *k, *m, *r, *po;       /* kernels, metrics, rules, program_output */
+  pl_table *k, *m, *r, *po; /* kernels, metrics, rules, program_output */
   int want_k, want_m, want_r, want_po;
   /* fixed kernel columns */
-  int k_id, k_name, k_short, k_gx, k_gy, k_gz, k_bx, k_by, k_bz, k_grid, k_block,
-      k_dev, k_cc, k_ctx, k_stream, k_ts, k_proc, k_pid, k_range, k_nsec, k_line, k_ncu_id,
-      k_nmiss, k_err;
+  int k_id, k_name, k_short, k_gx, k_gy, k_gz, k_bx, k_by, k_bz, k_grid, k_block, k_dev, k_cc, k_ctx, k_stream, k_ts,
+      k_proc, k_pid, k_range, k_nsec, k_line, k_ncu_id, k_nmiss, k_err;
   /* fixed metrics / rules / program_output columns */
   int m_kid, m_sec, m_metric, m_unit, m_base, m_value, m_raw;
   int r_kid, r_sec, r_name, r_sev, r_msg, r_est, r_estl, r_line;
   int po_line, po_text;
   /* metric name -> kernel column, per section class (by id in `names`) */
   pl_pool *names;
-  int *colmap[NCU_NSEC]; size_t ncolmap[NCU_NSEC];
+  int *colmap[NCU_NSEC];
+  size_t ncolmap[NCU_NSEC];
   /* the launch being built */
   int open;
   int64_t nkernels;
   int nsections;
-  int64_t nmissing;               /* '(!) nan' / '(!) n/a' values of the open launch */
+  int64_t nmissing; /* '(!) nan' / '(!) n/a' values of the open launch */
   int locale;
   /* device facts seen */
-  double sm_count; const char *sm_count_source;
-  double sm_count_waves;          /* inferred from waves, 0 when not */
+  double sm_count;
+  const char *sm_count_source;
+  double sm_count_waves; /* inferred from waves, 0 when not */
   char cc[16];
-  char process[128]; int64_t pid;
-  char *range; size_t nrange;     /* pending NVTX range name (text layout) */
+  char process[128];
+  int64_t pid;
+  char *range;
+  size_t nrange; /* pending NVTX range name (text layout) */
   pl_buf tmp;
   /* unit lookups, cached by spelling (units repeat on every launch) */
-  struct { char s[24]; uint8_t n, known; pl_unit u; uint32_t unit_id, base_id; } ucache[64];
+  struct {
+    char s[24];
+    uint8_t n, known;
+    pl_unit u;
+    uint32_t unit_id, base_id;
+  } ucache[64];
   /* metric name id in `names` -> its id in the metrics table's pool (0: not yet) */
-  uint32_t *mid; size_t nmid;
+  uint32_t *mid;
+  size_t nmid;
   /* value texts of up to 8 bytes -> their id in the metrics pool, direct
   ** mapped (NCU_RAWC entries, allocated on first use): most values repeat.
   ** 2^16 entries (1 MB, within L2).  Rows sent to the pool (misses, and
@@ -79,48 +88,57 @@ typedef struct ncu_builder {
   ** 2^16 misses 459,000 of 4.3 M rows (plus 238,000 longer texts), 4-way
   ** sets of 2 MB 151,000.  Time: 2^16 took 8 % less than 2^14 (5 alternated
   ** rounds); 2^17 entries and the 4-way sets changed nothing measurable */
-  struct ncu_rawc { uint64_t key; uint32_t n, id; } *rawc;
-  size_t m_room;                  /* rows every metrics column has room for */
-  size_t m_faulted; int m_nofault;   /* metrics rows whose pages are populated (m_prefault) */
+  struct ncu_rawc {
+    uint64_t key;
+    uint32_t n, id;
+  } * rawc;
+  size_t m_room; /* rows every metrics column has room for */
+  size_t m_faulted;
+  int m_nofault; /* metrics rows whose pages are populated (m_prefault) */
   /* the value texts of the last rows, resolved in a pipeline while the
   ** next rows are read: on arrival their cache entry loads; NCU_PEND / 2
   ** rows later a cache miss is hashed and its pool slot loads; NCU_PEND
   ** rows later (or before anything else goes into the metrics pool) it
   ** is interned, in row order */
   struct ncu_praw {
-    const char *s; size_t n, row;
-    int stage;                    /* 0: cache not looked at, 1: pool hashed, 2: id known */
+    const char *s;
+    size_t n, row;
+    int stage; /* 0: cache not looked at, 1: pool hashed, 2: id known */
     uint32_t id;
-    uint32_t tag; uint64_t key;   /* the pool hash (stage 1) */
-    struct ncu_rawc *e; uint64_t rk;   /* the cache entry (NULL: too long) and key there */
+    uint32_t tag;
+    uint64_t key; /* the pool hash (stage 1) */
+    struct ncu_rawc *e;
+    uint64_t rk; /* the cache entry (NULL: too long) and key there */
   } pend[8];
   unsigned phead, npend;
-  int raw_all;                    /* metrics.raw for numbers too (pl_parse_opts.raw_text) */
-  int defer_raw;                  /* set by a parser whose value texts outlive the next rows
+  int raw_all;   /* metrics.raw for numbers too (pl_parse_opts.raw_text) */
+  int defer_raw; /* set by a parser whose value texts outlive the next rows
                                   ** (or that calls pl_ncu_b_flush before reusing them) */
   /* kernel names seen (direct mapped) -> ids of name and short name in the kernels pool */
-  struct ncu_kname { char *name; size_t n; uint32_t name_id, short_id; } kname[16];
+  struct ncu_kname {
+    char *name;
+    size_t n;
+    uint32_t name_id, short_id;
+  } kname[16];
 } ncu_builder;
 #define NCU_RAWC_BITS 16
-#define NCU_RAWC (1u << NCU_RAWC_BITS)
-#define NCU_PEND 8u
-#define NCU_KNAMES 16
+#define NCU_RAWC      (1u << NCU_RAWC_BITS)
+#define NCU_PEND      8u
+#define NCU_KNAMES    16
 
 void pl_ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o);
 /* Frees everything not yet handed to the profile (on error). */
 void pl_ncu_b_free(ncu_builder *b);
 void pl_ncu_b_begin(ncu_builder *b, size_t line);
 /* Kernel header fields; any pointer may be NULL. dims: grid x,y,z, block x,y,z. */
-void pl_ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *dims,
-                  int64_t context, int64_t stream, int64_t device, const char *cc, size_t ncc,
-                  const char *ts, size_t nts);
+void pl_ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *dims, int64_t context, int64_t stream,
+                     int64_t device, const char *cc, size_t ncc, const char *ts, size_t nts);
 void pl_ncu_b_process(ncu_builder *b, const char *name, size_t n, int64_t pid);
 void pl_ncu_b_range(ncu_builder *b, const char *s, size_t n);
 /* One metric of the open launch.  Returns 0, or -1 with err set (a number
 ** was required and the value is not one) at (line, vcol). */
-int pl_ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
-                 const char *metric, size_t nm, const char *unit, size_t nu,
-                 const char *val, size_t nv, size_t line, size_t vcol, pl_err *err);
+int pl_ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls, const char *metric, size_t nm,
+                    const char *unit, size_t nu, const char *val, size_t nv, size_t line, size_t vcol, pl_err *err);
 
 /* What a (section class, metric name, unit) resolves to, for a parser that
 ** sees the same metric rows again on every launch and caches them: start
@@ -129,12 +147,12 @@ int pl_ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
 ** caches the section's id in the metrics pool the same way (0: not yet;
 ** NULL: no cache). */
 typedef struct ncu_mkey {
-  int ready;                      /* nid, known, u hold */
-  int kc;                         /* kernel column: -2 not looked up, -1 none */
-  int must, bytes, is_sm;         /* kernel column facts, when kc >= 0 */
+  int ready;              /* nid, known, u hold */
+  int kc;                 /* kernel column: -2 not looked up, -1 none */
+  int must, bytes, is_sm; /* kernel column facts, when kc >= 0 */
   int known;
   pl_unit u;
-  uint32_t nid, mid, unit_id, base_id;   /* mid, unit_id: 0 until the first metrics row */
+  uint32_t nid, mid, unit_id, base_id; /* mid, unit_id: 0 until the first metrics row */
   /* pl_ncu_b_metric_fast: set once a number went through pl_ncu_b_metric_k
   ** with every id above known; fkc: the kernel column (-1: none), fsid:
   ** the section's id in the metrics pool */
@@ -143,8 +161,8 @@ typedef struct ncu_mkey {
 } ncu_mkey;
 void pl_ncu_mkey_init(ncu_mkey *k);
 int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, uint32_t *sec_id, int cls,
-                   const char *metric, size_t nm, const char *unit, size_t nu,
-                   const char *val, size_t nv, size_t line, size_t vcol, pl_err *err);
+                      const char *metric, size_t nm, const char *unit, size_t nu, const char *val, size_t nv,
+                      size_t line, size_t vcol, pl_err *err);
 /* pl_ncu_b_metric_k's common case for a key that has been through it (a
 ** number value, every id known): returns 1 when the row was added, 0 when
 ** it does not apply (nothing was done; call pl_ncu_b_metric_k). */
@@ -152,9 +170,8 @@ int pl_ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, siz
 /* With defer_raw set, the value texts of the last rows are read again
 ** later: this finishes them, for a parser about to reuse their memory. */
 void pl_ncu_b_flush(ncu_builder *b);
-void pl_ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname,
-                const char *sev, size_t nsev, const char *msg, size_t nmsg,
-                double est, double est_local, size_t line);
+void pl_ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname, const char *sev,
+                   size_t nsev, const char *msg, size_t nmsg, double est, double est_local, size_t line);
 /* Parses "Est. Speedup: 8.362%" / "Est. Local Speedup: 87.5%" / "Estimated
 ** Speedup: 50%" / "Est. Global Speedup: ..." at the start of s; returns the
 ** number of bytes consumed (0 when none). */

@@ -16,18 +16,16 @@
 #include <string.h>
 
 
-static int eqn(const char *s, size_t n, const char *w) {
-  return strlen(w) == n && memcmp(s, w, n) == 0;
-}
+static int eqn(const char *s, size_t n, const char *w) { return strlen(w) == n && memcmp(s, w, n) == 0; }
 
 
 static double snap_bytes(double v, double factor, const char *raw, size_t n) {
   if (factor <= 1) return v;
   size_t dec = 0;
   const char *dot = memchr(raw, '.', n);
-  if (dot == NULL) dot = memchr(raw, ',', n);     /* locale decimal comma */
+  if (dot == NULL) dot = memchr(raw, ',', n); /* locale decimal comma */
   if (dot) dec = n - (size_t)(dot - raw) - 1;
-  static const double p10[] = { 1, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8 };   /* pow(10, -dec), exactly */
+  static const double p10[] = { 1, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8 }; /* pow(10, -dec), exactly */
   double half = factor * (dec < sizeof p10 / sizeof p10[0] ? p10[dec] : pow(10, -(double)dec)) / 2;
   double m = floor(v / 128 + 0.5) * 128;
   return fabs(m - v) < half ? m : v;
@@ -37,7 +35,8 @@ static double snap_bytes(double v, double factor, const char *raw, size_t n) {
 
 void pl_ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   memset(b, 0, sizeof *b);
-  b->p = p; b->o = o;
+  b->p = p;
+  b->o = o;
   b->want_k = pl_want_table(o, "kernels");
   b->want_m = pl_want_table(o, "metrics");
   b->want_r = pl_want_table(o, "rules");
@@ -53,10 +52,12 @@ void pl_ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   b->k_gx = pl_std_col(k, "grid_x", "grid dimension x, blocks (from the kernel line; else Grid Size with y = z = 1)");
   b->k_gy = pl_std_col(k, "grid_y", "grid dimension y, blocks");
   b->k_gz = pl_std_col(k, "grid_z", "grid dimension z, blocks");
-  b->k_bx = pl_std_col(k, "block_x", "block dimension x, threads (from the kernel line; else Block Size with y = z = 1)");
+  b->k_bx =
+      pl_std_col(k, "block_x", "block dimension x, threads (from the kernel line; else Block Size with y = z = 1)");
   b->k_by = pl_std_col(k, "block_y", "block dimension y, threads");
   b->k_bz = pl_std_col(k, "block_z", "block dimension z, threads");
-  b->k_grid = -1; b->k_block = -1;
+  b->k_grid = -1;
+  b->k_block = -1;
   b->k_dev = pl_std_col(k, "device", "CUDA device ordinal");
   b->k_cc = pl_table_add_doc_col(k, "cc", PL_STR, "compute capability, e.g. \"8.6\"");
   b->k_ctx = pl_std_col(k, "context", "CUDA context number");
@@ -70,24 +71,32 @@ void pl_ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   }
   b->k_grid = pl_table_col(k, "grid_size");
   b->k_block = pl_table_col(k, "block_size");
-  b->k_ts = pl_table_add_doc_col(k, "timestamp", PL_STR, "launch time as printed by older ncu versions (kernel line or Kernel Time column)");
+  b->k_ts = pl_table_add_doc_col(k, "timestamp", PL_STR,
+                                 "launch time as printed by older ncu versions (kernel line or Kernel Time column)");
   b->k_proc = pl_table_add_doc_col(k, "process", PL_STR, "profiled process name");
   b->k_pid = pl_std_col(k, "pid", "profiled process id");
-  b->k_range = pl_table_add_doc_col(k, "nvtx_range", PL_STR, "NVTX range named on the '==PROF==   N: RANGE' line (2019-2020 layout)");
+  b->k_range = pl_table_add_doc_col(k, "nvtx_range", PL_STR,
+                                    "NVTX range named on the '==PROF==   N: RANGE' line (2019-2020 layout)");
   b->k_nsec = pl_table_add_doc_col(k, "sections", PL_INT, "number of sections printed for the launch");
   b->k_line = pl_std_col(k, "line", "input line where the launch starts");
   b->k_ncu_id = pl_table_add_doc_col(k, "ncu_id", PL_INT, "ncu's own launch ID (CSV ID column)");
-  b->k_nmiss = pl_table_add_doc_col(k, "missing_values", PL_INT, "values ncu could not collect, printed as '(!) nan' or '(!) n/a' (missing in value)");
-  b->k_err = pl_table_add_doc_col(k, "launch_error", PL_STR, "ncu's ==ERROR== message for the launch (e.g. LaunchFailed), when it printed one");
+  b->k_nmiss =
+      pl_table_add_doc_col(k, "missing_values", PL_INT,
+                           "values ncu could not collect, printed as '(!) nan' or '(!) n/a' (missing in value)");
+  b->k_err = pl_table_add_doc_col(k, "launch_error", PL_STR,
+                                  "ncu's ==ERROR== message for the launch (e.g. LaunchFailed), when it printed one");
 
   pl_table *m = b->m = pl_table_new("metrics");
   b->m_kid = pl_std_col(m, "kernel_id", "kernels.id of the launch");
   b->m_sec = pl_table_add_doc_col(m, "section", PL_STR, "section name as printed (missing on the raw page)");
   b->m_metric = pl_std_col(m, "metric", "metric name as printed");
   b->m_unit = pl_std_col(m, "unit", "unit as printed");
-  b->m_base = pl_table_add_doc_col(m, "base_unit", PL_STR, "unit of value: ns, byte, byte/block, byte/s, Hz, pct, or the printed unit");
+  b->m_base = pl_table_add_doc_col(m, "base_unit", PL_STR,
+                                   "unit of value: ns, byte, byte/block, byte/s, Hz, pct, or the printed unit");
   b->m_value = pl_std_col(m, "value", "value in base_unit (missing when the value is text)");
-  b->m_raw = pl_std_col(m, "raw", "value text as printed where it is not a number (missing for numbers, which are in value; every value's text with the raw_text load option)");
+  b->m_raw = pl_std_col(m, "raw",
+                        "value text as printed where it is not a number (missing for numbers, which are in value; "
+                        "every value's text with the raw_text load option)");
 
   pl_table *r = b->r = pl_table_new("rules");
   b->r_kid = pl_std_col(r, "kernel_id", "kernels.id of the launch");
@@ -96,7 +105,8 @@ void pl_ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   b->r_sev = pl_std_col(r, "severity", "WRN, INF, OPT or ERR");
   b->r_msg = pl_std_col(r, "message", "message text, continuation lines joined, wrapped URLs re-joined");
   b->r_est = pl_std_col(r, "est_speedup_pct", "estimated global speedup, percent (Est. Speedup / Estimated Speedup)");
-  b->r_estl = pl_table_add_doc_col(r, "est_local_speedup_pct", PL_NUM, "estimated local speedup, percent (Est. Local Speedup)");
+  b->r_estl =
+      pl_table_add_doc_col(r, "est_local_speedup_pct", PL_NUM, "estimated local speedup, percent (Est. Local Speedup)");
   b->r_line = pl_std_col(r, "line", "input line of the rule");
 
   pl_table *po = b->po = pl_table_new("program_output");
@@ -105,16 +115,29 @@ void pl_ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
 }
 
 void pl_ncu_b_free(ncu_builder *b) {
-  pl_table_free(b->k); pl_table_free(b->m); pl_table_free(b->r); pl_table_free(b->po);
+  pl_table_free(b->k);
+  pl_table_free(b->m);
+  pl_table_free(b->r);
+  pl_table_free(b->po);
   b->k = b->m = b->r = b->po = NULL;
   if (b->names) pl_pool_release(b->names);
   b->names = NULL;
-  for (int i = 0; i < NCU_NSEC; i++) { free(b->colmap[i]); b->colmap[i] = NULL; }
-  free(b->range); b->range = NULL;
-  free(b->mid); b->mid = NULL; b->nmid = 0;
-  free(b->rawc); b->rawc = NULL;
+  for (int i = 0; i < NCU_NSEC; i++) {
+    free(b->colmap[i]);
+    b->colmap[i] = NULL;
+  }
+  free(b->range);
+  b->range = NULL;
+  free(b->mid);
+  b->mid = NULL;
+  b->nmid = 0;
+  free(b->rawc);
+  b->rawc = NULL;
   b->npend = 0;
-  for (int i = 0; i < NCU_KNAMES; i++) { free(b->kname[i].name); b->kname[i].name = NULL; }
+  for (int i = 0; i < NCU_KNAMES; i++) {
+    free(b->kname[i].name);
+    b->kname[i].name = NULL;
+  }
   pl_buf_free(&b->tmp);
 }
 
@@ -129,20 +152,20 @@ void pl_ncu_b_begin(ncu_builder *b, size_t line) {
   if (b->pid != PL_INT_NA) pl_row_put_int(b->k, b->k_pid, b->pid);
   if (b->range) {
     pl_row_put_str(b->k, b->k_range, b->range, b->nrange);
-    free(b->range); b->range = NULL;
+    free(b->range);
+    b->range = NULL;
   }
 }
 
-void pl_ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *dims,
-                  int64_t context, int64_t stream, int64_t device, const char *cc, size_t ncc,
-                  const char *ts, size_t nts) {
+void pl_ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t *dims, int64_t context, int64_t stream,
+                     int64_t device, const char *cc, size_t ncc, const char *ts, size_t nts) {
   pl_table *k = b->k;
   if (name) {
     /* kernel names repeat: their ids and short names' ids are kept */
     unsigned h = (unsigned)nn * 31u + (nn ? (unsigned char)name[nn / 2] * 7u + (unsigned char)name[nn - 1] : 0u);
     struct ncu_kname *e = &b->kname[h % NCU_KNAMES];
-    if (e->name && e->n == nn && memcmp(e->name, name, nn) == 0 &&
-        k->cols[b->k_name]->type == PL_STR && k->cols[b->k_short]->type == PL_STR) {
+    if (e->name && e->n == nn && memcmp(e->name, name, nn) == 0 && k->cols[b->k_name]->type == PL_STR &&
+        k->cols[b->k_short]->type == PL_STR) {
       pl_row_put_strid(k, b->k_name, e->name_id);
       pl_row_put_strid(k, b->k_short, e->short_id);
     } else {
@@ -152,7 +175,9 @@ void pl_ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t 
       pl_row_put_str(k, b->k_short, sb, sn);
       if (k->cols[b->k_name]->type == PL_STR && k->cols[b->k_short]->type == PL_STR) {
         free(e->name);
-        e->name = pl_xmalloc(nn ? nn : 1); memcpy(e->name, name, nn); e->n = nn;
+        e->name = pl_xmalloc(nn ? nn : 1);
+        memcpy(e->name, name, nn);
+        e->n = nn;
         e->name_id = k->cols[b->k_name]->v.str[k->nrows];
         e->short_id = k->cols[b->k_short]->v.str[k->nrows];
       }
@@ -167,14 +192,18 @@ void pl_ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t 
   if (device != PL_INT_NA) pl_row_put_int(k, b->k_dev, device);
   if (cc && ncc) {
     pl_row_put_str(k, b->k_cc, cc, ncc);
-    if (b->cc[0] == '\0' && ncc < sizeof b->cc) { memcpy(b->cc, cc, ncc); b->cc[ncc] = '\0'; }
+    if (b->cc[0] == '\0' && ncc < sizeof b->cc) {
+      memcpy(b->cc, cc, ncc);
+      b->cc[ncc] = '\0';
+    }
   }
   if (ts && nts) pl_row_put_str(k, b->k_ts, ts, nts);
 }
 
 void pl_ncu_b_process(ncu_builder *b, const char *name, size_t n, int64_t pid) {
   if (n >= sizeof b->process) n = sizeof b->process - 1;
-  memcpy(b->process, name, n); b->process[n] = '\0';
+  memcpy(b->process, name, n);
+  b->process[n] = '\0';
   b->pid = pid;
   if (pl_profile_meta_get(b->p, "process") == NULL) pl_profile_meta_str(b->p, "process", name, n);
   if (pid != PL_INT_NA && pl_profile_meta_get(b->p, "pid") == NULL) pl_profile_meta_num(b->p, "pid", (double)pid);
@@ -209,10 +238,21 @@ static void snake(const char *s, size_t n, const char *base, pl_buf *out) {
   int us = 1;
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c == '#') { pl_buf_adds(out, us ? "num" : "_num"); us = 0; continue; }
-    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) { pl_buf_addc(out, (char)c); us = 0; }
-    else if (c >= 'A' && c <= 'Z') { pl_buf_addc(out, (char)(c - 'A' + 'a')); us = 0; }
-    else if (!us) { pl_buf_addc(out, '_'); us = 1; }
+    if (c == '#') {
+      pl_buf_adds(out, us ? "num" : "_num");
+      us = 0;
+      continue;
+    }
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+      pl_buf_addc(out, (char)c);
+      us = 0;
+    } else if (c >= 'A' && c <= 'Z') {
+      pl_buf_addc(out, (char)(c - 'A' + 'a'));
+      us = 0;
+    } else if (!us) {
+      pl_buf_addc(out, '_');
+      us = 1;
+    }
   }
   while (out->len && out->data[out->len - 1] == '_') out->len--;
   if (out->len == 0) pl_buf_adds(out, "metric");
@@ -233,13 +273,13 @@ static void snake(const char *s, size_t n, const char *base, pl_buf *out) {
 
 /* The kernel column for a metric of class cls (creating an automatic one
 ** for unknown Launch / Occupancy / SOL metrics); -1 when none. */
-static int kernel_col(ncu_builder *b, int cls, uint32_t id, const char *metric, size_t nm,
-                      const char *base, int is_num, int *numeric) {
+static int kernel_col(ncu_builder *b, int cls, uint32_t id, const char *metric, size_t nm, const char *base, int is_num,
+                      int *numeric) {
   if (id >= b->ncolmap[cls]) {
     size_t nn = b->ncolmap[cls] ? b->ncolmap[cls] : 64;
     while (nn <= id) nn *= 2;
     b->colmap[cls] = pl_xrealloc(b->colmap[cls], nn * sizeof(int));
-    for (size_t i = b->ncolmap[cls]; i < nn; i++) b->colmap[cls][i] = -2;   /* -2: not looked up */
+    for (size_t i = b->ncolmap[cls]; i < nn; i++) b->colmap[cls][i] = -2; /* -2: not looked up */
     b->ncolmap[cls] = nn;
   }
   int e = b->colmap[cls][id];
@@ -255,9 +295,12 @@ static int kernel_col(ncu_builder *b, int cls, uint32_t id, const char *metric, 
       if (c < 0) {
         c = pl_table_add_col(b->k, b->tmp.data, is_num ? PL_NUM : PL_STR);
         if (c >= 0) {
-          pl_buf d; pl_buf_init(&d);
+          pl_buf d;
+          pl_buf_init(&d);
           pl_buf_printf(&d, "'%.*s' (%s)%s%s", (int)nm, metric,
-                        cls == NCU_SEC_SOL ? "GPU Speed Of Light" : cls == NCU_SEC_LAUNCH ? "Launch Statistics" : "Occupancy",
+                        cls == NCU_SEC_SOL      ? "GPU Speed Of Light"
+                        : cls == NCU_SEC_LAUNCH ? "Launch Statistics"
+                                                : "Occupancy",
                         base && *base ? ", " : "", base ? base : "");
           pl_table_set_doc(b->k, c, pl_buf_cstr(&d));
           pl_buf_free(&d);
@@ -267,7 +310,10 @@ static int kernel_col(ncu_builder *b, int cls, uint32_t id, const char *metric, 
     e = c < 0 ? -1 : c * 2 + (name && num ? 1 : 0);
     b->colmap[cls][id] = e;
   }
-  if (e < 0) { *numeric = 0; return -1; }
+  if (e < 0) {
+    *numeric = 0;
+    return -1;
+  }
   *numeric = e & 1;
   return e >> 1;
 }
@@ -280,11 +326,14 @@ static int unit_resolve(ncu_builder *b, const char *unit, size_t nu, pl_unit *u,
     for (size_t i = 0; i < nu; i++) h = (h ^ (unsigned char)unit[i]) * 16777619u;
     h = (h ^ (h >> 15)) & 63u;
     if (b->ucache[h].n == nu && memcmp(b->ucache[h].s, unit, nu) == 0) {
-      *known = b->ucache[h].known; *u = b->ucache[h].u;
+      *known = b->ucache[h].known;
+      *u = b->ucache[h].u;
     } else {
       *known = pl_unit_lookup(unit, nu, u) == 0;
       memcpy(b->ucache[h].s, unit, nu);
-      b->ucache[h].n = (uint8_t)nu; b->ucache[h].known = (uint8_t)*known; b->ucache[h].u = *u;
+      b->ucache[h].n = (uint8_t)nu;
+      b->ucache[h].known = (uint8_t)*known;
+      b->ucache[h].u = *u;
       b->ucache[h].unit_id = b->ucache[h].base_id = 0;
     }
     return (int)h;
@@ -310,7 +359,8 @@ static inline struct ncu_rawc *raw_slot(ncu_builder *b, const char *s, size_t n,
   uint64_t key = 0;
   if (n >= 4) {
     uint32_t a, z;
-    memcpy(&a, s, 4); memcpy(&z, s + n - 4, 4);
+    memcpy(&a, s, 4);
+    memcpy(&z, s + n - 4, 4);
     key = (uint64_t)a | (uint64_t)z << ((n - 4) * 8);
   } else {
     for (size_t i = 0; i < n; i++) key |= (uint64_t)(unsigned char)s[i] << (i * 8);
@@ -327,7 +377,8 @@ static inline uint32_t raw_id(ncu_builder *b, const char *s, size_t n) {
   uint64_t key;
   struct ncu_rawc *e = raw_slot(b, s, n, &key);
   if (e->n == n && e->key == key) return e->id;
-  e->key = key; e->n = (uint32_t)n;
+  e->key = key;
+  e->n = (uint32_t)n;
   return e->id = pl_pool_intern(b->m->pool, s, n);
 }
 
@@ -335,7 +386,11 @@ static inline uint32_t raw_id(ncu_builder *b, const char *s, size_t n) {
 ** and its pool slot starts loading. */
 static inline void raw_stage1(ncu_builder *b, struct ncu_praw *q) {
   struct ncu_rawc *e = q->e;
-  if (e && e->n == q->n && e->key == q->rk) { q->id = e->id; q->stage = 2; return; }
+  if (e && e->n == q->n && e->key == q->rk) {
+    q->id = e->id;
+    q->stage = 2;
+    return;
+  }
   q->tag = pl_pool_key(q->s, q->n, &q->key);
   pl_pool_prefetch_tag(b->m->pool, q->tag);
   q->stage = 1;
@@ -348,7 +403,11 @@ static inline void raw_flush1(ncu_builder *b) {
   uint32_t id = q->id;
   if (q->stage == 1) {
     id = pl_pool_intern_key(b->m->pool, q->s, q->n, q->tag, q->key);
-    if (q->e) { q->e->key = q->rk; q->e->n = (uint32_t)q->n; q->e->id = id; }
+    if (q->e) {
+      q->e->key = q->rk;
+      q->e->n = (uint32_t)q->n;
+      q->e->id = id;
+    }
   }
   b->m->cols[b->m_raw]->v.str[q->row] = id;
   b->phead = (b->phead + 1) & (NCU_PEND - 1);
@@ -364,14 +423,19 @@ static inline void raw_flush(ncu_builder *b) {
 static inline void raw_defer(ncu_builder *b, const char *s, size_t n, size_t row) {
   if (b->npend == NCU_PEND) raw_flush1(b);
   struct ncu_praw *q = &b->pend[(b->phead + b->npend++) & (NCU_PEND - 1)];
-  q->s = s; q->n = n; q->row = row; q->stage = 0; q->id = 0;
+  q->s = s;
+  q->n = n;
+  q->row = row;
+  q->stage = 0;
+  q->id = 0;
   if (n <= 8) {
     q->e = raw_slot(b, s, n, &q->rk);
 #if defined(__GNUC__)
     __builtin_prefetch(q->e);
 #endif
   } else {
-    q->e = NULL; q->rk = 0;
+    q->e = NULL;
+    q->rk = 0;
     raw_stage1(b, q);
   }
   /* the one queued NCU_PEND / 2 rows ago: its cache entry has loaded */
@@ -382,8 +446,8 @@ static inline void raw_defer(ncu_builder *b, const char *s, size_t n, size_t row
 }
 
 /* Metrics row `row` (the next one, room reserved and populated), whole. */
-static inline void m_put_row(ncu_builder *b, size_t row, uint32_t sid, uint32_t mid, uint32_t uid,
-                             uint32_t bid, double v, uint32_t rid) {
+static inline void m_put_row(ncu_builder *b, size_t row, uint32_t sid, uint32_t mid, uint32_t uid, uint32_t bid,
+                             double v, uint32_t rid) {
   pl_table *m = b->m;
   pl_column **cols = m->cols;
   cols[b->m_kid]->v.i64[row] = b->nkernels;
@@ -393,8 +457,8 @@ static inline void m_put_row(ncu_builder *b, size_t row, uint32_t sid, uint32_t 
   cols[b->m_base]->v.str[row] = bid;
   cols[b->m_value]->v.num[row] = v;
   cols[b->m_raw]->v.str[row] = rid;
-  cols[b->m_kid]->len = cols[b->m_sec]->len = cols[b->m_metric]->len = cols[b->m_unit]->len =
-    cols[b->m_base]->len = cols[b->m_value]->len = cols[b->m_raw]->len = row + 1;
+  cols[b->m_kid]->len = cols[b->m_sec]->len = cols[b->m_metric]->len = cols[b->m_unit]->len = cols[b->m_base]->len =
+      cols[b->m_value]->len = cols[b->m_raw]->len = row + 1;
   m->nrows = row + 1;
 }
 
@@ -409,9 +473,7 @@ static inline void k_put_num(ncu_builder *b, int c, double v) {
   } else pl_row_put_num(kt, c, v);
 }
 
-void pl_ncu_b_flush(ncu_builder *b) {
-  raw_flush(b);
-}
+void pl_ncu_b_flush(ncu_builder *b) { raw_flush(b); }
 
 /* The metrics rows just ahead populated (pl_table_populate), within what
 ** the columns have reserved. */
@@ -427,22 +489,22 @@ void pl_ncu_mkey_init(ncu_mkey *k) {
   k->kc = -2;
 }
 
-int pl_ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls,
-                 const char *metric, size_t nm, const char *unit, size_t nu,
-                 const char *val, size_t nv, size_t line, size_t vcol, pl_err *err) {
+int pl_ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls, const char *metric, size_t nm,
+                    const char *unit, size_t nu, const char *val, size_t nv, size_t line, size_t vcol, pl_err *err) {
   ncu_mkey k;
   pl_ncu_mkey_init(&k);
   return pl_ncu_b_metric_k(b, &k, sec, nsec, NULL, cls, metric, nm, unit, nu, val, nv, line, vcol, err);
 }
 
 int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, uint32_t *sec_id, int cls,
-                   const char *metric, size_t nm, const char *unit, size_t nu,
-                   const char *val, size_t nv, size_t line, size_t vcol, pl_err *err) {
+                      const char *metric, size_t nm, const char *unit, size_t nu, const char *val, size_t nv,
+                      size_t line, size_t vcol, pl_err *err) {
   double v = NAN;
   int is_num = 0;
-  int uslot = -1;                 /* the unit's cache slot, when looked up here */
+  int uslot = -1; /* the unit's cache slot, when looked up here */
   if (!k->ready) {
-    k->u.factor = 1; k->u.base = NULL;
+    k->u.factor = 1;
+    k->u.base = NULL;
     k->known = 0;
     if (nu) uslot = unit_resolve(b, unit, nu, &k->u, &k->known);
     k->nid = pl_pool_intern(b->names, metric, nm);
@@ -454,31 +516,39 @@ int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec,
   const char *base = nu ? (known ? u.base : NULL) : "";
   if (nv > 0) {
     if (pl_parse_plain(val, nv, &v) || (!b->locale && pl_parse_grouped(val, nv, &v)) ||
-        pl_ncu_parse_value(val, nv, &b->locale, &v) == 0) { is_num = 1; v = pl_unit_scale(v, u.factor); }
-    else v = NAN;
+        pl_ncu_parse_value(val, nv, &b->locale, &v) == 0) {
+      is_num = 1;
+      v = pl_unit_scale(v, u.factor);
+    } else v = NAN;
   }
   int na = !is_num && (nv == 0 || eqn(val, nv, "n/a") || eqn(val, nv, "N/A"));
-  int flagged = 0;                /* "(!) 12.5": a number ncu marks as doubtful (its text is kept) */
-  if (!is_num && !na && pl_ncu_not_collected(val, nv)) { na = 1; b->nmissing++; }
-  else if (!is_num && !na && nv > 4 && memcmp(val, "(!) ", 4) == 0 &&
-           pl_ncu_parse_value(val + 4, nv - 4, &b->locale, &v) == 0 && isfinite(v)) {
-    is_num = 1; flagged = 1; v = pl_unit_scale(v, u.factor);
+  int flagged = 0; /* "(!) 12.5": a number ncu marks as doubtful (its text is kept) */
+  if (!is_num && !na && pl_ncu_not_collected(val, nv)) {
+    na = 1;
+    b->nmissing++;
+  } else if (!is_num && !na && nv > 4 && memcmp(val, "(!) ", 4) == 0 &&
+             pl_ncu_parse_value(val + 4, nv - 4, &b->locale, &v) == 0 && isfinite(v)) {
+    is_num = 1;
+    flagged = 1;
+    v = pl_unit_scale(v, u.factor);
   }
   int must = 0;
   int c = -1;
   if (cls != NCU_SEC_OTHER) {
     if (k->kc == -2) {
       c = kernel_col(b, cls, k->nid, metric, nm, base, is_num, &must);
-      k->kc = c; k->must = must;
+      k->kc = c;
+      k->must = must;
       k->is_sm = c >= 0 && strcmp(b->k->cols[c]->name, "sm_count") == 0;
     } else {
-      c = k->kc; must = k->must;
+      c = k->kc;
+      must = k->must;
     }
   }
   if (!is_num && !na && (must || nu > 0)) {
     b->tmp.len = 0;
-    pl_buf_printf(&b->tmp, "a number for '%.*s'%s%.*s%s", (int)nm, metric,
-                  nu ? " (unit '" : "", (int)nu, unit, nu ? "')" : "");
+    pl_buf_printf(&b->tmp, "a number for '%.*s'%s%.*s%s", (int)nm, metric, nu ? " (unit '" : "", (int)nu, unit,
+                  nu ? "')" : "");
     return pl_err_expected(err, line, vcol, pl_buf_cstr(&b->tmp), val, nv);
   }
   if (b->want_m) {
@@ -486,8 +556,16 @@ int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec,
     size_t row = m->nrows;
     uint32_t sid = 0, mid, uid = 0, bid = 0, rid = 0;
     if (nsec) {
-      if (sec_id) { if (*sec_id == 0) { raw_flush(b); *sec_id = pl_pool_intern(m->pool, sec, nsec); } sid = *sec_id; }
-      else { raw_flush(b); sid = str_id(m, b->m_sec, row, sec, nsec); }
+      if (sec_id) {
+        if (*sec_id == 0) {
+          raw_flush(b);
+          *sec_id = pl_pool_intern(m->pool, sec, nsec);
+        }
+        sid = *sec_id;
+      } else {
+        raw_flush(b);
+        sid = str_id(m, b->m_sec, row, sec, nsec);
+      }
     }
     /* metric names and units repeat on every launch: their ids are kept */
     mid = k->mid;
@@ -500,32 +578,44 @@ int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec,
         memset(b->mid + b->nmid, 0, (nn - b->nmid) * sizeof *b->mid);
         b->nmid = nn;
       }
-      if (b->mid[nid] == 0) { raw_flush(b); b->mid[nid] = pl_pool_intern(m->pool, metric, nm); }
+      if (b->mid[nid] == 0) {
+        raw_flush(b);
+        b->mid[nid] = pl_pool_intern(m->pool, metric, nm);
+      }
       mid = k->mid = b->mid[nid];
     }
     if (nu) {
-      uid = k->unit_id; bid = k->base_id;
+      uid = k->unit_id;
+      bid = k->base_id;
       if (!uid) {
         if (uslot < 0 && nu < sizeof b->ucache[0].s) {
-          pl_unit u2; int kn2;
+          pl_unit u2;
+          int kn2;
           uslot = unit_resolve(b, unit, nu, &u2, &kn2);
         }
-        uid = uslot >= 0 ? b->ucache[uslot].unit_id : 0; bid = uslot >= 0 ? b->ucache[uslot].base_id : 0;
+        uid = uslot >= 0 ? b->ucache[uslot].unit_id : 0;
+        bid = uslot >= 0 ? b->ucache[uslot].base_id : 0;
         if (!uid) {
           raw_flush(b);
           uid = pl_pool_intern(m->pool, unit, nu);
           bid = known ? pl_pool_intern(m->pool, u.base, strlen(u.base)) : uid;
-          if (uslot >= 0) { b->ucache[uslot].unit_id = uid; b->ucache[uslot].base_id = bid; }
+          if (uslot >= 0) {
+            b->ucache[uslot].unit_id = uid;
+            b->ucache[uslot].base_id = bid;
+          }
         }
-        k->unit_id = uid; k->base_id = bid;
+        k->unit_id = uid;
+        k->base_id = bid;
       }
     }
     /* the printed text of a number says nothing value does not (but its
     ** digits and separators): kept only when asked (raw_text) */
     int keep = nv && (!is_num || b->raw_all || flagged);
     if (!m->rowopen && m->ncols == 7) {
-      if (keep && !b->defer_raw) { raw_flush(b); rid = raw_id(b, val, nv); }
-      else if (keep) {
+      if (keep && !b->defer_raw) {
+        raw_flush(b);
+        rid = raw_id(b, val, nv);
+      } else if (keep) {
         /* resolved while the next rows are read (raw_defer) */
         raw_defer(b, val, nv, row);
       }
@@ -534,7 +624,8 @@ int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec,
       if (row >= b->m_room) {
         pl_table_reserve(m, row + 1);
         size_t room = SIZE_MAX;
-        for (size_t i = 0; i < m->ncols; i++) if (cols[i]->cap < room) room = cols[i]->cap;
+        for (size_t i = 0; i < m->ncols; i++)
+          if (cols[i]->cap < room) room = cols[i]->cap;
         b->m_room = room;
       }
       if (row >= b->m_faulted && !b->m_nofault) m_prefault(b, row);
@@ -545,7 +636,10 @@ int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec,
       pl_row_put_int(m, b->m_kid, b->nkernels);
       if (nsec) pl_row_put_strid(m, b->m_sec, sid);
       pl_row_put_strid(m, b->m_metric, mid);
-      if (nu) { pl_row_put_strid(m, b->m_unit, uid); pl_row_put_strid(m, b->m_base, bid); }
+      if (nu) {
+        pl_row_put_strid(m, b->m_unit, uid);
+        pl_row_put_strid(m, b->m_base, bid);
+      }
       if (is_num) pl_row_put_num(m, b->m_value, v);
       if (keep) pl_row_put_strid(m, b->m_raw, rid);
       pl_row_end(m);
@@ -563,7 +657,8 @@ int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec,
                       col->name, (int)nv, val, (int)nm, metric);
     }
     if (k->is_sm && is_num && b->sm_count_source == NULL) {
-      b->sm_count = v; b->sm_count_source = "metric (# SMs / device__attribute_multiprocessor_count)";
+      b->sm_count = v;
+      b->sm_count_source = "metric (# SMs / device__attribute_multiprocessor_count)";
     }
   }
   /* what pl_ncu_b_metric_fast needs to add the next number of this key */
@@ -571,7 +666,11 @@ int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec,
     int ok = 1;
     if (b->want_m) ok = (nsec == 0 || (sec_id && *sec_id)) && k->mid && (nu == 0 || k->unit_id);
     if (c >= 0) ok = ok && b->k->cols[c]->type == PL_NUM && !k->is_sm;
-    if (ok) { k->fast = 1; k->fkc = c; k->fsid = nsec && sec_id ? *sec_id : 0; }
+    if (ok) {
+      k->fast = 1;
+      k->fkc = c;
+      k->fsid = nsec && sec_id ? *sec_id : 0;
+    }
   }
   return 0;
 }
@@ -597,8 +696,12 @@ int pl_ncu_b_metric_fast(ncu_builder *b, const ncu_mkey *k, const char *val, siz
 }
 
 size_t pl_ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_local) {
-  static const struct { const char *w; size_t n; int local; } pre[] = {
-    { "Est. Speedup:", 13, 0 }, { "Estimated Speedup:", 18, 0 }, { "Est. Global Speedup:", 20, 0 },
+  static const struct {
+    const char *w;
+    size_t n;
+    int local;
+  } pre[] = {
+    { "Est. Speedup:", 13, 0 },       { "Estimated Speedup:", 18, 0 },       { "Est. Global Speedup:", 20, 0 },
     { "Est. Local Speedup:", 19, 1 }, { "Estimated Local Speedup:", 24, 1 },
   };
   size_t i = 0, used = 0;
@@ -608,7 +711,10 @@ size_t pl_ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_l
     int hit = -1;
     if (n - i < 13 || s[i] != 'E' || s[i + 1] != 's' || s[i + 2] != 't') break;
     for (k = 0; k < sizeof pre / sizeof pre[0]; k++)
-      if (n - i >= pre[k].n && memcmp(s + i, pre[k].w, pre[k].n) == 0) { hit = (int)k; break; }
+      if (n - i >= pre[k].n && memcmp(s + i, pre[k].w, pre[k].n) == 0) {
+        hit = (int)k;
+        break;
+      }
     if (hit < 0) break;
     size_t j = i + pre[hit].n;
     while (j < n && s[j] == ' ') j++;
@@ -617,8 +723,10 @@ size_t pl_ncu_speedup_prefix(const char *s, size_t n, double *est, double *est_l
     double v;
     if (pl_parse_double(s + st, j - st, &v) != 0) break;
     if (j < n && s[j] == '%') j++;
-    if (pre[hit].local) *est_local = v; else *est = v;
-    i = j; used = j;
+    if (pre[hit].local) *est_local = v;
+    else *est = v;
+    i = j;
+    used = j;
   }
   return used;
 }
@@ -631,15 +739,17 @@ void pl_ncu_b_scan_rule_text(ncu_builder *b, const char *msg, size_t n) {
   q += 6;
   double v = 0;
   const char *d = q;
-  while (d < e && *d >= '0' && *d <= '9') { v = v * 10 + (*d - '0'); d++; }
+  while (d < e && *d >= '0' && *d <= '9') {
+    v = v * 10 + (*d - '0');
+    d++;
+  }
   if (d == q || !pl_starts(d, (size_t)(e - d), " multiprocessors")) return;
   b->sm_count = v;
   b->sm_count_source = "rule text (\"GPU's N multiprocessors\")";
 }
 
-void pl_ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname,
-                const char *sev, size_t nsev, const char *msg, size_t nmsg,
-                double est, double est_local, size_t line) {
+void pl_ncu_b_rule(ncu_builder *b, const char *sec, size_t nsec, const char *name, size_t nname, const char *sev,
+                   size_t nsev, const char *msg, size_t nmsg, double est, double est_local, size_t line) {
   pl_ncu_b_scan_rule_text(b, msg, nmsg);
   if (!b->want_r) return;
   pl_table *r = b->r;
@@ -731,7 +841,8 @@ void pl_ncu_b_finish(ncu_builder *b) {
   pl_table **ts[4] = { &b->k, &b->m, &b->r, &b->po };
   int want[4] = { b->want_k, b->want_m, b->want_r, b->want_po };
   for (int i = 0; i < 4; i++) {
-    if (want[i]) pl_profile_add_table(p, *ts[i]); else pl_table_free(*ts[i]);
+    if (want[i]) pl_profile_add_table(p, *ts[i]);
+    else pl_table_free(*ts[i]);
     *ts[i] = NULL;
   }
   pl_ncu_b_free(b);

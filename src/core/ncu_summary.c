@@ -31,10 +31,12 @@
 static int is_space(char c) { return c == ' ' || c == '\t'; }
 
 typedef struct shead {
-  const char *name; size_t nn;
+  const char *name;
+  size_t nn;
   int64_t calls, dev, grid[3], block[3], gsize, bsize;
   int has_dims;
-  const char *cc; size_t ncc;
+  const char *cc;
+  size_t ncc;
 } shead;
 
 /* Fields after the name: ", Device N", ", CC X.Y", ", Invocations N",
@@ -42,12 +44,47 @@ typedef struct shead {
 static int field(const char *f, size_t n, shead *h) {
   size_t i = 0;
   int64_t v;
-  if (pl_starts(f, n, "Device ")) { i = 7; if (pl_ncu_read_uint(f, n, &i, &v) && i == n) { h->dev = v; return 1; } return 0; }
-  if (pl_starts(f, n, "CC ")) { h->cc = f + 3; h->ncc = n - 3; return n > 3; }
-  if (pl_starts(f, n, "Invocations ")) { i = 12; if (pl_ncu_read_uint(f, n, &i, &v) && i == n) { h->calls = v; return 1; } return 0; }
-  if (pl_starts(f, n, "Block Size ")) { i = 11; if (pl_ncu_read_uint(f, n, &i, &v) && i == n) { h->bsize = v; return 1; } return 0; }
-  if (pl_starts(f, n, "Grid Size ")) { i = 10; if (pl_ncu_read_uint(f, n, &i, &v) && i == n) { h->gsize = v; return 1; } return 0; }
-  if (pl_ncu_read_uint(f, n, &i, &v) && i + 12 == n && memcmp(f + i, " invocations", 12) == 0) { h->calls = v; return 1; }
+  if (pl_starts(f, n, "Device ")) {
+    i = 7;
+    if (pl_ncu_read_uint(f, n, &i, &v) && i == n) {
+      h->dev = v;
+      return 1;
+    }
+    return 0;
+  }
+  if (pl_starts(f, n, "CC ")) {
+    h->cc = f + 3;
+    h->ncc = n - 3;
+    return n > 3;
+  }
+  if (pl_starts(f, n, "Invocations ")) {
+    i = 12;
+    if (pl_ncu_read_uint(f, n, &i, &v) && i == n) {
+      h->calls = v;
+      return 1;
+    }
+    return 0;
+  }
+  if (pl_starts(f, n, "Block Size ")) {
+    i = 11;
+    if (pl_ncu_read_uint(f, n, &i, &v) && i == n) {
+      h->bsize = v;
+      return 1;
+    }
+    return 0;
+  }
+  if (pl_starts(f, n, "Grid Size ")) {
+    i = 10;
+    if (pl_ncu_read_uint(f, n, &i, &v) && i == n) {
+      h->gsize = v;
+      return 1;
+    }
+    return 0;
+  }
+  if (pl_ncu_read_uint(f, n, &i, &v) && i + 12 == n && memcmp(f + i, " invocations", 12) == 0) {
+    h->calls = v;
+    return 1;
+  }
   return 0;
 }
 
@@ -70,12 +107,17 @@ static int parse_head(const char *t, size_t n, shead *h) {
   size_t pn = end;
   if (pn > 0 && t[pn - 1] == ')') {
     const char *bx = NULL;
-    for (size_t k = pn; k-- > 2;) if (t[k] == '(' && t[k - 1] == 'x' && t[k - 2] == ')') { bx = t + k - 2; break; }
+    for (size_t k = pn; k-- > 2;)
+      if (t[k] == '(' && t[k - 1] == 'x' && t[k - 2] == ')') {
+        bx = t + k - 2;
+        break;
+      }
     if (bx) {
       size_t j = (size_t)(bx - t) + 2, g = (size_t)(bx - t);
       while (g > 0 && t[g] != '(') g--;
       size_t jj = g;
-      if (pl_ncu_read_dim3(t, pn, &j, h->block) && j == pn && pl_ncu_read_dim3(t, pn, &jj, h->grid) && jj == (size_t)(bx - t) + 1) {
+      if (pl_ncu_read_dim3(t, pn, &j, h->block) && j == pn && pl_ncu_read_dim3(t, pn, &jj, h->grid) &&
+          jj == (size_t)(bx - t) + 1) {
         h->has_dims = 1;
         pn = g;
       }
@@ -83,7 +125,8 @@ static int parse_head(const char *t, size_t n, shead *h) {
   }
   while (pn > 0 && is_space(t[pn - 1])) pn--;
   if (pn == 0) return 0;
-  h->name = t; h->nn = pn;
+  h->name = t;
+  h->nn = pn;
   return 1;
 }
 
@@ -110,13 +153,16 @@ static int dashes(const char *s, size_t n, size_t *unit_col) {
 
 typedef struct sstate {
   pl_table *ks, *m, *po;
-  int c_name, c_short, c_calls, c_total, c_mean, c_min, c_max, c_share, c_gx, c_gy, c_gz, c_bx, c_by, c_bz,
-      c_grid, c_block, c_dev, c_cc, c_proc, c_pid, c_line;
+  int c_name, c_short, c_calls, c_total, c_mean, c_min, c_max, c_share, c_gx, c_gy, c_gz, c_bx, c_by, c_bz, c_grid,
+      c_block, c_dev, c_cc, c_proc, c_pid, c_line;
   int m_kid, m_sec, m_metric, m_unit, m_base, m_min, m_max, m_value;
   int po_line, po_text;
-  int open; int64_t nk;
-  double dur[3]; int has_dur;
-  char proc[128]; int64_t pid;
+  int open;
+  int64_t nk;
+  double dur[3];
+  int has_dur;
+  char proc[128];
+  int64_t pid;
   char cc[16];
   int locale;
 } sstate;
@@ -135,8 +181,14 @@ static void close_kernel(sstate *s) {
 
 /* "1,234.5", "1.21", "n/a": 1 with *v (NaN for a value ncu could not give). */
 static int value(sstate *s, const char *t, size_t n, double *v) {
-  if ((n == 3 && (memcmp(t, "n/a", 3) == 0 || memcmp(t, "N/A", 3) == 0)) || pl_ncu_not_collected(t, n)) { *v = NAN; return 1; }
-  if (n > 4 && memcmp(t, "(!) ", 4) == 0) { t += 4; n -= 4; }   /* a number ncu flags */
+  if ((n == 3 && (memcmp(t, "n/a", 3) == 0 || memcmp(t, "N/A", 3) == 0)) || pl_ncu_not_collected(t, n)) {
+    *v = NAN;
+    return 1;
+  }
+  if (n > 4 && memcmp(t, "(!) ", 4) == 0) {
+    t += 4;
+    n -= 4;
+  } /* a number ncu flags */
   return pl_ncu_parse_value(t, n, &s->locale, v) == 0 && isfinite(*v);
 }
 
@@ -182,28 +234,42 @@ int pl_ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts 
   pl_lines c;
   pl_line l;
   pl_lines_init(&c, in->data, in->len);
-  const char *sec = NULL; size_t nsec = 0;
-  int intab = 0;                    /* 1: header seen, 2: rows */
+  const char *sec = NULL;
+  size_t nsec = 0;
+  int intab = 0; /* 1: header seen, 2: rows */
   size_t unit_col = 0;
   while (pl_lines_next(&c, &l)) {
-    if (o && o->interrupt && *o->interrupt) { pl_err_set(err, c.lineno, 1, "interrupted"); goto fail; }
+    if (o && o->interrupt && *o->interrupt) {
+      pl_err_set(err, c.lineno, 1, "interrupted");
+      goto fail;
+    }
     const char *t = l.s;
     size_t n = l.n;
     pl_trim(&t, &n);
     size_t ind = (size_t)(t - l.s);
-    if (n == 0) { if (intab == 2) intab = 0; continue; }
+    if (n == 0) {
+      if (intab == 2) intab = 0;
+      continue;
+    }
     size_t uc = 0;
     int g = t[0] == '-' ? dashes(l.s, l.n, &uc) : 0;
     if (g >= 5 && sec) {
-      if (intab == 2) { intab = 0; continue; }          /* the closing rule */
+      if (intab == 2) {
+        intab = 0;
+        continue;
+      } /* the closing rule */
       unit_col = uc;
-      intab = intab == 1 ? 2 : 1;                        /* old form: the rule after the header */
+      intab = intab == 1 ? 2 : 1; /* old form: the rule after the header */
       continue;
     }
-    if (sec && pl_starts(t, n, "Metric Name")) { intab = 1; continue; }   /* the header row */
+    if (sec && pl_starts(t, n, "Metric Name")) {
+      intab = 1;
+      continue;
+    } /* the header row */
     if (intab && sec && s.open) {
       /* NAME [UNIT] MIN MAX AVG: three values from the end */
-      const char *tok[3]; size_t tn[3];
+      const char *tok[3];
+      size_t tn[3];
       size_t e = n;
       int k = 0;
       for (; k < 3; k++) {
@@ -213,7 +279,8 @@ int pl_ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts 
         if (b == e) break;
         /* "(!) nan": a value of two words */
         if (b >= 4 && memcmp(t + b - 4, "(!) ", 4) == 0) b -= 4;
-        tok[2 - k] = t + b; tn[2 - k] = e - b;
+        tok[2 - k] = t + b;
+        tn[2 - k] = e - b;
         e = b;
       }
       double v[3];
@@ -221,7 +288,8 @@ int pl_ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts 
       for (int j = 0; ok && j < 3; j++) ok = value(&s, tok[j], tn[j], &v[j]);
       while (e > 0 && is_space(t[e - 1])) e--;
       if (!ok || e == 0) {
-        pl_err_expected(err, c.lineno, ind + 1, "a metric row 'NAME UNIT MINIMUM MAXIMUM AVERAGE' or the closing '-----' rule", t, n);
+        pl_err_expected(err, c.lineno, ind + 1,
+                        "a metric row 'NAME UNIT MINIMUM MAXIMUM AVERAGE' or the closing '-----' rule", t, n);
         if (pl_lenient_skip(o, p, err)) continue;
         goto fail;
       }
@@ -230,24 +298,31 @@ int pl_ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts 
       size_t nnm = e, nun = 0;
       size_t b = e;
       while (b > 0 && !is_space(t[b - 1])) b--;
-      if (b > 0 && unit_col && ind + b >= unit_col) { un = t + b; nun = e - b; nnm = b; }
+      if (b > 0 && unit_col && ind + b >= unit_col) {
+        un = t + b;
+        nun = e - b;
+        nnm = b;
+      }
       while (nnm > 0 && is_space(nm[nnm - 1])) nnm--;
       pl_unit u = { 1, NULL };
       int known = nun && pl_unit_lookup(un, nun, &u) == 0;
-      for (int j = 0; j < 3; j++) if (known && !isnan(v[j])) v[j] = pl_unit_scale(v[j], u.factor);
+      for (int j = 0; j < 3; j++)
+        if (known && !isnan(v[j])) v[j] = pl_unit_scale(v[j], u.factor);
       pl_row_put_int(m, s.m_kid, s.nk);
       pl_row_put_str(m, s.m_sec, sec, nsec);
       pl_row_put_str(m, s.m_metric, nm, nnm);
       if (nun) {
         pl_row_put_str(m, s.m_unit, un, nun);
-        if (known) pl_row_put_str(m, s.m_base, u.base, strlen(u.base)); else pl_row_put_str(m, s.m_base, un, nun);
+        if (known) pl_row_put_str(m, s.m_base, u.base, strlen(u.base));
+        else pl_row_put_str(m, s.m_base, un, nun);
       }
       if (!isnan(v[0])) pl_row_put_num(m, s.m_min, v[0]);
       if (!isnan(v[1])) pl_row_put_num(m, s.m_max, v[1]);
       if (!isnan(v[2])) pl_row_put_num(m, s.m_value, v[2]);
       pl_row_end(m);
-      if (known && strcmp(u.base, "ns") == 0 && ((nnm == 8 && memcmp(nm, "Duration", 8) == 0) ||
-          (nnm == 22 && memcmp(nm, "gpu__time_duration.sum", 22) == 0))) {
+      if (known && strcmp(u.base, "ns") == 0 &&
+          ((nnm == 8 && memcmp(nm, "Duration", 8) == 0) ||
+           (nnm == 22 && memcmp(nm, "gpu__time_duration.sum", 22) == 0))) {
         memcpy(s.dur, v, sizeof v);
         s.has_dur = 1;
       }
@@ -259,7 +334,8 @@ int pl_ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts 
         pl_err_expected(err, c.lineno, ind + 1, "the kernel line 'NAME ..., Invocations N' before its sections", t, n);
         goto fail;
       }
-      sec = t + 9; nsec = n - 9;
+      sec = t + 9;
+      nsec = n - 9;
       pl_trim(&sec, &nsec);
       unit_col = 0;
       continue;
@@ -268,15 +344,20 @@ int pl_ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts 
     shead h;
     if (t[0] != '=' && parse_head(t, n, &h)) {
       close_kernel(&s);
-      s.open = 1; s.has_dur = 0;
+      s.open = 1;
+      s.has_dur = 0;
       char sb[1024];
       size_t sn = pl_short_name(h.name, h.nn, sb, sizeof sb);
       pl_row_put_str(ks, s.c_name, h.name, h.nn);
       pl_row_put_str(ks, s.c_short, sb, sn);
       pl_row_put_int(ks, s.c_calls, h.calls);
       if (h.has_dims) {
-        pl_row_put_int(ks, s.c_gx, h.grid[0]); pl_row_put_int(ks, s.c_gy, h.grid[1]); pl_row_put_int(ks, s.c_gz, h.grid[2]);
-        pl_row_put_int(ks, s.c_bx, h.block[0]); pl_row_put_int(ks, s.c_by, h.block[1]); pl_row_put_int(ks, s.c_bz, h.block[2]);
+        pl_row_put_int(ks, s.c_gx, h.grid[0]);
+        pl_row_put_int(ks, s.c_gy, h.grid[1]);
+        pl_row_put_int(ks, s.c_gz, h.grid[2]);
+        pl_row_put_int(ks, s.c_bx, h.block[0]);
+        pl_row_put_int(ks, s.c_by, h.block[1]);
+        pl_row_put_int(ks, s.c_bz, h.block[2]);
         pl_row_put_num(ks, s.c_grid, (double)(h.grid[0] * h.grid[1] * h.grid[2]));
         pl_row_put_num(ks, s.c_block, (double)(h.block[0] * h.block[1] * h.block[2]));
       } else {
@@ -286,7 +367,10 @@ int pl_ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts 
       if (h.dev >= 0) pl_row_put_int(ks, s.c_dev, h.dev);
       if (h.cc) {
         pl_row_put_str(ks, s.c_cc, h.cc, h.ncc);
-        if (s.cc[0] == '\0' && h.ncc < sizeof s.cc) { memcpy(s.cc, h.cc, h.ncc); s.cc[h.ncc] = '\0'; }
+        if (s.cc[0] == '\0' && h.ncc < sizeof s.cc) {
+          memcpy(s.cc, h.cc, h.ncc);
+          s.cc[h.ncc] = '\0';
+        }
       }
       if (s.proc[0]) pl_row_put_str(ks, s.c_proc, s.proc, strlen(s.proc));
       if (s.pid != PL_INT_NA) pl_row_put_int(ks, s.c_pid, s.pid);
@@ -301,22 +385,30 @@ int pl_ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts 
       if (pl_ncu_read_uint(t, n, &i, &pid) && i + 1 < n && t[i] == ']' && t[i + 1] == ' ' && at && at > t + i + 2) {
         size_t pn = (size_t)(at - (t + i + 2));
         if (pn >= sizeof s.proc) pn = sizeof s.proc - 1;
-        memcpy(s.proc, t + i + 2, pn); s.proc[pn] = '\0';
+        memcpy(s.proc, t + i + 2, pn);
+        s.proc[pn] = '\0';
         s.pid = pid;
         continue;
       }
     }
-    if (t[0] == '=' && (pl_starts(t, n, "==PROF==") || pl_starts(t, n, "==WARNING==") || pl_starts(t, n, "==ERROR=="))) {
+    if (t[0] == '=' &&
+        (pl_starts(t, n, "==PROF==") || pl_starts(t, n, "==WARNING==") || pl_starts(t, n, "==ERROR=="))) {
       if (t[2] != 'P') pl_profile_diag(p, c.lineno, "ncu message: %.*s", (int)(n > 200 ? 200 : n), t);
       continue;
     }
-    if (t[0] == '$' || t[0] == '#') { pl_profile_diag(p, c.lineno, "skipped shell prompt, script header or heading"); continue; }
+    if (t[0] == '$' || t[0] == '#') {
+      pl_profile_diag(p, c.lineno, "skipped shell prompt, script header or heading");
+      continue;
+    }
     pl_row_put_int(po, s.po_line, (int64_t)c.lineno);
     pl_row_put_str(po, s.po_text, t, n);
     pl_row_end(po);
   }
   close_kernel(&s);
-  if (s.nk == 0) { pl_err_set(err, 1, 1, "expected an 'ncu --print-summary per-kernel' summary, found no kernel line"); goto fail; }
+  if (s.nk == 0) {
+    pl_err_set(err, 1, 1, "expected an 'ncu --print-summary per-kernel' summary, found no kernel line");
+    goto fail;
+  }
   /* totals and shares from the Duration averages */
   double sum = 0;
   for (size_t i = 0; i < ks->nrows; i++) {
@@ -338,11 +430,15 @@ int pl_ncu_summary_parse(const pl_input *in, pl_profile *p, const pl_parse_opts 
   if (s.pid != PL_INT_NA) pl_profile_meta_num(p, "pid", (double)s.pid);
   if (s.locale) pl_profile_meta_str(p, "number_format", "locale (space groups, decimal comma)", 36);
   pl_profile_add_table(p, ks);
-  if (pl_want_table(o, "metrics")) pl_profile_add_table(p, m); else pl_table_free(m);
-  if (pl_want_table(o, "program_output")) pl_profile_add_table(p, po); else pl_table_free(po);
+  if (pl_want_table(o, "metrics")) pl_profile_add_table(p, m);
+  else pl_table_free(m);
+  if (pl_want_table(o, "program_output")) pl_profile_add_table(p, po);
+  else pl_table_free(po);
   return 0;
 fail:
   if (s.open) pl_row_discard(ks);
-  pl_table_free(ks); pl_table_free(m); pl_table_free(po);
+  pl_table_free(ks);
+  pl_table_free(m);
+  pl_table_free(po);
   return -1;
 }

@@ -49,8 +49,7 @@ void pl_occ_compute(const pl_occ_arch *a, const pl_occ_shape *s, pl_occ_result *
     r->regs_per_warp = rw;
     if (R > a->max_regs_per_thread + 1 || rw * W > a->max_regs_per_block || rw * ceil_div(W, g) * g > a->regs_per_sm)
       L_regs = 0;
-    else
-      L_regs = floordiv(floordiv(a->regs_per_sub_partition, rw) * a->sub_partitions, W);
+    else L_regs = floordiv(floordiv(a->regs_per_sub_partition, rw) * a->sub_partitions, W);
   }
   /* step 4: shared memory */
   int64_t unit = a->smem_alloc_unit;
@@ -60,21 +59,30 @@ void pl_occ_compute(const pl_occ_arch *a, const pl_occ_shape *s, pl_occ_result *
   r->max_smem_per_block = max_block;
   int64_t C = s->smem_config;
   if (C < 0) {
-    double want = isnan(s->carveout_pct) ? (double)a->smem_per_sm : ceil(s->carveout_pct * (double)a->smem_per_sm / 100);
+    double want =
+        isnan(s->carveout_pct) ? (double)a->smem_per_sm : ceil(s->carveout_pct * (double)a->smem_per_sm / 100);
     C = carveout_at_least(a, want);
     if (C < 0) C = a->smem_per_sm;
-    if (C < A) { int64_t c2 = carveout_at_least(a, (double)A); if (c2 >= 0) C = c2; }
+    if (C < A) {
+      int64_t c2 = carveout_at_least(a, (double)A);
+      if (c2 >= 0) C = c2;
+    }
     r->assumed = 1;
   }
   r->smem_config_used = C;
   int64_t L_smem;
-  if (A > max_block + s_res) { L_smem = 0; r->invalid = PL_OCC_SMEM_ABOVE_MAX; }
-  else if (A == 0) L_smem = NOLIMIT;
+  if (A > max_block + s_res) {
+    L_smem = 0;
+    r->invalid = PL_OCC_SMEM_ABOVE_MAX;
+  } else if (A == 0) L_smem = NOLIMIT;
   else L_smem = floordiv(C, A);
   /* step 5: barriers (CC >= 9.0) */
   int64_t L_bar = NOLIMIT;
   r->limit_barriers = -1;
-  if (a->barrier_factor > 0) { L_bar = floordiv(a->barrier_factor * L_sm, nbar); r->limit_barriers = L_bar; }
+  if (a->barrier_factor > 0) {
+    L_bar = floordiv(a->barrier_factor * L_sm, nbar);
+    r->limit_barriers = L_bar;
+  }
   /* step 7 */
   int64_t B = min64(min64(min64(L_sm, L_warps), min64(L_regs, L_smem)), L_bar);
   r->limit_sm = L_sm;
@@ -86,16 +94,19 @@ void pl_occ_compute(const pl_occ_arch *a, const pl_occ_shape *s, pl_occ_result *
   r->occupancy_pct = (double)(100 * B * W) / (double)a->max_warps_per_sm;
   if (B == 0 && r->invalid == PL_OCC_VALID)
     r->invalid = L_warps == 0 ? PL_OCC_BLOCK_ABOVE_MAX : L_regs == 0 ? PL_OCC_REGS_ABOVE_MAX : PL_OCC_NO_FIT;
-  r->limiter = (L_sm == B ? PL_OCC_LIM_SM : 0) | (L_warps == B ? PL_OCC_LIM_WARPS : 0)
-             | (L_regs == B ? PL_OCC_LIM_REGS : 0) | (L_smem == B ? PL_OCC_LIM_SMEM : 0)
-             | (L_bar == B ? PL_OCC_LIM_BARRIERS : 0);
+  r->limiter = (L_sm == B ? PL_OCC_LIM_SM : 0) | (L_warps == B ? PL_OCC_LIM_WARPS : 0) |
+               (L_regs == B ? PL_OCC_LIM_REGS : 0) | (L_smem == B ? PL_OCC_LIM_SMEM : 0) |
+               (L_bar == B ? PL_OCC_LIM_BARRIERS : 0);
 }
 
 /* x rounded to IEEE single precision, kept as a double (Kineto's float) */
-static double f32(double x) { volatile float f = (float)x; return (double)f; }
+static double f32(double x) {
+  volatile float f = (float)x;
+  return (double)f;
+}
 
-int64_t pl_occ_est_pct(const pl_occ_arch *a, int64_t threads, int64_t registers, int64_t smem,
-                       int64_t grid, int64_t sm_count, int64_t max_threads_per_sm) {
+int64_t pl_occ_est_pct(const pl_occ_arch *a, int64_t threads, int64_t registers, int64_t smem, int64_t grid,
+                       int64_t sm_count, int64_t max_threads_per_sm) {
   if (sm_count <= 0) return -1;
   pl_occ_shape s = { threads, registers, smem, 0, -1, -1, 1, NAN, 0 };
   pl_occ_result o;
@@ -110,7 +121,7 @@ int64_t pl_occ_est_pct(const pl_occ_arch *a, int64_t threads, int64_t registers,
 void pl_occ_what_if(const pl_occ_arch *a, const pl_occ_shape *s, const pl_occ_result *r, pl_occ_whatif out[3]) {
   memset(out, 0, 3 * sizeof *out);
   pl_occ_shape base = *s;
-  base.smem_config = a->smem_per_sm;   /* the driver may raise the carveout */
+  base.smem_config = a->smem_per_sm; /* the driver may raise the carveout */
   double cur = r->occupancy_pct;
   int64_t B = r->active_blocks, W = r->warps_per_block;
   if (B * W >= a->max_warps_per_sm) return;
@@ -118,13 +129,14 @@ void pl_occ_what_if(const pl_occ_arch *a, const pl_occ_shape *s, const pl_occ_re
   /* registers: the largest count below the current that raises it */
   if (s->registers > 0) {
     for (int64_t r2 = s->registers - 1; r2 >= 1; r2--) {
-      pl_occ_shape t = base; t.registers = r2;
+      pl_occ_shape t = base;
+      t.registers = r2;
       pl_occ_compute(a, &t, &o);
       if (o.occupancy_pct > cur) {
         out[PL_OCC_WI_REGS] = (pl_occ_whatif){ 1, r2, o.active_blocks, o.occupancy_pct };
         break;
       }
-      if (r2 <= 8) break;   /* the allocation is at its minimum */
+      if (r2 <= 8) break; /* the allocation is at its minimum */
     }
   }
   /* shared memory (static + dynamic per block): the next block count's share */
@@ -136,7 +148,9 @@ void pl_occ_what_if(const pl_occ_arch *a, const pl_occ_shape *s, const pl_occ_re
       int64_t S2 = floordiv(floordiv(C, target), unit) * unit - res_b;
       if (S2 < 0) break;
       if (S2 >= S) continue;
-      pl_occ_shape t = base; t.smem_static = S2; t.smem_dynamic = 0;
+      pl_occ_shape t = base;
+      t.smem_static = S2;
+      t.smem_dynamic = 0;
       pl_occ_compute(a, &t, &o);
       if (o.occupancy_pct > cur) out[PL_OCC_WI_SMEM] = (pl_occ_whatif){ 1, S2, o.active_blocks, o.occupancy_pct };
       break;
@@ -146,11 +160,15 @@ void pl_occ_what_if(const pl_occ_arch *a, const pl_occ_shape *s, const pl_occ_re
   int64_t best_d = -1;
   for (int64_t bs = 32; bs <= a->max_threads_per_block; bs += 32) {
     if (bs == s->threads) continue;
-    pl_occ_shape t = base; t.threads = bs;
+    pl_occ_shape t = base;
+    t.threads = bs;
     pl_occ_compute(a, &t, &o);
     if (o.occupancy_pct > cur + 1e-9) {
       int64_t d = bs > s->threads ? bs - s->threads : s->threads - bs;
-      if (best_d < 0 || d < best_d) { best_d = d; out[PL_OCC_WI_BLOCK] = (pl_occ_whatif){ 1, bs, o.active_blocks, o.occupancy_pct }; }
+      if (best_d < 0 || d < best_d) {
+        best_d = d;
+        out[PL_OCC_WI_BLOCK] = (pl_occ_whatif){ 1, bs, o.active_blocks, o.occupancy_pct };
+      }
     }
   }
 }
@@ -191,7 +209,7 @@ int pl_occ_invalid_text(const pl_occ_result *r, char *out, int outsz) {
 /* ---- whole columns of shapes -------------------------------------------- */
 
 static pl_column *newcol(pl_table *r, const char *name, pl_type ty, size_t n) {
-  int k = pl_table_add_col(r, name, ty);   /* may move r->cols: index after the call */
+  int k = pl_table_add_col(r, name, ty); /* may move r->cols: index after the call */
   pl_column *c = r->cols[k];
   pl_column_reserve(c, n ? n : 1);
   c->len = n;
@@ -207,7 +225,10 @@ typedef struct occ_cols {
 static void occ_missing_row(occ_cols *c, size_t i) {
   pl_column *ints[] = { c->w, c->sm, c->wa, c->re, c->sh, c->ba, c->ab, c->tw, c->al, c->cu, c->rw };
   for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) ints[k]->v.i64[i] = PL_INT_NA;
-  c->pc->v.num[i] = NAN; c->li->v.str[i] = 0; c->in->v.str[i] = 0; c->as->v.b[i] = PL_BOOL_NA;
+  c->pc->v.num[i] = NAN;
+  c->li->v.str[i] = 0;
+  c->in->v.str[i] = 0;
+  c->as->v.b[i] = PL_BOOL_NA;
   if (c->es) c->es->v.i64[i] = PL_INT_NA;
   for (int k = 0; c->wi[0] && k < 9; k++) {
     if (k % 3 == 2) c->wi[k]->v.num[i] = NAN;
@@ -235,28 +256,40 @@ pl_table *pl_occ_columns(const pl_occ_rows *in) {
   c.rw = newcol(r, "regs_per_warp_allocated", PL_INT, n);
   c.as = newcol(r, "assumed", PL_BOOL, n);
   c.es = in->est ? newcol(r, "est_achieved_occupancy_pct", PL_INT, n) : NULL;
-  static const char *const WI[9] = { "what_if_registers", "what_if_registers_blocks", "what_if_registers_pct",
-    "what_if_smem_bytes", "what_if_smem_blocks", "what_if_smem_pct",
-    "what_if_block_size", "what_if_block_size_blocks", "what_if_block_size_pct" };
-  if (in->what_if) for (int k = 0; k < 9; k++) c.wi[k] = newcol(r, WI[k], k % 3 == 2 ? PL_NUM : PL_INT, n);
+  static const char *const WI[9] = { "what_if_registers",  "what_if_registers_blocks",  "what_if_registers_pct",
+                                     "what_if_smem_bytes", "what_if_smem_blocks",       "what_if_smem_pct",
+                                     "what_if_block_size", "what_if_block_size_blocks", "what_if_block_size_pct" };
+  if (in->what_if)
+    for (int k = 0; k < 9; k++) c.wi[k] = newcol(r, WI[k], k % 3 == 2 ? PL_NUM : PL_INT, n);
   uint32_t lim_ids[32] = { 0 };
   char text[256];
   for (size_t i = 0; i < n; i++) {
     const int64_t *v = &in->vals[i * PL_OCC_NIN];
     const unsigned char *h = &in->has[i * PL_OCC_NIN];
-    if (!h[PL_OCC_IN_ARCH] || !h[PL_OCC_IN_THREADS]) { occ_missing_row(&c, i); continue; }
+    if (!h[PL_OCC_IN_ARCH] || !h[PL_OCC_IN_THREADS]) {
+      occ_missing_row(&c, i);
+      continue;
+    }
     const pl_occ_arch *a = &in->archs[v[PL_OCC_IN_ARCH] - 1];
-    pl_occ_shape s = { v[PL_OCC_IN_THREADS], h[PL_OCC_IN_REGS] ? v[PL_OCC_IN_REGS] : 0,
-      h[PL_OCC_IN_SSTATIC] ? v[PL_OCC_IN_SSTATIC] : 0, h[PL_OCC_IN_SDYN] ? v[PL_OCC_IN_SDYN] : 0,
-      h[PL_OCC_IN_SCONFIG] ? v[PL_OCC_IN_SCONFIG] : -1, h[PL_OCC_IN_SDRIVER] ? v[PL_OCC_IN_SDRIVER] : -1,
-      h[PL_OCC_IN_BARRIERS] ? v[PL_OCC_IN_BARRIERS] : 1, in->carveout_pct, in->optin };
+    pl_occ_shape s = { v[PL_OCC_IN_THREADS],
+                       h[PL_OCC_IN_REGS] ? v[PL_OCC_IN_REGS] : 0,
+                       h[PL_OCC_IN_SSTATIC] ? v[PL_OCC_IN_SSTATIC] : 0,
+                       h[PL_OCC_IN_SDYN] ? v[PL_OCC_IN_SDYN] : 0,
+                       h[PL_OCC_IN_SCONFIG] ? v[PL_OCC_IN_SCONFIG] : -1,
+                       h[PL_OCC_IN_SDRIVER] ? v[PL_OCC_IN_SDRIVER] : -1,
+                       h[PL_OCC_IN_BARRIERS] ? v[PL_OCC_IN_BARRIERS] : 1,
+                       in->carveout_pct,
+                       in->optin };
     pl_occ_result o;
     pl_occ_compute(a, &s, &o);
     c.w->v.i64[i] = o.warps_per_block;
-    c.sm->v.i64[i] = o.limit_sm; c.wa->v.i64[i] = o.limit_warps;
-    c.re->v.i64[i] = o.limit_regs; c.sh->v.i64[i] = o.limit_smem;
+    c.sm->v.i64[i] = o.limit_sm;
+    c.wa->v.i64[i] = o.limit_warps;
+    c.re->v.i64[i] = o.limit_regs;
+    c.sh->v.i64[i] = o.limit_smem;
     c.ba->v.i64[i] = o.limit_barriers >= 0 ? o.limit_barriers : PL_INT_NA;
-    c.ab->v.i64[i] = o.active_blocks; c.tw->v.i64[i] = o.theoretical_warps;
+    c.ab->v.i64[i] = o.active_blocks;
+    c.tw->v.i64[i] = o.theoretical_warps;
     c.pc->v.num[i] = o.occupancy_pct;
     if (!lim_ids[o.limiter & 31]) {
       int ln = pl_occ_limiter_text(o.limiter, ", ", text, sizeof text);
@@ -267,7 +300,8 @@ pl_table *pl_occ_columns(const pl_occ_rows *in) {
       int ln = pl_occ_invalid_text(&o, text, sizeof text);
       c.in->v.str[i] = pl_pool_intern(r->pool, text, (size_t)(ln < (int)sizeof text ? ln : (int)sizeof text - 1));
     } else c.in->v.str[i] = 0;
-    c.al->v.i64[i] = o.smem_allocated; c.cu->v.i64[i] = o.smem_config_used;
+    c.al->v.i64[i] = o.smem_allocated;
+    c.cu->v.i64[i] = o.smem_config_used;
     c.rw->v.i64[i] = o.regs_per_warp >= 0 ? o.regs_per_warp : PL_INT_NA;
     c.as->v.b[i] = (uint8_t)o.assumed;
     if (c.es) {

@@ -16,14 +16,16 @@
 #include <stdint.h>
 
 /* One element of a top-level array: text [off, off + len) of the input. */
-typedef struct pl_argspan { size_t off, len; } pl_argspan;
+typedef struct pl_argspan {
+  size_t off, len;
+} pl_argspan;
 
 /* The elements of the JSON array s[0..n): at most cap spans into items,
 ** their count in *nitems (counted past cap).  Returns 0, or -1 on text that
 ** is not an array, with the byte offset of the fault in *errpos and a
 ** description ("expected ..., found ...") in err (errsz bytes). */
-int pl_args_items(const char *s, size_t n, pl_argspan *items, size_t cap, size_t *nitems,
-                  size_t *errpos, char *err, size_t errsz);
+int pl_args_items(const char *s, size_t n, pl_argspan *items, size_t cap, size_t *nitems, size_t *errpos, char *err,
+                  size_t errsz);
 
 /* The integers of one element (a number, a list, or a list of lists,
 ** flattened in order): at most cap into v, the count in *nv.  *depth: 0 a

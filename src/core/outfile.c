@@ -38,10 +38,15 @@ static char *resolve_links(const char *path) {
   if (!cur) return NULL;
   for (int hops = 0; hops < 40; hops++) {
     struct stat st;
-    if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;   /* absent or not a link */
+    if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur; /* absent or not a link */
     char buf[PATH_MAX];
     ssize_t n = readlink(cur, buf, sizeof buf - 1);
-    if (n < 0) { int en = errno; free(cur); errno = en; return NULL; }
+    if (n < 0) {
+      int en = errno;
+      free(cur);
+      errno = en;
+      return NULL;
+    }
     buf[n] = 0;
     char *next;
     const char *slash = strrchr(cur, '/');
@@ -49,10 +54,16 @@ static char *resolve_links(const char *path) {
     else {
       size_t dl = (size_t)(slash - cur) + 1;
       next = malloc(dl + (size_t)n + 1);
-      if (next) { memcpy(next, cur, dl); memcpy(next + dl, buf, (size_t)n + 1); }
+      if (next) {
+        memcpy(next, cur, dl);
+        memcpy(next + dl, buf, (size_t)n + 1);
+      }
     }
     free(cur);
-    if (!next) { errno = ENOMEM; return NULL; }
+    if (!next) {
+      errno = ENOMEM;
+      return NULL;
+    }
     cur = next;
   }
   free(cur);
@@ -65,7 +76,10 @@ static int write_socket(const char *path, const char *data, size_t len) {
   struct sockaddr_un a;
   memset(&a, 0, sizeof a);
   a.sun_family = AF_UNIX;
-  if (strlen(path) >= sizeof a.sun_path) { errno = ENAMETOOLONG; return -1; }
+  if (strlen(path) >= sizeof a.sun_path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
   strcpy(a.sun_path, path);
   int types[2] = { SOCK_STREAM, SOCK_SEQPACKET };
   for (int k = 0; k < 2; k++) {
@@ -92,7 +106,10 @@ static int write_in_place(const char *path, const char *data, size_t len, int re
   if (fd < 0) return -1;
   int r = write_all(fd, data, len);
   int en = errno;
-  if (close(fd) != 0 && r == 0) { r = -1; en = errno; }
+  if (close(fd) != 0 && r == 0) {
+    r = -1;
+    en = errno;
+  }
   errno = en;
   return r;
 }
@@ -104,16 +121,30 @@ int pl_write_output(const char *path, const void *data, size_t len) {
   struct stat st;
   int exists = stat(target, &st) == 0;
   int r;
-  if (exists && S_ISDIR(st.st_mode)) { errno = EISDIR; r = -1; goto out; }
-  if (exists && S_ISSOCK(st.st_mode)) { r = write_socket(target, d, len); goto out; }
-  if (exists && !S_ISREG(st.st_mode)) { r = write_in_place(target, d, len, 0); goto out; }
+  if (exists && S_ISDIR(st.st_mode)) {
+    errno = EISDIR;
+    r = -1;
+    goto out;
+  }
+  if (exists && S_ISSOCK(st.st_mode)) {
+    r = write_socket(target, d, len);
+    goto out;
+  }
+  if (exists && !S_ISREG(st.st_mode)) {
+    r = write_in_place(target, d, len, 0);
+    goto out;
+  }
   /* a regular file or a new name: a temporary file beside the target */
   size_t tl = strlen(target) + 32;
   char *tmp = malloc(tl);
-  if (!tmp) { errno = ENOMEM; r = -1; goto out; }
+  if (!tmp) {
+    errno = ENOMEM;
+    r = -1;
+    goto out;
+  }
   snprintf(tmp, tl, "%s.tmp~%ld", target, (long)getpid());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0 && errno == EEXIST) {   /* a stale one of an earlier run of this pid */
+  if (fd < 0 && errno == EEXIST) { /* a stale one of an earlier run of this pid */
     unlink(tmp);
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC, 0666);
   }
@@ -121,30 +152,41 @@ int pl_write_output(const char *path, const void *data, size_t len) {
     /* the folder is not writable (or full): the file itself may be */
     int en = errno;
     free(tmp);
-    if (exists) { r = write_in_place(target, d, len, 1); goto out; }
+    if (exists) {
+      r = write_in_place(target, d, len, 1);
+      goto out;
+    }
     errno = en;
     r = -1;
     goto out;
   }
-  if (exists) (void)fchmod(fd, st.st_mode & 07777);   /* keep the file's permissions */
+  if (exists) (void)fchmod(fd, st.st_mode & 07777); /* keep the file's permissions */
   r = write_all(fd, d, len);
   int en = errno;
-  if (close(fd) != 0 && r == 0) { r = -1; en = errno; }
+  if (close(fd) != 0 && r == 0) {
+    r = -1;
+    en = errno;
+  }
   if (r == 0 && rename(tmp, target) != 0) {
     en = errno;
     unlink(tmp);
-    if (en == EXDEV || en == EBUSY) r = write_in_place(target, d, len, 1);   /* a mount point */
-    else { r = -1; errno = en; }
+    if (en == EXDEV || en == EBUSY) r = write_in_place(target, d, len, 1); /* a mount point */
+    else {
+      r = -1;
+      errno = en;
+    }
     free(tmp);
     goto out;
   }
-  if (r != 0) { unlink(tmp); errno = en; }
-  free(tmp);
-out:
-  {
-    int e2 = errno;
-    free(target);
-    errno = e2;
+  if (r != 0) {
+    unlink(tmp);
+    errno = en;
   }
+  free(tmp);
+out : {
+  int e2 = errno;
+  free(target);
+  errno = e2;
+}
   return r;
 }

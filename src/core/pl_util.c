@@ -50,9 +50,15 @@ char *pl_xstrndup(const char *s, size_t n) {
 
 char *pl_xstrdup(const char *s) { return pl_xstrndup(s, strlen(s)); }
 
-void pl_buf_init(pl_buf *b) { b->data = NULL; b->len = b->cap = 0; }
+void pl_buf_init(pl_buf *b) {
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
 
-void pl_buf_free(pl_buf *b) { free(b->data); pl_buf_init(b); }
+void pl_buf_free(pl_buf *b) {
+  free(b->data);
+  pl_buf_init(b);
+}
 
 void pl_buf_reserve(pl_buf *b, size_t extra) {
   if (b->len + extra + 1 <= b->cap) return;
@@ -84,7 +90,10 @@ void pl_buf_printf(pl_buf *b, const char *fmt, ...) {
   int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
   va_end(ap);
   if (n < 0) return;
-  if ((size_t)n < sizeof tmp) { pl_buf_add(b, tmp, (size_t)n); return; }
+  if ((size_t)n < sizeof tmp) {
+    pl_buf_add(b, tmp, (size_t)n);
+    return;
+  }
   pl_buf_reserve(b, (size_t)n);
   va_start(ap, fmt);
   vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
@@ -98,12 +107,19 @@ const char *pl_buf_cstr(pl_buf *b) {
 }
 
 void pl_err_clear(pl_err *e) {
-  e->file[0] = '\0'; e->line = e->col = 0; e->offset = -1; e->kind = PL_ERR_DATA; e->msg[0] = '\0';
+  e->file[0] = '\0';
+  e->line = e->col = 0;
+  e->offset = -1;
+  e->kind = PL_ERR_DATA;
+  e->msg[0] = '\0';
 }
 
 int pl_err_set(pl_err *e, size_t line, size_t col, const char *fmt, ...) {
   if (e == NULL) return -1;
-  e->line = line; e->col = col; e->offset = -1; e->kind = PL_ERR_DATA;
+  e->line = line;
+  e->col = col;
+  e->offset = -1;
+  e->kind = PL_ERR_DATA;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(e->msg, sizeof e->msg, fmt, ap);
@@ -111,8 +127,7 @@ int pl_err_set(pl_err *e, size_t line, size_t col, const char *fmt, ...) {
   return -1;
 }
 
-int pl_err_expected(pl_err *e, size_t line, size_t col, const char *what,
-                    const char *found, size_t n) {
+int pl_err_expected(pl_err *e, size_t line, size_t col, const char *what, const char *found, size_t n) {
   char ex[64];
   size_t k = 0;
   while (k < n && k < 40 && found[k] != '\n' && found[k] != '\r') k++;
@@ -131,12 +146,9 @@ int pl_err_expected(pl_err *e, size_t line, size_t col, const char *what,
 
 void pl_err_format(const pl_err *e, char *out, size_t outsz) {
   const char *f = e->file[0] ? e->file : "input";
-  if (e->line > 0)
-    snprintf(out, outsz, "%s:%zu:%zu: %s", f, e->line, e->col ? e->col : 1, e->msg);
-  else if (e->offset >= 0)
-    snprintf(out, outsz, "%s: byte %lld: %s", f, e->offset, e->msg);
-  else
-    snprintf(out, outsz, "%s: %s", f, e->msg);
+  if (e->line > 0) snprintf(out, outsz, "%s:%zu:%zu: %s", f, e->line, e->col ? e->col : 1, e->msg);
+  else if (e->offset >= 0) snprintf(out, outsz, "%s: byte %lld: %s", f, e->offset, e->msg);
+  else snprintf(out, outsz, "%s: %s", f, e->msg);
 }
 
 int pl_fmt_double(char *out, size_t outsz, double v) {
@@ -153,6 +165,9 @@ int pl_fmt_double(char *out, size_t outsz, double v) {
 uint32_t pl_fnv1a32(const void *data, size_t n) {
   const unsigned char *p = data;
   uint32_t h = 2166136261u;
-  for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 16777619u; }
+  for (size_t i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 16777619u;
+  }
   return h;
 }

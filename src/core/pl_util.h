@@ -33,7 +33,10 @@ typedef void (*pl_oom_handler)(size_t n);
 void pl_set_oom_handler(pl_oom_handler h);
 
 /* Growable byte buffer, always NUL-terminated when len > 0 or after pl_buf_cstr. */
-typedef struct pl_buf { char *data; size_t len, cap; } pl_buf;
+typedef struct pl_buf {
+  char *data;
+  size_t len, cap;
+} pl_buf;
 void pl_buf_init(pl_buf *b);
 void pl_buf_free(pl_buf *b);
 void pl_buf_reserve(pl_buf *b, size_t extra);
@@ -42,9 +45,9 @@ void pl_buf_adds(pl_buf *b, const char *s);
 void pl_buf_addc(pl_buf *b, char c);
 void pl_buf_printf(pl_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
-  __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 2, 3)))
 #endif
-  ;
+    ;
 const char *pl_buf_cstr(pl_buf *b);
 
 /* The error record.  line and col are 1-based; 0 means "not applicable"
@@ -55,16 +58,16 @@ const char *pl_buf_cstr(pl_buf *b);
 ** "--input-format", "--max-memory" by kind): set by the loader, reset to
 ** PL_ERR_DATA by pl_err_set. */
 typedef enum pl_err_kind {
-  PL_ERR_DATA = 0,          /* the input is not what its format says */
-  PL_ERR_FORMAT_UNKNOWN,    /* no format of the id asked for */
-  PL_ERR_UNDETECTED,        /* no format recognises the input */
-  PL_ERR_TOO_BIG            /* the input does not fit in the address space allowed */
+  PL_ERR_DATA = 0,       /* the input is not what its format says */
+  PL_ERR_FORMAT_UNKNOWN, /* no format of the id asked for */
+  PL_ERR_UNDETECTED,     /* no format recognises the input */
+  PL_ERR_TOO_BIG         /* the input does not fit in the address space allowed */
 } pl_err_kind;
 
 typedef struct pl_err {
   char file[512];
   size_t line, col;
-  long long offset;         /* -1 when line/col are used */
+  long long offset; /* -1 when line/col are used */
   pl_err_kind kind;
   char msg[1024];
 } pl_err;
@@ -73,13 +76,12 @@ void pl_err_clear(pl_err *e);
 /* Sets the error; always returns -1 so parsers can `return pl_err_set(...)`. */
 int pl_err_set(pl_err *e, size_t line, size_t col, const char *fmt, ...)
 #if defined(__GNUC__)
-  __attribute__((format(printf, 4, 5)))
+    __attribute__((format(printf, 4, 5)))
 #endif
-  ;
+    ;
 /* "expected WHAT, found FOUND" where FOUND is a quoted excerpt of text (cut at
 ** end of line and at 40 bytes) or "end of file" when n == 0. */
-int pl_err_expected(pl_err *e, size_t line, size_t col, const char *what,
-                    const char *found, size_t n);
+int pl_err_expected(pl_err *e, size_t line, size_t col, const char *what, const char *found, size_t n);
 void pl_err_format(const pl_err *e, char *out, size_t outsz);
 
 /* Shortest text that reads back as the same double (the first of "%.15g",

@@ -15,28 +15,40 @@
 #include <string.h>
 
 #define POOL_BLOCK (1u << 20)
-#define POOL_HDR 4u                 /* the length in front of each string */
+#define POOL_HDR   4u /* the length in front of each string */
 
-typedef struct pool_block { struct pool_block *next; size_t used, cap; char data[]; } pool_block;
+typedef struct pool_block {
+  struct pool_block *next;
+  size_t used, cap;
+  char data[];
+} pool_block;
 
 typedef struct pool_slot {
-  uint32_t tag;             /* the hash; bit 0: the string is short (<= 7 bytes) */
+  uint32_t tag; /* the hash; bit 0: the string is short (<= 7 bytes) */
   uint32_t id;
-  uint64_t key;             /* short: the bytes and the length << 56; else the first 8 bytes */
+  uint64_t key; /* short: the bytes and the length << 56; else the first 8 bytes */
 } pool_slot;
 
 struct pl_pool {
   int refs;
-  const char **str;         /* id -> string (id 0 unused); its length is at str - POOL_HDR */
-  size_t n, cap;            /* ids in use (including 0) */
-  pool_slot *slots;         /* hash table, id 0 = empty */
+  const char **str; /* id -> string (id 0 unused); its length is at str - POOL_HDR */
+  size_t n, cap;    /* ids in use (including 0) */
+  pool_slot *slots; /* hash table, id 0 = empty */
   size_t nslots;
   pool_block *blocks;
   size_t bytes;
 };
 
-static inline uint64_t rd64(const char *s) { uint64_t w; memcpy(&w, s, 8); return w; }
-static inline uint32_t rd32(const char *s) { uint32_t w; memcpy(&w, s, 4); return w; }
+static inline uint64_t rd64(const char *s) {
+  uint64_t w;
+  memcpy(&w, s, 8);
+  return w;
+}
+static inline uint32_t rd32(const char *s) {
+  uint32_t w;
+  memcpy(&w, s, 4);
+  return w;
+}
 
 /* 64 x 64 -> 128 bit multiply, folded: the mixing step of the hash. */
 static inline uint64_t mum(uint64_t a, uint64_t b) {
@@ -62,14 +74,21 @@ static inline uint64_t mum(uint64_t a, uint64_t b) {
 static uint32_t pool_hash(const char *s, size_t n) {
   uint64_t a, b, seed = K0 ^ (uint64_t)n;
   if (n <= 16) {
-    if (n >= 8) { a = rd64(s); b = rd64(s + n - 8); }
-    else if (n >= 4) { a = rd32(s); b = rd32(s + n - 4); }
-    else if (n > 0) { a = ((uint64_t)(unsigned char)s[0] << 16) | ((uint64_t)(unsigned char)s[n >> 1] << 8) | (unsigned char)s[n - 1]; b = 0; }
-    else a = b = 0;
+    if (n >= 8) {
+      a = rd64(s);
+      b = rd64(s + n - 8);
+    } else if (n >= 4) {
+      a = rd32(s);
+      b = rd32(s + n - 4);
+    } else if (n > 0) {
+      a = ((uint64_t)(unsigned char)s[0] << 16) | ((uint64_t)(unsigned char)s[n >> 1] << 8) | (unsigned char)s[n - 1];
+      b = 0;
+    } else a = b = 0;
   } else {
     size_t i = 0;
     for (; i + 16 < n; i += 16) seed = mum(rd64(s + i) ^ K1, rd64(s + i + 8) ^ seed);
-    a = rd64(s + n - 16); b = rd64(s + n - 8);
+    a = rd64(s + n - 16);
+    b = rd64(s + n - 8);
   }
   uint64_t h = mum(a ^ K1, b ^ seed ^ K2);
   h = mum(h ^ K0, (uint64_t)n ^ K1);
@@ -82,7 +101,8 @@ static inline uint32_t pool_key(const char *s, size_t n, uint64_t *key) {
   if (n <= 7) {
     uint64_t k = 0;
     if (n >= 4) k = (uint64_t)rd32(s) | (uint64_t)rd32(s + n - 4) << ((n - 4) * 8);
-    else for (size_t i = 0; i < n; i++) k |= (uint64_t)(unsigned char)s[i] << (i * 8);
+    else
+      for (size_t i = 0; i < n; i++) k |= (uint64_t)(unsigned char)s[i] << (i * 8);
     *key = k | (uint64_t)n << 56;
     return h | 1u;
   }
@@ -103,13 +123,20 @@ pl_pool *pl_pool_new(void) {
   return p;
 }
 
-void pl_pool_retain(pl_pool *p) { if (p) p->refs++; }
+void pl_pool_retain(pl_pool *p) {
+  if (p) p->refs++;
+}
 
 void pl_pool_release(pl_pool *p) {
   if (p == NULL || --p->refs > 0) return;
   pool_block *b = p->blocks;
-  while (b) { pool_block *nx = b->next; free(b); b = nx; }
-  free(p->str); free(p->slots);
+  while (b) {
+    pool_block *nx = b->next;
+    free(b);
+    b = nx;
+  }
+  free(p->str);
+  free(p->slots);
   free(p);
 }
 
@@ -123,19 +150,26 @@ static char *pool_store(pl_pool *p, const char *s, size_t n) {
     if (b && b->used < b->cap / 2 && need > POOL_BLOCK / 4) {
       /* a huge string: give it its own block behind the current one */
       pool_block *nb = pl_xmalloc(sizeof *nb + need);
-      nb->cap = need; nb->used = need;
-      nb->next = b->next; b->next = nb;
+      nb->cap = need;
+      nb->used = need;
+      nb->next = b->next;
+      b->next = nb;
       d = nb->data;
       memcpy(d, &len, POOL_HDR);
-      memcpy(d + POOL_HDR, s, n); d[POOL_HDR + n] = '\0';
+      memcpy(d + POOL_HDR, s, n);
+      d[POOL_HDR + n] = '\0';
       return d + POOL_HDR;
     }
     b = pl_xmalloc(sizeof *b + cap);
-    b->cap = cap; b->used = 0; b->next = p->blocks; p->blocks = b;
+    b->cap = cap;
+    b->used = 0;
+    b->next = p->blocks;
+    p->blocks = b;
   }
   d = b->data + b->used;
   memcpy(d, &len, POOL_HDR);
-  memcpy(d + POOL_HDR, s, n); d[POOL_HDR + n] = '\0';
+  memcpy(d + POOL_HDR, s, n);
+  d[POOL_HDR + n] = '\0';
   b->used += need;
   return d + POOL_HDR;
 }
@@ -154,7 +188,8 @@ static void pool_rehash(pl_pool *p) {
     slots[i] = *e;
   }
   free(p->slots);
-  p->slots = slots; p->nslots = ns;
+  p->slots = slots;
+  p->nslots = ns;
 }
 
 uint32_t pl_pool_key(const char *s, size_t n, uint64_t *key) {
@@ -166,7 +201,8 @@ void pl_pool_prefetch_tag(const pl_pool *p, uint32_t tag) {
 #if defined(__GNUC__)
   __builtin_prefetch(&p->slots[tag & (p->nslots - 1)]);
 #else
-  (void)p; (void)tag;
+  (void)p;
+  (void)tag;
 #endif
 }
 
@@ -184,7 +220,7 @@ uint32_t pl_pool_intern_key(pl_pool *p, const char *s, size_t n, uint32_t tag, u
     const pool_slot *e = &p->slots[i];
     if (e->id == 0) break;
     if (e->tag == tag && e->key == key) {
-      if (tag & 1u) return e->id;              /* short: the key is the string */
+      if (tag & 1u) return e->id; /* short: the key is the string */
       const char *t = p->str[e->id];
       if (str_len(t) == n && memcmp(t + 8, s + 8, n - 8) == 0) return e->id;
     }
@@ -197,7 +233,9 @@ uint32_t pl_pool_intern_key(pl_pool *p, const char *s, size_t n, uint32_t tag, u
   uint32_t id = (uint32_t)p->n++;
   p->str[id] = pool_store(p, s, n);
   p->bytes += n + 1;
-  p->slots[i].tag = tag; p->slots[i].id = id; p->slots[i].key = key;
+  p->slots[i].tag = tag;
+  p->slots[i].id = id;
+  p->slots[i].key = key;
   if (p->n * 2 > p->nslots) pool_rehash(p);
   return id;
 }
@@ -208,12 +246,17 @@ void pl_pool_prefetch(const pl_pool *p, const char *s, size_t n) {
   uint32_t tag = pool_key(s, n, &key);
   __builtin_prefetch(&p->slots[tag & (p->nslots - 1)]);
 #else
-  (void)p; (void)s; (void)n;
+  (void)p;
+  (void)s;
+  (void)n;
 #endif
 }
 
 const char *pl_pool_str(const pl_pool *p, uint32_t id, size_t *len) {
-  if (id == 0 || id >= p->n) { if (len) *len = 0; return NULL; }
+  if (id == 0 || id >= p->n) {
+    if (len) *len = 0;
+    return NULL;
+  }
   const char *s = p->str[id];
   if (len) *len = str_len(s);
   return s;

@@ -19,11 +19,18 @@ pl_profile *pl_profile_new(const char *format, const char *source) {
 
 void pl_profile_free(pl_profile *p) {
   if (p == NULL) return;
-  for (size_t i = 0; i < p->nmeta; i++) { free(p->meta[i].key); free(p->meta[i].text); }
+  for (size_t i = 0; i < p->nmeta; i++) {
+    free(p->meta[i].key);
+    free(p->meta[i].text);
+  }
   for (size_t i = 0; i < p->ntables; i++) pl_table_free(p->tables[i]);
   for (size_t i = 0; i < p->ndiags; i++) free(p->diags[i].msg);
-  free(p->meta); free(p->metaidx); free(p->tables); free(p->diags);
-  free(p->format); free(p->source);
+  free(p->meta);
+  free(p->metaidx);
+  free(p->tables);
+  free(p->diags);
+  free(p->format);
+  free(p->source);
   free(p);
 }
 
@@ -46,7 +53,8 @@ static void meta_index_put(pl_profile *p, size_t i) {
 
 static long meta_find(const pl_profile *p, const char *key) {
   if (p->metaidx == NULL) {
-    for (size_t i = 0; i < p->nmeta; i++) if (strcmp(p->meta[i].key, key) == 0) return (long)i;
+    for (size_t i = 0; i < p->nmeta; i++)
+      if (strcmp(p->meta[i].key, key) == 0) return (long)i;
     return -1;
   }
   size_t mask = p->nmetaidx - 1;
@@ -57,14 +65,21 @@ static long meta_find(const pl_profile *p, const char *key) {
 
 static pl_meta *meta_slot(pl_profile *p, const char *key) {
   long f = meta_find(p, key);
-  if (f >= 0) { pl_meta *m = &p->meta[f]; free(m->text); m->text = NULL; return m; }
+  if (f >= 0) {
+    pl_meta *m = &p->meta[f];
+    free(m->text);
+    m->text = NULL;
+    return m;
+  }
   if (p->nmeta == p->capmeta) {
     p->capmeta = p->capmeta ? p->capmeta * 2 : 8;
     p->meta = pl_xrealloc(p->meta, p->capmeta * sizeof *p->meta);
   }
   size_t i = p->nmeta++;
   pl_meta *m = &p->meta[i];
-  m->key = pl_xstrdup(key); m->text = NULL; m->num = 0;
+  m->key = pl_xstrdup(key);
+  m->text = NULL;
+  m->num = 0;
   if (p->nmeta > META_SCAN && p->nmeta * 2 > p->nmetaidx) {
     /* (re)build at twice the keys' load factor */
     free(p->metaidx);
@@ -94,13 +109,18 @@ const pl_meta *pl_profile_meta_get(const pl_profile *p, const char *key) {
 }
 
 pl_table *pl_profile_find(const pl_profile *p, const char *name) {
-  for (size_t i = 0; i < p->ntables; i++) if (strcmp(p->tables[i]->name, name) == 0) return p->tables[i];
+  for (size_t i = 0; i < p->ntables; i++)
+    if (strcmp(p->tables[i]->name, name) == 0) return p->tables[i];
   return NULL;
 }
 
 void pl_profile_add_table(pl_profile *p, pl_table *t) {
   for (size_t i = 0; i < p->ntables; i++)
-    if (strcmp(p->tables[i]->name, t->name) == 0) { pl_table_free(p->tables[i]); p->tables[i] = t; return; }
+    if (strcmp(p->tables[i]->name, t->name) == 0) {
+      pl_table_free(p->tables[i]);
+      p->tables[i] = t;
+      return;
+    }
   if (p->ntables == p->captables) {
     p->captables = p->captables ? p->captables * 2 : 8;
     p->tables = pl_xrealloc(p->tables, p->captables * sizeof *p->tables);
@@ -131,7 +151,10 @@ void pl_profile_diags_truncate(pl_profile *p, size_t n) {
 }
 
 void pl_profile_diag(pl_profile *p, size_t line, const char *fmt, ...) {
-  if (p->ndiags >= PL_MAX_DIAGS) { p->ndiags_dropped++; return; }
+  if (p->ndiags >= PL_MAX_DIAGS) {
+    p->ndiags_dropped++;
+    return;
+  }
   if (p->ndiags == p->capdiags) {
     p->capdiags = p->capdiags ? p->capdiags * 2 : 16;
     p->diags = pl_xrealloc(p->diags, p->capdiags * sizeof *p->diags);

@@ -10,23 +10,27 @@
 
 typedef struct pl_meta {
   char *key;
-  char *text;               /* NULL when the value is a number */
+  char *text; /* NULL when the value is a number */
   double num;
 } pl_meta;
 
 typedef struct pl_diag {
-  size_t line;              /* 1-based; 0 when not line-oriented */
+  size_t line; /* 1-based; 0 when not line-oriented */
   char *msg;
 } pl_diag;
 
 typedef struct pl_profile {
   char *format;
   char *source;
-  pl_meta *meta; size_t nmeta, capmeta;
-  uint32_t *metaidx; size_t nmetaidx;  /* key hash -> meta index + 1 (built past a few keys) */
-  pl_table **tables; size_t ntables, captables;
-  pl_diag *diags; size_t ndiags, capdiags;
-  size_t ndiags_dropped;    /* diagnostics past the cap are only counted */
+  pl_meta *meta;
+  size_t nmeta, capmeta;
+  uint32_t *metaidx;
+  size_t nmetaidx; /* key hash -> meta index + 1 (built past a few keys) */
+  pl_table **tables;
+  size_t ntables, captables;
+  pl_diag *diags;
+  size_t ndiags, capdiags;
+  size_t ndiags_dropped; /* diagnostics past the cap are only counted */
 } pl_profile;
 
 pl_profile *pl_profile_new(const char *format, const char *source);
@@ -46,8 +50,8 @@ void pl_profile_drop_empty(pl_profile *p);
 void pl_profile_diags_truncate(pl_profile *p, size_t n);
 void pl_profile_diag(pl_profile *p, size_t line, const char *fmt, ...)
 #if defined(__GNUC__)
-  __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 3, 4)))
 #endif
-  ;
+    ;
 
 #endif

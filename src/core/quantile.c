@@ -14,36 +14,45 @@
 ** make it quadratic), then an insertion sort of the last small range.
 ** Integers are selected as int64 (through doubles they lose exactness
 ** beyond 2^53). */
-#define SELECT_KTH(NAME, SWAP, INSERTION, T)                                      \
-  static void SWAP(T *a, T *b) { T t = *a; *a = *b; *b = t; }                     \
-  static void INSERTION(T *x, size_t lo, size_t hi) {  /* inclusive */           \
-    for (size_t i = lo + 1; i <= hi; i++) {                                       \
-      T v = x[i];                                                                 \
-      size_t j = i;                                                               \
-      while (j > lo && x[j - 1] > v) { x[j] = x[j - 1]; j--; }                    \
-      x[j] = v;                                                                   \
-    }                                                                             \
-  }                                                                               \
-  T NAME(T *x, size_t n, size_t k) {                                              \
-    size_t lo = 0, hi = n - 1;                                                    \
-    while (hi > lo + 16) {                                                        \
-      size_t mid = lo + (hi - lo) / 2;                                            \
-      if (x[mid] < x[lo]) SWAP(&x[mid], &x[lo]);                                  \
-      if (x[hi] < x[lo]) SWAP(&x[hi], &x[lo]);                                    \
-      if (x[hi] < x[mid]) SWAP(&x[hi], &x[mid]);                                  \
-      T pivot = x[mid];                                                           \
-      size_t i = lo, j = hi;                                                      \
-      for (;;) {                                                                  \
-        while (x[i] < pivot) i++;                                                 \
-        while (x[j] > pivot) j--;                                                 \
-        if (i >= j) break;                                                        \
-        SWAP(&x[i], &x[j]);                                                       \
-        i++; j--;                                                                 \
-      }                                                                           \
-      if (k <= j) hi = j; else lo = j + 1;                                        \
-    }                                                                             \
-    INSERTION(x, lo, hi);                                                         \
-    return x[k];                                                                  \
+#define SELECT_KTH(NAME, SWAP, INSERTION, T)                                                                           \
+  static void SWAP(T *a, T *b) {                                                                                       \
+    T t = *a;                                                                                                          \
+    *a = *b;                                                                                                           \
+    *b = t;                                                                                                            \
+  }                                                                                                                    \
+  static void INSERTION(T *x, size_t lo, size_t hi) { /* inclusive */                                                  \
+    for (size_t i = lo + 1; i <= hi; i++) {                                                                            \
+      T v = x[i];                                                                                                      \
+      size_t j = i;                                                                                                    \
+      while (j > lo && x[j - 1] > v) {                                                                                 \
+        x[j] = x[j - 1];                                                                                               \
+        j--;                                                                                                           \
+      }                                                                                                                \
+      x[j] = v;                                                                                                        \
+    }                                                                                                                  \
+  }                                                                                                                    \
+  T NAME(T *x, size_t n, size_t k) {                                                                                   \
+    size_t lo = 0, hi = n - 1;                                                                                         \
+    while (hi > lo + 16) {                                                                                             \
+      size_t mid = lo + (hi - lo) / 2;                                                                                 \
+      if (x[mid] < x[lo]) SWAP(&x[mid], &x[lo]);                                                                       \
+      if (x[hi] < x[lo]) SWAP(&x[hi], &x[lo]);                                                                         \
+      if (x[hi] < x[mid]) SWAP(&x[hi], &x[mid]);                                                                       \
+      T pivot = x[mid];                                                                                                \
+      size_t i = lo, j = hi;                                                                                           \
+      for (;;) {                                                                                                       \
+        while (x[i] < pivot) i++;                                                                                      \
+        while (x[j] > pivot) j--;                                                                                      \
+        if (i >= j) break;                                                                                             \
+        SWAP(&x[i], &x[j]);                                                                                            \
+        i++;                                                                                                           \
+        j--;                                                                                                           \
+      }                                                                                                                \
+      if (k <= j) hi = j;                                                                                              \
+      else lo = j + 1;                                                                                                 \
+    }                                                                                                                  \
+    INSERTION(x, lo, hi);                                                                                              \
+    return x[k];                                                                                                       \
   }
 
 SELECT_KTH(pl_select_kth, swapd, insertion, double)
@@ -57,7 +66,8 @@ double pl_quantile_select(double *x, size_t n, double q) {
   double lo = pl_select_kth(x, n, k);
   /* after selection, x[k+1..] are >= x[k]: the next order statistic is their min */
   double hi = x[k + 1];
-  for (size_t i = k + 2; i < n; i++) if (x[i] < hi) hi = x[i];
+  for (size_t i = k + 2; i < n; i++)
+    if (x[i] < hi) hi = x[i];
   return pl_lerp7(lo, hi, h - (double)k);
 }
 
@@ -90,23 +100,30 @@ static size_t partition(double *x, size_t lo, size_t hi) {
     while (x[j] > pivot) j--;
     if (i >= j) return j;
     swapd(&x[i], &x[j]);
-    i++; j--;
+    i++;
+    j--;
   }
 }
 
 static void select_multi(double *x, size_t lo, size_t hi, const size_t *ks, size_t nk) {
   while (nk > 0) {
-    if (hi <= lo + 16) { insertion(x, lo, hi); return; }
+    if (hi <= lo + 16) {
+      insertion(x, lo, hi);
+      return;
+    }
     size_t j = partition(x, lo, hi);
-    size_t nleft = 0;                 /* ks[0..nleft) lie in [lo, j] */
+    size_t nleft = 0; /* ks[0..nleft) lie in [lo, j] */
     while (nleft < nk && ks[nleft] <= j) nleft++;
     /* recurse into the smaller key set, loop on the other */
     if (nleft <= nk - nleft) {
       if (nleft) select_multi(x, lo, j, ks, nleft);
-      ks += nleft; nk -= nleft; lo = j + 1;
+      ks += nleft;
+      nk -= nleft;
+      lo = j + 1;
     } else {
       if (nk - nleft) select_multi(x, j + 1, hi, ks + nleft, nk - nleft);
-      nk = nleft; hi = j;
+      nk = nleft;
+      hi = j;
     }
   }
 }
@@ -122,4 +139,3 @@ static int cmpd(const void *a, const void *b) {
 }
 
 void pl_sort_doubles(double *x, size_t n) { qsort(x, n, sizeof *x, cmpd); }
-

@@ -8,11 +8,54 @@
 
 #include "schema.h"
 
-enum { AK_NAME, AK_SHORT, AK_START, AK_END, AK_DUR, AK_LAUNCH, AK_DEV, AK_DEVNAME, AK_STREAM, AK_CORR, AK_PID, AK_TID,
-       AK_GX, AK_GY, AK_GZ, AK_BX, AK_BY, AK_BZ, AK_GIX, AK_GIY, AK_GIZ, AK_REGS, AK_VGPR, AK_AGPR, AK_SGPR,
-       AK_LDS, AK_SCRATCH, AK_WAVE, AK_DISPATCH, AK_NCOLS };
+enum {
+  AK_NAME,
+  AK_SHORT,
+  AK_START,
+  AK_END,
+  AK_DUR,
+  AK_LAUNCH,
+  AK_DEV,
+  AK_DEVNAME,
+  AK_STREAM,
+  AK_CORR,
+  AK_PID,
+  AK_TID,
+  AK_GX,
+  AK_GY,
+  AK_GZ,
+  AK_BX,
+  AK_BY,
+  AK_BZ,
+  AK_GIX,
+  AK_GIY,
+  AK_GIZ,
+  AK_REGS,
+  AK_VGPR,
+  AK_AGPR,
+  AK_SGPR,
+  AK_LDS,
+  AK_SCRATCH,
+  AK_WAVE,
+  AK_DISPATCH,
+  AK_NCOLS
+};
 enum { AR_NAME, AR_START, AR_END, AR_DUR, AR_CORR, AR_CAT, AR_PID, AR_TID, AR_NCOLS };
-enum { AM_NAME, AM_KIND, AM_START, AM_END, AM_DUR, AM_DEV, AM_STREAM, AM_CORR, AM_PID, AM_BYTES, AM_SRC, AM_DST, AM_NCOLS };
+enum {
+  AM_NAME,
+  AM_KIND,
+  AM_START,
+  AM_END,
+  AM_DUR,
+  AM_DEV,
+  AM_STREAM,
+  AM_CORR,
+  AM_PID,
+  AM_BYTES,
+  AM_SRC,
+  AM_DST,
+  AM_NCOLS
+};
 
 extern const pl_coldef pl_rocm_kernel_cols[AK_NCOLS];
 extern const pl_coldef pl_rocm_runtime_cols[AR_NCOLS];

@@ -11,14 +11,14 @@
 #include <string.h>
 
 typedef struct pl_lines {
-  const char *p, *end;      /* unread part of the buffer */
+  const char *p, *end; /* unread part of the buffer */
   const char *base;
-  size_t lineno;            /* number of the line last returned (1-based) */
+  size_t lineno; /* number of the line last returned (1-based) */
 } pl_lines;
 
 typedef struct pl_line {
-  const char *s;            /* start of the line */
-  size_t n;                 /* length without the line end (\n or \r\n) */
+  const char *s; /* start of the line */
+  size_t n;      /* length without the line end (\n or \r\n) */
 } pl_line;
 
 void pl_lines_init(pl_lines *c, const char *data, size_t len);
@@ -31,7 +31,8 @@ static inline int pl_lines_next(pl_lines *c, pl_line *out) {
   size_t n = nl ? (size_t)(nl - s) : (size_t)(c->end - s);
   c->p = nl ? nl + 1 : c->end;
   if (n > 0 && s[n - 1] == '\r') n--;
-  out->s = s; out->n = n;
+  out->s = s;
+  out->n = n;
   c->lineno++;
   return 1;
 }
@@ -47,9 +48,13 @@ const char *pl_find2(const char *s, size_t n, char a, char b);
 static inline void pl_trim(const char **s, size_t *n) {
   const char *p = *s;
   size_t k = *n;
-  while (k > 0 && (*p == ' ' || *p == '\t')) { p++; k--; }
+  while (k > 0 && (*p == ' ' || *p == '\t')) {
+    p++;
+    k--;
+  }
   while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t' || p[k - 1] == '\r')) k--;
-  *s = p; *n = k;
+  *s = p;
+  *n = k;
 }
 /* The first index from i on (below n) whose byte is not a space, else n:
 ** the padding of a column-aligned cell skipped 8 bytes at a time, reading
@@ -68,7 +73,8 @@ static inline size_t pl_skip_spaces(const char *s, size_t i, size_t n) {
   return i;
 }
 static inline int pl_is_blank(const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
   return 1;
 }
 int pl_starts(const char *s, size_t n, const char *prefix);
@@ -99,7 +105,7 @@ static inline int pl_parse_plain(const char *s, size_t n, double *out) {
   }
   size_t frac = dot == n ? 0 : n - dot - 1;
   if (n - (dot == n ? 0 : 1) == 0 || n - (dot == n ? 0 : 1) > 15 || frac > 8) return 0;
-  *out = frac && m ? (double)m / p10[frac] : (double)m;   /* 0 / 10^frac is +0.0: no division */
+  *out = frac && m ? (double)m / p10[frac] : (double)m; /* 0 / 10^frac is +0.0: no division */
   return 1;
 }
 
@@ -111,19 +117,25 @@ static inline int pl_parse_plain(const char *s, size_t n, double *out) {
 ** pl_parse_double on the text without the commas) gives and 1 is
 ** returned; otherwise 0 (use the general function).  Reads s[0..n) only. */
 static inline int pl_parse_grouped(const char *s, size_t n, double *out) {
-  static const double p10[16] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
-                                  1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+  static const double p10[16] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15
+  };
   size_t i = 0;
   uint64_t m = 0;
   unsigned nd = 0;
-  while (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) { m = m * 10 + (unsigned)((unsigned char)s[i] - '0'); nd++; i++; if (nd > 15) return 0; }
+  while (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) {
+    m = m * 10 + (unsigned)((unsigned char)s[i] - '0');
+    nd++;
+    i++;
+    if (nd > 15) return 0;
+  }
   if (nd == 0) return 0;
   while (i < n && s[i] == ',') {
     if (n - i < 4) return 0;
     unsigned a = (unsigned)(unsigned char)s[i + 1] - '0', b = (unsigned)(unsigned char)s[i + 2] - '0',
              c = (unsigned)(unsigned char)s[i + 3] - '0';
     if (a > 9 || b > 9 || c > 9) return 0;
-    if (i + 4 < n && (unsigned)(unsigned char)s[i + 4] - '0' < 10) return 0;   /* a group of more than three */
+    if (i + 4 < n && (unsigned)(unsigned char)s[i + 4] - '0' < 10) return 0; /* a group of more than three */
     m = m * 1000 + a * 100 + b * 10 + c;
     nd += 3;
     if (nd > 15) return 0;
@@ -132,7 +144,12 @@ static inline int pl_parse_grouped(const char *s, size_t n, double *out) {
   unsigned frac = 0;
   if (i < n && s[i] == '.') {
     i++;
-    while (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) { m = m * 10 + (unsigned)((unsigned char)s[i] - '0'); frac++; i++; if (nd + frac > 15) return 0; }
+    while (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) {
+      m = m * 10 + (unsigned)((unsigned char)s[i] - '0');
+      frac++;
+      i++;
+      if (nd + frac > 15) return 0;
+    }
   }
   if (i != n) return 0;
   *out = frac && m ? (double)m / p10[frac] : (double)m;

@@ -22,16 +22,16 @@
 #include "table.h"
 
 typedef struct pl_std_column {
-  const char *table;       /* standard table name */
-  const char *name;        /* column name */
+  const char *table; /* standard table name */
+  const char *name;  /* column name */
   pl_type type;
-  const char *unit;        /* ns, bytes, percent, ...; "" when none */
-  const char *doc;         /* one line: what a value means */
+  const char *unit; /* ns, bytes, percent, ...; "" when none */
+  const char *doc;  /* one line: what a value means */
 } pl_std_column;
 
 typedef struct pl_std_table {
   const char *name;
-  const char *row;         /* what one row is */
+  const char *row; /* what one row is */
 } pl_std_table;
 
 /* The standard tables, in documentation order. */
@@ -53,7 +53,11 @@ int pl_std_col(pl_table *t, const char *name, const char *doc);
 /* A declarative column list: the schema gives the type of a standard
 ** column (the `type` here is for the format's own columns), `doc` the
 ** format's description (NULL: the schema's). */
-typedef struct pl_coldef { const char *name; pl_type type; const char *doc; } pl_coldef;
+typedef struct pl_coldef {
+  const char *name;
+  pl_type type;
+  const char *doc;
+} pl_coldef;
 /* Adds defs[0..n) to t: standard columns by pl_std_col, the others by
 ** pl_table_add_doc_col; cols[i] (cols may be NULL) gets each index. */
 void pl_add_cols(pl_table *t, const pl_coldef *defs, size_t n, int *cols);
@@ -61,8 +65,8 @@ void pl_add_cols(pl_table *t, const pl_coldef *defs, size_t n, int *cols);
 ** NULL), sharing string pool `pool` when not NULL; NULL when the parse
 ** options do not want the table (pl_want_table): a parser builds no column
 ** of a table nobody reads. */
-pl_table *pl_table_declare(const pl_parse_opts *o, const char *name, pl_pool *pool,
-                           const pl_coldef *defs, size_t n, int *cols);
+pl_table *pl_table_declare(const pl_parse_opts *o, const char *name, pl_pool *pool, const pl_coldef *defs, size_t n,
+                           int *cols);
 
 /* docs/tables.md: the schema as Markdown, appended to out. */
 void pl_schema_markdown(pl_buf *out);

@@ -16,7 +16,12 @@
 #include <sqlite3.h>
 #include "format.h"
 
-typedef struct pl_sqlite_str { int64_t id; size_t off; uint32_t n; uint32_t pool, strip; } pl_sqlite_str;
+typedef struct pl_sqlite_str {
+  int64_t id;
+  size_t off;
+  uint32_t n;
+  uint32_t pool, strip;
+} pl_sqlite_str;
 
 typedef struct pl_sqlite {
   sqlite3 *db;
@@ -25,13 +30,15 @@ typedef struct pl_sqlite {
   const pl_parse_opts *o;
   pl_err *err;
   pl_pool *pool;
-  char **tabs; size_t ntabs;          /* tables of sqlite_master, sorted by name */
-  pl_sqlite_str *str; size_t nstr;    /* nsys: StringIds, sorted by id */
-  pl_buf text;                        /* their bytes */
-  int dense;                          /* str[i].id == i for every i */
-  size_t rows;                        /* rows read, for the interrupt check */
-  const char *where;                  /* the table being read, for errors */
-  const char *redo;                   /* what to run again for a damaged file (NULL: nsys export) */
+  char **tabs;
+  size_t ntabs; /* tables of sqlite_master, sorted by name */
+  pl_sqlite_str *str;
+  size_t nstr;       /* nsys: StringIds, sorted by id */
+  pl_buf text;       /* their bytes */
+  int dense;         /* str[i].id == i for every i */
+  size_t rows;       /* rows read, for the interrupt check */
+  const char *where; /* the table being read, for errors */
+  const char *redo;  /* what to run again for a damaged file (NULL: nsys export) */
 } pl_sqlite;
 
 /* Checks the header, opens the database read-only and lists its tables;
@@ -42,8 +49,8 @@ void pl_sqlite_close(pl_sqlite *x);
 int pl_sqlite_fail(pl_sqlite *x, int rc);
 /* SELECT of `want` from `table` (NULL for a column it lacks), then `tail`;
 ** *present gets a bit per column found (may be NULL). */
-int pl_sqlite_select(pl_sqlite *x, const char *table, const char *const *want, size_t nwant,
-                     const char *tail, sqlite3_stmt **st, uint64_t *present);
+int pl_sqlite_select(pl_sqlite *x, const char *table, const char *const *want, size_t nwant, const char *tail,
+                     sqlite3_stmt **st, uint64_t *present);
 /* Columns of a table (malloc'd names; pl_sqlite_free_cols); -1 on error. */
 int pl_sqlite_cols(pl_sqlite *x, const char *table, char ***out, size_t *n);
 void pl_sqlite_free_cols(char **c, size_t n);
@@ -59,4 +66,3 @@ void pl_sqlite_quote(pl_buf *b, const char *s);
 /* 1 when the open database holds rocprof tables (rocpd_*, KERN): fmt_rocpd.c */
 int pl_rocpd_is_rocprof_db(pl_sqlite *x);
 #endif
-

@@ -15,9 +15,9 @@
 ** sorting
 ** ==================================================================== */
 
-#define RADIX_BITS 11
-#define RADIX_SIZE (1u << RADIX_BITS)
-#define RADIX_PASSES 6                     /* 6 * 11 >= 64 */
+#define RADIX_BITS   11
+#define RADIX_SIZE   (1u << RADIX_BITS)
+#define RADIX_PASSES 6 /* 6 * 11 >= 64 */
 
 /* Ascending LSD radix sort of unsigned 64-bit keys; skips passes where every
 ** key has the same digit (common for the high bits of durations). */
@@ -25,13 +25,17 @@ static void radix_u64(uint64_t *k, size_t n) {
   if (n < 2) return;
   if (n < 64) {
     for (size_t i = 1; i < n; i++) {
-      uint64_t v = k[i]; size_t j = i;
-      while (j > 0 && k[j - 1] > v) { k[j] = k[j - 1]; j--; }
+      uint64_t v = k[i];
+      size_t j = i;
+      while (j > 0 && k[j - 1] > v) {
+        k[j] = k[j - 1];
+        j--;
+      }
       k[j] = v;
     }
     return;
   }
-  size_t (*cnt)[RADIX_SIZE] = pl_xcalloc(RADIX_PASSES, sizeof *cnt);
+  size_t(*cnt)[RADIX_SIZE] = pl_xcalloc(RADIX_PASSES, sizeof *cnt);
   for (size_t i = 0; i < n; i++) {
     uint64_t v = k[i];
     for (int p = 0; p < RADIX_PASSES; p++) cnt[p][(v >> (p * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
@@ -41,14 +45,20 @@ static void radix_u64(uint64_t *k, size_t n) {
   for (int p = 0; p < RADIX_PASSES; p++) {
     size_t *c = cnt[p];
     unsigned shift = (unsigned)(p * RADIX_BITS);
-    if (c[(src[0] >> shift) & (RADIX_SIZE - 1)] == n) continue;   /* trivial pass */
+    if (c[(src[0] >> shift) & (RADIX_SIZE - 1)] == n) continue; /* trivial pass */
     size_t sum = 0;
-    for (size_t d = 0; d < RADIX_SIZE; d++) { size_t t = c[d]; c[d] = sum; sum += t; }
+    for (size_t d = 0; d < RADIX_SIZE; d++) {
+      size_t t = c[d];
+      c[d] = sum;
+      sum += t;
+    }
     for (size_t i = 0; i < n; i++) {
       uint64_t v = src[i];
       dst[c[(v >> shift) & (RADIX_SIZE - 1)]++] = v;
     }
-    uint64_t *t = src; src = dst; dst = t;
+    uint64_t *t = src;
+    src = dst;
+    dst = t;
   }
   if (src != k) memcpy(k, src, n * sizeof *k);
   free(tmp);
@@ -56,17 +66,19 @@ static void radix_u64(uint64_t *k, size_t n) {
 }
 
 static inline uint64_t dkey(double d) {
-  uint64_t u; memcpy(&u, &d, 8);
+  uint64_t u;
+  memcpy(&u, &d, 8);
   return (u >> 63) ? ~u : (u | 0x8000000000000000ull);
 }
 static inline double dunkey(uint64_t u) {
   u = (u >> 63) ? (u & 0x7fffffffffffffffull) : ~u;
-  double d; memcpy(&d, &u, 8);
+  double d;
+  memcpy(&d, &u, 8);
   return d;
 }
 
 void pl_radix_sort_doubles(double *x, size_t n) {
-  uint64_t *k = (uint64_t *)(void *)x;          /* same size, in place */
+  uint64_t *k = (uint64_t *)(void *)x; /* same size, in place */
   for (size_t i = 0; i < n; i++) k[i] = dkey(x[i]);
   radix_u64(k, n);
   for (size_t i = 0; i < n; i++) x[i] = dunkey(k[i]);
@@ -159,11 +171,15 @@ double pl_stats_var(const double *x, size_t n, int ddof) {
   if (ddof < 0 || n <= (size_t)ddof) return NAN;
   double m = pl_stats_mean(x, n);
   double q = ssd(x, n, m);
-  if (!isfinite(q)) {                 /* huge magnitudes: scale */
+  if (!isfinite(q)) { /* huge magnitudes: scale */
     double sc = 0;
-    for (size_t i = 0; i < n; i++) if (fabs(x[i]) > sc) sc = fabs(x[i]);
+    for (size_t i = 0; i < n; i++)
+      if (fabs(x[i]) > sc) sc = fabs(x[i]);
     double acc = 0, ms = m / sc;
-    for (size_t i = 0; i < n; i++) { double d = x[i] / sc - ms; acc += d * d; }
+    for (size_t i = 0; i < n; i++) {
+      double d = x[i] / sc - ms;
+      acc += d * d;
+    }
     return acc / (double)(n - (size_t)ddof) * sc * sc;
   }
   return q / (double)(n - (size_t)ddof);
@@ -174,9 +190,13 @@ double pl_stats_sd(const double *x, size_t n, int ddof) {
   if (v != INFINITY) return sqrt(v);
   /* the variance overflows (|x| ~ 1e300) but the sd need not: scale */
   double m = pl_stats_mean(x, n), sc = 0;
-  for (size_t i = 0; i < n; i++) if (fabs(x[i]) > sc) sc = fabs(x[i]);
+  for (size_t i = 0; i < n; i++)
+    if (fabs(x[i]) > sc) sc = fabs(x[i]);
   double acc = 0, ms = m / sc;
-  for (size_t i = 0; i < n; i++) { double d = x[i] / sc - ms; acc += d * d; }
+  for (size_t i = 0; i < n; i++) {
+    double d = x[i] / sc - ms;
+    acc += d * d;
+  }
   return sqrt(acc / (double)(n - (size_t)ddof)) * sc;
 }
 
@@ -198,7 +218,10 @@ double pl_stats_geomean(const double *x, size_t n) {
   if (n == 0) return NAN;
   double *l = pl_xmalloc(n * sizeof *l);
   for (size_t i = 0; i < n; i++) {
-    if (!(x[i] > 0)) { free(l); return NAN; }
+    if (!(x[i] > 0)) {
+      free(l);
+      return NAN;
+    }
     l[i] = log(x[i]);
   }
   double r = exp(pl_stats_mean(l, n));
@@ -222,7 +245,7 @@ double pl_stats_median_inplace(double *x, size_t n) {
   pl_select_multi(x, n, k, k[0] == k[1] ? 1 : 2);
   if (k[0] == k[1]) return x[k[0]];
   double a = x[k[0]], b = x[k[1]];
-  double m = (a + b) / 2;                       /* np.mean of the two */
+  double m = (a + b) / 2; /* np.mean of the two */
   return isfinite(m) ? m : a / 2 + b / 2;
 }
 
@@ -256,16 +279,24 @@ static void quantiles_inplace(double *c, size_t n, const double *q, size_t nq, d
     if (!(q[i] >= 0 && q[i] <= 1)) continue;
     double h = (double)(n - 1) * q[i];
     size_t k = (size_t)floor(h);
-    if (k >= n - 1) { ks[nk++] = n - 1; continue; }
-    ks[nk++] = k; ks[nk++] = k + 1;
+    if (k >= n - 1) {
+      ks[nk++] = n - 1;
+      continue;
+    }
+    ks[nk++] = k;
+    ks[nk++] = k + 1;
   }
   qsort(ks, nk, sizeof *ks, cmp_size);
   size_t u = 0;
-  for (size_t i = 0; i < nk; i++) if (u == 0 || ks[i] != ks[u - 1]) ks[u++] = ks[i];
+  for (size_t i = 0; i < nk; i++)
+    if (u == 0 || ks[i] != ks[u - 1]) ks[u++] = ks[i];
   pl_select_multi(c, n, ks, u);
   free(ks);
   for (size_t i = 0; i < nq; i++) {
-    if (!(q[i] >= 0 && q[i] <= 1)) { out[i] = NAN; continue; }
+    if (!(q[i] >= 0 && q[i] <= 1)) {
+      out[i] = NAN;
+      continue;
+    }
     double h = (double)(n - 1) * q[i];
     size_t k = (size_t)floor(h);
     if (k >= n - 1) out[i] = c[n - 1];
@@ -274,7 +305,10 @@ static void quantiles_inplace(double *c, size_t n, const double *q, size_t nq, d
 }
 
 void pl_stats_quantiles(const double *x, size_t n, const double *q, size_t nq, double *out) {
-  if (n == 0) { for (size_t i = 0; i < nq; i++) out[i] = NAN; return; }
+  if (n == 0) {
+    for (size_t i = 0; i < nq; i++) out[i] = NAN;
+    return;
+  }
   double *c = pl_xmalloc(n * sizeof *c);
   memcpy(c, x, n * sizeof *c);
   quantiles_inplace(c, n, q, nq, out);
@@ -306,12 +340,14 @@ void pl_stats_describe(const double *x, size_t n, pl_describe *d) {
     mn = v < mn ? v : mn;
     mx = v > mx ? v : mx;
   }
-  d->min = mn; d->max = mx;
+  d->min = mn;
+  d->max = mx;
   /* all order statistics in one multi-selection; the median as np.median */
   static const double qs[5] = { 0.25, 0.75, 0.90, 0.95, 0.99 };
   double out[5];
   size_t *ks = pl_xmalloc(12 * sizeof *ks), nk = 0;
-  ks[nk++] = (n - 1) / 2; ks[nk++] = n / 2;
+  ks[nk++] = (n - 1) / 2;
+  ks[nk++] = n / 2;
   for (int i = 0; i < 5; i++) {
     size_t k = (size_t)floor((double)(n - 1) * qs[i]);
     ks[nk++] = k < n - 1 ? k : n - 1;
@@ -319,7 +355,8 @@ void pl_stats_describe(const double *x, size_t n, pl_describe *d) {
   }
   qsort(ks, nk, sizeof *ks, cmp_size);
   size_t u = 0;
-  for (size_t i = 0; i < nk; i++) if (u == 0 || ks[i] != ks[u - 1]) ks[u++] = ks[i];
+  for (size_t i = 0; i < nk; i++)
+    if (u == 0 || ks[i] != ks[u - 1]) ks[u++] = ks[i];
   pl_select_multi(c, n, ks, u);
   free(ks);
   for (int i = 0; i < 5; i++) {
@@ -332,7 +369,11 @@ void pl_stats_describe(const double *x, size_t n, pl_describe *d) {
     double a = c[n / 2 - 1], b = c[n / 2], m = (a + b) / 2;
     d->median = isfinite(m) ? m : a / 2 + b / 2;
   }
-  d->p25 = out[0]; d->p75 = out[1]; d->p90 = out[2]; d->p95 = out[3]; d->p99 = out[4];
+  d->p25 = out[0];
+  d->p75 = out[1];
+  d->p90 = out[2];
+  d->p95 = out[3];
+  d->p99 = out[4];
   free(c);
 }
 
@@ -347,12 +388,12 @@ double pl_normal_sf(double x) { return 0.5 * erfc(x * M_SQRT1_2); }
 ** error 1.2e-9), then one Halley step on cdf(x) - p, computed with erfc
 ** (no cancellation in the lower tail), which brings it to rounding. */
 static double ppf_lower(double p) {
-  static const double a[6] = { -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-                               1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00 };
+  static const double a[6] = { -3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
+                               1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00 };
   static const double b[5] = { -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
                                6.680131188771972e+01, -1.328068155288572e+01 };
   static const double c[6] = { -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-                               -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00 };
+                               -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00 };
   static const double d[4] = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
                                3.754408661907416e+00 };
   double x;
@@ -365,7 +406,7 @@ static double ppf_lower(double p) {
     x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
   }
-  for (int k = 0; k < 2; k++) {                  /* Halley; the second step is a check */
+  for (int k = 0; k < 2; k++) { /* Halley; the second step is a check */
     double e = 0.5 * erfc(-x * M_SQRT1_2) - p;
     double u = e * sqrt(2 * M_PI) * exp(x * x / 2);
     x = x - u / (1 + x * u / 2);
@@ -378,7 +419,7 @@ double pl_normal_ppf(double p) {
   if (p == 0) return -INFINITY;
   if (p == 1) return INFINITY;
   if (p <= 0.5) return ppf_lower(p);
-  return -ppf_lower(1 - p);                      /* 1 - p is exact for p >= 0.5 */
+  return -ppf_lower(1 - p); /* 1 - p is exact for p >= 0.5 */
 }
 
 /* Stirling remainder lgamma(x) - ((x-0.5) log x - x + log(2 pi)/2), x >= 10. */
@@ -390,18 +431,20 @@ static double stirling_corr(double x) {
 /* log B(a, b), avoiding the cancellation of lgamma differences when a
 ** and/or b are large (large degrees of freedom). */
 static double lbeta(double a, double b) {
-  if (a < b) { double t = a; a = b; b = t; }      /* a >= b */
+  if (a < b) {
+    double t = a;
+    a = b;
+    b = t;
+  } /* a >= b */
   if (a < 10) return lgamma(a) + lgamma(b) - lgamma(a + b);
   if (b < 10) {
     /* lgamma(a+b) - lgamma(a) = (a-0.5) log1p(b/a) + b log(a+b) - b + corr */
-    double d = (a - 0.5) * log1p(b / a) + b * log(a + b) - b
-               + stirling_corr(a + b) - stirling_corr(a);
+    double d = (a - 0.5) * log1p(b / a) + b * log(a + b) - b + stirling_corr(a + b) - stirling_corr(a);
     return lgamma(b) - d;
   }
   double s = a + b;
-  return 0.5 * log(2 * M_PI) - 0.5 * log(s)
-         + (a - 0.5) * log(a / s) + (b - 0.5) * log(b / s)
-         + stirling_corr(a) + stirling_corr(b) - stirling_corr(s);
+  return 0.5 * log(2 * M_PI) - 0.5 * log(s) + (a - 0.5) * log(a / s) + (b - 0.5) * log(b / s) + stirling_corr(a) +
+         stirling_corr(b) - stirling_corr(s);
 }
 
 /* Continued fraction for I_x(a,b) (DLMF 8.17.22), modified Lentz; x is
@@ -438,7 +481,7 @@ static double ibeta_xy(double a, double b, double x, double y, double lx, double
     double v = ibeta_cf(a, b, x, lx, ly);
     return upper ? 1.0 - v : v;
   }
-  double v = ibeta_cf(b, a, y, ly, lx);            /* = 1 - I_x(a,b) */
+  double v = ibeta_cf(b, a, y, ly, lx); /* = 1 - I_x(a,b) */
   return upper ? v : 1.0 - v;
 }
 
@@ -456,24 +499,29 @@ double pl_t_sf(double t, double df) {
   if (isnan(t) || !(df > 0)) return NAN;
   if (t == INFINITY) return 0.0;
   if (t == -INFINITY) return 1.0;
-  if (t < 0) return 1.0 - pl_t_sf(-t, df);          /* >= 0.5: no cancellation issue */
+  if (t < 0) return 1.0 - pl_t_sf(-t, df); /* >= 0.5: no cancellation issue */
   if (t == 0) return 0.5;
   if (isinf(df)) return pl_normal_sf(t);
   /* P(T > t) = I_x(df/2, 1/2) / 2 with x = df / (df + t^2) */
   double t2 = t * t, x, y, lx, ly;
   if (isfinite(t2) && isfinite(df + t2)) {
     double s = df + t2;
-    x = df / s; y = t2 / s;
-    lx = log(df) - log(s); ly = log(t2) - log(s);
-    if (t2 < df) ly = log(y); else lx = log(x);
+    x = df / s;
+    y = t2 / s;
+    lx = log(df) - log(s);
+    ly = log(t2) - log(s);
+    if (t2 < df) ly = log(y);
+    else lx = log(x);
     if (x == 0) lx = log(df) - 2 * log(t);
-  } else {                                       /* t^2 overflows: x ~ df / t^2 */
-    x = 0; y = 1;
-    lx = log(df) - 2 * log(t); ly = 0;
+  } else { /* t^2 overflows: x ~ df / t^2 */
+    x = 0;
+    y = 1;
+    lx = log(df) - 2 * log(t);
+    ly = 0;
     double a = df / 2;
     return 0.5 * exp(a * lx - lbeta(a, 0.5) - log(a));
   }
-  if (x == 0) {                                  /* x underflowed; use logs */
+  if (x == 0) { /* x underflowed; use logs */
     double a = df / 2;
     return 0.5 * exp(a * lx - lbeta(a, 0.5) - log(a));
   }
@@ -492,8 +540,11 @@ double pl_t_cdf(double t, double df) {
 static void ttest_finish(double d, double denom, double df, pl_ttest *r) {
   r->df = df;
   r->t = d / denom;
-  if (isnan(r->t) || isnan(df)) { r->p = NAN; return; }
-  r->p = 2.0 * pl_t_sf(fabs(r->t), df);         /* = 2 stdtr(df, -|t|) */
+  if (isnan(r->t) || isnan(df)) {
+    r->p = NAN;
+    return;
+  }
+  r->p = 2.0 * pl_t_sf(fabs(r->t), df); /* = 2 stdtr(df, -|t|) */
   if (r->p > 1) r->p = 1;
 }
 
@@ -503,15 +554,14 @@ void pl_stats_welch_t(const double *a, size_t na, const double *b, size_t nb, pl
   double n1 = (double)na, n2 = (double)nb;
   double vn1 = v1 / n1, vn2 = v2 / n2;
   double df = (vn1 + vn2) * (vn1 + vn2) / (vn1 * vn1 / (n1 - 1) + vn2 * vn2 / (n2 - 1));
-  if (isnan(df)) df = 1;                         /* as SciPy: 0/0 -> 1 */
+  if (isnan(df)) df = 1; /* as SciPy: 0/0 -> 1 */
   ttest_finish(m1 - m2, sqrt(vn1 + vn2), df, r);
 }
 
-void pl_stats_welch_t_from_stats(double m1, double s1, double n1, double m2, double s2, double n2,
-                                 pl_ttest *r) {
+void pl_stats_welch_t_from_stats(double m1, double s1, double n1, double m2, double s2, double n2, pl_ttest *r) {
   double vn1 = s1 * s1 / n1, vn2 = s2 * s2 / n2;
   double df = (vn1 + vn2) * (vn1 + vn2) / (vn1 * vn1 / (n1 - 1) + vn2 * vn2 / (n2 - 1));
-  if (isnan(df)) df = 1;                         /* as SciPy: 0/0 -> 1 */
+  if (isnan(df)) df = 1; /* as SciPy: 0/0 -> 1 */
   ttest_finish(m1 - m2, sqrt(vn1 + vn2), df, r);
 }
 
@@ -536,22 +586,26 @@ void pl_stats_student_t(const double *a, size_t na, const double *b, size_t nb, 
 ** Gaussian binomial [m+n choose m]_q = prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i)
 ** (m the smaller size), truncated at kmax. */
 static double mwu_exact_p(size_t m, size_t n, double u) {
-  if (m > n) { size_t t = m; m = n; n = t; }
+  if (m > n) {
+    size_t t = m;
+    m = n;
+    n = t;
+  }
   double kd = (double)m * (double)n - u;
   if (kd < 0) kd = 0;
   size_t kmax = (size_t)kd;
   long double *c = pl_xcalloc(kmax + 1, sizeof *c);
   c[0] = 1;
   for (size_t i = 1; i <= m; i++) {
-    for (size_t k = i; k <= kmax; k++) c[k] += c[k - i];        /* / (1 - q^i) */
+    for (size_t k = i; k <= kmax; k++) c[k] += c[k - i]; /* / (1 - q^i) */
     size_t s = n + i;
     if (s <= kmax)
-      for (size_t k = kmax; k >= s; k--) c[k] -= c[k - s];      /* * (1 - q^(n+i)) */
+      for (size_t k = kmax; k >= s; k--) c[k] -= c[k - s]; /* * (1 - q^(n+i)) */
   }
   long double cum = 0;
   for (size_t k = 0; k <= kmax; k++) cum += c[k];
   free(c);
-  long double binom = 1;                       /* C(m+n, m) */
+  long double binom = 1; /* C(m+n, m) */
   for (size_t i = 1; i <= m; i++) binom = binom * (long double)(n + i) / (long double)i;
   double p = (double)(2 * cum / binom);
   return p > 1 ? 1 : p;
@@ -570,10 +624,12 @@ static double *sorted_copy(const double *x, size_t n) {
   return c;
 }
 
-int pl_stats_mann_whitney_u(const double *a, size_t na, const double *b, size_t nb,
-                            pl_mwu_method method, pl_mwu *r) {
+int pl_stats_mann_whitney_u(const double *a, size_t na, const double *b, size_t nb, pl_mwu_method method, pl_mwu *r) {
   memset(r, 0, sizeof *r);
-  if (na == 0 || nb == 0) { r->u = r->z = r->p = NAN; return 0; }
+  if (na == 0 || nb == 0) {
+    r->u = r->z = r->p = NAN;
+    return 0;
+  }
   double *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
   /* merge walk over the two sorted samples: average ranks of tie groups */
   size_t i = 0, j = 0, pos = 0;
@@ -582,14 +638,24 @@ int pl_stats_mann_whitney_u(const double *a, size_t na, const double *b, size_t 
   while (i < na || j < nb) {
     double v = (j >= nb || (i < na && sa[i] <= sb[j])) ? sa[i] : sb[j];
     size_t ca = 0, cb = 0;
-    while (i < na && sa[i] == v) { i++; ca++; }
-    while (j < nb && sb[j] == v) { j++; cb++; }
+    while (i < na && sa[i] == v) {
+      i++;
+      ca++;
+    }
+    while (j < nb && sb[j] == v) {
+      j++;
+      cb++;
+    }
     double c = (double)(ca + cb);
     r1 += (double)ca * ((double)pos + (c + 1) / 2);
-    if (ca + cb > 1) { ties = 1; tie += c * c * c - c; }
+    if (ca + cb > 1) {
+      ties = 1;
+      tie += c * c * c - c;
+    }
     pos += ca + cb;
   }
-  free(sa); free(sb);
+  free(sa);
+  free(sb);
   double n1 = (double)na, n2 = (double)nb, n = n1 + n2;
   double u1 = r1 - n1 * (n1 + 1) / 2;
   double u2 = n1 * n2 - u1;
@@ -614,7 +680,10 @@ int pl_stats_mann_whitney_u(const double *a, size_t na, const double *b, size_t 
   return 0;
 }
 
-typedef struct { double v; size_t i; } vi;
+typedef struct {
+  double v;
+  size_t i;
+} vi;
 static int cmp_vi(const void *a, const void *b) {
   const vi *x = a, *y = b;
   if (x->v < y->v) return -1;
@@ -624,12 +693,15 @@ static int cmp_vi(const void *a, const void *b) {
 
 void pl_stats_rank(const double *x, size_t n, double *ranks) {
   vi *p = pl_xmalloc((n ? n : 1) * sizeof *p);
-  for (size_t i = 0; i < n; i++) { p[i].v = x[i]; p[i].i = i; }
+  for (size_t i = 0; i < n; i++) {
+    p[i].v = x[i];
+    p[i].i = i;
+  }
   qsort(p, n, sizeof *p, cmp_vi);
   for (size_t i = 0; i < n;) {
     size_t j = i;
     while (j < n && p[j].v == p[i].v) j++;
-    double r = ((double)i + 1 + (double)j) / 2;   /* average of i+1 .. j */
+    double r = ((double)i + 1 + (double)j) / 2; /* average of i+1 .. j */
     for (size_t k = i; k < j; k++) ranks[p[k].i] = r;
     i = j;
   }
@@ -637,7 +709,8 @@ void pl_stats_rank(const double *x, size_t n, double *ranks) {
 }
 
 static int all_equal(const double *x, size_t n) {
-  for (size_t i = 1; i < n; i++) if (x[i] != x[0]) return 0;
+  for (size_t i = 1; i < n; i++)
+    if (x[i] != x[0]) return 0;
   return 1;
 }
 
@@ -653,7 +726,9 @@ static double pearson_r(const double *x, const double *y, size_t n) {
   double sxx = 0, syy = 0, sxy = 0;
   for (size_t i = 0; i < n; i++) {
     double dx = (x[i] - mx) / sx, dy = (y[i] - my) / sy;
-    sxx += dx * dx; syy += dy * dy; sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
+    sxy += dx * dy;
   }
   double r = sxy / (sqrt(sxx) * sqrt(syy));
   return r > 1 ? 1 : r < -1 ? -1 : r;
@@ -664,7 +739,8 @@ void pl_stats_pearson(const double *x, const double *y, size_t n, pl_corr *r) {
   if (n < 2 || all_equal(x, n) || all_equal(y, n)) return;
   if (n == 2) {
     double sx = (x[1] > x[0]) - (x[1] < x[0]), sy = (y[1] > y[0]) - (y[1] < y[0]);
-    r->r = sx * sy; r->p = 1.0;
+    r->r = sx * sy;
+    r->p = 1.0;
     return;
   }
   r->r = pearson_r(x, y, n);
@@ -681,13 +757,17 @@ void pl_stats_spearman(const double *x, const double *y, size_t n, pl_corr *r) {
   pl_stats_rank(x, n, rx);
   pl_stats_rank(y, n, ry);
   double rs = pearson_r(rx, ry, n);
-  free(rx); free(ry);
+  free(rx);
+  free(ry);
   r->r = rs;
   double dof = (double)n - 2;
   double q = dof / ((rs + 1.0) * (1.0 - rs));
   if (q < 0) q = 0;
   double t = rs * sqrt(q);
-  if (dof <= 0 || isnan(t)) { r->p = NAN; return; }
+  if (dof <= 0 || isnan(t)) {
+    r->p = NAN;
+    return;
+  }
   double p = 2 * pl_t_sf(fabs(t), dof);
   r->p = p > 1 ? 1 : p;
 }
@@ -697,7 +777,7 @@ double pl_stats_cliffs_delta(const double *a, size_t na, const double *b, size_t
   double *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
   /* for each a value: #b below and #b above, by a merge walk */
   double gt = 0, lt = 0;
-  size_t lo = 0, hi = 0;                  /* sb[0..lo) < v, sb[0..hi) <= v */
+  size_t lo = 0, hi = 0; /* sb[0..lo) < v, sb[0..hi) <= v */
   for (size_t i = 0; i < na; i++) {
     double v = sa[i];
     while (lo < nb && sb[lo] < v) lo++;
@@ -706,7 +786,8 @@ double pl_stats_cliffs_delta(const double *a, size_t na, const double *b, size_t
     gt += (double)lo;
     lt += (double)(nb - hi);
   }
-  free(sa); free(sb);
+  free(sa);
+  free(sb);
   return (gt - lt) / ((double)na * (double)nb);
 }
 
@@ -727,7 +808,7 @@ double pl_stats_bhattacharyya(const double *a, size_t na, const double *b, size_
 double pl_stats_hellinger(const double *a, size_t na, const double *b, size_t nb) {
   double db = bhatt_coef_log(a, na, b, nb);
   if (isnan(db)) return NAN;
-  return sqrt(-expm1(-db));                    /* sqrt(1 - BC) */
+  return sqrt(-expm1(-db)); /* sqrt(1 - BC) */
 }
 
 /* ======================================================================
@@ -752,7 +833,10 @@ uint64_t pl_rng_next(pl_rng *r) {
   uint64_t *s = r->s;
   uint64_t res = rotl(s[1] * 5, 7) * 9;
   uint64_t t = s[1] << 17;
-  s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
   s[2] ^= t;
   s[3] = rotl(s[3], 45);
   return res;
@@ -774,11 +858,16 @@ uint64_t pl_rng_below(pl_rng *r, uint64_t bound) {
 
 double pl_rng_double(pl_rng *r) { return (double)(pl_rng_next(r) >> 11) * 0x1.0p-53; }
 
-double pl_stat_fn_mean(double *x, size_t n, void *ud) { (void)ud; return pl_stats_mean(x, n); }
-double pl_stat_fn_median(double *x, size_t n, void *ud) { (void)ud; return pl_stats_median_inplace(x, n); }
+double pl_stat_fn_mean(double *x, size_t n, void *ud) {
+  (void)ud;
+  return pl_stats_mean(x, n);
+}
+double pl_stat_fn_median(double *x, size_t n, void *ud) {
+  (void)ud;
+  return pl_stats_median_inplace(x, n);
+}
 
-int pl_stats_bootstrap_ci(const double *x, size_t n, pl_stat_fn fn, void *ud,
-                          size_t nboot, double alpha, uint64_t seed,
+int pl_stats_bootstrap_ci(const double *x, size_t n, pl_stat_fn fn, void *ud, size_t nboot, double alpha, uint64_t seed,
                           double *lo, double *hi) {
   *lo = *hi = NAN;
   if (n == 0 || nboot == 0 || !(alpha > 0 && alpha < 1)) return -1;
@@ -788,12 +877,18 @@ int pl_stats_bootstrap_ci(const double *x, size_t n, pl_stat_fn fn, void *ud,
   for (size_t b = 0; b < nboot; b++) {
     for (size_t i = 0; i < n; i++) buf[i] = x[pl_rng_below(&rng, n)];
     st[b] = fn(buf, n, ud);
-    if (isnan(st[b])) { free(buf); free(st); return -1; }
+    if (isnan(st[b])) {
+      free(buf);
+      free(st);
+      return -1;
+    }
   }
   double q[2] = { alpha / 2, 1 - alpha / 2 }, out[2];
   quantiles_inplace(st, nboot, q, 2, out);
-  *lo = out[0]; *hi = out[1];
-  free(buf); free(st);
+  *lo = out[0];
+  *hi = out[1];
+  free(buf);
+  free(st);
   return 0;
 }
 
@@ -803,7 +898,10 @@ int pl_stats_bootstrap_ci(const double *x, size_t n, pl_stat_fn fn, void *ud,
 
 void pl_stats_histogram(const double *x, size_t n, size_t nbins, double *edges, double *counts) {
   double first = n ? pl_stats_min(x, n) : 0, last = n ? pl_stats_max(x, n) : 1;
-  if (first == last) { first -= 0.5; last += 0.5; }
+  if (first == last) {
+    first -= 0.5;
+    last += 0.5;
+  }
   /* np.linspace(first, last, nbins + 1) */
   double delta = last - first, step = delta / (double)nbins;
   for (size_t i = 0; i <= nbins; i++) edges[i] = (double)i * step + first;
@@ -822,21 +920,25 @@ void pl_stats_histogram(const double *x, size_t n, size_t nbins, double *edges, 
   }
 }
 
-int pl_stats_histogram_edges(const double *x, size_t n, const double *edges,
-                             size_t nedges, double *counts) {
+int pl_stats_histogram_edges(const double *x, size_t n, const double *edges, size_t nedges, double *counts) {
   if (nedges < 2) return -1;
-  for (size_t i = 1; i < nedges; i++) if (!(edges[i] >= edges[i - 1])) return -1;
+  for (size_t i = 1; i < nedges; i++)
+    if (!(edges[i] >= edges[i - 1])) return -1;
   size_t nb = nedges - 1;
   for (size_t i = 0; i < nb; i++) counts[i] = 0;
   for (size_t i = 0; i < n; i++) {
     double v = x[i];
     if (v < edges[0] || v > edges[nb]) continue;
-    if (v == edges[nb]) { counts[nb - 1] += 1; continue; }
+    if (v == edges[nb]) {
+      counts[nb - 1] += 1;
+      continue;
+    }
     /* last edge <= v: binary search (searchsorted side='right') */
-    size_t lo = 0, hi = nedges;       /* edges[lo] <= v < edges[hi] */
+    size_t lo = 0, hi = nedges; /* edges[lo] <= v < edges[hi] */
     while (hi - lo > 1) {
       size_t mid = lo + (hi - lo) / 2;
-      if (edges[mid] <= v) lo = mid; else hi = mid;
+      if (edges[mid] <= v) lo = mid;
+      else hi = mid;
     }
     if (lo >= nb) lo = nb - 1;
     counts[lo] += 1;
@@ -844,14 +946,15 @@ int pl_stats_histogram_edges(const double *x, size_t n, const double *edges,
   return 0;
 }
 
-void pl_stats_histogram_outside(const double *x, size_t n, const double *edges, size_t nedges,
-                                size_t *under, size_t *over) {
+void pl_stats_histogram_outside(const double *x, size_t n, const double *edges, size_t nedges, size_t *under,
+                                size_t *over) {
   size_t u = 0, o = 0;
   for (size_t i = 0; i < n; i++) {
     if (x[i] < edges[0]) u++;
     else if (x[i] > edges[nedges - 1]) o++;
   }
-  *under = u; *over = o;
+  *under = u;
+  *over = o;
 }
 
 int pl_stats_log_edges(const double *x, size_t n, size_t nbins, double *edges) {
@@ -862,9 +965,13 @@ int pl_stats_log_edges(const double *x, size_t n, size_t nbins, double *edges) {
     if (x[i] > hi) hi = x[i];
   }
   if (!(hi > 0)) return -1;
-  if (lo == hi) { lo /= 10; hi *= 10; }
+  if (lo == hi) {
+    lo /= 10;
+    hi *= 10;
+  }
   double a = log10(lo), step = (log10(hi) - a) / (double)nbins;
   for (size_t i = 0; i <= nbins; i++) edges[i] = pow(10, a + (double)i * step);
-  edges[0] = lo; edges[nbins] = hi;
+  edges[0] = lo;
+  edges[nbins] = hi;
   return 0;
 }

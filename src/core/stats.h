@@ -35,8 +35,7 @@ double pl_stats_median(const double *x, size_t n);
 ** Single q: O(n) selection on a copy. */
 double pl_stats_quantile(const double *x, size_t n, double q);
 /* Several q at once: one multi-selection pass over a copy of x. */
-void pl_stats_quantiles(const double *x, size_t n, const double *q, size_t nq,
-                        double *out);
+void pl_stats_quantiles(const double *x, size_t n, const double *q, size_t nq, double *out);
 /* (x - mean) / sd(ddof) into out (scipy.stats.zscore default ddof = 0). */
 void pl_stats_zscores(const double *x, size_t n, int ddof, double *out);
 
@@ -48,7 +47,9 @@ typedef struct pl_describe {
 void pl_stats_describe(const double *x, size_t n, pl_describe *d);
 
 /* ---- tests ------------------------------------------------------------- */
-typedef struct pl_ttest { double t, df, p; } pl_ttest;
+typedef struct pl_ttest {
+  double t, df, p;
+} pl_ttest;
 /* Two-sided; scipy.stats.ttest_ind(a, b, equal_var=False / True). */
 void pl_stats_welch_t(const double *a, size_t na, const double *b, size_t nb, pl_ttest *r);
 void pl_stats_student_t(const double *a, size_t na, const double *b, size_t nb, pl_ttest *r);
@@ -56,25 +57,25 @@ void pl_stats_student_t(const double *a, size_t na, const double *b, size_t nb, 
 ** counts; scipy.stats.ttest_ind_from_stats(equal_var=False).  Both sd 0:
 ** t = +-inf and p = 0 when the means differ, t = p = NaN when equal; a
 ** count below 2 gives df from SciPy's formula (p NaN where it is). */
-void pl_stats_welch_t_from_stats(double m1, double s1, double n1, double m2, double s2, double n2,
-                                 pl_ttest *r);
+void pl_stats_welch_t_from_stats(double m1, double s1, double n1, double m2, double s2, double n2, pl_ttest *r);
 
 typedef enum { PL_MWU_AUTO = 0, PL_MWU_EXACT, PL_MWU_ASYMPTOTIC } pl_mwu_method;
 typedef struct pl_mwu {
-  double u;       /* U statistic of sample a (SciPy's "statistic") */
-  double z;       /* (U_a - n_a n_b / 2 -+ 0.5) / sigma_tie: continuity
+  double u;  /* U statistic of sample a (SciPy's "statistic") */
+  double z;  /* (U_a - n_a n_b / 2 -+ 0.5) / sigma_tie: continuity
                      correction toward 0, tie-corrected sigma; > 0 when a
                      tends to be larger (0 when U_a is exactly the mean) */
-  double p;       /* two-sided p, SciPy's */
-  int exact;      /* 1 when the exact null distribution was used */
+  double p;  /* two-sided p, SciPy's */
+  int exact; /* 1 when the exact null distribution was used */
 } pl_mwu;
 /* scipy.stats.mannwhitneyu(a, b, alternative="two-sided", method=...).
 ** auto: exact when min(na, nb) <= 8 and there are no ties.  Returns 0, or
 ** -1 on allocation size overflow (never for sane n). */
-int pl_stats_mann_whitney_u(const double *a, size_t na, const double *b, size_t nb,
-                            pl_mwu_method method, pl_mwu *r);
+int pl_stats_mann_whitney_u(const double *a, size_t na, const double *b, size_t nb, pl_mwu_method method, pl_mwu *r);
 
-typedef struct pl_corr { double r, p; } pl_corr;
+typedef struct pl_corr {
+  double r, p;
+} pl_corr;
 /* scipy.stats.pearsonr / spearmanr, two-sided.  n >= 2; constant input
 ** gives r = p = NaN as SciPy does. */
 void pl_stats_pearson(const double *x, const double *y, size_t n, pl_corr *r);
@@ -95,7 +96,9 @@ double pl_stats_bhattacharyya(const double *a, size_t na, const double *b, size_
 
 /* ---- resampling -------------------------------------------------------- */
 /* xoshiro256** seeded through splitmix64: deterministic for a seed. */
-typedef struct pl_rng { uint64_t s[4]; } pl_rng;
+typedef struct pl_rng {
+  uint64_t s[4];
+} pl_rng;
 void pl_rng_seed(pl_rng *r, uint64_t seed);
 uint64_t pl_rng_next(pl_rng *r);
 /* Uniform integer in [0, bound) (Lemire's multiply-shift with rejection). */
@@ -111,24 +114,21 @@ double pl_stat_fn_median(double *x, size_t n, void *ud);
 ** idx = pl_rng_below(rng, n) in order; the statistic of each; lo/hi the
 ** type-7 quantiles alpha/2 and 1 - alpha/2 of those values.  fn may return
 ** NaN to signal an error; it stops and returns -1 (lo = hi = NaN). */
-int pl_stats_bootstrap_ci(const double *x, size_t n, pl_stat_fn fn, void *ud,
-                          size_t nboot, double alpha, uint64_t seed,
+int pl_stats_bootstrap_ci(const double *x, size_t n, pl_stat_fn fn, void *ud, size_t nboot, double alpha, uint64_t seed,
                           double *lo, double *hi);
 
 /* ---- histogram (np.histogram) ------------------------------------------ */
 /* nbins equal bins over [min, max] (min-0.5, max+0.5 when all equal);
 ** edges has nbins + 1 slots; counts nbins.  The last bin is closed. */
-void pl_stats_histogram(const double *x, size_t n, size_t nbins,
-                        double *edges, double *counts);
+void pl_stats_histogram(const double *x, size_t n, size_t nbins, double *edges, double *counts);
 /* Given ascending edges (nedges >= 2): bin i holds edges[i] <= x < edges[i+1],
 ** the last bin also x == edges[nedges-1]; values outside are not counted.
 ** Returns 0, -1 if the edges are not ascending. */
-int pl_stats_histogram_edges(const double *x, size_t n, const double *edges,
-                             size_t nedges, double *counts);
+int pl_stats_histogram_edges(const double *x, size_t n, const double *edges, size_t nedges, double *counts);
 /* The values below edges[0] and above edges[nedges-1] (what the edges
 ** leave out), so a caller never drops them silently. */
-void pl_stats_histogram_outside(const double *x, size_t n, const double *edges, size_t nedges,
-                                size_t *under, size_t *over);
+void pl_stats_histogram_outside(const double *x, size_t n, const double *edges, size_t nedges, size_t *under,
+                                size_t *over);
 /* nbins + 1 log-spaced edges from the smallest to the largest positive
 ** value (a decade either side when they are equal); values <= 0 fall under
 ** edges[0].  -1 when no value is positive. */

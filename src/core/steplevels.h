@@ -9,13 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct pl_step_ev { int64_t t, d; size_t i; } pl_step_ev;
+typedef struct pl_step_ev {
+  int64_t t, d;
+  size_t i;
+} pl_step_ev;
 
 typedef struct pl_levels {
-  int64_t max;     /* the highest level reached (0 when it never rises above 0) */
-  int64_t at;      /* the first time it was reached (lo when max is 0) */
-  int64_t area;    /* integral of the level over [lo, hi] (level x time) */
-  int64_t lo, hi;  /* the first and last event time */
+  int64_t max;    /* the highest level reached (0 when it never rises above 0) */
+  int64_t at;     /* the first time it was reached (lo when max is 0) */
+  int64_t area;   /* integral of the level over [lo, hi] (level x time) */
+  int64_t lo, hi; /* the first and last event time */
 } pl_levels;
 
 /* ev[0..n) (n >= 1, any order; sorted in place by time, then delta
@@ -28,7 +31,6 @@ typedef struct pl_levels {
 ** gets window k+1's start and wmax[k] its maximum level: the highest level
 ** after an event in it, or the level carried into it where that is higher
 ** (or where it has no event).  Arithmetic wraps as Lua integers do. */
-void pl_step_levels(pl_step_ev *ev, size_t n, size_t windows, pl_levels *out,
-                    int64_t *wstart, int64_t *wmax);
+void pl_step_levels(pl_step_ev *ev, size_t n, size_t windows, pl_levels *out, int64_t *wstart, int64_t *wmax);
 
 #endif

@@ -43,15 +43,24 @@ pl_table *pl_table_new_like(const char *name, const pl_table *src) {
 }
 
 static void col_free(pl_column *c) {
-  if (c->shared && --*c->shared > 0) c->v.any = NULL;   /* another column keeps the buffer */
-  else { free(c->shared); free(c->v.any); }
-  free(c->name); free(c->doc); free(c);
+  if (c->shared && --*c->shared > 0) c->v.any = NULL; /* another column keeps the buffer */
+  else {
+    free(c->shared);
+    free(c->v.any);
+  }
+  free(c->name);
+  free(c->doc);
+  free(c);
 }
 
 /* Gives a column that shares its buffer its own copy (before a write). */
 static void col_own(pl_column *c) {
   if (!c->shared) return;
-  if (*c->shared == 1) { free(c->shared); c->shared = NULL; return; }   /* the last holder owns it */
+  if (*c->shared == 1) {
+    free(c->shared);
+    c->shared = NULL;
+    return;
+  } /* the last holder owns it */
   size_t bytes = (c->cap ? c->cap : 1) * elsize(c->type);
   void *v = pl_xmalloc(bytes);
   if (c->v.any) memcpy(v, c->v.any, c->cap * elsize(c->type));
@@ -160,9 +169,13 @@ int pl_table_add_alias(pl_table *t, const char *name, int src, int at) {
   pl_column *c = pl_xcalloc(1, sizeof *c);
   c->name = pl_xstrdup(name);
   c->type = s->type;
-  c->len = s->len; c->cap = s->cap;
+  c->len = s->len;
+  c->cap = s->cap;
   c->v.any = s->v.any;
-  if (!s->shared) { s->shared = pl_xmalloc(sizeof *s->shared); *s->shared = 1; }
+  if (!s->shared) {
+    s->shared = pl_xmalloc(sizeof *s->shared);
+    *s->shared = 1;
+  }
   c->shared = s->shared;
   ++*c->shared;
   table_push_col(t, c);
@@ -176,19 +189,27 @@ int pl_table_add_alias(pl_table *t, const char *name, int src, int at) {
 
 void pl_table_set_col(pl_table *t, pl_column *c) {
   int at = pl_table_col(t, c->name);
-  if (at >= 0) { col_free(t->cols[at]); t->cols[at] = c; return; }
+  if (at >= 0) {
+    col_free(t->cols[at]);
+    t->cols[at] = c;
+    return;
+  }
   table_push_col(t, c);
 }
 
 void pl_table_put_shared(pl_table *t, const char *name, const pl_table *src, int col) {
-  pl_column *s = src->cols[col];        /* its count of holders changes, not its values */
+  pl_column *s = src->cols[col]; /* its count of holders changes, not its values */
   pl_column *c = pl_xcalloc(1, sizeof *c);
   c->name = pl_xstrdup(name);
   c->doc = s->doc ? pl_xstrdup(s->doc) : NULL;
   c->type = s->type;
-  c->len = s->len; c->cap = s->cap;
+  c->len = s->len;
+  c->cap = s->cap;
   c->v.any = s->v.any;
-  if (!s->shared) { s->shared = pl_xmalloc(sizeof *s->shared); *s->shared = 1; }
+  if (!s->shared) {
+    s->shared = pl_xmalloc(sizeof *s->shared);
+    *s->shared = 1;
+  }
   c->shared = s->shared;
   ++*c->shared;
   pl_table_set_col(t, c);
@@ -215,9 +236,12 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
   if ((c->type == PL_INT || c->type == PL_BOOL) && to == PL_NUM) {
     double *d = pl_xmalloc((c->cap ? c->cap : 1) * sizeof *d);
     for (size_t i = 0; i < c->len; i++)
-      d[i] = c->type == PL_BOOL ? (c->v.b[i] == PL_BOOL_NA ? NAN : (double)c->v.b[i])
-                                : c->v.i64[i] == PL_INT_NA ? NAN : (double)c->v.i64[i];
-    free(c->v.any); c->v.num = d; c->type = PL_NUM;
+      d[i] = c->type == PL_BOOL         ? (c->v.b[i] == PL_BOOL_NA ? NAN : (double)c->v.b[i])
+             : c->v.i64[i] == PL_INT_NA ? NAN
+                                        : (double)c->v.i64[i];
+    free(c->v.any);
+    c->v.num = d;
+    c->type = PL_NUM;
     return 0;
   }
   if (c->type == PL_NUM && to == PL_INT) {
@@ -226,9 +250,10 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
       if (!isnan(v) && (v != floor(v) || fabs(v) > 9007199254740992.0)) return -1;
     }
     int64_t *d = pl_xmalloc((c->cap ? c->cap : 1) * sizeof *d);
-    for (size_t i = 0; i < c->len; i++)
-      d[i] = pl_int_of(c->v.num[i]);
-    free(c->v.any); c->v.i64 = d; c->type = PL_INT;
+    for (size_t i = 0; i < c->len; i++) d[i] = pl_int_of(c->v.num[i]);
+    free(c->v.any);
+    c->v.i64 = d;
+    c->type = PL_INT;
     return 0;
   }
   if (c->type == PL_INT && to == PL_BOOL) {
@@ -236,7 +261,8 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
       if (c->v.i64[i] != PL_INT_NA && c->v.i64[i] != 0 && c->v.i64[i] != 1) return -1;
     uint8_t *d = pl_xmalloc(c->cap ? c->cap : 1);
     for (size_t i = 0; i < c->len; i++) d[i] = c->v.i64[i] == PL_INT_NA ? PL_BOOL_NA : (uint8_t)c->v.i64[i];
-    free(c->v.any); c->v.b = d;
+    free(c->v.any);
+    c->v.b = d;
     c->type = PL_BOOL;
     return 0;
   }
@@ -248,7 +274,10 @@ static pl_column *put_slot(pl_table *t, int col) {
   pl_column *c = t->cols[col];
   col_own(c);
   t->rowopen = 1;
-  if (c->len == t->nrows && c->len < c->cap) { c->len++; return c; }   /* the caller writes the value */
+  if (c->len == t->nrows && c->len < c->cap) {
+    c->len++;
+    return c;
+  } /* the caller writes the value */
   while (c->len < t->nrows) col_push_missing(c);
   if (c->len == t->nrows) col_push_missing(c);
   return c;
@@ -270,9 +299,7 @@ void pl_row_put_int(pl_table *t, int col, int64_t v) {
   else c->v.i64[t->nrows] = v;
 }
 
-void pl_row_put_bool(pl_table *t, int col, int v) {
-  pl_row_put_int(t, col, v ? 1 : 0);
-}
+void pl_row_put_bool(pl_table *t, int col, int v) { pl_row_put_int(t, col, v ? 1 : 0); }
 
 void pl_row_put_strid(pl_table *t, int col, uint32_t id) {
   pl_column *c = put_slot(t, col);
@@ -288,7 +315,10 @@ void pl_row_put_str(pl_table *t, int col, const char *s, size_t n) {
     size_t ln;
     uint32_t prev = c->v.str[t->nrows - 1];
     const char *ps = prev ? pl_pool_str(t->pool, prev, &ln) : NULL;
-    if (ps && ln == n && memcmp(ps, s, n) == 0) { c->v.str[t->nrows] = prev; return; }
+    if (ps && ln == n && memcmp(ps, s, n) == 0) {
+      c->v.str[t->nrows] = prev;
+      return;
+    }
   }
   c->v.str[t->nrows] = s ? pl_pool_intern(t->pool, s, n) : 0;
 }
@@ -330,7 +360,9 @@ int pl_table_populate(pl_table *t, size_t from, size_t to) {
   }
   return 0;
 #else
-  (void)t; (void)from; (void)to;
+  (void)t;
+  (void)from;
+  (void)to;
   return -1;
 #endif
 }
@@ -367,7 +399,10 @@ int64_t pl_cell_int(const pl_table *t, int col, size_t row) {
 
 const char *pl_cell_str(const pl_table *t, int col, size_t row, size_t *len) {
   const pl_column *c = t->cols[col];
-  if (c->type != PL_STR) { if (len) *len = 0; return NULL; }
+  if (c->type != PL_STR) {
+    if (len) *len = 0;
+    return NULL;
+  }
   return pl_pool_str(t->pool, c->v.str[row], len);
 }
 
@@ -384,7 +419,10 @@ int pl_cell_missing(const pl_table *t, int col, size_t row) {
 
 int pl_cell_text(const pl_table *t, int col, size_t row, char *out, size_t outsz) {
   const pl_column *c = t->cols[col];
-  if (pl_cell_missing(t, col, row)) { if (outsz) out[0] = '\0'; return 0; }
+  if (pl_cell_missing(t, col, row)) {
+    if (outsz) out[0] = '\0';
+    return 0;
+  }
   switch (c->type) {
     case PL_NUM: return pl_fmt_double(out, outsz, c->v.num[row]);
     case PL_INT: return snprintf(out, outsz, "%lld", (long long)c->v.i64[row]);
@@ -420,10 +458,18 @@ static void table_push_col(pl_table *t, pl_column *c) {
 static pl_column *col_gather(const pl_column *s, const size_t *idx, size_t n) {
   pl_column *c = col_clone_empty(s, n);
   switch (s->type) {
-    case PL_NUM: for (size_t i = 0; i < n; i++) c->v.num[i] = s->v.num[idx[i]]; break;
-    case PL_INT: for (size_t i = 0; i < n; i++) c->v.i64[i] = s->v.i64[idx[i]]; break;
-    case PL_BOOL: for (size_t i = 0; i < n; i++) c->v.b[i] = s->v.b[idx[i]]; break;
-    case PL_STR: for (size_t i = 0; i < n; i++) c->v.str[i] = s->v.str[idx[i]]; break;
+    case PL_NUM:
+      for (size_t i = 0; i < n; i++) c->v.num[i] = s->v.num[idx[i]];
+      break;
+    case PL_INT:
+      for (size_t i = 0; i < n; i++) c->v.i64[i] = s->v.i64[idx[i]];
+      break;
+    case PL_BOOL:
+      for (size_t i = 0; i < n; i++) c->v.b[i] = s->v.b[idx[i]];
+      break;
+    case PL_STR:
+      for (size_t i = 0; i < n; i++) c->v.str[i] = s->v.str[idx[i]];
+      break;
   }
   c->len = n;
   return c;
@@ -440,7 +486,7 @@ pl_table *pl_table_take_cols(const pl_table *t, const size_t *idx, size_t n, con
   pl_table *r = pl_table_new_like(t->name, t);
   for (size_t k = 0; k < ncols; k++) {
     const pl_column *s = t->cols[cols[k]];
-    if (pl_table_col(r, s->name) >= 0) continue;        /* a column named twice: once, as select */
+    if (pl_table_col(r, s->name) >= 0) continue; /* a column named twice: once, as select */
     table_push_col(r, col_gather(s, idx, n));
   }
   r->nrows = n;
@@ -454,7 +500,10 @@ pl_table *pl_table_select(const pl_table *t, const int *cols, size_t n) {
     pl_column *c = col_clone_empty(s, t->nrows);
     if (t->nrows) memcpy(c->v.any, s->v.any, t->nrows * elsize(s->type));
     c->len = t->nrows;
-    if (pl_table_col(r, c->name) >= 0) { col_free(c); continue; }
+    if (pl_table_col(r, c->name) >= 0) {
+      col_free(c);
+      continue;
+    }
     table_push_col(r, c);
   }
   r->nrows = t->nrows;

@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include "pl_util.h"
 
-#define PL_INT_NA INT64_MIN
+#define PL_INT_NA  INT64_MIN
 #define PL_BOOL_NA 2
 /* A parsed double as int64: PL_INT_NA when it is NaN or outside int64
 ** (a plain cast is undefined behaviour there). */
@@ -38,11 +38,17 @@ const char *pl_type_name(pl_type t);
 /* ---- columns ----------------------------------------------------------- */
 typedef struct pl_column {
   char *name;
-  char *doc;                /* optional one-line description (units, meaning) */
+  char *doc; /* optional one-line description (units, meaning) */
   pl_type type;
   size_t len, cap;
-  union { double *num; int64_t *i64; uint32_t *str; uint8_t *b; void *any; } v;
-  int *shared;              /* NULL: the column owns v; else the count of the
+  union {
+    double *num;
+    int64_t *i64;
+    uint32_t *str;
+    uint8_t *b;
+    void *any;
+  } v;
+  int *shared; /* NULL: the column owns v; else the count of the
                             ** columns holding this same buffer (an alias made
                             ** by pl_table_add_alias); a write or growth first
                             ** gives the column its own copy */
@@ -54,7 +60,7 @@ typedef struct pl_table {
   size_t ncols, capcols;
   pl_column **cols;
   pl_pool *pool;
-  int rowopen;              /* a row is being built (some put since last end) */
+  int rowopen; /* a row is being built (some put since last end) */
 } pl_table;
 
 pl_table *pl_table_new(const char *name);
@@ -110,7 +116,7 @@ void pl_row_put_num(pl_table *t, int col, double v);
 void pl_row_put_int(pl_table *t, int col, int64_t v);
 void pl_row_put_bool(pl_table *t, int col, int v);
 void pl_row_put_str(pl_table *t, int col, const char *s, size_t n);
-void pl_row_put_strid(pl_table *t, int col, uint32_t id);   /* id of t->pool */
+void pl_row_put_strid(pl_table *t, int col, uint32_t id); /* id of t->pool */
 void pl_row_end(pl_table *t);
 /* Forgets the row being built (values put since the last pl_row_end). */
 void pl_row_discard(pl_table *t);
@@ -120,7 +126,11 @@ void pl_row_discard(pl_table *t);
 ** PL_NUM, i for PL_INT and PL_BOOL, s = a pool id for PL_STR), missing
 ** values written as the type's marker (NAN, PL_INT_NA, 0; PL_INT_NA for a
 ** missing boolean too). */
-typedef union pl_cell { double d; int64_t i; uint32_t s; } pl_cell;
+typedef union pl_cell {
+  double d;
+  int64_t i;
+  uint32_t s;
+} pl_cell;
 void pl_table_append(pl_table *t, const pl_cell *v);
 /* Room for `rows` rows in every column (a size hint; never shrinks). */
 void pl_table_reserve(pl_table *t, size_t rows);
@@ -135,7 +145,7 @@ void pl_column_reserve(pl_column *c, size_t n);
 int pl_table_populate(pl_table *t, size_t from, size_t to);
 
 /* Cell access (row is 0-based). */
-double pl_cell_num(const pl_table *t, int col, size_t row);   /* any type -> double; NaN if missing/str */
+double pl_cell_num(const pl_table *t, int col, size_t row); /* any type -> double; NaN if missing/str */
 int64_t pl_cell_int(const pl_table *t, int col, size_t row);
 const char *pl_cell_str(const pl_table *t, int col, size_t row, size_t *len); /* NULL if missing */
 int pl_cell_missing(const pl_table *t, int col, size_t row);
@@ -153,7 +163,10 @@ pl_table *pl_table_take_cols(const pl_table *t, const size_t *idx, size_t n, con
 /* A deep copy. */
 pl_table *pl_table_copy(const pl_table *t);
 
-typedef struct pl_sortkey { int col; int desc; } pl_sortkey;
+typedef struct pl_sortkey {
+  int col;
+  int desc;
+} pl_sortkey;
 /* Stable sort; returns a malloc'd permutation of 0..nrows-1.  Missing values
 ** sort last in either direction. */
 size_t *pl_table_order(const pl_table *t, const pl_sortkey *keys, size_t nkeys);
@@ -161,17 +174,27 @@ size_t *pl_table_order(const pl_table *t, const pl_sortkey *keys, size_t nkeys);
 size_t *pl_table_topk(const pl_table *t, int col, size_t n, int desc, size_t *nout);
 
 typedef enum pl_aggop {
-  PL_AGG_COUNT, PL_AGG_SUM, PL_AGG_MEAN, PL_AGG_MIN, PL_AGG_MAX,
-  PL_AGG_QUANTILE, PL_AGG_FIRST, PL_AGG_SD, PL_AGG_COUNT_DISTINCT,
-  PL_AGG_WMEAN, PL_AGG_LAST, PL_AGG_IDS, PL_AGG_FIRST_ROW
+  PL_AGG_COUNT,
+  PL_AGG_SUM,
+  PL_AGG_MEAN,
+  PL_AGG_MIN,
+  PL_AGG_MAX,
+  PL_AGG_QUANTILE,
+  PL_AGG_FIRST,
+  PL_AGG_SD,
+  PL_AGG_COUNT_DISTINCT,
+  PL_AGG_WMEAN,
+  PL_AGG_LAST,
+  PL_AGG_IDS,
+  PL_AGG_FIRST_ROW
 } pl_aggop;
 typedef struct pl_agg {
-  const char *out;          /* output column name */
+  const char *out; /* output column name */
   pl_aggop op;
-  int col;                  /* source column (ignored for COUNT) */
-  double q;                 /* for QUANTILE, 0..1 */
-  int col2;                 /* WMEAN: the weight column */
-  const pl_column *where;   /* NULL, or a PL_BOOL column of nrows values: only
+  int col;                /* source column (ignored for COUNT) */
+  double q;               /* for QUANTILE, 0..1 */
+  int col2;               /* WMEAN: the weight column */
+  const pl_column *where; /* NULL, or a PL_BOOL column of nrows values: only
                             ** rows where it is true (1) count for this aggregate */
 } pl_agg;
 /* Groups by the key columns (in order of first appearance) and computes the
@@ -181,14 +204,13 @@ typedef struct pl_agg {
 ** number of the group's first row (the binding hands out the full lists,
 ** see pl_table_group_ids).  A group with no row passing `where` gets 0 for
 ** COUNT and SUM, missing for the others. */
-pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
-                         const pl_agg *aggs, size_t naggs, pl_err *err);
+pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys, const pl_agg *aggs, size_t naggs,
+                         pl_err *err);
 
 typedef enum pl_joinkind { PL_JOIN_INNER, PL_JOIN_LEFT } pl_joinkind;
 /* Joins a and b where a.akeys[i] == b.bkeys[i].  Output: all columns of a,
 ** then b's non-key columns (renamed with suffix when the name clashes). */
-pl_table *pl_table_join(const pl_table *a, const pl_table *b,
-                        const int *akeys, const int *bkeys, size_t nkeys,
+pl_table *pl_table_join(const pl_table *a, const pl_table *b, const int *akeys, const int *bkeys, size_t nkeys,
                         pl_joinkind kind, const char *suffix, pl_err *err);
 /* Distinct values of one column, in order of first appearance. */
 pl_table *pl_table_unique(const pl_table *t, int col);
@@ -201,8 +223,8 @@ size_t pl_table_group_ids(const pl_table *t, const int *keys, size_t nkeys, size
 ** the aggregate `op` of `val` over the rows of that (index, column) pair;
 ** missing where a pair has no row (0 for COUNT).  NULL with err set when
 ** the aggregate does not apply to the column. */
-pl_table *pl_table_pivot(const pl_table *t, const int *index, size_t nindex, int colkey, int val,
-                         pl_aggop op, pl_err *err);
+pl_table *pl_table_pivot(const pl_table *t, const int *index, size_t nindex, int colkey, int val, pl_aggop op,
+                         pl_err *err);
 
 /* ---- vector operations (table_vec.c) -------------------------------------
 ** Each returns a new one-column table of t's length (sharing the pool of the
@@ -210,16 +232,31 @@ pl_table *pl_table_pivot(const pl_table *t, const int *index, size_t nindex, int
 ** a scalar (t == NULL: type PL_NUM with d, PL_INT with i, PL_STR with s/slen,
 ** PL_BOOL with i). */
 typedef struct pl_operand {
-  const pl_table *t; int col;
+  const pl_table *t;
+  int col;
   pl_type type;
-  double d; int64_t i;
-  const char *s; size_t slen;
+  double d;
+  int64_t i;
+  const char *s;
+  size_t slen;
 } pl_operand;
 typedef enum pl_vop {
-  PL_V_ADD, PL_V_SUB, PL_V_MUL, PL_V_DIV, PL_V_MIN, PL_V_MAX,   /* arithmetic */
-  PL_V_IDIV, PL_V_MOD,                                         /* floor division, modulo (Lua's // and %) */
-  PL_V_EQ, PL_V_NE, PL_V_LT, PL_V_LE, PL_V_GT, PL_V_GE,        /* comparisons */
-  PL_V_AND, PL_V_OR                                            /* booleans */
+  PL_V_ADD,
+  PL_V_SUB,
+  PL_V_MUL,
+  PL_V_DIV,
+  PL_V_MIN,
+  PL_V_MAX, /* arithmetic */
+  PL_V_IDIV,
+  PL_V_MOD, /* floor division, modulo (Lua's // and %) */
+  PL_V_EQ,
+  PL_V_NE,
+  PL_V_LT,
+  PL_V_LE,
+  PL_V_GT,
+  PL_V_GE, /* comparisons */
+  PL_V_AND,
+  PL_V_OR /* booleans */
 } pl_vop;
 /* Length of the operand (SIZE_MAX for a scalar). */
 size_t pl_operand_len(const pl_operand *a);
@@ -298,8 +335,8 @@ int pl_table_write_json_sink(const pl_table *t, pl_buf *out, const char *row_ind
 typedef struct pl_fmtopts {
   int markdown;
   size_t max_rows;
-  size_t max_width;         /* per cell, in characters */
-  int digits;               /* significant digits for non-integral numbers (default 6) */
+  size_t max_width; /* per cell, in characters */
+  int digits;       /* significant digits for non-integral numbers (default 6) */
 } pl_fmtopts;
 void pl_table_format(const pl_table *t, const pl_fmtopts *o, pl_buf *out);
 

@@ -23,7 +23,8 @@ static int cmp_cell(const pl_table *t, const pl_column *c, size_t i, size_t j, i
       r = (a > b) - (a < b);
       break;
     }
-    case PL_INT: case PL_BOOL: {
+    case PL_INT:
+    case PL_BOOL: {
       int64_t a = c->type == PL_INT ? c->v.i64[i] : c->v.b[i] == PL_BOOL_NA ? PL_INT_NA : c->v.b[i];
       int64_t b = c->type == PL_INT ? c->v.i64[j] : c->v.b[j] == PL_BOOL_NA ? PL_INT_NA : c->v.b[j];
       int na = a == PL_INT_NA, nb = b == PL_INT_NA;
@@ -47,7 +48,11 @@ static int cmp_cell(const pl_table *t, const pl_column *c, size_t i, size_t j, i
   return desc ? -r : r;
 }
 
-typedef struct sortctx { const pl_table *t; const pl_sortkey *keys; size_t nkeys; } sortctx;
+typedef struct sortctx {
+  const pl_table *t;
+  const pl_sortkey *keys;
+  size_t nkeys;
+} sortctx;
 
 static int cmp_rows(const sortctx *s, size_t i, size_t j) {
   for (size_t k = 0; k < s->nkeys; k++) {
@@ -61,7 +66,10 @@ static void merge_sort(const sortctx *s, size_t *a, size_t *tmp, size_t n) {
   if (n < 24) {
     for (size_t i = 1; i < n; i++) {
       size_t v = a[i], j = i;
-      while (j > 0 && cmp_rows(s, a[j - 1], v) > 0) { a[j] = a[j - 1]; j--; }
+      while (j > 0 && cmp_rows(s, a[j - 1], v) > 0) {
+        a[j] = a[j - 1];
+        j--;
+      }
       a[j] = v;
     }
     return;
@@ -69,7 +77,7 @@ static void merge_sort(const sortctx *s, size_t *a, size_t *tmp, size_t n) {
   size_t h = n / 2;
   merge_sort(s, a, tmp, h);
   merge_sort(s, a + h, tmp, n - h);
-  if (cmp_rows(s, a[h - 1], a[h]) <= 0) return;   /* already in order */
+  if (cmp_rows(s, a[h - 1], a[h]) <= 0) return; /* already in order */
   memcpy(tmp, a, h * sizeof *a);
   size_t i = 0, j = h, k = 0;
   while (i < h && j < n) a[k++] = cmp_rows(s, a[j], tmp[i]) < 0 ? a[j++] : tmp[i++];
@@ -90,7 +98,11 @@ size_t *pl_table_order(const pl_table *t, const pl_sortkey *keys, size_t nkeys) 
 
 /* Top-k with a bounded binary heap keyed on (value, row) so ties keep row
 ** order; O(n log k). */
-typedef struct topctx { const pl_table *t; int col; int desc; } topctx;
+typedef struct topctx {
+  const pl_table *t;
+  int col;
+  int desc;
+} topctx;
 
 /* "a ranks before b" in the output order */
 static int top_before(const topctx *c, size_t a, size_t b) {
@@ -105,7 +117,9 @@ static void heap_sift_down(const topctx *c, size_t *h, size_t n, size_t i) {
     if (l < n && top_before(c, h[w], h[l])) w = l;
     if (r < n && top_before(c, h[w], h[r])) w = r;
     if (w == i) return;
-    size_t tmp = h[i]; h[i] = h[w]; h[w] = tmp;
+    size_t tmp = h[i];
+    h[i] = h[w];
+    h[w] = tmp;
     i = w;
   }
 }
@@ -118,16 +132,20 @@ size_t *pl_table_topk(const pl_table *t, int col, size_t n, int desc, size_t *no
   for (size_t i = 0; i < t->nrows && k > 0; i++) {
     if (m < k) {
       h[m++] = i;
-      if (m == k) for (size_t j = k / 2 + 1; j-- > 0;) heap_sift_down(&c, h, m, j);
+      if (m == k)
+        for (size_t j = k / 2 + 1; j-- > 0;) heap_sift_down(&c, h, m, j);
     } else if (top_before(&c, i, h[0])) {
       h[0] = i;
       heap_sift_down(&c, h, m, 0);
     }
   }
-  if (m < k) for (size_t j = m / 2 + 1; j-- > 0;) heap_sift_down(&c, h, m, j);
+  if (m < k)
+    for (size_t j = m / 2 + 1; j-- > 0;) heap_sift_down(&c, h, m, j);
   /* heap sort into output order */
   for (size_t e = m; e > 1; e--) {
-    size_t tmp = h[0]; h[0] = h[e - 1]; h[e - 1] = tmp;
+    size_t tmp = h[0];
+    h[0] = h[e - 1];
+    h[e - 1] = tmp;
     heap_sift_down(&c, h, e - 1, 0);
   }
   *nout = m;
@@ -137,8 +155,10 @@ size_t *pl_table_topk(const pl_table *t, int col, size_t n, int desc, size_t *no
 /* ---- hashing keys ------------------------------------------------------ */
 
 static uint64_t mix64(uint64_t x) {
-  x ^= x >> 33; x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
   x ^= x >> 33;
   return x;
 }
@@ -164,7 +184,7 @@ static uint64_t cell_hash(const pl_table *t, int col, size_t row, int byid) {
   }
   double v = pl_cell_num(t, col, row);
   if (isnan(v)) return 0x7ff8000000000000ull;
-  if (v == 0) v = 0;  /* -0 == 0 */
+  if (v == 0) v = 0; /* -0 == 0 */
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
   return mix64(bits);
@@ -192,8 +212,8 @@ static uint64_t row_hash(const pl_table *t, const int *keys, size_t nkeys, size_
   return h;
 }
 
-static int row_eq(const pl_table *a, const int *ak, size_t ra,
-                  const pl_table *b, const int *bk, size_t rb, size_t nkeys) {
+static int row_eq(const pl_table *a, const int *ak, size_t ra, const pl_table *b, const int *bk, size_t rb,
+                  size_t nkeys) {
   for (size_t k = 0; k < nkeys; k++)
     if (!cell_eq(a, ak[k], ra, b, bk[k], rb)) return 0;
   return 1;
@@ -201,7 +221,10 @@ static int row_eq(const pl_table *a, const int *ak, size_t ra,
 
 /* ---- group by ---------------------------------------------------------- */
 
-typedef struct hashrow { uint64_t h; size_t row; } hashrow;
+typedef struct hashrow {
+  uint64_t h;
+  size_t row;
+} hashrow;
 
 static int cmp_hashrow(const void *a, const void *b) {
   const hashrow *x = a, *y = b;
@@ -217,14 +240,17 @@ static size_t group_ids_str(const pl_table *t, int key, size_t *gid, size_t **fi
   size_t n = t->nrows, np = pl_pool_count(t->pool) + 1;
   if (np > 4 * n + 1024) return 0;
   const uint32_t *ids = t->cols[key]->v.str;
-  size_t *grp = pl_xmalloc(np * sizeof *grp);           /* id -> group + 1, 0 none */
+  size_t *grp = pl_xmalloc(np * sizeof *grp); /* id -> group + 1, 0 none */
   memset(grp, 0, np * sizeof *grp);
   size_t *first = pl_xmalloc(16 * sizeof *first);
   size_t ngroups = 0, capg = 16;
   for (size_t i = 0; i < n; i++) {
     size_t g = grp[ids[i]];
     if (g == 0) {
-      if (ngroups == capg) { capg *= 2; first = pl_xrealloc(first, capg * sizeof *first); }
+      if (ngroups == capg) {
+        capg *= 2;
+        first = pl_xrealloc(first, capg * sizeof *first);
+      }
       first[ngroups] = i;
       g = grp[ids[i]] = ++ngroups;
     }
@@ -239,9 +265,16 @@ static size_t group_ids_str(const pl_table *t, int key, size_t *gid, size_t **fi
 ** side by side (one cache miss a row instead of the hash path's chain of
 ** row lookups); missing (PL_INT_NA) is a value like any other, as there.
 ** The same groups in the same order (first appearance). */
-typedef struct islot { int64_t k; size_t g; } islot;    /* g: group + 1, 0 empty */
+typedef struct islot {
+  int64_t k;
+  size_t g;
+} islot; /* g: group + 1, 0 empty */
 
-static size_t islots_for(size_t n) { size_t m = 64; while (m < n * 2) m *= 2; return m; }
+static size_t islots_for(size_t n) {
+  size_t m = 64;
+  while (m < n * 2) m *= 2;
+  return m;
+}
 
 static size_t islot_find(const islot *tab, size_t mask, int64_t k) {
   size_t s = (size_t)mix64((uint64_t)k) & mask;
@@ -258,9 +291,13 @@ static size_t group_ids_int(const pl_table *t, int key, size_t *gid, size_t **fi
   for (size_t i = 0; i < n; i++) {
     size_t s = islot_find(tab, nslots - 1, v[i]);
     if (!tab[s].g) {
-      if (ngroups == capg) { capg *= 2; first = pl_xrealloc(first, capg * sizeof *first); }
+      if (ngroups == capg) {
+        capg *= 2;
+        first = pl_xrealloc(first, capg * sizeof *first);
+      }
       first[ngroups] = i;
-      tab[s].k = v[i]; tab[s].g = ++ngroups;
+      tab[s].k = v[i];
+      tab[s].g = ++ngroups;
     }
     gid[i] = tab[s].g - 1;
   }
@@ -276,11 +313,11 @@ size_t pl_table_group_ids(const pl_table *t, const int *keys, size_t nkeys, size
     if (ng > 0) return ng;
   }
   if (nkeys == 1 && t->cols[keys[0]]->type == PL_INT) return group_ids_int(t, keys[0], gid, firstp);
-  size_t *first = pl_xmalloc(16 * sizeof *first);     /* group -> first row */
+  size_t *first = pl_xmalloc(16 * sizeof *first); /* group -> first row */
   size_t ngroups = 0, capg = 16;
   size_t nslots = 64;
   while (nslots < n * 2) nslots *= 2;
-  size_t *slots = pl_xmalloc(nslots * sizeof *slots);  /* group+1, 0 empty */
+  size_t *slots = pl_xmalloc(nslots * sizeof *slots); /* group+1, 0 empty */
   memset(slots, 0, nslots * sizeof *slots);
   uint64_t *ghash = pl_xmalloc(16 * sizeof *ghash);
   for (size_t i = 0; i < n; i++) {
@@ -294,30 +331,37 @@ size_t pl_table_group_ids(const pl_table *t, const int *keys, size_t nkeys, size
           first = pl_xrealloc(first, capg * sizeof *first);
           ghash = pl_xrealloc(ghash, capg * sizeof *ghash);
         }
-        first[ngroups] = i; ghash[ngroups] = h;
+        first[ngroups] = i;
+        ghash[ngroups] = h;
         slots[s] = ++ngroups;
         gid[i] = ngroups - 1;
         break;
       }
-      if (ghash[g - 1] == h && row_eq(t, keys, first[g - 1], t, keys, i, nkeys)) { gid[i] = g - 1; break; }
+      if (ghash[g - 1] == h && row_eq(t, keys, first[g - 1], t, keys, i, nkeys)) {
+        gid[i] = g - 1;
+        break;
+      }
       s = (s + 1) & (nslots - 1);
     }
   }
-  free(slots); free(ghash);
+  free(slots);
+  free(ghash);
   *firstp = first;
   return ngroups;
 }
 
 /* Neumaier summation: sums of many durations stay exact */
-typedef struct ksum { double s, c; } ksum;
+typedef struct ksum {
+  double s, c;
+} ksum;
 static void ksum_add(ksum *k, double y) {
   double tt = k->s + y;
   k->c += fabs(k->s) >= fabs(y) ? (k->s - tt) + y : (y - tt) + k->s;
   k->s = tt;
 }
 
-pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
-                         const pl_agg *aggs, size_t naggs, pl_err *err) {
+pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys, const pl_agg *aggs, size_t naggs,
+                         pl_err *err) {
   for (size_t a = 0; a < naggs; a++) {
     if (aggs[a].op == PL_AGG_COUNT || aggs[a].op == PL_AGG_IDS || aggs[a].op == PL_AGG_FIRST_ROW) continue;
     if (aggs[a].col < 0 || (size_t)aggs[a].col >= t->ncols) {
@@ -325,9 +369,10 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
       return NULL;
     }
     pl_type ty = t->cols[aggs[a].col]->type;
-    if (ty == PL_STR && aggs[a].op != PL_AGG_FIRST && aggs[a].op != PL_AGG_LAST && aggs[a].op != PL_AGG_COUNT_DISTINCT) {
-      pl_err_set(err, 0, 0, "aggregate '%s': column '%s' holds strings, not numbers",
-                 aggs[a].out, t->cols[aggs[a].col]->name);
+    if (ty == PL_STR && aggs[a].op != PL_AGG_FIRST && aggs[a].op != PL_AGG_LAST &&
+        aggs[a].op != PL_AGG_COUNT_DISTINCT) {
+      pl_err_set(err, 0, 0, "aggregate '%s': column '%s' holds strings, not numbers", aggs[a].out,
+                 t->cols[aggs[a].col]->name);
       return NULL;
     }
     if (aggs[a].op == PL_AGG_WMEAN) {
@@ -336,8 +381,8 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
         return NULL;
       }
       if (t->cols[aggs[a].col2]->type == PL_STR) {
-        pl_err_set(err, 0, 0, "aggregate '%s': weight column '%s' holds strings, not numbers",
-                   aggs[a].out, t->cols[aggs[a].col2]->name);
+        pl_err_set(err, 0, 0, "aggregate '%s': weight column '%s' holds strings, not numbers", aggs[a].out,
+                   t->cols[aggs[a].col2]->name);
         return NULL;
       }
     }
@@ -356,7 +401,8 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
   pl_table *r = pl_table_take(t, first, ngroups);
   for (size_t j = r->ncols; j-- > 0;) {
     int keep = 0;
-    for (size_t k = 0; k < nkeys; k++) if (strcmp(r->cols[j]->name, t->cols[keys[k]]->name) == 0) keep = 1;
+    for (size_t k = 0; k < nkeys; k++)
+      if (strcmp(r->cols[j]->name, t->cols[keys[k]]->name) == 0) keep = 1;
     if (!keep) pl_table_drop_col(r, (int)j);
   }
   /* order key columns as given */
@@ -384,11 +430,11 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
     pl_type outt = PL_NUM;
     const pl_column *wh = ag->where;
 #define PASS(row) (wh == NULL || wh->v.b[row] == 1)
-    if (ag->op == PL_AGG_COUNT || ag->op == PL_AGG_COUNT_DISTINCT || ag->op == PL_AGG_IDS ||
-        ag->op == PL_AGG_FIRST_ROW) outt = PL_INT;
+    if (ag->op == PL_AGG_COUNT || ag->op == PL_AGG_COUNT_DISTINCT || ag->op == PL_AGG_IDS || ag->op == PL_AGG_FIRST_ROW)
+      outt = PL_INT;
     else if (ag->op == PL_AGG_FIRST || ag->op == PL_AGG_LAST) outt = t->cols[ag->col]->type;
-    else if ((ag->op == PL_AGG_MIN || ag->op == PL_AGG_MAX || ag->op == PL_AGG_SUM) &&
-             t->cols[ag->col]->type == PL_INT) outt = PL_INT;
+    else if ((ag->op == PL_AGG_MIN || ag->op == PL_AGG_MAX || ag->op == PL_AGG_SUM) && t->cols[ag->col]->type == PL_INT)
+      outt = PL_INT;
     int oc = pl_table_col(r, ag->out);
     if (oc >= 0) pl_table_drop_col(r, oc);
     oc = pl_table_add_col(r, ag->out, outt);
@@ -396,16 +442,23 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
     for (size_t g = 0; g < ngroups; g++) {
       size_t b = start[g], e = start[g + 1], m = 0;
       if (ag->op == PL_AGG_COUNT) {
-        if (wh == NULL) { out->v.i64[g] = (int64_t)(e - b); continue; }
+        if (wh == NULL) {
+          out->v.i64[g] = (int64_t)(e - b);
+          continue;
+        }
         int64_t k = 0;
         for (size_t i = b; i < e; i++) k += PASS(rows[i]);
         out->v.i64[g] = k;
         continue;
       }
-      if (ag->op == PL_AGG_IDS) { out->v.i64[g] = (int64_t)first[g] + 1; continue; }
-      if (ag->op == PL_AGG_FIRST_ROW) {   /* the first row (1-based) that passes the mask */
+      if (ag->op == PL_AGG_IDS) {
+        out->v.i64[g] = (int64_t)first[g] + 1;
+        continue;
+      }
+      if (ag->op == PL_AGG_FIRST_ROW) { /* the first row (1-based) that passes the mask */
         int64_t fr = PL_INT_NA;
-        for (size_t i = b; i < e && fr == PL_INT_NA; i++) if (PASS(rows[i])) fr = (int64_t)rows[i] + 1;
+        for (size_t i = b; i < e && fr == PL_INT_NA; i++)
+          if (PASS(rows[i])) fr = (int64_t)rows[i] + 1;
         out->v.i64[g] = fr;
         continue;
       }
@@ -415,18 +468,21 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
           if (!PASS(rows[i])) continue;
           double x = pl_cell_num(t, ag->col, rows[i]), w = pl_cell_num(t, ag->col2, rows[i]);
           if (isnan(x) || isnan(w)) continue;
-          ksum_add(&sx, x * w); ksum_add(&sw, w);
+          ksum_add(&sx, x * w);
+          ksum_add(&sw, w);
         }
         double den = sw.s + sw.c;
         out->v.num[g] = den != 0 ? (sx.s + sx.c) / den : NAN;
         continue;
       }
-      if (ag->op == PL_AGG_FIRST || ag->op == PL_AGG_LAST) {   /* the first (last) non-missing value */
+      if (ag->op == PL_AGG_FIRST || ag->op == PL_AGG_LAST) { /* the first (last) non-missing value */
         size_t i = e;
         if (ag->op == PL_AGG_FIRST) {
-          for (size_t x = b; x < e && i == e; x++) if (PASS(rows[x]) && !pl_cell_missing(t, ag->col, rows[x])) i = x;
+          for (size_t x = b; x < e && i == e; x++)
+            if (PASS(rows[x]) && !pl_cell_missing(t, ag->col, rows[x])) i = x;
         } else {
-          for (size_t x = e; x-- > b && i == e;) if (PASS(rows[x]) && !pl_cell_missing(t, ag->col, rows[x])) i = x;
+          for (size_t x = e; x-- > b && i == e;)
+            if (PASS(rows[x]) && !pl_cell_missing(t, ag->col, rows[x])) i = x;
         }
         if (i == e) {
           if (outt == PL_NUM) out->v.num[g] = NAN;
@@ -446,11 +502,13 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
       if (ag->op == PL_AGG_COUNT_DISTINCT) {
         /* sort the group's rows by value hash; equal hashes are compared
         ** exactly within their run, so collisions cannot miscount */
-        size_t m2 = 0;   /* missing values are not a distinct value */
+        size_t m2 = 0; /* missing values are not a distinct value */
         hashrow *hr = pl_xmalloc((e - b ? e - b : 1) * sizeof *hr);
         for (size_t i = b; i < e; i++) {
           if (!PASS(rows[i]) || pl_cell_missing(t, ag->col, rows[i])) continue;
-          hr[m2].h = cell_hash(t, ag->col, rows[i], 1); hr[m2].row = rows[i]; m2++;
+          hr[m2].h = cell_hash(t, ag->col, rows[i], 1);
+          hr[m2].row = rows[i];
+          m2++;
         }
         qsort(hr, m2, sizeof *hr, cmp_hashrow);
         int64_t cnt = 0;
@@ -481,11 +539,10 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
               pl_table_retype(r, oc, PL_NUM);
               out = r->cols[oc];
               outt = PL_NUM;
-              g = (size_t)-1;   /* recompute every group as doubles */
+              g = (size_t)-1; /* recompute every group as doubles */
               break;
             }
-          }
-          else if (ag->op == PL_AGG_MIN ? v < acc : v > acc) acc = v;
+          } else if (ag->op == PL_AGG_MIN ? v < acc : v > acc) acc = v;
         }
         if (outt != PL_INT) continue;
         if (ag->op == PL_AGG_SUM && acc == PL_INT_NA) acc = 0;
@@ -508,18 +565,33 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
         res = s + c;
       } else if (m > 0) {
         switch (ag->op) {
-          case PL_AGG_MEAN: case PL_AGG_SD: {
+          case PL_AGG_MEAN:
+          case PL_AGG_SD: {
             double mean = 0;
             for (size_t i = 0; i < m; i++) mean += (vals[i] - mean) / (double)(i + 1);
-            if (ag->op == PL_AGG_MEAN) { res = mean; break; }
-            if (m < 2) { res = NAN; break; }
+            if (ag->op == PL_AGG_MEAN) {
+              res = mean;
+              break;
+            }
+            if (m < 2) {
+              res = NAN;
+              break;
+            }
             double ss = 0;
             for (size_t i = 0; i < m; i++) ss += (vals[i] - mean) * (vals[i] - mean);
             res = sqrt(ss / (double)(m - 1));
             break;
           }
-          case PL_AGG_MIN: res = vals[0]; for (size_t i = 1; i < m; i++) if (vals[i] < res) res = vals[i]; break;
-          case PL_AGG_MAX: res = vals[0]; for (size_t i = 1; i < m; i++) if (vals[i] > res) res = vals[i]; break;
+          case PL_AGG_MIN:
+            res = vals[0];
+            for (size_t i = 1; i < m; i++)
+              if (vals[i] < res) res = vals[i];
+            break;
+          case PL_AGG_MAX:
+            res = vals[0];
+            for (size_t i = 1; i < m; i++)
+              if (vals[i] > res) res = vals[i];
+            break;
           case PL_AGG_QUANTILE: res = pl_quantile_select(vals, m, ag->q); break;
           default: break;
         }
@@ -528,20 +600,23 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys,
     }
 #undef PASS
   }
-  free(vals); free(rows); free(start); free(gid); free(first);
+  free(vals);
+  free(rows);
+  free(start);
+  free(gid);
+  free(first);
   return r;
 }
 
 /* ---- join -------------------------------------------------------------- */
 
-pl_table *pl_table_join(const pl_table *a, const pl_table *b,
-                        const int *akeys, const int *bkeys, size_t nkeys,
+pl_table *pl_table_join(const pl_table *a, const pl_table *b, const int *akeys, const int *bkeys, size_t nkeys,
                         pl_joinkind kind, const char *suffix, pl_err *err) {
   for (size_t k = 0; k < nkeys; k++) {
     if ((a->cols[akeys[k]]->type == PL_STR) != (b->cols[bkeys[k]]->type == PL_STR)) {
       const char *ta = pl_type_name(a->cols[akeys[k]]->type), *tb = pl_type_name(b->cols[bkeys[k]]->type);
-      pl_err_set(err, 0, 0, "join key '%s' is %s %s on one side and %s %s on the other",
-                 a->cols[akeys[k]]->name, ta[0] == 'i' ? "an" : "a", ta, tb[0] == 'i' ? "an" : "a", tb);
+      pl_err_set(err, 0, 0, "join key '%s' is %s %s on one side and %s %s on the other", a->cols[akeys[k]]->name,
+                 ta[0] == 'i' ? "an" : "a", ta, tb[0] == 'i' ? "an" : "a", tb);
       return NULL;
     }
   }
@@ -562,52 +637,85 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b,
     for (size_t i = 0; i < nb; i++) {
       size_t s = islot_find(tab, mask, bv[i]);
       next[i] = (size_t)-1;
-      if (!tab[s].g) { tab[s].k = bv[i]; tab[s].g = i + 1; }
-      else next[tail[s]] = i;
+      if (!tab[s].g) {
+        tab[s].k = bv[i];
+        tab[s].g = i + 1;
+      } else next[tail[s]] = i;
       tail[s] = i;
     }
     for (size_t i = 0; i < a->nrows; i++) {
       size_t s = islot_find(tab, mask, av[i]);
       int hit = 0;
       for (size_t j = tab[s].g ? tab[s].g - 1 : (size_t)-1; j != (size_t)-1; j = next[j]) {
-        if (n == cap) { cap *= 2; ra = pl_xrealloc(ra, cap * sizeof *ra); rb = pl_xrealloc(rb, cap * sizeof *rb); }
-        ra[n] = i; rb[n] = j; n++; hit = 1;
+        if (n == cap) {
+          cap *= 2;
+          ra = pl_xrealloc(ra, cap * sizeof *ra);
+          rb = pl_xrealloc(rb, cap * sizeof *rb);
+        }
+        ra[n] = i;
+        rb[n] = j;
+        n++;
+        hit = 1;
       }
       if (!hit && kind == PL_JOIN_LEFT) {
-        if (n == cap) { cap *= 2; ra = pl_xrealloc(ra, cap * sizeof *ra); rb = pl_xrealloc(rb, cap * sizeof *rb); }
-        ra[n] = i; rb[n] = (size_t)-1; n++;
+        if (n == cap) {
+          cap *= 2;
+          ra = pl_xrealloc(ra, cap * sizeof *ra);
+          rb = pl_xrealloc(rb, cap * sizeof *rb);
+        }
+        ra[n] = i;
+        rb[n] = (size_t)-1;
+        n++;
       }
     }
-    free(tab); free(tail); free(next);
+    free(tab);
+    free(tail);
+    free(next);
     goto gather;
   }
   while (nslots < nb * 2) nslots *= 2;
   size_t *head = pl_xmalloc(nslots * sizeof *head);
   for (size_t s = 0; s < nslots; s++) head[s] = (size_t)-1;
   size_t *next = pl_xmalloc((nb ? nb : 1) * sizeof *next);
-  for (size_t i = nb; i-- > 0;) {     /* reverse so chains list rows in order */
+  for (size_t i = nb; i-- > 0;) { /* reverse so chains list rows in order */
     size_t s = (size_t)row_hash(b, bkeys, nkeys, i, byid) & (nslots - 1);
-    next[i] = head[s]; head[s] = i;
+    next[i] = head[s];
+    head[s] = i;
   }
   for (size_t i = 0; i < a->nrows; i++) {
     size_t s = (size_t)row_hash(a, akeys, nkeys, i, byid) & (nslots - 1);
     int hit = 0;
     for (size_t j = head[s]; j != (size_t)-1; j = next[j]) {
       if (!row_eq(a, akeys, i, b, bkeys, j, nkeys)) continue;
-      if (n == cap) { cap *= 2; ra = pl_xrealloc(ra, cap * sizeof *ra); rb = pl_xrealloc(rb, cap * sizeof *rb); }
-      ra[n] = i; rb[n] = j; n++; hit = 1;
+      if (n == cap) {
+        cap *= 2;
+        ra = pl_xrealloc(ra, cap * sizeof *ra);
+        rb = pl_xrealloc(rb, cap * sizeof *rb);
+      }
+      ra[n] = i;
+      rb[n] = j;
+      n++;
+      hit = 1;
     }
     if (!hit && kind == PL_JOIN_LEFT) {
-      if (n == cap) { cap *= 2; ra = pl_xrealloc(ra, cap * sizeof *ra); rb = pl_xrealloc(rb, cap * sizeof *rb); }
-      ra[n] = i; rb[n] = (size_t)-1; n++;
+      if (n == cap) {
+        cap *= 2;
+        ra = pl_xrealloc(ra, cap * sizeof *ra);
+        rb = pl_xrealloc(rb, cap * sizeof *rb);
+      }
+      ra[n] = i;
+      rb[n] = (size_t)-1;
+      n++;
     }
   }
-  free(head); free(next);
+  free(head);
+  free(next);
 gather:;
   pl_table *r = pl_table_take(a, ra, n);
   for (size_t j = 0; j < b->ncols; j++) {
     int iskey = 0;
-    for (size_t k = 0; k < nkeys; k++) if (bkeys[k] == (int)j) iskey = 1;
+    for (size_t k = 0; k < nkeys; k++)
+      if (bkeys[k] == (int)j) iskey = 1;
     if (iskey) continue;
     const pl_column *bc = b->cols[j];
     char name[512];
@@ -618,7 +726,7 @@ gather:;
     pl_column *c = r->cols[oc];
     for (size_t i = 0; i < n; i++) {
       size_t row = rb[i];
-      if (row == (size_t)-1) continue;  /* stays missing */
+      if (row == (size_t)-1) continue; /* stays missing */
       switch (bc->type) {
         case PL_NUM: c->v.num[i] = bc->v.num[row]; break;
         case PL_INT: c->v.i64[i] = bc->v.i64[row]; break;
@@ -632,7 +740,8 @@ gather:;
       }
     }
   }
-  free(ra); free(rb);
+  free(ra);
+  free(rb);
   return r;
 }
 

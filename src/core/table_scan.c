@@ -20,7 +20,8 @@ pl_table *pl_vec_cummax(const char *name, const pl_table *t, int col, pl_err *er
   int oc = pl_table_add_col(r, name, s->type);
   pl_column *c = r->cols[oc];
   pl_column_reserve(c, n ? n : 1);
-  c->len = n; r->nrows = n;
+  c->len = n;
+  r->nrows = n;
   if (s->type == PL_INT) {
     int64_t m = PL_INT_NA;
     for (size_t i = 0; i < n; i++) {
@@ -51,20 +52,24 @@ pl_table *pl_vec_cumsum(const char *name, const pl_table *t, int col, pl_err *er
     int oc = pl_table_add_col(r, name, PL_INT);
     pl_column *c = r->cols[oc];
     pl_column_reserve(c, n ? n : 1);
-    c->len = n; r->nrows = n;
+    c->len = n;
+    r->nrows = n;
     int64_t acc = 0;
     size_t i = 0;
     for (; i < n; i++) {
-      if (!pl_cell_missing(t, col, i) && (__builtin_add_overflow(acc, pl_cell_int(t, col, i), &acc) || acc == PL_INT_NA)) break;
+      if (!pl_cell_missing(t, col, i) &&
+          (__builtin_add_overflow(acc, pl_cell_int(t, col, i), &acc) || acc == PL_INT_NA))
+        break;
       c->v.i64[i] = acc;
     }
     if (i == n) return r;
-    pl_table_drop_col(r, oc);           /* left int64: the whole column as doubles */
+    pl_table_drop_col(r, oc); /* left int64: the whole column as doubles */
   }
   int oc = pl_table_add_col(r, name, PL_NUM);
   pl_column *c = r->cols[oc];
   pl_column_reserve(c, n ? n : 1);
-  c->len = n; r->nrows = n;
+  c->len = n;
+  r->nrows = n;
   double acc = 0;
   for (size_t i = 0; i < n; i++) {
     double v = pl_cell_num(t, col, i);
@@ -74,8 +79,8 @@ pl_table *pl_vec_cumsum(const char *name, const pl_table *t, int col, pl_err *er
   return r;
 }
 
-pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table *it, int ic,
-                    size_t *bad, pl_err *err) {
+pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table *it, int ic, size_t *bad,
+                    pl_err *err) {
   size_t m = it->nrows;
   const pl_column *ix = it->cols[ic];
   if (ix->type != PL_INT) {
@@ -86,7 +91,8 @@ pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table
     int64_t v = ix->v.i64[i];
     if (v != PL_INT_NA && (v < 1 || (uint64_t)v > t->nrows)) {
       *bad = i;
-      pl_err_set(err, 0, 0, "at: row %lld out of range (table '%s' has %zu rows)", (long long)v, t->name ? t->name : "?", t->nrows);
+      pl_err_set(err, 0, 0, "at: row %lld out of range (table '%s' has %zu rows)", (long long)v,
+                 t->name ? t->name : "?", t->nrows);
       return NULL;
     }
   }
@@ -95,7 +101,8 @@ pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table
   int oc = pl_table_add_col(r, name, s->type);
   pl_column *c = r->cols[oc];
   pl_column_reserve(c, m ? m : 1);
-  c->len = m; r->nrows = m;
+  c->len = m;
+  r->nrows = m;
   for (size_t i = 0; i < m; i++) {
     int64_t v = ix->v.i64[i];
     size_t j = v == PL_INT_NA ? 0 : (size_t)v - 1;
@@ -113,34 +120,56 @@ pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table
 /* ---- index_of ---------------------------------------------------------- */
 
 static uint64_t mix64(uint64_t x) {
-  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
 }
 
 static uint64_t bytes_hash(const char *s, size_t n) {
   uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ULL; }
+  for (size_t i = 0; i < n; i++) {
+    h ^= (unsigned char)s[i];
+    h *= 1099511628211ULL;
+  }
   return mix64(h);
 }
 
 /* the kind of key a value is read as: 0 integer (int64), 1 number, 2 string */
-typedef struct ikey { int kind; int64_t i; double d; const char *s; size_t n; } ikey;
+typedef struct ikey {
+  int kind;
+  int64_t i;
+  double d;
+  const char *s;
+  size_t n;
+} ikey;
 
 static int read_key(const pl_table *t, int col, size_t r, int kind, ikey *k) {
   const pl_column *c = t->cols[col];
   k->kind = kind;
-  if (kind == 0 && c->type == PL_INT) { k->i = c->v.i64[r]; return k->i != PL_INT_NA; }   /* the common case, inline */
+  if (kind == 0 && c->type == PL_INT) {
+    k->i = c->v.i64[r];
+    return k->i != PL_INT_NA;
+  } /* the common case, inline */
   if (pl_cell_missing(t, col, r)) return 0;
   if (kind == 0) k->i = pl_cell_int(t, col, r);
-  else if (kind == 1) { k->d = pl_cell_num(t, col, r); if (k->d == 0) k->d = 0; }   /* -0 is 0 */
-  else k->s = pl_pool_str(t->pool, t->cols[col]->v.str[r], &k->n);
+  else if (kind == 1) {
+    k->d = pl_cell_num(t, col, r);
+    if (k->d == 0) k->d = 0;
+  } /* -0 is 0 */
+  else
+    k->s = pl_pool_str(t->pool, t->cols[col]->v.str[r], &k->n);
   return 1;
 }
 
 static uint64_t key_hash(const ikey *k) {
   if (k->kind == 0) return mix64((uint64_t)k->i);
-  if (k->kind == 1) { uint64_t b; memcpy(&b, &k->d, sizeof b); return mix64(b); }
+  if (k->kind == 1) {
+    uint64_t b;
+    memcpy(&b, &k->d, sizeof b);
+    return mix64(b);
+  }
   return bytes_hash(k->s, k->n);
 }
 
@@ -153,7 +182,10 @@ static int key_eq(const ikey *a, const ikey *b) {
 /* a slot: the key's 64-bit hash (a bijection of an integer or a number's
 ** bits, so equal hashes are equal keys; strings are compared on a match)
 ** and row + 1 of its first value (0: empty) */
-typedef struct islot { uint64_t h; size_t row; } islot;
+typedef struct islot {
+  uint64_t h;
+  size_t row;
+} islot;
 
 pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl_table *q, int qc, pl_err *err) {
   pl_type ta = t->cols[col]->type, tq = q->cols[qc]->type;
@@ -161,7 +193,7 @@ pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl
     pl_err_set(err, 0, 0, "index_of: cannot look up %s in %s", pl_type_name(tq), pl_type_name(ta));
     return NULL;
   }
-  int kind = ta == PL_STR ? 2 : (ta == PL_NUM || tq == PL_NUM) ? 1 : 0;   /* booleans read as integers */
+  int kind = ta == PL_STR ? 2 : (ta == PL_NUM || tq == PL_NUM) ? 1 : 0; /* booleans read as integers */
   size_t n = t->nrows, m = q->nrows, cap = 16;
   while (cap < 2 * n) cap *= 2;
   islot *slot = pl_xcalloc(cap, sizeof *slot);
@@ -171,9 +203,13 @@ pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl
     uint64_t hv = key_hash(&a);
     size_t h = (size_t)hv & (cap - 1);
     for (;;) {
-      if (slot[h].row == 0) { slot[h].h = hv; slot[h].row = r + 1; break; }
+      if (slot[h].row == 0) {
+        slot[h].h = hv;
+        slot[h].row = r + 1;
+        break;
+      }
       if (slot[h].h == hv) {
-        if (kind != 2) break;                  /* a later duplicate: the first row stays */
+        if (kind != 2) break; /* a later duplicate: the first row stays */
         read_key(t, col, slot[h].row - 1, kind, &b);
         if (key_eq(&a, &b)) break;
       }
@@ -184,7 +220,8 @@ pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl
   int oc = pl_table_add_col(res, name, PL_INT);
   pl_column *c = res->cols[oc];
   pl_column_reserve(c, m ? m : 1);
-  c->len = m; res->nrows = m;
+  c->len = m;
+  res->nrows = m;
   for (size_t r = 0; r < m; r++) {
     c->v.i64[r] = PL_INT_NA;
     if (!read_key(q, qc, r, kind, &a)) continue;
@@ -192,9 +229,15 @@ pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl
     size_t h = (size_t)hv & (cap - 1);
     while (slot[h].row != 0) {
       if (slot[h].h == hv) {
-        if (kind != 2) { c->v.i64[r] = (int64_t)slot[h].row; break; }
+        if (kind != 2) {
+          c->v.i64[r] = (int64_t)slot[h].row;
+          break;
+        }
         read_key(t, col, slot[h].row - 1, kind, &b);
-        if (key_eq(&a, &b)) { c->v.i64[r] = (int64_t)slot[h].row; break; }
+        if (key_eq(&a, &b)) {
+          c->v.i64[r] = (int64_t)slot[h].row;
+          break;
+        }
       }
       h = (h + 1) & (cap - 1);
     }
@@ -229,9 +272,12 @@ void pl_col_reduce(const pl_table *t, int col, const pl_column *where, pl_col_su
     }
   }
   out->sum = s + comp;
-  out->min = mn; out->max = mx;
-  out->isum = over ? 0 : acc; out->isum_over = over;
-  out->imin = imn; out->imax = imx;
+  out->min = mn;
+  out->max = mx;
+  out->isum = over ? 0 : acc;
+  out->isum_over = over;
+  out->imin = imn;
+  out->imax = imx;
 }
 
 size_t pl_col_count_true(const pl_table *t, int col) {

@@ -23,8 +23,7 @@ pl_table *pl_vec_cumsum(const char *name, const pl_table *t, int col, pl_err *er
 ** the integer column ic of it), missing where idx[i] is missing.  The
 ** result has it's length and t's type (strings share t's pool).  NULL +
 ** err when a row number is out of range (*bad = its position). */
-pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table *it, int ic,
-                    size_t *bad, pl_err *err);
+pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table *it, int ic, size_t *bad, pl_err *err);
 
 
 /* Lookup: row i is the 1-based row of the first value of column col of t
@@ -40,12 +39,12 @@ pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl
 /* A column reduced over its rows that are not missing and, with a mask
 ** (a boolean column of t's length; NULL: none), where the mask is true. */
 typedef struct pl_col_summary {
-  size_t n;             /* the rows counted */
-  double sum;           /* the values as doubles, compensated (Neumaier) left to right */
-  double min, max;      /* of those doubles; +inf and -inf when n == 0 */
-  int64_t isum;         /* integer columns: the exact sum, */
-  int isum_over;        /* or 1 when it leaves int64 (then use sum) */
-  int64_t imin, imax;   /* integer columns: the exact extremes (n > 0) */
+  size_t n;           /* the rows counted */
+  double sum;         /* the values as doubles, compensated (Neumaier) left to right */
+  double min, max;    /* of those doubles; +inf and -inf when n == 0 */
+  int64_t isum;       /* integer columns: the exact sum, */
+  int isum_over;      /* or 1 when it leaves int64 (then use sum) */
+  int64_t imin, imax; /* integer columns: the exact extremes (n > 0) */
 } pl_col_summary;
 /* Fills *out for column col of t; a string column is only counted. */
 void pl_col_reduce(const pl_table *t, int col, const pl_column *where, pl_col_summary *out);

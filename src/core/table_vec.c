@@ -36,12 +36,18 @@ static int int_op(pl_vop op, int64_t x, int64_t y, int64_t *out) {
     case PL_V_MIN: *out = x < y ? x : y; return 0;
     case PL_V_MAX: *out = x > y ? x : y; return 0;
     case PL_V_IDIV:
-      if (y == 0) { *out = PL_INT_NA; return 0; }
+      if (y == 0) {
+        *out = PL_INT_NA;
+        return 0;
+      }
       *out = x / y;
       if (x % y != 0 && ((x < 0) != (y < 0))) (*out)--;
       return 0;
     case PL_V_MOD:
-      if (y == 0) { *out = PL_INT_NA; return 0; }
+      if (y == 0) {
+        *out = PL_INT_NA;
+        return 0;
+      }
       *out = x % y;
       if (*out != 0 && ((*out < 0) != (y < 0))) *out += y;
       return 0;
@@ -59,7 +65,7 @@ static double num_op(pl_vop op, double x, double y) {
     case PL_V_MIN: return x < y ? x : y;
     case PL_V_MAX: return x > y ? x : y;
     case PL_V_IDIV: return floor(x / y);
-    case PL_V_MOD: {   /* as Lua: fmod, moved to the divisor's sign */
+    case PL_V_MOD: { /* as Lua: fmod, moved to the divisor's sign */
       double m = fmod(x, y);
       if (m != 0 && ((m < 0) != (y < 0))) m += y;
       return m;
@@ -81,15 +87,18 @@ static pl_table *arith(const char *name, const pl_operand *a, const pl_operand *
     size_t i = 0;
     for (; i < n; i++) {
       int64_t x = opint(a, i), y = opint(b, i);
-      if (x == PL_INT_NA || y == PL_INT_NA) { c->v.i64[i] = PL_INT_NA; continue; }
+      if (x == PL_INT_NA || y == PL_INT_NA) {
+        c->v.i64[i] = PL_INT_NA;
+        continue;
+      }
       if (int_op(op, x, y, &c->v.i64[i])) break;
     }
     if (i == n) return r;
-    pl_table_drop_col(r, 0);   /* left int64: the whole column as doubles */
+    pl_table_drop_col(r, 0); /* left int64: the whole column as doubles */
   }
   pl_column *c = newcol(r, name, PL_NUM, n);
   const double *xa = numvals(a), *xb = numvals(b);
-  if ((xa || !a->t) && (xb || !b->t)) {   /* number columns and scalars: straight off the arrays */
+  if ((xa || !a->t) && (xb || !b->t)) { /* number columns and scalars: straight off the arrays */
     double ka = a->t ? 0 : opnum(a, 0), kb = b->t ? 0 : opnum(b, 0);
     for (size_t i = 0; i < n; i++) c->v.num[i] = num_op(op, xa ? xa[i] : ka, xb ? xb[i] : kb);
     return r;
@@ -130,7 +139,7 @@ static pl_table *compare(const char *name, const pl_operand *a, const pl_operand
   pl_column *c = newcol(r, name, PL_BOOL, n);
   if (ta != PL_STR) {
     int ints = ta != PL_NUM && tb != PL_NUM;
-    if (ints && ta == PL_INT && tb == PL_INT && a->t) {   /* int64 column against a column or a number */
+    if (ints && ta == PL_INT && tb == PL_INT && a->t) { /* int64 column against a column or a number */
       const int64_t *x = a->t->cols[a->col]->v.i64, *y = b->t ? b->t->cols[b->col]->v.i64 : NULL;
       int64_t yv = b->i;
       for (size_t i = 0; i < n; i++) {
@@ -159,12 +168,15 @@ static pl_table *compare(const char *name, const pl_operand *a, const pl_operand
   if (!other->t) {
     const pl_table *t = col->t;
     size_t np = pl_pool_count(t->pool) + 1;
-    unsigned char *memo = pl_xcalloc(np, 1);   /* 0 unknown, 1 false, 2 true */
+    unsigned char *memo = pl_xcalloc(np, 1); /* 0 unknown, 1 false, 2 true */
     const uint32_t *ids = t->cols[col->col]->v.str;
-    int flip = col != a;                        /* scalar on the left */
+    int flip = col != a; /* scalar on the left */
     for (size_t i = 0; i < n; i++) {
       uint32_t id = ids[i];
-      if (id == 0) { c->v.b[i] = 0; continue; }
+      if (id == 0) {
+        c->v.b[i] = 0;
+        continue;
+      }
       if (!memo[id]) {
         size_t ln;
         const char *s = pl_pool_str(t->pool, id, &ln);
@@ -192,7 +204,7 @@ static pl_table *compare(const char *name, const pl_operand *a, const pl_operand
 
 /* ---- booleans ---------------------------------------------------------- */
 
-static int opbool(const pl_operand *a, size_t i) {   /* 1, 0, or -1 missing */
+static int opbool(const pl_operand *a, size_t i) { /* 1, 0, or -1 missing */
   int64_t v = opint(a, i);
   return v == PL_INT_NA ? -1 : v != 0;
 }
@@ -205,7 +217,7 @@ static pl_table *logic(const char *name, const pl_operand *a, const pl_operand *
   }
   pl_table *r = result_table(name, a->t ? a->t : b->t);
   pl_column *c = newcol(r, name, PL_BOOL, n);
-  if (a->t && b->t) {                 /* two columns: the same rule on the bytes (0, 1, PL_BOOL_NA) */
+  if (a->t && b->t) { /* two columns: the same rule on the bytes (0, 1, PL_BOOL_NA) */
     const uint8_t *x = a->t->cols[a->col]->v.b, *y = b->t->cols[b->col]->v.b;
     uint8_t *o = c->v.b;
     if (op == PL_V_AND)
@@ -227,7 +239,10 @@ static pl_table *logic(const char *name, const pl_operand *a, const pl_operand *
 
 pl_table *pl_vec_binary(const char *name, const pl_operand *a, const pl_operand *b, pl_vop op, pl_err *err) {
   size_t la = pl_operand_len(a), lb = pl_operand_len(b);
-  if (la == SIZE_MAX && lb == SIZE_MAX) { pl_err_set(err, 0, 0, "expected at least one column"); return NULL; }
+  if (la == SIZE_MAX && lb == SIZE_MAX) {
+    pl_err_set(err, 0, 0, "expected at least one column");
+    return NULL;
+  }
   if (la != SIZE_MAX && lb != SIZE_MAX && la != lb) {
     pl_err_set(err, 0, 0, "columns of different lengths (%zu and %zu rows)", la, lb);
     return NULL;
@@ -240,7 +255,10 @@ pl_table *pl_vec_binary(const char *name, const pl_operand *a, const pl_operand 
 
 pl_table *pl_vec_not(const char *name, const pl_table *t, int col, pl_err *err) {
   const pl_column *s = t->cols[col];
-  if (s->type != PL_BOOL) { pl_err_set(err, 0, 0, "~: expected booleans, got %s", what(s->type)); return NULL; }
+  if (s->type != PL_BOOL) {
+    pl_err_set(err, 0, 0, "~: expected booleans, got %s", what(s->type));
+    return NULL;
+  }
   pl_table *r = pl_table_new_like(name, t);
   pl_column *c = newcol(r, name, PL_BOOL, t->nrows);
   for (size_t i = 0; i < t->nrows; i++) c->v.b[i] = s->v.b[i] == PL_BOOL_NA ? PL_BOOL_NA : !s->v.b[i];
@@ -251,7 +269,10 @@ pl_table *pl_vec_not(const char *name, const pl_table *t, int col, pl_err *err) 
 
 pl_table *pl_vec_abs(const char *name, const pl_table *t, int col, pl_err *err) {
   const pl_column *s = t->cols[col];
-  if (s->type == PL_STR || s->type == PL_BOOL) { pl_err_set(err, 0, 0, "abs: expected numbers, got %s", what(s->type)); return NULL; }
+  if (s->type == PL_STR || s->type == PL_BOOL) {
+    pl_err_set(err, 0, 0, "abs: expected numbers, got %s", what(s->type));
+    return NULL;
+  }
   pl_table *r = pl_table_new_like(name, t);
   pl_column *c = newcol(r, name, s->type, t->nrows);
   for (size_t i = 0; i < t->nrows; i++) {
@@ -273,7 +294,7 @@ pl_table *pl_vec_round(const char *name, const pl_table *t, int col, int up, pl_
     if (t->nrows) memcpy(c->v.i64, s->v.i64, t->nrows * sizeof *c->v.i64);
     return r;
   }
-  int fits = 1;   /* [-2^63, 2^63) and not the missing marker */
+  int fits = 1; /* [-2^63, 2^63) and not the missing marker */
   for (size_t i = 0; i < t->nrows && fits; i++) {
     double v = s->v.num[i];
     if (isnan(v)) continue;
@@ -294,8 +315,14 @@ static int integral(double v) { return isnan(v) || (v == floor(v) && fabs(v) < 9
 
 pl_table *pl_vec_clip(const char *name, const pl_table *t, int col, double lo, double hi, pl_err *err) {
   const pl_column *s = t->cols[col];
-  if (s->type == PL_STR || s->type == PL_BOOL) { pl_err_set(err, 0, 0, "clip: expected numbers, got %s", what(s->type)); return NULL; }
-  if (!isnan(lo) && !isnan(hi) && lo > hi) { pl_err_set(err, 0, 0, "clip: lower bound %g above upper bound %g", lo, hi); return NULL; }
+  if (s->type == PL_STR || s->type == PL_BOOL) {
+    pl_err_set(err, 0, 0, "clip: expected numbers, got %s", what(s->type));
+    return NULL;
+  }
+  if (!isnan(lo) && !isnan(hi) && lo > hi) {
+    pl_err_set(err, 0, 0, "clip: lower bound %g above upper bound %g", lo, hi);
+    return NULL;
+  }
   pl_table *r = pl_table_new_like(name, t);
   if (s->type == PL_INT && integral(lo) && integral(hi)) {
     pl_column *c = newcol(r, name, PL_INT, t->nrows);
@@ -341,7 +368,7 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
     /* a hash set of the set's strings; each distinct id looked up once */
     size_t m = setstr ? set->nrows : 0, ns = 16;
     while (ns < 2 * m) ns *= 2;
-    size_t *slot = pl_xcalloc(ns, sizeof *slot);    /* row + 1, 0 empty */
+    size_t *slot = pl_xcalloc(ns, sizeof *slot); /* row + 1, 0 empty */
     for (size_t j = 0; j < m; j++) {
       size_t ln;
       const char *x = pl_cell_str(set, setcol, j, &ln);
@@ -354,7 +381,10 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
     unsigned char *memo = pl_xcalloc(np, 1);
     for (size_t i = 0; i < t->nrows; i++) {
       uint32_t id = s->v.str[i];
-      if (id == 0) { c->v.b[i] = 0; continue; }
+      if (id == 0) {
+        c->v.b[i] = 0;
+        continue;
+      }
       if (!memo[id]) {
         size_t ln, ly;
         const char *x = pl_pool_str(t->pool, id, &ln);
@@ -367,7 +397,8 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
       }
       c->v.b[i] = (uint8_t)(memo[id] - 1);
     }
-    free(memo); free(slot);
+    free(memo);
+    free(slot);
     return r;
   }
   if (s->type == PL_INT && !setstr && set->ncols > 0 && set->cols[setcol]->type == PL_INT) {
@@ -385,10 +416,14 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
       memcpy(&b, &d, sizeof b);
       size_t h = (size_t)(fnv((const char *)&b, sizeof b) & (ns - 1));
       while (used[h] && key[h] != b) h = (h + 1) & (ns - 1);
-      used[h] = 1; key[h] = b;
+      used[h] = 1;
+      key[h] = b;
     }
     for (size_t i = 0; i < t->nrows; i++) {
-      if (tv[i] == PL_INT_NA) { c->v.b[i] = 0; continue; }
+      if (tv[i] == PL_INT_NA) {
+        c->v.b[i] = 0;
+        continue;
+      }
       double d = (double)tv[i];
       uint64_t b;
       memcpy(&b, &d, sizeof b);
@@ -396,13 +431,17 @@ pl_table *pl_vec_isin(const char *name, const pl_table *t, int col, const pl_tab
       while (used[h] && key[h] != b) h = (h + 1) & (ns - 1);
       c->v.b[i] = used[h];
     }
-    free(key); free(used);
+    free(key);
+    free(used);
     return r;
   }
   size_t m = 0;
   double *vals = pl_xmalloc((set->nrows ? set->nrows : 1) * sizeof *vals);
   if (!setstr)
-    for (size_t j = 0; j < set->nrows; j++) { double v = pl_cell_num(set, setcol, j); if (!isnan(v)) vals[m++] = v; }
+    for (size_t j = 0; j < set->nrows; j++) {
+      double v = pl_cell_num(set, setcol, j);
+      if (!isnan(v)) vals[m++] = v;
+    }
   qsort(vals, m, sizeof *vals, cmp_double);
   for (size_t i = 0; i < t->nrows; i++) {
     double v = pl_cell_num(t, col, i);
@@ -432,7 +471,8 @@ pl_table *pl_vec_keep(const char *name, const pl_table *t, int col, const pl_col
 pl_table *pl_table_filter(const pl_table *t, const pl_column *mask) {
   size_t n = 0;
   size_t *idx = pl_xmalloc((t->nrows ? t->nrows : 1) * sizeof *idx);
-  for (size_t i = 0; i < t->nrows; i++) if (mask->v.b[i] == 1) idx[n++] = i;
+  for (size_t i = 0; i < t->nrows; i++)
+    if (mask->v.b[i] == 1) idx[n++] = i;
   pl_table *r = pl_table_take(t, idx, n);
   free(idx);
   return r;
@@ -441,7 +481,8 @@ pl_table *pl_table_filter(const pl_table *t, const pl_column *mask) {
 pl_table *pl_table_filter_cols(const pl_table *t, const pl_column *mask, const int *cols, size_t ncols) {
   size_t n = 0;
   size_t *idx = pl_xmalloc((t->nrows ? t->nrows : 1) * sizeof *idx);
-  for (size_t i = 0; i < t->nrows; i++) if (mask->v.b[i] == 1) idx[n++] = i;
+  for (size_t i = 0; i < t->nrows; i++)
+    if (mask->v.b[i] == 1) idx[n++] = i;
   pl_table *r = pl_table_take_cols(t, idx, n, cols, ncols);
   free(idx);
   return r;
@@ -462,13 +503,20 @@ pl_table *pl_column_copy(const char *name, const pl_table *t, int col) {
 }
 
 void pl_table_put_col_from(pl_table *t, const char *name, const pl_table *src, int col) {
-  if (src->cols[col]->type != PL_STR || src->pool == t->pool) { pl_table_put_shared(t, name, src, col); return; }
-  pl_table *one = pl_column_copy(name, src, col);     /* another pool: re-intern each text once */
+  if (src->cols[col]->type != PL_STR || src->pool == t->pool) {
+    pl_table_put_shared(t, name, src, col);
+    return;
+  }
+  pl_table *one = pl_column_copy(name, src, col); /* another pool: re-intern each text once */
   pl_column *c = one->cols[0];
   uint32_t *map = pl_xcalloc(pl_pool_count(src->pool) + 1, sizeof *map);
   for (size_t i = 0; i < one->nrows; i++) {
     uint32_t id = c->v.str[i];
-    if (id && !map[id]) { size_t ln; const char *s = pl_pool_str(src->pool, id, &ln); map[id] = pl_pool_intern(t->pool, s, ln); }
+    if (id && !map[id]) {
+      size_t ln;
+      const char *s = pl_pool_str(src->pool, id, &ln);
+      map[id] = pl_pool_intern(t->pool, s, ln);
+    }
     c->v.str[i] = map[id];
   }
   free(map);
@@ -514,15 +562,22 @@ static pl_table *pivot_pick(const pl_table *t, const int *index, size_t nindex, 
       default: dst->v.i64[o] = src->v.i64[i]; break;
     }
   }
-  free(col); free(row); free(first); free(cid); free(cfirst);
+  free(col);
+  free(row);
+  free(first);
+  free(cid);
+  free(cfirst);
   return r;
 }
 
-pl_table *pl_table_pivot(const pl_table *t, const int *index, size_t nindex, int colkey, int val,
-                         pl_aggop op, pl_err *err) {
+pl_table *pl_table_pivot(const pl_table *t, const int *index, size_t nindex, int colkey, int val, pl_aggop op,
+                         pl_err *err) {
   /* aggregate per (index..., colkey), then scatter into one column per key */
   int keys[17];
-  if (nindex > 16) { pl_err_set(err, 0, 0, "pivot: at most 16 index columns"); return NULL; }
+  if (nindex > 16) {
+    pl_err_set(err, 0, 0, "pivot: at most 16 index columns");
+    return NULL;
+  }
   if (op == PL_AGG_FIRST || op == PL_AGG_LAST) return pivot_pick(t, index, nindex, colkey, val, op == PL_AGG_LAST);
   memcpy(keys, index, nindex * sizeof *keys);
   keys[nindex] = colkey;
@@ -560,7 +615,10 @@ pl_table *pl_table_pivot(const pl_table *t, const int *index, size_t nindex, int
       default: dst->v.i64[row[i]] = src->v.i64[i]; break;
     }
   }
-  free(row); free(first); free(cid); free(cfirst);
+  free(row);
+  free(first);
+  free(cid);
+  free(cfirst);
   pl_table_free(g);
   return r;
 }

@@ -33,7 +33,7 @@ pl_table *pl_vec_fill(const char *name, const pl_table *t, int col, const pl_ope
   const pl_column *s = t->cols[col];
   int samepool = x->t && x->t->pool == t->pool;
   pl_operand self = { t, col, PL_NUM, 0, 0, NULL, 0 };
-  if (ty == PL_NUM && ta == PL_NUM && (!x->t || tx == PL_NUM)) {   /* numbers: straight off the arrays */
+  if (ty == PL_NUM && ta == PL_NUM && (!x->t || tx == PL_NUM)) { /* numbers: straight off the arrays */
     const double *xv = x->t ? x->t->cols[x->col]->v.num : NULL;
     double k = x->t ? 0 : opnum(x, 0);
     for (size_t i = 0; i < n; i++) c->v.num[i] = isnan(s->v.num[i]) ? (xv ? xv[i] : k) : s->v.num[i];
@@ -63,7 +63,11 @@ pl_table *pl_vec_fill(const char *name, const pl_table *t, int col, const pl_ope
 
 /* One piece of a format: literal text fmt[from, to), or a conversion
 ** (spec holds "%...c" for snprintf, conv its letter). */
-typedef struct piece { size_t from, to; char spec[32]; char conv; } piece;
+typedef struct piece {
+  size_t from, to;
+  char spec[32];
+  char conv;
+} piece;
 
 static const char *FLAGS = "-+ #0";
 
@@ -72,24 +76,42 @@ static long parse_format(const char *fmt, piece **out, pl_err *err) {
   size_t cap = 8, n = 0, i = 0, len = strlen(fmt);
   piece *p = pl_xmalloc(cap * sizeof *p);
   while (i < len) {
-    if (n + 1 > cap) { cap *= 2; p = pl_xrealloc(p, cap * sizeof *p); }
+    if (n + 1 > cap) {
+      cap *= 2;
+      p = pl_xrealloc(p, cap * sizeof *p);
+    }
     piece *q = &p[n];
     memset(q, 0, sizeof *q);
     if (fmt[i] != '%' || (fmt[i + 1] == '%')) {
       size_t j = i;
-      if (fmt[i] == '%') { q->from = i + 1; q->to = i + 2; i += 2; n++; continue; }
+      if (fmt[i] == '%') {
+        q->from = i + 1;
+        q->to = i + 2;
+        i += 2;
+        n++;
+        continue;
+      }
       while (j < len && fmt[j] != '%') j++;
-      q->from = i; q->to = j; i = j; n++;
+      q->from = i;
+      q->to = j;
+      i = j;
+      n++;
       continue;
     }
     size_t j = i + 1;
     while (j < len && strchr(FLAGS, fmt[j]) && j - i <= 5) j++;
     size_t w = 0;
-    while (j < len && fmt[j] >= '0' && fmt[j] <= '9' && w < 2) { j++; w++; }
+    while (j < len && fmt[j] >= '0' && fmt[j] <= '9' && w < 2) {
+      j++;
+      w++;
+    }
     if (j < len && fmt[j] == '.') {
       j++;
       w = 0;
-      while (j < len && fmt[j] >= '0' && fmt[j] <= '9' && w < 2) { j++; w++; }
+      while (j < len && fmt[j] >= '0' && fmt[j] <= '9' && w < 2) {
+        j++;
+        w++;
+      }
     }
     char cv = j < len ? fmt[j] : '\0';
     if (cv == '\0' || !strchr("diouxXeEfFgGaAs", cv)) {
@@ -97,9 +119,12 @@ static long parse_format(const char *fmt, piece **out, pl_err *err) {
       free(p);
       return -1;
     }
-    size_t sl = j - i;                 /* "%" flags width precision, without the letter */
+    size_t sl = j - i; /* "%" flags width precision, without the letter */
     memcpy(q->spec, fmt + i, sl);
-    if (strchr("diouxX", cv)) { memcpy(q->spec + sl, PRId64, strlen(PRId64) - 1); sl += strlen(PRId64) - 1; }
+    if (strchr("diouxX", cv)) {
+      memcpy(q->spec + sl, PRId64, strlen(PRId64) - 1);
+      sl += strlen(PRId64) - 1;
+    }
     q->spec[sl] = cv;
     q->conv = cv;
     n++;
@@ -114,7 +139,10 @@ static long parse_format(const char *fmt, piece **out, pl_err *err) {
 static void add_lua_number(pl_buf *b, const pl_operand *a, size_t i) {
   pl_type ty = optype(a);
   if (ty == PL_INT || ty == PL_BOOL) {
-    if (ty == PL_BOOL) { pl_buf_adds(b, opint(a, i) ? "true" : "false"); return; }
+    if (ty == PL_BOOL) {
+      pl_buf_adds(b, opint(a, i) ? "true" : "false");
+      return;
+    }
     pl_buf_printf(b, "%" PRId64, opint(a, i));
     return;
   }
@@ -128,7 +156,11 @@ static void add_lua_number(pl_buf *b, const pl_operand *a, size_t i) {
 /* The text of one double under one floating conversion, cached by its
 ** bits: 16 k texts, so that a column of ten thousand distinct percentages
 ** is printed about once per value (printf's %g is most of sprintf's time). */
-typedef struct numtext { uint64_t bits; unsigned char len; char text[47]; } numtext;
+typedef struct numtext {
+  uint64_t bits;
+  unsigned char len;
+  char text[47];
+} numtext;
 enum { NT_BITS = 14, NT_SLOTS = 1 << NT_BITS };
 
 /* Appends one conversion of operand a at row i; 0, or -1 with err set.
@@ -144,7 +176,10 @@ static int add_conv(pl_buf *b, const piece *q, const pl_operand *a, size_t i, nu
       else pl_buf_printf(b, q->spec, s);
       return 0;
     }
-    if (strcmp(q->spec, "%s") == 0) { add_lua_number(b, a, i); return 0; }
+    if (strcmp(q->spec, "%s") == 0) {
+      add_lua_number(b, a, i);
+      return 0;
+    }
     pl_buf tb;
     pl_buf_init(&tb);
     add_lua_number(&tb, a, i);
@@ -152,7 +187,10 @@ static int add_conv(pl_buf *b, const piece *q, const pl_operand *a, size_t i, nu
     pl_buf_free(&tb);
     return 0;
   }
-  if (ty == PL_STR) { pl_err_set(err, 0, 0, "sprintf: %%%c expects a number, got strings", q->conv); return -1; }
+  if (ty == PL_STR) {
+    pl_err_set(err, 0, 0, "sprintf: %%%c expects a number, got strings", q->conv);
+    return -1;
+  }
   if (strchr("diouxX", q->conv)) {
     int64_t v;
     if (ty == PL_NUM) {
@@ -167,11 +205,14 @@ static int add_conv(pl_buf *b, const piece *q, const pl_operand *a, size_t i, nu
   } else {
     double v = opnum(a, i);
     numtext *e = NULL;
-    if (cache) {                 /* a column repeats its values: each text once */
+    if (cache) { /* a column repeats its values: each text once */
       uint64_t bits;
       memcpy(&bits, &v, sizeof bits);
       e = &cache[(size_t)((bits * 0x9E3779B97F4A7C15ull) >> (64 - NT_BITS))];
-      if (e->len && e->bits == bits) { pl_buf_add(b, e->text, e->len); return 0; }
+      if (e->len && e->bits == bits) {
+        pl_buf_add(b, e->text, e->len);
+        return 0;
+      }
     }
     size_t at = b->len;
     pl_buf_printf(b, q->spec, v);
@@ -198,14 +239,21 @@ pl_table *pl_vec_sprintf(const char *name, const char *fmt, const pl_operand *op
       pl_err_set(err, 0, 0, "sprintf: columns of different lengths (%zu and %zu rows)", n, ops[k].t->nrows);
       return NULL;
     }
-    if (!src) { src = ops[k].t; n = src->nrows; }
+    if (!src) {
+      src = ops[k].t;
+      n = src->nrows;
+    }
   }
-  if (!src) { pl_err_set(err, 0, 0, "sprintf: expected at least one column among the values"); return NULL; }
+  if (!src) {
+    pl_err_set(err, 0, 0, "sprintf: expected at least one column among the values");
+    return NULL;
+  }
   piece *p = NULL;
   long np = parse_format(fmt, &p, err);
   if (np < 0) return NULL;
   size_t nconv = 0;
-  for (long k = 0; k < np; k++) if (p[k].conv) nconv++;
+  for (long k = 0; k < np; k++)
+    if (p[k].conv) nconv++;
   if (nconv != nops) {
     pl_err_set(err, 0, 0, "sprintf: the format has %zu conversions for %zu values", nconv, nops);
     free(p);
@@ -226,13 +274,23 @@ pl_table *pl_vec_sprintf(const char *name, const char *fmt, const pl_operand *op
   for (size_t i = 0; i < n; i++) {
     int miss = 0;
     for (size_t k = 0; k < nops && !miss; k++) miss = opmissing(&ops[k], i);
-    if (miss) { c->v.str[i] = 0; continue; }
+    if (miss) {
+      c->v.str[i] = 0;
+      continue;
+    }
     b.len = 0;
     size_t k = 0;
     for (long j = 0; j < np; j++) {
-      if (!p[j].conv) { pl_buf_add(&b, fmt + p[j].from, p[j].to - p[j].from); continue; }
+      if (!p[j].conv) {
+        pl_buf_add(&b, fmt + p[j].from, p[j].to - p[j].from);
+        continue;
+      }
       if (add_conv(&b, &p[j], &ops[k], i, caches[k], err) < 0) {
-        pl_buf_free(&b); free(p); free_caches(caches, nops); pl_table_free(r); return NULL;
+        pl_buf_free(&b);
+        free(p);
+        free_caches(caches, nops);
+        pl_table_free(r);
+        return NULL;
       }
       k++;
     }

@@ -13,9 +13,15 @@
 static void csv_field(pl_buf *o, const char *s, size_t n) {
   int quote = 0;
   for (size_t i = 0; i < n; i++)
-    if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r') { quote = 1; break; }
+    if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r') {
+      quote = 1;
+      break;
+    }
   if (n > 0 && (s[0] == ' ' || s[n - 1] == ' ')) quote = 1;
-  if (!quote) { pl_buf_add(o, s, n); return; }
+  if (!quote) {
+    pl_buf_add(o, s, n);
+    return;
+  }
   pl_buf_addc(o, '"');
   for (size_t i = 0; i < n; i++) {
     if (s[i] == '"') pl_buf_addc(o, '"');
@@ -57,7 +63,11 @@ static void json_string(pl_buf *o, const char *s, size_t n) {
     /* a run of characters that need no escape, copied at once */
     size_t j = i;
     while (j < n && (unsigned char)s[j] >= 0x20 && s[j] != '"' && s[j] != '\\' && s[j] != 0x7f) j++;
-    if (j > i) { pl_buf_add(o, s + i, j - i); i = j; if (i == n) break; }
+    if (j > i) {
+      pl_buf_add(o, s + i, j - i);
+      i = j;
+      if (i == n) break;
+    }
     unsigned char c = (unsigned char)s[i];
     switch (c) {
       case '"': pl_buf_add(o, "\\\"", 2); break;
@@ -77,22 +87,27 @@ static void json_string(pl_buf *o, const char *s, size_t n) {
 
 /* a number's JSON text, cached by its bits (NCACHE entries per column) */
 #define NCACHE 256
-typedef struct numcache { uint64_t bits; unsigned char used, len; char text[40]; } numcache;
+typedef struct numcache {
+  uint64_t bits;
+  unsigned char used, len;
+  char text[40];
+} numcache;
 
 /* the decimal digits of v (as "%lld" prints them) into out; the length */
 static int fmt_i64(char *out, int64_t v) {
   char b[24];
   int n = 0;
   uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-  do { b[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+  do {
+    b[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
   if (v < 0) b[n++] = '-';
   for (int k = 0; k < n; k++) out[k] = b[n - 1 - k];
   return n;
 }
 
-void pl_table_write_json(const pl_table *t, pl_buf *o) {
-  pl_table_write_json_indent(t, o, " ", "");
-}
+void pl_table_write_json(const pl_table *t, pl_buf *o) { pl_table_write_json_indent(t, o, " ", ""); }
 
 void pl_table_write_json_indent(const pl_table *t, pl_buf *o, const char *row_indent, const char *close_indent) {
   (void)pl_table_write_json_sink(t, o, row_indent, close_indent, NULL, NULL);
@@ -109,7 +124,8 @@ int pl_table_write_json_sink(const pl_table *t, pl_buf *o, const char *row_inden
   char tmp[64];
   size_t nri = strlen(row_indent);
   /* each column's key, written once: ", "NAME":" (the first without ", ") */
-  pl_buf keys; pl_buf_init(&keys);
+  pl_buf keys;
+  pl_buf_init(&keys);
   size_t *kat = pl_xmalloc((t->ncols + 1) * sizeof *kat);
   for (size_t j = 0; j < t->ncols; j++) {
     kat[j] = keys.len;
@@ -125,12 +141,16 @@ int pl_table_write_json_sink(const pl_table *t, pl_buf *o, const char *row_inden
   ** bytes a value (an int64 is 20, a shortest double 24); a string cell
   ** reserves its own, then the row's room is asked for again */
   size_t rowroom = nri + 8 + keys.len + t->ncols * 40;
-#define PUT(src, n) do { size_t n_ = (n); memcpy(o->data + o->len, (src), n_); o->len += n_; } while (0)
+#define PUT(src, n)                                                                                                    \
+  do {                                                                                                                 \
+    size_t n_ = (n);                                                                                                   \
+    memcpy(o->data + o->len, (src), n_);                                                                               \
+    o->len += n_;                                                                                                      \
+  } while (0)
   for (size_t i = 0; i < t->nrows; i++) {
     /* after the first rows, room for all at their mean size (and a tenth
     ** more): one allocation instead of a copy at each doubling */
-    if (!sink && i == 1024 && t->nrows > 2048)
-      pl_buf_reserve(o, (o->len - start) / 1024 * (t->nrows - 1024) / 10 * 11);
+    if (!sink && i == 1024 && t->nrows > 2048) pl_buf_reserve(o, (o->len - start) / 1024 * (t->nrows - 1024) / 10 * 11);
     pl_buf_reserve(o, rowroom);
     PUT(i ? ",\n" : "\n", i ? 2 : 1);
     PUT(row_indent, nri);
@@ -140,14 +160,20 @@ int pl_table_write_json_sink(const pl_table *t, pl_buf *o, const char *row_inden
       PUT(keys.data + kat[j], kat[j + 1] - kat[j]);
       /* integers (and integral doubles below 1e15, which print as their
       ** digits) without printf: most cells of a large table */
-      if (c->type == PL_INT || (c->type == PL_NUM && c->v.num[i] == floor(c->v.num[i]) && fabs(c->v.num[i]) < 1e15
-                                 && c->v.num[i] != 0)) {
+      if (c->type == PL_INT ||
+          (c->type == PL_NUM && c->v.num[i] == floor(c->v.num[i]) && fabs(c->v.num[i]) < 1e15 && c->v.num[i] != 0)) {
         int64_t v = c->type == PL_INT ? c->v.i64[i] : (int64_t)c->v.num[i];
-        if (v == PL_INT_NA) { PUT("null", 4); continue; }
+        if (v == PL_INT_NA) {
+          PUT("null", 4);
+          continue;
+        }
         o->len += (size_t)fmt_i64(o->data + o->len, v);
         continue;
       }
-      if (pl_cell_missing(t, (int)j, i)) { PUT("null", 4); continue; }
+      if (pl_cell_missing(t, (int)j, i)) {
+        PUT("null", 4);
+        continue;
+      }
       if (c->type == PL_STR) {
         size_t n;
         const char *s = pl_pool_str(t->pool, c->v.str[i], &n);
@@ -162,7 +188,8 @@ int pl_table_write_json_sink(const pl_table *t, pl_buf *o, const char *row_inden
         memcpy(&bits, &c->v.num[i], sizeof bits);
         numcache *e = &cache[j * NCACHE + (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 56)];
         if (!e->used || e->bits != bits) {
-          e->used = 1; e->bits = bits;
+          e->used = 1;
+          e->bits = bits;
           e->len = (unsigned char)pl_cell_text(t, (int)j, i, e->text, sizeof e->text);
         }
         PUT(e->text, e->len);
@@ -181,9 +208,15 @@ int pl_table_write_json_sink(const pl_table *t, pl_buf *o, const char *row_inden
   }
 #undef PUT
   if (!st) {
-    if (t->nrows) { pl_buf_addc(o, '\n'); pl_buf_adds(o, close_indent); }
+    if (t->nrows) {
+      pl_buf_addc(o, '\n');
+      pl_buf_adds(o, close_indent);
+    }
     pl_buf_addc(o, ']');
-    if (sink) { st = sink(ctx, o->data, o->len); o->len = 0; }
+    if (sink) {
+      st = sink(ctx, o->data, o->len);
+      o->len = 0;
+    }
   }
   pl_buf_free(&keys);
   free(kat);
@@ -216,7 +249,8 @@ int pl_fmt_human(char *out, size_t outsz, double v, int digits) {
 /* Width in characters of UTF-8 text (continuation bytes do not count). */
 static size_t utf8_width(const char *s, size_t n) {
   size_t w = 0;
-  for (size_t i = 0; i < n; i++) if (((unsigned char)s[i] & 0xC0) != 0x80) w++;
+  for (size_t i = 0; i < n; i++)
+    if (((unsigned char)s[i] & 0xC0) != 0x80) w++;
   return w;
 }
 
@@ -224,18 +258,27 @@ static size_t utf8_width(const char *s, size_t n) {
 static size_t utf8_prefix(const char *s, size_t n, size_t chars) {
   size_t i = 0, w = 0;
   while (i < n) {
-    if (((unsigned char)s[i] & 0xC0) != 0x80) { if (w == chars) break; w++; }
+    if (((unsigned char)s[i] & 0xC0) != 0x80) {
+      if (w == chars) break;
+      w++;
+    }
     i++;
   }
   return i;
 }
 
-typedef struct cell { char *s; size_t n, w; } cell;
+typedef struct cell {
+  char *s;
+  size_t n, w;
+} cell;
 
 static void md_escape(pl_buf *o, const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (s[i] == '|') pl_buf_addc(o, '\\');
-    if (s[i] == '\n' || s[i] == '\r') { pl_buf_addc(o, ' '); continue; }
+    if (s[i] == '\n' || s[i] == '\r') {
+      pl_buf_addc(o, ' ');
+      continue;
+    }
     pl_buf_addc(o, s[i]);
   }
 }
@@ -257,27 +300,38 @@ void pl_table_format(const pl_table *t, const pl_fmtopts *opt, pl_buf *o) {
     for (size_t j = 0; j < nc; j++) {
       cell *c = &cells[(i + 1) * nc + j];
       const pl_column *col = t->cols[j];
-      if (pl_cell_missing(t, (int)j, i)) { c->s = pl_xstrdup(opt->markdown ? "" : "-"); c->n = strlen(c->s); continue; }
+      if (pl_cell_missing(t, (int)j, i)) {
+        c->s = pl_xstrdup(opt->markdown ? "" : "-");
+        c->n = strlen(c->s);
+        continue;
+      }
       if (col->type == PL_STR) {
         size_t n;
         const char *s = pl_pool_str(t->pool, col->v.str[i], &n);
-        c->s = pl_xstrndup(s, n); c->n = n;
+        c->s = pl_xstrndup(s, n);
+        c->n = n;
       } else if (col->type == PL_NUM) {
         int n = pl_fmt_human(tmp, sizeof tmp, col->v.num[i], opt->digits);
-        c->s = pl_xstrndup(tmp, (size_t)n); c->n = (size_t)n;
+        c->s = pl_xstrndup(tmp, (size_t)n);
+        c->n = (size_t)n;
       } else {
         int n = pl_cell_text(t, (int)j, i, tmp, sizeof tmp);
-        c->s = pl_xstrndup(tmp, (size_t)n); c->n = (size_t)n;
+        c->s = pl_xstrndup(tmp, (size_t)n);
+        c->n = (size_t)n;
       }
     }
   }
   for (size_t k = 0; k < (nr + 1) * nc; k++) {
     cell *c = &cells[k];
-    for (size_t b = 0; b < c->n; b++) if (c->s[b] == '\n' || c->s[b] == '\t' || c->s[b] == '\r') c->s[b] = ' ';
+    for (size_t b = 0; b < c->n; b++)
+      if (c->s[b] == '\n' || c->s[b] == '\t' || c->s[b] == '\r') c->s[b] = ' ';
     if (opt->markdown && memchr(c->s, '|', c->n)) {
-      pl_buf e; pl_buf_init(&e);
+      pl_buf e;
+      pl_buf_init(&e);
       md_escape(&e, c->s, c->n);
-      free(c->s); c->s = e.data; c->n = e.len;
+      free(c->s);
+      c->s = e.data;
+      c->n = e.len;
     }
     c->w = utf8_width(c->s, c->n);
     /* only text is cut: a cut number would read as another number */
@@ -285,8 +339,9 @@ void pl_table_format(const pl_table *t, const pl_fmtopts *opt, pl_buf *o) {
     if (cuttable && opt->max_width > 1 && c->w > opt->max_width) {
       size_t keep = utf8_prefix(c->s, c->n, opt->max_width - 1);
       c->s = pl_xrealloc(c->s, keep + 4);
-      memcpy(c->s + keep, "\xe2\x80\xa6", 3);  /* … */
-      c->n = keep + 3; c->s[c->n] = '\0';
+      memcpy(c->s + keep, "\xe2\x80\xa6", 3); /* … */
+      c->n = keep + 3;
+      c->s[c->n] = '\0';
       c->w = opt->max_width;
     }
     if (c->w > w[k % (nc ? nc : 1)]) w[k % (nc ? nc : 1)] = c->w;
@@ -299,9 +354,11 @@ void pl_table_format(const pl_table *t, const pl_fmtopts *opt, pl_buf *o) {
       size_t pad = w[j] - c->w;
       if (opt->markdown) pl_buf_addc(o, ' ');
       else if (j) pl_buf_add(o, "  ", 2);
-      if (right) for (size_t p = 0; p < pad; p++) pl_buf_addc(o, ' ');
+      if (right)
+        for (size_t p = 0; p < pad; p++) pl_buf_addc(o, ' ');
       pl_buf_add(o, c->s, c->n);
-      if (!right && (opt->markdown || j + 1 < nc)) for (size_t p = 0; p < pad; p++) pl_buf_addc(o, ' ');
+      if (!right && (opt->markdown || j + 1 < nc))
+        for (size_t p = 0; p < pad; p++) pl_buf_addc(o, ' ');
       if (opt->markdown) pl_buf_add(o, " |", 2);
     }
     pl_buf_addc(o, '\n');
@@ -328,5 +385,6 @@ void pl_table_format(const pl_table *t, const pl_fmtopts *opt, pl_buf *o) {
   if (nr < t->nrows)
     pl_buf_printf(o, "%s… %zu more rows (%zu in all)\n", opt->markdown ? "\n" : "", t->nrows - nr, t->nrows);
   for (size_t k = 0; k < (nr + 1) * nc; k++) free(cells[k].s);
-  free(cells); free(w);
+  free(cells);
+  free(w);
 }

@@ -31,29 +31,46 @@ pl_encoding pl_text_encoding(const char *data, size_t len) {
 
 const char *pl_encoding_name(pl_encoding e) {
   switch (e) {
-  case PL_ENC_UTF8_BOM: return "UTF-8 with BOM";
-  case PL_ENC_UTF16LE: return "UTF-16LE";
-  case PL_ENC_UTF16BE: return "UTF-16BE";
-  default: return "UTF-8";
+    case PL_ENC_UTF8_BOM: return "UTF-8 with BOM";
+    case PL_ENC_UTF16LE: return "UTF-16LE";
+    case PL_ENC_UTF16BE: return "UTF-16BE";
+    default: return "UTF-8";
   }
 }
 
 static size_t put_utf8(char *o, unsigned long c) {
-  if (c < 0x80) { o[0] = (char)c; return 1; }
-  if (c < 0x800) { o[0] = (char)(0xC0 | (c >> 6)); o[1] = (char)(0x80 | (c & 0x3F)); return 2; }
+  if (c < 0x80) {
+    o[0] = (char)c;
+    return 1;
+  }
+  if (c < 0x800) {
+    o[0] = (char)(0xC0 | (c >> 6));
+    o[1] = (char)(0x80 | (c & 0x3F));
+    return 2;
+  }
   if (c < 0x10000) {
-    o[0] = (char)(0xE0 | (c >> 12)); o[1] = (char)(0x80 | ((c >> 6) & 0x3F)); o[2] = (char)(0x80 | (c & 0x3F));
+    o[0] = (char)(0xE0 | (c >> 12));
+    o[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+    o[2] = (char)(0x80 | (c & 0x3F));
     return 3;
   }
-  o[0] = (char)(0xF0 | (c >> 18)); o[1] = (char)(0x80 | ((c >> 12) & 0x3F));
-  o[2] = (char)(0x80 | ((c >> 6) & 0x3F)); o[3] = (char)(0x80 | (c & 0x3F));
+  o[0] = (char)(0xF0 | (c >> 18));
+  o[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+  o[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+  o[3] = (char)(0x80 | (c & 0x3F));
   return 4;
 }
 
 const char *pl_text_utf8(const char *data, size_t len, pl_encoding e, size_t *outlen, char **owned) {
   *owned = NULL;
-  if (e == PL_ENC_UTF8) { *outlen = len; return data; }
-  if (e == PL_ENC_UTF8_BOM) { *outlen = len - 3; return data + 3; }
+  if (e == PL_ENC_UTF8) {
+    *outlen = len;
+    return data;
+  }
+  if (e == PL_ENC_UTF8_BOM) {
+    *outlen = len - 3;
+    return data + 3;
+  }
   const unsigned char *d = (const unsigned char *)data;
   int be = e == PL_ENC_UTF16BE;
   size_t i = (len >= 2 && ((be && d[0] == 0xFE && d[1] == 0xFF) || (!be && d[0] == 0xFF && d[1] == 0xFE))) ? 2 : 0;

@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 typedef struct pl_unit {
-  double factor;            /* value_in_base = value * factor */
-  const char *base;         /* "ns", "byte", "Hz", "byte/s", "cycle/s", "pct", ... or the unit itself */
+  double factor;    /* value_in_base = value * factor */
+  const char *base; /* "ns", "byte", "Hz", "byte/s", "cycle/s", "pct", ... or the unit itself */
 } pl_unit;
 
 /* Returns 0 and fills u when the spelling is known (case-insensitive for

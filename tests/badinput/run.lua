@@ -268,7 +268,8 @@ local function cases_for(fmt, rec)
       -- the same text in UTF-16LE (BOM, CRLF) and with a UTF-8 BOM reads the same
       local u16 = utf16le(s)
       -- (text formats only: a BOM in front of a binary file is damage)
-      if u16 and not rec.binary then parse_case(put(base .. ".utf16", u16), "UTF-16LE with BOM and CRLF", { same_as = orig }) end
+      if u16 and not rec.binary then parse_case(put(base .. ".utf16", u16), "UTF-16LE with BOM and CRLF",
+          { same_as = orig }) end
       if not rec.binary then parse_case(put(base .. ".bom", "\xef\xbb\xbf" .. s), "UTF-8 BOM", { same_as = orig }) end
       parse_case(put(base .. ".comma", (s:gsub("(%d)%.(%d)", "%1,%2"))), "decimal commas")
       parse_case(put(base .. ".utf8", bad_utf8(s)), "invalid UTF-8")
@@ -292,10 +293,13 @@ local function cases_for(fmt, rec)
     kind = "binary garbage, detected", fmt = fmt, always = true })
   local deep = string.rep("[", 100000)
   parse_case(put(base .. ".deep1", deep), "JSON nested 100000 deep", A)
-  parse_case(put(base .. ".deep2", '{"traceEvents": ' .. string.rep('{"a": ', 100000) .. "1"), "JSON objects nested 100000 deep", A)
-  parse_case(put(base .. ".deep3", first_line .. deep .. string.rep("]", 100000) .. "\n"), "nested brackets after the first line", A)
+  parse_case(put(base .. ".deep2", '{"traceEvents": ' .. string.rep('{"a": ', 100000) .. "1"),
+      "JSON objects nested 100000 deep", A)
+  parse_case(put(base .. ".deep3", first_line .. deep .. string.rep("]", 100000) .. "\n"),
+      "nested brackets after the first line", A)
   -- the 100 MB line is made just before it runs (below)
-  parse_case(tmp .. "/" .. base .. ".huge", "100 MB single line", { huge = true, first = first_line, line = some_line or first_line })
+  parse_case(tmp .. "/" .. base .. ".huge", "100 MB single line",
+      { huge = true, first = first_line, line = some_line or first_line })
   return n
 end
 

@@ -13,17 +13,42 @@
 
 static int tc_pass, tc_fail;
 
-#define TC_CHECK(cond) do { if (cond) tc_pass++; else { tc_fail++; \
-  fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
-#define TC_EQ_INT(a, b) do { long long _a = (long long)(a), _b = (long long)(b); \
-  if (_a == _b) tc_pass++; else { tc_fail++; \
-  fprintf(stderr, "%s:%d: %s == %lld, expected %lld\n", __FILE__, __LINE__, #a, _a, _b); } } while (0)
-#define TC_EQ_STR(a, b) do { const char *_a = (a), *_b = (b); \
-  if (_a && _b && strcmp(_a, _b) == 0) tc_pass++; else { tc_fail++; \
-  fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a, _a ? _a : "(null)", _b ? _b : "(null)"); } } while (0)
-#define TC_NEAR(a, b, tol) do { double _a = (a), _b = (b); \
-  if (fabs(_a - _b) <= (tol) * (fabs(_b) > 1 ? fabs(_b) : 1)) tc_pass++; else { tc_fail++; \
-  fprintf(stderr, "%s:%d: %s == %.17g, expected %.17g\n", __FILE__, __LINE__, #a, _a, _b); } } while (0)
+#define TC_CHECK(cond)                                                                                                 \
+  do {                                                                                                                 \
+    if (cond) tc_pass++;                                                                                               \
+    else {                                                                                                             \
+      tc_fail++;                                                                                                       \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                                         \
+    }                                                                                                                  \
+  } while (0)
+#define TC_EQ_INT(a, b)                                                                                                \
+  do {                                                                                                                 \
+    long long _a = (long long)(a), _b = (long long)(b);                                                                \
+    if (_a == _b) tc_pass++;                                                                                           \
+    else {                                                                                                             \
+      tc_fail++;                                                                                                       \
+      fprintf(stderr, "%s:%d: %s == %lld, expected %lld\n", __FILE__, __LINE__, #a, _a, _b);                           \
+    }                                                                                                                  \
+  } while (0)
+#define TC_EQ_STR(a, b)                                                                                                \
+  do {                                                                                                                 \
+    const char *_a = (a), *_b = (b);                                                                                   \
+    if (_a && _b && strcmp(_a, _b) == 0) tc_pass++;                                                                    \
+    else {                                                                                                             \
+      tc_fail++;                                                                                                       \
+      fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a, _a ? _a : "(null)",            \
+              _b ? _b : "(null)");                                                                                     \
+    }                                                                                                                  \
+  } while (0)
+#define TC_NEAR(a, b, tol)                                                                                             \
+  do {                                                                                                                 \
+    double _a = (a), _b = (b);                                                                                         \
+    if (fabs(_a - _b) <= (tol) * (fabs(_b) > 1 ? fabs(_b) : 1)) tc_pass++;                                             \
+    else {                                                                                                             \
+      tc_fail++;                                                                                                       \
+      fprintf(stderr, "%s:%d: %s == %.17g, expected %.17g\n", __FILE__, __LINE__, #a, _a, _b);                         \
+    }                                                                                                                  \
+  } while (0)
 
 static int tc_done(void) {
   printf("%d passed, %d failed\n", tc_pass, tc_fail);
@@ -48,7 +73,11 @@ __attribute__((unused)) static char *tc_slurp(const char *path, size_t *len) {
   long n = ftell(f);
   fseek(f, 0, SEEK_SET);
   char *b = malloc((size_t)n + 1);
-  if (fread(b, 1, (size_t)n, f) != (size_t)n) { fclose(f); free(b); return NULL; }
+  if (fread(b, 1, (size_t)n, f) != (size_t)n) {
+    fclose(f);
+    free(b);
+    return NULL;
+  }
   b[n] = '\0';
   fclose(f);
   *len = (size_t)n;

@@ -14,11 +14,11 @@ int main(void) {
   **    rocprof times).  Now it is not a number. */
   TC_EQ_INT(pl_parse_double("1e400", 5, &v), -1);
   TC_EQ_INT(pl_parse_double("-123456789012345678e300", 23, &v), -1);
-  TC_EQ_INT(pl_parse_double("1.7976931348623157e308", 22, &v), 0);   /* DBL_MAX stays */
+  TC_EQ_INT(pl_parse_double("1.7976931348623157e308", 22, &v), 0); /* DBL_MAX stays */
   TC_CHECK(v > 1.79e308);
-  TC_EQ_INT(pl_parse_double("1e-400", 6, &v), 0);                    /* underflow: 0 */
+  TC_EQ_INT(pl_parse_double("1e-400", 6, &v), 0); /* underflow: 0 */
   TC_CHECK(v == 0);
-  TC_EQ_INT(pl_parse_double("inf", 3, &v), 0);                       /* written as inf: kept */
+  TC_EQ_INT(pl_parse_double("inf", 3, &v), 0); /* written as inf: kept */
   TC_EQ_INT(pl_parse_double("-Infinity", 9, &v), 0);
   {
     /* the DRAM value of row 2 overflows: line 3, column 73 ("1e999"; counted with python) */
@@ -52,7 +52,7 @@ int main(void) {
   TC_EQ_INT(pl_int_of(3.62678e+75), PL_INT_NA);
   TC_EQ_INT(pl_int_of(NAN), PL_INT_NA);
   TC_EQ_INT(pl_int_of(-1e19), PL_INT_NA);
-  TC_EQ_INT(pl_int_of(9007199254740993.0), 9007199254740992LL);   /* the double nearest */
+  TC_EQ_INT(pl_int_of(9007199254740993.0), 9007199254740992LL); /* the double nearest */
   TC_EQ_INT(pl_int_of(-42.9), -42);
   /* 2. Content detection that found no format gave "FILE: cannot tell ..."
   **    with no position; now FILE:1:1, or the byte of the first NUL for
@@ -68,10 +68,11 @@ int main(void) {
     /* the core's words; the host adds "name the format with --input-format" by kind */
     TC_EQ_STR(out, "x:1:1: cannot tell which profiler wrote this file");
     TC_EQ_INT(e.kind, PL_ERR_UNDETECTED);
-    const char bin[] = "\x7f" "ELF\x02\x01\x01\x00\x00\x00garbage";
+    const char bin[] = "\x7f"
+                       "ELF\x02\x01\x01\x00\x00\x00garbage";
     TC_CHECK(pl_load_buffer("y", bin, sizeof bin - 1, NULL, NULL, &e) == NULL);
     TC_EQ_INT(e.line, 0);
-    TC_EQ_INT(e.offset, 7);      /* the first NUL */
+    TC_EQ_INT(e.offset, 7); /* the first NUL */
     pl_err_format(&e, out, sizeof out);
     TC_CHECK(strncmp(out, "y: byte 7: cannot tell", 22) == 0);
   }

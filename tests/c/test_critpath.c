@@ -18,15 +18,25 @@
 
 static int run(int64_t kend, pl_cp_out *o) {
   /*               A        L         K          S         ContextSync */
-  int64_t ts[] = { 0,       10 * US,  30 * US,   85 * US,  86 * US };
+  int64_t ts[] = { 0, 10 * US, 30 * US, 85 * US, 86 * US };
   int64_t du[] = { 100 * US, 10 * US, (kend - 30) * US, 10 * US, 9 * US };
   uint8_t cat[] = { PL_CP_CAT_CPU_OP, PL_CP_CAT_RUNTIME, 0, PL_CP_CAT_RUNTIME, PL_CP_CAT_SYNC };
   uint32_t fl[] = { 0, PL_CP_N_LAUNCH, 0, PL_CP_N_BLOCKING, PL_CP_N_CONTEXT_SYNC };
   int64_t pid[] = { 1, 1, 2, 1, 2 }, thr[] = { 1, 1, 2, 1, 3 };
   int64_t corr[] = { -1, 1, 1, 2, 2 }, stream[] = { -1, -1, 7, -1, -1 };
   int64_t none[] = { -1, -1, -1, -1, -1 };
-  pl_cp_in in = { .n = 5, .ts = ts, .dur = du, .cat = cat, .flags = fl, .pid = pid, .thread = thr,
-                  .corr = corr, .stream = stream, .wait_stream = none, .wait_record = none, .whole = 1 };
+  pl_cp_in in = { .n = 5,
+                  .ts = ts,
+                  .dur = du,
+                  .cat = cat,
+                  .flags = fl,
+                  .pid = pid,
+                  .thread = thr,
+                  .corr = corr,
+                  .stream = stream,
+                  .wait_stream = none,
+                  .wait_record = none,
+                  .whole = 1 };
   return pl_cp_run(&in, o);
 }
 
@@ -43,8 +53,14 @@ int main(void) {
     uint8_t st[] = { 1, 1, 1, 0, 0, 0 };
     uint8_t ty[] = { PL_CP_E_OPERATOR, PL_CP_E_LAUNCH, PL_CP_E_OPERATOR, PL_CP_E_SYNC, PL_CP_E_OPERATOR };
     int64_t w[] = { 10, 20, 60, 0, 5 };
-    for (int i = 0; i < 6; i++) { TC_EQ_INT(o.path_event[i], ev[i]); TC_EQ_INT(o.path_start[i], st[i]); }
-    for (int i = 0; i < 5; i++) { TC_EQ_INT(o.edge_type[i], ty[i]); TC_EQ_INT(o.edge_weight[i], w[i] * US); }
+    for (int i = 0; i < 6; i++) {
+      TC_EQ_INT(o.path_event[i], ev[i]);
+      TC_EQ_INT(o.path_start[i], st[i]);
+    }
+    for (int i = 0; i < 5; i++) {
+      TC_EQ_INT(o.edge_type[i], ty[i]);
+      TC_EQ_INT(o.edge_weight[i], w[i] * US);
+    }
   }
   pl_cp_free(&o);
   /* a shorter kernel: the CPU route (A.s L.s L.e S.s S.e A.e) is longer */

@@ -17,8 +17,8 @@
 
 /* the value of row r in each column, as written below */
 static int64_t ival(size_t r) { return (int64_t)(r * 2654435761u % 100000000u) - (r % 7 == 0 ? 50000000 : 0); }
-static double dval(size_t r) { return (double)(r % 10000) / 100.0; }          /* written %.2f */
-static double gval(size_t r) { return (double)(r * 7919u % 1000000007u) * 1.37e-3; }  /* written %.6g */
+static double dval(size_t r) { return (double)(r % 10000) / 100.0; }                 /* written %.2f */
+static double gval(size_t r) { return (double)(r * 7919u % 1000000007u) * 1.37e-3; } /* written %.6g */
 /* two text columns that are mostly new values (the reader sends them to
 ** the string pool at once, interned at each record's end): a grid shape
 ** that repeats every 40000 rows, and a tag longer than the reader's
@@ -40,12 +40,23 @@ static char *make(size_t *len, int bad_row) {
     const char *nm = r % 3 == 0 ? "\"k,a\"" : r % 1000 == 1 ? "\"multi\nline\"" : "plain";
     /* column late: numbers, then text in the last row (re-read as text) */
     char late[32];
-    if (r == ROWS - 1) snprintf(late, sizeof late, "x%zu", r); else snprintf(late, sizeof late, "%zu", r % 50);
-    if ((int)r == bad_row) { n += (size_t)sprintf(s + n, "%zu,1,2\n", r); continue; }
+    if (r == ROWS - 1) snprintf(late, sizeof late, "x%zu", r);
+    else snprintf(late, sizeof late, "%zu", r % 50);
+    if ((int)r == bad_row) {
+      n += (size_t)sprintf(s + n, "%zu,1,2\n", r);
+      continue;
+    }
     char gr[32], tg[64];
-    grid(r, gr, sizeof gr); tag(r, tg, sizeof tg);
-    n += (size_t)sprintf(s + n, "%zu,%lld,\"%.2f\",%.6g,%s,%s,%s,\"%s\",%s\n", r, (long long)ival(r), dval(r), gval(r), nm, late,
-                         r % 5 == 0 ? "" : r % 5 == 1 ? "+7" : r % 5 == 2 ? ".5" : r % 5 == 3 ? "5." : "-0.25e1", gr, tg);
+    grid(r, gr, sizeof gr);
+    tag(r, tg, sizeof tg);
+    n += (size_t)sprintf(s + n, "%zu,%lld,\"%.2f\",%.6g,%s,%s,%s,\"%s\",%s\n", r, (long long)ival(r), dval(r), gval(r),
+                         nm, late,
+                         r % 5 == 0   ? ""
+                         : r % 5 == 1 ? "+7"
+                         : r % 5 == 2 ? ".5"
+                         : r % 5 == 3 ? "5."
+                                      : "-0.25e1",
+                         gr, tg);
   }
   *len = n;
   return s;
@@ -54,7 +65,7 @@ static char *make(size_t *len, int bad_row) {
 int main(void) {
   size_t len;
   char *s = make(&len, -1);
-  TC_CHECK(len > (4u << 20));          /* more than one piece */
+  TC_CHECK(len > (4u << 20)); /* more than one piece */
   pl_err e;
   pl_csv_opts o = { ',', 1, NULL, NULL, NULL };
   pl_table *t = pl_csv_table(s, len, "csv", &o, &e);
@@ -67,7 +78,7 @@ int main(void) {
     TC_EQ_INT(t->cols[2]->type, PL_NUM);
     TC_EQ_INT(t->cols[3]->type, PL_NUM);
     TC_EQ_INT(t->cols[4]->type, PL_STR);
-    TC_EQ_INT(t->cols[5]->type, PL_STR);     /* text in the last row */
+    TC_EQ_INT(t->cols[5]->type, PL_STR); /* text in the last row */
     TC_EQ_INT(t->cols[6]->type, PL_NUM);
     TC_EQ_INT(t->cols[7]->type, PL_STR);
     TC_EQ_INT(t->cols[8]->type, PL_STR);
@@ -77,14 +88,15 @@ int main(void) {
       if (pl_cell_int(t, 0, r) != (int64_t)r) bad++;
       if (pl_cell_int(t, 1, r) != ival(r)) bad++;
       snprintf(want, sizeof want, "%.2f", dval(r));
-      if (pl_cell_num(t, 2, r) != strtod(want, NULL)) bad++;       /* correctly rounded, as strtod */
+      if (pl_cell_num(t, 2, r) != strtod(want, NULL)) bad++; /* correctly rounded, as strtod */
       snprintf(want, sizeof want, "%.6g", gval(r));
       if (pl_cell_num(t, 3, r) != strtod(want, NULL)) bad++;
       size_t ln;
       const char *got = pl_cell_str(t, 4, r, &ln);
       const char *exp = r % 3 == 0 ? "k,a" : r % 1000 == 1 ? "multi\nline" : "plain";
       if (!got || strcmp(got, exp) != 0) bad++;
-      if (r == ROWS - 1) snprintf(want, sizeof want, "x%zu", r); else snprintf(want, sizeof want, "%zu", r % 50);
+      if (r == ROWS - 1) snprintf(want, sizeof want, "x%zu", r);
+      else snprintf(want, sizeof want, "%zu", r % 50);
       got = pl_cell_str(t, 5, r, &ln);
       if (!got || strcmp(got, want) != 0) bad++;
       double ov = pl_cell_num(t, 6, r), ow = r % 5 == 1 ? 7 : r % 5 == 2 ? 0.5 : r % 5 == 3 ? 5 : -2.5;
@@ -109,7 +121,8 @@ int main(void) {
   ** it: 1 header line, br data rows, plus one extra line for each multi-line
   ** name before it (counted as make() writes them). */
   size_t br = 100001, line = 2 + br;
-  for (size_t r = 0; r < br; r++) if (r % 3 != 0 && r % 1000 == 1) line++;
+  for (size_t r = 0; r < br; r++)
+    if (r % 3 != 0 && r % 1000 == 1) line++;
   s = make(&len, (int)br);
   t = pl_csv_table(s, len, "csv", &o, &e);
   TC_CHECK(t == NULL);

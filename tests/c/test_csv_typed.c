@@ -22,7 +22,10 @@ static size_t table_diff(const pl_table *a, const pl_table *b) {
   size_t bad = 0;
   for (size_t c = 0; c < a->ncols; c++) {
     const pl_column *x = a->cols[c], *y = b->cols[c];
-    if (x->type != y->type || strcmp(x->name, y->name) != 0) { bad++; continue; }
+    if (x->type != y->type || strcmp(x->name, y->name) != 0) {
+      bad++;
+      continue;
+    }
     for (size_t r = 0; r < a->nrows; r++) {
       switch (x->type) {
         case PL_NUM:
@@ -52,18 +55,59 @@ static size_t fast_vs_slow(const char *s, size_t len, pl_table **out) {
   size_t bad = (f && w) ? table_diff(f, w) : 1000000;
   pl_profile_free(p);
   pl_table_free(w);
-  if (out) *out = f; else pl_table_free(f);
+  if (out) *out = f;
+  else pl_table_free(f);
   return bad;
 }
 
 /* one column per form: every cell of the column holds it (quoted or not) */
 static const char *forms[] = {
-  "0", "7", "-0", "+5", "-12", "123456789", "12345678901234567", "123456789012345678",
-  "1234567890123456789", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
-  "99999999999999999999", "1.", ".5", "-.5", "0.05", "22.60", "1.00022e+06", "1e5", "1E-3",
-  "2.5e+22", "1e23", "1e-22", "1e-23", "123456789012345.6", "1234567890123456.7",
-  "0.1234567890123456789", "1e", "1e+", "12.5x", "0x10", "--1", "+", "-", ".", "1.2.3",
-  "1e0999", "1e1000", "  7", "8  ", "nan", "inf", "1,5", "007", "-007.50",
+  "0",
+  "7",
+  "-0",
+  "+5",
+  "-12",
+  "123456789",
+  "12345678901234567",
+  "123456789012345678",
+  "1234567890123456789",
+  "9223372036854775807",
+  "-9223372036854775808",
+  "9223372036854775808",
+  "99999999999999999999",
+  "1.",
+  ".5",
+  "-.5",
+  "0.05",
+  "22.60",
+  "1.00022e+06",
+  "1e5",
+  "1E-3",
+  "2.5e+22",
+  "1e23",
+  "1e-22",
+  "1e-23",
+  "123456789012345.6",
+  "1234567890123456.7",
+  "0.1234567890123456789",
+  "1e",
+  "1e+",
+  "12.5x",
+  "0x10",
+  "--1",
+  "+",
+  "-",
+  ".",
+  "1.2.3",
+  "1e0999",
+  "1e1000",
+  "  7",
+  "8  ",
+  "nan",
+  "inf",
+  "1,5",
+  "007",
+  "-007.50",
 };
 #define NFORMS (sizeof forms / sizeof forms[0])
 
@@ -91,7 +135,8 @@ int main(void) {
       for (size_t c = 0; c < NFORMS; c++) {
         const char *v = forms[c];
         /* libcsv trims blanks around unquoted fields; quoted rows keep them */
-        int64_t iv; double dv;
+        int64_t iv;
+        double dv;
         const char *vt = v;
         while (*vt == ' ') vt++;
         size_t vn = strlen(vt);
@@ -99,11 +144,15 @@ int main(void) {
         int got = pl_csv_number(vt, vn, &iv, &dv);
         int blanks = vt != v || vn != strlen(v);
         if (blanks) {
-          if (t->cols[c]->type != PL_STR) bad++;        /* " 7" quoted is text: the column is text */
+          if (t->cols[c]->type != PL_STR) bad++; /* " 7" quoted is text: the column is text */
           continue;
         }
         pl_type want = got == 1 ? PL_INT : got == 2 ? PL_NUM : PL_STR;
-        if (t->cols[c]->type != want) { bad++; fprintf(stderr, "column %zu (%s): type %d, want %d\n", c, v, t->cols[c]->type, want); continue; }
+        if (t->cols[c]->type != want) {
+          bad++;
+          fprintf(stderr, "column %zu (%s): type %d, want %d\n", c, v, t->cols[c]->type, want);
+          continue;
+        }
         for (size_t r = 0; r < t->nrows; r++) {
           if (want == PL_INT && pl_cell_int(t, (int)c, r) != iv) bad++;
           if (want == PL_NUM && memcmp(&t->cols[c]->v.num[r], &dv, sizeof dv) != 0) bad++;
@@ -135,11 +184,14 @@ int main(void) {
     n += (size_t)sprintf(s + n, "a,b,c,d,e,f,g\n");
     for (size_t r = 0; r < rows; r++) {
       char b[64], d[64], g[32];
-      if (r == 30000) snprintf(b, sizeof b, "2.5"); else snprintf(b, sizeof b, "%zu", r * 37 % 1000);
-      if (r == rows - 2) snprintf(d, sizeof d, "late%zu", r); else snprintf(d, sizeof d, "%.3f", (double)(r % 977) / 7.0);
+      if (r == 30000) snprintf(b, sizeof b, "2.5");
+      else snprintf(b, sizeof b, "%zu", r * 37 % 1000);
+      if (r == rows - 2) snprintf(d, sizeof d, "late%zu", r);
+      else snprintf(d, sizeof d, "%.3f", (double)(r % 977) / 7.0);
       snprintf(g, sizeof g, "%s", r % 11 == 0 ? "" : r % 2 ? "-3" : "4.75");
-      n += (size_t)sprintf(s + n, "%zu,%s,\"(%zu, 1, 1)\",%s,\"kernel_%zu_with_a_rather_long_name<float, %zu>\",%s,%s\n",
-                           r, b, r * 7919 % 50000, d, r % 300, r % 3, r % 5 == 0 ? "" : "x", g);
+      n +=
+          (size_t)sprintf(s + n, "%zu,%s,\"(%zu, 1, 1)\",%s,\"kernel_%zu_with_a_rather_long_name<float, %zu>\",%s,%s\n",
+                          r, b, r * 7919 % 50000, d, r % 300, r % 3, r % 5 == 0 ? "" : "x", g);
     }
     TC_EQ_INT(fast_vs_slow(s, n, NULL), 0);
     free(s);
@@ -176,10 +228,17 @@ int main(void) {
         size_t k = 0;
         uint64_t x = RND();
         int sign = (int)(x % 5);
-        if (c != 6) { if (sign == 1) v[k++] = '-'; else if (sign == 2) v[k++] = '+'; }
-        int nd = c == 0 ? 1 + (int)(RND() % 8) : c == 1 ? 1 + (int)(RND() % 19)
-               : c == 6 ? 1 + (int)(RND() % 3) : 1 + (int)(RND() % 17);
-        int dot = (c == 2 || c == 3 || (c == 5 && RND() % 2) || (c == 7 && RND() % 3 == 0)) ? (int)(RND() % (unsigned)(nd + 1)) : -1;
+        if (c != 6) {
+          if (sign == 1) v[k++] = '-';
+          else if (sign == 2) v[k++] = '+';
+        }
+        int nd = c == 0   ? 1 + (int)(RND() % 8)
+                 : c == 1 ? 1 + (int)(RND() % 19)
+                 : c == 6 ? 1 + (int)(RND() % 3)
+                          : 1 + (int)(RND() % 17);
+        int dot = (c == 2 || c == 3 || (c == 5 && RND() % 2) || (c == 7 && RND() % 3 == 0))
+                      ? (int)(RND() % (unsigned)(nd + 1))
+                      : -1;
         for (int d = 0; d < nd; d++) {
           if (d == dot) v[k++] = '.';
           v[k++] = (char)('0' + RND() % 10);
@@ -188,7 +247,8 @@ int main(void) {
         if (c == 3 || c == 4 || (c == 5 && RND() % 3 == 0) || (c == 7 && RND() % 2)) {
           v[k++] = RND() % 4 ? 'e' : 'E';
           int es = (int)(RND() % 3);
-          if (es == 1) v[k++] = '-'; else if (es == 2) v[k++] = '+';
+          if (es == 1) v[k++] = '-';
+          else if (es == 2) v[k++] = '+';
           /* 1..3 digits; 0 or 4 (handed on, text or not) in the last column */
           int ed = c == 5 ? 1 + (int)(RND() % 2) : c == 7 ? (int)(RND() % 5) : 1 + (int)(RND() % 3);
           for (int d = 0; d < ed; d++) v[k++] = (char)('0' + RND() % (d ? 10 : 2));
@@ -210,10 +270,12 @@ int main(void) {
         pl_type ty = t->cols[c]->type;
         for (size_t r = 0; r < rows; r++) {
           const char *v = vals[r * (size_t)ncol + (size_t)c];
-          int64_t iv = 0; double dv = 0;
+          int64_t iv = 0;
+          double dv = 0;
           int got = pl_csv_number(v, strlen(v), &iv, &dv);
-          if (ty == PL_INT) { if (got != 1 || t->cols[c]->v.i64[r] != iv) bad++; }
-          else if (ty == PL_NUM) {
+          if (ty == PL_INT) {
+            if (got != 1 || t->cols[c]->v.i64[r] != iv) bad++;
+          } else if (ty == PL_NUM) {
             double want = got == 1 ? (double)iv : dv;
             if (got == 0 || memcmp(&t->cols[c]->v.num[r], &want, sizeof want) != 0) {
               if (bad < 5) fprintf(stderr, "col %d row %zu '%s'\n", c, r, v);
@@ -265,12 +327,15 @@ int main(void) {
       pl_profile *p = pl_profile_new("csv", "test");
       pl_table *t = pl_csv_table_lenient(in[k], strlen(in[k]), "csv", &o, p, &e);
       TC_CHECK(t != NULL);
-      if (!t) { pl_profile_free(p); continue; }
+      if (!t) {
+        pl_profile_free(p);
+        continue;
+      }
       TC_EQ_INT(t->nrows, 2);
       TC_EQ_INT(t->cols[1]->type, PL_INT);
       TC_EQ_INT(t->cols[2]->type, PL_INT);
-      TC_EQ_INT(pl_cell_int(t, 1, 0) + pl_cell_int(t, 1, 1), 3);      /* 2 + 1 */
-      TC_EQ_INT(pl_cell_int(t, 2, 0) + pl_cell_int(t, 2, 1), 1000);   /* 600 + 400 */
+      TC_EQ_INT(pl_cell_int(t, 1, 0) + pl_cell_int(t, 1, 1), 3);    /* 2 + 1 */
+      TC_EQ_INT(pl_cell_int(t, 2, 0) + pl_cell_int(t, 2, 1), 1000); /* 600 + 400 */
       TC_EQ_INT(p->ndiags, 1);
       pl_table_free(t);
       pl_profile_free(p);

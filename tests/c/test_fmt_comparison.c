@@ -20,7 +20,8 @@ static void seed002(void) {
   const pl_meta *m = pl_profile_meta_get(p, "pid");
   TC_CHECK(m && m->num == 944615);
   m = pl_profile_meta_get(p, "title");
-  TC_CHECK(m && m->text && strcmp(m->text, "Strict Performance Comparison: Processed\\SGLang\\gpu_instability (PID: 944615)") == 0);
+  TC_CHECK(m && m->text &&
+           strcmp(m->text, "Strict Performance Comparison: Processed\\SGLang\\gpu_instability (PID: 944615)") == 0);
   m = pl_profile_meta_get(p, "subject");
   TC_CHECK(m && m->text && strcmp(m->text, "Processed\\SGLang\\gpu_instability") == 0);
 
@@ -28,21 +29,24 @@ static void seed002(void) {
   TC_EQ_INT(fh_rows(p, "details"), 264);
   TC_NEAR(fh_sum(d, "suspicion_score"), 6746.6419, 1e-9);
   TC_NEAR(fh_sum(d, "mu_normal"), 1858558319.81, 1e-9);
-  static const char *cols[] = { "function", "metric", "device", "suspicion_score", "beta_normal_pct", "beta_abnormal_pct",
-    "delta_beta_pct", "z_beta", "p_beta", "u_p_beta", "mu_normal", "mu_abnormal", "delta_mu", "z_mu", "z_log_mu",
-    "p_mu", "u_p_mu" };
+  static const char *cols[] = {
+    "function", "metric", "device",   "suspicion_score", "beta_normal_pct", "beta_abnormal_pct", "delta_beta_pct",
+    "z_beta",   "p_beta", "u_p_beta", "mu_normal",       "mu_abnormal",     "delta_mu",          "z_mu",
+    "z_log_mu", "p_mu",   "u_p_mu"
+  };
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
     int c = fh_col(d, cols[i]);
-    TC_EQ_INT(c, (int)i);                           /* in the seed's order */
+    TC_EQ_INT(c, (int)i); /* in the seed's order */
   }
   TC_EQ_STR(fh_str(d, "function", 0), "ampere_bf16_s16816gemm_bf16_64x64_sliced1x2_ldg8_f2f_stages_64x5_tn");
   TC_EQ_STR(fh_str(d, "metric", 0), "process_gpu_usage");
   TC_EQ_STR(fh_str(d, "device", 0), "GPU 7");
   TC_NEAR(fh_num(d, "suspicion_score", 0), 1561.72, 1e-12);
-  TC_NEAR(fh_num(d, "mu_normal", 3), 118687.50, 1e-12);    /* "118,687.50" */
+  TC_NEAR(fh_num(d, "mu_normal", 3), 118687.50, 1e-12); /* "118,687.50" */
   TC_NEAR(fh_num(d, "delta_mu", 3), -97687.5, 1e-12);
   int nan_p = 0, pc = fh_col(d, "p_mu");
-  for (size_t r = 0; pc >= 0 && r < d->nrows; r++) if (isnan(pl_cell_num(d, pc, r))) nan_p++;
+  for (size_t r = 0; pc >= 0 && r < d->nrows; r++)
+    if (isnan(pl_cell_num(d, pc, r))) nan_p++;
   TC_EQ_INT(nan_p, 102);
   TC_EQ_STR(fh_str(d, "metric", 263), "gpu_usage");
 
@@ -58,7 +62,7 @@ static void seed002(void) {
   const pl_table *s = pl_profile_find(p, "summary");
   TC_EQ_INT(fh_rows(p, "summary"), 2);
   TC_EQ_INT(fh_num(s, "normal", 0), 12);
-  TC_NEAR(fh_num(s, "normal", 1), 750054.29e3, 1e-12);     /* us -> ns */
+  TC_NEAR(fh_num(s, "normal", 1), 750054.29e3, 1e-12); /* us -> ns */
   TC_EQ_STR(fh_str(s, "normal_raw", 1), "750,054.29");
   TC_EQ_STR(fh_str(s, "unit", 1), "ns");
   TC_NEAR(fh_num(s, "change_pct", 1), 4.66, 1e-12);
@@ -74,7 +78,8 @@ static void seed002(void) {
   TC_EQ_INT(fh_num(k, "p_value", 0), 0);
   TC_EQ_INT(fh_num(k, "significant", 0), 1);
   TC_EQ_STR(fh_str(k, "correlated", 0), "process_gpu_usage: increased from 6.32 to 21.57; "
-            "gpu_sm_frequency: decreased from 118,687.50 to 21,000.00; gpu_frequency: decreased from 118,687.50 to 21,000.00");
+                                        "gpu_sm_frequency: decreased from 118,687.50 to 21,000.00; gpu_frequency: "
+                                        "decreased from 118,687.50 to 21,000.00");
   const pl_table *fm = pl_profile_find(p, "finding_metrics");
   TC_EQ_INT(fh_rows(p, "finding_metrics"), 9);
   TC_NEAR(fh_num(fm, "from", 1), 118687.5, 1e-12);
@@ -93,23 +98,23 @@ static void seed002(void) {
   if (buf) {
     char *at = strstr(buf, "1561.72");
     TC_CHECK(at != NULL);
-    if (at) memcpy(at, "15x1.72", 7);     /* byte column 1010: python3, line 59 .index(b"1561.72") + 1 */
+    if (at) memcpy(at, "15x1.72", 7); /* byte column 1010: python3, line 59 .index(b"1561.72") + 1 */
     TC_EQ_STR(fh_error("badnum.md", buf, n, NULL),
               "badnum.md:59:1010: expected a number in column 'Suspicion Score', found \"15x1.72\"");
     free(buf);
   }
   /* a detail row that lost a cell */
   static const char short_row[] =
-    "# Strict Performance Comparison: x (PID: 1)\n### Detailed comparison table\n"
-    "| Function Name | Metric Name | Device | Suspicion Score |\n|:--|:--|:--|--:|\n| f | m | GPU 0 |\n";
+      "# Strict Performance Comparison: x (PID: 1)\n### Detailed comparison table\n"
+      "| Function Name | Metric Name | Device | Suspicion Score |\n|:--|:--|:--|--:|\n| f | m | GPU 0 |\n";
   TC_EQ_STR(fh_error("short.md", short_row, sizeof short_row - 1, NULL),
             "short.md:5:1: expected a row of 4 cells like the header of line 3, found 3 cells");
 }
 
 static void generic(void) {
   static const char md[] =
-    "# Notes\n\nSome prose.\n\n## Results\n\n| Kernel | Time (us) | Speedup |\n|---|--:|:-:|\n"
-    "| gemm | 1,234.5 | 2.0x |\n| conv | - | 50% |\n\n## Results\n| a | b |\n|---|---|\n| 1 | x \\| y |\n";
+      "# Notes\n\nSome prose.\n\n## Results\n\n| Kernel | Time (us) | Speedup |\n|---|--:|:-:|\n"
+      "| gemm | 1,234.5 | 2.0x |\n| conv | - | 50% |\n\n## Results\n| a | b |\n|---|---|\n| 1 | x \\| y |\n";
   pl_err e;
   pl_profile *p = pl_load_buffer("g.md", md, sizeof md - 1, NULL, NULL, &e);
   TC_CHECK(p != NULL);
@@ -119,7 +124,7 @@ static void generic(void) {
   TC_EQ_INT(fh_rows(p, "results"), 2);
   TC_NEAR(fh_num(t, "time_us", 0), 1234.5, 0);
   TC_CHECK(pl_cell_missing(t, fh_col(t, "time_us"), 1));
-  TC_EQ_STR(fh_str(t, "speedup", 1), "50%");          /* "2.0x" makes it a text column */
+  TC_EQ_STR(fh_str(t, "speedup", 1), "50%"); /* "2.0x" makes it a text column */
   const pl_table *t2 = pl_profile_find(p, "results_2");
   TC_EQ_INT(fh_rows(p, "results_2"), 1);
   TC_EQ_STR(fh_str(t2, "b", 0), "x \\| y");
@@ -149,8 +154,10 @@ static void generic(void) {
   pl_md_snake("Z-Score(log_\xce\xbc)", 15, snake, sizeof snake);
   TC_EQ_STR(snake, "z_score_log_mu");
   double v;
-  TC_EQ_INT(pl_md_number("+4.66%", 6, &v), 0); TC_NEAR(v, 4.66, 0);
-  TC_EQ_INT(pl_md_number("-2,297.25", 9, &v), 0); TC_NEAR(v, -2297.25, 0);
+  TC_EQ_INT(pl_md_number("+4.66%", 6, &v), 0);
+  TC_NEAR(v, 4.66, 0);
+  TC_EQ_INT(pl_md_number("-2,297.25", 9, &v), 0);
+  TC_NEAR(v, -2297.25, 0);
   TC_EQ_INT(pl_md_number("-", 1, &v), 1);
   TC_EQ_INT(pl_md_number("1,23", 4, &v), -1);
 }

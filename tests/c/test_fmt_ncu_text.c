@@ -66,7 +66,10 @@ static void err_text(const pl_err *e, char *out, size_t n) { pl_err_format(e, ou
 ** dynamic + driver shared memory, configuration size, block limits SM /
 ** registers / shared memory / warps, theoretical occupancy. */
 typedef struct oracle {
-  const char *file; int idx; int block, regs, smem, config, lsm, lreg, lsmem, lwarps; double theo;
+  const char *file;
+  int idx;
+  int block, regs, smem, config, lsm, lreg, lsmem, lwarps;
+  double theo;
 } oracle;
 static const oracle oracles[] = {
   { "cuda_gemm_a800_tc_03_wmma_pipe.details.txt", 0, 256, 66, 37888, 135168, 32, 3, 3, 8, 37.50 },
@@ -103,7 +106,11 @@ static const oracle oracles[] = {
 
 /* launches per corpus file (grep -c of kernel lines; the 2020 Julia file has
 ** a third section block whose kernel line the paste lost) */
-static const struct { const char *file; int launches; int rules; } counts[] = {
+static const struct {
+  const char *file;
+  int launches;
+  int rules;
+} counts[] = {
   { "cuda_gemm_a800_tc_03_wmma_pipe.details.txt", 1, 13 },
   { "cuda_gemm_h20_doc_raw_warptile.txt", 5, 9 },
   { "cuda_gemm_h20_tc_04_wgmma_tma_ws.details.txt", 1, 15 },
@@ -121,12 +128,20 @@ static void test_seed003(void) {
   pl_err e;
   pl_profile *p = load("tests/fixtures/ncu/003_ebb91119a615c85c.txt", &e);
   TC_CHECK(p != NULL);
-  if (!p) { char b[1200]; err_text(&e, b, sizeof b); fprintf(stderr, "%s\n", b); return; }
+  if (!p) {
+    char b[1200];
+    err_text(&e, b, sizeof b);
+    fprintf(stderr, "%s\n", b);
+    return;
+  }
   TC_EQ_STR(p->format, "ncu-text");
   pl_table *k = pl_profile_find(p, "kernels"), *r = pl_profile_find(p, "rules");
   pl_table *m = pl_profile_find(p, "metrics"), *po = pl_profile_find(p, "program_output");
   TC_CHECK(k && r && m && po);
-  if (!k || !r || !m || !po) { pl_profile_free(p); return; }
+  if (!k || !r || !m || !po) {
+    pl_profile_free(p);
+    return;
+  }
   TC_EQ_INT(k->nrows, 21);
   double sum = 0;
   int all9 = 1, blk = 1, reg = 1, grid = 1;
@@ -138,12 +153,15 @@ static void test_seed003(void) {
     if (num(k, "grid_size", i) != 8 || num(k, "grid_x", i) != 8) grid = 0;
     TC_EQ_INT(num(k, "id", i), (long long)i);
   }
-  TC_NEAR(sum, 763010, 1e-9);           /* 763.01 us */
-  TC_CHECK(all9); TC_CHECK(blk); TC_CHECK(reg); TC_CHECK(grid);
+  TC_NEAR(sum, 763010, 1e-9); /* 763.01 us */
+  TC_CHECK(all9);
+  TC_CHECK(blk);
+  TC_CHECK(reg);
+  TC_CHECK(grid);
   TC_EQ_INT(count_str(r, "severity", "WRN"), 189);
   TC_EQ_INT(count_str(r, "severity", "INF"), 63);
   TC_EQ_INT(r->nrows, 252);
-  TC_EQ_STR(str(k, "short_name", 0), "ImplicitGemmConvolution");   /* cutlass::Kernel<...>: its argument */
+  TC_EQ_STR(str(k, "short_name", 0), "ImplicitGemmConvolution"); /* cutlass::Kernel<...>: its argument */
   TC_EQ_STR(str(k, "timestamp", 0), "2025-May-15 09:00:25");
   TC_EQ_INT(num(k, "stream", 0), 7);
   TC_EQ_STR(str(k, "process", 0), "program");
@@ -151,12 +169,12 @@ static void test_seed003(void) {
   TC_NEAR(num(k, "sm_frequency_hz", 0), 1.27e9, 1e-12);
   TC_NEAR(num(k, "dram_frequency_hz", 0), 7.05e9, 1e-12);
   TC_NEAR(num(k, "elapsed_cycles", 0), 46271, 0);
-  TC_NEAR(num(k, "memory_throughput_pct", 0), 9.05, 1e-12);          /* Memory [%] */
-  TC_NEAR(num(k, "compute_throughput_pct", 0), 11.38, 1e-12);        /* Compute (SM) [%] */
+  TC_NEAR(num(k, "memory_throughput_pct", 0), 9.05, 1e-12);   /* Memory [%] */
+  TC_NEAR(num(k, "compute_throughput_pct", 0), 11.38, 1e-12); /* Compute (SM) [%] */
   TC_NEAR(num(k, "dram_throughput_pct", 0), 0.69, 1e-12);
-  TC_NEAR(num(k, "smem_config_bytes", 0), 102400, 0);                 /* 102.40 Kbyte */
-  TC_NEAR(num(k, "smem_driver_bytes", 0), 1024, 0);                   /* 1.02 Kbyte/block */
-  TC_NEAR(num(k, "smem_dynamic_bytes", 0), 98304, 0);                 /* 98.30 Kbyte/block */
+  TC_NEAR(num(k, "smem_config_bytes", 0), 102400, 0); /* 102.40 Kbyte */
+  TC_NEAR(num(k, "smem_driver_bytes", 0), 1024, 0);   /* 1.02 Kbyte/block */
+  TC_NEAR(num(k, "smem_dynamic_bytes", 0), 98304, 0); /* 98.30 Kbyte/block */
   TC_NEAR(num(k, "smem_static_bytes", 0), 0, 0);
   TC_NEAR(num(k, "threads", 0), 1024, 0);
   TC_NEAR(num(k, "waves_per_sm", 0), 0.29, 1e-12);
@@ -167,7 +185,7 @@ static void test_seed003(void) {
   TC_NEAR(num(k, "theoretical_warps", 0), 4, 0);
   TC_NEAR(num(k, "theoretical_occupancy_pct", 0), 8.33, 1e-12);
   TC_NEAR(num(k, "achieved_occupancy_pct", 0), 8.33, 1e-12);
-  TC_NEAR(num(k, "achieved_occupancy_pct", 20), 8.34, 1e-12);       /* last launch */
+  TC_NEAR(num(k, "achieved_occupancy_pct", 20), 8.34, 1e-12); /* last launch */
   TC_EQ_STR(str(k, "cache_config", 0), "cudaFuncCachePreferNone");
   /* metrics: the first row is DRAM Frequency 7.05 cycle/nsecond */
   TC_EQ_STR(str(m, "section", 0), "GPU Speed Of Light Throughput");
@@ -175,21 +193,27 @@ static void test_seed003(void) {
   TC_EQ_STR(str(m, "unit", 0), "cycle/nsecond");
   TC_EQ_STR(str(m, "base_unit", 0), "Hz");
   TC_NEAR(num(m, "value", 0), 7.05e9, 1e-12);
-  TC_CHECK(str(m, "raw", 0) == NULL);   /* a number: its text only with raw_text */
+  TC_CHECK(str(m, "raw", 0) == NULL); /* a number: its text only with raw_text */
   {
     pl_profile *q = fh_load_raw_text("tests/fixtures/ncu/003_ebb91119a615c85c.txt", &e);
     TC_CHECK(q != NULL);
-    if (q) { TC_EQ_STR(str(pl_profile_find(q, "metrics"), "raw", 0), "7.05"); pl_profile_free(q); }
+    if (q) {
+      TC_EQ_STR(str(pl_profile_find(q, "metrics"), "raw", 0), "7.05");
+      pl_profile_free(q);
+    }
   }
-  TC_EQ_INT(m->nrows, 21 * 58);          /* 10+5+8+5+4+4+10+8+4 rows per launch */
+  TC_EQ_INT(m->nrows, 21 * 58); /* 10+5+8+5+4+4+10+8+4 rows per launch */
   /* rules: continuation lines joined; the URL wrapped as "...-c" / "-aa)" re-joined */
-  TC_EQ_STR(str(r, "message", 0), "This kernel grid is too small to fill the available resources on this device, "
+  TC_EQ_STR(str(r, "message", 0),
+            "This kernel grid is too small to fill the available resources on this device, "
             "resulting in only 0.3 full waves across all SMs. Look at Launch Statistics for more details.");
   TC_EQ_STR(str(r, "section", 0), "GPU Speed Of Light Throughput");
-  TC_EQ_STR(str(r, "message", 11), "This kernel has uncoalesced shared accesses resulting in a total of 1152 excessive "
+  TC_EQ_STR(str(r, "message", 11),
+            "This kernel has uncoalesced shared accesses resulting in a total of 1152 excessive "
             "wavefronts (2% of the total 71424 wavefronts). Check the L1 Wavefronts Shared Excessive table for the "
             "primary source locations. The CUDA Best Practices Guide "
-            "(https://docs.nvidia.com/cuda/cuda-c-best-practices-guide/index.html#shared-memory-in-matrix-multiplication-c-aa) "
+            "(https://docs.nvidia.com/cuda/cuda-c-best-practices-guide/"
+            "index.html#shared-memory-in-matrix-multiplication-c-aa) "
             "has an example on optimizing shared memory accesses.");
   TC_CHECK(isnan(num(r, "est_speedup_pct", 0)));
   /* program output: the CSV the program printed between ==PROF== lines */
@@ -200,7 +224,7 @@ static void test_seed003(void) {
   const pl_meta *mt = pl_profile_meta_get(p, "tool");
   TC_CHECK(mt && mt->text && strcmp(mt->text, "Nsight Compute") == 0);
   mt = pl_profile_meta_get(p, "sm_count");
-  TC_CHECK(mt && mt->num == 28);         /* "less than the GPU's 28 multiprocessors" */
+  TC_CHECK(mt && mt->num == 28); /* "less than the GPU's 28 multiprocessors" */
   pl_profile_free(p);
 }
 
@@ -227,7 +251,7 @@ static void test_variants(void) {
     TC_NEAR(num(r, "est_speedup_pct", 2), 21.63, 1e-12);
     TC_CHECK(strncmp(str(r, "message", 1), "A wave of thread blocks is defined", 34) == 0);
     const pl_meta *mt = pl_profile_meta_get(p, "sm_count");
-    TC_CHECK(mt && mt->num == 108);       /* inferred from waves: A100 */
+    TC_CHECK(mt && mt->num == 108); /* inferred from waves: A100 */
     pl_profile_free(p);
   }
   /* 2023.3 with the shell prompt naming the version */
@@ -249,7 +273,7 @@ static void test_variants(void) {
     TC_EQ_STR(str(k, "nvtx_range", 0), "Naive transpose (32, 32)");
     TC_EQ_STR(str(k, "name", 1), "ptxcall___gpu_transpose_kernel_naive__430_3");
     TC_EQ_INT(num(k, "stream", 1), 25);
-    TC_CHECK(str(k, "name", 2) == NULL);     /* the paste ends before its kernel line */
+    TC_CHECK(str(k, "name", 2) == NULL);                        /* the paste ends before its kernel line */
     TC_NEAR(num(k, "duration_ns", 0), 1170000, 0);              /* 1.17 msecond */
     TC_NEAR(num(k, "dram_frequency_hz", 0), 878.88e6, 1e-12);   /* Memory Frequency cycle/usecond */
     TC_NEAR(num(k, "dram_throughput_pct", 0), 38.16, 1e-12);    /* SOL FB */
@@ -271,11 +295,11 @@ static void test_variants(void) {
     if (p) {
       pl_table *k = pl_profile_find(p, "kernels");
       TC_EQ_INT(k->nrows, 6);
-      TC_NEAR(num(k, "elapsed_cycles", 0), 23982976, 0);         /* "23 982 976" */
-      TC_NEAR(num(k, "dram_frequency_hz", 0), 866.86e6, 1e-12);  /* "866,86" cycle/usecond */
+      TC_NEAR(num(k, "elapsed_cycles", 0), 23982976, 0);        /* "23 982 976" */
+      TC_NEAR(num(k, "dram_frequency_hz", 0), 866.86e6, 1e-12); /* "866,86" cycle/usecond */
       TC_NEAR(num(k, "sm_active_cycles", 0), 23111929.56, 1e-12);
-      TC_NEAR(num(k, "elapsed_cycles", 3), 5277, 0);             /* "5 277" */
-      TC_NEAR(num(k, "duration_ns", 3), 5540, 1e-12);            /* "5,54" usecond */
+      TC_NEAR(num(k, "elapsed_cycles", 3), 5277, 0);  /* "5 277" */
+      TC_NEAR(num(k, "duration_ns", 3), 5540, 1e-12); /* "5,54" usecond */
       TC_EQ_STR(str(k, "name", 4), "gemv_kernel");
       pl_profile_free(p);
     }
@@ -300,7 +324,7 @@ static void test_variants(void) {
       TC_NEAR(num(r, "est_speedup_pct", 3), 1.891, 1e-12);
       TC_EQ_STR(str(r, "section", 3), "Memory Workload Analysis Chart");
       TC_CHECK(strncmp(str(r, "message", 3), "Out of the 33653664.0 bytes", 27) == 0);
-      TC_EQ_STR(str(r, "section", 1), "GPU Speed Of Light Roofline Chart");   /* a section without a table */
+      TC_EQ_STR(str(r, "section", 1), "GPU Speed Of Light Roofline Chart"); /* a section without a table */
       TC_NEAR(num(r, "est_local_speedup_pct", 5), 33.18, 1e-12);
       TC_CHECK(isnan(num(r, "est_speedup_pct", 5)));
       const pl_meta *mt = pl_profile_meta_get(p, "sm_count");
@@ -325,7 +349,13 @@ static void test_oracles(void) {
       p = load(path, &e);
       last = o->file;
       k = p ? pl_profile_find(p, "kernels") : NULL;
-      if (!p) { if (tc_need(path)) { tc_fail++; fprintf(stderr, "FAIL: %s does not load\n", path); } continue; }
+      if (!p) {
+        if (tc_need(path)) {
+          tc_fail++;
+          fprintf(stderr, "FAIL: %s does not load\n", path);
+        }
+        continue;
+      }
     }
     if (!k) continue;
     size_t r = (size_t)o->idx;
@@ -355,7 +385,10 @@ static void test_corpus(void) {
   char dir[1024];
   snprintf(dir, sizeof dir, "%s/corpus/ncu_text", shared_dir());
   DIR *d = opendir(dir);
-  if (!d) { tc_need(dir); return; }
+  if (!d) {
+    tc_need(dir);
+    return;
+  }
   struct dirent *de;
   int files = 0;
   size_t dropped = 0;
@@ -365,7 +398,11 @@ static void test_corpus(void) {
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
     pl_err e;
     pl_profile *p = load(path, &e);
-    if (!p) { char b[1200]; err_text(&e, b, sizeof b); fprintf(stderr, "corpus file failed: %s\n", b); }
+    if (!p) {
+      char b[1200];
+      err_text(&e, b, sizeof b);
+      fprintf(stderr, "corpus file failed: %s\n", b);
+    }
     TC_CHECK(p != NULL);
     if (!p) continue;
     files++;
@@ -394,56 +431,58 @@ static void test_errors(void) {
   if (seed) {
     size_t cut = 0;
     int lines = 0;
-    while (cut < len && lines < 150) { if (seed[cut] == '\n') lines++; cut++; }
+    while (cut < len && lines < 150) {
+      if (seed[cut] == '\n') lines++;
+      cut++;
+    }
     seed[cut] = '\0';
     pl_profile *p = load_buf("cut.txt", seed, NULL, &e);
     TC_CHECK(p == NULL);
     err_text(&e, b, sizeof b);
-    TC_EQ_STR(b, "cut.txt:151:1: expected a metric row or the closing '-----' rule of section 'Occupancy', found end of file");
+    TC_EQ_STR(
+        b,
+        "cut.txt:151:1: expected a metric row or the closing '-----' rule of section 'Occupancy', found end of file");
     free(seed);
   }
   /* a number where text stands */
-  const char *bad =
-    "  k(int) (8, 1, 1)x(128, 1, 1), Context 1, Stream 7, Device 0, CC 8.6\n"
-    "    Section: Launch Statistics\n"
-    "    -------------------------------- --------------- ---------------\n"
-    "    Metric Name                          Metric Unit    Metric Value\n"
-    "    -------------------------------- --------------- ---------------\n"
-    "    Block Size                                                   128\n"
-    "    Registers Per Thread             register/thread            many\n"
-    "    -------------------------------- --------------- ---------------\n";
+  const char *bad = "  k(int) (8, 1, 1)x(128, 1, 1), Context 1, Stream 7, Device 0, CC 8.6\n"
+                    "    Section: Launch Statistics\n"
+                    "    -------------------------------- --------------- ---------------\n"
+                    "    Metric Name                          Metric Unit    Metric Value\n"
+                    "    -------------------------------- --------------- ---------------\n"
+                    "    Block Size                                                   128\n"
+                    "    Registers Per Thread             register/thread            many\n"
+                    "    -------------------------------- --------------- ---------------\n";
   pl_profile *p = load_buf("bad.txt", bad, NULL, &e);
   TC_CHECK(p == NULL);
   err_text(&e, b, sizeof b);
   TC_EQ_STR(b, "bad.txt:7:65: expected a number for 'Registers Per Thread' (unit 'register/thread'), found \"many\"");
   /* a canonical numeric metric without a unit */
-  const char *bad2 =
-    "  k(int) (8, 1, 1)x(128, 1, 1), Context 1, Stream 7, Device 0, CC 8.6\n"
-    "    Section: Launch Statistics\n"
-    "    ---------------------- ----------- ------------\n"
-    "    Block Size                             12x8\n"
-    "    ---------------------- ----------- ------------\n";
+  const char *bad2 = "  k(int) (8, 1, 1)x(128, 1, 1), Context 1, Stream 7, Device 0, CC 8.6\n"
+                     "    Section: Launch Statistics\n"
+                     "    ---------------------- ----------- ------------\n"
+                     "    Block Size                             12x8\n"
+                     "    ---------------------- ----------- ------------\n";
   p = load_buf("bad2.txt", bad2, "ncu-text", &e);
   TC_CHECK(p == NULL);
   err_text(&e, b, sizeof b);
   TC_EQ_STR(b, "bad2.txt:4:44: expected a number for 'Block Size', found \"12x8\"");
   /* the same input well-formed parses, and the missing header row is fine */
-  const char *good =
-    "  k(int) (8, 2, 1)x(64, 2, 1), Context 1, Stream 7, Device 0, CC 8.6\n"
-    "    Section: Launch Statistics\n"
-    "    ---------------------------- ----------- ---------------\n"
-    "    Block Size                                           128\n"
-    "    Function Cache Configuration             CachePreferNone\n"
-    "    Registers Per Thread     register/thread              40\n"
-    "    ---------------------------- ----------- ---------------\n";
+  const char *good = "  k(int) (8, 2, 1)x(64, 2, 1), Context 1, Stream 7, Device 0, CC 8.6\n"
+                     "    Section: Launch Statistics\n"
+                     "    ---------------------------- ----------- ---------------\n"
+                     "    Block Size                                           128\n"
+                     "    Function Cache Configuration             CachePreferNone\n"
+                     "    Registers Per Thread     register/thread              40\n"
+                     "    ---------------------------- ----------- ---------------\n";
   p = load_buf("good.txt", good, NULL, &e);
   TC_CHECK(p != NULL);
   if (p) {
     pl_table *k = pl_profile_find(p, "kernels");
-    TC_EQ_INT(num(k, "grid_size", 0), 16);    /* 8 x 2 x 1 */
+    TC_EQ_INT(num(k, "grid_size", 0), 16); /* 8 x 2 x 1 */
     TC_EQ_INT(num(k, "block_size", 0), 128);
     TC_EQ_STR(str(k, "cache_config", 0), "CachePreferNone");
-    TC_EQ_INT(num(k, "registers", 0), 40);    /* a unit wider than its column, right-aligned */
+    TC_EQ_INT(num(k, "registers", 0), 40); /* a unit wider than its column, right-aligned */
     pl_profile_free(p);
   }
   /* nothing of ncu in it */
@@ -480,7 +519,8 @@ static void test_helpers(void) {
   TC_CHECK(pl_ncu_parse_value("abc", 3, &loc, &v) != 0);
   const char *s = "Est. Speedup: 8.362%   Est. Local Speedup: 87.5%  rest";
   size_t used = pl_ncu_speedup_prefix(s, strlen(s), &est, &estl);
-  TC_NEAR(est, 8.362, 1e-12); TC_NEAR(estl, 87.5, 1e-12);
+  TC_NEAR(est, 8.362, 1e-12);
+  TC_NEAR(estl, 87.5, 1e-12);
   TC_EQ_STR(s + used, "  rest");
   int numeric = 0;
   TC_EQ_STR(pl_ncu_canonical(NCU_SEC_SOL, "SOL FB", 6, &numeric), "dram_throughput_pct");
@@ -504,16 +544,18 @@ static void launch_text(pl_buf *o, int i) {
   ** first, another header spelling) */
   if (i % 7 == 6) pl_buf_printf(o, "\n");
   pl_buf_printf(o, "    ----------------------- ----------- ------------\n");
-  pl_buf_printf(o, i % 5 == 3 ? "    Metric Name             Metric Unit  Metric Value\n" : "    Metric Name             Metric Unit Metric Value\n");
+  pl_buf_printf(o, i % 5 == 3 ? "    Metric Name             Metric Unit  Metric Value\n"
+                              : "    Metric Name             Metric Unit Metric Value\n");
   pl_buf_printf(o, "    ----------------------- ----------- ------------\n");
   pl_buf_printf(o, "    DRAM Frequency                  Ghz         %s\n", i % 2 ? "1.59" : "1.6");
   pl_buf_printf(o, "    Elapsed Cycles                cycle    %s\n", vals[1 + i % 3]);
   pl_buf_printf(o, "    Duration                         us   %s\n", i % 4 == 3 ? "1234567890.5" : "436.23");
-  pl_buf_printf(o, "    Memory Throughput                 %%        %d.%02d%s\n", 90 + i % 7, i % 100, i % 3 == 1 ? "   " : "");
+  pl_buf_printf(o, "    Memory Throughput                 %%        %d.%02d%s\n", 90 + i % 7, i % 100,
+                i % 3 == 1 ? "   " : "");
   if (i % 5 != 2) pl_buf_printf(o, "    SM Active Cycles              cycle       261.09\r\n");
   /* a name running over into the unit column (the unit ends at its column's end) */
-  pl_buf_printf(o, "    %-34s%s%13s\n", i % 4 == 1 ? "Compute (SM) Throughput Extra" : "Compute (SM) Throughput",
-                "%", i % 4 == 1 ? "1.5" : "62.72");
+  pl_buf_printf(o, "    %-34s%s%13s\n", i % 4 == 1 ? "Compute (SM) Throughput Extra" : "Compute (SM) Throughput", "%",
+                i % 4 == 1 ? "1.5" : "62.72");
   pl_buf_printf(o, "    L2 Hit Rate\t                  %%        %d\n", i % 9);
   pl_buf_printf(o, "    ----------------------- ----------- ------------\n\n");
   pl_buf_printf(o, "    Section: Launch Statistics\n");
@@ -525,7 +567,8 @@ static void launch_text(pl_buf *o, int i) {
   pl_buf_printf(o, "    Registers Per Thread             register/thread              %d\n", 30 + i % 4);
   pl_buf_printf(o, "    Shared Memory Configuration Size           Kbyte           %s\n", i % 2 ? "32.77" : "65.54");
   pl_buf_printf(o, "    Some Text Metric                                      %s\n", vals[i % 8]);
-  pl_buf_printf(o, "    Waves Per SM                                                %s\n", i % 3 ? "0.50" : "12,345.25");
+  pl_buf_printf(o, "    Waves Per SM                                                %s\n",
+                i % 3 ? "0.50" : "12,345.25");
   pl_buf_printf(o, "    -------------------------------- --------------- ---------------\n\n");
   pl_buf_printf(o, "    OPT   Est. Local Speedup: 88.09%%\n");
   pl_buf_printf(o, "          The memory access pattern %d.\n\n", i % 2);
@@ -536,15 +579,21 @@ static void same_tables(const pl_table *a, size_t a0, const pl_table *b, size_t 
   int bad = 0;
   for (size_t c = 0; c < b->ncols && !bad; c++) {
     int ca = pl_table_col(a, b->cols[c]->name);
-    if (ca < 0) { fprintf(stderr, "%s: no column %s\n", what, b->cols[c]->name); bad = 1; break; }
+    if (ca < 0) {
+      fprintf(stderr, "%s: no column %s\n", what, b->cols[c]->name);
+      bad = 1;
+      break;
+    }
     if (strcmp(b->cols[c]->name, "id") == 0 || strcmp(b->cols[c]->name, "kernel_id") == 0 ||
-        strcmp(b->cols[c]->name, "line") == 0) continue;
+        strcmp(b->cols[c]->name, "line") == 0)
+      continue;
     for (size_t r = 0; r < nrows; r++) {
       pl_cell_text(a, ca, a0 + r, x, sizeof x);
       pl_cell_text(b, (int)c, r, y, sizeof y);
       if (strcmp(x, y) != 0 || pl_cell_missing(a, ca, a0 + r) != pl_cell_missing(b, (int)c, r)) {
         fprintf(stderr, "%s: row %zu column %s: '%s' vs '%s' alone\n", what, r, b->cols[c]->name, x, y);
-        bad = 1; break;
+        bad = 1;
+        break;
       }
     }
   }
@@ -556,7 +605,8 @@ static void same_tables(const pl_table *a, size_t a0, const pl_table *b, size_t 
 static void test_row_cache(void) {
   enum { N = 40 };
   pl_buf all, one;
-  pl_buf_init(&all); pl_buf_init(&one);
+  pl_buf_init(&all);
+  pl_buf_init(&one);
   pl_buf_printf(&all, "[123] prog@host\n");
   /* the line numbers of each launch's kernel line and first rule, counted here */
   size_t kline[N], rline[N];
@@ -579,11 +629,15 @@ static void test_row_cache(void) {
   memcpy(exact, all.data, all.len);
   pl_parse_opts o;
   memset(&o, 0, sizeof o);
-  o.raw_text = 1;                 /* the value texts' pipeline too (pl_ncu_b_flush, raw_defer) */
+  o.raw_text = 1; /* the value texts' pipeline too (pl_ncu_b_flush, raw_defer) */
   pl_err e;
   pl_profile *p = pl_load_buffer("many", exact, all.len, "ncu-text", &o, &e);
   TC_CHECK(p != NULL);
-  if (!p) { char b[1200]; err_text(&e, b, sizeof b); fprintf(stderr, "%s\n", b); }
+  if (!p) {
+    char b[1200];
+    err_text(&e, b, sizeof b);
+    fprintf(stderr, "%s\n", b);
+  }
   pl_table *k = p ? pl_profile_find(p, "kernels") : NULL, *m = p ? pl_profile_find(p, "metrics") : NULL;
   TC_CHECK(k && m);
   if (k && m) {
@@ -626,11 +680,26 @@ static void test_row_cache(void) {
       const char *raw = pl_cell_str(m, cr, r, &n), *mn = pl_cell_str(m, cm, r, &n);
       double v = pl_cell_num(m, cv, r);
       if (!raw || !mn) continue;
-      if (strcmp(raw, "6,180,923") == 0) { TC_CHECK(v == 6180923.0); seen |= 1; }
-      if (strcmp(raw, "1,234.5") == 0) { TC_CHECK(v == 1234.5); seen |= 2; }
-      if (strcmp(raw, "12,345.25") == 0) { TC_CHECK(v == 12345.25); seen |= 4; }
-      if (strcmp(raw, "1,024") == 0 && strcmp(mn, "Block Size") == 0) { TC_CHECK(v == 1024.0); seen |= 8; }
-      if (strcmp(raw, "n/a") == 0) { TC_CHECK(isnan(v)); seen |= 16; }
+      if (strcmp(raw, "6,180,923") == 0) {
+        TC_CHECK(v == 6180923.0);
+        seen |= 1;
+      }
+      if (strcmp(raw, "1,234.5") == 0) {
+        TC_CHECK(v == 1234.5);
+        seen |= 2;
+      }
+      if (strcmp(raw, "12,345.25") == 0) {
+        TC_CHECK(v == 12345.25);
+        seen |= 4;
+      }
+      if (strcmp(raw, "1,024") == 0 && strcmp(mn, "Block Size") == 0) {
+        TC_CHECK(v == 1024.0);
+        seen |= 8;
+      }
+      if (strcmp(raw, "n/a") == 0) {
+        TC_CHECK(isnan(v));
+        seen |= 16;
+      }
     }
     TC_EQ_INT(seen, 31);
     /* read by default: the same but for the numbers' texts, all dropped */
@@ -641,13 +710,14 @@ static void test_row_cache(void) {
       size_t nums = 0;
       for (size_t r = 0; r < m->nrows; r++) nums += !pl_cell_missing(m, cv, r);
       TC_EQ_INT(fh_ncu_raw_rule(m, pl_profile_find(q, "metrics")), nums);
-      TC_CHECK(nums >= (size_t)N * 10);   /* not a vacuous comparison */
+      TC_CHECK(nums >= (size_t)N * 10); /* not a vacuous comparison */
       pl_profile_free(q);
     }
   }
   if (p) pl_profile_free(p);
   free(exact);
-  pl_buf_free(&all); pl_buf_free(&one);
+  pl_buf_free(&all);
+  pl_buf_free(&one);
 }
 
 static void test_pool(void) {
@@ -676,7 +746,8 @@ static void test_pool(void) {
     if (len > 2) buf[len - 1] = (char)('0' + i % 10), buf[0] = (char)('A' + i % 26);
     size_t n;
     const char *s = pl_pool_str(p, ids[i], &n);
-    if (pl_pool_intern(p, buf, (size_t)len) != ids[i] || n != (size_t)len || memcmp(s, buf, n) != 0 || s[n] != '\0') ok = 0;
+    if (pl_pool_intern(p, buf, (size_t)len) != ids[i] || n != (size_t)len || memcmp(s, buf, n) != 0 || s[n] != '\0')
+      ok = 0;
   }
   TC_CHECK(ok);
   /* the two-step intern (hash, prefetch, intern with the hash) gives the same ids */

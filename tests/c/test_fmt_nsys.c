@@ -52,7 +52,7 @@ static void v3_2023(void) {
 static void alcf_2022(void) {
   pl_profile *p = tl_corpus("nsys_stats/alcf_polaris_a100_babelstream_nsys_stats.txt", "nsys-stats");
   if (!p) return;
-  TC_EQ_INT(tl_rows(p, "nvtx_sum"), (size_t)-1);       /* SKIPPED: no table */
+  TC_EQ_INT(tl_rows(p, "nvtx_sum"), (size_t)-1); /* SKIPPED: no table */
   TC_EQ_INT(p->ndiags, 1);
   TC_EQ_INT(p->diags[0].line, 5);
   TC_CHECK(strstr(p->diags[0].msg, "does not contain NV Tools Extension") != NULL);
@@ -137,19 +137,20 @@ static void csv_2024(void) {
 ** --format csv, quoted CSV; 2022 CSV keeps GridXYZ cells with spaces. */
 static void variants(void) {
   const char *a =
-    "Processing [r.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]... \n"
-    "\n"
-    " ** CUDA GPU Kernel Summary (cuda_gpu_kern_sum):\n"
-    "\n"
-    "\"Time (%)\",\"Total Time (ns)\",\"Instances\",\"Avg (ns)\",\"Med (ns)\",\"Min (ns)\",\"Max (ns)\",\"StdDev (ns)\",\"Name\"\n"
-    "\"75.0\",\"300\",\"3\",\"100.0\",\"100.0\",\"90\",\"110\",\"10.0\",\"void k<int>(int, float)\"\n"
-    "\"25.0\",\"100\",\"1\",\"100.0\",\"100.0\",\"100\",\"100\",\"0.0\",\"j\"\n"
-    "\n"
-    " ** OS Runtime Summary (osrt_sum):\n"
-    "\n"
-    " Time (%)  Total Time (ns)  Num Calls  Avg (ns)   Med (ns)   Min (ns)  Max (ns)   StdDev (ns)   Name\n"
-    " --------  ---------------  ---------  ---------  ---------  --------  ---------  -----------  ------\n"
-    "    100.0        1,234,567          2  617,283.5  617,283.5     1,000  1,233,567    871,554.9  poll  \n";
+      "Processing [r.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]... \n"
+      "\n"
+      " ** CUDA GPU Kernel Summary (cuda_gpu_kern_sum):\n"
+      "\n"
+      "\"Time (%)\",\"Total Time (ns)\",\"Instances\",\"Avg (ns)\",\"Med (ns)\",\"Min (ns)\",\"Max (ns)\",\"StdDev "
+      "(ns)\",\"Name\"\n"
+      "\"75.0\",\"300\",\"3\",\"100.0\",\"100.0\",\"90\",\"110\",\"10.0\",\"void k<int>(int, float)\"\n"
+      "\"25.0\",\"100\",\"1\",\"100.0\",\"100.0\",\"100\",\"100\",\"0.0\",\"j\"\n"
+      "\n"
+      " ** OS Runtime Summary (osrt_sum):\n"
+      "\n"
+      " Time (%)  Total Time (ns)  Num Calls  Avg (ns)   Med (ns)   Min (ns)  Max (ns)   StdDev (ns)   Name\n"
+      " --------  ---------------  ---------  ---------  ---------  --------  ---------  -----------  ------\n"
+      "    100.0        1,234,567          2  617,283.5  617,283.5     1,000  1,233,567    871,554.9  poll  \n";
   TC_CHECK(pl_format_detect(a, strlen(a)) == pl_format_find("nsys-stats"));
   pl_profile *p = tl_text(a, NULL);
   if (p) {
@@ -164,8 +165,8 @@ static void variants(void) {
     pl_profile_free(p);
   }
   const char *b =
-    "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),GridXYZ,BlockXYZ,Name\n"
-    "100.0,50,2,25.0,25.0,20,30,7.1,  64    2    1 ,  256    1    1 ,gemm\n";
+      "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),GridXYZ,BlockXYZ,Name\n"
+      "100.0,50,2,25.0,25.0,20,30,7.1,  64    2    1 ,  256    1    1 ,gemm\n";
   p = tl_text(b, NULL);
   if (p) {
     const pl_table *k = tl_table(p, "kernel_summary");
@@ -202,8 +203,9 @@ static void errors(void) {
   TL_ERR("Time (%),Total Time (ns),Num Calls,Name\n"
          "50.0,1000,2\n",
          "nsys-stats", "t:2:12: expected 4 fields as in the header (line 1), found end of file");
-  TL_ERR("hello\n", "nsys-stats",
-         "t:1:1: expected an nsys stats report table (a header over a dashes line, or a CSV header), found end of file");
+  TL_ERR(
+      "hello\n", "nsys-stats",
+      "t:1:1: expected an nsys stats report table (a header over a dashes line, or a CSV header), found end of file");
 }
 
 /* Issue 22 class 11: nsys 2021 headings, one OS runtime block per process
@@ -214,13 +216,15 @@ static void two_processes_2021(void) {
   const char *path = "tests/fixtures/nsys/nsys_2021_two_processes.txt";
   pl_profile *p = fh_load(path, "nsys-stats");
   if (!p) return;
-  static const char *names[] = { "cuda_api_sum", "kernel_summary", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum",
-                                 "cuda_gpu_mem_size_sum", "osrt_sum", "osrt_sum_2" };
+  static const char *names[] = {
+    "cuda_api_sum",          "kernel_summary", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum",
+    "cuda_gpu_mem_size_sum", "osrt_sum",       "osrt_sum_2"
+  };
   TC_EQ_INT(p->ntables, 7);
   for (size_t i = 0; i < 7 && i < p->ntables; i++) TC_EQ_STR(p->tables[i]->name, names[i]);
   const pl_table *o2 = pl_profile_find(p, "osrt_sum_2"), *o1 = pl_profile_find(p, "osrt_sum");
   TC_EQ_STR(fh_str(o2, "name", 0), "pthread_cond_wait");
-  TC_NEAR(fh_num(o2, "mean_ns", 0), 10e6, 0);          /* "Average" of a 2021 time report: ns */
+  TC_NEAR(fh_num(o2, "mean_ns", 0), 10e6, 0); /* "Average" of a 2021 time report: ns */
   TC_NEAR(fh_num(o1, "max_ns", 0), 100153187, 0);
   TC_NEAR(fh_sum(o1, "calls"), 30, 0);
   const pl_table *ms = pl_profile_find(p, "cuda_gpu_mem_size_sum");

@@ -19,42 +19,54 @@
 
 typedef struct fig {
   const char *file;
-  long kernels; long long ksum; long runtime; long memcpy; long long mcbytes, mcns; long memset; long long msns;
-  long nvtx, processes, devices; const char *dev0; const char *cc; long sms; long tids;
+  long kernels;
+  long long ksum;
+  long runtime;
+  long memcpy;
+  long long mcbytes, mcns;
+  long memset;
+  long long msns;
+  long nvtx, processes, devices;
+  const char *dev0;
+  const char *cc;
+  long sms;
+  long tids;
   const char *version, *schema;
 } fig;
 
 static const fig FIGS[] = {
-  { "nsysai_h100x2_nsys2026.2.1_mfu_2gpu_before.sqlite", 4010, 535200650LL, 7466, 1020, 8046134544LL, 5692087LL, 269, -1,
-    19118, 17, -1, NULL, NULL, 0, 3986, "2026.2.1.210", "3.25.0" },
-  { "nsysai_h100x2_nsys2026.2.1_mfu_2gpu_after.sqlite", 3587, 488835406LL, 6682, 904, -1, -1, 242, -1,
-    17113, 19, -1, NULL, NULL, 0, 3577, "2026.2.1.210", "3.25.0" },
-  { "pipit_a100_nsys2024.5.1_perlmutter-cloverleaf-cuda.sqlite", 1312, 294404540LL, 3048, 279, 225116952LL, 9390923LL, -1, -1,
-    -1, 1770, 4, "NVIDIA A100-SXM4-80GB", "8.0", 108, 1312, "2024.5.1.113", "3.13.2" },
-  { "extrap_gtx1060_nsys2022.1.1_con_kernel.sqlite", 9, 271711594LL, 71, 11, 80360000LL, 8066276LL, 1, 2560LL,
-    -1, 333, 1, "GeForce GTX 1060 with Max-Q Design", "6.1", 10, 7, "2022.1.1.61", "2.9.1" },
-  { "extrap_gtx1060_nsys2022.1.1_concurrent.s1_profile1.sqlite", 12, 48000028LL, 184, 30, 88320000LL, 12096248LL, 17, 33342LL,
-    76, 314, 1, "GeForce GTX 1060 with Max-Q Design", "6.1", 10, 12, "2022.1.1.61", "2.9.1" },
-  { "extrap_a100pcie_nsys2021_ex-gpu.s10.sqlite", 6, 34113LL, 18, -1, -1, -1, -1, -1,
-    -1, -1, 4, "A100-PCIE-40GB", "8.0", 108, 6, NULL, NULL },
-  { "sc23_t4_nsys2023.3.1_openmp_heat_report3.sqlite", 50, 1071243791LL, 312, 200, 102400000000LL, 26207455433LL, -1, -1,
-    -1, 170, 1, "Tesla T4", "7.5", 40, 50, "2023.3.1.92", "3.4.0" },
-  { "jacc_a100pcie_nsys2026.1.1_report1_no_cuda_events.sqlite", -1, 0, -1, -1, -1, -1, -1, -1,
-    -1, 2469, 4, "NVIDIA A100-PCIE-40GB", "8.0", 108, 0, "2026.1.1.204", "3.24.14" },
+  { "nsysai_h100x2_nsys2026.2.1_mfu_2gpu_before.sqlite", 4010, 535200650LL, 7466, 1020, 8046134544LL, 5692087LL, 269,
+    -1, 19118, 17, -1, NULL, NULL, 0, 3986, "2026.2.1.210", "3.25.0" },
+  { "nsysai_h100x2_nsys2026.2.1_mfu_2gpu_after.sqlite", 3587, 488835406LL, 6682, 904, -1, -1, 242, -1, 17113, 19, -1,
+    NULL, NULL, 0, 3577, "2026.2.1.210", "3.25.0" },
+  { "pipit_a100_nsys2024.5.1_perlmutter-cloverleaf-cuda.sqlite", 1312, 294404540LL, 3048, 279, 225116952LL, 9390923LL,
+    -1, -1, -1, 1770, 4, "NVIDIA A100-SXM4-80GB", "8.0", 108, 1312, "2024.5.1.113", "3.13.2" },
+  { "extrap_gtx1060_nsys2022.1.1_con_kernel.sqlite", 9, 271711594LL, 71, 11, 80360000LL, 8066276LL, 1, 2560LL, -1, 333,
+    1, "GeForce GTX 1060 with Max-Q Design", "6.1", 10, 7, "2022.1.1.61", "2.9.1" },
+  { "extrap_gtx1060_nsys2022.1.1_concurrent.s1_profile1.sqlite", 12, 48000028LL, 184, 30, 88320000LL, 12096248LL, 17,
+    33342LL, 76, 314, 1, "GeForce GTX 1060 with Max-Q Design", "6.1", 10, 12, "2022.1.1.61", "2.9.1" },
+  { "extrap_a100pcie_nsys2021_ex-gpu.s10.sqlite", 6, 34113LL, 18, -1, -1, -1, -1, -1, -1, -1, 4, "A100-PCIE-40GB",
+    "8.0", 108, 6, NULL, NULL },
+  { "sc23_t4_nsys2023.3.1_openmp_heat_report3.sqlite", 50, 1071243791LL, 312, 200, 102400000000LL, 26207455433LL, -1,
+    -1, -1, 170, 1, "Tesla T4", "7.5", 40, 50, "2023.3.1.92", "3.4.0" },
+  { "jacc_a100pcie_nsys2026.1.1_report1_no_cuda_events.sqlite", -1, 0, -1, -1, -1, -1, -1, -1, -1, 2469, 4,
+    "NVIDIA A100-PCIE-40GB", "8.0", 108, 0, "2026.1.1.204", "3.24.14" },
 };
 
 static long long col_sum(const pl_table *t, const char *col) {
   int c = pl_table_col(t, col);
   long long s = 0;
   if (c < 0) return -1;
-  for (size_t i = 0; i < t->nrows; i++) if (!pl_cell_missing(t, c, i)) s += pl_cell_int(t, c, i);
+  for (size_t i = 0; i < t->nrows; i++)
+    if (!pl_cell_missing(t, c, i)) s += pl_cell_int(t, c, i);
   return s;
 }
 
 static long count_present(const pl_table *t, const char *col) {
   int c = pl_table_col(t, col);
   long n = 0;
-  for (size_t i = 0; c >= 0 && i < t->nrows; i++) if (!pl_cell_missing(t, c, i)) n++;
+  for (size_t i = 0; c >= 0 && i < t->nrows; i++)
+    if (!pl_cell_missing(t, c, i)) n++;
   return n;
 }
 
@@ -62,7 +74,8 @@ static long count_eq(const pl_table *t, const char *col, const char *s) {
   long n = 0;
   int c = pl_table_col(t, col);
   for (size_t i = 0; c >= 0 && i < t->nrows; i++) {
-    size_t l; const char *v = pl_cell_str(t, c, i, &l);
+    size_t l;
+    const char *v = pl_cell_str(t, c, i, &l);
     if (v && strcmp(v, s) == 0) n++;
   }
   return n;
@@ -70,7 +83,10 @@ static long count_eq(const pl_table *t, const char *col, const char *s) {
 
 static void meta_is(const pl_profile *p, const char *key, const char *want) {
   const pl_meta *m = pl_profile_meta_get(p, key);
-  if (!want) { TC_CHECK(m == NULL); return; }
+  if (!want) {
+    TC_CHECK(m == NULL);
+    return;
+  }
   TC_CHECK(m && m->text);
   if (m && m->text) TC_EQ_STR(m->text, want);
 }
@@ -103,9 +119,11 @@ static void check_fig(const pl_profile *p, const fig *f) {
     if (f->msns >= 0) TC_EQ_INT(col_sum(ms, "duration_ns"), f->msns);
   } else TC_CHECK(ms != NULL);
   const pl_table *nv = pl_profile_find(p, "nvtx");
-  if (f->nvtx < 0) TC_CHECK(nv == NULL); else TC_EQ_INT(nv ? (long)nv->nrows : -1L, f->nvtx);
+  if (f->nvtx < 0) TC_CHECK(nv == NULL);
+  else TC_EQ_INT(nv ? (long)nv->nrows : -1L, f->nvtx);
   const pl_table *pr = pl_profile_find(p, "processes");
-  if (f->processes < 0) TC_CHECK(pr == NULL); else TC_EQ_INT(pr ? (long)pr->nrows : -1L, f->processes);
+  if (f->processes < 0) TC_CHECK(pr == NULL);
+  else TC_EQ_INT(pr ? (long)pr->nrows : -1L, f->processes);
   const pl_table *dv = pl_profile_find(p, "devices");
   if (f->devices < 0) TC_CHECK(dv == NULL);
   else if (dv) {
@@ -134,15 +152,23 @@ static void same_profile(const pl_profile *a, const pl_profile *b) {
     char s1[256], s2[256];
     for (size_t c = 0; c < x->ncols && c < y->ncols && !diff; c++)
       for (size_t r = 0; r < x->nrows && r < y->nrows; r++) {
-        pl_cell_text(x, (int)c, r, s1, sizeof s1); pl_cell_text(y, (int)c, r, s2, sizeof s2);
-        if (strcmp(s1, s2) != 0) { diff = 1; fprintf(stderr, "%s.%s row %zu: %s vs %s\n", x->name, x->cols[c]->name, r, s1, s2); break; }
+        pl_cell_text(x, (int)c, r, s1, sizeof s1);
+        pl_cell_text(y, (int)c, r, s2, sizeof s2);
+        if (strcmp(s1, s2) != 0) {
+          diff = 1;
+          fprintf(stderr, "%s.%s row %zu: %s vs %s\n", x->name, x->cols[c]->name, r, s1, s2);
+          break;
+        }
       }
     TC_CHECK(!diff);
   }
 }
 
 /* ---- the pipit oracle ----------------------------------------------------- */
-typedef struct ev { char name[128]; long long a, b, pid, tid; } ev;
+typedef struct ev {
+  char name[128];
+  long long a, b, pid, tid;
+} ev;
 
 static int ev_cmp(const void *x, const void *y) {
   const ev *p = x, *q = y;
@@ -160,20 +186,29 @@ static ev *csv_events(const char *path, int api, const char *type, size_t *n) {
   *n = 0;
   if (!s) return NULL;
   ev *out = malloc(sizeof *out * 8192);
-  char *line = strchr(s, '\n') + 1;   /* header */
+  char *line = strchr(s, '\n') + 1; /* header */
   while (line && *line && *n < 8192) {
     char *end = strchr(line, '\n');
     if (end) *end = '\0';
-    char *f[16]; int nf = 0;
-    for (char *p = line; nf < 16; ) { f[nf++] = p; p = strchr(p, ','); if (!p) break; *p++ = '\0'; }
+    char *f[16];
+    int nf = 0;
+    for (char *p = line; nf < 16;) {
+      f[nf++] = p;
+      p = strchr(p, ',');
+      if (!p) break;
+      *p++ = '\0';
+    }
     /* gpu: Name,streamId,type,bytes,Trace Type,Event Type,Timestamp (ns),_matching_event,_matching_timestamp
     ** api: Name,Process,Thread,Trace Type,Event Type,Timestamp (ns),_matching_event,_matching_timestamp */
     int ety = api ? 4 : 5;
-    if (nf > ety + 3 && strcmp(f[ety], "Enter") == 0 && (api || !type || (type[0] == '!' ? strcmp(f[2], type + 1) != 0 : strcmp(f[2], type) == 0))) {
+    if (nf > ety + 3 && strcmp(f[ety], "Enter") == 0 &&
+        (api || !type || (type[0] == '!' ? strcmp(f[2], type + 1) != 0 : strcmp(f[2], type) == 0))) {
       ev *e = &out[(*n)++];
       snprintf(e->name, sizeof e->name, "%s", f[0]);
-      e->a = atoll(f[ety + 1]); e->b = atoll(f[ety + 3]);
-      e->pid = api ? atoll(f[1]) : 0; e->tid = api ? atoll(f[2]) : 0;
+      e->a = atoll(f[ety + 1]);
+      e->b = atoll(f[ety + 3]);
+      e->pid = api ? atoll(f[1]) : 0;
+      e->tid = api ? atoll(f[2]) : 0;
     }
     line = end ? end + 1 : NULL;
   }
@@ -187,10 +222,13 @@ static ev *table_events(const pl_table *t, const char *namecol, int api, size_t 
   int cn = pl_table_col(t, namecol), cs = pl_table_col(t, "start_ns"), ce = pl_table_col(t, "end_ns");
   int cp = pl_table_col(t, "pid"), ct = pl_table_col(t, "tid");
   for (size_t r = 0; r < t->nrows; r++) {
-    size_t l; const char *v = pl_cell_str(t, cn, r, &l);
+    size_t l;
+    const char *v = pl_cell_str(t, cn, r, &l);
     snprintf(out[r].name, sizeof out[r].name, "%s", v ? v : "");
-    out[r].a = pl_cell_int(t, cs, r); out[r].b = pl_cell_int(t, ce, r);
-    out[r].pid = api ? pl_cell_int(t, cp, r) : 0; out[r].tid = api ? pl_cell_int(t, ct, r) : 0;
+    out[r].a = pl_cell_int(t, cs, r);
+    out[r].b = pl_cell_int(t, ce, r);
+    out[r].pid = api ? pl_cell_int(t, cp, r) : 0;
+    out[r].tid = api ? pl_cell_int(t, ct, r) : 0;
   }
   *n = t->nrows;
   qsort(out, *n, sizeof *out, ev_cmp);
@@ -202,10 +240,14 @@ static void same_events(const ev *a, size_t na, const ev *b, size_t nb, const ch
   size_t bad = 0;
   long long sa = 0, sb = 0;
   for (size_t i = 0; i < na && i < nb; i++) {
-    if (strcmp(a[i].name, b[i].name) || a[i].a != b[i].a || a[i].b != b[i].b || a[i].pid != b[i].pid || a[i].tid != b[i].tid) {
-      if (bad++ < 3) fprintf(stderr, "%s row %zu: %s %lld %lld vs %s %lld %lld\n", what, i, a[i].name, a[i].a, a[i].b, b[i].name, b[i].a, b[i].b);
+    if (strcmp(a[i].name, b[i].name) || a[i].a != b[i].a || a[i].b != b[i].b || a[i].pid != b[i].pid ||
+        a[i].tid != b[i].tid) {
+      if (bad++ < 3)
+        fprintf(stderr, "%s row %zu: %s %lld %lld vs %s %lld %lld\n", what, i, a[i].name, a[i].a, a[i].b, b[i].name,
+                b[i].a, b[i].b);
     }
-    sa += a[i].b - a[i].a; sb += b[i].b - b[i].a;
+    sa += a[i].b - a[i].a;
+    sb += b[i].b - b[i].a;
   }
   TC_EQ_INT(bad, 0);
   TC_EQ_INT(sa, sb);
@@ -228,19 +270,23 @@ static void pipit_oracle(const pl_profile *p) {
   TC_EQ_INT(count_eq(k, "short_name", "par_ranged1d_kernel"), 968);
   TC_EQ_INT(count_eq(k, "short_name", "par_ranged2d_kernel"), 331);
   TC_EQ_INT(count_eq(k, "short_name", "par_reduce_kernel"), 13);
-  free(c); free(t);
+  free(c);
+  free(t);
   /* copies: pipit names them by the ENUM_CUDA_MEMCPY_OPER name */
   c = csv_events(g, 0, "!kernel", &n1);
   const pl_table *mc = pl_profile_find(p, "memcpy");
   t = table_events(mc, "kind", 0, &n2);
   for (size_t i = 0; i < n2; i++)
-    snprintf(t[i].name, sizeof t[i].name, "%s", strcmp(t[i].name, "HtoD") == 0 ? "CUDA_MEMCPY_KIND_HTOD" :
-             strcmp(t[i].name, "DtoH") == 0 ? "CUDA_MEMCPY_KIND_DTOH" : t[i].name);
+    snprintf(t[i].name, sizeof t[i].name, "%s",
+             strcmp(t[i].name, "HtoD") == 0   ? "CUDA_MEMCPY_KIND_HTOD"
+             : strcmp(t[i].name, "DtoH") == 0 ? "CUDA_MEMCPY_KIND_DTOH"
+                                              : t[i].name);
   same_events(c, n1, t, n2, "memcpy");
   TC_EQ_INT(count_eq(mc, "kind", "HtoD"), 254);
   TC_EQ_INT(count_eq(mc, "kind", "DtoH"), 25);
   TC_EQ_STR(tl_str(mc, "name", tl_find(mc, "kind", "HtoD")), "Memcpy HtoD (Pageable -> Device)");
-  free(c); free(t);
+  free(c);
+  free(t);
   /* CUDA API calls: raw names (with the _v7000 suffix), pid, tid */
   c = csv_events(a, 1, NULL, &n1);
   const pl_table *rt = pl_profile_find(p, "runtime");
@@ -252,7 +298,8 @@ static void pipit_oracle(const pl_profile *p) {
   TC_EQ_INT(count_eq(rt, "name", "cudaDeviceSynchronize"), 1312);
   TC_EQ_INT(count_eq(rt, "name", "cuModuleGetLoadingMode"), 1);
   TC_EQ_INT(count_eq(rt, "cat", "cuda_driver"), 1);
-  free(c); free(t);
+  free(c);
+  free(t);
 }
 
 static pl_profile *load_mem(const char *path) {
@@ -261,7 +308,11 @@ static pl_profile *load_mem(const char *path) {
   if (!data) return NULL;
   pl_err e;
   pl_profile *p = pl_load_buffer(path, data, len, NULL, NULL, &e);
-  if (!p) { char b[2048]; pl_err_format(&e, b, sizeof b); fprintf(stderr, "memory load failed: %s\n", b); }
+  if (!p) {
+    char b[2048];
+    pl_err_format(&e, b, sizeof b);
+    fprintf(stderr, "memory load failed: %s\n", b);
+  }
   free(data);
   return p;
 }
@@ -317,7 +368,10 @@ int main(void) {
     check_fig(p, &FIGS[i]);
     pl_profile *m = load_mem(path);
     TC_CHECK(m != NULL);
-    if (m) { same_profile(p, m); pl_profile_free(m); }
+    if (m) {
+      same_profile(p, m);
+      pl_profile_free(m);
+    }
     if (strstr(FIGS[i].file, "cloverleaf")) pipit_oracle(p);
     if (strstr(FIGS[i].file, "mfu_2gpu_before")) {
       const pl_table *k = pl_profile_find(p, "kernels");
@@ -330,12 +384,16 @@ int main(void) {
       /* pids of the kernels: 144 and 145 */
       int cp = pl_table_col(k, "pid");
       long n144 = 0, n145 = 0;
-      for (size_t r = 0; r < k->nrows; r++) { int64_t v = pl_cell_int(k, cp, r); n144 += v == 144; n145 += v == 145; }
+      for (size_t r = 0; r < k->nrows; r++) {
+        int64_t v = pl_cell_int(k, cp, r);
+        n144 += v == 144;
+        n145 += v == 145;
+      }
       TC_EQ_INT(n144 + n145, 4010);
       TC_CHECK(n144 > 0 && n145 > 0);
       const pl_table *nv = pl_profile_find(p, "nvtx");
       TC_EQ_INT(count_eq(nv, "kind", "push_pop"), 19118);
-      TC_CHECK(count_present(nv, "name") == 19118);   /* 462 of them named through textId */
+      TC_CHECK(count_present(nv, "name") == 19118); /* 462 of them named through textId */
     }
     if (strstr(FIGS[i].file, "concurrent.s1")) {
       const pl_table *nv = pl_profile_find(p, "nvtx");
@@ -355,7 +413,7 @@ int main(void) {
     if (strstr(FIGS[i].file, "sc23")) {
       const pl_table *rt = pl_profile_find(p, "runtime");
       TC_EQ_INT(count_eq(rt, "cat", "cuda_driver"), 312);
-      TC_EQ_INT(count_eq(rt, "name", "cuMemcpyHtoDAsync_v2"), 100);   /* a driver name keeps its _v2 */
+      TC_EQ_INT(count_eq(rt, "name", "cuMemcpyHtoDAsync_v2"), 100); /* a driver name keeps its _v2 */
     }
     pl_profile_free(p);
     /* the file is never written */

@@ -14,7 +14,11 @@
 #include "fmt_helpers.h"
 
 static void summaries(void) {
-  static const struct { const char *file; size_t nk, nm, na; double tk, tm, ta; } f[] = {
+  static const struct {
+    const char *file;
+    size_t nk, nm, na;
+    double tk, tm, ta;
+  } f[] = {
     { "nvprof/unknownrepo_v100_nvprof_matrix_sums_summary.txt", 2, 3, 13, 6032600.0, 225845903.0, 373277753.0 },
     { "nvprof/xplacer_v100_aws_nvprof_cfd_000_097K.log", 4, 3, 18, 252116661.0, 11588748.0, 507803587.0 },
     { "nvprof/xplacer_v100_lassen_nvprof_cfd_000_097K.log", 4, 3, 17, 280009637.0, 19472638.0, 643919764.0 },
@@ -79,7 +83,7 @@ static void summaries(void) {
     TC_CHECK(isnan(tl_num(u, "avg_size_bytes", r)));
     TC_NEAR(tl_num(u, "count", r), 39, 0);
     TC_EQ_STR(tl_str(u, "device_name", r), "Tesla V100-PCIE-32GB (0)");
-    TC_NEAR(tl_num(u, "device", r), 0, 0);   /* the file's first (only) device */
+    TC_NEAR(tl_num(u, "device", r), 0, 0); /* the file's first (only) device */
     const pl_meta *m = pl_profile_meta_get(p, "um_cpu_page_faults");
     TC_CHECK(m && m->num == 15);
     pl_profile_free(p);
@@ -108,7 +112,7 @@ static void traces(void) {
     TC_NEAR(tl_num(k, "stream", 0), 7, 0);
     TC_EQ_STR(tl_str(k, "device_name", 0), "Tesla V100-SXM2");
     TC_NEAR(tl_num(k, "device", 0), 0, 0);
-    TC_CHECK(k->cols[pl_table_col(k, "start_ns")]->type == PL_INT);     /* int64 ns, as every timeline */
+    TC_CHECK(k->cols[pl_table_col(k, "start_ns")]->type == PL_INT); /* int64 ns, as every timeline */
     TC_CHECK(k->cols[pl_table_col(k, "duration_ns")]->type == PL_INT);
     const pl_table *ks = tl_table(p, "kernel_summary");
     long r = tl_find(ks, "short_name", "Kernel2");
@@ -152,7 +156,8 @@ static void metrics(void) {
   /* the 12 "Low (1)" cells (4 rows x 3) are text, not numbers */
   size_t nan_avg = 0;
   int ca = pl_table_col(m, "avg");
-  for (size_t i = 0; m && i < m->nrows; i++) if (isnan(pl_cell_num(m, ca, i))) nan_avg++;
+  for (size_t i = 0; m && i < m->nrows; i++)
+    if (isnan(pl_cell_num(m, ca, i))) nan_avg++;
   TC_EQ_INT(nan_avg, 4);
   TC_EQ_STR(tl_str(m, "avg_raw", 4), "Low (1)");
   TC_EQ_STR(tl_str(m, "metric", 1), "gld_efficiency");
@@ -168,17 +173,16 @@ static void metrics(void) {
 
 static void variants(void) {
   /* old nvprof: no Type column, "==N== API calls:" before the API table */
-  const char *a =
-    "==1== NVPROF is profiling process 1, command: ./a\n"
-    "==1== Profiling application: ./a\n"
-    "==1== Profiling result:\n"
-    "Time(%)      Time     Calls       Avg       Min       Max  Name\n"
-    " 60.00%  3.0000us         2  1.5000us  1.0000us  2.0000us  k(int)\n"
-    " 40.00%  2.0000us         1  2.0000us  2.0000us  2.0000us  [CUDA memcpy HtoD]\n"
-    "\n"
-    "==1== API calls:\n"
-    "Time(%)      Time     Calls       Avg       Min       Max  Name\n"
-    "100.00%  1.0000ms         1  1.0000ms  1.0000ms  1.0000ms  cudaMalloc\n";
+  const char *a = "==1== NVPROF is profiling process 1, command: ./a\n"
+                  "==1== Profiling application: ./a\n"
+                  "==1== Profiling result:\n"
+                  "Time(%)      Time     Calls       Avg       Min       Max  Name\n"
+                  " 60.00%  3.0000us         2  1.5000us  1.0000us  2.0000us  k(int)\n"
+                  " 40.00%  2.0000us         1  2.0000us  2.0000us  2.0000us  [CUDA memcpy HtoD]\n"
+                  "\n"
+                  "==1== API calls:\n"
+                  "Time(%)      Time     Calls       Avg       Min       Max  Name\n"
+                  "100.00%  1.0000ms         1  1.0000ms  1.0000ms  1.0000ms  cudaMalloc\n";
   pl_profile *p = tl_text(a, NULL);
   if (p) {
     TC_EQ_STR(p->format, "nvprof");
@@ -188,13 +192,12 @@ static void variants(void) {
     pl_profile_free(p);
   }
   /* nvprof --csv summary with a units row */
-  const char *b =
-    "==2== Profiling result:\n"
-    "\"Type\",\"Time(%)\",\"Time\",\"Calls\",\"Avg\",\"Min\",\"Max\",\"Name\"\n"
-    ",%,ms,,ms,ms,ms,\n"
-    "\"GPU activities\",70.0,0.7,2,0.35,0.3,0.4,\"k(int, float)\"\n"
-    "\"GPU activities\",30.0,0.3,1,0.3,0.3,0.3,\"[CUDA memcpy DtoH]\"\n"
-    "\"API calls\",100.0,5.0,1,5.0,5.0,5.0,\"cudaMalloc\"\n";
+  const char *b = "==2== Profiling result:\n"
+                  "\"Type\",\"Time(%)\",\"Time\",\"Calls\",\"Avg\",\"Min\",\"Max\",\"Name\"\n"
+                  ",%,ms,,ms,ms,ms,\n"
+                  "\"GPU activities\",70.0,0.7,2,0.35,0.3,0.4,\"k(int, float)\"\n"
+                  "\"GPU activities\",30.0,0.3,1,0.3,0.3,0.3,\"[CUDA memcpy DtoH]\"\n"
+                  "\"API calls\",100.0,5.0,1,5.0,5.0,5.0,\"cudaMalloc\"\n";
   p = tl_text(b, NULL);
   if (p) {
     const pl_table *k = tl_table(p, "kernel_summary");
@@ -207,10 +210,11 @@ static void variants(void) {
   }
   /* nvprof --metrics --csv */
   const char *c =
-    "==3== Metric result:\n"
-    "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\",\"Avg\"\n"
-    "\"Tesla K80 (0)\",\"k(int)\",3,\"achieved_occupancy\",\"Achieved Occupancy\",0.5,0.6,0.55\n"
-    "\"Tesla K80 (0)\",\"k(int)\",3,\"dram_read_throughput\",\"Device Memory Read Throughput\",1.0GB/s,2.0GB/s,1.5GB/s\n";
+      "==3== Metric result:\n"
+      "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\",\"Avg\"\n"
+      "\"Tesla K80 (0)\",\"k(int)\",3,\"achieved_occupancy\",\"Achieved Occupancy\",0.5,0.6,0.55\n"
+      "\"Tesla K80 (0)\",\"k(int)\",3,\"dram_read_throughput\",\"Device Memory Read "
+      "Throughput\",1.0GB/s,2.0GB/s,1.5GB/s\n";
   p = tl_text(c, NULL);
   if (p) {
     const pl_table *m = tl_table(p, "metrics");
@@ -231,11 +235,13 @@ static void errors(void) {
   snprintf(buf, sizeof buf, "%s GPU activities:   97.39%%  225.83ms         1  225.83ms\n", head);
   TL_ERR(buf, "nvprof", "t:3:56: expected the minimum time, found end of file");
   /* a non-number in a numeric column */
-  snprintf(buf, sizeof buf, "%s GPU activities:   97.39%%  225.83ms       one  225.83ms  225.83ms  225.83ms  k\n", head);
+  snprintf(buf, sizeof buf, "%s GPU activities:   97.39%%  225.83ms       one  225.83ms  225.83ms  225.83ms  k\n",
+           head);
   TL_ERR(buf, "nvprof", "t:3:43: expected the number of calls, found \"one  225.83ms  225.83ms  225.83ms  k\"");
   /* a time without a unit and no units row */
   snprintf(buf, sizeof buf, "%s GPU activities:   97.39%%  225.83         1  225.83ms  225.83ms  225.83ms  k\n", head);
-  TL_ERR(buf, "nvprof", "t:3:28: expected the total time (e.g. 225.83ms), found \"225.83         1  225.83ms  225.83ms  22...\"");
+  TL_ERR(buf, "nvprof",
+         "t:3:28: expected the total time (e.g. 225.83ms), found \"225.83         1  225.83ms  225.83ms  22...\"");
   /* CSV with an unterminated quote */
   TL_ERR("\"Start\",\"Duration\",\"Name\"\n"
          "ms,us,\n"
@@ -259,17 +265,18 @@ static void metrics_then_prompt(void) {
   TC_NEAR(fh_num(m, "avg", 0), 99.5, 0);
   TC_NEAR(fh_num(m, "max", 3), 25, 0);
   TC_EQ_STR(fh_str(m, "kernel", 3), "void scale_kernel(float*, float, int)");
-  TC_EQ_INT(p->ndiags, 3);              /* two ==PROF== lines, then the end of the block */
+  TC_EQ_INT(p->ndiags, 3); /* two ==PROF== lines, then the end of the block */
   TC_EQ_INT(p->diags[2].line, 14);
   TC_CHECK(strstr(p->diags[2].msg, "the metrics block ends before this line") != NULL);
   TC_CHECK(strstr(p->diags[2].msg, "user@gpu-node:~/thrust$ ls") != NULL);
   pl_profile_free(p);
   /* a metrics row with a number of invocations that is not one stays an error */
-  const char bad[] =
-    "==1== Metric result:\n"
-    "Invocations                               Metric Name                        Metric Description         Min         Max         Avg\n"
-    "    Kernel: k()\n"
-    "         2x                         branch_efficiency                         Branch Efficiency     100.00%     100.00%     100.00%\n";
+  const char bad[] = "==1== Metric result:\n"
+                     "Invocations                               Metric Name                        Metric Description  "
+                     "       Min         Max         Avg\n"
+                     "    Kernel: k()\n"
+                     "         2x                         branch_efficiency                         Branch Efficiency  "
+                     "   100.00%     100.00%     100.00%\n";
   TC_EQ_STR(fh_error("bad.txt", bad, sizeof bad - 1, "nvprof"),
             "bad.txt:4:10: expected the number of invocations, found \"2x\"");
 }
@@ -283,10 +290,10 @@ static void two_runs(void) {
     TC_EQ_INT(fh_rows(p, "kernel_summary"), 2);
     TC_EQ_INT(fh_rows(p, "api_summary"), 4);
     TC_EQ_INT(fh_rows(p, "memcpy_summary"), 2);
-    TC_EQ_INT(pl_table_col(k, "run"), 0);                 /* first, as in tb-profiler */
+    TC_EQ_INT(pl_table_col(k, "run"), 0); /* first, as in tb-profiler */
     TC_NEAR(fh_num(k, "run", 0), 1, 0);
     TC_NEAR(fh_num(k, "calls", 0), 10, 0);
-    TC_NEAR(fh_num(k, "mean_ns", 0), 462000, 0);        /* 462.00us, not a merged 55 ms */
+    TC_NEAR(fh_num(k, "mean_ns", 0), 462000, 0); /* 462.00us, not a merged 55 ms */
     TC_NEAR(fh_num(k, "run", 1), 2, 0);
     TC_NEAR(fh_num(k, "mean_ns", 1), 110e6, 0);
     const pl_table *a = pl_profile_find(p, "api_summary");
@@ -308,12 +315,12 @@ static void two_runs(void) {
     const pl_table *k = pl_profile_find(p, "kernels"), *s = pl_profile_find(p, "kernel_summary");
     TC_EQ_INT(fh_rows(p, "kernels"), 5);
     TC_NEAR(fh_sum(k, "run"), 1 + 1 + 2 + 2 + 2, 0);
-    TC_EQ_INT(fh_rows(p, "kernel_summary"), 2);           /* one per run */
+    TC_EQ_INT(fh_rows(p, "kernel_summary"), 2); /* one per run */
     TC_NEAR(fh_num(s, "calls", 0), 2, 0);
-    TC_NEAR(fh_num(s, "total_ns", 0), 6000, 0);           /* 2 + 4 us */
-    TC_NEAR(fh_num(s, "share_pct", 0), 100, 0);           /* of its run */
+    TC_NEAR(fh_num(s, "total_ns", 0), 6000, 0); /* 2 + 4 us */
+    TC_NEAR(fh_num(s, "share_pct", 0), 100, 0); /* of its run */
     TC_NEAR(fh_num(s, "calls", 1), 3, 0);
-    TC_NEAR(fh_num(s, "mean_ns", 1), 40000, 0);           /* (30 + 50 + 40) / 3 us */
+    TC_NEAR(fh_num(s, "mean_ns", 1), 40000, 0); /* (30 + 50 + 40) / 3 us */
     const pl_meta *m = pl_profile_meta_get(p, "run2.device");
     TC_CHECK(m && m->text && strcmp(m->text, "Tesla T4") == 0);
     m = pl_profile_meta_get(p, "run1.device");

@@ -77,8 +77,8 @@ static void seed004(void) {
   TC_EQ_STR(fh_str(op, "name", 3), "void flash_fwd_kernel<Flash_fwd_kernel_traits...");
   TC_EQ_INT(fh_num(op, "truncated", 3), 1);
   TC_EQ_INT(fh_num(op, "parent", 3), 2);          /* the kernel under "flash_attn compute" */
-  TC_CHECK(isnan(fh_num(op, "parent", 5)));        /* transpose dygraph is a root */
-  TC_CHECK(isnan(fh_num(op, "cpu_total_ns", 3)));  /* "- / - / - / - / -" */
+  TC_CHECK(isnan(fh_num(op, "parent", 5)));       /* transpose dygraph is a root */
+  TC_CHECK(isnan(fh_num(op, "cpu_total_ns", 3))); /* "- / - / - / - / -" */
   TC_NEAR(fh_num(op, "cpu_total_ns", 0), 6.21e6, 1e-9);
   TC_NEAR(fh_num(op, "cpu_ratio_pct", 0), 91.02, 1e-12);
   TC_NEAR(fh_num(op, "gpu_total_ns", 0), 77.80e6, 1e-9);
@@ -95,7 +95,7 @@ static void seed004(void) {
   TC_EQ_INT(fh_num(d, "id", 2), 0);
 
   const pl_table *ov = pl_profile_find(p, "overview");
-  TC_EQ_INT(fh_rows(p, "overview"), 6);             /* 5 host rows + Kernel */
+  TC_EQ_INT(fh_rows(p, "overview"), 6); /* 5 host rows + Kernel */
   TC_EQ_STR(fh_str(ov, "event_type", 0), "ProfileStep");
   TC_EQ_INT(fh_num(ov, "calls", 0), 100);
   TC_NEAR(fh_num(ov, "time_ns", 0), 9.59e6, 1e-9);
@@ -106,7 +106,7 @@ static void seed004(void) {
   const pl_table *ps = pl_profile_find(p, "perf_summary");
   TC_EQ_INT(fh_rows(p, "perf_summary"), 2);
   TC_EQ_STR(fh_str(ps, "metric", 0), "batch_cost");
-  TC_NEAR(fh_num(ps, "avg", 0), 0.00040e9, 1e-9);   /* Time Unit: s */
+  TC_NEAR(fh_num(ps, "avg", 0), 0.00040e9, 1e-9); /* Time Unit: s */
   TC_NEAR(fh_num(ps, "max", 1), 13977.00950, 1e-12);
   TC_EQ_INT(fh_rows(p, "notes"), 2);
   const pl_meta *m = pl_profile_meta_get(p, "time_unit");
@@ -127,28 +127,30 @@ static void seed004(void) {
 
   /* errors */
   size_t n;
-  char *buf = without_line(path, 72, &n);          /* the Kernel Summary header line */
+  char *buf = without_line(path, 72, &n); /* the Kernel Summary header line */
   TC_EQ_STR(fh_error("noheader.txt", buf, n, NULL),
             "noheader.txt:72:1: expected the column header line 'Name  Calls  GPU Total / Avg / Max / Min / Ratio(%)', "
             "found \"----------------------------------------...\"");
   free(buf);
-  buf = slurp_lines(path, 1, 60, &n);              /* cut after the row of line 60 */
+  buf = slurp_lines(path, 1, 60, &n); /* cut after the row of line 60 */
   TC_EQ_STR(fh_error("cut.txt", buf, n, NULL),
             "cut.txt:61:1: expected a row or the closing '----' line of the Operator Summary table, found end of file");
   free(buf);
-  buf = slurp_lines(path, 1, 61, &n);              /* cut inside the row of line 61 */
+  buf = slurp_lines(path, 1, 61, &n); /* cut inside the row of line 61 */
   n -= 40;
-  TC_EQ_STR(fh_error("cutrow.txt", buf, n, NULL),
-            "cutrow.txt:61:119: expected a row of 5 columns (Name, ... FLOPs) in the Operator Summary table, found 4 columns");
+  TC_EQ_STR(fh_error("cutrow.txt", buf, n, NULL), "cutrow.txt:61:119: expected a row of 5 columns (Name, ... FLOPs) in "
+                                                  "the Operator Summary table, found 4 columns");
   free(buf);
-  static const char four[] =
-    "-----Kernel Summary-----\nTime unit: ms\n----  ------  ------\nName  Calls   GPU Total / Avg / Max / Min / Ratio(%)\n"
-    "----  ------  ------\nk1    3       1.00 / 1.00 / 1.00 / 100.00\n----  ------  ------\n";
+  static const char four[] = "-----Kernel Summary-----\nTime unit: ms\n----  ------  ------\nName  Calls   GPU Total / "
+                             "Avg / Max / Min / Ratio(%)\n"
+                             "----  ------  ------\nk1    3       1.00 / 1.00 / 1.00 / 100.00\n----  ------  ------\n";
   TC_EQ_STR(fh_error("four.txt", four, sizeof four - 1, "paddle-summary"),
-            "four.txt:6:15: expected five values 'Total / Avg / Max / Min / Ratio(%)', found \"1.00 / 1.00 / 1.00 / 100.00\"");
+            "four.txt:6:15: expected five values 'Total / Avg / Max / Min / Ratio(%)', found \"1.00 / 1.00 / 1.00 / "
+            "100.00\"");
   static const char bad[] =
-    "-----Kernel Summary-----\nTime unit: ms\n----  ------  ------\nName  Calls   GPU Total / Avg / Max / Min / Ratio(%)\n"
-    "----  ------  ------\nk1    ten     1.00 / 1.00 / 1.00 / 1.00 / 100.00\n----  ------  ------\n";
+      "-----Kernel Summary-----\nTime unit: ms\n----  ------  ------\nName  Calls   GPU Total / Avg / Max / Min / "
+      "Ratio(%)\n"
+      "----  ------  ------\nk1    ten     1.00 / 1.00 / 1.00 / 1.00 / 100.00\n----  ------  ------\n";
   TC_EQ_STR(fh_error("bad.txt", bad, sizeof bad - 1, "paddle-summary"),
             "bad.txt:6:7: expected the number of calls (an integer or '-'), found \"ten\"");
 }
@@ -156,12 +158,15 @@ static void seed004(void) {
 static void corpus(void) {
   const char *path = fh_shared("corpus/paddle_profiler/fleetx_gpt_v100_paddle_profiler_summary_excerpts.txt");
   FILE *f = fopen(path, "rb");
-  if (!f) { tc_need(path); return; }
+  if (!f) {
+    tc_need(path);
+    return;
+  }
   fclose(f);
   pl_profile *p = fh_load(path, "paddle-summary");
   if (!p) return;
   const pl_meta *m = pl_profile_meta_get(p, "summaries");
-  TC_CHECK(m && m->num == 7);                       /* seven summaries */
+  TC_CHECK(m && m->num == 7); /* seven summaries */
   TC_EQ_INT(fh_rows(p, "perf_summary"), 3);
   TC_EQ_INT(fh_rows(p, "devices"), 3);
   TC_EQ_INT(fh_rows(p, "overview"), 11);
@@ -175,8 +180,13 @@ static void corpus(void) {
   const pl_table *op = pl_profile_find(p, "operators");
   int cnt[3] = { 0, 0, 0 };
   int dc = fh_col(op, "depth");
-  for (size_t r = 0; dc >= 0 && r < op->nrows; r++) { int64_t d = pl_cell_int(op, dc, r); if (d >= 0 && d < 3) cnt[d]++; }
-  TC_EQ_INT(cnt[0], 2); TC_EQ_INT(cnt[1], 5); TC_EQ_INT(cnt[2], 14);
+  for (size_t r = 0; dc >= 0 && r < op->nrows; r++) {
+    int64_t d = pl_cell_int(op, dc, r);
+    if (d >= 0 && d < 3) cnt[d]++;
+  }
+  TC_EQ_INT(cnt[0], 2);
+  TC_EQ_INT(cnt[1], 5);
+  TC_EQ_INT(cnt[2], 14);
   TC_NEAR(fh_sum(op, "gpu_total_ns"), 2136.83e6, 1e-9);
   TC_NEAR(fh_sum(pl_profile_find(p, "memory_summary"), "cpu_total_ns"), 1029.59e6, 1e-9);
   const pl_table *ms = pl_profile_find(p, "model_summary");
@@ -186,7 +196,7 @@ static void corpus(void) {
   TC_CHECK(pl_cell_missing(ms, fh_col(ms, "cpu_avg_ns"), 4));
   m = pl_profile_meta_get(p, "reader_ratio_pct");
   TC_CHECK(m && fabs(m->num - 0.009) < 1e-12);
-  TC_EQ_INT(p->ndiags, 2);                           /* the two "# 此处有省略" (rows elided) lines */
+  TC_EQ_INT(p->ndiags, 2); /* the two "# 此处有省略" (rows elided) lines */
   pl_profile_free(p);
 }
 
@@ -208,7 +218,8 @@ static void markdown_fenced(void) {
   TC_CHECK(m && m->num == 2);
   int fence = 0;
   for (size_t i = 0; i < p->ndiags; i++)
-    if (p->diags[i].line == 12 && strstr(p->diags[i].msg, "Device Summary table ends at a Markdown code fence")) fence++;
+    if (p->diags[i].line == 12 && strstr(p->diags[i].msg, "Device Summary table ends at a Markdown code fence"))
+      fence++;
   TC_EQ_INT(fence, 1);
   pl_profile_free(p);
 }

@@ -11,7 +11,11 @@
 #include "fmt_helpers.h"
 
 static void stats(void) {
-  static const struct { const char *file, *table; size_t rows; double total, calls; } f[] = {
+  static const struct {
+    const char *file, *table;
+    size_t rows;
+    double total, calls;
+  } f[] = {
     { "rocprof/hpctraining_mi300a_rocprofv3_kernel_stats.csv", "kernel_summary", 4, 201048351, 4001 },
     { "rocprof/rocprof_batched_gemm_results.stats.csv", "kernel_summary", 1, 331634184678.0, 1 },
     { "rocprof/rocprof_hip_programming_results.copy_stats.csv", "memcpy_summary", 2, 1066407390, 3 },
@@ -36,7 +40,7 @@ static void stats(void) {
     TC_NEAR(tl_num(k, "total_ns", r), 9986541, 0);
     TC_NEAR(tl_num(k, "share_pct", r), 1.2058861788699173, 1e-15);
     TC_EQ_STR(tl_str(k, "short_name", r), "__amd_rocclr_copyBuffer");
-    TC_EQ_STR(tl_str(k, "short_name", 1), "invscal_kernel_special");   /* "[clone .kd]" dropped */
+    TC_EQ_STR(tl_str(k, "short_name", 1), "invscal_kernel_special"); /* "[clone .kd]" dropped */
     pl_profile_free(p);
   }
   p = tl_corpus("rocprof/hpctraining_mi300a_rocprofv3_kernel_stats.csv", "rocprof");
@@ -63,10 +67,10 @@ static void traces(void) {
     TC_CHECK(cs >= 0 && k->cols[cs]->type == PL_INT);
     if (cs >= 0) TC_CHECK(pl_cell_int(k, cs, 0) == 5329321973322123LL);
     TC_NEAR(tl_num(k, "duration_ns", 0), 108920, 0);
-    TC_NEAR(tl_num(k, "grid_x", 0), 912, 0);            /* 233472 / 256 */
+    TC_NEAR(tl_num(k, "grid_x", 0), 912, 0); /* 233472 / 256 */
     TC_NEAR(tl_num(k, "grid_items_x", 0), 233472, 0);
     TC_NEAR(tl_num(k, "block_x", 0), 256, 0);
-    TC_NEAR(tl_num(k, "grid_x", 2), 16, 0);             /* 4096 / 256 */
+    TC_NEAR(tl_num(k, "grid_x", 2), 16, 0); /* 4096 / 256 */
     TC_NEAR(tl_num(k, "smem_static_bytes", 0), 4360, 0);
     TC_NEAR(tl_num(k, "device", 0), 4, 0);
     TC_NEAR(tl_num(k, "correlation", 8), 9, 0);
@@ -82,7 +86,7 @@ static void traces(void) {
     TC_EQ_INT(k ? k->nrows : 0, 1);
     TC_EQ_STR(tl_str(k, "short_name", 0), "vector_add");
     TC_NEAR(tl_num(k, "grid_items_x", 0), 1000000000, 0);
-    TC_NEAR(tl_num(k, "grid_x", 0), 3906250, 0);        /* 1e9 / 256 */
+    TC_NEAR(tl_num(k, "grid_x", 0), 3906250, 0); /* 1e9 / 256 */
     TC_NEAR(tl_num(k, "block_x", 0), 256, 0);
     TC_NEAR(tl_num(k, "registers", 0), 8, 0);
     TC_NEAR(tl_num(k, "Wavefronts", 0), 15625000, 0);
@@ -95,13 +99,16 @@ static void traces(void) {
     const pl_table *d = tl_table(p, "devices");
     TC_EQ_INT(d ? d->nrows : 0, 8);
     size_t gpus = 0;
-    for (size_t i = 0; d && i < d->nrows; i++) { const char *t = tl_str(d, "type", (long)i); if (t && strcmp(t, "GPU") == 0) gpus++; }
+    for (size_t i = 0; d && i < d->nrows; i++) {
+      const char *t = tl_str(d, "type", (long)i);
+      if (t && strcmp(t, "GPU") == 0) gpus++;
+    }
     TC_EQ_INT(gpus, 4);
     TC_EQ_STR(tl_str(d, "name", 4), "AMD Instinct MI300A");
     TC_EQ_STR(tl_str(d, "arch", 4), "gfx942");
     TC_NEAR(tl_num(d, "sm_count", 4), 228, 0);
     TC_NEAR(tl_num(d, "clock_hz", 4), 2100e6, 0);
-    TC_CHECK(isnan(tl_num(d, "sm_count", 0)));          /* CPU agent */
+    TC_CHECK(isnan(tl_num(d, "sm_count", 0))); /* CPU agent */
     int ch = pl_table_col(d, "Hive_Id");
     TC_CHECK(ch >= 0 && d->cols[ch]->type == PL_INT);
     if (ch >= 0) TC_CHECK(pl_cell_int(d, ch, 4) == 1763021218530103933LL);
@@ -119,11 +126,13 @@ static void errors(void) {
          "\"k\",1,100,100,100.0\n"
          "\"k2,1,100,100,100.0\n",
          "rocprof", "t:4:1: expected a closing quote for the field opened at line 3 column 1, found end of file");
-  TL_ERR("\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n"
+  TL_ERR("\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\","
+         "\"End_Timestamp\"\n"
          "\"KERNEL_DISPATCH\",4,1,2,\"k\",1,200,100\n",
          "rocprof", "t:2:1: expected an end timestamp not before the start, found start 200 end 100");
   TL_ERR("a,b\n1,2\n", "rocprof",
-         "t:1:1: expected a rocprof CSV header (results.stats.csv, results.csv, kernel_trace.csv or agent_info.csv), found \"a,b\"");
+         "t:1:1: expected a rocprof CSV header (results.stats.csv, results.csv, kernel_trace.csv or agent_info.csv), "
+         "found \"a,b\"");
 }
 
 /* Issue 22 class 7: ROCm 4 stats with unquoted commas in kernel names
@@ -135,8 +144,10 @@ static void rocm4_commas(void) {
   if (!p) return;
   const pl_table *k = pl_profile_find(p, "kernel_summary");
   TC_EQ_INT(fh_rows(p, "kernel_summary"), 3);
-  TC_EQ_STR(fh_str(k, "name", 0), "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-            "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>) [clone .kd]");
+  TC_EQ_STR(
+      fh_str(k, "name", 0),
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+      "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>) [clone .kd]");
   TC_EQ_STR(fh_str(k, "short_name", 0), "vectorized_elementwise_kernel");
   TC_NEAR(fh_num(k, "calls", 0), 12, 0);
   TC_NEAR(fh_num(k, "total_ns", 0), 48000, 0);

@@ -29,9 +29,7 @@ static long count_run(const pl_table *t, int run) {
   return n;
 }
 
-static double cell(const pl_table *t, const char *col, size_t row) {
-  return pl_cell_num(t, pl_table_col(t, col), row);
-}
+static double cell(const pl_table *t, const char *col, size_t row) { return pl_cell_num(t, pl_table_col(t, col), row); }
 
 int main(void) {
   pl_err err;
@@ -44,7 +42,7 @@ int main(void) {
   char *seed = tc_slurp(path, &len);
   if (!seed) tc_need(path);
   else {
-    pl_profile *p = pl_load_buffer("001.txt", seed, len, NULL, NULL, &err);   /* by content */
+    pl_profile *p = pl_load_buffer("001.txt", seed, len, NULL, NULL, &err); /* by content */
     TC_CHECK(p != NULL);
     TC_EQ_STR(p->format, "tb-profiler");
     TC_NEAR(pl_profile_meta_get(p, "runs")->num, 2, 0);
@@ -91,8 +89,8 @@ int main(void) {
     TC_NEAR(cell(st, "dataloader_ns", 0), 0, 0);
     TC_NEAR(cell(st, "cpu_exec_ns", 0), 778361e3, 0);
     TC_NEAR(cell(st, "other_ns", 0), 49752e3, 0);
-    TC_NEAR(cell(st, "total_ns", 0), 6286787e3, 0);           /* = Average Step Time of run 1 */
-    TC_NEAR(cell(st, "kernel_ns", 1), 580157e3, 0);           /* run 2 */
+    TC_NEAR(cell(st, "total_ns", 0), 6286787e3, 0); /* = Average Step Time of run 1 */
+    TC_NEAR(cell(st, "kernel_ns", 1), 580157e3, 0); /* run 2 */
 
     const pl_table *dm = pl_profile_find(p, "device_metrics");
     TC_EQ_STR(pl_cell_str(dm, pl_table_col(dm, "metric"), 0, &n), "MLU Utilization");
@@ -101,14 +99,14 @@ int main(void) {
     TC_EQ_STR(pl_cell_str(dm, pl_table_col(dm, "raw"), 0, &n), "9.18 %");
 
     const pl_table *rec = pl_profile_find(p, "recommendations");
-    TC_EQ_INT(rec->nrows, 1);                                  /* run 2 says only N/A */
+    TC_EQ_INT(rec->nrows, 1); /* run 2 says only N/A */
     TC_EQ_STR(pl_cell_str(rec, pl_table_col(rec, "text"), 0, &n),
               "MLU 0 has low utilization. You could try to increase batch size to improve. "
               "Note: Increasing batch size may affect the speed and stability of model convergence.");
     const pl_table *env = pl_profile_find(p, "environment");
     TC_EQ_INT(env->nrows, 4);
     TC_EQ_STR(pl_cell_str(env, pl_table_col(env, "value"), 1, &n), "MLU");
-    TC_EQ_INT(p->ndiags, 4);                                   /* the four pie views */
+    TC_EQ_INT(p->ndiags, 4); /* the four pie views */
     pl_profile_free(p);
 
     /* a JSON line cut in half: FILE:LINE:COLUMN, -1, nothing partial */
@@ -116,7 +114,8 @@ int main(void) {
     for (int i = 0; i < 2; i++) l3 = strchr(l3, '\n') + 1;
     const char *l4 = strchr(l3, '\n') + 1;
     size_t half = (size_t)(l4 - l3) / 2;
-    pl_buf b; pl_buf_init(&b);
+    pl_buf b;
+    pl_buf_init(&b);
     pl_buf_add(&b, seed, (size_t)(l3 - seed) + half);
     pl_buf_addc(&b, '\n');
     pl_buf_add(&b, l4, len - (size_t)(l4 - seed));
@@ -178,16 +177,22 @@ int main(void) {
     TC_EQ_INT(count_run(st, 2), 6);
     TC_EQ_INT(pl_cell_int(st, pl_table_col(st, "step"), 0), 5);
     TC_NEAR(cell(st, "dataloader_ns", 0), 69317e3, 0);
-    TC_CHECK(pl_table_col(st, "communication_ns") < 0);        /* this plugin version has none */
+    TC_CHECK(pl_table_col(st, "communication_ns") < 0); /* this plugin version has none */
     const pl_table *rec = pl_profile_find(p, "recommendations");
     size_t n;
     const char *r0 = pl_cell_str(rec, pl_table_col(rec, "text"), 0, &n);
-    TC_CHECK(r0 && strstr(r0, "enable multi-processes on data loading (https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading)") != NULL);
+    TC_CHECK(r0 &&
+             strstr(r0, "enable multi-processes on data loading "
+                        "(https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading)") != NULL);
     pl_profile_free(p);
   }
   /* the expected gpu-metrics file of the same plugin is a Kineto trace */
-  p = pl_load_file("tests/data/corpus/torch_tb_profiler/kineto_tb_plugin_test_gpu_metrics_expected.json", NULL, NULL, &err);
+  p = pl_load_file("tests/data/corpus/torch_tb_profiler/kineto_tb_plugin_test_gpu_metrics_expected.json", NULL, NULL,
+                   &err);
   TC_CHECK(p != NULL);
-  if (p) { TC_EQ_STR(p->format, "kineto"); pl_profile_free(p); }
+  if (p) {
+    TC_EQ_STR(p->format, "kineto");
+    pl_profile_free(p);
+  }
   return tc_done();
 }

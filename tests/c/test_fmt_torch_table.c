@@ -31,7 +31,10 @@ static void corpus_file(const expect *x) {
   snprintf(rel, sizeof rel, "corpus/torch_profiler_table/%s", x->file);
   const char *path = fh_shared(rel);
   FILE *f = fopen(path, "rb");
-  if (!f) { tc_need(path); return; }
+  if (!f) {
+    tc_need(path);
+    return;
+  }
   fclose(f);
   pl_profile *p = fh_load(path, "torch-table");
   if (!p) return;
@@ -54,7 +57,7 @@ static void corpus_file(const expect *x) {
   TC_EQ_STR(fh_str(t, "name", 0), x->first);
   TC_EQ_STR(fh_str(t, "name", x->rows - 1), x->last);
   TC_EQ_INT(p->ndiags, x->ndiags);
-  TC_CHECK(pl_profile_find(p, "kernel_summary") == NULL);   /* not derivable */
+  TC_CHECK(pl_profile_find(p, "kernel_summary") == NULL); /* not derivable */
   pl_profile_free(p);
 }
 
@@ -63,7 +66,7 @@ static void synthetic(void) {
   pl_profile *p = fh_load(path, "torch-table");
   if (!p) return;
   const pl_table *t = pl_profile_find(p, "operators");
-  TC_EQ_INT(fh_rows(p, "operators"), 4);              /* 3 rows + 1 row of a second table */
+  TC_EQ_INT(fh_rows(p, "operators"), 4); /* 3 rows + 1 row of a second table */
   TC_NEAR(fh_num(t, "cuda_mem_bytes", 0), 1.5 * 1024, 0);
   TC_NEAR(fh_num(t, "self_cuda_mem_bytes", 0), -4.0 * 1048576, 0);
   TC_NEAR(fh_num(t, "cpu_mem_bytes", 1), 512, 0);
@@ -81,19 +84,22 @@ static void synthetic(void) {
   TC_CHECK(m && m->num == 10e6);
   m = pl_profile_meta_get(p, "table2.self_cpu_time_total_ns");
   TC_CHECK(m && m->num == 2e9);
-  TC_EQ_INT(p->ndiags, 1);                            /* "STAGE 1 done, loss 0.125" */
+  TC_EQ_INT(p->ndiags, 1); /* "STAGE 1 done, loss 0.125" */
   pl_profile_free(p);
 
   /* errors: a table cut before its closing line, a cell without its unit */
   size_t n;
   char *buf = tc_slurp(path, &n);
-  if (!buf) { TC_CHECK(0); return; }
+  if (!buf) {
+    TC_CHECK(0);
+    return;
+  }
   char *cut = strstr(buf, "aten::empty");
-  cut = strchr(cut, '\n') + 1;                        /* keep the header and two rows */
+  cut = strchr(cut, '\n') + 1; /* keep the header and two rows */
   TC_EQ_STR(fh_error("cut.txt", buf, (size_t)(cut - buf), NULL),
             "cut.txt:7:1: expected a row or the closing '----' line of the key_averages table, found end of file");
   char *ms = strstr(buf, "500.000us");
-  memcpy(ms, "500.000xx", 9);    /* column 75: python3, line 6 .index("500.000us") + 1 */
+  memcpy(ms, "500.000xx", 9); /* column 75: python3, line 6 .index("500.000us") + 1 */
   TC_EQ_STR(fh_error("unit.txt", buf, n, NULL),
             "unit.txt:6:75: expected a time with its unit (us, ms, s) in column 'Self CPU', found \"500.000xx\"");
   free(buf);
@@ -120,11 +126,14 @@ static void memory_units_2x(void) {
   /* a unit that is neither spelling stays an error */
   size_t n;
   char *buf = tc_slurp("tests/fixtures/torch-table/memory_units_2x.txt", &n);
-  if (!buf) { TC_CHECK(0); return; }
+  if (!buf) {
+    TC_CHECK(0);
+    return;
+  }
   char *kb = strstr(buf, "1.50 KB");
-  memcpy(kb, "1.50 TB", 7);    /* column 217: python3, line 4 .index("1.50 KB") + 1 */
-  TC_EQ_STR(fh_error("tb.txt", buf, n, NULL),
-            "tb.txt:4:217: expected a memory size with its unit (B, KB, MB, GB or b, Kb, Mb, Gb) in column 'CUDA Mem', found \"1.50 TB\"");
+  memcpy(kb, "1.50 TB", 7); /* column 217: python3, line 4 .index("1.50 KB") + 1 */
+  TC_EQ_STR(fh_error("tb.txt", buf, n, NULL), "tb.txt:4:217: expected a memory size with its unit (B, KB, MB, GB or b, "
+                                              "Kb, Mb, Gb) in column 'CUDA Mem', found \"1.50 TB\"");
   free(buf);
 }
 
@@ -132,10 +141,10 @@ int main(void) {
   static const expect files[] = {
     { "unknownrepo_a100_key_averages_cuda_graph_table.txt", 48, 15311, 1853121000.0, 1870385000.0, 1870385000.0,
       1.853e9, 1.870e9, 39, 0, "ampere_fp16_s16816gemm_fp16_128x128_ldg8_relu_f2f_st...", "cudaDeviceSynchronize" },
-    { "unknownrepo_lcnn_key_averages_cuda_table.txt", 10, 18, 1715981.0, 50103000.0, 66413000.0,
-      26.581e6, 38.076e6, 1, 4, "LookupConv2d", "Conv2d" },
-    { "unknownrepo_leduc_cfr_key_averages_cpu_only_table.txt", 30, 34860, 7266695000.0, -1, -1,
-      7.320e9, -1, 0, 0, "aten::mm", "aten::addcdiv_" },
+    { "unknownrepo_lcnn_key_averages_cuda_table.txt", 10, 18, 1715981.0, 50103000.0, 66413000.0, 26.581e6, 38.076e6, 1,
+      4, "LookupConv2d", "Conv2d" },
+    { "unknownrepo_leduc_cfr_key_averages_cpu_only_table.txt", 30, 34860, 7266695000.0, -1, -1, 7.320e9, -1, 0, 0,
+      "aten::mm", "aten::addcdiv_" },
   };
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) corpus_file(&files[i]);
   synthetic();
@@ -143,6 +152,10 @@ int main(void) {
   /* detection stays off other formats' files */
   size_t n;
   char *b = tc_slurp("tests/fixtures/seed004_paddle_summary.txt", &n);
-  if (b) { const pl_format *f = pl_format_detect(b, n); TC_EQ_STR(f ? f->id : "none", "paddle-summary"); free(b); }
+  if (b) {
+    const pl_format *f = pl_format_detect(b, n);
+    TC_EQ_STR(f ? f->id : "none", "paddle-summary");
+    free(b);
+  }
   return tc_done();
 }

@@ -11,7 +11,10 @@
 int main(void) {
   const char *root = "tests/fuzz/regressions";
   DIR *d = opendir(root);
-  if (!d) { printf("no regressions directory\n"); return tc_done(); }
+  if (!d) {
+    printf("no regressions directory\n");
+    return tc_done();
+  }
   struct dirent *e;
   int files = 0;
   while ((e = readdir(d)) != NULL) {

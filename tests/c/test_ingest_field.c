@@ -33,7 +33,12 @@ static void test_failed_launch(void) {
   pl_err e;
   pl_profile *p = load_file("tests/fixtures/ncu/launch_failed_nan.txt", &e);
   TC_CHECK(p != NULL);
-  if (!p) { char b[2048]; pl_err_format(&e, b, sizeof b); fprintf(stderr, "%s\n", b); return; }
+  if (!p) {
+    char b[2048];
+    pl_err_format(&e, b, sizeof b);
+    fprintf(stderr, "%s\n", b);
+    return;
+  }
   TC_EQ_STR(p->format, "ncu-text");
   const pl_table *k = pl_profile_find(p, "kernels");
   TC_EQ_INT(k->nrows, 2);
@@ -83,13 +88,15 @@ static void test_error_attribution(void) {
   if (!page) return;
   pl_buf b;
   pl_buf_init(&b);
-  pl_buf_printf(&b, "==PROF== Profiling \"scale_kernel\" - 0: 0%%....50%%....100%% - 9 passes\n"
-                    "==PROF== Profiling \"persistent_kernel\" - 1: 0%%....50%%....100%% - 9 passes\n"
-                    "==WARNING== Launch 1: counters may be incomplete\n"
-                    "==ERROR== LaunchFailed\n"
-                    "result: FAILED\n"
-                    "==ERROR== The application returned an error code (1).\n"
-                    "%s", strstr(page, "[4242]"));
+  pl_buf_printf(&b,
+                "==PROF== Profiling \"scale_kernel\" - 0: 0%%....50%%....100%% - 9 passes\n"
+                "==PROF== Profiling \"persistent_kernel\" - 1: 0%%....50%%....100%% - 9 passes\n"
+                "==WARNING== Launch 1: counters may be incomplete\n"
+                "==ERROR== LaunchFailed\n"
+                "result: FAILED\n"
+                "==ERROR== The application returned an error code (1).\n"
+                "%s",
+                strstr(page, "[4242]"));
   pl_err e;
   pl_profile *p = pl_load_buffer("err.txt", b.data, b.len, NULL, NULL, &e);
   TC_CHECK(p != NULL);
@@ -107,15 +114,14 @@ static void test_error_attribution(void) {
 
 /* "(!) 32.06": a number ncu flags; read as the number, its text kept in raw */
 static void test_flagged_number(void) {
-  const char *t =
-    "  k(int) (1, 1, 1)x(32, 1, 1), Context 1, Stream 7, Device 0, CC 8.6\n"
-    "    Section: GPU Speed Of Light Throughput\n"
-    "    ----------------------- --------------- ------------\n"
-    "    Metric Name               Metric Unit   Metric Value\n"
-    "    ----------------------- --------------- ------------\n"
-    "    Duration                        usecond    (!) 32.06\n"
-    "    Memory Throughput                     %      (!) nan\n"
-    "    ----------------------- --------------- ------------\n";
+  const char *t = "  k(int) (1, 1, 1)x(32, 1, 1), Context 1, Stream 7, Device 0, CC 8.6\n"
+                  "    Section: GPU Speed Of Light Throughput\n"
+                  "    ----------------------- --------------- ------------\n"
+                  "    Metric Name               Metric Unit   Metric Value\n"
+                  "    ----------------------- --------------- ------------\n"
+                  "    Duration                        usecond    (!) 32.06\n"
+                  "    Memory Throughput                     %      (!) nan\n"
+                  "    ----------------------- --------------- ------------\n";
   pl_err e;
   pl_profile *p = pl_load_buffer("flag.txt", t, strlen(t), NULL, NULL, &e);
   TC_CHECK(p != NULL);
@@ -146,22 +152,34 @@ static int same_table_csv(const pl_profile *a, const pl_profile *b, const char *
 }
 
 static void test_encodings(void) {
-  static const struct { const char *path, *orig, *fmt, *enc; } cases[] = {
-    { "tests/fixtures/encoding/ncu_utf16le_bom_crlf.txt", "tests/fixtures/ncu/launch_failed_nan.txt", "ncu-text", "UTF-16LE" },
-    { "tests/fixtures/encoding/ncu_utf16le_nobom.txt", "tests/fixtures/ncu/launch_failed_nan.txt", "ncu-text", "UTF-16LE" },
-    { "tests/fixtures/encoding/kernel_table_utf16be_bom.txt", "tests/fixtures/kernel-table/small.txt", "kernel-table", "UTF-16BE" },
-    { "tests/fixtures/encoding/kernel_table_utf8_bom.txt", "tests/fixtures/kernel-table/small.txt", "kernel-table", "UTF-8 with BOM" },
+  static const struct {
+    const char *path, *orig, *fmt, *enc;
+  } cases[] = {
+    { "tests/fixtures/encoding/ncu_utf16le_bom_crlf.txt", "tests/fixtures/ncu/launch_failed_nan.txt", "ncu-text",
+      "UTF-16LE" },
+    { "tests/fixtures/encoding/ncu_utf16le_nobom.txt", "tests/fixtures/ncu/launch_failed_nan.txt", "ncu-text",
+      "UTF-16LE" },
+    { "tests/fixtures/encoding/kernel_table_utf16be_bom.txt", "tests/fixtures/kernel-table/small.txt", "kernel-table",
+      "UTF-16BE" },
+    { "tests/fixtures/encoding/kernel_table_utf8_bom.txt", "tests/fixtures/kernel-table/small.txt", "kernel-table",
+      "UTF-8 with BOM" },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pl_err e;
     pl_profile *p = load_file(cases[i].path, &e), *q = load_file(cases[i].orig, &e);
     TC_CHECK(p != NULL && q != NULL);
-    if (!p || !q) { fprintf(stderr, "%s does not load\n", cases[i].path); pl_profile_free(p); pl_profile_free(q); continue; }
+    if (!p || !q) {
+      fprintf(stderr, "%s does not load\n", cases[i].path);
+      pl_profile_free(p);
+      pl_profile_free(q);
+      continue;
+    }
     TC_EQ_STR(p->format, cases[i].fmt);
     TC_EQ_STR(meta_text(p, "encoding"), cases[i].enc);
     TC_CHECK(meta_text(q, "encoding") == NULL);
     TC_CHECK(same_table_csv(p, q, "kernels"));
-    pl_profile_free(p); pl_profile_free(q);
+    pl_profile_free(p);
+    pl_profile_free(q);
   }
   /* forcing the format reads the transcoded text too */
   pl_err e;
@@ -173,16 +191,26 @@ static void test_encodings(void) {
   pl_profile_free(p);
 
   /* transcoding by hand: "A" U+00E9 U+20AC U+1F600, then an unpaired high surrogate */
-  const char le[] = "\xff\xfe" "A\0" "\xe9\0" "\xac\x20" "\x3d\xd8\x00\xde" "\x3d\xd8" "B\0";
+  const char le[] = "\xff\xfe"
+                    "A\0"
+                    "\xe9\0"
+                    "\xac\x20"
+                    "\x3d\xd8\x00\xde"
+                    "\x3d\xd8"
+                    "B\0";
   size_t n;
   char *owned;
   TC_EQ_INT(pl_text_encoding(le, sizeof le - 1), PL_ENC_UTF16LE);
   const char *u = pl_text_utf8(le, sizeof le - 1, PL_ENC_UTF16LE, &n, &owned);
-  const char want[] = "A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbd" "B";
+  const char want[] = "A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbd"
+                      "B";
   TC_EQ_INT(n, sizeof want - 1);
   TC_CHECK(n == sizeof want - 1 && memcmp(u, want, n) == 0);
   free(owned);
-  const char be[] = "\xfe\xff" "\0A" "\0B" "\0";   /* a final odd byte */
+  const char be[] = "\xfe\xff"
+                    "\0A"
+                    "\0B"
+                    "\0"; /* a final odd byte */
   u = pl_text_utf8(be, sizeof be - 1, pl_text_encoding(be, sizeof be - 1), &n, &owned);
   TC_CHECK(n == 5 && memcmp(u, "AB\xef\xbf\xbd", 5) == 0);
   free(owned);
@@ -214,15 +242,20 @@ static void test_long_run(void) {
   pl_err e;
   pl_profile *p = pl_load_buffer("long.txt", text, strlen(text), NULL, NULL, &e);
   TC_CHECK(p != NULL);
-  if (p) { TC_EQ_STR(p->format, "ncu-text"); TC_EQ_INT(pl_profile_find(p, "kernels")->nrows, 2); }
+  if (p) {
+    TC_EQ_STR(p->format, "ncu-text");
+    TC_EQ_INT(pl_profile_find(p, "kernels")->nrows, 2);
+  }
   pl_profile_free(p);
   free(text);
   /* the same run with --csv: the CSV page after the progress lines decides */
-  text = long_run(3000,
-    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\","
-    "\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
-    "\"0\",\"7\",\"app\",\"127.0.0.1\",\"scale_kernel\",\"1\",\"7\",\"(256, 1, 1)\",\"(128, 1, 1)\",\"0\",\"8.6\","
-    "\"GPU Speed Of Light Throughput\",\"Duration\",\"usecond\",\"32.06\"\n");
+  text = long_run(
+      3000,
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block "
+      "Size\",\"Grid Size\","
+      "\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+      "\"0\",\"7\",\"app\",\"127.0.0.1\",\"scale_kernel\",\"1\",\"7\",\"(256, 1, 1)\",\"(128, 1, 1)\",\"0\",\"8.6\","
+      "\"GPU Speed Of Light Throughput\",\"Duration\",\"usecond\",\"32.06\"\n");
   p = pl_load_buffer("long.csv", text, strlen(text), NULL, NULL, &e);
   TC_CHECK(p != NULL);
   if (p) {
@@ -260,7 +293,12 @@ static void test_print_summary(void) {
   pl_err e;
   pl_profile *p = load_file("tests/fixtures/ncu/print_summary_per_kernel.txt", &e);
   TC_CHECK(p != NULL);
-  if (!p) { char b[2048]; pl_err_format(&e, b, sizeof b); fprintf(stderr, "%s\n", b); return; }
+  if (!p) {
+    char b[2048];
+    pl_err_format(&e, b, sizeof b);
+    fprintf(stderr, "%s\n", b);
+    return;
+  }
   TC_EQ_STR(p->format, "ncu-text");
   TC_EQ_STR(meta_text(p, "layout"), "print-summary per-kernel");
   TC_CHECK(pl_profile_find(p, "kernels") == NULL);
@@ -313,13 +351,12 @@ static void test_print_summary(void) {
   const char *old = "  k(int), Block Size 256, Grid Size 32, Device 0, 1 invocations \n";
   TC_CHECK(pl_format_detect(old, strlen(old)) == pl_format_find("ncu-text"));
   /* a metric row that is not one: FILE:LINE:COLUMN, exit 2 */
-  const char *bad =
-    "  k(int) (1, 1, 1)x(32, 1, 1), Device 0, CC 8.6, Invocations 2\n"
-    "    Section: S\n"
-    "    -------- ---- ---- ---- ----\n"
-    "    Metric Name Metric Unit Minimum Maximum Average\n"
-    "    -------- ---- ---- ---- ----\n"
-    "    Duration usecond 1.0 oops 2.0\n";
+  const char *bad = "  k(int) (1, 1, 1)x(32, 1, 1), Device 0, CC 8.6, Invocations 2\n"
+                    "    Section: S\n"
+                    "    -------- ---- ---- ---- ----\n"
+                    "    Metric Name Metric Unit Minimum Maximum Average\n"
+                    "    -------- ---- ---- ---- ----\n"
+                    "    Duration usecond 1.0 oops 2.0\n";
   p = pl_load_buffer("bad.txt", bad, strlen(bad), NULL, NULL, &e);
   TC_CHECK(p == NULL);
   TC_EQ_INT(e.line, 6);
@@ -360,11 +397,16 @@ static void test_unit_scale(void) {
 static void test_unit_scale_formats(void) {
   const char *d = getenv("PERFLAB_DATA");
   char path[1024];
-  struct { const char *file, *fmt, *table, *col; size_t row; double want; } cases[] = {
+  struct {
+    const char *file, *fmt, *table, *col;
+    size_t row;
+    double want;
+  } cases[] = {
     { "corpus/nvprof/xplacer_v100_aws_nvprof_cfd_000_097K.log", "nvprof", "api_summary", "total_ns", 0, 262298600.0 },
     { "corpus/torch_profiler_table/unknownrepo_a100_key_averages_cuda_graph_table.txt", "torch-table", "operators",
       "self_cuda_ns", 10, 65469000.0 },
-    { "corpus/ncu_text/gpumode_lecture001_ncu_logs_cc80.txt", "ncu-text", "kernels", "sm_frequency_hz", 0, 1070000000.0 },
+    { "corpus/ncu_text/gpumode_lecture001_ncu_logs_cc80.txt", "ncu-text", "kernels", "sm_frequency_hz", 0,
+      1070000000.0 },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     snprintf(path, sizeof path, "%s/%s", d && *d ? d : "tests/data", cases[i].file);

@@ -14,7 +14,10 @@ static int count_tokens(const char *s, pl_err *e) {
   int n = 0;
   for (;;) {
     pl_json_type t = pl_json_next(&j);
-    if (t == PL_JSON_ERROR) { pl_json_free(&j); return -1; }
+    if (t == PL_JSON_ERROR) {
+      pl_json_free(&j);
+      return -1;
+    }
     if (t == PL_JSON_EOF) break;
     n++;
   }
@@ -39,15 +42,21 @@ int main(void) {
   {
     const char *s = " {\"a\": [1, -2.5e3, true, false, null], \"b\": {}, \"c\": \"x\"} ";
     pl_json_init(&j, s, strlen(s), &e);
-    pl_json_type want[] = { PL_JSON_OBJ, PL_JSON_KEY, PL_JSON_ARR, PL_JSON_NUM, PL_JSON_NUM, PL_JSON_TRUE,
-                            PL_JSON_FALSE, PL_JSON_NULL, PL_JSON_ARR_END, PL_JSON_KEY, PL_JSON_OBJ,
-                            PL_JSON_OBJ_END, PL_JSON_KEY, PL_JSON_STR, PL_JSON_OBJ_END, PL_JSON_EOF };
+    pl_json_type want[] = { PL_JSON_OBJ,   PL_JSON_KEY,  PL_JSON_ARR,     PL_JSON_NUM, PL_JSON_NUM, PL_JSON_TRUE,
+                            PL_JSON_FALSE, PL_JSON_NULL, PL_JSON_ARR_END, PL_JSON_KEY, PL_JSON_OBJ, PL_JSON_OBJ_END,
+                            PL_JSON_KEY,   PL_JSON_STR,  PL_JSON_OBJ_END, PL_JSON_EOF };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
       pl_json_type t = pl_json_next(&j);
       TC_EQ_INT(t, want[i]);
       if (i == 1) TC_CHECK(pl_json_eq(&j, "a"));
-      if (i == 3) { TC_CHECK(j.isint); TC_EQ_INT(j.ival, 1); }
-      if (i == 4) { TC_CHECK(!j.isint); TC_NEAR(pl_json_num(&j), -2500.0, 0); }
+      if (i == 3) {
+        TC_CHECK(j.isint);
+        TC_EQ_INT(j.ival, 1);
+      }
+      if (i == 4) {
+        TC_CHECK(!j.isint);
+        TC_NEAR(pl_json_num(&j), -2500.0, 0);
+      }
       if (i == 13) TC_EQ_STR(pl_json_str(&j, NULL), "x");
     }
     pl_json_free(&j);
@@ -79,11 +88,14 @@ int main(void) {
 
   /* raw control characters inside strings are kept (traces contain them) */
   {
-    const char s[] = "{\"name\": \"a\tb\x01" "c\"}";
+    const char s[] = "{\"name\": \"a\tb\x01"
+                     "c\"}";
     pl_json_init(&j, s, strlen(s), &e);
-    pl_json_next(&j); pl_json_next(&j);
+    pl_json_next(&j);
+    pl_json_next(&j);
     TC_EQ_INT(pl_json_next(&j), PL_JSON_STR);
-    TC_EQ_STR(pl_json_str(&j, NULL), "a\tb\x01" "c");
+    TC_EQ_STR(pl_json_str(&j, NULL), "a\tb\x01"
+                                     "c");
     TC_EQ_INT(pl_json_next(&j), PL_JSON_OBJ_END);
     TC_EQ_INT(pl_json_next(&j), PL_JSON_EOF);
     pl_json_free(&j);
@@ -93,19 +105,23 @@ int main(void) {
   ** end is no longer an integer (double) */
   {
     TC_EQ_INT(first_scalar(&j, "9223372036854775807"), PL_JSON_NUM);
-    TC_CHECK(j.isint); TC_CHECK(j.ival == INT64_MAX);
+    TC_CHECK(j.isint);
+    TC_CHECK(j.ival == INT64_MAX);
     pl_json_free(&j);
     TC_EQ_INT(first_scalar(&j, "-9223372036854775808"), PL_JSON_NUM);
-    TC_CHECK(j.isint); TC_CHECK(j.ival == INT64_MIN);
+    TC_CHECK(j.isint);
+    TC_CHECK(j.ival == INT64_MIN);
     pl_json_free(&j);
     TC_EQ_INT(first_scalar(&j, "9223372036854775808"), PL_JSON_NUM);
-    TC_CHECK(!j.isint); TC_NEAR(pl_json_num(&j), 9223372036854775808.0, 0);
+    TC_CHECK(!j.isint);
+    TC_NEAR(pl_json_num(&j), 9223372036854775808.0, 0);
     pl_json_free(&j);
     TC_EQ_INT(first_scalar(&j, "-9223372036854775809"), PL_JSON_NUM);
     TC_CHECK(!j.isint);
     pl_json_free(&j);
     TC_EQ_INT(first_scalar(&j, "123456789012345678901234567890"), PL_JSON_NUM);
-    TC_CHECK(!j.isint); TC_NEAR(pl_json_num(&j), 1.2345678901234568e29, 1e-15);
+    TC_CHECK(!j.isint);
+    TC_NEAR(pl_json_num(&j), 1.2345678901234568e29, 1e-15);
     pl_json_free(&j);
     /* exponent and the specials Python writes */
     TC_EQ_INT(first_scalar(&j, "[1E+2]"), PL_JSON_NUM);
@@ -127,14 +143,21 @@ int main(void) {
     TC_EQ_INT(pl_json_scaled(&j, 3, &v), 0);
     TC_CHECK(v == 1712195495505582988LL);
     pl_json_free(&j);
-    TC_EQ_INT(pl_json_text_scaled("2413669096090.1", 15, 3, &v), 0); TC_CHECK(v == 2413669096090100LL);
-    TC_EQ_INT(pl_json_text_scaled("68.0", 4, 3, &v), 0); TC_CHECK(v == 68000);
-    TC_EQ_INT(pl_json_text_scaled("1.5e3", 5, 3, &v), 0); TC_CHECK(v == 1500000);
-    TC_EQ_INT(pl_json_text_scaled("0.0004", 6, 3, &v), 0); TC_CHECK(v == 0);        /* 0.4 ns rounds down */
-    TC_EQ_INT(pl_json_text_scaled("0.0005", 6, 3, &v), 0); TC_CHECK(v == 1);        /* 0.5 ns rounds up */
-    TC_EQ_INT(pl_json_text_scaled("-1.2345", 7, 3, &v), 0); TC_CHECK(v == -1235);   /* half away from zero */
-    TC_EQ_INT(pl_json_text_scaled("9223372036854775.807", 20, 3, &v), 0); TC_CHECK(v == INT64_MAX);
-    TC_EQ_INT(pl_json_text_scaled("9223372036854775.808", 20, 3, &v), -1);           /* overflow */
+    TC_EQ_INT(pl_json_text_scaled("2413669096090.1", 15, 3, &v), 0);
+    TC_CHECK(v == 2413669096090100LL);
+    TC_EQ_INT(pl_json_text_scaled("68.0", 4, 3, &v), 0);
+    TC_CHECK(v == 68000);
+    TC_EQ_INT(pl_json_text_scaled("1.5e3", 5, 3, &v), 0);
+    TC_CHECK(v == 1500000);
+    TC_EQ_INT(pl_json_text_scaled("0.0004", 6, 3, &v), 0);
+    TC_CHECK(v == 0); /* 0.4 ns rounds down */
+    TC_EQ_INT(pl_json_text_scaled("0.0005", 6, 3, &v), 0);
+    TC_CHECK(v == 1); /* 0.5 ns rounds up */
+    TC_EQ_INT(pl_json_text_scaled("-1.2345", 7, 3, &v), 0);
+    TC_CHECK(v == -1235); /* half away from zero */
+    TC_EQ_INT(pl_json_text_scaled("9223372036854775.807", 20, 3, &v), 0);
+    TC_CHECK(v == INT64_MAX);
+    TC_EQ_INT(pl_json_text_scaled("9223372036854775.808", 20, 3, &v), -1); /* overflow */
     TC_EQ_INT(pl_json_text_scaled("12a", 3, 3, &v), -1);
     TC_EQ_INT(pl_json_text_scaled("", 0, 3, &v), -1);
   }
@@ -142,11 +165,13 @@ int main(void) {
   /* syntax errors with line:column */
   {
     TC_EQ_INT(count_tokens("{\"a\": 1,\n \"b\": }", &e), -1);
-    TC_EQ_INT(e.line, 2); TC_EQ_INT(e.col, 7);
+    TC_EQ_INT(e.line, 2);
+    TC_EQ_INT(e.col, 7);
     TC_CHECK(strstr(e.msg, "expected a JSON value") != NULL);
-    TC_EQ_INT(count_tokens("[1, 2,]", &e), -1);                 /* trailing comma */
-    TC_EQ_INT(e.line, 1); TC_EQ_INT(e.col, 7);
-    TC_EQ_INT(count_tokens("[01]", &e), -1);                    /* leading zero */
+    TC_EQ_INT(count_tokens("[1, 2,]", &e), -1); /* trailing comma */
+    TC_EQ_INT(e.line, 1);
+    TC_EQ_INT(e.col, 7);
+    TC_EQ_INT(count_tokens("[01]", &e), -1); /* leading zero */
     TC_EQ_INT(count_tokens("[1.]", &e), -1);
     TC_EQ_INT(count_tokens("{\"a\" 1}", &e), -1);
     TC_CHECK(strstr(e.msg, "':'") != NULL);
@@ -161,11 +186,13 @@ int main(void) {
   {
     const char *s = "{\"traceEvents\": [\n  {\"ph\": \"X\", \"name\": \"ker";
     TC_EQ_INT(count_tokens(s, &e), -1);
-    TC_EQ_INT(e.line, 2); TC_EQ_INT(e.col, 27);                 /* just past the last byte (26 on the line) */
+    TC_EQ_INT(e.line, 2);
+    TC_EQ_INT(e.col, 27); /* just past the last byte (26 on the line) */
     TC_CHECK(strstr(e.msg, "closing the string") != NULL);
     TC_CHECK(strstr(e.msg, "end of file") != NULL);
     TC_EQ_INT(count_tokens("{\"a\": [1, 2", &e), -1);
-    TC_EQ_INT(e.line, 1); TC_EQ_INT(e.col, 12);
+    TC_EQ_INT(e.line, 1);
+    TC_EQ_INT(e.col, 12);
     TC_EQ_INT(count_tokens("", &e), -1);
   }
 
@@ -174,13 +201,18 @@ int main(void) {
   {
     size_t n = 100000;
     char *deep = malloc(2 * n + 1);
-    memset(deep, '[', n); memset(deep + n, ']', n); deep[2 * n] = '\0';
+    memset(deep, '[', n);
+    memset(deep + n, ']', n);
+    deep[2 * n] = '\0';
     TC_EQ_INT(count_tokens(deep, &e), -1);
-    TC_EQ_INT(e.line, 1); TC_EQ_INT(e.col, 513);
+    TC_EQ_INT(e.line, 1);
+    TC_EQ_INT(e.col, 513);
     TC_CHECK(strstr(e.msg, "512 levels") != NULL);
     /* exactly 512 */
     char *ok = malloc(1025);
-    memset(ok, '[', 512); memset(ok + 512, ']', 512); ok[1024] = '\0';
+    memset(ok, '[', 512);
+    memset(ok + 512, ']', 512);
+    ok[1024] = '\0';
     TC_EQ_INT(count_tokens(ok, &e), 1024);
     /* the DOM reader is bounded by the same limit */
     pl_jdoc d;
@@ -190,14 +222,16 @@ int main(void) {
     TC_EQ_INT(pl_jdoc_read(&d, &j), -1);
     pl_json_free(&j);
     pl_jdoc_free(&d);
-    free(deep); free(ok);
+    free(deep);
+    free(ok);
   }
 
   /* skip: jumps over a whole nested value */
   {
     const char *s = "{\"skip\": {\"a\": [1, {\"b\": \"]}\"}]}, \"keep\": 7}";
     pl_json_init(&j, s, strlen(s), &e);
-    pl_json_next(&j); pl_json_next(&j);
+    pl_json_next(&j);
+    pl_json_next(&j);
     TC_EQ_INT(pl_json_next(&j), PL_JSON_OBJ);
     TC_EQ_INT(pl_json_skip(&j), 0);
     TC_EQ_INT(pl_json_next(&j), PL_JSON_KEY);
@@ -215,13 +249,16 @@ int main(void) {
     pl_json_reset(&j, 0, 8);
     TC_EQ_INT(count_tokens("{\"a\": 1}", NULL), 4);
     TC_EQ_INT(pl_json_next(&j), PL_JSON_OBJ);
-    pl_json_next(&j); pl_json_next(&j); pl_json_next(&j);
+    pl_json_next(&j);
+    pl_json_next(&j);
+    pl_json_next(&j);
     TC_EQ_INT(pl_json_next(&j), PL_JSON_EOF);
     pl_json_reset(&j, 9, 20);
     pl_json_type t;
     while ((t = pl_json_next(&j)) != PL_JSON_ERROR && t != PL_JSON_EOF) {}
     TC_EQ_INT(t, PL_JSON_ERROR);
-    TC_EQ_INT(e.line, 2); TC_EQ_INT(e.col, 12);
+    TC_EQ_INT(e.line, 2);
+    TC_EQ_INT(e.col, 12);
     TC_CHECK(strstr(e.msg, "end of line") != NULL);
     pl_json_free(&j);
   }

@@ -20,8 +20,8 @@
 
 static int same_table(const pl_table *a, const pl_table *b, const char *what) {
   if (strcmp(a->name, b->name) != 0 || a->nrows != b->nrows || a->ncols != b->ncols) {
-    fprintf(stderr, "%s: table %s (%zu rows, %zu cols) vs %s (%zu rows, %zu cols)\n", what, a->name, a->nrows,
-            a->ncols, b->name, b->nrows, b->ncols);
+    fprintf(stderr, "%s: table %s (%zu rows, %zu cols) vs %s (%zu rows, %zu cols)\n", what, a->name, a->nrows, a->ncols,
+            b->name, b->nrows, b->ncols);
     return 0;
   }
   for (size_t c = 0; c < a->ncols; c++) {
@@ -41,7 +41,7 @@ static int same_table(const pl_table *a, const pl_table *b, const char *what) {
         /* the same text, and the same id: interning order is the serial one */
         same = x->v.str[r] == y->v.str[r] && la == lb && memcmp(sa, sb, la) == 0;
       } else if (x->type == PL_BOOL) same = x->v.b[r] == y->v.b[r];
-      else same = memcmp(&x->v.i64[r], &y->v.i64[r], 8) == 0;     /* NaN bits too */
+      else same = memcmp(&x->v.i64[r], &y->v.i64[r], 8) == 0; /* NaN bits too */
       if (!same) {
         fprintf(stderr, "%s: %s.%s row %zu differs\n", what, a->name, x->name, r + 1);
         return 0;
@@ -53,8 +53,8 @@ static int same_table(const pl_table *a, const pl_table *b, const char *what) {
 
 static int same_profile(const pl_profile *a, const pl_profile *b, const char *what) {
   if (a->ntables != b->ntables || a->nmeta != b->nmeta || a->ndiags != b->ndiags) {
-    fprintf(stderr, "%s: %zu/%zu tables, %zu/%zu meta, %zu/%zu diagnostics\n", what, a->ntables, b->ntables,
-            a->nmeta, b->nmeta, a->ndiags, b->ndiags);
+    fprintf(stderr, "%s: %zu/%zu tables, %zu/%zu meta, %zu/%zu diagnostics\n", what, a->ntables, b->ntables, a->nmeta,
+            b->nmeta, a->ndiags, b->ndiags);
     return 0;
   }
   if (pl_pool_count(a->tables[0]->pool) != pl_pool_count(b->tables[0]->pool)) {
@@ -68,7 +68,10 @@ static int same_profile(const pl_profile *a, const pl_profile *b, const char *wh
     const pl_meta *x = &a->meta[i], *y = &b->meta[i];
     int same = strcmp(x->key, y->key) == 0 && !x->text == !y->text &&
                (x->text ? strcmp(x->text, y->text) == 0 : memcmp(&x->num, &y->num, sizeof x->num) == 0);
-    if (!same) { fprintf(stderr, "%s: meta %s differs\n", what, x->key); return 0; }
+    if (!same) {
+      fprintf(stderr, "%s: meta %s differs\n", what, x->key);
+      return 0;
+    }
   }
   for (size_t i = 0; i < a->ndiags; i++)
     if (a->diags[i].line != b->diags[i].line || strcmp(a->diags[i].msg, b->diags[i].msg) != 0) {
@@ -82,7 +85,9 @@ static pl_profile *load(const char *name, const char *data, size_t len, int jobs
                         char *errbuf, size_t errsz) {
   pl_parse_opts o;
   memset(&o, 0, sizeof o);
-  o.jobs = jobs; o.chunk_bytes = chunk; o.lenient = lenient;
+  o.jobs = jobs;
+  o.chunk_bytes = chunk;
+  o.lenient = lenient;
   pl_err e;
   pl_err_clear(&e);
   pl_profile *p = pl_load_buffer(name, data, len, "kineto", &o, &e);
@@ -122,7 +127,10 @@ static char *read_input(const char *path, size_t *len) {
   size_t r;
   while ((r = fread(b + n, 1, cap - n, f)) > 0) {
     n += r;
-    if (n == cap) { cap *= 2; b = realloc(b, cap); }
+    if (n == cap) {
+      cap *= 2;
+      b = realloc(b, cap);
+    }
   }
   pclose(f);
   *len = n;
@@ -173,20 +181,25 @@ static void walk(const char *dir) {
 /* A trace made to break a naive splitter. */
 static char *tricky(size_t *len) {
   static const char *const ev[] = {
-    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k}, {\\\"ph\\\": \\\"X\\\"}\", \"pid\": 0, \"tid\": 7, \"ts\": 10.5, \"dur\": 2,"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k}, {\\\"ph\\\": \\\"X\\\"}\", \"pid\": 0, \"tid\": 7, \"ts\": "
+    "10.5, \"dur\": 2,"
     " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1, \"grid\": [1, 2, 3], \"block\": [32, 1, 1]}}",
     "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 9, \"dur\": 5,"
     " \"args\": {\"External id\": 3, \"Input Dims\": [[2, 3], [3, 4]], \"nested\": [{\"a\": 1}, {\"b\": \"}, {\"}]}}",
-    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 9.25, \"dur\": 1,"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 9.25, "
+    "\"dur\": 1,"
     " \"args\": {\"correlation\": 1, \"cbid\": 211}}",
     "{\"ph\": \"C\", \"name\": \"GPU 0 Utilization\", \"pid\": 0, \"ts\": 11, \"args\": {\"GPU Utilization\": NaN}}",
-    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"\\\\}, {\\\"\", \"pid\": 0, \"tid\": \"stream 9\", \"ts\": 12, \"dur\": 1.125}",
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"\\\\}, {\\\"\", \"pid\": 0, \"tid\": \"stream 9\", \"ts\": 12, "
+    "\"dur\": 1.125}",
     "{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 9.5,"
     " \"args\": {\"Device Type\": 1, \"Device Id\": 0, \"Bytes\": 512, \"Addr\": 77}}",
-    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ProfilerStep#4\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 100}",
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ProfilerStep#4\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": "
+    "100}",
     "{}",
     "17",
-    "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"tid\": 7, \"ts\": 13, \"dur\": 3,"
+    "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"tid\": 7, \"ts\": 13, \"dur\": "
+    "3,"
     " \"args\": {\"bytes\": 4096, \"memory bandwidth (GB/s)\": 1.5}}",
   };
   size_t nev = sizeof ev / sizeof ev[0];
@@ -212,29 +225,35 @@ int main(void) {
   char dir[1024];
   snprintf(dir, sizeof dir, "%s", tl_shared());
   if (tc_need(dir)) walk(dir);
-  TC_CHECK(nfiles >= 10);             /* tests/data holds 15 Kineto traces */
+  TC_CHECK(nfiles >= 10); /* tests/data holds 15 Kineto traces */
   pl_kineto_par_counts(&m1, &r1);
-  TC_CHECK(m1 - m0 > (light ? 200u : 500u));   /* the parallel path ran and merged pieces */
+  TC_CHECK(m1 - m0 > (light ? 200u : 500u)); /* the parallel path ran and merged pieces */
 
   size_t len;
   char *t = tricky(&len);
   /* piece sizes 5, 8, ... 299 bytes: splits at most offsets of each event */
   int jobs[100];
   size_t chunks[100];
-  for (int i = 0; i < 99; i++) { jobs[i] = 2 + i % 3; chunks[i] = 5 + 3 * (size_t)i; }
+  for (int i = 0; i < 99; i++) {
+    jobs[i] = 2 + i % 3;
+    chunks[i] = 5 + 3 * (size_t)i;
+  }
   pl_kineto_par_counts(&m0, &r0);
   size_t nsz = light ? 33 : 99;
   TC_CHECK(check_same("tricky.json", t, len, jobs, chunks, nsz, 0));
   TC_CHECK(check_same("tricky.json", t, len, jobs, chunks, nsz, 1));
   pl_kineto_par_counts(&m1, &r1);
   fprintf(stderr, "tricky trace: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
-  TC_CHECK(m1 - m0 > (light ? 150u : 500u));   /* pieces merged ... */
-  TC_CHECK(r1 - r0 > (light ? 150u : 500u));   /* ... and guesses inside strings caught and read again */
+  TC_CHECK(m1 - m0 > (light ? 150u : 500u)); /* pieces merged ... */
+  TC_CHECK(r1 - r0 > (light ? 150u : 500u)); /* ... and guesses inside strings caught and read again */
   /* a cut trace: the same error whatever the split */
   TC_CHECK(check_same("cut.json", t, len / 2, jobs, chunks, light ? 10 : 30, 0));
   /* a damaged event in the middle: the same error */
   char *bad = strstr(t + len / 2, "\"dur\": 5");
-  if (bad) { bad[7] = 'x'; TC_CHECK(check_same("bad.json", t, len, jobs, chunks, light ? 10 : 30, 0)); }
+  if (bad) {
+    bad[7] = 'x';
+    TC_CHECK(check_same("bad.json", t, len, jobs, chunks, light ? 10 : 30, 0));
+  }
   free(t);
   return tc_done();
 }

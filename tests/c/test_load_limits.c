@@ -28,7 +28,8 @@ static void write_table(const char *path, size_t mb) {
   fputs("Kernel                                                 Latency Tensor   DRAM\n", f);
   size_t n = 0, rows = mb * 1000000 / 77;
   for (size_t r = 0; r < rows; r++)
-    n += (size_t)fprintf(f, "%-50s| %10zu %6.2f %6.2f\n", r % 2 ? "elementwise_kernel" : "reduce_kernel", 1000 + r % 977, 0.0, 0.25);
+    n += (size_t)fprintf(f, "%-50s| %10zu %6.2f %6.2f\n", r % 2 ? "elementwise_kernel" : "reduce_kernel",
+                         1000 + r % 977, 0.0, 0.25);
   (void)n;
   fclose(f);
 }
@@ -37,7 +38,10 @@ static void write_table(const char *path, size_t mb) {
 static size_t vm_size(void) {
   FILE *f = fopen("/proc/self/statm", "r");
   unsigned long pages = 0;
-  if (f) { if (fscanf(f, "%lu", &pages) != 1) pages = 0; fclose(f); }
+  if (f) {
+    if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+    fclose(f);
+  }
   return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
 }
 #endif
@@ -45,7 +49,11 @@ static size_t vm_size(void) {
 int main(void) {
   char path[] = "/tmp/perflab_limits_XXXXXX";
   int fd = mkstemp(path);
-  if (fd < 0) { tc_fail++; fprintf(stderr, "FAIL: cannot create %s\n", path); return tc_done(); }
+  if (fd < 0) {
+    tc_fail++;
+    fprintf(stderr, "FAIL: cannot create %s\n", path);
+    return tc_done();
+  }
   close(fd);
   write_table(path, 40);
   /* interrupt set: the kernel-table parser polls it every MB */
@@ -68,14 +76,17 @@ int main(void) {
     const pl_table *t = pl_profile_find(p, "kernels");
     TC_EQ_INT(t->nrows, 519480);
     double sum = 0, want = 0;
-    for (size_t r = 0; r < 519480; r++) { sum += pl_cell_num(t, 2, r); want += (double)(1000 + r % 977); }
+    for (size_t r = 0; r < 519480; r++) {
+      sum += pl_cell_num(t, 2, r);
+      want += (double)(1000 + r % 977);
+    }
     TC_NEAR(sum, want, 0);
     pl_profile_free(p);
   }
 #ifndef ASAN
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  TC_CHECK(ru.ru_maxrss < 55 * 1024);   /* KB: tables (29 MB) + a window of the input, not all 40 MB */
+  TC_CHECK(ru.ru_maxrss < 55 * 1024); /* KB: tables (29 MB) + a window of the input, not all 40 MB */
 #endif
 #ifndef ASAN
   /* 16 MB of address space beyond what the process uses now: the 40 MB

@@ -19,20 +19,27 @@ static const char *str(const pl_table *r, const char *col, size_t i) {
 static int64_t ival(const pl_table *r, const char *col, size_t i) { return r->cols[pl_table_col(r, col)]->v.i64[i]; }
 
 int main(void) {
-  pl_occ_arch a = { 32, 1024, 64, 32, 65536, 4, 16384, 65536, 255, 256, 4, 167936, 166912, 49152, 128, 1024, 2048,
-                    0, 8, { 0, 8 * 1024, 16 * 1024, 32 * 1024, 64 * 1024, 100 * 1024, 132 * 1024, 164 * 1024 } };
+  pl_occ_arch a = {
+    32,   1024,   64,     32,    65536,
+    4,    16384,  65536,  255,   256,
+    4,    167936, 166912, 49152, 128,
+    1024, 2048,   0,      8,     { 0, 8 * 1024, 16 * 1024, 32 * 1024, 64 * 1024, 100 * 1024, 132 * 1024, 164 * 1024 }
+  };
   int64_t vals[3 * PL_OCC_NIN] = { 0 };
   unsigned char has[3 * PL_OCC_NIN] = { 0 };
   int64_t shapes[3][2] = { { 256, 32 }, { 128, 200 }, { 0, 1 } };
   for (int i = 0; i < 3; i++) {
-    vals[i * PL_OCC_NIN + PL_OCC_IN_ARCH] = 1; has[i * PL_OCC_NIN + PL_OCC_IN_ARCH] = 1;
-    vals[i * PL_OCC_NIN + PL_OCC_IN_THREADS] = shapes[i][0]; has[i * PL_OCC_NIN + PL_OCC_IN_THREADS] = i < 2;
-    vals[i * PL_OCC_NIN + PL_OCC_IN_REGS] = shapes[i][1]; has[i * PL_OCC_NIN + PL_OCC_IN_REGS] = 1;
+    vals[i * PL_OCC_NIN + PL_OCC_IN_ARCH] = 1;
+    has[i * PL_OCC_NIN + PL_OCC_IN_ARCH] = 1;
+    vals[i * PL_OCC_NIN + PL_OCC_IN_THREADS] = shapes[i][0];
+    has[i * PL_OCC_NIN + PL_OCC_IN_THREADS] = i < 2;
+    vals[i * PL_OCC_NIN + PL_OCC_IN_REGS] = shapes[i][1];
+    has[i * PL_OCC_NIN + PL_OCC_IN_REGS] = 1;
   }
   pl_occ_rows in = { 3, vals, has, &a, 1, NAN, 1, 0, 1 };
   pl_table *r = pl_occ_columns(&in);
   TC_EQ_INT(r->nrows, 3);
-  TC_EQ_INT(pl_table_col(r, "est_achieved_occupancy_pct"), -1);   /* est = 0: no column */
+  TC_EQ_INT(pl_table_col(r, "est_achieved_occupancy_pct"), -1); /* est = 0: no column */
   TC_CHECK(pl_table_col(r, "what_if_block_size_pct") >= 0);
   TC_EQ_INT(ival(r, "warps_per_block", 0), 8);
   TC_EQ_INT(ival(r, "block_limit_warps", 0), 8);

@@ -17,17 +17,25 @@ static void items_and_ints(void) {
   char err[64];
   TC_EQ_INT(pl_args_items(s, strlen(s), it, 8, &n, &pos, err, sizeof err), 0);
   TC_EQ_INT(n, 5);
-  int64_t v[8]; size_t nv; int depth;
+  int64_t v[8];
+  size_t nv;
+  int depth;
   TC_EQ_INT(pl_args_ints(s + it[1].off, it[1].len, v, 8, &nv, &depth), 0);
-  TC_EQ_INT(nv, 2); TC_EQ_INT(v[0], 788); TC_EQ_INT(v[1], 768); TC_EQ_INT(depth, 1);
+  TC_EQ_INT(nv, 2);
+  TC_EQ_INT(v[0], 788);
+  TC_EQ_INT(v[1], 768);
+  TC_EQ_INT(depth, 1);
   TC_EQ_INT(pl_args_ints(s + it[3].off, it[3].len, v, 8, &nv, &depth), 0);
-  TC_EQ_INT(nv, 0); TC_EQ_INT(depth, 1);
+  TC_EQ_INT(nv, 0);
+  TC_EQ_INT(depth, 1);
   /* a TensorList: nested */
   const char *t = "[[[2,3],[4,-5]]]";
   TC_EQ_INT(pl_args_items(t, strlen(t), it, 8, &n, &pos, err, sizeof err), 0);
   TC_EQ_INT(n, 1);
   TC_EQ_INT(pl_args_ints(t + it[0].off, it[0].len, v, 8, &nv, &depth), 0);
-  TC_EQ_INT(nv, 4); TC_EQ_INT(v[3], -5); TC_EQ_INT(depth, 2);
+  TC_EQ_INT(nv, 4);
+  TC_EQ_INT(v[3], -5);
+  TC_EQ_INT(depth, 2);
   /* a float is not an int */
   TC_EQ_INT(pl_args_ints("[1.5]", 5, v, 8, &nv, &depth), -1);
   /* strings, escapes */
@@ -51,14 +59,22 @@ static void items_and_ints(void) {
 
 static void dtypes(void) {
   int b;
-  TC_EQ_STR(pl_dtype_canon("c10::BFloat16", 13, &b), "bf16"); TC_EQ_INT(b, 2);
-  TC_EQ_STR(pl_dtype_canon("c10::Half", 9, &b), "fp16"); TC_EQ_INT(b, 2);
-  TC_EQ_STR(pl_dtype_canon("float", 5, &b), "fp32"); TC_EQ_INT(b, 4);
-  TC_EQ_STR(pl_dtype_canon("double", 6, &b), "fp64"); TC_EQ_INT(b, 8);
-  TC_EQ_STR(pl_dtype_canon("long int", 8, &b), "int64"); TC_EQ_INT(b, 8);
-  TC_EQ_STR(pl_dtype_canon("c10::Float8_e4m3fn", 18, &b), "fp8_e4m3"); TC_EQ_INT(b, 1);
-  TC_EQ_STR(pl_dtype_canon("Scalar", 6, &b), "scalar"); TC_EQ_INT(b, 0);
-  TC_EQ_STR(pl_dtype_canon("", 0, &b), ""); TC_EQ_INT(b, 0);
+  TC_EQ_STR(pl_dtype_canon("c10::BFloat16", 13, &b), "bf16");
+  TC_EQ_INT(b, 2);
+  TC_EQ_STR(pl_dtype_canon("c10::Half", 9, &b), "fp16");
+  TC_EQ_INT(b, 2);
+  TC_EQ_STR(pl_dtype_canon("float", 5, &b), "fp32");
+  TC_EQ_INT(b, 4);
+  TC_EQ_STR(pl_dtype_canon("double", 6, &b), "fp64");
+  TC_EQ_INT(b, 8);
+  TC_EQ_STR(pl_dtype_canon("long int", 8, &b), "int64");
+  TC_EQ_INT(b, 8);
+  TC_EQ_STR(pl_dtype_canon("c10::Float8_e4m3fn", 18, &b), "fp8_e4m3");
+  TC_EQ_INT(b, 1);
+  TC_EQ_STR(pl_dtype_canon("Scalar", 6, &b), "scalar");
+  TC_EQ_INT(b, 0);
+  TC_EQ_STR(pl_dtype_canon("", 0, &b), "");
+  TC_EQ_INT(b, 0);
   TC_CHECK(pl_dtype_canon("floaty", 6, &b) == NULL);
   TC_CHECK(pl_dtype_is_float("fp8_e5m2") && !pl_dtype_is_float("int64"));
 }
@@ -77,7 +93,8 @@ static void hostile(void) {
       char *c = malloc(n ? n : 1);
       memcpy(c, s, n);
       if (flip >= 0) c[flip] = (char)(c[flip] ^ 0x5b);
-      size_t k, pos, nv; int depth;
+      size_t k, pos, nv;
+      int depth;
       if (pl_args_items(c, n, it, 16, &k, &pos, err, sizeof err) == 0) {
         if (k > 16) k = 16;
         for (size_t i = 0; i < k; i++) {
@@ -98,8 +115,17 @@ static void enclosed_vs_brute(void) {
   enum { N = 60, M = 200 };
   int64_t os[N], oe[N], og[N], qp[M], qg[M], qs[M], qe[M], len[N], cnt[N];
   for (int r = 0; r < 20; r++) {
-    for (int i = 0; i < N; i++) { os[i] = rand() % 1000; oe[i] = os[i] + rand() % 200; og[i] = rand() % 3; }
-    for (int k = 0; k < M; k++) { qp[k] = rand() % 1200; qg[k] = rand() % 3; qs[k] = rand() % 5000; qe[k] = qs[k] + rand() % 300; }
+    for (int i = 0; i < N; i++) {
+      os[i] = rand() % 1000;
+      oe[i] = os[i] + rand() % 200;
+      og[i] = rand() % 3;
+    }
+    for (int k = 0; k < M; k++) {
+      qp[k] = rand() % 1200;
+      qg[k] = rand() % 3;
+      qs[k] = rand() % 5000;
+      qe[k] = qs[k] + rand() % 300;
+    }
     pl_iv_enclosed(os, oe, og, NULL, N, qp, qg, qs, qe, NULL, M, len, cnt);
     for (int i = 0; i < N; i++) {
       /* unit-time coverage of [0, 5300) by the enclosed queries */

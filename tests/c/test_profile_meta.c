@@ -25,7 +25,10 @@ int main(void) {
     snprintf(key, sizeof key, "table%d.self_cpu", i);
     if (strcmp(p->meta[i].key, key) != 0) order = 0;
     const pl_meta *m = pl_profile_meta_get(p, key);
-    if (m != &p->meta[i]) { vals = 0; continue; }
+    if (m != &p->meta[i]) {
+      vals = 0;
+      continue;
+    }
     int text = i % 3 == 0 && i % 7 != 0;
     if (text ? (m->text == NULL || strcmp(m->text, "t") != 0) : (m->text != NULL || m->num != i * 0.5)) vals = 0;
   }

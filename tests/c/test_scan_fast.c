@@ -23,7 +23,10 @@ static const char *at_guard(const char *s, size_t n) {
   if (guard_area) munmap(guard_area, guard_size);
   guard_size = need + pg;
   guard_area = mmap(NULL, guard_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (guard_area == MAP_FAILED) { perror("mmap"); exit(1); }
+  if (guard_area == MAP_FAILED) {
+    perror("mmap");
+    exit(1);
+  }
   mprotect(guard_area + need, pg, PROT_NONE);
   char *p = guard_area + need - n;
   memcpy(p, s, n);
@@ -39,12 +42,17 @@ static void check_grouped(const char *s, int want_fast, double want) {
   double fv = -1, sv = -1;
   int fast = pl_parse_grouped(g, n, &fv);
   int slow = pl_parse_number_sep(g, n, 0, &sv) == 0;
-  if (fast != want_fast) { tc_fail++; fprintf(stderr, "pl_parse_grouped(\"%s\") = %d, expected %d\n", s, fast, want_fast); return; }
+  if (fast != want_fast) {
+    tc_fail++;
+    fprintf(stderr, "pl_parse_grouped(\"%s\") = %d, expected %d\n", s, fast, want_fast);
+    return;
+  }
   tc_pass++;
   if (fast) {
     TC_CHECK(slow);
     if (!same_double(fv, sv) || !same_double(fv, want)) {
-      tc_fail++; fprintf(stderr, "\"%s\": fast %.17g, general %.17g, expected %.17g\n", s, fv, sv, want);
+      tc_fail++;
+      fprintf(stderr, "\"%s\": fast %.17g, general %.17g, expected %.17g\n", s, fv, sv, want);
     } else tc_pass++;
   }
 }
@@ -57,12 +65,12 @@ static void test_grouped(void) {
   check_grouped("5,126,736,469", 1, 5126736469.0);
   check_grouped("69,104.7", 1, 69104.7);
   check_grouped("874,174.3", 1, 874174.3);
-  check_grouped("1234,567", 1, 1234567);            /* the leading group is not checked (as before) */
+  check_grouped("1234,567", 1, 1234567); /* the leading group is not checked (as before) */
   check_grouped("0,123", 1, 123);
   check_grouped("123456789012345", 1, 123456789012345.0);
   check_grouped("123,456,789,012,345", 1, 123456789012345.0);
   check_grouped("0.00000000000001", 1, 1e-14);
-  check_grouped("0.000000000000001", 0, 0);        /* 16 digits counting the zeros: general path */
+  check_grouped("0.000000000000001", 0, 0); /* 16 digits counting the zeros: general path */
   check_grouped("9.99999999999999", 1, 9.99999999999999);
   /* not the fast path: the general function decides */
   check_grouped("", 0, 0);
@@ -82,10 +90,10 @@ static void test_grouped(void) {
   check_grouped("nan", 0, 0);
   check_grouped("inf", 0, 0);
   check_grouped("1 234", 0, 0);
-  check_grouped("1234567890123456", 0, 0);         /* 16 digits */
+  check_grouped("1234567890123456", 0, 0); /* 16 digits */
   check_grouped("1,234,567,890,123,456", 0, 0);
   check_grouped("0.1234567890123456", 0, 0);
-  check_grouped("99999999999999999999999", 0, 0);   /* huge */
+  check_grouped("99999999999999999999999", 0, 0); /* huge */
   check_grouped("12a", 0, 0);
   check_grouped("1,2a4", 0, 0);
   /* the string cut at every length: a prefix never reads past its end */
@@ -101,23 +109,43 @@ static void test_grouped(void) {
   int fast = 0;
   for (int it = 0; it < 200000; it++) {
     char b[32];
-    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
     size_t n = (size_t)(x % 22);
-    for (size_t i = 0; i < n; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; b[i] = alpha[x % (sizeof alpha - 1)]; }
+    for (size_t i = 0; i < n; i++) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      b[i] = alpha[x % (sizeof alpha - 1)];
+    }
     /* a third of them in groups of three */
     if (it % 3 == 0) {
       n = 0;
       int groups = (int)(x % 5);
       b[n++] = (char)('1' + x % 9);
-      for (int gi = 0; gi < groups; gi++) { b[n++] = ','; for (int d = 0; d < 3; d++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; b[n++] = (char)('0' + x % 10); } }
-      if (x & 1) { b[n++] = '.'; int fd = (int)(x >> 8) % 6; for (int d = 0; d < fd; d++) b[n++] = (char)('0' + (x >> (d * 4)) % 10); }
+      for (int gi = 0; gi < groups; gi++) {
+        b[n++] = ',';
+        for (int d = 0; d < 3; d++) {
+          x ^= x << 13;
+          x ^= x >> 7;
+          x ^= x << 17;
+          b[n++] = (char)('0' + x % 10);
+        }
+      }
+      if (x & 1) {
+        b[n++] = '.';
+        int fd = (int)(x >> 8) % 6;
+        for (int d = 0; d < fd; d++) b[n++] = (char)('0' + (x >> (d * 4)) % 10);
+      }
     }
     const char *g = at_guard(b, n);
     double fv, sv;
     if (pl_parse_grouped(g, n, &fv)) {
       fast++;
       if (!(pl_parse_number_sep(g, n, 0, &sv) == 0 && same_double(fv, sv))) {
-        tc_fail++; fprintf(stderr, "random \"%.*s\": fast %.17g disagrees\n", (int)n, b, fv);
+        tc_fail++;
+        fprintf(stderr, "random \"%.*s\": fast %.17g disagrees\n", (int)n, b, fv);
       }
     }
   }
@@ -130,17 +158,24 @@ static pl_profile *load_at_guard(const char *text, size_t n, const char *format)
   const char *g = at_guard(text, n);
   pl_err e;
   pl_profile *p = pl_load_buffer("t.txt", g, n, format, NULL, &e);
-  if (!p) pl_err_format(&e, errbuf, sizeof errbuf); else errbuf[0] = '\0';
+  if (!p) pl_err_format(&e, errbuf, sizeof errbuf);
+  else errbuf[0] = '\0';
   return p;
 }
 
-static double tokval(const char *s) { double v = NAN; pl_parse_double(s, strlen(s), &v); return v; }
+static double tokval(const char *s) {
+  double v = NAN;
+  pl_parse_double(s, strlen(s), &v);
+  return v;
+}
 
 /* kernel-table: rows the fast path takes and rows it leaves to the general
 ** path (exponents, long numbers, '\r', tabs, no final newline) give the
 ** values pl_parse_double gives for their tokens; the errors stay. */
 static void test_kernel_table(void) {
-  static const struct { const char *row, *lat, *ten, *dram; } rows[] = {
+  static const struct {
+    const char *row, *lat, *ten, *dram;
+  } rows[] = {
     { "elementwise_kernel           |       4160   0.00   0.22\n", "4160", "0.00", "0.22" },
     { "elementwise_kernel           |       4160   0.00   0.22\r\n", "4160", "0.00", "0.22" },
     { "elementwise_kernel           |\t4160\t0.125\t1.00 \n", "4160", "0.125", "1.00" },
@@ -150,17 +185,20 @@ static void test_kernel_table(void) {
     { "reduce_kernel                |   0   1000.5   0.000000001\n", "0", "1000.5", "0.000000001" },
     { "cudnn::ops::nchwToNhwcKernel |  99999999999999   0.99   0.01   \n", "99999999999999", "0.99", "0.01" },
     { "x|1 2 3\n", "1", "2", "3" },
-    { "vectorized_elementwise_kernel|   64   0.5   0.25", "64", "0.5", "0.25" },   /* last, no newline */
+    { "vectorized_elementwise_kernel|   64   0.5   0.25", "64", "0.5", "0.25" }, /* last, no newline */
   };
   size_t nr = sizeof rows / sizeof rows[0];
   char buf[4096];
   for (size_t cut = 0; cut < 2; cut++) {
     size_t k = (size_t)snprintf(buf, sizeof buf, "Kernel     Latency Tensor   DRAM\n");
     for (size_t i = 0; i < nr - cut; i++) k += (size_t)snprintf(buf + k, sizeof buf - k, "%s", rows[i].row);
-    if (cut) k += (size_t)snprintf(buf + k, sizeof buf - k, "\n");   /* a blank last line */
+    if (cut) k += (size_t)snprintf(buf + k, sizeof buf - k, "\n"); /* a blank last line */
     pl_profile *p = load_at_guard(buf, k, "kernel-table");
     TC_CHECK(p != NULL);
-    if (!p) { fprintf(stderr, "%s\n", errbuf); continue; }
+    if (!p) {
+      fprintf(stderr, "%s\n", errbuf);
+      continue;
+    }
     const pl_table *t = pl_profile_find(p, "kernels");
     TC_EQ_INT(t->nrows, nr - cut);
     for (size_t i = 0; i < t->nrows; i++) {
@@ -175,7 +213,9 @@ static void test_kernel_table(void) {
     pl_profile_free(p);
   }
   /* errors as before, at the buffer's end too */
-  static const struct { const char *text, *err; } bad[] = {
+  static const struct {
+    const char *text, *err;
+  } bad[] = {
     { "Kernel     Latency Tensor   DRAM\nabc        |       4160   0.00   0.22\nabc        |       4160   0.00",
       "t.txt:3:31: expected the DRAM utilisation (a number), found end of file" },
     { "Kernel     Latency Tensor   DRAM\nabc        |       4160   0.00   0.22\nabc        |       41x60   0.00 0.1\n",
@@ -192,7 +232,8 @@ static void test_kernel_table(void) {
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     pl_profile *p = load_at_guard(bad[i].text, strlen(bad[i].text), "kernel-table");
     TC_CHECK(p == NULL);
-    if (p) pl_profile_free(p); else TC_EQ_STR(errbuf, bad[i].err);
+    if (p) pl_profile_free(p);
+    else TC_EQ_STR(errbuf, bad[i].err);
   }
 }
 
@@ -200,26 +241,38 @@ static void test_kernel_table(void) {
 ** to rows only the general path reads ("+5", "1e3", tabs) give the same
 ** values; a table at the buffer's end without a newline. */
 static void test_nsys(void) {
-  static const struct { const char *share, *total, *calls, *avg, *name; double vs, vt; long long vc; double va; } rows[] = {
+  static const struct {
+    const char *share, *total, *calls, *avg, *name;
+    double vs, vt;
+    long long vc;
+    double va;
+  } rows[] = {
     { "43.6", "5,126,736,469", "74,188", "69,104.7", "kern_a", 43.6, 5126736469.0, 74188, 69104.7 },
     { "+43.6", "1.5e3", "+7", "1e-1", "kern_b", 43.6, 1500, 7, 0.1 },
     { "0.0", "0", "0", "0", "kern_a", 0, 0, 0, 0 },
-    { "100.0", "123456789012345678", "1", "12345678901234567", "kern_c", 100, 123456789012345678.0, 1, 12345678901234567.0 },
-    { "100.0", "1,234,567,890,123,456", "1,000", "0.1234567890123456", "kern_c", 100, 1234567890123456.0, 1000, 0.1234567890123456 },
+    { "100.0", "123456789012345678", "1", "12345678901234567", "kern_c", 100, 123456789012345678.0, 1,
+      12345678901234567.0 },
+    { "100.0", "1,234,567,890,123,456", "1,000", "0.1234567890123456", "kern_c", 100, 1234567890123456.0, 1000,
+      0.1234567890123456 },
     { "1.0", "1,234", "1", "1.5", "kern d with spaces", 1, 1234, 1, 1.5 },
   };
   char buf[4096];
-  size_t k = (size_t)snprintf(buf, sizeof buf, "[6/8] Executing 'cuda_gpu_kern_sum' stats report\n\n"
+  size_t k = (size_t)snprintf(buf, sizeof buf,
+                              "[6/8] Executing 'cuda_gpu_kern_sum' stats report\n\n"
                               "%9s  %24s  %9s  %24s  %s\n%9s  %24s  %9s  %24s  %s\n",
-                              "Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Name",
-                              "---------", "------------------------", "---------", "------------------------", "------");
+                              "Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Name", "---------",
+                              "------------------------", "---------", "------------------------", "------");
   size_t nr = sizeof rows / sizeof rows[0];
   for (size_t i = 0; i < nr; i++)
-    k += (size_t)snprintf(buf + k, sizeof buf - k, "%9s  %24s  %9s  %24s  %s%s", rows[i].share, rows[i].total, rows[i].calls,
-                          rows[i].avg, rows[i].name, i + 1 < nr ? "\n" : "");   /* the last without a newline */
+    k += (size_t)snprintf(buf + k, sizeof buf - k, "%9s  %24s  %9s  %24s  %s%s", rows[i].share, rows[i].total,
+                          rows[i].calls, rows[i].avg, rows[i].name,
+                          i + 1 < nr ? "\n" : ""); /* the last without a newline */
   pl_profile *p = load_at_guard(buf, k, "nsys-stats");
   TC_CHECK(p != NULL);
-  if (!p) { fprintf(stderr, "%s\n", errbuf); return; }
+  if (!p) {
+    fprintf(stderr, "%s\n", errbuf);
+    return;
+  }
   const pl_table *t = pl_profile_find(p, "cuda_gpu_kern_sum");
   TC_EQ_INT(t ? t->nrows : 0, nr);
   for (size_t i = 0; t && i < t->nrows; i++) {
@@ -232,19 +285,25 @@ static void test_nsys(void) {
   }
   pl_profile_free(p);
   /* a bad cell: the general path's error */
-  k = (size_t)snprintf(buf, sizeof buf, "[6/8] Executing 'cuda_gpu_kern_sum' stats report\n\n"
+  k = (size_t)snprintf(buf, sizeof buf,
+                       "[6/8] Executing 'cuda_gpu_kern_sum' stats report\n\n"
                        " Time (%%)  Total Time (ns)  Avg (ns)  Name\n --------  ---------------  --------  ----\n"
                        "     43.6    5,126,736,469   69,10.7  kern_a\n");
   p = load_at_guard(buf, k, "nsys-stats");
   TC_CHECK(p == NULL);
-  if (p) pl_profile_free(p); else TC_EQ_STR(errbuf, "t.txt:5:30: expected a number in column 'Avg (ns)', found \"69,10.7\"");
+  if (p) pl_profile_free(p);
+  else TC_EQ_STR(errbuf, "t.txt:5:30: expected a number in column 'Avg (ns)', found \"69,10.7\"");
 }
 
 /* torch-table: rows the fast split takes and rows only assign_cells reads
 ** (a cell wider than its column, an empty cell, a tab, '--') give the same
 ** cells; the table ends at the buffer's end without a newline. */
 /* A torch-table body row as written and the values it must read as. */
-typedef struct tt_row { const char *name, *pct, *t, *calls; double vp, vt; long long vc; } tt_row;
+typedef struct tt_row {
+  const char *name, *pct, *t, *calls;
+  double vp, vt;
+  long long vc;
+} tt_row;
 
 /* The operators table holds rows[0..nr) in order, from line 4 on. */
 static void check_tt_rows(const pl_table *t, const tt_row *rows, size_t nr) {
@@ -262,34 +321,42 @@ static void check_tt_rows(const pl_table *t, const tt_row *rows, size_t nr) {
 static void test_torch(void) {
   const char *sep = "------------------  ------------  ------------  ------------  ";
   char buf[4096];
-  size_t k = (size_t)snprintf(buf, sizeof buf, "%s\n%18s  %12s  %12s  %12s  \n%s\n", sep, "Name", "Self CPU %", "Self CPU", "# of Calls", sep);
+  size_t k = (size_t)snprintf(buf, sizeof buf, "%s\n%18s  %12s  %12s  %12s  \n%s\n", sep, "Name", "Self CPU %",
+                              "Self CPU", "# of Calls", sep);
   static const tt_row rows[] = {
     { "aten::mm", "33.95%", "2.485s", "420", 33.95, 2.485e9, 420 },
     { "aten::add_", "0.00%", "0.000us", "7", 0, 0, 7 },
     { "Memcpy HtoD (Dev)", "1.50%", "315.110us", "1", 1.5, 315110, 1 },
-    { "aten::copy_", "12.00%", "1234567890.123us", "2", 12, 1234567890123.0, 2 },        /* ditto */
+    { "aten::copy_", "12.00%", "1234567890.123us", "2", 12, 1234567890123.0, 2 }, /* ditto */
     { "aten::to", "--", "1.091ms", "3", NAN, 1091000, 3 },
     { "aten::relu", "\t4.10%", "28.041us", "4", 4.1, 28041, 4 },
     { "aten::empty", "5.00%", "12ns", "5", 5, 12, 5 },
   };
   size_t nr = sizeof rows / sizeof rows[0];
   for (size_t i = 0; i < nr; i++)
-    k += (size_t)snprintf(buf + k, sizeof buf - k, "%18s  %12s  %12s  %12s  \n", rows[i].name, rows[i].pct, rows[i].t, rows[i].calls);
-  k += (size_t)snprintf(buf + k, sizeof buf - k, "%s\nSelf CPU time total: 7.320s", sep);   /* no final newline */
+    k += (size_t)snprintf(buf + k, sizeof buf - k, "%18s  %12s  %12s  %12s  \n", rows[i].name, rows[i].pct, rows[i].t,
+                          rows[i].calls);
+  k += (size_t)snprintf(buf + k, sizeof buf - k, "%s\nSelf CPU time total: 7.320s", sep); /* no final newline */
   pl_profile *p = load_at_guard(buf, k, "torch-table");
   TC_CHECK(p != NULL);
-  if (!p) { fprintf(stderr, "%s\n", errbuf); return; }
+  if (!p) {
+    fprintf(stderr, "%s\n", errbuf);
+    return;
+  }
   const pl_table *t = pl_profile_find(p, "operators");
   check_tt_rows(t, rows, nr);
   const pl_meta *m = pl_profile_meta_get(p, "self_cpu_time_total_ns");
   TC_CHECK(m && m->num == 7.32e9);
   pl_profile_free(p);
   /* a body row at the buffer's end, no closing line */
-  k = (size_t)snprintf(buf, sizeof buf, "%s\n%18s  %12s  %12s  %12s  \n%s\n%18s  %12s  %12s  %12s", sep, "Name", "Self CPU %", "Self CPU",
-                       "# of Calls", sep, "aten::mm", "33.95%", "2.485s", "420");
+  k = (size_t)snprintf(buf, sizeof buf, "%s\n%18s  %12s  %12s  %12s  \n%s\n%18s  %12s  %12s  %12s", sep, "Name",
+                       "Self CPU %", "Self CPU", "# of Calls", sep, "aten::mm", "33.95%", "2.485s", "420");
   p = load_at_guard(buf, k, "torch-table");
   TC_CHECK(p == NULL);
-  if (p) pl_profile_free(p); else TC_EQ_STR(errbuf, "t.txt:5:1: expected a row or the closing '----' line of the key_averages table, found end of file");
+  if (p) pl_profile_free(p);
+  else
+    TC_EQ_STR(errbuf,
+              "t.txt:5:1: expected a row or the closing '----' line of the key_averages table, found end of file");
 }
 
 /* torch-table, the bitmap split: name columns 18 to 1100 wide (a span
@@ -305,8 +372,8 @@ static void test_torch_wide(void) {
     { "aten::mm", "33.95%", "2.485s", "420", 33.95, 2.485e9, 420 },
     { "aten::add_", "0.00%", "0.000us", "7", 0, 0, 7 },
     { "Memcpy HtoD (Dev)", "1.50%", "315.110us", "123456789012345", 1.5, 315110, 123456789012345LL },
-    { "a  b", "2.00%", "1.000ms", "1234567890123456", 2, 1e6, 1234567890123456LL },          /* two spaces: general */
-    { "c\td", "3.00%", "2.000ms", "+7", 3, 2e6, 7 },                                          /* a tab: general */
+    { "a  b", "2.00%", "1.000ms", "1234567890123456", 2, 1e6, 1234567890123456LL }, /* two spaces: general */
+    { "c\td", "3.00%", "2.000ms", "+7", 3, 2e6, 7 },                                /* a tab: general */
     { "aten::to", "--", "1.091ms", "-", NAN, 1091000, PL_INT_NA },
     { "aten::empty", "5.00%", "12ns", "0", 5, 12, 0 },
     { "x", "100.00%", "1234567890.123us", "99", 100, 1234567890123.0, 99 },
@@ -320,19 +387,24 @@ static void test_torch_wide(void) {
       int k0 = 0;
       for (int j = 0; j < w; j++) sep[k0++] = '-';
       k0 += snprintf(sep + k0, sizeof sep - (size_t)k0, "  ------------  ------------  ------------");
-      size_t k = (size_t)snprintf(buf, sizeof buf, "%s\n%*s  %12s  %12s  %12s\n%s\n", sep, w, "Name", "Self CPU %", "Self CPU", "# of Calls", sep);
+      size_t k = (size_t)snprintf(buf, sizeof buf, "%s\n%*s  %12s  %12s  %12s\n%s\n", sep, w, "Name", "Self CPU %",
+                                  "Self CPU", "# of Calls", sep);
       for (size_t i = 0; i < nr; i++)
-        k += (size_t)snprintf(buf + k, sizeof buf - k, "%*s  %12s  %12s  %12s\n", w, rows[i].name, rows[i].pct, rows[i].t, rows[i].calls);
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%*s  %12s  %12s  %12s\n", w, rows[i].name, rows[i].pct,
+                              rows[i].t, rows[i].calls);
       k += (size_t)snprintf(buf + k, sizeof buf - k, "%s\nSelf CPU time total: 7.320s", sep);
       pl_profile *p = load_at_guard(buf, k, "torch-table");
       TC_CHECK(p != NULL);
-      if (!p) { fprintf(stderr, "width %d: %s\n", w, errbuf); continue; }
+      if (!p) {
+        fprintf(stderr, "width %d: %s\n", w, errbuf);
+        continue;
+      }
       const pl_table *t = pl_profile_find(p, "operators");
       check_tt_rows(t, rows, nr);
       pl_profile_free(p);
       /* the last row at the buffer's end (no newline, no closing line) */
-      k = (size_t)snprintf(buf, sizeof buf, "%s\n%*s  %12s  %12s  %12s\n%s\n%*s  %12s  %12s  %12s", sep, w, "Name", "Self CPU %", "Self CPU",
-                           "# of Calls", sep, w, "aten::mm", "33.95%", "2.485s", "420");
+      k = (size_t)snprintf(buf, sizeof buf, "%s\n%*s  %12s  %12s  %12s\n%s\n%*s  %12s  %12s  %12s", sep, w, "Name",
+                           "Self CPU %", "Self CPU", "# of Calls", sep, w, "aten::mm", "33.95%", "2.485s", "420");
       p = load_at_guard(buf, k, "torch-table");
       TC_CHECK(p == NULL);
       if (p) pl_profile_free(p);
@@ -349,7 +421,7 @@ static void test_skip_spaces(void) {
     for (size_t i = 0; i < n; i++) {
       seed = seed * 1103515245u + 12345u;
       unsigned r = (seed >> 16) % 10;
-      b[i] = r < 7 ? ' ' : r == 7 ? 'x' : r == 8 ? '\t' : '\0';   /* tabs and NULs are not spaces */
+      b[i] = r < 7 ? ' ' : r == 7 ? 'x' : r == 8 ? '\t' : '\0'; /* tabs and NULs are not spaces */
     }
     const char *g = at_guard(b, n);
     for (size_t i = 0; i <= n; i++) {
@@ -363,7 +435,7 @@ static void test_skip_spaces(void) {
   const char *g = at_guard(b, 64);
   TC_EQ_INT((long long)pl_skip_spaces(g, 0, 64), 64);
   TC_EQ_INT((long long)pl_skip_spaces(g, 3, 64), 64);
-  TC_EQ_INT((long long)pl_skip_spaces(g, 5, 3), 5);   /* past the end: as given */
+  TC_EQ_INT((long long)pl_skip_spaces(g, 5, 3), 5); /* past the end: as given */
 }
 
 int main(void) {

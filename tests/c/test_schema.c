@@ -19,7 +19,8 @@ static size_t loaded, tables_checked, cols_checked;
 static size_t nonconforming(const pl_profile *p, const char *path);
 
 static int visit(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
-  (void)sb; (void)ftw;
+  (void)sb;
+  (void)ftw;
   if (type != FTW_F) return 0;
   size_t n = strlen(path);
   static const char *skip[] = { ".md", ".lua", ".c", ".py", ".sh", ".ipynb" };
@@ -29,10 +30,11 @@ static int visit(const char *path, const struct stat *sb, int type, struct FTW *
   }
   pl_err err = { 0 };
   pl_profile *p = pl_load_file(path, NULL, NULL, &err);
-  if (!p) return 0;              /* bad-input fixtures: their errors are tested elsewhere */
+  if (!p) return 0; /* bad-input fixtures: their errors are tested elsewhere */
   loaded++;
   size_t bad = nonconforming(p, path);
-  if (bad == 0) tc_pass++; else tc_fail++;
+  if (bad == 0) tc_pass++;
+  else tc_fail++;
   pl_profile_free(p);
   return 0;
 }
@@ -51,11 +53,13 @@ static size_t nonconforming(const pl_profile *p, const char *path) {
       cols_checked++;
       pl_type want = sc.type;
       if (!timeline && strcmp(tb->name, "kernels") == 0 && strcmp(sc.name, "duration_ns") == 0 &&
-          tb->cols[c]->type == PL_NUM) want = PL_NUM;
+          tb->cols[c]->type == PL_NUM)
+        want = PL_NUM;
       if (tb->cols[c]->type != want) {
         bad++;
-        if (path) fprintf(stderr, "%s (%s): %s.%s is %s, the schema says %s\n", path, p->format, tb->name,
-                          sc.name, pl_type_name(tb->cols[c]->type), pl_type_name(want));
+        if (path)
+          fprintf(stderr, "%s (%s): %s.%s is %s, the schema says %s\n", path, p->format, tb->name, sc.name,
+                  pl_type_name(tb->cols[c]->type), pl_type_name(want));
       }
     }
     tables_checked += (size_t)any;
@@ -66,8 +70,10 @@ static size_t nonconforming(const pl_profile *p, const char *path) {
 static char *slurp(const char *path, size_t *n) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
-  pl_buf b; pl_buf_init(&b);
-  char tmp[4096]; size_t k;
+  pl_buf b;
+  pl_buf_init(&b);
+  char tmp[4096];
+  size_t k;
   while ((k = fread(tmp, 1, sizeof tmp, f)) > 0) pl_buf_add(&b, tmp, k);
   fclose(f);
   *n = b.len;
@@ -75,7 +81,8 @@ static char *slurp(const char *path, size_t *n) {
 }
 
 int main(int argc, char **argv) {
-  pl_buf md; pl_buf_init(&md);
+  pl_buf md;
+  pl_buf_init(&md);
   pl_schema_markdown(&md);
   if (argc > 1 && strcmp(argv[1], "print") == 0) {
     fwrite(md.data, 1, md.len, stdout);
@@ -121,7 +128,9 @@ int main(int argc, char **argv) {
   pl_parse_opts o = { 0 };
   o.tables = only_k;
   static const pl_coldef defs[] = {
-    { "start_ns", PL_NUM, "start" }, { "device", PL_STR, NULL }, { "my_metric", PL_NUM, "mine" },
+    { "start_ns", PL_NUM, "start" },
+    { "device", PL_STR, NULL },
+    { "my_metric", PL_NUM, "mine" },
   };
   int cols[3];
   pl_pool *pool = pl_pool_new();
@@ -146,13 +155,13 @@ int main(int argc, char **argv) {
   pl_table_add_col(hk, "name", PL_STR);
   pl_table_add_col(hk, "start_ns", PL_NUM);
   pl_table_add_col(hk, "device", PL_STR);
-  pl_table_add_col(hk, "registers", PL_NUM);        /* not standard: not checked */
+  pl_table_add_col(hk, "registers", PL_NUM); /* not standard: not checked */
   pl_profile_add_table(hp, hk);
   TC_EQ_INT(nonconforming(hp, NULL), 2);
   pl_table_add_col(hk, "duration_ns", PL_NUM);
   TC_EQ_INT(nonconforming(hp, NULL), 3);
   pl_table_drop_col(hk, pl_table_col(hk, "start_ns"));
-  TC_EQ_INT(nonconforming(hp, NULL), 1);            /* device only */
+  TC_EQ_INT(nonconforming(hp, NULL), 1); /* device only */
   pl_profile_free(hp);
   cols_checked = tables_checked = 0;
 

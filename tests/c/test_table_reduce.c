@@ -10,7 +10,8 @@
 int main(void) {
   /* n: 3, NA, -5, 10;  x: 0.1, 0.2, NA, 0.3;  m: true, false, true, NA */
   pl_table *t = pl_table_new("t");
-  int cn = pl_table_add_col(t, "n", PL_INT), cx = pl_table_add_col(t, "x", PL_NUM), cm = pl_table_add_col(t, "m", PL_BOOL);
+  int cn = pl_table_add_col(t, "n", PL_INT), cx = pl_table_add_col(t, "x", PL_NUM),
+      cm = pl_table_add_col(t, "m", PL_BOOL);
   int cs = pl_table_add_col(t, "s", PL_STR);
   int64_t ns[] = { 3, PL_INT_NA, -5, 10 };
   double xs[] = { 0.1, 0.2, NAN, 0.3 };
@@ -26,13 +27,18 @@ int main(void) {
   pl_col_summary r;
   pl_col_reduce(t, cn, NULL, &r);
   TC_EQ_INT(r.n, 3);
-  TC_EQ_INT(r.isum, 8); TC_EQ_INT(r.isum_over, 0);
-  TC_EQ_INT(r.imin, -5); TC_EQ_INT(r.imax, 10);
+  TC_EQ_INT(r.isum, 8);
+  TC_EQ_INT(r.isum_over, 0);
+  TC_EQ_INT(r.imin, -5);
+  TC_EQ_INT(r.imax, 10);
   TC_NEAR(r.sum, 8, 0);
   /* where m: rows 1 and 3 -> 3 and -5 */
   const pl_column *m = t->cols[cm];
   pl_col_reduce(t, cn, m, &r);
-  TC_EQ_INT(r.n, 2); TC_EQ_INT(r.isum, -2); TC_EQ_INT(r.imin, -5); TC_EQ_INT(r.imax, 3);
+  TC_EQ_INT(r.n, 2);
+  TC_EQ_INT(r.isum, -2);
+  TC_EQ_INT(r.imin, -5);
+  TC_EQ_INT(r.imax, 3);
   /* compensated: 0.1 + 0.2 + 0.3 is 0.6 exactly as the nearest double of the true sum */
   pl_col_reduce(t, cx, NULL, &r);
   TC_EQ_INT(r.n, 3);
@@ -51,7 +57,10 @@ int main(void) {
   /* int64 overflow: 2^62 + 2^62 leaves int64; the double sum is 2^63 */
   pl_table *o = pl_table_new("o");
   pl_table_add_col(o, "n", PL_INT);
-  for (int i = 0; i < 2; i++) { pl_row_put_int(o, 0, INT64_C(1) << 62); pl_row_end(o); }
+  for (int i = 0; i < 2; i++) {
+    pl_row_put_int(o, 0, INT64_C(1) << 62);
+    pl_row_end(o);
+  }
   pl_col_reduce(o, 0, NULL, &r);
   TC_EQ_INT(r.isum_over, 1);
   TC_CHECK(r.sum == 9223372036854775808.0);
@@ -63,7 +72,10 @@ int main(void) {
   pl_table *u = pl_table_new("u");
   pl_table_add_col(u, "k", PL_STR);
   const char *us[] = { "zz", "a", NULL, "zz" };
-  for (int i = 0; i < 4; i++) { if (us[i]) pl_row_put_str(u, 0, us[i], strlen(us[i])); pl_row_end(u); }
+  for (int i = 0; i < 4; i++) {
+    if (us[i]) pl_row_put_str(u, 0, us[i], strlen(us[i]));
+    pl_row_end(u);
+  }
   TC_CHECK(u->pool != t->pool);
   pl_table_put_col_from(t, "k", u, 0);
   int ck = pl_table_col(t, "k");
@@ -73,7 +85,7 @@ int main(void) {
   TC_EQ_STR(pl_cell_str(t, ck, 1, &ln), "a");
   TC_CHECK(pl_cell_missing(t, ck, 2));
   TC_EQ_INT(t->cols[ck]->v.str[0], t->cols[ck]->v.str[3]);
-  TC_EQ_INT(t->cols[ck]->v.str[1], t->cols[cs]->v.str[0]);   /* "a" interned once in t's pool */
+  TC_EQ_INT(t->cols[ck]->v.str[1], t->cols[cs]->v.str[0]); /* "a" interned once in t's pool */
   /* a number column is shared, not copied */
   pl_table_put_col_from(t, "n2", t, cn);
   TC_EQ_INT(pl_cell_int(t, pl_table_col(t, "n2"), 3), 10);

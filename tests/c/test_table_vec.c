@@ -29,10 +29,22 @@ static pl_table *sample(void) {
   return t;
 }
 
-static pl_operand colop(const pl_table *t, int c) { pl_operand o = { t, c, PL_NUM, 0, 0, NULL, 0 }; return o; }
-static pl_operand intop(int64_t v) { pl_operand o = { NULL, 0, PL_INT, 0, v, NULL, 0 }; return o; }
-static pl_operand numop(double v) { pl_operand o = { NULL, 0, PL_NUM, v, 0, NULL, 0 }; return o; }
-static pl_operand strop(const char *s) { pl_operand o = { NULL, 0, PL_STR, 0, 0, s, strlen(s) }; return o; }
+static pl_operand colop(const pl_table *t, int c) {
+  pl_operand o = { t, c, PL_NUM, 0, 0, NULL, 0 };
+  return o;
+}
+static pl_operand intop(int64_t v) {
+  pl_operand o = { NULL, 0, PL_INT, 0, v, NULL, 0 };
+  return o;
+}
+static pl_operand numop(double v) {
+  pl_operand o = { NULL, 0, PL_NUM, v, 0, NULL, 0 };
+  return o;
+}
+static pl_operand strop(const char *s) {
+  pl_operand o = { NULL, 0, PL_STR, 0, 0, s, strlen(s) };
+  return o;
+}
 
 int main(void) {
   pl_table *t = sample();
@@ -70,7 +82,10 @@ int main(void) {
   pl_operand o1 = colop(r, 0), o2 = colop(m2, 0);
   pl_table *an = pl_vec_binary("and", &o1, &o2, PL_V_AND, &e), *orr = pl_vec_binary("or", &o1, &o2, PL_V_OR, &e);
   int64_t want_and[] = { 0, 1, 0, 0, 1 }, want_or[] = { 0, 1, 1, 0, 1 };
-  for (int i = 0; i < 5; i++) { TC_EQ_INT(an->cols[0]->v.b[i], want_and[i]); TC_EQ_INT(orr->cols[0]->v.b[i], want_or[i]); }
+  for (int i = 0; i < 5; i++) {
+    TC_EQ_INT(an->cols[0]->v.b[i], want_and[i]);
+    TC_EQ_INT(orr->cols[0]->v.b[i], want_or[i]);
+  }
 
   /* filter by the OR mask: rows 2 3 5 -> durations 30 20 40 */
   pl_table *f = pl_table_filter(t, orr->cols[0]);
@@ -105,9 +120,9 @@ int main(void) {
   ** last(n): a: 1 (row 3 missing), b: 5, c: 4.
   ** sum(w) where dur >= 20: a: 1, b: 4, c: 0. */
   int key = 0;
-  pl_agg aggs[3] = {
-    { "wm", PL_AGG_WMEAN, 1, 0, 3, NULL }, { "last", PL_AGG_LAST, 2, 0, -1, NULL },
-    { "s", PL_AGG_SUM, 3, 0, -1, r->cols[0] } };
+  pl_agg aggs[3] = { { "wm", PL_AGG_WMEAN, 1, 0, 3, NULL },
+                     { "last", PL_AGG_LAST, 2, 0, -1, NULL },
+                     { "s", PL_AGG_SUM, 3, 0, -1, r->cols[0] } };
   r->cols[0]->v.b[0] = 0;
   pl_table *g = pl_table_group(t, &key, 1, aggs, 3, &e);
   TC_NEAR(pl_cell_num(g, 1, 0), 15, 1e-15);
@@ -177,12 +192,15 @@ int main(void) {
   /* isin {"c", "a"}: T F T T F */
   pl_table *set = pl_table_new("set");
   int sc = pl_table_add_col(set, "v", PL_STR);
-  pl_row_put_str(set, sc, "c", 1); pl_row_end(set);
-  pl_row_put_str(set, sc, "a", 1); pl_row_end(set);
+  pl_row_put_str(set, sc, "c", 1);
+  pl_row_end(set);
+  pl_row_put_str(set, sc, "a", 1);
+  pl_row_end(set);
   pl_table *in = pl_vec_isin("in", t, 0, set, 0, &e);
   int64_t want_in[] = { 1, 0, 1, 1, 0 };
   for (int i = 0; i < 5; i++) TC_EQ_INT(in->cols[0]->v.b[i], want_in[i]);
-  pl_table_free(in); pl_table_free(set);
+  pl_table_free(in);
+  pl_table_free(set);
 
   /* booleans take one byte; a missing one is PL_BOOL_NA */
   TC_EQ_INT(sizeof r->cols[0]->v.b[0], 1);
@@ -195,17 +213,23 @@ int main(void) {
   {
     pl_table *a = pl_table_new("alias");
     int cl = pl_table_add_col(a, "lat", PL_NUM), cx = pl_table_add_col(a, "x", PL_INT);
-    for (int i = 0; i < 3; i++) { pl_row_put_num(a, cl, 10.0 * (i + 1)); pl_row_put_int(a, cx, i); pl_row_end(a); }
+    for (int i = 0; i < 3; i++) {
+      pl_row_put_num(a, cl, 10.0 * (i + 1));
+      pl_row_put_int(a, cx, i);
+      pl_row_end(a);
+    }
     int cd = pl_table_add_alias(a, "dur", cl, cl + 1);
     TC_EQ_INT(cd, 1);
     TC_EQ_STR(a->cols[1]->name, "dur");
     TC_EQ_STR(a->cols[2]->name, "x");
     TC_CHECK(a->cols[0]->v.num == a->cols[1]->v.num);
-    TC_EQ_INT(pl_table_add_alias(a, "lat", 0, 0), -1);            /* the name is taken */
-    pl_table *cp = pl_table_copy(a);                              /* copies own their values */
+    TC_EQ_INT(pl_table_add_alias(a, "lat", 0, 0), -1); /* the name is taken */
+    pl_table *cp = pl_table_copy(a);                   /* copies own their values */
     TC_CHECK(cp->cols[1]->v.num != a->cols[1]->v.num);
     /* a new row writes both columns: each gets its own buffer first */
-    pl_row_put_num(a, 0, 40); pl_row_put_num(a, 1, 41); pl_row_end(a);
+    pl_row_put_num(a, 0, 40);
+    pl_row_put_num(a, 1, 41);
+    pl_row_end(a);
     TC_CHECK(a->cols[0]->v.num != a->cols[1]->v.num);
     TC_NEAR(pl_cell_num(a, 0, 3), 40, 0);
     TC_NEAR(pl_cell_num(a, 1, 3), 41, 0);
@@ -218,7 +242,9 @@ int main(void) {
     TC_NEAR(pl_cell_num(b, pl_table_col(b, "d2"), 1), 20, 0);
     pl_table_retype(b, pl_table_col(b, "d2"), PL_INT);
     TC_EQ_INT(pl_cell_int(b, pl_table_col(b, "d2"), 2), 30);
-    pl_table_free(b); pl_table_free(cp); pl_table_free(a);
+    pl_table_free(b);
+    pl_table_free(cp);
+    pl_table_free(a);
   }
 
   /* const and rownum: columns of t's 5 rows */
@@ -229,16 +255,16 @@ int main(void) {
     TC_EQ_INT(ci->cols[0]->type, PL_INT);
     TC_EQ_INT(pl_cell_int(ci, 0, 0), 7);
     TC_EQ_INT(pl_cell_int(ci, 0, 4), 7);
-    pl_table *cn = pl_vec_const("c", t, PL_NUM, &seven);            /* 7 as a float */
+    pl_table *cn = pl_vec_const("c", t, PL_NUM, &seven); /* 7 as a float */
     TC_NEAR(pl_cell_num(cn, 0, 3), 7.0, 0);
     pl_table *ch = pl_vec_const("c", t, PL_NUM, &half);
     TC_NEAR(pl_cell_num(ch, 0, 2), 0.5, 0);
-    pl_table *cs = pl_vec_const("c", t, PL_STR, &word);             /* shares t's pool */
+    pl_table *cs = pl_vec_const("c", t, PL_STR, &word); /* shares t's pool */
     TC_CHECK(cs->pool == t->pool);
     size_t len = 0;
     const char *s4 = pl_cell_str(cs, 0, 4, &len);
     TC_CHECK(s4 != NULL && len == 4 && memcmp(s4, "gemm", 4) == 0);
-    pl_table *cm = pl_vec_const("c", t, PL_INT, NULL);              /* all missing */
+    pl_table *cm = pl_vec_const("c", t, PL_INT, NULL); /* all missing */
     for (size_t i = 0; i < 5; i++) TC_CHECK(pl_cell_missing(cm, 0, i));
     pl_table *cb = pl_vec_const("c", t, PL_BOOL, NULL);
     TC_EQ_INT(cb->cols[0]->v.b[0], PL_BOOL_NA);
@@ -249,11 +275,22 @@ int main(void) {
     pl_table *rz = pl_vec_rownum("r", empty), *cz = pl_vec_const("c", empty, PL_STR, &word);
     TC_EQ_INT(rz->nrows, 0);
     TC_EQ_INT(cz->nrows, 0);
-    pl_table_free(ci); pl_table_free(cn); pl_table_free(ch); pl_table_free(cs); pl_table_free(cm);
-    pl_table_free(cb); pl_table_free(rn); pl_table_free(rz); pl_table_free(cz); pl_table_free(empty);
+    pl_table_free(ci);
+    pl_table_free(cn);
+    pl_table_free(ch);
+    pl_table_free(cs);
+    pl_table_free(cm);
+    pl_table_free(cb);
+    pl_table_free(rn);
+    pl_table_free(rz);
+    pl_table_free(cz);
+    pl_table_free(empty);
   }
 
-  pl_table_free(an); pl_table_free(orr); pl_table_free(m2); pl_table_free(r);
+  pl_table_free(an);
+  pl_table_free(orr);
+  pl_table_free(m2);
+  pl_table_free(r);
   pl_table_free(t);
   return tc_done();
 }

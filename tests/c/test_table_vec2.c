@@ -11,7 +11,8 @@ static pl_table *sample(void) {
   ** "b"   NA      12345
   ** "c"   40      7 */
   pl_table *t = pl_table_new("s");
-  int ck = pl_table_add_col(t, "k", PL_STR), cx = pl_table_add_col(t, "x", PL_NUM), cn = pl_table_add_col(t, "n", PL_INT);
+  int ck = pl_table_add_col(t, "k", PL_STR), cx = pl_table_add_col(t, "x", PL_NUM),
+      cn = pl_table_add_col(t, "n", PL_INT);
   const char *ks[] = { "a", NULL, "b", "c" };
   double xs[] = { 1.5, -2.25, NAN, 40 };
   int64_t ns[] = { 3, PL_INT_NA, 12345, 7 };
@@ -24,12 +25,27 @@ static pl_table *sample(void) {
   return t;
 }
 
-static pl_operand colop(const pl_table *t, int c) { pl_operand o = { t, c, PL_NUM, 0, 0, NULL, 0 }; return o; }
-static pl_operand numop(double v) { pl_operand o = { NULL, 0, PL_NUM, v, 0, NULL, 0 }; return o; }
-static pl_operand intop(int64_t v) { pl_operand o = { NULL, 0, PL_INT, 0, v, NULL, 0 }; return o; }
-static pl_operand strop(const char *s) { pl_operand o = { NULL, 0, PL_STR, 0, 0, s, strlen(s) }; return o; }
+static pl_operand colop(const pl_table *t, int c) {
+  pl_operand o = { t, c, PL_NUM, 0, 0, NULL, 0 };
+  return o;
+}
+static pl_operand numop(double v) {
+  pl_operand o = { NULL, 0, PL_NUM, v, 0, NULL, 0 };
+  return o;
+}
+static pl_operand intop(int64_t v) {
+  pl_operand o = { NULL, 0, PL_INT, 0, v, NULL, 0 };
+  return o;
+}
+static pl_operand strop(const char *s) {
+  pl_operand o = { NULL, 0, PL_STR, 0, 0, s, strlen(s) };
+  return o;
+}
 
-static const char *str(const pl_table *r, size_t i) { size_t n; return pl_cell_str(r, 0, i, &n); }
+static const char *str(const pl_table *r, size_t i) {
+  size_t n;
+  return pl_cell_str(r, 0, i, &n);
+}
 
 int main(void) {
   pl_table *t = sample();

@@ -31,7 +31,8 @@ __attribute__((unused)) static pl_profile *tl_corpus(const char *rel, const char
   pl_err e;
   pl_profile *p = pl_load_file(path, NULL, NULL, &e);
   if (!p) {
-    char b[2048]; pl_err_format(&e, b, sizeof b);
+    char b[2048];
+    pl_err_format(&e, b, sizeof b);
     fprintf(stderr, "load failed: %s\n", b);
   }
   TC_CHECK(p != NULL);
@@ -56,7 +57,10 @@ __attribute__((unused)) static double tl_sum(const pl_profile *p, const char *ta
   int c = pl_table_col(t, col);
   if (c < 0) return NAN;
   double s = 0;
-  for (size_t i = 0; i < t->nrows; i++) { double v = pl_cell_num(t, c, i); if (!isnan(v)) s += v; }
+  for (size_t i = 0; i < t->nrows; i++) {
+    double v = pl_cell_num(t, c, i);
+    if (!isnan(v)) s += v;
+  }
   return s;
 }
 
@@ -66,7 +70,8 @@ __attribute__((unused)) static long tl_find(const pl_table *t, const char *col, 
   int c = pl_table_col(t, col);
   if (c < 0) return -1;
   for (size_t i = 0; i < t->nrows; i++) {
-    size_t n; const char *v = pl_cell_str(t, c, i, &n);
+    size_t n;
+    const char *v = pl_cell_str(t, c, i, &n);
     if (v && strcmp(v, s) == 0) return (long)i;
   }
   return -1;
@@ -86,16 +91,28 @@ __attribute__((unused)) static const char *tl_str(const pl_table *t, const char 
 }
 
 /* Parses text as format fmt and checks the formatted error equals want. */
-#define TL_ERR(text, fmt, want) do { pl_err e_; char b_[2048]; \
-  pl_profile *p_ = pl_load_buffer("t", text, strlen(text), fmt, NULL, &e_); \
-  TC_CHECK(p_ == NULL); if (p_) pl_profile_free(p_); \
-  else { pl_err_format(&e_, b_, sizeof b_); TC_EQ_STR(b_, want); } } while (0)
+#define TL_ERR(text, fmt, want)                                                                                        \
+  do {                                                                                                                 \
+    pl_err e_;                                                                                                         \
+    char b_[2048];                                                                                                     \
+    pl_profile *p_ = pl_load_buffer("t", text, strlen(text), fmt, NULL, &e_);                                          \
+    TC_CHECK(p_ == NULL);                                                                                              \
+    if (p_) pl_profile_free(p_);                                                                                       \
+    else {                                                                                                             \
+      pl_err_format(&e_, b_, sizeof b_);                                                                               \
+      TC_EQ_STR(b_, want);                                                                                             \
+    }                                                                                                                  \
+  } while (0)
 
 /* Parses text as format fmt (NULL: detect) and returns the profile. */
 __attribute__((unused)) static pl_profile *tl_text(const char *text, const char *fmt) {
   pl_err e;
   pl_profile *p = pl_load_buffer("t", text, strlen(text), fmt, NULL, &e);
-  if (!p) { char b[2048]; pl_err_format(&e, b, sizeof b); fprintf(stderr, "parse failed: %s\n", b); }
+  if (!p) {
+    char b[2048];
+    pl_err_format(&e, b, sizeof b);
+    fprintf(stderr, "parse failed: %s\n", b);
+  }
   TC_CHECK(p != NULL);
   return p;
 }

@@ -67,7 +67,8 @@ for _, c in ipairs(cases) do
     local n = math.max(#got, #c.out)
     for i = 1, n do
       if got[i] ~= c.out[i] then
-        io.stderr:write(string.format("  line %d:\n    expected: %s\n    got:      %s\n", i, tostring(c.out[i]), tostring(got[i])))
+        io.stderr:write(string.format("  line %d:\n    expected: %s\n    got:      %s\n", i, tostring(c.out[i]),
+            tostring(got[i])))
       end
     end
   end

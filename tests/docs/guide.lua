@@ -114,7 +114,8 @@ while k <= #blocks do
     end
     for _, c in ipairs(cmds) do
       local want_rc = 0
-      if c.out[#c.out] and c.out[#c.out]:match("^%[%d+%]$") then want_rc = tonumber(c.out[#c.out]:match("%d+")); c.out[#c.out] = nil end
+      if c.out[#c.out]
+          and c.out[#c.out]:match("^%[%d+%]$") then want_rc = tonumber(c.out[#c.out]:match("%d+")); c.out[#c.out] = nil end
       local want = table.concat(c.out, "\n") .. (#c.out > 0 and "\n" or "")
       local got, rc = sh(env .. c.cmd)
       ran = ran + 1

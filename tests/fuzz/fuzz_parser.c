@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     pl_profile_free(p);
   } else if (err.msg[0] == '\0') {
-    abort();   /* a failure must always say why */
+    abort(); /* a failure must always say why */
   }
   return 0;
 }

@@ -22,7 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pl_row_put_str(t, cs, (const char *)data + pos, n);
     double v = 0;
     int64_t iv = 0;
-    if (n >= 8) { memcpy(&v, data + pos, 8); memcpy(&iv, data + pos, 8); }
+    if (n >= 8) {
+      memcpy(&v, data + pos, 8);
+      memcpy(&iv, data + pos, 8);
+    }
     if (len & 32) pl_row_put_num(t, cn, v);
     if (len & 64) pl_row_put_int(t, ci, iv);
     pl_row_end(t);
@@ -39,7 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t *ord = pl_table_order(t, k, 2);
   free(ord);
   int keys[1] = { cs };
-  pl_agg aggs[3] = { { "c", PL_AGG_COUNT, -1, 0, -1, NULL }, { "q", PL_AGG_QUANTILE, cn, 0.9, -1, NULL }, { "s", PL_AGG_SUM, ci, 0, -1, NULL } };
+  pl_agg aggs[3] = { { "c", PL_AGG_COUNT, -1, 0, -1, NULL },
+                     { "q", PL_AGG_QUANTILE, cn, 0.9, -1, NULL },
+                     { "s", PL_AGG_SUM, ci, 0, -1, NULL } };
   pl_err e;
   pl_table *g = pl_table_group(t, keys, 1, aggs, 3, &e);
   if (g) {

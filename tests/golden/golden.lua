@@ -33,8 +33,10 @@ local FORMATS = { "text", "markdown", "json", "csv", "html" }
 -- comparison runs in roles (suspicion): baseline files, then target files
 local ROLES = {
   { name = "--baseline tests/fixtures/suspicion/normal_* --target tests/fixtures/suspicion/abnormal_*",
-    baseline = { "tests/fixtures/suspicion/normal_1.pt.trace.json.gz", "tests/fixtures/suspicion/normal_2.pt.trace.json.gz" },
-    target = { "tests/fixtures/suspicion/abnormal_1.pt.trace.json.gz", "tests/fixtures/suspicion/abnormal_2.pt.trace.json.gz" } },
+    baseline = { "tests/fixtures/suspicion/normal_1.pt.trace.json.gz",
+        "tests/fixtures/suspicion/normal_2.pt.trace.json.gz" },
+    target = { "tests/fixtures/suspicion/abnormal_1.pt.trace.json.gz",
+        "tests/fixtures/suspicion/abnormal_2.pt.trace.json.gz" } },
 }
 
 -- not profiles: documentation, scripts, provenance notes, expected outputs
@@ -177,7 +179,8 @@ if mode == "update" then
   if not ok then io.stderr:write("golden: cannot write " .. tostring(err) .. "\n"); os.exit(2) end
   local bad = 0
   for _, l in ipairs(all) do if l:match("\tE\t") then bad = bad + 1 end end
-  io.stderr:write(string.format("golden: wrote %d lines over %d runs to %s (%d internal errors)\n", #all, #runs, MANIFEST, bad))
+  io.stderr:write(string.format("golden: wrote %d lines over %d runs to %s (%d internal errors)\n", #all, #runs,
+      MANIFEST, bad))
   os.exit(0)
 elseif mode == "check" then
   local shard, nshards = math.tointeger(tonumber(arg[2])), math.tointeger(tonumber(arg[3]))

@@ -54,7 +54,8 @@ function TestApi:test_recipes_use_only_the_documented_api()
     for name in read(src .. "/" .. f):gmatch("require%s*%(?%s*[\"']([%w_.]+)[\"']") do
       seen = seen + 1
       local st = mods[name]
-      if st ~= "stable" and st ~= "provisional" then bad[#bad + 1] = f .. ": " .. name .. " (" .. tostring(st) .. ")" end
+      if st ~= "stable" and st ~= "provisional" then bad[#bad + 1] = f .. ": " .. name .. " (" .. tostring(st)
+          .. ")" end
     end
   end
   lu.assertTrue(seen >= 30, "found " .. seen .. " requires")
@@ -114,7 +115,8 @@ function TestApi:test_help_prints_the_documentation()
   lu.assertStrContains(s, "block_size: threads, or {x, y, z}.")
   -- a C function: its entry
   s = help_output(perflab.stats.mean)
-  lu.assertEquals(s, "perflab.stats.mean\n- `perflab.stats.mean(x [, {nan = \"omit\" | \"error\"}])` -> the mean (compensated).\n")
+  lu.assertEquals(s,
+      "perflab.stats.mean\n- `perflab.stats.mean(x [, {nan = \"omit\" | \"error\"}])` -> the mean (compensated).\n")
   -- a method, reached through an object
   local t = perflab.table.from_rows({ { x = 1 } }, { "x" })
   s = help_output(t.sort_by)

@@ -61,7 +61,8 @@ function TestCorpus:test_top_kernels_everywhere()
     local p = perflab.try_load(f)
     local k = p and (p.tables.kernels or p.tables.kernel_summary)
     local usable = k and ((p.tables.kernels and p.tables.kernels:has("duration_ns")
-      and p.tables.kernels:col("duration_ns"):count() > 0) or (p.tables.kernel_summary and p.tables.kernel_summary:nrows() > 0))
+      and p.tables.kernels:col("duration_ns"):count() > 0) or (p.tables.kernel_summary
+          and p.tables.kernel_summary:nrows() > 0))
     if usable then
       local r = perflab.run("top-kernels", p, { top = 0 })
       local name, t = next(r.tables)

@@ -88,7 +88,8 @@ function TestCriticalPath:test_simple_add_nesting_weights()
   end
   local crit = r.events:filter(r.critical, { "ts_ns", "dur_ns" })
   local miss = 0
-  for _, row in crit:rows() do if not want[string.format("%d/%d", row.ts_ns // 1000, row.dur_ns // 1000)] then miss = miss + 1 end end
+  for _, row in crit:rows() do if not want[string.format("%d/%d", row.ts_ns // 1000,
+      row.dur_ns // 1000)] then miss = miss + 1 end end
   lu.assertEquals(crit:nrows(), 159)
   lu.assertEquals(miss, 0)
 end
@@ -211,7 +212,8 @@ function TestCriticalPath:test_sweep_kineto()
         got, rep = true, { findings = {} }
       end
       for _, fd in ipairs(rep.findings) do
-        if fd.rule == "critical_path.length" then got = true; ok = ok + 1; lu.assertTrue(fd.evidence.length_us > 0, f) end
+        if fd.rule == "critical_path.length" then got = true; ok = ok + 1; lu.assertTrue(fd.evidence.length_us > 0,
+            f) end
         if fd.rule == "critical_path.unsupported" then got = true; lu.assertTrue(#fd.evidence.reason > 10, f) end
       end
       lu.assertTrue(got, f)

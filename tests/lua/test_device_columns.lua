@@ -23,8 +23,10 @@ function TestDeviceColumns:test_dim_col_by_hand_and_against_dim()
   lu.assertEquals(c:type(), "integer")
   for i, r in ipairs(ROWS) do lu.assertEquals(c:to_lua()[i], device.dim(r, "block_size", "block")) end
   -- only x/y/z, only the scalar, neither
-  lu.assertEquals(device.dim_col(t:select({ "block_x", "block_y" }), "block_size", "block"):to_lua(), { 1, 128, 32, nil, 7 })
-  lu.assertEquals(device.dim_col(t:select({ "block_size" }), "block_size", "block"):to_lua(), { 96, nil, nil, nil, nil })
+  lu.assertEquals(device.dim_col(t:select({ "block_x", "block_y" }), "block_size", "block"):to_lua(),
+      { 1, 128, 32, nil, 7 })
+  lu.assertEquals(device.dim_col(t:select({ "block_size" }), "block_size", "block"):to_lua(),
+      { 96, nil, nil, nil, nil })
   lu.assertNil(device.dim_col(t, "grid_size", "grid"))
 end
 

@@ -101,9 +101,11 @@ end
 -- fit = 2 blocks of 8 warps = 25 %.  relu: same config; scan only in B.
 function TestDiff:test_config_drift_and_added_removed()
   local a, b = os.tmpname() .. ".json", os.tmpname() .. ".json"
-  write(a, trace({ { "gemm", "10.0", 32, 0, 108, 256 }, { "gemm", "11.0", 32, 0, 108, 256 }, { "gemm", "10.5", 32, 0, 108, 256 },
+  write(a, trace({ { "gemm", "10.0", 32, 0, 108, 256 }, { "gemm", "11.0", 32, 0, 108, 256 },
+      { "gemm", "10.5", 32, 0, 108, 256 },
     { "relu", "2.0", 16, 0, 64, 128 }, { "old_kernel", "3.0", 16, 0, 64, 128 } }))
-  write(b, trace({ { "gemm", "20.0", 128, 0, 108, 256 }, { "gemm", "21.0", 128, 0, 108, 256 }, { "gemm", "20.5", 128, 0, 108, 256 },
+  write(b, trace({ { "gemm", "20.0", 128, 0, 108, 256 }, { "gemm", "21.0", 128, 0, 108, 256 },
+      { "gemm", "20.5", 128, 0, 108, 256 },
     { "relu", "2.0", 16, 0, 64, 128 }, { "scan", "1.5", 16, 0, 64, 128 } }))
   local rep = perflab.run("diff", { a, b })
   os.remove(a); os.remove(b)
@@ -198,14 +200,16 @@ end
 -- compare.common_ratio: kernels grouped by the exact fraction calls_b/calls_a
 -- (3 per iteration over 34 -> 30 iterations is 102 -> 90 = 15/17)
 function TestDiff:test_common_ratio()
-  local c = compare.common_ratio({ { a = 68, b = 60, w = 70 }, { a = 102, b = 90, w = 10 }, { a = 871, b = 788, w = 20 } })
+  local c = compare.common_ratio({ { a = 68, b = 60, w = 70 }, { a = 102, b = 90, w = 10 },
+      { a = 871, b = 788, w = 20 } })
   lu.assertEquals({ c.num, c.den, c.kernels }, { 15, 17, 2 })
   lu.assertAlmostEquals(c.share, 0.8, 1e-12)
   -- the group with the most weight is 1/1 (a setup kernel): same length, nil
   lu.assertNil(compare.common_ratio({ { a = 1, b = 1, w = 90 }, { a = 68, b = 60, w = 5 }, { a = 34, b = 30, w = 5 } }))
   -- a single kernel is no common ratio, nor a group under half the weight
   lu.assertNil(compare.common_ratio({ { a = 68, b = 60, w = 100 } }))
-  lu.assertNil(compare.common_ratio({ { a = 68, b = 60, w = 20 }, { a = 34, b = 30, w = 20 }, { a = 10, b = 11, w = 30 }, { a = 7, b = 9, w = 30 } }))
+  lu.assertNil(compare.common_ratio({ { a = 68, b = 60, w = 20 }, { a = 34, b = 30, w = 20 },
+      { a = 10, b = 11, w = 30 }, { a = 7, b = 9, w = 30 } }))
 end
 
 os.exit(lu.LuaUnit.run())

@@ -65,7 +65,8 @@ local function check_pair(set)
     local s = steps[w + 1]
     lu.assertEquals(s.rank, w)
     lu.assertEquals(s.step, 0)
-    local got = { us(s.computation_ns - s.overlap_ns), us(s.overlap_ns), us(s.communication_ns - s.overlap_ns), us(s.other_ns) }
+    local got = { us(s.computation_ns - s.overlap_ns), us(s.overlap_ns), us(s.communication_ns - s.overlap_ns),
+        us(s.other_ns) }
     lu.assertEquals(got, exp.steps_to_overlap, set .. " worker" .. w .. " overlap bars")
     lu.assertEquals({ us(s.transfer_ns), us(s.sync_ns) }, exp.steps_to_wait, set .. " worker" .. w .. " wait bars")
     local mine = {}
@@ -115,8 +116,10 @@ function TestPluginOracle:test_gloo_cpu() check_pair("gloo_cpu") end
 
 -- kernel_time, idle, compute, non_compute, comm union, comm ∩ comp (us), ratio (%)
 local HTA = {
-  { file = "hta_trace_filter_sampled_2rank/sampled_rank-0.json.gz", 600058, 321378, 106252, 172428, 195327, 23068, 11.81 },
-  { file = "hta_trace_filter_sampled_2rank/sampled_rank-1.json.gz", 600674, 328671, 135548, 136455, 168027, 33691, 20.05 },
+  { file = "hta_trace_filter_sampled_2rank/sampled_rank-0.json.gz", 600058, 321378, 106252, 172428, 195327, 23068,
+      11.81 },
+  { file = "hta_trace_filter_sampled_2rank/sampled_rank-1.json.gz", 600674, 328671, 135548, 136455, 168027, 33691,
+      20.05 },
   { file = "hta_trace_diff/control/control.json.gz", 383404, 62119, 234760, 86525, 132510, 62313, 47.03 },
   { file = "hta_trace_diff/test/test.json.gz", 628371, 46910, 429216, 152245, 190234, 130876, 68.80 },
 }
@@ -272,7 +275,8 @@ end
 TestBadInput = {}
 
 function TestBadInput:test_different_world_sizes()
-  local ok, err = pcall(run, { MR .. "hta_trace_diff/control/control.json.gz", MR .. "hta_trace_diff/test/test.json.gz" })
+  local ok, err = pcall(run, { MR .. "hta_trace_diff/control/control.json.gz",
+      MR .. "hta_trace_diff/test/test.json.gz" })
   lu.assertFalse(ok)
   lu.assertStrContains(tostring(err), "ranks of different jobs")
 end
@@ -285,23 +289,29 @@ function TestBadInput:test_collective_count()
     local ext = e.args["External id"]
     if ext ~= 105 then ev[#ev + 1] = e end
   end
-  local p0 = perflab.parse("r0.json", cjson.encode({ distributedInfo = { rank = 0, world_size = 2 }, traceEvents = job[1].ev }))
-  local p1 = perflab.parse("r1.json", cjson.encode({ distributedInfo = { rank = 1, world_size = 2 }, traceEvents = ev }))
+  local p0 = perflab.parse("r0.json", cjson.encode({ distributedInfo = { rank = 0, world_size = 2 },
+      traceEvents = job[1].ev }))
+  local p1 = perflab.parse("r1.json", cjson.encode({ distributedInfo = { rank = 1, world_size = 2 },
+      traceEvents = ev }))
   local ok, err = pcall(recipes.run, "distributed", { p0, p1 }, {})
   lu.assertFalse(ok)
-  lu.assertStrContains(tostring(err), "ranks disagree on the collective count: rank 0 (r0.json) has 5 collectives, rank 1 (r1.json) has 4")
+  lu.assertStrContains(tostring(err),
+      "ranks disagree on the collective count: rank 0 (r0.json) has 5 collectives, rank 1 (r1.json) has 4")
 end
 
 function TestBadInput:test_missing_rank_and_duplicates()
   local job = gen_job(3)
-  local p0 = perflab.parse("r0.json", cjson.encode({ distributedInfo = { rank = 0, world_size = 3 }, traceEvents = job[1].ev }))
-  local p2 = perflab.parse("r2.json", cjson.encode({ distributedInfo = { rank = 2, world_size = 3 }, traceEvents = job[3].ev }))
+  local p0 = perflab.parse("r0.json", cjson.encode({ distributedInfo = { rank = 0, world_size = 3 },
+      traceEvents = job[1].ev }))
+  local p2 = perflab.parse("r2.json", cjson.encode({ distributedInfo = { rank = 2, world_size = 3 },
+      traceEvents = job[3].ev }))
   local rep = recipes.run("distributed", { p2, p0 }, {})
   local noted = false
   for _, n in ipairs(rep.notes) do if n:find("missing rank(s) 1", 1, true) then noted = true end end
   lu.assertTrue(noted)
   lu.assertEquals(rep.inputs[1].source, "r0.json")   -- inputs in rank order
-  local q = perflab.parse("r0b.json", cjson.encode({ distributedInfo = { rank = 0, world_size = 3 }, traceEvents = job[2].ev }))
+  local q = perflab.parse("r0b.json", cjson.encode({ distributedInfo = { rank = 0, world_size = 3 },
+      traceEvents = job[2].ev }))
   local ok, err = pcall(recipes.run, "distributed", { p0, q }, {})
   lu.assertFalse(ok)
   lu.assertStrContains(tostring(err), "both are rank 0")
@@ -328,7 +338,8 @@ function TestPerRank:test_rank_columns()
   local F = { "tests/fixtures/multirank/straggler/rank-1.json.gz", "tests/fixtures/multirank/straggler/rank-0.json.gz" }
   local both = perflab.load_many(F)
   for _, case in ipairs({ { "top-kernels", "per_rank", "top_kernels" }, { "idle-time", "idle", "idle" },
-                          { "launch-latency", "launch_delay", "launch_delay" }, { "launch-latency", "overlap", "overlap" },
+                          { "launch-latency", "launch_delay", "launch_delay" },
+                              { "launch-latency", "overlap", "overlap" },
                           { "step-breakdown", "steps", "steps" } }) do
     local rep = recipes.run(case[1], both, {})
     local t = rep.tables[case[2]]

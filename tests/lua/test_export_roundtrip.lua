@@ -57,7 +57,8 @@ function TestExportRoundTrip:test_kineto_steps_annotations_names()
   -- steps: ProfilerStep#3 and #4, 900.5 us each, at 0 and 1000 us
   local st = rows(q.tables.steps, { "step", "name", "start_ns", "duration_ns", "pid", "tid" }, 0)
   lu.assertEquals(st, { "3|ProfilerStep#3|0|900500|4242|4242", "4|ProfilerStep#4|1000000|900500|4242|4242" })
-  lu.assertEquals(st, rows(p.tables.steps, { "step", "name", "start_ns", "duration_ns", "pid", "tid" }, base, { "start_ns" }))
+  lu.assertEquals(st, rows(p.tables.steps, { "step", "name", "start_ns", "duration_ns", "pid", "tid" }, base,
+      { "start_ns" }))
   -- user annotations on the host and on the device stream
   local function annos(prof, b)
     local ev = prof.tables.events
@@ -97,7 +98,8 @@ function TestExportRoundTrip:test_nsys_nvtx_and_names()
   -- process and thread names: every recorded one kept (GPU processes added)
   subset(rows(p.tables.processes, { "pid", "name" }), rows(q.tables.processes, { "pid", "name" }), "processes")
   subset(rows(p.tables.threads, { "pid", "tid", "name" }), rows(q.tables.threads, { "pid", "tid", "name" }), "threads")
-  lu.assertEquals(rows(q.tables.processes, { "pid", "name" }), { "0|GPU 0", "100|trainer", "1|GPU 1", "200|trainer", "300|helper" })
+  lu.assertEquals(rows(q.tables.processes, { "pid", "name" }),
+      { "0|GPU 0", "100|trainer", "1|GPU 1", "200|trainer", "300|helper" })
   local kc = { "name", "start_ns", "duration_ns", "device", "stream", "correlation" }
   lu.assertEquals(rows(q.tables.kernels, kc, 0), rows(p.tables.kernels, kc, base, { "start_ns" }))
 end

@@ -165,7 +165,8 @@ function TestFieldInputs:test_amd_occupancy_rocprof()
   local rep = perflab.run("occupancy", { FIX .. "rocprof/mi300x_dispatches_results.csv" }, { gpu = "mi300x" })
   local t = rep.tables.amd_occupancy
   lu.assertEquals(t:nrows(), 3)
-  local want = { { "vector_add", 8, 100, "" }, { "gemm_tile", 2, 25, "VGPRs, LDS" }, { "block_reduce", 7, 87.5, "SGPRs" } }
+  local want = { { "vector_add", 8, 100, "" }, { "gemm_tile", 2, 25, "VGPRs, LDS" },
+      { "block_reduce", 7, 87.5, "SGPRs" } }
   for i, w in ipairs(want) do
     local r = t:row(i)
     lu.assertEquals(r.kernel, w[1])

@@ -89,7 +89,8 @@ end
 
 function testStackedBarsSum()
   local svg = chart.bars { title = "steps", stacked = true, categories = { "1", "2" },
-    series = { { name = "kernel", values = { 6, 2 } }, { name = "memcpy", values = { 2, 2 } }, { name = "other", values = { 2, 0 } } } }
+    series = { { name = "kernel", values = { 6, 2 } }, { name = "memcpy", values = { 2, 2 } },
+        { name = "other", values = { 2, 0 } } } }
   check_svg(svg, "stacked")
   local r = rects(svg)
   local height = { 0, 0 }
@@ -108,7 +109,8 @@ function testStackedBarsSum()
 end
 
 function testWaterfallRunningTotal()
-  local svg = chart.waterfall { title = "diff", start = 100, items = { { label = "gemm", delta = 20 }, { label = "relu", delta = -5 } } }
+  local svg = chart.waterfall { title = "diff", start = 100,
+      items = { { label = "gemm", delta = 20 }, { label = "relu", delta = -5 } } }
   check_svg(svg, "waterfall")
   local r = rects(svg)
   lu.assertEquals(#r, 4)
@@ -121,7 +123,8 @@ function testWaterfallRunningTotal()
 end
 
 function testHeatmapRamp()
-  local svg = chart.heatmap { title = "h", rows = { "rank 0", "rank 1" }, cols = { "1", "2" }, values = { { 1, 2 }, { 3, nil } } }
+  local svg = chart.heatmap { title = "h", rows = { "rank 0", "rank 1" }, cols = { "1", "2" },
+      values = { { 1, 2 }, { 3, nil } } }
   check_svg(svg, "heatmap")
   local fill = {}
   for _, m in ipairs(marks(svg)) do if m.tag == "rect" then fill[m.title] = m.attrs.fill end end
@@ -132,7 +135,8 @@ end
 
 function testPlotAndGantt()
   local svg = chart.plot { title = "p", x_log = true, y_log = true,
-    series = { { name = "a", points = { { 1, 10 }, { 100, 1000 } } }, { name = "b", line = false, points = { { 10, 10, title = "pt" } } } } }
+    series = { { name = "a", points = { { 1, 10 }, { 100, 1000 } } },
+        { name = "b", line = false, points = { { 10, 10, title = "pt" } } } } }
   check_svg(svg, "plot")
   local m = marks(svg)
   local pt
@@ -140,7 +144,8 @@ function testPlotAndGantt()
   lu.assertNotNil(pt)
   lu.assertEquals(pt.tag, "rect")                            -- second series: squares
   local g = chart.gantt { title = "g", lanes = { "cpu", "gpu" },
-    items = { { lane = "cpu", start = 0, finish = 10, kind = "runtime", label = "launch" }, { lane = "gpu", start = 20, finish = 40, kind = "kernel", label = "k" } },
+    items = { { lane = "cpu", start = 0, finish = 10, kind = "runtime", label = "launch" },
+        { lane = "gpu", start = 20, finish = 40, kind = "kernel", label = "k" } },
     links = { { from_lane = "cpu", from = 5, to_lane = "gpu", to = 20 } } }
   check_svg(g, "gantt")
   lu.assertEquals(select(2, g:gsub("marker%-end=", "")), 1)
@@ -218,7 +223,8 @@ function testRooflineFallsBackToSpeedOfLight()
     local k, cp, mp = t:get(1, "kernel"), t:get(1, "compute_pct"), t:get(1, "memory_pct")
     local found
     for _, m in ipairs(pts) do
-      if m.title:sub(1, #k + 2) == k .. ": " and m.title:find("compute " .. units.sig(cp, 3) .. " %", 1, true) then found = m end
+      if m.title:sub(1, #k + 2) == k .. ": " and m.title:find("compute " .. units.sig(cp, 3) .. " %", 1,
+          true) then found = m end
     end
     lu.assertNotNil(found, "marker for " .. k)
     -- the plot area: x0 = 76 at 0 %, x1 = 640 - 20 at 100 %
@@ -366,7 +372,8 @@ end
 function testSuspicionScores()
   local F = "tests/fixtures/suspicion/"
   local ins = {}
-  for _, x in ipairs({ { "normal_1", "baseline" }, { "normal_2", "baseline" }, { "abnormal_1", "target" }, { "abnormal_2", "target" } }) do
+  for _, x in ipairs({ { "normal_1", "baseline" }, { "normal_2", "baseline" }, { "abnormal_1", "target" },
+      { "abnormal_2", "target" } }) do
     local p = perflab.load(F .. x[1] .. ".pt.trace.json.gz")
     p.role = x[2]
     ins[#ins + 1] = p
@@ -420,7 +427,8 @@ function testHostileNamesStayData()
   local pages = {}
   for _, f in ipairs({ HOSTILE, PLAIN }) do
     local reps = {}
-    for _, r in ipairs({ "top-kernels", "occupancy", "launch", "step-breakdown", "idle-time", "launch-latency", "roofline" }) do
+    for _, r in ipairs({ "top-kernels", "occupancy", "launch", "step-breakdown", "idle-time", "launch-latency",
+        "roofline" }) do
       local rep = run(r, { f })
       for _, name in ipairs(rep.figure_order) do
         local svg = rep.figures[name].svg
@@ -503,7 +511,8 @@ function testChromeTraceTracksAndFlows()
   local text = trace.chrome(p)
   -- tracks: one per (device, stream) and per (pid, tid) of runtime calls and ops
   local tracks = {}
-  for _, spec in ipairs({ { "kernels", "g" }, { "memcpy", "g" }, { "memset", "g" }, { "runtime", "c" }, { "cpu_ops", "c" } }) do
+  for _, spec in ipairs({ { "kernels", "g" }, { "memcpy", "g" }, { "memset", "g" }, { "runtime", "c" },
+      { "cpu_ops", "c" } }) do
     local t = p.tables[spec[1]]
     local ca, cb = spec[2] == "g" and "device" or "pid", spec[2] == "g" and "stream" or "tid"
     for i = 1, t:nrows() do tracks[spec[2] .. tostring(t:get(i, ca)) .. "/" .. tostring(t:get(i, cb))] = true end

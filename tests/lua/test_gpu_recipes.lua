@@ -105,7 +105,8 @@ end
 function TestOccupancyRecipe:test_nameless_launches()
   local rows = {}
   for i = 1, 4 do
-    rows[i] = { name = (i % 2 == 1) and ("k" .. i) or nil, cc = "8.0", block_size = 256, grid_size = 1000, registers = 32 }
+    rows[i] = { name = (i % 2 == 1) and ("k" .. i) or nil, cc = "8.0", block_size = 256, grid_size = 1000,
+        registers = 32 }
   end
   local p = profile(rows, { "name", "cc", "block_size", "grid_size", "registers" })
   local t = perflab.run("occupancy", { p }).tables.occupancy
@@ -144,19 +145,22 @@ function TestLaunchRecipe:test_sm_count_sources_skipped_and_nameless()
   -- 1/4 x (1 - 4/32) x 100 = 21.875 %) and 40 blocks < 80 SMs (small grid,
   -- (80 - 40) / 80 = 50 %).  Launch 3 has no grid: skipped.
   local p = profile({
-      { name = "k1", grid_size = 864, block_size = 128, waves_per_sm = 1.33, block_limit_sm = 6, block_limit_warps = 16 },
+      { name = "k1", grid_size = 864, block_size = 128, waves_per_sm = 1.33, block_limit_sm = 6,
+          block_limit_warps = 16 },
       { name = "k2", grid_size = 40, block_size = 100 },
       { name = "k3", block_size = 128 },
       { grid_size = 864, block_size = 128, waves_per_sm = 1.33, block_limit_sm = 32, block_limit_warps = 6 } },
     { "name", "grid_size", "block_size", "waves_per_sm", "block_limit_sm", "block_limit_warps" }, {},
-    { rules = T.from_rows({ { message = "a grid of 40 blocks is less than the GPU's 80 multiprocessors" } }, { "message" }) })
+    { rules = T.from_rows({ { message = "a grid of 40 blocks is less than the GPU's 80 multiprocessors" } },
+        { "message" }) })
   local rep = perflab.run("launch", { p })
   local t = rep.tables.launch
   lu.assertEquals(t:col("kernel"):to_lua(), { "k1", "k2", "launch 4" })
   lu.assertEquals(t:col("sm_count"):to_lua(), { 108, 80, 108 })
   lu.assertEquals(t:col("active_blocks"):to_lua(), { 6, nil, 6 })
   lu.assertEquals(t:col("id"):to_lua(), { 0, 1, 3 })
-  lu.assertEquals(t:col("findings"):to_lua(), { "launch.tail_effect", "launch.block_size, launch.small_grid", "launch.tail_effect" })
+  lu.assertEquals(t:col("findings"):to_lua(), { "launch.tail_effect", "launch.block_size, launch.small_grid",
+      "launch.tail_effect" })
   lu.assertAlmostEquals(t:get(1, "waves_per_sm"), 864 / 648, 1e-12)
   lu.assertEquals(t:get(2, "waves_per_sm"), nil)
   local tail = findings(rep, "launch.tail_effect")
@@ -179,7 +183,8 @@ function TestRooflineRecipe:test_precision_unknown_not_fp32()
   local p = profile({
       { name = "mul_mat_q4", flops = 1e9, dram_bytes = 1e9, duration_ns = 1e6 },
       { name = "Cijk_Alik_Bljk_HSS_BH_MT128x128x32", flops = 1e9, dram_bytes = 1e9, duration_ns = 1e6 },
-      { name = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_ffma", flops = 1e9, dram_bytes = 1e9, duration_ns = 1e6 } },
+      { name = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_ffma", flops = 1e9, dram_bytes = 1e9,
+          duration_ns = 1e6 } },
     { "name", "flops", "dram_bytes", "duration_ns" },
     { device = "NVIDIA A100-SXM4-80GB" })
   local rep = perflab.run("roofline", { p })
@@ -191,7 +196,8 @@ function TestRooflineRecipe:test_precision_unknown_not_fp32()
   -- AI 1 on an A100 80GB: attainable = min(19.5e12, 1 x 2039e9) against the assumed FP32 roof
   lu.assertAlmostEquals(by.mul_mat_q4.attainable_flops_per_s, 2039e9, 1)
   local notes = table.concat(rep.notes, "\n")
-  lu.assertStrContains(notes, "1 kernel: precision unknown (no dtype, metric or name records it): placed against the FP32 roof")
+  lu.assertStrContains(notes,
+      "1 kernel: precision unknown (no dtype, metric or name records it): placed against the FP32 roof")
   lu.assertStrContains(notes, "2 kernels: precision read from the kernel name (a last resort")
 end
 

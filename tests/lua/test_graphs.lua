@@ -239,7 +239,8 @@ function TestGraphsPartial:test_short_replays_by_sequence()
   lu.assertEquals(partial:col("correlation"):to_lua(), { 904, 907 })
   lu.assertEquals(partial:col("usual"):to_lua(), { 3, 3 })
   -- per-position figures come from the four whole replays only
-  lu.assertEquals(res.positions:filter(res.positions:col("graph"):eq(1)):col("min_ns"):to_lua(), { 20000, 29000, 40000 })
+  lu.assertEquals(res.positions:filter(res.positions:col("graph"):eq(1)):col("min_ns"):to_lua(),
+      { 20000, 29000, 40000 })
   local rec = G.recording(p, nil, res)
   lu.assertEquals(rec.partial_replays, 2)
   lu.assertStrContains(rec.reason, "2 graph replays recorded a different number of ops")

@@ -57,7 +57,8 @@ function TestIntervalsTable:test_from_table_by_where()
   local t = T.from_rows({ { s = 0, e = 5, ok = true }, { s = 10, e = 20, ok = false } }, { "s", "e", "ok" })
   lu.assertEquals(I.from_table(t, "s", "e", { where = t:col("ok") }):length(), 5)
   -- a missing end leaves its row out; a missing mask value drops its row
-  local t2 = T.from_rows({ { s = 0, e = 5, ok = true }, { s = 7, ok = true }, { s = 10, e = 20 }, { s = 30, e = 32, ok = true } },
+  local t2 = T.from_rows({ { s = 0, e = 5, ok = true }, { s = 7, ok = true }, { s = 10, e = 20 },
+      { s = 30, e = 32, ok = true } },
     { "s", "e", "ok" })
   lu.assertEquals(I.from_table(t2, "s", "e", { where = t2:col("ok") }):to_lua(), { { 0, 5 }, { 30, 32 } })
   lu.assertEquals(I.from_table(t2, "s", "e"):to_lua(), { { 0, 5 }, { 10, 20 }, { 30, 32 } })
@@ -146,7 +147,8 @@ function TestIntervalsTable:test_step_integral()
       for _, r in ipairs(rows) do if r.s and r.s <= x and x < r.e then level = level + r.v end end
       if level > 0 then tw = tw + math.min(level, cap) end
     end
-    lu.assertAlmostEquals(I.step_integral(t:col("s"), t:col("e"), t:col("v"), { cap = cap, lo = lo, hi = hi }), tw, 1e-9)
+    lu.assertAlmostEquals(I.step_integral(t:col("s"), t:col("e"), t:col("v"), { cap = cap, lo = lo, hi = hi }), tw,
+        1e-9)
   end
 end
 

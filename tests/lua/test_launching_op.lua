@@ -18,7 +18,8 @@ function TestLaunchingOp:test_alexnet_by_time()
   local p = perflab.load(DATA .. "/corpus/kineto_trace/hta_a100_alexnet_trace.json.gz")
   local ops = p.tables.cpu_ops:to_lua()
   local calls = {}
-  for _, r in ipairs(p.tables.runtime:to_lua()) do if r.correlation then calls[r.correlation] = calls[r.correlation] or r end end
+  for _, r in ipairs(p.tables.runtime:to_lua()) do if r.correlation then calls[r.correlation] = calls[r.correlation]
+      or r end end
   local k = IV.launching_op(p)
   lu.assertEquals(k:nrows(), 79)
   local n = 0
@@ -45,7 +46,8 @@ end
 function TestLaunchingOp:test_ids_first()
   local p = perflab.load(DATA .. "/corpus/kineto_trace/kineto_tb_plugin_test_gpu_metrics_input_v100.json")
   local name_of = {}
-  for _, r in p.tables.cpu_ops:rows() do if r.external_id then name_of[r.external_id] = name_of[r.external_id] or r.name end end
+  for _, r in p.tables.cpu_ops:rows() do if r.external_id then name_of[r.external_id] = name_of[r.external_id]
+      or r.name end end
   local k = IV.launching_op(p)
   lu.assertEquals(k:nrows(), 30)
   for _, r in k:rows() do
@@ -65,16 +67,21 @@ function TestLaunchingOp:test_hand_made()
   local cols = { "name", "start_ns", "duration_ns", "pid", "tid", "external_id", "correlation" }
   local p = { tables = {
     cpu_ops = T.from_rows({ { name = "A", start_ns = 0, duration_ns = 100, pid = "1", tid = "1", external_id = 1 },
-                            { name = "B", start_ns = 50, duration_ns = 100, pid = "1", tid = "1", external_id = 2 } }, cols),
-    runtime = T.from_rows({ { name = "launch", start_ns = 60, duration_ns = 5, pid = "1", tid = "1", external_id = 2, correlation = 10 },
-                            { name = "launch", start_ns = 120, duration_ns = 5, pid = "1", tid = "1", external_id = 1, correlation = 11 } }, cols),
+                            { name = "B", start_ns = 50, duration_ns = 100, pid = "1", tid = "1", external_id = 2 } },
+                                cols),
+    runtime = T.from_rows({ { name = "launch", start_ns = 60, duration_ns = 5, pid = "1", tid = "1", external_id = 2,
+        correlation = 10 },
+                            { name = "launch", start_ns = 120, duration_ns = 5, pid = "1", tid = "1", external_id = 1,
+                                correlation = 11 } }, cols),
     kernels = T.from_rows({ { name = "k1", start_ns = 200, duration_ns = 1, external_id = 2, correlation = 10 },
                             { name = "k2", start_ns = 300, duration_ns = 1, external_id = 9, correlation = 11 },
-                            { name = "k3", start_ns = 400, duration_ns = 1, external_id = 7, correlation = 12 } }, cols),
+                            { name = "k3", start_ns = 400, duration_ns = 1, external_id = 7, correlation = 12 } },
+                                cols),
   } }
   local ids, names, links = IV.launch_links(p)
   lu.assertFalse(p.tables.kernels:has("launch_op_id"))     -- launch_links leaves the table as it was
-  lu.assertEquals({ ids[1], names[1], links[1], ids[2], names[2], links[2], ids[3] }, { 2, "B", "id", 2, "B", "time", nil })
+  lu.assertEquals({ ids[1], names[1], links[1], ids[2], names[2], links[2], ids[3] },
+      { 2, "B", "id", 2, "B", "time", nil })
   local k = IV.launching_op(p)
   local r = k:to_lua()
   lu.assertEquals({ r[1].launch_op_id, r[1].launch_op_name, r[1].launch_op_link }, { 2, "B", "id" })

@@ -94,7 +94,8 @@ function TestRanks:test_from_file_order()
 end
 
 function TestRanks:test_different_jobs()
-  local ps = perflab.load_many({ MR .. "hta_trace_diff/control/control.json.gz", MR .. "hta_trace_diff/test/test.json.gz" })
+  local ps = perflab.load_many({ MR .. "hta_trace_diff/control/control.json.gz",
+      MR .. "hta_trace_diff/test/test.json.gz" })
   local ok, err = pcall(ranks.assign, ps)
   lu.assertFalse(ok)
   lu.assertStrContains(tostring(err), "ranks of different jobs")

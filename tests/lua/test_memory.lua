@@ -14,7 +14,8 @@ local TB = D .. "tbplugin_test_memory_view_input.json"
 local H100 = D .. "falconsai_h100.json.gz"
 local MI300 = D .. "falconsai_mi300.json.gz"
 local HTA = D .. "hta_memory_timeline.raw.gz"
-local COLS = { "self_increase_bytes", "self_alloc_bytes", "self_alloc_count", "increase_bytes", "alloc_bytes", "alloc_count", "calls" }
+local COLS = { "self_increase_bytes", "self_alloc_bytes", "self_alloc_count", "increase_bytes", "alloc_bytes",
+    "alloc_count", "calls" }
 
 local function optable(rep)
   local out = {}
@@ -72,8 +73,10 @@ end
 function TestMemory:test_tbplugin_memory_curve()
   local rows = {
     { 1, 0, 0, 1, 4, 4, 0 }, { 20, 0, 0, 1, -4, 0, 0 }, { 100, 0, 0, 2, 8000, 8000, 0 }, { 200, 0, 0, 2, -8000, 0, 0 },
-    { 300, 0, 0, 3, 4, 4, 0 }, { 400, 0, 0, 4, 16, 20, 0 }, { 500, 0, 0, 5, 4000, 4020, 0 }, { 600, 0, 0, 4, -16, 4004, 0 },
-    { 700, 0, 0, 7, 80, 4084, 0 }, { 800, 0, 0, 3, -4, 4080, 0 }, { 900, 0, 0, 7, -80, 4000, 0 }, { 905, 0, 0, 4, -4000, 0, 0 },
+    { 300, 0, 0, 3, 4, 4, 0 }, { 400, 0, 0, 4, 16, 20, 0 }, { 500, 0, 0, 5, 4000, 4020, 0 },
+        { 600, 0, 0, 4, -16, 4004, 0 },
+    { 700, 0, 0, 7, 80, 4084, 0 }, { 800, 0, 0, 3, -4, 4080, 0 }, { 900, 0, 0, 7, -80, 4000, 0 },
+        { 905, 0, 0, 4, -4000, 0, 0 },
     { 2, 1, 0, 11, 400, 400, 512 }, { 22, 1, 0, 11, -400, 0, 512 }, { 105, 1, 0, 12, 5000, 5000, 10240 },
     { 106, 1, 0, 13, 3000, 8000, 10240 }, { 205, 1, 0, 12, -5000, 3000, 10240 }, { 401, 1, 0, 14, 1024, 4024, 10240 },
     { 499, 1, 0, 15, 4, 4028, 10240 }, { 501, 1, 0, 13, -3000, 1028, 10240 }, { 502, 1, 0, 15, -4, 1024, 10240 },
@@ -128,7 +131,8 @@ end
 -- a 2021 trace (no Addr, no Total Allocated): tb-plugin's per-operator
 -- table all the same, nested calls of one name counted once (aten::div)
 function TestMemory:test_resnet50_2021_operator_table()
-  local R = (os.getenv("PERFLAB_DATA") or "tests/data") .. "/corpus/kineto_trace/kineto_tb_plugin_sample_resnet50_v100_worker0.1623143089861.pt.trace.json.gz"
+  local R = (os.getenv("PERFLAB_DATA") or "tests/data")
+      .. "/corpus/kineto_trace/kineto_tb_plugin_sample_resnet50_v100_worker0.1623143089861.pt.trace.json.gz"
   local rep = recipes.run("memory", { perflab.load(R) }, {})
   local f = assert(io.open(D .. "resnet50_v100_worker0_tbplugin_memory_stats.json"))
   local ref = cjson.decode(f:read("a")); f:close()
@@ -164,7 +168,8 @@ function TestMemory:test_hta_raw_timeline()
   lu.assertEquals(c:nrows(), 7721)
   local r = c:row(745)
   local v = {}
-  for i, n in ipairs { "parameter", "optimizer state", "input", "temporary", "activation", "gradient", "autograd detail", "unknown" } do v[i] = r[n] end
+  for i, n in ipairs { "parameter", "optimizer state", "input", "temporary", "activation", "gradient",
+      "autograd detail", "unknown" } do v[i] = r[n] end
   lu.assertEquals(v, { 102440608, 102228128, 19395584, 0, 2618160128, 58417152, 41811968, 25494440 })
 end
 
@@ -173,7 +178,8 @@ end
 -- blocks of 4,000,000 B, at most five live at once, first at 552605270 ns;
 -- memKind 1 inside cudaHostAlloc calls, 2 inside cudaMalloc calls)
 function TestMemory:test_nsys_memory_usage_events()
-  local F = (os.getenv("PERFLAB_DATA") or "tests/data") .. "/corpus/nsys_sqlite/extrap_gtx1060_nsys2022.1.1_concurrent.s1_profile1.sqlite"
+  local F = (os.getenv("PERFLAB_DATA") or "tests/data")
+      .. "/corpus/nsys_sqlite/extrap_gtx1060_nsys2022.1.1_concurrent.s1_profile1.sqlite"
   local p = perflab.load(F)
   local m = p:table("memory_events")
   lu.assertEquals(m:nrows(), 60)
@@ -215,7 +221,8 @@ local function growth_trace()
   end
   for k = 1, 4 do
     local s = (k - 1) * 10000
-    ev[#ev + 1] = { ph = "X", cat = "user_annotation", name = "ProfilerStep#" .. k, pid = 1, tid = 1, ts = s, dur = 10000 }
+    ev[#ev + 1] = { ph = "X", cat = "user_annotation", name = "ProfilerStep#" .. k, pid = 1, tid = 1, ts = s,
+        dur = 10000 }
     ev[#ev + 1] = { ph = "X", cat = "cpu_op", name = "aten::empty", pid = 1, tid = 1, ts = s + 100, dur = 100 }
     ev[#ev + 1] = { ph = "X", cat = "cpu_op", name = "aten::mm", pid = 1, tid = 1, ts = s + 1000, dur = 2000 }
     addr = addr + 1; mem(s + 150, 100 * MB, addr)
@@ -255,13 +262,15 @@ function TestMemory:test_no_growth()
   local ev, MB = {}, 1000000
   for k = 1, 4 do
     local s = (k - 1) * 10000
-    ev[#ev + 1] = { ph = "X", cat = "user_annotation", name = "ProfilerStep#" .. k, pid = 1, tid = 1, ts = s, dur = 10000 }
+    ev[#ev + 1] = { ph = "X", cat = "user_annotation", name = "ProfilerStep#" .. k, pid = 1, tid = 1, ts = s,
+        dur = 10000 }
     ev[#ev + 1] = { ph = "i", s = "t", name = "[memory]", pid = 1, tid = 1, ts = s + 100, args = { ["Device Type"] = 1,
       ["Device Id"] = 0, Addr = k, Bytes = 10 * MB, ["Total Allocated"] = 10 * MB, ["Total Reserved"] = 20 * MB } }
     ev[#ev + 1] = { ph = "i", s = "t", name = "[memory]", pid = 1, tid = 1, ts = s + 200, args = { ["Device Type"] = 1,
       ["Device Id"] = 0, Addr = k, Bytes = -10 * MB, ["Total Allocated"] = 0, ["Total Reserved"] = 20 * MB } }
   end
-  local rep = recipes.run("memory", { perflab.parse("flat.json", cjson.encode({ traceEvents = ev }), { format = "kineto" }) }, {})
+  local rep = recipes.run("memory", { perflab.parse("flat.json", cjson.encode({ traceEvents = ev }),
+      { format = "kineto" }) }, {})
   for _, x in ipairs(rep.findings) do lu.assertNotEquals(x.rule, "memory.growth") end
   lu.assertEquals(#rep.notes, 0)
   lu.assertEquals(rep.tables.allocations:col("lifetime_ns"):to_lua(), { 100000, 100000, 100000, 100000 })

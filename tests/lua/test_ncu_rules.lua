@@ -59,7 +59,8 @@ function TestNcuRules:test_fires_what_ncu_fired()
   end
   -- per file: ncu's firings of implemented rules, perflab's on the same
   -- launch, not evaluable (counted by reading each file's rule blocks)
-  lu.assertEquals(by["003_ebb91119a615c85c.txt"], { 126, 84, 42 })   -- 21 x (SOL, issue, occupancy, small grid | FMA, stall)
+  -- 21 x (SOL, issue, occupancy, small grid | FMA, stall)
+  lu.assertEquals(by["003_ebb91119a615c85c.txt"], { 126, 84, 42 })
   -- 52: launch 0's OPT paragraph holds the theoretical- and the achieved-
   -- occupancy sentences (ncu 2022 layout), read as both rules since issue 22
   lu.assertEquals(by["gpumode_lecture001_ncu_logs_cc80.txt"], { 52, 52, 0 })
@@ -167,18 +168,24 @@ function TestNcuRules:test_raw_metrics_rules()
   -- (400 + 400), 30 % of 1000 wavefronts, 1000 - 250 = 750 excess sectors,
   -- min 60 / avg 80 = 25 % below and max 100 / avg 80 = 25 % above; the FP
   -- pipe share falls back to SM % (60) and no request count is exported
-  lu.assertEquals(f["ncu.fma_fusion"].message, "k: FP32: 200 fused and 800 non-fused instructions; converting ADD/MUL pairs to FMA could cut them by up to 40 % (--fmad=true, --use_fast_math) (launch 0)")
-  lu.assertEquals(f["ncu.bank_conflicts"].message, "k: shared loads: 30 % of 1000 wavefronts are bank conflicts (launch 0)")
-  lu.assertEquals(f["ncu.uncoalesced_global"].message, "k: uncoalesced global accesses: 750 excessive L2 sectors (75 % of 1000) (launch 0)")
-  lu.assertEquals(f["ncu.workload_imbalance"].message, "k: SMs: active cycles range from 25 % below to 25 % above the average (launch 0)")
-  lu.assertEquals(f["ncu.thread_divergence"].message, "k: on average only 12.0 of 32 threads per warp are active: divergent branches or predication waste lanes (launch 0)")
+  lu.assertEquals(f["ncu.fma_fusion"].message,
+      "k: FP32: 200 fused and 800 non-fused instructions; converting ADD/MUL pairs to FMA could cut them by up to 40 % (--fmad=true, --use_fast_math) (launch 0)")
+  lu.assertEquals(f["ncu.bank_conflicts"].message,
+      "k: shared loads: 30 % of 1000 wavefronts are bank conflicts (launch 0)")
+  lu.assertEquals(f["ncu.uncoalesced_global"].message,
+      "k: uncoalesced global accesses: 750 excessive L2 sectors (75 % of 1000) (launch 0)")
+  lu.assertEquals(f["ncu.workload_imbalance"].message,
+      "k: SMs: active cycles range from 25 % below to 25 % above the average (launch 0)")
+  lu.assertEquals(f["ncu.thread_divergence"].message,
+      "k: on average only 12.0 of 32 threads per warp are active: divergent branches or predication waste lanes (launch 0)")
   local e = f["ncu.fma_fusion"].evidence
   lu.assertEquals({ e.non_fused, e.fused, e.pipe_pct, e.precision, e.launches }, { 800, 200, 60, "FP32", 1 })
   lu.assertAlmostEquals(e.ratio, 0.4, 1e-12)
   e = f["ncu.bank_conflicts"].evidence
   lu.assertEquals({ e.conflicts, e.wavefronts, e.l1_pct, e.op, e.requests }, { 300, 1000, 50, "load", nil })
   lu.assertEquals(f["ncu.uncoalesced_global"].evidence.excess, 750)
-  lu.assertEquals(rep.tables.ncu_rules:filter(rep.tables.ncu_rules:col("rule"):eq("ncu.bank_conflicts")):get(1, "evidence"),
+  lu.assertEquals(rep.tables.ncu_rules:filter(rep.tables.ncu_rules:col("rule"):eq("ncu.bank_conflicts")):get(1,
+      "evidence"),
     "conflicts=300 l1_pct=50 op=load threshold_pct=10 wavefronts=1000")
 end
 
@@ -197,7 +204,8 @@ function TestNcuRules:test_raw_text_option()
     if r.value == nil then texts = texts + 1; lu.assertNotNil(r.raw) else lu.assertNil(r.raw) end
   end
   lu.assertEquals(texts, 21)                                       -- Function Cache Configuration, per launch
-  local function ids(rep) local t = {} for _, r in rep.tables.ncu_rules:rows() do t[#t + 1] = r.kernel_id .. "|" .. r.rule end return t end
+  local function ids(rep) local t = {} for _, r in rep.tables.ncu_rules:rows() do t[#t + 1] = r.kernel_id .. "|"
+      .. r.rule end return t end
   lu.assertEquals(ids(perflab.run("ncu-rules", { d })), ids(perflab.run("ncu-rules", { a })))
 end
 

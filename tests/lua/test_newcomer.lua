@@ -32,7 +32,8 @@ end
 function test_chart_arguments_checked_by_name()
   lu.assertErrorMsgContains("chart.histogram: bins[2] must be {lo, hi, count} (three numbers), got {1, a, 3}",
     chart.histogram, { bins = { { 0, 1, 3 }, { 1, "a", 3 } } })
-  lu.assertErrorMsgContains("chart.histogram: bins must be a list of {lo, hi, count}, got 5", chart.histogram, { bins = 5 })
+  lu.assertErrorMsgContains("chart.histogram: bins must be a list of {lo, hi, count}, got 5", chart.histogram,
+      { bins = 5 })
   lu.assertErrorMsgContains("chart.histogram: width must be a number", chart.histogram, { width = "wide" })
   lu.assertErrorMsgContains("edges must have one more entry than counts (2 edges, 2 counts)",
     chart.histogram, { edges = { 1, 2 }, counts = { 1, 2 } })

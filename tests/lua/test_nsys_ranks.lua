@@ -50,7 +50,8 @@ end
 -- per pid: {comm = {{s, e}...} in start order (longer first), comp = {...}}
 local function by_pid(p)
   local k = p.tables.kernels
-  local pid, name, s, d = k:col("pid"):to_lua(), k:col("name"):to_lua(), k:col("start_ns"):to_lua(), k:col("duration_ns"):to_lua()
+  local pid, name, s, d = k:col("pid"):to_lua(), k:col("name"):to_lua(), k:col("start_ns"):to_lua(),
+      k:col("duration_ns"):to_lua()
   local out = {}
   for i = 1, #pid do
     local g = out[pid[i]] or { comm = {}, comp = {} }
@@ -199,7 +200,8 @@ function TestNsysRanks:testStragglersFigureMatchesTable()
     if not bottom or r.lateness < bottom.lateness then bottom = r end
   end
   lu.assertEquals(top.rank, 2)                        -- the planted rank
-  local function key(r) return string.format("rank %d · %s: %s", r.rank, tostring(r.iteration), perflab.units.sig(r.lateness, 3)) end
+  local function key(r) return string.format("rank %d · %s: %s", r.rank, tostring(r.iteration),
+      perflab.units.sig(r.lateness, 3)) end
   lu.assertEquals(fill[key(top)], "#fde725")
   lu.assertEquals(fill[key(bottom)], "#440154")
 end
@@ -218,7 +220,8 @@ function TestNsysRanks:testHeatmapLabelsFitTheirCells()
   for i = 1, 11 do cols[i] = tostring(i) end
   local vals = { {}, {} }
   for i = 1, 11 do vals[1][i] = -0.0000524; vals[2][i] = 0.0359 end
-  local svg = chart.heatmap { rows = { "a", "b" }, cols = cols, values = vals, format = function(v) return perflab.units.sig(v, 3) end }
+  local svg = chart.heatmap { rows = { "a", "b" }, cols = cols, values = vals,
+      format = function(v) return perflab.units.sig(v, 3) end }
   local cw = tonumber(svg:match('<rect x="[%d%.]+" y="[%d%.]+" width="([%d%.]+)"[^>]*><title>a · 1:'))
   lu.assertTrue(cw < 10 * 5.3)                       -- too narrow for the long label
   local long, short = 0, 0

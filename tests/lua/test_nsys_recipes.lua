@@ -92,7 +92,8 @@ function TestNsysRecipes:test_diff_before_after()
   lu.assertEquals(t:col("total_ns_b"):sum(), 488835406)
   local flash
   for _, r in t:rows() do if r.kernel == "flash_fwd_kernel" then flash = r end end
-  lu.assertEquals({ flash.calls_a, flash.total_ns_a, flash.calls_b, flash.total_ns_b }, { 68, 272317378, 60, 240755667 })
+  lu.assertEquals({ flash.calls_a, flash.total_ns_a, flash.calls_b, flash.total_ns_b },
+      { 68, 272317378, 60, 240755667 })
 end
 
 function TestNsysRecipes:test_step_breakdown_nvtx_steps()
@@ -109,7 +110,8 @@ function TestNsysRecipes:test_step_breakdown_nvtx_steps()
   local s = rep.tables.steps:row(1)
   lu.assertEquals(s.start_ns, 552666121)
   local sum = 0
-  for _, c in ipairs({ "kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns", "dataloader_ns", "cpu_exec_ns", "other_ns" }) do
+  for _, c in ipairs({ "kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns", "dataloader_ns",
+      "cpu_exec_ns", "other_ns" }) do
     sum = sum + s[c]
   end
   lu.assertEquals(sum, s.total_ns)

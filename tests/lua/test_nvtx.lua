@@ -109,18 +109,21 @@ function TestNvtx:test_hand_values()
   local rep = perflab.run("nvtx", perflab.load(SMALL), { instances = true })
   local m = by_name(rep.tables.nvtx)
   local s = m.step
-  lu.assertEquals({ s.instances, s.cpu_total_ns, s.cpu_min_ns, s.cpu_max_ns, s.gpu_span_total_ns, s.gpu_busy_total_ns, s.kernels },
+  lu.assertEquals({ s.instances, s.cpu_total_ns, s.cpu_min_ns, s.cpu_max_ns, s.gpu_span_total_ns, s.gpu_busy_total_ns,
+      s.kernels },
                   { 3, 8000, 2000, 4000, 2800, 2300, 5 })
   lu.assertAlmostEquals(s.cpu_mean_ns, 8000 / 3, 1e-9)
   lu.assertAlmostEquals(s.busy_pct, 28.75, 1e-12)
   local f = m.fwd
-  lu.assertEquals({ f.instances, f.cpu_total_ns, f.gpu_span_total_ns, f.gpu_busy_total_ns, f.kernels }, { 1, 1400, 1500, 1500, 2 })
+  lu.assertEquals({ f.instances, f.cpu_total_ns, f.gpu_span_total_ns, f.gpu_busy_total_ns, f.kernels },
+      { 1, 1400, 1500, 1500, 2 })
   lu.assertEquals({ m.idle.kernels, m.idle.gpu_busy_total_ns }, { 0, 0 })
   -- per instance, by start: step A1, step B, fwd, step A2, idle
   local inst = rep.tables.nvtx_instances
   lu.assertEquals(inst:nrows(), 5)
   local r1 = inst:row(1)
-  lu.assertEquals({ r1.name, r1.tid, r1.depth, r1.kernels, r1.gpu_start_ns, r1.gpu_end_ns, r1.gpu_span_ns, r1.gpu_busy_ns },
+  lu.assertEquals({ r1.name, r1.tid, r1.depth, r1.kernels, r1.gpu_start_ns, r1.gpu_end_ns, r1.gpu_span_ns,
+      r1.gpu_busy_ns },
                   { "step", 101, 0, 3, 2000, 4200, 2200, 1700 })
   local r3 = inst:row(3)
   lu.assertEquals({ r3.name, r3.depth, r3.kernels, r3.gpu_busy_ns }, { "fwd", 1, 2, 1500 })

@@ -40,7 +40,8 @@ local function check_rows(rows, extra)
     local o = occ.occupancy(args)
     local c = out:row(i)
     for _, f in ipairs(FIELDS) do
-      lu.assertEquals(c[f], o[f], string.format("row %d (%s %d threads %s regs) %s", i, r.cc, r.block_size, tostring(r.registers), f))
+      lu.assertEquals(c[f], o[f], string.format("row %d (%s %d threads %s regs) %s", i, r.cc, r.block_size,
+          tostring(r.registers), f))
     end
     lu.assertEquals(c.limiter, table.concat(o.limiter, ", "))
     lu.assertEquals(c.invalid, o.invalid)
@@ -131,9 +132,11 @@ function TestOccupancyColumns:test_errors_and_missing()
   lu.assertNil(o:get(2, "active_blocks"))
   lu.assertEquals(o:get(3, "active_blocks"), 16)
   lu.assertEquals(o:get(3, "block_limit_registers"), 32)
-  lu.assertErrorMsgContains("unknown compute capability", function() return occ.columns { cc = "4.2", block_size = 32 } end)
+  lu.assertErrorMsgContains("unknown compute capability", function() return occ.columns { cc = "4.2",
+      block_size = 32 } end)
   lu.assertErrorMsgContains("block_size must be > 0", function() return occ.columns { cc = "8.0", block_size = 0 } end)
-  lu.assertErrorMsgContains("unknown option 'smem'", function() return occ.columns { cc = "8.0", block_size = 32, smem = 1 } end)
+  lu.assertErrorMsgContains("unknown option 'smem'", function() return occ.columns { cc = "8.0", block_size = 32,
+      smem = 1 } end)
   -- a CC column: per distinct value; an unknown CC gives a missing row
   local c = T.from_rows({ { cc = "8.6" }, { cc = "sm_90" }, { cc = "1.0" } }, { "cc" })
   local o2 = occ.columns { cc = c:col("cc"), block_size = 1024, registers = 64 }
@@ -145,7 +148,8 @@ end
 -- row by row), from a grouping by the distinct devices
 function TestOccupancyColumns:test_launch_devices()
   local device = require "perflab.device"
-  local k = T.from_rows({ { device = 0 }, { device = 1 }, { device = 0, cc = "9.0" }, {}, { device = 7, sm_count = 20 } },
+  local k = T.from_rows({ { device = 0 }, { device = 1 }, { device = 0, cc = "9.0" }, {},
+      { device = 7, sm_count = 20 } },
     { "device", "cc", "sm_count" })
   local ctx = { cc = "8.0", sm_count = 108, source = "the input", devices = {
     [0] = { cc = "8.6", sm_count = 28, max_threads_per_sm = 1536 }, [1] = { cc = "8.0", sm_count = 108 } } }
@@ -153,7 +157,8 @@ function TestOccupancyColumns:test_launch_devices()
   lu.assertEquals(d:nrows(), 5)
   for i, r in k:rows() do
     local cc, sms, maxthr = device.row_device(r, ctx)
-    lu.assertEquals({ d:get(i, "cc"), d:get(i, "sm_count"), d:get(i, "max_threads_per_sm") }, { cc, sms, maxthr }, "row " .. i)
+    lu.assertEquals({ d:get(i, "cc"), d:get(i, "sm_count"), d:get(i, "max_threads_per_sm") }, { cc, sms, maxthr },
+        "row " .. i)
   end
   lu.assertEquals(d:col("cc"):to_lua(), { "8.6", "8.0", "9.0", "8.0", "8.0" })
   lu.assertEquals(d:col("sm_count"):to_lua(), { 28, 108, 28, 108, 20 })

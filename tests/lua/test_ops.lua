@@ -94,11 +94,13 @@ function TestOpModels:test_layer_norm()
   lu.assertEquals(r.flops, 6 * 10 + 5 * 20)
   lu.assertEquals(r.bytes, 2 * 20 * 4 + 4 * 10 * 4)
   -- no Concrete Inputs (older PyTorch): C from the weight's dims (= normalized_shape)
-  r = model("aten::layer_norm", "[[2048,125],[],[125],[125],[],[]]", '["float","","float","float","Scalar","Scalar"]', nil)
+  r = model("aten::layer_norm", "[[2048,125],[],[125],[125],[],[]]", '["float","","float","float","Scalar","Scalar"]',
+      nil)
   lu.assertEquals(r.flops, 6 * 125 + 5 * 2048 * 125)     -- 1280750
   lu.assertEquals(r.bytes, 2 * 2048 * 125 * 4 + 6 * 125 * 4)
   -- group norm: C = dim 1
-  r = model("aten::group_norm", "[[2,32,8,8],[],[32],[32],[],[]]", '["c10::Half","Scalar","c10::Half","c10::Half","Scalar","Scalar"]',
+  r = model("aten::group_norm", "[[2,32,8,8],[],[32],[32],[],[]]",
+      '["c10::Half","Scalar","c10::Half","c10::Half","Scalar","Scalar"]',
             '["","8","","","1e-05","True"]')
   lu.assertEquals(r.flops, 6 * 32 + 5 * 4096)
   lu.assertEquals(r.bytes, 2 * 4096 * 2 + 6 * 32 * 2)
@@ -107,7 +109,8 @@ end
 function TestOpModels:test_rms_norm()
   -- rows N/C, each 2·C + 2; then N (scale) + N (weight); bytes in, out, weight
   local N, C = 4 * 128 * 4096, 4096
-  local r = model("aten::rms_norm", "[[4,128,4096],[],[4096],[]]", '["c10::BFloat16","ScalarList","c10::BFloat16","Scalar"]',
+  local r = model("aten::rms_norm", "[[4,128,4096],[],[4096],[]]",
+      '["c10::BFloat16","ScalarList","c10::BFloat16","Scalar"]',
                   '["","[4096]","","1e-06"]')
   lu.assertEquals(r.flops, N / C * (2 * C + 2) + 2 * N)   -- 8389632
   lu.assertEquals(r.bytes, 2 * N * 2 + C * 2)              -- 8396800
@@ -160,7 +163,8 @@ function TestOpModels:test_sdpa_backward()
   -- the causal flag not recorded: no figure
   lu.assertNil(model("aten::_scaled_dot_product_flash_attention_backward", dims, types, nil))
   -- _flash_attention_backward: (B, N, H, d), is_causal the 12th argument
-  r = model("aten::_flash_attention_backward", "[[2,128,8,64],[2,128,8,64],[2,128,2,64],[2,128,2,64],[2,128,8,64],[2,8,128]]",
+  r = model("aten::_flash_attention_backward",
+      "[[2,128,8,64],[2,128,8,64],[2,128,2,64],[2,128,2,64],[2,128,8,64],[2,8,128]]",
             "[" .. table.concat({ bf, bf, bf, bf, bf, '"float"' }, ",") .. "]", conc)
   lu.assertEquals(r.flops, (5 * 33554432 + 2 * 49152) / 2)
   lu.assertEquals(r.bytes, 1048576)
@@ -172,8 +176,10 @@ function TestOpModels:test_sdpa_efficient_causal()
   local dims = "[[1,4,64,32],[1,4,64,32],[1,4,64,32],[],[],[],[]]"
   local types = '["c10::Half","c10::Half","c10::Half","","Scalar","Scalar","Scalar"]'
   local full = 4 * 1 * 4 * 64 * 64 * 32
-  lu.assertEquals(model("aten::_scaled_dot_product_efficient_attention", dims, types, '["","","","","True","0.0","True"]').flops, full / 2)
-  lu.assertEquals(model("aten::_scaled_dot_product_efficient_attention", dims, types, '["","","","","True","0.0","False"]').flops, full)
+  lu.assertEquals(model("aten::_scaled_dot_product_efficient_attention", dims, types,
+      '["","","","","True","0.0","True"]').flops, full / 2)
+  lu.assertEquals(model("aten::_scaled_dot_product_efficient_attention", dims, types,
+      '["","","","","True","0.0","False"]').flops, full)
 end
 
 function TestOpModels:test_conv_backward()
@@ -197,7 +203,8 @@ function TestOpModels:test_conv_backward()
   lu.assertEquals(r.flops, F + out)
   lu.assertEquals(r.bytes, (out + x + w) * 2 + (out + 512) * 2)      -- 6224896
   -- no mask recorded: both gradients, the bias from bias_sizes
-  r = model("aten::convolution_backward", dims, types, '["","","","[512]","[1, 1]","[1, 1]","[1, 1]","False","[0, 0]","1",""]')
+  r = model("aten::convolution_backward", dims, types,
+      '["","","","[512]","[1, 1]","[1, 1]","[1, 1]","False","[0, 0]","1",""]')
   lu.assertEquals(r.flops, 2 * F + out)
 end
 
@@ -218,10 +225,13 @@ TestEnclosed = {}
 -- launched at 20 (runs [1000,1100)), 30 ([1050,1200)), 250 on b ([2000,
 -- 2010)), and 250 on a (no op of a holds it)
 function TestEnclosed:test_union_per_op()
-  local ops = T.from_rows({ { start_ns = 0, duration_ns = 100, tid = "a" }, { start_ns = 10, duration_ns = 30, tid = "a" },
+  local ops = T.from_rows({ { start_ns = 0, duration_ns = 100, tid = "a" },
+      { start_ns = 10, duration_ns = 30, tid = "a" },
                             { start_ns = 200, duration_ns = 100, tid = "b" } }, { "start_ns", "duration_ns", "tid" })
-  local k = T.from_rows({ { p = 20, start_ns = 1000, end_ns = 1100, tid = "a" }, { p = 30, start_ns = 1050, end_ns = 1200, tid = "a" },
-                          { p = 250, start_ns = 2000, end_ns = 2010, tid = "b" }, { p = 250, start_ns = 5000, end_ns = 6000, tid = "a" } },
+  local k = T.from_rows({ { p = 20, start_ns = 1000, end_ns = 1100, tid = "a" },
+      { p = 30, start_ns = 1050, end_ns = 1200, tid = "a" },
+                          { p = 250, start_ns = 2000, end_ns = 2010, tid = "b" },
+                              { p = 250, start_ns = 5000, end_ns = 6000, tid = "a" } },
                         { "p", "start_ns", "end_ns", "tid" })
   local busy, cnt = I.enclosed(ops, k, { point = "p", by = "tid" })
   lu.assertEquals(busy:to_lua(), { 200, 200, 10 })    -- union [1000, 1200), not the sum 250
@@ -311,9 +321,11 @@ function TestOpsTotals:test_no_shapes_note()
 end
 
 function TestOpsTotals:test_recipe_tables()
-  local rep = perflab.run("ops", { DATA .. "/reference/tracelens/h100/Falconsai_nsfw_image_detection__1016002.json.gz" })
+  local rep = perflab.run("ops",
+      { DATA .. "/reference/tracelens/h100/Falconsai_nsfw_image_detection__1016002.json.gz" })
   local d = rep:to_data()
-  for _, n in ipairs { "ops", "mfu", "gpu_timeline", "families", "roofline_time" } do lu.assertNotNil(d.tables[n], n) end
+  for _, n in ipairs { "ops", "mfu", "gpu_timeline", "families", "roofline_time" } do lu.assertNotNil(d.tables[n],
+      n) end
   local svg = d.figures["ops_roofline.svg"] ~= nil
   -- GEMM family over the outermost ops: the oracle's 73 GEMM ops, 0.73503662109375 ms (ops_summary_by_category)
   local fam = {}

@@ -48,7 +48,8 @@ local function close(got, want, what)
   lu.assertNotNil(got, what)
   local tol = 1e-6 * math.max(math.abs(want), 1e-300)
   if math.abs(got - want) > tol then
-    lu.fail(string.format("%s: got %.17g, want %.17g (rel %.3g)", what, got, want, math.abs(got - want) / math.abs(want)))
+    lu.fail(string.format("%s: got %.17g, want %.17g (rel %.3g)", what, got, want,
+        math.abs(got - want) / math.abs(want)))
   end
 end
 
@@ -70,7 +71,8 @@ local function groups(gpu, model)
     local g = O.groups(p, { clock = "trace_us", convention = "tracelens" })
     local by = {}
     for _, r in g:rows() do
-      by[table.concat({ r.name, norm(r.input_dims), norm(r.input_types), norm(r.input_strides), norm(r.concrete_inputs) }, "|")] = r
+      by[table.concat({ r.name, norm(r.input_dims), norm(r.input_types), norm(r.input_strides),
+          norm(r.concrete_inputs) }, "|")] = r
     end
     cache[key] = { p = p, by = by, g = g }
   end
@@ -107,7 +109,8 @@ for _, gpu in ipairs { "h100", "mi300" } do
       local f = io.open(path)
       if f then
         f:close()
-        TestOpsOracle[string.format("test_%s_%s_%s", gpu, mk, sh[1])] = function() check_sheet(gpu, model, sh[1], sh[2]) end
+        TestOpsOracle[string.format("test_%s_%s_%s", gpu, mk, sh[1])] = function() check_sheet(gpu, model, sh[1],
+            sh[2]) end
       end
     end
     TestOpsOracle[string.format("test_%s_%s_gpu_timeline", gpu, mk)] = function()
@@ -136,7 +139,8 @@ function TestOpsOracle:test_diff_gemm_intersect()
   local g = O.diff(pa, pb, { clock = "trace_us" })
   local by = {}
   for _, r in g:rows() do
-    by[table.concat({ r.name, norm(r.input_dims), norm(r.input_types), norm(r.input_strides), norm(r.concrete_inputs) }, "|")] = r
+    by[table.concat({ r.name, norm(r.input_dims), norm(r.input_types), norm(r.input_strides),
+        norm(r.concrete_inputs) }, "|")] = r
   end
   for _, w in ipairs(want) do
     local k = table.concat({ w.name, norm(w["h100::Input Dims_first"]), norm(w["h100::Input type_first"]),

@@ -64,16 +64,19 @@ function TestOptions:test_stats_options()
   local S = perflab.stats
   lu.assertEquals(S.mean({ 1, 0 / 0, 3 }, { nan = "omit" }), 2)
   lu.assertErrorMsgContains("unknown option 'nans'; accepted: nan", S.mean, { 1, 2 }, { nans = "omit" })
-  lu.assertErrorMsgContains("unknown option 'methd'; accepted: method, nan", S.mann_whitney_u, { 1, 2 }, { 3, 4 }, { methd = "exact" })
+  lu.assertErrorMsgContains("unknown option 'methd'; accepted: method, nan", S.mann_whitney_u, { 1, 2 }, { 3, 4 },
+      { methd = "exact" })
   lu.assertErrorMsgContains("unknown option 'bin'; accepted: bins, edges, log, nan", S.histogram, { 1, 2 }, { bin = 3 })
-  lu.assertErrorMsgContains("unknown option 'level'; accepted: alpha, n, nan, seed", S.bootstrap_ci, { 1, 2 }, "mean", { level = 0.9 })
+  lu.assertErrorMsgContains("unknown option 'level'; accepted: alpha, n, nan, seed", S.bootstrap_ci, { 1, 2 }, "mean",
+      { level = 0.9 })
   lu.assertEquals(#S.histogram({ 1, 2, 3, 4 }, { bins = 2 }).counts, 2)
 end
 
 function TestOptions:test_table_and_interval_options()
   local t = T.from_rows({ { k = "a", v = 1 }, { k = "b", v = 2 } }, { "k", "v" })
   lu.assertStrContains(t:format({ digits = 3 }), "a")
-  lu.assertErrorMsgContains("unknown option 'digit'; accepted: digits, markdown, max_rows, width", t.format, t, { digit = 3 })
+  lu.assertErrorMsgContains("unknown option 'digit'; accepted: digits, markdown, max_rows, width", t.format, t,
+      { digit = 3 })
   lu.assertErrorMsgContains("unknown option 'hw'; accepted: how, on, suffix", t.join, t, t, { on = "k", hw = "left" })
   lu.assertErrorMsgContains("unknown option 'ascending'; accepted: asc", t.top, t, 1, "v", { ascending = true })
   local IV = perflab.intervals
@@ -85,7 +88,8 @@ function TestOptions:test_report_options()
   local rep = perflab.report { recipe = "x", title = "T" }
   lu.assertEquals(rep.title, "T")
   lu.assertErrorMsgContains("perflab.report: unknown option 'titel'", perflab.report, { titel = "T" })
-  lu.assertErrorMsgContains("report:finding: unknown option 'severty'", rep.finding, rep, { message = "m", severty = "warn" })
+  lu.assertErrorMsgContains("report:finding: unknown option 'severty'", rep.finding, rep,
+      { message = "m", severty = "warn" })
   local t = T.from_rows({ { v = 1 } }, { "v" })
   lu.assertErrorMsgContains("report:table: unknown option 'titel'", rep.table, rep, "t", t, { titel = "x" })
   lu.assertErrorMsgContains("report:figure: unknown option 'name'", rep.figure, rep, "f.svg", "<svg/>", { name = "x" })

@@ -64,7 +64,8 @@ local function oracle1_file(path)
       end
       -- ncu prints 2 decimals (or an integer); the recipe rounds to 2
       if math.abs(o.theoretical_occupancy_pct - r.theoretical_occupancy_pct) > 0.005 + 1e-9 then
-        bad[#bad + 1] = string.format("occupancy %s vs printed %s", o.theoretical_occupancy_pct, r.theoretical_occupancy_pct)
+        bad[#bad + 1] = string.format("occupancy %s vs printed %s", o.theoretical_occupancy_pct,
+            r.theoretical_occupancy_pct)
       end
       lu.assertEquals(o.reported_occupancy_pct, r.theoretical_occupancy_pct)
       if #bad == 0 then exact = exact + 1

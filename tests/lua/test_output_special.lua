@@ -51,7 +51,8 @@ function TestOutputSpecial:test_char_device_stays_a_device()
   lu.assertTrue(sh(q(BIN) .. " export chrome-trace " .. q(IN) .. " -o " .. q(dev)))
   lu.assertEquals(kind(dev), "character special file")
   -- a script's table write and a recipe's --output files onto it too
-  lu.assertTrue(sh(q(BIN) .. " -e " .. q("assert(perflab.load('" .. IN .. "'):table('kernels'):write_csv('" .. dev .. "'))")))
+  lu.assertTrue(sh(q(BIN) .. " -e " .. q("assert(perflab.load('" .. IN .. "'):table('kernels'):write_csv('" .. dev
+      .. "'))")))
   lu.assertEquals(kind(dev), "character special file")
   -- nothing left beside it
   lu.assertEquals(capture("ls " .. q(TMP) .. " | grep -c tmp"), "0\n")
@@ -62,7 +63,8 @@ function TestOutputSpecial:test_fifo_reader_gets_everything()
   local fifo, got = TMP .. "/fifo", TMP .. "/got.json"
   assert(sh("mkfifo " .. q(fifo)))
   -- the reader runs in the background; the writer opens the FIFO in place
-  lu.assertTrue(sh("(timeout 20 cat " .. q(fifo) .. " > " .. q(got) .. " &) ; " .. q(BIN) .. " export chrome-trace " .. q(IN)
+  lu.assertTrue(sh("(timeout 20 cat " .. q(fifo) .. " > " .. q(got) .. " &) ; " .. q(BIN) .. " export chrome-trace "
+      .. q(IN)
     .. " -o " .. q(fifo) .. " && sleep 0.2"))
   lu.assertEquals(kind(fifo), "fifo")
   lu.assertEquals(readall(got), EXPECT)

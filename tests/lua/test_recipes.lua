@@ -36,7 +36,8 @@ local function newdir() local d = tmpdir(); DIRS[#DIRS + 1] = d; return d end
 -- {NAME = value}; returns output (stdout and stderr), exit status
 local EMPTY_HOME = newdir()
 local function perflab_cli(args, env, cd)
-  local parts = { "cd", sh_quote(cd or CWD), "&&", "env", "XDG_CONFIG_HOME=" .. sh_quote(EMPTY_HOME), "HOME=" .. sh_quote(EMPTY_HOME) }
+  local parts = { "cd", sh_quote(cd or CWD), "&&", "env", "XDG_CONFIG_HOME=" .. sh_quote(EMPTY_HOME),
+      "HOME=" .. sh_quote(EMPTY_HOME) }
   for k, v in pairs(env or {}) do parts[#parts + 1] = k .. "=" .. sh_quote(v) end
   parts[#parts + 1] = sh_quote(BIN)
   parts[#parts + 1] = args
@@ -107,7 +108,8 @@ function TestSearchPath:test_precedence()
   -- the same name in ./recipes, the user config dir, PERFLAB_PATH and bundled
   local proj, cfg, pp = newdir(), newdir(), newdir()
   assert(os.execute("mkdir -p " .. sh_quote(proj .. "/recipes") .. " " .. sh_quote(cfg .. "/perflab/recipes")))
-  local function stub(summary) return "return { name = 'top-kernels', summary = '" .. summary .. "', run = function() end }\n" end
+  local function stub(summary) return "return { name = 'top-kernels', summary = '" .. summary
+      .. "', run = function() end }\n" end
   write(proj .. "/recipes/top-kernels.lua", stub("from project"))
   write(cfg .. "/perflab/recipes/top-kernels.lua", stub("from user config"))
   write(pp .. "/top-kernels.lua", stub("from PERFLAB_PATH"))
@@ -116,7 +118,8 @@ function TestSearchPath:test_precedence()
     return out:match("\ntop%-kernels,([^\n]*)")
   end
   lu.assertEquals(listed({ PERFLAB_PATH = pp, XDG_CONFIG_HOME = cfg }, proj), "from project,project (./recipes)")
-  lu.assertEquals(listed({ PERFLAB_PATH = pp, XDG_CONFIG_HOME = cfg }, pp), "from user config,user (" .. cfg .. "/perflab/recipes)")
+  lu.assertEquals(listed({ PERFLAB_PATH = pp, XDG_CONFIG_HOME = cfg }, pp),
+      "from user config,user (" .. cfg .. "/perflab/recipes)")
   lu.assertEquals(listed({ PERFLAB_PATH = pp }, pp), "from PERFLAB_PATH,PERFLAB_PATH (" .. pp .. ")")
   local bundled = listed({}, EMPTY_HOME)
   lu.assertStrContains(bundled, "kernels ranked by total GPU time")
@@ -132,7 +135,8 @@ function TestSearchPath:test_unknown_recipe()
   local out, rc = perflab_cli("run no-such-recipe " .. KT, { PERFLAB_PATH = REC })
   lu.assertEquals(rc, 2)
   -- the list is sorted and names every recipe on the path (bundled ones grow)
-  lu.assertStrMatches(out, "perflab: unknown recipe 'no%-such%-recipe' %(available: .*bad, .*failr, .*leak, .*myrec, .*needy, .*readg, .*top%-kernels.*%)\n")
+  lu.assertStrMatches(out,
+      "perflab: unknown recipe 'no%-such%-recipe' %(available: .*bad, .*failr, .*leak, .*myrec, .*needy, .*readg, .*top%-kernels.*%)\n")
 end
 
 function TestSearchPath:test_recipe_by_path()
@@ -214,7 +218,8 @@ function TestOptions:test_integer_and_bounds()
   lu.assertEquals(out, "perflab: option 'top' of recipe 'top-kernels' must be a whole number, got '0.5'\n")
   out, rc = perflab_cli("run launch-latency tests/data/corpus/kineto_trace/hta_sampled_rank-0.json.gz --set windows=1e9")
   lu.assertEquals(rc, 2)
-  lu.assertEquals(out, "perflab: option 'windows' of recipe 'launch-latency' must be between 1 and 10000, got '1000000000'\n")
+  lu.assertEquals(out,
+      "perflab: option 'windows' of recipe 'launch-latency' must be between 1 and 10000, got '1000000000'\n")
 end
 
 function TestOptions:test_errors()
@@ -264,7 +269,8 @@ function TestNeeds:test_needs_error_text()
   local out, rc = perflab_cli("run needy " .. KT, { PERFLAB_PATH = REC })
   lu.assertEquals(rc, 2)
   -- and names the export that gives the missing table (issue 28, point 13)
-  lu.assertEquals(out, "perflab: recipe 'needy' needs a table memcpy or api_calls, and " .. KT .. " (kernel-table) has: kernels"
+  lu.assertEquals(out, "perflab: recipe 'needy' needs a table memcpy or api_calls, and " .. KT
+      .. " (kernel-table) has: kernels"
     .. "; memory copies come from a timeline: `nsys export --type sqlite`, a Kineto trace or `nvprof --print-gpu-trace`\n")
 end
 
@@ -279,7 +285,8 @@ end
 function TestNeeds:test_column_needs()
   local recipes = require "perflab.recipes"
   local T = perflab.table
-  local function rec(needs) return recipes.validate({ name = "x", summary = "s", run = function() end, needs = needs }, "x.lua") end
+  local function rec(needs) return recipes.validate({ name = "x", summary = "s", run = function() end, needs = needs },
+      "x.lua") end
   local function prof(cols)
     local row = {}
     for _, c in ipairs(cols) do row[c] = 1 end
@@ -315,7 +322,8 @@ end
 function TestNeeds:test_tables_field_is_checked()
   local recipes = require "perflab.recipes"
   local function rec(t) t.name = "x"; t.summary = "s"; t.run = function() end; return t end
-  local ok = recipes.validate(rec { needs = { "kernels|kernel_summary" }, tables = { "kernels", "kernel_summary", "meta" } }, "x.lua")
+  local ok = recipes.validate(rec { needs = { "kernels|kernel_summary" },
+      tables = { "kernels", "kernel_summary", "meta" } }, "x.lua")
   lu.assertEquals(ok.tables[3], "meta")
   lu.assertErrorMsgContains("x.lua: recipe field 'tables' must list every table of 'needs' (kernel_summary is missing)",
     function() recipes.validate(rec { needs = { "kernels|kernel_summary" }, tables = { "kernels" } }, "x.lua") end)
@@ -385,7 +393,8 @@ function TestSeverity:test_report_findings()
   lu.assertFalse(ok)
   lu.assertEquals(err.message, "unknown severity 'fatal' (info, opt, warn, error)")
   lu.assertErrorMsgContains("expected a perflab table for 't'", function() rep:table("t", {}) end)
-  lu.assertErrorMsgContains("unknown output format 'xml' (text, markdown, json, csv, html)", function() rep:render("xml") end)
+  lu.assertErrorMsgContains("unknown output format 'xml' (text, markdown, json, csv, html)",
+      function() rep:render("xml") end)
 end
 
 -- remove the temporary directories after the run

@@ -45,7 +45,8 @@ function TestComplete:test_every_module_loaded_or_not()
   c = comp("perflab.")
   local have = {}
   for _, v in ipairs(c) do have[v] = true end
-  for _, m in ipairs({ "gpu", "gpus", "intervals", "json", "load", "options", "stats", "table", "timeline", "units" }) do
+  for _, m in ipairs({ "gpu", "gpus", "intervals", "json", "load", "options", "stats", "table", "timeline",
+      "units" }) do
     lu.assertTrue(have[m], m)
   end
 end
@@ -88,7 +89,8 @@ function TestComplete:test_column_names()
   lu.assertEquals(c, { "duration_ns" })
   lu.assertEquals(s, 8)            -- just after the quote
   c = comp("t:col('")
-  lu.assertEquals(c, { "dram_util", "duration_ns", "latency_ns", "line", "name", "short_name", "tensor_util", "truncated" })
+  lu.assertEquals(c, { "dram_util", "duration_ns", "latency_ns", "line", "name", "short_name", "tensor_util",
+      "truncated" })
   c = comp('t:sort_by("-dur')
   lu.assertEquals(c, { "-duration_ns" })
   c = comp('t:top(5, "ten')

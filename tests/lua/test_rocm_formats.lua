@@ -100,12 +100,14 @@ function TestRocpd:test_kern_table()
   local k = p:table("kernels")
   lu.assertEquals(k:nrows(), 3)
   local m = k:row(2)
-  lu.assertEquals({ m.short_name, m.grid_x, m.block_x, m.arch_vgpr, m.sgpr, m.smem_static_bytes, m.wave_size, m.launch_ns },
+  lu.assertEquals({ m.short_name, m.grid_x, m.block_x, m.arch_vgpr, m.sgpr, m.smem_static_bytes, m.wave_size,
+      m.launch_ns },
                   { "mmq_kernel", 512, 128, 96, 48, 16384, 32, 1200 })
   lu.assertEquals(k:row(1).short_name, "__amd_rocclr_fillBufferAligned")
   local rep = perflab.run("idle-time", { p })
   local r = by_stream(rep.tables.idle)["2:0"]
-  lu.assertEquals({ r.span_ns, r.busy_ns, r.idle_ns, r.host_wait_ns, r.other_ns, r.unknown_ns }, { 12000, 8500, 3500, 3400, 100, 0 })
+  lu.assertEquals({ r.span_ns, r.busy_ns, r.idle_ns, r.host_wait_ns, r.other_ns, r.unknown_ns },
+      { 12000, 8500, 3500, 3400, 100, 0 })
   lu.assertNotNil(find(rep, "idle-time.host_wait"))
 end
 
@@ -148,7 +150,8 @@ function TestRocprofv3Json:test_tables()
   lu.assertEquals(by_name(rt).hipMemcpyAsync.correlation, 13)
   lu.assertEquals(rt:row(1).cat, "HIP_RUNTIME_API")
   local m = p:table("memcpy"):row(1)
-  lu.assertEquals({ m.name, m.kind, m.bytes, m.device, m.duration_ns }, { "MEMORY_COPY_HOST_TO_DEVICE", "HtoD", 1048576, 0, 1000 })
+  lu.assertEquals({ m.name, m.kind, m.bytes, m.device, m.duration_ns },
+      { "MEMORY_COPY_HOST_TO_DEVICE", "HtoD", 1048576, 0, 1000 })
 end
 
 function TestRocprofv3Json:test_timeline_recipes()
@@ -177,7 +180,8 @@ function TestRocprofCsv:test_compute_timestamps()
                   { "stream_triad", 250000, 4096, 256, 24, 9000000110000, 2 })
   lu.assertEquals(k:col("duration_ns"):sum(), 6400 + 250000 + 12000)
   local rep = perflab.run("top-kernels", { p })
-  lu.assertEquals(rep.tables.top_kernels:row(1).kernel, "stream_triad(double*, double const*, double const*, double) [clone .kd]")
+  lu.assertEquals(rep.tables.top_kernels:row(1).kernel,
+      "stream_triad(double*, double const*, double const*, double) [clone .kd]")
 end
 
 -- compute_pmc_perf.csv: counters between the dispatch columns and the times
@@ -212,8 +216,10 @@ end
 
 -- a header longer than the 64 KiB sniffing window (3000 counter columns)
 function TestRocprofCsv:test_long_header()
-  local cols, vals = { "Dispatch_ID", "GPU_ID", "Grid_Size", "Workgroup_Size", "Kernel_Name" }, { "0", "2", "1024", "64", "k1.kd" }
-  for i = 1, 3000 do cols[#cols + 1] = string.format("SQ_COUNTER_WITH_A_LONG_NAME_%04d[0]", i); vals[#vals + 1] = tostring(i) end
+  local cols, vals = { "Dispatch_ID", "GPU_ID", "Grid_Size", "Workgroup_Size", "Kernel_Name" },
+      { "0", "2", "1024", "64", "k1.kd" }
+  for i = 1, 3000 do cols[#cols + 1] = string.format("SQ_COUNTER_WITH_A_LONG_NAME_%04d[0]",
+      i); vals[#vals + 1] = tostring(i) end
   cols[#cols + 1] = "SQ_COUNTER_WITH_A_LONG_NAME_0001[0]"; vals[#vals + 1] = "7"   -- a repeated name: _2
   local text = table.concat(cols, ",") .. "\n" .. table.concat(vals, ",") .. "\n"
   lu.assertTrue(#table.concat(cols, ",") > 65536)
@@ -224,8 +230,10 @@ function TestRocprofCsv:test_long_header()
   lu.assertTrue(ok, tostring(p))
   lu.assertEquals(p.format, "rocprof")
   local k = p:table("kernels")
-  lu.assertEquals({ k:row(1).short_name, k:row(1).grid_x, k:row(1)["SQ_COUNTER_WITH_A_LONG_NAME_3000[0]"] }, { "k1", 16, 3000 })
-  lu.assertEquals({ k:row(1)["SQ_COUNTER_WITH_A_LONG_NAME_0001[0]"], k:row(1)["SQ_COUNTER_WITH_A_LONG_NAME_0001[0]_2"] }, { 1, 7 })
+  lu.assertEquals({ k:row(1).short_name, k:row(1).grid_x, k:row(1)["SQ_COUNTER_WITH_A_LONG_NAME_3000[0]"] },
+      { "k1", 16, 3000 })
+  lu.assertEquals({ k:row(1)["SQ_COUNTER_WITH_A_LONG_NAME_0001[0]"],
+      k:row(1)["SQ_COUNTER_WITH_A_LONG_NAME_0001[0]_2"] }, { 1, 7 })
 end
 
 -- stats_barrier_packet.csv: "<barrier packet>" 300 calls, 6 ms; kernels
@@ -275,8 +283,10 @@ function TestKdNames:test_equal_totals_no_regression()
   local function prof(rows)
     return { source = "hand", tables = { kernel_summary = T.from_rows(rows, { "name", "calls", "total_ns" }) } }
   end
-  local rep = perflab.run("diff", { prof({ { name = "a", calls = 1, total_ns = 100 }, { name = "b", calls = 1, total_ns = 300 } }),
-                                    prof({ { name = "a", calls = 1, total_ns = 300 }, { name = "b", calls = 1, total_ns = 100 } }) })
+  local rep = perflab.run("diff", { prof({ { name = "a", calls = 1, total_ns = 100 },
+      { name = "b", calls = 1, total_ns = 300 } }),
+                                    prof({ { name = "a", calls = 1, total_ns = 300 },
+                                        { name = "b", calls = 1, total_ns = 100 } }) })
   lu.assertNil(find(rep, "diff.regression"))
   lu.assertStrContains(find(rep, "diff.same_total").message, "no regression")
 end

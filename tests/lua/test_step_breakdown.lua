@@ -26,7 +26,8 @@ local recipes = require "perflab.recipes"
 
 local SHARED = os.getenv("PERFLAB_DATA") or "tests/data"
 local CHECK = "tests/data/corpus/torch_tb_profiler/kineto_tb_plugin_test_result_check_file.txt"
-local RESNET = SHARED .. "/corpus/kineto_trace/kineto_tb_plugin_sample_resnet50_v100_worker0.1623143089861.pt.trace.json.gz"
+local RESNET = SHARED
+    .. "/corpus/kineto_trace/kineto_tb_plugin_sample_resnet50_v100_worker0.1623143089861.pt.trace.json.gz"
 local SEED1 = SHARED .. "/seeds/001_e0954df1c8df0a17.txt"
 
 local function rows_of(t)
@@ -123,7 +124,7 @@ end
 --   DataLoader __next__ [0,20)           aten::mm [20,50) ext 10
 --   cudaLaunchKernel [25,35) corr 1      -> kernel k1 [40,90) (0.5 blocks/SM, occ 40 %)
 --   aten::copy_ [110,150) ext 11         cudaMemcpyAsync [115,120) corr 2 -> memcpy [150,170)
---   aten::relu [178,193) ext 12          cudaLaunchKernel [180,190) corr 3 -> volta_h884gemm [195,225) (2 blocks/SM, occ 60 %)
+-- aten::relu [178,193) ext 12 cudaLaunchKernel [180,190) corr 3 -> volta_h884gemm [195,225) (2 blocks/SM, occ 60 %)
 --   a stray kernel [2,5) with no runtime (corr 99; 1 block/SM, occ 10 %)
 -- Device-side bounds: step 1 starts at max(0, end of the stray kernel 5) = 5
 -- (the stray kernel ended before step 1's first device op at 40) and ends at
@@ -142,23 +143,29 @@ end
 --   tensor-core kernel ran, so no AMP finding.
 local function ev(t) return t end
 local HAND = {
-  ev { ph = "X", cat = "cpu_op", name = "ProfilerStep#1", pid = 1, tid = 1, ts = 0, dur = 100, args = { ["External id"] = 1 } },
-  ev { ph = "X", cat = "cpu_op", name = "ProfilerStep#2", pid = 1, tid = 1, ts = 100, dur = 100, args = { ["External id"] = 2 } },
-  ev { ph = "X", cat = "cpu_op", name = "ProfilerStep#3", pid = 1, tid = 1, ts = 250, dur = 20, args = { ["External id"] = 3 } },
+  ev { ph = "X", cat = "cpu_op", name = "ProfilerStep#1", pid = 1, tid = 1, ts = 0, dur = 100,
+      args = { ["External id"] = 1 } },
+  ev { ph = "X", cat = "cpu_op", name = "ProfilerStep#2", pid = 1, tid = 1, ts = 100, dur = 100,
+      args = { ["External id"] = 2 } },
+  ev { ph = "X", cat = "cpu_op", name = "ProfilerStep#3", pid = 1, tid = 1, ts = 250, dur = 20,
+      args = { ["External id"] = 3 } },
   ev { ph = "X", cat = "cpu_op", name = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", pid = 1, tid = 1,
        ts = 0, dur = 20, args = { ["External id"] = 4 } },
-  ev { ph = "X", cat = "cpu_op", name = "aten::mm", pid = 1, tid = 1, ts = 20, dur = 30, args = { ["External id"] = 10 } },
+  ev { ph = "X", cat = "cpu_op", name = "aten::mm", pid = 1, tid = 1, ts = 20, dur = 30,
+      args = { ["External id"] = 10 } },
   ev { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 1, ts = 25, dur = 10,
        args = { correlation = 1, ["External id"] = 10 } },
   ev { ph = "X", cat = "kernel", name = "k1", pid = 0, tid = 7, ts = 40, dur = 50,
        args = { device = 0, stream = 7, correlation = 1, ["External id"] = 10, ["blocks per SM"] = 0.5,
                 ["est. achieved occupancy %"] = 40 } },
-  ev { ph = "X", cat = "cpu_op", name = "aten::copy_", pid = 1, tid = 1, ts = 110, dur = 40, args = { ["External id"] = 11 } },
+  ev { ph = "X", cat = "cpu_op", name = "aten::copy_", pid = 1, tid = 1, ts = 110, dur = 40,
+      args = { ["External id"] = 11 } },
   ev { ph = "X", cat = "cuda_runtime", name = "cudaMemcpyAsync", pid = 1, tid = 1, ts = 115, dur = 5,
        args = { correlation = 2, ["External id"] = 11 } },
   ev { ph = "X", cat = "gpu_memcpy", name = "Memcpy HtoD (Pageable -> Device)", pid = 0, tid = 7, ts = 150, dur = 20,
        args = { device = 0, stream = 7, correlation = 2, ["External id"] = 11, bytes = 1024 } },
-  ev { ph = "X", cat = "cpu_op", name = "aten::relu", pid = 1, tid = 1, ts = 178, dur = 15, args = { ["External id"] = 12 } },
+  ev { ph = "X", cat = "cpu_op", name = "aten::relu", pid = 1, tid = 1, ts = 178, dur = 15,
+      args = { ["External id"] = 12 } },
   ev { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 1, ts = 180, dur = 10,
        args = { correlation = 3, ["External id"] = 12 } },
   ev { ph = "X", cat = "kernel", name = "volta_h884gemm_64x64_nn", pid = 0, tid = 7, ts = 195, dur = 30,
@@ -233,7 +240,8 @@ function TestHand:test_steps_bound()
   local want = { { name = 1, s = 5, e = 100, host_s = 0, host_e = 100, device_ops = 1 },
                  { name = 2, s = 100, e = 225, host_s = 100, host_e = 200, device_ops = 2 } }
   for i, w in ipairs(want) do
-    for k, v in pairs(w) do lu.assertEquals(steps[i][k], (k == "name" or k == "device_ops") and v or v * 1000, string.format("step %d %s", i, k)) end
+    for k, v in pairs(w) do lu.assertEquals(steps[i][k], (k == "name" or k == "device_ops") and v or v * 1000,
+        string.format("step %d %s", i, k)) end
   end
   lu.assertEquals(#notes, 1)
   lu.assertStrContains(notes[1], "Dropped the last step(s) 3")
@@ -258,10 +266,14 @@ function TestHand:test_communication()
   local evs = {
     { ph = "X", cat = "cpu_op", name = "ProfilerStep#1", pid = 1, tid = 1, ts = 0, dur = 100, args = {} },
     { ph = "X", cat = "cpu_op", name = "aten::add", pid = 1, tid = 1, ts = 0, dur = 8, args = { ["External id"] = 5 } },
-    { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 1, ts = 1, dur = 2, args = { correlation = 1, ["External id"] = 5 } },
-    { ph = "X", cat = "cpu_op", name = "nccl:all_reduce", pid = 1, tid = 2, ts = 3, dur = 6, args = { ["External id"] = 6 } },
-    { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 2, ts = 4, dur = 2, args = { correlation = 2, ["External id"] = 6 } },
-    { ph = "X", cat = "kernel", name = "add_kernel", pid = 0, tid = 7, ts = 10, dur = 30, args = { device = 0, stream = 7, correlation = 1, ["External id"] = 5 } },
+    { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 1, ts = 1, dur = 2,
+        args = { correlation = 1, ["External id"] = 5 } },
+    { ph = "X", cat = "cpu_op", name = "nccl:all_reduce", pid = 1, tid = 2, ts = 3, dur = 6,
+        args = { ["External id"] = 6 } },
+    { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 2, ts = 4, dur = 2,
+        args = { correlation = 2, ["External id"] = 6 } },
+    { ph = "X", cat = "kernel", name = "add_kernel", pid = 0, tid = 7, ts = 10, dur = 30,
+        args = { device = 0, stream = 7, correlation = 1, ["External id"] = 5 } },
     { ph = "X", cat = "kernel", name = "ncclKernel_AllReduce_RING_LL_Sum_float", pid = 0, tid = 20, ts = 30, dur = 40,
       args = { device = 0, stream = 20, correlation = 2, ["External id"] = 6 } },
   }
@@ -285,14 +297,18 @@ local function memory_trace(with_totals)
   local props = {}
   for id = 0, 1 do
     props[#props + 1] = { id = id, name = "Test GPU", totalGlobalMem = 1000000000, computeMajor = 8, computeMinor = 0,
-      maxThreadsPerBlock = 1024, maxThreadsPerMultiprocessor = 2048, regsPerBlock = 65536, regsPerMultiprocessor = 65536,
-      warpSize = 32, sharedMemPerBlock = 49152, sharedMemPerMultiprocessor = 167936, numSms = 108, sharedMemPerBlockOptin = 166912 }
+      maxThreadsPerBlock = 1024, maxThreadsPerMultiprocessor = 2048, regsPerBlock = 65536,
+          regsPerMultiprocessor = 65536,
+      warpSize = 32, sharedMemPerBlock = 49152, sharedMemPerMultiprocessor = 167936, numSms = 108,
+          sharedMemPerBlockOptin = 166912 }
   end
   local evs = {
     { ph = "X", cat = "cpu_op", name = "ProfilerStep#1", pid = 1, tid = 1, ts = 0, dur = 100, args = {} },
     { ph = "X", cat = "cpu_op", name = "aten::add", pid = 1, tid = 1, ts = 0, dur = 8, args = { ["External id"] = 5 } },
-    { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 1, ts = 1, dur = 2, args = { correlation = 1, ["External id"] = 5 } },
-    { ph = "X", cat = "kernel", name = "add_kernel", pid = 0, tid = 7, ts = 10, dur = 30, args = { device = 0, stream = 7, correlation = 1, ["External id"] = 5 } },
+    { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 1, ts = 1, dur = 2,
+        args = { correlation = 1, ["External id"] = 5 } },
+    { ph = "X", cat = "kernel", name = "add_kernel", pid = 0, tid = 7, ts = 10, dur = 30,
+        args = { device = 0, stream = 7, correlation = 1, ["External id"] = 5 } },
   }
   local function mem(ts, dtype, dev, bytes, total)
     local a = { ["Device Type"] = dtype, ["Device Id"] = dev, Bytes = bytes, Addr = 94000000000000 + ts }
@@ -310,7 +326,8 @@ function TestMemory:test_table()
   local m = memory_trace(true).tables.memory_events
   lu.assertEquals(m:nrows(), 5)
   local r = m:row(2)
-  lu.assertEquals({ r.ts_ns, r.device_type, r.device, r.bytes, r.addr, r.total_allocated_bytes, r.total_reserved_bytes },
+  lu.assertEquals({ r.ts_ns, r.device_type, r.device, r.bytes, r.addr, r.total_allocated_bytes,
+      r.total_reserved_bytes },
                   { 3000, 1, 0, 350000000, 94000000000003, 950000000, 952097152 })
   lu.assertEquals(m:row(5).device, -1)
   local old = memory_trace(false).tables.memory_events
@@ -346,7 +363,8 @@ function TestMemory:test_resnet50_memory_events()
   lu.assertEquals(m:nrows(), 12838)
   local cuda, cpu = 0, 0
   for _, r in m:rows() do
-    if r.device_type == 1 and r.device == 0 then cuda = cuda + 1 elseif r.device_type == 0 and r.device == -1 then cpu = cpu + 1 end
+    if r.device_type == 1 and r.device == 0 then cuda = cuda + 1 elseif r.device_type == 0
+        and r.device == -1 then cpu = cpu + 1 end
     lu.assertNil(r.total_allocated_bytes)
   end
   lu.assertEquals({ cuda, cpu }, { 8220, 4618 })
@@ -470,10 +488,12 @@ function TestIntervals:test_capped_value_integral()
   -- clipped to [6, 12): 1*4 + 0.75*2 = 5.5
   lu.assertAlmostEquals(IV.capped_value_integral({ 0, 5 }, { 10, 20 }, { 0.5, 0.75 }, 2, 1.0, 6, 12), 5.5, 1e-12)
   -- the same with float times (sorted by Lua's sort, not the table engine's)
-  lu.assertAlmostEquals(IV.capped_value_integral({ 0.0, 5.0 }, { 10.0, 20.0 }, { 0.5, 0.75 }, 2, 1.0, 0, 100), 15, 1e-12)
+  lu.assertAlmostEquals(IV.capped_value_integral({ 0.0, 5.0 }, { 10.0, 20.0 }, { 0.5, 0.75 }, 2, 1.0, 0, 100), 15,
+      1e-12)
   -- epoch nanoseconds beyond 2^53 stay exact: the same intervals shifted
   local b = 1 << 60
-  lu.assertAlmostEquals(IV.capped_value_integral({ b + 5, b }, { b + 20, b + 10 }, { 0.75, 0.5 }, 2, 1.0, b, b + 100), 15, 1e-12)
+  lu.assertAlmostEquals(IV.capped_value_integral({ b + 5, b }, { b + 20, b + 10 }, { 0.75, 0.5 }, 2, 1.0, b, b + 100),
+      15, 1e-12)
 end
 
 -- the capped integral against a unit-step sum: with integer ends in [0, 60)

@@ -86,7 +86,8 @@ function TestStepLevels:test_random_against_walk()
 end
 
 function TestStepLevels:test_nth()
-  local t = T.from_rows({ { d = 100, u = 0.5 }, { d = 10, u = 0.25 }, { d = 300, u = 0.75 }, { d = 40 }, { d = 30, u = 0.125 } },
+  local t = T.from_rows({ { d = 100, u = 0.5 }, { d = 10, u = 0.25 }, { d = 300, u = 0.75 }, { d = 40 },
+      { d = 30, u = 0.125 } },
     { "d", "u" })
   local d = t:col("d")
   lu.assertEquals({ d:nth(1), d:nth(4) }, { 10, 100 })
@@ -111,7 +112,8 @@ function TestStepLevels:test_nth()
 end
 
 function TestStepLevels:test_cummax()
-  local t = T.from_rows({ { d = 3, u = 0.5 }, { d = 1 }, { u = 0.25 }, { d = 7, u = 2.5 }, { d = 5, u = -1.0 } }, { "d", "u" })
+  local t = T.from_rows({ { d = 3, u = 0.5 }, { d = 1 }, { u = 0.25 }, { d = 7, u = 2.5 }, { d = 5, u = -1.0 } },
+      { "d", "u" })
   lu.assertEquals(t:col("d"):cummax():to_lua(), { 3, 3, 3, 7, 7 })     -- a missing value carries the maximum
   lu.assertEquals(t:col("d"):cummax():type(), "integer")
   local u = t:col("u"):cummax():to_lua()
@@ -160,7 +162,8 @@ function TestStepLevels:test_cumsum_at_fill()
   lu.assertEquals(t:col("s"):fill(o:col("s")):to_lua(), { "x", "y", "r", "x" })
   lu.assertEquals(t:col("a"):fill(0.5):type(), "number")
   lu.assertErrorMsgContains("fill: cannot fill", function() return t:col("a"):fill("z") end)
-  lu.assertErrorMsgContains("different lengths", function() return t:col("a"):fill(T.from_rows({ { a = 1 } }):col("a")) end)
+  lu.assertErrorMsgContains("different lengths",
+      function() return t:col("a"):fill(T.from_rows({ { a = 1 } }):col("a")) end)
   -- random: gather and fill against Lua loops
   math.randomseed(13)
   for _ = 1, 30 do
@@ -182,8 +185,10 @@ function TestStepLevels:test_cumsum_at_fill()
 end
 
 function TestStepLevels:test_index_of()
-  local t = T.from_rows({ { k = 5, s = "b" }, { k = 7, s = "a" }, { s = "b" }, { k = 5, s = "c" }, { k = 9 } }, { "k", "s" }, "t")
-  local q = T.from_rows({ { k = 5, s = "c" }, { k = 8 }, {}, { k = 9, s = "b" }, { k = 7, s = "z" } }, { "k", "s" }, "q")
+  local t = T.from_rows({ { k = 5, s = "b" }, { k = 7, s = "a" }, { s = "b" }, { k = 5, s = "c" }, { k = 9 } },
+      { "k", "s" }, "t")
+  local q = T.from_rows({ { k = 5, s = "c" }, { k = 8 }, {}, { k = 9, s = "b" }, { k = 7, s = "z" } }, { "k", "s" },
+      "q")
   local r = t:col("k"):index_of(q:col("k")):to_lua()
   lu.assertEquals({ r[1], r[2], r[3], r[4], r[5] }, { 1, nil, nil, 5, 2 })      -- the first 5 is row 1
   local rs = t:col("s"):index_of(q:col("s")):to_lua()                       -- strings of another table's pool
@@ -195,7 +200,8 @@ function TestStepLevels:test_index_of()
   -- exact beyond 2^53
   local big = T.from_rows({ { x = (1 << 60) + 1 }, { x = 1 << 60 } }, { "x" }):col("x")
   lu.assertEquals(big:index_of(T.from_rows({ { y = 1 << 60 } }, { "y" }):col("y")):to_lua(), { 2 })
-  lu.assertErrorMsgContains("index_of: cannot look up string in integer", function() return t:col("k"):index_of(t:col("s")) end)
+  lu.assertErrorMsgContains("index_of: cannot look up string in integer",
+      function() return t:col("k"):index_of(t:col("s")) end)
   lu.assertErrorMsgContains("expected a column", function() return t:col("k"):index_of({ 1 }) end)
   -- random keys (many repeats, holes) against a Lua first-occurrence map
   math.randomseed(21)

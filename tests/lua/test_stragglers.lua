@@ -65,8 +65,10 @@ function TestStragglers:test_hta_sampled_pair()
     end
   end
   lu.assertTrue(at[2] > at[1])
-  lu.assertStrContains(rep.collapsed, "1 step compared over 2 ranks: a straggler verdict needs at least 2 steps per rank")
-  lu.assertStrContains(rep.collapsed, "In step 551, rank 1 started ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(…) (stream 84) last, "
+  lu.assertStrContains(rep.collapsed,
+      "1 step compared over 2 ranks: a straggler verdict needs at least 2 steps per rank")
+  lu.assertStrContains(rep.collapsed,
+      "In step 551, rank 1 started ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(…) (stream 84) last, "
     .. perflab.units.ns(at[2] - at[1]) .. " after rank 0")
   lu.assertStrContains(rep:render_text(), "Not applicable: 1 step compared")
   -- one rank alone: nothing to compare it with, and its steps' total
@@ -155,7 +157,8 @@ function TestStragglers:test_slow_steps()
       ev[#ev + 1] = { ph = "X", cat = "kernel", name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL", pid = 0, tid = 20,
         ts = t0 + 100, dur = 50, args = { device = 0, stream = 20 } }
     end
-    ps[#ps + 1] = perflab.parse("r" .. r .. ".json", cjson.encode({ distributedInfo = { rank = r, world_size = 3 }, traceEvents = ev }))
+    ps[#ps + 1] = perflab.parse("r" .. r .. ".json", cjson.encode({ distributedInfo = { rank = r, world_size = 3 },
+        traceEvents = ev }))
   end
   local rep = recipes.run("stragglers", ps, {})
   local rr = rows_of(rep.tables.ranks)

@@ -26,7 +26,8 @@ end
 local function planted()
   local r1 = perflab.report { recipe = "r1" }
   -- A: 10 % of 100 ms = 10 ms over 10 steps = 1 ms/step
-  r1:finding { severity = "warn", rule = "r1.a", subject = "void A<float, 4>(int, float*)", message = "A is slow", speedup_pct = 10 }
+  r1:finding { severity = "warn", rule = "r1.a", subject = "void A<float, 4>(int, float*)", message = "A is slow",
+      speedup_pct = 10 }
   -- B: 50 % of 50 ms = 25 ms -> 2.5 ms/step
   r1:finding { severity = "opt", rule = "r1.b", subject = "B", message = "B is slow", speedup_pct = 50 }
   local r2 = perflab.report { recipe = "r2" }
@@ -37,8 +38,10 @@ local function planted()
                evidence = { launches = 5 } }
   local r3 = perflab.report { recipe = "r3" }
   r3:finding { severity = "error", rule = "r3.none", subject = "rank 0", message = "no estimate here" }
-  r3:finding { severity = "warn", rule = "r3.saved", subject = "host", message = "host waits", saved_ns = 5000000, saved_how = "planted" }
-  r3:finding { severity = "warn", rule = "r3.unknown_kernel", subject = "Z", message = "Z is not in the timeline", speedup_pct = 90 }
+  r3:finding { severity = "warn", rule = "r3.saved", subject = "host", message = "host waits", saved_ns = 5000000,
+      saved_how = "planted" }
+  r3:finding { severity = "warn", rule = "r3.unknown_kernel", subject = "Z", message = "Z is not in the timeline",
+      speedup_pct = 90 }
   r3:breakdown({ { subject = "rank 0", steps = 10, step_ns = 20000000, computation_ns = 15000000, idle_ns = 5000000 } })
   return { r1, r2, r3 }
 end
@@ -76,7 +79,8 @@ function test_render_text_markdown_json_html()
   local s = summary.build(reps, { timeline() })
   local text = summary.render(s, "text")
   lu.assertStrContains(text, "Where the time goes")
-  lu.assertStrContains(text, "rank 0  20 ms/step  [CCCCCCCCCCCCCCCCCCCCCCCCCCCCCC..........]  computation 75 %, idle 25 %")
+  lu.assertStrContains(text,
+      "rank 0  20 ms/step  [CCCCCCCCCCCCCCCCCCCCCCCCCCCCCC..........]  computation 75 %, idle 25 %")
   lu.assertStrContains(text, "1. 3 ms per step (15 % of the step)  [warn] A<…>(…): A again  (see r1, r2)")
   lu.assertTrue(text:find("1%. 3 ms") < text:find("2%. 2%.5 ms"))
   local md = summary.render(s, "markdown")

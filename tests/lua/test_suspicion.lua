@@ -109,7 +109,8 @@ function TestPlanted:test_planted_kernel_ranks_first()
   lu.assertAlmostEquals(top.mu_abnormal, 1006.4407902010544, 1e-6)
   lu.assertAlmostEquals(top.z_mu, -234.1774655797552, 1e-5)
   lu.assertAlmostEquals(top.z_log_mu, -228.00300707790072, 1e-5)
-  lu.assertAlmostEquals(top.suspicion_score, (51.93056444704862 - 41.53307402615759) * (73.56279266186495 + 228.00300707790072), 1e-4)
+  lu.assertAlmostEquals(top.suspicion_score,
+      (51.93056444704862 - 41.53307402615759) * (73.56279266186495 + 228.00300707790072), 1e-4)
   -- the key findings start with it, and name the counter that moved with it
   local kf = rep.tables.key_findings
   lu.assertEquals(kf:row(1)["function"], PLANTED)
@@ -125,7 +126,8 @@ function TestPlanted:test_planted_kernel_ranks_first()
   lu.assertEquals(rep.tables.cycle_distribution:nrows(), 20)
   -- every row: score = |Δβ| (|Zβ| + |Z log μ|)
   for i, r in d:rows() do
-    lu.assertAlmostEquals(r.suspicion_score, math.abs(r.delta_beta_pct) * (math.abs(r.z_beta) + math.abs(r.z_log_mu)), 1e-9)
+    lu.assertAlmostEquals(r.suspicion_score, math.abs(r.delta_beta_pct) * (math.abs(r.z_beta) + math.abs(r.z_log_mu)),
+        1e-9)
     lu.assertTrue(i == 1 or r.suspicion_score <= d:row(i - 1).suspicion_score)
   end
   -- 7 kernels x 2 counters
@@ -154,7 +156,8 @@ end
 function TestPlanted:test_json_has_the_sections()
   local rep = run(N, A, { rows = 3 })
   local j = rep:render("json")
-  for _, t in ipairs({ '"summary"', '"cycle_distribution"', '"key_findings"', '"details"', '"legend"', '"role": "baseline"' }) do
+  for _, t in ipairs({ '"summary"', '"cycle_distribution"', '"key_findings"', '"details"', '"legend"',
+      '"role": "baseline"' }) do
     lu.assertStrContains(j, t)
   end
   lu.assertEquals(rep.tables.details:nrows(), 3)

@@ -66,12 +66,14 @@ function TestBuild:test_from_columns()
 end
 
 function TestBuild:test_from_columns_length_mismatch()
-  lu.assertErrorMsgContains("column 'y' has 1 values, expected 2", T.from_columns, { x = { 1, 2 }, y = { 1 } }, { "x", "y" })
+  lu.assertErrorMsgContains("column 'y' has 1 values, expected 2", T.from_columns, { x = { 1, 2 }, y = { 1 } },
+      { "x", "y" })
 end
 
 function TestBuild:test_from_rows_bad_arguments()
   lu.assertErrorMsgContains("row 1 is not a table", T.from_rows, { 1, 2 })
-  lu.assertErrorMsgContains("bad argument #1 to 'perflab.table.from_rows' (table expected, got string)", T.from_rows, "x")
+  lu.assertErrorMsgContains("bad argument #1 to 'perflab.table.from_rows' (table expected, got string)", T.from_rows,
+      "x")
 end
 
 function TestBuild:test_empty()
@@ -206,7 +208,8 @@ function TestTransform:test_where()
   lu.assertEquals(col_of(byindex:to_lua(), "k"), { "relu", "copy" })
   lu.assertEquals(t:nrows(), 5)                 -- the original is untouched
   lu.assertEquals(t:where(function() return false end):columns(), { "k", "d", "u" })
-  lu.assertErrorMsgContains("bad argument #1 to 'where' (function expected, got number)", function() return t:where(5) end)
+  lu.assertErrorMsgContains("bad argument #1 to 'where' (function expected, got number)",
+      function() return t:where(5) end)
 end
 
 function TestTransform:test_sort_by_single_and_desc()
@@ -227,7 +230,8 @@ end
 
 function TestTransform:test_sort_by_stable()
   -- equal keys keep their input order, ascending and descending
-  local t = T.from_rows({ { g = 1, i = 1 }, { g = 0, i = 2 }, { g = 1, i = 3 }, { g = 0, i = 4 }, { g = 1, i = 5 } }, { "g", "i" })
+  local t = T.from_rows({ { g = 1, i = 1 }, { g = 0, i = 2 }, { g = 1, i = 3 }, { g = 0, i = 4 }, { g = 1, i = 5 } },
+      { "g", "i" })
   lu.assertEquals(col_of(t:sort_by("g"):to_lua(), "i"), { 2, 4, 1, 3, 5 })
   lu.assertEquals(col_of(t:sort_by("-g"):to_lua(), "i"), { 1, 3, 5, 2, 4 })
   -- long input (beyond the insertion-sort cutoff): stable and ordered
@@ -260,7 +264,8 @@ function TestTransform:test_top()
   lu.assertEquals(t:top(0, "d"):nrows(), 0)
   lu.assertEquals(t:top(99, "d"):nrows(), 5)
   -- ties keep row order; missing ranks last
-  local ties = T.from_rows({ { v = 1, i = 1 }, { v = 2, i = 2 }, { v = 2, i = 3 }, { i = 4 }, { v = 2, i = 5 } }, { "v", "i" })
+  local ties = T.from_rows({ { v = 1, i = 1 }, { v = 2, i = 2 }, { v = 2, i = 3 }, { i = 4 }, { v = 2, i = 5 } },
+      { "v", "i" })
   lu.assertEquals(col_of(ties:top(3, "v"):to_lua(), "i"), { 2, 3, 5 })
   lu.assertEquals(col_of(ties:top(5, "v"):to_lua(), "i"), { 2, 3, 5, 1, 4 })
   lu.assertErrorMsgContains("no column 'x' in table 'launches' (columns: k, d, u)", function() return t:top(1, "x") end)
@@ -285,7 +290,8 @@ function TestTransform:test_select()
   lu.assertEquals(s:row(1), { u = 0.5, k = "gemm" })
   lu.assertEquals(t:select({ "d" }):columns(), { "d" })
   lu.assertErrorMsgContains("no column 'x' in table 'launches' (columns: k, d, u)", function() return t:select("x") end)
-  lu.assertErrorMsgContains("select: no column 'x' in table 'launches' (columns: k, d, u)", function() return t:select({ "x" }) end)
+  lu.assertErrorMsgContains("select: no column 'x' in table 'launches' (columns: k, d, u)",
+      function() return t:select({ "x" }) end)
 end
 
 function TestTransform:test_add_column_values_and_function()
@@ -393,7 +399,8 @@ function TestGroup:test_agg_array_spec_order()
 end
 
 function TestGroup:test_multi_key_and_table_keys()
-  local t = T.from_rows({ { a = "x", b = 1, v = 1 }, { a = "x", b = 2, v = 2 }, { a = "x", b = 1, v = 4 }, { a = "y", b = 1, v = 8 } }, { "a", "b", "v" })
+  local t = T.from_rows({ { a = "x", b = 1, v = 1 }, { a = "x", b = 2, v = 2 }, { a = "x", b = 1, v = 4 },
+      { a = "y", b = 1, v = 8 } }, { "a", "b", "v" })
   local r = t:group_by("a", "b"):agg { s = "sum(v)" }
   lu.assertEquals(r:to_lua(), { { a = "x", b = 1, s = 5 }, { a = "x", b = 2, s = 2 }, { a = "y", b = 1, s = 8 } })
   local r2 = t:group_by({ "b", "a" }):agg { s = "sum(v)" }
@@ -410,8 +417,10 @@ function TestGroup:test_agg_errors()
     function() return t:group_by("d"):agg { s = "sum(k)" } end)
   lu.assertErrorMsgContains("agg 'q': quantile must be in [0, 1]",
     function() return t:group_by("k"):agg { q = "quantile(d, 2)" } end)
-  lu.assertErrorMsgContains("no column 'x' in table 'launches' (columns: k, d, u)", function() return t:group_by("x") end)
-  lu.assertErrorMsgContains("group_by: no column 'x' in table 'launches' (columns: k, d, u)", function() return t:group_by({ "x" }) end)
+  lu.assertErrorMsgContains("no column 'x' in table 'launches' (columns: k, d, u)",
+      function() return t:group_by("x") end)
+  lu.assertErrorMsgContains("group_by: no column 'x' in table 'launches' (columns: k, d, u)",
+      function() return t:group_by({ "x" }) end)
 end
 
 function TestGroup:test_unique()
@@ -422,8 +431,10 @@ end
 -- ---------------------------------------------------------------------------
 TestJoin = {}
 
-local function left() return T.from_rows({ { k = "x", n = 1, v = 10 }, { k = "y", n = 2, v = 20 }, { k = "z", n = 3, v = 30 } }, { "k", "n", "v" }, "L") end
-local function right() return T.from_rows({ { k = "x", n = 1, w = "p" }, { k = "y", n = 9, w = "q" }, { k = "x", n = 1, w = "r" } }, { "k", "n", "w" }, "R") end
+local function left() return T.from_rows({ { k = "x", n = 1, v = 10 }, { k = "y", n = 2, v = 20 },
+    { k = "z", n = 3, v = 30 } }, { "k", "n", "v" }, "L") end
+local function right() return T.from_rows({ { k = "x", n = 1, w = "p" }, { k = "y", n = 9, w = "q" },
+    { k = "x", n = 1, w = "r" } }, { "k", "n", "w" }, "R") end
 
 function TestJoin:test_inner_with_clash_suffix()
   local j = left():join(right(), { on = "k" })
@@ -457,7 +468,8 @@ function TestJoin:test_errors()
     function() return a:join(b, { on = "q" }) end)
   lu.assertErrorMsgContains("join: key missing in the right table: no column 'v' in table 'R' (columns: k, n, w)",
     function() return a:join(b, { on = { "v" } }) end)
-  lu.assertErrorMsgContains("join: how must be 'inner' or 'left'", function() return a:join(b, { on = "k", how = "outer" }) end)
+  lu.assertErrorMsgContains("join: how must be 'inner' or 'left'",
+      function() return a:join(b, { on = "k", how = "outer" }) end)
   lu.assertErrorMsgContains("expected {on = KEY or {KEYS...}}", function() return a:join(b, {}) end)
   lu.assertErrorMsgContains("join key 'k' is a string on one side and an integer on the other",
     function() return a:join(T.from_rows({ { k = 1 } }), { on = "k" }) end)
@@ -491,7 +503,8 @@ function TestWrite:test_to_csv()
 end
 
 function TestWrite:test_to_json_full_precision()
-  local t = T.from_columns({ x = { 0.1 + 0.2, 1 / 3, 2 ^ 53, 1e-300, 7 }, s = { "q\"\\\n", "é", "a", "b", "c" } }, { "s", "x" })
+  local t = T.from_columns({ x = { 0.1 + 0.2, 1 / 3, 2 ^ 53, 1e-300, 7 }, s = { "q\"\\\n", "é", "a", "b", "c" } },
+      { "s", "x" })
   local text = t:to_json()
   -- shortest text that reads back exactly
   lu.assertStrContains(text, '"x":0.30000000000000004')
@@ -530,7 +543,8 @@ function TestWrite:test_to_json_indent_and_integers()
     local want = tb:to_json():gsub("\n ", "\n      "):gsub("\n%]$", "\n    ]")
     lu.assertEquals(tb:to_json("      ", "    "), want)
   end
-  lu.assertEquals(T.from_rows({ { a = 1 }, { a = 2 } }, { "a" }):to_json("    ", "  "), '[\n    {"a":1},\n    {"a":2}\n  ]')
+  lu.assertEquals(T.from_rows({ { a = 1 }, { a = 2 } }, { "a" }):to_json("    ", "  "),
+      '[\n    {"a":1},\n    {"a":2}\n  ]')
   lu.assertEquals(T.from_rows({}, { "a" }):to_json("    ", "  "), "[]")
 end
 
@@ -547,7 +561,8 @@ function TestWrite:test_to_json_repeated_doubles()
     local one = T.from_columns({ x = { vals[r] } }):to_json():match('"x":([^}]+)}')
     lu.assertEquals(got[r + 1]:match('"x":([^}]+)}'), one, "row " .. r)
   end
-  lu.assertEquals(got[2]:match('"x":([^}]+)}'), T.from_columns({ x = { distinct[38] } }):to_json():match('"x":([^}]+)}'))
+  lu.assertEquals(got[2]:match('"x":([^}]+)}'),
+      T.from_columns({ x = { distinct[38] } }):to_json():match('"x":([^}]+)}'))
 end
 
 -- the indented form perflab.json nests in a report: rows after the given

@@ -136,9 +136,12 @@ end
 function test_errors()
   lu.assertErrorMsgContains("fill: cannot fill numbers with strings", function() return t:col("x"):fill("a") end)
   lu.assertErrorMsgContains("floor: expected numbers, got strings", function() return t:col("s"):floor() end)
-  lu.assertErrorMsgContains("sprintf: row 1: %d: number -39.63 has no integer representation", function() return T.sprintf("%d", t:col("x")) end)
-  lu.assertErrorMsgContains("sprintf: invalid conversion '%q' in the format", function() return T.sprintf("%q", t:col("x")) end)
-  lu.assertErrorMsgContains("sprintf: the format has 2 conversions for 1 values", function() return T.sprintf("%g %g", t:col("x")) end)
+  lu.assertErrorMsgContains("sprintf: row 1: %d: number -39.63 has no integer representation",
+      function() return T.sprintf("%d", t:col("x")) end)
+  lu.assertErrorMsgContains("sprintf: invalid conversion '%q' in the format",
+      function() return T.sprintf("%q", t:col("x")) end)
+  lu.assertErrorMsgContains("sprintf: the format has 2 conversions for 1 values",
+      function() return T.sprintf("%g %g", t:col("x")) end)
   lu.assertErrorMsgContains("sprintf: expected at least one column", function() return T.sprintf("%g", 1) end)
 end
 

@@ -137,8 +137,10 @@ function TestArith:test_idiv_mod_floor_ceil()
   -- independent: Lua's own // and % and math.floor / math.ceil per row
   -- (an integer division by zero is missing; Lua would raise)
   local function op(f) return function(a, b) if a == nil or b == nil then return nil end return f(a, b) end end
-  local idiv = op(function(a, b) if math.type(a) == "integer" and math.type(b) == "integer" and b == 0 then return nil end return a // b end)
-  local mod = op(function(a, b) if math.type(a) == "integer" and math.type(b) == "integer" and b == 0 then return nil end return a % b end)
+  local idiv = op(function(a, b) if math.type(a) == "integer" and math.type(b) == "integer"
+      and b == 0 then return nil end return a // b end)
+  local mod = op(function(a, b) if math.type(a) == "integer" and math.type(b) == "integer"
+      and b == 0 then return nil end return a % b end)
   check_vec(i // j, function(r) return idiv(r.i, r.j) end, "integer")
   check_vec(i % j, function(r) return mod(r.i, r.j) end, "integer")
   check_vec(i // 7, function(r) return idiv(r.i, 7) end, "integer")
@@ -171,7 +173,8 @@ function TestArith:test_errors()
   local t = tbl()
   lu.assertErrorMsgContains("+: arithmetic on strings: expected numbers", function() return t:col("s") + 1 end)
   local short = T.from_rows({ { a = 1 } }, { "a" })
-  lu.assertErrorMsgContains("columns of different lengths (400 and 1 rows)", function() return t:col("i") + short:col("a") end)
+  lu.assertErrorMsgContains("columns of different lengths (400 and 1 rows)",
+      function() return t:col("i") + short:col("a") end)
   lu.assertErrorMsgContains("clip: lower bound 2 above upper bound 1", function() return t:col("x"):clip(2, 1) end)
 end
 
@@ -201,7 +204,8 @@ function TestMasks:test_isin_and_match()
   local t = tbl()
   local set = { gemm = true, copy = true }
   check_vec(t:col("s"):isin { "gemm", "copy" }, function(r) return set[r.s] == true end, "boolean")
-  check_vec(t:col("j"):isin { 1, 2, 3, -25 }, function(r) return r.j == 1 or r.j == 2 or r.j == 3 or r.j == -25 end, "boolean")
+  check_vec(t:col("j"):isin { 1, 2, 3, -25 }, function(r) return r.j == 1 or r.j == 2 or r.j == 3 or r.j == -25 end,
+      "boolean")
   check_vec(t:col("s"):match("^gemm"), function(r) return r.s ~= nil and r.s:find("^gemm") ~= nil end, "boolean")
   check_vec(t:col("s"):match("e.*e"), function(r) return r.s ~= nil and r.s:find("e.*e") ~= nil end, "boolean")
   lu.assertErrorMsgContains("match: column 'i' holds integer, not strings", function() return t:col("i"):match("x") end)
@@ -240,11 +244,13 @@ function TestRows:test_filter()
   local t = tbl()
   local f = t:filter(t:col("x"):gt(0) & t:col("s"):ne("copy"))
   local want = {}
-  for _, r in ipairs(ROWS) do if r.x ~= nil and r.x > 0 and r.s ~= nil and r.s ~= "copy" then want[#want + 1] = r end end
+  for _, r in ipairs(ROWS) do if r.x ~= nil and r.x > 0 and r.s ~= nil
+      and r.s ~= "copy" then want[#want + 1] = r end end
   lu.assertEquals(f:nrows(), #want)
   for k, r in ipairs(want) do lu.assertEquals(f:row(k), r) end
   lu.assertEquals(f:name(), "filter(rand)")
-  lu.assertErrorMsgContains("filter: expected a boolean column (a mask), got column 'i' of integer", function() return t:filter(t:col("i")) end)
+  lu.assertErrorMsgContains("filter: expected a boolean column (a mask), got column 'i' of integer",
+      function() return t:filter(t:col("i")) end)
 end
 
 function TestRows:test_order_take()
@@ -275,7 +281,8 @@ function TestRows:test_order_take()
   local tk = t:take(ord)
   for k = 1, N do lu.assertEquals(tk:row(k), ROWS[idx[k]]) end
   lu.assertEquals(t:take({ 3, 1, 3 }):col("j"):to_lua(), { ROWS[3].j, ROWS[1].j, ROWS[3].j })
-  lu.assertErrorMsgContains("take: row 401 out of range (table 'rand' has 400 rows)", function() return t:take({ 401 }) end)
+  lu.assertErrorMsgContains("take: row 401 out of range (table 'rand' has 400 rows)",
+      function() return t:take({ 401 }) end)
 end
 
 function TestRows:test_with()
@@ -289,7 +296,8 @@ function TestRows:test_with()
   local o = T.from_rows({ { w = "a" }, { w = "b" } }, { "w" })
   local two = T.from_rows({ { n = 1 }, { n = 2 } }, { "n" })
   lu.assertEquals(two:with("w", o:col("w")):col("w"):to_lua(), { "a", "b" })
-  lu.assertErrorMsgContains("with 'w': the column has 2 rows, table 'rand' 400", function() return t:with("w", o:col("w")) end)
+  lu.assertErrorMsgContains("with 'w': the column has 2 rows, table 'rand' 400",
+      function() return t:with("w", o:col("w")) end)
 end
 
 function TestRows:test_where_table()
@@ -310,10 +318,12 @@ function TestRows:test_map()
   local len = { gemm = 4, relu = 4, copy = 4, softmax = 7, gemm_fp16 = 9 }   -- reduce absent: missing
   check_vec(t:col("s"):map(len), function(r) return r.s and len[r.s] end, "integer")
   local calls = 0
-  check_vec(t:col("s"):map(function(s) calls = calls + 1 return s:upper() end), function(r) return r.s and r.s:upper() end, "string")
+  check_vec(t:col("s"):map(function(s) calls = calls + 1 return s:upper() end),
+      function(r) return r.s and r.s:upper() end, "string")
   lu.assertEquals(calls, #WORDS)
   local jc = 0
-  check_vec(t:col("j"):map(function(v) jc = jc + 1 return v % 2 == 0 end), function(r) return r.j % 2 == 0 end, "boolean")
+  check_vec(t:col("j"):map(function(v) jc = jc + 1 return v % 2 == 0 end), function(r) return r.j % 2 == 0 end,
+      "boolean")
   local distinct = {}
   for _, r in ipairs(ROWS) do distinct[r.j] = true end
   local nd = 0
@@ -363,11 +373,14 @@ function TestAgg:test_wmean_last_ids_where()
     lu.assertEquals(math.type(r.pos_i), "integer")
   end
   -- by hand: wmean of u weighted by d
-  local h = T.from_rows({ { k = "a", u = 0.5, d = 100 }, { k = "a", u = 0.75, d = 300 }, { k = "a", d = 50 } }, { "k", "u", "d" })
+  local h = T.from_rows({ { k = "a", u = 0.5, d = 100 }, { k = "a", u = 0.75, d = 300 }, { k = "a", d = 50 } },
+      { "k", "u", "d" })
   lu.assertEquals(h:group_by("k"):agg { { "w", "wmean", "u", "d" } }:row(1).w, 0.6875)
   lu.assertEquals(h:group_by("k"):agg { w = "wmean(u, d)" }:row(1).w, 0.6875)
-  lu.assertErrorMsgContains("agg 'w': wmean needs a weight column", function() return h:group_by("k"):agg { { "w", "wmean", "u" } } end)
-  lu.assertErrorMsgContains("agg 'n': expected a boolean column (a mask)", function() return h:group_by("k"):agg { { "n", "count", where = h:col("d") } } end)
+  lu.assertErrorMsgContains("agg 'w': wmean needs a weight column",
+      function() return h:group_by("k"):agg { { "w", "wmean", "u" } } end)
+  lu.assertErrorMsgContains("agg 'n': expected a boolean column (a mask)",
+      function() return h:group_by("k"):agg { { "n", "count", where = h:col("d") } } end)
 end
 
 function TestAgg:test_first_row()
@@ -388,7 +401,8 @@ function TestAgg:test_first_row()
     lu.assertEquals(g:get(gi, "pr"), want[k].pos)
   end
   -- by hand: k = a a b a, v = 1 5 2 7; first_row: a 1, b 3; where v > 3: a 2, b missing
-  local h = T.from_rows({ { k = "a", v = 1 }, { k = "a", v = 5 }, { k = "b", v = 2 }, { k = "a", v = 7 } }, { "k", "v" })
+  local h = T.from_rows({ { k = "a", v = 1 }, { k = "a", v = 5 }, { k = "b", v = 2 }, { k = "a", v = 7 } },
+      { "k", "v" })
   local hg = h:group_by("k"):agg { { "r", "first_row" }, { "big", "first_row", where = h:col("v"):gt(3) } }
   lu.assertEquals(hg:col("r"):to_lua(), { 1, 3 })
   lu.assertEquals(hg:col("big"):to_lua(), { 2, nil })
@@ -430,8 +444,10 @@ function TestAgg:test_pivot()
     { id = 2, sm__throughput = 2, dram__bytes = 0 },
     { id = 3, sm__throughput = 0, dram__bytes = 1 },
   })
-  lu.assertErrorMsgContains("pivot: values: no column 'x'", function() return long:pivot { index = "id", columns = "metric", values = "x" } end)
-  lu.assertErrorMsgContains("pivot: unknown agg 'median' (first, last, sum, mean, min, max, count)", function() return long:pivot { index = "id", columns = "metric", values = "v", agg = "median" } end)
+  lu.assertErrorMsgContains("pivot: values: no column 'x'", function() return long:pivot { index = "id",
+      columns = "metric", values = "x" } end)
+  lu.assertErrorMsgContains("pivot: unknown agg 'median' (first, last, sum, mean, min, max, count)",
+      function() return long:pivot { index = "id", columns = "metric", values = "v", agg = "median" } end)
 end
 
 TestStable = {}
@@ -473,12 +489,15 @@ end
 
 function TestStable:test_callback_errors_name_the_row()
   local t = T.from_rows({ { a = 1 }, { a = 2 }, {} }, { "a" }, "t3")
-  lu.assertErrorMsgContains("where (table 't3'), row 3, column 'a':", function() return t:where(function(r) return r.a > 1 end) end)
-  lu.assertErrorMsgContains("add_column 'b' (table 't3'), row 3, column 'a':", function() return t:add_column("b", function(r) return r.a + 1 end) end)
+  lu.assertErrorMsgContains("where (table 't3'), row 3, column 'a':",
+      function() return t:where(function(r) return r.a > 1 end) end)
+  lu.assertErrorMsgContains("add_column 'b' (table 't3'), row 3, column 'a':",
+      function() return t:add_column("b", function(r) return r.a + 1 end) end)
   lu.assertErrorMsgContains("(field 'a')", function() return t:add_column("b", function(r) return r.a + 1 end) end)
   -- the column named is the one read last before the error
   local u = T.from_rows({ { a = 1, b = 2 }, { a = 2 } }, { "a", "b" }, "t2")
-  lu.assertErrorMsgContains("where (table 't2'), row 2, column 'b':", function() return u:where(function(r) return r.a + r.b > 0 end) end)
+  lu.assertErrorMsgContains("where (table 't2'), row 2, column 'b':",
+      function() return u:where(function(r) return r.a + r.b > 0 end) end)
   -- an error that reads no column names none
   lu.assertErrorMsgContains("where (table 't2'), row 1: ", function() return u:where(function() error("boom") end) end)
   -- error objects that are not strings pass through unchanged
@@ -498,7 +517,8 @@ function TestHistogram:test_under_over_and_integers()
   lu.assertEquals(h.under, 2)
   lu.assertEquals(h.over, 1)
   local t = h:table()
-  lu.assertEquals(t:to_lua(), { { hi = 1, count = 2 }, { lo = 1, hi = 5, count = 4 }, { lo = 5, hi = 13, count = 3 }, { lo = 13, count = 1 } })
+  lu.assertEquals(t:to_lua(), { { hi = 1, count = 2 }, { lo = 1, hi = 5, count = 4 }, { lo = 5, hi = 13, count = 3 },
+      { lo = 13, count = 1 } })
   lu.assertStrContains(tostring(h), "lo  hi  count")
 end
 
@@ -512,7 +532,8 @@ function TestHistogram:test_log_bins()
   lu.assertEquals(h.counts, { 1, 1, 2 })   -- 1 | 10 | 100 1000 (last bin closed)
   lu.assertEquals(h.under, 1)              -- the zero
   lu.assertEquals(h.over, 0)
-  lu.assertErrorMsgContains("log bins need at least one value > 0", function() return S.histogram({ 0, -1 }, { log = true }) end)
+  lu.assertErrorMsgContains("log bins need at least one value > 0",
+      function() return S.histogram({ 0, -1 }, { log = true }) end)
 end
 
 -- the examples of docs/table.md, sections "Column expressions" to "Errors
@@ -658,7 +679,8 @@ function TestIntKeys:test_group_by_int()
   for r = 1, N do
     local k = ROWS[r].i
     local key = k == nil and "nil" or k
-    if not seen[key] then seen[key] = true; order[#order + 1] = k == nil and "nil" or k; n[key] = 0; fj[key] = ROWS[r].j end
+    if not seen[key] then seen[key] = true; order[#order + 1] = k == nil and "nil"
+        or k; n[key] = 0; fj[key] = ROWS[r].j end
     n[key] = n[key] + 1
   end
   lu.assertEquals(g:nrows(), #order)
@@ -672,7 +694,8 @@ end
 
 function TestIntKeys:test_join_int()
   local t = tbl()
-  local b = T.from_rows({ { j = 3, w = "a" }, { j = -25, w = "b" }, { j = 3, w = "c" }, { w = "d" }, { j = 99, w = "e" } },
+  local b = T.from_rows({ { j = 3, w = "a" }, { j = -25, w = "b" }, { j = 3, w = "c" }, { w = "d" },
+      { j = 99, w = "e" } },
     { "j", "w" }, "b")
   for _, how in ipairs({ "inner", "left" }) do
     local got = t:select("j"):join(b, { on = "j", how = how }):to_lua()
@@ -754,7 +777,8 @@ function test_const_and_rownum()
   lu.assertEquals(empty:rownum():count(), 0)
   lu.assertEquals(empty:const(1):count(), 0)
   lu.assertErrorMsgContains("a type for a column of missing values", function() return t:const(nil) end)
-  lu.assertErrorMsgContains("const: string cannot make a column of number", function() return t:const("a", "number") end)
+  lu.assertErrorMsgContains("const: string cannot make a column of number",
+      function() return t:const("a", "number") end)
   lu.assertErrorMsgContains("const: 2.5 is not an integer", function() return t:const(2.5, "integer") end)
   lu.assertErrorMsgContains("invalid option 'text'", function() return t:const(1, "text") end)
   lu.assertError(function() return t:const({}) end)

@@ -76,9 +76,11 @@ function TestDeviceOps:test_launch_latency_orders()
     local R = { { 0, 10, 1 }, { 5, 10, 2 }, { 6, 4, 3 }, { 20, 5, 4 }, { 32, 3, 5 }, { 40, 5, 6 }, { 40, 5, 7 } }
     local k, r = {}, {}
     for i, x in ipairs(K) do
-      k[i] = { name = "k" .. i, start_ns = f(x[1]), duration_ns = f(x[2]), stream = x[3], device = 0, correlation = x[4] }
+      k[i] = { name = "k" .. i, start_ns = f(x[1]), duration_ns = f(x[2]), stream = x[3], device = 0,
+          correlation = x[4] }
     end
-    for i, x in ipairs(R) do r[i] = { name = "cudaLaunchKernel", start_ns = f(x[1]), duration_ns = f(x[2]), correlation = x[3] } end
+    for i, x in ipairs(R) do r[i] = { name = "cudaLaunchKernel", start_ns = f(x[1]), duration_ns = f(x[2]),
+        correlation = x[3] } end
     return { source = "hand-made", tables = {
       kernels = T.from_rows(k, { "name", "start_ns", "duration_ns", "stream", "device", "correlation" }),
       runtime = T.from_rows(r, { "name", "start_ns", "duration_ns", "correlation" }) } }
@@ -108,8 +110,10 @@ function TestIdle:test_gaps_by_hand()
   local K = { { 0, 10, 1 }, { 15, 0, 2 }, { 16, 4, 3 }, { 20, 5, 4 }, { 100, 10, 5 } }
   local R = { { 0, 1, 1 }, { 12, 1, 2 }, { 1, 1, 3 }, { 2, 1, 4 }, { 20, 1, 5 } }
   local k, r = {}, {}
-  for i, x in ipairs(K) do k[i] = { name = "k" .. i, start_ns = x[1], duration_ns = x[2], stream = 7, device = 0, correlation = x[3] } end
-  for i, x in ipairs(R) do r[i] = { name = "cudaLaunchKernel", start_ns = x[1], duration_ns = x[2], correlation = x[3] } end
+  for i, x in ipairs(K) do k[i] = { name = "k" .. i, start_ns = x[1], duration_ns = x[2], stream = 7, device = 0,
+      correlation = x[3] } end
+  for i, x in ipairs(R) do r[i] = { name = "cudaLaunchKernel", start_ns = x[1], duration_ns = x[2],
+      correlation = x[3] } end
   local p = { source = "hand-made", tables = {
     kernels = T.from_rows(k, { "name", "start_ns", "duration_ns", "stream", "device", "correlation" }),
     runtime = T.from_rows(r, { "name", "start_ns", "duration_ns", "correlation" }) } }
@@ -178,8 +182,10 @@ function TestIdle:test_kernel_wait_threshold_option()
   -- with --set kernel_wait_ns=5000: stream 7 has 467 us of kernel wait, stream 23 33 us
   local rep = recipes.run("idle-time", { perflab.load(SAMPLED) }, { kernel_wait_ns = 5000 })
   local m = by_stream(rep.tables.idle)
-  lu.assertEquals({ m["0:7"].host_wait_ns, m["0:7"].kernel_wait_ns, m["0:7"].other_ns }, { 397917000, 467000, 601633000 })
-  lu.assertEquals({ m["0:23"].host_wait_ns, m["0:23"].kernel_wait_ns, m["0:23"].other_ns }, { 1214793000, 33000, 161000 })
+  lu.assertEquals({ m["0:7"].host_wait_ns, m["0:7"].kernel_wait_ns, m["0:7"].other_ns },
+      { 397917000, 467000, 601633000 })
+  lu.assertEquals({ m["0:23"].host_wait_ns, m["0:23"].kernel_wait_ns, m["0:23"].other_ns },
+      { 1214793000, 33000, 161000 })
 end
 
 TestLaunch = {}
@@ -254,7 +260,8 @@ TestLive = {}
 
 local function compare_live(path, kwait)
   local py = python_figures(path, kwait)
-  if not py then require("tdata").optional_tool("/usr/bin/python3", "the live comparison with tools/timeline_check.py") return end
+  if not py then require("tdata").optional_tool("/usr/bin/python3",
+      "the live comparison with tools/timeline_check.py") return end
   local p = perflab.load(path)
   local idle = by_stream(recipes.run("idle-time", { p }, { kernel_wait_ns = kwait }).tables.idle)
   local rep = recipes.run("launch-latency", { p }, {})

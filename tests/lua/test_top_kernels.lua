@@ -104,7 +104,8 @@ function TestSeed:test_parser_kernels_table()
   lu.assertEquals(p.source, PATH)
   lu.assertEquals(p.meta.time_unit, "ns")
   local k = p:table("kernels")
-  lu.assertEquals(k:columns(), { "name", "short_name", "latency_ns", "duration_ns", "tensor_util", "dram_util", "truncated", "line" })
+  lu.assertEquals(k:columns(), { "name", "short_name", "latency_ns", "duration_ns", "tensor_util", "dram_util",
+      "truncated", "line" })
   lu.assertEquals(k:types(), { name = "string", short_name = "string", latency_ns = "number", duration_ns = "number",
     tensor_util = "number", dram_util = "number", truncated = "boolean", line = "integer" })
   lu.assertEquals(k:nrows(), 13065)
@@ -134,7 +135,8 @@ local function check_table(t, key)
   local g, order, grand = expected_groups(ROWS, key)
   lu.assertEquals(grand, 306573856)
   lu.assertEquals(t:nrows(), #order)
-  lu.assertEquals(t:columns(), { "kernel", "calls", "total_ns", "mean_ns", "min_ns", "max_ns", "share_pct", "tensor_util", "dram_util" })
+  lu.assertEquals(t:columns(), { "kernel", "calls", "total_ns", "mean_ns", "min_ns", "max_ns", "share_pct",
+      "tensor_util", "dram_util" })
   local seen, prev = {}, nil
   for i, r in t:rows() do
     local e = g[r.kernel]
@@ -195,7 +197,8 @@ end
 -- "void cutlass::Kernel<", 54.787 ms in all) stay 53 groups instead of one
 -- "Kernel" group of 308 (59 groups in all before, 111 now).
 function TestRecipe:test_group_short_name_cutlass()
-  local rep = perflab.run("top-kernels", "tests/data/corpus/kineto_trace/hta_sampled_rank-0.json.gz", { top = 0, group = "short_name" })
+  local rep = perflab.run("top-kernels", "tests/data/corpus/kineto_trace/hta_sampled_rank-0.json.gz",
+      { top = 0, group = "short_name" })
   local t = rep.tables.top_kernels
   lu.assertEquals(t:nrows(), 111)
   local groups, calls, total = 0, 0, 0
@@ -211,7 +214,8 @@ end
 function TestRecipe:test_default_top_and_title()
   local rep = perflab.run("top-kernels", PATH)
   lu.assertEquals(rep.tables.top_kernels:nrows(), 20)
-  lu.assertEquals(rep.table_info.top_kernels.title, "85 kernels, 13065 launches, 306.6 ms of kernel time (top 20 shown)")
+  lu.assertEquals(rep.table_info.top_kernels.title,
+      "85 kernels, 13065 launches, 306.6 ms of kernel time (top 20 shown)")
   lu.assertEquals(rep.options, { top = 20, group = "name" })
 end
 
@@ -297,14 +301,18 @@ function TestRender:test_text()
   lu.assertEquals(lines[1], "top-kernels · examples/kernel-table.txt (kernel-table)")
   lu.assertEquals(lines[3], "Findings (1)")
   lu.assertEquals(lines[7], "top_kernels — 85 kernels, 13065 launches, 306.6 ms of kernel time (top 3 shown)")
-  lu.assertEquals(lines[8], "kernel                         calls  total_ns  mean_ns  min_ns  max_ns  share_pct  tensor_util  dram_util")
-  lu.assertEquals(lines[10], "elementwise_kernel              3185  56058272  17600.7    5120  255488    18.2854    0.0238878   0.226779")
-  lu.assertEquals(lines[#lines - 2], "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time.")
+  lu.assertEquals(lines[8],
+      "kernel                         calls  total_ns  mean_ns  min_ns  max_ns  share_pct  tensor_util  dram_util")
+  lu.assertEquals(lines[10],
+      "elementwise_kernel              3185  56058272  17600.7    5120  255488    18.2854    0.0238878   0.226779")
+  lu.assertEquals(lines[#lines - 2],
+      "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time.")
   lu.assertNotNil(lines[#lines]:match("^figure top_kernels%.svg: time share per kernel %(top_kernels%) %(%d+ bytes of SVG; %-%-output DIR writes it%)$"), lines[#lines])
   -- a narrower terminal: kernel names are cut (numbers never are), every line fits
   local narrow = report3():render("text", { width = 100 })
   for l in narrow:gmatch("[^\n]+") do lu.assertTrue(utf8.len(l) <= 100, l) end
-  lu.assertStrContains(narrow, "\nvectorized_elementwis…   4002  33716352  8424.88    3488  147680    10.9978   0.00475988   0.288134\n")
+  lu.assertStrContains(narrow,
+      "\nvectorized_elementwis…   4002  33716352  8424.88    3488  147680    10.9978   0.00475988   0.288134\n")
 end
 
 function TestRender:test_empty_kernel_table()

@@ -112,7 +112,8 @@ local function check_occupancy(rep)
   lu.assertAlmostEquals(r1.saved_ns, 341500 * (100 - 64.3814286) / 100, 0.1)
   local vec_sum, by = 0, {}
   for _, r in w:rows() do
-    if r.kernel == "vectorized_elementwise_kernel" and r.rule == "occupancy.achieved_gap" then vec_sum = vec_sum + r.saved_ns end
+    if r.kernel == "vectorized_elementwise_kernel"
+        and r.rule == "occupancy.achieved_gap" then vec_sum = vec_sum + r.saved_ns end
     by[r.rule .. "|" .. r.kernel] = r
   end
   lu.assertAlmostEquals(vec_sum, 245577.53, 0.1)
@@ -240,7 +241,8 @@ function TestWeighting:test_timeline_without_kernels_fails()
   local T = perflab.table
   local Profile = require("perflab.profile").Profile
   local bad = setmetatable({ format = "nsys-stats", source = "mem", meta = {},
-    tables = { memcpy = T.from_rows({ { bytes = 1 } }, { "bytes" }) }, table_order = { "memcpy" }, diagnostics = {} }, Profile)
+    tables = { memcpy = T.from_rows({ { bytes = 1 } }, { "bytes" }) }, table_order = { "memcpy" }, diagnostics = {} },
+        Profile)
   local ok, err = pcall(perflab.run, "launch", { perflab.load(NCU), bad })
   lu.assertFalse(ok)
   lu.assertStrContains(tostring(err), "kernels or kernel_summary")
