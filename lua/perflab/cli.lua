@@ -217,52 +217,13 @@ local function write_outputs(dir, rep, o)
   return written
 end
 
---- perflab run all FILE...: every recipe on the search path whose needs the
--- inputs meet, in name order; a recipe that needs two runs or roles, or
--- tables the inputs lack, is left out (named on stderr).  --set applies to
--- the recipes that declare the option.
---- run_all_reports(inputs, set) -> reports, skipped: every recipe whose
--- needs the inputs meet, in name order (what `perflab run all` and the
--- pages of `perflab serve` show); skipped lists "recipe (why)".  `set`
--- applies to the recipes that declare each option; one that none declares
--- is an error.
-function M.run_all_reports(inputs, set)
-  local reps, skipped, used, all = {}, {}, {}, {}
-  for i, info in ipairs(recipes.list()) do
-    all[i] = recipes.load(info.name)
-    for k in pairs(set) do if all[i].options[k] then used[k] = true end end
-  end
-  local unused = {}
-  for k in pairs(set) do if not used[k] then unused[#unused + 1] = k end end
-  table.sort(unused)
-  if #unused > 0 then fail("run all: no recipe has the option " .. table.concat(unused, ", ")) end
-  for _, r in ipairs(all) do
-    local given = {}
-    for k, v in pairs(set) do if r.options[k] then given[k] = v end end
-    local ok, rep = pcall(recipes.check_needs, r, inputs)
-    local err
-    -- "recipe 'X' needs a table T, and FILE has ...": the first half says it
-    if not ok and errors.is_fail(rep) then rep.message = rep.message:match("^recipe '[^']*' (needs .-), and ")
-        or rep.message end
-    if ok then ok, rep = pcall(recipes.run, r, inputs, given) end
-    if ok then reps[#reps + 1] = rep
-    else
-      -- a recipe that cannot use these inputs says so with a user error; anything else is a bug
-      if rep ~= nil and not errors.is_fail(rep) then error(rep, 0) end
-      err = errors.text(rep)
-      skipped[#skipped + 1] = string.format("%s (%s)", r.name, (tostring(err):gsub("\n.*", "")))
-    end
-  end
-  return reps, skipped
-end
-
 local function run_all(pos, o, fmt, failon)
   if fmt == "csv" then fail("run all: --format csv prints one report's tables; use --output DIR or another format") end
   local inputs = {}
   for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], load_opts(o)) end
   if #inputs == 0 then fail("run all needs input files: perflab run all FILE...") end
   if o.gpu then o.set.gpu = o.gpu end
-  local reps, skipped = M.run_all_reports(inputs, o.set)
+  local reps, skipped = recipes.run_all(inputs, o.set)
   if #reps == 0 then fail("run all: no recipe could run on these inputs: " .. table.concat(skipped, "; ")) end
   if #skipped > 0 then io.stderr:write("perflab: not run: " .. table.concat(skipped, "; ") .. "\n") end
   -- the answer first: where the time goes and what to fix, from every report
@@ -799,8 +760,9 @@ end
 function M.main(args)
   local cmd = table.remove(args, 1)
   local f = M[cmd]
-  if type(f) ~= "function" or cmd == "main"
-      or cmd == "run_all_reports" then fail(string.format("unknown command '%s' (see perflab help)", tostring(cmd))) end
+  if type(f) ~= "function" or cmd == "main" then
+    fail(string.format("unknown command '%s' (see perflab help)", tostring(cmd)))
+  end
   return f(args)
 end
 

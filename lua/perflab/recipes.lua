@@ -502,4 +502,39 @@ function M.help(name)
   return table.concat(lines, "\n") .. "\n"
 end
 
+--- run_all(inputs, set) -> reports, skipped: every recipe whose
+-- needs the inputs meet, in name order (what `perflab run all` and the
+-- pages of `perflab serve` show); skipped lists "recipe (why)".  `set`
+-- applies to the recipes that declare each option; one that none declares
+-- is an error.
+function M.run_all(inputs, set)
+  local reps, skipped, used, all = {}, {}, {}, {}
+  for i, info in ipairs(M.list()) do
+    all[i] = M.load(info.name)
+    for k in pairs(set) do if all[i].options[k] then used[k] = true end end
+  end
+  local unused = {}
+  for k in pairs(set) do if not used[k] then unused[#unused + 1] = k end end
+  table.sort(unused)
+  if #unused > 0 then errors.fail("run all: no recipe has the option " .. table.concat(unused, ", ")) end
+  for _, r in ipairs(all) do
+    local given = {}
+    for k, v in pairs(set) do if r.options[k] then given[k] = v end end
+    local ok, rep = pcall(M.check_needs, r, inputs)
+    local err
+    -- "recipe 'X' needs a table T, and FILE has ...": the first half says it
+    if not ok and errors.is_fail(rep) then rep.message = rep.message:match("^recipe '[^']*' (needs .-), and ")
+        or rep.message end
+    if ok then ok, rep = pcall(M.run, r, inputs, given) end
+    if ok then reps[#reps + 1] = rep
+    else
+      -- a recipe that cannot use these inputs says so with a user error; anything else is a bug
+      if rep ~= nil and not errors.is_fail(rep) then error(rep, 0) end
+      err = errors.text(rep)
+      skipped[#skipped + 1] = string.format("%s (%s)", r.name, (tostring(err):gsub("\n.*", "")))
+    end
+  end
+  return reps, skipped
+end
+
 return M

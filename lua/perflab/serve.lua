@@ -5,7 +5,7 @@
 -- Lua state with this module and its own profile cache), and every
 -- file a page reads is named relative to DIR and resolved by httpd.check
 -- (the same rules, and realpath containment).  The pages run the same
--- recipes as `perflab run` (cli.run_all_reports, recipes.run) and show
+-- recipes as `perflab run` (recipes.run_all, recipes.run) and show
 -- them with perflab.html; every name from a file is escaped by it or by
 -- chart.escape here.  Routes:
 --   /                      the runs: one row per profile under DIR
@@ -328,7 +328,7 @@ local function run_all(rel, set)
   local key = table.concat({ "r", abs, version, table.concat(skey, "&") }, "\0")
   local hit = cache_get(key)
   if hit then return hit.reps, hit.skipped end
-  local reps, skipped = require("perflab.cli").run_all_reports({ p }, set)
+  local reps, skipped = require("perflab.recipes").run_all({ p }, set)
   local bytes = 4096
   for _, rep in ipairs(reps) do
     for _, t in pairs(rep.tables) do bytes = bytes + 16 * t:nrows() * math.max(#t:columns(), 1) end
