@@ -6,7 +6,7 @@
 ** Each expression is a new one-column C table wrapped as a column object;
 ** the work runs in src/core (table_vec.c, table_scan.c).  The table calls
 ** that take columns (filter, order, take, with, where, pivot) are Table
-** methods, in l_table.c.  Documented in docs/table.md.
+** methods, in l_table.c.  Documented in docs/table-api.md.
 */
 #include "lbind.h"
 #include "quantile.h"

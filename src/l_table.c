@@ -5,7 +5,7 @@
 ** ("perflab.Grouping"), the module functions, and the opener; the Column
 ** methods are in l_column.c (pl_l_column_open), the plumbing both share in
 ** lbind.c.  Heavy work (sort, top-k, group-by, join, writers) runs in C.
-** API documented in docs/table.md.
+** API documented in docs/table-api.md.
 */
 #include "lbind.h"
 #include "outfile.h"

@@ -132,7 +132,7 @@ end
 
 ---------------------------------------------------------------------------
 -- the same checks on columns (one value per launch, computed in C by
--- column expressions; docs/table.md): the arguments are columns of one
+-- column expressions; docs/table-api.md): the arguments are columns of one
 -- length or numbers, the results columns with the scalar functions'
 -- values row by row (missing where the scalar function gives nil)
 ---------------------------------------------------------------------------

@@ -29,7 +29,7 @@ local function wrap(rec, opts)
   if math.type(meta.world_size) == "integer" then rec.world_size = meta.world_size end
   rec = require("perflab.derive").apply(setmetatable(rec, Profile))
   -- a profile's tables stay as loaded: add_column/with/drop/rename on them
-  -- work on a copy (docs/table.md, "Stable tables")
+  -- work on a copy (docs/table-api.md, "Stable tables")
   for _, t in pairs(rec.tables) do t:freeze() end
   return rec
 end

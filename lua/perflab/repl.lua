@@ -228,11 +228,11 @@ local function api_entry(name)
   return #out > 0 and table.concat(out, "\n") or nil
 end
 
--- The section of the scripting reference (docs/table.md, intervals.md,
+-- The section of the scripting reference (docs/table-api.md, intervals.md,
 -- stats.md, charts.md) whose heading names the function: the heading and
 -- every line up to the next heading of the same or a higher level.  The
 -- pages write T.from_rows, t:filter, c:count, stats.mean, I.from_table.
-local DOC_PAGES = { "docs/table.md", "docs/intervals.md", "docs/stats.md", "docs/charts.md" }
+local DOC_PAGES = { "docs/table-api.md", "docs/intervals.md", "docs/stats.md", "docs/charts.md" }
 local function doc_section(name)
   local short = name:gsub("^perflab%.table%.", "T."):gsub("^Table:", "t:"):gsub("^Column:", "c:")
     :gsub("^perflab%.intervals%.", "I."):gsub("^IntervalSet:", "set:"):gsub("^Group:", "grouping:")

@@ -4,7 +4,7 @@
 ** Only the columns that mean the same thing in every format that has them
 ** are here; a column a format adds beside them (a tool's metrics, raw
 ** text) is that format's own.  A column whose type still differs between
-** formats is left out until the formats agree (`loose` below; docs/tables.md,
+** formats is left out until the formats agree (`loose` below; docs/standard-tables.md,
 ** "Not yet standard", lists them).
 */
 #include "schema.h"
@@ -169,7 +169,7 @@ static const scol memory_events[] = {
 };
 
 /* Columns several formats share under one name whose type still differs by
-** format: not standard yet (printed in docs/tables.md so nobody relies on
+** format: not standard yet (printed in docs/standard-tables.md so nobody relies on
 ** them being one type). */
 static const struct {
   const char *table, *name, *why;

@@ -6,7 +6,7 @@
 ** every format that provides it; that is what lets a recipe run on any input
 ** that has the tables it needs.  This file is the one place those columns
 ** are declared: parsers create them with pl_std_col (type and doc from here),
-** docs/tables.md is printed from here (pl_schema_markdown; `build/test_schema print`),
+** docs/standard-tables.md is printed from here (pl_schema_markdown; `build/test_schema print`),
 ** and tests/c/test_schema.c checks every format's output against it.
 **
 ** A format may add columns of its own beside the standard ones (tool
@@ -68,7 +68,7 @@ void pl_add_cols(pl_table *t, const pl_coldef *defs, size_t n, int *cols);
 pl_table *pl_table_declare(const pl_parse_opts *o, const char *name, pl_pool *pool, const pl_coldef *defs, size_t n,
                            int *cols);
 
-/* docs/tables.md: the schema as Markdown, appended to out. */
+/* docs/standard-tables.md: the schema as Markdown, appended to out. */
 void pl_schema_markdown(pl_buf *out);
 
 #endif

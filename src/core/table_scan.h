@@ -1,7 +1,7 @@
 /*
 ** table_scan.h -- running (scan) column operations of the table engine:
 ** each row's result depends on the rows before it.  Bound as column
-** methods in src/l_column.c; documented in docs/table.md.
+** methods in src/l_column.c; documented in docs/table-api.md.
 */
 #ifndef PL_TABLE_SCAN_H
 #define PL_TABLE_SCAN_H

@@ -23,7 +23,7 @@ return {
       "tests/fixtures/seed004_paddle_summary.txt" },
   { "comparison-report", "$S/seeds/002_*.txt", "tests/fixtures/seed002_comparison_report.txt" },
   { "torch-table", "$S/corpus/torch_profiler_table/*", "tests/fixtures/torch_table_memory_synthetic.txt" },
-  { "markdown", "tests/fixtures/comparison/*.md", "README.md", "docs/table.md" },
+  { "markdown", "tests/fixtures/comparison/*.md", "README.md", "docs/table-api.md" },
   -- issue 22, real-world shapes (a second line for an id adds samples)
   { "torch-table", "tests/fixtures/torch-table/memory_units_2x.txt" },
   { "rocprof", "tests/fixtures/rocprof/*.csv" },

@@ -1,6 +1,6 @@
 /* test_schema.c -- the standard tables' schema (src/core/schema.c):
-**   1. docs/tables.md is what pl_schema_markdown prints (`test_schema print`
-**      writes it: build/test_schema print > docs/tables.md);
+**   1. docs/standard-tables.md is what pl_schema_markdown prints (`test_schema print`
+**      writes it: build/test_schema print > docs/standard-tables.md);
 **   2. every format's standard tables conform: on every seed, corpus, fixture
 **      and example file that loads, each standard column present has the
 **      schema's type (kernels.duration_ns may be a number where the table has
@@ -93,14 +93,14 @@ int main(int argc, char **argv) {
   TC_CHECK(src && data);
   if (!src || !data) return tc_done();
 
-  /* 1. docs/tables.md */
+  /* 1. docs/standard-tables.md */
   char path[4096];
-  snprintf(path, sizeof path, "%s/docs/tables.md", src);
+  snprintf(path, sizeof path, "%s/docs/standard-tables.md", src);
   size_t n = 0;
   char *doc = tc_need(path) ? slurp(path, &n) : NULL;
   TC_CHECK(doc && n == md.len && memcmp(doc, md.data, n) == 0);
   if (doc && !(n == md.len && memcmp(doc, md.data, n) == 0))
-    fprintf(stderr, "docs/tables.md differs from the schema: build/test_schema print > docs/tables.md\n");
+    fprintf(stderr, "docs/standard-tables.md differs from the schema: build/test_schema print > docs/standard-tables.md\n");
   free(doc);
   /* the Markdown holds every column: count its table rows by hand */
   size_t rows = 0, ncols = 0;

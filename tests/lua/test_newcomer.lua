@@ -71,7 +71,7 @@ end
 function test_help_shows_the_whole_entry()
   local repl = require "perflab.repl"
   local d = repl.doc(T.from_rows)
-  -- the api.md line and the whole section of docs/table.md, with its example and errors
+  -- the api.md line and the whole section of docs/table-api.md, with its example and errors
   lu.assertStrContains(d, "- `perflab.table.from_rows(rows [, order] [, name])`")
   lu.assertStrContains(d, "### `T.from_rows(rows [, order] [, name])`")
   lu.assertStrContains(d, "Errors: `row 1 is not a table`")

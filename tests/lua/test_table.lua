@@ -1,4 +1,4 @@
--- test_table.lua -- the perflab.table API, call by call (docs/table.md
+-- test_table.lua -- the perflab.table API, call by call (docs/table-api.md
 -- mirrors these examples).  Run: build/perflab tests/lua/test_table.lua -v
 -- Expected values are written out by hand or recomputed with plain Lua
 -- loops over the same data; nothing here is read back from the engine

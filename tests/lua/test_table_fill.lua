@@ -1,5 +1,5 @@
 -- test_table_fill.lua -- c:fill, c:floor and perflab.table.sprintf
--- (docs/table.md, "Filling, rounding and text from columns"): each vector
+-- (docs/table-api.md, "Filling, rounding and text from columns"): each vector
 -- result against a plain Lua loop over the same rows (string.format,
 -- math.floor, `or`), and the errors.  Also pivot's first/last (a path of
 -- their own in C) against a Lua loop, with missing values and strings.

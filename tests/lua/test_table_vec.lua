@@ -1,6 +1,6 @@
 -- test_table_vec.lua -- column expressions, masks, filter/order/take/with,
 -- map, pivot, the wmean/last/ids aggregates with where masks, frozen
--- profile tables and histograms (docs/table.md, "Column expressions" on).
+-- profile tables and histograms (docs/table-api.md, "Column expressions" on).
 -- Every vector result is compared with a plain Lua loop over the same
 -- random data (with missing values); small cases are written out by hand.
 local lu = require "luaunit"
@@ -115,7 +115,7 @@ function TestArith:test_fill()
   local h = T.from_rows({ { a = 1 }, { b = 5 }, { a = 3, b = 4 }, {} }, { "a", "b" })
   lu.assertEquals(h:col("a"):fill(h:col("b")):to_lua(), { 1, 5, 3, nil })
   lu.assertEquals(h:col("a"):fill(0):to_lua(), { 1, 0, 3, 0 })
-  -- the examples of docs/table.md
+  -- the examples of docs/table-api.md
   local L = T.from_rows({
     { k = "gemm", d = 100, u = 0.5 }, { k = "relu", d = 10, u = 0.25 }, { k = "gemm", d = 300, u = 0.75 },
     { k = "copy", d = 40 }, { k = "relu", d = 30, u = 0.125 },
@@ -536,7 +536,7 @@ function TestHistogram:test_log_bins()
       function() return S.histogram({ 0, -1 }, { log = true }) end)
 end
 
--- the examples of docs/table.md, sections "Column expressions" to "Errors
+-- the examples of docs/table-api.md, sections "Column expressions" to "Errors
 -- inside callbacks", on the page's table (values worked out by hand)
 TestDocExamples = {}
 local function launches()
