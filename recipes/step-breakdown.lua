@@ -288,6 +288,7 @@ local function gpu_figures(p, steps)
     if (g.occ_t or 0) > 0 then f.occupancy_pct = g.occupancy_pct end
     f.tc_pct = g.kernel_ns > 0 and 100 * g.tc_kernel_ns / g.kernel_ns or 0
     f.tc_used_ratio = g.k_all > 0 and g.tc_all / g.k_all or 0
+    f.tc_from_data = by_data ~= nil
     out[#out + 1] = f
   end
   return out
@@ -408,6 +409,13 @@ local function triggers(report, src, run, avg, gpu, extra)
     elseif extra.gpu_known == false then
       report:note(string.format("%s%s: step-breakdown.tensor_cores skipped: the trace names no GPU (no deviceProperties), "
         .. "so whether its kernels could use tensor cores, and under which names, is unknown.", where, src))
+    elseif extra.tc_from_names then
+      -- no recorded dtypes: whether a kernel uses tensor cores is not in the
+      -- data, and a kernel name is no evidence to advise on
+      report:note(string.format("%s%s: step-breakdown.tensor_cores: unknown. The trace records no operator dtypes "
+        .. "(profile with record_shapes=True), so whether its kernels use tensor cores is not in the data; by "
+        .. "the plugin's kernel-name list none does, and %d %% of the time is launched by tensor-core-eligible "
+        .. "operators.", where, src, math.floor(extra.tc_eligible_pct + 0.5)))
     elseif extra.vendor == "amd" and not (fam and fam.tensile) then
       report:note(string.format("%s%s: step-breakdown.tensor_cores skipped: no GEMM kernel is named the way Tensile / "
         .. "hipBLASLt name theirs (Cijk_...), so whether the kernels use matrix cores cannot be told from their names.",
@@ -560,6 +568,7 @@ local function from_kineto(p, report, acc, opts)
     vendor = vendor, arch = arch, gpu_known = gpu_known, families = family_use(p),
     use_dp = c.use_dp, use_ddp = c.use_ddp, nccl = c.nccl, devices_used = #gpu, memory = memory,
     unreliable = grec and grec.reason or nil,
+    tc_from_names = #gpu > 0 and not gpu[1].tc_from_data,
   })
   report:note(string.format("%s: %d steps, %s per step on average (steps bounded on the device side: a step "
     .. "ends when the last device op it launched ends).", p.source, #rows, units.ns(avg.total_ns)))

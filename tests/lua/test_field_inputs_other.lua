@@ -77,8 +77,14 @@ end
 -- 100 us of kernel time: eligible share 1200 / 1400 = 85.714 %.
 function TestFieldInputs:test_tensor_core_advice()
   local function run(f) return perflab.run("step-breakdown", { FIX .. "kineto/" .. f }) end
-  -- A100, FP32 SGEMM: the plugin's advice, as before
+  -- A100, FP32 SGEMM, no recorded dtypes: a kernel name is no evidence, so
+  -- no advice; the note says unknown and how to record the dtypes
   local rep = run("tc_a100_fp32.json")
+  lu.assertEquals(#findings(rep, "step-breakdown.tensor_cores"), 0)
+  lu.assertEquals(notes_with(rep, "step-breakdown.tensor_cores: unknown"), 1)
+  lu.assertEquals(notes_with(rep, "record_shapes=True"), 1)
+  -- the same workload with its dtypes recorded (float on an A100): the advice
+  rep = run("ops_a100_fp32_shapes.json")
   local tc = findings(rep, "step-breakdown.tensor_cores")
   lu.assertEquals(#tc, 1)
   lu.assertAlmostEquals(tc[1].evidence.tc_eligible_pct, 100 * 1200 / 1400, 1e-9)
@@ -93,17 +99,14 @@ function TestFieldInputs:test_tensor_core_advice()
   rep = run("tc_mi300x_bf16.json")
   lu.assertEquals(#findings(rep, "step-breakdown.tensor_cores"), 0)
   lu.assertEquals(notes_with(rep, "AMD MFMA"), 1)
-  -- MI300X, an FP32 Tensile GEMM without MFMA: the advice, in matrix-core words, BF16
+  -- MI300X, an FP32 Tensile GEMM without MFMA and no recorded dtypes: unknown
   rep = run("tc_mi300x_fp32.json")
-  tc = findings(rep, "step-breakdown.tensor_cores")
-  lu.assertEquals(#tc, 1)
-  lu.assertEquals(tc[1].subject, "Matrix Cores")
-  lu.assertStrContains(tc[1].message, "(BF16)")
-  lu.assertEquals(tc[1].evidence.arch, "gfx942")
-  -- MI300X, a GEMM named outside Tensile's naming: skipped, with why
+  lu.assertEquals(#findings(rep, "step-breakdown.tensor_cores"), 0)
+  lu.assertEquals(notes_with(rep, "step-breakdown.tensor_cores: unknown"), 1)
+  -- MI300X, a GEMM named outside Tensile's naming, no dtypes: unknown
   rep = run("tc_mi300x_unnamed.json")
   lu.assertEquals(#findings(rep, "step-breakdown.tensor_cores"), 0)
-  lu.assertEquals(notes_with(rep, "cannot be told from their names"), 1)
+  lu.assertEquals(notes_with(rep, "step-breakdown.tensor_cores: unknown"), 1)
   -- no deviceProperties: the rule is skipped, and the note says why
   rep = run("tc_nodevice_fp32.json")
   lu.assertEquals(#findings(rep, "step-breakdown.tensor_cores"), 0)
