@@ -19,9 +19,10 @@ A failed request is a connection error, a timeout or an unexpected status
 (anything but 200, and 422 for the malformed file).  Printed: requests,
 requests per second, p50/p90/p99/max latency, failures (must be 0) and the
 server's peak RSS (VmHWM), beside the cache cap and the big trace's size.
-One Lua state serves the requests one at a time (docs/serve.md): a cold
-parse of the big trace holds every other request for its duration, which
-is what p99 and max show."""
+A pool of --workers Lua states serves the requests, and cached pages are
+answered from the shared page cache without a worker (docs/serve.md): a
+cold parse of the big trace holds its worker for its duration, which is
+what p99 and max show."""
 import argparse
 import http.client
 import os
