@@ -488,14 +488,20 @@ static int tbl_filter(lua_State *L) {
   return 1;
 }
 
-/* [T key...] -> [T key... ... I]  (I an integer column) */
-static int tbl_order(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
+/* [T key...]: the row order of t by the sort keys at 2.. (sort_by, order);
+** the caller frees it. */
+static size_t *order_by_keys(lua_State *L, pl_table *t) {
   int top = lua_gettop(L);
   luaL_argcheck(L, top >= 2, 2, "expected at least one sort key");
   pl_sortkey keys[32];
   size_t nk = pl_l_read_sortkeys(L, t, 2, top, keys, 32);
-  size_t *ord = pl_table_order(t, keys, nk);
+  return pl_table_order(t, keys, nk);
+}
+
+/* [T key...] -> [T key... ... I]  (I an integer column) */
+static int tbl_order(lua_State *L) {
+  pl_table *t = pl_l_checktable(L, 1);
+  size_t *ord = order_by_keys(L, t);
   pl_table *r = pl_table_new_like("order", t);
   int oc = pl_table_add_col(r, "order", PL_INT);
   pl_column *o = r->cols[oc];
@@ -687,11 +693,7 @@ static int tbl_where(lua_State *L) {
 /* [T key...] -> [T key... R] */
 static int tbl_sort_by(lua_State *L) {
   pl_table *t = pl_l_checktable(L, 1);
-  int top = lua_gettop(L);
-  luaL_argcheck(L, top >= 2, 2, "expected at least one sort key");
-  pl_sortkey keys[32];
-  size_t nk = pl_l_read_sortkeys(L, t, 2, top, keys, 32);
-  size_t *ord = pl_table_order(t, keys, nk);
+  size_t *ord = order_by_keys(L, t);
   pl_table *r = pl_table_take(t, ord, t->nrows);
   free(ord);
   pl_l_derived_name(r, "sort_by", t);
