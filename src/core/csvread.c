@@ -164,6 +164,7 @@ static int read_impl(const char *data, size_t len, const pl_csv_opts *o, pl_csv_
     r.line_s = s;
     r.line_n = nl ? n - 1 : n;
     if (r.line_n && s[r.line_n - 1] == '\r') r.line_n--;
+    pl_csv_grow_hint(&p, n);
     size_t got = csv_parse(&p, s, n, on_field, on_record, &r);
     if (r.stop) {
       rc = -1;
@@ -227,6 +228,11 @@ done:
   free(r.lens);
   free(r.ptrs);
   return rc;
+}
+
+void pl_csv_grow_hint(struct csv_parser *p, size_t n) {
+  size_t blk = p->entry_size > n ? p->entry_size : n;
+  csv_set_blk_size(p, blk < 128 ? 128 : blk);
 }
 
 int pl_csv_read(const char *data, size_t len, const pl_csv_opts *o, pl_csv_row_fn fn, void *ud, pl_err *err) {
@@ -1096,6 +1102,7 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   volatile int *intr = o ? o->interrupt : NULL;
   while (off < len) {
     size_t n = len - off < chunk ? len - off : chunk;
+    pl_csv_grow_hint(&p, n);
     if (csv_parse(&p, data + off, n, f_field, f_record, &b) != n || b.fail) goto redo;
     off += n;
     if (b.header_done) prefault(&b);

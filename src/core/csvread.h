@@ -76,6 +76,15 @@ int pl_csv_read(const char *data, size_t len, const pl_csv_opts *o, pl_csv_row_f
 ** record with n, line, index, src and srclen set and f == len == NULL.
 ** Either callback returns non-zero (after setting err) to stop. */
 typedef int (*pl_csv_field_fn)(void *ud, size_t i, const char *s, size_t n, pl_err *err);
+/* Before each csv_parse() of N bytes: libcsv grows a field's buffer by its
+** block size (128 bytes by default), so a field of F bytes costs F/128
+** reallocs of up to F bytes each -- quadratic, 20 s under ASan for one
+** quoted field of 1 MB.  This sets the block to the larger of the buffer's
+** size and N, so the buffer at least doubles and one growth covers the
+** piece being fed. */
+struct csv_parser;
+void pl_csv_grow_hint(struct csv_parser *p, size_t n);
+
 int pl_csv_read_fields(const char *data, size_t len, const pl_csv_opts *o, pl_csv_field_fn field_fn,
                        pl_csv_row_fn row_fn, void *ud, pl_err *err);
 

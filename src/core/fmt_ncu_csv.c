@@ -20,6 +20,7 @@
 ** header: ==PROF== lines are read for meta, the rest goes to program_output.
 ** Same tables as ncu-text (see ncu.h, docs/formats-ncu.md).
 */
+#include "csvread.h"
 #include "format.h"
 #include "ncu.h"
 #include "scan.h"
@@ -499,6 +500,7 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     }
     /* the line with its line end, as libcsv must see it */
     size_t full = (size_t)(lc.p - l.s);
+    pl_csv_grow_hint(&cp, full);
     size_t used = csv_parse(&cp, l.s, full, on_field, on_record, &c);
     if (c.failed) goto fail;
     if (used != full) {
