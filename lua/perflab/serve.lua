@@ -25,6 +25,7 @@ local units = require "perflab.units"
 local sys = require "perflab.sys"
 local httpd = require "perflab.httpd"
 local esc = require("perflab.chart").escape
+local perflab_table = require "perflab.table"
 
 local M = {}
 local fail = errors.fail
@@ -79,12 +80,11 @@ local function cached_text(parts, fn)
   return text
 end
 
---- An estimate of a profile's memory: 16 bytes a cell (8 for the value,
--- the rest for masks, string pools and the Lua side), plus 4 KiB.
+--- A profile's memory: what its tables use in C (perflab.table.memory:
+-- values and string pools, each shared one counted once), plus 4 KiB
+-- for the Lua side.
 local function profile_bytes(p)
-  local n = 4096
-  for _, t in pairs(p.tables) do n = n + 16 * t:nrows() * math.max(#t:columns(), 1) end
-  return n
+  return 4096 + perflab_table.memory(p.tables)
 end
 
 -- ---- files ------------------------------------------------------------------
@@ -329,11 +329,12 @@ local function run_all(rel, set)
   local hit = cache_get(key)
   if hit then return hit.reps, hit.skipped end
   local reps, skipped = require("perflab.recipes").run_all({ p }, set)
-  local bytes = 4096
+  local bytes, tables = 4096, {}
   for _, rep in ipairs(reps) do
-    for _, t in pairs(rep.tables) do bytes = bytes + 16 * t:nrows() * math.max(#t:columns(), 1) end
+    for _, t in pairs(rep.tables) do tables[#tables + 1] = t end
     for _, f in pairs(rep.figures) do bytes = bytes + #f.svg end
   end
+  bytes = bytes + perflab_table.memory(tables)
   cache_put(key, { reps = reps, skipped = skipped }, bytes)
   return reps, skipped
 end
