@@ -519,7 +519,7 @@ pl_table *pl_table_copy(const pl_table *t) {
 }
 
 static int cmp_ptr(const void *a, const void *b) {
-  uintptr_t x = (uintptr_t)*(const void *const *)a, y = (uintptr_t)*(const void *const *)b;
+  uintptr_t x = (uintptr_t) * (const void *const *)a, y = (uintptr_t) * (const void *const *)b;
   return x < y ? -1 : x > y;
 }
 

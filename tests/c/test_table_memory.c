@@ -8,9 +8,7 @@
 
 /* the records of one table with no columns: the table, its column array
 ** and its name */
-static size_t records(const pl_table *t) {
-  return sizeof *t + t->capcols * sizeof *t->cols + strlen(t->name) + 1;
-}
+static size_t records(const pl_table *t) { return sizeof *t + t->capcols * sizeof *t->cols + strlen(t->name) + 1; }
 
 int main(void) {
   pl_table *t = pl_table_new("k");
