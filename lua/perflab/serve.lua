@@ -51,8 +51,25 @@ end
 local function cache_put(key, value, bytes)
   local old = cache.items[key]
   if old then cache.bytes = cache.bytes - old.bytes; cache.items[key] = nil end
-  if bytes > cache.cap then return value end           -- larger than the cache: not kept
   local evicted = false
+  -- a key is KIND\0PATH\0VERSION[\0...] (KIND "page\0NAME" for pages):
+  -- entries of an older version of the same file can never be asked for
+  -- again, so they go first
+  local kind_path, version = key:match("^(page%z[^%z]*%z[^%z]*)%z([^%z]*)")
+  if not kind_path then kind_path, version = key:match("^([^%z]*%z[^%z]*)%z([^%z]*)") end
+  if kind_path then
+    for k, e in pairs(cache.items) do
+      if e.kind_path == kind_path and e.version ~= version then
+        cache.items[k] = nil
+        cache.bytes = cache.bytes - e.bytes
+        evicted = true
+      end
+    end
+  end
+  if bytes > cache.cap then                            -- larger than the cache: not kept
+    if evicted then collectgarbage("collect") end
+    return value
+  end
   while cache.bytes + bytes > cache.cap do
     local lk, le
     for k, e in pairs(cache.items) do if not le or e.used < le.used then lk, le = k, e end end
@@ -62,7 +79,7 @@ local function cache_put(key, value, bytes)
     evicted = true
   end
   cache.tick = cache.tick + 1
-  cache.items[key] = { value = value, bytes = bytes, used = cache.tick }
+  cache.items[key] = { value = value, bytes = bytes, used = cache.tick, kind_path = kind_path, version = version }
   cache.bytes = cache.bytes + bytes
   if evicted then collectgarbage("collect") end         -- the evicted tables' memory back now
   return value
