@@ -1489,6 +1489,41 @@ static int is_table(lua_State *L) {
   return 1;
 }
 
+/* The Table objects at idx: a Table, or a Lua table of them (its values,
+** one level: a profile's `tables`).  Counts them, and stores them in ts
+** when it is not NULL. */
+static size_t memory_collect(lua_State *L, int idx, pl_table **ts, size_t n) {
+  pl_table *t = pl_l_totable(L, idx);
+  if (t) {
+    if (ts) ts[n] = t;
+    return n + 1;
+  }
+  luaL_argexpected(L, lua_istable(L, idx), idx, "a Table or a Lua table of Tables");
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    t = pl_l_totable(L, -1);
+    luaL_argexpected(L, t != NULL, idx, "a Lua table whose values are Tables");
+    if (ts) ts[n] = t;
+    n++;
+    lua_pop(L, 1);
+  }
+  return n;
+}
+
+/* perflab.table.memory(t, ...) -> bytes of C memory the tables hold
+** together (shared buffers and pools counted once).
+** [t ...] -> [t ... n] */
+static int tbl_memory(lua_State *L) {
+  int top = lua_gettop(L);
+  size_t n = 0;
+  for (int a = 1; a <= top; a++) n = memory_collect(L, a, NULL, n);
+  pl_table **ts = (pl_table **)lua_newuserdatauv(L, (n ? n : 1) * sizeof *ts, 0);
+  size_t k = 0;
+  for (int a = 1; a <= top; a++) k = memory_collect(L, a, ts, k);
+  lua_pushinteger(L, (lua_Integer)pl_tables_memory((const pl_table *const *)ts, k));
+  return 1;
+}
+
 /* [...] -> [... module]  (registers the metatables) */
 int luaopen_perflab_table(lua_State *L) {
   if (luaL_newmetatable(L, PL_TABLE_T)) {
@@ -1507,6 +1542,8 @@ int luaopen_perflab_table(lua_State *L) {
   luaL_newlib(L, funcs);
   lua_pushcfunction(L, is_table);
   lua_setfield(L, -2, "is_table");
+  lua_pushcfunction(L, tbl_memory);
+  lua_setfield(L, -2, "memory");
   pl_l_column_open(L, -1);
   return 1;
 }

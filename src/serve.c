@@ -37,6 +37,9 @@
 #include "pl_limits.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <lauxlib.h>
 #include <limits.h>
 #include <microhttpd.h>
@@ -871,6 +874,19 @@ static void close_workers(lua_State *L, server *s) {
 ** profile cache), text_cache=BYTES (the shared page cache, default 0: none),
 ** sandbox=bool}, handler -> true, signal name when stopped by SIGINT/SIGTERM
 ** | nil, message.  Blocks. */
+/* A server frees what it evicts and must give it back: glibc raises its
+** mmap threshold (up to 32 MiB) after each large block freed, so the next
+** table columns come from the heap, where what an eviction frees stays
+** in the process between live blocks.  On a churn of cold parses under a
+** 300 MB cache cap the RSS grew 36-40 MB a parse for a 14 MB profile, and
+** 19-21 MB with the threshold fixed at 128 KiB (large blocks mmapped,
+** returned at free).  The CLI keeps glibc's default (one run, then exit). */
+static void keep_memory_returnable(void) {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+}
+
 static int h_serve(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TFUNCTION);
@@ -898,6 +914,7 @@ static int h_serve(lua_State *L) {
   int sandbox = lua_toboolean(L, 12);
   lua_settop(L, 8);
   if (nw < 1 || nw > MAX_WORKERS) return luaL_error(L, "workers: 1 to %d", MAX_WORKERS);
+  keep_memory_returnable();
 
   server *s = (server *)lua_newuserdatauv(L, sizeof *s, 0); /* [.. s]: anchored on this stack while serving */
   memset(s, 0, sizeof *s);

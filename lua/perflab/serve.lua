@@ -25,6 +25,7 @@ local units = require "perflab.units"
 local sys = require "perflab.sys"
 local httpd = require "perflab.httpd"
 local esc = require("perflab.chart").escape
+local perflab_table = require "perflab.table"
 
 local M = {}
 local fail = errors.fail
@@ -50,8 +51,25 @@ end
 local function cache_put(key, value, bytes)
   local old = cache.items[key]
   if old then cache.bytes = cache.bytes - old.bytes; cache.items[key] = nil end
-  if bytes > cache.cap then return value end           -- larger than the cache: not kept
   local evicted = false
+  -- a key is KIND\0PATH\0VERSION[\0...] (KIND "page\0NAME" for pages):
+  -- entries of an older version of the same file can never be asked for
+  -- again, so they go first
+  local kind_path, version = key:match("^(page%z[^%z]*%z[^%z]*)%z([^%z]*)")
+  if not kind_path then kind_path, version = key:match("^([^%z]*%z[^%z]*)%z([^%z]*)") end
+  if kind_path then
+    for k, e in pairs(cache.items) do
+      if e.kind_path == kind_path and e.version ~= version then
+        cache.items[k] = nil
+        cache.bytes = cache.bytes - e.bytes
+        evicted = true
+      end
+    end
+  end
+  if bytes > cache.cap then                            -- larger than the cache: not kept
+    if evicted then collectgarbage("collect") end
+    return value
+  end
   while cache.bytes + bytes > cache.cap do
     local lk, le
     for k, e in pairs(cache.items) do if not le or e.used < le.used then lk, le = k, e end end
@@ -61,7 +79,7 @@ local function cache_put(key, value, bytes)
     evicted = true
   end
   cache.tick = cache.tick + 1
-  cache.items[key] = { value = value, bytes = bytes, used = cache.tick }
+  cache.items[key] = { value = value, bytes = bytes, used = cache.tick, kind_path = kind_path, version = version }
   cache.bytes = cache.bytes + bytes
   if evicted then collectgarbage("collect") end         -- the evicted tables' memory back now
   return value
@@ -79,12 +97,11 @@ local function cached_text(parts, fn)
   return text
 end
 
---- An estimate of a profile's memory: 16 bytes a cell (8 for the value,
--- the rest for masks, string pools and the Lua side), plus 4 KiB.
+--- A profile's memory: what its tables use in C (perflab.table.memory:
+-- values and string pools, each shared one counted once), plus 4 KiB
+-- for the Lua side.
 local function profile_bytes(p)
-  local n = 4096
-  for _, t in pairs(p.tables) do n = n + 16 * t:nrows() * math.max(#t:columns(), 1) end
-  return n
+  return 4096 + perflab_table.memory(p.tables)
 end
 
 -- ---- files ------------------------------------------------------------------
@@ -329,11 +346,12 @@ local function run_all(rel, set)
   local hit = cache_get(key)
   if hit then return hit.reps, hit.skipped end
   local reps, skipped = require("perflab.recipes").run_all({ p }, set)
-  local bytes = 4096
+  local bytes, tables = 4096, {}
   for _, rep in ipairs(reps) do
-    for _, t in pairs(rep.tables) do bytes = bytes + 16 * t:nrows() * math.max(#t:columns(), 1) end
+    for _, t in pairs(rep.tables) do tables[#tables + 1] = t end
     for _, f in pairs(rep.figures) do bytes = bytes + #f.svg end
   end
+  bytes = bytes + perflab_table.memory(tables)
   cache_put(key, { reps = reps, skipped = skipped }, bytes)
   return reps, skipped
 end

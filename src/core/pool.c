@@ -264,3 +264,9 @@ const char *pl_pool_str(const pl_pool *p, uint32_t id, size_t *len) {
 
 size_t pl_pool_count(const pl_pool *p) { return p->n - 1; }
 size_t pl_pool_bytes(const pl_pool *p) { return p->bytes; }
+
+size_t pl_pool_memory(const pl_pool *p) {
+  size_t m = sizeof *p + p->cap * sizeof *p->str + p->nslots * sizeof *p->slots;
+  for (const pool_block *b = p->blocks; b; b = b->next) m += sizeof *b + b->used;
+  return m;
+}

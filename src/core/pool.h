@@ -28,5 +28,9 @@ void pl_pool_prefetch_tag(const pl_pool *p, uint32_t tag);
 uint32_t pl_pool_intern_key(pl_pool *p, const char *s, size_t n, uint32_t tag, uint64_t key);
 size_t pl_pool_count(const pl_pool *p);
 size_t pl_pool_bytes(const pl_pool *p);
+/* The pool's heap memory in use: its blocks' strings, its hash table and
+** its id array (a block's unwritten tail is left out: a large allocation's
+** untouched pages take no memory). */
+size_t pl_pool_memory(const pl_pool *p);
 
 #endif

@@ -517,3 +517,36 @@ pl_table *pl_table_copy(const pl_table *t) {
   free(cols);
   return r;
 }
+
+static int cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t) * (const void *const *)a, y = (uintptr_t) * (const void *const *)b;
+  return x < y ? -1 : x > y;
+}
+
+static size_t elem_size(pl_type t) { return t == PL_BOOL ? 1 : t == PL_STR ? 4 : 8; }
+
+size_t pl_tables_memory(const pl_table *const *ts, size_t n) {
+  size_t nptr = 0, m = 0;
+  for (size_t i = 0; i < n; i++) nptr += ts[i]->ncols + 1;
+  /* each buffer or pool once: its address, with its size next to it */
+  struct item {
+    const void *p;
+    size_t bytes;
+  } *it = pl_xmalloc((nptr ? nptr : 1) * sizeof *it);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    const pl_table *t = ts[i];
+    m += sizeof *t + t->capcols * sizeof *t->cols + (t->name ? strlen(t->name) + 1 : 0);
+    if (t->pool) it[k++] = (struct item){ t->pool, pl_pool_memory(t->pool) };
+    for (size_t j = 0; j < t->ncols; j++) {
+      const pl_column *c = t->cols[j];
+      m += sizeof *c + strlen(c->name) + 1 + (c->doc ? strlen(c->doc) + 1 : 0);
+      if (c->v.any) it[k++] = (struct item){ c->v.any, c->len * elem_size(c->type) };
+    }
+  }
+  qsort(it, k, sizeof *it, cmp_ptr);
+  for (size_t i = 0; i < k; i++)
+    if (i == 0 || it[i].p != it[i - 1].p) m += it[i].bytes;
+  free(it);
+  return m;
+}

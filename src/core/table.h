@@ -162,6 +162,11 @@ pl_table *pl_table_select(const pl_table *t, const int *cols, size_t n);
 pl_table *pl_table_take_cols(const pl_table *t, const size_t *idx, size_t n, const int *cols, size_t ncols);
 /* A deep copy. */
 pl_table *pl_table_copy(const pl_table *t);
+/* The heap memory the tables ts[0..n) use together, in bytes: their
+** column values and string pools (in use: not the spare capacity), each buffer or pool
+** shared between them (aliases, derived tables) counted once, plus their
+** column and name records.  What a cache should charge for them. */
+size_t pl_tables_memory(const pl_table *const *ts, size_t n);
 
 typedef struct pl_sortkey {
   int col;

@@ -100,6 +100,7 @@ static const bcase cases[] = {
     "t2 = T.from_columns({a={1,2,3}, s={'p','q','r'}}, {'a','s'}); return t2:col('a'):sum(), t2:get(3,'s')" },
   { "table.concat", "t2 = T.concat(t0, t0); return t2:nrows(), t2:col('v'):sum()" },
   { "table.is_table", "return T.is_table(t0), T.is_table({})" },
+  { "table.memory", "return T.memory(t0), T.memory({ t0, t0 }), T.memory({ a = t0 }, t0)" },
   { "Table:nrows", "return t0:nrows(), #t0" },
   { "Table:name", "t1:name('renamed'); return t0:name(), t1:name()" },
   { "Table:columns", "return table.concat(t0:columns(), ',')" },
