@@ -8,6 +8,8 @@
 --   stream cut short, and per format: an empty file, binary garbage (alone
 --   and after the first line), JSON nested 100,000 deep and a 100 MB single
 --   line (made at test time in a temporary directory, deleted after).
+-- Most `parse` cases run in batches in one process (batch.lua, through the
+-- CLI's code); the rest as a process each under `timeout`.
 -- Each case must end with
 --   exit 0 and output on stdout, or
 --   exit 2, nothing on stdout and an error "FILE:LINE:COLUMN: " (or
@@ -335,14 +337,67 @@ local function run_batch(list, secs)
   sh(string.format("xargs -P %d -L 1 sh %s < %s", jobs, sh_quote(casesh), sh_quote(cmdf)))
 end
 
-local normal, huge = {}, {}
+-- The damaged copies' `parse` cases run in batches inside perflab
+-- processes (batch.lua: the CLI's own code, a process start each costs more
+-- than most parses), `jobs` batches side by side.  A batch that crashes or
+-- hangs names the case it was on (DIR/ID.started without DIR/ID.rc): that
+-- case gets the batch's exit status (a signal, or 124 from `timeout`), and
+-- the cases after it run in a new batch.  The samples, the per-format cases,
+-- the --output runs and the 100 MB lines run as processes of their own, so
+-- the binary's exit status, stdout and stderr are checked for every format.
+local function run_inproc(list, secs_each)
+  local todo = list
+  while #todo > 0 do
+    local shards = {}
+    for i, c in ipairs(todo) do
+      local k = (i - 1) % jobs + 1
+      shards[k] = shards[k] or {}
+      table.insert(shards[k], c)
+    end
+    local cmds = {}
+    for k, sh_list in ipairs(shards) do
+      local lf = string.format("%s/batch%d", tmp, k)
+      local f = assert(io.open(lf, "w"))
+      for _, c in ipairs(sh_list) do f:write(c.id, "\t", table.concat(c.args, "\t"), "\n") end
+      f:close()
+      -- a batch's time limit: the per-case limit, and a second per case
+      cmds[#cmds + 1] = string.format("(ulimit -v unlimited 2>/dev/null; timeout -k 5 %d %s %s %s %s >%s.log 2>&1 </dev/null;"
+        .. " echo $? >%s.rc) &", secs_each + #sh_list, sh_quote(bin), sh_quote(here .. "/batch.lua"), sh_quote(tmp),
+        sh_quote(lf), sh_quote(lf), sh_quote(lf))
+    end
+    sh(table.concat(cmds, " ") .. " wait")
+    local rest = {}
+    for k, sh_list in ipairs(shards) do
+      local brc = tonumber(readall(string.format("%s/batch%d.rc", tmp, k)) or "") or -1
+      local ended = false
+      for _, c in ipairs(sh_list) do
+        if readall(tmp .. "/" .. c.id .. ".rc") then
+          -- done
+        elseif not ended and readall(tmp .. "/" .. c.id .. ".started") then
+          -- the case the batch was on when it died or was stopped
+          ended = true
+          writeall(tmp .. "/" .. c.id .. ".rc", tostring(brc == 0 and -1 or brc) .. "\n")
+          writeall(tmp .. "/" .. c.id .. ".err", readall(string.format("%s/batch%d.log", tmp, k)) or "")
+        else
+          rest[#rest + 1] = c
+        end
+      end
+    end
+    todo = rest
+  end
+end
+
+local normal, inproc, huge = {}, {}, {}
 local nth = 0
 for _, c in ipairs(cases) do
   nth = nth + 1
   if every > 1 and not c.always and not c.huge and nth % every ~= 0 then c.skip = true
-  elseif c.huge then huge[#huge + 1] = c else normal[#normal + 1] = c end
+  elseif c.huge then huge[#huge + 1] = c
+  elseif c.args[1] == "parse" and not c.always then inproc[#inproc + 1] = c
+  else normal[#normal + 1] = c end
 end
 run_batch(normal, 30)
+run_inproc(inproc, 30)
 -- 100 MB single lines: one file at a time, deleted after its case ran
 for _, c in ipairs(huge) do
   local f = assert(io.open(c.file, "wb"))

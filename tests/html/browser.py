@@ -9,14 +9,17 @@ in chromium; the test checks that
     its <figure>, and every table is there,
   - the page's own script ran under its Content-Security-Policy (it marks
     each table header sortable: tabindex="0"), and the console logged
-    nothing (errors, CSP refusals: --enable-logging=stderr),
+    nothing (errors, CSP refusals, console.*: the DevTools Log and Runtime
+    events),
   - the page references no resource (no src, href other than #anchors,
     url(), @import, <link>, <img>: a URL in the text, such as ncu's advice
     citing its documentation, is data),
   - with hostile kernel and op names (<script>, </svg>, '" onload="', &,
     non-ASCII) the DOM has the same number of elements as with plain names,
     and no script from the input ran (no data-pwned attribute anywhere),
-  - it prints (--print-to-pdf gives a PDF with pages).
+  - it prints (Page.printToPDF gives a PDF with pages).
+One chromium serves every page, driven over the DevTools protocol on a pipe
+(tests/lib/cdp.py): a launch per page and action cost most of the time.
 Exit 77 (skipped) only when no chromium is installed (tools/deps.sh installs it).
 Usage: browser.py PERFLAB_BINARY   (run from the source tree; PERFLAB_DATA
 points at tests/data; PERFLAB_BROWSER_KEEP=DIR keeps the screenshots)."""
@@ -30,6 +33,9 @@ import subprocess
 import sys
 import tempfile
 import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cdp import Browser, chromium  # noqa: E402  (tests/lib/cdp.py)
 
 PERFLAB = sys.argv[1] if len(sys.argv) > 1 else "build/perflab"
 DATA = os.environ.get("PERFLAB_DATA", "tests/data")
@@ -49,14 +55,6 @@ failures = []
 def fail(msg):
     failures.append(msg)
     print("FAIL: " + msg)
-
-
-def chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        p = shutil.which(name)
-        if p:
-            return p
-    return None
 
 
 def png_nonwhite_share(path):
@@ -170,87 +168,15 @@ def main():
         return 77
     tmp = tempfile.mkdtemp(prefix="perflab-browser-")
     counts = {}
-    for name, src in INPUTS.items():
-        srcs = src if isinstance(src, list) else [src]
-        missing = [f for f in srcs if not os.path.exists(f)]
-        if missing:
-            fail("missing test input " + ", ".join(missing))
-            continue
-        page = os.path.join(tmp, name + ".html")
-        with open(page, "wb") as f:
-            r = subprocess.run([PERFLAB, "run", "all"] + srcs + ["--format", "html"], stdout=f, stderr=subprocess.PIPE, timeout=300)
-        if r.returncode != 0:
-            fail("%s: perflab exit %d: %s" % (name, r.returncode, r.stderr.decode(errors="replace")))
-            continue
-        rj = subprocess.run([PERFLAB, "run", "all"] + srcs + ["--format", "json"], capture_output=True, timeout=300)
-        data = json.loads(rj.stdout)
-        # a collapsed report (not applicable to these inputs) shows one line, no tables or figures
-        reports = [rep for rep in data["reports"] if not rep.get("collapsed")]
-        text = open(page, encoding="utf-8").read()
-        if not (0 <= text.find('id="summary"') < text.find('id="r1"')):
-            fail("%s: the page does not open with the summary" % name)
-        if "actions" not in data["summary"]:
-            fail("%s: the JSON has no summary actions" % name)
-        want_figs = [n for rep in reports for n in rep["figures"]]
-        want_tables = sum(len(rep["tables"]) for rep in reports)
-        # a URL may be data (ncu's advice cites its docs) but never a resource
-        # the page would fetch: src/href/url()/@import/<link>/<img>...
-        raw = Dom()
-        raw.feed(open(page, encoding="utf-8").read())
-        if raw.resources:
-            fail("%s: the page references resources: %s" % (name, raw.resources[:3]))
-        profile = os.path.join(tmp, "profile-" + name)
-        common = [chrome, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=" + profile,
-                  "--hide-scrollbars", "--enable-logging=stderr", "--v=0"]
-        shot = os.path.join(tmp, name + ".png")
-        r = subprocess.run(common + ["--window-size=1200,1800", "--screenshot=" + shot, "file://" + os.path.abspath(page)],
-                           capture_output=True, timeout=120)
-        log = r.stderr.decode(errors="replace")
-        console = [l for l in log.splitlines() if "CONSOLE" in l or "Content Security Policy" in l or "Refused to" in l]
-        if console:
-            fail("%s: console messages: %s" % (name, console[:3]))
-        if not os.path.exists(shot):
-            fail("%s: no screenshot (%s)" % (name, log[-500:]))
-        else:
-            keep = os.environ.get("PERFLAB_BROWSER_KEEP")   # a folder to keep the screenshots in, to look at them
-            if keep:
-                os.makedirs(keep, exist_ok=True)
-                shutil.copy(shot, os.path.join(keep, name + ".png"))
-            share = png_nonwhite_share(shot)
-            print("%s: screenshot %s, %.1f %% of pixels not white" % (name, shot, 100 * share))
-            if share < 0.02:
-                fail("%s: the screenshot is blank (%.2f %% not white)" % (name, 100 * share))
-        # it prints: a PDF of at least one page per recipe section's worth
-        pdf = os.path.join(tmp, name + ".pdf")
-        subprocess.run(common + ["--no-pdf-header-footer", "--print-to-pdf=" + pdf, "file://" + os.path.abspath(page)],
-                       capture_output=True, timeout=120)
-        pages = 0
-        if os.path.exists(pdf):
-            with open(pdf, "rb") as f:
-                body = f.read()
-            pages = len(re.findall(rb"/Type\s*/Page\b", body)) if body.startswith(b"%PDF") else 0
-        print("%s: printed to %d PDF page(s)" % (name, pages))
-        if pages < 1:
-            fail("%s: printing to PDF gave no page" % name)
-        r = subprocess.run(common + ["--dump-dom", "file://" + os.path.abspath(page)], capture_output=True, timeout=120)
-        dom = Dom()
-        dom.feed(r.stdout.decode("utf-8", errors="replace"))
-        counts[name] = dom.elements
-        print("%s: %d elements, %d figures (report: %d), %d tables (report: %d), %d/%d sortable headers" % (
-            name, dom.elements, len(dom.figures), len(want_figs), dom.tables, want_tables, dom.sortable, dom.th))
-        dom.figures = [f for f in dom.figures if f != "summary"]   # the summary's bars
-        if sorted(dom.figures) != sorted(want_figs):
-            fail("%s: figures in the DOM %s, the report has %s" % (name, dom.figures, want_figs))
-        if len(want_figs) == 0:
-            fail("%s: no figure at all" % name)
-        if dom.tables != want_tables:
-            fail("%s: %d tables in the DOM, the report has %d" % (name, dom.tables, want_tables))
-        if dom.th == 0 or dom.sortable != dom.th:
-            fail("%s: the page's script did not run (%d of %d headers sortable)" % (name, dom.sortable, dom.th))
-        if dom.resources:
-            fail("%s: the DOM references resources: %s" % (name, dom.resources[:3]))
-        if dom.pwned or dom.handlers:
-            fail("%s: input ran as markup: %s %s" % (name, dom.pwned, dom.handlers))
+    # one browser for every page (a launch costs seconds): a viewport of
+    # 1200x1800 as the screenshots have always had
+    b = Browser(chrome, os.path.join(tmp, "profile"))
+    try:
+        b.open(1200, 1800)
+        for name, src in INPUTS.items():
+            check_page(b, tmp, name, src, counts)
+    finally:
+        b.close()
     if "hostile" in counts and "plain" in counts and counts["hostile"] != counts["plain"]:
         fail("hostile names changed the DOM: %d elements, %d with plain names" % (counts["hostile"], counts["plain"]))
     if failures:
@@ -259,6 +185,83 @@ def main():
     shutil.rmtree(tmp, ignore_errors=True)
     print("OK")
     return 0
+
+
+def check_page(b, tmp, name, src, counts):
+    srcs = src if isinstance(src, list) else [src]
+    missing = [f for f in srcs if not os.path.exists(f)]
+    if missing:
+        fail("missing test input " + ", ".join(missing))
+        return
+    page = os.path.join(tmp, name + ".html")
+    with open(page, "wb") as f:
+        r = subprocess.run([PERFLAB, "run", "all"] + srcs + ["--format", "html"], stdout=f, stderr=subprocess.PIPE, timeout=300)
+    if r.returncode != 0:
+        fail("%s: perflab exit %d: %s" % (name, r.returncode, r.stderr.decode(errors="replace")))
+        return
+    rj = subprocess.run([PERFLAB, "run", "all"] + srcs + ["--format", "json"], capture_output=True, timeout=300)
+    data = json.loads(rj.stdout)
+    # a collapsed report (not applicable to these inputs) shows one line, no tables or figures
+    reports = [rep for rep in data["reports"] if not rep.get("collapsed")]
+    text = open(page, encoding="utf-8").read()
+    if not (0 <= text.find('id="summary"') < text.find('id="r1"')):
+        fail("%s: the page does not open with the summary" % name)
+    if "actions" not in data["summary"]:
+        fail("%s: the JSON has no summary actions" % name)
+    want_figs = [n for rep in reports for n in rep["figures"]]
+    want_tables = sum(len(rep["tables"]) for rep in reports)
+    # a URL may be data (ncu's advice cites its docs) but never a resource
+    # the page would fetch: src/href/url()/@import/<link>/<img>...
+    raw = Dom()
+    raw.feed(text)
+    if raw.resources:
+        fail("%s: the page references resources: %s" % (name, raw.resources[:3]))
+    b.console()                       # drain what an earlier page logged
+    b.navigate("file://" + os.path.abspath(page))
+    shot = os.path.join(tmp, name + ".png")
+    b.screenshot(shot)
+    keep = os.environ.get("PERFLAB_BROWSER_KEEP")   # a folder to keep the screenshots in, to look at them
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        shutil.copy(shot, os.path.join(keep, name + ".png"))
+    share = png_nonwhite_share(shot)
+    print("%s: screenshot %s, %.1f %% of pixels not white" % (name, shot, 100 * share))
+    if share < 0.02:
+        fail("%s: the screenshot is blank (%.2f %% not white)" % (name, 100 * share))
+    # the DOM after the page's script ran (before printing: print media
+    # must not be what is counted)
+    dom = Dom()
+    dom.feed(b.dom())
+    # it prints: a PDF with pages
+    pdf = os.path.join(tmp, name + ".pdf")
+    b.print_pdf(pdf)
+    pages = 0
+    with open(pdf, "rb") as f:
+        body = f.read()
+    pages = len(re.findall(rb"/Type\s*/Page\b", body)) if body.startswith(b"%PDF") else 0
+    print("%s: printed to %d PDF page(s)" % (name, pages))
+    if pages < 1:
+        fail("%s: printing to PDF gave no page" % name)
+    # errors, CSP refusals, console.* from the page, however they came
+    console = b.console()
+    if console:
+        fail("%s: console messages: %s" % (name, console[:3]))
+    counts[name] = dom.elements
+    print("%s: %d elements, %d figures (report: %d), %d tables (report: %d), %d/%d sortable headers" % (
+        name, dom.elements, len(dom.figures), len(want_figs), dom.tables, want_tables, dom.sortable, dom.th))
+    dom.figures = [f for f in dom.figures if f != "summary"]   # the summary's bars
+    if sorted(dom.figures) != sorted(want_figs):
+        fail("%s: figures in the DOM %s, the report has %s" % (name, dom.figures, want_figs))
+    if len(want_figs) == 0:
+        fail("%s: no figure at all" % name)
+    if dom.tables != want_tables:
+        fail("%s: %d tables in the DOM, the report has %d" % (name, dom.tables, want_tables))
+    if dom.th == 0 or dom.sortable != dom.th:
+        fail("%s: the page's script did not run (%d of %d headers sortable)" % (name, dom.sortable, dom.th))
+    if dom.resources:
+        fail("%s: the DOM references resources: %s" % (name, dom.resources[:3]))
+    if dom.pwned or dom.handlers:
+        fail("%s: input ran as markup: %s %s" % (name, dom.pwned, dom.handlers))
 
 
 if __name__ == "__main__":
