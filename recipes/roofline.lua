@@ -396,7 +396,7 @@ local function work_columns(p, k, opts, is_summary)
       local dur = col("duration_ns") and k:col("duration_ns"):fill(0) or k:const(0)
       local ki = kin:col("external_id"):index_of(e)       -- each launch's row of kin
       local has = ki:present()
-      local q = k:select(k:columns()[1]):with("_e", e):with("_dur", dur)
+      local q = k:select({}):with("_e", e):with("_dur", dur)
       local ext = q:group_by("_e"):agg { { "_ext_ns", "sum", "_dur", where = has } }
       local ext_ns = ext:col("_ext_ns"):at(ext:col("_e"):index_of(e))
       local share = (dur / ext_ns):keep(ext_ns:gt(0)):fill(1)
@@ -456,7 +456,7 @@ return {
       local ns = col("duration_ns")
       if is_summary and col("total_ns") then ns = ns and k:col("total_ns"):fill(ns) or k:col("total_ns") end
       ns = ns and ns:fill(0) or k:const(0)
-      local a = k:select(k:columns()[1]):with("_key", key):with("_ns", ns):with("_row", k:rownum())
+      local a = k:select({}):with("_key", key):with("_ns", ns):with("_row", k:rownum())
       local w = ns:keep(ns:gt(0)):fill(1)                 -- a launch's weight: its time, else 1
       local spec = { { "ns", "sum", "_ns" }, { "first_row", "min", "_row" } }
       local function add(name, v, agg, where) if v then a:with(name, v); spec[#spec + 1] = { name .. "_" .. agg, agg,
