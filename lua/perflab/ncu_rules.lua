@@ -1,7 +1,9 @@
 --- perflab.ncu_rules: Nsight Compute's rule set as editable Lua data:
 -- thresholds, the metrics each rule reads (every name it has had in the
 -- details page and on the raw page), the parent that caps its speedup, the
--- message texts, and the patterns that recognise ncu's own rule output.
+-- message texts, and the patterns that recognise ncu's own rule output;
+-- and the evaluator, run(), that runs the rule blocks of
+-- recipes/ncu-rules.lua over a report and builds the findings and tables.
 --
 -- Thresholds and formulas: ../shared/reference/analysis-rules.md items 1-10,
 -- 14, 16, 17, 19 (ncu 2025.x sections/*.py).  Users may edit a copy in
