@@ -139,7 +139,7 @@ local function cuda_report(p, ctx, want_ids)
   local n = k:nrows()
   local is_trace = k:has("est_achieved_occupancy_pct") or p.format == "kineto"
   local assumptions, inferred = {}, {}
-  local any = k:col(k:columns()[1])
+  local nostr, noint = k:const(nil, "string"), k:const(nil, "integer")   -- what the input lacks
   -- launch shape: block size, registers
   local bs, regs = some(device.dim_col(k, "block_size", "block")), some(opt(k, "registers"))
   local none = k:const(false)
@@ -200,7 +200,7 @@ local function cuda_report(p, ctx, want_ids)
   local sd_eff = sd and sd:fill(0) or 0
   local cfg, drv = some(opt(k, "smem_config_bytes")), some(opt(k, "smem_driver_bytes"))
   -- the calculator, once over every launch (C)
-  local args = { cc = cc or any:keep(none), block_size = bs or any:keep(none), registers = regs, smem_static = ss_eff,
+  local args = { cc = cc or nostr, block_size = bs or noint, registers = regs, smem_static = ss_eff,
     smem_dynamic = sd_eff, smem_config = cfg, smem_driver = drv,
     grid_size = is_trace and some(device.dim_col(k, "grid_size", "grid")) or nil, sm_count = sms,
         max_threads_per_sm = maxthr }
@@ -215,10 +215,10 @@ local function cuda_report(p, ctx, want_ids)
   -- the launch table (COLS), one row per launch
   local rn = k:rownum()
   local t = k:select({})
-  t:with("kernel", first_of(opt(k, "short_name"), opt(k, "name")) or any:keep(none))
-  t:with("cc", cc or any:keep(none))
-  t:with("block_size", bs or any:keep(none))
-  t:with("registers", regs or any:keep(none))
+  t:with("kernel", first_of(opt(k, "short_name"), opt(k, "name")) or nostr)
+  t:with("cc", cc or nostr)
+  t:with("block_size", bs or noint)
+  t:with("registers", regs or noint)
   t:with("smem_bytes", type(ss_eff) ~= "number" and (ss_eff + sd_eff) or type(sd_eff) ~= "number" and (sd_eff + ss_eff)
     or tw:keep(none):fill(0))
   t:with("smem_config_bytes", oc:col("smem_config_used"))
