@@ -43,7 +43,10 @@ local weighting = require "perflab.weighting"
 local fmt = cuda.fmt_pct
 
 -- the rules, in ncu's order of sections (the numbers: analysis-rules.md
--- items); S is the evaluator (perflab.ncu_rules.run), th the thresholds
+-- items).  S is the evaluator (perflab.ncu_rules.run, docs/api.md): S.get
+-- reads a metric as a column, S.absent says where a rule cannot run, and
+-- S.emit(rule, order, where it fires, {sev, sp = the estimate %, cap = the
+-- parent's, ev = the evidence, msg}) fires it.  th: the thresholds.
 local function rules(S, th)
   local get = S.get
   local no, none = S.k:const(false), S.k:const(nil, "number")
