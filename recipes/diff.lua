@@ -31,6 +31,8 @@ local units = perflab.units
 local cuda = require "perflab.cuda_occupancy"
 local gpus = require "perflab.gpus"
 local device = require "perflab.device"
+local chart = require "perflab.chart"
+local figures = require "perflab.figures"
 
 local function nanil(x) if x == nil or x ~= x then return nil end return x end
 
@@ -223,8 +225,51 @@ local function occupancy(cc, c)
   return nil
 end
 
+--- diff: a waterfall from run A's kernel time to run B's, one step per kernel
+-- (largest change first), the rest summed.
+local function figure(report, tname, max_items)
+  tname = tname or "diff"
+  local rows = figures.rows_of(report.tables[tname], { "kernel", "total_ns_a", "total_ns_b", "delta_ns" })
+  if not rows then return end
+  local ta, tb = 0, 0
+  local items = {}
+  for _, r in ipairs(rows) do
+    ta = ta + (r.total_ns_a or 0); tb = tb + (r.total_ns_b or 0)
+    local d = (r.total_ns_b or 0) - (r.total_ns_a or 0)
+    items[#items + 1] = { label = tostring(r.kernel), delta = d, ad = math.abs(d), a = r.total_ns_a, b = r.total_ns_b,
+        i = #items + 1 }
+  end
+  table.sort(items, function(x, y)
+    if x.ad ~= y.ad then return x.ad > y.ad end
+    if x.label ~= y.label then return x.label < y.label end
+    return x.i < y.i
+  end)
+  local n = max_items or 15
+  local shown, rest, nrest = {}, 0, 0
+  for i, it in ipairs(items) do
+    if i <= n then
+      shown[#shown + 1] = { label = figures.label(it.label), delta = it.delta / 1e6,
+          title = string.format("%s: %s → %s (%s%s)", it.label,
+        figures.ms(it.a or 0), figures.ms(it.b or 0), it.delta >= 0 and "+" or "", figures.ms(it.delta)) }
+    else rest = rest + it.delta; nrest = nrest + 1 end
+  end
+  if nrest > 0 then
+    shown[#shown + 1] = { label = string.format("%d other kernels", nrest), delta = rest / 1e6,
+      title = string.format("%d other kernels: %s%s", nrest, rest >= 0 and "+" or "", figures.ms(rest)) }
+  end
+  local a_name = report.inputs[1] and figures.base(report.inputs[1].source) or "A"
+  local b_name = report.inputs[2] and figures.base(report.inputs[2].source) or "B"
+  report:figure("diff_waterfall.svg", chart.waterfall {
+    title = "Kernel time change per kernel, largest first", subtitle = a_name .. " → " .. b_name,
+    start = ta / 1e6, start_label = "A total", end_label = "B total", items = shown, value_label = "kernel time (ms)",
+        horizontal = true,
+    format = function(v) return units.sig(v, 4) .. " ms" end,
+  }, { title = "per-kernel change (waterfall)" })
+end
+
 return {
   name = "diff",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "kernel-by-kernel difference of two profiles: calls, time, regression share, tests, added/removed, config drift",
   usage = "perflab run diff FILE_A FILE_B | perflab run diff FILE (two runs) [--set KEY=VALUE]...",
   needs = { "kernels|kernel_summary" },
@@ -487,6 +532,6 @@ return {
         report:table("op_names", on, { title = "PyTorch operators by name (modelled ops): kernel time (ms), B - A" })
       end
     end
-    perflab.figures.diff(report)   -- per-kernel change, largest first (waterfall)
+    figure(report)   -- per-kernel change, largest first (waterfall)
   end,
 }

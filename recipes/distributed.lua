@@ -53,6 +53,8 @@ local S = require "perflab.steps"
 local ranks_mod = require "perflab.ranks"
 local units = perflab.units
 local errors = require "perflab.errors"
+local chart = require "perflab.chart"
+local figures = require "perflab.figures"
 
 -- bytes per element of a collective's input (the plugin's list, plus double)
 local TYPE_BYTES = { ["long int"] = 8, float = 4, int = 4, ["c10::Half"] = 2, ["c10::BFloat16"] = 2,
@@ -518,8 +520,37 @@ local function merge(parts, opts, report)
     { title = "per rank and collective name (the plugin's op table)" })
 end
 
+--- distributed (per rank, the plugin's Distributed view): one stacked bar per
+-- rank of its mean step: computation only, overlap, communication only,
+-- other (step = computation + communication - overlap + other).
+-- Reads the `ranks` table (rank, computation_ns, communication_ns, overlap_ns, other_ns).
+local function figure(report, tname)
+  local rows = figures.rows_of(report.tables[tname or "ranks"],
+      { "rank", "computation_ns", "communication_ns", "overlap_ns",
+      "other_ns" })
+  if not rows or rows[1].computation_ns == nil and rows[1].communication_ns == nil then return end
+  local cats = {}
+  local names = { "computation only", "overlap", "communication only", "other" }
+  local series = {}
+  for i, n in ipairs(names) do series[i] = { name = n, values = {}, titles = {} } end
+  for k, r in ipairs(rows) do
+    cats[k] = "rank " .. tostring(r.rank)
+    local comp, comm, ov, oth = r.computation_ns or 0, r.communication_ns or 0, r.overlap_ns or 0, r.other_ns or 0
+    local v = { comp - ov, ov, comm - ov, oth }
+    for i = 1, 4 do
+      series[i].values[k] = v[i] / 1e6
+      series[i].titles[k] = string.format("%s · %s: %s per step", cats[k], names[i], figures.ms(v[i]))
+    end
+  end
+  report:figure("ranks.svg", chart.bars {
+    title = "Mean step per rank", subtitle = "computation and communication, their overlap, and other time",
+    horizontal = true, stacked = true, categories = cats, series = series, value_label = "time per step (ms)",
+  }, { title = "per-rank stacked step time" })
+end
+
 return {
   name = "distributed",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   usage = "perflab run distributed FILE... [--jobs N] [--set KEY=VALUE]...\n"
     .. "       perflab run distributed --map FILE --output DIR      (per-rank summary)\n"
     .. "       perflab run distributed --merge DIR... [--set KEY=VALUE]...",
@@ -536,13 +567,13 @@ return {
   map = map_rank,
   merge = function(parts, opts, report)   -- --merge: the same report, figure included
     merge(parts, opts, report)
-    perflab.figures.distributed(report)
+    figure(report)
   end,
   run = function(inputs, opts, report)
     local parts = {}
     inputs = ranks_mod.split(inputs)      -- each process of an nsys export is a rank
     for i, p in ipairs(inputs) do parts[i] = map_rank(p) end
     merge(parts, opts, report)
-    perflab.figures.distributed(report)   -- per-rank stacked bars of the mean step
+    figure(report)   -- per-rank stacked bars of the mean step
   end,
 }

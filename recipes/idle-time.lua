@@ -35,6 +35,8 @@ local I = perflab.intervals
 local D = require "perflab.timeline_data"
 local ranks = require "perflab.ranks"
 local graphs = require "perflab.graphs"
+local chart = require "perflab.chart"
+local figures = require "perflab.figures"
 
 local COLS = { "device", "stream", "ops", "span_ns", "busy_ns", "idle_ns", "host_wait_ns", "kernel_wait_ns",
   "other_ns", "unknown_ns", "idle_pct", "host_wait_pct", "kernel_wait_pct", "other_pct", "unknown_pct",
@@ -78,8 +80,39 @@ local function attribute(ops, kernel_wait_ns)
   return r
 end
 
+--- idle-time: per stream, its idle time split into host wait, kernel wait and other.
+local function figure(report, tname)
+  tname = tname or "idle"
+  local rows = figures.rows_of(report.tables[tname], { "device", "stream", "host_wait_ns", "kernel_wait_ns", "other_ns",
+      "unknown_ns", "busy_ns", "span_ns" })
+  if not rows then return end
+  local cats = {}
+  local series = { { name = "host wait", values = {}, titles = {} }, { name = "kernel wait", values = {}, titles = {} },
+                   { name = "other idle", values = {}, titles = {} } }
+  local keys = { "host_wait_ns", "kernel_wait_ns", "other_ns" }
+  local unknown = false
+  for _, r in ipairs(rows) do if (r.unknown_ns or 0) > 0 then unknown = true end end
+  if unknown then   -- gaps before ops whose launch time the input does not record
+    series[4] = { name = "launch time unknown", values = {}, titles = {} }
+    keys[4] = "unknown_ns"
+  end
+  for k, r in ipairs(rows) do
+    cats[k] = string.format("device %s stream %s", tostring(r.device), tostring(r.stream))
+    for i, key in ipairs(keys) do
+      series[i].values[k] = r[key] and r[key] / 1e6 or nil
+      series[i].titles[k] = string.format("%s · %s: %s (busy %s of %s)", cats[k], series[i].name, figures.ms(r[key]),
+          figures.ms(r.busy_ns), figures.ms(r.span_ns))
+    end
+  end
+  report:figure("idle_time.svg", chart.bars {
+    title = "Idle time per stream", subtitle = "why each stream waited (HTA's idle-time categories)",
+    horizontal = true, stacked = true, categories = cats, series = series, value_label = "idle time (ms)",
+  }, { title = "idle time per stream by cause" })
+end
+
 return {
   name = "idle-time",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "per GPU stream: idle time between operations, attributed to host wait, kernel wait or other (HTA)",
   needs = { "kernels.start_ns" },   -- a timeline: kernels with start times
   tables = { "kernels", "runtime", "memcpy", "memset", "graph_trace" },   -- all it reads (perflab.timeline.device_ops)
@@ -161,6 +194,6 @@ return {
     report:table("idle", T.from_rows(rows, cols, "idle"),
       { title = "idle time per stream (ns; shares of idle time)" })
     if #rows == 0 then report:note("No device operations with a stream in the input.") end
-    perflab.figures.idle_time(report)   -- per stream: host wait, kernel wait, other
+    figure(report)   -- per stream: host wait, kernel wait, other
   end,
 }

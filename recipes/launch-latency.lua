@@ -45,6 +45,8 @@ local function quantiles(c)
 end
 
 local is_comm = require("perflab.comm").is_kernel
+local chart = require "perflab.chart"
+local figures = require "perflab.figures"
 
 --- Queue length over time for one stream: returns max, time-weighted mean,
 -- the first time the max was reached, and per-window maxima.
@@ -70,8 +72,60 @@ local function queue(ops, windows)
   return r.max, r.mean, r.at, series
 end
 
+--- launch-latency: histogram of launch delays (log-spaced bins), the
+-- outlier threshold and the p50 / p99 marked; bins above the threshold are
+-- drawn as outliers.
+local function figure(report, delays, threshold_ns, source, figname)
+  if not delays then return end
+  -- a column (or an array, made one): the engine finds the order
+  -- statistics and counts the bins, no Lua pass over the launches
+  if type(delays) == "table" then
+    delays = T.from_columns({ d = delays }, { "d" }):col("d")
+  end
+  local n = delays:count()
+  if n == 0 then return end
+  -- the value at rank round(p * (n - 1)) + 1 of the sorted delays
+  local function q(p) return delays:nth(math.max(1, math.min(n, math.floor(p * (n - 1) + 0.5) + 1))) end
+  -- bins in µs: negative delays (clock skew) into the first bin
+  local lo, hi = math.max(delays:min(), 1000), math.max(delays:max(), 2000)
+  local l0, l1 = math.floor(math.log(lo, 10) * 4) / 4, math.ceil(math.log(hi, 10) * 4 + 1e-9) / 4
+  if l1 <= l0 then l1 = l0 + 0.25 end
+  local bins, edges = {}, {}
+  for e = l0, l1 - 1e-9, 0.25 do
+    bins[#bins + 1] = { 10 ^ e / 1e3, 10 ^ (e + 0.25) / 1e3, 0 }
+    edges[#edges + 1] = 10 ^ e
+  end
+  edges[#edges + 1] = 10 ^ (l0 + 0.25 * #bins)
+  -- quarter-decade bins [10^e, 10^(e + 1/4)); values below the first edge
+  -- (negative delays) count in the first bin, above the last in the last
+  local h = require("perflab.stats").histogram(delays, { edges = edges })
+  for k, b in ipairs(bins) do b[3] = h.counts[k] end
+  bins[1][3] = bins[1][3] + h.under
+  bins[#bins][3] = bins[#bins][3] + h.over
+  for _, b in ipairs(bins) do
+    b.outlier = b[1] * 1e3 >= threshold_ns
+    b.title = string.format("%s – %s: %d launch%s%s", units.ns(b[1] * 1e3, 3), units.ns(b[2] * 1e3, 3), b[3],
+        b[3] == 1 and "" or "es",
+      b.outlier and " (outliers)" or "")
+  end
+  local marks = { { x = q(0.5) / 1e3, label = "p50 " .. units.ns(q(0.5), 3) },
+      { x = q(0.99) / 1e3, label = "p99 " .. units.ns(q(0.99), 3) } }
+  if threshold_ns / 1e3 >= bins[1][1] and threshold_ns / 1e3 <= bins[#bins][2] then
+    marks[#marks + 1] = { x = threshold_ns / 1e3, label = "outlier threshold " .. units.ns(threshold_ns, 3),
+        colour = "#D55E00" }
+  end
+  for _, m in ipairs(marks) do m.x = math.max(m.x, bins[1][1]) end
+  report:figure(figname or "launch_delay.svg", chart.histogram {
+    title = "Launch delay distribution", subtitle = string.format("%d launches, kernel start - launch call end; %s", n,
+        figures.base(source)),
+    bins = bins, marks = marks, x_log = true, x_label = "launch delay (µs, log scale)", y_label = "launches",
+    x_format = function(v) return units.ns(v * 1e3, 3) end, legend = { "launches", "outliers (above the threshold)" },
+  }, { title = "distribution of launch delay, outliers marked" })
+end
+
 return {
   name = "launch-latency",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "launch delay (GPU start - CPU launch end) per stream, outliers, kernels cheaper than their launch, queue length, comm/compute overlap (HTA)",
   needs = { "kernels.start_ns" },   -- a timeline: kernels with start times
   tables = { "kernels", "runtime", "memcpy", "memset", "graph_trace" },   -- all it reads (perflab.timeline.device_ops)
@@ -129,7 +183,7 @@ return {
         ld_rows[#ld_rows + 1] = g
       end
       local nlaunch = launched:nrows()
-      perflab.figures.launch_delay(report, delay, opts.launch_delay_outlier_ns, p.source,
+      figure(report, delay, opts.launch_delay_outlier_ns, p.source,
         #inputs > 1 and ("launch_delay_" .. _ .. ".svg") or nil)   -- distribution of launch delay
       if nlaunch > 0 then
         local q = quantiles(delay)

@@ -34,6 +34,9 @@ local weighting = require "perflab.weighting"
 local T = perflab.table
 local is_comm = require("perflab.comm").is_kernel
 local graphs = require "perflab.graphs"
+local chart = require "perflab.chart"
+local units = require "perflab.units"
+local figures = require "perflab.figures"
 
 -- id, start_ns, duration_ns: the launch's join keys (id = the input's id
 -- column or the 0-based row; start and duration where the input has them)
@@ -305,9 +308,57 @@ local function finding(report, g, th)
     speedup_pct = t.speedup_pct }
 end
 
+--- launch: waves per SM per kernel, whole waves and the partial last wave.
+local function figure(report, tname)
+  tname = tname or "launch"
+  local t = report.tables[tname]
+  if not t or t:nrows() == 0 then return end
+  -- one bar per distinct launch configuration, the first 25 in table order,
+  -- with its launch count: grouped in the engine, only those rows in Lua
+  local keys = {}
+  for _, c in ipairs({ "kernel", "grid_size", "block_size", "sm_count", "active_blocks" }) do
+    if t:has(c) then keys[#keys + 1] = c end
+  end
+  local firsts, counts
+  if #keys > 0 then
+    local g = t:group_by(keys):agg({ { "n", "count" }, { "first", "first_row" } }):head(25)
+    firsts, counts = t:take(g:col("first")), g:col("n"):to_lua()
+  else
+    firsts, counts = t:head(1), { t:nrows() }
+  end
+  local rows = figures.rows_of(firsts, { "kernel", "grid_size", "block_size", "sm_count", "active_blocks",
+      "waves_per_sm",
+      "tail_pct" })
+  for i, r in ipairs(rows) do r.n = counts[i] end
+  local cats, whole, part, tw, tp = {}, {}, {}, {}, {}
+  for _, r in ipairs(rows) do
+    if r.waves_per_sm and r.waves_per_sm == r.waves_per_sm then
+      local k = #cats + 1
+      cats[k] = r.n > 1 and string.format("%s (×%d)", chart.short(figures.label(r.kernel), 32), r.n)
+          or figures.label(r.kernel)
+      local w = math.floor(r.waves_per_sm)
+      whole[k], part[k] = w, r.waves_per_sm - w
+      local desc = string.format("%s: grid %s blocks over %s SMs × %s blocks = %.3g waves", r.kernel,
+          units.count(r.grid_size or 0),
+        units.count(r.sm_count or 0), units.count(r.active_blocks or 0), r.waves_per_sm)
+      tw[k] = desc .. string.format("; %d whole wave%s", w, w == 1 and "" or "s")
+      tp[k] = desc .. string.format("; partial last wave %.0f %% full%s", 100 * (r.waves_per_sm - w),
+        r.tail_pct and string.format(", tail estimate %s", figures.pct(r.tail_pct)) or "")
+    end
+  end
+  if #cats == 0 then return end
+  report:figure("launch_waves.svg", chart.bars {
+    title = "Waves per SM", subtitle = "whole waves and the partial last wave (a tail that leaves SMs idle)",
+    horizontal = true, stacked = true, categories = cats, value_label = "waves",
+    series = { { name = "whole waves", values = whole, titles = tw },
+        { name = "partial last wave", values = part, titles = tp } },
+  }, { title = "waves and the partial last wave" })
+end
+
 local R
 R = {
   name = "launch",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "launch configuration: block size multiple of 32, grid vs SM count, tail effect (ncu rules)",
   needs = { "kernels" },                       -- each report (or every input when none is one) ...
   timeline_needs = { "kernels|kernel_summary" },   -- ... and a timeline beside it
@@ -361,7 +412,7 @@ R = {
       end
     end
     weighting.apply(report, items, timelines)
-    perflab.figures.launch(report)   -- waves and the partial last wave
+    figure(report)   -- waves and the partial last wave
   end,
 }
 return R

@@ -29,6 +29,7 @@ local T = perflab.table
 local I = perflab.intervals
 local units = perflab.units
 local gpus = require "perflab.gpus"
+local chart = require "perflab.chart"
 
 -- tb-plugin's "not an operator" (node.py is_operator_node): these names hold
 -- no memory themselves; an event whose deepest node is one is left out
@@ -189,8 +190,75 @@ local function categories(p, mem, report)
   return w, cols
 end
 
+--- memory: per device, allocated and reserved bytes over time as step
+-- lines (the `curve` table), the peak marked (`peaks`), profiler steps
+-- shaded (the curve's step column); at most max_points points a device
+-- (evenly spaced rows, the peak always kept).
+local function figure(report, max_points)
+  local curve, peaks = report.tables.curve, report.tables.peaks
+  if not curve or curve:nrows() == 0 then return end
+  max_points = max_points or 1500
+  local devs = curve:unique("device")
+  for _, dev in ipairs(devs) do
+    local c = curve:filter(curve:col("device"):eq(dev))
+    local pk = peaks and peaks:filter(peaks:col("device"):eq(dev)):row(1) or nil
+    local n = c:nrows()
+    if n > max_points then
+      local idx = {}
+      local stride = n / max_points
+      for k = 0, max_points - 1 do idx[#idx + 1] = math.floor(k * stride) + 1 end
+      local sampled = c:take(idx)
+      if pk then                          -- the peak's point, wherever the sampling fell
+        local top = c:filter(c:col("ts_ns"):eq(pk.ts_ns) & c:col("allocated_bytes"):eq(pk.peak_bytes)):head(1)
+        sampled = T.concat(sampled, top)
+        sampled = sampled:take(sampled:order("ts_ns"))
+      end
+      c = sampled
+    end
+    local t, a, r = (c:col("since_start_ns") / 1e6):to_lua(), c:col("allocated_bytes"):to_lua(),
+        c:col("reserved_bytes"):to_lua()
+    local sa, sr = {}, {}
+    for i = 1, #t do
+      if i > 1 then
+        sa[#sa + 1] = { t[i], a[i - 1] }
+        if r[i - 1] then sr[#sr + 1] = { t[i], r[i - 1] } end
+      end
+      sa[#sa + 1] = { t[i], a[i] }      -- lines without markers: no hover text per point
+      if r[i] then sr[#sr + 1] = { t[i], r[i] } end
+    end
+    local series = { { name = "allocated", points = sa, marker = false } }
+    if #sr > 0 then series[2] = { name = "reserved", points = sr, marker = false } end
+    local regions, vlines = {}, {}
+    if c:has("step") and c:col("step"):count() > 0 then
+      local cs = curve:filter(curve:col("device"):eq(dev) & curve:col("step"):present())
+      local g = cs:group_by("step"):agg { { "t0", "min", "since_start_ns" }, { "t1", "max", "since_start_ns" } }
+      g = g:take(g:order("step"))
+      local k = 0
+      for _, st in g:rows() do
+        k = k + 1
+        regions[#regions + 1] = { x0 = st.t0 / 1e6, x1 = st.t1 / 1e6, y0 = 0,
+            y1 = (pk and pk.reserved_bytes or pk and pk.peak_bytes) or a[1],
+          label = "step " .. st.step, fill = k % 2 == 1 and "#dde8f0" or "#f0e6d6" }
+      end
+    end
+    if pk then
+      vlines[1] = { x = pk.time_ms, label = string.format("peak %s%s", units.bytes(pk.peak_bytes),
+          pk.op and (" in " .. chart.short(pk.op, 30)) or "") }
+      series[#series + 1] = { name = "peak", line = false, points = { { pk.time_ms, pk.peak_bytes, r = 6,
+        title = string.format("peak %s at %s ms in %s", units.bytes(pk.peak_bytes), units.sig(pk.time_ms, 6),
+            pk.op or "no operator") } } }
+    end
+    report:figure("memory_" .. tostring(dev):gsub("[^%w]", "_") .. ".svg", chart.plot {
+      title = "Memory over time: " .. dev, subtitle = n > max_points and string.format("%d of %d points", #t, n) or nil,
+      series = series, regions = regions, vlines = vlines, x_label = "time from trace start (ms)", y_label = "bytes",
+      y_format = function(v) return units.bytes(v) end,
+    }, { title = "allocated and reserved memory of " .. dev .. ", peak marked, steps shaded" })
+  end
+end
+
 return {
   name = "memory",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "memory over time per device, the peak and what held it, per-operator allocations (tb-plugin Memory View), alloc/free pairs, growth",
   needs = { "memory_events" },
   tables = { "memory_events", "cpu_ops", "steps", "devices" },
@@ -366,6 +434,6 @@ return {
     put("allocations", all.allocations,
         "allocations paired with the next free of the same address (release missing: not freed within the trace)")
     put("steps", all.steps, "allocated bytes per profiler step")
-    perflab.figures.memory(report)
+    figure(report)
   end,
 }

@@ -45,6 +45,9 @@ local COLS = { "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_co
 local sorted_keys = require("perflab.util").sorted_keys
 
 local round2 = require("perflab.util").round   -- to 2 decimals
+local chart = require "perflab.chart"
+local units = require "perflab.units"
+local figures = require "perflab.figures"
 
 -- AMD devices (rocprof dispatches, HIP Kineto traces): waves per SIMD from
 -- VGPRs, SGPRs and LDS (perflab.amd_occupancy), never the CUDA calculator.
@@ -136,7 +139,7 @@ local function cuda_report(p, ctx, want_ids)
   local n = k:nrows()
   local is_trace = k:has("est_achieved_occupancy_pct") or p.format == "kineto"
   local assumptions, inferred = {}, {}
-  local any = k:col(k:columns()[1])
+  local nostr, noint = k:const(nil, "string"), k:const(nil, "integer")   -- what the input lacks
   -- launch shape: block size, registers
   local bs, regs = some(device.dim_col(k, "block_size", "block")), some(opt(k, "registers"))
   local none = k:const(false)
@@ -197,7 +200,7 @@ local function cuda_report(p, ctx, want_ids)
   local sd_eff = sd and sd:fill(0) or 0
   local cfg, drv = some(opt(k, "smem_config_bytes")), some(opt(k, "smem_driver_bytes"))
   -- the calculator, once over every launch (C)
-  local args = { cc = cc or any:keep(none), block_size = bs or any:keep(none), registers = regs, smem_static = ss_eff,
+  local args = { cc = cc or nostr, block_size = bs or noint, registers = regs, smem_static = ss_eff,
     smem_dynamic = sd_eff, smem_config = cfg, smem_driver = drv,
     grid_size = is_trace and some(device.dim_col(k, "grid_size", "grid")) or nil, sm_count = sms,
         max_threads_per_sm = maxthr }
@@ -212,10 +215,10 @@ local function cuda_report(p, ctx, want_ids)
   -- the launch table (COLS), one row per launch
   local rn = k:rownum()
   local t = k:select({})
-  t:with("kernel", first_of(opt(k, "short_name"), opt(k, "name")) or any:keep(none))
-  t:with("cc", cc or any:keep(none))
-  t:with("block_size", bs or any:keep(none))
-  t:with("registers", regs or any:keep(none))
+  t:with("kernel", first_of(opt(k, "short_name"), opt(k, "name")) or nostr)
+  t:with("cc", cc or nostr)
+  t:with("block_size", bs or noint)
+  t:with("registers", regs or noint)
   t:with("smem_bytes", type(ss_eff) ~= "number" and (ss_eff + sd_eff) or type(sd_eff) ~= "number" and (sd_eff + ss_eff)
     or tw:keep(none):fill(0))
   t:with("smem_config_bytes", oc:col("smem_config_used"))
@@ -384,9 +387,98 @@ local function cuda_report(p, ctx, want_ids)
   }
 end
 
+--- occupancy: ncu's three graphs for the first kernels of the table.
+local function figure(report, tname, max_kernels)
+  tname = tname or "occupancy"
+  -- the first launch of each of the first kernels with a CC, block size
+  -- and registers, found in C (the table has a row per launch)
+  local t = report.tables[tname]
+  if not t or t:nrows() == 0 then return end
+  for _, c in ipairs({ "kernel", "cc", "block_size", "registers" }) do if not t:has(c) then return end end
+  local cols = {}
+  for _, c in ipairs({ "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_config_bytes",
+      "theoretical_occupancy_pct" }) do
+    if t:has(c) then cols[#cols + 1] = c end
+  end
+  local ok = t:col("cc"):present() & t:col("block_size"):present() & t:col("registers"):present() & t:col("kernel"):present()
+  local sel = t:select(cols):filter(ok)
+  local picked = {}
+  for _, g in sel:group_by("kernel"):agg { { "n", "count" } }:head(max_kernels or 3):rows() do
+    picked[#picked + 1] = sel:where { kernel = g.kernel }:row(1)
+  end
+  if #picked == 0 then return end
+  -- the theoretical occupancy of a list of {r, block size, registers,
+  -- shared memory} in one call of the calculator (0 where it cannot run)
+  local function occ_all(q)
+    local rows = {}
+    for i, e in ipairs(q) do
+      rows[i] = { cc = e[1].cc, bs = e[2], regs = e[3], smem = e[4], cfg = e[1].smem_config_bytes }
+    end
+    local qt = T.from_rows(rows, { "cc", "bs", "regs", "smem", "cfg" })
+    local o = cuda.columns { cc = qt:col("cc"), block_size = qt:col("bs"), registers = qt:col("regs"),
+      smem_static = qt:col("smem"), smem_config = qt:col("cfg"):count() > 0 and qt:col("cfg") or nil }
+    local pcts, inval, out = o:col("theoretical_occupancy_pct"):to_lua(), o:col("invalid"):to_lua(), {}
+    for i = 1, #q do out[i] = (inval[i] or not pcts[i]) and 0 or pcts[i] end
+    return out
+  end
+  local dims = {
+    { key = "block_size", label = "threads per block", x_max = 1024, xs = function() local t = {}; for b = 32, 1024,
+        32 do t[#t + 1] = b end; return t end,
+      a = function(r, x) return x, r.registers, r.smem_bytes or 0 end },
+    { key = "registers", label = "registers per thread", xs = function() local t = {}; for g = 8, 255,
+        1 do t[#t + 1] = g end; return t end,
+      a = function(r, x) return r.block_size, x, r.smem_bytes or 0 end },
+    { key = "smem_bytes", label = "shared memory per block (bytes)",
+      xs = function()
+        local hi = 48 * 1024
+        for _, r in ipairs(picked) do hi = math.max(hi, 2 * (r.smem_bytes or 0), r.smem_config_bytes or 0) end
+        hi = math.min(hi, 256 * 1024)
+        local t = {}
+        for k = 0, 64 do t[#t + 1] = math.floor(hi * k / 64 / 128) * 128 end
+        return t
+      end,
+      a = function(r, x) return r.block_size, r.registers, x end },
+  }
+  for _, d in ipairs(dims) do
+    local series = {}
+    local xs = d.xs()
+    -- every point of every kernel (and its current configuration), one call
+    local q = {}
+    for _, r in ipairs(picked) do
+      for _, x in ipairs(xs) do q[#q + 1] = { r, d.a(r, x) } end
+      q[#q + 1] = { r, d.a(r, r[d.key] or 0) }
+    end
+    local res, at = occ_all(q), 0
+    for i, r in ipairs(picked) do
+      local pts = {}
+      for _, x in ipairs(xs) do at = at + 1; pts[#pts + 1] = { x, res[at] } end
+      local cur = r[d.key] or 0
+      at = at + 1
+      local now = res[at]
+      series[#series + 1] = { name = chart.short(figures.label(r.kernel), 40), points = pts, marker = false }
+      series[#series + 1] = { name = "current: " .. chart.short(figures.label(r.kernel), 24), line = false,
+          marker_shape = chart.markers[i + 4],
+        colour = chart.palette[(2 * i - 2) % #chart.palette + 1],
+        points = { { cur, now, r = 7, title = string.format("%s: %s = %s → %s theoretical occupancy", r.kernel, d.label,
+          units.count(cur), figures.pct(now)) } } }
+    end
+    -- a kernel's curve and its current marker share a colour
+    for i = 1, #series, 2 do series[i].colour = chart.palette[(i - 1) % #chart.palette + 1] end
+    report:figure("occupancy_" .. d.key .. ".svg", chart.plot {
+      title = "Impact of varying " .. d.label,
+          subtitle = "theoretical occupancy (perflab.gpu.occupancy), current configuration marked",
+      x_label = d.label, y_label = "theoretical occupancy (%)", y_min = 0, y_max = 100, x_min = 0,
+      x_max = d.x_max or (d.key == "registers" and 255) or nil, x_nice = (d.key == "smem_bytes"),
+      x_format = d.key == "smem_bytes" and function(v) return units.bytes(v, 3) end or nil,
+      series = series, height = 360,
+    }, { title = "occupancy vs " .. d.label })
+  end
+end
+
 local R
 R = {
   name = "occupancy",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "theoretical occupancy per launch (CUDA occupancy calculator), its limiter, achieved gap and what-if",
   needs = { "kernels" },                       -- each report (or every input when none is one) ...
   timeline_needs = { "kernels|kernel_summary" },   -- ... and a timeline beside it
@@ -531,7 +623,7 @@ R = {
       ::next_input::
     end
     weighting.apply(report, items, timelines)
-    perflab.figures.occupancy(report)   -- ncu's three occupancy graphs
+    figure(report)   -- ncu's three occupancy graphs
   end,
 }
 return R

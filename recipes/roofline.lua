@@ -64,6 +64,7 @@ end
 local sorted_keys = require("perflab.util").sorted_keys
 
 local r2 = require("perflab.util").round   -- to 2 decimals
+local figures = require "perflab.figures"
 
 ---------------------------------------------------------------------------
 -- FLOPs and bytes per launch, from what the input has (editable data)
@@ -396,7 +397,7 @@ local function work_columns(p, k, opts, is_summary)
       local dur = col("duration_ns") and k:col("duration_ns"):fill(0) or k:const(0)
       local ki = kin:col("external_id"):index_of(e)       -- each launch's row of kin
       local has = ki:present()
-      local q = k:select(k:columns()[1]):with("_e", e):with("_dur", dur)
+      local q = k:select({}):with("_e", e):with("_dur", dur)
       local ext = q:group_by("_e"):agg { { "_ext_ns", "sum", "_dur", where = has } }
       local ext_ns = ext:col("_ext_ns"):at(ext:col("_e"):index_of(e))
       local share = (dur / ext_ns):keep(ext_ns:gt(0)):fill(1)
@@ -409,8 +410,59 @@ local function work_columns(p, k, opts, is_summary)
   return fl, b, prec, how, skipped or 0, psrc
 end
 
+--- roofline without FLOPs and bytes: ncu's Speed-of-Light view, compute
+-- (SM) throughput % against memory throughput % per kernel, marker size by
+-- time share; the 60 % and 80 % lines ncu's SOL rules use.
+local function speed_of_light(report, tname, figname)
+  local rows = figures.rows_of(report.tables[tname], { "kernel", "compute_pct", "memory_pct", "time_share_pct",
+      "bound" })
+  if not rows then return end
+  local series, byb, order = {}, {}, {}
+  for _, r in ipairs(rows) do
+    if r.compute_pct and r.memory_pct then
+      local b = r.bound or "kernel"
+      if not byb[b] then byb[b] = { name = b, line = false, points = {}, size = {} }; order[#order + 1] = b end
+      local s = byb[b]
+      s.points[#s.points + 1] = { r.memory_pct, r.compute_pct,
+          title = string.format("%s: compute %s, memory %s%s (%s)", r.kernel,
+        figures.pct(r.compute_pct), figures.pct(r.memory_pct), r.time_share_pct
+            and (", " .. figures.pct(r.time_share_pct) .. " of time")
+            or "", b) }
+      s.size[#s.points] = 3 + 14 * math.sqrt(math.max(r.time_share_pct or 0, 0) / 100)
+    end
+  end
+  table.sort(order)
+  for _, b in ipairs(order) do series[#series + 1] = byb[b] end
+  if #series == 0 then return end
+  report:figure(figname or "speed_of_light.svg", chart.plot {
+    title = "Speed of Light: compute vs memory throughput", subtitle = "per kernel, marker area = share of time; "
+      .. (report.inputs[1] and figures.base(report.inputs[1].source) or ""),
+    x_label = "memory throughput (% of peak)", y_label = "compute (SM) throughput (% of peak)",
+    x_min = 0, x_max = 100, y_min = 0, y_max = 100, width = 640, height = 560,
+    regions = {
+      { x0 = 0, x1 = 60, y0 = 0, y1 = 60, label = "both < 60 %: latency-bound", fill = "#F0E442" },
+      { x0 = 80, x1 = 100, y0 = 0, y1 = 100, label = "≥ 80 %", fill = "#56B4E9" },
+      { x0 = 0, x1 = 80, y0 = 80, y1 = 100, label = "≥ 80 %", fill = "#56B4E9" },
+    },
+    vlines = { { x = 60, label = "60 %" } }, hlines = { { y = 60, label = "60 %" } },
+    series = series,
+  }, { title = "Speed-of-Light chart (compute % vs memory %)" })
+end
+
+--- roofline: for each roofline table whose figure was not drawn (FLOPs,
+-- bytes or peaks unknown), the Speed-of-Light chart instead.
+local function figure(report)
+  for _, name in ipairs(report.table_order) do
+    local n = name:match("^roofline(_?%d*)$")
+    if n and not report.figures["roofline" .. n .. ".svg"] then
+      speed_of_light(report, name, "speed_of_light" .. n .. ".svg")
+    end
+  end
+end
+
 return {
   name = "roofline",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "roofline placement per kernel (AI, attainable, efficiency, bound) with an SVG chart",
   needs = { "kernels|kernel_summary" },
   options = {
@@ -456,7 +508,7 @@ return {
       local ns = col("duration_ns")
       if is_summary and col("total_ns") then ns = ns and k:col("total_ns"):fill(ns) or k:col("total_ns") end
       ns = ns and ns:fill(0) or k:const(0)
-      local a = k:select(k:columns()[1]):with("_key", key):with("_ns", ns):with("_row", k:rownum())
+      local a = k:select({}):with("_key", key):with("_ns", ns):with("_row", k:rownum())
       local w = ns:keep(ns:gt(0)):fill(1)                 -- a launch's weight: its time, else 1
       local spec = { { "ns", "sum", "_ns" }, { "first_row", "min", "_row" } }
       local function add(name, v, agg, where) if v then a:with(name, v); spec[#spec + 1] = { name .. "_" .. agg, agg,
@@ -627,6 +679,6 @@ return {
         report:note("no GPU model known: pass --gpu NAME for peaks and the chart (" .. device.choices() .. ")")
       end
     end
-    perflab.figures.roofline_fallback(report)   -- no roofline drawn: the Speed-of-Light chart
+    figure(report)   -- no roofline drawn: the Speed-of-Light chart
   end,
 }

@@ -133,6 +133,8 @@ end
 -- ---- Kineto: collect the events by role --------------------------------------
 
 local sorted_keys = require("perflab.util").sorted_keys
+local chart = require "perflab.chart"
+local figures = require "perflab.figures"
 
 local function any(mask) return mask:count_true() > 0 end
 
@@ -695,8 +697,38 @@ local function from_tb(p, report, acc)
   end
 end
 
+--- step-breakdown: one stacked bar per step, a segment per category.
+local function figure(report, tname)
+  tname = tname or "steps"
+  local t = report.tables[tname]
+  if not t or t:nrows() == 0 or not t:has("step") then return end
+  local cats = {}
+  for _, c in ipairs(t:columns()) do
+    if c:match("_ns$") and c ~= "total_ns" and c ~= "start_ns" and not c:match("^duration") then cats[#cats + 1] = c end
+  end
+  if #cats == 0 then return end
+  local cols = { "step" }
+  for _, c in ipairs(cats) do cols[#cols + 1] = c end
+  local rows = figures.rows_of(t, cols, 60)
+  local labels, series = {}, {}
+  for i, c in ipairs(cats) do series[i] = { name = c:gsub("_ns$", ""), values = {}, titles = {} } end
+  for k, r in ipairs(rows) do
+    labels[k] = tostring(r.step)
+    for i, c in ipairs(cats) do
+      series[i].values[k] = r[c] and r[c] / 1e6 or nil
+      series[i].titles[k] = string.format("step %s · %s: %s", labels[k], series[i].name, figures.ms(r[c]))
+    end
+  end
+  report:figure("step_breakdown.svg", chart.bars {
+    title = "Step time breakdown", subtitle = t:nrows() > 60 and string.format("first 60 of %d steps", t:nrows())
+        or nil,
+    stacked = true, categories = labels, series = series, value_label = "time (ms)", category_label = "step",
+  }, { title = "stacked step time per category" })
+end
+
 return {
   name = "step-breakdown",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "per profiler step: Kernel/Memcpy/Memset/Communication/Runtime/DataLoader/CPU Exec/Other, GPU utilisation, recommendations (tb-profiler rules)",
   needs = { "events|steps|step_breakdown|runtime" },   -- runtime: an Nsight Systems export
   -- the device share of a step: refuses a trace whose device work it cannot read (perflab.recipes)
@@ -744,7 +776,7 @@ return {
     if has_stored then scols[#scols + 1] = "stored_pct" end
     report:table("summary", T.from_rows(acc.summary, scols, "summary"),
       { title = "average step and utilisation (value in ns for categories, percent for utilisation, bytes for peak memory; pct = share of the average step, or of the device memory)" })
-    perflab.figures.step_breakdown(report)   -- stacked bars per step
+    figure(report)   -- stacked bars per step
     -- where the time goes, for run all's summary: the mean step per run
     -- (rank); the GPU is busy in kernel, memcpy/memset and communication
     -- time, the host holds it up in runtime, DataLoader and CPU Exec time

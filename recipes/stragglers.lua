@@ -44,6 +44,8 @@ local comm = require "perflab.comm"
 local ranks_mod = require "perflab.ranks"
 local units = perflab.units
 local names = require "perflab.names"
+local chart = require "perflab.chart"
+local figures = require "perflab.figures"
 local per_rank_text, few_steps
 
 local function col(t, name)
@@ -392,8 +394,42 @@ local function merge(parts, opts, report)
   if #sorted < 2 or n_its < 2 then few_steps(report, sorted, n_its, sdur, last[best.key], itlist, best, mean_iter) end
 end
 
+--- stragglers: a rank × iteration heat map of lateness (the `iterations`
+-- table: iteration, rank, lateness, flagged); flagged cells say so on hover.
+local function figure(report, tname)
+  local rows = figures.rows_of(report.tables[tname or "iterations"], { "iteration", "rank", "lateness", "flagged" })
+  if not rows then return end
+  local ranks, its, ri, ii = {}, {}, {}, {}
+  for _, r in ipairs(rows) do
+    if r.rank ~= nil and not ri[r.rank] then ranks[#ranks + 1] = r.rank; ri[r.rank] = true end
+    if r.iteration ~= nil and not ii[r.iteration] then its[#its + 1] = r.iteration; ii[r.iteration] = true end
+  end
+  local function cmp(a, b)
+    if type(a) == type(b) and type(a) == "number" then return a < b end
+    return tostring(a) < tostring(b)
+  end
+  table.sort(ranks, cmp); table.sort(its, cmp)
+  for k, v in ipairs(ranks) do ri[v] = k end
+  for k, v in ipairs(its) do ii[v] = k end
+  local values = {}
+  for k = 1, #ranks do values[k] = {} end
+  for _, r in ipairs(rows) do
+    if r.rank ~= nil and r.iteration ~= nil and r.lateness then values[ri[r.rank]][ii[r.iteration]] = r.lateness end
+  end
+  local rl, cl = {}, {}
+  for k, v in ipairs(ranks) do rl[k] = "rank " .. tostring(v) end
+  for k, v in ipairs(its) do cl[k] = tostring(v) end
+  report:figure("stragglers.svg", chart.heatmap {
+    title = "Lateness per rank and iteration",
+        subtitle = "start of the chosen kernel minus the median over ranks, in mean iterations",
+    rows = rl, cols = cl, values = values, row_label = "rank", col_label = "iteration",
+    format = function(v) return units.sig(v, 3) end,
+  }, { title = "rank × iteration heat map of lateness" })
+end
+
 return {
   name = "stragglers",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   usage = "perflab run stragglers FILE... [--jobs N] [--set KEY=VALUE]...\n"
     .. "       perflab run stragglers --map FILE --output DIR      (per-rank summary)\n"
     .. "       perflab run stragglers --merge DIR... [--set KEY=VALUE]...",
@@ -411,13 +447,13 @@ return {
   map_options = { "include_last" },
   merge = function(parts, opts, report)   -- --merge: the same report, figure included
     merge(parts, opts, report)
-    perflab.figures.stragglers(report)
+    figure(report)
   end,
   run = function(inputs, opts, report)
     local parts = {}
     inputs = ranks_mod.split(inputs)      -- each process of an nsys export is a rank
     for i, p in ipairs(inputs) do parts[i] = map_rank(p, opts) end
     merge(parts, opts, report)
-    perflab.figures.stragglers(report)   -- rank × iteration heat map of lateness
+    figure(report)   -- rank × iteration heat map of lateness
   end,
 }

@@ -48,6 +48,8 @@ local units = perflab.units
 local finite, NaN = compare.finite, compare.NaN
 
 local basename = require("perflab.util").basename
+local chart = require "perflab.chart"
+local figures = require "perflab.figures"
 
 -- ---- counters: device and series ------------------------------------------
 
@@ -453,8 +455,38 @@ local legend = {
       "|Δβ| * (|Z-Score(β)| + |Z-Score(log_μ)|), to rank potential issues. Focus on items with the highest score first." },
 }
 
+--- suspicion: the score of each of the top (function, metric, device) triplets.
+local function figure(report, tname, n)
+  local rows = figures.rows_of(report.tables[tname or "details"], { "function", "metric", "device", "suspicion_score",
+      "delta_beta_pct" }, n or 20)
+  if not rows then return end
+  local cats, vals, tips = {}, {}, {}
+  for _, r in ipairs(rows) do
+    if r.suspicion_score then
+      local k = #cats + 1
+      -- the metric and device stay readable: the function name is cut first
+      cats[k] = string.format("%s · %s · %s", chart.short(figures.label(r["function"]), 28), tostring(r.metric),
+          tostring(r.device))
+      vals[k] = r.suspicion_score
+      tips[k] = string.format("%s · %s · %s: suspicion score %s%s", tostring(r["function"]), tostring(r.metric),
+          tostring(r.device),
+        units.sig(r.suspicion_score, 4),
+        r.delta_beta_pct and string.format(", Δβ %+.3g ppt", r.delta_beta_pct) or "")
+    end
+  end
+  if #cats == 0 then return end
+  report:figure("suspicion.svg", chart.bars {
+    title = "Suspicion scores of the top triplets",
+        subtitle = "function · metric · device, score = |Δβ|·(|Z(β)| + |Z(log μ)|)",
+    horizontal = true, labels = true, categories = cats, format = function(v) return units.sig(v, 4) end,
+        label_chars = 60, width = 900,
+    series = { { name = "suspicion score", values = vals, titles = tips } }, value_label = "suspicion score",
+  }, { title = "scores of the top triplets" })
+end
+
 return {
   name = "suspicion",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "rank (function, metric, device) triplets of slow runs against normal ones by a suspicion score",
   usage = "perflab run suspicion --baseline FILE... --target FILE... [--set KEY=VALUE]...",
   description = [[Baseline (normal) and target (slow) runs: Kineto traces (cycles = ProfilerStep
@@ -640,6 +672,6 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
       report:note(string.format("%d kernel/memcpy/memset executions were launched outside every cycle and are not counted.",
         B.dropped + A.dropped))
     end
-    perflab.figures.suspicion(report)   -- scores of the top triplets
+    figure(report)   -- scores of the top triplets
   end,
 }

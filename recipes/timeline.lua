@@ -9,9 +9,46 @@
 local perflab = require "perflab"
 local T = perflab.table
 local trace = require "perflab.trace"
+local chart = require "perflab.chart"
+local units = require "perflab.units"
+local figures = require "perflab.figures"
+
+--- timeline: a Gantt chart of the GPU streams and CPU threads in a window
+-- (default: the slowest step, else the whole trace), launch → kernel arrows.
+-- window = {start_ns, end_ns} (absolute, as the trace's own times).
+local function figure(report, p, window, figname)
+  local tl = trace.collect(p, { window = window, slowest_step = window == nil, max_events = 2000, last_ops = 150 })
+  if not tl or #tl.gpu == 0 then return end
+  local lanes, lane_ix, items, links = {}, {}, {}, {}
+  local function lane(name)
+    if not lane_ix[name] then lanes[#lanes + 1] = name; lane_ix[name] = #lanes end
+    return name
+  end
+  for _, tk in ipairs(tl.tracks) do lane(tk.label) end
+  for _, e in ipairs(tl.cpu) do
+    items[#items + 1] = { lane = e.track, start = e.start, finish = e.start + e.dur, label = e.name, kind = e.kind,
+      title = string.format("%s · %s: %s", e.track, e.name, units.ns(e.dur, 3)) }
+  end
+  for _, e in ipairs(tl.gpu) do
+    items[#items + 1] = { lane = e.track, start = e.start, finish = e.start + e.dur, label = e.name, kind = e.kind,
+      title = string.format("%s · %s: %s", e.track, e.name, units.ns(e.dur, 3)) }
+  end
+  for _, f in ipairs(tl.flows) do
+    links[#links + 1] = { from_lane = f.from_track, from = f.from, to_lane = f.to_track, to = f.to,
+      title = string.format("launch → %s (%s later)", f.name, units.ns(f.to - f.from, 3)) }
+  end
+  report:figure(figname or "timeline.svg", chart.gantt {
+    title = "Timeline: " .. (tl.what or "trace"), subtitle = figures.base(p.source)
+        .. (tl.truncated and " (first events only)" or ""),
+    lanes = lanes, items = items, links = links, t0 = tl.t0, t1 = tl.t1,
+        kinds = { "kernel", "memcpy", "memset", "runtime", "cpu op" },
+    time_format = function(v) return units.ns(v, 3) end, time_label = "time from window start",
+  }, { title = "GPU streams and CPU threads (" .. (tl.what or "trace") .. ")" })
+end
 
 return {
   name = "timeline",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "Gantt chart of GPU streams and CPU threads (slowest step or a window), launch -> kernel arrows",
   needs = { "kernels.start_ns" },
   tables = { "kernels", "memcpy", "memset", "runtime", "cpu_ops", "steps" },
@@ -55,7 +92,7 @@ return {
         title = string.format("%s: %s, %s%s", (p.source or ""):match("[^/]+$") or p.source, tl.what,
           perflab.units.ns(math.max(tl.t1 - tl.t0, 0)), tl.truncated and " (first 2000 device operations)" or "") })
       if #rows == 0 then report:note(string.format("%s has no events in the window.", p.source)) end
-      perflab.figures.timeline(report, p, window, name .. ".svg")
+      figure(report, p, window, name .. ".svg")
     end
   end,
 }

@@ -5,6 +5,8 @@
 -- Works on any profile with a `kernels` table (one row per launch), and on
 -- profiles that carry only a `kernel_summary` (one row per kernel).
 local perflab = require "perflab"
+local chart = require "perflab.chart"
+local figures = require "perflab.figures"
 local T = perflab.table
 local units = perflab.units
 
@@ -68,8 +70,38 @@ local function from_summary(s, key)
   return g:select(order), keys, {}, ncut
 end
 
+--- top-kernels: share of kernel time per kernel, largest first.
+local function figure(report, tname)
+  for _, name in ipairs(report.table_order) do
+    if name == (tname or name) and name:match("^top_kernels") then
+      local rows = figures.rows_of(report.tables[name], { "kernel", "share_pct", "total_ns", "calls", "run" }, 25)
+      local known = false   -- no figure of shares that are all unknown (an input without durations)
+      for _, r in ipairs(rows or {}) do if r.share_pct then known = true; break end end
+      if rows and known then
+        local cats, vals, tips = {}, {}, {}
+        for i, r in ipairs(rows) do
+          cats[i] = (r.run and (tostring(r.run) .. ": ") or "") .. figures.label(r.kernel)
+          vals[i] = r.share_pct
+          tips[i] = string.format("%s%s: %s of kernel time, %s%s", r.run and (tostring(r.run) .. ": ") or "",
+              tostring(r.kernel),
+            r.share_pct and figures.pct(r.share_pct) or "?",
+            figures.ms(r.total_ns), r.calls and string.format(", %d calls", r.calls) or "")
+        end
+        report:figure(name .. ".svg", chart.bars {
+          title = "Share of kernel time by kernel", subtitle = report.inputs[1]
+              and figures.base(report.inputs[1].source),
+          horizontal = true, labels = true, categories = cats, format = figures.pct,
+          series = { { name = "share of kernel time", values = vals, titles = tips } },
+          value_label = "share of kernel time (%)", max = 0,
+        }, { title = "time share per kernel (" .. name .. ")" })
+      end
+    end
+  end
+end
+
 return {
   name = "top-kernels",
+  figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation",
   needs = { "kernels|kernel_summary" },
   tables = { "kernels", "kernel_summary", "pseudo_kernels" },   -- all it reads: perflab run loads only these
@@ -187,6 +219,6 @@ return {
           { "rank", "kernel", "calls", "total_ns", "share_pct" }, "per_rank"),
         { title = "top kernels of each rank (share of that rank's kernel time)" })
     end
-    perflab.figures.top_kernels(report)   -- horizontal bars of time share
+    figure(report)   -- horizontal bars of time share
   end,
 }

@@ -5,7 +5,10 @@
 --     tables = {"kernels", "kernel_summary", ...},          (optional)
 --     options = { key = { help =, default =, type = "number"|"integer"|"string"|"boolean",
 --                         min =, max =, choices = {...} } },      (min, max: numbers; all but help optional)
---     run = function(inputs, opts, report) ... end }
+--     run = function(inputs, opts, report) ... end,
+--     figure = function(report, ...) ... end }                 (optional)
+-- `figure` draws the recipe's figures from the tables its run put in the
+-- report (run calls it; a script or test may call it on its own report).
 -- `needs` entries name tables every input must have; "a|b" means either;
 -- "a.col" is table a with a column col (kernels.start_ns: a timeline, not a
 -- per-kernel summary without start times).
@@ -139,6 +142,9 @@ function M.validate(r, where)
     if type(r[k]) ~= "string" then error(string.format("%s: recipe field '%s' must be a string", where, k), 0) end
   end
   if type(r.run) ~= "function" then error(where .. ": recipe field 'run' must be a function", 0) end
+  if r.figure ~= nil and type(r.figure) ~= "function" then
+    error(where .. ": recipe field 'figure' must be a function", 0)
+  end
   r.needs = r.needs or {}
   r.options = r.options or {}
   if r.tables ~= nil then
