@@ -382,173 +382,208 @@ static void legend_line(pl_table *legend, const char *ts, size_t tn, size_t line
   return;
 }
 
-static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
-  pl_lines c;
-  pl_line l;
-  pl_lines_init(&c, in->data, in->len);
-  cr_state st;
-  memset(&st, 0, sizeof st);
-  snprintf(st.label1, sizeof st.label1, "normal");
-  snprintf(st.label2, sizeof st.label2, "abnormal");
-  const char *hs = "", *sec = "";
-  size_t hn = 0, secn = 0;
-  enum { M_NONE, M_FINDINGS, M_LEGEND, M_OVERVIEW } mode = M_NONE;
-  int have_title = 0, ngeneric = 0;
-  pl_buf overview;
-  pl_buf_init(&overview);
+enum { M_NONE, M_FINDINGS, M_LEGEND, M_OVERVIEW };
 
+/* The parse state: the heading and section being read, the mode their
+** names set, and the tables made so far. */
+typedef struct cr_parse_st {
+  cr_state st;
+  pl_profile *p;
+  const pl_parse_opts *o;
+  pl_err *err;
+  const char *hs, *sec;
+  size_t hn, secn;
+  int mode, have_title, ngeneric;
+  pl_buf overview;
   finding f;
-  finding_init(&f);
-  pl_table *legend = pl_table_new("legend");
+  pl_table *legend;
+  pl_table *tabs[64];
+  int ntabs;
+} cr_parse_st;
+
+static void cr_init(cr_parse_st *x) {
+  snprintf(x->st.label1, sizeof x->st.label1, "normal");
+  snprintf(x->st.label2, sizeof x->st.label2, "abnormal");
+  x->hs = x->sec = "";
+  x->mode = M_NONE;
+  pl_buf_init(&x->overview);
+  finding_init(&x->f);
+  pl_table *legend = x->legend = pl_table_new("legend");
   int lg_term = pl_table_add_col(legend, "term", PL_STR);
   int lg_def = pl_table_add_col(legend, "definition", PL_STR);
   int lg_line = pl_table_add_col(legend, "line", PL_INT);
   pl_table_set_doc(legend, lg_term, "term defined (Markdown emphasis removed)");
   pl_table_set_doc(legend, lg_def, "its definition, Markdown text as printed");
   pl_table_set_doc(legend, lg_line, "input line");
+}
 
-  pl_table *tabs[64];
-  int ntabs = 0;
+static int cr_fail(cr_parse_st *x) {
+  finding_close(&x->f);
+  pl_table_free(x->f.t);
+  pl_table_free(x->f.m);
+  pl_table_free(x->legend);
+  for (int i = 0; i < x->ntabs; i++) pl_table_free(x->tabs[i]);
+  pl_buf_free(&x->f.corr);
+  pl_buf_free(&x->overview);
+  return -1;
+}
 
-#define CR_FAIL()                                                                                                      \
-  do {                                                                                                                 \
-    finding_close(&f);                                                                                                 \
-    pl_table_free(f.t);                                                                                                \
-    pl_table_free(f.m);                                                                                                \
-    pl_table_free(legend);                                                                                             \
-    {                                                                                                                  \
-      for (int _i = 0; _i < ntabs; _i++) pl_table_free(tabs[_i]);                                                      \
-    }                                                                                                                  \
-    pl_buf_free(&f.corr);                                                                                              \
-    pl_buf_free(&overview);                                                                                            \
-    return -1;                                                                                                         \
-  } while (0)
+/* A Markdown heading: the title, a section, or the block that sets the mode. */
+static void cr_heading(cr_parse_st *x, const char *ts, size_t tn) {
+  finding_close(&x->f);
+  size_t lvl = 0;
+  while (lvl < tn && ts[lvl] == '#') lvl++;
+  heading_text(ts, tn, &x->hs, &x->hn);
+  const char *hs = x->hs;
+  size_t hn = x->hn;
+  if (lvl == 1 && !x->have_title) {
+    x->have_title = 1;
+    title_meta(x->p, hs, hn);
+    return;
+  }
+  if (lvl <= 2) {
+    x->sec = hs;
+    x->secn = hn;
+  }
+  if (find_in(hs, hn, "Key Findings")) x->mode = M_FINDINGS;
+  else if (find_in(hs, hn, "Legend")) x->mode = M_LEGEND;
+  else if (pl_starts(hs, hn, "Overview")) x->mode = M_OVERVIEW;
+  else x->mode = M_NONE;
+}
 
+/* The name of the table under the current heading (header row s[0..n)),
+** and which known table it is (st.which, -1: a generic one). */
+static const char *cr_table_name(cr_parse_st *x, const char *s, size_t n, char *gname, size_t gsz) {
+  const char *hs = x->hs;
+  size_t hn = x->hn;
+  if (find_in(hs, hn, "Performance Summary") || (find_in(x->sec, x->secn, "Summary") && find_in(hs, hn, "Summary"))) {
+    x->st.which = 0;
+    /* run labels from the header: | Metric | LABEL1 | LABEL2 | ... */
+    pl_md_cell hc[PL_MD_MAXCELLS];
+    int nh = pl_md_split(s, n, hc, PL_MD_MAXCELLS);
+    if (nh >= 3) {
+      pl_md_snake(hc[1].s, hc[1].n, x->st.label1, sizeof x->st.label1);
+      pl_md_snake(hc[2].s, hc[2].n, x->st.label2, sizeof x->st.label2);
+      pl_profile_meta_str(x->p, "baseline_label", hc[1].s, hc[1].n);
+      pl_profile_meta_str(x->p, "compare_label", hc[2].s, hc[2].n);
+    }
+    return "summary";
+  }
+  if (find_in(hs, hn, "Cycle Duration")) {
+    x->st.which = 1;
+    return "cycle_distribution";
+  }
+  if (find_in(hs, hn, "Detailed comparison") || find_in(hs, hn, "Detailed Comparison")) {
+    x->st.which = 2;
+    return "details";
+  }
+  x->st.which = -1;
+  size_t gl = pl_md_snake(hs, hn, gname, gsz - 8);
+  if (gl == 0) snprintf(gname, gsz, "table");
+  for (int i = 0; i < x->ntabs; i++)
+    if (strcmp(x->tabs[i]->name, gname) == 0) {
+      size_t k = strlen(gname);
+      snprintf(gname + k, gsz - k, "_%d", ++x->ngeneric + 1);
+      break;
+    }
+  return gname;
+}
+
+/* A Markdown table starting at line l.  0, or -1 with err set. */
+static int cr_table(cr_parse_st *x, pl_lines *c, pl_line *l) {
+  finding_close(&x->f);
+  if (x->ntabs >= 64) return pl_err_set(x->err, c->lineno, 1, "more than 64 tables in one report");
+  char gname[96];
+  const char *name = cr_table_name(x, l->s, l->n, gname, sizeof gname);
+  pl_table *t = pl_md_read_table_lenient(c, l, name, x->st.which >= 0 ? cr_map : NULL, &x->st, x->o, x->p, x->err);
+  if (!t) return -1;
+  if (x->st.which == 0) summary_units(t);
+  if (pl_want_table(x->o, t->name)) x->tabs[x->ntabs++] = t;
+  else pl_table_free(t);
+  return 0;
+}
+
+/* A line that is neither a heading nor a table.  0, or -1 with err set. */
+static int cr_text(cr_parse_st *x, const pl_line *l, size_t lineno, const char *ts, size_t tn) {
+  pl_profile *p = x->p;
+  if (ts[0] == '|') {
+    pl_profile_diag(p, lineno, "skipped a '|' line that is not part of a Markdown table");
+    return 0;
+  }
+  if (x->mode == M_FINDINGS && ts[0] == '-') return finding_line(&x->f, l->s, l->n, ts, tn, lineno, p, x->err);
+  if (x->mode == M_LEGEND && ts[0] == '-') {
+    legend_line(x->legend, ts, tn, lineno, p);
+    return 0;
+  }
+  finding_close(&x->f);
+  if (pl_starts(ts, tn, "**Recommendation:**")) {
+    const char *r = ts + 19;
+    size_t rn = tn - 19;
+    pl_trim(&r, &rn);
+    pl_profile_meta_str(p, "recommendation", r, rn);
+    x->mode = M_NONE;
+    return 0;
+  }
+  if (x->mode == M_OVERVIEW) {
+    if (x->overview.len) pl_buf_addc(&x->overview, ' ');
+    pl_buf_add(&x->overview, ts, tn);
+    return 0;
+  }
+  pl_profile_diag(p, lineno, "skipped prose: %.*s", (int)(tn > 60 ? 60 : tn), ts);
+  return 0;
+}
+
+/* The tables and metadata handed over. */
+static void cr_finish(cr_parse_st *x) {
+  pl_profile *p = x->p;
+  const pl_parse_opts *o = x->o;
+  if (x->overview.len) pl_profile_meta_str(p, "overview", x->overview.data, x->overview.len);
+  pl_profile_meta_str(p, "tool", "performance comparison report", strlen("performance comparison report"));
+  for (int i = 0; i < x->ntabs; i++) pl_profile_add_table(p, x->tabs[i]);
+  if (pl_want_table(o, "key_findings")) pl_profile_add_table(p, x->f.t);
+  else pl_table_free(x->f.t);
+  if (pl_want_table(o, "finding_metrics")) pl_profile_add_table(p, x->f.m);
+  else pl_table_free(x->f.m);
+  if (pl_want_table(o, "legend")) pl_profile_add_table(p, x->legend);
+  else pl_table_free(x->legend);
+  pl_buf_free(&x->f.corr);
+  pl_buf_free(&x->overview);
+}
+
+static int cr_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  pl_lines c;
+  pl_line l;
+  pl_lines_init(&c, in->data, in->len);
+  cr_parse_st x;
+  memset(&x, 0, sizeof x);
+  x.p = p;
+  x.o = o;
+  x.err = err;
+  cr_init(&x);
   while (pl_lines_next(&c, &l)) {
     if (o && o->interrupt && *o->interrupt) {
       pl_err_set(err, c.lineno, 1, "interrupted");
-      CR_FAIL();
+      return cr_fail(&x);
     }
-    const char *s = l.s;
-    size_t n = l.n;
-    if (pl_is_blank(s, n)) {
-      if (mode == M_OVERVIEW && overview.len) mode = M_NONE;
+    if (pl_is_blank(l.s, l.n)) {
+      if (x.mode == M_OVERVIEW && x.overview.len) x.mode = M_NONE;
       continue;
     }
-    const char *ts = s;
-    size_t tn = n;
+    const char *ts = l.s;
+    size_t tn = l.n;
     pl_trim(&ts, &tn);
-    if (ts[0] == '#') {
-      finding_close(&f);
-      size_t lvl = 0;
-      while (lvl < tn && ts[lvl] == '#') lvl++;
-      heading_text(ts, tn, &hs, &hn);
-      if (lvl == 1 && !have_title) {
-        have_title = 1;
-        title_meta(p, hs, hn);
-        continue;
-      }
-      if (lvl <= 2) {
-        sec = hs;
-        secn = hn;
-      }
-      if (find_in(hs, hn, "Key Findings")) mode = M_FINDINGS;
-      else if (find_in(hs, hn, "Legend")) mode = M_LEGEND;
-      else if (pl_starts(hs, hn, "Overview")) mode = M_OVERVIEW;
-      else mode = M_NONE;
-      continue;
-    }
-    if (pl_md_table_starts(&c, s, n)) {
-      finding_close(&f);
-      if (ntabs >= 64) {
-        pl_err_set(err, c.lineno, 1, "more than 64 tables in one report");
-        CR_FAIL();
-      }
-      const char *name;
-      char gname[96];
-      if (find_in(hs, hn, "Performance Summary") || (find_in(sec, secn, "Summary") && find_in(hs, hn, "Summary"))) {
-        st.which = 0;
-        name = "summary";
-        /* run labels from the header: | Metric | LABEL1 | LABEL2 | ... */
-        pl_md_cell hc[PL_MD_MAXCELLS];
-        int nh = pl_md_split(s, n, hc, PL_MD_MAXCELLS);
-        if (nh >= 3) {
-          pl_md_snake(hc[1].s, hc[1].n, st.label1, sizeof st.label1);
-          pl_md_snake(hc[2].s, hc[2].n, st.label2, sizeof st.label2);
-          pl_profile_meta_str(p, "baseline_label", hc[1].s, hc[1].n);
-          pl_profile_meta_str(p, "compare_label", hc[2].s, hc[2].n);
-        }
-      } else if (find_in(hs, hn, "Cycle Duration")) {
-        st.which = 1;
-        name = "cycle_distribution";
-      } else if (find_in(hs, hn, "Detailed comparison") || find_in(hs, hn, "Detailed Comparison")) {
-        st.which = 2;
-        name = "details";
-      } else {
-        st.which = -1;
-        size_t gl = pl_md_snake(hs, hn, gname, sizeof gname - 8);
-        if (gl == 0) snprintf(gname, sizeof gname, "table");
-        for (int i = 0; i < ntabs; i++)
-          if (strcmp(tabs[i]->name, gname) == 0) {
-            size_t k = strlen(gname);
-            snprintf(gname + k, sizeof gname - k, "_%d", ++ngeneric + 1);
-            break;
-          }
-        name = gname;
-      }
-      pl_table *t = pl_md_read_table_lenient(&c, &l, name, st.which >= 0 ? cr_map : NULL, &st, o, p, err);
-      if (!t) CR_FAIL();
-      if (st.which == 0) summary_units(t);
-      if (pl_want_table(o, t->name)) tabs[ntabs++] = t;
-      else pl_table_free(t);
-      continue;
-    }
-    if (ts[0] == '|') {
-      pl_profile_diag(p, c.lineno, "skipped a '|' line that is not part of a Markdown table");
-      continue;
-    }
-    if (mode == M_FINDINGS && ts[0] == '-') {
-      if (finding_line(&f, s, n, ts, tn, c.lineno, p, err) != 0) CR_FAIL();
-      continue;
-    }
-    if (mode == M_LEGEND && ts[0] == '-') {
-      legend_line(legend, ts, tn, c.lineno, p);
-      continue;
-    }
-    finding_close(&f);
-    if (pl_starts(ts, tn, "**Recommendation:**")) {
-      const char *r = ts + 19;
-      size_t rn = tn - 19;
-      pl_trim(&r, &rn);
-      pl_profile_meta_str(p, "recommendation", r, rn);
-      mode = M_NONE;
-      continue;
-    }
-    if (mode == M_OVERVIEW) {
-      if (overview.len) pl_buf_addc(&overview, ' ');
-      pl_buf_add(&overview, ts, tn);
-      continue;
-    }
-    pl_profile_diag(p, c.lineno, "skipped prose: %.*s", (int)(tn > 60 ? 60 : tn), ts);
+    if (ts[0] == '#') cr_heading(&x, ts, tn);
+    else if (pl_md_table_starts(&c, l.s, l.n)) {
+      if (cr_table(&x, &c, &l) != 0) return cr_fail(&x);
+    } else if (cr_text(&x, &l, c.lineno, ts, tn) != 0) return cr_fail(&x);
   }
-  finding_close(&f);
-  if (!have_title && ntabs == 0) {
+  finding_close(&x.f);
+  if (!x.have_title && x.ntabs == 0) {
     pl_err_expected(err, 1, 1, "a comparison report ('# ... Comparison ...' and Markdown tables)", in->data, in->len);
-    CR_FAIL();
+    return cr_fail(&x);
   }
-  if (overview.len) pl_profile_meta_str(p, "overview", overview.data, overview.len);
-  pl_profile_meta_str(p, "tool", "performance comparison report", strlen("performance comparison report"));
-  for (int i = 0; i < ntabs; i++) pl_profile_add_table(p, tabs[i]);
-  if (pl_want_table(o, "key_findings")) pl_profile_add_table(p, f.t);
-  else pl_table_free(f.t);
-  if (pl_want_table(o, "finding_metrics")) pl_profile_add_table(p, f.m);
-  else pl_table_free(f.m);
-  if (pl_want_table(o, "legend")) pl_profile_add_table(p, legend);
-  else pl_table_free(legend);
-  pl_buf_free(&f.corr);
-  pl_buf_free(&overview);
+  cr_finish(&x);
   return 0;
-#undef CR_FAIL
 }
 
 static int cr_detect(const char *data, size_t len) {

@@ -325,12 +325,25 @@ static inline void kt_store(kt_sink *k, const kt_nm *e, const double *v, size_t 
 }
 
 
-static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
-  pl_lines c;
-  pl_line l;
-  pl_lines_init(&c, in->data, in->len);
-  int header = 0;
-  pl_table *t = pl_table_new("kernels");
+/* The parse state shared by the row readers: the table and its column
+** arrays (sink), the raw-name pool with its cache (slot), each raw name's
+** entry (nm, by pool id), and the number reader. */
+typedef struct kt_state {
+  pl_table *t;
+  kt_sink sink;
+  pl_pool *raw;
+  kt_slot *slot;
+  kt_nm *nm;
+  size_t cap_nm;
+  kt_div dv;
+  size_t last_rn; /* the width of the last fast row's name field */
+  const char *end;
+  char shortbuf[1024];
+} kt_state;
+
+/* The kernels table and its columns. */
+static void kt_table(kt_state *x, size_t len) {
+  pl_table *t = x->t = pl_table_new("kernels");
   int c_name =
       pl_table_add_doc_col(t, "name", PL_STR, "kernel name as the tool printed it (may end in '...' where it was cut)");
   int c_short = pl_table_add_doc_col(t, "short_name", PL_STR,
@@ -342,157 +355,171 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
                                     "DRAM bandwidth utilisation, a fraction 0..1 as given (not percent)");
   int c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, "true where the tool cut the name with '...'");
   int c_line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
-  char shortbuf[1024];
-  pl_pool *raw = pl_pool_new();
-  kt_nm *nm = NULL;
-  size_t cap_nm = 0;
-  kt_slot *slot = pl_xcalloc(1024, sizeof *slot);
-  pl_table_reserve(t, in->len / 80 + 16);
+  pl_table_reserve(t, len / 80 + 16);
   kt_sink sink = {
     t, { c_name, c_short, c_lat, -1, c_ten, c_dram, c_trunc, c_line }, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0
   };
-  kt_load(&sink);
-  kt_div dv;
-  kt_div_init(&dv);
-  size_t next_poll = 0, last_rn = 0;
-  size_t faulted = 0; /* rows whose pages are in (pl_table_populate); SIZE_MAX: stop asking */
-  const char *const end = in->data + in->len;
-  while (c.p < c.end) {
-    if ((size_t)(c.p - in->data) >= next_poll) {
-      next_poll = (size_t)(c.p - in->data) + (1u << 20);
-      if (o && o->interrupt && *o->interrupt) {
-        pl_pool_release(raw);
-        free(nm);
-        free(slot);
-        pl_table_free(t);
-        return pl_err_set(err, c.lineno + 1, 1, "interrupted");
-      }
-      if (o && o->progress) o->progress(o->progress_ud, (size_t)(c.p - in->data), in->len);
-      /* a megabyte of input is some 13000 rows: keep 32768 rows ahead populated */
-      if (sink.r + 16384 > faulted && faulted != SIZE_MAX) {
-        size_t to = sink.r + 32768 < sink.room ? sink.r + 32768 : sink.room;
-        faulted = pl_table_populate(t, faulted > sink.r ? faulted : sink.r, to) == 0 ? to : SIZE_MAX;
-      }
+  x->sink = sink;
+  kt_load(&x->sink);
+}
+
+static void kt_free(kt_state *x) {
+  pl_pool_release(x->raw);
+  free(x->nm);
+  free(x->slot);
+}
+
+/* The fast row: 'NAME | number number number' with plain numbers and
+** spaces, tabs and a line end after them; it finds the '|' and the line's
+** end in one pass and stores exactly what kt_row would.  1 when it read
+** the line at c->p; 0 leaves anything else (the header, blank lines,
+** errors, other numbers) to the general path, which decides. */
+static inline int kt_fast_row(kt_state *x, pl_lines *c) {
+  const char *s0 = c->p, *end = x->end;
+  /* the name field is usually as wide as the last row's: when a '|' is
+  ** there and the field is one already seen (a cache hit compares it in
+  ** full), it holds no other '|' and no line end */
+  const char *fb = NULL;
+  uint32_t rid = 0;
+  size_t last_rn = x->last_rn;
+  if (last_rn < (size_t)(end - s0) && s0[last_rn] == '|') {
+    kt_slot *sl = kt_slot_of(x->slot, s0, last_rn);
+    if (sl->rid && sl->n == last_rn && same_bytes(sl->s, s0, last_rn)) {
+      fb = s0 + last_rn;
+      rid = sl->rid;
     }
-    /* the fast row: 'NAME | number number number' with plain numbers and
-    ** spaces, tabs and a line end after them; it finds the '|' and the
-    ** line's end in one pass and stores exactly what the general path
-    ** below would.  Anything else (the header, blank lines, errors, other
-    ** numbers) goes to the general path, which decides. */
-    if (header) {
-      const char *s0 = c.p;
-      /* the name field is usually as wide as the last row's: when a '|'
-      ** is there and the field is one already seen (a cache hit compares
-      ** it in full), it holds no other '|' and no line end */
-      const char *fb = NULL;
-      uint32_t rid = 0;
-      if (last_rn < (size_t)(end - s0) && s0[last_rn] == '|') {
-        kt_slot *sl = kt_slot_of(slot, s0, last_rn);
-        if (sl->rid && sl->n == last_rn && same_bytes(sl->s, s0, last_rn)) {
-          fb = s0 + last_rn;
-          rid = sl->rid;
-        }
-      }
-      if (!fb) {
-        fb = pl_find2(s0, (size_t)(end - s0), '|', '\n');
-        if (fb && *fb == '|') rid = kt_raw_id(raw, slot, s0, (size_t)(fb - s0));
-      }
-      if (rid) {
-        last_rn = (size_t)(fb - s0);
-        if (rid >= cap_nm) nm = kt_grow(nm, &cap_nm, rid);
-        if (nm[rid].name == 0) kt_name(t, &nm[rid], s0, last_rn, shortbuf, sizeof shortbuf);
-        const char *q = fb + 1;
-        double fv[3];
-        if (nm[rid].name != 0 && fast_num(&dv, end, &q, &fv[0]) && q < end && (*q == ' ' || *q == '\t') &&
-            fast_num(&dv, end, &q, &fv[1]) && q < end && (*q == ' ' || *q == '\t') && fast_num(&dv, end, &q, &fv[2])) {
-          while (q < end && (*q == ' ' || *q == '\t')) q++;
-          const char *next = NULL;
-          if (q == end) next = end;
-          else if (*q == '\n') next = q + 1;
-          else if (*q == '\r' && (q + 1 == end || q[1] == '\n')) next = q + 1 == end ? end : q + 2;
-          if (next) {
-            c.p = next;
-            c.lineno++;
-            kt_store(&sink, &nm[rid], fv, c.lineno);
-            continue;
-          }
-        }
-      }
-    }
-    if (!pl_lines_next(&c, &l)) break;
-    const char *bar = l.n ? memchr(l.s, '|', l.n) : NULL;
-    if (bar == NULL || !header) {
-      if (pl_is_blank(l.s, l.n)) continue;
-      if (!header) {
-        if (!is_header(l.s, l.n)) {
-          pl_pool_release(raw);
-          free(nm);
-          free(slot);
-          pl_table_free(t);
-          return pl_err_expected(err, c.lineno, 1, "the header 'Kernel  Latency Tensor DRAM'", l.s, l.n);
-        }
-        header = 1;
-        continue;
-      }
-      size_t col = 1;
-      while (col <= l.n && (l.s[col - 1] == ' ')) col++;
-      pl_err_expected(err, c.lineno, col, "a row 'NAME | LATENCY TENSOR DRAM'", l.s + col - 1, l.n - (col - 1));
-      goto row_error;
-    }
-    size_t rn = (size_t)(bar - l.s);
-    uint32_t rid = kt_raw_id(raw, slot, l.s, rn);
-    if (rid >= cap_nm) nm = kt_grow(nm, &cap_nm, rid);
-    if (nm[rid].name == 0) {
-      kt_name(t, &nm[rid], l.s, rn, shortbuf, sizeof shortbuf);
-      if (nm[rid].name == 0) {
-        pl_err_expected(err, c.lineno, 1, "a kernel name before '|'", l.s, l.n);
-        goto row_error;
-      }
-    }
-    size_t i = (size_t)(bar - l.s) + 1, st, tl;
-    double v[3];
-    static const char *what[3] = { "the latency in ns (a number >= 0)", "the tensor utilisation (a number)",
-                                   "the DRAM utilisation (a number)" };
-    for (int k = 0; k < 3; k++) {
-      if (!num_token(l.s, l.n, &i, &st, &tl, &v[k]) ||
-          (k == 0 && !(isfinite(v[0]) && v[0] >= 0))) { /* a latency is a finite time >= 0 */
-        /* a last line without its newline that stops early: the file was cut */
-        int cut = tl == 0 && l.s + l.n == in->data + in->len;
-        pl_err_expected(err, c.lineno, st + 1, what[k], cut ? NULL : l.s + st, tl); /* the token */
-        goto row_error;
-      }
-    }
-    if (next_token(l.s, l.n, &i, &st, &tl)) {
-      pl_err_expected(err, c.lineno, st + 1, "end of line after the DRAM utilisation", l.s + st, tl);
-      goto row_error;
-    }
-    kt_store(&sink, &nm[rid], v, c.lineno);
-    continue;
-  row_error:
-    /* --lenient: the row is listed in the diagnostics and skipped */
-    if (pl_lenient_skip(o, p, err)) continue;
-    pl_pool_release(raw);
-    free(nm);
-    free(slot);
-    pl_table_free(t);
-    return -1;
   }
-  kt_sync(&sink);
-  pl_pool_release(raw);
-  free(nm);
-  free(slot);
-  if (!header) {
-    pl_table_free(t);
-    return pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "the header 'Kernel  Latency Tensor DRAM'", NULL, 0);
+  if (!fb) {
+    fb = pl_find2(s0, (size_t)(end - s0), '|', '\n');
+    if (fb && *fb == '|') rid = kt_raw_id(x->raw, x->slot, s0, (size_t)(fb - s0));
   }
-  /* duration_ns, the standard duration column, is latency_ns itself: one
-  ** buffer for both (8 bytes a row not stored twice) */
+  if (!rid) return 0;
+  x->last_rn = last_rn = (size_t)(fb - s0);
+  if (rid >= x->cap_nm) x->nm = kt_grow(x->nm, &x->cap_nm, rid);
+  kt_nm *e = &x->nm[rid];
+  if (e->name == 0) kt_name(x->t, e, s0, last_rn, x->shortbuf, sizeof x->shortbuf);
+  const char *q = fb + 1;
+  double fv[3];
+  if (e->name != 0 && fast_num(&x->dv, end, &q, &fv[0]) && q < end && (*q == ' ' || *q == '\t') &&
+      fast_num(&x->dv, end, &q, &fv[1]) && q < end && (*q == ' ' || *q == '\t') && fast_num(&x->dv, end, &q, &fv[2])) {
+    while (q < end && (*q == ' ' || *q == '\t')) q++;
+    const char *next = NULL;
+    if (q == end) next = end;
+    else if (*q == '\n') next = q + 1;
+    else if (*q == '\r' && (q + 1 == end || q[1] == '\n')) next = q + 1 == end ? end : q + 2;
+    if (next) {
+      c->p = next;
+      c->lineno++;
+      kt_store(&x->sink, e, fv, c->lineno);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* A row 'NAME | LATENCY TENSOR DRAM' after the header (bar: its '|').  0,
+** or -1 with err set. */
+static int kt_row(kt_state *x, const pl_line *l, const char *bar, size_t lineno, const pl_input *in, pl_err *err) {
+  size_t rn = (size_t)(bar - l->s);
+  uint32_t rid = kt_raw_id(x->raw, x->slot, l->s, rn);
+  if (rid >= x->cap_nm) x->nm = kt_grow(x->nm, &x->cap_nm, rid);
+  if (x->nm[rid].name == 0) {
+    kt_name(x->t, &x->nm[rid], l->s, rn, x->shortbuf, sizeof x->shortbuf);
+    if (x->nm[rid].name == 0) return pl_err_expected(err, lineno, 1, "a kernel name before '|'", l->s, l->n);
+  }
+  size_t i = (size_t)(bar - l->s) + 1, st, tl;
+  double v[3];
+  static const char *what[3] = { "the latency in ns (a number >= 0)", "the tensor utilisation (a number)",
+                                 "the DRAM utilisation (a number)" };
+  for (int k = 0; k < 3; k++) {
+    if (!num_token(l->s, l->n, &i, &st, &tl, &v[k]) ||
+        (k == 0 && !(isfinite(v[0]) && v[0] >= 0))) { /* a latency is a finite time >= 0 */
+      /* a last line without its newline that stops early: the file was cut */
+      int cut = tl == 0 && l->s + l->n == in->data + in->len;
+      return pl_err_expected(err, lineno, st + 1, what[k], cut ? NULL : l->s + st, tl); /* the token */
+    }
+  }
+  if (next_token(l->s, l->n, &i, &st, &tl))
+    return pl_err_expected(err, lineno, st + 1, "end of line after the DRAM utilisation", l->s + st, tl);
+  kt_store(&x->sink, &x->nm[rid], v, lineno);
+  return 0;
+}
+
+/* The table handed over, with duration_ns: latency_ns itself, one buffer
+** for both (8 bytes a row not stored twice). */
+static void kt_finish(kt_state *x, pl_profile *p, const pl_parse_opts *o) {
+  pl_table *t = x->t;
+  int c_lat = x->sink.col[2];
   int c_dur = pl_table_add_alias(t, "duration_ns", c_lat, c_lat + 1);
   pl_table_set_doc(t, c_dur, "same as latency_ns: the standard duration column");
   if (pl_want_table(o, "kernels")) pl_profile_add_table(p, t);
   else pl_table_free(t);
   pl_profile_meta_str(p, "tool", "kernel latency table", strlen("kernel latency table"));
   pl_profile_meta_str(p, "time_unit", "ns", 2);
+}
+
+static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  kt_state x;
+  memset(&x, 0, sizeof x);
+  pl_lines c;
+  pl_line l;
+  pl_lines_init(&c, in->data, in->len);
+  int header = 0;
+  kt_table(&x, in->len);
+  x.raw = pl_pool_new();
+  x.slot = pl_xcalloc(1024, sizeof *x.slot);
+  kt_div_init(&x.dv);
+  x.end = in->data + in->len;
+  size_t next_poll = 0;
+  size_t faulted = 0; /* rows whose pages are in (pl_table_populate); SIZE_MAX: stop asking */
+  while (c.p < c.end) {
+    if ((size_t)(c.p - in->data) >= next_poll) {
+      next_poll = (size_t)(c.p - in->data) + (1u << 20);
+      if (o && o->interrupt && *o->interrupt) {
+        kt_free(&x);
+        pl_table_free(x.t);
+        return pl_err_set(err, c.lineno + 1, 1, "interrupted");
+      }
+      if (o && o->progress) o->progress(o->progress_ud, (size_t)(c.p - in->data), in->len);
+      /* a megabyte of input is some 13000 rows: keep 32768 rows ahead populated */
+      if (x.sink.r + 16384 > faulted && faulted != SIZE_MAX) {
+        size_t to = x.sink.r + 32768 < x.sink.room ? x.sink.r + 32768 : x.sink.room;
+        faulted = pl_table_populate(x.t, faulted > x.sink.r ? faulted : x.sink.r, to) == 0 ? to : SIZE_MAX;
+      }
+    }
+    if (header && kt_fast_row(&x, &c)) continue;
+    if (!pl_lines_next(&c, &l)) break;
+    const char *bar = l.n ? memchr(l.s, '|', l.n) : NULL;
+    if (bar && header) {
+      if (kt_row(&x, &l, bar, c.lineno, in, err) == 0) continue;
+    } else if (pl_is_blank(l.s, l.n)) {
+      continue;
+    } else if (!header) {
+      if (!is_header(l.s, l.n)) {
+        kt_free(&x);
+        pl_table_free(x.t);
+        return pl_err_expected(err, c.lineno, 1, "the header 'Kernel  Latency Tensor DRAM'", l.s, l.n);
+      }
+      header = 1;
+      continue;
+    } else {
+      size_t col = 1;
+      while (col <= l.n && (l.s[col - 1] == ' ')) col++;
+      pl_err_expected(err, c.lineno, col, "a row 'NAME | LATENCY TENSOR DRAM'", l.s + col - 1, l.n - (col - 1));
+    }
+    /* a bad row; --lenient: the row is listed in the diagnostics and skipped */
+    if (pl_lenient_skip(o, p, err)) continue;
+    kt_free(&x);
+    pl_table_free(x.t);
+    return -1;
+  }
+  kt_sync(&x.sink);
+  kt_free(&x);
+  if (!header) {
+    pl_table_free(x.t);
+    return pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "the header 'Kernel  Latency Tensor DRAM'", NULL, 0);
+  }
+  kt_finish(&x, p, o);
   return 0;
 }
 

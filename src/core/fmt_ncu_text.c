@@ -431,6 +431,9 @@ typedef struct tstate {
   size_t nlerr, lerri;
   char *report;
   size_t nreport, report_line; /* '==PROF== Report: PATH' */
+  pl_profile *p;
+  const pl_parse_opts *o;
+  pl_err *err;
 } tstate;
 
 static void lerr_add(tstate *s, const char *t, size_t n) {
@@ -578,6 +581,380 @@ static void rule_add(tstate *s, const char *t, size_t n) {
   s->url_open = h != NULL && memchr(h, ')', tn - (size_t)(h - tok)) == NULL && tok[0] == '(';
 }
 
+/* What a line handler tells the loop. */
+enum { NT_NEXT, NT_FAIL, NT_OUTSIDE, NT_SUMMARY, NT_SLOW };
+
+/* The next line.  *frp: the row cache entry it matches, or NULL.  The
+** common case is a metric row whose bytes up to the value column are those
+** of the row at this place in this section last time (those bytes hold no
+** line end: the line's end is looked for after them).  0 at the end. */
+static inline int next_line(tstate *s, pl_lines *c, pl_line *l, nt_row **frp) {
+  nt_row *fr = NULL;
+  if (s->st == ST_TAB_DATA && s->cur >= 0 && s->rowi < s->secs[s->cur].nrows) {
+    fr = &s->secs[s->cur].rows[s->rowi];
+    if (!(fr->pre && fr->npre == s->c3 && fr->c2 == s->c2 && fr->c2end == s->c2end && (size_t)(c->end - c->p) > s->c3 &&
+          same(c->p, fr->pre, s->c3)))
+      fr = NULL;
+  }
+  *frp = fr;
+  if (fr == NULL) return pl_lines_next(c, l);
+  const char *ls = c->p, *q = c->p + s->c3;
+  const char *nl = find_nl(q, c->end);
+  size_t ln = nl ? (size_t)(nl - ls) : (size_t)(c->end - ls);
+  c->p = nl ? nl + 1 : c->end;
+  if (ln > 0 && ls[ln - 1] == '\r') ln--;
+  l->s = ls;
+  l->n = ln;
+  c->lineno++;
+  return 1;
+}
+
+/* A metric row that next_line matched to its cache entry fr: NT_SLOW when
+** it has no value past the value column (read it the slow way). */
+static inline int fast_row(tstate *s, nt_row *fr, const pl_line *l, size_t lineno) {
+  if (l->n <= s->c3) return NT_SLOW;
+  size_t e = l->n;
+  while (e > 0 && (l->s[e - 1] == ' ' || l->s[e - 1] == '\t')) e--;
+  if (e <= s->c3) return NT_SLOW;
+  const char *va = l->s + fr->vskip;
+  size_t nva = e - fr->vskip;
+  trim(&va, &nva);
+  s->rowi++;
+  if (pl_ncu_b_metric_fast(&s->b, &fr->k, va, nva)) return NT_NEXT;
+  if (pl_ncu_b_metric_k(&s->b, &fr->k, s->sec, s->nsec, &s->secs[s->cur].sec_id, s->cls, l->s + fr->nm_off, fr->nm,
+                        l->s + fr->un_off, fr->nu, va, nva, lineno, (size_t)(va - l->s) + 1, s->err) != 0)
+    return pl_lenient_skip(s->o, s->p, s->err) ? NT_NEXT : NT_FAIL;
+  return NT_NEXT;
+}
+
+/* A '-----' rule inside a table: the one under the 'Metric Name' header
+** opens the data rows, any other closes the table. */
+static int table_rule(tstate *s, const pl_lines *c) {
+  if (s->st != ST_TAB_HDR) {
+    s->st = ST_SEC; /* the table is closed; rules may follow */
+    return NT_NEXT;
+  }
+  s->st = ST_TAB_DATA;
+  /* the table opened by the three lines right after 'Section:': keep them */
+  if (s->cur >= 0 && c->lineno == s->sec_line + 3 && c->p > s->sec_end && c->p[-1] == '\n') {
+    nt_sec *x = &s->secs[s->cur];
+    size_t nh = (size_t)(c->p - s->sec_end);
+    if (nh <= NT_MAX_PRE * 4 && !(x->hdr && x->nhdr == nh && memcmp(x->hdr, s->sec_end, nh) == 0)) {
+      free(x->hdr);
+      x->hdr = pl_xmalloc(nh);
+      memcpy(x->hdr, s->sec_end, nh);
+      x->nhdr = nh;
+      x->hc2 = s->c2;
+      x->hc2end = s->c2end;
+      x->hc3 = s->c3;
+    }
+  }
+  return NT_NEXT;
+}
+
+/* Remembers where row r's name, unit and value lie in line l, so that the
+** next line with these bytes up to the value column is read as this row. */
+static void row_remember(tstate *s, nt_row *r, const pl_line *l, const char *nm, const char *un, size_t vs) {
+  r->pre = pl_xmalloc(s->c3);
+  memcpy(r->pre, l->s, s->c3);
+  r->npre = s->c3;
+  r->c2 = s->c2;
+  r->c2end = s->c2end;
+  r->nm_off = (size_t)(nm - l->s);
+  r->un_off = (size_t)(un - l->s);
+  size_t vk = vs;
+  while (vk < s->c3 && (l->s[vk] == ' ' || l->s[vk] == '\t')) vk++;
+  r->vskip = vk;
+}
+
+/* A metric row: NAME | UNIT | VALUE at the rule's columns. */
+static int metric_row(tstate *s, const pl_line *l, size_t lineno, const char *t, size_t n, size_t ind) {
+  size_t e = l->n;
+  while (e > 0 && (l->s[e - 1] == ' ' || l->s[e - 1] == '\t')) e--;
+  if (e <= s->c3 || severity_of(t, n) || STARTS(t, n, "Section: ")) {
+    char what[160];
+    snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'",
+             (int)(s->nsec > 80 ? 80 : s->nsec), s->sec);
+    pl_err_expected(s->err, lineno, ind + 1, what, t, n);
+    if (!pl_lenient_skip(s->o, s->p, s->err)) return NT_FAIL;
+    /* lenient: a section or rule line closes the table and is read as such */
+    if (!(severity_of(t, n) || pl_starts(t, n, "Section: "))) return NT_NEXT;
+    s->st = ST_SEC;
+    return NT_OUTSIDE;
+  }
+  size_t vs = s->c3;
+  while (vs > ind && l->s[vs - 1] != ' ') vs--;
+  /* units are right-aligned in their column: a unit ends at c2end; text
+  ** there that does not reach c2end is a long name running over */
+  size_t us;
+  if (s->c2end <= vs) {
+    if (l->s[s->c2end - 1] != ' ') {
+      us = s->c2end - 1;
+      while (us > ind && l->s[us - 1] != ' ') us--;
+    } else us = vs;
+  } else {
+    us = s->c2 < vs ? s->c2 : vs;
+    while (us > ind && l->s[us - 1] != ' ') us--;
+  }
+  const char *nm = l->s, *un = l->s + us, *va = l->s + vs;
+  size_t nnm = us, nun = vs - us, nva = e - vs;
+  trim(&nm, &nnm);
+  trim(&un, &nun);
+  trim(&va, &nva);
+  if (nnm == 0) {
+    pl_err_expected(s->err, lineno, ind + 1, "a metric name", t, n);
+    return pl_lenient_skip(s->o, s->p, s->err) ? NT_NEXT : NT_FAIL;
+  }
+  nt_row *r = row_key(s, nm, nnm, un, nun);
+  ncu_mkey *mk, tk;
+  if (r == NULL) {
+    pl_ncu_mkey_init(&tk);
+    mk = &tk;
+  } else {
+    mk = &r->k;
+    if (r->pre == NULL && t[0] != '-' && t[0] != '=' && ind + 9 < s->c3 && s->c3 <= NT_MAX_PRE)
+      row_remember(s, r, l, nm, un, vs);
+  }
+  if (pl_ncu_b_metric_k(&s->b, mk, s->sec, s->nsec, s->cur >= 0 ? &s->secs[s->cur].sec_id : NULL, s->cls, nm, nnm, un,
+                        nun, va, nva, lineno, (size_t)(va - l->s) + 1, s->err) != 0)
+    return pl_lenient_skip(s->o, s->p, s->err) ? NT_NEXT : NT_FAIL;
+  return NT_NEXT;
+}
+
+/* A line inside a section table (states ST_TAB1, ST_TAB_HDR, ST_TAB_DATA). */
+static int table_line(tstate *s, const pl_lines *c, const pl_line *l, const char *t, size_t n, size_t ind) {
+  size_t tst[3], tln[3];
+  if (n == 0) return NT_NEXT;
+  if (t[0] == '=' && STARTS(t, n, "==PROF==")) return NT_NEXT;
+  if (t[0] == '-' && tab_rule(s, l->s, l->n, tst, tln)) return table_rule(s, c);
+  if (s->st == ST_TAB_HDR) {
+    pl_err_expected(s->err, c->lineno, ind + 1, "the '-----' rule under the 'Metric Name' header", t, n);
+    if (!pl_lenient_skip(s->o, s->p, s->err)) return NT_FAIL;
+    s->st = ST_TAB_DATA;
+    return NT_NEXT;
+  }
+  if (s->st == ST_TAB1 && STARTS(t, n, "Metric Name")) {
+    s->st = ST_TAB_HDR;
+    return NT_NEXT;
+  }
+  s->st = ST_TAB_DATA;
+  return metric_row(s, l, c->lineno, t, n, ind);
+}
+
+/* "Section: NAME": a new section, whose table may open as it did last time. */
+static void section_line(tstate *s, pl_lines *c, const char *t, size_t n) {
+  ncu_builder *b = &s->b;
+  if (!b->open) {
+    pl_ncu_b_begin(b, c->lineno);
+    s->pending = 1;
+    s->pending_line = c->lineno;
+  }
+  s->sec = t + 9;
+  s->nsec = n - 9;
+  trim(&s->sec, &s->nsec);
+  s->cur = sec_find(s, s->sec, s->nsec);
+  s->rowi = 0;
+  s->cls = s->cur >= 0 ? s->secs[s->cur].cls : pl_ncu_section_class(s->sec, s->nsec);
+  s->sec_line = c->lineno;
+  s->sec_end = c->p;
+  b->nsections++;
+  s->st = ST_SEC;
+  if (s->cur < 0) return;
+  /* the same three lines as last time: the table opens as it did then */
+  const nt_sec *x = &s->secs[s->cur];
+  if (x->hdr && (size_t)(c->end - c->p) >= x->nhdr && memcmp(c->p, x->hdr, x->nhdr) == 0) {
+    c->p += x->nhdr;
+    c->lineno += 3;
+    s->c2 = x->hc2;
+    s->c2end = x->hc2end;
+    s->c3 = x->hc3;
+    s->st = ST_TAB_DATA;
+  }
+}
+
+/* "WRN   message ...": a rule message begins. */
+static void rule_begin(tstate *s, size_t lineno, const char *t, size_t n, size_t ind) {
+  s->rule = 1;
+  s->rule_ind = ind;
+  s->rule_line = lineno;
+  memcpy(s->sev, t, 3);
+  s->sev[3] = '\0';
+  s->est = s->estl = NAN;
+  s->msg.len = 0;
+  s->url_open = 0;
+  size_t i = 3;
+  while (i < n && t[i] == ' ') i++;
+  i += pl_ncu_speedup_prefix(t + i, n - i, &s->est, &s->estl);
+  while (i < n && t[i] == ' ') i++;
+  rule_add(s, t + i, n - i);
+}
+
+/* "==PROF== ..." (after the "==PROF==" prefix, trimmed: r[0..rn)). */
+static int prof_line(tstate *s, size_t lineno, const char *t, size_t n, const char *r, size_t rn) {
+  size_t i = 0;
+  int64_t idx;
+  s->prof_id = -1; /* ==ERROR== lines belong to the Profiling line just above */
+  if (pl_ncu_read_uint(r, rn, &i, &idx) && i < rn && r[i] == ':') {
+    /* "==PROF==   0: RANGE": an NVTX range; its sections and kernel line follow */
+    if (s->pending && s->b.open) {
+      pl_err_expected(s->err, lineno, 1, "the kernel line 'NAME, DATE, Context N, Stream N' of the sections above", t,
+                      n);
+      return NT_FAIL;
+    }
+    const char *rg = r + i + 1;
+    size_t rgn = rn - i - 1;
+    pl_trim(&rg, &rgn);
+    pl_ncu_b_range(&s->b, rg, rgn);
+  } else if (pl_starts(r, rn, "Profiling \"")) {
+    /* '==PROF== Profiling "NAME" - ID: 0%....100% - N passes' */
+    const char *dash = pl_find(r, rn, "\" - ");
+    size_t j = dash ? (size_t)(dash - r) + 4 : rn;
+    int64_t id;
+    if (j < rn && pl_ncu_read_uint(r, rn, &j, &id) && j < rn && r[j] == ':') s->prof_id = id;
+  } else if (pl_starts(r, rn, "Report: ")) {
+    const char *rp = r + 8;
+    size_t rpn = rn - 8;
+    pl_trim(&rp, &rpn);
+    free(s->report);
+    s->report = pl_xstrndup(rp, rpn);
+    s->nreport = rpn;
+    s->report_line = lineno;
+  } else if (pl_starts(r, rn, "Connected to process ")) {
+    const char *pp = memchr(r, '(', rn);
+    if (pp && r[rn - 1] == ')' && pl_profile_meta_get(s->p, "executable") == NULL)
+      pl_profile_meta_str(s->p, "executable", pp + 1, rn - (size_t)(pp - r) - 2);
+  }
+  return NT_NEXT;
+}
+
+/* A line that is not the report's: ncu's log lines, the process line,
+** prompts and headings, the program's own output.  Closes the section. */
+static int noise_line(tstate *s, size_t lineno, const char *t, size_t n) {
+  s->st = ST_TOP;
+  s->sec = NULL;
+  s->nsec = 0;
+  if (STARTS(t, n, "==PROF==")) {
+    const char *r = t + 8;
+    size_t rn = n - 8;
+    pl_trim(&r, &rn);
+    return prof_line(s, lineno, t, n, r, rn);
+  }
+  if (STARTS(t, n, "==WARNING==") || STARTS(t, n, "==ERROR==") || STARTS(t, n, "==WARN==")) {
+    pl_profile_diag(s->p, lineno, "ncu message: %.*s", (int)(n > 200 ? 200 : n), t);
+    if (STARTS(t, n, "==ERROR==") && s->prof_id >= 0) {
+      const char *em = t + 9;
+      size_t emn = n - 9;
+      pl_trim(&em, &emn);
+      lerr_add(s, em, emn);
+    }
+    return NT_NEXT;
+  }
+  /* any other line ends the ==ERROR== lines of the launch profiled last
+  ** (an error after the program's output is the run's, not the launch's) */
+  s->prof_id = -1;
+  if (parse_process(t, n, &s->b)) return NT_NEXT;
+  if (is_prompt_or_heading(t, n)) {
+    look_for_version(s->p, t, n);
+    pl_profile_diag(s->p, lineno, "skipped shell prompt, script header or heading");
+    return NT_NEXT;
+  }
+  look_for_version(s->p, t, n);
+  pl_ncu_b_output(&s->b, lineno, t, n);
+  return NT_NEXT;
+}
+
+/* A line outside a section table. */
+static int outside_line(tstate *s, pl_lines *c, const pl_line *l, const char *t, size_t n, size_t ind) {
+  ncu_builder *b = &s->b;
+  size_t tst[3], tln[3];
+  /* a rule message being read */
+  if (s->rule) {
+    if (n > 0 && ind >= s->rule_ind + 4 && !STARTS(t, n, "Section: ") && !(t[0] == '-' && msg_sep(s, l->s, l->n))) {
+      rule_add(s, t, n);
+      return NT_NEXT;
+    }
+    rule_flush(s);
+  }
+  if (n == 0) return NT_NEXT;
+  if (STARTS(t, n, "Section: ")) {
+    section_line(s, c, t, n);
+    return NT_NEXT;
+  }
+  if (s->st == ST_SEC && s->sec && n > 0 && t[0] == '-' && tab_rule(s, l->s, l->n, tst, tln)) {
+    s->c2 = tst[1];
+    s->c2end = tst[1] + tln[1];
+    s->c3 = tst[2];
+    s->st = ST_TAB1;
+    return NT_NEXT;
+  }
+  if (t[0] == '-' && msg_sep(s, l->s, l->n) && b->open && s->sec) return NT_NEXT;
+  if (severity_of(t, n) && b->open && s->sec) {
+    rule_begin(s, c->lineno, t, n, ind);
+    return NT_NEXT;
+  }
+  /* the --print-summary per-kernel layout: read by its own reader */
+  if (t[0] != '=' && b->nkernels == 0 && !b->open && summary_head(t, n)) return NT_SUMMARY;
+  khead h;
+  if (!STARTS(t, n, "==") && parse_kernel_line(t, n, &h)) {
+    if (!(s->pending && b->open)) pl_ncu_b_begin(b, c->lineno);
+    pl_ncu_b_header(b, h.name, h.nn, h.has_dims ? h.dims : NULL, h.ctx, h.stream, h.dev, h.cc, h.ncc, h.ts, h.nts);
+    lerr_attach(s);
+    s->prof_id = -1;
+    if (s->pending) {
+      pl_ncu_b_end(b);
+      s->pending = 0;
+    }
+    s->st = ST_TOP;
+    s->sec = NULL;
+    s->nsec = 0;
+    return NT_NEXT;
+  }
+  return noise_line(s, c->lineno, t, n);
+}
+
+/* The end of the input: an open table, a last rule, a launch without its
+** kernel line, or no launch at all.  0, or -1 with err set. */
+static int nt_finish(tstate *s, const pl_lines *c, const pl_input *in) {
+  ncu_builder *b = &s->b;
+  if (s->st == ST_TAB1 || s->st == ST_TAB_HDR || s->st == ST_TAB_DATA) {
+    char what[160];
+    snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'",
+             (int)(s->nsec > 80 ? 80 : s->nsec), s->sec);
+    size_t eofline = in->len > 0 && in->data[in->len - 1] == '\n' ? c->lineno + 1 : c->lineno;
+    pl_err_expected(s->err, eofline, 1, what, NULL, 0);
+    if (!pl_lenient_skip(s->o, s->p, s->err)) return -1;
+  }
+  rule_flush(s);
+  if (s->pending && b->open) {
+    /* 2019-2020 layout: the input ends before the kernel line of the last
+    ** sections (a paste cut there).  The launch is kept, without a name. */
+    pl_profile_diag(
+        s->p, s->pending_line,
+        "the sections from this line on have no kernel line (the input ends first); launch %lld kept without a name",
+        (long long)b->nkernels);
+  }
+  if (b->nkernels == 0 && !b->open && s->report) {
+    pl_err_set(s->err, s->report_line, 1,
+               "expected an Nsight Compute details page, found only ncu's log: the results "
+               "went to the report '%s'; export them with 'ncu --import %s --page details' (or --csv) and read that",
+               s->report, s->report);
+    return -1;
+  }
+  if (b->nkernels == 0 && !b->open) {
+    pl_err_set(s->err, 1, 1,
+               "expected an Nsight Compute details page (a kernel line and 'Section:' tables), found no kernel launch");
+    return -1;
+  }
+  pl_ncu_b_finish(b);
+  return 0;
+}
+
+static void nt_free(tstate *s) {
+  pl_buf_free(&s->msg);
+  secs_free(s);
+  lerr_free(s);
+}
+
 static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   tstate s;
   memset(&s, 0, sizeof s);
@@ -585,375 +962,58 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   s.b.defer_raw = 1;                                     /* the input stays mapped for the whole parse */
   if (s.b.want_m) pl_table_reserve(s.b.m, in->len / 64); /* a size hint: a metric line is 40-100 bytes */
   pl_buf_init(&s.msg);
-  ncu_builder *b = &s.b;
+  s.p = p;
+  s.o = o;
+  s.err = err;
+  s.cur = -1;
+  s.prof_id = -1;
   pl_lines c;
   pl_line l;
   pl_lines_init(&c, in->data, in->len);
-  size_t tst[3], tln[3];
   size_t next_check = 4096;
-  int rc = 0;
-  s.cur = -1;
-  s.prof_id = -1;
   size_t ndiag0 = p->ndiags;
-  for (;;) {
-    /* the common case: a metric row whose bytes up to the value column are
-    ** those of the row at this place in this section last time (those bytes
-    ** hold no line end: the line's end is looked for after them) */
-    nt_row *fr = NULL;
-    if (s.st == ST_TAB_DATA && s.cur >= 0 && s.rowi < s.secs[s.cur].nrows) {
-      fr = &s.secs[s.cur].rows[s.rowi];
-      if (!(fr->pre && fr->npre == s.c3 && fr->c2 == s.c2 && fr->c2end == s.c2end && (size_t)(c.end - c.p) > s.c3 &&
-            same(c.p, fr->pre, s.c3)))
-        fr = NULL;
-    }
-    if (fr) {
-      const char *ls = c.p, *q = c.p + s.c3;
-      const char *nl = find_nl(q, c.end);
-      size_t ln = nl ? (size_t)(nl - ls) : (size_t)(c.end - ls);
-      c.p = nl ? nl + 1 : c.end;
-      if (ln > 0 && ls[ln - 1] == '\r') ln--;
-      l.s = ls;
-      l.n = ln;
-      c.lineno++;
-    } else if (!pl_lines_next(&c, &l)) break;
+  int r = NT_NEXT;
+  nt_row *fr;
+  while (next_line(&s, &c, &l, &fr)) {
     if (c.lineno >= next_check) {
       next_check = c.lineno + 4096;
       if (o && o->interrupt && *o->interrupt) {
-        rc = pl_err_set(err, c.lineno, 1, "interrupted");
-        goto fail;
+        pl_err_set(err, c.lineno, 1, "interrupted");
+        r = NT_FAIL;
+        break;
       }
       if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     }
-    if (fr) {
-      if (l.n > s.c3) {
-        size_t e = l.n;
-        while (e > 0 && (l.s[e - 1] == ' ' || l.s[e - 1] == '\t')) e--;
-        if (e > s.c3) {
-          const char *va = l.s + fr->vskip;
-          size_t nva = e - fr->vskip;
-          trim(&va, &nva);
-          s.rowi++;
-          if (pl_ncu_b_metric_fast(b, &fr->k, va, nva)) continue;
-          if (pl_ncu_b_metric_k(b, &fr->k, s.sec, s.nsec, &s.secs[s.cur].sec_id, s.cls, l.s + fr->nm_off, fr->nm,
-                                l.s + fr->un_off, fr->nu, va, nva, c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
-            if (pl_lenient_skip(o, p, err)) continue;
-            goto fail;
-          }
-          continue;
-        }
-      }
+    if (fr && (r = fast_row(&s, fr, &l, c.lineno)) != NT_SLOW) {
+      if (r == NT_FAIL) break;
+      continue;
     }
     const char *t = l.s;
     size_t n = l.n;
     trim(&t, &n);
     size_t ind = (size_t)(t - l.s);
-
-    /* inside a section table */
-    if (s.st == ST_TAB1 || s.st == ST_TAB_HDR || s.st == ST_TAB_DATA) {
-      if (n == 0) continue;
-      if (t[0] == '=' && STARTS(t, n, "==PROF==")) continue;
-      if (t[0] == '-' && tab_rule(&s, l.s, l.n, tst, tln)) {
-        if (s.st == ST_TAB_HDR) {
-          s.st = ST_TAB_DATA;
-          /* the table opened by the three lines right after 'Section:': keep them */
-          if (s.cur >= 0 && c.lineno == s.sec_line + 3 && c.p > s.sec_end && c.p[-1] == '\n') {
-            nt_sec *x = &s.secs[s.cur];
-            size_t nh = (size_t)(c.p - s.sec_end);
-            if (nh <= NT_MAX_PRE * 4 && !(x->hdr && x->nhdr == nh && memcmp(x->hdr, s.sec_end, nh) == 0)) {
-              free(x->hdr);
-              x->hdr = pl_xmalloc(nh);
-              memcpy(x->hdr, s.sec_end, nh);
-              x->nhdr = nh;
-              x->hc2 = s.c2;
-              x->hc2end = s.c2end;
-              x->hc3 = s.c3;
-            }
-          }
-          continue;
-        }
-        s.st = ST_SEC; /* the table is closed; rules may follow */
-        continue;
-      }
-      if (s.st == ST_TAB_HDR) {
-        rc = pl_err_expected(err, c.lineno, ind + 1, "the '-----' rule under the 'Metric Name' header", t, n);
-        if (pl_lenient_skip(o, p, err)) {
-          s.st = ST_TAB_DATA;
-          continue;
-        }
-        goto fail;
-      }
-      if (s.st == ST_TAB1 && STARTS(t, n, "Metric Name")) {
-        s.st = ST_TAB_HDR;
-        continue;
-      }
-      s.st = ST_TAB_DATA;
-      /* a metric row: NAME | UNIT | VALUE at the rule's columns */
-      size_t e = l.n;
-      while (e > 0 && (l.s[e - 1] == ' ' || l.s[e - 1] == '\t')) e--;
-      if (e <= s.c3 || severity_of(t, n) || STARTS(t, n, "Section: ")) {
-        char what[160];
-        snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'",
-                 (int)(s.nsec > 80 ? 80 : s.nsec), s.sec);
-        rc = pl_err_expected(err, c.lineno, ind + 1, what, t, n);
-        if (!pl_lenient_skip(o, p, err)) goto fail;
-        /* lenient: a section or rule line closes the table and is read as such */
-        if (!(severity_of(t, n) || pl_starts(t, n, "Section: "))) continue;
-        s.st = ST_SEC;
-        goto outside;
-      }
-      size_t vs = s.c3;
-      while (vs > ind && l.s[vs - 1] != ' ') vs--;
-      /* units are right-aligned in their column: a unit ends at c2end; text
-      ** there that does not reach c2end is a long name running over */
-      size_t us;
-      if (s.c2end <= vs) {
-        if (l.s[s.c2end - 1] != ' ') {
-          us = s.c2end - 1;
-          while (us > ind && l.s[us - 1] != ' ') us--;
-        } else us = vs;
-      } else {
-        us = s.c2 < vs ? s.c2 : vs;
-        while (us > ind && l.s[us - 1] != ' ') us--;
-      }
-      const char *nm = l.s, *un = l.s + us, *va = l.s + vs;
-      size_t nnm = us, nun = vs - us, nva = e - vs;
-      trim(&nm, &nnm);
-      trim(&un, &nun);
-      trim(&va, &nva);
-      if (nnm == 0) {
-        rc = pl_err_expected(err, c.lineno, ind + 1, "a metric name", t, n);
-        if (pl_lenient_skip(o, p, err)) continue;
-        goto fail;
-      }
-      nt_row *r = row_key(&s, nm, nnm, un, nun);
-      ncu_mkey *mk, tk;
-      if (r == NULL) {
-        pl_ncu_mkey_init(&tk);
-        mk = &tk;
-      } else {
-        mk = &r->k;
-        if (r->pre == NULL && t[0] != '-' && t[0] != '=' && ind + 9 < s.c3 && s.c3 <= NT_MAX_PRE) {
-          /* the next time, a line with these bytes up to the value column is this row */
-          r->pre = pl_xmalloc(s.c3);
-          memcpy(r->pre, l.s, s.c3);
-          r->npre = s.c3;
-          r->c2 = s.c2;
-          r->c2end = s.c2end;
-          r->nm_off = (size_t)(nm - l.s);
-          r->un_off = (size_t)(un - l.s);
-          size_t vk = vs;
-          while (vk < s.c3 && (l.s[vk] == ' ' || l.s[vk] == '\t')) vk++;
-          r->vskip = vk;
-        }
-      }
-      if (pl_ncu_b_metric_k(b, mk, s.sec, s.nsec, s.cur >= 0 ? &s.secs[s.cur].sec_id : NULL, s.cls, nm, nnm, un, nun,
-                            va, nva, c.lineno, (size_t)(va - l.s) + 1, err) != 0) {
-        if (pl_lenient_skip(o, p, err)) continue;
-        goto fail;
-      }
-      continue;
-    }
-  outside:
-
-    /* a rule message being read */
-    if (s.rule) {
-      if (n > 0 && ind >= s.rule_ind + 4 && !STARTS(t, n, "Section: ") && !(t[0] == '-' && msg_sep(&s, l.s, l.n))) {
-        rule_add(&s, t, n);
-        continue;
-      }
-      rule_flush(&s);
-    }
-    if (n == 0) continue;
-
-    if (STARTS(t, n, "Section: ")) {
-      if (!b->open) {
-        pl_ncu_b_begin(b, c.lineno);
-        s.pending = 1;
-        s.pending_line = c.lineno;
-      }
-      s.sec = t + 9;
-      s.nsec = n - 9;
-      trim(&s.sec, &s.nsec);
-      s.cur = sec_find(&s, s.sec, s.nsec);
-      s.rowi = 0;
-      s.cls = s.cur >= 0 ? s.secs[s.cur].cls : pl_ncu_section_class(s.sec, s.nsec);
-      s.sec_line = c.lineno;
-      s.sec_end = c.p;
-      b->nsections++;
-      s.st = ST_SEC;
-      if (s.cur >= 0) {
-        /* the same three lines as last time: the table opens as it did then */
-        const nt_sec *x = &s.secs[s.cur];
-        if (x->hdr && (size_t)(c.end - c.p) >= x->nhdr && memcmp(c.p, x->hdr, x->nhdr) == 0) {
-          c.p += x->nhdr;
-          c.lineno += 3;
-          s.c2 = x->hc2;
-          s.c2end = x->hc2end;
-          s.c3 = x->hc3;
-          s.st = ST_TAB_DATA;
-        }
-      }
-      continue;
-    }
-    if (s.st == ST_SEC && s.sec && n > 0 && t[0] == '-' && tab_rule(&s, l.s, l.n, tst, tln)) {
-      s.c2 = tst[1];
-      s.c2end = tst[1] + tln[1];
-      s.c3 = tst[2];
-      s.st = ST_TAB1;
-      continue;
-    }
-    if (t[0] == '-' && msg_sep(&s, l.s, l.n) && b->open && s.sec) continue;
-    if (severity_of(t, n) && b->open && s.sec) {
-      s.rule = 1;
-      s.rule_ind = ind;
-      s.rule_line = c.lineno;
-      memcpy(s.sev, t, 3);
-      s.sev[3] = '\0';
-      s.est = s.estl = NAN;
-      s.msg.len = 0;
-      s.url_open = 0;
-      size_t i = 3;
-      while (i < n && t[i] == ' ') i++;
-      i += pl_ncu_speedup_prefix(t + i, n - i, &s.est, &s.estl);
-      while (i < n && t[i] == ' ') i++;
-      rule_add(&s, t + i, n - i);
-      continue;
-    }
-    if (t[0] != '=' && b->nkernels == 0 && !b->open && summary_head(t, n)) {
-      /* the --print-summary per-kernel layout: read from the start by its
-      ** own reader, with what this pass noted dropped */
-      pl_ncu_b_free(b);
-      pl_buf_free(&s.msg);
-      secs_free(&s);
-      lerr_free(&s);
-      pl_profile_diags_truncate(p, ndiag0);
-      return pl_ncu_summary_parse(in, p, o, err);
-    }
-    khead h;
-    if (!STARTS(t, n, "==") && parse_kernel_line(t, n, &h)) {
-      if (!(s.pending && b->open)) pl_ncu_b_begin(b, c.lineno);
-      pl_ncu_b_header(b, h.name, h.nn, h.has_dims ? h.dims : NULL, h.ctx, h.stream, h.dev, h.cc, h.ncc, h.ts, h.nts);
-      lerr_attach(&s);
-      s.prof_id = -1;
-      if (s.pending) {
-        pl_ncu_b_end(b);
-        s.pending = 0;
-      }
-      s.st = ST_TOP;
-      s.sec = NULL;
-      s.nsec = 0;
-      continue;
-    }
-    /* noise: everything below closes the current section */
-    s.st = ST_TOP;
-    s.sec = NULL;
-    s.nsec = 0;
-    if (STARTS(t, n, "==PROF==")) {
-      const char *r = t + 8;
-      size_t rn = n - 8, i = 0;
-      pl_trim(&r, &rn);
-      int64_t idx;
-      s.prof_id = -1; /* ==ERROR== lines belong to the Profiling line just above */
-      if (pl_ncu_read_uint(r, rn, &i, &idx) && i < rn && r[i] == ':') {
-        /* "==PROF==   0: RANGE": an NVTX range; its sections and kernel line follow */
-        if (s.pending && b->open) {
-          rc = pl_err_expected(err, c.lineno, 1,
-                               "the kernel line 'NAME, DATE, Context N, Stream N' of the sections above", t, n);
-          goto fail;
-        }
-        const char *rg = r + i + 1;
-        size_t rgn = rn - i - 1;
-        pl_trim(&rg, &rgn);
-        pl_ncu_b_range(b, rg, rgn);
-      } else if (pl_starts(r, rn, "Profiling \"")) {
-        /* '==PROF== Profiling "NAME" - ID: 0%....100% - N passes' */
-        const char *dash = pl_find(r, rn, "\" - ");
-        size_t j = dash ? (size_t)(dash - r) + 4 : rn;
-        int64_t id;
-        if (j < rn && pl_ncu_read_uint(r, rn, &j, &id) && j < rn && r[j] == ':') s.prof_id = id;
-      } else if (pl_starts(r, rn, "Report: ")) {
-        const char *rp = r + 8;
-        size_t rpn = rn - 8;
-        pl_trim(&rp, &rpn);
-        free(s.report);
-        s.report = pl_xstrndup(rp, rpn);
-        s.nreport = rpn;
-        s.report_line = c.lineno;
-      } else if (pl_starts(r, rn, "Connected to process ")) {
-        const char *pp = memchr(r, '(', rn);
-        if (pp && r[rn - 1] == ')' && pl_profile_meta_get(p, "executable") == NULL)
-          pl_profile_meta_str(p, "executable", pp + 1, rn - (size_t)(pp - r) - 2);
-      }
-      continue;
-    }
-    if (STARTS(t, n, "==WARNING==") || STARTS(t, n, "==ERROR==") || STARTS(t, n, "==WARN==")) {
-      pl_profile_diag(p, c.lineno, "ncu message: %.*s", (int)(n > 200 ? 200 : n), t);
-      if (STARTS(t, n, "==ERROR==") && s.prof_id >= 0) {
-        const char *em = t + 9;
-        size_t emn = n - 9;
-        pl_trim(&em, &emn);
-        lerr_add(&s, em, emn);
-      }
-      continue;
-    }
-    /* any other line ends the ==ERROR== lines of the launch profiled last
-    ** (an error after the program's output is the run's, not the launch's) */
-    s.prof_id = -1;
-    if (parse_process(t, n, b)) continue;
-    if (is_prompt_or_heading(t, n)) {
-      look_for_version(p, t, n);
-      pl_profile_diag(p, c.lineno, "skipped shell prompt, script header or heading");
-      continue;
-    }
-    look_for_version(p, t, n);
-    pl_ncu_b_output(b, c.lineno, t, n);
+    r = NT_OUTSIDE;
+    if (s.st == ST_TAB1 || s.st == ST_TAB_HDR || s.st == ST_TAB_DATA) r = table_line(&s, &c, &l, t, n, ind);
+    if (r == NT_OUTSIDE) r = outside_line(&s, &c, &l, t, n, ind);
+    if (r == NT_FAIL || r == NT_SUMMARY) break;
   }
-  if (s.st == ST_TAB1 || s.st == ST_TAB_HDR || s.st == ST_TAB_DATA) {
-    char what[160];
-    snprintf(what, sizeof what, "a metric row or the closing '-----' rule of section '%.*s'",
-             (int)(s.nsec > 80 ? 80 : s.nsec), s.sec);
-    size_t eofline = in->len > 0 && in->data[in->len - 1] == '\n' ? c.lineno + 1 : c.lineno;
-    rc = pl_err_expected(err, eofline, 1, what, NULL, 0);
-    if (!pl_lenient_skip(o, p, err)) goto fail;
+  if (r == NT_SUMMARY) {
+    /* read from the start by its own reader, with what this pass noted dropped */
+    pl_ncu_b_free(&s.b);
+    nt_free(&s);
+    pl_profile_diags_truncate(p, ndiag0);
+    return pl_ncu_summary_parse(in, p, o, err);
   }
-  rule_flush(&s);
-  if (s.pending && b->open) {
-    /* 2019-2020 layout: the input ends before the kernel line of the last
-    ** sections (a paste cut there).  The launch is kept, without a name. */
-    pl_profile_diag(
-        p, s.pending_line,
-        "the sections from this line on have no kernel line (the input ends first); launch %lld kept without a name",
-        (long long)b->nkernels);
+  if (r != NT_FAIL && nt_finish(&s, &c, in) == 0) {
+    nt_free(&s);
+    return 0;
   }
-  if (b->nkernels == 0 && !b->open && s.report) {
-    rc = pl_err_set(
-        err, s.report_line, 1,
-        "expected an Nsight Compute details page, found only ncu's log: the results "
-        "went to the report '%s'; export them with 'ncu --import %s --page details' (or --csv) and read that",
-        s.report, s.report);
-    goto fail;
+  if (s.b.open) {
+    pl_row_discard(s.b.k);
+    s.b.open = 0;
   }
-  if (b->nkernels == 0 && !b->open) {
-    rc = pl_err_set(
-        err, 1, 1,
-        "expected an Nsight Compute details page (a kernel line and 'Section:' tables), found no kernel launch");
-    goto fail;
-  }
-  pl_ncu_b_finish(b);
-  pl_buf_free(&s.msg);
-  secs_free(&s);
-  lerr_free(&s);
-  return 0;
-fail:
-  (void)rc;
-  if (b->open) {
-    pl_row_discard(b->k);
-    b->open = 0;
-  }
-  pl_ncu_b_free(b);
-  pl_buf_free(&s.msg);
-  secs_free(&s);
-  lerr_free(&s);
+  pl_ncu_b_free(&s.b);
+  nt_free(&s);
   return -1;
 }
 

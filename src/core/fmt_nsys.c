@@ -710,6 +710,174 @@ static int nsys_detect(const char *data, size_t len) {
 
 /* ---- parse --------------------------------------------------------------- */
 
+/* The lines around the tables: nsys analyze's rule sections, report
+** announcements and titles.  1 when t[0..tn) is one of them. */
+static int heading_line(nsys_state *st, size_t lineno, const char *t, size_t tn) {
+  if (pl_starts(t, tn, "Processing [") && pl_find(t, tn, "] with [")) {
+    /* nsys analyze: a rule section begins */
+    flush_prose(st);
+    st->rule[0] = '\0';
+    st->rule_title[0] = '\0';
+    st->last_processing = lineno;
+    st->section_body = 0;
+    return 1;
+  }
+  /* report announcements */
+  const char *ex = pl_find(t, tn, "Executing '");
+  if (ex) {
+    const char *a = ex + 11, *e = memchr(a, '\'', (size_t)(t + tn - a));
+    if (e) normalise_report(st, a, (size_t)(e - a));
+    return 1;
+  }
+  if (pl_starts(t, tn, "** ") && tn > 4 && t[tn - 1] == ':' && t[tn - 2] == ')') {
+    const char *lp = NULL;
+    for (size_t i = tn - 2; i > 0; i--)
+      if (t[i] == '(') {
+        lp = t + i;
+        break;
+      }
+    if (lp) normalise_report(st, lp + 1, (size_t)(t + tn - 2 - lp - 1));
+    if (lp && st->last_processing) {
+      flush_prose(st);
+      snprintf(st->rule, sizeof st->rule, "%.*s", (int)(t + tn - 2 - lp - 1), lp + 1);
+      size_t tl = (size_t)(lp - (t + 3));
+      while (tl && t[3 + tl - 1] == ' ') tl--;
+      snprintf(st->rule_title, sizeof st->rule_title, "%.*s", (int)tl, t + 3);
+      st->section_body = 1;
+    }
+    return 1;
+  }
+  if (pl_starts(t, tn, "SKIPPED:")) {
+    st->section_body = 1;
+    pl_profile_diag(st->p, lineno, "%.*s", (int)(tn < 300 ? tn : 300), t);
+    st->pending[0] = '\0';
+    return 1;
+  }
+  return title_2019(st, t, tn) || title_2021(st, t, tn);
+}
+
+/* A CSV report: the header line l and the lines up to a blank one, read
+** by the CSV reader.  0, or -1 with err set. */
+static int csv_report(nsys_state *st, report *r, pl_lines *c, const pl_line *l, pl_err *err) {
+  const char *bs = l->s;
+  size_t first = c->lineno;
+  pl_line m;
+  const char *be = l->s + l->n;
+  while (pl_lines_peek(c, &m) && !pl_is_blank(m.s, m.n)) {
+    pl_lines_next(c, &m);
+    be = m.s + m.n;
+  }
+  memset(r, 0, sizeof *r);
+  st->cur = r;
+  st->header_line = first;
+  pl_csv_opts co = { ',', first, st->o ? st->o->interrupt : NULL, NULL, NULL };
+  if (pl_csv_read(bs, (size_t)(be - bs), &co, csv_row, st, err) != 0) return -1;
+  if (r->t) report_finish(st, r);
+  return 0;
+}
+
+/* The columns of a text table: the dash groups of line s[0..n), named by
+** the header line above it.  0, or -1 with err set. */
+static int text_columns(nsys_state *st, report *r, const char *s, size_t n, const pl_line *hdr, size_t lineno,
+                        pl_err *err) {
+  memset(r, 0, sizeof *r);
+  size_t i = 0;
+  while (i < n) {
+    while (i < n && s[i] != '-') i++;
+    if (i >= n) break;
+    size_t a = i;
+    while (i < n && s[i] == '-') i++;
+    if (r->n == MAXCOLS) return pl_err_set(err, lineno, a + 1, "expected at most %d columns, found more", MAXCOLS);
+    r->cs[r->n].a = a;
+    r->cs[r->n].b = i;
+    r->n++;
+  }
+  for (size_t k = 0; k < r->n; k++) {
+    size_t a = r->cs[k].a, b = k + 1 < r->n ? r->cs[k].b : hdr->n;
+    if (a > hdr->n) a = hdr->n;
+    if (b > hdr->n) b = hdr->n;
+    if (b < a) b = a;
+    map_header(st, hdr->s + a, b - a, &r->cs[k]);
+  }
+  return 0;
+}
+
+/* One row of a text table, cut at the columns' dashes.  0, or -1 with
+** err set (the row is open: the caller discards it). */
+static int text_row(report *r, const pl_line *m, size_t lineno, pl_err *err) {
+  for (size_t k = 0; k < r->n; k++) {
+    size_t a = r->cs[k].a, b = k + 1 < r->n ? r->cs[k].b : m->n;
+    if (k + 1 < r->n) {
+      size_t nexta = r->cs[k + 1].a;
+      for (size_t g = b; g < nexta && g < m->n; g++)
+        if (m->s[g] != ' ') {
+          char what[2 * 96 + 64]; /* two labels (up to 95 bytes each) and the text */
+          snprintf(what, sizeof what, "a space between columns '%s' and '%s'", r->cs[k].label, r->cs[k + 1].label);
+          return pl_err_expected(err, lineno, g + 1, what, m->s + g, m->n - g);
+        }
+    }
+    if (a >= m->n) {
+      char what[160];
+      snprintf(what, sizeof what, "a value in column '%s'", r->cs[k].label);
+      return pl_err_expected(err, lineno, m->n + 1, what, NULL, 0);
+    }
+    if (b > m->n) b = m->n;
+    if (put_cell(r, k, m->s + a, b - a, lineno, a + 1, err) != 0) return -1;
+  }
+  return 0;
+}
+
+/* A text table: the header line hdr, the dashes line l, then rows until a
+** blank line.  0, or -1 with err set. */
+static int text_table(nsys_state *st, report *r, pl_lines *c, const pl_line *l, const pl_line *hdr, pl_err *err) {
+  flush_prose(st);
+  st->section_body = 1;
+  if (text_columns(st, r, l->s, l->n, hdr, c->lineno, err) != 0) return -1;
+  report_begin(st, r, 0);
+  pl_line m;
+  for (;;) {
+    pl_lines nx = *c; /* the next line, taken unless it is blank (one scan) */
+    if (!pl_lines_next(&nx, &m) || pl_is_blank(m.s, m.n)) break;
+    *c = nx;
+    if (fast_text_row(r, m.s, m.n, c->lineno)) continue;
+    if (text_row(r, &m, c->lineno, err) != 0) {
+      pl_row_discard(r->t);
+      if (pl_lenient_skip(st->o, st->p, err)) continue;
+      pl_table_free(r->t);
+      r->t = NULL;
+      return -1;
+    }
+    if (r->c_unit >= 0) pl_row_put_str(r->t, r->c_unit, r->size_unit, strlen(r->size_unit));
+    pl_row_put_int(r->t, r->c_line, (int64_t)c->lineno);
+    pl_row_end(r->t);
+  }
+  report_finish(st, r);
+  return 0;
+}
+
+/* The end of the input: the last prose, a cut rule section, the findings
+** table, the metadata.  0, or -1 with err set (no table at all). */
+static int nsys_finish(nsys_state *st, pl_profile *p, size_t lineno, pl_err *err) {
+  flush_prose(st);
+  if (st->last_processing && !st->section_body)
+    pl_profile_diag(p, st->last_processing,
+                    "the input ends in the rule section that begins here, before its "
+                    "result: the file was cut short");
+  if (st->findings) {
+    pl_profile_add_table(p, st->findings);
+    st->findings = NULL;
+    st->ntables++;
+  }
+  if (st->ntables == 0)
+    return pl_err_expected(err, lineno ? lineno : 1, 1,
+                           "an nsys stats report table (a header over a dashes line, or a CSV header)", NULL, 0);
+  pl_profile_meta_str(p, "tool", "Nsight Systems", strlen("Nsight Systems"));
+  const char *gen = st->gen2019 ? "2019" : st->gen2023 ? "2023+" : st->gen2022 ? "2021-2022" : "unknown";
+  pl_profile_meta_str(p, "report_names", gen, strlen(gen));
+  pl_profile_meta_str(p, "time_unit", "ns", 2);
+  return 0;
+}
+
 static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   nsys_state st;
   memset(&st, 0, sizeof st);
@@ -723,167 +891,29 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
   while (pl_lines_next(&c, &l)) {
     if (o && o->interrupt && *o->interrupt) {
       rc = pl_err_set(err, c.lineno, 1, "interrupted");
-      goto fail;
+      break;
     }
     if (o && o->progress && (c.lineno & 4095) == 0) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
-    const char *s = l.s;
-    size_t n = l.n;
-    if (pl_is_blank(s, n)) {
+    if (pl_is_blank(l.s, l.n)) {
       flush_prose(&st);
       prev.s = NULL;
       continue;
     }
-    const char *t = s;
-    size_t tn = n;
+    const char *t = l.s;
+    size_t tn = l.n;
     pl_trim(&t, &tn);
-    if (pl_starts(t, tn, "Processing [") && pl_find(t, tn, "] with [")) {
-      /* nsys analyze: a rule section begins */
-      flush_prose(&st);
-      st.rule[0] = '\0';
-      st.rule_title[0] = '\0';
-      st.last_processing = c.lineno;
-      st.section_body = 0;
+    if (heading_line(&st, c.lineno, t, tn)) {
       prev.s = NULL;
       continue;
     }
-    /* report announcements */
-    const char *ex = pl_find(t, tn, "Executing '");
-    if (ex) {
-      const char *a = ex + 11, *e = memchr(a, '\'', (size_t)(t + tn - a));
-      if (e) normalise_report(&st, a, (size_t)(e - a));
-      prev.s = NULL;
-      continue;
-    }
-    if (pl_starts(t, tn, "** ") && tn > 4 && t[tn - 1] == ':' && t[tn - 2] == ')') {
-      const char *lp = NULL;
-      for (size_t i = tn - 2; i > 0; i--)
-        if (t[i] == '(') {
-          lp = t + i;
-          break;
-        }
-      if (lp) normalise_report(&st, lp + 1, (size_t)(t + tn - 2 - lp - 1));
-      if (lp && st.last_processing) {
-        flush_prose(&st);
-        snprintf(st.rule, sizeof st.rule, "%.*s", (int)(t + tn - 2 - lp - 1), lp + 1);
-        size_t tl = (size_t)(lp - (t + 3));
-        while (tl && t[3 + tl - 1] == ' ') tl--;
-        snprintf(st.rule_title, sizeof st.rule_title, "%.*s", (int)tl, t + 3);
-        st.section_body = 1;
-      }
-      prev.s = NULL;
-      continue;
-    }
-    if (pl_starts(t, tn, "SKIPPED:")) {
-      st.section_body = 1;
-      pl_profile_diag(p, c.lineno, "%.*s", (int)(tn < 300 ? tn : 300), t);
-      st.pending[0] = '\0';
-      prev.s = NULL;
-      continue;
-    }
-    if (title_2019(&st, t, tn) || title_2021(&st, t, tn)) {
-      prev.s = NULL;
-      continue;
-    }
-    /* a CSV report */
-    if (is_csv_header(t, tn)) {
-      const char *bs = l.s;
-      size_t first = c.lineno;
-      pl_line m;
-      const char *be = l.s + l.n;
-      while (pl_lines_peek(&c, &m) && !pl_is_blank(m.s, m.n)) {
-        pl_lines_next(&c, &m);
-        be = m.s + m.n;
-      }
-      memset(r, 0, sizeof *r);
-      st.cur = r;
-      st.header_line = first;
-      pl_csv_opts co = { ',', first, o ? o->interrupt : NULL, NULL, NULL };
-      if (pl_csv_read(bs, (size_t)(be - bs), &co, csv_row, &st, err) != 0) {
-        rc = -1;
-        goto fail;
-      }
-      if (r->t) report_finish(&st, r);
+    if (is_csv_header(t, tn)) { /* a CSV report */
+      if ((rc = csv_report(&st, r, &c, &l, err)) != 0) break;
       prev.s = NULL;
       continue;
     }
     /* a text table: header line, then a dashes line */
-    if (is_dashes(s, n) && prev.s && (looks_like_table_header(prev.s, prev.n) || st.rule[0])) {
-      flush_prose(&st);
-      st.section_body = 1;
-      memset(r, 0, sizeof *r);
-      size_t i = 0;
-      while (i < n) {
-        while (i < n && s[i] != '-') i++;
-        if (i >= n) break;
-        size_t a = i;
-        while (i < n && s[i] == '-') i++;
-        if (r->n == MAXCOLS) {
-          rc = pl_err_set(err, c.lineno, a + 1, "expected at most %d columns, found more", MAXCOLS);
-          goto fail;
-        }
-        r->cs[r->n].a = a;
-        r->cs[r->n].b = i;
-        r->n++;
-      }
-      for (size_t k = 0; k < r->n; k++) {
-        size_t a = r->cs[k].a, b = k + 1 < r->n ? r->cs[k].b : prev.n;
-        if (a > prev.n) a = prev.n;
-        if (b > prev.n) b = prev.n;
-        if (b < a) b = a;
-        map_header(&st, prev.s + a, b - a, &r->cs[k]);
-      }
-      report_begin(&st, r, 0);
-      /* rows until a blank line */
-      pl_line m;
-      for (;;) {
-        pl_lines nx = c; /* the next line, taken unless it is blank (one scan) */
-        if (!pl_lines_next(&nx, &m) || pl_is_blank(m.s, m.n)) break;
-        c = nx;
-        if (fast_text_row(r, m.s, m.n, c.lineno)) continue;
-        int bad = 0;
-        for (size_t k = 0; k < r->n && !bad; k++) {
-          size_t a = r->cs[k].a, b = k + 1 < r->n ? r->cs[k].b : m.n;
-          if (k + 1 < r->n) {
-            size_t nexta = r->cs[k + 1].a;
-            for (size_t g = b; g < nexta && g < m.n; g++)
-              if (m.s[g] != ' ') {
-                char what[2 * 96 + 64]; /* two labels (up to 95 bytes each) and the text */
-                snprintf(what, sizeof what, "a space between columns '%s' and '%s'", r->cs[k].label,
-                         r->cs[k + 1].label);
-                rc = pl_err_expected(err, c.lineno, g + 1, what, m.s + g, m.n - g);
-                bad = 1;
-                break;
-              }
-            if (bad) break;
-          }
-          if (a >= m.n) {
-            char what[160];
-            snprintf(what, sizeof what, "a value in column '%s'", r->cs[k].label);
-            rc = pl_err_expected(err, c.lineno, m.n + 1, what, NULL, 0);
-            bad = 1;
-            break;
-          }
-          if (b > m.n) b = m.n;
-          if (put_cell(r, k, m.s + a, b - a, c.lineno, a + 1, err) != 0) {
-            rc = -1;
-            bad = 1;
-          }
-        }
-        if (bad) {
-          pl_row_discard(r->t);
-          if (pl_lenient_skip(o, p, err)) {
-            rc = 0;
-            continue;
-          }
-          pl_table_free(r->t);
-          r->t = NULL;
-          goto fail;
-        }
-        if (r->c_unit >= 0) pl_row_put_str(r->t, r->c_unit, r->size_unit, strlen(r->size_unit));
-        pl_row_put_int(r->t, r->c_line, (int64_t)c.lineno);
-        pl_row_end(r->t);
-      }
-      report_finish(&st, r);
+    if (is_dashes(l.s, l.n) && prev.s && (looks_like_table_header(prev.s, prev.n) || st.rule[0])) {
+      if ((rc = text_table(&st, r, &c, &l, &prev, err)) != 0) break;
       prev.s = NULL;
       continue;
     }
@@ -894,37 +924,16 @@ static int nsys_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o,
     }
     prev = l;
   }
-  flush_prose(&st);
-  if (st.last_processing && !st.section_body)
-    pl_profile_diag(p, st.last_processing,
-                    "the input ends in the rule section that begins here, before its "
-                    "result: the file was cut short");
-  if (st.findings) {
-    pl_profile_add_table(p, st.findings);
-    st.findings = NULL;
-    st.ntables++;
+  if (rc == 0) rc = nsys_finish(&st, p, c.lineno, err);
+  if (rc != 0) {
+    if (r->t) pl_table_free(r->t);
+    if (st.findings) pl_table_free(st.findings);
   }
-  pl_buf_free(&st.prose);
-  if (st.ntables == 0) {
-    rc = pl_err_expected(err, c.lineno ? c.lineno : 1, 1,
-                         "an nsys stats report table (a header over a dashes line, or a CSV header)", NULL, 0);
-    goto fail;
-  }
-  free(r);
-  free(st.used);
-  pl_profile_meta_str(p, "tool", "Nsight Systems", strlen("Nsight Systems"));
-  const char *gen = st.gen2019 ? "2019" : st.gen2023 ? "2023+" : st.gen2022 ? "2021-2022" : "unknown";
-  pl_profile_meta_str(p, "report_names", gen, strlen(gen));
-  pl_profile_meta_str(p, "time_unit", "ns", 2);
-  return 0;
-fail:
-  if (r->t) pl_table_free(r->t);
-  if (st.findings) pl_table_free(st.findings);
   pl_buf_free(&st.prose);
   free(r);
   free(st.used);
-  /* free tables already handed to the profile: the loader frees the profile */
-  return rc ? rc : -1;
+  /* on failure, tables already handed to the profile: the loader frees the profile */
+  return rc;
 }
 
 const pl_format pl_fmt_nsys_stats = {

@@ -938,333 +938,346 @@ static int nv_detect(const char *data, size_t len) {
 
 enum { S_NONE, S_SUMMARY, S_TRACE, S_UM, S_METRICS };
 
-/* A bad row in a text table (err is set): under --lenient it is skipped and
-** listed and the line loop goes on; otherwise the parse fails.  A statement
-** (no do-while) so that `continue` reaches the line loop. */
-#define ROW_FAIL                                                                                                       \
-  {                                                                                                                    \
-    if (pl_lenient_skip(o, p, err)) continue;                                                                          \
-    rc = -1;                                                                                                           \
-    goto fail;                                                                                                         \
-  }
+/* What a line handler tells the loop: the line is read (NV_NEXT), it holds
+** a bad row and err is set (NV_ROW: under --lenient it is skipped and
+** listed, otherwise the parse fails), or the parse fails (NV_FAIL). */
+enum { NV_NEXT, NV_ROW, NV_FAIL };
 
-static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
-  nvstate *s = pl_xcalloc(1, sizeof *s);
-  s->p = p;
-  s->o = o;
-  s->kernel_id = -1;
-  snprintf(s->deftype, sizeof s->deftype, "GPU activities");
-  sum_init(&s->sum, "summary");
-  trace_init(&s->tr);
-  um_init(s);
-  met_init(s);
-  new_run(s);
+/* The line loop's state: the block being read and its header. */
+typedef struct nvparse {
+  nvstate *s;
+  pl_err *err;
   pl_lines c;
-  pl_line l;
-  pl_lines_init(&c, in->data, in->len);
-  int mode = S_NONE, rc = 0;
+  int mode;
   units6 units;
-  int have_units = 0;
-  char type[64] = "";
+  int have_units;
+  char type[64];
   label lab[32];
-  size_t nlab = 0;
+  size_t nlab;
   int field[32];
   const char *labels[32];
-  double cpu_faults = NAN;
-  while (pl_lines_next(&c, &l)) {
-    if (o && o->interrupt && *o->interrupt) {
-      rc = pl_err_set(err, c.lineno, 1, "interrupted");
-      goto fail;
+} nvparse;
+
+/* "==PID== ..." lines: a new process, a result page, a block heading. */
+static void prof_line(nvparse *x, const char *t, size_t tn) {
+  nvstate *s = x->s;
+  const char *b;
+  size_t bn;
+  prof_body(t, tn, &b, &bn);
+  if (pl_starts(b, bn, "NVPROF is profiling process")) {
+    if (s->run_header || run_rows(s)) new_run(s);
+    s->run_header = 1;
+    x->mode = S_NONE;
+    struct nvrun *u = &s->runs[s->run - 1];
+    size_t d = 2; /* "==PID==": is_prof_line checked the digits */
+    while (d < tn && d < 22 && t[d] >= '0' && t[d] <= '9') d++;
+    snprintf(u->pid, sizeof u->pid, "%.*s", (int)(d - 2), t + 2);
+    const char *cm = pl_find(b, bn, "command: ");
+    if (cm) {
+      size_t cn = (size_t)(b + bn - cm - 9);
+      if (!pl_profile_meta_get(s->p, "command")) pl_profile_meta_str(s->p, "command", cm + 9, cn);
+      snprintf(u->command, sizeof u->command, "%.*s", (int)(cn < 511 ? cn : 511), cm + 9);
     }
-    if (o && o->progress && (c.lineno & 4095) == 0) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
-    const char *t = l.s;
-    size_t tn = l.n;
-    pl_trim(&t, &tn);
-    if (tn == 0) {
-      mode = S_NONE;
-      continue;
-    }
-    if (is_prof_line(t, tn)) {
-      const char *b;
-      size_t bn;
-      prof_body(t, tn, &b, &bn);
-      if (pl_starts(b, bn, "NVPROF is profiling process")) {
-        if (s->run_header || run_rows(s)) new_run(s);
-        s->run_header = 1;
-        mode = S_NONE;
-        struct nvrun *u = &s->runs[s->run - 1];
-        size_t d = 2; /* "==PID==": is_prof_line checked the digits */
-        while (d < tn && d < 22 && t[d] >= '0' && t[d] <= '9') d++;
-        snprintf(u->pid, sizeof u->pid, "%.*s", (int)(d - 2), t + 2);
-        const char *cm = pl_find(b, bn, "command: ");
-        if (cm) {
-          size_t cn = (size_t)(b + bn - cm - 9);
-          if (!pl_profile_meta_get(p, "command")) pl_profile_meta_str(p, "command", cm + 9, cn);
-          snprintf(u->command, sizeof u->command, "%.*s", (int)(cn < 511 ? cn : 511), cm + 9);
-        }
-        type[0] = '\0';
-      } else if (pl_starts(b, bn, "API calls:")) {
-        snprintf(type, sizeof type, "API calls");
-      } else if (pl_starts(b, bn, "Unified Memory profiling result")) {
-        mode = S_UM;
-      } else if (pl_starts(b, bn, "Metric result") || pl_starts(b, bn, "Event result")) {
-        mode = S_METRICS;
-        nlab = 0;
-      } else if (pl_starts(b, bn, "Profiling result")) {
-        mode = S_NONE;
-        if (run_rows(s)) new_run(s); /* a second result page: another run */
-        type[0] = '\0';
-      } else if (bn) pl_profile_diag(p, c.lineno, "skipped: %.*s", (int)(bn < 200 ? bn : 200), b);
-      continue;
-    }
-    /* CSV blocks */
-    int ck = -1;
-    if (t[0] == '"') { /* every CSV header starts with a quote: trace rows skip these tests */
-      if (pl_starts(t, tn, "\"Start\",\"Duration\"")) ck = CSV_TRACE;
-      else if (pl_starts(t, tn, "\"Type\",\"Time(%)\"") || pl_starts(t, tn, "\"Time(%)\",\"Time\"")) ck = CSV_SUMMARY;
-      else if (pl_starts(t, tn, "\"Device\",\"Kernel\",\"Invocations\"")) ck = CSV_METRICS;
-    } else if (pl_starts(t, tn, "Type,Time(%),Time,Calls,") || pl_starts(t, tn, "Time(%),Time,Calls,"))
-      ck = CSV_SUMMARY; /* unquoted */
-    if (ck >= 0) {
-      const char *bs = l.s, *be = l.s + l.n;
-      size_t first = c.lineno;
-      pl_line m;
-      while (pl_lines_peek(&c, &m) && !pl_is_blank(m.s, m.n) && !is_prof_line(m.s, m.n)) {
-        pl_lines_next(&c, &m);
-        be = m.s + m.n;
-      }
-      csvblk *blk = pl_xcalloc(1, sizeof *blk);
-      blk->s = s;
-      blk->kind = ck;
-      pl_csv_opts co = { ',', first, o ? o->interrupt : NULL, NULL, NULL };
-      int r = pl_csv_read(bs, (size_t)(be - bs), &co, nv_csv_row, blk, err);
-      if (r == 0 && blk->rejoined)
-        pl_profile_diag(p, blk->first_rejoined,
-                        "%zu summary row%s with unquoted commas in the name, first on this line: "
-                        "the fields after Max re-joined as the name",
-                        blk->rejoined, blk->rejoined == 1 ? "" : "s");
-      free(blk);
-      if (r != 0) {
-        rc = -1;
-        goto fail;
-      }
-      s->found = 1;
-      mode = S_NONE;
-      continue;
-    }
-    /* summary header */
-    if (pl_find(t, tn, "Time(%)") && pl_find(t, tn, "Calls") && pl_find(t, tn, "Name") && pl_find(t, tn, "Avg")) {
-      mode = S_SUMMARY;
-      have_units = 0;
-      s->found = 1;
-      if (!type[0]) snprintf(type, sizeof type, "GPU activities");
-      /* a units row? */
-      pl_line m;
-      if (pl_lines_peek(&c, &m)) {
-        size_t i = 0, st, len, k = 0;
-        int ok = 1;
-        char u[6][8];
-        while (next_tok(m.s, m.n, &i, &st, &len)) {
-          if (k >= 5 || !is_unit_token(m.s + st, len)) {
-            ok = 0;
-            break;
-          }
-          snprintf(u[k], sizeof u[k], "%.*s", (int)(len < 7 ? len : 7), m.s + st);
-          k++;
-        }
-        if (ok && k == 5) {
-          pl_lines_next(&c, &m);
-          static const int map[5] = { 0, 1, 3, 4, 5 };
-          for (int q = 0; q < 6; q++) units.f[q] = 1;
-          for (int q = 0; q < 5; q++) units.f[map[q]] = nv_unit(u[q], strlen(u[q]), NULL);
-          have_units = 1;
-        }
-      }
-      continue;
-    }
-    /* GPU trace header */
-    if (pl_starts(t, tn, "Start") && pl_find(t, tn, "Duration") && pl_find(t, tn, "Name")) {
-      nlab = split_labels(l.s, l.n, lab, 32);
-      for (size_t k = 0; k < nlab; k++) {
-        field[k] = trace_field(lab[k].text);
-        labels[k] = lab[k].text;
-      }
-      mode = S_TRACE;
-      s->found = 1;
-      continue;
-    }
-    if (mode == S_SUMMARY) {
-      if (sum_row_text(s, l.s, l.n, c.lineno, have_units ? &units : NULL, type, sizeof type, err) != 0) ROW_FAIL
-      continue;
-    }
-    if (mode == S_TRACE) {
-      tcell cells[32];
-      for (size_t k = 0; k < nlab; k++) {
-        size_t a, len;
-        cell_of(l.s, l.n, lab, nlab, k, &a, &len);
-        cells[k].s = l.s + a;
-        cells[k].n = len;
-        cells[k].col = a + 1;
-      }
-      if (cells[nlab - 1].n == 0) {
-        pl_err_expected(err, c.lineno, l.n + 1, "a name at the end of the GPU trace row", NULL, 0);
-        ROW_FAIL
-      }
-      if (trace_row(s, cells, field, nlab, NULL, c.lineno, labels, err) != 0) ROW_FAIL
-      continue;
-    }
-    if (tn > 8 && pl_starts(t, tn, "Device \"") && t[tn - 1] == '"') { /* not the opening quote alone */
-      snprintf(s->device, sizeof s->device, "%.*s", (int)(tn - 9 < 255 ? tn - 9 : 255), t + 8);
-      if (!pl_profile_meta_get(p, "device")) pl_profile_meta_str(p, "device", t + 8, tn - 9);
-      if (!s->runs[s->run - 1].device[0])
-        snprintf(s->runs[s->run - 1].device, sizeof s->runs[0].device, "%s", s->device);
-      continue;
-    }
-    if (mode == S_UM) {
-      if (pl_starts(t, tn, "Count") && pl_find(t, tn, "Total Time")) {
-        s->found = 1;
-        continue;
-      }
-      if (pl_starts(t, tn, "Total CPU ")) {
-        const char *colon = memchr(t, ':', tn);
-        double v;
-        if (colon) {
-          const char *vs = colon + 1;
-          size_t vn = (size_t)(t + tn - vs);
-          pl_trim(&vs, &vn);
-          if (pl_parse_double(vs, vn, &v) == 0) {
-            char key[64];
-            const char *k0 = t + 10;
-            size_t kn = (size_t)(colon - k0);
-            size_t q = 0;
-            snprintf(key, sizeof key, "um_cpu_");
-            q = strlen(key);
-            for (size_t i = 0; i < kn && q + 1 < sizeof key; i++) key[q++] = k0[i] == ' ' ? '_' : (char)(k0[i] | 0x20);
-            key[q] = '\0';
-            pl_profile_meta_num(p, key, v);
-            if (pl_starts(k0, kn, "Page faults")) cpu_faults = v;
-            continue;
-          }
-        }
-      }
-      /* Count AvgSize MinSize MaxSize TotalSize TotalTime Name */
-      size_t i = 0, st, len;
-      double v[6];
-      static const char *what[6] = { "a count",          "the average size", "the minimum size",
-                                     "the maximum size", "the total size",   "the total time" };
-      int bad = 0;
-      for (int k = 0; k < 6 && !bad; k++) {
-        if (!next_tok(l.s, l.n, &i, &st, &len)) {
-          pl_err_expected(err, c.lineno, st + 1, what[k], NULL, 0);
-          bad = 1;
-          break;
-        }
-        if (is_dash(l.s + st, len)) {
-          v[k] = NAN;
-          continue;
-        }
-        if (nv_value(l.s + st, len, 1, &v[k], NULL) != 0) {
-          pl_err_expected(err, c.lineno, st + 1, what[k], l.s + st, l.n - st);
-          bad = 1;
-        }
-      }
-      if (bad) ROW_FAIL
-      while (i < l.n && l.s[i] == ' ') i++;
-      const char *nm = l.s + i;
-      size_t nn = l.n - i;
-      pl_trim(&nm, &nn);
-      if (nn == 0) {
-        pl_err_expected(err, c.lineno, l.n + 1, "a name after the total time", NULL, 0);
-        ROW_FAIL
-      }
-      pl_table *u = s->um;
-      if (s->device[0]) put_device(s, u, s->um_dev, s->um_devn, s->device, strlen(s->device));
-      pl_row_put_str(u, s->um_name, nm, nn);
-      pl_row_put_int(u, s->um_count, pl_int_of(v[0]));
-      pl_row_put_num(u, s->um_avg, v[1]);
-      pl_row_put_num(u, s->um_min, v[2]);
-      pl_row_put_num(u, s->um_max, v[3]);
-      pl_row_put_num(u, s->um_total, v[4]);
-      pl_row_put_num(u, s->um_time, v[5]);
-      pl_row_end(u);
-      continue;
-    }
-    if (mode == S_METRICS ||
-        (pl_starts(t, tn, "Invocations") && (pl_find(t, tn, "Metric Name") || pl_find(t, tn, "Event Name")))) {
-      if (pl_starts(t, tn, "Invocations")) {
-        nlab = split_labels(l.s, l.n, lab, 32);
-        mode = S_METRICS;
-        s->found = 1;
-        continue;
-      }
-      if (pl_starts(t, tn, "Kernel:")) {
-        const char *kn = t + 7;
-        size_t knn = tn - 7;
-        pl_trim(&kn, &knn);
-        s->kernel_n = knn < sizeof s->kernel ? knn : sizeof s->kernel - 1;
-        memcpy(s->kernel, kn, s->kernel_n);
-        s->kernel_id++;
-        continue;
-      }
-      if (nlab == 0) {
-        pl_profile_diag(p, c.lineno, "skipped a line before the metrics header");
-        continue;
-      }
-      tcell cells[32];
-      const tcell *inv = NULL, *met = NULL, *desc = NULL, *mn = NULL, *mx = NULL, *av = NULL, *tot = NULL;
-      for (size_t k = 0; k < nlab; k++) {
-        size_t a, len;
-        cell_of(l.s, l.n, lab, nlab, k, &a, &len);
-        cells[k].s = l.s + a;
-        cells[k].n = len;
-        cells[k].col = a + 1;
-        const char *lt = lab[k].text;
-        if (strcmp(lt, "Invocations") == 0) inv = &cells[k];
-        else if (strcmp(lt, "Metric Name") == 0 || strcmp(lt, "Event Name") == 0) met = &cells[k];
-        else if (strcmp(lt, "Metric Description") == 0) desc = &cells[k];
-        else if (strcmp(lt, "Min") == 0) mn = &cells[k];
-        else if (strcmp(lt, "Max") == 0) mx = &cells[k];
-        else if (strcmp(lt, "Avg") == 0) av = &cells[k];
-        else if (strcmp(lt, "Total") == 0) tot = &cells[k];
-      }
-      int64_t iv;
-      if (!(t[0] >= '0' && t[0] <= '9')) {
-        /* not a metrics row (a shell prompt, program output): the block
-        ** ends here, as ncu-text ends a section at program output */
-        pl_profile_diag(p, c.lineno, "the metrics block ends before this line (not a metrics row): %.*s",
-                        (int)(tn < 200 ? tn : 200), t);
-        mode = S_NONE;
-        nlab = 0;
-        continue;
-      }
-      if (!inv || pl_parse_int64(inv->s, inv->n, &iv) != 0) {
-        size_t col = inv ? inv->col : 1;
-        pl_err_expected(err, c.lineno, col, "the number of invocations", inv ? inv->s : l.s, inv ? inv->n : l.n);
-        ROW_FAIL
-      }
-      if (!met || met->n == 0) {
-        pl_err_expected(err, c.lineno, inv->col + inv->n, "a metric name", NULL, 0);
-        ROW_FAIL
-      }
-      if (av && av->n == 0) {
-        pl_err_expected(err, c.lineno, l.n + 1, "the Avg value", NULL, 0);
-        ROW_FAIL
-      }
-      met_row(s, s->kernel, s->kernel_n, s->device, strlen(s->device), iv, met->s, met->n, desc ? desc->s : NULL,
-              desc ? desc->n : 0, mn, mx, av, tot, c.lineno);
-      continue;
-    }
-    /* anything else: program output */
+    x->type[0] = '\0';
+  } else if (pl_starts(b, bn, "API calls:")) {
+    snprintf(x->type, sizeof x->type, "API calls");
+  } else if (pl_starts(b, bn, "Unified Memory profiling result")) {
+    x->mode = S_UM;
+  } else if (pl_starts(b, bn, "Metric result") || pl_starts(b, bn, "Event result")) {
+    x->mode = S_METRICS;
+    x->nlab = 0;
+  } else if (pl_starts(b, bn, "Profiling result")) {
+    x->mode = S_NONE;
+    if (run_rows(s)) new_run(s); /* a second result page: another run */
+    x->type[0] = '\0';
+  } else if (bn) pl_profile_diag(s->p, x->c.lineno, "skipped: %.*s", (int)(bn < 200 ? bn : 200), b);
+}
+
+/* The kind of CSV block whose header is t[0..tn), or -1. */
+static int csv_kind(const char *t, size_t tn) {
+  if (t[0] == '"') { /* every CSV header starts with a quote: trace rows skip these tests */
+    if (pl_starts(t, tn, "\"Start\",\"Duration\"")) return CSV_TRACE;
+    if (pl_starts(t, tn, "\"Type\",\"Time(%)\"") || pl_starts(t, tn, "\"Time(%)\",\"Time\"")) return CSV_SUMMARY;
+    if (pl_starts(t, tn, "\"Device\",\"Kernel\",\"Invocations\"")) return CSV_METRICS;
+  } else if (pl_starts(t, tn, "Type,Time(%),Time,Calls,") || pl_starts(t, tn, "Time(%),Time,Calls,"))
+    return CSV_SUMMARY; /* unquoted */
+  return -1;
+}
+
+/* A CSV block of kind ck, from its header line l to the next blank or
+** ==PID== line, read by the CSV reader. */
+static int csv_block(nvparse *x, const pl_line *l, int ck) {
+  nvstate *s = x->s;
+  const char *bs = l->s, *be = l->s + l->n;
+  size_t first = x->c.lineno;
+  pl_line m;
+  while (pl_lines_peek(&x->c, &m) && !pl_is_blank(m.s, m.n) && !is_prof_line(m.s, m.n)) {
+    pl_lines_next(&x->c, &m);
+    be = m.s + m.n;
   }
-  if (!s->found) {
-    rc = pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "an nvprof result (summary, GPU trace, metrics or CSV)", NULL,
-                         0);
-    goto fail;
+  csvblk *blk = pl_xcalloc(1, sizeof *blk);
+  blk->s = s;
+  blk->kind = ck;
+  pl_csv_opts co = { ',', first, s->o ? s->o->interrupt : NULL, NULL, NULL };
+  int r = pl_csv_read(bs, (size_t)(be - bs), &co, nv_csv_row, blk, x->err);
+  if (r == 0 && blk->rejoined)
+    pl_profile_diag(s->p, blk->first_rejoined,
+                    "%zu summary row%s with unquoted commas in the name, first on this line: "
+                    "the fields after Max re-joined as the name",
+                    blk->rejoined, blk->rejoined == 1 ? "" : "s");
+  free(blk);
+  if (r != 0) return NV_FAIL;
+  s->found = 1;
+  x->mode = S_NONE;
+  return NV_NEXT;
+}
+
+/* The summary header; a units row may follow it. */
+static void summary_header(nvparse *x) {
+  x->mode = S_SUMMARY;
+  x->have_units = 0;
+  x->s->found = 1;
+  if (!x->type[0]) snprintf(x->type, sizeof x->type, "GPU activities");
+  pl_line m;
+  if (!pl_lines_peek(&x->c, &m)) return;
+  size_t i = 0, st, len, k = 0;
+  char u[6][8];
+  while (next_tok(m.s, m.n, &i, &st, &len)) {
+    if (k >= 5 || !is_unit_token(m.s + st, len)) return;
+    snprintf(u[k], sizeof u[k], "%.*s", (int)(len < 7 ? len : 7), m.s + st);
+    k++;
   }
-  (void)cpu_faults;
+  if (k != 5) return;
+  pl_lines_next(&x->c, &m);
+  static const int map[5] = { 0, 1, 3, 4, 5 };
+  for (int q = 0; q < 6; q++) x->units.f[q] = 1;
+  for (int q = 0; q < 5; q++) x->units.f[map[q]] = nv_unit(u[q], strlen(u[q]), NULL);
+  x->have_units = 1;
+}
+
+/* The GPU trace header: the columns of the rows below. */
+static void trace_header(nvparse *x, const pl_line *l) {
+  x->nlab = split_labels(l->s, l->n, x->lab, 32);
+  for (size_t k = 0; k < x->nlab; k++) {
+    x->field[k] = trace_field(x->lab[k].text);
+    x->labels[k] = x->lab[k].text;
+  }
+  x->mode = S_TRACE;
+  x->s->found = 1;
+}
+
+/* A GPU trace row, cut at the header's columns. */
+static int trace_line(nvparse *x, const pl_line *l) {
+  tcell cells[32];
+  for (size_t k = 0; k < x->nlab; k++) {
+    size_t a, len;
+    cell_of(l->s, l->n, x->lab, x->nlab, k, &a, &len);
+    cells[k].s = l->s + a;
+    cells[k].n = len;
+    cells[k].col = a + 1;
+  }
+  if (cells[x->nlab - 1].n == 0) {
+    pl_err_expected(x->err, x->c.lineno, l->n + 1, "a name at the end of the GPU trace row", NULL, 0);
+    return NV_ROW;
+  }
+  if (trace_row(x->s, cells, x->field, x->nlab, NULL, x->c.lineno, x->labels, x->err) != 0) return NV_ROW;
+  return NV_NEXT;
+}
+
+/* 'Total CPU Page faults: N' and the like, under the Unified Memory
+** result: a metadata value; 0 when t[0..tn) is not one. */
+static int um_total(nvparse *x, const char *t, size_t tn) {
+  const char *colon = memchr(t, ':', tn);
+  double v;
+  if (!colon) return 0;
+  const char *vs = colon + 1;
+  size_t vn = (size_t)(t + tn - vs);
+  pl_trim(&vs, &vn);
+  if (pl_parse_double(vs, vn, &v) != 0) return 0;
+  char key[64];
+  const char *k0 = t + 10;
+  size_t kn = (size_t)(colon - k0);
+  size_t q = 0;
+  snprintf(key, sizeof key, "um_cpu_");
+  q = strlen(key);
+  for (size_t i = 0; i < kn && q + 1 < sizeof key; i++) key[q++] = k0[i] == ' ' ? '_' : (char)(k0[i] | 0x20);
+  key[q] = '\0';
+  pl_profile_meta_num(x->s->p, key, v);
+  return 1;
+}
+
+/* A line of the Unified Memory result:
+** Count AvgSize MinSize MaxSize TotalSize TotalTime Name */
+static int um_line(nvparse *x, const pl_line *l, const char *t, size_t tn) {
+  nvstate *s = x->s;
+  if (pl_starts(t, tn, "Count") && pl_find(t, tn, "Total Time")) {
+    s->found = 1;
+    return NV_NEXT;
+  }
+  if (pl_starts(t, tn, "Total CPU ") && um_total(x, t, tn)) return NV_NEXT;
+  size_t i = 0, st, len;
+  double v[6];
+  static const char *what[6] = { "a count",          "the average size", "the minimum size",
+                                 "the maximum size", "the total size",   "the total time" };
+  for (int k = 0; k < 6; k++) {
+    if (!next_tok(l->s, l->n, &i, &st, &len)) {
+      pl_err_expected(x->err, x->c.lineno, st + 1, what[k], NULL, 0);
+      return NV_ROW;
+    }
+    if (is_dash(l->s + st, len)) {
+      v[k] = NAN;
+      continue;
+    }
+    if (nv_value(l->s + st, len, 1, &v[k], NULL) != 0) {
+      pl_err_expected(x->err, x->c.lineno, st + 1, what[k], l->s + st, l->n - st);
+      return NV_ROW;
+    }
+  }
+  while (i < l->n && l->s[i] == ' ') i++;
+  const char *nm = l->s + i;
+  size_t nn = l->n - i;
+  pl_trim(&nm, &nn);
+  if (nn == 0) {
+    pl_err_expected(x->err, x->c.lineno, l->n + 1, "a name after the total time", NULL, 0);
+    return NV_ROW;
+  }
+  pl_table *u = s->um;
+  if (s->device[0]) put_device(s, u, s->um_dev, s->um_devn, s->device, strlen(s->device));
+  pl_row_put_str(u, s->um_name, nm, nn);
+  pl_row_put_int(u, s->um_count, pl_int_of(v[0]));
+  pl_row_put_num(u, s->um_avg, v[1]);
+  pl_row_put_num(u, s->um_min, v[2]);
+  pl_row_put_num(u, s->um_max, v[3]);
+  pl_row_put_num(u, s->um_total, v[4]);
+  pl_row_put_num(u, s->um_time, v[5]);
+  pl_row_end(u);
+  return NV_NEXT;
+}
+
+/* A metrics (or events) row, cut at the header's columns. */
+static int metric_line(nvparse *x, const pl_line *l, const char *t, size_t tn) {
+  nvstate *s = x->s;
+  tcell cells[32];
+  const tcell *inv = NULL, *met = NULL, *desc = NULL, *mn = NULL, *mx = NULL, *av = NULL, *tot = NULL;
+  for (size_t k = 0; k < x->nlab; k++) {
+    size_t a, len;
+    cell_of(l->s, l->n, x->lab, x->nlab, k, &a, &len);
+    cells[k].s = l->s + a;
+    cells[k].n = len;
+    cells[k].col = a + 1;
+    const char *lt = x->lab[k].text;
+    if (strcmp(lt, "Invocations") == 0) inv = &cells[k];
+    else if (strcmp(lt, "Metric Name") == 0 || strcmp(lt, "Event Name") == 0) met = &cells[k];
+    else if (strcmp(lt, "Metric Description") == 0) desc = &cells[k];
+    else if (strcmp(lt, "Min") == 0) mn = &cells[k];
+    else if (strcmp(lt, "Max") == 0) mx = &cells[k];
+    else if (strcmp(lt, "Avg") == 0) av = &cells[k];
+    else if (strcmp(lt, "Total") == 0) tot = &cells[k];
+  }
+  int64_t iv;
+  if (!(t[0] >= '0' && t[0] <= '9')) {
+    /* not a metrics row (a shell prompt, program output): the block
+    ** ends here, as ncu-text ends a section at program output */
+    pl_profile_diag(s->p, x->c.lineno, "the metrics block ends before this line (not a metrics row): %.*s",
+                    (int)(tn < 200 ? tn : 200), t);
+    x->mode = S_NONE;
+    x->nlab = 0;
+    return NV_NEXT;
+  }
+  if (!inv || pl_parse_int64(inv->s, inv->n, &iv) != 0) {
+    size_t col = inv ? inv->col : 1;
+    pl_err_expected(x->err, x->c.lineno, col, "the number of invocations", inv ? inv->s : l->s, inv ? inv->n : l->n);
+    return NV_ROW;
+  }
+  if (!met || met->n == 0) {
+    pl_err_expected(x->err, x->c.lineno, inv->col + inv->n, "a metric name", NULL, 0);
+    return NV_ROW;
+  }
+  if (av && av->n == 0) {
+    pl_err_expected(x->err, x->c.lineno, l->n + 1, "the Avg value", NULL, 0);
+    return NV_ROW;
+  }
+  met_row(s, s->kernel, s->kernel_n, s->device, strlen(s->device), iv, met->s, met->n, desc ? desc->s : NULL,
+          desc ? desc->n : 0, mn, mx, av, tot, x->c.lineno);
+  return NV_NEXT;
+}
+
+/* A line of the metrics block: its header, a 'Kernel:' line or a row. */
+static int metrics_block(nvparse *x, const pl_line *l, const char *t, size_t tn) {
+  nvstate *s = x->s;
+  if (pl_starts(t, tn, "Invocations")) {
+    x->nlab = split_labels(l->s, l->n, x->lab, 32);
+    x->mode = S_METRICS;
+    s->found = 1;
+    return NV_NEXT;
+  }
+  if (pl_starts(t, tn, "Kernel:")) {
+    const char *kn = t + 7;
+    size_t knn = tn - 7;
+    pl_trim(&kn, &knn);
+    s->kernel_n = knn < sizeof s->kernel ? knn : sizeof s->kernel - 1;
+    memcpy(s->kernel, kn, s->kernel_n);
+    s->kernel_id++;
+    return NV_NEXT;
+  }
+  if (x->nlab == 0) {
+    pl_profile_diag(s->p, x->c.lineno, "skipped a line before the metrics header");
+    return NV_NEXT;
+  }
+  return metric_line(x, l, t, tn);
+}
+
+/* 'Device "NAME"' (not the opening quote alone). */
+static void device_line(nvstate *s, const char *t, size_t tn) {
+  snprintf(s->device, sizeof s->device, "%.*s", (int)(tn - 9 < 255 ? tn - 9 : 255), t + 8);
+  if (!pl_profile_meta_get(s->p, "device")) pl_profile_meta_str(s->p, "device", t + 8, tn - 9);
+  if (!s->runs[s->run - 1].device[0]) snprintf(s->runs[s->run - 1].device, sizeof s->runs[0].device, "%s", s->device);
+}
+
+/* One line: a block heading or header, or a row of the block being read. */
+static int nv_line(nvparse *x, const pl_line *l) {
+  const char *t = l->s;
+  size_t tn = l->n;
+  pl_trim(&t, &tn);
+  if (tn == 0) {
+    x->mode = S_NONE;
+    return NV_NEXT;
+  }
+  if (is_prof_line(t, tn)) {
+    prof_line(x, t, tn);
+    return NV_NEXT;
+  }
+  int ck = csv_kind(t, tn);
+  if (ck >= 0) return csv_block(x, l, ck);
+  if (pl_find(t, tn, "Time(%)") && pl_find(t, tn, "Calls") && pl_find(t, tn, "Name") && pl_find(t, tn, "Avg")) {
+    summary_header(x);
+    return NV_NEXT;
+  }
+  if (pl_starts(t, tn, "Start") && pl_find(t, tn, "Duration") && pl_find(t, tn, "Name")) {
+    trace_header(x, l);
+    return NV_NEXT;
+  }
+  if (x->mode == S_SUMMARY)
+    return sum_row_text(x->s, l->s, l->n, x->c.lineno, x->have_units ? &x->units : NULL, x->type, sizeof x->type,
+                        x->err) != 0
+               ? NV_ROW
+               : NV_NEXT;
+  if (x->mode == S_TRACE) return trace_line(x, l);
+  if (tn > 8 && pl_starts(t, tn, "Device \"") && t[tn - 1] == '"') {
+    device_line(x->s, t, tn);
+    return NV_NEXT;
+  }
+  if (x->mode == S_UM) return um_line(x, l, t, tn);
+  if (x->mode == S_METRICS ||
+      (pl_starts(t, tn, "Invocations") && (pl_find(t, tn, "Metric Name") || pl_find(t, tn, "Event Name"))))
+    return metrics_block(x, l, t, tn);
+  return NV_NEXT; /* anything else: program output */
+}
+
+/* Hands the tables over to p, with the kernel summary and the devices. */
+static void nv_finish(nvstate *s, pl_profile *p, const pl_parse_opts *o) {
   pl_profile_meta_str(p, "tool", "nvprof", 6);
   pl_profile_meta_str(p, "time_unit", "ns", 2);
-  /* hand the tables over */
   add_runs(s);
   if (s->sum.t->nrows) split_summary(s);
   pl_table *keep[6] = { s->sum.t, s->tr.k, s->tr.m, s->tr.u, s->um, s->met };
@@ -1295,23 +1308,62 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     if (keep[i]->nrows && pl_want_table(o, names[i])) pl_profile_add_table(p, run_first(keep[i]));
     else pl_table_free(keep[i]);
   }
+}
+
+static void nv_free(nvstate *s, int tables) {
+  if (tables) {
+    pl_table_free(s->sum.t);
+    pl_table_free(s->tr.k);
+    pl_table_free(s->tr.m);
+    pl_table_free(s->tr.u);
+    pl_table_free(s->um);
+    pl_table_free(s->met);
+  }
   free(s->snap);
   free(s->runs);
   free_devices(s);
   free(s);
+}
+
+static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  nvstate *s = pl_xcalloc(1, sizeof *s);
+  s->p = p;
+  s->o = o;
+  s->kernel_id = -1;
+  snprintf(s->deftype, sizeof s->deftype, "GPU activities");
+  sum_init(&s->sum, "summary");
+  trace_init(&s->tr);
+  um_init(s);
+  met_init(s);
+  new_run(s);
+  nvparse x;
+  memset(&x, 0, sizeof x);
+  x.s = s;
+  x.err = err;
+  x.mode = S_NONE;
+  pl_line l;
+  pl_lines_init(&x.c, in->data, in->len);
+  while (pl_lines_next(&x.c, &l)) {
+    if (o && o->interrupt && *o->interrupt) {
+      pl_err_set(err, x.c.lineno, 1, "interrupted");
+      nv_free(s, 1);
+      return -1;
+    }
+    if (o && o->progress && (x.c.lineno & 4095) == 0) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
+    int r = nv_line(&x, &l);
+    if (r == NV_NEXT || (r == NV_ROW && pl_lenient_skip(o, p, err))) continue;
+    nv_free(s, 1);
+    return -1;
+  }
+  if (!s->found) {
+    pl_err_expected(err, x.c.lineno ? x.c.lineno : 1, 1, "an nvprof result (summary, GPU trace, metrics or CSV)", NULL,
+                    0);
+    nv_free(s, 1);
+    return -1;
+  }
+  nv_finish(s, p, o);
+  nv_free(s, 0);
   return 0;
-fail:
-  pl_table_free(s->sum.t);
-  pl_table_free(s->tr.k);
-  pl_table_free(s->tr.m);
-  pl_table_free(s->tr.u);
-  pl_table_free(s->um);
-  pl_table_free(s->met);
-  free(s->snap);
-  free(s->runs);
-  free_devices(s);
-  free(s);
-  return rc ? rc : -1;
 }
 
 const pl_format pl_fmt_nvprof = {

@@ -311,132 +311,111 @@ static int check_times(pl_table *t, int cs, int ce, pl_profile *p) {
   return 1;
 }
 
-static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
-  pl_lines c;
-  pl_line l;
-  pl_lines_init(&c, in->data, in->len);
-  int kind = R_NONE;
-  while (pl_lines_next(&c, &l)) {
-    if (pl_is_blank(l.s, l.n)) continue;
-    kind = header_kind(l.s, l.n);
-    if (kind == R_NONE)
-      return pl_err_expected(
-          err, c.lineno, 1, "a rocprof CSV header (results.stats.csv, results.csv, kernel_trace.csv or agent_info.csv)",
-          l.s, l.n);
-    break;
+/* results.stats.csv and its kin: kernel_summary, api_summary or
+** memcpy_summary, by the names it holds.  t is handed over or freed. */
+static int read_stats(pl_table *t, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  int cn = rename_col(t, "Name", "name", "kernel, API function or copy name");
+  int cc = rename_col(t, "Calls", "calls", "number of calls");
+  to_num(t, rename_col(t, "TotalDurationNs", "total_ns", "total duration, ns"));
+  to_num(t, rename_col(t, "AverageNs", "mean_ns", "mean duration, ns"));
+  to_num(t, rename_col(t, "Percentage", "share_pct", "share of the total, percent 0-100"));
+  to_num(t, rename_col(t, "MinNs", "min_ns", "shortest call, ns"));
+  to_num(t, rename_col(t, "MaxNs", "max_ns", "longest call, ns"));
+  to_num(t, rename_col(t, "StdDev", "stddev_ns", "standard deviation of the duration, ns"));
+  if (cn < 0 || cc < 0 || t->cols[cn]->type != PL_STR) {
+    pl_table_free(t);
+    return pl_err_set(err, 1, 1, "expected a Name column of text and a Calls column");
   }
-  if (kind == R_NONE) return pl_err_expected(err, 1, 1, "a rocprof CSV header", NULL, 0);
-  pl_csv_opts co = { ',', 1, o ? o->interrupt : NULL, o ? o->progress : NULL, o ? o->progress_ud : NULL };
-  size_t jlen = 0, nfixed = 0, first = 0;
-  char *joined = kind == R_STATS ? rejoin_stats_names(in->data, in->len, &jlen, &nfixed, &first) : NULL;
-  pl_table *t = pl_csv_table_lenient(joined ? joined : in->data, joined ? jlen : in->len, "rocprof", &co,
-                                     o && o->lenient ? p : NULL, err);
-  free(joined);
-  if (t == NULL) return -1;
-  if (nfixed)
-    pl_profile_diag(
-        p, first,
-        "%zu row%s with an unquoted comma in the name (rocprof of ROCm 4), first on this line: "
-        "the last fields read as Calls, TotalDurationNs, AverageNs, Percentage, the rest re-joined as the name",
-        nfixed, nfixed == 1 ? "" : "s");
-  pl_profile_meta_str(p, "tool", "rocprof", 7);
-  pl_profile_meta_str(p, "time_unit", "ns", 2);
-  if (kind == R_STATS) {
-    int cn = rename_col(t, "Name", "name", "kernel, API function or copy name");
-    int cc = rename_col(t, "Calls", "calls", "number of calls");
-    to_num(t, rename_col(t, "TotalDurationNs", "total_ns", "total duration, ns"));
-    to_num(t, rename_col(t, "AverageNs", "mean_ns", "mean duration, ns"));
-    to_num(t, rename_col(t, "Percentage", "share_pct", "share of the total, percent 0-100"));
-    to_num(t, rename_col(t, "MinNs", "min_ns", "shortest call, ns"));
-    to_num(t, rename_col(t, "MaxNs", "max_ns", "longest call, ns"));
-    to_num(t, rename_col(t, "StdDev", "stddev_ns", "standard deviation of the duration, ns"));
-    if (cn < 0 || cc < 0 || t->cols[cn]->type != PL_STR) {
-      pl_table_free(t);
-      return pl_err_set(err, 1, 1, "expected a Name column of text and a Calls column");
+  static const char *const api[] = { "hip", "__hip", "hsa_", "roctx", NULL };
+  static const char *const copy[] = { "Copy", "MEMORY_COPY", "Fill", NULL };
+  const char *name = "kernel_summary";
+  if (name_prefix_all(t, cn, api)) name = "api_summary";
+  else if (name_prefix_all(t, cn, copy)) name = "memcpy_summary";
+  else pl_fill_short_names(t, cn);
+  pl_table_set_name(t, name);
+  pl_profile_meta_str(p, "rocprof_file", name, strlen(name));
+  if (pl_want_table(o, name)) pl_profile_add_table(p, t);
+  else pl_table_free(t);
+  return 0;
+}
+
+/* rocprofv3 agent_info.csv: the devices table and the first GPU's
+** metadata.  t is handed over or freed. */
+static int read_agent(pl_table *t, pl_profile *p, const pl_parse_opts *o) {
+  pl_table_set_name(t, "devices");
+  int cid = pl_table_col(t, "Node_Id"), cpn = pl_table_col(t, "Product_Name"), cnm = pl_table_col(t, "Name");
+  int ccu = pl_table_col(t, "Cu_Count"), cty = pl_table_col(t, "Agent_Type"),
+      cclk = pl_table_col(t, "Max_Engine_Clk_Fcompute");
+  int sid = pl_table_add_col_unique(t, "id", PL_INT), sname = pl_table_add_col_unique(t, "name", PL_STR);
+  int sarch = pl_table_add_col_unique(t, "arch", PL_STR), stype = pl_table_add_col_unique(t, "type", PL_STR);
+  int ssm = pl_table_add_col_unique(t, "sm_count", PL_INT), sclk = pl_table_add_col_unique(t, "clock_hz", PL_NUM);
+  pl_table_set_doc(t, sid, "agent node id");
+  pl_table_set_doc(t, sname, "product name");
+  pl_table_set_doc(t, sarch, "GPU architecture (gfx target) for GPU agents");
+  pl_table_set_doc(t, stype, "agent type: CPU or GPU");
+  pl_table_set_doc(t, ssm, "compute units (GPU agents)");
+  pl_table_set_doc(t, sclk, "maximum engine clock, Hz (GPU: Max_Engine_Clk_Fcompute MHz)");
+  int firstgpu = -1;
+  for (size_t i = 0; i < t->nrows; i++) {
+    size_t len;
+    const char *ty = cty >= 0 ? pl_cell_str(t, cty, i, &len) : NULL;
+    int gpu = ty && strcmp(ty, "GPU") == 0;
+    if (gpu && firstgpu < 0) firstgpu = (int)i;
+    if (cid >= 0) t->cols[sid]->v.i64[i] = pl_cell_int(t, cid, i);
+    if (cpn >= 0 && t->cols[cpn]->type == PL_STR) t->cols[sname]->v.str[i] = t->cols[cpn]->v.str[i];
+    if (cty >= 0 && t->cols[cty]->type == PL_STR) t->cols[stype]->v.str[i] = t->cols[cty]->v.str[i];
+    if (gpu && cnm >= 0 && t->cols[cnm]->type == PL_STR) t->cols[sarch]->v.str[i] = t->cols[cnm]->v.str[i];
+    if (gpu && ccu >= 0) t->cols[ssm]->v.i64[i] = pl_cell_int(t, ccu, i);
+    if (gpu && cclk >= 0) {
+      double mhz = pl_cell_num(t, cclk, i);
+      t->cols[sclk]->v.num[i] = mhz > 0 ? mhz * 1e6 : NAN;
     }
-    static const char *const api[] = { "hip", "__hip", "hsa_", "roctx", NULL };
-    static const char *const copy[] = { "Copy", "MEMORY_COPY", "Fill", NULL };
-    const char *name = "kernel_summary";
-    if (name_prefix_all(t, cn, api)) name = "api_summary";
-    else if (name_prefix_all(t, cn, copy)) name = "memcpy_summary";
-    else pl_fill_short_names(t, cn);
-    pl_table_set_name(t, name);
-    pl_profile_meta_str(p, "rocprof_file", name, strlen(name));
-    if (pl_want_table(o, name)) pl_profile_add_table(p, t);
-    else pl_table_free(t);
-    return 0;
   }
-  if (kind == R_AGENT) {
-    pl_table_set_name(t, "devices");
-    int cid = pl_table_col(t, "Node_Id"), cpn = pl_table_col(t, "Product_Name"), cnm = pl_table_col(t, "Name");
-    int ccu = pl_table_col(t, "Cu_Count"), cty = pl_table_col(t, "Agent_Type"),
-        cclk = pl_table_col(t, "Max_Engine_Clk_Fcompute");
-    int sid = pl_table_add_col_unique(t, "id", PL_INT), sname = pl_table_add_col_unique(t, "name", PL_STR);
-    int sarch = pl_table_add_col_unique(t, "arch", PL_STR), stype = pl_table_add_col_unique(t, "type", PL_STR);
-    int ssm = pl_table_add_col_unique(t, "sm_count", PL_INT), sclk = pl_table_add_col_unique(t, "clock_hz", PL_NUM);
-    pl_table_set_doc(t, sid, "agent node id");
-    pl_table_set_doc(t, sname, "product name");
-    pl_table_set_doc(t, sarch, "GPU architecture (gfx target) for GPU agents");
-    pl_table_set_doc(t, stype, "agent type: CPU or GPU");
-    pl_table_set_doc(t, ssm, "compute units (GPU agents)");
-    pl_table_set_doc(t, sclk, "maximum engine clock, Hz (GPU: Max_Engine_Clk_Fcompute MHz)");
-    int firstgpu = -1;
+  if (firstgpu >= 0) {
+    size_t len;
+    const char *s;
+    if ((s = pl_cell_str(t, sname, (size_t)firstgpu, &len))) pl_profile_meta_str(p, "device", s, len);
+    if ((s = pl_cell_str(t, sarch, (size_t)firstgpu, &len))) pl_profile_meta_str(p, "arch", s, len);
+    int64_t cu = pl_cell_int(t, ssm, (size_t)firstgpu);
+    if (cu != PL_INT_NA) pl_profile_meta_num(p, "sm_count", (double)cu);
+  }
+  if (pl_want_table(o, "devices")) pl_profile_add_table(p, t);
+  else pl_table_free(t);
+  return 0;
+}
+
+/* hip_api_trace.csv / hsa_api_trace.csv: the runtime table.  t is handed
+** over or freed. */
+static int read_api(pl_table *t, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  pl_table_set_name(t, "runtime");
+  rename_col(t, "Function", "name", "HIP / HSA API function");
+  rename_col(t, "Domain", "cat", "rocprof tracing domain (HIP_API_DOMAIN, HSA_API_DOMAIN, ...)");
+  rename_col(t, "Start_Timestamp", "start_ns", "call start, ns");
+  rename_col(t, "End_Timestamp", "end_ns", "call end, ns");
+  if (rename_col(t, "Correlation_ID", "correlation", "correlation id joining the call to its device operations") < 0)
+    rename_col(t, "Correlation_Id", "correlation", "correlation id joining the call to its device operations");
+  if (rename_col(t, "Process_Id", "pid", "process id") < 0) rename_col(t, "PID", "pid", "process id");
+  if (rename_col(t, "Thread_Id", "tid", "thread id") < 0) rename_col(t, "TID", "tid", "thread id");
+  int cn = pl_table_col(t, "name"), cs = pl_table_col(t, "start_ns"), ce = pl_table_col(t, "end_ns");
+  if (cn < 0 || t->cols[cn]->type != PL_STR) {
+    pl_table_free(t);
+    return pl_err_set(err, 1, 1, "expected a Function column of text");
+  }
+  if (check_times(t, cs, ce, p)) {
+    int cd = pl_table_add_col_unique(t, "duration_ns", PL_INT);
+    pl_table_set_doc(t, cd, "end_ns - start_ns, ns (exact)");
     for (size_t i = 0; i < t->nrows; i++) {
-      size_t len;
-      const char *ty = cty >= 0 ? pl_cell_str(t, cty, i, &len) : NULL;
-      int gpu = ty && strcmp(ty, "GPU") == 0;
-      if (gpu && firstgpu < 0) firstgpu = (int)i;
-      if (cid >= 0) t->cols[sid]->v.i64[i] = pl_cell_int(t, cid, i);
-      if (cpn >= 0 && t->cols[cpn]->type == PL_STR) t->cols[sname]->v.str[i] = t->cols[cpn]->v.str[i];
-      if (cty >= 0 && t->cols[cty]->type == PL_STR) t->cols[stype]->v.str[i] = t->cols[cty]->v.str[i];
-      if (gpu && cnm >= 0 && t->cols[cnm]->type == PL_STR) t->cols[sarch]->v.str[i] = t->cols[cnm]->v.str[i];
-      if (gpu && ccu >= 0) t->cols[ssm]->v.i64[i] = pl_cell_int(t, ccu, i);
-      if (gpu && cclk >= 0) {
-        double mhz = pl_cell_num(t, cclk, i);
-        t->cols[sclk]->v.num[i] = mhz > 0 ? mhz * 1e6 : NAN;
-      }
+      int64_t a = pl_cell_int(t, cs, i), b = pl_cell_int(t, ce, i);
+      t->cols[cd]->v.i64[i] = (a == PL_INT_NA || b == PL_INT_NA || b < a) ? PL_INT_NA : b - a;
     }
-    if (firstgpu >= 0) {
-      size_t len;
-      const char *s;
-      if ((s = pl_cell_str(t, sname, (size_t)firstgpu, &len))) pl_profile_meta_str(p, "device", s, len);
-      if ((s = pl_cell_str(t, sarch, (size_t)firstgpu, &len))) pl_profile_meta_str(p, "arch", s, len);
-      int64_t cu = pl_cell_int(t, ssm, (size_t)firstgpu);
-      if (cu != PL_INT_NA) pl_profile_meta_num(p, "sm_count", (double)cu);
-    }
-    if (pl_want_table(o, "devices")) pl_profile_add_table(p, t);
-    else pl_table_free(t);
-    return 0;
   }
-  if (kind == R_API) {
-    pl_table_set_name(t, "runtime");
-    rename_col(t, "Function", "name", "HIP / HSA API function");
-    rename_col(t, "Domain", "cat", "rocprof tracing domain (HIP_API_DOMAIN, HSA_API_DOMAIN, ...)");
-    rename_col(t, "Start_Timestamp", "start_ns", "call start, ns");
-    rename_col(t, "End_Timestamp", "end_ns", "call end, ns");
-    if (rename_col(t, "Correlation_ID", "correlation", "correlation id joining the call to its device operations") < 0)
-      rename_col(t, "Correlation_Id", "correlation", "correlation id joining the call to its device operations");
-    if (rename_col(t, "Process_Id", "pid", "process id") < 0) rename_col(t, "PID", "pid", "process id");
-    if (rename_col(t, "Thread_Id", "tid", "thread id") < 0) rename_col(t, "TID", "tid", "thread id");
-    int cn = pl_table_col(t, "name"), cs = pl_table_col(t, "start_ns"), ce = pl_table_col(t, "end_ns");
-    if (cn < 0 || t->cols[cn]->type != PL_STR) {
-      pl_table_free(t);
-      return pl_err_set(err, 1, 1, "expected a Function column of text");
-    }
-    if (check_times(t, cs, ce, p)) {
-      int cd = pl_table_add_col_unique(t, "duration_ns", PL_INT);
-      pl_table_set_doc(t, cd, "end_ns - start_ns, ns (exact)");
-      for (size_t i = 0; i < t->nrows; i++) {
-        int64_t a = pl_cell_int(t, cs, i), b = pl_cell_int(t, ce, i);
-        t->cols[cd]->v.i64[i] = (a == PL_INT_NA || b == PL_INT_NA || b < a) ? PL_INT_NA : b - a;
-      }
-    }
-    if (pl_want_table(o, "runtime")) pl_profile_add_table(p, t);
-    else pl_table_free(t);
-    return 0;
-  }
-  /* per-dispatch traces */
-  pl_table_set_name(t, "kernels");
+  if (pl_want_table(o, "runtime")) pl_profile_add_table(p, t);
+  else pl_table_free(t);
+  return 0;
+}
+
+/* The standard names of a per-dispatch trace's columns, by layout. */
+static void dispatch_columns(pl_table *t, int kind, pl_profile *p) {
   if (kind == R_V1) {
     rename_col(t, "KernelName", "name", NULL);
     rename_col(t, "gpu-id", "device", NULL);
@@ -490,6 +469,14 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     add_grid(t, "grid_items_y", "block_y", "grid_y");
     add_grid(t, "grid_items_z", "block_z", "grid_z");
   }
+}
+
+/* The per-dispatch traces (results.csv, kernel_trace.csv, rocprof-compute's
+** files): the kernels table, its durations and kernel_summary.  t is
+** handed over or freed. */
+static int read_dispatches(pl_table *t, int kind, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  pl_table_set_name(t, "kernels");
+  dispatch_columns(t, kind, p);
   int cn = pl_table_col(t, "name");
   if (cn < 0 || t->cols[cn]->type != PL_STR) {
     pl_table_free(t);
@@ -525,6 +512,42 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
   if (pl_want_table(o, "kernels")) pl_profile_add_table(p, t);
   else pl_table_free(t);
   return 0;
+}
+
+static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  pl_lines c;
+  pl_line l;
+  pl_lines_init(&c, in->data, in->len);
+  int kind = R_NONE;
+  while (pl_lines_next(&c, &l)) {
+    if (pl_is_blank(l.s, l.n)) continue;
+    kind = header_kind(l.s, l.n);
+    if (kind == R_NONE)
+      return pl_err_expected(
+          err, c.lineno, 1, "a rocprof CSV header (results.stats.csv, results.csv, kernel_trace.csv or agent_info.csv)",
+          l.s, l.n);
+    break;
+  }
+  if (kind == R_NONE) return pl_err_expected(err, 1, 1, "a rocprof CSV header", NULL, 0);
+  pl_csv_opts co = { ',', 1, o ? o->interrupt : NULL, o ? o->progress : NULL, o ? o->progress_ud : NULL };
+  size_t jlen = 0, nfixed = 0, first = 0;
+  char *joined = kind == R_STATS ? rejoin_stats_names(in->data, in->len, &jlen, &nfixed, &first) : NULL;
+  pl_table *t = pl_csv_table_lenient(joined ? joined : in->data, joined ? jlen : in->len, "rocprof", &co,
+                                     o && o->lenient ? p : NULL, err);
+  free(joined);
+  if (t == NULL) return -1;
+  if (nfixed)
+    pl_profile_diag(
+        p, first,
+        "%zu row%s with an unquoted comma in the name (rocprof of ROCm 4), first on this line: "
+        "the last fields read as Calls, TotalDurationNs, AverageNs, Percentage, the rest re-joined as the name",
+        nfixed, nfixed == 1 ? "" : "s");
+  pl_profile_meta_str(p, "tool", "rocprof", 7);
+  pl_profile_meta_str(p, "time_unit", "ns", 2);
+  if (kind == R_STATS) return read_stats(t, p, o, err);
+  if (kind == R_AGENT) return read_agent(t, p, o);
+  if (kind == R_API) return read_api(t, p, o, err);
+  return read_dispatches(t, kind, p, o, err);
 }
 
 const pl_format pl_fmt_rocprof = {
