@@ -1,10 +1,12 @@
 /*
 ** l_table.c -- Lua module 'perflab.table': the columnar table engine of the
-** core as userdata.  This file binds every method of a table
-** ("perflab.Table", owning a pl_table) and of a grouping
-** ("perflab.Grouping"), the module functions, and the opener; the Column
-** methods are in l_column.c (pl_l_column_open), the plumbing both share in
-** lbind.c.  Heavy work (sort, top-k, group-by, join, writers) runs in C.
+** core as userdata.  This file binds the table object ("perflab.Table",
+** owning a pl_table): the constructors (from_rows, from_columns, concat),
+** the accessors, the calls that change t in place, the writers (CSV, JSON,
+** text), and the module's opener.  The methods that make a new table from
+** t's rows are in l_table_ops.c, the Grouping object in l_grouping.c, the
+** Column methods in l_column.c; the plumbing they share in lbind.c.  Heavy
+** work (sort, top-k, group-by, join, writers) runs in C.
 ** API documented in docs/table-api.md.
 */
 #include "lbind.h"
@@ -17,55 +19,7 @@
 #include <limits.h>
 #include <string.h>
 
-#define PL_GROUP_T        "perflab.Grouping"
-#define PL_MAX_GROUP_KEYS 64 /* key columns of group_by and join */
-
-/* ---- helpers ----------------------------------------------------------- */
-
-/* Key names sorted in C, as table.sort would order them (strings by
-** strcoll, numbers by value; a mix is an error), without calling the global
-** `table.sort` that a script may have replaced.
-** The array at idx (1..n) is rewritten in order.  [...] -> [...] */
-typedef struct {
-  const char *s;
-  lua_Number d;
-  int pos;
-} sortkey_t;
-
-static int cmp_sortkey(const void *a, const void *b) {
-  const sortkey_t *x = (const sortkey_t *)a, *y = (const sortkey_t *)b;
-  if (x->s) return strcoll(x->s, y->s);
-  return (x->d > y->d) - (x->d < y->d);
-}
-
-static void sort_names(lua_State *L, int idx, int n) {
-  if (n < 2) return;
-  idx = lua_absindex(L, idx);
-  sortkey_t *v = (sortkey_t *)lua_newuserdatauv(L, (size_t)n * sizeof *v, 0); /* [... box] */
-  int strings = 0;
-  for (int i = 0; i < n; i++) {
-    int ty = lua_rawgeti(L, idx, i + 1); /* [... box k] */
-    if (ty != LUA_TSTRING && ty != LUA_TNUMBER) luaL_error(L, "attempt to compare %s values", luaL_typename(L, -1));
-    if (i == 0) strings = ty == LUA_TSTRING;
-    else if (strings != (ty == LUA_TSTRING)) luaL_error(L, "attempt to compare number with string");
-    v[i].s = strings ? lua_tostring(L, -1) : NULL; /* anchored in the array */
-    v[i].d = strings ? 0 : lua_tonumber(L, -1);
-    v[i].pos = i + 1;
-    lua_pop(L, 1); /* [... box] */
-  }
-  qsort(v, (size_t)n, sizeof *v, cmp_sortkey);
-  lua_createtable(L, n, 0); /* [... box sorted] */
-  for (int i = 0; i < n; i++) {
-    lua_rawgeti(L, idx, v[i].pos);
-    lua_rawseti(L, -2, i + 1);
-  }
-  for (int i = 1; i <= n; i++) {
-    lua_rawgeti(L, -1, i);
-    lua_rawseti(L, idx, i);
-  }
-  lua_pop(L, 2); /* [...] */
-}
-
+/* ---- small helpers ----------------------------------------------------- */
 
 /* t:freeze(): the table becomes a profile's table (see pl_ltable).
 ** [T] -> [T] */
@@ -81,46 +35,6 @@ static int tbl_frozen(lua_State *L) {
   pl_ltable *u = (pl_ltable *)luaL_checkudata(L, 1, PL_TABLE_T);
   lua_pushboolean(L, u->frozen);
   return 1;
-}
-
-/* Calls the function at the top (with nargs arguments below it... as
-** lua_call) and, on error, raises "WHAT, row I: MESSAGE" (error objects
-** that are not strings pass through unchanged). */
-/* __index of the row proxy below: notes the column read last.
-** [proxy k] -> [proxy k v]  (upvalues: the row, the box) */
-static int proxy_index(lua_State *L) {
-  lua_pushvalue(L, 2);
-  lua_setfield(L, lua_upvalueindex(2), "last");
-  lua_pushvalue(L, 2);
-  lua_gettable(L, lua_upvalueindex(1));
-  return 1;
-}
-
-/* Calls fn (at fnidx) with row i of t and i, as pushed by the caller; on
-** an error raises "WHAT, row I, column 'C': MESSAGE", C being the column
-** the callback read last before failing (found by calling it once more on
-** that row through a proxy that notes its reads).  Error objects that are
-** not strings pass through unchanged. */
-static void call_row(lua_State *L, int fnidx, const pl_table *t, const char *what, size_t row) {
-  if (lua_pcall(L, 2, 1, 0) == LUA_OK) return;
-  if (lua_type(L, -1) != LUA_TSTRING) lua_error(L);
-  int msg = lua_gettop(L);
-  lua_newtable(L); /* box: {last = column} */
-  int box = lua_gettop(L);
-  lua_pushvalue(L, fnidx);
-  lua_newtable(L); /* the proxy row */
-  lua_createtable(L, 0, 1);
-  pl_l_pushrow(L, t, row);
-  lua_pushvalue(L, box);
-  lua_pushcclosure(L, proxy_index, 2);
-  lua_setfield(L, -2, "__index");
-  lua_setmetatable(L, -2);
-  lua_pushinteger(L, (lua_Integer)row + 1);
-  int again = lua_pcall(L, 2, 1, 0);
-  lua_getfield(L, box, "last");
-  if (again != LUA_OK && lua_type(L, -1) == LUA_TSTRING)
-    luaL_error(L, "%s, row %d, column '%s': %s", what, (int)row + 1, lua_tostring(L, -1), lua_tostring(L, msg));
-  luaL_error(L, "%s, row %d: %s", what, (int)row + 1, lua_tostring(L, msg));
 }
 
 
@@ -159,7 +73,7 @@ static int tbl_from_columns(lua_State *L) {
       lua_pushvalue(L, -1);
       lua_rawseti(L, names, ++n);
     }
-    sort_names(L, names, n);
+    pl_l_sort_names(L, names, n);
   }
   size_t nrows = 0;
   for (int i = 1; i <= n; i++) {
@@ -249,7 +163,7 @@ static int tbl_from_rows(lua_State *L) {
     lua_pop(L, 1); /* [args info names] */
     PL_L_BALANCE(L, names);
   }
-  if (!hasorder) sort_names(L, names, n);
+  if (!hasorder) pl_l_sort_names(L, names, n);
   pl_table *t = pl_table_new(tname);
   pl_l_pushtable(L, t); /* [args info names T] */
   for (int i = 1; i <= n; i++) {
@@ -457,97 +371,6 @@ static int tbl_rownum(lua_State *L) {
   return 1;
 }
 
-/* ---- calls that take columns ------------------------------------------ */
-
-/* t:filter(mask [, {col, ...}]): with the list, only those columns (in
-** that order) of the rows kept -- select and filter in one copy.
-** [T M [cols]] -> [T M [cols] R] */
-static int tbl_filter(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
-  const pl_column *m = pl_l_checkmask(L, 2, t->nrows, "filter");
-  pl_table *r;
-  if (!lua_isnoneornil(L, 3)) {
-    luaL_checktype(L, 3, LUA_TTABLE);
-    int cols[256];
-    size_t n = 0;
-    lua_Integer k = luaL_len(L, 3);
-    if (k > 256) return luaL_error(L, "filter: at most 256 columns");
-    for (lua_Integer i = 1; i <= k; i++) {
-      lua_geti(L, 3, i);
-      int c = pl_table_col(t, luaL_checkstring(L, -1));
-      if (c < 0) return luaL_error(L, "filter: %s", pl_l_push_nocol(L, t, lua_tostring(L, -1)));
-      cols[n++] = c;
-      lua_pop(L, 1);
-    }
-    r = pl_table_filter_cols(t, m, cols, n);
-  } else {
-    r = pl_table_filter(t, m);
-  }
-  pl_l_derived_name(r, "filter", t);
-  pl_l_pushtable(L, r);
-  return 1;
-}
-
-/* [T key...]: the row order of t by the sort keys at 2.. (sort_by, order);
-** the caller frees it. */
-static size_t *order_by_keys(lua_State *L, pl_table *t) {
-  int top = lua_gettop(L);
-  luaL_argcheck(L, top >= 2, 2, "expected at least one sort key");
-  pl_sortkey keys[32];
-  size_t nk = pl_l_read_sortkeys(L, t, 2, top, keys, 32);
-  return pl_table_order(t, keys, nk);
-}
-
-/* [T key...] -> [T key... ... I]  (I an integer column) */
-static int tbl_order(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
-  size_t *ord = order_by_keys(L, t);
-  pl_table *r = pl_table_new_like("order", t);
-  int oc = pl_table_add_col(r, "order", PL_INT);
-  pl_column *o = r->cols[oc];
-  pl_column_reserve(o, t->nrows ? t->nrows : 1);
-  for (size_t i = 0; i < t->nrows; i++) o->v.i64[i] = (int64_t)ord[i] + 1;
-  o->len = t->nrows;
-  r->nrows = t->nrows;
-  free(ord);
-  pl_l_pushresult(L, r);
-  return 1;
-}
-
-/* [T rows] -> [T rows ... R] */
-static int tbl_take(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
-  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
-  size_t n;
-  if (c) {
-    if (c->t->cols[c->col]->type != PL_INT)
-      return luaL_error(L, "take: expected an integer column of row numbers, got %s",
-                        pl_type_name(c->t->cols[c->col]->type));
-    n = c->t->nrows;
-  } else {
-    luaL_argcheck(L, lua_istable(L, 2), 2, "expected an integer column or an array of row numbers");
-    n = (size_t)luaL_len(L, 2);
-  }
-  size_t *idx = (size_t *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *idx, 0);
-  for (size_t i = 0; i < n; i++) {
-    int64_t v;
-    if (c) v = c->t->cols[c->col]->v.i64[i];
-    else {
-      lua_geti(L, 2, (lua_Integer)i + 1);
-      v = lua_isinteger(L, -1) ? (int64_t)lua_tointeger(L, -1) : PL_INT_NA;
-      lua_pop(L, 1);
-    }
-    if (v == PL_INT_NA) return luaL_error(L, "take: element %d is not a row number", (int)i + 1);
-    if (v < 1 || (uint64_t)v > t->nrows)
-      return luaL_error(L, "take: row %d out of range (table '%s' has %d rows)", (int)v, t->name, (int)t->nrows);
-    idx[i] = (size_t)v - 1;
-  }
-  pl_table *r = pl_table_take(t, idx, n);
-  pl_l_derived_name(r, "take", t);
-  pl_l_pushtable(L, r);
-  return 1;
-}
-
 /* t:with(name, column) -- in place (a frozen table: on a copy), returns it.
 ** [T name C|{v...}] -> [T'] (T, or its copy when frozen) */
 static int tbl_with(lua_State *L) {
@@ -572,219 +395,6 @@ static int tbl_with(lua_State *L) {
   return 1;
 }
 
-/* t:where{col = value, ...}: rows where every column equals its value (a
-** Lua array value: is one of them).
-** [T spec] -> [T spec ... R] */
-static int tbl_where_eq(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  lua_settop(L, 2);
-  lua_pushnil(L); /* 3: the mask so far */
-  lua_pushnil(L);
-  while (lua_next(L, 2)) { /* key 4, value 5 */
-    if (lua_type(L, 4) != LUA_TSTRING) return luaL_error(L, "where: keys must be column names");
-    int col = pl_table_col(t, lua_tostring(L, 4));
-    if (col < 0) return luaL_error(L, "where: %s", pl_l_push_nocol(L, t, lua_tostring(L, 4)));
-    pl_operand a = { t, col, PL_NUM, 0, 0, NULL, 0 }, b;
-    pl_err e;
-    pl_err_clear(&e);
-    pl_table *m;
-    if (lua_istable(L, 5)) m = pl_vec_isin("where", t, col, pl_l_arraytable(L, 5, "set"), 0, &e);
-    else {
-      pl_l_tooperand(L, 5, &b);
-      m = pl_vec_binary("where", &a, &b, PL_V_EQ, &e);
-    }
-    if (m == NULL) return luaL_error(L, "where: column '%s': %s", lua_tostring(L, 4), e.msg);
-    lua_settop(L, 5);
-    pl_l_pushresult(L, m);  /* 6 */
-    if (!lua_isnil(L, 3)) { /* the mask so far & this one */
-      pl_operand x, y;
-      pl_l_tooperand(L, 3, &x);
-      pl_l_tooperand(L, 6, &y);
-      pl_table *both = pl_vec_binary("where", &x, &y, PL_V_AND, &e);
-      if (both == NULL) return luaL_error(L, "where: %s", e.msg);
-      pl_l_pushresult(L, both); /* 7 */
-    }
-    lua_replace(L, 3);
-    lua_settop(L, 4);
-  }
-  pl_table *r;
-  if (lua_isnil(L, 3)) {
-    r = pl_table_copy(t);
-  } else r = pl_table_filter(t, pl_l_checkmask(L, 3, t->nrows, "where"));
-  pl_l_derived_name(r, "where", t);
-  pl_l_pushtable(L, r);
-  return 1;
-}
-
-static const char *const pivot_aggs[] = { "first", "last", "sum", "mean", "min", "max", "count", NULL };
-static const pl_aggop pivot_ops[] = { PL_AGG_FIRST, PL_AGG_LAST, PL_AGG_SUM,  PL_AGG_MEAN,
-                                      PL_AGG_MIN,   PL_AGG_MAX,  PL_AGG_COUNT };
-
-static int fieldcol(lua_State *L, pl_table *t, const char *field) {
-  lua_getfield(L, 2, field);
-  const char *name = lua_tostring(L, -1);
-  if (name == NULL) return luaL_error(L, "pivot: %s must be a column name", field);
-  int c = pl_table_col(t, name);
-  if (c < 0) return luaL_error(L, "pivot: %s: %s", field, pl_l_push_nocol(L, t, name));
-  lua_pop(L, 1);
-  return c;
-}
-
-/* t:pivot{index = col | {cols}, columns = col, values = col, agg = "first"}
-** [T spec] -> [T spec ... R] */
-static int tbl_pivot(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  int idx[16];
-  size_t ni = 0;
-  lua_getfield(L, 2, "index");
-  if (lua_istable(L, -1)) {
-    size_t k = (size_t)luaL_len(L, -1);
-    for (size_t i = 1; i <= k && ni < 16; i++) {
-      lua_geti(L, -1, (lua_Integer)i);
-      const char *nm = luaL_checkstring(L, -1);
-      if ((idx[ni++] = pl_table_col(t, nm)) < 0) return luaL_error(L, "pivot: index: %s", pl_l_push_nocol(L, t, nm));
-      lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-  } else if (lua_isstring(L, -1)) {
-    lua_pop(L, 1);
-    idx[ni++] = fieldcol(L, t, "index");
-  } else return luaL_error(L, "pivot: index must be a column name or a list of them");
-  int ck = fieldcol(L, t, "columns"), cv = fieldcol(L, t, "values");
-  lua_getfield(L, 2, "agg");
-  const char *an = luaL_optstring(L, -1, "first");
-  int k = 0;
-  while (pivot_aggs[k] && strcmp(pivot_aggs[k], an) != 0) k++;
-  if (!pivot_aggs[k]) return luaL_error(L, "pivot: unknown agg '%s' (first, last, sum, mean, min, max, count)", an);
-  pl_err e;
-  pl_err_clear(&e);
-  pl_table *r = pl_table_pivot(t, idx, ni, ck, cv, pivot_ops[k], &e);
-  if (r == NULL) return luaL_error(L, "pivot: %s", e.msg);
-  pl_l_derived_name(r, "pivot", t);
-  pl_l_pushtable(L, r);
-  return 1;
-}
-
-/* [T fn] -> [T fn ... R]  |  [T spec] -> as tbl_where_eq */
-static int tbl_where(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
-  if (lua_istable(L, 2)) return tbl_where_eq(L);
-  luaL_checktype(L, 2, LUA_TFUNCTION);
-  const char *what = lua_pushfstring(L, "where (table '%s')", t->name);
-  size_t *idx = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *idx, 0);
-  size_t n = 0;
-  for (size_t i = 0; i < t->nrows; i++) {
-    lua_pushvalue(L, 2);
-    pl_l_pushrow(L, t, i);
-    lua_pushinteger(L, (lua_Integer)i + 1);
-    call_row(L, 2, t, what, i);
-    if (lua_toboolean(L, -1)) idx[n++] = i;
-    lua_pop(L, 1);
-  }
-  pl_table *r = pl_table_take(t, idx, n);
-  pl_l_derived_name(r, "where", t);
-  pl_l_pushtable(L, r);
-  return 1;
-}
-
-
-/* [T key...] -> [T key... R] */
-static int tbl_sort_by(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
-  size_t *ord = order_by_keys(L, t);
-  pl_table *r = pl_table_take(t, ord, t->nrows);
-  free(ord);
-  pl_l_derived_name(r, "sort_by", t);
-  pl_l_pushtable(L, r);
-  return 1;
-}
-
-/* top(n, col [, {asc=true}]) -- the n largest rows by col (smallest with asc).
-** [T n col [opts]] -> [T n col [opts] ... R] */
-static int tbl_top(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
-  lua_Integer n = luaL_checkinteger(L, 2);
-  luaL_argcheck(L, n >= 0, 2, "row count must not be negative");
-  const char *name = luaL_checkstring(L, 3);
-  int desc = 1;
-  if (name[0] == '-') name++;
-  else if (name[0] == '+') {
-    desc = 0;
-    name++;
-  }
-  static const char *const top_opts[] = { "asc", NULL };
-  pl_l_checkoptions(L, 4, top_opts);
-  if (lua_istable(L, 4)) {
-    lua_getfield(L, 4, "asc");
-    if (lua_toboolean(L, -1)) desc = 0;
-    lua_pop(L, 1);
-  }
-  int c = pl_table_col(t, name);
-  if (c < 0) return luaL_argerror(L, 3, pl_l_push_nocol(L, t, name));
-  size_t got;
-  size_t *idx = pl_table_topk(t, c, (size_t)n, desc, &got);
-  pl_table *r = pl_table_take(t, idx, got);
-  free(idx);
-  pl_l_derived_name(r, "top", t);
-  pl_l_pushtable(L, r);
-  return 1;
-}
-
-/* [T [n]] -> [T [n] R] */
-static int tbl_head(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
-  lua_Integer n = luaL_optinteger(L, 2, 10);
-  if (n < 0) n = 0;
-  size_t k = (size_t)n < t->nrows ? (size_t)n : t->nrows;
-  size_t *idx = (size_t *)lua_newuserdatauv(L, (k ? k : 1) * sizeof *idx, 0);
-  for (size_t i = 0; i < k; i++) idx[i] = i;
-  pl_table *r = pl_table_take(t, idx, k);
-  pl_l_derived_name(r, "head", t);
-  pl_l_pushtable(L, r);
-  return 1;
-}
-
-/* [T from [to]] -> [T from [to] R] */
-static int tbl_slice(lua_State *L) { /* t:slice(from, to) inclusive, 1-based */
-  pl_table *t = pl_l_checktable(L, 1);
-  lua_Integer a = luaL_checkinteger(L, 2), b = luaL_optinteger(L, 3, (lua_Integer)t->nrows);
-  if (a < 1) a = 1;
-  if (b > (lua_Integer)t->nrows) b = (lua_Integer)t->nrows;
-  size_t k = b >= a ? (size_t)(b - a + 1) : 0;
-  size_t *idx = (size_t *)lua_newuserdatauv(L, (k ? k : 1) * sizeof *idx, 0);
-  for (size_t i = 0; i < k; i++) idx[i] = (size_t)a - 1 + i;
-  pl_table *r = pl_table_take(t, idx, k);
-  pl_l_derived_name(r, "slice", t);
-  pl_l_pushtable(L, r);
-  return 1;
-}
-
-/* [T col...] -> [T col... R]  |  [T {col...}] -> [T {col...} R] */
-static int tbl_select(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
-  int top = lua_gettop(L);
-  int cols[256];
-  int n = 0;
-  if (top == 2 && lua_istable(L, 2)) {
-    int k = (int)luaL_len(L, 2);
-    for (int i = 1; i <= k && n < 256; i++) {
-      lua_geti(L, 2, i);
-      int c = pl_table_col(t, luaL_checkstring(L, -1));
-      if (c < 0) return luaL_error(L, "select: %s", pl_l_push_nocol(L, t, lua_tostring(L, -1)));
-      cols[n++] = c;
-      lua_pop(L, 1);
-    }
-  } else {
-    for (int a = 2; a <= top && n < 256; a++) cols[n++] = pl_l_checkcol(L, t, a);
-  }
-  pl_table *r = pl_table_select(t, cols, (size_t)n);
-  pl_l_derived_name(r, "select", t);
-  pl_l_pushtable(L, r);
-  return 1;
-}
-
 /* add_column(name, values | function(row, i) [, type]) -- in place; returns t
 ** [T name vals|fn [type]] -> [T'] (T, or its copy when frozen) */
 static int tbl_add_column(lua_State *L) {
@@ -804,7 +414,7 @@ static int tbl_add_column(lua_State *L) {
       lua_pushvalue(L, 3);
       pl_l_pushrow(L, t, i);
       lua_pushinteger(L, (lua_Integer)i + 1);
-      call_row(L, 3, t, what, i);
+      pl_l_call_row(L, 3, t, what, i);
       ty = pl_l_infer_type(L, -1, ty, &seen);
       lua_rawseti(L, vals, (lua_Integer)i + 1);
     }
@@ -863,83 +473,6 @@ static int tbl_rename(lua_State *L) { /* rename(old, new) in place */
 /* [T] -> [T R] */
 static int tbl_copy(lua_State *L) {
   pl_l_pushtable(L, pl_table_copy(pl_l_checktable(L, 1)));
-  return 1;
-}
-
-/* join(other, {on = "k" | {"k1","k2"} | {left = .., right = ..}, how = "inner"|"left", suffix = "_b"})
-** [T other opts] -> [T other opts ... R] */
-static int tbl_join(lua_State *L) {
-  pl_table *a = pl_l_checktable(L, 1), *b = pl_l_checktable(L, 2);
-  static const char *const join_opts[] = { "how", "on", "suffix", NULL };
-  luaL_checktype(L, 3, LUA_TTABLE);
-  pl_l_checkoptions(L, 3, join_opts);
-  int ak[PL_MAX_GROUP_KEYS], bk[PL_MAX_GROUP_KEYS];
-  size_t n = 0;
-  lua_getfield(L, 3, "on");
-  if (lua_isstring(L, -1)) {
-    const char *k = lua_tostring(L, -1);
-    ak[0] = pl_table_col(a, k);
-    bk[0] = pl_table_col(b, k);
-    n = 1;
-    if (ak[0] < 0) return luaL_error(L, "join: key missing in the left table: %s", pl_l_push_nocol(L, a, k));
-    if (bk[0] < 0) return luaL_error(L, "join: key missing in the right table: %s", pl_l_push_nocol(L, b, k));
-  } else if (lua_istable(L, -1)) {
-    size_t k = (size_t)luaL_len(L, -1);
-    if (k > PL_MAX_GROUP_KEYS) return luaL_error(L, "join: more than %d key columns", PL_MAX_GROUP_KEYS);
-    for (size_t i = 1; i <= k; i++) {
-      lua_geti(L, -1, (lua_Integer)i);
-      const char *l = NULL, *r = NULL;
-      if (lua_istable(L, -1)) {
-        lua_geti(L, -1, 1);
-        lua_geti(L, -2, 2);
-        l = lua_tostring(L, -2);
-        r = lua_tostring(L, -1);
-        lua_pop(L, 2);
-      } else l = r = lua_tostring(L, -1);
-      if (!l || !r) return luaL_error(L, "join: bad key list");
-      ak[n] = pl_table_col(a, l);
-      bk[n] = pl_table_col(b, r);
-      if (ak[n] < 0) return luaL_error(L, "join: key missing in the left table: %s", pl_l_push_nocol(L, a, l));
-      if (bk[n] < 0) return luaL_error(L, "join: key missing in the right table: %s", pl_l_push_nocol(L, b, r));
-      n++;
-      lua_pop(L, 1);
-    }
-  }
-  lua_pop(L, 1);
-  if (n == 0) return luaL_argerror(L, 3, "expected {on = KEY or {KEYS...}}");
-  lua_getfield(L, 3, "how");
-  const char *how = luaL_optstring(L, -1, "inner");
-  pl_joinkind kind = strcmp(how, "left") == 0 ? PL_JOIN_LEFT : PL_JOIN_INNER;
-  if (strcmp(how, "left") != 0 && strcmp(how, "inner") != 0)
-    return luaL_error(L, "join: how must be 'inner' or 'left'");
-  lua_getfield(L, 3, "suffix");
-  const char *suffix = luaL_optstring(L, -1, "_b");
-  pl_err e;
-  pl_err_clear(&e);
-  pl_table *r = pl_table_join(a, b, ak, bk, n, kind, suffix, &e);
-  if (r == NULL) return luaL_error(L, "join: %s", e.msg);
-  pl_l_derived_name(r, "join", a);
-  pl_l_pushtable(L, r);
-  return 1;
-}
-
-/* t:unique(col) -> {value, ...} in first-seen order, missing left out
-** [T col] -> [T col {v...}] */
-static int tbl_unique(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
-  int c = pl_l_checkcol(L, t, 2);
-  pl_table *u = pl_table_unique(t, c);
-  pl_l_pushtable(L, u); /* [t col U]: owned, freed by __gc on an error */
-  lua_createtable(L, (int)u->nrows, 0);
-  lua_Integer k = 0; /* missing is not a value: no holes in the array */
-  for (size_t i = 0; i < u->nrows; i++) {
-    if (pl_cell_missing(u, 0, i)) continue;
-    pl_l_pushcell(L, u, 0, i);
-    lua_rawseti(L, -2, ++k);
-  } /* [t col U array] */
-  pl_ltable *uo = (pl_ltable *)lua_touserdata(L, -2);
-  pl_table_free(uo->t); /* now, not at the next collection */
-  uo->t = NULL;
   return 1;
 }
 
@@ -1167,243 +700,6 @@ static int tbl_concat(lua_State *L) {
   return 1;
 }
 
-/* ---- group_by ---------------------------------------------------------- */
-
-typedef struct pl_lgroup {
-  int nkeys;
-  int keys[PL_MAX_GROUP_KEYS];
-} pl_lgroup;
-
-/* [T key...] -> [T key... G] */
-static int tbl_group_by(lua_State *L) {
-  pl_table *t = pl_l_checktable(L, 1);
-  int top = lua_gettop(L);
-  pl_lgroup *g = (pl_lgroup *)lua_newuserdatauv(L, sizeof *g, 1);
-  g->nkeys = 0;
-  for (int a = 2; a <= top; a++) {
-    if (lua_istable(L, a)) {
-      int k = (int)luaL_len(L, a);
-      if (g->nkeys + k > PL_MAX_GROUP_KEYS)
-        return luaL_error(L, "group_by: more than %d key columns", PL_MAX_GROUP_KEYS);
-      for (int i = 1; i <= k; i++) {
-        lua_geti(L, a, i);
-        int c = pl_table_col(t, luaL_checkstring(L, -1));
-        if (c < 0) return luaL_error(L, "group_by: %s", pl_l_push_nocol(L, t, lua_tostring(L, -1)));
-        g->keys[g->nkeys++] = c;
-        lua_pop(L, 1);
-      }
-    } else {
-      if (g->nkeys >= PL_MAX_GROUP_KEYS) return luaL_error(L, "group_by: more than %d key columns", PL_MAX_GROUP_KEYS);
-      g->keys[g->nkeys++] = pl_l_checkcol(L, t, a);
-    }
-  }
-  luaL_setmetatable(L, PL_GROUP_T);
-  lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 1);
-  return 1;
-}
-
-static const char *const aggnames[] = { "count",     "sum", "mean",           "min",   "max",  "quantile",
-                                        "first",     "sd",  "count_distinct", "wmean", "last", "ids",
-                                        "first_row", NULL };
-static const pl_aggop aggops[] = { PL_AGG_COUNT,    PL_AGG_SUM,  PL_AGG_MEAN,
-                                   PL_AGG_MIN,      PL_AGG_MAX,  PL_AGG_QUANTILE,
-                                   PL_AGG_FIRST,    PL_AGG_SD,   PL_AGG_COUNT_DISTINCT,
-                                   PL_AGG_WMEAN,    PL_AGG_LAST, PL_AGG_IDS,
-                                   PL_AGG_FIRST_ROW };
-#define AGG_LIST "count, sum, mean, min, max, quantile, first, sd, count_distinct, wmean, last, ids, first_row"
-
-/* One aggregate spec at the top of the stack: "count", "sum(col)",
-** "quantile(col, 0.9)", or {op, col [, q]}. */
-static void read_agg(lua_State *L, pl_table *t, const char *out, pl_agg *ag) {
-  char op[32] = "", col[256] = "", col2[256] = "";
-  double q = 0.5;
-  if (lua_type(L, -1) == LUA_TSTRING) {
-    const char *s = lua_tostring(L, -1);
-    const char *lp = strchr(s, '(');
-    size_t on = lp ? (size_t)(lp - s) : strlen(s);
-    if (on >= sizeof op) {
-      luaL_error(L, "agg '%s': unknown aggregate '%s'", out, s);
-      return;
-    }
-    memcpy(op, s, on);
-    op[on] = '\0';
-    if (lp) {
-      const char *rp = strrchr(lp, ')');
-      if (!rp) {
-        luaL_error(L, "agg '%s': missing ')' in '%s'", out, s);
-        return;
-      }
-      const char *comma = memchr(lp, ',', (size_t)(rp - lp));
-      const char *ce = comma ? comma : rp;
-      const char *cs = lp + 1;
-      while (*cs == ' ') cs++;
-      while (ce > cs && ce[-1] == ' ') ce--;
-      if ((size_t)(ce - cs) >= sizeof col) {
-        luaL_error(L, "agg '%s': column name too long", out);
-        return;
-      }
-      memcpy(col, cs, (size_t)(ce - cs));
-      col[ce - cs] = '\0';
-      if (comma) {
-        const char *a = comma + 1, *z = rp;
-        while (*a == ' ') a++;
-        while (z > a && z[-1] == ' ') z--;
-        if ((size_t)(z - a) < sizeof col2) {
-          memcpy(col2, a, (size_t)(z - a));
-          col2[z - a] = '\0';
-        }
-        q = strtod(comma + 1, NULL);
-      }
-    }
-  } else if (lua_istable(L, -1)) {
-    lua_geti(L, -1, 1);
-    snprintf(op, sizeof op, "%s", luaL_optstring(L, -1, ""));
-    lua_geti(L, -2, 2);
-    snprintf(col, sizeof col, "%s", luaL_optstring(L, -1, ""));
-    lua_geti(L, -3, 3);
-    if (lua_type(L, -1) == LUA_TSTRING) snprintf(col2, sizeof col2, "%s", lua_tostring(L, -1));
-    else q = luaL_optnumber(L, -1, 0.5);
-    lua_pop(L, 3);
-  } else {
-    luaL_error(L, "agg '%s': expected \"op(column)\" or {op, column}", out);
-    return;
-  }
-  int k = 0;
-  while (aggnames[k] && strcmp(aggnames[k], op) != 0) k++;
-  if (!aggnames[k]) {
-    luaL_error(L, "agg '%s': unknown aggregate '%s' (" AGG_LIST ")", out, op);
-    return;
-  }
-  ag->out = out;
-  ag->op = aggops[k];
-  ag->q = q;
-  ag->col = -1;
-  ag->col2 = -1;
-  ag->where = NULL;
-  if (ag->op != PL_AGG_COUNT && ag->op != PL_AGG_IDS && ag->op != PL_AGG_FIRST_ROW) {
-    ag->col = pl_table_col(t, col);
-    if (ag->col < 0) {
-      luaL_error(L, "agg '%s': %s", out, pl_l_push_nocol(L, t, col));
-      return;
-    }
-  }
-  if (ag->op == PL_AGG_WMEAN) {
-    if (col2[0] == '\0') {
-      luaL_error(L, "agg '%s': wmean needs a weight column: {\"%s\", \"wmean\", column, weight}", out, out);
-      return;
-    }
-    ag->col2 = pl_table_col(t, col2);
-    if (ag->col2 < 0) {
-      luaL_error(L, "agg '%s': weight: %s", out, pl_l_push_nocol(L, t, col2));
-      return;
-    }
-  }
-  if (ag->op == PL_AGG_QUANTILE && !(q >= 0 && q <= 1)) {
-    luaL_error(L, "agg '%s': quantile must be in [0, 1]", out);
-    return;
-  }
-}
-
-/* grouping:agg{out = spec, ...} (outputs sorted by name) or
-** grouping:agg{{out, op, col [, q]}, ...} (outputs in the given order)
-** [G spec] -> [G spec ... R]  |  with an "ids" aggregate: [G spec ... R {out = {{row...}...}}] */
-static int grp_agg(lua_State *L) {
-  pl_lgroup *g = (pl_lgroup *)luaL_checkudata(L, 1, PL_GROUP_T);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  lua_getiuservalue(L, 1, 1);
-  pl_table *t = pl_l_checktable(L, -1);
-  lua_pop(L, 1);
-  pl_agg aggs[64];
-  size_t n = 0;
-  size_t alen = (size_t)luaL_len(L, 2);
-  if (alen > 0) {
-    luaL_checkstack(L, 70, "too many aggregates");
-    int base = lua_gettop(L); /* [G spec] */
-    for (size_t i = 1; i <= alen && n < 64; i++) {
-      lua_geti(L, 2, (lua_Integer)i); /* [G spec row1 ... row_i] */
-      luaL_argcheck(L, lua_istable(L, -1), 2, "expected {out, op, column}");
-      lua_geti(L, -1, 1);
-      const char *out = luaL_checkstring(L, -1);
-      lua_pop(L, 1);
-      lua_createtable(L, 3, 0);
-      for (int k = 2; k <= 4; k++) {
-        lua_geti(L, -2, k);
-        lua_rawseti(L, -2, k - 1);
-      }
-      read_agg(L, t, out, &aggs[n]);
-      lua_pop(L, 1);                                  /* the spec; keep the row table (anchors out) */
-      if (lua_getfield(L, -1, "where") != LUA_TNIL) { /* anchored by argument 2 */
-        const char *fn = lua_pushfstring(L, "agg '%s'", out);
-        aggs[n].where = pl_l_checkmask(L, -2, t->nrows, fn);
-        lua_pop(L, 1);
-      }
-      lua_pop(L, 1);
-      n++;
-      PL_L_BALANCE(L, base + (int)i); /* one spec row kept per aggregate */
-    }
-  } else {
-    lua_newtable(L);
-    int keys = lua_gettop(L);
-    int nk = 0;
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-      lua_pop(L, 1);
-      lua_pushvalue(L, -1);
-      lua_rawseti(L, keys, ++nk);
-    }
-    sort_names(L, keys, nk);
-    for (int i = 1; i <= nk && n < 64; i++) {
-      lua_rawgeti(L, keys, i);
-      const char *out = luaL_checkstring(L, -1);
-      lua_getfield(L, 2, out);
-      read_agg(L, t, out, &aggs[n]);
-      if (lua_istable(L, -1) && lua_getfield(L, -1, "where") != LUA_TNIL) { /* out = {op, col, where = mask} */
-        const char *fn = lua_pushfstring(L, "agg '%s'", out);
-        aggs[n].where = pl_l_checkmask(L, -2, t->nrows, fn);
-        lua_pop(L, 1);
-      }
-      lua_settop(L, keys + i); /* the spec goes; the name string stays (also in keys) */
-      n++;
-      PL_L_BALANCE(L, keys + i);
-    }
-  }
-  pl_err e;
-  pl_err_clear(&e);
-  pl_table *r = pl_table_group(t, g->keys, (size_t)g->nkeys, aggs, n, &e);
-  if (r == NULL) return luaL_error(L, "agg: %s", e.msg);
-  pl_l_derived_name(r, "agg", t);
-  pl_l_pushtable(L, r);
-  int nids = 0;
-  for (size_t a = 0; a < n; a++) nids += aggs[a].op == PL_AGG_IDS;
-  if (nids == 0) return 1;
-  /* ids: the row numbers of each group, as a second result {out = {{rows}...}} */
-  size_t *gid = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *gid, 0);
-  size_t *first = NULL;
-  size_t ng = pl_table_group_ids(t, g->keys, (size_t)g->nkeys, gid, &first);
-  free(first);
-  lua_createtable(L, 0, nids);
-  for (size_t a = 0; a < n; a++) {
-    if (aggs[a].op != PL_AGG_IDS) continue;
-    lua_createtable(L, (int)ng, 0);
-    int lists = lua_gettop(L);
-    for (size_t k = 0; k < ng; k++) {
-      lua_newtable(L);
-      lua_rawseti(L, lists, (lua_Integer)k + 1);
-    }
-    for (size_t i = 0; i < t->nrows; i++) {
-      if (aggs[a].where && aggs[a].where->v.b[i] != 1) continue;
-      lua_rawgeti(L, lists, (lua_Integer)gid[i] + 1);
-      lua_pushinteger(L, (lua_Integer)i + 1);
-      lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
-      lua_pop(L, 1);
-    }
-    lua_setfield(L, -2, aggs[a].out);
-  }
-  lua_remove(L, -2); /* gid */
-  return 2;
-}
-
 /* ---- registration ------------------------------------------------------ */
 
 static const luaL_Reg tbl_methods[] = { { "nrows", tbl_nrows },
@@ -1417,19 +713,11 @@ static const luaL_Reg tbl_methods[] = { { "nrows", tbl_nrows },
                                         { "rows", tbl_rows },
                                         { "col", tbl_col },
                                         { "column", tbl_col },
-                                        { "where", tbl_where },
-                                        { "sort_by", tbl_sort_by },
-                                        { "top", tbl_top },
-                                        { "head", tbl_head },
-                                        { "slice", tbl_slice },
-                                        { "select", tbl_select },
                                         { "add_column", tbl_add_column },
                                         { "drop", tbl_drop },
                                         { "rename", tbl_rename },
                                         { "copy", tbl_copy },
-                                        { "group_by", tbl_group_by },
-                                        { "join", tbl_join },
-                                        { "unique", tbl_unique },
+                                        { "group_by", pl_l_tbl_group_by },
                                         { "to_lua", tbl_to_lua },
                                         { "to_csv", tbl_to_csv },
                                         { "to_json", tbl_to_json },
@@ -1442,11 +730,7 @@ static const luaL_Reg tbl_methods[] = { { "nrows", tbl_nrows },
                                         { "frozen", tbl_frozen },
                                         { "const", tbl_const },
                                         { "rownum", tbl_rownum },
-                                        { "filter", tbl_filter },
-                                        { "order", tbl_order },
-                                        { "take", tbl_take },
                                         { "with", tbl_with },
-                                        { "pivot", tbl_pivot },
                                         { NULL, NULL } };
 
 static const luaL_Reg tbl_meta[] = { { "__gc", tbl_release },
@@ -1454,30 +738,6 @@ static const luaL_Reg tbl_meta[] = { { "__gc", tbl_release },
                                      { "__tostring", tbl_tostring },
                                      { "__len", tbl_len },
                                      { NULL, NULL } };
-
-/* grouping:broadcast(res): res has one row per group (in the groups' order,
-** as agg gives them); the result has one row per row of the grouped table,
-** the row of its group.
-** [G res] -> [G res ... R] */
-static int grp_broadcast(lua_State *L) {
-  pl_lgroup *g = (pl_lgroup *)luaL_checkudata(L, 1, PL_GROUP_T);
-  pl_table *res = pl_l_checktable(L, 2);
-  lua_getiuservalue(L, 1, 1);
-  pl_table *t = pl_l_checktable(L, -1);
-  lua_pop(L, 1);
-  size_t *gid = (size_t *)lua_newuserdatauv(L, (t->nrows ? t->nrows : 1) * sizeof *gid, 0);
-  size_t *first = NULL;
-  size_t ng = pl_table_group_ids(t, g->keys, (size_t)g->nkeys, gid, &first);
-  free(first);
-  if (res->nrows != ng)
-    return luaL_error(L, "broadcast: table '%s' has %d rows for %d groups", res->name, (int)res->nrows, (int)ng);
-  pl_table *r = pl_table_take(res, gid, t->nrows);
-  pl_l_derived_name(r, "broadcast", res);
-  pl_l_pushtable(L, r);
-  return 1;
-}
-
-static const luaL_Reg grp_methods[] = { { "agg", grp_agg }, { "broadcast", grp_broadcast }, { NULL, NULL } };
 
 static const luaL_Reg funcs[] = {
   { "from_rows", tbl_from_rows }, { "from_columns", tbl_from_columns }, { "concat", tbl_concat }, { NULL, NULL }
@@ -1528,17 +788,15 @@ static int tbl_memory(lua_State *L) {
 int luaopen_perflab_table(lua_State *L) {
   if (luaL_newmetatable(L, PL_TABLE_T)) {
     luaL_setfuncs(L, tbl_meta, 0);
-    luaL_newlib(L, tbl_methods);
+    lua_createtable(L, 0, 48); /* the methods: these, l_table_ops.c's */
+    luaL_setfuncs(L, tbl_methods, 0);
+    pl_l_table_ops_open(L);
     lua_setfield(L, -2, "__index");
     lua_pushliteral(L, "perflab.Table");
     lua_setfield(L, -2, "__name");
   }
   lua_pop(L, 1);
-  if (luaL_newmetatable(L, PL_GROUP_T)) {
-    luaL_newlib(L, grp_methods);
-    lua_setfield(L, -2, "__index");
-  }
-  lua_pop(L, 1);
+  pl_l_grouping_open(L);
   luaL_newlib(L, funcs);
   lua_pushcfunction(L, is_table);
   lua_setfield(L, -2, "is_table");

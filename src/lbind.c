@@ -2,13 +2,16 @@
 ** lbind.c -- the userdata plumbing every binding file shares (lbind.h):
 ** table and column objects (push, check, make writable), cells and rows
 ** to and from Lua values, column names in errors, sort keys, masks,
-** operands and number arrays.  No Lua module lives here: l_table.c binds
-** the Table and Grouping methods, l_column.c the Column methods, and the
-** other l_*.c files take tables and columns through these functions.
+** operands and number arrays, key names in order, row callbacks, and the
+** time, value and row-mask readers of the interval bindings.  No Lua
+** module lives here: l_table.c, l_table_ops.c and l_grouping.c bind the
+** Table and Grouping methods, l_column.c the Column methods, and the other
+** l_*.c files take tables and columns through these functions.
 */
 #include "lbind.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +289,80 @@ size_t pl_l_read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_sor
   return n;
 }
 
+/* ---- names in order, and callbacks per row (Table and Grouping) -------- */
+
+typedef struct {
+  const char *s;
+  lua_Number d;
+  int pos;
+} sortkey_t;
+
+static int cmp_sortkey(const void *a, const void *b) {
+  const sortkey_t *x = (const sortkey_t *)a, *y = (const sortkey_t *)b;
+  if (x->s) return strcoll(x->s, y->s);
+  return (x->d > y->d) - (x->d < y->d);
+}
+
+void pl_l_sort_names(lua_State *L, int idx, int n) {
+  if (n < 2) return;
+  idx = lua_absindex(L, idx);
+  sortkey_t *v = (sortkey_t *)lua_newuserdatauv(L, (size_t)n * sizeof *v, 0); /* [... box] */
+  int strings = 0;
+  for (int i = 0; i < n; i++) {
+    int ty = lua_rawgeti(L, idx, i + 1); /* [... box k] */
+    if (ty != LUA_TSTRING && ty != LUA_TNUMBER) luaL_error(L, "attempt to compare %s values", luaL_typename(L, -1));
+    if (i == 0) strings = ty == LUA_TSTRING;
+    else if (strings != (ty == LUA_TSTRING)) luaL_error(L, "attempt to compare number with string");
+    v[i].s = strings ? lua_tostring(L, -1) : NULL; /* anchored in the array */
+    v[i].d = strings ? 0 : lua_tonumber(L, -1);
+    v[i].pos = i + 1;
+    lua_pop(L, 1); /* [... box] */
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_sortkey);
+  lua_createtable(L, n, 0); /* [... box sorted] */
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, idx, v[i].pos);
+    lua_rawseti(L, -2, i + 1);
+  }
+  for (int i = 1; i <= n; i++) {
+    lua_rawgeti(L, -1, i);
+    lua_rawseti(L, idx, i);
+  }
+  lua_pop(L, 2); /* [...] */
+}
+
+/* __index of the row proxy below: notes the column read last.
+** [proxy k] -> [proxy k v]  (upvalues: the row, the box) */
+static int proxy_index(lua_State *L) {
+  lua_pushvalue(L, 2);
+  lua_setfield(L, lua_upvalueindex(2), "last");
+  lua_pushvalue(L, 2);
+  lua_gettable(L, lua_upvalueindex(1));
+  return 1;
+}
+
+void pl_l_call_row(lua_State *L, int fnidx, const pl_table *t, const char *what, size_t row) {
+  if (lua_pcall(L, 2, 1, 0) == LUA_OK) return;
+  if (lua_type(L, -1) != LUA_TSTRING) lua_error(L);
+  int msg = lua_gettop(L);
+  lua_newtable(L); /* box: {last = column} */
+  int box = lua_gettop(L);
+  lua_pushvalue(L, fnidx);
+  lua_newtable(L); /* the proxy row */
+  lua_createtable(L, 0, 1);
+  pl_l_pushrow(L, t, row);
+  lua_pushvalue(L, box);
+  lua_pushcclosure(L, proxy_index, 2);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+  lua_pushinteger(L, (lua_Integer)row + 1);
+  int again = lua_pcall(L, 2, 1, 0);
+  lua_getfield(L, box, "last");
+  if (again != LUA_OK && lua_type(L, -1) == LUA_TSTRING)
+    luaL_error(L, "%s, row %d, column '%s': %s", what, (int)row + 1, lua_tostring(L, -1), lua_tostring(L, msg));
+  luaL_error(L, "%s, row %d: %s", what, (int)row + 1, lua_tostring(L, msg));
+}
+
 double *pl_l_checknumbers(lua_State *L, int arg, size_t *n, int nan_omit) {
   const char *fname = "?";
   lua_Debug ar;
@@ -331,4 +408,196 @@ double *pl_l_checknumbers(lua_State *L, int arg, size_t *n, int nan_omit) {
   (void)fname;
   *n = m;
   return x;
+}
+
+/* ---- times, values and row masks (perflab.intervals) ------------------- */
+
+int64_t pl_l_roundts(lua_State *L, int arg, const char *what, size_t i, lua_Number nv) {
+  if (!(nv >= -9.2233720368547748e18 && nv < 9.2233720368547748e18))
+    luaL_argerror(L, arg, lua_pushfstring(L, "%s %d is not a finite time", what, (int)i + 1));
+  return (int64_t)llround(nv);
+}
+
+int64_t *pl_l_checktimes(lua_State *L, int arg, size_t limit, size_t *n) {
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, arg, PL_COLUMN_T);
+  size_t len;
+  if (c) {
+    if (c->t->cols[c->col]->type == PL_STR) luaL_argerror(L, arg, "column holds strings, not times");
+    len = c->t->nrows;
+  } else {
+    if (!lua_istable(L, arg)) luaL_typeerror(L, arg, "array of numbers or column");
+    len = (size_t)luaL_len(L, arg);
+  }
+  if (len > limit) len = limit;
+  int64_t *v = lua_newuserdatauv(L, (len ? len : 1) * sizeof *v, 0);
+  for (size_t i = 0; i < len; i++) {
+    if (c) {
+      if (pl_cell_missing(c->t, c->col, i))
+        luaL_argerror(L, arg, lua_pushfstring(L, "missing value at index %d", (int)i + 1));
+      if (c->t->cols[c->col]->type == PL_INT) v[i] = pl_cell_int(c->t, c->col, i);
+      else v[i] = pl_l_roundts(L, arg, "element", i, pl_cell_num(c->t, c->col, i));
+    } else {
+      lua_geti(L, arg, (lua_Integer)i + 1);
+      if (lua_isinteger(L, -1)) v[i] = (int64_t)lua_tointeger(L, -1);
+      else if (lua_type(L, -1) == LUA_TNUMBER) v[i] = pl_l_roundts(L, arg, "element", i, lua_tonumber(L, -1));
+      else if (lua_isnil(L, -1)) luaL_argerror(L, arg, lua_pushfstring(L, "missing value at index %d", (int)i + 1));
+      else
+        luaL_argerror(L, arg, lua_pushfstring(L, "element %d is a %s, not a number", (int)i + 1, luaL_typename(L, -1)));
+      lua_pop(L, 1);
+    }
+  }
+  *n = len;
+  return v;
+}
+
+int64_t pl_l_checktime(lua_State *L, int arg) {
+  if (lua_isinteger(L, arg)) return (int64_t)lua_tointeger(L, arg);
+  lua_Number v = luaL_checknumber(L, arg);
+  return pl_l_roundts(L, arg, "argument", (size_t)arg - 1, v);
+}
+
+/* ---- tables and columns ------------------------------------------------- */
+
+void pl_l_readvals(lua_State *L, int arg, size_t n, int64_t **iv, double **dv, unsigned char **miss) {
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, arg, PL_COLUMN_T);
+  if (!c && !lua_istable(L, arg)) luaL_typeerror(L, arg, "array of numbers or column");
+  if (c && c->t->cols[c->col]->type == PL_STR)
+    luaL_argerror(L, arg, lua_pushfstring(L, "column '%s' holds strings, not numbers", c->t->cols[c->col]->name));
+  size_t len = c ? c->t->nrows : n; /* an array is read to n: nil holes */
+  *miss = lua_newuserdatauv(L, n ? n : 1, 0);
+  if (iv) *iv = lua_newuserdatauv(L, (n ? n : 1) * sizeof **iv, 0);
+  if (dv) *dv = lua_newuserdatauv(L, (n ? n : 1) * sizeof **dv, 0);
+  if (c && c->t->cols[c->col]->type == PL_INT && len >= n) { /* int64 column: read directly */
+    const int64_t *x = c->t->cols[c->col]->v.i64;
+    for (size_t i = 0; i < n; i++) {
+      int m = x[i] == PL_INT_NA;
+      (*miss)[i] = (unsigned char)m;
+      if (iv) (*iv)[i] = m ? 0 : x[i];
+      if (dv) (*dv)[i] = m ? 0 : (double)x[i];
+    }
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    int m = 1, isint = 0;
+    int64_t x = 0;
+    double d = 0;
+    if (i < len && c) {
+      if (!pl_cell_missing(c->t, c->col, i)) {
+        m = 0;
+        if (c->t->cols[c->col]->type == PL_NUM) d = pl_cell_num(c->t, c->col, i);
+        else {
+          x = pl_cell_int(c->t, c->col, i);
+          isint = 1;
+        }
+      }
+    } else if (i < len) {
+      lua_geti(L, arg, (lua_Integer)i + 1);
+      if (lua_isinteger(L, -1)) {
+        x = (int64_t)lua_tointeger(L, -1);
+        isint = 1;
+        m = 0;
+      } else if (lua_type(L, -1) == LUA_TNUMBER) {
+        d = lua_tonumber(L, -1);
+        m = 0;
+      } else if (!lua_isnil(L, -1))
+        luaL_argerror(L, arg, lua_pushfstring(L, "element %d is a %s, not a number", (int)i + 1, luaL_typename(L, -1)));
+      lua_pop(L, 1);
+    }
+    if (!m && !isint && d != d) m = 1; /* NaN: missing */
+    (*miss)[i] = (unsigned char)m;
+    if (iv) (*iv)[i] = m ? 0 : isint ? x : pl_l_roundts(L, arg, "element", i, d);
+    if (dv) (*dv)[i] = m ? 0 : isint ? (double)x : d;
+  }
+}
+
+int pl_l_argcol(lua_State *L, pl_table *t, const char *name, int arg) {
+  int c = pl_table_col(t, name);
+  if (c < 0) luaL_argerror(L, arg, lua_pushfstring(L, "no column '%s' in table '%s'", name, t->name ? t->name : "?"));
+  return c;
+}
+
+void pl_l_pushindex(lua_State *L, const char *name, const int64_t *v, size_t n) {
+  pl_table *t = pl_table_new(name);
+  int c = pl_table_add_col(t, "index", PL_INT);
+  pl_table_reserve(t, n);
+  for (size_t i = 0; i < n; i++) {
+    pl_cell x;
+    x.i = v[i] < 0 ? PL_INT_NA : v[i] + 1;
+    pl_table_append(t, &x);
+  }
+  pl_l_pushtable(L, t);
+  pl_l_pushcolumn(L, -1, c);
+  lua_remove(L, -2);
+}
+
+/* opts.where as skip flags for n rows: a boolean column (or an array of
+** booleans) that keeps the rows where it is true, or a function(row) that
+** keeps the rows where it returns a true value.  NULL when absent. */
+static unsigned char *keep_all(lua_State *L, size_t n) {
+  unsigned char *skip = lua_newuserdatauv(L, n ? n : 1, 0);
+  memset(skip, 0, n ? n : 1);
+  return skip;
+}
+
+unsigned char *pl_l_rowmask(lua_State *L, int opts, const char *field, size_t n) {
+  if (opts == 0 || !lua_istable(L, opts)) return keep_all(L, n);
+  lua_getfield(L, opts, field);
+  int w = lua_gettop(L);
+  if (lua_isnil(L, w)) {
+    lua_pop(L, 1);
+    return keep_all(L, n);
+  }
+  unsigned char *skip = lua_newuserdatauv(L, n ? n : 1, 0);
+  lua_insert(L, w); /* box below the value */
+  w = lua_gettop(L);
+  pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, w, PL_COLUMN_T);
+  if (c) {
+    if (c->t->cols[c->col]->type != PL_BOOL || c->t->nrows != n)
+      luaL_error(L, "%s: a boolean column of %d rows expected, found a %s column of %d rows", field, (int)n,
+                 pl_type_name(c->t->cols[c->col]->type), (int)c->t->nrows);
+    const uint8_t *b = c->t->cols[c->col]->v.b; /* 0, 1 or PL_BOOL_NA: only 1 keeps */
+    for (size_t i = 0; i < n; i++) skip[i] = b[i] != 1;
+  } else if (lua_isfunction(L, w)) {
+    for (size_t i = 0; i < n; i++) {
+      lua_pushvalue(L, w);
+      lua_pushinteger(L, (lua_Integer)i + 1);
+      lua_call(L, 1, 1);
+      skip[i] = !lua_toboolean(L, -1);
+      lua_pop(L, 1);
+    }
+  } else if (lua_istable(L, w)) {
+    for (size_t i = 0; i < n; i++) {
+      lua_geti(L, w, (lua_Integer)i + 1);
+      skip[i] = !lua_toboolean(L, -1);
+      lua_pop(L, 1);
+    }
+  } else {
+    luaL_error(L, "%s: a boolean column, an array of booleans or a function expected, found a %s", field,
+               luaL_typename(L, w));
+  }
+  lua_pop(L, 1); /* the value; the box stays */
+  return skip;
+}
+
+void pl_l_rowtimes(lua_State *L, pl_table *t, int tix, const char *scol, const char *ecol, int isdur, int64_t **s,
+                   int64_t **e, unsigned char *skip, int point_ok) {
+  size_t n = t->nrows;
+  unsigned char *ms, *me;
+  int sc = pl_l_argcol(L, t, scol, 2), ec = pl_l_argcol(L, t, ecol, 2);
+  pl_l_pushcolumn(L, tix, sc);
+  pl_l_readvals(L, -1, n, s, NULL, &ms);
+  lua_remove(L, -3);
+  pl_l_pushcolumn(L, tix, ec);
+  pl_l_readvals(L, -1, n, e, NULL, &me);
+  lua_remove(L, -3);
+  for (size_t i = 0; i < n; i++) {
+    if (ms[i]) {
+      skip[i] = 1;
+      continue;
+    }
+    if (me[i]) {
+      if (point_ok) (*e)[i] = (*s)[i];
+      else skip[i] = 1;
+    } else if (isdur) (*e)[i] = (*s)[i] + (*e)[i];
+  }
 }

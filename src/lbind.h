@@ -15,6 +15,7 @@
 #include "format.h"
 
 #include <assert.h>
+#include <stdint.h>
 
 /* Stack balance where a binding's stack is long (a loop that pushes and
 ** pops per row): the top must be back at `top`.  Checked in builds without
@@ -83,6 +84,77 @@ void pl_l_pushrow(lua_State *L, const pl_table *t, size_t row);
 void pl_l_putvalue(lua_State *L, pl_table *t, int col, int idx);
 pl_type pl_l_infer_type(lua_State *L, int idx, pl_type cur, int *seen);
 size_t pl_l_read_sortkeys(lua_State *L, pl_table *t, int first, int last, pl_sortkey *keys, size_t max);
+/* Key names sorted in C, as table.sort would order them (strings by
+** strcoll, numbers by value; a mix is an error), without calling the global
+** `table.sort` that a script may have replaced.
+** The array at idx (1..n) is rewritten in order.  [...] -> [...] */
+void pl_l_sort_names(lua_State *L, int idx, int n);
+/* Calls fn (at fnidx) with row i of t and i, as pushed by the caller; on
+** an error raises "WHAT, row I, column 'C': MESSAGE", C being the column
+** the callback read last before failing (found by calling it once more on
+** that row through a proxy that notes its reads).  Error objects that are
+** not strings pass through unchanged.  [... fn row i] -> [... result] */
+void pl_l_call_row(lua_State *L, int fnidx, const pl_table *t, const char *what, size_t row);
+
+#define PL_MAX_GROUP_KEYS 64 /* key columns of group_by and join */
+
+/* ---- times, values and row masks (lbind.c; the interval bindings) ------ */
+
+/* A float time rounded to integer ns; an argument error at arg ("WHAT I
+** is not a finite time") when it is out of the int64 range or NaN. */
+int64_t pl_l_roundts(lua_State *L, int arg, const char *what, size_t i, lua_Number nv);
+/* The number at arg as an integer time (integers exactly, floats rounded). */
+int64_t pl_l_checktime(lua_State *L, int arg);
+/* int64 times of an array or column at arg (at most limit of them, *n set),
+** in a box pushed on the stack; a missing or non-number value is an
+** argument error. */
+int64_t *pl_l_checktimes(lua_State *L, int arg, size_t limit, size_t *n);
+/* Values of a source at arg: a column object or a Lua array (nil holes
+** allowed), read as int64 times (iv) or doubles (dv), either may be NULL,
+** with miss[i] = 1 for a missing value (NaN included); n values (a column
+** shorter than n is missing beyond its end; an array is read at 1..n).
+** The arrays are boxes pushed on the stack. */
+void pl_l_readvals(lua_State *L, int arg, size_t n, int64_t **iv, double **dv, unsigned char **miss);
+/* The index of column name of t; an argument error at arg naming the
+** column and table when it has none. */
+int pl_l_argcol(lua_State *L, pl_table *t, const char *name, int arg);
+/* [...] -> [... C]: a one-column integer table "name" holding the 1-based
+** v[i] + 1 (missing where v[i] < 0), as its column object. */
+void pl_l_pushindex(lua_State *L, const char *name, const int64_t *v, size_t n);
+/* opts[field] (opts a stack index, 0: none) as skip flags for n rows, in a
+** box pushed on the stack: a boolean column (or an array of booleans) that
+** keeps the rows where it is true, or a function(row) that keeps the rows
+** where it returns a true value.  All zero (every row kept) when absent. */
+unsigned char *pl_l_rowmask(lua_State *L, int opts, const char *field, size_t n);
+/* Start and end times of the rows of t (the table object at tix): scol
+** the start column, ecol the end column, or with isdur a duration column
+** (end = start + duration).  Rows with a missing start get skip[i]; a
+** missing end or duration gives skip[i] too unless point_ok, where the row
+** is a point (end = start).  *s and *e are boxes pushed on the stack. */
+void pl_l_rowtimes(lua_State *L, pl_table *t, int tix, const char *scol, const char *ecol, int isdur, int64_t **s,
+                   int64_t **e, unsigned char *skip, int point_ok);
+
+/* ---- the Table's other files (l_table_ops.c, l_grouping.c) -------------- */
+
+/* [... methods] -> [... methods]: put the Table methods that make a new
+** table from t's rows (filter, order, take, where, pivot, sort_by, top,
+** head, slice, select, join, unique) into the methods table at the top.
+** Called by luaopen_perflab_table. */
+void pl_l_table_ops_open(lua_State *L);
+/* t:group_by(key...) -> grouping: the Table method that makes a Grouping.
+** [T key...] -> [T key... G] */
+int pl_l_tbl_group_by(lua_State *L);
+/* [...] -> [...]: makes the Grouping metatable (agg, broadcast).  Called by
+** luaopen_perflab_table. */
+void pl_l_grouping_open(lua_State *L);
+
+/* ---- perflab.intervals' other file (l_timeline.c) ----------------------- */
+
+/* [... module] -> [... module]: puts the functions over tables of timed
+** rows and step series (innermost, enclosed, parents, sum_within,
+** step_integral, series_windows, first_window, step_levels) into the
+** module table at the top.  Called by luaopen_perflab_intervals. */
+void pl_l_timeline_open(lua_State *L);
 
 /* ---- the Column type (l_column.c) --------------------------------------- */
 

@@ -869,11 +869,6 @@ static void close_workers(lua_State *L, server *s) {
   s->nw = 0;
 }
 
-/* serve{root=, host=, port=, token=, timeout=, ready=function(url),
-** workers=N (1..16, default 1), worker_cap=BYTES (each new worker's
-** profile cache), text_cache=BYTES (the shared page cache, default 0: none),
-** sandbox=bool}, handler -> true, signal name when stopped by SIGINT/SIGTERM
-** | nil, message.  Blocks. */
 /* A server frees what it evicts and must give it back: glibc raises its
 ** mmap threshold (up to 32 MiB) after each large block freed, so the next
 ** table columns come from the heap, where what an eviction frees stays
@@ -887,91 +882,103 @@ static void keep_memory_returnable(void) {
 #endif
 }
 
-static int h_serve(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  luaL_checktype(L, 2, LUA_TFUNCTION);
-  if (the_server) return luaL_error(L, "httpd.serve: a server is already running");
+/* httpd.serve's options (the table at 1). */
+typedef struct serve_opts {
+  const char *root, *host, *token;
+  lua_Integer port, nw, wcap, tc;
+  double timeout;
+  int sandbox;
+} serve_opts;
+
+/* [o h] -> [o h root host port token timeout ready] (the strings anchored) */
+static void read_serve_opts(lua_State *L, serve_opts *o) {
   lua_getfield(L, 1, "root");
   lua_getfield(L, 1, "host");
   lua_getfield(L, 1, "port");
   lua_getfield(L, 1, "token");
   lua_getfield(L, 1, "timeout");
   lua_getfield(L, 1, "ready"); /* [o h root host port token timeout ready] */
-  const char *root = luaL_checkstring(L, 3);
-  const char *host = luaL_optstring(L, 4, "127.0.0.1");
-  lua_Integer port = luaL_optinteger(L, 5, 8000);
-  const char *token = luaL_optstring(L, 6, "");
-  double timeout = luaL_optnumber(L, 7, 0);
-  if (port < 0 || port > 65535) return luaL_error(L, "port %d out of range", (int)port);
-  if (strlen(token) > 128) return luaL_error(L, "token longer than 128 characters");
+  o->root = luaL_checkstring(L, 3);
+  o->host = luaL_optstring(L, 4, "127.0.0.1");
+  o->port = luaL_optinteger(L, 5, 8000);
+  o->token = luaL_optstring(L, 6, "");
+  o->timeout = luaL_optnumber(L, 7, 0);
+  if (o->port < 0 || o->port > 65535) luaL_error(L, "port %d out of range", (int)o->port);
+  if (strlen(o->token) > 128) luaL_error(L, "token longer than 128 characters");
   lua_getfield(L, 1, "workers");
   lua_getfield(L, 1, "worker_cap");
   lua_getfield(L, 1, "text_cache");
   lua_getfield(L, 1, "sandbox"); /* [... workers cap text sandbox] */
-  lua_Integer nw = luaL_optinteger(L, 9, 1);
-  lua_Integer wcap = luaL_optinteger(L, 10, 0);
-  lua_Integer tc = luaL_optinteger(L, 11, 0);
-  int sandbox = lua_toboolean(L, 12);
+  o->nw = luaL_optinteger(L, 9, 1);
+  o->wcap = luaL_optinteger(L, 10, 0);
+  o->tc = luaL_optinteger(L, 11, 0);
+  o->sandbox = lua_toboolean(L, 12);
   lua_settop(L, 8);
-  if (nw < 1 || nw > MAX_WORKERS) return luaL_error(L, "workers: 1 to %d", MAX_WORKERS);
-  keep_memory_returnable();
+  if (o->nw < 1 || o->nw > MAX_WORKERS) luaL_error(L, "workers: 1 to %d", MAX_WORKERS);
+}
 
+/* The server: its root, worker 0 (a thread of L running the handler at 2)
+** and the other workers.  NULL when one cannot be had, with fail and the
+** message pushed.
+** [o h ... ready] -> [... ready s T]  |  [... ready s ... nil msg] */
+static server *new_server(lua_State *L, const serve_opts *o) {
   server *s = (server *)lua_newuserdatauv(L, sizeof *s, 0); /* [.. s]: anchored on this stack while serving */
   memset(s, 0, sizeof *s);
   for (int i = 0; i < MAX_WORKERS; i++) s->w[i].handler_ref = LUA_NOREF;
-  if (realpath(root, s->root) == NULL) {
+  if (realpath(o->root, s->root) == NULL) {
     luaL_pushfail(L);
-    lua_pushfstring(L, "%s: %s", root, strerror(errno));
-    return 2;
+    lua_pushfstring(L, "%s: %s", o->root, strerror(errno));
+    return NULL;
   }
   s->rootlen = strlen(s->root);
-  strcpy(s->token, token);
-  s->timeout = timeout;
+  strcpy(s->token, o->token);
+  s->timeout = o->timeout;
   s->w[0].T = lua_newthread(L); /* [.. s T]: anchored on this stack */
   lua_pushvalue(L, 2);
   s->w[0].handler_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   s->nw = 1;
-  for (int i = 1; i < nw; i++) {
-    if (start_worker(L, &s->w[i], wcap, sandbox) != 0) {
+  for (int i = 1; i < o->nw; i++) {
+    if (start_worker(L, &s->w[i], o->wcap, o->sandbox) != 0) {
       close_workers(L, s);
       luaL_pushfail(L);
       lua_insert(L, -2);
-      return 2;
+      return NULL;
     }
     s->nw = i + 1;
   }
+  return s;
+}
 
+/* Starts the daemon on host:port, with SIGINT/SIGTERM blocked (the mask
+** before in *old; the daemon's threads inherit it).  NULL when it cannot
+** listen, with fail and the message pushed (the workers closed, the mask
+** restored). */
+static struct MHD_Daemon *start_daemon(lua_State *L, server *s, const serve_opts *o, const sigset_t *stop,
+                                       sigset_t *old) {
   char portstr[16];
-  snprintf(portstr, sizeof portstr, "%d", (int)port);
+  snprintf(portstr, sizeof portstr, "%d", (int)o->port);
   struct addrinfo hints, *ai = NULL;
   memset(&hints, 0, sizeof hints);
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;
-  int gai = getaddrinfo(host, portstr, &hints, &ai);
+  int gai = getaddrinfo(o->host, portstr, &hints, &ai);
   if (gai != 0 || ai == NULL) {
     close_workers(L, s);
     luaL_pushfail(L);
-    lua_pushfstring(L, "cannot resolve --host '%s': %s", host, gai_strerror(gai));
-    return 2;
+    lua_pushfstring(L, "cannot resolve --host '%s': %s", o->host, gai_strerror(gai));
+    return NULL;
   }
   s->loopback = is_loopback(ai->ai_addr);
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
   if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
-
-  /* SIGINT/SIGTERM: blocked here before the daemon's threads start (they
-  ** inherit the mask), taken below by sigtimedwait */
-  sigset_t stop, old;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, &old);
+  pthread_sigmask(SIG_BLOCK, stop, old);
   signal(SIGPIPE, SIG_IGN);
   pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->idle, NULL);
-  tcap = tc > 0 ? (size_t)tc : 0;
+  tcap = o->tc > 0 ? (size_t)o->tc : 0;
   the_server = s;
   struct MHD_Daemon *d =
-      MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+      MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
                        MHD_OPTION_URI_LOG_CALLBACK, uri_log, (void *)s, MHD_OPTION_NOTIFY_COMPLETED, completed,
                        (void *)s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768, MHD_OPTION_CONNECTION_LIMIT,
                        (unsigned)128, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
@@ -979,17 +986,96 @@ static int h_serve(lua_State *L) {
   freeaddrinfo(ai);
   if (d == NULL) {
     the_server = NULL;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_sigmask(SIG_SETMASK, old, NULL);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->idle);
     close_workers(L, s);
     luaL_pushfail(L);
-    lua_pushfstring(L, "cannot listen on %s port %s: %s", host, portstr,
+    lua_pushfstring(L, "cannot listen on %s port %s: %s", o->host, portstr,
                     bind_errno ? strerror(bind_errno) : "libmicrohttpd refused");
-    return 2;
   }
+  return d;
+}
+
+/* Asks every busy worker to stop at its next hook (s->mu held). */
+static void stop_busy(server *s) {
+  for (int i = 0; i < s->nw; i++) {
+    worker *w = &s->w[i];
+    if (!w->busy) continue;
+    w->stop = 1;
+    w->interrupt = 1;
+    lua_sethook(w->T, worker_hook, LUA_MASKCOUNT, 1);
+  }
+}
+
+/* The watchdog, until SIGINT or SIGTERM (returned): every 50 ms, a busy
+** worker past its deadline is stopped (its Lua at the next hook, its
+** parser at its next poll). */
+static int watch(server *s, const sigset_t *stop) {
+  struct timespec tick = { 0, 50 * 1000 * 1000 };
+  for (;;) {
+    int sig = sigtimedwait(stop, NULL, &tick);
+    if (sig == SIGINT || sig == SIGTERM) return sig;
+    double now = mono_now();
+    pthread_mutex_lock(&s->mu);
+    for (int i = 0; i < s->nw; i++) {
+      worker *w = &s->w[i];
+      if (w->busy && w->deadline > 0 && now > w->deadline && !w->time_up) {
+        w->time_up = 1;
+        w->interrupt = 1;
+        lua_sethook(w->T, worker_hook, LUA_MASKCOUNT, 1);
+      }
+    }
+    pthread_mutex_unlock(&s->mu);
+  }
+}
+
+/* Stops the requests in flight, the daemon and the background jobs, and
+** frees the server's state. */
+static void stop_server(lua_State *L, server *s, struct MHD_Daemon *d) {
+  pthread_mutex_lock(&s->mu);
+  s->stopping = 1;
+  stop_busy(s); /* the requests in flight stop at their next hook */
+  pthread_mutex_unlock(&s->mu);
+  MHD_stop_daemon(d);         /* waits for the connection threads */
+  pthread_mutex_lock(&s->mu); /* and the background jobs, interrupted above */
+  while (s->jobs > 0) {
+    stop_busy(s);
+    pthread_cond_wait(&s->idle, &s->mu);
+  }
+  pthread_mutex_unlock(&s->mu);
+  the_server = NULL;
+  pthread_mutex_destroy(&s->mu);
+  pthread_cond_destroy(&s->idle);
+  tclear();
+  close_workers(L, s);
+}
+
+/* serve{root=, host=, port=, token=, timeout=, ready=function(url),
+** workers=N (1..16, default 1), worker_cap=BYTES (each new worker's
+** profile cache), text_cache=BYTES (the shared page cache, default 0: none),
+** sandbox=bool}, handler -> true, signal name when stopped by SIGINT/SIGTERM
+** | nil, message.  Blocks.
+** [o h] -> [o h root host port token timeout ready s T ... r1 r2] */
+static int h_serve(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  if (the_server) return luaL_error(L, "httpd.serve: a server is already running");
+  serve_opts o;
+  read_serve_opts(L, &o);
+  keep_memory_returnable();
+  server *s = new_server(L, &o);
+  if (s == NULL) return 2;
+  /* SIGINT/SIGTERM: blocked before the daemon's threads start (they
+  ** inherit the mask), taken by sigtimedwait in watch */
+  sigset_t stop, old;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  struct MHD_Daemon *d = start_daemon(L, s, &o, &stop, &old);
+  if (d == NULL) return 2;
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-  unsigned bound = info ? info->port : (unsigned)port;
+  unsigned bound = info ? info->port : (unsigned)o.port;
   snprintf(s->port_text, sizeof s->port_text, "%u", bound);
   int status = LUA_OK;
   if (!lua_isnil(L, 8)) { /* ready(port): prints the URL */
@@ -1002,54 +1088,8 @@ static int h_serve(lua_State *L) {
     status = lua_pcall(L, 1, 0, 0);
     release(s, &s->w[0]);
   }
-  int sig = 0;
-  if (status == LUA_OK) {
-    /* the watchdog: every 50 ms, a busy worker past its deadline is stopped
-    ** (its Lua at the next hook, its parser at its next poll) */
-    struct timespec tick = { 0, 50 * 1000 * 1000 };
-    for (;;) {
-      sig = sigtimedwait(&stop, NULL, &tick);
-      if (sig == SIGINT || sig == SIGTERM) break;
-      double now = mono_now();
-      pthread_mutex_lock(&s->mu);
-      for (int i = 0; i < s->nw; i++) {
-        worker *w = &s->w[i];
-        if (w->busy && w->deadline > 0 && now > w->deadline && !w->time_up) {
-          w->time_up = 1;
-          w->interrupt = 1;
-          lua_sethook(w->T, worker_hook, LUA_MASKCOUNT, 1);
-        }
-      }
-      pthread_mutex_unlock(&s->mu);
-    }
-  }
-  pthread_mutex_lock(&s->mu);
-  s->stopping = 1;
-  for (int i = 0; i < s->nw; i++) { /* the requests in flight stop at their next hook */
-    worker *w = &s->w[i];
-    if (!w->busy) continue;
-    w->stop = 1;
-    w->interrupt = 1;
-    lua_sethook(w->T, worker_hook, LUA_MASKCOUNT, 1);
-  }
-  pthread_mutex_unlock(&s->mu);
-  MHD_stop_daemon(d);         /* waits for the connection threads */
-  pthread_mutex_lock(&s->mu); /* and the background jobs, interrupted above */
-  while (s->jobs > 0) {
-    for (int i = 0; i < s->nw; i++)
-      if (s->w[i].busy) {
-        s->w[i].stop = 1;
-        s->w[i].interrupt = 1;
-        lua_sethook(s->w[i].T, worker_hook, LUA_MASKCOUNT, 1);
-      }
-    pthread_cond_wait(&s->idle, &s->mu);
-  }
-  pthread_mutex_unlock(&s->mu);
-  the_server = NULL;
-  pthread_mutex_destroy(&s->mu);
-  pthread_cond_destroy(&s->idle);
-  tclear();
-  close_workers(L, s);
+  int sig = status == LUA_OK ? watch(s, &stop) : 0;
+  stop_server(L, s, d);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (status != LUA_OK) return lua_error(L);
   lua_pushboolean(L, 1);

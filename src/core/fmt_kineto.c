@@ -841,6 +841,229 @@ static int api_name(const char *s, size_t n) {
   return 1;
 }
 
+/* ---- one event into its tables (pl_kin_emit_event) ---------------------- */
+
+/* The event's name, pid and tid as pool ids, each interned on first use
+** (0: not yet), so an event that fills no table interns none of them. */
+typedef struct evids {
+  uint32_t name, pid, tid;
+} evids;
+
+static inline uint32_t ev_name(kctx *k, evids *d) { return d->name ? d->name : (d->name = intern(k, &k->e.name)); }
+static inline uint32_t ev_pid(kctx *k, evids *d) { return d->pid ? d->pid : (d->pid = intern_w(k, &k->e.pid)); }
+static inline uint32_t ev_tid(kctx *k, evids *d) { return d->tid ? d->tid : (d->tid = intern_w(k, &k->e.tid)); }
+
+/* A metadata event (ph "M"): rocprof's process classes, the processes and
+** threads tables. */
+static void emit_meta(kctx *k) {
+  kev *e = &k->e;
+  k->nmeta_events++;
+  if (e->argname.set && e->name.n == 12 && memcmp(svp(k, &e->name), "process_name", 12) == 0 && e->pid.set)
+    roc_process(k, e);
+  meta_names(k, e);
+}
+
+/* The event's class (C_KERNEL, C_CPU, ...) from its category, rocprof's
+** process, or a runtime API name; counts the categories and API names. */
+static inline int event_class(kctx *k) {
+  kev *e = &k->e;
+  int cls = cat_class(k, &e->cat);
+  if (k->nrp && !e->cat.set) cls = roc_class(k, e);
+  if (e->cat.set) k->ncat++;
+  if (cls == C_OTHER && api_name(svp(k, &e->name), e->name.n)) {
+    cls = C_RUNTIME;
+    k->napi_named++;
+  }
+  return cls;
+}
+
+/* The row of the `events` table (every event that is not metadata). */
+static inline void emit_ev_row(kctx *k, evids *d) {
+  kev *e = &k->e;
+  cell v[13];
+  d->name = intern(k, &e->name);
+  d->pid = intern_w(k, &e->pid);
+  d->tid = intern_w(k, &e->tid);
+  v[EV_NAME].s = d->name;
+  v[EV_CAT].s = intern_w(k, &e->cat);
+  v[EV_PH].s = intern_w(k, &e->ph);
+  v[EV_TS].i = e->ts;
+  v[EV_DUR].i = e->dur;
+  v[EV_PID].s = d->pid;
+  v[EV_TID].s = d->tid;
+  v[EV_FLOW].i = e->flow_id;
+  v[EV_CORR].i = e->corr;
+  v[EV_EXT].i = e->ext;
+  v[EV_STREAM].i = e->stream;
+  v[EV_WSTREAM].i = e->wait_stream;
+  v[EV_WREC].i = e->wait_record;
+  fast_row(&k->ev, v);
+}
+
+/* A complete kernel event: a row of `kernels`. */
+static inline void emit_kernel(kctx *k, evids *d) {
+  kev *e = &k->e;
+  cell v[NCOLS(KN_COLS)];
+  v[KN_NAME].s = ev_name(k, d);
+  v[KN_SHORT].s = short_id(k, d->name);
+  v[KN_START].i = e->ts;
+  v[KN_DUR].i = e->dur;
+  v[KN_DEV].i = e->device;
+  v[KN_STREAM].i = stream_of_tid(k, e);
+  v[KN_CTX].i = e->context;
+  v[KN_CORR].i = e->corr;
+  v[KN_EXT].i = e->ext;
+  for (int i = 0; i < 3; i++) {
+    v[KN_GX + i].i = e->has_grid ? e->grid[i] : PL_INT_NA;
+    v[KN_BX + i].i = e->has_block ? e->block[i] : PL_INT_NA;
+  }
+  v[KN_REGS].i = e->regs;
+  v[KN_SMEM].i = pl_int_of(e->smem);
+  v[KN_SMEM_S].i = PL_INT_NA;
+  v[KN_SMEM_D].i = PL_INT_NA;
+  v[KN_WPS].d = e->wps;
+  v[KN_BPS].d = e->bps;
+  v[KN_OCC].d = e->occ;
+  v[KN_THEO].d = e->theo;
+  v[KN_KIND].s = intern(k, &e->kind);
+  v[KN_CAT].s = intern_w(k, &e->cat);
+  fast_row(&k->kn, v);
+}
+
+/* A complete CPU operator event: a row of `cpu_ops`. */
+static inline void emit_cpu_op(kctx *k, evids *d) {
+  kev *e = &k->e;
+  cell v[NCOLS(CPU_COLS)];
+  v[CPU_NAME].s = ev_name(k, d);
+  v[CPU_START].i = e->ts;
+  v[CPU_DUR].i = e->dur;
+  v[CPU_PID].s = ev_pid(k, d);
+  v[CPU_TID].s = ev_tid(k, d);
+  v[CPU_EXT].i = e->ext;
+  v[CPU_SEQ].i = e->seq;
+  v[CPU_FWD].i = e->fwd;
+  v[CPU_DIMS].s = intern(k, &e->dims);
+  v[CPU_TYPES].s = intern(k, &e->types);
+  v[CPU_STRIDES].s = intern(k, &e->strides);
+  v[CPU_CONCRETE].s = intern(k, &e->concrete);
+  v[CPU_FLOPS].d = e->flops;
+  fast_row(&k->cpu, v);
+}
+
+/* roctracer writes the launch configuration on the runtime call: kept by
+** correlation id for the kernels (fill_launches). */
+static void keep_launch(kctx *k) {
+  kev *e = &k->e;
+  if (k->nlaunch == k->caplaunch) {
+    k->caplaunch = k->caplaunch ? k->caplaunch * 2 : 64;
+    k->launch = pl_xrealloc(k->launch, k->caplaunch * sizeof *k->launch);
+  }
+  struct launch *l = &k->launch[k->nlaunch++];
+  l->corr = e->corr;
+  for (int i = 0; i < 3; i++) {
+    l->grid[i] = e->has_grid ? e->grid[i] : PL_INT_NA;
+    l->block[i] = e->has_block ? e->block[i] : PL_INT_NA;
+  }
+  l->smem = e->smem;
+}
+
+/* A complete runtime call: a row of `runtime`, and its launch
+** configuration when it records one. */
+static inline void emit_runtime(kctx *k, evids *d) {
+  kev *e = &k->e;
+  if (k->rt.t) {
+    cell v[NCOLS(RT_COLS)];
+    v[RT_NAME].s = ev_name(k, d);
+    v[RT_START].i = e->ts;
+    v[RT_DUR].i = e->dur;
+    v[RT_PID].s = ev_pid(k, d);
+    v[RT_TID].s = ev_tid(k, d);
+    v[RT_CORR].i = e->corr;
+    v[RT_EXT].i = e->ext;
+    v[RT_CBID].i = e->cbid;
+    v[RT_CAT].s = intern_w(k, &e->cat);
+    fast_row(&k->rt, v);
+  }
+  if (k->kn.t && (e->has_grid || e->has_block) && e->corr != PL_INT_NA) keep_launch(k);
+}
+
+/* A complete memcpy or memset event: a row of `memcpy` or `memset`. */
+static inline void emit_copy(kctx *k, tcols *tc, evids *d) {
+  kev *e = &k->e;
+  pl_table *t = tc->t;
+  int *c = tc->c;
+  put_id(t, c[MC_NAME], ev_name(k, d));
+  put_int(t, c[MC_START], e->ts);
+  put_int(t, c[MC_DUR], e->dur);
+  put_int(t, c[MC_DEV], e->device);
+  put_int(t, c[MC_STREAM], stream_of_tid(k, e));
+  put_int(t, c[MC_CORR], e->corr);
+  put_int(t, c[MC_EXT], e->ext);
+  put_int(t, c[MC_BYTES], e->bytes);
+  if (!isnan(e->bw)) pl_row_put_num(t, c[MC_BW], e->bw * 1e9);
+  pl_row_end(t);
+}
+
+/* A complete "ProfilerStep#N" event: a row of `steps`. */
+static void emit_step(kctx *k, evids *d) {
+  kev *e = &k->e;
+  int64_t step;
+  const char *s = svp(k, &e->name);
+  if (pl_parse_int64(s + 13, e->name.n - 13, &step) != 0) return;
+  pl_table *t = k->st.t;
+  int *c = k->st.c;
+  pl_row_put_int(t, c[ST_STEP], step);
+  put_id(t, c[ST_NAME], ev_name(k, d));
+  put_int(t, c[ST_START], e->ts);
+  put_int(t, c[ST_DUR], e->dur);
+  put_id(t, c[ST_PID], ev_pid(k, d));
+  put_id(t, c[ST_TID], ev_tid(k, d));
+  pl_row_end(t);
+}
+
+/* A counter event (ph "C", or a profiler range): one row of `counters`
+** per series. */
+static void emit_counters(kctx *k, evids *d) {
+  kev *e = &k->e;
+  pl_table *t = k->ct.t;
+  int *c = k->ct.c;
+  for (size_t i = 0; i < e->nctr; i++) {
+    put_int(t, c[CT_TS], e->ts);
+    put_int(t, c[CT_DUR], e->dur);
+    put_id(t, c[CT_NAME], ev_name(k, d));
+    put_id(t, c[CT_SERIES], intern(k, &e->ctr[i].key));
+    pl_row_put_num(t, c[CT_VALUE], ctr_value(k, &e->ctr[i]));
+    put_id(t, c[CT_PID], ev_pid(k, d));
+    put_id(t, c[CT_TID], ev_tid(k, d));
+    pl_row_end(t);
+  }
+}
+
+static inline int is_step_name(kctx *k) {
+  return k->e.name.n > 13 && memcmp(svp(k, &k->e.name), "ProfilerStep#", 13) == 0;
+}
+
+/* A complete event (ph "X"): its device, the device-work tally, and its
+** row in the table of its class. */
+static inline void emit_complete(kctx *k, int cls, evids *d) {
+  kev *e = &k->e;
+  if (cls == C_KERNEL && e->device == PL_INT_NA && e->pid.set && e->cat.n != 6) {
+    /* a vendor's device-side event: the device is the process holding it */
+    int64_t dv;
+    if (pl_parse_int64(svp(k, &e->pid), e->pid.n, &dv) == 0) e->device = dv;
+  }
+  if (e->cat.set) { /* device work: read (its process), or not (tallied) */
+    if (cls == C_OTHER) pl_devwork_other(k->dw, intern_w(k, &e->cat), ev_pid(k, d), e->dur, e->device != PL_INT_NA);
+    else if (cls == C_KERNEL || cls == C_MEMCPY || cls == C_MEMSET) pl_devwork_device_pid(k->dw, ev_pid(k, d));
+  }
+  if (cls == C_KERNEL && k->kn.t) emit_kernel(k, d);
+  else if (cls == C_CPU && k->cpu.t && !is_step_name(k)) emit_cpu_op(k, d);
+  else if (cls == C_RUNTIME) emit_runtime(k, d);
+  else if ((cls == C_MEMCPY && k->mc.t) || (cls == C_MEMSET && k->ms.t))
+    emit_copy(k, cls == C_MEMCPY ? &k->mc : &k->ms, d);
+  if (k->st.t && cls != C_GPU_ANNOT && is_step_name(k)) emit_step(k, d);
+}
+
 void pl_kin_emit_event(kctx *k) {
   kev *e = &k->e;
   if (!e->ph.set) {
@@ -849,174 +1072,20 @@ void pl_kin_emit_event(kctx *k) {
   }
   const char *ph = svp(k, &e->ph);
   if (e->ph.n == 1 && ph[0] == 'M') {
-    k->nmeta_events++;
-    if (e->argname.set && e->name.n == 12 && memcmp(svp(k, &e->name), "process_name", 12) == 0 && e->pid.set)
-      roc_process(k, e);
-    meta_names(k, e);
+    emit_meta(k);
     return;
   }
   k->nevents++;
   if (e->ts < k->min_ts && e->ts != PL_INT_NA) k->min_ts = e->ts;
-  uint32_t nameid = 0, pidid = 0, tidid = 0;
-  int cls = cat_class(k, &e->cat);
-  if (k->nrp && !e->cat.set) cls = roc_class(k, e);
-  if (e->cat.set) k->ncat++;
-  if (cls == C_OTHER && api_name(svp(k, &e->name), e->name.n)) {
-    cls = C_RUNTIME;
-    k->napi_named++;
-  }
+  evids d = { 0, 0, 0 };
+  int cls = event_class(k);
   int complete = e->ph.n == 1 && ph[0] == 'X';
-  if (k->ev.t) {
-    cell v[13];
-    nameid = intern(k, &e->name);
-    pidid = intern_w(k, &e->pid);
-    tidid = intern_w(k, &e->tid);
-    v[EV_NAME].s = nameid;
-    v[EV_CAT].s = intern_w(k, &e->cat);
-    v[EV_PH].s = intern_w(k, &e->ph);
-    v[EV_TS].i = e->ts;
-    v[EV_DUR].i = e->dur;
-    v[EV_PID].s = pidid;
-    v[EV_TID].s = tidid;
-    v[EV_FLOW].i = e->flow_id;
-    v[EV_CORR].i = e->corr;
-    v[EV_EXT].i = e->ext;
-    v[EV_STREAM].i = e->stream;
-    v[EV_WSTREAM].i = e->wait_stream;
-    v[EV_WREC].i = e->wait_record;
-    fast_row(&k->ev, v);
-  }
-#define NAMEID() (nameid ? nameid : (nameid = intern(k, &e->name)))
-#define PIDID()  (pidid ? pidid : (pidid = intern_w(k, &e->pid)))
-#define TIDID()  (tidid ? tidid : (tidid = intern_w(k, &e->tid)))
-  if (complete && cls == C_KERNEL && e->device == PL_INT_NA && e->pid.set && e->cat.n != 6) {
-    /* a vendor's device-side event: the device is the process holding it */
-    int64_t dv;
-    if (pl_parse_int64(svp(k, &e->pid), e->pid.n, &dv) == 0) e->device = dv;
-  }
-  if (complete && e->cat.set) { /* device work: read (its process), or not (tallied) */
-    if (cls == C_OTHER) pl_devwork_other(k->dw, intern_w(k, &e->cat), PIDID(), e->dur, e->device != PL_INT_NA);
-    else if (cls == C_KERNEL || cls == C_MEMCPY || cls == C_MEMSET) pl_devwork_device_pid(k->dw, PIDID());
-  }
-  if (complete) {
-    if (cls == C_KERNEL && k->kn.t) {
-      cell v[NCOLS(KN_COLS)];
-      v[KN_NAME].s = NAMEID();
-      v[KN_SHORT].s = short_id(k, nameid);
-      v[KN_START].i = e->ts;
-      v[KN_DUR].i = e->dur;
-      v[KN_DEV].i = e->device;
-      v[KN_STREAM].i = stream_of_tid(k, e);
-      v[KN_CTX].i = e->context;
-      v[KN_CORR].i = e->corr;
-      v[KN_EXT].i = e->ext;
-      for (int d = 0; d < 3; d++) {
-        v[KN_GX + d].i = e->has_grid ? e->grid[d] : PL_INT_NA;
-        v[KN_BX + d].i = e->has_block ? e->block[d] : PL_INT_NA;
-      }
-      v[KN_REGS].i = e->regs;
-      v[KN_SMEM].i = pl_int_of(e->smem);
-      v[KN_SMEM_S].i = PL_INT_NA;
-      v[KN_SMEM_D].i = PL_INT_NA;
-      v[KN_WPS].d = e->wps;
-      v[KN_BPS].d = e->bps;
-      v[KN_OCC].d = e->occ;
-      v[KN_THEO].d = e->theo;
-      v[KN_KIND].s = intern(k, &e->kind);
-      v[KN_CAT].s = intern_w(k, &e->cat);
-      fast_row(&k->kn, v);
-    } else if (cls == C_CPU && k->cpu.t && !(e->name.n > 13 && memcmp(svp(k, &e->name), "ProfilerStep#", 13) == 0)) {
-      cell v[NCOLS(CPU_COLS)];
-      v[CPU_NAME].s = NAMEID();
-      v[CPU_START].i = e->ts;
-      v[CPU_DUR].i = e->dur;
-      v[CPU_PID].s = PIDID();
-      v[CPU_TID].s = TIDID();
-      v[CPU_EXT].i = e->ext;
-      v[CPU_SEQ].i = e->seq;
-      v[CPU_FWD].i = e->fwd;
-      v[CPU_DIMS].s = intern(k, &e->dims);
-      v[CPU_TYPES].s = intern(k, &e->types);
-      v[CPU_STRIDES].s = intern(k, &e->strides);
-      v[CPU_CONCRETE].s = intern(k, &e->concrete);
-      v[CPU_FLOPS].d = e->flops;
-      fast_row(&k->cpu, v);
-    } else if (cls == C_RUNTIME) {
-      if (k->rt.t) {
-        cell v[NCOLS(RT_COLS)];
-        v[RT_NAME].s = NAMEID();
-        v[RT_START].i = e->ts;
-        v[RT_DUR].i = e->dur;
-        v[RT_PID].s = PIDID();
-        v[RT_TID].s = TIDID();
-        v[RT_CORR].i = e->corr;
-        v[RT_EXT].i = e->ext;
-        v[RT_CBID].i = e->cbid;
-        v[RT_CAT].s = intern_w(k, &e->cat);
-        fast_row(&k->rt, v);
-      }
-      if (k->kn.t && (e->has_grid || e->has_block) && e->corr != PL_INT_NA) {
-        /* roctracer writes the launch configuration on the runtime call */
-        if (k->nlaunch == k->caplaunch) {
-          k->caplaunch = k->caplaunch ? k->caplaunch * 2 : 64;
-          k->launch = pl_xrealloc(k->launch, k->caplaunch * sizeof *k->launch);
-        }
-        struct launch *l = &k->launch[k->nlaunch++];
-        l->corr = e->corr;
-        for (int i = 0; i < 3; i++) {
-          l->grid[i] = e->has_grid ? e->grid[i] : PL_INT_NA;
-          l->block[i] = e->has_block ? e->block[i] : PL_INT_NA;
-        }
-        l->smem = e->smem;
-      }
-    } else if ((cls == C_MEMCPY && k->mc.t) || (cls == C_MEMSET && k->ms.t)) {
-      tcols *tc = cls == C_MEMCPY ? &k->mc : &k->ms;
-      pl_table *t = tc->t;
-      int *c = tc->c;
-      put_id(t, c[MC_NAME], NAMEID());
-      put_int(t, c[MC_START], e->ts);
-      put_int(t, c[MC_DUR], e->dur);
-      put_int(t, c[MC_DEV], e->device);
-      put_int(t, c[MC_STREAM], stream_of_tid(k, e));
-      put_int(t, c[MC_CORR], e->corr);
-      put_int(t, c[MC_EXT], e->ext);
-      put_int(t, c[MC_BYTES], e->bytes);
-      if (!isnan(e->bw)) pl_row_put_num(t, c[MC_BW], e->bw * 1e9);
-      pl_row_end(t);
-    }
-    if (k->st.t && cls != C_GPU_ANNOT && e->name.n > 13 && memcmp(svp(k, &e->name), "ProfilerStep#", 13) == 0) {
-      int64_t step;
-      const char *s = svp(k, &e->name);
-      if (pl_parse_int64(s + 13, e->name.n - 13, &step) == 0) {
-        pl_table *t = k->st.t;
-        int *c = k->st.c;
-        pl_row_put_int(t, c[ST_STEP], step);
-        put_id(t, c[ST_NAME], NAMEID());
-        put_int(t, c[ST_START], e->ts);
-        put_int(t, c[ST_DUR], e->dur);
-        put_id(t, c[ST_PID], PIDID());
-        put_id(t, c[ST_TID], TIDID());
-        pl_row_end(t);
-      }
-    }
-  }
+  if (k->ev.t) emit_ev_row(k, &d);
+  if (complete) emit_complete(k, cls, &d);
   if (k->mem.t && e->ph.n == 1 && (ph[0] == 'i' || ph[0] == 'I') && e->name.n == 8 &&
       memcmp(svp(k, &e->name), "[memory]", 8) == 0)
-    emit_memory(k, PIDID(), TIDID());
-  if (k->ct.t && ((e->ph.n == 1 && ph[0] == 'C') || (complete && cls == C_PROFRANGE))) {
-    pl_table *t = k->ct.t;
-    int *c = k->ct.c;
-    for (size_t i = 0; i < e->nctr; i++) {
-      put_int(t, c[CT_TS], e->ts);
-      put_int(t, c[CT_DUR], e->dur);
-      put_id(t, c[CT_NAME], NAMEID());
-      put_id(t, c[CT_SERIES], intern(k, &e->ctr[i].key));
-      pl_row_put_num(t, c[CT_VALUE], ctr_value(k, &e->ctr[i]));
-      put_id(t, c[CT_PID], PIDID());
-      put_id(t, c[CT_TID], TIDID());
-      pl_row_end(t);
-    }
-  }
+    emit_memory(k, ev_pid(k, &d), ev_tid(k, &d));
+  if (k->ct.t && ((e->ph.n == 1 && ph[0] == 'C') || (complete && cls == C_PROFRANGE))) emit_counters(k, &d);
 }
 
 /* A field of an event with a value of the wrong type or form (the JSON

@@ -496,47 +496,194 @@ int pl_ncu_b_metric(ncu_builder *b, const char *sec, size_t nsec, int cls, const
   return pl_ncu_b_metric_k(b, &k, sec, nsec, NULL, cls, metric, nm, unit, nu, val, nv, line, vcol, err);
 }
 
+/* One value of pl_ncu_b_metric_k: its arguments, and what is read from them. */
+typedef struct mput {
+  const char *sec, *metric, *unit, *val;
+  size_t nsec, nm, nu, nv;
+  uint32_t *sec_id;
+  int uslot; /* the unit's cache slot, when looked up here (else -1) */
+  double v;  /* the number, scaled to the unit's base */
+  int is_num, na;
+  int flagged; /* "(!) 12.5": a number ncu marks as doubtful (its text is kept) */
+} mput;
+
+/* A key's first value: its unit, name id and whether it counts bytes. */
+static void key_ready(ncu_builder *b, ncu_mkey *k, mput *mp) {
+  k->u.factor = 1;
+  k->u.base = NULL;
+  k->known = 0;
+  if (mp->nu) mp->uslot = unit_resolve(b, mp->unit, mp->nu, &k->u, &k->known);
+  k->nid = pl_pool_intern(b->names, mp->metric, mp->nm);
+  k->bytes = k->known && (strcmp(k->u.base, "byte") == 0 || strcmp(k->u.base, "byte/block") == 0);
+  k->ready = 1;
+}
+
+/* The value's text as a number in the unit's base, "n/a", "not collected"
+** or a flagged number. */
+static void read_value(ncu_builder *b, const pl_unit *u, mput *mp) {
+  const char *val = mp->val;
+  size_t nv = mp->nv;
+  mp->v = NAN;
+  mp->is_num = 0;
+  mp->flagged = 0;
+  if (nv > 0) {
+    if (pl_parse_plain(val, nv, &mp->v) || (!b->locale && pl_parse_grouped(val, nv, &mp->v)) ||
+        pl_ncu_parse_value(val, nv, &b->locale, &mp->v) == 0) {
+      mp->is_num = 1;
+      mp->v = pl_unit_scale(mp->v, u->factor);
+    } else mp->v = NAN;
+  }
+  mp->na = !mp->is_num && (nv == 0 || eqn(val, nv, "n/a") || eqn(val, nv, "N/A"));
+  if (!mp->is_num && !mp->na && pl_ncu_not_collected(val, nv)) {
+    mp->na = 1;
+    b->nmissing++;
+  } else if (!mp->is_num && !mp->na && nv > 4 && memcmp(val, "(!) ", 4) == 0 &&
+             pl_ncu_parse_value(val + 4, nv - 4, &b->locale, &mp->v) == 0 && isfinite(mp->v)) {
+    mp->is_num = 1;
+    mp->flagged = 1;
+    mp->v = pl_unit_scale(mp->v, u->factor);
+  }
+}
+
+/* The metrics table's section id of the value's row (row: for a section
+** held per row). */
+static uint32_t metric_sec_id(ncu_builder *b, const mput *mp, size_t row) {
+  pl_table *m = b->m;
+  if (!mp->nsec) return 0;
+  if (!mp->sec_id) {
+    raw_flush(b);
+    return str_id(m, b->m_sec, row, mp->sec, mp->nsec);
+  }
+  if (*mp->sec_id == 0) {
+    raw_flush(b);
+    *mp->sec_id = pl_pool_intern(m->pool, mp->sec, mp->nsec);
+  }
+  return *mp->sec_id;
+}
+
+/* The metrics table's id of the metric name: metric names repeat on every
+** launch, their ids are kept (in the key and by name id). */
+static uint32_t metric_name_id(ncu_builder *b, ncu_mkey *k, const mput *mp) {
+  if (k->mid) return k->mid;
+  uint32_t nid = k->nid;
+  if (nid >= b->nmid) {
+    size_t nn = b->nmid ? b->nmid : 256;
+    while (nn <= nid) nn *= 2;
+    b->mid = pl_xrealloc(b->mid, nn * sizeof *b->mid);
+    memset(b->mid + b->nmid, 0, (nn - b->nmid) * sizeof *b->mid);
+    b->nmid = nn;
+  }
+  if (b->mid[nid] == 0) {
+    raw_flush(b);
+    b->mid[nid] = pl_pool_intern(b->m->pool, mp->metric, mp->nm);
+  }
+  return k->mid = b->mid[nid];
+}
+
+/* The metrics table's ids of the unit and of its base (kept in the key and
+** in the unit cache). */
+static void metric_unit_ids(ncu_builder *b, ncu_mkey *k, mput *mp, uint32_t *uid, uint32_t *bid) {
+  *uid = k->unit_id;
+  *bid = k->base_id;
+  if (*uid) return;
+  if (mp->uslot < 0 && mp->nu < sizeof b->ucache[0].s) {
+    pl_unit u2;
+    int kn2;
+    mp->uslot = unit_resolve(b, mp->unit, mp->nu, &u2, &kn2);
+  }
+  int slot = mp->uslot;
+  *uid = slot >= 0 ? b->ucache[slot].unit_id : 0;
+  *bid = slot >= 0 ? b->ucache[slot].base_id : 0;
+  if (!*uid) {
+    raw_flush(b);
+    *uid = pl_pool_intern(b->m->pool, mp->unit, mp->nu);
+    *bid = k->known ? pl_pool_intern(b->m->pool, k->u.base, strlen(k->u.base)) : *uid;
+    if (slot >= 0) {
+      b->ucache[slot].unit_id = *uid;
+      b->ucache[slot].base_id = *bid;
+    }
+  }
+  k->unit_id = *uid;
+  k->base_id = *bid;
+}
+
+/* The value's row of the metrics table. */
+static void metric_row(ncu_builder *b, ncu_mkey *k, mput *mp) {
+  pl_table *m = b->m;
+  size_t row = m->nrows;
+  uint32_t sid = metric_sec_id(b, mp, row); /* the section, then the name: the pool's order as before */
+  uint32_t mid = metric_name_id(b, k, mp), uid = 0, bid = 0, rid = 0;
+  if (mp->nu) metric_unit_ids(b, k, mp, &uid, &bid);
+  /* the printed text of a number says nothing value does not (but its
+  ** digits and separators): kept only when asked (raw_text) */
+  int keep = mp->nv && (!mp->is_num || b->raw_all || mp->flagged);
+  if (!m->rowopen && m->ncols == 7) {
+    if (keep && !b->defer_raw) {
+      raw_flush(b);
+      rid = raw_id(b, mp->val, mp->nv);
+    } else if (keep) {
+      /* resolved while the next rows are read (raw_defer) */
+      raw_defer(b, mp->val, mp->nv, row);
+    }
+    /* the metrics table gets whole rows only from here: append them */
+    pl_column **cols = m->cols;
+    if (row >= b->m_room) {
+      pl_table_reserve(m, row + 1);
+      size_t room = SIZE_MAX;
+      for (size_t i = 0; i < m->ncols; i++)
+        if (cols[i]->cap < room) room = cols[i]->cap;
+      b->m_room = room;
+    }
+    if (row >= b->m_faulted && !b->m_nofault) m_prefault(b, row);
+    m_put_row(b, row, sid, mid, uid, bid, mp->is_num ? mp->v : NAN, rid);
+    return;
+  }
+  raw_flush(b);
+  if (keep) rid = raw_id(b, mp->val, mp->nv);
+  pl_row_put_int(m, b->m_kid, b->nkernels);
+  if (mp->nsec) pl_row_put_strid(m, b->m_sec, sid);
+  pl_row_put_strid(m, b->m_metric, mid);
+  if (mp->nu) {
+    pl_row_put_strid(m, b->m_unit, uid);
+    pl_row_put_strid(m, b->m_base, bid);
+  }
+  if (mp->is_num) pl_row_put_num(m, b->m_value, mp->v);
+  if (keep) pl_row_put_strid(m, b->m_raw, rid);
+  pl_row_end(m);
+}
+
+/* The value in its column c of the kernels table (and the SM count). */
+static void kernel_cell(ncu_builder *b, ncu_mkey *k, int c, const mput *mp, size_t line) {
+  pl_column *col = b->k->cols[c];
+  double v = mp->v;
+  if (col->type == PL_STR) {
+    pl_row_put_str(b->k, c, mp->val, mp->nv);
+  } else if (mp->is_num) {
+    if (k->bytes) v = snap_bytes(v, k->u.factor, mp->val, mp->nv);
+    k_put_num(b, c, v);
+  } else {
+    pl_profile_diag(b->p, line, "kernel column '%s' is numeric; text value '%.*s' of '%.*s' kept in metrics only",
+                    col->name, (int)mp->nv, mp->val, (int)mp->nm, mp->metric);
+  }
+  if (k->is_sm && mp->is_num && b->sm_count_source == NULL) {
+    b->sm_count = v;
+    b->sm_count_source = "metric (# SMs / device__attribute_multiprocessor_count)";
+  }
+}
+
 int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec, uint32_t *sec_id, int cls,
                       const char *metric, size_t nm, const char *unit, size_t nu, const char *val, size_t nv,
                       size_t line, size_t vcol, pl_err *err) {
-  double v = NAN;
-  int is_num = 0;
-  int uslot = -1; /* the unit's cache slot, when looked up here */
-  if (!k->ready) {
-    k->u.factor = 1;
-    k->u.base = NULL;
-    k->known = 0;
-    if (nu) uslot = unit_resolve(b, unit, nu, &k->u, &k->known);
-    k->nid = pl_pool_intern(b->names, metric, nm);
-    k->bytes = k->known && (strcmp(k->u.base, "byte") == 0 || strcmp(k->u.base, "byte/block") == 0);
-    k->ready = 1;
-  }
-  const int known = k->known;
+  mput mp = { sec, metric, unit, val, nsec, nm, nu, nv, sec_id, -1, NAN, 0, 0, 0 };
+  if (!k->ready) key_ready(b, k, &mp);
   const pl_unit u = k->u;
-  const char *base = nu ? (known ? u.base : NULL) : "";
-  if (nv > 0) {
-    if (pl_parse_plain(val, nv, &v) || (!b->locale && pl_parse_grouped(val, nv, &v)) ||
-        pl_ncu_parse_value(val, nv, &b->locale, &v) == 0) {
-      is_num = 1;
-      v = pl_unit_scale(v, u.factor);
-    } else v = NAN;
-  }
-  int na = !is_num && (nv == 0 || eqn(val, nv, "n/a") || eqn(val, nv, "N/A"));
-  int flagged = 0; /* "(!) 12.5": a number ncu marks as doubtful (its text is kept) */
-  if (!is_num && !na && pl_ncu_not_collected(val, nv)) {
-    na = 1;
-    b->nmissing++;
-  } else if (!is_num && !na && nv > 4 && memcmp(val, "(!) ", 4) == 0 &&
-             pl_ncu_parse_value(val + 4, nv - 4, &b->locale, &v) == 0 && isfinite(v)) {
-    is_num = 1;
-    flagged = 1;
-    v = pl_unit_scale(v, u.factor);
-  }
+  const char *base = nu ? (k->known ? u.base : NULL) : "";
+  read_value(b, &u, &mp);
   int must = 0;
   int c = -1;
   if (cls != NCU_SEC_OTHER) {
     if (k->kc == -2) {
-      c = kernel_col(b, cls, k->nid, metric, nm, base, is_num, &must);
+      c = kernel_col(b, cls, k->nid, metric, nm, base, mp.is_num, &must);
       k->kc = c;
       k->must = must;
       k->is_sm = c >= 0 && strcmp(b->k->cols[c]->name, "sm_count") == 0;
@@ -545,124 +692,16 @@ int pl_ncu_b_metric_k(ncu_builder *b, ncu_mkey *k, const char *sec, size_t nsec,
       must = k->must;
     }
   }
-  if (!is_num && !na && (must || nu > 0)) {
+  if (!mp.is_num && !mp.na && (must || nu > 0)) {
     b->tmp.len = 0;
     pl_buf_printf(&b->tmp, "a number for '%.*s'%s%.*s%s", (int)nm, metric, nu ? " (unit '" : "", (int)nu, unit,
                   nu ? "')" : "");
     return pl_err_expected(err, line, vcol, pl_buf_cstr(&b->tmp), val, nv);
   }
-  if (b->want_m) {
-    pl_table *m = b->m;
-    size_t row = m->nrows;
-    uint32_t sid = 0, mid, uid = 0, bid = 0, rid = 0;
-    if (nsec) {
-      if (sec_id) {
-        if (*sec_id == 0) {
-          raw_flush(b);
-          *sec_id = pl_pool_intern(m->pool, sec, nsec);
-        }
-        sid = *sec_id;
-      } else {
-        raw_flush(b);
-        sid = str_id(m, b->m_sec, row, sec, nsec);
-      }
-    }
-    /* metric names and units repeat on every launch: their ids are kept */
-    mid = k->mid;
-    if (!mid) {
-      uint32_t nid = k->nid;
-      if (nid >= b->nmid) {
-        size_t nn = b->nmid ? b->nmid : 256;
-        while (nn <= nid) nn *= 2;
-        b->mid = pl_xrealloc(b->mid, nn * sizeof *b->mid);
-        memset(b->mid + b->nmid, 0, (nn - b->nmid) * sizeof *b->mid);
-        b->nmid = nn;
-      }
-      if (b->mid[nid] == 0) {
-        raw_flush(b);
-        b->mid[nid] = pl_pool_intern(m->pool, metric, nm);
-      }
-      mid = k->mid = b->mid[nid];
-    }
-    if (nu) {
-      uid = k->unit_id;
-      bid = k->base_id;
-      if (!uid) {
-        if (uslot < 0 && nu < sizeof b->ucache[0].s) {
-          pl_unit u2;
-          int kn2;
-          uslot = unit_resolve(b, unit, nu, &u2, &kn2);
-        }
-        uid = uslot >= 0 ? b->ucache[uslot].unit_id : 0;
-        bid = uslot >= 0 ? b->ucache[uslot].base_id : 0;
-        if (!uid) {
-          raw_flush(b);
-          uid = pl_pool_intern(m->pool, unit, nu);
-          bid = known ? pl_pool_intern(m->pool, u.base, strlen(u.base)) : uid;
-          if (uslot >= 0) {
-            b->ucache[uslot].unit_id = uid;
-            b->ucache[uslot].base_id = bid;
-          }
-        }
-        k->unit_id = uid;
-        k->base_id = bid;
-      }
-    }
-    /* the printed text of a number says nothing value does not (but its
-    ** digits and separators): kept only when asked (raw_text) */
-    int keep = nv && (!is_num || b->raw_all || flagged);
-    if (!m->rowopen && m->ncols == 7) {
-      if (keep && !b->defer_raw) {
-        raw_flush(b);
-        rid = raw_id(b, val, nv);
-      } else if (keep) {
-        /* resolved while the next rows are read (raw_defer) */
-        raw_defer(b, val, nv, row);
-      }
-      /* the metrics table gets whole rows only from here: append them */
-      pl_column **cols = m->cols;
-      if (row >= b->m_room) {
-        pl_table_reserve(m, row + 1);
-        size_t room = SIZE_MAX;
-        for (size_t i = 0; i < m->ncols; i++)
-          if (cols[i]->cap < room) room = cols[i]->cap;
-        b->m_room = room;
-      }
-      if (row >= b->m_faulted && !b->m_nofault) m_prefault(b, row);
-      m_put_row(b, row, sid, mid, uid, bid, is_num ? v : NAN, rid);
-    } else {
-      raw_flush(b);
-      if (keep) rid = raw_id(b, val, nv);
-      pl_row_put_int(m, b->m_kid, b->nkernels);
-      if (nsec) pl_row_put_strid(m, b->m_sec, sid);
-      pl_row_put_strid(m, b->m_metric, mid);
-      if (nu) {
-        pl_row_put_strid(m, b->m_unit, uid);
-        pl_row_put_strid(m, b->m_base, bid);
-      }
-      if (is_num) pl_row_put_num(m, b->m_value, v);
-      if (keep) pl_row_put_strid(m, b->m_raw, rid);
-      pl_row_end(m);
-    }
-  }
-  if (c >= 0 && !na) {
-    pl_column *col = b->k->cols[c];
-    if (col->type == PL_STR) {
-      pl_row_put_str(b->k, c, val, nv);
-    } else if (is_num) {
-      if (k->bytes) v = snap_bytes(v, u.factor, val, nv);
-      k_put_num(b, c, v);
-    } else {
-      pl_profile_diag(b->p, line, "kernel column '%s' is numeric; text value '%.*s' of '%.*s' kept in metrics only",
-                      col->name, (int)nv, val, (int)nm, metric);
-    }
-    if (k->is_sm && is_num && b->sm_count_source == NULL) {
-      b->sm_count = v;
-      b->sm_count_source = "metric (# SMs / device__attribute_multiprocessor_count)";
-    }
-  }
+  if (b->want_m) metric_row(b, k, &mp);
+  if (c >= 0 && !mp.na) kernel_cell(b, k, c, &mp, line);
   /* what pl_ncu_b_metric_fast needs to add the next number of this key */
-  if (is_num && !k->fast) {
+  if (mp.is_num && !k->fast) {
     int ok = 1;
     if (b->want_m) ok = (nsec == 0 || (sec_id && *sec_id)) && k->mid && (nu == 0 || k->unit_id);
     if (c >= 0) ok = ok && b->k->cols[c]->type == PL_NUM && !k->is_sm;

@@ -360,44 +360,44 @@ static void ksum_add(ksum *k, double y) {
   k->s = tt;
 }
 
-pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys, const pl_agg *aggs, size_t naggs,
-                         pl_err *err) {
+/* The aggregates' columns and masks, checked against t: 0, or -1 with
+** the error set. */
+static int check_aggs(const pl_table *t, const pl_agg *aggs, size_t naggs, pl_err *err) {
   for (size_t a = 0; a < naggs; a++) {
     if (aggs[a].op == PL_AGG_COUNT || aggs[a].op == PL_AGG_IDS || aggs[a].op == PL_AGG_FIRST_ROW) continue;
     if (aggs[a].col < 0 || (size_t)aggs[a].col >= t->ncols) {
       pl_err_set(err, 0, 0, "aggregate '%s': no such column", aggs[a].out);
-      return NULL;
+      return -1;
     }
     pl_type ty = t->cols[aggs[a].col]->type;
     if (ty == PL_STR && aggs[a].op != PL_AGG_FIRST && aggs[a].op != PL_AGG_LAST &&
         aggs[a].op != PL_AGG_COUNT_DISTINCT) {
       pl_err_set(err, 0, 0, "aggregate '%s': column '%s' holds strings, not numbers", aggs[a].out,
                  t->cols[aggs[a].col]->name);
-      return NULL;
+      return -1;
     }
     if (aggs[a].op == PL_AGG_WMEAN) {
       if (aggs[a].col2 < 0 || (size_t)aggs[a].col2 >= t->ncols) {
         pl_err_set(err, 0, 0, "aggregate '%s': no weight column", aggs[a].out);
-        return NULL;
+        return -1;
       }
       if (t->cols[aggs[a].col2]->type == PL_STR) {
         pl_err_set(err, 0, 0, "aggregate '%s': weight column '%s' holds strings, not numbers", aggs[a].out,
                    t->cols[aggs[a].col2]->name);
-        return NULL;
+        return -1;
       }
     }
     if (aggs[a].where && (aggs[a].where->type != PL_BOOL || aggs[a].where->len != t->nrows)) {
       pl_err_set(err, 0, 0, "aggregate '%s': where must be a boolean column of %zu rows", aggs[a].out, t->nrows);
-      return NULL;
+      return -1;
     }
   }
-  size_t n = t->nrows;
-  /* 1. assign a group id to each row */
-  size_t *gid = pl_xmalloc((n ? n : 1) * sizeof *gid);
-  size_t *first = NULL;
-  size_t ngroups = pl_table_group_ids(t, keys, nkeys, gid, &first);
+  return 0;
+}
 
-  /* 2. output: key columns (first row of each group), then aggregates */
+/* The output's key columns: the first row of each group, only the key
+** columns, in the order given. */
+static pl_table *group_keys(const pl_table *t, const int *keys, size_t nkeys, const size_t *first, size_t ngroups) {
   pl_table *r = pl_table_take(t, first, ngroups);
   for (size_t j = r->ncols; j-- > 0;) {
     int keep = 0;
@@ -414,197 +414,242 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys, const
       r->cols[k] = c;
     }
   }
-  /* group row lists (counting sort) for aggregates that need all values */
-  size_t *start = pl_xcalloc(ngroups + 1, sizeof *start);
-  for (size_t i = 0; i < n; i++) start[gid[i] + 1]++;
-  for (size_t g = 0; g < ngroups; g++) start[g + 1] += start[g];
-  size_t *rows = pl_xmalloc((n ? n : 1) * sizeof *rows);
-  size_t *fill = pl_xmalloc((ngroups ? ngroups : 1) * sizeof *fill);
-  memcpy(fill, start, (ngroups ? ngroups : 0) * sizeof *fill);
-  for (size_t i = 0; i < n; i++) rows[fill[gid[i]]++] = i;
-  free(fill);
-  double *vals = pl_xmalloc((n ? n : 1) * sizeof *vals);
+  return r;
+}
 
-  for (size_t a = 0; a < naggs; a++) {
-    const pl_agg *ag = &aggs[a];
-    pl_type outt = PL_NUM;
-    const pl_column *wh = ag->where;
-#define PASS(row) (wh == NULL || wh->v.b[row] == 1)
-    if (ag->op == PL_AGG_COUNT || ag->op == PL_AGG_COUNT_DISTINCT || ag->op == PL_AGG_IDS || ag->op == PL_AGG_FIRST_ROW)
-      outt = PL_INT;
-    else if (ag->op == PL_AGG_FIRST || ag->op == PL_AGG_LAST) outt = t->cols[ag->col]->type;
-    else if ((ag->op == PL_AGG_MIN || ag->op == PL_AGG_MAX || ag->op == PL_AGG_SUM) && t->cols[ag->col]->type == PL_INT)
-      outt = PL_INT;
-    int oc = pl_table_col(r, ag->out);
-    if (oc >= 0) pl_table_drop_col(r, oc);
-    oc = pl_table_add_col(r, ag->out, outt);
-    pl_column *out = r->cols[oc];
-    for (size_t g = 0; g < ngroups; g++) {
-      size_t b = start[g], e = start[g + 1], m = 0;
-      if (ag->op == PL_AGG_COUNT) {
-        if (wh == NULL) {
-          out->v.i64[g] = (int64_t)(e - b);
-          continue;
-        }
-        int64_t k = 0;
-        for (size_t i = b; i < e; i++) k += PASS(rows[i]);
-        out->v.i64[g] = k;
-        continue;
-      }
-      if (ag->op == PL_AGG_IDS) {
-        out->v.i64[g] = (int64_t)first[g] + 1;
-        continue;
-      }
-      if (ag->op == PL_AGG_FIRST_ROW) { /* the first row (1-based) that passes the mask */
-        int64_t fr = PL_INT_NA;
-        for (size_t i = b; i < e && fr == PL_INT_NA; i++)
-          if (PASS(rows[i])) fr = (int64_t)rows[i] + 1;
-        out->v.i64[g] = fr;
-        continue;
-      }
-      if (ag->op == PL_AGG_WMEAN) {
-        ksum sx = { 0, 0 }, sw = { 0, 0 };
-        for (size_t i = b; i < e; i++) {
-          if (!PASS(rows[i])) continue;
-          double x = pl_cell_num(t, ag->col, rows[i]), w = pl_cell_num(t, ag->col2, rows[i]);
-          if (isnan(x) || isnan(w)) continue;
-          ksum_add(&sx, x * w);
-          ksum_add(&sw, w);
-        }
-        double den = sw.s + sw.c;
-        out->v.num[g] = den != 0 ? (sx.s + sx.c) / den : NAN;
-        continue;
-      }
-      if (ag->op == PL_AGG_FIRST || ag->op == PL_AGG_LAST) { /* the first (last) non-missing value */
-        size_t i = e;
-        if (ag->op == PL_AGG_FIRST) {
-          for (size_t x = b; x < e && i == e; x++)
-            if (PASS(rows[x]) && !pl_cell_missing(t, ag->col, rows[x])) i = x;
-        } else {
-          for (size_t x = e; x-- > b && i == e;)
-            if (PASS(rows[x]) && !pl_cell_missing(t, ag->col, rows[x])) i = x;
-        }
-        if (i == e) {
-          if (outt == PL_NUM) out->v.num[g] = NAN;
-          else if (outt == PL_STR) out->v.str[g] = 0;
-          else if (outt == PL_BOOL) out->v.b[g] = PL_BOOL_NA;
-          else out->v.i64[g] = PL_INT_NA;
-          continue;
-        }
-        size_t row = rows[i];
-        const pl_column *sc = t->cols[ag->col];
-        if (outt == PL_NUM) out->v.num[g] = sc->v.num[row];
-        else if (outt == PL_STR) out->v.str[g] = sc->v.str[row];
-        else if (outt == PL_BOOL) out->v.b[g] = sc->v.b[row];
-        else out->v.i64[g] = sc->v.i64[row];
-        continue;
-      }
-      if (ag->op == PL_AGG_COUNT_DISTINCT) {
-        /* sort the group's rows by value hash; equal hashes are compared
-        ** exactly within their run, so collisions cannot miscount */
-        size_t m2 = 0; /* missing values are not a distinct value */
-        hashrow *hr = pl_xmalloc((e - b ? e - b : 1) * sizeof *hr);
-        for (size_t i = b; i < e; i++) {
-          if (!PASS(rows[i]) || pl_cell_missing(t, ag->col, rows[i])) continue;
-          hr[m2].h = cell_hash(t, ag->col, rows[i], 1);
-          hr[m2].row = rows[i];
-          m2++;
-        }
-        qsort(hr, m2, sizeof *hr, cmp_hashrow);
-        int64_t cnt = 0;
-        for (size_t i = 0; i < m2;) {
-          size_t j = i;
-          while (j < m2 && hr[j].h == hr[i].h) j++;
-          for (size_t x = i; x < j; x++) {
-            int seen = 0;
-            for (size_t y = i; y < x && !seen; y++) seen = cell_eq(t, ag->col, hr[y].row, t, ag->col, hr[x].row);
-            if (!seen) cnt++;
-          }
-          i = j;
-        }
-        free(hr);
-        out->v.i64[g] = cnt;
-        continue;
-      }
-      if (outt == PL_INT) {
-        const int64_t *src = t->cols[ag->col]->v.i64;
-        int64_t acc = PL_INT_NA;
-        for (size_t i = b; i < e; i++) {
-          int64_t v = src[rows[i]];
-          if (v == PL_INT_NA || !PASS(rows[i])) continue;
-          if (acc == PL_INT_NA) acc = ag->op == PL_AGG_SUM ? 0 : v;
-          if (ag->op == PL_AGG_SUM) {
-            if (__builtin_add_overflow(acc, v, &acc) || acc == PL_INT_NA) {
-              /* the sum leaves int64: this output column becomes a double */
-              pl_table_retype(r, oc, PL_NUM);
-              out = r->cols[oc];
-              outt = PL_NUM;
-              g = (size_t)-1; /* recompute every group as doubles */
-              break;
-            }
-          } else if (ag->op == PL_AGG_MIN ? v < acc : v > acc) acc = v;
-        }
-        if (outt != PL_INT) continue;
-        if (ag->op == PL_AGG_SUM && acc == PL_INT_NA) acc = 0;
-        out->v.i64[g] = acc;
-        continue;
-      }
-      for (size_t i = b; i < e; i++) {
-        double v = pl_cell_num(t, ag->col, rows[i]);
-        if (!isnan(v) && PASS(rows[i])) vals[m++] = v;
-      }
-      double res = NAN;
-      if (ag->op == PL_AGG_SUM) {
-        /* Neumaier summation: sums of many durations stay exact */
-        double s = 0, c = 0;
-        for (size_t i = 0; i < m; i++) {
-          double y = vals[i], tt = s + y;
-          c += fabs(s) >= fabs(y) ? (s - tt) + y : (y - tt) + s;
-          s = tt;
-        }
-        res = s + c;
-      } else if (m > 0) {
-        switch (ag->op) {
-          case PL_AGG_MEAN:
-          case PL_AGG_SD: {
-            double mean = 0;
-            for (size_t i = 0; i < m; i++) mean += (vals[i] - mean) / (double)(i + 1);
-            if (ag->op == PL_AGG_MEAN) {
-              res = mean;
-              break;
-            }
-            if (m < 2) {
-              res = NAN;
-              break;
-            }
-            double ss = 0;
-            for (size_t i = 0; i < m; i++) ss += (vals[i] - mean) * (vals[i] - mean);
-            res = sqrt(ss / (double)(m - 1));
-            break;
-          }
-          case PL_AGG_MIN:
-            res = vals[0];
-            for (size_t i = 1; i < m; i++)
-              if (vals[i] < res) res = vals[i];
-            break;
-          case PL_AGG_MAX:
-            res = vals[0];
-            for (size_t i = 1; i < m; i++)
-              if (vals[i] > res) res = vals[i];
-            break;
-          case PL_AGG_QUANTILE: res = pl_quantile_select(vals, m, ag->q); break;
-          default: break;
-        }
-      }
-      out->v.num[g] = res;
-    }
-#undef PASS
+/* The rows of each group: group g's rows are rows[start[g] .. start[g+1]),
+** in row order; first[g] its first row; vals scratch for n doubles. */
+typedef struct grows {
+  size_t ngroups;
+  size_t *start, *rows, *first;
+  double *vals;
+} grows;
+
+/* A row an aggregate takes: no mask, or the mask true there. */
+static inline int passes(const pl_column *wh, size_t row) { return wh == NULL || wh->v.b[row] == 1; }
+
+/* The type of an aggregate's output column. */
+static pl_type agg_type(const pl_table *t, const pl_agg *ag) {
+  if (ag->op == PL_AGG_COUNT || ag->op == PL_AGG_COUNT_DISTINCT || ag->op == PL_AGG_IDS || ag->op == PL_AGG_FIRST_ROW)
+    return PL_INT;
+  if (ag->op == PL_AGG_FIRST || ag->op == PL_AGG_LAST) return t->cols[ag->col]->type;
+  if ((ag->op == PL_AGG_MIN || ag->op == PL_AGG_MAX || ag->op == PL_AGG_SUM) && t->cols[ag->col]->type == PL_INT)
+    return PL_INT;
+  return PL_NUM;
+}
+
+/* count: the rows of the group that pass the mask */
+static inline int64_t agg_count(const pl_agg *ag, const size_t *rows, size_t b, size_t e) {
+  if (ag->where == NULL) return (int64_t)(e - b);
+  int64_t k = 0;
+  for (size_t i = b; i < e; i++) k += passes(ag->where, rows[i]);
+  return k;
+}
+
+/* first_row: the first row (1-based) that passes the mask */
+static inline int64_t agg_first_row(const pl_agg *ag, const size_t *rows, size_t b, size_t e) {
+  int64_t fr = PL_INT_NA;
+  for (size_t i = b; i < e && fr == PL_INT_NA; i++)
+    if (passes(ag->where, rows[i])) fr = (int64_t)rows[i] + 1;
+  return fr;
+}
+
+/* wmean: sum(x w) / sum(w) over the rows with both present */
+static double agg_wmean(const pl_table *t, const pl_agg *ag, const size_t *rows, size_t b, size_t e) {
+  ksum sx = { 0, 0 }, sw = { 0, 0 };
+  for (size_t i = b; i < e; i++) {
+    if (!passes(ag->where, rows[i])) continue;
+    double x = pl_cell_num(t, ag->col, rows[i]), w = pl_cell_num(t, ag->col2, rows[i]);
+    if (isnan(x) || isnan(w)) continue;
+    ksum_add(&sx, x * w);
+    ksum_add(&sw, w);
   }
-  free(vals);
-  free(rows);
-  free(start);
+  double den = sw.s + sw.c;
+  return den != 0 ? (sx.s + sx.c) / den : NAN;
+}
+
+/* first, last: the first (last) non-missing value, into out[g] */
+static void agg_first_last(const pl_table *t, const pl_agg *ag, pl_column *out, size_t g, const size_t *rows, size_t b,
+                           size_t e) {
+  pl_type outt = out->type;
+  size_t i = e;
+  if (ag->op == PL_AGG_FIRST) {
+    for (size_t x = b; x < e && i == e; x++)
+      if (passes(ag->where, rows[x]) && !pl_cell_missing(t, ag->col, rows[x])) i = x;
+  } else {
+    for (size_t x = e; x-- > b && i == e;)
+      if (passes(ag->where, rows[x]) && !pl_cell_missing(t, ag->col, rows[x])) i = x;
+  }
+  if (i == e) {
+    if (outt == PL_NUM) out->v.num[g] = NAN;
+    else if (outt == PL_STR) out->v.str[g] = 0;
+    else if (outt == PL_BOOL) out->v.b[g] = PL_BOOL_NA;
+    else out->v.i64[g] = PL_INT_NA;
+    return;
+  }
+  size_t row = rows[i];
+  const pl_column *sc = t->cols[ag->col];
+  if (outt == PL_NUM) out->v.num[g] = sc->v.num[row];
+  else if (outt == PL_STR) out->v.str[g] = sc->v.str[row];
+  else if (outt == PL_BOOL) out->v.b[g] = sc->v.b[row];
+  else out->v.i64[g] = sc->v.i64[row];
+}
+
+/* count_distinct: sort the group's rows by value hash; equal hashes are
+** compared exactly within their run, so collisions cannot miscount.
+** Missing values are not a distinct value. */
+static int64_t agg_count_distinct(const pl_table *t, const pl_agg *ag, const size_t *rows, size_t b, size_t e) {
+  size_t m2 = 0;
+  hashrow *hr = pl_xmalloc((e - b ? e - b : 1) * sizeof *hr);
+  for (size_t i = b; i < e; i++) {
+    if (!passes(ag->where, rows[i]) || pl_cell_missing(t, ag->col, rows[i])) continue;
+    hr[m2].h = cell_hash(t, ag->col, rows[i], 1);
+    hr[m2].row = rows[i];
+    m2++;
+  }
+  qsort(hr, m2, sizeof *hr, cmp_hashrow);
+  int64_t cnt = 0;
+  for (size_t i = 0; i < m2;) {
+    size_t j = i;
+    while (j < m2 && hr[j].h == hr[i].h) j++;
+    for (size_t x = i; x < j; x++) {
+      int seen = 0;
+      for (size_t y = i; y < x && !seen; y++) seen = cell_eq(t, ag->col, hr[y].row, t, ag->col, hr[x].row);
+      if (!seen) cnt++;
+    }
+    i = j;
+  }
+  free(hr);
+  return cnt;
+}
+
+/* sum, min, max of an int64 column into *acc (a sum of no value: 0, a
+** min/max: missing): 0, or -1 when the sum leaves int64. */
+static inline int agg_int(const pl_table *t, const pl_agg *ag, const size_t *rows, size_t b, size_t e, int64_t *out) {
+  const int64_t *src = t->cols[ag->col]->v.i64;
+  int64_t acc = PL_INT_NA;
+  for (size_t i = b; i < e; i++) {
+    int64_t v = src[rows[i]];
+    if (v == PL_INT_NA || !passes(ag->where, rows[i])) continue;
+    if (acc == PL_INT_NA) acc = ag->op == PL_AGG_SUM ? 0 : v;
+    if (ag->op == PL_AGG_SUM) {
+      if (__builtin_add_overflow(acc, v, &acc) || acc == PL_INT_NA) return -1;
+    } else if (ag->op == PL_AGG_MIN ? v < acc : v > acc) acc = v;
+  }
+  if (ag->op == PL_AGG_SUM && acc == PL_INT_NA) acc = 0;
+  *out = acc;
+  return 0;
+}
+
+/* sum, mean, sd, min, max, quantile over the present values as doubles
+** (vals: scratch) */
+static double agg_num(const pl_table *t, const pl_agg *ag, const size_t *rows, size_t b, size_t e, double *vals) {
+  size_t m = 0;
+  for (size_t i = b; i < e; i++) {
+    double v = pl_cell_num(t, ag->col, rows[i]);
+    if (!isnan(v) && passes(ag->where, rows[i])) vals[m++] = v;
+  }
+  if (ag->op == PL_AGG_SUM) {
+    /* Neumaier summation: sums of many durations stay exact */
+    double s = 0, c = 0;
+    for (size_t i = 0; i < m; i++) {
+      double y = vals[i], tt = s + y;
+      c += fabs(s) >= fabs(y) ? (s - tt) + y : (y - tt) + s;
+      s = tt;
+    }
+    return s + c;
+  }
+  if (m == 0) return NAN;
+  double res = NAN;
+  switch (ag->op) {
+    case PL_AGG_MEAN:
+    case PL_AGG_SD: {
+      double mean = 0;
+      for (size_t i = 0; i < m; i++) mean += (vals[i] - mean) / (double)(i + 1);
+      if (ag->op == PL_AGG_MEAN) return mean;
+      if (m < 2) return NAN;
+      double ss = 0;
+      for (size_t i = 0; i < m; i++) ss += (vals[i] - mean) * (vals[i] - mean);
+      return sqrt(ss / (double)(m - 1));
+    }
+    case PL_AGG_MIN:
+      res = vals[0];
+      for (size_t i = 1; i < m; i++)
+        if (vals[i] < res) res = vals[i];
+      break;
+    case PL_AGG_MAX:
+      res = vals[0];
+      for (size_t i = 1; i < m; i++)
+        if (vals[i] > res) res = vals[i];
+      break;
+    case PL_AGG_QUANTILE: res = pl_quantile_select(vals, m, ag->q); break;
+    default: break;
+  }
+  return res;
+}
+
+/* One aggregate's output column of r, one row per group. */
+static void agg_column(pl_table *r, const pl_table *t, const pl_agg *ag, const grows *gr) {
+  pl_type outt = agg_type(t, ag);
+  int oc = pl_table_col(r, ag->out);
+  if (oc >= 0) pl_table_drop_col(r, oc);
+  oc = pl_table_add_col(r, ag->out, outt);
+  pl_column *out = r->cols[oc];
+  const size_t *rows = gr->rows;
+  for (size_t g = 0; g < gr->ngroups; g++) {
+    size_t b = gr->start[g], e = gr->start[g + 1];
+    switch (ag->op) {
+      case PL_AGG_COUNT: out->v.i64[g] = agg_count(ag, rows, b, e); break;
+      case PL_AGG_IDS: out->v.i64[g] = (int64_t)gr->first[g] + 1; break;
+      case PL_AGG_FIRST_ROW: out->v.i64[g] = agg_first_row(ag, rows, b, e); break;
+      case PL_AGG_WMEAN: out->v.num[g] = agg_wmean(t, ag, rows, b, e); break;
+      case PL_AGG_FIRST:
+      case PL_AGG_LAST: agg_first_last(t, ag, out, g, rows, b, e); break;
+      case PL_AGG_COUNT_DISTINCT: out->v.i64[g] = agg_count_distinct(t, ag, rows, b, e); break;
+      default:
+        if (outt != PL_INT) {
+          out->v.num[g] = agg_num(t, ag, rows, b, e, gr->vals);
+        } else if (agg_int(t, ag, rows, b, e, &out->v.i64[g]) != 0) {
+          /* the sum leaves int64: this output column becomes a double */
+          pl_table_retype(r, oc, PL_NUM);
+          out = r->cols[oc];
+          outt = PL_NUM;
+          g = (size_t)-1; /* recompute every group as doubles */
+        }
+        break;
+    }
+  }
+}
+
+pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys, const pl_agg *aggs, size_t naggs,
+                         pl_err *err) {
+  if (check_aggs(t, aggs, naggs, err) != 0) return NULL;
+  size_t n = t->nrows;
+  /* 1. assign a group id to each row */
+  size_t *gid = pl_xmalloc((n ? n : 1) * sizeof *gid);
+  grows gr;
+  gr.first = NULL;
+  gr.ngroups = pl_table_group_ids(t, keys, nkeys, gid, &gr.first);
+  size_t ngroups = gr.ngroups;
+
+  /* 2. output: key columns (first row of each group), then aggregates */
+  pl_table *r = group_keys(t, keys, nkeys, gr.first, ngroups);
+  /* group row lists (counting sort) for aggregates that need all values */
+  gr.start = pl_xcalloc(ngroups + 1, sizeof *gr.start);
+  for (size_t i = 0; i < n; i++) gr.start[gid[i] + 1]++;
+  for (size_t g = 0; g < ngroups; g++) gr.start[g + 1] += gr.start[g];
+  gr.rows = pl_xmalloc((n ? n : 1) * sizeof *gr.rows);
+  size_t *fill = pl_xmalloc((ngroups ? ngroups : 1) * sizeof *fill);
+  memcpy(fill, gr.start, (ngroups ? ngroups : 0) * sizeof *fill);
+  for (size_t i = 0; i < n; i++) gr.rows[fill[gid[i]]++] = i;
+  free(fill);
+  gr.vals = pl_xmalloc((n ? n : 1) * sizeof *gr.vals);
+  for (size_t a = 0; a < naggs; a++) agg_column(r, t, &aggs[a], &gr);
+  free(gr.vals);
+  free(gr.rows);
+  free(gr.start);
   free(gid);
-  free(first);
+  free(gr.first);
   return r;
 }
 
