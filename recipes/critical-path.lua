@@ -18,6 +18,10 @@ local CPA = require "perflab.critical_path"
 local chart = require "perflab.chart"
 local I = require "perflab.intervals"
 
+-- text, Markdown and HTML show the first rows of the path and its events
+-- (a whole trace's path has hundreds of thousands); JSON and CSV have all
+local SHOWN_ROWS = 100
+
 local SHORT = { critical_path_operator = "span", critical_path_dependency = "next op",
   critical_path_kernel_launch_delay = "launch", critical_path_kernel_kernel_delay = "after kernel",
   critical_path_sync_dependency = "sync" }
@@ -195,26 +199,21 @@ return {
       pt:with("t_us", (path:col("ts_ns") - r.window_lo_ns) / 1000):drop("ts_ns")
       pt:with("node", node):with("edge", path:col("edge"):map(SHORT))
         :with("weight_us", path:col("edge_weight_ns") / 1000):with("bound_by", path:col("bound_by"))
-      report:table("path", pt, { title = "the critical path, node by node (the edge leaving each node)" })
-      -- the events: first node of each event on the path, what the path came from
-      local ones = path:col("event"):present():map { [true] = 1 }
-      local rowno = ones:cumsum()
-      local prev = (rowno - 1):keep(rowno:gt(1))
-      local prev_name = names:at(prev)
-      local prev_edge = path:col("edge"):at(prev):map(SHORT)
-      local waits = T.sprintf("%s: %s", prev_edge, prev_name)
-      local firsts = path:col("event"):index_of(path:col("event"))
-      local first_mask = firsts:eq(rowno)
-      local on = path:filter(path:col("edge_event"):present(), { "edge_event", "edge_weight_ns" })
-        :group_by("edge_event"):agg { { "ns", "sum", "edge_weight_ns" } }
-      local ce = path:select("event"):with("waits_for", waits):filter(first_mask)
-      local er = ce:col("event")
-      local ons = on:col("ns"):at(on:col("edge_event"):index_of(er)):fill(0)
-      local out = ce:select("event")
+      report:table("path", pt, { title = "the critical path, node by node (the edge leaving each node)",
+        rows = SHOWN_ROWS })
+      -- the events: first node of each event on the path (perflab.critpath's
+      -- on_path table), what the path came from into it
+      local onp = r.on_path
+      local row = onp:col("row")
+      local prev = (row - 1):keep(row:gt(1))
+      local waits = T.sprintf("%s: %s", path:col("edge"):at(prev):map(SHORT), names:at(prev))
+      local er = onp:col("event")
+      local out = onp:select("event")
       out:with("t_us", (ev:col("ts_ns"):at(er) - r.window_lo_ns) / 1000):with("dur_us", ev:col("dur_ns"):at(er) / 1000)
         :with("name", ev:col("name"):at(er)):with("cat", ev:col("cat"):at(er)):with("stream", ev:col("stream"):at(er))
-        :with("on_path_us", ons / 1000):with("waits_for", ce:col("waits_for")):drop("event")
-      report:table("critical_events", out, { title = "the events on the critical path, in path order" })
+        :with("on_path_us", onp:col("on_path_ns") / 1000):with("waits_for", waits):drop("event")
+      report:table("critical_events", out, { title = "the events on the critical path, in path order",
+        rows = SHOWN_ROWS })
       report:figure("critical-path.svg", figure(r, opts.figure_events, opts.figure_context),
           { title = "the step's timeline with its critical path" })
       if r.rounded then

@@ -8,6 +8,7 @@
 #include "critpath.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const SPEC_KEYS[] = { "ts",     "dur",         "cat",         "flags",       "pid",
@@ -61,6 +62,30 @@ static pl_column *newcol(pl_table *r, const char *name, pl_type ty, size_t n) {
 static void setint(lua_State *L, const char *k, int64_t v) {
   lua_pushinteger(L, (lua_Integer)v);
   lua_setfield(L, -2, k);
+}
+
+/* The events on the path, in path order: the event (1-based), the path
+** row where it first appears (1-based) and the path time attributed to it
+** (the weights of the path edges whose edge_event it is), ns. */
+static pl_table *on_path(const pl_cp_out *o, size_t n, size_t ncrit) {
+  pl_table *t = pl_table_new("on_path");
+  pl_column *c_ev = newcol(t, "event", PL_INT, ncrit), *c_row = newcol(t, "row", PL_INT, ncrit);
+  pl_column *c_ns = newcol(t, "on_path_ns", PL_INT, ncrit);
+  int64_t *acc = pl_xcalloc(n ? n : 1, sizeof *acc); /* per event: its path time; INT64_MIN once listed */
+  for (size_t p = 0; p + 1 < o->npath; p++)
+    if (o->edge_event[p] >= 0 && (size_t)o->edge_event[p] < n) acc[o->edge_event[p]] += o->edge_weight[p];
+  size_t k = 0;
+  for (size_t p = 0; p < o->npath && k < ncrit; p++) {
+    size_t e = (size_t)o->path_event[p];
+    if (e >= n || acc[e] == INT64_MIN) continue;
+    c_ev->v.i64[k] = (int64_t)e + 1;
+    c_row->v.i64[k] = (int64_t)p + 1;
+    c_ns->v.i64[k++] = acc[e];
+    acc[e] = INT64_MIN;
+  }
+  free(acc);
+  t->nrows = k;
+  return t;
 }
 
 /* run(spec) -> result table | nil, message, instances */
@@ -154,6 +179,7 @@ static int l_run(lua_State *L) {
     }
   }
   u->nrows = n;
+  pl_table *v = on_path(&o, n, ncrit);
   lua_settop(L, top);
   lua_createtable(L, 0, 16);
   setint(L, "length_ns", o.length);
@@ -181,6 +207,8 @@ static int l_run(lua_State *L) {
   lua_setfield(L, -2, "path");
   pl_l_pushtable(L, u);
   lua_setfield(L, -2, "times");
+  pl_l_pushtable(L, v);
+  lua_setfield(L, -2, "on_path");
   return 1;
 }
 

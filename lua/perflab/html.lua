@@ -287,7 +287,7 @@ local function section(out, rep, idx, opts)
     local info = rep.table_info[name] or {}
     out[#out + 1] = string.format("<h3>%s%s</h3>", esc(name),
         info.title and (' <span class="muted">— ' .. esc(info.title) .. "</span>") or "")
-    table_html(out, rep.tables[name], nil, rep.origin_ns)
+    table_html(out, rep.tables[name], info.rows, rep.origin_ns)
     if info.note then out[#out + 1] = '<p class="note">' .. esc(info.note) .. "</p>" end
   end
   for _, ft in ipairs(folded) do

@@ -64,10 +64,13 @@ function Report:finding(f)
   return g
 end
 
---- Adds (or replaces) a table under a name.  info = {title=, note=}.
+--- Adds (or replaces) a table under a name.  info = {title=, note=, rows=}:
+--- rows (for a table that may be long, such as a path of 400,000 nodes):
+--- text, Markdown and HTML show its first `rows` rows and say how many
+--- more; JSON, CSV and --output DIR keep every row.
 function Report:table(name, t, info)
   if not ptable.is_table(t) then error("report:table: expected a perflab table for '" .. tostring(name) .. "'", 2) end
-  check(info, { "note", "title" }, "report:table")
+  check(info, { "note", "rows", "title" }, "report:table")
   if not self.tables[name] then self.table_order[#self.table_order + 1] = name end
   self.tables[name] = t
   self.table_info[name] = info or {}
@@ -263,6 +266,15 @@ local function fit_table(t, width, max_rows, full_names)
   return require("perflab.textfit").fit(t, width, { max_rows = max_rows, full_names = full_names })
 end
 
+--- The rows of t that text and Markdown show (info.rows), and the line
+--- saying how many more there are, or t and nil.
+local function shown_rows(t, info)
+  local n, all = info.rows, t:nrows()
+  if not n or all <= n then return t, nil end
+  return t:head(n), string.format("… %d more rows (%d in all: --format csv or json, or --output DIR, has every one)",
+    all - n, all)
+end
+
 local function wrap(text, width, indent)
   if not width or #text + #indent <= width then return indent .. text end
   local lines, line = {}, indent
@@ -307,9 +319,11 @@ function Report:render_text(opts)
   for _, name in ipairs(self.table_order) do
     local t, info = self.tables[name], self.table_info[name]
     out[#out + 1] = wrap(info.title and (name .. " — " .. info.title) or name, width, "")
-    local rel
+    local rel, more
+    t, more = shown_rows(t, info)
     t, rel = M.relative_times(t, self.origin_ns)
     out[#out + 1] = (fit_table(t, width, opts.max_rows, opts.full_names):gsub("\n$", ""))
+    if more then out[#out + 1] = more end
     if rel then out[#out + 1] = rel end
     if info.note then out[#out + 1] = "" ; out[#out + 1] = wrap(info.note, width, "") end
     out[#out + 1] = ""
@@ -405,7 +419,9 @@ function Report:render_markdown(opts)
     out[#out + 1] = ""
     out[#out + 1] = "### " .. name .. (info.title and (" — " .. info.title) or "")
     out[#out + 1] = ""
-    out[#out + 1] = (md_table(self.tables[name], opts.max_rows):gsub("\n$", ""))
+    local t, more = shown_rows(self.tables[name], info)
+    out[#out + 1] = (md_table(t, opts.max_rows):gsub("\n$", ""))
+    if more then out[#out + 1] = "" ; out[#out + 1] = more end
     if info.note then out[#out + 1] = "" ; out[#out + 1] = info.note end
   end
   for _, ft in ipairs(folded) do

@@ -10,6 +10,7 @@
 #include "critpath.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +19,11 @@
 #define NONE (-1)
 #define QNA  INT64_MIN
 
+/* 16 bytes: node and event ids fit 32 bits (pl_cp_run refuses more); the
+** weight is computed from the node times where it is used (edge_w) */
 typedef struct edge {
-  int64_t u, v, w, attr, seq;
-  uint8_t type;
+  int32_t u, v, attr;
+  uint8_t type, zero;
 } edge;
 
 typedef struct cp {
@@ -34,7 +37,8 @@ typedef struct cp {
   uint8_t *inc;            /* in the window (HTA's clipped frame) */
   int64_t *snode, *enode;  /* per event: start/end node or NONE */
   size_t nn;
-  int64_t *node_ev, *node_ts;
+  int32_t *node_ev;
+  int64_t *node_ts;
   uint8_t *node_start;
   edge *e;
   size_t ne, cape;
@@ -53,6 +57,10 @@ static void add_edge(cp *c, int64_t u, int64_t v, uint8_t type, int zero, int64_
   if (u < 0 || v < 0 || u == v || c->oom) return;
   if (c->ne == c->cape) {
     size_t nc = c->cape ? c->cape * 2 : 1024;
+    if (c->ne >= UINT32_MAX / 2) { /* edge ids are 32-bit */
+      c->oom = 1;
+      return;
+    }
     edge *ne = realloc(c->e, nc * sizeof *ne);
     if (!ne) {
       c->oom = 1;
@@ -62,16 +70,19 @@ static void add_edge(cp *c, int64_t u, int64_t v, uint8_t type, int zero, int64_
     c->cape = nc;
   }
   edge *x = &c->e[c->ne];
-  x->u = u;
-  x->v = v;
+  x->u = (int32_t)u;
+  x->v = (int32_t)v;
   x->type = type;
-  x->attr = attr;
-  x->seq = (int64_t)c->ne;
-  x->w = (type == PL_CP_E_DEPENDENCY || type == PL_CP_E_SYNC || zero) ? 0 : c->node_ts[v] - c->node_ts[u];
+  x->attr = (int32_t)attr;
+  x->zero = (uint8_t)(type == PL_CP_E_DEPENDENCY || type == PL_CP_E_SYNC || zero);
   c->ne++;
 }
 
-/* ---- sorting helpers: an index array sorted by a key of int64s -------- */
+/* the edge's weight, ns: its nodes' time difference (negative where the
+** trace's nesting is off), 0 for dependency, sync and zero-weight edges */
+static int64_t edge_w(const cp *c, const edge *x) { return x->zero ? 0 : c->node_ts[x->v] - c->node_ts[x->u]; }
+
+/* ---- sorting: records by a key of int64s ------------------------------ */
 
 typedef struct key4 {
   int64_t k[4];
@@ -82,6 +93,72 @@ static int cmp_key4(const void *a, const void *b) {
   for (int j = 0; j < 4; j++)
     if (x->k[j] != y->k[j]) return x->k[j] < y->k[j] ? -1 : 1;
   return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* A node time and its creation order (make_nodes). */
+typedef struct tsq {
+  int64_t ts, seq;
+} tsq;
+
+/* Stable LSD radix sort of m records of type T by int64 fields (byte
+** offsets off[0..nf), the least significant first), 16-bit digits over each
+** field's range; a field that is constant or already in order is skipped.
+** The same order as qsort with the lexicographic comparison (equal keys
+** keep their order), in O(m) per digit.  0, or -1 without memory. */
+#define FIELD(p, o) (*(const int64_t *)(const void *)((const char *)(p) + (o)))
+#define DEFINE_RADIX(T, NAME)                                                                                          \
+  static int NAME(T *a, size_t m, const size_t *off, int nf) {                                                         \
+    T *tmp = NULL, *src = a, *dst;                                                                                     \
+    uint32_t *cnt = NULL;                                                                                              \
+    for (int f = 0; f < nf; f++) {                                                                                     \
+      int64_t lo = m ? FIELD(&src[0], off[f]) : 0, hi = lo;                                                            \
+      int sorted = 1;                                                                                                  \
+      for (size_t j = 1; j < m; j++) {                                                                                 \
+        int64_t v = FIELD(&src[j], off[f]);                                                                            \
+        if (v < FIELD(&src[j - 1], off[f])) sorted = 0;                                                                \
+        if (v < lo) lo = v;                                                                                            \
+        if (v > hi) hi = v;                                                                                            \
+      }                                                                                                                \
+      if (sorted) continue;                                                                                            \
+      if (!tmp) {                                                                                                      \
+        tmp = malloc(m * sizeof *tmp);                                                                                 \
+        cnt = malloc(65536 * sizeof *cnt);                                                                             \
+        if (!tmp || !cnt) {                                                                                            \
+          free(tmp);                                                                                                   \
+          free(cnt);                                                                                                   \
+          return -1;                                                                                                   \
+        }                                                                                                              \
+      }                                                                                                                \
+      uint64_t range = (uint64_t)hi - (uint64_t)lo;                                                                    \
+      for (int sh = 0; sh < 64 && (range >> sh) != 0; sh += 16) {                                                      \
+        memset(cnt, 0, 65536 * sizeof *cnt);                                                                           \
+        for (size_t j = 0; j < m; j++) cnt[(((uint64_t)FIELD(&src[j], off[f]) - (uint64_t)lo) >> sh) & 0xffff]++;      \
+        uint32_t sum = 0;                                                                                              \
+        for (size_t d = 0; d < 65536; d++) {                                                                           \
+          uint32_t x = cnt[d];                                                                                         \
+          cnt[d] = sum;                                                                                                \
+          sum += x;                                                                                                    \
+        }                                                                                                              \
+        dst = src == a ? tmp : a;                                                                                      \
+        for (size_t j = 0; j < m; j++)                                                                                 \
+          dst[cnt[(((uint64_t)FIELD(&src[j], off[f]) - (uint64_t)lo) >> sh) & 0xffff]++] = src[j];                     \
+        src = dst;                                                                                                     \
+      }                                                                                                                \
+    }                                                                                                                  \
+    if (src != a) memcpy(a, src, m * sizeof *a);                                                                       \
+    free(tmp);                                                                                                         \
+    free(cnt);                                                                                                         \
+    return 0;                                                                                                          \
+  }
+DEFINE_RADIX(key4, radix_key4)
+DEFINE_RADIX(tsq, radix_tsq)
+
+/* key4 records in cmp_key4's order (k[0..3], then i) */
+static void sort_key4(cp *c, key4 *a, size_t m) {
+  static const size_t off[] = { offsetof(key4, i), offsetof(key4, k[3]), offsetof(key4, k[2]), offsetof(key4, k[1]),
+                                offsetof(key4, k[0]) };
+  if (m < 1024) qsort(a, m, sizeof *a, cmp_key4);
+  else if (radix_key4(a, m, off, 5) != 0) c->oom = 1;
 }
 
 /* ---- index correlation ---------------------------------------------- */
@@ -105,7 +182,7 @@ static void index_correlation(cp *c) {
     k[m].i = (int64_t)i;
     m++;
   }
-  qsort(k, m, sizeof *k, cmp_key4);
+  sort_key4(c, k, m);
   for (size_t a = 0; a < m;) {
     size_t b = a;
     while (b < m && k[b].k[0] == k[a].k[0]) b++;
@@ -161,7 +238,7 @@ static int window(cp *c) {
     size_t j = 0;
     for (size_t i = 0; i < n; i++)
       if (in->flags[i] & PL_CP_N_ANNOTATION) a[j++] = (key4){ { c->ts[i], 0, 0, 0 }, (int64_t)i };
-    qsort(a, seen, sizeof *a, cmp_key4);
+    sort_key4(c, a, seen);
     for (size_t q = 0; q < seen; q++) {
       if ((int64_t)q < in->inst_lo || (int64_t)q > in->inst_hi) continue;
       int64_t i = a[q].i;
@@ -200,23 +277,22 @@ static int window(cp *c) {
 
 /* ---- nodes ------------------------------------------------------------ */
 
-static int cmp_node(const void *a, const void *b) {
-  const int64_t *x = a, *y = b; /* {ts, seq} */
-  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-  return x[1] < y[1] ? -1 : x[1] > y[1];
+static int node_kept(const cp *c, size_t i) {
+  const pl_cp_in *in = c->in;
+  return c->inc[i] && (in->cat[i] == PL_CP_CAT_CPU_OP || in->cat[i] == PL_CP_CAT_RUNTIME ||
+                       (in->stream[i] != -1 && in->corr[i] != -1));
 }
 
+/* A start and an end node per kept event, numbered in time order (ties:
+** starts in trace order, then ends in trace order). */
 static void make_nodes(cp *c) {
-  const pl_cp_in *in = c->in;
   size_t n = c->n, m = 0;
   for (size_t i = 0; i < n; i++) {
     c->snode[i] = c->enode[i] = NONE;
-    if (!c->inc[i]) continue;
-    if (in->cat[i] == PL_CP_CAT_CPU_OP || in->cat[i] == PL_CP_CAT_RUNTIME || (in->stream[i] != -1 && in->corr[i] != -1))
-      m++;
+    if (node_kept(c, i)) m++;
   }
-  int64_t(*k)[2] = xcalloc(c, 2 * m, sizeof *k);
-  int64_t *evof = xcalloc(c, 2 * m, sizeof *evof);
+  tsq *k = xcalloc(c, 2 * m, sizeof *k);
+  int32_t *evof = xcalloc(c, m, sizeof *evof);
   c->node_ev = xcalloc(c, 2 * m, sizeof *c->node_ev);
   c->node_ts = xcalloc(c, 2 * m, sizeof *c->node_ts);
   c->node_start = xcalloc(c, 2 * m, sizeof *c->node_start);
@@ -226,23 +302,19 @@ static void make_nodes(cp *c) {
     return;
   }
   size_t j = 0;
-  for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < n; i++) {
-      if (!c->inc[i]) continue;
-      if (!(in->cat[i] == PL_CP_CAT_CPU_OP || in->cat[i] == PL_CP_CAT_RUNTIME ||
-            (in->stream[i] != -1 && in->corr[i] != -1)))
-        continue;
-      k[j][0] = pass == 0 ? c->ts[i] : c->end[i];
-      k[j][1] = (int64_t)j;
-      evof[j] = (int64_t)i;
-      j++;
+  for (size_t i = 0; i < n; i++)
+    if (node_kept(c, i)) {
+      k[j] = (tsq){ c->ts[i], (int64_t)j };
+      k[m + j] = (tsq){ c->end[i], (int64_t)(m + j) };
+      evof[j++] = (int32_t)i;
     }
-  qsort(k, 2 * m, sizeof *k, cmp_node);
-  for (size_t q = 0; q < 2 * m; q++) {
-    size_t src = (size_t)k[q][1];
-    int64_t ev = evof[src];
+  static const size_t off[] = { offsetof(tsq, ts) };
+  if (radix_tsq(k, 2 * m, off, 1) != 0) c->oom = 1;
+  for (size_t q = 0; q < 2 * m && !c->oom; q++) {
+    size_t src = (size_t)k[q].seq;
+    int32_t ev = evof[src < m ? src : src - m];
     c->node_ev[q] = ev;
-    c->node_ts[q] = k[q][0];
+    c->node_ts[q] = k[q].ts;
     c->node_start[q] = (uint8_t)(src < m);
     if (src < m) c->snode[ev] = (int64_t)q;
     else c->enode[ev] = (int64_t)q;
@@ -276,131 +348,162 @@ static int cmp_ept(const void *a, const void *b) {
   return x->type == 1 ? -1 : 1;
 }
 
+/* The forest of one thread's events from its endpoints in order ep[0..ne):
+** a start's parent is the top of the stack; an end pops.  Returns the first
+** root; roots and children are linked by next[] in start order. */
+static int64_t thread_tree(const ept *ep, size_t ne, int64_t *stack, int64_t *parent, int64_t *first, int64_t *last,
+                           int64_t *next) {
+  for (size_t q = 0; q < ne; q++)
+    if (ep[q].type == 1) {
+      int64_t i = ep[q].idx;
+      parent[i] = first[i] = last[i] = next[i] = NONE;
+    }
+  int64_t root_first = NONE, root_last = NONE;
+  size_t sp = 0;
+  for (size_t q = 0; q < ne; q++) {
+    int64_t i = ep[q].idx;
+    if (ep[q].type == 1) {
+      int64_t p = sp ? stack[sp - 1] : NONE;
+      parent[i] = p;
+      if (p == NONE) {
+        if (root_last == NONE) root_first = i;
+        else next[root_last] = i;
+        root_last = i;
+      } else {
+        if (last[p] == NONE) first[p] = i;
+        else next[last[p]] = i;
+        last[p] = i;
+      }
+      stack[sp++] = i;
+    } else if (sp) sp--;
+  }
+  return root_first;
+}
+
+/* Depth-first over one thread's forest: entering an event links the
+** previous node to its start, leaving it links the previous node to its end
+** (HTA's _construct_graph_from_call_stack). */
+static void thread_edges(cp *c, int64_t root, const int64_t *parent, const int64_t *first, const int64_t *next) {
+  const pl_cp_in *in = c->in;
+  int64_t last_node = NONE, last_high = NONE, last_parent = NONE;
+  int depth = 0;
+  int64_t cur = root;
+  while (cur != NONE) {
+    /* enter cur */
+    int64_t s = c->snode[cur], e = c->enode[cur];
+    if (s != NONE && e != NONE) {
+      if (depth == 0 && last_high != NONE) add_edge(c, last_high, s, PL_CP_E_DEPENDENCY, 0, NONE);
+      depth++;
+      if (last_node != NONE) {
+        /* attribution: start->start: src; end->start: the parent */
+        int64_t attr = c->node_start[last_node] ? c->node_ev[last_node] : last_parent;
+        add_edge(c, last_node, s, PL_CP_E_OPERATOR, 0, attr);
+      }
+      last_node = s;
+      last_parent = parent[cur];
+    }
+    if (first[cur] != NONE) {
+      cur = first[cur];
+      continue;
+    }
+    /* exit cur and the ancestors whose last child it is */
+    for (;;) {
+      int64_t xs = c->snode[cur], xe = c->enode[cur];
+      if (xs != NONE && xe != NONE) {
+        depth--;
+        if (last_node != NONE) {
+          int64_t attr = c->node_start[last_node] ? c->node_ev[last_node] : c->node_ev[xe];
+          add_edge(c, last_node, xe, PL_CP_E_OPERATOR, (in->flags[cur] & PL_CP_N_BLOCKING) != 0, attr);
+        }
+        if (depth == 0) {
+          last_node = NONE;
+          last_high = xe;
+        } else {
+          last_node = xe;
+          last_parent = parent[cur];
+        }
+      }
+      if (next[cur] != NONE) {
+        cur = next[cur];
+        break;
+      }
+      cur = parent[cur];
+      if (cur == NONE) break;
+    }
+  }
+}
+
+/* One thread's endpoints in cmp_ept's order, from its starts (sorted by
+** time, longer first, trace order) and ends (by time, shorter first, later
+** events first).  With every duration positive that order is the merge of
+** the two, ends before starts at equal times; otherwise (a zero duration:
+** cmp_ept's ties differ) the endpoints are sorted with cmp_ept. */
+static size_t thread_endpoints(const cp *c, const key4 *st, const key4 *en, size_t nb, ept *ep) {
+  int positive = 1;
+  for (size_t q = 0; q < nb; q++)
+    if (c->dur[st[q].i] <= 0) positive = 0;
+  size_t ne = 0;
+  if (!positive) {
+    for (size_t q = 0; q < nb; q++) {
+      int64_t i = st[q].i, d = c->dur[i] > 0 ? c->dur[i] : 0;
+      ep[ne++] = (ept){ i, c->ts[i], d, 1 };
+      ep[ne++] = (ept){ i, c->ts[i] + d, d, -1 };
+    }
+    qsort(ep, ne, sizeof *ep, cmp_ept);
+    return ne;
+  }
+  size_t s = 0, e = 0;
+  while (s < nb || e < nb) {
+    if (e < nb && (s >= nb || en[e].k[1] <= st[s].k[1])) {
+      ep[ne++] = (ept){ en[e].i, en[e].k[1], en[e].k[2], -1 };
+      e++;
+    } else {
+      ep[ne++] = (ept){ st[s].i, st[s].k[1], -st[s].k[2], 1 };
+      s++;
+    }
+  }
+  return ne;
+}
+
+/* The call-stack edges of every CPU thread (a thread none of whose events
+** has a stream), threads in id order. */
 static void call_stacks(cp *c) {
   const pl_cp_in *in = c->in;
   size_t n = c->n, m = 0;
   for (size_t i = 0; i < n; i++)
     if (c->inc[i]) m++;
-  key4 *k = xcalloc(c, m, sizeof *k);
+  key4 *st = xcalloc(c, m, sizeof *st), *en = xcalloc(c, m, sizeof *en);
   int64_t *parent = xcalloc(c, n, sizeof *parent);
   int64_t *first = xcalloc(c, n, sizeof *first), *last = xcalloc(c, n, sizeof *last);
   int64_t *next = xcalloc(c, n, sizeof *next);
   ept *ep = xcalloc(c, 2 * m, sizeof *ep);
   int64_t *stack = xcalloc(c, m + 1, sizeof *stack);
   if (c->oom) goto done;
-  /* group by thread: a counting sort over the dense thread ids (trace order kept) */
-  int64_t tmax = 0;
-  for (size_t i = 0; i < n; i++)
-    if (c->inc[i] && in->thread[i] > tmax) tmax = in->thread[i];
-  size_t *cnt = xcalloc(c, (size_t)tmax + 3, sizeof *cnt);
-  if (!cnt) goto done;
-  for (size_t i = 0; i < n; i++)
-    if (c->inc[i]) cnt[(in->thread[i] < 0 ? 0 : (size_t)in->thread[i] + 1) + 1]++;
-  for (size_t t = 1; t < (size_t)tmax + 3; t++) cnt[t] += cnt[t - 1];
+  size_t j = 0;
   for (size_t i = 0; i < n; i++)
     if (c->inc[i]) {
-      size_t t = in->thread[i] < 0 ? 0 : (size_t)in->thread[i] + 1;
-      key4 *x = &k[cnt[t]++];
-      x->k[0] = in->thread[i];
-      x->k[1] = x->k[2] = x->k[3] = 0;
-      x->i = (int64_t)i;
+      int64_t th = in->thread[i] < 0 ? -1 : in->thread[i], d = c->dur[i] > 0 ? c->dur[i] : 0;
+      st[j] = (key4){ { th, c->ts[i], -d, 0 }, (int64_t)i };
+      en[j++] = (key4){ { th, c->ts[i] + d, d, -(int64_t)i }, (int64_t)i };
     }
-  free(cnt);
+  sort_key4(c, st, m);
+  sort_key4(c, en, m);
+  if (c->oom) goto done;
   for (size_t a = 0; a < m;) {
     size_t b = a;
-    while (b < m && k[b].k[0] == k[a].k[0]) b++;
-    /* a CPU thread: every event of it has a negative stream */
-    int cpu = 1;
-    for (size_t q = a; q < b; q++)
-      if (in->stream[k[q].i] >= 0) {
-        cpu = 0;
-        break;
-      }
-    if (!cpu) {
-      a = b;
-      continue;
-    }
-    size_t ne = 0;
-    for (size_t q = a; q < b; q++) {
-      int64_t i = k[q].i, d = c->dur[i] > 0 ? c->dur[i] : 0;
-      ep[ne++] = (ept){ i, c->ts[i], d, 1 };
-      ep[ne++] = (ept){ i, c->ts[i] + d, d, -1 };
-      parent[i] = NONE;
-      first[i] = last[i] = next[i] = NONE;
-    }
-    qsort(ep, ne, sizeof *ep, cmp_ept);
-    /* the tree: a start's parent is the top of the stack; an end pops */
-    int64_t root_first = NONE, root_last = NONE;
-    size_t sp = 0;
-    for (size_t q = 0; q < ne; q++) {
-      int64_t i = ep[q].idx;
-      if (ep[q].type == 1) {
-        int64_t p = sp ? stack[sp - 1] : NONE;
-        parent[i] = p;
-        if (p == NONE) {
-          if (root_last == NONE) root_first = i;
-          else next[root_last] = i;
-          root_last = i;
-        } else {
-          if (last[p] == NONE) first[p] = i;
-          else next[last[p]] = i;
-          last[p] = i;
-        }
-        stack[sp++] = i;
-      } else if (sp) sp--;
-    }
-    /* depth-first: enter links the previous node to this start, exit links
-    ** the previous node to this end (HTA's _construct_graph_from_call_stack) */
-    int64_t last_node = NONE, last_high = NONE, last_parent = NONE;
-    int depth = 0;
-    int64_t cur = root_first;
-    while (cur != NONE) {
-      /* enter cur */
-      int64_t s = c->snode[cur], e = c->enode[cur];
-      if (s != NONE && e != NONE) {
-        if (depth == 0 && last_high != NONE) add_edge(c, last_high, s, PL_CP_E_DEPENDENCY, 0, NONE);
-        depth++;
-        if (last_node != NONE) {
-          /* attribution: start->start: src; end->start: the parent */
-          int64_t attr = c->node_start[last_node] ? c->node_ev[last_node] : last_parent;
-          add_edge(c, last_node, s, PL_CP_E_OPERATOR, 0, attr);
-        }
-        last_node = s;
-        last_parent = parent[cur];
-      }
-      if (first[cur] != NONE) {
-        cur = first[cur];
-        continue;
-      }
-      /* exit cur and the ancestors whose last child it is */
-      for (;;) {
-        int64_t xs = c->snode[cur], xe = c->enode[cur];
-        if (xs != NONE && xe != NONE) {
-          depth--;
-          if (last_node != NONE) {
-            int64_t attr = c->node_start[last_node] ? c->node_ev[last_node] : c->node_ev[xe];
-            add_edge(c, last_node, xe, PL_CP_E_OPERATOR, (in->flags[cur] & PL_CP_N_BLOCKING) != 0, attr);
-          }
-          if (depth == 0) {
-            last_node = NONE;
-            last_high = xe;
-          } else {
-            last_node = xe;
-            last_parent = parent[cur];
-          }
-        }
-        if (next[cur] != NONE) {
-          cur = next[cur];
-          break;
-        }
-        cur = parent[cur];
-        if (cur == NONE) break;
-      }
+    int cpu = 1; /* every event of the thread has a negative stream */
+    for (; b < m && st[b].k[0] == st[a].k[0]; b++)
+      if (in->stream[st[b].i] >= 0) cpu = 0;
+    if (cpu) {
+      size_t ne = thread_endpoints(c, st + a, en + a, b - a, ep);
+      int64_t root = thread_tree(ep, ne, stack, parent, first, last, next);
+      thread_edges(c, root, parent, first, next);
     }
     a = b;
   }
 done:
-  free(k);
+  free(st);
+  free(en);
   free(parent);
   free(first);
   free(last);
@@ -437,7 +540,7 @@ static void queue_lengths(cp *c, int64_t *qrt, int64_t *qk) {
   /* order: stream, time, calls before GPU events, trace order */
   for (size_t q = 0; q < j; q++)
     if (k[q].i < 0) { k[q].k[3] = 1; }
-  qsort(k, j, sizeof *k, cmp_key4);
+  sort_key4(c, k, j);
   int64_t q = 0;
   for (size_t a = 0; a < j; a++) {
     if (a == 0 || k[a].k[0] != k[a - 1].k[0] || k[a].k[1] != k[a - 1].k[1]) q = 0;
@@ -477,7 +580,7 @@ static void event_links(cp *c, int64_t *rec_launch, int64_t *wait_next) {
   for (size_t i = 0; i < n; i++)
     if (in->wait_stream[i] > -1 && in->wait_record[i] >= 0)
       rs[j++] = (key4){ { in->wait_record[i], in->pid[i], in->wait_stream[i], 0 }, (int64_t)i };
-  qsort(rs, nr, sizeof *rs, cmp_key4);
+  sort_key4(c, rs, nr);
   /* previous launch of a record: sweep (device, stream, time) */
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
@@ -496,7 +599,7 @@ static void event_links(cp *c, int64_t *rec_launch, int64_t *wait_next) {
         k[m++] = (key4){ { rs[lo].k[1], rs[lo].k[2], c->ts[i], 1 }, (int64_t)i };
     }
   }
-  qsort(k, m, sizeof *k, cmp_key4);
+  sort_key4(c, k, m);
   int64_t prev = NONE;
   for (size_t a = 0; a < m; a++) {
     if (a == 0 || k[a].k[0] != k[a - 1].k[0] || k[a].k[1] != k[a - 1].k[1]) prev = NONE;
@@ -514,7 +617,7 @@ static void event_links(cp *c, int64_t *rec_launch, int64_t *wait_next) {
       k[m++] = (key4){ { in->thread[i], in->stream[c->ic[i]], c->ts[i], 0 }, (int64_t)i };
     }
   }
-  qsort(k, m, sizeof *k, cmp_key4);
+  sort_key4(c, k, m);
   int64_t nxt = NONE;
   for (size_t a = m; a-- > 0;) {
     if (a == m - 1 || k[a].k[0] != k[a + 1].k[0] || k[a].k[1] != k[a + 1].k[1]) nxt = NONE;
@@ -564,7 +667,7 @@ static void kernels(cp *c) {
   for (size_t i = 0; i < n; i++)
     if ((in->flags[i] & PL_CP_N_EVENT_RECORD) && in->corr[i] >= 0)
       recs[rm.n++] = (key4){ { in->corr[i], 0, 0, 0 }, (int64_t)i };
-  qsort(recs, rm.n, sizeof *recs, cmp_key4);
+  sort_key4(c, recs, rm.n);
   /* dense (device, stream) ids */
   size_t ns = 0;
   size_t nk = 0;
@@ -573,7 +676,7 @@ static void kernels(cp *c) {
     sid[i] = 0;
     if (in->stream[i] != -1) sk[nk++] = (key4){ { in->pid[i], in->stream[i], 0, 0 }, (int64_t)i };
   }
-  qsort(sk, nk, sizeof *sk, cmp_key4);
+  sort_key4(c, sk, nk);
   for (size_t a = 0; a < nk; a++) {
     if (a > 0 && (sk[a].k[0] != sk[a - 1].k[0] || sk[a].k[1] != sk[a - 1].k[1])) ns++;
     sid[sk[a].i] = (int64_t)ns;
@@ -592,7 +695,7 @@ static void kernels(cp *c) {
     int64_t sb = in->cat[i] == PL_CP_CAT_SYNC ? c->end[i] : c->ts[i];
     rows[m++] = (key4){ { sb, 0, 0, 0 }, (int64_t)i };
   }
-  qsort(rows, m, sizeof *rows, cmp_key4);
+  sort_key4(c, rows, m);
   for (size_t r = 0; r < m; r++) {
     int64_t i = rows[r].i;
     uint32_t f = in->flags[i];
@@ -674,116 +777,127 @@ done:
 
 /* ---- longest path ------------------------------------------------------ */
 
-static int longest(cp *c) {
-  pl_cp_out *o = c->out;
-  size_t nn = c->nn;
-  /* one edge per (u, v): the last added wins (a graph keeps one).  Edges
-  ** into a node are few: a duplicate is found among them (counting sort
-  ** by target, then a scan of each target's list) */
-  {
-    size_t *cnt = xcalloc(c, nn + 1, sizeof *cnt), *ord = xcalloc(c, c->ne, sizeof *ord);
-    uint8_t *drop = xcalloc(c, c->ne, 1);
-    if (c->oom) {
-      free(cnt);
-      free(ord);
-      free(drop);
-      return -1;
-    }
-    for (size_t a = 0; a < c->ne; a++) cnt[c->e[a].v + 1]++;
-    for (size_t v = 0; v < nn; v++) cnt[v + 1] += cnt[v];
-    size_t *fill = xcalloc(c, nn, sizeof *fill);
-    if (!fill) {
-      free(cnt);
-      free(ord);
-      free(drop);
-      return -1;
-    }
-    for (size_t a = 0; a < c->ne; a++) {
-      size_t v = (size_t)c->e[a].v;
-      ord[cnt[v] + fill[v]++] = a;
-    }
-    for (size_t v = 0; v < nn; v++)
-      for (size_t x = cnt[v]; x < cnt[v + 1]; x++)
-        for (size_t y = x + 1; y < cnt[v + 1]; y++)
-          if (c->e[ord[x]].u == c->e[ord[y]].u) {
-            drop[ord[x]] = 1;
-            break;
-          }
-    size_t w = 0;
-    for (size_t a = 0; a < c->ne; a++)
-      if (!drop[a]) {
-        c->e[w] = c->e[a];
-        c->e[w].seq = (int64_t)w;
-        w++;
-      }
-    c->ne = w;
+/* One edge per (u, v): the last added wins (a graph keeps one).  Edges
+** into a node are few: a duplicate is found among them (a counting sort by
+** target, then a scan of each target's list).  The survivors keep their
+** order. */
+static int dedupe_edges(cp *c) {
+  size_t nn = c->nn, ne = c->ne;
+  uint32_t *cnt = xcalloc(c, nn + 1, sizeof *cnt), *ord = xcalloc(c, ne, sizeof *ord);
+  uint8_t *drop = xcalloc(c, ne, 1);
+  if (c->oom) {
     free(cnt);
     free(ord);
     free(drop);
-    free(fill);
+    return -1;
   }
-  /* the graph's size as HTA counts it: nodes enter its networkx graph
-  ** with their first edge, so an event without edges (a cuda_sync event)
-  ** adds none; edges by type after the duplicates went */
-  {
-    uint8_t *touched = xcalloc(c, nn, 1);
-    if (!touched) return -1;
-    memset(o->nedge_type, 0, sizeof o->nedge_type);
-    for (size_t a = 0; a < c->ne; a++) {
-      touched[c->e[a].u] = touched[c->e[a].v] = 1;
-      if (c->e[a].type < 5) o->nedge_type[c->e[a].type]++;
-    }
-    o->nnodes = 0;
-    for (size_t v = 0; v < nn; v++) o->nnodes += touched[v];
-    free(touched);
+  for (size_t a = 0; a < ne; a++) cnt[c->e[a].v + 1]++;
+  for (size_t v = 0; v < nn; v++) cnt[v + 1] += cnt[v];
+  for (size_t a = 0; a < ne; a++) ord[cnt[c->e[a].v]++] = (uint32_t)a; /* cnt[v]: end of v's list */
+  for (size_t v = 0, x0 = 0; v < nn; x0 = cnt[v], v++)
+    for (size_t x = x0; x < cnt[v]; x++)
+      for (size_t y = x + 1; y < cnt[v]; y++)
+        if (c->e[ord[x]].u == c->e[ord[y]].u) {
+          drop[ord[x]] = 1;
+          break;
+        }
+  size_t w = 0;
+  for (size_t a = 0; a < ne; a++)
+    if (!drop[a]) c->e[w++] = c->e[a];
+  c->ne = w;
+  free(cnt);
+  free(ord);
+  free(drop);
+  return 0;
+}
+
+/* The graph's size as HTA counts it: nodes enter its networkx graph with
+** their first edge, so an event without edges (a cuda_sync event) adds
+** none; edges by type after the duplicates went. */
+static int graph_size(cp *c) {
+  pl_cp_out *o = c->out;
+  uint8_t *touched = xcalloc(c, c->nn, 1);
+  if (!touched) return -1;
+  memset(o->nedge_type, 0, sizeof o->nedge_type);
+  for (size_t a = 0; a < c->ne; a++) {
+    touched[c->e[a].u] = touched[c->e[a].v] = 1;
+    if (c->e[a].type < 5) o->nedge_type[c->e[a].type]++;
   }
+  o->nnodes = 0;
+  for (size_t v = 0; v < c->nn; v++) o->nnodes += touched[v];
+  free(touched);
   o->nedges = c->ne;
   o->nlaunch = o->nedge_type[PL_CP_E_LAUNCH];
   o->nkk = o->nedge_type[PL_CP_E_KERNEL_KERNEL];
   o->nsync = o->nedge_type[PL_CP_E_SYNC];
-  size_t *pstart = xcalloc(c, nn + 1, sizeof *pstart), *pe = xcalloc(c, c->ne, sizeof *pe);
-  size_t *sstart = xcalloc(c, nn + 1, sizeof *sstart), *se = xcalloc(c, c->ne, sizeof *se);
-  size_t *indeg = xcalloc(c, nn, sizeof *indeg), *queue = xcalloc(c, nn, sizeof *queue);
-  int64_t *dist = xcalloc(c, nn, sizeof *dist), *from = xcalloc(c, nn, sizeof *from);
-  int rc = -1;
-  if (c->oom) goto done;
-  for (size_t a = 0; a < c->ne; a++) {
-    pstart[c->e[a].v + 1]++;
-    sstart[c->e[a].u + 1]++;
+  return 0;
+}
+
+/* Edge lists per node in insertion order: predecessors of v are
+** e[pe[pstart[v] .. pstart[v + 1])], successors of u likewise in se. */
+typedef struct adj {
+  uint32_t *pstart, *pe, *sstart, *se;
+} adj;
+
+static void adj_free(adj *g) {
+  free(g->pstart);
+  free(g->pe);
+  free(g->sstart);
+  free(g->se);
+  memset(g, 0, sizeof *g);
+}
+
+static int adj_build(cp *c, adj *g) {
+  size_t nn = c->nn, ne = c->ne;
+  g->pstart = xcalloc(c, nn + 1, sizeof *g->pstart);
+  g->pe = xcalloc(c, ne, sizeof *g->pe);
+  g->sstart = xcalloc(c, nn + 1, sizeof *g->sstart);
+  g->se = xcalloc(c, ne, sizeof *g->se);
+  if (c->oom) return -1;
+  for (size_t a = 0; a < ne; a++) {
+    g->pstart[c->e[a].v + 1]++;
+    g->sstart[c->e[a].u + 1]++;
   }
   for (size_t v = 0; v < nn; v++) {
-    pstart[v + 1] += pstart[v];
-    sstart[v + 1] += sstart[v];
+    g->pstart[v + 1] += g->pstart[v];
+    g->sstart[v + 1] += g->sstart[v];
   }
-  {
-    size_t *pf = xcalloc(c, nn, sizeof *pf), *sf = xcalloc(c, nn, sizeof *sf);
-    if (c->oom) {
-      free(pf);
-      free(sf);
-      goto done;
-    }
-    for (size_t a = 0; a < c->ne; a++) { /* insertion order kept */
-      size_t v = (size_t)c->e[a].v, u = (size_t)c->e[a].u;
-      pe[pstart[v] + pf[v]++] = a;
-      se[sstart[u] + sf[u]++] = a;
-    }
-    free(pf);
-    free(sf);
+  /* fill in insertion order, each start advancing to its list's end, then
+  ** shift the starts back */
+  for (size_t a = 0; a < ne; a++) {
+    g->pe[g->pstart[c->e[a].v]++] = (uint32_t)a;
+    g->se[g->sstart[c->e[a].u]++] = (uint32_t)a;
   }
-  for (size_t v = 0; v < nn; v++) indeg[v] = pstart[v + 1] - pstart[v];
+  memmove(g->pstart + 1, g->pstart, nn * sizeof *g->pstart);
+  memmove(g->sstart + 1, g->sstart, nn * sizeof *g->sstart);
+  g->pstart[0] = g->sstart[0] = 0;
+  return 0;
+}
+
+/* Kahn's sweep (FIFO, sources in node order): dist[v] the longest path
+** into v (negative weights count 0), from[v] the edge it came by (the first
+** best in insertion order) or -1.  Returns the first node (in sweep order)
+** of greatest distance, or -1 with out->err set. */
+static int64_t sweep(cp *c, const adj *g, int64_t *dist, int32_t *from) {
+  size_t nn = c->nn;
+  uint32_t *indeg = xcalloc(c, nn, sizeof *indeg), *queue = xcalloc(c, nn, sizeof *queue);
+  int64_t best = -1, bestv = -1;
+  if (c->oom) goto done;
+  for (size_t v = 0; v < nn; v++) indeg[v] = g->pstart[v + 1] - g->pstart[v];
   size_t qh = 0, qt = 0;
   for (size_t v = 0; v < nn; v++)
-    if (indeg[v] == 0) queue[qt++] = v;
-  int64_t best = -1, bestv = -1;
+    if (indeg[v] == 0) queue[qt++] = (uint32_t)v;
   while (qh < qt) {
     size_t v = queue[qh++];
-    int64_t d = 0, f = -1;
-    for (size_t q = pstart[v]; q < pstart[v + 1]; q++) {
-      const edge *x = &c->e[pe[q]];
-      int64_t wt = x->w < 0 ? 0 : x->w;
+    int64_t d = 0;
+    int32_t f = -1;
+    for (size_t q = g->pstart[v]; q < g->pstart[v + 1]; q++) {
+      const edge *x = &c->e[g->pe[q]];
+      int64_t wt = edge_w(c, x);
+      if (wt < 0) wt = 0;
       if (f < 0 || dist[x->u] + wt > d) {
         d = dist[x->u] + wt;
-        f = (int64_t)pe[q];
+        f = (int32_t)g->pe[q];
       }
     }
     dist[v] = d;
@@ -792,21 +906,27 @@ static int longest(cp *c) {
       best = d;
       bestv = (int64_t)v;
     }
-    for (size_t q = sstart[v]; q < sstart[v + 1]; q++) {
-      size_t t = (size_t)c->e[se[q]].v;
-      if (--indeg[t] == 0) queue[qt++] = t;
+    for (size_t q = g->sstart[v]; q < g->sstart[v + 1]; q++) {
+      size_t t = (size_t)c->e[g->se[q]].v;
+      if (--indeg[t] == 0) queue[qt++] = (uint32_t)t;
     }
   }
   if (qt < nn) {
-    snprintf(o->err, sizeof o->err, "the dependency graph has a cycle (%zu of %zu nodes never become ready)", nn - qt,
-             nn);
-    goto done;
+    snprintf(c->out->err, sizeof c->out->err, "the dependency graph has a cycle (%zu of %zu nodes never become ready)",
+             nn - qt, nn);
+    bestv = -1;
+  } else if (bestv < 0) {
+    snprintf(c->out->err, sizeof c->out->err, "the window has no events to build a graph from");
   }
-  if (bestv < 0) {
-    snprintf(o->err, sizeof o->err, "the window has no events to build a graph from");
-    goto done;
-  }
-  o->length = best;
+done:
+  free(indeg);
+  free(queue);
+  return bestv;
+}
+
+/* The path into bestv, walked back along from[], into out. */
+static int emit_path(cp *c, const int32_t *from, int64_t bestv) {
+  pl_cp_out *o = c->out;
   size_t np = 1;
   for (int64_t v = bestv; from[v] >= 0; v = c->e[from[v]].u) np++;
   o->npath = np;
@@ -818,7 +938,7 @@ static int longest(cp *c) {
   o->edge_event = calloc(np, sizeof *o->edge_event);
   if (!o->path_event || !o->path_start || !o->path_ts || !o->edge_type || !o->edge_weight || !o->edge_event) {
     c->oom = 1;
-    goto done;
+    return -1;
   }
   size_t p = np;
   for (int64_t v = bestv;;) {
@@ -829,18 +949,28 @@ static int longest(cp *c) {
     if (from[v] < 0) break;
     const edge *x = &c->e[from[v]];
     o->edge_type[p - 1] = x->type;
-    o->edge_weight[p - 1] = x->w;
+    o->edge_weight[p - 1] = edge_w(c, x);
     o->edge_event[p - 1] = x->attr;
     v = x->u;
   }
-  rc = 0;
-done:
-  free(pstart);
-  free(pe);
-  free(sstart);
-  free(se);
-  free(indeg);
-  free(queue);
+  return 0;
+}
+
+static int longest(cp *c) {
+  if (dedupe_edges(c) != 0 || graph_size(c) != 0) return -1;
+  adj g = { NULL, NULL, NULL, NULL };
+  int64_t *dist = xcalloc(c, c->nn, sizeof *dist);
+  int32_t *from = xcalloc(c, c->nn, sizeof *from);
+  int rc = -1;
+  if (!c->oom && adj_build(c, &g) == 0) {
+    int64_t bestv = sweep(c, &g, dist, from);
+    adj_free(&g); /* before the path's arrays */
+    if (bestv >= 0) {
+      c->out->length = dist[bestv];
+      rc = emit_path(c, from, bestv);
+    }
+  }
+  adj_free(&g);
   free(dist);
   free(from);
   return rc;
@@ -855,6 +985,10 @@ int pl_cp_run(const pl_cp_in *in, pl_cp_out *out) {
   c.n = in->n;
   size_t n = in->n;
   int rc = -1;
+  if (n > (size_t)INT32_MAX / 2) { /* node and event ids are 32-bit */
+    snprintf(out->err, sizeof out->err, "too many events for a critical path (%zu; at most %d)", n, INT32_MAX / 2);
+    return -1;
+  }
   c.ts = xcalloc(&c, n, sizeof *c.ts);
   c.end = xcalloc(&c, n, sizeof *c.end);
   c.dur = xcalloc(&c, n, sizeof *c.dur);
@@ -890,6 +1024,16 @@ int pl_cp_run(const pl_cp_in *in, pl_cp_out *out) {
   call_stacks(&c);
   kernels(&c);
   if (c.oom) goto done;
+  /* what the sweep does not read goes first */
+  free(c.end);
+  free(c.gpu_side);
+  free(c.ic);
+  free(c.grp_first);
+  free(c.inc);
+  free(c.snode);
+  free(c.enode);
+  c.end = c.ic = c.grp_first = c.snode = c.enode = NULL;
+  c.gpu_side = c.inc = NULL;
   rc = longest(&c);
   if (c.oom) {
     rc = -1;
