@@ -294,7 +294,8 @@ local function cuda_report(p, ctx, want_ids)
   g:with("arch_cc", rcc:map(function(c) return tostring(gpus.cc(c).cc) end))
   g:with("max_warps", rcc:map(function(c) return gpus.cc(c).max_warps_per_sm end))
   g:with("_g", g:rownum())
-  local gids_of = want_ids and function(gi) return t:take(gids[gpos_l[gi]]):col("id"):to_lua() end or nil
+  local tall = t   -- (t is filtered to the kept launches below; the group rows are of all)
+  local gids_of = want_ids and function(gi) return tall:take(gids[gpos_l[gi]]):col("id"):to_lua() end or nil
 
   -- compare with what the input printed (ncu: every block limit, the
   -- theoretical warps and occupancy; Kineto: the estimate)
