@@ -100,7 +100,8 @@ function TestFindingSet:test_bad_spec()
   lu.assertErrorMsgContains("no column 'nope'", function()
     rep:finding_set(t, { rule = "r", message = "message", subject = "nope" })
   end)
-  lu.assertErrorMsgContains("unknown", function() rep:finding_set(t, { rule = "r", message = "message", bogus = 1 }) end)
+  lu.assertErrorMsgContains("unknown", function() rep:finding_set(t,
+      { rule = "r", message = "message", bogus = 1 }) end)
 end
 
 os.exit(lu.LuaUnit.run())
