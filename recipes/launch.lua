@@ -217,7 +217,7 @@ end
 -- the findings of every rule (report:finding_set), in the order their
 -- groups are made; with a timeline, each finding becomes an item of the
 -- weighting with its kernels' launch ids
-local function add_findings(report, k, L, fire, th, p, items, want_ids)
+local function add_findings(report, k, L, fire, th, p, items, want_ids, base)
   local w = L.w
   local kn = w:col("kernel")
   w:with("kn", kn:fill(T.sprintf("launch %d", w:rownum())))
@@ -272,7 +272,10 @@ local function add_findings(report, k, L, fire, th, p, items, want_ids)
       end
       G:with("_message", m)
       if sp then G:with("_speedup", sp) end
+      -- group by group as made, then the rule's place (after the previous inputs')
+      G:with("_order", G:col("created") * 4 + base + (i - 1))
       local fs = report:finding_set(G, { rule = rule, severity = sev, subject = "subject", message = "_message",
+        order = "_order",
         speedup_pct = sp and "_speedup" or nil, evidence = ev, columns = shown, expand = want_ids })
       if fs then
         -- each finding's kernels with their launches' ids, in launch order
@@ -291,6 +294,7 @@ local function add_findings(report, k, L, fire, th, p, items, want_ids)
       end
     end
   end
+  return base + 4 * (w:nrows() + 1)
 end
 
 -- The launch table (COLS): each kept launch with its results and its join
@@ -338,6 +342,7 @@ R = {
     local timelines
     inputs, timelines = weighting.inputs(inputs, opts, { recipe_def = R })
     local items = {}   -- every finding with its kernels and launches, for the weighting
+    local base = 0   -- the order key of the next input's first finding (report:finding_set's order)
     local th = setmetatable({ tail_min_speedup = opts.tail_min }, { __index = ncu.thresholds })
     for idx, p in ipairs(inputs) do
       local ctx, err = device.context(p, opts)
@@ -348,7 +353,7 @@ R = {
       local t = launch_table(k, L, res)
       report:table(#inputs > 1 and ("launch_" .. idx) or "launch", t,
         { title = string.format("%d launches (%s)", t:nrows(), p.source) })
-      if L.nkept > 0 then add_findings(report, k, L, fire, th, p, items, #timelines > 0) end
+      if L.nkept > 0 then base = add_findings(report, k, L, fire, th, p, items, #timelines > 0, base) end
       if #L.sources > 0 then report:note("SM count from " .. table.concat(L.sources, ", ")) end
       if ctx.vendor == "amd" then
         report:note("AMD GPU: SM count = compute units, blocks = workgroups; occupancy and tail need the CU resource model, which perflab does not have")

@@ -391,6 +391,7 @@ R = {
     local timelines
     inputs, timelines = weighting.inputs(inputs, opts, { recipe_def = R })
     local items = {}   -- every per-kernel finding, for the weighting
+    local order_base = 0   -- the order key of the next input's first finding
     for idx, p in ipairs(inputs) do
       local ctx, err = device.context(p, opts)
       if not ctx then perflab.fail(err) end
@@ -425,8 +426,11 @@ R = {
       local shown = { "launches" }
       if g:col("time_ns"):count() > 0 then shown[2] = "time_ns" end
       local function add(rule, severity, tb, message, speedup, evidence)
+        -- the order added: group by group, the gap after the group's other finding
+        -- (order_base: after the previous inputs' findings)
+        tb:with("_order", tb:col("_g") * 2 + (order_base + (rule == "occupancy.achieved_gap" and 1 or 0)))
         local fs = report:finding_set(tb:with("_message", message):with("_speedup", speedup or tb:const(nil, "number")),
-          { rule = rule, severity = severity, subject = "kernel", message = "_message",
+          { rule = rule, severity = severity, subject = "kernel", message = "_message", order = "_order",
             speedup_pct = speedup and "_speedup" or nil, evidence = evidence, columns = shown,
             expand = #timelines > 0 })
         if fs then
@@ -505,6 +509,7 @@ R = {
             end)
         end
       end
+      order_base = order_base + 2 * g:nrows() + 2
       if n_mismatch > 0 then
         report:finding { severity = "warn", rule = "occupancy.mismatch",
           message = string.format("%d launch(es) where perflab's occupancy differs from the input's own figure: %s",

@@ -109,18 +109,22 @@ end
 -- table is built from the columns; Report:all_findings() gives each as a
 -- finding.  With spec.expand the findings are added one by one
 -- (Report:finding) and returned in row order, for a recipe that needs each
--- (perflab.weighting).
+-- (perflab.weighting).  spec.order names a number column: the rows of the
+-- sets added one after the other (no Report:finding between them) count
+-- as added in the order of that key (a recipe that makes its findings
+-- per launch group, rule by rule, keeps the group order); without it, in
+-- row order, set after set.
 function Report:finding_set(t, spec)
   if not ptable.is_table(t) then error("report:finding_set: expected a perflab table", 2) end
-  check(spec, { "columns", "evidence", "expand", "message", "rule", "severity", "speedup_pct", "subject" },
+  check(spec, { "columns", "evidence", "expand", "message", "order", "rule", "severity", "speedup_pct", "subject" },
       "report:finding_set")
   if not spec.message or not t:has(spec.message) then error("report:finding_set: spec.message names no column", 2) end
-  for _, c in ipairs({ spec.subject, spec.speedup_pct, table.unpack(spec.columns or {}) }) do
+  for _, c in ipairs({ spec.subject, spec.speedup_pct, spec.order, table.unpack(spec.columns or {}) }) do
     if not t:has(c) then error("report:finding_set: no column '" .. tostring(c) .. "'", 2) end
   end
   local set = { t = t, rule = spec.rule or self.recipe, severity = M.severity(spec.severity or "info"),
     subject = spec.subject, message = spec.message, speedup_pct = spec.speedup_pct, evidence = spec.evidence,
-    columns = spec.columns or {}, after = #self._list }
+    columns = spec.columns or {}, order = spec.order, after = #self._list }
   if spec.expand then
     local out = {}
     for i, f in ipairs(set_findings(set)) do out[i] = self:finding(f) end
@@ -129,19 +133,44 @@ function Report:finding_set(t, spec)
   if t:nrows() > 0 then self.finding_sets[#self.finding_sets + 1] = set; self._all = nil end
 end
 
+-- each set's place in the order added, as a number column _seq: finding i
+-- of report._list is i; the sets added after finding a (one block) lie
+-- between a and a + 1, in the order of their order key (or of their rows)
+local function set_seqs(self)
+  local out, i = {}, 1
+  local sets = self.finding_sets
+  while i <= #sets do
+    local j = i
+    while j < #sets and sets[j + 1].after == sets[i].after do j = j + 1 end
+    local ords, offset, maxo = {}, 0, 0
+    for x = i, j do
+      local st = sets[x].t
+      ords[x] = sets[x].order and st:col(sets[x].order) / 1 or (st:rownum() + offset) / 1
+      offset = offset + st:nrows()
+      maxo = math.max(maxo, ords[x]:max() or 0)
+    end
+    for x = i, j do out[x] = ords[x] / (2 * (maxo + 1)) + (sets[x].after + 0.5) end
+    i = j + 1
+  end
+  return out
+end
+
 --- Report:all_findings() -> every finding in the order added, those of
 --- Report:finding_set as finding tables too (report.findings holds the others).
 function Report:all_findings()
   if #self.finding_sets == 0 then return self._list end
-  local out, k = {}, 1
-  for _, set in ipairs(self.finding_sets) do
-    while k <= set.after do out[#out + 1] = self._list[k]; k = k + 1 end
-    for _, f in ipairs(set_findings(set)) do
-      f.evidence = f.evidence or {}
-      out[#out + 1] = f
-    end
+  local seqs, keyed = set_seqs(self), {}
+  for i, f in ipairs(self._list) do keyed[#keyed + 1] = { f = f, seq = i, n = #keyed } end
+  for si, set in ipairs(self.finding_sets) do
+    local sq = seqs[si]:to_lua()
+    for j, f in ipairs(set_findings(set)) do keyed[#keyed + 1] = { f = f, seq = sq[j], n = #keyed } end
   end
-  for i = k, #self._list do out[#out + 1] = self._list[i] end
+  table.sort(keyed, function(a, b)
+    if a.seq ~= b.seq then return a.seq < b.seq end
+    return a.n < b.n
+  end)
+  local out = {}
+  for i, e in ipairs(keyed) do out[i] = e.f end
   return out
 end
 
@@ -335,18 +364,10 @@ function shown_with_sets(self)
   local names = require "perflab.names"
   local sets = self.finding_sets
   -- the order added: report.findings interleaved with the sets' rows
-  local seq, k, seq_of, set_seq = 0, 1, {}, {}
-  local function lua_upto(n)
-    while k <= n do seq = seq + 1; seq_of[k] = seq; k = k + 1 end
-  end
+  local seqs, seq_of = set_seqs(self), {}
+  for i = 1, #self._list do seq_of[i] = i end
   local count = {}
-  for si, set in ipairs(sets) do
-    lua_upto(set.after)
-    set_seq[si] = seq
-    seq = seq + set.t:nrows()
-    count[set.rule] = (count[set.rule] or 0) + set.t:nrows()
-  end
-  lua_upto(#self._list)
+  for _, set in ipairs(sets) do count[set.rule] = (count[set.rule] or 0) + set.t:nrows() end
   for _, f in ipairs(self._list) do count[f.rule] = (count[f.rule] or 0) + 1 end
   local entries, folds, fold_rules = {}, {}, {}
   local function fold_of(rule)
@@ -365,10 +386,11 @@ function shown_with_sets(self)
   for si, set in ipairs(sets) do
     if count[set.rule] > M.fold_above then
       local l = fold_of(set.rule).sets
-      l[#l + 1] = { set = set, seq = set_seq[si] }
+      l[#l + 1] = { set = set, seq = seqs[si] }
     else
+      local sq = seqs[si]:to_lua()
       for j, f in ipairs(set_findings(set)) do
-        entries[#entries + 1] = { lvl = levels[f.severity], sp = f.speedup_pct or -1, seq = set_seq[si] + j, f = f }
+        entries[#entries + 1] = { lvl = levels[f.severity], sp = f.speedup_pct or -1, seq = sq[j], f = f }
       end
     end
   end
@@ -384,7 +406,7 @@ function shown_with_sets(self)
       end
     end
     local cols = { name = "string", severity = "string", speedup_pct = "number", message = "string",
-      _lvl = "integer", _seq = "integer" }
+      _lvl = "integer", _seq = "number" }
     for c, ty in pairs(extra_type) do cols[c] = ty end
     local order = { "name", "severity", "speedup_pct", "message", "_lvl", "_seq" }
     for _, c in ipairs(extra) do order[#order + 1] = c end
@@ -402,7 +424,7 @@ function shown_with_sets(self)
       q:with("speedup_pct", set.speedup_pct and st:col(set.speedup_pct) or st:const(nil, "number"))
       q:with("message", st:col(set.message))
       q:with("_lvl", st:const(levels[set.severity]))
-      q:with("_seq", st:rownum() + e.seq)
+      q:with("_seq", e.seq)
       for _, c in ipairs(set.columns) do q:with(c, st:col(c)) end
       parts[#parts + 1] = conform(q)
     end
