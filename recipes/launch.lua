@@ -140,56 +140,164 @@ local function launch_columns(k, ctx, rule_sms)
   return L
 end
 
--- The rules, once per distinct (grid, block, SMs, active blocks) of the
--- kept launches.  Returns the shapes' results broadcast to the launches
--- (ri: the shape, waves, tail_pct, findings) or nil without kept launches,
--- the finding groups each shape adds to (by ri), and the finding groups in
--- order of creation (rule, fields, and room for their launches).
-local function check_shapes(L, th)
-  local groups, gorder, rgroups = {}, {}, {}
-  if L.nkept == 0 then return nil, rgroups, gorder end
-  local function add(rule, key, fields, gi)
-    local gk = rule .. "|" .. key
-    local g = groups[gk]
-    if not g then
-      g = { rule = rule, fields = fields, kernels = {}, korder = {}, ids = {}, launches = 0, parts = {} }
-      groups[gk] = g; gorder[#gorder + 1] = g
-    end
-    gi[#gi + 1] = g
-    return rule
+-- The rules on every kept launch, as column expressions (C): returns the
+-- per-launch results (waves, tail_pct, findings: the rule ids that fire,
+-- comma-separated; nil without kept launches) and each rule's mask of the
+-- launches that fire it.
+local RULES = { "launch.block_size", "launch.small_grid", "launch.grid_below_2x_sms", "launch.tail_effect" }
+local function check_launches(L, th)
+  if L.nkept == 0 then return nil, {} end
+  local w, kept = L.w, L.kept
+  local grid, bs, sms, act = w:col("_grid"), w:col("_bs"), L.sms, L.active
+  local has_sm = sms:present()
+  local sg = ncu.small_grid_col(grid, sms)
+  local tl = ncu.tail_col(grid, sms, act, th)
+  local fire = { kept & ncu.block_size_check_col(bs).fires, kept & has_sm & sg.high, kept & has_sm & sg.low,
+    kept & has_sm & act:gt(0) & tl.fires }
+  local ids = w:const("")
+  for i, r in ipairs(RULES) do
+    local more = T.sprintf("%s, " .. r, ids):keep(ids:ne("")):fill(r)
+    ids = more:keep(fire[i]):fill(ids)
   end
-  local by = L.w:group_by({ "_grid", "_bs", "_sms", "_active" })
-  local rows = {}
-  for i, r in by:agg({ { "_n", "count", where = L.kept } }):rows() do
-    local gi, ids = {}, {}
-    rgroups[i] = gi
-    rows[i] = { ri = i }
-    if r._n > 0 then
-      local g, b, sm, act = r._grid, r._bs, r._sms, r._active
-      local bc = ncu.block_size_check(b)
-      if bc then
-        ids[#ids + 1] = add("launch.block_size", tostring(b), { block_size = b, speedup = bc.speedup_pct }, gi)
-      end
-      if sm then
-        local sg = ncu.small_grid(g, sm)
-        if sg and sg.severity == "high" then
-          ids[#ids + 1] = add("launch.small_grid", g .. "|" .. sm, { grid = g, sms = sm, speedup = sg.speedup_pct }, gi)
-        elseif sg then
-          ids[#ids + 1] = add("launch.grid_below_2x_sms", g .. "|" .. sm, { grid = g, sms = sm }, gi)
-        end
-        if act and act > 0 then
-          local t = ncu.tail(g, sm, act, th)
-          rows[i].waves, rows[i].tail_pct = t.waves, t.speedup_pct
-          if t.fires then
-            ids[#ids + 1] = add("launch.tail_effect", string.format("%d|%d|%d", g, sm, act),
-              { grid = g, sms = sm, active = act, t = t, speedup = t.speedup_pct }, gi)
-          end
-        end
-      end
-      rows[i].findings = table.concat(ids, ", ")
+  local res = w:select({}):with("waves", tl.waves):with("tail_pct", tl.speedup_pct):with("findings", ids:keep(kept))
+  return res, fire
+end
+
+-- The findings of one rule, each a group of the launches that fire it with
+-- the same key (block size; grid and SMs; grid, SMs and active blocks), as
+-- columns (group_by, order, index_of in C): launches, time_ns, created (the
+-- first launch of the group's first shape, the order the groups are made
+-- in), nk (kernels), who ("N launches: k1 (xn), k2, ... and M more": the
+-- kernels in order of first launch, at most five), subject (the kernel when
+-- only one), _gi; and the (group, kernel) pairs in that order (_gi, kn, n,
+-- kfirst, and with want_ids each pair's launch rows in F).
+local KEYS = { ["launch.block_size"] = { "_bs" }, ["launch.small_grid"] = { "_grid", "_sms" },
+  ["launch.grid_below_2x_sms"] = { "_grid", "_sms" }, ["launch.tail_effect"] = { "_grid", "_sms", "_active" } }
+local function rule_groups(w, mask, keys, want_ids)
+  local F = w:filter(mask)
+  local gb = F:group_by(keys)
+  local G = gb:agg { { "launches", "count" }, { "created", "min", "_sf" }, { "time_ns", "sum", "duration_ns" } }
+  G:with("_gi", G:rownum())
+  F:with("_gi", gb:broadcast(G:select({ "_gi" })):col("_gi"))
+  local spec = { { "n", "count" }, { "kfirst", "min", "_row" } }
+  if want_ids then spec[#spec + 1] = { "rows", "ids" } end
+  local P, lists = F:group_by({ "_gi", "kn" }):agg(spec)
+  local po = P:order("_gi", "kfirst")
+  P = P:take(po)
+  local pg = P:group_by("_gi")
+  local S = pg:agg { { "start", "first_row" }, { "nk", "count" } }
+  P:with("pos", P:rownum() - pg:broadcast(S):col("start") + 1)
+  local n = P:col("n")
+  P:with("lab", T.sprintf("%s (x%d)", P:col("kn"), n):keep(n:gt(1)):fill(P:col("kn")))
+  local gi = G:col("_gi")
+  local nk = S:col("nk"):at(S:col("_gi"):index_of(gi))
+  G:with("nk", nk)
+  local list, first
+  for p = 1, 5 do
+    local Q = P:filter(P:col("pos"):eq(p))
+    local at = Q:col("_gi"):index_of(gi)
+    local lab = Q:col("lab"):at(at)
+    if p == 1 then list, first = lab, Q:col("kn"):at(at)
+    else list = T.sprintf("%s, %s", list, lab):keep(lab:present()):fill(list) end
+  end
+  local launches = G:col("launches")
+  G:with("who", T.sprintf("%d launch%s: %s%s", launches, G:const(""):keep(launches:eq(1)):fill("es"),
+    list, T.sprintf(", and %d more", nk - 5):keep(nk:gt(5)):fill("")))
+  G:with("subject", first:keep(nk:eq(1)))
+  local rows
+  if want_ids then
+    local frow = F:col("_row"):to_lua()
+    rows = {}
+    for j, pj in ipairs(po:to_lua()) do
+      local r = {}
+      for x, fr in ipairs(lists.rows[pj]) do r[x] = frow[fr] end
+      rows[j] = r
     end
   end
-  return by:broadcast(T.from_rows(rows, { "ri", "waves", "tail_pct", "findings" }, "shapes")), rgroups, gorder
+  return G:take(G:order("created")), P, rows
+end
+
+-- the findings of every rule (report:finding_set), in the order their
+-- groups are made; with a timeline, each finding becomes an item of the
+-- weighting with its kernels' launch ids
+local function add_findings(report, k, L, fire, th, p, items, want_ids, base)
+  local w = L.w
+  local kn = w:col("kernel")
+  w:with("kn", kn:fill(T.sprintf("launch %d", w:rownum())))
+  w:with("_row", w:rownum())
+  w:with("_sf", L.w:group_by({ "_grid", "_bs", "_sms", "_active" })
+    :broadcast(w:group_by({ "_grid", "_bs", "_sms", "_active" }):agg { { "_sf", "first_row" } }):col("_sf"))
+  local ids = want_ids and k:has("id") and k:col("id"):to_lua() or nil
+  local shown = { "launches" }
+  if w:col("duration_ns"):count() > 0 then shown[2] = "time_ns" end
+  for i, rule in ipairs(RULES) do
+    if fire[i] and fire[i]:count_true() > 0 then
+      local G, P, prow = rule_groups(w, fire[i], KEYS[rule], want_ids)
+      local function kernels(r) return P:filter(P:col("_gi"):eq(r._gi)):col("kn"):to_lua() end
+      local m, sp, sev, ev
+      if rule == "launch.block_size" then
+        local b = G:col("_bs")
+        sev, sp = "warn", ncu.block_size_check_col(b).speedup_pct
+        m = T.sprintf("block size %d is not a multiple of 32: the last warp of each block runs %d idle lanes (%s); 128-256 threads is a good start",
+          b, -(b % 32) + 32, G:col("who"))
+        ev = function(r)
+          return { block_size = r._bs, launches = r.launches, kernels = kernels(r),
+            formula = "speedup = (1/ceil(bs/32)) x (1 - (bs mod 32)/32) x 100" }
+        end
+      elseif rule == "launch.small_grid" then
+        local g, s = G:col("_grid"), G:col("_sms")
+        sev, sp = "warn", ncu.small_grid_col(g, s).speedup_pct
+        m = T.sprintf("%d block%s on %d SMs: the grid leaves %d SMs idle (%s)", g,
+          G:const(""):keep(g:eq(1)):fill("s"), s, s - g, G:col("who"))
+        ev = function(r)
+          return { grid_size = r._grid, sm_count = r._sms, launches = r.launches, kernels = kernels(r),
+            formula = "speedup = (SMs - grid) / SMs x 100" }
+        end
+      elseif rule == "launch.grid_below_2x_sms" then
+        sev = "info"
+        m = T.sprintf("%d blocks on %d SMs is less than two blocks per SM: with __syncthreads() a second resident block hides the barrier stalls (%s)",
+          G:col("_grid"), G:col("_sms"), G:col("who"))
+        ev = function(r)
+          return { grid_size = r._grid, sm_count = r._sms, launches = r.launches, kernels = kernels(r) }
+        end
+      else
+        local tl = ncu.tail_col(G:col("_grid"), G:col("_sms"), G:col("_active"), th)
+        sev, sp = "opt", tl.speedup_pct
+        G:with("_waves", tl.waves):with("_whole", tl.whole):with("_partial", tl.partial_blocks)
+        m = T.sprintf("%d blocks on %d SMs x %d active blocks = %.2f waves: the partial last wave (%d blocks) can take up to %s %% of the run (%s)",
+          G:col("_grid"), G:col("_sms"), G:col("_active"), tl.waves, tl.partial_blocks,
+          T.sprintf("%.1f", sp):map(function(v) return (v:gsub("%.0$", "")) end), G:col("who"))
+        ev = function(r)
+          return { grid_size = r._grid, sm_count = r._sms, active_blocks = r._active, waves = r._waves,
+            whole_waves = r._whole, partial_blocks = r._partial, launches = r.launches,
+            threshold_pct = th.tail_min_speedup, formula = "speedup = 100 / (whole waves + 1)" }
+        end
+      end
+      G:with("_message", m)
+      if sp then G:with("_speedup", sp) end
+      -- group by group as made, then the rule's place (after the previous inputs')
+      G:with("_order", G:col("created") * 4 + base + (i - 1))
+      local fs = report:finding_set(G, { rule = rule, severity = sev, subject = "subject", message = "_message",
+        order = "_order",
+        speedup_pct = sp and "_speedup" or nil, evidence = ev, columns = shown, expand = want_ids })
+      if fs then
+        -- each finding's kernels with their launches' ids, in launch order
+        local per_g = {}
+        local pgi, pkn = P:col("_gi"):to_lua(), P:col("kn"):to_lua()
+        for j = 1, #pgi do
+          local rows, list = prow[j], {}
+          table.sort(rows)
+          for x, row in ipairs(rows) do list[x] = ids and ids[row] or (row - 1) end
+          per_g[pgi[j]] = per_g[pgi[j]] or {}
+          table.insert(per_g[pgi[j]], { pkn[j], list })
+        end
+        for j, gid in ipairs(G:col("_gi"):to_lua()) do
+          items[#items + 1] = weighting.item(fs[j], p, nil, per_g[gid])
+        end
+      end
+    end
+  end
+  return base + 4 * (w:nrows() + 1)
 end
 
 -- The launch table (COLS): each kept launch with its results and its join
@@ -216,96 +324,6 @@ local function launch_table(k, L, res)
     t:with("kernel", kc:fill(T.sprintf("launch %d", w:order("_one"):keep(~kc:present()))))
   end
   return t:filter(L.kept):select(COLS), nameless
-end
-
--- Each finding group's launches: per shape and kernel, its launches (count,
--- first row; the row lists only with need_ids); per finding group, its
--- kernels in order of first launch (korder), each with its count (kernels)
--- and its launches' ids in launch order (ids).
-local function group_launches(k, L, rgroups, gorder, need_ids)
-  local kept = L.kept
-  local spec = { { "_n", "count", where = kept }, { "_first", "first_row", where = kept } }
-  if need_ids then spec[#spec + 1] = { "_rows", "ids", where = kept } end
-  local parts, lists = L.w:group_by("_ri", "kernel"):agg(spec)
-  local function part(g, kn, cnt, first, rows)
-    local pk = g.parts[kn]
-    if not pk then
-      pk = { first = first, n = 0, lists = {} }
-      g.parts[kn] = pk; g.korder[#g.korder + 1] = kn
-    elseif first < pk.first then pk.first = first end
-    pk.n = pk.n + cnt
-    pk.lists[#pk.lists + 1] = rows
-  end
-  for j, r in parts:rows() do
-    if r._n > 0 then
-      local rows = need_ids and lists._rows[j] or nil
-      for _, g in ipairs(rgroups[r._ri]) do
-        g.launches = g.launches + r._n
-        if r.kernel then part(g, r.kernel, r._n, r._first, rows)
-        else for _, row in ipairs(rows) do part(g, "launch " .. row, 1, row, { row }) end end
-      end
-    end
-  end
-  local ids = need_ids and k:has("id") and k:col("id"):to_lua() or nil
-  for _, g in ipairs(gorder) do
-    table.sort(g.korder, function(x, y) return g.parts[x].first < g.parts[y].first end)
-    for _, kn in ipairs(g.korder) do
-      local pk = g.parts[kn]
-      g.kernels[kn] = pk.n
-      local gi = {}
-      if need_ids then
-        local rows = pk.lists[1]
-        if #pk.lists > 1 then   -- several shapes: their rows merged in launch order
-          rows = {}
-          for _, pr in ipairs(pk.lists) do table.move(pr, 1, #pr, #rows + 1, rows) end
-          table.sort(rows)
-        end
-        for j, row in ipairs(rows) do gi[j] = ids and ids[row] or (row - 1) end
-      end
-      g.ids[kn] = gi
-    end
-    g.parts = nil
-  end
-end
-
--- the finding of one group: the rule's message, evidence and speedup
-local function finding(report, g, th)
-  local f = g.fields
-  local list = {}
-  for _, kn in ipairs(g.korder) do
-    list[#list + 1] = g.kernels[kn] > 1 and string.format("%s (x%d)", kn, g.kernels[kn]) or kn
-  end
-  local who = string.format("%d launch%s: %s", g.launches, g.launches == 1 and "" or "es",
-    table.concat(list, ", ", 1, math.min(#list, 5)) .. (#list > 5 and string.format(", and %d more", #list - 5) or ""))
-  local subject = #g.korder == 1 and g.korder[1] or nil
-  if g.rule == "launch.block_size" then
-    return report:finding { severity = "warn", rule = g.rule, subject = subject,
-      message = string.format("block size %d is not a multiple of 32: the last warp of each block runs %d idle lanes (%s); 128-256 threads is a good start",
-        f.block_size, 32 - f.block_size % 32, who),
-      evidence = { block_size = f.block_size, launches = g.launches, kernels = g.korder,
-        formula = "speedup = (1/ceil(bs/32)) x (1 - (bs mod 32)/32) x 100" },
-      speedup_pct = f.speedup }
-  elseif g.rule == "launch.small_grid" then
-    return report:finding { severity = "warn", rule = g.rule, subject = subject,
-      message = string.format("%d block%s on %d SMs: the grid leaves %d SMs idle (%s)",
-        f.grid, f.grid == 1 and "" or "s", f.sms, f.sms - f.grid, who),
-      evidence = { grid_size = f.grid, sm_count = f.sms, launches = g.launches, kernels = g.korder,
-        formula = "speedup = (SMs - grid) / SMs x 100" },
-      speedup_pct = f.speedup }
-  elseif g.rule == "launch.grid_below_2x_sms" then
-    return report:finding { severity = "info", rule = g.rule, subject = subject,
-      message = string.format("%d blocks on %d SMs is less than two blocks per SM: with __syncthreads() a second resident block hides the barrier stalls (%s)",
-        f.grid, f.sms, who),
-      evidence = { grid_size = f.grid, sm_count = f.sms, launches = g.launches, kernels = g.korder } }
-  end
-  local t = f.t   -- launch.tail_effect
-  return report:finding { severity = "opt", rule = g.rule, subject = subject,
-    message = string.format("%d blocks on %d SMs x %d active blocks = %.2f waves: the partial last wave (%d blocks) can take up to %s %% of the run (%s)",
-      f.grid, f.sms, f.active, t.waves, t.partial_blocks, cuda.fmt_pct(t.speedup_pct), who),
-    evidence = { grid_size = f.grid, sm_count = f.sms, active_blocks = f.active, waves = t.waves,
-      whole_waves = t.whole, partial_blocks = t.partial_blocks, launches = g.launches,
-      threshold_pct = th.tail_min_speedup, formula = "speedup = 100 / (whole waves + 1)" },
-    speedup_pct = t.speedup_pct }
 end
 
 --- launch: waves per SM per kernel, whole waves and the partial last wave.
@@ -375,23 +393,18 @@ R = {
     local timelines
     inputs, timelines = weighting.inputs(inputs, opts, { recipe_def = R })
     local items = {}   -- every finding with its kernels and launches, for the weighting
+    local base = 0   -- the order key of the next input's first finding (report:finding_set's order)
     local th = setmetatable({ tail_min_speedup = opts.tail_min }, { __index = ncu.thresholds })
     for idx, p in ipairs(inputs) do
       local ctx, err = device.context(p, opts)
       if not ctx then perflab.fail(err) end
       local k = p:table("kernels")
       local L = launch_columns(k, ctx, sms_from_rules(p))
-      local res, rgroups, gorder = check_shapes(L, th)
-      if res then L.w:with("_ri", res:col("ri")) end
-      local t, nameless = launch_table(k, L, res)
-      if L.nkept > 0 then group_launches(k, L, rgroups, gorder, #timelines > 0 or nameless) end
+      local res, fire = check_launches(L, th)
+      local t = launch_table(k, L, res)
       report:table(#inputs > 1 and ("launch_" .. idx) or "launch", t,
         { title = string.format("%d launches (%s)", t:nrows(), p.source) })
-      for _, g in ipairs(gorder) do
-        local per = {}
-        for j, kn in ipairs(g.korder) do per[j] = { kn, g.ids[kn] } end
-        items[#items + 1] = weighting.item(finding(report, g, th), p, nil, per)
-      end
+      if L.nkept > 0 then base = add_findings(report, k, L, fire, th, p, items, #timelines > 0, base) end
       if #L.sources > 0 then report:note("SM count from " .. table.concat(L.sources, ", ")) end
       if ctx.vendor == "amd" then
         report:note("AMD GPU: SM count = compute units, blocks = workgroups; occupancy and tail need the CU resource model, which perflab does not have")

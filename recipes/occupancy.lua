@@ -249,7 +249,8 @@ local function cuda_report(p, ctx, want_ids)
   -- are its first launch's
   local gkeys = { "kernel", "cc", "block_size", "registers", "smem_bytes", "smem_config_bytes" }
   local ach = opt(k, "achieved_occupancy_pct")
-  local aggs = { { "first", "min", "_row", where = kept }, { "launches", "count", where = kept } }
+  local aggs = { { "first", "min", "_row", where = kept }, { "launches", "count", where = kept },
+    { "time_ns", "sum", "duration_ns", where = kept } }
   if ach then
     aggs[#aggs + 1] = { "ach_sum", "sum", "achieved_occupancy_pct", where = kept }
     aggs[#aggs + 1] = { "ach_n", "count", where = kept & ach:present() }
@@ -275,44 +276,29 @@ local function cuda_report(p, ctx, want_ids)
   if cfg then arep:with("smem_config", cfg) end
   if drv then arep:with("smem_driver", drv) end
   arep = arep:take(grows)
-  -- the columns the groups read, each fetched once (C) rather than a row
-  -- table per group: a trace of many launch shapes has about as many groups
-  -- as launches
-  local function cols(tb, names)
-    local out = {}
-    for _, c in ipairs(names) do out[c] = tb:has(c) and tb:col(c):to_lua() or {} end
-    return out
+  -- the group table: one row per finding group (its first launch's
+  -- figures), every column built in C; the findings are column operations
+  -- over it (a trace of many launch shapes has about as many groups as
+  -- launches)
+  local g = rep:select({ "kernel", "cc", "block_size", "registers" })
+  for _, c in ipairs({ "launches", "time_ns", "ach_sum", "ach_n" }) do
+    if firsts:has(c) then g:with(c, firsts:col(c)) end
   end
-  local gc = cols(firsts, { "first", "launches", "ach_sum", "ach_n" })
-  local rc = cols(rep, { "kernel", "cc", "block_size", "registers" })
+  for _, c in ipairs({ "limiter", "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
+                       "block_limit_barriers", "active_blocks", "theoretical_warps", "theoretical_occupancy_pct",
+                       "smem_config_used", "invalid" }) do
+    g:with(c, orep:has(c) and orep:col(c) or rep:const(nil, c == "limiter" and "string" or "number"))
+  end
+  for _, c in ipairs({ "smem_static", "smem_dynamic", "smem_config", "smem_driver" }) do
+    if arep:has(c) then g:with(c, arep:col(c)) end
+  end
   -- the architecture's name and warps per SM, once per distinct CC (C's map)
   local rcc = rep:col("cc")
-  rc.arch_cc = rcc:map(function(c) return gpus.cc(c).cc end):to_lua()
-  rc.max_warps = rcc:map(function(c) return gpus.cc(c).max_warps_per_sm end):to_lua()
-  local oc_ = cols(orep, { "limiter", "block_limit_sm", "block_limit_warps", "block_limit_registers",
-      "block_limit_smem",
-    "block_limit_barriers", "active_blocks", "theoretical_warps", "theoretical_occupancy_pct", "smem_config_used",
-        "invalid" })
-  local ac = cols(arep, { "smem_static", "smem_dynamic", "smem_config", "smem_driver" })
-  local order = {}
-  for gi = 1, firsts:nrows() do
-    local cc_, bsz, nreg = rc.cc[gi], rc.block_size[gi], rc.registers[gi]
-    local lim = {}
-    for l in (oc_.limiter[gi] or ""):gmatch("[^,]+") do lim[#lim + 1] = (l:gsub("^ ", "")) end
-    local ids_g = {}
-    if gids then ids_g = t:take(gids[gpos_l[gi]]):col("id"):to_lua() end
-    order[gi] = { kernel = rc.kernel[gi], first = gc.first[gi], launches = gc.launches[gi],
-        ach_sum = gc.ach_sum[gi] or 0,
-      ach_n = gc.ach_n[gi] or 0, ids = ids_g,
-      args = { cc = cc_, block_size = bsz, registers = nreg, smem_static = ac.smem_static[gi],
-        smem_dynamic = ac.smem_dynamic[gi], smem_config = ac.smem_config[gi], smem_driver = ac.smem_driver[gi] },
-      o = { cc = rc.arch_cc[gi], block_size = bsz, registers = nreg, max_warps_per_sm = rc.max_warps[gi],
-        block_limit_sm = oc_.block_limit_sm[gi], block_limit_warps = oc_.block_limit_warps[gi],
-        block_limit_registers = oc_.block_limit_registers[gi], block_limit_smem = oc_.block_limit_smem[gi],
-        block_limit_barriers = oc_.block_limit_barriers[gi], active_blocks = oc_.active_blocks[gi],
-        theoretical_warps = oc_.theoretical_warps[gi], theoretical_occupancy_pct = oc_.theoretical_occupancy_pct[gi],
-        smem_config_used = oc_.smem_config_used[gi], invalid = oc_.invalid[gi], limiter = lim } }
-  end
+  g:with("arch_cc", rcc:map(function(c) return tostring(gpus.cc(c).cc) end))
+  g:with("max_warps", rcc:map(function(c) return gpus.cc(c).max_warps_per_sm end))
+  g:with("_g", g:rownum())
+  local tall = t   -- (t is filtered to the kept launches below; the group rows are of all)
+  local gids_of = want_ids and function(gi) return tall:take(gids[gpos_l[gi]]):col("id"):to_lua() end or nil
 
   -- compare with what the input printed (ncu: every block limit, the
   -- theoretical warps and occupancy; Kineto: the estimate)
@@ -381,7 +367,8 @@ local function cuda_report(p, ctx, want_ids)
   t:drop("_row")   -- t holds COLS in order (its columns share their values with oc and k: no copies)
   if ntrue(kept) < n then t = t:filter(kept) end
   return {
-    t = t, order = order, is_trace = is_trace, assumptions = assumptions, inferred = inferred, skipped = skipped,
+    t = t, g = g, gids_of = gids_of, is_trace = is_trace, assumptions = assumptions, inferred = inferred,
+        skipped = skipped,
     no_cc = no_cc, unknown = unknown, kineto_smem = kineto_smem, exception_hits = exception_hits,
     n_mismatch = n_mismatch, mismatches = mismatches,
   }
@@ -496,6 +483,7 @@ R = {
     local timelines
     inputs, timelines = weighting.inputs(inputs, opts, { recipe_def = R })
     local items = {}   -- every per-kernel finding, for the weighting
+    local order_base = 0   -- the order key of the next input's first finding
     for idx, p in ipairs(inputs) do
       local ctx, err = device.context(p, opts)
       if not ctx then perflab.fail(err) end
@@ -506,7 +494,7 @@ R = {
       do
       local name = #inputs > 1 and ("occupancy_" .. idx) or "occupancy"
       local c = cuda_report(p, ctx, #timelines > 0)
-      local t, order, is_trace, assumptions, inferred = c.t, c.order, c.is_trace, c.assumptions, c.inferred
+      local t, is_trace, assumptions, inferred = c.t, c.is_trace, c.assumptions, c.inferred
       local skipped, no_cc, kineto_smem, exception_hits = c.skipped, c.no_cc, c.kineto_smem, c.exception_hits
       local n_mismatch, mismatches = c.n_mismatch, c.mismatches
       if #exception_hits > 0 then
@@ -523,80 +511,97 @@ R = {
       report:table(name, t, { title = string.format("%d launches (%s), device from %s", t:nrows(), p.source,
           ctx.source),
         note = "Theoretical occupancy from perflab.gpu.occupancy; reported_occupancy_pct is what the input printed." })
-      -- the what-if of every group that gets a limiter finding, in one call
-      local wi_rows, wi_of = {}, {}
-      for _, g in ipairs(order) do
-        local o = g.o
-        if not o.invalid and o.theoretical_occupancy_pct < opts.threshold then
-          local a = g.args
-          wi_rows[#wi_rows + 1] = { cc = a.cc, bs = a.block_size, regs = a.registers, ss = a.smem_static,
-              sd = a.smem_dynamic,
-            cfg = a.smem_config, drv = a.smem_driver }
-          wi_of[g] = #wi_rows
-        end
-      end
-      -- the what-if's nine columns, each fetched once (C); what_if_of reads
-      -- a group's nine values as a row
-      local wi = {}
-      if #wi_rows > 0 then
-        local w = T.from_rows(wi_rows, { "cc", "bs", "regs", "ss", "sd", "cfg", "drv" })
-        local function wcol(c) return w:has(c) and w:col(c) or nil end
-        local wt = cuda.columns { cc = w:col("cc"), block_size = w:col("bs"), registers = wcol("regs"),
-            smem_static = wcol("ss"),
-          smem_dynamic = wcol("sd"), smem_config = wcol("cfg"), smem_driver = wcol("drv"), what_if = true }
-        for _, c in ipairs({ "what_if_registers", "what_if_registers_blocks", "what_if_registers_pct",
-            "what_if_smem_bytes",
-                             "what_if_smem_blocks", "what_if_smem_pct", "what_if_block_size",
-                                 "what_if_block_size_blocks",
-                             "what_if_block_size_pct" }) do
-          wi[c] = wt:has(c) and wt:col(c):to_lua() or {}
-        end
-      end
-      local function wi_row(i)
-        local r = {}
-        for c, v in pairs(wi) do r[c] = v[i] end
-        return r
-      end
-      for _, g in ipairs(order) do
-        local o = g.o
-        local launches = g.launches == 1 and "1 launch" or (g.launches .. " launches")
-        if o.invalid then
-          items[#items + 1] = weighting.item(report:finding { severity = "error", rule = "occupancy.invalid",
-              subject = g.kernel,
-            message = string.format("%s cannot run on CC %s: %s", g.kernel, o.cc, o.invalid),
-            evidence = { launches = g.launches, block_size = o.block_size, registers = o.registers } }, p, g.kernel,
-                g.ids)
-        elseif o.theoretical_occupancy_pct < opts.threshold then
-          local whatif = cuda.what_if_of(wi_row(wi_of[g]), o.cc)
-          local tips = {}
-          for _, w in ipairs(whatif) do tips[#tips + 1] = w.text end
-          items[#items + 1] = weighting.item(report:finding { severity = "warn", rule = "occupancy.limiter",
-              subject = g.kernel,
-            message = string.format("%s: theoretical occupancy %s %% (%d of %d warps per SM) is limited by %s%s",
-              g.kernel, cuda.fmt_pct(o.theoretical_occupancy_pct), o.theoretical_warps, o.max_warps_per_sm,
-              table.concat(o.limiter, " and "), #tips > 0 and ("; " .. table.concat(tips, "; ")) or ""),
-            evidence = { launches = g.launches, theoretical_pct = round2(o.theoretical_occupancy_pct),
-              threshold_pct = opts.threshold, limiter = o.limiter, active_blocks = o.active_blocks,
-              block_limit_sm = o.block_limit_sm, block_limit_warps = o.block_limit_warps,
-              block_limit_registers = o.block_limit_registers, block_limit_smem = o.block_limit_smem,
-              block_limit_barriers = o.block_limit_barriers,
-              smem_config_bytes = o.smem_config_used, formula = "speedup = 100 - theoretical %" },
-            speedup_pct = 100 - o.theoretical_occupancy_pct }, p, g.kernel, g.ids)
-        end
-        if g.ach_n > 0 then
-          local ach = g.ach_sum / g.ach_n
-          local th = o.theoretical_occupancy_pct
-          if th - ach > opts.gap and th > 0 then
-            items[#items + 1] = weighting.item(report:finding { severity = "opt", rule = "occupancy.achieved_gap",
-                subject = g.kernel,
-              message = string.format("%s: achieved occupancy %s %% is %s points below theoretical %s %% (%s): warp scheduling overheads or workload imbalance",
-                g.kernel, cuda.fmt_pct(ach), cuda.fmt_pct(th - ach), cuda.fmt_pct(th), launches),
-              evidence = { achieved_pct = round2(ach), theoretical_pct = round2(th), gap_threshold = opts.gap,
-                launches = g.launches, formula = "speedup = (T - A) / T x 100" },
-              speedup_pct = (th - ach) / th * 100 }, p, g.kernel, g.ids)
+      -- the findings: one set per rule, each a column operation over the
+      -- group table (report:finding_set); with a timeline, each finding is
+      -- weighted by the GPU time of its group's launches
+      local g = c.g
+      local shown = { "launches" }
+      if g:col("time_ns"):count() > 0 then shown[2] = "time_ns" end
+      local function add(rule, severity, tb, message, speedup, evidence)
+        -- the order added: group by group, the gap after the group's other finding
+        -- (order_base: after the previous inputs' findings)
+        tb:with("_order", tb:col("_g") * 2 + (order_base + (rule == "occupancy.achieved_gap" and 1 or 0)))
+        local fs = report:finding_set(tb:with("_message", message):with("_speedup", speedup or tb:const(nil, "number")),
+          { rule = rule, severity = severity, subject = "kernel", message = "_message", order = "_order",
+            speedup_pct = speedup and "_speedup" or nil, evidence = evidence, columns = shown,
+            expand = #timelines > 0 })
+        if fs then
+          for i, gi in ipairs(tb:col("_g"):to_lua()) do
+            items[#items + 1] = weighting.item(fs[i], p, fs[i].subject, c.gids_of(gi))
           end
         end
       end
+      -- cuda.fmt_pct over a column: "%.1f" without a trailing ".0" (once per distinct text)
+      local function fmt(x) return T.sprintf("%.1f", x):map(function(v) return (v:gsub("%.0$", "")) end) end
+      local pct = g:col("theoretical_occupancy_pct")
+      local invalid = g:col("invalid"):present()
+      -- occupancy.invalid: the launches the calculator refuses
+      local inv = g:filter(invalid)
+      if inv:nrows() > 0 then
+        add("occupancy.invalid", "error", inv,
+          T.sprintf("%s cannot run on CC %s: %s", inv:col("kernel"), inv:col("arch_cc"), inv:col("invalid")), nil,
+          function(r) return { launches = r.launches, block_size = r.block_size, registers = r.registers } end)
+      end
+      -- occupancy.limiter: below the threshold, with the what-if of each
+      -- (cuda_occupancy.columns once over the groups)
+      local low = g:filter(~invalid & pct:lt(opts.threshold))
+      if low:nrows() > 0 then
+        local function wcol(cn) return low:has(cn) and low:col(cn) or nil end
+        local wt = cuda.columns { cc = low:col("cc"), block_size = low:col("block_size"), registers = wcol("registers"),
+          smem_static = wcol("smem_static"), smem_dynamic = wcol("smem_dynamic"), smem_config = wcol("smem_config"),
+          smem_driver = wcol("smem_driver"), what_if = true }
+        local function fits(b) return b:map(function(v) return v == 1 and " fits" or "s fit" end) end
+        local function tip(fmt_, value, stem, extra)
+          local v, bl, pc = wt:col(value), wt:col(stem .. "_blocks"), wt:col(stem .. "_pct")
+          if extra then return T.sprintf(fmt_, v, extra, bl, fits(bl), fmt(pc)):fill("") end
+          return T.sprintf(fmt_, v, bl, fits(bl), fmt(pc)):fill("")
+        end
+        local kb = low:col("cc"):map(function(cc_) return cuda.kb(cuda.arch(cc_).smem_per_sm) end)
+        local lim_and = low:col("limiter"):fill(""):map(function(l)
+          local parts = {}
+          for x in l:gmatch("[^,]+") do parts[#parts + 1] = (x:gsub("^ ", "")) end
+          return table.concat(parts, " and ")
+        end)
+        local lpct = low:col("theoretical_occupancy_pct")
+        add("occupancy.limiter", "warn", low,
+          T.sprintf("%s: theoretical occupancy %s %% (%d of %d warps per SM) is limited by %s%s%s%s",
+            low:col("kernel"), fmt(lpct), low:col("theoretical_warps"), low:col("max_warps"), lim_and,
+            tip("; at <= %d registers per thread, %d block%s per SM: %s %%", "what_if_registers", "what_if_registers"),
+            tip("; at <= %d bytes of shared memory per block (%s configuration), %d block%s per SM: %s %%",
+              "what_if_smem_bytes", "what_if_smem", kb),
+            tip("; with %d threads per block (same registers and shared memory per block), %d block%s per SM: %s %%",
+              "what_if_block_size", "what_if_block_size")),
+          -lpct + 100,
+          function(r)
+            local lim = {}
+            for l in (r.limiter or ""):gmatch("[^,]+") do lim[#lim + 1] = (l:gsub("^ ", "")) end
+            return { launches = r.launches, theoretical_pct = round2(r.theoretical_occupancy_pct),
+              threshold_pct = opts.threshold, limiter = lim, active_blocks = r.active_blocks,
+              block_limit_sm = r.block_limit_sm, block_limit_warps = r.block_limit_warps,
+              block_limit_registers = r.block_limit_registers, block_limit_smem = r.block_limit_smem,
+              block_limit_barriers = r.block_limit_barriers,
+              smem_config_bytes = r.smem_config_used, formula = "speedup = 100 - theoretical %" }
+          end)
+      end
+      -- occupancy.achieved_gap: the measured occupancy (ncu) well below theoretical
+      if g:has("ach_n") then
+        local ach = g:col("ach_sum"):fill(0) / g:col("ach_n"):fill(0):max_with(1)
+        local gap_m = g:col("ach_n"):fill(0):gt(0) & (pct - ach):gt(opts.gap) & pct:gt(0)
+        local gt = g:with("ach", ach):filter(gap_m)
+        if gt:nrows() > 0 then
+          local ga, th = gt:col("ach"), gt:col("theoretical_occupancy_pct")
+          add("occupancy.achieved_gap", "opt", gt,
+            T.sprintf("%s: achieved occupancy %s %% is %s points below theoretical %s %% (%s): warp scheduling overheads or workload imbalance",
+              gt:col("kernel"), fmt(ga), fmt(th - ga), fmt(th),
+              gt:col("launches"):map(function(n) return n == 1 and "1 launch" or (n .. " launches") end)),
+            (th - ga) / th * 100,
+            function(r)
+              return { achieved_pct = round2(r.ach), theoretical_pct = round2(r.theoretical_occupancy_pct),
+                gap_threshold = opts.gap, launches = r.launches, formula = "speedup = (T - A) / T x 100" }
+            end)
+        end
+      end
+      order_base = order_base + 2 * g:nrows() + 2
       if n_mismatch > 0 then
         report:finding { severity = "warn", rule = "occupancy.mismatch",
           message = string.format("%d launch(es) where perflab's occupancy differs from the input's own figure: %s",

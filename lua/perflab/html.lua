@@ -321,7 +321,7 @@ function M.page(reports, opts)
   out[#out + 1] = "<header><h1>" .. esc(title) .. "</h1>"
   local nf, worst = 0, nil
   for _, r in ipairs(reports) do
-    nf = nf + #r.findings
+    nf = nf + r:finding_count()
     local m = r:max_severity()
     local lv = terms.levels
     if m and (not worst or lv[m] > lv[worst]) then worst = m end
@@ -339,8 +339,8 @@ function M.page(reports, opts)
     out[#out + 1] = "<nav><h2>Sections</h2><ul>"
     for i, r in ipairs(reports) do
       out[#out + 1] = string.format('<li><a href="#r%d">%s</a> — %s</li>', i, esc(r.recipe),
-        r.collapsed and "not applicable" or string.format("%d finding%s, %d figure%s", #r.findings,
-        #r.findings == 1 and "" or "s", #r.figure_order, #r.figure_order == 1 and "" or "s"))
+        r.collapsed and "not applicable" or string.format("%d finding%s, %d figure%s", r:finding_count(),
+        r:finding_count() == 1 and "" or "s", #r.figure_order, #r.figure_order == 1 and "" or "s"))
     end
     out[#out + 1] = "</ul></nav>"
   end

@@ -46,7 +46,7 @@ local function show_lua(v, depth, seen)
     return tostring(v)
   end
   if profile.is_profile(v) then return string.format("<profile %s (%s)>", v.source, v.format) end
-  if report.is_report(v) then return string.format("<report %s: %d findings>", v.recipe, #v.findings) end
+  if report.is_report(v) then return string.format("<report %s: %d findings>", v.recipe, v:finding_count()) end
   if getmetatable(v) and getmetatable(v).__tostring then return tostring(v) end
   if seen[v] then return "<cycle>" end
   if depth >= M.max_depth then return "{…}" end
@@ -324,7 +324,7 @@ function M.help(x)
     io.stdout:write(table.concat(lines, "\n") .. "\n")
   elseif profile.is_profile(x) then io.stdout:write(x:summary() .. "\n")
   elseif report.is_report(x) then
-    io.stdout:write("report of recipe " .. x.recipe .. ": " .. #x.findings .. " findings, tables: "
+    io.stdout:write("report of recipe " .. x.recipe .. ": " .. x:finding_count() .. " findings, tables: "
       .. table.concat(x.table_order, ", ") .. "\n")
   elseif type(x) == "string" then io.stdout:write(require("perflab.recipes").help(x))
   else io.stdout:write(M.render(x)) end

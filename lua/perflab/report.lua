@@ -26,20 +26,42 @@ M.severity = terms.severity
 -- Option tables are strict (perflab.options): a misspelt key is an error.
 local check = require("perflab.options").check
 
+local new_report
+
 function M.new(fields)
   check(fields, { "input_meta", "inputs", "options", "recipe", "title" }, "perflab.report")
   fields = fields or {}
-  return setmetatable({
+  return new_report(setmetatable({
     recipe = fields.recipe or "script",
     title = fields.title,
     inputs = fields.inputs or {},
     options = fields.options or {},
-    findings = {},
+    _list = {}, finding_sets = {},
     tables = {}, table_order = {}, table_info = {},
     figures = {}, figure_order = {},
     input_meta = fields.input_meta,   -- each input's profile meta (device), for the HTML page
     notes = {},
-  }, Report)
+  }, Report))
+end
+
+-- report.findings (stable API): every finding in the order added, as
+-- finding tables.  Report:finding's are kept in _list; with sets of
+-- Report:finding_set, reading report.findings makes the sets' findings
+-- (once, until more are added).
+local Findings = {}
+local function all_of(p)
+  local self = rawget(p, "_report")
+  if #self.finding_sets == 0 then return self._list end
+  if not self._all then self._all = self:all_findings() end
+  return self._all
+end
+Findings.__index = function(p, i) return all_of(p)[i] end
+Findings.__newindex = function(p, i, v) all_of(p)[i] = v end
+Findings.__len = function(p) return #all_of(p) end
+Findings.__pairs = function(p) return next, all_of(p), nil end
+function new_report(r)
+  r.findings = setmetatable({ _report = r }, Findings)
+  return r
 end
 
 --- Adds a finding.  f = {severity, rule, subject | kernel, message,
@@ -60,8 +82,103 @@ function Report:finding(f)
     -- worked out: the summary ranks by it (perflab.summary)
     saved_ns = f.saved_ns, saved_how = f.saved_how,
   }
-  self.findings[#self.findings + 1] = g
+  self._list[#self._list + 1] = g
+  self._all = nil
   return g
+end
+
+-- the findings of a set as finding tables (Report:finding's fields)
+local function set_findings(set)
+  local out = {}
+  for i = 1, set.t:nrows() do
+    local r = set.t:row(i)
+    out[i] = { severity = set.severity, rule = set.rule, subject = set.subject and r[set.subject] or nil,
+      message = r[set.message], speedup_pct = set.speedup_pct and r[set.speedup_pct] or nil,
+      evidence = set.evidence and set.evidence(r) or {} }
+  end
+  return out
+end
+
+--- Report:finding_set(t, spec) adds one finding per row of the table t, each
+-- built by column operations (no Lua table per finding): spec = {rule =,
+-- severity =, subject = COL, message = COL, speedup_pct = COL (optional),
+-- evidence = fn(row) -> evidence (called only where a finding is shown on
+-- its own), columns = {COL...} (figures the rule's table of every finding
+-- shows beside each message: launches, time_ns, ...)}.  A set of more than
+-- M.fold_above findings is folded as every rule is (shown_findings) and its
+-- table is built from the columns; Report:all_findings() gives each as a
+-- finding.  With spec.expand the findings are added one by one
+-- (Report:finding) and returned in row order, for a recipe that needs each
+-- (perflab.weighting).  spec.order names a number column: the rows of the
+-- sets added one after the other (no Report:finding between them) count
+-- as added in the order of that key (a recipe that makes its findings
+-- per launch group, rule by rule, keeps the group order); without it, in
+-- row order, set after set.
+function Report:finding_set(t, spec)
+  if not ptable.is_table(t) then error("report:finding_set: expected a perflab table", 2) end
+  check(spec, { "columns", "evidence", "expand", "message", "order", "rule", "severity", "speedup_pct", "subject" },
+      "report:finding_set")
+  if not spec.message or not t:has(spec.message) then error("report:finding_set: spec.message names no column", 2) end
+  for _, c in ipairs({ spec.subject, spec.speedup_pct, spec.order, table.unpack(spec.columns or {}) }) do
+    if not t:has(c) then error("report:finding_set: no column '" .. tostring(c) .. "'", 2) end
+  end
+  local set = { t = t, rule = spec.rule or self.recipe, severity = M.severity(spec.severity or "info"),
+    subject = spec.subject, message = spec.message, speedup_pct = spec.speedup_pct, evidence = spec.evidence,
+    columns = spec.columns or {}, order = spec.order, after = #self._list }
+  if spec.expand then
+    local out = {}
+    for i, f in ipairs(set_findings(set)) do out[i] = self:finding(f) end
+    return out
+  end
+  if t:nrows() > 0 then self.finding_sets[#self.finding_sets + 1] = set; self._all = nil end
+end
+
+-- each set's place in the order added, as a number column _seq: finding i
+-- of report._list is i; the sets added after finding a (one block) lie
+-- between a and a + 1, in the order of their order key (or of their rows)
+local function set_seqs(self)
+  local out, i = {}, 1
+  local sets = self.finding_sets
+  while i <= #sets do
+    local j = i
+    while j < #sets and sets[j + 1].after == sets[i].after do j = j + 1 end
+    local ords, offset, maxo = {}, 0, 0
+    for x = i, j do
+      local st = sets[x].t
+      ords[x] = sets[x].order and st:col(sets[x].order) / 1 or (st:rownum() + offset) / 1
+      offset = offset + st:nrows()
+      maxo = math.max(maxo, ords[x]:max() or 0)
+    end
+    for x = i, j do out[x] = ords[x] / (2 * (maxo + 1)) + (sets[x].after + 0.5) end
+    i = j + 1
+  end
+  return out
+end
+
+--- Report:all_findings() -> every finding in the order added, those of
+--- Report:finding_set as finding tables too (report.findings holds the others).
+function Report:all_findings()
+  if #self.finding_sets == 0 then return self._list end
+  local seqs, keyed = set_seqs(self), {}
+  for i, f in ipairs(self._list) do keyed[#keyed + 1] = { f = f, seq = i, n = #keyed } end
+  for si, set in ipairs(self.finding_sets) do
+    local sq = seqs[si]:to_lua()
+    for j, f in ipairs(set_findings(set)) do keyed[#keyed + 1] = { f = f, seq = sq[j], n = #keyed } end
+  end
+  table.sort(keyed, function(a, b)
+    if a.seq ~= b.seq then return a.seq < b.seq end
+    return a.n < b.n
+  end)
+  local out = {}
+  for i, e in ipairs(keyed) do out[i] = e.f end
+  return out
+end
+
+--- Report:finding_count() -> how many findings (report.findings and Report:finding_set' rows).
+function Report:finding_count()
+  local n = #self._list
+  for _, set in ipairs(self.finding_sets) do n = n + set.t:nrows() end
+  return n
 end
 
 --- Adds (or replaces) a table under a name.  info = {title=, note=, rows=}:
@@ -109,8 +226,11 @@ end
 --- Highest severity among findings (nil when none).
 function Report:max_severity()
   local best
-  for _, f in ipairs(self.findings) do
+  for _, f in ipairs(self._list) do
     if not best or levels[f.severity] > levels[best] then best = f.severity end
+  end
+  for _, set in ipairs(self.finding_sets) do
+    if not best or levels[set.severity] > levels[best] then best = set.severity end
   end
   return best
 end
@@ -119,9 +239,10 @@ end
 function Report:sorted_findings()
   -- a recipe that ranked its findings itself (by time saved in a
   -- timeline, perflab.weighting) keeps its order
-  if self.weighted_order then return { table.unpack(self.findings) } end
+  local all = self:all_findings()
+  if self.weighted_order then return { table.unpack(all) } end
   local idx = {}
-  for i, f in ipairs(self.findings) do idx[i] = { i = i, f = f } end
+  for i, f in ipairs(all) do idx[i] = { i = i, f = f } end
   table.sort(idx, function(a, b)
     local la, lb = levels[a.f.severity], levels[b.f.severity]
     if la ~= lb then return la > lb end
@@ -168,7 +289,10 @@ M.fold_above = 10
 --- findings folded into one, at the place of its worst; returns the list
 --- and the tables of the folded rules ({name, table, title}...).  The
 --- report keeps every finding (report.findings; the summary reads them).
+local shown_with_sets
+
 function Report:shown_findings()
+  if #self.finding_sets > 0 then return shown_with_sets(self) end
   local fs = self:sorted_findings()
   local count = {}
   for _, f in ipairs(fs) do count[f.rule] = (count[f.rule] or 0) + 1 end
@@ -225,6 +349,134 @@ function Report:shown_findings()
   end
   table.sort(tables, function(a, b) return a.name < b.name end)
   return out, tables
+end
+
+-- a column c of type ty in t (absent or untyped: every row missing)
+local function typed(t, c, ty)
+  if not t:has(c) or t:col(c):count() == 0 then return t:with(c, t:const(nil, ty)) end
+  local have = t:col(c):type()
+  if have == ty then return t end
+  if ty == "number" and have == "integer" then return t:with(c, t:col(c) / 1) end
+  return t:with(c, t:col(c):map(function(v) return tostring(v) end))
+end
+
+-- shown_findings where Report:finding_set added sets: the same order (severity,
+-- speedup, as added) and folding, each folded rule's table built from
+-- columns (concat, order and take in C; display names once per distinct name)
+function shown_with_sets(self)
+  local names = require "perflab.names"
+  local sets = self.finding_sets
+  -- the order added: report.findings interleaved with the sets' rows
+  local seqs, seq_of = set_seqs(self), {}
+  for i = 1, #self._list do seq_of[i] = i end
+  local count = {}
+  for _, set in ipairs(sets) do count[set.rule] = (count[set.rule] or 0) + set.t:nrows() end
+  for _, f in ipairs(self._list) do count[f.rule] = (count[f.rule] or 0) + 1 end
+  local entries, folds, fold_rules = {}, {}, {}
+  local function fold_of(rule)
+    if not folds[rule] then folds[rule] = { lua = {}, sets = {} }; fold_rules[#fold_rules + 1] = rule end
+    return folds[rule]
+  end
+  for i, f in ipairs(self._list) do
+    if count[f.rule] > M.fold_above then
+      local l = fold_of(f.rule).lua
+      l[#l + 1] = { name = f.subject and tostring(f.subject) or nil, severity = f.severity,
+        speedup_pct = f.speedup_pct, message = f.message, _lvl = levels[f.severity], _seq = seq_of[i] }
+    else
+      entries[#entries + 1] = { lvl = levels[f.severity], sp = f.speedup_pct or -1, seq = seq_of[i], f = f }
+    end
+  end
+  for si, set in ipairs(sets) do
+    if count[set.rule] > M.fold_above then
+      local l = fold_of(set.rule).sets
+      l[#l + 1] = { set = set, seq = seqs[si] }
+    else
+      local sq = seqs[si]:to_lua()
+      for j, f in ipairs(set_findings(set)) do
+        entries[#entries + 1] = { lvl = levels[f.severity], sp = f.speedup_pct or -1, seq = sq[j], f = f }
+      end
+    end
+  end
+  local tables = {}
+  for _, rule in ipairs(fold_rules) do
+    local fd = folds[rule]
+    -- the columns every part has: the findings' fields and the sets' figures
+    local extra, extra_type = {}, {}
+    for _, e in ipairs(fd.sets) do
+      local ty = e.set.t:types()
+      for _, c in ipairs(e.set.columns) do
+        if not extra_type[c] then extra[#extra + 1] = c; extra_type[c] = ty[c] end
+      end
+    end
+    local cols = { name = "string", severity = "string", speedup_pct = "number", message = "string",
+      _lvl = "integer", _seq = "number" }
+    for c, ty in pairs(extra_type) do cols[c] = ty end
+    local order = { "name", "severity", "speedup_pct", "message", "_lvl", "_seq" }
+    for _, c in ipairs(extra) do order[#order + 1] = c end
+    local parts = {}
+    local function conform(t)
+      for _, c in ipairs(order) do t = typed(t, c, cols[c]) end
+      return t:select(order)
+    end
+    if #fd.lua > 0 then parts[#parts + 1] = conform(ptable.from_rows(fd.lua, order)) end
+    for _, e in ipairs(fd.sets) do
+      local set, st = e.set, e.set.t
+      local q = st:select({})
+      q:with("name", set.subject and st:col(set.subject) or st:const(nil, "string"))
+      q:with("severity", st:const(set.severity))
+      q:with("speedup_pct", set.speedup_pct and st:col(set.speedup_pct) or st:const(nil, "number"))
+      q:with("message", st:col(set.message))
+      q:with("_lvl", st:const(levels[set.severity]))
+      q:with("_seq", e.seq)
+      for _, c in ipairs(set.columns) do q:with(c, st:col(c)) end
+      parts[#parts + 1] = conform(q)
+    end
+    local all = #parts == 1 and parts[1] or ptable.concat(table.unpack(parts))
+    all:with("_sp", all:col("speedup_pct"):fill(-1))
+    local sorted = all:take(all:order("-_lvl", "-_sp", "_seq"))
+    local n = sorted:nrows()
+    local top = sorted:head(3):to_lua()
+    local worst = {}
+    for i, g in ipairs(top) do
+      local subj = g.name and names.display(g.name, 60) or names.display(g.message, 60)
+      worst[i] = subj .. (g.speedup_pct and string.format(" (est. %s %%)", fmtval(g.speedup_pct)) or "")
+    end
+    local tname = "findings." .. rule
+    local f = {
+      severity = top[1].severity, rule = rule,
+      message = string.format("%s fired on %d subjects (table %s lists every one); the worst: %s", rule, n, tname,
+        table.concat(worst, "; ")),
+      evidence = { findings = n, table = tname },
+      speedup_pct = sorted:col("speedup_pct"):max(),
+    }
+    entries[#entries + 1] = { lvl = top[1]._lvl, sp = top[1]._sp, seq = top[1]._seq, f = f }
+    local out = sorted:select({})
+    out:with("subject", sorted:col("name"):map(function(v) return names.display(v) end))
+    for _, c in ipairs({ "severity", "speedup_pct" }) do out:with(c, sorted:col(c)) end
+    for _, c in ipairs(extra) do out:with(c, sorted:col(c)) end
+    out:with("message", sorted:col("message"))
+    out:with("name", sorted:col("name"))
+    out:name(tname)
+    tables[#tables + 1] = { name = tname, table = out,
+      title = string.format("every finding of %s, the worst first (name: the full subject)", rule) }
+  end
+  table.sort(entries, function(a, b)
+    if a.lvl ~= b.lvl then return a.lvl > b.lvl end
+    if a.sp ~= b.sp then return a.sp > b.sp end
+    return a.seq < b.seq
+  end)
+  local out = {}
+  for i, e in ipairs(entries) do out[i] = e.f end
+  table.sort(tables, function(a, b) return a.name < b.name end)
+  return out, tables
+end
+
+-- the columns of a folded rule's table that the text and Markdown show (all
+-- but the full name)
+local function fold_shown(t)
+  local cols = {}
+  for _, c in ipairs(t:columns()) do if c ~= "name" then cols[#cols + 1] = c end end
+  return t:select(cols)
 end
 
 -- ---- rendering ------------------------------------------------------------
@@ -330,7 +582,7 @@ function Report:render_text(opts)
   end
   for _, ft in ipairs(folded) do
     out[#out + 1] = ft.name .. " — " .. ft.title
-    out[#out + 1] = (fit_table(ft.table:select({ "subject", "severity", "speedup_pct", "message" }), width,
+    out[#out + 1] = (fit_table(fold_shown(ft.table), width,
       opts.max_rows or 20, opts.full_names):gsub("\n$", ""))
     out[#out + 1] = ""
   end
@@ -428,7 +680,7 @@ function Report:render_markdown(opts)
     out[#out + 1] = ""
     out[#out + 1] = "### " .. ft.name .. " — " .. ft.title
     out[#out + 1] = ""
-    out[#out + 1] = (md_table(ft.table:select({ "subject", "severity", "speedup_pct", "message" }),
+    out[#out + 1] = (md_table(fold_shown(ft.table),
         opts.max_rows or 50):gsub("\n$", ""))
   end
   for _, n in ipairs(self.notes) do out[#out + 1] = "" ; out[#out + 1] = n end
@@ -491,7 +743,7 @@ function Report:render_csv(opts)
   end
   local names = {}
   for _, n in ipairs(self.table_order) do names[#names + 1] = n end
-  if #self.findings > 0 then names[#names + 1] = "findings" end
+  if self:finding_count() > 0 then names[#names + 1] = "findings" end
   if #names == 1 then
     return names[1] == "findings" and findings_table():to_csv() or self.tables[names[1]]:to_csv()
   end

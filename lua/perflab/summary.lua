@@ -175,7 +175,7 @@ function M.build(reports, inputs)
   local actions, by_key = {}, {}
   for ri, rep in ipairs(reports) do
     if not rep.collapsed then
-      for _, f in ipairs(rep.findings) do
+      for _, f in ipairs(rep:all_findings()) do
         local total, how = saving(f, kix)
         local per = total and basis and total / basis.steps or nil
         local ev = { recipe = rep.recipe, section = ri, rule = f.rule, severity = f.severity, message = f.message,
