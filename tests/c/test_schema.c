@@ -100,7 +100,8 @@ int main(int argc, char **argv) {
   char *doc = tc_need(path) ? slurp(path, &n) : NULL;
   TC_CHECK(doc && n == md.len && memcmp(doc, md.data, n) == 0);
   if (doc && !(n == md.len && memcmp(doc, md.data, n) == 0))
-    fprintf(stderr, "docs/standard-tables.md differs from the schema: build/test_schema print > docs/standard-tables.md\n");
+    fprintf(stderr,
+            "docs/standard-tables.md differs from the schema: build/test_schema print > docs/standard-tables.md\n");
   free(doc);
   /* the Markdown holds every column: count its table rows by hand */
   size_t rows = 0, ncols = 0;
