@@ -258,6 +258,7 @@ static const bcase cases[] = {
     "'[[3,1],[],[]]', '[\"\",\"1\",\"\"]'); return #x, x[1].dims[2], x[2].value, #x[3].list" },
   { "opargs.dtype", "return require('perflab.opargs').dtype('long int')" },
   { "opargs.precision", "return require('perflab.opargs').precision('[\"long int\",\"c10::BFloat16\"]')" },
+  { "formats.schema", "local s = require('perflab.formats').schema(); return #s, s[1].table, s[1].doc" },
   { "intervals.step_integral", "return IV.step_integral({0, 5}, {10, 20}, {0.5, 0.75}, {cap = 1})" },
   { "intervals.series_windows", "local a, c, at = IV.series_windows({0, 10, 20}, false, {1.0, 2.0, 3.0}, {5, 25}, {15, "
                                 "40}); local g = IV.series_windows({0, 10}, false, {1.0, 2.0}, {5, 25, 1}, {15, 40, "
