@@ -4,13 +4,14 @@
 #   make valgrind  the valgrind memcheck of the CLI over the corpus (CI runs it)
 #   make bench   the benchmarks in bench/ (not part of the tests)
 #   make golden-update  rewrite tests/golden/MANIFEST after a meant change in output
+#   make docs-columns   rewrite docs/format-columns.md (columns by format, from the parsers and schema.c)
 #   make style   check the C and Lua layout (.clang-format, tools/style-check.sh)
 #   make format  rewrite them to it
 BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test valgrind bench asan tsan clean golden-update style format
+.PHONY: all deps build demo test valgrind bench asan tsan clean golden-update docs-columns style format
 
 all: build
 
@@ -44,6 +45,11 @@ asan:
 golden-update: build
 	mkdir -p $(BUILD)/golden-home
 	HOME=$(CURDIR)/$(BUILD)/golden-home XDG_CONFIG_HOME=$(CURDIR)/$(BUILD)/golden-home ./$(BUILD)/perflab tests/golden/golden.lua update
+
+# docs/format-columns.md from the readers and src/core/schema.c
+# (tests/lua/test_format_columns.lua checks it is current)
+docs-columns: build
+	./$(BUILD)/perflab tools/format_columns.lua print > docs/format-columns.md
 
 style:
 	sh tools/style-check.sh

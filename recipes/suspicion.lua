@@ -45,13 +45,33 @@ local compare = require "perflab.compare"
 local I = require "perflab.intervals"
 local units = perflab.units
 
-local finite, NaN = compare.finite, compare.NaN
+local finite = compare.finite
 
 local basename = require("perflab.util").basename
 local chart = require "perflab.chart"
 local figures = require "perflab.figures"
 
--- ---- counters: device and series ------------------------------------------
+-- ---- a side as tables -------------------------------------------------------
+--
+-- Each side (baseline, target) is read into four tables:
+--   cycles   one row per cycle, in side order (files in order; a trace's
+--            cycles by start): run, cycle, duration_ns
+--   execs    one row per execution of a function: cycle (row of cycles),
+--            function, device, busy_ns, start_ns, end_ns, series (the
+--            sample set its metrics come from: the trace, or the CSV run;
+--            missing: none)
+--   samples  one row per metric sample: series, device, metric, ts_ns,
+--            end_ns, value, _ranged (a series with a ranged sample covers
+--            [ts_ns, end_ns) per sample; else a sample holds until the next)
+--   cvalues  per-cycle metric values (CSV): cycle, device, metric, value
+-- and `metrics`, the (device, metric) pairs the side records.
+
+local function new_side()
+  return { cycles = {}, execs = {}, samples = {}, cvalues = {}, metrics = {}, runs = {}, dropped = 0, ncycles = 0 }
+end
+
+-- the execution columns every reader gives, in this order
+local EXEC = { "cycle", "function", "device", "busy_ns", "start_ns", "end_ns", "series" }
 
 local function counter_device(series, pid)
   local n = series and (series:match("^[Gg][Pp][Uu]%s*(%d+)$") or series:match("^cuda:(%d+)$")
@@ -63,217 +83,115 @@ local function counter_device(series, pid)
   return "Host"
 end
 
--- A series: sorted ts, value, optional end (interval samples).
-local function new_series() return { ts = {}, v = {}, e = nil } end
-
-local function sort_series(s)
-  local idx = {}
-  for i = 1, #s.ts do idx[i] = i end
-  table.sort(idx, function(a, b) if s.ts[a] ~= s.ts[b] then return s.ts[a] < s.ts[b] end return a < b end)
-  local ts, v, e = {}, {}, s.e and {} or nil
-  for k, i in ipairs(idx) do ts[k] = s.ts[i]; v[k] = s.v[i]; if e then e[k] = s.e[i] end end
-  s.ts, s.v, s.e = ts, v, e
-end
-
--- last index with ts[i] <= t (0 when none)
-local function upper(ts, t)
-  local lo, hi = 1, #ts
-  local ans = 0
-  while lo <= hi do
-    local mid = (lo + hi) // 2
-    if ts[mid] <= t then ans = mid; lo = mid + 1 else hi = mid - 1 end
+-- A trace's cycles, by start (ties in input order): start_ns, duration_ns, cycle
+local function kineto_cycles(p, opts)
+  if opts.cycle == "ProfilerStep" and p:has("steps") and p:table("steps"):nrows() > 0
+      and p:table("steps"):has("start_ns") then
+    local st = p:table("steps")
+    return st:take(st:order("start_ns")):select("start_ns", "duration_ns", "step"):rename("step", "cycle")
   end
-  return ans
-end
-
--- ---- a side: cycles, executions, metrics ---------------------------------
-
--- side = { cycles = { {run=, id=, dur=, fn = {key -> {busy=, area = {metric -> a}, cov = {metric -> c}, calls=}}} },
---          fnames = {key -> {function=, device=}},
---          metrics = {device -> {metric -> true}},
---          cmetric = {cycle index -> {device -> {metric -> value}}} (per-cycle metric samples) }
-
-local function new_side()
-  return { cycles = {}, fnames = {}, metrics = {}, runs = {}, pending = {}, pending_order = {} }
-end
-
-local function fkey(name, dev) return name .. "\0" .. dev end
-
--- An execution [s, e) of a function: its busy time now; its metric values
--- (the time-weighted mean of each of the device's series over [s, e), or
--- the value in force at s when no sample covers it) when settle() runs.
-local function add_exec(side, cyc, name, dev, s, e, series_by_dev)
-  local key = fkey(name, dev)
-  if not side.fnames[key] then side.fnames[key] = { name = name, device = dev } end
-  local f = cyc.fn[key]
-  if not f then f = { busy = 0, calls = 0, area = {}, cov = {}, point = {} }; cyc.fn[key] = f end
-  f.busy = f.busy + (e - s)
-  f.calls = f.calls + 1
-  local ser = series_by_dev and series_by_dev[dev]
-  if ser and s then
-    local q = side.pending[ser]
-    if not q then q = { f = {}, s = {},
-        e = {} }; side.pending[ser] = q; side.pending_order[#side.pending_order + 1] = ser end
-    local k = #q.f + 1
-    q.f[k], q.s[k], q.e[k] = f, s, e
+  if not p:has("events") then
+    -- a tb-profiler export has per-step times but no timeline to place them on
+    perflab.fail(string.format("%s (%s): suspicion needs cycles with start times (a Kineto trace's ProfilerStep "
+      .. "spans or events) or function/metric CSVs; this has tables %s", p.source, p.format,
+          table.concat(p:table_names(), ", ")))
   end
+  -- complete spans named WANT or WANT#N (the name test once per distinct name)
+  local ev = p:table("events")
+  local want = opts.cycle
+  local named = ev:col("name"):map(function(nm) return nm == want or nm:sub(1, #want + 1) == want .. "#" end)
+  local spans = ev:filter(named & ev:col("ph"):eq("X") & ev:col("dur_ns"):gt(0)
+    & ~ev:col("cat"):eq("gpu_user_annotation"))
+  local num = spans:col("name"):map(function(nm) return tonumber(nm:match("#(%d+)$")) end)
+  spans = spans:with("cycle", num:fill(spans:rownum()))
+  spans = spans:rename("ts_ns", "start_ns"):rename("dur_ns", "duration_ns")
+  return spans:take(spans:order("start_ns")):select("start_ns", "duration_ns", "cycle")
 end
 
--- The pending executions against their device's series: one call of the
--- interval engine per series (perflab.intervals.series_windows) gives each
--- execution's integral, covered length and the sample in force at its
--- start; they are added in execution order, per function and metric.
-local function settle(side)
-  for _, ser in ipairs(side.pending_order) do
-    local q = side.pending[ser]
-    local ms = {}
-    for m in pairs(ser) do ms[#ms + 1] = m end
-    table.sort(ms)
-    for _, m in ipairs(ms) do
-      local sr = ser[m]
-      local area, cov, at = I.series_windows(sr.ts, sr.e or false, sr.v, q.s, q.e)
-      for k, f in ipairs(q.f) do
-        if cov[k] > 0 then
-          f.area[m] = (f.area[m] or 0) + area[k]
-          f.cov[m] = (f.cov[m] or 0) + cov[k]
-        elseif at[k] then
-          f.point[m] = f.point[m] or {}
-          f.point[m][#f.point[m] + 1] = sr.v[at[k]]
-        end
-      end
+-- A trace's counter series: samples (series, device, metric, ts_ns, end_ns, value).
+-- Device and metric once per distinct (name, series, pid, ranged):
+-- {"name": M, "args": {"GPU 0": v}} -> metric M; a CUPTI range (name =
+-- kernel, arg = metric) -> the arg; else NAME.ARG.
+local function kineto_samples(p, set)
+  if not p:has("counters") then return nil end
+  local ct = p:table("counters")
+  ct = ct:filter(ct:col("name"):present() & ct:col("value"):present() & ct:col("ts_ns"):present())
+  ct = ct:with("_ranged", ct:col("dur_ns"):gt(0))
+  local ranged = ct:col("_ranged")
+  local by = ct:group_by("name", "series", "pid", "_ranged")
+  local dm = {}
+  for g, r in by:agg({ { "n", "count" } }):rows() do
+    local dev, metric, s_ = counter_device(r.series, r.pid), r.name, r.series
+    if s_ and s_ ~= "" and s_ ~= r.name and s_ ~= "Host" and s_ ~= "CPU" and s_ ~= "cpu"
+      and not counter_device(s_, nil):match("^GPU") then
+      metric = r._ranged and s_ or (r.name .. "." .. s_)
     end
+    dm[g] = { device = dev, metric = metric }
   end
-  side.pending, side.pending_order = {}, {}
+  if #dm == 0 then return nil end
+  local keys = by:broadcast(T.from_rows(dm, { "device", "metric" }))
+  return ct:with("device", keys:col("device")):with("metric", keys:col("metric")):with("series", ct:const(set))
+    :with("end_ns", ct:col("ts_ns") + ct:col("dur_ns"):keep(ranged):fill(0))
+    :select("series", "device", "metric", "ts_ns", "end_ns", "value", "_ranged")
+end
+
+-- Per device operation, the time of its CPU launch: the last runtime call
+-- with its correlation id (by (pid, correlation) where the device table has
+-- pid: nsys exports repeat correlation ids across processes).
+local function launch_times(p, k)
+  if not p:has("runtime") then return nil end
+  local rt = p:table("runtime")
+  rt = rt:filter(rt:col("correlation"):present() & rt:col("start_ns"):present())
+  rt = rt:take(-rt:rownum() + (rt:nrows() + 1)) -- last first: index_of finds the first
+  if k:has("pid") then
+    if not rt:has("pid") then return nil end
+    local key = function(t) return T.sprintf("%s:%s", t:col("pid"), t:col("correlation")) end
+    return rt:col("start_ns"):at(key(rt):index_of(key(k)))
+  end
+  if not k:has("correlation") then return nil end
+  return rt:col("start_ns"):at(rt:col("correlation"):index_of(k:col("correlation")))
 end
 
 -- Kineto trace -> one run
 local function read_kineto(side, p, opts)
   local run = basename(p.source)
   side.runs[#side.runs + 1] = run
-  -- cycles
-  local cyc = {}
-  if opts.cycle == "ProfilerStep" and p:has("steps") and p:table("steps"):nrows() > 0
-      and p:table("steps"):has("start_ns") then
-    for _, r in p:table("steps"):rows() do
-      cyc[#cyc + 1] = { run = run, id = r.step, start = r.start_ns, dur = r.duration_ns, fn = {} }
-    end
-  else
-    if not p:has("events") then
-      -- a tb-profiler export has per-step times but no timeline to place them on
-      perflab.fail(string.format("%s (%s): suspicion needs cycles with start times (a Kineto trace's ProfilerStep "
-        .. "spans or events) or function/metric CSVs; this has tables %s", p.source, p.format,
-            table.concat(p:table_names(), ", ")))
-    end
-    -- complete spans named WANT or WANT#N (the name test once per distinct name)
-    local ev = p:table("events")
-    local want = opts.cycle == "ProfilerStep" and "ProfilerStep" or opts.cycle
-    local named = ev:col("name"):map(function(nm) return nm == want or nm:sub(1, #want + 1) == want .. "#" end)
-    local spans = ev:filter(named & ev:col("ph"):eq("X") & ev:col("dur_ns"):gt(0)
-      & ~ev:col("cat"):eq("gpu_user_annotation"))
-    for n, r in spans:rows() do
-      cyc[#cyc + 1] = { run = run, id = tonumber(r.name:match("#(%d+)$")) or n, start = r.ts_ns, dur = r.dur_ns,
-          fn = {} }
-    end
-  end
-  if #cyc == 0 then
+  local set = "trace " .. #side.runs
+  local cyc = kineto_cycles(p, opts)
+  if cyc:nrows() == 0 then
     perflab.fail(string.format("%s has no cycles: no ProfilerStep#N spans%s (name the annotation that marks a cycle with --set cycle=NAME)",
       p.source, opts.cycle ~= "ProfilerStep" and (" and no complete events named '" .. opts.cycle .. "'") or ""))
   end
-  for i, c in ipairs(cyc) do c.pos = i end     -- ties in input order (table.sort is not stable)
-  table.sort(cyc, function(a, b) if a.start ~= b.start then return a.start < b.start end return a.pos < b.pos end)
-  local starts = {}
-  for i, c in ipairs(cyc) do starts[i] = c.start end
-  -- counters
-  local series = {}
-  if p:has("counters") then
-    local ct = p:table("counters")
-    ct = ct:filter(ct:col("name"):present() & ct:col("value"):present() & ct:col("ts_ns"):present())
-    ct = ct:with("_ranged", ct:col("dur_ns"):gt(0))
-    -- device and metric once per distinct (name, series, pid, ranged):
-    -- {"name": M, "args": {"GPU 0": v}} -> metric M; a CUPTI range
-    -- (name = kernel, arg = metric) -> the arg; else NAME.ARG
-    local by = ct:group_by("name", "series", "pid", "_ranged")
-    local keys, dm = {}, {}
-    for g, r in by:agg({ { "n", "count" } }):rows() do
-      local dev, metric, s_ = counter_device(r.series, r.pid), r.name, r.series
-      if s_ and s_ ~= "" and s_ ~= r.name and s_ ~= "Host" and s_ ~= "CPU" and s_ ~= "cpu"
-        and not counter_device(s_, nil):match("^GPU") then
-        metric = r._ranged and s_ or (r.name .. "." .. s_)
-      end
-      keys[g] = { _series = dev .. "\0" .. metric }
-      dm[keys[g]._series] = { dev, metric }
-    end
-    if #keys > 0 then
-      ct = ct:with("_series", by:broadcast(T.from_rows(keys, { "_series" })):col("_series"))
-      -- each series in time order (stable: equal times keep input order)
-      local g, ids = ct:group_by("_series"):agg { { "rows", "ids" }, { "ranged", "count", where = ct:col("_ranged") } }
-      for i, r in g:rows() do
-        local dev, metric = dm[r._series][1], dm[r._series][2]
-        local sub = ct:take(ids.rows[i])
-        sub = sub:take(sub:order("ts_ns"))
-        local s = { ts = sub:col("ts_ns"):to_lua(), v = sub:col("value"):to_lua() }
-        if r.ranged > 0 then
-          local du = sub:col("dur_ns"):to_lua()
-          s.e = {}
-          for k = 1, #s.ts do s.e[k] = (du[k] and du[k] > 0) and s.ts[k] + du[k] or s.ts[k] end
-        end
-        series[dev] = series[dev] or {}
-        series[dev][metric] = s
-        side.metrics[dev] = side.metrics[dev] or {}
-        side.metrics[dev][metric] = true
-      end
-    end
-  end
-  -- launches: correlation -> CPU launch time; also by (pid, correlation)
-  -- for device tables that carry pid (nsys exports: correlation ids repeat
-  -- across processes)
-  local launch, launch_pc = {}, {}
-  if p:has("runtime") then
-    local rt = p:table("runtime")
-    local co, st = rt:col("correlation"):to_lua(), rt:col("start_ns"):to_lua()
-    local pp = rt:has("pid") and rt:col("pid"):to_lua() or {}
-    for i = 1, rt:nrows() do
-      if co[i] and st[i] then
-        launch[co[i]] = st[i]
-        if pp[i] ~= nil then launch_pc[tostring(pp[i]) .. ":" .. co[i]] = st[i] end
-      end
-    end
-  end
-  local function place(t)
-    local i = upper(starts, t)
-    if i == 0 then return nil end
-    local c = cyc[i]
-    if t <= c.start + c.dur then return c end
-    return nil
-  end
-  local dropped = 0
+  local cend = cyc:col("start_ns") + cyc:col("duration_ns")
+  -- executions: kernels, memcpys, memsets, each in the cycle that holds its
+  -- CPU launch (its own start where none): the last cycle starting at or
+  -- before it, if it ends at or after it
   for _, tn in ipairs({ "kernels", "memcpy", "memset" }) do
     if p:has(tn) then
       local k = p:table(tn)
       local key = (tn == "kernels" and opts.key == "short_name" and k:has("short_name")) and "short_name" or "name"
-      local nm, st, du, dv = k:col(key):to_lua(), k:col("start_ns"):to_lua(), k:col("duration_ns"):to_lua(),
-        k:col("device"):to_lua()
-      local co = k:has("correlation") and k:col("correlation"):to_lua() or {}
-      local kp = k:has("pid") and k:col("pid"):to_lua()
-      for i = 1, k:nrows() do
-        if nm[i] and st[i] and du[i] then
-          local l
-          if kp then l = co[i] and kp[i] ~= nil and launch_pc[tostring(kp[i]) .. ":" .. co[i]]
-          else l = launch[co[i] or -1] end
-          local c = place(l or st[i])
-          if c then
-            local dev = "GPU " .. tostring(dv[i] or 0)
-            add_exec(side, c, nm[i], dev, st[i], st[i] + du[i], series)
-          else
-            dropped = dropped + 1
-          end
-        end
-      end
+      k = k:filter(k:col(key):present() & k:col("start_ns"):present() & k:col("duration_ns"):present())
+      local st = k:col("start_ns")
+      local at = launch_times(p, k)
+      at = at and at:fill(st) or st
+      local c = cyc:col("start_ns"):searchsorted(at, "right")
+      c = c:keep(c:ge(1))
+      c = c:keep(at:le(cend:at(c)))
+      local placed = c:present()
+      side.dropped = side.dropped + k:nrows() - placed:count_true()
+      local e = k:with("cycle", c + side.ncycles):with("function", k:col(key))
+        :with("device", T.sprintf("GPU %s", k:col("device"):fill(0))):with("end_ns", st + k:col("duration_ns"))
+      e = e:with("busy_ns", e:col("end_ns") - st):with("series", k:const(set))
+      side.execs[#side.execs + 1] = e:filter(placed, EXEC)
     end
   end
-  settle(side)
-  for _, c in ipairs(cyc) do side.cycles[#side.cycles + 1] = c end
-  return dropped
+  side.cycles[#side.cycles + 1] = cyc:with("run", cyc:const(run)):select("run", "cycle", "duration_ns")
+  side.ncycles = side.ncycles + cyc:nrows()
+  local s = kineto_samples(p, set)
+  if s then
+    side.samples[#side.samples + 1] = s
+    side.metrics[#side.metrics + 1] = s:select("device", "metric")
+  end
 end
 
 local function col_of(t, names)
@@ -281,142 +199,194 @@ local function col_of(t, names)
   return nil
 end
 
--- CSV function samples
-local function read_fn_csv(side, t, p, state)
+-- a CSV's run column as text (the file's name where it has none)
+local function run_of(t, p)
+  local base = basename(p.source)
+  return t:has("run") and T.sprintf("%s", t:col("run")):fill(base) or t:const(base)
+end
+
+-- CSV function samples, in file order: run, cycle, function, device, d, start_ns, cycle_ns
+local function read_fn_csv(t, p)
   local cdur = col_of(t, { "duration_ns", "duration_us", "duration_ms", "duration" })
   local scale = ({ duration_ns = 1, duration_us = 1e3, duration_ms = 1e6, duration = 1 })[cdur]
-  local rows = t:to_lua()
-  local cyc = state.cycles
-  for _, r in ipairs(rows) do
-    local run = tostring(r.run or basename(p.source))
-    local key = run .. "\0" .. tostring(r.cycle)
-    local c = cyc[key]
-    if not c then
-      c = { run = run, id = r.cycle, dur = 0, fn = {}, sum = 0 }
-      cyc[key] = c
-      state.order[#state.order + 1] = c
-    end
-    local d = (r[cdur] or 0) * scale
-    c.sum = c.sum + d
-    if r.cycle_ns then c.dur = r.cycle_ns end
-    local s = r.start_ns
-    c.execs = c.execs or {}
-    c.execs[#c.execs + 1] = { name = tostring(r["function"]), device = tostring(r.device or "-"), s = s,
-        e = s and s + d, d = d }
-  end
+  local d = cdur and (t:col(cdur) * scale):fill(0) or t:const(0)
+  local opt = function(name) return t:has(name) and t:col(name) or t:const(nil, "integer") end
+  return t:with("run", run_of(t, p)):with("function", T.sprintf("%s", t:col("function")):fill("nil"))
+    :with("device", t:has("device") and T.sprintf("%s", t:col("device")):fill("-") or t:const("-"))
+    :with("_d", d):with("start_ns", opt("start_ns")):with("cycle_ns", opt("cycle_ns")):with("cycle", opt("cycle"))
+    :select("run", "cycle", "function", "device", "_d", "start_ns", "cycle_ns")
 end
 
--- CSV metric samples
+-- CSV metric samples: timestamped ones (a series per run, device, metric)
+-- and per-cycle ones
 local function read_metric_csv(side, t, p, state)
   local cts = col_of(t, { "timestamp_ns", "ts_ns", "timestamp" })
-  for _, r in ipairs(t:to_lua()) do
-    local run = tostring(r.run or basename(p.source))
-    local dev, m = tostring(r.device or "-"), tostring(r.metric)
-    side.metrics[dev] = side.metrics[dev] or {}
-    side.metrics[dev][m] = true
-    if cts and r[cts] then
-      state.series[run] = state.series[run] or {}
-      local sd = state.series[run]
-      sd[dev] = sd[dev] or {}
-      local s = sd[dev][m]
-      if not s then s = new_series(); sd[dev][m] = s end
-      s.ts[#s.ts + 1] = r[cts]
-      s.v[#s.v + 1] = r.value
-    elseif r.cycle ~= nil then
-      local key = run .. "\0" .. tostring(r.cycle)
-      state.cval[key] = state.cval[key] or {}
-      local cv = state.cval[key]
-      cv[dev] = cv[dev] or {}
-      local a = cv[dev][m] or { 0, 0 }
-      a[1], a[2] = a[1] + (r.value or 0), a[2] + 1
-      cv[dev][m] = a
-    end
+  t = t:with("run", run_of(t, p)):with("device", t:has("device") and T.sprintf("%s", t:col("device")):fill("-")
+    or t:const("-")):with("metric", T.sprintf("%s", t:col("metric")))
+  side.metrics[#side.metrics + 1] = t:select("device", "metric")
+  local timed = cts and t:col(cts):present() or t:const(false)
+  if cts then
+    local s = t:filter(timed)
+    s = s:with("series", T.sprintf("csv %s", s:col("run"))):with("ts_ns", s:col(cts))
+      :with("end_ns", s:col(cts)):with("_ranged", s:const(false))
+    side.samples[#side.samples + 1] = s:select("series", "device", "metric", "ts_ns", "end_ns", "value", "_ranged")
+  end
+  if t:has("cycle") then
+    local c = t:filter(~timed & t:col("cycle"):present())
+    state.cvalues[#state.cvalues + 1] = c:with("value", c:col("value"):fill(0)):select("run", "cycle", "device",
+      "metric", "value")
   end
 end
 
+-- The CSV function samples of a side: cycles in first-seen order, a
+-- cycle's duration its cycle_ns (the last given) or else the sum of its
+-- functions' times; per-cycle metric values by (run, cycle).
 local function finish_csv(side, state)
-  for _, sd in pairs(state.series) do
-    for _, ms in pairs(sd) do for _, s in pairs(ms) do sort_series(s) end end
+  if #state.fn == 0 then return end
+  local f = T.concat(table.unpack(state.fn))
+  local key = T.sprintf("%s\t%s", f:col("run"), T.sprintf("%s", f:col("cycle")):fill("nil"))
+  f = f:with("_key", key)
+  local g = f:group_by("_key"):agg { { "run", "first", "run" }, { "cycle", "first", "cycle" },
+    { "cycle_ns", "last", "cycle_ns" }, { "sum", "sum", "_d" } }
+  local dur = g:col("cycle_ns"):keep(g:col("cycle_ns"):ne(0)):fill(g:col("sum"))
+  local cyc = g:with("duration_ns", dur):select("run", "cycle", "duration_ns", "_key")
+  local row = cyc:col("_key"):index_of(f:col("_key")) + side.ncycles
+  local st = f:col("start_ns")
+  local s0 = st:fill(0)
+  local e = f:with("cycle", row):with("end_ns", s0 + f:col("_d"))
+  e = e:with("busy_ns", e:col("end_ns") - s0):with("start_ns", s0)
+    :with("series", T.sprintf("csv %s", f:col("run")):keep(st:present()))
+  side.execs[#side.execs + 1] = e:select(table.unpack(EXEC))
+  if #state.cvalues > 0 then
+    local cv = T.concat(table.unpack(state.cvalues))
+    cv = cv:with("_key", T.sprintf("%s\t%s", cv:col("run"), T.sprintf("%s", cv:col("cycle")):fill("nil")))
+    cv = cv:group_by("_key", "device", "metric"):agg { { "sum", "sum", "value" }, { "n", "count" } }
+    cv = cv:with("value", cv:col("sum") / cv:col("n"))
+    side.cvalues[#side.cvalues + 1] = cv:with("cycle", cyc:col("_key"):index_of(cv:col("_key")) + side.ncycles)
+      :select("cycle", "device", "metric", "value")
   end
-  for _, c in ipairs(state.order) do
-    if not c.dur or c.dur == 0 then c.dur = c.sum end
-    local series = state.series[c.run]
-    for _, x in ipairs(c.execs or {}) do
-      add_exec(side, c, x.name, x.device, x.s or 0, (x.s or 0) + x.d, x.s and series or nil)
-    end
-    settle(side)
-    -- per-cycle metric values apply to every function of the cycle on that device
-    local cv = state.cval[c.run .. "\0" .. tostring(c.id)]
-    if cv then
-      for key, f in pairs(c.fn) do
-        local dev = side.fnames[key].device
-        for m, a in pairs(cv[dev] or {}) do
-          f.point[m] = f.point[m] or {}
-          f.point[m][#f.point[m] + 1] = a[1] / a[2]
-        end
+  side.cycles[#side.cycles + 1] = cyc:select("run", "cycle", "duration_ns")
+  side.ncycles = side.ncycles + cyc:nrows()
+  local seen = {}
+  for _, r in ipairs(side.runs) do seen[r] = true end
+  for _, r in ipairs(cyc:unique("run")) do
+    if not seen[r] then side.runs[#side.runs + 1] = r; seen[r] = true end
+  end
+end
+
+-- Per (cycle, function, device, metric): mu, the metric's mean over the
+-- function's executions in the cycle.  Each series (set, device, metric)
+-- against the executions of its set on its device, in one call of the
+-- interval engine (perflab.intervals.series_windows, summed per row of the
+-- busy table): the integral and the covered length, and the samples in
+-- force at the starts of executions that cover nothing.  mu = integral /
+-- covered; where nothing is covered, the mean of those samples and of the
+-- cycle's own value (CSV).
+local function mus_of(side)
+  local ex, busy = side.execs, side.busy
+  local obs = {}
+  if #side.samples > 0 then
+    local smp = T.concat(table.unpack(side.samples))
+    local wins = ex:filter(ex:col("series"):present())
+    local g, ids = smp:group_by("series", "device", "metric"):agg { { "rows", "ids" }, { "ranged", "count",
+      where = smp:col("_ranged") } }
+    local wg, wids = wins:group_by("series", "device"):agg { { "rows", "ids" } }
+    local wix = T.sprintf("%s\t%s", wg:col("series"), wg:col("device")):index_of(
+      T.sprintf("%s\t%s", g:col("series"), g:col("device")))
+    for i, r in g:rows() do
+      local w = wix[i] and wins:take(wids.rows[wix[i]])
+      if w then
+        local sr = smp:take(ids.rows[i])
+        sr = sr:take(sr:order("ts_ns"))
+        local sw = I.series_windows(sr:col("ts_ns"), r.ranged > 0 and sr:col("end_ns"), sr:col("value"),
+          w:col("start_ns"), w:col("end_ns"), { by = w:col("_busy"), groups = busy:nrows() })
+        sw = sw:with("_busy", sw:rownum()):with("metric", sw:const(r.metric))
+        obs[#obs + 1] = sw:filter(sw:col("cov"):gt(0) | sw:col("points"):gt(0))
       end
     end
-    c.execs = nil
-    side.cycles[#side.cycles + 1] = c
-    local seen = false
-    for _, r in ipairs(side.runs) do if r == c.run then seen = true end end
-    if not seen then side.runs[#side.runs + 1] = c.run end
   end
+  if #side.cvalues > 0 then
+    -- a cycle's own value applies to every function of the cycle on that device
+    local cv = T.concat(table.unpack(side.cvalues))
+    local fns = busy:join(cv, { on = { "cycle", "device" } })
+    obs[#obs + 1] = fns:with("area", fns:const(0, "number")):with("cov", fns:const(0))
+      :with("point_sum", fns:col("value") * 1.0):with("points", fns:const(1))
+      :select("area", "cov", "point_sum", "points", "_busy", "metric")
+  end
+  if #obs == 0 then return nil end
+  local o = T.concat(table.unpack(obs))
+  local m = o:group_by("_busy", "metric"):agg { { "area", "sum", "area" }, { "cov", "sum", "cov" },
+    { "point_sum", "sum", "point_sum" }, { "points", "sum", "points" } }
+  local cov = m:col("cov")
+  m = m:with("mu", (m:col("area") / cov):keep(cov:gt(0)):fill(m:col("point_sum") / m:col("points")))
+  for _, c in ipairs({ "cycle", "function", "device" }) do m = m:with(c, busy:col(c):at(m:col("_busy"))) end
+  m = m:filter(m:col("mu"):present())
+  return m:take(m:order("function", "device", "metric", "cycle"))
 end
 
 local function read_side(profiles, opts)
   local side = new_side()
-  local state = { cycles = {}, order = {}, series = {}, cval = {} }
-  local dropped = 0
+  local state = { fn = {}, cvalues = {} }
   for _, p in ipairs(profiles) do
     if p:has("csv") then
       local t = p:table("csv")
-      if t:has("function") then read_fn_csv(side, t, p, state)
+      if t:has("function") then state.fn[#state.fn + 1] = read_fn_csv(t, p)
       elseif t:has("metric") and t:has("value") then read_metric_csv(side, t, p, state)
       else
         perflab.fail(string.format("%s: a CSV for suspicion needs columns run, cycle, function, device, duration_ns (function samples) or run, timestamp_ns|cycle, device, metric, value (metric samples); it has: %s",
           p.source, table.concat(t:columns(), ", ")))
       end
     elseif p:has("kernels") or p:has("steps") then
-      dropped = dropped + read_kineto(side, p, opts)
+      read_kineto(side, p, opts)
     else
       perflab.fail(string.format("%s (%s): suspicion reads Kineto traces or function/metric CSVs; this has tables %s",
         p.source, p.format, table.concat(p:table_names(), ", ")))
     end
   end
   finish_csv(side, state)
-  if #side.cycles == 0 then perflab.fail("suspicion: a side has no cycles (no function samples?)") end
-  side.dropped = dropped
+  if side.ncycles == 0 then perflab.fail("suspicion: a side has no cycles (no function samples?)") end
+  side.cycles = T.concat(table.unpack(side.cycles))
+  side.execs = T.concat(table.unpack(side.execs))
+  -- per (cycle, function, device): busy time and calls
+  local by = side.execs:group_by("cycle", "function", "device")
+  side.busy = by:agg { { "busy_ns", "sum", "busy_ns" }, { "calls", "count" } }
+  side.busy = side.busy:with("_busy", side.busy:rownum())
+  side.execs = side.execs:with("_busy", by:broadcast(side.busy):col("_busy"))
+  side.mu = mus_of(side)
+  side.metrics = #side.metrics > 0 and T.concat(table.unpack(side.metrics)) or nil
   return side
 end
 
 -- ---- statistics per triplet ------------------------------------------------
 
-local function betas(side, key)
-  local b = {}
-  for i, c in ipairs(side.cycles) do
-    local f = c.fn[key]
-    b[i] = (f and c.dur > 0) and 100 * f.busy / c.dur or 0
-  end
-  return b
+-- Every function of either side with its share of each cycle (β, percent,
+-- 0 where it does not run), key by key in cycle order: rows (k - 1) * n + 1
+-- .. k * n of the result are key k's n cycles.
+local function betas(side, keys)
+  local cyc = side.cycles:with("cycle", side.cycles:rownum())
+  local grid = keys:with("_one", keys:const(1)):join(cyc:select("cycle", "duration_ns"):with("_one", cyc:const(1)),
+    { on = "_one" })
+  grid = grid:join(side.busy, { on = { "cycle", "function", "device" }, how = "left" })
+  local dur = grid:col("duration_ns")
+  return grid:with("beta", (grid:col("busy_ns"):keep(dur:gt(0)) * 100 / dur):fill(0))
 end
 
-local function mus(side, key, metric)
-  local m = {}
-  for _, c in ipairs(side.cycles) do
-    local f = c.fn[key]
-    if f then
-      local cov = f.cov[metric]
-      if cov and cov > 0 then m[#m + 1] = f.area[metric] / cov
-      elseif f.point[metric] then m[#m + 1] = compare.mean(f.point[metric]) end
-    end
-  end
-  return m
+-- the rows of the side's mu table per triplet: first row and count (0: none)
+local function mu_rows(side, trip)
+  if not side.mu then return trip:const(0), trip:const(0) end
+  local g = side.mu:group_by("function", "device", "metric"):agg { { "first", "first_row" }, { "n", "count" } }
+  local j = trip:join(g, { on = { "function", "device", "metric" }, how = "left" })
+  return j:col("first"), j:col("n"):fill(0)
+end
+
+local function slice(t, col, from, n)
+  if n == 0 then return {} end
+  return t:slice(from, from + n - 1):col(col)
 end
 
 local function logs(x)
   local out = {}
-  for _, v in ipairs(x) do if v > 0 then out[#out + 1] = math.log(v) end end
+  for i = 1, #x do local v = x[i]; if v > 0 then out[#out + 1] = math.log(v) end end
   return out
 end
 
@@ -514,12 +484,7 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
     local B, A = read_side(bp, opts), read_side(tp, opts)
 
     -- summary and cycle distribution
-    local function cyc_durs(side)
-      local d = {}
-      for i, c in ipairs(side.cycles) do d[i] = c.dur end
-      table.sort(d, function(x, y) return x > y end)
-      return d
-    end
+    local function cyc_durs(side) return side.cycles:sort_by("-duration_ns"):col("duration_ns") end
     local db, da = cyc_durs(B), cyc_durs(A)
     local mb, ma = compare.mean(db), compare.mean(da)
     report:table("summary", T.from_rows({
@@ -531,7 +496,7 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
         #db, #B.runs, #da, #A.runs) })
     local dist = {}
     for r = 1, math.max(#db, #da) do
-      local x, y = db[r], da[r]
+      local x, y = r <= #db and db[r] or nil, r <= #da and da[r] or nil
       dist[r] = { rank = r, normal_ns = x, abnormal_ns = y, delta_ns = (x and y) and (y - x) or nil,
                   delta_pct = (x and y and x ~= 0) and 100 * (y - x) / x or nil }
     end
@@ -539,58 +504,71 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
         "delta_pct" }),
       { title = "cycle durations, longest first, rank by rank" })
 
-    -- triplets
-    local keys, seen = {}, {}
-    for _, side in ipairs({ B, A }) do
-      for k in pairs(side.fnames) do if not seen[k] then seen[k] = true; keys[#keys + 1] = k end end
+    -- triplets: every function of either side (sorted by name, device)
+    -- with each metric recorded on its device (or none)
+    local fd = { "function", "device" }
+    local keys = T.concat(B.busy:select(table.unpack(fd)), A.busy:select(table.unpack(fd)))
+    keys = keys:group_by(table.unpack(fd)):agg({ { "n", "count" } }):sort_by(table.unpack(fd)):select(table.unpack(fd))
+    keys = keys:with("k", keys:rownum())
+    for _, s in ipairs({ { B, "calls_b" }, { A, "calls_a" } }) do
+      local calls = s[1].busy:group_by(table.unpack(fd)):agg { { "calls", "sum", "calls" } }
+      keys = keys:with(s[2], keys:join(calls, { on = fd, how = "left" }):col("calls"))
     end
-    table.sort(keys)
-    local fname = function(k) return (B.fnames[k] or A.fnames[k]) end
+    local bgrid, agrid = betas(B, keys), betas(A, keys)
+    local nb, na = B.cycles:nrows(), A.cycles:nrows()
+    local mets = {}
+    for _, side in ipairs({ B, A }) do mets[#mets + 1] = side.metrics end
+    local trip
+    if #mets > 0 then
+      mets = T.concat(table.unpack(mets))
+      mets = mets:group_by("device", "metric"):agg({ { "n", "count" } }):select("device", "metric")
+      trip = keys:join(mets, { on = "device", how = "left" })
+    else
+      trip = keys:with("metric", keys:const(nil, "string"))
+    end
+    trip = trip:sort_by("function", "device", "metric")
+    local fb, nbm = mu_rows(B, trip)
+    local fa, nam = mu_rows(A, trip)
+    trip = trip:with("_fb", fb):with("_nb", nbm):with("_fa", fa):with("_na", nam)
     local rows, onesided = {}, {}
-    local fstat = {} -- key -> {dbeta, p, up, sig, row}
-    for _, k in ipairs(keys) do
-      local f = fname(k)
-      local bb, ba = betas(B, k), betas(A, k)
-      local beta_b, beta_a = compare.mean(bb), compare.mean(ba)
-      local zb, pb = compare.welch(ba, bb)
-      local upb = compare.mwu(ba, bb)
-      local sig = nanil(pb) and nanil(upb) and pb < opts.alpha and upb < opts.alpha
-        and math.abs(beta_a - beta_b) >= opts.min_delta_beta or false
-      fstat[k] = { dbeta = beta_a - beta_b, p = nanil(pb), up = nanil(upb), sig = sig, beta_b = beta_b,
-          beta_a = beta_a }
-      if not B.fnames[k] or not A.fnames[k] then
-        local side = B.fnames[k] and "baseline only" or "target only"
-        local calls = 0
-        for _, c in ipairs((B.fnames[k] and B or A).cycles) do calls = calls + (c.fn[k] and c.fn[k].calls or 0) end
-        onesided[#onesided + 1] = { ["function"] = f.name, device = f.device, present = side,
-          beta_pct = B.fnames[k] and beta_b or beta_a, calls = calls }
+    local fstat = {} -- key -> {dbeta, p, up, sig, beta_b, beta_a}
+    for _, t in trip:rows() do
+      local k = t.k
+      local s = fstat[k]
+      if not s then
+        local bb, ba = slice(bgrid, "beta", (k - 1) * nb + 1, nb), slice(agrid, "beta", (k - 1) * na + 1, na)
+        local beta_b, beta_a = compare.mean(bb), compare.mean(ba)
+        local zb, pb = compare.welch(ba, bb)
+        local upb = compare.mwu(ba, bb)
+        local sig = nanil(pb) and nanil(upb) and pb < opts.alpha and upb < opts.alpha
+          and math.abs(beta_a - beta_b) >= opts.min_delta_beta or false
+        s = { dbeta = beta_a - beta_b, p = nanil(pb), up = nanil(upb), sig = sig, beta_b = beta_b, beta_a = beta_a,
+            zb = zb }
+        fstat[k] = s
+        if not t.calls_b or not t.calls_a then
+          onesided[#onesided + 1] = { ["function"] = t["function"], device = t.device,
+            present = t.calls_b and "baseline only" or "target only",
+            beta_pct = t.calls_b and beta_b or beta_a, calls = t.calls_b or t.calls_a }
+        end
       end
-      local ms = {}
-      for _, side in ipairs({ B, A }) do
-        for m in pairs(side.metrics[f.device] or {}) do ms[m] = true end
-      end
-      local mlist = {}
-      for m in pairs(ms) do mlist[#mlist + 1] = m end
-      table.sort(mlist)
-      if #mlist == 0 then mlist = { false } end
-      for _, m in ipairs(mlist) do
-        local ub, ua = {}, {}
-        if m then ub, ua = mus(B, k, m), mus(A, k, m) end
-        local zm, pm = compare.welch(ua, ub)
-        local zl = compare.welch(logs(ua), logs(ub))
-        local upm = compare.mwu(ua, ub)
-        local mub, mua = mean_or_nil(ub), mean_or_nil(ua)
-        local db_ = beta_a - beta_b
-        rows[#rows + 1] = {
-          ["function"] = f.name, metric = m or "-", device = f.device,
-          suspicion_score = compare.suspicion_score(db_, zb, zl),
-          beta_normal_pct = beta_b, beta_abnormal_pct = beta_a, delta_beta_pct = db_,
-          z_beta = finite(zb), p_beta = nanil(pb), u_p_beta = nanil(upb),
-          mu_normal = mub, mu_abnormal = mua, delta_mu = (mub and mua) and (mua - mub) or nil,
-          z_mu = m and finite(zm) or nil, z_log_mu = m and finite(zl) or nil, p_mu = nanil(pm), u_p_mu = nanil(upm),
-          _key = k,
-        }
-      end
+      local m = t.metric or false
+      local ub, ua = {}, {}
+      if m then ub, ua = slice(B.mu, "mu", t._fb, t._nb), slice(A.mu, "mu", t._fa, t._na) end
+      local zm, pm = compare.welch(ua, ub)
+      local zl = compare.welch(logs(ua), logs(ub))
+      local upm = compare.mwu(ua, ub)
+      local mub, mua = mean_or_nil(ub), mean_or_nil(ua)
+      local beta_b, beta_a, zb, pb, upb = s.beta_b, s.beta_a, s.zb, s.p, s.up
+      local db_ = beta_a - beta_b
+      rows[#rows + 1] = {
+        ["function"] = t["function"], metric = m or "-", device = t.device,
+        suspicion_score = compare.suspicion_score(db_, zb, zl),
+        beta_normal_pct = beta_b, beta_abnormal_pct = beta_a, delta_beta_pct = db_,
+        z_beta = finite(zb), p_beta = pb, u_p_beta = upb,
+        mu_normal = mub, mu_abnormal = mua, delta_mu = (mub and mua) and (mua - mub) or nil,
+        z_mu = m and finite(zm) or nil, z_log_mu = m and finite(zl) or nil, p_mu = nanil(pm), u_p_mu = nanil(upm),
+        _key = k,
+      }
     end
     table.sort(rows, function(x, y)
       if x.suspicion_score ~= y.suspicion_score then return x.suspicion_score > y.suspicion_score end
@@ -662,11 +640,11 @@ Tables: summary, cycle_distribution, key_findings, details, one_sided, legend.]]
     if nsig == 0 then
       report:finding { severity = "info", rule = "suspicion.none",
         message = string.format("No function's share of cycle time changed significantly (%d functions; Welch and Mann-Whitney p < %g and |Δβ| >= %g ppt required); average cycle time %s -> %s (%+.2f%%).",
-          #keys, opts.alpha, opts.min_delta_beta, units.ns(mb), units.ns(ma), change),
-        evidence = { functions = #keys, alpha = opts.alpha, cycles_normal = #db, cycles_abnormal = #da } }
+          keys:nrows(), opts.alpha, opts.min_delta_beta, units.ns(mb), units.ns(ma), change),
+        evidence = { functions = keys:nrows(), alpha = opts.alpha, cycles_normal = #db, cycles_abnormal = #da } }
     else
       report:note(string.format("%d of %d functions changed their share of cycle time significantly; average cycle time %s -> %s (%+.2f%%). Focus on the highest suspicion score first.",
-        nsig, #keys, units.ns(mb), units.ns(ma), change))
+        nsig, keys:nrows(), units.ns(mb), units.ns(ma), change))
     end
     if B.dropped + A.dropped > 0 then
       report:note(string.format("%d kernel/memcpy/memset executions were launched outside every cycle and are not counted.",

@@ -410,6 +410,26 @@ static int col_index_of(lua_State *L) {
   return 1;
 }
 
+/* c:searchsorted(values [, "left" | "right"]): per value, the number of
+** values of c (sorted ascending) below it ("left", the default) or at most
+** it ("right"), as an integer column; missing where the value is.
+** [C V side] -> [C V side name R] */
+static int col_searchsorted(lua_State *L) {
+  pl_lcolumn *c = pl_l_checkcolumn(L, 1);
+  pl_lcolumn *v = (pl_lcolumn *)luaL_testudata(L, 2, PL_COLUMN_T);
+  if (v == NULL) return luaL_error(L, "searchsorted: expected a column of values, got %s", luaL_typename(L, 2));
+  static const char *const sides[] = { "left", "right", NULL };
+  int right = luaL_checkoption(L, 3, "left", sides);
+  lua_settop(L, 3);
+  const char *name = lua_pushfstring(L, "searchsorted(%s)", colname(c));
+  pl_err e;
+  pl_err_clear(&e);
+  pl_table *r = pl_vec_searchsorted(name, c->t, c->col, v->t, v->col, right, &e);
+  if (r == NULL) return luaL_error(L, "%s", e.msg);
+  pl_l_pushresult(L, r);
+  return 1;
+}
+
 /* ---- name, type, values and reductions --------------------------------- */
 
 /* [C x] -> [C x n]  (__len) */
@@ -594,6 +614,7 @@ static const luaL_Reg col_fns[] = { { "abs", col_abs },
                                     { "cumsum", col_cumsum },
                                     { "at", col_at },
                                     { "index_of", col_index_of },
+                                    { "searchsorted", col_searchsorted },
                                     { NULL, NULL } };
 
 static const luaL_Reg col_metas[] = { { "__add", col_add },   { "__sub", col_sub },   { "__mul", col_mul },

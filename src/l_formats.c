@@ -9,6 +9,7 @@
 #include "lbind.h"
 #include "format.h"
 #include "names.h"
+#include "schema.h"
 #include "loadmany.h"
 
 #include <assert.h>
@@ -313,10 +314,38 @@ static int fmt_short_name(lua_State *L) {
   return 2;
 }
 
-static const luaL_Reg funcs[] = { { "short_name", fmt_short_name }, { "load", fmt_load },
-                                  { "load_many", fmt_load_many },   { "cores", fmt_cores },
-                                  { "parse", fmt_parse },           { "list", fmt_list },
-                                  { "detect", fmt_detect },         { NULL, NULL } };
+/* schema() -> {{table =, name =, type =, unit =, doc =}, ...}: the standard
+** columns of src/core/schema.c, in documentation order (a column's unit ""
+** when it has none). */
+static int fmt_schema(lua_State *L) {
+  lua_newtable(L);
+  pl_std_column c;
+  for (size_t i = 0; pl_schema_column(i, &c); i++) {
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, c.table);
+    lua_setfield(L, -2, "table");
+    lua_pushstring(L, c.name);
+    lua_setfield(L, -2, "name");
+    lua_pushstring(L, pl_type_name(c.type));
+    lua_setfield(L, -2, "type");
+    lua_pushstring(L, c.unit);
+    lua_setfield(L, -2, "unit");
+    lua_pushstring(L, c.doc);
+    lua_setfield(L, -2, "doc");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+static const luaL_Reg funcs[] = { { "short_name", fmt_short_name },
+                                  { "load", fmt_load },
+                                  { "schema", fmt_schema },
+                                  { "load_many", fmt_load_many },
+                                  { "cores", fmt_cores },
+                                  { "parse", fmt_parse },
+                                  { "list", fmt_list },
+                                  { "detect", fmt_detect },
+                                  { NULL, NULL } };
 
 int luaopen_perflab_formats(lua_State *L) {
   luaL_newlib(L, funcs);

@@ -399,10 +399,25 @@ static int l_step_integral(lua_State *L) {
 ** samples that hold until the next) over the windows [starts[j], ends[j]):
 ** per window the integral of the values (value x ns), the length covered
 ** (an integer) and the 1-based sample in force at the window's start (nil
-** where none), as three Lua arrays.  See pl_iv_series_windows.
-** [ts te v starts ends] -> [ts te v starts ends ... area cov at] */
+** where none), as three Lua arrays.  With opts {by = G [, groups = ng]} (G
+** the 1-based group of each window, a column or array; missing: none),
+** the windows summed per group instead: one table, a row per group 1..ng
+** (ng: the largest group), of columns area, cov, point_sum and points
+** (pl_iv_series_groups).  See pl_iv_series_windows.
+** [ts te v starts ends opts] -> [ts te v starts ends opts ... area cov at] */
 static int l_series_windows(lua_State *L) {
-  lua_settop(L, 5);
+  lua_settop(L, 6);
+  int by = 0;
+  lua_Integer ng = -1;
+  if (!lua_isnoneornil(L, 6)) {
+    luaL_checktype(L, 6, LUA_TTABLE);
+    lua_getfield(L, 6, "groups");
+    if (!lua_isnil(L, -1)) ng = luaL_checkinteger(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, 6, "by");
+    by = lua_isnil(L, -1) ? 0 : lua_gettop(L);
+    if (!by) lua_pop(L, 1);
+  }
   pl_lcolumn *c = (pl_lcolumn *)luaL_testudata(L, 1, PL_COLUMN_T);
   size_t n = c ? c->t->nrows : (lua_istable(L, 1) ? (size_t)luaL_len(L, 1) : 0);
   pl_lcolumn *w = (pl_lcolumn *)luaL_testudata(L, 4, PL_COLUMN_T);
@@ -425,6 +440,42 @@ static int l_series_windows(lua_State *L) {
       return luaL_argerror(L, ma[j] ? 4 : 5, lua_pushfstring(L, "missing value at index %d", (int)j + 1));
   double *area = lua_newuserdatauv(L, (m ? m : 1) * sizeof *area, 0);
   int64_t *cov = lua_newuserdatauv(L, (m ? m : 1) * 2 * sizeof *cov, 0), *at = cov + (m ? m : 1);
+  if (by) {
+    int64_t *g;
+    unsigned char *mg;
+    pl_lcolumn *gcol = (pl_lcolumn *)luaL_testudata(L, by, PL_COLUMN_T);
+    if ((gcol ? gcol->t->nrows : (lua_istable(L, by) ? (size_t)luaL_len(L, by) : 0)) != m)
+      return luaL_argerror(L, 6, lua_pushfstring(L, "by: expected a group for each of the %d windows", (int)m));
+    pl_l_readvals(L, by, m, &g, NULL, &mg);
+    int64_t top = 0;
+    for (size_t j = 0; j < m; j++) {
+      if (!mg[j] && g[j] < 1)
+        return luaL_argerror(
+            L, 6, lua_pushfstring(L, "by: group %I at window %d is not >= 1", (lua_Integer)g[j], (int)j + 1));
+      g[j] = mg[j] ? -1 : g[j] - 1;
+      if (g[j] + 1 > top) top = g[j] + 1;
+    }
+    if (ng < 0) ng = top;
+    if (ng > (lua_Integer)(SIZE_MAX / 4 / sizeof(double))) return luaL_argerror(L, 6, "groups: too many");
+    size_t k = (size_t)ng ? (size_t)ng : 1;
+    double *ga = lua_newuserdatauv(L, 2 * k * sizeof *ga, 0), *gp = ga + k;
+    int64_t *gc = lua_newuserdatauv(L, 2 * k * sizeof *gc, 0), *gn = gc + k;
+    pl_iv_series_groups(ts, te, v, n, a, b, g, m, (size_t)ng, ga, gc, gp, gn);
+    pl_table *t = pl_table_new("series_windows");
+    int ca = pl_table_add_col(t, "area", PL_NUM), cc = pl_table_add_col(t, "cov", PL_INT);
+    int cp = pl_table_add_col(t, "point_sum", PL_NUM), cn = pl_table_add_col(t, "points", PL_INT);
+    pl_l_pushtable(L, t); /* owns t from here */
+    pl_table_reserve(t, (size_t)ng);
+    for (size_t j = 0; j < (size_t)ng; j++) {
+      pl_cell x[4];
+      x[ca].d = ga[j];
+      x[cc].i = gc[j];
+      x[cp].d = gp[j];
+      x[cn].i = gn[j];
+      pl_table_append(t, x);
+    }
+    return 1;
+  }
   pl_iv_series_windows(ts, te, v, n, a, b, m, area, cov, at);
   lua_createtable(L, (int)m, 0);
   lua_createtable(L, (int)m, 0);

@@ -220,21 +220,21 @@ enum {
 };
 
 static const coldef KN_COLS[] = {
-  { "name", PL_STR, "kernel name as in the trace" },
-  { "short_name", PL_STR, "kernel name without return type, namespaces, templates and arguments" },
-  { "start_ns", PL_INT, "kernel start, ns" },
-  { "duration_ns", PL_INT, "kernel duration, ns" },
+  { "name", PL_STR, NULL },
+  { "short_name", PL_STR, NULL },
+  { "start_ns", PL_INT, NULL },
+  { "duration_ns", PL_INT, NULL },
   { "device", PL_INT, "device index (args.device)" },
-  { "stream", PL_INT, "stream id" },
-  { "context", PL_INT, "CUDA context id" },
-  { "correlation", PL_INT, "correlation id shared with the launching runtime call" },
+  { "stream", PL_INT, NULL },
+  { "context", PL_INT, NULL },
+  { "correlation", PL_INT, NULL },
   { "external_id", PL_INT, "external id of the CPU operator that launched it" },
-  { "grid_x", PL_INT, "grid size x (blocks)" },
-  { "grid_y", PL_INT, "grid size y" },
-  { "grid_z", PL_INT, "grid size z" },
-  { "block_x", PL_INT, "block size x (threads)" },
-  { "block_y", PL_INT, "block size y" },
-  { "block_z", PL_INT, "block size z" },
+  { "grid_x", PL_INT, NULL },
+  { "grid_y", PL_INT, NULL },
+  { "grid_z", PL_INT, NULL },
+  { "block_x", PL_INT, NULL },
+  { "block_y", PL_INT, NULL },
+  { "block_z", PL_INT, NULL },
   { "registers", PL_INT, "registers per thread" },
   { "smem_bytes", PL_INT, "shared memory per block, bytes, as Kineto writes it: static + dynamic together" },
   { "smem_static_bytes", PL_INT,
@@ -279,7 +279,7 @@ enum {
 
 static const coldef CPU_COLS[] = {
   { "name", PL_STR, "operator name (aten::..., user functions)" },
-  { "start_ns", PL_INT, "start, ns" },
+  { "start_ns", PL_INT, NULL },
   { "duration_ns", PL_INT, "duration (inclusive of children), ns" },
   { "pid", PL_STR, "process id" },
   { "tid", PL_STR, "thread id" },
@@ -310,11 +310,11 @@ enum {
 
 static const coldef RT_COLS[] = {
   { "name", PL_STR, "runtime/driver call (cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel, ...)" },
-  { "start_ns", PL_INT, "start, ns" },
-  { "duration_ns", PL_INT, "duration, ns" },
+  { "start_ns", PL_INT, NULL },
+  { "duration_ns", PL_INT, NULL },
   { "pid", PL_STR, "process id" },
   { "tid", PL_STR, "thread id" },
-  { "correlation", PL_INT, "correlation id (the kernel/memcpy it launched has the same)" },
+  { "correlation", PL_INT, NULL },
   { "external_id", PL_INT, "external id of the CPU operator" },
   { "cbid", PL_INT, "CUPTI callback id" },
   { "cat", PL_STR, "category (cuda_runtime, cuda_driver, Runtime)" },
@@ -323,20 +323,20 @@ enum { RT_NAME, RT_START, RT_DUR, RT_PID, RT_TID, RT_CORR, RT_EXT, RT_CBID, RT_C
 
 static const coldef MC_COLS[] = {
   { "name", PL_STR, "e.g. 'Memcpy HtoD (Pageable -> Device)'" },
-  { "start_ns", PL_INT, "start, ns" },
-  { "duration_ns", PL_INT, "duration, ns" },
-  { "device", PL_INT, "device index" },
-  { "stream", PL_INT, "stream id" },
-  { "correlation", PL_INT, "correlation id" },
+  { "start_ns", PL_INT, NULL },
+  { "duration_ns", PL_INT, NULL },
+  { "device", PL_INT, NULL },
+  { "stream", PL_INT, NULL },
+  { "correlation", PL_INT, NULL },
   { "external_id", PL_INT, "external id" },
-  { "bytes", PL_INT, "bytes moved or set" },
+  { "bytes", PL_INT, NULL },
   { "bandwidth_bytes_per_s", PL_NUM, "the trace's 'memory bandwidth (GB/s)' in bytes/s (x 1e9)" },
 };
 enum { MC_NAME, MC_START, MC_DUR, MC_DEV, MC_STREAM, MC_CORR, MC_EXT, MC_BYTES, MC_BW };
 
 static const coldef ST_COLS[] = {
-  { "step", PL_INT, "N of ProfilerStep#N" }, { "name", PL_STR, "span name" }, { "start_ns", PL_INT, "start, ns" },
-  { "duration_ns", PL_INT, "duration, ns" }, { "pid", PL_STR, "process id" }, { "tid", PL_STR, "thread id" },
+  { "step", PL_INT, "N of ProfilerStep#N" }, { "name", PL_STR, "span name" }, { "start_ns", PL_INT, NULL },
+  { "duration_ns", PL_INT, NULL },           { "pid", PL_STR, "process id" }, { "tid", PL_STR, "thread id" },
 };
 enum { ST_STEP, ST_NAME, ST_START, ST_DUR, ST_PID, ST_TID };
 
@@ -352,7 +352,7 @@ static const coldef CT_COLS[] = {
 enum { CT_TS, CT_DUR, CT_NAME, CT_SERIES, CT_VALUE, CT_PID, CT_TID };
 
 static const coldef MEM_COLS[] = {
-  { "ts_ns", PL_INT, "time of the allocation or free, ns" },
+  { "ts_ns", PL_INT, NULL },
   { "device_type", PL_INT, "args 'Device Type' (c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP on ROCm builds)" },
   { "device", PL_INT, "args 'Device Id' (-1 for the CPU)" },
   { "bytes", PL_INT, "bytes allocated (> 0) or freed (< 0)" },

@@ -416,6 +416,30 @@ void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v,
   free(maxe);
 }
 
+void pl_iv_series_groups(const int64_t *ts, const int64_t *te, const double *v, size_t n, const int64_t *a,
+                         const int64_t *b, const int64_t *group, size_t m, size_t ng, double *area, int64_t *cov,
+                         double *psum, int64_t *pn) {
+  double *wa = pl_xmalloc((m ? m : 1) * sizeof *wa);
+  int64_t *wc = pl_xmalloc((m ? m : 1) * 2 * sizeof *wc), *wt = wc + (m ? m : 1);
+  pl_iv_series_windows(ts, te, v, n, a, b, m, wa, wc, wt);
+  for (size_t g = 0; g < ng; g++) {
+    area[g] = psum[g] = 0;
+    cov[g] = pn[g] = 0;
+  }
+  for (size_t j = 0; j < m; j++) {
+    if (group[j] < 0 || (size_t)group[j] >= ng) continue;
+    size_t g = (size_t)group[j];
+    area[g] += wa[j];
+    cov[g] += wc[j];
+    if (wc[j] == 0 && wt[j] >= 0) {
+      psum[g] += v[wt[j]];
+      pn[g]++;
+    }
+  }
+  free(wa);
+  free(wc);
+}
+
 static _Thread_local const int64_t
     *fw_keys; /* the query starts, for the sort below (per thread: perflab serve sorts in several at once) */
 static int fw_cmp(const void *x, const void *y) {

@@ -107,6 +107,16 @@ double pl_iv_step_integral(const int64_t *s, const int64_t *e, const double *v, 
 void pl_iv_series_windows(const int64_t *ts, const int64_t *te, const double *v, size_t n, const int64_t *a,
                           const int64_t *b, size_t m, double *area, int64_t *cov, int64_t *at);
 
+/* pl_iv_series_windows summed per group of windows: group[j] is window j's
+** group (0..ng-1; negative: none).  Per group g, left to right in window
+** order: area[g] and cov[g] the sums of its windows' area and cov, and over
+** its windows that cover nothing but have a sample in force at their start,
+** psum[g] the sum of those samples' values and pn[g] their count (so
+** area / cov, else psum / pn, is the series' mean over the group). */
+void pl_iv_series_groups(const int64_t *ts, const int64_t *te, const double *v, size_t n, const int64_t *a,
+                         const int64_t *b, const int64_t *group, size_t m, size_t ng, double *area, int64_t *cov,
+                         double *psum, int64_t *pn);
+
 /* Queries against windows in order (steps): windows w = 0..nw-1 are
 ** [ws[w], we[w]], queries k = 0..m-1 are [qs[k], qe[k]].  The tb-profiler
 ** plugin's tie of a runtime call to its profiler step: a merge of the

@@ -2,6 +2,7 @@
 ** profile.c -- the profile container: metadata, named tables, diagnostics.
 */
 #include "profile.h"
+#include "schema.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -115,6 +116,10 @@ pl_table *pl_profile_find(const pl_profile *p, const char *name) {
 }
 
 void pl_profile_add_table(pl_profile *p, pl_table *t) {
+  /* a standard column the parser gave no description has the schema's */
+  pl_std_column std;
+  for (size_t c = 0; c < t->ncols; c++)
+    if (!t->cols[c]->doc && pl_schema_find(t->name, t->cols[c]->name, &std)) pl_table_set_doc(t, (int)c, std.doc);
   for (size_t i = 0; i < p->ntables; i++)
     if (strcmp(p->tables[i]->name, t->name) == 0) {
       pl_table_free(p->tables[i]);

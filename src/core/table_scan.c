@@ -246,6 +246,54 @@ pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl
   return res;
 }
 
+/* ---- searchsorted ------------------------------------------------------ */
+
+pl_table *pl_vec_searchsorted(const char *name, const pl_table *t, int col, const pl_table *q, int qc, int right,
+                              pl_err *err) {
+  pl_type ta = t->cols[col]->type, tq = q->cols[qc]->type;
+  if (ta == PL_STR || tq == PL_STR) {
+    pl_err_set(err, 0, 0, "searchsorted: expected numbers, got %s", pl_type_name(ta == PL_STR ? ta : tq));
+    return NULL;
+  }
+  size_t n = t->nrows, m = q->nrows;
+  int ints = ta != PL_NUM && tq != PL_NUM; /* integers (and booleans) compare exactly */
+  for (size_t i = 0; i < n; i++) {
+    if (pl_cell_missing(t, col, i)) {
+      pl_err_set(err, 0, 0, "searchsorted: missing value at row %zu of the sorted column", i + 1);
+      return NULL;
+    }
+    if (i && (ints ? pl_cell_int(t, col, i) < pl_cell_int(t, col, i - 1)
+                   : pl_cell_num(t, col, i) < pl_cell_num(t, col, i - 1))) {
+      pl_err_set(err, 0, 0, "searchsorted: the column is not sorted ascending (row %zu)", i + 1);
+      return NULL;
+    }
+  }
+  pl_table *res = pl_table_new_like(name, q);
+  int oc = pl_table_add_col(res, name, PL_INT);
+  pl_column *c = res->cols[oc];
+  pl_column_reserve(c, m ? m : 1);
+  c->len = m;
+  res->nrows = m;
+  for (size_t r = 0; r < m; r++) {
+    if (pl_cell_missing(q, qc, r)) {
+      c->v.i64[r] = PL_INT_NA;
+      continue;
+    }
+    int64_t iv = ints ? pl_cell_int(q, qc, r) : 0;
+    double dv = ints ? 0 : pl_cell_num(q, qc, r);
+    size_t lo = 0, hi = n; /* the first row whose value is > v (right) or >= v (left) */
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      int after = ints ? (right ? pl_cell_int(t, col, mid) > iv : pl_cell_int(t, col, mid) >= iv)
+                       : (right ? pl_cell_num(t, col, mid) > dv : pl_cell_num(t, col, mid) >= dv);
+      if (after) hi = mid;
+      else lo = mid + 1;
+    }
+    c->v.i64[r] = (int64_t)lo;
+  }
+  return res;
+}
+
 /* ---- reductions ---------------------------------------------------------- */
 
 void pl_col_reduce(const pl_table *t, int col, const pl_column *where, pl_col_summary *out) {

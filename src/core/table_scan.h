@@ -34,6 +34,16 @@ pl_table *pl_vec_at(const char *name, const pl_table *t, int col, const pl_table
 ** is strings and the other not. */
 pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl_table *q, int qc, pl_err *err);
 
+/* Sorted search (NumPy's searchsorted): row i is the number of values of
+** column col of t that are below value i of column qc of q (right = 0), or
+** at most it (right = 1): where it would be inserted to keep col sorted,
+** so with right = 1 the 1-based row of the last value <= it (0: none).
+** Missing where the value is missing.  Integers compare exactly, numbers
+** (either side) as doubles.  NULL + err when col is not sorted ascending,
+** holds a missing value or strings, or q's column holds strings. */
+pl_table *pl_vec_searchsorted(const char *name, const pl_table *t, int col, const pl_table *q, int qc, int right,
+                              pl_err *err);
+
 /* ---- reductions ---------------------------------------------------------- */
 
 /* A column reduced over its rows that are not missing and, with a mask

@@ -157,6 +157,8 @@ static const bcase cases[] = {
   { "Column:at", "local r = t0:col('v'); return t0:col('k'):at(r):to_lua()[3], t0:col('x'):at(r):sum()" },
   { "Column:index_of", "local r = t0:col('k'):index_of(t1:col('k')):to_lua(); return r[1], r[2], r[3], "
                        "t0:col('v'):index_of(t0:col('x')):count()" },
+  { "Column:searchsorted", "local r = t0:col('v'):searchsorted(t0:col('x'), 'right'):to_lua(); "
+                           "return r[1], r[2], t0:col('v'):searchsorted(t0:col('v')):sum()" },
   { "Column:nth", "return t0:col('x'):nth(2), t0:col('v'):nth(3), t0:col('v'):nth(4)" },
   { "Column:min_with", "return t0:col('x'):min_with(1):sum(), t0:col('v'):min_with(t0:col('x')):sum()" },
   { "Column:max_with", "return t0:col('x'):max_with(1):sum()" },
@@ -257,9 +259,12 @@ static const bcase cases[] = {
     "'[[3,1],[],[]]', '[\"\",\"1\",\"\"]'); return #x, x[1].dims[2], x[2].value, #x[3].list" },
   { "opargs.dtype", "return require('perflab.opargs').dtype('long int')" },
   { "opargs.precision", "return require('perflab.opargs').precision('[\"long int\",\"c10::BFloat16\"]')" },
+  { "formats.schema", "local s = require('perflab.formats').schema(); return #s, s[1].table, s[1].doc" },
   { "intervals.step_integral", "return IV.step_integral({0, 5}, {10, 20}, {0.5, 0.75}, {cap = 1})" },
   { "intervals.series_windows", "local a, c, at = IV.series_windows({0, 10, 20}, false, {1.0, 2.0, 3.0}, {5, 25}, {15, "
-                                "40}); return a[1], c[1], at[2]" },
+                                "40}); local g = IV.series_windows({0, 10}, false, {1.0, 2.0}, {5, 25, 1}, {15, 40, "
+                                "1}, {by = {1, 1, 2}}); return a[1], c[1], at[2], g:col('area'):sum(), "
+                                "g:col('points'):sum()" },
   { "intervals.step_levels", "local r = IV.step_levels({0, 2, 3, 3, 5, 6}, {1, 1, -1, 1, -1, -1}, {windows = 3}); "
                              "return r.max, r.at, r.area, r.mean, r.window_max[2], r.window_start[3]" },
   { "intervals.parents", "local ops = T.from_rows({{start_ns=0,duration_ns=10},{start_ns=2,duration_ns=4}}, "

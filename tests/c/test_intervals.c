@@ -238,6 +238,23 @@ static void test_queries(pl_rng *r) {
         if (fabs(area[j] - wa) > 1e-9 || cov[j] != wc || at[j] != wat) ok = 0;
       }
       TC_CHECK(ok);
+      /* summed per group (windows 0..7 in groups j % 3, window 7 in none):
+      ** left to right in window order, so equal to the bit */
+      int64_t grp[8], gc[3], gn[3];
+      double ga[3], gp[3], wa2[3] = { 0, 0, 0 }, wp2[3] = { 0, 0, 0 };
+      int64_t wc2[3] = { 0, 0, 0 }, wn2[3] = { 0, 0, 0 };
+      for (int j = 0; j < 8; j++) {
+        grp[j] = j == 7 ? -1 : j % 3;
+        if (j == 7) continue;
+        wa2[j % 3] += area[j];
+        wc2[j % 3] += cov[j];
+        if (cov[j] == 0 && at[j] >= 0) {
+          wp2[j % 3] += v[at[j]];
+          wn2[j % 3]++;
+        }
+      }
+      pl_iv_series_groups(ts, iv ? te : NULL, v, n, a, b, grp, 8, 3, ga, gc, gp, gn);
+      for (int g = 0; g < 3; g++) TC_CHECK(ga[g] == wa2[g] && gc[g] == wc2[g] && gp[g] == wp2[g] && gn[g] == wn2[g]);
     }
   }
   /* step integral by hand: [0,10) 0.5 and [5,20) 0.75, cap 1: 2.5 + 5 + 7.5 */

@@ -191,6 +191,26 @@ function TestIntervalsTable:test_series_windows()
   lu.assertErrorMsgContains("sorted", I.series_windows, { 5, 1 }, false, { 1, 1 }, { 0 }, { 9 })
 end
 
+-- series_windows {by = G}: the windows summed per group.  Point samples 2
+-- from t=0 and 4 from t=10: [0,10) has area 20 over 10 ns, [5,15) 10 + 20
+-- over 10, the empty window [12,12) covers nothing and takes the sample in
+-- force at 12 (4), [-5,-1) covers nothing and has none.  Groups: {1, 1, 3,
+-- 3}, the last window's group missing; group 2 has no windows.
+function TestIntervalsTable:test_series_windows_by_group()
+  local T = require("perflab").table
+  local g = I.series_windows({ 0, 10 }, false, { 2.0, 4.0 }, { 0, 5, 12, -5, 1 }, { 10, 15, 12, -1, 2 },
+    { by = T.from_rows({ { g = 1 }, { g = 1 }, { g = 3 }, { g = 3 }, {} }, { "g" }):col("g") })
+  lu.assertEquals(g:nrows(), 3)
+  lu.assertEquals(g:col("area"):to_lua(), { 20.0 + 30.0, 0.0, 0.0 })
+  lu.assertEquals(g:col("cov"):to_lua(), { 20, 0, 0 })
+  lu.assertEquals(g:col("point_sum"):to_lua(), { 0.0, 0.0, 4.0 })
+  lu.assertEquals(g:col("points"):to_lua(), { 0, 0, 1 })
+  lu.assertEquals(I.series_windows({ 0 }, false, { 1.0 }, { 0 }, { 5 }, { by = { 1 }, groups = 4 }):nrows(), 4)
+  lu.assertErrorMsgContains("by: group 0", I.series_windows, { 0 }, false, { 1.0 }, { 0 }, { 5 }, { by = { 0 } })
+  lu.assertErrorMsgContains("each of the 1 windows", I.series_windows, { 0 }, false, { 1.0 }, { 0 }, { 5 },
+    { by = { 1, 2 } })
+end
+
 -- first_window: the plugin's tie of a runtime call to its step, by hand
 -- (windows [0,10] [10,20] [15,40]; see tests/c/test_intervals.c for the
 -- random comparison with the plugin's merge loop) and from columns with a

@@ -184,6 +184,32 @@ function TestStepLevels:test_cumsum_at_fill()
   end
 end
 
+-- searchsorted: per value, how many values of the sorted column are below
+-- it (left) or at most it (right), against a count in Lua
+function TestStepLevels:test_searchsorted()
+  local s = T.from_rows({ { v = 1 }, { v = 3 }, { v = 3 }, { v = 7 } }, { "v" }):col("v")
+  local q = T.from_rows({ { x = 0 }, { x = 3 }, {}, { x = 9 }, { x = 2.5 } }, { "x" }):col("x")
+  lu.assertEquals(s:searchsorted(q, "right"):to_lua(), { 0, 3, nil, 4, 1 })
+  lu.assertEquals(s:searchsorted(q):to_lua(), { 0, 1, nil, 4, 1 })
+  math.randomseed(3)
+  for _ = 1, 50 do
+    local a, b, x = {}, {}, math.random(-3, 3)
+    for i = 1, math.random(0, 12) do x = x + math.random(0, 2); a[i] = { v = x } end
+    for i = 1, 10 do b[i] = { v = math.random(-5, 30) } end
+    local got = T.from_rows(a, { "v" }):col("v"):searchsorted(T.from_rows(b, { "v" }):col("v"), "right"):to_lua()
+    for i = 1, 10 do
+      local want = 0
+      for _, r in ipairs(a) do if r.v <= b[i].v then want = want + 1 end end
+      lu.assertEquals(got[i], want)
+    end
+  end
+  lu.assertErrorMsgContains("not sorted ascending (row 2)", function()
+    return T.from_rows({ { v = 5 }, { v = 1 } }, { "v" }):col("v"):searchsorted(s)
+  end)
+  lu.assertErrorMsgContains("expected a column", function() return s:searchsorted({ 1 }) end)
+  lu.assertErrorMsgContains("invalid option", function() return s:searchsorted(q, "middle") end)
+end
+
 function TestStepLevels:test_index_of()
   local t = T.from_rows({ { k = 5, s = "b" }, { k = 7, s = "a" }, { s = "b" }, { k = 5, s = "c" }, { k = 9 } },
       { "k", "s" }, "t")
