@@ -51,7 +51,8 @@ static size_t with_zlib(const unsigned char *src, size_t n) {
 static size_t with_libdeflate(const unsigned char *src, size_t n) {
   struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
   /* the last member's size (mod 4 GiB) is in the trailer; grow on demand */
-  size_t cap = n >= 4 ? (size_t)src[n - 4] | (size_t)src[n - 3] << 8 | (size_t)src[n - 2] << 16 | (size_t)src[n - 1] << 24 : 0;
+  size_t cap =
+      n >= 4 ? (size_t)src[n - 4] | (size_t)src[n - 3] << 8 | (size_t)src[n - 2] << 16 | (size_t)src[n - 1] << 24 : 0;
   if (cap < 4 * n) cap = 4 * n;
   unsigned char *out = malloc(cap);
   size_t total = 0, at = 0;

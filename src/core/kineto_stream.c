@@ -46,8 +46,8 @@ static const char *str_past(const char *p, const char *end) {
 }
 
 static int delim(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ',' || c == '}' || c == ']' || c == ':' ||
-         c == '{' || c == '[' || c == '"';
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ',' || c == '}' || c == ']' || c == ':' || c == '{' ||
+         c == '[' || c == '"';
 }
 
 /* Past the value at p (whitespace first), or NULL when the window ends
@@ -105,8 +105,7 @@ static int whole(int what, const char *p, const char *end) {
       if (events && *q == '[') return 1;
       return scan_value(q, end) != NULL;
     }
-    default: /* KN_REST: something not blank, or the end of the stream */
-      return ws(p, end) < end;
+    default: /* KN_REST: something not blank, or the end of the stream */ return ws(p, end) < end;
   }
 }
 
