@@ -162,7 +162,8 @@ int pl_kin_parse_stream(pl_gzs *s, pl_profile *p, const pl_parse_opts *o, pl_err
   kctx *k = pl_kin_ctx_new(&ks.in, p, o, err);
   k->ks = &ks;
   int rc = pl_kin_read(k);
-  if (rc != 0 && !ks.eof) {
+  int stopped = o && o->interrupt && __atomic_load_n(o->interrupt, __ATOMIC_RELAXED);
+  if (rc != 0 && !ks.eof && !stopped) { /* (interrupted: at once) */
     /* a damaged stream is the error, not the text it cut */
     pl_err e;
     pl_err_clear(&e);
