@@ -118,7 +118,7 @@ static void walk(const char *dir) {
     nfiles++;
     const size_t chunks[] = { 0, 4093, 61 };
     /* 61-byte chunks on the big ones: a handoff every 61 bytes takes long */
-    size_t nc = light ? 1 : len > (1u << 20) ? 2 : 3;
+    size_t nc = light ? 1 : len > (256u << 10) ? 2 : 3;
     for (size_t i = 0; i < nc; i++) {
       set_chunk(chunks[i]);
       int ok = same_load(path, plain);
@@ -241,7 +241,10 @@ int main(void) {
   gz_write(gz, t, len, 1);
   gz_write(gz2, t, len, 2);
   size_t s0 = pl_gz_streamed();
-  for (size_t c = 1; c <= 64; c += light ? 9 : c < 8 ? 1 : 5) {
+  /* a handoff a chunk: 1-byte chunks take long on a loaded machine */
+  static const size_t csz[] = { 1, 2, 3, 5, 8, 13, 29, 64 };
+  for (size_t ci = 0; ci < sizeof csz / sizeof csz[0]; ci += light ? 2 : 1) {
+    size_t c = csz[ci];
     TC_CHECK(stream_bytes(gz, t, len, c));
     TC_CHECK(stream_bytes(gz2, t, len, c));
     set_chunk(c);
@@ -249,7 +252,7 @@ int main(void) {
     if (!ok) fprintf(stderr, "  tricky trace, chunks of %zu bytes\n", c);
     TC_CHECK(ok);
   }
-  TC_CHECK(pl_gz_streamed() - s0 >= (light ? 14u : 36u)); /* they took the stream path */
+  TC_CHECK(pl_gz_streamed() - s0 >= (light ? 8u : 16u)); /* they took the stream path */
 
   /* errors: a JSON error deep in the text (the plain twin's line and
   ** column), a stream cut short, a damaged stream */
