@@ -3,7 +3,11 @@
 # line count (machine limit) vs Python's json.load (and a pandas DataFrame of
 # the events when python3-pandas is installed), on one generated trace.
 # Prints wall time, CPU time (user+sys: fair on a shared machine), MB/s and
-# peak RSS (from /usr/bin/time -v) for each.
+# peak RSS (from /usr/bin/time -v) for each.  Then the trace gzipped (gzip -6):
+# perflab parse of the .gz (inflated on a thread while it is parsed) beside
+# zcat > /dev/null and the inflaters alone (bench/inflate_alone.c: zlib, and
+# libdeflate when libdeflate-dev is installed); MB/s and x file of the .gz
+# rows are against the inflated size.
 set -e
 BUILD=${1:-build}
 SIZE=${2:-100}
@@ -30,6 +34,18 @@ run "memchr line count" "$OUT/memchr_lines" "$TRACE"
 run "perflab kineto (all tables)" "$OUT/pl_load" "$TRACE" --quiet
 run "perflab kineto (--table kernels)" "$OUT/pl_load" "$TRACE" --quiet --table kernels
 run "python3 json.load" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$TRACE"
+GZ="$TRACE.gz"
+[ -f "$GZ" ] || gzip -6 -c "$TRACE" > "$GZ"
+echo "gzipped: $GZ ($(wc -c < "$GZ") bytes)"
+if [ -f /usr/include/libdeflate.h ]; then
+  cc -O2 -DHAVE_LIBDEFLATE -o "$OUT/inflate_alone" bench/inflate_alone.c -lz -ldeflate
+else
+  cc -O2 -o "$OUT/inflate_alone" bench/inflate_alone.c -lz
+fi
+run "zcat > /dev/null" sh -c 'zcat "$1" > /dev/null' sh "$GZ"
+run "zlib inflate alone (1 MiB buffer)" "$OUT/inflate_alone" "$GZ" zlib
+[ -f /usr/include/libdeflate.h ] && run "libdeflate alone (whole output)" "$OUT/inflate_alone" "$GZ" libdeflate
+run "perflab parse .json.gz (streamed)" "$BUILD/perflab" parse "$GZ"
 if python3 -c "import pandas" 2>/dev/null; then
   run "python3 json.load + DataFrame" python3 -c "import json,sys,pandas; pandas.DataFrame(json.load(open(sys.argv[1]))['traceEvents'])" "$TRACE"
 else

@@ -10,7 +10,8 @@
 #   perflab run top-kernels FILE         the question: kernels by total time
 # and, on the same file, the anchors for the same question:
 #   memchr      a newline count over the mapped file (the limit: read it once;
-#               for a .gz, `gzip -dc` alone, inflating it once)
+#               for a .gz, `gzip -dc` alone, inflating it once, and zlib's
+#               inflate alone, bench/inflate_alone.c: perflab's inflater)
 #   simdjson    bench/simdjson_top.cpp, simdjson On-Demand, built here with
 #               c++ -O3 -march=native when libsimdjson-dev is installed
 #               (a bench-only program, never a dependency of perflab)
@@ -61,6 +62,7 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 # the anchors' programs
 MEMCHR="$TMP/memchr_lines"
 cc -O2 -o "$MEMCHR" "$HERE/memchr_lines.c"
+cc -O2 -o "$TMP/inflate_alone" "$HERE/inflate_alone.c" -lz
 SJ=""
 if anchor simdjson; then
   if [ -f /usr/include/simdjson.h ] && command -v c++ > /dev/null 2>&1 &&
@@ -126,6 +128,7 @@ for s in $SIZES; do
   add() { n=$((n + 1)); printf '%s\n' "$@" > "$TMP/cmds/$n"; }
   if [ -n "$gz" ]; then
     anchor memchr && add "gzip -dc (inflate alone)" sh -c 'gzip -dc "$1" > /dev/null' sh "$f"
+    anchor memchr && add "zlib inflate alone" "$TMP/inflate_alone" "$f" zlib
   else
     anchor memchr && add "memchr (read once)" "$MEMCHR" "$f"
   fi

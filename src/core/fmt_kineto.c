@@ -1271,7 +1271,7 @@ static int parse_devices(kctx *k) {
 }
 
 int pl_kin_progress(kctx *k) {
-  size_t done = (size_t)(k->j.p - k->in->data);
+  size_t done = pl_kin_pos(k, k->j.p);
   if (done < k->next_progress) return 0;
   k->next_progress = done + (4u << 20);
   if (!k->reserved && done >= (4u << 20)) {
@@ -1280,7 +1280,7 @@ int pl_kin_progress(kctx *k) {
     ** (pages past the rows written are never touched) */
     k->reserved = 1;
     tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem };
-    double scale = (double)k->in->len / (double)done * 1.05;
+    double scale = (double)pl_kin_total(k) / (double)done * 1.05;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
       pl_table *t = all[i]->t;
       if (t && t->nrows > 0 && scale > 1.5) pl_table_reserve(t, (size_t)((double)t->nrows * scale) + 1024);
@@ -1292,7 +1292,7 @@ int pl_kin_progress(kctx *k) {
     pl_json_linecol(&k->j, k->j.p, &l, &c);
     return pl_err_set(k->err, l, c, "interrupted");
   }
-  if (k->o && k->o->progress) k->o->progress(k->o->progress_ud, done, k->in->len);
+  if (k->o && k->o->progress) k->o->progress(k->o->progress_ud, done, pl_kin_total(k));
   return 0;
 }
 
@@ -1302,8 +1302,9 @@ int pl_kin_progress(kctx *k) {
 ** on error. */
 int pl_kin_events_until(kctx *k, const char *limit, const char **at) {
   pl_json *j = &k->j;
-  const char *end = j->end;
   for (;;) {
+    if (pl_kin_need(k, KN_ELEMENT)) return -1;
+    const char *end = j->end;
     if (limit) {
       const char *r = pl_kin_fws(j->p, end);
       if (r < end && *r == ',') r = pl_kin_fws(r + 1, end);
@@ -1325,7 +1326,7 @@ int pl_kin_events_until(kctx *k, const char *limit, const char **at) {
       pl_kin_emit_event(k);
       /* the events that follow, while they take the fast path too (up to
       ** the next progress report, and short of limit) */
-      const char *lim = k->in->data + k->next_progress;
+      const char *lim = k->next_progress > k->in_off ? k->in->data + (k->next_progress - k->in_off) : k->in->data;
       while (q < lim) {
         const char *r = pl_kin_fws(q, end);
         if (r >= end || *r != ',') break;
@@ -1338,7 +1339,7 @@ int pl_kin_events_until(kctx *k, const char *limit, const char **at) {
       }
       pl_json_close_at(j, q);
     } else if (parse_event(k)) return -1;
-    if ((size_t)(j->p - k->in->data) >= k->next_progress && pl_kin_progress(k)) return -1;
+    if (pl_kin_pos(k, j->p) >= k->next_progress && pl_kin_progress(k)) return -1;
   }
 }
 
@@ -1497,12 +1498,13 @@ static void drop_if_empty_col(pl_table *t, const char *name) {
   pl_table_drop_col(t, c);
 }
 
-static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
-  pl_kin_arg_ranges();
-  kctx *k = pl_kin_ctx_new(in, p, o, err);
+int pl_kin_read(kctx *k) {
+  pl_profile *p = k->p;
+  pl_err *err = k->err;
   if (k->ms.t) { pl_table_set_doc(k->ms.t, k->ms.c[MC_NAME], "e.g. 'Memset (Device)'"); }
   pl_json *j = &k->j;
   int rc = -1, seen_events = 0;
+  if (pl_kin_need(k, KN_TOKEN)) goto done;
   pl_json_type t = pl_json_next(j);
   if (t == PL_JSON_ERROR) goto done;
   if (t == PL_JSON_ARR) {
@@ -1511,6 +1513,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
     seen_events = 1;
   } else if (t == PL_JSON_OBJ) {
     for (;;) {
+      if (pl_kin_need(k, KN_MEMBER)) goto done;
       t = pl_json_next(j);
       if (t == PL_JSON_ERROR) goto done;
       if (t == PL_JSON_OBJ_END) break;
@@ -1540,6 +1543,7 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
     pl_json_fail(j, j->tok, "a Chrome trace: '{' with \"traceEvents\", or '[' of events");
     goto done;
   }
+  if (pl_kin_need(k, KN_REST)) goto done;
   t = pl_json_next(j);
   if (t != PL_JSON_EOF) goto done;
   if (!seen_events) {
@@ -1585,6 +1589,13 @@ static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *
   }
   rc = 0;
 done:
+  return rc;
+}
+
+static int kineto_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  pl_kin_arg_ranges();
+  kctx *k = pl_kin_ctx_new(in, p, o, err);
+  int rc = pl_kin_read(k);
   if (o && o->progress && rc == 0) o->progress(o->progress_ud, in->len, in->len);
   pl_kin_ctx_free(k);
   return rc;

@@ -2,7 +2,8 @@
 ** format.h -- the parser interface and the one registry of input formats.
 **
 ** A parser reads a whole input held in memory (a file is mapped or read;
-** .gz is inflated by the loader) and fills a profile.  It reports malformed
+** .gz is inflated by the loader, or streamed to the formats that read it
+** so: formats.c's STREAMED) and fills a profile.  It reports malformed
 ** input through pl_err (line, column, "expected ..., found ...") and returns
 ** -1; it never leaves a partially filled profile behind as a success.
 ** Detection is by content: each format scores the first bytes of the input.
@@ -56,6 +57,9 @@ const pl_format *pl_format_detect(const char *data, size_t len);
 /* Kineto's parallel read (kineto_par.c): pieces appended as a worker read
 ** them, and pieces the main thread read again, since the process started. */
 void pl_kineto_par_counts(size_t *merged, size_t *reread);
+/* .gz files read while they were inflated (formats.c), since the process
+** started (tests check that the stream path ran). */
+size_t pl_gz_streamed(void);
 
 /* Is table `name` wanted under these options? */
 int pl_want_table(const pl_parse_opts *o, const char *name);

@@ -5,6 +5,7 @@
 #include "format.h"
 #include "textenc.h"
 #include "kernsum.h"
+#include "gzstream.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +35,11 @@ extern const pl_format pl_fmt_nsys_sqlite;
 extern const pl_format pl_fmt_mem_timeline;
 extern const pl_format pl_fmt_rocpd;
 extern const pl_format pl_fmt_rocprofv3_json;
+
+/* The formats that also read a .gz while it is inflated (load_gz_stream):
+** those whose files are big.  The others get the text inflated whole. */
+extern int pl_kin_parse_stream(pl_gzs *s, pl_profile *p, const pl_parse_opts *o, pl_err *err);
+static pl_parse_stream_fn stream_parser(const pl_format *f) { return f == &pl_fmt_kineto ? pl_kin_parse_stream : NULL; }
 
 static const pl_format *const registry[] = {
   &pl_fmt_kernel_table,   &pl_fmt_ncu_text,          &pl_fmt_ncu_csv,
@@ -348,6 +354,60 @@ static int inflate_all(const char *name, const unsigned char *src, size_t n, cha
   return 0;
 }
 
+/* A .gz of a format that reads a stream (stream_parser: kineto) is parsed
+** while a thread inflates it (gzstream.h), never held whole: 1 done (*out
+** the profile, or NULL and err), 0 not this way (the caller inflates it
+** whole: another format, another encoding, a damaged stream, which the
+** whole inflate reports).  The format is found as pl_load_buffer finds it,
+** on the first inflated bytes: those detection looks at (the first line
+** and 64 KiB past it), or at least the first 4 MiB where Kineto is sure of
+** them (a one-line trace). */
+static size_t n_streamed;
+size_t pl_gz_streamed(void) { return __atomic_load_n(&n_streamed, __ATOMIC_RELAXED); }
+
+static int load_gz_stream(const char *path, const unsigned char *src, size_t n, int mapped, const char *format_id,
+                          const pl_parse_opts *o, pl_err *err, pl_profile **out) {
+  const pl_format *f = NULL;
+  if (format_id && *format_id && strcmp(format_id, "auto") != 0) {
+    f = pl_format_find(format_id);
+    if (!f || !stream_parser(f)) return 0;
+  }
+  size_t plen;
+  int eof;
+  char *peek = pl_gz_peek(src, n, 256u << 10, 4u << 20, &plen, &eof);
+  if (!peek) return 0;
+  int ok = pl_text_encoding(peek, plen) == PL_ENC_UTF8;
+  if (ok && !f) {
+    size_t i = 0;
+    while (i < plen && (peek[i] == ' ' || peek[i] == '\n' || peek[i] == '\r' || peek[i] == '\t')) i++;
+    const char *nl = i < plen ? memchr(peek + i, '\n', plen - i) : NULL;
+    int window = eof || (nl && plen - (size_t)(nl - peek) > 65536);
+    ok = i < plen && binary_report_advice(peek, plen) == NULL;
+    if (ok) f = detect_input(peek, plen);
+    int score = f ? f->detect(peek, plen) : 0;
+    ok = ok && f && stream_parser(f) && (window || score >= 90) && !(score < 100 && unread_advice(path));
+  }
+  free(peek);
+  if (!ok) return 0;
+  __atomic_add_fetch(&n_streamed, 1, __ATOMIC_RELAXED);
+  pl_gzs *gs = pl_gzs_open(src, n, 0, mapped);
+  pl_profile *p = pl_profile_new(f->id, path);
+  pl_err_clear(err);
+  snprintf(err->file, sizeof err->file, "%s", path);
+  int rc = stream_parser(f)(gs, p, o, err);
+  pl_gzs_close(gs);
+  if (rc != 0) {
+    pl_profile_free(p);
+    if (err->msg[0] == '\0') pl_err_set(err, 0, 0, "could not read the input as %s", f->id);
+    *out = NULL;
+    return 1;
+  }
+  pl_split_pseudo_kernels(p);
+  pl_profile_drop_empty(p);
+  *out = p;
+  return 1;
+}
+
 /* Streaming a mapped file: as the parser reports progress, the pages of the
 ** input it has passed (less a margin) are released from this process's
 ** memory.  The mapping is private and read-only, so a parser that looks
@@ -433,6 +493,12 @@ pl_profile *pl_load_file(const char *path, const char *format_id, const pl_parse
   close(fd);
   pl_profile *p = NULL;
   if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b) {
+    if (load_gz_stream(path, (const unsigned char *)data, len, mapped, format_id, o, err, &p)) {
+      if (mapped) munmap(data, len);
+      else free(data);
+      if (!p) snprintf(err->file, sizeof err->file, "%s", path);
+      return p;
+    }
     char *raw;
     size_t rawlen;
     if (inflate_all(path, (const unsigned char *)data, len, &raw, &rawlen, err) == 0) {

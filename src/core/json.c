@@ -32,7 +32,7 @@ void pl_json_reset(pl_json *j, size_t start, size_t stop) {
 void pl_json_free(pl_json *j) { pl_buf_free(&j->sbuf); }
 
 void pl_json_linecol(const pl_json *j, const char *at, size_t *line, size_t *col) {
-  size_t ln = 1;
+  size_t ln = 1 + j->line0, c0 = j->col0;
   const char *ls = j->base, *q = j->base;
   for (;;) {
     const char *nl = memchr(q, '\n', (size_t)(at - q));
@@ -40,9 +40,51 @@ void pl_json_linecol(const pl_json *j, const char *at, size_t *line, size_t *col
     ln++;
     q = nl + 1;
     ls = q;
+    c0 = 0;
   }
   *line = ln;
-  *col = (size_t)(at - ls) + 1;
+  *col = c0 + (size_t)(at - ls) + 1;
+}
+
+/* '\n' bytes in [p, e), and the last of them (NULL: none) */
+static size_t count_nl(const char *p, const char *e, const char **last) {
+  size_t n = 0;
+  *last = NULL;
+#if defined(__SSE2__)
+  const __m128i vn = _mm_set1_epi8('\n');
+  while (e - p >= 16) {
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), vn));
+    if (m) {
+      n += (size_t)__builtin_popcount(m);
+      *last = p + 31 - __builtin_clz(m);
+    }
+    p += 16;
+  }
+#endif
+  for (; p < e; p++)
+    if (*p == '\n') {
+      n++;
+      *last = p;
+    }
+  return n;
+}
+
+void pl_json_drop(pl_json *j, const char *keep) {
+  const char *last;
+  size_t n = count_nl(j->base, keep, &last);
+  if (n) {
+    j->line0 += n;
+    j->col0 = (size_t)(keep - last - 1);
+  } else j->col0 += (size_t)(keep - j->base);
+  j->base = keep;
+  j->tok = NULL;
+}
+
+void pl_json_move(pl_json *j, const char *nb, size_t nlen) {
+  j->p = nb + (j->p - j->base);
+  j->base = nb;
+  j->end = j->limit = nb + nlen;
+  j->tok = NULL;
 }
 
 size_t pl_json_line(const pl_json *j) {

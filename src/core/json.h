@@ -64,6 +64,8 @@ typedef struct pl_json {
   int isint;    /* NUM: an integer literal that fits int64 */
   int64_t ival; /* NUM: its value when isint */
   int special;  /* NUM: 1 NaN, 2 Infinity, 3 -Infinity */
+  size_t line0; /* lines before base that a stream reader dropped (pl_json_drop) */
+  size_t col0;  /* bytes between the last of them and base */
   pl_buf sbuf;  /* unescaped string of the current token */
 } pl_json;
 
@@ -73,6 +75,12 @@ void pl_json_init(pl_json *j, const char *data, size_t len, pl_err *err);
 ** line): line numbers still count from the buffer start. */
 void pl_json_reset(pl_json *j, size_t start, size_t stop);
 void pl_json_free(pl_json *j);
+/* For a reader of a stream through a sliding window (gzstream.h): the
+** bytes before keep (at or before p) are gone, line numbers still count
+** them; then pl_json_move: the window now starts at nb with what was at
+** keep, nlen bytes in all.  Only between tokens (tok is not kept). */
+void pl_json_drop(pl_json *j, const char *keep);
+void pl_json_move(pl_json *j, const char *nb, size_t nlen);
 
 /* The next token; PL_JSON_ERROR with err filled on malformed input. */
 pl_json_type pl_json_next(pl_json *j);

@@ -9,6 +9,7 @@
 #include "format.h"
 #include "json.h"
 #include "devwork.h"
+#include "gzstream.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -121,9 +122,12 @@ typedef struct tcols {
   uint64_t strmask; /* fast_row: the PL_STR columns */
 } tcols;
 
+struct kstream;
 typedef struct kctx {
   pl_json j;
-  const pl_input *in;
+  const pl_input *in; /* the input, or the stream's window (kineto_stream.c) */
+  struct kstream *ks; /* the stream read through a window, or NULL */
+  size_t in_off;      /* where in->data lies in the stream (0 without one) */
   pl_profile *p;
   const pl_parse_opts *o;
   pl_err *err;
@@ -190,6 +194,27 @@ int pl_kin_progress(kctx *k);
 ** to the first object element at or past limit (1, *at = its '{'); -1 on
 ** error. */
 int pl_kin_events_until(kctx *k, const char *limit, const char **at);
+
+/* The whole read of a trace in k (after pl_kin_ctx_new): 0, or -1 with
+** k->err set. */
+int pl_kin_read(kctx *k);
+/* The stream offset of a position in the input (its window). */
+static inline size_t pl_kin_pos(const kctx *k, const char *p) { return k->in_off + (size_t)(p - k->in->data); }
+
+/* kineto_stream.c: a .gz read while it is inflated.  Before the reader
+** looks at the next token (KN_TOKEN), the next member of the top-level
+** object (KN_MEMBER: key and whole value, or only the '[' of traceEvents),
+** the next element of the events array (KN_ELEMENT), or the end of the
+** input (KN_REST), pl_kin_need makes the window hold it whole (or the
+** stream end): 0, or -1 with k->err set (a damaged stream).  Without a
+** stream it does nothing. */
+enum { KN_TOKEN, KN_MEMBER, KN_ELEMENT, KN_REST };
+int pl_kin_need_stream(kctx *k, int what);
+static inline int pl_kin_need(kctx *k, int what) { return k->ks ? pl_kin_need_stream(k, what) : 0; }
+/* The input's total size, estimated while it is streamed. */
+size_t pl_kin_total(kctx *k);
+/* The format's parse_stream. */
+int pl_kin_parse_stream(pl_gzs *s, pl_profile *p, const pl_parse_opts *o, pl_err *err);
 
 /* kineto_par.c: the open traceEvents array read on several threads when
 ** the options and its size call for it: 0 done (to its closing ']'), -1

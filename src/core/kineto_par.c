@@ -239,6 +239,7 @@ int pl_kin_events_par(kctx *k) {
   int jobs = o && o->jobs > 0 ? o->jobs : cores();
   size_t chunk = o && o->chunk_bytes ? o->chunk_bytes : PAR_CHUNK_DEFAULT;
   const char *arr = k->j.p, *end = k->j.end;
+  if (k->ks) return 1; /* a stream: the other core inflates it */
   if (jobs < 2 || end <= arr || (size_t)(end - arr) < 2 * chunk) return 1;
   par P;
   memset(&P, 0, sizeof P);

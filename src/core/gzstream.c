@@ -1,0 +1,305 @@
+/*
+** gzstream.c -- gzip inflated on a producer thread into a ring of chunks,
+** consumed through a sliding window (see gzstream.h).
+*/
+#include "gzstream.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define GZS_CHUNK_DEFAULT (1u << 20)
+#define GZS_SLOTS         8
+#define GZS_HEAD_MAX      (64u << 10)
+
+enum { SLOT_FREE, SLOT_FULL, SLOT_HELD };
+
+typedef struct slot {
+  char *buf; /* head bytes of room, then up to chunk bytes of text */
+  size_t len;
+  int state;
+} slot;
+
+struct pl_gzs {
+  const unsigned char *src;
+  size_t n, chunk, head;
+  int mapped;
+  slot ring[GZS_SLOTS];
+  /* shared, under mu */
+  pthread_mutex_t mu;
+  pthread_cond_t cv_full, cv_free;
+  size_t widx;  /* the producer's next slot (counts up; % GZS_SLOTS) */
+  int done;     /* the producer has finished: end of stream, or error */
+  int failed;   /* ... with an error */
+  int abort;    /* the consumer is closing */
+  size_t in_at; /* compressed bytes consumed */
+  char errmsg[200];
+  long long erroff;
+  /* the consumer's */
+  pthread_t th;
+  int started;
+  size_t ridx; /* the next slot to take */
+  int held;    /* the slot the window lies in, or -1 */
+  const char *wdata;
+  size_t wlen, woff, out_done;
+  pl_buf side; /* the window when it is not in a slot */
+};
+
+static int env_chunk(size_t *out) {
+  const char *e = getenv("PERFLAB_GZ_CHUNK");
+  if (!e || !*e) return 0;
+  char *end;
+  unsigned long long v = strtoull(e, &end, 10);
+  if (*end || v == 0) return 0;
+  *out = (size_t)v;
+  return 1;
+}
+
+/* Inflates into one slot; 1 at the end of the stream, -1 on error, 0 more
+** to come.  Called without mu held; z is the producer's alone. */
+static int fill(pl_gzs *s, z_stream *z, size_t *fed, slot *sl) {
+  unsigned char *out = (unsigned char *)sl->buf + s->head;
+  size_t room = s->chunk, got = 0;
+  int end = 0;
+  while (got < room) {
+    if (z->avail_in == 0 && *fed < s->n) {
+      size_t c = s->n - *fed > (1u << 30) ? (1u << 30) : s->n - *fed;
+      z->next_in = (unsigned char *)s->src + *fed;
+      z->avail_in = (uInt)c;
+      *fed += c;
+    }
+    size_t r = room - got > (1u << 30) ? (1u << 30) : room - got;
+    z->next_out = out + got;
+    z->avail_out = (uInt)r;
+    int rc = inflate(z, Z_NO_FLUSH);
+    got = (size_t)(z->next_out - out);
+    if (rc == Z_STREAM_END) {
+      /* concatenated gzip members continue */
+      if (z->avail_in == 0 && *fed >= s->n) {
+        end = 1;
+        break;
+      }
+      if (inflateReset(z) != Z_OK) {
+        end = 1;
+        break;
+      }
+      continue;
+    }
+    if (rc == Z_BUF_ERROR && z->avail_in == 0 && *fed >= s->n) {
+      pthread_mutex_lock(&s->mu);
+      snprintf(s->errmsg, sizeof s->errmsg, "gzip stream ends early (cut short after %lld compressed bytes)",
+               (long long)s->n);
+      s->erroff = (long long)s->n;
+      pthread_mutex_unlock(&s->mu);
+      return -1;
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      pthread_mutex_lock(&s->mu);
+      snprintf(s->errmsg, sizeof s->errmsg, "damaged gzip stream (%s)", z->msg ? z->msg : "inflate failed");
+      s->erroff = (long long)(*fed - z->avail_in);
+      pthread_mutex_unlock(&s->mu);
+      return -1;
+    }
+  }
+  sl->len = got;
+  return end;
+}
+
+static void *producer(void *arg) {
+  pl_gzs *s = arg;
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  size_t fed = 0, dropped = 0;
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  int rc = 0;
+  if (inflateInit2(&z, 15 + 32) != Z_OK) {
+    pthread_mutex_lock(&s->mu);
+    snprintf(s->errmsg, sizeof s->errmsg, "zlib initialisation failed");
+    s->failed = s->done = 1;
+    pthread_cond_broadcast(&s->cv_full);
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+  }
+  for (;;) {
+    pthread_mutex_lock(&s->mu);
+    slot *sl = &s->ring[s->widx % GZS_SLOTS];
+    while (!s->abort && sl->state != SLOT_FREE) pthread_cond_wait(&s->cv_free, &s->mu);
+    int stop = s->abort;
+    pthread_mutex_unlock(&s->mu);
+    if (stop) break;
+    rc = fill(s, &z, &fed, sl);
+    size_t at = fed - z.avail_in;
+    /* the compressed pages inflated (less a margin) leave the resident set */
+    if (s->mapped && at > dropped + (16u << 20)) {
+      size_t upto = (at - (4u << 20)) & ~(page - 1);
+      if (upto > dropped) {
+        madvise((void *)(uintptr_t)(s->src + dropped), upto - dropped, MADV_DONTNEED);
+        dropped = upto;
+      }
+    }
+    pthread_mutex_lock(&s->mu);
+    s->in_at = at;
+    if (rc >= 0 && (sl->len > 0 || rc == 0)) {
+      sl->state = SLOT_FULL;
+      s->widx++;
+    }
+    if (rc != 0) {
+      s->done = 1;
+      s->failed = rc < 0;
+    }
+    pthread_cond_broadcast(&s->cv_full);
+    pthread_mutex_unlock(&s->mu);
+    if (rc != 0) break;
+  }
+  inflateEnd(&z);
+  return NULL;
+}
+
+pl_gzs *pl_gzs_open(const unsigned char *src, size_t n, size_t chunk, int mapped) {
+  pl_gzs *s = pl_xcalloc(1, sizeof *s);
+  s->src = src;
+  s->n = n;
+  s->mapped = mapped;
+  if (chunk == 0 && !env_chunk(&chunk)) chunk = GZS_CHUNK_DEFAULT;
+  s->chunk = chunk;
+  s->head = chunk < GZS_HEAD_MAX ? chunk : GZS_HEAD_MAX;
+  for (int i = 0; i < GZS_SLOTS; i++) s->ring[i].buf = pl_xmalloc(s->head + s->chunk);
+  s->held = -1;
+  pl_buf_init(&s->side);
+  pl_buf_reserve(&s->side, 1);
+  s->wdata = s->side.data;
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->cv_full, NULL);
+  pthread_cond_init(&s->cv_free, NULL);
+  if (pthread_create(&s->th, NULL, producer, s) == 0) s->started = 1;
+  else {
+    snprintf(s->errmsg, sizeof s->errmsg, "cannot start the inflating thread");
+    s->done = s->failed = 1;
+  }
+  return s;
+}
+
+void pl_gzs_close(pl_gzs *s) {
+  if (!s) return;
+  pthread_mutex_lock(&s->mu);
+  s->abort = 1;
+  pthread_cond_broadcast(&s->cv_free);
+  pthread_mutex_unlock(&s->mu);
+  if (s->started) pthread_join(s->th, NULL);
+  for (int i = 0; i < GZS_SLOTS; i++) free(s->ring[i].buf);
+  pl_buf_free(&s->side);
+  pthread_mutex_destroy(&s->mu);
+  pthread_cond_destroy(&s->cv_full);
+  pthread_cond_destroy(&s->cv_free);
+  free(s);
+}
+
+const char *pl_gzs_data(const pl_gzs *s, size_t *len, size_t *off) {
+  *len = s->wlen;
+  if (off) *off = s->woff;
+  return s->wdata;
+}
+
+void pl_gzs_progress(pl_gzs *s, size_t *in_done, size_t *in_total, size_t *out_done) {
+  pthread_mutex_lock(&s->mu);
+  *in_done = s->in_at;
+  pthread_mutex_unlock(&s->mu);
+  *in_total = s->n;
+  *out_done = s->out_done;
+}
+
+/* Gives slot i back to the producer (mu not held). */
+static void release(pl_gzs *s, int i) {
+  pthread_mutex_lock(&s->mu);
+  s->ring[i].state = SLOT_FREE;
+  pthread_cond_broadcast(&s->cv_free);
+  pthread_mutex_unlock(&s->mu);
+}
+
+int pl_gzs_more(pl_gzs *s, size_t keep, pl_err *err) {
+  if (keep > s->wlen) keep = s->wlen;
+  pthread_mutex_lock(&s->mu);
+  slot *sl = &s->ring[s->ridx % GZS_SLOTS];
+  while (sl->state != SLOT_FULL && !(s->done && s->ridx == s->widx)) pthread_cond_wait(&s->cv_full, &s->mu);
+  if (sl->state != SLOT_FULL) {
+    int failed = s->failed;
+    pthread_mutex_unlock(&s->mu);
+    if (!failed) return 0;
+    pl_err_set(err, 0, 0, "%s", s->errmsg);
+    err->offset = s->erroff;
+    return -1;
+  }
+  sl->state = SLOT_HELD;
+  pthread_mutex_unlock(&s->mu);
+  int idx = (int)(s->ridx % GZS_SLOTS);
+  s->ridx++;
+  size_t left = s->wlen - keep, clen = sl->len;
+  const char *from = s->wdata + keep;
+  s->woff += keep;
+  s->out_done += clen;
+  if (left <= s->head) {
+    /* zero-copy: the kept bytes go in the room before the chunk */
+    char *at = sl->buf + s->head - left;
+    if (left) memmove(at, from, left);
+    if (s->held >= 0) release(s, s->held);
+    s->held = idx;
+    s->wdata = at;
+    s->wlen = left + clen;
+    return 1;
+  }
+  /* more kept than the room: the window moves to the side buffer */
+  if (s->wdata == s->side.data) {
+    memmove(s->side.data, from, left);
+  } else {
+    s->side.len = 0;
+    pl_buf_reserve(&s->side, left + clen + 1);
+    memcpy(s->side.data, from, left);
+  }
+  s->side.len = left;
+  if (s->held >= 0) release(s, s->held);
+  s->held = -1;
+  pl_buf_reserve(&s->side, clen + 1);
+  memcpy(s->side.data + left, sl->buf + s->head, clen);
+  s->side.len = left + clen;
+  release(s, idx);
+  s->wdata = s->side.data;
+  s->wlen = s->side.len;
+  return 1;
+}
+
+char *pl_gz_peek(const unsigned char *src, size_t n, size_t want, size_t cap, size_t *len, int *eof) {
+  pl_gzs *s = pl_gzs_open(src, n, want < (1u << 20) ? want : (1u << 20), 0);
+  pl_err e;
+  pl_err_clear(&e);
+  *eof = 0;
+  for (;;) {
+    size_t wl;
+    const char *d = pl_gzs_data(s, &wl, NULL);
+    if (wl >= want) {
+      const char *nl = memchr(d, '\n', wl);
+      if (wl >= cap || (nl && wl - (size_t)(nl - d) > 65536)) break;
+    }
+    int r = pl_gzs_more(s, 0, &e);
+    if (r < 0) {
+      pl_gzs_close(s);
+      return NULL;
+    }
+    if (r == 0) {
+      *eof = 1;
+      break;
+    }
+  }
+  size_t wl;
+  const char *d = pl_gzs_data(s, &wl, NULL);
+  char *out = pl_xmalloc(wl + 1);
+  memcpy(out, d, wl);
+  out[wl] = '\0';
+  *len = wl;
+  pl_gzs_close(s);
+  return out;
+}

@@ -1,0 +1,307 @@
+/*
+** test_gzstream.c -- a .gz read while it is inflated (gzstream.c,
+** kineto_stream.c) gives the profile of its plain twin, exactly.
+**
+**  - The stream itself: the bytes a consumer sees through the window, at
+**    chunk sizes from 1 byte, keeping random tails, are those gzip -dc
+**    writes (a second inflater).
+**  - Every .gz under tests/data: its plain twin is written by gzip -dc to
+**    a temporary folder; both are loaded with pl_load_file and compared
+**    (tables, cells, string ids, metadata, diagnostics), with the default
+**    chunk and with chunks of 4093 and 61 bytes ($PERFLAB_GZ_CHUNK), so
+**    events straddle chunk boundaries everywhere.
+**  - A made-up trace (escaped quotes, \u escapes, NaN the fast path
+**    declines, an event longer than the room kept before a chunk, a
+**    non-object element, top-level members after traceEvents), gzipped
+**    here with zlib as one and as two members, read at chunk sizes from 1 to 64 bytes.
+**  - Errors: a trace cut inside the gzip stream, a damaged stream, and a
+**    JSON error deep in the text: the messages of the whole-text read
+**    (the plain twin's line and column).
+*/
+#include "tload.h"
+#include "tsame.h"
+#include "gzstream.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+static char tmpdir[256];
+static int light;
+
+static char *gunzip_cmd(const char *path, size_t *len) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "gzip -dc '%s'", path);
+  FILE *f = popen(cmd, "r");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0, r;
+  char *b = malloc(cap);
+  while ((r = fread(b + n, 1, cap - n, f)) > 0) {
+    n += r;
+    if (n == cap) {
+      cap *= 2;
+      b = realloc(b, cap);
+    }
+  }
+  pclose(f);
+  *len = n;
+  return b;
+}
+
+static void put_file(const char *path, const char *data, size_t len) {
+  FILE *f = fopen(path, "wb");
+  TC_CHECK(f != NULL);
+  if (!f) return;
+  TC_CHECK(fwrite(data, 1, len, f) == len);
+  fclose(f);
+}
+
+static void set_chunk(size_t c) {
+  char b[32];
+  snprintf(b, sizeof b, "%zu", c);
+  if (c) setenv("PERFLAB_GZ_CHUNK", b, 1);
+  else unsetenv("PERFLAB_GZ_CHUNK");
+}
+
+static pl_profile *load(const char *path, char *errbuf, size_t errsz) {
+  pl_err e;
+  pl_err_clear(&e);
+  pl_profile *p = pl_load_file(path, NULL, NULL, &e);
+  errbuf[0] = '\0';
+  if (!p) pl_err_format(&e, errbuf, errsz);
+  return p;
+}
+
+/* The .gz and its plain twin: the same profile, or the same error (the
+** file names aside). */
+static int same_load(const char *gz, const char *plain) {
+  char e1[2048], e2[2048];
+  pl_profile *a = load(plain, e1, sizeof e1), *b = load(gz, e2, sizeof e2);
+  int ok;
+  if (!a || !b) {
+    const char *m1 = strstr(e1, ": "), *m2 = strstr(e2, ": ");
+    ok = !a && !b && m1 && m2 && strcmp(m1, m2) == 0;
+    if (!ok) fprintf(stderr, "%s: error '%s' vs '%s'\n", gz, e1, e2);
+  } else ok = strcmp(a->format, b->format) == 0 && same_profile(a, b, gz);
+  pl_profile_free(a);
+  pl_profile_free(b);
+  return ok;
+}
+
+static size_t nfiles;
+
+static void walk(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] == '.') continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    struct stat st;
+    if (stat(path, &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      walk(path);
+      continue;
+    }
+    size_t n = strlen(path);
+    if (n < 3 || strcmp(path + n - 3, ".gz") != 0) continue;
+    size_t len;
+    char *text = gunzip_cmd(path, &len);
+    TC_CHECK(text != NULL);
+    if (!text) continue;
+    char plain[400];
+    snprintf(plain, sizeof plain, "%s/twin", tmpdir);
+    put_file(plain, text, len);
+    free(text);
+    nfiles++;
+    const size_t chunks[] = { 0, 4093, 61 };
+    /* 61-byte chunks on the big ones: a handoff every 61 bytes takes long */
+    size_t nc = light ? 1 : len > (256u << 10) ? 2 : 3;
+    for (size_t i = 0; i < nc; i++) {
+      set_chunk(chunks[i]);
+      int ok = same_load(path, plain);
+      if (!ok) fprintf(stderr, "  with chunks of %zu bytes\n", chunks[i]);
+      TC_CHECK(ok);
+    }
+    set_chunk(0);
+  }
+  closedir(d);
+}
+
+/* gzip with zlib's own writer, as members members */
+static void gz_write(const char *path, const char *data, size_t len, int members) {
+  FILE *f = fopen(path, "wb");
+  TC_CHECK(f != NULL);
+  if (!f) return;
+  size_t at = 0;
+  for (int m = 0; m < members; m++) {
+    size_t part = m + 1 < members ? len / (size_t)members : len - at;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    TC_CHECK(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+    size_t cap = deflateBound(&z, part) + 64;
+    unsigned char *out = malloc(cap);
+    z.next_in = (unsigned char *)(uintptr_t)(data + at);
+    z.avail_in = (uInt)part;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    TC_CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+    fwrite(out, 1, cap - z.avail_out, f);
+    deflateEnd(&z);
+    free(out);
+    at += part;
+  }
+  fclose(f);
+}
+
+static char *tricky(size_t *len) {
+  static const char *const ev[] = {
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k}, {\\\"ph\\\": \\\"X\\\"}\", \"pid\": 0, \"tid\": 7, \"ts\": "
+    "10.5, \"dur\": 2, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1, \"grid\": [1, 2, 3], "
+    "\"block\": [32, 1, 1]}}",
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm \\u00e9\\u2603\", \"pid\": 1, \"tid\": 1, \"ts\": 9, "
+    "\"dur\": 5, \"args\": {\"External id\": 3, \"Input Dims\": [[2, 3], [3, 4]], \"nested\": [{\"a\": 1}, "
+    "{\"b\": \"}, {\"}]}}",
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": "
+    "9.25, \"dur\": 1, \"args\": {\"correlation\": 1, \"cbid\": 211}}",
+    "{\"ph\": \"C\", \"name\": \"GPU 0 Utilization\", \"pid\": 0, \"ts\": 11, \"args\": {\"GPU Utilization\": NaN}}",
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"\\\\}, {\\\"\", \"pid\": 0, \"tid\": \"stream 9\", \"ts\": 12, "
+    "\"dur\": 1.125}",
+    "17",
+    "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"tid\": 7, \"ts\": 13, "
+    "\"dur\": 3, \"args\": {\"bytes\": 4096, \"memory bandwidth (GB/s)\": 1.5}}",
+  };
+  size_t nev = sizeof ev / sizeof ev[0];
+  pl_buf b;
+  pl_buf_init(&b);
+  const char *head = "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU\", "
+                     "\"computeMajor\": 8, \"computeMinor\": 0}],\n \"traceEvents\": [\n";
+  pl_buf_add(&b, head, strlen(head));
+  for (int rep = 0; rep < 6; rep++)
+    for (size_t i = 0; i < nev; i++) {
+      if (rep || i) pl_buf_add(&b, rep % 3 ? ",\n  " : ",", rep % 3 ? 4 : 1);
+      pl_buf_add(&b, ev[(i + (size_t)rep) % nev], strlen(ev[(i + (size_t)rep) % nev]));
+    }
+  /* an event longer than any room before a chunk: a 3000-byte name */
+  pl_buf_adds(&b, ",\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"");
+  for (int i = 0; i < 300; i++) pl_buf_adds(&b, "long\\\"name");
+  pl_buf_adds(&b, "\", \"pid\": 1, \"tid\": 1, \"ts\": 20, \"dur\": 1}");
+  const char *tail = "\n], \"displayTimeUnit\": \"ms\", \"traceName\": \"tricky\", \"baseTimeNanoseconds\": "
+                     "1700000000000000000, \"distributedInfo\": {\"rank\": 1, \"world_size\": 2}}\n";
+  pl_buf_add(&b, tail, strlen(tail));
+  *len = b.len;
+  return b.data;
+}
+
+/* The window's bytes, read at chunk size c keeping pseudo-random tails,
+** are the text. */
+static int stream_bytes(const char *gz, const char *text, size_t len, size_t c) {
+  size_t n;
+  char *src = tc_slurp(gz, &n);
+  pl_gzs *s = pl_gzs_open((const unsigned char *)src, n, c, 0);
+  pl_err e;
+  pl_err_clear(&e);
+  size_t seen = 0, x = 12345;
+  int ok = 1, r;
+  while ((r = pl_gzs_more(s, seen, &e)) > 0) {
+    size_t wl, off;
+    const char *d = pl_gzs_data(s, &wl, &off);
+    if (off + wl > len || memcmp(d, text + off, wl) != 0) {
+      ok = 0;
+      break;
+    }
+    x = x * 1103515245 + 12345;
+    seen = wl - (x >> 8) % (wl + 1); /* keep a random tail (up to all of it) */
+  }
+  size_t wl, off;
+  pl_gzs_data(s, &wl, &off);
+  ok = ok && r == 0 && off + wl == len;
+  pl_gzs_close(s);
+  free(src);
+  if (!ok) fprintf(stderr, "%s: the stream at chunk %zu differs from the text\n", gz, c);
+  return ok;
+}
+
+int main(void) {
+  light = getenv("PERFLAB_TEST_LIGHT") != NULL;
+  const char *tmp = getenv("TMPDIR");
+  snprintf(tmpdir, sizeof tmpdir, "%s/perflab-gzs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  TC_CHECK(mkdtemp(tmpdir) != NULL);
+  char gz[400], gz2[400], plain[400];
+  snprintf(gz, sizeof gz, "%s/tricky.json.gz", tmpdir);
+  snprintf(gz2, sizeof gz2, "%s/tricky2.json.gz", tmpdir);
+  snprintf(plain, sizeof plain, "%s/tricky.json", tmpdir);
+
+  /* the made-up trace: one and two members, chunks of 1..64 bytes */
+  size_t len;
+  char *t = tricky(&len);
+  put_file(plain, t, len);
+  gz_write(gz, t, len, 1);
+  gz_write(gz2, t, len, 2);
+  size_t s0 = pl_gz_streamed();
+  /* a handoff a chunk: 1-byte chunks take long on a loaded machine */
+  static const size_t csz[] = { 1, 2, 3, 5, 8, 13, 29, 64 };
+  for (size_t ci = 0; ci < sizeof csz / sizeof csz[0]; ci += light ? 2 : 1) {
+    size_t c = csz[ci];
+    TC_CHECK(stream_bytes(gz, t, len, c));
+    TC_CHECK(stream_bytes(gz2, t, len, c));
+    set_chunk(c);
+    int ok = same_load(gz, plain) && same_load(gz2, plain);
+    if (!ok) fprintf(stderr, "  tricky trace, chunks of %zu bytes\n", c);
+    TC_CHECK(ok);
+  }
+  TC_CHECK(pl_gz_streamed() - s0 >= (light ? 8u : 16u)); /* they took the stream path */
+
+  /* errors: a JSON error deep in the text (the plain twin's line and
+  ** column), a stream cut short, a damaged stream */
+  char *bad = strstr(t + len / 2, "\"dur\": 5");
+  TC_CHECK(bad != NULL);
+  if (bad) {
+    bad[7] = 'x';
+    put_file(plain, t, len);
+    gz_write(gz, t, len, 1);
+    bad[7] = '5';
+    for (size_t c = 1; c <= 64; c += 21) {
+      set_chunk(c);
+      TC_CHECK(same_load(gz, plain));
+    }
+  }
+  set_chunk(0);
+  gz_write(gz, t, len, 1);
+  size_t n;
+  char *z = tc_slurp(gz, &n);
+  char err[2048];
+  put_file(gz, z, n / 2);
+  pl_profile *p = load(gz, err, sizeof err);
+  TC_CHECK(p == NULL);
+  char want[256];
+  snprintf(want, sizeof want, "gzip stream ends early (cut short after %zu compressed bytes)", n / 2);
+  TC_CHECK(strstr(err, want) != NULL);
+  pl_profile_free(p);
+  z[n / 2] ^= 0x55;
+  z[n / 2 + 1] ^= 0x55;
+  put_file(gz, z, n);
+  p = load(gz, err, sizeof err);
+  TC_CHECK(p == NULL);
+  TC_CHECK(strstr(err, "damaged gzip stream") != NULL);
+  if (!strstr(err, "damaged gzip stream")) fprintf(stderr, "got: %s\n", err);
+  pl_profile_free(p);
+  free(z);
+  free(t);
+
+  /* every .gz under tests/data and its plain twin */
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s", tl_shared());
+  s0 = pl_gz_streamed();
+  if (tc_need(dir)) walk(dir);
+  TC_CHECK(nfiles >= 20); /* tests/data holds 26 .gz files */
+  TC_CHECK(pl_gz_streamed() - s0 >= 20);
+  fprintf(stderr, "%zu .gz files, %zu streamed\n", nfiles, pl_gz_streamed() - s0);
+
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  TC_CHECK(system(cmd) == 0);
+  return tc_done();
+}
