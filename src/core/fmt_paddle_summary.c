@@ -581,144 +581,128 @@ static const char *expected_header(int kind) {
   }
 }
 
-static int parse_columns(ps *st, pl_lines *c, int kind, const char *tname, const char *title, size_t titlen) {
-  sect sc;
-  memset(&sc, 0, sizeof sc);
-  sc.c_short = -1;
-  sc.kind = kind;
-  sc.title = title;
-  sc.titlen = titlen;
-  for (int d = 0; d < 64; d++) sc.stack[d] = -1;
-  sc.t = pl_want_table(st->o, tname) ? get_table(st, tname) : NULL;
-  if (pl_want_table(st->o, tname) && !sc.t) return pl_err_set(st->err, c->lineno, 1, "too many summary tables");
-  st->tfac = 1e6; /* Paddle's default time unit is ms */
-  enum { PRE, HEADER, HSEP, BODY } state = PRE;
-  pl_line l;
+/* States of a column table, and what one line's handler tells parse_columns to do. */
+enum { PC_PRE, PC_HEADER, PC_HSEP, PC_BODY };
+enum { PC_FAIL = -1, PC_NEXT = 0, PC_CLOSED = 1, PC_DONE = 2, PC_ROW = 3 };
+
+/* The input ended inside the table: fine only after rows of the tables that end with blank lines. */
+static int pc_eof(ps *st, pl_lines *c, const sect *sc, int state, int rows) {
+  if (state == PC_BODY && (sc->kind == S_USERDEF || sc->kind == S_OTHER) && rows > 0) return 0;
+  char what[200];
+  snprintf(what, sizeof what,
+           state == PC_BODY     ? "a row or the closing '----' line of the %.*s table"
+           : state == PC_PRE    ? "the '----' line that opens the %.*s table"
+           : state == PC_HEADER ? "the column header line of the %.*s table"
+                                : "the '----' line under the column header of the %.*s table",
+           (int)sc->titlen, sc->title);
+  return pl_err_expected(st->err, c->lineno + 1, 1, what, NULL, 0);
+}
+
+/* A line before the table's opening '----': blank, "Time unit:", "Key: value" (S_OTHER) or the '----'. */
+static int pc_pre(ps *st, pl_lines *c, const sect *sc, const pl_line *l, const char *s, size_t n, const char *tname,
+                  int *state) {
+  if (n == 0) return PC_NEXT;
+  if (pl_starts(s, n, "Time unit:") || pl_starts(s, n, "Time Unit:")) {
+    const char *u = s + 10;
+    size_t un = n - 10;
+    pl_trim(&u, &un);
+    if (time_factor(u, un, &st->tfac) != 0)
+      return pl_err_expected(st->err, c->lineno, (size_t)(u - l->s) + 1, "a time unit (s, ms, us, ns)", u, un);
+    pl_profile_meta_str(st->p, "time_unit", u, un);
+    return PC_NEXT;
+  }
+  if (is_sep(s, n)) {
+    *state = PC_HEADER;
+    return PC_NEXT;
+  }
+  if (sc->kind == S_OTHER && memchr(s, ':', n)) { /* "Peak Allocated Memory: ..." style lines */
+    const char *colon = memchr(s, ':', n);
+    char key[160], sk[96], tk[64];
+    pl_md_snake(s, (size_t)(colon - s), sk, sizeof sk);
+    snprintf(tk, sizeof tk, "%.60s", tname);
+    snprintf(key, sizeof key, "%.60s.%.90s", tk, sk);
+    const char *v = colon + 1;
+    size_t vn = (size_t)(s + n - v);
+    pl_trim(&v, &vn);
+    pl_profile_meta_str(st->p, key, v, vn);
+    return PC_NEXT;
+  }
+  char what[200];
+  snprintf(what, sizeof what, "the '----' line that opens the %.*s table", (int)sc->titlen, sc->title);
+  return pl_err_expected(st->err, c->lineno, 1, what, l->s, l->n);
+}
+
+/* A '----' line inside the table: the Overview's device half (a second header row between separators) or the end. */
+static int pc_body_sep(ps *st, pl_lines *c, sect *sc) {
+  pl_line nx;
   const char *ts;
   size_t tn;
-  char what[200];
-  int rows = 0;
-  while (1) {
-    if (!pl_lines_next(c, &l)) {
-      if (state == BODY && (kind == S_USERDEF || kind == S_OTHER) && rows > 0) return 0;
-      snprintf(what, sizeof what,
-               state == BODY     ? "a row or the closing '----' line of the %.*s table"
-               : state == PRE    ? "the '----' line that opens the %.*s table"
-               : state == HEADER ? "the column header line of the %.*s table"
-                                 : "the '----' line under the column header of the %.*s table",
-               (int)titlen, title);
-      return pl_err_expected(st->err, c->lineno + 1, 1, what, NULL, 0);
+  if (pl_lines_peek(c, &nx) && !pl_is_blank(nx.s, nx.n) && !is_sep(nx.s, nx.n) && !banner(nx.s, nx.n, &ts, &tn) &&
+      (nx.s[0] == ' ') && pl_find(nx.s, nx.n, "Time") && pl_find(nx.s, nx.n, "Ratio")) {
+    pl_lines_next(c, &nx);
+    sc->side = pl_find(nx.s, nx.n, "GPU") != NULL;
+    for (int d = 0; d < 64; d++) sc->stack[d] = -1; /* the device half is its own tree */
+    int got = pl_lines_next(c, &nx);
+    if (!got || !is_sep(nx.s, nx.n)) {
+      char what[200];
+      snprintf(what, sizeof what, "the '----' line under the device header of the %.*s table", (int)sc->titlen,
+               sc->title);
+      return pl_err_expected(st->err, got ? c->lineno : c->lineno + 1, 1, what, got ? nx.s : NULL, got ? nx.n : 0);
     }
-    if (st->o && st->o->interrupt && *st->o->interrupt) return pl_err_set(st->err, c->lineno, 1, "interrupted");
-    const char *s = l.s;
-    size_t n = l.n;
-    pl_trim(&s, &n);
-    switch (state) {
-      case PRE:
-        if (n == 0) continue;
-        if (pl_starts(s, n, "Time unit:") || pl_starts(s, n, "Time Unit:")) {
-          const char *u = s + 10;
-          size_t un = n - 10;
-          pl_trim(&u, &un);
-          if (time_factor(u, un, &st->tfac) != 0)
-            return pl_err_expected(st->err, c->lineno, (size_t)(u - l.s) + 1, "a time unit (s, ms, us, ns)", u, un);
-          pl_profile_meta_str(st->p, "time_unit", u, un);
-          continue;
-        }
-        if (is_sep(s, n)) {
-          state = HEADER;
-          continue;
-        }
-        if (kind == S_OTHER && memchr(s, ':', n)) { /* "Peak Allocated Memory: ..." style lines */
-          const char *colon = memchr(s, ':', n);
-          char key[160], sk[96], tk[64];
-          pl_md_snake(s, (size_t)(colon - s), sk, sizeof sk);
-          snprintf(tk, sizeof tk, "%.60s", tname);
-          snprintf(key, sizeof key, "%.60s.%.90s", tk, sk);
-          const char *v = colon + 1;
-          size_t vn = (size_t)(s + n - v);
-          pl_trim(&v, &vn);
-          pl_profile_meta_str(st->p, key, v, vn);
-          continue;
-        }
-        snprintf(what, sizeof what, "the '----' line that opens the %.*s table", (int)titlen, title);
-        return pl_err_expected(st->err, c->lineno, 1, what, l.s, l.n);
-      case HEADER: {
-        field f[PS_MAXCOLS];
-        int nf = n ? split_fields(l.s, l.n, f, PS_MAXCOLS) : 0;
-        if (n == 0 || is_sep(s, n) || !known_header(kind, f, nf))
-          return pl_err_expected(st->err, c->lineno, 1, expected_header(kind), l.s, l.n);
-        if (setup_columns(st, &sc, f, nf, c->lineno) != 0) return -1;
-        state = HSEP;
-        continue;
-      }
-      case HSEP:
-        if (!is_sep(s, n)) {
-          snprintf(what, sizeof what, "the '----' line under the column header of the %.*s table", (int)titlen, title);
-          return pl_err_expected(st->err, c->lineno, 1, what, l.s, l.n);
-        }
-        state = BODY;
-        continue;
-      case BODY: break;
-    }
-    /* BODY */
-    if (is_sep(s, n)) {
-      /* the Overview's device half: a second header row between separators */
-      pl_line nx;
-      if (pl_lines_peek(c, &nx) && !pl_is_blank(nx.s, nx.n) && !is_sep(nx.s, nx.n) && !banner(nx.s, nx.n, &ts, &tn) &&
-          (nx.s[0] == ' ') && pl_find(nx.s, nx.n, "Time") && pl_find(nx.s, nx.n, "Ratio")) {
-        pl_lines_next(c, &nx);
-        sc.side = pl_find(nx.s, nx.n, "GPU") != NULL;
-        for (int d = 0; d < 64; d++) sc.stack[d] = -1; /* the device half is its own tree */
-        int got = pl_lines_next(c, &nx);
-        if (!got || !is_sep(nx.s, nx.n)) {
-          snprintf(what, sizeof what, "the '----' line under the device header of the %.*s table", (int)titlen, title);
-          return pl_err_expected(st->err, got ? c->lineno : c->lineno + 1, 1, what, got ? nx.s : NULL, got ? nx.n : 0);
-        }
-        continue;
-      }
-      break; /* table closed */
-    }
-    if (banner(l.s, l.n, &ts, &tn)) {
-      if (pl_starts(ts, tn, "Thread:")) {
-        const char *th = ts + 7;
-        size_t thn = tn - 7;
-        pl_trim(&th, &thn);
-        sc.thread = th;
-        sc.threadn = thn;
-        for (int d = 0; d < 64; d++) sc.stack[d] = -1;
-        continue;
-      }
-      snprintf(what, sizeof what, "a row or the closing '----' line of the %.*s table", (int)titlen, title);
-      return pl_err_expected(st->err, c->lineno, 1, what, l.s, l.n);
-    }
-    if (n >= 3 && (memcmp(s, "```", 3) == 0 || memcmp(s, "~~~", 3) == 0)) {
-      /* a summary pasted into Markdown, its fence closing the table */
-      pl_profile_diag(st->p, c->lineno, "the %.*s table ends at a Markdown code fence, without its closing '----' line",
-                      (int)titlen, title);
-      return 0;
-    }
-    if (n == 0) {
-      if ((kind == S_USERDEF || kind == S_OTHER) && rows > 0) return 0; /* these end with blank lines */
-      pl_err_set(st->err, c->lineno, 1,
-                 "expected a row or the closing '----' line of the %.*s table, found a blank line", (int)titlen, title);
-      return -1;
-    }
-    if (s[0] == '#') {
-      pl_profile_diag(st->p, c->lineno, "skipped a comment line inside the %.*s table (rows may be missing here)",
-                      (int)titlen, title);
-      continue;
-    }
-    if (parse_row(st, &sc, &l, c->lineno) != 0) {
-      /* --lenient: drop the row, list it in the diagnostics, go on */
-      if (sc.t) pl_row_discard(sc.t);
-      if (pl_lenient_skip(st->o, st->p, st->err)) continue;
-      return -1;
-    }
-    rows++;
+    return PC_NEXT;
   }
-  /* a Note: trailer, possibly after blank lines */
+  return PC_CLOSED;
+}
+
+/* One line of the table's body: a row, a separator, a "Thread:" banner, a fence, a blank or a comment. */
+static int pc_body(ps *st, pl_lines *c, sect *sc, const pl_line *l, const char *s, size_t n, int rows) {
+  const char *ts;
+  size_t tn;
+  if (is_sep(s, n)) return pc_body_sep(st, c, sc);
+  if (banner(l->s, l->n, &ts, &tn)) {
+    if (pl_starts(ts, tn, "Thread:")) {
+      const char *th = ts + 7;
+      size_t thn = tn - 7;
+      pl_trim(&th, &thn);
+      sc->thread = th;
+      sc->threadn = thn;
+      for (int d = 0; d < 64; d++) sc->stack[d] = -1;
+      return PC_NEXT;
+    }
+    char what[200];
+    snprintf(what, sizeof what, "a row or the closing '----' line of the %.*s table", (int)sc->titlen, sc->title);
+    return pl_err_expected(st->err, c->lineno, 1, what, l->s, l->n);
+  }
+  if (n >= 3 && (memcmp(s, "```", 3) == 0 || memcmp(s, "~~~", 3) == 0)) {
+    /* a summary pasted into Markdown, its fence closing the table */
+    pl_profile_diag(st->p, c->lineno, "the %.*s table ends at a Markdown code fence, without its closing '----' line",
+                    (int)sc->titlen, sc->title);
+    return PC_DONE;
+  }
+  if (n == 0) {
+    if ((sc->kind == S_USERDEF || sc->kind == S_OTHER) && rows > 0) return PC_DONE; /* these end with blank lines */
+    pl_err_set(st->err, c->lineno, 1, "expected a row or the closing '----' line of the %.*s table, found a blank line",
+               (int)sc->titlen, sc->title);
+    return PC_FAIL;
+  }
+  if (s[0] == '#') {
+    pl_profile_diag(st->p, c->lineno, "skipped a comment line inside the %.*s table (rows may be missing here)",
+                    (int)sc->titlen, sc->title);
+    return PC_NEXT;
+  }
+  if (parse_row(st, sc, l, c->lineno) != 0) {
+    /* --lenient: drop the row, list it in the diagnostics, go on */
+    if (sc->t) pl_row_discard(sc->t);
+    if (pl_lenient_skip(st->o, st->p, st->err)) return PC_NEXT;
+    return PC_FAIL;
+  }
+  return PC_ROW;
+}
+
+/* After the closing '----': a Note: trailer, possibly after blank lines. */
+static void pc_trailer(ps *st, pl_lines *c, const char *title, size_t titlen) {
   pl_lines look = *c;
+  pl_line l;
   while (pl_lines_next(&look, &l)) {
     if (pl_is_blank(l.s, l.n)) continue;
     const char *s = l.s;
@@ -730,7 +714,62 @@ static int parse_columns(ps *st, pl_lines *c, int kind, const char *tname, const
     }
     break;
   }
-  return 0;
+}
+
+static int parse_columns(ps *st, pl_lines *c, int kind, const char *tname, const char *title, size_t titlen) {
+  sect sc;
+  memset(&sc, 0, sizeof sc);
+  sc.c_short = -1;
+  sc.kind = kind;
+  sc.title = title;
+  sc.titlen = titlen;
+  for (int d = 0; d < 64; d++) sc.stack[d] = -1;
+  sc.t = pl_want_table(st->o, tname) ? get_table(st, tname) : NULL;
+  if (pl_want_table(st->o, tname) && !sc.t) return pl_err_set(st->err, c->lineno, 1, "too many summary tables");
+  st->tfac = 1e6; /* Paddle's default time unit is ms */
+  int state = PC_PRE;
+  pl_line l;
+  char what[200];
+  int rows = 0;
+  while (1) {
+    if (!pl_lines_next(c, &l)) return pc_eof(st, c, &sc, state, rows);
+    if (st->o && st->o->interrupt && *st->o->interrupt) return pl_err_set(st->err, c->lineno, 1, "interrupted");
+    const char *s = l.s;
+    size_t n = l.n;
+    pl_trim(&s, &n);
+    int rc;
+    switch (state) {
+      case PC_PRE:
+        if (pc_pre(st, c, &sc, &l, s, n, tname, &state) != 0) return -1;
+        continue;
+      case PC_HEADER: {
+        field f[PS_MAXCOLS];
+        int nf = n ? split_fields(l.s, l.n, f, PS_MAXCOLS) : 0;
+        if (n == 0 || is_sep(s, n) || !known_header(kind, f, nf))
+          return pl_err_expected(st->err, c->lineno, 1, expected_header(kind), l.s, l.n);
+        if (setup_columns(st, &sc, f, nf, c->lineno) != 0) return -1;
+        state = PC_HSEP;
+        continue;
+      }
+      case PC_HSEP:
+        if (!is_sep(s, n)) {
+          snprintf(what, sizeof what, "the '----' line under the column header of the %.*s table", (int)titlen, title);
+          return pl_err_expected(st->err, c->lineno, 1, what, l.s, l.n);
+        }
+        state = PC_BODY;
+        continue;
+      default: /* PC_BODY */
+        rc = pc_body(st, c, &sc, &l, s, n, rows);
+        if (rc == PC_FAIL) return -1;
+        if (rc == PC_DONE) return 0;
+        if (rc == PC_CLOSED) {
+          pc_trailer(st, c, title, titlen);
+          return 0;
+        }
+        if (rc == PC_ROW) rows++;
+        continue;
+    }
+  }
 }
 
 /* ---- driver --------------------------------------------------------------- */
