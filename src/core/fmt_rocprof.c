@@ -332,7 +332,15 @@ static int read_stats(pl_table *t, pl_profile *p, const pl_parse_opts *o, pl_err
   const char *name = "kernel_summary";
   if (name_prefix_all(t, cn, api)) name = "api_summary";
   else if (name_prefix_all(t, cn, copy)) name = "memcpy_summary";
-  else pl_fill_short_names(t, cn);
+  else {
+    pl_fill_short_names(t, cn);
+    /* a kernel summary's own text only restates the schema's (pl_profile_add_table gives it) */
+    static const char *const restated[] = { "name", "total_ns", "mean_ns", "share_pct" };
+    for (size_t i = 0; i < sizeof restated / sizeof restated[0]; i++) {
+      int c = pl_table_col(t, restated[i]);
+      if (c >= 0) pl_table_set_doc(t, c, NULL);
+    }
+  }
   pl_table_set_name(t, name);
   pl_profile_meta_str(p, "rocprof_file", name, strlen(name));
   if (pl_want_table(o, name)) pl_profile_add_table(p, t);
