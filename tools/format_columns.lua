@@ -48,6 +48,12 @@ local function render()
     "instead (where the value comes from, what the tool calls it).  Columns",
     "without a mark are the format's own.  Tables derived after the parse",
     "(perflab.derive) are left out.",
+    "",
+    "The rule: a reader describes a standard column only when it says something",
+    "format-specific (its source field, a conversion, a sum over launches); where",
+    "its text would only restate the schema's meaning and unit it leaves the",
+    "description out, and pl_profile_add_table (src/core/profile.c) gives the",
+    "schema's.",
   }
   for _, path in ipairs(SAMPLES) do
     local p = perflab.formats.load(path)

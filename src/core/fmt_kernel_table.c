@@ -354,7 +354,7 @@ static void kt_table(kt_state *x, size_t len) {
   int c_dram = pl_table_add_doc_col(t, "dram_util", PL_NUM,
                                     "DRAM bandwidth utilisation, a fraction 0..1 as given (not percent)");
   int c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, "true where the tool cut the name with '...'");
-  int c_line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
+  int c_line = pl_table_add_doc_col(t, "line", PL_INT, NULL);
   pl_table_reserve(t, len / 80 + 16);
   kt_sink sink = {
     t, { c_name, c_short, c_lat, -1, c_ten, c_dram, c_trunc, c_line }, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0

@@ -618,8 +618,14 @@ static void report_finish(nsys_state *st, report *r) {
       !pl_profile_find(st->p, "kernel_summary")) {
     pl_table *k = pl_table_copy(t);
     pl_table_set_name(k, "kernel_summary");
+    /* where nsys' text only restates the schema, the schema's describes it (pl_profile_add_table) */
+    static const char *const restated[] = { "total_ns", "mean_ns", "line" };
+    for (size_t i = 0; i < sizeof restated / sizeof restated[0]; i++) {
+      int c = pl_table_col(k, restated[i]);
+      if (c >= 0) pl_table_set_doc(k, c, NULL);
+    }
     int cn = pl_table_col(k, "name");
-    pl_table_add_doc_col(k, "short_name", PL_STR, col_doc("short_name"));
+    pl_table_add_doc_col(k, "short_name", PL_STR, NULL);
     if (cn >= 0) pl_fill_short_names(k, cn);
     pl_profile_add_table(st->p, k);
   }

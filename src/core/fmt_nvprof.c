@@ -140,7 +140,7 @@ static void trace_init(tracetab *x) {
   x->k_ctx = pl_std_col(t, "context", NULL);
   x->k_str = pl_std_col(t, "stream", NULL);
   x->k_id = pl_table_add_doc_col(t, "launch_id", PL_INT, "the [N] nvprof appends to kernel names");
-  x->k_line = pl_table_add_doc_col(t, "line", PL_INT, "line number in the input");
+  x->k_line = pl_table_add_doc_col(t, "line", PL_INT, NULL);
   t = x->m = pl_table_new("memcpy");
   x->m_name = pl_std_col(t, "name", "operation, e.g. [CUDA memcpy HtoD]");
   x->m_start = pl_std_col(t, "start_ns", NULL);

@@ -122,23 +122,24 @@ static int name_prefix_all(const pl_table *t, int cn, const char *const *prefixe
 }
 
 static void doc_kernels(pl_table *t) {
+  /* NULL: the schema's description (pl_profile_add_table) */
   static const char *docs[][2] = {
-    { "name", "kernel name as rocprof printed it" },
+    { "name", NULL },
     { "device", "GPU agent / gpu-id" },
     { "stream", "queue id" },
     { "correlation", "correlation id (rocprofv3)" },
-    { "start_ns", "dispatch start timestamp, ns" },
-    { "end_ns", "dispatch end timestamp, ns" },
+    { "start_ns", NULL },
+    { "end_ns", NULL },
     { "block_x", "workgroup size x (threads)" },
-    { "block_y", "workgroup size y" },
-    { "block_z", "workgroup size z" },
+    { "block_y", NULL },
+    { "block_z", NULL },
     { "grid_items_x", "grid size x in work-items (as rocprof prints it)" },
     { "grid_items_y", "grid size y in work-items" },
     { "grid_items_z", "grid size z in work-items" },
     { "smem_static_bytes", "LDS (group segment) bytes per workgroup" },
     { "scratch_bytes", "private segment (scratch) bytes per work-item" },
     { "registers", "architected VGPRs per work-item" },
-    { "launch_ns", "when the host enqueued the dispatch (DispatchNs), ns" },
+    { "launch_ns", NULL },
   };
   for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
     int c = pl_table_col(t, docs[i][0]);
@@ -331,7 +332,15 @@ static int read_stats(pl_table *t, pl_profile *p, const pl_parse_opts *o, pl_err
   const char *name = "kernel_summary";
   if (name_prefix_all(t, cn, api)) name = "api_summary";
   else if (name_prefix_all(t, cn, copy)) name = "memcpy_summary";
-  else pl_fill_short_names(t, cn);
+  else {
+    pl_fill_short_names(t, cn);
+    /* a kernel summary's own text only restates the schema's (pl_profile_add_table gives it) */
+    static const char *const restated[] = { "name", "total_ns", "mean_ns", "share_pct" };
+    for (size_t i = 0; i < sizeof restated / sizeof restated[0]; i++) {
+      int c = pl_table_col(t, restated[i]);
+      if (c >= 0) pl_table_set_doc(t, c, NULL);
+    }
+  }
   pl_table_set_name(t, name);
   pl_profile_meta_str(p, "rocprof_file", name, strlen(name));
   if (pl_want_table(o, name)) pl_profile_add_table(p, t);
@@ -350,7 +359,7 @@ static int read_agent(pl_table *t, pl_profile *p, const pl_parse_opts *o) {
   int sarch = pl_table_add_col_unique(t, "arch", PL_STR), stype = pl_table_add_col_unique(t, "type", PL_STR);
   int ssm = pl_table_add_col_unique(t, "sm_count", PL_INT), sclk = pl_table_add_col_unique(t, "clock_hz", PL_NUM);
   pl_table_set_doc(t, sid, "agent node id");
-  pl_table_set_doc(t, sname, "product name");
+  pl_table_set_doc(t, sname, NULL);
   pl_table_set_doc(t, sarch, "GPU architecture (gfx target) for GPU agents");
   pl_table_set_doc(t, stype, "agent type: CPU or GPU");
   pl_table_set_doc(t, ssm, "compute units (GPU agents)");
@@ -388,12 +397,11 @@ static int read_agent(pl_table *t, pl_profile *p, const pl_parse_opts *o) {
 ** over or freed. */
 static int read_api(pl_table *t, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   pl_table_set_name(t, "runtime");
-  rename_col(t, "Function", "name", "HIP / HSA API function");
+  rename_col(t, "Function", "name", NULL); /* NULL: the schema's description */
   rename_col(t, "Domain", "cat", "rocprof tracing domain (HIP_API_DOMAIN, HSA_API_DOMAIN, ...)");
-  rename_col(t, "Start_Timestamp", "start_ns", "call start, ns");
-  rename_col(t, "End_Timestamp", "end_ns", "call end, ns");
-  if (rename_col(t, "Correlation_ID", "correlation", "correlation id joining the call to its device operations") < 0)
-    rename_col(t, "Correlation_Id", "correlation", "correlation id joining the call to its device operations");
+  rename_col(t, "Start_Timestamp", "start_ns", NULL);
+  rename_col(t, "End_Timestamp", "end_ns", NULL);
+  if (rename_col(t, "Correlation_ID", "correlation", NULL) < 0) rename_col(t, "Correlation_Id", "correlation", NULL);
   if (rename_col(t, "Process_Id", "pid", "process id") < 0) rename_col(t, "PID", "pid", "process id");
   if (rename_col(t, "Thread_Id", "tid", "thread id") < 0) rename_col(t, "TID", "tid", "thread id");
   int cn = pl_table_col(t, "name"), cs = pl_table_col(t, "start_ns"), ce = pl_table_col(t, "end_ns");
@@ -403,7 +411,7 @@ static int read_api(pl_table *t, pl_profile *p, const pl_parse_opts *o, pl_err *
   }
   if (check_times(t, cs, ce, p)) {
     int cd = pl_table_add_col_unique(t, "duration_ns", PL_INT);
-    pl_table_set_doc(t, cd, "end_ns - start_ns, ns (exact)");
+    pl_table_set_doc(t, cd, NULL);
     for (size_t i = 0; i < t->nrows; i++) {
       int64_t a = pl_cell_int(t, cs, i), b = pl_cell_int(t, ce, i);
       t->cols[cd]->v.i64[i] = (a == PL_INT_NA || b == PL_INT_NA || b < a) ? PL_INT_NA : b - a;
@@ -485,7 +493,7 @@ static int read_dispatches(pl_table *t, int kind, pl_profile *p, const pl_parse_
   int cs = pl_table_col(t, "start_ns"), ce = pl_table_col(t, "end_ns");
   if (check_times(t, cs, ce, p)) {
     int cd = pl_table_add_col_unique(t, "duration_ns", PL_INT);
-    pl_table_set_doc(t, cd, "end_ns - start_ns, ns (exact)");
+    pl_table_set_doc(t, cd, NULL);
     for (size_t i = 0; i < t->nrows; i++) {
       int64_t a = pl_cell_int(t, cs, i), b = pl_cell_int(t, ce, i);
       if (a != PL_INT_NA && b != PL_INT_NA && b < a && o && o->lenient) {

@@ -406,7 +406,7 @@ static int read_process(rj *r) {
 
 static const pl_coldef DV_COLS[] = {
   { "id", PL_INT, "GPU index (logical_node_type_id)" },
-  { "name", PL_STR, "product name" },
+  { "name", PL_STR, NULL },
   { "arch", PL_STR, "GPU architecture (gfx target)" },
 };
 

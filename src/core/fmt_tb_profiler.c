@@ -443,13 +443,12 @@ static int do_kernels(tbctx *c, int data) {
   if (cols < 0 || rows < 0 || d->n[cols].type != PL_JSON_ARR || d->n[rows].type != PL_JSON_ARR)
     return tb_fail(c, data, "a kernel table with \"columns\" and \"rows\"");
   if (!t) return 0;
-  int cname = pl_table_add_doc_col(t, "name", PL_STR, "kernel name");
-  int cshort = pl_table_add_doc_col(t, "short_name", PL_STR,
-                                    "kernel name without return type, namespaces, templates and arguments");
+  int cname = pl_table_add_doc_col(t, "name", PL_STR, NULL);
+  int cshort = pl_table_add_doc_col(t, "short_name", PL_STR, NULL);
   int ctc = pl_table_add_doc_col(t, "tensor_cores_used", PL_BOOL, "kernel uses Tensor Cores");
   int ccalls = pl_table_add_doc_col(t, "calls", PL_INT, "launches");
-  int ctot = pl_table_add_doc_col(t, "total_ns", PL_NUM, "total duration, ns");
-  int cmean = pl_table_add_doc_col(t, "mean_ns", PL_NUM, "mean duration, ns");
+  int ctot = pl_table_add_doc_col(t, "total_ns", PL_NUM, NULL);
+  int cmean = pl_table_add_doc_col(t, "mean_ns", PL_NUM, NULL);
   int cmax = pl_table_add_doc_col(t, "max_ns", PL_NUM, "longest launch, ns");
   int cmin = pl_table_add_doc_col(t, "min_ns", PL_NUM, "shortest launch, ns");
   int cshare = pl_table_add_doc_col(t, "share_pct", PL_NUM, "total_ns as percent of all kernels' total in this run");

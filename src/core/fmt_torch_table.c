@@ -615,15 +615,17 @@ static int tt_head(tt_ctx *x, const pl_line *l) {
                                                            : PL_NUM);
     if (cols[k].col < 0)
       return pl_err_set(x->err, hline, cols[k].start + 1, "column '%s' repeats with another type", cols[k].hdr);
+    /* calls: NULL, the schema's description (pl_profile_add_table) */
     pl_table_set_doc(
         t, cols[k].col,
         strcmp(cols[k].name, "name") == 0
             ? "event name as printed (right-aligned in the table; cut with '...' by PyTorch at the column width)"
-            : kind_doc(&cols[k]));
+        : strcmp(cols[k].name, "calls") == 0 ? NULL
+                                             : kind_doc(&cols[k]));
     if (strcmp(cols[k].name, "source_location") == 0) x->c_src = cols[k].col;
   }
   if (!have_name) return pl_err_expected(x->err, hline, 1, "a 'Name' column in the key_averages header", h.s, h.n);
-  x->c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, "true where PyTorch cut the name with '...'");
+  x->c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, NULL);
   x->c_tidx = pl_table_add_doc_col(t, "table_index", PL_INT, "which table of the file (1-based) the row comes from");
   x->c_line = pl_table_add_doc_col(t, "line", PL_INT, "input line of the row");
   pl_lines_next(&x->c, &s2); /* the separator under the header */

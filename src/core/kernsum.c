@@ -84,15 +84,15 @@ pl_table *pl_kernel_summary_from(const pl_table *t, const char *out_name) {
   free(ord);
   pl_table_free(g);
   pl_table_set_name(s, out_name);
-  const char *docs[][2] = { { "name", "kernel name" },
+  /* NULL: the schema's description (pl_profile_add_table) */
+  const char *docs[][2] = { { "name", NULL },
                             { "calls", "launches" },
-                            { "total_ns", "sum of durations, ns" },
-                            { "mean_ns", "mean duration, ns" },
+                            { "total_ns", NULL },
+                            { "mean_ns", NULL },
                             { "min_ns", "shortest launch, ns" },
                             { "max_ns", "longest launch, ns" },
-                            { "share_pct", gr >= 0 ? "share of the run's kernel time, percent 0-100"
-                                                   : "share of all kernel time, percent 0-100" },
-                            { "run", "run number (1, 2, ...)" } };
+                            { "share_pct", gr >= 0 ? "share of the run's kernel time, percent 0-100" : NULL },
+                            { "run", NULL } };
   for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
     int c = pl_table_col(s, docs[i][0]);
     if (c >= 0) pl_table_set_doc(s, c, docs[i][1]);

@@ -47,21 +47,21 @@ void pl_ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   pl_buf_init(&b->tmp);
   pl_table *k = b->k = pl_table_new("kernels");
   b->k_id = pl_table_add_doc_col(k, "id", PL_INT, "launch number, 0-based, in file order");
-  b->k_name = pl_std_col(k, "name", "kernel name as printed");
-  b->k_short = pl_std_col(k, "short_name", "name without return type, namespaces, template and argument lists");
+  b->k_name = pl_std_col(k, "name", NULL);
+  b->k_short = pl_std_col(k, "short_name", NULL);
   b->k_gx = pl_std_col(k, "grid_x", "grid dimension x, blocks (from the kernel line; else Grid Size with y = z = 1)");
-  b->k_gy = pl_std_col(k, "grid_y", "grid dimension y, blocks");
-  b->k_gz = pl_std_col(k, "grid_z", "grid dimension z, blocks");
+  b->k_gy = pl_std_col(k, "grid_y", NULL);
+  b->k_gz = pl_std_col(k, "grid_z", NULL);
   b->k_bx =
       pl_std_col(k, "block_x", "block dimension x, threads (from the kernel line; else Block Size with y = z = 1)");
-  b->k_by = pl_std_col(k, "block_y", "block dimension y, threads");
-  b->k_bz = pl_std_col(k, "block_z", "block dimension z, threads");
+  b->k_by = pl_std_col(k, "block_y", NULL);
+  b->k_bz = pl_std_col(k, "block_z", NULL);
   b->k_grid = -1;
   b->k_block = -1;
-  b->k_dev = pl_std_col(k, "device", "CUDA device ordinal");
+  b->k_dev = pl_std_col(k, "device", NULL);
   b->k_cc = pl_table_add_doc_col(k, "cc", PL_STR, "compute capability, e.g. \"8.6\"");
-  b->k_ctx = pl_std_col(k, "context", "CUDA context number");
-  b->k_stream = pl_std_col(k, "stream", "CUDA stream number");
+  b->k_ctx = pl_std_col(k, "context", NULL);
+  b->k_stream = pl_std_col(k, "stream", NULL);
   /* every canonical column, in table order, so the schema is the same for every file */
   const char *cname, *cdoc;
   int cnum;
@@ -74,11 +74,11 @@ void pl_ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
   b->k_ts = pl_table_add_doc_col(k, "timestamp", PL_STR,
                                  "launch time as printed by older ncu versions (kernel line or Kernel Time column)");
   b->k_proc = pl_table_add_doc_col(k, "process", PL_STR, "profiled process name");
-  b->k_pid = pl_std_col(k, "pid", "profiled process id");
+  b->k_pid = pl_std_col(k, "pid", NULL);
   b->k_range = pl_table_add_doc_col(k, "nvtx_range", PL_STR,
                                     "NVTX range named on the '==PROF==   N: RANGE' line (2019-2020 layout)");
   b->k_nsec = pl_table_add_doc_col(k, "sections", PL_INT, "number of sections printed for the launch");
-  b->k_line = pl_std_col(k, "line", "input line where the launch starts");
+  b->k_line = pl_std_col(k, "line", NULL);
   b->k_ncu_id = pl_table_add_doc_col(k, "ncu_id", PL_INT, "ncu's own launch ID (CSV ID column)");
   b->k_nmiss =
       pl_table_add_doc_col(k, "missing_values", PL_INT,
@@ -87,27 +87,27 @@ void pl_ncu_b_init(ncu_builder *b, pl_profile *p, const pl_parse_opts *o) {
                                   "ncu's ==ERROR== message for the launch (e.g. LaunchFailed), when it printed one");
 
   pl_table *m = b->m = pl_table_new("metrics");
-  b->m_kid = pl_std_col(m, "kernel_id", "kernels.id of the launch");
+  b->m_kid = pl_std_col(m, "kernel_id", NULL);
   b->m_sec = pl_table_add_doc_col(m, "section", PL_STR, "section name as printed (missing on the raw page)");
-  b->m_metric = pl_std_col(m, "metric", "metric name as printed");
-  b->m_unit = pl_std_col(m, "unit", "unit as printed");
+  b->m_metric = pl_std_col(m, "metric", NULL);
+  b->m_unit = pl_std_col(m, "unit", NULL);
   b->m_base = pl_table_add_doc_col(m, "base_unit", PL_STR,
                                    "unit of value: ns, byte, byte/block, byte/s, Hz, pct, or the printed unit");
-  b->m_value = pl_std_col(m, "value", "value in base_unit (missing when the value is text)");
+  b->m_value = pl_std_col(m, "value", NULL);
   b->m_raw = pl_std_col(m, "raw",
                         "value text as printed where it is not a number (missing for numbers, which are in value; "
                         "every value's text with the raw_text load option)");
 
   pl_table *r = b->r = pl_table_new("rules");
-  b->r_kid = pl_std_col(r, "kernel_id", "kernels.id of the launch");
+  b->r_kid = pl_std_col(r, "kernel_id", NULL);
   b->r_sec = pl_std_col(r, "section", "section (text) or rule section identifier (CSV) the rule belongs to");
   b->r_name = pl_std_col(r, "rule", "rule identifier (CSV Rule Name; missing in text)");
-  b->r_sev = pl_std_col(r, "severity", "WRN, INF, OPT or ERR");
+  b->r_sev = pl_std_col(r, "severity", NULL);
   b->r_msg = pl_std_col(r, "message", "message text, continuation lines joined, wrapped URLs re-joined");
   b->r_est = pl_std_col(r, "est_speedup_pct", "estimated global speedup, percent (Est. Speedup / Estimated Speedup)");
   b->r_estl =
       pl_table_add_doc_col(r, "est_local_speedup_pct", PL_NUM, "estimated local speedup, percent (Est. Local Speedup)");
-  b->r_line = pl_std_col(r, "line", "input line of the rule");
+  b->r_line = pl_std_col(r, "line", NULL);
 
   pl_table *po = b->po = pl_table_new("program_output");
   b->po_line = pl_table_add_doc_col(po, "line", PL_INT, "input line");

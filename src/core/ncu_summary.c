@@ -203,7 +203,7 @@ static int value(sstate *s, const char *t, size_t n, double *v) {
 /* The three tables and their columns. */
 static void sum_tables(sstate *s) {
   pl_table *ks = s->ks = pl_table_new("kernel_summary");
-  s->c_name = pl_table_add_doc_col(ks, "name", PL_STR, "kernel name as printed");
+  s->c_name = pl_table_add_doc_col(ks, "name", PL_STR, NULL);
   s->c_short = pl_table_add_doc_col(ks, "short_name", PL_STR, "name without return type, arguments or templates");
   s->c_calls = pl_table_add_doc_col(ks, "calls", PL_INT, "invocations profiled (Invocations N / N invocations)");
   s->c_total = pl_table_add_doc_col(ks, "total_ns", PL_NUM, "mean_ns x calls (the summary prints no sum)");

@@ -70,7 +70,7 @@ skipped); two names were cut by the tool ("..."), one has a namespace.
             "type": "boolean"
           },
           {
-            "doc": "line number in the input",
+            "doc": "input line of the launch",
             "name": "line",
             "type": "integer"
           }
