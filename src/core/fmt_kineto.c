@@ -371,7 +371,7 @@ static const coldef MEM_COLS[] = {
 enum { MEM_TS, MEM_DEVTYPE, MEM_DEV, MEM_BYTES, MEM_ADDR, MEM_TALLOC, MEM_TRES, MEM_PID, MEM_TID, MEM_OP, MEM_OPROW };
 
 static const coldef DV_COLS[] = {
-  { "id", PL_INT, "device index" },
+  { "id", PL_INT, NULL },
   { "name", PL_STR, "device name" },
   { "cc", PL_STR, "compute capability 'major.minor'" },
   { "cc_major", PL_INT, "compute capability major (AMD: HIP's gfx major)" },
@@ -386,7 +386,7 @@ static const coldef DV_COLS[] = {
   { "smem_per_block_bytes", PL_INT, "shared memory per block, bytes" },
   { "smem_per_block_optin_bytes", PL_INT, "opt-in shared memory per block, bytes" },
   { "smem_per_sm_bytes", PL_INT, "shared memory per SM, bytes" },
-  { "memory_bytes", PL_INT, "global memory, bytes" },
+  { "memory_bytes", PL_INT, NULL },
   { "vendor", PL_STR, "NVIDIA or AMD (AMD: a 64-thread wavefront, an AMD/Radeon/Instinct name or gcnArchName)" },
   { "arch", PL_STR,
     "AMD: the gfx target (gcnArchName, or from HIP's major.minor and the CU count); cc is then missing" },

@@ -322,9 +322,8 @@ typedef struct sect {
 } sect;
 
 static const char *comp_names_std[5] = { "total_ns", "mean_ns", "max_ns", "min_ns", "share_pct" };
-static const char *comp_docs_std[5] = { "total GPU time over all calls, ns", "mean time per call, ns",
-                                        "longest call, ns", "shortest call, ns",
-                                        "share of the summed kernel time, percent" };
+/* NULL: the schema's description (total, mean and share restate it) */
+static const char *comp_docs_std[5] = { NULL, NULL, "longest call, ns", "shortest call, ns", NULL };
 static const char *comp_suffix[5] = { "total_ns", "avg_ns", "max_ns", "min_ns", "ratio_pct" };
 
 static int setup_columns(ps *st, sect *sc, field *f, int nf, size_t lineno) {
@@ -348,8 +347,7 @@ static int setup_columns(ps *st, sect *sc, field *f, int nf, size_t lineno) {
                             : "name as printed, without its indentation (cut with '...' where the tool shortened it)";
       r->col[0] = pl_table_add_doc_col(t, nm, PL_STR, doc);
       if (sc->kind == S_KERNEL) /* the standard order: name, short_name, calls, ... */
-        sc->c_short = pl_table_add_doc_col(t, "short_name", PL_STR,
-                                           "short kernel name (no return type, namespaces, templates, arguments)");
+        sc->c_short = pl_table_add_doc_col(t, "short_name", PL_STR, NULL); /* the schema's */
       continue;
     }
     if (hn == 5 && memcmp(h, "Calls", 5) == 0) {
@@ -432,7 +430,7 @@ static int setup_columns(ps *st, sect *sc, field *f, int nf, size_t lineno) {
         "row index (0-based, in this table) of the enclosing row one level up; missing at depth 0");
   }
   if (sc->kind != S_DEVICE && sc->kind != S_OVERVIEW)
-    sc->c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, "true where the profiler cut the name with '...'");
+    sc->c_trunc = pl_table_add_doc_col(t, "truncated", PL_BOOL, NULL); /* the schema's */
   if (sc->kind == S_OPERATOR || sc->kind == S_USERDEF)
     sc->c_thread = pl_table_add_doc_col(t, "thread", PL_STR,
                                         "thread banner the row is under ('All threads merged' or a thread id)");
