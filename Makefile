@@ -38,7 +38,7 @@ valgrind: build
 
 asan:
 	@sh tools/deps.sh test
-	$(MAKE) BUILD=build-asan CMAKE_FLAGS="-DPERFLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug" test
+	$(MAKE) BUILD=build-asan CMAKE_FLAGS="-DPERFLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DPERFLAB_TEST_TIMEOUT=900" test
 
 # the hashes of every report on the repository's inputs (ctest golden.N checks
 # them): rewrite after a change in output that is meant, and name it in the commit
