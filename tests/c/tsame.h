@@ -1,8 +1,8 @@
 /*
 ** tsame.h -- are two profiles the same, exactly: every table (names,
 ** order, columns, types, every cell, string ids included), the metadata
-** and the diagnostics.  Prints the first difference.  (The comparison of
-** test_kineto_par.c, shared.)
+** and the diagnostics.  Prints the first difference.  Shared by
+** test_kineto_par.c and test_gzstream.c.
 */
 #ifndef TSAME_H
 #define TSAME_H
