@@ -655,6 +655,19 @@ pl_table *pl_table_group(const pl_table *t, const int *keys, size_t nkeys, const
 
 /* ---- join -------------------------------------------------------------- */
 
+/* Appends the row pair (i, j) to the join's two row lists (j = -1: no
+** match, a left join's row), doubling them when full. */
+static inline void pair_push(size_t **ra, size_t **rb, size_t *n, size_t *cap, size_t i, size_t j) {
+  if (*n == *cap) {
+    *cap *= 2;
+    *ra = pl_xrealloc(*ra, *cap * sizeof **ra);
+    *rb = pl_xrealloc(*rb, *cap * sizeof **rb);
+  }
+  (*ra)[*n] = i;
+  (*rb)[*n] = j;
+  (*n)++;
+}
+
 pl_table *pl_table_join(const pl_table *a, const pl_table *b, const int *akeys, const int *bkeys, size_t nkeys,
                         pl_joinkind kind, const char *suffix, pl_err *err) {
   for (size_t k = 0; k < nkeys; k++) {
@@ -692,26 +705,10 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b, const int *akeys, 
       size_t s = islot_find(tab, mask, av[i]);
       int hit = 0;
       for (size_t j = tab[s].g ? tab[s].g - 1 : (size_t)-1; j != (size_t)-1; j = next[j]) {
-        if (n == cap) {
-          cap *= 2;
-          ra = pl_xrealloc(ra, cap * sizeof *ra);
-          rb = pl_xrealloc(rb, cap * sizeof *rb);
-        }
-        ra[n] = i;
-        rb[n] = j;
-        n++;
+        pair_push(&ra, &rb, &n, &cap, i, j);
         hit = 1;
       }
-      if (!hit && kind == PL_JOIN_LEFT) {
-        if (n == cap) {
-          cap *= 2;
-          ra = pl_xrealloc(ra, cap * sizeof *ra);
-          rb = pl_xrealloc(rb, cap * sizeof *rb);
-        }
-        ra[n] = i;
-        rb[n] = (size_t)-1;
-        n++;
-      }
+      if (!hit && kind == PL_JOIN_LEFT) { pair_push(&ra, &rb, &n, &cap, i, (size_t)-1); }
     }
     free(tab);
     free(tail);
@@ -732,26 +729,10 @@ pl_table *pl_table_join(const pl_table *a, const pl_table *b, const int *akeys, 
     int hit = 0;
     for (size_t j = head[s]; j != (size_t)-1; j = next[j]) {
       if (!row_eq(a, akeys, i, b, bkeys, j, nkeys)) continue;
-      if (n == cap) {
-        cap *= 2;
-        ra = pl_xrealloc(ra, cap * sizeof *ra);
-        rb = pl_xrealloc(rb, cap * sizeof *rb);
-      }
-      ra[n] = i;
-      rb[n] = j;
-      n++;
+      pair_push(&ra, &rb, &n, &cap, i, j);
       hit = 1;
     }
-    if (!hit && kind == PL_JOIN_LEFT) {
-      if (n == cap) {
-        cap *= 2;
-        ra = pl_xrealloc(ra, cap * sizeof *ra);
-        rb = pl_xrealloc(rb, cap * sizeof *rb);
-      }
-      ra[n] = i;
-      rb[n] = (size_t)-1;
-      n++;
-    }
+    if (!hit && kind == PL_JOIN_LEFT) { pair_push(&ra, &rb, &n, &cap, i, (size_t)-1); }
   }
   free(head);
   free(next);
