@@ -83,4 +83,26 @@ __attribute__((unused)) static char *tc_slurp(const char *path, size_t *len) {
   *len = (size_t)n;
   return b;
 }
+
+/* A .gz file inflated by gzip(1) (a second inflater, independent of the
+** loader's); NULL when gzip cannot be run. */
+__attribute__((unused)) static char *tc_gunzip(const char *path, size_t *len) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "gzip -dc '%s'", path);
+  FILE *f = popen(cmd, "r");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0, r;
+  char *b = malloc(cap);
+  while ((r = fread(b + n, 1, cap - n, f)) > 0) {
+    n += r;
+    if (n == cap) {
+      cap *= 2;
+      b = realloc(b, cap);
+    }
+  }
+  pclose(f);
+  *len = n;
+  return b;
+}
+
 #endif

@@ -30,25 +30,6 @@
 static char tmpdir[256];
 static int light;
 
-static char *gunzip_cmd(const char *path, size_t *len) {
-  char cmd[1200];
-  snprintf(cmd, sizeof cmd, "gzip -dc '%s'", path);
-  FILE *f = popen(cmd, "r");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0, r;
-  char *b = malloc(cap);
-  while ((r = fread(b + n, 1, cap - n, f)) > 0) {
-    n += r;
-    if (n == cap) {
-      cap *= 2;
-      b = realloc(b, cap);
-    }
-  }
-  pclose(f);
-  *len = n;
-  return b;
-}
-
 static void put_file(const char *path, const char *data, size_t len) {
   FILE *f = fopen(path, "wb");
   TC_CHECK(f != NULL);
@@ -108,7 +89,7 @@ static void walk(const char *dir) {
     size_t n = strlen(path);
     if (n < 3 || strcmp(path + n - 3, ".gz") != 0) continue;
     size_t len;
-    char *text = gunzip_cmd(path, &len);
+    char *text = tc_gunzip(path, &len);
     TC_CHECK(text != NULL);
     if (!text) continue;
     char plain[400];
