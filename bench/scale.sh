@@ -37,6 +37,10 @@
 #   PERFLAB_BENCH_SCALE_TMP    where the traces go (default: mktemp -d in
 #                              ${TMPDIR:-/tmp}; removed at the end)
 #   PERFLAB_BENCH_DATA         where DuckDB is installed (default BUILD/bench-data)
+#   PERFLAB_BENCH_SCALE_KEEP   a folder where the traces are kept between runs
+#                              (kineto_MBmb.json[.gz], generated there when
+#                              absent, never deleted): generating 4 GB takes
+#                              minutes, so a second run at idle reuses them
 set -e
 BUILD=${1:-build}
 RUNS=${PERFLAB_BENCH_RUNS:-3}
@@ -108,8 +112,9 @@ for s in $SIZES; do
   mbv=${s%gz}
   gz=""; [ "$mbv" != "$s" ] && gz=1
   plain="$TMP/kineto_${mbv}mb.json"
+  [ -n "$PERFLAB_BENCH_SCALE_KEEP" ] && { mkdir -p "$PERFLAB_BENCH_SCALE_KEEP"; plain="$PERFLAB_BENCH_SCALE_KEEP/kineto_${mbv}mb.json"; }
   need=$((mbv * 13 / 10))
-  avail=$(df -Pm "$TMP" | awk 'NR == 2 { print $4 }')
+  avail=$(df -Pm "$(dirname "$plain")" | awk 'NR == 2 { print $4 }')
   if [ ! -s "$plain" ] && [ "$avail" -lt "$need" ]; then
     echo "== $s MB: skipped (needs ~$need MB in $TMP, $avail MB free)"; continue
   fi
@@ -174,8 +179,10 @@ for s in $SIZES; do
                (tw > 0 ? sprintf("%.2f", W[i] / tw) : "-"), (tc > 0 ? sprintf("%.2f", C[i] / tc) : "-"), (tr > 0 ? sprintf("%.2f", R[i] / tr) : "-")
       print "(MB/s: of CPU time; MB/s and x file against the inflated size; x / pl: the reader against perflab top-kernels, same rounds)"
     }' "$SUMMARY"
-  [ -n "$keep" ] || rm -f "$plain"
-  [ -n "$gz" ] && rm -f "$f" "$plain"
+  if [ -z "$PERFLAB_BENCH_SCALE_KEEP" ]; then
+    [ -n "$keep" ] || rm -f "$plain"
+    if [ -n "$gz" ]; then rm -f "$f" "$plain"; fi
+  fi
   echo
 done
 
