@@ -188,8 +188,15 @@ return {
           evidence = { length_us = r.length_ns / 1000, graph_nodes = r.nodes, graph_edges = r.edges,
             path_nodes = r.path:nrows(), critical_events = r.critical_events, rounded_to_us = r.rounded,
             launch_edges = r.launch_edges, kernel_kernel_edges = r.kernel_kernel_edges, sync_edges = r.sync_edges,
-            graph_launches = r.graph_launches,
+            graph_launches = r.graph_launches, overlapping_kernels = r.overlapping_kernels,
             window_start_us = r.window_lo_ns / 1000, window_end_us = r.window_hi_ns / 1000 } }
+      end
+      if r.overlapping_kernels > 0 then
+        report:finding { severity = "info", rule = "critical_path.overlap", subject = p.source,
+          message = string.format("%d kernels started before the previous kernel on their stream ended "
+            .. "(programmatic dependent launch, or timestamps out of order): the path links each to the previous "
+            .. "kernel's start, not its end", r.overlapping_kernels),
+          evidence = { overlapping_kernels = r.overlapping_kernels } }
       end
       -- the path, node by node
       local ev, path = r.events, r.path

@@ -188,6 +188,7 @@ static int l_run(lua_State *L) {
   setint(L, "launch_edges", (int64_t)o.nlaunch);
   setint(L, "kernel_kernel_edges", (int64_t)o.nkk);
   setint(L, "sync_edges", (int64_t)o.nsync);
+  setint(L, "overlapping_kernels", (int64_t)o.noverlap);
   setint(L, "graph_launches", (int64_t)o.ngraph_launch);
   lua_createtable(L, 0, 5);
   static const char *const tn[] = { "critical_path_operator", "critical_path_dependency",

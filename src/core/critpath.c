@@ -754,7 +754,17 @@ static void kernels(cp *c) {
       ** kernel launched onto an idle stream that missed the launch test
       ** (another launch came before it started) gets neither edge, as in
       ** HTA's results at f4d0062 (docs/critical-path.md, "Agreement") */
-      add_edge(c, ln, s, PL_CP_E_KERNEL_KERNEL, 0, c->node_ev[ln]);
+      if (c->node_ts[ln] <= c->node_ts[s]) add_edge(c, ln, s, PL_CP_E_KERNEL_KERNEL, 0, c->node_ev[ln]);
+      else {
+        /* the kernel started before the previous one on its stream ended
+        ** (programmatic dependent launch, or timestamps out of order): an
+        ** edge back in time would weigh less than 0 and the path, which
+        ** counts it 0, would run longer than the window.  The previous
+        ** kernel's start to this one's is its running time until then
+        ** (docs/critical-path.md, "Overlapping kernels") */
+        add_edge(c, c->snode[c->node_ev[ln]], s, PL_CP_E_OPERATOR, 0, c->node_ev[ln]);
+        c->out->noverlap++;
+      }
     }
     if (in->zero_weight_launch && !launch_added && rt >= 0 && c->snode[rt] != NONE)
       add_edge(c, c->snode[rt], s, PL_CP_E_LAUNCH, 1, NONE);

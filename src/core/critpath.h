@@ -54,6 +54,7 @@ typedef struct pl_cp_out {
   size_t nedge_type[5];       /* its edges by type (PL_CP_E_*) */
   size_t nlaunch, nkk, nsync; /* its launch, kernel-kernel and sync edges */
   size_t ngraph_launch;       /* launch calls whose correlation several GPU events share */
+  size_t noverlap;            /* kernels that started before the previous one on their stream ended */
   int64_t length;             /* the longest path, ns */
   size_t npath;               /* nodes on it */
   int64_t *path_event;        /* per path node: event index */

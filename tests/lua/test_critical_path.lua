@@ -192,6 +192,42 @@ function TestCriticalPath:test_refusals()
   lu.assertStrContains(why, "no event named like 'NoSuchStep'")
 end
 
+-- Two kernels on one stream that overlap (B starts at 200 us, before A ends
+-- at 400: programmatic dependent launch, or timestamps out of order).  A's
+-- launch edge (10 -> 50) and A's running time up to B's start (50 -> 200)
+-- lead to B (200 -> 600): 40 + 150 + 400 = 590 us, from the first launch
+-- call to the last kernel's end.  Through A's end and a gap of -200 us
+-- counted 0, the path was 40 + 350 + 400 = 790 us, longer than that span.
+function TestCriticalPath:test_overlapping_kernels()
+  local ev = {
+    { ph = "X", cat = "user_annotation", name = "ProfilerStep#1", pid = 1, tid = 1, ts = 0, dur = 100 },
+    { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 1, ts = 10, dur = 5,
+      args = { correlation = 1 } },
+    { ph = "X", cat = "cuda_runtime", name = "cudaLaunchKernel", pid = 1, tid = 1, ts = 60, dur = 5,
+      args = { correlation = 2 } },
+    { ph = "X", cat = "kernel", name = "kernel_a", pid = 0, tid = 7, ts = 50, dur = 350,
+      args = { correlation = 1, stream = 7, device = 0 } },
+    { ph = "X", cat = "kernel", name = "kernel_b", pid = 0, tid = 7, ts = 200, dur = 400,
+      args = { correlation = 2, stream = 7, device = 0 } },
+  }
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb")); f:write(cjson.encode { traceEvents = ev }); f:close()
+  local p = perflab.load(path, { format = "kineto" })
+  os.remove(path)
+  local r = assert(CPA.analyze(p, { annotation = "ProfilerStep", allow_missing_sync = true }))
+  lu.assertEquals(r.overlapping_kernels, 1)
+  lu.assertEquals(r.length_ns, 590000)
+  lu.assertEquals(r.bound_by.gpu_compute_bound, 550000)
+  lu.assertEquals(r.bound_by.gpu_kernel_launch_overhead, 40000)
+  lu.assertNil(r.bound_by.gpu_kernel_kernel_overhead)
+  local rep = perflab.run("critical-path", p, { allow_missing_sync = true })
+  local seen = false
+  for _, fd in ipairs(rep.findings) do
+    if fd.rule == "critical_path.overlap" then seen = true; lu.assertEquals(fd.evidence.overlapping_kernels, 1) end
+  end
+  lu.assertTrue(seen)
+end
+
 -- every Kineto trace of tests/data: a path with a positive length, or a reason
 function TestCriticalPath:test_sweep_kineto()
   local files = {}
