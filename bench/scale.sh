@@ -33,6 +33,9 @@
 #                              (default 1000)
 #   PERFLAB_BENCH_PYTHON_MB    largest size the Python anchor runs on (default
 #                              the same as PERFLAB_BENCH_ANCHOR_MB)
+#   PERFLAB_BENCH_DUCKDB_MB    largest size the DuckDB anchor runs on (default
+#                              the same as PERFLAB_BENCH_ANCHOR_MB; at 1 GB it
+#                              takes minutes a round)
 #   PERFLAB_BENCH_RUNS         rounds (default 3; the median is printed)
 #   PERFLAB_BENCH_SCALE_TMP    where the traces go (default: mktemp -d in
 #                              ${TMPDIR:-/tmp}; removed at the end)
@@ -48,6 +51,7 @@ SIZES=${PERFLAB_BENCH_SCALE_SIZES:-"100 1000 4000 4000gz"}
 ANCHORS=${PERFLAB_BENCH_ANCHORS:-"memchr simdjson duckdb python"}
 AMAX=${PERFLAB_BENCH_ANCHOR_MB:-1000}
 PYMAX=${PERFLAB_BENCH_PYTHON_MB:-$AMAX}
+DDMAX=${PERFLAB_BENCH_DUCKDB_MB:-$AMAX}
 DATA=${PERFLAB_BENCH_DATA:-$BUILD/bench-data}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PL=$(cd "$BUILD" && pwd)/perflab
@@ -141,7 +145,7 @@ for s in $SIZES; do
   add "perflab top-kernels" "$PL" run top-kernels "$f" --format json
   if [ -z "$gz" ] && [ "$mbv" -le "$AMAX" ]; then
     [ -n "$SJ" ] && add "simdjson On-Demand" "$SJ" "$f"
-    [ -n "$DD" ] && add "DuckDB (2 threads)" sh -c 'cd "$1" && exec node top.mjs "$2"' sh "$DD" "$f"
+    [ -n "$DD" ] && [ "$mbv" -le "$DDMAX" ] && add "DuckDB (2 threads)" sh -c 'cd "$1" && exec node top.mjs "$2"' sh "$DD" "$f"
     anchor python && [ "$mbv" -le "$PYMAX" ] && add "Python json.load" "$PY" "$HERE/py_top.py" "$f"
   fi
   echo "== $s: $f ($((bytes / 1000000)) MB$([ -n "$gz" ] && echo ", $((ubytes / 1000000)) MB inflated"))"
