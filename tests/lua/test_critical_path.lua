@@ -132,6 +132,47 @@ function TestCriticalPath:test_end_to_end_events()
   lu.assertEquals((r.critical & m):sum(), 0)
 end
 
+-- perflab.critpath.run classifies the events by the rules in C (once per
+-- distinct name); the same run from flags, category codes and dense ids
+-- worked out in Lua (name_flags, one name at a time) gives the same graph
+function TestCriticalPath:test_rules_in_c_as_in_lua()
+  local CP = require "perflab.critpath"
+  for _, c in ipairs { { CASES.event_sync[1], "ProfilerStep" }, { CASES.amd_mi250[1], "ProfilerStep" },
+    { CASES.simple_add[1], "" } } do
+    local ev = load(c[1]):table("events")
+    ev = ev:filter(ev:col("dur_ns"):present() & ev:col("cat"):present() & ev:col("cat"):ne("Trace"))
+    local function dense(col)
+      local ids, k = {}, 0
+      return col:map(function(v)
+        if not ids[v] then k = k + 1; ids[v] = k end
+        return ids[v]
+      end)
+    end
+    local base = { ts = ev:col("ts_ns"), dur = ev:col("dur_ns"), corr = ev:col("correlation"), stream = ev:col("stream"),
+      wait_stream = ev:col("wait_on_stream"), wait_record = ev:col("wait_on_record_corr"), whole = c[2] == "" }
+    local lua_spec, c_spec = {}, {}
+    for k, v in pairs(base) do lua_spec[k], c_spec[k] = v, v end
+    lua_spec.flags = ev:col("name"):map(function(s) return CPA.name_flags(s, c[2]) end)
+    lua_spec.cat = ev:col("cat"):map(function(s)
+      local k = CPA.rules.categories[s]
+      return k and CP.codes["cat_" .. k] or 0
+    end)
+    lua_spec.pid = dense(ev:col("pid"))
+    lua_spec.thread = dense(perflab.table.sprintf("%s\t%s", ev:col("pid"), ev:col("tid")))
+    c_spec.names, c_spec.rules, c_spec.annotation = ev:col("name"), CPA.rules, c[2]
+    c_spec.cats, c_spec.categories, c_spec.pids, c_spec.tids = ev:col("cat"), CPA.rules.categories, ev:col("pid"),
+      ev:col("tid")
+    local a, b = assert(CP.run(lua_spec)), assert(CP.run(c_spec))
+    lu.assertTrue(a.path:nrows() > 10)
+    for _, k in ipairs { "length_ns", "nodes", "edges", "launch_edges", "kernel_kernel_edges", "sync_edges",
+      "graph_launches" } do
+      lu.assertEquals(b[k], a[k], c[1] .. " " .. k)
+    end
+    lu.assertEquals(b.path:col("event"):to_lua(), a.path:col("event"):to_lua())
+    lu.assertEquals(b.path:col("edge_type"):to_lua(), a.path:col("edge_type"):to_lua())
+  end
+end
+
 -- the chrome-trace export marks the 159 events and draws HTA's 21 critical
 -- flow edges (dependency, launch, sync) of simple_add instance 1
 function TestCriticalPath:test_export_marks_path()
