@@ -428,8 +428,68 @@ static int l_run(lua_State *L) {
   return 1;
 }
 
+/* spans(t, {start =, stop =, by = {col, ...}, gap = ns}) -> a table of the
+** rows merged where a timeline `gap` ns to the pixel cannot tell them apart
+** (pl_cp_spans): row (1-based, the span's first row), start, stop (the
+** columns' names), events (rows merged); groups by the `by` columns (in
+** order of first appearance), then start order.  Rows with a missing start
+** or stop are left out. */
+static int l_spans(lua_State *L) {
+  lua_settop(L, 2);
+  pl_table *t = pl_l_checktable(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  static const char *const keys[] = { "start", "stop", "by", "gap", NULL };
+  pl_l_checkoptions(L, 2, keys);
+  lua_getfield(L, 2, "start");
+  lua_getfield(L, 2, "stop");
+  const char *scol = luaL_checkstring(L, 3), *ecol = luaL_checkstring(L, 4);
+  lua_getfield(L, 2, "gap");
+  int64_t gap = (int64_t)luaL_optinteger(L, 5, 0);
+  if (gap < 0) return luaL_error(L, "critpath.spans: gap must be >= 0");
+  size_t n = t->nrows;
+  int bycols[8];
+  size_t nby = 0;
+  lua_getfield(L, 2, "by");
+  if (lua_istable(L, 6))
+    for (lua_Integer q = 1; q <= 8; q++) {
+      if (lua_rawgeti(L, 6, q) == LUA_TNIL) {
+        lua_pop(L, 1);
+        break;
+      }
+      bycols[nby++] = pl_l_argcol(L, t, luaL_checkstring(L, -1), 2);
+      lua_pop(L, 1);
+    }
+  else if (!lua_isnil(L, 6)) return luaL_error(L, "critpath.spans: by must be a list of at most 8 columns");
+  unsigned char *skip = lua_newuserdatauv(L, n ? n : 1, 0);
+  memset(skip, 0, n ? n : 1);
+  int64_t *sv, *ev;
+  pl_l_rowtimes(L, t, 1, scol, ecol, 0, &sv, &ev, skip, 0);
+  size_t *grp = lua_newuserdatauv(L, (n ? n : 1) * sizeof *grp, 0);
+  if (nby) {
+    size_t *first = NULL;
+    pl_table_group_ids(t, bycols, nby, grp, &first);
+    free(first);
+  } else memset(grp, 0, (n ? n : 1) * sizeof *grp);
+  int64_t *o;
+  size_t ns = pl_cp_spans(grp, sv, ev, skip, n, gap, &o);
+  if (ns == (size_t)-1) return luaL_error(L, "critpath.spans: out of memory");
+  pl_table *r = pl_table_new("spans");
+  pl_column *c_row = newcol(r, "row", PL_INT, ns), *c_s = newcol(r, scol, PL_INT, ns);
+  pl_column *c_e = newcol(r, ecol, PL_INT, ns), *c_n = newcol(r, "events", PL_INT, ns);
+  for (size_t q = 0; q < ns; q++) {
+    c_row->v.i64[q] = o[4 * q] + 1;
+    c_s->v.i64[q] = o[4 * q + 1];
+    c_e->v.i64[q] = o[4 * q + 2];
+    c_n->v.i64[q] = o[4 * q + 3];
+  }
+  r->nrows = ns;
+  free(o);
+  pl_l_pushtable(L, r);
+  return 1;
+}
+
 int luaopen_perflab_critpath(lua_State *L) {
-  static const luaL_Reg fns[] = { { "run", l_run }, { NULL, NULL } };
+  static const luaL_Reg fns[] = { { "run", l_run }, { "spans", l_spans }, { NULL, NULL } };
   luaL_newlib(L, fns);
   lua_createtable(L, 0, 5);
   static const char *const et[] = { "critical_path_operator", "critical_path_dependency",

@@ -1217,3 +1217,48 @@ void pl_cp_free(pl_cp_out *o) {
   free(o->dur_r);
   memset(o, 0, sizeof *o);
 }
+
+/* ---- the figure: spans of rows merged at a resolution ------------------ */
+
+size_t pl_cp_spans(const size_t *grp, const int64_t *start, const int64_t *stop, const unsigned char *skip, size_t n,
+                   int64_t gap, int64_t **out) {
+  *out = NULL;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) m += !skip[i];
+  key4 *k = calloc(m ? m : 1, sizeof *k);
+  int64_t *o = malloc((m ? m : 1) * 4 * sizeof *o);
+  if (!k || !o) {
+    free(k);
+    free(o);
+    return (size_t)-1;
+  }
+  size_t j = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!skip[i]) k[j++] = (key4){ { (int64_t)grp[i], start[i], 0, 0 }, (int64_t)i };
+  cp c;
+  memset(&c, 0, sizeof c);
+  sort_key4(&c, k, m);
+  if (c.oom) {
+    free(k);
+    free(o);
+    return (size_t)-1;
+  }
+  size_t ns = 0;
+  for (size_t a = 0; a < m;) {
+    int64_t i = k[a].i, hi = stop[i] > start[i] ? stop[i] : start[i];
+    size_t b = a + 1;
+    while (b < m && k[b].k[0] == k[a].k[0] && start[k[b].i] <= hi + gap) {
+      if (stop[k[b].i] > hi) hi = stop[k[b].i];
+      b++;
+    }
+    o[4 * ns] = i;
+    o[4 * ns + 1] = start[i];
+    o[4 * ns + 2] = hi;
+    o[4 * ns + 3] = (int64_t)(b - a);
+    ns++;
+    a = b;
+  }
+  free(k);
+  *out = o;
+  return ns;
+}
