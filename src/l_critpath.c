@@ -377,15 +377,16 @@ static int l_run(lua_State *L) {
     c_ee->v.i64[p] = last || o.edge_event[p] < 0 ? PL_INT_NA : o.edge_event[p] + 1;
   }
   t->nrows = np;
-  /* the times as used (rounded where asked): one row per event */
+  /* per event: on the path, and the times as used where they were
+  ** rounded (else they are the input's: no copy) */
   pl_table *u = pl_table_new("times");
-  pl_column *u_ts = newcol(u, "ts_ns", PL_INT, n), *u_dur = newcol(u, "dur_ns", PL_INT, n);
-  pl_column *u_cr = newcol(u, "critical", PL_BOOL, n);
-  for (size_t i = 0; i < n; i++) {
-    u_ts->v.i64[i] = o.ts_r[i];
-    u_dur->v.i64[i] = o.dur_r[i];
-    u_cr->v.b[i] = 0;
+  if (in.round_us) {
+    pl_column *u_ts = newcol(u, "ts_ns", PL_INT, n), *u_dur = newcol(u, "dur_ns", PL_INT, n);
+    memcpy(u_ts->v.i64, o.ts_r, n * sizeof *o.ts_r);
+    memcpy(u_dur->v.i64, o.dur_r, n * sizeof *o.dur_r);
   }
+  pl_column *u_cr = newcol(u, "critical", PL_BOOL, n);
+  memset(u_cr->v.b, 0, n);
   size_t ncrit = 0;
   for (size_t p = 0; p < np; p++) {
     size_t e = (size_t)o.path_event[p];

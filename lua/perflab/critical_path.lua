@@ -200,7 +200,9 @@ function M.analyze(p, opts)
     return nil, err
   end
   r.events_raw = ev
-  ev = ev:with("ts_ns", r.times:col("ts_ns")):with("dur_ns", r.times:col("dur_ns"))
+  if r.times:has("ts_ns") then   -- rounded: the times as used
+    ev = ev:with("ts_ns", r.times:col("ts_ns")):with("dur_ns", r.times:col("dur_ns"))
+  end
   r.events, r.annotation, r.rounded = ev, annotation, rounded
   -- edge types and HTA's bound_by per path edge
   local path = r.path
