@@ -30,7 +30,7 @@ local SHORT = { critical_path_operator = "span", critical_path_dependency = "nex
 -- launch and sync hops as arrows.  At most max_bg context events (the
 -- longest) and max_links arrows are drawn.  The path is drawn whole at the
 -- figure's resolution: its events are merged per lane where they touch or
--- lie within a pixel of each other (perflab.critpath.spans), so a path of
+-- lie within a pixel of each other (perflab.critical_path.spans), so a path of
 -- 765,019 nodes is a few bars, each titled with how many events it holds.
 local CONTEXT_CATS = { "cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "kernel", "gpu_memcpy",
   "gpu_memset", "Kernel", "Memcpy", "Memset" }
@@ -82,7 +82,7 @@ local function figure(r, max_links, max_bg)
   local gpu = ct:col("stream"):fill(-1):ge(0)
   ct:with("gpu", gpu):with("lane_stream", ct:col("stream"):keep(gpu)):with("lane_tid", ct:col("tid"):keep(~gpu))
   ct:with("stop_ns", ct:col("ts_ns") + ct:col("dur_ns"))
-  local S = require("perflab.critpath").spans(ct, { start = "ts_ns", stop = "stop_ns", gap = px,
+  local S = CPA.spans(ct, { start = "ts_ns", stop = "stop_ns", gap = px,
     by = { "pid", "gpu", "lane_stream", "lane_tid" } })
   local sr = S:col("row")
   S:with("name", ct:col("name"):at(sr)):with("pid", ct:col("pid"):at(sr)):with("tid", ct:col("tid"):at(sr))

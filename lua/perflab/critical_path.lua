@@ -84,6 +84,12 @@ local function text(t, c)
   return t:const(nil, "string")
 end
 
+--- The figure's spans (perflab.critpath.spans, in C): t's rows grouped by
+-- the `by` columns and merged in start order where the next start is at
+-- most `gap` ns past the span's end -> a table (row: the span's first row,
+-- start, stop, events: rows merged).
+function M.spans(t, opts) return require("perflab.critpath").spans(t, opts) end
+
 --- What the trace lacks for a critical path, or nil: checks on the events.
 local function missing(ev, opts)
   local cat = text(ev, "cat")
