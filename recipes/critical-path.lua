@@ -16,7 +16,6 @@ local perflab = require "perflab"
 local T = perflab.table
 local CPA = require "perflab.critical_path"
 local chart = require "perflab.chart"
-local I = require "perflab.intervals"
 
 -- text, Markdown and HTML show the first rows of the path and its events
 -- (a whole trace's path has hundreds of thousands); JSON and CSV have all
@@ -29,9 +28,17 @@ local SHORT = { critical_path_operator = "span", critical_path_dependency = "nex
 -- the figure: the whole step (every CPU thread and GPU stream with events
 -- in the window, grey) with the path drawn over it in colour and its
 -- launch and sync hops as arrows.  At most max_bg context events (the
--- longest) and max_links arrows are drawn; the path is drawn whole.
+-- longest) and max_links arrows are drawn.  The path is drawn whole at the
+-- figure's resolution: its events are merged per lane where they touch or
+-- lie within a pixel of each other (perflab.critical_path.spans), so a path of
+-- 765,019 nodes is a few bars, each titled with how many events it holds.
 local CONTEXT_CATS = { "cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "kernel", "gpu_memcpy",
   "gpu_memset", "Kernel", "Memcpy", "Memset" }
+local PIXELS = 1200   -- the time axis' resolution for merging path events
+
+local function lane_of(pid, tid, stream)
+  return (stream or -1) >= 0 and string.format("GPU %s stream %s", pid, stream) or string.format("CPU %s/%s", pid, tid)
+end
 
 local function figure(r, max_links, max_bg)
   local ev, path = r.events, r.path
@@ -44,56 +51,48 @@ local function figure(r, max_links, max_bg)
   local hi = t1
   t1 = math.max(t1, ends:keep(r.critical):max() or t1)
   -- the step's other events: CPU events that start in the window, GPU
-  -- events that run in the drawn range
+  -- events that run in the drawn range; the longest max_bg of them, taken
+  -- by their duration before any column is copied
   local on_gpu = ev:col("stream"):fill(-1):ge(0)
-  local ctx = ev:filter((cat:type() == "string" and cat:isin(CONTEXT_CATS) or ev:col("ts_ns"):present())
-    & ev:col("ts_ns"):le(t1) & ends:ge(t0) & (on_gpu | ev:col("ts_ns"):le(hi)) & ~r.critical, cols)
-  local nctx = ctx:nrows()
+  local mask = (cat:type() == "string" and cat:isin(CONTEXT_CATS) or ev:col("ts_ns"):present())
+    & ev:col("ts_ns"):le(t1) & ends:ge(t0) & (on_gpu | ev:col("ts_ns"):le(hi)) & ~r.critical
+  local nctx = mask:count_true()
+  if nctx > max_bg then
+    local cut = max_bg > 0 and ev:col("dur_ns"):keep(mask):nth(nctx - max_bg + 1)
+    mask = cut and (mask & ev:col("dur_ns"):ge(cut)) or (mask & ~mask)
+  end
+  local ctx = ev:filter(mask, cols)
   if nctx > max_bg then ctx = ctx:sort_by("-dur_ns"):head(max_bg) end
   ctx = ctx:sort_by("ts_ns", "-dur_ns")           -- parents before (under) their children
   local items, lanes, seen = {}, {}, {}
   local function lane(row)
-    local l = (row.stream or -1) >= 0 and string.format("GPU %s stream %s", row.pid, row.stream)
-      or string.format("CPU %s/%s", row.pid, row.tid)
+    local l = lane_of(row.pid, row.tid, row.stream)
     if not seen[l] then seen[l] = true; lanes[#lanes + 1] = l end
     return l
   end
-  local function item(row, kind)
-    return { lane = lane(row), start = (row.ts_ns - t0) / 1000, finish = (row.ts_ns + row.dur_ns - t0) / 1000,
-      label = row.name, kind = kind }
-  end
   for _, row in ctx:rows() do
-    items[#items + 1] = item(row, (row.stream or -1) >= 0 and "GPU (other)" or "CPU (other)")
+    items[#items + 1] = { lane = lane(row), start = (row.ts_ns - t0) / 1000,
+        finish = (row.ts_ns + row.dur_ns - t0) / 1000,
+      label = row.name, kind = (row.stream or -1) >= 0 and "GPU (other)" or "CPU (other)" }
   end
-  -- the path: its events merged per lane where they touch or lie closer
-  -- than a pixel (nested CPU events, back-to-back kernels), so the whole
-  -- path is drawn however long; a span of one event keeps its name.  The
-  -- merging and counting run in the interval engine, Lua once per span.
-  local px = math.max(1, (t1 - t0) // 1200)
-  local gpu_ev = ev:col("stream"):fill(-1):ge(0)
-  local lane_ev = T.sprintf("GPU %s stream %s", ev:col("pid"), ev:col("stream")):keep(gpu_ev)
-    :fill(T.sprintf("CPU %s/%s", ev:col("pid"), ev:col("tid")))
-  local ct = ev:select("name", "ts_ns", "dur_ns"):with("lane", lane_ev):filter(r.critical)
-  ct:with("start_ns", ct:col("ts_ns")):with("stop_ns", ct:col("ts_ns") + ct:col("dur_ns") + px)
-  local sets, keys = I.from_table(ct, "start_ns", "stop_ns", { by = "lane" })
-  local wl, ws, we = {}, {}, {}
-  for _, key in ipairs(keys) do
-    local starts, stops = I.to_arrays(sets[key])
-    for q = 1, #starts do wl[#wl + 1] = key; ws[#ws + 1] = starts[q]; we[#we + 1] = stops[q] end
-  end
-  local W = T.from_columns({ lane = wl, start_ns = ws, stop_ns = we }, { "lane", "start_ns", "stop_ns" })
-  local Q = ct:select("name", "lane", "start_ns"):sort_by("start_ns")
-  Q:with("stop_ns", Q:col("start_ns") + 1)
-  Q:with("win", I.innermost(W, Q, { start = "start_ns", stop = "stop_ns", by = "lane" }))
-  local per = Q:filter(Q:col("win"):present()):group_by("win"):agg { { "n", "count" }, { "first", "first", "name" } }
-  local at = per:col("win"):index_of(W:col("start_ns"):present():map { [true] = 1 }:cumsum())
-  local cnt, first = per:col("n"):at(at):fill(0):to_lua(), per:col("first"):at(at):to_lua()
-  for q = 1, #wl do
-    local key = wl[q]
+  -- the path: spans of its events per lane (CPU thread or GPU stream),
+  -- merged in C where they touch or lie within a pixel; Lua once per span
+  local px = math.max(1, (t1 - t0) // PIXELS)
+  local ct = ev:filter(r.critical, { "name", "ts_ns", "dur_ns", "pid", "tid", "stream" })
+  local gpu = ct:col("stream"):fill(-1):ge(0)
+  ct:with("gpu", gpu):with("lane_stream", ct:col("stream"):keep(gpu)):with("lane_tid", ct:col("tid"):keep(~gpu))
+  ct:with("stop_ns", ct:col("ts_ns") + ct:col("dur_ns"))
+  local S = CPA.spans(ct, { start = "ts_ns", stop = "stop_ns", gap = px,
+    by = { "pid", "gpu", "lane_stream", "lane_tid" } })
+  local sr = S:col("row")
+  S:with("name", ct:col("name"):at(sr)):with("pid", ct:col("pid"):at(sr)):with("tid", ct:col("tid"):at(sr))
+    :with("stream", ct:col("stream"):at(sr))
+  for _, sp in S:rows() do
+    local key = lane_of(sp.pid, sp.tid, sp.stream)
     if not seen[key] then seen[key] = true; lanes[#lanes + 1] = key end
-    local a, b = (ws[q] - t0) / 1000, (we[q] - px - t0) / 1000
-    local c, nm = cnt[q], first[q] or "?"
-    items[#items + 1] = { lane = key, start = a, finish = b, kind = key:sub(1, 3) == "GPU" and "GPU on path"
+    local a, b = (sp.ts_ns - t0) / 1000, (sp.stop_ns - t0) / 1000
+    local c, nm = sp.events, sp.name or "?"
+    items[#items + 1] = { lane = key, start = a, finish = b, kind = (sp.stream or -1) >= 0 and "GPU on path"
         or "CPU on path",
       label = c == 1 and nm or string.format("%d path events", c),
       title = c == 1 and string.format("%s: %.1f us", nm, b - a)
@@ -106,27 +105,29 @@ local function figure(r, max_links, max_bg)
     return a < b
   end)
   -- the path's hops between lanes (launch, sync), drawn as arrows: the
-  -- hop rows picked in the engine, Lua once per arrow
+  -- first max_links hop rows picked in the engine, Lua once per arrow
   local links = {}
   local np = path:nrows()
   if np > 1 then
-    local rowno = path:col("ts_ns"):present():map { [true] = 1 }:cumsum()
+    local rowno = path:rownum()
     local hop = path:col("edge"):isin { "critical_path_kernel_launch_delay", "critical_path_sync_dependency" }
       & rowno:lt(np)
-    local nxt = rowno:keep(hop) + 1
-    local H = path:select("ts_ns"):with("la", lane_ev:at(path:col("event"))):with("lb",
-        lane_ev:at(path:col("event"):at(nxt)))
-      :with("tb", path:col("ts_ns"):at(nxt)):with("edge", path:col("edge")):filter(hop)
+    local H = path:select("ts_ns", "event", "edge"):with("next", rowno + 1):filter(hop):head(max_links)
+    local ea, eb = H:col("event"), path:col("event"):at(H:col("next"))
+    H:with("tb", path:col("ts_ns"):at(H:col("next")))
+      :with("pa", ev:col("pid"):at(ea)):with("ta", ev:col("tid"):at(ea)):with("sa", ev:col("stream"):at(ea))
+      :with("pb", ev:col("pid"):at(eb)):with("tb_", ev:col("tid"):at(eb)):with("sb", ev:col("stream"):at(eb))
     for _, h in H:rows() do
-      if #links >= max_links then break end
-      if h.la and h.lb then
-        links[#links + 1] = { from_lane = h.la, to_lane = h.lb, from = (h.ts_ns - t0) / 1000,
-          to = (h.tb - t0) / 1000, title = SHORT[h.edge] }
-      end
+      links[#links + 1] = { from_lane = lane_of(h.pa, h.ta, h.sa), to_lane = lane_of(h.pb, h.tb_, h.sb),
+        from = (h.ts_ns - t0) / 1000, to = (h.tb - t0) / 1000, title = SHORT[h.edge] }
     end
   end
   local notes = {}
   if nctx > max_bg then notes[#notes + 1] = string.format("the %d longest of %d other events", max_bg, nctx) end
+  if S:nrows() < r.critical_events then
+    notes[#notes + 1] = string.format("the path's %d events merged into %d bars where closer than a pixel (%s us)",
+      r.critical_events, S:nrows(), chart.num(px / 1000))
+  end
   return chart.gantt { title = "Critical path over the step",
     subtitle = string.format("%s: path %.0f us; grey: the rest of the step; arrows: launch, sync%s",
       r.annotation ~= "" and (chart.short(r.annotation, 32) .. " #" .. r.instance) or "whole trace", r.length_ns / 1000,

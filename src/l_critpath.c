@@ -1,8 +1,11 @@
 /*
 ** l_critpath.c -- Lua module 'perflab.critpath': the critical path of a
 ** trace window (src/core/critpath.c) over whole columns, one call per
-** analysis.  recipes/critical-path.lua classifies the events (the rules as
-** data, column-wise) and calls run() here.
+** analysis.  perflab.critical_path hands it the events' columns and its
+** rules (Lua data: tables of names); the classification of every event by
+** those rules -- flags per distinct name, category codes, dense process and
+** thread ids -- runs here, once per distinct string and in one pass over the
+** rows, not in Lua.
 */
 #include "lbind.h"
 #include "critpath.h"
@@ -14,7 +17,200 @@
 static const char *const SPEC_KEYS[] = { "ts",     "dur",         "cat",         "flags",       "pid",
                                          "thread", "corr",        "stream",      "wait_stream", "wait_record",
                                          "whole",  "instance_lo", "instance_hi", "round_us",    "zero_weight_launch",
-                                         NULL };
+                                         "names",  "rules",       "annotation",  "cats",        "categories",
+                                         "pids",   "tids",        NULL };
+
+/* ---- classification by the rules (perflab.critical_path.rules) ---- */
+
+/* The string column spec[key] (a column object), or NULL where it is absent
+** or not text (as the Lua side's text(): such a column counts as missing). */
+static const pl_lcolumn *str_col(lua_State *L, int spec, const char *key, size_t n) {
+  lua_getfield(L, spec, key);
+  const pl_lcolumn *c = (const pl_lcolumn *)luaL_testudata(L, -1, PL_COLUMN_T);
+  lua_pop(L, 1); /* the spec keeps it */
+  if (!c) return NULL;
+  if (c->t->nrows != n) luaL_error(L, "critpath.run: %s: %d rows, expected %d", key, (int)c->t->nrows, (int)n);
+  return c->t->cols[c->col]->type == PL_STR ? c : NULL;
+}
+
+/* lst[name] (a set or a map) for the string s, left on the stack; t the
+** index of the Lua table or 0 */
+static int rule_get(lua_State *L, int t, const char *s, size_t len) {
+  if (!t) return LUA_TNIL;
+  lua_pushlstring(L, s, len);
+  return lua_rawget(L, t);
+}
+
+/* A Lua array of names as a set (name -> true) at the top of the stack. */
+static int rule_set(lua_State *L, int rules, const char *key) {
+  lua_getfield(L, rules, key);
+  if (lua_isnil(L, -1)) return 0;
+  if (!lua_istable(L, -1)) luaL_error(L, "critpath.run: rules.%s must be a table of names", key);
+  int src = lua_gettop(L);
+  lua_newtable(L);
+  for (lua_Integer i = 1;; i++) {
+    if (lua_rawgeti(L, src, i) == LUA_TNIL) {
+      lua_pop(L, 1);
+      break;
+    }
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "critpath.run: rules.%s[%d] must be a name", key, (int)i);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+  }
+  lua_remove(L, src);
+  return lua_gettop(L);
+}
+
+static int has_sub(const char *s, size_t n, const char *p, size_t m) {
+  if (m == 0) return 1;
+  for (size_t i = 0; i + m <= n; i++)
+    if (s[i] == p[0] && memcmp(s + i, p, m) == 0) return 1;
+  return 0;
+}
+
+/* flags[i] for every row from the names column and spec.rules (the names
+** of launch calls, launch prefixes, blocking calls, event records, wait-
+** event calls, sync events) and spec.annotation (plain substring): each
+** distinct name is classified once (perflab.critical_path.name_flags is
+** the same rule for one name). */
+static void classify_names(lua_State *L, int spec, const pl_lcolumn *c, size_t n, uint32_t *fl) {
+  const pl_table *t = c->t;
+  const pl_column *col = t->cols[c->col];
+  size_t np = pl_pool_count(t->pool);
+  uint32_t *byid = lua_newuserdatauv(L, (np + 1) * sizeof *byid, 0);
+  unsigned char *used = lua_newuserdatauv(L, np + 1, 0);
+  memset(used, 0, np + 1);
+  pl_column_used_ids(t, c->col, used);
+  lua_getfield(L, spec, "rules");
+  int rules = lua_gettop(L);
+  luaL_checktype(L, rules, LUA_TTABLE);
+  int launch = rule_set(L, rules, "launch_calls"), blocking = rule_set(L, rules, "blocking_calls");
+  int record = rule_set(L, rules, "event_record"), wait = rule_set(L, rules, "wait_event_call");
+  lua_getfield(L, rules, "sync_events");
+  int sync = lua_istable(L, -1) ? lua_gettop(L) : 0;
+  lua_getfield(L, rules, "launch_prefixes");
+  int prefixes = lua_istable(L, -1) ? lua_gettop(L) : 0;
+  size_t alen = 0;
+  lua_getfield(L, spec, "annotation");
+  const char *ann = lua_isstring(L, -1) ? lua_tolstring(L, -1, &alen) : NULL;
+  static const struct {
+    const char *kind;
+    uint32_t flag;
+  } SYNC[] = { { "context_sync", PL_CP_N_CONTEXT_SYNC },
+               { "stream_sync", PL_CP_N_STREAM_SYNC },
+               { "event_sync", PL_CP_N_EVENT_SYNC },
+               { "stream_wait", PL_CP_N_STREAM_WAIT } };
+  byid[0] = 0;
+  for (size_t id = 1; id <= np; id++) {
+    byid[id] = 0;
+    if (!used[id]) continue;
+    size_t len;
+    const char *s = pl_pool_str(t->pool, (uint32_t)id, &len);
+    uint32_t f = 0;
+    if (rule_get(L, launch, s, len) != LUA_TNIL) f |= PL_CP_N_LAUNCH;
+    if (launch) lua_pop(L, 1);
+    if (prefixes)
+      for (lua_Integer k = 1;; k++) {
+        size_t pl;
+        if (lua_rawgeti(L, prefixes, k) == LUA_TNIL) {
+          lua_pop(L, 1);
+          break;
+        }
+        const char *p = lua_tolstring(L, -1, &pl);
+        if (p && pl <= len && memcmp(s, p, pl) == 0) f |= PL_CP_N_LAUNCH;
+        lua_pop(L, 1);
+      }
+    if (rule_get(L, blocking, s, len) != LUA_TNIL) f |= PL_CP_N_BLOCKING;
+    if (blocking) lua_pop(L, 1);
+    if (rule_get(L, record, s, len) != LUA_TNIL) f |= PL_CP_N_EVENT_RECORD;
+    if (record) lua_pop(L, 1);
+    if (rule_get(L, wait, s, len) != LUA_TNIL) f |= PL_CP_N_WAIT_EVENT_CALL;
+    if (wait) lua_pop(L, 1);
+    if (rule_get(L, sync, s, len) == LUA_TSTRING) {
+      const char *k = lua_tostring(L, -1);
+      for (size_t q = 0; q < sizeof SYNC / sizeof SYNC[0]; q++)
+        if (strcmp(k, SYNC[q].kind) == 0) f |= SYNC[q].flag;
+    }
+    if (sync) lua_pop(L, 1);
+    if (ann && alen > 0 && has_sub(s, len, ann, alen)) f |= PL_CP_N_ANNOTATION;
+    byid[id] = f;
+  }
+  const uint32_t *v = col->v.str;
+  for (size_t i = 0; i < n; i++) fl[i] = v[i] <= np ? byid[v[i]] : 0;
+  lua_settop(L, rules - 3); /* byid, used, rules and what followed */
+}
+
+/* cat[i] from the categories column and spec.categories (category ->
+** "cpu_op" | "runtime" | "sync"), once per distinct category. */
+static void classify_cats(lua_State *L, int spec, const pl_lcolumn *c, size_t n, uint8_t *cat) {
+  if (!c) {
+    memset(cat, PL_CP_CAT_OTHER, n);
+    return;
+  }
+  const pl_table *t = c->t;
+  size_t np = pl_pool_count(t->pool);
+  uint8_t *byid = lua_newuserdatauv(L, np + 1, 0);
+  unsigned char *used = lua_newuserdatauv(L, np + 1, 0);
+  memset(used, 0, np + 1);
+  memset(byid, PL_CP_CAT_OTHER, np + 1);
+  pl_column_used_ids(t, c->col, used);
+  lua_getfield(L, spec, "categories");
+  int cats = lua_gettop(L);
+  luaL_checktype(L, cats, LUA_TTABLE);
+  for (size_t id = 1; id <= np; id++) {
+    if (!used[id]) continue;
+    size_t len;
+    const char *s = pl_pool_str(t->pool, (uint32_t)id, &len);
+    if (rule_get(L, cats, s, len) == LUA_TSTRING) {
+      const char *k = lua_tostring(L, -1);
+      byid[id] = strcmp(k, "cpu_op") == 0    ? PL_CP_CAT_CPU_OP
+                 : strcmp(k, "runtime") == 0 ? PL_CP_CAT_RUNTIME
+                 : strcmp(k, "sync") == 0    ? PL_CP_CAT_SYNC
+                                             : PL_CP_CAT_OTHER;
+    }
+    lua_pop(L, 1);
+  }
+  const uint32_t *v = t->cols[c->col]->v.str;
+  for (size_t i = 0; i < n; i++) cat[i] = v[i] <= np ? byid[v[i]] : PL_CP_CAT_OTHER;
+  lua_settop(L, cats - 3);
+}
+
+/* Dense ids 1.. in order of first appearance of the rows' keys (the pid
+** column; the (pid, tid) pair), -1 where a key is missing; pids and tids
+** text columns of one table (as the Lua side's text(): a column that is
+** not text counts as missing). */
+static void dense_ids(lua_State *L, const pl_lcolumn *pc, const pl_lcolumn *tc, size_t n, int64_t *pid, int64_t *thr) {
+  for (size_t i = 0; i < n; i++) pid[i] = thr[i] = -1;
+  if (!pc) return;
+  const pl_table *t = pc->t;
+  size_t *gid = lua_newuserdatauv(L, (n ? n : 1) * sizeof *gid, 0);
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1 && (!tc || tc->t != t)) {
+      if (tc && tc->t != t) luaL_error(L, "critpath.run: pids and tids must be columns of one table");
+      break;
+    }
+    int keys[2] = { pc->col, pass == 1 ? tc->col : 0 };
+    size_t *first = NULL;
+    size_t ng = pl_table_group_ids(t, keys, pass == 1 ? 2 : 1, gid, &first);
+    int64_t *out = pass == 0 ? pid : thr;
+    /* a group with a missing key gets -1; the others 1.. in order */
+    int64_t *num = malloc((ng ? ng : 1) * sizeof *num);
+    if (!num) {
+      free(first);
+      luaL_error(L, "critpath.run: out of memory");
+    }
+    int64_t k = 0;
+    for (size_t g = 0; g < ng; g++) {
+      size_t r = first[g];
+      int miss = t->cols[keys[0]]->v.str[r] == 0 || (pass == 1 && t->cols[keys[1]]->v.str[r] == 0);
+      num[g] = miss ? -1 : ++k;
+    }
+    free(first);
+    for (size_t i = 0; i < n; i++) out[i] = num[gid[i]];
+    free(num);
+  }
+  lua_pop(L, 1);
+}
 
 /* spec[name] as an int64 array of n values (missing -> def), in a box on
 ** the stack (freed with it).  Sets *n from the first column. */
@@ -98,20 +294,40 @@ static int l_run(lua_State *L) {
   memset(&in, 0, sizeof in);
   int64_t *ts = int_col(L, 1, "ts", &n, PL_INT_NA, 2);
   int64_t *dur = int_col(L, 1, "dur", &n, PL_INT_NA, 2);
-  int64_t *cat = int_col(L, 1, "cat", &n, 0, 1);
-  int64_t *flags = int_col(L, 1, "flags", &n, 0, 1);
-  in.pid = int_col(L, 1, "pid", &n, -1, 1);
-  in.thread = int_col(L, 1, "thread", &n, -1, 1);
+  lua_getfield(L, 1, "names");
+  int by_rules = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  int64_t *cat = by_rules ? NULL : int_col(L, 1, "cat", &n, 0, 1);
+  int64_t *flags = by_rules ? NULL : int_col(L, 1, "flags", &n, 0, 1);
+  if (by_rules) {
+    int64_t *pid = lua_newuserdatauv(L, (n ? n : 1) * sizeof *pid, 0);
+    int64_t *thr = lua_newuserdatauv(L, (n ? n : 1) * sizeof *thr, 0);
+    lua_getfield(L, 1, "tids");
+    int tids = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    dense_ids(L, str_col(L, 1, "pids", n), tids ? str_col(L, 1, "tids", n) : NULL, n, pid, thr);
+    in.pid = pid;
+    in.thread = thr;
+  } else {
+    in.pid = int_col(L, 1, "pid", &n, -1, 1);
+    in.thread = int_col(L, 1, "thread", &n, -1, 1);
+  }
   in.corr = int_col(L, 1, "corr", &n, -1, 1);
   in.stream = int_col(L, 1, "stream", &n, -1, 0);
   in.wait_stream = int_col(L, 1, "wait_stream", &n, -1, 0);
   in.wait_record = int_col(L, 1, "wait_record", &n, -1, 0);
   uint8_t *cat8 = lua_newuserdatauv(L, n ? n : 1, 0);
   uint32_t *fl = lua_newuserdatauv(L, (n ? n : 1) * sizeof *fl, 0);
-  for (size_t i = 0; i < n; i++) {
-    cat8[i] = (uint8_t)cat[i];
-    fl[i] = (uint32_t)flags[i];
-  }
+  if (by_rules) {
+    const pl_lcolumn *nc = str_col(L, 1, "names", n);
+    if (nc) classify_names(L, 1, nc, n, fl);
+    else memset(fl, 0, n * sizeof *fl);
+    classify_cats(L, 1, str_col(L, 1, "cats", n), n, cat8);
+  } else
+    for (size_t i = 0; i < n; i++) {
+      cat8[i] = (uint8_t)cat[i];
+      fl[i] = (uint32_t)flags[i];
+    }
   in.n = n;
   in.ts = ts;
   in.dur = dur;
@@ -161,15 +377,16 @@ static int l_run(lua_State *L) {
     c_ee->v.i64[p] = last || o.edge_event[p] < 0 ? PL_INT_NA : o.edge_event[p] + 1;
   }
   t->nrows = np;
-  /* the times as used (rounded where asked): one row per event */
+  /* per event: on the path, and the times as used where they were
+  ** rounded (else they are the input's: no copy) */
   pl_table *u = pl_table_new("times");
-  pl_column *u_ts = newcol(u, "ts_ns", PL_INT, n), *u_dur = newcol(u, "dur_ns", PL_INT, n);
-  pl_column *u_cr = newcol(u, "critical", PL_BOOL, n);
-  for (size_t i = 0; i < n; i++) {
-    u_ts->v.i64[i] = o.ts_r[i];
-    u_dur->v.i64[i] = o.dur_r[i];
-    u_cr->v.b[i] = 0;
+  if (in.round_us) {
+    pl_column *u_ts = newcol(u, "ts_ns", PL_INT, n), *u_dur = newcol(u, "dur_ns", PL_INT, n);
+    memcpy(u_ts->v.i64, o.ts_r, n * sizeof *o.ts_r);
+    memcpy(u_dur->v.i64, o.dur_r, n * sizeof *o.dur_r);
   }
+  pl_column *u_cr = newcol(u, "critical", PL_BOOL, n);
+  memset(u_cr->v.b, 0, n);
   size_t ncrit = 0;
   for (size_t p = 0; p < np; p++) {
     size_t e = (size_t)o.path_event[p];
@@ -213,8 +430,68 @@ static int l_run(lua_State *L) {
   return 1;
 }
 
+/* spans(t, {start =, stop =, by = {col, ...}, gap = ns}) -> a table of the
+** rows merged where a timeline `gap` ns to the pixel cannot tell them apart
+** (pl_cp_spans): row (1-based, the span's first row), start, stop (the
+** columns' names), events (rows merged); groups by the `by` columns (in
+** order of first appearance), then start order.  Rows with a missing start
+** or stop are left out. */
+static int l_spans(lua_State *L) {
+  lua_settop(L, 2);
+  pl_table *t = pl_l_checktable(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  static const char *const keys[] = { "start", "stop", "by", "gap", NULL };
+  pl_l_checkoptions(L, 2, keys);
+  lua_getfield(L, 2, "start");
+  lua_getfield(L, 2, "stop");
+  const char *scol = luaL_checkstring(L, 3), *ecol = luaL_checkstring(L, 4);
+  lua_getfield(L, 2, "gap");
+  int64_t gap = (int64_t)luaL_optinteger(L, 5, 0);
+  if (gap < 0) return luaL_error(L, "critpath.spans: gap must be >= 0");
+  size_t n = t->nrows;
+  int bycols[8];
+  size_t nby = 0;
+  lua_getfield(L, 2, "by");
+  if (lua_istable(L, 6))
+    for (lua_Integer q = 1; q <= 8; q++) {
+      if (lua_rawgeti(L, 6, q) == LUA_TNIL) {
+        lua_pop(L, 1);
+        break;
+      }
+      bycols[nby++] = pl_l_argcol(L, t, luaL_checkstring(L, -1), 2);
+      lua_pop(L, 1);
+    }
+  else if (!lua_isnil(L, 6)) return luaL_error(L, "critpath.spans: by must be a list of at most 8 columns");
+  unsigned char *skip = lua_newuserdatauv(L, n ? n : 1, 0);
+  memset(skip, 0, n ? n : 1);
+  int64_t *sv, *ev;
+  pl_l_rowtimes(L, t, 1, scol, ecol, 0, &sv, &ev, skip, 0);
+  size_t *grp = lua_newuserdatauv(L, (n ? n : 1) * sizeof *grp, 0);
+  if (nby) {
+    size_t *first = NULL;
+    pl_table_group_ids(t, bycols, nby, grp, &first);
+    free(first);
+  } else memset(grp, 0, (n ? n : 1) * sizeof *grp);
+  int64_t *o;
+  size_t ns = pl_cp_spans(grp, sv, ev, skip, n, gap, &o);
+  if (ns == (size_t)-1) return luaL_error(L, "critpath.spans: out of memory");
+  pl_table *r = pl_table_new("spans");
+  pl_column *c_row = newcol(r, "row", PL_INT, ns), *c_s = newcol(r, scol, PL_INT, ns);
+  pl_column *c_e = newcol(r, ecol, PL_INT, ns), *c_n = newcol(r, "events", PL_INT, ns);
+  for (size_t q = 0; q < ns; q++) {
+    c_row->v.i64[q] = o[4 * q] + 1;
+    c_s->v.i64[q] = o[4 * q + 1];
+    c_e->v.i64[q] = o[4 * q + 2];
+    c_n->v.i64[q] = o[4 * q + 3];
+  }
+  r->nrows = ns;
+  free(o);
+  pl_l_pushtable(L, r);
+  return 1;
+}
+
 int luaopen_perflab_critpath(lua_State *L) {
-  static const luaL_Reg fns[] = { { "run", l_run }, { NULL, NULL } };
+  static const luaL_Reg fns[] = { { "run", l_run }, { "spans", l_spans }, { NULL, NULL } };
   luaL_newlib(L, fns);
   lua_createtable(L, 0, 5);
   static const char *const et[] = { "critical_path_operator", "critical_path_dependency",

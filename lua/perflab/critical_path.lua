@@ -3,8 +3,8 @@
 -- (docs/critical-path.md).  The graph is built and swept in C
 -- (perflab.critpath, src/core/critpath.c); what decides it -- which events
 -- are operators, launches, blocking calls, syncs -- is the data below, which
--- a user may edit.  Every rule is applied column-wise (a map over the
--- distinct names, never a Lua loop per event).
+-- a user may edit.  The rules are applied in C (perflab.critpath.run reads
+-- them, once per distinct name and category), never by a Lua loop per event.
 --
 --   M.analyze(profile, opts) -> result | nil, reason
 --     opts: annotation ("" = whole trace; default "auto": ProfilerStep when
@@ -84,27 +84,25 @@ local function text(t, c)
   return t:const(nil, "string")
 end
 
-local function dense(col)
-  local ids, k = {}, 0
-  return col:map(function(v)
-    if v == nil then return -1 end
-    local id = ids[v]
-    if not id then k = k + 1; ids[v] = k; id = k end
-    return id
-  end)
-end
+--- The figure's spans (perflab.critpath.spans, in C): t's rows grouped by
+-- the `by` columns and merged in start order where the next start is at
+-- most `gap` ns past the span's end -> a table (row: the span's first row,
+-- start, stop, events: rows merged).
+function M.spans(t, opts) return require("perflab.critpath").spans(t, opts) end
 
 --- What the trace lacks for a critical path, or nil: checks on the events.
 local function missing(ev, opts)
   local cat = text(ev, "cat")
   local nk = cat:isin { "kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset" }
-  local nkernels = ev:filter(nk):nrows()
+  local nkernels = nk:count_true()
   if nkernels == 0 then
     return "no GPU work in the trace (no kernel, gpu_memcpy or gpu_memset events): a critical path needs the GPU side"
   end
-  local gk = ev:filter(nk & ev:col("correlation"):present())
-  local rt = ev:filter(cat:isin { "cuda_runtime", "cuda_driver" } & ev:col("correlation"):present())
-  local matched = gk:nrows() > 0 and rt:nrows() > 0 and gk:col("correlation"):isin(rt:col("correlation")):sum() or 0
+  -- GPU events whose correlation a runtime call shares (masks, no copies)
+  local corr = ev:col("correlation")
+  local gk = nk & corr:present()
+  local rt = cat:isin { "cuda_runtime", "cuda_driver" } & corr:present()
+  local matched = gk:count_true() > 0 and rt:count_true() > 0 and (gk & corr:isin(corr:keep(rt))):count_true() or 0
   if matched == 0 then
     return string.format("no runtime↔kernel correlation: none of the %d GPU events shares a correlation id with a "
       .. "cuda_runtime/cuda_driver call, so launches cannot be tied to kernels", nkernels)
@@ -181,11 +179,6 @@ function M.analyze(p, opts)
   if annotation == "auto" then
     annotation = name:match("^ProfilerStep#"):sum() > 0 and "ProfilerStep" or ""
   end
-  local flags = name:map(function(s) return M.name_flags(s, annotation) end)
-  local catc = cat:map(function(s)
-    local k = M.rules.categories[s]
-    return k and CP.codes["cat_" .. k] or 0
-  end)
   local round = opts.round or "auto"
   local rounded
   if round == "auto" then
@@ -195,8 +188,11 @@ function M.analyze(p, opts)
   end
   local inst = opts.instance or 0
   local r, err, ninst = CP.run {
-    ts = ev:col("ts_ns"), dur = ev:col("dur_ns"), cat = catc, flags = flags,
-    pid = dense(text(ev, "pid")), thread = dense(T.sprintf("%s\t%s", text(ev, "pid"), text(ev, "tid"))),
+    ts = ev:col("ts_ns"), dur = ev:col("dur_ns"),
+    -- classified in C by the rules: flags per distinct name, category
+    -- codes, dense process and (process, thread) ids
+    names = name, rules = M.rules, annotation = annotation, cats = cat, categories = M.rules.categories,
+    pids = ev:col("pid"), tids = ev:col("tid"),
     corr = ev:col("correlation"), stream = ev:col("stream"),
     wait_stream = ev:col("wait_on_stream"), wait_record = ev:col("wait_on_record_corr"),
     whole = annotation == "", instance_lo = inst, instance_hi = opts.instance_last or inst,
@@ -210,7 +206,9 @@ function M.analyze(p, opts)
     return nil, err
   end
   r.events_raw = ev
-  ev = ev:with("ts_ns", r.times:col("ts_ns")):with("dur_ns", r.times:col("dur_ns"))
+  if r.times:has("ts_ns") then   -- rounded: the times as used
+    ev = ev:with("ts_ns", r.times:col("ts_ns")):with("dur_ns", r.times:col("dur_ns"))
+  end
   r.events, r.annotation, r.rounded = ev, annotation, rounded
   -- edge types and HTA's bound_by per path edge
   local path = r.path

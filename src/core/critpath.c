@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #define NONE (-1)
 #define QNA  INT64_MIN
@@ -45,10 +48,27 @@ typedef struct cp {
   int oom;
 } cp;
 
+/* Arrays of 4 MB or more are backed by huge pages where the kernel allows
+** it (transparent huge pages in "madvise" mode): the graph's arrays are
+** large, written once and freed, and one fault per 4 KB page cost more
+** than the sweeps over them (a 1 GB trace: ~180,000 faults). */
+static void huge_pages(void *p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const uintptr_t pg = 4096;
+  if (bytes < ((size_t)4 << 20)) return;
+  uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1), e = ((uintptr_t)p + bytes) & ~(pg - 1);
+  if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 static void *xcalloc(cp *c, size_t n, size_t sz) {
   if (c->oom) return NULL;
   void *p = calloc(n ? n : 1, sz);
   if (!p) c->oom = 1;
+  else huge_pages(p, (n ? n : 1) * sz);
   return p;
 }
 
@@ -101,10 +121,15 @@ typedef struct tsq {
 } tsq;
 
 /* Stable LSD radix sort of m records of type T by int64 fields (byte
-** offsets off[0..nf), the least significant first), 16-bit digits over each
-** field's range; a field that is constant or already in order is skipped.
+** offsets off[0..nf), the least significant first), RADIX_BITS-bit digits
+** over each field's range; a field that is constant or already in order is skipped.
 ** The same order as qsort with the lexicographic comparison (equal keys
 ** keep their order), in O(m) per digit.  0, or -1 without memory. */
+/* 11-bit digits: 2048 counters and as many write streams stay in cache;
+** 16-bit digits (one pass fewer) scatter over 65536 places of a large
+** array and miss the cache and the TLB on nearly every write. */
+#define RADIX_BITS  11
+#define RADIX_N     (1 << RADIX_BITS)
 #define FIELD(p, o) (*(const int64_t *)(const void *)((const char *)(p) + (o)))
 #define DEFINE_RADIX(T, NAME)                                                                                          \
   static int NAME(T *a, size_t m, const size_t *off, int nf) {                                                         \
@@ -122,7 +147,8 @@ typedef struct tsq {
       if (sorted) continue;                                                                                            \
       if (!tmp) {                                                                                                      \
         tmp = malloc(m * sizeof *tmp);                                                                                 \
-        cnt = malloc(65536 * sizeof *cnt);                                                                             \
+        if (tmp) huge_pages(tmp, m * sizeof *tmp);                                                                     \
+        cnt = malloc(RADIX_N * sizeof *cnt);                                                                           \
         if (!tmp || !cnt) {                                                                                            \
           free(tmp);                                                                                                   \
           free(cnt);                                                                                                   \
@@ -130,18 +156,19 @@ typedef struct tsq {
         }                                                                                                              \
       }                                                                                                                \
       uint64_t range = (uint64_t)hi - (uint64_t)lo;                                                                    \
-      for (int sh = 0; sh < 64 && (range >> sh) != 0; sh += 16) {                                                      \
-        memset(cnt, 0, 65536 * sizeof *cnt);                                                                           \
-        for (size_t j = 0; j < m; j++) cnt[(((uint64_t)FIELD(&src[j], off[f]) - (uint64_t)lo) >> sh) & 0xffff]++;      \
+      for (int sh = 0; sh < 64 && (range >> sh) != 0; sh += RADIX_BITS) {                                              \
+        memset(cnt, 0, RADIX_N * sizeof *cnt);                                                                         \
+        for (size_t j = 0; j < m; j++)                                                                                 \
+          cnt[(((uint64_t)FIELD(&src[j], off[f]) - (uint64_t)lo) >> sh) & (RADIX_N - 1)]++;                            \
         uint32_t sum = 0;                                                                                              \
-        for (size_t d = 0; d < 65536; d++) {                                                                           \
+        for (size_t d = 0; d < RADIX_N; d++) {                                                                         \
           uint32_t x = cnt[d];                                                                                         \
           cnt[d] = sum;                                                                                                \
           sum += x;                                                                                                    \
         }                                                                                                              \
         dst = src == a ? tmp : a;                                                                                      \
         for (size_t j = 0; j < m; j++)                                                                                 \
-          dst[cnt[(((uint64_t)FIELD(&src[j], off[f]) - (uint64_t)lo) >> sh) & 0xffff]++] = src[j];                     \
+          dst[cnt[(((uint64_t)FIELD(&src[j], off[f]) - (uint64_t)lo) >> sh) & (RADIX_N - 1)]++] = src[j];              \
         src = dst;                                                                                                     \
       }                                                                                                                \
     }                                                                                                                  \
@@ -163,17 +190,76 @@ static void sort_key4(cp *c, key4 *a, size_t m) {
 
 /* ---- index correlation ---------------------------------------------- */
 
-static void index_correlation(cp *c) {
+/* The groups of events that share a correlation id, HTA's index
+** correlation (a GPU event links to its group's last CPU call, a CPU call
+** to the group's last GPU event), and graph launches.  Where the ids span
+** a range not much larger than the trace (CUPTI numbers them densely), one
+** pass over per-id arrays; else the events are sorted by id
+** (index_correlation_sorted).  Both give the same links. */
+static int index_correlation_dense(cp *c) {
+  const pl_cp_in *in = c->in;
+  size_t n = c->n;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (size_t i = 0; i < n; i++) {
+    int64_t co = in->corr[i];
+    if (co == -1) continue;
+    if (co < lo) lo = co;
+    if (co > hi) hi = co;
+  }
+  if (lo > hi) return 0; /* no correlation at all: nothing links */
+  if ((uint64_t)hi - (uint64_t)lo >= 2 * (uint64_t)n + 1024) return -1;
+  size_t r = (size_t)((uint64_t)hi - (uint64_t)lo) + 1;
+  /* per id: last CPU call, last GPU event, first GPU event by time (ties:
+  ** trace order), GPU events that are not sync records */
+  int32_t *lcpu = malloc(r * sizeof *lcpu), *lgpu = malloc(r * sizeof *lgpu), *fgpu = malloc(r * sizeof *fgpu);
+  uint32_t *ng = calloc(r, sizeof *ng);
+  if (!lcpu || !lgpu || !fgpu || !ng) {
+    free(lcpu);
+    free(lgpu);
+    free(fgpu);
+    free(ng);
+    c->oom = 1;
+    return 0;
+  }
+  for (size_t g = 0; g < r; g++) lcpu[g] = lgpu[g] = fgpu[g] = NONE;
+  for (size_t i = 0; i < n; i++) {
+    int64_t co = in->corr[i];
+    if (co == -1) continue;
+    size_t g = (size_t)((uint64_t)co - (uint64_t)lo);
+    if (c->gpu_side[i]) {
+      lgpu[g] = (int32_t)i;
+      if (fgpu[g] == NONE || c->ts[i] < c->ts[fgpu[g]]) fgpu[g] = (int32_t)i;
+      if (!(in->flags[i] & (PL_CP_N_EVENT_SYNC | PL_CP_N_CONTEXT_SYNC | PL_CP_N_STREAM_SYNC | PL_CP_N_STREAM_WAIT)))
+        ng[g]++;
+    } else lcpu[g] = (int32_t)i;
+  }
+  for (size_t i = 0; i < n; i++) {
+    int64_t co = in->corr[i];
+    if (co == -1) continue;
+    size_t g = (size_t)((uint64_t)co - (uint64_t)lo);
+    if (lcpu[g] == NONE || lgpu[g] == NONE) continue;
+    if (c->gpu_side[i]) c->ic[i] = lcpu[g];
+    else {
+      c->ic[i] = lgpu[g];
+      c->grp_first[i] = fgpu[g];
+    }
+  }
+  for (size_t g = 0; g < r; g++)
+    if (lcpu[g] != NONE && lgpu[g] != NONE && ng[g] > 1) c->out->ngraph_launch++;
+  free(lcpu);
+  free(lgpu);
+  free(fgpu);
+  free(ng);
+  return 0;
+}
+
+static void index_correlation_sorted(cp *c) {
   const pl_cp_in *in = c->in;
   size_t n = c->n, m = 0;
   key4 *k = xcalloc(c, n, sizeof *k);
   if (!k) return;
   for (size_t i = 0; i < n; i++) {
     int64_t co = in->corr[i];
-    c->gpu_side[i] =
-        (uint8_t)((in->stream[i] >= 0 && co >= 0) || (in->flags[i] & (PL_CP_N_EVENT_SYNC | PL_CP_N_CONTEXT_SYNC)));
-    c->ic[i] = NONE;
-    c->grp_first[i] = NONE;
     if (co == -1) continue;
     k[m].k[0] = co;
     k[m].k[1] = c->gpu_side[i];
@@ -214,6 +300,17 @@ static void index_correlation(cp *c) {
     a = b;
   }
   free(k);
+}
+
+static void index_correlation(cp *c) {
+  const pl_cp_in *in = c->in;
+  for (size_t i = 0; i < c->n; i++) {
+    c->gpu_side[i] = (uint8_t)((in->stream[i] >= 0 && in->corr[i] >= 0) ||
+                               (in->flags[i] & (PL_CP_N_EVENT_SYNC | PL_CP_N_CONTEXT_SYNC)));
+    c->ic[i] = NONE;
+    c->grp_first[i] = NONE;
+  }
+  if (index_correlation_dense(c) != 0) index_correlation_sorted(c);
 }
 
 /* ---- the window and HTA's clipping ---------------------------------- */
@@ -351,20 +448,16 @@ static int cmp_ept(const void *a, const void *b) {
 /* The forest of one thread's events from its endpoints in order ep[0..ne):
 ** a start's parent is the top of the stack; an end pops.  Returns the first
 ** root; roots and children are linked by next[] in start order. */
-static int64_t thread_tree(const ept *ep, size_t ne, int64_t *stack, int64_t *parent, int64_t *first, int64_t *last,
-                           int64_t *next) {
-  for (size_t q = 0; q < ne; q++)
-    if (ep[q].type == 1) {
-      int64_t i = ep[q].idx;
-      parent[i] = first[i] = last[i] = next[i] = NONE;
-    }
-  int64_t root_first = NONE, root_last = NONE;
+static int32_t thread_tree(const ept *ep, size_t ne, int32_t *stack, int32_t *parent, int32_t *first, int32_t *last,
+                           int32_t *next) {
+  int32_t root_first = NONE, root_last = NONE;
   size_t sp = 0;
   for (size_t q = 0; q < ne; q++) {
-    int64_t i = ep[q].idx;
+    int32_t i = (int32_t)ep[q].idx;
     if (ep[q].type == 1) {
-      int64_t p = sp ? stack[sp - 1] : NONE;
+      int32_t p = sp ? stack[sp - 1] : NONE;
       parent[i] = p;
+      first[i] = last[i] = next[i] = NONE;
       if (p == NONE) {
         if (root_last == NONE) root_first = i;
         else next[root_last] = i;
@@ -380,14 +473,65 @@ static int64_t thread_tree(const ept *ep, size_t ne, int64_t *stack, int64_t *pa
   return root_first;
 }
 
+/* The same forest where every duration is positive, from the starts alone
+** (st[0..nb): by time, longer first, trace order): cmp_ept's order is then
+** the starts merged with the ends by time, ends first at equal times, and
+** as an end pops whatever is on top, only how many ends come before each
+** start matters: those at or before its time, kept in a min-heap of end
+** times (its size is the stack's depth). */
+static int32_t thread_tree_positive(const cp *c, const int32_t *st, size_t nb, int32_t *stack, int64_t *heap,
+                                    int32_t *parent, int32_t *first, int32_t *last, int32_t *next) {
+  int32_t root_first = NONE, root_last = NONE;
+  size_t sp = 0, h = 0;
+  for (size_t q = 0; q < nb; q++) {
+    int32_t i = st[q];
+    int64_t t = c->ts[i];
+    while (h > 0 && heap[0] <= t) { /* pop the earliest end */
+      int64_t x = heap[--h];
+      size_t k = 0;
+      for (;;) {
+        size_t l = 2 * k + 1;
+        if (l >= h) break;
+        if (l + 1 < h && heap[l + 1] < heap[l]) l++;
+        if (heap[l] >= x) break;
+        heap[k] = heap[l];
+        k = l;
+      }
+      if (h) heap[k] = x;
+      if (sp) sp--;
+    }
+    int32_t p = sp ? stack[sp - 1] : NONE;
+    parent[i] = p;
+    first[i] = last[i] = next[i] = NONE;
+    if (p == NONE) {
+      if (root_last == NONE) root_first = i;
+      else next[root_last] = i;
+      root_last = i;
+    } else {
+      if (last[p] == NONE) first[p] = i;
+      else next[last[p]] = i;
+      last[p] = i;
+    }
+    stack[sp++] = i;
+    int64_t e = t + c->dur[i]; /* push the end */
+    size_t k = h++;
+    while (k > 0 && heap[(k - 1) / 2] > e) {
+      heap[k] = heap[(k - 1) / 2];
+      k = (k - 1) / 2;
+    }
+    heap[k] = e;
+  }
+  return root_first;
+}
+
 /* Depth-first over one thread's forest: entering an event links the
 ** previous node to its start, leaving it links the previous node to its end
 ** (HTA's _construct_graph_from_call_stack). */
-static void thread_edges(cp *c, int64_t root, const int64_t *parent, const int64_t *first, const int64_t *next) {
+static void thread_edges(cp *c, int32_t root, const int32_t *parent, const int32_t *first, const int32_t *next) {
   const pl_cp_in *in = c->in;
   int64_t last_node = NONE, last_high = NONE, last_parent = NONE;
   int depth = 0;
-  int64_t cur = root;
+  int32_t cur = root;
   while (cur != NONE) {
     /* enter cur */
     int64_t s = c->snode[cur], e = c->enode[cur];
@@ -433,36 +577,26 @@ static void thread_edges(cp *c, int64_t root, const int64_t *parent, const int64
   }
 }
 
-/* One thread's endpoints in cmp_ept's order, from its starts (sorted by
-** time, longer first, trace order) and ends (by time, shorter first, later
-** events first).  With every duration positive that order is the merge of
-** the two, ends before starts at equal times; otherwise (a zero duration:
-** cmp_ept's ties differ) the endpoints are sorted with cmp_ept. */
-static size_t thread_endpoints(const cp *c, const key4 *st, const key4 *en, size_t nb, ept *ep) {
-  int positive = 1;
-  for (size_t q = 0; q < nb; q++)
-    if (c->dur[st[q].i] <= 0) positive = 0;
-  size_t ne = 0;
-  if (!positive) {
-    for (size_t q = 0; q < nb; q++) {
-      int64_t i = st[q].i, d = c->dur[i] > 0 ? c->dur[i] : 0;
-      ep[ne++] = (ept){ i, c->ts[i], d, 1 };
-      ep[ne++] = (ept){ i, c->ts[i] + d, d, -1 };
-    }
-    qsort(ep, ne, sizeof *ep, cmp_ept);
-    return ne;
+/* One thread's starts st[0..nb) (trace order) put in order by time, longer
+** first, then trace order; sorted only where the trace does not have them
+** so (tmp: nb records of scratch).  0, or -1 without memory. */
+static int thread_starts(cp *c, int32_t *st, size_t nb, key4 *tmp) {
+  size_t q = 1;
+  for (; q < nb; q++) {
+    int32_t a = st[q - 1], b = st[q];
+    int64_t da = c->dur[a] > 0 ? c->dur[a] : 0, db = c->dur[b] > 0 ? c->dur[b] : 0;
+    if (c->ts[a] > c->ts[b] || (c->ts[a] == c->ts[b] && da < db)) break;
   }
-  size_t s = 0, e = 0;
-  while (s < nb || e < nb) {
-    if (e < nb && (s >= nb || en[e].k[1] <= st[s].k[1])) {
-      ep[ne++] = (ept){ en[e].i, en[e].k[1], en[e].k[2], -1 };
-      e++;
-    } else {
-      ep[ne++] = (ept){ st[s].i, st[s].k[1], -st[s].k[2], 1 };
-      s++;
-    }
+  if (q >= nb) return 0;
+  for (size_t j = 0; j < nb; j++) {
+    int32_t i = st[j];
+    int64_t d = c->dur[i] > 0 ? c->dur[i] : 0;
+    tmp[j] = (key4){ { c->ts[i], -d, 0, 0 }, (int64_t)i };
   }
-  return ne;
+  sort_key4(c, tmp, nb);
+  if (c->oom) return -1;
+  for (size_t j = 0; j < nb; j++) st[j] = (int32_t)tmp[j].i;
+  return 0;
 }
 
 /* The call-stack edges of every CPU thread (a thread none of whose events
@@ -470,46 +604,83 @@ static size_t thread_endpoints(const cp *c, const key4 *st, const key4 *en, size
 static void call_stacks(cp *c) {
   const pl_cp_in *in = c->in;
   size_t n = c->n, m = 0;
-  for (size_t i = 0; i < n; i++)
-    if (c->inc[i]) m++;
-  key4 *st = xcalloc(c, m, sizeof *st), *en = xcalloc(c, m, sizeof *en);
-  int64_t *parent = xcalloc(c, n, sizeof *parent);
-  int64_t *first = xcalloc(c, n, sizeof *first), *last = xcalloc(c, n, sizeof *last);
-  int64_t *next = xcalloc(c, n, sizeof *next);
-  ept *ep = xcalloc(c, 2 * m, sizeof *ep);
-  int64_t *stack = xcalloc(c, m + 1, sizeof *stack);
-  if (c->oom) goto done;
-  size_t j = 0;
+  int64_t tlo = INT64_MAX, thi = INT64_MIN;
   for (size_t i = 0; i < n; i++)
     if (c->inc[i]) {
-      int64_t th = in->thread[i] < 0 ? -1 : in->thread[i], d = c->dur[i] > 0 ? c->dur[i] : 0;
-      st[j] = (key4){ { th, c->ts[i], -d, 0 }, (int64_t)i };
-      en[j++] = (key4){ { th, c->ts[i] + d, d, -(int64_t)i }, (int64_t)i };
+      int64_t th = in->thread[i] < 0 ? -1 : in->thread[i];
+      if (th < tlo) tlo = th;
+      if (th > thi) thi = th;
+      m++;
     }
-  sort_key4(c, st, m);
-  sort_key4(c, en, m);
+  if (!m) return;
+  /* the window's events grouped by thread (ids in order), trace order within */
+  int32_t *ord = xcalloc(c, m, sizeof *ord);
+  key4 *tmp = xcalloc(c, m, sizeof *tmp);
+  int32_t *parent = xcalloc(c, n, sizeof *parent);
+  int32_t *first = xcalloc(c, n, sizeof *first), *last = xcalloc(c, n, sizeof *last);
+  int32_t *next = xcalloc(c, n, sizeof *next);
+  int32_t *stack = xcalloc(c, m + 1, sizeof *stack);
+  int64_t *heap = xcalloc(c, m + 1, sizeof *heap);
+  ept *ep = NULL;
+  size_t *gstart = NULL;
   if (c->oom) goto done;
+  uint64_t range = (uint64_t)thi - (uint64_t)tlo;
+  if (range < 2 * (uint64_t)m + 1024) { /* dense thread ids: a counting sort */
+    size_t r = (size_t)range + 1;
+    gstart = xcalloc(c, r + 1, sizeof *gstart);
+    if (!gstart) goto done;
+    for (size_t i = 0; i < n; i++)
+      if (c->inc[i]) gstart[(uint64_t)(in->thread[i] < 0 ? -1 : in->thread[i]) - (uint64_t)tlo + 1]++;
+    for (size_t g = 0; g < r; g++) gstart[g + 1] += gstart[g];
+    for (size_t i = 0; i < n; i++)
+      if (c->inc[i]) ord[gstart[(uint64_t)(in->thread[i] < 0 ? -1 : in->thread[i]) - (uint64_t)tlo]++] = (int32_t)i;
+  } else {
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++)
+      if (c->inc[i]) tmp[j++] = (key4){ { in->thread[i] < 0 ? -1 : in->thread[i], 0, 0, 0 }, (int64_t)i };
+    sort_key4(c, tmp, m);
+    if (c->oom) goto done;
+    for (size_t q = 0; q < m; q++) ord[q] = (int32_t)tmp[q].i;
+  }
   for (size_t a = 0; a < m;) {
+    int64_t th = in->thread[ord[a]] < 0 ? -1 : in->thread[ord[a]];
     size_t b = a;
-    int cpu = 1; /* every event of the thread has a negative stream */
-    for (; b < m && st[b].k[0] == st[a].k[0]; b++)
-      if (in->stream[st[b].i] >= 0) cpu = 0;
+    int cpu = 1, positive = 1; /* every event of the thread has a negative stream */
+    for (; b < m && (in->thread[ord[b]] < 0 ? -1 : in->thread[ord[b]]) == th; b++) {
+      if (in->stream[ord[b]] >= 0) cpu = 0;
+      if (c->dur[ord[b]] <= 0) positive = 0;
+    }
     if (cpu) {
-      size_t ne = thread_endpoints(c, st + a, en + a, b - a, ep);
-      int64_t root = thread_tree(ep, ne, stack, parent, first, last, next);
+      if (thread_starts(c, ord + a, b - a, tmp) != 0) goto done;
+      int32_t root;
+      if (positive) root = thread_tree_positive(c, ord + a, b - a, stack, heap, parent, first, last, next);
+      else {
+        /* a zero duration: cmp_ept's ties differ from the merge */
+        if (!ep && !(ep = xcalloc(c, 2 * m, sizeof *ep))) goto done;
+        size_t ne = 0;
+        for (size_t q = a; q < b; q++) {
+          int64_t i = ord[q], d = c->dur[i] > 0 ? c->dur[i] : 0;
+          ep[ne++] = (ept){ i, c->ts[i], d, 1 };
+          ep[ne++] = (ept){ i, c->ts[i] + d, d, -1 };
+        }
+        qsort(ep, ne, sizeof *ep, cmp_ept);
+        root = thread_tree(ep, ne, stack, parent, first, last, next);
+      }
       thread_edges(c, root, parent, first, next);
     }
     a = b;
   }
 done:
-  free(st);
-  free(en);
+  free(ord);
+  free(tmp);
   free(parent);
   free(first);
   free(last);
   free(next);
-  free(ep);
   free(stack);
+  free(heap);
+  free(ep);
+  free(gstart);
 }
 
 /* ---- GPU side: queue lengths, event records, stream waits, kernels ---- */
@@ -1082,4 +1253,49 @@ void pl_cp_free(pl_cp_out *o) {
   free(o->ts_r);
   free(o->dur_r);
   memset(o, 0, sizeof *o);
+}
+
+/* ---- the figure: spans of rows merged at a resolution ------------------ */
+
+size_t pl_cp_spans(const size_t *grp, const int64_t *start, const int64_t *stop, const unsigned char *skip, size_t n,
+                   int64_t gap, int64_t **out) {
+  *out = NULL;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) m += !skip[i];
+  key4 *k = calloc(m ? m : 1, sizeof *k);
+  int64_t *o = malloc((m ? m : 1) * 4 * sizeof *o);
+  if (!k || !o) {
+    free(k);
+    free(o);
+    return (size_t)-1;
+  }
+  size_t j = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!skip[i]) k[j++] = (key4){ { (int64_t)grp[i], start[i], 0, 0 }, (int64_t)i };
+  cp c;
+  memset(&c, 0, sizeof c);
+  sort_key4(&c, k, m);
+  if (c.oom) {
+    free(k);
+    free(o);
+    return (size_t)-1;
+  }
+  size_t ns = 0;
+  for (size_t a = 0; a < m;) {
+    int64_t i = k[a].i, hi = stop[i] > start[i] ? stop[i] : start[i];
+    size_t b = a + 1;
+    while (b < m && k[b].k[0] == k[a].k[0] && start[k[b].i] <= hi + gap) {
+      if (stop[k[b].i] > hi) hi = stop[k[b].i];
+      b++;
+    }
+    o[4 * ns] = i;
+    o[4 * ns + 1] = start[i];
+    o[4 * ns + 2] = hi;
+    o[4 * ns + 3] = (int64_t)(b - a);
+    ns++;
+    a = b;
+  }
+  free(k);
+  *out = o;
+  return ns;
 }

@@ -77,4 +77,15 @@ typedef struct pl_cp_out {
 int pl_cp_run(const pl_cp_in *in, pl_cp_out *out);
 void pl_cp_free(pl_cp_out *out);
 
+/* The figure's spans: rows grouped by grp[i] (ids 0..), and within a group
+** in start order (ties: row order), merged into one span while the next
+** start is at most `gap` past the span's end (the end is the largest
+** stop[i] so far): what a timeline at that resolution cannot tell apart.
+** Rows with skip[i] are left out.  *out (malloc'd, 4 values per span:
+** first row (the row that opens it), start, end, rows merged) in group
+** order, then start order.  Returns the span count, or (size_t)-1 without
+** memory. */
+size_t pl_cp_spans(const size_t *grp, const int64_t *start, const int64_t *stop, const unsigned char *skip, size_t n,
+                   int64_t gap, int64_t **out);
+
 #endif

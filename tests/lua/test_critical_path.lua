@@ -132,6 +132,76 @@ function TestCriticalPath:test_end_to_end_events()
   lu.assertEquals((r.critical & m):sum(), 0)
 end
 
+-- perflab.critpath.run classifies the events by the rules in C (once per
+-- distinct name); the same run from flags, category codes and dense ids
+-- worked out in Lua (name_flags, one name at a time) gives the same graph
+function TestCriticalPath:test_rules_in_c_as_in_lua()
+  local CP = require "perflab.critpath"
+  for _, c in ipairs { { CASES.event_sync[1], "ProfilerStep" }, { CASES.amd_mi250[1], "ProfilerStep" },
+    { CASES.simple_add[1], "" } } do
+    local ev = load(c[1]):table("events")
+    ev = ev:filter(ev:col("dur_ns"):present() & ev:col("cat"):present() & ev:col("cat"):ne("Trace"))
+    local function dense(col)
+      local ids, k = {}, 0
+      return col:map(function(v)
+        if not ids[v] then k = k + 1; ids[v] = k end
+        return ids[v]
+      end)
+    end
+    local base = { ts = ev:col("ts_ns"), dur = ev:col("dur_ns"), corr = ev:col("correlation"),
+        stream = ev:col("stream"),
+      wait_stream = ev:col("wait_on_stream"), wait_record = ev:col("wait_on_record_corr"), whole = c[2] == "" }
+    local lua_spec, c_spec = {}, {}
+    for k, v in pairs(base) do lua_spec[k], c_spec[k] = v, v end
+    lua_spec.flags = ev:col("name"):map(function(s) return CPA.name_flags(s, c[2]) end)
+    lua_spec.cat = ev:col("cat"):map(function(s)
+      local k = CPA.rules.categories[s]
+      return k and CP.codes["cat_" .. k] or 0
+    end)
+    lua_spec.pid = dense(ev:col("pid"))
+    lua_spec.thread = dense(perflab.table.sprintf("%s\t%s", ev:col("pid"), ev:col("tid")))
+    c_spec.names, c_spec.rules, c_spec.annotation = ev:col("name"), CPA.rules, c[2]
+    c_spec.cats, c_spec.categories, c_spec.pids, c_spec.tids = ev:col("cat"), CPA.rules.categories, ev:col("pid"),
+      ev:col("tid")
+    local a, b = assert(CP.run(lua_spec)), assert(CP.run(c_spec))
+    lu.assertTrue(a.path:nrows() > 10)
+    for _, k in ipairs { "length_ns", "nodes", "edges", "launch_edges", "kernel_kernel_edges", "sync_edges",
+      "graph_launches" } do
+      lu.assertEquals(b[k], a[k], c[1] .. " " .. k)
+    end
+    lu.assertEquals(b.path:col("event"):to_lua(), a.path:col("event"):to_lua())
+    lu.assertEquals(b.path:col("edge_type"):to_lua(), a.path:col("edge_type"):to_lua())
+  end
+end
+
+-- the figure's spans, worked out by hand: lane a: [0,10) [12,15) (gap 2:
+-- 12 <= 10 + 2, one span [0,15) of 2), [30,31) alone; lane b: [5,50) holds
+-- [6,7) and [49,60) (starts within), then [63,64) (63 > 60 + 2)
+function TestCriticalPath:test_spans()
+  local CP = require "perflab.critpath"
+  local t = perflab.table.from_columns({ lane = { "a", "b", "a", "b", "a", "b", "b" },
+    s = { 12, 5, 0, 6, 30, 49, 63 }, e = { 15, 50, 10, 7, 31, 60, 64 } }, { "lane", "s", "e" })
+  local S = CP.spans(t, { start = "s", stop = "e", by = { "lane" }, gap = 2 })
+  lu.assertEquals(S:col("row"):to_lua(), { 3, 5, 2, 7 })
+  lu.assertEquals(S:col("s"):to_lua(), { 0, 30, 5, 63 })
+  lu.assertEquals(S:col("e"):to_lua(), { 15, 31, 60, 64 })
+  lu.assertEquals(S:col("events"):to_lua(), { 2, 1, 3, 1 })
+  lu.assertEquals(CP.spans(t, { start = "s", stop = "e", gap = 0 }):col("events"):to_lua(), { 6, 1 })
+end
+
+-- figure_context: the longest of the step's other events, the rest left
+-- out and said so
+function TestCriticalPath:test_figure_context_cut()
+  local c = CASES.alexnet
+  local p = load(c[1])
+  local rep = perflab.run("critical-path", p, { annotation = c[2], instance = c[3], figure_context = 25 })
+  local svg = rep.figures["critical-path.svg"].svg
+  local grey = select(2, svg:gsub('fill="#d9d9d9" stroke="[^"]*" stroke%-width="0.4"><title>', ""))
+    + select(2, svg:gsub('fill="#bdbdbd" stroke="[^"]*" stroke%-width="0.4"><title>', ""))
+  lu.assertEquals(grey, 25)
+  lu.assertStrContains(svg, "the 25 longest of ")
+end
+
 -- the chrome-trace export marks the 159 events and draws HTA's 21 critical
 -- flow edges (dependency, launch, sync) of simple_add instance 1
 function TestCriticalPath:test_export_marks_path()
