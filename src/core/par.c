@@ -161,7 +161,7 @@ void pl_par_append_rows(pl_table *d, const pl_table *s, const uint32_t *map) {
 }
 
 int pl_par_append_fits(const pl_table *d, const pl_table *s) {
-  if (d->rowopen || s->rowopen) return 0;
+  if (s->rowopen) return 0;
   for (size_t i = 0; i < s->ncols; i++) {
     int c = pl_table_col(d, s->cols[i]->name);
     if (c >= 0 && d->cols[c]->type != s->cols[i]->type) return 0;

@@ -45,8 +45,9 @@ uint32_t *pl_par_pool_map(pl_pool *dst, const pl_pool *src);
 /* Appends the rows of s to d, which has the same columns in the same
 ** order and types; string ids through map. */
 void pl_par_append_rows(pl_table *d, const pl_table *s, const uint32_t *map);
-/* Can s's rows be appended to d by column name: no open row in either,
-** and every column of s that d has (by name) of the same type? */
+/* Can s's rows be appended to d by column name: no open row in s, and
+** every column of s that d has (by name) of the same type?  (d's open row,
+** if any, must be ended first.) */
 int pl_par_append_fits(const pl_table *d, const pl_table *s);
 /* Appends the rows of s to d by column name: d gains the columns of s it
 ** lacks (at its end, in s's order, with their docs, back-filled missing),
