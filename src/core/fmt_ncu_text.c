@@ -1213,54 +1213,22 @@ static void read_piece(pl_par *S, void *ud, size_t i) {
 
 /* Can the main reader s, standing at block `at` (not read), append piece c? */
 static int piece_fits(const tstate *s, const nt_piece *c, const char *at) {
-  const ncu_builder *b = &s->b, *w = &c->s->b;
-  if (c->start != at || !c->ok || !block_clean(s, s->at_ind) || b->locale) return 0;
-  /* a kernel line with no process line: the worker had no process */
-  if (!s->at_proc && (b->process[0] || b->pid != PL_INT_NA)) return 0;
+  const ncu_builder *b = &s->b;
+  if (c->start != at || !c->ok || !block_clean(s, s->at_ind)) return 0;
   /* ==ERROR== lines of a later launch wait in the main reader's list */
   int64_t next = b->nkernels + (b->open ? 1 : 0);
   for (size_t i = s->lerri; i < s->nlerr; i++)
     if (s->lerr[i].id >= next) return 0;
-  return pl_par_append_fits(b->k, w->k) && pl_par_append_fits(b->m, w->m) && pl_par_append_fits(b->r, w->r) &&
-         pl_par_append_fits(b->po, w->po);
-}
-
-static void append_table(pl_table *d, const pl_table *src, int kid, int64_t koff, int line, int64_t loff) {
-  size_t n0 = d->nrows;
-  uint32_t *map = pl_par_pool_map(d->pool, src->pool);
-  pl_par_append_named(d, src, map);
-  free(map);
-  if (kid >= 0) pl_par_offset_ints(d, kid, n0, koff);
-  if (line >= 0) pl_par_offset_ints(d, line, n0, loff);
+  return pl_ncu_b_merge_fits(b, &c->s->b);
 }
 
 /* Piece c appended to the main reader s, which stands at its first line
-** (c->lineno lines read before it). */
+** (cl->lineno lines read before it). */
 static void piece_merge(tstate *s, pl_lines *cl, nt_piece *c) {
-  ncu_builder *b = &s->b, *w = &c->s->b;
-  /* what the block's first line does first */
-  rule_flush(s);
-  if (b->open) pl_ncu_b_end(b);
-  pl_ncu_b_flush(b);
-  int64_t koff = b->nkernels, loff = (int64_t)cl->lineno;
-  append_table(b->k, w->k, b->k_id, koff, b->k_line, loff);
-  append_table(b->m, w->m, b->m_kid, koff, -1, 0);
-  append_table(b->r, w->r, b->r_kid, koff, b->r_line, loff);
-  append_table(b->po, w->po, -1, 0, b->po_line, loff);
+  rule_flush(s); /* what the block's first line does first */
+  pl_ncu_b_merge(&s->b, &c->s->b, cl->lineno);
   pl_par_merge_meta(s->p, c->p);
   pl_par_merge_diags(s->p, c->p, cl->lineno);
-  b->nkernels += w->nkernels;
-  b->locale = w->locale;
-  if (w->process[0] || w->pid != PL_INT_NA) {
-    memcpy(b->process, w->process, sizeof b->process);
-    b->pid = w->pid;
-  }
-  if (b->cc[0] == '\0') memcpy(b->cc, w->cc, sizeof b->cc);
-  if (b->sm_count_source == NULL && w->sm_count_source) {
-    b->sm_count = w->sm_count;
-    b->sm_count_source = w->sm_count_source;
-  }
-  if (b->sm_count_waves == 0) b->sm_count_waves = w->sm_count_waves;
   if (c->s->report) {
     free(s->report);
     s->report = c->s->report;
@@ -1311,6 +1279,9 @@ static int nt_lines_par(tstate *s, pl_lines *cl, const pl_input *in, int jobs, s
     } else __atomic_add_fetch(&n_reread, 1, __ATOMIC_RELAXED);
     piece_free(c);
     pl_par_done(S, m);
+    /* the progress (and the release of the input's pages behind) the lines read here did not report */
+    const pl_parse_opts *o = s->o;
+    if (o && o->progress) o->progress(o->progress_ud, (size_t)(cl->p - in->data), in->len);
   }
   pl_par_stop(S);
   for (size_t i = 0; i < P.n; i++) piece_free(&P.pc[i]);
