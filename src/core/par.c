@@ -153,9 +153,17 @@ static void append_missing(pl_column *dc, size_t n0, size_t add) {
   dc->len = n0 + add;
 }
 
+/* Room for add more rows in d, its pages faulted in a batch (one fault a
+** page as the copy writes costs more, as for a parser's own rows). */
+static void make_room(pl_table *d, size_t n0, size_t add) {
+  pl_table_reserve(d, n0 + add);
+  pl_table_populate(d, n0, n0 + add);
+}
+
 void pl_par_append_rows(pl_table *d, const pl_table *s, const uint32_t *map) {
   if (!d || !s || s->nrows == 0) return;
   size_t n0 = d->nrows, add = s->nrows;
+  make_room(d, n0, add);
   for (size_t i = 0; i < d->ncols; i++) append_col(d->cols[i], s->cols[i], n0, add, map);
   d->nrows = n0 + add;
 }
@@ -182,6 +190,7 @@ void pl_par_append_named(pl_table *d, const pl_table *s, const uint32_t *map) {
     }
     to[i] = c;
   }
+  if (add > 0) make_room(d, n0, add);
   char *got = pl_xcalloc(d->ncols ? d->ncols : 1, 1);
   if (add > 0)
     for (size_t i = 0; i < s->ncols; i++) {
