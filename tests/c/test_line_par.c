@@ -259,6 +259,108 @@ static void ncu_made_up(void) {
   free(t);
 }
 
+/* ---- ncu CSV ------------------------------------------------------------ */
+
+/* The details page: launches of a few metric rows and a rule row each;
+** rule texts with quoted newlines, escaped quotes and lines inside them
+** that look like a launch's first record; program output and ==PROF==
+** lines between records; a launch without a process name; a locale
+** number late. */
+static char *ncu_csv_tricky(size_t *len) {
+  pl_buf b;
+  pl_buf_init(&b);
+  add(&b, "==PROF== Connected to process 77 (/tmp/app)\nsome output\n");
+  add(&b, "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\","
+          "\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\","
+          "\"Metric Value\",\"Rule Name\",\"Rule Type\",\"Rule Description\",\"Estimated Speedup Type\","
+          "\"Estimated Speedup\"\n");
+  char line[1024];
+  for (int i = 0; i < 40; i++) {
+    const char *pn = i % 7 == 5 ? "" : i % 2 ? "app1" : "app0";
+    char head[400];
+    snprintf(head, sizeof head,
+             "\"%d\",\"%d\",\"%s\",\"127.0.0.1\",\"k_%d(int, float)\",\"1\",\"7\",\"(%d, 1, 1)\","
+             "\"(8, 1, 1)\",\"0\",\"8.%d\"",
+             i, 70 + i % 2, pn, i % 4, 32 * (1 + i % 3), i % 2 ? 6 : 0);
+    snprintf(line, sizeof line, "%s,\"GPU Speed Of Light Throughput\",\"Duration\",\"usecond\",\"%d.%d\",\n", head,
+             3 + i, i % 10);
+    add(&b, line);
+    snprintf(line, sizeof line, "%s,\"GPU Speed Of Light Throughput\",\"Memory Throughput\",\"%%\",\"%s\",\n", head,
+             i == 33 ? "1 024,5" : "41.5");
+    add(&b, line);
+    snprintf(line, sizeof line, "%s,\"Launch Statistics\",\"Odd Thing\",\"\",\"%s\",\n", head, i == 3 ? "word" : "12");
+    add(&b, line);
+    if (i % 3 == 1) {
+      /* a rule whose text holds line ends, quotes and a line that looks like a launch's first record */
+      snprintf(
+          line, sizeof line,
+          "%s,\"GPU Speed Of Light Throughput\",\"\",\"\",\"\",\"SOLBottleneck\",\"WRN\",\"Low \"\"throughput\"\",\n"
+          "\"\"%d\"\",\"\"x\"\", see\n%d,more\",\"global\",\"12.5\"\n",
+          head, i + 1, i + 1);
+      add(&b, line);
+    }
+    if (i % 9 == 4) add(&b, "program output line\n==PROF== Disconnected from process 77\n\n");
+  }
+  *len = b.len;
+  return b.data;
+}
+
+static void ncu_csv_made_up(void) {
+  size_t m0, r0, m1, r1;
+  int jobs[200];
+  size_t chunks[200];
+  size_t nsz = 0;
+  for (size_t c = 7; c <= 3000; c += light ? 97 : 23) {
+    jobs[nsz] = 2 + (int)(nsz % 3);
+    chunks[nsz++] = c;
+  }
+  size_t len;
+  char *t = ncu_csv_tricky(&len);
+  char e1[512];
+  pl_profile *ref = load("tricky.csv", t, len, 1, 0, 0, e1, sizeof e1);
+  if (!ref) fprintf(stderr, "tricky.csv: %s\n", e1);
+  TC_CHECK(ref != NULL);
+  if (ref) {
+    TC_EQ_INT(tl_rows(ref, "kernels"), 40);
+    TC_EQ_INT(tl_rows(ref, "rules"), 13);
+    TC_EQ_INT(tl_rows(ref, "metrics"), 120);
+    const pl_table *k = tl_table(ref, "kernels");
+    int pr = pl_table_col(k, "process");
+    TC_CHECK(pr >= 0);
+    if (pr >= 0 && k->nrows == 40)
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[pr]->v.str[5], NULL), "app0"); /* the last one's */
+    const pl_table *r = tl_table(ref, "rules");
+    int msg = pl_table_col(r, "message");
+    if (msg >= 0 && r->nrows > 0)
+      TC_CHECK(strstr(pl_pool_str(r->pool, r->cols[msg]->v.str[0], NULL), "\n\"2\",\"x\", see\n2,more") != NULL);
+  }
+  pl_profile_free(ref);
+  pl_ncu_csv_par_counts(&m0, &r0);
+  TC_CHECK(check_same("tricky.csv", t, len, jobs, chunks, nsz, 0));
+  TC_CHECK(check_same("tricky.csv", t, len, jobs, chunks, nsz, 1));
+  pl_ncu_csv_par_counts(&m1, &r1);
+  fprintf(stderr, "tricky ncu CSV: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 50u : 300u));
+  TC_CHECK(r1 - r0 > (light ? 20u : 100u));
+  /* cut short (inside a quoted field at some sizes), damaged: the same error or profile */
+  for (size_t cut = len / 3; cut < len; cut += len / 7)
+    TC_CHECK(check_same("cut.csv", t, cut, jobs, chunks, light ? 5 : 30, 0));
+  TC_CHECK(check_same("cut.csv", t, len * 2 / 3, jobs, chunks, light ? 5 : 30, 1));
+  char *bad = strstr(t + len / 2, "\"Duration\",\"usecond\",\"");
+  if (bad) {
+    bad[strlen("\"Duration\",\"usecond\",\"")] = 'x';
+    TC_CHECK(check_same("bad.csv", t, len, jobs, chunks, light ? 10 : 40, 0));
+    TC_CHECK(check_same("bad.csv", t, len, jobs, chunks, light ? 10 : 40, 1));
+  }
+  bad = strstr(t + len / 3, "\"Odd Thing\"");
+  if (bad) {
+    bad[0] = 'Q'; /* text after... a quote inside an unquoted field */
+    TC_CHECK(check_same("bad2.csv", t, len, jobs, chunks, light ? 10 : 40, 0));
+    TC_CHECK(check_same("bad2.csv", t, len, jobs, chunks, light ? 10 : 40, 1));
+  }
+  free(t);
+}
+
 int main(void) {
   size_t m0, r0, m1, r1;
   light = getenv("PERFLAB_TEST_LIGHT") != NULL;
@@ -275,5 +377,15 @@ int main(void) {
   fprintf(stderr, "ncu text: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 5u : 20u)); /* the parallel path ran and merged pieces */
   ncu_made_up();
+
+  fmt_id = "ncu-csv";
+  pl_ncu_csv_par_counts(&m0, &r0);
+  nfiles = 0;
+  walk(dir);
+  TC_CHECK(nfiles >= 3); /* tests/data holds 5 ncu CSV files */
+  pl_ncu_csv_par_counts(&m1, &r1);
+  fprintf(stderr, "ncu CSV: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 2u : 10u));
+  ncu_csv_made_up();
   return tc_done();
 }
