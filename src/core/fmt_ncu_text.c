@@ -1114,11 +1114,13 @@ static int nt_lines(tstate *s, pl_lines *c, const char *until, const pl_input *i
 ** launch; then it ends its last launch as the block's first line would.
 ** The main thread reads piece 0 itself and walks on in file order; where
 ** it stands at a piece's start in a state such a worker's fresh one gives
-** the same reading from (the same conditions, plus: no locale number
-** format seen yet, and the block's process line, or no process at all),
-** it ends its own launch, appends the piece's rows (launch ids and line
-** numbers moved on, strings re-interned in the order the piece met them)
-** and goes on from where the worker stopped; else it reads the piece
+** the same reading from (the same conditions, plus pl_ncu_b_merge_fits:
+** no locale number format seen yet, its process name already in its pool
+** where the piece's first launches have no process line), it ends its own
+** launch, appends the piece's rows (pl_ncu_b_merge: launch ids and line
+** numbers moved on, strings re-interned in the order the piece met them,
+** its process filled in) and goes on from where the worker stopped; else
+** it reads the piece
 ** itself, so errors, diagnostics and --lenient are the one-thread read's.
 ** Workers read with --lenient off: a piece with any bad row is read again. */
 #define NT_CHUNK_DEFAULT (4u << 20)

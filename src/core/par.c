@@ -1,8 +1,8 @@
 /*
 ** par.c -- one input read on several threads: the schedule of its pieces
 ** and the merge of a worker's tables into the main thread's (par.h).
-** Shared by the Kineto reader (kineto_par.c) and the ncu text reader
-** (fmt_ncu_text.c).
+** Shared by the Kineto reader (kineto_par.c) and the ncu readers
+** (fmt_ncu_text.c, fmt_ncu_csv.c, through ncu_builder.c's merge).
 */
 #include "par.h"
 #include "pl_util.h"

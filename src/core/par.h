@@ -10,7 +10,7 @@
 ** main thread stands (pl_par_pool_map, pl_par_append_*: strings re-interned
 ** in the order the piece met them, so every string id is the one-thread
 ** read's), else reads it again itself, and says it is done with it
-** (pl_par_done).  Used by kineto_par.c and fmt_ncu_text.c.
+** (pl_par_done).  Used by kineto_par.c, fmt_ncu_text.c and fmt_ncu_csv.c.
 */
 #ifndef PL_PAR_H
 #define PL_PAR_H
