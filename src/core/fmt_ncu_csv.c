@@ -23,6 +23,7 @@
 #include "csvread.h"
 #include "format.h"
 #include "ncu.h"
+#include "par.h"
 #include "scan.h"
 
 #include <csv.h>
@@ -113,6 +114,8 @@ typedef struct cstate {
   int have_id;
   int64_t cur_id;
   char cur_sec[256];
+  /* the line loop (nc_lines): the header row seen, no record in progress */
+  int header, at_start;
 } cstate;
 
 static void on_field(void *s, size_t n, void *ud) {
@@ -441,12 +444,311 @@ static void free_state(cstate *c) {
   pl_buf_free(&c->arena);
 }
 
+/* What nc_lines stops for. */
+enum { NC_END, NC_FAIL, NC_AT, NC_READY };
+
+/* "ID" as the first field of the line at p: `"123",` (digits only). */
+static int line_id(const char *p, const char *end, int64_t *id) {
+  const char *q = p;
+  if (q >= end || *q != '"') return 0;
+  q++;
+  int64_t v = 0;
+  int nd = 0;
+  while (q < end && *q >= '0' && *q <= '9' && nd < 18) {
+    v = v * 10 + (*q - '0');
+    q++;
+    nd++;
+  }
+  if (nd == 0 || end - q < 2 || q[0] != '"' || q[1] != ',') return 0;
+  *id = v;
+  return 1;
+}
+
+/* Does a launch's first record seem to begin at line start p: its ID
+** field, and the line before begins with another?  (A guess: the line may
+** sit inside a quoted field; the reader's own state tells.)  lo: the
+** input's start. */
+static int launch_line(const char *lo, const char *p, const char *end, int64_t *id) {
+  if (p <= lo || !line_id(p, end, id)) return 0;
+  const char *q = p - 1;
+  while (q > lo && q[-1] != '\n') q--;
+  int64_t prev;
+  return line_id(q, p, &prev) && prev != *id;
+}
+
+/* Reads the lines of lc: NC_END at the end of the input, NC_FAIL (err
+** set), NC_READY (ready: the header and, on the raw page, the units row
+** are read) once ready is set and they are, NC_AT at the first launch
+** line at or past until that begins a record (lc->p there, not read).
+** in: the main thread's input (interrupt, progress), NULL in a worker. */
+static int nc_lines(cstate *c, struct csv_parser *cp, pl_lines *lc, const char *until, int *ready, const pl_input *in) {
+  const pl_parse_opts *o = c->o;
+  pl_line l;
+  int64_t id;
+  for (;;) {
+    if (ready && *ready == 0 && c->header && c->at_start && c->nrec > 0 && (!c->raw || c->units_done)) {
+      *ready = 1;
+      return NC_READY;
+    }
+    if (until && lc->p >= until && c->at_start && launch_line(lc->base, lc->p, lc->end, &id)) return NC_AT;
+    if (!pl_lines_next(lc, &l)) break;
+    if (in && (lc->lineno & 4095) == 0) {
+      if (o && o->interrupt && *o->interrupt) {
+        pl_err_set(c->err, lc->lineno, 1, "interrupted");
+        return NC_FAIL;
+      }
+      if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
+    }
+    const char *t = l.s;
+    size_t n = l.n;
+    pl_trim(&t, &n);
+    if (!c->header) {
+      if (pl_starts(t, n, "\xef\xbb\xbf")) {
+        t += 3;
+        n -= 3;
+      }
+      if (pl_starts(t, n, "\"ID\",") && pl_find(t, n, "\"Kernel Name\"")) c->header = 1;
+      else {
+        if (n == 0) continue;
+        if (t[0] == '=' && pl_starts(t, n, "==")) prof_line(c, t, n, lc->lineno);
+        else pl_ncu_b_output(&c->b, lc->lineno, t, n);
+        continue;
+      }
+      if (t != l.s) {
+        l.n -= (size_t)(t - l.s);
+        l.s = t;
+      }
+    }
+    if (c->at_start) {
+      if (n == 0) continue;
+      if (pl_starts(t, n, "==")) {
+        prof_line(c, t, n, lc->lineno);
+        continue;
+      }
+      c->rec_line = lc->lineno;
+      c->line_s = l.s;
+      c->line_n = l.n;
+    }
+    /* the line with its line end, as libcsv must see it */
+    size_t full = (size_t)(lc->p - l.s);
+    pl_csv_grow_hint(cp, full);
+    size_t used = csv_parse(cp, l.s, full, on_field, on_record, c);
+    if (c->failed) return NC_FAIL;
+    if (used != full) {
+      size_t col = used + 1;
+      pl_err_expected(c->err, lc->lineno, col,
+                      "well-formed CSV (libcsv strict mode: a quote only around a whole field)", l.s + used,
+                      l.n > used ? l.n - used : 0);
+      if (!c->header || c->nrec == 0 || !pl_lenient_skip(o, c->p, c->err)) return NC_FAIL;
+      /* lenient: drop the record in progress and start again on the next line */
+      csv_free(cp);
+      if (csv_init(cp, CSV_STRICT | CSV_STRICT_FINI) != 0) {
+        pl_err_set(c->err, 0, 0, "libcsv initialisation failed");
+        return NC_FAIL;
+      }
+      c->nf = 0;
+      c->arena.len = 0;
+      c->at_start = 1;
+      continue;
+    }
+    c->at_start = cp->pstate == 0; /* libcsv's ROW_NOT_BEGUN: no record in progress */
+  }
+  return NC_END;
+}
+
+/* ---- several threads ---------------------------------------------------- */
+
+/* Past the header (and the raw page's units row), the rest is cut into
+** pieces at guessed offsets (pl_parse_opts.chunk_bytes, 4 MiB by default);
+** each piece after the first begins at its first line that seems to begin
+** a launch (launch_line: an ID field, another one on the line before).
+** Workers read pieces from there with a reader of their own (the header's
+** columns copied, their own libcsv parser, builder and profile), up to the
+** first such line at or past the next guess where their parser stands
+** between records, and end their last launch.  The main thread reads the
+** first piece and walks on in file order: where it stands between records
+** at a piece's start, that line begins a new launch for it too, and the
+** builders merge (pl_ncu_b_merge_fits: no locale numbers seen, ...), it
+** appends the piece (pl_ncu_b_merge) and goes on from where the worker
+** stopped; else (the line sat inside a quoted field, ...) it reads the
+** piece itself, so errors, diagnostics and --lenient are the one-thread
+** read's.  Workers read with --lenient off: a piece with a bad record is
+** read again. */
+#define NC_CHUNK_DEFAULT (4u << 20)
+
+typedef struct nc_piece {
+  const char *guess, *start, *stop;
+  size_t nlines;
+  int ok;
+  cstate *c;
+  pl_profile *p;
+  pl_err err;
+} nc_piece;
+
+typedef struct nc_par {
+  const pl_input *in;
+  const cstate *main; /* its header fields (read-only once the pieces start) */
+  pl_parse_opts wo;
+  nc_piece *pc;
+  size_t n;
+} nc_par;
+
+static size_t nc_merged, nc_reread;
+void pl_ncu_csv_par_counts(size_t *merged, size_t *reread) {
+  *merged = __atomic_load_n(&nc_merged, __ATOMIC_RELAXED);
+  *reread = __atomic_load_n(&nc_reread, __ATOMIC_RELAXED);
+}
+
+static void nc_piece_free(nc_piece *w) {
+  if (w->c) {
+    pl_ncu_b_free(&w->c->b);
+    free_state(w->c);
+    free(w->c);
+    w->c = NULL;
+  }
+  if (w->p) pl_profile_free(w->p);
+  w->p = NULL;
+}
+
+/* A worker's reader: the main reader's header fields, all else fresh. */
+static cstate *nc_clone(const cstate *m, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  cstate *c = pl_xcalloc(1, sizeof *c);
+  c->p = p;
+  c->err = err;
+  c->o = o;
+  pl_ncu_b_init(&c->b, p, o);
+  c->b.defer_raw = 1;
+  pl_buf_init(&c->arena);
+  memcpy(c->col, m->col, sizeof c->col);
+  c->ncols = m->ncols;
+  c->raw = m->raw;
+  c->nrec = 1;
+  c->units_done = m->units_done;
+  c->header = 1;
+  c->at_start = 1;
+  if (c->raw) {
+    c->hdr = pl_xcalloc(c->ncols, sizeof *c->hdr);
+    c->units = pl_xcalloc(c->ncols, sizeof *c->units);
+    c->keys = pl_xcalloc(c->ncols, sizeof *c->keys);
+    c->nhdr = pl_xmalloc(c->ncols * sizeof *c->nhdr);
+    c->nunit = pl_xmalloc(c->ncols * sizeof *c->nunit);
+    c->attr = pl_xmalloc(c->ncols);
+    for (size_t i = 0; i < c->ncols; i++) {
+      c->hdr[i] = pl_xstrdup(m->hdr[i]);
+      c->units[i] = m->units[i] ? pl_xstrdup(m->units[i]) : NULL;
+      pl_ncu_mkey_init(&c->keys[i]);
+    }
+    memcpy(c->nhdr, m->nhdr, c->ncols * sizeof *c->nhdr);
+    memcpy(c->nunit, m->nunit, c->ncols * sizeof *c->nunit);
+    memcpy(c->attr, m->attr, c->ncols);
+  }
+  return c;
+}
+
+static void nc_read_piece(pl_par *S, void *ud, size_t i) {
+  (void)S;
+  nc_par *P = ud;
+  nc_piece *w = &P->pc[i];
+  const char *lo = P->in->data, *end = lo + P->in->len;
+  const char *lim = i + 1 < P->n ? P->pc[i + 1].guess : NULL;
+  const char *q = w->guess, *stop = lim ? lim : end;
+  int64_t id;
+  if (q > lo && q[-1] != '\n') {
+    q = memchr(q, '\n', (size_t)(end - q));
+    q = q ? q + 1 : end;
+  }
+  w->start = NULL;
+  while (q < stop) {
+    if (launch_line(lo, q, end, &id)) {
+      w->start = q;
+      break;
+    }
+    q = memchr(q, '\n', (size_t)(end - q));
+    q = q ? q + 1 : end;
+  }
+  if (w->start == NULL) return;
+  w->p = pl_profile_new("ncu-csv", P->in->name);
+  pl_err_clear(&w->err);
+  w->c = nc_clone(P->main, w->p, &P->wo, &w->err);
+  cstate *c = w->c;
+  struct csv_parser cp;
+  if (csv_init(&cp, CSV_STRICT | CSV_STRICT_FINI) != 0) return;
+  pl_lines lc;
+  pl_lines_init(&lc, w->start, (size_t)(end - w->start));
+  lc.base = lo;
+  int r = nc_lines(c, &cp, &lc, lim, NULL, NULL);
+  w->stop = lc.p;
+  w->nlines = lc.lineno;
+  if (r == NC_AT) w->ok = 1;
+  else if (r == NC_END) w->ok = csv_fini(&cp, on_field, on_record, c) == 0 && !c->failed;
+  csv_free(&cp);
+  if (!w->ok) return;
+  if (c->b.open) pl_ncu_b_end(&c->b);
+  pl_ncu_b_flush(&c->b);
+}
+
+/* Reads the input from lc on: NC_END, or NC_FAIL. */
+static int nc_lines_par(cstate *c, struct csv_parser *cp, pl_lines *lc, const pl_input *in, int jobs, size_t chunk) {
+  nc_par P;
+  memset(&P, 0, sizeof P);
+  P.in = in;
+  P.main = c;
+  if (c->o) P.wo = *c->o;
+  P.wo.lenient = 0;
+  P.wo.progress = NULL;
+  const char *from = lc->p, *end = in->data + in->len;
+  P.n = ((size_t)(end - from) + chunk - 1) / chunk;
+  P.pc = pl_xcalloc(P.n, sizeof *P.pc);
+  for (size_t i = 0; i < P.n; i++) P.pc[i].guess = from + i * chunk;
+  pl_par *S = pl_par_start(P.n, jobs, nc_read_piece, &P);
+  size_t m = 0;
+  int r;
+  int64_t id;
+  for (;;) {
+    r = nc_lines(c, cp, lc, m + 1 < P.n ? P.pc[m + 1].guess : NULL, NULL, in);
+    if (r != NC_AT) break;
+    const char *at = lc->p;
+    m++;
+    while (m + 1 < P.n && at >= P.pc[m + 1].guess) {
+      pl_par_wait(S, m);
+      nc_piece_free(&P.pc[m]);
+      m++;
+    }
+    pl_par_wait(S, m);
+    nc_piece *w = &P.pc[m];
+    /* the line begins a launch for the main reader too (on the details
+    ** page: its ID is not the open launch's) */
+    int begins = launch_line(in->data, at, end, &id) && (c->raw || !c->have_id || c->cur_id != id);
+    if (w->start == at && w->ok && begins && pl_ncu_b_merge_fits(&c->b, &w->c->b)) {
+      pl_ncu_b_merge(&c->b, &w->c->b, lc->lineno);
+      pl_par_merge_meta(c->p, w->p);
+      pl_par_merge_diags(c->p, w->p, lc->lineno);
+      c->have_id = w->c->have_id;
+      c->cur_id = w->c->cur_id;
+      memcpy(c->cur_sec, w->c->cur_sec, sizeof c->cur_sec);
+      c->nrec += w->c->nrec - 1;
+      lc->p = w->stop;
+      lc->lineno += w->nlines;
+      __atomic_add_fetch(&nc_merged, 1, __ATOMIC_RELAXED);
+    } else __atomic_add_fetch(&nc_reread, 1, __ATOMIC_RELAXED);
+    nc_piece_free(w);
+    pl_par_done(S, m);
+    const pl_parse_opts *o = c->o;
+    if (o && o->progress) o->progress(o->progress_ud, (size_t)(lc->p - in->data), in->len);
+  }
+  pl_par_stop(S);
+  for (size_t i = 0; i < P.n; i++) nc_piece_free(&P.pc[i]);
+  free(P.pc);
+  return r;
+}
+
 static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   cstate c;
   memset(&c, 0, sizeof c);
   c.p = p;
   c.err = err;
   c.o = o;
+  c.at_start = 1;
   pl_ncu_b_init(&c.b, p, o);
   c.b.defer_raw = 1; /* value texts stay in `arena` until the record ends: pl_ncu_b_flush there */
   pl_buf_init(&c.arena);
@@ -457,76 +759,24 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     return pl_err_set(err, 0, 0, "libcsv initialisation failed");
   }
   pl_lines lc;
-  pl_line l;
   pl_lines_init(&lc, in->data, in->len);
-  int header = 0, at_start = 1;
-  while (pl_lines_next(&lc, &l)) {
-    if ((lc.lineno & 4095) == 0) {
-      if (o && o->interrupt && *o->interrupt) {
-        pl_err_set(err, lc.lineno, 1, "interrupted");
-        goto fail;
-      }
-      if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
-    }
-    const char *t = l.s;
-    size_t n = l.n;
-    pl_trim(&t, &n);
-    if (!header) {
-      if (pl_starts(t, n, "\xef\xbb\xbf")) {
-        t += 3;
-        n -= 3;
-      }
-      if (pl_starts(t, n, "\"ID\",") && pl_find(t, n, "\"Kernel Name\"")) header = 1;
-      else {
-        if (n == 0) continue;
-        if (t[0] == '=' && pl_starts(t, n, "==")) prof_line(&c, t, n, lc.lineno);
-        else pl_ncu_b_output(&c.b, lc.lineno, t, n);
-        continue;
-      }
-      if (t != l.s) {
-        l.n -= (size_t)(t - l.s);
-        l.s = t;
-      }
-    }
-    if (at_start) {
-      if (n == 0) continue;
-      if (pl_starts(t, n, "==")) {
-        prof_line(&c, t, n, lc.lineno);
-        continue;
-      }
-      c.rec_line = lc.lineno;
-      c.line_s = l.s;
-      c.line_n = l.n;
-    }
-    /* the line with its line end, as libcsv must see it */
-    size_t full = (size_t)(lc.p - l.s);
-    pl_csv_grow_hint(&cp, full);
-    size_t used = csv_parse(&cp, l.s, full, on_field, on_record, &c);
-    if (c.failed) goto fail;
-    if (used != full) {
-      size_t col = used + 1;
-      pl_err_expected(err, lc.lineno, col, "well-formed CSV (libcsv strict mode: a quote only around a whole field)",
-                      l.s + used, l.n > used ? l.n - used : 0);
-      if (!header || c.nrec == 0 || !pl_lenient_skip(o, p, err)) goto fail;
-      /* lenient: drop the record in progress and start again on the next line */
-      csv_free(&cp);
-      if (csv_init(&cp, CSV_STRICT | CSV_STRICT_FINI) != 0) {
-        pl_err_set(err, 0, 0, "libcsv initialisation failed");
-        goto fail;
-      }
-      c.nf = 0;
-      c.arena.len = 0;
-      at_start = 1;
-      continue;
-    }
-    at_start = cp.pstate == 0; /* libcsv's ROW_NOT_BEGUN: no record in progress */
+  int jobs = o && o->jobs > 0 ? o->jobs : pl_par_cores();
+  size_t chunk = o && o->chunk_bytes ? o->chunk_bytes : NC_CHUNK_DEFAULT;
+  int ready = jobs >= 2 && in->len >= 2 * chunk ? 0 : -1; /* -1: one thread */
+  int r = nc_lines(&c, &cp, &lc, NULL, &ready, in);
+  /* the header read, and the ID column first: the rest on several threads */
+  if (r == NC_READY) {
+    r = c.col[C_ID] == 0 && (size_t)(in->data + in->len - lc.p) >= 2 * chunk
+            ? nc_lines_par(&c, &cp, &lc, in, jobs, chunk)
+            : nc_lines(&c, &cp, &lc, NULL, NULL, in);
   }
+  if (r == NC_FAIL) goto fail;
   if (csv_fini(&cp, on_field, on_record, &c) != 0) {
     pl_err_expected(err, lc.lineno + 1, 1, "the closing quote of the last CSV field", NULL, 0);
     if (!pl_lenient_skip(o, p, err)) goto fail;
   }
   if (c.failed) goto fail;
-  if (!header) {
+  if (!c.header) {
     pl_err_expected(err, lc.lineno ? lc.lineno : 1, 1,
                     "the ncu CSV header row (\"ID\",\"Process ID\",...,\"Kernel Name\",...)", NULL, 0);
     goto fail;

@@ -24,6 +24,7 @@
 */
 #include "format.h"
 #include "ncu.h"
+#include "par.h"
 #include "scan.h"
 
 #include <math.h>
@@ -253,16 +254,25 @@ static int parse_kernel_line(const char *t, size_t n, khead *h) {
   return 1;
 }
 
-/* "[pid] name@host" */
-static int parse_process(const char *t, size_t n, ncu_builder *b) {
+/* "[pid] name@host": *name, *nn, *pid. */
+static int process_fields(const char *t, size_t n, const char **name, size_t *nn, int64_t *pid) {
   if (n < 4 || t[0] != '[') return 0;
   size_t i = 1;
-  int64_t pid;
-  if (!pl_ncu_read_uint(t, n, &i, &pid) || i + 1 >= n || t[i] != ']' || t[i + 1] != ' ') return 0;
+  if (!pl_ncu_read_uint(t, n, &i, pid) || i + 1 >= n || t[i] != ']' || t[i + 1] != ' ') return 0;
   i += 2;
   const char *at = memchr(t + i, '@', n - i);
   if (at == NULL || memchr(t + i, ' ', (size_t)(at - t) - i)) return 0;
-  pl_ncu_b_process(b, t + i, (size_t)(at - t) - i, pid);
+  *name = t + i;
+  *nn = (size_t)(at - t) - i;
+  return 1;
+}
+
+static int parse_process(const char *t, size_t n, ncu_builder *b) {
+  const char *name;
+  size_t nn;
+  int64_t pid;
+  if (!process_fields(t, n, &name, &nn, &pid)) return 0;
+  pl_ncu_b_process(b, name, nn, pid);
   return 1;
 }
 
@@ -434,6 +444,13 @@ typedef struct tstate {
   pl_profile *p;
   const pl_parse_opts *o;
   pl_err *err;
+  /* several threads: the line count of the next interrupt check; the
+  ** schedule a worker's reader belongs to (NULL: the main thread's); the
+  ** launch block nt_lines stopped at: its kind and indentation */
+  size_t next_check;
+  const pl_par *par;
+  int at_proc;
+  size_t at_ind;
 } tstate;
 
 static void lerr_add(tstate *s, const char *t, size_t n) {
@@ -582,7 +599,7 @@ static void rule_add(tstate *s, const char *t, size_t n) {
 }
 
 /* What a line handler tells the loop. */
-enum { NT_NEXT, NT_FAIL, NT_OUTSIDE, NT_SUMMARY, NT_SLOW };
+enum { NT_NEXT, NT_FAIL, NT_OUTSIDE, NT_SUMMARY, NT_SLOW, NT_AT };
 
 /* The next line.  *frp: the row cache entry it matches, or NULL.  The
 ** common case is a metric row whose bytes up to the value column are those
@@ -955,37 +972,120 @@ static void nt_free(tstate *s) {
   lerr_free(s);
 }
 
-static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
-  tstate s;
-  memset(&s, 0, sizeof s);
-  pl_ncu_b_init(&s.b, p, o);
-  s.b.defer_raw = 1;                                     /* the input stays mapped for the whole parse */
-  if (s.b.want_m) pl_table_reserve(s.b.m, in->len / 64); /* a size hint: a metric line is 40-100 bytes */
-  pl_buf_init(&s.msg);
-  s.p = p;
-  s.o = o;
-  s.err = err;
-  s.cur = -1;
-  s.prof_id = -1;
-  pl_lines c;
-  pl_line l;
-  pl_lines_init(&c, in->data, in->len);
-  size_t next_check = 4096;
-  size_t ndiag0 = p->ndiags;
-  int r = NT_NEXT;
-  nt_row *fr;
-  while (next_line(&s, &c, &l, &fr)) {
-    if (c.lineno >= next_check) {
-      next_check = c.lineno + 4096;
-      if (o && o->interrupt && *o->interrupt) {
-        pl_err_set(err, c.lineno, 1, "interrupted");
-        r = NT_FAIL;
-        break;
-      }
-      if (o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
+static void nt_init(tstate *s, pl_profile *p, const pl_parse_opts *o, pl_err *err, size_t len) {
+  memset(s, 0, sizeof *s);
+  pl_ncu_b_init(&s->b, p, o);
+  s->b.defer_raw = 1;                                  /* the input stays mapped for the whole parse */
+  if (s->b.want_m) pl_table_reserve(s->b.m, len / 64); /* a size hint: a metric line is 40-100 bytes */
+  pl_buf_init(&s->msg);
+  s->p = p;
+  s->o = o;
+  s->err = err;
+  s->cur = -1;
+  s->prof_id = -1;
+  s->next_check = 4096;
+}
+
+/* ---- launch blocks ------------------------------------------------------ */
+
+/* The trimmed line at p (a line start) and its indentation. */
+static void line_at(const char *p, const char *end, const char **t, size_t *n, size_t *ind) {
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  const char *s = p;
+  size_t k = nl ? (size_t)(nl - p) : (size_t)(end - p);
+  trim(&s, &k);
+  *t = s;
+  *n = k;
+  *ind = (size_t)(s - p);
+}
+
+/* A line the reader takes for a kernel line wherever it stands outside a
+** table (and not for a rule message, a rule line, a section or the
+** --print-summary layout). */
+static int kernel_shaped(const char *t, size_t n) {
+  khead h;
+  return n > 0 && t[0] != '-' && !STARTS(t, n, "==") && !STARTS(t, n, "Section: ") && !severity_of(t, n) &&
+         !summary_head(t, n) && parse_kernel_line(t, n, &h);
+}
+
+/* A "[pid] name@host" line the reader takes for one. */
+static int process_shaped(const char *t, size_t n) {
+  const char *nm;
+  size_t nn;
+  int64_t pid;
+  return process_fields(t, n, &nm, &nn, &pid) && !severity_of(t, n) && !summary_head(t, n) &&
+         !parse_kernel_line(t, n, &(khead){ 0 });
+}
+
+/* Does a launch block begin at line start p: a process line whose next
+** non-blank line is a kernel line (*proc = 1), or a kernel line whose last
+** non-blank line before is not a process line (*proc = 0)?  (Blank lines
+** between them change nothing: the process line closed the section and
+** ended any rule message.)  lo: the input's start; *ind: the line's
+** indentation. */
+static int block_start(const char *lo, const char *p, const char *end, int *proc, size_t *ind) {
+  const char *t;
+  size_t n;
+  line_at(p, end, &t, &n, ind);
+  if (n == 0) return 0;
+  if (t[0] == '[') {
+    if (!process_shaped(t, n)) return 0;
+    const char *q = p, *t2;
+    size_t n2 = 0, ind2;
+    while (n2 == 0) {
+      q = memchr(q, '\n', (size_t)(end - q));
+      if (q == NULL) return 0;
+      q++;
+      line_at(q, end, &t2, &n2, &ind2);
+      if (n2 == 0 && q >= end) return 0;
     }
-    if (fr && (r = fast_row(&s, fr, &l, c.lineno)) != NT_SLOW) {
-      if (r == NT_FAIL) break;
+    *proc = 1;
+    return kernel_shaped(t2, n2);
+  }
+  if (!kernel_shaped(t, n)) return 0;
+  const char *e = p; /* the end of the line before (its '\n' at e[-1]) */
+  while (e > lo) {
+    const char *q = e - 1;
+    while (q > lo && q[-1] != '\n') q--;
+    const char *t0;
+    size_t n0, ind0;
+    line_at(q, e, &t0, &n0, &ind0);
+    if (n0 > 0) {
+      if (t0[0] == '[' && process_shaped(t0, n0)) return 0;
+      break;
+    }
+    e = q;
+  }
+  *proc = 0;
+  return 1;
+}
+
+/* Reads lines until the end of the input (NT_NEXT), a failure (NT_FAIL),
+** the summary layout (NT_SUMMARY), or, with until set, the first launch
+** block that begins at or past it (NT_AT: c->p is its first line, not
+** read; s->at_proc and s->at_ind say its kind and indentation).  in: the
+** main thread's input (interrupt and progress), NULL in a worker. */
+static int nt_lines(tstate *s, pl_lines *c, const char *until, const pl_input *in) {
+  const pl_parse_opts *o = s->o;
+  pl_line l;
+  nt_row *fr;
+  int r = NT_NEXT;
+  for (;;) {
+    if (until && c->p >= until && c->p < c->end &&
+        block_start(in ? in->data : c->base, c->p, c->end, &s->at_proc, &s->at_ind))
+      return NT_AT;
+    if (!next_line(s, c, &l, &fr)) break;
+    if (c->lineno >= s->next_check) {
+      s->next_check = c->lineno + 4096;
+      if (in && o && o->interrupt && *o->interrupt) {
+        pl_err_set(s->err, c->lineno, 1, "interrupted");
+        return NT_FAIL;
+      }
+      if (s->par && pl_par_aborted(s->par)) return NT_FAIL;
+      if (in && o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
+    }
+    if (fr && (r = fast_row(s, fr, &l, c->lineno)) != NT_SLOW) {
+      if (r == NT_FAIL) return r;
       continue;
     }
     const char *t = l.s;
@@ -993,10 +1093,213 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     trim(&t, &n);
     size_t ind = (size_t)(t - l.s);
     r = NT_OUTSIDE;
-    if (s.st == ST_TAB1 || s.st == ST_TAB_HDR || s.st == ST_TAB_DATA) r = table_line(&s, &c, &l, t, n, ind);
-    if (r == NT_OUTSIDE) r = outside_line(&s, &c, &l, t, n, ind);
-    if (r == NT_FAIL || r == NT_SUMMARY) break;
+    if (s->st == ST_TAB1 || s->st == ST_TAB_HDR || s->st == ST_TAB_DATA) r = table_line(s, c, &l, t, n, ind);
+    if (r == NT_OUTSIDE) r = outside_line(s, c, &l, t, n, ind);
+    if (r == NT_FAIL || r == NT_SUMMARY) return r;
   }
+  return NT_NEXT;
+}
+
+/* ---- several threads ---------------------------------------------------- */
+
+/* The input is cut into pieces at guessed offsets (pl_parse_opts.chunk_bytes,
+** 4 MiB by default); each piece after the first begins at the first launch
+** block that begins in it (block_start: line ends are never ambiguous here,
+** only the reader's state at a block is).  A worker reads a piece from
+** there with a reader of its own (its own tables, pools and profile), up to
+** the first block at or past the next guess, and checks that its state
+** there is one a block starts from: no open table, no rule message a
+** deeper-indented line would continue, no NVTX range or 2019-layout
+** sections waiting for a kernel line, no ==ERROR== lines waiting for their
+** launch; then it ends its last launch as the block's first line would.
+** The main thread reads piece 0 itself and walks on in file order; where
+** it stands at a piece's start in a state such a worker's fresh one gives
+** the same reading from (the same conditions, plus pl_ncu_b_merge_fits:
+** no locale number format seen yet, its process name already in its pool
+** where the piece's first launches have no process line), it ends its own
+** launch, appends the piece's rows (pl_ncu_b_merge: launch ids and line
+** numbers moved on, strings re-interned in the order the piece met them,
+** its process filled in) and goes on from where the worker stopped; else
+** it reads the piece
+** itself, so errors, diagnostics and --lenient are the one-thread read's.
+** Workers read with --lenient off: a piece with any bad row is read again. */
+#define NT_CHUNK_DEFAULT (4u << 20)
+
+typedef struct nt_piece {
+  const char *guess;
+  const char *start; /* its first block (NULL: none before the next guess) */
+  const char *stop;  /* where its worker stopped */
+  size_t nlines;     /* the lines it read */
+  int ok;            /* read to stop, in a state that ends a block there */
+  tstate *s;         /* its reader */
+  pl_profile *p;     /* its diagnostics and meta */
+  pl_err err;
+} nt_piece;
+
+typedef struct nt_par {
+  const pl_input *in;
+  pl_parse_opts wo; /* the workers' options: not lenient */
+  nt_piece *pc;
+  size_t n;
+} nt_par;
+
+static size_t n_merged, n_reread;
+void pl_ncu_text_par_counts(size_t *merged, size_t *reread) {
+  *merged = __atomic_load_n(&n_merged, __ATOMIC_RELAXED);
+  *reread = __atomic_load_n(&n_reread, __ATOMIC_RELAXED);
+}
+
+static int in_table(const tstate *s) { return s->st == ST_TAB1 || s->st == ST_TAB_HDR || s->st == ST_TAB_DATA; }
+
+/* Would a line of indentation ind, a block's first line, leave s's rule
+** message and pending sections as a fresh reader's (none)? */
+static int block_clean(const tstate *s, size_t ind) {
+  return !in_table(s) && !(s->rule && ind >= s->rule_ind + 4) && !s->pending && s->b.range == NULL;
+}
+
+static void piece_free(nt_piece *c) {
+  if (c->s) {
+    pl_ncu_b_free(&c->s->b);
+    nt_free(c->s);
+    free(c->s);
+    c->s = NULL;
+  }
+  if (c->p) pl_profile_free(c->p);
+  c->p = NULL;
+}
+
+static void read_piece(pl_par *S, void *ud, size_t i) {
+  nt_par *P = ud;
+  nt_piece *c = &P->pc[i];
+  const char *lo = P->in->data, *end = lo + P->in->len;
+  const char *lim = i + 1 < P->n ? P->pc[i + 1].guess : NULL;
+  const char *q = c->guess;
+  if (q > lo && q[-1] != '\n') {
+    q = memchr(q, '\n', (size_t)(end - q));
+    q = q ? q + 1 : end;
+  }
+  const char *stop = lim ? lim : end;
+  int proc;
+  size_t ind;
+  c->start = NULL;
+  while (q < stop) {
+    if (block_start(lo, q, end, &proc, &ind)) {
+      c->start = q;
+      break;
+    }
+    q = memchr(q, '\n', (size_t)(end - q));
+    q = q ? q + 1 : end;
+  }
+  if (c->start == NULL) return;
+  c->p = pl_profile_new("ncu-text", P->in->name);
+  c->s = pl_xmalloc(sizeof *c->s);
+  pl_err_clear(&c->err);
+  nt_init(c->s, c->p, &P->wo, &c->err, (size_t)(stop - c->start));
+  tstate *s = c->s;
+  s->par = S;
+  pl_lines cl;
+  pl_lines_init(&cl, c->start, (size_t)(end - c->start));
+  cl.base = lo;
+  int r = nt_lines(s, &cl, lim, NULL);
+  c->stop = cl.p;
+  c->nlines = cl.lineno;
+  if (r == NT_AT) c->ok = block_clean(s, s->at_ind);
+  else if (r == NT_NEXT) c->ok = !in_table(s) && !s->pending;
+  if (c->ok && s->nlerr > 0) c->ok = 0;
+  if (!c->ok) return;
+  /* what the next block's first line (or the end) does first */
+  rule_flush(s);
+  if (s->b.open) pl_ncu_b_end(&s->b);
+  pl_ncu_b_flush(&s->b);
+}
+
+/* Can the main reader s, standing at block `at` (not read), append piece c? */
+static int piece_fits(const tstate *s, const nt_piece *c, const char *at) {
+  const ncu_builder *b = &s->b;
+  if (c->start != at || !c->ok || !block_clean(s, s->at_ind)) return 0;
+  /* ==ERROR== lines of a later launch wait in the main reader's list */
+  int64_t next = b->nkernels + (b->open ? 1 : 0);
+  for (size_t i = s->lerri; i < s->nlerr; i++)
+    if (s->lerr[i].id >= next) return 0;
+  return pl_ncu_b_merge_fits(b, &c->s->b);
+}
+
+/* Piece c appended to the main reader s, which stands at its first line
+** (cl->lineno lines read before it). */
+static void piece_merge(tstate *s, pl_lines *cl, nt_piece *c) {
+  rule_flush(s); /* what the block's first line does first */
+  pl_ncu_b_merge(&s->b, &c->s->b, cl->lineno);
+  pl_par_merge_meta(s->p, c->p);
+  pl_par_merge_diags(s->p, c->p, cl->lineno);
+  if (c->s->report) {
+    free(s->report);
+    s->report = c->s->report;
+    s->nreport = c->s->nreport;
+    s->report_line = c->s->report_line + cl->lineno;
+    c->s->report = NULL;
+  }
+  /* the reader's state where the worker stopped (piece_fits, read_piece:
+  ** one a block starts from) */
+  s->st = ST_TOP;
+  s->sec = NULL;
+  s->nsec = 0;
+  s->prof_id = -1;
+  cl->p = c->stop;
+  cl->lineno += c->nlines;
+}
+
+/* Reads the input on jobs threads: NT_NEXT at its end, NT_FAIL, NT_SUMMARY. */
+static int nt_lines_par(tstate *s, pl_lines *cl, const pl_input *in, int jobs, size_t chunk) {
+  nt_par P;
+  memset(&P, 0, sizeof P);
+  P.in = in;
+  if (s->o) P.wo = *s->o;
+  P.wo.lenient = 0;
+  P.wo.progress = NULL;
+  P.n = (in->len + chunk - 1) / chunk;
+  P.pc = pl_xcalloc(P.n, sizeof *P.pc);
+  for (size_t i = 0; i < P.n; i++) P.pc[i].guess = in->data + i * chunk;
+  pl_par *S = pl_par_start(P.n, jobs, read_piece, &P);
+  size_t m = 0;
+  int r;
+  for (;;) {
+    r = nt_lines(s, cl, m + 1 < P.n ? P.pc[m + 1].guess : NULL, in);
+    if (r != NT_AT) break;
+    const char *at = cl->p;
+    m++;
+    /* pieces whose guess the block passed (a block longer than a piece) */
+    while (m + 1 < P.n && at >= P.pc[m + 1].guess) {
+      pl_par_wait(S, m);
+      piece_free(&P.pc[m]);
+      m++;
+    }
+    pl_par_wait(S, m);
+    nt_piece *c = &P.pc[m];
+    if (piece_fits(s, c, at)) {
+      piece_merge(s, cl, c);
+      __atomic_add_fetch(&n_merged, 1, __ATOMIC_RELAXED);
+    } else __atomic_add_fetch(&n_reread, 1, __ATOMIC_RELAXED);
+    piece_free(c);
+    pl_par_done(S, m);
+    /* the progress (and the release of the input's pages behind) the lines read here did not report */
+    const pl_parse_opts *o = s->o;
+    if (o && o->progress) o->progress(o->progress_ud, (size_t)(cl->p - in->data), in->len);
+  }
+  pl_par_stop(S);
+  for (size_t i = 0; i < P.n; i++) piece_free(&P.pc[i]);
+  free(P.pc);
+  return r;
+}
+
+static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  tstate s;
+  nt_init(&s, p, o, err, in->len);
+  pl_lines c;
+  pl_lines_init(&c, in->data, in->len);
+  size_t ndiag0 = p->ndiags;
+  int jobs = o && o->jobs > 0 ? o->jobs : pl_par_cores();
+  size_t chunk = o && o->chunk_bytes ? o->chunk_bytes : NT_CHUNK_DEFAULT;
+  int r = jobs >= 2 && in->len >= 2 * chunk ? nt_lines_par(&s, &c, in, jobs, chunk) : nt_lines(&s, &c, NULL, in);
   if (r == NT_SUMMARY) {
     /* read from the start by its own reader, with what this pass noted dropped */
     pl_ncu_b_free(&s.b);

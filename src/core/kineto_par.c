@@ -29,12 +29,11 @@
 ** main thread reads such a piece itself.
 */
 #include "kineto.h"
+#include "par.h"
 #include "pl_util.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define PAR_CHUNK_DEFAULT (4u << 20)
 
@@ -44,7 +43,6 @@ typedef struct piece {
   const char *stop;  /* just past the last event read */
   size_t nread;      /* events read */
   kctx *k;           /* its context, once read */
-  int state;         /* 0 free, 1 claimed, 2 read */
 } piece;
 
 typedef struct par {
@@ -52,12 +50,6 @@ typedef struct par {
   const char *arr, *end; /* the array's contents (from past its '['), the input's end */
   piece *pc;
   size_t n;
-  size_t next_claim; /* pieces 1..n-1 are claimed in order */
-  size_t merged;     /* pieces up to here are merged or read again */
-  size_t window;     /* pieces claimed at most this far past merged */
-  int abort;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
 } par;
 
 /* Pieces merged as read and pieces read again by the main thread, since
@@ -89,7 +81,8 @@ static const char *find_start(const char *p, const char *stop, const char *lo) {
 }
 
 /* A worker's read of piece i: fast path only, into a context of its own. */
-static void read_piece(par *P, size_t i) {
+static void read_piece(pl_par *S, void *ud, size_t i) {
+  par *P = ud;
   piece *c = &P->pc[i];
   const kctx *m = P->main;
   const char *limit = i + 1 < P->n ? P->pc[i + 1].guess : NULL;
@@ -109,81 +102,10 @@ static void read_piece(par *P, size_t i) {
       if (r >= end || *r != ',') break;
       r = pl_kin_fws(r + 1, end);
       if (r >= end || *r != '{' || (limit && r >= limit)) break;
-      if ((c->nread & 4095) == 0 && __atomic_load_n(&P->abort, __ATOMIC_RELAXED)) break;
+      if ((c->nread & 4095) == 0 && pl_par_aborted(S)) break;
     }
   }
   c->k = k;
-}
-
-/* The next piece to read (mu held), or 0. */
-static size_t claim(par *P) {
-  if (__atomic_load_n(&P->abort, __ATOMIC_RELAXED) || P->next_claim >= P->n || P->next_claim > P->merged + P->window)
-    return 0;
-  size_t i = P->next_claim++;
-  P->pc[i].state = 1;
-  return i;
-}
-
-static void read_claimed(par *P, size_t i) {
-  pthread_mutex_unlock(&P->mu);
-  read_piece(P, i);
-  pthread_mutex_lock(&P->mu);
-  P->pc[i].state = 2;
-  pthread_cond_broadcast(&P->cv);
-}
-
-static void *worker(void *arg) {
-  par *P = arg;
-  pthread_mutex_lock(&P->mu);
-  for (;;) {
-    size_t i = claim(P);
-    if (i) {
-      read_claimed(P, i);
-      continue;
-    }
-    if (__atomic_load_n(&P->abort, __ATOMIC_RELAXED) || P->next_claim >= P->n) break;
-    pthread_cond_wait(&P->cv, &P->mu);
-  }
-  pthread_mutex_unlock(&P->mu);
-  return NULL;
-}
-
-/* Waits until piece i is read, reading other pieces meanwhile (the
-** caller has set merged to i - 1: i is within the window). */
-static void wait_read(par *P, size_t i) {
-  pthread_mutex_lock(&P->mu);
-  while (P->pc[i].state != 2) {
-    size_t j = claim(P);
-    if (j) read_claimed(P, j);
-    else pthread_cond_wait(&P->cv, &P->mu);
-  }
-  pthread_mutex_unlock(&P->mu);
-}
-
-static void set_merged(par *P, size_t m) {
-  pthread_mutex_lock(&P->mu);
-  P->merged = m;
-  pthread_cond_broadcast(&P->cv);
-  pthread_mutex_unlock(&P->mu);
-}
-
-static size_t elsize(pl_type t) { return t == PL_STR ? 4 : t == PL_BOOL ? 1 : 8; }
-
-/* Appends the rows of s (declared as d: same columns, same types) to d,
-** its string ids through map. */
-static void append_rows(pl_table *d, const pl_table *s, const uint32_t *map) {
-  if (!d || !s || s->nrows == 0) return;
-  size_t n0 = d->nrows, add = s->nrows;
-  for (size_t i = 0; i < d->ncols; i++) {
-    pl_column *dc = d->cols[i];
-    const pl_column *sc = s->cols[i];
-    pl_column_reserve(dc, n0 + add);
-    if (dc->type == PL_STR) {
-      for (size_t r = 0; r < add; r++) dc->v.str[n0 + r] = map[sc->v.str[r]];
-    } else memcpy((char *)dc->v.any + n0 * elsize(dc->type), sc->v.any, add * elsize(dc->type));
-    dc->len = n0 + add;
-  }
-  d->nrows = n0 + add;
 }
 
 /* Can piece context c be appended as read?  Not when its events without a
@@ -194,18 +116,11 @@ static int piece_fits(const kctx *k, const kctx *c) {
 }
 
 static void merge(kctx *k, kctx *c) {
-  size_t n = pl_pool_count(c->pool);
-  uint32_t *map = pl_xmalloc((n + 1) * sizeof *map);
-  map[0] = 0;
-  for (size_t id = 1; id <= n; id++) {
-    size_t len;
-    const char *s = pl_pool_str(c->pool, (uint32_t)id, &len);
-    map[id] = pl_pool_intern(k->pool, s, len);
-  }
+  uint32_t *map = pl_par_pool_map(k->pool, c->pool);
   tcols *dst[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->pr, &k->th };
   tcols *src[] = { &c->ev, &c->kn, &c->cpu, &c->rt, &c->mc, &c->ms, &c->st, &c->ct, &c->mem, &c->pr, &c->th };
   for (size_t i = 0; i < sizeof dst / sizeof dst[0]; i++) {
-    append_rows(dst[i]->t, src[i]->t, map);
+    pl_par_append_rows(dst[i]->t, src[i]->t, map);
     dst[i]->room = 0; /* fast_row: look at the columns' room again */
   }
   pl_devwork_merge(k->dw, c->dw, map); /* cannot fail: piece_fits checked its cap */
@@ -229,14 +144,9 @@ static void merge(kctx *k, kctx *c) {
   }
 }
 
-static int cores(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n < 1 ? 1 : (int)n;
-}
-
 int pl_kin_events_par(kctx *k) {
   const pl_parse_opts *o = k->o;
-  int jobs = o && o->jobs > 0 ? o->jobs : cores();
+  int jobs = o && o->jobs > 0 ? o->jobs : pl_par_cores();
   size_t chunk = o && o->chunk_bytes ? o->chunk_bytes : PAR_CHUNK_DEFAULT;
   const char *arr = k->j.p, *end = k->j.end;
   if (k->ks) return 1; /* a stream: the other core inflates it */
@@ -249,14 +159,7 @@ int pl_kin_events_par(kctx *k) {
   P.n = ((size_t)(end - arr) + chunk - 1) / chunk;
   P.pc = pl_xcalloc(P.n, sizeof *P.pc);
   for (size_t i = 0; i < P.n; i++) P.pc[i].guess = arr + i * chunk;
-  P.next_claim = 1;
-  P.window = 2 * (size_t)jobs;
-  pthread_mutex_init(&P.mu, NULL);
-  pthread_cond_init(&P.cv, NULL);
-  pthread_t *th = pl_xcalloc((size_t)jobs, sizeof *th);
-  int nth = 0;
-  for (int t = 1; t < jobs; t++)
-    if (pthread_create(&th[nth], NULL, worker, &P) == 0) nth++;
+  pl_par *S = pl_par_start(P.n, jobs, read_piece, &P);
   int rc;
   size_t m = 0; /* the piece the main thread is in */
   for (;;) {
@@ -267,14 +170,12 @@ int pl_kin_events_par(kctx *k) {
     ** it passed (an event longer than a piece) are dropped */
     m++;
     while (m + 1 < P.n && at >= P.pc[m + 1].guess) {
-      set_merged(&P, m - 1);
-      wait_read(&P, m);
+      pl_par_wait(S, m);
       pl_kin_ctx_free(P.pc[m].k);
       P.pc[m].k = NULL;
       m++;
     }
-    set_merged(&P, m - 1);
-    wait_read(&P, m);
+    pl_par_wait(S, m);
     piece *c = &P.pc[m];
     if (c->start == at && c->nread > 0 && piece_fits(k, c->k)) {
       merge(k, c->k);
@@ -288,21 +189,14 @@ int pl_kin_events_par(kctx *k) {
     } else __atomic_add_fetch(&n_reread, 1, __ATOMIC_RELAXED);
     pl_kin_ctx_free(c->k);
     c->k = NULL;
-    set_merged(&P, m);
+    pl_par_done(S, m);
     if ((size_t)(k->j.p - k->in->data) >= k->next_progress && pl_kin_progress(k)) {
       rc = -1;
       break;
     }
   }
-  pthread_mutex_lock(&P.mu);
-  __atomic_store_n(&P.abort, 1, __ATOMIC_RELAXED);
-  pthread_cond_broadcast(&P.cv);
-  pthread_mutex_unlock(&P.mu);
-  for (int t = 0; t < nth; t++) pthread_join(th[t], NULL);
+  pl_par_stop(S);
   for (size_t i = 0; i < P.n; i++) pl_kin_ctx_free(P.pc[i].k);
-  free(th);
   free(P.pc);
-  pthread_mutex_destroy(&P.mu);
-  pthread_cond_destroy(&P.cv);
   return rc;
 }

@@ -67,6 +67,8 @@ typedef struct ncu_builder {
   char cc[16];
   char process[128];
   int64_t pid;
+  int seen_process;       /* pl_ncu_b_process was called ... */
+  int64_t before_process; /* ... when this many launches had begun */
   char *range;
   size_t nrange; /* pending NVTX range name (text layout) */
   pl_buf tmp;
@@ -199,5 +201,21 @@ void pl_ncu_b_launch_error(ncu_builder *b, const char *msg, size_t n);
 void pl_ncu_b_output(ncu_builder *b, size_t line, const char *s, size_t n);
 /* Hands the tables and meta to the profile. */
 void pl_ncu_b_finish(ncu_builder *b);
+
+/* One input read on several threads (fmt_ncu_text.c, fmt_ncu_csv.c): w is
+** the builder of a piece that a worker read from a launch's first line,
+** with a builder fresh but for what the readers set alike, ended (no open
+** launch, pl_ncu_b_flush done); b, the main thread's, stands at that
+** line.  Can w be appended as if b had read the piece: no locale number
+** format seen by b (w read without it), b's process (when w's first
+** launches had none) already in b's kernels pool, the tables' columns of
+** the same types?  pl_ncu_b_merge then ends b's open launch and appends
+** w's rows: launch ids after b's, line numbers moved by line_off,
+** strings re-interned in the order w met them, b's process filled in
+** where w had none; the device facts and the state carried from launch
+** to launch as if b had read the rows (not the meta and diagnostics:
+** par.h).  w is left to pl_ncu_b_free. */
+int pl_ncu_b_merge_fits(const ncu_builder *b, const ncu_builder *w);
+void pl_ncu_b_merge(ncu_builder *b, ncu_builder *w, size_t line_off);
 
 #endif

@@ -6,6 +6,7 @@
 ** metric becomes which kernel column is ncu_metrics.c's.
 */
 #include "ncu.h"
+#include "par.h"
 #include "schema.h"
 #include "names.h"
 #include "scan.h"
@@ -201,6 +202,10 @@ void pl_ncu_b_header(ncu_builder *b, const char *name, size_t nn, const int64_t 
 }
 
 void pl_ncu_b_process(ncu_builder *b, const char *name, size_t n, int64_t pid) {
+  if (!b->seen_process) {
+    b->seen_process = 1;
+    b->before_process = b->nkernels + (b->open ? 1 : 0);
+  }
   if (n >= sizeof b->process) n = sizeof b->process - 1;
   memcpy(b->process, name, n);
   b->process[n] = '\0';
@@ -885,4 +890,75 @@ void pl_ncu_b_finish(ncu_builder *b) {
     *ts[i] = NULL;
   }
   pl_ncu_b_free(b);
+}
+
+/* ---- several threads ---------------------------------------------------- */
+
+/* The id in b's kernels pool of b's process name, from its open launch or
+** else its last one (0 when that launch had another, or there is none). */
+static uint32_t process_id(const ncu_builder *b) {
+  const pl_table *k = b->k;
+  size_t row = b->open ? k->nrows : k->nrows - 1;
+  if ((!b->open && k->nrows == 0) || b->process[0] == '\0') return 0;
+  const pl_column *c = k->cols[b->k_proc];
+  if (c->type != PL_STR || c->len <= row) return 0;
+  uint32_t id = c->v.str[row];
+  size_t n;
+  const char *s = id ? pl_pool_str(k->pool, id, &n) : NULL;
+  return s && n == strlen(b->process) && memcmp(s, b->process, n) == 0 ? id : 0;
+}
+
+/* Launches of w read before its first process line: b's process goes into them. */
+static int64_t w_unnamed(const ncu_builder *w) { return w->seen_process ? w->before_process : w->nkernels; }
+
+int pl_ncu_b_merge_fits(const ncu_builder *b, const ncu_builder *w) {
+  if (b->locale || w->open || w->range || w->npend) return 0;
+  if (w_unnamed(w) > 0 && b->process[0] && process_id(b) == 0) return 0;
+  if (b->k->cols[b->k_proc]->type != PL_STR || b->k->cols[b->k_pid]->type != PL_INT) return 0;
+  return pl_par_append_fits(b->k, w->k) && pl_par_append_fits(b->m, w->m) && pl_par_append_fits(b->r, w->r) &&
+         pl_par_append_fits(b->po, w->po);
+}
+
+static void append_table(pl_table *d, const pl_table *src, int kid, int64_t koff, int line, int64_t loff) {
+  size_t n0 = d->nrows;
+  uint32_t *map = pl_par_pool_map(d->pool, src->pool);
+  pl_par_append_named(d, src, map);
+  free(map);
+  if (kid >= 0) pl_par_offset_ints(d, kid, n0, koff);
+  if (line >= 0) pl_par_offset_ints(d, line, n0, loff);
+}
+
+void pl_ncu_b_merge(ncu_builder *b, ncu_builder *w, size_t line_off) {
+  uint32_t pid_name = process_id(b);
+  if (b->open) pl_ncu_b_end(b);
+  pl_ncu_b_flush(b);
+  int64_t koff = b->nkernels;
+  size_t k0 = b->k->nrows;
+  append_table(b->k, w->k, b->k_id, koff, b->k_line, (int64_t)line_off);
+  append_table(b->m, w->m, b->m_kid, koff, -1, 0);
+  append_table(b->r, w->r, b->r_kid, koff, b->r_line, (int64_t)line_off);
+  append_table(b->po, w->po, -1, 0, b->po_line, (int64_t)line_off);
+  /* w's launches before its first process line: b's process, as b would have put it */
+  int64_t un = w_unnamed(w);
+  for (int64_t i = 0; i < un; i++) {
+    size_t r = k0 + (size_t)i;
+    if (pid_name) b->k->cols[b->k_proc]->v.str[r] = pid_name;
+    if (b->pid != PL_INT_NA) b->k->cols[b->k_pid]->v.i64[r] = b->pid;
+  }
+  b->nkernels += w->nkernels;
+  b->locale = w->locale;
+  if (w->seen_process) {
+    memcpy(b->process, w->process, sizeof b->process);
+    b->pid = w->pid;
+    if (!b->seen_process) {
+      b->seen_process = 1;
+      b->before_process = koff + w->before_process;
+    }
+  }
+  if (b->cc[0] == '\0') memcpy(b->cc, w->cc, sizeof b->cc);
+  if (b->sm_count_source == NULL && w->sm_count_source) {
+    b->sm_count = w->sm_count;
+    b->sm_count_source = w->sm_count_source;
+  }
+  if (b->sm_count_waves == 0) b->sm_count_waves = w->sm_count_waves;
 }

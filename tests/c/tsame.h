@@ -2,7 +2,7 @@
 ** tsame.h -- are two profiles the same, exactly: every table (names,
 ** order, columns, types, every cell, string ids included), the metadata
 ** and the diagnostics.  Prints the first difference.  Shared by
-** test_kineto_par.c and test_gzstream.c.
+** test_kineto_par.c, test_line_par.c and test_gzstream.c.
 */
 #ifndef TSAME_H
 #define TSAME_H
@@ -15,9 +15,15 @@ __attribute__((unused)) static int same_table(const pl_table *a, const pl_table 
             b->name, b->nrows, b->ncols);
     return 0;
   }
+  if (pl_pool_count(a->pool) != pl_pool_count(b->pool)) {
+    fprintf(stderr, "%s: table %s: %zu vs %zu pooled strings\n", what, a->name, pl_pool_count(a->pool),
+            pl_pool_count(b->pool));
+    return 0;
+  }
   for (size_t c = 0; c < a->ncols; c++) {
     const pl_column *x = a->cols[c], *y = b->cols[c];
-    if (strcmp(x->name, y->name) != 0 || x->type != y->type || x->len != y->len) {
+    if (strcmp(x->name, y->name) != 0 || x->type != y->type || x->len != y->len || !x->doc != !y->doc ||
+        (x->doc && strcmp(x->doc, y->doc) != 0)) {
       fprintf(stderr, "%s: %s column %zu: %s vs %s\n", what, a->name, c, x->name, y->name);
       return 0;
     }
@@ -43,7 +49,8 @@ __attribute__((unused)) static int same_table(const pl_table *a, const pl_table 
 }
 
 __attribute__((unused)) static int same_profile(const pl_profile *a, const pl_profile *b, const char *what) {
-  if (a->ntables != b->ntables || a->nmeta != b->nmeta || a->ndiags != b->ndiags) {
+  if (a->ntables != b->ntables || a->nmeta != b->nmeta || a->ndiags != b->ndiags ||
+      a->ndiags_dropped != b->ndiags_dropped) {
     fprintf(stderr, "%s: %zu/%zu tables, %zu/%zu meta, %zu/%zu diagnostics\n", what, a->ntables, b->ntables, a->nmeta,
             b->nmeta, a->ndiags, b->ndiags);
     return 0;

@@ -1,0 +1,228 @@
+/*
+** par.c -- one input read on several threads: the schedule of its pieces
+** and the merge of a worker's tables into the main thread's (par.h).
+** Shared by the Kineto reader (kineto_par.c) and the ncu readers
+** (fmt_ncu_text.c, fmt_ncu_csv.c, through ncu_builder.c's merge).
+*/
+#include "par.h"
+#include "pl_util.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct pl_par {
+  size_t n;
+  size_t next_claim; /* pieces 1..n-1 are claimed in order */
+  size_t merged;     /* pieces up to here are merged or read again */
+  size_t window;     /* pieces claimed at most this far past merged */
+  int *state;        /* per piece: 0 free, 1 claimed, 2 read */
+  int abort;
+  void (*read)(pl_par *P, void *ud, size_t i);
+  void *ud;
+  pthread_t *th;
+  int nth;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+};
+
+int pl_par_cores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : (int)n;
+}
+
+int pl_par_aborted(const pl_par *P) { return __atomic_load_n(&P->abort, __ATOMIC_RELAXED); }
+
+/* The next piece to read (mu held), or 0. */
+static size_t claim(pl_par *P) {
+  if (pl_par_aborted(P) || P->next_claim >= P->n || P->next_claim > P->merged + P->window) return 0;
+  size_t i = P->next_claim++;
+  P->state[i] = 1;
+  return i;
+}
+
+static void read_claimed(pl_par *P, size_t i) {
+  pthread_mutex_unlock(&P->mu);
+  P->read(P, P->ud, i);
+  pthread_mutex_lock(&P->mu);
+  P->state[i] = 2;
+  pthread_cond_broadcast(&P->cv);
+}
+
+static void *worker(void *arg) {
+  pl_par *P = arg;
+  pthread_mutex_lock(&P->mu);
+  for (;;) {
+    size_t i = claim(P);
+    if (i) {
+      read_claimed(P, i);
+      continue;
+    }
+    if (pl_par_aborted(P) || P->next_claim >= P->n) break;
+    pthread_cond_wait(&P->cv, &P->mu);
+  }
+  pthread_mutex_unlock(&P->mu);
+  return NULL;
+}
+
+static void set_merged(pl_par *P, size_t m) {
+  pthread_mutex_lock(&P->mu);
+  P->merged = m;
+  pthread_cond_broadcast(&P->cv);
+  pthread_mutex_unlock(&P->mu);
+}
+
+pl_par *pl_par_start(size_t n, int jobs, void (*read)(pl_par *P, void *ud, size_t i), void *ud) {
+  pl_par *P = pl_xcalloc(1, sizeof *P);
+  P->n = n;
+  P->state = pl_xcalloc(n ? n : 1, sizeof *P->state);
+  P->next_claim = 1;
+  P->window = 2 * (size_t)(jobs > 0 ? jobs : 1);
+  P->read = read;
+  P->ud = ud;
+  pthread_mutex_init(&P->mu, NULL);
+  pthread_cond_init(&P->cv, NULL);
+  P->th = pl_xcalloc((size_t)(jobs > 1 ? jobs : 1), sizeof *P->th);
+  for (int t = 1; t < jobs; t++)
+    if (pthread_create(&P->th[P->nth], NULL, worker, P) == 0) P->nth++;
+  return P;
+}
+
+void pl_par_wait(pl_par *P, size_t i) {
+  set_merged(P, i - 1);
+  pthread_mutex_lock(&P->mu);
+  while (P->state[i] != 2) {
+    size_t j = claim(P);
+    if (j) read_claimed(P, j);
+    else pthread_cond_wait(&P->cv, &P->mu);
+  }
+  pthread_mutex_unlock(&P->mu);
+}
+
+void pl_par_done(pl_par *P, size_t i) { set_merged(P, i); }
+
+void pl_par_stop(pl_par *P) {
+  pthread_mutex_lock(&P->mu);
+  __atomic_store_n(&P->abort, 1, __ATOMIC_RELAXED);
+  pthread_cond_broadcast(&P->cv);
+  pthread_mutex_unlock(&P->mu);
+  for (int t = 0; t < P->nth; t++) pthread_join(P->th[t], NULL);
+  free(P->th);
+  free(P->state);
+  pthread_mutex_destroy(&P->mu);
+  pthread_cond_destroy(&P->cv);
+  free(P);
+}
+
+/* ---- the merge ---------------------------------------------------------- */
+
+uint32_t *pl_par_pool_map(pl_pool *dst, const pl_pool *src) {
+  size_t n = pl_pool_count(src);
+  uint32_t *map = pl_xmalloc((n + 1) * sizeof *map);
+  map[0] = 0;
+  for (size_t id = 1; id <= n; id++) {
+    size_t len;
+    const char *s = pl_pool_str(src, (uint32_t)id, &len);
+    map[id] = pl_pool_intern(dst, s, len);
+  }
+  return map;
+}
+
+static size_t elsize(pl_type t) { return t == PL_STR ? 4 : t == PL_BOOL ? 1 : 8; }
+
+/* Appends column sc's first `add` cells to dc (same type) at row n0. */
+static void append_col(pl_column *dc, const pl_column *sc, size_t n0, size_t add, const uint32_t *map) {
+  pl_column_reserve(dc, n0 + add);
+  if (dc->type == PL_STR) {
+    for (size_t r = 0; r < add; r++) dc->v.str[n0 + r] = map[sc->v.str[r]];
+  } else memcpy((char *)dc->v.any + n0 * elsize(dc->type), sc->v.any, add * elsize(dc->type));
+  dc->len = n0 + add;
+}
+
+/* add missing cells at row n0 of dc */
+static void append_missing(pl_column *dc, size_t n0, size_t add) {
+  pl_column_reserve(dc, n0 + add);
+  for (size_t r = n0; r < n0 + add; r++) switch (dc->type) {
+      case PL_NUM: dc->v.num[r] = NAN; break;
+      case PL_INT: dc->v.i64[r] = PL_INT_NA; break;
+      case PL_BOOL: dc->v.b[r] = PL_BOOL_NA; break;
+      case PL_STR: dc->v.str[r] = 0; break;
+    }
+  dc->len = n0 + add;
+}
+
+/* Room for add more rows in d, its pages faulted in a batch (one fault a
+** page as the copy writes costs more, as for a parser's own rows). */
+static void make_room(pl_table *d, size_t n0, size_t add) {
+  pl_table_reserve(d, n0 + add);
+  pl_table_populate(d, n0, n0 + add);
+}
+
+void pl_par_append_rows(pl_table *d, const pl_table *s, const uint32_t *map) {
+  if (!d || !s || s->nrows == 0) return;
+  size_t n0 = d->nrows, add = s->nrows;
+  make_room(d, n0, add);
+  for (size_t i = 0; i < d->ncols; i++) append_col(d->cols[i], s->cols[i], n0, add, map);
+  d->nrows = n0 + add;
+}
+
+int pl_par_append_fits(const pl_table *d, const pl_table *s) {
+  if (s->rowopen) return 0;
+  for (size_t i = 0; i < s->ncols; i++) {
+    int c = pl_table_col(d, s->cols[i]->name);
+    if (c >= 0 && d->cols[c]->type != s->cols[i]->type) return 0;
+  }
+  return 1;
+}
+
+void pl_par_append_named(pl_table *d, const pl_table *s, const uint32_t *map) {
+  size_t n0 = d->nrows, add = s->nrows;
+  size_t nd0 = d->ncols;
+  int *to = pl_xmalloc((s->ncols ? s->ncols : 1) * sizeof *to);
+  for (size_t i = 0; i < s->ncols; i++) {
+    /* the same column at the same place: the common case, no search */
+    int c = i < nd0 && strcmp(d->cols[i]->name, s->cols[i]->name) == 0 ? (int)i : pl_table_col(d, s->cols[i]->name);
+    if (c < 0) {
+      c = pl_table_add_col(d, s->cols[i]->name, s->cols[i]->type);
+      if (s->cols[i]->doc) pl_table_set_doc(d, c, s->cols[i]->doc);
+    }
+    to[i] = c;
+  }
+  if (add > 0) make_room(d, n0, add);
+  char *got = pl_xcalloc(d->ncols ? d->ncols : 1, 1);
+  if (add > 0)
+    for (size_t i = 0; i < s->ncols; i++) {
+      append_col(d->cols[to[i]], s->cols[i], n0, add, map);
+      got[to[i]] = 1;
+    }
+  for (size_t c = 0; c < d->ncols && add > 0; c++)
+    if (!got[c]) append_missing(d->cols[c], n0, add);
+  d->nrows = n0 + add;
+  free(got);
+  free(to);
+}
+
+void pl_par_offset_ints(pl_table *t, int col, size_t from, int64_t add) {
+  if (col < 0 || add == 0) return;
+  pl_column *c = t->cols[col];
+  if (c->type != PL_INT) return;
+  for (size_t r = from; r < c->len; r++)
+    if (c->v.i64[r] != PL_INT_NA) c->v.i64[r] += add;
+}
+
+void pl_par_merge_meta(pl_profile *dst, const pl_profile *src) {
+  for (size_t i = 0; i < src->nmeta; i++) {
+    const pl_meta *m = &src->meta[i];
+    if (pl_profile_meta_get(dst, m->key)) continue;
+    if (m->text) pl_profile_meta_str(dst, m->key, m->text, strlen(m->text));
+    else pl_profile_meta_num(dst, m->key, m->num);
+  }
+}
+
+void pl_par_merge_diags(pl_profile *dst, const pl_profile *src, size_t line_off) {
+  for (size_t i = 0; i < src->ndiags; i++)
+    pl_profile_diag(dst, src->diags[i].line ? src->diags[i].line + line_off : 0, "%s", src->diags[i].msg);
+  dst->ndiags_dropped += src->ndiags_dropped;
+}

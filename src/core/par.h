@@ -1,0 +1,65 @@
+/*
+** par.h -- one input read on several threads (par.c): the pieces' schedule
+** and the merge of what a worker read into the main thread's tables.
+**
+** A reader cuts its input into n pieces at guessed offsets.  Workers read
+** pieces 1..n-1, in order, each into tables and string pools of its own,
+** at most 2 pieces per thread ahead of the main thread's merge.  The main
+** thread reads piece 0 itself, then walks the pieces in file order: it
+** waits for a piece (pl_par_wait), appends its rows when it began where the
+** main thread stands (pl_par_pool_map, pl_par_append_*: strings re-interned
+** in the order the piece met them, so every string id is the one-thread
+** read's), else reads it again itself, and says it is done with it
+** (pl_par_done).  Used by kineto_par.c, fmt_ncu_text.c and fmt_ncu_csv.c.
+*/
+#ifndef PL_PAR_H
+#define PL_PAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "profile.h"
+
+typedef struct pl_par pl_par;
+
+/* The schedule of pieces 1..n-1 read by jobs - 1 worker threads (and by
+** the main thread while it waits): read(P, ud, i) reads piece i, on
+** whichever thread. */
+pl_par *pl_par_start(size_t n, int jobs, void (*read)(pl_par *P, void *ud, size_t i), void *ud);
+/* Waits until piece i is read, reading others meanwhile; the pieces before
+** i are done with. */
+void pl_par_wait(pl_par *P, size_t i);
+/* Piece i is merged or read again: the workers may read further ahead. */
+void pl_par_done(pl_par *P, size_t i);
+/* Has pl_par_stop begun (a worker deep in a piece may stop early)? */
+int pl_par_aborted(const pl_par *P);
+/* Stops the workers (a piece being read is finished first), joins them,
+** frees the schedule. */
+void pl_par_stop(pl_par *P);
+/* The number of online cores (at least 1). */
+int pl_par_cores(void);
+
+/* map[id] = the id in dst of src's string id (map[0] = 0), interning the
+** strings dst lacks in src's id order: malloc'd, pl_pool_count(src) + 1
+** entries. */
+uint32_t *pl_par_pool_map(pl_pool *dst, const pl_pool *src);
+/* Appends the rows of s to d, which has the same columns in the same
+** order and types; string ids through map. */
+void pl_par_append_rows(pl_table *d, const pl_table *s, const uint32_t *map);
+/* Can s's rows be appended to d by column name: no open row in s, and
+** every column of s that d has (by name) of the same type?  (d's open row,
+** if any, must be ended first.) */
+int pl_par_append_fits(const pl_table *d, const pl_table *s);
+/* Appends the rows of s to d by column name: d gains the columns of s it
+** lacks (at its end, in s's order, with their docs, back-filled missing),
+** and its columns that s lacks get missing cells.  pl_par_append_fits
+** must hold. */
+void pl_par_append_named(pl_table *d, const pl_table *s, const uint32_t *map);
+/* Adds add to the non-missing cells of integer column col from row `from` on. */
+void pl_par_offset_ints(pl_table *t, int col, size_t from, int64_t add);
+/* The metadata src has and dst lacks, added in src's order. */
+void pl_par_merge_meta(pl_profile *dst, const pl_profile *src);
+/* src's diagnostics appended to dst's (their lines moved by line_off),
+** within dst's cap (past it they are counted, as pl_profile_diag does). */
+void pl_par_merge_diags(pl_profile *dst, const pl_profile *src, size_t line_off);
+
+#endif

@@ -1,0 +1,391 @@
+/*
+** test_line_par.c -- the line-based readers on several threads give the
+** profile of the one-thread read, exactly: every table (names, order,
+** columns, docs, types, every cell, string ids and pool sizes included),
+** the metadata and the diagnostics, or the same error.
+**
+** ncu text (fmt_ncu_text.c, cut at launch blocks): every file under
+** tests/data that detects as ncu-text, with jobs 1 and with jobs 2, 3 and
+** 4 at about 100, 30 and 3 pieces; and a made-up report built to break a
+** naive split (process lines and kernel lines with and without each
+** other, blank lines between them, a rule message that a deeper-indented
+** kernel-shaped line continues, ==ERROR== lines waiting for a later
+** launch, an automatic kernel column whose first value is text in one
+** launch and a number in another, a locale number, the 2019 layout with
+** its NVTX ranges and pending sections, program output, prompts), at
+** piece sizes from 7 to 1500 bytes, plain and --lenient, cut short and
+** damaged.
+*/
+#include "tload.h"
+#include "tsame.h"
+#include "profile.h"
+#include "pl_util.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+static const char *fmt_id; /* the format under test */
+
+static pl_profile *load(const char *name, const char *data, size_t len, int jobs, size_t chunk, int lenient,
+                        char *errbuf, size_t errsz) {
+  pl_parse_opts o;
+  memset(&o, 0, sizeof o);
+  o.jobs = jobs;
+  o.chunk_bytes = chunk;
+  o.lenient = lenient;
+  pl_err e;
+  pl_err_clear(&e);
+  pl_profile *p = pl_load_buffer(name, data, len, fmt_id, &o, &e);
+  errbuf[0] = '\0';
+  if (!p) pl_err_format(&e, errbuf, errsz);
+  return p;
+}
+
+/* Reads data with jobs 1, then with each (jobs, chunk); 1 when all agree. */
+static int check_same(const char *name, const char *data, size_t len, const int *jobs, const size_t *chunks,
+                      size_t nrun, int lenient) {
+  char e1[2048], e2[2048], what[1200];
+  pl_profile *ref = load(name, data, len, 1, 0, lenient, e1, sizeof e1);
+  int ok = 1;
+  for (size_t i = 0; i < nrun && ok; i++) {
+    pl_profile *p = load(name, data, len, jobs[i], chunks[i], lenient, e2, sizeof e2);
+    snprintf(what, sizeof what, "%s (jobs %d, pieces of %zu bytes%s)", name, jobs[i], chunks[i],
+             lenient ? ", lenient" : "");
+    if (!ref || !p) {
+      ok = !ref && !p && strcmp(e1, e2) == 0;
+      if (!ok) fprintf(stderr, "%s: error '%s' vs '%s'\n", what, e1, e2);
+    } else ok = same_profile(ref, p, what);
+    pl_profile_free(p);
+  }
+  pl_profile_free(ref);
+  return ok;
+}
+
+static char *read_input(const char *path, size_t *len) {
+  return strstr(path, ".gz") ? tc_gunzip(path, len) : tc_slurp(path, len);
+}
+
+static size_t nfiles;
+/* PERFLAB_TEST_LIGHT=1 (make tsan: ThreadSanitizer runs ~15x slower):
+** one split of each file, fewer piece sizes of the made-up inputs */
+static int light;
+
+static void walk(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *de;
+  char **names = NULL;
+  size_t n = 0;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] == '.') continue;
+    names = realloc(names, (n + 1) * sizeof *names);
+    names[n++] = strdup(de->d_name);
+  }
+  closedir(d);
+  for (size_t i = 0; i < n; i++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) walk(path);
+    else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+      size_t len;
+      char *data = read_input(path, &len);
+      const pl_format *f = data ? pl_format_detect(data, len < 65536 ? len : 65536) : NULL;
+      if (f && strcmp(f->id, fmt_id) == 0) {
+        nfiles++;
+        const int jobs[] = { 2, 4, 3 };
+        const size_t chunks[] = { len / 100 + 61, len / 30 + 7, len / 3 + 1 };
+        TC_CHECK(check_same(path, data, len, jobs, chunks, light ? 1 : 3, 0));
+        if (!light) TC_CHECK(check_same(path, data, len, jobs, chunks, 1, 1));
+      }
+      free(data);
+    }
+    free(names[i]);
+  }
+  free(names);
+}
+
+/* ---- ncu text ----------------------------------------------------------- */
+
+static void add(pl_buf *b, const char *s) { pl_buf_add(b, s, strlen(s)); }
+
+/* One launch block of the current layout. */
+static void ncu_block(pl_buf *b, int i, int with_proc, int blank, const char *launch_val, const char *regs) {
+  char line[512];
+  if (with_proc) {
+    snprintf(line, sizeof line, "[%d] app%d@127.0.0.1\n", 400 + i % 2, i % 2);
+    add(b, line);
+    for (int k = 0; k < blank; k++) add(b, k % 2 ? "   \n" : "\n");
+  }
+  snprintf(line, sizeof line,
+           "  kern_%d(float *, int) (%d, 1, 1)x(128, 1, 1), Context 1, Stream %d, Device 0, CC 8.%d\n", i % 3, 8 + i,
+           7 + i % 2, i % 2 ? 6 : 0);
+  add(b, line);
+  add(b, "    Section: GPU Speed Of Light Throughput\n"
+         "    ----------------------- ------------- ------------\n"
+         "    Metric Name               Metric Unit Metric Value\n"
+         "    ----------------------- ------------- ------------\n");
+  snprintf(line, sizeof line, "    Duration                      usecond        %d.%02d\n", 3 + i, i * 7 % 100);
+  add(b, line);
+  add(b, "    Memory Throughput                   %        41.25\n"
+         "    ----------------------- ------------- ------------\n\n");
+  add(b, "    WRN   This kernel uses 128 threads of the GPU's 108 multiprocessors; see\n"
+         "          https://docs.nvidia.com/nsight-compute/ for more.\n\n");
+  add(b, "    Section: Launch Statistics\n"
+         "    -------------------------------- --------------- ---------------\n"
+         "    Metric Name                          Metric Unit    Metric Value\n"
+         "    -------------------------------- --------------- ---------------\n");
+  snprintf(line, sizeof line, "    Registers Per Thread             register/thread %15s\n", regs);
+  add(b, line);
+  snprintf(line, sizeof line, "    Odd Launch Thing                                 %15s\n", launch_val);
+  add(b, line);
+  add(b, "    Grid Size                                                      8\n"
+         "    -------------------------------- --------------- ---------------\n\n");
+}
+
+/* The 2019-2020 layout: the range, the sections, then the kernel line. */
+static void ncu_block_2019(pl_buf *b, int i) {
+  char line[512];
+  snprintf(line, sizeof line, "==PROF==   %d: Range %d\n", i, i);
+  add(b, line);
+  add(b, "    Section: GPU Speed Of Light\n"
+         "    ---------------------------------------- --------------- ------------\n");
+  snprintf(line, sizeof line, "    Duration                                         msecond         1.%d\n", i);
+  add(b, line);
+  add(b, "    ---------------------------------------- --------------- ------------\n\n");
+  snprintf(line, sizeof line, "  old_kernel_%d, 2020-Feb-20 22:42:2%d, Context 1, Stream 23\n\n", i, i % 10);
+  add(b, line);
+}
+
+static char *ncu_tricky(size_t *len) {
+  pl_buf b;
+  pl_buf_init(&b);
+  add(&b, "$ ncu --set full ./app\n"
+          "starting the app\n"
+          "==PROF== Connected to process 400 (/tmp/app)\n"
+          "==PROF== Profiling \"kern_0\" - 0: 0%....50%....100% - 8 passes\n"
+          "==PROF== Profiling \"kern_1\" - 1: 0%....50%....100% - 8 passes\n"
+          "==PROF== Profiling \"kern_2\" - 9: 0%....50%....100% - 8 passes\n"
+          "==ERROR== LaunchFailed\n"
+          "==ERROR== again\n"
+          "==PROF== Disconnected from process 400\n");
+  for (int i = 0; i < 14; i++) {
+    int proc = i % 4 != 2;
+    ncu_block(&b, i, proc, i % 3, i == 2 ? "tex(t)" : i == 5 ? "(!) nan" : "12", i == 11 ? "1 024,5" : "32");
+    if (i == 4) add(&b, "program output between launches\n");
+    if (i == 6) {
+      /* a rule message whose next line is deeper and kernel-shaped: it continues the message */
+      add(&b, "    Section: Occupancy\n"
+              "    INF   A message that goes on\n"
+              "              kern_x(int) (1, 1, 1)x(1, 1, 1), Context 1, Stream 1, Device 0, CC 8.0\n");
+    }
+  }
+  /* launches without process lines at all, then the 2019 layout */
+  pl_buf c;
+  pl_buf_init(&c);
+  for (int i = 0; i < 4; i++) ncu_block(&c, 20 + i, 0, 0, "3", "32");
+  for (int i = 0; i < 4; i++) ncu_block_2019(&c, i);
+  add(&b, "==PROF== Report: /tmp/out.ncu-rep\n");
+  pl_buf_add(&b, c.data, c.len);
+  pl_buf_free(&c);
+  *len = b.len;
+  return b.data;
+}
+
+static char *ncu_noproc(size_t *len) {
+  pl_buf b;
+  pl_buf_init(&b);
+  for (int i = 0; i < 12; i++) ncu_block(&b, i, 0, 0, i == 3 ? "word" : "7", "32");
+  *len = b.len;
+  return b.data;
+}
+
+static void ncu_made_up(void) {
+  size_t m0, r0, m1, r1;
+  int jobs[200];
+  size_t chunks[200];
+  size_t nsz = 0;
+  for (size_t c = 7; c <= 1500; c += light ? 61 : 13) {
+    jobs[nsz] = 2 + (int)(nsz % 3);
+    chunks[nsz++] = c;
+  }
+  size_t len;
+  char *t = ncu_tricky(&len);
+  /* what the one-thread read finds in it (so that the cases are there) */
+  char e1[512];
+  pl_profile *ref = load("tricky.txt", t, len, 1, 0, 0, e1, sizeof e1);
+  TC_CHECK(ref != NULL);
+  if (ref) {
+    const pl_table *k = tl_table(ref, "kernels");
+    TC_EQ_INT(k->nrows, 22); /* 14 + 4 blocks, 4 in the 2019 layout (the continued kernel line is no launch) */
+    int le = pl_table_col(k, "launch_error"), pr = pl_table_col(k, "process");
+    TC_CHECK(le >= 0 && pr >= 0 && pl_table_col(k, "odd_launch_thing") >= 0);
+    if (le >= 0 && pr >= 0 && k->nrows == 22) {
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[le]->v.str[9], NULL), "LaunchFailed; again");
+      TC_EQ_INT(k->cols[le]->v.str[8], 0);
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[pr]->v.str[1], NULL), "app1");
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[pr]->v.str[2], NULL), "app1"); /* no process line: the last one's */
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[pr]->v.str[10], NULL), "app1");
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[pr]->v.str[12], NULL), "app0");
+    }
+    const pl_meta *nf = pl_profile_meta_get(ref, "number_format");
+    TC_CHECK(nf != NULL && nf->text && strstr(nf->text, "locale"));
+    TC_CHECK(ref->ndiags > 0);
+  }
+  pl_profile_free(ref);
+  pl_ncu_text_par_counts(&m0, &r0);
+  TC_CHECK(check_same("tricky.txt", t, len, jobs, chunks, nsz, 0));
+  TC_CHECK(check_same("tricky.txt", t, len, jobs, chunks, nsz, 1));
+  pl_ncu_text_par_counts(&m1, &r1);
+  fprintf(stderr, "tricky ncu text: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 50u : 300u)); /* pieces merged ... */
+  TC_CHECK(r1 - r0 > (light ? 20u : 100u)); /* ... and blocks in a state a fresh reader lacks read again */
+  /* cut short (inside a table at some sizes): the same error or profile */
+  for (size_t cut = len / 3; cut < len; cut += len / 7)
+    TC_CHECK(check_same("cut.txt", t, cut, jobs, chunks, light ? 5 : 30, 0));
+  TC_CHECK(check_same("cut.txt", t, len * 2 / 3, jobs, chunks, light ? 5 : 30, 1));
+  /* a bad value in the middle: the same error, and under --lenient the same diagnostics */
+  char *bad = strstr(t + len / 2, "register/thread");
+  if (bad) {
+    char *v = strchr(bad, '\n');
+    v[-1] = 'x';
+    v[-2] = 'x';
+    TC_CHECK(check_same("bad.txt", t, len, jobs, chunks, light ? 10 : 40, 0));
+    TC_CHECK(check_same("bad.txt", t, len, jobs, chunks, light ? 10 : 40, 1));
+  }
+  free(t);
+  t = ncu_noproc(&len);
+  TC_CHECK(check_same("noproc.txt", t, len, jobs, chunks, nsz, 0));
+  free(t);
+}
+
+/* ---- ncu CSV ------------------------------------------------------------ */
+
+/* The details page: launches of a few metric rows and a rule row each;
+** rule texts with quoted newlines, escaped quotes and lines inside them
+** that look like a launch's first record; program output and ==PROF==
+** lines between records; a launch without a process name; a locale
+** number late. */
+static char *ncu_csv_tricky(size_t *len) {
+  pl_buf b;
+  pl_buf_init(&b);
+  add(&b, "==PROF== Connected to process 77 (/tmp/app)\nsome output\n");
+  add(&b, "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\","
+          "\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\","
+          "\"Metric Value\",\"Rule Name\",\"Rule Type\",\"Rule Description\",\"Estimated Speedup Type\","
+          "\"Estimated Speedup\"\n");
+  char line[1024];
+  for (int i = 0; i < 40; i++) {
+    const char *pn = i % 7 == 5 ? "" : i % 2 ? "app1" : "app0";
+    char head[400];
+    snprintf(head, sizeof head,
+             "\"%d\",\"%d\",\"%s\",\"127.0.0.1\",\"k_%d(int, float)\",\"1\",\"7\",\"(%d, 1, 1)\","
+             "\"(8, 1, 1)\",\"0\",\"8.%d\"",
+             i, 70 + i % 2, pn, i % 4, 32 * (1 + i % 3), i % 2 ? 6 : 0);
+    snprintf(line, sizeof line, "%s,\"GPU Speed Of Light Throughput\",\"Duration\",\"usecond\",\"%d.%d\",\n", head,
+             3 + i, i % 10);
+    add(&b, line);
+    snprintf(line, sizeof line, "%s,\"GPU Speed Of Light Throughput\",\"Memory Throughput\",\"%%\",\"%s\",\n", head,
+             i == 33 ? "1 024,5" : "41.5");
+    add(&b, line);
+    snprintf(line, sizeof line, "%s,\"Launch Statistics\",\"Odd Thing\",\"\",\"%s\",\n", head, i == 3 ? "word" : "12");
+    add(&b, line);
+    if (i % 3 == 1) {
+      /* a rule whose text holds line ends, quotes and a line that looks like a launch's first record */
+      snprintf(
+          line, sizeof line,
+          "%s,\"GPU Speed Of Light Throughput\",\"\",\"\",\"\",\"SOLBottleneck\",\"WRN\",\"Low \"\"throughput\"\",\n"
+          "\"\"%d\"\",\"\"x\"\", see\n%d,more\",\"global\",\"12.5\"\n",
+          head, i + 1, i + 1);
+      add(&b, line);
+    }
+    if (i % 9 == 4) add(&b, "program output line\n==PROF== Disconnected from process 77\n\n");
+  }
+  *len = b.len;
+  return b.data;
+}
+
+static void ncu_csv_made_up(void) {
+  size_t m0, r0, m1, r1;
+  int jobs[200];
+  size_t chunks[200];
+  size_t nsz = 0;
+  for (size_t c = 7; c <= 3000; c += light ? 97 : 23) {
+    jobs[nsz] = 2 + (int)(nsz % 3);
+    chunks[nsz++] = c;
+  }
+  size_t len;
+  char *t = ncu_csv_tricky(&len);
+  char e1[512];
+  pl_profile *ref = load("tricky.csv", t, len, 1, 0, 0, e1, sizeof e1);
+  if (!ref) fprintf(stderr, "tricky.csv: %s\n", e1);
+  TC_CHECK(ref != NULL);
+  if (ref) {
+    TC_EQ_INT(tl_rows(ref, "kernels"), 40);
+    TC_EQ_INT(tl_rows(ref, "rules"), 13);
+    TC_EQ_INT(tl_rows(ref, "metrics"), 120);
+    const pl_table *k = tl_table(ref, "kernels");
+    int pr = pl_table_col(k, "process");
+    TC_CHECK(pr >= 0);
+    if (pr >= 0 && k->nrows == 40)
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[pr]->v.str[5], NULL), "app0"); /* the last one's */
+    const pl_table *r = tl_table(ref, "rules");
+    int msg = pl_table_col(r, "message");
+    if (msg >= 0 && r->nrows > 0)
+      TC_CHECK(strstr(pl_pool_str(r->pool, r->cols[msg]->v.str[0], NULL), "\n\"2\",\"x\", see\n2,more") != NULL);
+  }
+  pl_profile_free(ref);
+  pl_ncu_csv_par_counts(&m0, &r0);
+  TC_CHECK(check_same("tricky.csv", t, len, jobs, chunks, nsz, 0));
+  TC_CHECK(check_same("tricky.csv", t, len, jobs, chunks, nsz, 1));
+  pl_ncu_csv_par_counts(&m1, &r1);
+  fprintf(stderr, "tricky ncu CSV: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 50u : 300u));
+  TC_CHECK(r1 - r0 > (light ? 20u : 100u));
+  /* cut short (inside a quoted field at some sizes), damaged: the same error or profile */
+  for (size_t cut = len / 3; cut < len; cut += len / 7)
+    TC_CHECK(check_same("cut.csv", t, cut, jobs, chunks, light ? 5 : 30, 0));
+  TC_CHECK(check_same("cut.csv", t, len * 2 / 3, jobs, chunks, light ? 5 : 30, 1));
+  char *bad = strstr(t + len / 2, "\"Duration\",\"usecond\",\"");
+  if (bad) {
+    bad[strlen("\"Duration\",\"usecond\",\"")] = 'x';
+    TC_CHECK(check_same("bad.csv", t, len, jobs, chunks, light ? 10 : 40, 0));
+    TC_CHECK(check_same("bad.csv", t, len, jobs, chunks, light ? 10 : 40, 1));
+  }
+  bad = strstr(t + len / 3, "\"Odd Thing\"");
+  if (bad) {
+    bad[0] = 'Q'; /* text after... a quote inside an unquoted field */
+    TC_CHECK(check_same("bad2.csv", t, len, jobs, chunks, light ? 10 : 40, 0));
+    TC_CHECK(check_same("bad2.csv", t, len, jobs, chunks, light ? 10 : 40, 1));
+  }
+  free(t);
+}
+
+int main(void) {
+  size_t m0, r0, m1, r1;
+  light = getenv("PERFLAB_TEST_LIGHT") != NULL;
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s", tl_shared());
+  if (!tc_need(dir)) return tc_done();
+
+  fmt_id = "ncu-text";
+  pl_ncu_text_par_counts(&m0, &r0);
+  nfiles = 0;
+  walk(dir);
+  TC_CHECK(nfiles >= 10); /* tests/data holds 11 ncu text reports */
+  pl_ncu_text_par_counts(&m1, &r1);
+  fprintf(stderr, "ncu text: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 5u : 20u)); /* the parallel path ran and merged pieces */
+  ncu_made_up();
+
+  fmt_id = "ncu-csv";
+  pl_ncu_csv_par_counts(&m0, &r0);
+  nfiles = 0;
+  walk(dir);
+  TC_CHECK(nfiles >= 3); /* tests/data holds 5 ncu CSV files */
+  pl_ncu_csv_par_counts(&m1, &r1);
+  fprintf(stderr, "ncu CSV: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 2u : 10u));
+  ncu_csv_made_up();
+  return tc_done();
+}
