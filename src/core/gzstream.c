@@ -14,36 +14,45 @@
 #include <zlib.h>
 
 #define GZS_CHUNK_DEFAULT (1u << 20)
+#define GZS_SEG_DEFAULT   (2u << 20)
 #define GZS_SLOTS         8
-#define GZS_HEAD_MAX      (64u << 10)
+#define GZS_OVERLAP_MAX   (64u << 10)
 
-enum { SLOT_FREE, SLOT_FULL, SLOT_HELD };
+/* A slot: FREE (the producer may fill it), FILLING, FULL (seq inflated). */
+enum { SLOT_FREE, SLOT_FILLING, SLOT_FULL };
 
 typedef struct slot {
-  char *buf; /* head bytes of room, then up to chunk bytes of text */
-  size_t len;
+  char *buf;   /* the carry (the stream's last bytes before it), then the fresh text */
+  size_t len;  /* bytes in buf */
+  size_t base; /* the stream offset of buf[0] */
+  size_t seq;  /* the segment it holds */
   int state;
+  int refs;   /* segment readers holding it (pl_gzs_seg) */
+  int passed; /* the window has moved past it */
 } slot;
 
 struct pl_gzs {
   const unsigned char *src;
-  size_t n, chunk, head;
-  int mapped;
-  slot ring[GZS_SLOTS];
+  size_t n, chunk, overlap;
+  int mapped, nslots;
+  slot *ring;
   /* shared, under mu */
   pthread_mutex_t mu;
   pthread_cond_t cv_full, cv_free;
-  size_t widx;  /* the producer's next slot (counts up; % GZS_SLOTS) */
+  size_t widx;  /* the producer's next segment (slot widx % nslots) */
   int done;     /* the producer has finished: end of stream, or error */
   int failed;   /* ... with an error */
   int abort;    /* the consumer is closing */
   size_t in_at; /* compressed bytes consumed */
   char errmsg[200];
   long long erroff;
+  /* the producer's */
+  char *carry; /* the last overlap bytes inflated */
+  size_t ncarry, produced;
   /* the consumer's */
   pthread_t th;
   int started;
-  size_t ridx; /* the next slot to take */
+  size_t ridx; /* the next segment to take */
   int held;    /* the slot the window lies in, or -1 */
   const char *wdata;
   size_t wlen, woff, out_done;
@@ -60,10 +69,10 @@ static int env_chunk(size_t *out) {
   return 1;
 }
 
-/* Inflates into one slot; 1 at the end of the stream, -1 on error, 0 more
-** to come.  Called without mu held; z is the producer's alone. */
-static int fill(pl_gzs *s, z_stream *z, size_t *fed, slot *sl) {
-  unsigned char *out = (unsigned char *)sl->buf + s->head;
+/* Inflates up to s->chunk bytes at out; 1 at the end of the stream, -1 on
+** error, 0 more to come; *got: the bytes written.  Called without mu
+** held; z is the producer's alone. */
+static int fill(pl_gzs *s, z_stream *z, size_t *fed, unsigned char *out, size_t *gotp) {
   size_t room = s->chunk, got = 0;
   int end = 0;
   while (got < room) {
@@ -106,7 +115,7 @@ static int fill(pl_gzs *s, z_stream *z, size_t *fed, slot *sl) {
       return -1;
     }
   }
-  sl->len = got;
+  *gotp = got;
   return end;
 }
 
@@ -127,12 +136,27 @@ static void *producer(void *arg) {
   }
   for (;;) {
     pthread_mutex_lock(&s->mu);
-    slot *sl = &s->ring[s->widx % GZS_SLOTS];
+    slot *sl = &s->ring[s->widx % (size_t)s->nslots];
     while (!s->abort && sl->state != SLOT_FREE) pthread_cond_wait(&s->cv_free, &s->mu);
     int stop = s->abort;
+    if (!stop) {
+      sl->state = SLOT_FILLING;
+      sl->seq = s->widx;
+      sl->passed = 0;
+    }
     pthread_mutex_unlock(&s->mu);
     if (stop) break;
-    rc = fill(s, &z, &fed, sl);
+    /* the carry first: a reader of this segment alone sees the bytes
+    ** before it, and the window moves into it without a copy */
+    memcpy(sl->buf, s->carry, s->ncarry);
+    size_t got = 0;
+    rc = fill(s, &z, &fed, (unsigned char *)sl->buf + s->ncarry, &got);
+    sl->len = s->ncarry + got;
+    sl->base = s->produced - s->ncarry;
+    s->produced += got;
+    size_t c = sl->len < s->overlap ? sl->len : s->overlap;
+    memcpy(s->carry, sl->buf + sl->len - c, c);
+    s->ncarry = c;
     size_t at = fed - z.avail_in;
     /* the compressed pages inflated (less a margin) leave the resident set */
     if (s->mapped && at > dropped + (16u << 20)) {
@@ -144,10 +168,10 @@ static void *producer(void *arg) {
     }
     pthread_mutex_lock(&s->mu);
     s->in_at = at;
-    if (rc >= 0 && (sl->len > 0 || rc == 0)) {
+    if (rc >= 0 && (got > 0 || rc == 0)) {
       sl->state = SLOT_FULL;
       s->widx++;
-    }
+    } else sl->state = SLOT_FREE;
     if (rc != 0) {
       s->done = 1;
       s->failed = rc < 0;
@@ -160,15 +184,35 @@ static void *producer(void *arg) {
   return NULL;
 }
 
-pl_gzs *pl_gzs_open(const unsigned char *src, size_t n, size_t chunk, int mapped) {
+size_t pl_gzs_seg_default(int jobs, size_t chunk_bytes, int *slots) {
+  size_t c;
+  if (jobs <= 0) {
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    jobs = nc < 1 ? 1 : (int)nc;
+  }
+  if (jobs < 2) {
+    *slots = GZS_SLOTS;
+    return env_chunk(&c) ? c : GZS_CHUNK_DEFAULT;
+  }
+  /* the window of pieces read ahead (kineto_par.c: 2 a thread), the
+  ** main thread's, and one being inflated */
+  *slots = 2 * jobs + 3;
+  if (chunk_bytes) return chunk_bytes;
+  return env_chunk(&c) ? c : GZS_SEG_DEFAULT;
+}
+
+pl_gzs *pl_gzs_open_n(const unsigned char *src, size_t n, size_t chunk, int slots, int mapped) {
   pl_gzs *s = pl_xcalloc(1, sizeof *s);
   s->src = src;
   s->n = n;
   s->mapped = mapped;
   if (chunk == 0 && !env_chunk(&chunk)) chunk = GZS_CHUNK_DEFAULT;
   s->chunk = chunk;
-  s->head = chunk < GZS_HEAD_MAX ? chunk : GZS_HEAD_MAX;
-  for (int i = 0; i < GZS_SLOTS; i++) s->ring[i].buf = pl_xmalloc(s->head + s->chunk);
+  s->overlap = chunk < GZS_OVERLAP_MAX ? chunk : GZS_OVERLAP_MAX;
+  s->nslots = slots < 3 ? 3 : slots;
+  s->ring = pl_xcalloc((size_t)s->nslots, sizeof *s->ring);
+  for (int i = 0; i < s->nslots; i++) s->ring[i].buf = pl_xmalloc(s->overlap + s->chunk);
+  s->carry = pl_xmalloc(s->overlap);
   s->held = -1;
   pl_buf_init(&s->side);
   pl_buf_reserve(&s->side, 1);
@@ -184,6 +228,10 @@ pl_gzs *pl_gzs_open(const unsigned char *src, size_t n, size_t chunk, int mapped
   return s;
 }
 
+pl_gzs *pl_gzs_open(const unsigned char *src, size_t n, size_t chunk, int mapped) {
+  return pl_gzs_open_n(src, n, chunk, GZS_SLOTS, mapped);
+}
+
 void pl_gzs_close(pl_gzs *s) {
   if (!s) return;
   pthread_mutex_lock(&s->mu);
@@ -191,7 +239,9 @@ void pl_gzs_close(pl_gzs *s) {
   pthread_cond_broadcast(&s->cv_free);
   pthread_mutex_unlock(&s->mu);
   if (s->started) pthread_join(s->th, NULL);
-  for (int i = 0; i < GZS_SLOTS; i++) free(s->ring[i].buf);
+  for (int i = 0; i < s->nslots; i++) free(s->ring[i].buf);
+  free(s->ring);
+  free(s->carry);
   pl_buf_free(&s->side);
   pthread_mutex_destroy(&s->mu);
   pthread_cond_destroy(&s->cv_full);
@@ -213,20 +263,38 @@ void pl_gzs_progress(pl_gzs *s, size_t *in_done, size_t *in_total, size_t *out_d
   *out_done = s->out_done;
 }
 
-/* Gives slot i back to the producer (mu not held). */
+void pl_gzs_geometry(const pl_gzs *s, size_t *seg, size_t *overlap, int *slots) {
+  *seg = s->chunk;
+  *overlap = s->overlap;
+  *slots = s->nslots;
+}
+
+/* A slot is free once the window has passed it and no reader holds it
+** (mu held). */
+static void unhold(pl_gzs *s, slot *sl, int window) {
+  if (window) sl->passed = 1;
+  else sl->refs--;
+  if (sl->passed && sl->refs == 0) {
+    sl->state = SLOT_FREE;
+    pthread_cond_broadcast(&s->cv_free);
+  }
+}
+
+/* The window gives slot i back (mu not held). */
 static void release(pl_gzs *s, int i) {
   pthread_mutex_lock(&s->mu);
-  s->ring[i].state = SLOT_FREE;
-  pthread_cond_broadcast(&s->cv_free);
+  unhold(s, &s->ring[i], 1);
   pthread_mutex_unlock(&s->mu);
 }
 
 int pl_gzs_more(pl_gzs *s, size_t keep, pl_err *err) {
   if (keep > s->wlen) keep = s->wlen;
+  int idx = (int)(s->ridx % (size_t)s->nslots);
+  slot *sl = &s->ring[idx];
   pthread_mutex_lock(&s->mu);
-  slot *sl = &s->ring[s->ridx % GZS_SLOTS];
-  while (sl->state != SLOT_FULL && !(s->done && s->ridx == s->widx)) pthread_cond_wait(&s->cv_full, &s->mu);
-  if (sl->state != SLOT_FULL) {
+  while (!(sl->state == SLOT_FULL && sl->seq == s->ridx) && !(s->done && s->ridx == s->widx))
+    pthread_cond_wait(&s->cv_full, &s->mu);
+  if (!(sl->state == SLOT_FULL && sl->seq == s->ridx)) {
     int failed = s->failed;
     pthread_mutex_unlock(&s->mu);
     if (!failed) return 0;
@@ -234,42 +302,75 @@ int pl_gzs_more(pl_gzs *s, size_t keep, pl_err *err) {
     err->offset = s->erroff;
     return -1;
   }
-  sl->state = SLOT_HELD;
   pthread_mutex_unlock(&s->mu);
-  int idx = (int)(s->ridx % GZS_SLOTS);
   s->ridx++;
-  size_t left = s->wlen - keep, clen = sl->len;
-  const char *from = s->wdata + keep;
-  s->woff += keep;
-  s->out_done += clen;
-  if (left <= s->head) {
-    /* zero-copy: the kept bytes go in the room before the chunk */
-    char *at = sl->buf + s->head - left;
-    if (left) memmove(at, from, left);
+  size_t from = s->woff + keep; /* the new window's start (a stream offset) */
+  size_t fresh = sl->len - (s->woff + s->wlen - sl->base);
+  s->out_done += fresh;
+  if (from >= sl->base) {
+    /* zero-copy: the kept bytes are in the slot's carry */
     if (s->held >= 0) release(s, s->held);
     s->held = idx;
-    s->wdata = at;
-    s->wlen = left + clen;
+    s->wdata = sl->buf + (from - sl->base);
+    s->wlen = sl->base + sl->len - from;
+    s->woff = from;
     return 1;
   }
-  /* more kept than the room: the window moves to the side buffer */
+  /* more kept than the carry: the window moves to the side buffer */
+  size_t left = s->wlen - keep;
+  const char *kp = s->wdata + keep;
   if (s->wdata == s->side.data) {
-    memmove(s->side.data, from, left);
+    memmove(s->side.data, kp, left);
   } else {
     s->side.len = 0;
-    pl_buf_reserve(&s->side, left + clen + 1);
-    memcpy(s->side.data, from, left);
+    pl_buf_reserve(&s->side, left + fresh + 1);
+    memcpy(s->side.data, kp, left);
   }
   s->side.len = left;
   if (s->held >= 0) release(s, s->held);
   s->held = -1;
-  pl_buf_reserve(&s->side, clen + 1);
-  memcpy(s->side.data + left, sl->buf + s->head, clen);
-  s->side.len = left + clen;
+  pl_buf_reserve(&s->side, fresh + 1);
+  memcpy(s->side.data + left, sl->buf + sl->len - fresh, fresh);
+  s->side.len = left + fresh;
   release(s, idx);
   s->wdata = s->side.data;
   s->wlen = s->side.len;
+  s->woff = from;
   return 1;
+}
+
+int pl_gzs_seek(pl_gzs *s, size_t off, pl_err *err) {
+  while (off > s->woff + s->wlen) {
+    int r = pl_gzs_more(s, s->wlen, err);
+    if (r <= 0) return r;
+  }
+  size_t d = off - s->woff;
+  s->wdata += d;
+  s->wlen -= d;
+  s->woff = off;
+  return 1;
+}
+
+int pl_gzs_seg(pl_gzs *s, size_t seq, const char **data, size_t *len, size_t *base) {
+  slot *sl = &s->ring[seq % (size_t)s->nslots];
+  int ok = 0;
+  pthread_mutex_lock(&s->mu);
+  while (s->widx <= seq && !s->done && !s->abort) pthread_cond_wait(&s->cv_full, &s->mu);
+  if (sl->seq == seq && sl->state == SLOT_FULL) {
+    sl->refs++;
+    *data = sl->buf;
+    *len = sl->len;
+    *base = sl->base;
+    ok = 1;
+  }
+  pthread_mutex_unlock(&s->mu);
+  return ok;
+}
+
+void pl_gzs_seg_done(pl_gzs *s, size_t seq) {
+  pthread_mutex_lock(&s->mu);
+  unhold(s, &s->ring[seq % (size_t)s->nslots], 0);
+  pthread_mutex_unlock(&s->mu);
 }
 
 char *pl_gz_peek(const unsigned char *src, size_t n, size_t want, size_t cap, size_t *len, int *eof) {
