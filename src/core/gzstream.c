@@ -17,7 +17,7 @@
 #endif
 
 #define GZS_CHUNK_DEFAULT (1u << 20)
-#define GZS_SEG_DEFAULT   (1u << 20)
+#define GZS_SEG_DEFAULT   (256u << 10)
 #define GZS_SLOTS         8
 #define GZS_OVERLAP_MAX   (64u << 10)
 

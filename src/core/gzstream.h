@@ -43,7 +43,7 @@ pl_gzs *pl_gzs_open_n(const unsigned char *src, size_t n, size_t chunk, int slot
 /* The segment size and ring a file read with jobs threads (0: as many as
 ** cores) wants: one
 ** thread, 1 MiB (or $PERFLAB_GZ_CHUNK) and 8 slots; more, chunk_bytes
-** (the piece a thread reads; else $PERFLAB_GZ_CHUNK, else 1 MiB) and
+** (the piece a thread reads; else $PERFLAB_GZ_CHUNK, else 256 KiB) and
 ** 2 * jobs + 3 slots (the pieces read ahead of the merge, the window's,
 ** one being inflated). */
 size_t pl_gzs_seg_default(int jobs, size_t chunk_bytes, int *slots);
