@@ -1,5 +1,5 @@
 /*
-** bench/inflate_alone.c FILE.gz zlib|libdeflate -- inflates a gzip file and
+** bench/inflate_alone.c FILE.gz zlib|libdeflate|isal -- inflates a gzip file and
 ** throws the text away: the inflaters perflab could use, measured alone
 ** (make bench: bench/kineto.sh, bench/scale.sh).  A bench-only program.
 **
@@ -8,6 +8,9 @@
 **   libdeflate  libdeflate_gzip_decompress_ex: whole members only, so the
 **               output buffer holds the whole inflated text (built when
 **               libdeflate-dev is installed: -DHAVE_LIBDEFLATE -ldeflate)
+**   isal        Intel ISA-L's isal_inflate, streaming into a 1 MiB buffer as
+**               zlib does, gzip CRC checked (built when libisal-dev is
+**               installed: -DHAVE_ISAL -lisal)
 **
 ** Prints the inflated bytes.
 */
@@ -21,6 +24,9 @@
 #include <zlib.h>
 #ifdef HAVE_LIBDEFLATE
 #include <libdeflate.h>
+#endif
+#ifdef HAVE_ISAL
+#include <isa-l/igzip_lib.h>
 #endif
 
 static size_t with_zlib(const unsigned char *src, size_t n) {
@@ -77,9 +83,45 @@ static size_t with_libdeflate(const unsigned char *src, size_t n) {
 }
 #endif
 
+#ifdef HAVE_ISAL
+static size_t with_isal(const unsigned char *src, size_t n) {
+  static struct inflate_state st;
+  static unsigned char out[1 << 20];
+  isal_inflate_init(&st);
+  st.crc_flag = ISAL_GZIP;
+  st.next_in = (unsigned char *)src;
+  st.avail_in = (uint32_t)n;
+  size_t total = 0;
+  for (;;) {
+    st.next_out = out;
+    st.avail_out = sizeof out;
+    int rc = isal_inflate(&st);
+    total += sizeof out - st.avail_out;
+    if (rc != ISAL_DECOMP_OK) {
+      fprintf(stderr, "isal_inflate: error %d\n", rc);
+      exit(1);
+    }
+    if (st.block_state == ISAL_BLOCK_FINISH) {
+      if (st.avail_in == 0) break;
+      /* the next member */
+      unsigned char *in = st.next_in;
+      uint32_t left = st.avail_in;
+      isal_inflate_reset(&st);
+      st.crc_flag = ISAL_GZIP;
+      st.next_in = in;
+      st.avail_in = left;
+    } else if (st.avail_in == 0 && st.avail_out > 0) {
+      fprintf(stderr, "isal_inflate: the stream ends early\n");
+      exit(1);
+    }
+  }
+  return total;
+}
+#endif
+
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: inflate_alone FILE.gz zlib|libdeflate\n");
+    fprintf(stderr, "usage: inflate_alone FILE.gz zlib|libdeflate|isal\n");
     return 2;
   }
   int fd = open(argv[1], O_RDONLY);
@@ -95,6 +137,9 @@ int main(int argc, char **argv) {
   if (strcmp(argv[2], "zlib") == 0) total = with_zlib(src, n);
 #ifdef HAVE_LIBDEFLATE
   else if (strcmp(argv[2], "libdeflate") == 0) total = with_libdeflate(src, n);
+#endif
+#ifdef HAVE_ISAL
+  else if (strcmp(argv[2], "isal") == 0) total = with_isal(src, n);
 #endif
   else {
     fprintf(stderr, "inflate_alone: no inflater '%s' in this build\n", argv[2]);

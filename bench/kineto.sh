@@ -37,15 +37,17 @@ run "python3 json.load" python3 -c "import json,sys; json.load(open(sys.argv[1])
 GZ="$TRACE.gz"
 [ -f "$GZ" ] || gzip -6 -c "$TRACE" > "$GZ"
 echo "gzipped: $GZ ($(wc -c < "$GZ") bytes)"
-if [ -f /usr/include/libdeflate.h ]; then
-  cc -O2 -DHAVE_LIBDEFLATE -o "$OUT/inflate_alone" bench/inflate_alone.c -lz -ldeflate
-else
-  cc -O2 -o "$OUT/inflate_alone" bench/inflate_alone.c -lz
-fi
+IA_FLAGS="" IA_LIBS="-lz"
+[ -f /usr/include/libdeflate.h ] && IA_FLAGS="$IA_FLAGS -DHAVE_LIBDEFLATE" IA_LIBS="$IA_LIBS -ldeflate"
+[ -f /usr/include/isa-l/igzip_lib.h ] && IA_FLAGS="$IA_FLAGS -DHAVE_ISAL" IA_LIBS="$IA_LIBS -lisal"
+# shellcheck disable=SC2086
+cc -O2 $IA_FLAGS -o "$OUT/inflate_alone" bench/inflate_alone.c $IA_LIBS
 run "zcat > /dev/null" sh -c 'zcat "$1" > /dev/null' sh "$GZ"
 run "zlib inflate alone (1 MiB buffer)" "$OUT/inflate_alone" "$GZ" zlib
+[ -f /usr/include/isa-l/igzip_lib.h ] && run "ISA-L inflate alone (1 MiB buffer)" "$OUT/inflate_alone" "$GZ" isal
 [ -f /usr/include/libdeflate.h ] && run "libdeflate alone (whole output)" "$OUT/inflate_alone" "$GZ" libdeflate
-run "perflab parse .json.gz (streamed)" "$BUILD/perflab" parse "$GZ"
+run "perflab parse .json.gz (streamed), --jobs 1" "$BUILD/perflab" parse "$GZ" --jobs 1
+run "perflab parse .json.gz (streamed), --jobs 2" "$BUILD/perflab" parse "$GZ" --jobs 2
 if python3 -c "import pandas" 2>/dev/null; then
   run "python3 json.load + DataFrame" python3 -c "import json,sys,pandas; pandas.DataFrame(json.load(open(sys.argv[1]))['traceEvents'])" "$TRACE"
 else

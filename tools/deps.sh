@@ -11,7 +11,7 @@
 # HTML report (tests/html/browser.py), slurm-wlm and munge for the one-node
 # cluster of tests/slurm/map_merge.sh.  Tests that need one of these skip,
 # saying so, where it is absent.
-PKGS="cmake make gcc pkg-config liblua5.4-dev lua-cjson lua-cjson-dev libcsv-dev lua-unit zlib1g-dev libedit-dev libsqlite3-dev libmicrohttpd-dev"
+PKGS="cmake make gcc pkg-config liblua5.4-dev lua-cjson lua-cjson-dev libcsv-dev lua-unit zlib1g-dev libedit-dev libsqlite3-dev libmicrohttpd-dev libisal-dev"
 TEST_PKGS="tmux python3-ipykernel python3-jupyter-client python3-nbconvert luarocks lua5.4
       libxml2-utils librsvg2-bin chromium slurm-wlm munge"
 # `deps.sh ci` adds what .ci/run needs beyond `make test`: clang and its

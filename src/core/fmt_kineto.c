@@ -1296,20 +1296,20 @@ int pl_kin_progress(kctx *k) {
   return 0;
 }
 
-/* Reads the elements of the open traceEvents array: to its end (0), or,
-** with limit, up to the first object element that starts at or past limit
-** (1, *at = its '{', not read; the tokenizer is left just before it).  -1
-** on error. */
-int pl_kin_events_until(kctx *k, const char *limit, const char **at) {
+/* Reads the elements of the open traceEvents array: to its end (0), or
+** up to the first object element that starts at or past stream offset
+** limit (SIZE_MAX: none) (1, *at = the offset of its '{', not read; the
+** tokenizer is left just before it).  -1 on error. */
+int pl_kin_events_until(kctx *k, size_t limit, size_t *at) {
   pl_json *j = &k->j;
   for (;;) {
     if (pl_kin_need(k, KN_ELEMENT)) return -1;
     const char *end = j->end;
-    if (limit) {
+    if (limit != SIZE_MAX) {
       const char *r = pl_kin_fws(j->p, end);
       if (r < end && *r == ',') r = pl_kin_fws(r + 1, end);
-      if (r >= limit && r < end && *r == '{') {
-        *at = r;
+      if (pl_kin_pos(k, r) >= limit && r < end && *r == '{') {
+        *at = pl_kin_pos(k, r);
         return 1;
       }
     }
@@ -1331,7 +1331,7 @@ int pl_kin_events_until(kctx *k, const char *limit, const char **at) {
         const char *r = pl_kin_fws(q, end);
         if (r >= end || *r != ',') break;
         r = pl_kin_fws(r + 1, end);
-        if (r >= end || *r != '{' || (limit && r >= limit)) break;
+        if (r >= end || *r != '{' || pl_kin_pos(k, r) >= limit) break;
         const char *q2 = pl_kin_fast_event(k, r + 1);
         if (q2 == NULL) break;
         pl_kin_emit_event(k);
@@ -1348,8 +1348,8 @@ static int parse_events(kctx *k) {
   if (j->type != PL_JSON_ARR) return pl_json_fail(j, j->tok, "\"traceEvents\" as an array of events");
   int rc = pl_kin_events_par(k);
   if (rc != 1) return rc;
-  const char *at;
-  return pl_kin_events_until(k, NULL, &at);
+  size_t at;
+  return pl_kin_events_until(k, SIZE_MAX, &at);
 }
 
 static void meta_scalar(kctx *k, const char *key, size_t kn) {

@@ -390,7 +390,9 @@ static int load_gz_stream(const char *path, const unsigned char *src, size_t n, 
   free(peek);
   if (!ok) return 0;
   __atomic_add_fetch(&n_streamed, 1, __ATOMIC_RELAXED);
-  pl_gzs *gs = pl_gzs_open(src, n, 0, mapped);
+  int slots;
+  size_t seg = pl_gzs_seg_default(o ? o->jobs : 0, o ? o->chunk_bytes : 0, &slots);
+  pl_gzs *gs = pl_gzs_open_n(src, n, seg, slots, mapped);
   pl_profile *p = pl_profile_new(f->id, path);
   pl_err_clear(err);
   snprintf(err->file, sizeof err->file, "%s", path);

@@ -191,9 +191,9 @@ void pl_kin_ctx_free(kctx *k);
 /* Progress, interrupt and the one-time column reservation, at k->j.p. */
 int pl_kin_progress(kctx *k);
 /* The serial reader of the open traceEvents array, up to its end (0) or up
-** to the first object element at or past limit (1, *at = its '{'); -1 on
-** error. */
-int pl_kin_events_until(kctx *k, const char *limit, const char **at);
+** to the first object element at or past stream offset limit (SIZE_MAX:
+** none) (1, *at = the offset of its '{'); -1 on error. */
+int pl_kin_events_until(kctx *k, size_t limit, size_t *at);
 
 /* The whole read of a trace in k (after pl_kin_ctx_new): 0, or -1 with
 ** k->err set. */
@@ -211,6 +211,14 @@ static inline size_t pl_kin_pos(const kctx *k, const char *p) { return k->in_off
 enum { KN_TOKEN, KN_MEMBER, KN_ELEMENT, KN_REST };
 int pl_kin_need_stream(kctx *k, int what);
 static inline int pl_kin_need(kctx *k, int what) { return k->ks ? pl_kin_need_stream(k, what) : 0; }
+/* The stream (NULL: the input is whole), for kineto_par.c's workers. */
+pl_gzs *pl_kin_gzs(const kctx *k);
+/* The main thread's tokenizer, just past the '{' of a piece's first event
+** (read on a worker), goes on past its events, as if it had read them:
+** stop, the stream offset past the last one's '}'; nl, the newlines from
+** that '{' to stop, tail the bytes after the last of them.  0, or -1
+** with k->err set. */
+int pl_kin_stream_skip(kctx *k, size_t stop, size_t nl, size_t tail);
 /* The input's total size, estimated while it is streamed. */
 size_t pl_kin_total(kctx *k);
 /* The format's parse_stream. */

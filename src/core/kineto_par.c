@@ -27,29 +27,47 @@
 ** cannot be merged as read: events without a category after a rocprof
 ** process-name event in an earlier piece (their class comes from it); the
 ** main thread reads such a piece itself.
+**
+** The pieces' text is the input itself, or a .gz's segments while they
+** are inflated (gzstream.h): piece i after the first is then one segment,
+** its guess a little before the segment's start (inside the carry the
+** slot holds before it, so that the last event, cut by the segment's
+** end, is whole in the slot before; the carry holds the bytes find_start
+** looks back at).  Positions are stream offsets (for a whole input, from
+** its start), the main thread skips a merged piece's text through its
+** window (pl_kin_stream_skip, with the newlines the worker counted), and
+** a segment the ring no longer holds leaves its piece to the main thread.
 */
 #include "kineto.h"
 #include "par.h"
 #include "pl_util.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PAR_CHUNK_DEFAULT (4u << 20)
 
+#define NONE SIZE_MAX
+
+/* Offsets are stream offsets: for a whole input, from its start. */
 typedef struct piece {
-  const char *guess; /* the guessed offset */
-  const char *start; /* its first event's '{' (NULL: no candidate before the next guess) */
-  const char *stop;  /* just past the last event read */
-  size_t nread;      /* events read */
-  kctx *k;           /* its context, once read */
+  size_t start;   /* its first event's '{' (NONE: no candidate before the next guess) */
+  size_t stop;    /* just past the last event read */
+  size_t nread;   /* events read */
+  size_t nl, nlc; /* a stream's: the newlines in [start, stop), the bytes after the last */
+  pl_input seg;   /* a stream's: the segment read */
+  kctx *k;        /* its context, once read */
 } piece;
 
 typedef struct par {
   kctx *main;
-  const char *arr, *end; /* the array's contents (from past its '['), the input's end */
-  piece *pc;
-  size_t n;
+  const char *arr, *end; /* whole input: the array's contents (from past its '['), the input's end */
+  pl_gzs *gz;            /* or a stream: piece i >= 1 is segment seg0 + i - 1 */
+  size_t seg0;
+  size_t g1, step; /* piece i >= 1's guess: g1 + (i - 1) * step (piece 0's: the array's start) */
+  piece *pc;       /* piece i is pc[i % cap] */
+  size_t n, cap;
 } par;
 
 /* Pieces merged as read and pieces read again by the main thread, since
@@ -80,32 +98,66 @@ static const char *find_start(const char *p, const char *stop, const char *lo) {
   return NULL;
 }
 
+static piece *pc_at(par *P, size_t i) { return &P->pc[i % P->cap]; }
+static size_t guess_of(const par *P, size_t i) { return P->g1 + (i - 1) * P->step; } /* i >= 1 */
+
 /* A worker's read of piece i: fast path only, into a context of its own. */
 static void read_piece(pl_par *S, void *ud, size_t i) {
   par *P = ud;
-  piece *c = &P->pc[i];
+  piece *c = pc_at(P, i);
   const kctx *m = P->main;
-  const char *limit = i + 1 < P->n ? P->pc[i + 1].guess : NULL;
-  kctx *k = pl_kin_ctx_new(m->in, NULL, m->o, NULL);
-  c->start = find_start(c->guess, limit ? limit : P->end, P->arr);
-  c->stop = c->start;
-  c->nread = 0;
-  if (c->start) {
-    const char *r = c->start, *end = P->end;
+  const pl_input *in = m->in;
+  size_t base = 0;
+  const char *lo = P->arr;
+  c->start = c->stop = NONE;
+  c->nread = c->nl = c->nlc = 0;
+  c->k = NULL;
+  if (P->gz) {
+    size_t len;
+    if (!pl_gzs_seg(P->gz, P->seg0 + i - 1, &c->seg.data, &len, &base)) return; /* the main thread reads it */
+    if (pl_par_aborted(S)) {
+      pl_gzs_seg_done(P->gz, P->seg0 + i - 1);
+      return;
+    }
+    c->seg.len = len;
+    c->seg.name = m->in->name;
+    in = &c->seg;
+    lo = in->data;
+  }
+  const char *d = in->data, *end = d + in->len;
+  size_t limit = i + 1 < P->n ? guess_of(P, i + 1) : NONE; /* read on to the first event at or past it */
+  const char *lim = limit - base < in->len ? d + (limit - base) : end;
+  kctx *k = pl_kin_ctx_new(in, NULL, m->o, NULL);
+  k->in_off = base;
+  size_t g = guess_of(P, i);
+  const char *s = g - base < in->len ? find_start(d + (g - base), lim, lo) : NULL;
+  if (s) {
+    const char *r = s, *stop = s;
     for (;;) {
       const char *q = pl_kin_fast_event(k, r + 1);
       if (q == NULL) break;
       pl_kin_emit_event(k);
-      c->stop = q;
+      stop = q;
       c->nread++;
       r = pl_kin_fws(q, end);
       if (r >= end || *r != ',') break;
       r = pl_kin_fws(r + 1, end);
-      if (r >= end || *r != '{' || (limit && r >= limit)) break;
+      if (r >= end || *r != '{' || r >= lim) break;
       if ((c->nread & 4095) == 0 && pl_par_aborted(S)) break;
+    }
+    c->start = base + (size_t)(s - d);
+    c->stop = base + (size_t)(stop - d);
+    if (P->gz) { /* the main thread's line numbers count the text it skips */
+      const char *last = NULL;
+      for (const char *q = s; (q = memchr(q, '\n', (size_t)(stop - q))) != NULL; q++) {
+        c->nl++;
+        last = q;
+      }
+      c->nlc = last ? (size_t)(stop - last - 1) : 0;
     }
   }
   c->k = k;
+  if (P->gz) pl_gzs_seg_done(P->gz, P->seg0 + i - 1);
 }
 
 /* Can piece context c be appended as read?  Not when its events without a
@@ -149,34 +201,55 @@ int pl_kin_events_par(kctx *k) {
   int jobs = o && o->jobs > 0 ? o->jobs : pl_par_cores();
   size_t chunk = o && o->chunk_bytes ? o->chunk_bytes : PAR_CHUNK_DEFAULT;
   const char *arr = k->j.p, *end = k->j.end;
-  if (k->ks) return 1; /* a stream: the other core inflates it */
-  if (jobs < 2 || end <= arr || (size_t)(end - arr) < 2 * chunk) return 1;
   par P;
   memset(&P, 0, sizeof P);
   P.main = k;
-  P.arr = arr;
-  P.end = end;
-  P.n = ((size_t)(end - arr) + chunk - 1) / chunk;
-  P.pc = pl_xcalloc(P.n, sizeof *P.pc);
-  for (size_t i = 0; i < P.n; i++) P.pc[i].guess = arr + i * chunk;
-  pl_par *S = pl_par_start(P.n, jobs, read_piece, &P);
+  size_t window = 2 * (size_t)jobs;
+  P.gz = pl_kin_gzs(k);
+  if (jobs < 2) return 1;
+  if (P.gz) {
+    /* a stream: piece i >= 1 is segment seg0 + i - 1, its guess the
+    ** segment's start less three quarters of the carry */
+    size_t seg, ov;
+    int slots;
+    pl_gzs_geometry(P.gz, &seg, &ov, &slots);
+    size_t slack = ov - ov / 4, a = pl_kin_pos(k, arr);
+    if (seg < 128 || slots < 4) return 1;                       /* pieces too small to hold an event */
+    if ((size_t)slots - 3 < window) window = (size_t)slots - 3; /* the ring holds what is read ahead */
+    P.seg0 = (a + slack) / seg + 1; /* the first segment whose guess is past the array's start */
+    P.g1 = P.seg0 * seg - slack;
+    P.step = seg;
+    P.n = NONE;
+    P.cap = window + 2;
+  } else {
+    if (end <= arr || (size_t)(end - arr) < 2 * chunk) return 1;
+    P.arr = arr;
+    P.end = end;
+    P.n = ((size_t)(end - arr) + chunk - 1) / chunk;
+    P.g1 = (size_t)(arr - k->in->data) + chunk;
+    P.step = chunk;
+    P.cap = P.n;
+  }
+  P.pc = pl_xcalloc(P.cap, sizeof *P.pc);
+  pl_par *S = pl_par_start_ring(P.n, jobs, window, read_piece, &P);
   int rc;
   size_t m = 0; /* the piece the main thread is in */
   for (;;) {
-    const char *at = NULL;
-    rc = pl_kin_events_until(k, m + 1 < P.n ? P.pc[m + 1].guess : NULL, &at);
+    size_t at;
+    rc = pl_kin_events_until(k, m + 1 < P.n ? guess_of(&P, m + 1) : NONE, &at);
     if (rc != 1) break;
     /* at: a true event at or past the next guess; the pieces whose guess
     ** it passed (an event longer than a piece) are dropped */
     m++;
-    while (m + 1 < P.n && at >= P.pc[m + 1].guess) {
+    while (m + 1 < P.n && at >= guess_of(&P, m + 1)) {
       pl_par_wait(S, m);
-      pl_kin_ctx_free(P.pc[m].k);
-      P.pc[m].k = NULL;
+      pl_kin_ctx_free(pc_at(&P, m)->k);
+      pc_at(&P, m)->k = NULL;
+      pl_par_done(S, m);
       m++;
     }
     pl_par_wait(S, m);
-    piece *c = &P.pc[m];
+    piece *c = pc_at(&P, m);
     if (c->start == at && c->nread > 0 && piece_fits(k, c->k)) {
       merge(k, c->k);
       /* the tokenizer past the piece's events, as if it had read them */
@@ -184,19 +257,24 @@ int pl_kin_events_par(kctx *k) {
         rc = -1;
         break;
       } /* at is a '{' after ',': cannot fail */
-      pl_json_close_at(&k->j, c->stop);
+      if (P.gz) {
+        if (pl_kin_stream_skip(k, c->stop, c->nl, c->nlc)) {
+          rc = -1;
+          break;
+        }
+      } else pl_json_close_at(&k->j, k->in->data + c->stop);
       __atomic_add_fetch(&n_merged, 1, __ATOMIC_RELAXED);
     } else __atomic_add_fetch(&n_reread, 1, __ATOMIC_RELAXED);
     pl_kin_ctx_free(c->k);
     c->k = NULL;
     pl_par_done(S, m);
-    if ((size_t)(k->j.p - k->in->data) >= k->next_progress && pl_kin_progress(k)) {
+    if (pl_kin_pos(k, k->j.p) >= k->next_progress && pl_kin_progress(k)) {
       rc = -1;
       break;
     }
   }
   pl_par_stop(S);
-  for (size_t i = 0; i < P.n; i++) pl_kin_ctx_free(P.pc[i].k);
+  for (size_t i = 0; i < P.cap; i++) pl_kin_ctx_free(P.pc[i].k);
   free(P.pc);
   return rc;
 }

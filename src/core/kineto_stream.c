@@ -142,6 +142,33 @@ int pl_kin_need_stream(kctx *k, int what) {
   return 0;
 }
 
+pl_gzs *pl_kin_gzs(const kctx *k) { return k->ks ? k->ks->s : NULL; }
+
+int pl_kin_stream_skip(kctx *k, size_t stop, size_t nl, size_t tail) {
+  struct kstream *ks = k->ks;
+  pl_json *j = &k->j;
+  size_t from = pl_kin_pos(k, j->p);
+  pl_json_drop(j, j->p);
+  int r = pl_gzs_seek(ks->s, stop, k->err);
+  if (r <= 0) {
+    if (r == 0) pl_err_set(k->err, 0, 0, "gzip stream ends early");
+    return -1;
+  }
+  /* the lines of the text skipped, as pl_json_drop would count them */
+  j->line0 += nl;
+  j->col0 = nl ? tail : j->col0 + (stop - from);
+  size_t len, off;
+  const char *d = pl_gzs_data(ks->s, &len, &off);
+  j->p = j->base;
+  pl_json_move(j, d, len);
+  ks->in.data = d;
+  ks->in.len = len;
+  k->in_off = off;
+  pl_json_close_at(j, d);
+  j->tok = NULL; /* close_at's token, the '}' before the window */
+  return 0;
+}
+
 size_t pl_kin_total(kctx *k) {
   if (!k->ks) return k->in->len;
   size_t in_done, in_total, out;

@@ -18,6 +18,7 @@ struct pl_par {
   size_t next_claim; /* pieces 1..n-1 are claimed in order */
   size_t merged;     /* pieces up to here are merged or read again */
   size_t window;     /* pieces claimed at most this far past merged */
+  size_t cap;        /* piece i's state is state[i % cap] */
   int *state;        /* per piece: 0 free, 1 claimed, 2 read */
   int abort;
   void (*read)(pl_par *P, void *ud, size_t i);
@@ -39,7 +40,7 @@ int pl_par_aborted(const pl_par *P) { return __atomic_load_n(&P->abort, __ATOMIC
 static size_t claim(pl_par *P) {
   if (pl_par_aborted(P) || P->next_claim >= P->n || P->next_claim > P->merged + P->window) return 0;
   size_t i = P->next_claim++;
-  P->state[i] = 1;
+  P->state[i % P->cap] = 1;
   return i;
 }
 
@@ -47,7 +48,7 @@ static void read_claimed(pl_par *P, size_t i) {
   pthread_mutex_unlock(&P->mu);
   P->read(P, P->ud, i);
   pthread_mutex_lock(&P->mu);
-  P->state[i] = 2;
+  P->state[i % P->cap] = 2;
   pthread_cond_broadcast(&P->cv);
 }
 
@@ -67,19 +68,24 @@ static void *worker(void *arg) {
   return NULL;
 }
 
-static void set_merged(pl_par *P, size_t m) {
+/* Pieces up to m are done with (m's state is free for piece m + cap). */
+static void set_merged(pl_par *P, size_t m, int done) {
   pthread_mutex_lock(&P->mu);
   P->merged = m;
+  if (done) P->state[m % P->cap] = 0;
   pthread_cond_broadcast(&P->cv);
   pthread_mutex_unlock(&P->mu);
 }
 
-pl_par *pl_par_start(size_t n, int jobs, void (*read)(pl_par *P, void *ud, size_t i), void *ud) {
+/* cap: the states kept (n, or a ring of window + 2 where n is unknown) */
+static pl_par *start(size_t n, size_t cap, int jobs, size_t window, void (*read)(pl_par *P, void *ud, size_t i),
+                     void *ud) {
   pl_par *P = pl_xcalloc(1, sizeof *P);
   P->n = n;
-  P->state = pl_xcalloc(n ? n : 1, sizeof *P->state);
+  P->window = window ? window : 1;
+  P->cap = cap ? cap : 1;
+  P->state = pl_xcalloc(P->cap, sizeof *P->state);
   P->next_claim = 1;
-  P->window = 2 * (size_t)(jobs > 0 ? jobs : 1);
   P->read = read;
   P->ud = ud;
   pthread_mutex_init(&P->mu, NULL);
@@ -90,10 +96,19 @@ pl_par *pl_par_start(size_t n, int jobs, void (*read)(pl_par *P, void *ud, size_
   return P;
 }
 
+pl_par *pl_par_start(size_t n, int jobs, void (*read)(pl_par *P, void *ud, size_t i), void *ud) {
+  return start(n, n, jobs, 2 * (size_t)(jobs > 0 ? jobs : 1), read, ud);
+}
+
+pl_par *pl_par_start_ring(size_t n, int jobs, size_t window, void (*read)(pl_par *P, void *ud, size_t i), void *ud) {
+  size_t w = window ? window : 1;
+  return start(n, n < w + 2 ? n : w + 2, jobs, w, read, ud);
+}
+
 void pl_par_wait(pl_par *P, size_t i) {
-  set_merged(P, i - 1);
+  set_merged(P, i - 1, 0);
   pthread_mutex_lock(&P->mu);
-  while (P->state[i] != 2) {
+  while (P->state[i % P->cap] != 2) {
     size_t j = claim(P);
     if (j) read_claimed(P, j);
     else pthread_cond_wait(&P->cv, &P->mu);
@@ -101,7 +116,7 @@ void pl_par_wait(pl_par *P, size_t i) {
   pthread_mutex_unlock(&P->mu);
 }
 
-void pl_par_done(pl_par *P, size_t i) { set_merged(P, i); }
+void pl_par_done(pl_par *P, size_t i) { set_merged(P, i, 1); }
 
 void pl_par_stop(pl_par *P) {
   pthread_mutex_lock(&P->mu);

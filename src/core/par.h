@@ -25,6 +25,14 @@ typedef struct pl_par pl_par;
 ** the main thread while it waits): read(P, ud, i) reads piece i, on
 ** whichever thread. */
 pl_par *pl_par_start(size_t n, int jobs, void (*read)(pl_par *P, void *ud, size_t i), void *ud);
+/* The same for an input whose pieces are known as it goes (a stream: n
+** may be SIZE_MAX, the main thread stops waiting where the input ends):
+** at most `window` pieces are read ahead of the main thread, and a piece's
+** state and the reader's own per-piece slot can live in a ring of
+** window + 2 entries (piece i at i % (window + 2)).  Every piece the main
+** thread waits for must then be said done (pl_par_done) before it waits
+** for the next. */
+pl_par *pl_par_start_ring(size_t n, int jobs, size_t window, void (*read)(pl_par *P, void *ud, size_t i), void *ud);
 /* Waits until piece i is read, reading others meanwhile; the pieces before
 ** i are done with. */
 void pl_par_wait(pl_par *P, size_t i);

@@ -16,7 +16,14 @@
 **    here with zlib as one and as two members, read at chunk sizes from 1 to 64 bytes.
 **  - Errors: a trace cut inside the gzip stream, a damaged stream, and a
 **    JSON error deep in the text: the messages of the whole-text read
-**    (the plain twin's line and column).
+**    (the plain twin's line and column); the same with zlib's inflate
+**    where ISA-L's is built in ($PERFLAB_GZ_ZLIB).
+**  - The same on several threads (kineto_par.c reading the segments while
+**    they are inflated): every .gz at segments of 4093, 997 and 131 bytes
+**    with 2 threads (3 on the small ones), the made-up trace at every
+**    segment size from 128 to 1400 bytes and the JSON error at a few,
+**    against the plain twin read on one thread; and pieces were merged
+**    (the parallel path ran), not all read again by the main thread.
 */
 #include "tload.h"
 #include "tsame.h"
@@ -45,23 +52,34 @@ static void set_chunk(size_t c) {
   else unsetenv("PERFLAB_GZ_CHUNK");
 }
 
-static pl_profile *load(const char *path, char *errbuf, size_t errsz) {
+/* the options the .gz is read with (NULL: the defaults); the plain twin
+** is read on one thread */
+static const pl_parse_opts *gz_opts;
+
+static pl_profile *load_with(const char *path, const pl_parse_opts *o, char *errbuf, size_t errsz) {
   pl_err e;
   pl_err_clear(&e);
-  pl_profile *p = pl_load_file(path, NULL, NULL, &e);
+  pl_profile *p = pl_load_file(path, NULL, o, &e);
   errbuf[0] = '\0';
   if (!p) pl_err_format(&e, errbuf, errsz);
   return p;
 }
 
+static pl_profile *load(const char *path, char *errbuf, size_t errsz) { return load_with(path, NULL, errbuf, errsz); }
+
 /* The .gz and its plain twin: the same profile, or the same error (the
 ** file names aside). */
 static int same_load(const char *gz, const char *plain) {
   char e1[2048], e2[2048];
-  pl_profile *a = load(plain, e1, sizeof e1), *b = load(gz, e2, sizeof e2);
+  pl_parse_opts one;
+  memset(&one, 0, sizeof one);
+  one.jobs = 1;
+  pl_profile *a = load_with(plain, &one, e1, sizeof e1), *b = load_with(gz, gz_opts, e2, sizeof e2);
   int ok;
   if (!a || !b) {
-    const char *m1 = strstr(e1, ": "), *m2 = strstr(e2, ": ");
+    /* the messages past the file names: line, column and text */
+    size_t l1 = strlen(plain), l2 = strlen(gz);
+    const char *m1 = strncmp(e1, plain, l1) == 0 ? e1 + l1 : NULL, *m2 = strncmp(e2, gz, l2) == 0 ? e2 + l2 : NULL;
     ok = !a && !b && m1 && m2 && strcmp(m1, m2) == 0;
     if (!ok) fprintf(stderr, "%s: error '%s' vs '%s'\n", gz, e1, e2);
   } else ok = strcmp(a->format, b->format) == 0 && same_profile(a, b, gz);
@@ -107,6 +125,20 @@ static void walk(const char *dir) {
       TC_CHECK(ok);
     }
     set_chunk(0);
+    /* on several threads, the pieces of segments */
+    const size_t segs[] = { 4093, 997, 131 };
+    size_t ns = light ? 1 : len > (256u << 10) ? 2 : 3;
+    for (size_t i = 0; i < ns; i++) {
+      pl_parse_opts o;
+      memset(&o, 0, sizeof o);
+      o.jobs = len > (256u << 10) ? 2 : 3;
+      o.chunk_bytes = segs[i];
+      gz_opts = &o;
+      int ok = same_load(path, plain);
+      gz_opts = NULL;
+      if (!ok) fprintf(stderr, "  with %d threads, segments of %zu bytes\n", o.jobs, segs[i]);
+      TC_CHECK(ok);
+    }
   }
   closedir(d);
 }
@@ -235,6 +267,27 @@ int main(void) {
   }
   TC_CHECK(pl_gz_streamed() - s0 >= (light ? 8u : 16u)); /* they took the stream path */
 
+  /* on 2 threads at every segment size from 128 bytes (the smallest split)
+  ** to 1400: the segments' pieces merged, or read again where a guess is
+  ** wrong or an event is cut or declined */
+  size_t m0, r0, m1, r1;
+  pl_kineto_par_counts(&m0, &r0);
+  for (size_t c = 128; c <= 1400; c += light ? 37 : 3) {
+    pl_parse_opts o;
+    memset(&o, 0, sizeof o);
+    o.jobs = 2;
+    o.chunk_bytes = c;
+    gz_opts = &o;
+    int ok = same_load(gz, plain) && same_load(gz2, plain);
+    gz_opts = NULL;
+    if (!ok) fprintf(stderr, "  tricky trace, 2 threads, segments of %zu bytes\n", c);
+    TC_CHECK(ok);
+  }
+  pl_kineto_par_counts(&m1, &r1);
+  fprintf(stderr, "tricky trace on 2 threads: %zu pieces merged, %zu read again\n", m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 >= (light ? 50u : 1000u));
+  TC_CHECK(r1 - r0 >= (light ? 10u : 100u));
+
   /* errors: a JSON error deep in the text (the plain twin's line and
   ** column), a stream cut short, a damaged stream */
   char *bad = strstr(t + len / 2, "\"dur\": 5");
@@ -248,6 +301,33 @@ int main(void) {
       set_chunk(c);
       TC_CHECK(same_load(gz, plain));
     }
+    set_chunk(0);
+    /* and on 2 threads, also with the text on one line (the column then
+    ** counts the text the workers' pieces skipped) */
+    char *one = malloc(len);
+    memcpy(one, t, len);
+    for (size_t i = 0; i < len; i++)
+      if (one[i] == '\n') one[i] = ' ';
+    for (int v = 0; v < 2; v++) {
+      char *text = v ? one : t;
+      text[bad - t + 7] = 'x';
+      put_file(plain, text, len);
+      gz_write(gz, text, len, 1);
+      text[bad - t + 7] = '5';
+      for (size_t c = 128; c <= 1024; c += 89) {
+        pl_parse_opts o;
+        memset(&o, 0, sizeof o);
+        o.jobs = 2;
+        o.chunk_bytes = c;
+        gz_opts = &o;
+        int ok = same_load(gz, plain);
+        gz_opts = NULL;
+        if (!ok)
+          fprintf(stderr, "  the JSON error, %s, 2 threads, segments of %zu bytes\n", v ? "one line" : "lines", c);
+        TC_CHECK(ok);
+      }
+    }
+    free(one);
   }
   set_chunk(0);
   gz_write(gz, t, len, 1);
@@ -269,6 +349,29 @@ int main(void) {
   TC_CHECK(strstr(err, "damaged gzip stream") != NULL);
   if (!strstr(err, "damaged gzip stream")) fprintf(stderr, "got: %s\n", err);
   pl_profile_free(p);
+  /* ISA-L's inflate (where built with it) and zlib's: the same bytes,
+  ** and the same messages, zlib's (ISA-L's errors are zlib's reading) */
+  char err2[2048];
+  setenv("PERFLAB_GZ_ZLIB", "1", 1);
+  p = load(gz, err2, sizeof err2);
+  unsetenv("PERFLAB_GZ_ZLIB");
+  TC_CHECK(p == NULL);
+  TC_EQ_STR(err, err2);
+  pl_profile_free(p);
+  z[n / 2] ^= 0x55;
+  z[n / 2 + 1] ^= 0x55;
+  put_file(gz, z, n / 2 + 100);
+  p = load(gz, err, sizeof err);
+  pl_profile_free(p);
+  setenv("PERFLAB_GZ_ZLIB", "1", 1);
+  p = load(gz, err2, sizeof err2);
+  TC_CHECK(p == NULL);
+  pl_profile_free(p);
+  gz_write(gz, t, len, 2);
+  for (size_t c = 7; c <= 4093; c *= 3) TC_CHECK(stream_bytes(gz, t, len, c));
+  unsetenv("PERFLAB_GZ_ZLIB");
+  TC_EQ_STR(err, err2);
+  TC_CHECK(strstr(err, "gzip stream ends early") != NULL);
   free(z);
   free(t);
 
