@@ -422,7 +422,7 @@ typedef struct loadwrap {
 
 static void load_progress(void *ud, size_t done, size_t total) {
   loadwrap *w = ud;
-  const size_t margin = 8u << 20, step = 16u << 20;
+  const size_t margin = 2u << 20, step = 4u << 20;
   /* at the end (done == len: the parser has read it all, what follows is
   ** its work on the tables) every page goes */
   if (done <= w->len && (done > w->dropped + margin + step || (done == w->len && done > w->dropped))) {

@@ -36,7 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PAR_CHUNK_DEFAULT (4u << 20)
+#define PAR_CHUNK_DEFAULT (1u << 20)
 
 typedef struct piece {
   const char *guess; /* the guessed offset */
@@ -55,6 +55,8 @@ typedef struct par {
   size_t next_claim; /* pieces 1..n-1 are claimed in order */
   size_t merged;     /* pieces up to here are merged or read again */
   size_t window;     /* pieces claimed at most this far past merged */
+  kctx **spare;      /* contexts done with, their column buffers for the next pieces (mu) */
+  size_t nspare;
   int abort;
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -88,12 +90,58 @@ static const char *find_start(const char *p, const char *stop, const char *lo) {
   return NULL;
 }
 
+#define NTC 11
+static void tcols_of(kctx *k, tcols *out[NTC]) {
+  tcols *all[NTC] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->pr, &k->th };
+  memcpy(out, all, sizeof all);
+}
+
+/* A piece's context done with: kept for its column buffers. */
+static void piece_done(par *P, kctx *k) {
+  if (!k) return;
+  pthread_mutex_lock(&P->mu);
+  P->spare[P->nspare++] = k;
+  pthread_mutex_unlock(&P->mu);
+}
+
+/* A new piece context, with the column buffers of one done with where
+** there is one: its pages are already in (no page faults, no fresh
+** memory for each piece) and likely still in cache.  Everything else of
+** the context is new. */
+static kctx *piece_ctx(par *P) {
+  const kctx *m = P->main;
+  kctx *k = pl_kin_ctx_new(m->in, NULL, m->o, NULL), *old = NULL;
+  pthread_mutex_lock(&P->mu);
+  if (P->nspare) old = P->spare[--P->nspare];
+  pthread_mutex_unlock(&P->mu);
+  if (!old) return k;
+  tcols *a[NTC], *b[NTC];
+  tcols_of(k, a);
+  tcols_of(old, b);
+  for (size_t i = 0; i < NTC; i++) {
+    pl_table *t = a[i]->t, *u = b[i]->t;
+    if (!t || !u || t->ncols != u->ncols) continue;
+    for (size_t j = 0; j < t->ncols; j++) {
+      pl_column *x = t->cols[j], *y = u->cols[j];
+      if (x->type != y->type || x->len != 0 || x->shared || y->shared) continue;
+      void *v = x->v.any;
+      size_t cap = x->cap;
+      x->v.any = y->v.any;
+      x->cap = y->cap;
+      y->v.any = v;
+      y->cap = cap;
+      y->len = 0;
+    }
+  }
+  pl_kin_ctx_free(old);
+  return k;
+}
+
 /* A worker's read of piece i: fast path only, into a context of its own. */
 static void read_piece(par *P, size_t i) {
   piece *c = &P->pc[i];
-  const kctx *m = P->main;
   const char *limit = i + 1 < P->n ? P->pc[i + 1].guess : NULL;
-  kctx *k = pl_kin_ctx_new(m->in, NULL, m->o, NULL);
+  kctx *k = piece_ctx(P);
   c->start = find_start(c->guess, limit ? limit : P->end, P->arr);
   c->stop = c->start;
   c->nread = 0;
@@ -202,9 +250,10 @@ static void merge(kctx *k, kctx *c) {
     const char *s = pl_pool_str(c->pool, (uint32_t)id, &len);
     map[id] = pl_pool_intern(k->pool, s, len);
   }
-  tcols *dst[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->pr, &k->th };
-  tcols *src[] = { &c->ev, &c->kn, &c->cpu, &c->rt, &c->mc, &c->ms, &c->st, &c->ct, &c->mem, &c->pr, &c->th };
-  for (size_t i = 0; i < sizeof dst / sizeof dst[0]; i++) {
+  tcols *dst[NTC], *src[NTC];
+  tcols_of(k, dst);
+  tcols_of(c, src);
+  for (size_t i = 0; i < NTC; i++) {
     append_rows(dst[i]->t, src[i]->t, map);
     dst[i]->room = 0; /* fast_row: look at the columns' room again */
   }
@@ -248,6 +297,7 @@ int pl_kin_events_par(kctx *k) {
   P.end = end;
   P.n = ((size_t)(end - arr) + chunk - 1) / chunk;
   P.pc = pl_xcalloc(P.n, sizeof *P.pc);
+  P.spare = pl_xcalloc(P.n, sizeof *P.spare); /* each piece's context is done with once */
   for (size_t i = 0; i < P.n; i++) P.pc[i].guess = arr + i * chunk;
   P.next_claim = 1;
   P.window = 2 * (size_t)jobs;
@@ -269,7 +319,7 @@ int pl_kin_events_par(kctx *k) {
     while (m + 1 < P.n && at >= P.pc[m + 1].guess) {
       set_merged(&P, m - 1);
       wait_read(&P, m);
-      pl_kin_ctx_free(P.pc[m].k);
+      piece_done(&P, P.pc[m].k);
       P.pc[m].k = NULL;
       m++;
     }
@@ -286,7 +336,7 @@ int pl_kin_events_par(kctx *k) {
       pl_json_close_at(&k->j, c->stop);
       __atomic_add_fetch(&n_merged, 1, __ATOMIC_RELAXED);
     } else __atomic_add_fetch(&n_reread, 1, __ATOMIC_RELAXED);
-    pl_kin_ctx_free(c->k);
+    piece_done(&P, c->k);
     c->k = NULL;
     set_merged(&P, m);
     if ((size_t)(k->j.p - k->in->data) >= k->next_progress && pl_kin_progress(k)) {
@@ -300,6 +350,8 @@ int pl_kin_events_par(kctx *k) {
   pthread_mutex_unlock(&P.mu);
   for (int t = 0; t < nth; t++) pthread_join(th[t], NULL);
   for (size_t i = 0; i < P.n; i++) pl_kin_ctx_free(P.pc[i].k);
+  for (size_t i = 0; i < P.nspare; i++) pl_kin_ctx_free(P.spare[i]);
+  free(P.spare);
   free(th);
   free(P.pc);
   pthread_mutex_destroy(&P.mu);
