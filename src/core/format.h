@@ -31,7 +31,7 @@ typedef struct pl_parse_opts {
   int jobs;           /* threads for one file (formats that split their input:
                              ** kineto, ncu-text, ncu-csv); 0 = the core count, 1 = one thread.  The
                              ** tables are the same whatever it is */
-  size_t chunk_bytes; /* the piece each thread takes (0 = the default, 4 MiB);
+  size_t chunk_bytes; /* the piece each thread takes (0 = the default, 1 MiB);
                              ** tests set it tiny to split inside every construct */
   const char *path;   /* the file the input is, byte for byte, when the loader
                              ** mapped a plain regular file (not inflated, not a

@@ -424,9 +424,11 @@ typedef struct loadwrap {
 
 static void load_progress(void *ud, size_t done, size_t total) {
   loadwrap *w = ud;
-  const size_t margin = 8u << 20, step = 16u << 20;
-  if (done <= w->len && done > w->dropped + margin + step) {
-    size_t upto = (done - margin) & ~(w->page - 1);
+  const size_t margin = 2u << 20, step = 4u << 20;
+  /* at the end (done == len: the parser has read it all, what follows is
+  ** its work on the tables) every page goes */
+  if (done <= w->len && (done > w->dropped + margin + step || (done == w->len && done > w->dropped))) {
+    size_t upto = (done == w->len ? done : done - margin) & ~(w->page - 1);
     if (upto > w->dropped) {
       madvise(w->base + w->dropped, upto - w->dropped, MADV_DONTNEED);
       w->dropped = upto;

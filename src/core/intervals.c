@@ -11,6 +11,7 @@
 #include "intervals.h"
 #include "stats.h"
 #include "pl_util.h"
+#include "table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -251,17 +252,82 @@ static int item_cmp(const void *pa, const void *pb) {
   return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og, const unsigned char *oskip, size_t n,
-                     const int64_t *qs, const int64_t *qe, const int64_t *qg, const unsigned char *qskip, size_t m,
-                     int64_t *out) {
-  for (size_t k = 0; k < m; k++) out[k] = -1;
-  ivitem *it = pl_xmalloc((n + m ? n + m : 1) * sizeof *it);
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!oskip || !oskip[i]) it[k++] = (ivitem){ og ? og[i] : 0, os[i], oe[i], i, 0 };
-  for (size_t i = 0; i < m; i++)
-    if (!qskip || !qskip[i]) it[k++] = (ivitem){ qg ? qg[i] : 0, qs[i], qe ? qe[i] : qs[i], i, 1 };
-  qsort(it, k, sizeof *it, item_cmp);
+/* Sorts a[0..n) by item_cmp in place (qsort's merge sort takes a copy of
+** the array: tens of MB at the end of a large trace's read).  item_cmp is
+** a total order (idx is unique per kind), so the result is qsort's.
+** Quicksort, median of three, the smaller side first; heapsort below a
+** depth of 2 log2 n; insertion sort for short runs. */
+static void item_sift(ivitem *a, size_t i, size_t n) {
+  ivitem x = a[i];
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && item_cmp(&a[c], &a[c + 1]) < 0) c++;
+    if (item_cmp(&x, &a[c]) >= 0) break;
+    a[i] = a[c];
+    i = c;
+  }
+  a[i] = x;
+}
+
+static void items_sort(ivitem *a, size_t n, int depth) {
+  while (n > 16) {
+    if (depth-- <= 0) {
+      for (size_t i = n / 2; i-- > 0;) item_sift(a, i, n);
+      for (size_t e = n; e-- > 1;) {
+        ivitem t = a[0];
+        a[0] = a[e];
+        a[e] = t;
+        item_sift(a, 0, e);
+      }
+      return;
+    }
+    size_t mid = n / 2;
+    ivitem t;
+#define IV_SWAP(x, y) (t = a[x], a[x] = a[y], a[y] = t)
+    if (item_cmp(&a[mid], &a[0]) < 0) IV_SWAP(mid, 0);
+    if (item_cmp(&a[n - 1], &a[mid]) < 0) {
+      IV_SWAP(n - 1, mid);
+      if (item_cmp(&a[mid], &a[0]) < 0) IV_SWAP(mid, 0);
+    }
+    ivitem pv = a[mid];
+    size_t i = 0, j = n - 1;
+    for (;;) { /* Hoare: a[0] <= pv <= a[n-1] stop the scans */
+      while (item_cmp(&a[i], &pv) < 0) i++;
+      while (item_cmp(&pv, &a[j]) < 0) j--;
+      if (i >= j) break;
+      IV_SWAP(i, j);
+      i++;
+      j--;
+    }
+#undef IV_SWAP
+    /* [0, j] <= pv <= [j+1, n) */
+    size_t nl = j + 1, nr = n - nl;
+    if (nl < nr) {
+      items_sort(a, nl, depth);
+      a += nl;
+      n = nr;
+    } else {
+      items_sort(a + nl, nr, depth);
+      n = nl;
+    }
+  }
+  for (size_t i = 1; i < n; i++) {
+    ivitem x = a[i];
+    size_t j = i;
+    while (j > 0 && item_cmp(&x, &a[j - 1]) < 0) {
+      a[j] = a[j - 1];
+      j--;
+    }
+    a[j] = x;
+  }
+}
+
+/* The sweep of pl_iv_innermost over its k items (ops and queries, n ops at most). */
+static void innermost_items(ivitem *it, size_t k, size_t n, int64_t *out) {
+  int depth = 0;
+  for (size_t x = k; x > 1; x >>= 1) depth += 2;
+  items_sort(it, k, depth);
   size_t *stack = pl_xmalloc((n ? n : 1) * sizeof *stack), top = 0;
   for (size_t i = 0; i < k; i++) {
     if (i == 0 || it[i].g != it[i - 1].g) top = 0; /* a new group */
@@ -276,6 +342,34 @@ void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og, co
     }
   }
   free(stack);
+}
+
+void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og, const unsigned char *oskip, size_t n,
+                     const int64_t *qs, const int64_t *qe, const int64_t *qg, const unsigned char *qskip, size_t m,
+                     int64_t *out) {
+  for (size_t k = 0; k < m; k++) out[k] = -1;
+  ivitem *it = pl_xmalloc((n + m ? n + m : 1) * sizeof *it);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!oskip || !oskip[i]) it[k++] = (ivitem){ og ? og[i] : 0, os[i], oe[i], i, 0 };
+  for (size_t i = 0; i < m; i++)
+    if (!qskip || !qskip[i]) it[k++] = (ivitem){ qg ? qg[i] : 0, qs[i], qe ? qe[i] : qs[i], i, 1 };
+  innermost_items(it, k, n, out);
+  free(it);
+}
+
+void pl_iv_innermost_ops(const int64_t *start, const int64_t *dur, const uint32_t *opid, const uint32_t *otid, size_t n,
+                         const int64_t *at, const uint32_t *qpid, const uint32_t *qtid, size_t m, int64_t *out) {
+  for (size_t k = 0; k < m; k++) out[k] = -1;
+  ivitem *it = pl_xmalloc((n + m ? n + m : 1) * sizeof *it);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (start[i] != PL_INT_NA && dur[i] != PL_INT_NA && dur[i] > 0)
+      it[k++] = (ivitem){ (int64_t)(((uint64_t)opid[i] << 32) | otid[i]), start[i],
+                          (int64_t)((uint64_t)start[i] + (uint64_t)dur[i] - 1), i, 0 };
+  for (size_t i = 0; i < m; i++)
+    if (at[i] != PL_INT_NA) it[k++] = (ivitem){ (int64_t)(((uint64_t)qpid[i] << 32) | qtid[i]), at[i], at[i], i, 1 };
+  innermost_items(it, k, n, out);
   free(it);
 }
 

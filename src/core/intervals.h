@@ -73,6 +73,12 @@ void pl_iv_locate(const pl_ivset *a, const int64_t *t, size_t m, int64_t *out);
 void pl_iv_innermost(const int64_t *os, const int64_t *oe, const int64_t *og, const unsigned char *oskip, size_t n,
                      const int64_t *qs, const int64_t *qe, const int64_t *qg, const unsigned char *qskip, size_t m,
                      int64_t *out);
+/* The same for ops given as columns: [start, start + dur - 1] in group
+** (pid, tid) (ops with start or dur missing, or dur <= 0, take no part),
+** and point queries at[k] in group (qpid, qtid) (missing: no part).  No
+** copy of the columns is made (the memory attribution of a large trace). */
+void pl_iv_innermost_ops(const int64_t *start, const int64_t *dur, const uint32_t *opid, const uint32_t *otid, size_t n,
+                         const int64_t *at, const uint32_t *qpid, const uint32_t *qtid, size_t m, int64_t *out);
 
 /* For each op i: the union length of the intervals [qs[k], qe[k]) of the
 ** queries k whose point qp[k] lies within [os[i], oe[i]] (ends included)

@@ -120,6 +120,7 @@ typedef struct tcols {
   int c[32];
   size_t room;      /* fast_row: rows every column has room for */
   uint64_t strmask; /* fast_row: the PL_STR columns */
+  size_t faulted;   /* rows whose pages are in (pl_table_populate); SIZE_MAX: stop asking */
 } tcols;
 
 struct kstream;

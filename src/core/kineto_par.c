@@ -42,11 +42,12 @@
 #include "par.h"
 #include "pl_util.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define PAR_CHUNK_DEFAULT (4u << 20)
+#define PAR_CHUNK_DEFAULT (1u << 20)
 
 #define NONE SIZE_MAX
 
@@ -68,6 +69,9 @@ typedef struct par {
   size_t g1, step; /* piece i >= 1's guess: g1 + (i - 1) * step (piece 0's: the array's start) */
   piece *pc;       /* piece i is pc[i % cap] */
   size_t n, cap;
+  kctx **spare; /* contexts done with, their column buffers for the next pieces (mu) */
+  size_t nspare, capspare;
+  pthread_mutex_t mu;
 } par;
 
 /* Pieces merged as read and pieces read again by the main thread, since
@@ -96,6 +100,57 @@ static const char *find_start(const char *p, const char *stop, const char *lo) {
     p = b + 1;
   }
   return NULL;
+}
+
+#define NTC 11
+static void tcols_of(kctx *k, tcols *out[NTC]) {
+  tcols *all[NTC] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->pr, &k->th };
+  memcpy(out, all, sizeof all);
+}
+
+/* A piece's context done with: kept for its column buffers. */
+static void piece_done(par *P, kctx *k) {
+  if (!k) return;
+  pthread_mutex_lock(&P->mu);
+  if (P->nspare < P->capspare) {
+    P->spare[P->nspare++] = k;
+    k = NULL;
+  }
+  pthread_mutex_unlock(&P->mu);
+  pl_kin_ctx_free(k);
+}
+
+/* A new piece context for input in, with the column buffers of one done
+** with where there is one: its pages are already in (no page faults, no
+** fresh memory for each piece) and likely still in cache.  Everything
+** else of the context is new. */
+static kctx *piece_ctx(par *P, const pl_input *in) {
+  const kctx *m = P->main;
+  kctx *k = pl_kin_ctx_new(in, NULL, m->o, NULL), *old = NULL;
+  pthread_mutex_lock(&P->mu);
+  if (P->nspare) old = P->spare[--P->nspare];
+  pthread_mutex_unlock(&P->mu);
+  if (!old) return k;
+  tcols *a[NTC], *b[NTC];
+  tcols_of(k, a);
+  tcols_of(old, b);
+  for (size_t i = 0; i < NTC; i++) {
+    pl_table *t = a[i]->t, *u = b[i]->t;
+    if (!t || !u || t->ncols != u->ncols) continue;
+    for (size_t j = 0; j < t->ncols; j++) {
+      pl_column *x = t->cols[j], *y = u->cols[j];
+      if (x->type != y->type || x->len != 0 || x->shared || y->shared) continue;
+      void *v = x->v.any;
+      size_t cap = x->cap;
+      x->v.any = y->v.any;
+      x->cap = y->cap;
+      y->v.any = v;
+      y->cap = cap;
+      y->len = 0;
+    }
+  }
+  pl_kin_ctx_free(old);
+  return k;
 }
 
 static piece *pc_at(par *P, size_t i) { return &P->pc[i % P->cap]; }
@@ -127,7 +182,7 @@ static void read_piece(pl_par *S, void *ud, size_t i) {
   const char *d = in->data, *end = d + in->len;
   size_t limit = i + 1 < P->n ? guess_of(P, i + 1) : NONE; /* read on to the first event at or past it */
   const char *lim = limit - base < in->len ? d + (limit - base) : end;
-  kctx *k = pl_kin_ctx_new(in, NULL, m->o, NULL);
+  kctx *k = piece_ctx(P, in);
   k->in_off = base;
   size_t g = guess_of(P, i);
   const char *s = g - base < in->len ? find_start(d + (g - base), lim, lo) : NULL;
@@ -169,9 +224,10 @@ static int piece_fits(const kctx *k, const kctx *c) {
 
 static void merge(kctx *k, kctx *c) {
   uint32_t *map = pl_par_pool_map(k->pool, c->pool);
-  tcols *dst[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->pr, &k->th };
-  tcols *src[] = { &c->ev, &c->kn, &c->cpu, &c->rt, &c->mc, &c->ms, &c->st, &c->ct, &c->mem, &c->pr, &c->th };
-  for (size_t i = 0; i < sizeof dst / sizeof dst[0]; i++) {
+  tcols *dst[NTC], *src[NTC];
+  tcols_of(k, dst);
+  tcols_of(c, src);
+  for (size_t i = 0; i < NTC; i++) {
     pl_par_append_rows(dst[i]->t, src[i]->t, map);
     dst[i]->room = 0; /* fast_row: look at the columns' room again */
   }
@@ -231,6 +287,9 @@ int pl_kin_events_par(kctx *k) {
     P.cap = P.n;
   }
   P.pc = pl_xcalloc(P.cap, sizeof *P.pc);
+  P.capspare = P.cap + 2; /* contexts alive at once: at most the pieces in the ring */
+  P.spare = pl_xcalloc(P.capspare, sizeof *P.spare);
+  pthread_mutex_init(&P.mu, NULL);
   pl_par *S = pl_par_start_ring(P.n, jobs, window, read_piece, &P);
   int rc;
   size_t m = 0; /* the piece the main thread is in */
@@ -243,7 +302,7 @@ int pl_kin_events_par(kctx *k) {
     m++;
     while (m + 1 < P.n && at >= guess_of(&P, m + 1)) {
       pl_par_wait(S, m);
-      pl_kin_ctx_free(pc_at(&P, m)->k);
+      piece_done(&P, pc_at(&P, m)->k);
       pc_at(&P, m)->k = NULL;
       pl_par_done(S, m);
       m++;
@@ -265,7 +324,7 @@ int pl_kin_events_par(kctx *k) {
       } else pl_json_close_at(&k->j, k->in->data + c->stop);
       __atomic_add_fetch(&n_merged, 1, __ATOMIC_RELAXED);
     } else __atomic_add_fetch(&n_reread, 1, __ATOMIC_RELAXED);
-    pl_kin_ctx_free(c->k);
+    piece_done(&P, c->k);
     c->k = NULL;
     pl_par_done(S, m);
     if (pl_kin_pos(k, k->j.p) >= k->next_progress && pl_kin_progress(k)) {
@@ -275,6 +334,9 @@ int pl_kin_events_par(kctx *k) {
   }
   pl_par_stop(S);
   for (size_t i = 0; i < P.cap; i++) pl_kin_ctx_free(P.pc[i].k);
+  for (size_t i = 0; i < P.nspare; i++) pl_kin_ctx_free(P.spare[i]);
+  free(P.spare);
   free(P.pc);
+  pthread_mutex_destroy(&P.mu);
   return rc;
 }

@@ -31,25 +31,9 @@ int pl_mem_attribute(pl_table *mem, const pl_table *ops, int opcol, int rowcol) 
   int opid = col_of(ops, "pid", PL_STR), otid = col_of(ops, "tid", PL_STR), oname = col_of(ops, "name", PL_STR);
   if (mts < 0 || mpid < 0 || mtid < 0 || ost < 0 || odur < 0 || opid < 0 || otid < 0 || oname < 0) return -1;
   size_t n = ops->nrows, m = mem->nrows;
-  int64_t *os = pl_xmalloc((n ? n : 1) * 3 * sizeof *os), *oe = os + n, *og = oe + n;
-  int64_t *qs = pl_xmalloc((m ? m : 1) * 3 * sizeof *qs), *qg = qs + m, *out = qg + m;
-  unsigned char *oskip = pl_xmalloc(n + m + 1), *qskip = oskip + n;
-  const int64_t *S = ops->cols[ost]->v.i64, *D = ops->cols[odur]->v.i64;
-  const uint32_t *OP = ops->cols[opid]->v.str, *OT = ops->cols[otid]->v.str;
-  for (size_t i = 0; i < n; i++) {
-    os[i] = S[i];
-    oe[i] = S[i] + D[i] - 1;
-    og[i] = (int64_t)(((uint64_t)OP[i] << 32) | OT[i]);
-    oskip[i] = S[i] == PL_INT_NA || D[i] == PL_INT_NA || D[i] <= 0;
-  }
-  const int64_t *T = mem->cols[mts]->v.i64;
-  const uint32_t *MP = mem->cols[mpid]->v.str, *MT = mem->cols[mtid]->v.str;
-  for (size_t k = 0; k < m; k++) {
-    qs[k] = T[k];
-    qg[k] = (int64_t)(((uint64_t)MP[k] << 32) | MT[k]);
-    qskip[k] = T[k] == PL_INT_NA;
-  }
-  pl_iv_innermost(os, oe, og, oskip, n, qs, qs, qg, qskip, m, out);
+  int64_t *out = pl_xmalloc((m ? m : 1) * sizeof *out);
+  pl_iv_innermost_ops(ops->cols[ost]->v.i64, ops->cols[odur]->v.i64, ops->cols[opid]->v.str, ops->cols[otid]->v.str, n,
+                      mem->cols[mts]->v.i64, mem->cols[mpid]->v.str, mem->cols[mtid]->v.str, m, out);
   uint32_t *name = mem->cols[opcol]->v.str;
   int64_t *row = rowcol >= 0 ? mem->cols[rowcol]->v.i64 : NULL;
   const uint32_t *ON = ops->cols[oname]->v.str;
@@ -57,8 +41,6 @@ int pl_mem_attribute(pl_table *mem, const pl_table *ops, int opcol, int rowcol) 
     name[k] = out[k] >= 0 ? ON[out[k]] : 0;
     if (row) row[k] = out[k] >= 0 ? out[k] + 1 : PL_INT_NA;
   }
-  free(os);
-  free(qs);
-  free(oskip);
+  free(out);
   return 0;
 }

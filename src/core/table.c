@@ -367,6 +367,47 @@ int pl_table_populate(pl_table *t, size_t from, size_t to) {
 #endif
 }
 
+/* The run [a, b) of whole pages (huge ones: 2 MiB) within column c's
+** buffer from byte offset from to byte offset to. */
+#if defined(__linux__)
+static int col_pages(const pl_column *c, size_t from, size_t to, uintptr_t pg, uintptr_t *a, uintptr_t *b) {
+  uintptr_t base = (uintptr_t)c->v.any;
+  *a = (base + from + pg - 1) & ~(pg - 1);
+  *b = (base + to) & ~(pg - 1);
+  return *b > *a;
+}
+#endif
+
+void pl_table_hugepages(pl_table *t, size_t min_bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const uintptr_t huge = 2u << 20;
+  for (size_t i = 0; i < t->ncols; i++) {
+    const pl_column *c = t->cols[i];
+    uintptr_t a, b;
+    if (c->shared || c->cap * elsize(c->type) < min_bytes || c->cap * elsize(c->type) < 2 * huge) continue;
+    if (col_pages(c, c->len * elsize(c->type), c->cap * elsize(c->type), huge, &a, &b))
+      madvise((void *)a, b - a, MADV_HUGEPAGE);
+  }
+#else
+  (void)t;
+  (void)min_bytes;
+#endif
+}
+
+void pl_table_trim(pl_table *t) {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+  for (size_t i = 0; i < t->ncols; i++) {
+    const pl_column *c = t->cols[i];
+    uintptr_t a, b;
+    if (c->shared) continue;
+    if (col_pages(c, c->len * elsize(c->type), c->cap * elsize(c->type), 4096, &a, &b))
+      madvise((void *)a, b - a, MADV_DONTNEED);
+  }
+#else
+  (void)t;
+#endif
+}
+
 void pl_table_reserve(pl_table *t, size_t rows) {
   for (size_t i = 0; i < t->ncols; i++) pl_column_reserve(t->cols[i], rows);
 }

@@ -134,6 +134,16 @@ typedef union pl_cell {
 void pl_table_append(pl_table *t, const pl_cell *v);
 /* Room for `rows` rows in every column (a size hint; never shrinks). */
 void pl_table_reserve(pl_table *t, size_t rows);
+/* Asks the system to back the unwritten part of each column buffer of at
+** least min_bytes (past len, within cap) with huge pages: a table filled
+** to a reserved size then takes one page fault per 2 MiB instead of per
+** 4 KiB, and fewer TLB misses.  Up to one partly written huge page per
+** column is resident beyond the values.
+** pl_table_trim gives back the pages past each column's values (a huge
+** page's unused tail, the unused part of a reservation); the capacity is
+** kept (those pages read as zeros if touched again). */
+void pl_table_hugepages(pl_table *t, size_t min_bytes);
+void pl_table_trim(pl_table *t);
 /* Room for n values in column c (its len is unchanged): the table's growth
 ** rule, doubling to a million values and by half after that. */
 void pl_column_reserve(pl_column *c, size_t n);
