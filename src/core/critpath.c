@@ -445,6 +445,23 @@ static int cmp_ept(const void *a, const void *b) {
   return x->type == 1 ? -1 : 1;
 }
 
+/* Event i, a child of p (NONE: a root), appended to its parent's list of
+** children (first, last, next) or to the roots' list. */
+static void attach(int32_t i, int32_t p, int32_t *root_first, int32_t *root_last, int32_t *parent, int32_t *first,
+                   int32_t *last, int32_t *next) {
+  parent[i] = p;
+  first[i] = last[i] = next[i] = NONE;
+  if (p == NONE) {
+    if (*root_last == NONE) *root_first = i;
+    else next[*root_last] = i;
+    *root_last = i;
+  } else {
+    if (last[p] == NONE) first[p] = i;
+    else next[last[p]] = i;
+    last[p] = i;
+  }
+}
+
 /* The forest of one thread's events from its endpoints in order ep[0..ne):
 ** a start's parent is the top of the stack; an end pops.  Returns the first
 ** root; roots and children are linked by next[] in start order. */
@@ -456,17 +473,7 @@ static int32_t thread_tree(const ept *ep, size_t ne, int32_t *stack, int32_t *pa
     int32_t i = (int32_t)ep[q].idx;
     if (ep[q].type == 1) {
       int32_t p = sp ? stack[sp - 1] : NONE;
-      parent[i] = p;
-      first[i] = last[i] = next[i] = NONE;
-      if (p == NONE) {
-        if (root_last == NONE) root_first = i;
-        else next[root_last] = i;
-        root_last = i;
-      } else {
-        if (last[p] == NONE) first[p] = i;
-        else next[last[p]] = i;
-        last[p] = i;
-      }
+      attach(i, p, &root_first, &root_last, parent, first, last, next);
       stack[sp++] = i;
     } else if (sp) sp--;
   }
@@ -501,17 +508,7 @@ static int32_t thread_tree_positive(const cp *c, const int32_t *st, size_t nb, i
       if (sp) sp--;
     }
     int32_t p = sp ? stack[sp - 1] : NONE;
-    parent[i] = p;
-    first[i] = last[i] = next[i] = NONE;
-    if (p == NONE) {
-      if (root_last == NONE) root_first = i;
-      else next[root_last] = i;
-      root_last = i;
-    } else {
-      if (last[p] == NONE) first[p] = i;
-      else next[last[p]] = i;
-      last[p] = i;
-    }
+    attach(i, p, &root_first, &root_last, parent, first, last, next);
     stack[sp++] = i;
     int64_t e = t + c->dur[i]; /* push the end */
     size_t k = h++;
