@@ -34,69 +34,17 @@ static pl_profile *load(const char *name, const char *data, size_t len, int jobs
   return p;
 }
 
-/* Reads data with jobs 1, then with each (jobs, chunk); 1 when all agree. */
-static int check_same(const char *name, const char *data, size_t len, const int *jobs, const size_t *chunks,
-                      size_t nrun, int lenient) {
-  char e1[2048], e2[2048], what[1200];
-  pl_profile *ref = load(name, data, len, 1, 0, lenient, e1, sizeof e1);
-  int ok = 1;
-  for (size_t i = 0; i < nrun && ok; i++) {
-    pl_profile *p = load(name, data, len, jobs[i], chunks[i], lenient, e2, sizeof e2);
-    snprintf(what, sizeof what, "%s (jobs %d, pieces of %zu bytes)", name, jobs[i], chunks[i]);
-    if (!ref || !p) {
-      ok = !ref && !p && strcmp(e1, e2) == 0;
-      if (!ok) fprintf(stderr, "%s: error '%s' vs '%s'\n", what, e1, e2);
-    } else ok = same_profile(ref, p, what);
-    pl_profile_free(p);
-  }
-  pl_profile_free(ref);
-  return ok;
-}
-
-/* pl_load_buffer reads plain text: .gz files are inflated by gzip(1). */
-static char *read_input(const char *path, size_t *len) {
-  return strstr(path, ".gz") ? tc_gunzip(path, len) : tc_slurp(path, len);
-}
-
 static size_t nfiles;
 /* PERFLAB_TEST_LIGHT=1 (make tsan: ThreadSanitizer runs ~15x slower): one
 ** split of each file, a third of the piece sizes of the made-up trace */
 static int light;
 
-static void walk(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *de;
-  char **names = NULL;
-  size_t n = 0;
-  while ((de = readdir(d)) != NULL) {
-    if (de->d_name[0] == '.') continue;
-    names = realloc(names, (n + 1) * sizeof *names);
-    names[n++] = strdup(de->d_name);
-  }
-  closedir(d);
-  for (size_t i = 0; i < n; i++) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) walk(path);
-    else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-      size_t len;
-      char *data = read_input(path, &len);
-      const pl_format *f = data ? pl_format_detect(data, len < 65536 ? len : 65536) : NULL;
-      if (f && strcmp(f->id, "kineto") == 0) {
-        nfiles++;
-        /* about 100 and 30 pieces (splits at odd offsets, inside strings
-        ** and numbers), and three */
-        const int jobs[] = { 2, 4, 3 };
-        const size_t chunks[] = { len / 100 + 61, len / 30 + 7, len / 3 + 1 };
-        TC_CHECK(check_same(path, data, len, jobs, chunks, light ? 1 : 3, 0));
-      }
-      free(data);
-    }
-    free(names[i]);
-  }
-  free(names);
+/* One Kineto trace of tests/data: about 100 and 30 pieces (splits at odd
+** offsets, inside strings and numbers), and three. */
+static void check_file(const char *path, const char *data, size_t len) {
+  const int jobs[] = { 2, 4, 3 };
+  const size_t chunks[] = { len / 100 + 61, len / 30 + 7, len / 3 + 1 };
+  TC_CHECK(tsame_jobs(load, path, data, len, jobs, chunks, light ? 1 : 3, 0));
 }
 
 /* A trace made to break a naive splitter. */
@@ -145,7 +93,7 @@ int main(void) {
   pl_kineto_par_counts(&m0, &r0);
   char dir[1024];
   snprintf(dir, sizeof dir, "%s", tl_shared());
-  if (tc_need(dir)) walk(dir);
+  if (tc_need(dir)) nfiles = tsame_walk(dir, "kineto", check_file);
   TC_CHECK(nfiles >= 10); /* tests/data holds 15 Kineto traces */
   pl_kineto_par_counts(&m1, &r1);
   TC_CHECK(m1 - m0 > (light ? 200u : 500u)); /* the parallel path ran and merged pieces */
@@ -161,19 +109,19 @@ int main(void) {
   }
   pl_kineto_par_counts(&m0, &r0);
   size_t nsz = light ? 33 : 99;
-  TC_CHECK(check_same("tricky.json", t, len, jobs, chunks, nsz, 0));
-  TC_CHECK(check_same("tricky.json", t, len, jobs, chunks, nsz, 1));
+  TC_CHECK(tsame_jobs(load, "tricky.json", t, len, jobs, chunks, nsz, 0));
+  TC_CHECK(tsame_jobs(load, "tricky.json", t, len, jobs, chunks, nsz, 1));
   pl_kineto_par_counts(&m1, &r1);
   fprintf(stderr, "tricky trace: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 150u : 500u)); /* pieces merged ... */
   TC_CHECK(r1 - r0 > (light ? 150u : 500u)); /* ... and guesses inside strings caught and read again */
   /* a cut trace: the same error whatever the split */
-  TC_CHECK(check_same("cut.json", t, len / 2, jobs, chunks, light ? 10 : 30, 0));
+  TC_CHECK(tsame_jobs(load, "cut.json", t, len / 2, jobs, chunks, light ? 10 : 30, 0));
   /* a damaged event in the middle: the same error */
   char *bad = strstr(t + len / 2, "\"dur\": 5");
   if (bad) {
     bad[7] = 'x';
-    TC_CHECK(check_same("bad.json", t, len, jobs, chunks, light ? 10 : 30, 0));
+    TC_CHECK(tsame_jobs(load, "bad.json", t, len, jobs, chunks, light ? 10 : 30, 0));
   }
   free(t);
   return tc_done();

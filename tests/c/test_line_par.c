@@ -41,68 +41,18 @@ static pl_profile *load(const char *name, const char *data, size_t len, int jobs
   return p;
 }
 
-/* Reads data with jobs 1, then with each (jobs, chunk); 1 when all agree. */
-static int check_same(const char *name, const char *data, size_t len, const int *jobs, const size_t *chunks,
-                      size_t nrun, int lenient) {
-  char e1[2048], e2[2048], what[1200];
-  pl_profile *ref = load(name, data, len, 1, 0, lenient, e1, sizeof e1);
-  int ok = 1;
-  for (size_t i = 0; i < nrun && ok; i++) {
-    pl_profile *p = load(name, data, len, jobs[i], chunks[i], lenient, e2, sizeof e2);
-    snprintf(what, sizeof what, "%s (jobs %d, pieces of %zu bytes%s)", name, jobs[i], chunks[i],
-             lenient ? ", lenient" : "");
-    if (!ref || !p) {
-      ok = !ref && !p && strcmp(e1, e2) == 0;
-      if (!ok) fprintf(stderr, "%s: error '%s' vs '%s'\n", what, e1, e2);
-    } else ok = same_profile(ref, p, what);
-    pl_profile_free(p);
-  }
-  pl_profile_free(ref);
-  return ok;
-}
-
-static char *read_input(const char *path, size_t *len) {
-  return strstr(path, ".gz") ? tc_gunzip(path, len) : tc_slurp(path, len);
-}
-
 static size_t nfiles;
 /* PERFLAB_TEST_LIGHT=1 (make tsan: ThreadSanitizer runs ~15x slower):
 ** one split of each file, fewer piece sizes of the made-up inputs */
 static int light;
 
-static void walk(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *de;
-  char **names = NULL;
-  size_t n = 0;
-  while ((de = readdir(d)) != NULL) {
-    if (de->d_name[0] == '.') continue;
-    names = realloc(names, (n + 1) * sizeof *names);
-    names[n++] = strdup(de->d_name);
-  }
-  closedir(d);
-  for (size_t i = 0; i < n; i++) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) walk(path);
-    else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-      size_t len;
-      char *data = read_input(path, &len);
-      const pl_format *f = data ? pl_format_detect(data, len < 65536 ? len : 65536) : NULL;
-      if (f && strcmp(f->id, fmt_id) == 0) {
-        nfiles++;
-        const int jobs[] = { 2, 4, 3 };
-        const size_t chunks[] = { len / 100 + 61, len / 30 + 7, len / 3 + 1 };
-        TC_CHECK(check_same(path, data, len, jobs, chunks, light ? 1 : 3, 0));
-        if (!light) TC_CHECK(check_same(path, data, len, jobs, chunks, 1, 1));
-      }
-      free(data);
-    }
-    free(names[i]);
-  }
-  free(names);
+/* One file of tests/data in the format under test: about 100 and 30
+** pieces, and three; and once with --lenient. */
+static void check_file(const char *path, const char *data, size_t len) {
+  const int jobs[] = { 2, 4, 3 };
+  const size_t chunks[] = { len / 100 + 61, len / 30 + 7, len / 3 + 1 };
+  TC_CHECK(tsame_jobs(load, path, data, len, jobs, chunks, light ? 1 : 3, 0));
+  if (!light) TC_CHECK(tsame_jobs(load, path, data, len, jobs, chunks, 1, 1));
 }
 
 /* ---- ncu text ----------------------------------------------------------- */
@@ -234,28 +184,28 @@ static void ncu_made_up(void) {
   }
   pl_profile_free(ref);
   pl_ncu_text_par_counts(&m0, &r0);
-  TC_CHECK(check_same("tricky.txt", t, len, jobs, chunks, nsz, 0));
-  TC_CHECK(check_same("tricky.txt", t, len, jobs, chunks, nsz, 1));
+  TC_CHECK(tsame_jobs(load, "tricky.txt", t, len, jobs, chunks, nsz, 0));
+  TC_CHECK(tsame_jobs(load, "tricky.txt", t, len, jobs, chunks, nsz, 1));
   pl_ncu_text_par_counts(&m1, &r1);
   fprintf(stderr, "tricky ncu text: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 50u : 300u)); /* pieces merged ... */
   TC_CHECK(r1 - r0 > (light ? 20u : 100u)); /* ... and blocks in a state a fresh reader lacks read again */
   /* cut short (inside a table at some sizes): the same error or profile */
   for (size_t cut = len / 3; cut < len; cut += len / 7)
-    TC_CHECK(check_same("cut.txt", t, cut, jobs, chunks, light ? 5 : 30, 0));
-  TC_CHECK(check_same("cut.txt", t, len * 2 / 3, jobs, chunks, light ? 5 : 30, 1));
+    TC_CHECK(tsame_jobs(load, "cut.txt", t, cut, jobs, chunks, light ? 5 : 30, 0));
+  TC_CHECK(tsame_jobs(load, "cut.txt", t, len * 2 / 3, jobs, chunks, light ? 5 : 30, 1));
   /* a bad value in the middle: the same error, and under --lenient the same diagnostics */
   char *bad = strstr(t + len / 2, "register/thread");
   if (bad) {
     char *v = strchr(bad, '\n');
     v[-1] = 'x';
     v[-2] = 'x';
-    TC_CHECK(check_same("bad.txt", t, len, jobs, chunks, light ? 10 : 40, 0));
-    TC_CHECK(check_same("bad.txt", t, len, jobs, chunks, light ? 10 : 40, 1));
+    TC_CHECK(tsame_jobs(load, "bad.txt", t, len, jobs, chunks, light ? 10 : 40, 0));
+    TC_CHECK(tsame_jobs(load, "bad.txt", t, len, jobs, chunks, light ? 10 : 40, 1));
   }
   free(t);
   t = ncu_noproc(&len);
-  TC_CHECK(check_same("noproc.txt", t, len, jobs, chunks, nsz, 0));
+  TC_CHECK(tsame_jobs(load, "noproc.txt", t, len, jobs, chunks, nsz, 0));
   free(t);
 }
 
@@ -336,27 +286,27 @@ static void ncu_csv_made_up(void) {
   }
   pl_profile_free(ref);
   pl_ncu_csv_par_counts(&m0, &r0);
-  TC_CHECK(check_same("tricky.csv", t, len, jobs, chunks, nsz, 0));
-  TC_CHECK(check_same("tricky.csv", t, len, jobs, chunks, nsz, 1));
+  TC_CHECK(tsame_jobs(load, "tricky.csv", t, len, jobs, chunks, nsz, 0));
+  TC_CHECK(tsame_jobs(load, "tricky.csv", t, len, jobs, chunks, nsz, 1));
   pl_ncu_csv_par_counts(&m1, &r1);
   fprintf(stderr, "tricky ncu CSV: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 50u : 300u));
   TC_CHECK(r1 - r0 > (light ? 20u : 100u));
   /* cut short (inside a quoted field at some sizes), damaged: the same error or profile */
   for (size_t cut = len / 3; cut < len; cut += len / 7)
-    TC_CHECK(check_same("cut.csv", t, cut, jobs, chunks, light ? 5 : 30, 0));
-  TC_CHECK(check_same("cut.csv", t, len * 2 / 3, jobs, chunks, light ? 5 : 30, 1));
+    TC_CHECK(tsame_jobs(load, "cut.csv", t, cut, jobs, chunks, light ? 5 : 30, 0));
+  TC_CHECK(tsame_jobs(load, "cut.csv", t, len * 2 / 3, jobs, chunks, light ? 5 : 30, 1));
   char *bad = strstr(t + len / 2, "\"Duration\",\"usecond\",\"");
   if (bad) {
     bad[strlen("\"Duration\",\"usecond\",\"")] = 'x';
-    TC_CHECK(check_same("bad.csv", t, len, jobs, chunks, light ? 10 : 40, 0));
-    TC_CHECK(check_same("bad.csv", t, len, jobs, chunks, light ? 10 : 40, 1));
+    TC_CHECK(tsame_jobs(load, "bad.csv", t, len, jobs, chunks, light ? 10 : 40, 0));
+    TC_CHECK(tsame_jobs(load, "bad.csv", t, len, jobs, chunks, light ? 10 : 40, 1));
   }
   bad = strstr(t + len / 3, "\"Odd Thing\"");
   if (bad) {
     bad[0] = 'Q'; /* text after... a quote inside an unquoted field */
-    TC_CHECK(check_same("bad2.csv", t, len, jobs, chunks, light ? 10 : 40, 0));
-    TC_CHECK(check_same("bad2.csv", t, len, jobs, chunks, light ? 10 : 40, 1));
+    TC_CHECK(tsame_jobs(load, "bad2.csv", t, len, jobs, chunks, light ? 10 : 40, 0));
+    TC_CHECK(tsame_jobs(load, "bad2.csv", t, len, jobs, chunks, light ? 10 : 40, 1));
   }
   free(t);
 }
@@ -370,8 +320,7 @@ int main(void) {
 
   fmt_id = "ncu-text";
   pl_ncu_text_par_counts(&m0, &r0);
-  nfiles = 0;
-  walk(dir);
+  nfiles = tsame_walk(dir, fmt_id, check_file);
   TC_CHECK(nfiles >= 10); /* tests/data holds 11 ncu text reports */
   pl_ncu_text_par_counts(&m1, &r1);
   fprintf(stderr, "ncu text: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
@@ -380,8 +329,7 @@ int main(void) {
 
   fmt_id = "ncu-csv";
   pl_ncu_csv_par_counts(&m0, &r0);
-  nfiles = 0;
-  walk(dir);
+  nfiles = tsame_walk(dir, fmt_id, check_file);
   TC_CHECK(nfiles >= 3); /* tests/data holds 5 ncu CSV files */
   pl_ncu_csv_par_counts(&m1, &r1);
   fprintf(stderr, "ncu CSV: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);

@@ -7,7 +7,11 @@
 #ifndef TSAME_H
 #define TSAME_H
 #include "tcheck.h"
+#include "format.h"
 #include "profile.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
 
 __attribute__((unused)) static int same_table(const pl_table *a, const pl_table *b, const char *what) {
   if (strcmp(a->name, b->name) != 0 || a->nrows != b->nrows || a->ncols != b->ncols) {
@@ -77,6 +81,69 @@ __attribute__((unused)) static int same_profile(const pl_profile *a, const pl_pr
       return 0;
     }
   return 1;
+}
+
+/* A test's reader: data as name, with jobs threads and pieces of chunk
+** bytes (0: the default); NULL with the error in err on failure. */
+typedef pl_profile *(*tsame_load_fn)(const char *name, const char *data, size_t len, int jobs, size_t chunk,
+                                     int lenient, char *err, size_t errsz);
+
+/* Reads data with jobs 1, then with each (jobs[i], chunks[i]), i < nrun: 1
+** when every read gives the same profile, or the same error. */
+__attribute__((unused)) static int tsame_jobs(tsame_load_fn load, const char *name, const char *data, size_t len,
+                                              const int *jobs, const size_t *chunks, size_t nrun, int lenient) {
+  char e1[2048], e2[2048], what[1200];
+  pl_profile *ref = load(name, data, len, 1, 0, lenient, e1, sizeof e1);
+  int ok = 1;
+  for (size_t i = 0; i < nrun && ok; i++) {
+    pl_profile *p = load(name, data, len, jobs[i], chunks[i], lenient, e2, sizeof e2);
+    snprintf(what, sizeof what, "%s (jobs %d, pieces of %zu bytes%s)", name, jobs[i], chunks[i],
+             lenient ? ", lenient" : "");
+    if (!ref || !p) {
+      ok = !ref && !p && strcmp(e1, e2) == 0;
+      if (!ok) fprintf(stderr, "%s: error '%s' vs '%s'\n", what, e1, e2);
+    } else ok = same_profile(ref, p, what);
+    pl_profile_free(p);
+  }
+  pl_profile_free(ref);
+  return ok;
+}
+
+/* Calls fn(path, data, len) for every file under dir (recursively) that
+** pl_format_detect takes for format fmt_id (a .gz inflated by gzip(1):
+** pl_load_buffer reads plain text).  Returns how many it called fn for. */
+__attribute__((unused)) static size_t tsame_walk(const char *dir, const char *fmt_id,
+                                                 void (*fn)(const char *path, const char *data, size_t len)) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  struct dirent *de;
+  char **names = NULL;
+  size_t n = 0, found = 0;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] == '.') continue;
+    names = realloc(names, (n + 1) * sizeof *names);
+    names[n++] = strdup(de->d_name);
+  }
+  closedir(d);
+  for (size_t i = 0; i < n; i++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) found += tsame_walk(path, fmt_id, fn);
+    else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+      size_t len;
+      char *data = strstr(path, ".gz") ? tc_gunzip(path, &len) : tc_slurp(path, &len);
+      const pl_format *f = data ? pl_format_detect(data, len < 65536 ? len : 65536) : NULL;
+      if (f && strcmp(f->id, fmt_id) == 0) {
+        found++;
+        fn(path, data, len);
+      }
+      free(data);
+    }
+    free(names[i]);
+  }
+  free(names);
+  return found;
 }
 
 #endif
