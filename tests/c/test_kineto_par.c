@@ -19,21 +19,6 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-static pl_profile *load(const char *name, const char *data, size_t len, int jobs, size_t chunk, int lenient,
-                        char *errbuf, size_t errsz) {
-  pl_parse_opts o;
-  memset(&o, 0, sizeof o);
-  o.jobs = jobs;
-  o.chunk_bytes = chunk;
-  o.lenient = lenient;
-  pl_err e;
-  pl_err_clear(&e);
-  pl_profile *p = pl_load_buffer(name, data, len, "kineto", &o, &e);
-  errbuf[0] = '\0';
-  if (!p) pl_err_format(&e, errbuf, errsz);
-  return p;
-}
-
 static size_t nfiles;
 /* PERFLAB_TEST_LIGHT=1 (make tsan: ThreadSanitizer runs ~15x slower): one
 ** split of each file, a third of the piece sizes of the made-up trace */
@@ -44,7 +29,7 @@ static int light;
 static void check_file(const char *path, const char *data, size_t len) {
   const int jobs[] = { 2, 4, 3 };
   const size_t chunks[] = { len / 100 + 61, len / 30 + 7, len / 3 + 1 };
-  TC_CHECK(tsame_jobs(load, path, data, len, jobs, chunks, light ? 1 : 3, 0));
+  TC_CHECK(tsame_jobs("kineto", path, data, len, jobs, chunks, light ? 1 : 3, 0));
 }
 
 /* A trace made to break a naive splitter. */
@@ -109,19 +94,19 @@ int main(void) {
   }
   pl_kineto_par_counts(&m0, &r0);
   size_t nsz = light ? 33 : 99;
-  TC_CHECK(tsame_jobs(load, "tricky.json", t, len, jobs, chunks, nsz, 0));
-  TC_CHECK(tsame_jobs(load, "tricky.json", t, len, jobs, chunks, nsz, 1));
+  TC_CHECK(tsame_jobs("kineto", "tricky.json", t, len, jobs, chunks, nsz, 0));
+  TC_CHECK(tsame_jobs("kineto", "tricky.json", t, len, jobs, chunks, nsz, 1));
   pl_kineto_par_counts(&m1, &r1);
   fprintf(stderr, "tricky trace: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 150u : 500u)); /* pieces merged ... */
   TC_CHECK(r1 - r0 > (light ? 150u : 500u)); /* ... and guesses inside strings caught and read again */
   /* a cut trace: the same error whatever the split */
-  TC_CHECK(tsame_jobs(load, "cut.json", t, len / 2, jobs, chunks, light ? 10 : 30, 0));
+  TC_CHECK(tsame_jobs("kineto", "cut.json", t, len / 2, jobs, chunks, light ? 10 : 30, 0));
   /* a damaged event in the middle: the same error */
   char *bad = strstr(t + len / 2, "\"dur\": 5");
   if (bad) {
     bad[7] = 'x';
-    TC_CHECK(tsame_jobs(load, "bad.json", t, len, jobs, chunks, light ? 10 : 30, 0));
+    TC_CHECK(tsame_jobs("kineto", "bad.json", t, len, jobs, chunks, light ? 10 : 30, 0));
   }
   free(t);
   return tc_done();

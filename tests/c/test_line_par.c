@@ -28,17 +28,7 @@ static const char *fmt_id; /* the format under test */
 
 static pl_profile *load(const char *name, const char *data, size_t len, int jobs, size_t chunk, int lenient,
                         char *errbuf, size_t errsz) {
-  pl_parse_opts o;
-  memset(&o, 0, sizeof o);
-  o.jobs = jobs;
-  o.chunk_bytes = chunk;
-  o.lenient = lenient;
-  pl_err e;
-  pl_err_clear(&e);
-  pl_profile *p = pl_load_buffer(name, data, len, fmt_id, &o, &e);
-  errbuf[0] = '\0';
-  if (!p) pl_err_format(&e, errbuf, errsz);
-  return p;
+  return tsame_load(fmt_id, name, data, len, jobs, chunk, lenient, errbuf, errsz);
 }
 
 static size_t nfiles;
@@ -51,8 +41,8 @@ static int light;
 static void check_file(const char *path, const char *data, size_t len) {
   const int jobs[] = { 2, 4, 3 };
   const size_t chunks[] = { len / 100 + 61, len / 30 + 7, len / 3 + 1 };
-  TC_CHECK(tsame_jobs(load, path, data, len, jobs, chunks, light ? 1 : 3, 0));
-  if (!light) TC_CHECK(tsame_jobs(load, path, data, len, jobs, chunks, 1, 1));
+  TC_CHECK(tsame_jobs(fmt_id, path, data, len, jobs, chunks, light ? 1 : 3, 0));
+  if (!light) TC_CHECK(tsame_jobs(fmt_id, path, data, len, jobs, chunks, 1, 1));
 }
 
 /* ---- ncu text ----------------------------------------------------------- */
@@ -184,28 +174,28 @@ static void ncu_made_up(void) {
   }
   pl_profile_free(ref);
   pl_ncu_text_par_counts(&m0, &r0);
-  TC_CHECK(tsame_jobs(load, "tricky.txt", t, len, jobs, chunks, nsz, 0));
-  TC_CHECK(tsame_jobs(load, "tricky.txt", t, len, jobs, chunks, nsz, 1));
+  TC_CHECK(tsame_jobs(fmt_id, "tricky.txt", t, len, jobs, chunks, nsz, 0));
+  TC_CHECK(tsame_jobs(fmt_id, "tricky.txt", t, len, jobs, chunks, nsz, 1));
   pl_ncu_text_par_counts(&m1, &r1);
   fprintf(stderr, "tricky ncu text: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 50u : 300u)); /* pieces merged ... */
   TC_CHECK(r1 - r0 > (light ? 20u : 100u)); /* ... and blocks in a state a fresh reader lacks read again */
   /* cut short (inside a table at some sizes): the same error or profile */
   for (size_t cut = len / 3; cut < len; cut += len / 7)
-    TC_CHECK(tsame_jobs(load, "cut.txt", t, cut, jobs, chunks, light ? 5 : 30, 0));
-  TC_CHECK(tsame_jobs(load, "cut.txt", t, len * 2 / 3, jobs, chunks, light ? 5 : 30, 1));
+    TC_CHECK(tsame_jobs(fmt_id, "cut.txt", t, cut, jobs, chunks, light ? 5 : 30, 0));
+  TC_CHECK(tsame_jobs(fmt_id, "cut.txt", t, len * 2 / 3, jobs, chunks, light ? 5 : 30, 1));
   /* a bad value in the middle: the same error, and under --lenient the same diagnostics */
   char *bad = strstr(t + len / 2, "register/thread");
   if (bad) {
     char *v = strchr(bad, '\n');
     v[-1] = 'x';
     v[-2] = 'x';
-    TC_CHECK(tsame_jobs(load, "bad.txt", t, len, jobs, chunks, light ? 10 : 40, 0));
-    TC_CHECK(tsame_jobs(load, "bad.txt", t, len, jobs, chunks, light ? 10 : 40, 1));
+    TC_CHECK(tsame_jobs(fmt_id, "bad.txt", t, len, jobs, chunks, light ? 10 : 40, 0));
+    TC_CHECK(tsame_jobs(fmt_id, "bad.txt", t, len, jobs, chunks, light ? 10 : 40, 1));
   }
   free(t);
   t = ncu_noproc(&len);
-  TC_CHECK(tsame_jobs(load, "noproc.txt", t, len, jobs, chunks, nsz, 0));
+  TC_CHECK(tsame_jobs(fmt_id, "noproc.txt", t, len, jobs, chunks, nsz, 0));
   free(t);
 }
 
@@ -286,27 +276,27 @@ static void ncu_csv_made_up(void) {
   }
   pl_profile_free(ref);
   pl_ncu_csv_par_counts(&m0, &r0);
-  TC_CHECK(tsame_jobs(load, "tricky.csv", t, len, jobs, chunks, nsz, 0));
-  TC_CHECK(tsame_jobs(load, "tricky.csv", t, len, jobs, chunks, nsz, 1));
+  TC_CHECK(tsame_jobs(fmt_id, "tricky.csv", t, len, jobs, chunks, nsz, 0));
+  TC_CHECK(tsame_jobs(fmt_id, "tricky.csv", t, len, jobs, chunks, nsz, 1));
   pl_ncu_csv_par_counts(&m1, &r1);
   fprintf(stderr, "tricky ncu CSV: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 50u : 300u));
   TC_CHECK(r1 - r0 > (light ? 20u : 100u));
   /* cut short (inside a quoted field at some sizes), damaged: the same error or profile */
   for (size_t cut = len / 3; cut < len; cut += len / 7)
-    TC_CHECK(tsame_jobs(load, "cut.csv", t, cut, jobs, chunks, light ? 5 : 30, 0));
-  TC_CHECK(tsame_jobs(load, "cut.csv", t, len * 2 / 3, jobs, chunks, light ? 5 : 30, 1));
+    TC_CHECK(tsame_jobs(fmt_id, "cut.csv", t, cut, jobs, chunks, light ? 5 : 30, 0));
+  TC_CHECK(tsame_jobs(fmt_id, "cut.csv", t, len * 2 / 3, jobs, chunks, light ? 5 : 30, 1));
   char *bad = strstr(t + len / 2, "\"Duration\",\"usecond\",\"");
   if (bad) {
     bad[strlen("\"Duration\",\"usecond\",\"")] = 'x';
-    TC_CHECK(tsame_jobs(load, "bad.csv", t, len, jobs, chunks, light ? 10 : 40, 0));
-    TC_CHECK(tsame_jobs(load, "bad.csv", t, len, jobs, chunks, light ? 10 : 40, 1));
+    TC_CHECK(tsame_jobs(fmt_id, "bad.csv", t, len, jobs, chunks, light ? 10 : 40, 0));
+    TC_CHECK(tsame_jobs(fmt_id, "bad.csv", t, len, jobs, chunks, light ? 10 : 40, 1));
   }
   bad = strstr(t + len / 3, "\"Odd Thing\"");
   if (bad) {
     bad[0] = 'Q'; /* text after... a quote inside an unquoted field */
-    TC_CHECK(tsame_jobs(load, "bad2.csv", t, len, jobs, chunks, light ? 10 : 40, 0));
-    TC_CHECK(tsame_jobs(load, "bad2.csv", t, len, jobs, chunks, light ? 10 : 40, 1));
+    TC_CHECK(tsame_jobs(fmt_id, "bad2.csv", t, len, jobs, chunks, light ? 10 : 40, 0));
+    TC_CHECK(tsame_jobs(fmt_id, "bad2.csv", t, len, jobs, chunks, light ? 10 : 40, 1));
   }
   free(t);
 }

@@ -83,20 +83,32 @@ __attribute__((unused)) static int same_profile(const pl_profile *a, const pl_pr
   return 1;
 }
 
-/* A test's reader: data as name, with jobs threads and pieces of chunk
+/* data read as name in format fmt with jobs threads and pieces of chunk
 ** bytes (0: the default); NULL with the error in err on failure. */
-typedef pl_profile *(*tsame_load_fn)(const char *name, const char *data, size_t len, int jobs, size_t chunk,
-                                     int lenient, char *err, size_t errsz);
+__attribute__((unused)) static pl_profile *tsame_load(const char *fmt, const char *name, const char *data, size_t len,
+                                                      int jobs, size_t chunk, int lenient, char *err, size_t errsz) {
+  pl_parse_opts o;
+  memset(&o, 0, sizeof o);
+  o.jobs = jobs;
+  o.chunk_bytes = chunk;
+  o.lenient = lenient;
+  pl_err e;
+  pl_err_clear(&e);
+  pl_profile *p = pl_load_buffer(name, data, len, fmt, &o, &e);
+  err[0] = '\0';
+  if (!p) pl_err_format(&e, err, errsz);
+  return p;
+}
 
-/* Reads data with jobs 1, then with each (jobs[i], chunks[i]), i < nrun: 1
+/* Reads data (format fmt) with jobs 1, then with each (jobs[i], chunks[i]), i < nrun: 1
 ** when every read gives the same profile, or the same error. */
-__attribute__((unused)) static int tsame_jobs(tsame_load_fn load, const char *name, const char *data, size_t len,
+__attribute__((unused)) static int tsame_jobs(const char *fmt, const char *name, const char *data, size_t len,
                                               const int *jobs, const size_t *chunks, size_t nrun, int lenient) {
   char e1[2048], e2[2048], what[1200];
-  pl_profile *ref = load(name, data, len, 1, 0, lenient, e1, sizeof e1);
+  pl_profile *ref = tsame_load(fmt, name, data, len, 1, 0, lenient, e1, sizeof e1);
   int ok = 1;
   for (size_t i = 0; i < nrun && ok; i++) {
-    pl_profile *p = load(name, data, len, jobs[i], chunks[i], lenient, e2, sizeof e2);
+    pl_profile *p = tsame_load(fmt, name, data, len, jobs[i], chunks[i], lenient, e2, sizeof e2);
     snprintf(what, sizeof what, "%s (jobs %d, pieces of %zu bytes%s)", name, jobs[i], chunks[i],
              lenient ? ", lenient" : "");
     if (!ref || !p) {
