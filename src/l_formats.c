@@ -11,6 +11,7 @@
 #include "names.h"
 #include "schema.h"
 #include "loadmany.h"
+#include "par.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -258,7 +259,7 @@ static int fmt_load_many(lua_State *L) {
 
 /* cores() -> the number of online CPU cores (load_many's default) */
 static int fmt_cores(lua_State *L) {
-  lua_pushinteger(L, pl_many_cores());
+  lua_pushinteger(L, pl_par_cores());
   return 1;
 }
 

@@ -760,7 +760,7 @@ static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   }
   pl_lines lc;
   pl_lines_init(&lc, in->data, in->len);
-  int jobs = o && o->jobs > 0 ? o->jobs : pl_par_cores();
+  int jobs = pl_par_jobs(o);
   size_t chunk = o && o->chunk_bytes ? o->chunk_bytes : NC_CHUNK_DEFAULT;
   int ready = jobs >= 2 && in->len >= 2 * chunk ? 0 : -1; /* -1: one thread */
   int r = nc_lines(&c, &cp, &lc, NULL, &ready, in);

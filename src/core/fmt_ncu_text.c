@@ -1297,7 +1297,7 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   pl_lines c;
   pl_lines_init(&c, in->data, in->len);
   size_t ndiag0 = p->ndiags;
-  int jobs = o && o->jobs > 0 ? o->jobs : pl_par_cores();
+  int jobs = pl_par_jobs(o);
   size_t chunk = o && o->chunk_bytes ? o->chunk_bytes : NT_CHUNK_DEFAULT;
   int r = jobs >= 2 && in->len >= 2 * chunk ? nt_lines_par(&s, &c, in, jobs, chunk) : nt_lines(&s, &c, NULL, in);
   if (r == NT_SUMMARY) {

@@ -254,7 +254,7 @@ static void merge(kctx *k, kctx *c) {
 
 int pl_kin_events_par(kctx *k) {
   const pl_parse_opts *o = k->o;
-  int jobs = o && o->jobs > 0 ? o->jobs : pl_par_cores();
+  int jobs = pl_par_jobs(o);
   size_t chunk = o && o->chunk_bytes ? o->chunk_bytes : PAR_CHUNK_DEFAULT;
   const char *arr = k->j.p, *end = k->j.end;
   par P;

@@ -2,11 +2,11 @@
 ** loadmany.c -- parse several files on N threads (see loadmany.h).
 */
 #include "loadmany.h"
+#include "par.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct slot {
   pl_profile *p;
@@ -30,10 +30,6 @@ struct pl_many {
   pthread_cond_t cv;
 };
 
-int pl_many_cores(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n < 1 ? 1 : (int)n;
-}
 
 static void *worker(void *arg) {
   pl_many *m = arg;
@@ -79,7 +75,7 @@ pl_many *pl_many_start(const char *const *paths, size_t n, const char *format, c
   m->s = pl_xcalloc(n ? n : 1, sizeof *m->s);
   pthread_mutex_init(&m->mu, NULL);
   pthread_cond_init(&m->cv, NULL);
-  if (jobs < 1) jobs = pl_many_cores();
+  if (jobs < 1) jobs = pl_par_cores();
   /* the threads left over when there are fewer files than threads go to
   ** each file's own parse (formats that split their input) */
   if (m->o.jobs == 0) m->o.jobs = n > 0 && (size_t)jobs > n ? jobs / (int)n : 1;

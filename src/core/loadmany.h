@@ -19,8 +19,6 @@
 
 typedef struct pl_many pl_many;
 
-/* The number of online CPU cores (at least 1): the default job count. */
-int pl_many_cores(void);
 
 /* Starts parsing paths[0..n) on `jobs` threads (jobs < 1: the core count;
 ** never more threads than files).  `format` may be NULL (detect).  paths,

@@ -34,6 +34,8 @@ int pl_par_cores(void) {
   return n < 1 ? 1 : (int)n;
 }
 
+int pl_par_jobs(const pl_parse_opts *o) { return o && o->jobs > 0 ? o->jobs : pl_par_cores(); }
+
 int pl_par_aborted(const pl_par *P) { return __atomic_load_n(&P->abort, __ATOMIC_RELAXED); }
 
 /* The next piece to read (mu held), or 0. */

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "format.h"
 #include "profile.h"
 
 typedef struct pl_par pl_par;
@@ -45,6 +46,9 @@ int pl_par_aborted(const pl_par *P);
 void pl_par_stop(pl_par *P);
 /* The number of online cores (at least 1). */
 int pl_par_cores(void);
+/* The threads a reader takes for one input: opts->jobs, or the core count
+** where it is 0 or opts is NULL. */
+int pl_par_jobs(const pl_parse_opts *o);
 
 /* map[id] = the id in dst of src's string id (map[0] = 0), interning the
 ** strings dst lacks in src's id order: malloc'd, pl_pool_count(src) + 1

@@ -179,6 +179,17 @@ static int key_eq(const ikey *a, const ikey *b) {
   return a->n == b->n && (a->n == 0 || memcmp(a->s, b->s, a->n) == 0);
 }
 
+/* A table like q of one integer column `name`, m rows to fill. */
+static pl_table *int_result(const char *name, const pl_table *q, size_t m) {
+  pl_table *res = pl_table_new_like(name, q);
+  int oc = pl_table_add_col(res, name, PL_INT);
+  pl_column *c = res->cols[oc];
+  pl_column_reserve(c, m ? m : 1);
+  c->len = m;
+  res->nrows = m;
+  return res;
+}
+
 /* a slot: the key's 64-bit hash (a bijection of an integer or a number's
 ** bits, so equal hashes are equal keys; strings are compared on a match)
 ** and row + 1 of its first value (0: empty) */
@@ -216,12 +227,8 @@ pl_table *pl_vec_index_of(const char *name, const pl_table *t, int col, const pl
       h = (h + 1) & (cap - 1);
     }
   }
-  pl_table *res = pl_table_new_like(name, q);
-  int oc = pl_table_add_col(res, name, PL_INT);
-  pl_column *c = res->cols[oc];
-  pl_column_reserve(c, m ? m : 1);
-  c->len = m;
-  res->nrows = m;
+  pl_table *res = int_result(name, q, m);
+  pl_column *c = res->cols[0];
   for (size_t r = 0; r < m; r++) {
     c->v.i64[r] = PL_INT_NA;
     if (!read_key(q, qc, r, kind, &a)) continue;
@@ -268,12 +275,8 @@ pl_table *pl_vec_searchsorted(const char *name, const pl_table *t, int col, cons
       return NULL;
     }
   }
-  pl_table *res = pl_table_new_like(name, q);
-  int oc = pl_table_add_col(res, name, PL_INT);
-  pl_column *c = res->cols[oc];
-  pl_column_reserve(c, m ? m : 1);
-  c->len = m;
-  res->nrows = m;
+  pl_table *res = int_result(name, q, m);
+  pl_column *c = res->cols[0];
   for (size_t r = 0; r < m; r++) {
     if (pl_cell_missing(q, qc, r)) {
       c->v.i64[r] = PL_INT_NA;
