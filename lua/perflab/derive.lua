@@ -8,6 +8,8 @@
 --     share_pct = β (the function's share of cycle time) and
 --     total_ns = β/100 x average cycle time x cycles of that side; calls are
 --     not in the report and stay missing.
+--   torch-table -> kernel_summary: the rows that ran on the device alone
+--     (below, at M["torch-table"]).
 local formats = require "perflab.formats"
 local T = require "perflab.table"
 
@@ -73,9 +75,61 @@ M.kineto = function(p)
     string.format("nvtx: %d ranges read from the events of category \"nvtx\" (a chrome-trace export of an Nsight Systems profile)", t:nrows()) }
 end
 
+-- torch-table -> kernel_summary: the rows of a key_averages table that ran
+--   on the device alone: no host time (CPU total 0, as printed) and device
+--   time above 0.  Those are kernels, copies and sets, and the
+--   record_function ranges PyTorch also records on the GPU.  A mirrored range
+--   has a row with host time under the same name in the same table: left
+--   out; copies and sets (the profiler's activity names "Memcpy ..." and
+--   "Memset ...") are not kernels: left out.  One table: the file's first
+--   that has such rows (a second table is most often the same profile
+--   sorted another way).  total_ns is the row's self device time.
+M["torch-table"] = function(p)
+  local ops = p.tables.operators
+  if p.tables.kernel_summary or not (ops and ops:nrows() > 0 and ops:has("cpu_total_ns")) then return end
+  local dev
+  for _, c in ipairs(ops:columns()) do
+    local d = c:match("^self_(%w+)_ns$")
+    if d and d ~= "cpu" then dev = d; break end
+  end
+  if not dev then return end
+  local self_dev = ops:col("self_" .. dev .. "_ns")
+  local devonly = ops:col("cpu_total_ns"):eq(0) & self_dev:gt(0)
+  if devonly:count_true() == 0 then return end
+  local tbl
+  if ops:has("table_index") then
+    tbl = ops:col("table_index"):keep(devonly):min()
+    ops = ops:filter(ops:col("table_index"):eq(tbl))
+    self_dev = ops:col("self_" .. dev .. "_ns")
+    devonly = ops:col("cpu_total_ns"):eq(0) & self_dev:gt(0)
+  end
+  local name = ops:col("name")
+  local host = name:keep(ops:col("cpu_total_ns"):gt(0))
+  local mirrored = devonly & name:isin(host)
+  local copies = devonly & (name:match("^Memcpy ") | name:match("^Memset "))
+  local k = devonly & ~mirrored & ~copies
+  local nk = k:count_true()
+  if nk == 0 then return end
+  local sd = "self_" .. dev .. "_ns"
+  local ks = ops:filter(k, { "name", "calls", sd, ops:has("truncated") and "truncated" or nil, "line" })
+  ks = ks:rename(sd, "total_ns")
+  ks = ks:with("short_name", ks:col("name"):map(formats.short_name))
+  ks = ks:with("mean_ns", (ks:col("total_ns") / ks:col("calls")):keep(ks:col("calls"):gt(0)))
+  ks = ks:with("share_pct", ks:col("total_ns") * (100 / ks:col("total_ns"):sum()))
+  local order = { "name", "short_name", "calls", "total_ns", "mean_ns", "share_pct" }
+  if ks:has("truncated") then order[#order + 1] = "truncated" end
+  order[#order + 1] = "line"
+  p.tables.kernel_summary = ks:select(table.unpack(order))
+  p.table_order[#p.table_order + 1] = "kernel_summary"
+  p.diagnostics[#p.diagnostics + 1] = { line = 0, message = string.format(
+    "kernel_summary: %d of %d rows%s ran on the device alone (CPU total 0); left out: %d record_function "
+    .. "range(s) mirrored on the GPU (same name with host time), %d copies and sets", nk, ops:nrows(),
+    tbl and string.format(" of table %d", tbl) or "", mirrored:count_true(), copies:count_true()) }
+end
+
 --- The tables each derivation reads, by the table it makes: a load asking
 -- for some tables only (opts.tables) asks for these too (M.expand).
-M.sources = { kernel_summary = { "details", "summary" }, nvtx = { "events" } }
+M.sources = { kernel_summary = { "details", "summary", "operators" }, nvtx = { "events" } }
 
 --- tables plus the tables their derivations read (a new array).
 function M.expand(tables)
