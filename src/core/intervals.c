@@ -399,21 +399,22 @@ void pl_iv_innermost_ops(const int64_t *start, const int64_t *dur, const uint32_
     return;
   }
   qsort(pt, np, sizeof *pt, point_cmp);
+  unsigned char *hold = pl_xmalloc(n ? n : 1); /* op i holds a point */
   size_t nops = 0;
-  for (size_t i = 0; i < n; i++)
-    if (start[i] != PL_INT_NA && dur[i] != PL_INT_NA && dur[i] > 0 &&
-        points_within(pt, np, (int64_t)(((uint64_t)opid[i] << 32) | otid[i]), start[i],
-                      (int64_t)((uint64_t)start[i] + (uint64_t)dur[i] - 1)))
-      nops++;
+  for (size_t i = 0; i < n; i++) {
+    hold[i] = start[i] != PL_INT_NA && dur[i] != PL_INT_NA && dur[i] > 0 &&
+              points_within(pt, np, (int64_t)(((uint64_t)opid[i] << 32) | otid[i]), start[i],
+                            (int64_t)((uint64_t)start[i] + (uint64_t)dur[i] - 1));
+    nops += hold[i];
+  }
+  free(pt);
   ivitem *it = pl_xmalloc((nops + np) * sizeof *it);
   size_t k = 0;
   for (size_t i = 0; i < n && k < nops; i++)
-    if (start[i] != PL_INT_NA && dur[i] != PL_INT_NA && dur[i] > 0) {
-      int64_t g = (int64_t)(((uint64_t)opid[i] << 32) | otid[i]);
-      int64_t e = (int64_t)((uint64_t)start[i] + (uint64_t)dur[i] - 1);
-      if (points_within(pt, np, g, start[i], e)) it[k++] = (ivitem){ g, start[i], e, i, 0 };
-    }
-  free(pt);
+    if (hold[i])
+      it[k++] = (ivitem){ (int64_t)(((uint64_t)opid[i] << 32) | otid[i]), start[i],
+                          (int64_t)((uint64_t)start[i] + (uint64_t)dur[i] - 1), i, 0 };
+  free(hold);
   for (size_t i = 0; i < m; i++)
     if (at[i] != PL_INT_NA) it[k++] = (ivitem){ (int64_t)(((uint64_t)qpid[i] << 32) | qtid[i]), at[i], at[i], i, 1 };
   innermost_items(it, k, nops, out);
