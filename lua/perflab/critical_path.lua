@@ -117,6 +117,9 @@ end
 
 --- The events HTA's graph is built from (rows with a duration and a category
 -- other than "Trace"), their codes, and the analysis.
+-- A column of c's length and type, every value missing.
+local function none(c) return c:keep(c:present() & ~c:present()) end
+
 -- An Nsight Systems export (SQLite): its kernel, copy, set and runtime rows
 -- in the shape of a Kineto events table (no CPU operators; no sync records:
 -- the reader does not take CUPTI's synchronization activity).
@@ -126,7 +129,6 @@ local function nsys_events(p)
     return nil
   end
   local function const(t, v) return t:col("name"):present():map(function() return v end) end
-  local function none(c) return c:keep(c:present() & ~c:present()) end
   local parts = {}
   local function add(t, cat, gpu)
     if not (t and t:nrows() > 0 and t:has("start_ns") and t:has("duration_ns")) then return end
@@ -169,8 +171,17 @@ function M.analyze(p, opts)
   end
   local cat0 = text(ev0, "cat")
   local keep = ev0:col("dur_ns"):present() & ev0:col("ts_ns"):present() & cat0:present() & cat0:ne("Trace")
-  local ev = ev0:filter(keep, { "name", "cat", "ph", "ts_ns", "dur_ns", "pid", "tid", "correlation", "stream",
-                                "wait_on_stream", "wait_on_record_corr" })
+  -- the wait columns are in a trace's events only where some event records
+  -- a wait (docs/format-columns.md): missing on every row otherwise
+  local waits, cols = { "wait_on_stream", "wait_on_record_corr" },
+    { "name", "cat", "ph", "ts_ns", "dur_ns", "pid", "tid", "correlation", "stream" }
+  for _, w in ipairs(waits) do
+    if ev0:has(w) then cols[#cols + 1] = w end
+  end
+  local ev = ev0:filter(keep, cols)
+  for _, w in ipairs(waits) do
+    if not ev:has(w) then ev = ev:with(w, none(ev:col("correlation"))) end
+  end
   local why = missing(ev, opts)
   if why then return nil, why end
   local name, cat = text(ev, "name"), text(ev, "cat")

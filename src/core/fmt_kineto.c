@@ -200,24 +200,15 @@ static const coldef EV_COLS[] = {
   { "correlation", PL_INT, "CUPTI/roctracer correlation id (links a launch to its kernel)" },
   { "external_id", PL_INT, "'External id' / 'external id': links GPU work to the CPU operator" },
   { "stream", PL_INT, "the 'stream' argument as written (GPU work, cuda_sync events; missing elsewhere)" },
+};
+/* Columns of `events` only in a trace where some event records them
+** (add_waits): missing on nearly every row, they would take 16 bytes per
+** event of every trace (50 MB of a 1 GB one) to say nothing. */
+static const coldef EV_WAIT_COLS[] = {
   { "wait_on_stream", PL_INT, "cuda_sync: the stream an event sync or stream-wait-event waits on" },
   { "wait_on_record_corr", PL_INT, "cuda_sync: correlation id of the cudaEventRecord it waits on" },
 };
-enum {
-  EV_NAME,
-  EV_CAT,
-  EV_PH,
-  EV_TS,
-  EV_DUR,
-  EV_PID,
-  EV_TID,
-  EV_FLOW,
-  EV_CORR,
-  EV_EXT,
-  EV_STREAM,
-  EV_WSTREAM,
-  EV_WREC
-};
+enum { EV_NAME, EV_CAT, EV_PH, EV_TS, EV_DUR, EV_PID, EV_TID, EV_FLOW, EV_CORR, EV_EXT, EV_STREAM };
 
 static const coldef KN_COLS[] = {
   { "name", PL_STR, NULL },
@@ -880,7 +871,7 @@ static inline int event_class(kctx *k) {
 /* The row of the `events` table (every event that is not metadata). */
 static inline void emit_ev_row(kctx *k, evids *d) {
   kev *e = &k->e;
-  cell v[13];
+  cell v[NCOLS(EV_COLS)];
   d->name = intern(k, &e->name);
   d->pid = intern_w(k, &e->pid);
   d->tid = intern_w(k, &e->tid);
@@ -895,9 +886,28 @@ static inline void emit_ev_row(kctx *k, evids *d) {
   v[EV_CORR].i = e->corr;
   v[EV_EXT].i = e->ext;
   v[EV_STREAM].i = e->stream;
-  v[EV_WSTREAM].i = e->wait_stream;
-  v[EV_WREC].i = e->wait_record;
+  if (e->wait_stream != PL_INT_NA || e->wait_record != PL_INT_NA) {
+    if (k->nwait == k->capwait) {
+      k->capwait = k->capwait ? 2 * k->capwait : 64;
+      k->wait = pl_xrealloc(k->wait, k->capwait * sizeof *k->wait);
+    }
+    k->wait[k->nwait++] = (struct evwait){ k->ev.t->nrows, e->wait_stream, e->wait_record };
+  }
   fast_row(&k->ev, v);
+}
+
+/* The wait columns of `events` (EV_WAIT_COLS), where some event has a
+** value for them: added at the end, missing but on those events. */
+static void add_waits(kctx *k) {
+  pl_table *t = k->ev.t;
+  if (!t || k->nwait == 0) return;
+  int cs = pl_table_add_doc_col(t, EV_WAIT_COLS[0].name, PL_INT, EV_WAIT_COLS[0].doc);
+  int cr = pl_table_add_doc_col(t, EV_WAIT_COLS[1].name, PL_INT, EV_WAIT_COLS[1].doc);
+  int64_t *s = t->cols[cs]->v.i64, *r = t->cols[cr]->v.i64;
+  for (size_t i = 0; i < k->nwait; i++) {
+    s[k->wait[i].row] = k->wait[i].stream;
+    r[k->wait[i].row] = k->wait[i].record;
+  }
 }
 
 /* A complete kernel event: a row of `kernels`. */
@@ -1506,6 +1516,7 @@ void pl_kin_ctx_free(kctx *k) {
   free(k->e.ctr);
   free(k->shortof);
   free(k->launch);
+  free(k->wait);
   free(k->rp);
   pl_devwork_free(k->dw);
   free(k);
@@ -1580,6 +1591,7 @@ int pl_kin_read(kctx *k) {
     if (!k->ks && k->o && k->o->progress) k->o->progress(k->o->progress_ud, k->in->len, k->in->len);
   }
   fill_launches(k);
+  add_waits(k);
   if (k->mem.t) pl_mem_attribute(k->mem.t, k->cpu.t, k->mem.c[MEM_OP], k->mem.c[MEM_OPROW]);
   if (k->nmeta_events)
     pl_profile_diag(p, 0, "%zu metadata (ph \"M\") events (process/thread names) not kept as events", k->nmeta_events);

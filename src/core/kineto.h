@@ -150,6 +150,13 @@ typedef struct kctx {
     double smem;
   } * launch;
   size_t nlaunch, caplaunch;
+  /* the events that record what a cuda_sync waits on (few: columns of
+  ** their own only where a trace has any, see add_waits) */
+  struct evwait {
+    size_t row; /* 0-based row of `events` */
+    int64_t stream, record;
+  } * wait;
+  size_t nwait, capwait;
   /* rocprof's Chrome trace (rocprof --hip-trace, results.json): its
   ** processes are named "GPU<n>" (kernels), "CPU HIP API" (runtime calls)
   ** and "COPY" (copies), its events have no "cat" */

@@ -227,6 +227,16 @@ static void merge(kctx *k, kctx *c) {
   tcols *dst[NTC], *src[NTC];
   tcols_of(k, dst);
   tcols_of(c, src);
+  size_t ev0 = k->ev.t ? k->ev.t->nrows : 0; /* the piece's first event row */
+  if (c->nwait) {
+    k->wait = pl_xrealloc(k->wait, (k->nwait + c->nwait) * sizeof *k->wait);
+    for (size_t i = 0; i < c->nwait; i++) {
+      k->wait[k->nwait + i] = c->wait[i];
+      k->wait[k->nwait + i].row += ev0;
+    }
+    k->nwait += c->nwait;
+    k->capwait = k->nwait;
+  }
   for (size_t i = 0; i < NTC; i++) {
     pl_par_append_rows(dst[i]->t, src[i]->t, map);
     dst[i]->room = 0; /* fast_row: look at the columns' room again */

@@ -7,6 +7,7 @@
 #include "tcheck.h"
 #include "intervals.h"
 #include "stats.h"
+#include "table.h"
 
 #include <stdint.h>
 
@@ -191,6 +192,40 @@ static void test_queries(pl_rng *r) {
   TC_EQ_INT(ho[4], -1);
   pl_iv_innermost(hs, he, hg, hskip, 4, hq, hqe, hqg, NULL, 5, ho); /* [10,30] left out */
   TC_EQ_INT(ho[0], 0);
+  /* pl_iv_innermost_ops (only the ops holding a point take part) gives the
+  ** sweep over every op: random ops on two threads, overlapping, nested,
+  ** equal, zero and missing durations, missing points, ties everywhere */
+  for (int iter = 0; iter < 2000; iter++) {
+    enum { MO = 60, MQ = 40 };
+    int64_t st[MO], du[MO], at[MQ], ros[MO], roe[MO], rog[MO], rqs[MQ], rqg[MQ], o1[MQ], o2[MQ];
+    uint32_t opid[MO], otid[MO], qpid[MQ], qtid[MQ];
+    unsigned char oskip[MO], qskip[MQ];
+    size_t n = pl_rng_below(r, MO + 1), m = pl_rng_below(r, MQ + 1);
+    int span = 5 + (int)pl_rng_below(r, 60);
+    for (size_t i = 0; i < n; i++) {
+      st[i] = pl_rng_below(r, 20) == 0 ? PL_INT_NA : (int64_t)pl_rng_below(r, (uint64_t)span);
+      du[i] = pl_rng_below(r, 20) == 0 ? PL_INT_NA : (int64_t)pl_rng_below(r, (uint64_t)span / 2 + 2) - 1;
+      opid[i] = 1 + (uint32_t)pl_rng_below(r, 2);
+      otid[i] = 7;
+      oskip[i] = st[i] == PL_INT_NA || du[i] == PL_INT_NA || du[i] <= 0;
+      ros[i] = st[i];
+      roe[i] = oskip[i] ? 0 : st[i] + du[i] - 1;
+      rog[i] = (int64_t)(((uint64_t)opid[i] << 32) | otid[i]);
+    }
+    for (size_t k = 0; k < m; k++) {
+      at[k] = pl_rng_below(r, 15) == 0 ? PL_INT_NA : (int64_t)pl_rng_below(r, (uint64_t)span + 4) - 2;
+      qpid[k] = 1 + (uint32_t)pl_rng_below(r, 2);
+      qtid[k] = 7;
+      qskip[k] = at[k] == PL_INT_NA;
+      rqs[k] = at[k];
+      rqg[k] = (int64_t)(((uint64_t)qpid[k] << 32) | qtid[k]);
+    }
+    pl_iv_innermost_ops(st, du, opid, otid, n, at, qpid, qtid, m, o1);
+    pl_iv_innermost(ros, roe, rog, oskip, n, rqs, NULL, rqg, qskip, m, o2);
+    int same = 1;
+    for (size_t k = 0; k < m; k++) same &= o1[k] == o2[k];
+    TC_CHECK(same);
+  }
   /* series over windows vs unit cells (point samples hold to the next;
   ** interval samples add up where they overlap) */
   for (int iter = 0; iter < 300; iter++) {

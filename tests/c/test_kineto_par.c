@@ -55,6 +55,10 @@ static char *tricky(size_t *len) {
     "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"tid\": 7, \"ts\": 13, \"dur\": "
     "3,"
     " \"args\": {\"bytes\": 4096, \"memory bandwidth (GB/s)\": 1.5}}",
+    /* a wait: the columns that only traces with waits have (a row index
+    ** kept apart from the table while it is read) */
+    "{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Wait Event\", \"pid\": 0, \"tid\": 7, \"ts\": 14, "
+    "\"dur\": 1, \"args\": {\"stream\": 7, \"wait_on_stream\": 9, \"wait_on_cuda_event_record_corr_id\": 1}}",
   };
   size_t nev = sizeof ev / sizeof ev[0];
   pl_buf b;

@@ -150,7 +150,9 @@ function TestCriticalPath:test_rules_in_c_as_in_lua()
     end
     local base = { ts = ev:col("ts_ns"), dur = ev:col("dur_ns"), corr = ev:col("correlation"),
         stream = ev:col("stream"),
-      wait_stream = ev:col("wait_on_stream"), wait_record = ev:col("wait_on_record_corr"), whole = c[2] == "" }
+      -- events has the wait columns only where the trace records a wait
+      wait_stream = ev:has("wait_on_stream") and ev:col("wait_on_stream") or nil,
+      wait_record = ev:has("wait_on_record_corr") and ev:col("wait_on_record_corr") or nil, whole = c[2] == "" }
     local lua_spec, c_spec = {}, {}
     for k, v in pairs(base) do lua_spec[k], c_spec[k] = v, v end
     lua_spec.flags = ev:col("name"):map(function(s) return CPA.name_flags(s, c[2]) end)
