@@ -238,11 +238,18 @@ function M.classify_all(message)
   return ids
 end
 
+-- Rule lists of other tools that run on this evaluator (each {id, ncu =
+-- the ncu rule whose threshold it applies, or nil, title, inputs,
+-- formula}); perflab.nvprof_rules adds nvprof's.
+M.other_rules = {}
+
 local by_id      -- rule id -> rule, built on first use (again after M.rules grows)
 function M.rule(id)
   if not by_id or by_id[id] == nil then
     by_id = {}
-    for _, r in ipairs(M.rules) do if by_id[r.id] == nil then by_id[r.id] = r end end
+    for _, list in ipairs({ M.rules, M.other_rules }) do
+      for _, r in ipairs(list) do if by_id[r.id] == nil then by_id[r.id] = r end end
+    end
   end
   return by_id[id]
 end
@@ -272,8 +279,20 @@ function M.list(c) return { list = c } end
 -- the launch frame: kernels with the first value of each metric (pivot,
 -- left-joined on the launch id), F.get(key) the metric by its aliases as a
 -- column, the stall-reason columns
-local function frame(p, k)
+-- An alias is a metric name, or {name, scale}: the metric times scale (a
+-- tool that records the same quantity in another unit, e.g. nvprof's
+-- warp_execution_efficiency % x 32/100 = active threads per warp).
+local function alias_name(a) return type(a) == "table" and a[1] or a end
+
+local function frame(p, k, extra, mtable)
   local F = { k = k }
+  local aliases = setmetatable({}, { __index = function(_, key)     -- ncu's names, then extra's
+    local a, b = M.metrics[key], extra and extra[key]
+    if not (a and b) then return a or b end
+    local all = { table.unpack(a) }
+    for _, x in ipairs(b) do all[#all + 1] = x end
+    return all
+  end })
   F.FALSE, F.ZERO, F.NONE = k:const(false), k:const(0), k:const(nil, "number")
   local types = k:types()
   F.row = k:rownum()
@@ -289,14 +308,16 @@ local function frame(p, k)
   F.base = k:select({}):with("row", F.row):with("kernel_id", F.id):with("kernel", F.kernel)
   -- metrics, wide
   local mcol, stall = {}, {}
-  local m = p.tables.metrics
+  local m = mtable or p.tables.metrics
   -- only the metrics a rule can read: the aliases of M.metrics, the
   -- imbalance units' and the stall reasons' (the launch statistics are
   -- columns of the kernels already); F.get refuses any other name
   local wanted = {}
-  for key, al in pairs(M.metrics) do
-    wanted[key] = true
-    for _, a in ipairs(al) do wanted[a] = true end
+  for _, map in ipairs({ M.metrics, extra or {} }) do
+    for key, al in pairs(map) do
+      wanted[key] = true
+      for _, a in ipairs(al) do wanted[alias_name(a)] = true end
+    end
   end
   for _, u in ipairs(M.imbalance_units) do
     for _, s in ipairs({ ".max", ".min", ".avg" }) do wanted[u.prefix .. s] = true end
@@ -339,10 +360,12 @@ local function frame(p, k)
   function F.get(key)
     local c = cache[key]
     if c then return c end
-    if not M.metrics[key] and not wanted[key] then error("ncu-rules: metric '" .. key
+    if not aliases[key] and not wanted[key] then error("ncu-rules: metric '" .. key
         .. "' is read but was not pivoted") end
-    for _, a in ipairs(M.metrics[key] or { key }) do
-      for _, v in ipairs({ F.kcol(a) or false, mcol[a] or false }) do
+    for _, a in ipairs(aliases[key] or { key }) do
+      local name, scale = alias_name(a), type(a) == "table" and a[2] or nil
+      for _, v in ipairs({ F.kcol(name) or false, mcol[name] or false }) do
+        if v and scale then v = v * scale end
         if v then c = c and c:fill(v) or v end
       end
     end
@@ -529,7 +552,7 @@ local function evaluator(F, ctx, fired, have_ncu_rules)
     if have_ncu_rules then t:with("ncu_fired", t:col("nf"):map({ [true] = "yes", [false] = "no" })) end
     local one = t:col("row"):present()
     t:with("seq", one * seq):with("sub", one * (o.sub or 0)):with("rule", one:map({ [true] = id }))
-     :with("ncu_rule", one:map({ [true] = M.rule(id).ncu }))
+     :with("ncu_rule", one:map({ [true] = M.rule(id).ncu or "" }))
      :with("skey", one:map({ [true] = o.skey or "" }))
     if not o.gkey or type(o.gkey) == "string" then t:with("gkey", one:map({ [true] = o.gkey or "" })) end
     if type(o.sev) == "string" then t:with("severity", one:map({ [true] = o.sev })) end
@@ -561,7 +584,8 @@ end
 -- the report's findings: one per group of identical findings (rule, kernel
 -- and message shape), its message and evidence the values of the group's
 -- representative launch (its largest estimate, the first among equals)
-local function group_findings(report, fin, parts, want_ids)
+local function group_findings(report, fin, parts, want_ids, unit)
+  unit = unit or { "launch", "launches" }
   local found = {}
   local grp = fin:group_by("rule", "kernel", "gkey")
   local G, ids = grp:agg { { "n", "count" }, { "best", "max", "speedup" }, { "rows", "ids" } }
@@ -590,8 +614,8 @@ local function group_findings(report, fin, parts, want_ids)
     local rws = ids.rows[g]
     local shown = {}
     for j = 1, math.min(n, 3) do shown[j] = tostring(kid[rws[j]]) end
-    local who = n == 1 and ("launch " .. shown[1])
-      or string.format("%d launches: %s%s", n, table.concat(shown, ", "), n > 3 and ", ..." or "")
+    local who = n == 1 and (unit[1] .. " " .. shown[1])
+      or string.format("%d %s: %s%s", n, unit[2], table.concat(shown, ", "), n > 3 and ", ..." or "")
     local fd = report:finding { severity = o.vals:get(i, "severity"), rule = o.id, subject = kernel,
       message = string.format("%s: %s (%s)", kernel, o.msg(v), who), evidence = ev,
           speedup_pct = o.vals:get(i, "speedup") }
@@ -666,17 +690,24 @@ end
 --- o.sp the estimate (%), o.cap its parent's estimate that caps it, o.sev the
 --- severity (text or column), o.gkey what tells a kernel's groups apart,
 --- o.sv, o.skey, o.sub the order of one launch's rows; seq orders the rules.
+--- Other tools' metrics (perflab.nvprof_rules): opts.kernels the launch
+--- table when p has none (one row per launch, `id` = metrics.kernel_id),
+--- opts.metrics the metrics table to read instead of p's, opts.aliases more
+--- keys -> aliases (a name or {name, scale}) for S.get, opts.table the name
+--- of the firing table instead of ncu_rules, opts.columns its columns,
+--- opts.unit what a row of opts.kernels is in the messages ({"launch",
+--- "launches"}).
 function M.run(report, p, ctx, rules, opts)
   opts = opts or {}
   local suffix = opts.suffix or ""
-  local k = p.tables.kernels
+  local k = opts.kernels or p.tables.kernels
   if not k then error("ncu_rules.run: " .. tostring(p.source) .. " has no kernels table", 2) end
   local n = k:nrows()
   local have_ncu_rules = p.tables.rules and p.tables.rules:nrows() > 0
   local F, fin, fired, mine, miss
   local found = {}
   if n > 0 then
-    F = frame(p, k)
+    F = frame(p, k, opts.aliases, opts.metrics)
     fired = ncu_fired(p, F)
     local S = evaluator(F, ctx, fired, have_ncu_rules)
     rules(S, opts.thresholds or M.thresholds)
@@ -686,7 +717,7 @@ function M.run(report, p, ctx, rules, opts)
       for j, o in ipairs(S.parts) do pub[j] = o.t end
       local cat = T.concat(table.unpack(pub))
       fin = cat:take(cat:order("row", "seq", "-sv", "skey", "sub"))
-      found = group_findings(report, fin, S.parts, opts.launch_ids)
+      found = group_findings(report, fin, S.parts, opts.launch_ids, opts.unit)
     end
   else
     fired, mine, miss = { ids = {}, launches = {}, n = {}, rows = {} }, {}, {}
@@ -696,11 +727,12 @@ function M.run(report, p, ctx, rules, opts)
     local none = fin:const(nil, "number")
     rows = fin:with("speedup_pct", round(fin:col("speedup")))
     for _, c in ipairs(COLS) do if not rows:has(c) then rows:with(c, none) end end
-    rows = rows:select(COLS)
+    rows = rows:select(opts.columns or COLS)
   else
-    rows = T.from_rows({}, COLS)
+    rows = T.from_rows({}, opts.columns or COLS)
   end
-  report:table("ncu_rules" .. suffix, rows, { title = string.format("%d rule firings on %d launches (%s)",
+  report:table((opts.table or "ncu_rules") .. suffix, rows,
+      { title = string.format("%d rule firings on %d launches (%s)",
       rows:nrows(), n, p.source) })
   if have_ncu_rules then compare(report, p, F, rows, fired, mine, miss, suffix) end
   local absent = {}

@@ -51,6 +51,8 @@ local EXPORTS = {
   nvtx = "NVTX ranges come from `nsys export --type sqlite` of a run profiled with --trace=nvtx",
   metrics = "metrics come from an Nsight Compute report: `ncu --import R.ncu-rep --page details --csv` "
     .. "(or `--page raw --csv`)",
+  ["metrics.invocations"] = "per-kernel metrics with invocations come from `nvprof --metrics NAME,...` "
+    .. "(text, or with --csv)",
   rules = "rule results come from an Nsight Compute report's details page (text, or `--page details --csv`)",
   cpu_ops = "CPU ops come from a PyTorch profiler/Kineto trace",
   memcpy = "memory copies come from a timeline: `nsys export --type sqlite`, a Kineto trace or "

@@ -10,6 +10,10 @@
 **        v1 per-dispatch results.csv (PMC counters as extra columns) -> kernels (+ kernel_summary when timed)
 **   "Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name",...,"Start_Timestamp","End_Timestamp",...
 **        rocprofv3 kernel_trace.csv -> kernels, kernel_summary
+**   "Correlation_Id","Dispatch_Id",...,"Kernel_Name",...,"Counter_Name","Counter_Value"[,...]
+**        rocprofv3 --pmc counter_collection.csv (one row per dispatch and
+**        counter) -> kernels (one row per dispatch) and metrics (one row per
+**        dispatch and counter; + kernel_summary when timed)
 **   "Node_Id","Logical_Node_Id","Agent_Type",...
 **        rocprofv3 agent_info.csv -> devices
 **   Domain,Function,Start_Timestamp,End_Timestamp,Correlation_ID (a blank
@@ -41,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { R_NONE, R_STATS, R_V1, R_V3TRACE, R_AGENT, R_API, R_COMPUTE };
+enum { R_NONE, R_STATS, R_V1, R_V3TRACE, R_AGENT, R_API, R_COMPUTE, R_V3COUNTER };
 
 /* The first field of a header line, quotes removed, is `name`. */
 static int first_field_is(const char *s, size_t n, const char *name) {
@@ -66,6 +70,9 @@ static int header_kind(const char *s, size_t n) {
       (pl_starts(s, n, "\"Kind\",\"Agent_Id\",\"Queue_Id\"") && pl_find(s, n, "\"Kernel_Name\"") &&
        pl_find(s, n, "\"Start_Timestamp\"")))
     return R_V3TRACE;
+  if (pl_find(s, n, "Counter_Name") && pl_find(s, n, "Counter_Value") && pl_find(s, n, "Dispatch_Id") &&
+      pl_find(s, n, "Kernel_Name"))
+    return R_V3COUNTER;
   if (pl_starts(s, n, "\"Node_Id\",\"Logical_Node_Id\",\"Agent_Type\"") ||
       pl_starts(s, n, "Node_Id,Logical_Node_Id,Agent_Type"))
     return R_AGENT;
@@ -457,6 +464,24 @@ static void dispatch_columns(pl_table *t, int kind, pl_profile *p) {
     registers_from(t, "Arch_VGPR");
     add_grid(t, "grid_items_x", "block_x", "grid_x");
     pl_profile_meta_str(p, "tool", "rocprof-compute", 15);
+  } else if (kind == R_V3COUNTER) {
+    /* counter_collection.csv: sizes are totals (x*y*z), so the workgroup
+    ** is all in block_x and the grid in grid_items_x / grid_x */
+    rename_col(t, "Kernel_Name", "name", NULL);
+    rename_col(t, "Agent_Id", "device", NULL);
+    rename_col(t, "Queue_Id", "stream", NULL);
+    rename_col(t, "Correlation_Id", "correlation", NULL);
+    rename_col(t, "Process_Id", "pid", NULL);
+    rename_col(t, "Thread_Id", "tid", "thread id");
+    rename_col(t, "Dispatch_Id", "dispatch_id", "rocprofv3 dispatch id");
+    rename_col(t, "Start_Timestamp", "start_ns", NULL);
+    rename_col(t, "End_Timestamp", "end_ns", NULL);
+    rename_col(t, "Workgroup_Size", "block_x", "workgroup size (threads, x*y*z as rocprofv3 prints it)");
+    rename_col(t, "Grid_Size", "grid_items_x", "grid size in work-items (x*y*z as rocprofv3 prints it)");
+    rename_col(t, "LDS_Block_Size", "smem_static_bytes", "LDS bytes per workgroup (LDS_Block_Size)");
+    rename_col(t, "Scratch_Size", "scratch_bytes", NULL);
+    registers_from(t, pl_table_col(t, "Arch_VGPR_Count") >= 0 ? "Arch_VGPR_Count" : "VGPR_Count");
+    add_grid(t, "grid_items_x", "block_x", "grid_x");
   } else {
     rename_col(t, "Kernel_Name", "name", NULL);
     rename_col(t, "Agent_Id", "device", NULL);
@@ -522,6 +547,105 @@ static int read_dispatches(pl_table *t, int kind, pl_profile *p, const pl_parse_
   return 0;
 }
 
+/* The row (0-based) of the first value of text column c that is not a
+** number, or -1. */
+static long first_not_number(const pl_table *t, int c) {
+  if (t->cols[c]->type != PL_STR) return -1;
+  for (size_t i = 0; i < t->nrows; i++) {
+    size_t len;
+    const char *s = pl_cell_str(t, c, i, &len);
+    if (s && !numeric_field(s, len)) return (long)i;
+  }
+  return -1;
+}
+
+/* rocprofv3 counter_collection.csv, the "long" form: one row per dispatch
+** and counter, the dispatch's launch columns repeated on each.  Gives
+** kernels (one row per dispatch: its first row's launch columns, `id` its
+** 0-based index, then read_dispatches' standard columns and summary) and
+** the standard metrics table (kernel_id = kernels.id, device, metric,
+** value, unit "", kernel, dispatch_id, line): long, like every other
+** reader's metrics, so a recipe pivots the counters it reads (ncu_rules'
+** frame, docs/formats-nsys-nvprof-rocprof.md).  t is handed over or freed. */
+static int read_counters(pl_table *t, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  int cd = pl_table_col(t, "Dispatch_Id"), cn = pl_table_col(t, "Counter_Name");
+  int cv = pl_table_col(t, "Counter_Value"), ck = pl_table_col(t, "Kernel_Name");
+  int ca = pl_table_col(t, "Agent_Id"), cp = pl_table_col(t, "Process_Id");
+  if (cd < 0 || cn < 0 || cv < 0 || ck < 0) {
+    pl_table_free(t);
+    return pl_err_set(err, 1, 1, "expected Dispatch_Id, Kernel_Name, Counter_Name and Counter_Value columns");
+  }
+  long bad = first_not_number(t, cv);
+  if (bad >= 0 || t->cols[cv]->type == PL_BOOL) {
+    size_t len = 0;
+    const char *s = bad >= 0 ? pl_cell_str(t, cv, (size_t)bad, &len) : NULL;
+    int rc = pl_err_set(err, bad >= 0 ? (size_t)bad + 2 : 2, (size_t)cv + 1,
+                        "expected a number in Counter_Value, found '%.*s'", (int)(len > 60 ? 60 : len), s ? s : "");
+    pl_table_free(t);
+    return rc;
+  }
+  bad = first_not_number(t, cd);
+  if (bad >= 0 || t->cols[cd]->type == PL_NUM || t->cols[cd]->type == PL_BOOL) {
+    pl_table_free(t);
+    return pl_err_set(err, bad >= 0 ? (size_t)bad + 2 : 2, (size_t)cd + 1, "expected an integer Dispatch_Id");
+  }
+  if (t->cols[cn]->type != PL_STR && t->nrows > 0) {
+    pl_table_free(t);
+    return pl_err_set(err, 2, (size_t)cn + 1, "expected a counter name (text) in Counter_Name");
+  }
+  /* one kernel per (process, agent, dispatch), in order of first appearance */
+  int keys[3];
+  size_t nk = 0;
+  if (cp >= 0) keys[nk++] = cp;
+  if (ca >= 0) keys[nk++] = ca;
+  keys[nk++] = cd;
+  size_t n = t->nrows;
+  size_t *gid = pl_xmalloc((n ? n : 1) * sizeof *gid), *first = NULL;
+  size_t ng = pl_table_group_ids(t, keys, nk, gid, &first);
+  int *kc = pl_xmalloc(t->ncols * sizeof *kc);
+  size_t nkc = 0;
+  for (int c = 0; c < (int)t->ncols; c++)
+    if (c != cn && c != cv) kc[nkc++] = c;
+  pl_table *k = pl_table_take_cols(t, first, ng, kc, nkc);
+  free(kc);
+  int kid = pl_table_add_col_unique(k, "id", PL_INT), kl = pl_table_add_col_unique(k, "line", PL_INT);
+  pl_table_set_doc(k, kid, "0-based index of the dispatch (metrics.kernel_id)");
+  pl_table_set_doc(k, kl, "input line of the dispatch's first counter row");
+  for (size_t g = 0; g < ng; g++) {
+    k->cols[kid]->v.i64[g] = (int64_t)g;
+    k->cols[kl]->v.i64[g] = (int64_t)first[g] + 2;
+  }
+  free(first);
+  /* metrics: the counter rows, long */
+  size_t *idx = pl_xmalloc((n ? n : 1) * sizeof *idx);
+  for (size_t i = 0; i < n; i++) idx[i] = i;
+  int mc[5] = { cn, cv, ck, cd, ca };
+  pl_table *m = pl_table_take_cols(t, idx, n, mc, ca >= 0 ? 5 : 4);
+  free(idx);
+  pl_table_free(t);
+  pl_table_set_name(m, "metrics");
+  rename_col(m, "Counter_Name", "metric", "counter name as rocprofv3 prints it (e.g. SQ_WAVES, GRBM_GUI_ACTIVE)");
+  int mv = rename_col(m, "Counter_Value", "value", "counter value (a count, or what the derived counter computes)");
+  if (m->cols[mv]->type != PL_NUM) pl_table_retype(m, mv, PL_NUM);
+  rename_col(m, "Kernel_Name", "kernel", "kernel name");
+  rename_col(m, "Dispatch_Id", "dispatch_id", "rocprofv3 dispatch id");
+  rename_col(m, "Agent_Id", "device", NULL);
+  int mk = pl_table_add_col_unique(m, "kernel_id", PL_INT), mu = pl_table_add_col_unique(m, "unit", PL_STR);
+  int ml = pl_table_add_col_unique(m, "line", PL_INT);
+  pl_table_set_doc(m, mk, NULL);
+  pl_table_set_doc(m, mu, "empty: rocprofv3 prints no unit");
+  pl_table_set_doc(m, ml, "input line of the row");
+  for (size_t i = 0; i < n; i++) {
+    m->cols[mk]->v.i64[i] = (int64_t)gid[i];
+    m->cols[ml]->v.i64[i] = (int64_t)i + 2;
+  }
+  free(gid);
+  pl_profile_meta_str(p, "rocprof_file", "counter_collection", 18);
+  if (pl_want_table(o, "metrics")) pl_profile_add_table(p, m);
+  else pl_table_free(m);
+  return read_dispatches(k, R_V3COUNTER, p, o, err);
+}
+
 static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   pl_lines c;
   pl_line l;
@@ -555,14 +679,15 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
   if (kind == R_STATS) return read_stats(t, p, o, err);
   if (kind == R_AGENT) return read_agent(t, p, o);
   if (kind == R_API) return read_api(t, p, o, err);
+  if (kind == R_V3COUNTER) return read_counters(t, p, o, err);
   return read_dispatches(t, kind, p, o, err);
 }
 
 const pl_format pl_fmt_rocprof = {
   "rocprof",
   "AMD rocprof / rocprofv3 CSV: stats (kernel, HIP API, copy), per-dispatch results, kernel_trace, agent_info, "
-  "hip_api_trace; rocprof-compute (Omniperf) timestamps.csv / pmc_perf.csv",
-  "kernels kernel_summary api_summary memcpy_summary devices runtime",
+  "hip_api_trace, counter_collection; rocprof-compute (Omniperf) timestamps.csv / pmc_perf.csv",
+  "kernels kernel_summary api_summary memcpy_summary devices runtime metrics",
   roc_detect,
   roc_parse,
 };
