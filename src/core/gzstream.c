@@ -25,10 +25,11 @@
 enum { SLOT_FREE, SLOT_FILLING, SLOT_FULL };
 
 typedef struct slot {
-  char *buf;   /* the carry (the stream's last bytes before it), then the fresh text */
-  size_t len;  /* bytes in buf */
-  size_t base; /* the stream offset of buf[0] */
-  size_t seq;  /* the segment it holds */
+  char *buf;     /* the carry (the stream's last bytes before it), then the fresh text */
+  size_t len;    /* bytes in buf */
+  size_t base;   /* the stream offset of buf[0] */
+  size_t seq;    /* the segment it holds */
+  size_t in_end; /* the compressed bytes inflated once it was filled */
   int state;
   int refs;   /* segment readers holding it (pl_gzs_seg) */
   int passed; /* the window has moved past it */
@@ -42,11 +43,10 @@ struct pl_gzs {
   /* shared, under mu */
   pthread_mutex_t mu;
   pthread_cond_t cv_full, cv_free;
-  size_t widx;  /* the producer's next segment (slot widx % nslots) */
-  int done;     /* the producer has finished: end of stream, or error */
-  int failed;   /* ... with an error */
-  int abort;    /* the consumer is closing */
-  size_t in_at; /* compressed bytes consumed */
+  size_t widx; /* the producer's next segment (slot widx % nslots) */
+  int done;    /* the producer has finished: end of stream, or error */
+  int failed;  /* ... with an error */
+  int abort;   /* the consumer is closing */
   char errmsg[200];
   long long erroff;
   /* the producer's */
@@ -58,8 +58,9 @@ struct pl_gzs {
   size_t ridx; /* the next segment to take */
   int held;    /* the slot the window lies in, or -1 */
   const char *wdata;
-  size_t wlen, woff, out_done;
-  pl_buf side; /* the window when it is not in a slot */
+  size_t wlen, woff;
+  size_t out_done, in_done; /* the inflated bytes the window has taken, and the compressed bytes they came from */
+  pl_buf side;              /* the window when it is not in a slot */
 };
 
 static int env_chunk(size_t *out) {
@@ -280,8 +281,8 @@ static void *producer(void *arg) {
         dropped = upto;
       }
     }
+    sl->in_end = at;
     pthread_mutex_lock(&s->mu);
-    s->in_at = at;
     if (rc >= 0 && (got > 0 || rc == 0)) {
       sl->state = SLOT_FULL;
       s->widx++;
@@ -373,10 +374,8 @@ const char *pl_gzs_data(const pl_gzs *s, size_t *len, size_t *off) {
   return s->wdata;
 }
 
-void pl_gzs_progress(pl_gzs *s, size_t *in_done, size_t *in_total, size_t *out_done) {
-  pthread_mutex_lock(&s->mu);
-  *in_done = s->in_at;
-  pthread_mutex_unlock(&s->mu);
+void pl_gzs_progress(const pl_gzs *s, size_t *in_done, size_t *in_total, size_t *out_done) {
+  *in_done = s->in_done;
   *in_total = s->n;
   *out_done = s->out_done;
 }
@@ -425,6 +424,7 @@ int pl_gzs_more(pl_gzs *s, size_t keep, pl_err *err) {
   size_t from = s->woff + keep; /* the new window's start (a stream offset) */
   size_t fresh = sl->len - (s->woff + s->wlen - sl->base);
   s->out_done += fresh;
+  s->in_done = sl->in_end;
   if (from >= sl->base) {
     /* zero-copy: the kept bytes are in the slot's carry */
     if (s->held >= 0) release(s, s->held);

@@ -73,9 +73,12 @@ void pl_gzs_seg_done(pl_gzs *s, size_t seq);
 ** the last full), the carry (every slot after the first starts with this
 ** many bytes before its segment) and the ring's slots. */
 void pl_gzs_geometry(const pl_gzs *s, size_t *seg, size_t *overlap, int *slots);
-/* Progress: compressed bytes inflated so far and in all, and inflated
-** bytes handed to the consumer so far. */
-void pl_gzs_progress(pl_gzs *s, size_t *in_done, size_t *in_total, size_t *out_done);
+/* Progress, for the consumer: the inflated bytes handed to the window
+** so far (out_done), the compressed bytes they were inflated from
+** (in_done: a pair taken at the same point of the stream, whatever the
+** producer has inflated ahead, so that out_done * in_total / in_done
+** estimates the inflated size) and the compressed size. */
+void pl_gzs_progress(const pl_gzs *s, size_t *in_done, size_t *in_total, size_t *out_done);
 
 /* The first bytes of a gzip file, inflated: at least want of them (or all,
 ** when fewer), and more while no newline is followed by 64 KiB, up to cap

@@ -180,7 +180,7 @@ static void make_room(pl_table *d, size_t n0, size_t add) {
 void pl_par_append_rows(pl_table *d, const pl_table *s, const uint32_t *map) {
   if (!d || !s || s->nrows == 0) return;
   size_t n0 = d->nrows, add = s->nrows;
-  make_room(d, n0, add);
+  pl_table_reserve(d, n0 + add);
   for (size_t i = 0; i < d->ncols; i++) append_col(d->cols[i], s->cols[i], n0, add, map);
   d->nrows = n0 + add;
 }

@@ -380,13 +380,19 @@ static int col_pages(const pl_column *c, size_t from, size_t to, uintptr_t pg, u
 
 void pl_table_hugepages(pl_table *t, size_t min_bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const uintptr_t huge = 2u << 20;
+  const uintptr_t huge = 2u << 20, pg = 4096;
   for (size_t i = 0; i < t->ncols; i++) {
     const pl_column *c = t->cols[i];
-    uintptr_t a, b;
-    if (c->shared || c->cap * elsize(c->type) < min_bytes || c->cap * elsize(c->type) < 2 * huge) continue;
-    if (col_pages(c, c->len * elsize(c->type), c->cap * elsize(c->type), huge, &a, &b))
-      madvise((void *)a, b - a, MADV_HUGEPAGE);
+    size_t bytes = c->cap * elsize(c->type);
+    if (c->shared || bytes < min_bytes || bytes < 2 * huge) continue;
+    /* the whole buffer, out to its pages' edges (a big block is a mapping
+    ** of its own, page-aligned but for malloc's header): advising part of
+    ** it would split the mapping in two kinds, and a realloc past the
+    ** reservation could then not move it (mremap fails on a range of
+    ** several kinds) but would copy it, faulting in every page of the
+    ** copy (the 4 GB .gz read on two threads: 270 k faults, seconds) */
+    uintptr_t a = (uintptr_t)c->v.any & ~(pg - 1), b = ((uintptr_t)c->v.any + bytes + pg - 1) & ~(pg - 1);
+    madvise((void *)a, b - a, MADV_HUGEPAGE);
   }
 #else
   (void)t;

@@ -134,8 +134,9 @@ typedef union pl_cell {
 void pl_table_append(pl_table *t, const pl_cell *v);
 /* Room for `rows` rows in every column (a size hint; never shrinks). */
 void pl_table_reserve(pl_table *t, size_t rows);
-/* Asks the system to back the unwritten part of each column buffer of at
-** least min_bytes (past len, within cap) with huge pages: a table filled
+/* Asks the system to back each column buffer of at least min_bytes with
+** huge pages (the whole buffer, so that a realloc can still move it
+** without a copy; its unwritten part is what gains): a table filled
 ** to a reserved size then takes one page fault per 2 MiB instead of per
 ** 4 KiB, and fewer TLB misses.  Up to one partly written huge page per
 ** column is resident beyond the values.

@@ -1,0 +1,83 @@
+/* test_table_hugepages.c -- pl_table_hugepages advises a column's whole
+** buffer, so that the buffer stays one mapping of one kind and a realloc
+** past the reservation can move it (mremap) instead of copying it.
+**
+** Before: the advice covered the 2 MiB-aligned inside of the unwritten
+** part only, splitting the buffer's mapping in three; glibc's realloc then
+** failed its mremap (EFAULT: a range of several mappings) and copied,
+** faulting in every page of the copy.  Checked on the process's own
+** memory map (/proc/self/maps): the mapping that holds the buffer's first
+** byte holds its last, before and after growing.  Skipped where there is
+** no /proc or the allocator is a sanitizer's (its big blocks are not
+** mappings of their own). */
+#include "tcheck.h"
+#include "table.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+
+/* 1 when [a, b) lies in one line of /proc/self/maps, 0 when not, -1 when
+** the map cannot be read. */
+static int one_mapping(uintptr_t a, uintptr_t b) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (!f) return -1;
+  char line[512];
+  int r = 0;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx", &lo, &hi) != 2) continue;
+    if (lo <= a && a < hi) {
+      r = b <= hi;
+      break;
+    }
+  }
+  fclose(f);
+  return r;
+}
+
+static int whole(const pl_column *c) {
+  uintptr_t a = (uintptr_t)c->v.any;
+  return one_mapping(a, a + c->cap * sizeof(int64_t));
+}
+
+int main(void) {
+#ifdef SANITIZED
+  fprintf(stderr, "skipped: a sanitizer's allocator\n");
+  return tc_done();
+#else
+  pl_table *t = pl_table_new("t");
+  int c = pl_table_add_col(t, "x", PL_INT);
+  size_t rows = 5u << 20; /* 40 MiB: past malloc's largest mmap threshold */
+  pl_table_reserve(t, rows);
+  for (size_t r = 0; r < 1000; r++) {
+    pl_row_put_int(t, c, (int64_t)r * 7);
+    pl_row_end(t);
+  }
+  pl_column *col = t->cols[c];
+  int before = whole(col);
+  if (before < 0) {
+    fprintf(stderr, "skipped: no /proc/self/maps\n");
+    pl_table_free(t);
+    return tc_done();
+  }
+  TC_EQ_INT(before, 1);
+  pl_table_hugepages(t, 16u << 20);
+  TC_EQ_INT(whole(col), 1); /* the advice did not split it */
+  pl_column_reserve(col, rows + rows / 2);
+  TC_CHECK(col->cap >= rows + rows / 2);
+  TC_EQ_INT(whole(col), 1);
+  int same = 1;
+  for (size_t r = 0; r < 1000; r++) same = same && col->v.i64[r] == (int64_t)r * 7;
+  TC_CHECK(same);
+  pl_table_free(t);
+  return tc_done();
+#endif
+}
