@@ -183,32 +183,56 @@ static void dense_ids(lua_State *L, const pl_lcolumn *pc, const pl_lcolumn *tc, 
   for (size_t i = 0; i < n; i++) pid[i] = thr[i] = -1;
   if (!pc) return;
   const pl_table *t = pc->t;
-  size_t *gid = lua_newuserdatauv(L, (n ? n : 1) * sizeof *gid, 0);
-  for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1 && (!tc || tc->t != t)) {
-      if (tc && tc->t != t) luaL_error(L, "critpath.run: pids and tids must be columns of one table");
-      break;
-    }
-    int keys[2] = { pc->col, pass == 1 ? tc->col : 0 };
-    size_t *first = NULL;
-    size_t ng = pl_table_group_ids(t, keys, pass == 1 ? 2 : 1, gid, &first);
-    int64_t *out = pass == 0 ? pid : thr;
-    /* a group with a missing key gets -1; the others 1.. in order */
-    int64_t *num = malloc((ng ? ng : 1) * sizeof *num);
-    if (!num) {
-      free(first);
-      luaL_error(L, "critpath.run: out of memory");
-    }
-    int64_t k = 0;
-    for (size_t g = 0; g < ng; g++) {
-      size_t r = first[g];
-      int miss = t->cols[keys[0]]->v.str[r] == 0 || (pass == 1 && t->cols[keys[1]]->v.str[r] == 0);
-      num[g] = miss ? -1 : ++k;
-    }
-    free(first);
-    for (size_t i = 0; i < n; i++) out[i] = num[gid[i]];
-    free(num);
+  if (tc && tc->t != t) luaL_error(L, "critpath.run: pids and tids must be columns of one table");
+  /* by the strings' pool ids: a process per id, a thread per (process,
+  ** id) pair where processes times ids stay small; else by grouping */
+  size_t np = pl_pool_count(t->pool) + 1;
+  const uint32_t *pv = t->cols[pc->col]->v.str, *tv = tc ? t->cols[tc->col]->v.str : NULL;
+  int64_t *pnum = lua_newuserdatauv(L, np * sizeof *pnum, 0);
+  for (size_t id = 0; id < np; id++) pnum[id] = 0;
+  int64_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t a = pv[i];
+    if (!a || a >= np) continue;
+    if (!pnum[a]) pnum[a] = ++k;
+    pid[i] = pnum[a];
   }
+  size_t cells = (size_t)k * np;
+  if (tc && cells <= ((size_t)1 << 22)) {
+    int32_t *tnum = lua_newuserdatauv(L, (cells ? cells : 1) * sizeof *tnum, 0);
+    for (size_t q = 0; q < cells; q++) tnum[q] = 0;
+    int32_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+      uint32_t b = tv[i];
+      if (pid[i] < 0 || !b || b >= np) continue;
+      size_t q = (size_t)(pid[i] - 1) * np + b;
+      if (!tnum[q]) tnum[q] = ++m;
+      thr[i] = tnum[q];
+    }
+    lua_pop(L, 2);
+    return;
+  }
+  lua_pop(L, 1);
+  if (!tc) return;
+  /* many processes: the (pid, tid) pairs grouped */
+  size_t *gid = lua_newuserdatauv(L, (n ? n : 1) * sizeof *gid, 0);
+  int keys[2] = { pc->col, tc->col };
+  size_t *first = NULL;
+  size_t ng = pl_table_group_ids(t, keys, 2, gid, &first);
+  /* a group with a missing key gets -1; the others 1.. in order */
+  int64_t *num = malloc((ng ? ng : 1) * sizeof *num);
+  if (!num) {
+    free(first);
+    luaL_error(L, "critpath.run: out of memory");
+  }
+  int64_t m = 0;
+  for (size_t g = 0; g < ng; g++) {
+    size_t r = first[g];
+    num[g] = pv[r] == 0 || tv[r] == 0 ? -1 : ++m;
+  }
+  free(first);
+  for (size_t i = 0; i < n; i++) thr[i] = num[gid[i]];
+  free(num);
   lua_pop(L, 1);
 }
 
