@@ -18,7 +18,7 @@ static const char *const SPEC_KEYS[] = { "ts",     "dur",         "cat",        
                                          "thread", "corr",        "stream",      "wait_stream", "wait_record",
                                          "whole",  "instance_lo", "instance_hi", "round_us",    "zero_weight_launch",
                                          "names",  "rules",       "annotation",  "cats",        "categories",
-                                         "pids",   "tids",        NULL };
+                                         "pids",   "tids",        "edge_bound",  "comm",        NULL };
 
 /* ---- classification by the rules (perflab.critical_path.rules) ---- */
 
@@ -183,32 +183,56 @@ static void dense_ids(lua_State *L, const pl_lcolumn *pc, const pl_lcolumn *tc, 
   for (size_t i = 0; i < n; i++) pid[i] = thr[i] = -1;
   if (!pc) return;
   const pl_table *t = pc->t;
-  size_t *gid = lua_newuserdatauv(L, (n ? n : 1) * sizeof *gid, 0);
-  for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1 && (!tc || tc->t != t)) {
-      if (tc && tc->t != t) luaL_error(L, "critpath.run: pids and tids must be columns of one table");
-      break;
-    }
-    int keys[2] = { pc->col, pass == 1 ? tc->col : 0 };
-    size_t *first = NULL;
-    size_t ng = pl_table_group_ids(t, keys, pass == 1 ? 2 : 1, gid, &first);
-    int64_t *out = pass == 0 ? pid : thr;
-    /* a group with a missing key gets -1; the others 1.. in order */
-    int64_t *num = malloc((ng ? ng : 1) * sizeof *num);
-    if (!num) {
-      free(first);
-      luaL_error(L, "critpath.run: out of memory");
-    }
-    int64_t k = 0;
-    for (size_t g = 0; g < ng; g++) {
-      size_t r = first[g];
-      int miss = t->cols[keys[0]]->v.str[r] == 0 || (pass == 1 && t->cols[keys[1]]->v.str[r] == 0);
-      num[g] = miss ? -1 : ++k;
-    }
-    free(first);
-    for (size_t i = 0; i < n; i++) out[i] = num[gid[i]];
-    free(num);
+  if (tc && tc->t != t) luaL_error(L, "critpath.run: pids and tids must be columns of one table");
+  /* by the strings' pool ids: a process per id, a thread per (process,
+  ** id) pair where processes times ids stay small; else by grouping */
+  size_t np = pl_pool_count(t->pool) + 1;
+  const uint32_t *pv = t->cols[pc->col]->v.str, *tv = tc ? t->cols[tc->col]->v.str : NULL;
+  int64_t *pnum = lua_newuserdatauv(L, np * sizeof *pnum, 0);
+  for (size_t id = 0; id < np; id++) pnum[id] = 0;
+  int64_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t a = pv[i];
+    if (!a || a >= np) continue;
+    if (!pnum[a]) pnum[a] = ++k;
+    pid[i] = pnum[a];
   }
+  size_t cells = (size_t)k * np;
+  if (tc && cells <= ((size_t)1 << 22)) {
+    int32_t *tnum = lua_newuserdatauv(L, (cells ? cells : 1) * sizeof *tnum, 0);
+    for (size_t q = 0; q < cells; q++) tnum[q] = 0;
+    int32_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+      uint32_t b = tv[i];
+      if (pid[i] < 0 || !b || b >= np) continue;
+      size_t q = (size_t)(pid[i] - 1) * np + b;
+      if (!tnum[q]) tnum[q] = ++m;
+      thr[i] = tnum[q];
+    }
+    lua_pop(L, 2);
+    return;
+  }
+  lua_pop(L, 1);
+  if (!tc) return;
+  /* many processes: the (pid, tid) pairs grouped */
+  size_t *gid = lua_newuserdatauv(L, (n ? n : 1) * sizeof *gid, 0);
+  int keys[2] = { pc->col, tc->col };
+  size_t *first = NULL;
+  size_t ng = pl_table_group_ids(t, keys, 2, gid, &first);
+  /* a group with a missing key gets -1; the others 1.. in order */
+  int64_t *num = malloc((ng ? ng : 1) * sizeof *num);
+  if (!num) {
+    free(first);
+    luaL_error(L, "critpath.run: out of memory");
+  }
+  int64_t m = 0;
+  for (size_t g = 0; g < ng; g++) {
+    size_t r = first[g];
+    num[g] = pv[r] == 0 || tv[r] == 0 ? -1 : ++m;
+  }
+  free(first);
+  for (size_t i = 0; i < n; i++) thr[i] = num[gid[i]];
+  free(num);
   lua_pop(L, 1);
 }
 
@@ -282,6 +306,89 @@ static pl_table *on_path(const pl_cp_out *o, size_t n, size_t ncrit) {
   free(acc);
   t->nrows = k;
   return t;
+}
+
+/* What bounds each path edge (HTA's bound_by), column "bound_by" of the
+** path, and the path time per class into the table at the stack top
+** (class -> ns; "none" left out).  spec.edge_bound: edge type name ->
+** class (perflab.critical_path.edge_bound); an operator edge not named
+** there is "cpu_bound" where its event has no stream, else
+** "gpu_communication_bound" where spec.comm(name) is true (once per
+** distinct name), else "gpu_compute_bound"; any other edge is "none". */
+static const char *const EDGE_TYPES[] = { "critical_path_operator", "critical_path_dependency",
+                                          "critical_path_kernel_launch_delay", "critical_path_kernel_kernel_delay",
+                                          "critical_path_sync_dependency" };
+
+static void bound_by(lua_State *L, int spec, const pl_cp_out *o, const int64_t *stream, size_t n, pl_table *t,
+                     pl_column *c_edge, pl_column *c_bound) {
+  int sums = lua_gettop(L);
+  enum { CPU = 5, GPU, COMM, NONE, NCLS };
+  static const char *const CLS[] = { "cpu_bound", "gpu_compute_bound", "gpu_communication_bound", "none" };
+  const char *cls[NCLS];
+  uint32_t cid[NCLS], tid[5];
+  int64_t sum[NCLS] = { 0 };
+  int used[NCLS] = { 0 };
+  lua_getfield(L, spec, "edge_bound");
+  int eb = lua_istable(L, -1) ? lua_gettop(L) : 0;
+  for (int k = 0; k < 5; k++) {
+    tid[k] = pl_pool_intern(t->pool, EDGE_TYPES[k], strlen(EDGE_TYPES[k]));
+    cls[k] = NULL;
+    if (!eb) continue;
+    if (lua_getfield(L, eb, EDGE_TYPES[k]) == LUA_TSTRING) cls[k] = lua_tostring(L, -1); /* eb keeps it */
+    lua_pop(L, 1);
+  }
+  for (int k = 0; k < 4; k++) cls[CPU + k] = CLS[k];
+  for (int k = 0; k < NCLS; k++) cid[k] = cls[k] ? pl_pool_intern(t->pool, cls[k], strlen(cls[k])) : 0;
+  /* comm(name) per distinct name id, asked where an operator edge's event is on the GPU */
+  const pl_lcolumn *nc = str_col(L, spec, "names", n);
+  size_t nid = nc ? pl_pool_count(nc->t->pool) : 0;
+  signed char *comm = NULL;
+  lua_getfield(L, spec, "comm");
+  int fn = lua_isfunction(L, -1) ? lua_gettop(L) : 0;
+  if (nc && fn) {
+    comm = lua_newuserdatauv(L, nid + 1, 0);
+    memset(comm, -1, nid + 1);
+  }
+  size_t np = o->npath;
+  for (size_t p = 0; p + 1 < np; p++) {
+    int ty = o->edge_type[p] < 5 ? o->edge_type[p] : 1, k = ty;
+    if (!cls[ty]) {
+      int64_t e = o->edge_event[p];
+      if (ty != PL_CP_E_OPERATOR) k = NONE;
+      else if (e < 0 || (size_t)e >= n || stream[e] < 0) k = CPU;
+      else {
+        k = GPU;
+        uint32_t id = comm ? nc->t->cols[nc->col]->v.str[e] : 0;
+        if (id && id <= nid) {
+          if (comm[id] < 0) {
+            size_t len;
+            const char *nm = pl_pool_str(nc->t->pool, id, &len);
+            lua_pushvalue(L, fn);
+            lua_pushlstring(L, nm, len);
+            lua_call(L, 1, 1);
+            comm[id] = (signed char)lua_toboolean(L, -1);
+            lua_pop(L, 1);
+          }
+          if (comm[id]) k = COMM;
+        }
+      }
+    }
+    c_edge->v.str[p] = tid[ty];
+    c_bound->v.str[p] = cid[k];
+    sum[k] += o->edge_weight[p];
+    used[k] = 1;
+  }
+  if (np) c_edge->v.str[np - 1] = c_bound->v.str[np - 1] = 0;
+  /* the sums by class name (edge_bound may name a class twice) */
+  for (int k = 0; k < NCLS; k++) {
+    if (!used[k] || !cls[k] || strcmp(cls[k], "none") == 0) continue;
+    lua_getfield(L, sums, cls[k]);
+    int64_t had = (int64_t)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    lua_pushinteger(L, (lua_Integer)(had + sum[k]));
+    lua_setfield(L, sums, cls[k]);
+  }
+  lua_settop(L, sums);
 }
 
 /* run(spec) -> result table | nil, message, instances */
@@ -367,6 +474,7 @@ static int l_run(lua_State *L) {
   pl_column *c_ty = newcol(t, "edge_type", PL_INT, np);
   pl_column *c_w = newcol(t, "edge_weight_ns", PL_INT, np);
   pl_column *c_ee = newcol(t, "edge_event", PL_INT, np);
+  pl_column *c_edge = newcol(t, "edge", PL_STR, np), *c_bound = newcol(t, "bound_by", PL_STR, np);
   for (size_t p = 0; p < np; p++) {
     c_ev->v.i64[p] = o.path_event[p] + 1;
     c_st->v.b[p] = o.path_start[p];
@@ -377,6 +485,9 @@ static int l_run(lua_State *L) {
     c_ee->v.i64[p] = last || o.edge_event[p] < 0 ? PL_INT_NA : o.edge_event[p] + 1;
   }
   t->nrows = np;
+  lua_newtable(L); /* bound_ns */
+  int bound_ns = lua_gettop(L);
+  bound_by(L, 1, &o, in.stream, n, t, c_edge, c_bound);
   /* per event: on the path, and the times as used where they were
   ** rounded (else they are the input's: no copy) */
   pl_table *u = pl_table_new("times");
@@ -397,8 +508,12 @@ static int l_run(lua_State *L) {
   }
   u->nrows = n;
   pl_table *v = on_path(&o, n, ncrit);
-  lua_settop(L, top);
-  lua_createtable(L, 0, 16);
+  lua_pushvalue(L, bound_ns); /* the sums stay, the arrays' boxes go */
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+  lua_createtable(L, 0, 17);
+  lua_rotate(L, -2, 1);
+  lua_setfield(L, -2, "bound_ns");
   setint(L, "length_ns", o.length);
   setint(L, "nodes", (int64_t)o.nnodes);
   setint(L, "edges", (int64_t)o.nedges);
@@ -408,12 +523,9 @@ static int l_run(lua_State *L) {
   setint(L, "overlapping_kernels", (int64_t)o.noverlap);
   setint(L, "graph_launches", (int64_t)o.ngraph_launch);
   lua_createtable(L, 0, 5);
-  static const char *const tn[] = { "critical_path_operator", "critical_path_dependency",
-                                    "critical_path_kernel_launch_delay", "critical_path_kernel_kernel_delay",
-                                    "critical_path_sync_dependency" };
   for (int i = 0; i < 5; i++) {
     lua_pushinteger(L, (lua_Integer)o.nedge_type[i]);
-    lua_setfield(L, -2, tn[i]);
+    lua_setfield(L, -2, EDGE_TYPES[i]);
   }
   lua_setfield(L, -2, "edge_types");
   setint(L, "window_lo_ns", o.win_lo);

@@ -208,6 +208,7 @@ function M.analyze(p, opts)
     wait_stream = ev:col("wait_on_stream"), wait_record = ev:col("wait_on_record_corr"),
     whole = annotation == "", instance_lo = inst, instance_hi = opts.instance_last or inst,
     round_us = rounded, zero_weight_launch = opts.zero_weight_launch and true or false,
+    edge_bound = M.edge_bound, comm = comm.is_kernel,
   }
   if not r then
     if annotation ~= "" and ninst == 0 then
@@ -221,32 +222,10 @@ function M.analyze(p, opts)
     ev = ev:with("ts_ns", r.times:col("ts_ns")):with("dur_ns", r.times:col("dur_ns"))
   end
   r.events, r.annotation, r.rounded = ev, annotation, rounded
-  -- edge types and HTA's bound_by per path edge
-  local path = r.path
-  local et = path:col("edge_type"):map(CP.edge_types)
-  local ee = path:col("edge_event")
-  local est = ev:col("stream"):at(ee):fill(-1)
-  local ename = name:at(ee)
-  local is_comm = ename:map(function(s) return comm.is_kernel(s) and 1 or 0 end):fill(0)
-  local bound = et:map(function(t)
-    return M.edge_bound[t] or (t == "critical_path_operator" and "op") or "none"
-  end)
-  -- operator edges: CPU where the attributed event has no stream, else GPU compute / communication
-  local b = T.sprintf("%s", bound)
-  local op = bound:eq("op")
-  local gpu = op & est:ge(0)
-  local kind = (op & ~gpu):map(function(v) return v and 1 or 0 end):fill(0)
-      + gpu:map(function(v) return v and 2 or 0 end):fill(0) + (gpu & is_comm:eq(1)):map(function(v) return v and 1
-          or 0 end):fill(0)
-  b = kind:map { [1] = "cpu_bound", [2] = "gpu_compute_bound", [3] = "gpu_communication_bound" }:fill(b)
-  path = path:with("edge", et):with("bound_by", b)
-  r.path = path
-  local g = path:filter(path:col("edge_weight_ns"):present()):group_by("bound_by"):agg { { "ns", "sum",
-      "edge_weight_ns" } }
-  r.bound_by = {}
-  for _, row in g:rows() do
-    if row.bound_by ~= "none" then r.bound_by[row.bound_by] = row.ns end
-  end
+  -- edge types and HTA's bound_by per path edge: the path's edge and
+  -- bound_by columns and the time per class, from M.edge_bound and
+  -- comm.is_kernel (asked once per distinct kernel name), in C
+  r.bound_by, r.bound_ns = r.bound_ns, nil
   -- the critical events: a mask over events
   r.critical = r.times:col("critical")
   return r

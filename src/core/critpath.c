@@ -8,6 +8,7 @@
 ** order nodes by time and endpoints per thread.
 */
 #include "critpath.h"
+#include "par.h"
 
 #include <limits.h>
 #include <stddef.h>
@@ -813,24 +814,51 @@ static int64_t corr_lookup(const corrmap *cm, int64_t corr) {
   return lo < cm->n && cm->k[lo].k[0] == corr ? cm->k[lo].i : NONE;
 }
 
-static void kernels(cp *c) {
+/* What the kernels' edges need that does not depend on the graph's nodes
+** (kernels_prep: queue lengths, event links, streams, the GPU rows in
+** order), so that it can be worked out beside make_nodes. */
+typedef struct kprep {
+  int64_t *qrt, *qk, *rec_launch, *wait_next, *ksync, *sid, *lastn, *order;
+  key4 *rows, *sk, *recs;
+  corrmap rm;
+  size_t m; /* GPU rows */
+} kprep;
+
+static void kprep_free(kprep *k) {
+  free(k->qrt);
+  free(k->qk);
+  free(k->rec_launch);
+  free(k->wait_next);
+  free(k->ksync);
+  free(k->rows);
+  free(k->sk);
+  free(k->recs);
+  free(k->sid);
+  free(k->lastn);
+  free(k->order);
+  memset(k, 0, sizeof *k);
+}
+
+static void kernels_prep(cp *c, kprep *kp) {
   const pl_cp_in *in = c->in;
   size_t n = c->n;
-  int64_t *qrt = xcalloc(c, n, sizeof *qrt), *qk = xcalloc(c, n, sizeof *qk);
-  int64_t *rec_launch = xcalloc(c, n, sizeof *rec_launch), *wait_next = xcalloc(c, n, sizeof *wait_next);
-  int64_t *ksync = xcalloc(c, n, sizeof *ksync);
+  memset(kp, 0, sizeof *kp);
+  int64_t *qrt = kp->qrt = xcalloc(c, n, sizeof *qrt), *qk = kp->qk = xcalloc(c, n, sizeof *qk);
+  int64_t *rec_launch = kp->rec_launch = xcalloc(c, n, sizeof *rec_launch);
+  int64_t *wait_next = kp->wait_next = xcalloc(c, n, sizeof *wait_next);
+  int64_t *ksync = kp->ksync = xcalloc(c, n, sizeof *ksync);
   size_t ngpu = 0, nrec = 0;
   for (size_t i = 0; i < n; i++) {
     if (in->stream[i] != -1 || (in->flags[i] & (PL_CP_N_EVENT_SYNC | PL_CP_N_CONTEXT_SYNC))) ngpu++;
     if (in->flags[i] & PL_CP_N_EVENT_RECORD) nrec++;
   }
-  key4 *rows = xcalloc(c, ngpu, sizeof *rows), *sk = xcalloc(c, ngpu, sizeof *sk);
-  key4 *recs = xcalloc(c, nrec, sizeof *recs);
-  int64_t *sid = xcalloc(c, n, sizeof *sid), *lastn = NULL, *order = NULL;
-  if (c->oom) goto done;
+  key4 *rows = kp->rows = xcalloc(c, ngpu, sizeof *rows), *sk = kp->sk = xcalloc(c, ngpu, sizeof *sk);
+  key4 *recs = kp->recs = xcalloc(c, nrec, sizeof *recs);
+  int64_t *sid = kp->sid = xcalloc(c, n, sizeof *sid), *lastn = NULL, *order = NULL;
+  if (c->oom) return;
   queue_lengths(c, qrt, qk);
   event_links(c, rec_launch, wait_next);
-  if (c->oom) goto done;
+  if (c->oom) return;
   corrmap rm = { recs, 0 };
   for (size_t i = 0; i < n; i++)
     if ((in->flags[i] & PL_CP_N_EVENT_RECORD) && in->corr[i] >= 0)
@@ -850,11 +878,10 @@ static void kernels(cp *c) {
     sid[sk[a].i] = (int64_t)ns;
   }
   ns++;
-  lastn = xcalloc(c, ns, sizeof *lastn);
-  order = xcalloc(c, ns, sizeof *order); /* streams in the order they got a kernel */
-  if (c->oom) goto done;
+  lastn = kp->lastn = xcalloc(c, ns, sizeof *lastn);
+  order = kp->order = xcalloc(c, ns, sizeof *order); /* streams in the order they got a kernel */
+  if (c->oom) return;
   for (size_t s = 0; s < ns; s++) lastn[s] = NONE;
-  size_t norder = 0;
   /* the GPU rows: kernels, copies, sets by start; sync events by end */
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
@@ -864,6 +891,21 @@ static void kernels(cp *c) {
     rows[m++] = (key4){ { sb, 0, 0, 0 }, (int64_t)i };
   }
   sort_key4(c, rows, m);
+  free(kp->sk); /* the streams are numbered */
+  kp->sk = NULL;
+  kp->rm = rm;
+  kp->m = m;
+}
+
+/* The kernels' edges (HTA's launch, kernel-kernel and sync edges), from
+** kernels_prep's arrays and the graph's nodes. */
+static void kernels_edges(cp *c, kprep *kp) {
+  const pl_cp_in *in = c->in;
+  int64_t *qrt = kp->qrt, *qk = kp->qk, *rec_launch = kp->rec_launch, *wait_next = kp->wait_next;
+  int64_t *ksync = kp->ksync, *sid = kp->sid, *lastn = kp->lastn, *order = kp->order;
+  key4 *rows = kp->rows;
+  corrmap rm = kp->rm;
+  size_t m = kp->m, norder = 0;
   for (size_t r = 0; r < m; r++) {
     int64_t i = rows[r].i;
     uint32_t f = in->flags[i];
@@ -939,18 +981,88 @@ static void kernels(cp *c) {
     if (lastn[sid[i]] == NONE) order[norder++] = sid[i];
     lastn[sid[i]] = e;
   }
-done:
-  free(qrt);
-  free(qk);
-  free(rec_launch);
-  free(wait_next);
-  free(ksync);
-  free(rows);
-  free(sk);
-  free(recs);
-  free(sid);
-  free(lastn);
-  free(order);
+}
+
+/* ---- the graph, on two threads --------------------------------------- */
+
+/* The kernels' side of the graph build, as piece 1 of par.c's schedule (on
+** a worker, or on the calling thread where there is one job): its own cp
+** (the shared arrays, read only; its own edge list and memory flag). */
+typedef struct cp_side {
+  cp k;
+  kprep kp;
+  int phase; /* 0: kernels_prep, 1: kernels_edges */
+} cp_side;
+
+static void cp_side_run(pl_par *P, void *ud, size_t i) {
+  (void)P;
+  (void)i;
+  cp_side *s = ud;
+  if (s->phase == 0) kernels_prep(&s->k, &s->kp);
+  else kernels_edges(&s->k, &s->kp);
+}
+
+/* s->k: a copy of c with no edges of its own, for the next phase */
+static void side_of(const cp *c, cp_side *s) {
+  s->k = *c;
+  s->k.e = NULL;
+  s->k.ne = s->k.cape = 0;
+  s->k.oom = 0;
+}
+
+/* The nodes and edges: make_nodes beside kernels_prep (neither reads what
+** the other writes), then call_stacks beside kernels_edges, each side into
+** its own edge list; the kernels' edges follow the call stacks', the order
+** one thread adds them in, so the graph (and its ties) is the same for any
+** number of jobs.  0, or -1 (c->oom) without memory. */
+static int build_graph(cp *c) {
+  const pl_cp_in *in = c->in;
+  int jobs = in->jobs > 0 ? in->jobs : pl_par_cores();
+  if (jobs > 2) jobs = 2;
+  cp_side *s = calloc(1, sizeof *s);
+  if (!s) {
+    c->oom = 1;
+    return -1;
+  }
+  side_of(c, s);
+  pl_par *P = pl_par_start(2, jobs, cp_side_run, s);
+  make_nodes(c);
+  pl_par_wait(P, 1);
+  pl_par_done(P, 1);
+  pl_par_stop(P);
+  if (!c->oom && !s->k.oom) {
+    side_of(c, s);
+    s->phase = 1;
+    P = pl_par_start(2, jobs, cp_side_run, s);
+    call_stacks(c);
+    pl_par_wait(P, 1);
+    pl_par_done(P, 1);
+    pl_par_stop(P);
+  }
+  if (s->k.oom) c->oom = 1;
+  if (!c->oom && s->k.ne) {
+    if (c->ne + s->k.ne >= UINT32_MAX / 2) c->oom = 1; /* edge ids are 32-bit */
+    else if (!c->ne) {
+      free(c->e);
+      c->e = s->k.e;
+      c->ne = s->k.ne;
+      c->cape = s->k.cape;
+      s->k.e = NULL;
+    } else {
+      edge *ne = c->cape >= c->ne + s->k.ne ? c->e : realloc(c->e, (c->ne + s->k.ne) * sizeof *ne);
+      if (!ne) c->oom = 1;
+      else {
+        memcpy(ne + c->ne, s->k.e, s->k.ne * sizeof *ne);
+        c->e = ne;
+        c->ne += s->k.ne;
+        if (c->cape < c->ne) c->cape = c->ne;
+      }
+    }
+  }
+  free(s->k.e);
+  kprep_free(&s->kp);
+  free(s);
+  return c->oom ? -1 : 0;
 }
 
 /* ---- longest path ------------------------------------------------------ */
@@ -1198,10 +1310,7 @@ int pl_cp_run(const pl_cp_in *in, pl_cp_out *out) {
   index_correlation(&c);
   if (c.oom) goto done;
   if (window(&c) != 0) goto keep;
-  make_nodes(&c);
-  call_stacks(&c);
-  kernels(&c);
-  if (c.oom) goto done;
+  if (build_graph(&c) != 0) goto done;
   /* what the sweep does not read goes first */
   free(c.end);
   free(c.gpu_side);
@@ -1266,12 +1375,31 @@ size_t pl_cp_spans(const size_t *grp, const int64_t *start, const int64_t *stop,
     free(o);
     return (size_t)-1;
   }
-  size_t j = 0;
+  /* by group (a counting sort: row order within), then each group by
+  ** start where it is not in order already (a lane's events mostly are):
+  ** the order of (group, start, row) */
+  size_t ng = 0;
   for (size_t i = 0; i < n; i++)
-    if (!skip[i]) k[j++] = (key4){ { (int64_t)grp[i], start[i], 0, 0 }, (int64_t)i };
+    if (!skip[i] && grp[i] + 1 > ng) ng = grp[i] + 1;
+  size_t *gs = calloc(ng + 1, sizeof *gs);
+  if (!gs) {
+    free(k);
+    free(o);
+    return (size_t)-1;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!skip[i]) gs[grp[i] + 1]++;
+  for (size_t g = 0; g < ng; g++) gs[g + 1] += gs[g];
+  for (size_t i = 0; i < n; i++)
+    if (!skip[i]) k[gs[grp[i]]++] = (key4){ { (int64_t)grp[i], start[i], 0, 0 }, (int64_t)i };
   cp c;
   memset(&c, 0, sizeof c);
-  sort_key4(&c, k, m);
+  for (size_t g = 0, a = 0; g < ng; a = gs[g], g++) {
+    size_t b = gs[g], q = a + 1; /* the group's rows: k[a..b) */
+    while (q < b && k[q - 1].k[1] <= k[q].k[1]) q++;
+    if (q < b) sort_key4(&c, k + a, b - a);
+  }
+  free(gs);
   if (c.oom) {
     free(k);
     free(o);

@@ -45,6 +45,8 @@ typedef struct pl_cp_in {
   int64_t inst_lo, inst_hi;   /* else: annotation instances lo..hi (0-based, in trace order) */
   int round_us;               /* HTA's rounding: ts up, end down to whole microseconds */
   int zero_weight_launch;     /* a 0-weight launch edge for every kernel without a launch edge */
+  int jobs;                   /* threads for the graph build (at most 2 are used): 0 the core count; the
+                              ** result is the same for any number */
 } pl_cp_in;
 
 typedef struct pl_cp_out {

@@ -4,6 +4,7 @@
 ** in table_ops.c; writers and human formatting in table_write.c.
 */
 #include "table.h"
+#include "par.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -522,20 +523,65 @@ static pl_column *col_gather(const pl_column *s, const size_t *idx, size_t n) {
   return c;
 }
 
+/* Columns src[0..m) gathered at rows idx[0..n) into out[0..m): on two
+** threads where the gather is large (par.c's schedule, a piece per
+** column: a worker takes columns while this thread does the others; the
+** same columns for any number of threads). */
+#define GATHER_PAR_CELLS ((size_t)1 << 22)
+typedef struct gather_job {
+  const pl_column *const *src;
+  pl_column **out;
+  const size_t *idx;
+  size_t n;
+} gather_job;
+
+static void gather_piece(pl_par *P, void *ud, size_t i) {
+  (void)P;
+  gather_job *g = ud;
+  g->out[i] = col_gather(g->src[i], g->idx, g->n);
+}
+
+static void gather_cols(const pl_column *const *src, size_t m, const size_t *idx, size_t n, pl_column **out) {
+  int jobs = m >= 2 && n * m >= GATHER_PAR_CELLS ? pl_par_cores() : 1;
+  if (jobs < 2) {
+    for (size_t k = 0; k < m; k++) out[k] = col_gather(src[k], idx, n);
+    return;
+  }
+  gather_job g = { src, out, idx, n };
+  pl_par *P = pl_par_start(m, jobs > (int)m ? (int)m : jobs, gather_piece, &g);
+  out[0] = col_gather(src[0], idx, n);
+  for (size_t k = 1; k < m; k++) {
+    pl_par_wait(P, k);
+    pl_par_done(P, k);
+  }
+  pl_par_stop(P);
+}
+
 pl_table *pl_table_take(const pl_table *t, const size_t *idx, size_t n) {
   pl_table *r = pl_table_new_like(t->name, t);
-  for (size_t j = 0; j < t->ncols; j++) table_push_col(r, col_gather(t->cols[j], idx, n));
+  pl_column **out = pl_xmalloc((t->ncols ? t->ncols : 1) * sizeof *out);
+  gather_cols((const pl_column *const *)t->cols, t->ncols, idx, n, out);
+  for (size_t j = 0; j < t->ncols; j++) table_push_col(r, out[j]);
+  free(out);
   r->nrows = n;
   return r;
 }
 
 pl_table *pl_table_take_cols(const pl_table *t, const size_t *idx, size_t n, const int *cols, size_t ncols) {
   pl_table *r = pl_table_new_like(t->name, t);
+  const pl_column **src = pl_xmalloc((ncols ? ncols : 1) * sizeof *src);
+  pl_column **out = pl_xmalloc((ncols ? ncols : 1) * sizeof *out);
+  size_t m = 0;
   for (size_t k = 0; k < ncols; k++) {
     const pl_column *s = t->cols[cols[k]];
-    if (pl_table_col(r, s->name) >= 0) continue; /* a column named twice: once, as select */
-    table_push_col(r, col_gather(s, idx, n));
+    int dup = 0; /* a column named twice: once, as select */
+    for (size_t q = 0; q < m && !dup; q++) dup = strcmp(src[q]->name, s->name) == 0;
+    if (!dup) src[m++] = s;
   }
+  gather_cols(src, m, idx, n, out);
+  for (size_t k = 0; k < m; k++) table_push_col(r, out[k]);
+  free(src);
+  free(out);
   r->nrows = n;
   return r;
 }
