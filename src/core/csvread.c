@@ -1238,6 +1238,9 @@ static void f_merge(fbuild *b, const fbuild *w) {
   if (add == 0) return;
   pl_table *t = b->t;
   pl_table_reserve(t, n0 + add);
+  /* the rows' pages asked for in one call a column (one fault a page costs more) */
+  if (!b->nofault && b->faulted < n0 + add && pl_table_populate(t, b->faulted > n0 ? b->faulted : n0, n0 + add) != 0)
+    b->nofault = 1;
   size_t *str = pl_xmalloc((b->ncols ? b->ncols : 1) * sizeof *str), nstr = 0;
   for (size_t i = 0; i < b->ncols; i++) {
     int km = b->kind[i], kw = w->kind[i];
