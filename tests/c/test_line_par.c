@@ -14,7 +14,10 @@
 ** launch and a number in another, a locale number, the 2019 layout with
 ** its NVTX ranges and pending sections, program output, prompts), at
 ** piece sizes from 7 to 1500 bytes, plain and --lenient, cut short and
-** damaged.
+** damaged.  ncu CSV the same way.  The generic typed CSV table
+** (csvread.c: formats csv and rocprof): every such file under tests/data,
+** and a made-up CSV whose column kinds change from piece to piece, with
+** quoted line ends and texts new on every row (csv_tricky).
 */
 #include "tload.h"
 #include "tsame.h"
