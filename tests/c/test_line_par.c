@@ -421,6 +421,97 @@ static void csv_made_up(void) {
   free(t);
 }
 
+
+/* ---- the kernel latency table (fmt_kernel_table.c) ---------------------- */
+
+/* Rows whose names repeat with other padding, templated names (their
+** short names differ), names cut with "...", numbers the fast row declines
+** (an exponent, 16 digits, a sign), tabs, CRLF, blank lines, and a last
+** line without its newline. */
+static char *kt_tricky(size_t *len, size_t rows) {
+  pl_buf b;
+  pl_buf_init(&b);
+  add(&b, "Kernel                                   Latency Tensor   DRAM\n");
+  char line[512];
+  for (size_t i = 0; i < rows; i++) {
+    char name[200];
+    switch (i % 6) {
+      case 0: snprintf(name, sizeof name, "elementwise_kernel_%zu", i % 40); break;
+      case 1: snprintf(name, sizeof name, "void at::native::k%zu<float, %zu>(int)", i % 9, i % 4); break;
+      case 2: snprintf(name, sizeof name, "ampere_sgemm_%zux64_nn...", 32 * (i % 5)); break;
+      case 3: snprintf(name, sizeof name, "new_kernel_%zu", i); break;
+      default: snprintf(name, sizeof name, "gemv2T_kernel"); break;
+    }
+    const char *lat = i % 13 == 4 ? "4.5e3" : i % 17 == 5 ? "1234567890123456" : "4160";
+    snprintf(line, sizeof line, "%-*s|%*s%s\t%s   0.%02zu%s", (int)(40 + i % 3 * 4), name, (int)(5 + i % 4), "", lat,
+             i % 11 == 3 ? "+0.5" : "0.25", i % 100, i % 7 == 2 ? "\r\n" : "\n");
+    add(&b, line);
+    if (i % 19 == 6) add(&b, i % 2 ? "\n" : "   \n");
+  }
+  add(&b, "last_kernel | 1 0.5 0.5");
+  *len = b.len;
+  return b.data;
+}
+
+static void kt_made_up(void) {
+  size_t m0, r0, m1, r1;
+  int jobs[64];
+  size_t chunks[64];
+  size_t nsz = 0, len;
+  char *t = kt_tricky(&len, 1500);
+  for (size_t c = 23; c < len / 2; c = c * 2 + 7)
+    for (int j = 2; j <= 4; j += light ? 2 : 1) {
+      jobs[nsz] = j;
+      chunks[nsz++] = c;
+    }
+  char e1[512];
+  pl_profile *ref = load("tricky.txt", t, len, 1, 0, 0, e1, sizeof e1);
+  if (!ref) fprintf(stderr, "tricky.txt: %s\n", e1);
+  TC_CHECK(ref != NULL);
+  if (ref) {
+    const pl_table *k = tl_table(ref, "kernels");
+    TC_EQ_INT(k->nrows, 1501);
+    int ln = pl_table_col(k, "line"), sh = pl_table_col(k, "short_name");
+    TC_CHECK(ln >= 0 && sh >= 0);
+    if (ln >= 0 && sh >= 0 && k->nrows == 1501) {
+      /* row 1000: 1 header line, 1001 rows and the blank lines after rows 6, 25, ..., 994 (53) */
+      TC_EQ_INT(k->cols[ln]->v.i64[1000], 1055);
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[sh]->v.str[1], NULL), "k1");
+    }
+  }
+  pl_profile_free(ref);
+  pl_kernel_table_par_counts(&m0, &r0);
+  TC_CHECK(tsame_jobs(fmt_id, "tricky.txt", t, len, jobs, chunks, nsz, 0));
+  pl_kernel_table_par_counts(&m1, &r1);
+  fprintf(stderr, "tricky kernel table: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 100u : 1000u));
+  /* cut short (inside a row at most sizes): the same table or error */
+  for (size_t cut = len / 3; cut < len; cut += len / 7)
+    TC_CHECK(tsame_jobs(fmt_id, "cut.txt", t, cut, jobs, chunks, nsz, 0));
+  /* bad rows: the same FILE:LINE:COLUMN error, and under --lenient the same diagnostics */
+  char *bad = strstr(t + len / 2, "gemv2T_kernel");
+  TC_CHECK(bad != NULL);
+  if (bad) {
+    char *bar = strchr(bad, '|');
+    bar[-1] = '\n'; /* a row that is no row, then one without a name */
+    char *bad2 = strstr(t + len * 3 / 4, "0.25");
+    if (bad2) bad2[1] = 'x';
+    char e2[512];
+    pl_profile *p = load("bad.txt", t, len, 1, 0, 0, e2, sizeof e2);
+    TC_CHECK(p == NULL && strstr(e2, "bad.txt:") != NULL);
+    pl_profile_free(p);
+    p = load("bad.txt", t, len, 1, 0, 1, e2, sizeof e2);
+    TC_CHECK(p != NULL && p->ndiags == 3);
+    pl_profile_free(p);
+    pl_kernel_table_par_counts(&m0, &r0);
+    TC_CHECK(tsame_jobs(fmt_id, "bad.txt", t, len, jobs, chunks, nsz, 0));
+    TC_CHECK(tsame_jobs(fmt_id, "bad.txt", t, len, jobs, chunks, nsz, 1));
+    pl_kernel_table_par_counts(&m1, &r1);
+    TC_CHECK(r1 - r0 >= nsz); /* the bad pieces read again */
+  }
+  free(t);
+}
+
 int main(void) {
   size_t m0, r0, m1, r1;
   light = getenv("PERFLAB_TEST_LIGHT") != NULL;
@@ -458,5 +549,14 @@ int main(void) {
   nfiles = tsame_walk(dir, fmt_id, check_file);
   TC_CHECK(nfiles >= 5);
   fprintf(stderr, "rocprof: %zu files\n", nfiles);
+
+  fmt_id = "kernel-table";
+  pl_kernel_table_par_counts(&m0, &r0);
+  nfiles = tsame_walk(dir, fmt_id, check_file);
+  TC_CHECK(nfiles >= 1);
+  pl_kernel_table_par_counts(&m1, &r1);
+  fprintf(stderr, "kernel table: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > 2u);
+  kt_made_up();
   return tc_done();
 }
