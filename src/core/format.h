@@ -29,7 +29,7 @@ typedef struct pl_parse_opts {
   void (*progress)(void *ud, size_t done, size_t total);
   void *progress_ud;
   int jobs;           /* threads for one file (formats that split their input:
-                             ** kineto, ncu-text, ncu-csv, csv, rocprof); 0 = the core count, 1 = one thread.  The
+                             ** kineto, ncu-text, ncu-csv, csv, rocprof, kernel-table); 0 = the core count, 1 = one thread.  The
                              ** tables are the same whatever it is */
   size_t chunk_bytes; /* the piece each thread takes (0 = the default, 1 MiB);
                              ** tests set it tiny to split inside every construct */
