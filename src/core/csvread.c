@@ -7,6 +7,7 @@
 ** its state between calls, so quoted fields spanning lines still work.
 */
 #include "csvread.h"
+#include "par.h"
 #include "scan.h"
 
 #include <csv.h>
@@ -1036,23 +1037,38 @@ static void f_limit(fbuild *b) {
   b->lim = b->row < mc ? b->ncols : 0;
 }
 
+/* The builder's column state once the header's b->nf columns are known.
+** kind0, where given (a piece read on a worker): the kinds the main
+** reader's columns had when the pieces began; its text columns (K_STR,
+** K_LATE) stay text, so the piece's texts are kept for the merge. */
+static void f_begin(fbuild *b, const int *kind0) {
+  size_t n = b->nf ? b->nf : 1;
+  b->header_done = 1;
+  b->ncols = b->nf;
+  b->kind = pl_xcalloc(n, sizeof *b->kind);
+  b->cache = pl_xcalloc(n * 8, sizeof *b->cache);
+  b->miss = pl_xcalloc(n, sizeof *b->miss);
+  b->fc = pl_xcalloc(n, sizeof *b->fc);
+  pl_table_reserve(b->t, b->est);
+  for (size_t i = 0; i < b->nf; i++) {
+    if (kind0 && (kind0[i] == K_STR || kind0[i] == K_LATE)) {
+      force_str(b->t, (int)i);
+      b->kind[i] = kind0[i];
+    }
+    f_refresh(b, i);
+  }
+  b->nf = 0;
+  b->mincap = 0;
+  f_limit(b);
+}
+
 static void f_record(int ch, void *ud) {
   (void)ch;
   fbuild *b = ud;
   if (b->fail) return;
   if (!b->header_done) {
-    b->header_done = 1;
     dedupe_header(b->t);
-    b->ncols = b->nf;
-    b->kind = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->kind);
-    b->cache = pl_xcalloc((b->nf ? b->nf : 1) * 8, sizeof *b->cache);
-    b->miss = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->miss);
-    b->fc = pl_xcalloc(b->nf ? b->nf : 1, sizeof *b->fc);
-    pl_table_reserve(b->t, b->est);
-    for (size_t i = 0; i < b->nf; i++) f_refresh(b, i);
-    b->nf = 0;
-    b->mincap = 0;
-    f_limit(b);
+    f_begin(b, NULL);
     return;
   }
   if (b->nf != b->ncols) {
@@ -1080,6 +1096,261 @@ static void prefault(fbuild *b) {
   b->faulted = to;
 }
 
+/* The builder's work buffers (not its table, not its kinds). */
+static void f_free_work(fbuild *b) {
+  free(b->cache);
+  free(b->map);
+  free(b->miss);
+  free(b->fc);
+  b->cache = NULL;
+  b->map = NULL;
+  b->miss = NULL;
+  b->fc = NULL;
+}
+
+/* Feeds s[0..n) to libcsv in pieces of 4 MiB: 0, -1 when the fast path
+** must give up (malformed CSV, a record of the wrong length), -2 when
+** interrupted.  o (interrupt, progress over data[0..len)): the main
+** reader's, NULL on a worker. */
+static int f_feed(fbuild *b, struct csv_parser *p, const char *s, size_t n, const pl_csv_opts *o, const char *data,
+                  size_t len) {
+  size_t chunk = 4u << 20;
+  volatile int *intr = o ? o->interrupt : NULL;
+  for (size_t off = 0; off < n;) {
+    size_t k = n - off < chunk ? n - off : chunk;
+    pl_csv_grow_hint(p, k);
+    if (csv_parse(p, s + off, k, f_field, f_record, b) != k || b->fail) return -1;
+    off += k;
+    if (b->header_done) prefault(b);
+    if (intr && *intr) return -2;
+    if (o && o->progress) o->progress(o->progress_ud, (size_t)(s + off - data), len);
+  }
+  return 0;
+}
+
+/* ---- the typed table on several threads ----------------------------------
+** Past the main reader's first piece (pl_csv_opts.chunk_bytes, 4 MiB by
+** default, holding the header), the input is cut at guessed offsets.  A
+** worker reads piece i from its first line start with a builder of its own
+** (own table and string pool, its columns' kinds from the main reader's at
+** the start: a text column stays text), up to the first line start at or
+** past the next guess where its libcsv parser stands between records.  The
+** main thread walks the pieces in file order: it feeds libcsv up to a
+** piece's start itself; where its own parser then stands between records
+** (a fresh parser reads on from there the same: the line did not sit in a
+** quoted field), the piece was read cleanly and its kinds can be combined
+** with the main reader's (f_fits), it appends the piece (f_merge) and goes
+** on from where the worker stopped; else it reads the piece itself.  The
+** merge decides the kinds as the one-thread read would have (an integer
+** column meeting decimals becomes decimal, a number column meeting text
+** becomes K_LATE and is refilled by the second pass), and interns the
+** piece's texts through the main builder's own caches, row by row, in the
+** order the one-thread read interns them, so that every string id is that
+** read's.  Any error is left to the one-thread reader (slow_table). */
+#define F_CHUNK_DEFAULT (4u << 20)
+
+typedef struct fpiece {
+  const char *guess, *start, *stop; /* [start, stop): the piece read; start NULL when none */
+  int ok;
+  fbuild b;
+} fpiece;
+
+typedef struct fpar {
+  const char *data, *end;
+  unsigned char delim;
+  size_t ncols;
+  int *
+      kind0; /* the main reader's text columns (K_STR, K_LATE) so far: written by it, read by the workers, atomically */
+  double rows_per_byte; /* of the main reader's first piece: room for a piece's rows */
+  fpiece *pc;
+  size_t n;
+} fpar;
+
+static size_t f_merged, f_reread;
+void pl_csv_par_counts(size_t *merged, size_t *reread) {
+  *merged = __atomic_load_n(&f_merged, __ATOMIC_RELAXED);
+  *reread = __atomic_load_n(&f_reread, __ATOMIC_RELAXED);
+}
+
+/* The first line start at or past p. */
+static const char *line_from(const char *data, const char *p, const char *end) {
+  if (p <= data || p >= end || p[-1] == '\n') return p < end ? p : end;
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  return nl ? nl + 1 : end;
+}
+
+static void fp_free(fpiece *w) {
+  if (w->b.t) pl_table_free(w->b.t);
+  free(w->b.kind);
+  f_free_work(&w->b);
+  memset(&w->b, 0, sizeof w->b);
+}
+
+static void fp_read(pl_par *S, void *ud, size_t i) {
+  (void)S;
+  fpar *P = ud;
+  fpiece *w = &P->pc[i];
+  const char *end = P->end, *lim = i + 1 < P->n ? P->pc[i + 1].guess : end;
+  const char *q = line_from(P->data, w->guess, end);
+  if (q >= lim) return;
+  const char *to = line_from(P->data, lim, end);
+  struct csv_parser p;
+  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) return;
+  csv_set_delim(&p, P->delim);
+  w->start = q;
+  fbuild *b = &w->b;
+  b->t = pl_table_new("csv");
+  for (size_t c = 0; c < P->ncols; c++) pl_table_append_col(b->t, "c", PL_INT);
+  b->nf = P->ncols;
+  b->est = (size_t)((double)(to - q) * P->rows_per_byte * 1.1) + 64;
+  int *kind0 = pl_xmalloc((P->ncols ? P->ncols : 1) * sizeof *kind0);
+  for (size_t c = 0; c < P->ncols; c++) kind0[c] = __atomic_load_n(&P->kind0[c], __ATOMIC_RELAXED);
+  f_begin(b, kind0);
+  free(kind0);
+  int r = f_feed(b, &p, q, (size_t)(to - q), NULL, NULL, 0);
+  /* on to the first line start where the parser stands between records */
+  const char *at = to;
+  while (r == 0 && p.pstate != 0 && at < end) {
+    const char *nl = memchr(at, '\n', (size_t)(end - at)), *nx = nl ? nl + 1 : end;
+    r = f_feed(b, &p, at, (size_t)(nx - at), NULL, NULL, 0);
+    at = nx;
+  }
+  if (r == 0 && at == end && (csv_fini(&p, f_field, f_record, b) != 0 || b->fail)) r = -1;
+  csv_free(&p);
+  f_free_work(b);
+  w->stop = at;
+  w->ok = r == 0;
+  if (!w->ok) fp_free(w);
+}
+
+/* Can the piece's kinds be combined with the main reader's as the
+** one-thread read would have: not where a text column meets numbers (their
+** text as written was not kept)? */
+static int f_fits(const fbuild *m, const fbuild *w) {
+  for (size_t i = 0; i < m->ncols; i++)
+    if (m->kind[i] == K_STR && (w->kind[i] == K_INT || w->kind[i] == K_NUM || w->kind[i] == K_LATE)) return 0;
+  return 1;
+}
+
+/* Appends the rows of the piece w to b (f_fits holds; b between records). */
+static void f_merge(fbuild *b, const fbuild *w) {
+  size_t n0 = b->row, add = w->row;
+  if (add == 0) return;
+  pl_table *t = b->t;
+  pl_table_reserve(t, n0 + add);
+  /* the rows' pages asked for in one call a column (one fault a page costs more) */
+  if (!b->nofault && b->faulted < n0 + add && pl_table_populate(t, b->faulted > n0 ? b->faulted : n0, n0 + add) != 0)
+    b->nofault = 1;
+  size_t *str = pl_xmalloc((b->ncols ? b->ncols : 1) * sizeof *str), nstr = 0;
+  for (size_t i = 0; i < b->ncols; i++) {
+    int km = b->kind[i], kw = w->kind[i];
+    if (km != K_LATE && (kw == K_LATE || (kw == K_STR && (km == K_INT || km == K_NUM)))) {
+      /* text after numbers: refilled by the second pass */
+      force_str(t, (int)i);
+      b->kind[i] = km = K_LATE;
+      b->late = 1;
+    } else if (km == K_NONE && kw == K_STR) {
+      force_str(t, (int)i);
+      b->kind[i] = km = K_STR;
+    } else if (kw == K_NUM && (km == K_NONE || km == K_INT)) {
+      t->cols[i]->len = n0;
+      pl_table_retype(t, (int)i, PL_NUM);
+      b->kind[i] = km = K_NUM;
+      pl_column_reserve(t->cols[i], n0 + add);
+    } else if (kw == K_INT && km == K_NONE) b->kind[i] = km = K_INT;
+    pl_column *c = t->cols[i];
+    const pl_column *s = w->t->cols[i];
+    if (km == K_LATE || km == K_STR) {
+      memset(c->v.str + n0, 0, add * sizeof *c->v.str);
+      if (km == K_STR && kw == K_STR) str[nstr++] = i;
+    } else if (kw == K_NONE) {
+      for (size_t r = 0; r < add; r++)
+        if (km == K_NUM) c->v.num[n0 + r] = NAN;
+        else c->v.i64[n0 + r] = PL_INT_NA;
+    } else if (km == K_NUM && kw == K_INT) {
+      for (size_t r = 0; r < add; r++) c->v.num[n0 + r] = s->v.i64[r] == PL_INT_NA ? NAN : (double)s->v.i64[r];
+    } else memcpy(c->v.i64 + n0, s->v.i64, add * sizeof *c->v.i64); /* the same kind, 8 bytes a cell */
+  }
+  /* the texts, interned as the one-thread read interns them */
+  for (size_t r = 0; r < add && nstr; r++) {
+    b->row = n0 + r;
+    for (size_t k = 0; k < nstr; k++) {
+      size_t i = str[k], n;
+      uint32_t id = w->t->cols[i]->v.str[r];
+      if (!id) continue;
+      const char *s = pl_pool_str(w->t->pool, id, &n);
+      t->cols[i]->v.str[n0 + r] = cached_intern(b, i, s, n);
+    }
+    if (b->npend) f_pend_flush(b);
+  }
+  free(str);
+  b->row = n0 + add;
+  b->lastrow = b->row;
+  if (b->faulted < b->row) b->faulted = b->row;
+  for (size_t i = 0; i < b->ncols; i++) f_refresh(b, i);
+  b->mincap = 0;
+  f_limit(b);
+}
+
+/* How many of b's columns are text (K_STR, K_LATE). */
+static int f_text_cols(const fbuild *b) {
+  int n = 0;
+  for (size_t c = 0; c < b->ncols; c++) n += b->kind[c] == K_STR || b->kind[c] == K_LATE;
+  return n;
+}
+
+/* Reads data[from, len) on jobs threads (see above): f_feed's codes. */
+static int f_par(fbuild *b, struct csv_parser *p, const char *data, size_t len, size_t from, int jobs, size_t chunk,
+                 const pl_csv_opts *o) {
+  fpar P;
+  memset(&P, 0, sizeof P);
+  P.data = data;
+  P.end = data + len;
+  P.delim = (o && o->delim) ? o->delim : ',';
+  P.ncols = b->ncols;
+  int *kind0 = pl_xmalloc((b->ncols ? b->ncols : 1) * sizeof *kind0);
+  memcpy(kind0, b->kind, b->ncols * sizeof *kind0);
+  P.kind0 = kind0;
+  int ntext = f_text_cols(b);
+  P.rows_per_byte = (double)b->row / (double)from;
+  P.n = (len - from + chunk - 1) / chunk + 1; /* piece 0: the main reader's [0, from) */
+  P.pc = pl_xcalloc(P.n, sizeof *P.pc);
+  for (size_t i = 1; i < P.n; i++) P.pc[i].guess = data + from + (i - 1) * chunk;
+  pl_par *S = pl_par_start(P.n, jobs, fp_read, &P);
+  const char *pos = data + from;
+  volatile int *intr = o ? o->interrupt : NULL;
+  int r = 0;
+  for (size_t i = 1; i < P.n && r == 0; i++) {
+    pl_par_wait(S, i);
+    fpiece *w = &P.pc[i];
+    if (w->start && w->start >= pos) {
+      r = f_feed(b, p, pos, (size_t)(w->start - pos), o, data, len);
+      pos = w->start;
+      if (r == 0 && w->ok && p->pstate == 0 && f_fits(b, &w->b)) {
+        f_merge(b, &w->b);
+        pos = w->stop;
+        __atomic_add_fetch(&f_merged, 1, __ATOMIC_RELAXED);
+        if (intr && *intr) r = -2;
+        else if (o && o->progress) o->progress(o->progress_ud, (size_t)(pos - data), len);
+      } else __atomic_add_fetch(&f_reread, 1, __ATOMIC_RELAXED);
+    } else __atomic_add_fetch(&f_reread, 1, __ATOMIC_RELAXED);
+    fp_free(w);
+    /* a column the main reader now reads as text: later pieces keep its texts */
+    if (f_text_cols(b) != ntext) {
+      ntext = f_text_cols(b);
+      for (size_t c = 0; c < b->ncols; c++)
+        if (b->kind[c] == K_STR || b->kind[c] == K_LATE) __atomic_store_n(&kind0[c], b->kind[c], __ATOMIC_RELAXED);
+    }
+    pl_par_done(S, i);
+  }
+  pl_par_stop(S);
+  for (size_t i = 1; i < P.n; i++) fp_free(&P.pc[i]);
+  free(P.pc);
+  free(kind0);
+  if (r == 0) r = f_feed(b, p, pos, (size_t)(P.end - pos), o, data, len);
+  return r;
+}
+
 /* NULL with *redo = 1 when the slow path must read the input (an error to
 ** report with its position); NULL with *redo = 0 and err set when stopped. */
 static pl_table *fast_table(const char *data, size_t len, const char *name, const pl_csv_opts *o, pl_err *err,
@@ -1098,34 +1369,28 @@ static pl_table *fast_table(const char *data, size_t len, const char *name, cons
   for (const char *q = data, *e = data + sample; (q = memchr(q, '\n', (size_t)(e - q))); q++) nl++;
   size_t est = sample ? (size_t)((double)len / (double)sample * (double)(nl + 1) * 1.05) + 16 : 16;
   b.est = est;
-  size_t chunk = 4u << 20, off = 0;
-  volatile int *intr = o ? o->interrupt : NULL;
-  while (off < len) {
-    size_t n = len - off < chunk ? len - off : chunk;
-    pl_csv_grow_hint(&p, n);
-    if (csv_parse(&p, data + off, n, f_field, f_record, &b) != n || b.fail) goto redo;
-    off += n;
-    if (b.header_done) prefault(&b);
-    if (intr && *intr) {
-      csv_free(&p);
-      pl_table_free(b.t);
-      free(b.kind);
-      free(b.cache);
-      free(b.map);
-      free(b.miss);
-      free(b.fc);
-      *redo = 0;
-      pl_err_set(err, 0, 0, "interrupted");
-      return NULL;
-    }
-    if (o && o->progress) o->progress(o->progress_ud, off, len);
+  int jobs = o && o->jobs > 1 ? o->jobs : 1;
+  size_t chunk = o && o->chunk_bytes ? o->chunk_bytes : F_CHUNK_DEFAULT;
+  size_t first = jobs >= 2 && len / 2 >= chunk ? chunk : len;
+  int r = f_feed(&b, &p, data, first, o, data, len);
+  if (r == 0 && first < len) {
+    /* the header read: the rest on several threads */
+    if (b.header_done && b.row > 0) r = f_par(&b, &p, data, len, first, jobs, chunk, o);
+    else r = f_feed(&b, &p, data + first, len - first, o, data, len);
   }
+  if (r == -2) {
+    csv_free(&p);
+    pl_table_free(b.t);
+    free(b.kind);
+    f_free_work(&b);
+    *redo = 0;
+    pl_err_set(err, 0, 0, "interrupted");
+    return NULL;
+  }
+  if (r != 0) goto redo;
   if (csv_fini(&p, f_field, f_record, &b) != 0 || b.fail || !b.header_done) goto redo;
   csv_free(&p);
-  free(b.cache);
-  free(b.map);
-  free(b.miss);
-  free(b.fc);
+  f_free_work(&b);
   for (size_t i = 0; i < b.ncols; i++) b.t->cols[i]->len = b.row;
   b.t->nrows = b.row;
   if (b.late) {
@@ -1150,10 +1415,7 @@ redo:
   csv_free(&p);
   pl_table_free(b.t);
   free(b.kind);
-  free(b.cache);
-  free(b.map);
-  free(b.miss);
-  free(b.fc);
+  f_free_work(&b);
   return NULL;
 }
 

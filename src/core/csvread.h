@@ -23,7 +23,10 @@
 **     PL_NUM when every non-empty value is a number, PL_STR otherwise;
 **     empty fields are missing.  One libcsv pass in the usual case; a
 **     column that turns out to be text after numbers were seen is filled
-**     by a second pass (so its text is kept exactly as written).
+**     by a second pass (so its text is kept exactly as written).  With
+**     pl_csv_opts.jobs > 1 a large input is read on that many threads
+**     (pieces cut at record boundaries, merged in file order): the same
+**     table, types and string ids as the one-thread read.
 **
 ** Typical use (level 1):
 **
@@ -65,6 +68,8 @@ typedef struct pl_csv_opts {
   volatile int *interrupt;                               /* checked between lines; stops with "interrupted" */
   void (*progress)(void *ud, size_t done, size_t total); /* optional (pl_csv_table) */
   void *progress_ud;
+  int jobs;           /* pl_csv_table: threads (0 or 1: one); the table is the same whatever it is */
+  size_t chunk_bytes; /* pl_csv_table: the piece each thread takes (0: 4 MiB); tests set it tiny */
 } pl_csv_opts;
 
 /* Reads data[0..len) record by record.  0 on success, -1 with err set. */
@@ -103,6 +108,10 @@ pl_table *pl_csv_table(const char *data, size_t len, const char *name, const pl_
 ** profile's diagnostics instead of being an error. */
 pl_table *pl_csv_table_lenient(const char *data, size_t len, const char *name, const pl_csv_opts *o,
                                pl_profile *lenient, pl_err *err);
+
+/* pl_csv_table's pieces read on several threads so far: appended to the
+** main reader's table, or read again by the main thread (tests). */
+void pl_csv_par_counts(size_t *merged, size_t *reread);
 
 /* Parses a CSV field as a number: int64 when it is an integer (returns 1),
 ** double otherwise (returns 2); 0 when it is not a number, -1 when empty. */

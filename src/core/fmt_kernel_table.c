@@ -11,6 +11,7 @@
 */
 #include "format.h"
 #include "names.h"
+#include "par.h"
 #include "scan.h"
 
 #include <math.h>
@@ -458,63 +459,195 @@ static void kt_finish(kt_state *x, pl_profile *p, const pl_parse_opts *o) {
   pl_profile_meta_str(p, "time_unit", "ns", 2);
 }
 
-static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
-  kt_state x;
-  memset(&x, 0, sizeof x);
-  pl_lines c;
+/* The table, the raw-name pool and caches of a reader of len bytes that
+** end at end. */
+static void kt_init(kt_state *x, size_t len, const char *end) {
+  memset(x, 0, sizeof *x);
+  kt_table(x, len);
+  x->raw = pl_pool_new();
+  x->slot = pl_xcalloc(1024, sizeof *x->slot);
+  kt_div_init(&x->dv);
+  x->end = end;
+}
+
+/* Where kt_lines polls (the main reader only): the next offset to look
+** at the interrupt and report progress, and the rows whose pages are in
+** (pl_table_populate; SIZE_MAX: stop asking). */
+typedef struct kt_poll {
+  size_t next, faulted;
+} kt_poll;
+
+/* Reads the lines of c up to stop (a line start, or c's end): 0, or -1
+** with err set.  *header: the header is read.  in: the whole input; o, p
+** and poll: the main reader's (--lenient, interrupt, progress), NULL on a
+** worker. */
+static int kt_lines(kt_state *x, pl_lines *c, const char *stop, int *header, const pl_input *in, const pl_parse_opts *o,
+                    pl_profile *p, kt_poll *poll, pl_err *err) {
   pl_line l;
-  pl_lines_init(&c, in->data, in->len);
-  int header = 0;
-  kt_table(&x, in->len);
-  x.raw = pl_pool_new();
-  x.slot = pl_xcalloc(1024, sizeof *x.slot);
-  kt_div_init(&x.dv);
-  x.end = in->data + in->len;
-  size_t next_poll = 0;
-  size_t faulted = 0; /* rows whose pages are in (pl_table_populate); SIZE_MAX: stop asking */
-  while (c.p < c.end) {
-    if ((size_t)(c.p - in->data) >= next_poll) {
-      next_poll = (size_t)(c.p - in->data) + (1u << 20);
-      if (o && o->interrupt && *o->interrupt) {
-        kt_free(&x);
-        pl_table_free(x.t);
-        return pl_err_set(err, c.lineno + 1, 1, "interrupted");
-      }
-      if (o && o->progress) o->progress(o->progress_ud, (size_t)(c.p - in->data), in->len);
+  while (c->p < stop) {
+    if (poll && (size_t)(c->p - in->data) >= poll->next) {
+      poll->next = (size_t)(c->p - in->data) + (1u << 20);
+      if (o && o->interrupt && *o->interrupt) return pl_err_set(err, c->lineno + 1, 1, "interrupted");
+      if (o && o->progress) o->progress(o->progress_ud, (size_t)(c->p - in->data), in->len);
       /* a megabyte of input is some 13000 rows: keep 32768 rows ahead populated */
-      if (x.sink.r + 16384 > faulted && faulted != SIZE_MAX) {
-        size_t to = x.sink.r + 32768 < x.sink.room ? x.sink.r + 32768 : x.sink.room;
-        faulted = pl_table_populate(x.t, faulted > x.sink.r ? faulted : x.sink.r, to) == 0 ? to : SIZE_MAX;
+      if (x->sink.r + 16384 > poll->faulted && poll->faulted != SIZE_MAX) {
+        size_t to = x->sink.r + 32768 < x->sink.room ? x->sink.r + 32768 : x->sink.room;
+        poll->faulted =
+            pl_table_populate(x->t, poll->faulted > x->sink.r ? poll->faulted : x->sink.r, to) == 0 ? to : SIZE_MAX;
       }
     }
-    if (header && kt_fast_row(&x, &c)) continue;
-    if (!pl_lines_next(&c, &l)) break;
+    if (*header && kt_fast_row(x, c)) continue;
+    if (!pl_lines_next(c, &l)) break;
     const char *bar = l.n ? memchr(l.s, '|', l.n) : NULL;
-    if (bar && header) {
-      if (kt_row(&x, &l, bar, c.lineno, in, err) == 0) continue;
+    if (bar && *header) {
+      if (kt_row(x, &l, bar, c->lineno, in, err) == 0) continue;
     } else if (pl_is_blank(l.s, l.n)) {
       continue;
-    } else if (!header) {
-      if (!is_header(l.s, l.n)) {
-        kt_free(&x);
-        pl_table_free(x.t);
-        return pl_err_expected(err, c.lineno, 1, "the header 'Kernel  Latency Tensor DRAM'", l.s, l.n);
-      }
-      header = 1;
+    } else if (!*header) {
+      if (!is_header(l.s, l.n))
+        return pl_err_expected(err, c->lineno, 1, "the header 'Kernel  Latency Tensor DRAM'", l.s, l.n);
+      *header = 1;
       continue;
     } else {
       size_t col = 1;
       while (col <= l.n && (l.s[col - 1] == ' ')) col++;
-      pl_err_expected(err, c.lineno, col, "a row 'NAME | LATENCY TENSOR DRAM'", l.s + col - 1, l.n - (col - 1));
+      pl_err_expected(err, c->lineno, col, "a row 'NAME | LATENCY TENSOR DRAM'", l.s + col - 1, l.n - (col - 1));
     }
     /* a bad row; --lenient: the row is listed in the diagnostics and skipped */
     if (pl_lenient_skip(o, p, err)) continue;
-    kt_free(&x);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- several threads ------------------------------------------------------
+** Rows are lines and a line end is never inside a field, so the input
+** past the main reader's first piece (which holds the header) is cut at
+** the first line start past each guessed offset (pl_parse_opts.chunk_bytes,
+** 4 MiB by default) and the pieces are exact.  A worker reads its piece
+** with a reader of its own (own table, string pool, raw-name pool; line
+** numbers counted from the piece's start), with --lenient off.  The main
+** thread appends a piece read without error (its texts re-interned in the
+** order the piece met them, which is the one-thread read's: each row
+** interns its name, then its short name; its line numbers moved on by the
+** main reader's); a piece with a bad row it reads itself, so that errors,
+** diagnostics and --lenient are the one-thread read's. */
+#define KT_CHUNK_DEFAULT (4u << 20)
+
+typedef struct kt_piece {
+  const char *start, *stop;
+  int ok;
+  size_t nlines;
+  kt_state x;
+} kt_piece;
+
+typedef struct kt_par {
+  const pl_input *in;
+  kt_piece *pc;
+} kt_par;
+
+static size_t kt_merged, kt_reread;
+void pl_kernel_table_par_counts(size_t *merged, size_t *reread) {
+  *merged = __atomic_load_n(&kt_merged, __ATOMIC_RELAXED);
+  *reread = __atomic_load_n(&kt_reread, __ATOMIC_RELAXED);
+}
+
+static void kt_read_piece(pl_par *S, void *ud, size_t i) {
+  (void)S;
+  kt_par *P = ud;
+  kt_piece *w = &P->pc[i];
+  if (w->start >= w->stop) return;
+  kt_init(&w->x, (size_t)(w->stop - w->start), w->stop);
+  pl_lines c;
+  pl_lines_init(&c, w->start, (size_t)(w->stop - w->start));
+  int header = 1;
+  pl_err err;
+  pl_err_clear(&err);
+  w->ok = kt_lines(&w->x, &c, w->stop, &header, P->in, NULL, NULL, NULL, &err) == 0;
+  w->nlines = c.lineno;
+  kt_sync(&w->x.sink);
+  kt_free(&w->x);
+}
+
+static void kt_piece_free(kt_piece *w) {
+  if (w->x.t) pl_table_free(w->x.t);
+  w->x.t = NULL;
+}
+
+/* The first line start at or past p. */
+static const char *kt_line_from(const char *data, const char *p, const char *end) {
+  if (p >= end) return end;
+  if (p <= data || p[-1] == '\n') return p;
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  return nl ? nl + 1 : end;
+}
+
+/* Reads the input from c on (past the header) on jobs threads: 0, or -1
+** with err set. */
+static int kt_lines_par(kt_state *x, pl_lines *c, int *header, const pl_input *in, const pl_parse_opts *o,
+                        pl_profile *p, kt_poll *poll, pl_err *err, int jobs, size_t chunk) {
+  const char *end = in->data + in->len;
+  kt_par P;
+  P.in = in;
+  size_t n = (size_t)(end - c->p + chunk - 1) / chunk;
+  P.pc = pl_xcalloc(n, sizeof *P.pc);
+  for (size_t i = 0; i < n; i++) P.pc[i].start = kt_line_from(in->data, c->p + i * chunk, end);
+  for (size_t i = 0; i < n; i++) P.pc[i].stop = i + 1 < n ? P.pc[i + 1].start : end;
+  /* piece 0 is the main reader's own */
+  pl_par *S = pl_par_start(n, jobs, kt_read_piece, &P);
+  int r = kt_lines(x, c, P.pc[0].stop, header, in, o, p, poll, err);
+  for (size_t i = 1; i < n && r == 0; i++) {
+    pl_par_wait(S, i);
+    kt_piece *w = &P.pc[i];
+    if (w->ok && c->p == w->start) {
+      kt_sync(&x->sink);
+      size_t from = x->t->nrows;
+      uint32_t *map = pl_par_pool_map(x->t->pool, w->x.t->pool);
+      pl_par_append_rows(x->t, w->x.t, map);
+      free(map);
+      pl_par_offset_ints(x->t, x->sink.col[7], from, (int64_t)c->lineno);
+      x->sink.r = x->t->nrows;
+      kt_load(&x->sink);
+      c->p = w->stop;
+      c->lineno += w->nlines;
+      __atomic_add_fetch(&kt_merged, 1, __ATOMIC_RELAXED);
+      if (o && o->interrupt && *o->interrupt) r = pl_err_set(err, c->lineno + 1, 1, "interrupted");
+      /* the read's progress: the loader releases the input's pages behind it */
+      else if (o && o->progress) o->progress(o->progress_ud, (size_t)(c->p - in->data), in->len);
+    } else {
+      if (w->start < w->stop) __atomic_add_fetch(&kt_reread, 1, __ATOMIC_RELAXED);
+      r = kt_lines(x, c, w->stop, header, in, o, p, poll, err);
+    }
+    kt_piece_free(w);
+    pl_par_done(S, i);
+  }
+  pl_par_stop(S);
+  for (size_t i = 0; i < n; i++) kt_piece_free(&P.pc[i]);
+  free(P.pc);
+  return r;
+}
+
+static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
+  kt_state x;
+  const char *end = in->data + in->len;
+  kt_init(&x, in->len, end);
+  pl_lines c;
+  pl_lines_init(&c, in->data, in->len);
+  int header = 0;
+  kt_poll poll = { 0, 0 };
+  int jobs = pl_par_jobs(o);
+  size_t chunk = o && o->chunk_bytes ? o->chunk_bytes : KT_CHUNK_DEFAULT;
+  const char *first = jobs >= 2 && in->len / 2 >= chunk ? kt_line_from(in->data, in->data + chunk, end) : end;
+  int r = kt_lines(&x, &c, first, &header, in, o, p, &poll, err);
+  if (r == 0 && c.p < end)
+    r = header ? kt_lines_par(&x, &c, &header, in, o, p, &poll, err, jobs, chunk)
+               : kt_lines(&x, &c, end, &header, in, o, p, &poll, err);
+  kt_sync(&x.sink);
+  kt_free(&x);
+  if (r != 0) {
     pl_table_free(x.t);
     return -1;
   }
-  kt_sync(&x.sink);
-  kt_free(&x);
   if (!header) {
     pl_table_free(x.t);
     return pl_err_expected(err, c.lineno ? c.lineno : 1, 1, "the header 'Kernel  Latency Tensor DRAM'", NULL, 0);

@@ -776,7 +776,7 @@ static int csv_report(nsys_state *st, report *r, pl_lines *c, const pl_line *l, 
   memset(r, 0, sizeof *r);
   st->cur = r;
   st->header_line = first;
-  pl_csv_opts co = { ',', first, st->o ? st->o->interrupt : NULL, NULL, NULL };
+  pl_csv_opts co = { ',', first, st->o ? st->o->interrupt : NULL, NULL, NULL, 0, 0 };
   if (pl_csv_read(bs, (size_t)(be - bs), &co, csv_row, st, err) != 0) return -1;
   if (r->t) report_finish(st, r);
   return 0;

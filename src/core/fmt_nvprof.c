@@ -1018,7 +1018,7 @@ static int csv_block(nvparse *x, const pl_line *l, int ck) {
   csvblk *blk = pl_xcalloc(1, sizeof *blk);
   blk->s = s;
   blk->kind = ck;
-  pl_csv_opts co = { ',', first, s->o ? s->o->interrupt : NULL, NULL, NULL };
+  pl_csv_opts co = { ',', first, s->o ? s->o->interrupt : NULL, NULL, NULL, 0, 0 };
   int r = pl_csv_read(bs, (size_t)(be - bs), &co, nv_csv_row, blk, x->err);
   if (r == 0 && blk->rejoined)
     pl_profile_diag(s->p, blk->first_rejoined,

@@ -29,7 +29,7 @@ typedef struct pl_parse_opts {
   void (*progress)(void *ud, size_t done, size_t total);
   void *progress_ud;
   int jobs;           /* threads for one file (formats that split their input:
-                             ** kineto, ncu-text, ncu-csv); 0 = the core count, 1 = one thread.  The
+                             ** kineto, ncu-text, ncu-csv, csv, rocprof, kernel-table); 0 = the core count, 1 = one thread.  The
                              ** tables are the same whatever it is */
   size_t chunk_bytes; /* the piece each thread takes (0 = the default, 1 MiB);
                              ** tests set it tiny to split inside every construct */
@@ -57,9 +57,10 @@ const pl_format *pl_format_detect(const char *data, size_t len);
 /* Kineto's parallel read (kineto_par.c): pieces appended as a worker read
 ** them, and pieces the main thread read again, since the process started. */
 void pl_kineto_par_counts(size_t *merged, size_t *reread);
-/* The same for the ncu text and ncu CSV readers. */
+/* The same for the ncu text, ncu CSV and kernel-table readers. */
 void pl_ncu_text_par_counts(size_t *merged, size_t *reread);
 void pl_ncu_csv_par_counts(size_t *merged, size_t *reread);
+void pl_kernel_table_par_counts(size_t *merged, size_t *reread);
 /* .gz files read while they were inflated (formats.c), since the process
 ** started (tests check that the stream path ran). */
 size_t pl_gz_streamed(void);

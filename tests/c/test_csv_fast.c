@@ -67,7 +67,7 @@ int main(void) {
   char *s = make(&len, -1);
   TC_CHECK(len > (4u << 20)); /* more than one piece */
   pl_err e;
-  pl_csv_opts o = { ',', 1, NULL, NULL, NULL };
+  pl_csv_opts o = { ',', 1, NULL, NULL, NULL, 0, 0 };
   pl_table *t = pl_csv_table(s, len, "csv", &o, &e);
   TC_CHECK(t != NULL);
   if (t) {

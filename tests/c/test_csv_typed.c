@@ -48,7 +48,7 @@ static size_t table_diff(const pl_table *a, const pl_table *b) {
 
 static size_t fast_vs_slow(const char *s, size_t len, pl_table **out) {
   pl_err e;
-  pl_csv_opts o = { ',', 1, NULL, NULL, NULL };
+  pl_csv_opts o = { ',', 1, NULL, NULL, NULL, 0, 0 };
   pl_table *f = pl_csv_table(s, len, "csv", &o, &e);
   pl_profile *p = pl_profile_new("csv", "test");
   pl_table *w = pl_csv_table_lenient(s, len, "csv", &o, p, &e);
@@ -323,7 +323,7 @@ int main(void) {
     };
     for (size_t k = 0; k < sizeof in / sizeof in[0]; k++) {
       pl_err e;
-      pl_csv_opts o = { ',', 1, NULL, NULL, NULL };
+      pl_csv_opts o = { ',', 1, NULL, NULL, NULL, 0, 0 };
       pl_profile *p = pl_profile_new("csv", "test");
       pl_table *t = pl_csv_table_lenient(in[k], strlen(in[k]), "csv", &o, p, &e);
       TC_CHECK(t != NULL);

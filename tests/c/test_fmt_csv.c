@@ -32,7 +32,7 @@ static void reader(void) {
   rec x;
   memset(&x, 0, sizeof x);
   pl_err e;
-  pl_csv_opts o = { ',', 10, NULL, NULL, NULL };
+  pl_csv_opts o = { ',', 10, NULL, NULL, NULL, 0, 0 };
   TC_EQ_INT(pl_csv_read(s, strlen(s), &o, on_row, &x, &e), 0);
   TC_EQ_INT(x.rows, 4);
   TC_EQ_INT(x.fields, 8);

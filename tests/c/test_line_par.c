@@ -14,12 +14,16 @@
 ** launch and a number in another, a locale number, the 2019 layout with
 ** its NVTX ranges and pending sections, program output, prompts), at
 ** piece sizes from 7 to 1500 bytes, plain and --lenient, cut short and
-** damaged.
+** damaged.  ncu CSV the same way.  The generic typed CSV table
+** (csvread.c: formats csv and rocprof): every such file under tests/data,
+** and a made-up CSV whose column kinds change from piece to piece, with
+** quoted line ends and texts new on every row (csv_tricky).
 */
 #include "tload.h"
 #include "tsame.h"
 #include "profile.h"
 #include "pl_util.h"
+#include "csvread.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -301,6 +305,215 @@ static void ncu_csv_made_up(void) {
   free(t);
 }
 
+
+/* ---- the generic CSV reader (csvread.c's typed table) --------------------- */
+
+/* A typed table built to break a naive split: quoted fields holding line
+** ends, escaped quotes and lines that look like records; CRLF line ends,
+** blank lines and trimmed spaces; an integer column that turns decimal in
+** a later piece; a column empty at first that turns text; a number column
+** that turns text late (refilled by the second pass); a column empty until
+** a text value deep in the file and numbers after it (a worker types it as
+** numbers: that piece is read again); two columns of new texts every row
+** (interned at the record's end once their map misses) before one of
+** texts often new (interned at once): string ids must follow the
+** one-thread read's order. */
+static char *csv_tricky(size_t *len, size_t rows) {
+  pl_buf b;
+  pl_buf_init(&b);
+  add(&b, "id,uniq_a,uniq_b,name,val,grows,late,empty,note,later,unit\n");
+  char line[1024];
+  for (size_t i = 0; i < rows; i++) {
+    char note[300] = "";
+    if (i % 17 == 3)
+      snprintf(note, sizeof note, "\"say \"\"hi\"\",\n%zu,u%zu,v%zu,k,1,,2,,\"\"x\"\",,\n\nok\"", i + 1, i + 1, i + 1);
+    else if (i % 11 == 5) snprintf(note, sizeof note, "\"a, b\"");
+    char val[32], grows[32], late[32], later[32];
+    if (i < rows * 2 / 3) snprintf(val, sizeof val, "%zu", i * 3);
+    else snprintf(val, sizeof val, "%zu.%zu", i, i % 10);
+    if (i < rows / 3) grows[0] = '\0';
+    else snprintf(grows, sizeof grows, "\"g%zu\"", i % 50);
+    if (i == rows * 3 / 4) snprintf(late, sizeof late, "late-text");
+    else snprintf(late, sizeof late, "%zu.50", i % 7);
+    if (i < rows * 2 / 5) later[0] = '\0';
+    else if (i == rows * 2 / 5) snprintf(later, sizeof later, "n/a");
+    else snprintf(later, sizeof later, "%zu", i % 13);
+    snprintf(line, sizeof line, "%zu,ua%zu,\"ub,%zu\",%s%zu,%s,%s, %s ,,%s,%s,%s%s", i, i, i * 7,
+             i % 5 == 0 ? "new" : "k", i % 5 == 0 ? i : i % 3, val, grows, late, note, later, i % 2 ? "ms" : "us",
+             i % 9 == 2 ? "\r\n" : "\n");
+    add(&b, line);
+    if (i % 23 == 7) add(&b, i % 2 ? "\n" : "  \n");
+  }
+  *len = b.len;
+  return b.data;
+}
+
+static void csv_made_up(void) {
+  size_t m0, r0, m1, r1;
+  int jobs[64];
+  size_t chunks[64];
+  size_t nsz = 0;
+  size_t len;
+  char *t = csv_tricky(&len, 1600);
+  for (size_t c = 29; c < len / 2; c = c * 2 + (light ? 97 : 11)) {
+    for (int j = 2; j <= 4; j += light ? 2 : 1) {
+      jobs[nsz] = j;
+      chunks[nsz++] = c;
+    }
+  }
+  size_t nfew = light ? 4 : nsz; /* cut short and damaged: the smallest pieces only under make tsan */
+  char e1[512];
+  pl_profile *ref = load("tricky.csv", t, len, 1, 0, 0, e1, sizeof e1);
+  if (!ref) fprintf(stderr, "tricky.csv: %s\n", e1);
+  TC_CHECK(ref != NULL);
+  if (ref) {
+    /* what the one-thread read makes of it, so that the cases are there */
+    const pl_table *k = tl_table(ref, "csv");
+    TC_EQ_INT(k->nrows, 1600);
+    const char *cols[] = { "id", "val", "grows", "late", "empty", "note", "later" };
+    const pl_type types[] = { PL_INT, PL_NUM, PL_STR, PL_STR, PL_INT, PL_STR, PL_STR };
+    for (size_t i = 0; i < 7; i++) {
+      int c = pl_table_col(k, cols[i]);
+      TC_CHECK(c >= 0);
+      if (c >= 0) TC_EQ_INT(k->cols[c]->type, types[i]);
+    }
+    int late = pl_table_col(k, "late"), note = pl_table_col(k, "note"), later = pl_table_col(k, "later");
+    if (late >= 0 && note >= 0 && later >= 0 && k->nrows == 1600) {
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[late]->v.str[1], NULL), "1.50"); /* as written */
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[late]->v.str[1200], NULL), "late-text");
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[note]->v.str[20], NULL), "say \"hi\",\n21,u21,v21,k,1,,2,,\"x\",,\n\nok");
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[later]->v.str[641], NULL), "4"); /* 641 % 13, as text */
+      TC_EQ_INT(k->cols[later]->v.str[0], 0);
+    }
+  }
+  pl_profile_free(ref);
+  pl_csv_par_counts(&m0, &r0);
+  TC_CHECK(tsame_jobs(fmt_id, "tricky.csv", t, len, jobs, chunks, nsz, 0));
+  pl_csv_par_counts(&m1, &r1);
+  fprintf(stderr, "tricky CSV: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 100u : 1000u)); /* pieces merged ... */
+  TC_CHECK(r1 - r0 > (light ? 20u : 100u));   /* ... and pieces cut in a quoted field, or typed apart, read again */
+  /* cut short (inside a quoted field at some sizes): the same table or error */
+  for (size_t cut = len / 3; cut < len; cut += len / 7)
+    TC_CHECK(tsame_jobs(fmt_id, "cut.csv", t, cut, jobs, chunks, nfew, 0));
+  /* damaged: the same FILE:LINE:COLUMN error at any jobs */
+  const char *damage[] = { ",k1,", ",\"ub,", "ms\n" };
+  const char *with[] = { ",k\"1,", ",\"ub\"x", "ms,\n" };
+  for (size_t d = 0; d < 3; d++) {
+    char *copy = pl_xmalloc(len + 2);
+    memcpy(copy, t, len);
+    copy[len] = '\0';
+    char *at = strstr(copy + len / 2, damage[d]);
+    TC_CHECK(at != NULL);
+    if (!at) {
+      free(copy);
+      continue;
+    }
+    size_t dl = strlen(damage[d]), wl = strlen(with[d]);
+    memmove(at + wl, at + dl, len - (size_t)(at - copy) - dl); /* wl == dl + 1 */
+    memcpy(at, with[d], wl);
+    char e2[512];
+    pl_profile *p = load("bad.csv", copy, len + 1, 1, 0, 0, e2, sizeof e2);
+    TC_CHECK(p == NULL && strstr(e2, "bad.csv:") != NULL);
+    pl_profile_free(p);
+    TC_CHECK(tsame_jobs(fmt_id, "bad.csv", copy, len + 1, jobs, chunks, nfew, 0));
+    free(copy);
+  }
+  free(t);
+}
+
+
+/* ---- the kernel latency table (fmt_kernel_table.c) ---------------------- */
+
+/* Rows whose names repeat with other padding, templated names (their
+** short names differ), names cut with "...", numbers the fast row declines
+** (an exponent, 16 digits, a sign), tabs, CRLF, blank lines, and a last
+** line without its newline. */
+static char *kt_tricky(size_t *len, size_t rows) {
+  pl_buf b;
+  pl_buf_init(&b);
+  add(&b, "Kernel                                   Latency Tensor   DRAM\n");
+  char line[512];
+  for (size_t i = 0; i < rows; i++) {
+    char name[200];
+    switch (i % 6) {
+      case 0: snprintf(name, sizeof name, "elementwise_kernel_%zu", i % 40); break;
+      case 1: snprintf(name, sizeof name, "void at::native::k%zu<float, %zu>(int)", i % 9, i % 4); break;
+      case 2: snprintf(name, sizeof name, "ampere_sgemm_%zux64_nn...", 32 * (i % 5)); break;
+      case 3: snprintf(name, sizeof name, "new_kernel_%zu", i); break;
+      default: snprintf(name, sizeof name, "gemv2T_kernel"); break;
+    }
+    const char *lat = i % 13 == 4 ? "4.5e3" : i % 17 == 5 ? "1234567890123456" : "4160";
+    snprintf(line, sizeof line, "%-*s|%*s%s\t%s   0.%02zu%s", (int)(40 + i % 3 * 4), name, (int)(5 + i % 4), "", lat,
+             i % 11 == 3 ? "+0.5" : "0.25", i % 100, i % 7 == 2 ? "\r\n" : "\n");
+    add(&b, line);
+    if (i % 19 == 6) add(&b, i % 2 ? "\n" : "   \n");
+  }
+  add(&b, "last_kernel | 1 0.5 0.5");
+  *len = b.len;
+  return b.data;
+}
+
+static void kt_made_up(void) {
+  size_t m0, r0, m1, r1;
+  int jobs[64];
+  size_t chunks[64];
+  size_t nsz = 0, len;
+  char *t = kt_tricky(&len, 1500);
+  for (size_t c = 23; c < len / 2; c = c * 2 + 7)
+    for (int j = 2; j <= 4; j += light ? 2 : 1) {
+      jobs[nsz] = j;
+      chunks[nsz++] = c;
+    }
+  size_t nfew = light ? 4 : nsz; /* cut short and damaged: the smallest pieces only under make tsan */
+  char e1[512];
+  pl_profile *ref = load("tricky.txt", t, len, 1, 0, 0, e1, sizeof e1);
+  if (!ref) fprintf(stderr, "tricky.txt: %s\n", e1);
+  TC_CHECK(ref != NULL);
+  if (ref) {
+    const pl_table *k = tl_table(ref, "kernels");
+    TC_EQ_INT(k->nrows, 1501);
+    int ln = pl_table_col(k, "line"), sh = pl_table_col(k, "short_name");
+    TC_CHECK(ln >= 0 && sh >= 0);
+    if (ln >= 0 && sh >= 0 && k->nrows == 1501) {
+      /* row 1000: 1 header line, 1001 rows and the blank lines after rows 6, 25, ..., 994 (53) */
+      TC_EQ_INT(k->cols[ln]->v.i64[1000], 1055);
+      TC_EQ_STR(pl_pool_str(k->pool, k->cols[sh]->v.str[1], NULL), "k1");
+    }
+  }
+  pl_profile_free(ref);
+  pl_kernel_table_par_counts(&m0, &r0);
+  TC_CHECK(tsame_jobs(fmt_id, "tricky.txt", t, len, jobs, chunks, nsz, 0));
+  pl_kernel_table_par_counts(&m1, &r1);
+  fprintf(stderr, "tricky kernel table: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 100u : 1000u));
+  /* cut short (inside a row at most sizes): the same table or error */
+  for (size_t cut = len / 3; cut < len; cut += len / 7)
+    TC_CHECK(tsame_jobs(fmt_id, "cut.txt", t, cut, jobs, chunks, nfew, 0));
+  /* bad rows: the same FILE:LINE:COLUMN error, and under --lenient the same diagnostics */
+  char *bad = strstr(t + len / 2, "gemv2T_kernel");
+  TC_CHECK(bad != NULL);
+  if (bad) {
+    char *bar = strchr(bad, '|');
+    bar[-1] = '\n'; /* a row that is no row, then one without a name */
+    char *bad2 = strstr(t + len * 3 / 4, "0.25");
+    if (bad2) bad2[1] = 'x';
+    char e2[512];
+    pl_profile *p = load("bad.txt", t, len, 1, 0, 0, e2, sizeof e2);
+    TC_CHECK(p == NULL && strstr(e2, "bad.txt:") != NULL);
+    pl_profile_free(p);
+    p = load("bad.txt", t, len, 1, 0, 1, e2, sizeof e2);
+    TC_CHECK(p != NULL && p->ndiags == 3);
+    pl_profile_free(p);
+    pl_kernel_table_par_counts(&m0, &r0);
+    TC_CHECK(tsame_jobs(fmt_id, "bad.txt", t, len, jobs, chunks, nfew, 0));
+    TC_CHECK(tsame_jobs(fmt_id, "bad.txt", t, len, jobs, chunks, nfew, 1));
+    pl_kernel_table_par_counts(&m1, &r1);
+    TC_CHECK(r1 - r0 >= nfew); /* the bad pieces read again */
+  }
+  free(t);
+}
+
 int main(void) {
   size_t m0, r0, m1, r1;
   light = getenv("PERFLAB_TEST_LIGHT") != NULL;
@@ -325,5 +538,27 @@ int main(void) {
   fprintf(stderr, "ncu CSV: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 2u : 10u));
   ncu_csv_made_up();
+
+  fmt_id = "csv";
+  pl_csv_par_counts(&m0, &r0);
+  nfiles = tsame_walk(dir, fmt_id, check_file);
+  TC_CHECK(nfiles >= 10);
+  pl_csv_par_counts(&m1, &r1);
+  fprintf(stderr, "CSV: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 5u : 20u));
+  csv_made_up();
+  fmt_id = "rocprof";
+  nfiles = tsame_walk(dir, fmt_id, check_file);
+  TC_CHECK(nfiles >= 5);
+  fprintf(stderr, "rocprof: %zu files\n", nfiles);
+
+  fmt_id = "kernel-table";
+  pl_kernel_table_par_counts(&m0, &r0);
+  nfiles = tsame_walk(dir, fmt_id, check_file);
+  TC_CHECK(nfiles >= 1);
+  pl_kernel_table_par_counts(&m1, &r1);
+  fprintf(stderr, "kernel table: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > 2u);
+  kt_made_up();
   return tc_done();
 }
