@@ -1433,3 +1433,14 @@ pl_table *pl_csv_table_lenient(const char *data, size_t len, const char *name, c
   if (lenient == NULL) return pl_csv_table(data, len, name, o, err);
   return slow_table(data, len, name, o, lenient, err);
 }
+
+pl_csv_opts pl_csv_opts_whole(const pl_parse_opts *o) {
+  pl_csv_opts co = { ',',
+                     1,
+                     o ? o->interrupt : NULL,
+                     o ? o->progress : NULL,
+                     o ? o->progress_ud : NULL,
+                     pl_par_jobs(o),
+                     o ? o->chunk_bytes : 0 };
+  return co;
+}

@@ -72,6 +72,12 @@ typedef struct pl_csv_opts {
   size_t chunk_bytes; /* pl_csv_table: the piece each thread takes (0: 4 MiB); tests set it tiny */
 } pl_csv_opts;
 
+/* The options a format reader passes for a whole file of comma-separated
+** records from line 1: the parse options' interrupt flag, progress, thread
+** count (pl_par_jobs) and piece size. */
+struct pl_parse_opts;
+pl_csv_opts pl_csv_opts_whole(const struct pl_parse_opts *o);
+
 /* Reads data[0..len) record by record.  0 on success, -1 with err set. */
 int pl_csv_read(const char *data, size_t len, const pl_csv_opts *o, pl_csv_row_fn fn, void *ud, pl_err *err);
 

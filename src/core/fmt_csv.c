@@ -9,7 +9,6 @@
 */
 #include "format.h"
 #include "csvread.h"
-#include "par.h"
 #include "scan.h"
 
 #include <string.h>
@@ -44,13 +43,7 @@ static int csv_detect(const char *data, size_t len) {
 }
 
 static int csv_parse_fmt(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
-  pl_csv_opts co = { ',',
-                     1,
-                     o ? o->interrupt : NULL,
-                     o ? o->progress : NULL,
-                     o ? o->progress_ud : NULL,
-                     pl_par_jobs(o),
-                     o ? o->chunk_bytes : 0 };
+  pl_csv_opts co = pl_csv_opts_whole(o);
   pl_table *t = pl_csv_table_lenient(in->data, in->len, "csv", &co, o && o->lenient ? p : NULL, err);
   if (t == NULL) return -1;
   for (size_t i = 0; i < t->ncols; i++) {

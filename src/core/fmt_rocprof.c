@@ -38,7 +38,6 @@
 */
 #include "format.h"
 #include "csvread.h"
-#include "par.h"
 #include "kernsum.h"
 #include "scan.h"
 
@@ -662,13 +661,7 @@ static int roc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, 
     break;
   }
   if (kind == R_NONE) return pl_err_expected(err, 1, 1, "a rocprof CSV header", NULL, 0);
-  pl_csv_opts co = { ',',
-                     1,
-                     o ? o->interrupt : NULL,
-                     o ? o->progress : NULL,
-                     o ? o->progress_ud : NULL,
-                     pl_par_jobs(o),
-                     o ? o->chunk_bytes : 0 };
+  pl_csv_opts co = pl_csv_opts_whole(o);
   size_t jlen = 0, nfixed = 0, first = 0;
   char *joined = kind == R_STATS ? rejoin_stats_names(in->data, in->len, &jlen, &nfixed, &first) : NULL;
   pl_table *t = pl_csv_table_lenient(joined ? joined : in->data, joined ? jlen : in->len, "rocprof", &co,
