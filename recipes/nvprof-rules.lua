@@ -178,12 +178,14 @@ local function rules_for(ctx, out)
         local eff = op[2]
         any = any | eff:present()
         -- 0 %: nvprof prints 0 where the kernel makes no such request (0 / 0)
-        S.emit("nvprof.global_efficiency", 6, (100 - eff):gt(th.global_excess_pct) & eff:gt(0), { sev = "opt", sv = 100 - eff,
+        S.emit("nvprof.global_efficiency", 6, (100 - eff):gt(th.global_excess_pct) & eff:gt(0),
+            { sev = "opt", sv = 100 - eff,
           gkey = op[1], skey = op[1], sub = j,
           ev = { efficiency_pct = eff, op = op[1] },
           msg = function(v)
             return string.format("global %s efficiency %s %%: the kernel moves %.2fx the bytes it requests "
-              .. "(uncoalesced or strided accesses)", v.op, fmt(v.efficiency_pct), 100 / math.max(v.efficiency_pct, 1e-9))
+              .. "(uncoalesced or strided accesses)", v.op, fmt(v.efficiency_pct),
+                  100 / math.max(v.efficiency_pct, 1e-9))
           end })
       end
       S.absent("nvprof.global_efficiency", ~any)
@@ -198,7 +200,8 @@ local function rules_for(ctx, out)
         ev = { efficiency_pct = eff, threshold_pct = th.shared_excess_pct },
         msg = function(v)
           return string.format("shared-memory efficiency %s %%: %s %% of the shared-memory throughput serves no "
-            .. "requested byte (bank conflicts or sub-word accesses)", fmt(v.efficiency_pct), fmt(100 - v.efficiency_pct))
+            .. "requested byte (bank conflicts or sub-word accesses)", fmt(v.efficiency_pct),
+                fmt(100 - v.efficiency_pct))
         end })
     end
   end

@@ -116,14 +116,20 @@ M["torch-table"] = function(p)
   local nk = k:count_true()
   if nk == 0 then return end
   local sd = "self_" .. dev .. "_ns"
-  local ks = ops:filter(k, { "name", "calls", sd, ops:has("truncated") and "truncated" or nil, "line" })
-  ks = ks:rename(sd, "total_ns")
+  local cols = {}
+  for _, c in ipairs({ "name", "calls", sd, "truncated", "line" }) do
+    if ops:has(c) then cols[#cols + 1] = c end
+  end
+  local ks = ops:filter(k, cols):rename(sd, "total_ns")
   ks = ks:with("short_name", ks:col("name"):map(formats.short_name))
-  ks = ks:with("mean_ns", (ks:col("total_ns") / ks:col("calls")):keep(ks:col("calls"):gt(0)))
+  if ks:has("calls") then
+    ks = ks:with("mean_ns", (ks:col("total_ns") / ks:col("calls")):keep(ks:col("calls"):gt(0)))
+  end
   ks = ks:with("share_pct", ks:col("total_ns") * (100 / ks:col("total_ns"):sum()))
-  local order = { "name", "short_name", "calls", "total_ns", "mean_ns", "share_pct" }
-  if ks:has("truncated") then order[#order + 1] = "truncated" end
-  order[#order + 1] = "line"
+  local order = {}
+  for _, c in ipairs({ "name", "short_name", "calls", "total_ns", "mean_ns", "share_pct", "truncated", "line" }) do
+    if ks:has(c) then order[#order + 1] = c end
+  end
   p.tables.kernel_summary = ks:select(table.unpack(order))
   p.table_order[#p.table_order + 1] = "kernel_summary"
   p.diagnostics[#p.diagnostics + 1] = { line = 0, message = string.format(

@@ -56,7 +56,8 @@ M.aliases = {
 
 -- utilization levels (0-10): the units nvprof reports, by side
 M.compute_units = {
-  { "alu_fu_utilization", "arithmetic (ALU)" }, { "single_precision_fu_utilization", "FP32" }, { "double_precision_fu_utilization", "FP64" },
+  { "alu_fu_utilization", "arithmetic (ALU)" }, { "single_precision_fu_utilization", "FP32" },
+      { "double_precision_fu_utilization", "FP64" },
   { "half_precision_fu_utilization", "FP16" }, { "tensor_precision_fu_utilization", "tensor" },
   { "tensor_int_fu_utilization", "tensor INT" }, { "special_fu_utilization", "special functions" },
   { "ldst_fu_utilization", "load/store" }, { "cf_fu_utilization", "control flow" },
@@ -64,15 +65,18 @@ M.compute_units = {
 }
 M.memory_units = {
   { "dram_utilization", "device memory" }, { "l2_utilization", "L2" }, { "tex_utilization", "unified (L1/tex) cache" },
-  { "shared_utilization", "shared memory" }, { "l1_shared_utilization", "L1/shared memory" }, { "sysmem_utilization", "system memory" },
+  { "shared_utilization", "shared memory" }, { "l1_shared_utilization", "L1/shared memory" },
+      { "sysmem_utilization", "system memory" },
 }
 
 -- stall reasons: nvprof's stall_* metrics are the percentage of stalls
 -- due to the reason (Metrics Reference); the texts paraphrase it
 M.stalls = {
   { "stall_inst_fetch", "the next instruction not yet fetched" },
-  { "stall_exec_dependency", "an input not yet available (execution dependency): increase instruction-level parallelism" },
-  { "stall_memory_dependency", "a memory operation waiting for resources or data (memory dependency): improve locality or coalescing, hide latency" },
+  { "stall_exec_dependency",
+      "an input not yet available (execution dependency): increase instruction-level parallelism" },
+  { "stall_memory_dependency",
+      "a memory operation waiting for resources or data (memory dependency): improve locality or coalescing, hide latency" },
   { "stall_texture", "the texture subsystem fully used or with too many outstanding requests" },
   { "stall_sync", "a __syncthreads barrier" },
   { "stall_constant_memory_dependency", "an immediate constant cache miss" },

@@ -17,7 +17,8 @@ local function fired(rep)
   local t = rep.tables.nvprof_rules
   for i = 1, t:nrows() do
     local r = t:row(i)
-    s[#s + 1] = r.kernel_id .. " " .. r.rule .. (r.evidence:match("op=(%a+)") and (" " .. r.evidence:match("op=(%a+)")) or "")
+    s[#s + 1] = r.kernel_id .. " " .. r.rule .. (r.evidence:match("op=(%a+)") and (" " .. r.evidence:match("op=(%a+)"))
+        or "")
   end
   return s
 end

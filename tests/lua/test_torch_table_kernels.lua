@@ -81,8 +81,10 @@ end
 
 function TestTorchTableKernels:test_first_table_with_device_rows()
   local text = tbl { { "aten::add", "1.000ms", "2.000ms", "0.000us", 4 } } .. "\n"
-      .. tbl { { "aten::mm", "1.000ms", "2.000ms", "0.000us", 2 }, { "gemm_kernel", "0.000us", "0.000us", "6.000ms", 3 },
-               { "Memset (Device)", "0.000us", "0.000us", "1.000ms", 1 }, { "add_kernel", "0.000us", "0.000us", "2.000ms", 4 } }
+      .. tbl { { "aten::mm", "1.000ms", "2.000ms", "0.000us", 2 },
+          { "gemm_kernel", "0.000us", "0.000us", "6.000ms", 3 },
+               { "Memset (Device)", "0.000us", "0.000us", "1.000ms", 1 },
+                   { "add_kernel", "0.000us", "0.000us", "2.000ms", 4 } }
   local p = perflab.parse("two.txt", text, { format = "torch-table" })
   local k = p.tables.kernel_summary
   lu.assertEquals(k:col("name"):to_lua(), { "gemm_kernel", "add_kernel" })
