@@ -245,6 +245,22 @@ int pl_csv_read_fields(const char *data, size_t len, const pl_csv_opts *o, pl_cs
   return read_impl(data, len, o, field_fn, row_fn, ud, err);
 }
 
+const char *pl_csv_boundary(const char *p, const char *lim, const char *end, size_t *nlines) {
+  size_t lines = 0;
+  unsigned q = 0;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl + 1 : end;
+    unsigned k = 0;
+    for (const char *s = p; s < e; s++) k += *s == '"';
+    q += k;
+    lines++;
+    p = e;
+    if (p >= lim && (q & 1) == 0) break;
+  }
+  *nlines = lines;
+  return p;
+}
+
 static const double p10[23] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 

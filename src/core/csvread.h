@@ -119,6 +119,15 @@ pl_table *pl_csv_table_lenient(const char *data, size_t len, const char *name, c
 ** main reader's table, or read again by the main thread (tests). */
 void pl_csv_par_counts(size_t *merged, size_t *reread);
 
+/* Where a piece of CSV may be cut: the first line start at or past lim in
+** [p, end) where a read from p (a record boundary) stands between records,
+** or end.  For CSV that libcsv's strict mode accepts this is where the
+** count of quotes from p is even (a quoted field holds its quotes doubled);
+** past malformed CSV it may not be, and a reader of [p, that point) then
+** meets the error first, as the one-thread read does.  *nlines: the lines
+** in [p, that point) (a last one without its line end counts). */
+const char *pl_csv_boundary(const char *p, const char *lim, const char *end, size_t *nlines);
+
 /* Parses a CSV field as a number: int64 when it is an integer (returns 1),
 ** double otherwise (returns 2); 0 when it is not a number, -1 when empty. */
 int pl_csv_number(const char *s, size_t n, int64_t *iv, double *dv);

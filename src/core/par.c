@@ -243,3 +243,103 @@ void pl_par_merge_diags(pl_profile *dst, const pl_profile *src, size_t line_off)
     pl_profile_diag(dst, src->diags[i].line ? src->diags[i].line + line_off : 0, "%s", src->diags[i].msg);
   dst->ndiags_dropped += src->ndiags_dropped;
 }
+
+/* ---- a body of rows read on several threads (par.h) --------------------- */
+
+const char *pl_par_line_from(const char *data, const char *p, const char *end) {
+  if (p >= end) return end;
+  if (p <= data || p[-1] == '\n') return p;
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  return nl ? nl + 1 : end;
+}
+
+typedef struct body_piece {
+  const char *guess, *start, *stop; /* start NULL: no line starts in the piece */
+  size_t nlines;
+  int ended;
+  void *rd; /* the piece's reader, NULL when not read cleanly */
+} body_piece;
+
+typedef struct body_run {
+  const pl_par_body *ops;
+  void *ud;
+  const char *base, *end;
+  body_piece *pc;
+  size_t n;
+} body_run;
+
+static size_t body_merged, body_reread;
+void pl_par_body_counts(size_t *merged, size_t *reread) {
+  *merged = __atomic_load_n(&body_merged, __ATOMIC_RELAXED);
+  *reread = __atomic_load_n(&body_reread, __ATOMIC_RELAXED);
+}
+
+static void body_read(pl_par *S, void *ud, size_t i) {
+  (void)S;
+  body_run *R = ud;
+  body_piece *w = &R->pc[i];
+  const char *lim = i + 1 < R->n ? R->pc[i + 1].guess : R->end;
+  const char *q = pl_par_line_from(R->base, w->guess, R->end);
+  if (q >= lim) return;
+  w->start = q;
+  w->rd = R->ops->piece(R->ud, q, lim, R->end, &w->stop, &w->nlines, &w->ended);
+}
+
+static void body_release(body_run *R, body_piece *w) {
+  if (w->rd) R->ops->release(w->rd);
+  w->rd = NULL;
+}
+
+int pl_par_body_read(const pl_par_body *ops, void *ud, pl_lines *c, int jobs, size_t chunk, const pl_parse_opts *o,
+                     size_t total, pl_err *err) {
+  const char *from = c->p, *end = c->end;
+  if (chunk == 0) chunk = 1;
+  body_run R;
+  memset(&R, 0, sizeof R);
+  R.ops = ops;
+  R.ud = ud;
+  R.base = c->base;
+  R.end = end;
+  R.n = from < end ? ((size_t)(end - from) + chunk - 1) / chunk : 1;
+  if (jobs < 2 || R.n < 2) return ops->serial(ud, c, end);
+  R.pc = pl_xcalloc(R.n, sizeof *R.pc);
+  for (size_t i = 0; i < R.n; i++) R.pc[i].guess = from + i * chunk;
+  pl_par *S = pl_par_start(R.n, jobs, body_read, &R);
+  size_t m = 0;
+  int r;
+  for (;;) {
+    r = ops->serial(ud, c, m + 1 < R.n ? R.pc[m + 1].guess : end);
+    if (r != 0 || m + 1 >= R.n) break;
+    m++;
+    /* pieces the main thread read past (a record over their start) */
+    while (m + 1 < R.n && c->p >= R.pc[m + 1].guess) {
+      pl_par_wait(S, m);
+      body_release(&R, &R.pc[m]);
+      m++;
+    }
+    pl_par_wait(S, m);
+    body_piece *w = &R.pc[m];
+    int ended = 0;
+    if (w->rd && w->start == c->p && ops->merge(ud, w->rd, c->lineno) == 0) {
+      c->p = w->stop;
+      c->lineno += w->nlines;
+      ended = w->ended;
+      __atomic_add_fetch(&body_merged, 1, __ATOMIC_RELAXED);
+    } else if (w->start) __atomic_add_fetch(&body_reread, 1, __ATOMIC_RELAXED);
+    body_release(&R, w);
+    pl_par_done(S, m);
+    if (ended) {
+      r = 1;
+      break;
+    }
+    if (o && o->interrupt && *o->interrupt) {
+      r = pl_err_set(err, c->lineno + 1, 1, "interrupted");
+      break;
+    }
+    if (o && o->progress) o->progress(o->progress_ud, (size_t)(c->p - c->base), total);
+  }
+  pl_par_stop(S);
+  for (size_t i = 0; i < R.n; i++) body_release(&R, &R.pc[i]);
+  free(R.pc);
+  return r;
+}

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include "format.h"
 #include "profile.h"
+#include "scan.h"
 
 typedef struct pl_par pl_par;
 
@@ -76,5 +77,51 @@ void pl_par_merge_meta(pl_profile *dst, const pl_profile *src);
 /* src's diagnostics appended to dst's (their lines moved by line_off),
 ** within dst's cap (past it they are counted, as pl_profile_diag does). */
 void pl_par_merge_diags(pl_profile *dst, const pl_profile *src, size_t line_off);
+
+/* ---- a body of rows read on several threads ----------------------------
+** One table's rows from a line start on, up to the line that ends the body
+** (a blank line, the next heading: the reader's rule) or the end of the
+** input: the rest is cut at the first line start at or past each guessed
+** offset (chunk bytes apart).  A worker reads piece i from there with a
+** reader of its own (ops->piece: own tables and string pools, line
+** numbers from 1 at the piece's start, no --lenient) up to the first
+** record boundary at or past the next guess, or to where the body ends.
+** The main thread reads piece 0 itself (ops->serial), then walks the
+** pieces in file order: where it stands exactly at a piece's start it
+** appends the piece (ops->merge: strings re-interned in the order the piece
+** met them, line numbers moved on), else (the piece began inside a record,
+** held a bad row, or could not be merged) it reads the piece itself, so
+** that errors, diagnostics and --lenient are the one-thread read's.  Used by
+** fmt_nvprof.c (GPU trace text and CSV). */
+typedef struct pl_par_body {
+  /* Worker: reads from start (a line start) to the first record boundary
+  ** at or past lim, or to where the body ends (*ended = 1, *stop at the
+  ** line that ends it), or to end.  Returns the piece's reader, NULL when
+  ** the piece could not be read cleanly.  *stop: where it stopped (a line
+  ** start or end), *nlines: the lines it read. */
+  void *(*piece)(void *ud, const char *start, const char *lim, const char *end, const char **stop, size_t *nlines,
+                 int *ended);
+  /* Main thread: reads on from c until c->p is a record boundary at or past
+  ** upto: 0; 1 when the body ends first (c just before the line that ends
+  ** it); -1 with the reader's error set. */
+  int (*serial)(void *ud, pl_lines *c, const char *upto);
+  /* Main thread, standing at the piece's start: appends its rows, their
+  ** line numbers moved on by line_off: 0, or -1 (nothing done) when they
+  ** cannot be appended as the one-thread read would have read them. */
+  int (*merge)(void *ud, void *piece, size_t line_off);
+  void (*release)(void *piece);
+} pl_par_body;
+
+/* Reads a body from c on (c->p a line start, c->lineno the line before it,
+** c->end where the input or the body ends at the latest) on jobs threads in
+** pieces of chunk bytes: 0 at c->end, 1 where the body ended (c before the
+** line that ends it), -1 on error (err set by ops->serial, or
+** "interrupted").  o: interrupt and progress (c->p - c->base of total). */
+int pl_par_body_read(const pl_par_body *ops, void *ud, pl_lines *c, int jobs, size_t chunk, const pl_parse_opts *o,
+                     size_t total, pl_err *err);
+/* Pieces pl_par_body_read merged and read again so far (tests). */
+void pl_par_body_counts(size_t *merged, size_t *reread);
+/* The first line start at or past p in [data, end). */
+const char *pl_par_line_from(const char *data, const char *p, const char *end);
 
 #endif
