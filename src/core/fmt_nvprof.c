@@ -30,6 +30,7 @@
 #include "csvread.h"
 #include "kernsum.h"
 #include "names.h"
+#include "par.h"
 #include "scan.h"
 
 #include <math.h>
@@ -751,6 +752,7 @@ typedef struct csvblk {
   int units_seen;
   size_t header_line;
   size_t rejoined, first_rejoined; /* summary rows whose unquoted name held commas */
+  size_t rec, idx;                 /* records read so far; the index of the one being read (0: header) */
   tcell cells[64];
 } csvblk;
 
@@ -782,14 +784,15 @@ static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err);
 /* A bad row after the header is skipped and listed under --lenient. */
 static int nv_csv_row(void *ud, const pl_csv_row *r, pl_err *err) {
   csvblk *b = ud;
+  b->idx = b->rec++; /* counted here: a block may be read in several calls (nv_csv_serial) */
   if (nv_csv_row1(ud, r, err) == 0) return 0;
-  return r->index > 0 && pl_lenient_skip(b->s->o, b->s->p, err) ? 0 : -1;
+  return b->idx > 0 && pl_lenient_skip(b->s->o, b->s->p, err) ? 0 : -1;
 }
 
 static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err) {
   csvblk *b = ud;
   nvstate *s = b->s;
-  if (r->index == 0) {
+  if (b->idx == 0) {
     if (r->n > 64) return pl_err_set(err, r->line, 1, "expected at most 64 columns, found %zu", r->n);
     b->n = r->n;
     b->header_line = r->line;
@@ -807,7 +810,7 @@ static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err) {
   size_t nfields = r->n;
   const char *joined = NULL;
   size_t joinedn = 0;
-  if (r->n > b->n && b->kind == CSV_SUMMARY && b->n > 1 && b->field[b->n - 1] == 7 && r->index > 0) {
+  if (r->n > b->n && b->kind == CSV_SUMMARY && b->n > 1 && b->field[b->n - 1] == 7 && b->idx > 0) {
     size_t col = pl_csv_field_col(r, b->n - 1);
     if (col >= 1 && col - 1 < r->srclen && r->src[col - 1] != '"') {
       joined = r->src + col - 1;
@@ -824,7 +827,7 @@ static int nv_csv_row1(void *ud, const pl_csv_row *r, pl_err *err) {
                            r->n < b->n ? NULL : r->f[b->n], r->n < b->n ? 0 : r->len[b->n]);
   }
   /* the units row: every field empty or a unit */
-  if (r->index == 1 && b->kind != CSV_METRICS) {
+  if (b->idx == 1 && b->kind != CSV_METRICS) {
     int units = 1, any = 0;
     for (size_t i = 0; i < r->n; i++) {
       if (r->len[i] == 0) continue;
@@ -956,7 +959,10 @@ typedef struct nvparse {
   size_t nlab;
   int field[32];
   const char *labels[32];
+  int body; /* the GPU trace header was just read: its rows follow */
 } nvparse;
+
+static int csv_trace_par(nvparse *x, csvblk *blk, const char *bs, const char *be, size_t first);
 
 /* "==PID== ..." lines: a new process, a result page, a block heading. */
 static void prof_line(nvparse *x, const char *t, size_t tn) {
@@ -1019,7 +1025,8 @@ static int csv_block(nvparse *x, const pl_line *l, int ck) {
   blk->s = s;
   blk->kind = ck;
   pl_csv_opts co = { ',', first, s->o ? s->o->interrupt : NULL, NULL, NULL, 0, 0 };
-  int r = pl_csv_read(bs, (size_t)(be - bs), &co, nv_csv_row, blk, x->err);
+  int r = ck == CSV_TRACE ? csv_trace_par(x, blk, bs, be, first)
+                          : pl_csv_read(bs, (size_t)(be - bs), &co, nv_csv_row, blk, x->err);
   if (r == 0 && blk->rejoined)
     pl_profile_diag(s->p, blk->first_rejoined,
                     "%zu summary row%s with unquoted commas in the name, first on this line: "
@@ -1064,6 +1071,7 @@ static void trace_header(nvparse *x, const pl_line *l) {
   }
   x->mode = S_TRACE;
   x->s->found = 1;
+  x->body = 1;
 }
 
 /* A GPU trace row, cut at the header's columns. */
@@ -1234,6 +1242,248 @@ static void device_line(nvstate *s, const char *t, size_t tn) {
   if (!s->runs[s->run - 1].device[0]) snprintf(s->runs[s->run - 1].device, sizeof s->runs[0].device, "%s", s->device);
 }
 
+/* ---- the GPU trace on several threads -------------------------------------
+** A GPU trace (--print-gpu-trace) runs to millions of rows: its text rows
+** (from the header to the first line that is not a row) and its CSV rows
+** (a block up to a blank or ==PID== line, past the header and the units
+** row) are read through pl_par_body_read (par.h): pieces cut at line starts
+** (in CSV, where the count of quotes says the line starts a record:
+** pl_csv_boundary), each read by a worker into trace tables of its own,
+** appended in file order (nv_merge_trace: texts re-interned in the order
+** the piece met them, device indexes and line numbers moved on).  A piece
+** with a bad row, or one that began inside a record, the main thread reads
+** itself, so that errors and --lenient are the one-thread read's. */
+#define NV_CHUNK_DEFAULT (4u << 20)
+
+static int is_summary_header(const char *t, size_t tn) {
+  return pl_find(t, tn, "Time(%)") && pl_find(t, tn, "Calls") && pl_find(t, tn, "Name") && pl_find(t, tn, "Avg");
+}
+
+static int is_trace_header(const char *t, size_t tn) {
+  return pl_starts(t, tn, "Start") && pl_find(t, tn, "Duration") && pl_find(t, tn, "Name");
+}
+
+/* Is trimmed line t[0..tn) a row of the text GPU trace being read (what
+** nv_line hands to trace_line), not the line that ends it? */
+static int trace_body_line(const char *t, size_t tn) {
+  return tn > 0 && !is_prof_line(t, tn) && csv_kind(t, tn) < 0 && !is_summary_header(t, tn) && !is_trace_header(t, tn);
+}
+
+/* A worker's reader: trace tables and devices of its own. */
+static nvstate *nv_worker(void) {
+  nvstate *w = pl_xcalloc(1, sizeof *w);
+  trace_init(&w->tr);
+  return w;
+}
+
+static void nv_worker_free(void *piece) {
+  nvstate *w = piece;
+  pl_table_free(w->tr.k);
+  pl_table_free(w->tr.m);
+  pl_table_free(w->tr.u);
+  free_devices(w);
+  free(w);
+}
+
+/* Appends the trace rows of w to s's tables, line numbers + line_off. */
+static void nv_merge_trace(nvstate *s, const nvstate *w, size_t line_off) {
+  int64_t *dmap = pl_xmalloc((w->ndevs ? w->ndevs : 1) * sizeof *dmap);
+  for (size_t j = 0; j < w->ndevs; j++) { /* w's devices, in its order of first appearance */
+    size_t i = 0, n = strlen(w->devs[j]);
+    while (i < s->ndevs && strcmp(s->devs[i], w->devs[j]) != 0) i++;
+    if (i == s->ndevs) {
+      s->devs = pl_xrealloc(s->devs, (s->ndevs + 1) * sizeof *s->devs);
+      s->devs[s->ndevs] = pl_xmalloc(n + 1);
+      memcpy(s->devs[s->ndevs], w->devs[j], n + 1);
+      s->ndevs++;
+    }
+    dmap[j] = (int64_t)i;
+  }
+  pl_table *d[3] = { s->tr.k, s->tr.m, s->tr.u };
+  const pl_table *src[3] = { w->tr.k, w->tr.m, w->tr.u };
+  int dev[3] = { s->tr.k_dev, s->tr.m_dev, s->tr.u_dev }, line[3] = { s->tr.k_line, s->tr.m_line, s->tr.u_line };
+  for (int k = 0; k < 3; k++) {
+    if (src[k]->nrows == 0) continue;
+    size_t n0 = d[k]->nrows;
+    uint32_t *map = pl_par_pool_map(d[k]->pool, src[k]->pool);
+    pl_par_append_rows(d[k], src[k], map);
+    free(map);
+    pl_par_offset_ints(d[k], line[k], n0, (int64_t)line_off);
+    int64_t *v = d[k]->cols[dev[k]]->v.i64;
+    for (size_t r = n0; r < d[k]->nrows; r++)
+      if (v[r] != PL_INT_NA) v[r] = dmap[v[r]];
+  }
+  free(dmap);
+}
+
+/* The main reader and, for CSV, its block. */
+typedef struct nvbody {
+  nvparse *x;
+  csvblk *blk;
+} nvbody;
+
+static void *trace_text_piece(void *ud, const char *start, const char *lim, const char *end, const char **stop,
+                              size_t *nlines, int *ended) {
+  const nvparse *m = ((nvbody *)ud)->x;
+  nvparse *x = pl_xcalloc(1, sizeof *x);
+  pl_err e;
+  pl_err_clear(&e);
+  x->s = nv_worker();
+  x->err = &e;
+  x->mode = S_TRACE;
+  x->nlab = m->nlab;
+  memcpy(x->lab, m->lab, sizeof x->lab);
+  memcpy(x->field, m->field, sizeof x->field);
+  for (size_t k = 0; k < x->nlab; k++) x->labels[k] = x->lab[k].text;
+  pl_lines_init(&x->c, start, (size_t)(end - start));
+  int ok = 1;
+  while (x->c.p < lim) {
+    pl_lines nx = x->c;
+    pl_line l;
+    if (!pl_lines_next(&nx, &l)) break;
+    const char *t = l.s;
+    size_t tn = l.n;
+    pl_trim(&t, &tn);
+    if (!trace_body_line(t, tn)) {
+      *ended = 1;
+      break;
+    }
+    x->c = nx;
+    if (trace_line(x, &l) != NV_NEXT) {
+      ok = 0;
+      break;
+    }
+  }
+  *stop = x->c.p;
+  *nlines = x->c.lineno;
+  nvstate *w = x->s;
+  free(x);
+  if (ok) return w;
+  nv_worker_free(w);
+  return NULL;
+}
+
+static int trace_text_serial(void *ud, pl_lines *c, const char *upto) {
+  nvparse *x = ((nvbody *)ud)->x;
+  const pl_parse_opts *o = x->s->o;
+  while (c->p < upto) {
+    pl_lines nx = *c;
+    pl_line l;
+    if (!pl_lines_next(&nx, &l)) break;
+    const char *t = l.s;
+    size_t tn = l.n;
+    pl_trim(&t, &tn);
+    if (!trace_body_line(t, tn)) return 1;
+    *c = nx;
+    if (o && o->interrupt && *o->interrupt) return pl_err_set(x->err, c->lineno, 1, "interrupted");
+    if (trace_line(x, &l) != NV_NEXT && !pl_lenient_skip(o, x->s->p, x->err)) return -1;
+  }
+  return 0;
+}
+
+static int trace_merge(void *ud, void *piece, size_t line_off) {
+  nv_merge_trace(((nvbody *)ud)->x->s, piece, line_off);
+  return 0;
+}
+
+static const pl_par_body trace_text_ops = { trace_text_piece, trace_text_serial, trace_merge, nv_worker_free };
+
+/* The rows of a CSV trace block from start to the first record boundary
+** at or past lim. */
+static void *trace_csv_piece(void *ud, const char *start, const char *lim, const char *end, const char **stop,
+                             size_t *nlines, int *ended) {
+  const csvblk *m = ((nvbody *)ud)->blk;
+  *ended = 0;
+  *stop = pl_csv_boundary(start, lim, end, nlines);
+  csvblk *b = pl_xcalloc(1, sizeof *b);
+  b->s = nv_worker();
+  b->kind = m->kind;
+  b->n = m->n;
+  b->units_seen = m->units_seen;
+  b->header_line = m->header_line;
+  b->rec = 2; /* past the header and the units row */
+  for (size_t i = 0; i < m->n; i++) {
+    b->field[i] = m->field[i];
+    b->factor[i] = m->factor[i];
+    memcpy(b->labels[i], m->labels[i], sizeof b->labels[i]);
+    b->lp[i] = b->labels[i];
+  }
+  pl_err e;
+  pl_err_clear(&e);
+  pl_csv_opts co = { ',', 1, NULL, NULL, NULL, 0, 0 };
+  int r = pl_csv_read(start, (size_t)(*stop - start), &co, nv_csv_row, b, &e);
+  nvstate *w = b->s;
+  free(b);
+  if (r == 0) return w;
+  nv_worker_free(w);
+  return NULL;
+}
+
+static int trace_csv_serial(void *ud, pl_lines *c, const char *upto) {
+  nvbody *B = ud;
+  if (c->p >= upto || c->p >= c->end) return 0;
+  size_t nl;
+  const char *to = pl_csv_boundary(c->p, upto, c->end, &nl);
+  const pl_parse_opts *o = B->x->s->o;
+  pl_csv_opts co = { ',', c->lineno + 1, o ? o->interrupt : NULL, NULL, NULL, 0, 0 };
+  if (pl_csv_read(c->p, (size_t)(to - c->p), &co, nv_csv_row, B->blk, B->x->err) != 0) return -1;
+  c->p = to;
+  c->lineno += nl;
+  return 0;
+}
+
+static int trace_csv_merge(void *ud, void *piece, size_t line_off) {
+  nvbody *B = ud;
+  if (B->blk->rec < 2) return -1; /* the header and units row are the main reader's */
+  nv_merge_trace(B->x->s, piece, line_off);
+  return 0;
+}
+
+static const pl_par_body trace_csv_ops = { trace_csv_piece, trace_csv_serial, trace_csv_merge, nv_worker_free };
+
+static int nv_jobs_chunk(const pl_parse_opts *o, size_t *chunk) {
+  *chunk = o && o->chunk_bytes ? o->chunk_bytes : NV_CHUNK_DEFAULT;
+  return pl_par_jobs(o);
+}
+
+/* The CSV GPU trace block [bs, be) (its header on line first): 0, or -1
+** with err set. */
+static int csv_trace_par(nvparse *x, csvblk *blk, const char *bs, const char *be, size_t first) {
+  const pl_parse_opts *o = x->s->o;
+  size_t chunk;
+  int jobs = nv_jobs_chunk(o, &chunk);
+  pl_lines c;
+  pl_lines_init(&c, bs, (size_t)(be - bs));
+  c.base = x->c.base;
+  c.lineno = first - 1;
+  nvbody B = { x, blk };
+  if (jobs < 2 || (size_t)(be - bs) < 2 * chunk) {
+    pl_csv_opts co = { ',', first, o ? o->interrupt : NULL, NULL, NULL, 0, 0 };
+    return pl_csv_read(bs, (size_t)(be - bs), &co, nv_csv_row, blk, x->err);
+  }
+  /* the header and the units row first: the workers copy what they set */
+  const char *two = bs;
+  for (int k = 0; k < 2 && two < be; k++) {
+    const char *nl = memchr(two, '\n', (size_t)(be - two));
+    two = nl ? nl + 1 : be;
+  }
+  if (trace_csv_serial(&B, &c, two) != 0) return -1;
+  size_t total = (size_t)(x->c.end - x->c.base);
+  return pl_par_body_read(&trace_csv_ops, &B, &c, jobs, chunk, o, total, x->err) < 0 ? -1 : 0;
+}
+
+/* The text GPU trace's rows from x->c on, its header just read: 0, or -1
+** with err set; x->c stops before the line that ends the trace. */
+static int text_trace_par(nvparse *x) {
+  const pl_parse_opts *o = x->s->o;
+  size_t chunk;
+  int jobs = nv_jobs_chunk(o, &chunk);
+  nvbody B = { x, NULL };
+  if (jobs < 2 || (size_t)(x->c.end - x->c.p) < 2 * chunk) return 0; /* the line loop reads them */
+  size_t total = (size_t)(x->c.end - x->c.base);
+  return pl_par_body_read(&trace_text_ops, &B, &x->c, jobs, chunk, o, total, x->err) < 0 ? -1 : 0;
+}
+
 /* One line: a block heading or header, or a row of the block being read. */
 static int nv_line(nvparse *x, const pl_line *l) {
   const char *t = l->s;
@@ -1249,11 +1499,11 @@ static int nv_line(nvparse *x, const pl_line *l) {
   }
   int ck = csv_kind(t, tn);
   if (ck >= 0) return csv_block(x, l, ck);
-  if (pl_find(t, tn, "Time(%)") && pl_find(t, tn, "Calls") && pl_find(t, tn, "Name") && pl_find(t, tn, "Avg")) {
+  if (is_summary_header(t, tn)) {
     summary_header(x);
     return NV_NEXT;
   }
-  if (pl_starts(t, tn, "Start") && pl_find(t, tn, "Duration") && pl_find(t, tn, "Name")) {
+  if (is_trace_header(t, tn)) {
     trace_header(x, l);
     return NV_NEXT;
   }
@@ -1351,6 +1601,11 @@ static int nv_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
     }
     if (o && o->progress && (x.c.lineno & 4095) == 0) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     int r = nv_line(&x, &l);
+    if (r == NV_NEXT && x.body) {
+      x.body = 0;
+      if (text_trace_par(&x) == 0) continue;
+      r = NV_FAIL;
+    }
     if (r == NV_NEXT || (r == NV_ROW && pl_lenient_skip(o, p, err))) continue;
     nv_free(s, 1);
     return -1;

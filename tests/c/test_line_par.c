@@ -24,6 +24,7 @@
 #include "profile.h"
 #include "pl_util.h"
 #include "csvread.h"
+#include "par.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -514,6 +515,204 @@ static void kt_made_up(void) {
   free(t);
 }
 
+
+/* ---- nvprof GPU trace (fmt_nvprof.c through par.c's pl_par_body_read) ---- */
+
+/* A --print-gpu-trace text: kernel, memcpy and Unified Memory rows, dash
+** cells, a second and a third device first met deep in the file (device
+** indexes follow the order of first appearance), kernel names new on some
+** rows, a ==PID== line that ends the trace, rows after a blank line that
+** are program output, and a second trace with other columns whose last
+** line has no line end. */
+static const char *const nvt_lab[] = { "Start",      "Duration",   "Grid Size",      "Block Size",
+                                       "Regs*",      "SSMem*",     "DSMem*",         "Size",
+                                       "Throughput", "SrcMemType", "DstMemType",     "Device",
+                                       "Context",    "Stream",     "Unified Memory", "Virtual Address" };
+static const int nvt_w[] = { 10, 10, 20, 15, 9, 9, 9, 9, 11, 11, 11, 16, 9, 9, 21, 16 };
+
+static void nvt_row(pl_buf *b, const char *const *cells, const char *name) {
+  char line[1024];
+  size_t k = 0;
+  for (int i = 0; i < 16; i++) k += (size_t)snprintf(line + k, sizeof line - k, "%*s  ", nvt_w[i], cells[i]);
+  snprintf(line + k, sizeof line - k, "%s\n", name);
+  add(b, line);
+}
+
+static char *nvt_tricky(size_t *len, size_t rows) {
+  pl_buf b;
+  pl_buf_init(&b);
+  add(&b, "==100== NVPROF is profiling process 100, command: ./app\n==100== Profiling application: ./app\n"
+          "==100== Profiling result:\n");
+  nvt_row(&b, nvt_lab, "Name");
+  for (size_t i = 0; i < rows; i++) {
+    char st[32], du[32], gr[32], ds[32], sz[32], dev[32], nm[128];
+    snprintf(st, sizeof st, "%zu.%02zums", 500 + i / 100, i % 100);
+    snprintf(du, sizeof du, "%zu.%zuus", 1 + i % 50, i % 10);
+    snprintf(gr, sizeof gr, "(%zu 1 1)", 1 + i % 700);
+    snprintf(ds, sizeof ds, "%zuB", i % 3 * 1024);
+    snprintf(sz, sizeof sz, "%zu.000KB", 1 + i % 96);
+    snprintf(dev, sizeof dev, "Tesla V100 (%d)",
+             i > rows * 3 / 4 && i % 5 == 1 ? 2
+             : i > rows * 2 / 3 && i % 2    ? 1
+                                            : 0);
+    if (i % 10 == 3) {
+      const char *c[16] = { st,           du,         "-",      "-", "-", "-", "-", sz,
+                            "13.369GB/s", "Pageable", "Device", dev, "1", "7", "-", "-" };
+      nvt_row(&b, c, i % 20 == 3 ? "[CUDA memcpy HtoD]" : "[CUDA memcpy DtoH]");
+    } else if (i % 10 == 7) {
+      const char *c[16] = {
+        st, du, "-", "-", "-", "-", "-", "-", "-", "-", "-", dev, "-", "-", "128", "0x200060000000"
+      };
+      nvt_row(&b, c, "[Unified Memory GPU page faults]");
+    } else {
+      const char *c[16] = { st, du, gr, "(128 1 1)", "32", "0B", ds, "-", "-", "-", "-", dev, "1", "7", "-", "-" };
+      if (i % 7 == 2) snprintf(nm, sizeof nm, "new_kernel_%zu(int) [%zu]", i, i * 3);
+      else snprintf(nm, sizeof nm, "void k%zu<float>(float*, int) [%zu]", i % 9, i * 3);
+      nvt_row(&b, c, nm);
+    }
+  }
+  add(&b, "==100== Generated result file: /tmp/x.nvvp\n\nprogram output\n");
+  char line[256], c0[32], c1[32], c2[32];
+  snprintf(line, sizeof line, "%10s  %10s  %12s  Name\n", "Start", "Duration", "Device");
+  add(&b, line);
+  for (size_t i = 0; i < rows / 4; i++) {
+    snprintf(c0, sizeof c0, "%zu.5us", i);
+    snprintf(c1, sizeof c1, "%zuns", i % 90);
+    snprintf(c2, sizeof c2, "GTX (%zu)", i % 2);
+    snprintf(line, sizeof line, "%10s  %10s  %12s  late_k%zu [%zu]%s", c0, c1, c2, i % 4, i,
+             i + 1 < rows / 4 ? "\n" : "");
+    add(&b, line);
+  }
+  *len = b.len;
+  return b.data;
+}
+
+/* The --csv trace: units row, quoted cells, names with commas, escaped
+** quotes and line ends (and a line inside one that looks like a record),
+** empty cells, memcpy rows, devices first met late, a blank line ending
+** the block. */
+static char *nvc_tricky(size_t *len, size_t rows) {
+  pl_buf b;
+  pl_buf_init(&b);
+  add(&b, "==200== NVPROF is profiling process 200, command: ./app\n==200== Profiling result:\n"
+          "\"Start\",\"Duration\",\"Grid X\",\"Grid Y\",\"Grid Z\",\"Block X\",\"Block Y\",\"Block Z\","
+          "\"Registers Per Thread\",\"Static SMem\",\"Dynamic SMem\",\"Size\",\"Throughput\",\"SrcMemType\","
+          "\"DstMemType\",\"Device\",\"Context\",\"Stream\",\"Name\"\nms,us,,,,,,,,B,B,KB,GB/s,,,,,,\n");
+  char line[1024], nm[300], dev[64];
+  for (size_t i = 0; i < rows; i++) {
+    snprintf(dev, sizeof dev, "\"Tesla V100 (%d)\"",
+             i > rows * 3 / 4 && i % 5 == 1 ? 2
+             : i > rows / 2 && i % 2        ? 1
+                                            : 0);
+    if (i % 10 == 3) {
+      snprintf(line, sizeof line,
+               "%zu.%06zu,%zu.5,,,,,,,,,,%zu.0625,4.5,\"Pageable\",\"Device\",%s,\"1\",\"7\",\"%s\"\n", 215 + i / 1000,
+               i % 1000 * 997, 1 + i % 40, 1 + i % 90, dev, i % 20 == 3 ? "[CUDA memcpy HtoD]" : "[CUDA memcpy DtoH]");
+    } else {
+      if (i % 13 == 5) snprintf(nm, sizeof nm, "say \"\"hi\"\", k(int,\n%zu.5,1.5,,,\"\"x\"\",\nfloat) [%zu]", i, i);
+      else if (i % 7 == 2) snprintf(nm, sizeof nm, "new_kernel_%zu(float*, int) [%zu]", i, i);
+      else snprintf(nm, sizeof nm, "void k%zu<float, 2>(float*, int) [%zu]", i % 9, i);
+      snprintf(
+          line, sizeof line,
+          "%zu.%06zu,%zu.%zu,\"%zu\",\"1\",\"1\",\"128\",\"1\",\"1\",\"32\",\"0\",\"%zu\",,,,,%s,\"1\",\"7\",\"%s\"%s",
+          215 + i / 1000, i % 1000 * 997, 1 + i % 40, i % 10, 1 + i % 500, i % 3 * 1024, dev, nm,
+          i % 9 == 4 ? "\r\n" : "\n");
+    }
+    add(&b, line);
+  }
+  add(&b, "\n==200== Generated result file: /tmp/y.nvvp\n");
+  *len = b.len;
+  return b.data;
+}
+
+/* Replaces the first `what` at or past data + from with `with` (one byte
+** longer): a copy, its length in *len. */
+static char *damaged(const char *data, size_t *len, size_t from, const char *what, const char *with) {
+  char *copy = pl_xmalloc(*len + 2);
+  memcpy(copy, data, *len);
+  copy[*len] = '\0';
+  char *at = strstr(copy + from, what);
+  if (!at) {
+    free(copy);
+    return NULL;
+  }
+  size_t dl = strlen(what), wl = strlen(with);
+  memmove(at + wl, at + dl, *len - (size_t)(at - copy) - dl + 1);
+  memcpy(at, with, wl);
+  *len += wl - dl;
+  return copy;
+}
+
+static void nvprof_made_up(int csv) {
+  size_t m0, r0, m1, r1;
+  int jobs[64];
+  size_t chunks[64];
+  size_t nsz = 0, len, rows = 900;
+  char *t = csv ? nvc_tricky(&len, rows) : nvt_tricky(&len, rows);
+  const char *name = csv ? "trace.csv" : "trace.txt";
+  for (size_t c = 29; c < len / 2; c = c * 2 + (light ? 97 : 11))
+    for (int j = 2; j <= 4; j += light ? 2 : 1) {
+      jobs[nsz] = j;
+      chunks[nsz++] = c;
+    }
+  size_t nfew = light ? 4 : nsz;
+  char e1[512];
+  pl_profile *ref = load(name, t, len, 1, 0, 0, e1, sizeof e1);
+  if (!ref) fprintf(stderr, "%s: %s\n", name, e1);
+  TC_CHECK(ref != NULL);
+  if (ref) {
+    /* what the one-thread read makes of it, so that the cases are there */
+    const pl_table *k = tl_table(ref, "kernels"), *m = tl_table(ref, "memcpy");
+    TC_EQ_INT(m->nrows, 90);
+    TC_EQ_INT(k->nrows, csv ? 810 : 720 + 225);
+    if (!csv) TC_EQ_INT(tl_rows(ref, "unified_memory_events"), 90);
+    int dev = pl_table_col(k, "device"), line = pl_table_col(k, "line"), nm = pl_table_col(k, "name");
+    TC_CHECK(dev >= 0 && line >= 0 && nm >= 0);
+    if (dev >= 0 && line >= 0 && nm >= 0 && k->nrows > 700) {
+      int64_t maxdev = 0;
+      for (size_t r = 0; r < k->nrows; r++)
+        if (k->cols[dev]->v.i64[r] > maxdev) maxdev = k->cols[dev]->v.i64[r];
+      TC_EQ_INT(maxdev, csv ? 2 : 4); /* text: the second trace's two GTX devices come after three V100s */
+      TC_EQ_INT(k->cols[line]->v.i64[0], csv ? 5 : 5);
+      if (csv) /* row 5 of the trace: the name with a line end, on line 5 + 5 */
+        TC_EQ_STR(pl_pool_str(k->pool, k->cols[nm]->v.str[4], NULL), "say \"hi\", k(int,\n5.5,1.5,,,\"x\",\nfloat)");
+      else TC_EQ_STR(pl_pool_str(k->pool, k->cols[nm]->v.str[k->nrows - 1], NULL), "late_k0");
+    }
+  }
+  pl_profile_free(ref);
+  pl_par_body_counts(&m0, &r0);
+  TC_CHECK(tsame_jobs(fmt_id, name, t, len, jobs, chunks, nsz, 0));
+  pl_par_body_counts(&m1, &r1);
+  fprintf(stderr, "made-up nvprof %s trace: %zu bytes, %zu pieces merged, %zu read again\n", csv ? "CSV" : "text", len,
+          m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 50u : 500u));        /* pieces merged ... */
+  if (csv) TC_CHECK(r1 - r0 > (light ? 5u : 20u)); /* ... and pieces cut inside a quoted name read again */
+  /* cut short (inside a quoted field at some sizes): the same tables or error */
+  for (size_t cut = len / 3; cut < len; cut += len / 7)
+    TC_CHECK(tsame_jobs(fmt_id, name, t, cut, jobs, chunks, nfew, 0));
+  /* damaged in a later piece: the same FILE:LINE:COLUMN error at any jobs,
+  ** the same diagnostics under --lenient */
+  const char *what = csv ? ",\"128\"," : "(128 1 1)";
+  const char *with = csv ? ",1\"28\"," : "(128 1 x1)";
+  size_t blen = len;
+  char *bad = damaged(t, &blen, len * 3 / 4, what, with);
+  TC_CHECK(bad != NULL);
+  if (bad) {
+    char e2[512];
+    pl_profile *p = load(name, bad, blen, 1, 0, 0, e2, sizeof e2);
+    TC_CHECK(p == NULL && strstr(e2, name) != NULL);
+    fprintf(stderr, "damaged: %s\n", e2);
+    pl_profile_free(p);
+    pl_par_body_counts(&m0, &r0);
+    TC_CHECK(tsame_jobs(fmt_id, name, bad, blen, jobs, chunks, nfew, 0));
+    pl_par_body_counts(&m1, &r1);
+    TC_CHECK(r1 - r0 >= nfew); /* the damaged piece read again */
+    TC_CHECK(tsame_jobs(fmt_id, name, bad, blen, jobs, chunks, nfew, 1));
+    free(bad);
+  }
+  free(t);
+}
+
 int main(void) {
   size_t m0, r0, m1, r1;
   light = getenv("PERFLAB_TEST_LIGHT") != NULL;
@@ -560,5 +759,15 @@ int main(void) {
   fprintf(stderr, "kernel table: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > 2u);
   kt_made_up();
+
+  fmt_id = "nvprof";
+  pl_par_body_counts(&m0, &r0);
+  nfiles = tsame_walk(dir, fmt_id, check_file);
+  TC_CHECK(nfiles >= 8); /* tests/data holds 8 nvprof logs, two of them GPU traces */
+  pl_par_body_counts(&m1, &r1);
+  fprintf(stderr, "nvprof: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > (light ? 2u : 10u));
+  nvprof_made_up(0);
+  nvprof_made_up(1);
   return tc_done();
 }
