@@ -8,6 +8,8 @@ from a fixed seed, in the layouts the tools print:
                         block of sections, metrics and rule texts per launch
          nsys           nsys stats cuda_gpu_kern_sum console table
          nvprof-trace   nvprof --print-gpu-trace text
+         nvprof-trace-csv  nvprof --print-gpu-trace --csv (units row, quoted
+                        cells, kernel names with commas, memcpy rows, two GPUs)
          nvprof-summary nvprof summary text
          torch-table    PyTorch prof.key_averages().table() text with CPU and
                         CUDA columns (times with a unit per cell: us, ms, s),
@@ -255,6 +257,24 @@ with open(out, "w") as f:
                      "(%d 1 1)" % (32 << rnd.randrange(5)), "%d" % rnd.randrange(8, 255), "%.4fKB" % (rnd.random() * 48), "0B",
                      "-", "-", "Tesla V100-SXM2", "1", "7"]
             line = "  ".join(c.rjust(w) for c, w in zip(cells, W)) + "  %s [%d]\n" % (rnd.choice(names), rnd.randrange(10**6))
+            f.write(line); n += len(line)
+    elif kind == "nvprof-trace-csv":
+        f.write("==1== Profiling result:\n")
+        f.write('"Start","Duration","Grid X","Grid Y","Grid Z","Block X","Block Y","Block Z","Registers Per Thread",'
+                '"Static SMem","Dynamic SMem","Size","Throughput","SrcMemType","DstMemType","Device","Context","Stream","Name"\n')
+        f.write("ms,us,,,,,,,,KB,B,KB,GB/s,,,,,,\n")
+        t = 500.0
+        devs = ['"Tesla V100-SXM2-16GB (0)"', '"Tesla V100-SXM2-16GB (1)"']
+        while n < target:
+            t += rnd.random() * 0.01
+            dev = rnd.choice(devs)
+            if rnd.random() < 0.1:
+                line = '%.6f,%.6f,,,,,,,,,,%.6f,%.6f,"Pageable","Device",%s,"1","7","[CUDA memcpy HtoD]"\n' % (
+                    t, rnd.random() * 100, rnd.random() * 4096, rnd.random() * 12, dev)
+            else:
+                line = '%.6f,%.6f,"%d","%d","1","%d","1","1","%d",%.6f,"0",,,,,%s,"1","7","%s(float*, int) [%d]"\n' % (
+                    t, rnd.random() * 100, rnd.randrange(1, 4096), rnd.randrange(1, 8), 32 << rnd.randrange(5),
+                    rnd.randrange(8, 255), rnd.random() * 48, dev, rnd.choice(names).replace('"', "'"), rnd.randrange(10**6))
             f.write(line); n += len(line)
     else:
         f.write("==1== Profiling result:\n            Type  Time(%)      Time     Calls       Avg       Min       Max  Name\n")

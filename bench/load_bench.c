@@ -15,7 +15,8 @@
 **                                             nothing: FORMAT is given, parse, build every
 **                                             table or only the TABLEs named), then free;
 **                                             with LB_RAW_TEXT set in the environment,
-**                                             as with the raw_text load option
+**                                             as with the raw_text load option; LB_JOBS=N
+**                                             reads on N threads (--jobs N)
 **
 ** Each mode maps the file anew in every run (the page cache is warm after the
 ** first), exactly as pl_load_file does, so the three are comparable.  Peak
@@ -147,7 +148,8 @@ int main(int argc, char **argv) {
       pl_parse_opts o;
       memset(&o, 0, sizeof o);
       if (nt) o.tables = tables;
-      o.raw_text = getenv("LB_RAW_TEXT") != NULL; /* ncu: numbers' texts kept too (--raw-text) */
+      o.raw_text = getenv("LB_RAW_TEXT") != NULL;              /* ncu: numbers' texts kept too (--raw-text) */
+      if (getenv("LB_JOBS")) o.jobs = atoi(getenv("LB_JOBS")); /* threads for one file (default: the cores) */
       pl_err err;
       pl_profile *pr = pl_load_file(file, fmt, &o, &err);
       if (!pr) {

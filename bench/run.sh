@@ -168,7 +168,19 @@ if want nvprof; then
   F="$DATA/nvprof_gpu_trace_${TX_MB}mb.txt"
   echo "== nvprof --print-gpu-trace text ($TX_MB MB)"
   gen "$F" python3 "$HERE/gen_text.py" nvprof-trace "$F" "$TX_MB"
-  text_case nvprof "$F" nvprof columns
+  # the default (every core) and one thread, side by side in the same rounds
+  measure nvprof "memchr newline count (C)" "$LB" memchr "$F" 1
+  measure nvprof "perflab nvprof" "$LB" load "$F" nvprof 1
+  measure nvprof "perflab nvprof --jobs 1" env LB_JOBS=1 "$LB" load "$F" nvprof 1
+  measure nvprof "Python line parser" "$PY" "$HERE/py_bench.py" columns "$F" 1
+  run_queue
+  F="$DATA/nvprof_gpu_trace_${TX_MB}mb.csv"
+  echo "== nvprof --print-gpu-trace --csv ($TX_MB MB)"
+  gen "$F" python3 "$HERE/gen_text.py" nvprof-trace-csv "$F" "$TX_MB"
+  measure nvprof-csv "memchr newline count (C)" "$LB" memchr "$F" 1
+  measure nvprof-csv "perflab nvprof" "$LB" load "$F" nvprof 1
+  measure nvprof-csv "perflab nvprof --jobs 1" env LB_JOBS=1 "$LB" load "$F" nvprof 1
+  run_queue
 fi
 if want torch-table; then
   F="$DATA/torch_table_${TX_MB}mb.txt"
