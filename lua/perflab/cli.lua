@@ -70,9 +70,9 @@ diagnostics.  With --table NAME, prints that table in full.
                       (by default only of values that are not numbers)
   --max-rows N        print at most N rows (default: all)
   --jobs N            read on N threads (default: the number of cores; a
-                      Kineto trace, ncu text or CSV, generic CSV or
-                      kernel table is split among them); the tables do
-                      not depend on N
+                      Kineto trace, ncu text or CSV, generic CSV, kernel
+                      table or nvprof GPU trace is split among them); the
+                      tables do not depend on N
 ]],
   recipes = [[
 usage: perflab recipes [--format text|markdown|json|csv]

@@ -63,9 +63,9 @@ listings are checked through a stable slice (CSV header, one known row).
                         (by default only of values that are not numbers)
     --max-rows N        print at most N rows (default: all)
     --jobs N            read on N threads (default: the number of cores; a
-                        Kineto trace, ncu text or CSV, generic CSV or
-                        kernel table is split among them); the tables do
-                        not depend on N
+                        Kineto trace, ncu text or CSV, generic CSV, kernel
+                        table or nvprof GPU trace is split among them); the
+                        tables do not depend on N
 
   $ perflab help recipes
   usage: perflab recipes [--format text|markdown|json|csv]
@@ -142,9 +142,9 @@ A bundled recipe's source, and a copy of it to start one's own:
                         (by default only of values that are not numbers)
     --max-rows N        print at most N rows (default: all)
     --jobs N            read on N threads (default: the number of cores; a
-                        Kineto trace, ncu text or CSV, generic CSV or
-                        kernel table is split among them); the tables do
-                        not depend on N
+                        Kineto trace, ncu text or CSV, generic CSV, kernel
+                        table or nvprof GPU trace is split among them); the
+                        tables do not depend on N
   [2]
 
   $ perflab --version | grep -c '^perflab [0-9][0-9.]* (Lua 5\.4\.[0-9]*)$'
