@@ -302,13 +302,15 @@ int pl_par_body_read(const pl_par_body *ops, void *ud, pl_lines *c, int jobs, si
   R.end = end;
   R.n = from < end ? ((size_t)(end - from) + chunk - 1) / chunk : 1;
   if (jobs < 2 || R.n < 2) return ops->serial(ud, c, end);
+  /* piece 0 first: a body that ends in it starts no thread */
+  int r = ops->serial(ud, c, from + chunk);
+  if (r != 0) return r;
   R.pc = pl_xcalloc(R.n, sizeof *R.pc);
   for (size_t i = 0; i < R.n; i++) R.pc[i].guess = from + i * chunk;
   pl_par *S = pl_par_start(R.n, jobs, body_read, &R);
   size_t m = 0;
-  int r;
-  for (;;) {
-    r = ops->serial(ud, c, m + 1 < R.n ? R.pc[m + 1].guess : end);
+  for (int first = 1;; first = 0) {
+    if (!first) r = ops->serial(ud, c, m + 1 < R.n ? R.pc[m + 1].guess : end);
     if (r != 0 || m + 1 >= R.n) break;
     m++;
     /* pieces the main thread read past (a record over their start) */

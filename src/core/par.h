@@ -86,8 +86,9 @@ void pl_par_merge_diags(pl_profile *dst, const pl_profile *src, size_t line_off)
 ** reader of its own (ops->piece: own tables and string pools, line
 ** numbers from 1 at the piece's start, no --lenient) up to the first
 ** record boundary at or past the next guess, or to where the body ends.
-** The main thread reads piece 0 itself (ops->serial), then walks the
-** pieces in file order: where it stands exactly at a piece's start it
+** The main thread reads piece 0 itself (ops->serial) before any worker
+** starts (a body that ends there costs no thread), then walks the pieces
+** in file order: where it stands exactly at a piece's start it
 ** appends the piece (ops->merge: strings re-interned in the order the piece
 ** met them, line numbers moved on), else (the piece began inside a record,
 ** held a bad row, or could not be merged) it reads the piece itself, so
