@@ -44,6 +44,9 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +165,20 @@ static kctx *piece_ctx(par *P, const pl_input *in) {
   return k;
 }
 
+/* The input's pages of [a, b) mapped in one call, not by a fault each 16
+** pages (a mapped file; a read one's are in already): on this VM a fault
+** is dear (a memchr pass over the 1 GB bench trace, 15 k faults: -10 %
+** CPU). */
+static void populate_text(const char *a, const char *b) {
+#if defined(__linux__) && defined(MADV_POPULATE_READ)
+  uintptr_t pa = (uintptr_t)a & ~(uintptr_t)4095, pb = (uintptr_t)b & ~(uintptr_t)4095;
+  if (pb > pa) (void)madvise((void *)pa, pb - pa, MADV_POPULATE_READ);
+#else
+  (void)a;
+  (void)b;
+#endif
+}
+
 static piece *pc_at(par *P, size_t i) { return &P->pc[i % P->cap]; }
 static size_t guess_of(const par *P, size_t i) { return P->g1 + (i - 1) * P->step; } /* i >= 1 */
 
@@ -194,6 +211,7 @@ static void read_piece(pl_par *S, void *ud, size_t i) {
   kctx *k = piece_ctx(P, in);
   k->in_off = base;
   size_t g = guess_of(P, i);
+  if (!P->gz && g < in->len) populate_text(d + g, lim < end ? lim + 4096 : end);
   const char *s = g - base < in->len ? find_start(d + (g - base), lim, lo) : NULL;
   if (s) {
     const char *r = s, *stop = s;
