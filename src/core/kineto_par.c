@@ -288,11 +288,11 @@ static void merge(par *P, piece *pc) {
     dst[i]->room = 0; /* fast_row: look at the columns' room again */
     /* once the columns are sized (pl_kin_progress), the pages of rows to
     ** come are faulted in by a piece's finish, one call a column for
-    ** about 8 pieces' rows, 8 pieces ahead: no finish running at the
+    ** about 4 pieces' rows, 6 pieces ahead: no finish running at the
     ** same time (the next pieces') writes to them meanwhile */
-    if (k->reserved && n0 + 9 * add > P->faulted[i] && !__atomic_load_n(&P->nopop, __ATOMIC_RELAXED)) {
+    if (k->reserved && n0 + 6 * add > P->faulted[i] && !__atomic_load_n(&P->nopop, __ATOMIC_RELAXED)) {
       pc->pop_from[i] = n0 > P->faulted[i] ? n0 : P->faulted[i];
-      pc->pop_to[i] = P->faulted[i] = n0 + 17 * add + 64;
+      pc->pop_to[i] = P->faulted[i] = n0 + 10 * add + 64;
     }
   }
   pl_devwork_merge(k->dw, c->dw, map); /* cannot fail: piece_fits checked its cap */
