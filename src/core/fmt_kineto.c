@@ -1344,6 +1344,7 @@ int pl_kin_events_until(kctx *k, size_t limit, size_t *at) {
         return 1;
       }
     }
+    if (k->before_read) k->before_read(k->before_ud);
     pl_json_type t = pl_json_next(j);
     if (t == PL_JSON_ERROR) return -1;
     if (t == PL_JSON_ARR_END) return 0;

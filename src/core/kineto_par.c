@@ -44,12 +44,16 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
 #define PAR_CHUNK_DEFAULT (1u << 20)
 
 #define NONE SIZE_MAX
+#define NTC  11 /* the tables a piece fills (tcols_of) */
 
 /* Offsets are stream offsets: for a whole input, from its start. */
 typedef struct piece {
@@ -59,6 +63,11 @@ typedef struct piece {
   size_t nl, nlc; /* a stream's: the newlines in [start, stop), the bytes after the last */
   pl_input seg;   /* a stream's: the segment read */
   kctx *k;        /* its context, once read */
+  /* merged, for its finish (finish_piece): its string ids in the main
+  ** pool's, where its rows go in the main tables, the rows of those to
+  ** fault in first */
+  uint32_t *map;
+  size_t row0[NTC], pop_from[NTC], pop_to[NTC];
 } piece;
 
 typedef struct par {
@@ -72,6 +81,10 @@ typedef struct par {
   kctx **spare; /* contexts done with, their column buffers for the next pieces (mu) */
   size_t nspare, capspare;
   pthread_mutex_t mu;
+  pl_par *S;
+  int unsynced;        /* pieces given to finish since the last pl_par_sync */
+  size_t faulted[NTC]; /* rows of the main tables whose pages a finish faults in */
+  int nopop;           /* pl_table_populate failed: stop asking (atomic) */
 } par;
 
 /* Pieces merged as read and pieces read again by the main thread, since
@@ -102,7 +115,6 @@ static const char *find_start(const char *p, const char *stop, const char *lo) {
   return NULL;
 }
 
-#define NTC 11
 static void tcols_of(kctx *k, tcols *out[NTC]) {
   tcols *all[NTC] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem, &k->pr, &k->th };
   memcpy(out, all, sizeof all);
@@ -153,6 +165,20 @@ static kctx *piece_ctx(par *P, const pl_input *in) {
   return k;
 }
 
+/* The input's pages of [a, b) mapped in one call, not by a fault each 16
+** pages (a mapped file; a read one's are in already): on this VM a fault
+** is dear (a memchr pass over the 1 GB bench trace, 15 k faults: -10 %
+** CPU). */
+static void populate_text(const char *a, const char *b) {
+#if defined(__linux__) && defined(MADV_POPULATE_READ)
+  uintptr_t pa = (uintptr_t)a & ~(uintptr_t)4095, pb = (uintptr_t)b & ~(uintptr_t)4095;
+  if (pb > pa) (void)madvise((void *)pa, pb - pa, MADV_POPULATE_READ);
+#else
+  (void)a;
+  (void)b;
+#endif
+}
+
 static piece *pc_at(par *P, size_t i) { return &P->pc[i % P->cap]; }
 static size_t guess_of(const par *P, size_t i) { return P->g1 + (i - 1) * P->step; } /* i >= 1 */
 
@@ -185,6 +211,7 @@ static void read_piece(pl_par *S, void *ud, size_t i) {
   kctx *k = piece_ctx(P, in);
   k->in_off = base;
   size_t g = guess_of(P, i);
+  if (!P->gz && g < in->len) populate_text(d + g, lim < end ? lim + 4096 : end);
   const char *s = g - base < in->len ? find_start(d + (g - base), lim, lo) : NULL;
   if (s) {
     const char *r = s, *stop = s;
@@ -222,7 +249,21 @@ static int piece_fits(const kctx *k, const kctx *c) {
   return !(k->nrp > 0 && c->nevents > c->ncat) && !pl_devwork_dropped(c->dw);
 }
 
-static void merge(kctx *k, kctx *c) {
+/* The main thread's tables may be written (not just claimed rows of):
+** the pieces given to finish are finished. */
+static void sync_rows(void *ud) {
+  par *P = ud;
+  if (!P->unsynced) return;
+  pl_par_sync(P->S);
+  P->unsynced = 0;
+}
+
+/* The merge of piece pc as read, on the main thread and in file order:
+** its strings interned, its rows claimed in the main tables, the state
+** carried from event to event merged.  The copy of its cells is left to
+** its finish, on whichever thread is free. */
+static void merge(par *P, piece *pc) {
+  kctx *k = P->main, *c = pc->k;
   uint32_t *map = pl_par_pool_map(k->pool, c->pool);
   tcols *dst[NTC], *src[NTC];
   tcols_of(k, dst);
@@ -238,11 +279,24 @@ static void merge(kctx *k, kctx *c) {
     k->capwait = k->nwait;
   }
   for (size_t i = 0; i < NTC; i++) {
-    pl_par_append_rows(dst[i]->t, src[i]->t, map);
+    pl_table *d = dst[i]->t, *s = src[i]->t;
+    size_t add = s ? s->nrows : 0;
+    pc->pop_from[i] = pc->pop_to[i] = 0;
+    if (!d || add == 0) continue;
+    if (!pl_par_rows_fit(d, add)) sync_rows(P); /* the buffers move */
+    size_t n0 = pc->row0[i] = pl_par_claim_rows(d, add);
     dst[i]->room = 0; /* fast_row: look at the columns' room again */
+    /* once the columns are sized (pl_kin_progress), the pages of rows to
+    ** come are faulted in by a piece's finish, one call a column for
+    ** about 4 pieces' rows, 6 pieces ahead: no finish running at the
+    ** same time (the next pieces') writes to them meanwhile */
+    if (k->reserved && n0 + 6 * add > P->faulted[i] && !__atomic_load_n(&P->nopop, __ATOMIC_RELAXED)) {
+      pc->pop_from[i] = n0 > P->faulted[i] ? n0 : P->faulted[i];
+      pc->pop_to[i] = P->faulted[i] = n0 + 10 * add + 64;
+    }
   }
   pl_devwork_merge(k->dw, c->dw, map); /* cannot fail: piece_fits checked its cap */
-  free(map);
+  pc->map = map;
   k->nevents += c->nevents;
   k->nmeta_events += c->nmeta_events;
   k->nother += c->nother;
@@ -260,6 +314,29 @@ static void merge(kctx *k, kctx *c) {
     memcpy(k->rp + k->nrp, c->rp, c->nrp * sizeof *k->rp);
     k->nrp += c->nrp;
   }
+}
+
+/* The rest of merged piece i's merge, on any thread: the pages of rows to
+** come faulted in, its cells copied into the rows claimed for them, its
+** context kept for the next pieces.  It writes only those rows' cells. */
+static void finish_piece(pl_par *S, void *ud, size_t i) {
+  (void)S;
+  par *P = ud;
+  piece *pc = pc_at(P, i);
+  tcols *dst[NTC], *src[NTC];
+  tcols_of(P->main, dst);
+  tcols_of(pc->k, src);
+  for (size_t t = 0; t < NTC; t++) {
+    pl_table *d = dst[t]->t, *s = src[t]->t;
+    if (!d || !s || s->nrows == 0) continue;
+    if (pc->pop_to[t] > pc->pop_from[t] && pl_table_populate(d, pc->pop_from[t], pc->pop_to[t]) != 0)
+      __atomic_store_n(&P->nopop, 1, __ATOMIC_RELAXED);
+    pl_par_copy_rows(d, pc->row0[t], s, pc->map);
+  }
+  free(pc->map);
+  pc->map = NULL;
+  piece_done(P, pc->k);
+  pc->k = NULL;
 }
 
 int pl_kin_events_par(kctx *k) {
@@ -300,7 +377,14 @@ int pl_kin_events_par(kctx *k) {
   P.capspare = P.cap + 2; /* contexts alive at once: at most the pieces in the ring */
   P.spare = pl_xcalloc(P.capspare, sizeof *P.spare);
   pthread_mutex_init(&P.mu, NULL);
-  pl_par *S = pl_par_start_ring(P.n, jobs, window, read_piece, &P);
+  /* the pages of the rows merged are faulted in by the pieces' finishes
+  ** (merge), not by the main thread's pl_kin_progress */
+  tcols *all[NTC];
+  tcols_of(k, all);
+  for (size_t i = 0; i < NTC; i++) all[i]->faulted = SIZE_MAX;
+  pl_par *S = P.S = pl_par_start_ring(P.n, jobs, window, read_piece, finish_piece, &P);
+  k->before_read = sync_rows;
+  k->before_ud = &P;
   int rc;
   size_t m = 0; /* the piece the main thread is in */
   for (;;) {
@@ -320,30 +404,43 @@ int pl_kin_events_par(kctx *k) {
     pl_par_wait(S, m);
     piece *c = pc_at(&P, m);
     if (c->start == at && c->nread > 0 && piece_fits(k, c->k)) {
-      merge(k, c->k);
+      size_t stop = c->stop, nl = c->nl, nlc = c->nlc;
+      merge(&P, c);
+      pl_par_finish(S, m); /* c is the finish's now */
+      P.unsynced = 1;
+      __atomic_add_fetch(&n_merged, 1, __ATOMIC_RELAXED);
       /* the tokenizer past the piece's events, as if it had read them */
       if (pl_json_next(&k->j) != PL_JSON_OBJ) {
         rc = -1;
         break;
       } /* at is a '{' after ',': cannot fail */
       if (P.gz) {
-        if (pl_kin_stream_skip(k, c->stop, c->nl, c->nlc)) {
+        if (pl_kin_stream_skip(k, stop, nl, nlc)) {
           rc = -1;
           break;
         }
-      } else pl_json_close_at(&k->j, k->in->data + c->stop);
-      __atomic_add_fetch(&n_merged, 1, __ATOMIC_RELAXED);
-    } else __atomic_add_fetch(&n_reread, 1, __ATOMIC_RELAXED);
-    piece_done(&P, c->k);
-    c->k = NULL;
-    pl_par_done(S, m);
-    if (pl_kin_pos(k, k->j.p) >= k->next_progress && pl_kin_progress(k)) {
-      rc = -1;
-      break;
+      } else pl_json_close_at(&k->j, k->in->data + stop);
+    } else {
+      __atomic_add_fetch(&n_reread, 1, __ATOMIC_RELAXED);
+      piece_done(&P, c->k);
+      c->k = NULL;
+      pl_par_done(S, m);
+    }
+    if (pl_kin_pos(k, k->j.p) >= k->next_progress) {
+      if (!k->reserved) sync_rows(&P); /* pl_kin_progress sizes the columns: their buffers move */
+      if (pl_kin_progress(k)) {
+        rc = -1;
+        break;
+      }
     }
   }
-  pl_par_stop(S);
-  for (size_t i = 0; i < P.cap; i++) pl_kin_ctx_free(P.pc[i].k);
+  pl_par_stop(S); /* finishes what is given to finish first */
+  k->before_read = NULL;
+  k->before_ud = NULL;
+  for (size_t i = 0; i < P.cap; i++) {
+    pl_kin_ctx_free(P.pc[i].k);
+    free(P.pc[i].map);
+  }
   for (size_t i = 0; i < P.nspare; i++) pl_kin_ctx_free(P.spare[i]);
   free(P.spare);
   free(P.pc);

@@ -19,9 +19,13 @@ struct pl_par {
   size_t merged;     /* pieces up to here are merged or read again */
   size_t window;     /* pieces claimed at most this far past merged */
   size_t cap;        /* piece i's state is state[i % cap] */
-  int *state;        /* per piece: 0 free, 1 claimed, 2 read */
+  int *state;        /* per piece: 0 free, 1 claimed, 2 read, 3 to finish, 4 finishing */
+  size_t *fq;        /* the pieces to finish, in the order given (a ring of cap) */
+  size_t fq_head, fq_n;
+  size_t nfinish; /* pieces to finish or finishing */
   int abort;
   void (*read)(pl_par *P, void *ud, size_t i);
+  void (*finish)(pl_par *P, void *ud, size_t i);
   void *ud;
   pthread_t *th;
   int nth;
@@ -38,9 +42,12 @@ int pl_par_jobs(const pl_parse_opts *o) { return o && o->jobs > 0 ? o->jobs : pl
 
 int pl_par_aborted(const pl_par *P) { return __atomic_load_n(&P->abort, __ATOMIC_RELAXED); }
 
-/* The next piece to read (mu held), or 0. */
+/* The next piece to read (mu held), or 0.  Its slot must be free (a
+** piece cap before it may still be finishing). */
 static size_t claim(pl_par *P) {
-  if (pl_par_aborted(P) || P->next_claim >= P->n || P->next_claim > P->merged + P->window) return 0;
+  if (pl_par_aborted(P) || P->next_claim >= P->n || P->next_claim > P->merged + P->window ||
+      P->state[P->next_claim % P->cap] != 0)
+    return 0;
   size_t i = P->next_claim++;
   P->state[i % P->cap] = 1;
   return i;
@@ -54,16 +61,34 @@ static void read_claimed(pl_par *P, size_t i) {
   pthread_cond_broadcast(&P->cv);
 }
 
+/* Finishes the first piece given to finish, if any (mu held): 1 if it did. */
+static int finish_one(pl_par *P) {
+  if (P->fq_n == 0) return 0;
+  size_t i = P->fq[P->fq_head];
+  P->fq_head = (P->fq_head + 1) % P->cap;
+  P->fq_n--;
+  P->state[i % P->cap] = 4;
+  pthread_mutex_unlock(&P->mu);
+  P->finish(P, P->ud, i);
+  pthread_mutex_lock(&P->mu);
+  P->state[i % P->cap] = 0;
+  P->nfinish--;
+  pthread_cond_broadcast(&P->cv);
+  return 1;
+}
+
 static void *worker(void *arg) {
   pl_par *P = arg;
   pthread_mutex_lock(&P->mu);
   for (;;) {
+    if (finish_one(P)) continue; /* first: it frees a slot, and the memory it holds */
     size_t i = claim(P);
     if (i) {
       read_claimed(P, i);
       continue;
     }
-    if (pl_par_aborted(P) || P->next_claim >= P->n) break;
+    /* with a finish, pieces come to finish until pl_par_stop */
+    if (pl_par_aborted(P) || (P->next_claim >= P->n && !P->finish)) break;
     pthread_cond_wait(&P->cv, &P->mu);
   }
   pthread_mutex_unlock(&P->mu);
@@ -81,14 +106,16 @@ static void set_merged(pl_par *P, size_t m, int done) {
 
 /* cap: the states kept (n, or a ring of window + 2 where n is unknown) */
 static pl_par *start(size_t n, size_t cap, int jobs, size_t window, void (*read)(pl_par *P, void *ud, size_t i),
-                     void *ud) {
+                     void (*finish)(pl_par *P, void *ud, size_t i), void *ud) {
   pl_par *P = pl_xcalloc(1, sizeof *P);
   P->n = n;
   P->window = window ? window : 1;
   P->cap = cap ? cap : 1;
   P->state = pl_xcalloc(P->cap, sizeof *P->state);
+  if (finish) P->fq = pl_xcalloc(P->cap, sizeof *P->fq);
   P->next_claim = 1;
   P->read = read;
+  P->finish = finish;
   P->ud = ud;
   pthread_mutex_init(&P->mu, NULL);
   pthread_cond_init(&P->cv, NULL);
@@ -99,18 +126,20 @@ static pl_par *start(size_t n, size_t cap, int jobs, size_t window, void (*read)
 }
 
 pl_par *pl_par_start(size_t n, int jobs, void (*read)(pl_par *P, void *ud, size_t i), void *ud) {
-  return start(n, n, jobs, 2 * (size_t)(jobs > 0 ? jobs : 1), read, ud);
+  return start(n, n, jobs, 2 * (size_t)(jobs > 0 ? jobs : 1), read, NULL, ud);
 }
 
-pl_par *pl_par_start_ring(size_t n, int jobs, size_t window, void (*read)(pl_par *P, void *ud, size_t i), void *ud) {
+pl_par *pl_par_start_ring(size_t n, int jobs, size_t window, void (*read)(pl_par *P, void *ud, size_t i),
+                          void (*finish)(pl_par *P, void *ud, size_t i), void *ud) {
   size_t w = window ? window : 1;
-  return start(n, n < w + 2 ? n : w + 2, jobs, w, read, ud);
+  return start(n, n < w + 2 ? n : w + 2, jobs, w, read, finish, ud);
 }
 
 void pl_par_wait(pl_par *P, size_t i) {
   set_merged(P, i - 1, 0);
   pthread_mutex_lock(&P->mu);
   while (P->state[i % P->cap] != 2) {
+    if (finish_one(P)) continue;
     size_t j = claim(P);
     if (j) read_claimed(P, j);
     else pthread_cond_wait(&P->cv, &P->mu);
@@ -120,7 +149,26 @@ void pl_par_wait(pl_par *P, size_t i) {
 
 void pl_par_done(pl_par *P, size_t i) { set_merged(P, i, 1); }
 
+void pl_par_finish(pl_par *P, size_t i) {
+  pthread_mutex_lock(&P->mu);
+  P->merged = i;
+  P->state[i % P->cap] = 3;
+  P->fq[(P->fq_head + P->fq_n) % P->cap] = i;
+  P->fq_n++;
+  P->nfinish++;
+  pthread_cond_broadcast(&P->cv);
+  pthread_mutex_unlock(&P->mu);
+}
+
+void pl_par_sync(pl_par *P) {
+  pthread_mutex_lock(&P->mu);
+  while (P->nfinish > 0)
+    if (!finish_one(P)) pthread_cond_wait(&P->cv, &P->mu);
+  pthread_mutex_unlock(&P->mu);
+}
+
 void pl_par_stop(pl_par *P) {
+  if (P->finish) pl_par_sync(P);
   pthread_mutex_lock(&P->mu);
   __atomic_store_n(&P->abort, 1, __ATOMIC_RELAXED);
   pthread_cond_broadcast(&P->cv);
@@ -128,6 +176,7 @@ void pl_par_stop(pl_par *P) {
   for (int t = 0; t < P->nth; t++) pthread_join(P->th[t], NULL);
   free(P->th);
   free(P->state);
+  free(P->fq);
   pthread_mutex_destroy(&P->mu);
   pthread_cond_destroy(&P->cv);
   free(P);
@@ -183,6 +232,33 @@ void pl_par_append_rows(pl_table *d, const pl_table *s, const uint32_t *map) {
   pl_table_reserve(d, n0 + add);
   for (size_t i = 0; i < d->ncols; i++) append_col(d->cols[i], s->cols[i], n0, add, map);
   d->nrows = n0 + add;
+}
+
+int pl_par_rows_fit(const pl_table *d, size_t add) {
+  for (size_t i = 0; i < d->ncols; i++)
+    if (d->cols[i]->shared || d->cols[i]->cap < d->nrows + add) return 0;
+  return 1;
+}
+
+size_t pl_par_claim_rows(pl_table *d, size_t add) {
+  size_t n0 = d->nrows;
+  pl_table_reserve(d, n0 + add);
+  for (size_t i = 0; i < d->ncols; i++) d->cols[i]->len = n0 + add;
+  d->nrows = n0 + add;
+  return n0;
+}
+
+void pl_par_copy_rows(pl_table *d, size_t n0, const pl_table *s, const uint32_t *map) {
+  size_t add = s->nrows;
+  for (size_t i = 0; i < d->ncols; i++) {
+    pl_column *dc = d->cols[i];
+    const pl_column *sc = s->cols[i];
+    if (dc->type == PL_STR) {
+      uint32_t *o = dc->v.str + n0;
+      const uint32_t *in = sc->v.str;
+      for (size_t r = 0; r < add; r++) o[r] = map[in[r]];
+    } else memcpy((char *)dc->v.any + n0 * elsize(dc->type), sc->v.any, add * elsize(dc->type));
+  }
 }
 
 int pl_par_append_fits(const pl_table *d, const pl_table *s) {

@@ -11,6 +11,12 @@
 ** in the order the piece met them, so every string id is the one-thread
 ** read's), else reads it again itself, and says it is done with it
 ** (pl_par_done).  Used by kineto_par.c, fmt_ncu_text.c and fmt_ncu_csv.c.
+**
+** A reader with a finish (pl_par_start_ring) may instead hand the rest of
+** a piece's merge to whichever thread is free (pl_par_finish): the main
+** thread takes the piece's rows and strings in order (pl_par_claim_rows,
+** pl_par_pool_map) and goes on, while a worker copies the cells
+** (pl_par_copy_rows).  Workers take pieces to finish before pieces to read.
 */
 #ifndef PL_PAR_H
 #define PL_PAR_H
@@ -33,13 +39,23 @@ pl_par *pl_par_start(size_t n, int jobs, void (*read)(pl_par *P, void *ud, size_
 ** state and the reader's own per-piece slot can live in a ring of
 ** window + 2 entries (piece i at i % (window + 2)).  Every piece the main
 ** thread waits for must then be said done (pl_par_done) before it waits
-** for the next. */
-pl_par *pl_par_start_ring(size_t n, int jobs, size_t window, void (*read)(pl_par *P, void *ud, size_t i), void *ud);
+** for the next.  finish (may be NULL): see pl_par_finish. */
+pl_par *pl_par_start_ring(size_t n, int jobs, size_t window, void (*read)(pl_par *P, void *ud, size_t i),
+                          void (*finish)(pl_par *P, void *ud, size_t i), void *ud);
 /* Waits until piece i is read, reading others meanwhile; the pieces before
 ** i are done with. */
 void pl_par_wait(pl_par *P, size_t i);
 /* Piece i is merged or read again: the workers may read further ahead. */
 void pl_par_done(pl_par *P, size_t i);
+/* Instead of pl_par_done: piece i is merged but for the reader's
+** finish(P, ud, i), which the first thread free runs (a worker, or the
+** main thread in pl_par_wait or pl_par_sync).  Piece i's slot (of a ring)
+** is free again when finish returns. */
+void pl_par_finish(pl_par *P, size_t i);
+/* Waits until every piece given to pl_par_finish is finished (finishing
+** them itself meanwhile): after it, the main thread may touch what the
+** finishes wrote (pl_par_stop does it first). */
+void pl_par_sync(pl_par *P);
 /* Has pl_par_stop begun (a worker deep in a piece may stop early)? */
 int pl_par_aborted(const pl_par *P);
 /* Stops the workers (a piece being read is finished first), joins them,
@@ -61,6 +77,17 @@ uint32_t *pl_par_pool_map(pl_pool *dst, const pl_pool *src);
 ** (kineto_par.c: pl_kin_progress, 8 MB of input's rows every 4 MB; a
 ** madvise a column a piece was 438 k calls on a 4 GB trace). */
 void pl_par_append_rows(pl_table *d, const pl_table *s, const uint32_t *map);
+/* Does d have room for add more rows in every column (pl_par_claim_rows
+** then moves no buffer)? */
+int pl_par_rows_fit(const pl_table *d, size_t add);
+/* Appends add rows to d whose cells are not yet written (d's columns
+** grown to hold them): returns the first.  pl_par_copy_rows writes them. */
+size_t pl_par_claim_rows(pl_table *d, size_t add);
+/* Writes the rows of s (same columns as d) into d's rows claimed from n0
+** on, string ids through map.  Reads of d only its column buffers: may run
+** on another thread while the main thread claims more rows, as long as
+** they fit (pl_par_rows_fit) and nothing else writes d. */
+void pl_par_copy_rows(pl_table *d, size_t n0, const pl_table *s, const uint32_t *map);
 /* Can s's rows be appended to d by column name: no open row in s, and
 ** every column of s that d has (by name) of the same type?  (d's open row,
 ** if any, must be ended first.) */

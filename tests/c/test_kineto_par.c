@@ -10,7 +10,12 @@
 ** arrays of objects, numbers.  And a made-up trace built for the purpose:
 ** names holding "}, {" and escaped quotes, args with arrays of objects,
 ** events the fast path declines (NaN), a non-object element; read with
-** piece sizes from 5 to 299 bytes.
+** piece sizes from 5 to 299 bytes.  And a made-up trace of 6 MB, past the
+** 4 MB at which the reader sizes its columns for the rows to come and
+** starts faulting their pages in ahead: its later events are shorter, so
+** that sizing falls short and the columns grow while pieces are being
+** copied into them on other threads (kineto_par.c's finishes); new names
+** keep appearing, so the string ids depend on the interning order.
 */
 #include "tload.h"
 #include "tsame.h"
@@ -76,6 +81,61 @@ static char *tricky(size_t *len) {
   return b.data;
 }
 
+/* A trace of about mb MB: kernels, CPU ops and runtime calls, new names
+** all along; past 4.25 MB its events are a quarter as long (four times
+** the rows a byte). */
+static char *big(size_t mb, size_t *len) {
+  pl_buf b;
+  pl_buf_init(&b);
+  const char *head = "{\"schemaVersion\": 1, \"traceEvents\": [\n";
+  pl_buf_add(&b, head, strlen(head));
+  char ev[512];
+  for (size_t i = 0; b.len < (mb << 20); i++) {
+    int half = b.len > (17u << 18);
+    size_t name = i % (7 + i / 50); /* a new name now and then */
+    int n;
+    switch (i % 3) {
+      case 0:
+        n = snprintf(ev, sizeof ev,
+                     "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%zu\", \"pid\": 0, \"tid\": %zu, \"ts\": "
+                     "%zu.%zu, \"dur\": %zu%s}",
+                     name, 7 + i % 4, 1000 + i, i % 1000, 1 + i % 97,
+                     half ? ""
+                          : ", \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 12345, \"grid\": [1, 2, 3], "
+                            "\"block\": [128, 1, 1], \"registers per thread\": 32, \"shared memory\": 0, \"pad\": "
+                            "\"................................................................................\"}");
+        break;
+      case 1:
+        n = snprintf(
+            ev, sizeof ev,
+            "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%zu\", \"pid\": 1, \"tid\": 1, "
+            "\"ts\": %zu, \"dur\": %zu%s}",
+            name, 1000 + i, 2 + i % 31,
+            half ? ""
+                 : ", \"args\": {\"External id\": 77, \"Input Dims\": [[2, 3], [3, 4]], \"Sequence number\": 5, "
+                   "\"pad\": \"..................................................................................."
+                   "...........................................................................\"}");
+        break;
+      default:
+        n = snprintf(
+            ev, sizeof ev,
+            "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
+            "\"tid\": %zu, \"ts\": %zu, \"dur\": 1%s}",
+            1 + i % 2, 1000 + i,
+            half ? ""
+                 : ", \"args\": {\"correlation\": 12345, \"cbid\": 211, \"pad\": \"......................."
+                   "..............................................................................................."
+                   "................................\"}");
+    }
+    if (i) pl_buf_add(&b, ",\n", 2);
+    pl_buf_add(&b, ev, (size_t)n);
+  }
+  const char *tail = "\n]}\n";
+  pl_buf_add(&b, tail, strlen(tail));
+  *len = b.len;
+  return b.data;
+}
+
 int main(void) {
   size_t m0, r0, m1, r1;
   light = getenv("PERFLAB_TEST_LIGHT") != NULL;
@@ -112,6 +172,19 @@ int main(void) {
     bad[7] = 'x';
     TC_CHECK(tsame_jobs("kineto", "bad.json", t, len, jobs, chunks, light ? 10 : 30, 0));
   }
+  free(t);
+
+  /* 8 MB: past the sizing at 4 MB (fmt_kineto.c's pl_kin_progress), which
+  ** falls short */
+  t = big(8, &len);
+  TC_CHECK(len > (7u << 20));
+  const int bjobs[] = { 2, 3 };
+  const size_t bchunks[] = { 65536 + 13, 300007 };
+  pl_kineto_par_counts(&m0, &r0);
+  TC_CHECK(tsame_jobs("kineto", "big.json", t, len, bjobs, bchunks, light ? 1 : 2, 0));
+  pl_kineto_par_counts(&m1, &r1);
+  fprintf(stderr, "big trace: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
+  TC_CHECK(m1 - m0 > 120); /* about 128 pieces of 64 KB, all merged but the first */
   free(t);
   return tc_done();
 }
