@@ -74,8 +74,8 @@ uint32_t *pl_par_pool_map(pl_pool *dst, const pl_pool *src);
 /* Appends the rows of s to d, which has the same columns in the same
 ** order and types; string ids through map.  d's pages are not faulted in
 ** first: its reader does that ahead, a batch of pieces at a time
-** (kineto_par.c: pl_kin_progress, 8 MB of input's rows every 4 MB; a
-** madvise a column a piece was 438 k calls on a 4 GB trace). */
+** (kineto_par.c's finishes: 4 pieces' rows, 6 pieces ahead, every 4
+** pieces; a madvise a column a piece was 438 k calls on a 4 GB trace). */
 void pl_par_append_rows(pl_table *d, const pl_table *s, const uint32_t *map);
 /* Does d have room for add more rows in every column (pl_par_claim_rows
 ** then moves no buffer)? */
