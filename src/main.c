@@ -416,6 +416,7 @@ int main(int argc, char **argv) {
   limits_opts lo = { 0, 0, 0 };
   if (take_limits(&argc, argv, &lo) != 0) return 2;
   pl_set_oom_handler(core_oom);
+  pl_call_bigpages_after_load(1);
   lua_State *L = pl_host_newstate();
   if (L == NULL) {
     fprintf(stderr, "perflab: cannot create Lua state: not enough memory\n");
