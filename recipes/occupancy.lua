@@ -269,8 +269,18 @@ local function cuda_report(p, ctx, want_ids)
     for gi, keep in ipairs(gsel:to_lua()) do if keep then out[#out + 1] = all[gi] end end
     return out
   end)() or nil
-  local rep = t:take(grows)
-  local orep = oc:take(grows)
+  -- the columns the group table reads, at the groups' first launches (a
+  -- table of a few columns sharing t's and oc's values, then one take)
+  local function take_cols(src, names)
+    local x = src:select({})
+    for _, c in ipairs(names) do if src:has(c) then x:with(c, src:col(c)) end end
+    return x:take(grows)
+  end
+  local OC_COLS = { "limiter", "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
+                    "block_limit_barriers", "active_blocks", "theoretical_warps", "theoretical_occupancy_pct",
+                    "smem_config_used", "invalid" }
+  local rep = take_cols(t, { "kernel", "cc", "block_size", "registers" })
+  local orep = take_cols(oc, OC_COLS)
   local arep = k:select({}):with("smem_static", type(ss_eff) == "number" and tw:keep(none):fill(ss_eff) or ss_eff)
   arep:with("smem_dynamic", type(sd_eff) == "number" and tw:keep(none):fill(sd_eff) or sd_eff)
   if cfg then arep:with("smem_config", cfg) end
@@ -280,13 +290,11 @@ local function cuda_report(p, ctx, want_ids)
   -- figures), every column built in C; the findings are column operations
   -- over it (a trace of many launch shapes has about as many groups as
   -- launches)
-  local g = rep:select({ "kernel", "cc", "block_size", "registers" })
+  local g = rep   -- kernel, cc, block_size, registers
   for _, c in ipairs({ "launches", "time_ns", "ach_sum", "ach_n" }) do
     if firsts:has(c) then g:with(c, firsts:col(c)) end
   end
-  for _, c in ipairs({ "limiter", "block_limit_sm", "block_limit_warps", "block_limit_registers", "block_limit_smem",
-                       "block_limit_barriers", "active_blocks", "theoretical_warps", "theoretical_occupancy_pct",
-                       "smem_config_used", "invalid" }) do
+  for _, c in ipairs(OC_COLS) do
     g:with(c, orep:has(c) and orep:col(c) or rep:const(nil, c == "limiter" and "string" or "number"))
   end
   for _, c in ipairs({ "smem_static", "smem_dynamic", "smem_config", "smem_driver" }) do

@@ -142,18 +142,17 @@ local function any(mask) return mask:count_true() > 0 end
 -- distinct text), name tests run once per distinct name (c:map, c:match),
 -- one interval set per role from the masked rows.  The device ops, runtime
 -- calls and host ops the later passes need are tables filtered from it.
-local function collect(p)
+local function collect(p, complete)
   local ev = p:table("events")
   local text = S.text   -- (a column without strings compares false with text)
   local X, ext = text(ev, "ph"):eq("X"), ev:col("external_id")
   local commop_ev = text(ev, "name"):isin(sorted_keys(D.comm_ops))
   -- external ids of communication ops: their kernels are communication
   local comm_ext = ev:filter(X & commop_ev & ext:present()):col("external_id")
-  -- the complete events with a start; a missing duration is 0
-  local e = ev:filter(X & ev:col("ts_ns"):present(), { "name", "cat", "ts_ns", "dur_ns", "external_id", "tid" })
-  e:with("end_ns", e:col("ts_ns") + IV.filled(e, "dur_ns", 0))
+  -- the complete events with a start, a missing duration 0 (perflab.steps: S.bound's)
+  local e, lc
+  if complete then e, lc = complete.e, complete.lc else e, lc = S.complete(p) end
   local name = text(e, "name")
-  local lc = text(e, text(e, "cat"):map(string.lower))
   local commop = name:isin(sorted_keys(D.comm_ops))
   local commk = e:col("external_id"):isin(comm_ext) | name:map(comm.is_kernel):eq(true)
   local kernel, memcpy, memset = lc:eq("kernel"), lc:isin { "memcpy", "gpu_memcpy" }, lc:isin { "memset", "gpu_memset" }
@@ -469,13 +468,13 @@ end
 -- ---- the two input kinds -------------------------------------------------------
 
 local function from_kineto(p, report, acc, opts)
-  local steps, notes, pid = S.bound(p, opts)   -- notes say where the bounds came from
+  local steps, notes, pid, complete = S.bound(p, opts)   -- notes say where the bounds came from
   if #steps == 0 then
     report:note(string.format("%s: no ProfilerStep#N span and no host op: nothing to break down.", p.source))
     for _, n in ipairs(notes) do report:note(p.source .. ": " .. n) end
     return
   end
-  local c = p.tables.events and collect(p) or collect_nsys(p, opts, pid)
+  local c = p.tables.events and collect(p, complete) or collect_nsys(p, opts, pid)
   local rows = breakdown(steps, c)
   local avg = averages(rows)
   local run = acc.multi and acc.next_run() or nil

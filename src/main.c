@@ -416,6 +416,10 @@ int main(int argc, char **argv) {
   limits_opts lo = { 0, 0, 0 };
   if (take_limits(&argc, argv, &lo) != 0) return 2;
   pl_set_oom_handler(core_oom);
+  /* big pages after the first load (pl_util.c says why); the variable
+  ** turns it off, to compare or where the VM's THP misbehaves */
+  const char *nohp = getenv("PERFLAB_NO_HUGEPAGES");
+  pl_call_bigpages_after_load(!(nohp && *nohp && strcmp(nohp, "0") != 0));
   lua_State *L = pl_host_newstate();
   if (L == NULL) {
     fprintf(stderr, "perflab: cannot create Lua state: not enough memory\n");

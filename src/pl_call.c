@@ -9,9 +9,11 @@
 */
 #include "pl_call.h"
 #include "lbind.h"
+#include "pl_util.h"
 
 #include <lauxlib.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
@@ -281,8 +283,13 @@ static void parse_begin(pl_parse_opts *o) {
 
 /* The core's messages name no command-line flag; the advice that does is
 ** added here, by the kind of error (pl_err.kind). */
+static _Atomic int bigpages_after_load;
+
+void pl_call_bigpages_after_load(int on) { atomic_store(&bigpages_after_load, on); }
+
 static void parse_end(pl_parse_opts *o, pl_err *e) {
   (void)o;
+  if (e == NULL && atomic_load(&bigpages_after_load)) pl_mem_bigpages();
   if (tl_interrupt) {
     if (e && *tl_interrupt)
       snprintf(e->msg, sizeof e->msg, "interrupted while reading (--timeout, or the server stopping)");

@@ -78,6 +78,13 @@ int pl_call_stopped(void);
 ** serve's workers, which parse side by side. */
 void pl_call_thread_parse_hooks(volatile int *interrupt, void (*progress)(void *, size_t, size_t), void *ud);
 
+/* on: after each load that succeeds, switch the C core's allocations to
+** big pages (pl_mem_bigpages: the memory the work after the load makes
+** is faulted in 2 MiB at a time).  The command line turns it on; perflab
+** serve, which must give memory back, and a host that embeds the module
+** (its process, its malloc) leave it off. */
+void pl_call_bigpages_after_load(int on);
+
 /* Lends the parse hooks (interrupt flag, progress bar on a terminal, the
 ** host's wording of load errors) to the bindings of L (lbind.h,
 ** pl_l_sethooks).  pl_host_install calls it. */

@@ -877,6 +877,7 @@ static void close_workers(lua_State *L, server *s) {
 ** 19-21 MB with the threshold fixed at 128 KiB (large blocks mmapped,
 ** returned at free).  The CLI keeps glibc's default (one run, then exit). */
 static void keep_memory_returnable(void) {
+  pl_call_bigpages_after_load(0); /* (which fixes the threshold at 32 MiB) */
 #ifdef __GLIBC__
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif

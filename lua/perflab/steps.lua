@@ -46,13 +46,23 @@ function M.text(t, c)
 end
 local text = M.text
 
+--- `perflab.steps.complete(p)` -> e, lc: the complete events of a Kineto trace (ph "X" with a start; name, cat, ts_ns,
+-- dur_ns, correlation, external_id, tid and end_ns, a missing duration taken as 0) and their category lower-cased (a
+-- text column).  M.bound returns them: a recipe that reads them too filters the events once.
+function M.complete(p)
+  local ev = p:table("events")
+  local cols = {}
+  for _, c in ipairs({ "name", "cat", "ts_ns", "dur_ns", "correlation", "external_id", "tid" }) do
+    if ev:has(c) then cols[#cols + 1] = c end
+  end
+  local e = ev:filter(text(ev, "ph"):eq("X") & ev:col("ts_ns"):present(), cols)
+  e:with("end_ns", e:col("ts_ns") + IV.filled(e, "dur_ns", 0))
+  return e, text(e, text(e, "cat"):map(string.lower))
+end
+
 -- Kineto: device ops, runtime calls and the host span from the events
 local function kineto(p)
-  local ev = p:table("events")
-  local e = ev:filter(text(ev, "ph"):eq("X") & ev:col("ts_ns"):present(),
-      { "name", "cat", "ts_ns", "dur_ns", "correlation" })
-  e:with("end_ns", e:col("ts_ns") + IV.filled(e, "dur_ns", 0))
-  local lc = text(e, text(e, "cat"):map(string.lower))
+  local e, lc = M.complete(p)
   local cpu = lc:isin(sorted_keys(D.cpu_cats))
   -- host ops and steps, not annotations
   local span = cpu & (text(e, "name"):match("^ProfilerStep#") | lc:ne("user_annotation"))
@@ -62,6 +72,7 @@ local function kineto(p)
     runtime = e:filter(lc:isin(sorted_keys(D.runtime_cats)), { "ts_ns", "end_ns", "correlation" }),
     cpu_min = extreme(e:col("ts_ns"), span, "min") or MAXI,
     cpu_max = extreme(e:col("end_ns"), span, "max") or MINI,
+    complete = { e = e, lc = lc },
   }
 end
 
@@ -249,17 +260,17 @@ local function device_bound(steps, c, notes)
   return steps
 end
 
---- `perflab.steps.bound(p [, opts])` -> steps, notes, pid: the steps of a Kineto trace or an Nsight Systems export
--- (opts.step, opts.pid: its NVTX step ranges and process), each { name, s, e, host_s, host_e, device_ops } in start
--- order, bounded on the device side; notes say where the bounds came from (steps is empty when the profile has no step
--- and no host op); pid is the export's chosen process.
+--- `perflab.steps.bound(p [, opts])` -> steps, notes, pid, complete: the steps of a Kineto trace or an Nsight Systems
+-- export (opts.step, opts.pid: its NVTX step ranges and process), each { name, s, e, host_s, host_e, device_ops } in
+-- start order, bounded on the device side; notes say where the bounds came from (steps is empty when the profile has no
+-- step and no host op); pid is the export's chosen process; complete = { e =, lc = } is M.complete(p) (a Kineto trace).
 function M.bound(p, opts)
   opts = opts or {}
   local notes = {}
   local c = p.tables.events and kineto(p) or nsys(p, opts, notes)
   local steps = host_steps(p, c, notes)
-  if #steps == 0 then return steps, notes, c.pid end
-  return device_bound(steps, c, notes), notes, c.pid
+  if #steps == 0 then return steps, notes, c.pid, c.complete end
+  return device_bound(steps, c, notes), notes, c.pid, c.complete
 end
 
 return M

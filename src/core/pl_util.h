@@ -25,6 +25,12 @@ void *pl_xrealloc(void *p, size_t n);
 char *pl_xstrdup(const char *s);
 char *pl_xstrndup(const char *s, size_t n);
 
+/* From here on, blocks of 64 KiB and more on transparent huge pages
+** (pl_util.c says why and how: it sets malloc's thresholds for the whole
+** process).  The command line switches it on after its first load; a
+** no-op off Linux/glibc, and after the first call. */
+void pl_mem_bigpages(void);
+
 /* The out-of-memory handler: called with the size asked for; it must not
 ** return (the core cannot go on without the memory).  The host decides what
 ** the user sees: perflab's command line prints the --max-memory advice and

@@ -255,6 +255,32 @@ function TestHand:test_steps_bound()
   lu.assertEquals(notes, { "No ProfilerStep#N span: the whole host span is taken as one step (step 0)." })
 end
 
+-- perflab.steps.complete: the X events of the hand trace (every event has
+-- a ts), in file order, each end = ts + dur (µs -> ns), the category
+-- lower-cased; bound returns the same as its fourth value.  Expected from
+-- HAND itself, not from the reader's tables.
+function TestHand:test_steps_complete()
+  local S = require "perflab.steps"
+  local p = hand_profile()
+  local e, lc = S.complete(p)
+  local want_end, want_lc = {}, {}
+  for _, x in ipairs(HAND) do
+    if x.ph == "X" then
+      want_end[#want_end + 1] = (x.ts + (x.dur or 0)) * 1000
+      want_lc[#want_lc + 1] = x.cat:lower()
+    end
+  end
+  lu.assertEquals(e:nrows(), #want_end)
+  lu.assertEquals(e:col("end_ns"):to_lua(), want_end)
+  lu.assertEquals(lc:to_lua(), want_lc)
+  for _, c in ipairs({ "name", "cat", "ts_ns", "dur_ns", "correlation", "external_id", "tid" }) do
+    lu.assertTrue(e:has(c), c)
+  end
+  local _, _, _, complete = S.bound(p)
+  lu.assertEquals(complete.e:col("end_ns"):to_lua(), want_end)
+  lu.assertEquals(complete.lc:to_lua(), want_lc)
+end
+
 -- Communication: a kernel launched by an nccl:all_reduce op (same external
 -- id) overlapping a compute kernel on another stream: the overlap is Kernel,
 -- the rest Communication.  Step [0,100): compute kernel [10,40), nccl kernel
