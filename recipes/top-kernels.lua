@@ -70,6 +70,53 @@ local function from_summary(s, key)
   return g:select(order), keys, {}, ncut
 end
 
+-- Memory operations of a summary-only input (nvprof's and rocprof's
+-- memcpy_summary, nsys stats' cuda_gpu_mem_time_sum): their total time and
+-- the largest rows; nil when the input has none.
+local COPY_TABLES = { "memcpy_summary", "cuda_gpu_mem_time_sum" }
+local COPY_PCT = 20   -- copies above this share of kernel + copy time: a finding
+
+local function copies(p)
+  for _, tn in ipairs(COPY_TABLES) do
+    local t = p.tables[tn]
+    if t and t:nrows() > 0 and t:has("total_ns") and t:has("name") and t:col("total_ns"):count() > 0 then
+      local calls = t:has("calls") and "calls" or (t:has("count") and "count" or nil)
+      local aggs = { { "total_ns", "sum", "total_ns" } }
+      if calls then aggs[2] = { "calls", "sum", calls } end
+      local g = t:group_by({ "name" }):agg(aggs):sort_by("-total_ns", "name")
+      return { table = tn, total = g:col("total_ns"):sum(), g = g }
+    end
+  end
+  return nil
+end
+
+-- The finding on copies that take COPY_PCT % or more of the GPU time a
+-- summary records (kernels + copies: a summary cannot say how they overlap).
+local function copy_finding(report, p, total)
+  local c = copies(p)
+  if not c or not total or c.total <= 0 then return end
+  local pct = 100 * c.total / (c.total + total)
+  if pct < COPY_PCT then return end
+  local parts = {}
+  for i, r in c.g:rows() do
+    if i > 3 then break end
+    parts[#parts + 1] = string.format("%s %s%s", r.name, units.ns(r.total_ns),
+      r.calls and string.format(" over %d calls", r.calls) or "")
+  end
+  report:finding {
+    severity = "warn",
+    rule = "top-kernels.memcpy",
+    subject = "memory copies",
+    message = string.format("memory operations take %.1f %% of the GPU time the summary records (%s of %s: %s; "
+      .. "kernels %s): keep data on the device between kernels, batch small copies, and use pinned host memory "
+      .. "with asynchronous copies that overlap computation", pct, units.ns(c.total), units.ns(c.total + total),
+      table.concat(parts, ", "), units.ns(total)),
+    evidence = { copy_pct = pct, copy_ns = c.total, kernel_time_ns = total, threshold_pct = COPY_PCT,
+                 table = c.table, formula = "copy time / (copy time + kernel time); a summary does not say how "
+                   .. "they overlap", source = p.source },
+  }
+end
+
 --- top-kernels: share of kernel time per kernel, largest first.
 local function figure(report, tname)
   for _, name in ipairs(report.table_order) do
@@ -104,7 +151,8 @@ return {
   figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation",
   needs = { "kernels|kernel_summary" },
-  tables = { "kernels", "kernel_summary", "pseudo_kernels" },   -- all it reads: perflab run loads only these
+  -- all it reads: perflab run loads only these
+  tables = { "kernels", "kernel_summary", "pseudo_kernels", "memcpy_summary", "cuda_gpu_mem_time_sum" },
   options = {
     top = { type = "integer", min = 0, default = 20, help = "how many kernels to list (0 = all)" },
     group = { type = "string", default = "name", choices = { "name", "short_name" },
@@ -212,6 +260,8 @@ return {
                        kernel_time_ns = (first.run and run_total[first.run]) or total, source = p.source },
         }
       end
+      -- a summary's copies (a timeline's are step-breakdown's Memcpy)
+      if not (k and k:has("duration_ns")) then copy_finding(report, p, total) end
     end
     if per_rank then
       table.sort(rank_rows, function(a, b) if a.rank ~= b.rank then return a.rank < b.rank end return a.i < b.i end)

@@ -14,3 +14,20 @@ registers, 1 block, 17 warps, 26.56 %) stays in the table without a finding:
   $ perflab run occupancy tests/data/field4/kineto_nccl_low_occupancy.json | grep -E 'communication launch'
   1 communication launch (perflab.comm: nccl, rccl, ...) has no occupancy findings: a collective's time is set by its
 
+Copies that take most of the GPU time are said first.  A timeline: the
+step of 1000 us holds a 600 us host-to-device copy that no kernel overlaps
+and a 200 us kernel, so Memcpy is 60 % of the step (step-breakdown's Memcpy
+role holds copy time outside kernels):
+
+  $ perflab run step-breakdown tests/data/field4/kineto_memcpy_bound_step.json | grep -E 'memory copies|rule step-breakdown.memcpy'
+    [warn] 60.0 % of the step time is in memory copies that no kernel overlaps: keep data on the device between steps,
+            rule step-breakdown.memcpy: avg_memcpy_ns=600000 avg_step_ns=1000000 formula=avg Memcpy (copies outside
+
+A summary (nvprof's GPU activities: copies 6 + 2 ms, kernels 2 ms) cannot
+say how copies and kernels overlap; its copies are 8 / (8 + 2) = 80 % of
+the GPU time it records:
+
+  $ perflab run top-kernels tests/data/field4/nvprof_summary_memcpy_bound.txt | grep -A1 'memory operations'
+    [warn] memory operations take 80.0 % of the GPU time the summary records (8 ms of 10 ms: [CUDA memcpy HtoD] 6 ms over
+      40 calls, [CUDA memcpy DtoH] 2 ms over 20 calls; kernels 2 ms): keep data on the device between kernels, batch small
+
