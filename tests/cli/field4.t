@@ -31,3 +31,15 @@ the GPU time it records:
     [warn] memory operations take 80.0 % of the GPU time the summary records (8 ms of 10 ms: [CUDA memcpy HtoD] 6 ms over
       40 calls, [CUDA memcpy DtoH] 2 ms over 20 calls; kernels 2 ms): keep data on the device between kernels, batch small
 
+`ncu --metrics a,b,...` prints the metrics asked for under "Command line
+profiler metrics", by their raw names; they fill the kernel columns as on
+the raw page (gpu__time_duration.sum 12.35 usecond = 12350 ns, 1.50
+msecond = 1500000 ns; sm__warps_active.avg.pct_of_peak_sustained_active is
+achieved occupancy), in the text log and in the details CSV:
+
+  $ perflab -e 'for _, f in ipairs{"tests/data/field4/ncu_text_metrics_list.txt", "tests/data/field4/ncu_csv_metrics_list.csv"} do for _, r in perflab.load(f):table("kernels"):rows() do print(r.grid_size, r.duration_ns, r.achieved_occupancy_pct, r.registers) end end'
+  32.0	12350.0	14.38	40.0
+  4096.0	1500000.0	85.47	40.0
+  32.0	12350.0	14.38	40.0
+  4096.0	1500000.0	85.47	40.0
+
