@@ -43,3 +43,11 @@ achieved occupancy), in the text log and in the details CSV:
   32.0	12350.0	14.38	40.0
   4096.0	1500000.0	85.47	40.0
 
+A PyTorch execution trace (ExecutionTraceObserver, the input of Chakra)
+holds operators and their dependencies but no GPU timings: it is named,
+with the file to pass instead, at its "nodes" key:
+
+  $ perflab parse tests/data/field4/pytorch_execution_trace.json
+  perflab: tests/data/field4/pytorch_execution_trace.json:3:3: expected a profile perflab reads, found a PyTorch execution trace (ExecutionTraceObserver / Chakra JSON: "schema" and "nodes", the operators and their dependencies, no GPU timings), which perflab does not read: pass the Kineto trace that torch.profiler records beside it (export_chrome_trace or tensorboard_trace_handler)
+  [2]
+
