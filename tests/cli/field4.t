@@ -51,3 +51,13 @@ with the file to pass instead, at its "nodes" key:
   perflab: tests/data/field4/pytorch_execution_trace.json:3:3: expected a profile perflab reads, found a PyTorch execution trace (ExecutionTraceObserver / Chakra JSON: "schema" and "nodes", the operators and their dependencies, no GPU timings), which perflab does not read: pass the Kineto trace that torch.profiler records beside it (export_chrome_trace or tensorboard_trace_handler)
   [2]
 
+A stream idle while other streams keep its device busy is no GPU idle
+time.  Stream 7 runs 100 us, waits 800 us for the host, runs 100 us; stream
+8 runs a 600 us kernel meanwhile, so the device is idle 200 us of stream
+7's span: the saving is capped there (200 of the 1020 us step = 19.6 %),
+and the finding is info, not warn (others ran 600 of the 800 us):
+
+  $ perflab report tests/data/field4/kineto_two_streams_one_busy.json 2>/dev/null | grep -A1 -E '^  1\. '
+    1. 200 µs per step (19.6 % of the step) [info] device 0 stream 7 is idle 80.0 % of its span (800 µs of 1 ms) (other
+       streams of the device ran during 75 % of it); 100 % of that is host wait: the GPU waited for the host to enqueue
+
