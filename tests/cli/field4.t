@@ -61,3 +61,13 @@ and the finding is info, not warn (others ran 600 of the 800 us):
     1. 200 µs per step (19.6 % of the step) [info] device 0 stream 7 is idle 80.0 % of its span (800 µs of 1 ms) (other
        streams of the device ran during 75 % of it); 100 % of that is host wait: the GPU waited for the host to enqueue
 
+rocprof v1/v2's SQLite output (table KERN) keeps each KernelName as its CSV
+wrote it, between double quotes (one quote where the field was cut); the
+quotes are not part of the name, so kernels match the same run's CSV (vadd:
+2 calls, 10000 + 12000 ns):
+
+  $ perflab -e 'local p = perflab.load("tests/data/field4/rocprof_kern_quoted_names.db"); for _, r in p:table("kernel_summary"):rows() do print(r.short_name, r.calls, r.total_ns) end'
+  gemm_tile_kernel	1	30000.0
+  vadd	2	22000.0
+  __amd_rocclr_fillBufferAligned	1	4000.0
+
