@@ -190,13 +190,18 @@ return {
       -- shares are of the kernel time of the same run (profiles such as
       -- tb-profiler JSON hold several runs)
       local total = timed and g:col("total_ns"):sum() or nil
+      -- a summary that lists part of the device time its input records (a
+      -- key_averages table cut by row_limit): shares of the recorded total
+      local recorded = not (k and k:has("duration_ns")) and keys[1] ~= "run"
+          and tonumber(p.meta and p.meta.kernel_summary_total_ns) or nil
+      if recorded and total and recorded <= total then recorded = nil end
       local run_total = {}
       if keys[1] == "run" then
         for _, r in g:rows() do run_total[r.run] = (run_total[r.run] or 0) + (r.total_ns or 0) end
         local tot = g:col("run"):map(run_total)
         g:with("share_pct", (g:col("total_ns") * 100 / tot):keep(tot:ne(0)))
       elseif total and total ~= 0 then
-        g:with("share_pct", g:col("total_ns") * 100 / total)
+        g:with("share_pct", g:col("total_ns") * 100 / (recorded or total))
       else
         g:add_column("share_pct", function() return nil end, "number")
       end
@@ -214,7 +219,8 @@ return {
       local calls = g:has("calls") and g:col("calls"):sum() or nil
       report:table(name, shown, {
         title = string.format("%d kernels, %s launches, %s%s", g:nrows(), calls and units.count(calls) or "unknown",
-          total and (units.ns(total) .. " of kernel time") or "kernel time unknown",
+          total and (units.ns(total) .. " of kernel time" .. (recorded and string.format(
+            " listed, of %s of device time recorded", units.ns(recorded)) or "")) or "kernel time unknown",
           (opts.top > 0 and g:nrows() > opts.top) and string.format(" (top %d shown)", opts.top) or ""),
         note = #util > 0 and g:nrows() > 0
           and "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time." or nil,
@@ -253,11 +259,17 @@ return {
           severity = "info",
           rule = "top-kernels.dominant",
           subject = first.kernel,
-          message = string.format("%s takes %.1f %% of kernel time%s (%s%s)",
+          message = recorded and string.format("%s takes %.1f %% of the %s of device time the input records (%s%s); "
+            .. "the input lists only %s of kernel time (%.1f %%): its table is cut (row_limit) or sorted by "
+            .. "another column, so a larger kernel may be missing", units.label(first.kernel), first.share_pct,
+            units.ns(recorded), units.ns(first.total_ns),
+            first.calls and string.format(" over %d calls", first.calls) or "", units.ns(total), 100 * total / recorded)
+            or string.format("%s takes %.1f %% of kernel time%s (%s%s)",
             units.label(first.kernel), first.share_pct, first.run and (" in run " .. first.run) or "",
             units.ns(first.total_ns), first.calls and string.format(" over %d calls", first.calls) or ""),
           evidence = { share_pct = first.share_pct, total_ns = first.total_ns, calls = first.calls,
-                       kernel_time_ns = (first.run and run_total[first.run]) or total, source = p.source },
+                       kernel_time_ns = (first.run and run_total[first.run]) or total, recorded_ns = recorded,
+                       source = p.source },
         }
       end
       -- a summary's copies (a timeline's are step-breakdown's Memcpy)

@@ -125,7 +125,21 @@ M["torch-table"] = function(p)
   if ks:has("calls") then
     ks = ks:with("mean_ns", (ks:col("total_ns") / ks:col("calls")):keep(ks:col("calls"):gt(0)))
   end
-  ks = ks:with("share_pct", ks:col("total_ns") * (100 / ks:col("total_ns"):sum()))
+  -- the footer's "Self CUDA time total" (every device event's self time)
+  -- far above the device-only rows: the table lists part of the device
+  -- time (row_limit, or sorted by memory, calls, ...); shares are then of
+  -- the footer's total, which p.meta.kernel_summary_total_ns carries
+  local footer = tonumber(p.meta and p.meta["self_" .. dev .. "_time_total_ns"])
+  local listed = self_dev:sum { where = devonly }
+  local partial = footer and footer > 0 and listed < 0.9 * footer
+  ks = ks:with("share_pct", ks:col("total_ns") * (100 / (partial and footer or ks:col("total_ns"):sum())))
+  if partial then
+    p.meta.kernel_summary_total_ns = footer
+    p.diagnostics[#p.diagnostics + 1] = { line = 0, message = string.format(
+      "kernel_summary: the table's device-only rows hold %.1f %% of the device time its footer records (Self %s "
+      .. "time total %s ns): it lists part of it (row_limit, or sorted by another column); kernel shares are of "
+      .. "the footer's total", 100 * listed / footer, dev:upper(), string.format("%.0f", footer)) }
+  end
   local order = {}
   for _, c in ipairs({ "name", "short_name", "calls", "total_ns", "mean_ns", "share_pct", "truncated", "line" }) do
     if ks:has(c) then order[#order + 1] = c end

@@ -71,3 +71,17 @@ quotes are not part of the name, so kernels match the same run's CSV (vadd:
   vadd	2	22000.0
   __amd_rocclr_fillBufferAligned	1	4000.0
 
+A key_averages table sorted by CPU time and cut by row_limit lists part
+of the device time its footer records (Self CUDA time total 100 ms; its two
+kernel rows hold 6 + 4 ms): shares are of the footer's total (6 / 100 = 6
+%, the table's own Self CUDA %), and the finding says the list is partial:
+
+  $ perflab run top-kernels tests/data/field4/torch_table_cut_by_row_limit.txt | grep -A2 -E '^  \[info\]|^top_kernels'
+    [info] void at::native::vectorized_elementwise_kernel<4, at... takes 6.0 % of the 100 ms of device time the input
+      records (6 ms over 100 calls); the input lists only 10 ms of kernel time (10.0 %): its table is cut (row_limit) or
+      sorted by another column, so a larger kernel may be missing
+  --
+  top_kernels — 2 kernels, 150 launches, 10 ms of kernel time listed, of 100 ms of device time recorded
+  kernel                                        calls  total_ns  mean_ns  share_pct
+  --------------------------------------------  -----  --------  -------  ---------
+
