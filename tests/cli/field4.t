@@ -85,3 +85,12 @@ kernel rows hold 6 + 4 ms): shares are of the footer's total (6 / 100 = 6
   kernel                                        calls  total_ns  mean_ns  share_pct
   --------------------------------------------  -----  --------  -------  ---------
 
+An input that records no GPU work at all (nsys stats of a capture without
+the CUDA trace: only the OS runtime summary) gets every GPU recipe skipped;
+advice says so, with what the input holds and its own reasons:
+
+  $ perflab run advice tests/data/field4/nsys_stats_no_cuda_trace.txt | grep -A2 '\[warn\]'
+    [warn] tests/data/field4/nsys_stats_no_cuda_trace.txt records no GPU work (no kernels, copies or kernel summary); it
+      holds osrt_sum (2 rows); the input says: SKIPPED: run1.sqlite does not contain CUDA trace data; SKIPPED: run1.sqlite
+      does not contain CUDA kernel data: profile with the GPU trace on (nsys -t cuda / nsys stats with the cuda_gpu_*
+
