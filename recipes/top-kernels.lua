@@ -220,7 +220,8 @@ return {
       report:table(name, shown, {
         title = string.format("%d kernels, %s launches, %s%s", g:nrows(), calls and units.count(calls) or "unknown",
           total and (units.ns(total) .. " of kernel time" .. (recorded and string.format(
-            " listed, of %s of device time recorded", units.ns(recorded)) or "")) or "kernel time unknown",
+            " listed, of %s of %s recorded", units.ns(recorded), p.meta.kernel_summary_total_what or "device time")
+                or "")) or "kernel time unknown",
           (opts.top > 0 and g:nrows() > opts.top) and string.format(" (top %d shown)", opts.top) or ""),
         note = #util > 0 and g:nrows() > 0
           and "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time." or nil,
@@ -259,10 +260,11 @@ return {
           severity = "info",
           rule = "top-kernels.dominant",
           subject = first.kernel,
-          message = recorded and string.format("%s takes %.1f %% of the %s of device time the input records (%s%s); "
-            .. "the input lists only %s of kernel time (%.1f %%): its table is cut (row_limit) or sorted by "
-            .. "another column, so a larger kernel may be missing", units.label(first.kernel), first.share_pct,
-            units.ns(recorded), units.ns(first.total_ns),
+          message = recorded and string.format("%s takes %.1f %% of the %s of %s the input records (%s%s); "
+            .. "the input lists only %s of kernel time (%.1f %%): its table is an excerpt, cut (row_limit) or "
+            .. "sorted by another column, so a larger kernel may be missing", units.label(first.kernel),
+                first.share_pct,
+            units.ns(recorded), p.meta.kernel_summary_total_what or "device time", units.ns(first.total_ns),
             first.calls and string.format(" over %d calls", first.calls) or "", units.ns(total), 100 * total / recorded)
             or string.format("%s takes %.1f %% of kernel time%s (%s%s)",
             units.label(first.kernel), first.share_pct, first.run and (" in run " .. first.run) or "",

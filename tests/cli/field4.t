@@ -78,12 +78,19 @@ kernel rows hold 6 + 4 ms): shares are of the footer's total (6 / 100 = 6
 
   $ perflab run top-kernels tests/data/field4/torch_table_cut_by_row_limit.txt | grep -A2 -E '^  \[info\]|^top_kernels'
     [info] void at::native::vectorized_elementwise_kernel<4, at... takes 6.0 % of the 100 ms of device time the input
-      records (6 ms over 100 calls); the input lists only 10 ms of kernel time (10.0 %): its table is cut (row_limit) or
-      sorted by another column, so a larger kernel may be missing
+      records (6 ms over 100 calls); the input lists only 10 ms of kernel time (10.0 %): its table is an excerpt, cut
+      (row_limit) or sorted by another column, so a larger kernel may be missing
   --
   top_kernels — 2 kernels, 150 launches, 10 ms of kernel time listed, of 100 ms of device time recorded
   kernel                                        calls  total_ns  mean_ns  share_pct
   --------------------------------------------  -----  --------  -------  ---------
+
+The same for a paddle Kernel Summary excerpt whose Overview Summary records
+100 ms of kernel time while the two listed kernels hold 30 + 10 ms:
+
+  $ perflab run top-kernels tests/data/field4/paddle_kernel_summary_excerpt.txt | grep -E 'takes|^top_kernels'
+    [info] volta_sgemm_128x64_nn takes 30.0 % of the 100 ms of kernel time the input records (30 ms over 200 calls); the
+  top_kernels — 2 kernels, 300 launches, 40 ms of kernel time listed, of 100 ms of kernel time recorded
 
 An input that records no GPU work at all (nsys stats of a capture without
 the CUDA trace: only the OS runtime summary) gets every GPU recipe skipped;
