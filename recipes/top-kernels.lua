@@ -165,6 +165,11 @@ return {
     for _, p in ipairs(inputs) do
       local g, keys, util, ncut
       local k = p.tables.kernels
+      -- launches without any duration column (no timestamps, or timestamps
+      -- the reader could not trust) and no summary: listed by name and count
+      if k and not k:has("duration_ns") and not p.tables.kernel_summary then
+        k = k:select(k:columns()):with("duration_ns", k:const(nil, "number"))
+      end
       if k and k:has("duration_ns") then
         local key = opts.group
         if not k:has(key) then key = "name" end

@@ -101,3 +101,12 @@ advice says so, with what the input holds and its own reasons:
       holds osrt_sum (2 rows); the input says: SKIPPED: run1.sqlite does not contain CUDA trace data; SKIPPED: run1.sqlite
       does not contain CUDA kernel data: profile with the GPU trace on (nsys -t cuda / nsys stats with the cuda_gpu_*
 
+Launches whose timestamps the reader could not trust (rocprof-compute's
+timestamps rewritten in scientific notation: durations left missing, no
+duration column) and no summary: top-kernels lists them by name and count
+instead of failing ("has no table 'kernel_summary'", exit 2):
+
+  $ perflab run top-kernels tests/fixtures/rocprof/compute_timestamps_sci.csv | grep -E '^top_kernels|^vecCopy'
+  top_kernels — 1 kernels, 2 launches, kernel time unknown
+  vecCopy(…)      2         -        -       -       -          -
+
