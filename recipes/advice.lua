@@ -214,6 +214,43 @@ local function oddities(p, report)
   end
 end
 
+--- An input with no GPU work at all (no kernels, copies, kernel summary,
+-- metrics, operators or profiler rules): every GPU recipe is skipped, so
+-- the report would say nothing; say what the input holds instead, and the
+-- input's own reasons (its diagnostics about CUDA, HIP or kernels).
+local DEVICE_WORK = { "kernels", "kernel_summary", "memcpy", "memset", "memcpy_summary", "cuda_gpu_mem_time_sum",
+  "metrics", "operators", "cpu_ops", "rules", "rule_findings", "summary", "details", "steps", "step_breakdown",
+  "events", "memory_events", "nvtx" }
+
+local function no_device_work(p, report)
+  -- a generic table (csv, markdown) is not a profiler's output: it may hold anything
+  if p.format == "csv" or p.format == "markdown" then return end
+  for _, name in ipairs(DEVICE_WORK) do
+    local t = p.tables[name]
+    if t and t:nrows() > 0 then return end
+  end
+  local held = {}
+  for _, name in ipairs(p.table_order or {}) do
+    local t = p.tables[name]
+    if t and t:nrows() > 0 then held[#held + 1] = string.format("%s (%d rows)", name, t:nrows()) end
+  end
+  local why = {}
+  for _, d in ipairs(p.diagnostics or {}) do
+    local m = tostring(d.message or "")
+    local l = m:lower()
+    if #why < 3 and (m:find("CUDA") or m:find("HIP") or l:find("kernel")) then why[#why + 1] = (m:gsub("%.$", "")) end
+  end
+  report:finding {
+    severity = "warn", rule = "data.no_device_work", subject = p.source,
+    message = string.format("%s records no GPU work (no kernels, copies or kernel summary)%s%s: profile with the "
+      .. "GPU trace on (nsys -t cuda / nsys stats with the cuda_gpu_* reports, rocprof --kernel-trace or --stats, "
+      .. "torch.profiler with ProfilerActivity.CUDA), or check that the program ran on the GPU", p.source,
+      #held > 0 and ("; it holds " .. table.concat(held, ", ")) or "; it holds no table",
+      #why > 0 and ("; the input says: " .. table.concat(why, "; ")) or ""),
+    evidence = { tables = #held, source = p.source },
+  }
+end
+
 -- the op model's verdicts (perflab.ops.advise): tensor-core share and
 -- precision from recorded dtypes and ncu counters, the TF32/AMP advice;
 -- "unknown" with the reason where the input cannot tell
@@ -240,6 +277,7 @@ return {
       tb_recommendations(p, rows, report)
       nsys_rule_findings(p, rows, report)
       oddities(p, report)
+      no_device_work(p, report)
       op_model(p, rows, report)
     end
     local levels = { error = 4, warn = 3, opt = 2, info = 1 }

@@ -141,8 +141,15 @@ return {
       end
       local streams = IV.by_stream(all)
       local dev_label = IV.device_label(p)   -- "0 (GPU name)" where the input names its devices
+      -- the busy time of each device (the union of all its streams' ops): a
+      -- stream's wait saves at most the time no stream of its device ran
+      local dev_busy = (all and all:nrows() > 0 and all:has("device") and all:col("device"):count() > 0)
+          and I.from_table(all, "start_ns", "end_ns", { by = "device" }) or {}
       for _, g in ipairs(streams) do
         local r = attribute(g.ops, opts.kernel_wait_ns)
+        local ds = g.device ~= nil and dev_busy[g.device] or nil
+        local s0 = g.ops:nrows() > 0 and g.ops:col("start_ns")[1] or nil
+        r.device_idle_ns = (ds and s0) and r.span_ns - ds:length_within(s0, s0 + r.span_ns) or nil
         r.device, r.stream = g.device, g.stream
         r.reliable = rec == nil
         if #inputs > 1 then r.input = idx end
@@ -162,27 +169,42 @@ return {
               .. "and the device records keep no dispatch time), so no cause is claimed; a trace with the API calls "
               .. "(rocprofv3 --hip-trace, nsys -t cuda, Kineto) or rocprof's per-dispatch DispatchNs would tell",
           })[dominant]
+          -- at most the wait the fix removes ("other" waits on dependencies the
+          -- trace does not size), and at most the time the whole device was idle
+          local saved = not rec and ((dominant == "host wait" and r.host_wait_ns)
+              or (dominant == "kernel wait" and r.kernel_wait_ns)) or nil
+          local capped = saved and r.device_idle_ns and r.device_idle_ns < saved
+          if capped then saved = r.device_idle_ns end
+          local others = ""
+          -- (said where other streams ran during 1 % or more of the idle time)
+          local ran = r.device_idle_ns and r.idle_ns > 0 and r.device_idle_ns <= 0.99 * r.idle_ns
+          if ran then
+            others = string.format(" (other streams of the device ran during %.0f %% of it)",
+              100 * (r.idle_ns - r.device_idle_ns) / r.idle_ns)
+          end
           report:finding {
-            severity = (r.idle_pct > 50 and dominant ~= "launch time unknown" and not rec) and "warn" or "info",
+            -- a stream idle while other streams keep its device busy is no GPU idle time
+            severity = (r.idle_pct > 50 and dominant ~= "launch time unknown" and not rec
+              and not (r.device_idle_ns and r.device_idle_ns < r.idle_ns / 2)) and "warn" or "info",
             rule = "idle-time." .. (dominant == "launch time unknown" and "launch_unknown" or dominant:gsub(" ", "_")),
             subject = (per_rank and ("rank " .. p.rank .. " ") or "")
                 .. string.format("device %s stream %s", dev_label(g.device), g.stream),
             message = (per_rank and ("rank " .. p.rank .. ": ") or "")
                 .. (rec and "unreliable (graph replays recorded in part): " or "")
-              .. string.format("device %s stream %s is idle %.1f %% of its span (%s of %s); %.0f %% of that is %s: %s",
-              dev_label(g.device), g.stream, r.idle_pct, units.ns(r.idle_ns), units.ns(r.span_ns), share, dominant,
-                  advice),
+              .. string.format("device %s stream %s is idle %.1f %% of its span (%s of %s)%s; %.0f %% of that is %s: %s",
+              dev_label(g.device), g.stream, r.idle_pct, units.ns(r.idle_ns), units.ns(r.span_ns), others, share,
+                  dominant, advice),
             evidence = { idle_pct = r.idle_pct, threshold_pct = opts.min_idle_pct, host_wait_ns = r.host_wait_ns,
+                         device_idle_ns = ran and r.device_idle_ns or nil,
                          kernel_wait_ns = r.kernel_wait_ns, other_ns = r.other_ns, unknown_ns = r.unknown_ns,
                              span_ns = r.span_ns,
                          kernel_wait_threshold_ns = opts.kernel_wait_ns, source = p.source,
                          formula = "gap = start_k - max end before k; host wait if launch_k > previous end; "
                            .. "kernel wait if gap < threshold; else other; launch time unknown where no launch time is recorded" },
             -- at most the wait the fix removes; "other" waits on dependencies the trace does not size
-            saved_ns = not rec and ((dominant == "host wait" and r.host_wait_ns)
-                or (dominant == "kernel wait" and r.kernel_wait_ns)) or nil,
-            saved_how = not rec and (dominant == "host wait" or dominant == "kernel wait")
-              and ("the stream's " .. dominant .. " time (an upper bound: the stream kept fed)") or nil,
+            saved_ns = saved,
+            saved_how = saved and ("the stream's " .. dominant .. " time (an upper bound: the stream kept fed)"
+              .. (capped and ", capped at the time no stream of its device ran" or "")) or nil,
           }
         end
       end

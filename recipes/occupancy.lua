@@ -28,6 +28,11 @@
 -- kernel_time_ns, weighted_speedup_pct, saved_ns and match; findings are
 -- ranked by saved time, with tables `weighted` and `unmatched`
 -- (perflab.weighting; without an ncu report, every input is analysed).
+--
+-- Communication kernels (perflab.comm: nccl*, rccl*, ...) keep their rows
+-- but get no findings: a collective's time is set by its peers and the
+-- link, not by its occupancy (NCCL sizes its blocks per channel on
+-- purpose); a note counts them.
 local perflab = require "perflab"
 local cuda = require "perflab.cuda_occupancy"
 local ncu = require "perflab.ncu_math"
@@ -48,6 +53,17 @@ local round2 = require("perflab.util").round   -- to 2 decimals
 local chart = require "perflab.chart"
 local units = require "perflab.units"
 local figures = require "perflab.figures"
+local is_comm = require("perflab.comm").is_kernel
+
+-- The note on communication kernels left without findings (n launches or
+-- dispatches); nothing when there are none.
+local function comm_note(report, n, what)
+  if n > 0 then
+    report:note(string.format("%d communication %s (perflab.comm: nccl, rccl, ...) %s no occupancy findings: a "
+      .. "collective's time is set by its peers and the link, not by its occupancy", n,
+      n == 1 and (what:gsub("es$", ""):gsub("s$", "")) or what, n == 1 and "has" or "have"))
+  end
+end
 
 -- AMD devices (rocprof dispatches, HIP Kineto traces): waves per SIMD from
 -- VGPRs, SGPRs and LDS (perflab.amd_occupancy), never the CUDA calculator.
@@ -102,8 +118,10 @@ local function amd_report(p, ctx, opts, report, name)
     note = "waves per SIMD = min(8, 512 VGPRs / allocated VGPRs, 800 SGPRs / allocated SGPRs, LDS-limited workgroups "
       .. "per CU x waves per workgroup / 4 SIMDs); occupancy_pct = waves per SIMD / 8 (perflab.amd_occupancy: workgroup "
       .. "slots, barriers and reserved SGPRs are not modelled)." })
+  local ncomm = 0
   for _, r in ipairs(rows) do
-    if r.o.invalid then
+    if is_comm(r.kernel) then ncomm = ncomm + r.dispatches
+    elseif r.o.invalid then
       report:finding { severity = "error", rule = "occupancy.invalid", subject = r.kernel,
         message = string.format("%s cannot run on %s: %s", r.kernel, arch, r.o.invalid), evidence = { arch = arch } }
     elseif r.occupancy_pct < opts.threshold then
@@ -116,6 +134,7 @@ local function amd_report(p, ctx, opts, report, name)
         speedup_pct = 100 - r.occupancy_pct }
     end
   end
+  comm_note(report, ncomm, "dispatches")
   if skipped > 0 then report:note(string.format("%d dispatches without workgroup size or VGPR count were skipped",
       skipped)) end
 end
@@ -543,6 +562,9 @@ R = {
       local function fmt(x) return T.sprintf("%.1f", x):map(function(v) return (v:gsub("%.0$", "")) end) end
       local pct = g:col("theoretical_occupancy_pct")
       local invalid = g:col("invalid"):present()
+      -- communication kernels: rows kept, no limiter or gap findings
+      local comm = g:col("kernel"):fill(""):map(is_comm):eq(true)
+      comm_note(report, g:col("launches"):keep(comm):fill(0):sum(), "launches")
       -- occupancy.invalid: the launches the calculator refuses
       local inv = g:filter(invalid)
       if inv:nrows() > 0 then
@@ -552,7 +574,7 @@ R = {
       end
       -- occupancy.limiter: below the threshold, with the what-if of each
       -- (cuda_occupancy.columns once over the groups)
-      local low = g:filter(~invalid & pct:lt(opts.threshold))
+      local low = g:filter(~invalid & ~comm & pct:lt(opts.threshold))
       if low:nrows() > 0 then
         local function wcol(cn) return low:has(cn) and low:col(cn) or nil end
         local wt = cuda.columns { cc = low:col("cc"), block_size = low:col("block_size"), registers = wcol("registers"),
@@ -594,7 +616,7 @@ R = {
       -- occupancy.achieved_gap: the measured occupancy (ncu) well below theoretical
       if g:has("ach_n") then
         local ach = g:col("ach_sum"):fill(0) / g:col("ach_n"):fill(0):max_with(1)
-        local gap_m = g:col("ach_n"):fill(0):gt(0) & (pct - ach):gt(opts.gap) & pct:gt(0)
+        local gap_m = g:col("ach_n"):fill(0):gt(0) & (pct - ach):gt(opts.gap) & pct:gt(0) & ~comm
         local gt = g:with("ach", ach):filter(gap_m)
         if gt:nrows() > 0 then
           local ga, th = gt:col("ach"), gt:col("theoretical_occupancy_pct")

@@ -383,6 +383,21 @@ local function triggers(report, src, run, avg, gpu, extra)
           avg_communication_ns = avg.communication_ns,
                    avg_step_ns = avg.total_ns, source = src, run = run } }
   end
+  -- copies: the Memcpy role holds copy time no kernel overlaps (roles are
+  -- exclusive, Kernel first), so all of it is time the GPU computes nothing
+  local mc = pct_of(avg, "memcpy_ns")
+  if mc > th.memcpy_pct then
+    report:finding { severity = "warn", rule = "step-breakdown.memcpy", subject = "Memcpy",
+      message = string.format("%s%.1f %% of the step time is in memory copies that no kernel overlaps: keep data "
+        .. "on the device between steps, batch small copies, and use pinned host memory with asynchronous copies "
+        .. "on another stream so that they overlap computation", where, mc),
+      evidence = { memcpy_pct = mc, threshold_pct = th.memcpy_pct, avg_memcpy_ns = avg.memcpy_ns,
+                   avg_step_ns = avg.total_ns, formula = "avg Memcpy (copies outside kernels) / avg step time",
+                   source = src, run = run },
+      speedup_pct = mc,
+      saved_ns = avg.memcpy_ns and avg.steps and avg.memcpy_ns * avg.steps or nil,
+      saved_how = "Memcpy time per step x steps (an upper bound: every copy hidden behind computation)" }
+  end
   for _, g in ipairs(gpu or {}) do
     if g.util_pct and g.util_pct < th.gpu_util_pct then
       -- graph replays recorded in part: the busy figure is not a fact

@@ -70,6 +70,53 @@ local function from_summary(s, key)
   return g:select(order), keys, {}, ncut
 end
 
+-- Memory operations of a summary-only input (nvprof's and rocprof's
+-- memcpy_summary, nsys stats' cuda_gpu_mem_time_sum): their total time and
+-- the largest rows; nil when the input has none.
+local COPY_TABLES = { "memcpy_summary", "cuda_gpu_mem_time_sum" }
+local COPY_PCT = 20   -- copies above this share of kernel + copy time: a finding
+
+local function copies(p)
+  for _, tn in ipairs(COPY_TABLES) do
+    local t = p.tables[tn]
+    if t and t:nrows() > 0 and t:has("total_ns") and t:has("name") and t:col("total_ns"):count() > 0 then
+      local calls = t:has("calls") and "calls" or (t:has("count") and "count" or nil)
+      local aggs = { { "total_ns", "sum", "total_ns" } }
+      if calls then aggs[2] = { "calls", "sum", calls } end
+      local g = t:group_by({ "name" }):agg(aggs):sort_by("-total_ns", "name")
+      return { table = tn, total = g:col("total_ns"):sum(), g = g }
+    end
+  end
+  return nil
+end
+
+-- The finding on copies that take COPY_PCT % or more of the GPU time a
+-- summary records (kernels + copies: a summary cannot say how they overlap).
+local function copy_finding(report, p, total)
+  local c = copies(p)
+  if not c or not total or c.total <= 0 then return end
+  local pct = 100 * c.total / (c.total + total)
+  if pct < COPY_PCT then return end
+  local parts = {}
+  for i, r in c.g:rows() do
+    if i > 3 then break end
+    parts[#parts + 1] = string.format("%s %s%s", r.name, units.ns(r.total_ns),
+      r.calls and string.format(" over %d calls", r.calls) or "")
+  end
+  report:finding {
+    severity = "warn",
+    rule = "top-kernels.memcpy",
+    subject = "memory copies",
+    message = string.format("memory operations take %.1f %% of the GPU time the summary records (%s of %s: %s; "
+      .. "kernels %s): keep data on the device between kernels, batch small copies, and use pinned host memory "
+      .. "with asynchronous copies that overlap computation", pct, units.ns(c.total), units.ns(c.total + total),
+      table.concat(parts, ", "), units.ns(total)),
+    evidence = { copy_pct = pct, copy_ns = c.total, kernel_time_ns = total, threshold_pct = COPY_PCT,
+                 table = c.table, formula = "copy time / (copy time + kernel time); a summary does not say how "
+                   .. "they overlap", source = p.source },
+  }
+end
+
 --- top-kernels: share of kernel time per kernel, largest first.
 local function figure(report, tname)
   for _, name in ipairs(report.table_order) do
@@ -104,7 +151,8 @@ return {
   figure = figure,   -- its figures from its report's tables (run calls it)
   summary = "kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation",
   needs = { "kernels|kernel_summary" },
-  tables = { "kernels", "kernel_summary", "pseudo_kernels" },   -- all it reads: perflab run loads only these
+  -- all it reads: perflab run loads only these
+  tables = { "kernels", "kernel_summary", "pseudo_kernels", "memcpy_summary", "cuda_gpu_mem_time_sum" },
   options = {
     top = { type = "integer", min = 0, default = 20, help = "how many kernels to list (0 = all)" },
     group = { type = "string", default = "name", choices = { "name", "short_name" },
@@ -117,6 +165,11 @@ return {
     for _, p in ipairs(inputs) do
       local g, keys, util, ncut
       local k = p.tables.kernels
+      -- launches without any duration column (no timestamps, or timestamps
+      -- the reader could not trust) and no summary: listed by name and count
+      if k and not k:has("duration_ns") and not p.tables.kernel_summary then
+        k = k:select(k:columns()):with("duration_ns", k:const(nil, "number"))
+      end
       if k and k:has("duration_ns") then
         local key = opts.group
         if not k:has(key) then key = "name" end
@@ -142,13 +195,18 @@ return {
       -- shares are of the kernel time of the same run (profiles such as
       -- tb-profiler JSON hold several runs)
       local total = timed and g:col("total_ns"):sum() or nil
+      -- a summary that lists part of the device time its input records (a
+      -- key_averages table cut by row_limit): shares of the recorded total
+      local recorded = not (k and k:has("duration_ns")) and keys[1] ~= "run"
+          and tonumber(p.meta and p.meta.kernel_summary_total_ns) or nil
+      if recorded and total and recorded <= total then recorded = nil end
       local run_total = {}
       if keys[1] == "run" then
         for _, r in g:rows() do run_total[r.run] = (run_total[r.run] or 0) + (r.total_ns or 0) end
         local tot = g:col("run"):map(run_total)
         g:with("share_pct", (g:col("total_ns") * 100 / tot):keep(tot:ne(0)))
       elseif total and total ~= 0 then
-        g:with("share_pct", g:col("total_ns") * 100 / total)
+        g:with("share_pct", g:col("total_ns") * 100 / (recorded or total))
       else
         g:add_column("share_pct", function() return nil end, "number")
       end
@@ -166,7 +224,9 @@ return {
       local calls = g:has("calls") and g:col("calls"):sum() or nil
       report:table(name, shown, {
         title = string.format("%d kernels, %s launches, %s%s", g:nrows(), calls and units.count(calls) or "unknown",
-          total and (units.ns(total) .. " of kernel time") or "kernel time unknown",
+          total and (units.ns(total) .. " of kernel time" .. (recorded and string.format(
+            " listed, of %s of %s recorded", units.ns(recorded), p.meta.kernel_summary_total_what or "device time")
+                or "")) or "kernel time unknown",
           (opts.top > 0 and g:nrows() > opts.top) and string.format(" (top %d shown)", opts.top) or ""),
         note = #util > 0 and g:nrows() > 0
           and "tensor_util and dram_util are fractions 0-1 as the input gives them, weighted by kernel time." or nil,
@@ -205,13 +265,22 @@ return {
           severity = "info",
           rule = "top-kernels.dominant",
           subject = first.kernel,
-          message = string.format("%s takes %.1f %% of kernel time%s (%s%s)",
+          message = recorded and string.format("%s takes %.1f %% of the %s of %s the input records (%s%s); "
+            .. "the input lists only %s of kernel time (%.1f %%): its table is an excerpt, cut (row_limit) or "
+            .. "sorted by another column, so a larger kernel may be missing", units.label(first.kernel),
+                first.share_pct,
+            units.ns(recorded), p.meta.kernel_summary_total_what or "device time", units.ns(first.total_ns),
+            first.calls and string.format(" over %d calls", first.calls) or "", units.ns(total), 100 * total / recorded)
+            or string.format("%s takes %.1f %% of kernel time%s (%s%s)",
             units.label(first.kernel), first.share_pct, first.run and (" in run " .. first.run) or "",
             units.ns(first.total_ns), first.calls and string.format(" over %d calls", first.calls) or ""),
           evidence = { share_pct = first.share_pct, total_ns = first.total_ns, calls = first.calls,
-                       kernel_time_ns = (first.run and run_total[first.run]) or total, source = p.source },
+                       kernel_time_ns = (first.run and run_total[first.run]) or total, recorded_ns = recorded,
+                       source = p.source },
         }
       end
+      -- a summary's copies (a timeline's are step-breakdown's Memcpy)
+      if not (k and k:has("duration_ns")) then copy_finding(report, p, total) end
     end
     if per_rank then
       table.sort(rank_rows, function(a, b) if a.rank ~= b.rank then return a.rank < b.rank end return a.i < b.i end)

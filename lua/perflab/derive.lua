@@ -125,7 +125,22 @@ M["torch-table"] = function(p)
   if ks:has("calls") then
     ks = ks:with("mean_ns", (ks:col("total_ns") / ks:col("calls")):keep(ks:col("calls"):gt(0)))
   end
-  ks = ks:with("share_pct", ks:col("total_ns") * (100 / ks:col("total_ns"):sum()))
+  -- the footer's "Self CUDA time total" (every device event's self time)
+  -- far above the device-only rows: the table lists part of the device
+  -- time (row_limit, or sorted by memory, calls, ...); shares are then of
+  -- the footer's total, which p.meta.kernel_summary_total_ns carries
+  local footer = tonumber(p.meta and p.meta["self_" .. dev .. "_time_total_ns"])
+  local listed = self_dev:sum { where = devonly }
+  local partial = footer and footer > 0 and listed < 0.9 * footer
+  ks = ks:with("share_pct", ks:col("total_ns") * (100 / (partial and footer or ks:col("total_ns"):sum())))
+  if partial then
+    p.meta.kernel_summary_total_ns = footer
+    p.meta.kernel_summary_total_what = "device time"
+    p.diagnostics[#p.diagnostics + 1] = { line = 0, message = string.format(
+      "kernel_summary: the table's device-only rows hold %.1f %% of the device time its footer records (Self %s "
+      .. "time total %s ns): it lists part of it (row_limit, or sorted by another column); kernel shares are of "
+      .. "the footer's total", 100 * listed / footer, dev:upper(), string.format("%.0f", footer)) }
+  end
   local order = {}
   for _, c in ipairs({ "name", "short_name", "calls", "total_ns", "mean_ns", "share_pct", "truncated", "line" }) do
     if ks:has(c) then order[#order + 1] = c end
@@ -138,9 +153,32 @@ M["torch-table"] = function(p)
     tbl and string.format(" of table %d", tbl) or "", mirrored:count_true(), copies:count_true()) }
 end
 
+-- paddle-summary: a Kernel Summary excerpt (the docs print part of it, a
+--   long table is cut) lists part of the kernel time the Overview Summary
+--   records (its GPU "Kernel" row): where the listed kernels hold < 90 %
+--   of it, p.meta.kernel_summary_total_ns carries the recorded total (as
+--   for torch-table) and a diagnostic says so.
+M["paddle-summary"] = function(p)
+  local ks, ov = p.tables.kernel_summary, p.tables.overview
+  if not (ks and ov and ks:nrows() > 0 and ks:has("total_ns") and ov:has("event_type") and ov:has("time_ns")) then
+    return
+  end
+  local m = ov:col("event_type"):eq("Kernel")
+  if ov:has("side") then m = m & ov:col("side"):eq("GPU") end
+  local recorded = ov:col("time_ns"):max { where = m }
+  local listed = ks:col("total_ns"):sum()
+  if recorded and recorded > 0 and listed < 0.9 * recorded then
+    p.meta.kernel_summary_total_ns = recorded
+    p.meta.kernel_summary_total_what = "kernel time"
+    p.diagnostics[#p.diagnostics + 1] = { line = 0, message = string.format(
+      "kernel_summary: the Kernel Summary lists %.1f %% of the kernel time the Overview Summary records (%.0f ns): "
+      .. "it is an excerpt or cut", 100 * listed / recorded, recorded) }
+  end
+end
+
 --- The tables each derivation reads, by the table it makes: a load asking
 -- for some tables only (opts.tables) asks for these too (M.expand).
-M.sources = { kernel_summary = { "details", "summary", "operators" }, nvtx = { "events" } }
+M.sources = { kernel_summary = { "details", "summary", "operators", "overview" }, nvtx = { "events" } }
 
 --- tables plus the tables their derivations read (a new array).
 function M.expand(tables)

@@ -118,6 +118,7 @@ M.thresholds = {
   dataloader_pct = 5,        -- DataLoader share of the step above this
   communication_pct = 10,    -- communication share of the step above this
   gpu_util_pct = 50,         -- GPU utilisation below this
+  memcpy_pct = 20,           -- copies no kernel overlaps above this share of the step (perflab's, not tb_plugin's)
   memory_pct = 90,           -- peak device memory above this share of capacity
   tc_min_cc_major = 7,       -- tensor cores exist from compute capability 7.0
   nccl_min_cc = 3.5,         -- NCCL recommended for DDP from cc 3.5

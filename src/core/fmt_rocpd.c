@@ -436,6 +436,22 @@ static int rocpd_devices(rp *r, const char *sfx, pl_table *dv) {
 }
 
 /* ---- rocprof v1/v2 KERN table ---------------------------------------------- */
+/* A KernelName cell: rocprof's SQLite output keeps the name as its CSV
+** wrote it, between double quotes ("\"k.kd\"", one quote when the CSV field
+** was cut); the quotes are not part of the name (interned in x->pool). */
+static uint32_t kern_name(pl_sqlite *x, sqlite3_stmt *st, int i) {
+  if (sqlite3_column_type(st, i) != SQLITE_TEXT) return 0;
+  const char *v = (const char *)sqlite3_column_text(st, i);
+  if (!v) return 0;
+  size_t n = (size_t)sqlite3_column_bytes(st, i);
+  if (n > 0 && v[0] == '"') {
+    v++;
+    n--;
+    if (n > 0 && v[n - 1] == '"') n--;
+  }
+  return pl_pool_intern(x->pool, v, n);
+}
+
 static int read_kern(rp *r) {
   pl_sqlite *x = &r->x;
   if (!r->kn) return 0;
@@ -457,7 +473,7 @@ static int read_kern(rp *r) {
   pl_cell v[AK_NCOLS];
   int rc;
   while (pl_sqlite_step(x, st, &rc)) {
-    v[AK_NAME].s = pl_sqlite_text(x, st, 0);
+    v[AK_NAME].s = kern_name(x, st, 0);
     v[AK_SHORT].s = 0;
     v[AK_DEV].i = pl_sqlite_int(st, 1);
     v[AK_DEVNAME].s = 0;

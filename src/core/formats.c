@@ -200,6 +200,38 @@ static int is_xplane(const unsigned char *d, size_t len) {
   return memcmp(d + i, "/host:", 6) == 0 || (i + 8 <= len && memcmp(d + i, "/device:", 8) == 0);
 }
 
+/* A PyTorch execution trace (ExecutionTraceObserver, Chakra's input): a
+** JSON object that opens with "schema" and holds "nodes" -- operators and
+** their dependencies, no GPU timings.  Returns the 1-based line and column
+** of its "nodes" key, or 0 when the text is not one. */
+static const char ADVICE_PYTORCH_ET[] =
+    "expected a profile perflab reads, found a PyTorch execution trace (ExecutionTraceObserver / Chakra JSON: "
+    "\"schema\" and \"nodes\", the operators and their dependencies, no GPU timings), which perflab does not "
+    "read: pass the Kineto trace that torch.profiler records beside it (export_chrome_trace or "
+    "tensorboard_trace_handler)";
+
+static int is_pytorch_et(const char *d, size_t len, size_t *line, size_t *col) {
+  size_t i = 0, lim = len < 65536 ? len : 65536;
+  while (i < lim && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t')) i++;
+  if (i >= lim || d[i++] != '{') return 0;
+  while (i < lim && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t')) i++;
+  if (i + 8 > lim || memcmp(d + i, "\"schema\"", 8) != 0) return 0;
+  for (size_t k = i; k + 7 <= lim; k++)
+    if (memcmp(d + k, "\"nodes\"", 7) == 0) {
+      size_t ln = 1, c = 1;
+      for (size_t j = 0; j < k; j++) {
+        if (d[j] == '\n') {
+          ln++;
+          c = 1;
+        } else c++;
+      }
+      *line = ln;
+      *col = c;
+      return 1;
+    }
+  return 0;
+}
+
 static const char *binary_report_advice(const char *data, size_t len) {
   const unsigned char *d = (const unsigned char *)data;
   if (len >= 4 && memcmp(d, "NVR\0", 4) == 0) return ADVICE_NCU_REP;
@@ -266,6 +298,11 @@ static pl_profile *load_utf8(const char *name, const char *data, size_t len, con
     if (advice) {
       pl_err_set(err, 0, 0, "%s", advice);
       err->offset = 0;
+      return NULL;
+    }
+    size_t etl, etc;
+    if (f == NULL && is_pytorch_et(data, len, &etl, &etc)) {
+      pl_err_set(err, etl, etc, "%s", ADVICE_PYTORCH_ET);
       return NULL;
     }
     if (f == NULL) {

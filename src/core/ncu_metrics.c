@@ -150,6 +150,9 @@ int pl_ncu_section_class(const char *s, size_t n) {
     return NCU_SEC_SOL;
   if (eqn(s, n, "Launch Statistics") || eqn(s, n, "LaunchStats")) return NCU_SEC_LAUNCH;
   if (eqn(s, n, "Occupancy")) return NCU_SEC_OCC;
+  /* `ncu --metrics a,b,...` prints the metrics it was asked for under this
+  ** section (text page and details CSV): raw metric names, as the raw page */
+  if (eqn(s, n, "Command line profiler metrics")) return NCU_SEC_RAW;
   return NCU_SEC_OTHER;
 }
 

@@ -174,7 +174,7 @@ A bundled recipe's source, and a copy of it to start one's own:
   kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation
   
   needs: kernels or kernel_summary
-  reads (the only tables loaded): kernels, kernel_summary, pseudo_kernels
+  reads (the only tables loaded): kernels, kernel_summary, pseudo_kernels, memcpy_summary, cuda_gpu_mem_time_sum
   
   options (--set KEY=VALUE):
     group            group launches by the full kernel name or the short name [name|short_name] (default: name)
@@ -188,7 +188,7 @@ A bundled recipe's source, and a copy of it to start one's own:
   kernels ranked by total GPU time: calls, total, mean, min, max, share, utilisation
   
   needs: kernels or kernel_summary
-  reads (the only tables loaded): kernels, kernel_summary, pseudo_kernels
+  reads (the only tables loaded): kernels, kernel_summary, pseudo_kernels, memcpy_summary, cuda_gpu_mem_time_sum
   
   options (--set KEY=VALUE):
     group            group launches by the full kernel name or the short name [name|short_name] (default: name)
