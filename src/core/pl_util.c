@@ -23,6 +23,8 @@ static void pl_oom(size_t n) {
   abort();
 }
 
+void pl_oom_fail(size_t n) { pl_oom(n); }
+
 void *pl_xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
   if (p == NULL) pl_oom(n);
