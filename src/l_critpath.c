@@ -538,6 +538,8 @@ static int l_run(lua_State *L) {
   setint(L, "window_hi_ns", o.win_hi);
   setint(L, "instances", (int64_t)o.ninst);
   setint(L, "critical_events", (int64_t)ncrit);
+  lua_pushboolean(L, in.round_us);
+  lua_setfield(L, -2, "round_us");
   pl_cp_free(&o);
   pl_l_pushtable(L, t);
   lua_setfield(L, -2, "path");

@@ -105,13 +105,13 @@ void pl_mem_hugepages(void *p) { (void)p; }
 
 #else
 
-#define TAG_SMALL   ((size_t)0x706c6d656d736d6cu) /* "plmemsml" */
-#define TAG_BIG     ((size_t)0x706c6d656d626967u) /* "plmembig" */
-#define HDR_SMALL   16
-#define HDR_BIG     64
-#define PAGE        ((size_t)4096)
+#define TAG_SMALL    ((size_t)0x706c6d656d736d6cu) /* "plmemsml" */
+#define TAG_BIG      ((size_t)0x706c6d656d626967u) /* "plmembig" */
+#define HDR_SMALL    16
+#define HDR_BIG      64
+#define PAGE         ((size_t)4096)
 #define CACHE_BLOCKS 32
-#define CACHE_BYTES ((size_t)512 << 20)
+#define CACHE_BYTES  ((size_t)512 << 20)
 
 /* The header's last 16 bytes, just before the caller's: for a big block
 ** the mapping's length, for a small one the caller's size. */
