@@ -102,7 +102,7 @@ local function missing(ev, opts)
   local corr = ev:col("correlation")
   local gk = nk & corr:present()
   local rt = cat:isin { "cuda_runtime", "cuda_driver" } & corr:present()
-  local matched = gk:count_true() > 0 and rt:count_true() > 0 and (gk & corr:isin(corr:keep(rt))):count_true() or 0
+  local matched = gk:count_true() > 0 and rt:count_true() > 0 and corr:keep(gk):isin(corr:keep(rt)):count_true() or 0
   if matched == 0 then
     return string.format("no runtime↔kernel correlation: none of the %d GPU events shares a correlation id with a "
       .. "cuda_runtime/cuda_driver call, so launches cannot be tied to kernels", nkernels)
