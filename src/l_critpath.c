@@ -9,6 +9,7 @@
 */
 #include "lbind.h"
 #include "critpath.h"
+#include "bigmem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -291,7 +292,7 @@ static pl_table *on_path(const pl_cp_out *o, size_t n, size_t ncrit) {
   pl_table *t = pl_table_new("on_path");
   pl_column *c_ev = newcol(t, "event", PL_INT, ncrit), *c_row = newcol(t, "row", PL_INT, ncrit);
   pl_column *c_ns = newcol(t, "on_path_ns", PL_INT, ncrit);
-  int64_t *acc = pl_xcalloc(n ? n : 1, sizeof *acc); /* per event: its path time; INT64_MIN once listed */
+  int64_t *acc = pl_mem_xcalloc(n ? n : 1, sizeof *acc); /* per event: its path time; INT64_MIN once listed */
   for (size_t p = 0; p + 1 < o->npath; p++)
     if (o->edge_event[p] >= 0 && (size_t)o->edge_event[p] < n) acc[o->edge_event[p]] += o->edge_weight[p];
   size_t k = 0;
@@ -303,7 +304,7 @@ static pl_table *on_path(const pl_cp_out *o, size_t n, size_t ncrit) {
     c_ns->v.i64[k++] = acc[e];
     acc[e] = INT64_MIN;
   }
-  free(acc);
+  pl_mem_free(acc);
   t->nrows = k;
   return t;
 }
@@ -449,8 +450,13 @@ static int l_run(lua_State *L) {
   lua_getfield(L, 1, "instance_hi");
   in.inst_hi = (int64_t)luaL_optinteger(L, -1, in.inst_lo);
   lua_pop(L, 1);
+  /* round_us = "auto": HTA's rounding where some time is not whole
+  ** microseconds (a fractional trace) */
   lua_getfield(L, 1, "round_us");
-  in.round_us = lua_toboolean(L, -1);
+  if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "auto") == 0) {
+    in.round_us = 0;
+    for (size_t i = 0; i < n && !in.round_us; i++) in.round_us = ts[i] % 1000 != 0 || dur[i] % 1000 != 0;
+  } else in.round_us = lua_toboolean(L, -1);
   lua_pop(L, 1);
   lua_getfield(L, 1, "zero_weight_launch");
   in.zero_weight_launch = lua_toboolean(L, -1);
@@ -532,6 +538,8 @@ static int l_run(lua_State *L) {
   setint(L, "window_hi_ns", o.win_hi);
   setint(L, "instances", (int64_t)o.ninst);
   setint(L, "critical_events", (int64_t)ncrit);
+  lua_pushboolean(L, in.round_us);
+  lua_setfield(L, -2, "round_us");
   pl_cp_free(&o);
   pl_l_pushtable(L, t);
   lua_setfield(L, -2, "path");
@@ -597,7 +605,7 @@ static int l_spans(lua_State *L) {
     c_n->v.i64[q] = o[4 * q + 3];
   }
   r->nrows = ns;
-  free(o);
+  pl_mem_free(o);
   pl_l_pushtable(L, r);
   return 1;
 }

@@ -3,6 +3,7 @@
 ** part of the interrupt service in pl_call.c.
 */
 #include "pl_limits.h"
+#include "bigmem.h"
 
 #include <lauxlib.h>
 #include <stdatomic.h>
@@ -85,17 +86,34 @@ void pl_limit_memory(size_t bytes) {
 
 size_t pl_memory_in_use(void) { return atomic_load_explicit(&mem_used, memory_order_relaxed); }
 
+/* Lua's blocks: malloc's, but for those of PL_MEM_BIG bytes or more
+** (userdata arrays, big strings), which are bigmem.c's and share its cache
+** of freed big blocks with the table columns.  Lua gives every block's
+** size, so a block is big exactly while its size is: no header on the
+** small ones. */
+static void *lua_block(void *ptr, size_t osize, size_t nsize) {
+  int was = ptr && osize >= PL_MEM_BIG, big = nsize >= PL_MEM_BIG;
+  if (was == big) return was ? pl_mem_realloc(ptr, nsize) : realloc(ptr, nsize);
+  void *p = big ? pl_mem_alloc(nsize) : malloc(nsize);
+  if (p == NULL) return NULL;
+  memcpy(p, ptr, osize < nsize ? osize : nsize);
+  if (was) pl_mem_free(ptr);
+  else free(ptr);
+  return p;
+}
+
 void *pl_limit_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   (void)ud;
   if (ptr == NULL) osize = 0;
   if (nsize == 0) {
-    free(ptr);
+    if (osize >= PL_MEM_BIG) pl_mem_free(ptr);
+    else free(ptr);
     atomic_fetch_sub_explicit(&mem_used, osize, memory_order_relaxed);
     return NULL;
   }
   if (mem_limit && nsize > osize && atomic_load_explicit(&mem_used, memory_order_relaxed) + (nsize - osize) > mem_limit)
     return NULL;
-  void *p = realloc(ptr, nsize);
+  void *p = lua_block(ptr, osize, nsize);
   if (p == NULL) return NULL;
   if (nsize > osize) atomic_fetch_add_explicit(&mem_used, nsize - osize, memory_order_relaxed);
   else atomic_fetch_sub_explicit(&mem_used, osize - nsize, memory_order_relaxed);

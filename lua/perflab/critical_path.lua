@@ -102,7 +102,7 @@ local function missing(ev, opts)
   local corr = ev:col("correlation")
   local gk = nk & corr:present()
   local rt = cat:isin { "cuda_runtime", "cuda_driver" } & corr:present()
-  local matched = gk:count_true() > 0 and rt:count_true() > 0 and (gk & corr:isin(corr:keep(rt))):count_true() or 0
+  local matched = gk:count_true() > 0 and rt:count_true() > 0 and corr:keep(gk):isin(corr:keep(rt)):count_true() or 0
   if matched == 0 then
     return string.format("no runtime↔kernel correlation: none of the %d GPU events shares a correlation id with a "
       .. "cuda_runtime/cuda_driver call, so launches cannot be tied to kernels", nkernels)
@@ -117,8 +117,8 @@ end
 
 --- The events HTA's graph is built from (rows with a duration and a category
 -- other than "Trace"), their codes, and the analysis.
--- A column of c's length and type, every value missing.
-local function none(c) return c:keep(c:present() & ~c:present()) end
+-- A column of t's length and c's type, every value missing (no pass over c).
+local function none(t, c) return t:const(nil, c:type()) end
 
 -- An Nsight Systems export (SQLite): its kernel, copy, set and runtime rows
 -- in the shape of a Kineto events table (no CPU operators; no sync records:
@@ -132,13 +132,14 @@ local function nsys_events(p)
   local parts = {}
   local function add(t, cat, gpu)
     if not (t and t:nrows() > 0 and t:has("start_ns") and t:has("duration_ns")) then return end
-    local st = gpu and t:col("stream") or none(t:col("correlation"))
+    local st = gpu and t:col("stream") or none(t, t:col("correlation"))
     local e = t:select("name"):with("cat", const(t, cat)):with("ph", const(t, "X"))
       :with("ts_ns", t:col("start_ns")):with("dur_ns", t:col("duration_ns"))
       :with("pid", T.sprintf("%d", gpu and t:col("device") or t:col("pid")))
       :with("tid", T.sprintf("%d", gpu and t:col("stream") or t:col("tid")))
       :with("correlation", t:col("correlation")):with("stream", st)
-      :with("wait_on_stream", none(t:col("correlation"))):with("wait_on_record_corr", none(t:col("correlation")))
+      :with("wait_on_stream", none(t, t:col("correlation")))
+      :with("wait_on_record_corr", none(t, t:col("correlation")))
     parts[#parts + 1] = e
   end
   add(p:table("kernels"), "kernel", true)
@@ -180,7 +181,7 @@ function M.analyze(p, opts)
   end
   local ev = ev0:filter(keep, cols)
   for _, w in ipairs(waits) do
-    if not ev:has(w) then ev = ev:with(w, none(ev:col("correlation"))) end
+    if not ev:has(w) then ev = ev:with(w, none(ev, ev:col("correlation"))) end
   end
   local why = missing(ev, opts)
   if why then return nil, why end
@@ -190,13 +191,9 @@ function M.analyze(p, opts)
   if annotation == "auto" then
     annotation = name:match("^ProfilerStep#"):sum() > 0 and "ProfilerStep" or ""
   end
+  -- "auto": rounded where some time is not whole microseconds (in C)
   local round = opts.round or "auto"
-  local rounded
-  if round == "auto" then
-    rounded = ((ev:col("ts_ns") % 1000):ne(0) | (ev:col("dur_ns") % 1000):ne(0)):sum() > 0
-  else
-    rounded = round == "on" or round == true
-  end
+  local rounded = round == "auto" and "auto" or (round == "on" or round == true)
   local inst = opts.instance or 0
   local r, err, ninst = CP.run {
     ts = ev:col("ts_ns"), dur = ev:col("dur_ns"),
@@ -217,6 +214,7 @@ function M.analyze(p, opts)
     end
     return nil, err
   end
+  rounded = r.round_us
   r.events_raw = ev
   if r.times:has("ts_ns") then   -- rounded: the times as used
     ev = ev:with("ts_ns", r.times:col("ts_ns")):with("dur_ns", r.times:col("dur_ns"))

@@ -8,6 +8,7 @@
 ** order nodes by time and endpoints per thread.
 */
 #include "critpath.h"
+#include "bigmem.h"
 #include "par.h"
 
 #include <limits.h>
@@ -16,9 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #define NONE (-1)
 #define QNA  INT64_MIN
@@ -52,22 +50,17 @@ typedef struct cp {
 /* Arrays of 4 MB or more are backed by huge pages where the kernel allows
 ** it (transparent huge pages in "madvise" mode): the graph's arrays are
 ** large, written once and freed, and one fault per 4 KB page cost more
-** than the sweeps over them (a 1 GB trace: ~180,000 faults). */
+** than the sweeps over them (a 1 GB trace: ~180,000 faults).  Each is a
+** block of bigmem.c's, advised whole; freed, it goes to bigmem's cache,
+** from which the next arrays (and table columns) are drawn without fresh
+** pages. */
 static void huge_pages(void *p, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const uintptr_t pg = 4096;
-  if (bytes < ((size_t)4 << 20)) return;
-  uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1), e = ((uintptr_t)p + bytes) & ~(pg - 1);
-  if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
+  if (bytes >= ((size_t)4 << 20)) pl_mem_hugepages(p);
 }
 
 static void *xcalloc(cp *c, size_t n, size_t sz) {
   if (c->oom) return NULL;
-  void *p = calloc(n ? n : 1, sz);
+  void *p = pl_mem_calloc(n ? n : 1, sz);
   if (!p) c->oom = 1;
   else huge_pages(p, (n ? n : 1) * sz);
   return p;
@@ -82,7 +75,7 @@ static void add_edge(cp *c, int64_t u, int64_t v, uint8_t type, int zero, int64_
       c->oom = 1;
       return;
     }
-    edge *ne = realloc(c->e, nc * sizeof *ne);
+    edge *ne = pl_mem_realloc(c->e, nc * sizeof *ne);
     if (!ne) {
       c->oom = 1;
       return;
@@ -147,12 +140,12 @@ typedef struct tsq {
       }                                                                                                                \
       if (sorted) continue;                                                                                            \
       if (!tmp) {                                                                                                      \
-        tmp = malloc(m * sizeof *tmp);                                                                                 \
+        tmp = pl_mem_alloc(m * sizeof *tmp);                                                                           \
         if (tmp) huge_pages(tmp, m * sizeof *tmp);                                                                     \
-        cnt = malloc(RADIX_N * sizeof *cnt);                                                                           \
+        cnt = pl_mem_alloc(RADIX_N * sizeof *cnt);                                                                     \
         if (!tmp || !cnt) {                                                                                            \
-          free(tmp);                                                                                                   \
-          free(cnt);                                                                                                   \
+          pl_mem_free(tmp);                                                                                            \
+          pl_mem_free(cnt);                                                                                            \
           return -1;                                                                                                   \
         }                                                                                                              \
       }                                                                                                                \
@@ -174,8 +167,8 @@ typedef struct tsq {
       }                                                                                                                \
     }                                                                                                                  \
     if (src != a) memcpy(a, src, m * sizeof *a);                                                                       \
-    free(tmp);                                                                                                         \
-    free(cnt);                                                                                                         \
+    pl_mem_free(tmp);                                                                                                  \
+    pl_mem_free(cnt);                                                                                                  \
     return 0;                                                                                                          \
   }
 DEFINE_RADIX(key4, radix_key4)
@@ -212,13 +205,14 @@ static int index_correlation_dense(cp *c) {
   size_t r = (size_t)((uint64_t)hi - (uint64_t)lo) + 1;
   /* per id: last CPU call, last GPU event, first GPU event by time (ties:
   ** trace order), GPU events that are not sync records */
-  int32_t *lcpu = malloc(r * sizeof *lcpu), *lgpu = malloc(r * sizeof *lgpu), *fgpu = malloc(r * sizeof *fgpu);
-  uint32_t *ng = calloc(r, sizeof *ng);
+  int32_t *lcpu = pl_mem_alloc(r * sizeof *lcpu), *lgpu = pl_mem_alloc(r * sizeof *lgpu),
+          *fgpu = pl_mem_alloc(r * sizeof *fgpu);
+  uint32_t *ng = pl_mem_calloc(r, sizeof *ng);
   if (!lcpu || !lgpu || !fgpu || !ng) {
-    free(lcpu);
-    free(lgpu);
-    free(fgpu);
-    free(ng);
+    pl_mem_free(lcpu);
+    pl_mem_free(lgpu);
+    pl_mem_free(fgpu);
+    pl_mem_free(ng);
     c->oom = 1;
     return 0;
   }
@@ -247,10 +241,10 @@ static int index_correlation_dense(cp *c) {
   }
   for (size_t g = 0; g < r; g++)
     if (lcpu[g] != NONE && lgpu[g] != NONE && ng[g] > 1) c->out->ngraph_launch++;
-  free(lcpu);
-  free(lgpu);
-  free(fgpu);
-  free(ng);
+  pl_mem_free(lcpu);
+  pl_mem_free(lgpu);
+  pl_mem_free(fgpu);
+  pl_mem_free(ng);
   return 0;
 }
 
@@ -300,7 +294,7 @@ static void index_correlation_sorted(cp *c) {
     }
     a = b;
   }
-  free(k);
+  pl_mem_free(k);
 }
 
 static void index_correlation(cp *c) {
@@ -343,7 +337,7 @@ static int window(cp *c) {
       if (c->ts[i] < lo) lo = c->ts[i];
       if (c->end[i] > hi) hi = c->end[i];
     }
-    free(a);
+    pl_mem_free(a);
     o->ninst = seen;
     if (in->inst_lo < 0 || in->inst_hi < in->inst_lo || (int64_t)seen <= in->inst_hi) {
       snprintf(o->err, sizeof o->err, "instance %lld of the annotation not found: the trace has %zu",
@@ -395,8 +389,8 @@ static void make_nodes(cp *c) {
   c->node_ts = xcalloc(c, 2 * m, sizeof *c->node_ts);
   c->node_start = xcalloc(c, 2 * m, sizeof *c->node_start);
   if (c->oom) {
-    free(k);
-    free(evof);
+    pl_mem_free(k);
+    pl_mem_free(evof);
     return;
   }
   size_t j = 0;
@@ -418,8 +412,8 @@ static void make_nodes(cp *c) {
     else c->enode[ev] = (int64_t)q;
   }
   c->nn = 2 * m;
-  free(k);
-  free(evof);
+  pl_mem_free(k);
+  pl_mem_free(evof);
 }
 
 /* ---- call stacks: nesting edges per CPU thread ------------------------ */
@@ -669,16 +663,16 @@ static void call_stacks(cp *c) {
     a = b;
   }
 done:
-  free(ord);
-  free(tmp);
-  free(parent);
-  free(first);
-  free(last);
-  free(next);
-  free(stack);
-  free(heap);
-  free(ep);
-  free(gstart);
+  pl_mem_free(ord);
+  pl_mem_free(tmp);
+  pl_mem_free(parent);
+  pl_mem_free(first);
+  pl_mem_free(last);
+  pl_mem_free(next);
+  pl_mem_free(stack);
+  pl_mem_free(heap);
+  pl_mem_free(ep);
+  pl_mem_free(gstart);
 }
 
 /* ---- GPU side: queue lengths, event records, stream waits, kernels ---- */
@@ -721,7 +715,7 @@ static void queue_lengths(cp *c, int64_t *qrt, int64_t *qk) {
       qk[-1 - k[a].i] = q;
     }
   }
-  free(k);
+  pl_mem_free(k);
 }
 
 /* For each launch call (sorted by time), the previous launch on the stream
@@ -741,8 +735,8 @@ static void event_links(cp *c, int64_t *rec_launch, int64_t *wait_next) {
   key4 *rs = xcalloc(c, nr, sizeof *rs);
   key4 *k = xcalloc(c, nl + 1, sizeof *k);
   if (c->oom) {
-    free(rs);
-    free(k);
+    pl_mem_free(rs);
+    pl_mem_free(k);
     return;
   }
   size_t j = 0;
@@ -795,8 +789,8 @@ static void event_links(cp *c, int64_t *rec_launch, int64_t *wait_next) {
   }
   /* rec_launch is indexed by the record call; re-key it by record correlation
   ** lookups done at use (see kernels()) */
-  free(rs);
-  free(k);
+  pl_mem_free(rs);
+  pl_mem_free(k);
 }
 
 /* The event record call with correlation corr, via a sorted (corr, i) list. */
@@ -825,17 +819,17 @@ typedef struct kprep {
 } kprep;
 
 static void kprep_free(kprep *k) {
-  free(k->qrt);
-  free(k->qk);
-  free(k->rec_launch);
-  free(k->wait_next);
-  free(k->ksync);
-  free(k->rows);
-  free(k->sk);
-  free(k->recs);
-  free(k->sid);
-  free(k->lastn);
-  free(k->order);
+  pl_mem_free(k->qrt);
+  pl_mem_free(k->qk);
+  pl_mem_free(k->rec_launch);
+  pl_mem_free(k->wait_next);
+  pl_mem_free(k->ksync);
+  pl_mem_free(k->rows);
+  pl_mem_free(k->sk);
+  pl_mem_free(k->recs);
+  pl_mem_free(k->sid);
+  pl_mem_free(k->lastn);
+  pl_mem_free(k->order);
   memset(k, 0, sizeof *k);
 }
 
@@ -891,7 +885,7 @@ static void kernels_prep(cp *c, kprep *kp) {
     rows[m++] = (key4){ { sb, 0, 0, 0 }, (int64_t)i };
   }
   sort_key4(c, rows, m);
-  free(kp->sk); /* the streams are numbered */
+  pl_mem_free(kp->sk); /* the streams are numbered */
   kp->sk = NULL;
   kp->rm = rm;
   kp->m = m;
@@ -1019,7 +1013,7 @@ static int build_graph(cp *c) {
   const pl_cp_in *in = c->in;
   int jobs = in->jobs > 0 ? in->jobs : pl_par_cores();
   if (jobs > 2) jobs = 2;
-  cp_side *s = calloc(1, sizeof *s);
+  cp_side *s = pl_mem_calloc(1, sizeof *s);
   if (!s) {
     c->oom = 1;
     return -1;
@@ -1043,13 +1037,13 @@ static int build_graph(cp *c) {
   if (!c->oom && s->k.ne) {
     if (c->ne + s->k.ne >= UINT32_MAX / 2) c->oom = 1; /* edge ids are 32-bit */
     else if (!c->ne) {
-      free(c->e);
+      pl_mem_free(c->e);
       c->e = s->k.e;
       c->ne = s->k.ne;
       c->cape = s->k.cape;
       s->k.e = NULL;
     } else {
-      edge *ne = c->cape >= c->ne + s->k.ne ? c->e : realloc(c->e, (c->ne + s->k.ne) * sizeof *ne);
+      edge *ne = c->cape >= c->ne + s->k.ne ? c->e : pl_mem_realloc(c->e, (c->ne + s->k.ne) * sizeof *ne);
       if (!ne) c->oom = 1;
       else {
         memcpy(ne + c->ne, s->k.e, s->k.ne * sizeof *ne);
@@ -1059,9 +1053,9 @@ static int build_graph(cp *c) {
       }
     }
   }
-  free(s->k.e);
+  pl_mem_free(s->k.e);
   kprep_free(&s->kp);
-  free(s);
+  pl_mem_free(s);
   return c->oom ? -1 : 0;
 }
 
@@ -1076,9 +1070,9 @@ static int dedupe_edges(cp *c) {
   uint32_t *cnt = xcalloc(c, nn + 1, sizeof *cnt), *ord = xcalloc(c, ne, sizeof *ord);
   uint8_t *drop = xcalloc(c, ne, 1);
   if (c->oom) {
-    free(cnt);
-    free(ord);
-    free(drop);
+    pl_mem_free(cnt);
+    pl_mem_free(ord);
+    pl_mem_free(drop);
     return -1;
   }
   for (size_t a = 0; a < ne; a++) cnt[c->e[a].v + 1]++;
@@ -1095,9 +1089,9 @@ static int dedupe_edges(cp *c) {
   for (size_t a = 0; a < ne; a++)
     if (!drop[a]) c->e[w++] = c->e[a];
   c->ne = w;
-  free(cnt);
-  free(ord);
-  free(drop);
+  pl_mem_free(cnt);
+  pl_mem_free(ord);
+  pl_mem_free(drop);
   return 0;
 }
 
@@ -1115,7 +1109,7 @@ static int graph_size(cp *c) {
   }
   o->nnodes = 0;
   for (size_t v = 0; v < c->nn; v++) o->nnodes += touched[v];
-  free(touched);
+  pl_mem_free(touched);
   o->nedges = c->ne;
   o->nlaunch = o->nedge_type[PL_CP_E_LAUNCH];
   o->nkk = o->nedge_type[PL_CP_E_KERNEL_KERNEL];
@@ -1130,10 +1124,10 @@ typedef struct adj {
 } adj;
 
 static void adj_free(adj *g) {
-  free(g->pstart);
-  free(g->pe);
-  free(g->sstart);
-  free(g->se);
+  pl_mem_free(g->pstart);
+  pl_mem_free(g->pe);
+  pl_mem_free(g->sstart);
+  pl_mem_free(g->se);
   memset(g, 0, sizeof *g);
 }
 
@@ -1209,8 +1203,8 @@ static int64_t sweep(cp *c, const adj *g, int64_t *dist, int32_t *from) {
     snprintf(c->out->err, sizeof c->out->err, "the window has no events to build a graph from");
   }
 done:
-  free(indeg);
-  free(queue);
+  pl_mem_free(indeg);
+  pl_mem_free(queue);
   return bestv;
 }
 
@@ -1220,12 +1214,12 @@ static int emit_path(cp *c, const int32_t *from, int64_t bestv) {
   size_t np = 1;
   for (int64_t v = bestv; from[v] >= 0; v = c->e[from[v]].u) np++;
   o->npath = np;
-  o->path_event = calloc(np, sizeof *o->path_event);
-  o->path_start = calloc(np, sizeof *o->path_start);
-  o->path_ts = calloc(np, sizeof *o->path_ts);
-  o->edge_type = calloc(np, sizeof *o->edge_type);
-  o->edge_weight = calloc(np, sizeof *o->edge_weight);
-  o->edge_event = calloc(np, sizeof *o->edge_event);
+  o->path_event = pl_mem_calloc(np, sizeof *o->path_event);
+  o->path_start = pl_mem_calloc(np, sizeof *o->path_start);
+  o->path_ts = pl_mem_calloc(np, sizeof *o->path_ts);
+  o->edge_type = pl_mem_calloc(np, sizeof *o->edge_type);
+  o->edge_weight = pl_mem_calloc(np, sizeof *o->edge_weight);
+  o->edge_event = pl_mem_calloc(np, sizeof *o->edge_event);
   if (!o->path_event || !o->path_start || !o->path_ts || !o->edge_type || !o->edge_weight || !o->edge_event) {
     c->oom = 1;
     return -1;
@@ -1261,8 +1255,8 @@ static int longest(cp *c) {
     }
   }
   adj_free(&g);
-  free(dist);
-  free(from);
+  pl_mem_free(dist);
+  pl_mem_free(from);
   return rc;
 }
 
@@ -1312,13 +1306,13 @@ int pl_cp_run(const pl_cp_in *in, pl_cp_out *out) {
   if (window(&c) != 0) goto keep;
   if (build_graph(&c) != 0) goto done;
   /* what the sweep does not read goes first */
-  free(c.end);
-  free(c.gpu_side);
-  free(c.ic);
-  free(c.grp_first);
-  free(c.inc);
-  free(c.snode);
-  free(c.enode);
+  pl_mem_free(c.end);
+  pl_mem_free(c.gpu_side);
+  pl_mem_free(c.ic);
+  pl_mem_free(c.grp_first);
+  pl_mem_free(c.inc);
+  pl_mem_free(c.snode);
+  pl_mem_free(c.enode);
   c.end = c.ic = c.grp_first = c.snode = c.enode = NULL;
   c.gpu_side = c.inc = NULL;
   rc = longest(&c);
@@ -1333,31 +1327,31 @@ keep:
   out->ts_r = c.ts;
   out->dur_r = c.dur;
   c.ts = c.dur = NULL;
-  free(c.ts);
-  free(c.end);
-  free(c.dur);
-  free(c.gpu_side);
-  free(c.ic);
-  free(c.grp_first);
-  free(c.inc);
-  free(c.snode);
-  free(c.enode);
-  free(c.node_ev);
-  free(c.node_ts);
-  free(c.node_start);
-  free(c.e);
+  pl_mem_free(c.ts);
+  pl_mem_free(c.end);
+  pl_mem_free(c.dur);
+  pl_mem_free(c.gpu_side);
+  pl_mem_free(c.ic);
+  pl_mem_free(c.grp_first);
+  pl_mem_free(c.inc);
+  pl_mem_free(c.snode);
+  pl_mem_free(c.enode);
+  pl_mem_free(c.node_ev);
+  pl_mem_free(c.node_ts);
+  pl_mem_free(c.node_start);
+  pl_mem_free(c.e);
   return rc;
 }
 
 void pl_cp_free(pl_cp_out *o) {
-  free(o->path_event);
-  free(o->path_start);
-  free(o->path_ts);
-  free(o->edge_type);
-  free(o->edge_weight);
-  free(o->edge_event);
-  free(o->ts_r);
-  free(o->dur_r);
+  pl_mem_free(o->path_event);
+  pl_mem_free(o->path_start);
+  pl_mem_free(o->path_ts);
+  pl_mem_free(o->edge_type);
+  pl_mem_free(o->edge_weight);
+  pl_mem_free(o->edge_event);
+  pl_mem_free(o->ts_r);
+  pl_mem_free(o->dur_r);
   memset(o, 0, sizeof *o);
 }
 
@@ -1368,11 +1362,11 @@ size_t pl_cp_spans(const size_t *grp, const int64_t *start, const int64_t *stop,
   *out = NULL;
   size_t m = 0;
   for (size_t i = 0; i < n; i++) m += !skip[i];
-  key4 *k = calloc(m ? m : 1, sizeof *k);
-  int64_t *o = malloc((m ? m : 1) * 4 * sizeof *o);
+  key4 *k = pl_mem_calloc(m ? m : 1, sizeof *k);
+  int64_t *o = pl_mem_alloc((m ? m : 1) * 4 * sizeof *o);
   if (!k || !o) {
-    free(k);
-    free(o);
+    pl_mem_free(k);
+    pl_mem_free(o);
     return (size_t)-1;
   }
   /* by group (a counting sort: row order within), then each group by
@@ -1381,10 +1375,10 @@ size_t pl_cp_spans(const size_t *grp, const int64_t *start, const int64_t *stop,
   size_t ng = 0;
   for (size_t i = 0; i < n; i++)
     if (!skip[i] && grp[i] + 1 > ng) ng = grp[i] + 1;
-  size_t *gs = calloc(ng + 1, sizeof *gs);
+  size_t *gs = pl_mem_calloc(ng + 1, sizeof *gs);
   if (!gs) {
-    free(k);
-    free(o);
+    pl_mem_free(k);
+    pl_mem_free(o);
     return (size_t)-1;
   }
   for (size_t i = 0; i < n; i++)
@@ -1399,10 +1393,10 @@ size_t pl_cp_spans(const size_t *grp, const int64_t *start, const int64_t *stop,
     while (q < b && k[q - 1].k[1] <= k[q].k[1]) q++;
     if (q < b) sort_key4(&c, k + a, b - a);
   }
-  free(gs);
+  pl_mem_free(gs);
   if (c.oom) {
-    free(k);
-    free(o);
+    pl_mem_free(k);
+    pl_mem_free(o);
     return (size_t)-1;
   }
   size_t ns = 0;
@@ -1420,7 +1414,7 @@ size_t pl_cp_spans(const size_t *grp, const int64_t *start, const int64_t *stop,
     ns++;
     a = b;
   }
-  free(k);
+  pl_mem_free(k);
   *out = o;
   return ns;
 }

@@ -7,6 +7,7 @@
 ** its state between calls, so quoted fields spanning lines still work.
 */
 #include "csvread.h"
+#include "bigmem.h"
 #include "par.h"
 #include "scan.h"
 
@@ -348,8 +349,8 @@ typedef struct tbuild {
 ** string column of missing values. */
 static void force_str(pl_table *t, int col) {
   pl_column *c = t->cols[col];
-  uint32_t *v = pl_xcalloc(c->cap ? c->cap : 1, sizeof *v);
-  free(c->v.any);
+  uint32_t *v = pl_mem_xcalloc(c->cap ? c->cap : 1, sizeof *v);
+  pl_mem_free(c->v.any);
   c->v.str = v;
   c->type = PL_STR;
 }

@@ -86,6 +86,8 @@ void pl_mem_bigpages(void) {}
 #define THP_ADVISE(p, n) ((void)0)
 #endif
 
+void pl_oom_fail(size_t n) { pl_oom(n); }
+
 void *pl_xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
   if (p == NULL) pl_oom(n);

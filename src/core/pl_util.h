@@ -37,6 +37,9 @@ void pl_mem_bigpages(void);
 ** exits 2 (main.c); the default is abort(), silently. */
 typedef void (*pl_oom_handler)(size_t n);
 void pl_set_oom_handler(pl_oom_handler h);
+/* An allocation of n bytes failed: the handler, then abort(); never returns
+** (for allocators besides these, bigmem.c's checked forms). */
+void pl_oom_fail(size_t n);
 
 /* Growable byte buffer, always NUL-terminated when len > 0 or after pl_buf_cstr. */
 typedef struct pl_buf {

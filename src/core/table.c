@@ -4,6 +4,7 @@
 ** in table_ops.c; writers and human formatting in table_write.c.
 */
 #include "table.h"
+#include "bigmem.h"
 #include "par.h"
 
 #include <math.h>
@@ -47,7 +48,7 @@ static void col_free(pl_column *c) {
   if (c->shared && --*c->shared > 0) c->v.any = NULL; /* another column keeps the buffer */
   else {
     free(c->shared);
-    free(c->v.any);
+    pl_mem_free(c->v.any);
   }
   free(c->name);
   free(c->doc);
@@ -63,7 +64,7 @@ static void col_own(pl_column *c) {
     return;
   } /* the last holder owns it */
   size_t bytes = (c->cap ? c->cap : 1) * elsize(c->type);
-  void *v = pl_xmalloc(bytes);
+  void *v = pl_mem_xalloc(bytes);
   if (c->v.any) memcpy(v, c->v.any, c->cap * elsize(c->type));
   --*c->shared;
   c->shared = NULL;
@@ -95,7 +96,7 @@ void pl_column_reserve(pl_column *c, size_t n) {
   if (n <= c->cap) return;
   size_t cap = c->cap ? c->cap : 16;
   while (cap < n) cap = cap < (1u << 20) ? cap * 2 : cap + cap / 2;
-  c->v.any = pl_xrealloc(c->v.any, cap * elsize(c->type));
+  c->v.any = pl_mem_xrealloc(c->v.any, cap * elsize(c->type));
   c->cap = cap;
 }
 
@@ -235,12 +236,12 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
   if (c->type == to) return 0;
   col_own(c);
   if ((c->type == PL_INT || c->type == PL_BOOL) && to == PL_NUM) {
-    double *d = pl_xmalloc((c->cap ? c->cap : 1) * sizeof *d);
+    double *d = pl_mem_xalloc((c->cap ? c->cap : 1) * sizeof *d);
     for (size_t i = 0; i < c->len; i++)
       d[i] = c->type == PL_BOOL         ? (c->v.b[i] == PL_BOOL_NA ? NAN : (double)c->v.b[i])
              : c->v.i64[i] == PL_INT_NA ? NAN
                                         : (double)c->v.i64[i];
-    free(c->v.any);
+    pl_mem_free(c->v.any);
     c->v.num = d;
     c->type = PL_NUM;
     return 0;
@@ -250,9 +251,9 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
       double v = c->v.num[i];
       if (!isnan(v) && (v != floor(v) || fabs(v) > 9007199254740992.0)) return -1;
     }
-    int64_t *d = pl_xmalloc((c->cap ? c->cap : 1) * sizeof *d);
+    int64_t *d = pl_mem_xalloc((c->cap ? c->cap : 1) * sizeof *d);
     for (size_t i = 0; i < c->len; i++) d[i] = pl_int_of(c->v.num[i]);
-    free(c->v.any);
+    pl_mem_free(c->v.any);
     c->v.i64 = d;
     c->type = PL_INT;
     return 0;
@@ -260,9 +261,9 @@ int pl_table_retype(pl_table *t, int col, pl_type to) {
   if (c->type == PL_INT && to == PL_BOOL) {
     for (size_t i = 0; i < c->len; i++)
       if (c->v.i64[i] != PL_INT_NA && c->v.i64[i] != 0 && c->v.i64[i] != 1) return -1;
-    uint8_t *d = pl_xmalloc(c->cap ? c->cap : 1);
+    uint8_t *d = pl_mem_xalloc(c->cap ? c->cap : 1);
     for (size_t i = 0; i < c->len; i++) d[i] = c->v.i64[i] == PL_INT_NA ? PL_BOOL_NA : (uint8_t)c->v.i64[i];
-    free(c->v.any);
+    pl_mem_free(c->v.any);
     c->v.b = d;
     c->type = PL_BOOL;
     return 0;
@@ -489,7 +490,7 @@ static pl_column *col_clone_empty(const pl_column *src, size_t cap) {
   c->name = pl_xstrdup(src->name);
   c->doc = src->doc ? pl_xstrdup(src->doc) : NULL;
   c->type = src->type;
-  c->v.any = pl_xmalloc((cap ? cap : 1) * elsize(src->type));
+  c->v.any = pl_mem_xalloc((cap ? cap : 1) * elsize(src->type));
   c->cap = cap ? cap : 1;
   return c;
 }
