@@ -105,13 +105,20 @@ void pl_mem_hugepages(void *p) { (void)p; }
 
 #else
 
-#define TAG_SMALL    ((size_t)0x706c6d656d736d6cu) /* "plmemsml" */
-#define TAG_BIG      ((size_t)0x706c6d656d626967u) /* "plmembig" */
-#define HDR_SMALL    16
-#define HDR_BIG      64
-#define PAGE         ((size_t)4096)
-#define CACHE_BLOCKS 32
-#define CACHE_BYTES  ((size_t)512 << 20)
+#define TAG_SMALL      ((size_t)0x706c6d656d736d6cu) /* "plmemsml" */
+#define TAG_BIG        ((size_t)0x706c6d656d626967u) /* "plmembig" */
+#define HDR_SMALL      16
+#define HDR_BIG        64
+#define PAGE           ((size_t)4096)
+#define CACHE_BLOCKS   32
+#define CACHE_BYTES    ((size_t)512 << 20)
+/* Once pl_mem_bigpages() is in force (after the command line's first load),
+** blocks under 4 MiB are malloc's, from its heap on huge pages, and a fresh
+** mapping is advised too: a mapping of 1 to 4 MiB holds at most one huge
+** page, and each of its small pages is a fault. */
+#define PL_MEM_BIG_THP ((size_t)4 << 20)
+
+static size_t big_min(void) { return pl_mem_bigpages_on() ? PL_MEM_BIG_THP : PL_MEM_BIG; }
 
 /* The header's last 16 bytes, just before the caller's: for a big block
 ** the mapping's length, for a small one the caller's size. */
@@ -177,6 +184,9 @@ static char *map_fresh(size_t len) {
     errno = ENOMEM;
     return NULL;
   }
+#if defined(MADV_HUGEPAGE)
+  if (pl_mem_bigpages_on()) (void)madvise(q, len, MADV_HUGEPAGE);
+#endif
   return q;
 }
 
@@ -250,13 +260,14 @@ static void *small_new(size_t n, int zero) {
   }
   char *base = zero ? calloc(1, n + HDR_SMALL) : malloc(n + HDR_SMALL);
   if (!base) return NULL;
+  pl_mem_advised(base, n + HDR_SMALL);
   tail *t = (tail *)base;
   t->len = n;
   t->tag = TAG_SMALL;
   return base + HDR_SMALL;
 }
 
-void *pl_mem_alloc(size_t n) { return n >= PL_MEM_BIG ? big_new(n, 0) : small_new(n, 0); }
+void *pl_mem_alloc(size_t n) { return n >= big_min() ? big_new(n, 0) : small_new(n, 0); }
 
 void *pl_mem_calloc(size_t n, size_t sz) {
   if (sz && n > SIZE_MAX / sz) {
@@ -264,7 +275,7 @@ void *pl_mem_calloc(size_t n, size_t sz) {
     return NULL;
   }
   size_t b = n * sz;
-  return b >= PL_MEM_BIG ? big_new(b, 1) : small_new(b, 1);
+  return b >= big_min() ? big_new(b, 1) : small_new(b, 1);
 }
 
 void pl_mem_free(void *p) {
@@ -283,9 +294,10 @@ void *pl_mem_realloc(void *p, size_t n) {
   if (!p) return pl_mem_alloc(n);
   tail *t = tail_of(p);
   if (t->tag == TAG_SMALL) {
-    if (n < PL_MEM_BIG) {
+    if (n < big_min()) {
       char *base = realloc((char *)p - HDR_SMALL, n + HDR_SMALL);
       if (!base) return NULL;
+      pl_mem_advised(base, n + HDR_SMALL);
       ((tail *)base)->len = n;
       return base + HDR_SMALL;
     }

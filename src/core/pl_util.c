@@ -81,8 +81,15 @@ static void thp_advise(void *p, size_t n) {
   do {                                                                                                                 \
     if ((n) >= PL_THP_MIN && atomic_load_explicit(&thp_on, memory_order_relaxed)) thp_advise((p), (n));                \
   } while (0)
+int pl_mem_bigpages_on(void) { return atomic_load_explicit(&thp_on, memory_order_relaxed); }
+void pl_mem_advised(void *p, size_t n) { THP_ADVISE(p, n); }
 #else
 void pl_mem_bigpages(void) {}
+int pl_mem_bigpages_on(void) { return 0; }
+void pl_mem_advised(void *p, size_t n) {
+  (void)p;
+  (void)n;
+}
 #define THP_ADVISE(p, n) ((void)0)
 #endif
 

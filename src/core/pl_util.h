@@ -30,6 +30,10 @@ char *pl_xstrndup(const char *s, size_t n);
 ** process).  The command line switches it on after its first load; a
 ** no-op off Linux/glibc, and after the first call. */
 void pl_mem_bigpages(void);
+/* Whether pl_mem_bigpages() is in force, and the same advice for a block
+** that another allocator (bigmem.c) took from malloc itself. */
+int pl_mem_bigpages_on(void);
+void pl_mem_advised(void *p, size_t n);
 
 /* The out-of-memory handler: called with the size asked for; it must not
 ** return (the core cannot go on without the memory).  The host decides what
