@@ -406,8 +406,13 @@ int pl_kin_events_par(kctx *k) {
     if (c->start == at && c->nread > 0 && piece_fits(k, c->k)) {
       size_t stop = c->stop, nl = c->nl, nlc = c->nlc;
       merge(&P, c);
-      pl_par_finish(S, m); /* c is the finish's now */
-      P.unsynced = 1;
+      if (P.gz) { /* the inflater needs the other core: the copy stays here */
+        finish_piece(S, &P, m);
+        pl_par_done(S, m);
+      } else {
+        pl_par_finish(S, m); /* c is the finish's now */
+        P.unsynced = 1;
+      }
       __atomic_add_fetch(&n_merged, 1, __ATOMIC_RELAXED);
       /* the tokenizer past the piece's events, as if it had read them */
       if (pl_json_next(&k->j) != PL_JSON_OBJ) {
