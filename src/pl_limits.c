@@ -96,7 +96,7 @@ static void *lua_block(void *ptr, size_t osize, size_t nsize) {
   if (was == big) return was ? pl_mem_realloc(ptr, nsize) : realloc(ptr, nsize);
   void *p = big ? pl_mem_alloc(nsize) : malloc(nsize);
   if (p == NULL) return NULL;
-  memcpy(p, ptr, osize < nsize ? osize : nsize);
+  if (ptr) memcpy(p, ptr, osize < nsize ? osize : nsize);
   if (was) pl_mem_free(ptr);
   else free(ptr);
   return p;

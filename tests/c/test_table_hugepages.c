@@ -24,6 +24,7 @@
 #endif
 #endif
 
+#ifndef SANITIZED
 /* 1 when [a, b) lies in one line of /proc/self/maps, 0 when not, -1 when
 ** the map cannot be read. */
 static int one_mapping(uintptr_t a, uintptr_t b) {
@@ -47,6 +48,7 @@ static int whole(const pl_column *c) {
   uintptr_t a = (uintptr_t)c->v.any;
   return one_mapping(a, a + c->cap * sizeof(int64_t));
 }
+#endif
 
 int main(void) {
 #ifdef SANITIZED
