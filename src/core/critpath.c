@@ -1240,6 +1240,19 @@ static int emit_path(cp *c, const int32_t *from, int64_t bestv) {
   return 0;
 }
 
+/* The arrays of the graph build that the longest-path sweep does not read. */
+static void drop_unswept(cp *c) {
+  pl_mem_free(c->end);
+  pl_mem_free(c->gpu_side);
+  pl_mem_free(c->ic);
+  pl_mem_free(c->grp_first);
+  pl_mem_free(c->inc);
+  pl_mem_free(c->snode);
+  pl_mem_free(c->enode);
+  c->end = c->ic = c->grp_first = c->snode = c->enode = NULL;
+  c->gpu_side = c->inc = NULL;
+}
+
 static int longest(cp *c) {
   if (dedupe_edges(c) != 0 || graph_size(c) != 0) return -1;
   adj g = { NULL, NULL, NULL, NULL };
@@ -1305,16 +1318,7 @@ int pl_cp_run(const pl_cp_in *in, pl_cp_out *out) {
   if (c.oom) goto done;
   if (window(&c) != 0) goto keep;
   if (build_graph(&c) != 0) goto done;
-  /* what the sweep does not read goes first */
-  pl_mem_free(c.end);
-  pl_mem_free(c.gpu_side);
-  pl_mem_free(c.ic);
-  pl_mem_free(c.grp_first);
-  pl_mem_free(c.inc);
-  pl_mem_free(c.snode);
-  pl_mem_free(c.enode);
-  c.end = c.ic = c.grp_first = c.snode = c.enode = NULL;
-  c.gpu_side = c.inc = NULL;
+  drop_unswept(&c); /* what the sweep does not read goes first */
   rc = longest(&c);
   if (c.oom) {
     rc = -1;
@@ -1328,14 +1332,8 @@ keep:
   out->dur_r = c.dur;
   c.ts = c.dur = NULL;
   pl_mem_free(c.ts);
-  pl_mem_free(c.end);
   pl_mem_free(c.dur);
-  pl_mem_free(c.gpu_side);
-  pl_mem_free(c.ic);
-  pl_mem_free(c.grp_first);
-  pl_mem_free(c.inc);
-  pl_mem_free(c.snode);
-  pl_mem_free(c.enode);
+  drop_unswept(&c);
   pl_mem_free(c.node_ev);
   pl_mem_free(c.node_ts);
   pl_mem_free(c.node_start);
