@@ -50,6 +50,7 @@
 
 #ifndef PL_MEM_PLAIN
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 /* ThreadSanitizer does not follow mremap (the moved pages keep the old
@@ -63,7 +64,10 @@
 #endif
 #endif
 #ifndef PL_MEM_MREMAP
-#define PL_MEM_MREMAP(b, l, n) mremap((b), (l), (n), MREMAP_MAYMOVE)
+#define PL_MEM_MREMAP(b, l, n)      mremap((b), (l), (n), MREMAP_MAYMOVE)
+#define PL_FILL_MREMAP(b, l, n, to) mremap((b), (l), (n), MREMAP_MAYMOVE | MREMAP_FIXED, (to))
+#else
+#define PL_FILL_MREMAP(b, l, n, to) MAP_FAILED
 #endif
 
 void *pl_mem_xalloc(size_t n) {
@@ -102,11 +106,22 @@ void pl_mem_cache_stats(size_t *blocks, size_t *bytes) {
 }
 void pl_mem_cache_drop(void) {}
 void pl_mem_hugepages(void *p) { (void)p; }
+void *pl_mem_alloc_fill(size_t n, uint64_t pattern) {
+  (void)n;
+  (void)pattern;
+  errno = ENOSYS;
+  return NULL;
+}
+int pl_mem_fills(const void *p) {
+  (void)p;
+  return 0;
+}
 
 #else
 
 #define TAG_SMALL      ((size_t)0x706c6d656d736d6cu) /* "plmemsml" */
 #define TAG_BIG        ((size_t)0x706c6d656d626967u) /* "plmembig" */
+#define TAG_FILL       ((size_t)0x706c6d656d66696cu) /* "plmemfil" */
 #define HDR_SMALL      16
 #define HDR_BIG        64
 #define PAGE           ((size_t)4096)
@@ -278,6 +293,175 @@ void *pl_mem_calloc(size_t n, size_t sz) {
   return b >= big_min() ? big_new(b, 1) : small_new(b, 1);
 }
 
+/* ---- fill blocks (pl_mem_alloc_fill) -------------------------------------
+** A block whose bytes read as an 8-byte pattern without memory: for the
+** pattern 0, a private anonymous mapping (its unwritten pages read as the
+** kernel's zero page, which no process is charged for); for any other, a
+** row of private mappings of one small memfd that holds the pattern
+** (FILL_CHUNK bytes, written once per pattern): reading maps the memfd's
+** page, writing copies that one 4 KiB page into the process (copy on
+** write), and the other pages stay shared.  Chunk k of a block is the
+** mapping [k * FILL_CHUNK, min((k + 1) * FILL_CHUNK, len)) of the memfd's
+** offset 0: one mapping each (they never merge, their offsets do not
+** follow on), which is how it grows: each chunk moved to the new place by
+** mremap (its written pages go with it), the last one stretched up to the
+** memfd's end, and fresh chunks after it.  A plain mremap of the whole
+** block would fail (several mappings) or reach past the memfd (SIGBUS).
+** The pattern sits in the header, just before the tail. */
+#define FILL_CHUNK ((size_t)2 << 20)
+#define FILL_FDS   4
+
+static struct {
+  pthread_mutex_t mu;
+  uint64_t pat[FILL_FDS];
+  int fd[FILL_FDS];
+  size_t n;
+} fills = { PTHREAD_MUTEX_INITIALIZER, { 0 }, { 0 }, 0 };
+
+/* The memfd holding pattern pat, made on first use; -1 where the system
+** has none (or out of descriptors). */
+static int fill_fd(uint64_t pat) {
+  int fd = -1;
+  pthread_mutex_lock(&fills.mu);
+  for (size_t i = 0; i < fills.n && fd < 0; i++)
+    if (fills.pat[i] == pat) fd = fills.fd[i];
+  if (fd < 0 && fills.n < FILL_FDS) {
+#if defined(MFD_CLOEXEC)
+    fd = memfd_create("perflab-fill", MFD_CLOEXEC);
+#endif
+    uint64_t *buf = fd >= 0 ? malloc(65536) : NULL;
+    int ok = buf && ftruncate(fd, (off_t)FILL_CHUNK) == 0;
+    for (size_t i = 0; ok && i < 65536 / 8; i++) buf[i] = pat;
+    for (size_t off = 0; ok && off < FILL_CHUNK; off += 65536) ok = pwrite(fd, buf, 65536, (off_t)off) == 65536;
+    free(buf);
+    if (ok) {
+      fills.pat[fills.n] = pat;
+      fills.fd[fills.n++] = fd;
+    } else if (fd >= 0) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  pthread_mutex_unlock(&fills.mu);
+  return fd;
+}
+
+static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+
+/* Maps the pattern's chunks over [at + from, at + to) (from a multiple of
+** FILL_CHUNK), replacing what is there; -1 where one cannot be mapped. */
+static int fill_map(char *at, size_t from, size_t to, int fd) {
+  for (size_t off = from; off < to; off += FILL_CHUNK) {
+    void *q = mmap(at + off, min_sz(FILL_CHUNK, to - off), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    if (q == MAP_FAILED) return -1;
+  }
+  return 0;
+}
+
+static uint64_t *fill_pat(char *base) { return (uint64_t *)(base + HDR_BIG - sizeof(tail) - 8); }
+
+static void *fill_user(char *base, size_t len, uint64_t pat) {
+  *fill_pat(base) = pat;
+  tail *t = (tail *)(base + HDR_BIG - sizeof(tail));
+  t->len = len;
+  t->tag = TAG_FILL;
+  return base + HDR_BIG;
+}
+
+static void no_huge(char *base, size_t len) {
+#if defined(MADV_NOHUGEPAGE)
+  /* a write must copy 4 KiB, not fill a huge page ("always" mode) */
+  (void)madvise(base, len, MADV_NOHUGEPAGE);
+#else
+  (void)base;
+  (void)len;
+#endif
+}
+
+/* The mapping of a fill block of len bytes (no header written); NULL
+** where the system cannot. */
+static char *fill_mapping(size_t len, uint64_t pat) {
+  int fd = pat ? fill_fd(pat) : -1;
+  if (pat && fd < 0) return NULL;
+  void *q =
+      mmap(NULL, len, pat ? PROT_NONE : PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (q == MAP_FAILED) return NULL;
+  if (pat && fill_map(q, 0, len, fd) != 0) {
+    munmap(q, len);
+    return NULL;
+  }
+  no_huge(q, len);
+  return q;
+}
+
+void *pl_mem_alloc_fill(size_t n, uint64_t pattern) {
+  if (n > SIZE_MAX - HDR_BIG - PAGE) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  size_t len = pages(n + HDR_BIG);
+  char *base = fill_mapping(len, pattern);
+  if (!base) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  return fill_user(base, len, pattern);
+}
+
+int pl_mem_fills(const void *p) { return p && tail_of((void *)p)->tag == TAG_FILL; }
+
+/* A fill block grown to `need` bytes (pages), its written pages moved, not
+** copied: NULL (the block untouched) where the new mappings cannot be
+** made. */
+static char *fill_grow(char *base, size_t len, size_t need, uint64_t pat) {
+  if (!pat) { /* one anonymous mapping: mremap moves it whole */
+    char *q = PL_MEM_MREMAP(base, len, need);
+    if (q != MAP_FAILED) return q;
+  }
+  char *q = fill_mapping(need, pat);
+  if (!q) return NULL;
+  /* every chunk of the old block into its place in the new one (the new
+  ** one's chunk there is replaced), the last one stretched to the new
+  ** chunk's length; where mremap cannot (a ThreadSanitizer build, out of
+  ** mappings), its bytes are copied over the pattern instead */
+  size_t step = pat ? FILL_CHUNK : len;
+  for (size_t off = 0; off < len; off += step) {
+    size_t sl = min_sz(step, len - off), dl = min_sz(step, need - off);
+    void *m = pat ? PL_FILL_MREMAP(base + off, sl, dl, q + off) : MAP_FAILED;
+    if (m == MAP_FAILED) {
+      memcpy(q + off, base + off, sl);
+      munmap(base + off, sl);
+    }
+  }
+  return q;
+}
+
+static void *fill_realloc(void *p, size_t n) {
+  char *base = (char *)p - HDR_BIG;
+  size_t len = tail_of(p)->len;
+  uint64_t pat = *fill_pat(base);
+  if (n > SIZE_MAX - HDR_BIG - PAGE) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  size_t need = pages(n + HDR_BIG);
+  if (need <= len) { /* shrink in place: the chunks past the end go */
+    if (need < len) munmap(base + need, len - need);
+    tail_of(p)->len = need;
+    return p;
+  }
+  char *q = fill_grow(base, len, need, pat);
+  if (q) return fill_user(q, need, pat);
+  /* no mappings left: an ordinary block, the pattern written past the old
+  ** bytes (it still reads as before; it is not a fill block any more) */
+  char *r = big_new(n, 0);
+  if (!r) return NULL;
+  memcpy(r, p, len - HDR_BIG);
+  for (size_t off = len - HDR_BIG; off + 8 <= n; off += 8) memcpy(r + off, &pat, 8);
+  munmap(base, len);
+  return r;
+}
+
 void pl_mem_free(void *p) {
   if (!p) return;
   tail *t = tail_of(p);
@@ -287,7 +471,10 @@ void pl_mem_free(void *p) {
   } else if (t->tag == TAG_BIG) {
     t->tag = 0;
     big_free((char *)p - HDR_BIG, t->len);
-  } else abort(); /* not a pl_mem block: a bug, not an input */
+  } else if (t->tag == TAG_FILL) {
+    t->tag = 0;
+    munmap((char *)p - HDR_BIG, t->len); /* never cached: its pages are mostly not there */
+  } else abort();                        /* not a pl_mem block: a bug, not an input */
 }
 
 void *pl_mem_realloc(void *p, size_t n) {
@@ -307,6 +494,7 @@ void *pl_mem_realloc(void *p, size_t n) {
     pl_mem_free(p);
     return q;
   }
+  if (t->tag == TAG_FILL) return fill_realloc(p, n);
   if (t->tag != TAG_BIG) abort();
   char *base = (char *)p - HDR_BIG;
   size_t len = t->len, need = pages((n > SIZE_MAX - HDR_BIG - PAGE ? SIZE_MAX - HDR_BIG - PAGE : n) + HDR_BIG);

@@ -18,6 +18,7 @@
 #define PL_BIGMEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define PL_MEM_BIG ((size_t)1 << 20)
 
@@ -36,6 +37,23 @@ void *pl_mem_xrealloc(void *p, size_t n);
 ** of 4 MB or more (advising part of a block would split its mapping, and
 ** a mapping in parts cannot grow in place). */
 void pl_mem_hugepages(void *p);
+
+/* A block of n bytes whose every 8-byte word reads as `pattern` (a
+** column's missing marker: NaN's bits, INT64_MIN) and that costs no
+** memory until written: its pages are the system's (the zero page for
+** pattern 0, else one small shared file holding the pattern, mapped
+** copy-on-write), and a write copies in only the 4 KiB page it falls in.
+** pl_mem_realloc keeps such a block's bytes and what it grows by reads as
+** the pattern (where the system is out of mappings it becomes an ordinary
+** block, the pattern written into it: pl_mem_fills tells); pl_mem_free
+** unmaps it (it never enters the cache).  NULL where the system cannot
+** (a sanitizer build, no memfd_create, out of mappings): the caller then
+** writes the pattern into an ordinary block.  Reading it maps the shared
+** pages, which the system counts in the reader's RSS (RssShmem) though
+** they take no memory of the process's own. */
+void *pl_mem_alloc_fill(size_t n, uint64_t pattern);
+/* Whether p (a pl_mem block or NULL) is such a block. */
+int pl_mem_fills(const void *p);
 
 /* What the cache holds: blocks and bytes (for tests and measurements). */
 void pl_mem_cache_stats(size_t *blocks, size_t *bytes);

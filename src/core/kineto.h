@@ -118,9 +118,10 @@ static inline ev_key ev_key_of(const char *s, size_t n) {
 typedef struct tcols {
   pl_table *t;
   int c[32];
-  size_t room;      /* fast_row: rows every column has room for */
-  uint64_t strmask; /* fast_row: the PL_STR columns */
-  size_t faulted;   /* rows whose pages are in (pl_table_populate); SIZE_MAX: stop asking */
+  size_t room;       /* fast_row: rows every column has room for */
+  uint64_t strmask;  /* fast_row: the PL_STR columns */
+  uint64_t fillmask; /* fast_row: the columns whose storage reads as missing (pl_column_fills) */
+  size_t faulted;    /* rows whose pages are in (pl_table_populate); SIZE_MAX: stop asking */
 } tcols;
 
 struct kstream;

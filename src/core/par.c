@@ -248,11 +248,41 @@ size_t pl_par_claim_rows(pl_table *d, size_t add) {
   return n0;
 }
 
+/* sc's cells that are not missing into dc at row n0 (whose cells read as
+** missing: pl_column_fills), so that a piece's missing values touch no
+** page of dc */
+static void copy_present(pl_column *dc, size_t n0, const pl_column *sc, size_t add, const uint32_t *map) {
+  switch (dc->type) {
+    case PL_STR:
+      for (size_t r = 0; r < add; r++)
+        if (sc->v.str[r]) dc->v.str[n0 + r] = map[sc->v.str[r]];
+      break;
+    case PL_BOOL:
+      for (size_t r = 0; r < add; r++)
+        if (sc->v.b[r] != PL_BOOL_NA) dc->v.b[n0 + r] = sc->v.b[r];
+      break;
+    default: { /* 8-byte cells: all but the marker's bits */
+      uint64_t na, u;
+      double nan = NAN;
+      if (dc->type == PL_NUM) memcpy(&na, &nan, 8);
+      else na = (uint64_t)PL_INT_NA;
+      for (size_t r = 0; r < add; r++) {
+        memcpy(&u, (const char *)sc->v.any + 8 * r, 8);
+        if (u != na) memcpy((char *)dc->v.any + 8 * (n0 + r), &u, 8);
+      }
+    }
+  }
+}
+
 void pl_par_copy_rows(pl_table *d, size_t n0, const pl_table *s, const uint32_t *map) {
   size_t add = s->nrows;
   for (size_t i = 0; i < d->ncols; i++) {
     pl_column *dc = d->cols[i];
     const pl_column *sc = s->cols[i];
+    if (pl_column_fills(dc)) { /* storage that reads as missing: only the values */
+      copy_present(dc, n0, sc, add, map);
+      continue;
+    }
     if (dc->type == PL_STR) {
       uint32_t *o = dc->v.str + n0;
       const uint32_t *in = sc->v.str;

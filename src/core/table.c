@@ -355,6 +355,7 @@ int pl_table_populate(pl_table *t, size_t from, size_t to) {
   const uintptr_t pg = 4096;
   for (size_t i = 0; i < t->ncols; i++) {
     const pl_column *c = t->cols[i];
+    if (pl_column_fills(c)) continue; /* its missing values are free: faulting it in would undo that */
     size_t el = elsize(c->type), lim = to < c->cap ? to : c->cap;
     if (lim <= from) continue;
     uintptr_t a = ((uintptr_t)c->v.any + from * el) & ~(pg - 1), e = ((uintptr_t)c->v.any + lim * el) & ~(pg - 1);
@@ -386,7 +387,7 @@ void pl_table_hugepages(pl_table *t, size_t min_bytes) {
   for (size_t i = 0; i < t->ncols; i++) {
     const pl_column *c = t->cols[i];
     size_t bytes = c->cap * elsize(c->type);
-    if (c->shared || bytes < min_bytes || bytes < 2 * huge) continue;
+    if (c->shared || bytes < min_bytes || bytes < 2 * huge || pl_column_fills(c)) continue;
     /* the whole buffer, out to its pages' edges (a big block is a mapping
     ** of its own, page-aligned but for malloc's header): advising part of
     ** it would split the mapping in two kinds, and a realloc past the
@@ -421,9 +422,57 @@ void pl_table_reserve(pl_table *t, size_t rows) {
 }
 
 void pl_row_discard(pl_table *t) {
-  for (size_t i = 0; i < t->ncols; i++)
-    if (t->cols[i]->len > t->nrows) t->cols[i]->len = t->nrows;
+  for (size_t i = 0; i < t->ncols; i++) {
+    pl_column *c = t->cols[i];
+    if (c->len <= t->nrows) continue;
+    /* a fill column's cells past its length read as missing: the values
+    ** put there go back to that (col_push_missing writes the marker) */
+    if (pl_column_fills(c)) {
+      size_t n = c->len;
+      c->len = t->nrows;
+      while (c->len < n) col_push_missing(c);
+    }
+    c->len = t->nrows;
+  }
   t->rowopen = 0;
+}
+
+int pl_column_fills(const pl_column *c) { return !c->shared && pl_mem_fills(c->v.any); }
+
+/* The type's missing marker as 8 bytes (pl_mem_alloc_fill's pattern). */
+static uint64_t marker_bits(pl_type type) {
+  double nan = NAN;
+  uint64_t u = 0;
+  switch (type) {
+    case PL_NUM: memcpy(&u, &nan, 8); break;
+    case PL_INT: u = (uint64_t)PL_INT_NA; break;
+    case PL_BOOL: u = 0x0101010101010101ull * PL_BOOL_NA; break;
+    case PL_STR: u = 0; break;
+  }
+  return u;
+}
+
+static int col_all_missing(const pl_table *t, int col) {
+  for (size_t r = 0; r < t->cols[col]->len; r++)
+    if (!pl_cell_missing(t, col, r)) return 0;
+  return 1;
+}
+
+void pl_table_reserve_sparse(pl_table *t, size_t rows) {
+  for (size_t i = 0; i < t->ncols; i++) {
+    pl_column *c = t->cols[i];
+    size_t el = elsize(c->type);
+    if (!c->shared && !pl_column_fills(c) && rows > c->cap && rows * el >= PL_MEM_BIG && col_all_missing(t, (int)i)) {
+      void *v = pl_mem_alloc_fill(rows * el, marker_bits(c->type));
+      if (v) {
+        pl_mem_free(c->v.any);
+        c->v.any = v;
+        c->cap = rows;
+        continue;
+      }
+    }
+    pl_column_reserve(c, rows);
+  }
 }
 
 double pl_cell_num(const pl_table *t, int col, size_t row) {
