@@ -60,11 +60,11 @@ format:
 # ThreadSanitizer over the tests that parse on several threads (one file
 # split among threads, files side by side), the critical path's graph
 # build, large column gathers (two threads) and the cache of big blocks
-TSAN_TESTS ?= c.test_kineto_par|c.test_line_par|c.test_gzstream|lua.test_load_many|c.test_critpath|c.test_table_take_par|c.test_bigmem
+TSAN_TESTS ?= c.test_kineto_par|c.test_line_par|c.test_gzstream|lua.test_load_many|c.test_critpath|c.test_table_take_par|c.test_bigmem|c.test_kineto_sparse|c.test_mem_fill
 tsan:
 	@sh tools/deps.sh test
 	cmake -S . -B build-tsan -DPERFLAB_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFLAB_TEST_TIMEOUT=1800
-	cmake --build build-tsan -j $(JOBS) --target perflab test_kineto_par test_line_par test_gzstream test_critpath test_table_take_par test_bigmem
+	cmake --build build-tsan -j $(JOBS) --target perflab test_kineto_par test_line_par test_gzstream test_critpath test_table_take_par test_bigmem test_kineto_sparse test_mem_fill
 	cd build-tsan && PERFLAB_TEST_LIGHT=1 TSAN_OPTIONS=halt_on_error=1 ctest --no-tests=error --output-on-failure --timeout 1800 -R '$(TSAN_TESTS)'
 
 bench: build
