@@ -1325,6 +1325,18 @@ int pl_kin_progress(kctx *k) {
       }
     }
   }
+  if (k->reserved && !k->huge_end && done >= pl_kin_total(k) / 20 * 17) {
+    /* 85 % read: the rows to come estimated again (closely now), and the
+    ** huge pages from the one the last row should fall in made small, so
+    ** that no column ends the read with a huge page partly written */
+    k->huge_end = 1;
+    tcols *all[] = { &k->ev, &k->kn, &k->cpu, &k->rt, &k->mc, &k->ms, &k->st, &k->ct, &k->mem };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+      pl_table *t = all[i]->t;
+      if (t && t->nrows > 0)
+        pl_table_hugepages_end(t, 16u << 20, (size_t)((double)t->nrows * (double)pl_kin_total(k) / (double)done));
+    }
+  }
   if (k->reserved) {
     /* the rows of the next 8 MB of input faulted in ahead, one call per
     ** column (pl_table_populate) instead of a fault per page: -1 s of

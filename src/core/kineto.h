@@ -173,6 +173,7 @@ typedef struct kctx {
   int saw_schema;          /* a top-level "schemaVersion" (Kineto writes one) */
   size_t next_progress;
   int reserved; /* the tables' columns sized from the first MBs */
+  int huge_end; /* pl_table_hugepages_end asked (near the input's end) */
   /* kineto_par.c: called before pl_kin_events_until reads an element
   ** (the main thread's rows must not meet a worker's copy of a piece's) */
   void (*before_read)(void *ud);

@@ -403,6 +403,27 @@ void pl_table_hugepages(pl_table *t, size_t min_bytes) {
 #endif
 }
 
+void pl_table_hugepages_end(pl_table *t, size_t min_bytes, size_t rows) {
+#if defined(__linux__) && defined(MADV_NOHUGEPAGE)
+  const uintptr_t huge = 2u << 20, pg = 4096;
+  for (size_t i = 0; i < t->ncols; i++) {
+    const pl_column *c = t->cols[i];
+    size_t el = elsize(c->type), bytes = c->cap * el;
+    if (c->shared || bytes < min_bytes || bytes < 2 * huge || pl_column_fills(c) || rows >= c->cap) continue;
+    /* from the huge page that row `rows` falls in, or the one after the
+    ** values written so far where that one is in already, to the end */
+    uintptr_t base = (uintptr_t)c->v.any, end = (base + bytes + pg - 1) & ~(pg - 1);
+    uintptr_t a = (base + rows * el) & ~(huge - 1), front = (base + c->len * el + huge - 1) & ~(huge - 1);
+    if (a < front) a = front;
+    if (a < end) madvise((void *)a, end - a, MADV_NOHUGEPAGE);
+  }
+#else
+  (void)t;
+  (void)min_bytes;
+  (void)rows;
+#endif
+}
+
 void pl_table_trim(pl_table *t) {
 #if defined(__linux__) && defined(MADV_DONTNEED)
   for (size_t i = 0; i < t->ncols; i++) {

@@ -144,6 +144,14 @@ void pl_table_reserve(pl_table *t, size_t rows);
 ** page's unused tail, the unused part of a reservation); the capacity is
 ** kept (those pages read as zeros if touched again). */
 void pl_table_hugepages(pl_table *t, size_t min_bytes);
+/* For a table advised so that expects to end near `rows` rows: the pages
+** of each such column from the huge page row `rows` falls in (or, where
+** the values written reach it already, the next) to the buffer's end are
+** small ones again, so that the last huge page is not left partly
+** written (up to 2 MiB a column resident past the values at the end of a
+** read: 6-10 MB of the 1 GB Kineto trace's peak).  The buffer is then two
+** mappings: growing it past its capacity copies it (pl_mem_realloc). */
+void pl_table_hugepages_end(pl_table *t, size_t min_bytes, size_t rows);
 void pl_table_trim(pl_table *t);
 /* pl_table_reserve, but a column whose values so far are all missing (of
 ** PL_MEM_BIG bytes or more reserved) gets storage that reads as missing

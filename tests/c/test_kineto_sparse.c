@@ -31,7 +31,8 @@ static char *make(size_t *len, unsigned char *with) {
   char ev[512];
   for (size_t i = 0; i < NEV; i++) {
     with[i] = (unsigned char)has_args(i, b.len);
-    int n = snprintf(ev, sizeof ev, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%zu\",\"pid\":1,\"tid\":1,"
+    int n = snprintf(ev, sizeof ev,
+                     "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%zu\",\"pid\":1,\"tid\":1,"
                      "\"ts\":%zu,\"dur\":3",
                      i ? ",\n" : "", i % 13, 1000 + 10 * i);
     pl_buf_add(&b, ev, (size_t)n);
@@ -80,7 +81,8 @@ static void check(pl_profile *p, const unsigned char *with, int jobs, int fills)
     if (!ok) {
       bad++;
       const char *s = pl_cell_str(t, ci, i, NULL), *c = pl_cell_str(t, cc, i, NULL);
-      fprintf(stderr, "jobs %d: cpu_ops row %zu (args %d) read wrong: seq %lld fwd %lld flops %g strides %s concrete %s\n",
+      fprintf(stderr,
+              "jobs %d: cpu_ops row %zu (args %d) read wrong: seq %lld fwd %lld flops %g strides %s concrete %s\n",
               jobs, i, with[i], (long long)pl_cell_int(t, cs, i), (long long)pl_cell_int(t, cf, i),
               pl_cell_num(t, cl, i), s ? s : "-", c ? c : "-");
     }
