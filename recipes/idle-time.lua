@@ -181,7 +181,10 @@ return {
               or string.format("the stream waited for the host to enqueue work (the device was idle %s of it): %s",
                 units.ns(r.device_idle_ns), host_advice),
             ["kernel wait"] = "back-to-back launch overhead: fuse small kernels or use CUDA graphs",
-            other = "ops were launched in time but waited: look for cross-stream dependencies, events and synchronisations",
+            other = busy_device and "ops were launched in time but waited while other streams of the device ran: "
+              .. "the device was busy, not idle; the stream queued behind their work (a dependency on another stream, "
+              .. "or no room on the GPU beside them)"
+              or "ops were launched in time but waited: look for cross-stream dependencies, events and synchronisations",
             ["launch time unknown"] = "the input records no launch time for those ops (no runtime call matches them, "
               .. "and the device records keep no dispatch time), so no cause is claimed; a trace with the API calls "
               .. "(rocprofv3 --hip-trace, nsys -t cuda, Kineto) or rocprof's per-dispatch DispatchNs would tell",
@@ -191,7 +194,7 @@ return {
           local saved = not rec and ((dominant == "host wait" and r.host_wait_ns)
               or (dominant == "kernel wait" and r.kernel_wait_ns)) or nil
           local capped = saved and r.device_idle_ns and r.device_idle_ns < saved
-          if capped then saved = r.device_idle_ns end
+          if capped then saved = r.device_idle_ns > 0 and r.device_idle_ns or nil end
           pending[#pending + 1] = { device = g.device, stream = g.stream, saved = saved, capped = capped, s0 = s0,
             span = r.span_ns, f = {
             -- a stream idle while other streams keep its device busy is no GPU idle time

@@ -123,3 +123,14 @@ A summary that lists all it records keeps the listed kernel time (nvprof,
   $ perflab report tests/data/field4/nvprof_summary_memcpy_bound.txt 2>/dev/null | grep '^  ranked by'
     ranked by estimated time saved per run; no steps recorded: savings are per run, % of the run's kernel time (2 ms)
 
+A stream whose ops were launched in time but started late while other
+streams ran the whole gap: the device was busy, not idle (stream 7 idle
+800 us, stream 8 running through all of it), so the advice says it queued
+behind their work and claims no saving:
+
+  $ perflab run idle-time tests/data/field5/kineto_stream_queued_behind_other.json | grep -A3 '^  \[info\]'
+    [info] device 0 stream 7 is idle 80.0 % of its span (800 µs of 1 ms) (other streams of the device ran during 100 % of
+      it); 100 % of that is other: ops were launched in time but waited while other streams of the device ran: the device
+      was busy, not idle; the stream queued behind their work (a dependency on another stream, or no room on the GPU
+      beside them)
+
