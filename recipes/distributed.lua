@@ -17,6 +17,9 @@
 --    overlap - computation - communication (the plugin's formulas,
 --    overall_parser.py / run_generator.py); overlap_pct = overlap /
 --    communication (HTA's ratio, per step and per rank);
+--    memcpy = |Mem ∩ step| less what Kernel or Comm overlaps (Mem = the
+--    memcpy and memset rows): the part of other spent in copies, which
+--    the summary shows as memcpy, not idle;
 --  * collectives: each collective host op with the kernels it launched, and
 --    each communication kernel no such op launched, in start order (ties:
 --    longer first); its ranges = the op's span and its kernels' spans; a
@@ -231,13 +234,25 @@ local function map_rank(p)
   end)
   local compset, commset = kset or I.empty(), iv(comm_s, comm_e)
   local both = compset * commset
+  -- memory copies and sets that neither computation nor communication
+  -- overlaps: part of the plugin's "other", said apart (an nsys export
+  -- whose steps are mostly host<->device copies is not idle)
+  local memset_ = I.empty()
+  for _, tn in ipairs({ "memcpy", "memset" }) do
+    local t = p.tables[tn]
+    if t and t:nrows() > 0 and t:has("start_ns") and t:has("duration_ns") then
+      memset_ = memset_ + I.from_table(t, "start_ns", "duration_ns", { duration = true })
+    end
+  end
+  local copies = memset_ - (compset + commset)
   local steps = S.bound(p)   -- in start order, bounded on the device side
   local srows = {}
   for i, st in ipairs(steps) do
     local c1, c2, ov = compset:length_within(st.s, st.e), commset:length_within(st.s, st.e),
         both:length_within(st.s, st.e)
     srows[i] = { step = st.name, start_ns = st.s, duration_ns = st.e - st.s, computation_ns = c1,
-                 communication_ns = c2, overlap_ns = ov, other_ns = (st.e - st.s) + ov - c1 - c2 }
+                 communication_ns = c2, overlap_ns = ov, other_ns = (st.e - st.s) + ov - c1 - c2,
+                 memcpy_ns = copies:length_within(st.s, st.e) }
   end
   -- each collective's step: the step that contains it
   local crow, rrow = {}, {}
@@ -266,7 +281,7 @@ local function map_rank(p)
     table_order = { "steps", "collectives", "ranges", "hta" },
     tables = {
       steps = T.from_rows(srows, { "step", "start_ns", "duration_ns", "computation_ns", "communication_ns",
-        "overlap_ns", "other_ns" }, "steps"),
+        "overlap_ns", "other_ns", "memcpy_ns" }, "steps"),
       collectives = T.from_rows(crow, { "collective", "name", "step", "bytes", "start_ns", "end_ns", "nranges" },
           "collectives"),
       ranges = T.from_rows(rrow, { "collective", "j", "start_ns", "end_ns" }, "ranges"),
@@ -392,7 +407,7 @@ local function merge(parts, opts, report)
         total_latency_ns = lat, avg_latency_ns = lat / g.calls, transfer_ns = tr, avg_transfer_ns = tr / g.calls }
     end
     local tot = { duration_ns = 0, computation_ns = 0, communication_ns = 0, overlap_ns = 0, other_ns = 0,
-                  transfer_ns = 0, sync_ns = 0 }
+                  memcpy_ns = 0, transfer_ns = 0, sync_ns = 0 }
     for _, s in ipairs(x.steps) do
       local g = by_step[s.step]
       local tr, sy = 0, 0
@@ -402,11 +417,12 @@ local function merge(parts, opts, report)
       end
       step_rows[#step_rows + 1] = { rank = rank, step = s.step, start_ns = s.start_ns, duration_ns = s.duration_ns,
         computation_ns = s.computation_ns, communication_ns = s.communication_ns, overlap_ns = s.overlap_ns,
-        other_ns = s.other_ns, overlap_pct = pct(s.overlap_ns, s.communication_ns), transfer_ns = tr, sync_ns = sy }
+        other_ns = s.other_ns, memcpy_ns = s.memcpy_ns or 0, overlap_pct = pct(s.overlap_ns, s.communication_ns),
+        transfer_ns = tr, sync_ns = sy }
       for key in pairs(tot) do
         if key == "transfer_ns" then tot[key] = tot[key] + tr
         elseif key == "sync_ns" then tot[key] = tot[key] + sy
-        else tot[key] = tot[key] + s[key] end
+        else tot[key] = tot[key] + (s[key] or 0) end
       end
     end
     local n = #x.steps
@@ -417,6 +433,7 @@ local function merge(parts, opts, report)
       communication_ns = n > 0 and tot.communication_ns / n or 0,
       overlap_ns = n > 0 and tot.overlap_ns / n or 0,
       other_ns = n > 0 and tot.other_ns / n or 0,
+      memcpy_ns = n > 0 and tot.memcpy_ns / n or 0,
       overlap_pct = pct(tot.overlap_ns, tot.communication_ns),
       transfer_ns = tot.transfer_ns, sync_ns = tot.sync_ns, sync_pct = pct(tot.sync_ns, tot.transfer_ns + tot.sync_ns),
       last_arrivals = last_count[k],
@@ -494,24 +511,28 @@ local function merge(parts, opts, report)
   local bd = {}
   for i, r in ipairs(rank_rows) do
     bd[i] = { subject = "rank " .. r.rank, steps = r.steps, step_ns = r.step_mean_ns, computation_ns = r.computation_ns,
-              communication_ns = math.max(0, r.communication_ns - r.overlap_ns), idle_ns = r.other_ns }
+              communication_ns = math.max(0, r.communication_ns - r.overlap_ns), memcpy_ns = r.memcpy_ns,
+              idle_ns = math.max(0, r.other_ns - r.memcpy_ns) }
   end
   if #rank_rows > 1 or n0 > 0 then
-    report:breakdown(bd,
-        "communication = what computation does not overlap; idle = neither computation nor communication")
+    report:breakdown(bd, "communication = what computation does not overlap; memcpy = copies and sets neither "
+      .. "overlaps; idle = none of these")
   end
   if #rank_rows == 1 and n0 == 0 then
     report:collapse(string.format("one rank (%s) and no collective: nothing to compare across ranks "
       .. "(step-breakdown and idle-time break its time down)", rank_rows[1].source))
   end
   report:table("ranks", T.from_rows(rank_rows, { "rank", "source", "steps", "step_mean_ns", "computation_ns",
-    "communication_ns", "overlap_ns", "other_ns", "overlap_pct", "transfer_ns", "sync_ns", "sync_pct", "last_arrivals",
+    "communication_ns", "overlap_ns", "other_ns", "memcpy_ns", "overlap_pct", "transfer_ns", "sync_ns", "sync_pct",
+        "last_arrivals",
     "hta_span_ns", "hta_idle_ns", "hta_compute_ns", "hta_non_compute_ns", "hta_comm_ns", "hta_overlap_ns",
     "hta_overlap_pct" }, "ranks"),
-    { title = "per rank: mean per step of computation, communication, overlap, other (ns); transfer and synchronisation (ns, all steps); HTA breakdown" })
+    { title = "per rank: mean per step of computation, communication, overlap, other (ns; memcpy: the part of "
+      .. "other in copies and sets); transfer and synchronisation (ns, all steps); HTA breakdown" })
   report:table("steps", T.from_rows(step_rows, { "rank", "step", "start_ns", "duration_ns", "computation_ns",
-    "communication_ns", "overlap_ns", "other_ns", "overlap_pct", "transfer_ns", "sync_ns" }, "steps"),
-    { title = "per rank and step (ns; overlap_pct = overlap / communication)" })
+    "communication_ns", "overlap_ns", "other_ns", "memcpy_ns", "overlap_pct", "transfer_ns", "sync_ns" }, "steps"),
+    { title = "per rank and step (ns; memcpy = the part of other in copies and sets; "
+      .. "overlap_pct = overlap / communication)" })
   report:table("collectives", T.from_rows(coll_rows, { "collective", "rank", "name", "step", "bytes", "start_ns",
     "latency_ns", "transfer_ns", "sync_ns" }, "collectives"),
     { title = "per collective (matched across ranks by order) and rank: data transfer and synchronisation (ns)" })

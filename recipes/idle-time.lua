@@ -145,6 +145,7 @@ return {
       -- stream's wait saves at most the time no stream of its device ran
       local dev_busy = (all and all:nrows() > 0 and all:has("device") and all:col("device"):count() > 0)
           and I.from_table(all, "start_ns", "end_ns", { by = "device" }) or {}
+      local pending = {}   -- this input's findings, their savings shared out per device below
       for _, g in ipairs(streams) do
         local r = attribute(g.ops, opts.kernel_wait_ns)
         local ds = g.device ~= nil and dev_busy[g.device] or nil
@@ -160,11 +161,30 @@ return {
           if r.host_wait_pct >= share then dominant, share = "host wait", r.host_wait_pct end
           if r.kernel_wait_pct > share then dominant, share = "kernel wait", r.kernel_wait_pct end
           if r.unknown_pct > share then dominant, share = "launch time unknown", r.unknown_pct end
+          local others = ""
+          -- (said where other streams ran during 1 % or more of the idle time)
+          local ran = r.device_idle_ns and r.idle_ns > 0 and r.device_idle_ns <= 0.99 * r.idle_ns
+          -- most of the stream's idle time, other streams kept the device busy
+          local busy_device = ran and r.device_idle_ns < r.idle_ns / 2
+          if ran then
+            others = string.format(" (other streams of the device ran during %.0f %% of it)",
+              100 * (r.idle_ns - r.device_idle_ns) / r.idle_ns)
+          end
+          local host_advice = "reduce host overhead per launch (CUDA graphs, torch.compile, fewer small ops, faster "
+            .. "data loading)"
           local advice = ({
-            ["host wait"] = "the GPU waited for the host to enqueue work: reduce host overhead per launch "
-              .. "(CUDA graphs, torch.compile, fewer small ops, faster data loading)",
+            -- the stream waited; the GPU did only where no other stream ran
+            ["host wait"] = not ran and ("the GPU waited for the host to enqueue work: " .. host_advice)
+              or busy_device and string.format("the stream waited for the host to enqueue work, but the device ran "
+                .. "other streams during most of that time and was idle only %s of it: feeding this stream sooner "
+                .. "gains at most that; %s", units.ns(r.device_idle_ns), host_advice)
+              or string.format("the stream waited for the host to enqueue work (the device was idle %s of it): %s",
+                units.ns(r.device_idle_ns), host_advice),
             ["kernel wait"] = "back-to-back launch overhead: fuse small kernels or use CUDA graphs",
-            other = "ops were launched in time but waited: look for cross-stream dependencies, events and synchronisations",
+            other = busy_device and "ops were launched in time but waited while other streams of the device ran: "
+              .. "the device was busy, not idle; the stream queued behind their work (a dependency on another stream, "
+              .. "or no room on the GPU beside them)"
+              or "ops were launched in time but waited: look for cross-stream dependencies, events and synchronisations",
             ["launch time unknown"] = "the input records no launch time for those ops (no runtime call matches them, "
               .. "and the device records keep no dispatch time), so no cause is claimed; a trace with the API calls "
               .. "(rocprofv3 --hip-trace, nsys -t cuda, Kineto) or rocprof's per-dispatch DispatchNs would tell",
@@ -174,22 +194,16 @@ return {
           local saved = not rec and ((dominant == "host wait" and r.host_wait_ns)
               or (dominant == "kernel wait" and r.kernel_wait_ns)) or nil
           local capped = saved and r.device_idle_ns and r.device_idle_ns < saved
-          if capped then saved = r.device_idle_ns end
-          local others = ""
-          -- (said where other streams ran during 1 % or more of the idle time)
-          local ran = r.device_idle_ns and r.idle_ns > 0 and r.device_idle_ns <= 0.99 * r.idle_ns
-          if ran then
-            others = string.format(" (other streams of the device ran during %.0f %% of it)",
-              100 * (r.idle_ns - r.device_idle_ns) / r.idle_ns)
-          end
-          report:finding {
+          if capped then saved = r.device_idle_ns > 0 and r.device_idle_ns or nil end
+          pending[#pending + 1] = { device = g.device, stream = g.stream, saved = saved, capped = capped, s0 = s0,
+            span = r.span_ns, f = {
             -- a stream idle while other streams keep its device busy is no GPU idle time
             severity = (r.idle_pct > 50 and dominant ~= "launch time unknown" and not rec
-              and not (r.device_idle_ns and r.device_idle_ns < r.idle_ns / 2)) and "warn" or "info",
+              and not busy_device) and "warn" or "info",
             rule = "idle-time." .. (dominant == "launch time unknown" and "launch_unknown" or dominant:gsub(" ", "_")),
             subject = (per_rank and ("rank " .. p.rank .. " ") or "")
                 .. string.format("device %s stream %s", dev_label(g.device), g.stream),
-            message = (per_rank and ("rank " .. p.rank .. ": ") or "")
+            message = (per_rank and ("rank " .. p.rank .. " ") or "")
                 .. (rec and "unreliable (graph replays recorded in part): " or "")
               .. string.format("device %s stream %s is idle %.1f %% of its span (%s of %s)%s; %.0f %% of that is %s: %s",
               dev_label(g.device), g.stream, r.idle_pct, units.ns(r.idle_ns), units.ns(r.span_ns), others, share,
@@ -201,12 +215,51 @@ return {
                          kernel_wait_threshold_ns = opts.kernel_wait_ns, source = p.source,
                          formula = "gap = start_k - max end before k; host wait if launch_k > previous end; "
                            .. "kernel wait if gap < threshold; else other; launch time unknown where no launch time is recorded" },
-            -- at most the wait the fix removes; "other" waits on dependencies the trace does not size
-            saved_ns = saved,
-            saved_how = saved and ("the stream's " .. dominant .. " time (an upper bound: the stream kept fed)"
-              .. (capped and ", capped at the time no stream of its device ran" or "")) or nil,
-          }
+          } }
         end
+      end
+      -- the streams of one device share its idle time: a stream's saving
+      -- is at most the time in its span that no stream of the device ran,
+      -- less what a stream with a larger saving already counts of that same
+      -- time (two streams waiting at once are one idle GPU)
+      local order = {}
+      for i, x in ipairs(pending) do
+        if x.saved and x.device ~= nil and dev_busy[x.device] then order[#order + 1] = i end
+      end
+      table.sort(order, function(a, b)
+        if pending[a].saved ~= pending[b].saved then return pending[a].saved > pending[b].saved end
+        return a < b
+      end)
+      local claimed = {}    -- device -> {set = the idle time counted, by = the first stream counting it}
+      for _, i in ipairs(order) do
+        local x = pending[i]
+        local idle = I.from_arrays({ x.s0 }, { x.s0 + x.span }, 1) - dev_busy[x.device]
+        local c = claimed[x.device]
+        if c then
+          local free = (idle - c.set):length()
+          if x.saved > free then
+            x.shared = { stream = c.by, counted = x.saved - free }
+            x.saved = free > 0 and free or nil
+          end
+          c.set = c.set + idle
+        else
+          claimed[x.device] = { set = idle, by = x.stream }
+        end
+      end
+      for _, x in ipairs(pending) do
+        local f = x.f
+        f.saved_ns = x.saved
+        local how = x.saved and ("the stream's " .. (f.rule == "idle-time.host_wait" and "host wait" or "kernel wait")
+          .. " time (an upper bound: the stream kept fed)"
+          .. (x.capped and ", capped at the time no stream of its device ran" or "")) or nil
+        if x.shared then
+          f.message = f.message .. string.format("; %s of the saving is device idle time already counted under stream "
+            .. "%s (the device was idle once for both)", units.ns(x.shared.counted), tostring(x.shared.stream))
+          f.evidence.shared_with_stream = x.shared.stream
+          if how then how = how .. ", less what other streams of the device already count" end
+        end
+        f.saved_how = how
+        report:finding(f)
       end
     end
     local cols = {}

@@ -9,6 +9,7 @@ local chart = require "perflab.chart"
 local figures = require "perflab.figures"
 local T = perflab.table
 local units = perflab.units
+local names = require "perflab.names"
 
 local function per_launch(k, key)
   local keys = { key }
@@ -267,12 +268,12 @@ return {
           subject = first.kernel,
           message = recorded and string.format("%s takes %.1f %% of the %s of %s the input records (%s%s); "
             .. "the input lists only %s of kernel time (%.1f %%): its table is an excerpt, cut (row_limit) or "
-            .. "sorted by another column, so a larger kernel may be missing", units.label(first.kernel),
+            .. "sorted by another column, so a larger kernel may be missing", names.display(first.kernel),
                 first.share_pct,
             units.ns(recorded), p.meta.kernel_summary_total_what or "device time", units.ns(first.total_ns),
             first.calls and string.format(" over %d calls", first.calls) or "", units.ns(total), 100 * total / recorded)
             or string.format("%s takes %.1f %% of kernel time%s (%s%s)",
-            units.label(first.kernel), first.share_pct, first.run and (" in run " .. first.run) or "",
+            names.display(first.kernel), first.share_pct, first.run and (" in run " .. first.run) or "",
             units.ns(first.total_ns), first.calls and string.format(" over %d calls", first.calls) or ""),
           evidence = { share_pct = first.share_pct, total_ns = first.total_ns, calls = first.calls,
                        kernel_time_ns = (first.run and run_total[first.run]) or total, recorded_ns = recorded,

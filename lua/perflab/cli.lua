@@ -29,6 +29,9 @@ Runs a recipe on one or more profiles and prints its report.
                       (info < opt < warn < error)
   --set KEY=VALUE     set a recipe option (perflab run RECIPE --help lists them)
   --table NAME        with --format csv: print only that table
+  --max-rows N        text and markdown: at most N rows of each table (0: all;
+                      default all, and 50 with 'all' / perflab report); CSV,
+                      JSON and --output have every row
   --full-names        text: print kernel names in full (by default templates
                       and parameter lists are elided and tables fit the
                       terminal, or 120 columns)
@@ -218,8 +221,47 @@ local function write_outputs(dir, rep, o)
   return written
 end
 
+--- the rows a recipe table shows in text and Markdown: --max-rows N (0: all),
+--- else `default` (nil: all).  perflab report shows REPORT_ROWS per table: a
+--- per-launch table of a 40 000-launch trace is no reading matter in a
+--- terminal; CSV, JSON and --output keep every row.
+local REPORT_ROWS = 50
+local function max_rows(o, default)
+  if o["max-rows"] == nil then return default end
+  local n = math.tointeger(tonumber(o["max-rows"]))
+  if not n or n < 0 then fail("--max-rows needs a whole number >= 0 (0: every row), found "
+      .. tostring(o["max-rows"])) end
+  return n > 0 and n or nil
+end
+
+--- The input files of pos[2..]: a folder given as input stands for the files
+--- in it (not hidden, not its subfolders), in name order -- the ranks of a
+--- job are often handed over as the folder that holds them.
+local function expand_inputs(pos)
+  local out = { pos[1] }
+  for k = 2, #pos do
+    local a = pos[k]
+    if sys.isdir(a) then
+      local n = #out
+      for _, f in ipairs(sys.listdir(a)) do
+        local path = (a:sub(-1) == "/" and a or (a .. "/")) .. f
+        if sys.isfile(path) then out[#out + 1] = path end
+      end
+      if #out == n then
+        fail(string.format("%s: a folder with no files in it (a folder given as input stands for the files in it, "
+          .. "not its subfolders)", a))
+      end
+    else
+      out[#out + 1] = a
+    end
+  end
+  return out
+end
+
 local function run_all(pos, o, fmt, failon)
   if fmt == "csv" then fail("run all: --format csv prints one report's tables; use --output DIR or another format") end
+  local rows = max_rows(o, REPORT_ROWS)
+  pos = expand_inputs(pos)
   local inputs = {}
   for k = 2, #pos do inputs[#inputs + 1] = profile.load(pos[k], load_opts(o)) end
   if #inputs == 0 then fail("run all needs input files: perflab run all FILE...") end
@@ -242,7 +284,7 @@ local function run_all(pos, o, fmt, failon)
     write(summary.render(sum, fmt, { width = term_width(), full_names = o["full-names"] }))
     for _, rep in ipairs(reps) do
       write("\n")
-      write(rep:render(fmt, { width = term_width(), full_names = o["full-names"] }))
+      write(rep:render(fmt, { width = term_width(), full_names = o["full-names"], max_rows = rows }))
     end
   end
   if o.output then
@@ -274,7 +316,7 @@ end
 function M.run(args)
   local pos, o = parse_args(args, { _cmd = "run", format = "value", output = "value", ["fail-on"] = "value",
     set = "list", table = "value", ["input-format"] = "value", lenient = "flag", gpu = "value", help = "flag",
-        ["full-names"] = "flag",
+        ["full-names"] = "flag", ["max-rows"] = "value",
     baseline = "files", target = "files", jobs = "value", map = "value", merge = "files" })
   if pos[1] == "all" and not o.help then
     return run_all(pos, o, output_format(o), o["fail-on"] and report_mod.severity(o["fail-on"]))
@@ -294,6 +336,8 @@ function M.run(args)
   end
   local fmt = output_format(o)
   local failon = o["fail-on"] and report_mod.severity(o["fail-on"])
+  local rows = max_rows(o)
+  pos = expand_inputs(pos)
   local r = recipes.load(pos[1])
   local nroles = #(o.baseline or {}) + #(o.target or {})
   if #pos < 2 and nroles == 0 and #r.needs > 0 and not o.merge then
@@ -327,7 +371,8 @@ function M.run(args)
   else
     rep = recipes.run(r, inputs, o.set)
   end
-  rep:write(io.stdout, fmt, { width = term_width(), table = o.table, full_names = o["full-names"] })
+  rep:write(io.stdout, fmt, { width = term_width(), table = o.table, full_names = o["full-names"],
+    max_rows = rows })
   if o.output then
     local files = write_outputs(o.output, rep, o)
     io.stderr:write(string.format("perflab: wrote %d files to %s\n", #files, o.output))

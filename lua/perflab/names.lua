@@ -3,6 +3,10 @@
 --     parameter list elided ("at::native::vectorized_elementwise_kernel<…>(…)"),
 --     the return type dropped, what identifies the kernel (namespaces, the
 --     function's name) kept; at most `max` characters (default 80).
+--   names.lead(message, subject [, max]) -> the message with a subject it
+--     opens with shown as names.display(subject): a finding's message that
+--     starts with a 190-character kernel name reads as the short one (a
+--     file path is kept whole).
 --   names.short(name) -> the key findings about one kernel share: perflab's
 --     short name (perflab.formats.short_name) for a C/C++ signature, the text
 --     itself for anything else ("rank 3", "DataLoader").
@@ -52,6 +56,17 @@ function M.display(name, max)
     if head and head ~= "" then s = head .. "(…)" end
   end
   return units.label(s, max)
+end
+
+function M.lead(message, subject, max)
+  if message == nil or subject == nil then return message end
+  local msg, subj = tostring(message), tostring(subject)
+  if #subj == 0 or msg:sub(1, #subj) ~= subj then return msg end
+  -- a file's path (a finding about an input) is said in full
+  if subj:find("/", 1, true) and not looks_like_signature(subj) then return msg end
+  local shown = M.display(subj, max)
+  if #shown >= #subj then return msg end
+  return shown .. msg:sub(#subj + 1)
 end
 
 local short_name

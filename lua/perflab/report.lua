@@ -518,12 +518,15 @@ local function fit_table(t, width, max_rows, full_names)
   return require("perflab.textfit").fit(t, width, { max_rows = max_rows, full_names = full_names })
 end
 
---- The rows of t that text and Markdown show (info.rows), and the line
---- saying how many more there are, or t and nil.
-local function shown_rows(t, info)
+--- The rows of t that text and Markdown show (info.rows, and at most `cap`:
+--- render's max_rows, which `perflab report` sets), and the line saying how
+--- many more there are, or t and nil.
+local function shown_rows(t, info, cap)
   local n, all = info.rows, t:nrows()
+  if cap and cap > 0 and (not n or cap < n) then n = cap end
   if not n or all <= n then return t, nil end
-  return t:head(n), string.format("… %d more rows (%d in all: --format csv or json, or --output DIR, has every one)",
+  return t:head(n),
+      string.format("… %d more rows (%d in all: --max-rows 0 prints every one; --output DIR and --format json have them)",
     all - n, all)
 end
 
@@ -560,7 +563,8 @@ function Report:render_text(opts)
     out[#out + 1] = string.format("Findings (%d)", #fs)
     for _, f in ipairs(fs) do
       local tag = string.format("[%s]", f.severity)
-      local line = string.format("%-7s %s", tag, f.message)
+      local line = string.format("%-7s %s", tag,
+        opts.full_names and f.message or require("perflab.names").lead(f.message, f.subject))
       if f.speedup_pct then line = line .. string.format(" (est. speedup %s %%)", fmtval(f.speedup_pct)) end
       out[#out + 1] = wrap(line, width, "  ")
       local ev = evidence_text(f.evidence)
@@ -572,9 +576,9 @@ function Report:render_text(opts)
     local t, info = self.tables[name], self.table_info[name]
     out[#out + 1] = wrap(info.title and (name .. " — " .. info.title) or name, width, "")
     local rel, more
-    t, more = shown_rows(t, info)
+    t, more = shown_rows(t, info, opts.max_rows)
     t, rel = M.relative_times(t, self.origin_ns)
-    out[#out + 1] = (fit_table(t, width, opts.max_rows, opts.full_names):gsub("\n$", ""))
+    out[#out + 1] = (fit_table(t, width, nil, opts.full_names):gsub("\n$", ""))
     if more then out[#out + 1] = more end
     if rel then out[#out + 1] = rel end
     if info.note then out[#out + 1] = "" ; out[#out + 1] = wrap(info.note, width, "") end
@@ -671,8 +675,8 @@ function Report:render_markdown(opts)
     out[#out + 1] = ""
     out[#out + 1] = "### " .. name .. (info.title and (" — " .. info.title) or "")
     out[#out + 1] = ""
-    local t, more = shown_rows(self.tables[name], info)
-    out[#out + 1] = (md_table(t, opts.max_rows):gsub("\n$", ""))
+    local t, more = shown_rows(self.tables[name], info, opts.max_rows)
+    out[#out + 1] = (md_table(t):gsub("\n$", ""))
     if more then out[#out + 1] = "" ; out[#out + 1] = more end
     if info.note then out[#out + 1] = "" ; out[#out + 1] = info.note end
   end

@@ -86,6 +86,28 @@ local function kernel_index(inputs)
     end
   end
   if lo and hi and hi > lo then ix.span_ns = hi - lo end
+  -- summaries that list part of what the input records (a key_averages
+  -- table cut by row_limit, a paddle Kernel Summary excerpt): the total
+  -- the input records (meta kernel_summary_total_ns) is the basis
+  local rec, cut, what = 0, false, nil
+  for _, p in ipairs(timelines) do
+    local k, ks = p.tables.kernels, p.tables.kernel_summary
+    if not (k and k:nrows() > 0 and k:has("duration_ns")) and ks and ks:has("total_ns") then
+      local listed = ks:col("total_ns"):sum() or 0
+      local r = p.meta and p.meta.kernel_summary_total_ns
+      if type(r) == "number" and r > listed then
+        rec, cut = rec + r, true
+        what = (what == nil or what == p.meta.kernel_summary_total_what) and p.meta.kernel_summary_total_what
+            or "device time"
+      else
+        rec = rec + listed
+      end
+    else
+      rec = nil
+      break
+    end
+  end
+  if rec and cut then ix.recorded_ns, ix.recorded_what = rec, what or "device time" end
   return ix
 end
 
@@ -107,6 +129,11 @@ local function step_basis(bd, kix)
     return { steps = 1, step_ns = kix.span_ns, per = "run", of = "run",
       what = string.format("no steps recorded: savings are per run, %% of the run's span on the device (%s, first kernel start to last kernel end)",
         units.ns(kix.span_ns)) }
+  elseif kix and kix.recorded_ns then
+    return { steps = 1, step_ns = kix.recorded_ns, per = "run", of = "recorded " .. kix.recorded_what,
+      what = string.format("no steps recorded: savings are per run, %% of the %s of %s the input records (its "
+        .. "tables list %s of kernel time: an excerpt, so a saving's share is of the whole, not of the list)",
+        units.ns(kix.recorded_ns), kix.recorded_what, units.ns(kix.total_ns)) }
   elseif kix then
     return { steps = 1, step_ns = kix.total_ns, per = "run", of = "kernel time",
       what = string.format("no steps recorded: savings are per run, %% of the run's kernel time (%s)",
@@ -120,7 +147,11 @@ local function subject_key(s)
   return names.short(tostring(s))
 end
 
---- The time a finding would save over the whole input, with the formula.
+--- The reason an estimate of a per-kernel speedup cannot be a time.
+local NO_TIMELINE = "no timeline among the inputs says how long the kernel runs"
+
+--- The time a finding would save over the whole input, with the formula
+--- (nil and why not; with NO_TIMELINE, the finding's speedup as a third value).
 local function saving(f, kix)
   if f.saved_ns then
     return f.saved_ns, f.saved_how or "saved time as the recipe estimated it"
@@ -133,9 +164,7 @@ local function saving(f, kix)
     return nil, "the finding carries no speedup estimate"
   end
   if not kix then
-    return nil,
-        string.format("est. speedup %s %% of its kernel, but no timeline among the inputs says how long the kernel runs",
-      units.sig(f.speedup_pct, 3))
+    return nil, NO_TIMELINE, f.speedup_pct
   end
   -- the kernels the finding is about: its subject, or the evidence's list
   local ks = {}
@@ -176,11 +205,11 @@ function M.build(reports, inputs)
   for ri, rep in ipairs(reports) do
     if not rep.collapsed then
       for _, f in ipairs(rep:all_findings()) do
-        local total, how = saving(f, kix)
+        local total, how, unplaced = saving(f, kix)
         local per = total and basis and total / basis.steps or nil
         local ev = { recipe = rep.recipe, section = ri, rule = f.rule, severity = f.severity, message = f.message,
                      speedup_pct = f.speedup_pct, saving_ns = per, formula = how, evidence = f.evidence,
-                     subject = f.subject }
+                     subject = f.subject, unplaced_pct = unplaced }
         local key = subject_key(f.subject)
         local a = key and by_key[key]
         if not a then
@@ -213,9 +242,25 @@ function M.build(reports, inputs)
       if #a.items > 1 then a.formula = a.formula
           .. " (the largest estimate of its findings: they overlap, not added)" end
     else
-      local whys, seen = {}, {}
+      -- one reason once: the speedups that no timeline sizes said together
+      -- ("est. speedup 11-59.5 % of its kernel (4 findings), but no
+      -- timeline ..."), and "carries no estimate" only where no item has one
+      local whys, seen, lo, hi, n = {}, {}, nil, nil, 0
       for _, it in ipairs(a.items) do
-        if not seen[it.formula] then seen[it.formula] = true; whys[#whys + 1] = it.formula end
+        if it.unplaced_pct then
+          n = n + 1
+          lo = math.min(lo or it.unplaced_pct, it.unplaced_pct)
+          hi = math.max(hi or it.unplaced_pct, it.unplaced_pct)
+        end
+      end
+      if n > 0 then
+        whys[1] = string.format("est. speedup %s %% of its kernel%s, but %s",
+          lo == hi and units.sig(hi, 3) or (units.sig(lo, 3) .. "-" .. units.sig(hi, 3)),
+          n > 1 and string.format(" (%d findings)", n) or "", NO_TIMELINE)
+        seen["the finding carries no speedup estimate"] = true
+      end
+      for _, it in ipairs(a.items) do
+        if not it.unplaced_pct and not seen[it.formula] then seen[it.formula] = true; whys[#whys + 1] = it.formula end
       end
       a.why = table.concat(whys, "; ")
     end
@@ -283,7 +328,8 @@ end
 
 local function action_title(a, full)
   local subj = a.subject and (full and tostring(a.subject) or names.display(tostring(a.subject))) or nil
-  local msg = a.lead.message
+  -- a message that opens with a long kernel name shows its display name
+  local msg = full and a.lead.message or names.lead(a.lead.message, a.lead.subject or a.subject)
   -- messages that open with their subject do not get it twice
   if not subj or msg:sub(1, #tostring(a.subject)) == tostring(a.subject) or msg:find(subj, 1, true) then return msg end
   return subj .. ": " .. msg
@@ -354,7 +400,8 @@ function M.render(s, format, opts)
       if #a.items > 1 then
         for _, it in ipairs(a.items) do
           out[#out + 1] = string.format("     - %s%s: %s", it.rule,
-            it.saving_ns and (" (" .. units.ns(it.saving_ns, 3) .. ")") or "", units.label(it.message, 160))
+            it.saving_ns and (" (" .. units.ns(it.saving_ns, 3) .. ")") or "",
+            units.label(opts.full_names and it.message or names.lead(it.message, it.subject), 160))
         end
       end
     end

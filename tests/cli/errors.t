@@ -78,8 +78,11 @@ Unreadable input.
   perflab: examples: is a directory, expected a profile file
   [2]
 
+A folder given to run or report stands for the files in it (the ranks of a
+job); one of them that is no profile is named in the error:
+
   $ perflab run top-kernels examples
-  perflab: examples: is a directory, expected a profile file
+  perflab: examples/analyze.lua:1:1: cannot tell which profiler wrote this file; name the format with --input-format (see: perflab formats)
   [2]
 
   $ perflab run top-kernels examples/kernel-table.txt /nonexistent/file.txt

@@ -59,7 +59,7 @@ and the finding is info, not warn (others ran 600 of the 800 us):
 
   $ perflab report tests/data/field4/kineto_two_streams_one_busy.json 2>/dev/null | grep -A1 -E '^  1\. '
     1. 200 µs per step (19.6 % of the step) [info] device 0 stream 7 is idle 80.0 % of its span (800 µs of 1 ms) (other
-       streams of the device ran during 75 % of it); 100 % of that is host wait: the GPU waited for the host to enqueue
+       streams of the device ran during 75 % of it); 100 % of that is host wait: the stream waited for the host to enqueue
 
 rocprof v1/v2's SQLite output (table KERN) keeps each KernelName as its CSV
 wrote it, between double quotes (one quote where the field was cut); the
@@ -77,9 +77,9 @@ kernel rows hold 6 + 4 ms): shares are of the footer's total (6 / 100 = 6
 %, the table's own Self CUDA %), and the finding says the list is partial:
 
   $ perflab run top-kernels tests/data/field4/torch_table_cut_by_row_limit.txt | grep -A2 -E '^  \[info\]|^top_kernels'
-    [info] void at::native::vectorized_elementwise_kernel<4, at... takes 6.0 % of the 100 ms of device time the input
-      records (6 ms over 100 calls); the input lists only 10 ms of kernel time (10.0 %): its table is an excerpt, cut
-      (row_limit) or sorted by another column, so a larger kernel may be missing
+    [info] at::native::vectorized_elementwise_kernel<…> takes 6.0 % of the 100 ms of device time the input records (6 ms
+      over 100 calls); the input lists only 10 ms of kernel time (10.0 %): its table is an excerpt, cut (row_limit) or
+      sorted by another column, so a larger kernel may be missing
   --
   top_kernels — 2 kernels, 150 launches, 10 ms of kernel time listed, of 100 ms of device time recorded
   kernel                                        calls  total_ns  mean_ns  share_pct

@@ -69,7 +69,7 @@ invocation counts (kernel_summary) and min/max/avg per metric.
   top-kernels · tests/fixtures/ncu/print_summary_per_kernel.txt (ncu-text)
   
   Findings (1)
-    [info]  transposeNaive(const float *, float *, int) takes 88.7 % of kernel time (97.74 µs over 3 calls)
+    [info]  transposeNaive(…) takes 88.7 % of kernel time (97.74 µs over 3 calls)
             rule top-kernels.dominant: calls=3 kernel_time_ns=110160 share_pct=88.73
               source=tests/fixtures/ncu/print_summary_per_kernel.txt total_ns=97740
   

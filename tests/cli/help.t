@@ -110,6 +110,9 @@ A bundled recipe's source, and a copy of it to start one's own:
                         (info < opt < warn < error)
     --set KEY=VALUE     set a recipe option (perflab run RECIPE --help lists them)
     --table NAME        with --format csv: print only that table
+    --max-rows N        text and markdown: at most N rows of each table (0: all;
+                        default all, and 50 with 'all' / perflab report); CSV,
+                        JSON and --output have every row
     --full-names        text: print kernel names in full (by default templates
                         and parameter lists are elided and tables fit the
                         terminal, or 120 columns)
