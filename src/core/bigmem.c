@@ -323,8 +323,16 @@ void *pl_mem_realloc(void *p, size_t n) {
   }
   char *q = PL_MEM_MREMAP(base, len, need);
   if (q != MAP_FAILED) return big_user(q, need);
-  /* a range advised in parts is several mappings, which mremap cannot
-  ** move (pl_mem_hugepages advises whole blocks): a copy */
+#if defined(MADV_HUGEPAGE)
+  /* a block advised in part (pl_table_hugepages keeps a column's last
+  ** pages small) is two mappings, which mremap cannot move; advised whole
+  ** they are one again (the kernel merges them) */
+  if (madvise(base, len, MADV_HUGEPAGE) == 0) {
+    q = PL_MEM_MREMAP(base, len, need);
+    if (q != MAP_FAILED) return big_user(q, need);
+  }
+#endif
+  /* else a copy */
   void *r = big_new(n, 0);
   if (!r) return NULL;
   memcpy(r, p, len - HDR_BIG);

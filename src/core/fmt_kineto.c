@@ -1295,11 +1295,14 @@ int pl_kin_progress(kctx *k) {
       pl_table *t = all[i]->t;
       if (t && t->nrows > 0 && scale > 1.5) {
         pl_table_reserve(t, (size_t)((double)t->nrows * scale) + 1024);
-        /* the largest columns (the events table's integers) on huge
-        ** pages: on the 1 GB bench trace -1.3 s user time, -100 k page
-        ** faults.  Not the smaller ones: up to a huge page per column
-        ** is resident past its values until the end (pl_table_trim). */
-        pl_table_hugepages(t, 16u << 20);
+        /* the columns of 4 MB and more on huge pages, but for their
+        ** last eighth (no huge page resident past the values at the end).
+        ** The events table's integers alone: -1.3 s user time and -100 k
+        ** page faults on the 1 GB bench trace; every column of 4 MB:
+        ** -6 % CPU more (docs/performance.md, "Fresh memory, not the
+        ** stores": on the VMs measured, the first write to a fresh 4 KB
+        ** page costs ~10 us, to a huge page's share much less). */
+        pl_table_hugepages(t, 4u << 20);
       }
     }
   }
