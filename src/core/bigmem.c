@@ -207,6 +207,18 @@ static char *map_fresh(size_t len) {
 
 static void big_free(char *base, size_t len);
 
+/* mremap of a big block to need bytes, MAP_FAILED where it cannot.  A
+** block advised in part (pl_table_hugepages keeps a column's last pages
+** small) is two mappings, which mremap cannot move: advised whole, they
+** are one again (the kernel merges them), and it moves. */
+static char *grow_map(char *base, size_t len, size_t need) {
+  char *q = PL_MEM_MREMAP(base, len, need);
+#if defined(MADV_HUGEPAGE)
+  if (q == MAP_FAILED && errno == EFAULT && madvise(base, len, MADV_HUGEPAGE) == 0) q = PL_MEM_MREMAP(base, len, need);
+#endif
+  return q;
+}
+
 /* A big block for n bytes; zeroed where zero is set (a fresh mapping is). */
 static void *big_new(size_t n, int zero) {
   if (n > SIZE_MAX - HDR_BIG - PAGE) {
@@ -232,7 +244,7 @@ static void *big_new(size_t n, int zero) {
     return big_user(base, need);
   }
   if (base) { /* the largest cached block, grown: its pages are kept */
-    char *q = PL_MEM_MREMAP(base, len, need);
+    char *q = grow_map(base, len, need);
     if (q != MAP_FAILED) {
       if (zero) memset(q + HDR_BIG, 0, len - HDR_BIG); /* the part that was in use; the rest is fresh */
       return big_user(q, need);
@@ -509,10 +521,9 @@ void *pl_mem_realloc(void *p, size_t n) {
     errno = ENOMEM;
     return NULL;
   }
-  char *q = PL_MEM_MREMAP(base, len, need);
+  char *q = grow_map(base, len, need);
   if (q != MAP_FAILED) return big_user(q, need);
-  /* a range advised in parts is several mappings, which mremap cannot
-  ** move (pl_mem_hugepages advises whole blocks): a copy */
+  /* else a copy */
   void *r = big_new(n, 0);
   if (!r) return NULL;
   memcpy(r, p, len - HDR_BIG);

@@ -1298,6 +1298,9 @@ static int parse_devices(kctx *k) {
   return 0;
 }
 
+/* Columns of this many bytes or more go on huge pages (pl_kin_progress). */
+#define KIN_HUGE_MIN (4u << 20)
+
 int pl_kin_progress(kctx *k) {
   size_t done = pl_kin_pos(k, k->j.p);
   if (done < k->next_progress) return 0;
@@ -1317,11 +1320,14 @@ int pl_kin_progress(kctx *k) {
         ** missing values): 33 MB of the 1 GB bench trace's peak */
         pl_table_reserve_sparse(t, (size_t)((double)t->nrows * scale) + 1024);
         all[i]->room = 0; /* fast_row: the columns' room and kinds again */
-        /* the largest columns (the events table's integers) on huge
-        ** pages: on the 1 GB bench trace -1.3 s user time, -100 k page
-        ** faults.  Not the smaller ones: up to a huge page per column
-        ** is resident past its values until the end (pl_table_trim). */
-        pl_table_hugepages(t, 16u << 20);
+        /* the columns of 4 MB and more on huge pages, but for their
+        ** last eighth (no huge page resident past the values at the end).
+        ** The events table's integers alone: -1.3 s user time and -100 k
+        ** page faults on the 1 GB bench trace; every column of 4 MB:
+        ** -6 % CPU more (docs/performance.md, "Fresh memory, not the
+        ** stores": on the VMs measured, the first write to a fresh 4 KB
+        ** page costs ~10 us, to a huge page's share much less). */
+        pl_table_hugepages(t, KIN_HUGE_MIN);
       }
     }
   }
@@ -1334,7 +1340,7 @@ int pl_kin_progress(kctx *k) {
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
       pl_table *t = all[i]->t;
       if (t && t->nrows > 0)
-        pl_table_hugepages_end(t, 16u << 20, (size_t)((double)t->nrows * (double)pl_kin_total(k) / (double)done));
+        pl_table_hugepages_end(t, KIN_HUGE_MIN, (size_t)((double)t->nrows * (double)pl_kin_total(k) / (double)done));
     }
   }
   if (k->reserved) {

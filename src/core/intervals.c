@@ -367,15 +367,50 @@ static int point_cmp(const void *pa, const void *pb) {
   return (a->t > b->t) - (a->t < b->t);
 }
 
-/* Does a point of group g lie in [s, e]?  p[0..m): sorted by point_cmp. */
-static int points_within(const ivpoint *p, size_t m, int64_t g, int64_t s, int64_t e) {
-  size_t lo = 0, hi = m; /* the first point >= (g, s) */
+/* The first point in p[lo, hi) at or past time s (hi: none); the points
+** of one group, sorted by time. */
+static size_t point_from(const ivpoint *p, size_t lo, size_t hi, int64_t s) {
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (p[mid].g < g || (p[mid].g == g && p[mid].t < s)) lo = mid + 1;
+    if (p[mid].t < s) lo = mid + 1;
     else hi = mid;
   }
-  return lo < m && p[lo].g == g && p[lo].t <= e;
+  return lo;
+}
+
+/* A group's run of points [lo, hi) in the sorted points, and where its
+** last search ended: at, the first point at or past time s.  The ops of a
+** thread mostly come in time order, so the next search gallops from there
+** instead of a binary search over every point (the 1 GB bench trace's
+** 733 k ops: a third of the serial time after its read). */
+typedef struct ivgroup {
+  int64_t g, s;
+  size_t lo, hi, at;
+} ivgroup;
+
+/* Does a point of group g lie in [s, e]?  G: the ng groups, by g. */
+static int points_within(const ivpoint *p, ivgroup *G, size_t ng, int64_t g, int64_t s, int64_t e) {
+  size_t lo = 0, hi = ng;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (G[mid].g < g) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == ng || G[lo].g != g) return 0;
+  ivgroup *q = &G[lo];
+  size_t i = q->at;                                 /* every point before at is before q->s */
+  if (s < q->s) i = point_from(p, q->lo, q->at, s); /* and p[at] (if any) past s */
+  else if (i < q->hi && p[i].t < s) { /* gallop: p[a] before s */ size_t a = i, b = i + 1, step = 1;
+    while (b < q->hi && p[b].t < s) {
+      a = b;
+      step *= 2;
+      b = a + step;
+    }
+    i = point_from(p, a + 1, b < q->hi ? b : q->hi, s);
+  }
+  q->at = i;
+  q->s = s;
+  return i < q->hi && p[i].t <= e;
 }
 
 /* Only the ops that hold a query point take part: the many that hold none
@@ -399,14 +434,22 @@ void pl_iv_innermost_ops(const int64_t *start, const int64_t *dur, const uint32_
     return;
   }
   qsort(pt, np, sizeof *pt, point_cmp);
+  ivgroup *G = pl_xmalloc(np * sizeof *G);
+  size_t ng = 0;
+  for (size_t i = 0; i < np; i++)
+    if (i == 0 || pt[i].g != pt[i - 1].g) {
+      if (ng) G[ng - 1].hi = i;
+      G[ng++] = (ivgroup){ pt[i].g, INT64_MIN, i, np, i };
+    }
   unsigned char *hold = pl_xmalloc(n ? n : 1); /* op i holds a point */
   size_t nops = 0;
   for (size_t i = 0; i < n; i++) {
     hold[i] = start[i] != PL_INT_NA && dur[i] != PL_INT_NA && dur[i] > 0 &&
-              points_within(pt, np, (int64_t)(((uint64_t)opid[i] << 32) | otid[i]), start[i],
+              points_within(pt, G, ng, (int64_t)(((uint64_t)opid[i] << 32) | otid[i]), start[i],
                             (int64_t)((uint64_t)start[i] + (uint64_t)dur[i] - 1));
     nops += hold[i];
   }
+  free(G);
   free(pt);
   ivitem *it = pl_xmalloc((nops + np) * sizeof *it);
   size_t k = 0;

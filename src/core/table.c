@@ -388,14 +388,19 @@ void pl_table_hugepages(pl_table *t, size_t min_bytes) {
     const pl_column *c = t->cols[i];
     size_t bytes = c->cap * elsize(c->type);
     if (c->shared || bytes < min_bytes || bytes < 2 * huge || pl_column_fills(c)) continue;
-    /* the whole buffer, out to its pages' edges (a big block is a mapping
-    ** of its own, page-aligned but for malloc's header): advising part of
-    ** it would split the mapping in two kinds, and a realloc past the
-    ** reservation could then not move it (mremap fails on a range of
-    ** several kinds) but would copy it, faulting in every page of the
-    ** copy (the 4 GB .gz read on two threads: 270 k faults, seconds) */
+    /* from the buffer's first page (a big block is a mapping of its own,
+    ** page-aligned but for malloc's header).  Advised in part, the
+    ** mapping is two of two kinds, which mremap cannot move: a realloc
+    ** past the reservation advises the whole block first (bigmem.c),
+    ** else it would copy it, faulting in every page of the copy (the
+    ** 4 GB .gz read on two threads: 270 k faults, seconds) */
     uintptr_t a = (uintptr_t)c->v.any & ~(pg - 1), b = ((uintptr_t)c->v.any + bytes + pg - 1) & ~(pg - 1);
-    madvise((void *)a, b - a, MADV_HUGEPAGE);
+    /* but the last eighth (2 MiB at least) on small pages: where the
+    ** values end, as the reservation is sized, no huge page is resident
+    ** past them (each column's front would hold up to 2 MiB) */
+    size_t tail = bytes / 8 > 2 * huge ? bytes / 8 : 2 * huge;
+    b = ((uintptr_t)c->v.any + bytes - tail) & ~(huge - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_HUGEPAGE);
   }
 #else
   (void)t;

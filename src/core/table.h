@@ -135,11 +135,12 @@ void pl_table_append(pl_table *t, const pl_cell *v);
 /* Room for `rows` rows in every column (a size hint; never shrinks). */
 void pl_table_reserve(pl_table *t, size_t rows);
 /* Asks the system to back each column buffer of at least min_bytes with
-** huge pages (the whole buffer, so that a realloc can still move it
-** without a copy; its unwritten part is what gains): a table filled
-** to a reserved size then takes one page fault per 2 MiB instead of per
-** 4 KiB, and fewer TLB misses.  Up to one partly written huge page per
-** column is resident beyond the values.
+** huge pages, but for its last eighth (2 MiB at least), which stays on
+** small pages: a table filled to a reserved size then takes one page
+** fault per 2 MiB instead of per 4 KiB, and fewer TLB misses, and where
+** the values end as reserved no partly written huge page is resident past
+** them.  (A realloc past the reservation advises the whole block again,
+** so that it still moves without a copy: bigmem.c.)
 ** pl_table_trim gives back the pages past each column's values (a huge
 ** page's unused tail, the unused part of a reservation); the capacity is
 ** kept (those pages read as zeros if touched again). */
