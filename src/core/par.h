@@ -119,8 +119,11 @@ void pl_par_merge_diags(pl_profile *dst, const pl_profile *src, size_t line_off)
 ** appends the piece (ops->merge: strings re-interned in the order the piece
 ** met them, line numbers moved on), else (the piece began inside a record,
 ** held a bad row, or could not be merged) it reads the piece itself, so
-** that errors, diagnostics and --lenient are the one-thread read's.  Used by
-** fmt_nvprof.c (GPU trace text and CSV). */
+** that errors, diagnostics and --lenient are the one-thread read's.  A
+** reader whose records span lines (ncu text's launch blocks) says where
+** one begins (ops->first); a piece then starts at its first record.  Used
+** by fmt_nvprof.c (GPU trace text and CSV), fmt_kernel_table.c and
+** fmt_ncu_text.c. */
 typedef struct pl_par_body {
   /* Worker: reads from start (a line start) to the first record boundary
   ** at or past lim, or to where the body ends (*ended = 1, *stop at the
@@ -138,13 +141,17 @@ typedef struct pl_par_body {
   ** cannot be appended as the one-thread read would have read them. */
   int (*merge)(void *ud, void *piece, size_t line_off);
   void (*release)(void *piece);
+  /* Worker, may be NULL (every line start begins a record): the first
+  ** record start at or past p (a line start) and before lim, or NULL. */
+  const char *(*first)(void *ud, const char *p, const char *lim, const char *end);
 } pl_par_body;
 
 /* Reads a body from c on (c->p a line start, c->lineno the line before it,
 ** c->end where the input or the body ends at the latest) on jobs threads in
 ** pieces of chunk bytes: 0 at c->end, 1 where the body ended (c before the
 ** line that ends it), -1 on error (err set by ops->serial, or
-** "interrupted").  o: interrupt and progress (c->p - c->base of total). */
+** "interrupted").  o: interrupt and progress (c->p - c->base of total).
+** ops->serial's 0 at c->end ends the read too. */
 int pl_par_body_read(const pl_par_body *ops, void *ud, pl_lines *c, int jobs, size_t chunk, const pl_parse_opts *o,
                      size_t total, pl_err *err);
 /* Pieces pl_par_body_read merged and read again so far (tests). */

@@ -178,10 +178,10 @@ static void ncu_made_up(void) {
     TC_CHECK(ref->ndiags > 0);
   }
   pl_profile_free(ref);
-  pl_ncu_text_par_counts(&m0, &r0);
+  pl_par_body_counts(&m0, &r0);
   TC_CHECK(tsame_jobs(fmt_id, "tricky.txt", t, len, jobs, chunks, nsz, 0));
   TC_CHECK(tsame_jobs(fmt_id, "tricky.txt", t, len, jobs, chunks, nsz, 1));
-  pl_ncu_text_par_counts(&m1, &r1);
+  pl_par_body_counts(&m1, &r1);
   fprintf(stderr, "tricky ncu text: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 50u : 300u)); /* pieces merged ... */
   TC_CHECK(r1 - r0 > (light ? 20u : 100u)); /* ... and blocks in a state a fresh reader lacks read again */
@@ -483,9 +483,9 @@ static void kt_made_up(void) {
     }
   }
   pl_profile_free(ref);
-  pl_kernel_table_par_counts(&m0, &r0);
+  pl_par_body_counts(&m0, &r0);
   TC_CHECK(tsame_jobs(fmt_id, "tricky.txt", t, len, jobs, chunks, nsz, 0));
-  pl_kernel_table_par_counts(&m1, &r1);
+  pl_par_body_counts(&m1, &r1);
   fprintf(stderr, "tricky kernel table: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 100u : 1000u));
   /* cut short (inside a row at most sizes): the same table or error */
@@ -506,10 +506,10 @@ static void kt_made_up(void) {
     p = load("bad.txt", t, len, 1, 0, 1, e2, sizeof e2);
     TC_CHECK(p != NULL && p->ndiags == 3);
     pl_profile_free(p);
-    pl_kernel_table_par_counts(&m0, &r0);
+    pl_par_body_counts(&m0, &r0);
     TC_CHECK(tsame_jobs(fmt_id, "bad.txt", t, len, jobs, chunks, nfew, 0));
     TC_CHECK(tsame_jobs(fmt_id, "bad.txt", t, len, jobs, chunks, nfew, 1));
-    pl_kernel_table_par_counts(&m1, &r1);
+    pl_par_body_counts(&m1, &r1);
     TC_CHECK(r1 - r0 >= nfew); /* the bad pieces read again */
   }
   free(t);
@@ -727,10 +727,10 @@ int main(void) {
   if (!tc_need(dir)) return tc_done();
 
   fmt_id = "ncu-text";
-  pl_ncu_text_par_counts(&m0, &r0);
+  pl_par_body_counts(&m0, &r0);
   nfiles = tsame_walk(dir, fmt_id, check_file);
   TC_CHECK(nfiles >= 10); /* tests/data holds 11 ncu text reports */
-  pl_ncu_text_par_counts(&m1, &r1);
+  pl_par_body_counts(&m1, &r1);
   fprintf(stderr, "ncu text: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 5u : 20u)); /* the parallel path ran and merged pieces */
   ncu_made_up();
@@ -758,10 +758,10 @@ int main(void) {
   fprintf(stderr, "rocprof: %zu files\n", nfiles);
 
   fmt_id = "kernel-table";
-  pl_kernel_table_par_counts(&m0, &r0);
+  pl_par_body_counts(&m0, &r0);
   nfiles = tsame_walk(dir, fmt_id, check_file);
   TC_CHECK(nfiles >= 1);
-  pl_kernel_table_par_counts(&m1, &r1);
+  pl_par_body_counts(&m1, &r1);
   fprintf(stderr, "kernel table: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > 2u);
   kt_made_up();
