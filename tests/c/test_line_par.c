@@ -317,10 +317,10 @@ static void ncu_csv_made_up(void) {
       TC_CHECK(strstr(pl_pool_str(r->pool, r->cols[msg]->v.str[0], NULL), "\n\"2\",\"x\", see\n2,more") != NULL);
   }
   pl_profile_free(ref);
-  pl_ncu_csv_par_counts(&m0, &r0);
+  pl_par_body_counts(&m0, &r0);
   TC_CHECK(tsame_jobs(fmt_id, "tricky.csv", t, len, jobs, chunks, nsz, 0));
   TC_CHECK(tsame_jobs(fmt_id, "tricky.csv", t, len, jobs, chunks, nsz, 1));
-  pl_ncu_csv_par_counts(&m1, &r1);
+  pl_par_body_counts(&m1, &r1);
   fprintf(stderr, "tricky ncu CSV: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 50u : 300u));
   TC_CHECK(r1 - r0 > (light ? 20u : 100u));
@@ -797,10 +797,10 @@ int main(void) {
   ncu_made_up();
 
   fmt_id = "ncu-csv";
-  pl_ncu_csv_par_counts(&m0, &r0);
+  pl_par_body_counts(&m0, &r0);
   nfiles = tsame_walk(dir, fmt_id, check_file);
   TC_CHECK(nfiles >= 3); /* tests/data holds 5 ncu CSV files */
-  pl_ncu_csv_par_counts(&m1, &r1);
+  pl_par_body_counts(&m1, &r1);
   fprintf(stderr, "ncu CSV: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 2u : 10u));
   ncu_csv_made_up();
