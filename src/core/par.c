@@ -1,8 +1,9 @@
 /*
 ** par.c -- one input read on several threads: the schedule of its pieces
 ** and the merge of a worker's tables into the main thread's (par.h).
-** Shared by the Kineto reader (kineto_par.c) and the ncu readers
-** (fmt_ncu_text.c, fmt_ncu_csv.c, through ncu_builder.c's merge).
+** Shared by the Kineto reader (kineto_par.c), the generic CSV table
+** (csvread.c) and, through pl_par_body_read, the line-based readers
+** (fmt_ncu_text.c, fmt_ncu_csv.c, fmt_kernel_table.c, fmt_nvprof.c).
 */
 #include "par.h"
 #include "pl_util.h"

@@ -10,7 +10,8 @@
 ** main thread stands (pl_par_pool_map, pl_par_append_*: strings re-interned
 ** in the order the piece met them, so every string id is the one-thread
 ** read's), else reads it again itself, and says it is done with it
-** (pl_par_done).  Used by kineto_par.c, fmt_ncu_text.c and fmt_ncu_csv.c.
+** (pl_par_done).  Used by kineto_par.c, csvread.c and pl_par_body_read
+** (below).
 **
 ** A reader with a finish (pl_par_start_ring) may instead hand the rest of
 ** a piece's merge to whichever thread is free (pl_par_finish): the main
@@ -122,8 +123,8 @@ void pl_par_merge_diags(pl_profile *dst, const pl_profile *src, size_t line_off)
 ** that errors, diagnostics and --lenient are the one-thread read's.  A
 ** reader whose records span lines (ncu text's launch blocks) says where
 ** one begins (ops->first); a piece then starts at its first record.  Used
-** by fmt_nvprof.c (GPU trace text and CSV), fmt_kernel_table.c and
-** fmt_ncu_text.c. */
+** by fmt_nvprof.c (GPU trace text and CSV), fmt_kernel_table.c,
+** fmt_ncu_text.c and fmt_ncu_csv.c. */
 typedef struct pl_par_body {
   /* Worker: reads from start (a line start) to the first record boundary
   ** at or past lim, or to where the body ends (*ended = 1, *stop at the
