@@ -126,11 +126,12 @@ void pl_par_merge_diags(pl_profile *dst, const pl_profile *src, size_t line_off)
 ** by fmt_nvprof.c (GPU trace text and CSV), fmt_kernel_table.c,
 ** fmt_ncu_text.c and fmt_ncu_csv.c. */
 typedef struct pl_par_body {
-  /* Worker: reads from start (a line start) to the first record boundary
-  ** at or past lim, or to where the body ends (*ended = 1, *stop at the
-  ** line that ends it), or to end.  Returns the piece's reader, NULL when
-  ** the piece could not be read cleanly.  *stop: where it stopped (a line
-  ** start or end), *nlines: the lines it read. */
+  /* Worker: reads from start (a line start; a record start where ops->first
+  ** says) to the first record boundary at or past lim, or to where the
+  ** body ends (*ended = 1, *stop at the line that ends it), or to end.
+  ** Returns the piece's reader, NULL when the piece could not be read
+  ** cleanly.  *stop: where it stopped (a line start or end), *nlines: the
+  ** lines it read. */
   void *(*piece)(void *ud, const char *start, const char *lim, const char *end, const char **stop, size_t *nlines,
                  int *ended);
   /* Main thread: reads on from c until c->p is a record boundary at or past
