@@ -521,111 +521,80 @@ static int kt_lines(kt_state *x, pl_lines *c, const char *stop, int *header, con
 }
 
 /* ---- several threads ------------------------------------------------------
-** Rows are lines and a line end is never inside a field, so the input
-** past the main reader's first piece (which holds the header) is cut at
-** the first line start past each guessed offset (pl_parse_opts.chunk_bytes,
-** 4 MiB by default) and the pieces are exact.  A worker reads its piece
-** with a reader of its own (own table, string pool, raw-name pool; line
-** numbers counted from the piece's start), with --lenient off.  The main
-** thread appends a piece read without error (its texts re-interned in the
-** order the piece met them, which is the one-thread read's: each row
-** interns its name, then its short name; its line numbers moved on by the
-** main reader's); a piece with a bad row it reads itself, so that errors,
-** diagnostics and --lenient are the one-thread read's. */
+** Rows are lines and a line end is never inside a field, so the input is
+** read through pl_par_body_read (par.h) in pieces cut at line starts
+** (pl_parse_opts.chunk_bytes, 4 MiB by default), the first, which holds
+** the header, by the main reader.  A worker reads its piece with a reader
+** of its own (own table, string pool, raw-name pool; line numbers counted
+** from the piece's start), with --lenient off.  The main reader appends a
+** piece read without error (kt_merge: its texts re-interned in the order
+** the piece met them, which is the one-thread read's: each row interns its
+** name, then its short name; its line numbers moved on by the main
+** reader's); a piece with a bad row, or met before the header, it reads
+** itself, so that errors, diagnostics and --lenient are the one-thread
+** read's. */
 #define KT_CHUNK_DEFAULT (4u << 20)
 
-typedef struct kt_piece {
-  const char *start, *stop;
-  int ok;
-  size_t nlines;
-  kt_state x;
-} kt_piece;
-
-typedef struct kt_par {
+/* The main reader, as the driver's callbacks see it. */
+typedef struct kt_body {
+  kt_state *x;
+  int *header;
   const pl_input *in;
-  kt_piece *pc;
-} kt_par;
+  const pl_parse_opts *o;
+  pl_profile *p;
+  kt_poll *poll;
+  pl_err *err;
+} kt_body;
 
-static size_t kt_merged, kt_reread;
-void pl_kernel_table_par_counts(size_t *merged, size_t *reread) {
-  *merged = __atomic_load_n(&kt_merged, __ATOMIC_RELAXED);
-  *reread = __atomic_load_n(&kt_reread, __ATOMIC_RELAXED);
+static void kt_piece_free(void *piece) {
+  kt_state *w = piece;
+  pl_table_free(w->t);
+  free(w);
 }
 
-static void kt_read_piece(pl_par *S, void *ud, size_t i) {
-  (void)S;
-  kt_par *P = ud;
-  kt_piece *w = &P->pc[i];
-  if (w->start >= w->stop) return;
-  kt_init(&w->x, (size_t)(w->stop - w->start), w->stop);
+static void *kt_piece(void *ud, const char *start, const char *lim, const char *end, const char **stop, size_t *nlines,
+                      int *ended) {
+  const kt_body *B = ud;
+  kt_state *w = pl_xmalloc(sizeof *w);
+  const char *to = pl_par_line_from(B->in->data, lim, end);
+  kt_init(w, (size_t)(to - start), end);
   pl_lines c;
-  pl_lines_init(&c, w->start, (size_t)(w->stop - w->start));
+  pl_lines_init(&c, start, (size_t)(end - start));
   int header = 1;
   pl_err err;
   pl_err_clear(&err);
-  w->ok = kt_lines(&w->x, &c, w->stop, &header, P->in, NULL, NULL, NULL, &err) == 0;
-  w->nlines = c.lineno;
-  kt_sync(&w->x.sink);
-  kt_free(&w->x);
+  int ok = kt_lines(w, &c, to, &header, B->in, NULL, NULL, NULL, &err) == 0;
+  *stop = c.p;
+  *nlines = c.lineno;
+  *ended = 0;
+  kt_sync(&w->sink);
+  kt_free(w);
+  if (ok) return w;
+  kt_piece_free(w);
+  return NULL;
 }
 
-static void kt_piece_free(kt_piece *w) {
-  if (w->x.t) pl_table_free(w->x.t);
-  w->x.t = NULL;
+static int kt_serial(void *ud, pl_lines *c, const char *upto) {
+  const kt_body *B = ud;
+  return kt_lines(B->x, c, pl_par_line_from(B->in->data, upto, c->end), B->header, B->in, B->o, B->p, B->poll, B->err);
 }
 
-/* The first line start at or past p. */
-static const char *kt_line_from(const char *data, const char *p, const char *end) {
-  if (p >= end) return end;
-  if (p <= data || p[-1] == '\n') return p;
-  const char *nl = memchr(p, '\n', (size_t)(end - p));
-  return nl ? nl + 1 : end;
+static int kt_merge(void *ud, void *piece, size_t line_off) {
+  const kt_body *B = ud;
+  kt_state *x = B->x, *w = piece;
+  if (!*B->header) return -1; /* its rows would be errors before the header */
+  kt_sync(&x->sink);
+  size_t from = x->t->nrows;
+  uint32_t *map = pl_par_pool_map(x->t->pool, w->t->pool);
+  pl_par_append_rows(x->t, w->t, map);
+  free(map);
+  pl_par_offset_ints(x->t, x->sink.col[7], from, (int64_t)line_off);
+  x->sink.r = x->t->nrows;
+  kt_load(&x->sink);
+  return 0;
 }
 
-/* Reads the input from c on (past the header) on jobs threads: 0, or -1
-** with err set. */
-static int kt_lines_par(kt_state *x, pl_lines *c, int *header, const pl_input *in, const pl_parse_opts *o,
-                        pl_profile *p, kt_poll *poll, pl_err *err, int jobs, size_t chunk) {
-  const char *end = in->data + in->len;
-  kt_par P;
-  P.in = in;
-  size_t n = (size_t)(end - c->p + chunk - 1) / chunk;
-  P.pc = pl_xcalloc(n, sizeof *P.pc);
-  for (size_t i = 0; i < n; i++) P.pc[i].start = kt_line_from(in->data, c->p + i * chunk, end);
-  for (size_t i = 0; i < n; i++) P.pc[i].stop = i + 1 < n ? P.pc[i + 1].start : end;
-  /* piece 0 is the main reader's own */
-  pl_par *S = pl_par_start(n, jobs, kt_read_piece, &P);
-  int r = kt_lines(x, c, P.pc[0].stop, header, in, o, p, poll, err);
-  for (size_t i = 1; i < n && r == 0; i++) {
-    pl_par_wait(S, i);
-    kt_piece *w = &P.pc[i];
-    if (w->ok && c->p == w->start) {
-      kt_sync(&x->sink);
-      size_t from = x->t->nrows;
-      uint32_t *map = pl_par_pool_map(x->t->pool, w->x.t->pool);
-      pl_par_append_rows(x->t, w->x.t, map);
-      free(map);
-      pl_par_offset_ints(x->t, x->sink.col[7], from, (int64_t)c->lineno);
-      x->sink.r = x->t->nrows;
-      kt_load(&x->sink);
-      c->p = w->stop;
-      c->lineno += w->nlines;
-      __atomic_add_fetch(&kt_merged, 1, __ATOMIC_RELAXED);
-      if (o && o->interrupt && *o->interrupt) r = pl_err_set(err, c->lineno + 1, 1, "interrupted");
-      /* the read's progress: the loader releases the input's pages behind it */
-      else if (o && o->progress) o->progress(o->progress_ud, (size_t)(c->p - in->data), in->len);
-    } else {
-      if (w->start < w->stop) __atomic_add_fetch(&kt_reread, 1, __ATOMIC_RELAXED);
-      r = kt_lines(x, c, w->stop, header, in, o, p, poll, err);
-    }
-    kt_piece_free(w);
-    pl_par_done(S, i);
-  }
-  pl_par_stop(S);
-  for (size_t i = 0; i < n; i++) kt_piece_free(&P.pc[i]);
-  free(P.pc);
-  return r;
-}
+static const pl_par_body kt_ops = { kt_piece, kt_serial, kt_merge, kt_piece_free, NULL };
 
 static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   kt_state x;
@@ -637,14 +606,12 @@ static int kt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   kt_poll poll = { 0, 0 };
   int jobs = pl_par_jobs(o);
   size_t chunk = o && o->chunk_bytes ? o->chunk_bytes : KT_CHUNK_DEFAULT;
-  const char *first = jobs >= 2 && in->len / 2 >= chunk ? kt_line_from(in->data, in->data + chunk, end) : end;
-  int r = kt_lines(&x, &c, first, &header, in, o, p, &poll, err);
-  if (r == 0 && c.p < end)
-    r = header ? kt_lines_par(&x, &c, &header, in, o, p, &poll, err, jobs, chunk)
-               : kt_lines(&x, &c, end, &header, in, o, p, &poll, err);
+  kt_body B = { &x, &header, in, o, p, &poll, err };
+  int r = jobs >= 2 && in->len / 2 >= chunk ? pl_par_body_read(&kt_ops, &B, &c, jobs, chunk, o, in->len, err)
+                                            : kt_lines(&x, &c, end, &header, in, o, p, &poll, err);
   kt_sync(&x.sink);
   kt_free(&x);
-  if (r != 0) {
+  if (r < 0) {
     pl_table_free(x.t);
     return -1;
   }

@@ -558,56 +558,49 @@ static int nc_lines(cstate *c, struct csv_parser *cp, pl_lines *lc, const char *
 
 /* ---- several threads ---------------------------------------------------- */
 
-/* Past the header (and the raw page's units row), the rest is cut into
-** pieces at guessed offsets (pl_parse_opts.chunk_bytes, 4 MiB by default);
-** each piece after the first begins at its first line that seems to begin
-** a launch (launch_line: an ID field, another one on the line before).
-** Workers read pieces from there with a reader of their own (the header's
-** columns copied, their own libcsv parser, builder and profile), up to the
-** first such line at or past the next guess where their parser stands
-** between records, and end their last launch.  The main thread reads the
-** first piece and walks on in file order: where it stands between records
-** at a piece's start, that line begins a new launch for it too, and the
+/* Past the header (and the raw page's units row), the rest is read through
+** pl_par_body_read (par.h) in pieces cut at guessed offsets
+** (pl_parse_opts.chunk_bytes, 4 MiB by default); each piece after the
+** first begins at its first line that seems to begin a launch (nc_first,
+** launch_line: an ID field, another one on the line before).  Workers read
+** pieces from there with a reader of their own (the header's columns
+** copied, their own libcsv parser, builder and profile), up to the first
+** such line at or past the next guess where their parser stands between
+** records, and end their last launch.  The main thread reads the first
+** piece and walks on in file order: where it stands between records at a
+** piece's start, that line begins a new launch for it too, and the
 ** builders merge (pl_ncu_b_merge_fits: no locale numbers seen, ...), it
-** appends the piece (pl_ncu_b_merge) and goes on from where the worker
-** stopped; else (the line sat inside a quoted field, ...) it reads the
-** piece itself, so errors, diagnostics and --lenient are the one-thread
-** read's.  Workers read with --lenient off: a piece with a bad record is
-** read again. */
+** appends the piece (nc_merge, pl_ncu_b_merge) and goes on from where the
+** worker stopped; else (the line sat inside a quoted field, ...) it reads
+** the piece itself, so errors, diagnostics and --lenient are the
+** one-thread read's.  Workers read with --lenient off: a piece with a bad
+** record is read again. */
 #define NC_CHUNK_DEFAULT (4u << 20)
 
 typedef struct nc_piece {
-  const char *guess, *start, *stop;
-  size_t nlines;
-  int ok;
+  const char *start;
   cstate *c;
   pl_profile *p;
   pl_err err;
 } nc_piece;
 
-typedef struct nc_par {
+/* The main reader, as the driver's callbacks see it. */
+typedef struct nc_body {
+  cstate *c; /* its header fields: read-only once the pieces start */
+  struct csv_parser *cp;
   const pl_input *in;
-  const cstate *main; /* its header fields (read-only once the pieces start) */
-  pl_parse_opts wo;
-  nc_piece *pc;
-  size_t n;
-} nc_par;
+  pl_parse_opts wo; /* the workers' options: not lenient, no progress */
+} nc_body;
 
-static size_t nc_merged, nc_reread;
-void pl_ncu_csv_par_counts(size_t *merged, size_t *reread) {
-  *merged = __atomic_load_n(&nc_merged, __ATOMIC_RELAXED);
-  *reread = __atomic_load_n(&nc_reread, __ATOMIC_RELAXED);
-}
-
-static void nc_piece_free(nc_piece *w) {
+static void nc_piece_free(void *piece) {
+  nc_piece *w = piece;
   if (w->c) {
     pl_ncu_b_free(&w->c->b);
     free_state(w->c);
     free(w->c);
-    w->c = NULL;
   }
   if (w->p) pl_profile_free(w->p);
-  w->p = NULL;
+  free(w);
 }
 
 /* A worker's reader: the main reader's header fields, all else fresh. */
@@ -645,101 +638,95 @@ static cstate *nc_clone(const cstate *m, pl_profile *p, const pl_parse_opts *o, 
   return c;
 }
 
-static void nc_read_piece(pl_par *S, void *ud, size_t i) {
-  (void)S;
-  nc_par *P = ud;
-  nc_piece *w = &P->pc[i];
-  const char *lo = P->in->data, *end = lo + P->in->len;
-  const char *lim = i + 1 < P->n ? P->pc[i + 1].guess : NULL;
-  const char *q = w->guess, *stop = lim ? lim : end;
+/* The first line at or past line start q, before lim, that seems to begin
+** a launch. */
+static const char *nc_first(void *ud, const char *q, const char *lim, const char *end) {
+  const nc_body *B = ud;
   int64_t id;
-  if (q > lo && q[-1] != '\n') {
+  while (q < lim) {
+    if (launch_line(B->in->data, q, end, &id)) return q;
     q = memchr(q, '\n', (size_t)(end - q));
     q = q ? q + 1 : end;
   }
-  w->start = NULL;
-  while (q < stop) {
-    if (launch_line(lo, q, end, &id)) {
-      w->start = q;
-      break;
-    }
-    q = memchr(q, '\n', (size_t)(end - q));
-    q = q ? q + 1 : end;
-  }
-  if (w->start == NULL) return;
-  w->p = pl_profile_new("ncu-csv", P->in->name);
-  pl_err_clear(&w->err);
-  w->c = nc_clone(P->main, w->p, &P->wo, &w->err);
-  cstate *c = w->c;
+  return NULL;
+}
+
+static void *nc_piece_read(void *ud, const char *start, const char *lim, const char *end, const char **stop,
+                           size_t *nlines, int *ended) {
+  const nc_body *B = ud;
+  *ended = 0;
+  *stop = start;
+  *nlines = 0;
   struct csv_parser cp;
-  if (csv_init(&cp, CSV_STRICT | CSV_STRICT_FINI) != 0) return;
+  if (csv_init(&cp, CSV_STRICT | CSV_STRICT_FINI) != 0) return NULL;
+  nc_piece *w = pl_xcalloc(1, sizeof *w);
+  w->start = start;
+  w->p = pl_profile_new("ncu-csv", B->in->name);
+  pl_err_clear(&w->err);
+  w->c = nc_clone(B->c, w->p, &B->wo, &w->err);
+  cstate *c = w->c;
   pl_lines lc;
-  pl_lines_init(&lc, w->start, (size_t)(end - w->start));
-  lc.base = lo;
-  int r = nc_lines(c, &cp, &lc, lim, NULL, NULL);
-  w->stop = lc.p;
-  w->nlines = lc.lineno;
-  if (r == NC_AT) w->ok = 1;
-  else if (r == NC_END) w->ok = csv_fini(&cp, on_field, on_record, c) == 0 && !c->failed;
+  pl_lines_init(&lc, start, (size_t)(end - start));
+  lc.base = B->in->data;
+  int r = nc_lines(c, &cp, &lc, lim < end ? lim : NULL, NULL, NULL);
+  *stop = lc.p;
+  *nlines = lc.lineno;
+  int ok = 0;
+  if (r == NC_AT) ok = 1;
+  else if (r == NC_END) ok = csv_fini(&cp, on_field, on_record, c) == 0 && !c->failed;
   csv_free(&cp);
-  if (!w->ok) return;
+  if (!ok) {
+    nc_piece_free(w);
+    return NULL;
+  }
   if (c->b.open) pl_ncu_b_end(&c->b);
   pl_ncu_b_flush(&c->b);
+  return w;
 }
+
+/* The main reader up to the first launch line at or past upto where its
+** parser stands between records: 0 there or at the input's end, -1. */
+static int nc_serial(void *ud, pl_lines *lc, const char *upto) {
+  const nc_body *B = ud;
+  return nc_lines(B->c, B->cp, lc, upto < lc->end ? upto : NULL, NULL, B->in) == NC_FAIL ? -1 : 0;
+}
+
+/* Piece w appended to the main reader, which stands at its first line
+** between records (line_off lines read before it); -1 when that line does
+** not begin a launch for it, or the builders do not merge. */
+static int nc_merge(void *ud, void *piece, size_t line_off) {
+  const nc_body *B = ud;
+  cstate *c = B->c;
+  nc_piece *w = piece;
+  int64_t id;
+  /* the line begins a launch for the main reader too (on the details
+  ** page: its ID is not the open launch's) */
+  int begins =
+      launch_line(B->in->data, w->start, B->in->data + B->in->len, &id) && (c->raw || !c->have_id || c->cur_id != id);
+  if (!begins || !pl_ncu_b_merge_fits(&c->b, &w->c->b)) return -1;
+  pl_ncu_b_merge(&c->b, &w->c->b, line_off);
+  pl_par_merge_meta(c->p, w->p);
+  pl_par_merge_diags(c->p, w->p, line_off);
+  c->have_id = w->c->have_id;
+  c->cur_id = w->c->cur_id;
+  memcpy(c->cur_sec, w->c->cur_sec, sizeof c->cur_sec);
+  c->nrec += w->c->nrec - 1;
+  return 0;
+}
+
+static const pl_par_body nc_ops = { nc_piece_read, nc_serial, nc_merge, nc_piece_free, nc_first };
 
 /* Reads the input from lc on: NC_END, or NC_FAIL. */
 static int nc_lines_par(cstate *c, struct csv_parser *cp, pl_lines *lc, const pl_input *in, int jobs, size_t chunk) {
-  nc_par P;
-  memset(&P, 0, sizeof P);
-  P.in = in;
-  P.main = c;
-  if (c->o) P.wo = *c->o;
-  P.wo.lenient = 0;
-  P.wo.progress = NULL;
-  const char *from = lc->p, *end = in->data + in->len;
-  P.n = ((size_t)(end - from) + chunk - 1) / chunk;
-  P.pc = pl_xcalloc(P.n, sizeof *P.pc);
-  for (size_t i = 0; i < P.n; i++) P.pc[i].guess = from + i * chunk;
-  pl_par *S = pl_par_start(P.n, jobs, nc_read_piece, &P);
-  size_t m = 0;
-  int r;
-  int64_t id;
-  for (;;) {
-    r = nc_lines(c, cp, lc, m + 1 < P.n ? P.pc[m + 1].guess : NULL, NULL, in);
-    if (r != NC_AT) break;
-    const char *at = lc->p;
-    m++;
-    while (m + 1 < P.n && at >= P.pc[m + 1].guess) {
-      pl_par_wait(S, m);
-      nc_piece_free(&P.pc[m]);
-      m++;
-    }
-    pl_par_wait(S, m);
-    nc_piece *w = &P.pc[m];
-    /* the line begins a launch for the main reader too (on the details
-    ** page: its ID is not the open launch's) */
-    int begins = launch_line(in->data, at, end, &id) && (c->raw || !c->have_id || c->cur_id != id);
-    if (w->start == at && w->ok && begins && pl_ncu_b_merge_fits(&c->b, &w->c->b)) {
-      pl_ncu_b_merge(&c->b, &w->c->b, lc->lineno);
-      pl_par_merge_meta(c->p, w->p);
-      pl_par_merge_diags(c->p, w->p, lc->lineno);
-      c->have_id = w->c->have_id;
-      c->cur_id = w->c->cur_id;
-      memcpy(c->cur_sec, w->c->cur_sec, sizeof c->cur_sec);
-      c->nrec += w->c->nrec - 1;
-      lc->p = w->stop;
-      lc->lineno += w->nlines;
-      __atomic_add_fetch(&nc_merged, 1, __ATOMIC_RELAXED);
-    } else __atomic_add_fetch(&nc_reread, 1, __ATOMIC_RELAXED);
-    nc_piece_free(w);
-    pl_par_done(S, m);
-    const pl_parse_opts *o = c->o;
-    if (o && o->progress) o->progress(o->progress_ud, (size_t)(lc->p - in->data), in->len);
-  }
-  pl_par_stop(S);
-  for (size_t i = 0; i < P.n; i++) nc_piece_free(&P.pc[i]);
-  free(P.pc);
-  return r;
+  nc_body B;
+  memset(&B, 0, sizeof B);
+  B.c = c;
+  B.cp = cp;
+  B.in = in;
+  if (c->o) B.wo = *c->o;
+  B.wo.lenient = 0;
+  B.wo.progress = NULL;
+  return pl_par_body_read(&nc_ops, &B, lc, jobs, chunk, c->o, in->len, c->err) < 0 ? NC_FAIL : NC_END;
 }
 
 static int nc_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {

@@ -444,11 +444,9 @@ typedef struct tstate {
   pl_profile *p;
   const pl_parse_opts *o;
   pl_err *err;
-  /* several threads: the line count of the next interrupt check; the
-  ** schedule a worker's reader belongs to (NULL: the main thread's); the
-  ** launch block nt_lines stopped at: its kind and indentation */
+  /* the line count of the next interrupt check; the launch block nt_lines
+  ** stopped at (several threads): its kind and indentation */
   size_t next_check;
-  const pl_par *par;
   int at_proc;
   size_t at_ind;
 } tstate;
@@ -1081,7 +1079,6 @@ static int nt_lines(tstate *s, pl_lines *c, const char *until, const pl_input *i
         pl_err_set(s->err, c->lineno, 1, "interrupted");
         return NT_FAIL;
       }
-      if (s->par && pl_par_aborted(s->par)) return NT_FAIL;
       if (in && o && o->progress) o->progress(o->progress_ud, (size_t)(l.s - in->data), in->len);
     }
     if (fr && (r = fast_row(s, fr, &l, c->lineno)) != NT_SLOW) {
@@ -1102,52 +1099,43 @@ static int nt_lines(tstate *s, pl_lines *c, const char *until, const pl_input *i
 
 /* ---- several threads ---------------------------------------------------- */
 
-/* The input is cut into pieces at guessed offsets (pl_parse_opts.chunk_bytes,
-** 4 MiB by default); each piece after the first begins at the first launch
-** block that begins in it (block_start: line ends are never ambiguous here,
-** only the reader's state at a block is).  A worker reads a piece from
-** there with a reader of its own (its own tables, pools and profile), up to
-** the first block at or past the next guess, and checks that its state
-** there is one a block starts from: no open table, no rule message a
-** deeper-indented line would continue, no NVTX range or 2019-layout
-** sections waiting for a kernel line, no ==ERROR== lines waiting for their
-** launch; then it ends its last launch as the block's first line would.
-** The main thread reads piece 0 itself and walks on in file order; where
-** it stands at a piece's start in a state such a worker's fresh one gives
-** the same reading from (the same conditions, plus pl_ncu_b_merge_fits:
-** no locale number format seen yet, its process name already in its pool
-** where the piece's first launches have no process line), it ends its own
-** launch, appends the piece's rows (pl_ncu_b_merge: launch ids and line
-** numbers moved on, strings re-interned in the order the piece met them,
-** its process filled in) and goes on from where the worker stopped; else
-** it reads the piece
-** itself, so errors, diagnostics and --lenient are the one-thread read's.
-** Workers read with --lenient off: a piece with any bad row is read again. */
+/* The input is read through pl_par_body_read (par.h) in pieces cut at
+** guessed offsets (pl_parse_opts.chunk_bytes, 4 MiB by default); each
+** piece after the first begins at the first launch block that begins in it
+** (nt_first, block_start: line ends are never ambiguous here, only the
+** reader's state at a block is).  A worker reads a piece from there with a
+** reader of its own (its own tables, pools and profile), up to the first
+** block at or past the next guess, and checks that its state there is one
+** a block starts from: no open table, no rule message a deeper-indented
+** line would continue, no NVTX range or 2019-layout sections waiting for a
+** kernel line, no ==ERROR== lines waiting for their launch; then it ends
+** its last launch as the block's first line would.  The main thread reads
+** piece 0 itself and walks on in file order; where it stands at a piece's
+** start in a state such a worker's fresh one gives the same reading from
+** (the same conditions, plus pl_ncu_b_merge_fits: no locale number format
+** seen yet, its process name already in its pool where the piece's first
+** launches have no process line), it ends its own launch, appends the
+** piece's rows (nt_merge, pl_ncu_b_merge: launch ids and line numbers
+** moved on, strings re-interned in the order the piece met them, its
+** process filled in) and goes on from where the worker stopped; else it
+** reads the piece itself, so errors, diagnostics and --lenient are the
+** one-thread read's.  Workers read with --lenient off: a piece with any
+** bad row is read again. */
 #define NT_CHUNK_DEFAULT (4u << 20)
 
 typedef struct nt_piece {
-  const char *guess;
-  const char *start; /* its first block (NULL: none before the next guess) */
-  const char *stop;  /* where its worker stopped */
-  size_t nlines;     /* the lines it read */
-  int ok;            /* read to stop, in a state that ends a block there */
-  tstate *s;         /* its reader */
-  pl_profile *p;     /* its diagnostics and meta */
+  tstate *s;     /* its reader */
+  pl_profile *p; /* its diagnostics and meta */
   pl_err err;
 } nt_piece;
 
-typedef struct nt_par {
+/* The main reader, as the driver's callbacks see it. */
+typedef struct nt_body {
+  tstate *s;
   const pl_input *in;
-  pl_parse_opts wo; /* the workers' options: not lenient */
-  nt_piece *pc;
-  size_t n;
-} nt_par;
-
-static size_t n_merged, n_reread;
-void pl_ncu_text_par_counts(size_t *merged, size_t *reread) {
-  *merged = __atomic_load_n(&n_merged, __ATOMIC_RELAXED);
-  *reread = __atomic_load_n(&n_reread, __ATOMIC_RELAXED);
-}
+  pl_parse_opts wo; /* the workers' options: not lenient, no progress */
+  int summary;      /* the main reader met the --print-summary layout */
+} nt_body;
 
 static int in_table(const tstate *s) { return s->st == ST_TAB1 || s->st == ST_TAB_HDR || s->st == ST_TAB_DATA; }
 
@@ -1157,139 +1145,106 @@ static int block_clean(const tstate *s, size_t ind) {
   return !in_table(s) && !(s->rule && ind >= s->rule_ind + 4) && !s->pending && s->b.range == NULL;
 }
 
-static void piece_free(nt_piece *c) {
+static void nt_piece_free(void *piece) {
+  nt_piece *c = piece;
   if (c->s) {
     pl_ncu_b_free(&c->s->b);
     nt_free(c->s);
     free(c->s);
-    c->s = NULL;
   }
   if (c->p) pl_profile_free(c->p);
-  c->p = NULL;
+  free(c);
 }
 
-static void read_piece(pl_par *S, void *ud, size_t i) {
-  nt_par *P = ud;
-  nt_piece *c = &P->pc[i];
-  const char *lo = P->in->data, *end = lo + P->in->len;
-  const char *lim = i + 1 < P->n ? P->pc[i + 1].guess : NULL;
-  const char *q = c->guess;
-  if (q > lo && q[-1] != '\n') {
-    q = memchr(q, '\n', (size_t)(end - q));
-    q = q ? q + 1 : end;
-  }
-  const char *stop = lim ? lim : end;
+/* The first launch block that begins at or past line start q, before lim. */
+static const char *nt_first(void *ud, const char *q, const char *lim, const char *end) {
+  const nt_body *B = ud;
   int proc;
   size_t ind;
-  c->start = NULL;
-  while (q < stop) {
-    if (block_start(lo, q, end, &proc, &ind)) {
-      c->start = q;
-      break;
-    }
+  while (q < lim) {
+    if (block_start(B->in->data, q, end, &proc, &ind)) return q;
     q = memchr(q, '\n', (size_t)(end - q));
     q = q ? q + 1 : end;
   }
-  if (c->start == NULL) return;
-  c->p = pl_profile_new("ncu-text", P->in->name);
+  return NULL;
+}
+
+static void *nt_piece_read(void *ud, const char *start, const char *lim, const char *end, const char **stop,
+                           size_t *nlines, int *ended) {
+  const nt_body *B = ud;
+  nt_piece *c = pl_xcalloc(1, sizeof *c);
+  c->p = pl_profile_new("ncu-text", B->in->name);
   c->s = pl_xmalloc(sizeof *c->s);
   pl_err_clear(&c->err);
-  nt_init(c->s, c->p, &P->wo, &c->err, (size_t)(stop - c->start));
+  nt_init(c->s, c->p, &B->wo, &c->err, (size_t)(lim - start));
   tstate *s = c->s;
-  s->par = S;
   pl_lines cl;
-  pl_lines_init(&cl, c->start, (size_t)(end - c->start));
-  cl.base = lo;
+  pl_lines_init(&cl, start, (size_t)(end - start));
+  cl.base = B->in->data;
   int r = nt_lines(s, &cl, lim, NULL);
-  c->stop = cl.p;
-  c->nlines = cl.lineno;
-  if (r == NT_AT) c->ok = block_clean(s, s->at_ind);
-  else if (r == NT_NEXT) c->ok = !in_table(s) && !s->pending;
-  if (c->ok && s->nlerr > 0) c->ok = 0;
-  if (!c->ok) return;
+  *stop = cl.p;
+  *nlines = cl.lineno;
+  *ended = 0;
+  int ok = 0;
+  if (r == NT_AT) ok = block_clean(s, s->at_ind);
+  else if (r == NT_NEXT) ok = !in_table(s) && !s->pending;
+  if (!ok || s->nlerr > 0) {
+    nt_piece_free(c);
+    return NULL;
+  }
   /* what the next block's first line (or the end) does first */
   rule_flush(s);
   if (s->b.open) pl_ncu_b_end(&s->b);
   pl_ncu_b_flush(&s->b);
+  return c;
 }
 
-/* Can the main reader s, standing at block `at` (not read), append piece c? */
-static int piece_fits(const tstate *s, const nt_piece *c, const char *at) {
-  const ncu_builder *b = &s->b;
-  if (c->start != at || !c->ok || !block_clean(s, s->at_ind)) return 0;
+/* The main reader up to the first block at or past upto: 0 there or at
+** the input's end, 1 at the --print-summary layout, -1 on failure. */
+static int nt_serial(void *ud, pl_lines *c, const char *upto) {
+  nt_body *B = ud;
+  int r = nt_lines(B->s, c, upto < c->end ? upto : NULL, B->in);
+  if (r == NT_FAIL) return -1;
+  if (r == NT_SUMMARY) {
+    B->summary = 1;
+    return 1;
+  }
+  return 0;
+}
+
+/* Piece c appended to the main reader, which stands at its first block
+** (nt_lines returned NT_AT there), line_off lines read before it; -1 when
+** its state there is not one the piece's fresh reader began from. */
+static int nt_merge(void *ud, void *piece, size_t line_off) {
+  tstate *s = ((nt_body *)ud)->s;
+  nt_piece *c = piece;
+  if (!block_clean(s, s->at_ind)) return -1;
   /* ==ERROR== lines of a later launch wait in the main reader's list */
-  int64_t next = b->nkernels + (b->open ? 1 : 0);
+  int64_t next = s->b.nkernels + (s->b.open ? 1 : 0);
   for (size_t i = s->lerri; i < s->nlerr; i++)
-    if (s->lerr[i].id >= next) return 0;
-  return pl_ncu_b_merge_fits(b, &c->s->b);
-}
-
-/* Piece c appended to the main reader s, which stands at its first line
-** (cl->lineno lines read before it). */
-static void piece_merge(tstate *s, pl_lines *cl, nt_piece *c) {
+    if (s->lerr[i].id >= next) return -1;
+  if (!pl_ncu_b_merge_fits(&s->b, &c->s->b)) return -1;
   rule_flush(s); /* what the block's first line does first */
-  pl_ncu_b_merge(&s->b, &c->s->b, cl->lineno);
+  pl_ncu_b_merge(&s->b, &c->s->b, line_off);
   pl_par_merge_meta(s->p, c->p);
-  pl_par_merge_diags(s->p, c->p, cl->lineno);
+  pl_par_merge_diags(s->p, c->p, line_off);
   if (c->s->report) {
     free(s->report);
     s->report = c->s->report;
     s->nreport = c->s->nreport;
-    s->report_line = c->s->report_line + cl->lineno;
+    s->report_line = c->s->report_line + line_off;
     c->s->report = NULL;
   }
-  /* the reader's state where the worker stopped (piece_fits, read_piece:
-  ** one a block starts from) */
+  /* the reader's state where the worker stopped (nt_piece_read: one a
+  ** block starts from) */
   s->st = ST_TOP;
   s->sec = NULL;
   s->nsec = 0;
   s->prof_id = -1;
-  cl->p = c->stop;
-  cl->lineno += c->nlines;
+  return 0;
 }
 
-/* Reads the input on jobs threads: NT_NEXT at its end, NT_FAIL, NT_SUMMARY. */
-static int nt_lines_par(tstate *s, pl_lines *cl, const pl_input *in, int jobs, size_t chunk) {
-  nt_par P;
-  memset(&P, 0, sizeof P);
-  P.in = in;
-  if (s->o) P.wo = *s->o;
-  P.wo.lenient = 0;
-  P.wo.progress = NULL;
-  P.n = (in->len + chunk - 1) / chunk;
-  P.pc = pl_xcalloc(P.n, sizeof *P.pc);
-  for (size_t i = 0; i < P.n; i++) P.pc[i].guess = in->data + i * chunk;
-  pl_par *S = pl_par_start(P.n, jobs, read_piece, &P);
-  size_t m = 0;
-  int r;
-  for (;;) {
-    r = nt_lines(s, cl, m + 1 < P.n ? P.pc[m + 1].guess : NULL, in);
-    if (r != NT_AT) break;
-    const char *at = cl->p;
-    m++;
-    /* pieces whose guess the block passed (a block longer than a piece) */
-    while (m + 1 < P.n && at >= P.pc[m + 1].guess) {
-      pl_par_wait(S, m);
-      piece_free(&P.pc[m]);
-      m++;
-    }
-    pl_par_wait(S, m);
-    nt_piece *c = &P.pc[m];
-    if (piece_fits(s, c, at)) {
-      piece_merge(s, cl, c);
-      __atomic_add_fetch(&n_merged, 1, __ATOMIC_RELAXED);
-    } else __atomic_add_fetch(&n_reread, 1, __ATOMIC_RELAXED);
-    piece_free(c);
-    pl_par_done(S, m);
-    /* the progress (and the release of the input's pages behind) the lines read here did not report */
-    const pl_parse_opts *o = s->o;
-    if (o && o->progress) o->progress(o->progress_ud, (size_t)(cl->p - in->data), in->len);
-  }
-  pl_par_stop(S);
-  for (size_t i = 0; i < P.n; i++) piece_free(&P.pc[i]);
-  free(P.pc);
-  return r;
-}
+static const pl_par_body nt_ops = { nt_piece_read, nt_serial, nt_merge, nt_piece_free, nt_first };
 
 static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, pl_err *err) {
   tstate s;
@@ -1299,7 +1254,18 @@ static int nt_parse(const pl_input *in, pl_profile *p, const pl_parse_opts *o, p
   size_t ndiag0 = p->ndiags;
   int jobs = pl_par_jobs(o);
   size_t chunk = o && o->chunk_bytes ? o->chunk_bytes : NT_CHUNK_DEFAULT;
-  int r = jobs >= 2 && in->len >= 2 * chunk ? nt_lines_par(&s, &c, in, jobs, chunk) : nt_lines(&s, &c, NULL, in);
+  int r;
+  if (jobs >= 2 && in->len >= 2 * chunk) {
+    nt_body B;
+    memset(&B, 0, sizeof B);
+    B.s = &s;
+    B.in = in;
+    if (o) B.wo = *o;
+    B.wo.lenient = 0;
+    B.wo.progress = NULL;
+    int br = pl_par_body_read(&nt_ops, &B, &c, jobs, chunk, o, in->len, err);
+    r = br < 0 ? NT_FAIL : B.summary ? NT_SUMMARY : NT_NEXT;
+  } else r = nt_lines(&s, &c, NULL, in);
   if (r == NT_SUMMARY) {
     /* read from the start by its own reader, with what this pass noted dropped */
     pl_ncu_b_free(&s.b);

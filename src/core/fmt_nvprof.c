@@ -1386,7 +1386,7 @@ static int trace_merge(void *ud, void *piece, size_t line_off) {
   return 0;
 }
 
-static const pl_par_body trace_text_ops = { trace_text_piece, trace_text_serial, trace_merge, nv_worker_free };
+static const pl_par_body trace_text_ops = { trace_text_piece, trace_text_serial, trace_merge, nv_worker_free, NULL };
 
 /* The rows of a CSV trace block from start to the first record boundary
 ** at or past lim. */
@@ -1439,7 +1439,7 @@ static int trace_csv_merge(void *ud, void *piece, size_t line_off) {
   return 0;
 }
 
-static const pl_par_body trace_csv_ops = { trace_csv_piece, trace_csv_serial, trace_csv_merge, nv_worker_free };
+static const pl_par_body trace_csv_ops = { trace_csv_piece, trace_csv_serial, trace_csv_merge, nv_worker_free, NULL };
 
 static int nv_jobs_chunk(const pl_parse_opts *o, size_t *chunk) {
   *chunk = o && o->chunk_bytes ? o->chunk_bytes : NV_CHUNK_DEFAULT;

@@ -57,10 +57,8 @@ const pl_format *pl_format_detect(const char *data, size_t len);
 /* Kineto's parallel read (kineto_par.c): pieces appended as a worker read
 ** them, and pieces the main thread read again, since the process started. */
 void pl_kineto_par_counts(size_t *merged, size_t *reread);
-/* The same for the ncu text, ncu CSV and kernel-table readers. */
-void pl_ncu_text_par_counts(size_t *merged, size_t *reread);
-void pl_ncu_csv_par_counts(size_t *merged, size_t *reread);
-void pl_kernel_table_par_counts(size_t *merged, size_t *reread);
+/* (ncu text and CSV, the kernel table and the nvprof GPU trace:
+** pl_par_body_counts in par.h.) */
 /* .gz files read while they were inflated (formats.c), since the process
 ** started (tests check that the stream path ran). */
 size_t pl_gz_streamed(void);

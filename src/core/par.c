@@ -1,8 +1,9 @@
 /*
 ** par.c -- one input read on several threads: the schedule of its pieces
 ** and the merge of a worker's tables into the main thread's (par.h).
-** Shared by the Kineto reader (kineto_par.c) and the ncu readers
-** (fmt_ncu_text.c, fmt_ncu_csv.c, through ncu_builder.c's merge).
+** Shared by the Kineto reader (kineto_par.c), the generic CSV table
+** (csvread.c) and, through pl_par_body_read, the line-based readers
+** (fmt_ncu_text.c, fmt_ncu_csv.c, fmt_kernel_table.c, fmt_nvprof.c).
 */
 #include "par.h"
 #include "pl_util.h"
@@ -386,7 +387,8 @@ static void body_read(pl_par *S, void *ud, size_t i) {
   body_piece *w = &R->pc[i];
   const char *lim = i + 1 < R->n ? R->pc[i + 1].guess : R->end;
   const char *q = pl_par_line_from(R->base, w->guess, R->end);
-  if (q >= lim) return;
+  if (q < lim && R->ops->first) q = R->ops->first(R->ud, q, lim, R->end);
+  if (!q || q >= lim) return;
   w->start = q;
   w->rd = R->ops->piece(R->ud, q, lim, R->end, &w->stop, &w->nlines, &w->ended);
 }
@@ -417,7 +419,7 @@ int pl_par_body_read(const pl_par_body *ops, void *ud, pl_lines *c, int jobs, si
   size_t m = 0;
   for (int first = 1;; first = 0) {
     if (!first) r = ops->serial(ud, c, m + 1 < R.n ? R.pc[m + 1].guess : end);
-    if (r != 0 || m + 1 >= R.n) break;
+    if (r != 0 || m + 1 >= R.n || c->p >= end) break;
     m++;
     /* pieces the main thread read past (a record over their start) */
     while (m + 1 < R.n && c->p >= R.pc[m + 1].guess) {

@@ -10,7 +10,8 @@
 ** main thread stands (pl_par_pool_map, pl_par_append_*: strings re-interned
 ** in the order the piece met them, so every string id is the one-thread
 ** read's), else reads it again itself, and says it is done with it
-** (pl_par_done).  Used by kineto_par.c, fmt_ncu_text.c and fmt_ncu_csv.c.
+** (pl_par_done).  Used by kineto_par.c, csvread.c and pl_par_body_read
+** (below).
 **
 ** A reader with a finish (pl_par_start_ring) may instead hand the rest of
 ** a piece's merge to whichever thread is free (pl_par_finish): the main
@@ -119,14 +120,18 @@ void pl_par_merge_diags(pl_profile *dst, const pl_profile *src, size_t line_off)
 ** appends the piece (ops->merge: strings re-interned in the order the piece
 ** met them, line numbers moved on), else (the piece began inside a record,
 ** held a bad row, or could not be merged) it reads the piece itself, so
-** that errors, diagnostics and --lenient are the one-thread read's.  Used by
-** fmt_nvprof.c (GPU trace text and CSV). */
+** that errors, diagnostics and --lenient are the one-thread read's.  A
+** reader whose records span lines (ncu text's launch blocks) says where
+** one begins (ops->first); a piece then starts at its first record.  Used
+** by fmt_nvprof.c (GPU trace text and CSV), fmt_kernel_table.c,
+** fmt_ncu_text.c and fmt_ncu_csv.c. */
 typedef struct pl_par_body {
-  /* Worker: reads from start (a line start) to the first record boundary
-  ** at or past lim, or to where the body ends (*ended = 1, *stop at the
-  ** line that ends it), or to end.  Returns the piece's reader, NULL when
-  ** the piece could not be read cleanly.  *stop: where it stopped (a line
-  ** start or end), *nlines: the lines it read. */
+  /* Worker: reads from start (a line start; a record start where ops->first
+  ** says) to the first record boundary at or past lim, or to where the
+  ** body ends (*ended = 1, *stop at the line that ends it), or to end.
+  ** Returns the piece's reader, NULL when the piece could not be read
+  ** cleanly.  *stop: where it stopped (a line start or end), *nlines: the
+  ** lines it read. */
   void *(*piece)(void *ud, const char *start, const char *lim, const char *end, const char **stop, size_t *nlines,
                  int *ended);
   /* Main thread: reads on from c until c->p is a record boundary at or past
@@ -138,13 +143,17 @@ typedef struct pl_par_body {
   ** cannot be appended as the one-thread read would have read them. */
   int (*merge)(void *ud, void *piece, size_t line_off);
   void (*release)(void *piece);
+  /* Worker, may be NULL (every line start begins a record): the first
+  ** record start at or past p (a line start) and before lim, or NULL. */
+  const char *(*first)(void *ud, const char *p, const char *lim, const char *end);
 } pl_par_body;
 
 /* Reads a body from c on (c->p a line start, c->lineno the line before it,
 ** c->end where the input or the body ends at the latest) on jobs threads in
 ** pieces of chunk bytes: 0 at c->end, 1 where the body ended (c before the
 ** line that ends it), -1 on error (err set by ops->serial, or
-** "interrupted").  o: interrupt and progress (c->p - c->base of total). */
+** "interrupted").  o: interrupt and progress (c->p - c->base of total).
+** ops->serial's 0 at c->end ends the read too. */
 int pl_par_body_read(const pl_par_body *ops, void *ud, pl_lines *c, int jobs, size_t chunk, const pl_parse_opts *o,
                      size_t total, pl_err *err);
 /* Pieces pl_par_body_read merged and read again so far (tests). */

@@ -14,7 +14,10 @@
 ** launch and a number in another, a locale number, the 2019 layout with
 ** its NVTX ranges and pending sections, program output, prompts), at
 ** piece sizes from 7 to 1500 bytes, plain and --lenient, cut short and
-** damaged.  ncu CSV the same way.  The generic typed CSV table
+** damaged; and the --print-summary layout behind a long program output
+** (the body's end for par.c's driver).  ncu CSV the same way.  The
+** kernel table and the nvprof GPU trace (par.c's pl_par_body_read, as ncu
+** text): made-up inputs cut short, damaged in a later piece, --lenient.  The generic typed CSV table
 ** (csvread.c: formats csv and rocprof): every such file under tests/data,
 ** and a made-up CSV whose column kinds change from piece to piece, with
 ** quoted line ends and texts new on every row (csv_tricky).
@@ -145,6 +148,33 @@ static char *ncu_noproc(size_t *len) {
   return b.data;
 }
 
+/* The --print-summary per-kernel layout after a long program output: the
+** reader meets it at its first kernel line and reads the input again with
+** the summary reader. */
+static char *ncu_summary(size_t *len) {
+  pl_buf b;
+  pl_buf_init(&b);
+  char line[512];
+  for (int i = 0; i < 120; i++) {
+    snprintf(line, sizeof line, "program output line %d\n", i);
+    add(&b, line);
+  }
+  add(&b, "[69642] transpose@127.0.0.1\n");
+  for (int i = 0; i < 10; i++) {
+    snprintf(line, sizeof line, "  k%d(float *) (32, 32, 1)x(32, 32, 1), Device 0, CC 8.6, Invocations %d\n", i, i + 1);
+    add(&b, line);
+    add(&b, "    Section: GPU Speed Of Light Throughput\n"
+            "    ------------- ----------- --------- --------- ---------\n"
+            "    Metric Name   Metric Unit   Minimum   Maximum   Average\n"
+            "    ------------- ----------- --------- --------- ---------\n");
+    snprintf(line, sizeof line, "    Duration          usecond     32.06     33.10     %d.58\n", 32 + i);
+    add(&b, line);
+    add(&b, "    ------------- ----------- --------- --------- ---------\n\n");
+  }
+  *len = b.len;
+  return b.data;
+}
+
 static void ncu_made_up(void) {
   size_t m0, r0, m1, r1;
   int jobs[200];
@@ -178,10 +208,10 @@ static void ncu_made_up(void) {
     TC_CHECK(ref->ndiags > 0);
   }
   pl_profile_free(ref);
-  pl_ncu_text_par_counts(&m0, &r0);
+  pl_par_body_counts(&m0, &r0);
   TC_CHECK(tsame_jobs(fmt_id, "tricky.txt", t, len, jobs, chunks, nsz, 0));
   TC_CHECK(tsame_jobs(fmt_id, "tricky.txt", t, len, jobs, chunks, nsz, 1));
-  pl_ncu_text_par_counts(&m1, &r1);
+  pl_par_body_counts(&m1, &r1);
   fprintf(stderr, "tricky ncu text: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 50u : 300u)); /* pieces merged ... */
   TC_CHECK(r1 - r0 > (light ? 20u : 100u)); /* ... and blocks in a state a fresh reader lacks read again */
@@ -201,6 +231,13 @@ static void ncu_made_up(void) {
   free(t);
   t = ncu_noproc(&len);
   TC_CHECK(tsame_jobs(fmt_id, "noproc.txt", t, len, jobs, chunks, nsz, 0));
+  free(t);
+  t = ncu_summary(&len);
+  ref = load("summary.txt", t, len, 1, 0, 0, e1, sizeof e1);
+  TC_CHECK(ref != NULL && tl_rows(ref, "kernel_summary") == 10);
+  pl_profile_free(ref);
+  TC_CHECK(tsame_jobs(fmt_id, "summary.txt", t, len, jobs, chunks, light ? 5 : nsz, 0));
+  TC_CHECK(tsame_jobs(fmt_id, "summary.txt", t, len, jobs, chunks, light ? 5 : 30, 1));
   free(t);
 }
 
@@ -280,10 +317,10 @@ static void ncu_csv_made_up(void) {
       TC_CHECK(strstr(pl_pool_str(r->pool, r->cols[msg]->v.str[0], NULL), "\n\"2\",\"x\", see\n2,more") != NULL);
   }
   pl_profile_free(ref);
-  pl_ncu_csv_par_counts(&m0, &r0);
+  pl_par_body_counts(&m0, &r0);
   TC_CHECK(tsame_jobs(fmt_id, "tricky.csv", t, len, jobs, chunks, nsz, 0));
   TC_CHECK(tsame_jobs(fmt_id, "tricky.csv", t, len, jobs, chunks, nsz, 1));
-  pl_ncu_csv_par_counts(&m1, &r1);
+  pl_par_body_counts(&m1, &r1);
   fprintf(stderr, "tricky ncu CSV: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 50u : 300u));
   TC_CHECK(r1 - r0 > (light ? 20u : 100u));
@@ -483,9 +520,9 @@ static void kt_made_up(void) {
     }
   }
   pl_profile_free(ref);
-  pl_kernel_table_par_counts(&m0, &r0);
+  pl_par_body_counts(&m0, &r0);
   TC_CHECK(tsame_jobs(fmt_id, "tricky.txt", t, len, jobs, chunks, nsz, 0));
-  pl_kernel_table_par_counts(&m1, &r1);
+  pl_par_body_counts(&m1, &r1);
   fprintf(stderr, "tricky kernel table: %zu bytes, %zu pieces merged, %zu read again\n", len, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 100u : 1000u));
   /* cut short (inside a row at most sizes): the same table or error */
@@ -506,13 +543,37 @@ static void kt_made_up(void) {
     p = load("bad.txt", t, len, 1, 0, 1, e2, sizeof e2);
     TC_CHECK(p != NULL && p->ndiags == 3);
     pl_profile_free(p);
-    pl_kernel_table_par_counts(&m0, &r0);
+    pl_par_body_counts(&m0, &r0);
     TC_CHECK(tsame_jobs(fmt_id, "bad.txt", t, len, jobs, chunks, nfew, 0));
     TC_CHECK(tsame_jobs(fmt_id, "bad.txt", t, len, jobs, chunks, nfew, 1));
-    pl_kernel_table_par_counts(&m1, &r1);
+    pl_par_body_counts(&m1, &r1);
     TC_CHECK(r1 - r0 >= nfew); /* the bad pieces read again */
   }
   free(t);
+  /* blank lines before the header, over several pieces: the piece that
+  ** holds the header is read again (a worker takes the header for a bad
+  ** row), then the table as before */
+  pl_buf b;
+  pl_buf_init(&b);
+  for (int i = 0; i < 200; i++) add(&b, i % 3 ? "   \n" : "\n");
+  t = kt_tricky(&len, 300);
+  pl_buf_add(&b, t, len);
+  free(t);
+  pl_profile *p = load("early.txt", b.data, b.len, 1, 0, 0, e1, sizeof e1);
+  TC_CHECK(p != NULL);
+  if (p) {
+    const pl_table *k = tl_table(p, "kernels");
+    int ln = pl_table_col(k, "line");
+    TC_EQ_INT(k->nrows, 301);
+    if (ln >= 0 && k->nrows > 0) TC_EQ_INT(k->cols[ln]->v.i64[0], 202); /* 200 blank lines, the header */
+  }
+  pl_profile_free(p);
+  pl_par_body_counts(&m0, &r0);
+  TC_CHECK(tsame_jobs(fmt_id, "early.txt", b.data, b.len, jobs, chunks, light ? nfew : nsz, 0));
+  TC_CHECK(tsame_jobs(fmt_id, "early.txt", b.data, b.len, jobs, chunks, nfew, 1));
+  pl_par_body_counts(&m1, &r1);
+  TC_CHECK(r1 - r0 >= (light ? nfew : nsz) / 2); /* the piece with the header read again, where not piece 0 */
+  pl_buf_free(&b);
 }
 
 
@@ -727,19 +788,19 @@ int main(void) {
   if (!tc_need(dir)) return tc_done();
 
   fmt_id = "ncu-text";
-  pl_ncu_text_par_counts(&m0, &r0);
+  pl_par_body_counts(&m0, &r0);
   nfiles = tsame_walk(dir, fmt_id, check_file);
   TC_CHECK(nfiles >= 10); /* tests/data holds 11 ncu text reports */
-  pl_ncu_text_par_counts(&m1, &r1);
+  pl_par_body_counts(&m1, &r1);
   fprintf(stderr, "ncu text: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 5u : 20u)); /* the parallel path ran and merged pieces */
   ncu_made_up();
 
   fmt_id = "ncu-csv";
-  pl_ncu_csv_par_counts(&m0, &r0);
+  pl_par_body_counts(&m0, &r0);
   nfiles = tsame_walk(dir, fmt_id, check_file);
   TC_CHECK(nfiles >= 3); /* tests/data holds 5 ncu CSV files */
-  pl_ncu_csv_par_counts(&m1, &r1);
+  pl_par_body_counts(&m1, &r1);
   fprintf(stderr, "ncu CSV: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > (light ? 2u : 10u));
   ncu_csv_made_up();
@@ -758,10 +819,10 @@ int main(void) {
   fprintf(stderr, "rocprof: %zu files\n", nfiles);
 
   fmt_id = "kernel-table";
-  pl_kernel_table_par_counts(&m0, &r0);
+  pl_par_body_counts(&m0, &r0);
   nfiles = tsame_walk(dir, fmt_id, check_file);
   TC_CHECK(nfiles >= 1);
-  pl_kernel_table_par_counts(&m1, &r1);
+  pl_par_body_counts(&m1, &r1);
   fprintf(stderr, "kernel table: %zu files, %zu pieces merged, %zu read again\n", nfiles, m1 - m0, r1 - r0);
   TC_CHECK(m1 - m0 > 2u);
   kt_made_up();
