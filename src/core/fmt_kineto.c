@@ -677,11 +677,10 @@ typedef union cell {
 ** fast_row would store it (a NaN of other bits is stored). */
 static int cell_missing(pl_type ty, const cell *v) {
   if (ty == PL_STR) return v->s == 0;
-  if (ty == PL_NUM) {
-    double na = NAN;
-    return memcmp(&v->d, &na, 8) == 0;
-  }
-  return v->i == PL_INT_NA;
+  if (ty == PL_BOOL) return v->i == PL_INT_NA; /* a cell's missing boolean */
+  uint64_t u;
+  memcpy(&u, v, 8);
+  return u == pl_missing_bits(ty);
 }
 
 static void fast_row(tcols *tc, const cell *v) {

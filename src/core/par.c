@@ -263,10 +263,7 @@ static void copy_present(pl_column *dc, size_t n0, const pl_column *sc, size_t a
         if (sc->v.b[r] != PL_BOOL_NA) dc->v.b[n0 + r] = sc->v.b[r];
       break;
     default: { /* 8-byte cells: all but the marker's bits */
-      uint64_t na, u;
-      double nan = NAN;
-      if (dc->type == PL_NUM) memcpy(&na, &nan, 8);
-      else na = (uint64_t)PL_INT_NA;
+      uint64_t na = pl_missing_bits(dc->type), u;
       for (size_t r = 0; r < add; r++) {
         memcpy(&u, (const char *)sc->v.any + 8 * r, 8);
         if (u != na) memcpy((char *)dc->v.any + 8 * (n0 + r), &u, 8);

@@ -465,8 +465,7 @@ void pl_row_discard(pl_table *t) {
 
 int pl_column_fills(const pl_column *c) { return !c->shared && pl_mem_fills(c->v.any); }
 
-/* The type's missing marker as 8 bytes (pl_mem_alloc_fill's pattern). */
-static uint64_t marker_bits(pl_type type) {
+uint64_t pl_missing_bits(pl_type type) {
   double nan = NAN;
   uint64_t u = 0;
   switch (type) {
@@ -489,7 +488,7 @@ void pl_table_reserve_sparse(pl_table *t, size_t rows) {
     pl_column *c = t->cols[i];
     size_t el = elsize(c->type);
     if (!c->shared && !pl_column_fills(c) && rows > c->cap && rows * el >= PL_MEM_BIG && col_all_missing(t, (int)i)) {
-      void *v = pl_mem_alloc_fill(rows * el, marker_bits(c->type));
+      void *v = pl_mem_alloc_fill(rows * el, pl_missing_bits(c->type));
       if (v) {
         pl_mem_free(c->v.any);
         c->v.any = v;

@@ -167,6 +167,11 @@ void pl_table_reserve_sparse(pl_table *t, size_t rows);
 ** pl_par_copy_rows).  pl_table_populate and pl_table_hugepages leave it
 ** alone; pl_row_discard puts the marker back in the cells it drops. */
 int pl_column_fills(const pl_column *c);
+/* The type's missing marker as 8 bytes, bit for bit as a column stores it
+** (an 8-byte cell's whole value; a boolean's or string id's repeated):
+** pl_mem_alloc_fill's pattern, and what a writer may skip storing into a
+** column that fills. */
+uint64_t pl_missing_bits(pl_type type);
 /* Room for n values in column c (its len is unchanged): the table's growth
 ** rule, doubling to a million values and by half after that. */
 void pl_column_reserve(pl_column *c, size_t n);
